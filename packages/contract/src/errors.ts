@@ -1,0 +1,47 @@
+// The one coded error of the contract package. Every contract failure carries a closed code and
+// every issue found (never just the first), each located by a JSON pointer or a component.
+
+export type ContractErrorCode =
+  | 'paperclip_native_execution_invalid'
+  | 'paperclip_runnerd_artifact_invalid'
+  | 'paperclip_runner_eval_incompatible'
+  | 'paperclip_canonical_json_invalid';
+
+export interface Issue {
+  /** Rule code, e.g. `digest_malformed`, `json_duplicate_key`. */
+  readonly code: string;
+  readonly message: string;
+  /** RFC 6901 JSON pointer into the document ('' is the root). */
+  readonly path?: string;
+  /** The contract component, where the issue is not about one place in a document. */
+  readonly component?: string;
+  readonly expected?: unknown;
+  readonly received?: unknown;
+}
+
+export class ContractError extends Error {
+  override readonly name = 'ContractError';
+
+  constructor(
+    readonly code: ContractErrorCode,
+    message: string,
+    readonly issues: readonly Issue[] = [],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export function isContractError(value: unknown): value is ContractError {
+  return value instanceof ContractError;
+}
+
+/** Escapes one reference token of a JSON pointer (RFC 6901 §3). */
+export function pointerToken(token: string | number): string {
+  return String(token).replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Joins reference tokens into a JSON pointer. */
+export function pointer(...tokens: (string | number)[]): string {
+  return tokens.map((token) => `/${pointerToken(token)}`).join('');
+}
