@@ -1,1 +1,25 @@
-export {};
+// Public surface of @paperclip-evals/contract: explicit named exports only.
+export { ContractError, isContractError, pointer, pointerToken } from './errors.js';
+export type { ContractErrorCode, Issue } from './errors.js';
+export { DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_JSON_DEPTH, readJsonText } from './json-text.js';
+export type { JsonTextLimits, JsonTextResult } from './json-text.js';
+export {
+  SCHEMA_IDS,
+  SCHEMAS_DIR,
+  createSchemaAjv,
+  schemaErrors,
+  schemaValidator,
+} from './schema-registry.js';
+export {
+  assertNativeExecution,
+  isNativeExecution,
+  nativeExecutionIssues,
+  parseNativeExecution,
+} from './native-execution.js';
+export type { ParseNativeExecutionOptions } from './native-execution.js';
+export { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
+export type * from './native-execution-types.js';
+export { readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
+export type { NativeExecutionInput } from './native-execution-input.js';
+export { NATIVE_EXECUTION_RULES } from './native-execution-rules.js';
+export type { NativeExecutionRule, NativeExecutionRuleCode } from './native-execution-rules.js';

@@ -1,0 +1,143 @@
+// `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
+// one JSON report, and return the exit code (0 all valid, 1 any invalid, 2 unreadable input).
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { styleText } from 'node:util';
+import {
+  isContractError,
+  readNativeExecutionFile,
+  readNativeExecutionStream,
+} from '@paperclip-evals/contract';
+
+import type { Issue, NativeExecutionInput } from '@paperclip-evals/contract';
+
+import { EXIT, UsageError } from '../exit-codes.js';
+
+export interface ValidateOptions {
+  readonly inputs: readonly string[];
+  readonly json: boolean;
+  readonly maxBytes: number;
+}
+
+type FileReport =
+  | {
+      readonly input: string;
+      readonly status: 'valid';
+      readonly fileSha256: string;
+      readonly byteSize: number;
+      readonly attempt: Record<string, unknown>;
+      readonly events: number;
+    }
+  | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly Issue[] }
+  | { readonly input: string; readonly status: 'unreadable'; readonly error: string };
+
+const STDIN = '-';
+
+export async function runValidate(options: ValidateOptions): Promise<number> {
+  const targets = await expandInputs(options.inputs);
+  const reports: FileReport[] = [];
+  const progress = targets.length > 20 && process.stdout.isTTY && process.stderr.isTTY;
+  for (const [index, target] of targets.entries()) {
+    const report = await validateOne(target, options.maxBytes);
+    reports.push(report);
+    if (progress) process.stderr.write(`\rvalidating ${index + 1}/${targets.length}`);
+    if (!options.json) process.stdout.write(formatReport(report));
+  }
+  if (progress) process.stderr.write('\r\x1b[K');
+
+  const count = (status: FileReport['status']): number =>
+    reports.filter((report) => report.status === status).length;
+  const summary = { valid: count('valid'), invalid: count('invalid'), unreadable: count('unreadable') };
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ schema: 'paperclip-evals/validate-report/v1', summary, files: reports }, null, 2)}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `\n${summary.valid} valid, ${summary.invalid} invalid, ${summary.unreadable} unreadable\n`,
+    );
+  }
+  if (summary.unreadable > 0) return EXIT.usage;
+  return summary.invalid > 0 ? EXIT.invalid : EXIT.ok;
+}
+
+/** Files named, files found under directories (sorted, *.json), and stdin, in argument order. */
+async function expandInputs(inputs: readonly string[]): Promise<{ display: string; path: string | null }[]> {
+  if (inputs.filter((input) => input === STDIN).length > 1)
+    throw new UsageError('stdin (-) can be given only once');
+  const targets: { display: string; path: string | null }[] = [];
+  for (const input of inputs) {
+    if (input === STDIN) {
+      targets.push({ display: '(stdin)', path: null });
+      continue;
+    }
+    const path = resolve(input);
+    const info = await stat(path).catch(() => null);
+    if (info?.isDirectory() !== true) {
+      targets.push({ display: input, path });
+      continue;
+    }
+    const found = (await readdir(path, { recursive: true, encoding: 'utf8' }))
+      .filter((name) => name.endsWith('.json'))
+      .sort();
+    if (found.length === 0) throw new UsageError(`no *.json files under ${input}`);
+    for (const name of found) targets.push({ display: join(input, name), path: join(path, name) });
+  }
+  return targets;
+}
+
+async function validateOne(
+  target: { display: string; path: string | null },
+  maxBytes: number,
+): Promise<FileReport> {
+  let parsed: NativeExecutionInput;
+  try {
+    parsed =
+      target.path === null
+        ? await readNativeExecutionStream(process.stdin, { maxBytes })
+        : await readNativeExecutionFile(target.path, { maxBytes });
+  } catch (error) {
+    if (isContractError(error)) return { input: target.display, status: 'invalid', issues: error.issues };
+    if (isFileSystemError(error))
+      return { input: target.display, status: 'unreadable', error: error.message };
+    throw error; // not about the input: an internal failure (exit 70)
+  }
+  const { runId, caseId, configId, attemptId } = parsed.bundle.identity;
+  return {
+    input: target.display,
+    status: 'valid',
+    fileSha256: parsed.fileSha256,
+    byteSize: parsed.byteSize,
+    attempt: { runId, caseId, configId, attemptId },
+    events: parsed.bundle.events.length,
+  };
+}
+
+const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+
+const paint = (style: 'green' | 'red' | 'yellow' | 'dim', text: string): string =>
+  process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
+
+function formatReport(report: FileReport): string {
+  switch (report.status) {
+    case 'valid':
+      return `${paint('green', 'valid  ')}  ${report.input}  ${paint('dim', `${report.events} events, ${report.fileSha256}`)}\n`;
+    case 'unreadable':
+      return `${paint('yellow', 'error  ')}  ${report.input}  ${report.error}\n`;
+    case 'invalid': {
+      const lines = report.issues.map(
+        (issue) =>
+          `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}\n` +
+          `      expected: ${show(issue.expected)}\n      received: ${show(issue.received)}\n`,
+      );
+      const count = `${report.issues.length} issue${report.issues.length === 1 ? '' : 's'}`;
+      return `${paint('red', 'invalid')}  ${report.input}  ${count}\n${lines.join('')}`;
+    }
+  }
+}
+
+function show(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}

@@ -1,0 +1,361 @@
+// The native-execution/v1 rules a JSON Schema cannot express. Each check reads the document
+// defensively (it may run on a bundle that also failed the schema) and reports every violation.
+import { pointer } from './errors.js';
+
+import type { Issue } from './errors.js';
+
+type Json = Record<string, unknown>;
+
+const TOOL_INPUT_EVENT = 'mcp_app.tool_input';
+const TOOL_RESULT_EVENT = 'mcp_app.tool_result';
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const objectAt = (value: unknown, key: string): Json | undefined => {
+  const child = isObject(value) ? value[key] : undefined;
+  return isObject(child) ? child : undefined;
+};
+const listAt = (value: unknown, key: string): unknown[] => {
+  const child = isObject(value) ? value[key] : undefined;
+  return Array.isArray(child) ? child : [];
+};
+const describe = (value: unknown): unknown => (value === undefined ? 'missing' : value);
+
+/** All invariant violations of a (possibly schema-invalid) bundle. */
+export function nativeExecutionInvariantIssues(bundle: Json): Issue[] {
+  const events = listAt(bundle, 'events');
+  return [
+    ...eventRunIssues(bundle, events),
+    ...sourceOrderIssues(events),
+    ...terminalIssues(bundle, events),
+    ...semanticIndexIssues(bundle, events),
+    ...denialIssues(bundle, events),
+    ...usageIssues(bundle),
+    ...transcriptIssues(bundle, events),
+  ];
+}
+
+function eventRunIssues(bundle: Json, events: unknown[]): Issue[] {
+  const runId = objectAt(bundle, 'identity')?.runId;
+  if (typeof runId !== 'string') return [];
+  const issues: Issue[] = [];
+  events.forEach((event, index) => {
+    if (isObject(event) && typeof event.runId === 'string' && event.runId !== runId) {
+      issues.push({
+        code: 'event_run_mismatch',
+        message: `event ${index} belongs to run ${JSON.stringify(event.runId)}, not the attempt's run`,
+        path: pointer('events', index, 'runId'),
+        expected: runId,
+        received: event.runId,
+      });
+    }
+  });
+  return issues;
+}
+
+function sourceOrderIssues(events: unknown[]): Issue[] {
+  const issues: Issue[] = [];
+  const lastSeqByInstance = new Map<string, number>();
+  const firstIndexByEventId = new Map<string, number>();
+  events.forEach((event, index) => {
+    if (!isObject(event)) return;
+    const { sourceInstanceId, sourceSeq, sourceEventId } = event;
+    if (typeof sourceInstanceId === 'string' && typeof sourceSeq === 'number') {
+      const previous = lastSeqByInstance.get(sourceInstanceId);
+      if (previous !== undefined && sourceSeq <= previous) {
+        issues.push({
+          code: 'source_seq_not_increasing',
+          message: `sourceSeq of event ${index} does not increase for source instance ${JSON.stringify(sourceInstanceId)}`,
+          path: pointer('events', index, 'sourceSeq'),
+          expected: `greater than ${previous}`,
+          received: sourceSeq,
+        });
+      }
+      lastSeqByInstance.set(sourceInstanceId, Math.max(sourceSeq, previous ?? sourceSeq));
+    }
+    if (typeof sourceEventId === 'string') {
+      const first = firstIndexByEventId.get(sourceEventId);
+      if (first === undefined) firstIndexByEventId.set(sourceEventId, index);
+      else {
+        issues.push({
+          code: 'source_event_id_duplicate',
+          message: `sourceEventId ${JSON.stringify(sourceEventId)} of event ${index} repeats event ${first}`,
+          path: pointer('events', index, 'sourceEventId'),
+          expected: 'a sourceEventId not used by an earlier event',
+          received: sourceEventId,
+        });
+      }
+    }
+  });
+  return issues;
+}
+
+function terminalIssues(bundle: Json, events: unknown[]): Issue[] {
+  const terminalIndexes = events.flatMap((event, index) =>
+    isObject(event) && event.eventType === 'run.terminal' ? [index] : [],
+  );
+  const [first, ...extra] = terminalIndexes;
+  if (first === undefined) {
+    return [
+      {
+        code: 'terminal_event_missing',
+        message: 'no run.terminal event: the attempt never says how the run ended',
+        path: '/events',
+        expected: 'exactly one run.terminal event',
+        received: 'none',
+      },
+    ];
+  }
+  if (extra.length > 0) {
+    return extra.map((index) => ({
+      code: 'terminal_event_multiple',
+      message: `event ${index} is a second run.terminal event (the first is event ${first})`,
+      path: pointer('events', index, 'eventType'),
+      expected: 'exactly one run.terminal event',
+      received: `${terminalIndexes.length} run.terminal events`,
+    }));
+  }
+  const fromEvent = objectAt(events[first], 'payload');
+  const declared = objectAt(bundle, 'terminal');
+  if (fromEvent === undefined || declared === undefined) return [];
+  const fields = new Set([...Object.keys(fromEvent), ...Object.keys(declared)]);
+  const issues: Issue[] = [];
+  for (const field of fields) {
+    if (!sameJson(fromEvent[field], declared[field])) {
+      issues.push({
+        code: 'terminal_mismatch',
+        message: `terminal.${field} differs from the run.terminal event (event ${first})`,
+        path: pointer('terminal', field),
+        expected: describe(fromEvent[field]),
+        received: describe(declared[field]),
+      });
+    }
+  }
+  return issues;
+}
+
+interface Envelope {
+  readonly index: number;
+  readonly eventType: string;
+  readonly tool: Json;
+}
+
+/** Semantic tool envelopes of the PRP stream, by sourceEventId. */
+function envelopesById(events: unknown[]): Map<string, Envelope> {
+  const byId = new Map<string, Envelope>();
+  events.forEach((event, index) => {
+    if (!isObject(event) || typeof event.sourceEventId !== 'string' || typeof event.eventType !== 'string')
+      return;
+    const tool = objectAt(objectAt(event, 'payload'), 'semantic_tool');
+    if (tool !== undefined && !byId.has(event.sourceEventId)) {
+      byId.set(event.sourceEventId, { index, eventType: event.eventType, tool });
+    }
+  });
+  return byId;
+}
+
+function semanticIndexIssues(bundle: Json, events: unknown[]): Issue[] {
+  const semanticTools = objectAt(bundle, 'semanticTools');
+  if (semanticTools === undefined) return [];
+  const envelopes = envelopesById(events);
+  const issues: Issue[] = [];
+  const indexedEvents = new Map<number, string>();
+
+  const checkList = (list: 'calls' | 'results', eventType: string, compared: readonly string[]): void => {
+    listAt(semanticTools, list).forEach((entry, position) => {
+      if (!isObject(entry)) return;
+      const entryPath = pointer('semanticTools', list, position);
+      const eventId = entry.eventId;
+      const envelope = typeof eventId === 'string' ? envelopes.get(eventId) : undefined;
+      const target =
+        typeof eventId === 'string'
+          ? events.findIndex((e) => isObject(e) && e.sourceEventId === eventId)
+          : -1;
+      if (target === -1) {
+        issues.push({
+          code: 'semantic_index_dangling',
+          message: `semanticTools.${list}[${position}] points at no event`,
+          path: `${entryPath}/eventId`,
+          expected: `the sourceEventId of a ${eventType} event`,
+          received: describe(eventId),
+        });
+        return;
+      }
+      if (envelope?.eventType !== eventType) {
+        const actualType = (events[target] as Json).eventType;
+        issues.push({
+          code: 'semantic_index_wrong_event',
+          message: `semanticTools.${list}[${position}] points at event ${target}, which is not a ${eventType} semantic tool envelope`,
+          path: `${entryPath}/eventId`,
+          expected: `a ${eventType} event carrying payload.semantic_tool`,
+          received:
+            envelope === undefined ? `${String(actualType)} without payload.semantic_tool` : actualType,
+        });
+        return;
+      }
+      const claimedBy = indexedEvents.get(envelope.index);
+      if (claimedBy !== undefined) {
+        issues.push({
+          code: 'semantic_index_duplicate',
+          message: `semanticTools.${list}[${position}] indexes event ${envelope.index} again`,
+          path: `${entryPath}/eventId`,
+          expected: 'one index entry per envelope',
+          received: `also indexed by ${claimedBy}`,
+        });
+        return;
+      }
+      indexedEvents.set(envelope.index, entryPath);
+      for (const field of compared) {
+        if (!sameJson(entry[field], envelope.tool[field])) {
+          issues.push({
+            code: 'semantic_index_mismatch',
+            message: `semanticTools.${list}[${position}].${field} reinterprets its envelope (event ${envelope.index})`,
+            path: `${entryPath}/${field}`,
+            expected: describe(envelope.tool[field]),
+            received: describe(entry[field]),
+          });
+        }
+      }
+    });
+  };
+  checkList('calls', TOOL_INPUT_EVENT, ['callId', 'operationId']);
+  checkList('results', TOOL_RESULT_EVENT, ['callId', 'operationId', 'outcome']);
+
+  for (const envelope of envelopes.values()) {
+    const list =
+      envelope.eventType === TOOL_INPUT_EVENT
+        ? 'calls'
+        : envelope.eventType === TOOL_RESULT_EVENT
+          ? 'results'
+          : undefined;
+    if (list !== undefined && !indexedEvents.has(envelope.index)) {
+      issues.push({
+        code: 'semantic_envelope_unindexed',
+        message: `${envelope.eventType} event ${envelope.index} has no semanticTools.${list} entry`,
+        path: pointer('events', envelope.index),
+        expected: `a semanticTools.${list} entry with this eventId`,
+        received: 'none',
+      });
+    }
+  }
+  return issues;
+}
+
+function denialIssues(bundle: Json, events: unknown[]): Issue[] {
+  const denials = listAt(objectAt(bundle, 'semanticTools'), 'denials');
+  const deniedResults = [...envelopesById(events).values()].filter(
+    (envelope) => envelope.eventType === TOOL_RESULT_EVENT && envelope.tool.outcome === 'denied',
+  );
+  const issues: Issue[] = [];
+  const matched = new Set<number>();
+  for (const result of deniedResults) {
+    const { callId, code } = result.tool;
+    const position = denials.findIndex((d) => isObject(d) && d.callId === callId && d.code === code);
+    const toolPath = pointer('events', result.index, 'payload', 'semantic_tool');
+    if (position === -1) {
+      issues.push({
+        code: 'denial_missing',
+        message: `denied result of call ${JSON.stringify(callId)} (event ${result.index}) has no matching denial`,
+        path: toolPath,
+        expected: `a semanticTools.denials entry with callId ${JSON.stringify(callId)} and code ${JSON.stringify(code)}`,
+        received: 'none',
+      });
+      continue;
+    }
+    matched.add(position);
+    const denial = denials[position] as Json;
+    for (const field of ['authorizationBoundary', 'retryable']) {
+      if (!sameJson(denial[field], result.tool[field])) {
+        issues.push({
+          code: 'denial_mismatch',
+          message: `denial ${position}.${field} disagrees with the denied result (event ${result.index})`,
+          path: pointer('semanticTools', 'denials', position, field),
+          expected: describe(result.tool[field]),
+          received: describe(denial[field]),
+        });
+      }
+    }
+  }
+  denials.forEach((denial, position) => {
+    if (matched.has(position)) return;
+    issues.push({
+      code: 'denial_orphaned',
+      message: `denial ${position} matches no denied ${TOOL_RESULT_EVENT} (same callId and code)`,
+      path: pointer('semanticTools', 'denials', position),
+      expected: 'a denied result with the same callId and code',
+      received: isObject(denial) ? { callId: denial.callId, code: denial.code } : denial,
+    });
+  });
+  return issues;
+}
+
+function usageIssues(bundle: Json): Issue[] {
+  const usage = objectAt(bundle, 'usage');
+  if (usage === undefined) return [];
+  const { inputTokens, outputTokens, totalTokens } = usage;
+  if (typeof inputTokens !== 'number' || typeof outputTokens !== 'number' || typeof totalTokens !== 'number')
+    return [];
+  if (totalTokens === inputTokens + outputTokens) return [];
+  return [
+    {
+      code: 'usage_total_mismatch',
+      message: 'usage.totalTokens is not inputTokens + outputTokens',
+      path: '/usage/totalTokens',
+      expected: inputTokens + outputTokens,
+      received: totalTokens,
+    },
+  ];
+}
+
+function transcriptIssues(bundle: Json, events: unknown[]): Issue[] {
+  const transcript = objectAt(bundle, 'transcript');
+  if (transcript === undefined) return [];
+  const { complete, eventCount, omissionReason } = transcript;
+  const hasReason = typeof omissionReason === 'string' && omissionReason.trim() !== '';
+  if (complete === true) {
+    const issues: Issue[] = [];
+    if (typeof eventCount === 'number' && eventCount !== events.length) {
+      issues.push({
+        code: 'transcript_count_mismatch',
+        message: 'a complete transcript must account for every event',
+        path: '/transcript/eventCount',
+        expected: events.length,
+        received: eventCount,
+      });
+    }
+    if (omissionReason !== null && omissionReason !== undefined) {
+      issues.push({
+        code: 'transcript_ambiguous',
+        message: 'transcript says complete yet gives an omission reason',
+        path: '/transcript/omissionReason',
+        expected: null,
+        received: omissionReason,
+      });
+    }
+    return issues;
+  }
+  if (complete === false && !hasReason) {
+    return [
+      {
+        code: 'transcript_ambiguous',
+        message: 'an incomplete transcript must say what was omitted and why',
+        path: '/transcript/omissionReason',
+        expected: 'a non-empty omissionReason',
+        received: describe(omissionReason),
+      },
+    ];
+  }
+  return [];
+}
+
+/** Structural equality of two JSON values (key order ignored). */
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  if (Array.isArray(left) !== Array.isArray(right)) return false;
+  const leftKeys = Object.keys(left);
+  if (leftKeys.length !== Object.keys(right).length) return false;
+  return leftKeys.every(
+    (key) => Object.hasOwn(right, key) && sameJson((left as Json)[key], (right as Json)[key]),
+  );
+}

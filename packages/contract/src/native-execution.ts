@@ -1,0 +1,157 @@
+// The fail-closed parser of paperclip-runner/native-execution/v1 attempt bundles: strict JSON text,
+// then our JSON Schema, then the invariants a schema cannot express. Every issue is collected before
+// one ContractError('paperclip_native_execution_invalid') is thrown; a valid bundle comes back as
+// the parsed object itself, so unknown additive fields survive untouched.
+import { ContractError } from './errors.js';
+import { readJsonText } from './json-text.js';
+import { nativeExecutionInvariantIssues } from './native-execution-invariants.js';
+import { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
+import { SCHEMA_IDS, schemaErrors } from './schema-registry.js';
+
+import type { Issue } from './errors.js';
+import type { JsonTextLimits } from './json-text.js';
+import type { NativeExecution } from './native-execution-types.js';
+import type { ErrorObject } from './schema-registry.js';
+
+export type ParseNativeExecutionOptions = JsonTextLimits;
+
+/** Parses bundle bytes (or text); throws ContractError listing every issue. */
+export function parseNativeExecution(
+  input: Uint8Array | string,
+  options: ParseNativeExecutionOptions = {},
+): NativeExecution {
+  const text = readJsonText(input, options);
+  if (!text.ok) throw invalid(text.issues);
+  assertNativeExecution(text.value);
+  return text.value;
+}
+
+/** Every issue of an already-parsed value; [] means it is a valid bundle. */
+export function nativeExecutionIssues(value: unknown): Issue[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [
+      {
+        code: 'json_not_object',
+        message: 'the bundle is not a JSON object',
+        path: '',
+        expected: 'a JSON object',
+        received: value,
+      },
+    ];
+  }
+  const declared = (value as Record<string, unknown>).schema;
+  if (declared !== NATIVE_EXECUTION_V1) {
+    // An unknown schema is an issue, not a guess: nothing else is checked against rules it may not follow.
+    return [
+      {
+        code: 'native_schema_unknown',
+        message: 'the bundle does not declare paperclip-runner/native-execution/v1',
+        path: '/schema',
+        expected: NATIVE_EXECUTION_V1,
+        received: declared === undefined ? 'missing' : declared,
+      },
+    ];
+  }
+  const schemaIssues = schemaErrors(SCHEMA_IDS.nativeExecutionV1, value).map((error) =>
+    toIssue(error, value),
+  );
+  return [...schemaIssues, ...nativeExecutionInvariantIssues(value as Record<string, unknown>)];
+}
+
+export function isNativeExecution(value: unknown): value is NativeExecution {
+  return nativeExecutionIssues(value).length === 0;
+}
+
+export function assertNativeExecution(value: unknown): asserts value is NativeExecution {
+  const issues = nativeExecutionIssues(value);
+  if (issues.length > 0) throw invalid(issues);
+}
+
+function invalid(issues: Issue[]): ContractError {
+  const first = issues[0];
+  const summary =
+    first === undefined ? '' : `: ${first.code} at ${first.path === '' ? '(root)' : (first.path ?? '')}`;
+  const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
+  return new ContractError(
+    'paperclip_native_execution_invalid',
+    `invalid native-execution bundle${summary}${more}`,
+    issues,
+  );
+}
+
+const USAGE_COUNT_PATH = /^\/usage\/(inputTokens|outputTokens|totalTokens|requestCount|durationMs)$/;
+
+/** One Ajv error as an Issue, with the rule code of the fail-closed rule it breaks. */
+function toIssue(error: ErrorObject, root: unknown): Issue {
+  const missing =
+    error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : undefined;
+  const path =
+    missing === undefined
+      ? error.instancePath
+      : `${error.instancePath}/${missing.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  const received = missing === undefined ? valueAt(root, error.instancePath) : 'missing';
+  return {
+    code: ruleFor(error, path),
+    message: `${path === '' ? '(root)' : path} ${error.message ?? 'is invalid'}`,
+    path,
+    expected: expectationOf(error),
+    received,
+  };
+}
+
+function ruleFor(error: ErrorObject, path: string): string {
+  if (path === '/provenance') return 'provenance_unknown';
+  const field = path.slice(path.lastIndexOf('/') + 1);
+  const pattern = (error.params as { pattern?: unknown }).pattern;
+  if (
+    (typeof pattern === 'string' && pattern.startsWith('^sha256:')) ||
+    field === 'sha256' ||
+    field.endsWith('Sha256') ||
+    field === 'digest'
+  ) {
+    return 'digest_malformed';
+  }
+  if (path === '/usage/cost/amountMicros') return 'cost_micros_invalid';
+  if (USAGE_COUNT_PATH.test(path)) return 'usage_count_invalid';
+  return 'schema_violation';
+}
+
+function expectationOf(error: ErrorObject): unknown {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'const':
+      return params.allowedValue;
+    case 'enum':
+      return { oneOf: params.allowedValues };
+    case 'type':
+      return `type ${String(params.type)}`;
+    case 'pattern':
+      return `a string matching ${String(params.pattern)}`;
+    case 'required':
+      return `property ${String(params.missingProperty)}`;
+    case 'minimum':
+    case 'maximum':
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return `${error.keyword} ${String(params.limit)}`;
+    case 'format':
+      return `format ${String(params.format)}`;
+    case 'additionalProperties':
+      return `no property ${String(params.additionalProperty)}`;
+    default:
+      return error.message ?? error.keyword;
+  }
+}
+
+/** The value at a JSON pointer, or 'missing'. */
+function valueAt(root: unknown, path: string): unknown {
+  let node: unknown = root;
+  for (const raw of path.split('/').slice(1)) {
+    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return 'missing';
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}

@@ -1,0 +1,406 @@
+// The mutation table of the native-execution/v1 parser: named ways to break a valid bundle, each
+// naming the fail-closed rule that must refuse it. Tests run every row through the real parser;
+// scripts/attempts/generate-fixtures.ts writes each row's output as an example of a broken attempt.
+import type { NativeExecutionRuleCode } from '../../packages/contract/src/native-execution-rules.ts';
+import type { JsonTextLimits } from '../../packages/contract/src/json-text.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument --
+   each row pokes at one arbitrary place of a bundle; typing every shape would hide what it breaks. */
+type Json = Record<string, any>;
+
+export interface MutationRow {
+  /** Kebab-case name; also the broken example's file name. */
+  readonly name: string;
+  /** The rule code that must appear among the parser's issues. */
+  readonly rule: NativeExecutionRuleCode;
+  /** The JSON pointer that issue must carry. */
+  readonly path: string;
+  /** Structural mutation of a deep copy of the valid bundle… */
+  readonly mutate?: (bundle: Json) => void;
+  /** …or a mutation of its pretty-printed bytes (text-level rules). */
+  readonly mutateText?: (text: string) => Uint8Array | string;
+  /** Parser limits for this row, where the rule is about a limit. */
+  readonly limits?: JsonTextLimits;
+}
+
+const events = (bundle: Json): Json[] => bundle.events as Json[];
+const nth = (bundle: Json, eventType: string, index = 0): Json => {
+  const found = events(bundle).filter((event) => event.eventType === eventType)[index];
+  if (found === undefined) throw new Error(`the base bundle has no ${eventType} #${index}`);
+  return found;
+};
+const indexOf = (bundle: Json, eventType: string, index = 0): number =>
+  events(bundle).indexOf(nth(bundle, eventType, index));
+const UPPER_DIGEST = `sha256:${'AB'.repeat(32)}`;
+
+/** The valid bundle the rows mutate: two tool calls (the first denied), one progress event between. */
+export const MUTATION_BASE_OPTIONS = {
+  toolCalls: 2,
+  deniedCalls: 1,
+  progressEvents: 1,
+  fillerBytes: 48,
+} as const;
+
+export const MUTATIONS: readonly MutationRow[] = [
+  // Text level.
+  {
+    name: 'input-too-large',
+    rule: 'input_too_large',
+    path: '',
+    limits: { maxBytes: 1024 },
+    mutateText: (t) => t,
+  },
+  { name: 'byte-order-mark', rule: 'text_bom', path: '', mutateText: (t) => `\uFEFF${t}` },
+  {
+    name: 'not-utf8',
+    rule: 'text_not_utf8',
+    path: '',
+    mutateText: (t) => {
+      const bytes = Buffer.from(t, 'utf8');
+      const at = bytes.indexOf('seeded');
+      return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xc3, 0x28]), bytes.subarray(at)]);
+    },
+  },
+  { name: 'empty', rule: 'json_empty', path: '', mutateText: () => '' },
+  { name: 'whitespace-only', rule: 'json_empty', path: '', mutateText: () => ' \n\t\n' },
+  {
+    name: 'truncated-in-object',
+    rule: 'json_truncated',
+    path: '',
+    mutateText: (t) => t.slice(0, t.lastIndexOf('"failure"')),
+  },
+  {
+    name: 'truncated-in-string',
+    rule: 'json_truncated',
+    path: '',
+    mutateText: (t) => t.slice(0, t.indexOf('"run_') + 3),
+  },
+  {
+    name: 'trailing-comma',
+    rule: 'json_syntax',
+    path: '',
+    mutateText: (t) => t.replace(/\n}\s*$/, ',\n}\n'),
+  },
+  { name: 'top-level-array', rule: 'json_not_object', path: '', mutateText: (t) => `[${t}]` },
+  {
+    name: 'too-deep',
+    rule: 'json_too_deep',
+    path: '',
+    mutateText: (t) => t.replace('{', `{"x_deep": ${'['.repeat(80)}${']'.repeat(80)},`),
+  },
+  {
+    name: 'duplicate-root-key',
+    rule: 'json_duplicate_key',
+    path: '/provenance',
+    mutateText: (t) => t.replace('{', '{\n  "provenance": "live",'),
+  },
+  {
+    name: 'duplicate-nested-key',
+    rule: 'json_duplicate_key',
+    path: '/usage/totalTokens',
+    mutateText: (t) => t.replace('"totalTokens":', '"totalTokens": 0, "totalTokens":'),
+  },
+  {
+    name: 'lone-surrogate',
+    rule: 'json_lone_surrogate',
+    path: '/x_note',
+    mutateText: (t) => t.replace('{', '{"x_note": "half a pair: \\ud83d",'),
+  },
+
+  // Declared schema and provenance.
+  {
+    name: 'schema-missing',
+    rule: 'native_schema_unknown',
+    path: '/schema',
+    mutate: (b) => void delete b.schema,
+  },
+  {
+    name: 'schema-v2',
+    rule: 'native_schema_unknown',
+    path: '/schema',
+    mutate: (b) => void (b.schema = 'paperclip-runner/native-execution/v2'),
+  },
+  {
+    name: 'provenance-unknown',
+    rule: 'provenance_unknown',
+    path: '/provenance',
+    mutate: (b) => void (b.provenance = 'recorded'),
+  },
+  {
+    name: 'provenance-missing',
+    rule: 'provenance_unknown',
+    path: '/provenance',
+    mutate: (b) => void delete b.provenance,
+  },
+
+  // Digests, everywhere.
+  {
+    name: 'case-digest-uppercase',
+    rule: 'digest_malformed',
+    path: '/input/caseSha256',
+    mutate: (b) => void (b.input.caseSha256 = UPPER_DIGEST),
+  },
+  {
+    name: 'config-digest-no-prefix',
+    rule: 'digest_malformed',
+    path: '/input/configSha256',
+    mutate: (b) => void (b.input.configSha256 = String(b.input.configSha256).slice('sha256:'.length)),
+  },
+  {
+    name: 'binary-digest-63-hex',
+    rule: 'digest_malformed',
+    path: '/runner/binary/sha256',
+    mutate: (b) => void (b.runner.binary.sha256 = String(b.runner.binary.sha256).slice(0, -1)),
+  },
+  {
+    name: 'catalog-digest-65-hex',
+    rule: 'digest_malformed',
+    path: '/runner/catalogSha256',
+    mutate: (b) => void (b.runner.catalogSha256 = `${String(b.runner.catalogSha256)}0`),
+  },
+  {
+    name: 'transcript-digest-not-hex',
+    rule: 'digest_malformed',
+    path: '/transcript/sha256',
+    mutate: (b) => void (b.transcript.sha256 = `sha256:${'g'.repeat(64)}`),
+  },
+  {
+    name: 'artifact-root-digest-number',
+    rule: 'digest_malformed',
+    path: '/artifactRoot/sha256',
+    mutate: (b) => void (b.artifactRoot.sha256 = 42),
+  },
+  {
+    name: 'artifact-digest-uppercase',
+    rule: 'digest_malformed',
+    path: '/artifacts/0/sha256',
+    mutate: (b) => void (b.artifacts[0].sha256 = UPPER_DIGEST),
+  },
+  {
+    name: 'tool-content-digest-sha512',
+    rule: 'digest_malformed',
+    path: '/events/2/payload/semantic_tool/content/digest',
+    mutate: (b) =>
+      void (nth(b, 'mcp_app.tool_input').payload.semantic_tool.content.digest = `sha512:${'0'.repeat(128)}`),
+  },
+
+  // Events against the attempt.
+  {
+    name: 'event-from-another-run',
+    rule: 'event_run_mismatch',
+    path: '/events/1/runId',
+    mutate: (b) => void (events(b)[1]!.runId = 'run_somebody_else'),
+  },
+  {
+    name: 'source-seq-repeated',
+    rule: 'source_seq_not_increasing',
+    path: '/events/4/sourceSeq',
+    mutate: (b) => void (events(b)[4]!.sourceSeq = events(b)[3]!.sourceSeq),
+  },
+  {
+    name: 'source-seq-backwards',
+    rule: 'source_seq_not_increasing',
+    path: '/events/2/sourceSeq',
+    mutate: (b) => void (events(b)[2]!.sourceSeq = 1),
+  },
+  {
+    name: 'source-event-id-duplicate',
+    rule: 'source_event_id_duplicate',
+    path: '/events/4/sourceEventId',
+    mutate: (b) => void (events(b)[4]!.sourceEventId = events(b)[1]!.sourceEventId),
+  },
+
+  // Terminal.
+  {
+    name: 'terminal-event-missing',
+    rule: 'terminal_event_missing',
+    path: '/events',
+    mutate: (b) => void events(b).splice(indexOf(b, 'run.terminal'), 1),
+  },
+  {
+    name: 'terminal-event-twice',
+    rule: 'terminal_event_multiple',
+    path: '/events/9/eventType',
+    mutate: (b) => {
+      const terminal = nth(b, 'run.terminal');
+      events(b).push({
+        ...terminal,
+        sourceEventId: `${String(terminal.sourceEventId)}_again`,
+        sourceSeq: Number(terminal.sourceSeq) + 1,
+      });
+    },
+  },
+  {
+    name: 'terminal-state-differs',
+    rule: 'terminal_mismatch',
+    path: '/terminal/runTerminalState',
+    mutate: (b) => void (b.terminal.runTerminalState = 'failed'),
+  },
+  {
+    name: 'terminal-extra-field',
+    rule: 'terminal_mismatch',
+    path: '/terminal/statusDecisionId',
+    mutate: (b) => void (b.terminal.statusDecisionId = 'decision_only_in_bundle'),
+  },
+
+  // Semantic tool index against the PRP envelopes.
+  {
+    name: 'call-unindexed',
+    rule: 'semantic_envelope_unindexed',
+    path: '/events/5',
+    mutate: (b) => void b.semanticTools.calls.splice(1, 1),
+  },
+  {
+    name: 'result-unindexed',
+    rule: 'semantic_envelope_unindexed',
+    path: '/events/6',
+    mutate: (b) => void b.semanticTools.results.splice(1, 1),
+  },
+  {
+    name: 'call-points-nowhere',
+    rule: 'semantic_index_dangling',
+    path: '/semanticTools/calls/0/eventId',
+    mutate: (b) => void (b.semanticTools.calls[0].eventId = 'no_such_event'),
+  },
+  {
+    name: 'call-points-at-result',
+    rule: 'semantic_index_wrong_event',
+    path: '/semanticTools/calls/1/eventId',
+    mutate: (b) => void (b.semanticTools.calls[1].eventId = nth(b, 'mcp_app.tool_result', 1).sourceEventId),
+  },
+  {
+    name: 'result-points-at-progress',
+    rule: 'semantic_index_wrong_event',
+    path: '/semanticTools/results/1/eventId',
+    mutate: (b) => void (b.semanticTools.results[1].eventId = nth(b, 'item.delta').sourceEventId),
+  },
+  {
+    name: 'result-indexed-twice',
+    rule: 'semantic_index_duplicate',
+    path: '/semanticTools/results/2/eventId',
+    mutate: (b) => void b.semanticTools.results.push({ ...b.semanticTools.results[1] }),
+  },
+  {
+    name: 'call-operation-reinterpreted',
+    rule: 'semantic_index_mismatch',
+    path: '/semanticTools/calls/1/operationId',
+    mutate: (b) => void (b.semanticTools.calls[1].operationId = 'delete_document'),
+  },
+  {
+    name: 'result-call-id-reinterpreted',
+    rule: 'semantic_index_mismatch',
+    path: '/semanticTools/results/1/callId',
+    mutate: (b) => void (b.semanticTools.results[1].callId = 'call_other'),
+  },
+  {
+    name: 'denied-result-indexed-as-succeeded',
+    rule: 'semantic_index_mismatch',
+    path: '/semanticTools/results/0/outcome',
+    mutate: (b) => void (b.semanticTools.results[0].outcome = 'succeeded'),
+  },
+
+  // Denials.
+  {
+    name: 'denial-missing',
+    rule: 'denial_missing',
+    path: '/events/3/payload/semantic_tool',
+    mutate: (b) => void (b.semanticTools.denials = []),
+  },
+  {
+    name: 'denial-code-differs',
+    rule: 'denial_missing',
+    path: '/events/3/payload/semantic_tool',
+    mutate: (b) => void (b.semanticTools.denials[0].code = 'other_code'),
+  },
+  {
+    name: 'denial-without-denied-result',
+    rule: 'denial_orphaned',
+    path: '/semanticTools/denials/1',
+    mutate: (b) =>
+      void b.semanticTools.denials.push({
+        callId: b.semanticTools.calls[1].callId,
+        code: 'required_claim_missing',
+        authorizationBoundary: 'grant',
+        retryable: false,
+      }),
+  },
+  {
+    name: 'denial-retryable-differs',
+    rule: 'denial_mismatch',
+    path: '/semanticTools/denials/0/retryable',
+    mutate: (b) => void (b.semanticTools.denials[0].retryable = true),
+  },
+
+  // Usage and cost.
+  {
+    name: 'total-tokens-off-by-one',
+    rule: 'usage_total_mismatch',
+    path: '/usage/totalTokens',
+    mutate: (b) => void (b.usage.totalTokens += 1),
+  },
+  {
+    name: 'input-tokens-negative',
+    rule: 'usage_count_invalid',
+    path: '/usage/inputTokens',
+    mutate: (b) => void (b.usage.inputTokens = -1),
+  },
+  {
+    name: 'request-count-fractional',
+    rule: 'usage_count_invalid',
+    path: '/usage/requestCount',
+    mutate: (b) => void (b.usage.requestCount = 1.5),
+  },
+  {
+    name: 'cost-micros-negative',
+    rule: 'cost_micros_invalid',
+    path: '/usage/cost/amountMicros',
+    mutate: (b) => void (b.usage.cost.amountMicros = -5),
+  },
+  {
+    name: 'cost-micros-fractional',
+    rule: 'cost_micros_invalid',
+    path: '/usage/cost/amountMicros',
+    mutate: (b) => void (b.usage.cost.amountMicros = 12.5),
+  },
+
+  // Transcript accounting.
+  {
+    name: 'transcript-count-differs',
+    rule: 'transcript_count_mismatch',
+    path: '/transcript/eventCount',
+    mutate: (b) => void (b.transcript.eventCount += 1),
+  },
+  {
+    name: 'incomplete-without-reason',
+    rule: 'transcript_ambiguous',
+    path: '/transcript/omissionReason',
+    mutate: (b) => void (b.transcript.complete = false),
+  },
+  {
+    name: 'incomplete-blank-reason',
+    rule: 'transcript_ambiguous',
+    path: '/transcript/omissionReason',
+    mutate: (b) => Object.assign(b.transcript, { complete: false, omissionReason: '   ' }),
+  },
+  {
+    name: 'complete-with-reason',
+    rule: 'transcript_ambiguous',
+    path: '/transcript/omissionReason',
+    mutate: (b) => void (b.transcript.omissionReason = 'provider dropped 3 events'),
+  },
+
+  // Anything else the schema refuses.
+  {
+    name: 'attempt-id-missing',
+    rule: 'schema_violation',
+    path: '/identity/attemptId',
+    mutate: (b) => void delete b.identity.attemptId,
+  },
+  { name: 'no-events', rule: 'schema_violation', path: '/events', mutate: (b) => void (b.events = []) },
+  {
+    name: 'tool-result-without-outcome',
+    rule: 'schema_violation',
+    path: '/events/6/payload/semantic_tool/outcome',
+    mutate: (b) => void delete nth(b, 'mcp_app.tool_result', 1).payload.semantic_tool.outcome,
+  },
+];
