@@ -19,6 +19,8 @@ export interface SyntheticAttemptOptions {
   /** null: the provider reported no cost. */
   readonly costMicros?: number | null;
   readonly startedAtMs?: number;
+  /** Makes the transcript incomplete (one event short), with this omission reason. */
+  readonly transcriptOmission?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -186,9 +188,9 @@ export function syntheticAttempt(options: SyntheticAttemptOptions = {}): Json {
       sha256: digestOf(`${attemptId}:transcript`),
       byteSize: 256 * events.length,
       mediaType: 'application/x-ndjson',
-      complete: true,
-      eventCount: events.length,
-      omissionReason: null,
+      complete: options.transcriptOmission === undefined,
+      eventCount: options.transcriptOmission === undefined ? events.length : events.length - 1,
+      omissionReason: options.transcriptOmission ?? null,
     },
     artifactRoot: {
       uri: artifactBase,

@@ -3,6 +3,11 @@ import { createProgram } from './program.js';
 import { describeError, exitCodeFor } from './exit-codes.js';
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // A reader that stops early (`evals … | head`) is not an error: stop quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {

@@ -1,4 +1,15 @@
 // Public surface of @paperclip-evals/contract: explicit named exports only.
+export { canonicalBytes, canonicalize, hasLoneSurrogate } from './canonical-json.js';
+export {
+  SHA256_DIGEST_PATTERN,
+  canonicalDigest,
+  digestFile,
+  digestStream,
+  digestsEqual,
+  isSha256Digest,
+  sha256Digest,
+} from './digest.js';
+export type { Sha256Digest, StreamDigest } from './digest.js';
 export { ContractError, isContractError, pointer, pointerToken } from './errors.js';
 export type { ContractErrorCode, Issue } from './errors.js';
 export { DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_JSON_DEPTH, readJsonText } from './json-text.js';

@@ -4,6 +4,7 @@
 // JSON.parse hides. Duplicate keys are found by counting: every object member has exactly one
 // colon outside strings, so fewer parsed keys than colons means a key was repeated; only then does
 // a slow pass locate the duplicates.
+import { hasLoneSurrogate } from './canonical-json.js';
 import { pointer } from './errors.js';
 
 import type { Issue } from './errors.js';
@@ -21,8 +22,6 @@ export interface JsonTextLimits {
 export type JsonTextResult =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: Issue[] };
 
-/** In a `u` regex a paired surrogate is one code point, so this matches only unpaired halves. */
-const LONE_SURROGATE = /\p{Surrogate}/u;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const textEncoder = new TextEncoder();
 
@@ -49,7 +48,7 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
     text = typeof input === 'string' ? input : utf8.decode(bytes);
   } catch {
     const offset = firstInvalidUtf8Offset(bytes);
-    return fail('text_not_utf8', `input is not valid UTF-8 (first bad byte at offset ${offset})`, {
+    return fail('text_not_utf8', `input is not valid UTF-8 (bad sequence at byte offset ${offset})`, {
       expected: 'UTF-8 text',
       received: `byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} at offset ${offset}`,
     });
@@ -166,7 +165,7 @@ function closingQuote(text: string, from: number): number {
 /** Counts object keys below `value` and records strings (keys or values) with lone surrogates. */
 function countKeysAndCheckStrings(value: unknown, path: string, issues: Issue[]): number {
   if (typeof value === 'string') {
-    if (LONE_SURROGATE.test(value)) issues.push(loneSurrogate(path, 'a string value'));
+    if (hasLoneSurrogate(value)) issues.push(loneSurrogate(path, 'a string value'));
     return 0;
   }
   if (typeof value !== 'object' || value === null) return 0;
@@ -180,7 +179,7 @@ function countKeysAndCheckStrings(value: unknown, path: string, issues: Issue[])
   for (const [key, child] of Object.entries(value)) {
     count++;
     const childPath = path + pointer(key);
-    if (LONE_SURROGATE.test(key)) issues.push(loneSurrogate(childPath, 'an object key'));
+    if (hasLoneSurrogate(key)) issues.push(loneSurrogate(childPath, 'an object key'));
     if (typeof child === 'object' || typeof child === 'string')
       count += countKeysAndCheckStrings(child, childPath, issues);
   }
@@ -277,6 +276,12 @@ function firstInvalidUtf8Offset(bytes: Uint8Array): number {
     const middle = (low + high) >>> 1;
     if (decodesAsUtf8Prefix(bytes.subarray(0, middle + 1))) low = middle + 1;
     else high = middle;
+  }
+  // `low` is where decoding broke; the broken sequence may have started up to 3 bytes before it.
+  for (let back = 1; back <= 3 && low - back >= 0; back++) {
+    const byte = bytes[low - back] ?? 0;
+    if (byte >= 0xc0) return low - back;
+    if (byte < 0x80) break;
   }
   return low;
 }

@@ -1,9 +1,9 @@
 // Types of the paperclip-runner/native-execution/v1 bundle as the parser returns it. Every object
 // keeps unknown additive fields (the index signatures), so a parse → serialise round trip loses nothing.
 
-export const NATIVE_EXECUTION_V1 = 'paperclip-runner/native-execution/v1';
+import type { Sha256Digest as Sha256 } from './digest.js';
 
-export type Sha256 = `sha256:${string}`;
+export const NATIVE_EXECUTION_V1 = 'paperclip-runner/native-execution/v1';
 export type Provenance = 'seeded' | 'replay' | 'live';
 export type ToolOutcome = 'succeeded' | 'denied' | 'conflict' | 'duplicate' | 'unavailable' | 'failed';
 export type TurnTerminalState = 'completed' | 'failed' | 'interrupted' | 'cancelled';

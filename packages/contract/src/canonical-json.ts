@@ -1,0 +1,121 @@
+// RFC 8785 (JCS) canonical JSON: the one serialisation every contract digest is computed over.
+import { ContractError, pointer } from './errors.js';
+
+/**
+ * Matches a UTF-16 surrogate that is not half of a pair (the `u` flag reads pairs as one code
+ * point). Stands in for `String.prototype.isWellFormed`, which the ES2023 lib does not declare.
+ */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** True when a string holds an unpaired surrogate (not well-formed Unicode, not I-JSON). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+const UTF8 = new TextEncoder();
+
+type CanonicalRule = 'non_finite_number' | 'lone_surrogate' | 'unsupported_value';
+
+/**
+ * Serialises a JSON value as RFC 8785 canonical JSON: members sorted by UTF-16 code units, numbers
+ * in ECMAScript Number-to-String form, strings escaped as JSON.stringify does.
+ *
+ * @throws ContractError `paperclip_canonical_json_invalid` with one issue (rule code and JSON
+ *   pointer) for a value JSON cannot represent exactly: NaN or ±Infinity, a string or member
+ *   name with an unpaired surrogate, undefined, a function, symbol or bigint, a non-plain object
+ *   (Date, Map, class instance…), an array hole or a circular reference.
+ */
+export function canonicalize(value: unknown): string {
+  const path: (string | number)[] = [];
+  const open = new Set<object>();
+
+  const fail = (rule: CanonicalRule, message: string): never => {
+    const at = pointer(...path);
+    throw new ContractError(
+      'paperclip_canonical_json_invalid',
+      `cannot canonicalize: ${message} at '${at}'`,
+      [{ code: rule, message, path: at }],
+    );
+  };
+
+  const write = (v: unknown): string => {
+    switch (typeof v) {
+      case 'string':
+        if (LONE_SURROGATE.test(v)) fail('lone_surrogate', 'string has an unpaired UTF-16 surrogate');
+        return JSON.stringify(v);
+      case 'number':
+        if (!Number.isFinite(v)) fail('non_finite_number', `${v} is not a finite number`);
+        return String(v);
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'object':
+        return v === null ? 'null' : writeContainer(v);
+      default:
+        return fail('unsupported_value', `${typeof v} is not a JSON value`);
+    }
+  };
+
+  const writeContainer = (container: object): string => {
+    if (open.has(container)) fail('unsupported_value', 'circular reference');
+    open.add(container);
+    let text: string;
+    if (Array.isArray(container)) text = writeArray(container);
+    else if (isPlainObject(container)) text = writeObject(container);
+    else text = fail('unsupported_value', `${describe(container)} is not a plain object or array`);
+    open.delete(container);
+    return text;
+  };
+
+  const writeArray = (array: readonly unknown[]): string => {
+    let out = '[';
+    for (let i = 0; i < array.length; i++) {
+      const item = array[i];
+      path.push(i);
+      if (item === undefined && !(i in array)) fail('unsupported_value', 'array has a hole');
+      out += (i === 0 ? '' : ',') + write(item);
+      path.pop();
+    }
+    return out + ']';
+  };
+
+  const writeObject = (object: Record<string, unknown>): string => {
+    let out = '{';
+    let first = true;
+    for (const key of Object.keys(object).sort()) {
+      path.push(key);
+      out += (first ? '' : ',') + memberName(key) + write(object[key]);
+      first = false;
+      path.pop();
+    }
+    return out + '}';
+  };
+
+  // Documents repeat a few member names many times: check and escape each once per call.
+  const memberNames = new Map<string, string>();
+  const memberName = (key: string): string => {
+    let text = memberNames.get(key);
+    if (text === undefined) {
+      if (LONE_SURROGATE.test(key)) fail('lone_surrogate', 'member name has an unpaired UTF-16 surrogate');
+      text = JSON.stringify(key) + ':';
+      memberNames.set(key, text);
+    }
+    return text;
+  };
+
+  return write(value);
+}
+
+/** The UTF-8 bytes of `canonicalize(value)`: what is hashed, signed or written to disk. */
+export function canonicalBytes(value: unknown): Uint8Array {
+  return UTF8.encode(canonicalize(value));
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function describe(value: object): string {
+  const constructor: unknown = (value as { constructor?: unknown }).constructor;
+  return typeof constructor === 'function' && constructor.name !== '' ? constructor.name : 'object';
+}
