@@ -4,7 +4,7 @@
 import type { NativeExecutionRuleCode } from '../../packages/contract/src/native-execution-rules.ts';
 import type { JsonTextLimits } from '../../packages/contract/src/json-text.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument --
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
    each row pokes at one arbitrary place of a bundle; typing every shape would hide what it breaks. */
 type Json = Record<string, any>;
 
@@ -16,7 +16,7 @@ export interface MutationRow {
   /** The JSON pointer that issue must carry. */
   readonly path: string;
   /** Structural mutation of a deep copy of the valid bundle… */
-  readonly mutate?: (bundle: Json) => void;
+  readonly mutate?: (bundle: Json) => unknown;
   /** …or a mutation of its pretty-printed bytes (text-level rules). */
   readonly mutateText?: (text: string) => Uint8Array | string;
   /** Parser limits for this row, where the rule is about a limit. */
@@ -112,25 +112,25 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'schema-missing',
     rule: 'native_schema_unknown',
     path: '/schema',
-    mutate: (b) => void delete b.schema,
+    mutate: (b) => delete b.schema,
   },
   {
     name: 'schema-v2',
     rule: 'native_schema_unknown',
     path: '/schema',
-    mutate: (b) => void (b.schema = 'paperclip-runner/native-execution/v2'),
+    mutate: (b) => (b.schema = 'paperclip-runner/native-execution/v2'),
   },
   {
     name: 'provenance-unknown',
     rule: 'provenance_unknown',
     path: '/provenance',
-    mutate: (b) => void (b.provenance = 'recorded'),
+    mutate: (b) => (b.provenance = 'recorded'),
   },
   {
     name: 'provenance-missing',
     rule: 'provenance_unknown',
     path: '/provenance',
-    mutate: (b) => void delete b.provenance,
+    mutate: (b) => delete b.provenance,
   },
 
   // Digests, everywhere.
@@ -138,50 +138,50 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'case-digest-uppercase',
     rule: 'digest_malformed',
     path: '/input/caseSha256',
-    mutate: (b) => void (b.input.caseSha256 = UPPER_DIGEST),
+    mutate: (b) => (b.input.caseSha256 = UPPER_DIGEST),
   },
   {
     name: 'config-digest-no-prefix',
     rule: 'digest_malformed',
     path: '/input/configSha256',
-    mutate: (b) => void (b.input.configSha256 = String(b.input.configSha256).slice('sha256:'.length)),
+    mutate: (b) => (b.input.configSha256 = String(b.input.configSha256).slice('sha256:'.length)),
   },
   {
     name: 'binary-digest-63-hex',
     rule: 'digest_malformed',
     path: '/runner/binary/sha256',
-    mutate: (b) => void (b.runner.binary.sha256 = String(b.runner.binary.sha256).slice(0, -1)),
+    mutate: (b) => (b.runner.binary.sha256 = String(b.runner.binary.sha256).slice(0, -1)),
   },
   {
     name: 'catalog-digest-65-hex',
     rule: 'digest_malformed',
     path: '/runner/catalogSha256',
-    mutate: (b) => void (b.runner.catalogSha256 = `${String(b.runner.catalogSha256)}0`),
+    mutate: (b) => (b.runner.catalogSha256 = `${String(b.runner.catalogSha256)}0`),
   },
   {
     name: 'transcript-digest-not-hex',
     rule: 'digest_malformed',
     path: '/transcript/sha256',
-    mutate: (b) => void (b.transcript.sha256 = `sha256:${'g'.repeat(64)}`),
+    mutate: (b) => (b.transcript.sha256 = `sha256:${'g'.repeat(64)}`),
   },
   {
     name: 'artifact-root-digest-number',
     rule: 'digest_malformed',
     path: '/artifactRoot/sha256',
-    mutate: (b) => void (b.artifactRoot.sha256 = 42),
+    mutate: (b) => (b.artifactRoot.sha256 = 42),
   },
   {
     name: 'artifact-digest-uppercase',
     rule: 'digest_malformed',
     path: '/artifacts/0/sha256',
-    mutate: (b) => void (b.artifacts[0].sha256 = UPPER_DIGEST),
+    mutate: (b) => (b.artifacts[0].sha256 = UPPER_DIGEST),
   },
   {
     name: 'tool-content-digest-sha512',
     rule: 'digest_malformed',
     path: '/events/2/payload/semantic_tool/content/digest',
     mutate: (b) =>
-      void (nth(b, 'mcp_app.tool_input').payload.semantic_tool.content.digest = `sha512:${'0'.repeat(128)}`),
+      (nth(b, 'mcp_app.tool_input').payload.semantic_tool.content.digest = `sha512:${'0'.repeat(128)}`),
   },
 
   // Events against the attempt.
@@ -189,25 +189,25 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'event-from-another-run',
     rule: 'event_run_mismatch',
     path: '/events/1/runId',
-    mutate: (b) => void (events(b)[1]!.runId = 'run_somebody_else'),
+    mutate: (b) => (events(b)[1]!.runId = 'run_somebody_else'),
   },
   {
     name: 'source-seq-repeated',
     rule: 'source_seq_not_increasing',
     path: '/events/4/sourceSeq',
-    mutate: (b) => void (events(b)[4]!.sourceSeq = events(b)[3]!.sourceSeq),
+    mutate: (b) => (events(b)[4]!.sourceSeq = events(b)[3]!.sourceSeq),
   },
   {
     name: 'source-seq-backwards',
     rule: 'source_seq_not_increasing',
     path: '/events/2/sourceSeq',
-    mutate: (b) => void (events(b)[2]!.sourceSeq = 1),
+    mutate: (b) => (events(b)[2]!.sourceSeq = 1),
   },
   {
     name: 'source-event-id-duplicate',
     rule: 'source_event_id_duplicate',
     path: '/events/4/sourceEventId',
-    mutate: (b) => void (events(b)[4]!.sourceEventId = events(b)[1]!.sourceEventId),
+    mutate: (b) => (events(b)[4]!.sourceEventId = events(b)[1]!.sourceEventId),
   },
 
   // Terminal.
@@ -215,7 +215,7 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'terminal-event-missing',
     rule: 'terminal_event_missing',
     path: '/events',
-    mutate: (b) => void events(b).splice(indexOf(b, 'run.terminal'), 1),
+    mutate: (b) => events(b).splice(indexOf(b, 'run.terminal'), 1),
   },
   {
     name: 'terminal-event-twice',
@@ -234,13 +234,13 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'terminal-state-differs',
     rule: 'terminal_mismatch',
     path: '/terminal/runTerminalState',
-    mutate: (b) => void (b.terminal.runTerminalState = 'failed'),
+    mutate: (b) => (b.terminal.runTerminalState = 'failed'),
   },
   {
     name: 'terminal-extra-field',
     rule: 'terminal_mismatch',
     path: '/terminal/statusDecisionId',
-    mutate: (b) => void (b.terminal.statusDecisionId = 'decision_only_in_bundle'),
+    mutate: (b) => (b.terminal.statusDecisionId = 'decision_only_in_bundle'),
   },
 
   // Semantic tool index against the PRP envelopes.
@@ -248,55 +248,55 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'call-unindexed',
     rule: 'semantic_envelope_unindexed',
     path: '/events/5',
-    mutate: (b) => void b.semanticTools.calls.splice(1, 1),
+    mutate: (b) => b.semanticTools.calls.splice(1, 1),
   },
   {
     name: 'result-unindexed',
     rule: 'semantic_envelope_unindexed',
     path: '/events/6',
-    mutate: (b) => void b.semanticTools.results.splice(1, 1),
+    mutate: (b) => b.semanticTools.results.splice(1, 1),
   },
   {
     name: 'call-points-nowhere',
     rule: 'semantic_index_dangling',
     path: '/semanticTools/calls/0/eventId',
-    mutate: (b) => void (b.semanticTools.calls[0].eventId = 'no_such_event'),
+    mutate: (b) => (b.semanticTools.calls[0].eventId = 'no_such_event'),
   },
   {
     name: 'call-points-at-result',
     rule: 'semantic_index_wrong_event',
     path: '/semanticTools/calls/1/eventId',
-    mutate: (b) => void (b.semanticTools.calls[1].eventId = nth(b, 'mcp_app.tool_result', 1).sourceEventId),
+    mutate: (b) => (b.semanticTools.calls[1].eventId = nth(b, 'mcp_app.tool_result', 1).sourceEventId),
   },
   {
     name: 'result-points-at-progress',
     rule: 'semantic_index_wrong_event',
     path: '/semanticTools/results/1/eventId',
-    mutate: (b) => void (b.semanticTools.results[1].eventId = nth(b, 'item.delta').sourceEventId),
+    mutate: (b) => (b.semanticTools.results[1].eventId = nth(b, 'item.delta').sourceEventId),
   },
   {
     name: 'result-indexed-twice',
     rule: 'semantic_index_duplicate',
     path: '/semanticTools/results/2/eventId',
-    mutate: (b) => void b.semanticTools.results.push({ ...b.semanticTools.results[1] }),
+    mutate: (b) => b.semanticTools.results.push({ ...b.semanticTools.results[1] }),
   },
   {
     name: 'call-operation-reinterpreted',
     rule: 'semantic_index_mismatch',
     path: '/semanticTools/calls/1/operationId',
-    mutate: (b) => void (b.semanticTools.calls[1].operationId = 'delete_document'),
+    mutate: (b) => (b.semanticTools.calls[1].operationId = 'delete_document'),
   },
   {
     name: 'result-call-id-reinterpreted',
     rule: 'semantic_index_mismatch',
     path: '/semanticTools/results/1/callId',
-    mutate: (b) => void (b.semanticTools.results[1].callId = 'call_other'),
+    mutate: (b) => (b.semanticTools.results[1].callId = 'call_other'),
   },
   {
     name: 'denied-result-indexed-as-succeeded',
     rule: 'semantic_index_mismatch',
     path: '/semanticTools/results/0/outcome',
-    mutate: (b) => void (b.semanticTools.results[0].outcome = 'succeeded'),
+    mutate: (b) => (b.semanticTools.results[0].outcome = 'succeeded'),
   },
 
   // Denials.
@@ -304,20 +304,20 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'denial-missing',
     rule: 'denial_missing',
     path: '/events/3/payload/semantic_tool',
-    mutate: (b) => void (b.semanticTools.denials = []),
+    mutate: (b) => (b.semanticTools.denials = []),
   },
   {
     name: 'denial-code-differs',
     rule: 'denial_missing',
     path: '/events/3/payload/semantic_tool',
-    mutate: (b) => void (b.semanticTools.denials[0].code = 'other_code'),
+    mutate: (b) => (b.semanticTools.denials[0].code = 'other_code'),
   },
   {
     name: 'denial-without-denied-result',
     rule: 'denial_orphaned',
     path: '/semanticTools/denials/1',
     mutate: (b) =>
-      void b.semanticTools.denials.push({
+      b.semanticTools.denials.push({
         callId: b.semanticTools.calls[1].callId,
         code: 'required_claim_missing',
         authorizationBoundary: 'grant',
@@ -328,7 +328,7 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'denial-retryable-differs',
     rule: 'denial_mismatch',
     path: '/semanticTools/denials/0/retryable',
-    mutate: (b) => void (b.semanticTools.denials[0].retryable = true),
+    mutate: (b) => (b.semanticTools.denials[0].retryable = true),
   },
 
   // Usage and cost.
@@ -336,31 +336,31 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'total-tokens-off-by-one',
     rule: 'usage_total_mismatch',
     path: '/usage/totalTokens',
-    mutate: (b) => void (b.usage.totalTokens += 1),
+    mutate: (b) => (b.usage.totalTokens = Number(b.usage.totalTokens) + 1),
   },
   {
     name: 'input-tokens-negative',
     rule: 'usage_count_invalid',
     path: '/usage/inputTokens',
-    mutate: (b) => void (b.usage.inputTokens = -1),
+    mutate: (b) => (b.usage.inputTokens = -1),
   },
   {
     name: 'request-count-fractional',
     rule: 'usage_count_invalid',
     path: '/usage/requestCount',
-    mutate: (b) => void (b.usage.requestCount = 1.5),
+    mutate: (b) => (b.usage.requestCount = 1.5),
   },
   {
     name: 'cost-micros-negative',
     rule: 'cost_micros_invalid',
     path: '/usage/cost/amountMicros',
-    mutate: (b) => void (b.usage.cost.amountMicros = -5),
+    mutate: (b) => (b.usage.cost.amountMicros = -5),
   },
   {
     name: 'cost-micros-fractional',
     rule: 'cost_micros_invalid',
     path: '/usage/cost/amountMicros',
-    mutate: (b) => void (b.usage.cost.amountMicros = 12.5),
+    mutate: (b) => (b.usage.cost.amountMicros = 12.5),
   },
 
   // Transcript accounting.
@@ -368,13 +368,13 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'transcript-count-differs',
     rule: 'transcript_count_mismatch',
     path: '/transcript/eventCount',
-    mutate: (b) => void (b.transcript.eventCount += 1),
+    mutate: (b) => (b.transcript.eventCount = Number(b.transcript.eventCount) + 1),
   },
   {
     name: 'incomplete-without-reason',
     rule: 'transcript_ambiguous',
     path: '/transcript/omissionReason',
-    mutate: (b) => void (b.transcript.complete = false),
+    mutate: (b) => (b.transcript.complete = false),
   },
   {
     name: 'incomplete-blank-reason',
@@ -386,7 +386,7 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'complete-with-reason',
     rule: 'transcript_ambiguous',
     path: '/transcript/omissionReason',
-    mutate: (b) => void (b.transcript.omissionReason = 'provider dropped 3 events'),
+    mutate: (b) => (b.transcript.omissionReason = 'provider dropped 3 events'),
   },
 
   // Anything else the schema refuses.
@@ -394,13 +394,13 @@ export const MUTATIONS: readonly MutationRow[] = [
     name: 'attempt-id-missing',
     rule: 'schema_violation',
     path: '/identity/attemptId',
-    mutate: (b) => void delete b.identity.attemptId,
+    mutate: (b) => delete b.identity.attemptId,
   },
-  { name: 'no-events', rule: 'schema_violation', path: '/events', mutate: (b) => void (b.events = []) },
+  { name: 'no-events', rule: 'schema_violation', path: '/events', mutate: (b) => (b.events = []) },
   {
     name: 'tool-result-without-outcome',
     rule: 'schema_violation',
     path: '/events/6/payload/semantic_tool/outcome',
-    mutate: (b) => void delete nth(b, 'mcp_app.tool_result', 1).payload.semantic_tool.outcome,
+    mutate: (b) => delete nth(b, 'mcp_app.tool_result', 1).payload.semantic_tool.outcome,
   },
 ];
