@@ -35,7 +35,7 @@ export function listSchemaFiles(dir: string = SCHEMAS_DIR): string[] {
 
 /** A fresh Ajv instance holding every schema in `dir` (strict, all errors, formats). */
 export function createSchemaAjv(dir: string = SCHEMAS_DIR): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
   for (const file of listSchemaFiles(dir)) {
     ajv.addSchema(JSON.parse(readFileSync(file, 'utf8')) as object);

@@ -1,0 +1,119 @@
+// Differential test: our native-execution/v1 schema (with our PRP v1 schemas) against upstream's.
+// Upstream's seeded fixture, our generated bundles, every row of the mutation table and random
+// mutations of them must get the same schema-level accept/reject verdict from both.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { MUTATIONS, MUTATION_BASE_OPTIONS } from '../../../scripts/attempts/mutations.ts';
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
+import { UPSTREAM_FIXTURES_DIR, loadUpstreamAjv } from './support/upstream.ts';
+
+type Json = Record<string, unknown>;
+
+const NATIVE_EXECUTION = SCHEMA_IDS.nativeExecutionV1;
+const upstreamValidate = loadUpstreamAjv().getSchema(NATIVE_EXECUTION);
+const ourValidate = createSchemaAjv().getSchema(NATIVE_EXECUTION);
+if (upstreamValidate === undefined || ourValidate === undefined)
+  throw new Error('native-execution schema missing');
+
+const verdicts = (document: unknown): { upstream: boolean; ours: boolean } => ({
+  upstream: upstreamValidate(document) === true,
+  ours: ourValidate(document) === true,
+});
+
+const seeded = (): Json =>
+  JSON.parse(readFileSync(join(UPSTREAM_FIXTURES_DIR, 'evals/native-execution-seeded.json'), 'utf8')) as Json;
+const bases: Record<string, () => Json> = {
+  'upstream seeded fixture': seeded,
+  'synthetic base': () => syntheticAttempt(MUTATION_BASE_OPTIONS),
+  'synthetic, no cost, failed run, incomplete transcript': () =>
+    syntheticAttempt({
+      costMicros: null,
+      runTerminalState: 'failed',
+      transcriptOmission: 'stream closed',
+      toolCalls: 4,
+    }),
+};
+
+/** What a mutation-table row turns the synthetic base into, as a JSON value (or undefined for non-JSON text). */
+function mutatedDocument(row: (typeof MUTATIONS)[number]): unknown {
+  const base = syntheticAttempt(MUTATION_BASE_OPTIONS);
+  if (row.mutate !== undefined) {
+    row.mutate(base);
+    return base;
+  }
+  const output = row.mutateText?.(`${JSON.stringify(base, null, 2)}\n`) ?? '';
+  try {
+    return JSON.parse(typeof output === 'string' ? output : Buffer.from(output).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('native-execution/v1 schema: ours and upstream agree', () => {
+  it.each(Object.keys(bases))('accepts the %s', (name) => {
+    expect(verdicts(bases[name]?.())).toEqual({ upstream: true, ours: true });
+  });
+
+  const rows = MUTATIONS.map((row) => [row.name, row] as const);
+  it.each(rows)('gives the same verdict on mutation %s', (_name, row) => {
+    const document = mutatedDocument(row);
+    if (document === undefined) return; // text-level rows without a JSON value: nothing for a schema to judge
+    const { upstream, ours } = verdicts(document);
+    expect(ours, `upstream says ${upstream ? 'valid' : 'invalid'}`).toBe(upstream);
+  });
+
+  it('gives the same verdicts on random mutations of every base', () => {
+    const pool = [
+      null,
+      true,
+      0,
+      -1,
+      1.5,
+      2 ** 53,
+      '',
+      'x',
+      'sha256:' + 'a'.repeat(64),
+      'sha256:ABC',
+      [],
+      [{}],
+      {},
+      { x: 1 },
+    ];
+    const paths = (value: unknown, prefix: (string | number)[] = []): (string | number)[][] => {
+      if (typeof value !== 'object' || value === null) return [prefix];
+      const entries = Array.isArray(value)
+        ? value.map((item, index) => [index, item] as const)
+        : Object.entries(value);
+      return [prefix, ...entries.flatMap(([key, child]) => paths(child, [...prefix, key]))];
+    };
+    let rejected = 0;
+    let runs = 0;
+    for (const [name, make] of Object.entries(bases)) {
+      const all = paths(make()).filter((path) => path.length > 0);
+      fc.assert(
+        fc.property(fc.constantFrom(...all), fc.constantFrom(...pool, undefined), (path, replacement) => {
+          const document = make();
+          let parent: unknown = document;
+          for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, unknown>)[key];
+          const last = path[path.length - 1] as string | number;
+          const container = parent as Record<string | number, unknown>;
+          if (replacement === undefined) {
+            if (Array.isArray(container)) container.splice(Number(last), 1);
+            else delete container[last];
+          } else container[last] = structuredClone(replacement);
+          const { upstream, ours } = verdicts(document);
+          runs++;
+          if (!upstream) rejected++;
+          expect(ours, `${name}: ${JSON.stringify(path)} := ${JSON.stringify(replacement)}`).toBe(upstream);
+        }),
+        { numRuns: 400, seed: 20261130 },
+      );
+    }
+    expect(runs).toBeGreaterThan(1000);
+    expect(rejected).toBeGreaterThan(runs / 4); // the corpus exercises refusals, not only acceptances
+  });
+});

@@ -1,0 +1,74 @@
+// Test support: where the upstream Paperclip runner contract data lives, and Ajv instances holding
+// upstream's schemas and ours. Upstream files are read at run time from ../shared beside the checkout
+// (never copied into the repo); see shared/upstream/paperclip-runner/PROVENANCE.md.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+
+import { createSchemaAjv } from '../../src/schema-registry.ts';
+
+import type { Options } from 'ajv/dist/2020.js';
+
+/** The repository root (this file sits at packages/contract/test/support/). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/** Upstream's `protocol/` folder: `schemas/`, `fixtures/`, `manifest.json`. */
+export const UPSTREAM_PROTOCOL_DIR = resolve(REPO_ROOT, '../shared/upstream/paperclip-runner/protocol');
+export const UPSTREAM_SCHEMAS_DIR = join(UPSTREAM_PROTOCOL_DIR, 'schemas');
+export const UPSTREAM_FIXTURES_DIR = join(UPSTREAM_PROTOCOL_DIR, 'fixtures');
+
+/** Our own JSON Schemas. */
+export const OUR_SCHEMAS_DIR = join(REPO_ROOT, 'schemas');
+
+/** Upstream's schemas are not written for Ajv's strict mode. */
+export const UPSTREAM_AJV_OPTIONS: Options = { strict: false };
+
+// ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** Parse a JSON file. */
+export function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}
+
+/** Every `*.json` file below `dir` (recursively), in a stable order. */
+export function listJsonFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((relative) => relative.endsWith('.json'))
+    .sort()
+    .map((relative) => join(dir, relative));
+}
+
+/** The `$id` of every schema file below `dir`. */
+export function schemaIds(dir: string): string[] {
+  return listJsonFiles(dir).map((file) => {
+    const schema = readJson(file);
+    const id = typeof schema === 'object' && schema !== null ? (schema as { $id?: unknown }).$id : undefined;
+    if (typeof id !== 'string') throw new Error(`${file} has no $id`);
+    return id;
+  });
+}
+
+function loadAjv(dir: string, options: Options): Ajv2020 {
+  const ajv = new Ajv2020(options);
+  addFormats(ajv);
+  for (const file of listJsonFiles(dir)) ajv.addSchema(readJson(file) as object);
+  return ajv;
+}
+
+/** An Ajv 2020-12 instance (non-strict, with formats) holding every upstream protocol schema. */
+export function loadUpstreamAjv(): Ajv2020 {
+  return loadAjv(UPSTREAM_SCHEMAS_DIR, UPSTREAM_AJV_OPTIONS);
+}
+
+/**
+ * The contract package's own registry Ajv (strict, all errors, formats) over our `schemas/` folder
+ * (or `dir`), with every schema compiled up front so that strict-mode and missing-$ref errors throw here.
+ */
+export function loadOurAjv(dir: string = OUR_SCHEMAS_DIR): Ajv2020 {
+  const ajv = createSchemaAjv(dir);
+  for (const id of schemaIds(dir)) ajv.getSchema(id);
+  return ajv;
+}
