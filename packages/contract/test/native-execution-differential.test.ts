@@ -103,7 +103,7 @@ describe('native-execution/v1 schema: ours and upstream agree', () => {
           const container = parent as Record<string | number, unknown>;
           if (replacement === undefined) {
             if (Array.isArray(container)) container.splice(Number(last), 1);
-            else delete container[last];
+            else Reflect.deleteProperty(container, last);
           } else container[last] = structuredClone(replacement);
           const { upstream, ours } = verdicts(document);
           runs++;
