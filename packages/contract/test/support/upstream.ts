@@ -1,7 +1,7 @@
 // Test support: where the upstream Paperclip runner contract data lives, and Ajv instances holding
 // upstream's schemas and ours. Upstream files are read at run time from ../shared beside the checkout
 // (never copied into the repo); see shared/upstream/paperclip-runner/PROVENANCE.md.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -16,6 +16,11 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 
 /** Upstream's `protocol/` folder: `schemas/`, `fixtures/`, `manifest.json`. */
 export const UPSTREAM_PROTOCOL_DIR = resolve(REPO_ROOT, '../shared/upstream/paperclip-runner/protocol');
+if (!existsSync(UPSTREAM_PROTOCOL_DIR)) {
+  throw new Error(
+    `upstream contract data not found at ${UPSTREAM_PROTOCOL_DIR}: these tests need shared/ beside the checkout`,
+  );
+}
 export const UPSTREAM_SCHEMAS_DIR = join(UPSTREAM_PROTOCOL_DIR, 'schemas');
 export const UPSTREAM_FIXTURES_DIR = join(UPSTREAM_PROTOCOL_DIR, 'fixtures');
 
