@@ -1,4 +1,6 @@
 // Entry point of the `evals` binary: parse argv, run one command, map any failure to its exit code.
+import { CommanderError } from 'commander';
+
 import { createProgram } from './program.js';
 import { describeError, exitCodeFor } from './exit-codes.js';
 
@@ -11,7 +13,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {
-    process.stderr.write(`evals: ${describeError(error)}\n`);
+    // Commander has already written its own message (usage errors, --help, --version).
+    if (!(error instanceof CommanderError)) process.stderr.write(`evals: ${describeError(error)}\n`);
     process.exitCode = exitCodeFor(error);
   }
 }

@@ -1,12 +1,16 @@
 // The `evals` command tree. Each action is a thin adapter: flags → one lazily imported library
 // call → result on stdout. createProgram() is exported so tests can parse argv without a process.
+import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
+
+const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export function createProgram(): Command {
   const program = new Command('evals')
     .description(
       'Paperclip Evals: qualify runner releases, ingest eval attempts, and report numbers you can trust.',
     )
+    .version(CLI_VERSION, '-V, --version', 'print the evals version')
     .exitOverride()
     .showHelpAfterError('(run `evals help <command>` for usage)')
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });

@@ -89,6 +89,13 @@ describe('evals validate', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('reports a bad flag value with what it expected, without a stack trace', () => {
+    const run = evals(['validate', 'x.json', '--max-bytes', 'lots']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('expected a positive whole number, received "lots"');
+    expect(run.stderr).not.toMatch(/\bat .*\.js:\d+/);
+  });
+
   it('teaches in --help: what it checks, exit codes and examples', () => {
     const run = evals(['validate', '--help']);
     expect(run.status).toBe(0);
