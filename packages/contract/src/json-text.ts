@@ -68,16 +68,10 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    if (scan.unterminated) {
-      return fail('json_truncated', 'input ends before the JSON text does (truncated)', {
-        expected: 'a complete JSON text',
-        received: scan.inString
-          ? 'end of input inside a string'
-          : `end of input with ${scan.endDepth} unclosed brackets`,
-      });
-    }
-    const where = syntaxErrorLocation(cause, text);
-    return fail('json_syntax', `input is not valid JSON${where === '' ? '' : ` (${where})`}`, {
+    const located = new SlowReader(text).read().issues.filter((issue) => issue.code !== 'json_duplicate_key');
+    if (located.length > 0) return { ok: false, issues: located };
+    // Never "invalid with no reason": should the two readers ever disagree, report JSON.parse's own.
+    return fail('json_syntax', 'input is not valid JSON', {
       expected: 'valid JSON (RFC 8259)',
       received: cause instanceof Error ? cause.message : String(cause),
     });
@@ -91,7 +85,7 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
 
   const issues: Issue[] = [];
   const keyCount = countKeysAndCheckStrings(value, '', issues);
-  if (keyCount !== scan.members) issues.push(...findDuplicateKeys(text));
+  if (keyCount !== scan.members) issues.push(...new SlowReader(text).read().issues);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
 }
 
@@ -107,9 +101,6 @@ interface StructureScan {
   /** Colons outside strings: the number of object members. */
   members: number;
   maxDepth: number;
-  endDepth: number;
-  inString: boolean;
-  unterminated: boolean;
 }
 
 const COLON = 58;
@@ -136,17 +127,16 @@ function scanStructure(text: string, depthLimit: number): StructureScan {
         depth++;
         if (depth > maxDepth) {
           maxDepth = depth;
-          if (depth > depthLimit)
-            return { members, maxDepth, endDepth: depth, inString: false, unterminated: false };
+          if (depth > depthLimit) return { members, maxDepth };
         }
       } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth--;
     }
     if (quote === -1) break;
     const close = closingQuote(text, quote + 1);
-    if (close === -1) return { members, maxDepth, endDepth: depth, inString: true, unterminated: true };
+    if (close === -1) break; // unterminated string: JSON.parse reports it
     position = close + 1;
   }
-  return { members, maxDepth, endDepth: depth, inString: false, unterminated: depth > 0 };
+  return { members, maxDepth };
 }
 
 /** Index of the quote closing a string whose content starts at `from`, or -1. */
@@ -196,74 +186,183 @@ function loneSurrogate(path: string, what: string): Issue {
   };
 }
 
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const ESCAPABLE = '"\\/bfnrtu';
+
 /**
- * The slow path: a small recursive-descent reader over text that JSON.parse already accepted,
- * reporting every repeated key with the pointer of the object holding it.
+ * The slow path, taken only when something is wrong: a recursive-descent reader (RFC 8259) that
+ * reports every repeated key with its pointer, or the first syntax error with its line and column
+ * (an error at the very end of the input is a truncation).
  */
-function findDuplicateKeys(text: string): Issue[] {
-  const issues: Issue[] = [];
-  let position = 0;
-  const skipWhitespace = (): void => {
-    while (position < text.length && ' \t\n\r'.includes(text.charAt(position))) position++;
-  };
-  const readString = (): string => {
-    const close = closingQuote(text, position + 1);
-    const raw = text.slice(position, close + 1);
-    position = close + 1;
-    return JSON.parse(raw) as string;
-  };
-  const readValue = (path: string): void => {
-    skipWhitespace();
-    const char = text.charAt(position);
-    if (char === '{') {
-      position++;
-      const seen = new Set<string>();
-      skipWhitespace();
-      if (text.charAt(position) === '}') {
-        position++;
-        return;
-      }
-      for (;;) {
-        skipWhitespace();
-        const key = readString();
-        if (seen.has(key)) {
-          issues.push({
-            code: 'json_duplicate_key',
-            message: `key ${JSON.stringify(key)} appears more than once in the object at ${path === '' ? 'the root' : path}`,
-            path: path + pointer(key),
-            expected: 'unique keys in every object',
-            received: `duplicate key ${JSON.stringify(key)}`,
-          });
-        }
-        seen.add(key);
-        skipWhitespace();
-        position++; // ':'
-        readValue(path + pointer(key));
-        skipWhitespace();
-        if (text.charAt(position++) === '}') return;
-      }
+class SlowReader {
+  #position = 0;
+  readonly #issues: Issue[] = [];
+
+  constructor(readonly text: string) {}
+
+  read(): { issues: Issue[] } {
+    try {
+      this.#value('');
+      this.#whitespace();
+      if (this.#position < this.text.length) this.#fail('end of input');
+    } catch (error) {
+      if (!(error instanceof SyntaxAt)) throw error;
+      return { issues: [this.#syntaxIssue(error)] };
     }
-    if (char === '[') {
-      position++;
-      skipWhitespace();
-      if (text.charAt(position) === ']') {
-        position++;
-        return;
-      }
-      for (let index = 0; ; index++) {
-        readValue(`${path}/${index}`);
-        skipWhitespace();
-        if (text.charAt(position++) === ']') return;
-      }
+    return { issues: this.#issues };
+  }
+
+  #syntaxIssue(error: SyntaxAt): Issue {
+    const { text } = this;
+    const before = text.slice(0, error.offset);
+    const where = `line ${before.split('\n').length}, column ${error.offset - before.lastIndexOf('\n')}`;
+    if (error.offset >= text.length) {
+      return {
+        code: 'json_truncated',
+        message: `input ends before the JSON text does (${where})`,
+        path: '',
+        expected: error.expected,
+        received: 'end of input',
+      };
     }
-    if (char === '"') {
-      readString();
+    return {
+      code: 'json_syntax',
+      message: `input is not valid JSON at ${where}`,
+      path: '',
+      expected: error.expected,
+      received: JSON.stringify(text.slice(error.offset, error.offset + 12)),
+    };
+  }
+
+  #fail(expected: string): never {
+    throw new SyntaxAt(this.#position, expected);
+  }
+
+  #whitespace(): void {
+    while (' \t\n\r'.includes(this.text.charAt(this.#position)) && this.#position < this.text.length)
+      this.#position++;
+  }
+
+  #value(path: string): void {
+    this.#whitespace();
+    const char = this.text.charAt(this.#position);
+    if (char === '{') this.#object(path);
+    else if (char === '[') this.#array(path);
+    else if (char === '"') this.#string();
+    else if (char === 't' || char === 'f' || char === 'n')
+      this.#literal(char === 't' ? 'true' : char === 'f' ? 'false' : 'null');
+    else this.#number();
+  }
+
+  #object(path: string): void {
+    this.#position++;
+    const seen = new Set<string>();
+    this.#whitespace();
+    if (this.text.charAt(this.#position) === '}') {
+      this.#position++;
       return;
     }
-    while (position < text.length && !',}] \t\n\r'.includes(text.charAt(position))) position++;
-  };
-  readValue('');
-  return issues;
+    for (;;) {
+      this.#whitespace();
+      if (this.text.charAt(this.#position) !== '"') this.#fail('a double-quoted key');
+      const key = this.#string();
+      if (seen.has(key)) {
+        this.#issues.push({
+          code: 'json_duplicate_key',
+          message: `key ${JSON.stringify(key)} appears more than once in the object at ${path === '' ? 'the root' : path}`,
+          path: path + pointer(key),
+          expected: 'unique keys in every object',
+          received: `duplicate key ${JSON.stringify(key)}`,
+        });
+      }
+      seen.add(key);
+      this.#whitespace();
+      if (this.text.charAt(this.#position) !== ':') this.#fail("':' after the key");
+      this.#position++;
+      this.#value(path + pointer(key));
+      this.#whitespace();
+      const next = this.text.charAt(this.#position);
+      if (next === '}') {
+        this.#position++;
+        return;
+      }
+      if (next !== ',') this.#fail("',' or '}'");
+      this.#position++;
+    }
+  }
+
+  #array(path: string): void {
+    this.#position++;
+    this.#whitespace();
+    if (this.text.charAt(this.#position) === ']') {
+      this.#position++;
+      return;
+    }
+    for (let index = 0; ; index++) {
+      this.#value(`${path}/${index}`);
+      this.#whitespace();
+      const next = this.text.charAt(this.#position);
+      if (next === ']') {
+        this.#position++;
+        return;
+      }
+      if (next !== ',') this.#fail("',' or ']'");
+      this.#position++;
+    }
+  }
+
+  #string(): string {
+    const start = this.#position;
+    this.#position++;
+    for (;;) {
+      if (this.#position >= this.text.length) this.#fail("a closing '\"'");
+      const code = this.text.charCodeAt(this.#position);
+      if (code === 0x22) break;
+      if (code < 0x20) this.#fail('no unescaped control character in a string');
+      if (code === BACKSLASH) {
+        this.#position++;
+        const escaped = this.text.charAt(this.#position);
+        if (!ESCAPABLE.includes(escaped) || escaped === '')
+          this.#fail('a valid escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)');
+        if (escaped === 'u') {
+          for (let digit = 1; digit <= 4; digit++) {
+            this.#position++;
+            if (!/[0-9a-fA-F]/.test(this.text.charAt(this.#position))) this.#fail('4 hex digits after \\u');
+          }
+        }
+      }
+      this.#position++;
+    }
+    this.#position++;
+    return JSON.parse(this.text.slice(start, this.#position)) as string;
+  }
+
+  #number(): void {
+    NUMBER.lastIndex = this.#position;
+    const match = NUMBER.exec(this.text);
+    if (match === null) this.#fail('a JSON value');
+    this.#position += match[0].length;
+  }
+
+  #literal(word: string): void {
+    if (!this.text.startsWith(word, this.#position)) {
+      // Point at the first character that differs, so a cut-off literal reads as truncation.
+      let offset = 0;
+      while (this.text.charAt(this.#position + offset) === word.charAt(offset)) offset++;
+      this.#position += offset;
+      this.#fail(JSON.stringify(word));
+    }
+    this.#position += word.length;
+  }
+}
+
+class SyntaxAt extends Error {
+  constructor(
+    readonly offset: number,
+    readonly expected: string,
+  ) {
+    super(`expected ${expected} at offset ${offset}`);
+  }
 }
 
 /** Byte offset of the first byte that cannot start or continue a valid UTF-8 sequence. */
@@ -293,15 +392,4 @@ function decodesAsUtf8Prefix(bytes: Uint8Array): boolean {
   } catch {
     return false;
   }
-}
-
-/** "line L, column C" from V8's "at position N" message, or ''. */
-function syntaxErrorLocation(cause: unknown, text: string): string {
-  const match = cause instanceof Error ? /position (\d+)/.exec(cause.message) : null;
-  if (match === null) return '';
-  const offset = Number(match[1]);
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return `line ${line}, column ${column}`;
 }
