@@ -6,7 +6,7 @@ import { ContractError } from './errors.js';
 import { readJsonText } from './json-text.js';
 import { nativeExecutionInvariantIssues } from './native-execution-invariants.js';
 import { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
-import { SCHEMA_IDS, schemaErrors } from './schema-registry.js';
+import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Issue } from './errors.js';
 import type { JsonTextLimits } from './json-text.js';
@@ -52,9 +52,7 @@ export function nativeExecutionIssues(value: unknown): Issue[] {
       },
     ];
   }
-  const schemaIssues = schemaErrors(SCHEMA_IDS.nativeExecutionV1, value).map((error) =>
-    toIssue(error, value),
-  );
+  const schemaIssues = schemaIssuesOf(SCHEMA_IDS.nativeExecutionV1, value, ruleFor);
   return [...schemaIssues, ...nativeExecutionInvariantIssues(value as Record<string, unknown>)];
 }
 
@@ -81,24 +79,7 @@ function invalid(issues: Issue[]): ContractError {
 
 const USAGE_COUNT_PATH = /^\/usage\/(inputTokens|outputTokens|totalTokens|requestCount|durationMs)$/;
 
-/** One Ajv error as an Issue, with the rule code of the fail-closed rule it breaks. */
-function toIssue(error: ErrorObject, root: unknown): Issue {
-  const missing =
-    error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : undefined;
-  const path =
-    missing === undefined
-      ? error.instancePath
-      : `${error.instancePath}/${missing.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-  const received = missing === undefined ? valueAt(root, error.instancePath) : 'missing';
-  return {
-    code: ruleFor(error, path),
-    message: `${path === '' ? '(root)' : path} ${error.message ?? 'is invalid'}`,
-    path,
-    expected: expectationOf(error),
-    received,
-  };
-}
-
+/** The rule code of the fail-closed rule an Ajv error breaks. */
 function ruleFor(error: ErrorObject, path: string): string {
   if (path === '/provenance') return 'provenance_unknown';
   const field = path.slice(path.lastIndexOf('/') + 1);
@@ -114,44 +95,4 @@ function ruleFor(error: ErrorObject, path: string): string {
   if (path === '/usage/cost/amountMicros') return 'cost_micros_invalid';
   if (USAGE_COUNT_PATH.test(path)) return 'usage_count_invalid';
   return 'schema_violation';
-}
-
-function expectationOf(error: ErrorObject): unknown {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'const':
-      return params.allowedValue;
-    case 'enum':
-      return { oneOf: params.allowedValues };
-    case 'type':
-      return `type ${String(params.type)}`;
-    case 'pattern':
-      return `a string matching ${String(params.pattern)}`;
-    case 'required':
-      return `property ${String(params.missingProperty)}`;
-    case 'minimum':
-    case 'maximum':
-    case 'minLength':
-    case 'maxLength':
-    case 'minItems':
-    case 'maxItems':
-      return `${error.keyword} ${String(params.limit)}`;
-    case 'format':
-      return `format ${String(params.format)}`;
-    case 'additionalProperties':
-      return `no property ${String(params.additionalProperty)}`;
-    default:
-      return error.message ?? error.keyword;
-  }
-}
-
-/** The value at a JSON pointer, or 'missing'. */
-function valueAt(root: unknown, path: string): unknown {
-  let node: unknown = root;
-  for (const raw of path.split('/').slice(1)) {
-    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return 'missing';
-    node = (node as Record<string, unknown>)[token];
-  }
-  return node;
 }

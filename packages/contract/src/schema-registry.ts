@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 
+import { pointer } from './errors.js';
+
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+
+import type { Issue } from './errors.js';
 
 /** The repo's schemas/ folder (this file sits at packages/contract/{src,dist}/). */
 export const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas/', import.meta.url));
@@ -17,6 +21,9 @@ export const SCHEMA_IDS = {
   prpTerminalV1: 'https://paperclip.dev/schemas/prp/v1/terminal.schema.json',
   prpResultV1: 'https://paperclip.dev/schemas/prp/v1/result.schema.json',
   prpUsageV1: 'https://paperclip.dev/schemas/prp/v1/usage.schema.json',
+  runnerdBuildMetadataV1: 'https://paperclip.dev/schemas/runner/runnerd-build-metadata/v1.json',
+  packageBuildMetadataV1: 'https://paperclip.dev/schemas/runner/build-metadata/v1.json',
+  consumerRequirementsV1: 'https://paperclip-evals.dev/schemas/consumer-requirements/v1.json',
 } as const;
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -63,6 +70,72 @@ export function schemaErrors(schemaId: string, value: unknown): ErrorObject[] {
   const validate = schemaValidator(schemaId);
   if (validate(value)) return [];
   return (validate.errors ?? []).filter((error) => error.keyword !== 'if');
+}
+
+/**
+ * Every schema error of `value` as an Issue: `path` is the JSON pointer of the offending value (of
+ * the missing member, for `required`), `expected` what the schema asked for, `received` what is
+ * there. `codeFor` names the rule each error breaks.
+ */
+export function schemaIssuesOf(
+  schemaId: string,
+  value: unknown,
+  codeFor: (error: ErrorObject, path: string) => string,
+): Issue[] {
+  return schemaErrors(schemaId, value).map((error) => {
+    const missing =
+      error.keyword === 'required'
+        ? (error.params as { missingProperty: string }).missingProperty
+        : undefined;
+    const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
+    return {
+      code: codeFor(error, path),
+      message: `${path === '' ? '(root)' : path} ${error.message ?? 'is invalid'}`,
+      path,
+      expected: expectationOf(error),
+      received: missing === undefined ? valueAt(value, error.instancePath) : 'missing',
+    };
+  });
+}
+
+function expectationOf(error: ErrorObject): unknown {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'const':
+      return params.allowedValue;
+    case 'enum':
+      return { oneOf: params.allowedValues };
+    case 'type':
+      return `type ${String(params.type)}`;
+    case 'pattern':
+      return `a string matching ${String(params.pattern)}`;
+    case 'required':
+      return `property ${String(params.missingProperty)}`;
+    case 'minimum':
+    case 'maximum':
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return `${error.keyword} ${String(params.limit)}`;
+    case 'format':
+      return `format ${String(params.format)}`;
+    case 'additionalProperties':
+      return `no property ${String(params.additionalProperty)}`;
+    default:
+      return error.message ?? error.keyword;
+  }
+}
+
+/** The value at a JSON pointer, or 'missing'. */
+function valueAt(root: unknown, path: string): unknown {
+  let node: unknown = root;
+  for (const raw of path.split('/').slice(1)) {
+    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return 'missing';
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
 }
 
 export type { ErrorObject };
