@@ -77,8 +77,8 @@ describe('workspace topology', () => {
     for (const { dir, manifest } of manifests) {
       const forbidden =
         manifest.name === REFERENCE_RUNNER
-          ? /from ['"]@paperclip-evals\//
-          : /['"](@paperclipai\/paperclip-runner|[./]*reference-runner)[/'"]/;
+          ? /(?:from\s+|import\s*\(\s*)['"]@paperclip-evals\//
+          : /(?:from\s+|import\s*\(\s*)['"](?:@paperclipai\/paperclip-runner|[^'"]*reference-runner)/;
       for (const file of [...sourceFiles(join(ROOT, 'packages', dir, 'src'))]) {
         expect(readFileSync(file, 'utf8'), file).not.toMatch(forbidden);
       }

@@ -50,7 +50,88 @@ export function createProgram(): Command {
       process.exitCode = await runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
     });
 
+  const runnerd = program.command('runnerd').description('work with paperclip-runnerd executables');
+  runnerd
+    .command('inspect')
+    .summary('verify a runnerd executable by path and sha256, and print its build metadata')
+    .description(
+      [
+        'Verify one paperclip-runnerd executable: the exact path given (never a PATH search; symlinks are',
+        'refused), its sha256 digest, then the build metadata it prints for --build-metadata — run from a',
+        'private copy of the verified bytes, with no shell, an empty environment, a timeout and an output cap.',
+      ].join('\n'),
+    )
+    .requiredOption(
+      '--path <file>',
+      'the runnerd executable (absolute, or relative to the working directory)',
+    )
+    .requiredOption('--sha256 <digest>', 'its expected digest: sha256: followed by 64 lowercase hex digits')
+    .addOption(timeoutOption())
+    .option('--json', 'print the verified artifact as JSON')
+    .addHelpText(
+      'after',
+      ['', 'Exit codes: 0 verified · 2 usage · 4 artifact invalid (path, digest or metadata).'].join('\n'),
+    )
+    .action(async (flags: { path: string; sha256: string; timeoutMs: number; json?: true }) => {
+      const { runRunnerdInspect } = await import('./commands/negotiate.js');
+      process.exitCode = await runRunnerdInspect({ ...flags, json: flags.json === true });
+    });
+
+  program
+    .command('negotiate')
+    .summary('negotiate a runner release against consumer requirements, across all six dimensions')
+    .description(
+      [
+        'Check the whole join before any eval runs: package version, runnerd binary, PRP version range,',
+        'semantic catalog (version and RFC 8785 canonical digest), harness driver (contract, negotiated',
+        'PRP version, required capabilities) and native output. Prints the receipt, or every mismatch at once.',
+      ].join('\n'),
+    )
+    .requiredOption(
+      '--package-metadata <file>',
+      "the package's build metadata (paperclip-runner/build-metadata/v1)",
+    )
+    .requiredOption(
+      '--requirements <file>',
+      'consumer requirements (paperclip-evals/consumer-requirements/v1)',
+    )
+    .requiredOption(
+      '--catalog <file>',
+      'the semantic catalog the consumer holds (JSON with a numeric version)',
+    )
+    .requiredOption('--runnerd <file>', 'the runnerd executable')
+    .requiredOption('--runnerd-sha256 <digest>', 'its expected sha256 digest')
+    .addOption(timeoutOption())
+    .option('--json', 'print the receipt or the issues as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 compatible · 2 usage or unreadable input · 3 incompatible · 4 runnerd artifact invalid.',
+      ].join('\n'),
+    )
+    .action(
+      async (flags: {
+        packageMetadata: string;
+        requirements: string;
+        catalog: string;
+        runnerd: string;
+        runnerdSha256: string;
+        timeoutMs: number;
+        json?: true;
+      }) => {
+        const { runNegotiate } = await import('./commands/negotiate.js');
+        process.exitCode = await runNegotiate({ ...flags, json: flags.json === true });
+      },
+    );
+
   return program;
+}
+
+function timeoutOption(): Option {
+  return new Option('--timeout-ms <ms>', 'how long runnerd may take to print its build metadata')
+    .default(5000)
+    .argParser(positiveInteger);
 }
 
 function positiveInteger(value: string): number {

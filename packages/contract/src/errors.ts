@@ -5,7 +5,9 @@ export type ContractErrorCode =
   | 'paperclip_native_execution_invalid'
   | 'paperclip_runnerd_artifact_invalid'
   | 'paperclip_runner_eval_incompatible'
-  | 'paperclip_canonical_json_invalid';
+  | 'paperclip_canonical_json_invalid'
+  /** A contract document given to Evals (build metadata, consumer requirements) is not what its schema says. */
+  | 'paperclip_contract_document_invalid';
 
 export interface Issue {
   /** Rule code, e.g. `digest_malformed`, `json_duplicate_key`. */

@@ -34,3 +34,39 @@ export { readNativeExecutionFile, readNativeExecutionStream } from './native-exe
 export type { NativeExecutionInput } from './native-execution-input.js';
 export { NATIVE_EXECUTION_RULES } from './native-execution-rules.js';
 export type { NativeExecutionRule, NativeExecutionRuleCode } from './native-execution-rules.js';
+export { readJsonDocument, MAX_DOCUMENT_BYTES } from './json-file.js';
+export {
+  DEFAULT_MAX_METADATA_BYTES,
+  DEFAULT_METADATA_TIMEOUT_MS,
+  RUNNERD_BUILD_METADATA_V1,
+  assertRunnerdBuildMetadata,
+  isRunnerdBuildMetadata,
+  parseRunnerdBuildMetadata,
+  resolveRunnerdArtifact,
+  runnerdBuildMetadataIssues,
+} from './runnerd-artifact.js';
+export type {
+  ResolveRunnerdArtifactOptions,
+  RunnerdArtifact,
+  RunnerdArtifactIssue,
+  RunnerdArtifactIssueCode,
+  RunnerdBuildMetadata,
+} from './runnerd-artifact.js';
+export {
+  CONSUMER_REQUIREMENTS_V1,
+  EVALS_INTEGRATION_V1,
+  PACKAGE_BUILD_METADATA_V1,
+  negotiateCompatibility,
+  parseConsumerRequirements,
+  parsePackageBuildMetadata,
+} from './compatibility.js';
+export type {
+  CompatibilityComponent,
+  CompatibilityIssue,
+  CompatibilityIssueCode,
+  CompatibilityReceipt,
+  CompatibilityRequest,
+  ConsumerRequirements,
+  HarnessDriverDescriptor,
+  PackageBuildMetadata,
+} from './compatibility.js';

@@ -10,7 +10,9 @@ const codesOf = (input: Uint8Array | string, limits = {}): string[] => {
 };
 
 /** JSON objects whose strings may hold quotes, backslashes, colons, brackets and any Unicode. */
-const jsonObject = fc.dictionary(fc.string({ unit: 'grapheme' }), fc.jsonValue({ depthSize: 'small' }), { maxKeys: 6 });
+const jsonObject = fc.dictionary(fc.string({ unit: 'grapheme' }), fc.jsonValue({ depthSize: 'small' }), {
+  maxKeys: 6,
+});
 
 describe('readJsonText', () => {
   it('accepts any JSON object text and returns the same value (property)', () => {
@@ -83,12 +85,17 @@ describe('readJsonText', () => {
   });
 
   it('reports the offset where a bad UTF-8 sequence starts', () => {
-    const result = readJsonText(Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe2, 0x82, 0x22, 0x7d]));
+    const result = readJsonText(
+      Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe2, 0x82, 0x22, 0x7d]),
+    );
     expect(result.ok ? '' : result.issues[0]?.received).toBe('byte 0xe2 at offset 6');
   });
 
   it('refuses lone surrogates in keys and values, but not pairs', () => {
-    expect(codesOf('{"\\udc00": 1, "b": "\\ud800x"}')).toEqual(['json_lone_surrogate', 'json_lone_surrogate']);
+    expect(codesOf('{"\\udc00": 1, "b": "\\ud800x"}')).toEqual([
+      'json_lone_surrogate',
+      'json_lone_surrogate',
+    ]);
     expect(codesOf('{"a": "\\ud83d\\ude00"}')).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import {
 
 import type { Issue, NativeExecutionInput } from '@paperclip-evals/contract';
 
-import { EXIT, UsageError } from '../exit-codes.js';
+import { EXIT, UsageError, isFileSystemError, show } from '../exit-codes.js';
 
 export interface ValidateOptions {
   readonly inputs: readonly string[];
@@ -113,9 +113,6 @@ async function validateOne(
   };
 }
 
-const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException =>
-  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
-
 const paint = (style: 'green' | 'red' | 'yellow' | 'dim', text: string): string =>
   process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
 
@@ -135,9 +132,4 @@ function formatReport(report: FileReport): string {
       return `${paint('red', 'invalid')}  ${report.input}  ${count}\n${lines.join('')}`;
     }
   }
-}
-
-function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }

@@ -1,0 +1,122 @@
+// `evals runnerd inspect` and `evals negotiate`: verify a runnerd executable by path and digest,
+// then negotiate the six-dimension join with a package's build metadata and a consumer's
+// requirements. Results (the artifact, the receipt, or every incompatibility) go to stdout.
+import { resolve } from 'node:path';
+import {
+  canonicalDigest,
+  isContractError,
+  negotiateCompatibility,
+  parseConsumerRequirements,
+  parsePackageBuildMetadata,
+  readJsonDocument,
+  resolveRunnerdArtifact,
+} from '@paperclip-evals/contract';
+
+import type { CompatibilityReceipt, Issue, RunnerdArtifact } from '@paperclip-evals/contract';
+
+import { EXIT, UsageError, show } from '../exit-codes.js';
+
+export interface InspectOptions {
+  readonly path: string;
+  readonly sha256: string;
+  readonly timeoutMs: number;
+  readonly json: boolean;
+}
+
+export async function runRunnerdInspect(options: InspectOptions): Promise<number> {
+  const artifact = await resolveRunnerdArtifact({
+    executablePath: resolve(options.path),
+    expectedSha256: options.sha256,
+    metadataTimeoutMs: options.timeoutMs,
+  });
+  process.stdout.write(options.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatArtifact(artifact));
+  return EXIT.ok;
+}
+
+export interface NegotiateOptions {
+  readonly packageMetadata: string;
+  readonly requirements: string;
+  readonly catalog: string;
+  readonly runnerd: string;
+  readonly runnerdSha256: string;
+  readonly timeoutMs: number;
+  readonly json: boolean;
+}
+
+export async function runNegotiate(options: NegotiateOptions): Promise<number> {
+  const releaseMetadata = parsePackageBuildMetadata(
+    await readJsonDocument(resolve(options.packageMetadata), 'package build metadata'),
+  );
+  const consumer = parseConsumerRequirements(
+    await readJsonDocument(resolve(options.requirements), 'consumer requirements'),
+  );
+  const catalogDocument = await readJsonDocument(resolve(options.catalog), 'semantic catalog');
+  const catalogVersion = (catalogDocument as { version?: unknown } | null)?.version;
+  if (typeof catalogVersion !== 'number') {
+    throw new UsageError(`the semantic catalog ${options.catalog} has no numeric "version" field`);
+  }
+  const artifact = await resolveRunnerdArtifact({
+    executablePath: resolve(options.runnerd),
+    expectedSha256: options.runnerdSha256,
+    metadataTimeoutMs: options.timeoutMs,
+  });
+  let receipt: CompatibilityReceipt;
+  try {
+    receipt = negotiateCompatibility({
+      package: releaseMetadata,
+      runnerd: artifact.buildMetadata,
+      consumer,
+      catalog: { version: catalogVersion, sha256: canonicalDigest(catalogDocument) },
+    });
+  } catch (error) {
+    if (!isContractError(error) || error.code !== 'paperclip_runner_eval_incompatible') throw error;
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ compatible: false, code: error.code, issues: error.issues }, null, 2)}\n`
+        : formatIncompatible(error.issues),
+    );
+    return EXIT.incompatible;
+  }
+  process.stdout.write(
+    options.json
+      ? `${JSON.stringify({ compatible: true, receipt, runnerd: { executablePath: artifact.executablePath, sha256: artifact.sha256 } }, null, 2)}\n`
+      : formatReceipt(receipt, artifact),
+  );
+  return EXIT.ok;
+}
+
+function formatArtifact(artifact: RunnerdArtifact): string {
+  const metadata = artifact.buildMetadata;
+  return [
+    `verified  ${artifact.executablePath}`,
+    `  sha256             ${artifact.sha256}  (${artifact.byteSize} bytes)`,
+    `  package            ${metadata.packageName} ${metadata.packageVersion}`,
+    `  build profile      ${artifact.buildProfile ?? '(not stated)'}`,
+    `  binary contract    ${metadata.binaryContractVersion}`,
+    `  native execution   ${metadata.nativeExecutionVersion}`,
+    `  harness driver     ${metadata.harnessDriverVersion}`,
+    `  PRP                ${metadata.prp.name} ${metadata.prp.minimumVersion}..${metadata.prp.maximumVersion}`,
+    '',
+  ].join('\n');
+}
+
+function formatReceipt(receipt: CompatibilityReceipt, artifact: RunnerdArtifact): string {
+  return [
+    `compatible  ${receipt.consumer} ↔ @paperclipai/paperclip-runner ${receipt.packageVersion}`,
+    `  PRP                prp.v${receipt.negotiatedPrpVersion} (highest common version)`,
+    `  runnerd            ${receipt.runnerdPackageVersion}  ${artifact.sha256}`,
+    `  native output      ${receipt.nativeExecution}`,
+    `  semantic catalog   ${receipt.catalogSha256}`,
+    `  harness driver     ${receipt.driverKind}@${receipt.driverVersion}`,
+    '',
+  ].join('\n');
+}
+
+function formatIncompatible(issues: readonly Issue[]): string {
+  const lines = issues.map(
+    (issue) =>
+      `  ${(issue.component ?? '').padEnd(16)} ${issue.code}: ${issue.message}\n` +
+      `  ${''.padEnd(16)}   expected ${show(issue.expected)}, received ${show(issue.received)}`,
+  );
+  return `incompatible  ${issues.length} issue${issues.length === 1 ? '' : 's'}\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,188 @@
+// `evals runnerd inspect` and `evals negotiate` end to end: the real CLI against a real executable
+// (a shell script standing in for runnerd) and real contract documents written to a temp folder.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { canonicalDigest } from '../../contract/src/digest.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+
+let dir = '';
+let runnerdSha256 = '';
+const files = (name: string): string => join(dir, name);
+
+const runnerdMetadata = {
+  schema: 'paperclip-runner/runnerd-build-metadata/v1',
+  binaryName: 'paperclip-runnerd',
+  packageName: '@paperclipai/paperclip-runner',
+  packageVersion: '0.4.2',
+  binaryContractVersion: 2,
+  nativeExecutionVersion: 1,
+  harnessDriverVersion: 1,
+  prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 2 },
+  buildProfile: 'release',
+  x_future: 'kept',
+};
+const catalog = {
+  schema: 'paperclip-runner/semantic-catalog/v1',
+  version: 1,
+  operations: [{ operationId: 'read_document' }],
+};
+const requirements = {
+  schema: 'paperclip-evals/consumer-requirements/v1',
+  consumer: 'paperclip-evals',
+  packageVersion: '0.4.2',
+  nativeExecution: 'paperclip-runner/native-execution/v1',
+  prp: { minimumVersion: 1, maximumVersion: 3 },
+  driver: {
+    contractVersion: 1,
+    requiredCapabilities: ['interrupt'],
+    descriptor: {
+      kind: 'paperclip-deterministic',
+      version: '1.0.0',
+      protocolVersion: 'prp.v2',
+      capabilities: { interrupt: true },
+    },
+  },
+};
+
+function evals(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8', input: '' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const negotiateArgs = (requirementsFile = 'requirements.json'): string[] => [
+  'negotiate',
+  '--package-metadata',
+  'package-metadata.json',
+  '--requirements',
+  requirementsFile,
+  '--catalog',
+  'catalog.json',
+  '--runnerd',
+  'paperclip-runnerd',
+  '--runnerd-sha256',
+  runnerdSha256,
+  '--json',
+];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-negotiate-e2e-'));
+  const script = `#!/bin/sh\nprintf '%s' '${JSON.stringify(runnerdMetadata)}'\n`;
+  writeFileSync(files('paperclip-runnerd'), script, { mode: 0o755 });
+  runnerdSha256 = `sha256:${createHash('sha256').update(script).digest('hex')}`;
+  writeFileSync(files('catalog.json'), JSON.stringify(catalog));
+  writeFileSync(
+    files('package-metadata.json'),
+    JSON.stringify({
+      schema: 'paperclip-runner/build-metadata/v1',
+      package: { name: '@paperclipai/paperclip-runner', version: '0.4.2' },
+      contracts: { nativeExecution: 1, runnerdArtifact: 2, harnessDriver: 1, semanticCatalog: 1 },
+      prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 2 },
+      semanticCatalog: { version: 1, sha256: canonicalDigest(catalog) },
+    }),
+  );
+  writeFileSync(files('requirements.json'), JSON.stringify(requirements));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('evals runnerd inspect', () => {
+  it('prints the verified artifact, its profile and unknown metadata fields', () => {
+    const run = evals([
+      'runnerd',
+      'inspect',
+      '--path',
+      'paperclip-runnerd',
+      '--sha256',
+      runnerdSha256,
+      '--json',
+    ]);
+    expect(run.status).toBe(0);
+    const artifact = JSON.parse(run.stdout) as {
+      sha256: string;
+      buildProfile: string;
+      buildMetadata: Record<string, unknown>;
+    };
+    expect(artifact.sha256).toBe(runnerdSha256);
+    expect(artifact.buildProfile).toBe('release');
+    expect(artifact.buildMetadata.x_future).toBe('kept');
+  });
+
+  it('exits 4 with digest_mismatch for the wrong digest', () => {
+    const run = evals([
+      'runnerd',
+      'inspect',
+      '--path',
+      'paperclip-runnerd',
+      '--sha256',
+      `sha256:${'0'.repeat(64)}`,
+    ]);
+    expect(run.status).toBe(4);
+    expect(run.stderr).toContain('digest_mismatch');
+  });
+
+  it('exits 4 with digest_invalid for a malformed digest', () => {
+    const run = evals(['runnerd', 'inspect', '--path', 'paperclip-runnerd', '--sha256', 'sha256:ABC']);
+    expect(run.status).toBe(4);
+    expect(run.stderr).toContain('digest_invalid');
+  });
+});
+
+describe('evals negotiate', () => {
+  it('prints the receipt and exits 0 when every dimension agrees', () => {
+    const run = evals(negotiateArgs());
+    expect(run.status).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      compatible: boolean;
+      receipt: { negotiatedPrpVersion: number };
+    };
+    expect(result.compatible).toBe(true);
+    expect(result.receipt.negotiatedPrpVersion).toBe(2);
+  });
+
+  it('exits 3 listing every mismatch at once', () => {
+    writeFileSync(
+      files('requirements-broken.json'),
+      JSON.stringify({
+        ...requirements,
+        packageVersion: '0.4.1',
+        nativeExecution: 'paperclip-runner/native-execution/v2',
+        driver: {
+          ...requirements.driver,
+          contractVersion: 2,
+          requiredCapabilities: ['interrupt', 'snapshot'],
+        },
+      }),
+    );
+    const run = evals(negotiateArgs('requirements-broken.json'));
+    expect(run.status).toBe(3);
+    const result = JSON.parse(run.stdout) as { compatible: boolean; issues: { code: string }[] };
+    expect(result.compatible).toBe(false);
+    expect(result.issues.map((issue) => issue.code).sort()).toEqual([
+      'driver_capability_unsupported',
+      'driver_contract_version_mismatch',
+      'native_execution_version_mismatch',
+      'package_version_mismatch',
+    ]);
+  });
+
+  it('exits 2 naming the field when the requirements file is not a valid document', () => {
+    writeFileSync(
+      files('requirements-invalid.json'),
+      JSON.stringify({ ...requirements, prp: { minimumVersion: 0 } }),
+    );
+    const run = evals(negotiateArgs('requirements-invalid.json'));
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('paperclip_contract_document_invalid');
+    expect(run.stderr).toContain('/prp/maximumVersion');
+  });
+});

@@ -1,0 +1,320 @@
+// Six-dimension compatibility negotiation between a runner release and an Evals consumer. Pure: no
+// I/O, no clock. Either every dimension agrees and a receipt says what was negotiated, or one
+// ContractError('paperclip_runner_eval_incompatible') lists every mismatch found, across all six
+// dimensions at once, so a release team fixes them in one round trip.
+import semver from 'semver';
+
+import { ContractError } from './errors.js';
+import { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
+import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
+
+import type { Sha256Digest } from './digest.js';
+import type { Issue } from './errors.js';
+import type { RunnerdBuildMetadata } from './runnerd-artifact.js';
+
+export const EVALS_INTEGRATION_V1 = 'paperclip-runner/evals-integration/v1';
+export const PACKAGE_BUILD_METADATA_V1 = 'paperclip-runner/build-metadata/v1';
+export const CONSUMER_REQUIREMENTS_V1 = 'paperclip-evals/consumer-requirements/v1';
+
+interface VersionRange {
+  readonly minimumVersion: number;
+  readonly maximumVersion: number;
+}
+
+/** What the packed package's `./evals` entry point says about itself (unknown fields kept). */
+export interface PackageBuildMetadata {
+  readonly schema: typeof PACKAGE_BUILD_METADATA_V1;
+  readonly package: { readonly name: string; readonly version: string };
+  readonly contracts: {
+    readonly nativeExecution: number;
+    readonly runnerdArtifact: number;
+    readonly harnessDriver: number;
+    readonly semanticCatalog: number;
+    readonly [contract: string]: number;
+  };
+  readonly prp: VersionRange & { readonly name: string };
+  readonly semanticCatalog: { readonly version: number; readonly sha256: Sha256Digest };
+  readonly [field: string]: unknown;
+}
+
+export interface HarnessDriverDescriptor {
+  readonly kind: string;
+  readonly version: string;
+  /** `prp.v<N>`: the PRP version the driver speaks. */
+  readonly protocolVersion: string;
+  /** A capability counts only when it is exactly `true`; absent is not true. */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly [field: string]: unknown;
+}
+
+/** What the consumer requires before it runs anything. */
+export interface ConsumerRequirements {
+  readonly schema: typeof CONSUMER_REQUIREMENTS_V1;
+  readonly consumer: string;
+  /** The exact package version the consumer pins. */
+  readonly packageVersion: string;
+  /** The attempt bundle schema the consumer reads. */
+  readonly nativeExecution: string;
+  readonly prp: VersionRange & { readonly name?: string };
+  readonly driver: {
+    readonly contractVersion: number;
+    readonly descriptor: HarnessDriverDescriptor;
+    readonly requiredCapabilities: readonly string[];
+  };
+  readonly [field: string]: unknown;
+}
+
+export interface CompatibilityRequest {
+  readonly package: PackageBuildMetadata;
+  readonly runnerd: RunnerdBuildMetadata;
+  readonly consumer: ConsumerRequirements;
+  /** The semantic catalog the consumer holds: its contract version and RFC 8785 canonical digest. */
+  readonly catalog: { readonly version: number; readonly sha256: string };
+}
+
+export interface CompatibilityReceipt {
+  readonly schema: typeof EVALS_INTEGRATION_V1;
+  readonly consumer: string;
+  readonly packageVersion: string;
+  readonly runnerdPackageVersion: string;
+  readonly negotiatedPrpVersion: number;
+  readonly nativeExecution: typeof NATIVE_EXECUTION_V1;
+  readonly catalogSha256: string;
+  readonly driverKind: string;
+  readonly driverVersion: string;
+}
+
+export type CompatibilityComponent = 'package' | 'binary' | 'prp' | 'catalog' | 'driver' | 'nativeExecution';
+
+export type CompatibilityIssueCode =
+  | 'package_version_mismatch'
+  | 'binary_package_version_mismatch'
+  | 'binary_contract_version_mismatch'
+  | 'native_execution_version_mismatch'
+  | 'prp_name_mismatch'
+  | 'prp_version_no_overlap'
+  | 'catalog_version_mismatch'
+  | 'catalog_digest_mismatch'
+  | 'driver_contract_version_mismatch'
+  | 'driver_protocol_version_mismatch'
+  | 'driver_capability_unsupported';
+
+export interface CompatibilityIssue extends Issue {
+  readonly code: CompatibilityIssueCode;
+  readonly component: CompatibilityComponent;
+  readonly expected: string;
+  readonly received: string;
+}
+
+/** Negotiates the whole join; returns the receipt or throws every mismatch at once. */
+export function negotiateCompatibility(request: CompatibilityRequest): CompatibilityReceipt {
+  const { package: release, runnerd, consumer, catalog } = request;
+  const issues: CompatibilityIssue[] = [];
+  const mismatch = (
+    code: CompatibilityIssueCode,
+    component: CompatibilityComponent,
+    expected: unknown,
+    received: unknown,
+    message: string,
+  ): void => {
+    issues.push({ code, component, expected: String(expected), received: String(received), message });
+  };
+  const releaseVersion = release.package.version;
+
+  // Package: the consumer's pin is exactly the loaded package.
+  if (semver.valid(consumer.packageVersion) === null || consumer.packageVersion !== releaseVersion) {
+    mismatch(
+      'package_version_mismatch',
+      'package',
+      releaseVersion,
+      consumer.packageVersion,
+      `${consumer.consumer} pins package ${consumer.packageVersion}, but the loaded package is ${releaseVersion}`,
+    );
+  }
+
+  // Binary: runnerd was built from this package, for its artifact contract.
+  if (runnerd.packageVersion !== releaseVersion) {
+    mismatch(
+      'binary_package_version_mismatch',
+      'binary',
+      releaseVersion,
+      runnerd.packageVersion,
+      `runnerd was built for package ${runnerd.packageVersion}, not ${releaseVersion}`,
+    );
+  }
+  if (runnerd.binaryContractVersion !== release.contracts.runnerdArtifact) {
+    mismatch(
+      'binary_contract_version_mismatch',
+      'binary',
+      release.contracts.runnerdArtifact,
+      runnerd.binaryContractVersion,
+      'runnerd implements a different binary artifact contract than the package',
+    );
+  }
+
+  // Native output: both sides select native-execution/v1.
+  const consumerReadsV1 = consumer.nativeExecution === NATIVE_EXECUTION_V1;
+  const runnerdWritesPackageVersion = runnerd.nativeExecutionVersion === release.contracts.nativeExecution;
+  if (!consumerReadsV1 || !runnerdWritesPackageVersion || release.contracts.nativeExecution !== 1) {
+    mismatch(
+      'native_execution_version_mismatch',
+      'nativeExecution',
+      `${NATIVE_EXECUTION_V1} (contract 1) from package, runnerd and consumer`,
+      `package ${release.contracts.nativeExecution}; runnerd ${runnerd.nativeExecutionVersion}; consumer ${consumer.nativeExecution}`,
+      'consumer and runnerd must both select paperclip-runner/native-execution/v1',
+    );
+  }
+
+  // PRP: one protocol family, and a version all three ranges share (the highest).
+  const names = [release.prp.name, runnerd.prp.name, consumer.prp.name ?? release.prp.name];
+  if (new Set(names).size > 1) {
+    mismatch(
+      'prp_name_mismatch',
+      'prp',
+      release.prp.name,
+      `runnerd ${runnerd.prp.name}; consumer ${consumer.prp.name ?? '(any)'}`,
+      'package, runnerd and consumer must speak the same protocol family',
+    );
+  }
+  const negotiatedPrpVersion = highestCommonVersion([release.prp, runnerd.prp, consumer.prp]);
+  if (negotiatedPrpVersion === null) {
+    mismatch(
+      'prp_version_no_overlap',
+      'prp',
+      `a version in package ${rangeText(release.prp)}`,
+      `consumer ${rangeText(consumer.prp)}; runnerd ${rangeText(runnerd.prp)}`,
+      'package, runnerd and consumer have no PRP version in common',
+    );
+  }
+
+  // Semantic catalog: same contract version and same canonical content.
+  if (catalog.version !== release.semanticCatalog.version) {
+    mismatch(
+      'catalog_version_mismatch',
+      'catalog',
+      release.semanticCatalog.version,
+      catalog.version,
+      'the semantic catalog contract version differs from the package',
+    );
+  }
+  if (catalog.sha256 !== release.semanticCatalog.sha256) {
+    mismatch(
+      'catalog_digest_mismatch',
+      'catalog',
+      release.semanticCatalog.sha256,
+      catalog.sha256,
+      "the semantic catalog's canonical digest differs from the package",
+    );
+  }
+
+  // Harness driver: contract version, negotiated PRP, and every required capability explicitly true.
+  const { descriptor } = consumer.driver;
+  if (
+    consumer.driver.contractVersion !== release.contracts.harnessDriver ||
+    runnerd.harnessDriverVersion !== release.contracts.harnessDriver
+  ) {
+    mismatch(
+      'driver_contract_version_mismatch',
+      'driver',
+      release.contracts.harnessDriver,
+      `consumer ${consumer.driver.contractVersion}; runnerd ${runnerd.harnessDriverVersion}`,
+      'consumer and runnerd harness-driver contract versions must match the package',
+    );
+  }
+  // With no PRP version negotiated, the driver is still held to what the package and consumer share,
+  // so a driver mismatch is not hidden behind the PRP one.
+  const driverPrpVersion = negotiatedPrpVersion ?? highestCommonVersion([release.prp, consumer.prp]);
+  if (driverPrpVersion !== null && descriptor.protocolVersion !== `prp.v${driverPrpVersion}`) {
+    mismatch(
+      'driver_protocol_version_mismatch',
+      'driver',
+      `prp.v${driverPrpVersion}`,
+      descriptor.protocolVersion,
+      `driver ${descriptor.kind}@${descriptor.version} does not speak the negotiated PRP version`,
+    );
+  }
+  for (const capability of [...new Set(consumer.driver.requiredCapabilities)].sort()) {
+    const value = descriptor.capabilities[capability];
+    if (value !== true) {
+      mismatch(
+        'driver_capability_unsupported',
+        'driver',
+        `${capability}=true`,
+        `${capability}=${value === undefined ? '(absent)' : JSON.stringify(value)}`,
+        `driver ${descriptor.kind}@${descriptor.version} does not declare required capability ${capability} as true`,
+      );
+    }
+  }
+
+  if (issues.length > 0 || negotiatedPrpVersion === null) {
+    throw new ContractError(
+      'paperclip_runner_eval_incompatible',
+      `runner release ${releaseVersion} is incompatible with ${consumer.consumer}: ${issues.map((issue) => issue.code).join(', ')}`,
+      issues,
+    );
+  }
+  return {
+    schema: EVALS_INTEGRATION_V1,
+    consumer: consumer.consumer,
+    packageVersion: releaseVersion,
+    runnerdPackageVersion: runnerd.packageVersion,
+    negotiatedPrpVersion,
+    nativeExecution: NATIVE_EXECUTION_V1,
+    catalogSha256: release.semanticCatalog.sha256,
+    driverKind: descriptor.kind,
+    driverVersion: descriptor.version,
+  };
+}
+
+/** The highest integer version inside every range, or null; compared as semver (`N.0.0`). */
+function highestCommonVersion(ranges: readonly VersionRange[]): number | null {
+  const semverRanges = ranges.map(
+    (range) => new semver.Range(`>=${range.minimumVersion}.0.0 <=${range.maximumVersion}.0.0`),
+  );
+  const candidates = ranges.flatMap((range) => [
+    `${range.minimumVersion}.0.0`,
+    `${range.maximumVersion}.0.0`,
+  ]);
+  const common = candidates.filter((candidate) => semverRanges.every((range) => range.test(candidate)));
+  const highest = semver.maxSatisfying(common, '*');
+  return highest === null ? null : semver.major(highest);
+}
+
+const rangeText = (range: VersionRange): string => `${range.minimumVersion}..${range.maximumVersion}`;
+
+/** Validates a package's build metadata document; throws `paperclip_contract_document_invalid`. */
+export function parsePackageBuildMetadata(value: unknown): PackageBuildMetadata {
+  assertDocument(SCHEMA_IDS.packageBuildMetadataV1, 'package build metadata', value);
+  return value as PackageBuildMetadata;
+}
+
+/** Validates a consumer requirements document; throws `paperclip_contract_document_invalid`. */
+export function parseConsumerRequirements(value: unknown): ConsumerRequirements {
+  assertDocument(SCHEMA_IDS.consumerRequirementsV1, 'consumer requirements', value);
+  return value as ConsumerRequirements;
+}
+
+function assertDocument(schemaId: string, what: string, value: unknown): void {
+  const issues = schemaIssuesOf(schemaId, value, () => 'schema_violation');
+  const range = (value as { prp?: Partial<VersionRange> } | null)?.prp;
+  if (
+    issues.length === 0 &&
+    range !== undefined &&
+    Number(range.minimumVersion) > Number(range.maximumVersion)
+  ) {
+    issues.push({
+      code: 'prp_range_inverted',
+      message: 'prp.minimumVersion is above prp.maximumVersion',
+      path: '/prp/minimumVersion',
+      expected: `at most ${String(range.maximumVersion)}`,
+      received: range.minimumVersion,
+    });
+  }
+  if (issues.length > 0) {
+    throw new ContractError(
+      'paperclip_contract_document_invalid',
+      `invalid ${what}: ${issues.length} issue(s)`,
+      issues,
+    );
+  }
+}

@@ -1,0 +1,25 @@
+// Reading a small JSON contract document (build metadata, requirements, catalog) from a file under
+// the same strict text rules as attempt bundles; any failure is one coded error with every issue.
+import { readFile } from 'node:fs/promises';
+
+import { ContractError } from './errors.js';
+import { readJsonText } from './json-text.js';
+
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The JSON value in `path`. Throws ContractError('paperclip_contract_document_invalid') naming the
+ * file for bad JSON; I/O failures reject with the fs error (e.g. ENOENT).
+ */
+export async function readJsonDocument(path: string, what: string): Promise<unknown> {
+  const bytes = await readFile(path);
+  const result = readJsonText(bytes, { maxBytes: MAX_DOCUMENT_BYTES });
+  if (!result.ok) {
+    throw new ContractError(
+      'paperclip_contract_document_invalid',
+      `${what} (${path}) is not strict JSON`,
+      result.issues,
+    );
+  }
+  return result.value;
+}

@@ -1,0 +1,477 @@
+// The runnerd artifact resolver against real executables (sh scripts written by the test setup):
+// every documented failure gives paperclip_runnerd_artifact_invalid with its issue code, the bytes
+// executed are the bytes hashed, a hanging build is killed with its whole process group, and no
+// private staging directory is left behind.
+import { existsSync, readdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { ContractError } from '../src/errors.ts';
+import {
+  DEFAULT_MAX_METADATA_BYTES,
+  RUNNERD_BUILD_METADATA_V1,
+  RUNNERD_STAGING_DIR_PREFIX,
+  parseRunnerdBuildMetadata,
+  resolveRunnerdArtifact,
+} from '../src/runnerd-artifact.ts';
+import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
+import {
+  GOOD_METADATA,
+  HASHED_VERSION,
+  SWAPPED_VERSION,
+  createSwapPair,
+  createTestExecutables,
+  printingScript,
+  writeExecutable,
+} from './support/test-executables.ts';
+
+import type { RunnerdArtifactIssue, RunnerdArtifactIssueCode } from '../src/runnerd-artifact.ts';
+import type { TestExecutable, TestExecutables } from './support/test-executables.ts';
+
+let root = '';
+/** The resolver stages under os.tmpdir(); TMPDIR points it here so leftovers can be checked. */
+let stagingParent = '';
+let exes: TestExecutables;
+const savedTmpdir = process.env.TMPDIR;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'runnerd-artifact-test-'));
+  stagingParent = join(root, 'staging');
+  await mkdir(stagingParent);
+  await mkdir(join(root, 'bin'));
+  exes = await createTestExecutables(join(root, 'bin'));
+  process.env.TMPDIR = stagingParent;
+});
+
+afterAll(async () => {
+  if (savedTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmpdir;
+  await rm(root, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  // Every outcome, success or failure, removes the private staging directory.
+  expect(readdirSync(stagingParent)).toEqual([]);
+});
+
+/** The ContractError a resolution rejects with (fails the test if it resolves or throws anything else). */
+async function rejectionOf(promise: Promise<unknown>): Promise<ContractError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ContractError);
+  const contractError = error as ContractError;
+  expect(contractError.code).toBe('paperclip_runnerd_artifact_invalid');
+  return contractError;
+}
+
+/** Resolves `exe` with its own (correct) digest and returns the single issue it fails with. */
+async function onlyIssueOf(
+  exe: TestExecutable,
+  code: RunnerdArtifactIssueCode,
+  options: { metadataTimeoutMs?: number } = {},
+): Promise<RunnerdArtifactIssue> {
+  const error = await rejectionOf(
+    resolveRunnerdArtifact({ executablePath: exe.path, expectedSha256: exe.sha256, ...options }),
+  );
+  expect(error.issues.map((issue) => issue.code)).toEqual([code]);
+  const issue = error.issues[0] as RunnerdArtifactIssue;
+  expect(issue.component).toBe('runnerd');
+  expect(issue).toHaveProperty('expected');
+  expect(issue).toHaveProperty('received');
+  return issue;
+}
+
+async function pathIssueOf(path: string): Promise<RunnerdArtifactIssue> {
+  return onlyIssueOf({ path, sha256: exes.good.sha256, byteSize: 0 }, 'path_invalid');
+}
+
+/** Processes (not zombies) whose process group is `pgid`, from /proc/<pid>/stat. */
+function processesInGroup(pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') found.push(Number(entry));
+  }
+  return found;
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
+
+describe('when the executable is good', () => {
+  it('returns its absolute path, digest, byte size and build metadata', async () => {
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: exes.good.path,
+      expectedSha256: exes.good.sha256,
+    });
+    expect(artifact).toEqual({
+      executablePath: exes.good.path,
+      sha256: exes.good.sha256,
+      byteSize: exes.good.byteSize,
+      buildMetadata: GOOD_METADATA,
+      buildProfile: 'release',
+    });
+  });
+
+  it('surfaces the build profile the metadata carries', async () => {
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: exes.debugBuild.path,
+      expectedSha256: exes.debugBuild.sha256,
+    });
+    expect(artifact.buildProfile).toBe('debug');
+  });
+
+  it('leaves buildProfile out when the metadata has none', async () => {
+    const withoutProfile: Record<string, unknown> = { ...GOOD_METADATA };
+    delete withoutProfile.buildProfile;
+    const exe = await writeExecutable(
+      join(root, 'no-profile'),
+      printingScript(JSON.stringify(withoutProfile)),
+    );
+    const artifact = await resolveRunnerdArtifact({ executablePath: exe.path, expectedSha256: exe.sha256 });
+    expect(artifact.buildMetadata).toEqual(withoutProfile);
+    expect('buildProfile' in artifact).toBe(false);
+  });
+
+  it('keeps unknown metadata fields, top-level and nested', async () => {
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: exes.printsExtraFields.path,
+      expectedSha256: exes.printsExtraFields.sha256,
+    });
+    expect(artifact.buildMetadata).toEqual(exes.extraFields);
+    expect(artifact.buildMetadata.x_vendor).toEqual({ commit: '8d1f2e0', dirty: false });
+    expect(artifact.buildMetadata.prp.x_wireFormat).toBe('ndjson');
+  });
+
+  it('runs it with only --build-metadata, an empty environment and stdin at end of file', async () => {
+    process.env.PAPERCLIP_RESOLVER_TEST_SECRET = 'must-not-leak';
+    try {
+      const artifact = await resolveRunnerdArtifact({
+        executablePath: exes.probesEnvironment.path,
+        expectedSha256: exes.probesEnvironment.sha256,
+      });
+      // $HOME | $PAPERCLIP_RESOLVER_TEST_SECRET | $* | stdin
+      expect(artifact.buildMetadata.x_probe).toBe('||--build-metadata|eof');
+    } finally {
+      delete process.env.PAPERCLIP_RESOLVER_TEST_SECRET;
+    }
+  });
+});
+
+describe('when the path is not a regular executable file', () => {
+  it('refuses a file without an execute bit (path_invalid)', async () => {
+    const issue = await pathIssueOf(exes.nonExecutable.path);
+    expect(issue.message).toContain('is not executable (mode 0644)');
+  });
+
+  it('refuses a directory (path_invalid)', async () => {
+    const issue = await pathIssueOf(exes.directory);
+    expect(issue.message).toContain('is a directory');
+  });
+
+  it('refuses a dangling symlink (path_invalid), naming its target', async () => {
+    const issue = await pathIssueOf(exes.danglingSymlink);
+    expect(issue.message).toContain('is a symbolic link');
+    expect(issue.message).toContain('no-such-target');
+  });
+
+  it('does not follow a symlink even to a good executable: the caller passes the target path', async () => {
+    const issue = await pathIssueOf(exes.symlinkToGood);
+    expect(issue.message).toContain('symbolic links are not followed');
+    expect(issue.received).toBe(`a symbolic link to ${exes.good.path}`);
+  });
+
+  it('refuses a path that does not exist (path_invalid)', async () => {
+    const issue = await pathIssueOf(join(exes.dir, 'no-such-file'));
+    expect(issue.message).toContain('does not exist');
+  });
+
+  it('refuses an empty path before touching anything', async () => {
+    await pathIssueOf('');
+  });
+});
+
+describe('when the path is relative', () => {
+  it('resolves a bare name against cwd', async () => {
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: 'paperclip-runnerd',
+      expectedSha256: exes.good.sha256,
+      cwd: exes.bareNameDir,
+    });
+    expect(artifact.executablePath).toBe(join(exes.bareNameDir, 'paperclip-runnerd'));
+    expect(artifact.buildMetadata).toEqual(GOOD_METADATA);
+  });
+
+  it('resolves a relative path against cwd', async () => {
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: 'bin/good',
+      expectedSha256: exes.good.sha256,
+      cwd: root,
+    });
+    expect(artifact.executablePath).toBe(exes.good.path);
+  });
+
+  it('never searches PATH for a bare name (path_invalid)', async () => {
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${exes.bareNameDir}:${savedPath ?? ''}`;
+    try {
+      for (const cwd of [exes.directory, undefined]) {
+        const error = await rejectionOf(
+          resolveRunnerdArtifact({
+            executablePath: 'paperclip-runnerd',
+            expectedSha256: exes.good.sha256,
+            ...(cwd === undefined ? {} : { cwd }),
+          }),
+        );
+        expect(error.issues.map((issue) => issue.code)).toEqual(['path_invalid']);
+        expect(error.issues[0]?.message).toContain('not a PATH lookup');
+      }
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+});
+
+describe('when the digest is wrong', () => {
+  it('refuses a malformed digest before touching the path (digest_invalid, not path_invalid)', async () => {
+    const error = await rejectionOf(
+      resolveRunnerdArtifact({ executablePath: join(root, 'does-not-exist'), expectedSha256: 'sha256:abc' }),
+    );
+    expect(error.issues.map((issue) => issue.code)).toEqual(['digest_invalid']);
+    expect(error.issues[0]?.received).toBe('sha256:abc');
+  });
+
+  it('refuses uppercase hex (digest_invalid) and says why', async () => {
+    const error = await rejectionOf(
+      resolveRunnerdArtifact({
+        executablePath: exes.good.path,
+        expectedSha256: exes.good.sha256.toUpperCase().replace('SHA256:', 'sha256:'),
+      }),
+    );
+    expect(error.issues.map((issue) => issue.code)).toEqual(['digest_invalid']);
+    expect(error.issues[0]?.message).toContain('lowercase');
+  });
+
+  it('reports every form problem at once (empty path and bad digest)', async () => {
+    const error = await rejectionOf(resolveRunnerdArtifact({ executablePath: '', expectedSha256: 'md5:00' }));
+    expect(error.issues.map((issue) => issue.code)).toEqual(['path_invalid', 'digest_invalid']);
+  });
+
+  it('refuses a digest mismatch (digest_mismatch) and never executes the file', async () => {
+    const issue = await onlyIssueOf({ ...exes.wrongDigest, sha256: exes.good.sha256 }, 'digest_mismatch');
+    expect(issue.expected).toBe(exes.good.sha256);
+    expect(issue.received).toBe(exes.wrongDigest.sha256);
+    expect(existsSync(exes.wrongDigestRanMarker)).toBe(false);
+  });
+});
+
+describe('when the file is swapped between hash and exec', () => {
+  it('executes the bytes it hashed, not what the path holds by then', async () => {
+    const dir = join(root, 'swap');
+    await mkdir(dir);
+    const pair = await createSwapPair(dir);
+    // As soon as the resolver creates its staging directory (the file is open and being copied),
+    // replace the file at the path given by a build that would report a different version.
+    let swapped = false;
+    const watcher = watch(stagingParent, (_event, name) => {
+      if (swapped || name === null || !name.startsWith(RUNNERD_STAGING_DIR_PREFIX)) return;
+      swapped = true;
+      writeFileSync(pair.swapMarker, '');
+      renameSync(pair.replacement.path, pair.original.path);
+    });
+    try {
+      const artifact = await resolveRunnerdArtifact({
+        executablePath: pair.original.path,
+        expectedSha256: pair.original.sha256,
+      });
+      expect(swapped).toBe(true);
+      // The copy that ran saw the swap marker, so the swap really happened before exec…
+      expect(artifact.buildMetadata.x_probe).toBe('swapped-before-exec');
+      // …and yet what ran is the hashed build, not the replacement now at the path.
+      expect(artifact.buildMetadata.packageVersion).toBe(HASHED_VERSION);
+      expect(artifact.sha256).toBe(pair.original.sha256);
+      expect(artifact.byteSize).toBe(pair.original.byteSize);
+      expect(readFileSync(pair.original.path, 'utf8')).toContain(SWAPPED_VERSION);
+    } finally {
+      watcher.close();
+    }
+  });
+});
+
+describe('when --build-metadata fails', () => {
+  it('reports a non-zero exit with its stderr (metadata_unavailable)', async () => {
+    const issue = await onlyIssueOf(exes.exitsOne, 'metadata_unavailable');
+    expect(issue.message).toContain('exited with code 1');
+    expect(issue.message).toContain('runnerd: no build metadata compiled in');
+    expect(issue.received).toBe('exit code 1');
+  });
+
+  it('reports death by signal (metadata_unavailable)', async () => {
+    const issue = await onlyIssueOf(exes.killsItself, 'metadata_unavailable');
+    expect(issue.message).toContain('killed by SIGKILL');
+    expect(issue.received).toBe('signal SIGKILL');
+  });
+
+  it('kills a build that never exits, with its whole process group, within timeout + 1 s', async () => {
+    const metadataTimeoutMs = 500;
+    const started = Date.now();
+    const issue = await onlyIssueOf(exes.sleeper, 'metadata_unavailable', { metadataTimeoutMs });
+    const elapsedMs = Date.now() - started;
+    expect(elapsedMs).toBeLessThan(metadataTimeoutMs + 1000);
+    expect(issue.message).toContain('did not exit within 500 ms (process group killed)');
+
+    const [leader, background] = readFileSync(exes.sleeperPidsFile, 'utf8').trim().split(' ').map(Number);
+    expect(leader).toBeGreaterThan(1);
+    expect(background).toBeGreaterThan(1);
+    // With detached spawn the script leads its own group: pgid = its pid. The background sleep
+    // shared it; nothing of the group may survive (SIGKILL is delivered at once; allow reaping).
+    const gone = await waitUntil(() => processesInGroup(leader!).length === 0, 500);
+    expect(processesInGroup(leader!)).toEqual([]);
+    expect(gone).toBe(true);
+  });
+
+  it('stops reading past the stdout cap and kills the group (metadata_unavailable)', async () => {
+    const issue = await onlyIssueOf(exes.printsTenMegabytes, 'metadata_unavailable');
+    expect(issue.message).toContain(`stdout passed ${DEFAULT_MAX_METADATA_BYTES} bytes`);
+  });
+
+  it('reports output that is not JSON (metadata_unavailable)', async () => {
+    const issue = await onlyIssueOf(exes.printsInvalidJson, 'metadata_unavailable');
+    expect(issue.message).toContain('printed not JSON');
+  });
+
+  it('reports several JSON texts (metadata_unavailable)', async () => {
+    const issue = await onlyIssueOf(exes.printsTwoObjects, 'metadata_unavailable');
+    expect(issue.message).toContain('several JSON texts');
+  });
+
+  it('reports a JSON text that is not an object (metadata_unavailable)', async () => {
+    const issue = await onlyIssueOf(exes.printsArray, 'metadata_unavailable');
+    expect(issue.message).toContain('not an object');
+  });
+});
+
+describe('when the file is executable but not an executable format', () => {
+  it('refuses to start it and never hands it to a shell (metadata_unavailable, ENOEXEC)', async () => {
+    const issue = await onlyIssueOf(exes.notExecutableFormat, 'metadata_unavailable');
+    expect(issue.message).toContain('could not be started (ENOEXEC');
+    expect(existsSync(exes.notExecutableFormatRanMarker)).toBe(false);
+  });
+});
+
+describe('when the metadata does not match the schema', () => {
+  it('reports every schema error and the PRP range with its JSON path (metadata_invalid)', async () => {
+    const error = await rejectionOf(
+      resolveRunnerdArtifact({
+        executablePath: exes.printsInvalidMetadata.path,
+        expectedSha256: exes.printsInvalidMetadata.sha256,
+      }),
+    );
+    expect(error.issues.every((issue) => issue.code === 'metadata_invalid')).toBe(true);
+    expect(error.issues.every((issue) => issue.component === 'runnerd')).toBe(true);
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual([
+      '/binaryContractVersion',
+      '/packageVersion',
+      '/prp/minimumVersion',
+    ]);
+  });
+});
+
+describe('parseRunnerdBuildMetadata', () => {
+  it('returns the very object, unknown fields included', () => {
+    const value: unknown = JSON.parse(JSON.stringify({ ...GOOD_METADATA, x_new: 1 }));
+    expect(parseRunnerdBuildMetadata(value)).toBe(value);
+  });
+
+  it('throws metadata_invalid at /schema for another schema, checking nothing else', () => {
+    try {
+      parseRunnerdBuildMetadata({ schema: 'paperclip-runner/runnerd-build-metadata/v2' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ContractError);
+      expect((error as ContractError).code).toBe('paperclip_runnerd_artifact_invalid');
+      expect((error as ContractError).issues).toMatchObject([
+        { code: 'metadata_invalid', path: '/schema', expected: RUNNERD_BUILD_METADATA_V1 },
+      ]);
+    }
+  });
+
+  it('throws metadata_invalid with /prp/minimumVersion when the PRP range is empty', () => {
+    const value = {
+      ...GOOD_METADATA,
+      prp: { name: 'paperclip.runner', minimumVersion: 2, maximumVersion: 1 },
+    };
+    expect(() => parseRunnerdBuildMetadata(value)).toThrow(ContractError);
+    try {
+      parseRunnerdBuildMetadata(value);
+    } catch (error) {
+      expect((error as ContractError).issues).toMatchObject([
+        { code: 'metadata_invalid', path: '/prp/minimumVersion', received: 2 },
+      ]);
+    }
+  });
+
+  it('rejects duplicate transport modes, an unknown build profile and a wrong binary name', () => {
+    try {
+      parseRunnerdBuildMetadata({
+        ...GOOD_METADATA,
+        binaryName: 'runnerd',
+        prpTransportModes: ['listen_ws', 'listen_ws'],
+        buildProfile: 'fast',
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ContractError).issues.map((issue) => issue.path).sort()).toEqual([
+        '/binaryName',
+        '/buildProfile',
+        '/prpTransportModes',
+      ]);
+    }
+  });
+
+  it('has a schema that compiles under Ajv strict mode', () => {
+    const ajv = createSchemaAjv();
+    expect(ajv.getSchema(SCHEMA_IDS.runnerdBuildMetadataV1)).toBeTypeOf('function');
+  });
+});
+
+describe('resolver options', () => {
+  it('throws a RangeError (not a contract error) for a non-positive limit', async () => {
+    await expect(
+      resolveRunnerdArtifact({
+        executablePath: exes.good.path,
+        expectedSha256: exes.good.sha256,
+        metadataTimeoutMs: 0,
+      }),
+    ).rejects.toThrow(RangeError);
+  });
+
+  it('leaves no staging directory behind, on success or failure', async () => {
+    await resolveRunnerdArtifact({ executablePath: exes.good.path, expectedSha256: exes.good.sha256 });
+    await rejectionOf(
+      resolveRunnerdArtifact({ executablePath: exes.exitsOne.path, expectedSha256: exes.exitsOne.sha256 }),
+    );
+    await rejectionOf(
+      resolveRunnerdArtifact({ executablePath: exes.good.path, expectedSha256: exes.exitsOne.sha256 }),
+    );
+    expect(readdirSync(stagingParent)).toEqual([]);
+  });
+});
