@@ -1,0 +1,19 @@
+// `pnpm bench`: every benchmark in turn — parser throughput (and, with --rss, peak memory over
+// 1 GB), then resolving a 100 MB runnerd executable. Arguments go to the throughput benchmark;
+// --json is passed to both. Exits non-zero if either benchmark does.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const args = process.argv.slice(2).filter((arg) => arg !== '--');
+
+const runs: [string, string[]][] = [
+  ['scripts/bench/validate-bench.ts', args],
+  ['scripts/bench/resolve-bench.ts', args.includes('--json') ? ['--json'] : []],
+];
+for (const [script, scriptArgs] of runs) {
+  const { status } = spawnSync(TSX, [join(ROOT, script), ...scriptArgs], { stdio: 'inherit' });
+  if (status !== 0) process.exitCode = status ?? 1;
+}
