@@ -1,15 +1,9 @@
 // RFC 8785 (JCS) canonical JSON: the one serialisation every contract digest is computed over.
 import { ContractError, pointer } from './errors.js';
 
-/**
- * Matches a UTF-16 surrogate that is not half of a pair (the `u` flag reads pairs as one code
- * point). Stands in for `String.prototype.isWellFormed`, which the ES2023 lib does not declare.
- */
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
 /** True when a string holds an unpaired surrogate (not well-formed Unicode, not I-JSON). */
 export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
+  return !text.isWellFormed();
 }
 
 const UTF8 = new TextEncoder();
@@ -41,7 +35,7 @@ export function canonicalize(value: unknown): string {
   const write = (v: unknown): string => {
     switch (typeof v) {
       case 'string':
-        if (LONE_SURROGATE.test(v)) fail('lone_surrogate', 'string has an unpaired UTF-16 surrogate');
+        if (hasLoneSurrogate(v)) fail('lone_surrogate', 'string has an unpaired UTF-16 surrogate');
         return JSON.stringify(v);
       case 'number':
         if (!Number.isFinite(v)) fail('non_finite_number', `${v} is not a finite number`);
@@ -95,7 +89,7 @@ export function canonicalize(value: unknown): string {
   const memberName = (key: string): string => {
     let text = memberNames.get(key);
     if (text === undefined) {
-      if (LONE_SURROGATE.test(key)) fail('lone_surrogate', 'member name has an unpaired UTF-16 surrogate');
+      if (hasLoneSurrogate(key)) fail('lone_surrogate', 'member name has an unpaired UTF-16 surrogate');
       text = JSON.stringify(key) + ':';
       memberNames.set(key, text);
     }

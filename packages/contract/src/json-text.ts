@@ -1,10 +1,16 @@
 // Strict reading of untrusted JSON text: UTF-8 only, no BOM, size and nesting bounds, no duplicate
-// keys, no lone surrogates, and truncation told apart from other syntax errors. JSON.parse does the
-// parsing; a string-aware structural scan (fast: it jumps over strings with indexOf) supplies what
-// JSON.parse hides. Duplicate keys are found by counting: every object member has exactly one
-// colon outside strings, so fewer parsed keys than colons means a key was repeated; only then does
-// a slow pass locate the duplicates.
-import { hasLoneSurrogate } from './canonical-json.js';
+// keys, no lone surrogates, and truncation told apart from other syntax errors.
+//
+// The common case is fast: JSON.parse (V8's parser does not recurse, so deep input cannot overflow
+// it), then one walk of the result that counts keys and the colons inside strings, bounds the
+// depth and checks strings are well formed, building no paths. Duplicate keys are found by
+// counting: every object member has exactly one colon outside strings, so the colons of the text
+// minus those inside parsed strings must equal the parsed keys; a repeated key leaves its colon
+// (and its dropped value's) behind. Escaped colons (\u003a) would upset the count, so their presence
+// sends the text down the slow path too. Only when something is wrong do the slow passes run, to
+// say where: a walk that builds JSON pointers, and a recursive-descent reader.
+import { isUtf8 } from 'node:buffer';
+
 import { pointer } from './errors.js';
 
 import type { Issue } from './errors.js';
@@ -22,7 +28,6 @@ export interface JsonTextLimits {
 export type JsonTextResult =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: Issue[] };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const textEncoder = new TextEncoder();
 
 /** Parses one JSON text under the strict rules above. Never throws for bad input. */
@@ -43,31 +48,28 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
       received: 'EF BB BF',
     });
   }
-  let text: string;
-  try {
-    text = typeof input === 'string' ? input : utf8.decode(bytes);
-  } catch {
+  // buffer.isUtf8 (simdutf) then toString is several times faster than a fatal TextDecoder.
+  if (typeof input !== 'string' && !isUtf8(bytes)) {
     const offset = firstInvalidUtf8Offset(bytes);
     return fail('text_not_utf8', `input is not valid UTF-8 (bad sequence at byte offset ${offset})`, {
       expected: 'UTF-8 text',
       received: `byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} at offset ${offset}`,
     });
   }
-  if (text.trim() === '') {
-    return fail('json_empty', 'input is empty', { expected: 'one JSON object', received: 'no JSON text' });
-  }
+  const text =
+    typeof input === 'string'
+      ? input
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
-  const scan = scanStructure(text, maxDepth);
-  if (scan.maxDepth > maxDepth) {
-    return fail('json_too_deep', `JSON nests deeper than ${maxDepth} levels`, {
-      expected: `at most ${maxDepth} levels of nesting`,
-      received: `more than ${maxDepth} levels`,
-    });
-  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
+    if (text.trim() === '') {
+      return fail('json_empty', 'input is empty', { expected: 'one JSON object', received: 'no JSON text' });
+    }
+    // Too deep wins over a syntax error, and keeps the recursive reader within its bound.
+    if (maxDepthOfText(text, maxDepth) > maxDepth) return tooDeep(maxDepth);
     const located = new SlowReader(text).read().issues.filter((issue) => issue.code !== 'json_duplicate_key');
     if (located.length > 0) return { ok: false, issues: located };
     // Never "invalid with no reason": should the two readers ever disagree, report JSON.parse's own.
@@ -83,10 +85,22 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
     });
   }
 
+  const tally: Tally = { keys: 0, colonsInStrings: 0 };
+  if (!tallyValue(value, maxDepth, tally)) return tooDeep(maxDepth);
   const issues: Issue[] = [];
-  const keyCount = countKeysAndCheckStrings(value, '', issues);
-  if (keyCount !== scan.members) issues.push(...new SlowReader(text).read().issues);
+  // Decoding was fatal, so an unpaired surrogate can only come from a \uD8xx-\uDFxx escape.
+  if (text.includes('\\ud') || text.includes('\\uD')) findLoneSurrogates(value, '', issues);
+  const membersInText = colonsIn(text) - tally.colonsInStrings;
+  if (membersInText !== tally.keys || hasEscapedColon(text))
+    issues.push(...new SlowReader(text).read().issues);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
+}
+
+function tooDeep(maxDepth: number): JsonTextResult {
+  return fail('json_too_deep', `JSON nests deeper than ${maxDepth} levels`, {
+    expected: `at most ${maxDepth} levels of nesting`,
+    received: `more than ${maxDepth} levels`,
+  });
 }
 
 function fail(
@@ -97,46 +111,70 @@ function fail(
   return { ok: false, issues: [{ code, message, path: '', ...detail }] };
 }
 
-interface StructureScan {
-  /** Colons outside strings: the number of object members. */
-  members: number;
-  maxDepth: number;
-}
-
-const COLON = 58;
 const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
 const BACKSLASH = 92;
 
-/** One pass over the text outside strings; stops early once nesting passes `depthLimit`. */
-function scanStructure(text: string, depthLimit: number): StructureScan {
-  const length = text.length;
-  let members = 0;
+/** Nesting depth of a (possibly invalid) text, outside strings; stops counting past `limit`. */
+function maxDepthOfText(text: string, limit: number): number {
   let depth = 0;
   let maxDepth = 0;
   let position = 0;
-  while (position < length) {
+  while (position < text.length) {
     const quote = text.indexOf('"', position);
-    const end = quote === -1 ? length : quote;
+    const end = quote === -1 ? text.length : quote;
     for (let index = position; index < end; index++) {
       const code = text.charCodeAt(index);
-      if (code === COLON) members++;
-      else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (code === OPEN_BRACE || code === OPEN_BRACKET) {
         depth++;
-        if (depth > maxDepth) {
-          maxDepth = depth;
-          if (depth > depthLimit) return { members, maxDepth };
-        }
+        if (depth > maxDepth) maxDepth = depth;
+        if (maxDepth > limit) return maxDepth;
       } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth--;
     }
     if (quote === -1) break;
     const close = closingQuote(text, quote + 1);
-    if (close === -1) break; // unterminated string: JSON.parse reports it
+    if (close === -1) break; // an unterminated string: the reader reports it
     position = close + 1;
   }
-  return { members, maxDepth };
+  return maxDepth;
+}
+
+/** `\u003a` decodes to a colon the text does not show, so the colon count cannot be trusted. */
+const hasEscapedColon = (text: string): boolean => text.includes('\\u003a') || text.includes('\\u003A');
+
+interface Tally {
+  keys: number;
+  colonsInStrings: number;
+}
+
+/** Adds up keys and colons inside strings below `value`; false once nesting passes `depthLeft`. */
+function tallyValue(value: object, depthLeft: number, tally: Tally): boolean {
+  if (depthLeft === 0) return false;
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) {
+      if (typeof item === 'string') tally.colonsInStrings += colonsIn(item);
+      else if (typeof item === 'object' && item !== null && !tallyValue(item, depthLeft - 1, tally))
+        return false;
+    }
+    return true;
+  }
+  for (const key in value) {
+    tally.keys++;
+    tally.colonsInStrings += colonsIn(key);
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === 'string') tally.colonsInStrings += colonsIn(child);
+    else if (typeof child === 'object' && child !== null && !tallyValue(child, depthLeft - 1, tally))
+      return false;
+  }
+  return true;
+}
+
+function colonsIn(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) count++;
+  return count;
 }
 
 /** Index of the quote closing a string whose content starts at `from`, or -1. */
@@ -152,28 +190,24 @@ function closingQuote(text: string, from: number): number {
   }
 }
 
-/** Counts object keys below `value` and records strings (keys or values) with lone surrogates. */
-function countKeysAndCheckStrings(value: unknown, path: string, issues: Issue[]): number {
+/** The slow path for unpaired surrogates: every string or key holding one, with its pointer. */
+function findLoneSurrogates(value: unknown, path: string, issues: Issue[]): void {
   if (typeof value === 'string') {
-    if (hasLoneSurrogate(value)) issues.push(loneSurrogate(path, 'a string value'));
-    return 0;
+    if (!value.isWellFormed()) issues.push(loneSurrogate(path, 'a string value'));
+    return;
   }
-  if (typeof value !== 'object' || value === null) return 0;
-  let count = 0;
+  if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      count += countKeysAndCheckStrings(value[index], `${path}/${index}`, issues);
-    }
-    return count;
+    value.forEach((item, index) => {
+      findLoneSurrogates(item, `${path}/${index}`, issues);
+    });
+    return;
   }
   for (const [key, child] of Object.entries(value)) {
-    count++;
     const childPath = path + pointer(key);
-    if (hasLoneSurrogate(key)) issues.push(loneSurrogate(childPath, 'an object key'));
-    if (typeof child === 'object' || typeof child === 'string')
-      count += countKeysAndCheckStrings(child, childPath, issues);
+    if (!key.isWellFormed()) issues.push(loneSurrogate(childPath, 'an object key'));
+    findLoneSurrogates(child, childPath, issues);
   }
-  return count;
 }
 
 function loneSurrogate(path: string, what: string): Issue {

@@ -1,9 +1,10 @@
-// Reading native-execution bundles from files and streams: bytes are hashed as they arrive and
-// reading stops as soon as the size limit is passed, so an oversized input is refused without
-// being held in memory.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+// Reading native-execution bundles from files and streams. An oversized input is refused without
+// being held in memory: a file by its size before any read, a stream as soon as it passes the limit.
+// A file is read straight into one buffer of its size (no chunk copies); a stream is hashed as it
+// arrives.
+import { open } from 'node:fs/promises';
 
+import { sha256Digest } from './digest.js';
 import { ContractError } from './errors.js';
 import { DEFAULT_MAX_INPUT_BYTES } from './json-text.js';
 import { parseNativeExecution } from './native-execution.js';
@@ -25,32 +26,14 @@ export async function readNativeExecutionStream(
   options: ParseNativeExecutionOptions = {},
 ): Promise<NativeExecutionInput> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
-  const hash = createHash('sha256');
   const chunks: Uint8Array[] = [];
   let byteSize = 0;
   for await (const chunk of stream) {
     byteSize += chunk.byteLength;
-    if (byteSize > maxBytes) {
-      throw new ContractError(
-        'paperclip_native_execution_invalid',
-        `input is over the ${maxBytes}-byte limit`,
-        [
-          {
-            code: 'input_too_large',
-            message: `input is over the ${maxBytes}-byte limit (reading stopped)`,
-            path: '',
-            expected: `at most ${maxBytes} bytes`,
-            received: `more than ${maxBytes} bytes`,
-          },
-        ],
-      );
-    }
-    hash.update(chunk);
+    if (byteSize > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   }
-  const bytes = Buffer.concat(chunks, byteSize);
-  const bundle = parseNativeExecution(bytes, options);
-  return { bundle, fileSha256: `sha256:${hash.digest('hex')}`, byteSize };
+  return parseBytes(Buffer.concat(chunks, byteSize), options);
 }
 
 /** Reads, hashes and parses one bundle file. I/O failures reject with the fs error (e.g. ENOENT). */
@@ -58,10 +41,44 @@ export async function readNativeExecutionFile(
   path: string,
   options: ParseNativeExecutionOptions = {},
 ): Promise<NativeExecutionInput> {
-  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
+  const handle = await open(path, 'r');
   try {
-    return await readNativeExecutionStream(stream, options);
+    const { size } = await handle.stat();
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    const bytes = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+      if (bytesRead === 0) break; // the file shrank while we read: parse what is there
+      filled += bytesRead;
+    }
+    // A file that grew while we read is read again as a stream, under the same limit.
+    const { bytesRead: more } = await handle.read(Buffer.alloc(1), 0, 1, filled);
+    if (more > 0)
+      return await readNativeExecutionStream(
+        handle.createReadStream({ start: 0, autoClose: false }),
+        options,
+      );
+    return parseBytes(bytes.subarray(0, filled), options);
   } finally {
-    stream.destroy();
+    await handle.close();
   }
+}
+
+function parseBytes(bytes: Buffer, options: ParseNativeExecutionOptions): NativeExecutionInput {
+  const bundle = parseNativeExecution(bytes, options);
+  return { bundle, fileSha256: sha256Digest(bytes), byteSize: bytes.byteLength };
+}
+
+function tooLarge(maxBytes: number): ContractError {
+  return new ContractError('paperclip_native_execution_invalid', `input is over the ${maxBytes}-byte limit`, [
+    {
+      code: 'input_too_large',
+      message: `input is over the ${maxBytes}-byte limit (not read)`,
+      path: '',
+      expected: `at most ${maxBytes} bytes`,
+      received: `more than ${maxBytes} bytes`,
+    },
+  ]);
 }

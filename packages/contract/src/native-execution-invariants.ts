@@ -24,12 +24,13 @@ const describe = (value: unknown): unknown => (value === undefined ? 'missing' :
 /** All invariant violations of a (possibly schema-invalid) bundle. */
 export function nativeExecutionInvariantIssues(bundle: Json): Issue[] {
   const events = listAt(bundle, 'events');
+  const stream = indexEvents(events);
   return [
     ...eventRunIssues(bundle, events),
-    ...sourceOrderIssues(events),
-    ...terminalIssues(bundle, events),
-    ...semanticIndexIssues(bundle, events),
-    ...denialIssues(bundle, events),
+    ...sourceOrderIssues(events, stream),
+    ...terminalIssues(bundle, events, stream),
+    ...semanticIndexIssues(bundle, events, stream),
+    ...denialIssues(bundle, stream),
     ...usageIssues(bundle),
     ...transcriptIssues(bundle, events),
   ];
@@ -53,10 +54,9 @@ function eventRunIssues(bundle: Json, events: unknown[]): Issue[] {
   return issues;
 }
 
-function sourceOrderIssues(events: unknown[]): Issue[] {
+function sourceOrderIssues(events: unknown[], { positionById }: EventIndex): Issue[] {
   const issues: Issue[] = [];
   const lastSeqByInstance = new Map<string, number>();
-  const firstIndexByEventId = new Map<string, number>();
   events.forEach((event, index) => {
     if (!isObject(event)) return;
     const { sourceInstanceId, sourceSeq, sourceEventId } = event;
@@ -74,9 +74,8 @@ function sourceOrderIssues(events: unknown[]): Issue[] {
       lastSeqByInstance.set(sourceInstanceId, Math.max(sourceSeq, previous ?? sourceSeq));
     }
     if (typeof sourceEventId === 'string') {
-      const first = firstIndexByEventId.get(sourceEventId);
-      if (first === undefined) firstIndexByEventId.set(sourceEventId, index);
-      else {
+      const first = positionById.get(sourceEventId) ?? index;
+      if (first !== index) {
         issues.push({
           code: 'source_event_id_duplicate',
           message: `sourceEventId ${JSON.stringify(sourceEventId)} of event ${index} repeats event ${first}`,
@@ -90,11 +89,8 @@ function sourceOrderIssues(events: unknown[]): Issue[] {
   return issues;
 }
 
-function terminalIssues(bundle: Json, events: unknown[]): Issue[] {
-  const terminalIndexes = events.flatMap((event, index) =>
-    isObject(event) && event.eventType === 'run.terminal' ? [index] : [],
-  );
-  const [first, ...extra] = terminalIndexes;
+function terminalIssues(bundle: Json, events: unknown[], { terminalPositions }: EventIndex): Issue[] {
+  const [first, ...extra] = terminalPositions;
   if (first === undefined) {
     return [
       {
@@ -112,7 +108,7 @@ function terminalIssues(bundle: Json, events: unknown[]): Issue[] {
       message: `event ${index} is a second run.terminal event (the first is event ${first})`,
       path: pointer('events', index, 'eventType'),
       expected: 'exactly one run.terminal event',
-      received: `${terminalIndexes.length} run.terminal events`,
+      received: `${terminalPositions.length} run.terminal events`,
     }));
   }
   const fromEvent = objectAt(events[first], 'payload');
@@ -140,37 +136,51 @@ interface Envelope {
   readonly tool: Json;
 }
 
-/** Semantic tool envelopes of the PRP stream, by sourceEventId. */
-function envelopesById(events: unknown[]): Map<string, Envelope> {
-  const byId = new Map<string, Envelope>();
-  events.forEach((event, index) => {
-    if (!isObject(event) || typeof event.sourceEventId !== 'string' || typeof event.eventType !== 'string')
-      return;
-    const tool = objectAt(objectAt(event, 'payload'), 'semantic_tool');
-    if (tool !== undefined && !byId.has(event.sourceEventId)) {
-      byId.set(event.sourceEventId, { index, eventType: event.eventType, tool });
-    }
-  });
-  return byId;
+interface EventIndex {
+  /** Position of the first event with each sourceEventId. */
+  readonly positionById: ReadonlyMap<string, number>;
+  /** Semantic tool envelopes (events carrying payload.semantic_tool), by sourceEventId. */
+  readonly envelopes: ReadonlyMap<string, Envelope>;
+  /** Positions of the run.terminal events. */
+  readonly terminalPositions: readonly number[];
 }
 
-function semanticIndexIssues(bundle: Json, events: unknown[]): Issue[] {
+/** One pass over the stream, so that every lookup after it is constant time. */
+function indexEvents(events: unknown[]): EventIndex {
+  const positionById = new Map<string, number>();
+  const envelopes = new Map<string, Envelope>();
+  const terminalPositions: number[] = [];
+  events.forEach((event, index) => {
+    if (!isObject(event)) return;
+    if (event.eventType === 'run.terminal') terminalPositions.push(index);
+    if (typeof event.sourceEventId !== 'string') return;
+    if (positionById.has(event.sourceEventId)) return;
+    positionById.set(event.sourceEventId, index);
+    const tool = objectAt(objectAt(event, 'payload'), 'semantic_tool');
+    if (tool !== undefined && typeof event.eventType === 'string') {
+      envelopes.set(event.sourceEventId, { index, eventType: event.eventType, tool });
+    }
+  });
+  return { positionById, envelopes, terminalPositions };
+}
+
+function semanticIndexIssues(
+  bundle: Json,
+  events: unknown[],
+  { positionById, envelopes }: EventIndex,
+): Issue[] {
   const semanticTools = objectAt(bundle, 'semanticTools');
   if (semanticTools === undefined) return [];
-  const envelopes = envelopesById(events);
   const issues: Issue[] = [];
   const indexedEvents = new Map<number, string>();
 
   const checkList = (list: 'calls' | 'results', eventType: string, compared: readonly string[]): void => {
     listAt(semanticTools, list).forEach((entry, position) => {
       if (!isObject(entry)) return;
-      const entryPath = pointer('semanticTools', list, position);
+      const entryPath = `/semanticTools/${list}/${position}`; // no escaping needed: fixed tokens
       const eventId = entry.eventId;
       const envelope = typeof eventId === 'string' ? envelopes.get(eventId) : undefined;
-      const target =
-        typeof eventId === 'string'
-          ? events.findIndex((e) => isObject(e) && e.sourceEventId === eventId)
-          : -1;
+      const target = typeof eventId === 'string' ? (positionById.get(eventId) ?? -1) : -1;
       if (target === -1) {
         issues.push({
           code: 'semantic_index_dangling',
@@ -241,16 +251,23 @@ function semanticIndexIssues(bundle: Json, events: unknown[]): Issue[] {
   return issues;
 }
 
-function denialIssues(bundle: Json, events: unknown[]): Issue[] {
+function denialIssues(bundle: Json, { envelopes }: EventIndex): Issue[] {
   const denials = listAt(objectAt(bundle, 'semanticTools'), 'denials');
-  const deniedResults = [...envelopesById(events).values()].filter(
+  // Denial positions by (callId, code), so each denied result finds its receipt in constant time.
+  const denialPositions = new Map<string, number[]>();
+  denials.forEach((denial, position) => {
+    if (!isObject(denial)) return;
+    const key = denialKey(denial.callId, denial.code);
+    denialPositions.set(key, [...(denialPositions.get(key) ?? []), position]);
+  });
+  const deniedResults = [...envelopes.values()].filter(
     (envelope) => envelope.eventType === TOOL_RESULT_EVENT && envelope.tool.outcome === 'denied',
   );
   const issues: Issue[] = [];
   const matched = new Set<number>();
   for (const result of deniedResults) {
     const { callId, code } = result.tool;
-    const position = denials.findIndex((d) => isObject(d) && d.callId === callId && d.code === code);
+    const position = denialPositions.get(denialKey(callId, code))?.[0] ?? -1;
     const toolPath = pointer('events', result.index, 'payload', 'semantic_tool');
     if (position === -1) {
       issues.push({
@@ -347,6 +364,8 @@ function transcriptIssues(bundle: Json, events: unknown[]): Issue[] {
   }
   return [];
 }
+
+const denialKey = (callId: unknown, code: unknown): string => JSON.stringify([callId, code]);
 
 /** Structural equality of two JSON values (key order ignored). */
 function sameJson(left: unknown, right: unknown): boolean {

@@ -60,6 +60,22 @@ describe('readJsonText', () => {
     );
   });
 
+  it('is not fooled by escaped colons that balance a duplicate key', () => {
+    // One \u003a adds a decoded colon the text does not show; one duplicate hides a structural one.
+    expect(codesOf('{"a": "x\\u003a", "b": 1, "b": 2}')).toEqual(['json_duplicate_key']);
+    expect(codesOf('{"a": "x\\u003Ay", "b": 1}')).toEqual([]);
+  });
+
+  it('finds a duplicate whose dropped value held colons', () => {
+    expect(codesOf('{"t": "12:00:00", "t": "13:00"}')).toEqual(['json_duplicate_key']);
+  });
+
+  it('refuses nesting far past the bound without overflowing the stack', () => {
+    const deep = `{"a": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    expect(codesOf(deep)).toEqual(['json_too_deep']);
+    expect(codesOf(deep.slice(0, -1))).toEqual(['json_too_deep']);
+  });
+
   it('points at a duplicate with RFC 6901 escapes', () => {
     const result = readJsonText('{"a/b": {"~k": 1, "~k": 2}}');
     expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual(['/a~1b/~0k']);
