@@ -1,5 +1,6 @@
 // RFC 8785 (JCS) canonical JSON: the one serialisation every contract digest is computed over.
 import { ContractError, pointer } from './errors.js';
+import './well-formed-strings.js';
 
 /** True when a string holds an unpaired surrogate (not well-formed Unicode, not I-JSON). */
 export function hasLoneSurrogate(text: string): boolean {

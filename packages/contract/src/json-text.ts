@@ -12,6 +12,7 @@
 import { isUtf8 } from 'node:buffer';
 
 import { pointer } from './errors.js';
+import './well-formed-strings.js';
 
 import type { Issue } from './errors.js';
 

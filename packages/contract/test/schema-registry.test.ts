@@ -20,7 +20,7 @@ describe('the schema registry', () => {
     const plain = new Ajv2020();
     addFormats(plain);
     const reference = plain.compile({ type: 'string', format: 'date-time' });
-    const digit = fc.constantFrom(...'0123456789');
+    const digit = fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '7', '8', '9');
     const twoDigits = fc.tuple(digit, digit).map((d) => d.join(''));
     const timestamp = fc
       .tuple(
@@ -34,14 +34,22 @@ describe('the schema registry', () => {
         fc.constantFrom('', '.0', '.123', '.123456789', '.1234567890', '.'),
         fc.constantFrom('Z', 'z', '+02:00', '-0530', '', 'Q'),
       )
-      .map((parts) => `${parts.slice(0, 3).join('-')}${parts[3]}${parts.slice(4, 7).join(':')}${parts[7]}${parts[8]}`);
+      .map(
+        (parts) =>
+          `${parts.slice(0, 3).join('-')}${parts[3]}${parts.slice(4, 7).join(':')}${parts[7]}${parts[8]}`,
+      );
     fc.assert(
       fc.property(fc.oneof(timestamp, fc.string()), (text) => {
         expect(ours(text)).toBe(reference(text));
       }),
       { numRuns: 20_000 },
     );
-    for (const text of ['2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2000-02-29T23:59:59.5Z']) {
+    for (const text of [
+      '2024-02-29T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '2000-02-29T23:59:59.5Z',
+    ]) {
       expect(ours(text), text).toBe(reference(text));
     }
   });
