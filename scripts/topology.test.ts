@@ -14,7 +14,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   '@paperclip-evals/checks': ['@paperclip-evals/contract'],
   '@paperclip-evals/policy': ['@paperclip-evals/contract'],
   '@paperclip-evals/evalbook': ['@paperclip-evals/contract'],
+  '@paperclip-evals/qualification': ['@paperclip-evals/contract'],
   '@paperclip-evals/cli': [
+    '@paperclip-evals/qualification',
     '@paperclip-evals/evalbook',
     '@paperclip-evals/checks',
     '@paperclip-evals/policy',
