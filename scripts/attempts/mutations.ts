@@ -107,6 +107,19 @@ export const MUTATIONS: readonly MutationRow[] = [
     mutateText: (t) => t.replace('{', '{"x_note": "half a pair: \\ud83d",'),
   },
 
+  {
+    name: 'token-count-beyond-2-53',
+    rule: 'json_number_unsafe',
+    path: '/usage/inputTokens',
+    mutateText: (t) => t.replace(/"inputTokens": \d+/, '"inputTokens": 9007199254740993'),
+  },
+  {
+    name: 'cost-overflows-to-infinity',
+    rule: 'json_number_unsafe',
+    path: '/usage/cost/amountMicros',
+    mutateText: (t) => t.replace(/"amountMicros": \d+/, '"amountMicros": 1e400'),
+  },
+
   // Declared schema and provenance.
   {
     name: 'schema-missing',
@@ -297,6 +310,16 @@ export const MUTATIONS: readonly MutationRow[] = [
     rule: 'semantic_index_mismatch',
     path: '/semanticTools/results/0/outcome',
     mutate: (b) => (b.semanticTools.results[0].outcome = 'succeeded'),
+  },
+
+  {
+    name: 'result-without-call',
+    rule: 'semantic_result_unpaired',
+    path: '/events/6/payload/semantic_tool/callId',
+    mutate: (b) => {
+      nth(b, 'mcp_app.tool_result', 1).payload.semantic_tool.callId = 'call_never_made';
+      b.semanticTools.results[1].callId = 'call_never_made';
+    },
   },
 
   // Denials.

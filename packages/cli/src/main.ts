@@ -2,13 +2,15 @@
 import { CommanderError } from 'commander';
 
 import { createProgram } from './program.js';
-import { describeError, exitCodeFor } from './exit-codes.js';
+import { EXIT, describeError, exitCodeFor } from './exit-codes.js';
 
 export async function main(argv: readonly string[]): Promise<void> {
-  // A reader that stops early (`evals … | head`) is not an error: stop quietly.
+  // A reader that stops early (`evals … | head`) is not an error: the command still runs to the end
+  // so its exit code carries the verdict. Any other failure to write results is an internal error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code === 'EPIPE') return;
+    process.stderr.write(`evals: cannot write results to stdout (${error.code ?? error.message})\n`);
+    process.exit(EXIT.internal);
   });
   try {
     await createProgram().parseAsync(argv);

@@ -12,7 +12,7 @@ export function createProgram(): Command {
     )
     .version(CLI_VERSION, '-V, --version', 'print the evals version')
     .exitOverride()
-    .showHelpAfterError('(run `evals help <command>` for usage)')
+    .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
   program
@@ -24,20 +24,26 @@ export function createProgram(): Command {
         'size and depth limits), the JSON Schema, and the contract invariants (terminal, event order,',
         'semantic tool index, denials, token totals, transcript accounting). Every issue is reported,',
         'each with a rule code, a JSON pointer, what was expected and what was received.',
-      ].join('\n'),
+      ].join(' '),
     )
-    .argument('<inputs...>', 'bundle files, directories (searched recursively for *.json) or - for stdin')
+    .argument(
+      '<inputs...>',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed) or - for stdin',
+    )
     .option('--json', 'print one JSON report on stdout instead of the table')
     .addOption(
-      new Option('--max-bytes <bytes>', 'refuse bundles larger than this')
+      new Option(
+        '--max-bytes <size>',
+        'refuse bundles larger than this (bytes, or with KiB/MiB suffix; at most 512 MiB)',
+      )
         .default(64 * 1024 * 1024, '64 MiB')
-        .argParser(positiveInteger),
+        .argParser(byteSize),
     )
     .addHelpText(
       'after',
       [
         '',
-        'Exit codes: 0 every bundle is valid · 1 at least one is invalid · 2 usage error or unreadable input.',
+        'Exit codes: 0 every bundle is valid · 1 at least one is invalid · 2 usage error or an unreadable input (takes precedence over 1).',
         '',
         'Examples:',
         '  $ evals validate fixtures/attempts/valid',
@@ -59,7 +65,7 @@ export function createProgram(): Command {
         'Verify one paperclip-runnerd executable: the exact path given (never a PATH search; symlinks are',
         'refused), its sha256 digest, then the build metadata it prints for --build-metadata — run from a',
         'private copy of the verified bytes, with no shell, an empty environment, a timeout and an output cap.',
-      ].join('\n'),
+      ].join(' '),
     )
     .requiredOption(
       '--path <file>',
@@ -85,7 +91,7 @@ export function createProgram(): Command {
         'Check the whole join before any eval runs: package version, runnerd binary, PRP version range,',
         'semantic catalog (version and RFC 8785 canonical digest), harness driver (contract, negotiated',
         'PRP version, required capabilities) and native output. Prints the receipt, or every mismatch at once.',
-      ].join('\n'),
+      ].join(' '),
     )
     .requiredOption(
       '--package-metadata <file>',
@@ -132,6 +138,29 @@ function timeoutOption(): Option {
   return new Option('--timeout-ms <ms>', 'how long runnerd may take to print its build metadata')
     .default(5000)
     .argParser(positiveInteger);
+}
+
+/** The largest --max-bytes: V8 cannot hold a longer string, so a larger bundle could never be parsed. */
+const MAX_BUNDLE_BYTES_LIMIT = 512 * 1024 * 1024;
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  kb: 1000,
+  mb: 1000 ** 2,
+};
+
+function byteSize(value: string): number {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(value.trim());
+  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
+  const bytes = match === null || unit === undefined ? Number.NaN : Number(match[1]) * unit;
+  if (!Number.isSafeInteger(bytes) || bytes <= 0 || bytes > MAX_BUNDLE_BYTES_LIMIT) {
+    throw new InvalidArgumentError(
+      `expected a size from 1 byte to 512 MiB, like 1048576 or 64MiB; received ${JSON.stringify(value)}`,
+    );
+  }
+  return bytes;
 }
 
 function positiveInteger(value: string): number {

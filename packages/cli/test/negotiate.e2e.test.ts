@@ -130,6 +130,24 @@ describe('evals runnerd inspect', () => {
     expect(run.stderr).toContain('digest_mismatch');
   });
 
+  it('with --json, still answers a failure as JSON on stdout', () => {
+    const run = evals([
+      'runnerd',
+      'inspect',
+      '--path',
+      'paperclip-runnerd',
+      '--sha256',
+      `sha256:${'0'.repeat(64)}`,
+      '--json',
+    ]);
+    expect(run.status).toBe(4);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      code: 'paperclip_runnerd_artifact_invalid',
+      issues: [{ code: 'digest_mismatch' }],
+    });
+  });
+
   it('exits 4 with digest_invalid for a malformed digest', () => {
     const run = evals(['runnerd', 'inspect', '--path', 'paperclip-runnerd', '--sha256', 'sha256:ABC']);
     expect(run.status).toBe(4);
@@ -183,6 +201,8 @@ describe('evals negotiate', () => {
     const run = evals(negotiateArgs('requirements-invalid.json'));
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('paperclip_contract_document_invalid');
-    expect(run.stderr).toContain('/prp/maximumVersion');
+    const failure = JSON.parse(run.stdout) as { ok: boolean; code: string; issues: { path: string }[] };
+    expect(failure).toMatchObject({ ok: false, code: 'paperclip_contract_document_invalid' });
+    expect(failure.issues.map((issue) => issue.path)).toContain('/prp/maximumVersion');
   });
 });

@@ -128,7 +128,9 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
       'package',
       releaseVersion,
       consumer.packageVersion,
-      `${consumer.consumer} pins package ${consumer.packageVersion}, but the loaded package is ${releaseVersion}`,
+      semver.valid(consumer.packageVersion) === null
+        ? `${consumer.consumer} pins package version ${JSON.stringify(consumer.packageVersion)}, which is not an exact semver version`
+        : `${consumer.consumer} pins package ${consumer.packageVersion}, but the loaded package is ${releaseVersion}`,
     );
   }
 
@@ -284,7 +286,20 @@ const rangeText = (range: VersionRange): string => `${range.minimumVersion}..${r
 
 /** Validates a package's build metadata document; throws `paperclip_contract_document_invalid`. */
 export function parsePackageBuildMetadata(value: unknown): PackageBuildMetadata {
-  assertDocument(SCHEMA_IDS.packageBuildMetadataV1, 'package build metadata', value);
+  assertDocument(SCHEMA_IDS.packageBuildMetadataV1, 'package build metadata', value, (metadata) => {
+    const { contracts, semanticCatalog } = metadata as PackageBuildMetadata;
+    return contracts.semanticCatalog === semanticCatalog.version
+      ? []
+      : [
+          {
+            code: 'catalog_version_inconsistent',
+            message: 'the package names two different semantic catalog versions',
+            path: '/semanticCatalog/version',
+            expected: contracts.semanticCatalog,
+            received: semanticCatalog.version,
+          },
+        ];
+  });
   return value as PackageBuildMetadata;
 }
 
@@ -294,8 +309,14 @@ export function parseConsumerRequirements(value: unknown): ConsumerRequirements 
   return value as ConsumerRequirements;
 }
 
-function assertDocument(schemaId: string, what: string, value: unknown): void {
+function assertDocument(
+  schemaId: string,
+  what: string,
+  value: unknown,
+  invariants: (valid: unknown) => Issue[] = () => [],
+): void {
   const issues = schemaIssuesOf(schemaId, value, () => 'schema_violation');
+  if (issues.length === 0) issues.push(...invariants(value));
   const range = (value as { prp?: Partial<VersionRange> } | null)?.prp;
   if (
     issues.length === 0 &&

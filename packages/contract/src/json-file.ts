@@ -12,7 +12,14 @@ export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
  * file for bad JSON; I/O failures reject with the fs error (e.g. ENOENT).
  */
 export async function readJsonDocument(path: string, what: string): Promise<unknown> {
-  const bytes = await readFile(path);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    // Keep the fs error (its code and syscall say "I/O"), but say which document it was.
+    if (error instanceof Error) error.message = `cannot read ${what} ${path}: ${error.message}`;
+    throw error;
+  }
   const result = readJsonText(bytes, { maxBytes: MAX_DOCUMENT_BYTES });
   if (!result.ok) {
     throw new ContractError(

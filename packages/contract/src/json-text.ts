@@ -86,11 +86,12 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
     });
   }
 
-  const tally: Tally = { keys: 0, colonsInStrings: 0 };
+  const tally: Tally = { keys: 0, colonsInStrings: 0, unsafeNumber: false };
   if (!tallyValue(value, maxDepth, tally)) return tooDeep(maxDepth);
   const issues: Issue[] = [];
   // Decoding was fatal, so an unpaired surrogate can only come from a \uD8xx-\uDFxx escape.
   if (text.includes('\\ud') || text.includes('\\uD')) findLoneSurrogates(value, '', issues);
+  if (tally.unsafeNumber) findUnsafeNumbers(value, '', issues);
   const membersInText = colonsIn(text) - tally.colonsInStrings;
   if (membersInText !== tally.keys || hasEscapedColon(text))
     issues.push(...new SlowReader(text).read().issues);
@@ -148,6 +149,8 @@ const hasEscapedColon = (text: string): boolean => text.includes('\\u003a') || t
 interface Tally {
   keys: number;
   colonsInStrings: number;
+  /** A number beyond ±(2^53 − 1): JSON.parse rounded it (or made it Infinity). */
+  unsafeNumber: boolean;
 }
 
 /** Adds up keys and colons inside strings below `value`; false once nesting passes `depthLeft`. */
@@ -156,6 +159,7 @@ function tallyValue(value: object, depthLeft: number, tally: Tally): boolean {
   if (Array.isArray(value)) {
     for (const item of value as unknown[]) {
       if (typeof item === 'string') tally.colonsInStrings += colonsIn(item);
+      else if (typeof item === 'number') tally.unsafeNumber ||= !isSafeMagnitude(item);
       else if (typeof item === 'object' && item !== null && !tallyValue(item, depthLeft - 1, tally))
         return false;
     }
@@ -166,11 +170,15 @@ function tallyValue(value: object, depthLeft: number, tally: Tally): boolean {
     tally.colonsInStrings += colonsIn(key);
     const child = (value as Record<string, unknown>)[key];
     if (typeof child === 'string') tally.colonsInStrings += colonsIn(child);
+    else if (typeof child === 'number') tally.unsafeNumber ||= !isSafeMagnitude(child);
     else if (typeof child === 'object' && child !== null && !tallyValue(child, depthLeft - 1, tally))
       return false;
   }
   return true;
 }
+
+const isSafeMagnitude = (value: number): boolean =>
+  value <= Number.MAX_SAFE_INTEGER && value >= -Number.MAX_SAFE_INTEGER;
 
 function colonsIn(text: string): number {
   let count = 0;
@@ -209,6 +217,28 @@ function findLoneSurrogates(value: unknown, path: string, issues: Issue[]): void
     if (!key.isWellFormed()) issues.push(loneSurrogate(childPath, 'an object key'));
     findLoneSurrogates(child, childPath, issues);
   }
+}
+
+/** The slow path for numbers JSON.parse could not keep exactly: every one, with its pointer. */
+function findUnsafeNumbers(value: unknown, path: string, issues: Issue[]): void {
+  if (typeof value === 'number') {
+    if (!isSafeMagnitude(value)) {
+      issues.push({
+        code: 'json_number_unsafe',
+        message:
+          'a number beyond ±(2^53 − 1) cannot be read exactly (it was rounded, or overflowed to Infinity)',
+        path,
+        expected: `a number from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`,
+        received: Number.isFinite(value) ? value.toString() : 'a number too large to represent',
+      });
+    }
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item])
+    : Object.entries(value);
+  for (const [key, child] of entries) findUnsafeNumbers(child, path + pointer(key), issues);
 }
 
 function loneSurrogate(path: string, what: string): Issue {

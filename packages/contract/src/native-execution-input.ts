@@ -30,7 +30,7 @@ export async function readNativeExecutionStream(
   let byteSize = 0;
   for await (const chunk of stream) {
     byteSize += chunk.byteLength;
-    if (byteSize > maxBytes) throw tooLarge(maxBytes);
+    if (byteSize > maxBytes) throw tooLarge(maxBytes, `more than ${maxBytes} bytes (reading stopped)`);
     chunks.push(chunk);
   }
   return parseBytes(Buffer.concat(chunks, byteSize), options);
@@ -45,7 +45,7 @@ export async function readNativeExecutionFile(
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    if (size > maxBytes) throw tooLarge(maxBytes);
+    if (size > maxBytes) throw tooLarge(maxBytes, `${size} bytes (not read)`);
     const bytes = Buffer.allocUnsafe(size);
     let filled = 0;
     while (filled < size) {
@@ -71,14 +71,14 @@ function parseBytes(bytes: Buffer, options: ParseNativeExecutionOptions): Native
   return { bundle, fileSha256: sha256Digest(bytes), byteSize: bytes.byteLength };
 }
 
-function tooLarge(maxBytes: number): ContractError {
+function tooLarge(maxBytes: number, received: string): ContractError {
   return new ContractError('paperclip_native_execution_invalid', `input is over the ${maxBytes}-byte limit`, [
     {
       code: 'input_too_large',
-      message: `input is over the ${maxBytes}-byte limit (not read)`,
+      message: `input is over the ${maxBytes}-byte limit`,
       path: '',
       expected: `at most ${maxBytes} bytes`,
-      received: `more than ${maxBytes} bytes`,
+      received,
     },
   ]);
 }

@@ -248,6 +248,26 @@ function semanticIndexIssues(
       });
     }
   }
+  return [...issues, ...unpairedResultIssues(envelopes)];
+}
+
+/** A tool result must answer a call the stream shows: an input envelope with the same callId. */
+function unpairedResultIssues(envelopes: ReadonlyMap<string, Envelope>): Issue[] {
+  const calledIds = new Set<unknown>();
+  for (const envelope of envelopes.values()) {
+    if (envelope.eventType === TOOL_INPUT_EVENT) calledIds.add(envelope.tool.callId);
+  }
+  const issues: Issue[] = [];
+  for (const envelope of envelopes.values()) {
+    if (envelope.eventType !== TOOL_RESULT_EVENT || calledIds.has(envelope.tool.callId)) continue;
+    issues.push({
+      code: 'semantic_result_unpaired',
+      message: `${TOOL_RESULT_EVENT} event ${envelope.index} answers call ${JSON.stringify(envelope.tool.callId)}, which no ${TOOL_INPUT_EVENT} event made`,
+      path: pointer('events', envelope.index, 'payload', 'semantic_tool', 'callId'),
+      expected: `the callId of an earlier ${TOOL_INPUT_EVENT} event`,
+      received: describe(envelope.tool.callId),
+    });
+  }
   return issues;
 }
 

@@ -24,6 +24,10 @@ export const NATIVE_EXECUTION_RULES = {
     refuses: 'the same key twice in one object (JSON.parse would keep the last silently)',
     origin: 'evals',
   },
+  json_number_unsafe: {
+    refuses: 'a number beyond ±(2^53 − 1), which JSON.parse would silently round (or turn into Infinity)',
+    origin: 'evals',
+  },
   json_lone_surrogate: {
     refuses: 'a string or key with an unpaired surrogate escape (cannot be canonicalised)',
     origin: 'evals',
@@ -72,6 +76,10 @@ export const NATIVE_EXECUTION_RULES = {
   },
   semantic_index_duplicate: {
     refuses: 'two semanticTools entries indexing the same envelope',
+    origin: 'evals',
+  },
+  semantic_result_unpaired: {
+    refuses: 'a tool result envelope whose callId no tool input envelope made',
     origin: 'evals',
   },
   semantic_index_mismatch: {

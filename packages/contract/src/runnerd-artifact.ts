@@ -35,7 +35,7 @@ import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { chmod, lstat, mkdtemp, open, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve as resolvePath } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 
 import { digestsEqual, isSha256Digest } from './digest.js';
 import { ContractError } from './errors.js';
@@ -129,7 +129,11 @@ export async function resolveRunnerdArtifact(
   const formIssues = [...pathFormIssues(executablePath), ...digestFormIssues(expectedSha256)];
   if (formIssues.length > 0) throw artifactInvalid(executablePath, formIssues);
 
-  const absolutePath = resolvePath(options.cwd ?? process.cwd(), executablePath);
+  // No lexical normalisation (path.resolve would turn `link/../x` into `x`): the OS resolves the
+  // path exactly as given, relative to cwd.
+  const absolutePath = isAbsolute(executablePath)
+    ? executablePath
+    : `${options.cwd ?? process.cwd()}/${executablePath}`;
   const source = await openExecutable(absolutePath, executablePath);
   let stagingDir: string | undefined;
   try {
@@ -359,18 +363,31 @@ interface CopyResult {
   readonly head: Buffer;
 }
 
-const EXECUTABLE_MAGIC_BYTES = 4;
+/** Enough of the file's start to read an ELF header's identification, type and machine. */
+const EXECUTABLE_MAGIC_BYTES = 20;
+
+/** ELF e_machine of the architectures Node runs on here. */
+const ELF_MACHINE: Partial<Record<string, number>> = { x64: 62, arm64: 183, ia32: 3, arm: 40 };
 
 /**
- * An ELF executable or a `#!` script: what execve runs. Anything else the kernel refuses with
- * ENOEXEC, and libuv's execvp would then hand it to /bin/sh; it is refused here instead, so no
- * shell ever interprets a file that is not a script.
+ * An ELF executable for this machine or a `#!` script: what execve runs. Anything else the kernel
+ * refuses with ENOEXEC, and execvp would then hand it to /bin/sh; it is refused here instead. For
+ * ELF the header must name a valid class, byte order and version, an executable or shared-object
+ * type and this machine's architecture, so a text file that merely starts with "\x7fELF" is not
+ * run. (A crafted ELF whose program headers the kernel still rejects would reach /bin/sh; its
+ * digest was vouched for by the caller.)
  */
 function isExecutableFormat(head: Buffer): boolean {
-  return (
-    (head[0] === 0x23 && head[1] === 0x21) || // #!
-    (head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) // \x7fELF
-  );
+  if (head[0] === 0x23 && head[1] === 0x21) return true; // #!
+  if (head.byteLength < EXECUTABLE_MAGIC_BYTES) return false;
+  if (!(head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46)) return false;
+  const elfClass = head[4];
+  const byteOrder = head[5];
+  if ((elfClass !== 1 && elfClass !== 2) || (byteOrder !== 1 && byteOrder !== 2) || head[6] !== 1)
+    return false;
+  const type = byteOrder === 1 ? head.readUInt16LE(16) : head.readUInt16BE(16);
+  const machine = byteOrder === 1 ? head.readUInt16LE(18) : head.readUInt16BE(18);
+  return (type === 2 || type === 3) && machine === ELF_MACHINE[process.arch];
 }
 
 /**

@@ -131,7 +131,10 @@ export function schemaIssuesOf(
     const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
     return {
       code: codeFor(error, path),
-      message: `${path === '' ? '(root)' : path} ${error.message ?? 'is invalid'}`,
+      message:
+        missing === undefined
+          ? `${path === '' ? '(root)' : path} ${error.message ?? 'is invalid'}`
+          : `${error.instancePath === '' ? '(root)' : error.instancePath} is missing required property '${missing}'`,
       path,
       expected: expectationOf(error),
       received: missing === undefined ? valueAt(value, error.instancePath) : 'missing',
@@ -145,7 +148,7 @@ function expectationOf(error: ErrorObject): unknown {
     case 'const':
       return params.allowedValue;
     case 'enum':
-      return { oneOf: params.allowedValues };
+      return `one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
     case 'type':
       return `type ${String(params.type)}`;
     case 'pattern':

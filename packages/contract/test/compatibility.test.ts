@@ -198,6 +198,12 @@ describe('contract documents', () => {
     }
   });
 
+  it('refuses package metadata that names two semantic catalog versions', () => {
+    const metadata = structuredClone(compatibleRequest().package) as unknown as Mutable;
+    metadata.contracts.semanticCatalog = 2;
+    expect(() => parsePackageBuildMetadata(metadata)).toThrow(/invalid package build metadata/);
+  });
+
   it('refuses an inverted PRP range', () => {
     const metadata = structuredClone(compatibleRequest().package) as unknown as Mutable;
     metadata.prp = { name: 'paperclip.runner', minimumVersion: 3, maximumVersion: 1 };

@@ -3,7 +3,7 @@
 // executed are the bytes hashed, a hanging build is killed with its whole process group, and no
 // private staging directory is left behind.
 import { existsSync, readdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -374,6 +374,39 @@ describe('when the file is executable but not an executable format', () => {
     const issue = await onlyIssueOf(exes.notExecutableFormat, 'metadata_unavailable');
     expect(issue.message).toContain('could not be started (ENOEXEC');
     expect(existsSync(exes.notExecutableFormatRanMarker)).toBe(false);
+  });
+});
+
+describe('when a text file only pretends to be ELF', () => {
+  it('refuses it instead of letting execvp hand it to /bin/sh', async () => {
+    const marker = join(root, 'fake-elf-ran');
+    const fake = await writeExecutable(join(root, 'fake-elf'), `\x7fELF\n/usr/bin/touch ${marker}\n`);
+    const issue = await onlyIssueOf(fake, 'metadata_unavailable');
+    expect(issue.message).toContain('ENOEXEC');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('when the path goes through a symlinked directory and ..', () => {
+  it('verifies the file the OS resolves, not a lexically tidied path', async () => {
+    // real/inner/ is reached through `through` → real/inner; `through/../x` is real/x for the OS,
+    // while a lexical resolve would make it ./x in the current folder.
+    const base = join(root, 'lexical');
+    await mkdir(join(base, 'real', 'inner'), { recursive: true });
+    await symlink(join(base, 'real', 'inner'), join(base, 'through'));
+    const osTarget = await writeExecutable(join(base, 'real', 'good'), readFileSync(exes.good.path));
+    writeFileSync(join(base, 'good'), 'not the one the OS reaches', { mode: 0o755 });
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: 'through/../good',
+      expectedSha256: osTarget.sha256,
+      cwd: base,
+    });
+    expect(artifact.sha256).toBe(osTarget.sha256);
+  });
+
+  it('refuses a trailing slash after a file name', async () => {
+    const issue = await pathIssueOf(`${exes.good.path}/`);
+    expect(issue.code).toBe('path_invalid');
   });
 });
 

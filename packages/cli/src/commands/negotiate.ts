@@ -14,7 +14,7 @@ import {
 
 import type { CompatibilityReceipt, Issue, RunnerdArtifact } from '@paperclip-evals/contract';
 
-import { EXIT, UsageError, show } from '../exit-codes.js';
+import { EXIT, UsageError, exitCodeFor, show } from '../exit-codes.js';
 
 export interface InspectOptions {
   readonly path: string;
@@ -24,13 +24,33 @@ export interface InspectOptions {
 }
 
 export async function runRunnerdInspect(options: InspectOptions): Promise<number> {
-  const artifact = await resolveRunnerdArtifact({
-    executablePath: resolve(options.path),
-    expectedSha256: options.sha256,
-    metadataTimeoutMs: options.timeoutMs,
+  return withJsonFailure(options.json, async () => {
+    // The path goes to the resolver as given: it resolves it against the working directory itself.
+    const artifact = await resolveRunnerdArtifact({
+      executablePath: options.path,
+      expectedSha256: options.sha256,
+      metadataTimeoutMs: options.timeoutMs,
+    });
+    process.stdout.write(options.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatArtifact(artifact));
+    return EXIT.ok;
   });
-  process.stdout.write(options.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatArtifact(artifact));
-  return EXIT.ok;
+}
+
+/**
+ * With --json, a coded failure is still a result a machine can read: it goes to stdout as
+ * `{ok: false, code, message, issues}` (and the exit code is the error's), not only to stderr.
+ */
+async function withJsonFailure(json: boolean, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!json || !isContractError(error)) throw error;
+    process.stdout.write(
+      `${JSON.stringify({ ok: false, code: error.code, message: error.message, issues: error.issues }, null, 2)}\n`,
+    );
+    process.stderr.write(`evals: ${error.code}: ${error.message}\n`);
+    return exitCodeFor(error);
+  }
 }
 
 export interface NegotiateOptions {
@@ -44,6 +64,10 @@ export interface NegotiateOptions {
 }
 
 export async function runNegotiate(options: NegotiateOptions): Promise<number> {
+  return withJsonFailure(options.json, () => negotiate(options));
+}
+
+async function negotiate(options: NegotiateOptions): Promise<number> {
   const releaseMetadata = parsePackageBuildMetadata(
     await readJsonDocument(resolve(options.packageMetadata), 'package build metadata'),
   );
@@ -56,7 +80,7 @@ export async function runNegotiate(options: NegotiateOptions): Promise<number> {
     throw new UsageError(`the semantic catalog ${options.catalog} has no numeric "version" field`);
   }
   const artifact = await resolveRunnerdArtifact({
-    executablePath: resolve(options.runnerd),
+    executablePath: options.runnerd,
     expectedSha256: options.runnerdSha256,
     metadataTimeoutMs: options.timeoutMs,
   });

@@ -61,11 +61,24 @@ export async function runValidate(options: ValidateOptions): Promise<number> {
   return summary.invalid > 0 ? EXIT.invalid : EXIT.ok;
 }
 
-/** Files named, files found under directories (sorted, *.json), and stdin, in argument order. */
-async function expandInputs(inputs: readonly string[]): Promise<{ display: string; path: string | null }[]> {
+interface Target {
+  readonly display: string;
+  /** null: stdin. */
+  readonly path: string | null;
+  /** Why it cannot be read, found while expanding (a FIFO, a symlink inside a directory…). */
+  readonly refused?: string;
+}
+
+/**
+ * Files named, files found under directories, and stdin, in argument order. Directories are walked
+ * in sorted order for `*.json` regular files; symlinks inside them are not followed (reported, so
+ * nothing is skipped silently, and a link loop cannot repeat the walk). Anything that is not a
+ * regular file (a FIFO would block the read forever) is refused before it is opened.
+ */
+async function expandInputs(inputs: readonly string[]): Promise<Target[]> {
   if (inputs.filter((input) => input === STDIN).length > 1)
     throw new UsageError('stdin (-) can be given only once');
-  const targets: { display: string; path: string | null }[] = [];
+  const targets: Target[] = [];
   for (const input of inputs) {
     if (input === STDIN) {
       targets.push({ display: '(stdin)', path: null });
@@ -73,23 +86,37 @@ async function expandInputs(inputs: readonly string[]): Promise<{ display: strin
     }
     const path = resolve(input);
     const info = await stat(path).catch(() => null);
-    if (info?.isDirectory() !== true) {
-      targets.push({ display: input, path });
-      continue;
-    }
-    const found = (await readdir(path, { recursive: true, encoding: 'utf8' }))
-      .filter((name) => name.endsWith('.json'))
-      .sort();
-    if (found.length === 0) throw new UsageError(`no *.json files under ${input}`);
-    for (const name of found) targets.push({ display: join(input, name), path: join(path, name) });
+    if (info === null || info.isFile()) targets.push({ display: input, path });
+    else if (info.isDirectory()) {
+      const before = targets.length;
+      await walkDirectory(path, input, targets);
+      if (targets.length === before) throw new UsageError(`no *.json files under ${input}`);
+    } else targets.push({ display: input, path, refused: 'not a regular file (a FIFO, socket or device)' });
   }
   return targets;
 }
 
-async function validateOne(
-  target: { display: string; path: string | null },
-  maxBytes: number,
-): Promise<FileReport> {
+async function walkDirectory(dir: string, display: string, targets: Target[]): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    const shown = join(display, entry.name);
+    if (entry.isDirectory()) await walkDirectory(path, shown, targets);
+    else if (!entry.name.endsWith('.json')) continue;
+    else if (entry.isFile()) targets.push({ display: shown, path });
+    else if (entry.isSymbolicLink())
+      targets.push({
+        display: shown,
+        path,
+        refused: 'a symlink inside a directory (not followed; name its target instead)',
+      });
+    else targets.push({ display: shown, path, refused: 'not a regular file (a FIFO, socket or device)' });
+  }
+}
+
+async function validateOne(target: Target, maxBytes: number): Promise<FileReport> {
+  if (target.refused !== undefined)
+    return { input: target.display, status: 'unreadable', error: target.refused };
   let parsed: NativeExecutionInput;
   try {
     parsed =

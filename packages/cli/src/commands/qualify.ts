@@ -1,0 +1,107 @@
+// `evals qualify`: qualify one runner release directory (packed @paperclipai/paperclip-runner
+// tarball, paperclip-runnerd, SHA256SUMS) and print the evals-qualification/v1 record — a table of
+// every check, or the record as JSON — optionally writing it atomically to --out.
+// Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release dir).
+import { realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
+
+import type { QualificationRecord } from '@paperclip-evals/qualification';
+
+import { EXIT, UsageError, show } from '../exit-codes.js';
+
+/** The exit codes of `evals qualify`. */
+export const QUALIFY_EXIT = {
+  qualified: EXIT.ok,
+  /** At least one check failed or could not run; the record lists every reason. */
+  refused: EXIT.invalid,
+  usage: EXIT.usage,
+} as const;
+
+export interface QualifyOptions {
+  readonly releaseDir: string;
+  /** Where to write the record (atomically); must be outside the release directory. */
+  readonly out?: string;
+  readonly json: boolean;
+}
+
+export async function runQualify(options: QualifyOptions): Promise<number> {
+  const releaseDir = await existingDirectory(options.releaseDir);
+  const out = options.out === undefined ? undefined : await outputPath(options.out, releaseDir);
+  const record = await qualifyRelease({ releaseDir });
+  if (out !== undefined) {
+    await writeQualificationRecord(out, record);
+    process.stderr.write(`evals: qualification record written to ${out}\n`);
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(record, null, 2)}\n` : formatRecord(record));
+  return record.qualified ? QUALIFY_EXIT.qualified : QUALIFY_EXIT.refused;
+}
+
+async function existingDirectory(path: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(resolve(path));
+  } catch {
+    throw new UsageError(`the release directory ${path} does not exist`);
+  }
+  if (!(await stat(real)).isDirectory())
+    throw new UsageError(`the release directory ${path} is not a directory`);
+  return real;
+}
+
+/** The record's absolute path; its folder must exist, and it must not land in the release directory. */
+async function outputPath(path: string, releaseDir: string): Promise<string> {
+  const absolute = resolve(path);
+  let parent: string;
+  try {
+    parent = await realpath(dirname(absolute));
+  } catch {
+    throw new UsageError(`--out ${path}: the folder ${dirname(absolute)} does not exist`);
+  }
+  const target = join(parent, basename(absolute));
+  const inside = relative(releaseDir, target);
+  if (inside === '' || (!inside.startsWith('..') && !inside.startsWith('/'))) {
+    throw new UsageError(
+      `--out ${path} is inside the release directory, where it would be a file SHA256SUMS does not list`,
+    );
+  }
+  return target;
+}
+
+const shown = (value: unknown): string => (value === undefined ? '(not stated)' : show(value));
+
+export function formatRecord(record: QualificationRecord): string {
+  const failed = record.checks.filter((check) => check.status === 'fail').length;
+  const skipped = record.checks.filter((check) => check.status === 'skipped').length;
+  const passed = record.checks.length - failed - skipped;
+  const subject =
+    record.package.name === null
+      ? (record.package.tarball ?? '(no tarball)')
+      : `${record.package.name} ${record.package.version ?? '(no version)'}`;
+  const width = Math.max(...record.checks.map((check) => check.id.length));
+  const lines = [`${record.qualified ? 'qualified' : 'refused'}  ${subject}  (${record.releaseDir})`];
+  for (const check of record.checks) {
+    const status = check.status === 'pass' ? 'pass' : check.status === 'fail' ? 'FAIL' : 'skip';
+    lines.push(`  ${status}  ${check.id.padEnd(width)}  ${check.detail}`);
+    for (const issue of check.issues ?? []) {
+      const where = issue.file ?? issue.entry ?? issue.path ?? issue.component;
+      lines.push(
+        `${''.padEnd(width + 10)}${issue.code}${where === undefined || where === '' ? '' : ` [${where}]`}: ${issue.message}`,
+      );
+      if (issue.expected !== undefined || issue.received !== undefined) {
+        lines.push(
+          `${''.padEnd(width + 12)}expected ${shown(issue.expected)}, received ${shown(issue.received)}`,
+        );
+      }
+    }
+  }
+  if (record.receipt !== null) {
+    lines.push(
+      `  receipt  ${record.receipt.consumer} ↔ ${record.receipt.packageVersion}: prp.v${record.receipt.negotiatedPrpVersion}, ${record.receipt.driverKind}@${record.receipt.driverVersion}`,
+    );
+  }
+  if (record.runnerd.sha256 !== null)
+    lines.push(`  runnerd  ${record.runnerd.file ?? '?'}  ${record.runnerd.sha256}`);
+  lines.push(`${record.checks.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  return `${lines.join('\n')}\n`;
+}
