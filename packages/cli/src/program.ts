@@ -56,6 +56,25 @@ export function createProgram(): Command {
       process.exitCode = await runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
     });
 
+  program
+    .command('digest')
+    .summary('print sha256 digests of files, or of the canonical form of the JSON inside them')
+    .description(
+      'Print the sha256 digest of each file as Evals computes it: of its bytes (like sha256sum, with the sha256: prefix), or with --canonical of the RFC 8785 canonical form of the JSON it holds — the digest a package build metadata names for its semantic catalog.',
+    )
+    .argument('<files...>', 'files to digest')
+    .option('--canonical', 'digest the RFC 8785 canonical form of the JSON in each file')
+    .option('--json', 'print the digests as JSON')
+    .addHelpText('after', '\nExit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON.')
+    .action(async (files: string[], flags: { canonical?: true; json?: true }) => {
+      const { runDigest } = await import('./commands/digest.js');
+      process.exitCode = await runDigest({
+        files,
+        canonical: flags.canonical === true,
+        json: flags.json === true,
+      });
+    });
+
   const runnerd = program.command('runnerd').description('work with paperclip-runnerd executables');
   runnerd
     .command('inspect')

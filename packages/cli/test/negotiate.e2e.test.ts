@@ -155,6 +155,20 @@ describe('evals runnerd inspect', () => {
   });
 });
 
+describe('evals digest', () => {
+  it('prints the canonical digest a package names for its catalog, whatever the key order', () => {
+    writeFileSync(
+      files('catalog-reordered.json'),
+      JSON.stringify({ operations: catalog.operations, version: 1, schema: catalog.schema }, null, 2),
+    );
+    const run = evals(['digest', '--canonical', 'catalog.json', 'catalog-reordered.json']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(
+      `${canonicalDigest(catalog)}  catalog.json\n${canonicalDigest(catalog)}  catalog-reordered.json\n`,
+    );
+  });
+});
+
 describe('evals negotiate', () => {
   it('prints the receipt and exits 0 when every dimension agrees', () => {
     const run = evals(negotiateArgs());

@@ -1,0 +1,30 @@
+// `evals digest`: the sha256 digest of files as Evals computes them — of the bytes, or with
+// --canonical of the RFC 8785 canonical form of the JSON inside (what a semantic catalog digest,
+// a case or config digest is taken over).
+import { resolve } from 'node:path';
+import { canonicalDigest, digestFile, readJsonDocument } from '@paperclip-evals/contract';
+
+import { EXIT } from '../exit-codes.js';
+
+export interface DigestOptions {
+  readonly files: readonly string[];
+  readonly canonical: boolean;
+  readonly json: boolean;
+}
+
+export async function runDigest(options: DigestOptions): Promise<number> {
+  const results: { file: string; sha256: string }[] = [];
+  for (const file of options.files) {
+    const path = resolve(file);
+    const sha256 = options.canonical
+      ? canonicalDigest(await readJsonDocument(path, 'JSON document'))
+      : (await digestFile(path)).digest;
+    results.push({ file, sha256 });
+  }
+  process.stdout.write(
+    options.json
+      ? `${JSON.stringify({ canonical: options.canonical, files: results }, null, 2)}\n`
+      : results.map(({ file, sha256 }) => `${sha256}  ${file}\n`).join(''),
+  );
+  return EXIT.ok;
+}
