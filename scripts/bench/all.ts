@@ -12,6 +12,7 @@ const args = process.argv.slice(2).filter((arg) => arg !== '--');
 const runs: [string, string[]][] = [
   ['scripts/bench/validate-bench.ts', args],
   ['scripts/bench/resolve-bench.ts', args.includes('--json') ? ['--json'] : []],
+  ['scripts/bench/qualify-bench.ts', args.includes('--json') ? ['--json'] : []],
 ];
 for (const [script, scriptArgs] of runs) {
   const { status } = spawnSync(TSX, [join(ROOT, script), ...scriptArgs], { stdio: 'inherit' });

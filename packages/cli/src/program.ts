@@ -150,6 +150,44 @@ export function createProgram(): Command {
       },
     );
 
+  program
+    .command('qualify')
+    .summary('qualify a runner release directory before anyone trusts it')
+    .description(
+      [
+        'Qualify one release directory (the packed @paperclipai/paperclip-runner tarball,',
+        'paperclip-runnerd-<platform>-<arch>, SHA256SUMS): verify every digest, extract the tarball safely,',
+        'install it offline into an isolated consumer, probe its entry points, check its build metadata,',
+        'semantic catalog, seeded fixture and driver conformance, resolve runnerd (release builds only) and',
+        "negotiate with Evals' own consumer requirements. Every check runs and every failure is listed.",
+      ].join(' '),
+    )
+    .requiredOption('--release-dir <dir>', 'the release directory')
+    .option(
+      '--out <file>',
+      'also write the evals-qualification/v1 record to this file (atomically; outside the release directory)',
+    )
+    .option('--json', 'print the record as JSON instead of the table')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release directory).',
+        '',
+        'Examples:',
+        '  $ evals qualify --release-dir dist/release --out qualification.json',
+        '  $ evals qualify --release-dir dist/release --json | jq ".checks[] | select(.status != \\"pass\\")"',
+      ].join('\n'),
+    )
+    .action(async (flags: { releaseDir: string; out?: string; json?: true }) => {
+      const { runQualify } = await import('./commands/qualify.js');
+      process.exitCode = await runQualify({
+        releaseDir: flags.releaseDir,
+        ...(flags.out === undefined ? {} : { out: flags.out }),
+        json: flags.json === true,
+      });
+    });
+
   return program;
 }
 

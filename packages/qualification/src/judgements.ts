@@ -1,0 +1,324 @@
+// Pure judgements over what a qualification read: the tarball's package.json, the probe report's
+// entry points, root exports and undeclared subpaths, and the conformance report. Each returns
+// every issue found ([] means the check passes); none does I/O.
+import { createSchemaAjv } from '@paperclip-evals/contract';
+
+import type { ConformanceReport, QualificationIssue } from './record.js';
+import type { Captured, ProbeReport } from './probe.js';
+
+export const RUNNER_PACKAGE_NAME = '@paperclipai/paperclip-runner';
+/** The entry points a consumer may import, and nothing else. */
+export const PUBLIC_ENTRY_POINTS = ['.', './evals', './testing'] as const;
+/** Undeclared paths always tried (built output a consumer must not reach around the exports map). */
+export const ALWAYS_PROBED_SUBPATHS = [
+  'dist/index.js',
+  'dist/evals/index.js',
+  'dist/testing/index.js',
+] as const;
+
+/** The documented exports of each entry point and their `typeof`. */
+export const DOCUMENTED_EXPORTS: Readonly<Record<'./evals' | './testing', Readonly<Record<string, string>>>> =
+  {
+    './evals': {
+      PAPERCLIP_RUNNER_BUILD_METADATA: 'object',
+      SEMANTIC_CATALOG: 'object',
+      SEMANTIC_CATALOG_SHA256: 'string',
+      NATIVE_EXECUTION_SCHEMA: 'object',
+      loadSeededNativeExecutionFixture: 'function',
+      parseNativeExecution: 'function',
+      assertPaperclipRunnerEvalCompatibility: 'function',
+      resolvePaperclipRunnerdArtifact: 'function',
+    },
+    './testing': {
+      DeterministicHarnessDriver: 'function',
+      runHarnessDriverConformance: 'function',
+    },
+  };
+
+/** A root export whose name says it is a test double. */
+export const TEST_DOUBLE_NAME = /fake|deterministic|conformance|mock|stub|testing/i;
+
+/** SemVer 2.0.0 (semver.org's own expression). */
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+/** Dependency specs that point at the packer's machine rather than a registry. */
+const LOCAL_SPEC = /^(?:file:|link:|workspace:|portal:|\.{0,2}\/)/;
+
+export interface PackageManifest {
+  readonly name?: unknown;
+  readonly version?: unknown;
+  readonly exports?: unknown;
+  readonly dependencies?: unknown;
+  readonly optionalDependencies?: unknown;
+  readonly peerDependencies?: unknown;
+  readonly [field: string]: unknown;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The packed package.json: the runner's name, a SemVer version, the three entry points, no local specs. */
+export function manifestIssues(manifest: PackageManifest): QualificationIssue[] {
+  const issues: QualificationIssue[] = [];
+  const file = 'package/package.json';
+  if (manifest.name !== RUNNER_PACKAGE_NAME) {
+    issues.push({
+      code: 'package_name_mismatch',
+      message: `the tarball packs ${JSON.stringify(manifest.name)}, not ${RUNNER_PACKAGE_NAME}`,
+      entry: file,
+      expected: RUNNER_PACKAGE_NAME,
+      received: manifest.name ?? 'missing',
+    });
+  }
+  if (typeof manifest.version !== 'string' || !SEMVER.test(manifest.version)) {
+    issues.push({
+      code: 'package_version_invalid',
+      message: 'package.json has no valid SemVer version',
+      entry: file,
+      expected: 'a SemVer 2.0.0 version',
+      received: manifest.version ?? 'missing',
+    });
+  }
+  const exportKeys = isRecord(manifest.exports) ? Object.keys(manifest.exports) : [];
+  for (const entryPoint of PUBLIC_ENTRY_POINTS) {
+    if (!exportKeys.includes(entryPoint)) {
+      issues.push({
+        code: 'exports_entry_missing',
+        message: `package.json "exports" does not declare ${entryPoint}`,
+        entry: file,
+        expected: entryPoint,
+        received: isRecord(manifest.exports) ? exportKeys : (manifest.exports ?? 'missing'),
+      });
+    }
+  }
+  for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {
+    const specs = manifest[field];
+    if (specs === undefined) continue;
+    if (!isRecord(specs)) {
+      issues.push({
+        code: 'dependencies_invalid',
+        message: `package.json "${field}" is not an object`,
+        entry: file,
+      });
+      continue;
+    }
+    for (const [name, spec] of Object.entries(specs)) {
+      if (typeof spec !== 'string' || LOCAL_SPEC.test(spec)) {
+        issues.push({
+          code: 'dependency_spec_local',
+          message: `${field}.${name} is ${JSON.stringify(spec)}, which no consumer can install`,
+          entry: file,
+          expected: 'a registry version or range',
+          received: spec,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+/**
+ * Subpaths (no leading `./`) the probe imports expecting ERR_PACKAGE_PATH_NOT_EXPORTED: every file
+ * an exports target names, plus the built entry points, minus what the map itself declares.
+ */
+export function undeclaredSubpaths(manifest: PackageManifest): string[] {
+  const declared = new Set(isRecord(manifest.exports) ? Object.keys(manifest.exports) : ['.']);
+  const targets = new Set<string>(ALWAYS_PROBED_SUBPATHS);
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (value.startsWith('./') && !value.includes('*')) targets.add(value.slice(2));
+    } else if (Array.isArray(value)) value.forEach(collect);
+    else if (isRecord(value)) Object.values(value).forEach(collect);
+  };
+  collect(manifest.exports);
+  return [...targets].filter((subpath) => !declared.has(`./${subpath}`)).sort();
+}
+
+/** Each public entry point loads and exports its documented names with the documented types. */
+export function entryPointIssues(report: ProbeReport): QualificationIssue[] {
+  const issues: QualificationIssue[] = [];
+  for (const entryPoint of PUBLIC_ENTRY_POINTS) {
+    const loaded = report.entryPoints[entryPoint];
+    if (!loaded.loaded) {
+      issues.push({
+        code: 'entry_point_unloadable',
+        message: `importing ${entryPoint} failed: ${loaded.error.name}: ${loaded.error.message}`,
+        component: entryPoint,
+        expected: 'the entry point loads',
+        received: loaded.error,
+      });
+      continue;
+    }
+    if (entryPoint === '.') continue;
+    const documented = DOCUMENTED_EXPORTS[entryPoint];
+    for (const [name, type] of Object.entries(documented)) {
+      const found = loaded.exports.find((candidate) => candidate.name === name);
+      if (found === undefined) {
+        issues.push({
+          code: 'export_missing',
+          message: `${entryPoint} does not export ${name}`,
+          component: entryPoint,
+          expected: `${name} (${type})`,
+          received: 'missing',
+        });
+      } else if (found.type !== type) {
+        issues.push({
+          code: 'export_type_mismatch',
+          message: `${entryPoint} exports ${name} as ${found.type}, not ${type}`,
+          component: entryPoint,
+          expected: type,
+          received: found.type,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+/** The root entry point exports contracts only: no test double by name, none shared with ./testing. */
+export function rootExportIssues(report: ProbeReport): QualificationIssue[] {
+  const root = report.entryPoints['.'];
+  if (!root.loaded) return [];
+  const issues: QualificationIssue[] = [];
+  for (const item of root.exports) {
+    if (TEST_DOUBLE_NAME.test(item.name)) {
+      issues.push({
+        code: 'root_export_test_double',
+        message: `the root entry point exports ${item.name}, whose name marks a test double (Fake, Deterministic, Conformance, Mock, Stub, Testing)`,
+        component: '.',
+        expected: 'contracts only; test doubles live in ./testing',
+        received: item.name,
+      });
+    }
+    if (item.sameAsTesting.length > 0) {
+      issues.push({
+        code: 'root_export_shared_with_testing',
+        message: `the root entry point's ${item.name} is the very ${item.type} ./testing exports as ${item.sameAsTesting.join(', ')}`,
+        component: '.',
+        expected: 'no value shared with ./testing',
+        received: { name: item.name, sameAsTesting: item.sameAsTesting },
+      });
+    }
+  }
+  return issues;
+}
+
+/** Every undeclared subpath was refused by Node with ERR_PACKAGE_PATH_NOT_EXPORTED. */
+export function undeclaredSubpathIssues(report: ProbeReport): QualificationIssue[] {
+  return report.undeclared
+    .filter((attempt) => attempt.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED')
+    .map((attempt) => ({
+      code: 'undeclared_subpath_not_refused',
+      message:
+        attempt.code === null
+          ? `${attempt.specifier} loaded although the exports map does not declare it`
+          : `${attempt.specifier} failed with ${attempt.code}, not ERR_PACKAGE_PATH_NOT_EXPORTED: ${attempt.message}`,
+      component: attempt.specifier,
+      expected: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
+      received: attempt.code ?? 'loaded',
+    }));
+}
+
+const CONFORMANCE_REPORT_SCHEMA = {
+  type: 'object',
+  required: ['passed', 'contractVersion', 'descriptor', 'checks', 'semanticToolCallCount'],
+  properties: {
+    passed: { type: 'boolean' },
+    contractVersion: { type: 'integer', minimum: 1 },
+    descriptor: {
+      type: 'object',
+      required: ['kind', 'version', 'protocolVersion', 'capabilities'],
+      properties: {
+        kind: { type: 'string', minLength: 1 },
+        version: { type: 'string', minLength: 1 },
+        protocolVersion: { type: 'string', pattern: '^prp\\.v[1-9][0-9]*$' },
+        capabilities: { type: 'object' },
+      },
+    },
+    checks: { type: 'object', additionalProperties: { type: 'boolean' } },
+    semanticToolCallCount: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+let conformanceValidator: ReturnType<ReturnType<typeof createSchemaAjv>['compile']> | undefined;
+
+export interface ConformanceJudgement {
+  /** The report, when it has the documented shape (whether or not it passed). */
+  readonly report: ConformanceReport | null;
+  readonly issues: QualificationIssue[];
+}
+
+/**
+ * The conformance run: it returned a report of the documented shape, `passed` is true, at least one
+ * check ran and every check is true, and the driver's contract version is the package's.
+ */
+export function judgeConformance(
+  captured: Captured,
+  harnessDriverVersion: number | null,
+): ConformanceJudgement {
+  if (!captured.ok) {
+    return {
+      report: null,
+      issues: [
+        {
+          code: 'conformance_threw',
+          message: `runHarnessDriverConformance failed: ${captured.error.name}: ${captured.error.message}`,
+          expected: 'a conformance report',
+          received: captured.error,
+        },
+      ],
+    };
+  }
+  conformanceValidator ??= createSchemaAjv().compile(CONFORMANCE_REPORT_SCHEMA);
+  if (conformanceValidator(captured.value) !== true) {
+    return {
+      report: null,
+      issues: (conformanceValidator.errors ?? []).map((error) => ({
+        code: 'conformance_report_invalid',
+        message: `conformance report ${error.instancePath === '' ? '(root)' : error.instancePath} ${error.message ?? 'is invalid'}`,
+        path: error.instancePath,
+        expected: error.keyword,
+        received: error.params,
+      })),
+    };
+  }
+  const report = captured.value as ConformanceReport;
+  const issues: QualificationIssue[] = [];
+  if (!report.passed) {
+    issues.push({
+      code: 'conformance_failed',
+      message: 'the conformance report says passed: false',
+      expected: true,
+      received: false,
+    });
+  }
+  const checkNames = Object.keys(report.checks);
+  if (checkNames.length === 0) {
+    issues.push({
+      code: 'conformance_checks_empty',
+      message: 'the conformance report lists no check',
+      expected: 'at least one check',
+      received: 0,
+    });
+  }
+  for (const name of checkNames.sort()) {
+    if (report.checks[name] !== true) {
+      issues.push({
+        code: 'conformance_check_failed',
+        message: `conformance check ${name} failed`,
+        component: name,
+        expected: true,
+        received: report.checks[name],
+      });
+    }
+  }
+  if (harnessDriverVersion !== null && report.contractVersion !== harnessDriverVersion) {
+    issues.push({
+      code: 'conformance_contract_version_mismatch',
+      message: `the conformance report is for harness-driver contract ${report.contractVersion}, the package declares ${harnessDriverVersion}`,
+      expected: harnessDriverVersion,
+      received: report.contractVersion,
+    });
+  }
+  return { report, issues };
+}

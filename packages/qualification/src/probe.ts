@@ -1,0 +1,375 @@
+// The consumer probe: the script Evals writes into the isolated consumer and runs with `node`, and
+// the shape of the one JSON report it prints. The probe only observes — which entry points load
+// and what they export, what undeclared subpaths do, the package's documents, its parser's
+// verdict on its own seeded fixture, the conformance report — and every judgement is made by
+// Evals on the report. The package is named by the input (argv[2]), never written here as an
+// import specifier: Evals' own code never imports the runner package.
+import { createSchemaAjv } from '@paperclip-evals/contract';
+
+import type { QualificationIssue } from './record.js';
+
+export const PROBE_REPORT_V1 = 'paperclip-evals/qualification-probe/v1';
+export const PROBE_FILE_NAME = 'probe.mjs';
+
+/** What Evals hands the probe (as JSON in argv[2]). */
+export interface ProbeInput {
+  readonly packageName: string;
+  /** Subpaths (without a leading `./`) the exports map does not declare; each must be refused. */
+  readonly undeclaredSubpaths: readonly string[];
+}
+
+export interface ProbeError {
+  readonly name: string;
+  readonly code: string | null;
+  readonly message: string;
+}
+
+/** A value read from the package, as it survived a JSON round trip, or why it could not be read. */
+export type Captured =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ProbeError };
+
+export interface ProbeExport {
+  readonly name: string;
+  /** typeof, with 'null' and 'array' told apart. */
+  readonly type: string;
+  /** Names exported by ./testing whose value is this very object (root entry point only). */
+  readonly sameAsTesting: readonly string[];
+}
+
+export type ProbeEntryPoint =
+  | { readonly loaded: true; readonly exports: readonly ProbeExport[] }
+  | { readonly loaded: false; readonly error: ProbeError };
+
+export type ProbeVerdict =
+  | {
+      readonly ran: true;
+      readonly valid: boolean;
+      readonly code: string | null;
+      readonly issueCodes: readonly string[];
+    }
+  | { readonly ran: false; readonly error: ProbeError };
+
+export interface ProbeUndeclared {
+  readonly specifier: string;
+  /** The import error's code; null when the import succeeded. */
+  readonly code: string | null;
+  readonly message: string;
+}
+
+export interface ProbeReport {
+  readonly schema: typeof PROBE_REPORT_V1;
+  readonly node: string;
+  readonly entryPoints: {
+    readonly '.': ProbeEntryPoint;
+    readonly './evals': ProbeEntryPoint;
+    readonly './testing': ProbeEntryPoint;
+  };
+  readonly evals: {
+    readonly buildMetadata: Captured;
+    readonly semanticCatalog: Captured;
+    readonly semanticCatalogSha256: Captured;
+    readonly nativeExecutionSchema: Captured;
+    readonly fixture: Captured;
+    readonly packageVerdict: ProbeVerdict;
+  } | null;
+  readonly conformance: Captured | null;
+  readonly undeclared: readonly ProbeUndeclared[];
+  readonly unhandledRejections: readonly ProbeError[];
+}
+
+/**
+ * The probe (plain ESM for Node 20). Anything the package writes to stdout is sent to stderr, so
+ * stdout carries exactly one JSON object; unhandled rejections are reported, not fatal.
+ */
+export const PROBE_SOURCE = `// Written by @paperclip-evals/qualification into an isolated consumer: imports the runner package's
+// public entry points (named by argv[2]) and prints one JSON report on stdout. It judges nothing.
+const writeResult = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, encoding, callback) => process.stderr.write(chunk, encoding, callback);
+const unhandledRejections = [];
+process.on('unhandledRejection', (reason) => unhandledRejections.push(describe(reason)));
+
+function describe(error) {
+  const name = error !== null && typeof error === 'object' && typeof error.name === 'string' ? error.name : typeof error;
+  const code = error !== null && typeof error === 'object' && typeof error.code === 'string' ? error.code : null;
+  const message = error !== null && typeof error === 'object' && 'message' in error ? String(error.message) : String(error);
+  return { name, code, message: message.slice(0, 4000) };
+}
+const typeOf = (value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+const jsonCopy = (value) => {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError('not JSON-serialisable (' + typeOf(value) + ')');
+  return JSON.parse(text);
+};
+async function capture(get) {
+  try {
+    return { ok: true, value: jsonCopy(await get()) };
+  } catch (error) {
+    return { ok: false, error: describe(error) };
+  }
+}
+async function load(specifier) {
+  try {
+    return { module: await import(specifier) };
+  } catch (error) {
+    return { error: describe(error) };
+  }
+}
+function summary(loaded, testingEntries) {
+  if (loaded.module === undefined) return { loaded: false, error: loaded.error };
+  const exports = Object.keys(loaded.module).sort().map((name) => {
+    let value;
+    try {
+      value = loaded.module[name];
+    } catch (error) {
+      return { name, type: 'unreadable', sameAsTesting: [] };
+    }
+    const isObject = typeof value === 'function' || (typeof value === 'object' && value !== null);
+    const sameAsTesting = isObject
+      ? testingEntries.filter(([, other]) => other === value).map(([other]) => other).sort()
+      : [];
+    return { name, type: typeOf(value), sameAsTesting };
+  });
+  return { loaded: true, exports };
+}
+
+const input = JSON.parse(process.argv[2]);
+const root = await load(input.packageName);
+const evals = await load(input.packageName + '/evals');
+const testing = await load(input.packageName + '/testing');
+const testingEntries = testing.module === undefined ? [] : Object.keys(testing.module).map((name) => {
+  try {
+    return [name, testing.module[name]];
+  } catch {
+    return [name, undefined];
+  }
+});
+
+let evalsReport = null;
+if (evals.module !== undefined) {
+  const m = evals.module;
+  let fixtureValue;
+  let fixtureError = null;
+  try {
+    fixtureValue = await m.loadSeededNativeExecutionFixture();
+  } catch (error) {
+    fixtureError = describe(error);
+  }
+  const fixture = fixtureError === null ? await capture(() => fixtureValue) : { ok: false, error: fixtureError };
+  let packageVerdict;
+  if (fixtureError !== null) packageVerdict = { ran: false, error: fixtureError };
+  else {
+    try {
+      await m.parseNativeExecution(fixtureValue);
+      packageVerdict = { ran: true, valid: true, code: null, issueCodes: [] };
+    } catch (error) {
+      if (error !== null && typeof error === 'object' && error.code === 'paperclip_native_execution_invalid') {
+        const issues = Array.isArray(error.issues) ? error.issues : [];
+        packageVerdict = { ran: true, valid: false, code: error.code, issueCodes: issues.map((issue) => String(issue && issue.code)) };
+      } else packageVerdict = { ran: false, error: describe(error) };
+    }
+  }
+  evalsReport = {
+    buildMetadata: await capture(() => m.PAPERCLIP_RUNNER_BUILD_METADATA),
+    semanticCatalog: await capture(() => m.SEMANTIC_CATALOG),
+    semanticCatalogSha256: await capture(() => m.SEMANTIC_CATALOG_SHA256),
+    nativeExecutionSchema: await capture(() => m.NATIVE_EXECUTION_SCHEMA),
+    fixture,
+    packageVerdict,
+  };
+}
+
+let conformance = null;
+if (testing.module !== undefined) {
+  const t = testing.module;
+  conformance = await capture(() => t.runHarnessDriverConformance({ driver: new t.DeterministicHarnessDriver() }));
+}
+
+const undeclared = [];
+for (const subpath of input.undeclaredSubpaths) {
+  const specifier = input.packageName + '/' + subpath;
+  try {
+    await import(specifier);
+    undeclared.push({ specifier, code: null, message: 'loaded' });
+  } catch (error) {
+    const described = describe(error);
+    undeclared.push({ specifier, code: described.code, message: described.message });
+  }
+}
+
+const report = {
+  schema: ${JSON.stringify(PROBE_REPORT_V1)},
+  node: process.version,
+  entryPoints: {
+    '.': summary(root, testingEntries),
+    './evals': summary(evals, []),
+    './testing': summary(testing, []),
+  },
+  evals: evalsReport,
+  conformance,
+  undeclared,
+  unhandledRejections,
+};
+writeResult(JSON.stringify(report) + '\\n', () => process.exit(0));
+`;
+
+const ERROR = {
+  type: 'object',
+  required: ['name', 'code', 'message'],
+  properties: {
+    name: { type: 'string' },
+    code: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+    message: { type: 'string' },
+  },
+  additionalProperties: false,
+} as const;
+
+const CAPTURED = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['ok', 'value'],
+      properties: { ok: { const: true }, value: true },
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      required: ['ok', 'error'],
+      properties: { ok: { const: false }, error: ERROR },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+const ENTRY_POINT = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['loaded', 'exports'],
+      properties: {
+        loaded: { const: true },
+        exports: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'type', 'sameAsTesting'],
+            properties: {
+              name: { type: 'string' },
+              type: { type: 'string' },
+              sameAsTesting: { type: 'array', items: { type: 'string' } },
+            },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      required: ['loaded', 'error'],
+      properties: { loaded: { const: false }, error: ERROR },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+const VERDICT = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['ran', 'valid', 'code', 'issueCodes'],
+      properties: {
+        ran: { const: true },
+        valid: { type: 'boolean' },
+        code: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+        issueCodes: { type: 'array', items: { type: 'string' } },
+      },
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      required: ['ran', 'error'],
+      properties: { ran: { const: false }, error: ERROR },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+/** The probe report's JSON Schema (compiled by the contract's strict Ajv). */
+export const PROBE_REPORT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  required: ['schema', 'node', 'entryPoints', 'evals', 'conformance', 'undeclared', 'unhandledRejections'],
+  properties: {
+    schema: { const: PROBE_REPORT_V1 },
+    node: { type: 'string' },
+    entryPoints: {
+      type: 'object',
+      required: ['.', './evals', './testing'],
+      properties: { '.': ENTRY_POINT, './evals': ENTRY_POINT, './testing': ENTRY_POINT },
+      additionalProperties: false,
+    },
+    evals: {
+      oneOf: [
+        {
+          type: 'object',
+          required: [
+            'buildMetadata',
+            'semanticCatalog',
+            'semanticCatalogSha256',
+            'nativeExecutionSchema',
+            'fixture',
+            'packageVerdict',
+          ],
+          properties: {
+            buildMetadata: CAPTURED,
+            semanticCatalog: CAPTURED,
+            semanticCatalogSha256: CAPTURED,
+            nativeExecutionSchema: CAPTURED,
+            fixture: CAPTURED,
+            packageVerdict: VERDICT,
+          },
+          additionalProperties: false,
+        },
+        { type: 'null' },
+      ],
+    },
+    conformance: { oneOf: [CAPTURED, { type: 'null' }] },
+    undeclared: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['specifier', 'code', 'message'],
+        properties: {
+          specifier: { type: 'string' },
+          code: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+          message: { type: 'string' },
+        },
+        additionalProperties: false,
+      },
+    },
+    unhandledRejections: { type: 'array', items: ERROR },
+  },
+  additionalProperties: false,
+} as const;
+
+let probeValidator: ReturnType<ReturnType<typeof createSchemaAjv>['compile']> | undefined;
+
+/** Every way `value` is not a probe report ([] when it is one). */
+export function probeReportIssues(value: unknown): QualificationIssue[] {
+  probeValidator ??= createSchemaAjv().compile(PROBE_REPORT_SCHEMA);
+  if (probeValidator(value) === true) return [];
+  return (probeValidator.errors ?? [])
+    .filter((error) => error.keyword !== 'oneOf' || (probeValidator?.errors ?? []).length === 1)
+    .map((error) => ({
+      code: 'probe_report_invalid',
+      message: `probe report ${error.instancePath === '' ? '(root)' : error.instancePath} ${error.message ?? 'is invalid'}`,
+      path: error.instancePath,
+      expected: error.keyword,
+      received: error.params,
+    }));
+}
+
+/** Narrowing after probeReportIssues returned []. */
+export function isProbeReport(value: unknown): value is ProbeReport {
+  return probeReportIssues(value).length === 0;
+}

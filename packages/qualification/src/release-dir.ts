@@ -1,0 +1,359 @@
+// The release directory: which file is which (SHA256SUMS, the one *.tgz, the host's
+// paperclip-runnerd-<platform>-<arch>, the App's clean-consumer record), and SHA256SUMS parsed
+// strictly and verified against every file, streamed. Nothing in the directory is ignored: a file
+// SHA256SUMS does not list, a listed file that is missing or not a regular file, a digest that
+// differs and a malformed line are each an issue naming the file.
+import { isUtf8 } from 'node:buffer';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { digestFile, readJsonText, sha256Digest } from '@paperclip-evals/contract';
+
+import type { Sha256Digest } from '@paperclip-evals/contract';
+
+import type { QualificationIssue } from './record.js';
+
+export const SHA256SUMS_FILE = 'SHA256SUMS';
+export const APP_RECORD_FILE = 'paperclip-runner-consumer-conformance.json';
+export const RUNNERD_FILE_PREFIX = 'paperclip-runnerd-';
+/** SHA256SUMS larger than this is refused unread. */
+export const MAX_SHA256SUMS_BYTES = 1024 * 1024;
+/** The App's clean-consumer record larger than this is refused unread. */
+export const MAX_APP_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** `<64 lowercase hex><two spaces><plain file name>`: what `sha256sum` writes in text mode. */
+const SUMS_LINE = /^([0-9a-f]{64}) {2}(.+)$/s;
+
+export interface Sha256SumsEntry {
+  readonly file: string;
+  readonly sha256: Sha256Digest;
+  /** 1-based line number. */
+  readonly line: number;
+}
+
+export interface ParsedSha256Sums {
+  readonly entries: readonly Sha256SumsEntry[];
+  readonly issues: readonly QualificationIssue[];
+}
+
+/** The name of the runnerd executable this host can run, e.g. paperclip-runnerd-linux-x64. */
+export function runnerdFileName(platform: string = process.platform, arch: string = process.arch): string {
+  return `${RUNNERD_FILE_PREFIX}${platform}-${arch}`;
+}
+
+/**
+ * Parses SHA256SUMS text strictly: one `<64 lowercase hex>  <name>` per line, every line ending
+ * in a newline except possibly the last, no blank lines, no CR, plain file names only (no
+ * directories, no `.`/`..`, no backslash escapes, no control characters), no name twice, not
+ * SHA256SUMS itself, at least one entry. Never throws; every bad line is an issue.
+ */
+export function parseSha256Sums(text: string): ParsedSha256Sums {
+  const entries: Sha256SumsEntry[] = [];
+  const issues: QualificationIssue[] = [];
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const seen = new Map<string, number>();
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    const match = SUMS_LINE.exec(raw);
+    const name = match?.[2];
+    const hex = match?.[1];
+    if (name === undefined || hex === undefined) {
+      issues.push({
+        code: 'sums_line_malformed',
+        message: `SHA256SUMS line ${line} is not "<64 lowercase hex digits>  <file name>"`,
+        file: SHA256SUMS_FILE,
+        expected: '<64 lowercase hex digits>  <file name>',
+        received: raw.length > 200 ? `${raw.slice(0, 197)}...` : raw,
+      });
+      return;
+    }
+    const nameProblem = fileNameProblem(name);
+    if (nameProblem !== null) {
+      issues.push({
+        code: 'sums_file_name_invalid',
+        message: `SHA256SUMS line ${line} names ${JSON.stringify(name)}: ${nameProblem}`,
+        file: name,
+        expected: 'a plain file name of the release directory',
+        received: name,
+      });
+      return;
+    }
+    if (name === SHA256SUMS_FILE) {
+      issues.push({
+        code: 'sums_lists_itself',
+        message: `SHA256SUMS line ${line} lists SHA256SUMS itself`,
+        file: name,
+      });
+      return;
+    }
+    const earlier = seen.get(name);
+    if (earlier !== undefined) {
+      issues.push({
+        code: 'sums_duplicate_entry',
+        message: `SHA256SUMS lists ${name} twice (lines ${earlier} and ${line})`,
+        file: name,
+      });
+      return;
+    }
+    seen.set(name, line);
+    entries.push({ file: name, sha256: `sha256:${hex}`, line });
+  });
+  if (lines.length === 0) {
+    issues.push({ code: 'sums_empty', message: 'SHA256SUMS lists no file', file: SHA256SUMS_FILE });
+  }
+  return { entries, issues };
+}
+
+function fileNameProblem(name: string): string | null {
+  if (name === '.' || name === '..') return 'not a file name';
+  if (name.includes('/')) return 'contains "/" (only files directly in the release directory may be listed)';
+  if (name.startsWith('\\') || name.includes('\\')) return 'contains a backslash (escaped names are refused)';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'contains a control character (a CR from CRLF line ends?)';
+  if (name.startsWith(' ') || name.endsWith(' ')) return 'starts or ends with a space';
+  return null;
+}
+
+export type ReleaseEntryKind = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface ReleaseEntry {
+  readonly name: string;
+  readonly kind: ReleaseEntryKind;
+}
+
+/** What the layout check established; a null member was not found (an issue says why). */
+export interface ReleaseLayout {
+  readonly entries: readonly ReleaseEntry[];
+  readonly sums: string | null;
+  readonly tarball: string | null;
+  readonly runnerd: string | null;
+  readonly appRecord: string | null;
+  readonly issues: readonly QualificationIssue[];
+}
+
+/** Lists the directory (without following links) and names its parts. Rejects if it cannot be read. */
+export async function readReleaseLayout(
+  releaseDir: string,
+  options: { readonly platform?: string; readonly arch?: string } = {},
+): Promise<ReleaseLayout> {
+  const names = (await readdir(releaseDir)).sort();
+  const entries: ReleaseEntry[] = [];
+  for (const name of names) {
+    const stats = await lstat(join(releaseDir, name));
+    const kind: ReleaseEntryKind = stats.isFile()
+      ? 'file'
+      : stats.isDirectory()
+        ? 'directory'
+        : stats.isSymbolicLink()
+          ? 'symlink'
+          : 'other';
+    entries.push({ name, kind });
+  }
+  const issues: QualificationIssue[] = [];
+  const regular = (name: string): boolean =>
+    entries.some((entry) => entry.name === name && entry.kind === 'file');
+  const notRegular = (name: string, what: string): void => {
+    const entry = entries.find((candidate) => candidate.name === name);
+    if (entry !== undefined && entry.kind !== 'file') {
+      issues.push({
+        code: 'entry_not_regular_file',
+        message: `${what} ${name} is a ${entry.kind}, not a regular file`,
+        file: name,
+        expected: 'a regular file',
+        received: entry.kind,
+      });
+    }
+  };
+
+  let sums: string | null = SHA256SUMS_FILE;
+  if (!regular(SHA256SUMS_FILE)) {
+    sums = null;
+    notRegular(SHA256SUMS_FILE, 'SHA256SUMS');
+    if (!entries.some((entry) => entry.name === SHA256SUMS_FILE)) {
+      issues.push({
+        code: 'sums_missing',
+        message: 'the release directory has no SHA256SUMS',
+        file: SHA256SUMS_FILE,
+      });
+    }
+  }
+
+  const tarballs = entries.filter((entry) => entry.name.endsWith('.tgz'));
+  let tarball: string | null = null;
+  if (tarballs.length === 0) {
+    issues.push({
+      code: 'tarball_missing',
+      message: 'the release directory holds no *.tgz (the packed @paperclipai/paperclip-runner)',
+      expected: 'exactly one *.tgz',
+      received: 'none',
+    });
+  } else if (tarballs.length > 1) {
+    issues.push({
+      code: 'tarball_ambiguous',
+      message: `the release directory holds ${tarballs.length} *.tgz files; exactly one is expected`,
+      expected: 'exactly one *.tgz',
+      received: tarballs.map((entry) => entry.name),
+    });
+  } else if (tarballs[0] !== undefined) {
+    if (tarballs[0].kind === 'file') tarball = tarballs[0].name;
+    else notRegular(tarballs[0].name, 'the tarball');
+  }
+
+  const runnerdName = runnerdFileName(options.platform, options.arch);
+  let runnerd: string | null = null;
+  if (regular(runnerdName)) runnerd = runnerdName;
+  else if (entries.some((entry) => entry.name === runnerdName)) notRegular(runnerdName, 'runnerd');
+  else {
+    const others = entries.filter((entry) => entry.name.startsWith(RUNNERD_FILE_PREFIX)).map((e) => e.name);
+    issues.push({
+      code: 'runnerd_missing',
+      message: `the release directory has no ${runnerdName} (the runnerd this host can run)`,
+      file: runnerdName,
+      expected: runnerdName,
+      received: others.length === 0 ? 'none' : others,
+    });
+  }
+
+  let appRecord: string | null = null;
+  if (regular(APP_RECORD_FILE)) {
+    const bytes = await readFile(join(releaseDir, APP_RECORD_FILE));
+    const parsed = readJsonText(bytes, { maxBytes: MAX_APP_RECORD_BYTES });
+    if (
+      !parsed.ok ||
+      typeof parsed.value !== 'object' ||
+      parsed.value === null ||
+      Array.isArray(parsed.value)
+    ) {
+      issues.push({
+        code: 'app_record_invalid',
+        message: `${APP_RECORD_FILE} is not one strict JSON object`,
+        file: APP_RECORD_FILE,
+        expected: 'one JSON object',
+        received: parsed.ok
+          ? Array.isArray(parsed.value)
+            ? 'array'
+            : typeof parsed.value
+          : parsed.issues.map((i) => i.code),
+      });
+    } else appRecord = APP_RECORD_FILE;
+  } else if (entries.some((entry) => entry.name === APP_RECORD_FILE))
+    notRegular(APP_RECORD_FILE, 'the App record');
+  else {
+    issues.push({
+      code: 'app_record_missing',
+      message: `the release directory has no ${APP_RECORD_FILE} (the App's clean-consumer record)`,
+      file: APP_RECORD_FILE,
+    });
+  }
+  return { entries, sums, tarball, runnerd, appRecord, issues };
+}
+
+export interface Sha256SumsVerification {
+  /** Digest of SHA256SUMS itself, when it could be read. */
+  readonly sumsSha256: Sha256Digest | null;
+  /** What SHA256SUMS says each listed file should be (well-formed lines only). */
+  readonly expected: ReadonlyMap<string, Sha256Digest>;
+  /** Computed digest of every regular file of the directory except SHA256SUMS. */
+  readonly computed: Readonly<Record<string, Sha256Digest>>;
+  readonly verifiedCount: number;
+  readonly issues: readonly QualificationIssue[];
+}
+
+/** Verifies SHA256SUMS against the directory. Every file is digested as a stream. */
+export async function verifySha256Sums(
+  releaseDir: string,
+  layout: ReleaseLayout,
+): Promise<Sha256SumsVerification> {
+  const issues: QualificationIssue[] = [];
+  const computed: Record<string, Sha256Digest> = {};
+  for (const entry of layout.entries) {
+    if (entry.kind === 'file' && entry.name !== SHA256SUMS_FILE) {
+      computed[entry.name] = (await digestFile(join(releaseDir, entry.name))).digest;
+    }
+  }
+  const expected = new Map<string, Sha256Digest>();
+  let sumsSha256: Sha256Digest | null = null;
+  if (layout.sums !== null) {
+    const path = join(releaseDir, layout.sums);
+    const size = (await lstat(path)).size;
+    if (size > MAX_SHA256SUMS_BYTES) {
+      issues.push({
+        code: 'sums_too_large',
+        message: `SHA256SUMS is ${size} bytes, over the ${MAX_SHA256SUMS_BYTES}-byte limit`,
+        file: SHA256SUMS_FILE,
+        expected: `at most ${MAX_SHA256SUMS_BYTES} bytes`,
+        received: size,
+      });
+    } else {
+      const bytes = await readFile(path);
+      sumsSha256 = sha256Digest(bytes);
+      if (!isUtf8(bytes)) {
+        issues.push({
+          code: 'sums_not_utf8',
+          message: 'SHA256SUMS is not UTF-8 text',
+          file: SHA256SUMS_FILE,
+        });
+      } else {
+        const parsed = parseSha256Sums(bytes.toString('utf8'));
+        issues.push(...parsed.issues);
+        for (const entry of parsed.entries) expected.set(entry.file, entry.sha256);
+      }
+    }
+  } else {
+    issues.push({
+      code: 'sums_unavailable',
+      message: 'SHA256SUMS is missing or not a regular file, so no file can be verified',
+      file: SHA256SUMS_FILE,
+    });
+  }
+
+  let verifiedCount = 0;
+  for (const [file, sha256] of expected) {
+    const entry = layout.entries.find((candidate) => candidate.name === file);
+    if (entry === undefined) {
+      issues.push({
+        code: 'file_missing',
+        message: `SHA256SUMS lists ${file}, which is not in the release directory`,
+        file,
+        expected: sha256,
+        received: 'missing',
+      });
+      continue;
+    }
+    const actual = computed[file];
+    if (entry.kind !== 'file' || actual === undefined) {
+      issues.push({
+        code: 'file_not_regular',
+        message: `SHA256SUMS lists ${file}, which is a ${entry.kind}, not a regular file`,
+        file,
+        expected: 'a regular file',
+        received: entry.kind,
+      });
+      continue;
+    }
+    if (actual !== sha256) {
+      issues.push({
+        code: 'digest_mismatch',
+        message: `${file} does not match its SHA256SUMS digest`,
+        file,
+        expected: sha256,
+        received: actual,
+      });
+      continue;
+    }
+    verifiedCount++;
+  }
+  if (layout.sums !== null) {
+    for (const entry of layout.entries) {
+      if (entry.name === SHA256SUMS_FILE || expected.has(entry.name)) continue;
+      issues.push({
+        code: 'file_unlisted',
+        message: `${entry.name} (${entry.kind}) is in the release directory but not in SHA256SUMS`,
+        file: entry.name,
+        expected: 'listed in SHA256SUMS',
+        received: entry.kind,
+      });
+    }
+  }
+  return { sumsSha256, expected, computed, verifiedCount, issues };
+}

@@ -1,0 +1,150 @@
+// The pure judgements over what a qualification read — the packed package.json, the probe report,
+// the conformance report — and Evals' own consumer requirements, each reporting every issue.
+import { describe, expect, it } from 'vitest';
+
+import {
+  completeConsumerRequirements,
+  incompatibleConsumerRequirements,
+  judgeConformance,
+  loadEvalsConsumerRequirements,
+  manifestIssues,
+  probeReportIssues,
+  undeclaredSubpaths,
+} from '../src/index.ts';
+
+describe('manifestIssues', () => {
+  it('accepts the runner package with its three entry points', () => {
+    expect(
+      manifestIssues({
+        name: '@paperclipai/paperclip-runner',
+        version: '0.4.0-rc.1+build.5',
+        exports: { '.': './a.js', './evals': './b.js', './testing': './c.js' },
+        dependencies: { ajv: '8.20.0', semver: '^7.6.0' },
+      }),
+    ).toEqual([]);
+  });
+
+  it('lists every problem: name, version, entry points, local dependency specs', () => {
+    const issues = manifestIssues({
+      name: '@paperclipai/other',
+      version: 'v1',
+      exports: './index.js',
+      dependencies: { a: 'workspace:*', b: 'file:../b', c: 'link:../c', d: '../d' },
+      peerDependencies: { e: 1 },
+    });
+    expect(issues.map((issue) => issue.code)).toEqual([
+      'package_name_mismatch',
+      'package_version_invalid',
+      'exports_entry_missing',
+      'exports_entry_missing',
+      'exports_entry_missing',
+      'dependency_spec_local',
+      'dependency_spec_local',
+      'dependency_spec_local',
+      'dependency_spec_local',
+      'dependency_spec_local',
+    ]);
+  });
+});
+
+describe('undeclaredSubpaths', () => {
+  it('probes every exports target and the built entry points, minus declared keys', () => {
+    expect(
+      undeclaredSubpaths({
+        exports: {
+          '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+          './evals': './dist/evals/index.js',
+          './package.json': './package.json',
+          './schemas/*': './schemas/*',
+        },
+      }),
+    ).toEqual(['dist/evals/index.js', 'dist/index.d.ts', 'dist/index.js', 'dist/testing/index.js']);
+  });
+});
+
+const DESCRIPTOR = {
+  kind: 'deterministic',
+  version: '0.4.0',
+  protocolVersion: 'prp.v1',
+  capabilities: { interrupt: true, resume: true, structuredResult: true, typedEvents: true },
+};
+const REPORT = {
+  passed: true,
+  contractVersion: 1,
+  descriptor: DESCRIPTOR,
+  checks: { a: true, b: true },
+  semanticToolCallCount: 3,
+};
+
+describe('judgeConformance', () => {
+  it('accepts a passing report whose driver contract is the package’s', () => {
+    expect(judgeConformance({ ok: true, value: REPORT }, 1)).toEqual({ report: REPORT, issues: [] });
+  });
+
+  it('refuses a report that passed with a failing check, or with no check at all', () => {
+    expect(
+      judgeConformance({ ok: true, value: { ...REPORT, checks: { a: true, b: false } } }, 1).issues.map(
+        (issue) => [issue.code, issue.component],
+      ),
+    ).toEqual([['conformance_check_failed', 'b']]);
+    expect(
+      judgeConformance({ ok: true, value: { ...REPORT, checks: {} } }, 1).issues.map((i) => i.code),
+    ).toEqual(['conformance_checks_empty']);
+  });
+
+  it('refuses passed: false, and a contract version the package does not declare', () => {
+    expect(
+      judgeConformance({ ok: true, value: { ...REPORT, passed: false, contractVersion: 2 } }, 1).issues.map(
+        (i) => i.code,
+      ),
+    ).toEqual(['conformance_failed', 'conformance_contract_version_mismatch']);
+  });
+
+  it('refuses a report of the wrong shape, and a run that threw', () => {
+    const malformed = judgeConformance({ ok: true, value: { ...REPORT, descriptor: { kind: 'x' } } }, 1);
+    expect(malformed.report).toBeNull();
+    expect(new Set(malformed.issues.map((i) => i.code))).toEqual(new Set(['conformance_report_invalid']));
+    const threw = judgeConformance({ ok: false, error: { name: 'Error', code: null, message: 'boom' } }, 1);
+    expect(threw.issues.map((i) => i.code)).toEqual(['conformance_threw']);
+  });
+});
+
+describe('probeReportIssues', () => {
+  it('refuses anything but the probe report shape', () => {
+    expect(probeReportIssues({ schema: 'paperclip-evals/qualification-probe/v1' }).length).toBeGreaterThan(0);
+    expect(probeReportIssues([]).map((i) => i.code)).toEqual(['probe_report_invalid']);
+  });
+});
+
+describe("Evals' consumer requirements", () => {
+  const base = loadEvalsConsumerRequirements();
+
+  it('are a valid committed document with the agreed contract', () => {
+    expect(base).toMatchObject({
+      schema: 'paperclip-evals/consumer-requirements/v1',
+      consumer: 'paperclip-evals',
+      nativeExecution: 'paperclip-runner/native-execution/v1',
+      prp: { minimumVersion: 1, maximumVersion: 1 },
+      driver: {
+        contractVersion: 1,
+        requiredCapabilities: ['interrupt', 'resume', 'structuredResult', 'typedEvents'],
+      },
+    });
+  });
+
+  it('are completed from the release: package version and driver descriptor', () => {
+    const completed = completeConsumerRequirements(base, { packageVersion: '1.2.3', descriptor: DESCRIPTOR });
+    expect(completed.packageVersion).toBe('1.2.3');
+    expect(completed.driver.descriptor).toEqual(DESCRIPTOR);
+    expect(completed).not.toHaveProperty('x_filledAtQualification');
+    expect(completed.driver.requiredCapabilities).toEqual(base.driver.requiredCapabilities);
+  });
+
+  it('have an incompatible twin speaking only PRP 99', () => {
+    const completed = completeConsumerRequirements(base, { packageVersion: '1.2.3', descriptor: DESCRIPTOR });
+    expect(incompatibleConsumerRequirements(completed).prp).toMatchObject({
+      minimumVersion: 99,
+      maximumVersion: 99,
+    });
+  });
+});

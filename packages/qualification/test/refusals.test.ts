@@ -1,0 +1,246 @@
+// Each way a release is refused, asserted by the failing check's id and its issue codes: runnerd
+// (debug build, no profile, one byte changed), SHA256SUMS (a file left out, a listed file missing,
+// an extra unlisted file), the package (a root export leaking a test double, undeclared subpaths
+// reachable, parsers disagreeing on the seeded fixture, a failing conformance run, a PRP range the
+// consumer does not share). The fake releases are built once and qualified concurrently.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { qualificationRecordIssues, qualifyRelease } from '../src/index.ts';
+import { APP_RECORD_NAME, RUNNERD_NAME, buildFakeRelease } from './support/fake-release.ts';
+import { check, codes, createScratch, notPassing } from './support/harness.ts';
+import { testPnpm } from './support/pnpm.ts';
+
+import type { QualificationRecord } from '../src/index.ts';
+import type { FakeReleaseOptions } from './support/fake-release.ts';
+import type { Scratch } from './support/harness.ts';
+
+const edit =
+  (path: string, from: string, to: string) =>
+  (files: Record<string, string>): void => {
+    const before = files[path]!;
+    if (!before.includes(from)) throw new Error(`${path} has no ${from}`);
+    files[path] = before.replace(from, to);
+  };
+
+const VARIANTS = {
+  debugRunnerd: { runnerdProfile: 'debug' },
+  unstatedProfile: { runnerdProfile: null },
+  runnerdByteChanged: { corruptRunnerd: true },
+  runnerdLeftOutOfSums: { omitFromSums: [RUNNERD_NAME] },
+  extraUnlistedFile: { unlistedFiles: { 'NOTES.txt': 'not listed\n' } },
+  leaksTestDouble: { leakTestDouble: true },
+  prpNoOverlap: { prp: { minimumVersion: 2, maximumVersion: 3 } },
+  wildcardExports: {
+    editFiles: edit(
+      'package/package.json',
+      `"./package.json": "./package.json"`,
+      `"./package.json": "./package.json",\n    "./*": "./*"`,
+    ),
+  },
+  parserRejectsFixture: {
+    editFiles: edit(
+      'package/dist/evals/index.js',
+      'value.schema === NATIVE_EXECUTION_V1',
+      'value.schema === "nope"',
+    ),
+  },
+  strayRejection: {
+    editFiles: edit(
+      'package/dist/testing/index.js',
+      '  return {',
+      "  Promise.reject(new Error('stray'));\n  await new Promise((done) => setTimeout(done, 10));\n  return {",
+    ),
+  },
+  conformanceFails: {
+    editFiles: edit('package/dist/testing/index.js', 'resumes: true', 'resumes: false'),
+  },
+} satisfies Record<string, FakeReleaseOptions>;
+
+type Variant = keyof typeof VARIANTS;
+
+let scratch: Scratch;
+const records = new Map<string, QualificationRecord>();
+const record = (variant: Variant | 'listedFileMissing'): QualificationRecord => records.get(variant)!;
+
+beforeAll(async () => {
+  scratch = await createScratch('refusals');
+  const builds = Object.entries(VARIANTS).map(async ([name, options]) => {
+    const release = await buildFakeRelease(join(scratch.releases, name), options);
+    records.set(
+      name,
+      await qualifyRelease({ releaseDir: release.dir, tempDir: scratch.work, pnpm: testPnpm() }),
+    );
+  });
+  const listedFileMissing = (async () => {
+    const release = await buildFakeRelease(join(scratch.releases, 'listedFileMissing'));
+    await rm(join(release.dir, APP_RECORD_NAME));
+    records.set(
+      'listedFileMissing',
+      await qualifyRelease({ releaseDir: release.dir, tempDir: scratch.work, pnpm: testPnpm() }),
+    );
+  })();
+  await Promise.all([...builds, listedFileMissing]);
+});
+
+afterAll(async () => {
+  await scratch.remove();
+});
+
+describe('every refused release', () => {
+  it('gets a schema-valid record with qualified: false', () => {
+    for (const [name, refused] of records) {
+      expect(refused.qualified, name).toBe(false);
+      expect(qualificationRecordIssues(refused), name).toEqual([]);
+    }
+  });
+
+  it('leaves no temporary directory behind', async () => {
+    expect(await scratch.leftovers()).toEqual([]);
+  });
+});
+
+describe('when runnerd is a debug build', () => {
+  it('refuses it at runnerd-resolve with build_profile_not_release, and nothing else', () => {
+    expect(notPassing(record('debugRunnerd'))).toEqual(['runnerd-resolve:fail']);
+    const issue = check(record('debugRunnerd'), 'runnerd-resolve').issues![0]!;
+    expect(issue).toMatchObject({
+      code: 'build_profile_not_release',
+      expected: 'release',
+      received: 'debug',
+    });
+    expect(issue.message).toMatch(/debug build/);
+    expect(record('debugRunnerd').runnerd.buildProfile).toBe('debug');
+  });
+});
+
+describe('when runnerd states no build profile', () => {
+  it('refuses it: only a stated release build qualifies', () => {
+    expect(notPassing(record('unstatedProfile'))).toEqual(['runnerd-resolve:fail']);
+    expect(check(record('unstatedProfile'), 'runnerd-resolve').issues![0]).toMatchObject({
+      code: 'build_profile_not_release',
+      received: 'not stated',
+    });
+  });
+});
+
+describe('when one byte of runnerd changed after SHA256SUMS was written', () => {
+  it('fails sha256sums with digest_mismatch naming runnerd', () => {
+    expect(check(record('runnerdByteChanged'), 'sha256sums').issues).toEqual([
+      expect.objectContaining({ code: 'digest_mismatch', file: RUNNERD_NAME }),
+    ]);
+  });
+
+  it('fails runnerd-resolve (never executing it) and skips negotiation for want of its metadata', () => {
+    expect(codes(record('runnerdByteChanged'), 'runnerd-resolve')).toEqual(['digest_mismatch']);
+    expect(check(record('runnerdByteChanged'), 'negotiation')).toMatchObject({
+      status: 'skipped',
+      detail: expect.stringMatching(/runnerd-resolve/) as unknown,
+    });
+    expect(record('runnerdByteChanged').runnerd.buildMetadata).toBeNull();
+  });
+});
+
+describe('when SHA256SUMS leaves runnerd out', () => {
+  it('fails sha256sums with file_unlisted naming runnerd', () => {
+    expect(check(record('runnerdLeftOutOfSums'), 'sha256sums').issues).toEqual([
+      expect.objectContaining({ code: 'file_unlisted', file: RUNNERD_NAME }),
+    ]);
+  });
+
+  it('skips runnerd-resolve, saying there is no digest to resolve it by', () => {
+    expect(check(record('runnerdLeftOutOfSums'), 'runnerd-resolve')).toMatchObject({
+      status: 'skipped',
+      detail: expect.stringContaining(`SHA256SUMS gives no digest for ${RUNNERD_NAME}`) as unknown,
+    });
+  });
+});
+
+describe('when a file SHA256SUMS lists is missing', () => {
+  it('fails sha256sums with file_missing, and release-layout with app_record_missing', () => {
+    expect(check(record('listedFileMissing'), 'sha256sums').issues).toEqual([
+      expect.objectContaining({ code: 'file_missing', file: APP_RECORD_NAME }),
+    ]);
+    expect(codes(record('listedFileMissing'), 'release-layout')).toEqual(['app_record_missing']);
+  });
+});
+
+describe('when the directory holds a file SHA256SUMS does not list', () => {
+  it('fails sha256sums with file_unlisted naming it, ignoring nothing', () => {
+    expect(notPassing(record('extraUnlistedFile'))).toEqual(['sha256sums:fail']);
+    expect(check(record('extraUnlistedFile'), 'sha256sums').issues).toEqual([
+      expect.objectContaining({ code: 'file_unlisted', file: 'NOTES.txt' }),
+    ]);
+  });
+});
+
+describe("when the root entry point re-exports ./testing's driver", () => {
+  it('fails root-exports by name and by identity', () => {
+    expect(notPassing(record('leaksTestDouble'))).toEqual(['root-exports:fail']);
+    expect(check(record('leaksTestDouble'), 'root-exports').issues).toEqual([
+      expect.objectContaining({ code: 'root_export_test_double', received: 'DeterministicHarnessDriver' }),
+      expect.objectContaining({
+        code: 'root_export_shared_with_testing',
+        received: { name: 'DeterministicHarnessDriver', sameAsTesting: ['DeterministicHarnessDriver'] },
+      }),
+    ]);
+  });
+});
+
+describe("when the package's PRP range does not overlap the consumer's", () => {
+  it('fails negotiation with prp_version_no_overlap', () => {
+    expect(notPassing(record('prpNoOverlap'))).toEqual(['negotiation:fail']);
+    expect(codes(record('prpNoOverlap'), 'negotiation')).toContain('prp_version_no_overlap');
+    expect(record('prpNoOverlap').receipt).toBeNull();
+  });
+
+  it('still proves the negotiator fails closed', () => {
+    expect(check(record('prpNoOverlap'), 'negotiation-fails-closed').status).toBe('pass');
+  });
+});
+
+describe('when a wildcard export makes built files reachable', () => {
+  it('fails undeclared-subpaths for every path that loaded', () => {
+    expect(notPassing(record('wildcardExports'))).toEqual(['undeclared-subpaths:fail']);
+    const issues = check(record('wildcardExports'), 'undeclared-subpaths').issues!;
+    expect(issues.map((issue) => issue.component)).toContain(
+      '@paperclipai/paperclip-runner/dist/testing/index.js',
+    );
+    expect(new Set(issues.map((issue) => issue.code))).toEqual(new Set(['undeclared_subpath_not_refused']));
+  });
+});
+
+describe("when the package's parser rejects its own seeded fixture", () => {
+  it("fails native-execution-fixture: the package's verdict differs from Evals'", () => {
+    expect(notPassing(record('parserRejectsFixture'))).toEqual(['native-execution-fixture:fail']);
+    expect(check(record('parserRejectsFixture'), 'native-execution-fixture').issues).toEqual([
+      expect.objectContaining({
+        code: 'parser_verdict_mismatch',
+        expected: 'valid',
+        received: { invalid: ['native_schema_unknown'] },
+      }),
+    ]);
+  });
+});
+
+describe('when the package leaves a promise rejection unhandled', () => {
+  it('fails consumer-probe with package_unhandled_rejection, and still judges the rest', () => {
+    expect(notPassing(record('strayRejection'))).toEqual(['consumer-probe:fail']);
+    expect(check(record('strayRejection'), 'consumer-probe').issues).toEqual([
+      expect.objectContaining({
+        code: 'package_unhandled_rejection',
+        message: expect.stringContaining('stray') as unknown,
+      }),
+    ]);
+  });
+});
+
+describe('when a conformance check fails', () => {
+  it('fails driver-conformance naming the check', () => {
+    expect(notPassing(record('conformanceFails'))).toEqual(['driver-conformance:fail']);
+    expect(check(record('conformanceFails'), 'driver-conformance').issues).toEqual([
+      expect.objectContaining({ code: 'conformance_check_failed', component: 'resumes' }),
+    ]);
+  });
+});

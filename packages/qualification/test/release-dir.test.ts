@@ -1,0 +1,151 @@
+// SHA256SUMS parsed strictly, and the release directory verified against it: every malformed line,
+// missing, unlisted, irregular or mismatched file is an issue naming the file; the layout names the
+// tarball, the host's runnerd and the App's record, or says why it cannot.
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256Digest } from '@paperclip-evals/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { parseSha256Sums, readReleaseLayout, runnerdFileName, verifySha256Sums } from '../src/index.ts';
+
+const HEX = 'a'.repeat(64);
+
+describe('parseSha256Sums', () => {
+  it('reads sha256sum text mode, with or without a final newline', () => {
+    const parsed = parseSha256Sums(`${HEX}  one.tgz\n${'b'.repeat(64)}  paperclip-runnerd-linux-x64`);
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.entries).toEqual([
+      { file: 'one.tgz', sha256: `sha256:${HEX}`, line: 1 },
+      { file: 'paperclip-runnerd-linux-x64', sha256: `sha256:${'b'.repeat(64)}`, line: 2 },
+    ]);
+  });
+
+  it.each([
+    ['uppercase hex', `${'A'.repeat(64)}  x`],
+    ['one space', `${HEX} x`],
+    ['binary mode', `${HEX} *x`],
+    ['a short digest', `${'a'.repeat(63)}  x`],
+    ['a blank line', ''],
+    ['a tab', `${HEX}\tx`],
+    ['a sha256: prefix', `sha256:${HEX}  x`],
+  ])('refuses %s as sums_line_malformed', (_label, line) => {
+    const parsed = parseSha256Sums(`${HEX}  ok\n${line}\n`);
+    expect(parsed.issues.map((issue) => issue.code)).toEqual(['sums_line_malformed']);
+    expect(parsed.entries.map((entry) => entry.file)).toEqual(['ok']);
+  });
+
+  it.each([
+    ['a directory', 'dir/x'],
+    ['dot-dot', '..'],
+    ['an escaped name', '\\x'],
+    ['a CR from CRLF', 'x\r'],
+    ['a trailing space', 'x '],
+  ])('refuses %s as sums_file_name_invalid', (_label, name) => {
+    expect(parseSha256Sums(`${HEX}  ${name}\n`).issues.map((issue) => issue.code)).toEqual([
+      'sums_file_name_invalid',
+    ]);
+  });
+
+  it('refuses a name listed twice, and SHA256SUMS listing itself', () => {
+    expect(parseSha256Sums(`${HEX}  x\n${HEX}  x\n${HEX}  SHA256SUMS\n`).issues.map((i) => i.code)).toEqual([
+      'sums_duplicate_entry',
+      'sums_lists_itself',
+    ]);
+  });
+
+  it('refuses an empty file', () => {
+    expect(parseSha256Sums('').issues.map((i) => i.code)).toEqual(['sums_empty']);
+  });
+});
+
+describe('the release directory', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'qualification-release-dir-'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const makeDir = async (name: string, files: Record<string, string>): Promise<string> => {
+    const dir = join(root, name);
+    await mkdir(dir);
+    for (const [file, content] of Object.entries(files)) await writeFile(join(dir, file), content);
+    return dir;
+  };
+  const sumsOf = (files: Record<string, string>): string =>
+    Object.entries(files)
+      .map(([name, content]) => `${sha256Digest(content).slice('sha256:'.length)}  ${name}\n`)
+      .join('');
+  const RUNNERD = runnerdFileName();
+  const GOOD = {
+    'r.tgz': 'tarball',
+    [RUNNERD]: 'runnerd',
+    'paperclip-runner-consumer-conformance.json': '{}',
+  };
+
+  it('verifies a complete directory', async () => {
+    const dir = await makeDir('complete', { ...GOOD, SHA256SUMS: sumsOf(GOOD) });
+    const layout = await readReleaseLayout(dir);
+    expect(layout).toMatchObject({ sums: 'SHA256SUMS', tarball: 'r.tgz', runnerd: RUNNERD, issues: [] });
+    const verified = await verifySha256Sums(dir, layout);
+    expect(verified.issues).toEqual([]);
+    expect(verified.verifiedCount).toBe(3);
+    expect(verified.computed['r.tgz']).toBe(sha256Digest('tarball'));
+  });
+
+  it('names every missing, unlisted, irregular and mismatched file at once', async () => {
+    const dir = await makeDir('broken', {
+      ...GOOD,
+      'r.tgz': 'changed',
+      SHA256SUMS: `${sumsOf(GOOD)}${sumsOf({ 'gone.txt': 'x' })}`,
+      'extra.txt': 'x',
+    });
+    await mkdir(join(dir, 'subdir'));
+    await symlink('r.tgz', join(dir, 'link.tgz.txt'));
+    const layout = await readReleaseLayout(dir);
+    const verified = await verifySha256Sums(dir, layout);
+    expect(verified.issues.map((issue) => [issue.code, issue.file])).toEqual([
+      ['digest_mismatch', 'r.tgz'],
+      ['file_missing', 'gone.txt'],
+      ['file_unlisted', 'extra.txt'],
+      ['file_unlisted', 'link.tgz.txt'],
+      ['file_unlisted', 'subdir'],
+    ]);
+  });
+
+  it('names what the layout lacks: SHA256SUMS, a single tarball, this host runnerd, the App record', async () => {
+    const dir = await makeDir('no-layout', {
+      'a.tgz': '1',
+      'b.tgz': '2',
+      'paperclip-runnerd-plan9-mips': 'other host',
+    });
+    const layout = await readReleaseLayout(dir);
+    expect(layout.issues.map((issue) => issue.code)).toEqual([
+      'sums_missing',
+      'tarball_ambiguous',
+      'runnerd_missing',
+      'app_record_missing',
+    ]);
+    expect(layout.issues.find((issue) => issue.code === 'runnerd_missing')?.received).toEqual([
+      'paperclip-runnerd-plan9-mips',
+    ]);
+    expect((await verifySha256Sums(dir, layout)).issues.map((issue) => issue.code)).toEqual([
+      'sums_unavailable',
+    ]);
+  });
+
+  it('refuses an App record that is not one strict JSON object', async () => {
+    const files = { ...GOOD, 'paperclip-runner-consumer-conformance.json': '{"a":1,"a":2}' };
+    const dir = await makeDir('bad-app-record', { ...files, SHA256SUMS: sumsOf(files) });
+    expect((await readReleaseLayout(dir)).issues.map((issue) => issue.code)).toEqual(['app_record_invalid']);
+  });
+
+  it('resolves the runnerd of the platform asked for', async () => {
+    const dir = await makeDir('other-platform', { 'paperclip-runnerd-darwin-arm64': 'x' });
+    expect((await readReleaseLayout(dir, { platform: 'darwin', arch: 'arm64' })).runnerd).toBe(
+      'paperclip-runnerd-darwin-arm64',
+    );
+  });
+});

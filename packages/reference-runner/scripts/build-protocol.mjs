@@ -1,0 +1,58 @@
+// Generates the package's protocol/ folder (shipped in the tarball, never committed) from the
+// repo's single sources: schemas/** → protocol/schemas/, and fixtures/evals/{native-execution-seeded,
+// harness-driver-conformance}.json → protocol/fixtures/evals/. Files are replaced atomically and
+// only when their bytes change, and files no longer in the sources are removed, so concurrent
+// readers never see a half-written file. Run as a script, or import { buildProtocol }.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url));
+export const REPO_DIR = join(PACKAGE_DIR, '..', '..');
+export const PROTOCOL_DIR = join(PACKAGE_DIR, 'protocol');
+export const EVALS_FIXTURES = ['native-execution-seeded.json', 'harness-driver-conformance.json'];
+
+/** [source, target] pairs of every file protocol/ holds (without the fixtures: the schemas only). */
+export function protocolFiles({ fixtures = true } = {}) {
+  const schemasDir = join(REPO_DIR, 'schemas');
+  const pairs = readdirSync(schemasDir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => [join(schemasDir, file), join(PROTOCOL_DIR, 'schemas', file)]);
+  for (const name of fixtures ? EVALS_FIXTURES : []) {
+    pairs.push([join(REPO_DIR, 'fixtures', 'evals', name), join(PROTOCOL_DIR, 'fixtures', 'evals', name)]);
+  }
+  return pairs;
+}
+
+/** Copies the files; `{ fixtures: false }` copies the schemas only (the fixture generator needs them). */
+export function buildProtocol({ fixtures = true } = {}) {
+  const pairs = protocolFiles({ fixtures });
+  const missing = pairs
+    .filter(([source]) => !existsSync(source))
+    .map(([source]) => relative(REPO_DIR, source));
+  if (missing.length > 0) {
+    throw new Error(`build:protocol: missing ${missing.join(', ')} (run the package's fixtures script)`);
+  }
+  const wanted = new Set(pairs.map(([, target]) => target));
+  for (const [source, target] of pairs) {
+    const bytes = readFileSync(source);
+    if (existsSync(target) && readFileSync(target).equals(bytes)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    const temporary = `${target}.${process.pid}.tmp`;
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, target);
+  }
+  if (fixtures && existsSync(PROTOCOL_DIR)) {
+    for (const file of readdirSync(PROTOCOL_DIR, { recursive: true, encoding: 'utf8' })) {
+      const path = join(PROTOCOL_DIR, file);
+      if (file.endsWith('.json') && !wanted.has(path)) rmSync(path);
+    }
+  }
+  return pairs.length;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const count = buildProtocol();
+  process.stdout.write(`protocol/: ${count} files from schemas/ and fixtures/evals/\n`);
+}

@@ -1,0 +1,239 @@
+// The App's own fail-closed parser of paperclip-runner/native-execution/v1 attempt bundles: the
+// shipped JSON Schema, then the invariants a schema cannot express. Every issue is reported.
+import { readProtocolFixture } from '../assets.js';
+import { PaperclipRunnerError } from '../errors.js';
+import { SCHEMA_IDS, schemaDocument, schemaViolations } from '../schemas.js';
+
+import type { PaperclipRunnerIssue } from '../errors.js';
+import type { PrpEvent, PrpTerminal } from '../prp.js';
+import type { SemanticToolDenial, SemanticToolOutcome } from '../semantic-tools.js';
+
+type Json = Record<string, unknown>;
+
+export interface ContentReference {
+  readonly uri: string;
+  readonly sha256: string;
+  readonly byteSize: number;
+  readonly mediaType: string;
+  readonly [field: string]: unknown;
+}
+
+/** A parsed native-execution/v1 bundle; unknown additive fields are kept. */
+export interface NativeExecution {
+  readonly schema: 'paperclip-runner/native-execution/v1';
+  readonly provenance: 'seeded' | 'replay' | 'live';
+  readonly identity: { runId: string; caseId: string; configId: string; attemptId: string };
+  readonly input: { caseSha256: string; configSha256: string; deterministicSeed: string };
+  readonly runner: {
+    readonly package: { name: string; version: string };
+    readonly binary: { name: string; sha256: string };
+    readonly prpVersion: number;
+    readonly nativeExecutionVersion: number;
+    readonly catalogVersion: number;
+    readonly catalogSha256: string;
+    readonly driverContractVersion: number;
+    readonly driverKind: string;
+    readonly driverVersion: string;
+  };
+  readonly events: readonly PrpEvent[];
+  readonly semanticTools: {
+    readonly definitions: readonly Json[];
+    readonly calls: readonly { callId: string; operationId: string; eventId: string }[];
+    readonly results: readonly {
+      callId: string;
+      operationId: string;
+      eventId: string;
+      outcome: SemanticToolOutcome;
+    }[];
+    readonly denials: readonly SemanticToolDenial[];
+  };
+  readonly terminal: PrpTerminal;
+  readonly observations: Json;
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly totalTokens: number;
+    readonly requestCount: number;
+    readonly durationMs: number;
+    readonly cost: { currency: string; amountMicros: number } | null;
+  };
+  readonly transcript: ContentReference & {
+    readonly complete: boolean;
+    readonly eventCount: number;
+    readonly omissionReason: string | null;
+  };
+  readonly artifactRoot: ContentReference;
+  readonly artifacts: readonly ContentReference[];
+  readonly failure: { classification: string; code: string; message: string } | null;
+  readonly [field: string]: unknown;
+}
+
+/** The native-execution/v1 JSON Schema shipped in protocol/schemas/. */
+export const NATIVE_EXECUTION_SCHEMA: object = schemaDocument(SCHEMA_IDS.nativeExecutionV1);
+
+/** The no-spend seeded bundle shipped in protocol/fixtures/evals/native-execution-seeded.json. */
+export function loadSeededNativeExecutionFixture(): unknown {
+  return readProtocolFixture('native-execution-seeded');
+}
+
+/** The bundle, unchanged, or a PaperclipRunnerError('paperclip_native_execution_invalid') with every issue. */
+export function parseNativeExecution(value: unknown): NativeExecution {
+  const issues: PaperclipRunnerIssue[] = schemaViolations(SCHEMA_IDS.nativeExecutionV1, value).map(
+    (violation) => ({
+      code: `schema_${violation.keyword}`,
+      path: violation.path,
+      message: violation.message,
+    }),
+  );
+  if (issues.length === 0) issues.push(...invariantIssues(value as NativeExecution));
+  if (issues.length > 0) {
+    throw new PaperclipRunnerError(
+      'paperclip_native_execution_invalid',
+      `invalid native-execution bundle: ${issues.map((issue) => `${issue.code} at ${issue.path ?? ''}`).join('; ')}`,
+      issues,
+    );
+  }
+  return value as NativeExecution;
+}
+
+function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
+  const issues: PaperclipRunnerIssue[] = [];
+  const issue = (code: string, path: string, message: string): void => {
+    issues.push({ code, path, message });
+  };
+  const { events, semanticTools, usage, transcript } = bundle;
+
+  const positions = new Map<string, number>();
+  const terminals: number[] = [];
+  events.forEach((event, index) => {
+    if (event.runId !== bundle.identity.runId) {
+      issue('event_run_mismatch', `/events/${index}/runId`, `event ${index} belongs to another run`);
+    }
+    if (positions.has(event.sourceEventId)) {
+      issue(
+        'event_id_duplicate',
+        `/events/${index}/sourceEventId`,
+        `sourceEventId repeats event ${String(positions.get(event.sourceEventId))}`,
+      );
+    } else positions.set(event.sourceEventId, index);
+    if (event.eventType === 'run.terminal') terminals.push(index);
+  });
+
+  const [terminalAt, ...extra] = terminals;
+  if (terminalAt === undefined) issue('terminal_event_missing', '/events', 'no run.terminal event');
+  for (const index of extra)
+    issue('terminal_event_multiple', `/events/${index}`, 'a second run.terminal event');
+  if (terminalAt !== undefined && !sameJson(events[terminalAt]?.payload, bundle.terminal)) {
+    issue('terminal_mismatch', '/terminal', `terminal differs from the run.terminal event ${terminalAt}`);
+  }
+
+  const indexed = new Set<number>();
+  const checkIndex = (list: 'calls' | 'results', eventType: string, fields: readonly string[]): void => {
+    semanticTools[list].forEach((entry: Json, position) => {
+      const path = `/semanticTools/${list}/${position}`;
+      const at = typeof entry.eventId === 'string' ? positions.get(entry.eventId) : undefined;
+      const tool = at === undefined ? undefined : envelopeOf(events[at]);
+      if (at === undefined || tool === undefined || events[at]?.eventType !== eventType) {
+        issue('semantic_index_invalid', `${path}/eventId`, `does not point at a ${eventType} envelope`);
+      } else if (indexed.has(at)) {
+        issue('semantic_index_duplicate', `${path}/eventId`, `event ${at} is indexed twice`);
+      } else {
+        indexed.add(at);
+        for (const field of fields) {
+          if (!sameJson(entry[field], tool[field])) {
+            issue('semantic_index_mismatch', `${path}/${field}`, `${field} reinterprets event ${at}`);
+          }
+        }
+      }
+    });
+  };
+  checkIndex('calls', 'mcp_app.tool_input', ['callId', 'operationId']);
+  checkIndex('results', 'mcp_app.tool_result', ['callId', 'operationId', 'outcome']);
+
+  const denials = new Map<string, number>();
+  semanticTools.denials.forEach((denial, position) =>
+    denials.set(denialKey(denial.callId, denial.code), position),
+  );
+  const matchedDenials = new Set<number>();
+  events.forEach((event, index) => {
+    const tool = envelopeOf(event);
+    if (tool === undefined) return;
+    if (
+      (event.eventType === 'mcp_app.tool_input' || event.eventType === 'mcp_app.tool_result') &&
+      !indexed.has(index)
+    ) {
+      issue(
+        'semantic_envelope_unindexed',
+        `/events/${index}`,
+        `${event.eventType} event ${index} is not indexed`,
+      );
+    }
+    if (event.eventType !== 'mcp_app.tool_result' || tool.outcome !== 'denied') return;
+    const position = denials.get(denialKey(tool.callId, tool.code));
+    if (position === undefined) {
+      issue(
+        'denial_missing',
+        `/events/${index}/payload/semantic_tool`,
+        'denied result without a matching denial',
+      );
+      return;
+    }
+    matchedDenials.add(position);
+    const denial = semanticTools.denials[position] as unknown as Json;
+    for (const field of ['authorizationBoundary', 'retryable']) {
+      if (!sameJson(denial[field], tool[field])) {
+        issue(
+          'denial_mismatch',
+          `/semanticTools/denials/${position}/${field}`,
+          `${field} disagrees with event ${index}`,
+        );
+      }
+    }
+  });
+  semanticTools.denials.forEach((_denial, position) => {
+    if (!matchedDenials.has(position)) {
+      issue(
+        'denial_orphaned',
+        `/semanticTools/denials/${position}`,
+        'no denied result has this callId and code',
+      );
+    }
+  });
+
+  if (usage.totalTokens !== usage.inputTokens + usage.outputTokens) {
+    issue('usage_total_mismatch', '/usage/totalTokens', 'totalTokens is not inputTokens + outputTokens');
+  }
+  if (transcript.complete) {
+    if (transcript.eventCount !== events.length) {
+      issue('transcript_count_mismatch', '/transcript/eventCount', 'a complete transcript holds every event');
+    }
+    if (transcript.omissionReason !== null) {
+      issue('transcript_ambiguous', '/transcript/omissionReason', 'a complete transcript omits nothing');
+    }
+  } else if (transcript.omissionReason === null || transcript.omissionReason.trim() === '') {
+    issue(
+      'transcript_ambiguous',
+      '/transcript/omissionReason',
+      'an incomplete transcript must say what it omits',
+    );
+  }
+  return issues;
+}
+
+function envelopeOf(event: PrpEvent | undefined): Json | undefined {
+  const tool = event?.payload.semantic_tool;
+  return typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? (tool as Json) : undefined;
+}
+
+const denialKey = (callId: unknown, code: unknown): string => JSON.stringify([callId, code]);
+
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  if (Array.isArray(left) !== Array.isArray(right)) return false;
+  const keys = Object.keys(left);
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && sameJson((left as Json)[key], (right as Json)[key]))
+  );
+}

@@ -1,0 +1,204 @@
+// One eval attempt, end to end: runs the deterministic driver on an eval-session request and turns
+// what the session left (events, semantic index, usage, transcript, outputs) into a
+// native-execution/v1 bundle plus the files it references, each with its real sha256 and size.
+// Pure apart from the driver: no clock, no network, no file system (the caller writes the files).
+import { createHash } from 'node:crypto';
+
+import { CONTRACT_VERSIONS, PACKAGE_NAME, RUNNERD_BINARY_NAME, packageVersion } from '../build-info.js';
+import { parseNativeExecution } from '../evals/native-execution.js';
+import { SEMANTIC_CATALOG, SEMANTIC_CATALOG_SHA256, catalogOperation } from '../semantic-catalog.js';
+import {
+  DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
+  DeterministicHarnessDriver,
+} from '../testing/deterministic-driver.js';
+import { FakeControlPlane } from '../testing/fake-control-plane.js';
+
+import type { ContentReference, NativeExecution } from '../evals/native-execution.js';
+import type { DeterministicHarnessDriverConfig } from '../testing/deterministic-driver.js';
+import type { EvalSessionRequest } from './eval-session-request.js';
+
+export const DEFAULT_EVAL_PROMPT = 'Summarise the quarterly incident review in the brief document.';
+export const ARTIFACT_ROOT_MEDIA_TYPE = 'application/vnd.paperclip.runner-artifact-root+json';
+export const ARTIFACT_ROOT_FILE = 'artifact-root.json';
+export const TRANSCRIPT_FILE = 'transcript.jsonl';
+
+/** A file the bundle references, relative to the bundle's directory (`<attemptId>/<name>`). */
+export interface EvalSessionFile {
+  readonly relativePath: string;
+  readonly bytes: Buffer;
+}
+
+export interface EvalSessionOutcome {
+  readonly bundle: NativeExecution;
+  /** The bundle as written: JSON, two-space indented, one trailing newline. */
+  readonly bundleText: string;
+  readonly files: readonly EvalSessionFile[];
+  /** True when the attempt failed for infrastructure reasons (runnerd exits 2). */
+  readonly infrastructureFailure: boolean;
+}
+
+export interface EvalSessionRunner {
+  /** The digest of the runnerd executable running the session. */
+  readonly binarySha256: string;
+}
+
+const sha256Of = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+const jsonBytes = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+
+export async function runEvalSession(
+  request: EvalSessionRequest,
+  runner: EvalSessionRunner,
+): Promise<EvalSessionOutcome> {
+  const { runId, attemptId } = request;
+  const driver = new DeterministicHarnessDriver();
+  const config: DeterministicHarnessDriverConfig = {
+    schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
+    behaviour: request.behaviour ?? 'succeed',
+    seed: request.seed,
+    ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.pricing === undefined ? {} : { pricing: request.pricing }),
+    ...(request.budget === undefined ? {} : { budget: request.budget }),
+  };
+  const session = await driver.openSession({
+    runId,
+    sessionId: `session_${attemptId}`,
+    config,
+    startedAt: request.startedAt,
+    controlPlane: new FakeControlPlane(),
+  });
+  await session.runTurn({ turnId: `turn_${attemptId}_1`, message: request.prompt ?? DEFAULT_EVAL_PROMPT });
+  const summary = await session.close();
+  const events = session.events();
+
+  const files: EvalSessionFile[] = [];
+  const reference = (name: string, mediaType: string, bytes: Buffer): ContentReference => {
+    files.push({ relativePath: `${attemptId}/${name}`, bytes });
+    return {
+      uri: `artifact://native/${attemptId}/${name}`,
+      sha256: sha256Of(bytes),
+      byteSize: bytes.length,
+      mediaType,
+    };
+  };
+
+  const transcriptEvents = events.slice(0, summary.transcript.eventCount);
+  const transcriptBytes = Buffer.from(
+    transcriptEvents.map((event) => `${JSON.stringify(event)}\n`).join(''),
+    'utf8',
+  );
+  const transcript = reference(TRANSCRIPT_FILE, 'application/x-ndjson', transcriptBytes);
+
+  const artifacts: ContentReference[] = [];
+  if (summary.result !== null)
+    artifacts.push(reference('result.json', 'application/json', jsonBytes(summary.result)));
+  for (const output of summary.outputs) {
+    artifacts.push(reference(output.name, output.mediaType, Buffer.from(output.text, 'utf8')));
+  }
+  for (const denial of summary.semanticTools.denials) {
+    const resultEvent = events.find(
+      (event) =>
+        event.eventType === 'mcp_app.tool_result' &&
+        (event.payload.semantic_tool as { callId?: string }).callId === denial.callId,
+    );
+    artifacts.push(
+      reference(
+        `denial-${denial.callId}.json`,
+        'application/json',
+        jsonBytes({ denial, result: resultEvent?.payload.semantic_tool }),
+      ),
+    );
+  }
+  const artifactRootBytes = jsonBytes({
+    schema: 'paperclip-runner/artifact-root/v1',
+    attemptId,
+    transcript,
+    artifacts,
+  });
+  files.push({ relativePath: `${attemptId}/${ARTIFACT_ROOT_FILE}`, bytes: artifactRootBytes });
+  const artifactRoot: ContentReference = {
+    uri: `artifact://native/${attemptId}/`,
+    sha256: sha256Of(artifactRootBytes),
+    byteSize: artifactRootBytes.length,
+    mediaType: ARTIFACT_ROOT_MEDIA_TYPE,
+  };
+
+  const { calls, results, denials } = summary.semanticTools;
+  const operations = [...new Set(calls.map((call) => call.operationId))];
+  const bundle: NativeExecution = {
+    schema: 'paperclip-runner/native-execution/v1',
+    provenance: 'seeded',
+    identity: { runId, caseId: request.caseId, configId: request.configId, attemptId },
+    input: {
+      caseSha256: request.caseSha256,
+      configSha256: request.configSha256,
+      deterministicSeed: request.seed,
+    },
+    runner: {
+      package: { name: PACKAGE_NAME, version: packageVersion() },
+      binary: { name: RUNNERD_BINARY_NAME, sha256: runner.binarySha256 },
+      prpVersion: CONTRACT_VERSIONS.prp,
+      nativeExecutionVersion: CONTRACT_VERSIONS.nativeExecution,
+      catalogVersion: SEMANTIC_CATALOG.version,
+      catalogSha256: SEMANTIC_CATALOG_SHA256,
+      driverContractVersion: CONTRACT_VERSIONS.harnessDriver,
+      driverKind: driver.descriptor.kind,
+      driverVersion: driver.descriptor.version,
+    },
+    events,
+    semanticTools: {
+      definitions: operations.map((operationId) => ({
+        operationId,
+        schemaVersion: catalogOperation(operationId)?.schemaVersion ?? 1,
+        availability: results.some(
+          (result) => result.operationId === operationId && result.outcome === 'denied',
+        )
+          ? 'denied'
+          : 'available',
+      })),
+      calls: calls.map(({ callId, operationId, eventId }) => ({ callId, operationId, eventId })),
+      results: results.map(({ callId, operationId, eventId, outcome }) => ({
+        callId,
+        operationId,
+        eventId,
+        outcome,
+      })),
+      denials: denials.map(({ callId, code, authorizationBoundary, retryable }) => ({
+        callId,
+        code,
+        authorizationBoundary,
+        retryable,
+      })),
+    },
+    terminal: summary.terminal,
+    observations: { checks: observationChecks(summary.result, results) },
+    usage: summary.usage,
+    transcript: { ...transcript, ...summary.transcript },
+    artifactRoot,
+    artifacts,
+    failure: summary.failure,
+  };
+  parseNativeExecution(bundle); // never write a bundle the package's own parser refuses
+  return {
+    bundle,
+    bundleText: `${JSON.stringify(bundle, null, 2)}\n`,
+    files,
+    infrastructureFailure: summary.failure?.classification === 'infrastructure',
+  };
+}
+
+function observationChecks(
+  result: Readonly<Record<string, unknown>> | null,
+  results: readonly { callId: string; operationId: string; outcome: string; operationReceiptId: string }[],
+): Record<string, unknown>[] {
+  const claim = result?.completionClaim as { objectiveSatisfied?: unknown } | undefined;
+  return [
+    { id: 'result-proposed', passed: result !== null },
+    { id: 'objective-satisfied', passed: claim?.objectiveSatisfied === true },
+    ...results.map((entry) => ({
+      id: `tool:${entry.operationId}:${entry.callId}`,
+      passed: entry.outcome === 'succeeded',
+      outcome: entry.outcome,
+      receiptId: entry.operationReceiptId,
+    })),
+  ];
+}

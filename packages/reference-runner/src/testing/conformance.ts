@@ -1,0 +1,333 @@
+// The harness-driver conformance kit: drives any HarnessDriver through the contract (capabilities,
+// config handling, open → turn → snapshot → recovery → close, cancel, interrupt, paired semantic
+// tool events, PRP validity, usage and transcript accounting) without network or credentials,
+// using the fixture shipped in protocol/fixtures/evals/harness-driver-conformance.json.
+import { readProtocolFixture } from '../assets.js';
+import { isPaperclipRunnerError } from '../errors.js';
+import { validatePrpEvent, validatePrpTerminal } from '../prp.js';
+import { HARNESS_DRIVER_CONTRACT_VERSION } from '../runner-contracts.js';
+import { SCHEMA_IDS, schemaViolations } from '../schemas.js';
+
+import type { PrpEvent } from '../prp.js';
+import type {
+  HarnessDriver,
+  HarnessDriverDescriptor,
+  NativeSession,
+  NativeSessionSummary,
+} from '../runner-contracts.js';
+
+export const HARNESS_DRIVER_CONFORMANCE_SCHEMA = 'paperclip-runner/harness-driver-conformance/v1';
+export const HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA =
+  'paperclip-runner/harness-driver-conformance-fixture/v1';
+export const DEFAULT_CONFORMANCE_CHECK_TIMEOUT_MS = 10_000;
+/** Conformance sessions start at this instant (time is data; nothing reads a clock). */
+export const CONFORMANCE_STARTED_AT = '2026-01-01T00:00:00.000Z';
+
+export interface HarnessDriverConformanceFixture {
+  readonly schema: typeof HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA;
+  readonly validConfig: unknown;
+  readonly invalidConfig: unknown;
+  readonly completionMessage: string;
+  readonly interruptMessage: string;
+  readonly requiredCapabilities: readonly string[];
+  readonly unsupportedFeatures: readonly string[];
+}
+
+export interface ConformanceReport {
+  readonly schema: typeof HARNESS_DRIVER_CONFORMANCE_SCHEMA;
+  readonly passed: boolean;
+  readonly contractVersion: typeof HARNESS_DRIVER_CONTRACT_VERSION;
+  readonly descriptor: HarnessDriverDescriptor;
+  readonly checks: Record<string, boolean>;
+  readonly semanticToolCallCount: number;
+}
+
+export interface RunHarnessDriverConformanceOptions {
+  readonly driver: HarnessDriver;
+  readonly fixture?: HarnessDriverConformanceFixture;
+  /** How long one check may take before it fails (default 10 000 ms). */
+  readonly checkTimeoutMs?: number;
+  /** Told the outcome of each check, with why it failed. */
+  readonly onCheck?: (name: string, passed: boolean, detail: string) => void;
+}
+
+export function loadHarnessDriverConformanceFixture(): HarnessDriverConformanceFixture {
+  const fixture = readProtocolFixture('harness-driver-conformance') as HarnessDriverConformanceFixture;
+  if ((fixture as { schema?: unknown }).schema !== HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA) {
+    throw new Error(`harness-driver-conformance.json is not a ${HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA}`);
+  }
+  return fixture;
+}
+
+/** The session methods that exercise each unsupported feature. */
+const FEATURE_PROBES: Record<string, (session: NativeSession) => Promise<void>> = {
+  steer: (session) => session.steer('turn_probe', 'steer probe'),
+  runtimeRequests: (session) => session.resolveRuntimeRequest('request_probe', { action: 'accept' }),
+};
+
+const TURN_TERMINAL_EVENTS = new Set(['turn.completed', 'turn.failed', 'turn.interrupted', 'turn.cancelled']);
+
+export async function runHarnessDriverConformance(
+  options: RunHarnessDriverConformanceOptions,
+): Promise<ConformanceReport> {
+  const { driver, checkTimeoutMs = DEFAULT_CONFORMANCE_CHECK_TIMEOUT_MS } = options;
+  const fixture = options.fixture ?? loadHarnessDriverConformanceFixture();
+  const { descriptor } = driver;
+  const checks: Record<string, boolean> = {};
+  const emitted: PrpEvent[] = [];
+  const check = async (name: string, body: () => Promise<string | true> | string | true): Promise<void> => {
+    let detail: string | true;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // A driver that never answers fails the check instead of hanging the kit.
+      const timedOut = new Promise<string>((resolve) => {
+        timer = setTimeout(() => {
+          resolve(`no answer within ${checkTimeoutMs} ms`);
+        }, checkTimeoutMs);
+      });
+      detail = await Promise.race([Promise.resolve().then(body), timedOut]);
+    } catch (error) {
+      detail = `threw ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      clearTimeout(timer);
+    }
+    checks[name] = detail === true;
+    options.onCheck?.(name, detail === true, detail === true ? 'ok' : detail);
+  };
+  const open = (sessionId: string, runId = `run_conformance_${sessionId}`): Promise<NativeSession> =>
+    driver.openSession({ runId, sessionId, config: fixture.validConfig, startedAt: CONFORMANCE_STARTED_AT });
+  const collect = (session: NativeSession): readonly PrpEvent[] => {
+    const events = session.events();
+    emitted.push(...events);
+    return events;
+  };
+
+  await check('capabilities.described', () => {
+    const capabilities = descriptor.capabilities as Record<string, unknown>;
+    const named = ['steer', 'interrupt', 'resume', 'runtimeRequests', 'structuredResult', 'typedEvents'];
+    if (descriptor.kind === '' || descriptor.version === '')
+      return 'descriptor kind and version must be non-empty';
+    if (!/^prp\.v[1-9][0-9]*$/.test(descriptor.protocolVersion))
+      return `protocolVersion ${descriptor.protocolVersion}`;
+    const loose = named.filter((name) => typeof capabilities[name] !== 'boolean');
+    const missing = fixture.requiredCapabilities.filter((name) => capabilities[name] !== true);
+    if (loose.length > 0) return `capabilities not stated as booleans: ${loose.join(', ')}`;
+    return missing.length === 0 ? true : `required capabilities not true: ${missing.join(', ')}`;
+  });
+  await check('capabilities.unsupportedDescribed', async () => {
+    const session = await open('unsupported');
+    try {
+      for (const feature of fixture.unsupportedFeatures) {
+        if (descriptor.capabilities[feature] !== false) return `${feature} is not declared false`;
+        const probe = FEATURE_PROBES[feature];
+        const outcome =
+          probe === undefined
+            ? 'rejected'
+            : await probe(session).then(
+                () => 'accepted',
+                (error: unknown) =>
+                  isPaperclipRunnerError(error) && error.code === 'harness_driver_feature_unsupported'
+                    ? 'rejected'
+                    : String(error),
+              );
+        if (outcome !== 'rejected') return `${feature} was not refused as unsupported: ${outcome}`;
+      }
+      return true;
+    } finally {
+      await session.close();
+      collect(session);
+    }
+  });
+
+  await check(
+    'config.validAccepted',
+    () => driver.validateConfig(fixture.validConfig).valid || 'validConfig was rejected',
+  );
+  await check('config.invalidRejected', async () => {
+    if (driver.validateConfig(fixture.invalidConfig).valid) return 'validateConfig accepted invalidConfig';
+    const opened = await driver
+      .openSession({
+        runId: 'run_conformance_invalid',
+        sessionId: 'invalid',
+        config: fixture.invalidConfig,
+        startedAt: CONFORMANCE_STARTED_AT,
+      })
+      .then(
+        () => 'opened',
+        (error: unknown) => (isPaperclipRunnerError(error) ? error.code : String(error)),
+      );
+    return opened === 'harness_driver_config_invalid' || `openSession with invalidConfig: ${opened}`;
+  });
+
+  // The main lifecycle: open → turn → snapshot → recovery (a new session object) → turn → close.
+  let first: NativeSession | undefined;
+  let firstEvents: readonly PrpEvent[] = [];
+  let recovered: NativeSession | undefined;
+  let summary: NativeSessionSummary | undefined;
+  await check('lifecycle.open', async () => {
+    first = await open('lifecycle');
+    return first.sessionId === 'lifecycle' || `opened session ${first.sessionId}`;
+  });
+  await check('lifecycle.turn', async () => {
+    if (first === undefined) return 'no session';
+    const outcome = await first.runTurn({ turnId: 'turn_lifecycle_1', message: fixture.completionMessage });
+    const types = first
+      .events()
+      .filter((event) => event.turnId === 'turn_lifecycle_1')
+      .map((event) => event.eventType);
+    if (!types.includes('turn.started') || !types.some((type) => TURN_TERMINAL_EVENTS.has(type)))
+      return `turn events: ${types.join(', ')}`;
+    return outcome.state === 'completed' || `the completion turn ended ${outcome.state}`;
+  });
+  await check('lifecycle.snapshot', () => {
+    if (first === undefined) return 'no session';
+    const snapshot = first.snapshot();
+    firstEvents = collect(first);
+    const lastSeq = Math.max(...firstEvents.map((event) => event.sourceSeq));
+    if (snapshot.lastSourceSeq !== lastSeq || snapshot.eventCount !== firstEvents.length)
+      return 'snapshot does not account for the events';
+    return (
+      JSON.stringify(JSON.parse(JSON.stringify(snapshot))) === JSON.stringify(snapshot) ||
+      'snapshot is not JSON'
+    );
+  });
+  await check('lifecycle.recovery', async () => {
+    if (first === undefined) return 'no session';
+    const snapshot = JSON.parse(JSON.stringify(first.snapshot())) as ReturnType<NativeSession['snapshot']>;
+    recovered = await driver.resumeSession({ snapshot });
+    await recovered.runTurn({ turnId: 'turn_lifecycle_2', message: fixture.completionMessage });
+    const seqs = recovered.events().map((event) => event.sourceSeq);
+    const contiguous = seqs.every((seq, index) => seq === snapshot.lastSourceSeq + index + 1);
+    if (recovered.sessionId !== first.sessionId) return 'the recovered session has another id';
+    return contiguous || `recovered sourceSeq ${seqs.join(',')} does not continue ${snapshot.lastSourceSeq}`;
+  });
+  await check('lifecycle.close', async () => {
+    if (recovered === undefined) return 'no recovered session';
+    summary = await recovered.close();
+    const events = collect(recovered);
+    if (events.at(-1)?.eventType !== 'run.terminal') return 'run.terminal is not the last event';
+    const after = await recovered
+      .runTurn({ turnId: 'turn_after_close', message: fixture.completionMessage })
+      .then(
+        () => 'accepted',
+        () => 'refused',
+      );
+    return after === 'refused' || 'a turn after close was accepted';
+  });
+  await check('lifecycle.cancel', async () => {
+    const session = await open('cancel');
+    const turn = session.runTurn({ turnId: 'turn_cancel', message: fixture.interruptMessage });
+    const cancelled = await session.cancel('conformance cancel');
+    const outcome = await turn;
+    collect(session);
+    const { turnTerminalState, runTerminalState } = cancelled.terminal;
+    if (outcome.state !== 'cancelled') return `the active turn ended ${outcome.state}`;
+    return (
+      (turnTerminalState === 'cancelled' && runTerminalState === 'cancelled') ||
+      `terminal ${turnTerminalState}/${runTerminalState}`
+    );
+  });
+  await check('interrupt.terminal', async () => {
+    const session = await open('interrupt');
+    const settled = { value: false };
+    const turn = session
+      .runTurn({ turnId: 'turn_interrupt', message: fixture.interruptMessage })
+      .finally(() => {
+        settled.value = true;
+      });
+    await new Promise<void>((resolve) => {
+      setImmediate(resolve);
+    });
+    if (settled.value) return 'the interrupt turn ended before it was interrupted';
+    await session.interrupt('turn_interrupt');
+    const outcome = await turn;
+    const closed = await session.close();
+    const events = collect(session);
+    if (!events.some((event) => event.eventType === 'turn.interrupted')) return 'no turn.interrupted event';
+    return (
+      (outcome.state === 'interrupted' && closed.terminal.turnTerminalState === 'interrupted') ||
+      `ended ${outcome.state}/${closed.terminal.turnTerminalState}`
+    );
+  });
+
+  await check('semanticTools.paired', () => {
+    const inputs = new Map<string, PrpEvent>();
+    const results = new Set<string>();
+    for (const event of emitted) {
+      const tool = event.payload.semantic_tool as { callId?: string; operationId?: string } | undefined;
+      if (tool?.callId === undefined) continue;
+      const key = `${event.runId}/${tool.callId}`;
+      if (event.eventType === 'mcp_app.tool_input') {
+        if (inputs.has(key)) return `call ${key} has two inputs`;
+        inputs.set(key, event);
+      } else if (event.eventType === 'mcp_app.tool_result') {
+        const input = inputs.get(key);
+        if (input === undefined || results.has(key)) return `result ${key} has no single input before it`;
+        if ((input.payload.semantic_tool as { operationId?: string }).operationId !== tool.operationId)
+          return `result ${key} reinterprets its operation`;
+        results.add(key);
+      }
+    }
+    if (inputs.size === 0) return 'no semantic tool calls were made';
+    return inputs.size === results.size || `${inputs.size - results.size} calls have no result`;
+  });
+  await check('events.valid', () => {
+    const invalid = emitted.flatMap((event) => {
+      const errors = [...validatePrpEvent(event).errors];
+      if (event.eventType === 'run.terminal') errors.push(...validatePrpTerminal(event.payload).errors);
+      if (event.eventType === 'usage.reported')
+        errors.push(...schemaViolations(SCHEMA_IDS.prpUsageV1, event.payload));
+      return errors.map((error) => `${event.sourceEventId}${error.path}: ${error.message}`);
+    });
+    if (emitted.length === 0) return 'no events';
+    return invalid.length === 0 || invalid.slice(0, 5).join('; ');
+  });
+  await check('usage.reported', () => {
+    if (summary === undefined) return 'no closed lifecycle session';
+    const { usage } = summary;
+    if (usage.totalTokens !== usage.inputTokens + usage.outputTokens)
+      return 'totalTokens is not input + output';
+    const reports = emitted.filter(
+      (event) => event.runId === 'run_conformance_lifecycle' && event.eventType === 'usage.reported',
+    );
+    const sum = { inputTokens: 0, outputTokens: 0, requests: 0 };
+    for (const report of reports) {
+      const delta = report.payload.runDelta as typeof sum;
+      sum.inputTokens += delta.inputTokens;
+      sum.outputTokens += delta.outputTokens;
+      sum.requests += delta.requests;
+    }
+    if (reports.length === 0) return 'no usage.reported events';
+    return (
+      (sum.inputTokens === usage.inputTokens &&
+        sum.outputTokens === usage.outputTokens &&
+        sum.requests === usage.requestCount) ||
+      'usage.reported deltas do not add up to the session usage'
+    );
+  });
+  await check('transcript.accounted', () => {
+    if (summary === undefined) return 'no closed lifecycle session';
+    const events = emitted.filter((event) => event.runId === 'run_conformance_lifecycle');
+    const contiguous = events.every((event, index) => event.sourceSeq === index + 1);
+    if (!contiguous) return 'the lifecycle stream has gaps or repeats';
+    const { transcript } = summary;
+    if (transcript.complete)
+      return (
+        (transcript.eventCount === events.length && transcript.omissionReason === null) ||
+        'a complete transcript must hold every event'
+      );
+    return (
+      (transcript.eventCount < events.length && (transcript.omissionReason ?? '').trim() !== '') ||
+      'an incomplete transcript must say what it omits'
+    );
+  });
+
+  return {
+    schema: HARNESS_DRIVER_CONFORMANCE_SCHEMA,
+    passed: Object.values(checks).every(Boolean),
+    contractVersion: HARNESS_DRIVER_CONTRACT_VERSION,
+    descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities } },
+    checks,
+    semanticToolCallCount: emitted.filter((event) => event.eventType === 'mcp_app.tool_input').length,
+  };
+}

@@ -1,0 +1,326 @@
+// ./evals: build metadata, the semantic catalog digest (recomputed with Evals' own canonicaliser),
+// the App's native-execution parser (and Evals' parser as a differential), negotiation and runnerd
+// resolution failures.
+import './support/protocol.js';
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import {
+  canonicalDigest,
+  parseNativeExecution as evalsParseNativeExecution,
+} from '../../contract/src/index.ts';
+import { runnerdBuildMetadata } from '../src/build-info.js';
+import {
+  NATIVE_EXECUTION_SCHEMA,
+  PAPERCLIP_RUNNER_BUILD_METADATA,
+  SEMANTIC_CATALOG,
+  SEMANTIC_CATALOG_SHA256,
+  assertPaperclipRunnerEvalCompatibility,
+  loadSeededNativeExecutionFixture,
+  parseNativeExecution,
+  resolvePaperclipRunnerdArtifact,
+} from '../src/evals/index.js';
+import { DETERMINISTIC_DRIVER_DESCRIPTOR } from '../src/testing/index.js';
+import { fileSha256, removeScratchDirs, scratchDir, shellExecutable } from './support/executables.js';
+import { PACKAGE_DIR, repoSchemaValidator } from './support/paths.js';
+
+import type {
+  NativeExecution,
+  PaperclipRunnerEvalRequirement,
+  PaperclipRunnerError,
+  RunnerdBuildMetadata,
+} from '../src/evals/index.js';
+
+type DeepMutable<T> = { -readonly [K in keyof T]: DeepMutable<T[K]> };
+type Bundle = DeepMutable<NativeExecution>;
+
+const thrown = (run: () => unknown): PaperclipRunnerError => {
+  try {
+    run();
+  } catch (error) {
+    return error as PaperclipRunnerError;
+  }
+  throw new Error('expected a throw');
+};
+
+afterAll(removeScratchDirs);
+
+describe('PAPERCLIP_RUNNER_BUILD_METADATA', () => {
+  it('validates against schemas/runner/package-build-metadata-v1.schema.json', () => {
+    expect(
+      repoSchemaValidator('runner/package-build-metadata-v1.schema.json')(PAPERCLIP_RUNNER_BUILD_METADATA),
+    ).toEqual([]);
+  });
+
+  it("carries the version of the package's own package.json", () => {
+    const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(PAPERCLIP_RUNNER_BUILD_METADATA.package).toEqual({
+      name: '@paperclipai/paperclip-runner',
+      version: manifest.version,
+    });
+  });
+
+  it("and runnerd's metadata, made from the same constants, validates against the runnerd schema", () => {
+    const metadata = runnerdBuildMetadata('release');
+    expect(repoSchemaValidator('runner/runnerd-build-metadata-v1.schema.json')(metadata)).toEqual([]);
+    expect(metadata.binaryContractVersion).toBe(PAPERCLIP_RUNNER_BUILD_METADATA.contracts.runnerdArtifact);
+    expect(metadata.prp).toEqual(PAPERCLIP_RUNNER_BUILD_METADATA.prp);
+  });
+});
+
+describe('SEMANTIC_CATALOG_SHA256', () => {
+  it("equals the digest Evals' own RFC 8785 canonicaliser computes", () => {
+    expect(SEMANTIC_CATALOG_SHA256).toBe(canonicalDigest(SEMANTIC_CATALOG));
+    expect(PAPERCLIP_RUNNER_BUILD_METADATA.semanticCatalog).toEqual({
+      version: 1,
+      sha256: SEMANTIC_CATALOG_SHA256,
+    });
+  });
+
+  it('covers every operation the deterministic driver calls', () => {
+    expect(SEMANTIC_CATALOG.operations.map((operation) => operation.operationId)).toEqual([
+      'decide_approval',
+      'read_document',
+      'write_document',
+    ]);
+  });
+});
+
+describe('parseNativeExecution', () => {
+  const seeded = (): Bundle => structuredClone(loadSeededNativeExecutionFixture()) as Bundle;
+
+  it('ships the native-execution schema and accepts the seeded fixture, keeping unknown fields', () => {
+    expect((NATIVE_EXECUTION_SCHEMA as { $id: string }).$id).toBe(
+      'https://paperclip.dev/schemas/runner/native-execution/v1.json',
+    );
+    const bundle = parseNativeExecution(seeded());
+    expect(bundle.x_fixturePurpose).toEqual(expect.any(String));
+    expect(bundle.semanticTools.denials).toHaveLength(1);
+  });
+
+  const mutations: [string, string, string, (bundle: Bundle) => void][] = [
+    [
+      'an unknown schema',
+      'schema_const',
+      '/schema',
+      (b) => Object.assign(b, { schema: 'paperclip-runner/native-execution/v2' }),
+    ],
+    ['a malformed digest', 'schema_pattern', '/input/caseSha256', (b) => (b.input.caseSha256 = 'sha256:ABC')],
+    [
+      'an event from another run',
+      'event_run_mismatch',
+      '/events/0/runId',
+      (b) => (b.events[0]!.runId = 'run_other'),
+    ],
+    [
+      'no terminal event',
+      'terminal_event_missing',
+      '/events',
+      (b) => (b.events = b.events.filter((e) => e.eventType !== 'run.terminal')),
+    ],
+    [
+      'a terminal that differs from its event',
+      'terminal_mismatch',
+      '/terminal',
+      (b) => (b.terminal.runTerminalState = 'failed'),
+    ],
+    [
+      'a call index pointing nowhere',
+      'semantic_index_invalid',
+      '/semanticTools/calls/0/eventId',
+      (b) => (b.semanticTools.calls[0]!.eventId = 'nowhere'),
+    ],
+    [
+      'a result that reinterprets its outcome',
+      'semantic_index_mismatch',
+      '/semanticTools/results/1/outcome',
+      (b) => (b.semanticTools.results[1]!.outcome = 'succeeded'),
+    ],
+    [
+      'a denied result without its denial',
+      'denial_missing',
+      '/events/7/payload/semantic_tool',
+      (b) => (b.semanticTools.denials = []),
+    ],
+    [
+      'a denial that disagrees on retryable',
+      'denial_mismatch',
+      '/semanticTools/denials/0/retryable',
+      (b) => (b.semanticTools.denials[0]!.retryable = true),
+    ],
+    [
+      'totals that do not add up',
+      'usage_total_mismatch',
+      '/usage/totalTokens',
+      (b) => (b.usage.totalTokens += 1),
+    ],
+    [
+      'a complete transcript missing events',
+      'transcript_count_mismatch',
+      '/transcript/eventCount',
+      (b) => (b.transcript.eventCount -= 1),
+    ],
+    [
+      'an incomplete transcript without a reason',
+      'transcript_ambiguous',
+      '/transcript/omissionReason',
+      (b) => (b.transcript.complete = false),
+    ],
+  ];
+
+  it.each(mutations)('refuses %s (%s at %s), as Evals does', (_name, code, path, mutate) => {
+    const bundle = seeded();
+    mutate(bundle);
+    const error = thrown(() => parseNativeExecution(bundle));
+    expect(error.code).toBe('paperclip_native_execution_invalid');
+    expect(error.issues).toContainEqual(expect.objectContaining({ code, path }));
+    expect(() => evalsParseNativeExecution(JSON.stringify(bundle))).toThrow();
+  });
+
+  it('reports every issue at once', () => {
+    const bundle = seeded();
+    bundle.usage.totalTokens += 1;
+    bundle.events[0]!.runId = 'run_other';
+    expect(
+      thrown(() => parseNativeExecution(bundle))
+        .issues.map((issue) => issue.code)
+        .sort(),
+    ).toEqual(['event_run_mismatch', 'usage_total_mismatch']);
+  });
+});
+
+describe('assertPaperclipRunnerEvalCompatibility', () => {
+  const requirement = (): PaperclipRunnerEvalRequirement => ({
+    consumer: 'paperclip-evals',
+    packageVersion: PAPERCLIP_RUNNER_BUILD_METADATA.package.version,
+    runnerd: runnerdBuildMetadata('release'),
+    nativeExecutionVersion: 1,
+    prp: { minimumVersion: 1, maximumVersion: 3 },
+    catalog: { version: 1, sha256: SEMANTIC_CATALOG_SHA256 },
+    driver: {
+      contractVersion: 1,
+      descriptor: DETERMINISTIC_DRIVER_DESCRIPTOR,
+      requiredCapabilities: ['interrupt', 'resume', 'structuredResult', 'typedEvents'],
+    },
+  });
+
+  it('returns a receipt naming the negotiated PRP version, catalog and driver', () => {
+    expect(assertPaperclipRunnerEvalCompatibility(requirement())).toEqual({
+      schema: 'paperclip-runner/evals-integration/v1',
+      consumer: 'paperclip-evals',
+      packageVersion: '0.4.0',
+      runnerdPackageVersion: '0.4.0',
+      negotiatedPrpVersion: 1,
+      catalogSha256: SEMANTIC_CATALOG_SHA256,
+      driverKind: 'paperclip-deterministic',
+      driverVersion: '1.0.0',
+    });
+  });
+
+  it('lists every issue, with component, expected and received', () => {
+    const broken = requirement();
+    const runnerd: RunnerdBuildMetadata = {
+      ...broken.runnerd,
+      binaryContractVersion: 999,
+      packageVersion: '0.3.9',
+    };
+    const error = thrown(() =>
+      assertPaperclipRunnerEvalCompatibility({
+        ...broken,
+        packageVersion: '0.4.1',
+        runnerd,
+        nativeExecutionVersion: 2,
+        prp: { name: 'other.protocol', minimumVersion: 2, maximumVersion: 2 },
+        catalog: { version: 2, sha256: `sha256:${'0'.repeat(64)}` },
+        driver: {
+          contractVersion: 2,
+          descriptor: { ...DETERMINISTIC_DRIVER_DESCRIPTOR, protocolVersion: 'prp.v2' },
+          requiredCapabilities: ['steer'],
+        },
+      }),
+    );
+    expect(error.code).toBe('paperclip_runner_eval_incompatible');
+    expect(error.issues.map((issue) => issue.code)).toEqual([
+      'package_version_mismatch',
+      'binary_package_version_mismatch',
+      'binary_contract_version_mismatch',
+      'native_execution_version_mismatch',
+      'prp_name_mismatch',
+      'prp_version_no_overlap',
+      'catalog_version_mismatch',
+      'catalog_digest_mismatch',
+      'driver_contract_version_mismatch',
+      'driver_protocol_version_mismatch',
+      'driver_capability_unsupported',
+    ]);
+    expect(error.issues[2]).toMatchObject({ component: 'binary', expected: '1', received: '999' });
+  });
+});
+
+describe('resolvePaperclipRunnerdArtifact', () => {
+  const dir = scratchDir('paperclip-runner-resolve-');
+  const metadata = JSON.stringify(runnerdBuildMetadata('release'));
+  const good = shellExecutable(dir, 'paperclip-runnerd', metadata);
+  const resolveError = async (
+    options: Parameters<typeof resolvePaperclipRunnerdArtifact>[0],
+  ): Promise<string> =>
+    resolvePaperclipRunnerdArtifact(options).then(
+      () => 'resolved',
+      (error: unknown) => `${(error as PaperclipRunnerError).code}/${(error as { issue: string }).issue}`,
+    );
+
+  it('resolves an explicit path with its digest and reads its metadata', async () => {
+    const artifact = await resolvePaperclipRunnerdArtifact({
+      executablePath: good,
+      expectedSha256: fileSha256(good),
+    });
+    expect(artifact).toMatchObject({
+      executablePath: good,
+      sha256: fileSha256(good),
+      buildMetadata: JSON.parse(metadata) as object,
+    });
+  });
+
+  it('refuses a missing file, a directory and a file without an execute bit as path_invalid', async () => {
+    const plain = join(dir, 'plain');
+    writeFileSync(plain, metadata);
+    mkdirSync(join(dir, 'folder'), { recursive: true });
+    for (const executablePath of [join(dir, 'missing'), join(dir, 'folder'), plain]) {
+      expect(await resolveError({ executablePath, expectedSha256: fileSha256(good) })).toBe(
+        'paperclip_runnerd_artifact_invalid/path_invalid',
+      );
+    }
+  });
+
+  it('refuses a malformed digest before touching the file, and a different digest', async () => {
+    expect(await resolveError({ executablePath: good, expectedSha256: 'sha256:ABC' })).toBe(
+      'paperclip_runnerd_artifact_invalid/digest_invalid',
+    );
+    expect(await resolveError({ executablePath: good, expectedSha256: `sha256:${'0'.repeat(64)}` })).toBe(
+      'paperclip_runnerd_artifact_invalid/digest_mismatch',
+    );
+  });
+
+  it('reports a failing executable as metadata_unavailable and bad output as metadata_invalid', async () => {
+    const failing = shellExecutable(dir, 'failing', metadata, 3);
+    const garbled = shellExecutable(dir, 'garbled', '{"schema":');
+    const debug = shellExecutable(dir, 'debug', JSON.stringify(runnerdBuildMetadata('debug')));
+    expect(await resolveError({ executablePath: failing, expectedSha256: fileSha256(failing) })).toBe(
+      'paperclip_runnerd_artifact_invalid/metadata_unavailable',
+    );
+    expect(await resolveError({ executablePath: garbled, expectedSha256: fileSha256(garbled) })).toBe(
+      'paperclip_runnerd_artifact_invalid/metadata_invalid',
+    );
+    expect(
+      await resolveError({
+        executablePath: debug,
+        expectedSha256: fileSha256(debug),
+        requiredBuildProfile: 'release',
+      }),
+    ).toBe('paperclip_runnerd_artifact_invalid/metadata_invalid');
+  });
+});
