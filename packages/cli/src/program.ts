@@ -57,6 +57,63 @@ export function createProgram(): Command {
     });
 
   program
+    .command('ingest')
+    .summary('ingest attempt bundles into an Evalbook store (append-only, idempotent)')
+    .description(
+      [
+        'Stream paperclip-runner/native-execution/v1 attempt bundles into an Evalbook ledger: each is parsed',
+        'with the contract parser, converted (identity, canonical digest, terminal, failure, tool calls and',
+        'denials, transcript completeness, usage, cost in nanodollars with its provenance, score rows) and',
+        'written in batched transactions. The same bundle again is skipped and counted; the same attempt',
+        'identity with a different digest is a conflict that overwrites nothing. Invalid bundles are',
+        'reported with every issue and never written. With --artifact-root, transcript and artifact sha256',
+        'are checked where the files exist (verified / unverified / mismatched; a mismatch is an error).',
+      ].join(' '),
+    )
+    .argument(
+      '<inputs...>',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed) or - for stdin',
+    )
+    .option(
+      '--store <url>',
+      "the store: sqlite:PATH (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+    )
+    .option('--env <file>', 'the Evalbook environment (evalbook.yaml or .json): cases, configs, pricing')
+    .option(
+      '--artifact-root <dir>',
+      'resolve artifact://native/<path> references under this directory and verify them',
+    )
+    .option('--json', 'print one JSON report on stdout instead of the summary')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 only inserted or duplicate attempts · 1 a conflict or an invalid bundle · 2 usage error, unusable store or environment, or an unreadable input (takes precedence over 1).',
+        '',
+        'Examples:',
+        '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
+        '  $ evals ingest attempt.json --store sqlite:/tmp/book.sqlite --artifact-root runs/artifacts',
+        '  $ evals ingest runs --json | jq ".conflicts"',
+        '  $ cat attempt.json | evals ingest -',
+      ].join('\n'),
+    )
+    .action(
+      async (
+        inputs: string[],
+        flags: { store?: string; env?: string; artifactRoot?: string; json?: true },
+      ) => {
+        const { runIngest } = await import('./commands/ingest.js');
+        process.exitCode = await runIngest({
+          inputs,
+          json: flags.json === true,
+          ...(flags.store === undefined ? {} : { store: flags.store }),
+          ...(flags.env === undefined ? {} : { env: flags.env }),
+          ...(flags.artifactRoot === undefined ? {} : { artifactRoot: flags.artifactRoot }),
+        });
+      },
+    );
+
+  program
     .command('digest')
     .summary('print sha256 digests of files, or of the canonical form of the JSON inside them')
     .description(

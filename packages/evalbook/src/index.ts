@@ -1,1 +1,48 @@
-export {};
+// Public surface of @paperclip-evals/evalbook: explicit named exports only.
+export {
+  CostRangeError,
+  MAX_NANODOLLARS,
+  PRICE_DECIMALS,
+  attemptCost,
+  costCoverage,
+  estimateNanodollars,
+  formatUsd,
+  microsToNanodollars,
+  priceToMicros,
+} from './cost.js';
+export type {
+  AttemptCost,
+  CostCoverage,
+  CostProvenance,
+  CoverageSummary,
+  ModelPrice,
+  PricingTable,
+  ReportedCost,
+  TokenUsage,
+} from './cost.js';
+export {
+  ENVIRONMENT_SCHEMA_ID,
+  ENVIRONMENT_V1,
+  caseOf,
+  configOf,
+  loadEnvironment,
+  parseEnvironment,
+  starterEnvironment,
+} from './environment.js';
+export type { Environment, EnvironmentCase, EnvironmentConfig } from './environment.js';
+export { convertBundle, scoreRows } from './convert.js';
+export type {
+  AttemptKey,
+  ConvertOptions,
+  EnvironmentMismatch,
+  LedgerRecord,
+  ReferenceRecord,
+  ReferenceVerification,
+  ScoreRow,
+  ScoreStatus,
+} from './convert.js';
+export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
+export type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
+export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';
+export type { IngestConflict, IngestOptions, IngestProgress, IngestSummary } from './ingest.js';

@@ -1,0 +1,86 @@
+// `evals ingest`: stream attempt bundles into an Evalbook store and print what happened (a human
+// summary, or one JSON report with --json). A progress line goes to stderr only when it is a TTY.
+// Exit: 0 only inserted/duplicates · 1 conflicts or invalid bundles · 2 usage error or unreadable input.
+import { styleText } from 'node:util';
+import { IngestUsageError, StoreError, formatUsd, ingest, ingestExitCode } from '@paperclip-evals/evalbook';
+
+import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
+
+import { UsageError, show } from '../exit-codes.js';
+
+export interface IngestCommandOptions {
+  readonly inputs: readonly string[];
+  readonly store?: string;
+  readonly env?: string;
+  readonly artifactRoot?: string;
+  readonly json: boolean;
+}
+
+export const INGEST_REPORT_V1 = 'paperclip-evals/ingest-report/v1';
+
+const paint = (style: 'green' | 'red' | 'yellow' | 'dim', text: string): string =>
+  process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
+
+export async function runIngest(options: IngestCommandOptions): Promise<number> {
+  const started = performance.now();
+  const tty = process.stderr.isTTY;
+  const onProgress = (progress: IngestProgress): void => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? Math.round(progress.processed / seconds) : 0;
+    process.stderr.write(
+      `\ringesting: ${progress.processed} read, ${progress.inserted} inserted, ${progress.duplicates} duplicate, ${progress.conflicts + progress.invalid + progress.unreadable} problem(s) · ${rate}/s`,
+    );
+  };
+  let summary: IngestSummary;
+  try {
+    summary = await ingest({
+      inputs: options.inputs,
+      ...(options.store === undefined ? {} : { storeUrl: options.store }),
+      ...(options.env === undefined ? {} : { environmentPath: options.env }),
+      ...(options.artifactRoot === undefined ? {} : { artifactRoot: options.artifactRoot }),
+      ...(tty ? { onProgress } : {}),
+    });
+  } catch (error) {
+    if (error instanceof IngestUsageError || error instanceof StoreError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    if (tty) process.stderr.write('\r\x1b[K');
+  }
+  const code = ingestExitCode(summary);
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ schema: INGEST_REPORT_V1, exitCode: code, ...summary }, null, 2)}\n`,
+    );
+    return code;
+  }
+  const lines: string[] = [];
+  for (const conflict of summary.conflicts)
+    lines.push(
+      `${paint('red', 'conflict  ')} ${conflict.input}  ${conflict.key.runId}/${conflict.key.caseId}/${conflict.key.configId}/${conflict.key.attemptId}`,
+      `    stored ${conflict.existingDigest}, this bundle ${conflict.bundleDigest} (nothing overwritten)`,
+    );
+  for (const invalid of summary.invalid) {
+    lines.push(
+      `${paint('red', 'invalid   ')} ${invalid.input}  ${invalid.issues.length} issue(s), not written`,
+    );
+    for (const issue of invalid.issues)
+      lines.push(
+        `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}`,
+        `      expected: ${show(issue.expected)}  received: ${show(issue.received)}`,
+      );
+  }
+  for (const unreadable of summary.unreadable)
+    lines.push(`${paint('yellow', 'unreadable')} ${unreadable.input}  ${unreadable.error}`);
+  for (const mismatch of summary.environmentMismatches)
+    lines.push(
+      `${paint('yellow', 'mismatch  ')} ${mismatch.input}  case/config digest differs from the environment (flagged)`,
+    );
+  const total = summary.coverage.pricedTotalNanodollars;
+  lines.push(
+    '',
+    `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable`,
+    `cost: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return code;
+}

@@ -1,0 +1,123 @@
+// `evals ingest` end to end in real processes: exit codes 0 / 1 / 2 and the --json report shape.
+// Two ways in: the built command module (packages/cli/dist/commands/ingest.js) in a child process,
+// and the real `evals` binary.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+const COMMAND = pathToFileURL(join(ROOT, 'packages/cli/dist/commands/ingest.js')).href;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface JsonReport {
+  schema: string;
+  exitCode: number;
+  store: string;
+  inserted: number;
+  duplicates: number;
+  conflicts: { input: string; existingDigest: string; bundleDigest: string }[];
+  invalid: { input: string; issues: { code: string; path: string }[] }[];
+  unreadable: { input: string; error: string }[];
+  coverage: { text: string; priced: number; attempts: number };
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-ingest-e2e-'));
+  mkdirSync(join(dir, 'ok'));
+  for (let index = 0; index < 4; index++) {
+    const attemptId = `attempt_${index}`;
+    const options = index === 3 ? { attemptId, costMicros: null } : { attemptId };
+    writeFileSync(join(dir, 'ok', `${attemptId}.json`), JSON.stringify(syntheticAttempt(options)));
+  }
+  writeFileSync(
+    join(dir, 'conflict.json'),
+    JSON.stringify(syntheticAttempt({ attemptId: 'attempt_0', costMicros: 7 })),
+  );
+  const bad = syntheticAttempt({ attemptId: 'attempt_bad' });
+  delete (bad as Record<string, unknown>).usage;
+  writeFileSync(join(dir, 'invalid.json'), JSON.stringify(bad));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the ingest command module in a child process (argv: JSON options). */
+function viaModule(options: Record<string, unknown>): Run {
+  const script = `import { runIngest } from ${JSON.stringify(COMMAND)};
+process.exitCode = await runIngest(${JSON.stringify({ json: false, ...options })});`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function viaBinary(args: string[]): Run {
+  const result = spawnSync(EVALS, args, { cwd: dir, input: '', encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('evals ingest (command module, child process)', () => {
+  it('exits 0 on a fresh ingest and again on re-ingest (duplicates), with a human summary', () => {
+    const store = `sqlite:${join(dir, 'a.sqlite')}`;
+    const first = viaModule({ inputs: ['ok'], store });
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/4 inserted, 0 duplicate, 0 conflict, 0 invalid, 0 unreadable/);
+    expect(first.stdout).toMatch(/3 of 4 attempts priced/);
+    const again = viaModule({ inputs: ['ok'], store, json: true });
+    expect(again.status).toBe(0);
+    const report = JSON.parse(again.stdout) as JsonReport;
+    expect(report).toMatchObject({
+      schema: 'paperclip-evals/ingest-report/v1',
+      exitCode: 0,
+      inserted: 0,
+      duplicates: 4,
+    });
+  });
+
+  it('exits 1 on a conflict or an invalid bundle, reporting each', () => {
+    const store = `sqlite:${join(dir, 'b.sqlite')}`;
+    expect(viaModule({ inputs: ['ok'], store }).status).toBe(0);
+    const run = viaModule({ inputs: ['conflict.json', 'invalid.json'], store, json: true });
+    expect(run.status).toBe(1);
+    const report = JSON.parse(run.stdout) as JsonReport;
+    expect(report.conflicts).toHaveLength(1);
+    expect(report.conflicts[0]?.input).toBe('conflict.json');
+    expect(report.invalid[0]?.issues.some((issue) => issue.path === '/usage')).toBe(true);
+    expect(report.inserted).toBe(0);
+  });
+
+  it('exits 2 on an unreadable input, and defaults the store to .evalbook/evalbook.sqlite', () => {
+    const run = viaModule({ inputs: ['ok', 'absent.json'], json: true });
+    expect(run.status).toBe(2);
+    const report = JSON.parse(run.stdout) as JsonReport;
+    expect(report.store).toBe('sqlite:.evalbook/evalbook.sqlite');
+    expect(report.unreadable[0]?.input).toBe('absent.json');
+  });
+});
+
+describe('evals ingest (the binary)', () => {
+  it('exits 0, 1 and 2 as documented', () => {
+    const store = `sqlite:${join(dir, 'c.sqlite')}`;
+    expect(viaBinary(['ingest', 'ok', '--store', store]).status).toBe(0);
+    expect(viaBinary(['ingest', 'ok', '--store', store]).status).toBe(0);
+    const conflict = viaBinary(['ingest', 'conflict.json', '--store', store, '--json']);
+    expect(conflict.status).toBe(1);
+    expect((JSON.parse(conflict.stdout) as JsonReport).conflicts).toHaveLength(1);
+    expect(viaBinary(['ingest', 'absent.json', '--store', store]).status).toBe(2);
+    expect(viaBinary(['ingest', 'ok', '--store', 'mysql://nope']).status).toBe(2);
+    expect(viaBinary(['ingest']).status).toBe(2);
+  });
+});

@@ -1,0 +1,269 @@
+// Converter: one parsed native-execution bundle (+ its file digest, + the environment) → one ledger
+// record and its score rows. The bundle itself is kept as canonical JSON text addressed by its
+// canonical digest, so unknown additive fields are never lost. Pure: no I/O, no clock.
+import { canonicalize, sha256Digest } from '@paperclip-evals/contract';
+
+import type { NativeExecution, Sha256Digest, ToolOutcome } from '@paperclip-evals/contract';
+
+import { attemptCost } from './cost.js';
+import type { AttemptCost } from './cost.js';
+import { caseOf, configOf } from './environment.js';
+import type { Environment } from './environment.js';
+
+export interface AttemptKey {
+  readonly runId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly attemptId: string;
+}
+
+export type ScoreStatus = 'pass' | 'fail' | 'error' | 'not_evaluated';
+
+export interface ScoreRow {
+  readonly checkId: string;
+  readonly status: ScoreStatus;
+  /** 1 for pass, 0 for fail, null otherwise (an error or a missing verdict is not a 0). */
+  readonly score: number | null;
+  readonly reason: string | null;
+  /** The observation as the bundle gave it (null when the environment expected a check the bundle lacks). */
+  readonly evidence: unknown;
+}
+
+/** A content reference and what ingest found when it checked the bytes. */
+export type ReferenceVerification = 'verified' | 'unverified' | 'mismatched';
+
+export interface ReferenceRecord {
+  readonly role: 'transcript' | 'artifact';
+  readonly uri: string;
+  readonly sha256: string;
+  readonly byteSize: number;
+  readonly mediaType: string;
+  readonly verification: ReferenceVerification;
+}
+
+export interface EnvironmentMismatch {
+  readonly field: 'caseSha256' | 'configSha256' | 'case' | 'config';
+  readonly expected: string | null;
+  readonly received: string;
+}
+
+export interface LedgerRecord {
+  readonly key: AttemptKey;
+  /** sha256 of the RFC 8785 canonical form of the bundle: the record's content identity. */
+  readonly bundleDigest: Sha256Digest;
+  /** sha256 of the bytes as read. */
+  readonly fileSha256: string | null;
+  readonly provenance: NativeExecution['provenance'];
+  readonly runner: {
+    readonly packageName: string;
+    readonly packageVersion: string;
+    readonly binarySha256: string;
+    readonly driverKind: string;
+    readonly driverVersion: string;
+    readonly prpVersion: number;
+    readonly nativeExecutionVersion: number;
+    readonly catalogVersion: number;
+    readonly catalogSha256: string;
+  };
+  readonly caseSha256: string;
+  readonly configSha256: string;
+  readonly terminal: {
+    readonly turn: string;
+    readonly run: string;
+    readonly workDisposition: string;
+  };
+  /** null: no failure. */
+  readonly failure: {
+    readonly classification: string;
+    readonly code: string;
+    readonly message: string;
+  } | null;
+  readonly toolCalls: readonly {
+    readonly callId: string;
+    readonly operationId: string;
+    readonly outcome: ToolOutcome | null;
+    readonly denial: {
+      readonly code: string;
+      readonly authorizationBoundary: string;
+      readonly retryable: boolean;
+    } | null;
+  }[];
+  readonly denials: number;
+  readonly transcript: {
+    readonly complete: boolean;
+    readonly eventCount: number;
+    readonly omissionReason: string | null;
+  };
+  readonly references: readonly ReferenceRecord[];
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly totalTokens: number;
+    readonly requestCount: number;
+    readonly durationMs: number;
+  };
+  readonly cost: AttemptCost;
+  /** Empty when there is no environment or everything matches; never silently merged. */
+  readonly environmentMismatch: readonly EnvironmentMismatch[];
+  readonly scores: readonly ScoreRow[];
+  /** The bundle's canonical JSON text (what `bundleDigest` digests). */
+  readonly rawCanonical: string;
+}
+
+export interface ConvertOptions {
+  readonly fileSha256?: string;
+  readonly environment?: Environment;
+  /** Verification per reference uri (from ingest); absent: unverified. */
+  readonly verification?: ReadonlyMap<string, ReferenceVerification>;
+}
+
+/** Score rows from `observations.checks`, plus a not_evaluated row per environment check with no observation. */
+export function scoreRows(observations: unknown, expectedChecks: readonly string[] = []): ScoreRow[] {
+  const rows: ScoreRow[] = [];
+  const seen = new Set<string>();
+  const checks = (observations as { checks?: unknown } | null)?.checks;
+  if (Array.isArray(checks))
+    checks.forEach((check: unknown, index) => {
+      const entry = typeof check === 'object' && check !== null ? (check as Record<string, unknown>) : {};
+      let checkId = typeof entry.id === 'string' && entry.id !== '' ? entry.id : `#${index}`;
+      if (seen.has(checkId)) checkId = `${checkId}#${index}`;
+      seen.add(checkId);
+      const evidence = check;
+      if (typeof entry.error === 'string' || entry.status === 'error')
+        rows.push({
+          checkId,
+          status: 'error',
+          score: null,
+          reason: typeof entry.error === 'string' ? entry.error : 'check reported an error',
+          evidence,
+        });
+      else if (entry.passed === true)
+        rows.push({ checkId, status: 'pass', score: 1, reason: null, evidence });
+      else if (entry.passed === false)
+        rows.push({ checkId, status: 'fail', score: 0, reason: null, evidence });
+      else
+        rows.push({
+          checkId,
+          status: 'not_evaluated',
+          score: null,
+          reason:
+            entry.passed === undefined
+              ? 'no verdict: passed is missing'
+              : 'no verdict: passed is not a boolean',
+          evidence,
+        });
+    });
+  for (const checkId of expectedChecks)
+    if (!seen.has(checkId))
+      rows.push({
+        checkId,
+        status: 'not_evaluated',
+        score: null,
+        reason: 'the environment expects this check; the bundle has no observation for it',
+        evidence: null,
+      });
+  return rows;
+}
+
+/** Converts one parsed bundle. Throws CostRangeError when a cost passes the safe bound. */
+export function convertBundle(bundle: NativeExecution, options: ConvertOptions = {}): LedgerRecord {
+  const { runId, caseId, configId, attemptId } = bundle.identity;
+  const rawCanonical = canonicalize(bundle);
+  const environment = options.environment;
+  const envCase = caseOf(environment, caseId);
+  const envConfig = configOf(environment, configId);
+  const mismatch: EnvironmentMismatch[] = [];
+  if (environment !== undefined) {
+    if (envCase === undefined) mismatch.push({ field: 'case', expected: null, received: caseId });
+    else if (envCase.sha256 !== bundle.input.caseSha256)
+      mismatch.push({ field: 'caseSha256', expected: envCase.sha256, received: bundle.input.caseSha256 });
+    if (envConfig === undefined) mismatch.push({ field: 'config', expected: null, received: configId });
+    else if (envConfig.sha256 !== bundle.input.configSha256)
+      mismatch.push({
+        field: 'configSha256',
+        expected: envConfig.sha256,
+        received: bundle.input.configSha256,
+      });
+  }
+  const tools = bundle.semanticTools;
+  const outcomes = new Map(tools.results.map((result) => [result.callId, result.outcome]));
+  const denials = new Map(tools.denials.map((denial) => [denial.callId, denial]));
+  const verification = options.verification;
+  const reference = (
+    role: ReferenceRecord['role'],
+    ref: NativeExecution['transcript'] | NativeExecution['artifacts'][number],
+  ): ReferenceRecord => ({
+    role,
+    uri: ref.uri,
+    sha256: ref.sha256,
+    byteSize: ref.byteSize,
+    mediaType: ref.mediaType,
+    verification: verification?.get(ref.uri) ?? 'unverified',
+  });
+  const failure = bundle.failure;
+  return {
+    key: { runId, caseId, configId, attemptId },
+    bundleDigest: sha256Digest(rawCanonical), // = canonicalDigest(bundle), without canonicalising twice
+    fileSha256: options.fileSha256 ?? null,
+    provenance: bundle.provenance,
+    runner: {
+      packageName: bundle.runner.package.name,
+      packageVersion: bundle.runner.package.version,
+      binarySha256: bundle.runner.binary.sha256,
+      driverKind: bundle.runner.driverKind,
+      driverVersion: bundle.runner.driverVersion,
+      prpVersion: bundle.runner.prpVersion,
+      nativeExecutionVersion: bundle.runner.nativeExecutionVersion,
+      catalogVersion: bundle.runner.catalogVersion,
+      catalogSha256: bundle.runner.catalogSha256,
+    },
+    caseSha256: bundle.input.caseSha256,
+    configSha256: bundle.input.configSha256,
+    terminal: {
+      turn: bundle.terminal.turnTerminalState,
+      run: bundle.terminal.runTerminalState,
+      workDisposition: bundle.terminal.reportedWorkDisposition,
+    },
+    failure:
+      failure === null
+        ? null
+        : { classification: failure.classification, code: failure.code, message: failure.message },
+    toolCalls: tools.calls.map((call) => {
+      const denial = denials.get(call.callId);
+      return {
+        callId: call.callId,
+        operationId: call.operationId,
+        outcome: outcomes.get(call.callId) ?? null,
+        denial:
+          denial === undefined
+            ? null
+            : {
+                code: denial.code,
+                authorizationBoundary: denial.authorizationBoundary,
+                retryable: denial.retryable,
+              },
+      };
+    }),
+    denials: tools.denials.length,
+    transcript: {
+      complete: bundle.transcript.complete,
+      eventCount: bundle.transcript.eventCount,
+      omissionReason: bundle.transcript.omissionReason,
+    },
+    references: [
+      reference('transcript', bundle.transcript),
+      ...bundle.artifacts.map((artifact) => reference('artifact', artifact)),
+    ],
+    usage: {
+      inputTokens: bundle.usage.inputTokens,
+      outputTokens: bundle.usage.outputTokens,
+      totalTokens: bundle.usage.totalTokens,
+      requestCount: bundle.usage.requestCount,
+      durationMs: bundle.usage.durationMs,
+    },
+    cost: attemptCost(bundle.usage.cost, bundle.usage, envConfig?.model, environment?.pricing),
+    environmentMismatch: mismatch,
+    scores: scoreRows(bundle.observations, envCase?.checks?.map((check) => check.id) ?? []),
+    rawCanonical,
+  };
+}

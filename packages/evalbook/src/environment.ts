@@ -1,0 +1,196 @@
+// The Evalbook environment (`evalbook.yaml` or `.json`): loaded strictly (YAML without duplicate keys
+// or custom tags, JSON by the contract's strict reader), validated against
+// schemas/evals/environment-v1.schema.json and then for what a schema cannot say (unique ids, prices
+// we can turn into exact integers). Every issue is reported, each with a JSON pointer.
+import { readFile } from 'node:fs/promises';
+import { ContractError, pointer, readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { parseDocument } from 'yaml';
+
+import type { Issue } from '@paperclip-evals/contract';
+
+import { PRICE_DECIMALS, priceToMicros } from './cost.js';
+import type { PricingTable } from './cost.js';
+
+export const ENVIRONMENT_V1 = 'paperclip-evals/environment/v1';
+export const ENVIRONMENT_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/environment/v1.json';
+
+export interface EnvironmentCase {
+  readonly id: string;
+  readonly sha256: string;
+  readonly description?: string;
+  readonly checks?: readonly { readonly id: string; readonly description?: string }[];
+}
+
+export interface EnvironmentConfig {
+  readonly id: string;
+  readonly sha256: string;
+  readonly model: string;
+  readonly driver: string;
+  readonly description?: string;
+}
+
+export interface Environment {
+  readonly schema: typeof ENVIRONMENT_V1;
+  readonly name: string;
+  readonly store?: string;
+  readonly cases: readonly EnvironmentCase[];
+  readonly configs: readonly EnvironmentConfig[];
+  readonly pricing?: PricingTable;
+  readonly budgets?: { readonly perRunUsd?: number; readonly perConfigUsd?: number };
+  readonly report?: {
+    readonly title?: string;
+    readonly denominator?: 'all_attempts' | 'evaluated_only';
+    readonly formats?: readonly string[];
+  };
+}
+
+const invalid = (message: string, issues: readonly Issue[]): ContractError =>
+  new ContractError('paperclip_contract_document_invalid', message, issues);
+
+/** Parses YAML strictly: duplicate keys, unresolved (custom) tags and any warning are errors. */
+function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
+  const document = parseDocument(text, {
+    uniqueKeys: true,
+    strict: true,
+    customTags: [],
+    prettyErrors: true,
+  });
+  const problems = [...document.errors, ...document.warnings];
+  if (problems.length > 0)
+    return {
+      ok: false,
+      issues: problems.map((problem) => ({
+        code: problem.code === 'DUPLICATE_KEY' ? 'yaml_duplicate_key' : `yaml_${problem.code.toLowerCase()}`,
+        message: problem.message.split('\n')[0] ?? problem.message,
+        path: '',
+        expected: 'strict YAML (unique keys, no custom tags)',
+        received:
+          problem.linePos === undefined
+            ? problem.code
+            : `line ${problem.linePos[0].line}, column ${problem.linePos[0].col}`,
+      })),
+    };
+  return { ok: true, value: document.toJS({ maxAliasCount: 100 }) as unknown };
+}
+
+/** Validates an already parsed document; returns the environment or throws with every issue. */
+export function parseEnvironment(value: unknown): Environment {
+  const issues: Issue[] = schemaErrors(ENVIRONMENT_SCHEMA_ID, value).map((error) => {
+    const missing =
+      error.keyword === 'required'
+        ? (error.params as { missingProperty: string }).missingProperty
+        : undefined;
+    const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
+    return {
+      code: 'environment_schema',
+      message: `${path === '' ? '(root)' : path} ${missing === undefined ? (error.message ?? 'is invalid') : 'is missing'}`,
+      path,
+      expected:
+        error.keyword === 'additionalProperties' ? 'no such property' : (error.message ?? error.keyword),
+      received: missing === undefined ? 'invalid value' : 'missing',
+    };
+  });
+  if (issues.length > 0) throw invalid('the environment does not match its schema', issues);
+  const environment = value as Environment;
+  const unique = (list: readonly { id: string }[], where: string): void => {
+    const seen = new Set<string>();
+    list.forEach((item, index) => {
+      if (seen.has(item.id))
+        issues.push({
+          code: 'environment_duplicate_id',
+          message: `${where} id ${item.id} appears more than once`,
+          path: pointer(where, index, 'id'),
+          expected: 'unique ids',
+          received: item.id,
+        });
+      seen.add(item.id);
+    });
+  };
+  unique(environment.cases, 'cases');
+  unique(environment.configs, 'configs');
+  for (const [model, price] of Object.entries(environment.pricing?.models ?? {}))
+    for (const kind of ['inputPerMillionUsd', 'outputPerMillionUsd'] as const)
+      if (priceToMicros(price[kind]) === null)
+        issues.push({
+          code: 'environment_price_precision',
+          message: `price ${kind} of ${model} has more than ${PRICE_DECIMALS} decimal places`,
+          path: pointer('pricing', 'models', model, kind),
+          expected: `a non-negative USD amount with at most ${PRICE_DECIMALS} decimals`,
+          received: price[kind],
+        });
+  if (issues.length > 0) throw invalid('the environment is inconsistent', issues);
+  return environment;
+}
+
+/** Loads `evalbook.yaml` / `.yml` / `.json`. I/O errors reject with the fs error. */
+export async function loadEnvironment(path: string): Promise<Environment> {
+  const bytes = await readFile(path);
+  const parsed = /\.json$/i.test(path) ? readJsonText(bytes) : parseYaml(bytes.toString('utf8'));
+  if (!parsed.ok)
+    throw invalid(
+      `${path} is not a strict ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} document`,
+      parsed.issues,
+    );
+  return parseEnvironment(parsed.value);
+}
+
+/** The environment's config by id, or undefined. */
+export function configOf(
+  environment: Environment | undefined,
+  configId: string,
+): EnvironmentConfig | undefined {
+  return environment?.configs.find((config) => config.id === configId);
+}
+
+/** The environment's case by id, or undefined. */
+export function caseOf(environment: Environment | undefined, caseId: string): EnvironmentCase | undefined {
+  return environment?.cases.find((entry) => entry.id === caseId);
+}
+
+/** What `evals init` writes: a commented starter environment that loads as is. */
+export function starterEnvironment(): string {
+  return `# Evalbook environment (paperclip-evals/environment/v1).
+# The eval suite as data: cases, configs, a versioned pricing table, budgets and report settings.
+# Validated against schemas/evals/environment-v1.schema.json; duplicate keys and custom tags are refused.
+schema: paperclip-evals/environment/v1
+name: my-suite
+
+# Default store; \`evals ingest --store\` wins. SQLite is a single file.
+store: sqlite:.evalbook/evalbook.sqlite
+
+# Each case: its id, the sha256 of its definition (attempts whose input.caseSha256 differs are
+# flagged as environment mismatches, never merged) and the checks it expects a verdict for.
+cases:
+  - id: case_example
+    sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
+    checks:
+      - id: example-check
+        description: the agent did what the case asked
+
+# Each config: id, sha256 of its definition, the model (looked up in pricing) and the driver.
+configs:
+  - id: config_example
+    sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
+    model: example-model
+    driver: paperclip-deterministic
+
+# USD per million tokens per model and token kind (at most ${PRICE_DECIMALS} decimals). Estimates
+# record this version; history is never repriced. A model missing here is "unpriced", never free.
+pricing:
+  version: "2026-11-01"
+  models:
+    example-model:
+      inputPerMillionUsd: 3
+      outputPerMillionUsd: 15
+
+budgets:
+  perRunUsd: 50
+  perConfigUsd: 20
+
+report:
+  title: My suite
+  # all_attempts: infra errors and missing verdicts count against the pass rate's denominator.
+  denominator: all_attempts
+  formats: [html, markdown, json]
+`;
+}

@@ -1,0 +1,312 @@
+// Ingest: stream bundle inputs (files, directories, '-' for stdin) one at a time, parse each with
+// the contract parser, verify transcript/artifact digests under an artifact root, convert, and
+// write in batched transactions. Invalid bundles are reported with every issue and never written.
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import {
+  digestFile,
+  isContractError,
+  readNativeExecutionFile,
+  readNativeExecutionStream,
+} from '@paperclip-evals/contract';
+
+import type { Issue, NativeExecution, NativeExecutionInput } from '@paperclip-evals/contract';
+
+import { convertBundle } from './convert.js';
+import type { AttemptKey, LedgerRecord, ReferenceVerification } from './convert.js';
+import { CostRangeError, costCoverage } from './cost.js';
+import type { AttemptCost, CoverageSummary } from './cost.js';
+import { loadEnvironment } from './environment.js';
+import type { Environment } from './environment.js';
+import { DEFAULT_STORE_URL, openStore } from './store.js';
+
+export interface IngestProgress {
+  readonly processed: number;
+  readonly inserted: number;
+  readonly duplicates: number;
+  readonly conflicts: number;
+  readonly invalid: number;
+  readonly unreadable: number;
+}
+
+export interface IngestOptions {
+  readonly inputs: readonly string[];
+  /** `sqlite:PATH`; default: the environment's `store`, else `sqlite:.evalbook/evalbook.sqlite`. */
+  readonly storeUrl?: string;
+  readonly environmentPath?: string;
+  readonly artifactRoot?: string;
+  readonly batchSize?: number;
+  readonly maxBytes?: number;
+  /** Called after every written batch (and once at the end). */
+  readonly onProgress?: (progress: IngestProgress) => void;
+  /** What '-' reads (default: process.stdin). */
+  readonly stdin?: AsyncIterable<Uint8Array>;
+}
+
+export interface IngestConflict {
+  readonly input: string;
+  readonly key: AttemptKey;
+  readonly bundleDigest: string;
+  readonly existingDigest: string;
+}
+
+export interface IngestSummary {
+  readonly store: string;
+  readonly processed: number;
+  readonly inserted: number;
+  readonly duplicates: number;
+  readonly conflicts: IngestConflict[];
+  readonly invalid: { readonly input: string; readonly issues: readonly Issue[] }[];
+  readonly unreadable: { readonly input: string; readonly error: string }[];
+  /** Inserted attempts whose case/config digest differs from the environment's (flagged, kept apart). */
+  readonly environmentMismatches: { readonly input: string; readonly key: AttemptKey }[];
+  /** Cost coverage of the attempts inserted by this run. */
+  readonly coverage: CoverageSummary;
+}
+
+/** A mistake in how ingest was called (no inputs, stdin twice, an empty directory). */
+export class IngestUsageError extends Error {
+  override readonly name = 'IngestUsageError';
+}
+
+/** 0 only inserted/duplicates · 1 conflicts or invalid bundles · 2 unreadable input (takes precedence). */
+export function ingestExitCode(summary: IngestSummary): 0 | 1 | 2 {
+  if (summary.unreadable.length > 0) return 2;
+  return summary.conflicts.length > 0 || summary.invalid.length > 0 ? 1 : 0;
+}
+
+const STDIN = '-';
+const NATIVE_ARTIFACT = 'artifact://native/';
+
+interface Target {
+  readonly display: string;
+  readonly path: string | null;
+  readonly refused?: string;
+}
+
+/** Lazily expands inputs in argument order; directories are walked sorted, symlinks inside not followed. */
+async function* expandInputs(inputs: readonly string[]): AsyncGenerator<Target> {
+  for (const input of inputs) {
+    if (input === STDIN) {
+      yield { display: '(stdin)', path: null };
+      continue;
+    }
+    const path = resolve(input);
+    const info = await stat(path).catch(() => null);
+    if (info === null || info.isFile()) yield { display: input, path };
+    else if (info.isDirectory()) {
+      let found = false;
+      for await (const target of walk(path, input)) {
+        found = true;
+        yield target;
+      }
+      if (!found) yield { display: input, path, refused: 'no *.json files in this directory' };
+    } else yield { display: input, path, refused: 'not a regular file (a FIFO, socket or device)' };
+  }
+}
+
+async function* walk(dir: string, display: string): AsyncGenerator<Target> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    const shown = join(display, entry.name);
+    if (entry.isDirectory()) yield* walk(path, shown);
+    else if (!entry.name.endsWith('.json')) continue;
+    else if (entry.isFile()) yield { display: shown, path };
+    else if (entry.isSymbolicLink())
+      yield {
+        display: shown,
+        path,
+        refused: 'a symlink inside a directory (not followed; name its target instead)',
+      };
+    else yield { display: shown, path, refused: 'not a regular file (a FIFO, socket or device)' };
+  }
+}
+
+const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error;
+
+/**
+ * Checks the transcript's and artifacts' sha256 under `root`: verified, unverified (no root, not a
+ * native artifact URI, or file absent) or mismatched (reported as an issue; the bundle is not written).
+ */
+export async function verifyReferences(
+  bundle: NativeExecution,
+  root: string | undefined,
+): Promise<{ verification: Map<string, ReferenceVerification>; issues: Issue[] }> {
+  const verification = new Map<string, ReferenceVerification>();
+  const issues: Issue[] = [];
+  const refs = [
+    { path: '/transcript', ref: bundle.transcript },
+    ...bundle.artifacts.map((ref, index) => ({ path: `/artifacts/${index}`, ref })),
+  ];
+  for (const { path, ref } of refs) {
+    verification.set(ref.uri, 'unverified');
+    if (root === undefined || !ref.uri.startsWith(NATIVE_ARTIFACT)) continue;
+    const base = resolve(root);
+    const file = resolve(base, ref.uri.slice(NATIVE_ARTIFACT.length));
+    const inside = relative(base, file);
+    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+      issues.push({
+        code: 'artifact_uri_outside_root',
+        message: `${ref.uri} resolves outside the artifact root`,
+        path: `${path}/uri`,
+        expected: `a path under ${base}`,
+        received: ref.uri,
+      });
+      verification.set(ref.uri, 'mismatched');
+      continue;
+    }
+    const info = await lstat(file).catch(() => null);
+    if (info === null) continue; // absent: unverified
+    if (!info.isFile()) {
+      issues.push({
+        code: 'artifact_not_a_file',
+        message: `${file} is not a regular file`,
+        path: `${path}/uri`,
+        expected: 'a regular file',
+        received: ref.uri,
+      });
+      verification.set(ref.uri, 'mismatched');
+      continue;
+    }
+    const { digest, byteSize } = await digestFile(file);
+    if (digest !== ref.sha256 || byteSize !== ref.byteSize) {
+      issues.push({
+        code: 'artifact_digest_mismatch',
+        message: `${ref.uri}: the file under the artifact root does not match the bundle's reference`,
+        path: `${path}/${digest !== ref.sha256 ? 'sha256' : 'byteSize'}`,
+        expected: digest !== ref.sha256 ? ref.sha256 : ref.byteSize,
+        received: digest !== ref.sha256 ? digest : byteSize,
+      });
+      verification.set(ref.uri, 'mismatched');
+    } else verification.set(ref.uri, 'verified');
+  }
+  return { verification, issues };
+}
+
+/** Ingests every input into the store; never throws for a bad bundle (it is reported instead). */
+export async function ingest(options: IngestOptions): Promise<IngestSummary> {
+  if (options.inputs.length === 0)
+    throw new IngestUsageError('no inputs: name bundle files, directories or -');
+  if (options.inputs.filter((input) => input === STDIN).length > 1)
+    throw new IngestUsageError('stdin (-) can be given only once');
+  const batchSize = options.batchSize ?? 200;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new IngestUsageError('batchSize must be a positive integer');
+  const environment: Environment | undefined =
+    options.environmentPath === undefined ? undefined : await loadEnvironment(options.environmentPath);
+  const storeUrl = options.storeUrl ?? environment?.store ?? DEFAULT_STORE_URL;
+  const store = await openStore(storeUrl);
+
+  let processed = 0;
+  let inserted = 0;
+  let duplicates = 0;
+  const conflicts: IngestConflict[] = [];
+  const invalid: IngestSummary['invalid'] = [];
+  const unreadable: IngestSummary['unreadable'] = [];
+  const mismatches: IngestSummary['environmentMismatches'] = [];
+  const costs: Pick<AttemptCost, 'coverage' | 'effectiveNanodollars'>[] = [];
+  let pending: { input: string; record: LedgerRecord }[] = [];
+  const progress = (): void =>
+    options.onProgress?.({
+      processed,
+      inserted,
+      duplicates,
+      conflicts: conflicts.length,
+      invalid: invalid.length,
+      unreadable: unreadable.length,
+    });
+
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    const outcomes = await store.insertBatch(batch.map((entry) => entry.record));
+    outcomes.forEach((outcome, index) => {
+      const entry = batch[index];
+      if (entry === undefined) return;
+      if (outcome.status === 'inserted') {
+        inserted++;
+        costs.push(entry.record.cost);
+        if (entry.record.environmentMismatch.length > 0)
+          mismatches.push({ input: entry.input, key: outcome.key });
+      } else if (outcome.status === 'duplicate') duplicates++;
+      else
+        conflicts.push({
+          input: entry.input,
+          key: outcome.key,
+          bundleDigest: outcome.bundleDigest,
+          existingDigest: outcome.existingDigest,
+        });
+    });
+    progress();
+  };
+
+  try {
+    for await (const target of expandInputs(options.inputs)) {
+      processed++;
+      if (target.refused !== undefined) {
+        unreadable.push({ input: target.display, error: target.refused });
+        continue;
+      }
+      let parsed: NativeExecutionInput;
+      const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
+      try {
+        parsed =
+          target.path === null
+            ? await readNativeExecutionStream(options.stdin ?? process.stdin, parseOptions)
+            : await readNativeExecutionFile(target.path, parseOptions);
+      } catch (error) {
+        if (isContractError(error)) invalid.push({ input: target.display, issues: error.issues });
+        else if (isFsError(error)) unreadable.push({ input: target.display, error: error.message });
+        else throw error;
+        continue;
+      }
+      const { verification, issues } = await verifyReferences(parsed.bundle, options.artifactRoot);
+      if (issues.length > 0) {
+        invalid.push({ input: target.display, issues });
+        continue;
+      }
+      let record: LedgerRecord;
+      try {
+        record = convertBundle(parsed.bundle, {
+          fileSha256: parsed.fileSha256,
+          verification,
+          ...(environment === undefined ? {} : { environment }),
+        });
+      } catch (error) {
+        if (!(error instanceof CostRangeError)) throw error;
+        invalid.push({
+          input: target.display,
+          issues: [
+            {
+              code: 'cost_out_of_range',
+              message: error.message,
+              path: '/usage',
+              expected: 'a cost within the safe bound',
+              received: 'too large',
+            },
+          ],
+        });
+        continue;
+      }
+      pending.push({ input: target.display, record });
+      if (pending.length >= batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    await store.close();
+  }
+  return {
+    store: storeUrl,
+    processed,
+    inserted,
+    duplicates,
+    conflicts,
+    invalid,
+    unreadable,
+    environmentMismatches: mismatches,
+    coverage: costCoverage(costs),
+  };
+}

@@ -1,0 +1,285 @@
+// The SQLite ledger store (better-sqlite3): one file, WAL, versioned migrations in code, append-only
+// (triggers refuse UPDATE and DELETE on ledger tables). A batch is one IMMEDIATE transaction, so a
+// crash or SIGKILL leaves either the whole batch or none of it.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+
+import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
+import { StoreError } from './store.js';
+import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const appendOnly = (table: string): string => `
+  CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END;
+  CREATE TRIGGER ${table}_no_delete BEFORE DELETE ON ${table} BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END;`;
+
+/** The migrations, in order. Never edit one that has shipped: add the next. */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger',
+    sql: `
+      CREATE TABLE bundles (
+        digest TEXT PRIMARY KEY,
+        canonical_json TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE attempts (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        case_id TEXT NOT NULL,
+        config_id TEXT NOT NULL,
+        attempt_id TEXT NOT NULL,
+        bundle_digest TEXT NOT NULL REFERENCES bundles(digest),
+        file_sha256 TEXT,
+        provenance TEXT NOT NULL,
+        run_terminal_state TEXT NOT NULL,
+        failure_classification TEXT,
+        transcript_complete INTEGER NOT NULL,
+        denials INTEGER NOT NULL,
+        cost_coverage TEXT NOT NULL,
+        provider_cost_nanodollars INTEGER,
+        estimated_cost_nanodollars INTEGER,
+        pricing_version TEXT,
+        environment_mismatch INTEGER NOT NULL,
+        record_json TEXT NOT NULL,
+        UNIQUE (run_id, case_id, config_id, attempt_id)
+      ) STRICT;
+      CREATE INDEX attempts_bundle ON attempts(bundle_digest);
+      CREATE TABLE scores (
+        attempt INTEGER NOT NULL REFERENCES attempts(id),
+        check_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'error', 'not_evaluated')),
+        score REAL,
+        reason TEXT,
+        evidence_json TEXT NOT NULL,
+        PRIMARY KEY (attempt, check_id)
+      ) STRICT;
+      ${appendOnly('bundles')}
+      ${appendOnly('attempts')}
+      ${appendOnly('scores')}`,
+  },
+];
+
+interface AttemptRow {
+  readonly id: number;
+  readonly bundle_digest: string;
+  readonly record_json: string;
+}
+
+export class SqliteStore implements LedgerStore {
+  readonly kind = 'sqlite';
+  private readonly select;
+  private readonly insertBundle;
+  private readonly insertAttempt;
+  private readonly insertScore;
+  private readonly selectScores;
+  private readonly batch;
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+  ) {
+    this.select = db.prepare<[string, string, string, string], AttemptRow>(
+      'SELECT id, bundle_digest, record_json FROM attempts WHERE run_id = ? AND case_id = ? AND config_id = ? AND attempt_id = ?',
+    );
+    this.insertBundle = db.prepare('INSERT OR IGNORE INTO bundles (digest, canonical_json) VALUES (?, ?)');
+    this.insertAttempt = db.prepare(
+      `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+         run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+         provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertScore = db.prepare(
+      'INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.selectScores = db.prepare<
+      [number],
+      {
+        check_id: string;
+        status: ScoreRow['status'];
+        score: number | null;
+        reason: string | null;
+        evidence_json: string;
+      }
+    >('SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = ? ORDER BY rowid');
+    this.batch = db.transaction((records: readonly LedgerRecord[]) =>
+      records.map((record) => this.insertOne(record)),
+    );
+  }
+
+  /** Opens (creating if needed) the file and applies pending migrations; refuses a store from the future. */
+  static open(path: string): SqliteStore {
+    const file = resolve(path);
+    mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db, SQLITE_MIGRATIONS);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStore(db, file);
+  }
+
+  private insertOne(record: LedgerRecord): InsertOutcome {
+    const { key, bundleDigest } = record;
+    const existing = this.select.get(key.runId, key.caseId, key.configId, key.attemptId);
+    if (existing !== undefined)
+      return existing.bundle_digest === bundleDigest
+        ? { status: 'duplicate', key, bundleDigest }
+        : { status: 'conflict', key, bundleDigest, existingDigest: existing.bundle_digest };
+    this.insertBundle.run(bundleDigest, record.rawCanonical);
+    const { scores } = record;
+    const cost = record.cost;
+    const info = this.insertAttempt.run(
+      key.runId,
+      key.caseId,
+      key.configId,
+      key.attemptId,
+      bundleDigest,
+      record.fileSha256,
+      record.provenance,
+      record.terminal.run,
+      record.failure?.classification ?? null,
+      record.transcript.complete ? 1 : 0,
+      record.denials,
+      cost.coverage,
+      cost.providerReportedNanodollars,
+      cost.estimatedNanodollars,
+      cost.pricingVersion,
+      record.environmentMismatch.length > 0 ? 1 : 0,
+      recordJson(record),
+    );
+    for (const score of scores)
+      this.insertScore.run(
+        info.lastInsertRowid,
+        score.checkId,
+        score.status,
+        score.score,
+        score.reason,
+        JSON.stringify(score.evidence ?? null),
+      );
+    return { status: 'inserted', key, bundleDigest };
+  }
+
+  insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
+    try {
+      return Promise.resolve(this.batch.immediate(records));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private stored(row: AttemptRow): StoredAttempt {
+    const record = JSON.parse(row.record_json) as StoredAttempt['record'];
+    const scores = this.selectScores.all(row.id).map((score) => ({
+      checkId: score.check_id,
+      status: score.status,
+      score: score.score,
+      reason: score.reason,
+      evidence: JSON.parse(score.evidence_json) as unknown,
+    }));
+    return { key: record.key, bundleDigest: row.bundle_digest, record, scores };
+  }
+
+  getAttempt(key: AttemptKey): Promise<StoredAttempt | null> {
+    const row = this.select.get(key.runId, key.caseId, key.configId, key.attemptId);
+    return Promise.resolve(row === undefined ? null : this.stored(row));
+  }
+
+  getBundle(digest: string): Promise<string | null> {
+    const row = this.db
+      .prepare<[string], { canonical_json: string }>('SELECT canonical_json FROM bundles WHERE digest = ?')
+      .get(digest);
+    return Promise.resolve(row?.canonical_json ?? null);
+  }
+
+  countAttempts(): Promise<number> {
+    const row = this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM attempts').get();
+    return Promise.resolve(row?.n ?? 0);
+  }
+
+  async *attempts(): AsyncIterable<StoredAttempt> {
+    let last = 0;
+    // Paged by id, so the iterator never holds the table and never keeps a statement open across awaits.
+    const page = this.db.prepare<[number], AttemptRow>(
+      'SELECT id, bundle_digest, record_json FROM attempts WHERE id > ? ORDER BY id LIMIT 500',
+    );
+    for (;;) {
+      const batch = page.all(last);
+      if (batch.length === 0) return;
+      for (const row of batch) {
+        last = row.id;
+        yield await Promise.resolve(this.stored(row));
+      }
+    }
+  }
+
+  migrations(): Promise<number[]> {
+    const rows = this.db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+      .all();
+    return Promise.resolve(rows.map((row) => row.version));
+  }
+
+  /** `PRAGMA integrity_check`: ['ok'] for a sound file. */
+  integrityCheck(): string[] {
+    const rows = this.db.pragma('integrity_check') as { integrity_check: string }[];
+    return rows.map((row) => row.integrity_check);
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+}
+
+/** The record as JSON, without its raw bundle text (stored once, in bundles) and scores (own table). */
+function recordJson(record: LedgerRecord): string {
+  return JSON.stringify(record, function (this: unknown, key: string, value: unknown) {
+    return this === record && (key === 'rawCanonical' || key === 'scores') ? undefined : value;
+  });
+}
+
+/** Applies pending migrations, each in its own transaction; refuses a database newer than this code. */
+export function migrate(db: Database.Database, migrations: readonly Migration[]): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
+  );
+  const applied = new Set(
+    db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+      .all()
+      .map((row) => row.version),
+  );
+  const known = new Set(migrations.map((migration) => migration.version));
+  const unknown = [...applied].filter((version) => !known.has(version));
+  if (unknown.length > 0)
+    throw new StoreError(
+      `the store has migration(s) ${unknown.join(', ')} this version of Evals does not know (a store from the future): upgrade Evals`,
+    );
+  const record = db.prepare(
+    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+  );
+  const isApplied = db.prepare<[number], { version: number }>(
+    'SELECT version FROM schema_migrations WHERE version = ?',
+  );
+  for (const migration of migrations)
+    if (!applied.has(migration.version))
+      // Checked again under the write lock: another process may have applied it meanwhile.
+      db.transaction(() => {
+        if (isApplied.get(migration.version) !== undefined) return;
+        db.exec(migration.sql);
+        record.run(migration.version, migration.name);
+      }).immediate();
+}

@@ -1,0 +1,60 @@
+// The ledger store interface: append-only, keyed by (runId, caseId, configId, attemptId) plus the
+// bundle's canonical digest. SQLite implements it now; a PostgreSQL store implements the same
+// asynchronous interface (every method returns a Promise so a network store slots in unchanged).
+import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
+
+/** What happened to one record of a batch. */
+export type InsertOutcome =
+  | { readonly status: 'inserted'; readonly key: AttemptKey; readonly bundleDigest: string }
+  /** Same identity, same digest: already there, skipped. */
+  | { readonly status: 'duplicate'; readonly key: AttemptKey; readonly bundleDigest: string }
+  /** Same identity, different digest: nothing overwritten. */
+  | {
+      readonly status: 'conflict';
+      readonly key: AttemptKey;
+      readonly bundleDigest: string;
+      readonly existingDigest: string;
+    };
+
+/** A stored attempt as read back (the record as converted, without the raw bundle text). */
+export interface StoredAttempt {
+  readonly key: AttemptKey;
+  readonly bundleDigest: string;
+  readonly record: Omit<LedgerRecord, 'rawCanonical' | 'scores'>;
+  readonly scores: readonly ScoreRow[];
+}
+
+export interface LedgerStore {
+  /** `sqlite` or `postgres`. */
+  readonly kind: string;
+  /** Writes a batch in ONE transaction: all records' outcomes, or (on an error) nothing at all. */
+  insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]>;
+  getAttempt(key: AttemptKey): Promise<StoredAttempt | null>;
+  /** The raw bundle's canonical JSON text by its digest, or null. */
+  getBundle(digest: string): Promise<string | null>;
+  countAttempts(): Promise<number>;
+  /** Every stored attempt in insertion order (streamed, one at a time). */
+  attempts(): AsyncIterable<StoredAttempt>;
+  /** Applied migration versions, ascending. */
+  migrations(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** A store that cannot be opened or used (unknown scheme, a store from the future, a failed migration). */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+}
+
+export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
+
+/** Opens a store by URL: `sqlite:PATH` (relative to the cwd). PostgreSQL comes next. */
+export async function openStore(url: string = DEFAULT_STORE_URL): Promise<LedgerStore> {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path === '') throw new StoreError('sqlite: store URL needs a path (sqlite:PATH)');
+    const { SqliteStore } = await import('./sqlite-store.js');
+    return SqliteStore.open(path);
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) throw new StoreError('the PostgreSQL store is not implemented yet');
+  throw new StoreError(`unknown store URL ${JSON.stringify(url)} (expected sqlite:PATH)`);
+}

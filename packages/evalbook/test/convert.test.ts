@@ -1,0 +1,126 @@
+// Converter: identity, statuses, failure/denials/transcript, environment mismatch flags, cost
+// provenance, score rows (a check without a boolean verdict is not_evaluated, never a pass).
+import { describe, expect, it } from 'vitest';
+
+import { canonicalDigest, parseNativeExecution } from '@paperclip-evals/contract';
+
+import { convertBundle, scoreRows } from '../src/convert.ts';
+import { parseEnvironment } from '../src/environment.ts';
+import type { Environment } from '../src/environment.ts';
+import { syntheticAttempt } from './support/bundles.ts';
+
+const parse = (value: unknown) => parseNativeExecution(JSON.stringify(value));
+
+function environment(caseSha: string, configSha: string): Environment {
+  return parseEnvironment({
+    schema: 'paperclip-evals/environment/v1',
+    name: 't',
+    cases: [{ id: 'case_synthetic', sha256: caseSha, checks: [{ id: 'synthetic-check' }, { id: 'style' }] }],
+    configs: [{ id: 'config_synthetic', sha256: configSha, model: 'm1', driver: 'paperclip-deterministic' }],
+    pricing: { version: 'v1', models: { m1: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 } } },
+  });
+}
+
+describe('convertBundle', () => {
+  it('keeps identity, digest, terminal, denials and provider cost', () => {
+    const raw = syntheticAttempt({ toolCalls: 3, deniedCalls: 2 });
+    const bundle = parse(raw);
+    const record = convertBundle(bundle, { fileSha256: 'sha256:' + '0'.repeat(64) });
+    expect(record.key).toEqual({
+      runId: 'run_synthetic',
+      caseId: 'case_synthetic',
+      configId: 'config_synthetic',
+      attemptId: 'attempt_synthetic_0001',
+    });
+    expect(record.bundleDigest).toBe(canonicalDigest(bundle));
+    expect(record.denials).toBe(2);
+    expect(
+      record.toolCalls.filter(
+        (call) => call.outcome === 'denied' && call.denial?.code === 'required_claim_missing',
+      ),
+    ).toHaveLength(2);
+    expect(record.cost).toMatchObject({
+      coverage: 'provider_reported',
+      providerReportedNanodollars: 5_000_000,
+    });
+    expect(record.scores).toEqual([
+      {
+        checkId: 'synthetic-check',
+        status: 'pass',
+        score: 1,
+        reason: null,
+        evidence: { id: 'synthetic-check', passed: true },
+      },
+    ]);
+    expect(record.environmentMismatch).toEqual([]);
+    expect(record.references.map((ref) => ref.verification)).toEqual(['unverified', 'unverified']);
+  });
+
+  it('records failure, incomplete transcript and an unpriced attempt (null, not 0)', () => {
+    const record = convertBundle(
+      parse(
+        syntheticAttempt({
+          runTerminalState: 'failed',
+          costMicros: null,
+          transcriptOmission: 'runner_crashed',
+        }),
+      ),
+    );
+    expect(record.terminal.run).toBe('failed');
+    expect(record.failure?.classification).toBe('runner');
+    expect(record.transcript).toMatchObject({ complete: false, omissionReason: 'runner_crashed' });
+    expect(record.cost.coverage).toBe('unpriced');
+    expect(record.cost.effectiveNanodollars).toBeNull();
+    expect(record.scores[0]?.status).toBe('fail');
+  });
+
+  it('estimates from the environment pricing, flags digest mismatches and adds expected checks as not_evaluated', () => {
+    const raw = syntheticAttempt({ costMicros: null });
+    const input = raw.input as { caseSha256: string; configSha256: string };
+    const matching = convertBundle(parse(raw), {
+      environment: environment(input.caseSha256, input.configSha256),
+    });
+    expect(matching.environmentMismatch).toEqual([]);
+    expect(matching.cost).toMatchObject({
+      coverage: 'estimated',
+      estimatedNanodollars: 540_000,
+      pricingVersion: 'v1',
+    });
+    expect(matching.scores.map((score) => [score.checkId, score.status])).toEqual([
+      ['synthetic-check', 'pass'],
+      ['style', 'not_evaluated'],
+    ]);
+    const other = 'sha256:' + 'a'.repeat(64);
+    const flagged = convertBundle(parse(raw), { environment: environment(other, input.configSha256) });
+    expect(flagged.environmentMismatch).toEqual([
+      { field: 'caseSha256', expected: other, received: input.caseSha256 },
+    ]);
+  });
+});
+
+describe('scoreRows', () => {
+  it('maps verdicts and never turns a missing verdict into a pass', () => {
+    const rows = scoreRows({
+      checks: [
+        { id: 'a', passed: true },
+        { id: 'b', passed: false },
+        { id: 'c', passed: 'yes' },
+        { id: 'd' },
+        { id: 'e', error: 'grader timed out' },
+        { id: 'a', passed: true },
+        'not an object',
+      ],
+    });
+    expect(rows.map((row) => [row.checkId, row.status, row.score])).toEqual([
+      ['a', 'pass', 1],
+      ['b', 'fail', 0],
+      ['c', 'not_evaluated', null],
+      ['d', 'not_evaluated', null],
+      ['e', 'error', null],
+      ['a#5', 'pass', 1],
+      ['#6', 'not_evaluated', null],
+    ]);
+    expect(rows[2]?.reason).toMatch(/not a boolean/);
+    expect(rows[3]?.reason).toMatch(/missing/);
+  });
+});

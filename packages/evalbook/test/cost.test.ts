@@ -1,0 +1,166 @@
+// Cost model: the normalisation table (provider micros, null, estimates, unpriced) and fast-check
+// properties of the integer arithmetic (exactness, rounding half up, bounds).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import {
+  CostRangeError,
+  MAX_NANODOLLARS,
+  attemptCost,
+  costCoverage,
+  estimateNanodollars,
+  formatUsd,
+  microsToNanodollars,
+  priceToMicros,
+} from '../src/cost.ts';
+
+const pricing = { version: 'p-2026-11', models: { m1: { inputPerMillionUsd: 3, outputPerMillionUsd: 15 } } };
+const usage = { inputTokens: 300, outputTokens: 120 };
+
+describe('attemptCost', () => {
+  it.each([
+    [
+      'provider-reported micros × 1000',
+      { currency: 'USD', amountMicros: 3750 },
+      'm1',
+      'provider_reported',
+      3_750_000,
+      2_700_000,
+    ],
+    ['null provider cost with a priced model → estimated', null, 'm1', 'estimated', null, 2_700_000],
+    ['null provider cost, model not priced → unpriced (null, never 0)', null, 'm2', 'unpriced', null, null],
+    ['null provider cost, no config → unpriced', null, undefined, 'unpriced', null, null],
+    [
+      'zero reported by the provider is a real zero',
+      { currency: 'USD', amountMicros: 0 },
+      'm2',
+      'provider_reported',
+      0,
+      null,
+    ],
+    ['non-USD is not a USD figure', { currency: 'EUR', amountMicros: 10 }, 'm2', 'unpriced', null, null],
+  ] as const)('%s', (_name, reported, model, coverage, provider, estimated) => {
+    const cost = attemptCost(reported, usage, model, pricing);
+    expect(cost.coverage).toBe(coverage);
+    expect(cost.providerReportedNanodollars).toBe(provider);
+    expect(cost.estimatedNanodollars).toBe(estimated);
+    expect(cost.effectiveNanodollars).toBe(provider ?? estimated);
+    expect(cost.pricingVersion).toBe(estimated === null ? null : 'p-2026-11');
+  });
+
+  it('records why a figure is missing', () => {
+    expect(attemptCost(null, usage, 'm2', pricing).notes).toEqual([
+      'provider_cost_null',
+      'model_unpriced:m2',
+    ]);
+    expect(attemptCost(null, usage, 'm1', undefined).notes).toEqual(['provider_cost_null', 'pricing_absent']);
+  });
+
+  it('does not find prototype members as models', () => {
+    expect(attemptCost(null, usage, 'constructor', pricing).coverage).toBe('unpriced');
+  });
+});
+
+describe('arithmetic', () => {
+  it('rounds an estimate once, half up', () => {
+    // 1 token at $0.0005/Mtok = 500 picodollars = 0.5 nanodollars → 1
+    expect(
+      estimateNanodollars(
+        { inputTokens: 1, outputTokens: 0 },
+        { inputPerMillionUsd: 0.0005, outputPerMillionUsd: 0 },
+      ),
+    ).toBe(1);
+    expect(
+      estimateNanodollars(
+        { inputTokens: 1, outputTokens: 0 },
+        { inputPerMillionUsd: 0.000499, outputPerMillionUsd: 0 },
+      ),
+    ).toBe(0);
+    // both kinds summed before rounding: 0.4 + 0.4 = 0.8 → 1 (not 0 + 0)
+    expect(
+      estimateNanodollars(
+        { inputTokens: 1, outputTokens: 1 },
+        { inputPerMillionUsd: 0.0004, outputPerMillionUsd: 0.0004 },
+      ),
+    ).toBe(1);
+  });
+
+  it('refuses figures above the safe bound (≈ $9M) and prices with more than 6 decimals', () => {
+    expect(() => microsToNanodollars(Math.floor(MAX_NANODOLLARS / 1000) + 1)).toThrow(CostRangeError);
+    expect(microsToNanodollars(Math.floor(MAX_NANODOLLARS / 1000))).toBe(
+      Math.floor(MAX_NANODOLLARS / 1000) * 1000,
+    );
+    expect(() =>
+      estimateNanodollars(
+        { inputTokens: 2 ** 50, outputTokens: 0 },
+        { inputPerMillionUsd: 1000, outputPerMillionUsd: 0 },
+      ),
+    ).toThrow(CostRangeError);
+    expect(priceToMicros(0.0000001)).toBeNull();
+    expect(priceToMicros(1.1234567)).toBeNull();
+    expect(priceToMicros(2.5)).toBe(2_500_000n);
+    expect(() =>
+      costCoverage([
+        { coverage: 'provider_reported', effectiveNanodollars: MAX_NANODOLLARS },
+        { coverage: 'estimated', effectiveNanodollars: 1 },
+      ]),
+    ).toThrow(CostRangeError);
+  });
+
+  it('property: micros × 1000 is exact for every safe amount', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Math.floor(MAX_NANODOLLARS / 1000) }), (micros) => {
+        expect(BigInt(microsToNanodollars(micros))).toBe(BigInt(micros) * 1000n);
+      }),
+    );
+  });
+
+  it('property: the estimate equals the exact rational rounded half up, and is monotone in tokens', () => {
+    const price = fc.integer({ min: 0, max: 100_000_000 }).map((micros) => micros / 1_000_000);
+    const tokens = fc.integer({ min: 0, max: 10_000_000 });
+    fc.assert(
+      fc.property(tokens, tokens, price, price, (inputTokens, outputTokens, inputPrice, outputPrice) => {
+        const p = { inputPerMillionUsd: inputPrice, outputPerMillionUsd: outputPrice };
+        const pico =
+          BigInt(inputTokens) * BigInt(Math.round(inputPrice * 1e6)) +
+          BigInt(outputTokens) * BigInt(Math.round(outputPrice * 1e6));
+        const got = BigInt(estimateNanodollars({ inputTokens, outputTokens }, p));
+        // |got × 1000 − pico| ≤ 500, ties rounded up
+        expect(got * 1000n - pico <= 500n && pico - got * 1000n < 500n).toBe(true);
+        expect(estimateNanodollars({ inputTokens: inputTokens + 1, outputTokens }, p)).toBeGreaterThanOrEqual(
+          Number(got),
+        );
+      }),
+    );
+  });
+
+  it('property: coverage counts add up and the total is the sum of priced figures', () => {
+    const cost = fc.oneof(
+      fc.record({
+        coverage: fc.constant('provider_reported' as const),
+        effectiveNanodollars: fc.integer({ min: 0, max: 1e12 }),
+      }),
+      fc.record({
+        coverage: fc.constant('estimated' as const),
+        effectiveNanodollars: fc.integer({ min: 0, max: 1e12 }),
+      }),
+      fc.record({ coverage: fc.constant('unpriced' as const), effectiveNanodollars: fc.constant(null) }),
+    );
+    fc.assert(
+      fc.property(fc.array(cost, { maxLength: 50 }), (costs) => {
+        const summary = costCoverage(costs);
+        expect(summary.priced + summary.unpriced).toBe(costs.length);
+        expect(summary.pricedTotalNanodollars).toBe(
+          costs.reduce((sum, c) => sum + (c.effectiveNanodollars ?? 0), 0),
+        );
+        expect(summary.text.startsWith(`${summary.priced} of ${costs.length} attempt`)).toBe(true);
+      }),
+    );
+  });
+
+  it('formats nanodollars exactly', () => {
+    expect(formatUsd(1234)).toBe('$0.000001234');
+    expect(formatUsd(3_750_000)).toBe('$0.003750000');
+    expect(formatUsd(null)).toBe('unpriced');
+  });
+});

@@ -1,0 +1,109 @@
+// Environment loading: YAML and JSON, the starter, duplicate keys and custom tags refused, schema
+// errors located by JSON pointers, semantic checks (unique ids, price precision).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { isContractError } from '@paperclip-evals/contract';
+
+import { loadEnvironment, starterEnvironment } from '../src/environment.ts';
+import { tempDir } from './support/bundles.ts';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => ({ dir, cleanup } = await tempDir()));
+afterAll(() => cleanup());
+
+async function issuesOf(name: string, text: string): Promise<{ code: string; path?: string }[]> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  try {
+    await loadEnvironment(path);
+  } catch (error) {
+    if (isContractError(error))
+      return error.issues.map(({ code, path: at }) => ({ code, ...(at === undefined ? {} : { path: at }) }));
+    throw error;
+  }
+  return [];
+}
+
+describe('loadEnvironment', () => {
+  it('loads the commented starter (what evals init writes)', async () => {
+    await writeFile(join(dir, 'evalbook.yaml'), starterEnvironment());
+    const environment = await loadEnvironment(join(dir, 'evalbook.yaml'));
+    expect(environment.configs[0]?.model).toBe('example-model');
+    expect(environment.pricing?.version).toBe('2026-11-01');
+    expect(environment.cases[0]?.checks?.[0]?.id).toBe('example-check');
+  });
+
+  it('loads JSON', async () => {
+    const path = join(dir, 'evalbook.json');
+    await writeFile(
+      path,
+      JSON.stringify({ schema: 'paperclip-evals/environment/v1', name: 'x', cases: [], configs: [] }),
+    );
+    expect((await loadEnvironment(path)).name).toBe('x');
+  });
+
+  it('refuses a duplicate YAML key', async () => {
+    const issues = await issuesOf(
+      'dup.yaml',
+      starterEnvironment().replace('name: my-suite', 'name: my-suite\nname: again'),
+    );
+    expect(issues.map((issue) => issue.code)).toContain('yaml_duplicate_key');
+  });
+
+  it('refuses custom tags', async () => {
+    const issues = await issuesOf(
+      'tag.yaml',
+      starterEnvironment().replace('name: my-suite', 'name: !secret my-suite'),
+    );
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues[0]?.code).toMatch(/^yaml_/);
+  });
+
+  it('refuses a duplicate JSON key', async () => {
+    const issues = await issuesOf(
+      'dup.json',
+      '{"schema":"paperclip-evals/environment/v1","name":"a","name":"b","cases":[],"configs":[]}',
+    );
+    expect(issues.length).toBeGreaterThan(0);
+  });
+
+  it('reports every schema error with a JSON pointer', async () => {
+    const text = starterEnvironment()
+      .replace('model: example-model', 'model: example-model\n    colour: blue')
+      .replace(/sha256: sha256:0{64}\n {4}checks/, 'sha256: nope\n    checks')
+      .replace('inputPerMillionUsd: 3', 'inputPerMillionUsd: -3');
+    const issues = await issuesOf('schema.yaml', text);
+    const paths = issues.map((issue) => issue.path);
+    expect(paths).toContain('/configs/0');
+    expect(paths).toContain('/cases/0/sha256');
+    expect(paths).toContain('/pricing/models/example-model/inputPerMillionUsd');
+    expect(issues.every((issue) => issue.code === 'environment_schema')).toBe(true);
+  });
+
+  it('reports a missing required member at its pointer', async () => {
+    const issues = await issuesOf(
+      'missing.json',
+      JSON.stringify({ schema: 'paperclip-evals/environment/v1', cases: [], configs: [] }),
+    );
+    expect(issues).toEqual([{ code: 'environment_schema', path: '/name' }]);
+  });
+
+  it('refuses duplicate ids and over-precise prices', async () => {
+    const text = starterEnvironment()
+      .replace('inputPerMillionUsd: 3', 'inputPerMillionUsd: 0.0000001')
+      .replace(
+        'configs:\n',
+        'configs:\n  - id: config_example\n    sha256: sha256:' +
+          '1'.repeat(64) +
+          '\n    model: m\n    driver: d\n',
+      );
+    const issues = await issuesOf('semantic.yaml', text);
+    expect(issues).toEqual([
+      { code: 'environment_duplicate_id', path: '/configs/1/id' },
+      { code: 'environment_price_precision', path: '/pricing/models/example-model/inputPerMillionUsd' },
+    ]);
+  });
+});
