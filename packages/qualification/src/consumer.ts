@@ -105,7 +105,7 @@ export async function installConsumer(options: InstallConsumerOptions): Promise<
       issues: [
         {
           code: 'consumer_install_failed',
-          message: `${options.pnpm.join(' ')} ${args.join(' ')} ${failure}`,
+          message: `${[command, ...args].join(' ')} ${failure}`,
           expected: 'exit code 0',
           received: output.length > 4000 ? output.slice(-4000) : output,
         },

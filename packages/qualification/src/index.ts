@@ -49,6 +49,19 @@ export {
   installConsumer,
   runConsumerProbe,
 } from './consumer.js';
+export {
+  DEFAULT_EVAL_SESSION_TIMEOUT_MS,
+  EVALS_EVAL_SESSION_REQUEST_FILE,
+  loadEvalSessionRequest,
+  runEvalSessionCheck,
+} from './eval-session.js';
+export type {
+  EvalSessionCheckResult,
+  EvalSessionRequestIds,
+  RunEvalSessionCheckOptions,
+} from './eval-session.js';
+export { APP_RECORD_SCHEMA, appRecordIssues } from './app-record.js';
+export type { AppRecordExpectations } from './app-record.js';
 export { PROBE_REPORT_V1, PROBE_SOURCE, probeReportIssues } from './probe.js';
 export type { Captured, ProbeInput, ProbeReport } from './probe.js';
 export {

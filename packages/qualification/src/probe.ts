@@ -56,6 +56,12 @@ export interface ProbeUndeclared {
   readonly message: string;
 }
 
+export interface ProbeBrokenVariant {
+  readonly name: string;
+  readonly bundle: Record<string, unknown>;
+  readonly verdict: ProbeVerdict;
+}
+
 export interface ProbeReport {
   readonly schema: typeof PROBE_REPORT_V1;
   readonly node: string;
@@ -71,6 +77,8 @@ export interface ProbeReport {
     readonly nativeExecutionSchema: Captured;
     readonly fixture: Captured;
     readonly packageVerdict: ProbeVerdict;
+    /** Broken copies of the fixture and the package parser's verdict on each. */
+    readonly brokenVariants: readonly ProbeBrokenVariant[];
   } | null;
   readonly conformance: Captured | null;
   readonly undeclared: readonly ProbeUndeclared[];
@@ -155,17 +163,54 @@ if (evals.module !== undefined) {
     fixtureError = describe(error);
   }
   const fixture = fixtureError === null ? await capture(() => fixtureValue) : { ok: false, error: fixtureError };
-  let packageVerdict;
-  if (fixtureError !== null) packageVerdict = { ran: false, error: fixtureError };
-  else {
+  const verdictOf = async (value) => {
     try {
-      await m.parseNativeExecution(fixtureValue);
-      packageVerdict = { ran: true, valid: true, code: null, issueCodes: [] };
+      await m.parseNativeExecution(value);
+      return { ran: true, valid: true, code: null, issueCodes: [] };
     } catch (error) {
       if (error !== null && typeof error === 'object' && error.code === 'paperclip_native_execution_invalid') {
         const issues = Array.isArray(error.issues) ? error.issues : [];
-        packageVerdict = { ran: true, valid: false, code: error.code, issueCodes: issues.map((issue) => String(issue && issue.code)) };
-      } else packageVerdict = { ran: false, error: describe(error) };
+        return { ran: true, valid: false, code: error.code, issueCodes: issues.map((issue) => String(issue && issue.code)) };
+      }
+      return { ran: false, error: describe(error) };
+    }
+  };
+  let packageVerdict;
+  const brokenVariants = [];
+  if (fixtureError !== null) packageVerdict = { ran: false, error: fixtureError };
+  else {
+    packageVerdict = await verdictOf(fixtureValue);
+    // Broken copies of the fixture (Evals checks its own parser refuses each one it is sent back).
+    const mutations = [
+      ['usage-total-tokens-off-by-one', (bundle) => {
+        if (typeof bundle.usage !== 'object' || bundle.usage === null || typeof bundle.usage.totalTokens !== 'number') return false;
+        bundle.usage.totalTokens += 1;
+        return true;
+      }],
+      ['run-terminal-event-removed', (bundle) => {
+        if (!Array.isArray(bundle.events)) return false;
+        const before = bundle.events.length;
+        bundle.events = bundle.events.filter((event) => !(event !== null && typeof event === 'object' && event.eventType === 'run.terminal'));
+        return bundle.events.length < before;
+      }],
+      ['denial-removed', (bundle) => {
+        const denials = typeof bundle.semanticTools === 'object' && bundle.semanticTools !== null ? bundle.semanticTools.denials : undefined;
+        if (!Array.isArray(denials) || denials.length === 0) return false;
+        denials.pop();
+        return true;
+      }],
+    ];
+    for (const [name, mutate] of mutations) {
+      let variant;
+      let sent;
+      try {
+        variant = jsonCopy(fixtureValue);
+        if (variant === null || typeof variant !== 'object' || Array.isArray(variant) || !mutate(variant)) continue;
+        sent = jsonCopy(variant);
+      } catch {
+        continue;
+      }
+      brokenVariants.push({ name, bundle: variant, verdict: await verdictOf(sent) });
     }
   }
   evalsReport = {
@@ -175,6 +220,7 @@ if (evals.module !== undefined) {
     nativeExecutionSchema: await capture(() => m.NATIVE_EXECUTION_SCHEMA),
     fixture,
     packageVerdict,
+    brokenVariants,
   };
 }
 
@@ -319,6 +365,7 @@ export const PROBE_REPORT_SCHEMA = {
             'nativeExecutionSchema',
             'fixture',
             'packageVerdict',
+            'brokenVariants',
           ],
           properties: {
             buildMetadata: CAPTURED,
@@ -327,6 +374,15 @@ export const PROBE_REPORT_SCHEMA = {
             nativeExecutionSchema: CAPTURED,
             fixture: CAPTURED,
             packageVerdict: VERDICT,
+            brokenVariants: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['name', 'bundle', 'verdict'],
+                properties: { name: { type: 'string' }, bundle: { type: 'object' }, verdict: VERDICT },
+                additionalProperties: false,
+              },
+            },
           },
           additionalProperties: false,
         },

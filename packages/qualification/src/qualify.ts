@@ -19,12 +19,14 @@ import {
   resolveRunnerdArtifact,
 } from '@paperclip-evals/contract';
 
+import { appRecordIssues } from './app-record.js';
 import { installConsumer, runConsumerProbe } from './consumer.js';
 import {
   completeConsumerRequirements,
   incompatibleConsumerRequirements,
   loadEvalsConsumerRequirements,
 } from './consumer-requirements.js';
+import { runEvalSessionCheck } from './eval-session.js';
 import {
   RUNNER_PACKAGE_NAME,
   entryPointIssues,
@@ -79,6 +81,10 @@ export interface QualifyReleaseOptions {
   readonly installTimeoutMs?: number;
   readonly probeTimeoutMs?: number;
   readonly metadataTimeoutMs?: number;
+  /** Time for runnerd's eval session (default 30 s). */
+  readonly evalSessionTimeoutMs?: number;
+  /** The request runnerd runs (default: the committed evals-eval-session-request.json). */
+  readonly evalSessionRequestFile?: string;
   /** Evals' consumer requirements (default: the committed evals-consumer-requirements.json). */
   readonly consumerRequirementsFile?: string;
 }
@@ -227,7 +233,13 @@ class QualificationRun {
     // 14. runnerd, by path and the SHA256SUMS digest.
     await this.#resolveRunnerd(layout, sums.expected, sums.computed);
 
-    // 15–16. Negotiation, and proof that it fails closed.
+    // 15. runnerd runs Evals' eval-session request and writes a bundle that verifies.
+    await this.#runEvalSession(layout);
+
+    // 16. The App's record agrees with what Evals computed.
+    await this.#checkAppRecord(layout);
+
+    // 17–18. Negotiation, and proof that it fails closed.
     this.#negotiate();
 
     return this.#record(layout, sums.sumsSha256, sums.computed);
@@ -562,6 +574,7 @@ class QualificationRun {
         received: theirs.valid ? 'valid' : { invalid: theirs.issueCodes },
       });
     }
+    if (ours.length === 0) issues.push(...brokenVariantIssues(evals.brokenVariants));
     if (ours.length > 0) {
       issues.push({
         code: 'fixture_invalid',
@@ -573,8 +586,8 @@ class QualificationRun {
     this.#judge(
       id,
       issues,
-      "the seeded fixture is valid for both Evals' parser and the package's",
-      'the seeded fixture does not pass both parsers',
+      `the seeded fixture is valid for both Evals' parser and the package's, and both refuse its ${evals.brokenVariants.length} broken variants (${evals.brokenVariants.map((variant) => variant.name).join(', ')})`,
+      'the seeded fixture does not pass both parsers, or a broken variant of it is accepted',
     );
   }
 
@@ -632,11 +645,98 @@ class QualificationRun {
               received: profile ?? 'not stated',
             },
           ];
+    // runnerd and the package are built from the same source: they state the same PRP range.
+    const theirs = this.#artifact.buildMetadata.prp;
+    const ours = this.#metadata?.prp;
+    if (
+      ours !== undefined &&
+      (theirs.name !== ours.name ||
+        theirs.minimumVersion !== ours.minimumVersion ||
+        theirs.maximumVersion !== ours.maximumVersion)
+    ) {
+      issues.push({
+        code: 'runnerd_prp_range_mismatch',
+        message: `${layout.runnerd} speaks ${theirs.name} ${theirs.minimumVersion}..${theirs.maximumVersion}, the package's build metadata ${ours.name} ${ours.minimumVersion}..${ours.maximumVersion}`,
+        component: 'prp',
+        file: layout.runnerd,
+        path: '/prp',
+        expected: {
+          name: ours.name,
+          minimumVersion: ours.minimumVersion,
+          maximumVersion: ours.maximumVersion,
+        },
+        received: {
+          name: theirs.name,
+          minimumVersion: theirs.minimumVersion,
+          maximumVersion: theirs.maximumVersion,
+        },
+      });
+    }
     this.#judge(
       id,
       issues,
-      `${layout.runnerd} verified (${this.#artifact.sha256}), release build of ${this.#artifact.buildMetadata.packageVersion}`,
-      `${layout.runnerd} is not a release build`,
+      `${layout.runnerd} verified (${this.#artifact.sha256}), release build of ${this.#artifact.buildMetadata.packageVersion}, PRP ${theirs.minimumVersion}..${theirs.maximumVersion} as the package states`,
+      `${layout.runnerd} is not a release build of the package's PRP range`,
+    );
+  }
+
+  async #runEvalSession(layout: Layout): Promise<void> {
+    const id = 'runnerd-eval-session';
+    const artifact = this.#artifact;
+    if (layout.runnerd === null || artifact === null) {
+      this.#skip(id, 'needs runnerd-resolve: no verified runnerd to run');
+      return;
+    }
+    if (this.#packageVersion === null) {
+      this.#skip(id, "needs package-manifest: no package version to hold the bundle's runner to");
+      return;
+    }
+    const result = await runEvalSessionCheck({
+      runnerdPath: join(this.releaseDir, layout.runnerd),
+      expectedSha256: artifact.sha256,
+      packageVersion: this.#packageVersion,
+      workDir: this.workDir,
+      ...(this.options.evalSessionTimeoutMs === undefined
+        ? {}
+        : { timeoutMs: this.options.evalSessionTimeoutMs }),
+      ...(this.options.evalSessionRequestFile === undefined
+        ? {}
+        : { requestFile: this.options.evalSessionRequestFile }),
+    });
+    this.#judge(id, result.issues, result.detail, result.detail);
+  }
+
+  async #checkAppRecord(layout: Layout): Promise<void> {
+    const id = 'app-record';
+    const missing = [
+      layout.appRecord === null ? 'release-layout (an App record that is one strict JSON object)' : null,
+      layout.tarball === null || this.#tarballSha256 === null ? 'tarball-extract (a tarball digest)' : null,
+      layout.runnerd === null || this.#runnerdSha256 === null ? 'sha256sums (a runnerd digest)' : null,
+      this.#packageVersion === null ? 'package-manifest (a package version)' : null,
+    ].filter((item): item is string => item !== null);
+    if (
+      missing.length > 0 ||
+      layout.appRecord === null ||
+      layout.tarball === null ||
+      layout.runnerd === null ||
+      this.#tarballSha256 === null ||
+      this.#runnerdSha256 === null ||
+      this.#packageVersion === null
+    ) {
+      this.#skip(id, `needs ${missing.join(', ')}`);
+      return;
+    }
+    const bytes = await readFile(join(this.releaseDir, layout.appRecord));
+    this.#judge(
+      id,
+      appRecordIssues(bytes, {
+        file: layout.appRecord,
+        tarball: { fileName: layout.tarball, sha256: this.#tarballSha256 },
+        runnerd: { fileName: layout.runnerd, sha256: this.#runnerdSha256 },
+        packageVersion: this.#packageVersion,
+      }),
+      `${layout.appRecord} passed and names ${layout.tarball}, ${layout.runnerd} and ${this.#packageVersion} with the digests Evals computed`,
+      `${layout.appRecord} does not agree with the release`,
     );
   }
 
@@ -763,6 +863,43 @@ class QualificationRun {
     }
     return record;
   }
+}
+
+/** Fewest broken variants of the seeded fixture the package's parser must be shown to refuse. */
+const MIN_BROKEN_VARIANTS = 2;
+
+/** The package's parser must refuse every broken variant the probe made, as Evals' parser does. */
+function brokenVariantIssues(
+  variants: NonNullable<ProbeReport['evals']>['brokenVariants'],
+): QualificationIssue[] {
+  const issues: QualificationIssue[] = [];
+  const refusedByEvals = variants.filter((variant) => nativeExecutionIssues(variant.bundle).length > 0);
+  if (refusedByEvals.length < MIN_BROKEN_VARIANTS) {
+    issues.push({
+      code: 'broken_variants_too_few',
+      message: `only ${refusedByEvals.length} broken variant(s) of the seeded fixture could be made (Evals' parser refuses them); at least ${MIN_BROKEN_VARIANTS} are needed to show the package's parser fails closed`,
+      expected: `at least ${MIN_BROKEN_VARIANTS}`,
+      received: variants.map((variant) => variant.name),
+    });
+  }
+  for (const variant of refusedByEvals) {
+    const verdict = variant.verdict;
+    if (!verdict.ran) {
+      issues.push({
+        code: 'package_parser_failed',
+        message: `the package's parseNativeExecution did not give a verdict on the ${variant.name} variant: ${verdict.error.name}: ${verdict.error.message}`,
+        received: verdict.error,
+      });
+    } else if (verdict.valid) {
+      issues.push({
+        code: 'package_parser_accepts_broken',
+        message: `the package's parseNativeExecution accepts the seeded fixture with ${variant.name}; Evals' parser refuses it`,
+        expected: { invalid: [...new Set(nativeExecutionIssues(variant.bundle).map((issue) => issue.code))] },
+        received: 'valid',
+      });
+    }
+  }
+  return issues;
 }
 
 let dateTimeValidator: ReturnType<ReturnType<typeof createSchemaAjv>['compile']> | undefined;

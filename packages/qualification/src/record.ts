@@ -42,12 +42,16 @@ export const QUALIFICATION_CHECK_IDS = [
   'build-metadata',
   /** Evals recomputes the semantic catalog's canonical digest; it matches the metadata. */
   'semantic-catalog',
-  /** The seeded native-execution fixture: Evals' parser and the package's parser agree it is valid. */
+  /** The seeded fixture is valid for both parsers; broken variants of it are refused by both. */
   'native-execution-fixture',
   /** The deterministic driver's conformance run passed every check. */
   'driver-conformance',
-  /** runnerd resolved by path and SHA256SUMS digest, and built with the release profile. */
+  /** runnerd resolved by path and SHA256SUMS digest, built with the release profile, the package's PRP range. */
   'runnerd-resolve',
+  /** A private copy of runnerd ran Evals' eval-session request; its bundle and files verify. */
+  'runnerd-eval-session',
+  /** The App's consumer-conformance record passed and names the tarball, runnerd and version Evals saw. */
+  'app-record',
   /** Six-dimension negotiation with Evals' own consumer requirements yields a receipt. */
   'negotiation',
   /** A deliberately incompatible consumer (PRP 99..99) is refused with prp_version_no_overlap. */

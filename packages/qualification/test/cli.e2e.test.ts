@@ -76,7 +76,7 @@ describe.concurrent('evals qualify', () => {
     expect(result.stdout).toMatch(/FAIL {2}tarball-extract/);
     expect(result.stdout).toContain('entry_path_traversal [../escaped.txt]');
     expect(result.stdout).toMatch(/skip {2}consumer-install/);
-    expect(result.stdout).toMatch(/16 checks: \d+ passed, 1 failed, \d+ skipped/);
+    expect(result.stdout).toMatch(/18 checks: \d+ passed, 1 failed, \d+ skipped/);
   });
 
   it('exits 2 for a release directory that does not exist', async () => {

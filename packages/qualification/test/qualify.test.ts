@@ -11,7 +11,7 @@ import {
   writeQualificationRecord,
 } from '../src/index.ts';
 import { FAKE_VERSION, RUNNERD_NAME, TARBALL_NAME, buildFakeRelease } from './support/fake-release.ts';
-import { createScratch, notPassing } from './support/harness.ts';
+import { check, createScratch, notPassing } from './support/harness.ts';
 import { testPnpm } from './support/pnpm.ts';
 
 import type { QualificationRecord } from '../src/index.ts';
@@ -42,6 +42,17 @@ describe('when the release is good', () => {
     expect(notPassing(record)).toEqual([]);
     expect(record.qualified).toBe(true);
     expect(record.checks.map((c) => c.id)).toEqual([...QUALIFICATION_CHECK_IDS]);
+  });
+
+  it('ran an eval session with the resolved runnerd, and checked the App record against it', () => {
+    expect(check(record, 'runnerd-eval-session').detail).toMatch(
+      /attempt_evals_qualification_0001 \(deny_tool\).*sha256:[0-9a-f]{64}, 1 denial\(s\), 3 referenced files verified/,
+    );
+    expect(check(record, 'runnerd-eval-session').detail).toContain(record.runnerd.sha256!);
+    expect(check(record, 'native-execution-fixture').detail).toMatch(
+      /refuse its 3 broken variants \(usage-total-tokens-off-by-one, run-terminal-event-removed, denial-removed\)/,
+    );
+    expect(check(record, 'app-record').status).toBe('pass');
   });
 
   it('writes a record its own schema accepts', () => {

@@ -1,8 +1,10 @@
 // Each way a release is refused, asserted by the failing check's id and its issue codes: runnerd
 // (debug build, no profile, one byte changed), SHA256SUMS (a file left out, a listed file missing,
 // an extra unlisted file), the package (a root export leaking a test double, undeclared subpaths
-// reachable, parsers disagreeing on the seeded fixture, a failing conformance run, a PRP range the
-// consumer does not share). The fake releases are built once and qualified concurrently.
+// reachable, parsers disagreeing on the seeded fixture, a parser accepting broken bundles, a failing
+// conformance run, a PRP range the consumer does not share), runnerd (a script that only prints
+// metadata, a bundle whose artifact does not match, a PRP range other than the package's) and the
+// App record (not passed, a failed check, other digests or version, not a conformance record). The fake releases are built once and qualified concurrently.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +33,10 @@ const VARIANTS = {
   runnerdLeftOutOfSums: { omitFromSums: [RUNNERD_NAME] },
   extraUnlistedFile: { unlistedFiles: { 'NOTES.txt': 'not listed\n' } },
   leaksTestDouble: { leakTestDouble: true },
-  prpNoOverlap: { prp: { minimumVersion: 2, maximumVersion: 3 } },
+  prpNoOverlap: {
+    prp: { minimumVersion: 2, maximumVersion: 3 },
+    runnerdPrp: { minimumVersion: 2, maximumVersion: 3 },
+  },
   wildcardExports: {
     editFiles: edit(
       'package/package.json',
@@ -56,6 +61,40 @@ const VARIANTS = {
   conformanceFails: {
     editFiles: edit('package/dist/testing/index.js', 'resumes: true', 'resumes: false'),
   },
+  parserAcceptsAnything: {
+    editFiles: edit(
+      'package/dist/evals/index.js',
+      'export function parseNativeExecution(value) {',
+      'export function parseNativeExecution(value) {\n  if (value !== undefined) return value;',
+    ),
+  },
+  metadataOnlyRunnerd: { runnerdKind: 'metadata-only' },
+  runnerdBadArtifact: { runnerdKind: 'bad-artifact' },
+  runnerdPrpWider: { runnerdPrp: { minimumVersion: 1, maximumVersion: 7 } },
+  appRecordNotPassed: { appRecord: (app) => ({ ...app, passed: false }) },
+  appRecordCheckFailed: {
+    appRecord: (app) => ({
+      ...app,
+      checks: [
+        { id: 'install', passed: true, detail: 'installed' },
+        { id: 'entry-points', passed: false, detail: 'did not load' },
+      ],
+    }),
+  },
+  appRecordOtherRunnerd: {
+    appRecord: (app) => ({
+      ...app,
+      runnerd: { ...(app.runnerd as object), sha256: `sha256:${'0'.repeat(64)}` },
+    }),
+  },
+  appRecordOtherTarballAndVersion: {
+    appRecord: (app) => ({
+      ...app,
+      package: { name: '@paperclipai/paperclip-runner', version: '9.9.9' },
+      tarball: { ...(app.tarball as object), sha256: `sha256:${'1'.repeat(64)}` },
+    }),
+  },
+  appRecordHello: { appRecord: () => '{"hello":1}\n' },
 } satisfies Record<string, FakeReleaseOptions>;
 
 type Variant = keyof typeof VARIANTS;
@@ -242,5 +281,91 @@ describe('when a conformance check fails', () => {
     expect(check(record('conformanceFails'), 'driver-conformance').issues).toEqual([
       expect.objectContaining({ code: 'conformance_check_failed', component: 'resumes' }),
     ]);
+  });
+});
+
+describe("when the package's parser accepts anything", () => {
+  it('fails native-execution-fixture: every broken variant Evals refuses was accepted', () => {
+    expect(notPassing(record('parserAcceptsAnything'))).toEqual(['native-execution-fixture:fail']);
+    const issues = check(record('parserAcceptsAnything'), 'native-execution-fixture').issues!;
+    expect(issues.map((issue) => issue.code)).toEqual([
+      'package_parser_accepts_broken',
+      'package_parser_accepts_broken',
+      'package_parser_accepts_broken',
+    ]);
+    expect(issues.map((issue) => issue.message).join('\n')).toMatch(
+      /usage-total-tokens-off-by-one[\s\S]*run-terminal-event-removed[\s\S]*denial-removed/,
+    );
+    expect(issues[0]!.expected).toEqual({ invalid: ['usage_total_mismatch'] });
+  });
+});
+
+describe('when runnerd is a script that only prints its build metadata', () => {
+  it('resolves it, then refuses it at runnerd-eval-session: it cannot run a session', () => {
+    expect(notPassing(record('metadataOnlyRunnerd'))).toEqual(['runnerd-eval-session:fail']);
+    expect(check(record('metadataOnlyRunnerd'), 'runnerd-eval-session').issues).toEqual([
+      expect.objectContaining({
+        code: 'eval_session_failed',
+        message: expect.stringMatching(/exited with code 64/) as unknown,
+      }),
+    ]);
+  });
+});
+
+describe("when runnerd's bundle states digests its files do not have", () => {
+  it('fails runnerd-eval-session naming each artifact', () => {
+    expect(notPassing(record('runnerdBadArtifact'))).toEqual(['runnerd-eval-session:fail']);
+    const issues = check(record('runnerdBadArtifact'), 'runnerd-eval-session').issues!;
+    expect(new Set(issues.map((issue) => issue.code))).toEqual(
+      new Set(['eval_session_file_digest_mismatch', 'eval_session_file_size_mismatch']),
+    );
+    expect(issues.map((issue) => issue.path)).toContain('/artifacts/0/sha256');
+    expect(issues.map((issue) => issue.path)).not.toContain('/transcript/sha256');
+  });
+});
+
+describe("when runnerd's PRP range is not the package's", () => {
+  it('fails runnerd-resolve with runnerd_prp_range_mismatch', () => {
+    expect(notPassing(record('runnerdPrpWider'))).toContain('runnerd-resolve:fail');
+    expect(check(record('runnerdPrpWider'), 'runnerd-resolve').issues).toEqual([
+      expect.objectContaining({
+        code: 'runnerd_prp_range_mismatch',
+        expected: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 1 },
+        received: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 7 },
+      }),
+    ]);
+  });
+});
+
+describe("when the App's record does not agree with the release", () => {
+  it('refuses a record that says passed: false', () => {
+    expect(notPassing(record('appRecordNotPassed'))).toEqual(['app-record:fail']);
+    expect(codes(record('appRecordNotPassed'), 'app-record')).toEqual(['app_record_not_passed']);
+  });
+
+  it('refuses a record with a failed check, naming it', () => {
+    expect(notPassing(record('appRecordCheckFailed'))).toEqual(['app-record:fail']);
+    expect(check(record('appRecordCheckFailed'), 'app-record').issues).toEqual([
+      expect.objectContaining({ code: 'app_record_check_failed', path: '/checks/1/passed' }),
+    ]);
+  });
+
+  it('refuses a record naming another runnerd digest', () => {
+    expect(notPassing(record('appRecordOtherRunnerd'))).toEqual(['app-record:fail']);
+    expect(codes(record('appRecordOtherRunnerd'), 'app-record')).toEqual([
+      'app_record_runnerd_digest_mismatch',
+    ]);
+  });
+
+  it('refuses a record naming another tarball digest and version', () => {
+    expect(codes(record('appRecordOtherTarballAndVersion'), 'app-record')).toEqual([
+      'app_record_version_mismatch',
+      'app_record_tarball_digest_mismatch',
+    ]);
+  });
+
+  it('refuses a JSON object that is no consumer-conformance record', () => {
+    expect(notPassing(record('appRecordHello'))).toEqual(['app-record:fail']);
+    expect(codes(record('appRecordHello'), 'app-record')).toEqual(['app_record_schema_unknown']);
   });
 });

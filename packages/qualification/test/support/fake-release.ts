@@ -1,9 +1,14 @@
 // Test support: FAKE runner release directories, built in a temp dir by the test setup. The fake
 // package is a few hand-written ESM files implementing the documented API minimally (a canned
-// passing conformance report, a parser that checks the schema name) with zero dependencies, so the
-// offline install needs nothing from the store; runnerd is a `#!/bin/sh` script printing build
-// metadata (run with an empty environment); the tarball is crafted header by header with tar's
-// Header class, so tests can add entries no packer would write (`../x`, absolute paths, links out).
+// passing conformance report, a parser that checks the schema name and three invariants) with zero
+// dependencies, so the offline install needs nothing from the store; runnerd is a Node script
+// (`#!` + the absolute path of this node, as it runs with an empty environment) that prints build
+// metadata and runs `eval-session`: it writes a valid bundle, made from a repo fixture with the
+// request's ids and its own file's digest, and the files the bundle references. `runnerdKind`
+// swaps in a `#!/bin/sh` script that only prints metadata, or one that writes a bad artifact. The
+// App record is a consumer-conformance/v1 record naming the tarball and runnerd digests. The
+// tarball is crafted header by header with tar's Header class, so tests can add entries no packer
+// would write (`../x`, absolute paths, links out).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -23,9 +28,9 @@ export const RUNNERD_NAME = `paperclip-runnerd-${process.platform}-${process.arc
 export const TARBALL_NAME = `paperclipai-paperclip-runner-${FAKE_VERSION}.tgz`;
 export const APP_RECORD_NAME = 'paperclip-runner-consumer-conformance.json';
 
-/** A valid native-execution/v1 bundle from the repo's fixtures: the fake's seeded fixture. */
+/** A valid native-execution/v1 bundle with a denial, from the repo's fixtures: the fake's seeded fixture. */
 export const SEEDED_FIXTURE: unknown = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'fixtures/attempts/valid/solved-no-denials.json'), 'utf8'),
+  readFileSync(join(REPO_ROOT, 'fixtures/attempts/valid/denied-tool-call.json'), 'utf8'),
 );
 
 export const SEMANTIC_CATALOG = {
@@ -41,6 +46,17 @@ export interface FakeReleaseOptions {
   readonly prp?: { readonly minimumVersion: number; readonly maximumVersion: number };
   /** runnerd's build profile; null prints none (default 'release'). */
   readonly runnerdProfile?: 'release' | 'debug' | null;
+  /** runnerd's PRP range (default 1..1). */
+  readonly runnerdPrp?: { readonly minimumVersion: number; readonly maximumVersion: number };
+  /**
+   * `eval-session` (default): a Node runnerd that runs eval sessions; `metadata-only`: a small
+   * `#!/bin/sh` script that only prints `--build-metadata`; `bad-artifact`: the Node runnerd, but one
+   * artifact's bytes differ from the digest the bundle states; `hangs`: the Node runnerd, but its
+   * eval session never ends.
+   */
+  readonly runnerdKind?: 'eval-session' | 'metadata-only' | 'bad-artifact' | 'hangs';
+  /** Edits the App record (a consumer-conformance/v1 object) before it is written; may return a replacement. */
+  readonly appRecord?: (record: Record<string, unknown>) => unknown;
   /** The root entry point re-exports ./testing's DeterministicHarnessDriver. */
   readonly leakTestDouble?: boolean;
   /** Extra tar entries, after the package's own. */
@@ -109,6 +125,10 @@ export function packageBuildMetadata(options: FakeReleaseOptions = {}): Record<s
 
 export function runnerdBuildMetadata(
   profile: 'release' | 'debug' | null = 'release',
+  prp: { readonly minimumVersion: number; readonly maximumVersion: number } = {
+    minimumVersion: 1,
+    maximumVersion: 1,
+  },
 ): Record<string, unknown> {
   return {
     schema: 'paperclip-runner/runnerd-build-metadata/v1',
@@ -118,7 +138,7 @@ export function runnerdBuildMetadata(
     binaryContractVersion: 2,
     nativeExecutionVersion: 1,
     harnessDriverVersion: 1,
-    prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 1 },
+    prp: { name: 'paperclip.runner', ...prp },
     prpTransportModes: ['dial_ws_loopback'],
     ...(profile === null ? {} : { buildProfile: profile }),
   };
@@ -174,10 +194,23 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     "  return JSON.parse(readFileSync(new URL('../../fixtures/seeded.json', import.meta.url), 'utf8'));",
     '}',
     'export function parseNativeExecution(value) {',
-    "  if (value !== null && typeof value === 'object' && value.schema === NATIVE_EXECUTION_V1) return value;",
+    '  const issues = [];',
+    "  if (value === null || typeof value !== 'object' || !(value.schema === NATIVE_EXECUTION_V1)) {",
+    "    issues.push({ code: 'native_schema_unknown', path: '/schema' });",
+    '  } else {',
+    '    const usage = value.usage ?? {};',
+    '    if (usage.totalTokens !== usage.inputTokens + usage.outputTokens)',
+    "      issues.push({ code: 'usage_total_mismatch', path: '/usage/totalTokens' });",
+    "    if (!Array.isArray(value.events) || !value.events.some((event) => event?.eventType === 'run.terminal'))",
+    "      issues.push({ code: 'terminal_event_missing', path: '/events' });",
+    "    const denied = (value.semanticTools?.results ?? []).filter((result) => result?.outcome === 'denied');",
+    '    if (denied.length !== (value.semanticTools?.denials ?? []).length)',
+    "      issues.push({ code: 'denial_missing', path: '/semanticTools/denials' });",
+    '  }',
+    '  if (issues.length === 0) return value;',
     "  const error = new Error('invalid native execution');",
     "  error.code = 'paperclip_native_execution_invalid';",
-    "  error.issues = [{ code: 'native_schema_unknown', path: '/schema' }];",
+    '  error.issues = issues;',
     '  throw error;',
     '}',
     "const NATIVE_EXECUTION_V1 = 'paperclip-runner/native-execution/v1';",
@@ -218,9 +251,68 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
 
 const shQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/** runnerd: a script printing its metadata for --build-metadata (exit 64 otherwise). */
-export function runnerdScript(profile: 'release' | 'debug' | null = 'release'): string {
-  return `#!/bin/sh\n[ "$1" = --build-metadata ] || exit 64\nprintf '%s\\n' ${shQuote(JSON.stringify(runnerdBuildMetadata(profile)))}\n`;
+/** A runnerd that only prints its metadata for --build-metadata (exit 64 otherwise): no eval session. */
+export function runnerdScript(
+  profile: 'release' | 'debug' | null = 'release',
+  prp?: { readonly minimumVersion: number; readonly maximumVersion: number },
+): string {
+  return `#!/bin/sh\n[ "$1" = --build-metadata ] || exit 64\nprintf '%s\\n' ${shQuote(JSON.stringify(runnerdBuildMetadata(profile, prp)))}\n`;
+}
+
+/**
+ * A runnerd that runs eval sessions: `#!<this node>` (it runs with an empty environment, so no
+ * PATH lookup), printing its metadata for --build-metadata and, for `eval-session --request R
+ * --output O`, writing a valid bundle to O (the seeded fixture with the request's ids, the package
+ * version and the sha256 of this very file) and the files it references under <dir of O>/<attemptId>/.
+ */
+export function runnerdNodeScript(
+  profile: 'release' | 'debug' | null = 'release',
+  prp?: { readonly minimumVersion: number; readonly maximumVersion: number },
+  badArtifact = false,
+  hangs = false,
+): string {
+  const template = SEEDED_FIXTURE as { identity: Record<string, string> };
+  const body = `'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const METADATA = ${JSON.stringify(runnerdBuildMetadata(profile, prp))};
+const TEMPLATE = ${JSON.stringify(JSON.stringify(SEEDED_FIXTURE))};
+const IDS = ${JSON.stringify(template.identity)};
+const BAD_ARTIFACT = ${String(badArtifact)};
+const sha = (bytes) => 'sha256:' + crypto.createHash('sha256').update(bytes).digest('hex');
+const args = process.argv.slice(2);
+if (args.length === 1 && args[0] === '--build-metadata') {
+  process.stdout.write(JSON.stringify(METADATA) + '\\n');
+  process.exit(0);
+}
+if (args[0] !== 'eval-session' || args.length !== 5) process.exit(64);
+if (${String(hangs)}) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+const flags = { [args[1]]: args[2], [args[3]]: args[4] };
+const request = JSON.parse(fs.readFileSync(flags['--request'], 'utf8'));
+let text = TEMPLATE;
+for (const key of ['runId', 'caseId', 'configId']) text = text.split(JSON.stringify(IDS[key])).join(JSON.stringify(request[key]));
+text = text.split(IDS.attemptId).join(request.attemptId);
+const bundle = JSON.parse(text);
+bundle.runner.package.version = ${JSON.stringify(FAKE_VERSION)};
+bundle.runner.binary.sha256 = sha(fs.readFileSync(process.argv[1]));
+const dir = path.join(path.dirname(flags['--output']), request.attemptId);
+fs.mkdirSync(dir, { recursive: true });
+const prefix = 'artifact://native/' + request.attemptId + '/';
+const ref = (name, mediaType, content) => {
+  const bytes = Buffer.from(content, 'utf8');
+  fs.writeFileSync(path.join(dir, name), BAD_ARTIFACT && name !== 'transcript.jsonl' && name !== 'artifact-root.json' ? content + ' ' : bytes);
+  return { uri: prefix + name, sha256: sha(bytes), byteSize: bytes.length, mediaType };
+};
+bundle.transcript = { ...bundle.transcript, ...ref('transcript.jsonl', 'application/x-ndjson', bundle.events.map((event) => JSON.stringify(event) + '\\n').join('')) };
+bundle.artifacts = bundle.artifacts.map((artifact, index) => ref('artifact-' + index + '.json', artifact.mediaType, JSON.stringify({ index }) + '\\n'));
+const root = ref('artifact-root.json', bundle.artifactRoot.mediaType, JSON.stringify({ transcript: bundle.transcript, artifacts: bundle.artifacts }) + '\\n');
+bundle.artifactRoot = { ...root, uri: prefix };
+fs.writeFileSync(flags['--output'], JSON.stringify(bundle, null, 2) + '\\n');
+process.stdout.write(JSON.stringify({ bundle: flags['--output'] }) + '\\n');
+// fake paperclip-runnerd, ${profile ?? 'unstated'} build
+`;
+  return `#!${process.execPath}\n${body}`;
 }
 
 const sha256Hex = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
@@ -243,14 +335,30 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
   const tarball = join(dir, TARBALL_NAME);
   await writeFile(tarball, craftTarball(entries));
   const runnerd = join(dir, RUNNERD_NAME);
+  const profile = options.runnerdProfile === undefined ? 'release' : options.runnerdProfile;
+  const kind = options.runnerdKind ?? 'eval-session';
   await writeFile(
     runnerd,
-    runnerdScript(options.runnerdProfile === undefined ? 'release' : options.runnerdProfile),
+    kind === 'metadata-only'
+      ? runnerdScript(profile, options.runnerdPrp)
+      : runnerdNodeScript(profile, options.runnerdPrp, kind === 'bad-artifact', kind === 'hangs'),
   );
   await chmod(runnerd, 0o755);
+  const appRecord: Record<string, unknown> = {
+    schema: 'paperclip-runner/consumer-conformance/v1',
+    passed: true,
+    package: { name: '@paperclipai/paperclip-runner', version: FAKE_VERSION },
+    tarball: { fileName: TARBALL_NAME, sha256: `sha256:${sha256Hex(await readFile(tarball))}` },
+    runnerd: { fileName: RUNNERD_NAME, sha256: `sha256:${sha256Hex(await readFile(runnerd))}` },
+    checks: [
+      { id: 'install', passed: true, detail: 'installed offline' },
+      { id: 'entry-points', passed: true, detail: 'the entry points load' },
+    ],
+  };
+  const edited = options.appRecord?.(appRecord) ?? appRecord;
   await writeFile(
     join(dir, APP_RECORD_NAME),
-    `${JSON.stringify({ schema: 'paperclip-runner/clean-consumer-conformance/v1', passed: true }, null, 2)}\n`,
+    typeof edited === 'string' ? edited : `${JSON.stringify(edited, null, 2)}\n`,
   );
   const listed = [TARBALL_NAME, RUNNERD_NAME, APP_RECORD_NAME].filter(
     (name) => !(options.omitFromSums ?? []).includes(name),
