@@ -5,7 +5,7 @@
 import './support/protocol.js';
 
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -148,6 +148,15 @@ describe('paperclip-runnerd eval-session', () => {
       writeRequest('ok', evalSessionRequest('succeed')),
     ]);
     const unknown = await runnerd(['serve']);
+    const noOutputDir = await runnerd([
+      'eval-session',
+      '--request',
+      writeRequest('ok-no-dir', evalSessionRequest('succeed')),
+      '--output',
+      join(work, 'no-such-dir', 'attempt.json'),
+    ]);
+    expect(noOutputDir.stderr).toContain('does not exist');
+    expect(existsSync(join(work, 'no-such-dir'))).toBe(false);
     const missing = await runnerd([
       'eval-session',
       '--request',
@@ -155,7 +164,8 @@ describe('paperclip-runnerd eval-session', () => {
       '--output',
       output,
     ]);
-    for (const run of [notJson, badSchema, noOutput, unknown, missing]) expect(run.code, run.stderr).toBe(1);
+    for (const run of [notJson, badSchema, noOutput, unknown, missing, noOutputDir])
+      expect(run.code, run.stderr).toBe(1);
     expect(badSchema.stderr).toContain('/seed');
     expect(notJson.stdout).toBe('');
   });

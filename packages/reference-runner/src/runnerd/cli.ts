@@ -10,7 +10,7 @@
 // diagnostics to stderr.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
@@ -70,6 +70,9 @@ export async function runRunnerd(argv: readonly string[], io: RunnerdIo): Promis
     const binarySha256 = await fileSha256(io.executablePath);
     const outcome = await runEvalSession(request, { binarySha256 });
     const baseDir = dirname(flags.output);
+    // The output's folder must exist: runnerd never creates directories above the one it owns.
+    const baseInfo = await stat(baseDir).catch(() => null);
+    if (baseInfo?.isDirectory() !== true) throw new Error(`the output's directory ${baseDir} does not exist`);
     await mkdir(join(baseDir, request.attemptId), { recursive: true });
     for (const file of outcome.files) await writeFile(join(baseDir, file.relativePath), file.bytes);
     await writeFile(flags.output, outcome.bundleText);
