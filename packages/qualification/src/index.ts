@@ -5,12 +5,14 @@ export {
   QUALIFICATION_CHECK_IDS,
   QUALIFICATION_RECORD_V1,
   QUALIFICATION_RECORD_V1_SCHEMA_ID,
+  currentEvaluator,
   qualificationRecordIssues,
   writeQualificationRecord,
 } from './record.js';
 export type {
   CheckStatus,
   ConformanceReport,
+  Evaluator,
   QualificationCheck,
   QualificationCheckId,
   QualificationIssue,

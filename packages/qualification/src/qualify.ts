@@ -37,7 +37,12 @@ import {
   undeclaredSubpaths,
 } from './judgements.js';
 import { killActiveProcessGroups, pnpmCommand } from './processes.js';
-import { QUALIFICATION_CHECK_IDS, QUALIFICATION_RECORD_V1, qualificationRecordIssues } from './record.js';
+import {
+  QUALIFICATION_CHECK_IDS,
+  QUALIFICATION_RECORD_V1,
+  currentEvaluator,
+  qualificationRecordIssues,
+} from './record.js';
 import { readReleaseLayout, verifySha256Sums } from './release-dir.js';
 import { DEFAULT_TARBALL_LIMITS, extractTarball } from './tarball.js';
 
@@ -836,6 +841,7 @@ class QualificationRun {
       qualified: checks.every((check) => check.status === 'pass'),
       releaseDir: this.releaseDir,
       ...(this.options.evaluatedAt === undefined ? {} : { evaluatedAt: this.options.evaluatedAt }),
+      evaluator: currentEvaluator(),
       package: {
         name: this.#packageName === '' ? null : this.#packageName,
         version: this.#packageVersion === '' ? null : this.#packageVersion,

@@ -1,6 +1,7 @@
 // The evals-qualification/v1 record: its types, the closed list of checks every record carries (in
 // the order they run), the issue shape those checks report, schema validation of a finished record
 // (schemas/evals/qualification-record-v1.schema.json) and its atomic write (temp file + rename).
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -95,6 +96,26 @@ export interface ConformanceReport {
   readonly [field: string]: unknown;
 }
 
+export interface Evaluator {
+  readonly name: string;
+  readonly version: string;
+  readonly node: string;
+  readonly platform: string;
+  readonly arch: string;
+}
+
+/** This package and the host it runs on, as the record names them. */
+export function currentEvaluator(): Evaluator {
+  const manifest = createRequire(import.meta.url)('../package.json') as { name: string; version: string };
+  return {
+    name: manifest.name,
+    version: manifest.version,
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+  };
+}
+
 export interface QualificationRecord {
   readonly schema: typeof QUALIFICATION_RECORD_V1;
   /** True exactly when every check passed. */
@@ -103,6 +124,8 @@ export interface QualificationRecord {
   readonly releaseDir: string;
   /** Only when the caller supplied it: qualification itself reads no clock. */
   readonly evaluatedAt?: string;
+  /** What judged the release, and where. */
+  readonly evaluator: Evaluator;
   readonly package: {
     readonly name: string | null;
     readonly version: string | null;

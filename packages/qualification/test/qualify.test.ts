@@ -41,6 +41,13 @@ describe('when the release is good', () => {
   it('qualifies it, every check passing', () => {
     expect(notPassing(record)).toEqual([]);
     expect(record.qualified).toBe(true);
+    expect(record.evaluator).toEqual({
+      name: '@paperclip-evals/qualification',
+      version: '0.1.0',
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+    });
     expect(record.checks.map((c) => c.id)).toEqual([...QUALIFICATION_CHECK_IDS]);
   });
 

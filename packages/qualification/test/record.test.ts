@@ -28,6 +28,13 @@ const qualified = (): QualificationRecord => ({
   schema: 'evals-qualification/v1',
   qualified: true,
   releaseDir: '/releases/0.4.0',
+  evaluator: {
+    name: '@paperclip-evals/qualification',
+    version: '0.1.0',
+    node: 'v20.20.2',
+    platform: 'linux',
+    arch: 'x64',
+  },
   package: { name: '@paperclipai/paperclip-runner', version: '0.4.0', tarball: 'p.tgz', tarballSha256: null },
   runnerd: {
     file: 'paperclip-runnerd-linux-x64',
