@@ -44,5 +44,6 @@ export type {
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
 export type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
 export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
+export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
 export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';
 export type { IngestConflict, IngestOptions, IngestProgress, IngestSummary } from './ingest.js';

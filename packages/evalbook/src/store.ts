@@ -47,7 +47,7 @@ export class StoreError extends Error {
 
 export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
 
-/** Opens a store by URL: `sqlite:PATH` (relative to the cwd). PostgreSQL comes next. */
+/** Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`. */
 export async function openStore(url: string = DEFAULT_STORE_URL): Promise<LedgerStore> {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
@@ -55,6 +55,9 @@ export async function openStore(url: string = DEFAULT_STORE_URL): Promise<Ledger
     const { SqliteStore } = await import('./sqlite-store.js');
     return SqliteStore.open(path);
   }
-  if (/^postgres(ql)?:\/\//.test(url)) throw new StoreError('the PostgreSQL store is not implemented yet');
-  throw new StoreError(`unknown store URL ${JSON.stringify(url)} (expected sqlite:PATH)`);
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { PostgresStore } = await import('./postgres-store.js');
+    return PostgresStore.open(url);
+  }
+  throw new StoreError(`unknown store URL ${JSON.stringify(url)} (expected sqlite:PATH or postgres://…)`);
 }

@@ -1,0 +1,324 @@
+// The PostgreSQL ledger store (node-postgres Pool): the same tables and versioned migrations as the
+// SQLite store, applied under an advisory lock so concurrent openers are safe; append-only enforced
+// by triggers (UPDATE, DELETE and TRUNCATE raise). A batch is one transaction: each attempt is
+// `INSERT … ON CONFLICT DO NOTHING`, then read back to tell a duplicate from a conflict, so several
+// processes ingesting overlapping corpora end with every attempt exactly once and no errors.
+import pg from 'pg';
+import type { PoolClient } from 'pg';
+
+import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
+import { StoreError } from './store.js';
+import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Held (session-level) while migrating, so concurrent openers apply each migration once. */
+const MIGRATION_LOCK = 0x45564c42; // 'EVLB'
+/** Deadlock / serialization failure: the whole batch is retried (nothing of it was committed). */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 5;
+
+const appendOnly = (table: string): string => `
+  CREATE TRIGGER ${table}_no_update BEFORE UPDATE OR DELETE ON ${table}
+    FOR EACH ROW EXECUTE FUNCTION evalbook_append_only();
+  CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table}
+    FOR EACH STATEMENT EXECUTE FUNCTION evalbook_append_only();`;
+
+/** The migrations, in order. Never edit one that has shipped: add the next. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger',
+    sql: `
+      CREATE FUNCTION evalbook_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = 'restrict_violation';
+      END $$;
+      CREATE TABLE bundles (
+        digest TEXT PRIMARY KEY,
+        canonical_json TEXT NOT NULL
+      );
+      CREATE TABLE attempts (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        case_id TEXT NOT NULL,
+        config_id TEXT NOT NULL,
+        attempt_id TEXT NOT NULL,
+        bundle_digest TEXT NOT NULL REFERENCES bundles(digest) DEFERRABLE INITIALLY DEFERRED,
+        file_sha256 TEXT,
+        provenance TEXT NOT NULL,
+        run_terminal_state TEXT NOT NULL,
+        failure_classification TEXT,
+        transcript_complete BOOLEAN NOT NULL,
+        denials INTEGER NOT NULL,
+        cost_coverage TEXT NOT NULL,
+        provider_cost_nanodollars BIGINT,
+        estimated_cost_nanodollars BIGINT,
+        pricing_version TEXT,
+        environment_mismatch BOOLEAN NOT NULL,
+        record_json TEXT NOT NULL,
+        UNIQUE (run_id, case_id, config_id, attempt_id)
+      );
+      CREATE INDEX attempts_bundle ON attempts(bundle_digest);
+      CREATE TABLE scores (
+        id BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+        attempt BIGINT NOT NULL REFERENCES attempts(id),
+        check_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'error', 'not_evaluated')),
+        score DOUBLE PRECISION,
+        reason TEXT,
+        evidence_json TEXT NOT NULL,
+        PRIMARY KEY (attempt, check_id)
+      );
+      ${appendOnly('bundles')}
+      ${appendOnly('attempts')}
+      ${appendOnly('scores')}`,
+  },
+];
+
+interface AttemptRow {
+  readonly id: string;
+  readonly bundle_digest: string;
+  readonly record_json: string;
+}
+
+interface ScoreDbRow {
+  readonly check_id: string;
+  readonly status: ScoreRow['status'];
+  readonly score: number | null;
+  readonly reason: string | null;
+  readonly evidence_json: string;
+}
+
+const SELECT_ATTEMPT =
+  'SELECT id, bundle_digest, record_json FROM attempts WHERE run_id = $1 AND case_id = $2 AND config_id = $3 AND attempt_id = $4';
+
+const keyParams = (key: AttemptKey): string[] => [key.runId, key.caseId, key.configId, key.attemptId];
+
+/** A total order on identities: every transaction takes its row locks in this order (no deadlock cycles). */
+const orderOf = (key: AttemptKey): string =>
+  [key.runId, key.caseId, key.configId, key.attemptId].join('\u0000');
+
+export class PostgresStore implements LedgerStore {
+  readonly kind = 'postgres';
+
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** Connects and applies pending migrations (under an advisory lock); refuses a store from the future. */
+  static async open(url: string, options: { readonly max?: number } = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4 });
+    // An idle client's connection error must not crash the process; the next query reports it.
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migratePostgres(client, POSTGRES_MIGRATIONS);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(
+        `cannot open the PostgreSQL store: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    return new PostgresStore(pool);
+  }
+
+  async insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
+    if (records.length === 0) return [];
+    // Written in identity order (outcomes still returned in input order): concurrent writers lock rows in
+    // the same order, so overlapping batches wait for each other instead of deadlocking.
+    const order = records
+      .map((record, index) => ({ record, index, sortKey: orderOf(record.key) }))
+      .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.index - b.index));
+    const client = await this.pool.connect();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query('BEGIN');
+          const outcomes: InsertOutcome[] = new Array<InsertOutcome>(records.length);
+          for (const { record, index } of order) outcomes[index] = await insertOne(client, record);
+          await client.query('COMMIT');
+          return outcomes;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          const code = (error as { code?: unknown }).code;
+          if (attempt < MAX_ATTEMPTS && typeof code === 'string' && RETRYABLE.has(code)) continue;
+          throw error;
+        }
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  private async stored(row: AttemptRow): Promise<StoredAttempt> {
+    const record = JSON.parse(row.record_json) as StoredAttempt['record'];
+    const { rows } = await this.pool.query<ScoreDbRow>(
+      'SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = $1 ORDER BY id',
+      [row.id],
+    );
+    const scores = rows.map((score) => ({
+      checkId: score.check_id,
+      status: score.status,
+      score: score.score,
+      reason: score.reason,
+      evidence: JSON.parse(score.evidence_json) as unknown,
+    }));
+    return { key: record.key, bundleDigest: row.bundle_digest, record, scores };
+  }
+
+  async getAttempt(key: AttemptKey): Promise<StoredAttempt | null> {
+    const { rows } = await this.pool.query<AttemptRow>(SELECT_ATTEMPT, keyParams(key));
+    const row = rows[0];
+    return row === undefined ? null : this.stored(row);
+  }
+
+  async getBundle(digest: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ canonical_json: string }>(
+      'SELECT canonical_json FROM bundles WHERE digest = $1',
+      [digest],
+    );
+    return rows[0]?.canonical_json ?? null;
+  }
+
+  async countAttempts(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM attempts');
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async *attempts(): AsyncIterable<StoredAttempt> {
+    let last = '0';
+    // Paged by id, so the iterator never holds a connection or a cursor across yields.
+    for (;;) {
+      const { rows } = await this.pool.query<AttemptRow>(
+        'SELECT id, bundle_digest, record_json FROM attempts WHERE id > $1 ORDER BY id LIMIT 500',
+        [last],
+      );
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        last = row.id;
+        yield await this.stored(row);
+      }
+    }
+  }
+
+  async migrations(): Promise<number[]> {
+    const { rows } = await this.pool.query<{ version: number }>(
+      'SELECT version FROM schema_migrations ORDER BY version',
+    );
+    return rows.map((row) => row.version);
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** Inserts one record inside the caller's transaction; a held identity is read back and classified. */
+async function insertOne(client: PoolClient, record: LedgerRecord): Promise<InsertOutcome> {
+  const { key, bundleDigest, cost } = record;
+  const inserted = await client.query<{ id: string }>(
+    `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+       run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+       provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+     ON CONFLICT (run_id, case_id, config_id, attempt_id) DO NOTHING
+     RETURNING id`,
+    [
+      ...keyParams(key),
+      bundleDigest,
+      record.fileSha256,
+      record.provenance,
+      record.terminal.run,
+      record.failure?.classification ?? null,
+      record.transcript.complete,
+      record.denials,
+      cost.coverage,
+      cost.providerReportedNanodollars,
+      cost.estimatedNanodollars,
+      cost.pricingVersion,
+      record.environmentMismatch.length > 0,
+      recordJson(record),
+    ],
+  );
+  const id = inserted.rows[0]?.id;
+  if (id === undefined) {
+    // ON CONFLICT waited for any concurrent inserter to finish; READ COMMITTED lets this statement see it.
+    const { rows } = await client.query<AttemptRow>(SELECT_ATTEMPT, keyParams(key));
+    const existing = rows[0];
+    if (existing === undefined)
+      throw new StoreError(
+        `attempt ${orderOf(key).replaceAll('\u0000', '/')} vanished while being read back`,
+      );
+    return existing.bundle_digest === bundleDigest
+      ? { status: 'duplicate', key, bundleDigest }
+      : { status: 'conflict', key, bundleDigest, existingDigest: existing.bundle_digest };
+  }
+  // The bundle only for an inserted attempt (the foreign key is checked at commit).
+  await client.query(
+    'INSERT INTO bundles (digest, canonical_json) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING',
+    [bundleDigest, record.rawCanonical],
+  );
+  for (const score of record.scores)
+    await client.query(
+      'INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json) VALUES ($1, $2, $3, $4, $5, $6)',
+      [id, score.checkId, score.status, score.score, score.reason, JSON.stringify(score.evidence ?? null)],
+    );
+  return { status: 'inserted', key, bundleDigest };
+}
+
+/** The record as JSON, without its raw bundle text (stored once, in bundles) and scores (own table). */
+function recordJson(record: LedgerRecord): string {
+  return JSON.stringify(record, function (this: unknown, key: string, value: unknown) {
+    return this === record && (key === 'rawCanonical' || key === 'scores') ? undefined : value;
+  });
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, holding a session advisory lock so
+ * concurrent openers wait and then find them applied; refuses a database newer than this code.
+ */
+export async function migratePostgres(client: PoolClient, migrations: readonly Migration[]): Promise<void> {
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  try {
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)',
+    );
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((row) => row.version));
+    const known = new Set(migrations.map((migration) => migration.version));
+    const unknown = [...applied].filter((version) => !known.has(version)).sort((a, b) => a - b);
+    if (unknown.length > 0)
+      throw new StoreError(
+        `the store has migration(s) ${unknown.join(', ')} this version of Evals does not know (a store from the future): upgrade Evals`,
+      );
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      try {
+        await client.query('BEGIN');
+        await client.query(migration.sql);
+        await client.query(
+          'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())',
+          [migration.version, migration.name],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw new StoreError(
+          `migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+  }
+}
