@@ -39,12 +39,12 @@ describe('pnpmCommand', () => {
 describe('pnpmEnvironment', () => {
   it('passes the store, cache and config locations, and nothing else of ours', () => {
     const env = pnpmEnvironment({
-      PATH: '/work/main/node_modules/.bin:/usr/local/bin:/usr/bin:/root/.npm/_npx/abc/node_modules/.bin',
+      PATH: '/repo/node_modules/.bin:/usr/local/bin:/usr/bin:/home/user/.npm/_npx/abc/node_modules/.bin',
       HOME: '/root',
       XDG_DATA_HOME: '/data',
       npm_config_store_dir: '/store',
-      NODE_OPTIONS: '--require /work/main/hook.js',
-      NODE_PATH: '/work/main/node_modules',
+      NODE_OPTIONS: '--require /repo/hook.js',
+      NODE_PATH: '/repo/node_modules',
       NPM_TOKEN: 'secret',
       CI: 'true',
       npm_config_user_agent: 'pnpm/12.4.2',
