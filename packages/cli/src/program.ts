@@ -3,6 +3,9 @@
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
+import { addEngineCommands } from './commands/engine-program.js';
+import { addPolicyCommands } from './commands/policy-program.js';
+
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export function createProgram(): Command {
@@ -245,6 +248,8 @@ export function createProgram(): Command {
       });
     });
 
+  addEngineCommands(program);
+  addPolicyCommands(program);
   return program;
 }
 
