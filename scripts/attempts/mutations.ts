@@ -19,6 +19,8 @@ export interface MutationRow {
   readonly mutate?: (bundle: Json) => unknown;
   /** …or a mutation of its pretty-printed bytes (text-level rules). */
   readonly mutateText?: (text: string) => Uint8Array | string;
+  /** Why upstream's schema accepts what ours refuses (an additive field Evals types), if it does. */
+  readonly stricterThanUpstream?: string;
   /** Parser limits for this row, where the rule is about a limit. */
   readonly limits?: JsonTextLimits;
 }
@@ -384,6 +386,20 @@ export const MUTATIONS: readonly MutationRow[] = [
     rule: 'cost_micros_invalid',
     path: '/usage/cost/amountMicros',
     mutate: (b) => (b.usage.cost.amountMicros = 12.5),
+  },
+  {
+    name: 'cost-estimate-nanodollars-negative',
+    stricterThanUpstream: 'eval-session cost figures are additive upstream; Evals types them',
+    rule: 'cost_nanodollars_invalid',
+    path: '/usage/estimatedCostNanodollars',
+    mutate: (b) => (b.usage.estimatedCostNanodollars = -1),
+  },
+  {
+    name: 'cost-legacy-ledger-nanodollars-text',
+    stricterThanUpstream: 'eval-session cost figures are additive upstream; Evals types them',
+    rule: 'cost_nanodollars_invalid',
+    path: '/usage/legacyLedgerCostNanodollars',
+    mutate: (b) => (b.usage.legacyLedgerCostNanodollars = '0'),
   },
 
   // Transcript accounting.

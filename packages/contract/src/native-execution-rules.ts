@@ -46,6 +46,10 @@ export const NATIVE_EXECUTION_RULES = {
     origin: 'schema',
   },
   cost_micros_invalid: { refuses: 'a negative or non-integer usage.cost.amountMicros', origin: 'schema' },
+  cost_nanodollars_invalid: {
+    refuses: 'a negative or non-integer eval-session cost figure (usage.*CostNanodollars)',
+    origin: 'schema',
+  },
   schema_violation: {
     refuses: 'anything else the JSON Schema refuses (reported with its keyword)',
     origin: 'schema',

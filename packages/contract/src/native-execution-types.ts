@@ -97,6 +97,13 @@ export interface BundleUsage extends Additive {
   readonly durationMs: number;
   /** null: the provider reported no cost. Unknown, never zero. */
   readonly cost: BundleCost | null;
+  // Eval-session cost figures (optional, additive; see DESIGN "Cost units in the wild").
+  readonly providerReportedCostNanodollars?: number | null;
+  readonly providerReportedCostProvenance?: string;
+  readonly estimatedCostNanodollars?: number | null;
+  readonly pricingVersion?: string;
+  readonly costCoverage?: 'provider_reported' | 'estimated' | 'unpriced' | 'legacy_ledger_and_estimate';
+  readonly legacyLedgerCostNanodollars?: number | null;
 }
 
 export interface ContentRef extends Additive {

@@ -93,6 +93,7 @@ function ruleFor(error: ErrorObject, path: string): string {
     return 'digest_malformed';
   }
   if (path === '/usage/cost/amountMicros') return 'cost_micros_invalid';
+  if (/^\/usage\/[A-Za-z]+CostNanodollars$/.test(path)) return 'cost_nanodollars_invalid';
   if (USAGE_COUNT_PATH.test(path)) return 'usage_count_invalid';
   return 'schema_violation';
 }

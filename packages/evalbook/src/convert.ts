@@ -165,7 +165,10 @@ export function scoreRows(observations: unknown, expectedChecks: readonly string
   return rows;
 }
 
-/** Converts one parsed bundle. Throws CostRangeError when a cost passes the safe bound. */
+/**
+ * Converts one parsed bundle. Throws CostInputError when its cost figures disagree and
+ * CostRangeError when one passes the safe bound.
+ */
 export function convertBundle(bundle: NativeExecution, options: ConvertOptions = {}): LedgerRecord {
   const { runId, caseId, configId, attemptId } = bundle.identity;
   const rawCanonical = canonicalize(bundle);
@@ -261,7 +264,7 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
       requestCount: bundle.usage.requestCount,
       durationMs: bundle.usage.durationMs,
     },
-    cost: attemptCost(bundle.usage.cost, bundle.usage, envConfig?.model, environment?.pricing),
+    cost: attemptCost(bundle.usage, envConfig?.model, environment?.pricing),
     environmentMismatch: mismatch,
     scores: scoreRows(bundle.observations, envCase?.checks?.map((check) => check.id) ?? []),
     rawCanonical,

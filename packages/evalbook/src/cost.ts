@@ -5,11 +5,8 @@
 // (2^53 − 1 ≈ $9,007,199.25). Anything larger is refused with a CostRangeError rather than rounded.
 // Arithmetic inside is BigInt; only the bounded result is turned back into a number.
 
-/** Where a figure came from. */
-export type CostProvenance = 'provider_reported' | 'estimated';
-
-/** How an attempt is priced: by the provider, by our estimate only, or not at all. */
-export type CostCoverage = 'provider_reported' | 'estimated' | 'unpriced';
+/** How an attempt is priced. A legacy ledger amount alone does not price an attempt. */
+export type CostCoverage = 'provider_reported' | 'estimated' | 'legacy_ledger_and_estimate' | 'unpriced';
 
 /** USD per million tokens, per token kind, for one model. */
 export interface ModelPrice {
@@ -33,15 +30,32 @@ export interface ReportedCost {
   readonly amountMicros: number;
 }
 
+/** Everything a bundle's `usage` may say about cost: the receipt in micros and the eval-session figures. */
+export interface CostInputs extends TokenUsage {
+  readonly cost: ReportedCost | null;
+  readonly providerReportedCostNanodollars?: number | null;
+  readonly providerReportedCostProvenance?: string;
+  readonly estimatedCostNanodollars?: number | null;
+  readonly pricingVersion?: string;
+  readonly costCoverage?: CostCoverage;
+  readonly legacyLedgerCostNanodollars?: number | null;
+}
+
 export interface AttemptCost {
-  /** Provider-reported figure (bundle amountMicros × 1000); null when there is none. */
+  /** The provider's receipt in nanodollars; null when there is none. */
   readonly providerReportedNanodollars: number | null;
-  /** Our estimate from the pricing table; null when the model is not priced. */
+  /** Where the receipt came from: `usage.cost` (micros × 1000) or the runner's own provenance label. */
+  readonly providerReportedProvenance: string | null;
+  /** A token-price estimate; null when nobody could price the model. */
   readonly estimatedNanodollars: number | null;
-  /** The pricing table version behind the estimate (null without an estimate). */
+  /** `runner`: the runner's pinned estimate (never repriced) · `pricing_table`: the environment's. */
+  readonly estimateSource: 'runner' | 'pricing_table' | null;
+  /** The price list behind the estimate (null without an estimate). */
   readonly pricingVersion: string | null;
+  /** An unverified ledger amount: kept apart, never added to the estimate, a zero proves nothing. */
+  readonly legacyLedgerNanodollars: number | null;
   readonly coverage: CostCoverage;
-  /** The figure reports use: provider-reported when present, else the estimate, else null. */
+  /** The figure reports add up: provider-reported when present, else the estimate, else null. */
   readonly effectiveNanodollars: number | null;
   /** Why a figure is missing (e.g. `provider_cost_null`, `currency_unsupported:EUR`, `model_unpriced:m`). */
   readonly notes: readonly string[];
@@ -103,68 +117,153 @@ export function estimateNanodollars(usage: TokenUsage, price: ModelPrice): numbe
   return bounded((picodollars + 500n) / 1000n, 'estimated cost');
 }
 
-/** Normalises one attempt's cost. `model` is the config's model (undefined: not known). */
+/** A cost figure the bundle states inconsistently; the attempt is refused, never guessed. */
+export class CostInputError extends Error {
+  override readonly name = 'CostInputError';
+  constructor(
+    message: string,
+    readonly path: string,
+    readonly expected: unknown,
+    readonly received: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Normalises one attempt's cost from its bundle `usage` and the config's model (undefined: not known).
+ * Throws CostInputError when the receipt and the eval-session figures disagree, and CostRangeError
+ * when a figure passes the safe bound.
+ */
 export function attemptCost(
-  reported: ReportedCost | null,
-  usage: TokenUsage,
+  usage: CostInputs,
   model: string | undefined,
   pricing: PricingTable | undefined,
 ): AttemptCost {
   const notes: string[] = [];
   let provider: number | null = null;
-  if (reported === null) notes.push('provider_cost_null');
-  else if (reported.currency !== 'USD') notes.push(`currency_unsupported:${reported.currency}`);
-  else provider = microsToNanodollars(reported.amountMicros);
+  let providerProvenance: string | null = null;
+  if (usage.cost === null) notes.push('provider_cost_null');
+  else if (usage.cost.currency !== 'USD') notes.push(`currency_unsupported:${usage.cost.currency}`);
+  else {
+    provider = microsToNanodollars(usage.cost.amountMicros);
+    providerProvenance = 'usage.cost';
+  }
+  const sessionProvider = usage.providerReportedCostNanodollars;
+  if (sessionProvider !== undefined && sessionProvider !== null) {
+    if (provider !== null && provider !== sessionProvider)
+      throw new CostInputError(
+        'the eval-session provider figure disagrees with usage.cost',
+        '/usage/providerReportedCostNanodollars',
+        provider,
+        sessionProvider,
+      );
+    provider = bounded(BigInt(sessionProvider), 'provider-reported cost');
+    providerProvenance = usage.providerReportedCostProvenance ?? 'eval_session';
+  } else if (sessionProvider === null)
+    notes.push(`provider_cost_${usage.providerReportedCostProvenance ?? 'null'}`);
 
   let estimated: number | null = null;
+  let estimateSource: AttemptCost['estimateSource'] = null;
   let pricingVersion: string | null = null;
-  if (model === undefined) notes.push('model_unknown');
+  const runnerEstimate = usage.estimatedCostNanodollars;
+  if (runnerEstimate !== undefined && runnerEstimate !== null) {
+    if (usage.pricingVersion === undefined)
+      throw new CostInputError(
+        'an estimate without the price list behind it cannot be trusted',
+        '/usage/pricingVersion',
+        'the pricingVersion of estimatedCostNanodollars',
+        undefined,
+      );
+    estimated = bounded(BigInt(runnerEstimate), 'estimated cost');
+    estimateSource = 'runner';
+    pricingVersion = usage.pricingVersion;
+  } else if (model === undefined) notes.push('model_unknown');
   else if (pricing === undefined) notes.push('pricing_absent');
   else {
     const price = Object.hasOwn(pricing.models, model) ? pricing.models[model] : undefined;
     if (price === undefined) notes.push(`model_unpriced:${model}`);
     else {
       estimated = estimateNanodollars(usage, price);
+      estimateSource = 'pricing_table';
       pricingVersion = pricing.version;
     }
   }
+  const legacy = usage.legacyLedgerCostNanodollars ?? null;
   const coverage: CostCoverage =
-    provider !== null ? 'provider_reported' : estimated !== null ? 'estimated' : 'unpriced';
+    provider !== null
+      ? 'provider_reported'
+      : estimated === null
+        ? 'unpriced'
+        : legacy === null
+          ? 'estimated'
+          : 'legacy_ledger_and_estimate';
+  const declared = usage.costCoverage;
+  if (declared !== undefined && declared !== runnerCoverage(usage))
+    throw new CostInputError(
+      "costCoverage disagrees with the runner's own cost figures",
+      '/usage/costCoverage',
+      runnerCoverage(usage),
+      declared,
+    );
   return {
     providerReportedNanodollars: provider,
+    providerReportedProvenance: providerProvenance,
     estimatedNanodollars: estimated,
+    estimateSource,
     pricingVersion,
+    legacyLedgerNanodollars: legacy === null ? null : bounded(BigInt(legacy), 'legacy ledger cost'),
     coverage,
     effectiveNanodollars: provider ?? estimated,
     notes,
   };
 }
 
+/** The coverage the runner's own figures imply (before Evals adds an estimate from its pricing table). */
+function runnerCoverage(usage: CostInputs): CostCoverage {
+  const hasProvider =
+    (usage.providerReportedCostNanodollars ?? null) !== null ||
+    (usage.cost !== null && usage.cost.currency === 'USD');
+  if (hasProvider) return 'provider_reported';
+  if ((usage.estimatedCostNanodollars ?? null) === null) return 'unpriced';
+  return (usage.legacyLedgerCostNanodollars ?? null) === null ? 'estimated' : 'legacy_ledger_and_estimate';
+}
+
 export interface CoverageSummary {
   readonly attempts: number;
   readonly providerReported: number;
+  /** Priced by an estimate (including those that also carry a legacy ledger amount). */
   readonly estimated: number;
   readonly unpriced: number;
   readonly priced: number;
   /** Sum of the effective figures of priced attempts (unpriced ones are not zero: they are left out). */
   readonly pricedTotalNanodollars: number;
+  /** Attempts carrying a legacy ledger amount, and that amount's own total (never added to the above). */
+  readonly legacyLedger: number;
+  readonly legacyLedgerTotalNanodollars: number;
   /** "12 of 40 attempts priced (10 provider-reported, 2 estimated)". */
   readonly text: string;
 }
 
-/** Aggregate coverage of many attempts. The total refuses to pass the safe-integer bound. */
+/** Aggregate coverage of many attempts. The totals refuse to pass the safe-integer bound. */
 export function costCoverage(
-  costs: Iterable<Pick<AttemptCost, 'coverage' | 'effectiveNanodollars'>>,
+  costs: Iterable<Pick<AttemptCost, 'coverage' | 'effectiveNanodollars' | 'legacyLedgerNanodollars'>>,
 ): CoverageSummary {
   let attempts = 0;
   let providerReported = 0;
   let estimated = 0;
+  let legacyLedger = 0;
   let total = 0n;
+  let legacyTotal = 0n;
   for (const cost of costs) {
     attempts++;
     if (cost.coverage === 'provider_reported') providerReported++;
-    else if (cost.coverage === 'estimated') estimated++;
+    else if (cost.coverage !== 'unpriced') estimated++;
     if (cost.effectiveNanodollars !== null) total += BigInt(cost.effectiveNanodollars);
+    if (cost.legacyLedgerNanodollars !== null) {
+      legacyLedger++;
+      legacyTotal += BigInt(cost.legacyLedgerNanodollars);
+    }
   }
   const priced = providerReported + estimated;
   return {
@@ -174,7 +273,43 @@ export function costCoverage(
     unpriced: attempts - priced,
     priced,
     pricedTotalNanodollars: bounded(total, 'total cost'),
+    legacyLedger,
+    legacyLedgerTotalNanodollars: bounded(legacyTotal, 'legacy ledger total'),
     text: `${priced} of ${attempts} attempt${attempts === 1 ? '' : 's'} priced (${providerReported} provider-reported, ${estimated} estimated)`,
+  };
+}
+
+/** A spending limit in USD (as the environment states it) and what was spent against it. */
+export interface BudgetCheck {
+  readonly limitNanodollars: number;
+  /** Σ effective figures (provider-reported, else estimate) of priced attempts. */
+  readonly spentNanodollars: number;
+  /** Σ legacy ledger amounts: a separate meter, never added to the one above. */
+  readonly legacyLedgerNanodollars: number;
+  /** Attempts whose spend is unknown: the budget cannot be shown to hold for them. */
+  readonly unpriced: number;
+  /** `exceeded` when either meter passes the limit; `unproven` when neither does but some spend is unknown. */
+  readonly status: 'within' | 'exceeded' | 'unproven';
+}
+
+/**
+ * The budget stop: the estimate (or receipt) and the legacy ledger amount each count against the
+ * limit, as two meters — either one passing it stops, and neither is added to the other.
+ */
+export function checkBudget(limitUsd: number, coverage: CoverageSummary): BudgetCheck {
+  const limitMicros = priceToMicros(limitUsd);
+  if (limitMicros === null)
+    throw new CostRangeError(`budget ${limitUsd} is not a non-negative USD amount with at most 6 decimals`);
+  const limitNanodollars = bounded(limitMicros * 1000n, 'budget');
+  const exceeded =
+    coverage.pricedTotalNanodollars > limitNanodollars ||
+    coverage.legacyLedgerTotalNanodollars > limitNanodollars;
+  return {
+    limitNanodollars,
+    spentNanodollars: coverage.pricedTotalNanodollars,
+    legacyLedgerNanodollars: coverage.legacyLedgerTotalNanodollars,
+    unpriced: coverage.unpriced,
+    status: exceeded ? 'exceeded' : coverage.unpriced > 0 ? 'unproven' : 'within',
   };
 }
 

@@ -1,9 +1,11 @@
 // Public surface of @paperclip-evals/evalbook: explicit named exports only.
 export {
+  CostInputError,
   CostRangeError,
   MAX_NANODOLLARS,
   PRICE_DECIMALS,
   attemptCost,
+  checkBudget,
   costCoverage,
   estimateNanodollars,
   formatUsd,
@@ -12,8 +14,9 @@ export {
 } from './cost.js';
 export type {
   AttemptCost,
+  BudgetCheck,
   CostCoverage,
-  CostProvenance,
+  CostInputs,
   CoverageSummary,
   ModelPrice,
   PricingTable,

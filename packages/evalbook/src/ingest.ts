@@ -14,7 +14,7 @@ import type { Issue, NativeExecution, NativeExecutionInput } from '@paperclip-ev
 
 import { convertBundle } from './convert.js';
 import type { AttemptKey, LedgerRecord, ReferenceVerification } from './convert.js';
-import { CostRangeError, costCoverage } from './cost.js';
+import { CostInputError, CostRangeError, costCoverage } from './cost.js';
 import type { AttemptCost, CoverageSummary } from './cost.js';
 import { loadEnvironment } from './environment.js';
 import type { Environment } from './environment.js';
@@ -185,6 +185,25 @@ export async function verifyReferences(
   return { verification, issues };
 }
 
+/** A bundle whose cost cannot be normalised, as an issue like the parser's. */
+function costIssue(error: CostInputError | CostRangeError): Issue {
+  return error instanceof CostInputError
+    ? {
+        code: 'cost_figures_inconsistent',
+        message: error.message,
+        path: error.path,
+        expected: error.expected,
+        received: error.received,
+      }
+    : {
+        code: 'cost_out_of_range',
+        message: error.message,
+        path: '/usage',
+        expected: 'a cost within the safe bound',
+        received: 'too large',
+      };
+}
+
 /** Ingests every input into the store; never throws for a bad bundle (it is reported instead). */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (options.inputs.length === 0)
@@ -206,7 +225,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const invalid: IngestSummary['invalid'] = [];
   const unreadable: IngestSummary['unreadable'] = [];
   const mismatches: IngestSummary['environmentMismatches'] = [];
-  const costs: Pick<AttemptCost, 'coverage' | 'effectiveNanodollars'>[] = [];
+  const costs: AttemptCost[] = [];
   let pending: { input: string; record: LedgerRecord }[] = [];
   const progress = (): void =>
     options.onProgress?.({
@@ -276,19 +295,8 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           ...(environment === undefined ? {} : { environment }),
         });
       } catch (error) {
-        if (!(error instanceof CostRangeError)) throw error;
-        invalid.push({
-          input: target.display,
-          issues: [
-            {
-              code: 'cost_out_of_range',
-              message: error.message,
-              path: '/usage',
-              expected: 'a cost within the safe bound',
-              received: 'too large',
-            },
-          ],
-        });
+        if (!(error instanceof CostInputError || error instanceof CostRangeError)) throw error;
+        invalid.push({ input: target.display, issues: [costIssue(error)] });
         continue;
       }
       pending.push({ input: target.display, record });

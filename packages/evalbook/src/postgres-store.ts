@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
-import { StoreError } from './store.js';
+import { StoreError, storedRecordJson } from './store.js';
 import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
 
 interface Migration {
@@ -77,6 +77,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ${appendOnly('bundles')}
       ${appendOnly('attempts')}
       ${appendOnly('scores')}`,
+  },
+  {
+    version: 2,
+    name: 'legacy ledger cost',
+    // Kept apart from the estimate (never added to it); older rows predate the figure: NULL, unknown.
+    sql: 'ALTER TABLE attempts ADD COLUMN legacy_ledger_cost_nanodollars BIGINT',
   },
 ];
 
@@ -228,8 +234,9 @@ async function insertOne(client: PoolClient, record: LedgerRecord): Promise<Inse
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
        run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
-       provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+       provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
+       legacy_ledger_cost_nanodollars)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
      ON CONFLICT (run_id, case_id, config_id, attempt_id) DO NOTHING
      RETURNING id`,
     [
@@ -246,7 +253,8 @@ async function insertOne(client: PoolClient, record: LedgerRecord): Promise<Inse
       cost.estimatedNanodollars,
       cost.pricingVersion,
       record.environmentMismatch.length > 0,
-      recordJson(record),
+      storedRecordJson(record),
+      cost.legacyLedgerNanodollars,
     ],
   );
   const id = inserted.rows[0]?.id;
@@ -273,13 +281,6 @@ async function insertOne(client: PoolClient, record: LedgerRecord): Promise<Inse
       [id, score.checkId, score.status, score.score, score.reason, JSON.stringify(score.evidence ?? null)],
     );
   return { status: 'inserted', key, bundleDigest };
-}
-
-/** The record as JSON, without its raw bundle text (stored once, in bundles) and scores (own table). */
-function recordJson(record: LedgerRecord): string {
-  return JSON.stringify(record, function (this: unknown, key: string, value: unknown) {
-    return this === record && (key === 'rawCanonical' || key === 'scores') ? undefined : value;
-  });
 }
 
 /**

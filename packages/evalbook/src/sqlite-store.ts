@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
-import { StoreError } from './store.js';
+import { StoreError, storedRecordJson } from './store.js';
 import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
 
 interface Migration {
@@ -64,6 +64,12 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ${appendOnly('attempts')}
       ${appendOnly('scores')}`,
   },
+  {
+    version: 2,
+    name: 'legacy ledger cost',
+    // Kept apart from the estimate (never added to it); older rows predate the figure: NULL, unknown.
+    sql: 'ALTER TABLE attempts ADD COLUMN legacy_ledger_cost_nanodollars INTEGER',
+  },
 ];
 
 interface AttemptRow {
@@ -92,8 +98,9 @@ export class SqliteStore implements LedgerStore {
     this.insertAttempt = db.prepare(
       `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
          run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
-         provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
+       legacy_ledger_cost_nanodollars)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertScore = db.prepare(
       'INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json) VALUES (?, ?, ?, ?, ?, ?)',
@@ -158,7 +165,8 @@ export class SqliteStore implements LedgerStore {
       cost.estimatedNanodollars,
       cost.pricingVersion,
       record.environmentMismatch.length > 0 ? 1 : 0,
-      recordJson(record),
+      storedRecordJson(record),
+      cost.legacyLedgerNanodollars,
     );
     for (const score of scores)
       this.insertScore.run(
@@ -242,13 +250,6 @@ export class SqliteStore implements LedgerStore {
     this.db.close();
     return Promise.resolve();
   }
-}
-
-/** The record as JSON, without its raw bundle text (stored once, in bundles) and scores (own table). */
-function recordJson(record: LedgerRecord): string {
-  return JSON.stringify(record, function (this: unknown, key: string, value: unknown) {
-    return this === record && (key === 'rawCanonical' || key === 'scores') ? undefined : value;
-  });
 }
 
 /** Applies pending migrations, each in its own transaction; refuses a database newer than this code. */

@@ -61,3 +61,10 @@ export async function openStore(url: string = DEFAULT_STORE_URL): Promise<Ledger
   }
   throw new StoreError(`unknown store URL ${JSON.stringify(url)} (expected sqlite:PATH or postgres://…)`);
 }
+
+/** The record as stored: JSON without its raw bundle text (stored once, in bundles) and scores (own table). */
+export function storedRecordJson(record: LedgerRecord): string {
+  return JSON.stringify(record, function (this: unknown, key: string, value: unknown) {
+    return this === record && (key === 'rawCanonical' || key === 'scores') ? undefined : value;
+  });
+}

@@ -4,18 +4,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
+  CostInputError,
   CostRangeError,
   MAX_NANODOLLARS,
   attemptCost,
+  checkBudget,
   costCoverage,
   estimateNanodollars,
   formatUsd,
   microsToNanodollars,
   priceToMicros,
 } from '../src/cost.ts';
+import type { CostInputs } from '../src/cost.ts';
 
 const pricing = { version: 'p-2026-11', models: { m1: { inputPerMillionUsd: 3, outputPerMillionUsd: 15 } } };
 const usage = { inputTokens: 300, outputTokens: 120 };
+const withoutReceipt = { ...usage, cost: null };
 
 describe('attemptCost', () => {
   it.each([
@@ -40,7 +44,7 @@ describe('attemptCost', () => {
     ],
     ['non-USD is not a USD figure', { currency: 'EUR', amountMicros: 10 }, 'm2', 'unpriced', null, null],
   ] as const)('%s', (_name, reported, model, coverage, provider, estimated) => {
-    const cost = attemptCost(reported, usage, model, pricing);
+    const cost = attemptCost({ ...usage, cost: reported }, model, pricing);
     expect(cost.coverage).toBe(coverage);
     expect(cost.providerReportedNanodollars).toBe(provider);
     expect(cost.estimatedNanodollars).toBe(estimated);
@@ -49,15 +53,171 @@ describe('attemptCost', () => {
   });
 
   it('records why a figure is missing', () => {
-    expect(attemptCost(null, usage, 'm2', pricing).notes).toEqual([
+    expect(attemptCost(withoutReceipt, 'm2', pricing).notes).toEqual([
       'provider_cost_null',
       'model_unpriced:m2',
     ]);
-    expect(attemptCost(null, usage, 'm1', undefined).notes).toEqual(['provider_cost_null', 'pricing_absent']);
+    expect(attemptCost(withoutReceipt, 'm1', undefined).notes).toEqual([
+      'provider_cost_null',
+      'pricing_absent',
+    ]);
   });
 
   it('does not find prototype members as models', () => {
-    expect(attemptCost(null, usage, 'constructor', pricing).coverage).toBe('unpriced');
+    expect(attemptCost(withoutReceipt, 'constructor', pricing).coverage).toBe('unpriced');
+  });
+});
+
+describe('eval-session cost figures', () => {
+  const session = (fields: Partial<CostInputs>): CostInputs => ({ ...withoutReceipt, ...fields });
+
+  it.each([
+    [
+      'no receipt, pinned estimate → estimated, never repriced by our table',
+      session({
+        providerReportedCostNanodollars: null,
+        providerReportedCostProvenance: 'unavailable',
+        estimatedCostNanodollars: 1234,
+        pricingVersion: 'runner-2026-10',
+        costCoverage: 'estimated',
+      }),
+      { coverage: 'estimated', estimated: 1234, source: 'runner', version: 'runner-2026-10', legacy: null },
+    ],
+    [
+      'legacy ledger amount kept beside the estimate, not added to it',
+      session({
+        providerReportedCostNanodollars: null,
+        estimatedCostNanodollars: 1234,
+        pricingVersion: 'runner-2026-10',
+        costCoverage: 'legacy_ledger_and_estimate',
+        legacyLedgerCostNanodollars: 9000,
+      }),
+      {
+        coverage: 'legacy_ledger_and_estimate',
+        estimated: 1234,
+        source: 'runner',
+        version: 'runner-2026-10',
+        legacy: 9000,
+      },
+    ],
+    [
+      'a zero ledger placeholder without an estimate prices nothing (model absent from our table too)',
+      session({
+        providerReportedCostNanodollars: null,
+        estimatedCostNanodollars: null,
+        costCoverage: 'unpriced',
+        legacyLedgerCostNanodollars: 0,
+      }),
+      { coverage: 'unpriced', estimated: null, source: null, version: null, legacy: 0, model: 'm2' },
+    ],
+    [
+      'no runner estimate: our pricing table prices it',
+      session({ providerReportedCostNanodollars: null, providerReportedCostProvenance: 'unavailable' }),
+      {
+        coverage: 'estimated',
+        estimated: 2_700_000,
+        source: 'pricing_table',
+        version: 'p-2026-11',
+        legacy: null,
+      },
+    ],
+  ] as const)('%s', (_name, inputs, expected) => {
+    const cost = attemptCost(inputs, 'model' in expected ? expected.model : 'm1', pricing);
+    expect(cost.coverage).toBe(expected.coverage);
+    expect(cost.providerReportedNanodollars).toBeNull();
+    expect(cost.estimatedNanodollars).toBe(expected.estimated);
+    expect(cost.estimateSource).toBe(expected.source);
+    expect(cost.pricingVersion).toBe(expected.version);
+    expect(cost.legacyLedgerNanodollars).toBe(expected.legacy);
+    expect(cost.effectiveNanodollars).toBe(expected.estimated);
+  });
+
+  it('takes an eval-session receipt with its provenance; agreeing with usage.cost is fine', () => {
+    const cost = attemptCost(
+      session({
+        cost: { currency: 'USD', amountMicros: 5 },
+        providerReportedCostNanodollars: 5000,
+        providerReportedCostProvenance: 'provider_receipt',
+      }),
+      'm1',
+      pricing,
+    );
+    expect(cost).toMatchObject({
+      coverage: 'provider_reported',
+      providerReportedNanodollars: 5000,
+      providerReportedProvenance: 'provider_receipt',
+    });
+  });
+
+  it.each([
+    [
+      'receipt disagrees with usage.cost',
+      session({ cost: { currency: 'USD', amountMicros: 5 }, providerReportedCostNanodollars: 4999 }),
+      '/usage/providerReportedCostNanodollars',
+    ],
+    [
+      'estimate without its pricingVersion',
+      session({ estimatedCostNanodollars: 10 }),
+      '/usage/pricingVersion',
+    ],
+    [
+      'declared estimated with no estimate',
+      session({ estimatedCostNanodollars: null, costCoverage: 'estimated' }),
+      '/usage/costCoverage',
+    ],
+    [
+      'declared unpriced with a receipt',
+      session({ providerReportedCostNanodollars: 7, costCoverage: 'unpriced' }),
+      '/usage/costCoverage',
+    ],
+    [
+      'declared estimated while a legacy amount is present',
+      session({
+        estimatedCostNanodollars: 10,
+        pricingVersion: 'v',
+        legacyLedgerCostNanodollars: 3,
+        costCoverage: 'estimated',
+      }),
+      '/usage/costCoverage',
+    ],
+  ] as const)('refuses inconsistent figures: %s', (_name, inputs, path) => {
+    expect(() => attemptCost(inputs, 'm1', pricing)).toThrow(CostInputError);
+    try {
+      attemptCost(inputs, 'm1', pricing);
+    } catch (error) {
+      expect((error as CostInputError).path).toBe(path);
+    }
+  });
+});
+
+describe('checkBudget', () => {
+  const summary = (priced: number, legacy: number, unpriced = 0) =>
+    costCoverage([
+      { coverage: 'estimated', effectiveNanodollars: priced, legacyLedgerNanodollars: legacy },
+      ...Array.from({ length: unpriced }, () => ({
+        coverage: 'unpriced' as const,
+        effectiveNanodollars: null,
+        legacyLedgerNanodollars: null,
+      })),
+    ]);
+  it.each([
+    ['both meters under the limit', 1, summary(999_999_999, 999_999_999), 'within'],
+    ['the estimate passes the limit', 1, summary(1_000_000_001, 0), 'exceeded'],
+    [
+      'the ledger amount alone passes the limit (not added to the estimate)',
+      1,
+      summary(600_000_000, 1_000_000_001),
+      'exceeded',
+    ],
+    [
+      'each meter under the limit, their sum over it: still within',
+      1,
+      summary(600_000_000, 600_000_000),
+      'within',
+    ],
+    ['unpriced attempts make a held budget unproven', 1, summary(10, 0, 2), 'unproven'],
+  ] as const)('%s', (_name, limitUsd, coverage, status) => {
+    expect(checkBudget(limitUsd, coverage).status).toBe(status);
   });
 });
 
@@ -101,8 +261,12 @@ describe('arithmetic', () => {
     expect(priceToMicros(2.5)).toBe(2_500_000n);
     expect(() =>
       costCoverage([
-        { coverage: 'provider_reported', effectiveNanodollars: MAX_NANODOLLARS },
-        { coverage: 'estimated', effectiveNanodollars: 1 },
+        {
+          coverage: 'provider_reported',
+          effectiveNanodollars: MAX_NANODOLLARS,
+          legacyLedgerNanodollars: null,
+        },
+        { coverage: 'estimated', effectiveNanodollars: 1, legacyLedgerNanodollars: null },
       ]),
     ).toThrow(CostRangeError);
   });
@@ -139,12 +303,18 @@ describe('arithmetic', () => {
       fc.record({
         coverage: fc.constant('provider_reported' as const),
         effectiveNanodollars: fc.integer({ min: 0, max: 1e12 }),
+        legacyLedgerNanodollars: fc.constant(null),
       }),
       fc.record({
-        coverage: fc.constant('estimated' as const),
+        coverage: fc.constantFrom('estimated' as const, 'legacy_ledger_and_estimate' as const),
         effectiveNanodollars: fc.integer({ min: 0, max: 1e12 }),
+        legacyLedgerNanodollars: fc.option(fc.integer({ min: 0, max: 1e12 })),
       }),
-      fc.record({ coverage: fc.constant('unpriced' as const), effectiveNanodollars: fc.constant(null) }),
+      fc.record({
+        coverage: fc.constant('unpriced' as const),
+        effectiveNanodollars: fc.constant(null),
+        legacyLedgerNanodollars: fc.option(fc.integer({ min: 0, max: 1e12 })),
+      }),
     );
     fc.assert(
       fc.property(fc.array(cost, { maxLength: 50 }), (costs) => {
@@ -154,6 +324,10 @@ describe('arithmetic', () => {
           costs.reduce((sum, c) => sum + (c.effectiveNanodollars ?? 0), 0),
         );
         expect(summary.text.startsWith(`${summary.priced} of ${costs.length} attempt`)).toBe(true);
+        // the legacy ledger amount is its own meter: never in the priced total
+        expect(summary.legacyLedgerTotalNanodollars).toBe(
+          costs.reduce((sum, c) => sum + (c.legacyLedgerNanodollars ?? 0), 0),
+        );
       }),
     );
   });
