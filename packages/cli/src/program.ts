@@ -71,15 +71,16 @@ export function createProgram(): Command {
         'identity with a different digest is a conflict that overwrites nothing. Invalid bundles are',
         'reported with every issue and never written. With --artifact-root, transcript and artifact sha256',
         'are checked where the files exist (verified / unverified / mismatched; a mismatch is an error).',
+        'On a terminal a progress line shows count, rate and ETA.',
       ].join(' '),
     )
     .argument(
       '<inputs...>',
-      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed) or - for stdin',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin',
     )
     .option(
       '--store <url>',
-      "the store: sqlite:PATH (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+      "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
     )
     .option('--env <file>', 'the Evalbook environment (evalbook.yaml or .json): cases, configs, pricing')
     .option(
@@ -96,6 +97,7 @@ export function createProgram(): Command {
         'Examples:',
         '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
         '  $ evals ingest attempt.json --store sqlite:/tmp/book.sqlite --artifact-root runs/artifacts',
+        '  $ evals ingest "runs/2026-11-*/**/*.json" --store postgres://evals@db/evalbook',
         '  $ evals ingest runs --json | jq ".conflicts"',
         '  $ cat attempt.json | evals ingest -',
       ].join('\n'),
@@ -115,6 +117,56 @@ export function createProgram(): Command {
         });
       },
     );
+
+  program
+    .command('report')
+    .summary('report the Evalbook: every attempt with its statuses and cost with provenance')
+    .description(
+      [
+        'Report what the Evalbook holds. --format json streams every attempt (identity, bundle digest,',
+        'provenance, terminal state, failure, transcript completeness, denials, check statuses with',
+        'reasons, usage, cost in nanodollars with its provenance), then cost coverage overall, per run',
+        'and per config ("12 of 40 attempts priced"), and, with --env, the budget checks: the estimate and',
+        'a legacy ledger amount each count against a budget, never added together; unpriced attempts make',
+        'a budget unproven, never free.',
+      ].join(' '),
+    )
+    .option(
+      '--store <url>',
+      "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+    )
+    .option('--env <file>', 'the Evalbook environment (budgets, store)')
+    .addOption(new Option('--format <format>', 'the report format').choices(['json']).default('json'))
+    .option('--out <file>', 'write the report to this file (atomically) instead of stdout')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 written · 2 usage error, no such store, or an unusable environment.',
+        '',
+        'Examples:',
+        '  $ evals report --format json --out report.json',
+        '  $ evals report --store sqlite:book.sqlite | jq ".attempts[] | select(.cost.coverage == \\"unpriced\\")"',
+        '  $ evals report --env evalbook.yaml | jq ".budgets"',
+      ].join('\n'),
+    )
+    .action(async (flags: { store?: string; env?: string; format: 'json'; out?: string }) => {
+      const { runReport } = await import('./commands/report.js');
+      process.exitCode = await runReport(flags);
+    });
+
+  program
+    .command('init')
+    .summary('write a commented starter Evalbook environment (evalbook.yaml)')
+    .description(
+      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is; an existing file is never overwritten.',
+    )
+    .argument('[file]', 'where to write it', 'evalbook.yaml')
+    .addHelpText('after', '\nExit codes: 0 written · 2 the file exists or cannot be written.')
+    .action(async (file: string) => {
+      const { runInit } = await import('./commands/init.js');
+      process.exitCode = await runInit({ path: file });
+    });
 
   program
     .command('digest')

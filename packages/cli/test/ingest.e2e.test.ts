@@ -121,3 +121,33 @@ describe('evals ingest (the binary)', () => {
     expect(viaBinary(['ingest']).status).toBe(2);
   });
 });
+
+describe('evals ingest: glob patterns and the progress line', () => {
+  it('expands a quoted glob under its static base; a pattern matching nothing is unreadable (exit 2)', () => {
+    const store = `sqlite:${join(dir, 'glob.sqlite')}`;
+    const run = viaBinary(['ingest', 'ok/attempt_[12].json', '--store', store, '--json']);
+    expect(run.status).toBe(0);
+    expect((JSON.parse(run.stdout) as JsonReport).inserted).toBe(2);
+    const recursive = viaBinary(['ingest', '**/attempt_*.json', '--store', store, '--json']);
+    expect(JSON.parse(recursive.stdout) as JsonReport).toMatchObject({ inserted: 2, duplicates: 2 });
+    const none = viaBinary(['ingest', 'ok/*.yaml', '--store', store, '--json']);
+    expect(none.status).toBe(2);
+    expect((JSON.parse(none.stdout) as JsonReport).unreadable[0]).toEqual({
+      input: 'ok/*.yaml',
+      error: 'no files match this pattern',
+    });
+  });
+
+  it('draws count, rate and ETA on a terminal, and nothing when stderr is not one', () => {
+    const store = `sqlite:${join(dir, 'tty.sqlite')}`;
+    // script(1) gives the command a pseudo-terminal, as a person at a shell would.
+    const tty = spawnSync('script', ['-qec', `${EVALS} ingest ok --store ${store}`, '/dev/null'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toMatch(/ingesting: 4\/4 · 4 inserted, 0 duplicate, 0 problem\(s\) · \d+\/s, ETA 0s/);
+    const piped = viaBinary(['ingest', 'ok', '--store', store]);
+    expect(piped.stderr).toBe('');
+  });
+});

@@ -1,4 +1,5 @@
 // Public surface of @paperclip-evals/contract: explicit named exports only.
+export { writeFileAtomically } from './atomic-file.js';
 export { canonicalBytes, canonicalize, hasLoneSurrogate } from './canonical-json.js';
 export {
   SHA256_DIGEST_PATTERN,

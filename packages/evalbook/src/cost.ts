@@ -245,38 +245,51 @@ export interface CoverageSummary {
   readonly text: string;
 }
 
-/** Aggregate coverage of many attempts. The totals refuse to pass the safe-integer bound. */
-export function costCoverage(
-  costs: Iterable<Pick<AttemptCost, 'coverage' | 'effectiveNanodollars' | 'legacyLedgerNanodollars'>>,
-): CoverageSummary {
-  let attempts = 0;
-  let providerReported = 0;
-  let estimated = 0;
-  let legacyLedger = 0;
-  let total = 0n;
-  let legacyTotal = 0n;
-  for (const cost of costs) {
-    attempts++;
-    if (cost.coverage === 'provider_reported') providerReported++;
-    else if (cost.coverage !== 'unpriced') estimated++;
-    if (cost.effectiveNanodollars !== null) total += BigInt(cost.effectiveNanodollars);
+type CoverageInput = Pick<AttemptCost, 'coverage' | 'effectiveNanodollars' | 'legacyLedgerNanodollars'>;
+
+/** Coverage counted one attempt at a time, so a report can tally a store without holding it. */
+export class CoverageTally {
+  private attempts = 0;
+  private providerReported = 0;
+  private estimated = 0;
+  private legacyLedger = 0;
+  private total = 0n;
+  private legacyTotal = 0n;
+
+  add(cost: CoverageInput): void {
+    this.attempts++;
+    if (cost.coverage === 'provider_reported') this.providerReported++;
+    else if (cost.coverage !== 'unpriced') this.estimated++;
+    if (cost.effectiveNanodollars !== null) this.total += BigInt(cost.effectiveNanodollars);
     if (cost.legacyLedgerNanodollars !== null) {
-      legacyLedger++;
-      legacyTotal += BigInt(cost.legacyLedgerNanodollars);
+      this.legacyLedger++;
+      this.legacyTotal += BigInt(cost.legacyLedgerNanodollars);
     }
   }
-  const priced = providerReported + estimated;
-  return {
-    attempts,
-    providerReported,
-    estimated,
-    unpriced: attempts - priced,
-    priced,
-    pricedTotalNanodollars: bounded(total, 'total cost'),
-    legacyLedger,
-    legacyLedgerTotalNanodollars: bounded(legacyTotal, 'legacy ledger total'),
-    text: `${priced} of ${attempts} attempt${attempts === 1 ? '' : 's'} priced (${providerReported} provider-reported, ${estimated} estimated)`,
-  };
+
+  /** The totals so far; refuses to pass the safe-integer bound. */
+  summary(): CoverageSummary {
+    const { attempts, providerReported, estimated } = this;
+    const priced = providerReported + estimated;
+    return {
+      attempts,
+      providerReported,
+      estimated,
+      unpriced: attempts - priced,
+      priced,
+      pricedTotalNanodollars: bounded(this.total, 'total cost'),
+      legacyLedger: this.legacyLedger,
+      legacyLedgerTotalNanodollars: bounded(this.legacyTotal, 'legacy ledger total'),
+      text: `${priced} of ${attempts} attempt${attempts === 1 ? '' : 's'} priced (${providerReported} provider-reported, ${estimated} estimated)`,
+    };
+  }
+}
+
+/** Aggregate coverage of many attempts. */
+export function costCoverage(costs: Iterable<CoverageInput>): CoverageSummary {
+  const tally = new CoverageTally();
+  for (const cost of costs) tally.add(cost);
+  return tally.summary();
 }
 
 /** A spending limit in USD (as the environment states it) and what was spent against it. */

@@ -2,6 +2,7 @@
 export {
   CostInputError,
   CostRangeError,
+  CoverageTally,
   MAX_NANODOLLARS,
   PRICE_DECIMALS,
   attemptCost,
@@ -45,7 +46,9 @@ export type {
   ScoreStatus,
 } from './convert.js';
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
-export type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+export type { InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
+export { REPORT_V1, reportAttempt, writeJsonReport } from './report.js';
+export type { ReportBudget, ReportOptions, ReportTotals } from './report.js';
 export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
 export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
 export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';

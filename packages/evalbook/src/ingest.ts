@@ -2,13 +2,14 @@
 // the contract parser, verify transcript/artifact digests under an artifact root, convert, and
 // write in batched transactions. Invalid bundles are reported with every issue and never written.
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   digestFile,
   isContractError,
   readNativeExecutionFile,
   readNativeExecutionStream,
 } from '@paperclip-evals/contract';
+import picomatch from 'picomatch';
 
 import type { Issue, NativeExecution, NativeExecutionInput } from '@paperclip-evals/contract';
 
@@ -21,6 +22,8 @@ import type { Environment } from './environment.js';
 import { DEFAULT_STORE_URL, openStore } from './store.js';
 
 export interface IngestProgress {
+  /** How many inputs there are in all (counted up front, only when progress is asked for). */
+  readonly total: number;
   readonly processed: number;
   readonly inserted: number;
   readonly duplicates: number;
@@ -37,7 +40,7 @@ export interface IngestOptions {
   readonly artifactRoot?: string;
   readonly batchSize?: number;
   readonly maxBytes?: number;
-  /** Called after every written batch (and once at the end). */
+  /** Called after every written batch, every PROGRESS_INTERVAL_MS while reading, and at the end. */
   readonly onProgress?: (progress: IngestProgress) => void;
   /** What '-' reads (default: process.stdin). */
   readonly stdin?: AsyncIterable<Uint8Array>;
@@ -76,6 +79,8 @@ export function ingestExitCode(summary: IngestSummary): 0 | 1 | 2 {
 }
 
 const STDIN = '-';
+/** A progress line a person can follow without it costing anything measurable. */
+const PROGRESS_INTERVAL_MS = 250;
 const NATIVE_ARTIFACT = 'artifact://native/';
 
 interface Target {
@@ -84,7 +89,11 @@ interface Target {
   readonly refused?: string;
 }
 
-/** Lazily expands inputs in argument order; directories are walked sorted, symlinks inside not followed. */
+/**
+ * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json,
+ * and glob patterns (a quoted `runs/**\/*.json`, when no file has that literal name) matched under
+ * their static base. Symlinks inside directories are not followed.
+ */
 async function* expandInputs(inputs: readonly string[]): AsyncGenerator<Target> {
   for (const input of inputs) {
     if (input === STDIN) {
@@ -93,10 +102,17 @@ async function* expandInputs(inputs: readonly string[]): AsyncGenerator<Target> 
     }
     const path = resolve(input);
     const info = await stat(path).catch(() => null);
-    if (info === null || info.isFile()) yield { display: input, path };
+    if (info === null && picomatch.scan(input).isGlob) {
+      let found = false;
+      for await (const target of globTargets(input)) {
+        found = true;
+        yield target;
+      }
+      if (!found) yield { display: input, path, refused: 'no files match this pattern' };
+    } else if (info === null || info.isFile()) yield { display: input, path };
     else if (info.isDirectory()) {
       let found = false;
-      for await (const target of walk(path, input)) {
+      for await (const target of walk(path, input, (name) => name.endsWith('.json'))) {
         found = true;
         yield target;
       }
@@ -105,13 +121,29 @@ async function* expandInputs(inputs: readonly string[]): AsyncGenerator<Target> 
   }
 }
 
-async function* walk(dir: string, display: string): AsyncGenerator<Target> {
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+/** Files matching a glob pattern, walked from the pattern's static base (`runs/` in `runs/**\/*.json`). */
+function globTargets(pattern: string): AsyncGenerator<Target> {
+  const { base, glob } = picomatch.scan(pattern);
+  const matches = picomatch(glob);
+  const root = resolve(base === '' ? '.' : base);
+  return walk(root, base, (_name, path) => matches(relative(root, path).split(sep).join('/')));
+}
+
+async function* walk(
+  dir: string,
+  display: string,
+  wanted: (name: string, path: string) => boolean,
+): AsyncGenerator<Target> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+    if (isFsError(error) && error.code === 'ENOENT') return [];
+    throw error;
+  });
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const entry of entries) {
     const path = join(dir, entry.name);
     const shown = join(display, entry.name);
-    if (entry.isDirectory()) yield* walk(path, shown);
-    else if (!entry.name.endsWith('.json')) continue;
+    if (entry.isDirectory()) yield* walk(path, shown, wanted);
+    else if (!wanted(entry.name, path)) continue;
     else if (entry.isFile()) yield { display: shown, path };
     else if (entry.isSymbolicLink())
       yield {
@@ -227,8 +259,16 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const mismatches: IngestSummary['environmentMismatches'] = [];
   const costs: AttemptCost[] = [];
   let pending: { input: string; record: LedgerRecord }[] = [];
+  let total = 0;
+  let lastProgress = performance.now();
+  // Counted up front (a directory walk, no reads) only when someone watches: the ETA needs it.
+  if (options.onProgress !== undefined) {
+    const targets = expandInputs(options.inputs);
+    while ((await targets.next()).done !== true) total++;
+  }
   const progress = (): void =>
     options.onProgress?.({
+      total,
       processed,
       inserted,
       duplicates,
@@ -265,6 +305,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   try {
     for await (const target of expandInputs(options.inputs)) {
       processed++;
+      if (options.onProgress !== undefined && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
+        lastProgress = performance.now();
+        progress();
+      }
       if (target.refused !== undefined) {
         unreadable.push({ input: target.display, error: target.refused });
         continue;

@@ -1,6 +1,8 @@
 // The ledger store interface: append-only, keyed by (runId, caseId, configId, attemptId) plus the
 // bundle's canonical digest. SQLite implements it now; a PostgreSQL store implements the same
 // asynchronous interface (every method returns a Promise so a network store slots in unchanged).
+import { existsSync } from 'node:fs';
+
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 
 /** What happened to one record of a batch. */
@@ -47,11 +49,21 @@ export class StoreError extends Error {
 
 export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
 
+export interface OpenStoreOptions {
+  /** Refuse to create a SQLite file that is not there (readers: a typo must not look like an empty book). */
+  readonly mustExist?: boolean;
+}
+
 /** Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`. */
-export async function openStore(url: string = DEFAULT_STORE_URL): Promise<LedgerStore> {
+export async function openStore(
+  url: string = DEFAULT_STORE_URL,
+  options: OpenStoreOptions = {},
+): Promise<LedgerStore> {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new StoreError('sqlite: store URL needs a path (sqlite:PATH)');
+    if (options.mustExist === true && !existsSync(path))
+      throw new StoreError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
     const { SqliteStore } = await import('./sqlite-store.js');
     return SqliteStore.open(path);
   }

@@ -2,10 +2,7 @@
 // the order they run), the issue shape those checks report, schema validation of a finished record
 // (schemas/evals/qualification-record-v1.schema.json) and its atomic write (temp file + rename).
 import { createRequire } from 'node:module';
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { pointer, schemaErrors } from '@paperclip-evals/contract';
+import { pointer, schemaErrors, writeFileAtomically } from '@paperclip-evals/contract';
 
 import type {
   CompatibilityReceipt,
@@ -185,23 +182,7 @@ export function qualificationRecordIssues(value: unknown): Issue[] {
   return issues;
 }
 
-/**
- * Writes the record as pretty JSON, atomically: a temporary file beside `path` (created
- * exclusively), flushed, then renamed over `path`. On failure the temporary file is removed.
- */
+/** Writes the record as pretty JSON, atomically (a reader never sees half a record). */
 export async function writeQualificationRecord(path: string, record: QualificationRecord): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', 0o644);
-  try {
-    try {
-      await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomically(path, (write) => write(`${JSON.stringify(record, null, 2)}\n`));
 }

@@ -26,9 +26,12 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   const tty = process.stderr.isTTY;
   const onProgress = (progress: IngestProgress): void => {
     const seconds = (performance.now() - started) / 1000;
-    const rate = seconds > 0 ? Math.round(progress.processed / seconds) : 0;
+    const rate = seconds > 0 ? progress.processed / seconds : 0;
+    const left = Math.max(progress.total - progress.processed, 0);
+    const eta = rate > 0 ? `, ETA ${formatDuration(left / rate)}` : '';
+    const problems = progress.conflicts + progress.invalid + progress.unreadable;
     process.stderr.write(
-      `\ringesting: ${progress.processed} read, ${progress.inserted} inserted, ${progress.duplicates} duplicate, ${progress.conflicts + progress.invalid + progress.unreadable} problem(s) · ${rate}/s`,
+      `\r\x1b[Kingesting: ${progress.processed}/${progress.total} · ${progress.inserted} inserted, ${progress.duplicates} duplicate, ${problems} problem(s) · ${Math.round(rate)}/s${eta}`,
     );
   };
   let summary: IngestSummary;
@@ -76,11 +79,17 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       `${paint('yellow', 'mismatch  ')} ${mismatch.input}  case/config digest differs from the environment (flagged)`,
     );
   const total = summary.coverage.pricedTotalNanodollars;
+  if (lines.length > 0) lines.push('');
   lines.push(
-    '',
     `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable`,
     `cost: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   return code;
+}
+
+/** 75.2 → "1m15s"; 4.4 → "4s". */
+function formatDuration(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  return whole >= 60 ? `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s` : `${whole}s`;
 }
