@@ -1,5 +1,6 @@
 // `pnpm bench`: every benchmark in turn — parser throughput (and, with --rss, peak memory over
-// 1 GB), then resolving a 100 MB runnerd executable. Arguments go to the throughput benchmark;
+// 1 GB), resolving a 100 MB runnerd executable, qualifying a release, ingesting 10,000 bundles
+// (SQLite and PostgreSQL). Arguments go to the throughput benchmark;
 // --json is passed to both. Exits non-zero if either benchmark does.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ const runs: [string, string[]][] = [
   ['scripts/bench/validate-bench.ts', args],
   ['scripts/bench/resolve-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/qualify-bench.ts', args.includes('--json') ? ['--json'] : []],
+  ['scripts/bench/ingest-bench.ts', args.includes('--json') ? ['--json'] : []],
 ];
 for (const [script, scriptArgs] of runs) {
   const { status } = spawnSync(TSX, [join(ROOT, script), ...scriptArgs], { stdio: 'inherit' });

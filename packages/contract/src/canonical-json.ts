@@ -21,6 +21,62 @@ type CanonicalRule = 'non_finite_number' | 'lone_surrogate' | 'unsupported_value
  *   (Date, Map, class instance…), an array hole or a circular reference.
  */
 export function canonicalize(value: unknown): string {
+  // Ingest canonicalises every bundle, so the common case (a valid document) takes a lean path that
+  // tracks no pointer; only when it meets something it cannot write does the located path run.
+  return canonicalFast(value, 0) ?? canonicalLocated(value);
+}
+
+/** Deeper than this, the lean path stops (a cycle, or a document to report carefully). */
+const FAST_MAX_DEPTH = 1000;
+const memberNameCache = new Map<string, string>();
+const MEMBER_NAME_CACHE_LIMIT = 10_000;
+
+/** Canonical text, or undefined when `value` holds anything the located path must report. */
+function canonicalFast(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return hasLoneSurrogate(value) ? undefined : JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth > FAST_MAX_DEPTH) return undefined;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value)) return undefined;
+          const item = canonicalFast(value[i], depth + 1);
+          if (item === undefined) return undefined;
+          out += i === 0 ? item : `,${item}`;
+        }
+        return `${out}]`;
+      }
+      if (!isPlainObject(value)) return undefined;
+      const keys = Object.keys(value).sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        let name = memberNameCache.get(key);
+        if (name === undefined) {
+          if (hasLoneSurrogate(key)) return undefined;
+          name = `${JSON.stringify(key)}:`;
+          if (memberNameCache.size < MEMBER_NAME_CACHE_LIMIT) memberNameCache.set(key, name);
+        }
+        const member = canonicalFast(value[key], depth + 1);
+        if (member === undefined) return undefined;
+        out += i === 0 ? name + member : `,${name}${member}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The careful path: the same text, or a ContractError naming the rule and the JSON pointer. */
+function canonicalLocated(value: unknown): string {
   const path: (string | number)[] = [];
   const open = new Set<object>();
 

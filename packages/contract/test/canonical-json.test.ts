@@ -146,6 +146,13 @@ describe('canonicalize: other serialisation', () => {
     const shared = { a: 1 };
     expect(canonicalize([shared, { shared }])).toBe('[{"a":1},{"shared":{"a":1}}]');
   });
+
+  it('writes a document deeper than the lean path goes (the careful path takes over) the same way', () => {
+    let deep: unknown = { z: 1, a: [] };
+    for (let depth = 0; depth < 1500; depth++) deep = depth % 2 === 0 ? [deep] : { k: deep };
+    const expected = JSON.stringify(deep).replace('{"z":1,"a":[]}', '{"a":[],"z":1}');
+    expect(canonicalize(deep)).toBe(expected);
+  });
 });
 
 describe('canonicalize: refusals', () => {

@@ -15,11 +15,12 @@ import type { Issue, NativeExecution, NativeExecutionInput } from '@paperclip-ev
 
 import { convertBundle } from './convert.js';
 import type { AttemptKey, LedgerRecord, ReferenceVerification } from './convert.js';
-import { CostInputError, CostRangeError, costCoverage } from './cost.js';
-import type { AttemptCost, CoverageSummary } from './cost.js';
+import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
+import type { CoverageSummary } from './cost.js';
 import { loadEnvironment } from './environment.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_STORE_URL, openStore } from './store.js';
+import type { InsertOutcome } from './store.js';
 
 export interface IngestProgress {
   /** How many inputs there are in all (counted up front, only when progress is asked for). */
@@ -34,7 +35,7 @@ export interface IngestProgress {
 
 export interface IngestOptions {
   readonly inputs: readonly string[];
-  /** `sqlite:PATH`; default: the environment's `store`, else `sqlite:.evalbook/evalbook.sqlite`. */
+  /** `sqlite:PATH` or `postgres://…`; default: the environment's `store`, else `sqlite:.evalbook/evalbook.sqlite`. */
   readonly storeUrl?: string;
   readonly environmentPath?: string;
   readonly artifactRoot?: string;
@@ -42,6 +43,8 @@ export interface IngestOptions {
   readonly maxBytes?: number;
   /** Called after every written batch, every PROGRESS_INTERVAL_MS while reading, and at the end. */
   readonly onProgress?: (progress: IngestProgress) => void;
+  /** Write SQLite batches on a worker thread, overlapping parsing (the CLI does; needs the built package). */
+  readonly writerThread?: boolean;
   /** What '-' reads (default: process.stdin). */
   readonly stdin?: AsyncIterable<Uint8Array>;
 }
@@ -248,7 +251,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const environment: Environment | undefined =
     options.environmentPath === undefined ? undefined : await loadEnvironment(options.environmentPath);
   const storeUrl = options.storeUrl ?? environment?.store ?? DEFAULT_STORE_URL;
-  const store = await openStore(storeUrl);
+  const store = await openStore(storeUrl, { writerThread: options.writerThread === true });
 
   let processed = 0;
   let inserted = 0;
@@ -257,7 +260,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const invalid: IngestSummary['invalid'] = [];
   const unreadable: IngestSummary['unreadable'] = [];
   const mismatches: IngestSummary['environmentMismatches'] = [];
-  const costs: AttemptCost[] = [];
+  const coverage = new CoverageTally();
   let pending: { input: string; record: LedgerRecord }[] = [];
   let total = 0;
   let lastProgress = performance.now();
@@ -277,17 +280,13 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       unreadable: unreadable.length,
     });
 
-  const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    const outcomes = await store.insertBatch(batch.map((entry) => entry.record));
+  const recordOutcomes = (batch: typeof pending, outcomes: readonly InsertOutcome[]): void => {
     outcomes.forEach((outcome, index) => {
       const entry = batch[index];
       if (entry === undefined) return;
       if (outcome.status === 'inserted') {
         inserted++;
-        costs.push(entry.record.cost);
+        coverage.add(entry.record.cost);
         if (entry.record.environmentMismatch.length > 0)
           mismatches.push({ input: entry.input, key: outcome.key });
       } else if (outcome.status === 'duplicate') duplicates++;
@@ -300,6 +299,21 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         });
     });
     progress();
+  };
+
+  // One batch is written while the next is parsed (a store may write on another thread or server):
+  // at most one in flight, so outcomes are recorded in input order and memory stays bounded.
+  let inflight: Promise<void> = Promise.resolve();
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    await inflight;
+    inflight = store.insertBatch(batch.map((entry) => entry.record)).then((outcomes) => {
+      recordOutcomes(batch, outcomes);
+    });
+    // Awaited at the next flush or at the end; until then a failure must not count as unhandled.
+    inflight.catch(() => undefined);
   };
 
   try {
@@ -347,6 +361,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       if (pending.length >= batchSize) await flush();
     }
     await flush();
+    await inflight;
   } finally {
     await store.close();
   }
@@ -359,6 +374,6 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     invalid,
     unreadable,
     environmentMismatches: mismatches,
-    coverage: costCoverage(costs),
+    coverage: coverage.summary(),
   };
 }

@@ -116,7 +116,12 @@ export class PostgresStore implements LedgerStore {
 
   /** Connects and applies pending migrations (under an advisory lock); refuses a store from the future. */
   static async open(url: string, options: { readonly max?: number } = {}): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4 });
+    // A host that drops packets must become a StoreError, not a hang.
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 4,
+      connectionTimeoutMillis: 15_000,
+    });
     // An idle client's connection error must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
     try {

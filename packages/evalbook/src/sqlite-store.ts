@@ -3,11 +3,13 @@
 // crash or SIGKILL leaves either the whole batch or none of it.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import { StoreError, storedRecordJson } from './store.js';
 import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+import type { WriterReply } from './sqlite-writer.js';
 
 interface Migration {
   readonly version: number;
@@ -120,8 +122,14 @@ export class SqliteStore implements LedgerStore {
     );
   }
 
-  /** Opens (creating if needed) the file and applies pending migrations; refuses a store from the future. */
-  static open(path: string): SqliteStore {
+  /** Set by open({ writerThread: true }): batches are written there instead of on this connection. */
+  private writer: WriterThread | undefined;
+
+  /**
+   * Opens (creating if needed) the file and applies pending migrations; refuses a store from the
+   * future. With `writerThread`, insertBatch runs on a worker thread (reads stay on this connection).
+   */
+  static open(path: string, options: { readonly writerThread?: boolean } = {}): SqliteStore {
     const file = resolve(path);
     mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
@@ -135,7 +143,9 @@ export class SqliteStore implements LedgerStore {
       db.close();
       throw error;
     }
-    return new SqliteStore(db, file);
+    const store = new SqliteStore(db, file);
+    if (options.writerThread === true) store.writer = new WriterThread(file);
+    return store;
   }
 
   private insertOne(record: LedgerRecord): InsertOutcome {
@@ -181,6 +191,7 @@ export class SqliteStore implements LedgerStore {
   }
 
   insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
+    if (this.writer !== undefined) return this.writer.insert(records);
     try {
       return Promise.resolve(this.batch.immediate(records));
     } catch (error) {
@@ -246,9 +257,64 @@ export class SqliteStore implements LedgerStore {
     return rows.map((row) => row.integrity_check);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.writer?.close();
     this.db.close();
-    return Promise.resolve();
+  }
+}
+
+/** The store's end of the writer thread (sqlite-writer.ts): requests by id, replies in order. */
+class WriterThread {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<
+    number,
+    { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }
+  >();
+  private nextId = 0;
+
+  /** Why the thread is gone, once it is: later requests fail at once instead of waiting forever. */
+  private ended: Error | undefined;
+
+  constructor(path: string) {
+    // execArgv: [] — the parent's flags (e.g. node --input-type) are not the worker's to inherit.
+    this.worker = new Worker(new URL('./sqlite-writer.js', import.meta.url), {
+      workerData: { path },
+      execArgv: [],
+    });
+    this.worker.on('message', (reply: WriterReply) => {
+      this.waiting.get(reply.id)?.resolve(reply);
+      this.waiting.delete(reply.id);
+    });
+    const end = (error: Error): void => {
+      this.ended ??= error;
+      for (const { reject } of this.waiting.values()) reject(this.ended);
+      this.waiting.clear();
+    };
+    this.worker.on('error', (error) => {
+      end(new StoreError(`the SQLite writer thread failed: ${error.message}`));
+    });
+    this.worker.on('exit', (code) => {
+      end(new StoreError(`the SQLite writer thread ended (exit ${code})`));
+    });
+  }
+
+  private request(message: { records: readonly LedgerRecord[] } | { close: true }): Promise<WriterReply> {
+    if (this.ended !== undefined) return Promise.reject(this.ended);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...message });
+    });
+  }
+
+  async insert(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
+    const reply = await this.request({ records });
+    if ('outcomes' in reply) return reply.outcomes;
+    throw new StoreError('error' in reply ? reply.error : 'the SQLite writer thread closed mid-batch');
+  }
+
+  async close(): Promise<void> {
+    await this.request({ close: true });
   }
 }
 

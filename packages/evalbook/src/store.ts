@@ -1,6 +1,6 @@
 // The ledger store interface: append-only, keyed by (runId, caseId, configId, attemptId) plus the
-// bundle's canonical digest. SQLite implements it now; a PostgreSQL store implements the same
-// asynchronous interface (every method returns a Promise so a network store slots in unchanged).
+// bundle's canonical digest. SQLite (embedded default) and PostgreSQL (shared) implement the same
+// asynchronous interface, and one behaviour suite (test/ledger-store.test.ts) runs on both.
 import { existsSync } from 'node:fs';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
@@ -35,7 +35,10 @@ export interface LedgerStore {
   /** The raw bundle's canonical JSON text by its digest, or null. */
   getBundle(digest: string): Promise<string | null>;
   countAttempts(): Promise<number>;
-  /** Every stored attempt in insertion order (streamed, one at a time). */
+  /**
+   * Every stored attempt in insertion order, streamed one at a time. Within one batch the order is
+   * the store's: SQLite keeps the batch's order, PostgreSQL writes (and so lists) it by identity.
+   */
   attempts(): AsyncIterable<StoredAttempt>;
   /** Applied migration versions, ascending. */
   migrations(): Promise<number[]>;
@@ -52,6 +55,8 @@ export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
 export interface OpenStoreOptions {
   /** Refuse to create a SQLite file that is not there (readers: a typo must not look like an empty book). */
   readonly mustExist?: boolean;
+  /** SQLite: write batches on a worker thread so parsing and writing overlap (needs the built package). */
+  readonly writerThread?: boolean;
 }
 
 /** Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`. */
@@ -65,7 +70,7 @@ export async function openStore(
     if (options.mustExist === true && !existsSync(path))
       throw new StoreError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
     const { SqliteStore } = await import('./sqlite-store.js');
-    return SqliteStore.open(path);
+    return SqliteStore.open(path, { writerThread: options.writerThread === true });
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PostgresStore } = await import('./postgres-store.js');
@@ -76,7 +81,6 @@ export async function openStore(
 
 /** The record as stored: JSON without its raw bundle text (stored once, in bundles) and scores (own table). */
 export function storedRecordJson(record: LedgerRecord): string {
-  return JSON.stringify(record, function (this: unknown, key: string, value: unknown) {
-    return this === record && (key === 'rawCanonical' || key === 'scores') ? undefined : value;
-  });
+  const { rawCanonical, scores, ...stored } = record;
+  return JSON.stringify(stored);
 }

@@ -42,6 +42,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       ...(options.env === undefined ? {} : { environmentPath: options.env }),
       ...(options.artifactRoot === undefined ? {} : { artifactRoot: options.artifactRoot }),
       ...(tty ? { onProgress } : {}),
+      writerThread: true,
     });
   } catch (error) {
     if (error instanceof IngestUsageError || error instanceof StoreError) throw new UsageError(error.message);

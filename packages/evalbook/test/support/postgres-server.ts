@@ -39,7 +39,8 @@ export async function findPostgresBin(): Promise<string | null> {
   return null;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback TCP port that was free a moment ago (nothing listens on it once this resolves). */
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.on('error', reject);

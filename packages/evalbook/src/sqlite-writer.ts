@@ -1,0 +1,42 @@
+// The SQLite writer thread. With `writerThread`, a SqliteStore hands each batch here, so the main
+// thread parses the next batch while this one is written: two cores, one writer connection, the same
+// insert code and one transaction per batch as in-thread (a kill still leaves whole batches only).
+import { parentPort, workerData } from 'node:worker_threads';
+
+import type { LedgerRecord } from './convert.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { InsertOutcome } from './store.js';
+
+/** A request from the store: a batch to write, or the signal to close the connection and end. */
+export type WriterRequest =
+  | { readonly id: number; readonly records: readonly LedgerRecord[] }
+  | { readonly id: number; readonly close: true };
+
+export type WriterReply =
+  | { readonly id: number; readonly outcomes: InsertOutcome[] }
+  | { readonly id: number; readonly error: string }
+  | { readonly id: number; readonly closed: true };
+
+const port = parentPort;
+if (port === null) throw new Error('sqlite-writer.js runs only as a worker thread');
+const store = SqliteStore.open((workerData as { path: string }).path);
+port.on('message', (request: WriterRequest) => {
+  if ('close' in request) {
+    void store.close().then(() => {
+      port.postMessage({ id: request.id, closed: true } satisfies WriterReply);
+      port.close();
+    });
+    return;
+  }
+  store.insertBatch(request.records).then(
+    (outcomes) => {
+      port.postMessage({ id: request.id, outcomes } satisfies WriterReply);
+    },
+    (error: unknown) => {
+      port.postMessage({
+        id: request.id,
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies WriterReply);
+    },
+  );
+});

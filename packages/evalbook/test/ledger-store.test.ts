@@ -1,0 +1,757 @@
+// The ledger store behaviour suite, run once per store: SQLite (a temp file) and PostgreSQL (one real
+// throwaway server for this file, test/support/postgres-server.ts, and a fresh database per test).
+// Shared: migrations (each once, a store from the future refused), idempotent re-ingest, conflicts that
+// leave the store untouched byte for byte, invalid bundles never written, unreadable inputs (exit 2),
+// unknown fields kept in the raw bundle, transcript/artifact verification, stdin, environment mismatch
+// flags, batch atomicity, exact read-back, cost columns, insertion-order streaming across pages, and
+// append-only enforced by the database. Then what only one store has: SQLite's file and WAL;
+// PostgreSQL's concurrent migrators, connection errors, TRUNCATE refused, and four child processes
+// ingesting overlapping corpora at once (they run the built package, packages/evalbook/dist).
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-evals/contract';
+
+import { convertBundle } from '../src/convert.ts';
+import { ingest, ingestExitCode } from '../src/ingest.ts';
+import { POSTGRES_MIGRATIONS } from '../src/postgres-store.ts';
+import { SQLITE_MIGRATIONS, SqliteStore } from '../src/sqlite-store.ts';
+import { StoreError, openStore } from '../src/store.ts';
+import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
+import { freePort, startPostgres } from './support/postgres-server.ts';
+
+import type { AttemptKey, LedgerRecord } from '../src/convert.ts';
+import type { IngestSummary } from '../src/ingest.ts';
+import type { PostgresServer } from './support/postgres-server.ts';
+
+const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
+/** Generous for a loaded 2-core CI machine: initdb + pg_ctl start, and the multi-process test. */
+const SERVER_START_MS = 120_000;
+const STORE_TEST_MS = 60_000;
+const CONCURRENCY_TEST_MS = 180_000;
+
+type Row = Record<string, unknown>;
+
+/** What the shared suite needs to know about one store. */
+interface StoreKind {
+  readonly name: 'sqlite' | 'postgres';
+  /** The versions a fresh store must end with, from the store's own migration list. */
+  readonly migrations: readonly { readonly version: number; readonly name: string }[];
+  /** The database's own message for a violated unique/primary key. */
+  readonly uniqueViolation: RegExp;
+  /** Anything the store needs once before its tests (PostgreSQL: the shared server). */
+  setUp(): Promise<void>;
+  /** A URL for a fresh, empty store (nothing created yet) for one test; `dir` is that test's temp dir. */
+  freshUrl(dir: string): Promise<string>;
+  /** Raw SQL straight to the database, past the store code: the rows (none for a statement). */
+  sql(url: string, text: string): Promise<Row[]>;
+  /** Everything the database holds (SQLite: the bytes of every file; PostgreSQL: every row of every table). */
+  snapshot(url: string): Promise<unknown>;
+  /** Storage-level damage the engine itself reports (SQLite: integrity and foreign key checks). */
+  storageProblems(url: string): Promise<string[]>;
+}
+
+// One PostgreSQL server for the whole file, started by the first test that needs it.
+let serverStart: Promise<PostgresServer> | undefined;
+const postgresServer = (): Promise<PostgresServer> => (serverStart ??= startPostgres());
+let databases = 0;
+afterAll(async () => {
+  // A server that failed to start has already failed the tests that needed it, with the reason.
+  const server = await serverStart?.catch(() => undefined);
+  await server?.stop();
+}, SERVER_START_MS);
+
+const sqlitePath = (url: string): string => url.slice('sqlite:'.length);
+
+const SQLITE: StoreKind = {
+  name: 'sqlite',
+  migrations: SQLITE_MIGRATIONS,
+  uniqueViolation: /UNIQUE constraint failed/,
+  setUp: () => Promise.resolve(),
+  // A directory that does not exist yet: opening the store creates it.
+  freshUrl: (dir) => Promise.resolve(`sqlite:${join(dir, 'db', 'evalbook.sqlite')}`),
+  sql(url, text) {
+    return new Promise((resolveRows) => {
+      const db = new Database(sqlitePath(url), { fileMustExist: true });
+      try {
+        const statement = db.prepare(text);
+        if (statement.reader) resolveRows(statement.all() as Row[]);
+        else {
+          statement.run();
+          resolveRows([]);
+        }
+      } finally {
+        db.close();
+      }
+    });
+  },
+  async snapshot(url) {
+    const dir = dirname(sqlitePath(url));
+    const files: Record<string, string> = {};
+    for (const name of (await readdir(dir)).sort())
+      files[name] = sha256Digest(await readFile(join(dir, name)));
+    return files;
+  },
+  async storageProblems(url) {
+    const integrity = await SQLITE.sql(url, 'PRAGMA integrity_check');
+    const foreignKeys = await SQLITE.sql(url, 'PRAGMA foreign_key_check');
+    return [
+      ...integrity.map((row) => String(row.integrity_check)).filter((result) => result !== 'ok'),
+      ...foreignKeys.map((row) => `foreign key: ${JSON.stringify(row)}`),
+    ];
+  },
+};
+
+const POSTGRES: StoreKind = {
+  name: 'postgres',
+  migrations: POSTGRES_MIGRATIONS,
+  uniqueViolation: /duplicate key value violates unique constraint/,
+  setUp: async () => {
+    await postgresServer();
+  },
+  freshUrl: async () => (await postgresServer()).createDatabase(`evalbook_${++databases}`),
+  async sql(url, text) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<Row>(text)).rows;
+    } finally {
+      await client.end();
+    }
+  },
+  async snapshot(url) {
+    const tables = await POSTGRES.sql(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    );
+    const rows: Record<string, Row[]> = {};
+    for (const { table_name: table } of tables)
+      rows[String(table)] = await POSTGRES.sql(url, `SELECT * FROM "${String(table)}" AS t ORDER BY t::text`);
+    return rows;
+  },
+  storageProblems: () => Promise.resolve([]),
+};
+
+const key = (attemptId: string): AttemptKey => ({
+  runId: 'run_synthetic',
+  caseId: 'case_synthetic',
+  configId: 'config_synthetic',
+  attemptId,
+});
+
+const record = (attemptId: string, costMicros?: number | null): LedgerRecord =>
+  convertBundle(
+    parseNativeExecution(
+      JSON.stringify(syntheticAttempt(costMicros === undefined ? { attemptId } : { attemptId, costMicros })),
+    ),
+  );
+
+const attemptIds = (count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `attempt_${String(index).padStart(5, '0')}`);
+
+/** Rows that break the ledger's references: attempts without a bundle, scores without an attempt, unowned bundles. */
+const ORPHANS = `
+  SELECT 'attempt without bundle' AS problem, a.attempt_id AS id FROM attempts a
+    WHERE NOT EXISTS (SELECT 1 FROM bundles b WHERE b.digest = a.bundle_digest)
+  UNION ALL SELECT 'score without attempt', s.check_id FROM scores s
+    WHERE NOT EXISTS (SELECT 1 FROM attempts a WHERE a.id = s.attempt)
+  UNION ALL SELECT 'bundle without attempt', b.digest FROM bundles b
+    WHERE NOT EXISTS (SELECT 1 FROM attempts a WHERE a.bundle_digest = b.digest)`;
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir('evalbook-ledger-'));
+});
+afterEach(() => cleanup());
+
+describe('openStore', () => {
+  it('refuses unknown store URLs and a sqlite: URL without a path, as StoreError', async () => {
+    await expect(openStore('mysql://x')).rejects.toThrow(StoreError);
+    await expect(openStore('sqlite:')).rejects.toThrow(StoreError);
+  });
+});
+
+describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TEST_MS }, (kind) => {
+  beforeAll(() => kind.setUp(), SERVER_START_MS);
+
+  let storeUrl: string;
+  beforeEach(async () => {
+    storeUrl = await kind.freshUrl(dir);
+  });
+
+  const sql = (text: string): Promise<Row[]> => kind.sql(storeUrl, text);
+  const versions = kind.migrations.map((migration) => migration.version);
+
+  const bundles = async (count: number): Promise<string> => {
+    const at = join(dir, 'bundles');
+    await mkdir(at, { recursive: true });
+    await writeBundles(at, count);
+    return at;
+  };
+
+  describe('migrations', () => {
+    it('applies every migration once, also when opened again', async () => {
+      expect(versions.length).toBeGreaterThan(0);
+      const store = await openStore(storeUrl);
+      expect(store.kind).toBe(kind.name);
+      expect(await store.migrations()).toEqual(versions);
+      await store.close();
+      const again = await openStore(storeUrl);
+      expect(await again.migrations()).toEqual(versions);
+      await again.close();
+      expect(await sql('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(
+        kind.migrations.map(({ version, name }) => ({ version, name })),
+      );
+    });
+
+    it('refuses a store from the future (a migration this code does not know) as StoreError', async () => {
+      await (await openStore(storeUrl)).close();
+      const future = Math.max(...versions) + 1000;
+      await sql(
+        `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${future}, 'future', '2030-01-01T00:00:00Z')`,
+      );
+      await expect(openStore(storeUrl)).rejects.toThrow(StoreError);
+      await expect(openStore(storeUrl)).rejects.toThrow(new RegExp(`migration\\(s\\) ${future} .*future`));
+    });
+  });
+
+  describe('ingest', () => {
+    it('is idempotent: the same bundles again are duplicates (exit 0)', async () => {
+      const input = await bundles(25);
+      const first = await ingest({ inputs: [input], storeUrl, batchSize: 10 });
+      expect(first).toMatchObject({
+        store: storeUrl,
+        processed: 25,
+        inserted: 25,
+        duplicates: 0,
+        conflicts: [],
+        invalid: [],
+        unreadable: [],
+      });
+      expect(first.coverage.text).toBe('25 of 25 attempts priced (25 provider-reported, 0 estimated)');
+      expect(ingestExitCode(first)).toBe(0);
+      const second = await ingest({ inputs: [input], storeUrl, batchSize: 10 });
+      expect(second).toMatchObject({
+        inserted: 0,
+        duplicates: 25,
+        conflicts: [],
+        invalid: [],
+        unreadable: [],
+      });
+      expect(ingestExitCode(second)).toBe(0);
+      const store = await openStore(storeUrl);
+      expect(await store.countAttempts()).toBe(25);
+      const ids: string[] = [];
+      for await (const attempt of store.attempts()) ids.push(attempt.key.attemptId);
+      await store.close();
+      expect(ids).toEqual(attemptIds(25));
+    });
+
+    it('reports a conflict (exit 1) and leaves the store untouched, byte for byte', async () => {
+      const original = await writeBundle(dir, 'a.json', { attemptId: 'attempt_x' });
+      await ingest({ inputs: [original], storeUrl });
+      const store = await openStore(storeUrl);
+      const before = await store.getAttempt(key('attempt_x'));
+      const beforeRaw = await store.getBundle(before?.bundleDigest ?? '');
+      await store.close();
+      expect(before?.scores.length).toBeGreaterThan(0);
+      expect(beforeRaw).not.toBeNull();
+      const snapshot = await kind.snapshot(storeUrl);
+
+      const changed = await writeBundle(dir, 'b.json', { attemptId: 'attempt_x', costMicros: 1 });
+      const summary = await ingest({ inputs: [changed], storeUrl });
+      expect(summary).toMatchObject({ inserted: 0, duplicates: 0 });
+      expect(summary.conflicts).toHaveLength(1);
+      expect(summary.conflicts[0]).toMatchObject({ input: changed, key: key('attempt_x') });
+      expect(summary.conflicts[0]?.existingDigest).toBe(before?.bundleDigest);
+      expect(summary.conflicts[0]?.bundleDigest).not.toBe(before?.bundleDigest);
+      expect(ingestExitCode(summary)).toBe(1);
+
+      const after = await openStore(storeUrl);
+      expect(await after.getAttempt(key('attempt_x'))).toEqual(before);
+      expect(await after.getBundle(before?.bundleDigest ?? '')).toBe(beforeRaw);
+      expect(await after.getBundle(summary.conflicts[0]?.bundleDigest ?? '')).toBeNull();
+      expect(await after.countAttempts()).toBe(1);
+      await after.close();
+      expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
+    });
+
+    it('never writes an invalid bundle and reports every issue (exit 1)', async () => {
+      const good = await writeBundle(dir, 'good.json', { attemptId: 'attempt_good' });
+      const bad = syntheticAttempt({ attemptId: 'attempt_bad' });
+      (bad.usage as Record<string, unknown>).totalTokens = 1;
+      delete (bad as Record<string, unknown>).failure;
+      await writeFile(join(dir, 'bad.json'), JSON.stringify(bad));
+      const summary = await ingest({ inputs: [good, join(dir, 'bad.json')], storeUrl });
+      expect(summary.inserted).toBe(1);
+      expect(summary.invalid).toHaveLength(1);
+      expect(summary.invalid[0]?.input).toBe(join(dir, 'bad.json'));
+      expect(summary.invalid[0]?.issues.length).toBeGreaterThanOrEqual(2);
+      expect(ingestExitCode(summary)).toBe(1);
+      const store = await openStore(storeUrl);
+      expect(await store.countAttempts()).toBe(1);
+      expect(await store.getAttempt(key('attempt_bad'))).toBeNull();
+      await store.close();
+      expect(await sql(ORPHANS)).toEqual([]);
+    });
+
+    it('reports unreadable inputs (exit 2) and writes the readable ones', async () => {
+      const good = await writeBundle(dir, 'good.json', { attemptId: 'attempt_good' });
+      const absent = join(dir, 'absent.json');
+      const summary = await ingest({ inputs: [absent, good], storeUrl });
+      expect(summary.unreadable).toEqual([
+        { input: absent, error: expect.stringMatching(/ENOENT/) as unknown },
+      ]);
+      expect(summary).toMatchObject({ processed: 2, inserted: 1, invalid: [] });
+      expect(ingestExitCode(summary)).toBe(2);
+      const store = await openStore(storeUrl);
+      expect(await store.countAttempts()).toBe(1);
+      await store.close();
+    });
+
+    it('keeps unknown additive fields in the stored raw bundle', async () => {
+      const extra = { futureField: { nested: [1, 'two', null] }, anotherNewThing: 'kept' };
+      const path = await writeBundle(dir, 'extra.json', { attemptId: 'attempt_extra' }, extra);
+      await ingest({ inputs: [path], storeUrl });
+      const store = await openStore(storeUrl);
+      const stored = await store.getAttempt(key('attempt_extra'));
+      const raw = await store.getBundle(stored?.bundleDigest ?? '');
+      await store.close();
+      const original = { ...syntheticAttempt({ attemptId: 'attempt_extra' }), ...extra };
+      expect(raw).not.toBeNull();
+      const readBack = JSON.parse(raw ?? 'null') as Record<string, unknown>;
+      expect(readBack.futureField).toEqual(extra.futureField);
+      expect(readBack.anotherNewThing).toBe('kept');
+      expect(canonicalDigest(readBack)).toBe(canonicalDigest(original));
+      expect(stored?.bundleDigest).toBe(canonicalDigest(original));
+    });
+
+    it('verifies transcript and artifact digests under artifactRoot; a mismatch is never written', async () => {
+      const root = join(dir, 'artifacts');
+      const attemptId = 'attempt_art';
+      const raw = syntheticAttempt({ attemptId });
+      const transcriptBytes = Buffer.from('{"line":1}\n');
+      const transcript = raw.transcript as Record<string, unknown>;
+      transcript.sha256 = sha256Digest(transcriptBytes);
+      transcript.byteSize = transcriptBytes.byteLength;
+      await mkdir(join(root, attemptId), { recursive: true });
+      await writeFile(join(root, attemptId, 'transcript.jsonl'), transcriptBytes);
+      await writeFile(join(dir, 'art.json'), JSON.stringify(raw));
+      const ok = await ingest({ inputs: [join(dir, 'art.json')], storeUrl, artifactRoot: root });
+      expect(ok.inserted).toBe(1);
+      const store = await openStore(storeUrl);
+      const stored = await store.getAttempt(key(attemptId));
+      await store.close();
+      expect(stored?.record.references.map((ref) => [ref.role, ref.verification])).toEqual([
+        ['transcript', 'verified'],
+        ['artifact', 'unverified'],
+      ]);
+
+      await writeFile(join(root, attemptId, 'summary.json'), 'not the summary');
+      const raw2 = { ...raw, identity: { ...(raw.identity as object), attemptId: 'attempt_art2' } };
+      await writeFile(join(dir, 'art2.json'), JSON.stringify(raw2));
+      const mismatched = await ingest({ inputs: [join(dir, 'art2.json')], storeUrl, artifactRoot: root });
+      expect(mismatched.inserted).toBe(0);
+      expect(mismatched.invalid[0]?.issues.map((issue) => [issue.code, issue.path])).toEqual([
+        ['artifact_digest_mismatch', '/artifacts/0/sha256'],
+      ]);
+      expect(ingestExitCode(mismatched)).toBe(1);
+      const after = await openStore(storeUrl);
+      expect(await after.getAttempt(key('attempt_art2'))).toBeNull();
+      expect(await after.countAttempts()).toBe(1);
+      await after.close();
+    });
+
+    it('reads a bundle from stdin (-), in chunks, next to a file', async () => {
+      const bytes = Buffer.from(JSON.stringify(syntheticAttempt({ attemptId: 'attempt_stdin' })));
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.byteLength; at += 1000) chunks.push(bytes.subarray(at, at + 1000));
+      const stdin = (): Readable => Readable.from(chunks);
+      const file = await writeBundle(dir, 'file.json', { attemptId: 'attempt_file' });
+      const summary = await ingest({ inputs: ['-', file], storeUrl, stdin: stdin() });
+      expect(summary).toMatchObject({ processed: 2, inserted: 2, invalid: [], unreadable: [] });
+      const again = await ingest({ inputs: ['-'], storeUrl, stdin: stdin() });
+      expect(again).toMatchObject({ processed: 1, inserted: 0, duplicates: 1 });
+      const store = await openStore(storeUrl);
+      const stored = await store.getAttempt(key('attempt_stdin'));
+      await store.close();
+      expect(chunks.length).toBeGreaterThan(1);
+      expect(stored?.bundleDigest).toBe(canonicalDigest(JSON.parse(bytes.toString('utf8'))));
+      expect(stored?.record.fileSha256).toBe(sha256Digest(bytes));
+    });
+
+    it('flags attempts whose case or config digest differs from the environment, and stores them flagged', async () => {
+      const matching = syntheticAttempt({ attemptId: 'attempt_match', costMicros: null });
+      const input = matching.input as { caseSha256: string; configSha256: string };
+      const otherDigest = `sha256:${'a'.repeat(64)}`;
+      const environmentPath = join(dir, 'evalbook.json');
+      await writeFile(
+        environmentPath,
+        JSON.stringify({
+          schema: 'paperclip-evals/environment/v1',
+          name: 't',
+          store: storeUrl,
+          cases: [{ id: 'case_synthetic', sha256: input.caseSha256 }],
+          configs: [
+            {
+              id: 'config_synthetic',
+              sha256: input.configSha256,
+              model: 'm1',
+              driver: 'paperclip-deterministic',
+            },
+            { id: 'config_other', sha256: otherDigest, model: 'm1', driver: 'paperclip-deterministic' },
+          ],
+          pricing: { version: 'v1', models: { m1: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 } } },
+        }),
+      );
+      await writeFile(join(dir, 'match.json'), JSON.stringify(matching));
+      const other = syntheticAttempt({ attemptId: 'attempt_flag', configId: 'config_other' });
+      const otherInput = other.input as { configSha256: string };
+      const flagged = join(dir, 'flagged.json');
+      await writeFile(flagged, JSON.stringify(other));
+      // No storeUrl: the environment file names the store.
+      const summary = await ingest({ inputs: [join(dir, 'match.json'), flagged], environmentPath });
+      expect(summary.store).toBe(storeUrl);
+      expect(summary.inserted).toBe(2);
+      const flaggedKey = { ...key('attempt_flag'), configId: 'config_other' };
+      expect(summary.environmentMismatches).toEqual([{ input: flagged, key: flaggedKey }]);
+      expect(summary.coverage.text).toBe('2 of 2 attempts priced (1 provider-reported, 1 estimated)');
+      expect(ingestExitCode(summary)).toBe(0);
+
+      const store = await openStore(storeUrl);
+      const stored = await store.getAttempt(flaggedKey);
+      const clean = await store.getAttempt(key('attempt_match'));
+      await store.close();
+      expect(stored?.record.environmentMismatch).toEqual([
+        { field: 'configSha256', expected: otherDigest, received: otherInput.configSha256 },
+      ]);
+      expect(clean?.record.environmentMismatch).toEqual([]);
+      expect(clean?.record.cost).toMatchObject({ coverage: 'estimated', pricingVersion: 'v1' });
+      expect(
+        await sql('SELECT attempt_id FROM attempts WHERE environment_mismatch ORDER BY attempt_id'),
+      ).toEqual([{ attempt_id: 'attempt_flag' }]);
+    });
+  });
+
+  describe('the store', () => {
+    it('writes a batch atomically: a failure mid-batch leaves nothing', async () => {
+      const store = await openStore(storeUrl);
+      const broken = record('attempt_broken');
+      const badRecord = { ...broken, scores: [...broken.scores, ...broken.scores] }; // (attempt, check) primary key violated
+      await expect(store.insertBatch([record('attempt_a'), record('attempt_b'), badRecord])).rejects.toThrow(
+        kind.uniqueViolation,
+      );
+      expect(await store.countAttempts()).toBe(0);
+      expect(await store.getBundle(record('attempt_a').bundleDigest)).toBeNull();
+      expect(await store.getAttempt(key('attempt_a'))).toBeNull();
+      const outcomes = await store.insertBatch([
+        record('attempt_b'),
+        record('attempt_a'),
+        record('attempt_a'),
+        record('attempt_b', 7),
+      ]);
+      expect(outcomes.map((outcome) => [outcome.status, outcome.key.attemptId])).toEqual([
+        ['inserted', 'attempt_b'],
+        ['inserted', 'attempt_a'],
+        ['duplicate', 'attempt_a'],
+        ['conflict', 'attempt_b'],
+      ]);
+      expect(outcomes[3]).toMatchObject({
+        bundleDigest: record('attempt_b', 7).bundleDigest,
+        existingDigest: record('attempt_b').bundleDigest,
+      });
+      expect(await store.countAttempts()).toBe(2);
+      await store.close();
+      expect(await sql(ORPHANS)).toEqual([]);
+      expect(await kind.storageProblems(storeUrl)).toEqual([]);
+    });
+
+    it('reads back exactly the record it was given, and the bundle by its digest', async () => {
+      const given = convertBundle(
+        parseNativeExecution(
+          JSON.stringify(syntheticAttempt({ attemptId: 'attempt_rich', toolCalls: 3, deniedCalls: 2 })),
+        ),
+        { fileSha256: sha256Digest('the file') },
+      );
+      const store = await openStore(storeUrl);
+      await store.insertBatch([given]);
+      const stored = await store.getAttempt(given.key);
+      const bundle = await store.getBundle(given.bundleDigest);
+      await store.close();
+      const { rawCanonical, scores, ...rest } = given;
+      expect(stored).toEqual({ key: given.key, bundleDigest: given.bundleDigest, record: rest, scores });
+      expect(stored?.record.denials).toBe(2);
+      expect(bundle).toBe(rawCanonical);
+    });
+
+    it('keeps the cost figures in their own columns, the legacy ledger amount apart from the estimate', async () => {
+      const legacy = syntheticAttempt({ attemptId: 'attempt_legacy', costMicros: null });
+      legacy.usage = {
+        ...(legacy.usage as Record<string, unknown>),
+        providerReportedCostNanodollars: null,
+        providerReportedCostProvenance: 'unavailable',
+        estimatedCostNanodollars: 4321,
+        pricingVersion: 'codex-2026-10',
+        costCoverage: 'legacy_ledger_and_estimate',
+        legacyLedgerCostNanodollars: 0,
+      };
+      const store = await openStore(storeUrl);
+      await store.insertBatch([
+        record('attempt_provider', 1234),
+        convertBundle(parseNativeExecution(JSON.stringify(legacy))),
+        record('attempt_unpriced', null),
+      ]);
+      await store.close();
+      const text = (column: string): string => `CAST(${column} AS TEXT) AS ${column}`;
+      expect(
+        await sql(
+          `SELECT attempt_id, cost_coverage, ${text('provider_cost_nanodollars')}, ${text('estimated_cost_nanodollars')},
+             pricing_version, ${text('legacy_ledger_cost_nanodollars')} FROM attempts ORDER BY attempt_id`,
+        ),
+      ).toEqual([
+        {
+          attempt_id: 'attempt_legacy',
+          cost_coverage: 'legacy_ledger_and_estimate',
+          provider_cost_nanodollars: null,
+          estimated_cost_nanodollars: '4321',
+          pricing_version: 'codex-2026-10',
+          legacy_ledger_cost_nanodollars: '0', // a zero placeholder kept as such, not NULL
+        },
+        {
+          attempt_id: 'attempt_provider',
+          cost_coverage: 'provider_reported',
+          provider_cost_nanodollars: '1234000', // 1234 micros × 1000
+          estimated_cost_nanodollars: null,
+          pricing_version: null,
+          legacy_ledger_cost_nanodollars: null,
+        },
+        {
+          attempt_id: 'attempt_unpriced',
+          cost_coverage: 'unpriced',
+          provider_cost_nanodollars: null, // never 0
+          estimated_cost_nanodollars: null,
+          pricing_version: null,
+          legacy_ledger_cost_nanodollars: null,
+        },
+      ]);
+    });
+
+    it('streams attempts back in insertion order (not identity order)', async () => {
+      const paths = [];
+      for (const attemptId of ['attempt_c', 'attempt_a', 'attempt_b'])
+        paths.push(await writeBundle(dir, `${attemptId}.json`, { attemptId }));
+      await ingest({ inputs: paths, storeUrl, batchSize: 1 });
+      const store = await openStore(storeUrl);
+      const streamed: [string, number][] = [];
+      for await (const attempt of store.attempts())
+        streamed.push([attempt.key.attemptId, attempt.scores.length]);
+      await store.close();
+      expect(streamed).toEqual([
+        ['attempt_c', 1],
+        ['attempt_a', 1],
+        ['attempt_b', 1],
+      ]);
+    });
+
+    it('streams every attempt once across pages (more than one page of 500)', async () => {
+      const template = record('attempt_template');
+      const ids = attemptIds(501);
+      const store = await openStore(storeUrl);
+      // Distinct identities sharing one bundle: cheap to make, and every row still needs its own page slot.
+      await store.insertBatch(ids.map((attemptId) => ({ ...template, key: { ...template.key, attemptId } })));
+      const streamed: string[] = [];
+      for await (const attempt of store.attempts()) streamed.push(attempt.key.attemptId);
+      await store.close();
+      expect(streamed).toEqual(ids);
+    });
+
+    it('is append-only: UPDATE and DELETE are refused by the database itself', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      await store.close();
+      const columns = [
+        ['attempts', 'provenance'],
+        ['scores', 'status'],
+        ['bundles', 'canonical_json'],
+      ];
+      for (const [table, column] of columns) {
+        await expect(sql(`DELETE FROM ${table}`)).rejects.toThrow(/append-only/);
+        await expect(sql(`UPDATE ${table} SET ${column} = ${column}`)).rejects.toThrow(/append-only/);
+      }
+      await expect(sql("UPDATE attempts SET provenance = 'live'")).rejects.toThrow(/append-only/);
+      expect(
+        await sql(
+          'SELECT (SELECT CAST(count(*) AS INTEGER) FROM attempts) AS attempts, (SELECT CAST(count(*) AS INTEGER) FROM scores) AS scores, (SELECT CAST(count(*) AS INTEGER) FROM bundles) AS bundles',
+        ),
+      ).toEqual([{ attempts: 1, scores: 1, bundles: 1 }]);
+    });
+  });
+});
+
+describe('SQLite only', () => {
+  it('creates the directory and the file, in WAL mode, and reports its integrity', async () => {
+    const path = join(dir, 'nested', 'deeper', 'evalbook.sqlite');
+    const store = await openStore(`sqlite:${path}`);
+    expect(store).toBeInstanceOf(SqliteStore);
+    await store.insertBatch([record('attempt_a')]);
+    if (store instanceof SqliteStore) expect(store.integrityCheck()).toEqual(['ok']); // else failed above
+    await store.close();
+    const db = new Database(path, { fileMustExist: true });
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('PostgreSQL only', { timeout: STORE_TEST_MS }, () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await postgresServer();
+  }, SERVER_START_MS);
+
+  let storeUrl: string;
+  beforeEach(async () => {
+    storeUrl = await POSTGRES.freshUrl(dir);
+  });
+  const sql = (text: string): Promise<Row[]> => POSTGRES.sql(storeUrl, text);
+  const versions = POSTGRES_MIGRATIONS.map((migration) => migration.version);
+
+  it('applies every migration once for concurrent openers (postgres:// and postgresql://)', async () => {
+    const urls = [storeUrl, storeUrl, storeUrl, storeUrl.replace(/^postgres:/, 'postgresql:')];
+    const stores = await Promise.all(urls.map((url) => openStore(url)));
+    for (const store of stores) {
+      expect(store.kind).toBe('postgres');
+      expect(await store.migrations()).toEqual(versions);
+    }
+    await Promise.all(stores.map((store) => store.close()));
+    expect(await sql('SELECT version FROM schema_migrations ORDER BY version')).toEqual(
+      versions.map((version) => ({ version })),
+    );
+  });
+
+  it('reports a missing database and an unreachable server as StoreError', async () => {
+    await expect(openStore(`postgres://postgres@127.0.0.1:${server.port}/no_such_db`)).rejects.toThrow(
+      StoreError,
+    );
+    const closed = await freePort();
+    await expect(openStore(`postgres://postgres@127.0.0.1:${closed}/evalbook`)).rejects.toThrow(
+      /cannot open the PostgreSQL store/,
+    );
+    await expect(openStore(`postgres://postgres@127.0.0.1:${closed}/evalbook`)).rejects.toThrow(StoreError);
+  });
+
+  it('is append-only: TRUNCATE too is refused by the database itself', async () => {
+    const store = await openStore(storeUrl);
+    await store.insertBatch([record('attempt_a')]);
+    await store.close();
+    await expect(sql('TRUNCATE attempts CASCADE')).rejects.toThrow(/append-only/);
+    for (const table of ['scores', 'bundles'])
+      await expect(sql(`TRUNCATE ${table} CASCADE`)).rejects.toThrow(/append-only/);
+    expect(await sql('SELECT count(*)::int AS n FROM scores')).toEqual([{ n: 1 }]);
+  });
+
+  it(
+    '4 processes, overlapping corpora: every attempt exactly once, conflicts reported, no errors',
+    { timeout: CONCURRENCY_TEST_MS },
+    async () => {
+      const IDENTITIES = 200;
+      const PROCESSES = 4;
+      const conflicting = (index: number): boolean => index % 20 === 0;
+      // Process p gets identities [50p, 50p + 100) mod 200: each identity is in exactly two corpora,
+      // one from an even and one from an odd process; odd processes change the cost of `conflicting` ones.
+      const corpora: string[] = [];
+      for (let p = 0; p < PROCESSES; p++) {
+        const corpus = join(dir, `corpus_${p}`);
+        await mkdir(corpus);
+        const writes: Promise<string>[] = [];
+        for (let offset = 0; offset < 100; offset++) {
+          const index = (p * 50 + offset) % IDENTITIES;
+          const attemptId = `attempt_${String(index).padStart(5, '0')}`;
+          const variant = p % 2 === 1 && conflicting(index);
+          writes.push(
+            writeBundle(corpus, `${attemptId}.json`, {
+              attemptId,
+              toolCalls: 1,
+              progressEvents: 0,
+              ...(variant ? { costMicros: 4242 } : {}),
+            }),
+          );
+        }
+        await Promise.all(writes);
+        corpora.push(corpus);
+      }
+      const child = join(dir, 'child.mjs');
+      await writeFile(
+        child,
+        `import { ingest } from ${JSON.stringify(DIST)};
+const summary = await ingest({ inputs: [process.argv[2]], storeUrl: process.argv[3], batchSize: 10 });
+process.stdout.write(JSON.stringify(summary));`,
+      );
+      // Migrations too are raced: the children open a fresh database at once.
+      const results = await Promise.all(
+        corpora.map(
+          (corpus) =>
+            new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+              const proc = spawn(process.execPath, [child, corpus, storeUrl], {
+                stdio: ['ignore', 'pipe', 'pipe'],
+              });
+              let stdout = '';
+              let stderr = '';
+              proc.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+              proc.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+              proc.on('exit', (code) => {
+                done({ code, stdout, stderr });
+              });
+            }),
+        ),
+      );
+      for (const result of results) expect(result).toMatchObject({ code: 0, stderr: '' });
+      const summaries = results.map((result) => JSON.parse(result.stdout) as IngestSummary);
+      const total = (pick: (summary: IngestSummary) => number): number =>
+        summaries.reduce((sum, summary) => sum + pick(summary), 0);
+      const conflictCount = Array.from({ length: IDENTITIES }, (_, index) => index).filter(
+        conflicting,
+      ).length;
+      expect(total((summary) => summary.processed)).toBe(2 * IDENTITIES);
+      expect(total((summary) => summary.inserted)).toBe(IDENTITIES);
+      expect(total((summary) => summary.duplicates)).toBe(IDENTITIES - conflictCount);
+      expect(total((summary) => summary.conflicts.length)).toBe(conflictCount);
+      expect(total((summary) => summary.invalid.length + summary.unreadable.length)).toBe(0);
+      const conflictIds = summaries.flatMap((summary) =>
+        summary.conflicts.map((conflict) => conflict.key.attemptId),
+      );
+      expect(new Set(conflictIds).size).toBe(conflictCount);
+      expect(conflictIds.every((attemptId) => conflicting(Number(attemptId.slice('attempt_'.length))))).toBe(
+        true,
+      );
+
+      const [counts] = await sql(
+        `SELECT count(*)::int AS n, count(DISTINCT attempt_id)::int AS distinct_ids,
+         (SELECT count(*)::int FROM scores) AS scores, (SELECT count(*)::int FROM bundles) AS bundles FROM attempts`,
+      );
+      expect(counts).toEqual({
+        n: IDENTITIES,
+        distinct_ids: IDENTITIES,
+        scores: IDENTITIES,
+        bundles: IDENTITIES,
+      });
+      // Each reported conflict names the digest that is actually stored.
+      const store = await openStore(storeUrl);
+      for (const summary of summaries)
+        for (const conflict of summary.conflicts)
+          expect((await store.getAttempt(conflict.key))?.bundleDigest).toBe(conflict.existingDigest);
+      expect(await store.migrations()).toEqual(versions);
+      await store.close();
+      expect(await sql(ORPHANS)).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,200 @@
+// `pnpm bench` (ingest part): `evals ingest` of 10,000 generated bundles into a fresh SQLite store,
+// against `evals validate` of the same files in the same run (target: ingest ≤ 1.5× validate-only),
+// with the ingesting process's peak RSS (target < 400 MB); then the same ingest into PostgreSQL on
+// loopback (a throwaway server, as the tests start it) when initdb and pg_ctl are on the machine.
+//
+// Both sides are the real CLI in a child process reading the same files (the page cache is warmed
+// first), so the ratio is what a user sees: parse + canonical digest + convert + batched writes,
+// over parse alone. Rounds alternate validate / ingest and the ratio is the median of per-round
+// ratios. Peak RSS is the child's own getrusage maxRSS, printed by a tiny --import hook at exit.
+// A measurement, not a test: targets are reported, never enforced; it exits non-zero only when a
+// command does not end as expected.
+//
+// Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 3] [--no-postgres] [--json]`.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { startPostgres } from '../../packages/evalbook/test/support/postgres-server.ts';
+import { syntheticAttempt } from '../attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'packages/cli/bin/evals.js');
+const RATIO_TARGET = 1.5;
+const RSS_TARGET_BYTES = 400e6;
+const FILES_PER_DIRECTORY = 1000;
+/** Prints the process's peak RSS (getrusage, KiB) as the last stderr line. */
+const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss_kib='+process.resourceUsage().maxRSS+'\\n'))`;
+
+interface Run {
+  readonly seconds: number;
+  readonly peakRssBytes: number;
+  readonly exitCode: number | null;
+}
+
+/** Runs the real CLI with stdout discarded; returns wall time, peak RSS and exit code. */
+function runCli(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', RSS_HOOK, CLI, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4096);
+    });
+    child.on('error', reject);
+    child.on('close', (exitCode) => {
+      const match = /maxrss_kib=(\d+)\s*$/.exec(stderr);
+      resolve({
+        seconds: (performance.now() - started) / 1000,
+        peakRssBytes: match === null ? Number.NaN : Number(match[1]) * 1024,
+        exitCode,
+      });
+    });
+  });
+}
+
+/** Writes `count` distinct bundles (~20 events, ~11 KB each) in directories of 1,000. */
+async function writeCorpus(dir: string, count: number): Promise<number> {
+  let bytes = 0;
+  for (let index = 0; index < count; index++) {
+    const sub = join(dir, String(Math.floor(index / FILES_PER_DIRECTORY)).padStart(3, '0'));
+    if (index % FILES_PER_DIRECTORY === 0) await mkdir(sub);
+    const attemptId = `attempt_${String(index).padStart(6, '0')}`;
+    const text = JSON.stringify(
+      syntheticAttempt({
+        runId: `run_${String(Math.floor(index / 500)).padStart(3, '0')}`,
+        caseId: `case_${String(index % 40).padStart(3, '0')}`,
+        configId: `config_${String(index % 2)}`,
+        attemptId,
+        toolCalls: 3 + (index % 4),
+        deniedCalls: index % 3,
+        progressEvents: 1,
+        costMicros: index % 7 === 0 ? null : 1000 + index,
+      }),
+    );
+    bytes += Buffer.byteLength(text);
+    await writeFile(join(sub, `${attemptId}.json`), text);
+  }
+  return bytes;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+function expectExit(what: string, run: Run, expected: number): void {
+  if (run.exitCode !== expected)
+    throw new Error(`${what} exited ${String(run.exitCode)}, expected ${expected}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      count: { type: 'string', default: '10000' },
+      rounds: { type: 'string', default: '3' },
+      'no-postgres': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const count = Number(values.count);
+  const rounds = Number(values.rounds);
+  if (!Number.isSafeInteger(count) || count < 1 || !Number.isSafeInteger(rounds) || rounds < 1)
+    throw new Error('--count and --rounds take positive whole numbers');
+  const log = (line: string): void => {
+    (values.json ? process.stderr : process.stdout).write(`${line}\n`);
+  };
+
+  const dir = await mkdtemp(join(tmpdir(), 'evals-ingest-bench-'));
+  try {
+    const corpus = join(dir, 'bundles');
+    await mkdir(corpus);
+    const bytes = await writeCorpus(corpus, count);
+    log(`ingest benchmark: ${count} bundles, ${mb(bytes)} (mean ${(bytes / count / 1000).toFixed(1)} KB)`);
+    expectExit('warm-up validate', await runCli(['validate', corpus]), 0);
+
+    const validate: Run[] = [];
+    const sqlite: Run[] = [];
+    const ratios: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const checked = await runCli(['validate', corpus]);
+      expectExit('evals validate', checked, 0);
+      const ingested = await runCli([
+        'ingest',
+        corpus,
+        '--store',
+        `sqlite:${join(dir, `round${round}.sqlite`)}`,
+      ]);
+      expectExit('evals ingest (sqlite)', ingested, 0);
+      validate.push(checked);
+      sqlite.push(ingested);
+      ratios.push(ingested.seconds / checked.seconds);
+      log(
+        `  round ${round + 1}: validate ${checked.seconds.toFixed(2)} s, ingest ${ingested.seconds.toFixed(2)} s (${(ingested.seconds / checked.seconds).toFixed(2)}×), peak RSS ${mb(ingested.peakRssBytes)}`,
+      );
+    }
+    const validateSeconds = median(validate.map((run) => run.seconds));
+    const sqliteSeconds = median(sqlite.map((run) => run.seconds));
+    const ratio = median(ratios);
+    const peakRss = Math.max(...sqlite.map((run) => run.peakRssBytes));
+    const result: Record<string, unknown> = {
+      bundles: count,
+      corpusBytes: bytes,
+      node: process.version,
+      validate: { seconds: validateSeconds, bundlesPerSecond: count / validateSeconds },
+      sqlite: {
+        seconds: sqliteSeconds,
+        attemptsPerSecond: count / sqliteSeconds,
+        ratioToValidate: ratio,
+        ratioTarget: RATIO_TARGET,
+        peakRssBytes: peakRss,
+        rssTargetBytes: RSS_TARGET_BYTES,
+      },
+    };
+    log(
+      `sqlite:   ${Math.round(count / sqliteSeconds)} attempts/s; ${ratio.toFixed(2)}× validate-only (${Math.round(count / validateSeconds)} bundles/s), target ≤ ${RATIO_TARGET}× ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}; peak RSS ${mb(peakRss)}, target < ${mb(RSS_TARGET_BYTES)} ${peakRss < RSS_TARGET_BYTES ? 'met' : 'NOT met'}`,
+    );
+
+    if (!values['no-postgres']) {
+      const server = await startPostgres().catch((error: unknown) => {
+        log(`postgres: SKIPPED (${error instanceof Error ? error.message : String(error)})`);
+        return null;
+      });
+      if (server !== null)
+        try {
+          const url = await server.createDatabase('ingest_bench');
+          const ingested = await runCli(['ingest', corpus, '--store', url]);
+          expectExit('evals ingest (postgres)', ingested, 0);
+          const again = await runCli(['ingest', corpus, '--store', url]);
+          expectExit('evals ingest (postgres, all duplicates)', again, 0);
+          result.postgres = {
+            seconds: ingested.seconds,
+            attemptsPerSecond: count / ingested.seconds,
+            ratioToValidate: ingested.seconds / validateSeconds,
+            peakRssBytes: ingested.peakRssBytes,
+            duplicatesSeconds: again.seconds,
+          };
+          log(
+            `postgres: ${Math.round(count / ingested.seconds)} attempts/s (${(ingested.seconds / validateSeconds).toFixed(2)}× validate-only), peak RSS ${mb(ingested.peakRssBytes)}; re-ingest of the same ${count} (all duplicates) ${again.seconds.toFixed(2)} s`,
+          );
+        } finally {
+          await server.stop();
+        }
+    }
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
