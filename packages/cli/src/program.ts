@@ -120,39 +120,116 @@ export function createProgram(): Command {
 
   program
     .command('report')
-    .summary('report the Evalbook: every attempt with its statuses and cost with provenance')
+    .summary('report the Evalbook as JSON, Markdown, JUnit XML or one self-contained HTML page')
     .description(
       [
-        'Report what the Evalbook holds. --format json streams every attempt (identity, bundle digest,',
-        'provenance, terminal state, failure, transcript completeness, denials, check statuses with',
-        'reasons, usage, cost in nanodollars with its provenance), then cost coverage overall, per run',
-        'and per config ("12 of 40 attempts priced"), and, with --env, the budget checks: the estimate and',
-        'a legacy ledger amount each count against a budget, never added together; unpriced attempts make',
-        'a budget unproven, never free.',
+        'Report what the Evalbook holds, in one streaming pass over the store. Every attempt gets an honest',
+        'status (solved, unsolved, errored, incomplete, over_budget, with the reason: a missing verdict is',
+        'never a pass), and every rate states its denominator. json: every attempt (identity, statuses,',
+        'cost with provenance) plus the summary (grid with Wilson intervals, pass@k, per-config rates with',
+        'a case-clustered bootstrap interval, trend across runs, flaky cells, cost coverage) and budget',
+        'checks. md: a pull-request comment. junit: one testcase per (case, config), failures and errors',
+        'distinct. html: one page with the grid, drill-down to any attempt, the comparison and plots.',
       ].join(' '),
     )
-    .option(
-      '--store <url>',
-      "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+    .addOption(
+      new Option('--format <format>', 'the report format')
+        .choices(['json', 'md', 'html', 'junit'])
+        .default('json'),
     )
-    .option('--env <file>', 'the Evalbook environment (budgets, store)')
-    .addOption(new Option('--format <format>', 'the report format').choices(['json']).default('json'))
     .option('--out <file>', 'write the report to this file (atomically) instead of stdout')
+    .option('--run <runId>', 'only this run in the grid and per-config rates')
+    .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
+    .option('--b <config>', '…and the candidate')
+    .option('--a-run <runId>', 'or compare two runs: the baseline run…')
+    .option('--b-run <runId>', '…and the candidate run')
+    .addOption(
+      new Option(
+        '--fail-on <gate>',
+        'exit 1 when: regression (the 95% interval of B − A lies below 0) or below:RATE (a config solves less than RATE, e.g. below:0.8)',
+      ).argParser(failOnGate),
+    )
+    .addOption(storeOption())
+    .option('--env <file>', 'the Evalbook environment (budgets, denominator policy, title, store)')
     .addHelpText(
       'after',
       [
         '',
-        'Exit codes: 0 written · 2 usage error, no such store, or an unusable environment.',
+        'Exit codes: 0 written (and the gate held) · 1 the --fail-on gate failed (reasons on stderr) · 2 usage error, no such store, or an unusable environment.',
         '',
         'Examples:',
-        '  $ evals report --format json --out report.json',
-        '  $ evals report --store sqlite:book.sqlite | jq ".attempts[] | select(.cost.coverage == \\"unpriced\\")"',
-        '  $ evals report --env evalbook.yaml | jq ".budgets"',
+        '  $ evals report --format html --out report.html',
+        '  $ evals report --format md --a baseline --b candidate > comment.md',
+        '  $ evals report --format junit --out junit.xml --fail-on below:0.8',
+        '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
       ].join('\n'),
     )
-    .action(async (flags: { store?: string; env?: string; format: 'json'; out?: string }) => {
-      const { runReport } = await import('./commands/report.js');
-      process.exitCode = await runReport(flags);
+    .action(
+      async (
+        flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string; failOn?: FailOnGate },
+      ) => {
+        const { runReport } = await import('./commands/report.js');
+        const compare = compareSpec(flags, false);
+        process.exitCode = await runReport({
+          ...storeFlags(flags),
+          format: flags.format,
+          ...(flags.out === undefined ? {} : { out: flags.out }),
+          ...(compare === undefined ? {} : { compare }),
+          ...(flags.failOn === undefined ? {} : { failOn: flags.failOn }),
+        });
+      },
+    );
+
+  program
+    .command('grid')
+    .summary('cases × configs: solved/counted per cell with its Wilson 95% interval')
+    .description(
+      'Print the grid: one row per case, one column per config; a cell is solved/counted with its Wilson 95% interval, coloured on a terminal (green ≥ 80%, yellow ≥ 50%, red below), ~ marks a flaky cell. The denominator policy and what it excluded are printed under the table.',
+    )
+    .option('--run <runId>', 'only this run')
+    .addOption(storeOption())
+    .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
+    .option('--json', 'print the grid as JSON')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 printed · 2 usage error or no such store.\n\nExample:\n  $ evals grid --run nightly-2026-11-30',
+    )
+    .action(async (flags: ReportFlags & { json?: true }) => {
+      const { runGrid } = await import('./commands/report.js');
+      process.exitCode = await runGrid({ ...storeFlags(flags), json: flags.json === true });
+    });
+
+  program
+    .command('compare')
+    .summary('is B better than A? A paired comparison over shared cases, regressions first')
+    .description(
+      [
+        'Compare two configs (--a, --b; within --run if given) or two runs (--a-run, --b-run) over the cases',
+        'both have: wins, losses and ties per case, the exact McNemar p-value on cases whose majority',
+        'outcome differs, the difference in solve rate with a paired-bootstrap 95% interval, and the cost',
+        'per attempt with its coverage. Regressions are listed first.',
+      ].join(' '),
+    )
+    .option('--a <config>', 'the baseline config')
+    .option('--b <config>', 'the candidate config')
+    .option('--a-run <runId>', 'or the baseline run')
+    .option('--b-run <runId>', 'and the candidate run')
+    .option('--run <runId>', 'compare configs within this run only')
+    .addOption(storeOption())
+    .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
+    .option(
+      '--json',
+      'print the comparison as JSON (mcnemarP, deltaSolveRate, deltaSolveRateCi95, aWins, bWins, ties, sharedCases, …)',
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 printed · 2 usage error or no such store.\n\nExamples:\n  $ evals compare --a baseline --b candidate\n  $ evals compare --a-run nightly-1129 --b-run nightly-1130 --json | jq .deltaSolveRateCi95',
+    )
+    .action(async (flags: ReportFlags & { json?: true }) => {
+      const { runCompare } = await import('./commands/report.js');
+      const compare = compareSpec(flags, true);
+      if (compare === undefined) throw new InvalidArgumentError('name --a and --b, or --a-run and --b-run');
+      process.exitCode = await runCompare({ ...storeFlags(flags), compare, json: flags.json === true });
     });
 
   program
@@ -303,6 +380,66 @@ export function createProgram(): Command {
   addEngineCommands(program);
   addPolicyCommands(program);
   return program;
+}
+
+interface ReportFlags {
+  store?: string;
+  env?: string;
+  run?: string;
+  a?: string;
+  b?: string;
+  aRun?: string;
+  bRun?: string;
+}
+
+type FailOnGate = { kind: 'regression' } | { kind: 'below'; rate: number };
+
+function storeOption(): Option {
+  return new Option(
+    '--store <url>',
+    "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+  );
+}
+
+function storeFlags(flags: ReportFlags): { store?: string; env?: string; run?: string } {
+  return {
+    ...(flags.store === undefined ? {} : { store: flags.store }),
+    ...(flags.env === undefined ? {} : { env: flags.env }),
+    ...(flags.run === undefined ? {} : { run: flags.run }),
+  };
+}
+
+/** --a/--b (configs) or --a-run/--b-run (runs), both halves of one pair; undefined when none given. */
+function compareSpec(
+  flags: ReportFlags,
+  required: boolean,
+): { by: 'config' | 'run'; a: string; b: string } | undefined {
+  const configs = flags.a !== undefined || flags.b !== undefined;
+  const runs = flags.aRun !== undefined || flags.bRun !== undefined;
+  if (configs && runs)
+    throw new InvalidArgumentError('compare configs (--a, --b) or runs (--a-run, --b-run), not both');
+  if (configs) {
+    if (flags.a === undefined || flags.b === undefined)
+      throw new InvalidArgumentError('--a and --b go together');
+    return { by: 'config', a: flags.a, b: flags.b };
+  }
+  if (runs) {
+    if (flags.aRun === undefined || flags.bRun === undefined)
+      throw new InvalidArgumentError('--a-run and --b-run go together');
+    return { by: 'run', a: flags.aRun, b: flags.bRun };
+  }
+  if (required) throw new InvalidArgumentError('name --a and --b, or --a-run and --b-run');
+  return undefined;
+}
+
+function failOnGate(value: string): FailOnGate {
+  if (value === 'regression') return { kind: 'regression' };
+  const match = /^below:(0(?:\.\d+)?|1(?:\.0+)?)$/.exec(value);
+  if (match === null)
+    throw new InvalidArgumentError(
+      `expected regression or below:RATE with RATE from 0 to 1 (like below:0.8); received ${JSON.stringify(value)}`,
+    );
+  return { kind: 'below', rate: Number(match[1]) };
 }
 
 function timeoutOption(): Option {

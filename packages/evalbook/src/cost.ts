@@ -267,6 +267,16 @@ export class CoverageTally {
     }
   }
 
+  /** Adds another tally's attempts to this one. */
+  merge(other: CoverageTally): void {
+    this.attempts += other.attempts;
+    this.providerReported += other.providerReported;
+    this.estimated += other.estimated;
+    this.legacyLedger += other.legacyLedger;
+    this.total += other.total;
+    this.legacyTotal += other.legacyTotal;
+  }
+
   /** The totals so far; refuses to pass the safe-integer bound. */
   summary(): CoverageSummary {
     const { attempts, providerReported, estimated } = this;

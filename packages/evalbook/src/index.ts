@@ -47,8 +47,32 @@ export type {
 } from './convert.js';
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
 export type { InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
-export { REPORT_V1, reportAttempt, writeJsonReport } from './report.js';
-export type { ReportBudget, ReportOptions, ReportTotals } from './report.js';
+export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
+export type {
+  FailOn,
+  GateResult,
+  ReportBudget,
+  ReportFormat,
+  ReportOptions,
+  ReportResult,
+} from './report.js';
+export { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
+export type { AttemptStatus, AttemptVerdict } from './scoring.js';
+export { SUMMARY_V1, SummaryBuilder, summariseStore } from './summary.js';
+export type {
+  CaseDelta,
+  Comparison,
+  CompareSpec,
+  ConfigStat,
+  DenominatorPolicy,
+  Denominator,
+  EvalbookSummary,
+  GridCell,
+  RateWithInterval,
+  StatusCounts,
+  SummaryOptions,
+  TrendPoint,
+} from './summary.js';
 export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
 export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
 export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';

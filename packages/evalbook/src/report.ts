@@ -1,20 +1,37 @@
-// The Evalbook JSON report (paperclip-evals/report/v1): every attempt with its identity, statuses and
-// cost with provenance, then cost coverage overall, per run and per (run, config), and the budget
-// checks. Streamed: attempts are written as the store yields them; only per-group tallies are held.
-import type { LedgerRecord } from './convert.js';
+// `evals report`: one streaming pass over the store builds the summary (summary.ts) and, for JSON,
+// writes every attempt as it goes; then the chosen renderer writes the summary — JSON
+// (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one self-contained
+// HTML page. Budgets from the environment and the --fail-on gate are decided here too.
 import { CoverageTally, checkBudget } from './cost.js';
-import type { BudgetCheck, CoverageSummary } from './cost.js';
+import type { BudgetCheck } from './cost.js';
 import type { Environment } from './environment.js';
+import { renderHtml } from './render-html.js';
+import type { HtmlAttempt } from './render-html.js';
+import { renderJunit } from './render-junit.js';
+import { renderMarkdown } from './render-markdown.js';
+import { SummaryBuilder } from './summary.js';
+import type { CompareSpec, DenominatorPolicy, EvalbookSummary } from './summary.js';
+import type { AttemptVerdict } from './scoring.js';
 import type { LedgerStore, StoredAttempt } from './store.js';
 
 export const REPORT_V1 = 'paperclip-evals/report/v1';
+
+export type ReportFormat = 'json' | 'md' | 'html' | 'junit';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit'];
+
+/** A CI gate: `regression` (B significantly worse than A) or `below:0.8` (a config under a rate). */
+export type FailOn = { readonly kind: 'regression' } | { readonly kind: 'below'; readonly rate: number };
 
 export interface ReportOptions {
   readonly store: LedgerStore;
   /** How the store was named (shown in the report). */
   readonly storeUrl: string;
-  /** Supplies the budgets; without it no budget is checked. */
+  readonly format?: ReportFormat;
+  /** Supplies budgets, the denominator policy and the title; optional. */
   readonly environment?: Environment;
+  readonly runId?: string;
+  readonly compare?: CompareSpec;
+  readonly failOn?: FailOn;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
 }
@@ -25,17 +42,25 @@ export interface ReportBudget extends BudgetCheck {
   readonly configId: string | null;
 }
 
-export interface ReportTotals {
-  readonly attempts: number;
-  readonly coverage: CoverageSummary;
-  readonly budgets: readonly ReportBudget[];
+export interface GateResult {
+  readonly failOn: string;
+  readonly passed: boolean;
+  readonly reasons: readonly string[];
 }
 
-/** One attempt as the report lists it: what a reader needs to trust or question the row. */
-export function reportAttempt(stored: StoredAttempt): Record<string, unknown> {
-  const record: Omit<LedgerRecord, 'rawCanonical' | 'scores'> = stored.record;
+export interface ReportResult {
+  readonly summary: EvalbookSummary;
+  readonly budgets: readonly ReportBudget[];
+  readonly gate: GateResult | null;
+}
+
+/** One attempt as the JSON report lists it: what a reader needs to trust or question the row. */
+export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): Record<string, unknown> {
+  const record = stored.record;
   return {
     ...stored.key,
+    status: verdict.status,
+    statusReason: verdict.reason,
     bundleDigest: stored.bundleDigest,
     provenance: record.provenance,
     runner: {
@@ -58,73 +83,120 @@ export function reportAttempt(stored: StoredAttempt): Record<string, unknown> {
   };
 }
 
-/** Flushes buffered attempt lines every this many attempts. */
+/** The HTML page embeds at most this many attempts for drill-down; the rest are counted, not shown. */
+export const HTML_MAX_ATTEMPTS = 5000;
+/** Flushes buffered JSON attempt lines every this many attempts. */
 const CHUNK_ATTEMPTS = 200;
 
-/** Writes the report; returns its totals (for a summary line). */
-export async function writeJsonReport(options: ReportOptions): Promise<ReportTotals> {
-  const overall = new CoverageTally();
-  const byRun = new Map<string, CoverageTally>();
-  const byRunConfig = new Map<string, { runId: string; configId: string; tally: CoverageTally }>();
-  const tallyOf = <T>(map: Map<string, T>, key: string, create: () => T): T => {
-    let found = map.get(key);
-    if (found === undefined) map.set(key, (found = create()));
-    return found;
-  };
+/** Writes the report; returns the summary, budgets and gate outcome (for the exit code). */
+export async function writeReport(options: ReportOptions): Promise<ReportResult> {
+  const format = options.format ?? 'json';
+  const policy: DenominatorPolicy = options.environment?.report?.denominator ?? 'all_attempts';
+  const builder = new SummaryBuilder({
+    policy,
+    ...(options.runId === undefined ? {} : { runId: options.runId }),
+    ...(options.compare === undefined ? {} : { compare: options.compare }),
+  });
+  const budgetTallies = new BudgetTallies();
+  const htmlAttempts: HtmlAttempt[] = [];
 
-  await options.write(
-    `{\n"schema": ${JSON.stringify(REPORT_V1)},\n"store": ${JSON.stringify(options.storeUrl)},\n"attempts": [`,
-  );
+  if (format === 'json')
+    await options.write(
+      `{\n"schema": ${JSON.stringify(REPORT_V1)},\n"store": ${JSON.stringify(options.storeUrl)},\n"attempts": [`,
+    );
   let count = 0;
   let buffer = '';
   for await (const stored of options.store.attempts()) {
-    const { runId, configId } = stored.key;
-    const cost = stored.record.cost;
-    overall.add(cost);
-    tallyOf(byRun, runId, () => new CoverageTally()).add(cost);
-    tallyOf(byRunConfig, JSON.stringify([runId, configId]), () => ({
-      runId,
-      configId,
-      tally: new CoverageTally(),
-    })).tally.add(cost);
-    buffer += `${count === 0 ? '' : ','}\n${JSON.stringify(reportAttempt(stored))}`;
-    if (++count % CHUNK_ATTEMPTS === 0) {
-      await options.write(buffer);
-      buffer = '';
-    }
+    const verdict = builder.add(stored);
+    budgetTallies.add(stored);
+    if (format === 'json') {
+      buffer += `${count === 0 ? '' : ','}\n${JSON.stringify(reportAttempt(stored, verdict))}`;
+      if ((count + 1) % CHUNK_ATTEMPTS === 0) {
+        await options.write(buffer);
+        buffer = '';
+      }
+    } else if (format === 'html' && htmlAttempts.length < HTML_MAX_ATTEMPTS)
+      htmlAttempts.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
+    count++;
   }
-  const budgets: ReportBudget[] = [];
-  const limits = options.environment?.budgets;
-  if (limits?.perRunUsd !== undefined)
-    for (const [runId, tally] of byRun)
-      budgets.push({
-        scope: 'run',
-        runId,
-        configId: null,
-        ...checkBudget(limits.perRunUsd, tally.summary()),
-      });
-  if (limits?.perConfigUsd !== undefined)
-    for (const { runId, configId, tally } of byRunConfig.values())
-      budgets.push({
-        scope: 'config',
-        runId,
-        configId,
-        ...checkBudget(limits.perConfigUsd, tally.summary()),
-      });
-  const coverage = overall.summary();
-  const tail = {
-    coverage,
-    coverageByRun: Object.fromEntries([...byRun].map(([runId, tally]) => [runId, tally.summary()])),
-    coverageByConfig: [...byRunConfig.values()].map(({ runId, configId, tally }) => ({
-      runId,
-      configId,
-      ...tally.summary(),
-    })),
-    budgets,
-  };
-  const fields = Object.entries(tail)
-    .map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value, null, 2)}`)
-    .join(',\n');
-  await options.write(`${buffer}\n],\n"attemptCount": ${count},\n${fields}\n}\n`);
-  return { attempts: count, coverage, budgets };
+  const summary = builder.build();
+  const budgets = budgetTallies.checks(options.environment);
+  const gate = options.failOn === undefined ? null : decideGate(options.failOn, summary);
+  const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
+
+  if (format === 'json') {
+    const tail = { attemptCount: count, summary, budgets, gate };
+    const fields = Object.entries(tail)
+      .map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value, null, 2)}`)
+      .join(',\n');
+    await options.write(`${buffer}\n],\n${fields}\n}\n`);
+  } else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
+  else if (format === 'junit') await options.write(renderJunit({ title, summary }));
+  else
+    await options.write(
+      renderHtml({ title, storeUrl: options.storeUrl, summary, budgets, gate, attempts: htmlAttempts }),
+    );
+  return { summary, budgets, gate };
+}
+
+/** Cost per run and per (run, config), for the environment's budgets. */
+class BudgetTallies {
+  private readonly byRun = new Map<string, CoverageTally>();
+  private readonly byRunConfig = new Map<string, { runId: string; configId: string; tally: CoverageTally }>();
+
+  add(stored: StoredAttempt): void {
+    const { runId, configId } = stored.key;
+    let run = this.byRun.get(runId);
+    if (run === undefined) this.byRun.set(runId, (run = new CoverageTally()));
+    run.add(stored.record.cost);
+    const key = JSON.stringify([runId, configId]);
+    let config = this.byRunConfig.get(key);
+    if (config === undefined)
+      this.byRunConfig.set(key, (config = { runId, configId, tally: new CoverageTally() }));
+    config.tally.add(stored.record.cost);
+  }
+
+  checks(environment: Environment | undefined): ReportBudget[] {
+    const limits = environment?.budgets;
+    const budgets: ReportBudget[] = [];
+    if (limits?.perRunUsd !== undefined)
+      for (const [runId, tally] of this.byRun)
+        budgets.push({
+          scope: 'run',
+          runId,
+          configId: null,
+          ...checkBudget(limits.perRunUsd, tally.summary()),
+        });
+    if (limits?.perConfigUsd !== undefined)
+      for (const { runId, configId, tally } of this.byRunConfig.values())
+        budgets.push({
+          scope: 'config',
+          runId,
+          configId,
+          ...checkBudget(limits.perConfigUsd, tally.summary()),
+        });
+    return budgets;
+  }
+}
+
+function decideGate(failOn: FailOn, summary: EvalbookSummary): GateResult {
+  const reasons: string[] = [];
+  if (failOn.kind === 'regression') {
+    const comparison = summary.comparison;
+    if (comparison === null)
+      reasons.push('no comparison to judge: name --a and --b (configs) or --a-run and --b-run');
+    else if (comparison.sharedCases === 0)
+      reasons.push(`${comparison.a} and ${comparison.b} share no case to compare`);
+    else if (comparison.deltaSolveRateCi95 !== null && comparison.deltaSolveRateCi95[1] < 0)
+      reasons.push(
+        `${comparison.b} solves fewer cases than ${comparison.a}: Δ ${comparison.deltaSolveRate?.toFixed(3) ?? '?'}, 95% CI [${comparison.deltaSolveRateCi95[0].toFixed(3)}, ${comparison.deltaSolveRateCi95[1].toFixed(3)}] below 0`,
+      );
+    return { failOn: 'regression', passed: reasons.length === 0, reasons };
+  }
+  for (const config of summary.configStats)
+    if (config.solveRate === null) reasons.push(`${config.configId}: nothing counted, so no rate to hold`);
+    else if (config.solveRate < failOn.rate)
+      reasons.push(`${config.configId}: solve rate ${config.solveRate.toFixed(3)} < ${failOn.rate}`);
+  if (summary.configStats.length === 0) reasons.push('no attempts in scope');
+  return { failOn: `below:${failOn.rate}`, passed: reasons.length === 0, reasons };
 }

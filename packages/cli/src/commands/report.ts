@@ -1,6 +1,8 @@
-// `evals report`: the Evalbook as a report. `--format json` streams every attempt (identity,
-// statuses, cost with provenance) plus coverage and budget checks, to stdout or atomically to --out;
-// a one-line summary goes to stderr when the report goes to a file.
+// `evals report`, `evals grid` and `evals compare`: the Evalbook's numbers. The report streams the
+// store once and renders JSON, Markdown, JUnit or HTML (to stdout or atomically to --out), then
+// applies the --fail-on gate; grid and compare print the cases × configs table and a paired
+// comparison for a person (or --json for machines).
+import { styleText } from 'node:util';
 import { writeFileAtomically } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
@@ -8,18 +10,33 @@ import {
   formatUsd,
   loadEnvironment,
   openStore,
-  writeJsonReport,
+  summariseStore,
+  writeReport,
 } from '@paperclip-evals/evalbook';
 
-import type { ReportTotals } from '@paperclip-evals/evalbook';
+import type {
+  CompareSpec,
+  Environment,
+  EvalbookSummary,
+  FailOn,
+  LedgerStore,
+  ReportFormat,
+  ReportResult,
+} from '@paperclip-evals/evalbook';
 
-import { UsageError } from '../exit-codes.js';
+import { EXIT, UsageError } from '../exit-codes.js';
 
-export interface ReportCommandOptions {
+export interface StoreCommandOptions {
   readonly store?: string;
   readonly env?: string;
-  readonly format: 'json';
+  readonly run?: string;
+}
+
+export interface ReportCommandOptions extends StoreCommandOptions {
+  readonly format: ReportFormat;
   readonly out?: string;
+  readonly compare?: CompareSpec;
+  readonly failOn?: FailOn;
 }
 
 const toStdout = (chunk: string): Promise<void> =>
@@ -30,34 +47,148 @@ const toStdout = (chunk: string): Promise<void> =>
     });
   });
 
-export async function runReport(options: ReportCommandOptions): Promise<number> {
+/** Opens the store a reading command names (never creating one) with its environment. */
+async function openForReading(
+  options: StoreCommandOptions,
+): Promise<{ store: LedgerStore; storeUrl: string; environment: Environment | undefined }> {
   const environment = options.env === undefined ? undefined : await loadEnvironment(options.env);
   const storeUrl = options.store ?? environment?.store ?? DEFAULT_STORE_URL;
-  let store;
   try {
-    store = await openStore(storeUrl, { mustExist: true });
+    return { store: await openStore(storeUrl, { mustExist: true }), storeUrl, environment };
   } catch (error) {
     if (error instanceof StoreError) throw new UsageError(error.message);
     throw error;
   }
-  let totals: ReportTotals | undefined;
+}
+
+export async function runReport(options: ReportCommandOptions): Promise<number> {
+  const { store, storeUrl, environment } = await openForReading(options);
+  let result: ReportResult | undefined;
   try {
-    const report = (write: (chunk: string) => Promise<void>): Promise<void> =>
-      writeJsonReport({ store, storeUrl, write, ...(environment === undefined ? {} : { environment }) }).then(
-        (result) => {
-          totals = result;
-        },
-      );
+    const report = async (write: (chunk: string) => Promise<void>): Promise<void> => {
+      result = await writeReport({
+        store,
+        storeUrl,
+        format: options.format,
+        write,
+        ...(environment === undefined ? {} : { environment }),
+        ...(options.run === undefined ? {} : { runId: options.run }),
+        ...(options.compare === undefined ? {} : { compare: options.compare }),
+        ...(options.failOn === undefined ? {} : { failOn: options.failOn }),
+      });
+    };
     if (options.out === undefined) await report(toStdout);
     else await writeFileAtomically(options.out, report);
   } finally {
     await store.close();
   }
-  if (options.out !== undefined && totals !== undefined) {
-    const over = totals.budgets.filter((budget) => budget.status === 'exceeded').length;
+  if (result === undefined) return EXIT.internal;
+  const { summary, budgets, gate } = result;
+  if (options.out !== undefined) {
+    const over = budgets.filter((budget) => budget.status === 'exceeded').length;
     process.stderr.write(
-      `wrote ${options.out}: ${totals.attempts} attempts; cost: ${totals.coverage.text}, priced total ${formatUsd(totals.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}\n`,
+      `wrote ${options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}\n`,
     );
   }
-  return 0;
+  if (gate !== null && !gate.passed) {
+    process.stderr.write(
+      `gate ${gate.failOn} failed:\n${gate.reasons.map((reason) => `  ${reason}\n`).join('')}`,
+    );
+    return EXIT.invalid;
+  }
+  return EXIT.ok;
+}
+
+const colour = (style: Parameters<typeof styleText>[0], text: string): string =>
+  process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
+const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Math.round(rate * 100)}%`);
+
+async function summary(options: StoreCommandOptions, compare?: CompareSpec): Promise<EvalbookSummary> {
+  const { store, environment } = await openForReading(options);
+  try {
+    return await summariseStore(store, {
+      policy: environment?.report?.denominator ?? 'all_attempts',
+      ...(options.run === undefined ? {} : { runId: options.run }),
+      ...(compare === undefined ? {} : { compare }),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** Pads to a display width (the table has no wide characters). */
+const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - text.length));
+
+export async function runGrid(options: StoreCommandOptions & { readonly json: boolean }): Promise<number> {
+  const result = await summary(options);
+  if (options.json) {
+    await toStdout(
+      `${JSON.stringify({ denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, grid: result.grid }, null, 2)}\n`,
+    );
+    return EXIT.ok;
+  }
+  const cells = new Map(result.grid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
+  const caseWidth = Math.max(4, ...result.cases.map((caseId) => caseId.length));
+  const text = (caseId: string, configId: string): string => {
+    const cell = cells.get(`${caseId}\u0000${configId}`);
+    if (cell === undefined) return '—';
+    const ci = cell.ci95 === null ? '' : ` [${percent(cell.ci95[0])}–${percent(cell.ci95[1])}]`;
+    return `${cell.solved}/${cell.denominator.counted}${ci}${cell.flaky ? ' ~' : ''}`;
+  };
+  const widths = result.configs.map((configId) =>
+    Math.max(configId.length, ...result.cases.map((caseId) => text(caseId, configId).length)),
+  );
+  const lines = [
+    [
+      pad('case', caseWidth),
+      ...result.configs.map((configId, index) => pad(configId, widths[index] ?? 0)),
+    ].join('  '),
+  ];
+  for (const caseId of result.cases)
+    lines.push(
+      [
+        pad(caseId, caseWidth),
+        ...result.configs.map((configId, index) => {
+          const cell = cells.get(`${caseId}\u0000${configId}`);
+          const shown = pad(text(caseId, configId), widths[index] ?? 0);
+          if (cell?.solveRate === null || cell === undefined) return colour('dim', shown);
+          return colour(cell.solveRate >= 0.8 ? 'green' : cell.solveRate >= 0.5 ? 'yellow' : 'red', shown);
+        }),
+      ].join('  '),
+    );
+  lines.push(
+    '',
+    `cells: solved/counted [Wilson 95% interval]; ~ flaky (solved and unsolved attempts); — no attempts.`,
+    `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all${result.environmentMismatches > 0 ? `; ${result.environmentMismatches} attempts kept apart (digest differs from the environment)` : ''}.`,
+  );
+  await toStdout(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+export async function runCompare(
+  options: StoreCommandOptions & { readonly compare: CompareSpec; readonly json: boolean },
+): Promise<number> {
+  const result = await summary(options, options.compare);
+  const comparison = result.comparison;
+  if (comparison === null) return EXIT.internal;
+  if (options.json) {
+    await toStdout(`${JSON.stringify(comparison, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const lines: string[] = [];
+  const row = (label: string, caseId: string, a: number, b: number): string =>
+    `${label} ${pad(caseId, 24)} ${percent(a)} → ${percent(b)}`;
+  for (const delta of comparison.regressions)
+    lines.push(colour('red', row('regressed', delta.caseId, delta.aSolveRate, delta.bSolveRate)));
+  for (const delta of comparison.improvements)
+    lines.push(colour('green', row('improved ', delta.caseId, delta.aSolveRate, delta.bSolveRate)));
+  const ci = comparison.deltaSolveRateCi95;
+  lines.push(
+    '',
+    `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${comparison.sharedCases} shared cases — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
+    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${comparison.discordant.aOnly} cases only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
+    `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${formatUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
+  );
+  await toStdout(`${lines.join('\n')}\n`);
+  return EXIT.ok;
 }

@@ -1,0 +1,58 @@
+// The JUnit XML report: one testcase per (case, config), grouped in one testsuite per config. A cell
+// passes when every counted attempt solved; unsolved attempts are <failure>, errored, incomplete and
+// over-budget attempts are <error> (the harness, not the agent) — the two stay distinct for CI.
+import type { EvalbookSummary, GridCell } from './summary.js';
+
+export interface JunitReportInput {
+  readonly title: string;
+  readonly summary: EvalbookSummary;
+}
+
+/** XML 1.0 text: escapes markup and drops characters XML cannot carry. */
+function xml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD');
+}
+
+function testcase(cell: GridCell): string {
+  const counts = cell.statusCounts;
+  const notAgent = counts.errored + counts.incomplete + counts.over_budget;
+  const name = `${xml(cell.caseId)}`;
+  const summary = `${cell.solved}/${cell.denominator.counted} solved`;
+  let body = '';
+  if (notAgent > 0) {
+    const kinds = (['errored', 'incomplete', 'over_budget'] as const).filter((status) => counts[status] > 0);
+    body = `\n      <error message="${xml(`${summary}; ${counts.errored} errored, ${counts.incomplete} incomplete, ${counts.over_budget} over budget`)}" type="${kinds.join(' ')}"/>\n    `;
+  } else if (counts.unsolved > 0)
+    body = `\n      <failure message="${xml(`${summary}; ${counts.unsolved} unsolved`)}" type="unsolved"/>\n    `;
+  return `    <testcase name="${name}" classname="${xml(cell.configId)}">${body}</testcase>`;
+}
+
+export function renderJunit(input: JunitReportInput): string {
+  const byConfig = new Map<string, GridCell[]>();
+  for (const cell of input.summary.grid) {
+    const cells = byConfig.get(cell.configId) ?? [];
+    cells.push(cell);
+    byConfig.set(cell.configId, cells);
+  }
+  const suites = [...byConfig].map(([configId, cells]) => {
+    const failures = cells.filter(
+      (cell) =>
+        cell.statusCounts.unsolved > 0 &&
+        cell.statusCounts.errored + cell.statusCounts.incomplete + cell.statusCounts.over_budget === 0,
+    ).length;
+    const errors = cells.filter(
+      (cell) => cell.statusCounts.errored + cell.statusCounts.incomplete + cell.statusCounts.over_budget > 0,
+    ).length;
+    return [
+      `  <testsuite name="${xml(configId)}" tests="${cells.length}" failures="${failures}" errors="${errors}">`,
+      ...cells.map(testcase),
+      '  </testsuite>',
+    ].join('\n');
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${suites.join('\n')}\n</testsuites>\n`;
+}

@@ -1,0 +1,105 @@
+// The Markdown report, sized for a pull-request comment: the verdict of the comparison (if any)
+// with regressions first, per-config solve rates with intervals, cost with coverage, budgets, the
+// denominator policy and what it excluded. Tables stay small: the grid is not repeated here.
+import { formatUsd } from './cost.js';
+import type { GateResult, ReportBudget } from './report.js';
+import type { EvalbookSummary, RateWithInterval } from './summary.js';
+
+export interface MarkdownReportInput {
+  readonly title: string;
+  readonly summary: EvalbookSummary;
+  readonly budgets: readonly ReportBudget[];
+  readonly gate: GateResult | null;
+}
+
+/** Regressions listed in full up to this many; the rest are counted. */
+const MAX_LISTED = 10;
+
+const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
+const interval = (ci: readonly [number, number] | null): string =>
+  ci === null ? '' : ` [${percent(ci[0])}, ${percent(ci[1])}]`;
+/** Markdown table cells: pipes and newlines would break the row. */
+const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function excludedText(rate: RateWithInterval): string {
+  const parts = Object.entries(rate.denominator.excluded).map(
+    ([why, n]) => `${n} ${why.replaceAll('_', ' ')}`,
+  );
+  return parts.length === 0 ? '' : ` (excluded: ${parts.join(', ')})`;
+}
+
+export function renderMarkdown(input: MarkdownReportInput): string {
+  const { summary } = input;
+  const lines: string[] = [`## ${cell(input.title)}`, ''];
+  if (input.gate !== null)
+    lines.push(
+      input.gate.passed
+        ? `**Gate \`${input.gate.failOn}\`: passed.**`
+        : `**Gate \`${input.gate.failOn}\`: FAILED** — ${input.gate.reasons.map(cell).join('; ')}`,
+      '',
+    );
+  const comparison = summary.comparison;
+  if (comparison !== null) {
+    lines.push(
+      `### ${cell(comparison.b)} vs ${cell(comparison.a)} (by ${comparison.by})`,
+      '',
+      `${comparison.sharedCases} shared cases: **${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied**. ` +
+        `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : `${(comparison.deltaSolveRate * 100).toFixed(1)} pts`}` +
+        `${comparison.deltaSolveRateCi95 === null ? '' : ` (95% CI ${(comparison.deltaSolveRateCi95[0] * 100).toFixed(1)} to ${(comparison.deltaSolveRateCi95[1] * 100).toFixed(1)})`}, ` +
+        `McNemar exact p = ${comparison.mcnemarP.toPrecision(3)}.` +
+        (comparison.unsharedCases > 0
+          ? ` ${comparison.unsharedCases} case(s) on one side only were not compared.`
+          : ''),
+      '',
+    );
+    if (comparison.regressions.length > 0) {
+      lines.push(
+        '| Regressed case | ' + cell(comparison.a) + ' | ' + cell(comparison.b) + ' |',
+        '|---|---:|---:|',
+      );
+      for (const delta of comparison.regressions.slice(0, MAX_LISTED))
+        lines.push(`| ${cell(delta.caseId)} | ${percent(delta.aSolveRate)} | ${percent(delta.bSolveRate)} |`);
+      if (comparison.regressions.length > MAX_LISTED)
+        lines.push(`| … and ${comparison.regressions.length - MAX_LISTED} more | | |`);
+      lines.push('');
+    } else lines.push('No case regressed.', '');
+    const meanDelta = comparison.cost.meanDeltaNanodollars;
+    lines.push(
+      `Cost per attempt, B − A: ${meanDelta === null ? 'n/a' : `${meanDelta < 0 ? '−' : '+'}${formatUsd(Math.abs(meanDelta))}`} ` +
+        `(A: ${comparison.cost.a.text}; B: ${comparison.cost.b.text}).`,
+      '',
+    );
+  }
+  lines.push(
+    '### Configs',
+    '',
+    '| Config | Solve rate (95% CI) | Solved / counted | Cost per solve | Priced |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const config of summary.configStats)
+    lines.push(
+      `| ${cell(config.configId)} | ${percent(config.solveRate)}${interval(config.ci95)} | ${config.solved} / ${config.denominator.counted}${excludedText(config)} | ${config.costPerSolvedNanodollars === null ? 'n/a' : formatUsd(config.costPerSolvedNanodollars)} | ${config.cost.priced} of ${config.cost.attempts} |`,
+    );
+  lines.push('');
+  const counts = summary.statusCounts;
+  lines.push(
+    `${summary.attempts} attempts over ${summary.cases.length} cases × ${summary.configs.length} configs: ` +
+      `${counts.solved} solved, ${counts.unsolved} unsolved, ${counts.errored} errored, ${counts.incomplete} incomplete, ${counts.over_budget} over budget` +
+      (summary.environmentMismatches > 0
+        ? `, ${summary.environmentMismatches} kept apart (case/config digest differs from the environment)`
+        : '') +
+      '.',
+    `Denominator: ${summary.denominatorPolicy === 'all_attempts' ? 'all attempts (errors and missing verdicts count against the rate)' : 'evaluated attempts only (errored, incomplete and over-budget are excluded and listed)'}.`,
+    `Cost: ${summary.coverage.text}; priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
+  );
+  if (summary.flakyCells.length > 0)
+    lines.push(
+      `Flaky: ${summary.flakyCells.length} case × config cell(s) with both solved and unsolved attempts.`,
+    );
+  const exceeded = input.budgets.filter((budget) => budget.status !== 'within');
+  if (exceeded.length > 0)
+    lines.push(
+      `Budgets: ${exceeded.map((budget) => `${budget.scope} ${cell(budget.configId ?? budget.runId)} ${budget.status}`).join(', ')}.`,
+    );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,60 @@
+// Honest statuses: what one stored attempt counts as. Each attempt is solved, unsolved (the agent
+// or model did not do the task), errored (infrastructure, runner, a cancelled run or a check that
+// itself failed), incomplete (a transcript or a verdict is missing, so nobody can say) or
+// over_budget — with the reason. A missing verdict is never a pass and never a model failure.
+import type { ScoreRow } from './convert.js';
+import type { StoredAttempt } from './store.js';
+
+export type AttemptStatus = 'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget';
+
+export const ATTEMPT_STATUSES: readonly AttemptStatus[] = [
+  'solved',
+  'unsolved',
+  'errored',
+  'incomplete',
+  'over_budget',
+];
+
+export interface AttemptVerdict {
+  readonly status: AttemptStatus;
+  /** Why it is not solved (null when solved). */
+  readonly reason: string | null;
+}
+
+/** Failure classes that say nothing about the agent's work: the attempt errored. */
+const NOT_THE_AGENTS_FAILURE = new Set(['infrastructure', 'runner', 'cancelled', 'provider']);
+
+/** The order rules apply in, first match wins (documented in docs/reports.md). */
+export function attemptVerdict(
+  record: Pick<StoredAttempt['record'], 'failure' | 'terminal' | 'transcript'>,
+  scores: readonly Pick<ScoreRow, 'checkId' | 'status' | 'reason'>[],
+): AttemptVerdict {
+  const failure = record.failure;
+  if (failure?.classification === 'budget') return { status: 'over_budget', reason: failure.code };
+  if (failure !== null && NOT_THE_AGENTS_FAILURE.has(failure.classification))
+    return { status: 'errored', reason: `${failure.classification}: ${failure.code}` };
+  if (record.terminal.run === 'cancelled') return { status: 'errored', reason: 'run cancelled' };
+  if (!record.transcript.complete)
+    return {
+      status: 'incomplete',
+      reason: `transcript incomplete${record.transcript.omissionReason === null ? '' : `: ${record.transcript.omissionReason}`}`,
+    };
+  const errored = scores.find((score) => score.status === 'error');
+  if (errored !== undefined)
+    return {
+      status: 'errored',
+      reason: `check ${errored.checkId} errored: ${errored.reason ?? 'no reason'}`,
+    };
+  if (failure !== null) return { status: 'unsolved', reason: `${failure.classification}: ${failure.code}` };
+  if (record.terminal.run !== 'succeeded')
+    return { status: 'unsolved', reason: `run ${record.terminal.run}` };
+  const failed = scores.find((score) => score.status === 'fail');
+  if (failed !== undefined) return { status: 'unsolved', reason: `check ${failed.checkId} failed` };
+  const missing = scores.find((score) => score.status === 'not_evaluated');
+  if (missing !== undefined)
+    return {
+      status: 'incomplete',
+      reason: `check ${missing.checkId} not evaluated: ${missing.reason ?? 'no verdict'}`,
+    };
+  return { status: 'solved', reason: null };
+}

@@ -1,0 +1,468 @@
+// The numbers a report shows, built in one streaming pass over the store: every attempt gets its
+// honest status (scoring.ts) and lands in a (run, case, config) tally; the grid, per-config rates,
+// the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
+// never from a list of every attempt. Every rate states its denominator: what it counted, what it
+// excluded and why.
+import { CoverageTally } from './cost.js';
+import type { CoverageSummary } from './cost.js';
+import { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
+import type { AttemptStatus, AttemptVerdict } from './scoring.js';
+import {
+  DEFAULT_BOOTSTRAP_RESAMPLES,
+  DEFAULT_BOOTSTRAP_SEED,
+  clusteredBootstrapInterval,
+  mcnemarExact,
+  pairedBootstrapDifference,
+  passAtK,
+  passHatK,
+  wilsonInterval,
+} from './statistics.js';
+import type { StoredAttempt } from './store.js';
+
+export const SUMMARY_V1 = 'paperclip-evals/summary/v1';
+
+/**
+ * all_attempts: errored, incomplete and over-budget attempts count against the rate (the default:
+ * a flaky harness cannot make a config look better) · evaluated_only: only solved + unsolved count.
+ */
+export type DenominatorPolicy = 'all_attempts' | 'evaluated_only';
+
+export type StatusCounts = Record<AttemptStatus, number>;
+
+export interface Denominator {
+  readonly policy: DenominatorPolicy;
+  /** Attempts in the denominator. */
+  readonly counted: number;
+  /** Attempts left out, by why (only non-zero entries). */
+  readonly excluded: Readonly<Partial<Record<AttemptStatus | 'environment_mismatch', number>>>;
+}
+
+export interface RateWithInterval {
+  readonly solved: number;
+  readonly denominator: Denominator;
+  /** null when nothing was counted (never 0/0 = 0). */
+  readonly solveRate: number | null;
+  readonly ci95: readonly [number, number] | null;
+}
+
+export interface GridCell extends RateWithInterval {
+  readonly caseId: string;
+  readonly configId: string;
+  readonly statusCounts: StatusCounts;
+  /** pass@k (unbiased) and pass^k for k = 1 … min(counted, 5), when there are several attempts. */
+  readonly passAtK: readonly { readonly k: number; readonly passAtK: number; readonly passHatK: number }[];
+  /** Both solved and unsolved attempts: the agent's outcome varies (errors are not flakiness of the agent). */
+  readonly flaky: boolean;
+  readonly cost: CoverageSummary;
+  /** Priced cost ÷ solved attempts; null without a solve or when any attempt is unpriced. */
+  readonly costPerSolvedNanodollars: number | null;
+}
+
+export interface ConfigStat extends RateWithInterval {
+  readonly configId: string;
+  readonly cases: number;
+  readonly statusCounts: StatusCounts;
+  /** How ci95 was made: a percentile bootstrap resampling cases. */
+  readonly interval: 'bootstrap_clustered_by_case';
+  readonly cost: CoverageSummary;
+  readonly costPerSolvedNanodollars: number | null;
+}
+
+export interface TrendPoint extends RateWithInterval {
+  readonly runId: string;
+  readonly configId: string;
+}
+
+export interface CaseDelta {
+  readonly caseId: string;
+  readonly aSolveRate: number;
+  readonly bSolveRate: number;
+  readonly delta: number;
+}
+
+export interface Comparison {
+  readonly by: 'config' | 'run';
+  readonly a: string;
+  readonly b: string;
+  readonly sharedCases: number;
+  /** Cases only one side has: not compared. */
+  readonly unsharedCases: number;
+  readonly aWins: number;
+  readonly bWins: number;
+  readonly ties: number;
+  /** Exact two-sided McNemar on cases whose majority outcome differs. */
+  readonly mcnemarP: number;
+  readonly discordant: { readonly aOnly: number; readonly bOnly: number };
+  /** Mean over shared cases of (B's solve rate − A's); null without shared cases. */
+  readonly deltaSolveRate: number | null;
+  readonly deltaSolveRateCi95: readonly [number, number] | null;
+  /** Cases where B is worse than A, worst first: what a reviewer must look at. */
+  readonly regressions: readonly CaseDelta[];
+  readonly improvements: readonly CaseDelta[];
+  readonly cost: {
+    readonly a: CoverageSummary;
+    readonly b: CoverageSummary;
+    /** Mean priced cost per attempt, B − A (null when either side has no priced attempt). */
+    readonly meanDeltaNanodollars: number | null;
+  };
+}
+
+export interface EvalbookSummary {
+  readonly schema: typeof SUMMARY_V1;
+  readonly denominatorPolicy: DenominatorPolicy;
+  readonly attempts: number;
+  readonly statusCounts: StatusCounts;
+  readonly environmentMismatches: number;
+  readonly runs: readonly string[];
+  readonly cases: readonly string[];
+  readonly configs: readonly string[];
+  readonly grid: readonly GridCell[];
+  readonly configStats: readonly ConfigStat[];
+  readonly trend: readonly TrendPoint[];
+  readonly flakyCells: readonly { readonly caseId: string; readonly configId: string }[];
+  readonly coverage: CoverageSummary;
+  readonly comparison: Comparison | null;
+}
+
+export interface CompareSpec {
+  readonly by: 'config' | 'run';
+  readonly a: string;
+  readonly b: string;
+}
+
+export interface SummaryOptions {
+  readonly policy?: DenominatorPolicy;
+  /** Only attempts of this run (grid, configs and comparisons by config). */
+  readonly runId?: string;
+  readonly compare?: CompareSpec;
+  /** Bootstrap seed and resamples: the same evalbook always gives the same intervals. */
+  readonly seed?: number;
+  readonly resamples?: number;
+}
+
+/** pass@k is listed up to this k: beyond it the numbers say little a reader can act on. */
+const MAX_K = 5;
+
+const emptyCounts = (): StatusCounts => ({
+  solved: 0,
+  unsolved: 0,
+  errored: 0,
+  incomplete: 0,
+  over_budget: 0,
+});
+
+/** One (run, case, config) tally. */
+interface Tally {
+  readonly runId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly counts: StatusCounts;
+  environmentMismatch: number;
+  readonly cost: CoverageTally;
+}
+
+/** Merged tallies: the counts and cost of a group of (run, case, config) tallies. */
+interface Group {
+  readonly counts: StatusCounts;
+  environmentMismatch: number;
+  readonly costs: CoverageTally[];
+}
+
+export class SummaryBuilder {
+  private readonly tallies = new Map<string, Tally>();
+  private readonly totals = emptyCounts();
+  private readonly coverage = new CoverageTally();
+  private attempts = 0;
+  private mismatches = 0;
+
+  constructor(private readonly options: SummaryOptions = {}) {}
+
+  /** Counts one attempt; returns its verdict (so a report can list it beside the attempt). */
+  add(stored: StoredAttempt): AttemptVerdict {
+    const verdict = attemptVerdict(stored.record, stored.scores);
+    const { runId, caseId, configId } = stored.key;
+    const key = `${runId}\u0000${caseId}\u0000${configId}`;
+    let tally = this.tallies.get(key);
+    if (tally === undefined) {
+      tally = {
+        runId,
+        caseId,
+        configId,
+        counts: emptyCounts(),
+        environmentMismatch: 0,
+        cost: new CoverageTally(),
+      };
+      this.tallies.set(key, tally);
+    }
+    this.attempts++;
+    this.coverage.add(stored.record.cost);
+    // A case or config whose digest differs from the environment's is kept apart, never merged.
+    if (stored.record.environmentMismatch.length > 0) {
+      tally.environmentMismatch++;
+      this.mismatches++;
+      return verdict;
+    }
+    tally.counts[verdict.status]++;
+    this.totals[verdict.status]++;
+    tally.cost.add(stored.record.cost);
+    return verdict;
+  }
+
+  build(): EvalbookSummary {
+    const policy = this.options.policy ?? 'all_attempts';
+    const scoped = [...this.tallies.values()].filter(
+      (tally) => this.options.runId === undefined || tally.runId === this.options.runId,
+    );
+    const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+    const cases = sorted(scoped.map((tally) => tally.caseId));
+    const configs = sorted(scoped.map((tally) => tally.configId));
+
+    const cellGroups = groupBy(scoped, (tally) => [tally.caseId, tally.configId]);
+    const grid: GridCell[] = [];
+    for (const caseId of cases)
+      for (const configId of configs) {
+        const group = cellGroups.get(JSON.stringify([caseId, configId]));
+        if (group !== undefined) grid.push(gridCell(caseId, configId, group, policy));
+      }
+
+    const configStats = configs.map((configId) => {
+      const perCase = cases
+        .map((caseId) => cellGroups.get(JSON.stringify([caseId, configId])))
+        .filter((group): group is Group => group !== undefined);
+      const merged = mergeGroups(perCase);
+      const rate = rateOf(merged, policy);
+      const clusters = perCase.map((group) => {
+        const { solved, counted } = solvedAndCounted(group.counts, policy);
+        return { successes: solved, trials: counted };
+      });
+      const interval =
+        rate.solveRate === null
+          ? null
+          : clusteredBootstrapInterval(
+              clusters.filter((cluster) => cluster.trials > 0),
+              this.bootstrapOptions(),
+            );
+      const cost = summariseCost(merged.costs);
+      return {
+        configId,
+        cases: perCase.length,
+        statusCounts: merged.counts,
+        ...rate,
+        ci95: interval === null ? null : ([interval.lo, interval.hi] as const),
+        interval: 'bootstrap_clustered_by_case' as const,
+        cost,
+        costPerSolvedNanodollars: costPerSolved(cost, rate.solved),
+      } satisfies ConfigStat;
+    });
+
+    const trendGroups = groupBy([...this.tallies.values()], (tally) => [tally.runId, tally.configId]);
+    const trend: TrendPoint[] = [...trendGroups.entries()]
+      .map(([key, group]) => {
+        const [runId = '', configId = ''] = JSON.parse(key) as string[];
+        return { runId, configId, ...withWilson(rateOf(group, policy)) };
+      })
+      .sort((x, y) => (x.runId === y.runId ? cmp(x.configId, y.configId) : cmp(x.runId, y.runId)));
+
+    return {
+      schema: SUMMARY_V1,
+      denominatorPolicy: policy,
+      attempts: this.attempts,
+      statusCounts: { ...this.totals },
+      environmentMismatches: this.mismatches,
+      runs: sorted([...this.tallies.values()].map((tally) => tally.runId)),
+      cases,
+      configs,
+      grid,
+      configStats,
+      trend,
+      flakyCells: grid.filter((cell) => cell.flaky).map(({ caseId, configId }) => ({ caseId, configId })),
+      coverage: this.coverage.summary(),
+      comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
+    };
+  }
+
+  private bootstrapOptions(): { resamples: number; seed: number } {
+    return {
+      resamples: this.options.resamples ?? DEFAULT_BOOTSTRAP_RESAMPLES,
+      seed: this.options.seed ?? DEFAULT_BOOTSTRAP_SEED,
+    };
+  }
+
+  /** Pairs two configs (within --run, if given) or two runs (all configs) over their shared cases. */
+  private compare(spec: CompareSpec, policy: DenominatorPolicy): Comparison {
+    const side = (name: string): Map<string, Group> => {
+      const tallies = [...this.tallies.values()].filter((tally) =>
+        spec.by === 'config'
+          ? tally.configId === name &&
+            (this.options.runId === undefined || tally.runId === this.options.runId)
+          : tally.runId === name,
+      );
+      return new Map(
+        [...groupBy(tallies, (tally) => [tally.caseId]).entries()].map(([key, group]) => [
+          (JSON.parse(key) as string[])[0] ?? '',
+          group,
+        ]),
+      );
+    };
+    const a = side(spec.a);
+    const b = side(spec.b);
+    const deltas: CaseDelta[] = [];
+    let aOnly = 0;
+    let bOnly = 0;
+    for (const [caseId, aGroup] of a) {
+      const bGroup = b.get(caseId);
+      if (bGroup === undefined) continue;
+      const aRate = rateOf(aGroup, policy).solveRate;
+      const bRate = rateOf(bGroup, policy).solveRate;
+      if (aRate === null || bRate === null) continue;
+      deltas.push({ caseId, aSolveRate: aRate, bSolveRate: bRate, delta: bRate - aRate });
+      const aPass = aRate > 0.5;
+      const bPass = bRate > 0.5;
+      if (aPass && !bPass) aOnly++;
+      if (bPass && !aPass) bOnly++;
+    }
+    deltas.sort((x, y) => cmp(x.caseId, y.caseId));
+    const allCases = new Set([...a.keys(), ...b.keys()]);
+    const difference =
+      deltas.length === 0
+        ? null
+        : pairedBootstrapDifference(
+            deltas.map((delta) => ({ a: delta.aSolveRate, b: delta.bSolveRate })),
+            this.bootstrapOptions(),
+          );
+    const aCost = summariseCost(mergeGroups([...a.values()]).costs);
+    const bCost = summariseCost(mergeGroups([...b.values()]).costs);
+    const meanCost = (cost: CoverageSummary): number | null =>
+      cost.priced === 0 ? null : cost.pricedTotalNanodollars / cost.priced;
+    const aMean = meanCost(aCost);
+    const bMean = meanCost(bCost);
+    return {
+      by: spec.by,
+      a: spec.a,
+      b: spec.b,
+      sharedCases: deltas.length,
+      unsharedCases: allCases.size - deltas.length,
+      aWins: deltas.filter((delta) => delta.delta < 0).length,
+      bWins: deltas.filter((delta) => delta.delta > 0).length,
+      ties: deltas.filter((delta) => delta.delta === 0).length,
+      mcnemarP: mcnemarExact(aOnly, bOnly),
+      discordant: { aOnly, bOnly },
+      deltaSolveRate: difference === null ? null : difference.difference,
+      deltaSolveRateCi95: difference === null ? null : [difference.lo, difference.hi],
+      regressions: deltas.filter((delta) => delta.delta < 0).sort((x, y) => x.delta - y.delta),
+      improvements: deltas.filter((delta) => delta.delta > 0).sort((x, y) => y.delta - x.delta),
+      cost: {
+        a: aCost,
+        b: bCost,
+        meanDeltaNanodollars: aMean === null || bMean === null ? null : Math.round(bMean - aMean),
+      },
+    };
+  }
+}
+
+function cmp(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function groupBy(tallies: readonly Tally[], keyOf: (tally: Tally) => string[]): Map<string, Group> {
+  const groups = new Map<string, Group>();
+  for (const tally of tallies) {
+    const key = JSON.stringify(keyOf(tally));
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { counts: emptyCounts(), environmentMismatch: 0, costs: [] };
+      groups.set(key, group);
+    }
+    for (const status of ATTEMPT_STATUSES) group.counts[status] += tally.counts[status];
+    group.environmentMismatch += tally.environmentMismatch;
+    group.costs.push(tally.cost);
+  }
+  return groups;
+}
+
+function mergeGroups(groups: readonly Group[]): Group {
+  const merged: Group = { counts: emptyCounts(), environmentMismatch: 0, costs: [] };
+  for (const group of groups) {
+    for (const status of ATTEMPT_STATUSES) merged.counts[status] += group.counts[status];
+    merged.environmentMismatch += group.environmentMismatch;
+    merged.costs.push(...group.costs);
+  }
+  return merged;
+}
+
+function summariseCost(tallies: readonly CoverageTally[]): CoverageSummary {
+  const merged = new CoverageTally();
+  for (const tally of tallies) merged.merge(tally);
+  return merged.summary();
+}
+
+function solvedAndCounted(
+  counts: StatusCounts,
+  policy: DenominatorPolicy,
+): { solved: number; counted: number } {
+  const evaluated = counts.solved + counts.unsolved;
+  const counted =
+    policy === 'evaluated_only'
+      ? evaluated
+      : evaluated + counts.errored + counts.incomplete + counts.over_budget;
+  return { solved: counts.solved, counted };
+}
+
+function rateOf(group: Group, policy: DenominatorPolicy): Omit<RateWithInterval, 'ci95'> {
+  const { solved, counted } = solvedAndCounted(group.counts, policy);
+  const excluded: Partial<Record<AttemptStatus | 'environment_mismatch', number>> = {};
+  if (policy === 'evaluated_only')
+    for (const status of ['errored', 'incomplete', 'over_budget'] as const)
+      if (group.counts[status] > 0) excluded[status] = group.counts[status];
+  if (group.environmentMismatch > 0) excluded.environment_mismatch = group.environmentMismatch;
+  return {
+    solved,
+    denominator: { policy, counted, excluded },
+    solveRate: counted === 0 ? null : solved / counted,
+  };
+}
+
+function withWilson(rate: Omit<RateWithInterval, 'ci95'>): RateWithInterval {
+  if (rate.denominator.counted === 0) return { ...rate, ci95: null };
+  const interval = wilsonInterval(rate.solved, rate.denominator.counted);
+  return { ...rate, ci95: [interval.lo, interval.hi] };
+}
+
+function costPerSolved(cost: CoverageSummary, solved: number): number | null {
+  // With an unpriced attempt the total is a lower bound: a per-solve figure would flatter.
+  return solved === 0 || cost.unpriced > 0 ? null : Math.round(cost.pricedTotalNanodollars / solved);
+}
+
+function gridCell(caseId: string, configId: string, group: Group, policy: DenominatorPolicy): GridCell {
+  const rate = withWilson(rateOf(group, policy));
+  const counted = rate.denominator.counted;
+  const passAtKRows =
+    counted < 2
+      ? []
+      : Array.from({ length: Math.min(counted, MAX_K) }, (_, index) => ({
+          k: index + 1,
+          passAtK: passAtK(counted, rate.solved, index + 1),
+          passHatK: passHatK(counted, rate.solved, index + 1),
+        }));
+  const cost = summariseCost(group.costs);
+  return {
+    caseId,
+    configId,
+    statusCounts: group.counts,
+    ...rate,
+    passAtK: passAtKRows,
+    flaky: group.counts.solved > 0 && group.counts.unsolved > 0,
+    cost,
+    costPerSolvedNanodollars: costPerSolved(cost, rate.solved),
+  };
+}
+
+/** The summary of a whole store, in one streaming pass (what `evals grid` and `evals compare` show). */
+export async function summariseStore(
+  store: { attempts(): AsyncIterable<StoredAttempt> },
+  options: SummaryOptions = {},
+): Promise<EvalbookSummary> {
+  const builder = new SummaryBuilder(options);
+  for await (const stored of store.attempts()) builder.add(stored);
+  return builder.build();
+}
