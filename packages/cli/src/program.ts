@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 import { addEngineCommands } from './commands/engine-program.js';
+import { UsageError } from './exit-codes.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -228,7 +229,7 @@ export function createProgram(): Command {
     .action(async (flags: ReportFlags & { json?: true }) => {
       const { runCompare } = await import('./commands/report.js');
       const compare = compareSpec(flags, true);
-      if (compare === undefined) throw new InvalidArgumentError('name --a and --b, or --a-run and --b-run');
+      if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
       process.exitCode = await runCompare({ ...storeFlags(flags), compare, json: flags.json === true });
     });
 
@@ -417,18 +418,17 @@ function compareSpec(
   const configs = flags.a !== undefined || flags.b !== undefined;
   const runs = flags.aRun !== undefined || flags.bRun !== undefined;
   if (configs && runs)
-    throw new InvalidArgumentError('compare configs (--a, --b) or runs (--a-run, --b-run), not both');
+    throw new UsageError('compare configs (--a, --b) or runs (--a-run, --b-run), not both');
   if (configs) {
-    if (flags.a === undefined || flags.b === undefined)
-      throw new InvalidArgumentError('--a and --b go together');
+    if (flags.a === undefined || flags.b === undefined) throw new UsageError('--a and --b go together');
     return { by: 'config', a: flags.a, b: flags.b };
   }
   if (runs) {
     if (flags.aRun === undefined || flags.bRun === undefined)
-      throw new InvalidArgumentError('--a-run and --b-run go together');
+      throw new UsageError('--a-run and --b-run go together');
     return { by: 'run', a: flags.aRun, b: flags.bRun };
   }
-  if (required) throw new InvalidArgumentError('name --a and --b, or --a-run and --b-run');
+  if (required) throw new UsageError('name --a and --b, or --a-run and --b-run');
   return undefined;
 }
 

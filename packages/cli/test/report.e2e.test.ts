@@ -27,6 +27,7 @@ interface Report {
   attemptCount: number;
   attempts: {
     attemptId: string;
+    status: string;
     configId: string;
     bundleDigest: string;
     terminal: { run: string };
@@ -39,8 +40,16 @@ interface Report {
       providerReportedProvenance: string | null;
     };
   }[];
-  coverage: { text: string; priced: number; unpriced: number; pricedTotalNanodollars: number };
-  coverageByConfig: { configId: string; attempts: number }[];
+  summary: {
+    coverage: { text: string; priced: number; unpriced: number; pricedTotalNanodollars: number };
+    configStats: {
+      configId: string;
+      solved: number;
+      denominator: { counted: number };
+      cost: { attempts: number };
+    }[];
+    grid: { caseId: string; configId: string; solved: number }[];
+  };
   budgets: { scope: string; status: string; configId: string | null }[];
 }
 
@@ -114,14 +123,21 @@ describe('evals report --format json', () => {
     });
     // unpriced is null, never 0, and left out of the total
     expect(byId.a2?.cost).toMatchObject({ coverage: 'unpriced', effectiveNanodollars: null });
-    expect(report.coverage).toMatchObject({ priced: 3, unpriced: 1 });
-    expect(report.coverage.pricedTotalNanodollars).toBe(
+    expect(report.summary.coverage).toMatchObject({ priced: 3, unpriced: 1 });
+    expect(report.summary.coverage.pricedTotalNanodollars).toBe(
       report.attempts.reduce((sum, attempt) => sum + (attempt.cost.effectiveNanodollars ?? 0), 0),
     );
-    expect(report.coverage.text).toBe('3 of 4 attempts priced (3 provider-reported, 0 estimated)');
-    expect(report.coverageByConfig.map((group) => [group.configId, group.attempts])).toEqual([
+    expect(report.summary.coverage.text).toBe('3 of 4 attempts priced (3 provider-reported, 0 estimated)');
+    expect(report.summary.configStats.map((config) => [config.configId, config.cost.attempts])).toEqual([
       ['config_a', 2],
       ['config_b', 2],
+    ]);
+    // statuses: a1's run failed (a runner failure: errored, not unsolved); a3's transcript is incomplete
+    expect(report.attempts.map((attempt) => attempt.status)).toEqual([
+      'solved',
+      'errored',
+      'solved',
+      'incomplete',
     ]);
 
     const toFile = run(['report', '--store', 'sqlite:book.sqlite', '--out', 'report.json']);
@@ -146,5 +162,88 @@ describe('evals report --format json', () => {
       ['config', 'config_a', 'exceeded'],
       ['config', 'config_b', 'exceeded'],
     ]);
+  });
+});
+
+describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and compare', () => {
+  it('renders Markdown for a PR comment and JUnit with failures and errors distinct', () => {
+    const md = run([
+      'report',
+      '--store',
+      'sqlite:book.sqlite',
+      '--format',
+      'md',
+      '--a',
+      'config_a',
+      '--b',
+      'config_b',
+    ]);
+    expect(md.status).toBe(0);
+    expect(md.stdout).toContain('### config_b vs config_a (by config)');
+    expect(md.stdout).toContain('| config_a | 50.0%');
+    expect(md.stdout).toContain('3 of 4 attempts priced');
+    const junit = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'junit']);
+    expect(junit.status).toBe(0);
+    expect(junit.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+    expect(junit.stdout).toContain('<testsuite name="config_a" tests="1" failures="0" errors="1">');
+    expect(junit.stdout).toContain('type="errored"');
+    expect(junit.stdout).toContain('type="incomplete"');
+  });
+
+  it('gates CI: below:RATE and regression exit 1 with reasons on stderr; a held gate exits 0', () => {
+    const below = run([
+      'report',
+      '--store',
+      'sqlite:book.sqlite',
+      '--format',
+      'md',
+      '--fail-on',
+      'below:0.8',
+    ]);
+    expect(below.status).toBe(1);
+    expect(below.stderr).toContain('config_a: solve rate 0.500 < 0.8');
+    expect(run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:0.4']).status).toBe(0);
+    const noComparison = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'regression']);
+    expect(noComparison.status).toBe(1);
+    expect(noComparison.stderr).toContain('no comparison to judge');
+    const bad = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:80']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('expected regression or below:RATE');
+  });
+
+  it('prints the grid and a comparison, and their JSON', () => {
+    const grid = run(['grid', '--store', 'sqlite:book.sqlite']);
+    expect(grid.status).toBe(0);
+    expect(grid.stdout).toMatch(/case_synthetic\s+1\/2 \[\d+%–\d+%\]\s+1\/2/);
+    const gridJson = JSON.parse(run(['grid', '--store', 'sqlite:book.sqlite', '--json']).stdout) as {
+      grid: { configId: string; solved: number }[];
+    };
+    expect(gridJson.grid.map((cell) => [cell.configId, cell.solved])).toEqual([
+      ['config_a', 1],
+      ['config_b', 1],
+    ]);
+    const compare = run([
+      'compare',
+      '--store',
+      'sqlite:book.sqlite',
+      '--a',
+      'config_a',
+      '--b',
+      'config_b',
+      '--json',
+    ]);
+    expect(compare.status).toBe(0);
+    expect(JSON.parse(compare.stdout)).toMatchObject({
+      sharedCases: 1,
+      aWins: 0,
+      bWins: 0,
+      ties: 1,
+      mcnemarP: 1,
+      deltaSolveRate: 0,
+      deltaSolveRateCi95: [0, 0],
+    });
+    const usage = run(['compare', '--store', 'sqlite:book.sqlite', '--a', 'config_a']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('--a and --b go together');
   });
 });

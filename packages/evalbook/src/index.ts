@@ -77,3 +77,16 @@ export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
 export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
 export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';
 export type { IngestConflict, IngestOptions, IngestProgress, IngestSummary } from './ingest.js';
+export {
+  DEFAULT_BOOTSTRAP_RESAMPLES,
+  DEFAULT_BOOTSTRAP_SEED,
+  StatisticsRangeError,
+  Z_95,
+  clusteredBootstrapInterval,
+  mcnemarExact,
+  pairedBootstrapDifference,
+  passAtK,
+  passHatK,
+  wilsonInterval,
+} from './statistics.js';
+export type { BootstrapOptions, Cluster, DifferenceInterval, RateInterval, RatePair } from './statistics.js';

@@ -1,7 +1,16 @@
-// The HTML report: one self-contained page (inline CSS, JS and SVG; no network). Placeholder until
-// the renderer lands: it already carries the whole summary as JSON so nothing is lost.
-import type { ReportBudget, GateResult } from './report.js';
-import type { EvalbookSummary } from './summary.js';
+// The HTML report: one self-contained page — inline CSS, one small inline script, and SVG plots drawn
+// here in TypeScript (no charting library, no fonts, no network; a Content-Security-Policy forbids
+// any fetch). The header, comparison, config table, plots and grid are plain HTML and SVG that read
+// without JavaScript and print; the script adds the drill-down (grid cell → its attempts → one
+// attempt's details) from the attempts embedded as JSON. Every rendered number a test needs sits on a
+// data-* attribute, and every string from the evalbook is escaped.
+import { createHash } from 'node:crypto';
+
+import { formatUsd } from './cost.js';
+
+import type { CoverageSummary } from './cost.js';
+import type { GateResult, ReportBudget } from './report.js';
+import type { Comparison, ConfigStat, EvalbookSummary, GridCell, RateWithInterval } from './summary.js';
 
 /** One attempt as the page's drill-down shows it: the JSON report's row plus its tool calls. */
 export type HtmlAttempt = Record<string, unknown> & { readonly toolCallDetails: readonly unknown[] };
@@ -16,7 +25,699 @@ export interface HtmlReportInput {
   readonly attempts: readonly HtmlAttempt[];
 }
 
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+/** HTML text and attribute values (also inside SVG). */
+const esc = (text: string): string => text.replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+
+const percent = (rate: number | null, digits = 0): string =>
+  rate === null ? 'n/a' : `${(rate * 100).toFixed(digits)}%`;
+const ciText = (ci: readonly [number, number] | null): string =>
+  ci === null ? 'no interval' : `${percent(ci[0])}–${percent(ci[1])}`;
+const points = (delta: number): string =>
+  `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta * 100).toFixed(1)} pts`;
+/** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375". */
+function usd(nanodollars: number | null): string {
+  if (nanodollars === null) return 'unpriced';
+  const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
+  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}
+const signedUsd = (nanodollars: number): string =>
+  `${nanodollars < 0 ? '−' : '+'}${usd(Math.abs(nanodollars))}`;
+/** Mean priced cost per attempt; null when nothing is priced (never 0). */
+const meanCost = (cost: CoverageSummary): number | null =>
+  cost.priced === 0 ? null : cost.pricedTotalNanodollars / cost.priced;
+/** A count with thousands separators (display only). */
+const count = (n: number): string => n.toLocaleString('en-US');
+/** A data-* attribute carrying a number exactly as the JSON report writes it ("" for null). */
+const num = (value: number | null): string => (value === null ? '' : String(value));
+
+/** Okabe–Ito colours (colour-blind safe, dark enough on white); configs cycle through them. */
+const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#8C6D00', '#56B4E9', '#444444'];
+/** A config's colour: by its place among the summary's configs, then those only the trend has (--run). */
+function configColour(summary: EvalbookSummary, configId: string): string {
+  const ids = [...new Set([...summary.configs, ...summary.trend.map((point) => point.configId)])];
+  return PALETTE[Math.max(0, ids.indexOf(configId)) % PALETTE.length] ?? '#444444';
+}
+/** Cell background: red (0) through amber to green (1), light enough for dark text. */
+const rateColour = (rate: number | null): string =>
+  rate === null ? '#e5e7eb' : `hsl(${Math.round(rate * 130)} 62% 80%)`;
+
+const truncate = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+
+function excludedText(rate: RateWithInterval): string {
+  const parts = Object.entries(rate.denominator.excluded).map(
+    ([why, n]) => `${n} ${why.replaceAll('_', ' ')}`,
+  );
+  return parts.length === 0 ? '' : `excluded: ${parts.join(', ')}`;
+}
+
+const STYLE = `
+:root{--fg:#111827;--muted:#4b5563;--line:#d1d5db;--bg:#fff;--panel:#f9fafb;--accent:#1d4ed8;--bad:#b91c1c;--good:#047857;--warn:#92400e}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1200px;margin:0 auto;padding:24px 20px 48px}
+h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.25rem;margin:36px 0 12px;padding-bottom:6px;border-bottom:2px solid var(--line)}h3{font-size:1.05rem;margin:20px 0 8px}
+.meta{color:var(--muted);margin:0 0 16px}.meta code{font-size:.9em}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em;overflow-wrap:anywhere}
+nav{display:flex;flex-wrap:wrap;gap:6px 16px;margin:0 0 8px}nav a{color:var(--accent)}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px}
+.card{border:1px solid var(--line);border-radius:8px;padding:12px 14px;background:var(--panel)}
+.card .label{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
+.card .value{font-size:1.45rem;font-weight:650;margin:2px 0}.card .value.small{font-size:1.15rem}.card .sub{color:var(--muted);font-size:.88rem}
+.bad{color:var(--bad)}.good{color:var(--good)}.warn{color:var(--warn)}
+.gate{border-radius:8px;padding:10px 14px;margin:12px 0;font-weight:600}
+.gate.passed{background:#ecfdf5;border:1px solid #6ee7b7}.gate.failed{background:#fef2f2;border:1px solid #fca5a5}
+.gate ul{margin:4px 0 0;font-weight:400}
+.statusbar{display:flex;height:12px;border-radius:6px;overflow:hidden;margin:10px 0 4px;background:#e5e7eb}
+.legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:.85rem;color:var(--muted);margin:0;padding:0;list-style:none}
+.swatch{display:inline-block;width:11px;height:11px;border-radius:3px;margin-right:5px;vertical-align:-1px}
+.s-solved{background:#059669}.s-unsolved{background:#dc2626}.s-errored{background:#7c3aed}.s-incomplete{background:#d97706}.s-over_budget{background:#475569}
+table{border-collapse:collapse;font-size:.92rem}caption{text-align:left;padding:6px 10px}th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{font-weight:600;background:var(--panel)}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}
+.table-wrap{overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:8px}
+.table-wrap table{width:100%}.table-wrap th,.table-wrap td{border-bottom:1px solid var(--line)}
+table.grid th[scope=col]{position:sticky;top:0;z-index:1}table.grid th[scope=row]{position:sticky;left:0;z-index:1;max-width:260px;overflow-wrap:anywhere}
+table.grid td.cell{min-width:120px;cursor:default;border-left:1px solid #fff}
+table.grid td.cell.js{cursor:pointer}table.grid td.cell.js:hover,table.grid td.cell:focus{outline:3px solid var(--accent);outline-offset:-3px}
+table.grid td.cell.selected{outline:3px solid var(--fg);outline-offset:-3px}
+.frac{font-weight:650;font-variant-numeric:tabular-nums}.pct{margin-left:6px}.ci{display:block;font-size:.8rem;color:#374151}
+.marks{display:block;font-size:.78rem;color:#374151}.flag{display:inline-block;border-radius:4px;padding:0 4px;margin-right:4px;background:rgba(255,255,255,.7)}
+.mini{display:flex;height:5px;margin-top:4px;border-radius:3px;overflow:hidden;background:rgba(255,255,255,.6)}
+td.empty{color:var(--muted);background:repeating-linear-gradient(45deg,#f3f4f6,#f3f4f6 6px,#fff 6px,#fff 12px)}
+.plots{display:grid;align-items:start;grid-template-columns:repeat(auto-fill,minmax(min(100%,480px),1fr));gap:16px}
+figure{margin:0;border:1px solid var(--line);border-radius:8px;padding:12px;background:#fff;break-inside:avoid}
+figcaption{font-weight:600;margin-bottom:6px}figure.delta{margin:12px 0}figure .note{font-size:.82rem;color:var(--muted);margin:6px 0 0}
+svg{width:100%;height:auto;display:block;font-family:inherit}svg text{fill:#1f2937;font-size:12px}svg .axis{fill:#4b5563;font-size:11px}
+.note{color:var(--muted);font-size:.9rem}.nowrap{white-space:nowrap}
+#drilldown{scroll-margin-top:12px}
+.attempts{width:100%}.attempts button{font:inherit;color:var(--accent);background:none;border:0;padding:0;cursor:pointer;text-decoration:underline;text-align:left;overflow-wrap:anywhere}
+.attempts tr.selected{background:#dbeafe}
+.chip{display:inline-block;border-radius:999px;padding:0 8px;font-size:.8rem;font-weight:600;color:#fff}
+.chip.solved{background:#047857}.chip.unsolved{background:#b91c1c}.chip.errored{background:#6d28d9}.chip.incomplete{background:#92400e}.chip.over_budget{background:#334155}
+.details{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
+.details section{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fff}
+.details section.wide{grid-column:1/-1}.details h4{margin:0 0 6px;font-size:.95rem}.details table{width:100%;font-size:.85rem}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;font-size:.88rem}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+footer{margin-top:40px;color:var(--muted);font-size:.85rem}
+@media (max-width:640px){main{padding:16px 10px}.card .value{font-size:1.2rem}}
+@media print{nav,#drilldown,noscript{display:none}.table-wrap{overflow:visible;border:0}main{max-width:none;padding:0}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}h2{break-after:avoid}table.grid th{position:static}}
+`;
+
+// The drill-down. Builds every node with textContent (never innerHTML), so attempt data is never
+// markup; without JavaScript the page still shows everything but this.
+const SCRIPT = `
+(() => {
+  'use strict';
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const list = document.getElementById('cell-attempts');
+  const detail = document.getElementById('attempt-detail');
+  const h = (tag, attrs, ...children) => {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+    for (const child of children.flat(Infinity))
+      if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+    return node;
+  };
+  const pct = (rate) => (rate === null || rate === undefined ? 'n/a' : (rate * 100).toFixed(0) + '%');
+  const usd = (n) => {
+    if (n === null || n === undefined) return 'none';
+    const text = String(n).padStart(10, '0');
+    const fraction = text.slice(-9).replace(/0+$/, '').padEnd(2, '0');
+    return '$' + text.slice(0, -9) + '.' + fraction + ' (' + n + ' nanodollars)';
+  };
+  const show = (value) => (value === null || value === undefined || value === '' ? '—' : String(value));
+  const dl = (rows) => h('dl', {}, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v instanceof Node ? v : show(v))]));
+  const box = (title, ...body) => h('section', {}, h('h4', {}, title), ...body);
+  const wide = (title, ...body) => h('section', { class: 'wide' }, h('h4', {}, title), ...body);
+  const table = (head, rows, empty) =>
+    rows.length === 0
+      ? h('p', { class: 'note' }, empty)
+      : h('table', {}, h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c instanceof Node ? c : show(c)))))));
+  const chip = (status) => h('span', { class: 'chip ' + status }, status.replace('_', ' '));
+
+  function showAttempt(attempt, row) {
+    for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
+    row.classList.add('selected');
+    const cost = attempt.cost || {};
+    const calls = attempt.toolCallDetails || [];
+    const denied = calls.filter((call) => call.denial);
+    detail.replaceChildren(
+      h('h3', {}, 'Attempt ', h('code', {}, attempt.attemptId)),
+      h('div', { class: 'details', 'data-attempt': attempt.attemptId },
+        box('Identity', dl([['run', attempt.runId], ['case', attempt.caseId], ['config', attempt.configId],
+          ['attempt', attempt.attemptId], ['provenance', attempt.provenance],
+          ['runner', attempt.runner && attempt.runner.package], ['driver', attempt.runner && attempt.runner.driver]])),
+        box('Status', dl([['status', chip(attempt.status)], ['reason', attempt.statusReason],
+          ['bundle digest', h('code', { 'data-field': 'bundleDigest' }, attempt.bundleDigest)],
+          ['environment', (attempt.environmentMismatch || []).length === 0 ? 'matches'
+            : 'kept apart: ' + attempt.environmentMismatch.map((m) => m.field + ' ' + m.received).join('; ')]])),
+        box('Terminal and failure', dl([['turn', attempt.terminal && attempt.terminal.turn],
+          ['run', attempt.terminal && attempt.terminal.run], ['work', attempt.terminal && attempt.terminal.workDisposition],
+          ['failure', attempt.failure ? attempt.failure.classification + ': ' + attempt.failure.code : 'none'],
+          ['message', attempt.failure && attempt.failure.message]])),
+        box('Transcript', dl([['complete', attempt.transcript && attempt.transcript.complete ? 'yes' : 'NO'],
+          ['events', attempt.transcript && attempt.transcript.eventCount],
+          ['omission', attempt.transcript && attempt.transcript.omissionReason]])),
+        box('Usage', dl([['input tokens', attempt.usage && attempt.usage.inputTokens],
+          ['output tokens', attempt.usage && attempt.usage.outputTokens], ['total tokens', attempt.usage && attempt.usage.totalTokens],
+          ['requests', attempt.usage && attempt.usage.requestCount], ['duration', attempt.usage && attempt.usage.durationMs + ' ms']])),
+        h('section', { 'data-field': 'cost' }, h('h4', {}, 'Cost and provenance'), dl([
+          ['counted', h('strong', { 'data-field': 'effectiveNanodollars' }, cost.effectiveNanodollars === null ? 'unpriced (not counted as 0)' : usd(cost.effectiveNanodollars))],
+          ['coverage', h('span', { 'data-field': 'coverage' }, show(cost.coverage))],
+          ['provider-reported', usd(cost.providerReportedNanodollars)],
+          ['receipt source', h('span', { 'data-field': 'providerReportedProvenance' }, show(cost.providerReportedProvenance))],
+          ['estimate', usd(cost.estimatedNanodollars)], ['estimate source', cost.estimateSource],
+          ['pricing version', cost.pricingVersion], ['legacy ledger', usd(cost.legacyLedgerNanodollars)],
+          ['notes', (cost.notes || []).join(', ')]])),
+        wide('Tool calls (' + calls.length + ', ' + denied.length + ' denied)', table(['call', 'operation', 'outcome', 'denial'],
+          calls.map((call) => [h('code', {}, call.callId), call.operationId, show(call.outcome),
+            call.denial ? call.denial.code + ' at ' + call.denial.authorizationBoundary + (call.denial.retryable ? ' (retryable)' : '') : '']),
+          'No tool calls.')),
+        wide('Checks', table(['check', 'status', 'reason'],
+          (attempt.checks || []).map((check) => [h('code', {}, check.checkId), check.status, check.reason]), 'No checks observed.'))));
+    detail.scrollIntoView({ block: 'nearest' });
+  }
+
+  function showCell(td) {
+    for (const other of document.querySelectorAll('td.cell.selected')) other.classList.remove('selected');
+    td.classList.add('selected');
+    const cell = data.cells[Number(td.dataset.cellIndex)];
+    const attempts = data.attempts.filter((a) => a.caseId === cell.caseId && a.configId === cell.configId);
+    const omitted = data.attemptsTotal > data.attempts.length;
+    detail.replaceChildren();
+    const rows = attempts.map((attempt) => {
+      const row = h('tr', { 'data-attempt': attempt.attemptId });
+      const open = h('button', { type: 'button' }, attempt.attemptId);
+      open.addEventListener('click', () => showAttempt(attempt, row));
+      const cost = attempt.cost || {};
+      row.append(h('td', {}, attempt.runId), h('td', {}, open), h('td', {}, chip(attempt.status)),
+        h('td', {}, show(attempt.statusReason)),
+        h('td', { class: 'n' }, cost.effectiveNanodollars === null ? 'unpriced' : usd(cost.effectiveNanodollars).split(' ')[0]));
+      return row;
+    });
+    const passes = (key, label) => label + ': ' + cell.passAtK.map((p) => 'k=' + p.k + ' ' + pct(p[key])).join(' · ');
+    list.replaceChildren(...[
+      h('h3', {}, cell.caseId + ' × ' + cell.configId),
+      h('p', {}, cell.solved + ' of ' + cell.denominator.counted + ' counted attempts solved (' + pct(cell.solveRate) + ', Wilson 95% ' +
+        (cell.ci95 ? pct(cell.ci95[0]) + '–' + pct(cell.ci95[1]) : 'n/a') + '); cost: ' + cell.cost.text + '.'),
+      cell.passAtK.length === 0 ? null
+        : h('p', { class: 'note' }, passes('passAtK', 'pass@k (at least one of k solves)'), h('br'), passes('passHatK', 'pass^k (all k solve)')),
+      attempts.length === 0
+        ? h('p', { class: 'note' }, 'None of this cell\\u2019s attempts is embedded in this page.')
+        : h('table', { class: 'attempts' },
+            h('thead', {}, h('tr', {}, ['run', 'attempt', 'status', 'reason', 'cost'].map((c) => h('th', { scope: 'col' }, c)))),
+            h('tbody', {}, rows)),
+      omitted ? h('p', { class: 'note' }, 'This page embeds ' + data.attempts.length + ' of ' + data.attemptsTotal +
+        ' attempts; the JSON report lists them all.') : null].filter((node) => node !== null));
+    document.getElementById('drilldown').scrollIntoView({ block: 'start' });
+  }
+
+  for (const td of document.querySelectorAll('td.cell[data-cell-index]')) {
+    td.classList.add('js');
+    td.tabIndex = 0;
+    td.setAttribute('role', 'button');
+    td.addEventListener('click', () => showCell(td));
+    td.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); showCell(td); }
+    });
+  }
+  document.getElementById('drill-hint').textContent = 'Click a grid cell to list its attempts, then an attempt for its details.';
+})();
+`;
+const SCRIPT_SHA256 = createHash('sha256').update(SCRIPT).digest('base64');
+
+// ——— SVG plots ———
+
+const svgOpen = (width: number, height: number, plot: string, label: string): string =>
+  `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}" data-plot="${plot}" xmlns="http://www.w3.org/2000/svg"><title>${esc(label)}</title>`;
+const f1 = (value: number): string => value.toFixed(1);
+
+/** (a) Solve rate per config: a dot at the rate, whiskers to its bootstrap 95% interval. */
+function solveRatePlot(summary: EvalbookSummary): string {
+  const stats = summary.configStats;
+  const width = 560;
+  const left = 150;
+  const right = 64;
+  const top = 12;
+  const row = 30;
+  const plotWidth = width - left - right;
+  const height = top + row * Math.max(1, stats.length) + 30;
+  const x = (rate: number): number => left + rate * plotWidth;
+  const parts = [svgOpen(width, height, 'solve-rate', 'Solve rate per config with 95% intervals')];
+  for (const tick of [0, 0.25, 0.5, 0.75, 1])
+    parts.push(
+      `<line x1="${f1(x(tick))}" x2="${f1(x(tick))}" y1="${top}" y2="${height - 26}" stroke="#e5e7eb"/>`,
+      `<text class="axis" x="${f1(x(tick))}" y="${height - 10}" text-anchor="middle">${percent(tick)}</text>`,
+    );
+  stats.forEach((config, index) => {
+    const y = top + row * index + row / 2;
+    const colour = configColour(summary, config.configId);
+    parts.push(
+      `<text x="${left - 10}" y="${f1(y + 4)}" text-anchor="end">${esc(truncate(config.configId, 22))}<title>${esc(config.configId)}</title></text>`,
+    );
+    if (config.solveRate === null) {
+      parts.push(
+        `<text class="axis" x="${left + 4}" y="${f1(y + 4)}" data-config="${esc(config.configId)}" data-rate="">nothing counted</text>`,
+      );
+      return;
+    }
+    const [lo, hi] = config.ci95 ?? [config.solveRate, config.solveRate];
+    parts.push(
+      `<g data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}" data-lo="${num(lo)}" data-hi="${num(hi)}" data-solved="${config.solved}" data-counted="${config.denominator.counted}">`,
+      `<title>${esc(`${config.configId}: ${percent(config.solveRate, 1)} solved (${config.solved}/${config.denominator.counted}); 95% CI ${percent(lo, 1)}–${percent(hi, 1)}, bootstrap clustered by case`)}</title>`,
+      `<line x1="${f1(x(lo))}" x2="${f1(x(hi))}" y1="${f1(y)}" y2="${f1(y)}" stroke="${colour}" stroke-width="2"/>`,
+      `<line x1="${f1(x(lo))}" x2="${f1(x(lo))}" y1="${f1(y - 6)}" y2="${f1(y + 6)}" stroke="${colour}" stroke-width="2"/>`,
+      `<line x1="${f1(x(hi))}" x2="${f1(x(hi))}" y1="${f1(y - 6)}" y2="${f1(y + 6)}" stroke="${colour}" stroke-width="2"/>`,
+      `<circle cx="${f1(x(config.solveRate))}" cy="${f1(y)}" r="6" fill="${colour}" stroke="#fff" stroke-width="1.5"/>`,
+      `<text x="${width - right + 8}" y="${f1(y + 4)}">${percent(config.solveRate)}</text>`,
+      `</g>`,
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/** A round axis maximum at or above `value`: 1, 2, 2.5 or 5 × 10^k. */
+function niceMax(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  const step = [1, 2, 2.5, 5, 10].find((candidate) => candidate * power >= value) ?? 10;
+  return step * power;
+}
+/** A USD tick label from nanodollars, with just enough decimals for the tick step (display only). */
+function usdTick(nanodollars: number, stepNanodollars: number): string {
+  if (nanodollars === 0) return '$0';
+  const decimals = Math.min(9, Math.max(2, Math.ceil(-Math.log10(stepNanodollars / 1e9)) + 2));
+  return `$${(nanodollars / 1e9).toFixed(decimals).replace(/(\.\d*?[1-9])0+$/, '$1')}`;
+}
+
+/** (b) Mean priced cost per attempt vs solve rate; unpriced configs sit in their own lane, never at $0. */
+function costPlot(summary: EvalbookSummary): string {
+  const stats = summary.configStats.filter((config) => config.solveRate !== null);
+  const unpriced = stats.filter((config) => config.cost.priced === 0);
+  const priced = stats.filter((config) => config.cost.priced > 0);
+  const width = 560;
+  const height = 330;
+  const left = 50;
+  const top = 14;
+  const bottom = 44;
+  const lane = unpriced.length > 0 ? 80 : 0;
+  const axisLeft = left + lane;
+  const plotRight = width - 110;
+  // Without a priced config the axis spans a nominal $1 and carries no tick labels but $0.
+  const maxCost =
+    priced.length === 0
+      ? 1e9
+      : niceMax(Math.max(...priced.map((config) => meanCost(config.cost) ?? 0)) * 1.1);
+  const x = (nanodollars: number): number => axisLeft + (nanodollars / maxCost) * (plotRight - axisLeft);
+  const y = (rate: number): number => top + (1 - rate) * (height - top - bottom);
+  const parts = [
+    svgOpen(width, height, 'cost-vs-rate', 'Mean cost per attempt against solve rate, per config'),
+  ];
+  for (const tick of [0, 0.25, 0.5, 0.75, 1])
+    parts.push(
+      `<line x1="${left}" x2="${plotRight}" y1="${f1(y(tick))}" y2="${f1(y(tick))}" stroke="#e5e7eb"/>`,
+      `<text class="axis" x="${left - 6}" y="${f1(y(tick) + 4)}" text-anchor="end">${percent(tick)}</text>`,
+    );
+  for (const tick of (priced.length === 0 ? [0] : [0, 0.25, 0.5, 0.75, 1]).map((share) => share * maxCost))
+    parts.push(
+      `<text class="axis" x="${f1(x(tick))}" y="${height - bottom + 16}" text-anchor="middle">${usdTick(tick, maxCost / 4)}</text>`,
+    );
+  parts.push(
+    `<line x1="${axisLeft}" x2="${axisLeft}" y1="${top}" y2="${height - bottom}" stroke="#9ca3af"/>`,
+    `<text class="axis" x="${f1((axisLeft + plotRight) / 2)}" y="${height - 8}" text-anchor="middle">mean cost per priced attempt (USD)</text>`,
+  );
+  if (lane > 0)
+    parts.push(
+      `<rect x="${left}" y="${top}" width="${lane - 8}" height="${height - top - bottom}" fill="#f3f4f6"/>`,
+      `<text class="axis" x="${left + (lane - 8) / 2}" y="${height - bottom + 16}" text-anchor="middle">unpriced</text>`,
+    );
+  const marker = (config: ConfigStat, cx: number, cost: number | null): string => {
+    const rate = config.solveRate ?? 0;
+    const colour = configColour(summary, config.configId);
+    const [lo, hi] = config.ci95 ?? [rate, rate];
+    const partly = config.cost.priced < config.cost.attempts;
+    const costText =
+      cost === null
+        ? 'unpriced (no attempt priced)'
+        : `${usd(cost)} per priced attempt (${config.cost.text})`;
+    return [
+      `<g data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}" data-cost="${cost === null ? '' : num(Math.round(cost))}" data-unpriced="${String(cost === null)}" data-priced="${config.cost.priced}" data-attempts="${config.cost.attempts}">`,
+      `<title>${esc(`${config.configId}: ${percent(rate, 1)} solved; ${costText}`)}</title>`,
+      `<line x1="${f1(cx)}" x2="${f1(cx)}" y1="${f1(y(lo))}" y2="${f1(y(hi))}" stroke="${colour}" stroke-width="1.5" opacity=".6"/>`,
+      cost === null
+        ? `<rect x="${f1(cx - 6)}" y="${f1(y(rate) - 6)}" width="12" height="12" transform="rotate(45 ${f1(cx)} ${f1(y(rate))})" fill="#fff" stroke="${colour}" stroke-width="2" stroke-dasharray="3 2"/>`
+        : `<circle cx="${f1(cx)}" cy="${f1(y(rate))}" r="6.5" fill="${partly ? '#fff' : colour}" stroke="${colour}" stroke-width="2.5"/>`,
+      `<text x="${f1(cx + 10)}" y="${f1(y(rate) + 4)}">${esc(truncate(config.configId, 16))}</text>`,
+      '</g>',
+    ].join('');
+  };
+  unpriced.forEach((config, index) => {
+    parts.push(marker(config, left + 12 + ((index * 14) % Math.max(14, lane - 30)), null));
+  });
+  for (const config of priced) {
+    const cost = meanCost(config.cost) ?? 0;
+    parts.push(marker(config, x(cost), cost));
+  }
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/** (c) Solve rate across runs, one line per config (runs in the summary's order). */
+function trendPlot(summary: EvalbookSummary): string {
+  const runs = summary.runs;
+  const configs = [...new Set(summary.trend.map((point) => point.configId))].sort();
+  const width = 560;
+  const left = 50;
+  const right = 20;
+  const top = 14;
+  const plotBottom = 250;
+  const legendRows = Math.ceil(configs.length / 3);
+  const height = plotBottom + 40 + legendRows * 18;
+  const step = runs.length > 1 ? (width - left - right - 40) / (runs.length - 1) : 0;
+  const x = (runId: string): number =>
+    runs.length > 1 ? left + 20 + runs.indexOf(runId) * step : (left + width - right) / 2;
+  const y = (rate: number): number => top + (1 - rate) * (plotBottom - top);
+  const parts = [svgOpen(width, height, 'trend', 'Solve rate across runs, per config')];
+  for (const tick of [0, 0.25, 0.5, 0.75, 1])
+    parts.push(
+      `<line x1="${left}" x2="${width - right}" y1="${f1(y(tick))}" y2="${f1(y(tick))}" stroke="#e5e7eb"/>`,
+      `<text class="axis" x="${left - 6}" y="${f1(y(tick) + 4)}" text-anchor="end">${percent(tick)}</text>`,
+    );
+  const labelEvery = Math.max(1, Math.ceil(runs.length / 8));
+  runs.forEach((runId, index) => {
+    if (index % labelEvery === 0 || index === runs.length - 1)
+      parts.push(
+        `<text class="axis" x="${f1(x(runId))}" y="${plotBottom + 18}" text-anchor="middle">${esc(truncate(runId, 16))}<title>${esc(runId)}</title></text>`,
+      );
+  });
+  configs.forEach((configId, index) => {
+    const colour = configColour(summary, configId);
+    const series = runs.flatMap((runId) =>
+      summary.trend.filter((point) => point.runId === runId && point.configId === configId),
+    );
+    // A run where the config counted nothing breaks the line: a gap, not a drop to 0.
+    let path = '';
+    let pen = 'M';
+    for (const point of series) {
+      if (point.solveRate === null) pen = 'M';
+      else {
+        path += `${pen}${f1(x(point.runId))} ${f1(y(point.solveRate))}`;
+        pen = 'L';
+      }
+    }
+    parts.push(`<g data-series="${esc(configId)}">`);
+    if (path !== '') parts.push(`<path d="${path}" fill="none" stroke="${colour}" stroke-width="2.5"/>`);
+    for (const point of series)
+      if (point.solveRate !== null)
+        parts.push(
+          `<circle cx="${f1(x(point.runId))}" cy="${f1(y(point.solveRate))}" r="5" fill="${colour}" stroke="#fff" stroke-width="1.5" data-run="${esc(point.runId)}" data-config="${esc(configId)}" data-rate="${num(point.solveRate)}" data-solved="${point.solved}" data-counted="${point.denominator.counted}"><title>${esc(`${configId} in ${point.runId}: ${percent(point.solveRate, 1)} (${point.solved}/${point.denominator.counted}; Wilson 95% ${ciText(point.ci95)})`)}</title></circle>`,
+        );
+    parts.push('</g>');
+    const lx = left + (index % 3) * 165;
+    const ly = plotBottom + 40 + Math.floor(index / 3) * 18;
+    parts.push(
+      `<rect x="${lx}" y="${ly - 9}" width="14" height="4" fill="${colour}"/><text x="${lx + 20}" y="${ly - 3}">${esc(truncate(configId, 22))}<title>${esc(configId)}</title></text>`,
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/** The comparison's Δ solve rate with its interval on a −100 … +100 pts axis. */
+function deltaPlot(comparison: Comparison): string {
+  const width = 900;
+  const height = 64;
+  const left = 20;
+  const right = 20;
+  const x = (delta: number): number => left + ((delta + 1) / 2) * (width - left - right);
+  const parts = [
+    svgOpen(width, height, 'delta', `Δ solve rate, ${comparison.b} − ${comparison.a}, with 95% interval`),
+  ];
+  for (const tick of [-1, -0.5, 0, 0.5, 1])
+    parts.push(
+      `<line x1="${f1(x(tick))}" x2="${f1(x(tick))}" y1="8" y2="38" stroke="${tick === 0 ? '#6b7280' : '#e5e7eb'}"${tick === 0 ? ' stroke-dasharray="4 3"' : ''}/>`,
+      `<text class="axis" x="${f1(x(tick))}" y="56" text-anchor="middle">${tick === 0 ? '0' : points(tick).replace(' pts', '')}</text>`,
+    );
+  if (comparison.deltaSolveRate !== null) {
+    const [lo, hi] = comparison.deltaSolveRateCi95 ?? [comparison.deltaSolveRate, comparison.deltaSolveRate];
+    const colour = hi < 0 ? '#b91c1c' : lo > 0 ? '#047857' : '#1f2937';
+    parts.push(
+      `<g data-delta="${num(comparison.deltaSolveRate)}" data-lo="${num(lo)}" data-hi="${num(hi)}"><title>${esc(`Δ ${points(comparison.deltaSolveRate)}, 95% CI ${points(lo)} to ${points(hi)}`)}</title>`,
+      `<line x1="${f1(x(lo))}" x2="${f1(x(hi))}" y1="23" y2="23" stroke="${colour}" stroke-width="3"/>`,
+      `<circle cx="${f1(x(comparison.deltaSolveRate))}" cy="23" r="7" fill="${colour}" stroke="#fff" stroke-width="2"/></g>`,
+    );
+  }
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+// ——— HTML sections ———
+
+const STATUS_LABELS = {
+  solved: 'solved',
+  unsolved: 'unsolved',
+  errored: 'errored',
+  incomplete: 'incomplete',
+  over_budget: 'over budget',
+} as const;
+
+function statusBar(counts: EvalbookSummary['statusCounts'], total: number): string {
+  const entries = Object.entries(STATUS_LABELS) as [keyof typeof STATUS_LABELS, string][];
+  const bar = entries
+    .filter(([status]) => counts[status] > 0)
+    .map(
+      ([status, label]) =>
+        `<span class="s-${status}" style="width:${f1((100 * counts[status]) / Math.max(1, total))}%" title="${counts[status]} ${label}"></span>`,
+    )
+    .join('');
+  const legend = entries
+    .map(
+      ([status, label]) =>
+        `<li data-status="${status}" data-count="${counts[status]}"><span class="swatch s-${status}"></span>${count(counts[status])} ${label}</li>`,
+    )
+    .join('');
+  return `<div class="statusbar" aria-hidden="true">${bar}</div><ul class="legend">${legend}</ul>`;
+}
+
+function header(input: HtmlReportInput): string {
+  const { summary } = input;
+  const coverage = summary.coverage;
+  const policy =
+    summary.denominatorPolicy === 'all_attempts'
+      ? 'all attempts — errored, incomplete and over-budget attempts count against the rate'
+      : 'evaluated attempts only — errored, incomplete and over-budget attempts are left out';
+  const counts = summary.statusCounts;
+  const excluded: string[] = [];
+  if (summary.denominatorPolicy === 'evaluated_only')
+    for (const status of ['errored', 'incomplete', 'over_budget'] as const)
+      if (counts[status] > 0) excluded.push(`${counts[status]} ${STATUS_LABELS[status]}`);
+  if (summary.environmentMismatches > 0)
+    excluded.push(
+      `${summary.environmentMismatches} kept apart (case or config digest differs from the environment)`,
+    );
+  const gate =
+    input.gate === null
+      ? ''
+      : input.gate.passed
+        ? `<div class="gate passed" data-gate="passed">Gate <code>${esc(input.gate.failOn)}</code>: passed</div>`
+        : `<div class="gate failed" data-gate="failed">Gate <code>${esc(input.gate.failOn)}</code>: FAILED<ul>${input.gate.reasons.map((reason) => `<li>${esc(reason)}</li>`).join('')}</ul></div>`;
+  const notWithin = input.budgets.filter((budget) => budget.status !== 'within');
+  const budgets =
+    notWithin.length === 0
+      ? input.budgets.length === 0
+        ? ''
+        : `<p class="note" data-budgets="within">All ${input.budgets.length} budget(s) within their limits.</p>`
+      : `<h3>Budgets not within their limits</h3><div class="table-wrap"><table data-budgets="not-within"><thead><tr><th scope="col">Scope</th><th scope="col">Run</th><th scope="col">Config</th><th scope="col">Status</th><th scope="col" class="n">Spent</th><th scope="col" class="n">Legacy ledger</th><th scope="col" class="n">Limit</th><th scope="col" class="n">Unpriced</th></tr></thead><tbody>${notWithin
+          .map(
+            (budget) =>
+              `<tr><td>${budget.scope}</td><td>${esc(budget.runId)}</td><td>${esc(budget.configId ?? '—')}</td><td class="${budget.status === 'exceeded' ? 'bad' : 'warn'}">${budget.status}</td><td class="n">${usd(budget.spentNanodollars)}</td><td class="n">${usd(budget.legacyLedgerNanodollars)}</td><td class="n">${usd(budget.limitNanodollars)}</td><td class="n">${budget.unpriced}</td></tr>`,
+          )
+          .join('')}</tbody></table></div>`;
+  const embedded =
+    input.attempts.length < summary.attempts
+      ? `<p class="note warn" data-embedded="${input.attempts.length}">This page embeds ${count(input.attempts.length)} of ${count(summary.attempts)} attempts for the drill-down; the grid, plots and tables count them all. <code>evals report --format json</code> lists every attempt.</p>`
+      : '';
+  return `<header>
+<h1>${esc(input.title)}</h1>
+<p class="meta">Store <code>${esc(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
+<nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a><a href="#plots">Plots</a><a href="#grid">Grid</a><a href="#drilldown">Attempts</a></nav>
+${gate}
+<div class="cards">
+<div class="card" data-summary="attempts" data-value="${summary.attempts}"><div class="label">Attempts</div><div class="value">${count(summary.attempts)}</div><div class="sub">${count(counts.solved)} solved</div></div>
+<div class="card" data-summary="coverage" data-priced="${coverage.priced}" data-attempts="${coverage.attempts}"><div class="label">Cost coverage</div><div class="value">${count(coverage.priced)} of ${count(coverage.attempts)} priced</div><div class="sub">${count(coverage.providerReported)} provider-reported, ${count(coverage.estimated)} estimated; priced total ${usd(coverage.pricedTotalNanodollars)}${coverage.unpriced > 0 ? ` — ${count(coverage.unpriced)} unpriced, not counted as $0` : ''}${coverage.legacyLedger > 0 ? `; legacy ledger ${usd(coverage.legacyLedgerTotalNanodollars)} on ${coverage.legacyLedger} (kept apart)` : ''}</div></div>
+<div class="card" data-summary="denominator" data-policy="${summary.denominatorPolicy}"><div class="label">Denominator</div><div class="value">${summary.denominatorPolicy === 'all_attempts' ? 'All attempts' : 'Evaluated only'}</div><div class="sub">${esc(policy)}${excluded.length === 0 ? '; nothing excluded' : `; excluded: ${esc(excluded.join(', '))}`}</div></div>
+<div class="card" data-summary="flaky" data-value="${summary.flakyCells.length}"><div class="label">Flaky cells</div><div class="value">${summary.flakyCells.length}</div><div class="sub">case × config cells with both solved and unsolved attempts</div></div>
+</div>
+${statusBar(counts, summary.attempts - summary.environmentMismatches)}
+${budgets}
+${embedded}
+</header>`;
+}
+
+function caseRates(
+  rows: readonly Comparison['regressions'][number][],
+  comparison: Comparison,
+  kind: string,
+): string {
+  if (rows.length === 0) return '';
+  return `<div class="table-wrap"><table data-cases="${kind}"><caption class="note">${kind === 'regressions' ? `Regressions: cases ${esc(comparison.b)} solves less often than ${esc(comparison.a)}, worst first` : `Improvements: cases ${esc(comparison.b)} solves more often, best first`}</caption><thead><tr><th scope="col">Case</th><th scope="col" class="n">${esc(comparison.a)} (A)</th><th scope="col" class="n">${esc(comparison.b)} (B)</th><th scope="col" class="n">Δ</th></tr></thead><tbody>${rows
+    .map(
+      (row) =>
+        `<tr data-case="${esc(row.caseId)}" data-delta="${num(row.delta)}"><th scope="row">${esc(row.caseId)}</th><td class="n">${percent(row.aSolveRate)}</td><td class="n">${percent(row.bSolveRate)}</td><td class="n ${row.delta < 0 ? 'bad' : 'good'}">${points(row.delta)}</td></tr>`,
+    )
+    .join('')}</tbody></table></div>`;
+}
+
+function comparisonSection(comparison: Comparison | null): string {
+  if (comparison === null) return '';
+  const delta = comparison.deltaSolveRate;
+  const ci = comparison.deltaSolveRateCi95;
+  const verdict =
+    delta === null || ci === null
+      ? 'No shared case to compare.'
+      : ci[1] < 0
+        ? `${comparison.b} solves fewer cases than ${comparison.a}: the whole 95% interval is below 0.`
+        : ci[0] > 0
+          ? `${comparison.b} solves more cases than ${comparison.a}: the whole 95% interval is above 0.`
+          : 'No clear difference: the 95% interval includes 0.';
+  const costDelta = comparison.cost.meanDeltaNanodollars;
+  return `<section id="comparison" aria-labelledby="comparison-title" data-comparison data-a="${esc(comparison.a)}" data-b="${esc(comparison.b)}" data-delta="${num(delta)}" data-lo="${num(ci?.[0] ?? null)}" data-hi="${num(ci?.[1] ?? null)}" data-mcnemar-p="${num(comparison.mcnemarP)}" data-a-wins="${comparison.aWins}" data-b-wins="${comparison.bWins}" data-ties="${comparison.ties}">
+<h2 id="comparison-title">${esc(comparison.b)} (B) vs ${esc(comparison.a)} (A), by ${comparison.by}</h2>
+<p class="${ci !== null && ci[1] < 0 ? 'bad' : ci !== null && ci[0] > 0 ? 'good' : ''}"><strong>${esc(verdict)}</strong></p>
+<div class="cards">
+<div class="card"><div class="label">Δ solve rate (B − A)</div><div class="value">${delta === null ? 'n/a' : points(delta)}</div><div class="sub">${ci === null ? 'no interval' : `95% CI ${points(ci[0])} to ${points(ci[1])}`} (paired bootstrap over ${comparison.sharedCases} shared case(s))</div></div>
+<div class="card"><div class="label">Cases</div><div class="value small"><span class="good">${comparison.bWins} better</span> · <span class="bad">${comparison.aWins} worse</span> · ${comparison.ties} tied</div><div class="sub">${comparison.sharedCases} shared${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only, not compared` : ''}</div></div>
+<div class="card"><div class="label">McNemar exact p</div><div class="value">${comparison.mcnemarP.toPrecision(3)}</div><div class="sub">discordant cases: ${comparison.discordant.aOnly} only A solves, ${comparison.discordant.bOnly} only B solves</div></div>
+<div class="card" data-cost-delta="${num(costDelta)}"><div class="label">Cost per attempt (B − A)</div><div class="value">${costDelta === null ? 'n/a' : signedUsd(costDelta)}</div><div class="sub">A: ${esc(comparison.cost.a.text)}<br>B: ${esc(comparison.cost.b.text)}${costDelta === null ? '<br>a side has no priced attempt' : ''}</div></div>
+</div>
+<figure class="delta"><figcaption>Δ solve rate with its 95% interval</figcaption>${deltaPlot(comparison)}</figure>
+${comparison.regressions.length === 0 ? '<p data-cases="regressions" class="good">No case regressed.</p>' : caseRates(comparison.regressions, comparison, 'regressions')}
+${caseRates(comparison.improvements, comparison, 'improvements')}
+</section>`;
+}
+
+function configsSection(summary: EvalbookSummary): string {
+  const rows = summary.configStats
+    .map((config) => {
+      const mean = meanCost(config.cost);
+      return `<tr data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}"><th scope="row" class="nowrap"><span class="swatch" style="background:${configColour(summary, config.configId)}"></span>${esc(config.configId)}</th><td class="n">${percent(config.solveRate, 1)}</td><td class="n">${ciText(config.ci95)}</td><td class="n">${config.solved} / ${config.denominator.counted}</td><td>${esc(excludedText(config)) || '—'}</td><td class="n">${config.cases}</td><td class="n">${config.cost.priced} of ${config.cost.attempts}</td><td class="n">${mean === null ? 'unpriced' : usd(mean)}</td><td class="n">${config.costPerSolvedNanodollars === null ? (config.cost.unpriced > 0 && config.solved > 0 ? 'n/a (some unpriced)' : 'n/a') : usd(config.costPerSolvedNanodollars)}</td></tr>`;
+    })
+    .join('');
+  return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
+<div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Solve rate</th><th scope="col" class="n">95% CI</th><th scope="col" class="n">Solved / counted</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n">Priced</th><th scope="col" class="n">Mean cost / priced attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p class="note">Intervals: percentile bootstrap resampling cases (attempts of one case move together). Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
+</section>`;
+}
+
+function plotsSection(summary: EvalbookSummary): string {
+  if (summary.configStats.length === 0)
+    return '<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><p class="note">Nothing to plot: no attempts in scope.</p></section>';
+  const partly = summary.configStats.filter(
+    (config) => config.cost.priced > 0 && config.cost.priced < config.cost.attempts,
+  );
+  const uncounted = summary.configStats.filter((config) => config.solveRate === null);
+  return `<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><div class="plots">
+<figure><figcaption>Solve rate per config</figcaption>${solveRatePlot(summary)}<p class="note">Dot: solved ÷ counted. Whiskers: 95% bootstrap interval clustered by case.</p></figure>
+<figure><figcaption>Cost vs solve rate</figcaption>${costPlot(summary)}<p class="note">x: mean cost of a priced attempt; whiskers: 95% interval of the solve rate. Filled: every attempt priced; hollow: partly priced${partly.length > 0 ? ` (${partly.map((config) => `${esc(config.configId)}: ${config.cost.priced} of ${config.cost.attempts}`).join(', ')})` : ''}; dashed diamond: no attempt priced — shown apart, never at $0.${uncounted.length > 0 ? ` Not plotted (nothing counted): ${uncounted.map((config) => esc(config.configId)).join(', ')}.` : ''}</p></figure>
+<figure><figcaption>Solve rate across runs</figcaption>${trendPlot(summary)}<p class="note">Each run's solve rate per config${summary.runs.length > 1 ? '' : ' (one run so far)'}; a run where a config counted nothing leaves a gap.</p></figure>
+</div></section>`;
+}
+
+function gridCell(cell: GridCell, index: number): string {
+  const counts = cell.statusCounts;
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const mini = (Object.keys(STATUS_LABELS) as (keyof typeof STATUS_LABELS)[])
+    .filter((status) => counts[status] > 0)
+    .map(
+      (status) =>
+        `<span class="s-${status}" style="width:${f1((100 * counts[status]) / Math.max(1, total))}%"></span>`,
+    )
+    .join('');
+  const notAgent = (['errored', 'incomplete', 'over_budget'] as const)
+    .filter((status) => counts[status] > 0)
+    .map((status) => `<span class="flag">${counts[status]} ${STATUS_LABELS[status]}</span>`);
+  const title = [
+    `${cell.caseId} × ${cell.configId}: ${cell.solved}/${cell.denominator.counted} solved (${percent(cell.solveRate, 1)}), Wilson 95% ${ciText(cell.ci95)}`,
+    (Object.keys(STATUS_LABELS) as (keyof typeof STATUS_LABELS)[])
+      .filter((status) => counts[status] > 0)
+      .map((status) => `${counts[status]} ${STATUS_LABELS[status]}`)
+      .join(', '),
+    excludedText(cell),
+    `cost: ${cell.cost.text}`,
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+  return `<td class="cell" data-cell-index="${index}" data-case="${esc(cell.caseId)}" data-config="${esc(cell.configId)}" data-solved="${cell.solved}" data-counted="${cell.denominator.counted}" data-rate="${num(cell.solveRate)}" data-lo="${num(cell.ci95?.[0] ?? null)}" data-hi="${num(cell.ci95?.[1] ?? null)}" data-flaky="${String(cell.flaky)}" style="background:${rateColour(cell.solveRate)}" title="${esc(title)}"><span class="frac">${cell.solved}/${cell.denominator.counted}</span><span class="pct">${percent(cell.solveRate)}</span><span class="ci">${cell.ci95 === null ? 'no interval' : `CI ${ciText(cell.ci95)}`}</span>${cell.flaky || notAgent.length > 0 ? `<span class="marks">${cell.flaky ? '<span class="flag" data-flaky-mark>~ flaky</span>' : ''}${notAgent.join('')}</span>` : ''}<span class="mini" aria-hidden="true">${mini}</span></td>`;
+}
+
+function gridSection(summary: EvalbookSummary): string {
+  const cells = new Map(
+    summary.grid.map((cell, index) => [`${cell.caseId}\u0000${cell.configId}`, { cell, index }]),
+  );
+  const body = summary.cases
+    .map(
+      (caseId) =>
+        `<tr><th scope="row">${esc(caseId)}</th>${summary.configs
+          .map((configId) => {
+            const found = cells.get(`${caseId}\u0000${configId}`);
+            return found === undefined
+              ? `<td class="cell empty" data-case="${esc(caseId)}" data-config="${esc(configId)}" data-empty="true" title="no attempts">—</td>`
+              : gridCell(found.cell, found.index);
+          })
+          .join('')}</tr>`,
+    )
+    .join('');
+  return `<section id="grid" aria-labelledby="grid-title"><h2 id="grid-title">Grid: cases × configs</h2>
+<div class="table-wrap"><table class="grid"><caption class="note">Each cell: solved / counted attempts, solve rate, Wilson 95% interval; colour from red (0%) to green (100%); ~ flaky (solved and unsolved attempts); hatched: no attempts.</caption>
+<thead><tr><th scope="col">Case</th>${summary.configs.map((configId) => `<th scope="col">${esc(configId)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>
+<ul class="legend" aria-label="Attempt statuses">${(Object.entries(STATUS_LABELS) as [string, string][]).map(([status, label]) => `<li><span class="swatch s-${status}"></span>${label}</li>`).join('')}</ul>
+</section>`;
+}
+
 export function renderHtml(input: HtmlReportInput): string {
-  const data = JSON.stringify(input).replaceAll('<', '\\u003c');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${input.title.replaceAll('<', '&lt;')}</title></head><body><script type="application/json" id="report-data">${data}</script></body></html>\n`;
+  const { summary } = input;
+  const data = JSON.stringify({
+    attemptsTotal: summary.attempts,
+    cells: summary.grid,
+    attempts: input.attempts,
+  }).replaceAll('<', '\\u003c');
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_SHA256}'; img-src data:; base-uri 'none'; form-action 'none'`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
+<meta name="generator" content="Paperclip Evals (${esc(summary.schema)})">
+<title>${esc(input.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${header(input)}
+${comparisonSection(summary.comparison)}
+${configsSection(summary)}
+${plotsSection(summary)}
+${gridSection(summary)}
+<section id="drilldown" aria-labelledby="drilldown-title" aria-live="polite"><h2 id="drilldown-title">Attempts</h2>
+<p class="note" id="drill-hint">The drill-down needs JavaScript; <code>evals report --format json</code> lists every attempt.</p>
+<div id="cell-attempts"></div><div id="attempt-detail"></div>
+</section>
+<footer>Paperclip Evals · ${esc(summary.schema)} · one self-contained file: it loads nothing from the network.</footer>
+</main>
+<script type="application/json" id="report-data">${data}</script>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
 }

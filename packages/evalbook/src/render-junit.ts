@@ -21,7 +21,7 @@ function xml(text: string): string {
 function testcase(cell: GridCell): string {
   const counts = cell.statusCounts;
   const notAgent = counts.errored + counts.incomplete + counts.over_budget;
-  const name = `${xml(cell.caseId)}`;
+  const name = xml(cell.caseId);
   const summary = `${cell.solved}/${cell.denominator.counted} solved`;
   let body = '';
   if (notAgent > 0) {

@@ -1,0 +1,257 @@
+// Statuses and the summary: the verdict rules in order (a missing verdict is never a pass, a harness
+// failure never a model failure), denominators that say what they counted and excluded, the grid,
+// per-config rates, flaky cells, cost per solve, the trend across runs and paired comparisons —
+// over real converted records (synthetic bundles through the contract parser and the converter).
+import { describe, expect, it } from 'vitest';
+
+import { parseNativeExecution } from '@paperclip-evals/contract';
+
+import { convertBundle } from '../src/convert.ts';
+import type { LedgerRecord, ScoreRow } from '../src/convert.ts';
+import { attemptVerdict } from '../src/scoring.ts';
+import { SummaryBuilder, summariseStore } from '../src/summary.ts';
+import type { StoredAttempt } from '../src/store.ts';
+import { syntheticAttempt } from './support/bundles.ts';
+
+type Outcome = 'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget' | 'unpriced' | 'mismatch';
+
+/** A stored attempt whose converted record is bent into the outcome a test needs. */
+function attempt(
+  runId: string,
+  caseId: string,
+  configId: string,
+  attemptId: string,
+  outcome: Outcome,
+): StoredAttempt {
+  const record: LedgerRecord = convertBundle(
+    parseNativeExecution(
+      Buffer.from(
+        JSON.stringify(
+          syntheticAttempt({
+            runId,
+            caseId,
+            configId,
+            attemptId,
+            ...(outcome === 'incomplete' ? { transcriptOmission: 'stream closed' } : {}),
+            ...(outcome === 'unpriced' ? { costMicros: null } : { costMicros: 1000 }),
+          }),
+        ),
+      ),
+    ),
+  );
+  const pass: ScoreRow = { checkId: 'c1', status: 'pass', score: 1, reason: null, evidence: null };
+  const scores: ScoreRow[] = [outcome === 'unsolved' ? { ...pass, status: 'fail', score: 0 } : pass];
+  const bent = {
+    ...record,
+    failure:
+      outcome === 'errored'
+        ? { classification: 'infrastructure', code: 'sandbox_lost', message: 'lost' }
+        : outcome === 'over_budget'
+          ? { classification: 'budget', code: 'tokens_exhausted', message: 'over' }
+          : null,
+    environmentMismatch:
+      outcome === 'mismatch' ? [{ field: 'caseSha256' as const, expected: 'x', received: 'y' }] : [],
+  };
+  const { rawCanonical, scores: _ignored, ...stored } = bent;
+  return { key: record.key, bundleDigest: record.bundleDigest, record: stored, scores };
+}
+
+describe('attemptVerdict', () => {
+  const base = {
+    failure: null,
+    terminal: { turn: 'completed', run: 'succeeded', workDisposition: 'done' },
+    transcript: { complete: true, eventCount: 3, omissionReason: null },
+  };
+  const check = (status: ScoreRow['status'], reason: string | null = null) => ({
+    checkId: 'k',
+    status,
+    reason,
+  });
+  it.each([
+    ['every check passes', base, [check('pass')], 'solved'],
+    ['no checks at all: the terminal state decides', base, [], 'solved'],
+    ['a check fails', base, [check('pass'), check('fail')], 'unsolved'],
+    [
+      'a check has no verdict: incomplete, not a pass and not a failure',
+      base,
+      [check('not_evaluated', 'no verdict')],
+      'incomplete',
+    ],
+    ['a check errored: the harness, not the agent', base, [check('error', 'timeout')], 'errored'],
+    [
+      'budget failure',
+      { ...base, failure: { classification: 'budget', code: 'b', message: '' } },
+      [check('pass')],
+      'over_budget',
+    ],
+    [
+      'infrastructure failure',
+      { ...base, failure: { classification: 'infrastructure', code: 'i', message: '' } },
+      [check('pass')],
+      'errored',
+    ],
+    [
+      'runner failure',
+      { ...base, failure: { classification: 'runner', code: 'r', message: '' } },
+      [check('pass')],
+      'errored',
+    ],
+    [
+      'an agent failure is unsolved',
+      { ...base, failure: { classification: 'agent', code: 'gave_up', message: '' } },
+      [check('pass')],
+      'unsolved',
+    ],
+    [
+      'a cancelled run errored',
+      { ...base, terminal: { ...base.terminal, run: 'cancelled' } },
+      [check('pass')],
+      'errored',
+    ],
+    [
+      'a failed run without a failure record is unsolved',
+      { ...base, terminal: { ...base.terminal, run: 'failed' } },
+      [check('pass')],
+      'unsolved',
+    ],
+    [
+      'an incomplete transcript beats a passing check',
+      { ...base, transcript: { complete: false, eventCount: 2, omissionReason: 'cut' } },
+      [check('pass')],
+      'incomplete',
+    ],
+  ] as const)('%s', (_name, record, scores, status) => {
+    const verdict = attemptVerdict(record, scores);
+    expect(verdict.status).toBe(status);
+    expect(verdict.reason === null).toBe(status === 'solved');
+  });
+});
+
+describe('SummaryBuilder', () => {
+  const outcomes: [string, string, Outcome[]][] = [
+    // case, config, attempts
+    ['case_a', 'base', ['solved', 'solved', 'solved']],
+    ['case_a', 'cand', ['solved', 'solved', 'solved']],
+    ['case_b', 'base', ['solved', 'solved', 'unsolved']],
+    ['case_b', 'cand', ['unsolved', 'unsolved', 'unsolved']],
+    ['case_c', 'base', ['unsolved', 'errored', 'incomplete']],
+    ['case_c', 'cand', ['solved', 'over_budget', 'mismatch']],
+    ['case_d', 'cand', ['solved', 'unpriced', 'solved']],
+  ];
+  const all = outcomes.flatMap(([caseId, configId, list]) =>
+    list.map((outcome, index) =>
+      attempt('run1', caseId, configId, `${configId}-${caseId}-${index}`, outcome),
+    ),
+  );
+  const build = (options: ConstructorParameters<typeof SummaryBuilder>[0] = {}) => {
+    const builder = new SummaryBuilder(options);
+    for (const stored of all) builder.add(stored);
+    return builder.build();
+  };
+
+  it('counts every attempt once, keeping digest mismatches apart', () => {
+    const summary = build();
+    expect(summary.attempts).toBe(all.length);
+    expect(summary.environmentMismatches).toBe(1);
+    expect(summary.statusCounts).toEqual({
+      solved: 12,
+      unsolved: 5,
+      errored: 1,
+      incomplete: 1,
+      over_budget: 1,
+    });
+    expect(summary.cases).toEqual(['case_a', 'case_b', 'case_c', 'case_d']);
+    expect(summary.configs).toEqual(['base', 'cand']);
+  });
+
+  it('states each denominator: all_attempts counts errors against the rate, evaluated_only lists them as excluded', () => {
+    const cell = (policy: 'all_attempts' | 'evaluated_only') =>
+      build({ policy }).grid.find((entry) => entry.caseId === 'case_c' && entry.configId === 'base')!;
+    expect(cell('all_attempts')).toMatchObject({
+      solved: 0,
+      solveRate: 0,
+      denominator: { counted: 3, excluded: {} },
+    });
+    expect(cell('evaluated_only')).toMatchObject({
+      solved: 0,
+      solveRate: 0,
+      denominator: { counted: 1, excluded: { errored: 1, incomplete: 1 } },
+    });
+    const mismatched = build().grid.find((entry) => entry.caseId === 'case_c' && entry.configId === 'cand')!;
+    expect(mismatched.denominator).toEqual({
+      policy: 'all_attempts',
+      counted: 2,
+      excluded: { environment_mismatch: 1 },
+    });
+  });
+
+  it('gives every cell a Wilson interval, pass@k when there are several attempts, and marks flaky cells', () => {
+    const summary = build();
+    const flaky = summary.grid.find((entry) => entry.caseId === 'case_b' && entry.configId === 'base')!;
+    expect(flaky.flaky).toBe(true);
+    expect(flaky.solveRate).toBeCloseTo(2 / 3);
+    expect(flaky.ci95![0]).toBeLessThan(2 / 3);
+    expect(flaky.ci95![1]).toBeGreaterThan(2 / 3);
+    expect(flaky.passAtK.map((row) => row.k)).toEqual([1, 2, 3]);
+    expect(flaky.passAtK[0]!.passAtK).toBeCloseTo(2 / 3);
+    expect(flaky.passAtK[2]!).toMatchObject({ passAtK: 1, passHatK: 0 });
+    expect(summary.flakyCells).toEqual([{ caseId: 'case_b', configId: 'base' }]);
+    // case_d has no base attempts: no cell at all, not a 0/0 cell
+    expect(summary.grid.some((entry) => entry.caseId === 'case_d' && entry.configId === 'base')).toBe(false);
+  });
+
+  it('never prices a solve with an unpriced attempt in it', () => {
+    const summary = build();
+    const unpriced = summary.grid.find((entry) => entry.caseId === 'case_d')!;
+    expect(unpriced.cost).toMatchObject({ unpriced: 1, priced: 2 });
+    expect(unpriced.costPerSolvedNanodollars).toBeNull();
+    const priced = summary.grid.find((entry) => entry.caseId === 'case_a' && entry.configId === 'base')!;
+    expect(priced.costPerSolvedNanodollars).toBe(1_000_000);
+  });
+
+  it('rates each config over its cases with a case-clustered interval', () => {
+    const base = build().configStats.find((config) => config.configId === 'base')!;
+    expect(base).toMatchObject({ cases: 3, solved: 5, denominator: { counted: 9 } });
+    expect(base.solveRate).toBeCloseTo(5 / 9);
+    expect(base.interval).toBe('bootstrap_clustered_by_case');
+    expect(base.ci95![0]).toBeLessThanOrEqual(5 / 9);
+    expect(base.ci95![1]).toBeGreaterThanOrEqual(5 / 9);
+  });
+
+  it('compares two configs over shared cases only, regressions first', () => {
+    const comparison = build({ compare: { by: 'config', a: 'base', b: 'cand' } }).comparison!;
+    expect(comparison).toMatchObject({ sharedCases: 3, unsharedCases: 1, aWins: 1, bWins: 1, ties: 1 });
+    expect(comparison.regressions.map((delta) => delta.caseId)).toEqual(['case_b']);
+    expect(comparison.improvements.map((delta) => delta.caseId)).toEqual(['case_c']);
+    // majority outcomes: case_b base solves, cand does not; case_c neither side crosses 0.5
+    expect(comparison.discordant).toEqual({ aOnly: 1, bOnly: 0 });
+    expect(comparison.mcnemarP).toBe(1);
+    const expectedDelta = (0 + (0 - 2 / 3) + (1 / 2 - 0)) / 3;
+    expect(comparison.deltaSolveRate).toBeCloseTo(expectedDelta);
+    expect(comparison.deltaSolveRateCi95![0]).toBeLessThanOrEqual(expectedDelta);
+    expect(comparison.deltaSolveRateCi95![1]).toBeGreaterThanOrEqual(expectedDelta);
+  });
+
+  it('is deterministic: the same evalbook gives the same intervals', async () => {
+    const store = {
+      attempts: async function* () {
+        for (const stored of all) yield await Promise.resolve(stored);
+      },
+    };
+    const first = await summariseStore(store, { compare: { by: 'config', a: 'base', b: 'cand' } });
+    const second = await summariseStore(store, { compare: { by: 'config', a: 'base', b: 'cand' } });
+    expect(second).toEqual(first);
+  });
+
+  it('follows each config across runs', () => {
+    const builder = new SummaryBuilder();
+    builder.add(attempt('run1', 'case_a', 'base', 'x1', 'solved'));
+    builder.add(attempt('run2', 'case_a', 'base', 'x2', 'unsolved'));
+    const summary = builder.build();
+    expect(summary.runs).toEqual(['run1', 'run2']);
+    expect(summary.trend.map((point) => [point.runId, point.configId, point.solveRate])).toEqual([
+      ['run1', 'base', 1],
+      ['run2', 'base', 0],
+    ]);
+  });
+});
