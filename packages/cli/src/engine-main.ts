@@ -1,7 +1,31 @@
 // Entry point of the `evals-engine` bin: the checks engine's stdio server for clients that launch a
-// bare executable with only --log-level=<level>. (Placeholder until the checks engine lands.)
+// bare executable with only --log-level=<level> (how Attest SDKs start the engine they find through
+// ATTEST_ENGINE_PATH). Anything else on the command line is a usage error (exit 2).
+import { EXIT, describeError, exitCodeFor } from './exit-codes.js';
+
+const USAGE = 'usage: evals-engine [--log-level=debug|info|warn|error]\n';
+
+/** The log level the arguments ask for, or undefined when they are not a valid command line. */
+export function logLevelFromArgs(args: readonly string[]): string | undefined {
+  if (args.length === 0) return 'warn';
+  if (args.length === 1 && args[0]?.startsWith('--log-level=') === true)
+    return args[0].slice('--log-level='.length);
+  if (args.length === 2 && args[0] === '--log-level') return args[1];
+  return undefined;
+}
+
 export async function engineMain(argv: readonly string[]): Promise<void> {
-  await Promise.resolve();
-  process.stderr.write(`evals-engine: not implemented yet (${String(argv.length)} args)\n`);
-  process.exitCode = 70;
+  const logLevel = logLevelFromArgs(argv.slice(2));
+  if (logLevel === undefined) {
+    process.stderr.write(USAGE);
+    process.exitCode = EXIT.usage;
+    return;
+  }
+  try {
+    const { runEngine } = await import('./commands/engine.js');
+    process.exitCode = await runEngine({ logLevel });
+  } catch (error) {
+    process.stderr.write(`evals-engine: ${describeError(error)}\n`);
+    process.exitCode = exitCodeFor(error);
+  }
 }

@@ -1,7 +1,50 @@
 // `evals engine …`: the checks engine's commands, added to the command tree by program.ts.
 // Actions lazily import their modules, like every other command.
+import { Option } from 'commander';
+
 import type { Command } from 'commander';
 
+/** The engine's log levels (checks' LOG_LEVELS; repeated here so `evals --help` loads no engine code). */
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
+
 export function addEngineCommands(program: Command): void {
-  program.command('engine').description('the checks engine (JSON-RPC 2.0 over NDJSON stdio)');
+  program
+    .command('engine')
+    .summary('run the checks engine: JSON-RPC 2.0 over NDJSON on stdin/stdout')
+    .description(
+      [
+        'Serve the checks engine protocol (version 1, release 1.1.0) on stdin/stdout: one JSON-RPC 2.0',
+        'request per line in, one response per line out, in request order; logs go to stderr as JSON lines.',
+        'Methods: initialize, evaluate_batch, submit_plugin_result, validate_trace_tree, query_drift,',
+        'generate_user_message, shutdown. Layers 5–6 (embedding, llm_judge) need an OpenAI-compatible',
+        'provider from the environment; without one they are not_evaluated, never a pass. See docs/checks-engine.md.',
+      ].join(' '),
+    )
+    .requiredOption('--stdio', 'serve on stdin/stdout (the only transport)')
+    .addOption(
+      new Option('--log-level <level>', 'least severe log line written to stderr')
+        .choices(LOG_LEVELS)
+        .default('warn'),
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 served until shutdown or end of input · 2 usage, or an unusable provider setting in the environment · 70 internal error.',
+        '',
+        'Environment: EVALS_ENGINE_PROVIDER_BASE_URL, EVALS_ENGINE_PROVIDER_API_KEY, EVALS_ENGINE_JUDGE_MODEL,',
+        'EVALS_ENGINE_EMBEDDING_MODEL, EVALS_ENGINE_MODEL_PRICES, EVALS_ENGINE_PROVIDER_TIMEOUT_MS,',
+        'EVALS_ENGINE_PROVIDER_MAX_RETRIES, EVALS_ENGINE_PROVIDER_RETRY_DELAY_MS, EVALS_ENGINE_SESSION_MAX_JUDGE_CALLS,',
+        'EVALS_ENGINE_SESSION_MAX_COST_USD, EVALS_ENGINE_EVAL_TIMEOUT_MS, ATTEST_SIMULATION=1.',
+        '',
+        'Examples:',
+        '  $ evals engine --stdio --log-level=info',
+        `  $ echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"sdk_name":"sh","sdk_version":"0","protocol_version":1}}' | evals engine --stdio`,
+        '  $ ATTEST_ENGINE_PATH=$(command -v evals-engine) pytest   # the drop-in bin for Attest SDKs',
+      ].join('\n'),
+    )
+    .action(async (flags: { stdio: true; logLevel: string }) => {
+      const { runEngine } = await import('./engine.js');
+      process.exitCode = await runEngine({ logLevel: flags.logLevel });
+    });
 }

@@ -1,0 +1,205 @@
+// A client for any engine speaking this protocol over stdio: it spawns the engine, correlates
+// replies by id, and on a timeout kills and restarts the engine, failing every pending request — so
+// a late reply can never become another request's verdict (ids are never reused, and the old
+// process's output is no longer read). Evaluation replies must answer exactly the assertions asked.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+import { EngineClientError, RpcError } from './errors.js';
+
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+
+import type { Assertion, AssertionResult } from './assertion-types.js';
+import type { WireError } from './errors.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export interface EngineClientOptions {
+  /** The engine executable and its arguments, e.g. ['node', ['evals.js', 'engine', '--stdio']]. */
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** The engine's whole environment (nothing is inherited unless passed here). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly requestTimeoutMs?: number;
+  /** Engine stderr lines (its log), and replies that answer no pending request. */
+  readonly onStderr?: (line: string) => void;
+  readonly onStrayReply?: (reply: unknown) => void;
+}
+
+export interface InitializeParams {
+  readonly sdk_name: string;
+  readonly sdk_version: string;
+  readonly protocol_version: number;
+  readonly required_capabilities: readonly string[];
+  readonly preferred_encoding: 'json';
+}
+
+export interface EvaluateBatchParams {
+  readonly trace: unknown;
+  readonly assertions: readonly Assertion[];
+  readonly budget?: { readonly max_judge_calls?: number; readonly max_cost_usd?: number };
+}
+
+export interface EvaluateBatchReply {
+  readonly results: AssertionResult[];
+  readonly total_cost: number;
+  readonly total_duration_ms: number;
+  readonly usage: Readonly<Record<string, number>>;
+}
+
+interface Pending {
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+interface Running {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly pending: Map<number, Pending>;
+}
+
+export class EngineClient {
+  #engine: Running | undefined;
+  #nextId = 1;
+  #initializeParams: InitializeParams | undefined;
+  /** How many times the engine was started (a restart after a timeout adds one). */
+  starts = 0;
+
+  constructor(private readonly options: EngineClientOptions) {}
+
+  async initialize(params: InitializeParams): Promise<Record<string, unknown>> {
+    this.#initializeParams = params;
+    return (await this.request('initialize', params)) as Record<string, unknown>;
+  }
+
+  /** evaluate_batch, refusing a reply whose assertion ids are not exactly the request's. */
+  async evaluateBatch(params: EvaluateBatchParams): Promise<EvaluateBatchReply> {
+    const reply = (await this.request('evaluate_batch', params)) as EvaluateBatchReply;
+    const asked = params.assertions.map((assertion) => assertion.assertion_id).sort();
+    const answered = Array.isArray(reply.results)
+      ? reply.results.map((result) => result.assertion_id).sort()
+      : [];
+    if (JSON.stringify(asked) !== JSON.stringify(answered)) {
+      throw new EngineClientError(
+        'reply_mismatch',
+        `evaluate_batch answered assertions ${JSON.stringify(answered)}, asked ${JSON.stringify(asked)}`,
+      );
+    }
+    return reply;
+  }
+
+  /** One request; resolves with its result, rejects with RpcError (from the engine) or EngineClientError. */
+  async request(
+    method: string,
+    params: unknown,
+    timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  ): Promise<unknown> {
+    const engine = await this.running(method);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new EngineClientError(
+            'request_timeout',
+            `${method}: no reply in ${timeoutMs} ms; the engine is restarted`,
+          ),
+        );
+        engine.pending.delete(id);
+        this.stop(engine, 'engine_restarted', `the engine was restarted after ${method} timed out`);
+      }, timeoutMs);
+      engine.pending.set(id, { resolve, reject, timer });
+      engine.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  /** Sends shutdown (if the engine runs), then ends stdin and waits for the process to exit. */
+  async close(): Promise<void> {
+    const engine = this.#engine;
+    if (engine === undefined) return;
+    const exited = new Promise((resolve) => engine.child.once('exit', resolve));
+    try {
+      await this.request('shutdown', {}, 5_000);
+    } catch {
+      // A failed shutdown still ends in stop() below.
+    }
+    engine.child.stdin.end();
+    const killTimer = setTimeout(() => engine.child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(killTimer);
+    this.stop(engine, 'connection_closed', 'the client was closed');
+  }
+
+  /** The running engine, started (and re-initialized after a restart) when there is none. */
+  private async running(method: string): Promise<Running> {
+    if (this.#engine !== undefined) return this.#engine;
+    const engine = this.start();
+    if (method !== 'initialize' && this.#initializeParams !== undefined) {
+      await this.request('initialize', this.#initializeParams);
+    }
+    return engine;
+  }
+
+  private start(): Running {
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(this.options.command, [...(this.options.args ?? [])], {
+        env: { ...this.options.env },
+        stdio: 'pipe',
+      });
+    } catch (cause) {
+      throw new EngineClientError('spawn_failed', `cannot start ${this.options.command}`, { cause });
+    }
+    this.starts++;
+    const engine: Running = { child, pending: new Map() };
+    this.#engine = engine;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      this.onLine(engine, line);
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => this.options.onStderr?.(line));
+    child.on('error', (cause) => {
+      this.stop(engine, 'spawn_failed', `engine process failed: ${cause.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      this.stop(engine, 'connection_closed', `engine exited (${signal ?? String(code)})`);
+    });
+    child.stdin.on('error', () => undefined); // a dead engine is reported by 'exit'
+    return engine;
+  }
+
+  private onLine(engine: Running, line: string): void {
+    if (this.#engine !== engine) return; // output of an engine already given up on
+    let reply: { id?: unknown; result?: unknown; error?: WireError };
+    try {
+      reply = JSON.parse(line) as typeof reply;
+    } catch {
+      this.stop(engine, 'protocol_violation', `engine wrote a line that is not JSON: ${line.slice(0, 200)}`);
+      return;
+    }
+    const pending = typeof reply.id === 'number' ? engine.pending.get(reply.id) : undefined;
+    if (pending === undefined) {
+      this.options.onStrayReply?.(reply);
+      return;
+    }
+    engine.pending.delete(reply.id as number);
+    clearTimeout(pending.timer);
+    if (reply.error !== undefined) {
+      const { code, message, data } = reply.error;
+      pending.reject(
+        new RpcError(code, message, data?.detail ?? '', { retryable: data?.retryable ?? false }),
+      );
+    } else {
+      pending.resolve(reply.result);
+    }
+  }
+
+  /** Forgets an engine: kills it, and fails each of its pending requests with `code`. */
+  private stop(engine: Running, code: EngineClientError['code'], message: string): void {
+    if (this.#engine === engine) this.#engine = undefined;
+    for (const pending of engine.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(new EngineClientError(code, message));
+    }
+    engine.pending.clear();
+    if (engine.child.exitCode === null && engine.child.signalCode === null) engine.child.kill('SIGKILL');
+  }
+}

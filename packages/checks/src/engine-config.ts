@@ -1,0 +1,57 @@
+// The engine's settings from its environment (the stdio server reads nothing else): provider,
+// models, prices, session budget, batch time limit, simulation mode; and its stderr logger.
+import { DEFAULT_EVAL_TIMEOUT_MS } from './engine-server.js';
+import { ModelGateway } from './model-gateway.js';
+import {
+  OpenAiCompatibleProvider,
+  ProviderConfigError,
+  providerConfigFromEnv,
+  sessionBudgetFromEnv,
+} from './provider.js';
+
+import type { EngineServerOptions, Log, LogLevel } from './engine-server.js';
+
+export const SIMULATION_ENV = 'ATTEST_SIMULATION';
+export const EVAL_TIMEOUT_ENV = 'EVALS_ENGINE_EVAL_TIMEOUT_MS';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Throws ProviderConfigError for a setting that cannot be used. */
+export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
+  const provider = providerConfigFromEnv(env);
+  const timeoutText = env[EVAL_TIMEOUT_ENV];
+  const evalTimeoutMs =
+    timeoutText === undefined || timeoutText === '' ? DEFAULT_EVAL_TIMEOUT_MS : Number(timeoutText);
+  if (!Number.isSafeInteger(evalTimeoutMs) || evalTimeoutMs <= 0)
+    throw new ProviderConfigError(`${EVAL_TIMEOUT_ENV} must be a whole number > 0`);
+  return {
+    simulation: env[SIMULATION_ENV] === '1',
+    evalTimeoutMs,
+    log,
+    ...(provider === undefined
+      ? {}
+      : {
+          models: {
+            gateway: new ModelGateway(
+              new OpenAiCompatibleProvider(provider),
+              provider,
+              sessionBudgetFromEnv(env),
+            ),
+            ...(provider.judgeModel === undefined ? {} : { judgeModel: provider.judgeModel }),
+            ...(provider.embeddingModel === undefined ? {} : { embeddingModel: provider.embeddingModel }),
+          },
+        }),
+  };
+}
+
+/** Structured JSON log lines on a stream (stderr), at `level` and above. */
+export function jsonLogger(level: LogLevel, write: (line: string) => void): Log {
+  const threshold = LOG_LEVELS.indexOf(level);
+  return (messageLevel, msg, fields = {}) => {
+    if (LOG_LEVELS.indexOf(messageLevel) < threshold) return;
+    write(
+      `${JSON.stringify({ level: messageLevel, ts: new Date().toISOString(), logger: 'engine', msg, ...fields })}\n`,
+    );
+  };
+}

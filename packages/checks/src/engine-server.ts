@@ -1,0 +1,416 @@
+// The protocol layer of the checks engine: one request line in, at most one response line out.
+// It parses and validates JSON-RPC 2.0, keeps the session state (initialize once, then evaluate,
+// then shutdown), dispatches to the methods, and turns every failure into a wire error with
+// {error_type, retryable, detail}. Framing and the process live in stdio-server.ts.
+import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
+
+import { RPC_ERROR, RpcError, toWireError } from './errors.js';
+import { evaluateAssertions } from './evaluate.js';
+import {
+  DEFAULT_STATIC_THRESHOLD,
+  DriftHistoryUnavailableError,
+  InMemoryDriftHistory,
+  queryDrift,
+} from './drift.js';
+import { MAX_STEPS_PER_TRACE, MAX_TRACE_BYTES, summarizeTraceTree, traceFromJSON } from './trace.js';
+import { PluginResults } from './plugin-results.js';
+
+import type { Assertion } from './assertion-types.js';
+import type { DriftHistory } from './drift.js';
+import type { BatchBudget, ModelGateway, ModelUsage } from './model-gateway.js';
+import type { PluginResult } from './plugin-results.js';
+import type { WireError } from './errors.js';
+
+export const PROTOCOL_VERSION = 1;
+/** The wire-protocol release this engine implements, reported as engine_version. */
+export const ENGINE_VERSION = '1.1.0';
+/** Longest request line read; longer than any valid trace so an oversize trace is answered 1001. */
+export const MAX_REQUEST_LINE_BYTES = 4 * MAX_TRACE_BYTES;
+export const DEFAULT_EVAL_TIMEOUT_MS = 120_000;
+/** JSON nesting accepted in a request (traces nest 5 deep; payloads inside steps may nest more). */
+const MAX_REQUEST_DEPTH = 512;
+const PROTOCOL_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/engine-protocol/v1.json';
+
+const BASE_CAPABILITIES = ['layers_1_4', 'soft_failures', 'multi_agent', 'plugins'];
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type Log = (level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>) => void;
+
+export interface EngineServerOptions {
+  /** The model provider for layers 5–6 and generate_user_message, if one is configured. */
+  readonly models?: {
+    readonly gateway: ModelGateway;
+    readonly judgeModel?: string;
+    readonly embeddingModel?: string;
+  };
+  /** ATTEST_SIMULATION=1: deterministic layers run, layers 5–6 are not_evaluated / simulation. */
+  readonly simulation?: boolean;
+  readonly history?: DriftHistory;
+  /** A batch taking longer is answered 3002. */
+  readonly evalTimeoutMs?: number;
+  readonly log?: Log;
+}
+
+type RequestId = string | number | null;
+type Params = Record<string, unknown>;
+type SessionState = 'awaiting_initialize' | 'ready' | 'shut_down';
+
+const METHODS = [
+  'initialize',
+  'evaluate_batch',
+  'submit_plugin_result',
+  'validate_trace_tree',
+  'query_drift',
+  'generate_user_message',
+  'shutdown',
+] as const;
+type Method = (typeof METHODS)[number];
+
+export class EngineServer {
+  #state: SessionState = 'awaiting_initialize';
+  #sessions = 0;
+  #assertionsEvaluated = 0;
+  readonly #plugins = new PluginResults();
+  readonly #history: DriftHistory;
+  readonly #log: Log;
+
+  constructor(private readonly options: EngineServerOptions = {}) {
+    this.#history = options.history ?? new InMemoryDriftHistory();
+    this.#log = options.log ?? (() => undefined);
+  }
+
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  /** Handles one request line; returns the response line, or undefined for a notification. */
+  async handleLine(line: Uint8Array | string): Promise<string | undefined> {
+    const lineBytes = typeof line === 'string' ? Buffer.byteLength(line) : line.byteLength;
+    const parsed = readJsonText(line, { maxBytes: MAX_REQUEST_LINE_BYTES, maxDepth: MAX_REQUEST_DEPTH });
+    if (!parsed.ok) {
+      const issue = parsed.issues[0];
+      if (issue?.code === 'json_not_object') {
+        return respond(null, {
+          error: invalidRequest('a request is one JSON object per line (batches are not supported)'),
+        });
+      }
+      return respond(null, {
+        error: new RpcError(
+          RPC_ERROR.parseError,
+          'Parse error',
+          issue === undefined ? 'not JSON' : `${issue.code}: ${issue.message}`,
+        ).toWire(),
+      });
+    }
+    // readJsonText accepts only an object at the top level.
+    const message = parsed.value as Record<string, unknown>;
+    const hasId = Object.hasOwn(message, 'id');
+    const id = message.id;
+    const validId = id === null || typeof id === 'string' || typeof id === 'number';
+    if (hasId && !validId)
+      return respond(null, { error: invalidRequest('id must be a string, a number or null') });
+    const replyId = (hasId ? id : null) as RequestId;
+    if (message.jsonrpc !== '2.0')
+      return respond(replyId, { error: invalidRequest('jsonrpc must be "2.0"') });
+    if (typeof message.method !== 'string')
+      return respond(replyId, { error: invalidRequest('method must be a string') });
+    const params = message.params ?? {};
+    if (typeof params !== 'object') {
+      return respond(replyId, { error: invalidRequest('params must be an object') });
+    }
+
+    let outcome: { result: unknown } | { error: WireError };
+    try {
+      outcome = { result: await this.dispatch(message.method, params, lineBytes) };
+    } catch (error) {
+      if (!(error instanceof RpcError)) {
+        this.#log('error', 'request failed unexpectedly', {
+          method: message.method,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      }
+      outcome = { error: toWireError(error) };
+    }
+    return hasId ? respond(replyId, outcome) : undefined;
+  }
+
+  private async dispatch(method: string, rawParams: object, lineBytes: number): Promise<unknown> {
+    if (!(METHODS as readonly string[]).includes(method)) {
+      throw new RpcError(
+        RPC_ERROR.methodNotFound,
+        `Method not found: ${method}`,
+        `Methods: ${METHODS.join(', ')}.`,
+      );
+    }
+    this.checkState(method as Method);
+    const params = checkParams(method as Method, rawParams);
+    switch (method as Method) {
+      case 'initialize':
+        return this.initialize(params);
+      case 'evaluate_batch':
+        return this.evaluateBatch(params, lineBytes);
+      case 'submit_plugin_result':
+        return this.submitPluginResult(params);
+      case 'validate_trace_tree':
+        return validateTraceTree(params.trace, lineBytes);
+      case 'query_drift':
+        return this.queryDrift(params);
+      case 'generate_user_message':
+        return this.generateUserMessage(params);
+      case 'shutdown':
+        this.#state = 'shut_down';
+        return { sessions_completed: this.#sessions, assertions_evaluated: this.#assertionsEvaluated };
+    }
+  }
+
+  private checkState(method: Method): void {
+    const sessionError = (message: string, detail: string): RpcError =>
+      new RpcError(RPC_ERROR.sessionError, message, detail);
+    if (this.#state === 'shut_down')
+      throw sessionError(`${method} called after shutdown`, 'Start a new engine process.');
+    if (method === 'initialize' && this.#state === 'ready') {
+      throw sessionError(
+        'initialize called twice',
+        'A session is initialized once; start a new engine process for a new session.',
+      );
+    }
+    if (method !== 'initialize' && this.#state === 'awaiting_initialize') {
+      throw sessionError(
+        `${method} called before initialize`,
+        `Call initialize first to establish a session before sending ${method} requests.`,
+      );
+    }
+  }
+
+  private capabilities(): string[] {
+    const models = this.options.models;
+    return [
+      ...BASE_CAPABILITIES,
+      ...(models !== undefined && this.options.simulation !== true ? ['layers_5_6'] : []),
+      ...(models?.judgeModel !== undefined ? ['simulation'] : []),
+    ];
+  }
+
+  private initialize(params: Params): unknown {
+    const version = params.protocol_version as number;
+    if (version !== PROTOCOL_VERSION) {
+      throw new RpcError(
+        RPC_ERROR.sessionError,
+        `protocol version ${version} not supported; engine supports version ${PROTOCOL_VERSION}`,
+        'Upgrade the engine binary or set the SDK protocol_version to 1.',
+      );
+    }
+    this.#state = 'ready';
+    this.#sessions++;
+    const capabilities = this.capabilities();
+    const required = (params.required_capabilities as string[] | undefined) ?? [];
+    const missing = required.filter((capability) => !capabilities.includes(capability));
+    this.#log('info', 'session initialized', {
+      sdk_name: params.sdk_name,
+      sdk_version: params.sdk_version,
+      missing,
+    });
+    return {
+      engine_version: ENGINE_VERSION,
+      protocol_version: PROTOCOL_VERSION,
+      capabilities,
+      missing,
+      compatible: missing.length === 0,
+      encoding: 'json',
+      max_concurrent_requests: 1,
+      max_trace_size_bytes: MAX_TRACE_BYTES,
+      max_steps_per_trace: MAX_STEPS_PER_TRACE,
+    };
+  }
+
+  private async evaluateBatch(params: Params, lineBytes: number): Promise<unknown> {
+    const trace = traceFromJSON(params.trace, { maxPossibleBytes: lineBytes });
+    const assertions = params.assertions as Assertion[];
+    const seen = new Set<string>();
+    for (const { assertion_id: id } of assertions) {
+      if (seen.has(id)) {
+        throw new RpcError(
+          RPC_ERROR.assertionError,
+          `duplicate assertion_id ${JSON.stringify(id)}`,
+          'Results are correlated by assertion_id: give every assertion in a batch its own.',
+        );
+      }
+      seen.add(id);
+    }
+    const models = this.options.models;
+    const calls = models?.gateway.forBatch(params.budget as BatchBudget | undefined);
+    const timeoutMs = this.options.evalTimeoutMs ?? DEFAULT_EVAL_TIMEOUT_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort();
+    }, timeoutMs);
+    let evaluation: Awaited<ReturnType<typeof evaluateAssertions>>;
+    try {
+      evaluation = await evaluateAssertions(trace, assertions, {
+        ...(models === undefined || calls === undefined ? {} : { models: { ...models, calls } }),
+        simulation: this.options.simulation === true,
+        pluginResults: this.#plugins,
+        signal: deadline.signal,
+      });
+    } catch (error) {
+      if (!deadline.signal.aborted) throw error;
+      throw new RpcError(
+        RPC_ERROR.timeout,
+        `evaluation timed out after ${timeoutMs}ms`,
+        'Layers 5–6 call a model and can be slow: send fewer of them per batch, or raise EVALS_ENGINE_EVAL_TIMEOUT_MS.',
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#assertionsEvaluated += evaluation.results.length;
+    try {
+      for (const result of evaluation.results) {
+        if (result.status !== 'not_evaluated')
+          await this.#history.append(result.assertion_id, { score: result.score, status: result.status });
+      }
+    } catch (error) {
+      throw historyError(error);
+    }
+    return {
+      results: evaluation.results,
+      total_cost: evaluation.total_cost,
+      total_duration_ms: evaluation.total_duration_ms,
+      simulated: false,
+      usage: evaluation.usage satisfies ModelUsage,
+    };
+  }
+
+  private submitPluginResult(params: Params): unknown {
+    this.#plugins.submit(
+      params.trace_id as string,
+      params.assertion_id as string,
+      params.plugin_name as string,
+      params.result as PluginResult,
+    );
+    return { accepted: true };
+  }
+
+  private async queryDrift(params: Params): Promise<unknown> {
+    const staticThreshold = (params.static_threshold as number | null | undefined) ?? undefined;
+    try {
+      const report = await queryDrift(this.#history, params.assertion_id as string, staticThreshold);
+      return { report, static_threshold: staticThreshold ?? DEFAULT_STATIC_THRESHOLD };
+    } catch (error) {
+      throw historyError(error);
+    }
+  }
+
+  private async generateUserMessage(params: Params): Promise<unknown> {
+    const models = this.options.models;
+    if (models?.judgeModel === undefined || this.options.simulation === true) {
+      throw new RpcError(
+        RPC_ERROR.providerError,
+        'generate_user_message needs a judge provider',
+        'Set EVALS_ENGINE_PROVIDER_BASE_URL and EVALS_ENGINE_JUDGE_MODEL (and not ATTEST_SIMULATION=1).',
+        { retryable: false },
+      );
+    }
+    if (params.fault_config !== undefined && Object.keys(params.fault_config as object).length > 0) {
+      throw new RpcError(
+        RPC_ERROR.assertionError,
+        'fault_config is not supported by this engine',
+        'Omit fault_config; inject faults in the test harness instead.',
+      );
+    }
+    const persona = params.persona as {
+      name: string;
+      system_prompt: string;
+      style?: string;
+      temperature?: number;
+      max_tokens?: number;
+    };
+    const history = params.conversation_history as { role: string; content: string }[];
+    const model = models.judgeModel;
+    // The simulated user speaks as "assistant" to the model; the agent's turns are its "user" input.
+    const messages = [
+      {
+        role: 'system',
+        content: [
+          persona.system_prompt,
+          ...(persona.style === undefined ? [] : [`Style: ${persona.style}`]),
+        ].join('\n'),
+      },
+      ...history.map((turn) => ({
+        role: turn.role === 'user' ? 'assistant' : 'user',
+        content: turn.content,
+      })),
+    ];
+    const calls = models.gateway.forBatch();
+    const outcome = await calls.call(
+      'generate',
+      model,
+      (signal) =>
+        models.gateway.provider.chat(
+          {
+            model,
+            messages,
+            ...(persona.temperature === undefined ? {} : { temperature: persona.temperature }),
+            ...(persona.max_tokens === undefined ? {} : { maxTokens: persona.max_tokens }),
+          },
+          signal,
+        ),
+      new AbortController().signal,
+    );
+    if (!outcome.ok) {
+      throw new RpcError(
+        RPC_ERROR.providerError,
+        `generate_user_message failed: ${outcome.reason}`,
+        outcome.explanation,
+        {
+          retryable: outcome.reason === 'provider_unavailable',
+        },
+      );
+    }
+    return { message: outcome.value };
+  }
+}
+
+function respond(id: RequestId, outcome: { result: unknown } | { error: WireError }): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, ...outcome });
+}
+
+function invalidRequest(detail: string): WireError {
+  return new RpcError(RPC_ERROR.invalidRequest, 'Invalid Request', detail).toWire();
+}
+
+function checkParams(method: Method, params: object): Params {
+  if (Array.isArray(params)) {
+    throw new RpcError(
+      RPC_ERROR.invalidParams,
+      'Invalid params',
+      `${method} takes named params (an object).`,
+    );
+  }
+  const errors = schemaErrors(`${PROTOCOL_SCHEMA_ID}#/$defs/${method}`, params);
+  if (errors.length > 0) {
+    const problems = errors.map(
+      (error) =>
+        `${error.instancePath === '' ? 'params' : `params${error.instancePath}`} ${error.message ?? 'is invalid'}`,
+    );
+    throw new RpcError(RPC_ERROR.invalidParams, 'Invalid params', `${method}: ${problems.join('; ')}`);
+  }
+  return params as Params;
+}
+
+function validateTraceTree(raw: unknown, lineBytes: number): unknown {
+  try {
+    const summary = summarizeTraceTree(traceFromJSON(raw, { maxPossibleBytes: lineBytes }));
+    return { valid: true, ...summary };
+  } catch (error) {
+    if (error instanceof RpcError && error.code === RPC_ERROR.invalidTrace)
+      return { valid: false, errors: [error.message] };
+    throw error;
+  }
+}
+
+/** A history store that failed is an engine error (3001); anything else is a bug (-32603). */
+function historyError(error: unknown): unknown {
+  if (!(error instanceof DriftHistoryUnavailableError)) return error;
+  return new RpcError(RPC_ERROR.engineError, 'drift history unavailable', error.message, { cause: error });
+}

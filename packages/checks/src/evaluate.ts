@@ -1,0 +1,219 @@
+// Evaluating a batch of assertions against one trace: deterministic layers first (1 schema,
+// 2 constraint, 3 trace / trace_tree / effect, 4 content), plugins, then the model layers (5
+// embedding, 6 llm_judge) — which are reported not_evaluated / short_circuited, not omitted, once a
+// deterministic assertion has hard-failed. Results come back in the order the assertions were given.
+import { performance } from 'node:perf_hooks';
+
+import { LAYER_OF, SpecError, isAssertionType } from './assertion-types.js';
+import { checkContent, checkConstraint, checkSchema } from './checks-values.js';
+import { checkEffect, checkTrace, checkTraceTree } from './checks-structure.js';
+import { checkEmbedding, checkJudge } from './checks-model.js';
+import { emptyUsage } from './model-gateway.js';
+import { optionalString } from './spec-fields.js';
+
+import type { Assertion, AssertionResult, AssertionType, Layer, Verdict } from './assertion-types.js';
+import type { BatchCalls, ModelUsage } from './model-gateway.js';
+import type { ModelModels } from './checks-model.js';
+import type { PluginResults } from './plugin-results.js';
+import type { Trace } from './trace.js';
+
+export interface ModelAccess extends ModelModels {
+  readonly calls: BatchCalls;
+}
+
+export interface EvaluateOptions {
+  /** How to reach a model for layers 5–6; without it they are not_evaluated / provider_not_configured. */
+  readonly models?: ModelAccess;
+  /** Simulation mode: layers 5–6 are not_evaluated / simulation; everything else runs. */
+  readonly simulation?: boolean;
+  readonly pluginResults?: PluginResults;
+  readonly signal?: AbortSignal;
+}
+
+export interface BatchEvaluation {
+  readonly results: AssertionResult[];
+  /** Sum of the rows' cost (model calls made for assertions). */
+  readonly total_cost: number;
+  /** Sum of the rows' duration_ms, not wall-clock time. */
+  readonly total_duration_ms: number;
+  readonly usage: ModelUsage;
+}
+
+const DETERMINISTIC: Readonly<
+  Record<
+    Exclude<AssertionType, 'embedding' | 'llm_judge' | 'plugin'>,
+    (trace: Trace, spec: Assertion['spec']) => Verdict
+  >
+> = {
+  schema: checkSchema,
+  constraint: checkConstraint,
+  trace: checkTrace,
+  trace_tree: checkTraceTree,
+  effect: checkEffect,
+  content: checkContent,
+};
+
+/** The signal of a batch without a deadline (one shared instance: creating a controller is not free). */
+const NEVER_ABORTED = new AbortController().signal;
+
+/** Evaluation order: by layer, plugins after layer 4 and before the model layers. */
+const ORDER: Readonly<Record<Layer, number>> = { 1: 1, 2: 2, 3: 3, 4: 4, plugin: 4.5, 5: 5, 6: 6 };
+
+export async function evaluateAssertions(
+  trace: Trace,
+  assertions: readonly Assertion[],
+  options: EvaluateOptions = {},
+): Promise<BatchEvaluation> {
+  const signal = options.signal ?? NEVER_ABORTED;
+  const ordered = assertions
+    .map((assertion, position) => ({
+      assertion,
+      position,
+      layer: isAssertionType(assertion.type) ? LAYER_OF[assertion.type] : undefined,
+    }))
+    .sort(
+      (a, b) =>
+        (a.layer === undefined ? 0 : ORDER[a.layer]) - (b.layer === undefined ? 0 : ORDER[b.layer]) ||
+        a.position - b.position,
+    );
+  const results: AssertionResult[] = new Array<AssertionResult>(assertions.length);
+  let deterministicHardFail: string | undefined;
+
+  for (const { assertion, position, layer } of ordered) {
+    const started = performance.now();
+    let verdict: Verdict;
+    try {
+      verdict = await evaluateOne(trace, assertion, options, signal, deterministicHardFail);
+    } catch (error) {
+      if (!(error instanceof SpecError)) throw error;
+      verdict = { kind: 'invalid_spec', explanation: `invalid spec: ${error.message}` };
+    }
+    const result = toResult(assertion, layer, verdict, Math.round(performance.now() - started));
+    results[position] = result;
+    if (result.status === 'hard_fail' && layer !== 5 && layer !== 6 && layer !== 'plugin') {
+      deterministicHardFail ??= assertion.assertion_id;
+    }
+  }
+  return {
+    results,
+    total_cost: results.reduce((sum, result) => sum + result.cost, 0),
+    total_duration_ms: results.reduce((sum, result) => sum + result.duration_ms, 0),
+    usage: options.models?.calls.usage ?? emptyUsage(),
+  };
+}
+
+async function evaluateOne(
+  trace: Trace,
+  assertion: Assertion,
+  options: EvaluateOptions,
+  signal: AbortSignal,
+  shortCircuitedBy: string | undefined,
+): Promise<Verdict> {
+  const { type, spec } = assertion;
+  if (!isAssertionType(type)) {
+    return { kind: 'invalid_spec', explanation: `unknown assertion type ${JSON.stringify(type)}` };
+  }
+  if (type === 'plugin') {
+    const found = options.pluginResults?.find(
+      trace.trace_id,
+      assertion.assertion_id,
+      optionalString(spec, 'plugin_name'),
+    );
+    if (found === undefined) {
+      return {
+        kind: 'not_evaluated',
+        reason: 'missing_evidence',
+        explanation: 'no plugin result was submitted for this trace and assertion',
+      };
+    }
+    return {
+      kind: 'checked',
+      passed: found.status === 'pass',
+      score: found.score,
+      explanation: found.explanation,
+      ...(found.status === 'soft_fail' ? { soft: true } : {}),
+      judge_metadata: {
+        plugin_name: found.plugin_name,
+        plugin_status: found.status,
+        ...(found.metadata ?? {}),
+      },
+    };
+  }
+  if (type === 'embedding' || type === 'llm_judge') {
+    if (shortCircuitedBy !== undefined) {
+      return {
+        kind: 'not_evaluated',
+        reason: 'short_circuited',
+        explanation: `skipped: deterministic assertion ${JSON.stringify(shortCircuitedBy)} hard-failed`,
+      };
+    }
+    if (options.simulation === true) {
+      return {
+        kind: 'not_evaluated',
+        reason: 'simulation',
+        explanation: 'simulation mode (ATTEST_SIMULATION=1): no model is called',
+      };
+    }
+    if (options.models === undefined) {
+      return {
+        kind: 'not_evaluated',
+        reason: 'provider_not_configured',
+        explanation: 'no model provider is configured',
+      };
+    }
+    return type === 'embedding'
+      ? checkEmbedding(trace, spec, options.models.calls, options.models, signal)
+      : checkJudge(trace, spec, options.models.calls, options.models, signal);
+  }
+  return DETERMINISTIC[type](trace, spec);
+}
+
+function toResult(
+  assertion: Assertion,
+  layer: Layer | undefined,
+  verdict: Verdict,
+  durationMs: number,
+): AssertionResult {
+  const soft = assertion.spec.soft === true;
+  const common = {
+    assertion_id: assertion.assertion_id,
+    type: assertion.type,
+    ...(layer === undefined ? {} : { layer }),
+    duration_ms: durationMs,
+    ...(assertion.request_id === undefined ? {} : { request_id: assertion.request_id }),
+    ...(assertion.scope_id === undefined ? {} : { scope_id: assertion.scope_id }),
+  };
+  switch (verdict.kind) {
+    case 'invalid_spec':
+      return {
+        ...common,
+        status: 'hard_fail',
+        score: 0,
+        explanation: verdict.explanation,
+        cost: 0,
+        failure_class: isAssertionType(assertion.type) ? 'invalid_spec' : 'unknown_assertion_type',
+      };
+    case 'not_evaluated':
+      return {
+        ...common,
+        status: 'not_evaluated',
+        reason: verdict.reason,
+        score: 0,
+        explanation: verdict.explanation,
+        cost: verdict.cost ?? 0,
+      };
+    case 'checked': {
+      const failedStatus = soft || verdict.soft === true ? 'soft_fail' : 'hard_fail';
+      return {
+        ...common,
+        status: verdict.passed ? 'pass' : failedStatus,
+        score: verdict.score ?? (verdict.passed ? 1 : 0),
+        explanation: verdict.explanation,
+        cost: verdict.cost ?? 0,
+        ...(verdict.expected === undefined ? {} : { expected: verdict.expected }),
+        ...(verdict.actual === undefined ? {} : { actual: verdict.actual }),
+        ...(verdict.judge_metadata === undefined ? {} : { judge_metadata: verdict.judge_metadata }),
+      };
+    }
+  }
+}

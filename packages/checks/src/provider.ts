@@ -1,0 +1,281 @@
+// The model provider behind layers 5 and 6 and generate_user_message: any OpenAI-compatible HTTP
+// API (POST {base}/chat/completions and {base}/embeddings), configured from the environment.
+// One call here is one HTTP request; retries, budgets and usage live in model-gateway.ts.
+import { request } from 'undici';
+
+export const PROVIDER_ENV = {
+  baseUrl: 'EVALS_ENGINE_PROVIDER_BASE_URL',
+  apiKey: 'EVALS_ENGINE_PROVIDER_API_KEY',
+  judgeModel: 'EVALS_ENGINE_JUDGE_MODEL',
+  embeddingModel: 'EVALS_ENGINE_EMBEDDING_MODEL',
+  timeoutMs: 'EVALS_ENGINE_PROVIDER_TIMEOUT_MS',
+  maxRetries: 'EVALS_ENGINE_PROVIDER_MAX_RETRIES',
+  retryDelayMs: 'EVALS_ENGINE_PROVIDER_RETRY_DELAY_MS',
+  prices: 'EVALS_ENGINE_MODEL_PRICES',
+  sessionMaxJudgeCalls: 'EVALS_ENGINE_SESSION_MAX_JUDGE_CALLS',
+  sessionMaxCostUsd: 'EVALS_ENGINE_SESSION_MAX_COST_USD',
+} as const;
+
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 30_000;
+export const DEFAULT_PROVIDER_MAX_RETRIES = 2;
+export const DEFAULT_PROVIDER_RETRY_DELAY_MS = 250;
+
+/** USD per million tokens. A model missing from the table is unpriced: counted, never costed at 0. */
+export interface ModelPrice {
+  readonly input_usd_per_mtok: number;
+  readonly output_usd_per_mtok: number;
+  readonly cached_input_usd_per_mtok?: number;
+}
+
+export interface ProviderConfig {
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+  readonly judgeModel?: string;
+  readonly embeddingModel?: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly retryDelayMs: number;
+  readonly prices: Readonly<Record<string, ModelPrice>>;
+}
+
+export interface SessionBudget {
+  readonly maxJudgeCalls?: number;
+  readonly maxCostUsd?: number;
+}
+
+/** A setting in the environment that cannot be used; the engine refuses to start. */
+export class ProviderConfigError extends Error {
+  override readonly name = 'ProviderConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The provider the environment configures, or undefined when no base URL is set. */
+export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
+  const baseUrl = env[PROVIDER_ENV.baseUrl];
+  if (baseUrl === undefined || baseUrl === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (cause) {
+    throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} is not a URL: ${JSON.stringify(baseUrl)}`, {
+      cause,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} must be an http(s) URL`);
+  }
+  const setting = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const apiKey = setting(PROVIDER_ENV.apiKey);
+  const judgeModel = setting(PROVIDER_ENV.judgeModel);
+  const embeddingModel = setting(PROVIDER_ENV.embeddingModel);
+  return {
+    baseUrl: url.href.replace(/\/+$/, ''),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(judgeModel === undefined ? {} : { judgeModel }),
+    ...(embeddingModel === undefined ? {} : { embeddingModel }),
+    timeoutMs: wholeNumber(env, PROVIDER_ENV.timeoutMs, DEFAULT_PROVIDER_TIMEOUT_MS, 1),
+    maxRetries: wholeNumber(env, PROVIDER_ENV.maxRetries, DEFAULT_PROVIDER_MAX_RETRIES, 0),
+    retryDelayMs: wholeNumber(env, PROVIDER_ENV.retryDelayMs, DEFAULT_PROVIDER_RETRY_DELAY_MS, 0),
+    prices: pricesFromEnv(env),
+  };
+}
+
+export function sessionBudgetFromEnv(env: Env): SessionBudget {
+  const calls = env[PROVIDER_ENV.sessionMaxJudgeCalls];
+  const cost = env[PROVIDER_ENV.sessionMaxCostUsd];
+  const maxCost = cost === undefined || cost === '' ? undefined : Number(cost);
+  if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0)) {
+    throw new ProviderConfigError(`${PROVIDER_ENV.sessionMaxCostUsd} must be a number ≥ 0`);
+  }
+  return {
+    ...(calls === undefined || calls === ''
+      ? {}
+      : { maxJudgeCalls: wholeNumber(env, PROVIDER_ENV.sessionMaxJudgeCalls, 0, 0) }),
+    ...(maxCost === undefined ? {} : { maxCostUsd: maxCost }),
+  };
+}
+
+function wholeNumber(env: Env, name: string, fallback: number, min: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new ProviderConfigError(`${name} must be a whole number ≥ ${min}`);
+  return value;
+}
+
+function pricesFromEnv(env: Env): Record<string, ModelPrice> {
+  const text = env[PROVIDER_ENV.prices];
+  if (text === undefined || text === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new ProviderConfigError(`${PROVIDER_ENV.prices} is not JSON`, { cause });
+  }
+  const isPrice = (value: unknown): value is ModelPrice => {
+    if (typeof value !== 'object' || value === null) return false;
+    const price = value as Record<string, unknown>;
+    const rate = (field: string, required: boolean): boolean =>
+      price[field] === undefined ? !required : typeof price[field] === 'number' && price[field] >= 0;
+    return (
+      rate('input_usd_per_mtok', true) &&
+      rate('output_usd_per_mtok', true) &&
+      rate('cached_input_usd_per_mtok', false)
+    );
+  };
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every(isPrice)
+  ) {
+    throw new ProviderConfigError(
+      `${PROVIDER_ENV.prices} must map model names to {"input_usd_per_mtok": n, "output_usd_per_mtok": n, "cached_input_usd_per_mtok"?: n}`,
+    );
+  }
+  return parsed as Record<string, ModelPrice>;
+}
+
+export interface TokenUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cached_tokens: number;
+}
+
+export interface ProviderReply<T> {
+  readonly value: T;
+  readonly usage: TokenUsage;
+}
+
+/** auth: credentials refused (never retried); unavailable: timeout, network, 429/5xx (retried); rejected: other refusals and unusable replies. */
+export type ProviderFailureKind = 'auth' | 'unavailable' | 'rejected';
+
+export class ProviderCallError extends Error {
+  override readonly name = 'ProviderCallError';
+
+  constructor(
+    readonly kind: ProviderFailureKind,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+export interface ChatRequest {
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly jsonReply?: boolean;
+}
+
+/** What layers 5 and 6 need from a provider; tests may supply their own. */
+export interface ModelProvider {
+  chat(call: ChatRequest, signal: AbortSignal): Promise<ProviderReply<string>>;
+  embed(model: string, texts: readonly string[], signal: AbortSignal): Promise<ProviderReply<number[][]>>;
+}
+
+export class OpenAiCompatibleProvider implements ModelProvider {
+  constructor(private readonly config: Pick<ProviderConfig, 'baseUrl' | 'apiKey' | 'timeoutMs'>) {}
+
+  async chat(call: ChatRequest, signal: AbortSignal): Promise<ProviderReply<string>> {
+    const body = await this.post('/chat/completions', signal, {
+      model: call.model,
+      messages: call.messages,
+      ...(call.temperature === undefined ? {} : { temperature: call.temperature }),
+      ...(call.maxTokens === undefined ? {} : { max_tokens: call.maxTokens }),
+      ...(call.jsonReply === true ? { response_format: { type: 'json_object' } } : {}),
+    });
+    const choices = (body as { choices?: unknown }).choices;
+    const content = Array.isArray(choices)
+      ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content
+      : undefined;
+    if (typeof content !== 'string')
+      throw new ProviderCallError('rejected', 'chat reply has no choices[0].message.content string');
+    return { value: content, usage: usageOf(body) };
+  }
+
+  async embed(
+    model: string,
+    texts: readonly string[],
+    signal: AbortSignal,
+  ): Promise<ProviderReply<number[][]>> {
+    const body = await this.post('/embeddings', signal, { model, input: texts });
+    const data = (body as { data?: unknown }).data;
+    const vectors = Array.isArray(data) ? data.map((item: { embedding?: unknown }) => item.embedding) : [];
+    const isVector = (value: unknown): value is number[] =>
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every((x) => typeof x === 'number' && Number.isFinite(x));
+    if (vectors.length !== texts.length || !vectors.every(isVector)) {
+      throw new ProviderCallError(
+        'rejected',
+        `embedding reply does not hold ${texts.length} numeric vectors`,
+      );
+    }
+    return { value: vectors, usage: usageOf(body) };
+  }
+
+  private async post(path: string, signal: AbortSignal, payload: unknown): Promise<unknown> {
+    let reply: Awaited<ReturnType<typeof request>>;
+    try {
+      reply = await request(`${this.config.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.config.apiKey === undefined ? {} : { authorization: `Bearer ${this.config.apiKey}` }),
+        },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.config.timeoutMs)]),
+      });
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw new ProviderCallError(
+        'unavailable',
+        `provider unreachable or too slow: ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+    let text: string;
+    try {
+      text = await reply.body.text();
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw new ProviderCallError('unavailable', `provider reply cut short: ${(cause as Error).message}`, {
+        cause,
+      });
+    }
+    const status = reply.statusCode;
+    if (status === 401 || status === 403)
+      throw new ProviderCallError('auth', `provider refused the credentials (HTTP ${status})`);
+    if (status === 429 || status >= 500)
+      throw new ProviderCallError('unavailable', `provider answered HTTP ${status}`);
+    if (status < 200 || status >= 300)
+      throw new ProviderCallError('rejected', `provider answered HTTP ${status}: ${text.slice(0, 200)}`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (cause) {
+      throw new ProviderCallError('rejected', 'provider reply is not JSON', { cause });
+    }
+  }
+}
+
+function usageOf(body: unknown): TokenUsage {
+  const usage = (body as { usage?: Record<string, unknown> }).usage ?? {};
+  const count = (value: unknown): number =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+  const details = usage.prompt_tokens_details as Record<string, unknown> | undefined;
+  return {
+    input_tokens: count(usage.prompt_tokens),
+    output_tokens: count(usage.completion_tokens),
+    cached_tokens: count(details?.cached_tokens),
+  };
+}

@@ -1,0 +1,126 @@
+// Reading an assertion's spec: each accessor returns the typed field or throws SpecError naming it,
+// so an invalid spec becomes a hard_fail row that says what to fix.
+import { SpecError } from './assertion-types.js';
+import { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
+
+import type { PathSegment } from './trace-path.js';
+
+type Spec = Readonly<Record<string, unknown>>;
+
+export function stringField(spec: Spec, key: string): string {
+  const value = spec[key];
+  if (typeof value !== 'string' || value === '')
+    throw new SpecError(`spec.${key} must be a non-empty string`);
+  return value;
+}
+
+export function optionalString(spec: Spec, key: string): string | undefined {
+  return spec[key] === undefined ? undefined : stringField(spec, key);
+}
+
+export function numberField(spec: Spec, key: string): number {
+  const value = spec[key];
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new SpecError(`spec.${key} must be a number`);
+  return value;
+}
+
+export function optionalNumber(spec: Spec, key: string): number | undefined {
+  return spec[key] === undefined || spec[key] === null ? undefined : numberField(spec, key);
+}
+
+export function unitNumber(spec: Spec, key: string, fallback: number): number {
+  const value = optionalNumber(spec, key) ?? fallback;
+  if (value < 0 || value > 1) throw new SpecError(`spec.${key} must be within [0, 1]`);
+  return value;
+}
+
+export function countField(spec: Spec, key: string): number {
+  const value = numberField(spec, key);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new SpecError(`spec.${key} must be a whole number ≥ 0`);
+  return value;
+}
+
+export function stringList(spec: Spec, key: string): string[] {
+  const value = spec[key];
+  if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string')) {
+    throw new SpecError(`spec.${key} must be a non-empty array of strings`);
+  }
+  return value;
+}
+
+export function objectField(spec: Spec, key: string): Record<string, unknown> {
+  const value = spec[key];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SpecError(`spec.${key} must be an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function flag(spec: Spec, key: string): boolean {
+  const value = spec[key];
+  if (value !== undefined && typeof value !== 'boolean')
+    throw new SpecError(`spec.${key} must be true or false`);
+  return value === true;
+}
+
+export function pathField(spec: Spec, key: string, fallback?: string): PathSegment[] {
+  const text = spec[key] === undefined && fallback !== undefined ? fallback : stringField(spec, key);
+  try {
+    return parseTracePath(text);
+  } catch (error) {
+    if (error instanceof TracePathError)
+      throw new SpecError(`spec.${key}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+export function oneOf<T extends string>(spec: Spec, key: string, allowed: readonly T[]): T {
+  const value = stringField(spec, key);
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new SpecError(
+      `spec.${key} must be one of ${allowed.join(', ')}; received ${JSON.stringify(value)}`,
+    );
+  }
+  return value as T;
+}
+
+export type Comparison = (actual: number) => boolean;
+
+const OPERATORS = ['lt', 'lte', 'gt', 'gte', 'eq', 'between'] as const;
+
+/** `operator` with `value` (or `min`/`max` for between), as a test and its text. */
+export function comparisonField(spec: Spec): { test: Comparison; text: string } {
+  const operator = oneOf(spec, 'operator', OPERATORS);
+  if (operator === 'between') {
+    const min = numberField(spec, 'min');
+    const max = numberField(spec, 'max');
+    if (min > max) throw new SpecError('spec.min must not exceed spec.max');
+    return { test: (actual) => actual >= min && actual <= max, text: `between ${min} and ${max}` };
+  }
+  const value = numberField(spec, 'value');
+  const tests: Record<Exclude<typeof operator, 'between'>, Comparison> = {
+    lt: (actual) => actual < value,
+    lte: (actual) => actual <= value,
+    gt: (actual) => actual > value,
+    gte: (actual) => actual >= value,
+    eq: (actual) => actual === value,
+  };
+  return { test: tests[operator], text: `${operator} ${value}` };
+}
+
+/**
+ * The text `spec.target` (default output.message) points at in the trace: strings as they are,
+ * anything else as its JSON; text is undefined when the target is not there.
+ */
+export function targetText(root: unknown, spec: Spec): { where: string; text: string | undefined } {
+  const target = pathField(spec, 'target', 'output.message');
+  const lookup = resolveTracePath(root, target);
+  const text = !lookup.found
+    ? undefined
+    : typeof lookup.value === 'string'
+      ? lookup.value
+      : JSON.stringify(lookup.value);
+  return { where: formatTracePath(target), text };
+}

@@ -1,0 +1,89 @@
+// The checks engine on stdin/stdout: NDJSON framing (one JSON object per line, a byte cap per line),
+// requests handled strictly one at a time so responses leave in request order, and nothing but
+// responses written to stdout. It ends after shutdown, or when stdin closes.
+import { once } from 'node:events';
+
+import { RPC_ERROR, RpcError } from './errors.js';
+import { MAX_REQUEST_LINE_BYTES } from './engine-server.js';
+
+import type { Readable, Writable } from 'node:stream';
+
+import type { EngineServer } from './engine-server.js';
+
+export type Frame = { readonly line: Buffer } | { readonly oversizeBytes: number };
+
+/** Splits a byte stream into lines; a line longer than maxBytes is skipped whole and reported. */
+export async function* ndjsonFrames(
+  input: AsyncIterable<Buffer | string>,
+  maxBytes: number,
+): AsyncGenerator<Frame> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let skipping = false;
+  for await (const raw of input) {
+    let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    for (let newline = chunk.indexOf(0x0a); ; newline = chunk.indexOf(0x0a)) {
+      const piece = newline === -1 ? chunk : chunk.subarray(0, newline);
+      if (!skipping) {
+        pendingBytes += piece.byteLength;
+        if (pendingBytes > maxBytes) {
+          skipping = true;
+          pending = [];
+        } else {
+          pending.push(piece);
+        }
+      } else {
+        pendingBytes += piece.byteLength;
+      }
+      if (newline === -1) break;
+      yield skipping ? { oversizeBytes: pendingBytes } : { line: Buffer.concat(pending) };
+      pending = [];
+      pendingBytes = 0;
+      skipping = false;
+      chunk = chunk.subarray(newline + 1);
+    }
+  }
+  if (skipping) yield { oversizeBytes: pendingBytes };
+  else if (pendingBytes > 0) yield { line: Buffer.concat(pending) };
+}
+
+export interface ServeStdioOptions {
+  readonly server: EngineServer;
+  readonly input: Readable;
+  readonly output: Writable;
+  readonly maxLineBytes?: number;
+}
+
+/** Serves requests until shutdown or end of input. */
+export async function serveStdio({
+  server,
+  input,
+  output,
+  maxLineBytes = MAX_REQUEST_LINE_BYTES,
+}: ServeStdioOptions): Promise<void> {
+  const write = async (text: string): Promise<void> => {
+    if (!output.write(`${text}\n`)) await once(output, 'drain');
+  };
+  for await (const frame of ndjsonFrames(input, maxLineBytes)) {
+    if ('oversizeBytes' in frame) {
+      const error = new RpcError(
+        RPC_ERROR.invalidRequest,
+        `request line of ${frame.oversizeBytes} bytes exceeds ${maxLineBytes} bytes`,
+        `Send at most ${maxLineBytes} bytes per line; a trace may be at most 10 MiB.`,
+      );
+      await write(JSON.stringify({ jsonrpc: '2.0', id: null, error: error.toWire() }));
+      continue;
+    }
+    // Blank lines carry no message; anything else is answered, even if it is not JSON.
+    if (isBlank(frame.line)) continue;
+    const response = await server.handleLine(frame.line);
+    if (response !== undefined) await write(response);
+    if (server.state === 'shut_down') break;
+  }
+}
+
+/** Only spaces, tabs and carriage returns (the test stops at the first other byte). */
+function isBlank(line: Buffer): boolean {
+  for (const byte of line) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  return true;
+}

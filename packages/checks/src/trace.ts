@@ -1,0 +1,218 @@
+// The trace model the checks engine evaluates (schema_version 1; 0 is still read), its limits, and
+// the one boundary where untrusted JSON becomes a Trace: traceFromJSON, which refuses with 1001.
+import { schemaErrors } from '@paperclip-evals/contract';
+
+import { RPC_ERROR, RpcError } from './errors.js';
+
+export const TRACE_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/trace/v1.json';
+export const MAX_TRACE_BYTES = 10 * 1024 * 1024;
+export const MAX_STEPS_PER_TRACE = 10_000;
+/** The root trace is depth 1; its sub-traces depth 2, and so on. */
+export const MAX_TRACE_DEPTH = 5;
+
+export type StepType = 'llm_call' | 'tool_call' | 'retrieval' | 'agent_call';
+
+type JsonObject = Readonly<Record<string, unknown>>;
+
+export interface Step {
+  readonly type: StepType;
+  readonly name: string;
+  readonly args?: JsonObject;
+  readonly result?: JsonObject;
+  readonly sub_trace?: Trace;
+  readonly metadata?: JsonObject;
+  readonly agent_id?: string;
+  readonly agent_role?: string;
+  readonly started_at_ms?: number;
+  readonly ended_at_ms?: number;
+  readonly [field: string]: unknown;
+}
+
+/** A recorded change to the world (a row written, a message sent), for effect assertions. */
+export interface WorldEffect {
+  readonly world: string;
+  readonly resource: string;
+  readonly action?: string;
+  readonly [field: string]: unknown;
+}
+
+export interface TraceMetadata {
+  readonly total_tokens?: number;
+  readonly cost_usd?: number;
+  readonly latency_ms?: number;
+  readonly model?: string;
+  readonly timestamp?: string;
+  /** Absent: effects were not recorded. Empty: recorded, and there were none. */
+  readonly effects?: readonly WorldEffect[];
+  readonly [field: string]: unknown;
+}
+
+export interface Trace {
+  readonly schema_version: 0 | 1;
+  readonly trace_id: string;
+  readonly agent_id?: string;
+  readonly agent_role?: string;
+  readonly input?: JsonObject;
+  readonly steps?: readonly Step[];
+  readonly output: JsonObject;
+  readonly metadata?: TraceMetadata;
+  readonly parent_trace_id?: string | null;
+  readonly [field: string]: unknown;
+}
+
+export interface TraceFromJsonOptions {
+  /**
+   * An upper bound of the trace's serialised size (the request line it came in). When it is within
+   * MAX_TRACE_BYTES the trace cannot exceed it, and re-serialising to measure is skipped.
+   */
+  readonly maxPossibleBytes?: number;
+}
+
+/** Checks an untrusted value is a Trace within the limits, or throws RpcError 1001. */
+export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}): Trace {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw invalidTrace(
+      'trace must be a JSON object',
+      'Send the trace as an object with trace_id, steps and output.',
+    );
+  }
+  const record = raw as Record<string, unknown>;
+  const version = record.schema_version;
+  if (version !== 0 && version !== 1) {
+    throw invalidTrace(
+      `unsupported trace schema_version: ${version === undefined ? 'missing' : JSON.stringify(version)}`,
+      'Set schema_version to 1 (0 is still read).',
+    );
+  }
+  if (typeof record.trace_id !== 'string' || record.trace_id.trim() === '') {
+    throw invalidTrace(
+      'trace missing required field: trace_id',
+      'Every trace must include a non-empty trace_id string.',
+    );
+  }
+  const output = record.output;
+  if (
+    typeof output !== 'object' ||
+    output === null ||
+    Array.isArray(output) ||
+    Object.keys(output).length === 0
+  ) {
+    throw invalidTrace(
+      'trace missing required field: output',
+      'Every trace must include an output object with at least one field.',
+    );
+  }
+  if ((options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_TRACE_BYTES) {
+    const bytes = Buffer.byteLength(JSON.stringify(raw));
+    if (bytes > MAX_TRACE_BYTES) {
+      throw invalidTrace(
+        `trace exceeds max size: ${bytes} > ${MAX_TRACE_BYTES} bytes`,
+        `Reduce the trace by filtering steps or truncating tool results. Max allowed: ${MAX_TRACE_BYTES} bytes (10 MiB).`,
+      );
+    }
+  }
+  // Steps and nesting are bounded before the schema runs: its validator recurses into sub-traces.
+  checkStepsAndDepth(record);
+  const errors = schemaErrors(TRACE_SCHEMA_ID, raw);
+  const first = errors[0];
+  if (first !== undefined) {
+    const where = first.instancePath === '' ? 'trace' : `trace${first.instancePath}`;
+    throw invalidTrace(
+      `${where} ${first.message ?? 'is invalid'}`,
+      `Fix the trace: ${errors.map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ')}.`,
+    );
+  }
+  return raw as Trace;
+}
+
+/** Refuses a node with too many steps or a sub-trace nested deeper than MAX_TRACE_DEPTH. */
+function checkStepsAndDepth(root: Record<string, unknown>): void {
+  const pending: { node: Record<string, unknown>; depth: number }[] = [{ node: root, depth: 1 }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (item.depth > MAX_TRACE_DEPTH) {
+      throw invalidTrace(
+        `trace nesting depth ${item.depth} exceeds maximum ${MAX_TRACE_DEPTH}`,
+        `Flatten the agent tree: sub_trace may nest at most ${MAX_TRACE_DEPTH} levels including the root.`,
+      );
+    }
+    const steps = item.node.steps;
+    if (!Array.isArray(steps)) continue;
+    if (steps.length > MAX_STEPS_PER_TRACE) {
+      throw invalidTrace(
+        `trace exceeds max steps: ${steps.length} > ${MAX_STEPS_PER_TRACE}`,
+        `Split or sample the trace: at most ${MAX_STEPS_PER_TRACE} steps per trace.`,
+      );
+    }
+    for (const step of steps as unknown[]) {
+      const sub = isObject(step) ? step.sub_trace : undefined;
+      if (isObject(sub)) pending.push({ node: sub, depth: item.depth + 1 });
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalidTrace(message: string, detail: string): RpcError {
+  return new RpcError(RPC_ERROR.invalidTrace, message, detail);
+}
+
+/** A trace and every sub-trace below it, in pre-order, each with its depth (root = 1). */
+export function traceNodes(root: Trace): { trace: Trace; depth: number }[] {
+  const nodes: { trace: Trace; depth: number }[] = [];
+  const visit = (trace: Trace, depth: number): void => {
+    nodes.push({ trace, depth });
+    for (const step of trace.steps ?? []) if (step.sub_trace !== undefined) visit(step.sub_trace, depth + 1);
+  };
+  visit(root, 1);
+  return nodes;
+}
+
+export interface TraceTreeSummary {
+  readonly depth: number;
+  readonly agent_count: number;
+  readonly agent_ids: string[];
+  /** Sums over every node that records the figure; null when no node does (unknown, not zero). */
+  readonly aggregate_tokens: number | null;
+  readonly aggregate_cost_usd: number | null;
+  readonly aggregate_latency_ms: number | null;
+}
+
+/** Who each agent_call step invoked, in pre-order: the sub-trace's agent, else the step's, else its name. */
+export function agentInvocations(root: Trace): string[] {
+  const invoked: string[] = [];
+  const visit = (trace: Trace): void => {
+    for (const step of trace.steps ?? []) {
+      if (step.type !== 'agent_call') continue;
+      invoked.push(step.sub_trace?.agent_id ?? step.agent_id ?? step.name);
+      if (step.sub_trace !== undefined) visit(step.sub_trace);
+    }
+  };
+  visit(root);
+  return invoked;
+}
+
+/**
+ * The tree's shape and totals. Agents are the root's agent_id and every agent invoked, distinct, in
+ * first-seen pre-order. Each node's own metadata is summed (a parent's figures are taken to be its
+ * own work, not to include its sub-traces').
+ */
+export function summarizeTraceTree(root: Trace): TraceTreeSummary {
+  const nodes = traceNodes(root);
+  const agentIds = [
+    ...new Set([...(root.agent_id === undefined ? [] : [root.agent_id]), ...agentInvocations(root)]),
+  ];
+  const sum = (field: 'total_tokens' | 'cost_usd' | 'latency_ms'): number | null => {
+    const figures = nodes.map(({ trace }) => trace.metadata?.[field]).filter((value) => value !== undefined);
+    return figures.length === 0 ? null : figures.reduce((total, value) => total + value, 0);
+  };
+  return {
+    depth: Math.max(...nodes.map((node) => node.depth)),
+    agent_count: agentIds.length,
+    agent_ids: agentIds,
+    aggregate_tokens: sum('total_tokens'),
+    aggregate_cost_usd: sum('cost_usd'),
+    aggregate_latency_ms: sum('latency_ms'),
+  };
+}

@@ -1,0 +1,106 @@
+// EngineClient against real engine processes: the checks engine itself (built dist), and a fake
+// engine that hangs, lies about ids, answers the wrong assertions or writes garbage.
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { EngineClient } from '../src/client.ts';
+import { EngineClientError, RpcError } from '../src/errors.ts';
+
+import type { EngineClientOptions } from '../src/client.ts';
+
+const CHECKS_DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const FAKE_ENGINE = fileURLToPath(new URL('./support/fake-engine.mjs', import.meta.url));
+const REAL_ENGINE_SOURCE = `
+  import { EngineServer, serveStdio } from ${JSON.stringify(CHECKS_DIST)};
+  await serveStdio({ server: new EngineServer(), input: process.stdin, output: process.stdout });
+  process.exit(0);
+`;
+const INITIALIZE = {
+  sdk_name: 'client-test',
+  sdk_version: '1.1.0',
+  protocol_version: 1,
+  required_capabilities: ['layers_1_4'],
+  preferred_encoding: 'json',
+} as const;
+const TRACE = {
+  schema_version: 1,
+  trace_id: 'fast',
+  output: { message: 'done' },
+  metadata: { cost_usd: 0.001 },
+};
+const COST = {
+  assertion_id: 'cost',
+  type: 'constraint',
+  spec: { field: 'metadata.cost_usd', operator: 'lt', value: 0.01 },
+};
+
+const clients: EngineClient[] = [];
+function client(options: Partial<EngineClientOptions> & { args: string[] }): EngineClient {
+  const created = new EngineClient({
+    command: process.execPath,
+    env: { PATH: process.env.PATH ?? '' },
+    ...options,
+  });
+  clients.push(created);
+  return created;
+}
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((created) => created.close()));
+});
+
+describe('EngineClient with the real checks engine', () => {
+  it('initializes, evaluates, and relays engine errors as RpcError', async () => {
+    const engine = client({ args: ['--input-type=module', '-e', REAL_ENGINE_SOURCE] });
+    expect(await engine.initialize(INITIALIZE)).toMatchObject({ protocol_version: 1, compatible: true });
+    const reply = await engine.evaluateBatch({ trace: TRACE, assertions: [COST] });
+    expect(reply.results).toMatchObject([{ assertion_id: 'cost', status: 'pass' }]);
+    const refused = engine.evaluateBatch({ trace: { ...TRACE, trace_id: '' }, assertions: [COST] });
+    await expect(refused).rejects.toBeInstanceOf(RpcError);
+    await expect(refused).rejects.toMatchObject({ code: 1001, data: { error_type: 'INVALID_TRACE' } });
+  });
+});
+
+describe('EngineClient with a misbehaving engine', () => {
+  it('times out, fails every pending request, restarts the engine and re-initializes it', async () => {
+    const engine = client({ args: [FAKE_ENGINE, 'hang-on-slow'] });
+    await engine.initialize(INITIALIZE);
+    // Only the request that will hang gets a short timeout: startup on a busy machine must not race it.
+    const slow = engine.request(
+      'evaluate_batch',
+      { trace: { ...TRACE, trace_id: 'slow' }, assertions: [COST] },
+      1_000,
+    );
+    const queued = engine.request('query_drift', { assertion_id: 'cost' }, 60_000);
+    await expect(slow).rejects.toMatchObject({ name: 'EngineClientError', code: 'request_timeout' });
+    await expect(queued).rejects.toMatchObject({ name: 'EngineClientError', code: 'engine_restarted' });
+    const after = (await engine.request('query_drift', { assertion_id: 'cost' })) as { method: string };
+    expect(after.method).toBe('query_drift');
+    expect(engine.starts).toBe(2);
+  });
+
+  it('never resolves a request with a reply to another id', async () => {
+    const strays: unknown[] = [];
+    const engine = client({ args: [FAKE_ENGINE, 'stray'], onStrayReply: (reply) => strays.push(reply) });
+    expect(await engine.request('query_drift', {})).toMatchObject({ method: 'query_drift' });
+    expect(strays).toEqual([{ jsonrpc: '2.0', id: 999_999, result: { stray: true } }]);
+  });
+
+  it('rejects an evaluation reply whose assertion ids differ from the request', async () => {
+    const engine = client({ args: [FAKE_ENGINE, 'mismatch'] });
+    const reply = engine.evaluateBatch({ trace: TRACE, assertions: [COST] });
+    await expect(reply).rejects.toBeInstanceOf(EngineClientError);
+    await expect(reply).rejects.toMatchObject({ code: 'reply_mismatch' });
+  });
+
+  it('gives up on an engine that writes a line that is not JSON', async () => {
+    const engine = client({ args: [FAKE_ENGINE, 'garbage'] });
+    await expect(engine.request('query_drift', {})).rejects.toMatchObject({ code: 'protocol_violation' });
+  });
+
+  it('fails pending requests with connection_closed when the engine exits', async () => {
+    const engine = client({ args: ['-e', 'process.stdin.once("data", () => process.exit(3))'] });
+    await expect(engine.request('initialize', INITIALIZE)).rejects.toMatchObject({
+      code: 'connection_closed',
+    });
+  });
+});

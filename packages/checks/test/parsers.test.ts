@@ -1,0 +1,149 @@
+// Property tests of the parsers at the engine's edges: the trace path language, NDJSON framing
+// under arbitrary chunking, and the request reader (any bytes in, a JSON-RPC reply out, never a throw).
+import fc from 'fast-check';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+
+import { EngineServer } from '../src/engine-server.ts';
+import { ndjsonFrames } from '../src/stdio-server.ts';
+import { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from '../src/trace-path.ts';
+
+import type { PathSegment } from '../src/trace-path.ts';
+
+const identifier = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/);
+const segment: fc.Arbitrary<PathSegment> = fc.oneof(
+  identifier.map((key) => ({ kind: 'key' as const, key })),
+  fc.nat({ max: 999 }).map((index) => ({ kind: 'index' as const, index })),
+  fc.record({
+    kind: fc.constant('filter' as const),
+    key: identifier,
+    value: fc.stringMatching(/^[^'"\]]{0,8}$/),
+  }),
+);
+const path = fc
+  .tuple(
+    identifier.map((key) => ({ kind: 'key' as const, key })),
+    fc.array(segment, { maxLength: 6 }),
+  )
+  .map(([first, rest]) => [first, ...rest]);
+
+describe('trace paths', () => {
+  it('parse back to the segments they were formatted from', () => {
+    fc.assert(
+      fc.property(path, (segments) => {
+        expect(parseTracePath(formatTracePath(segments))).toEqual(segments);
+      }),
+    );
+  });
+
+  it('either parse or throw TracePathError, for any text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (text) => {
+        try {
+          parseTracePath(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(TracePathError);
+        }
+      }),
+    );
+  });
+
+  it('resolve without throwing on any JSON value', () => {
+    fc.assert(
+      fc.property(path, fc.jsonValue(), (segments, value) => {
+        const lookup = resolveTracePath(value, segments);
+        expect(typeof lookup.found).toBe('boolean');
+      }),
+    );
+  });
+
+  it.each([
+    ['output.message', { output: { message: 'hi' } }, 'hi'],
+    ['steps.length', { steps: [1, 2, 3] }, 3],
+    [
+      "steps[?type=='tool_call'].length",
+      { steps: [{ type: 'tool_call' }, { type: 'llm_call' }, { type: 'tool_call' }] },
+      2,
+    ],
+    [
+      "steps[?name=='b'].result.x",
+      {
+        steps: [
+          { name: 'a', result: { x: 1 } },
+          { name: 'b', result: { x: 2 } },
+          { name: 'b', result: { x: 3 } },
+        ],
+      },
+      2,
+    ],
+    ['steps[1].name', { steps: [{ name: 'a' }, { name: 'b' }] }, 'b'],
+  ])('resolve %s', (text, root, expected) => {
+    expect(resolveTracePath(root, parseTracePath(text))).toEqual({ found: true, value: expected });
+  });
+
+  it.each([['.output'], ['output.'], ['output..message'], ['steps[?name=bad]'], ['steps[-1]'], ['']])(
+    'refuse %j',
+    (text) => {
+      expect(() => parseTracePath(text)).toThrow(TracePathError);
+    },
+  );
+});
+
+describe('NDJSON framing', () => {
+  const collect = async (chunks: Buffer[], maxBytes: number): Promise<(string | number)[]> => {
+    const frames: (string | number)[] = [];
+    for await (const frame of ndjsonFrames(Readable.from(chunks), maxBytes))
+      frames.push('line' in frame ? frame.line.toString() : frame.oversizeBytes);
+    return frames;
+  };
+
+  it('yields the same lines however the bytes are chunked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.string({ unit: 'grapheme', maxLength: 30 }).map((text) => text.replaceAll('\n', '')),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.array(fc.nat({ max: 400 }), { maxLength: 6 }),
+        async (lines, cuts) => {
+          const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(''));
+          const offsets = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+          const chunks = [0, ...offsets]
+            .map((start, index) => bytes.subarray(start, [...offsets, bytes.length][index]))
+            .filter((chunk) => chunk.length > 0);
+          expect(await collect(chunks, 1024)).toEqual(lines);
+        },
+      ),
+    );
+  });
+
+  it('skips a line over the cap whole, reporting its size, and goes on with the next', async () => {
+    expect(
+      await collect(
+        [Buffer.from('short\n' + 'x'.repeat(50)), Buffer.from('y'.repeat(50) + '\nnext\nlast')],
+        64,
+      ),
+    ).toEqual(['short', 100, 'next', 'last']);
+  });
+});
+
+describe('the request reader', () => {
+  it('answers any line with one JSON-RPC 2.0 reply or nothing (a notification), never throwing', async () => {
+    const server = new EngineServer();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.jsonValue().map((value) => JSON.stringify(value)),
+        ),
+        async (line) => {
+          const reply = await server.handleLine(line);
+          if (reply === undefined) return;
+          const parsed = JSON.parse(reply) as { jsonrpc: string; result?: unknown; error?: { code: number } };
+          expect(parsed.jsonrpc).toBe('2.0');
+          expect('result' in parsed !== 'error' in parsed).toBe(true);
+        },
+      ),
+    );
+  });
+});
