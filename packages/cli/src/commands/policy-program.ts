@@ -1,7 +1,134 @@
 // `evals policy …`: policy evaluate (the producer) and policy replay (the consumer), added to the
 // command tree by program.ts. Actions lazily import their modules, like every other command.
+import { InvalidArgumentError, Option } from 'commander';
+
 import type { Command } from 'commander';
 
 export function addPolicyCommands(program: Command): void {
-  program.command('policy').description('policy replay over the evaluate NDJSON protocol');
+  const policy = program.command('policy').description('policy replay over the evaluate NDJSON protocol');
+
+  policy
+    .command('evaluate')
+    .summary('the evaluate NDJSON protocol producer: load policy bundles and evaluate events on stdin/stdout')
+    .description(
+      [
+        'Speak the evaluate protocol: write a handshake, then read NDJSON frames on stdin and answer each in',
+        'order on stdout: a bundle header with bundle_ack (RFC 8785 digest, skipped artifacts) or bundle_error,',
+        'a row with a response carrying the frozen decision and the next session state, or a row error',
+        '(OL-1240..OL-1244). The caller owns session state and time (now_ms); evaluation reads no clock,',
+        'network, randomness or input-named files. Stdout carries protocol frames only; diagnostics go to',
+        'stderr. See docs/policy.md.',
+      ].join(' '),
+    )
+    .option('--describe', 'write the handshake line and exit, without reading stdin')
+    .addOption(
+      new Option('--listen <socket>', 'reserved and unimplemented: refused with exit 2').conflicts(
+        'describe',
+      ),
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 no row errors (also --describe, or a load check with zero rows; a bundle_error alone is not a row error) · 1 at least one row error · 2 could not start (usage error, --listen).',
+        '',
+        'Examples:',
+        '  $ evals policy evaluate --describe',
+        `  $ printf '%s\\n' '{"type":"bundle","bundle":'"$(cat policy.json)"'}' | evals policy evaluate`,
+        '  $ evals policy evaluate < frames.ndjson > replies.ndjson',
+      ].join('\n'),
+    )
+    .action(async (flags: { describe?: true; listen?: string }) => {
+      const { runPolicyEvaluate } = await import('./policy.js');
+      process.exitCode = await runPolicyEvaluate({
+        describe: flags.describe === true,
+        ...(flags.listen === undefined ? {} : { listen: flags.listen }),
+      });
+    });
+
+  policy
+    .command('replay')
+    .summary(
+      "replay attempts' tool calls through an evaluate producer and compare with the runner's outcomes",
+    )
+    .description(
+      [
+        'Replay every tool call of native-execution/v1 attempts through a binary that speaks the evaluate',
+        'protocol: the binary is the explicit path given (never a PATH search; symlinks refused), verified',
+        'by sha256 and run from a private copy with an empty environment. Each session is replayed in',
+        'event-time order, threading state only from successful replies, across --processes producer',
+        'processes. Every reply is checked; a broken producer is a job error, never an allow. Each call is',
+        "then compared with the runner's recorded outcome: agree, policy_denies_runner_allowed,",
+        'runner_denied_policy_allows, policy_error (a row error) or no_recorded_outcome.',
+      ].join(' '),
+    )
+    .argument(
+      '<attempts...>',
+      'attempt bundle files or directories (searched recursively for *.json files; symlinks inside are not followed)',
+    )
+    .requiredOption(
+      '--policy-binary <file>',
+      'the producer executable (absolute, or relative to the working directory)',
+    )
+    .requiredOption('--sha256 <digest>', 'its expected digest: sha256: followed by 64 lowercase hex digits')
+    .requiredOption('--bundle <file>', 'the policy bundle (JSON) sent as the header to every producer')
+    .option(
+      '--policy-arg <arg>',
+      'an argument for the binary, repeatable (e.g. --policy-arg evaluate)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addOption(
+      new Option('--processes <n>', 'producer processes run at once').default(1).argParser(positiveInteger),
+    )
+    .addOption(
+      new Option('--initial-state <kind>', "each session's first state_in")
+        .choices(['zeroed', 'unavailable'])
+        .default('zeroed'),
+    )
+    .addOption(
+      new Option(
+        '--reply-timeout-ms <ms>',
+        'fail the job when the producer is silent this long with a reply due',
+      )
+        .default(60_000)
+        .argParser(positiveInteger),
+    )
+    .option('--json', 'print the replay report as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 every call decided · 1 at least one row error (reported per call) · 2 usage, unreadable or invalid input (attempts, bundle) · 4 the policy binary is not verified (path, digest) · 5 job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout).',
+        '',
+        'Examples:',
+        '  $ evals policy replay --policy-binary ./openlatch --sha256 sha256:… --policy-arg evaluate --bundle policy.json runs/',
+        '  $ evals policy replay --policy-binary ./evals-policy.sh --sha256 sha256:… --bundle policy.json attempt.json --json',
+      ].join('\n'),
+    )
+    .action(
+      async (
+        attempts: string[],
+        flags: {
+          policyBinary: string;
+          sha256: string;
+          bundle: string;
+          policyArg: string[];
+          processes: number;
+          initialState: 'zeroed' | 'unavailable';
+          replyTimeoutMs: number;
+          json?: true;
+        },
+      ) => {
+        const { runPolicyReplay } = await import('./policy.js');
+        process.exitCode = await runPolicyReplay({ ...flags, attempts, json: flags.json === true });
+      },
+    );
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0)
+    throw new InvalidArgumentError(`expected a positive whole number, received ${JSON.stringify(value)}`);
+  return parsed;
 }

@@ -1,0 +1,107 @@
+// `evals policy replay` as a real process, driving the real `evals policy evaluate` (through a
+// verified wrapper script) over the attempt fixtures, and its exit codes when the producer breaks
+// the protocol, the binary is not the one vouched for, or the bundle is unusable.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { bundleOf } from '../../policy/test/support/bundles.ts';
+import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
+
+import type { Executable } from '../../policy/test/support/producers.ts';
+
+const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
+const DENY_APPROVALS = {
+  kind: 't1_predicate_tree',
+  id: 'no-approvals',
+  version: 1,
+  body: {
+    when: { field: 'tool_name', equals: 'decide_approval' },
+    verdict: 'deny',
+    reason: 'approvals need a human',
+  },
+};
+
+let dir: string;
+let bundlePath: string;
+let producer: Executable;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-policy-replay-e2e-'));
+  bundlePath = join(dir, 'policy.json');
+  await writeFile(bundlePath, JSON.stringify(bundleOf(DENY_APPROVALS)));
+  producer = await realProducer(dir);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function replay(binary: Executable, extra: string[] = [], bundle = bundlePath) {
+  return spawnSync(
+    process.execPath,
+    [
+      EVALS,
+      'policy',
+      'replay',
+      '--policy-binary',
+      binary.path,
+      '--sha256',
+      binary.sha256,
+      '--bundle',
+      bundle,
+      ...extra,
+      ATTEMPTS,
+    ],
+    { encoding: 'utf8' },
+  );
+}
+
+describe('evals policy replay', () => {
+  it('replays every tool call of a directory of attempts through the real producer (exit 0)', () => {
+    const run = replay(producer, ['--json', '--processes', '2']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      schema: string;
+      rows: number;
+      calls: { toolName: string; agreement: string; verdict: string }[];
+    };
+    expect(report.schema).toBe('paperclip-evals/policy-replay/v1');
+    expect(report.calls).toHaveLength(report.rows);
+    expect(report.calls.length).toBeGreaterThan(0);
+    for (const call of report.calls) expect(call.agreement).toBe('agree');
+    expect(report.calls.filter((call) => call.verdict === 'deny').map((call) => call.toolName)).toContain(
+      'decide_approval',
+    );
+  });
+
+  it('prints a table with one line per call and a summary', () => {
+    const run = replay(producer);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/decide_approval {2}policy=deny {2}runner=denied {2}agree/);
+    expect(run.stdout).toMatch(/\d+ tool calls · \d+ agree · 0 differ or undecided · 0 row errors/);
+  });
+
+  it('is a job error (exit 5) with the reason on stderr and no verdict on stdout when the producer drops a reply', async () => {
+    const run = replay(await brokenProducer(dir, 'drops_a_reply'), ['--json']);
+    expect(run.status).toBe(5);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/paperclip_policy_job_failed[\s\S]*reply_missing: no response for id r\d+/);
+  });
+
+  it('refuses a binary whose digest differs (exit 4) before running it', () => {
+    const run = replay({ path: producer.path, sha256: `sha256:${'1'.repeat(64)}` });
+    expect(run.status).toBe(4);
+    expect(run.stderr).toMatch(/digest_mismatch/);
+  });
+
+  it('refuses a bundle it cannot load (exit 2)', async () => {
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{"schema":"something else"}');
+    const run = replay(producer, [], bad);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/paperclip_policy_bundle_invalid/);
+  });
+});

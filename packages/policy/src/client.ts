@@ -1,0 +1,562 @@
+// The consumer side of the evaluate protocol: one producer process, driven fail-closed. Stdin is
+// fed while stdout and stderr are drained. Every header and row is tracked in order; each reply is
+// checked (shape, kind, echoed id) against the oldest outstanding request, and the process exit is
+// reconciled with the row errors seen. Any breach kills the process group and fails the job with a
+// PolicyError; a missing result is never turned into an allow.
+import { spawn } from 'node:child_process';
+
+import { jobFailed } from './errors.js';
+import { LineReader, compactJson, memberSpans } from './framing.js';
+
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+
+import type { PolicyError } from './errors.js';
+import type { LineEvent } from './framing.js';
+
+export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_STDERR_BYTES = 16 * 1024 * 1024;
+const STDERR_TAIL_BYTES = 2048;
+const HANDSHAKE_ID = -1;
+
+export interface ProducerCommand {
+  /** The executable to run (already verified: see resolvePolicyBinary). */
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd?: string;
+}
+
+export interface ClientOptions {
+  /** A producer that writes nothing (stdout or stderr) for this long while a reply is due fails the job. */
+  readonly replyTimeoutMs?: number;
+  /** Stderr beyond this many bytes fails the job: a producer should diagnose, not flood. */
+  readonly maxStderrBytes?: number;
+}
+
+export interface SkippedItem {
+  readonly kind: string;
+  readonly id: string;
+  readonly reason: string;
+}
+
+export type BundleReply =
+  | { readonly ok: true; readonly digest: string; readonly skipped: readonly SkippedItem[] }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+export type RowReply =
+  | {
+      readonly ok: true;
+      readonly bundleDigest: string | null;
+      /** Kept opaquely, unfamiliar fields included. */
+      readonly decision: Readonly<Record<string, unknown>>;
+      /** The state_out JSON text exactly as sent (64-bit integers intact), for the next state_in. */
+      readonly stateOut: string;
+    }
+  | {
+      readonly ok: false;
+      readonly bundleDigest: string | null;
+      readonly code: string;
+      readonly message: string;
+    };
+
+export interface RowRequest {
+  /** The event object as JSON text. */
+  readonly event: string;
+  readonly nowMs: bigint;
+  /** JSON text of state_in; null for unavailable state. */
+  readonly stateIn: string | null;
+}
+
+interface Pending {
+  readonly kind: 'handshake' | 'bundle' | 'row';
+  /** Sequence number; the wire id of a row is `r<seq>`. */
+  readonly seq: number;
+  readonly resolve: (reply: unknown) => void;
+  readonly reject: (error: PolicyError) => void;
+}
+
+/** One producer process. start() resolves after a valid handshake. */
+export class EvaluateClient {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #replyTimeoutMs: number;
+  readonly #maxStderrBytes: number;
+  readonly #reader = new LineReader();
+  readonly #pending: Pending[] = [];
+  #head = 0;
+  #nextSeq = 0;
+  #lastAnsweredSeq = -1;
+  #rowErrors = 0;
+  #failure: PolicyError | undefined;
+  #failureListeners: ((error: PolicyError) => void)[] = [];
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #lastProgressMs = 0;
+  #stderrBytes = 0;
+  #stderrTail = '';
+  #handshake: Record<string, unknown> | undefined;
+  readonly #stdoutEnded: Promise<void>;
+  readonly #exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(command: ProducerCommand, options: ClientOptions) {
+    this.#replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
+    this.#maxStderrBytes = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
+    // No shell, an empty environment, its own process group (killed as a whole on a breach).
+    this.#child = spawn(command.file, [...command.args], {
+      shell: false,
+      env: {},
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
+    });
+    this.#exited = new Promise((resolve) => {
+      this.#child.once('close', (code, signal) => {
+        this.#exit = { code, signal };
+        this.#onClose();
+        resolve({ code, signal });
+      });
+    });
+    this.#child.once('error', (error) => {
+      this.#fail(jobFailed('spawn_failed', `the producer could not run: ${error.message}`));
+    });
+    this.#child.stdin.on('error', () => undefined); // a dead producer's EPIPE: reported as the missing replies
+    this.#child.stderr.on('data', (chunk: Buffer) => {
+      this.#onStderr(chunk);
+    });
+    this.#stdoutEnded = new Promise((resolve) => {
+      this.#child.stdout.on('data', (chunk: Buffer) => {
+        this.#reader.push(chunk, (line) => {
+          this.#onLine(line);
+        });
+      });
+      this.#child.stdout.once('end', resolve);
+      this.#child.stdout.once('error', () => {
+        resolve();
+      });
+    });
+  }
+
+  /** Spawns the producer and waits for its handshake frame. */
+  static async start(command: ProducerCommand, options: ClientOptions = {}): Promise<EvaluateClient> {
+    const client = new EvaluateClient(command, options);
+    await client.#expect<undefined>('handshake', HANDSHAKE_ID);
+    return client;
+  }
+
+  /** The handshake's fields, kept as provenance (never a compatibility gate). */
+  get handshake(): Readonly<Record<string, unknown>> {
+    return this.#handshake ?? {};
+  }
+
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** Called once if the job fails (a breach, a timeout, a dead producer). */
+  onFailure(listener: (error: PolicyError) => void): void {
+    if (this.#failure !== undefined) listener(this.#failure);
+    else this.#failureListeners.push(listener);
+  }
+
+  /** Sends a bundle header (the complete inline document as JSON text). */
+  loadBundle(bundleJson: string): Promise<BundleReply> {
+    const seq = this.#nextSeq++;
+    this.#send(`{"type":"bundle","bundle":${bundleJson}}\n`);
+    return this.#expect('bundle', seq);
+  }
+
+  evaluate(row: RowRequest): Promise<RowReply> {
+    const seq = this.#nextSeq++;
+    this.#send(
+      `{"type":"row","id":"r${seq}","event":${row.event},"state_in":${row.stateIn ?? 'null'},"now_ms":${row.nowMs}}\n`,
+    );
+    return this.#expect('row', seq);
+  }
+
+  /**
+   * Ends stdin and reconciles: every request answered, no partial frame, and an exit code that
+   * agrees with the row errors seen (0: none, 1: some). Throws the job error otherwise.
+   */
+  async finish(): Promise<{ rowErrors: number }> {
+    this.#throwIfFailed();
+    this.#child.stdin.end();
+    const [, exit] = await Promise.all([this.#stdoutEnded, this.#exited]);
+    this.#throwIfFailed(); // a truncated frame or a missing reply was found when the process closed
+    const expected = this.#rowErrors > 0 ? 1 : 0;
+    if (exit.code !== expected) {
+      const how = this.#exitDescription();
+      throw this.#fail(
+        jobFailed(
+          'exit_mismatch',
+          `the producer ended with ${how}, but ${this.#rowErrors} row errors were reported (expected exit ${expected})${this.#stderrNote()}`,
+          how,
+        ),
+      );
+    }
+    return { rowErrors: this.#rowErrors };
+  }
+
+  /** Kills the producer's process group (used when another part of the job failed). */
+  kill(): void {
+    this.#killGroup();
+  }
+
+  #send(frame: string): void {
+    this.#throwIfFailed();
+    // Frames written in one tick leave in one write.
+    if (this.#child.stdin.writableCorked === 0) {
+      this.#child.stdin.cork();
+      process.nextTick(() => {
+        this.#child.stdin.uncork();
+      });
+    }
+    this.#child.stdin.write(frame);
+  }
+
+  #expect<T>(kind: Pending['kind'], seq: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#failure !== undefined) {
+        reject(this.#failure);
+        return;
+      }
+      this.#pending.push({ kind, seq, resolve: resolve as (reply: unknown) => void, reject });
+      this.#armTimer();
+    });
+  }
+
+  #outstanding(): number {
+    return this.#pending.length - this.#head;
+  }
+
+  #onLine(line: LineEvent): void {
+    if (this.#failure !== undefined) return;
+    this.#lastProgressMs = Date.now();
+    if (line.kind !== 'line') {
+      this.#fail(
+        jobFailed(
+          line.kind === 'too_large' ? 'frame_too_large' : 'frame_invalid',
+          `stdout frame of ${line.byteLength} bytes is ${line.kind === 'too_large' ? 'too large' : 'not UTF-8'}`,
+        ),
+      );
+      return;
+    }
+    let frame: unknown;
+    try {
+      frame = JSON.parse(line.text);
+    } catch {
+      this.#fail(
+        jobFailed('frame_invalid', 'stdout carried a line that is not JSON', line.text.slice(0, 200)),
+      );
+      return;
+    }
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+      this.#fail(
+        jobFailed(
+          'frame_invalid',
+          'stdout carried a frame that is not a JSON object',
+          line.text.slice(0, 200),
+        ),
+      );
+      return;
+    }
+    const fields = frame as Record<string, unknown>;
+    const head = this.#pending[this.#head];
+    if (head?.kind === 'handshake') {
+      if (fields.type !== 'handshake') {
+        this.#fail(
+          jobFailed('handshake_invalid', 'the first frame is not a handshake', line.text.slice(0, 200)),
+        );
+        return;
+      }
+      this.#handshake = fields;
+      this.#settle(head, undefined);
+      return;
+    }
+    switch (fields.type) {
+      case 'bundle_ack':
+      case 'bundle_error':
+        this.#onBundleReply(fields, line.text);
+        return;
+      case 'response':
+        this.#onResponse(fields, line.text);
+        return;
+      case 'handshake':
+        this.#fail(jobFailed('reply_unexpected', 'a second handshake frame'));
+        return;
+      default:
+        return; // unknown frame types occupy no position and are ignored
+    }
+  }
+
+  #onBundleReply(fields: Record<string, unknown>, text: string): void {
+    const head = this.#pending[this.#head];
+    if (head?.kind !== 'bundle') {
+      this.#fail(
+        jobFailed(
+          'reply_unexpected',
+          `a ${String(fields.type)} frame when ${head === undefined ? 'nothing' : 'a row response'} was due`,
+          text.slice(0, 200),
+        ),
+      );
+      return;
+    }
+    if (fields.type === 'bundle_ack') {
+      const skipped = fields.skipped;
+      const validSkipped =
+        Array.isArray(skipped) &&
+        skipped.every((item: unknown) => {
+          const s = item as Record<string, unknown> | null;
+          return (
+            typeof s === 'object' &&
+            s !== null &&
+            typeof s.kind === 'string' &&
+            typeof s.id === 'string' &&
+            typeof s.reason === 'string'
+          );
+        });
+      if (typeof fields.bundle_digest !== 'string' || !validSkipped) {
+        this.#fail(
+          jobFailed(
+            'reply_malformed',
+            'bundle_ack needs a string bundle_digest and skipped[] of {kind, id, reason} strings',
+            text.slice(0, 200),
+          ),
+        );
+        return;
+      }
+      this.#settle(head, { ok: true, digest: fields.bundle_digest, skipped: skipped as SkippedItem[] });
+      return;
+    }
+    const error = wireError(fields.error);
+    if (error === undefined) {
+      this.#fail(
+        jobFailed('reply_malformed', 'bundle_error needs error {code, message} strings', text.slice(0, 200)),
+      );
+      return;
+    }
+    this.#settle(head, { ok: false, ...error });
+  }
+
+  #onResponse(fields: Record<string, unknown>, text: string): void {
+    const head = this.#pending[this.#head];
+    const seq =
+      typeof fields.id === 'string' && /^r\d+$/.test(fields.id) ? Number(fields.id.slice(1)) : undefined;
+    if (head?.kind !== 'row') {
+      const why = seq !== undefined && seq <= this.#lastAnsweredSeq ? 'reply_duplicate' : 'reply_unexpected';
+      this.#fail(
+        jobFailed(
+          why,
+          `a response (id ${JSON.stringify(fields.id)}) when ${head === undefined ? 'no reply' : 'a bundle reply'} was due`,
+          fields.id,
+        ),
+      );
+      return;
+    }
+    if (seq !== head.seq) {
+      const expectedId = `r${head.seq}`;
+      if (seq !== undefined && seq <= this.#lastAnsweredSeq)
+        this.#fail(
+          jobFailed(
+            'reply_duplicate',
+            `a second response for id ${JSON.stringify(fields.id)} (expected ${expectedId})`,
+            fields.id,
+          ),
+        );
+      else if (
+        seq !== undefined &&
+        seq < this.#nextSeq &&
+        this.#pending.some((p, i) => i > this.#head && p.seq === seq)
+      )
+        this.#fail(
+          jobFailed(
+            'reply_missing',
+            `no response for id ${expectedId}: the next response is for ${JSON.stringify(fields.id)}`,
+            fields.id,
+          ),
+        );
+      else
+        this.#fail(
+          jobFailed(
+            'id_mismatch',
+            `response id ${JSON.stringify(fields.id)} does not echo the request id ${expectedId}`,
+            fields.id,
+          ),
+        );
+      return;
+    }
+    const digest = fields.bundle_digest;
+    if (typeof digest !== 'string' && digest !== null) {
+      this.#fail(
+        jobFailed(
+          'reply_malformed',
+          `response ${expectedIdOf(head)} needs bundle_digest (a string or null)`,
+          text.slice(0, 200),
+        ),
+      );
+      return;
+    }
+    const hasDecision = 'decision' in fields;
+    const hasState = 'state_out' in fields;
+    if ('error' in fields) {
+      const error = wireError(fields.error);
+      if (error === undefined || hasDecision || hasState) {
+        this.#fail(
+          jobFailed(
+            'reply_malformed',
+            `row error ${expectedIdOf(head)} needs error {code, message} and neither decision nor state_out`,
+            text.slice(0, 200),
+          ),
+        );
+        return;
+      }
+      this.#rowErrors++;
+      this.#settle(head, { ok: false, bundleDigest: digest, ...error });
+      return;
+    }
+    const decision = fields.decision;
+    const stateOut = fields.state_out;
+    if (!isObject(decision) || !isObject(stateOut)) {
+      this.#fail(
+        jobFailed(
+          'reply_malformed',
+          `response ${expectedIdOf(head)} needs a decision object and a state_out object`,
+          text.slice(0, 200),
+        ),
+      );
+      return;
+    }
+    const span = memberSpans(text).get('state_out');
+    const stateText = span === undefined ? '{}' : compactJson(text.slice(span.start, span.end));
+    this.#settle(head, { ok: true, bundleDigest: digest, decision, stateOut: stateText });
+  }
+
+  #settle(head: Pending, reply: unknown): void {
+    this.#head++;
+    if (head.seq !== HANDSHAKE_ID) this.#lastAnsweredSeq = head.seq;
+    if (this.#head > 1024 && this.#head * 2 > this.#pending.length) {
+      this.#pending.splice(0, this.#head);
+      this.#head = 0;
+    }
+    head.resolve(reply);
+    this.#armTimer();
+  }
+
+  #onStderr(chunk: Buffer): void {
+    this.#lastProgressMs = Date.now(); // alive and writing: a silent producer is what times out
+    this.#stderrBytes += chunk.byteLength;
+    this.#stderrTail = (
+      this.#stderrTail + chunk.toString('utf8', Math.max(0, chunk.byteLength - STDERR_TAIL_BYTES))
+    ).slice(-STDERR_TAIL_BYTES);
+    if (this.#stderrBytes > this.#maxStderrBytes)
+      this.#fail(
+        jobFailed(
+          'stderr_overflow',
+          `the producer wrote more than ${this.#maxStderrBytes} bytes to stderr`,
+          `${this.#stderrBytes} bytes`,
+        ),
+      );
+  }
+
+  #armTimer(): void {
+    if (this.#outstanding() === 0 || this.#failure !== undefined) {
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    if (this.#timer !== undefined) return;
+    this.#lastProgressMs = Date.now();
+    const check = (): void => {
+      this.#timer = undefined;
+      if (this.#outstanding() === 0 || this.#failure !== undefined) return;
+      const idle = Date.now() - this.#lastProgressMs;
+      if (idle >= this.#replyTimeoutMs) {
+        this.#fail(
+          jobFailed(
+            'reply_timeout',
+            `no output from the producer for ${this.#replyTimeoutMs} ms with ${this.#outstanding()} replies due`,
+          ),
+        );
+        return;
+      }
+      this.#timer = setTimeout(check, this.#replyTimeoutMs - idle);
+      this.#timer.unref();
+    };
+    this.#timer = setTimeout(check, this.#replyTimeoutMs);
+    this.#timer.unref();
+  }
+
+  /** Records the first failure, kills the process group, rejects everything outstanding. */
+  #fail(error: PolicyError): PolicyError {
+    if (this.#failure !== undefined) return this.#failure;
+    this.#failure = error;
+    this.#killGroup();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    const outstanding = this.#pending.slice(this.#head);
+    this.#pending.length = 0;
+    this.#head = 0;
+    for (const request of outstanding) request.reject(error);
+    const listeners = this.#failureListeners;
+    this.#failureListeners = [];
+    for (const listener of listeners) listener(error);
+    return error;
+  }
+
+  /** The process is gone and its stdout closed: whatever is still due will never come. */
+  #onClose(): void {
+    if (this.#failure !== undefined) return;
+    const how = this.#exitDescription();
+    if (this.#reader.partialBytes > 0)
+      this.#fail(
+        jobFailed(
+          'output_truncated',
+          `stdout ended inside a frame (${this.#reader.partialBytes} bytes without a newline); the producer ended with ${how}${this.#stderrNote()}`,
+          how,
+        ),
+      );
+    else if (this.#outstanding() > 0)
+      this.#fail(
+        jobFailed(
+          'reply_missing',
+          `the producer ended with ${how} and ${this.#outstanding()} replies missing${this.#stderrNote()}`,
+          how,
+        ),
+      );
+  }
+
+  #exitDescription(): string {
+    const exit = this.#exit;
+    if (exit === undefined) return 'no exit yet';
+    return exit.signal === null ? `exit code ${String(exit.code)}` : `signal ${exit.signal}`;
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #killGroup(): void {
+    const pid = this.#child.pid;
+    if (pid === undefined || this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
+  #stderrNote(): string {
+    const tail = this.#stderrTail.trim();
+    return tail === '' ? '' : `; stderr ends: ${tail.slice(-300)}`;
+  }
+}
+
+function expectedIdOf(head: Pending): string {
+  return `r${head.seq}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function wireError(value: unknown): { code: string; message: string } | undefined {
+  if (!isObject(value) || typeof value.code !== 'string' || typeof value.message !== 'string')
+    return undefined;
+  return { code: value.code, message: value.message };
+}

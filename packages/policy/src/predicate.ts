@@ -1,0 +1,94 @@
+// Tier 1 predicate trees, compiled once at load into plain functions of an event: all / any / not
+// over field tests (equals, in, glob, regex). Patterns are compiled at load, so a bad one skips its
+// artifact (bad_pattern) instead of failing a row. A field that is absent matches no test.
+import picomatch from 'picomatch';
+
+import type { PolicyEvent } from './event.js';
+
+export type Scalar = string | number | boolean | null;
+
+/** A predicate as the bundle schema ($defs/predicate) admits it. */
+export type PredicateNode =
+  | { readonly all: readonly PredicateNode[] }
+  | { readonly any: readonly PredicateNode[] }
+  | { readonly not: PredicateNode }
+  | { readonly field: string; readonly equals: Scalar }
+  | { readonly field: string; readonly in: readonly Scalar[] }
+  | { readonly field: string; readonly glob: string }
+  | { readonly field: string; readonly regex: string };
+
+export type Predicate = (event: PolicyEvent) => boolean;
+
+/** A pattern that does not compile; the artifact holding it is skipped with bad_pattern. */
+export class BadPatternError extends Error {
+  override readonly name = 'BadPatternError';
+}
+
+/** Compiles a schema-valid predicate; throws BadPatternError for a glob or regex that does not compile. */
+export function compilePredicate(node: PredicateNode): Predicate {
+  if ('all' in node) {
+    const parts = node.all.map(compilePredicate);
+    return (event) => parts.every((part) => part(event));
+  }
+  if ('any' in node) {
+    const parts = node.any.map(compilePredicate);
+    return (event) => parts.some((part) => part(event));
+  }
+  if ('not' in node) {
+    const inner = compilePredicate(node.not);
+    return (event) => !inner(event);
+  }
+  const read = fieldReader(node.field);
+  if ('equals' in node) {
+    const expected = node.equals;
+    return (event) => scalarEquals(read(event), expected);
+  }
+  if ('in' in node) {
+    const options = node.in;
+    return (event) => {
+      const value = read(event);
+      return options.some((option) => scalarEquals(value, option));
+    };
+  }
+  const test = 'glob' in node ? compileGlob(node.glob) : compileRegex(node.regex);
+  return (event) => {
+    const value = read(event);
+    return typeof value === 'string' && test(value);
+  };
+}
+
+function compileGlob(pattern: string): (text: string) => boolean {
+  try {
+    // strictBrackets: an unbalanced bracket is an author's mistake, not a literal.
+    return picomatch(pattern, { dot: true, strictBrackets: true });
+  } catch (cause) {
+    throw new BadPatternError(`glob ${JSON.stringify(pattern)}: ${String(cause)}`, { cause });
+  }
+}
+
+function compileRegex(pattern: string): (text: string) => boolean {
+  try {
+    const regex = new RegExp(pattern, 'u');
+    return (text) => regex.test(text);
+  } catch (cause) {
+    throw new BadPatternError(`regex ${JSON.stringify(pattern)}: ${String(cause)}`, { cause });
+  }
+}
+
+/** `tool_input.files.0.path` → a function reading that path (object keys or array indexes). */
+function fieldReader(field: string): (event: PolicyEvent) => unknown {
+  const [root = '', ...path] = field.split('.');
+  return (event) => {
+    let value: unknown = (event as unknown as Record<string, unknown>)[root];
+    for (const key of path) {
+      if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+      value = (value as Record<string, unknown>)[key];
+    }
+    return value;
+  };
+}
+
+function scalarEquals(value: unknown, expected: Scalar): boolean {
+  if (typeof value === 'bigint') return typeof expected === 'number' && value === BigInt(expected);
+  return value === expected;
+}

@@ -1,0 +1,234 @@
+// The producer side of the evaluate NDJSON protocol (`evals policy evaluate`): the handshake, then
+// one reply per recognised input frame, in input order. Bundle headers get bundle_ack or
+// bundle_error; rows get a response with decision + state_out, or a row error. Stdout carries
+// protocol frames only; diagnostics go to the `diagnostics` callback (stderr).
+import { once } from 'node:events';
+
+import { canonicalDigest, schemaValidator } from '@paperclip-evals/contract';
+
+import { BUNDLE_SCHEMA_ID, loadBundle } from './bundle.js';
+import { DECISION_V1 } from './decision.js';
+import { evaluateEvent } from './engine.js';
+import { eventFromJSON } from './event.js';
+import { LineReader, compactJson, memberSpans, parseI64 } from './framing.js';
+import { stateFromJSON, stateToJSON } from './state.js';
+
+import type { Writable } from 'node:stream';
+
+import type { BundleLoad, LoadedBundle } from './bundle.js';
+import type { LineEvent, Span } from './framing.js';
+
+export const ENGINE_VERSION = '1.0.0';
+export const PROTOCOL_VERSION = 1;
+/** The version of the policy schemas (bundle v1, decision v1) this engine implements. */
+export const SCHEMAS_VERSION = '1.0.0';
+
+/** Row error codes (open strings on the wire). */
+export const ROW_ERROR = {
+  malformed: 'OL-1240',
+  bundleRejected: 'OL-1241',
+  noBundle: 'OL-1242',
+  layoutMismatch: 'OL-1243',
+  panicked: 'OL-1244',
+} as const;
+
+const BLANK = /^\s*$/;
+
+/** How many distinct row-override bundles stay compiled (derived from inputs only, never history). */
+const OVERRIDE_CACHE_ENTRIES = 32;
+
+export interface Handshake {
+  readonly type: 'handshake';
+  readonly engine_version: string;
+  readonly client_version: string;
+  readonly schemas_version: string;
+  readonly protocol_version: number;
+  readonly corpus_digest: string;
+}
+
+/** The first frame: corpus_digest is the RFC 8785 digest of the policy schemas the engine enforces. */
+export function handshake(clientVersion: string): Handshake {
+  return {
+    type: 'handshake',
+    engine_version: ENGINE_VERSION,
+    client_version: clientVersion,
+    schemas_version: SCHEMAS_VERSION,
+    protocol_version: PROTOCOL_VERSION,
+    corpus_digest: canonicalDigest([
+      schemaValidator(BUNDLE_SCHEMA_ID).schema,
+      schemaValidator(DECISION_V1).schema,
+    ]),
+  };
+}
+
+/** The protocol state of one producer process: the active header bundle and the row error count. */
+export class EvaluateSession {
+  #active: LoadedBundle | undefined;
+  #overrides = new Map<string, BundleLoad>();
+  #lineNumber = 0;
+  rowErrors = 0;
+
+  /** `evaluate` is the zone evaluator; tests replace it to reach the OL-1244 path. */
+  constructor(
+    private readonly diagnostics: (message: string) => void,
+    private readonly evaluate: typeof evaluateEvent = evaluateEvent,
+  ) {}
+
+  /** The reply frame for one input line (without its newline), or undefined when none is due. */
+  handle(line: LineEvent): string | undefined {
+    this.#lineNumber++;
+    if (line.kind !== 'line') {
+      const what = line.kind === 'not_utf8' ? 'not UTF-8' : 'longer than the frame limit';
+      this.diagnostics(`line ${this.#lineNumber}: ${what} (${line.byteLength} bytes); skipped`);
+      return undefined;
+    }
+    const { text } = line;
+    if (BLANK.test(text)) return undefined;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch (error) {
+      this.diagnostics(
+        `line ${this.#lineNumber}: not JSON (${error instanceof Error ? error.message : String(error)}); skipped`,
+      );
+      return undefined;
+    }
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+      this.diagnostics(`line ${this.#lineNumber}: not a JSON object; skipped`);
+      return undefined;
+    }
+    const fields = frame as Record<string, unknown>;
+    if (fields.type === 'bundle') return this.#header(fields.bundle);
+    if (fields.type === 'row') return this.#row(fields, text);
+    return undefined; // a missing, non-string or unknown type is ignored without a reply
+  }
+
+  #header(document: unknown): string {
+    const load = loadBundle(document === undefined ? null : document);
+    if (!load.ok) {
+      this.#active = undefined;
+      this.diagnostics(`line ${this.#lineNumber}: ${load.message}`);
+      return JSON.stringify({
+        type: 'bundle_error',
+        error: { code: ROW_ERROR.bundleRejected, message: load.message },
+      });
+    }
+    this.#active = load.bundle;
+    return JSON.stringify({
+      type: 'bundle_ack',
+      bundle_digest: load.bundle.digest,
+      skipped: load.bundle.skipped,
+    });
+  }
+
+  #row(fields: Record<string, unknown>, text: string): string {
+    const spans = memberSpans(text);
+    const idSpan = spans.get('id');
+    const id = idSpan === undefined ? 'null' : compactJson(text.slice(idSpan.start, idSpan.end));
+    let bundle = this.#active;
+    if (fields.bundle !== undefined && fields.bundle !== null) {
+      const override = this.#override(fields.bundle, text, spans.get('bundle'));
+      if (!override.ok)
+        return this.#rowError(
+          id,
+          null,
+          ROW_ERROR.bundleRejected,
+          `row bundle override rejected: ${override.message}`,
+        );
+      bundle = override.bundle;
+    }
+    if (bundle === undefined)
+      return this.#rowError(
+        id,
+        null,
+        ROW_ERROR.noBundle,
+        'no bundle is loaded: send a bundle header or a row bundle',
+      );
+    const event = eventFromJSON(fields.event, text, spans.get('event'));
+    if (typeof event === 'string') return this.#rowError(id, bundle.digest, ROW_ERROR.malformed, event);
+    const nowSpan = spans.get('now_ms');
+    const nowMs = nowSpan === undefined ? undefined : parseI64(text.slice(nowSpan.start, nowSpan.end));
+    if (nowMs === undefined)
+      return this.#rowError(
+        id,
+        bundle.digest,
+        ROW_ERROR.malformed,
+        'now_ms must be a signed 64-bit integer (no fraction, no exponent)',
+      );
+    const state = stateFromJSON(fields.state_in, text, spans.get('state_in'), bundle.layout);
+    if (state.kind !== 'ok') {
+      const code = state.kind === 'mismatch' ? ROW_ERROR.layoutMismatch : ROW_ERROR.malformed;
+      return this.#rowError(id, bundle.digest, code, state.message);
+    }
+    let body: string;
+    try {
+      const { decision, registers } = this.evaluate(bundle, event, nowMs, state.registers);
+      body = `"decision":${JSON.stringify(decision)},"state_out":${stateToJSON(registers)}`;
+    } catch (error) {
+      return this.#rowError(
+        id,
+        bundle.digest,
+        ROW_ERROR.panicked,
+        `evaluation failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    return `{"type":"response","id":${id},"engine_version":"${ENGINE_VERSION}","bundle_digest":"${bundle.digest}",${body}}`;
+  }
+
+  /** Override bundles are compiled once per distinct text (a bounded cache of input-derived data). */
+  #override(document: unknown, text: string, span: Span | undefined): BundleLoad {
+    const key = span === undefined ? '' : text.slice(span.start, span.end);
+    let load = this.#overrides.get(key);
+    if (load === undefined) {
+      load = loadBundle(document);
+      if (this.#overrides.size >= OVERRIDE_CACHE_ENTRIES)
+        this.#overrides.delete(this.#overrides.keys().next().value ?? '');
+      this.#overrides.set(key, load);
+    }
+    return load;
+  }
+
+  #rowError(id: string, digest: string | null, code: string, message: string): string {
+    this.rowErrors++;
+    return `{"type":"response","id":${id},"engine_version":"${ENGINE_VERSION}","bundle_digest":${JSON.stringify(digest)},"error":${JSON.stringify({ code, message })}}`;
+  }
+}
+
+export interface RunEvaluateOptions {
+  readonly input: AsyncIterable<Buffer>;
+  readonly output: Writable;
+  readonly diagnostics: (message: string) => void;
+  readonly clientVersion: string;
+}
+
+/**
+ * Runs the producer over a byte stream: handshake first, then replies batched per input chunk
+ * (whole lines only, written as soon as the chunk is processed). Resolves to the exit code:
+ * 0 no row errors, 1 at least one.
+ */
+export async function runEvaluate(options: RunEvaluateOptions): Promise<0 | 1> {
+  const { output } = options;
+  await write(output, `${JSON.stringify(handshake(options.clientVersion))}\n`);
+  const session = new EvaluateSession(options.diagnostics);
+  const reader = new LineReader();
+  let batch = '';
+  const collect = (line: LineEvent): void => {
+    const reply = session.handle(line);
+    if (reply !== undefined) batch += `${reply}\n`;
+  };
+  for await (const chunk of options.input) {
+    reader.push(chunk, collect);
+    if (batch !== '') {
+      const replies = batch;
+      batch = '';
+      await write(output, replies);
+    }
+  }
+  reader.finish(collect); // a last line without its newline is still a frame
+  if (batch !== '') await write(output, batch);
+  return session.rowErrors > 0 ? 1 : 0;
+}
+
+async function write(output: Writable, text: string): Promise<void> {
+  if (!output.write(text)) await once(output, 'drain');
+}

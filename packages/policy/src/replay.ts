@@ -1,0 +1,114 @@
+// Replaying sessions through evaluate producers: N processes, each loading the bundle with a
+// header (a bundle_error fails the job), then running several sessions at once. Within a session
+// rows go one at a time in the given order, and state is threaded only from a successful
+// state_out; a row error leaves the last good state in place. Any producer failure kills every
+// process and fails the whole job: no result is ever invented.
+import { EvaluateClient } from './client.js';
+import { jobFailed } from './errors.js';
+
+import type { ClientOptions, ProducerCommand, RowReply, SkippedItem } from './client.js';
+import type { PolicyError } from './errors.js';
+
+export interface ReplayEvent<T> {
+  /** The caller's handle for this event, handed back with its reply. */
+  readonly ref: T;
+  /** The protocol event object as JSON text. */
+  readonly event: string;
+  readonly nowMs: bigint;
+}
+
+export interface ReplaySession<T> {
+  readonly key: string;
+  /** Already in replay order (event time, then a stable tie-break). */
+  readonly events: Iterable<ReplayEvent<T>>;
+}
+
+export interface ReplayOptions<T> extends ClientOptions {
+  readonly command: ProducerCommand;
+  /** The bundle document as JSON text, sent as the header of every process. */
+  readonly bundle: string;
+  /** state_in of each session's first row: JSON text of a zeroed layout, or null (unavailable). */
+  readonly initialState: string | null;
+  readonly sessions: Iterable<ReplaySession<T>>;
+  /** Producer processes run at once (default 1). */
+  readonly processes?: number;
+  /** Sessions in flight per process (default 64): one outstanding row each. */
+  readonly sessionsPerProcess?: number;
+  /** Called for every row, in each session's order. */
+  readonly onReply: (session: string, event: ReplayEvent<T>, reply: RowReply) => void;
+}
+
+export interface ReplaySummary {
+  readonly rows: number;
+  readonly rowErrors: number;
+  readonly bundleDigest: string;
+  readonly skipped: readonly SkippedItem[];
+  readonly handshake: Readonly<Record<string, unknown>>;
+}
+
+/** Runs the whole replay; rejects with the first job error (PolicyError) after killing every process. */
+export async function replaySessions<T>(options: ReplayOptions<T>): Promise<ReplaySummary> {
+  const processes = options.processes ?? 1;
+  const sessionsPerProcess = options.sessionsPerProcess ?? 64;
+  const queue = options.sessions[Symbol.iterator]();
+  const clients: EvaluateClient[] = [];
+  let firstFailure: unknown;
+  /** Read through a function: the failure can arrive while a session awaits a reply. */
+  const failed = (): boolean => firstFailure !== undefined;
+  const failAll = (error: unknown): void => {
+    firstFailure ??= error;
+    for (const client of clients) client.kill();
+  };
+
+  let rows = 0;
+  let rowErrors = 0;
+  const worker = async (): Promise<{
+    digest: string;
+    skipped: readonly SkippedItem[];
+    handshake: Readonly<Record<string, unknown>>;
+  }> => {
+    const client = await EvaluateClient.start(options.command, options);
+    clients.push(client);
+    if (failed()) client.kill();
+    client.onFailure(failAll);
+    const ack = await client.loadBundle(options.bundle);
+    if (!ack.ok)
+      throw jobFailed('bundle_rejected', `the producer rejected the bundle: ${ack.code} ${ack.message}`);
+    const runSessions = async (): Promise<void> => {
+      for (let next = queue.next(); next.done !== true && !failed(); next = queue.next()) {
+        const session = next.value;
+        let state = options.initialState;
+        for (const event of session.events) {
+          if (failed()) return;
+          const reply = await client.evaluate({ event: event.event, nowMs: event.nowMs, stateIn: state });
+          rows++;
+          if (reply.ok) state = reply.stateOut;
+          else rowErrors++;
+          options.onReply(session.key, event, reply);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: sessionsPerProcess }, runSessions));
+    if (!failed()) await client.finish();
+    return { digest: ack.digest, skipped: ack.skipped, handshake: client.handshake };
+  };
+
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: processes }, () =>
+      worker().catch((error: unknown) => {
+        failAll(error);
+        throw error;
+      }),
+    ),
+  );
+  if (firstFailure !== undefined) throw firstFailure as PolicyError;
+  const first = outcomes[0];
+  if (first?.status !== 'fulfilled') throw jobFailed('spawn_failed', 'no producer process ran');
+  return {
+    rows,
+    rowErrors,
+    bundleDigest: first.value.digest,
+    skipped: first.value.skipped,
+    handshake: first.value.handshake,
+  };
+}

@@ -1,0 +1,130 @@
+// Caller-owned session state: the register file `{"c":[],"f":[],"t":[],"a":[],"run":null}` whose
+// shape (the layout) the active bundle computes. Integers are signed 64-bit, read from the raw row
+// text; a wrong type is malformed (OL-1240), a shape that differs from the layout is a mismatch
+// (OL-1243) and is never padded.
+import { arrayNumberTokens, memberSpans, parseI64 } from './framing.js';
+
+import type { Span } from './framing.js';
+
+const FRACTION_OR_EXPONENT = /[.eE]/;
+
+export interface StateLayout {
+  readonly c: number;
+  readonly f: number;
+  readonly t: number;
+  readonly a: number;
+  readonly run: boolean;
+}
+
+export interface RunRegister {
+  shape: string | null;
+  len: bigint;
+}
+
+/** c counters, f flags, t timestamps (ms), a accumulators, run the current run of one shape. */
+export interface Registers {
+  readonly c: bigint[];
+  readonly f: boolean[];
+  readonly t: bigint[];
+  readonly a: bigint[];
+  run: RunRegister | null;
+}
+
+export type StateResult =
+  | { readonly kind: 'ok'; readonly registers: Registers | null }
+  | { readonly kind: 'malformed' | 'mismatch'; readonly message: string };
+
+/** The zeroed register file of a layout: registers available, nothing recorded yet. */
+export function zeroedRegisters(layout: StateLayout): Registers {
+  return {
+    c: new Array<bigint>(layout.c).fill(0n),
+    f: new Array<boolean>(layout.f).fill(false),
+    t: new Array<bigint>(layout.t).fill(0n),
+    a: new Array<bigint>(layout.a).fill(0n),
+    run: layout.run ? { shape: null, len: 0n } : null,
+  };
+}
+
+/**
+ * A row's `state_in` (`value` as JSON.parse read it, `text[span)` its raw text). Null or absent is
+ * unavailable state (registers: null), which is not the same as a zeroed register file.
+ */
+export function stateFromJSON(
+  value: unknown,
+  text: string,
+  span: Span | undefined,
+  layout: StateLayout,
+): StateResult {
+  if (value === undefined || value === null || span === undefined) return { kind: 'ok', registers: null };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return malformed('state_in must be an object or null');
+  const raw = value as Record<string, unknown>;
+  const spans = memberSpans(text, span.start, span.end);
+  const c = integers(raw.c, text, spans.get('c'));
+  const t = integers(raw.t, text, spans.get('t'));
+  const a = integers(raw.a, text, spans.get('a'));
+  if (c === undefined || t === undefined || a === undefined)
+    return malformed('state_in.c, .t and .a must be arrays of signed 64-bit integers');
+  const f = raw.f ?? [];
+  if (!Array.isArray(f) || !f.every((flag) => typeof flag === 'boolean'))
+    return malformed('state_in.f must be an array of booleans');
+  const run = runRegister(raw.run, text, spans.get('run'));
+  if (run === 'malformed')
+    return malformed(
+      'state_in.run must be null or {"shape": null or a string, "len": a signed 64-bit integer}',
+    );
+  const registers: Registers = { c, f, t, a, run };
+  const mismatch = layoutMismatch(registers, layout);
+  return mismatch === undefined ? { kind: 'ok', registers } : { kind: 'mismatch', message: mismatch };
+}
+
+/** The register file as compact JSON text (integers written exactly). */
+export function stateToJSON(registers: Registers): string {
+  const run =
+    registers.run === null
+      ? 'null'
+      : `{"shape":${JSON.stringify(registers.run.shape)},"len":${registers.run.len}}`;
+  return `{"c":[${registers.c.join(',')}],"f":[${registers.f.join(',')}],"t":[${registers.t.join(',')}],"a":[${registers.a.join(',')}],"run":${run}}`;
+}
+
+function integers(value: unknown, text: string, span: Span | undefined): bigint[] | undefined {
+  if (value === undefined || span === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'number')) return undefined;
+  // Fast path: no '.', 'e' or 'E' in the raw array means every token is an integer literal, and a
+  // safe integer was read exactly by JSON.parse. Anything else is read token by token.
+  if (
+    !FRACTION_OR_EXPONENT.test(text.slice(span.start, span.end)) &&
+    value.every((item) => Number.isSafeInteger(item))
+  )
+    return value.map((item: number) => BigInt(item));
+  const parsed: bigint[] = [];
+  for (const token of arrayNumberTokens(text, span)) {
+    const integer = parseI64(token);
+    if (integer === undefined) return undefined;
+    parsed.push(integer);
+  }
+  return parsed;
+}
+
+function runRegister(value: unknown, text: string, span: Span | undefined): RunRegister | null | 'malformed' {
+  if (value === undefined || value === null || span === undefined) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return 'malformed';
+  const { shape } = value as Record<string, unknown>;
+  if (shape !== undefined && shape !== null && typeof shape !== 'string') return 'malformed';
+  const lenSpan = memberSpans(text, span.start, span.end).get('len');
+  const len = lenSpan === undefined ? 0n : parseI64(text.slice(lenSpan.start, lenSpan.end));
+  return len === undefined ? 'malformed' : { shape: shape ?? null, len };
+}
+
+function layoutMismatch(registers: Registers, layout: StateLayout): string | undefined {
+  const wrong = (['c', 'f', 't', 'a'] as const).filter((name) => registers[name].length !== layout[name]);
+  const runWrong = (registers.run !== null) !== layout.run;
+  if (wrong.length === 0 && !runWrong) return undefined;
+  const expected = `c[${layout.c}] f[${layout.f}] t[${layout.t}] a[${layout.a}] run ${layout.run ? 'present' : 'null'}`;
+  const received = `c[${registers.c.length}] f[${registers.f.length}] t[${registers.t.length}] a[${registers.a.length}] run ${registers.run === null ? 'null' : 'present'}`;
+  return `state_in does not match the bundle's layout: expected ${expected}, received ${received}`;
+}
+
+function malformed(message: string): StateResult {
+  return { kind: 'malformed', message };
+}

@@ -1,0 +1,120 @@
+// Attempts as replay input: tool input events become protocol events in event-time order with a
+// stable tie-break, one session per (attempt, session id); and the per-call comparison table.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+import { compareToolCall, toolCallSessions } from '../src/attempts.ts';
+import { REPO } from './support/producers.ts';
+
+import type { NativeExecution } from '@paperclip-evals/contract';
+
+import type { ToolCallRef } from '../src/attempts.ts';
+import type { RowReply } from '../src/client.ts';
+
+const attempt = JSON.parse(
+  readFileSync(`${REPO}/fixtures/attempts/valid/denied-tool-call.json`, 'utf8'),
+) as NativeExecution;
+
+/** The attempt with its events' emittedAt replaced, by sourceEventId. */
+function withTimes(times: Record<string, string>): NativeExecution {
+  return {
+    ...attempt,
+    events: attempt.events.map((event) => ({
+      ...event,
+      emittedAt: times[event.sourceEventId] ?? event.emittedAt,
+    })),
+  };
+}
+
+describe('toolCallSessions', () => {
+  it('maps each tool input event to a pre_tool_use event', () => {
+    const [session] = toolCallSessions([attempt]);
+    const events = [...(session?.events ?? [])];
+    expect(events.map((event) => event.ref.callId)).toEqual([
+      'call_attempt_denied_0001_0',
+      'call_attempt_denied_0001_1',
+    ]);
+    expect(JSON.parse(events[0]!.event)).toMatchObject({
+      event_type: 'pre_tool_use',
+      session_id: 'session_attempt_denied_0001',
+      tool_use_id: 'call_attempt_denied_0001_0',
+      tool_name: 'decide_approval',
+      tool_input: { redactionDisposition: 'redacted' },
+      session: { attempt_id: 'attempt_denied_0001' },
+    });
+    expect(events[0]!.nowMs).toBe(BigInt(Date.parse('2026-11-01T12:00:00.030Z')));
+    expect(events.map((event) => event.ref.recordedOutcome)).toEqual(['denied', 'succeeded']);
+  });
+
+  it('orders by event time, not by position', () => {
+    const swapped = withTimes({ attempt_denied_0001_event_0003: '2026-11-01T12:00:09.000Z' });
+    const events = [...(toolCallSessions([swapped])[0]?.events ?? [])];
+    expect(events.map((event) => event.ref.callId)).toEqual([
+      'call_attempt_denied_0001_1',
+      'call_attempt_denied_0001_0',
+    ]);
+  });
+
+  it('breaks a time tie by sourceSeq', () => {
+    const tied = withTimes({
+      attempt_denied_0001_event_0003: '2026-11-01T12:00:05.000Z',
+      attempt_denied_0001_event_0006: '2026-11-01T12:00:05.000Z',
+    });
+    const reversed = { ...tied, events: [...tied.events].reverse() };
+    const events = [...(toolCallSessions([reversed])[0]?.events ?? [])];
+    expect(events.map((event) => event.ref.callId)).toEqual([
+      'call_attempt_denied_0001_0',
+      'call_attempt_denied_0001_1',
+    ]);
+  });
+
+  it('never shares a session between attempts', () => {
+    const other = { ...attempt, identity: { ...attempt.identity, attemptId: 'attempt_other' } };
+    expect(toolCallSessions([attempt, other])).toHaveLength(2);
+  });
+});
+
+describe('compareToolCall', () => {
+  const call = (recordedOutcome: ToolCallRef['recordedOutcome']): ToolCallRef => ({
+    attemptId: 'a',
+    sessionId: 's',
+    callId: 'c',
+    toolName: 't',
+    nowMs: 0n,
+    recordedOutcome,
+  });
+  const decided = (verdict: string): RowReply => ({
+    ok: true,
+    bundleDigest: null,
+    decision: { verdict, rule_id: 'r' },
+    stateOut: '{}',
+  });
+  const cases: [string, ToolCallRef['recordedOutcome'], RowReply, string][] = [
+    ['allow vs succeeded', 'succeeded', decided('allow'), 'agree'],
+    ['deny vs denied', 'denied', decided('deny'), 'agree'],
+    ['ask vs denied', 'denied', decided('ask'), 'agree'],
+    ['deny vs succeeded', 'succeeded', decided('deny'), 'policy_denies_runner_allowed'],
+    ['deny vs failed', 'failed', decided('deny'), 'policy_denies_runner_allowed'],
+    ['allow vs denied', 'denied', decided('allow'), 'runner_denied_policy_allows'],
+    [
+      'a row error',
+      'denied',
+      { ok: false, bundleDigest: null, code: 'OL-1243', message: 'layout' },
+      'policy_error',
+    ],
+    ['an unfamiliar verdict', 'succeeded', decided('shrug'), 'policy_error'],
+    ['no recorded result', null, decided('allow'), 'no_recorded_outcome'],
+  ];
+  it.each(cases)('%s → %s', (_name, outcome, reply, agreement) => {
+    expect(compareToolCall(call(outcome), reply).agreement).toBe(agreement);
+  });
+
+  it('keeps the row error code and invents no verdict', () => {
+    expect(
+      compareToolCall(call('succeeded'), { ok: false, bundleDigest: null, code: 'OL-1242', message: 'none' }),
+    ).toMatchObject({
+      verdict: null,
+      errorCode: 'OL-1242',
+    });
+  });
+});

@@ -1,0 +1,145 @@
+// Stage one and stage two of bundle loading: each bad envelope is rejected whole, each bad artifact
+// is skipped with its exact reason while the rest load, and the digest is RFC 8785's.
+import { canonicalDigest } from '@paperclip-evals/contract';
+import { describe, expect, it } from 'vitest';
+
+import { loadBundle } from '../src/bundle.ts';
+import { askSecrets, bundleOf, denyRm, loopGuard, spendCap, taint, writeRate } from './support/bundles.ts';
+
+describe('when the envelope is wrong', () => {
+  const cases: [string, unknown][] = [
+    ['null', null],
+    ['an array', []],
+    ['no schema', { artifacts: [] }],
+    ['another schema', { schema: 'paperclip-evals/policy-bundle/v2', artifacts: [] }],
+    ['no artifacts', { schema: 'paperclip-evals/policy-bundle/v1' }],
+    ['artifacts not an array', { schema: 'paperclip-evals/policy-bundle/v1', artifacts: {} }],
+    [
+      'an unknown default verdict',
+      { schema: 'paperclip-evals/policy-bundle/v1', artifacts: [], default_verdict: 'maybe' },
+    ],
+  ];
+  it.each(cases)('rejects %s and loads nothing', (_name, document) => {
+    const load = loadBundle(document);
+    expect(load.ok).toBe(false);
+  });
+});
+
+describe('when one artifact is wrong', () => {
+  const cases: [string, unknown, { kind: string; id: string; reason: string }][] = [
+    [
+      'an unknown kind',
+      { ...denyRm, kind: 't9_magic' },
+      { kind: 't9_magic', id: 'no-rm', reason: 'unknown_kind' },
+    ],
+    ['no kind', { id: 'x', version: 1, body: {} }, { kind: '', id: 'x', reason: 'unknown_kind' }],
+    ['not an object', 42, { kind: '', id: '', reason: 'unknown_kind' }],
+    [
+      'a newer version than the engine',
+      { ...denyRm, version: 2 },
+      { kind: 't1_predicate_tree', id: 'no-rm', reason: 'unknown_kind' },
+    ],
+    [
+      'a version below the floor',
+      { ...denyRm, version: 0 },
+      { kind: 't1_predicate_tree', id: 'no-rm', reason: 'below_floor' },
+    ],
+    [
+      'a float in the body',
+      { ...writeRate, body: { ...writeRate.body, window_ms: 60_000.5 } },
+      { kind: 't2_rate_limit', id: 'write-rate', reason: 'float_present' },
+    ],
+    [
+      'a float version',
+      { ...denyRm, version: 1.5 },
+      { kind: 't1_predicate_tree', id: 'no-rm', reason: 'float_present' },
+    ],
+    [
+      'an integer beyond 2^53',
+      { ...spendCap, body: { ...spendCap.body, limit: 2 ** 60 } },
+      { kind: 't2_spend_limit', id: 'spend-cap', reason: 'float_present' },
+    ],
+    [
+      'no body',
+      { kind: 't1_predicate_tree', id: 'x', version: 1 },
+      { kind: 't1_predicate_tree', id: 'x', reason: 'body_parse_error' },
+    ],
+    [
+      'no id',
+      { kind: 't1_predicate_tree', version: 1, body: denyRm.body },
+      { kind: 't1_predicate_tree', id: '', reason: 'body_parse_error' },
+    ],
+    [
+      'an unknown field path',
+      { ...denyRm, body: { ...denyRm.body, when: { field: 'hostname', equals: 'x' } } },
+      { kind: 't1_predicate_tree', id: 'no-rm', reason: 'body_parse_error' },
+    ],
+    [
+      'an unknown operator',
+      { ...denyRm, body: { ...denyRm.body, when: { field: 'tool_name', startsWith: 'x' } } },
+      { kind: 't1_predicate_tree', id: 'no-rm', reason: 'body_parse_error' },
+    ],
+    [
+      'a Tier 2 artifact without on_evict',
+      { ...writeRate, body: { ...writeRate.body, on_evict: undefined } },
+      { kind: 't2_rate_limit', id: 'write-rate', reason: 'body_parse_error' },
+    ],
+    [
+      'a rate limit that would allow (only deny or ask restrict)',
+      { ...writeRate, body: { ...writeRate.body, verdict: 'allow' } },
+      { kind: 't2_rate_limit', id: 'write-rate', reason: 'body_parse_error' },
+    ],
+    [
+      'a regex that does not compile',
+      { ...denyRm, body: { ...denyRm.body, when: { field: 'tool_name', regex: '(' } } },
+      { kind: 't1_predicate_tree', id: 'no-rm', reason: 'bad_pattern' },
+    ],
+    [
+      'a glob with an unbalanced bracket',
+      { ...askSecrets, body: { ...askSecrets.body, when: { field: 'tool_input.path', glob: 'src/[ab' } } },
+      { kind: 't1_predicate_tree', id: 'ask-secrets', reason: 'bad_pattern' },
+    ],
+    [
+      'an empty glob',
+      { ...taint, body: { ...taint.body, trigger: { field: 'tool_input.path', glob: '' } } },
+      { kind: 't2_latch', id: 'no-net-after-secrets', reason: 'bad_pattern' },
+    ],
+  ];
+
+  it.each(cases)('skips %s with its reason and loads the rest', (_name, bad, skipped) => {
+    // Through JSON text, as on the wire (an undefined member is absent).
+    const load = loadBundle(JSON.parse(JSON.stringify(bundleOf(denyRm, bad, writeRate))));
+    if (!load.ok) throw new Error(load.message);
+    expect(load.bundle.skipped).toEqual([skipped]);
+    expect(load.bundle.artifacts.map((artifact) => artifact.kind)).toEqual([
+      't1_predicate_tree',
+      't2_rate_limit',
+    ]);
+  });
+
+  it('gives a skipped Tier 2 artifact no registers', () => {
+    const broken = {
+      ...writeRate,
+      id: 'broken',
+      body: { ...writeRate.body, when: { field: 'tool_name', regex: '[' } },
+    };
+    const load = loadBundle(bundleOf(broken, writeRate));
+    if (!load.ok) throw new Error(load.message);
+    expect(load.bundle.layout).toEqual({ c: 1, f: 1, t: 3, a: 0, run: false });
+  });
+});
+
+describe('a loaded bundle', () => {
+  it('has the RFC 8785 digest of the whole document, skipped artifacts included', () => {
+    const document = bundleOf({ kind: 'nope' }, denyRm);
+    const load = loadBundle(document);
+    expect(load.ok && load.bundle.digest).toBe(canonicalDigest(document));
+  });
+
+  it('lays out registers in bundle order', () => {
+    const load = loadBundle(bundleOf(denyRm, writeRate, spendCap, taint, loopGuard, writeRate));
+    if (!load.ok) throw new Error(load.message);
+    expect(load.bundle.layout).toEqual({ c: 2, f: 3, t: 6, a: 1, run: true });
+    expect(load.bundle.skipped).toEqual([]);
+  });
+});

@@ -1,0 +1,228 @@
+// The consumer against real processes: it drives the real `evals policy evaluate` (producer and
+// consumer pass each other's tests) and fails the job, with a clear reason and no decision
+// invented, against every deliberately broken producer.
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readNativeExecutionFile } from '@paperclip-evals/contract';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import { PolicyError } from '../src/errors.ts';
+import { replayAttempts } from '../src/replay-attempts.ts';
+import { toolCallSessions } from '../src/attempts.ts';
+import { bundleOf, denyRm, writeRate } from './support/bundles.ts';
+import { REPO, brokenProducer, pidFile, realProducer } from './support/producers.ts';
+
+import type { NativeExecution } from '@paperclip-evals/contract';
+
+import type { Defect } from './support/producers.ts';
+
+const ATTEMPTS_DIR = join(REPO, 'fixtures/attempts/valid');
+const DENY_APPROVALS = {
+  kind: 't1_predicate_tree',
+  id: 'no-approvals',
+  version: 1,
+  body: {
+    when: { field: 'tool_name', equals: 'decide_approval' },
+    verdict: 'deny',
+    reason: 'approvals need a human',
+  },
+};
+
+let dir: string;
+let attempts: NativeExecution[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-policy-consumer-'));
+  const files = (await readdir(ATTEMPTS_DIR)).filter((name) => name.endsWith('.json')).sort();
+  attempts = await Promise.all(
+    files.map(async (name) => (await readNativeExecutionFile(join(ATTEMPTS_DIR, name))).bundle),
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('against the real evals policy evaluate', () => {
+  it('replays every tool call and compares it with the recorded outcome', async () => {
+    const producer = await realProducer(dir);
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(DENY_APPROVALS, writeRate)),
+      attempts,
+      initialState: 'zeroed',
+      processes: 2,
+    });
+    const calls = toolCallSessions(attempts).flatMap((session) => [...session.events]);
+    expect(result.rows).toBe(calls.length);
+    expect(result.rowErrors).toBe(0);
+    expect(result.handshake).toMatchObject({ type: 'handshake', protocol_version: 1 });
+    const denied = result.calls.find((call) => call.toolName === 'decide_approval');
+    expect(denied).toMatchObject({
+      verdict: 'deny',
+      ruleId: 'no-approvals',
+      recordedOutcome: 'denied',
+      agreement: 'agree',
+    });
+    const reads = result.calls.filter((call) => call.toolName === 'read_document');
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) expect(read.verdict).toBe('allow');
+  });
+
+  it('reports a disagreement both ways', async () => {
+    const producer = await realProducer(dir);
+    const denyReads = {
+      ...DENY_APPROVALS,
+      id: 'no-reads',
+      body: { ...DENY_APPROVALS.body, when: { field: 'tool_name', equals: 'read_document' } },
+    };
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyReads)),
+      attempts,
+      initialState: 'zeroed',
+    });
+    const agreements = new Set(result.calls.map((call) => `${call.toolName}:${call.agreement}`));
+    expect(agreements).toContain('decide_approval:runner_denied_policy_allows');
+    expect(agreements).toContain('read_document:policy_denies_runner_allowed');
+  });
+
+  it('with unavailable state, lets each Tier 2 artifact apply its on_evict', async () => {
+    const producer = await realProducer(dir);
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(writeRate)),
+      attempts,
+      initialState: 'unavailable',
+    });
+    expect(result.rowErrors).toBe(0);
+    expect(result.calls.every((call) => call.verdict === 'allow' || call.verdict === 'ask')).toBe(true);
+  });
+
+  it('fails the job when the producer rejects the bundle', async () => {
+    const producer = await realProducer(dir);
+    await expect(
+      replayAttempts({
+        binaryPath: producer.path,
+        binarySha256: producer.sha256,
+        binaryArgs: [],
+        bundle: JSON.stringify(bundleOf(denyRm)).replace('policy-bundle/v1', 'policy-bundle/v9'),
+        attempts,
+        initialState: 'unavailable',
+      }),
+    ).rejects.toMatchObject({ code: 'paperclip_policy_job_failed', issues: [{ code: 'bundle_rejected' }] });
+  });
+});
+
+describe('against a broken producer', () => {
+  const cases: [Defect, string, RegExp][] = [
+    ['drops_a_reply', 'reply_missing', /no response for id r\d+/],
+    ['duplicates_a_reply', 'reply_duplicate', /second response/],
+    ['echoes_a_wrong_id', 'id_mismatch', /does not echo the request id/],
+    ['dies_mid_stream', 'reply_missing', /ended with exit code 0 and \d+ replies missing/],
+    ['dies_mid_frame', 'output_truncated', /stdout ended inside a frame/],
+    ['never_flushes', 'reply_timeout', /no output from the producer for 1500 ms/],
+    ['floods_stderr', 'stderr_overflow', /more than 16777216 bytes to stderr/],
+    ['extra_reply', 'reply_unexpected', /a bundle_ack frame when/],
+    ['malformed_reply', 'reply_malformed', /neither decision nor state_out/],
+    ['not_json', 'frame_invalid', /not JSON/],
+    ['wrong_exit_code', 'exit_mismatch', /exit code 1, but 0 row errors/],
+    ['no_handshake', 'handshake_invalid', /first frame is not a handshake/],
+  ];
+
+  it.each(cases)('%s → job error %s, no decisions returned', async (defect, code, message) => {
+    const producer = await brokenProducer(dir, defect);
+    const replay = replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      attempts,
+      initialState: 'unavailable',
+      // Short only where silence is the defect; elsewhere a slow start on a busy box must not matter.
+      replyTimeoutMs: defect === 'never_flushes' ? 1500 : 60_000,
+      processes: 2,
+    });
+    const error: unknown = await replay.then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(PolicyError);
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [{ code, message: expect.stringMatching(message) as unknown }],
+    });
+  });
+
+  it('kills a producer that stops answering (its process is gone after the job error)', async () => {
+    const producer = await brokenProducer(dir, 'never_flushes');
+    await expect(
+      replayAttempts({
+        binaryPath: producer.path,
+        binarySha256: producer.sha256,
+        binaryArgs: [],
+        bundle: JSON.stringify(bundleOf(denyRm)),
+        attempts,
+        initialState: 'unavailable',
+        replyTimeoutMs: 1500,
+      }),
+    ).rejects.toMatchObject({ issues: [{ code: 'reply_timeout' }] });
+    const pid = Number(await readFile(pidFile(dir, 'never_flushes'), 'utf8'));
+    // SIGKILL is immediate; the wait is only for the zombie to be reaped.
+    await vi.waitFor(() => {
+      expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    }, 10_000);
+  });
+
+  it('drains a noisy stderr while it runs, and completes when the replies are right', async () => {
+    const producer = await brokenProducer(dir, 'noisy_stderr');
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      attempts,
+      initialState: 'unavailable',
+    });
+    expect(result.rowErrors).toBe(0);
+    expect(result.calls.length).toBe(result.rows);
+  });
+});
+
+describe('the policy binary', () => {
+  it('is refused when its digest differs', async () => {
+    const producer = await realProducer(dir);
+    await expect(
+      replayAttempts({
+        binaryPath: producer.path,
+        binarySha256: `sha256:${'0'.repeat(64)}`,
+        binaryArgs: [],
+        bundle: JSON.stringify(bundleOf()),
+        attempts,
+        initialState: 'unavailable',
+      }),
+    ).rejects.toMatchObject({
+      code: 'paperclip_policy_binary_invalid',
+      issues: [{ code: 'digest_mismatch' }],
+    });
+  });
+
+  it('is never looked up on PATH', async () => {
+    await expect(
+      replayAttempts({
+        binaryPath: 'sh',
+        binarySha256: `sha256:${'0'.repeat(64)}`,
+        binaryArgs: [],
+        bundle: JSON.stringify(bundleOf()),
+        attempts,
+        initialState: 'unavailable',
+      }),
+    ).rejects.toMatchObject({ code: 'paperclip_policy_binary_invalid', issues: [{ code: 'path_invalid' }] });
+  });
+});

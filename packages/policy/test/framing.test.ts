@@ -1,0 +1,136 @@
+// Frame parsing properties (fast-check): line splitting is independent of how bytes are chunked,
+// member spans agree with JSON.parse, and now_ms is a signed 64-bit integer read from its text —
+// exact for every value in range, refused for every fraction, exponent or out-of-range token.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { I64_MAX, I64_MIN, LineReader, compactJson, memberSpans, parseI64 } from '../src/framing.ts';
+import { bundleOf, writeRate } from './support/bundles.ts';
+import { drive } from './support/session.ts';
+
+import type { LineEvent } from '../src/framing.ts';
+
+const i64 = fc.bigInt({ min: I64_MIN, max: I64_MAX });
+
+function splitAll(chunks: Buffer[], maxLineBytes?: number): LineEvent[] {
+  const reader = new LineReader(maxLineBytes);
+  const events: LineEvent[] = [];
+  for (const chunk of chunks) reader.push(chunk, (event) => events.push(event));
+  reader.finish((event) => events.push(event));
+  return events;
+}
+
+describe('LineReader', () => {
+  it('yields the same lines however the bytes are chunked', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme' }).map((s) => s.replaceAll('\n', ' '))),
+        fc.array(fc.nat(40)),
+        (lines, cuts) => {
+          const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(''));
+          const chunks: Buffer[] = [];
+          let at = 0;
+          for (const cut of cuts) {
+            chunks.push(bytes.subarray(at, Math.min(bytes.length, at + cut)));
+            at = Math.min(bytes.length, at + cut);
+          }
+          chunks.push(bytes.subarray(at));
+          expect(splitAll(chunks)).toEqual(lines.map((text) => ({ kind: 'line', text })));
+        },
+      ),
+    );
+  });
+
+  it('reports a line over the limit once, without keeping it, and goes on', () => {
+    const events = splitAll(
+      [
+        Buffer.from('short\n'),
+        Buffer.from('x'.repeat(50)),
+        Buffer.from('y'.repeat(50)),
+        Buffer.from('\nnext\n'),
+      ],
+      64,
+    );
+    expect(events).toEqual([
+      { kind: 'line', text: 'short' },
+      { kind: 'too_large', byteLength: 100 },
+      { kind: 'line', text: 'next' },
+    ]);
+  });
+
+  it('reports invalid UTF-8 instead of replacing it', () => {
+    expect(splitAll([Buffer.from([0x7b, 0xff, 0x7d, 0x0a])])).toEqual([{ kind: 'not_utf8', byteLength: 3 }]);
+  });
+});
+
+describe('memberSpans', () => {
+  it('finds each top-level member exactly where JSON.parse does', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.constantFrom(0, 2), (object, indent) => {
+        const text = JSON.stringify(object, null, indent);
+        const spans = memberSpans(text);
+        expect([...spans.keys()].sort()).toEqual(Object.keys(object).sort());
+        for (const [key, span] of spans)
+          expect(JSON.parse(text.slice(span.start, span.end))).toEqual(object[key]);
+      }),
+    );
+  });
+
+  it('compactJson only drops whitespace outside strings', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const compact = compactJson(JSON.stringify(value, null, 2));
+        expect(compact).toBe(JSON.stringify(value));
+      }),
+    );
+  });
+});
+
+describe('now_ms', () => {
+  it('parseI64 is exact over the whole signed 64-bit range', () => {
+    fc.assert(fc.property(i64, (value) => parseI64(value.toString()) === value));
+  });
+
+  it('parseI64 refuses fractions, exponents, leading zeros and values out of range', () => {
+    const bad = fc.oneof(
+      fc.tuple(i64, fc.nat()).map(([n, f]) => `${n}.${f}`),
+      fc.tuple(i64, fc.integer({ min: -20, max: 20 })).map(([n, e]) => `${n}e${e}`),
+      fc.bigInt({ min: I64_MAX + 1n, max: I64_MAX * 4n }).map(String),
+      fc.bigInt({ min: I64_MIN * 4n, max: I64_MIN - 1n }).map(String),
+      fc.nat().map((n) => `0${n}`),
+    );
+    fc.assert(fc.property(bad, (token) => parseI64(token) === undefined));
+  });
+
+  it('reaches the registers unchanged through the producer, even past 2^53', () => {
+    fc.assert(
+      fc.property(i64, (nowMs) => {
+        const producer = drive();
+        producer.send({ type: 'bundle', bundle: bundleOf(writeRate) });
+        const reply = producer.session.handle({
+          kind: 'line',
+          text: `{"type":"row","id":1,"event":{"tool_name":"Write"},"state_in":{"c":[0],"f":[false],"t":[0,0,0]},"now_ms":${nowMs}}`,
+        });
+        expect(reply).toContain(`"state_out":{"c":[1],"f":[false],"t":[${nowMs},0,0],"a":[],"run":null}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('is a row error (OL-1240) for any float token, never coerced', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .double({ noNaN: true, noDefaultInfinity: true })
+          .filter((x) => !Number.isInteger(x) || String(x).includes('e')),
+        (x) => {
+          const producer = drive();
+          producer.send({ type: 'bundle', bundle: bundleOf() });
+          const reply = producer.sendLine(`{"type":"row","id":1,"event":{},"now_ms":${String(x)}}`);
+          expect(reply).toMatchObject({ error: { code: 'OL-1240' } });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

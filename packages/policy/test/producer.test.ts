@@ -1,0 +1,238 @@
+// The producer's protocol rules, frame by frame: replies to headers and rows, the row-error table
+// (each bad row → its exact code, with neither decision nor state_out), two-stage loading and
+// overrides, ignored frames, and the frozen Decision object.
+import { readFileSync } from 'node:fs';
+import { schemaErrors } from '@paperclip-evals/contract';
+import { describe, expect, it } from 'vitest';
+
+import { DECISION_V1 } from '../src/decision.ts';
+import { bundleOf, denyRm, writeRate } from './support/bundles.ts';
+import { drive } from './support/session.ts';
+
+const WRITE_LAYOUT_ZEROED = { c: [0], f: [false], t: [0, 0, 0], a: [], run: null };
+const header = (bundle: unknown) => ({ type: 'bundle', bundle });
+const row = (fields: Record<string, unknown>) => ({
+  type: 'row',
+  id: 'x',
+  event: {},
+  state_in: null,
+  now_ms: 1,
+  ...fields,
+});
+
+describe('bundle headers', () => {
+  it('acknowledge with the digest and an empty skipped array', () => {
+    const reply = drive().send(header(bundleOf(denyRm)));
+    expect(reply).toEqual({
+      type: 'bundle_ack',
+      bundle_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown,
+      skipped: [],
+    });
+  });
+
+  it('answer a rejected envelope with bundle_error OL-1241 and clear the active bundle', () => {
+    const producer = drive();
+    producer.send(header(bundleOf(denyRm)));
+    expect(producer.send(header({ schema: 'nope' }))).toMatchObject({
+      type: 'bundle_error',
+      error: { code: 'OL-1241' },
+    });
+    expect(producer.send(row({}))).toMatchObject({ error: { code: 'OL-1242' }, bundle_digest: null });
+  });
+
+  it('do not count as row errors', () => {
+    const producer = drive();
+    producer.send(header({}));
+    expect(producer.session.rowErrors).toBe(0);
+  });
+});
+
+describe('a row error', () => {
+  const cases: [string, string, string][] = [
+    ['now_ms as a float', '{"type":"row","id":"x","event":{},"now_ms":1.0}', 'OL-1240'],
+    ['now_ms with an exponent', '{"type":"row","id":"x","event":{},"now_ms":1e3}', 'OL-1240'],
+    ['now_ms as a string', '{"type":"row","id":"x","event":{},"now_ms":"1"}', 'OL-1240'],
+    ['now_ms above 2^63-1', '{"type":"row","id":"x","event":{},"now_ms":9223372036854775808}', 'OL-1240'],
+    ['now_ms missing', '{"type":"row","id":"x","event":{}}', 'OL-1240'],
+    ['event missing', '{"type":"row","id":"x","now_ms":1}', 'OL-1240'],
+    ['event an array', '{"type":"row","id":"x","event":[],"now_ms":1}', 'OL-1240'],
+    ['tool_name not a string', '{"type":"row","id":"x","event":{"tool_name":7},"now_ms":1}', 'OL-1240'],
+    ['env values not strings', '{"type":"row","id":"x","event":{"env":{"cwd":1}},"now_ms":1}', 'OL-1240'],
+    ['spend_delta a float', '{"type":"row","id":"x","event":{"spend_delta":0.5},"now_ms":1}', 'OL-1240'],
+    ['state_in an array', '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":[]}', 'OL-1240'],
+    [
+      'a counter as a float',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[1.5],"f":[false],"t":[0,0,0]}}',
+      'OL-1240',
+    ],
+    [
+      'a counter as 1.0',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[1.0],"f":[false],"t":[0,0,0]}}',
+      'OL-1240',
+    ],
+    [
+      'a flag as a number',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[0],"f":[0],"t":[0,0,0]}}',
+      'OL-1240',
+    ],
+    [
+      'run malformed',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[0],"f":[false],"t":[0,0,0],"run":{"len":"1"}}}',
+      'OL-1240',
+    ],
+    [
+      'too few timestamps',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[0],"f":[false],"t":[0,0]}}',
+      'OL-1243',
+    ],
+    [
+      'an extra accumulator',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[0],"f":[false],"t":[0,0,0],"a":[0]}}',
+      'OL-1243',
+    ],
+    [
+      'a run register the layout lacks',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{"c":[0],"f":[false],"t":[0,0,0],"run":{"shape":null,"len":0}}}',
+      'OL-1243',
+    ],
+    ['an empty state object', '{"type":"row","id":"x","event":{},"now_ms":1,"state_in":{}}', 'OL-1243'],
+    [
+      'a rejected override bundle',
+      '{"type":"row","id":"x","event":{},"now_ms":1,"bundle":{"schema":"nope"}}',
+      'OL-1241',
+    ],
+  ];
+
+  it.each(cases)('%s → %s, with neither decision nor state_out', (_name, line, code) => {
+    const producer = drive();
+    producer.send(header(bundleOf(writeRate)));
+    const reply = producer.sendLine(line);
+    expect(reply).toMatchObject({
+      type: 'response',
+      id: 'x',
+      error: { code, message: expect.any(String) as unknown },
+    });
+    expect(reply).not.toHaveProperty('decision');
+    expect(reply).not.toHaveProperty('state_out');
+    expect(producer.session.rowErrors).toBe(1);
+  });
+
+  it('OL-1242 when no bundle was ever loaded', () => {
+    expect(drive().send(row({}))).toMatchObject({ error: { code: 'OL-1242' }, bundle_digest: null });
+  });
+
+  it('OL-1244 when evaluation throws, and processing continues', () => {
+    const producer = drive(() => {
+      throw new Error('boom');
+    });
+    producer.send(header(bundleOf(denyRm)));
+    expect(producer.send(row({}))).toMatchObject({
+      error: { code: 'OL-1244', message: 'evaluation failed: boom' },
+    });
+    expect(producer.send(row({ id: 'y' }))).toMatchObject({ id: 'y', error: { code: 'OL-1244' } });
+  });
+});
+
+describe('rows', () => {
+  it('echo the id verbatim, null when it is missing', () => {
+    const session = drive();
+    session.send(header(bundleOf()));
+    const replies: string[] = [];
+    const lines = [
+      '{"type":"row","id":12345678901234567890123,"event":{},"now_ms":1}',
+      '{"type":"row","id": [1, "a b"],"event":{},"now_ms":1}',
+      '{"type":"row","event":{},"now_ms":1}',
+    ];
+    for (const line of lines) replies.push(session.session.handle({ kind: 'line', text: line }) ?? '');
+    expect(replies[0]).toContain('"id":12345678901234567890123,');
+    expect(replies[1]).toContain('"id":[1,"a b"],');
+    expect(replies[2]).toContain('"id":null,');
+  });
+
+  it('use an override bundle for that row only, without an acknowledgment', () => {
+    const producer = drive();
+    producer.send(header(bundleOf()));
+    const rm = { tool_name: 'Bash', tool_input: { command: 'rm -rf /' } };
+    expect(producer.send(row({ event: rm, bundle: bundleOf(denyRm) }))).toMatchObject({
+      decision: { verdict: 'deny', rule_id: 'no-rm' },
+    });
+    expect(producer.send(row({ event: rm }))).toMatchObject({
+      decision: { verdict: 'allow', rule_id: null },
+    });
+  });
+
+  it('may supply their own bundle without any header', () => {
+    expect(drive().send(row({ bundle: bundleOf(denyRm) }))).toMatchObject({ decision: { verdict: 'allow' } });
+  });
+
+  it('keep the header bundle when an override is rejected', () => {
+    const producer = drive();
+    producer.send(header(bundleOf(denyRm)));
+    expect(producer.send(row({ bundle: { schema: 'nope' } }))).toMatchObject({ error: { code: 'OL-1241' } });
+    expect(producer.send(row({}))).toHaveProperty('decision');
+  });
+
+  it('treat null state as unavailable (on_evict) and a zeroed layout as available', () => {
+    const producer = drive();
+    producer.send(header(bundleOf(writeRate)));
+    const write = { tool_name: 'Write' };
+    expect(producer.send(row({ event: write, state_in: null }))).toMatchObject({
+      decision: {
+        verdict: 'ask',
+        rule_id: 'write-rate',
+        matched: [{ rule_id: 'write-rate', verdict: 'ask', source: 'on_evict' }],
+        state: 'unavailable',
+      },
+    });
+    expect(producer.send(row({ event: write, state_in: WRITE_LAYOUT_ZEROED }))).toMatchObject({
+      decision: { verdict: 'allow', rule_id: null, matched: [], state: 'available' },
+    });
+  });
+});
+
+describe('lines that get no reply', () => {
+  const cases: [string, string, boolean][] = [
+    ['a blank line', '   ', false],
+    ['invalid JSON', '{"type":"row"', true],
+    ['a JSON array', '[{"type":"row"}]', true],
+    ['a JSON string', '"row"', true],
+    ['no type', '{"id":"x"}', false],
+    ['a non-string type', '{"type":1}', false],
+    ['an unknown type', '{"type":"load_check"}', false],
+  ];
+  it.each(cases)('%s (reported on stderr: %s)', (_name, line, reported) => {
+    const producer = drive();
+    expect(producer.sendLine(line)).toBeUndefined();
+    expect(producer.diagnostics.length > 0).toBe(reported);
+    expect(producer.session.rowErrors).toBe(0);
+  });
+});
+
+describe('the Decision object', () => {
+  it('is frozen: the schema file is pinned', () => {
+    const schema = readFileSync(
+      new URL('../../../schemas/policy/decision-v1.schema.json', import.meta.url),
+      'utf8',
+    );
+    expect(JSON.parse(schema)).toMatchSnapshot();
+  });
+
+  it('every decision the producer emits matches the schema exactly', () => {
+    const producer = drive();
+    producer.send(header(bundleOf(denyRm, writeRate)));
+    const decisions = [
+      producer.send(row({ event: { tool_name: 'Bash', tool_input: { command: 'rm x' } } })),
+      producer.send(row({ event: { tool_name: 'Write' }, state_in: WRITE_LAYOUT_ZEROED })),
+    ].map((reply) => reply?.decision);
+    for (const decision of decisions) {
+      expect(Object.keys(decision as object).sort()).toEqual([
+        'matched',
+        'reason',
+        'rule_id',
+        'state',
+        'verdict',
+      ]);
+      expect(schemaErrors(DECISION_V1, decision)).toEqual([]);
+    }
+  });
+});

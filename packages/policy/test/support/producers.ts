@@ -1,0 +1,100 @@
+// Producer executables for consumer tests, written into a temp dir and run for real: a wrapper
+// around the real `evals policy evaluate`, and deliberately broken producers (CommonJS scripts
+// with an absolute node shebang, since the consumer runs them with an empty environment).
+import { createHash } from 'node:crypto';
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+export const EVALS = join(REPO, 'packages/cli/bin/evals.js');
+
+export interface Executable {
+  readonly path: string;
+  readonly sha256: string;
+}
+
+export type Defect =
+  | 'none'
+  | 'drops_a_reply'
+  | 'duplicates_a_reply'
+  | 'echoes_a_wrong_id'
+  | 'dies_mid_stream'
+  | 'dies_mid_frame'
+  | 'never_flushes'
+  | 'floods_stderr'
+  | 'noisy_stderr'
+  | 'extra_reply'
+  | 'malformed_reply'
+  | 'not_json'
+  | 'wrong_exit_code'
+  | 'no_handshake';
+
+export async function writeExecutable(dir: string, name: string, source: string): Promise<Executable> {
+  const path = join(dir, name);
+  await writeFile(path, source);
+  await chmod(path, 0o755);
+  return { path, sha256: `sha256:${createHash('sha256').update(source).digest('hex')}` };
+}
+
+/** `#!/bin/sh` exec of the real producer, with absolute paths (the consumer gives it no PATH). */
+export function realProducer(dir: string): Promise<Executable> {
+  return writeExecutable(
+    dir,
+    'evals-policy-evaluate.sh',
+    `#!/bin/sh\nexec '${process.execPath}' '${EVALS}' policy evaluate "$@"\n`,
+  );
+}
+
+/** Where a broken producer writes its pid when it starts, so a test can see it was killed. */
+export function pidFile(dir: string, defect: Defect): string {
+  return join(dir, `producer-${defect}.pid`);
+}
+
+/**
+ * A producer that answers every frame correctly (allow, state passed through) except for its
+ * defect, which strikes at the second row.
+ */
+export function brokenProducer(dir: string, defect: Defect): Promise<Executable> {
+  return writeExecutable(
+    dir,
+    `producer-${defect}.cjs`,
+    `#!${process.execPath}
+const defect = ${JSON.stringify(defect)};
+require('node:fs').writeFileSync(${JSON.stringify(pidFile(dir, defect))}, String(process.pid));
+const out = (frame) => process.stdout.write(JSON.stringify(frame) + '\\n');
+if (defect === 'floods_stderr') {
+  const block = 'x'.repeat(1024 * 1024);
+  for (let i = 0; i < 100; i++) process.stderr.write(block); // 100 MB; blocks once the pipe is full
+}
+if (defect === 'noisy_stderr') process.stderr.write('diagnostic\\n'.repeat(800000)); // ~8.8 MB, drained while it runs
+if (defect === 'no_handshake') out({ type: 'bundle_ack', bundle_digest: 'sha256:' + '0'.repeat(64), skipped: [] });
+else out({ type: 'handshake', engine_version: '0.0.0-broken' });
+let rows = 0;
+const held = [];
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const frame = JSON.parse(line);
+  if (frame.type === 'bundle') {
+    out({ type: 'bundle_ack', bundle_digest: 'sha256:' + '0'.repeat(64), skipped: [] });
+    if (defect === 'extra_reply') out({ type: 'bundle_ack', bundle_digest: 'sha256:' + '0'.repeat(64), skipped: [] });
+    return;
+  }
+  rows++;
+  const reply = { type: 'response', id: frame.id, bundle_digest: null, decision: { verdict: 'allow' }, state_out: frame.state_in ?? {} };
+  if (rows !== 2) return defect === 'never_flushes' ? held.push(reply) : out(reply);
+  switch (defect) {
+    case 'drops_a_reply': return;
+    case 'duplicates_a_reply': out(reply); return out(reply);
+    case 'echoes_a_wrong_id': return out({ ...reply, id: 'not-' + frame.id });
+    case 'dies_mid_stream': process.exit(0);
+    case 'dies_mid_frame': require('node:fs').writeSync(1, JSON.stringify(reply).slice(0, 40)); process.exit(0);
+    case 'never_flushes': return held.push(reply);
+    case 'malformed_reply': return out({ ...reply, error: { code: 'OL-1240', message: 'both' } });
+    case 'not_json': return process.stdout.write('this is not json\\n');
+    default: return out(reply);
+  }
+});
+process.stdin.on('end', () => { if (defect === 'wrong_exit_code') process.exitCode = 1; });
+`,
+  );
+}

@@ -1,0 +1,221 @@
+// Policy replay throughput: 1,000,000 events through the real `evals policy evaluate` process pipe,
+// driven by the real consumer (replaySessions from the built packages/policy). Reports rows/s
+// (target at least 100,000) and the consumer's RSS sampled every 100,000 rows (target: flat, the
+// spread after the first sample under 50 MB). Events are generated lazily, session by session, so
+// the consumer never holds the corpus; each session threads its state from successful replies.
+//
+// Run: `npx tsc -b packages/cli && npx tsx scripts/bench/policy-bench.ts [--events 1000000]
+// [--sessions 10000] [--processes 1] [--in-flight 256] [--json]`; with
+// `node --expose-gc --import tsx scripts/bench/policy-bench.ts` it also samples the live heap after a
+// full GC (the leak check: RSS alone includes garbage not yet collected). Targets are reported, never
+// enforced; exits non-zero only on bad arguments or a failed replay job.
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import type * as Policy from '../../packages/policy/src/index.ts';
+
+export const TARGET_ROWS_PER_SECOND = 100_000;
+export const RSS_SPREAD_TARGET_BYTES = 50e6;
+const SAMPLE_EVERY_ROWS = 100_000;
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(REPO_ROOT, 'packages/cli/bin/evals.js');
+const POLICY_MODULE = pathToFileURL(join(REPO_ROOT, 'packages/policy/dist/index.js')).href;
+
+const BUNDLE = {
+  schema: 'paperclip-evals/policy-bundle/v1',
+  artifacts: [
+    {
+      kind: 't1_predicate_tree',
+      id: 'no-rm',
+      version: 1,
+      body: {
+        when: {
+          all: [
+            { field: 'tool_name', equals: 'Bash' },
+            { field: 'tool_input.command', regex: '^rm\\s' },
+          ],
+        },
+        verdict: 'deny',
+        reason: 'rm is not allowed',
+      },
+    },
+    {
+      kind: 't1_predicate_tree',
+      id: 'ask-secrets',
+      version: 1,
+      body: {
+        when: { field: 'tool_input.path', glob: '**/.env' },
+        verdict: 'ask',
+        reason: 'touches secrets',
+      },
+    },
+    {
+      kind: 't2_rate_limit',
+      id: 'write-rate',
+      version: 1,
+      body: {
+        when: { field: 'tool_name', in: ['Write', 'Edit'] },
+        max: 3,
+        window_ms: 60_000,
+        verdict: 'deny',
+        reason: 'the 4th write within 60 s',
+        on_evict: 'ask',
+      },
+    },
+    {
+      kind: 't2_spend_limit',
+      id: 'spend-cap',
+      version: 1,
+      body: { limit: 5_000_000, verdict: 'deny', reason: 'spend cap', on_evict: 'reset' },
+    },
+    {
+      kind: 't2_run_length',
+      id: 'loop-guard',
+      version: 1,
+      body: { max_run: 5, verdict: 'ask', reason: 'a loop', on_evict: 'reset' },
+    },
+  ],
+};
+
+const TOOLS = [
+  { tool_name: 'Read', tool_input: { path: 'src/index.ts' } },
+  { tool_name: 'Write', tool_input: { path: 'src/out.ts', content: 'export {};' } },
+  { tool_name: 'Bash', tool_input: { command: 'npm test' } },
+  { tool_name: 'Bash', tool_input: { command: 'rm -rf build' } },
+  { tool_name: 'Read', tool_input: { path: 'config/.env' } },
+  { tool_name: 'Grep', tool_input: { pattern: 'TODO' } },
+];
+
+interface BenchResult {
+  readonly events: number;
+  readonly sessions: number;
+  readonly processes: number;
+  readonly seconds: number;
+  readonly rowsPerSecond: number;
+  /** The consumer's own CPU (user + system) per row, which is what a loaded machine cannot hide. */
+  readonly consumerCpuMicrosPerRow: number;
+  readonly rowErrors: number;
+  readonly verdicts: Record<string, number>;
+  readonly rssSamplesBytes: number[];
+  readonly rssSpreadBytes: number;
+  /** Live heap after a full GC at each sample (only with `node --expose-gc`): a leak shows as growth here. */
+  readonly heapAfterGcSamplesBytes: number[];
+  readonly targets: { readonly rowsPerSecond: boolean; readonly rssFlat: boolean };
+}
+
+const args = parseArgs({
+  options: {
+    events: { type: 'string', default: '1000000' },
+    sessions: { type: 'string', default: '10000' },
+    processes: { type: 'string', default: '1' },
+    'in-flight': { type: 'string', default: '256' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const count = (name: string, value: string): number => {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0)
+    throw new Error(`--${name} must be a positive integer, got ${value}`);
+  return parsed;
+};
+const events = count('events', args.values.events);
+const sessions = count('sessions', args.values.sessions);
+const processes = count('processes', args.values.processes);
+const inFlight = count('in-flight', args.values['in-flight']);
+
+/** Sessions made on demand: `events` rows spread over `sessions` sessions, 1 s apart in each. */
+function* generateSessions(): Generator<Policy.ReplaySession<null>> {
+  const perSession = Math.ceil(events / sessions);
+  for (let index = 0, left = events; left > 0; index++, left -= perSession) {
+    const length = Math.min(perSession, left);
+    yield {
+      key: `session-${index}`,
+      events: (function* () {
+        for (let step = 0; step < length; step++) {
+          const tool = TOOLS[(index + step) % TOOLS.length];
+          const event = {
+            event_type: 'pre_tool_use',
+            session_id: `session-${index}`,
+            tool_use_id: `call-${step}`,
+            ...tool,
+            spend_delta: 1000,
+          };
+          yield { ref: null, event: JSON.stringify(event), nowMs: 1_757_000_000_000n + BigInt(step) * 1000n };
+        }
+      })(),
+    };
+  }
+}
+
+async function run(): Promise<BenchResult> {
+  const policy = (await import(POLICY_MODULE)) as typeof Policy;
+  const load = policy.loadBundle(BUNDLE);
+  if (!load.ok) throw new Error(load.message);
+  const verdicts: Record<string, number> = {};
+  const rssSamplesBytes: number[] = [];
+  const heapAfterGcSamplesBytes: number[] = [];
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let rows = 0;
+  const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
+  const summary = await policy.replaySessions({
+    command: { file: process.execPath, args: [CLI, 'policy', 'evaluate'] },
+    bundle: JSON.stringify(BUNDLE),
+    initialState: policy.stateToJSON(policy.zeroedRegisters(load.bundle.layout)),
+    sessions: generateSessions(),
+    processes,
+    sessionsPerProcess: inFlight,
+    onReply: (_session, _event, reply) => {
+      const verdict = reply.ok ? String(reply.decision.verdict) : `error ${reply.code}`;
+      verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
+      if (++rows % SAMPLE_EVERY_ROWS !== 0) return;
+      rssSamplesBytes.push(process.memoryUsage().rss);
+      if (gc !== undefined) {
+        gc();
+        heapAfterGcSamplesBytes.push(process.memoryUsage().heapUsed);
+      }
+    },
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
+  const steady = rssSamplesBytes.slice(1);
+  const rssSpreadBytes = steady.length === 0 ? 0 : Math.max(...steady) - Math.min(...steady);
+  const rowsPerSecond = Math.round(summary.rows / seconds);
+  return {
+    events: summary.rows,
+    sessions,
+    processes,
+    seconds: Math.round(seconds * 100) / 100,
+    rowsPerSecond,
+    consumerCpuMicrosPerRow: Math.round(((cpu.user + cpu.system) / summary.rows) * 10) / 10,
+    rowErrors: summary.rowErrors,
+    verdicts,
+    rssSamplesBytes,
+    rssSpreadBytes,
+    heapAfterGcSamplesBytes,
+    targets: {
+      rowsPerSecond: rowsPerSecond >= TARGET_ROWS_PER_SECOND,
+      rssFlat: rssSpreadBytes < RSS_SPREAD_TARGET_BYTES,
+    },
+  };
+}
+
+const result = await run();
+if (args.values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+else {
+  const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+  process.stdout.write(
+    [
+      `policy replay: ${result.events} events, ${result.sessions} sessions, ${result.processes} producer process(es)`,
+      `  ${result.seconds} s · ${result.rowsPerSecond} rows/s (target ≥ ${TARGET_ROWS_PER_SECOND}: ${result.targets.rowsPerSecond ? 'met' : 'missed'})`,
+      `  consumer CPU: ${result.consumerCpuMicrosPerRow} µs/row`,
+      `  consumer RSS every ${SAMPLE_EVERY_ROWS} rows: ${result.rssSamplesBytes.map(mb).join(', ')}`,
+      `  RSS spread after the first sample: ${mb(result.rssSpreadBytes)} (target < ${mb(RSS_SPREAD_TARGET_BYTES)}: ${result.targets.rssFlat ? 'met' : 'missed'})`,
+      result.heapAfterGcSamplesBytes.length === 0
+        ? '  heap after GC: not sampled (run node with --expose-gc to see it)'
+        : `  heap after GC at each sample: ${result.heapAfterGcSamplesBytes.map(mb).join(', ')}`,
+      `  verdicts: ${JSON.stringify(result.verdicts)} · row errors: ${result.rowErrors}`,
+    ].join('\n') + '\n',
+  );
+}
