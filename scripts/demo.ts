@@ -1,43 +1,166 @@
 // The README's first command: the main job of Evals, end to end, with the real binaries. It builds
 // a release of our reference runner (packed tarball + paperclip-runnerd + SHA256SUMS), qualifies
-// it with `evals qualify`, then validates the bundled example attempts; each step is checked
-// against its documented exit code.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// it with `evals qualify`, validates the bundled example attempts, then runs the qualified
+// release's paperclip-runnerd over a small deterministic suite (scripts/demo-suite.ts), ingests the
+// attempts into a fresh SQLite Evalbook twice (the second time every bundle is a duplicate), and
+// shows it: `evals grid`, `evals compare`, `evals report` as Markdown, and HTML + JSON kept under
+// .evalbook/demo/. Each step is checked against its documented exit code.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import {
+  DEMO_ATTEMPTS_PER_PAIR,
+  DEMO_CASES,
+  DEMO_CONFIGS,
+  demoAttempts,
+  demoEnvironmentYaml,
+} from './demo-suite.ts';
+
+import type { DemoAttempt } from './demo-suite.ts';
+
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
+/** Sessions run at once: one runnerd per core of a 2-core machine. */
+const SESSION_CONCURRENCY = 2;
+/** A session that has not ended by then is killed and counted as failed (one takes ~1-3 s). */
+const SESSION_TIMEOUT_MS = 60_000;
+/** paperclip-runnerd eval-session: 0 done (the bundle says whether the attempt failed). */
+const RUNNERD_EXIT_OK = 0;
+
+const title = (text: string): void => {
+  process.stdout.write(`\n── ${text}\n`);
+};
+const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+const verdict = (ok: boolean, expected: number, status: number | null, since: number): boolean => {
+  process.stdout.write(
+    ok
+      ? `(exit ${status}, as expected; ${seconds(since)})\n`
+      : `!! expected exit ${expected}, got ${String(status)}\n`,
+  );
+  return ok;
+};
 
 function step(
-  title: string,
+  heading: string,
   command: string,
   args: string[],
   expectedExit: number,
   env = process.env,
 ): boolean {
   const shown = command === EVALS ? 'evals' : command;
-  process.stdout.write(`\n── ${title}\n$ ${shown} ${args.join(' ')}\n`);
+  title(heading);
+  process.stdout.write(`$ ${shown} ${args.join(' ')}\n`);
+  const since = performance.now();
   const { status } = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env });
-  const ok = status === expectedExit;
-  process.stdout.write(
-    ok ? `(exit ${status}, as expected)\n` : `!! expected exit ${expectedExit}, got ${String(status)}\n`,
-  );
+  return verdict(status === expectedExit, expectedExit, status, since);
+}
+
+interface SessionResult {
+  readonly status: number | null;
+  readonly stderr: string;
+}
+
+/** Runs one eval-session with an empty environment (runnerd needs none) and collects its stderr. */
+function runSession(runnerd: string, requestPath: string, outputPath: string): Promise<SessionResult> {
+  return new Promise((resolve) => {
+    const child = spawn(runnerd, ['eval-session', '--request', requestPath, '--output', outputPath], {
+      env: {},
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: SESSION_TIMEOUT_MS,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', (error) => {
+      resolve({ status: null, stderr: error.message });
+    });
+    child.on('close', (status, signal) => {
+      resolve({ status, stderr: signal === null ? stderr : `${stderr}killed by ${signal}` });
+    });
+  });
+}
+
+/** One progress line from the bundle runnerd wrote: terminal state, failure, denials, transcript. */
+function describeBundle(path: string): string {
+  const bundle = JSON.parse(readFileSync(path, 'utf8')) as {
+    terminal: { runTerminalState: string };
+    failure: { code: string } | null;
+    semanticTools: { denials: unknown[] };
+    transcript: { complete: boolean };
+    usage: { costCoverage?: string };
+  };
+  return [
+    bundle.terminal.runTerminalState,
+    ...(bundle.failure === null ? [] : [`failure ${bundle.failure.code}`]),
+    ...(bundle.semanticTools.denials.length === 0
+      ? []
+      : [`denied tool calls: ${bundle.semanticTools.denials.length}`]),
+    ...(bundle.transcript.complete ? [] : ['transcript incomplete']),
+    bundle.usage.costCoverage ?? 'cost coverage not stated',
+  ].join(', ');
+}
+
+/**
+ * Runs every attempt through runnerd, SESSION_CONCURRENCY at a time. runnerd writes each bundle
+ * beside its transcript and artifacts (under `artifacts/`); the bundle is then moved to `bundles/`,
+ * so that folder holds only bundles and `artifacts/` is the artifact root ingest verifies against.
+ */
+async function runSuite(
+  runnerd: string,
+  suiteDir: string,
+  attempts: readonly DemoAttempt[],
+): Promise<boolean> {
+  const dirs = { requests: 'requests', artifacts: 'artifacts', bundles: 'bundles' } as const;
+  for (const dir of Object.values(dirs)) mkdirSync(join(suiteDir, dir), { recursive: true });
+  const width = String(attempts.length).length;
+  let next = 0;
+  let finished = 0;
+  let ok = true;
+  const worker = async (): Promise<void> => {
+    while (next < attempts.length) {
+      const attempt = attempts[next++];
+      if (attempt === undefined) return;
+      const started = performance.now();
+      const requestPath = join(suiteDir, dirs.requests, `${attempt.attemptId}.json`);
+      const outputPath = join(suiteDir, dirs.artifacts, `${attempt.attemptId}.json`);
+      const bundlePath = join(suiteDir, dirs.bundles, `${attempt.attemptId}.json`);
+      writeFileSync(requestPath, `${JSON.stringify(attempt.request, null, 2)}\n`);
+      const { status, stderr } = await runSession(runnerd, requestPath, outputPath);
+      finished++;
+      const label = `[${String(finished).padStart(width)}/${attempts.length}] ${attempt.attemptId}`;
+      if (status !== RUNNERD_EXIT_OK) {
+        ok = false;
+        process.stdout.write(
+          `${label}  !! expected exit ${RUNNERD_EXIT_OK}, got ${String(status)}: ${stderr.trim()}\n`,
+        );
+        continue;
+      }
+      renameSync(outputPath, bundlePath);
+      process.stdout.write(`${label}  ${describeBundle(bundlePath)}  (${seconds(started)})\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: SESSION_CONCURRENCY }, worker));
   return ok;
 }
 
-const releaseDir = mkdtempSync(join(tmpdir(), 'evals-demo-release-'));
+const demoStarted = performance.now();
+const workDir = mkdtempSync(join(tmpdir(), 'evals-demo-'));
+const releaseDir = join(workDir, 'release');
+const suiteDir = join(workDir, 'suite');
+/** The reports are kept (in the git-ignored .evalbook/) for a person to open after the demo. */
+const keptDir = join(ROOT, '.evalbook', 'demo');
+mkdirSync(keptDir, { recursive: true });
 const broken = [
   'denial-missing',
   'terminal-state-differs',
   'duplicate-nested-key',
   'truncated-in-object',
 ].map((name) => `fixtures/attempts/invalid/${name}.json`);
-let results: boolean[];
+const results: boolean[] = [];
 try {
-  results = [
+  results.push(
     step(
       'Build a runner release: the packed package, a release paperclip-runnerd and SHA256SUMS (the App side, checked by its own clean consumer)',
       process.execPath,
@@ -63,13 +186,109 @@ try {
       ['validate', ...broken],
       1,
     ),
-  ];
+  );
+  if (results.slice(0, 2).every(Boolean)) {
+    const attempts = demoAttempts();
+    const runnerd = join(releaseDir, `paperclip-runnerd-${process.platform}-${process.arch}`);
+    mkdirSync(suiteDir);
+    const environment = join(suiteDir, 'evalbook.yaml');
+    writeFileSync(environment, demoEnvironmentYaml());
+    title(
+      `Run the suite with the qualified release's paperclip-runnerd: ${DEMO_CASES.length} cases × ${DEMO_CONFIGS.length} configs × ${DEMO_ATTEMPTS_PER_PAIR} attempts, deterministic (fixed seeds and start times), ${SESSION_CONCURRENCY} at a time`,
+    );
+    process.stdout.write(
+      `$ paperclip-runnerd eval-session --request suite/requests/<attempt>.json --output suite/artifacts/<attempt>.json   (× ${attempts.length})\n` +
+        `environment (cases and configs with their sha256): ${environment}, the same as fixtures/environments/demo/evalbook.yaml\n`,
+    );
+    const since = performance.now();
+    const sessionsOk = await runSuite(runnerd, suiteDir, attempts);
+    process.stdout.write(
+      sessionsOk
+        ? `(every session exited ${RUNNERD_EXIT_OK}, as expected; ${seconds(since)})\n`
+        : `!! some sessions did not exit ${RUNNERD_EXIT_OK} (marked above)\n`,
+    );
+    results.push(sessionsOk);
+    if (sessionsOk) {
+      const store = `sqlite:${join(suiteDir, 'evalbook.sqlite')}`;
+      const ingestArgs = [
+        'ingest',
+        join(suiteDir, 'bundles'),
+        '--store',
+        store,
+        '--env',
+        environment,
+        '--artifact-root',
+        join(suiteDir, 'artifacts'),
+      ];
+      results.push(
+        step(
+          'Ingest the attempts into a fresh SQLite Evalbook: parsed, transcripts and artifacts verified by sha256, cost normalised',
+          EVALS,
+          ingestArgs,
+          0,
+        ),
+        step(
+          'Ingest the same directory again: every bundle is a duplicate, nothing changes',
+          EVALS,
+          ingestArgs,
+          0,
+        ),
+      );
+      const read = ['--store', store, '--env', environment];
+      results.push(
+        step(
+          'The grid: cases × configs, solved/counted with Wilson 95% intervals (honest statuses: a failed run, a denial or a missing verdict is never a pass)',
+          EVALS,
+          ['grid', ...read],
+          0,
+        ),
+        step(
+          'Is the unpriced config better than the priced one? A paired comparison over shared cases',
+          EVALS,
+          ['compare', ...read, '--a', 'config_priced', '--b', 'config_unpriced'],
+          0,
+        ),
+        step(
+          'The report as a pull-request comment (Markdown): configs, cost with coverage, budgets',
+          EVALS,
+          ['report', ...read, '--format', 'md'],
+          0,
+        ),
+        step(
+          'The report as one self-contained HTML page: the grid with drill-down to any attempt, the comparison, plots',
+          EVALS,
+          [
+            'report',
+            ...read,
+            '--format',
+            'html',
+            '--out',
+            join(keptDir, 'report.html'),
+            '--a',
+            'config_priced',
+            '--b',
+            'config_unpriced',
+          ],
+          0,
+        ),
+        step(
+          'The report as JSON: every attempt with its status and cost provenance, then the summary',
+          EVALS,
+          ['report', ...read, '--format', 'json', '--out', join(keptDir, 'report.json')],
+          0,
+        ),
+      );
+      process.stdout.write(
+        `\nKept for you to open: ${join(keptDir, 'report.html')} and report.json beside it.\n`,
+      );
+    }
+  }
 } finally {
-  rmSync(releaseDir, { recursive: true, force: true });
+  rmSync(workDir, { recursive: true, force: true });
 }
 if (results.every(Boolean)) {
   process.stdout.write(
-    '\nDemo complete: the release qualified, valid attempts passed and broken ones were refused.\n',
+    `\nDemo complete in ${seconds(demoStarted)}: the release qualified, valid attempts passed and broken ones were refused, and the attempts its runnerd ran are in an Evalbook.\n`,
   );
 } else {
   process.stdout.write('\nDemo FAILED: see the lines marked !! above.\n');

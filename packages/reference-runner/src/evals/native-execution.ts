@@ -56,6 +56,13 @@ export interface NativeExecution {
     readonly requestCount: number;
     readonly durationMs: number;
     readonly cost: { currency: string; amountMicros: number } | null;
+    /** Eval-session cost figures (additive): integer nanodollars, each with its provenance. */
+    readonly providerReportedCostNanodollars?: number | null;
+    readonly providerReportedCostProvenance?: string;
+    readonly estimatedCostNanodollars?: number | null;
+    readonly pricingVersion?: string;
+    readonly costCoverage?: 'provider_reported' | 'estimated' | 'unpriced' | 'legacy_ledger_and_estimate';
+    readonly legacyLedgerCostNanodollars?: number | null;
   };
   readonly transcript: ContentReference & {
     readonly complete: boolean;
@@ -203,6 +210,7 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
   if (usage.totalTokens !== usage.inputTokens + usage.outputTokens) {
     issue('usage_total_mismatch', '/usage/totalTokens', 'totalTokens is not inputTokens + outputTokens');
   }
+  costIssues(usage, issue);
   if (transcript.complete) {
     if (transcript.eventCount !== events.length) {
       issue('transcript_count_mismatch', '/transcript/eventCount', 'a complete transcript holds every event');
@@ -218,6 +226,37 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
     );
   }
   return issues;
+}
+
+/** The eval-session cost figures agree with the receipt and with each other (when present). */
+function costIssues(
+  usage: NativeExecution['usage'],
+  issue: (code: string, path: string, message: string) => void,
+): void {
+  const { cost, providerReportedCostNanodollars: provider, estimatedCostNanodollars: estimate } = usage;
+  const usdReceipt = cost !== null && cost.currency === 'USD' ? cost.amountMicros * 1000 : null;
+  if (typeof provider === 'number' && usdReceipt !== null && provider !== usdReceipt) {
+    issue(
+      'usage_cost_receipt_mismatch',
+      '/usage/providerReportedCostNanodollars',
+      'the provider figure is not usage.cost.amountMicros × 1000',
+    );
+  }
+  if (typeof estimate === 'number' && usage.pricingVersion === undefined) {
+    issue('usage_cost_pricing_version_missing', '/usage/pricingVersion', 'an estimate names its price list');
+  }
+  if (usage.costCoverage === undefined) return;
+  const implied =
+    typeof provider === 'number' || usdReceipt !== null
+      ? 'provider_reported'
+      : typeof estimate !== 'number'
+        ? 'unpriced'
+        : typeof usage.legacyLedgerCostNanodollars === 'number'
+          ? 'legacy_ledger_and_estimate'
+          : 'estimated';
+  if (usage.costCoverage !== implied) {
+    issue('usage_cost_coverage_mismatch', '/usage/costCoverage', `the cost figures say ${implied}`);
+  }
 }
 
 function envelopeOf(event: PrpEvent | undefined): Json | undefined {

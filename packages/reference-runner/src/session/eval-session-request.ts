@@ -7,6 +7,7 @@ import { PaperclipRunnerError } from '../errors.js';
 import { DETERMINISTIC_BEHAVIOURS } from '../testing/deterministic-driver.js';
 
 import type { DeterministicBehaviour, DeterministicPricing } from '../testing/deterministic-driver.js';
+import type { EstimatePricing } from './eval-session-cost.js';
 
 export const EVAL_SESSION_REQUEST_SCHEMA_NAME = 'paperclip-runner/eval-session-request/v1';
 
@@ -28,6 +29,11 @@ export interface EvalSessionRequest {
   readonly model?: string;
   /** The provider's price list; null: the provider reports no cost. Default: the driver's list. */
   readonly pricing?: DeterministicPricing | null;
+  /**
+   * A USD price list to estimate cost with (usage.estimatedCostNanodollars + pricingVersion).
+   * Absent: no estimate, so an attempt without a provider receipt is unpriced.
+   */
+  readonly estimatePricing?: EstimatePricing;
   readonly budget?: { readonly maxTotalTokens: number };
 }
 
@@ -70,6 +76,16 @@ export const EVAL_SESSION_REQUEST_SCHEMA = {
       required: ['currency', 'inputMicrosPerMillionTokens', 'outputMicrosPerMillionTokens'],
       properties: {
         currency: { type: 'string', minLength: 1, maxLength: 16 },
+        inputMicrosPerMillionTokens: count,
+        outputMicrosPerMillionTokens: count,
+      },
+      additionalProperties: false,
+    },
+    estimatePricing: {
+      type: 'object',
+      required: ['version', 'inputMicrosPerMillionTokens', 'outputMicrosPerMillionTokens'],
+      properties: {
+        version: { type: 'string', minLength: 1, maxLength: 100 },
         inputMicrosPerMillionTokens: count,
         outputMicrosPerMillionTokens: count,
       },

@@ -1,6 +1,7 @@
 // One eval attempt, end to end: runs the deterministic driver on an eval-session request and turns
-// what the session left (events, semantic index, usage, transcript, outputs) into a
-// native-execution/v1 bundle plus the files it references, each with its real sha256 and size.
+// what the session left (events, semantic index, usage with its nanodollar cost figures, transcript,
+// outputs) into a native-execution/v1 bundle plus the files it references, each with its real sha256
+// and size.
 // Pure apart from the driver: no clock, no network, no file system (the caller writes the files).
 import { createHash } from 'node:crypto';
 
@@ -12,6 +13,7 @@ import {
   DeterministicHarnessDriver,
 } from '../testing/deterministic-driver.js';
 import { FakeControlPlane } from '../testing/fake-control-plane.js';
+import { evalSessionCost } from './eval-session-cost.js';
 
 import type { ContentReference, NativeExecution } from '../evals/native-execution.js';
 import type { DeterministicHarnessDriverConfig } from '../testing/deterministic-driver.js';
@@ -171,7 +173,7 @@ export async function runEvalSession(
     },
     terminal: summary.terminal,
     observations: { checks: observationChecks(summary.result, results) },
-    usage: summary.usage,
+    usage: { ...summary.usage, ...evalSessionCost(summary.usage, request.estimatePricing) },
     transcript: { ...transcript, ...summary.transcript },
     artifactRoot,
     artifacts,
