@@ -11,54 +11,20 @@
 // command does not end as expected.
 //
 // Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 3] [--no-postgres] [--json]`.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { startPostgres } from '../../packages/evalbook/test/support/postgres-server.ts';
 import { syntheticAttempt } from '../attempts/synthetic.ts';
+import { mb, runCli } from './cli-run.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'packages/cli/bin/evals.js');
+import type { Run } from './cli-run.ts';
+
 const RATIO_TARGET = 1.5;
 const RSS_TARGET_BYTES = 400e6;
 const FILES_PER_DIRECTORY = 1000;
-/** Prints the process's peak RSS (getrusage, KiB) as the last stderr line. */
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss_kib='+process.resourceUsage().maxRSS+'\\n'))`;
-
-interface Run {
-  readonly seconds: number;
-  readonly peakRssBytes: number;
-  readonly exitCode: number | null;
-}
-
-/** Runs the real CLI with stdout discarded; returns wall time, peak RSS and exit code. */
-function runCli(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ['--import', RSS_HOOK, CLI, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4096);
-    });
-    child.on('error', reject);
-    child.on('close', (exitCode) => {
-      const match = /maxrss_kib=(\d+)\s*$/.exec(stderr);
-      resolve({
-        seconds: (performance.now() - started) / 1000,
-        peakRssBytes: match === null ? Number.NaN : Number(match[1]) * 1024,
-        exitCode,
-      });
-    });
-  });
-}
-
 /** Writes `count` distinct bundles (~20 events, ~11 KB each) in directories of 1,000. */
 async function writeCorpus(dir: string, count: number): Promise<number> {
   let bytes = 0;
@@ -91,7 +57,6 @@ const median = (values: readonly number[]): number => {
     ? (sorted[middle] ?? 0)
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 function expectExit(what: string, run: Run, expected: number): void {
   if (run.exitCode !== expected)
