@@ -7,8 +7,8 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
-import { StoreError, storedRecordJson } from './store.js';
-import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
+import type { InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
 
 interface Migration {
   readonly version: number;
@@ -92,14 +92,6 @@ interface AttemptRow {
   readonly record_json: string;
 }
 
-interface ScoreDbRow {
-  readonly check_id: string;
-  readonly status: ScoreRow['status'];
-  readonly score: number | null;
-  readonly reason: string | null;
-  readonly evidence_json: string;
-}
-
 const SELECT_ATTEMPT =
   'SELECT id, bundle_digest, record_json FROM attempts WHERE run_id = $1 AND case_id = $2 AND config_id = $3 AND attempt_id = $4';
 
@@ -171,19 +163,11 @@ export class PostgresStore implements LedgerStore {
   }
 
   private async stored(row: AttemptRow): Promise<StoredAttempt> {
-    const record = JSON.parse(row.record_json) as StoredAttempt['record'];
     const { rows } = await this.pool.query<ScoreDbRow>(
       'SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = $1 ORDER BY id',
       [row.id],
     );
-    const scores = rows.map((score) => ({
-      checkId: score.check_id,
-      status: score.status,
-      score: score.score,
-      reason: score.reason,
-      evidence: JSON.parse(score.evidence_json) as unknown,
-    }));
-    return { key: record.key, bundleDigest: row.bundle_digest, record, scores };
+    return storedAttempt(row, rows.map(scoreFromRow));
   }
 
   async getAttempt(key: AttemptKey): Promise<StoredAttempt | null> {
@@ -214,9 +198,15 @@ export class PostgresStore implements LedgerStore {
         [last],
       );
       if (rows.length === 0) return;
+      // One scores query per page, not one per attempt.
+      const scores = await this.pool.query<ScoreDbRow & { attempt: string }>(
+        'SELECT attempt, check_id, status, score, reason, evidence_json FROM scores WHERE attempt > $1 AND attempt <= $2 ORDER BY attempt, id',
+        [last, rows[rows.length - 1]?.id ?? last],
+      );
+      const byAttempt = groupScores(scores.rows);
       for (const row of rows) {
         last = row.id;
-        yield await this.stored(row);
+        yield storedAttempt(row, byAttempt.get(row.id) ?? []);
       }
     }
   }
@@ -231,6 +221,11 @@ export class PostgresStore implements LedgerStore {
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+function storedAttempt(row: AttemptRow, scores: ScoreRow[]): StoredAttempt {
+  const record = JSON.parse(row.record_json) as StoredAttempt['record'];
+  return { key: record.key, bundleDigest: row.bundle_digest, record, scores };
 }
 
 /** Inserts one record inside the caller's transaction; a held identity is read back and classified. */

@@ -7,8 +7,8 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
-import { StoreError, storedRecordJson } from './store.js';
-import type { InsertOutcome, LedgerStore, StoredAttempt } from './store.js';
+import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
+import type { InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
 import type { WriterReply } from './sqlite-writer.js';
 
 interface Migration {
@@ -107,16 +107,9 @@ export class SqliteStore implements LedgerStore {
     this.insertScore = db.prepare(
       'INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.selectScores = db.prepare<
-      [number],
-      {
-        check_id: string;
-        status: ScoreRow['status'];
-        score: number | null;
-        reason: string | null;
-        evidence_json: string;
-      }
-    >('SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = ? ORDER BY rowid');
+    this.selectScores = db.prepare<[number], ScoreDbRow>(
+      'SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = ? ORDER BY rowid',
+    );
     this.batch = db.transaction((records: readonly LedgerRecord[]) =>
       records.map((record) => this.insertOne(record)),
     );
@@ -199,15 +192,11 @@ export class SqliteStore implements LedgerStore {
     }
   }
 
-  private stored(row: AttemptRow): StoredAttempt {
+  private stored(
+    row: AttemptRow,
+    scores: ScoreRow[] = this.selectScores.all(row.id).map(scoreFromRow),
+  ): StoredAttempt {
     const record = JSON.parse(row.record_json) as StoredAttempt['record'];
-    const scores = this.selectScores.all(row.id).map((score) => ({
-      checkId: score.check_id,
-      status: score.status,
-      score: score.score,
-      reason: score.reason,
-      evidence: JSON.parse(score.evidence_json) as unknown,
-    }));
     return { key: record.key, bundleDigest: row.bundle_digest, record, scores };
   }
 
@@ -234,12 +223,17 @@ export class SqliteStore implements LedgerStore {
     const page = this.db.prepare<[number], AttemptRow>(
       'SELECT id, bundle_digest, record_json FROM attempts WHERE id > ? ORDER BY id LIMIT 500',
     );
+    // One scores query per page, not one per attempt.
+    const pageScores = this.db.prepare<[number, number], ScoreDbRow & { attempt: number }>(
+      'SELECT attempt, check_id, status, score, reason, evidence_json FROM scores WHERE attempt > ? AND attempt <= ? ORDER BY attempt, rowid',
+    );
     for (;;) {
       const batch = page.all(last);
       if (batch.length === 0) return;
+      const scores = groupScores(pageScores.all(last, batch[batch.length - 1]?.id ?? last));
       for (const row of batch) {
         last = row.id;
-        yield await Promise.resolve(this.stored(row));
+        yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
       }
     }
   }

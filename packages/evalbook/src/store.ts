@@ -84,3 +84,35 @@ export function storedRecordJson(record: LedgerRecord): string {
   const { rawCanonical, scores, ...stored } = record;
   return JSON.stringify(stored);
 }
+
+/** A scores row as both stores return it. */
+export interface ScoreDbRow {
+  readonly check_id: string;
+  readonly status: ScoreRow['status'];
+  readonly score: number | null;
+  readonly reason: string | null;
+  readonly evidence_json: string;
+}
+
+export function scoreFromRow(row: ScoreDbRow): ScoreRow {
+  return {
+    checkId: row.check_id,
+    status: row.status,
+    score: row.score,
+    reason: row.reason,
+    evidence: JSON.parse(row.evidence_json) as unknown,
+  };
+}
+
+/** The rows of one page of attempts, grouped by attempt id (rows arrive ordered by attempt). */
+export function groupScores<Id>(
+  rows: readonly (ScoreDbRow & { readonly attempt: Id })[],
+): Map<Id, ScoreRow[]> {
+  const byAttempt = new Map<Id, ScoreRow[]>();
+  for (const row of rows) {
+    let scores = byAttempt.get(row.attempt);
+    if (scores === undefined) byAttempt.set(row.attempt, (scores = []));
+    scores.push(scoreFromRow(row));
+  }
+  return byAttempt;
+}

@@ -110,6 +110,8 @@ export interface Comparison {
 export interface EvalbookSummary {
   readonly schema: typeof SUMMARY_V1;
   readonly denominatorPolicy: DenominatorPolicy;
+  /** The run the grid, per-config rates and config comparisons are limited to (--run), or null for all. */
+  readonly runScope: string | null;
   readonly attempts: number;
   readonly statusCounts: StatusCounts;
   readonly environmentMismatches: number;
@@ -266,6 +268,7 @@ export class SummaryBuilder {
     return {
       schema: SUMMARY_V1,
       denominatorPolicy: policy,
+      runScope: this.options.runId ?? null,
       attempts: this.attempts,
       statusCounts: { ...this.totals },
       environmentMismatches: this.mismatches,
