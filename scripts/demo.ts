@@ -272,6 +272,12 @@ try {
           0,
         ),
         step(
+          'The report as JUnit XML for CI: one testcase per case × config, unsolved as failures, harness problems as errors',
+          EVALS,
+          ['report', ...read, '--format', 'junit', '--out', join(keptDir, 'junit.xml')],
+          0,
+        ),
+        step(
           'The report as JSON: every attempt with its status and cost provenance, then the summary',
           EVALS,
           ['report', ...read, '--format', 'json', '--out', join(keptDir, 'report.json')],
