@@ -285,7 +285,7 @@ try {
         ),
       );
       process.stdout.write(
-        `\nKept for you to open: ${join(keptDir, 'report.html')} and report.json beside it.\n`,
+        `\nKept for you to open: ${join(keptDir, 'report.html')}, with report.json and junit.xml beside it.\n`,
       );
     }
   }
