@@ -31,7 +31,8 @@ let producer: Executable;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'evals-policy-replay-e2e-'));
   bundlePath = join(dir, 'policy.json');
-  await writeFile(bundlePath, JSON.stringify(bundleOf(DENY_APPROVALS)));
+  // Pretty-printed and newline-ended, as people write files: the client must still send one frame.
+  await writeFile(bundlePath, `${JSON.stringify(bundleOf(DENY_APPROVALS), null, 2)}\n`);
   producer = await realProducer(dir);
 });
 afterAll(async () => {

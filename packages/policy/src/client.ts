@@ -159,7 +159,9 @@ export class EvaluateClient {
   /** Sends a bundle header (the complete inline document as JSON text). */
   loadBundle(bundleJson: string): Promise<BundleReply> {
     const seq = this.#nextSeq++;
-    this.#send(`{"type":"bundle","bundle":${bundleJson}}\n`);
+    // A frame is one line: a pretty-printed or newline-ended bundle is compacted (whitespace outside
+    // strings only, so 64-bit integers in bodies are never re-read as doubles).
+    this.#send(`{"type":"bundle","bundle":${compactJson(bundleJson)}}\n`);
     return this.#expect('bundle', seq);
   }
 
