@@ -45,6 +45,14 @@ export type {
   ScoreRow,
   ScoreStatus,
 } from './convert.js';
+export { POLICY_AGREEMENTS } from './policy-verdicts.js';
+export type {
+  PolicyAgreement,
+  PolicyDecision,
+  PolicyVerdict,
+  PolicyVerdictInput,
+  PolicyVerdictOutcome,
+} from './policy-verdicts.js';
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
 export type { InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
 export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
@@ -68,6 +76,7 @@ export type {
   Denominator,
   EvalbookSummary,
   GridCell,
+  PolicyStat,
   RateWithInterval,
   StatusCounts,
   SummaryOptions,

@@ -2,11 +2,25 @@
 // SQLite store, applied under an advisory lock so concurrent openers are safe; append-only enforced
 // by triggers (UPDATE, DELETE and TRUNCATE raise). A batch is one transaction: each attempt is
 // `INSERT … ON CONFLICT DO NOTHING`, then read back to tell a duplicate from a conflict, so several
-// processes ingesting overlapping corpora end with every attempt exactly once and no errors.
+// processes ingesting overlapping corpora end with every attempt exactly once and no errors. Policy
+// verdicts (policy-verdicts.ts) are written the same way.
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
+import {
+  POLICY_VERDICT_COLUMNS,
+  heldVerdictOutcome,
+  policyVerdictFromRow,
+  policyVerdictValues,
+  refusedVerdict,
+} from './policy-verdicts.js';
+import type {
+  PolicyVerdict,
+  PolicyVerdictDbRow,
+  PolicyVerdictInput,
+  PolicyVerdictOutcome,
+} from './policy-verdicts.js';
 import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
 import type { InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
 
@@ -84,6 +98,29 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // Kept apart from the estimate (never added to it); older rows predate the figure: NULL, unknown.
     sql: 'ALTER TABLE attempts ADD COLUMN legacy_ledger_cost_nanodollars BIGINT',
   },
+  {
+    version: 3,
+    name: 'policy verdicts',
+    // One row per (attempt, tool call, policy bundle digest): the attempt row stands for its
+    // (run_id, case_id, config_id, attempt_id) key, and must exist.
+    sql: `
+      CREATE TABLE policy_verdicts (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        attempt BIGINT NOT NULL REFERENCES attempts(id),
+        call_id TEXT NOT NULL,
+        policy_digest TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        decision TEXT CHECK (decision IN ('allow', 'deny', 'ask')),
+        rule_id TEXT,
+        reason TEXT,
+        error_code TEXT,
+        recorded_outcome TEXT,
+        agreement TEXT NOT NULL CHECK (agreement IN ('agree', 'policy_denies_runner_allowed',
+          'runner_denied_policy_allows', 'policy_error', 'no_recorded_outcome')),
+        UNIQUE (attempt, call_id, policy_digest)
+      );
+      ${appendOnly('policy_verdicts')}`,
+  },
 ];
 
 interface AttemptRow {
@@ -135,19 +172,38 @@ export class PostgresStore implements LedgerStore {
   }
 
   async insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
-    if (records.length === 0) return [];
-    // Written in identity order (outcomes still returned in input order): concurrent writers lock rows in
-    // the same order, so overlapping batches wait for each other instead of deadlocking.
-    const order = records
-      .map((record, index) => ({ record, index, sortKey: orderOf(record.key) }))
+    return this.inOrder(records, (record) => orderOf(record.key), insertOne);
+  }
+
+  async insertPolicyVerdicts(verdicts: readonly PolicyVerdictInput[]): Promise<PolicyVerdictOutcome[]> {
+    return this.inOrder(
+      verdicts,
+      (verdict) => [orderOf(verdict.key), verdict.callId, verdict.policyDigest].join('\u0000'),
+      insertVerdict,
+    );
+  }
+
+  /**
+   * Writes items in ONE transaction, in key order (outcomes still returned in input order): concurrent
+   * writers lock rows in the same order, so overlapping batches wait for each other instead of
+   * deadlocking. A deadlock or serialization failure retries the whole batch.
+   */
+  private async inOrder<T, O>(
+    items: readonly T[],
+    sortKeyOf: (item: T) => string,
+    insert: (client: PoolClient, item: T) => Promise<O>,
+  ): Promise<O[]> {
+    if (items.length === 0) return [];
+    const order = items
+      .map((item, index) => ({ item, index, sortKey: sortKeyOf(item) }))
       .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.index - b.index));
     const client = await this.pool.connect();
     try {
       for (let attempt = 1; ; attempt++) {
         try {
           await client.query('BEGIN');
-          const outcomes: InsertOutcome[] = new Array<InsertOutcome>(records.length);
-          for (const { record, index } of order) outcomes[index] = await insertOne(client, record);
+          const outcomes: O[] = new Array<O>(items.length);
+          for (const { item, index } of order) outcomes[index] = await insert(client, item);
           await client.query('COMMIT');
           return outcomes;
         } catch (error) {
@@ -207,6 +263,23 @@ export class PostgresStore implements LedgerStore {
       for (const row of rows) {
         last = row.id;
         yield storedAttempt(row, byAttempt.get(row.id) ?? []);
+      }
+    }
+  }
+
+  async *policyVerdicts(): AsyncIterable<PolicyVerdict> {
+    let last = '0';
+    // Paged by id, like attempts(): no connection or cursor held across yields.
+    for (;;) {
+      const { rows } = await this.pool.query<PolicyVerdictDbRow & { id: string }>(
+        `SELECT v.id, ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
+         WHERE v.id > $1 ORDER BY v.id LIMIT 500`,
+        [last],
+      );
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        last = row.id;
+        yield policyVerdictFromRow(row);
       }
     }
   }
@@ -281,6 +354,35 @@ async function insertOne(client: PoolClient, record: LedgerRecord): Promise<Inse
       [id, score.checkId, score.status, score.score, score.reason, JSON.stringify(score.evidence ?? null)],
     );
   return { status: 'inserted', key, bundleDigest };
+}
+
+/** Inserts one verdict inside the caller's transaction; a held key is read back and classified. */
+async function insertVerdict(client: PoolClient, verdict: PolicyVerdictInput): Promise<PolicyVerdictOutcome> {
+  const { rows: attempts } = await client.query<{ id: string; bundle_digest: string }>(
+    'SELECT id, bundle_digest FROM attempts WHERE run_id = $1 AND case_id = $2 AND config_id = $3 AND attempt_id = $4',
+    keyParams(verdict.key),
+  );
+  const attempt = attempts[0];
+  if (attempt === undefined) return refusedVerdict(verdict, null);
+  if (attempt.bundle_digest !== verdict.bundleDigest) return refusedVerdict(verdict, attempt.bundle_digest);
+  const params = [attempt.id, verdict.callId, verdict.policyDigest];
+  const inserted = await client.query(
+    `INSERT INTO policy_verdicts (attempt, call_id, policy_digest, tool_name, decision, rule_id, reason,
+       error_code, recorded_outcome, agreement) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (attempt, call_id, policy_digest) DO NOTHING`,
+    [...params, ...policyVerdictValues(verdict)],
+  );
+  if (inserted.rowCount === 1) return { status: 'inserted', verdict };
+  // ON CONFLICT waited for any concurrent inserter to finish; READ COMMITTED lets this statement see it.
+  const { rows } = await client.query<PolicyVerdictDbRow>(
+    `SELECT ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
+     WHERE v.attempt = $1 AND v.call_id = $2 AND v.policy_digest = $3`,
+    params,
+  );
+  const existing = rows[0];
+  if (existing === undefined)
+    throw new StoreError(`policy verdict ${verdict.callId} vanished while being read back`);
+  return heldVerdictOutcome(verdict, policyVerdictFromRow(existing));
 }
 
 /**

@@ -1,16 +1,23 @@
 // The HTML report: one self-contained page — inline CSS, one small inline script, and SVG plots drawn
 // here in TypeScript (no charting library, no fonts, no network; a Content-Security-Policy forbids
-// any fetch). The header, comparison, config table, plots and grid are plain HTML and SVG that read
-// without JavaScript and print; the script adds the drill-down (grid cell → its attempts → one
-// attempt's details) from the attempts embedded as JSON. Every rendered number a test needs sits on a
-// data-* attribute, and every string from the evalbook is escaped.
+// any fetch). The header, comparison, config table, policy replay table, plots and grid are plain
+// HTML and SVG that read without JavaScript and print; the script adds the drill-down (grid cell →
+// its attempts → one attempt's details) from the attempts embedded as JSON. Every rendered number a
+// test needs sits on a data-* attribute, and every string from the evalbook is escaped.
 import { createHash } from 'node:crypto';
 
 import { formatUsd } from './cost.js';
 
 import type { CoverageSummary } from './cost.js';
 import type { GateResult, ReportBudget } from './report.js';
-import type { Comparison, ConfigStat, EvalbookSummary, GridCell, RateWithInterval } from './summary.js';
+import type {
+  Comparison,
+  ConfigStat,
+  EvalbookSummary,
+  GridCell,
+  PolicyStat,
+  RateWithInterval,
+} from './summary.js';
 
 /** One attempt as the page's drill-down shows it: the JSON report's row plus its tool calls. */
 export type HtmlAttempt = Record<string, unknown> & { readonly toolCallDetails: readonly unknown[] };
@@ -550,7 +557,7 @@ function header(input: HtmlReportInput): string {
   return `<header>
 <h1>${esc(input.title)}</h1>
 <p class="meta">Store <code>${esc(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
-<nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a><a href="#plots">Plots</a><a href="#grid">Grid</a><a href="#drilldown">Attempts</a></nav>
+<nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a>${summary.policy === null ? '' : '<a href="#policy">Policy</a>'}<a href="#plots">Plots</a><a href="#grid">Grid</a><a href="#drilldown">Attempts</a></nav>
 ${gate}
 <div class="cards">
 <div class="card" data-summary="attempts" data-value="${summary.attempts}"><div class="label">Attempts</div><div class="value">${count(summary.attempts)}</div><div class="sub">${count(counts.solved)} solved</div></div>
@@ -616,6 +623,26 @@ function configsSection(summary: EvalbookSummary): string {
   return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
 <div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Solve rate</th><th scope="col" class="n">95% CI</th><th scope="col" class="n">Solved / counted</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n">Priced</th><th scope="col" class="n">Mean cost / priced attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
 <p class="note">Intervals: percentile bootstrap resampling cases (attempts of one case move together). Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
+</section>`;
+}
+
+function policySection(stats: readonly PolicyStat[] | null): string {
+  if (stats === null) return '';
+  const rows = stats
+    .map((stat) => {
+      const counts = Object.entries(stat.counts)
+        .map(([agreement, n]) => ` data-${agreement.replaceAll('_', '-')}="${n}"`)
+        .join('');
+      return `<tr data-config="${esc(stat.configId)}" data-policy-digest="${esc(stat.policyDigest)}" data-tool-calls="${stat.toolCalls}"${counts}><th scope="row" class="nowrap">${esc(stat.configId)}</th><td class="nowrap"><code title="${esc(stat.policyDigest)}">${esc(truncate(stat.policyDigest, 19))}</code></td><td class="n">${count(stat.toolCalls)}</td><td class="n">${count(stat.counts.agree)}</td><td class="n${stat.counts.policy_denies_runner_allowed > 0 ? ' bad' : ''}">${count(stat.counts.policy_denies_runner_allowed)}</td><td class="n${stat.counts.runner_denied_policy_allows > 0 ? ' warn' : ''}">${count(stat.counts.runner_denied_policy_allows)}</td><td class="n">${count(stat.counts.policy_error)}</td><td class="n">${count(stat.counts.no_recorded_outcome)}</td></tr>`;
+    })
+    .join('');
+  return `<section id="policy" aria-labelledby="policy-title"><h2 id="policy-title">Policy replay</h2>
+${
+  stats.length === 0
+    ? '<p class="note">No policy verdicts for the attempts in scope.</p>'
+    : `<div class="table-wrap"><table data-policy><thead><tr><th scope="col">Config</th><th scope="col">Policy bundle</th><th scope="col" class="n">Tool calls</th><th scope="col" class="n">Agree</th><th scope="col" class="n">Policy denies, runner allowed</th><th scope="col" class="n">Runner denied, policy allows</th><th scope="col" class="n">Policy error</th><th scope="col" class="n">No recorded outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`
+}
+<p class="note">Each tool call replayed through the policy (<code>evals policy replay --store</code>) and compared with the runner's recorded outcome; deny and ask both count as "not allowed". A policy error or a call without a recorded result is never counted as agreement.</p>
 </section>`;
 }
 
@@ -707,6 +734,7 @@ export function renderHtml(input: HtmlReportInput): string {
 ${header(input)}
 ${comparisonSection(summary.comparison)}
 ${configsSection(summary)}
+${policySection(summary.policy)}
 ${plotsSection(summary)}
 ${gridSection(summary)}
 <section id="drilldown" aria-labelledby="drilldown-title" aria-live="polite"><h2 id="drilldown-title">Attempts</h2>

@@ -1,6 +1,7 @@
 // The Markdown report, sized for a pull-request comment: the verdict of the comparison (if any)
 // with regressions first, per-config solve rates with intervals, cost with coverage, budgets, the
-// denominator policy and what it excluded. Tables stay small: the grid is not repeated here.
+// denominator policy and what it excluded, and policy replay agreement when verdicts are stored.
+// Tables stay small: the grid is not repeated here.
 import { formatUsd } from './cost.js';
 import type { GateResult, ReportBudget } from './report.js';
 import type { EvalbookSummary, RateWithInterval } from './summary.js';
@@ -26,6 +27,23 @@ function excludedText(rate: RateWithInterval): string {
     ([why, n]) => `${n} ${why.replaceAll('_', ' ')}`,
   );
   return parts.length === 0 ? '' : ` (excluded: ${parts.join(', ')})`;
+}
+
+/** Policy replay vs the runner's recorded outcomes, one row per config and policy digest. */
+function policyLines(stats: NonNullable<EvalbookSummary['policy']>): string[] {
+  const lines = [
+    '',
+    '### Policy replay',
+    '',
+    '| Config | Policy | Tool calls | Agree | Policy denies, runner allowed | Runner denied, policy allows | Policy error | No recorded outcome |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const stat of stats)
+    lines.push(
+      `| ${cell(stat.configId)} | \`${cell(stat.policyDigest)}\` | ${stat.toolCalls} | ${stat.counts.agree} | ${stat.counts.policy_denies_runner_allowed} | ${stat.counts.runner_denied_policy_allows} | ${stat.counts.policy_error} | ${stat.counts.no_recorded_outcome} |`,
+    );
+  if (stats.length === 0) lines.push('| (no verdicts for this run) | | | | | | | |');
+  return lines;
 }
 
 export function renderMarkdown(input: MarkdownReportInput): string {
@@ -96,6 +114,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     lines.push(
       `Flaky: ${summary.flakyCells.length} case × config cell(s) with both solved and unsolved attempts.`,
     );
+  if (summary.policy !== null) lines.push(...policyLines(summary.policy));
   const exceeded = input.budgets.filter((budget) => budget.status !== 'within');
   if (exceeded.length > 0)
     lines.push(

@@ -1,7 +1,7 @@
-// `evals report`: one streaming pass over the store builds the summary (summary.ts) and, for JSON,
-// writes every attempt as it goes; then the chosen renderer writes the summary — JSON
-// (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one self-contained
-// HTML page. Budgets from the environment and the --fail-on gate are decided here too.
+// `evals report`: one streaming pass over the store (attempts, then policy verdicts) builds the
+// summary (summary.ts) and, for JSON, writes every attempt as it goes; then the chosen renderer writes
+// the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one
+// self-contained HTML page. Budgets from the environment and the --fail-on gate are decided here too.
 import { CoverageTally, checkBudget } from './cost.js';
 import type { BudgetCheck } from './cost.js';
 import type { Environment } from './environment.js';
@@ -119,6 +119,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       htmlAttempts.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
     count++;
   }
+  for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
   const summary = builder.build();
   const budgets = budgetTallies.checks(options.environment);
   const gate = options.failOn === undefined ? null : decideGate(options.failOn, summary);

@@ -7,6 +7,19 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
+import {
+  POLICY_VERDICT_COLUMNS,
+  heldVerdictOutcome,
+  policyVerdictFromRow,
+  policyVerdictValues,
+  refusedVerdict,
+} from './policy-verdicts.js';
+import type {
+  PolicyVerdict,
+  PolicyVerdictDbRow,
+  PolicyVerdictInput,
+  PolicyVerdictOutcome,
+} from './policy-verdicts.js';
 import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
 import type { InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
 import type { WriterReply } from './sqlite-writer.js';
@@ -72,6 +85,29 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     // Kept apart from the estimate (never added to it); older rows predate the figure: NULL, unknown.
     sql: 'ALTER TABLE attempts ADD COLUMN legacy_ledger_cost_nanodollars INTEGER',
   },
+  {
+    version: 3,
+    name: 'policy verdicts',
+    // One row per (attempt, tool call, policy bundle digest): the attempt row stands for its
+    // (run_id, case_id, config_id, attempt_id) key, and must exist.
+    sql: `
+      CREATE TABLE policy_verdicts (
+        id INTEGER PRIMARY KEY,
+        attempt INTEGER NOT NULL REFERENCES attempts(id),
+        call_id TEXT NOT NULL,
+        policy_digest TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        decision TEXT CHECK (decision IN ('allow', 'deny', 'ask')),
+        rule_id TEXT,
+        reason TEXT,
+        error_code TEXT,
+        recorded_outcome TEXT,
+        agreement TEXT NOT NULL CHECK (agreement IN ('agree', 'policy_denies_runner_allowed',
+          'runner_denied_policy_allows', 'policy_error', 'no_recorded_outcome')),
+        UNIQUE (attempt, call_id, policy_digest)
+      ) STRICT;
+      ${appendOnly('policy_verdicts')}`,
+  },
 ];
 
 interface AttemptRow {
@@ -88,6 +124,10 @@ export class SqliteStore implements LedgerStore {
   private readonly insertScore;
   private readonly selectScores;
   private readonly batch;
+  private readonly selectAttemptRef;
+  private readonly selectVerdict;
+  private readonly insertVerdict;
+  private readonly verdictBatch;
 
   private constructor(
     private readonly db: Database.Database,
@@ -112,6 +152,23 @@ export class SqliteStore implements LedgerStore {
     );
     this.batch = db.transaction((records: readonly LedgerRecord[]) =>
       records.map((record) => this.insertOne(record)),
+    );
+    this.selectAttemptRef = db.prepare<
+      [string, string, string, string],
+      { id: number; bundle_digest: string }
+    >(
+      'SELECT id, bundle_digest FROM attempts WHERE run_id = ? AND case_id = ? AND config_id = ? AND attempt_id = ?',
+    );
+    this.selectVerdict = db.prepare<[number, string, string], PolicyVerdictDbRow>(
+      `SELECT ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
+       WHERE v.attempt = ? AND v.call_id = ? AND v.policy_digest = ?`,
+    );
+    this.insertVerdict = db.prepare(
+      `INSERT INTO policy_verdicts (attempt, call_id, policy_digest, tool_name, decision, rule_id, reason,
+         error_code, recorded_outcome, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.verdictBatch = db.transaction((verdicts: readonly PolicyVerdictInput[]) =>
+      verdicts.map((verdict) => this.insertVerdictOne(verdict)),
     );
   }
 
@@ -189,6 +246,43 @@ export class SqliteStore implements LedgerStore {
       return Promise.resolve(this.batch.immediate(records));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private insertVerdictOne(verdict: PolicyVerdictInput): PolicyVerdictOutcome {
+    const { key } = verdict;
+    const attempt = this.selectAttemptRef.get(key.runId, key.caseId, key.configId, key.attemptId);
+    if (attempt === undefined) return refusedVerdict(verdict, null);
+    if (attempt.bundle_digest !== verdict.bundleDigest) return refusedVerdict(verdict, attempt.bundle_digest);
+    const existing = this.selectVerdict.get(attempt.id, verdict.callId, verdict.policyDigest);
+    if (existing !== undefined) return heldVerdictOutcome(verdict, policyVerdictFromRow(existing));
+    this.insertVerdict.run(attempt.id, verdict.callId, verdict.policyDigest, ...policyVerdictValues(verdict));
+    return { status: 'inserted', verdict };
+  }
+
+  /** On this connection (the writer thread, when there is one, carries ingest batches only). */
+  insertPolicyVerdicts(verdicts: readonly PolicyVerdictInput[]): Promise<PolicyVerdictOutcome[]> {
+    try {
+      return Promise.resolve(this.verdictBatch.immediate(verdicts));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  async *policyVerdicts(): AsyncIterable<PolicyVerdict> {
+    let last = 0;
+    // Paged by id, like attempts(): no statement held open across yields.
+    const page = this.db.prepare<[number], PolicyVerdictDbRow & { id: number }>(
+      `SELECT v.id, ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
+       WHERE v.id > ? ORDER BY v.id LIMIT 500`,
+    );
+    for (;;) {
+      const rows = page.all(last);
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        last = row.id;
+        yield await Promise.resolve(policyVerdictFromRow(row));
+      }
     }
   }
 

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
+import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
 
 /** What happened to one record of a batch. */
 export type InsertOutcome =
@@ -40,6 +41,13 @@ export interface LedgerStore {
    * the store's: SQLite keeps the batch's order, PostgreSQL writes (and so lists) it by identity.
    */
   attempts(): AsyncIterable<StoredAttempt>;
+  /**
+   * Writes policy verdicts in ONE transaction: each verdict's outcome (inserted, duplicate, conflict,
+   * or refused when its attempt is not in the ledger with that bundle), or on an error nothing at all.
+   */
+  insertPolicyVerdicts(verdicts: readonly PolicyVerdictInput[]): Promise<PolicyVerdictOutcome[]>;
+  /** Every stored policy verdict in insertion order (within a batch, the store's order, as for attempts), paged. */
+  policyVerdicts(): AsyncIterable<PolicyVerdict>;
   /** Applied migration versions, ascending. */
   migrations(): Promise<number[]>;
   close(): Promise<void>;

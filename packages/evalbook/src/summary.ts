@@ -2,9 +2,12 @@
 // honest status (scoring.ts) and lands in a (run, case, config) tally; the grid, per-config rates,
 // the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
-// excluded and why.
+// excluded and why. Stored policy verdicts, read after the attempts, are tallied per (config, policy
+// digest) the same way.
 import { CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
+import { POLICY_AGREEMENTS } from './policy-verdicts.js';
+import type { PolicyAgreement, PolicyVerdict } from './policy-verdicts.js';
 import { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
 import type { AttemptStatus, AttemptVerdict } from './scoring.js';
 import {
@@ -107,6 +110,15 @@ export interface Comparison {
   };
 }
 
+/** One config's tool calls as replayed through one policy bundle: how often policy and runner agree. */
+export interface PolicyStat {
+  readonly configId: string;
+  readonly policyDigest: string;
+  /** Tool calls compared (the sum of the counts). */
+  readonly toolCalls: number;
+  readonly counts: Readonly<Record<PolicyAgreement, number>>;
+}
+
 export interface EvalbookSummary {
   readonly schema: typeof SUMMARY_V1;
   readonly denominatorPolicy: DenominatorPolicy;
@@ -124,6 +136,8 @@ export interface EvalbookSummary {
   readonly flakyCells: readonly { readonly caseId: string; readonly configId: string }[];
   readonly coverage: CoverageSummary;
   readonly comparison: Comparison | null;
+  /** Policy replay verdicts per config and policy digest (within the run scope); null when none are stored. */
+  readonly policy: readonly PolicyStat[] | null;
 }
 
 export interface CompareSpec {
@@ -163,6 +177,13 @@ interface Tally {
   readonly cost: CoverageTally;
 }
 
+/** One (config, policy digest) tally of policy verdicts. */
+interface PolicyTally {
+  readonly configId: string;
+  readonly policyDigest: string;
+  readonly counts: Record<PolicyAgreement, number>;
+}
+
 /** Merged tallies: the counts and cost of a group of (run, case, config) tallies. */
 interface Group {
   readonly counts: StatusCounts;
@@ -176,6 +197,8 @@ export class SummaryBuilder {
   private readonly coverage = new CoverageTally();
   private attempts = 0;
   private mismatches = 0;
+  private readonly policyTallies = new Map<string, PolicyTally>();
+  private policyVerdicts = 0;
 
   constructor(private readonly options: SummaryOptions = {}) {}
 
@@ -208,6 +231,25 @@ export class SummaryBuilder {
     this.totals[verdict.status]++;
     tally.cost.add(stored.record.cost);
     return verdict;
+  }
+
+  /** Counts one stored policy verdict (outside the run scope: counted as seen, left out of the table). */
+  addPolicyVerdict(verdict: PolicyVerdict): void {
+    this.policyVerdicts++;
+    if (this.options.runId !== undefined && verdict.key.runId !== this.options.runId) return;
+    const { configId } = verdict.key;
+    const key = `${configId}\u0000${verdict.policyDigest}`;
+    let tally = this.policyTallies.get(key);
+    if (tally === undefined) {
+      const counts = Object.fromEntries(POLICY_AGREEMENTS.map((agreement) => [agreement, 0]));
+      tally = {
+        configId,
+        policyDigest: verdict.policyDigest,
+        counts: counts as Record<PolicyAgreement, number>,
+      };
+      this.policyTallies.set(key, tally);
+    }
+    tally.counts[verdict.agreement]++;
   }
 
   build(): EvalbookSummary {
@@ -281,7 +323,21 @@ export class SummaryBuilder {
       flakyCells: grid.filter((cell) => cell.flaky).map(({ caseId, configId }) => ({ caseId, configId })),
       coverage: this.coverage.summary(),
       comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
+      policy: this.policyVerdicts === 0 ? null : this.policyStats(),
     };
+  }
+
+  private policyStats(): PolicyStat[] {
+    return [...this.policyTallies.values()]
+      .map(({ configId, policyDigest, counts }) => ({
+        configId,
+        policyDigest,
+        toolCalls: Object.values(counts).reduce((sum, n) => sum + n, 0),
+        counts: { ...counts },
+      }))
+      .sort((x, y) =>
+        x.configId === y.configId ? cmp(x.policyDigest, y.policyDigest) : cmp(x.configId, y.configId),
+      );
   }
 
   private bootstrapOptions(): { resamples: number; seed: number } {
@@ -460,12 +516,20 @@ function gridCell(caseId: string, configId: string, group: Group, policy: Denomi
   };
 }
 
-/** The summary of a whole store, in one streaming pass (what `evals grid` and `evals compare` show). */
+/**
+ * The summary of a whole store, in one streaming pass over its attempts and then its policy verdicts
+ * (what `evals grid` and `evals compare` show). A store without policyVerdicts has none.
+ */
 export async function summariseStore(
-  store: { attempts(): AsyncIterable<StoredAttempt> },
+  store: {
+    attempts(): AsyncIterable<StoredAttempt>;
+    policyVerdicts?(): AsyncIterable<PolicyVerdict>;
+  },
   options: SummaryOptions = {},
 ): Promise<EvalbookSummary> {
   const builder = new SummaryBuilder(options);
   for await (const stored of store.attempts()) builder.add(stored);
+  if (store.policyVerdicts !== undefined)
+    for await (const verdict of store.policyVerdicts()) builder.addPolicyVerdict(verdict);
   return builder.build();
 }

@@ -3,8 +3,9 @@
 // Shared: migrations (each once, a store from the future refused), idempotent re-ingest, conflicts that
 // leave the store untouched byte for byte, invalid bundles never written, unreadable inputs (exit 2),
 // unknown fields kept in the raw bundle, transcript/artifact verification, stdin, environment mismatch
-// flags, batch atomicity, exact read-back, cost columns, insertion-order streaming across pages, and
-// append-only enforced by the database. Then what only one store has: SQLite's file and WAL;
+// flags, batch atomicity, exact read-back, cost columns, insertion-order streaming across pages,
+// append-only enforced by the database, and policy verdicts (idempotent per attempt, call and policy
+// digest; a conflict overwrites nothing; refused without their attempt; append-only). Then what only one store has: SQLite's file and WAL;
 // PostgreSQL's concurrent migrators, connection errors, TRUNCATE refused, and four child processes
 // ingesting overlapping corpora at once (they run the built package, packages/evalbook/dist).
 import { spawn } from 'node:child_process';
@@ -28,6 +29,8 @@ import { freePort, startPostgres } from './support/postgres-server.ts';
 
 import type { AttemptKey, LedgerRecord } from '../src/convert.ts';
 import type { IngestSummary } from '../src/ingest.ts';
+import type { PolicyVerdictInput } from '../src/policy-verdicts.ts';
+import type { LedgerStore } from '../src/store.ts';
 import type { PostgresServer } from './support/postgres-server.ts';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
@@ -151,6 +154,31 @@ const record = (attemptId: string, costMicros?: number | null): LedgerRecord =>
       JSON.stringify(syntheticAttempt(costMicros === undefined ? { attemptId } : { attemptId, costMicros })),
     ),
   );
+
+const POLICY_DIGEST = `sha256:${'a'.repeat(64)}`;
+
+/** A policy verdict for one call of a stored synthetic attempt (its bundle digest is the ledger's). */
+const verdict = (
+  attemptId: string,
+  callId = 'call_0',
+  changes: Partial<PolicyVerdictInput> = {},
+): PolicyVerdictInput => ({
+  key: key(attemptId),
+  bundleDigest: record(attemptId).bundleDigest,
+  callId,
+  policyDigest: POLICY_DIGEST,
+  toolName: 'read_document',
+  decision: 'deny',
+  ruleId: 'no-reads',
+  reason: 'reads need a ticket',
+  errorCode: null,
+  recordedOutcome: 'succeeded',
+  agreement: 'policy_denies_runner_allowed',
+  ...changes,
+});
+
+/** A verdict as policyVerdicts() reads it back: without the bundle digest it was checked against. */
+const readBack = ({ bundleDigest: _digest, ...stored }: PolicyVerdictInput) => stored;
 
 const attemptIds = (count: number): string[] =>
   Array.from({ length: count }, (_, index) => `attempt_${String(index).padStart(5, '0')}`);
@@ -591,6 +619,121 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           'SELECT (SELECT CAST(count(*) AS INTEGER) FROM attempts) AS attempts, (SELECT CAST(count(*) AS INTEGER) FROM scores) AS scores, (SELECT CAST(count(*) AS INTEGER) FROM bundles) AS bundles',
         ),
       ).toEqual([{ attempts: 1, scores: 1, bundles: 1 }]);
+    });
+  });
+
+  describe('policy verdicts', () => {
+    const streamed = async (store: LedgerStore) => {
+      const rows = [];
+      for await (const row of store.policyVerdicts()) rows.push(row);
+      return rows;
+    };
+
+    it('stores each verdict once: the same verdicts again are duplicates, read back exactly', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a'), record('attempt_b')]);
+      const given = [
+        verdict('attempt_a'),
+        verdict('attempt_a', 'call_1', {
+          decision: null,
+          ruleId: null,
+          reason: null,
+          errorCode: 'OL-1242',
+          agreement: 'policy_error',
+        }),
+        verdict('attempt_b'),
+      ];
+      expect((await store.insertPolicyVerdicts(given)).map((outcome) => outcome.status)).toEqual([
+        'inserted',
+        'inserted',
+        'inserted',
+      ]);
+      const again = await store.insertPolicyVerdicts([...given].reverse());
+      expect(again.map((outcome) => [outcome.status, outcome.verdict.callId])).toEqual([
+        ['duplicate', 'call_0'],
+        ['duplicate', 'call_1'],
+        ['duplicate', 'call_0'],
+      ]);
+      // Another policy bundle is another key: its verdict for the same call is stored beside the first.
+      const otherPolicy = verdict('attempt_a', 'call_0', { policyDigest: `sha256:${'b'.repeat(64)}` });
+      expect((await store.insertPolicyVerdicts([otherPolicy]))[0]?.status).toBe('inserted');
+      expect(await streamed(store)).toEqual([...given, otherPolicy].map(readBack));
+      await store.close();
+    });
+
+    it('reports a different verdict for the same key as a conflict and overwrites nothing, byte for byte', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      await store.insertPolicyVerdicts([verdict('attempt_a')]);
+      await store.close();
+      const snapshot = await kind.snapshot(storeUrl);
+
+      const reopened = await openStore(storeUrl);
+      const changed = verdict('attempt_a', 'call_0', { decision: 'allow', agreement: 'agree' });
+      const outcomes = await reopened.insertPolicyVerdicts([changed]);
+      expect(outcomes).toEqual([
+        { status: 'conflict', verdict: changed, existing: readBack(verdict('attempt_a')) },
+      ]);
+      expect(await streamed(reopened)).toEqual([readBack(verdict('attempt_a'))]);
+      await reopened.close();
+      expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
+    });
+
+    it('refuses verdicts whose attempt is not in the ledger (or is, with another bundle) and stores the rest', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      const outcomes = await store.insertPolicyVerdicts([
+        verdict('attempt_missing'),
+        verdict('attempt_a', 'call_0', { bundleDigest: record('attempt_a', 7).bundleDigest }),
+        verdict('attempt_a', 'call_1'),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['refused', 'refused', 'inserted']);
+      expect(outcomes[0]).toMatchObject({
+        reason:
+          'attempt run_synthetic/case_synthetic/config_synthetic/attempt_missing is not in the ledger (ingest it first)',
+      });
+      expect(outcomes[1]).toMatchObject({
+        reason: expect.stringMatching(/is in the ledger with bundle sha256:/) as unknown,
+      });
+      expect(await streamed(store)).toEqual([readBack(verdict('attempt_a', 'call_1'))]);
+      await store.close();
+    });
+
+    it('writes a batch of verdicts atomically: a failure mid-batch leaves none', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      const invalid = verdict('attempt_a', 'call_bad', {
+        agreement: 'maybe' as PolicyVerdictInput['agreement'],
+      });
+      await expect(store.insertPolicyVerdicts([verdict('attempt_a'), invalid])).rejects.toThrow(
+        /check constraint|CHECK constraint/i,
+      );
+      expect(await streamed(store)).toEqual([]);
+      await store.close();
+    });
+
+    it('streams every verdict once, in batch order, across pages (more than one page of 500)', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      const calls = attemptIds(501);
+      // Within a batch the order is the store's (PostgreSQL writes by key): each batch here is in key order.
+      const [later, first] = [calls.slice(0, 250), calls.slice(250)];
+      await store.insertPolicyVerdicts(first.map((callId) => verdict('attempt_a', callId)));
+      await store.insertPolicyVerdicts(later.map((callId) => verdict('attempt_a', callId)));
+      expect((await streamed(store)).map((row) => row.callId)).toEqual([...first, ...later]);
+      await store.close();
+    });
+
+    it('is append-only: UPDATE and DELETE of verdicts are refused by the database itself', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      await store.insertPolicyVerdicts([verdict('attempt_a')]);
+      await store.close();
+      await expect(sql('DELETE FROM policy_verdicts')).rejects.toThrow(/append-only/);
+      await expect(sql("UPDATE policy_verdicts SET agreement = 'agree'")).rejects.toThrow(/append-only/);
+      expect(await sql('SELECT agreement FROM policy_verdicts')).toEqual([
+        { agreement: 'policy_denies_runner_allowed' },
+      ]);
     });
   });
 });

@@ -59,12 +59,14 @@ export function addPolicyCommands(program: Command): void {
         'event-time order, threading state only from successful replies, across --processes producer',
         'processes. Every reply is checked; a broken producer is a job error, never an allow. Each call is',
         "then compared with the runner's recorded outcome: agree, policy_denies_runner_allowed,",
-        'runner_denied_policy_allows, policy_error (a row error) or no_recorded_outcome.',
+        'runner_denied_policy_allows, policy_error (a row error) or no_recorded_outcome. With --store,',
+        "the attempts come from the Evalbook (or the files given) and each call's verdict is stored there",
+        '(once per policy bundle digest: a replay again is skipped as duplicates) for `evals report`.',
       ].join(' '),
     )
     .argument(
-      '<attempts...>',
-      'attempt bundle files or directories (searched recursively for *.json files; symlinks inside are not followed)',
+      '[attempts...]',
+      'attempt bundle files or directories (searched recursively for *.json files; symlinks inside are not followed); optional with --store',
     )
     .requiredOption(
       '--policy-binary <file>',
@@ -94,16 +96,21 @@ export function addPolicyCommands(program: Command): void {
         .default(60_000)
         .argParser(positiveInteger),
     )
+    .option(
+      '--store <url>',
+      'an Evalbook (sqlite:PATH or postgres://…) to read the attempts from and store the verdicts in; it must exist',
+    )
     .option('--json', 'print the replay report as JSON')
     .addHelpText(
       'after',
       [
         '',
-        'Exit codes: 0 every call decided · 1 at least one row error (reported per call) · 2 usage, unreadable or invalid input (attempts, bundle) · 4 the policy binary is not verified (path, digest) · 5 job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout).',
+        'Exit codes: 0 every call decided · 1 at least one row error (reported per call) · 2 usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened) · 4 the policy binary is not verified (path, digest) · 5 job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout).',
         '',
         'Examples:',
         '  $ evals policy replay --policy-binary ./openlatch --sha256 sha256:… --policy-arg evaluate --bundle policy.json runs/',
         '  $ evals policy replay --policy-binary ./evals-policy.sh --sha256 sha256:… --bundle policy.json attempt.json --json',
+        '  $ evals policy replay --policy-binary ./evals-policy.sh --sha256 sha256:… --bundle policy.json --store sqlite:.evalbook/evalbook.sqlite',
       ].join('\n'),
     )
     .action(
@@ -117,11 +124,18 @@ export function addPolicyCommands(program: Command): void {
           processes: number;
           initialState: 'zeroed' | 'unavailable';
           replyTimeoutMs: number;
+          store?: string;
           json?: true;
         },
       ) => {
         const { runPolicyReplay } = await import('./policy.js');
-        process.exitCode = await runPolicyReplay({ ...flags, attempts, json: flags.json === true });
+        const { store, ...rest } = flags;
+        process.exitCode = await runPolicyReplay({
+          ...rest,
+          attempts,
+          json: flags.json === true,
+          ...(store === undefined ? {} : { store }),
+        });
       },
     );
 }

@@ -1,15 +1,28 @@
 // `evals policy evaluate` and `evals policy replay`: flags in, one @paperclip-evals/policy call,
-// results out. On the evaluate path stdout carries protocol frames only.
+// results out. On the evaluate path stdout carries protocol frames only. With --store, replay reads
+// its attempts from the Evalbook (or takes the files given) and stores each call's verdict there.
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { isContractError, readNativeExecutionFile } from '@paperclip-evals/contract';
+import {
+  canonicalDigest,
+  isContractError,
+  parseNativeExecution,
+  readNativeExecutionFile,
+} from '@paperclip-evals/contract';
 import { handshake, isPolicyError, replayAttempts, runEvaluate } from '@paperclip-evals/policy';
 
-import { EXIT, describeError, isFileSystemError } from '../exit-codes.js';
+import { EXIT, UsageError, describeError, isFileSystemError } from '../exit-codes.js';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
-import type { ReplayAttemptsResult, PolicyErrorCode } from '@paperclip-evals/policy';
+import type {
+  AttemptKey,
+  LedgerStore,
+  PolicyDecision,
+  PolicyVerdictInput,
+  PolicyVerdictOutcome,
+} from '@paperclip-evals/evalbook';
+import type { ReplayAttemptsResult, PolicyErrorCode, ToolCallComparison } from '@paperclip-evals/policy';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -53,7 +66,10 @@ export async function runPolicyEvaluate(options: PolicyEvaluateOptions): Promise
 }
 
 export interface PolicyReplayOptions {
+  /** Attempt files and directories; with a store and none given, the store's attempts. */
   readonly attempts: readonly string[];
+  /** An Evalbook store URL: the verdicts are stored there. */
+  readonly store?: string;
   readonly policyBinary: string;
   readonly sha256: string;
   readonly bundle: string;
@@ -66,53 +82,217 @@ export interface PolicyReplayOptions {
 
 export const POLICY_REPLAY_REPORT_V1 = 'paperclip-evals/policy-replay/v1';
 
+/** Verdicts are written in transactions of at most this many. */
+const VERDICTS_PER_BATCH = 1000;
+/** Refused and conflicting verdicts are described on stderr up to this many; the rest are counted. */
+const MAX_LISTED = 10;
+
+/** An attempt to replay, with the identity and bundle digest its verdicts are stored under. */
+interface ReplayInput {
+  readonly attempt: NativeExecution;
+  readonly key: AttemptKey;
+  readonly bundleDigest: string;
+}
+
+/** A compared call with the identity and bundle digest of its attempt. */
+type KeyedCall = ToolCallComparison & { readonly key: AttemptKey; readonly bundleDigest: string };
+
+interface StoredCounts {
+  readonly url: string;
+  inserted: number;
+  duplicate: number;
+  conflict: number;
+  refused: number;
+}
+
 export async function runPolicyReplay(options: PolicyReplayOptions): Promise<number> {
   let result: ReplayAttemptsResult;
+  let calls: KeyedCall[];
+  let stored: StoredCounts | undefined;
+  let book: { readonly url: string; readonly store: LedgerStore } | undefined;
   try {
+    if (options.attempts.length === 0 && options.store === undefined)
+      throw new UsageError(
+        'name attempt files or directories, or --store to replay the attempts of an Evalbook',
+      );
     const bundle = await readFile(options.bundle, 'utf8');
-    const attempts = await readAttempts(options.attempts);
-    result = await replayAttempts({
-      binaryPath: options.policyBinary,
-      binarySha256: options.sha256,
-      binaryArgs: options.policyArg,
-      bundle,
-      attempts,
-      initialState: options.initialState,
-      processes: options.processes,
-      replyTimeoutMs: options.replyTimeoutMs,
-    });
+    if (options.store !== undefined) book = { url: options.store, store: await openEvalbook(options.store) };
+    const inputs =
+      book === undefined || options.attempts.length > 0
+        ? await readAttempts(options.attempts)
+        : await storedAttempts(book.store);
+    ({ result, calls } = await replayInPasses(options, bundle, inputs));
+    if (book !== undefined) stored = await storeVerdicts(book.store, book.url, result.bundleDigest, calls);
   } catch (error) {
     if (isPolicyError(error)) {
       process.stderr.write(`evals policy replay: ${error.code}: ${error.message}\n`);
       for (const issue of error.issues) process.stderr.write(`  ${issue.code}: ${issue.message}\n`);
       return EXIT_FOR_POLICY_ERROR[error.code];
     }
-    if (isContractError(error) || isFileSystemError(error)) {
+    if (isContractError(error) || isFileSystemError(error) || error instanceof UsageError) {
       process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
       return REPLAY_EXIT.usage;
     }
     throw error;
+  } finally {
+    await book?.store.close();
   }
-  const calls = result.calls.map((call) => ({ ...call, nowMs: Number(call.nowMs) }));
+  const shown = calls.map(({ key: _key, bundleDigest: _digest, ...call }) => ({
+    ...call,
+    nowMs: Number(call.nowMs),
+  }));
   if (options.json) {
     const { calls: _calls, ...summary } = result;
-    process.stdout.write(`${JSON.stringify({ schema: POLICY_REPLAY_REPORT_V1, ...summary, calls })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ schema: POLICY_REPLAY_REPORT_V1, ...summary, calls: shown, ...(stored === undefined ? {} : { stored }) })}\n`,
+    );
   } else {
-    const lines = calls.map(
+    const lines = shown.map(
       (call) =>
         `${call.attemptId}  ${call.callId}  ${call.toolName}  policy=${call.verdict ?? `error ${call.errorCode ?? ''}`}  runner=${call.recordedOutcome ?? 'none'}  ${call.agreement}`,
     );
-    const disagreements = calls.filter((call) => call.agreement !== 'agree').length;
+    const disagreements = shown.filter((call) => call.agreement !== 'agree').length;
     lines.push(
-      `${calls.length} tool calls · ${calls.length - disagreements} agree · ${disagreements} differ or undecided · ${result.rowErrors} row errors · bundle ${result.bundleDigest}${result.skipped.length > 0 ? ` (${result.skipped.length} artifacts skipped)` : ''}`,
+      `${shown.length} tool calls · ${shown.length - disagreements} agree · ${disagreements} differ or undecided · ${result.rowErrors} row errors · bundle ${result.bundleDigest}${result.skipped.length > 0 ? ` (${result.skipped.length} artifacts skipped)` : ''}`,
     );
+    if (stored !== undefined)
+      lines.push(
+        `stored in ${stored.url}: ${stored.inserted} inserted · ${stored.duplicate} duplicate (skipped) · ${stored.conflict} conflict (kept the stored verdict) · ${stored.refused} refused`,
+      );
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return result.rowErrors > 0 ? REPLAY_EXIT.rowErrors : REPLAY_EXIT.ok;
 }
 
+/** Opens the Evalbook (it must exist); a store that cannot be opened is a usage error. */
+async function openEvalbook(url: string): Promise<LedgerStore> {
+  const { StoreError, openStore } = await import('@paperclip-evals/evalbook');
+  try {
+    return await openStore(url, { mustExist: true });
+  } catch (error) {
+    if (error instanceof StoreError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Every attempt of the store, parsed from its stored canonical bundle. */
+async function storedAttempts(store: LedgerStore): Promise<ReplayInput[]> {
+  const inputs: ReplayInput[] = [];
+  for await (const { key, bundleDigest } of store.attempts()) {
+    const text = await store.getBundle(bundleDigest);
+    if (text === null) throw new UsageError(`the store has no bundle ${bundleDigest} for its attempt`);
+    inputs.push({ attempt: parseNativeExecution(text), key, bundleDigest });
+  }
+  return inputs;
+}
+
+/**
+ * Replays the attempts in passes where no attempt id repeats (one pass unless ids repeat across
+ * runs, cases or configs): a comparison names its attempt by id, and each must map to one key.
+ */
+async function replayInPasses(
+  options: PolicyReplayOptions,
+  bundle: string,
+  inputs: readonly ReplayInput[],
+): Promise<{
+  result: ReplayAttemptsResult;
+  calls: KeyedCall[];
+}> {
+  const passes: Map<string, ReplayInput>[] = [];
+  for (const input of inputs) {
+    const id = input.attempt.identity.attemptId;
+    let pass = passes.find((candidate) => !candidate.has(id));
+    if (pass === undefined) passes.push((pass = new Map<string, ReplayInput>()));
+    pass.set(id, input);
+  }
+  if (passes.length === 0) passes.push(new Map<string, ReplayInput>());
+  const results: ReplayAttemptsResult[] = [];
+  const calls = [];
+  for (const pass of passes) {
+    const replayed = await replayAttempts({
+      binaryPath: options.policyBinary,
+      binarySha256: options.sha256,
+      binaryArgs: options.policyArg,
+      bundle,
+      attempts: [...pass.values()].map((input) => input.attempt),
+      initialState: options.initialState,
+      processes: options.processes,
+      replyTimeoutMs: options.replyTimeoutMs,
+    });
+    results.push(replayed);
+    for (const call of replayed.calls) {
+      const input = pass.get(call.attemptId);
+      if (input !== undefined) calls.push({ ...call, key: input.key, bundleDigest: input.bundleDigest });
+    }
+  }
+  // Passes is never empty, so neither is results: reduce needs no seed.
+  const result = results.reduce((merged, next) => ({
+    ...merged,
+    rows: merged.rows + next.rows,
+    rowErrors: merged.rowErrors + next.rowErrors,
+  }));
+  return { result, calls };
+}
+
+/** Stores one verdict per call (in batches) and tells what became of them; refusals and conflicts on stderr. */
+async function storeVerdicts(
+  store: LedgerStore,
+  url: string,
+  policyDigest: string,
+  calls: readonly KeyedCall[],
+): Promise<StoredCounts> {
+  const counts: StoredCounts = { url, inserted: 0, duplicate: 0, conflict: 0, refused: 0 };
+  const problems = new Set<string>();
+  for (let start = 0; start < calls.length; start += VERDICTS_PER_BATCH) {
+    const outcomes = await store.insertPolicyVerdicts(
+      calls.slice(start, start + VERDICTS_PER_BATCH).map((call) => toPolicyVerdict(call, policyDigest)),
+    );
+    for (const outcome of outcomes) {
+      counts[outcome.status]++;
+      const problem = describeOutcome(outcome);
+      if (problem !== null) problems.add(problem);
+    }
+  }
+  const listed = [...problems];
+  for (const problem of listed.slice(0, MAX_LISTED))
+    process.stderr.write(`evals policy replay: ${problem}\n`);
+  if (listed.length > MAX_LISTED)
+    process.stderr.write(
+      `evals policy replay: … and ${listed.length - MAX_LISTED} more verdicts not stored\n`,
+    );
+  return counts;
+}
+
+function toPolicyVerdict(call: KeyedCall, policyDigest: string): PolicyVerdictInput {
+  const decision: PolicyDecision | null =
+    call.verdict === 'allow' || call.verdict === 'deny' || call.verdict === 'ask' ? call.verdict : null;
+  return {
+    key: call.key,
+    bundleDigest: call.bundleDigest,
+    callId: call.callId,
+    policyDigest,
+    toolName: call.toolName,
+    decision,
+    ruleId: call.ruleId,
+    // The comparison carries the rule and the row error code, not the decision's reason text.
+    reason: null,
+    errorCode: call.errorCode,
+    recordedOutcome: call.recordedOutcome,
+    agreement: call.agreement,
+  };
+}
+
+function describeOutcome(outcome: PolicyVerdictOutcome): string | null {
+  const { key, callId } = outcome.verdict;
+  const name = `${key.runId}/${key.caseId}/${key.configId}/${key.attemptId} call ${callId}`;
+  if (outcome.status === 'refused') return `not stored: ${outcome.reason}`;
+  if (outcome.status === 'conflict')
+    return `conflict: ${name} already has a different verdict for this policy (${outcome.existing.agreement}, now ${outcome.verdict.agreement}); the stored one is kept`;
+  return null;
+}
+
 /** Attempt files named, and `*.json` regular files under directories (sorted; symlinks not followed). */
-async function readAttempts(inputs: readonly string[]): Promise<NativeExecution[]> {
+async function readAttempts(inputs: readonly string[]): Promise<ReplayInput[]> {
   const files: string[] = [];
   const walk = async (dir: string): Promise<void> => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -129,7 +309,15 @@ async function readAttempts(inputs: readonly string[]): Promise<NativeExecution[
     if (isDirectory) await walk(input);
     else files.push(input);
   }
-  const attempts: NativeExecution[] = [];
-  for (const file of files) attempts.push((await readNativeExecutionFile(file)).bundle);
+  const attempts: ReplayInput[] = [];
+  for (const file of files) {
+    const { bundle } = await readNativeExecutionFile(file);
+    const { runId, caseId, configId, attemptId } = bundle.identity;
+    attempts.push({
+      attempt: bundle,
+      key: { runId, caseId, configId, attemptId },
+      bundleDigest: canonicalDigest(bundle),
+    });
+  }
   return attempts;
 }

@@ -1,0 +1,192 @@
+// `evals policy replay --store` end to end with the real `evals` binary and the real producer
+// (through a verified wrapper script): the attempt fixtures ingested into a SQLite Evalbook, replayed
+// from the store, their verdicts stored; `evals report` shows the policy section with the right
+// counts; the same replay again changes nothing (duplicates); attempt files not in the ledger are
+// refused with the reason; a store that cannot be opened is a usage error (exit 2).
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { bundleOf } from '../../policy/test/support/bundles.ts';
+import { EVALS, REPO, realProducer } from '../../policy/test/support/producers.ts';
+
+import type { Executable } from '../../policy/test/support/producers.ts';
+
+const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
+/** The runner denied decide_approval (agree); the policy also denies the solved attempt's reads (the runner allowed them). */
+const POLICY = bundleOf(
+  {
+    kind: 't1_predicate_tree',
+    id: 'no-approvals',
+    version: 1,
+    body: {
+      when: { field: 'tool_name', equals: 'decide_approval' },
+      verdict: 'deny',
+      reason: 'approvals need a human',
+    },
+  },
+  {
+    kind: 't1_predicate_tree',
+    id: 'solved-reads-nothing',
+    version: 1,
+    body: {
+      when: { field: 'session.attempt_id', equals: 'attempt_solved_0001' },
+      verdict: 'deny',
+      reason: 'this attempt may not read',
+    },
+  },
+);
+
+interface Stored {
+  url: string;
+  inserted: number;
+  duplicate: number;
+  conflict: number;
+  refused: number;
+}
+interface ReplayReport {
+  bundleDigest: string;
+  calls: { agreement: string }[];
+  stored?: Stored;
+}
+interface PolicyStat {
+  configId: string;
+  policyDigest: string;
+  toolCalls: number;
+  counts: Record<string, number>;
+}
+
+let dir: string;
+let bundlePath: string;
+let producer: Executable;
+
+const evals = (args: string[]) =>
+  spawnSync(process.execPath, [EVALS, ...args], { cwd: dir, encoding: 'utf8' });
+const replay = (store: string, inputs: string[] = []) =>
+  evals([
+    'policy',
+    'replay',
+    '--policy-binary',
+    producer.path,
+    '--sha256',
+    producer.sha256,
+    '--bundle',
+    bundlePath,
+    '--store',
+    store,
+    '--json',
+    ...inputs,
+  ]);
+const policySection = (store: string): PolicyStat[] | null => {
+  const report = evals(['report', '--format', 'json', '--store', store]);
+  expect(report.stderr).toBe('');
+  expect(report.status).toBe(0);
+  return (JSON.parse(report.stdout) as { summary: { policy: PolicyStat[] | null } }).summary.policy;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-policy-store-e2e-'));
+  bundlePath = join(dir, 'policy.json');
+  await writeFile(bundlePath, JSON.stringify(POLICY));
+  producer = await realProducer(dir);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('evals policy replay --store', () => {
+  it('replays the ledger, stores every verdict, and the report counts them; a replay again is all duplicates', () => {
+    const store = 'sqlite:book.sqlite';
+    expect(evals(['ingest', ATTEMPTS, '--store', store]).status).toBe(0);
+    expect(policySection(store)).toBeNull(); // attempts, but no verdicts yet
+
+    const first = replay(store);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    const report = JSON.parse(first.stdout) as ReplayReport;
+    expect(report.calls).toHaveLength(8);
+    expect(report.stored).toEqual({ url: store, inserted: 8, duplicate: 0, conflict: 0, refused: 0 });
+
+    const expected: PolicyStat[] = [
+      {
+        configId: 'config_synthetic',
+        policyDigest: report.bundleDigest,
+        toolCalls: 8,
+        counts: {
+          agree: 5,
+          policy_denies_runner_allowed: 3,
+          runner_denied_policy_allows: 0,
+          policy_error: 0,
+          no_recorded_outcome: 0,
+        },
+      },
+    ];
+    expect(policySection(store)).toEqual(expected);
+
+    const again = replay(store);
+    expect(again.status).toBe(0);
+    expect((JSON.parse(again.stdout) as ReplayReport).stored).toEqual({
+      url: store,
+      inserted: 0,
+      duplicate: 8,
+      conflict: 0,
+      refused: 0,
+    });
+    expect(policySection(store)).toEqual(expected);
+  });
+
+  it('shows the policy section in the Markdown and HTML reports', () => {
+    const store = 'sqlite:book.sqlite'; // written by the test above
+    const markdown = evals(['report', '--format', 'md', '--store', store]);
+    expect(markdown.status).toBe(0);
+    expect(markdown.stdout).toContain('### Policy replay');
+    expect(markdown.stdout).toMatch(
+      /\| config_synthetic \| `sha256:[0-9a-f]{64}` \| 8 \| 5 \| 3 \| 0 \| 0 \| 0 \|/,
+    );
+    const html = evals(['report', '--format', 'html', '--store', store]);
+    expect(html.status).toBe(0);
+    expect(html.stdout).toContain('<section id="policy"');
+    expect(html.stdout).toMatch(
+      /data-config="config_synthetic" data-policy-digest="sha256:[0-9a-f]{64}" data-tool-calls="8" data-agree="5" data-policy-denies-runner-allowed="3"/,
+    );
+  });
+
+  it('stores verdicts only for attempt files whose attempt is in the ledger, and says why for the rest', async () => {
+    const one = join(dir, 'one');
+    await mkdir(one);
+    await copyFile(join(ATTEMPTS, 'denied-tool-call.json'), join(one, 'denied-tool-call.json'));
+    const store = 'sqlite:partial.sqlite';
+    expect(evals(['ingest', one, '--store', store]).status).toBe(0);
+    const run = replay(store, [ATTEMPTS]);
+    expect(run.status).toBe(0);
+    expect((JSON.parse(run.stdout) as ReplayReport).stored).toMatchObject({ inserted: 2, refused: 6 });
+    expect(run.stderr).toMatch(
+      /not stored: attempt run_synthetic\/case_synthetic\/config_synthetic\/attempt_solved_0001 is not in the ledger/,
+    );
+    expect(policySection(store)?.map((stat) => stat.toolCalls)).toEqual([2]);
+  });
+
+  it('refuses a store that does not exist (exit 2) without running the producer', () => {
+    const run = replay('sqlite:missing.sqlite');
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/no Evalbook at missing\.sqlite/);
+  });
+
+  it('needs attempts or a store (exit 2)', () => {
+    const run = evals([
+      'policy',
+      'replay',
+      '--policy-binary',
+      producer.path,
+      '--sha256',
+      producer.sha256,
+      '--bundle',
+      bundlePath,
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/name attempt files or directories, or --store/);
+  });
+});
