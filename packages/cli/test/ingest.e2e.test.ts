@@ -75,7 +75,10 @@ describe('evals ingest (command module, child process)', () => {
     const first = viaModule({ inputs: ['ok'], store });
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/4 inserted, 0 duplicate, 0 conflict, 0 invalid, 0 unreadable/);
-    expect(first.stdout).toMatch(/3 of 4 attempts priced/);
+    expect(first.stdout).toMatch(/cost of the new attempts: 3 of 4 attempts priced/);
+    const repeated = viaModule({ inputs: ['ok'], store });
+    expect(repeated.stdout).toMatch(/0 inserted, 4 duplicate/);
+    expect(repeated.stdout).toContain('cost: no new attempts to price');
     const again = viaModule({ inputs: ['ok'], store, json: true });
     expect(again.status).toBe(0);
     const report = JSON.parse(again.stdout) as JsonReport;

@@ -83,7 +83,9 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   if (lines.length > 0) lines.push('');
   lines.push(
     `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable`,
-    `cost: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
+    summary.inserted === 0
+      ? 'cost: no new attempts to price'
+      : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   return code;
