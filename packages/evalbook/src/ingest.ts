@@ -11,7 +11,12 @@ import {
 } from '@paperclip-evals/contract';
 import picomatch from 'picomatch';
 
-import type { Issue, NativeExecution, NativeExecutionInput } from '@paperclip-evals/contract';
+import type {
+  Issue,
+  NativeExecution,
+  NativeExecutionInput,
+  ParseNativeExecutionOptions,
+} from '@paperclip-evals/contract';
 
 import { convertBundle } from './convert.js';
 import type { AttemptKey, LedgerRecord, ReferenceVerification } from './convert.js';
@@ -239,6 +244,44 @@ function costIssue(error: CostInputError | CostRangeError): Issue {
       };
 }
 
+/** Files read (and parsed) ahead of the one being converted and written. */
+const READ_AHEAD = 4;
+
+/**
+ * Yields targets in order, each file's read already under way: while one bundle is parsed and
+ * converted, the next files' opens and reads wait on the disk instead of the CPU waiting on them.
+ * Stdin (no path) and refused targets carry no read. At most READ_AHEAD bundles are held.
+ */
+async function* readAhead(
+  targets: AsyncGenerator<Target>,
+  parseOptions: ParseNativeExecutionOptions,
+): AsyncGenerator<{ target: Target; reading: Promise<NativeExecutionInput> | undefined }> {
+  const window: { target: Target; reading: Promise<NativeExecutionInput> | undefined }[] = [];
+  let exhausted = false;
+  const fill = async (): Promise<void> => {
+    while (!exhausted && window.length < READ_AHEAD) {
+      const next = await targets.next();
+      if (next.done === true) {
+        exhausted = true;
+        return;
+      }
+      const target = next.value;
+      const reading =
+        target.path === null || target.refused !== undefined
+          ? undefined
+          : readNativeExecutionFile(target.path, parseOptions);
+      // Its failure is reported when its turn comes; until then it must not count as unhandled.
+      reading?.catch(() => undefined);
+      window.push({ target, reading });
+    }
+  };
+  await fill();
+  for (let entry = window.shift(); entry !== undefined; entry = window.shift()) {
+    await fill();
+    yield entry;
+  }
+}
+
 /** Ingests every input into the store; never throws for a bad bundle (it is reported instead). */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (options.inputs.length === 0)
@@ -316,8 +359,9 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     inflight.catch(() => undefined);
   };
 
+  const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
   try {
-    for await (const target of expandInputs(options.inputs)) {
+    for await (const { target, reading } of readAhead(expandInputs(options.inputs), parseOptions)) {
       processed++;
       if (options.onProgress !== undefined && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = performance.now();
@@ -328,12 +372,8 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       let parsed: NativeExecutionInput;
-      const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
       try {
-        parsed =
-          target.path === null
-            ? await readNativeExecutionStream(options.stdin ?? process.stdin, parseOptions)
-            : await readNativeExecutionFile(target.path, parseOptions);
+        parsed = await (reading ?? readNativeExecutionStream(options.stdin ?? process.stdin, parseOptions));
       } catch (error) {
         if (isContractError(error)) invalid.push({ input: target.display, issues: error.issues });
         else if (isFsError(error)) unreadable.push({ input: target.display, error: error.message });
