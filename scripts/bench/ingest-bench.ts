@@ -10,7 +10,7 @@
 // A measurement, not a test: targets are reported, never enforced; it exits non-zero only when a
 // command does not end as expected.
 //
-// Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 3] [--no-postgres] [--json]`.
+// Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 5] [--no-postgres] [--json]`.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       count: { type: 'string', default: '10000' },
-      rounds: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '5' },
       'no-postgres': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
