@@ -34,7 +34,12 @@ export interface ReportOptions {
   readonly failOn?: FailOn;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
+  /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
+  readonly onProgress?: (attemptsRead: number) => void;
 }
+
+/** How often a long report says how far it has read. */
+export const PROGRESS_EVERY = 5000;
 
 export interface ReportBudget extends BudgetCheck {
   readonly scope: 'run' | 'config';
@@ -118,6 +123,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     } else if (format === 'html' && htmlAttempts.length < HTML_MAX_ATTEMPTS)
       htmlAttempts.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
     count++;
+    if (count % PROGRESS_EVERY === 0) options.onProgress?.(count);
   }
   for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
   const summary = builder.build();

@@ -64,6 +64,12 @@ async function openForReading(
 export async function runReport(options: ReportCommandOptions): Promise<number> {
   const { store, storeUrl, environment } = await openForReading(options);
   let result: ReportResult | undefined;
+  const tty = process.stderr.isTTY;
+  const started = performance.now();
+  const onProgress = (read: number): void => {
+    const rate = Math.round(read / Math.max((performance.now() - started) / 1000, 0.001));
+    process.stderr.write(`\r\x1b[Kreporting: ${read} attempts read · ${rate}/s`);
+  };
   try {
     const report = async (write: (chunk: string) => Promise<void>): Promise<void> => {
       result = await writeReport({
@@ -75,11 +81,13 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
         ...(options.run === undefined ? {} : { runId: options.run }),
         ...(options.compare === undefined ? {} : { compare: options.compare }),
         ...(options.failOn === undefined ? {} : { failOn: options.failOn }),
+        ...(tty ? { onProgress } : {}),
       });
     };
     if (options.out === undefined) await report(toStdout);
     else await writeFileAtomically(options.out, report);
   } finally {
+    if (tty) process.stderr.write('\r\x1b[K');
     await store.close();
   }
   if (result === undefined) return EXIT.internal;
