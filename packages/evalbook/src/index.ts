@@ -54,7 +54,7 @@ export type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
-export type { InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
+export type { DriftRunRecord, InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
 export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
 export type {
   FailOn,

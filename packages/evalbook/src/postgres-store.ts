@@ -22,7 +22,7 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
-import type { InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
+import type { DriftRunRecord, InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
 
 interface Migration {
   readonly version: number;
@@ -120,6 +120,20 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         UNIQUE (attempt, call_id, policy_digest)
       );
       ${appendOnly('policy_verdicts')}`,
+  },
+  {
+    version: 4,
+    name: 'drift runs',
+    // The checks engine's scored runs per assertion, in arrival order (id), for query_drift.
+    sql: `
+      CREATE TABLE drift_runs (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        check_id TEXT NOT NULL,
+        score DOUBLE PRECISION NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pass', 'soft_fail', 'hard_fail'))
+      );
+      CREATE INDEX drift_runs_check ON drift_runs(check_id, id);
+      ${appendOnly('drift_runs')}`,
   },
 ];
 
@@ -265,6 +279,34 @@ export class PostgresStore implements LedgerStore {
         yield storedAttempt(row, byAttempt.get(row.id) ?? []);
       }
     }
+  }
+
+  async appendDriftRun(run: DriftRunRecord): Promise<void> {
+    await this.pool.query('INSERT INTO drift_runs (check_id, score, status) VALUES ($1, $2, $3)', [
+      run.checkId,
+      run.score,
+      run.status,
+    ]);
+  }
+
+  async driftWindow(checkId: string, eligible: number): Promise<DriftRunRecord[]> {
+    type Row = { id: string; score: number; status: DriftRunRecord['status'] };
+    const newest = (
+      await this.pool.query<Row>(
+        'SELECT id, score, status FROM drift_runs WHERE check_id = $1 ORDER BY id DESC LIMIT 1',
+        [checkId],
+      )
+    ).rows[0];
+    if (newest === undefined) return [];
+    const before = await this.pool.query<Row>(
+      "SELECT id, score, status FROM drift_runs WHERE check_id = $1 AND id < $2 AND status <> 'hard_fail' ORDER BY id DESC LIMIT $3",
+      [checkId, newest.id, eligible],
+    );
+    return [...before.rows.reverse(), newest].map((row) => ({
+      checkId,
+      score: row.score,
+      status: row.status,
+    }));
   }
 
   async *policyVerdicts(): AsyncIterable<PolicyVerdict> {

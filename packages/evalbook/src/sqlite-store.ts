@@ -21,7 +21,7 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
-import type { InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
+import type { DriftRunRecord, InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
 import type { WriterReply } from './sqlite-writer.js';
 
 interface Migration {
@@ -107,6 +107,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         UNIQUE (attempt, call_id, policy_digest)
       ) STRICT;
       ${appendOnly('policy_verdicts')}`,
+  },
+  {
+    version: 4,
+    name: 'drift runs',
+    // The checks engine's scored runs per assertion, in arrival order (id), for query_drift.
+    sql: `
+      CREATE TABLE drift_runs (
+        id INTEGER PRIMARY KEY,
+        check_id TEXT NOT NULL,
+        score REAL NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pass', 'soft_fail', 'hard_fail'))
+      ) STRICT;
+      CREATE INDEX drift_runs_check ON drift_runs(check_id, id);
+      ${appendOnly('drift_runs')}`,
   },
 ];
 
@@ -267,6 +281,31 @@ export class SqliteStore implements LedgerStore {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  appendDriftRun(run: DriftRunRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO drift_runs (check_id, score, status) VALUES (?, ?, ?)')
+      .run(run.checkId, run.score, run.status);
+    return Promise.resolve();
+  }
+
+  driftWindow(checkId: string, eligible: number): Promise<DriftRunRecord[]> {
+    type Row = { id: number; score: number; status: DriftRunRecord['status'] };
+    const newest = this.db
+      .prepare<[string], Row>(
+        'SELECT id, score, status FROM drift_runs WHERE check_id = ? ORDER BY id DESC LIMIT 1',
+      )
+      .get(checkId);
+    if (newest === undefined) return Promise.resolve([]);
+    const before = this.db
+      .prepare<[string, number, number], Row>(
+        "SELECT id, score, status FROM drift_runs WHERE check_id = ? AND id < ? AND status <> 'hard_fail' ORDER BY id DESC LIMIT ?",
+      )
+      .all(checkId, newest.id, eligible);
+    return Promise.resolve(
+      [...before.reverse(), newest].map((row) => ({ checkId, score: row.score, status: row.status })),
+    );
   }
 
   async *policyVerdicts(): AsyncIterable<PolicyVerdict> {

@@ -48,9 +48,23 @@ export interface LedgerStore {
   insertPolicyVerdicts(verdicts: readonly PolicyVerdictInput[]): Promise<PolicyVerdictOutcome[]>;
   /** Every stored policy verdict in insertion order (within a batch, the store's order, as for attempts), paged. */
   policyVerdicts(): AsyncIterable<PolicyVerdict>;
+  /** Appends one scored run of a check (the checks engine's drift history). */
+  appendDriftRun(run: DriftRunRecord): Promise<void>;
+  /**
+   * What a drift query needs of one check, oldest first: up to `eligible` of the newest passing or
+   * soft-failing runs before the newest run, then the newest run itself (whatever its status).
+   */
+  driftWindow(checkId: string, eligible: number): Promise<DriftRunRecord[]>;
   /** Applied migration versions, ascending. */
   migrations(): Promise<number[]>;
   close(): Promise<void>;
+}
+
+/** One scored run of a check, as the checks engine's drift history keeps it. */
+export interface DriftRunRecord {
+  readonly checkId: string;
+  readonly score: number;
+  readonly status: 'pass' | 'soft_fail' | 'hard_fail';
 }
 
 /** A store that cannot be opened or used (unknown scheme, a store from the future, a failed migration). */

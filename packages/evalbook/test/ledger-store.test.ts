@@ -736,6 +736,36 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       ]);
     });
   });
+
+  describe("drift runs (the checks engine's history)", () => {
+    it('gives the newest run and up to N passing or soft-failing runs before it, oldest first', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        expect(await store.driftWindow('quality', 50)).toEqual([]);
+        const statuses = ['pass', 'hard_fail', 'soft_fail', 'pass', 'pass', 'hard_fail'] as const;
+        for (const [index, status] of statuses.entries())
+          await store.appendDriftRun({ checkId: 'quality', score: index / 10, status });
+        await store.appendDriftRun({ checkId: 'other', score: 1, status: 'pass' });
+        // the newest (a hard failure) comes last; earlier hard failures are left out; the cap keeps the newest
+        expect((await store.driftWindow('quality', 3)).map((run) => [run.score, run.status])).toEqual([
+          [0.2, 'soft_fail'],
+          [0.3, 'pass'],
+          [0.4, 'pass'],
+          [0.5, 'hard_fail'],
+        ]);
+        expect(await store.driftWindow('other', 50)).toEqual([
+          { checkId: 'other', score: 1, status: 'pass' },
+        ]);
+      } finally {
+        await store.close();
+      }
+      await expect(sql('DELETE FROM drift_runs')).rejects.toThrow(/append-only/);
+      await expect(sql('UPDATE drift_runs SET score = 1')).rejects.toThrow(/append-only/);
+      await expect(
+        sql("INSERT INTO drift_runs (check_id, score, status) VALUES ('x', 1, 'maybe')"),
+      ).rejects.toThrow();
+    });
+  });
 });
 
 describe('SQLite only', () => {

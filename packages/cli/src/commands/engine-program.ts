@@ -26,6 +26,10 @@ export function addEngineCommands(program: Command): void {
         .choices(LOG_LEVELS)
         .default('warn'),
     )
+    .option(
+      '--store <url>',
+      'keep drift history in this Evalbook (sqlite:PATH or postgres://…), so query_drift sees earlier sessions; default: in memory, for this process only',
+    )
     .addHelpText(
       'after',
       [
@@ -39,12 +43,16 @@ export function addEngineCommands(program: Command): void {
         '',
         'Examples:',
         '  $ evals engine --stdio --log-level=info',
+        '  $ evals engine --stdio --store sqlite:.evalbook/evalbook.sqlite   # drift across sessions',
         `  $ echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"sdk_name":"sh","sdk_version":"0","protocol_version":1}}' | evals engine --stdio`,
         '  $ ATTEST_ENGINE_PATH=$(command -v evals-engine) pytest   # the drop-in bin for Attest SDKs',
       ].join('\n'),
     )
-    .action(async (flags: { stdio: true; logLevel: string }) => {
+    .action(async (flags: { stdio: true; logLevel: string; store?: string }) => {
       const { runEngine } = await import('./engine.js');
-      process.exitCode = await runEngine({ logLevel: flags.logLevel });
+      process.exitCode = await runEngine({
+        logLevel: flags.logLevel,
+        ...(flags.store === undefined ? {} : { store: flags.store }),
+      });
     });
 }

@@ -1,6 +1,9 @@
 // `evals engine --stdio` and the `evals-engine` bin: build the checks engine from the environment and
-// serve it on stdin/stdout until shutdown or end of input.
+// serve it on stdin/stdout until shutdown or end of input. With --store, drift history lives in the
+// Evalbook (the engine's DriftHistory over the store's drift runs), so it outlives the process.
 import {
+  DRIFT_WINDOW_RUNS,
+  DriftHistoryUnavailableError,
   EngineServer,
   LOG_LEVELS,
   ProviderConfigError,
@@ -11,10 +14,30 @@ import {
 
 import { EXIT } from '../exit-codes.js';
 
-import type { LogLevel } from '@paperclip-evals/checks';
+import { StoreError, openStore } from '@paperclip-evals/evalbook';
+
+import type { DriftHistory, LogLevel } from '@paperclip-evals/checks';
+import type { LedgerStore } from '@paperclip-evals/evalbook';
 
 export interface EngineOptions {
   readonly logLevel: string;
+  /** An Evalbook store URL for drift history; absent: in memory. */
+  readonly store?: string;
+}
+
+/** The engine's drift history over an Evalbook store; a store failure answers query_drift with 3001. */
+function storeDriftHistory(store: LedgerStore): DriftHistory {
+  const unavailable = (error: unknown): never => {
+    throw new DriftHistoryUnavailableError(error instanceof Error ? error.message : String(error));
+  };
+  return {
+    append: (checkId, run) => store.appendDriftRun({ checkId, ...run }).catch(unavailable),
+    runs: (checkId) =>
+      store
+        .driftWindow(checkId, DRIFT_WINDOW_RUNS)
+        .then((runs) => runs.map(({ score, status }) => ({ score, status })))
+        .catch(unavailable),
+  };
 }
 
 function isLogLevel(value: string): value is LogLevel {
@@ -22,16 +45,28 @@ function isLogLevel(value: string): value is LogLevel {
 }
 
 /** Serves, then exits the process (an idle provider connection must not keep a finished engine alive). */
-export async function runEngine({ logLevel }: EngineOptions): Promise<number> {
+export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): Promise<number> {
   if (!isLogLevel(logLevel)) {
     process.stderr.write(`evals engine: --log-level must be one of ${LOG_LEVELS.join(', ')}\n`);
     return EXIT.usage;
   }
   const log = jsonLogger(logLevel, (line) => process.stderr.write(line));
+  let store: LedgerStore | undefined;
+  try {
+    store = storeUrl === undefined ? undefined : await openStore(storeUrl);
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    process.stderr.write(`evals engine: ${error.message}\n`);
+    return EXIT.usage;
+  }
   let server: EngineServer;
   try {
-    server = new EngineServer(engineOptionsFromEnv(process.env, log));
+    server = new EngineServer({
+      ...engineOptionsFromEnv(process.env, log),
+      ...(store === undefined ? {} : { history: storeDriftHistory(store) }),
+    });
   } catch (error) {
+    await store?.close();
     if (!(error instanceof ProviderConfigError)) throw error;
     process.stderr.write(`evals engine: ${error.message}\n`);
     return EXIT.usage;
@@ -39,6 +74,7 @@ export async function runEngine({ logLevel }: EngineOptions): Promise<number> {
   log('info', 'engine started', { pid: process.pid });
   await serveStdio({ server, input: process.stdin, output: process.stdout });
   log('info', 'engine stopped', { state: server.state });
+  await store?.close();
   await new Promise<void>((resolve) => {
     process.stdout.write('', () => {
       resolve();
