@@ -4,7 +4,7 @@
 import { optionalString, stringField, targetText, unitNumber } from './spec-fields.js';
 
 import type { Verdict } from './assertion-types.js';
-import type { BatchCalls } from './model-gateway.js';
+import type { BatchCalls, CallOutcome } from './model-gateway.js';
 import type { Trace } from './trace.js';
 
 type Spec = Readonly<Record<string, unknown>>;
@@ -35,6 +35,16 @@ const missingTarget = (where: string): Verdict => ({
   reason: 'missing_evidence',
   explanation: `${where} is not in the trace`,
 });
+
+/** A model call that gave no verdict: not_evaluated with its reason and what it cost, never a pass. */
+function notEvaluated(outcome: Extract<CallOutcome<unknown>, { ok: false }>): Verdict {
+  return {
+    kind: 'not_evaluated',
+    reason: outcome.reason,
+    explanation: outcome.explanation,
+    cost: outcome.costUsd,
+  };
+}
 
 function cosine(a: readonly number[], b: readonly number[]): number {
   let dot = 0;
@@ -75,13 +85,7 @@ export async function checkEmbedding(
     (callSignal) => calls.provider.embed(model, [text, reference], callSignal),
     signal,
   );
-  if (!outcome.ok)
-    return {
-      kind: 'not_evaluated',
-      reason: outcome.reason,
-      explanation: outcome.explanation,
-      cost: outcome.costUsd,
-    };
+  if (!outcome.ok) return notEvaluated(outcome);
   const [a = [], b = []] = outcome.value;
   if (a.length !== b.length) {
     return {
@@ -172,13 +176,7 @@ export async function checkJudge(
       ),
     signal,
   );
-  if (!outcome.ok)
-    return {
-      kind: 'not_evaluated',
-      reason: outcome.reason,
-      explanation: outcome.explanation,
-      cost: outcome.costUsd,
-    };
+  if (!outcome.ok) return notEvaluated(outcome);
   const metadata = { model, attempts: outcome.attempts, priced: outcome.priced };
   const reply = parseJudgeReply(outcome.value);
   if (reply === undefined) {

@@ -22,13 +22,14 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
-import type { DriftRunRecord, InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
-
-interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+import type {
+  DriftRunRecord,
+  InsertOutcome,
+  LedgerStore,
+  Migration,
+  ScoreDbRow,
+  StoredAttempt,
+} from './store.js';
 
 /** Held (session-level) while migrating, so concurrent openers apply each migration once. */
 const MIGRATION_LOCK = 0x45564c42; // 'EVLB'

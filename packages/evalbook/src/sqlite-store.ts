@@ -21,14 +21,15 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
-import type { DriftRunRecord, InsertOutcome, LedgerStore, ScoreDbRow, StoredAttempt } from './store.js';
+import type {
+  DriftRunRecord,
+  InsertOutcome,
+  LedgerStore,
+  Migration,
+  ScoreDbRow,
+  StoredAttempt,
+} from './store.js';
 import type { WriterReply } from './sqlite-writer.js';
-
-interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
 
 const appendOnly = (table: string): string => `
   CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END;

@@ -60,6 +60,13 @@ export interface LedgerStore {
   close(): Promise<void>;
 }
 
+/** One versioned schema change of a store. Never edit one that has shipped: add the next. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
 /** One scored run of a check, as the checks engine's drift history keeps it. */
 export interface DriftRunRecord {
   readonly checkId: string;
