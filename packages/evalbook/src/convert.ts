@@ -1,8 +1,10 @@
 // Converter: one parsed native-execution bundle (+ its file digest, + the environment) → one ledger
-// record and its score rows. The bundle itself is kept as canonical JSON text addressed by its
-// canonical digest, so unknown additive fields are never lost. Pure: no I/O, no clock.
+// record and its score rows (the runner's observed checks, and the verdicts of the case's engine
+// checks when ingest evaluated them). The bundle itself is kept as canonical JSON text addressed by
+// its canonical digest, so unknown additive fields are never lost. Pure: no I/O, no clock.
 import { canonicalize, sha256Digest } from '@paperclip-evals/contract';
 
+import type { AssertionResult, Layer } from '@paperclip-evals/checks';
 import type { NativeExecution, Sha256Digest, ToolOutcome } from '@paperclip-evals/contract';
 
 import { attemptCost } from './cost.js';
@@ -17,15 +19,28 @@ export interface AttemptKey {
   readonly attemptId: string;
 }
 
-export type ScoreStatus = 'pass' | 'fail' | 'error' | 'not_evaluated';
+/**
+ * pass · fail (the agent's work fell short) · soft_fail (a soft check fell short: shown, but the
+ * attempt still counts as solved) · error (the check itself could not run: the harness, not the
+ * agent) · not_evaluated (no verdict, with the reason).
+ */
+export type ScoreStatus = 'pass' | 'fail' | 'soft_fail' | 'error' | 'not_evaluated';
+
+export const SCORE_STATUSES: readonly ScoreStatus[] = ['pass', 'fail', 'soft_fail', 'error', 'not_evaluated'];
 
 export interface ScoreRow {
   readonly checkId: string;
+  /** The checks engine's layer of an engine check; null for a check the runner observed itself. */
+  readonly layer: Layer | null;
   readonly status: ScoreStatus;
-  /** 1 for pass, 0 for fail, null otherwise (an error or a missing verdict is not a 0). */
+  /**
+   * Runner checks: 1 pass, 0 fail. Engine checks: the engine's score in [0, 1]. null for an error or
+   * a missing verdict (neither is a 0).
+   */
   readonly score: number | null;
+  /** Why it is not a pass: the failure explanation, or `<reason>: <explanation>` when not evaluated. */
   readonly reason: string | null;
-  /** The observation as the bundle gave it (null when the environment expected a check the bundle lacks). */
+  /** The runner's observation, or the engine's verdict row without its timing (null when absent). */
   readonly evidence: unknown;
 }
 
@@ -115,12 +130,55 @@ export interface ConvertOptions {
   readonly environment?: Environment;
   /** Verification per reference uri (from ingest); absent: unverified. */
   readonly verification?: ReadonlyMap<string, ReferenceVerification>;
+  /** The checks engine's verdicts on the case's engine checks (ingest evaluates them over the trace). */
+  readonly checkResults?: readonly AssertionResult[];
 }
 
-/** Score rows from `observations.checks`, plus a not_evaluated row per environment check with no observation. */
-export function scoreRows(observations: unknown, expectedChecks: readonly string[] = []): ScoreRow[] {
+/**
+ * Score rows from the checks engine's verdicts. A hard failure of the spec itself (failure_class,
+ * e.g. invalid_spec) is an error of the check, not a failure of the agent.
+ */
+export function engineScoreRows(results: readonly AssertionResult[]): ScoreRow[] {
+  return results.map((result) => {
+    const { duration_ms: _timing, ...evidence } = result; // timing differs run to run; the verdict does not
+    const base = { checkId: result.assertion_id, layer: result.layer ?? null, evidence };
+    switch (result.status) {
+      case 'pass':
+        return { ...base, status: 'pass', score: result.score, reason: null };
+      case 'soft_fail':
+        return { ...base, status: 'soft_fail', score: result.score, reason: result.explanation };
+      case 'hard_fail':
+        return result.failure_class === undefined
+          ? { ...base, status: 'fail', score: result.score, reason: result.explanation }
+          : {
+              ...base,
+              status: 'error',
+              score: null,
+              reason: `${result.failure_class}: ${result.explanation}`,
+            };
+      case 'not_evaluated':
+        return {
+          ...base,
+          status: 'not_evaluated',
+          score: null,
+          reason: `${result.reason ?? 'not_evaluated'}: ${result.explanation}`,
+        };
+    }
+  });
+}
+
+/**
+ * Score rows from `observations.checks`, plus a not_evaluated row per expected runner check with no
+ * observation. An observation whose id is already taken (by an earlier one, or by an engine check of
+ * the environment) is kept under `<id>#<index>`, never merged.
+ */
+export function scoreRows(
+  observations: unknown,
+  expectedChecks: readonly string[] = [],
+  taken: Iterable<string> = [],
+): ScoreRow[] {
   const rows: ScoreRow[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<string>(taken);
   const checks = (observations as { checks?: unknown } | null)?.checks;
   if (Array.isArray(checks))
     checks.forEach((check: unknown, index) => {
@@ -132,18 +190,20 @@ export function scoreRows(observations: unknown, expectedChecks: readonly string
       if (typeof entry.error === 'string' || entry.status === 'error')
         rows.push({
           checkId,
+          layer: null,
           status: 'error',
           score: null,
           reason: typeof entry.error === 'string' ? entry.error : 'check reported an error',
           evidence,
         });
       else if (entry.passed === true)
-        rows.push({ checkId, status: 'pass', score: 1, reason: null, evidence });
+        rows.push({ checkId, layer: null, status: 'pass', score: 1, reason: null, evidence });
       else if (entry.passed === false)
-        rows.push({ checkId, status: 'fail', score: 0, reason: null, evidence });
+        rows.push({ checkId, layer: null, status: 'fail', score: 0, reason: null, evidence });
       else
         rows.push({
           checkId,
+          layer: null,
           status: 'not_evaluated',
           score: null,
           reason:
@@ -157,6 +217,7 @@ export function scoreRows(observations: unknown, expectedChecks: readonly string
     if (!seen.has(checkId))
       rows.push({
         checkId,
+        layer: null,
         status: 'not_evaluated',
         score: null,
         reason: 'the environment expects this check; the bundle has no observation for it',
@@ -188,6 +249,12 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
         received: bundle.input.configSha256,
       });
   }
+  const engineRows = engineScoreRows(options.checkResults ?? []);
+  const runnerRows = scoreRows(
+    bundle.observations,
+    (envCase?.checks ?? []).filter((check) => check.type === undefined).map((check) => check.id),
+    engineRows.map((row) => row.checkId),
+  );
   const tools = bundle.semanticTools;
   const outcomes = new Map(tools.results.map((result) => [result.callId, result.outcome]));
   const denials = new Map(tools.denials.map((denial) => [denial.callId, denial]));
@@ -266,7 +333,7 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     },
     cost: attemptCost(bundle.usage, envConfig?.model, environment?.pricing),
     environmentMismatch: mismatch,
-    scores: scoreRows(bundle.observations, envCase?.checks?.map((check) => check.id) ?? []),
+    scores: [...engineRows, ...runnerRows],
     rawCanonical,
   };
 }

@@ -1,11 +1,14 @@
 // The Evalbook environment (`evalbook.yaml` or `.json`): loaded strictly (YAML without duplicate keys
 // or custom tags, JSON by the contract's strict reader), validated against
 // schemas/evals/environment-v1.schema.json and then for what a schema cannot say (unique ids, prices
-// we can turn into exact integers). Every issue is reported, each with a JSON pointer.
+// we can turn into exact integers, case checks the checks engine accepts). Every issue is reported,
+// each with a JSON pointer.
 import { readFile } from 'node:fs/promises';
+import { evaluateAssertions } from '@paperclip-evals/checks';
 import { ContractError, pointer, readJsonText, schemaErrors } from '@paperclip-evals/contract';
 import { parseDocument } from 'yaml';
 
+import type { Assertion, Trace } from '@paperclip-evals/checks';
 import type { Issue } from '@paperclip-evals/contract';
 
 import { PRICE_DECIMALS, priceToMicros } from './cost.js';
@@ -14,11 +17,28 @@ import type { PricingTable } from './cost.js';
 export const ENVIRONMENT_V1 = 'paperclip-evals/environment/v1';
 export const ENVIRONMENT_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/environment/v1.json';
 
+/** The assertion types a case check can use: every engine type but plugin (an SDK submits those). */
+export type CaseCheckType =
+  'schema' | 'constraint' | 'trace' | 'trace_tree' | 'effect' | 'content' | 'embedding' | 'llm_judge';
+
+/**
+ * A check every attempt of the case gets a verdict for: reported by the runner (no `type`), or
+ * evaluated by Evals at ingest with the checks engine (`type` and `spec`, the engine's vocabulary).
+ */
+export interface CaseCheck {
+  readonly id: string;
+  readonly description?: string;
+  readonly type?: CaseCheckType;
+  readonly spec?: Readonly<Record<string, unknown>>;
+  /** Static threshold of this check's drift bar in reports. */
+  readonly driftThreshold?: number;
+}
+
 export interface EnvironmentCase {
   readonly id: string;
   readonly sha256: string;
   readonly description?: string;
-  readonly checks?: readonly { readonly id: string; readonly description?: string }[];
+  readonly checks?: readonly CaseCheck[];
 }
 
 export interface EnvironmentConfig {
@@ -40,6 +60,7 @@ export interface Environment {
   readonly report?: {
     readonly title?: string;
     readonly denominator?: 'all_attempts' | 'evaluated_only';
+    readonly driftThreshold?: number;
     readonly formats?: readonly string[];
   };
 }
@@ -92,22 +113,25 @@ export function parseEnvironment(value: unknown): Environment {
   });
   if (issues.length > 0) throw invalid('the environment does not match its schema', issues);
   const environment = value as Environment;
-  const unique = (list: readonly { id: string }[], where: string): void => {
+  const unique = (list: readonly { id: string }[], where: string, ...at: (string | number)[]): void => {
     const seen = new Set<string>();
     list.forEach((item, index) => {
       if (seen.has(item.id))
         issues.push({
           code: 'environment_duplicate_id',
           message: `${where} id ${item.id} appears more than once`,
-          path: pointer(where, index, 'id'),
+          path: pointer(...at, index, 'id'),
           expected: 'unique ids',
           received: item.id,
         });
       seen.add(item.id);
     });
   };
-  unique(environment.cases, 'cases');
-  unique(environment.configs, 'configs');
+  unique(environment.cases, 'case', 'cases');
+  unique(environment.configs, 'config', 'configs');
+  environment.cases.forEach((entry, index) => {
+    unique(entry.checks ?? [], `case ${entry.id}: check`, 'cases', index, 'checks');
+  });
   for (const [model, price] of Object.entries(environment.pricing?.models ?? {}))
     for (const kind of ['inputPerMillionUsd', 'outputPerMillionUsd'] as const)
       if (priceToMicros(price[kind]) === null)
@@ -122,6 +146,51 @@ export function parseEnvironment(value: unknown): Environment {
   return environment;
 }
 
+/** The engine checks of a case (those Evals evaluates), as assertions whose ids are the check ids. */
+export function caseAssertions(envCase: EnvironmentCase | undefined): Assertion[] {
+  const assertions: Assertion[] = [];
+  for (const check of envCase?.checks ?? [])
+    if (check.type !== undefined && check.spec !== undefined)
+      assertions.push({ assertion_id: check.id, type: check.type, spec: check.spec });
+  return assertions;
+}
+
+/** An empty trace: what a spec is tried on at load, so a check the engine refuses is found before ingest. */
+const EMPTY_TRACE: Trace = {
+  schema_version: 1,
+  trace_id: 'environment-check',
+  agent_id: 'environment-check',
+  input: {},
+  steps: [],
+  output: {},
+  metadata: {},
+};
+
+/**
+ * Issues for engine checks whose spec the checks engine refuses (its `invalid_spec` verdict), found by
+ * evaluating each case's checks once over an empty trace with no model provider (no network).
+ */
+export async function caseCheckIssues(environment: Environment): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  for (const [caseIndex, envCase] of environment.cases.entries()) {
+    const assertions = caseAssertions(envCase);
+    if (assertions.length === 0) continue;
+    const { results } = await evaluateAssertions(EMPTY_TRACE, assertions);
+    for (const result of results) {
+      if (result.failure_class === undefined) continue;
+      const checkIndex = (envCase.checks ?? []).findIndex((check) => check.id === result.assertion_id);
+      issues.push({
+        code: 'environment_check_spec',
+        message: `check ${result.assertion_id} of case ${envCase.id}: ${result.explanation}`,
+        path: pointer('cases', caseIndex, 'checks', checkIndex, 'spec'),
+        expected: `a ${result.type} spec the checks engine accepts (docs/checks-engine.md)`,
+        received: result.failure_class,
+      });
+    }
+  }
+  return issues;
+}
+
 /** Loads `evalbook.yaml` / `.yml` / `.json`. I/O errors reject with the fs error. */
 export async function loadEnvironment(path: string): Promise<Environment> {
   const bytes = await readFile(path);
@@ -131,7 +200,10 @@ export async function loadEnvironment(path: string): Promise<Environment> {
       `${path} is not a strict ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} document`,
       parsed.issues,
     );
-  return parseEnvironment(parsed.value);
+  const environment = parseEnvironment(parsed.value);
+  const issues = await caseCheckIssues(environment);
+  if (issues.length > 0) throw invalid(`${path} has case checks the checks engine refuses`, issues);
+  return environment;
 }
 
 /** The environment's config by id, or undefined. */

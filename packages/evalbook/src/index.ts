@@ -30,11 +30,19 @@ export {
   caseOf,
   configOf,
   loadEnvironment,
+  caseAssertions,
+  caseCheckIssues,
   parseEnvironment,
   starterEnvironment,
 } from './environment.js';
-export type { Environment, EnvironmentCase, EnvironmentConfig } from './environment.js';
-export { convertBundle, scoreRows } from './convert.js';
+export type {
+  CaseCheck,
+  CaseCheckType,
+  Environment,
+  EnvironmentCase,
+  EnvironmentConfig,
+} from './environment.js';
+export { SCORE_STATUSES, convertBundle, engineScoreRows, scoreRows } from './convert.js';
 export type {
   AttemptKey,
   ConvertOptions,

@@ -1,8 +1,10 @@
 // Ingest: stream bundle inputs (files, directories, '-' for stdin) one at a time, parse each with
-// the contract parser, verify transcript/artifact digests under an artifact root, convert, and
-// write in batched transactions. Invalid bundles are reported with every issue and never written.
+// the contract parser, verify transcript/artifact digests under an artifact root, evaluate the
+// case's engine checks over the attempt's trace, convert, and write in batched transactions.
+// Invalid bundles are reported with every issue and never written.
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { evaluateAssertions, toTrace } from '@paperclip-evals/checks';
 import {
   digestFile,
   isContractError,
@@ -11,6 +13,7 @@ import {
 } from '@paperclip-evals/contract';
 import picomatch from 'picomatch';
 
+import type { Assertion, AssertionResult } from '@paperclip-evals/checks';
 import type {
   Issue,
   NativeExecution,
@@ -22,7 +25,7 @@ import { convertBundle } from './convert.js';
 import type { AttemptKey, LedgerRecord, ReferenceVerification } from './convert.js';
 import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
-import { loadEnvironment } from './environment.js';
+import { caseAssertions, loadEnvironment } from './environment.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_STORE_URL, openStore } from './store.js';
 import type { InsertOutcome } from './store.js';
@@ -293,6 +296,9 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     throw new IngestUsageError('batchSize must be a positive integer');
   const environment: Environment | undefined =
     options.environmentPath === undefined ? undefined : await loadEnvironment(options.environmentPath);
+  const assertionsByCase = new Map<string, Assertion[]>(
+    (environment?.cases ?? []).map((envCase) => [envCase.id, caseAssertions(envCase)]),
+  );
   const storeUrl = options.storeUrl ?? environment?.store ?? DEFAULT_STORE_URL;
   const store = await openStore(storeUrl, { writerThread: options.writerThread === true });
 
@@ -385,11 +391,16 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         invalid.push({ input: target.display, issues });
         continue;
       }
+      // Model layers get no provider here: they are not_evaluated (provider_not_configured), never a pass.
+      const assertions = assertionsByCase.get(parsed.bundle.identity.caseId) ?? [];
+      const checkResults: readonly AssertionResult[] =
+        assertions.length === 0 ? [] : (await evaluateAssertions(toTrace(parsed.bundle), assertions)).results;
       let record: LedgerRecord;
       try {
         record = convertBundle(parsed.bundle, {
           fileSha256: parsed.fileSha256,
           verification,
+          checkResults,
           ...(environment === undefined ? {} : { environment }),
         });
       } catch (error) {

@@ -21,7 +21,14 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
-import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
+import {
+  SCORE_COLUMNS,
+  StoreError,
+  groupScores,
+  scoreFromRow,
+  scoreValues,
+  storedRecordJson,
+} from './store.js';
 import type {
   DriftRunRecord,
   InsertOutcome,
@@ -136,6 +143,16 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX drift_runs_check ON drift_runs(check_id, id);
       ${appendOnly('drift_runs')}`,
   },
+  {
+    version: 5,
+    name: 'engine check scores',
+    // Score rows of engine checks carry their layer and may be soft failures (no row is rewritten).
+    sql: `
+      ALTER TABLE scores ADD COLUMN layer TEXT CHECK (layer IN ('1', '2', '3', '4', '5', '6', 'plugin'));
+      ALTER TABLE scores DROP CONSTRAINT scores_status_check;
+      ALTER TABLE scores ADD CONSTRAINT scores_status_check
+        CHECK (status IN ('pass', 'fail', 'soft_fail', 'error', 'not_evaluated'));`,
+  },
 ];
 
 interface AttemptRow {
@@ -235,7 +252,7 @@ export class PostgresStore implements LedgerStore {
 
   private async stored(row: AttemptRow): Promise<StoredAttempt> {
     const { rows } = await this.pool.query<ScoreDbRow>(
-      'SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = $1 ORDER BY id',
+      `SELECT ${SCORE_COLUMNS} FROM scores WHERE attempt = $1 ORDER BY id`,
       [row.id],
     );
     return storedAttempt(row, rows.map(scoreFromRow));
@@ -271,7 +288,7 @@ export class PostgresStore implements LedgerStore {
       if (rows.length === 0) return;
       // One scores query per page, not one per attempt.
       const scores = await this.pool.query<ScoreDbRow & { attempt: string }>(
-        'SELECT attempt, check_id, status, score, reason, evidence_json FROM scores WHERE attempt > $1 AND attempt <= $2 ORDER BY attempt, id',
+        `SELECT attempt, ${SCORE_COLUMNS} FROM scores WHERE attempt > $1 AND attempt <= $2 ORDER BY attempt, id`,
         [last, rows[rows.length - 1]?.id ?? last],
       );
       const byAttempt = groupScores(scores.rows);
@@ -392,10 +409,10 @@ async function insertOne(client: PoolClient, record: LedgerRecord): Promise<Inse
     [bundleDigest, record.rawCanonical],
   );
   for (const score of record.scores)
-    await client.query(
-      'INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json) VALUES ($1, $2, $3, $4, $5, $6)',
-      [id, score.checkId, score.status, score.score, score.reason, JSON.stringify(score.evidence ?? null)],
-    );
+    await client.query(`INSERT INTO scores (attempt, ${SCORE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      id,
+      ...scoreValues(score),
+    ]);
   return { status: 'inserted', key, bundleDigest };
 }
 

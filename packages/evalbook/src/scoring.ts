@@ -48,6 +48,7 @@ export function attemptVerdict(
   if (failure !== null) return { status: 'unsolved', reason: `${failure.classification}: ${failure.code}` };
   if (record.terminal.run !== 'succeeded')
     return { status: 'unsolved', reason: `run ${record.terminal.run}` };
+  // A soft_fail is shown with its check but does not unsolve the attempt (that is what soft means).
   const failed = scores.find((score) => score.status === 'fail');
   if (failed !== undefined) return { status: 'unsolved', reason: `check ${failed.checkId} failed` };
   const missing = scores.find((score) => score.status === 'not_evaluated');

@@ -20,7 +20,14 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
-import { StoreError, groupScores, scoreFromRow, storedRecordJson } from './store.js';
+import {
+  SCORE_COLUMNS,
+  StoreError,
+  groupScores,
+  scoreFromRow,
+  scoreValues,
+  storedRecordJson,
+} from './store.js';
 import type {
   DriftRunRecord,
   InsertOutcome,
@@ -123,6 +130,28 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX drift_runs_check ON drift_runs(check_id, id);
       ${appendOnly('drift_runs')}`,
   },
+  {
+    version: 5,
+    name: 'engine check scores',
+    // Score rows of engine checks carry their layer and may be soft failures. SQLite cannot widen a
+    // CHECK in place: the table is rebuilt, rows copied in their order (rowid), triggers restored.
+    sql: `
+      CREATE TABLE scores_v5 (
+        attempt INTEGER NOT NULL REFERENCES attempts(id),
+        check_id TEXT NOT NULL,
+        layer TEXT CHECK (layer IN ('1', '2', '3', '4', '5', '6', 'plugin')),
+        status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'soft_fail', 'error', 'not_evaluated')),
+        score REAL,
+        reason TEXT,
+        evidence_json TEXT NOT NULL,
+        PRIMARY KEY (attempt, check_id)
+      ) STRICT;
+      INSERT INTO scores_v5 (attempt, check_id, layer, status, score, reason, evidence_json)
+        SELECT attempt, check_id, NULL, status, score, reason, evidence_json FROM scores ORDER BY rowid;
+      DROP TABLE scores;
+      ALTER TABLE scores_v5 RENAME TO scores;
+      ${appendOnly('scores')}`,
+  },
 ];
 
 interface AttemptRow {
@@ -160,10 +189,10 @@ export class SqliteStore implements LedgerStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertScore = db.prepare(
-      'INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT INTO scores (attempt, ${SCORE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.selectScores = db.prepare<[number], ScoreDbRow>(
-      'SELECT check_id, status, score, reason, evidence_json FROM scores WHERE attempt = ? ORDER BY rowid',
+      `SELECT ${SCORE_COLUMNS} FROM scores WHERE attempt = ? ORDER BY rowid`,
     );
     this.batch = db.transaction((records: readonly LedgerRecord[]) =>
       records.map((record) => this.insertOne(record)),
@@ -243,15 +272,7 @@ export class SqliteStore implements LedgerStore {
       storedRecordJson(record),
       cost.legacyLedgerNanodollars,
     );
-    for (const score of scores)
-      this.insertScore.run(
-        info.lastInsertRowid,
-        score.checkId,
-        score.status,
-        score.score,
-        score.reason,
-        JSON.stringify(score.evidence ?? null),
-      );
+    for (const score of scores) this.insertScore.run(info.lastInsertRowid, ...scoreValues(score));
     return { status: 'inserted', key, bundleDigest };
   }
 
@@ -359,7 +380,7 @@ export class SqliteStore implements LedgerStore {
     );
     // One scores query per page, not one per attempt.
     const pageScores = this.db.prepare<[number, number], ScoreDbRow & { attempt: number }>(
-      'SELECT attempt, check_id, status, score, reason, evidence_json FROM scores WHERE attempt > ? AND attempt <= ? ORDER BY attempt, rowid',
+      `SELECT attempt, ${SCORE_COLUMNS} FROM scores WHERE attempt > ? AND attempt <= ? ORDER BY attempt, rowid`,
     );
     for (;;) {
       const batch = page.all(last);

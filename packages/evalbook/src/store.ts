@@ -3,6 +3,8 @@
 // asynchronous interface, and one behaviour suite (test/ledger-store.test.ts) runs on both.
 import { existsSync } from 'node:fs';
 
+import type { Layer } from '@paperclip-evals/checks';
+
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
 
@@ -117,15 +119,35 @@ export function storedRecordJson(record: LedgerRecord): string {
 /** A scores row as both stores return it. */
 export interface ScoreDbRow {
   readonly check_id: string;
+  /** '1' … '6', 'plugin', or NULL for a check the runner observed (SQL text either way). */
+  readonly layer: string | null;
   readonly status: ScoreRow['status'];
   readonly score: number | null;
   readonly reason: string | null;
   readonly evidence_json: string;
 }
 
+/** The columns of a score row, in the order both stores insert and select them. */
+export const SCORE_COLUMNS = 'check_id, layer, status, score, reason, evidence_json';
+
+/** The insert values of a score row, in SCORE_COLUMNS order. */
+export function scoreValues(
+  score: ScoreRow,
+): [string, string | null, string, number | null, string | null, string] {
+  return [
+    score.checkId,
+    score.layer === null ? null : String(score.layer),
+    score.status,
+    score.score,
+    score.reason,
+    JSON.stringify(score.evidence ?? null),
+  ];
+}
+
 export function scoreFromRow(row: ScoreDbRow): ScoreRow {
   return {
     checkId: row.check_id,
+    layer: row.layer === null ? null : row.layer === 'plugin' ? 'plugin' : (Number(row.layer) as Layer),
     status: row.status,
     score: row.score,
     reason: row.reason,

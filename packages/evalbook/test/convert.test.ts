@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 
 import { canonicalDigest, parseNativeExecution } from '@paperclip-evals/contract';
 
-import { convertBundle, scoreRows } from '../src/convert.ts';
+import { convertBundle, engineScoreRows, scoreRows } from '../src/convert.ts';
 import { parseEnvironment } from '../src/environment.ts';
 import type { Environment } from '../src/environment.ts';
+import type { AssertionResult } from '@paperclip-evals/checks';
 import { syntheticAttempt } from './support/bundles.ts';
 
 const parse = (value: unknown) => parseNativeExecution(JSON.stringify(value));
@@ -46,6 +47,7 @@ describe('convertBundle', () => {
     expect(record.scores).toEqual([
       {
         checkId: 'synthetic-check',
+        layer: null,
         status: 'pass',
         score: 1,
         reason: null,
@@ -122,5 +124,85 @@ describe('scoreRows', () => {
     ]);
     expect(rows[2]?.reason).toMatch(/not a boolean/);
     expect(rows[3]?.reason).toMatch(/missing/);
+  });
+});
+
+describe('engineScoreRows', () => {
+  const row = (changes: Partial<AssertionResult>): AssertionResult => ({
+    assertion_id: 'check',
+    status: 'pass',
+    score: 1,
+    explanation: 'ok',
+    cost: 0,
+    duration_ms: 3.25,
+    type: 'trace',
+    layer: 3,
+    ...changes,
+  });
+
+  it.each([
+    ['pass', row({}), { status: 'pass', score: 1, reason: null }],
+    [
+      'soft_fail',
+      row({ status: 'soft_fail', score: 0.4, explanation: 'tone is curt' }),
+      { status: 'soft_fail', score: 0.4, reason: 'tone is curt' },
+    ],
+    [
+      'hard_fail',
+      row({ status: 'hard_fail', score: 0, explanation: 'shell.exec was called' }),
+      { status: 'fail', score: 0, reason: 'shell.exec was called' },
+    ],
+    [
+      'hard_fail of the spec itself',
+      row({ status: 'hard_fail', score: 0, explanation: 'bad operator', failure_class: 'invalid_spec' }),
+      { status: 'error', score: null, reason: 'invalid_spec: bad operator' },
+    ],
+    [
+      'not_evaluated',
+      row({
+        status: 'not_evaluated',
+        score: 0,
+        reason: 'provider_not_configured',
+        explanation: 'no provider',
+        layer: 6,
+      }),
+      { status: 'not_evaluated', score: null, reason: 'provider_not_configured: no provider', layer: 6 },
+    ],
+  ])('maps %s honestly: a not_evaluated zero is not a score', (_name, result, expected) => {
+    const [mapped] = engineScoreRows([result]);
+    expect(mapped).toMatchObject({ checkId: 'check', layer: 3, ...expected });
+    expect(mapped?.evidence).not.toHaveProperty('duration_ms');
+    expect(mapped?.evidence).toMatchObject({ assertion_id: 'check', status: result.status });
+  });
+
+  it('puts engine rows first; a runner observation with an engine check id is kept apart, never merged', () => {
+    const raw = syntheticAttempt({});
+    const input = raw.input as { caseSha256: string; configSha256: string };
+    const env = parseEnvironment({
+      schema: 'paperclip-evals/environment/v1',
+      name: 't',
+      cases: [
+        {
+          id: 'case_synthetic',
+          sha256: input.caseSha256,
+          checks: [
+            { id: 'synthetic-check', type: 'trace', spec: { check: 'required_tools', tools: ['x'] } },
+            { id: 'style' },
+          ],
+        },
+      ],
+      configs: [],
+    });
+    const record = convertBundle(parse(raw), {
+      environment: env,
+      checkResults: [
+        row({ assertion_id: 'synthetic-check', status: 'hard_fail', score: 0, explanation: 'x missing' }),
+      ],
+    });
+    expect(record.scores.map((score) => [score.checkId, score.layer, score.status])).toEqual([
+      ['synthetic-check', 3, 'fail'],
+      ['synthetic-check#0', null, 'pass'],
+      ['style', null, 'not_evaluated'],
+    ]);
   });
 });

@@ -106,4 +106,64 @@ describe('loadEnvironment', () => {
       { code: 'environment_price_precision', path: '/pricing/models/example-model/inputPerMillionUsd' },
     ]);
   });
+
+  it('refuses case checks the checks engine refuses, and malformed ones, each at its pointer', async () => {
+    const environment = {
+      schema: 'paperclip-evals/environment/v1',
+      name: 'checks',
+      cases: [
+        {
+          id: 'case_a',
+          sha256: 'sha256:' + '1'.repeat(64),
+          checks: [
+            { id: 'fine', type: 'constraint', spec: { field: 'steps.length', operator: 'lte', value: 3 } },
+            {
+              id: 'bad-operator',
+              type: 'constraint',
+              spec: { field: 'steps.length', operator: 'about', value: 3 },
+            },
+            { id: 'runner-reported' },
+            { id: 'fine', description: 'a second check with the same id' },
+          ],
+        },
+        {
+          id: 'case_b',
+          sha256: 'sha256:' + '2'.repeat(64),
+          checks: [
+            {
+              id: 'bad-regex',
+              type: 'content',
+              spec: { target: 'output.message', check: 'regex_match', value: '(' },
+            },
+          ],
+        },
+      ],
+      configs: [],
+    };
+    const semantic = await issuesOf('checks.json', JSON.stringify(environment));
+    expect(semantic).toEqual([{ code: 'environment_duplicate_id', path: '/cases/0/checks/3/id' }]);
+    environment.cases[0]?.checks.pop();
+    const engine = await issuesOf('checks.json', JSON.stringify(environment));
+    expect(engine).toEqual([
+      { code: 'environment_check_spec', path: '/cases/0/checks/1/spec' },
+      { code: 'environment_check_spec', path: '/cases/1/checks/0/spec' },
+    ]);
+    const malformed = await issuesOf(
+      'malformed.json',
+      JSON.stringify({
+        ...environment,
+        cases: [
+          {
+            id: 'case_a',
+            sha256: 'sha256:' + '1'.repeat(64),
+            checks: [
+              { id: 'no-spec', type: 'trace' },
+              { id: 'plugin', type: 'plugin', spec: {} },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(malformed.map((issue) => issue.path)).toEqual(['/cases/0/checks/0', '/cases/0/checks/1/type']);
+  });
 });

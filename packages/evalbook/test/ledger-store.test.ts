@@ -21,9 +21,9 @@ import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-
 
 import { convertBundle } from '../src/convert.ts';
 import { ingest, ingestExitCode } from '../src/ingest.ts';
-import { POSTGRES_MIGRATIONS } from '../src/postgres-store.ts';
-import { SQLITE_MIGRATIONS, SqliteStore } from '../src/sqlite-store.ts';
-import { StoreError, openStore } from '../src/store.ts';
+import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/postgres-store.ts';
+import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/sqlite-store.ts';
+import { StoreError, openStore, storedRecordJson } from '../src/store.ts';
 import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
 import { freePort, startPostgres } from './support/postgres-server.ts';
 
@@ -54,6 +54,8 @@ interface StoreKind {
   freshUrl(dir: string): Promise<string>;
   /** Raw SQL straight to the database, past the store code: the rows (none for a statement). */
   sql(url: string, text: string): Promise<Row[]>;
+  /** Creates the store with only the migrations up to `version` applied (a store an older Evals made). */
+  migrateTo(url: string, version: number): Promise<void>;
   /** Everything the database holds (SQLite: the bytes of every file; PostgreSQL: every row of every table). */
   snapshot(url: string): Promise<unknown>;
   /** Storage-level damage the engine itself reports (SQLite: integrity and foreign key checks). */
@@ -94,6 +96,18 @@ const SQLITE: StoreKind = {
       }
     });
   },
+  async migrateTo(url, version) {
+    await mkdir(dirname(sqlitePath(url)), { recursive: true });
+    const db = new Database(sqlitePath(url));
+    try {
+      migrate(
+        db,
+        SQLITE_MIGRATIONS.filter((migration) => migration.version <= version),
+      );
+    } finally {
+      db.close();
+    }
+  },
   async snapshot(url) {
     const dir = dirname(sqlitePath(url));
     const files: Record<string, string> = {};
@@ -126,6 +140,19 @@ const POSTGRES: StoreKind = {
       return (await client.query<Row>(text)).rows;
     } finally {
       await client.end();
+    }
+  },
+  async migrateTo(url, version) {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    try {
+      await migratePostgres(
+        client,
+        POSTGRES_MIGRATIONS.filter((migration) => migration.version <= version),
+      );
+    } finally {
+      client.release();
+      await pool.end();
     }
   },
   async snapshot(url) {
@@ -237,6 +264,90 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await sql('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(
         kind.migrations.map(({ version, name }) => ({ version, name })),
       );
+    });
+
+    it('migration 5 keeps the score rows of an older store in their order, then takes layered engine rows', async () => {
+      await kind.migrateTo(storeUrl, 4);
+      const old = record('attempt_old');
+      const quote = (text: string | null): string =>
+        text === null ? 'NULL' : `'${text.replaceAll("'", "''")}'`;
+      await sql(
+        `INSERT INTO bundles (digest, canonical_json) VALUES (${quote(old.bundleDigest)}, ${quote(old.rawCanonical)})`,
+      );
+      await sql(
+        `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+           run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+           provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
+         VALUES ('run_synthetic', 'case_synthetic', 'config_synthetic', 'attempt_old', ${quote(old.bundleDigest)}, NULL,
+           'synthetic', 'succeeded', NULL, TRUE, 0, 'provider_reported', 5000000, NULL, NULL, FALSE, ${quote(storedRecordJson(old))})`,
+      );
+      const oldRows = [
+        ['zeta', 'pass', '1', null],
+        ['alpha', 'fail', '0', null],
+        ['mid', 'not_evaluated', 'NULL', 'no verdict: passed is missing'],
+      ] as const;
+      for (const [checkId, status, score, reason] of oldRows)
+        await sql(
+          `INSERT INTO scores (attempt, check_id, status, score, reason, evidence_json)
+           SELECT id, '${checkId}', '${status}', ${score}, ${quote(reason)}, '{"id":"${checkId}"}' FROM attempts`,
+        );
+
+      const store = await openStore(storeUrl);
+      expect(await store.migrations()).toEqual(versions);
+      expect((await store.getAttempt(key('attempt_old')))?.scores).toEqual(
+        oldRows.map(([checkId, status, score, reason]) => ({
+          checkId,
+          layer: null,
+          status,
+          score: score === 'NULL' ? null : Number(score),
+          reason,
+          evidence: { id: checkId },
+        })),
+      );
+      const layered = convertBundle(
+        parseNativeExecution(JSON.stringify(syntheticAttempt({ attemptId: 'attempt_layered' }))),
+        {
+          checkResults: [
+            {
+              assertion_id: 'tools',
+              status: 'soft_fail',
+              score: 0.5,
+              explanation: 'one forbidden call',
+              cost: 0,
+              duration_ms: 1,
+              type: 'trace',
+              layer: 3,
+            },
+            {
+              assertion_id: 'judge',
+              status: 'not_evaluated',
+              reason: 'provider_not_configured',
+              score: 0,
+              explanation: 'no provider',
+              cost: 0,
+              duration_ms: 0,
+              type: 'llm_judge',
+              layer: 6,
+            },
+          ],
+        },
+      );
+      await store.insertBatch([layered]);
+      const stored = await store.getAttempt(layered.key);
+      await store.close();
+      expect(stored?.scores).toEqual(layered.scores);
+      expect(stored?.scores.map((score) => [score.checkId, score.layer, score.status])).toEqual([
+        ['tools', 3, 'soft_fail'],
+        ['judge', 6, 'not_evaluated'],
+        ['synthetic-check', null, 'pass'],
+      ]);
+      await expect(sql("UPDATE scores SET status = 'pass'")).rejects.toThrow(/append-only/);
+      await expect(
+        sql(
+          "INSERT INTO scores (attempt, check_id, layer, status, evidence_json) SELECT id, 'x', '7', 'pass', 'null' FROM attempts",
+        ),
+      ).rejects.toThrow(/check/i);
+      expect(await kind.storageProblems(storeUrl)).toEqual([]);
     });
 
     it('refuses a store from the future (a migration this code does not know) as StoreError', async () => {
