@@ -3,6 +3,8 @@
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
+import type { FailOn } from '@paperclip-evals/evalbook';
+
 import { addEngineCommands } from './commands/engine-program.js';
 import { UsageError } from './exit-codes.js';
 import { addPolicyCommands } from './commands/policy-program.js';
@@ -139,7 +141,7 @@ export function createProgram(): Command {
         .default('json'),
     )
     .option('--out <file>', 'write the report to this file (atomically) instead of stdout')
-    .option('--run <runId>', 'only this run in the grid and per-config rates')
+    .option('--run <runId>', 'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it')
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
     .option('--a-run <runId>', 'or compare two runs: the baseline run…')
@@ -147,7 +149,7 @@ export function createProgram(): Command {
     .addOption(
       new Option(
         '--fail-on <gate>',
-        'exit 1 when: regression (the 95% interval of B − A lies below 0) or below:RATE (a config solves less than RATE, e.g. below:0.8)',
+        'exit 1 when: regression (the 95% interval of B − A lies below 0), drift (a check scored below its drift bar in the newest run) or below:RATE (a config solves less than RATE, e.g. below:0.8)',
       ).argParser(failOnGate),
     )
     .addOption(storeOption())
@@ -162,12 +164,13 @@ export function createProgram(): Command {
         '  $ evals report --format html --out report.html',
         '  $ evals report --format md --a baseline --b candidate > comment.md',
         '  $ evals report --format junit --out junit.xml --fail-on below:0.8',
+        '  $ evals report --format md --run nightly-42 --fail-on drift    # judge one run against earlier runs',
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
       ].join('\n'),
     )
     .action(
       async (
-        flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string; failOn?: FailOnGate },
+        flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string; failOn?: FailOn },
       ) => {
         const { runReport } = await import('./commands/report.js');
         const compare = compareSpec(flags, false);
@@ -393,8 +396,6 @@ interface ReportFlags {
   bRun?: string;
 }
 
-type FailOnGate = { kind: 'regression' } | { kind: 'below'; rate: number };
-
 function storeOption(): Option {
   return new Option(
     '--store <url>',
@@ -432,12 +433,13 @@ function compareSpec(
   return undefined;
 }
 
-function failOnGate(value: string): FailOnGate {
+function failOnGate(value: string): FailOn {
   if (value === 'regression') return { kind: 'regression' };
+  if (value === 'drift') return { kind: 'drift' };
   const match = /^below:(0(?:\.\d+)?|1(?:\.0+)?)$/.exec(value);
   if (match === null)
     throw new InvalidArgumentError(
-      `expected regression or below:RATE with RATE from 0 to 1 (like below:0.8); received ${JSON.stringify(value)}`,
+      `expected regression, drift, or below:RATE with RATE from 0 to 1 (like below:0.8); received ${JSON.stringify(value)}`,
     );
   return { kind: 'below', rate: Number(match[1]) };
 }

@@ -1,6 +1,6 @@
 // The HTML report: one self-contained page — inline CSS, one small inline script, and SVG plots drawn
 // here in TypeScript (no charting library, no fonts, no network; a Content-Security-Policy forbids
-// any fetch). The header, comparison, config table, policy replay table, plots and grid are plain
+// any fetch). The header, comparison, config table, policy replay table, plots, grid and check drift are plain
 // HTML and SVG that read without JavaScript and print; the script adds the drill-down (grid cell →
 // its attempts → one attempt's details) from the attempts embedded as JSON. Every rendered number a
 // test needs sits on a data-* attribute, and every string from the evalbook is escaped.
@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 
 import { formatUsd } from './cost.js';
 
+import type { CheckDrift } from './check-drift.js';
 import type { CoverageSummary } from './cost.js';
 import type { GateResult, ReportBudget } from './report.js';
 import type {
@@ -127,6 +128,8 @@ svg{width:100%;height:auto;display:block;font-family:inherit}svg text{fill:#1f29
 .attempts{width:100%}.attempts button{font:inherit;color:var(--accent);background:none;border:0;padding:0;cursor:pointer;text-decoration:underline;text-align:left;overflow-wrap:anywhere}
 .attempts tr.selected{background:#dbeafe}
 .chip{display:inline-block;border-radius:999px;padding:0 8px;font-size:.8rem;font-weight:600;color:#fff}
+.chip.drift_detected{background:#b91c1c}.chip.ok{background:#047857}.chip.insufficient_history{background:#64748b}
+.spark{vertical-align:middle}.spark polyline{fill:none;stroke:#0072B2;stroke-width:1.5}.spark line{stroke:#b91c1c;stroke-dasharray:3 2}.spark circle{fill:#0072B2}
 .chip.solved{background:#047857}.chip.unsolved{background:#b91c1c}.chip.errored{background:#6d28d9}.chip.incomplete{background:#92400e}.chip.over_budget{background:#334155}
 .details{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .details section{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fff}
@@ -209,8 +212,9 @@ const SCRIPT = `
           calls.map((call) => [h('code', {}, call.callId), call.operationId, show(call.outcome),
             call.denial ? call.denial.code + ' at ' + call.denial.authorizationBoundary + (call.denial.retryable ? ' (retryable)' : '') : '']),
           'No tool calls.')),
-        wide('Checks', table(['check', 'status', 'reason'],
-          (attempt.checks || []).map((check) => [h('code', {}, check.checkId), check.status, check.reason]), 'No checks observed.'))));
+        wide('Checks', table(['check', 'layer', 'status', 'score', 'reason'],
+          (attempt.checks || []).map((check) => [h('code', {}, check.checkId), check.layer === null ? 'runner' : String(check.layer),
+            check.status, check.score, check.reason]), 'No checks observed.'))));
     detail.scrollIntoView({ block: 'nearest' });
   }
 
@@ -646,6 +650,46 @@ ${
 </section>`;
 }
 
+/** The check drift table lists at most this many rows (drifting first); the JSON report has all. */
+const MAX_DRIFT_ROWS = 200;
+const DRIFT_LABELS: Readonly<Record<CheckDrift['status'], string>> = {
+  drift_detected: 'drift',
+  ok: 'ok',
+  insufficient_history: 'too few runs',
+};
+
+/** A check's score per run as a small line, with its drift bar dashed when there is one. */
+function sparkline(drift: CheckDrift): string {
+  const scored = drift.runs.filter((run) => run.score !== null);
+  const width = 120;
+  const height = 24;
+  const x = (index: number): number =>
+    scored.length < 2 ? width / 2 : 2 + (index * (width - 4)) / (scored.length - 1);
+  const y = (score: number): number => height - 2 - score * (height - 4);
+  const line = scored.map((run, index) => `${f1(x(index))},${f1(y(run.score ?? 0))}`).join(' ');
+  const last = scored.at(-1);
+  return `<svg class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`score per run: ${scored.map((run) => (run.score ?? 0).toFixed(2)).join(', ')}`)}">${drift.bar === null ? '' : `<line x1="0" x2="${width}" y1="${f1(y(drift.bar))}" y2="${f1(y(drift.bar))}"/>`}<polyline points="${line}"/>${last === undefined ? '' : `<circle r="2.5" cx="${f1(x(scored.length - 1))}" cy="${f1(y(last.score ?? 0))}"/>`}</svg>`;
+}
+
+function checkDriftSection(drifts: readonly CheckDrift[]): string {
+  if (drifts.length === 0) return '';
+  const score = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(3));
+  const rows = drifts
+    .slice(0, MAX_DRIFT_ROWS)
+    .map(
+      (drift) =>
+        `<tr data-case="${esc(drift.caseId)}" data-check="${esc(drift.checkId)}" data-config="${esc(drift.configId)}" data-status="${drift.status}" data-latest="${num(drift.latestScore)}" data-bar="${num(drift.bar)}" data-baseline-runs="${drift.baselineRuns}"><th scope="row" class="nowrap">${esc(drift.checkId)}</th><td>${esc(drift.caseId)}</td><td>${esc(drift.configId)}</td><td class="n">${drift.layer === null ? 'runner' : esc(String(drift.layer))}</td><td>${sparkline(drift)}</td><td class="n">${score(drift.latestScore)}${drift.latestRunId === null ? '' : ` <span class="note">${esc(drift.latestRunId)}</span>`}</td><td class="n">${drift.mean === null ? 'n/a' : `${score(drift.mean)} ± ${score(drift.stddev)}`} <span class="note">(${drift.baselineRuns} runs)</span></td><td class="n">${score(drift.bar)}</td><td><span class="chip ${drift.status}">${DRIFT_LABELS[drift.status]}</span></td></tr>`,
+    )
+    .join('');
+  const drifting = drifts.filter((drift) => drift.status === 'drift_detected').length;
+  return `<section id="check-drift" aria-labelledby="check-drift-title"><h2 id="check-drift-title">Check drift across runs</h2>
+<p>${drifting === 0 ? 'No check drifted.' : `<strong class="bad">${drifting} check${drifting === 1 ? '' : 's'} drifted</strong> below ${drifting === 1 ? 'its' : 'their'} bar in the newest run.`}</p>
+<div class="table-wrap"><table data-check-drift><thead><tr><th scope="col">Check</th><th scope="col">Case</th><th scope="col">Config</th><th scope="col" class="n">Layer</th><th scope="col">Score per run</th><th scope="col" class="n">Newest run</th><th scope="col" class="n">Baseline mean ± sd</th><th scope="col" class="n">Bar</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>
+${drifts.length > MAX_DRIFT_ROWS ? `<p class="note">${count(drifts.length - MAX_DRIFT_ROWS)} more rows in the JSON report.</p>` : ''}
+<p class="note">A run's score is the mean of the check's verdicts in that run (errors and missing verdicts are left out, never 0). The newest scored run is held to max(static threshold, mean − 2·max(sd, 0.02)) over up to 50 earlier runs, and needs 10 of them; dashed line: the bar.</p>
+</section>`;
+}
+
 function plotsSection(summary: EvalbookSummary): string {
   if (summary.configStats.length === 0)
     return '<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><p class="note">Nothing to plot: no attempts in scope.</p></section>';
@@ -737,6 +781,7 @@ ${configsSection(summary)}
 ${policySection(summary.policy)}
 ${plotsSection(summary)}
 ${gridSection(summary)}
+${checkDriftSection(summary.checkDrift)}
 <section id="drilldown" aria-labelledby="drilldown-title" aria-live="polite"><h2 id="drilldown-title">Attempts</h2>
 <p class="note" id="drill-hint">The drill-down needs JavaScript; <code>evals report --format json</code> lists every attempt.</p>
 <div id="cell-attempts"></div><div id="attempt-detail"></div>

@@ -1,6 +1,7 @@
 // The Markdown report, sized for a pull-request comment: the verdict of the comparison (if any)
 // with regressions first, per-config solve rates with intervals, cost with coverage, budgets, the
-// denominator policy and what it excluded, and policy replay agreement when verdicts are stored.
+// denominator policy and what it excluded, policy replay agreement when verdicts are stored, and the
+// checks that drifted below their bar in the newest run.
 // Tables stay small: the grid is not repeated here.
 import { formatUsd } from './cost.js';
 import type { GateResult, ReportBudget } from './report.js';
@@ -43,6 +44,35 @@ function policyLines(stats: NonNullable<EvalbookSummary['policy']>): string[] {
       `| ${cell(stat.configId)} | \`${cell(stat.policyDigest)}\` | ${stat.toolCalls} | ${stat.counts.agree} | ${stat.counts.policy_denies_runner_allowed} | ${stat.counts.runner_denied_policy_allows} | ${stat.counts.policy_error} | ${stat.counts.no_recorded_outcome} |`,
     );
   if (stats.length === 0) lines.push('| (no verdicts for this run) | | | | | | | |');
+  return lines;
+}
+
+/** Checks that drifted, worst first, and how many are steady or still lack history. */
+function driftLines(drifts: EvalbookSummary['checkDrift']): string[] {
+  if (drifts.length === 0) return [];
+  const drifting = drifts.filter((drift) => drift.status === 'drift_detected');
+  const steady = drifts.filter((drift) => drift.status === 'ok').length;
+  const young = drifts.length - drifting.length - steady;
+  const score = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(3));
+  const lines = ['', '### Check drift', ''];
+  if (drifting.length > 0) {
+    lines.push(
+      '| Check | Case | Config | Layer | Newest run | Baseline mean ± sd (runs) | Bar |',
+      '|---|---|---|---:|---:|---:|---:|',
+    );
+    for (const drift of drifting.slice(0, MAX_LISTED))
+      lines.push(
+        `| ${cell(drift.checkId)} | ${cell(drift.caseId)} | ${cell(drift.configId)} | ${drift.layer ?? 'runner'} | ${score(drift.latestScore)} (${cell(drift.latestRunId ?? '?')}) | ${score(drift.mean)} ± ${score(drift.stddev)} (${drift.baselineRuns}) | ${score(drift.bar)} |`,
+      );
+    if (drifting.length > MAX_LISTED)
+      lines.push(`| … and ${drifting.length - MAX_LISTED} more | | | | | | |`);
+    lines.push('');
+  }
+  lines.push(
+    `${drifting.length} drifted, ${steady} steady` +
+      (young > 0 ? `, ${young} with fewer than 10 earlier scored runs (no bar yet)` : '') +
+      ' — per check, case and config; the bar is max(static threshold, mean − 2·max(sd, 0.02)).',
+  );
   return lines;
 }
 
@@ -115,6 +145,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
       `Flaky: ${summary.flakyCells.length} case × config cell(s) with both solved and unsolved attempts.`,
     );
   if (summary.policy !== null) lines.push(...policyLines(summary.policy));
+  lines.push(...driftLines(summary.checkDrift));
   const exceeded = input.budgets.filter((budget) => budget.status !== 'within');
   if (exceeded.length > 0)
     lines.push(

@@ -4,6 +4,7 @@
 // self-contained HTML page. Budgets from the environment and the --fail-on gate are decided here too.
 import { CoverageTally, checkBudget } from './cost.js';
 import type { BudgetCheck } from './cost.js';
+import { caseOf } from './environment.js';
 import type { Environment } from './environment.js';
 import { renderHtml } from './render-html.js';
 import type { HtmlAttempt } from './render-html.js';
@@ -19,8 +20,14 @@ export const REPORT_V1 = 'paperclip-evals/report/v1';
 export type ReportFormat = 'json' | 'md' | 'html' | 'junit';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit'];
 
-/** A CI gate: `regression` (B significantly worse than A) or `below:0.8` (a config under a rate). */
-export type FailOn = { readonly kind: 'regression' } | { readonly kind: 'below'; readonly rate: number };
+/**
+ * A CI gate: `regression` (B significantly worse than A), `drift` (a check of the newest run below its
+ * drift bar) or `below:0.8` (a config under a rate).
+ */
+export type FailOn =
+  | { readonly kind: 'regression' }
+  | { readonly kind: 'drift' }
+  | { readonly kind: 'below'; readonly rate: number };
 
 export interface ReportOptions {
   readonly store: LedgerStore;
@@ -82,7 +89,9 @@ export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): R
     environmentMismatch: record.environmentMismatch,
     checks: stored.scores.map((score) => ({
       checkId: score.checkId,
+      layer: score.layer,
       status: score.status,
+      score: score.score,
       reason: score.reason,
     })),
   };
@@ -97,8 +106,12 @@ const CHUNK_ATTEMPTS = 200;
 export async function writeReport(options: ReportOptions): Promise<ReportResult> {
   const format = options.format ?? 'json';
   const policy: DenominatorPolicy = options.environment?.report?.denominator ?? 'all_attempts';
+  const environment = options.environment;
   const builder = new SummaryBuilder({
     policy,
+    driftThresholdOf: (caseId, checkId) =>
+      caseOf(environment, caseId)?.checks?.find((check) => check.id === checkId)?.driftThreshold ??
+      environment?.report?.driftThreshold,
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(options.compare === undefined ? {} : { compare: options.compare }),
   });
@@ -199,6 +212,14 @@ function decideGate(failOn: FailOn, summary: EvalbookSummary): GateResult {
         `${comparison.b} solves fewer cases than ${comparison.a}: Δ ${comparison.deltaSolveRate?.toFixed(3) ?? '?'}, 95% CI [${comparison.deltaSolveRateCi95[0].toFixed(3)}, ${comparison.deltaSolveRateCi95[1].toFixed(3)}] below 0`,
       );
     return { failOn: 'regression', passed: reasons.length === 0, reasons };
+  }
+  if (failOn.kind === 'drift') {
+    for (const drift of summary.checkDrift)
+      if (drift.status === 'drift_detected')
+        reasons.push(
+          `check ${drift.checkId} of ${drift.caseId} on ${drift.configId}: ${drift.latestScore?.toFixed(3) ?? '?'} in ${drift.latestRunId ?? '?'} < bar ${drift.bar?.toFixed(3) ?? '?'} (mean ${drift.mean?.toFixed(3) ?? '?'} over ${drift.baselineRuns} earlier runs)`,
+        );
+    return { failOn: 'drift', passed: reasons.length === 0, reasons };
   }
   for (const config of summary.configStats)
     if (config.solveRate === null) reasons.push(`${config.configId}: nothing counted, so no rate to hold`);

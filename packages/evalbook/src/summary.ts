@@ -3,7 +3,9 @@
 // the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
 // excluded and why. Stored policy verdicts, read after the attempts, are tallied per (config, policy
-// digest) the same way.
+// digest) the same way, and each check's score per run feeds its drift (check-drift.ts).
+import { CheckDriftTally } from './check-drift.js';
+import type { CheckDrift, DriftThresholdOf } from './check-drift.js';
 import { CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { POLICY_AGREEMENTS } from './policy-verdicts.js';
@@ -138,6 +140,11 @@ export interface EvalbookSummary {
   readonly comparison: Comparison | null;
   /** Policy replay verdicts per config and policy digest (within the run scope); null when none are stored. */
   readonly policy: readonly PolicyStat[] | null;
+  /**
+   * Each (case, check, config)'s score per run and its drift, drifting first. With a run scope, that
+   * run is the one judged against the runs ingested before it.
+   */
+  readonly checkDrift: readonly CheckDrift[];
 }
 
 export interface CompareSpec {
@@ -154,6 +161,8 @@ export interface SummaryOptions {
   /** Bootstrap seed and resamples: the same evalbook always gives the same intervals. */
   readonly seed?: number;
   readonly resamples?: number;
+  /** The static threshold of a check's drift bar (from the environment); default 0.8. */
+  readonly driftThresholdOf?: DriftThresholdOf;
 }
 
 /** pass@k is listed up to this k: beyond it the numbers say little a reader can act on. */
@@ -199,6 +208,7 @@ export class SummaryBuilder {
   private mismatches = 0;
   private readonly policyTallies = new Map<string, PolicyTally>();
   private policyVerdicts = 0;
+  private readonly checkDrift = new CheckDriftTally();
 
   constructor(private readonly options: SummaryOptions = {}) {}
 
@@ -230,6 +240,7 @@ export class SummaryBuilder {
     tally.counts[verdict.status]++;
     this.totals[verdict.status]++;
     tally.cost.add(stored.record.cost);
+    this.checkDrift.add(stored.key, stored.scores);
     return verdict;
   }
 
@@ -324,6 +335,7 @@ export class SummaryBuilder {
       coverage: this.coverage.summary(),
       comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
+      checkDrift: this.checkDrift.build(this.options.driftThresholdOf, this.options.runId),
     };
   }
 

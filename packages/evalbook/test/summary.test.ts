@@ -39,7 +39,14 @@ function attempt(
       ),
     ),
   );
-  const pass: ScoreRow = { checkId: 'c1', status: 'pass', score: 1, reason: null, evidence: null };
+  const pass: ScoreRow = {
+    checkId: 'c1',
+    layer: null,
+    status: 'pass',
+    score: 1,
+    reason: null,
+    evidence: null,
+  };
   const scores: ScoreRow[] = [outcome === 'unsolved' ? { ...pass, status: 'fail', score: 0 } : pass];
   const bent = {
     ...record,
@@ -71,6 +78,7 @@ describe('attemptVerdict', () => {
     ['every check passes', base, [check('pass')], 'solved'],
     ['no checks at all: the terminal state decides', base, [], 'solved'],
     ['a check fails', base, [check('pass'), check('fail')], 'unsolved'],
+    ['a soft check falls short: shown, still solved', base, [check('pass'), check('soft_fail')], 'solved'],
     [
       'a check has no verdict: incomplete, not a pass and not a failure',
       base,

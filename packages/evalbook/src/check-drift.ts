@@ -1,0 +1,142 @@
+// Drift of each check across runs, for reports: per (case, check, config), the check's mean score in
+// each run (runs in the order they were first ingested), and the checks engine's drift algorithm on
+// that series — the newest scored run against up to 50 earlier ones, at least 10, with the bar
+// max(static threshold, mean − 2·max(stddev, 0.02)). A run's score is a mean over attempts, a
+// measurement rather than one verdict, so every earlier run enters the baseline (the engine leaves
+// out single hard failures; a low run here is exactly what the baseline must remember).
+import { DEFAULT_STATIC_THRESHOLD, driftReport } from '@paperclip-evals/checks';
+
+import type { Layer } from '@paperclip-evals/checks';
+
+import type { ScoreRow } from './convert.js';
+import type { AttemptKey } from './convert.js';
+
+/** One run of one check: its mean score over the attempts that got a verdict. */
+export interface CheckRunScore {
+  readonly runId: string;
+  /** Mean of the verdicts' scores (pass 1, fail 0, engine scores as given); null without a verdict. */
+  readonly score: number | null;
+  /** Attempts with a verdict (pass, fail, soft_fail). */
+  readonly verdicts: number;
+  /** Attempts whose check errored or was not evaluated: not in the mean, never a 0. */
+  readonly unscored: number;
+}
+
+export type CheckDriftStatus = 'ok' | 'drift_detected' | 'insufficient_history';
+
+export interface CheckDrift {
+  readonly caseId: string;
+  readonly checkId: string;
+  readonly configId: string;
+  /** The engine layer of an engine check; null for a check the runner reports. */
+  readonly layer: Layer | null;
+  /** Oldest first; runs where the check had no attempt are absent. */
+  readonly runs: readonly CheckRunScore[];
+  readonly staticThreshold: number;
+  /** insufficient_history: fewer than 10 scored runs before the newest, so no bar yet. */
+  readonly status: CheckDriftStatus;
+  /** The newest run with a score (what is judged); null when no run has one. */
+  readonly latestRunId: string | null;
+  readonly latestScore: number | null;
+  /** Scored runs before the newest that form the baseline (at most 50). */
+  readonly baselineRuns: number;
+  readonly mean: number | null;
+  readonly stddev: number | null;
+  readonly bar: number | null;
+  /** latestScore − mean. */
+  readonly deviation: number | null;
+}
+
+/** The static threshold of a check's bar (the environment's, else the engine's 0.8). */
+export type DriftThresholdOf = (caseId: string, checkId: string) => number | undefined;
+
+interface RunTally {
+  sum: number;
+  verdicts: number;
+  unscored: number;
+}
+
+interface SeriesTally {
+  readonly caseId: string;
+  readonly checkId: string;
+  readonly configId: string;
+  readonly layer: Layer | null;
+  readonly runs: Map<string, RunTally>;
+}
+
+const SCORED = new Set<ScoreRow['status']>(['pass', 'fail', 'soft_fail']);
+
+export class CheckDriftTally {
+  private readonly series = new Map<string, SeriesTally>();
+  /** Runs in the order they were first seen: the order the store holds them in (insertion order). */
+  private readonly runOrder = new Map<string, number>();
+
+  add(key: AttemptKey, scores: readonly ScoreRow[]): void {
+    if (!this.runOrder.has(key.runId)) this.runOrder.set(key.runId, this.runOrder.size);
+    for (const score of scores) {
+      const id = `${key.caseId}\u0000${score.checkId}\u0000${key.configId}`;
+      let series = this.series.get(id);
+      if (series === undefined) {
+        series = {
+          caseId: key.caseId,
+          checkId: score.checkId,
+          configId: key.configId,
+          layer: score.layer,
+          runs: new Map(),
+        };
+        this.series.set(id, series);
+      }
+      let run = series.runs.get(key.runId);
+      if (run === undefined) series.runs.set(key.runId, (run = { sum: 0, verdicts: 0, unscored: 0 }));
+      if (SCORED.has(score.status) && score.score !== null) {
+        run.sum += score.score;
+        run.verdicts++;
+      } else run.unscored++;
+    }
+  }
+
+  /** Every series, drifting ones first; with `newestRun`, runs after it are left out (it is judged). */
+  build(thresholdOf: DriftThresholdOf = () => undefined, newestRun?: string): CheckDrift[] {
+    const last = newestRun === undefined ? Infinity : (this.runOrder.get(newestRun) ?? -1);
+    const drifts: CheckDrift[] = [];
+    for (const series of this.series.values()) {
+      const runs: CheckRunScore[] = [...series.runs]
+        .filter(([runId]) => (this.runOrder.get(runId) ?? Infinity) <= last)
+        .sort(([a], [b]) => (this.runOrder.get(a) ?? 0) - (this.runOrder.get(b) ?? 0))
+        .map(([runId, run]) => ({
+          runId,
+          score: run.verdicts === 0 ? null : run.sum / run.verdicts,
+          verdicts: run.verdicts,
+          unscored: run.unscored,
+        }));
+      if (runs.length === 0 || (newestRun !== undefined && runs.at(-1)?.runId !== newestRun)) continue;
+      const scored = runs.filter((run) => run.score !== null);
+      const staticThreshold = thresholdOf(series.caseId, series.checkId) ?? DEFAULT_STATIC_THRESHOLD;
+      const report = driftReport(
+        series.checkId,
+        scored.map((run) => ({ score: run.score ?? 0, status: 'pass' as const })),
+        staticThreshold,
+      );
+      drifts.push({
+        caseId: series.caseId,
+        checkId: series.checkId,
+        configId: series.configId,
+        layer: series.layer,
+        runs,
+        staticThreshold,
+        status: report.baseline_active ? report.status : 'insufficient_history',
+        latestRunId: scored.at(-1)?.runId ?? null,
+        latestScore: report.latest_score,
+        baselineRuns: report.count,
+        mean: report.mean,
+        stddev: report.stddev,
+        bar: report.bar,
+        deviation: report.deviation,
+      });
+    }
+    const rank = (drift: CheckDrift): number => (drift.status === 'drift_detected' ? 0 : 1);
+    const text = (drift: CheckDrift): string =>
+      `${drift.caseId}\u0000${drift.checkId}\u0000${drift.configId}`;
+    return drifts.sort((x, y) => rank(x) - rank(y) || (text(x) < text(y) ? -1 : text(x) > text(y) ? 1 : 0));
+  }
+}

@@ -1,0 +1,124 @@
+// Check drift across runs: each (case, check, config)'s mean score per run in insertion order, the
+// checks engine's bar on that series (10 earlier runs needed, static threshold honoured, 0 too),
+// unscored verdicts left out of the mean rather than counted as 0, and a run scope judging that run.
+import { describe, expect, it } from 'vitest';
+
+import { CheckDriftTally } from '../src/check-drift.ts';
+import type { AttemptKey, ScoreRow } from '../src/convert.ts';
+
+const key = (runId: string, attemptId = 'a1', configId = 'cfg'): AttemptKey => ({
+  runId,
+  caseId: 'case',
+  configId,
+  attemptId,
+});
+const row = (status: ScoreRow['status'], score: number | null, checkId = 'check'): ScoreRow => ({
+  checkId,
+  layer: 3,
+  status,
+  score,
+  reason: null,
+  evidence: null,
+});
+
+/** Runs run_00 … run_(n-1), each with one attempt of the given score (1 = pass, else soft_fail). */
+function tallyOf(scores: readonly number[]): CheckDriftTally {
+  const tally = new CheckDriftTally();
+  scores.forEach((score, index) => {
+    tally.add(key(`run_${String(index).padStart(2, '0')}`), [
+      row(score === 1 ? 'pass' : score === 0 ? 'fail' : 'soft_fail', score),
+    ]);
+  });
+  return tally;
+}
+
+describe('check drift', () => {
+  it('flags a newest run below the bar once 10 earlier runs exist', () => {
+    const [drift] = tallyOf([...Array<number>(11).fill(1), 0.5]).build();
+    expect(drift).toMatchObject({
+      caseId: 'case',
+      checkId: 'check',
+      configId: 'cfg',
+      layer: 3,
+      status: 'drift_detected',
+      latestRunId: 'run_11',
+      latestScore: 0.5,
+      baselineRuns: 11,
+      mean: 1,
+      stddev: 0,
+      bar: 0.96, // max(0.8, 1 − 2·max(0, 0.02))
+      deviation: -0.5,
+      staticThreshold: 0.8,
+    });
+    expect(drift?.runs).toHaveLength(12);
+  });
+
+  it('has no bar with fewer than 10 earlier scored runs, however low the newest score', () => {
+    const [drift] = tallyOf([1, 1, 1, 1, 1, 1, 1, 1, 1, 0]).build();
+    expect(drift).toMatchObject({ status: 'insufficient_history', baselineRuns: 9, bar: null });
+  });
+
+  it('holds a steady check at the static threshold, and honours an explicit 0', () => {
+    const history = [0.5, 0.6, 0.5, 0.6, 0.5, 0.6, 0.5, 0.6, 0.5, 0.6];
+    const [atDefault] = tallyOf([...history, 0.55]).build();
+    expect(atDefault).toMatchObject({ status: 'drift_detected', bar: 0.8 });
+    const [atZero] = tallyOf([...history, 0.55]).build(() => 0);
+    expect(atZero?.status).toBe('ok');
+    expect(atZero?.bar).toBeCloseTo(0.45, 10); // 0.55 − 2·0.05
+    const [dropped] = tallyOf([...history, 0.3]).build(() => 0);
+    expect(dropped?.status).toBe('drift_detected');
+  });
+
+  it('leaves errors and missing verdicts out of a run mean (never 0) and skips a run without a verdict', () => {
+    const tally = tallyOf(Array<number>(11).fill(1));
+    tally.add(key('run_11', 'a1'), [row('pass', 1)]);
+    tally.add(key('run_11', 'a2'), [row('not_evaluated', null)]);
+    tally.add(key('run_11', 'a3'), [row('error', null)]);
+    tally.add(key('run_12', 'a1'), [row('not_evaluated', null)]);
+    const [drift] = tally.build();
+    expect(drift?.runs.slice(-2)).toEqual([
+      { runId: 'run_11', score: 1, verdicts: 1, unscored: 2 },
+      { runId: 'run_12', score: null, verdicts: 0, unscored: 1 },
+    ]);
+    expect(drift).toMatchObject({ status: 'ok', latestRunId: 'run_11', latestScore: 1, baselineRuns: 11 });
+  });
+
+  it('orders runs by first ingestion, not by name, and judges the scoped run against the runs before it', () => {
+    const tally = new CheckDriftTally();
+    const names = ['zz', 'yy', 'xx', 'ww', 'vv', 'uu', 'tt', 'ss', 'rr', 'qq', 'pp', 'oo', 'nn'];
+    names.forEach((runId, index) => {
+      tally.add(key(runId), [row(index === 11 ? 'fail' : 'pass', index === 11 ? 0 : 1)]);
+    });
+    const [whole] = tally.build();
+    expect(whole?.runs.map((run) => run.runId)).toEqual(names);
+    expect(whole).toMatchObject({ latestRunId: 'nn', status: 'ok', baselineRuns: 12 });
+    const [scoped] = tally.build(undefined, 'oo');
+    expect(scoped).toMatchObject({
+      latestRunId: 'oo',
+      latestScore: 0,
+      status: 'drift_detected',
+      baselineRuns: 11,
+    });
+    expect(tally.build(undefined, 'no-such-run')).toEqual([]);
+  });
+
+  it('keeps each case, check and config apart, drifting rows first', () => {
+    const tally = new CheckDriftTally();
+    for (let run = 0; run < 12; run++)
+      for (const configId of ['cfg_a', 'cfg_b'])
+        tally.add(key(`run_${String(run).padStart(2, '0')}`, 'a1', configId), [
+          row('pass', 1, 'steady'),
+          row(
+            run === 11 && configId === 'cfg_b' ? 'fail' : 'pass',
+            run === 11 && configId === 'cfg_b' ? 0 : 1,
+            'tools',
+          ),
+        ]);
+    expect(tally.build().map((drift) => [drift.checkId, drift.configId, drift.status])).toEqual([
+      ['tools', 'cfg_b', 'drift_detected'],
+      ['steady', 'cfg_a', 'ok'],
+      ['steady', 'cfg_b', 'ok'],
+      ['tools', 'cfg_a', 'ok'],
+    ]);
+  });
+});
