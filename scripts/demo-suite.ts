@@ -19,6 +19,31 @@ const CHECKS = [
   { id: 'objective-satisfied', description: 'the result claims the objective is met' },
 ] as const;
 
+/**
+ * Checks Evals evaluates itself at ingest, in the checks engine's vocabulary, over each attempt's
+ * trace (the runner never sees them, so they are not part of the case digest).
+ */
+const ENGINE_CHECKS = [
+  {
+    id: 'reads-the-source',
+    description: 'the agent read the source document',
+    type: 'trace',
+    spec: '{ check: required_tools, tools: [read_document] }',
+  },
+  {
+    id: 'no-loops',
+    description: 'no tool called more than three times',
+    type: 'trace',
+    spec: '{ check: loop_detection, max_repetitions: 3 }',
+  },
+  {
+    id: 'bounded-steps',
+    description: 'at most six tool calls (soft: shown, does not unsolve)',
+    type: 'constraint',
+    spec: '{ field: steps.length, operator: lte, value: 6, soft: true }',
+  },
+] as const;
+
 export interface DemoCase {
   readonly id: string;
   readonly description: string;
@@ -160,6 +185,13 @@ export function demoEnvironmentYaml(): string {
     );
     for (const check of CHECKS)
       lines.push(`      - id: ${check.id}`, `        description: ${JSON.stringify(check.description)}`);
+    for (const check of ENGINE_CHECKS)
+      lines.push(
+        `      - id: ${check.id}`,
+        `        description: ${JSON.stringify(check.description)}`,
+        `        type: ${check.type}`,
+        `        spec: ${check.spec}`,
+      );
   }
   lines.push('', 'configs:');
   for (const config of DEMO_CONFIGS)

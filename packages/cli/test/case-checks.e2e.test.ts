@@ -202,6 +202,19 @@ describe('case checks in the checks vocabulary', () => {
       /\| few-steps \| case_synthetic \| config_synthetic \| 2 \| 0\.000 \(run_11\)/,
     );
 
+    const html = evals(['report', '--format', 'html', ...STORE]).stdout;
+    const driftRows = [
+      ...html.matchAll(
+        /<tr data-case="([^"]+)" data-check="([^"]+)" data-config="[^"]+" data-status="([^"]+)"/g,
+      ),
+    ];
+    expect(driftRows.map((match) => match.slice(1))).toEqual([
+      ['case_synthetic', 'celebrates', 'drift_detected'],
+      ['case_synthetic', 'few-steps', 'drift_detected'],
+      ['case_synthetic', 'synthetic-check', 'ok'],
+    ]);
+    expect(html).toMatch(/data-insufficient-history="2"/);
+
     // Judged on its own, run_10 is the newest: few-steps held; only the soft check stays under 0.8.
     const earlier = evals([
       'report',

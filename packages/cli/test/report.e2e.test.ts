@@ -208,7 +208,7 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     expect(noComparison.stderr).toContain('no comparison to judge');
     const bad = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:80']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('expected regression or below:RATE');
+    expect(bad.stderr).toContain('expected regression, drift, or below:RATE');
   });
 
   it('prints the grid and a comparison, and their JSON', () => {

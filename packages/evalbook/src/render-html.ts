@@ -671,8 +671,11 @@ function sparkline(drift: CheckDrift): string {
   return `<svg class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`score per run: ${scored.map((run) => (run.score ?? 0).toFixed(2)).join(', ')}`)}">${drift.bar === null ? '' : `<line x1="0" x2="${width}" y1="${f1(y(drift.bar))}" y2="${f1(y(drift.bar))}"/>`}<polyline points="${line}"/>${last === undefined ? '' : `<circle r="2.5" cx="${f1(x(scored.length - 1))}" cy="${f1(y(last.score ?? 0))}"/>`}</svg>`;
 }
 
-function checkDriftSection(drifts: readonly CheckDrift[]): string {
-  if (drifts.length === 0) return '';
+function checkDriftSection(all: readonly CheckDrift[]): string {
+  if (all.length === 0) return '';
+  // Series without a bar yet are counted, not listed: a young evalbook would be all rows and no news.
+  const drifts = all.filter((drift) => drift.status !== 'insufficient_history');
+  const young = all.length - drifts.length;
   const score = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(3));
   const rows = drifts
     .slice(0, MAX_DRIFT_ROWS)
@@ -684,7 +687,8 @@ function checkDriftSection(drifts: readonly CheckDrift[]): string {
   const drifting = drifts.filter((drift) => drift.status === 'drift_detected').length;
   return `<section id="check-drift" aria-labelledby="check-drift-title"><h2 id="check-drift-title">Check drift across runs</h2>
 <p>${drifting === 0 ? 'No check drifted.' : `<strong class="bad">${drifting} check${drifting === 1 ? '' : 's'} drifted</strong> below ${drifting === 1 ? 'its' : 'their'} bar in the newest run.`}</p>
-<div class="table-wrap"><table data-check-drift><thead><tr><th scope="col">Check</th><th scope="col">Case</th><th scope="col">Config</th><th scope="col" class="n">Layer</th><th scope="col">Score per run</th><th scope="col" class="n">Newest run</th><th scope="col" class="n">Baseline mean ± sd</th><th scope="col" class="n">Bar</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>
+${young > 0 ? `<p class="note" data-insufficient-history="${young}">${count(young)} check series ${young === 1 ? 'has' : 'have'} fewer than 10 earlier scored runs: no bar yet (listed in the JSON report).</p>` : ''}
+${drifts.length === 0 ? '' : `<div class="table-wrap"><table data-check-drift><thead><tr><th scope="col">Check</th><th scope="col">Case</th><th scope="col">Config</th><th scope="col" class="n">Layer</th><th scope="col">Score per run</th><th scope="col" class="n">Newest run</th><th scope="col" class="n">Baseline mean ± sd</th><th scope="col" class="n">Bar</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`}
 ${drifts.length > MAX_DRIFT_ROWS ? `<p class="note">${count(drifts.length - MAX_DRIFT_ROWS)} more rows in the JSON report.</p>` : ''}
 <p class="note">A run's score is the mean of the check's verdicts in that run (errors and missing verdicts are left out, never 0). The newest scored run is held to max(static threshold, mean − 2·max(sd, 0.02)) over up to 50 earlier runs, and needs 10 of them; dashed line: the bar.</p>
 </section>`;
