@@ -203,41 +203,49 @@ export class PostgresStore implements LedgerStore {
     return new PostgresStore(pool);
   }
 
+  /** One transaction of four set-based statements, whatever the batch size (rows in key order). */
   async insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
-    return this.inOrder(records, (record) => orderOf(record.key), insertOne);
+    if (records.length === 0) return [];
+    const ordered = inKeyOrder(records, (record) => orderOf(record.key));
+    return this.transaction(async (client) => {
+      const outcomes = await insertRecords(
+        client,
+        ordered.map(({ item }) => item),
+      );
+      const byInput: InsertOutcome[] = new Array<InsertOutcome>(records.length);
+      ordered.forEach(({ index }, position) => {
+        byInput[index] = outcomes[position] as InsertOutcome;
+      });
+      return byInput;
+    });
   }
 
   async insertPolicyVerdicts(verdicts: readonly PolicyVerdictInput[]): Promise<PolicyVerdictOutcome[]> {
-    return this.inOrder(
-      verdicts,
-      (verdict) => [orderOf(verdict.key), verdict.callId, verdict.policyDigest].join('\u0000'),
-      insertVerdict,
+    if (verdicts.length === 0) return [];
+    const ordered = inKeyOrder(verdicts, (verdict) =>
+      [orderOf(verdict.key), verdict.callId, verdict.policyDigest].join('\u0000'),
     );
+    return this.transaction(async (client) => {
+      const outcomes: PolicyVerdictOutcome[] = new Array<PolicyVerdictOutcome>(verdicts.length);
+      for (const { item, index } of ordered) outcomes[index] = await insertVerdict(client, item);
+      return outcomes;
+    });
   }
 
   /**
-   * Writes items in ONE transaction, in key order (outcomes still returned in input order): concurrent
-   * writers lock rows in the same order, so overlapping batches wait for each other instead of
-   * deadlocking. A deadlock or serialization failure retries the whole batch.
+   * Runs `work` in ONE transaction. Callers write in key order: concurrent writers then lock rows in
+   * the same order, so overlapping batches wait for each other instead of deadlocking. A deadlock or
+   * serialization failure retries the whole transaction.
    */
-  private async inOrder<T, O>(
-    items: readonly T[],
-    sortKeyOf: (item: T) => string,
-    insert: (client: PoolClient, item: T) => Promise<O>,
-  ): Promise<O[]> {
-    if (items.length === 0) return [];
-    const order = items
-      .map((item, index) => ({ item, index, sortKey: sortKeyOf(item) }))
-      .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.index - b.index));
+  private async transaction<O>(work: (client: PoolClient) => Promise<O>): Promise<O> {
     const client = await this.pool.connect();
     try {
       for (let attempt = 1; ; attempt++) {
         try {
           await client.query('BEGIN');
-          const outcomes: O[] = new Array<O>(items.length);
-          for (const { item, index } of order) outcomes[index] = await insert(client, item);
+          const result = await work(client);
           await client.query('COMMIT');
-          return outcomes;
+          return result;
         } catch (error) {
           await client.query('ROLLBACK').catch(() => undefined);
           const code = (error as { code?: unknown }).code;
@@ -361,59 +369,145 @@ function storedAttempt(row: AttemptRow, scores: ScoreRow[]): StoredAttempt {
   return { key: record.key, bundleDigest: row.bundle_digest, record, scores };
 }
 
-/** Inserts one record inside the caller's transaction; a held identity is read back and classified. */
-async function insertOne(client: PoolClient, record: LedgerRecord): Promise<InsertOutcome> {
-  const { key, bundleDigest, cost } = record;
-  const inserted = await client.query<{ id: string }>(
-    `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
-       run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
-       provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
-       legacy_ledger_cost_nanodollars)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-     ON CONFLICT (run_id, case_id, config_id, attempt_id) DO NOTHING
-     RETURNING id`,
-    [
-      ...keyParams(key),
-      bundleDigest,
-      record.fileSha256,
-      record.provenance,
-      record.terminal.run,
-      record.failure?.classification ?? null,
-      record.transcript.complete,
-      record.denials,
-      cost.coverage,
-      cost.providerReportedNanodollars,
-      cost.estimatedNanodollars,
-      cost.pricingVersion,
-      record.environmentMismatch.length > 0,
-      storedRecordJson(record),
-      cost.legacyLedgerNanodollars,
-    ],
+/** Items with their input index, sorted by key (stable): the order rows are written in. */
+function inKeyOrder<T>(items: readonly T[], sortKeyOf: (item: T) => string): { item: T; index: number }[] {
+  return items
+    .map((item, index) => ({ item, index, sortKey: sortKeyOf(item) }))
+    .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.index - b.index));
+}
+
+/** Each column of `rows` as one array: the parameters of an INSERT … SELECT FROM unnest(…). */
+function columns<T>(
+  rows: readonly T[],
+  width: number,
+  valuesOf: (row: T) => readonly unknown[],
+): unknown[][] {
+  const arrays: unknown[][] = Array.from({ length: width }, () => []);
+  for (const row of rows) valuesOf(row).forEach((value, column) => arrays[column]?.push(value));
+  return arrays;
+}
+
+/**
+ * Inserts records (in key order) inside the caller's transaction, set-based: the attempts that take
+ * their key, then a read-back that classifies the rest as duplicates or conflicts, then the bundles
+ * and score rows of the inserted ones. Rows keep the batch's order (WITH ORDINALITY).
+ */
+async function insertRecords(client: PoolClient, records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
+  const attemptValues = (record: LedgerRecord): unknown[] => [
+    ...keyParams(record.key),
+    record.bundleDigest,
+    record.fileSha256,
+    record.provenance,
+    record.terminal.run,
+    record.failure?.classification ?? null,
+    record.transcript.complete,
+    record.denials,
+    record.cost.coverage,
+    record.cost.providerReportedNanodollars,
+    record.cost.estimatedNanodollars,
+    record.cost.pricingVersion,
+    record.environmentMismatch.length > 0,
+    storedRecordJson(record),
+    record.cost.legacyLedgerNanodollars,
+  ];
+  const inserted = await client.query<{ id: string; ordinality: string }>(
+    `WITH given AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+         $8::text[], $9::text[], $10::boolean[], $11::integer[], $12::text[], $13::bigint[], $14::bigint[],
+         $15::text[], $16::boolean[], $17::text[], $18::bigint[]) WITH ORDINALITY
+         AS g(run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance, run_terminal_state,
+           failure_classification, transcript_complete, denials, cost_coverage, provider_cost_nanodollars,
+           estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
+           legacy_ledger_cost_nanodollars, ordinality)
+     ), written AS (
+       INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+         run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+         provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
+         legacy_ledger_cost_nanodollars)
+       SELECT run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance, run_terminal_state,
+         failure_classification, transcript_complete, denials, cost_coverage, provider_cost_nanodollars,
+         estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
+         legacy_ledger_cost_nanodollars
+       FROM given ORDER BY ordinality
+       ON CONFLICT (run_id, case_id, config_id, attempt_id) DO NOTHING
+       RETURNING id, run_id, case_id, config_id, attempt_id
+     )
+     SELECT written.id, given.ordinality FROM written JOIN given USING (run_id, case_id, config_id, attempt_id)`,
+    columns(records, 18, attemptValues),
   );
-  const id = inserted.rows[0]?.id;
-  if (id === undefined) {
-    // ON CONFLICT waited for any concurrent inserter to finish; READ COMMITTED lets this statement see it.
-    const { rows } = await client.query<AttemptRow>(SELECT_ATTEMPT, keyParams(key));
-    const existing = rows[0];
+  // A key can come twice in one batch: its first occurrence takes it (the join names both), and the
+  // later one is read back below like any held key.
+  const firstOfKey = new Map<string, { position: number; id: string }>();
+  for (const row of inserted.rows) {
+    const position = Number(row.ordinality) - 1;
+    const record = records[position];
+    if (record === undefined) continue;
+    const seen = firstOfKey.get(orderOf(record.key));
+    if (seen === undefined || position < seen.position)
+      firstOfKey.set(orderOf(record.key), { position, id: row.id });
+  }
+  const ids = new Map([...firstOfKey.values()].map(({ position, id }) => [position, id]));
+  const heldKeys = records.filter((_, position) => !ids.has(position)).map((record) => record.key);
+  // ON CONFLICT waited for any concurrent inserter to finish; READ COMMITTED lets this statement see it.
+  const held = new Map<string, string>();
+  if (heldKeys.length > 0) {
+    const { rows } = await client.query<{
+      run_id: string;
+      case_id: string;
+      config_id: string;
+      attempt_id: string;
+      bundle_digest: string;
+    }>(
+      `SELECT run_id, case_id, config_id, attempt_id, bundle_digest FROM attempts
+       WHERE (run_id, case_id, config_id, attempt_id) IN
+         (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
+      columns(heldKeys, 4, keyParams),
+    );
+    for (const row of rows)
+      held.set(
+        orderOf({
+          runId: row.run_id,
+          caseId: row.case_id,
+          configId: row.config_id,
+          attemptId: row.attempt_id,
+        }),
+        row.bundle_digest,
+      );
+  }
+  const outcomes = records.map((record, position): InsertOutcome => {
+    const { key, bundleDigest } = record;
+    if (ids.has(position)) return { status: 'inserted', key, bundleDigest };
+    const existing = held.get(orderOf(key));
     if (existing === undefined)
       throw new StoreError(
         `attempt ${orderOf(key).replaceAll('\u0000', '/')} vanished while being read back`,
       );
-    return existing.bundle_digest === bundleDigest
+    return existing === bundleDigest
       ? { status: 'duplicate', key, bundleDigest }
-      : { status: 'conflict', key, bundleDigest, existingDigest: existing.bundle_digest };
-  }
-  // The bundle only for an inserted attempt (the foreign key is checked at commit).
+      : { status: 'conflict', key, bundleDigest, existingDigest: existing };
+  });
+  const written = records.filter((_, position) => ids.has(position));
+  if (written.length === 0) return outcomes;
+  // The bundles only of inserted attempts (the foreign key is checked at commit).
   await client.query(
-    'INSERT INTO bundles (digest, canonical_json) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING',
-    [bundleDigest, record.rawCanonical],
+    `INSERT INTO bundles (digest, canonical_json)
+     SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (digest) DO NOTHING`,
+    columns(written, 2, (record) => [record.bundleDigest, record.rawCanonical]),
   );
-  for (const score of record.scores)
-    await client.query(`INSERT INTO scores (attempt, ${SCORE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-      id,
-      ...scoreValues(score),
-    ]);
-  return { status: 'inserted', key, bundleDigest };
+  const scores = records.flatMap((record, position) => {
+    const id = ids.get(position);
+    return id === undefined ? [] : record.scores.map((score) => [id, ...scoreValues(score)]);
+  });
+  if (scores.length > 0)
+    await client.query(
+      `INSERT INTO scores (attempt, ${SCORE_COLUMNS})
+       SELECT attempt, check_id, layer, status, score, reason, evidence_json
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[])
+         WITH ORDINALITY AS s(attempt, check_id, layer, status, score, reason, evidence_json, ordinality)
+       ORDER BY ordinality`,
+      columns(scores, 7, (row) => row),
+    );
+  return outcomes;
 }
 
 /** Inserts one verdict inside the caller's transaction; a held key is read back and classified. */

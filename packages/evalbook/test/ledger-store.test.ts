@@ -612,6 +612,40 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await kind.storageProblems(storeUrl)).toEqual([]);
     });
 
+    it('classifies a key that comes twice in one batch: the first takes it, the next is a duplicate or a conflict', async () => {
+      const first = record('attempt_twice', 1000);
+      const changed = record('attempt_twice', 2000);
+      const store = await openStore(storeUrl);
+      const outcomes = await store.insertBatch([
+        record('attempt_z'),
+        first,
+        first,
+        changed,
+        record('attempt_a'),
+      ]);
+      const again = await store.insertBatch([changed, first]);
+      const stored = await store.getAttempt(first.key);
+      const all: string[] = [];
+      for await (const attempt of store.attempts()) all.push(attempt.key.attemptId);
+      await store.close();
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'inserted',
+        'inserted',
+        'duplicate',
+        'conflict',
+        'inserted',
+      ]);
+      expect(outcomes[3]).toMatchObject({
+        existingDigest: first.bundleDigest,
+        bundleDigest: changed.bundleDigest,
+      });
+      expect(again.map((outcome) => outcome.status)).toEqual(['conflict', 'duplicate']);
+      expect(stored?.bundleDigest).toBe(first.bundleDigest);
+      expect(stored?.scores).toEqual(first.scores);
+      expect(all.sort()).toEqual(['attempt_a', 'attempt_twice', 'attempt_z']);
+      expect(await sql(ORPHANS)).toEqual([]);
+    });
+
     it('reads back exactly the record it was given, and the bundle by its digest', async () => {
       const given = convertBundle(
         parseNativeExecution(
