@@ -129,11 +129,13 @@ export interface EvalbookSummary {
   readonly attempts: number;
   readonly statusCounts: StatusCounts;
   readonly environmentMismatches: number;
+  /** Every run, in the order the store first holds an attempt of it (insertion order, not by name). */
   readonly runs: readonly string[];
   readonly cases: readonly string[];
   readonly configs: readonly string[];
   readonly grid: readonly GridCell[];
   readonly configStats: readonly ConfigStat[];
+  /** Per run (in `runs` order) and config. */
   readonly trend: readonly TrendPoint[];
   readonly flakyCells: readonly { readonly caseId: string; readonly configId: string }[];
   readonly coverage: CoverageSummary;
@@ -209,6 +211,8 @@ export class SummaryBuilder {
   private readonly policyTallies = new Map<string, PolicyTally>();
   private policyVerdicts = 0;
   private readonly checkDrift = new CheckDriftTally();
+  /** Runs in the order the store holds them (insertion order): the trend's x axis. */
+  private readonly runOrder = new Map<string, number>();
 
   constructor(private readonly options: SummaryOptions = {}) {}
 
@@ -216,6 +220,7 @@ export class SummaryBuilder {
   add(stored: StoredAttempt): AttemptVerdict {
     const verdict = attemptVerdict(stored.record, stored.scores);
     const { runId, caseId, configId } = stored.key;
+    if (!this.runOrder.has(runId)) this.runOrder.set(runId, this.runOrder.size);
     const key = `${runId}\u0000${caseId}\u0000${configId}`;
     let tally = this.tallies.get(key);
     if (tally === undefined) {
@@ -316,7 +321,9 @@ export class SummaryBuilder {
         const [runId = '', configId = ''] = JSON.parse(key) as string[];
         return { runId, configId, ...withWilson(rateOf(group, policy)) };
       })
-      .sort((x, y) => (x.runId === y.runId ? cmp(x.configId, y.configId) : cmp(x.runId, y.runId)));
+      .sort((x, y) =>
+        x.runId === y.runId ? cmp(x.configId, y.configId) : this.runIndex(x.runId) - this.runIndex(y.runId),
+      );
 
     return {
       schema: SUMMARY_V1,
@@ -325,7 +332,7 @@ export class SummaryBuilder {
       attempts: this.attempts,
       statusCounts: { ...this.totals },
       environmentMismatches: this.mismatches,
-      runs: sorted([...this.tallies.values()].map((tally) => tally.runId)),
+      runs: [...this.runOrder.keys()],
       cases,
       configs,
       grid,
@@ -337,6 +344,10 @@ export class SummaryBuilder {
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
       checkDrift: this.checkDrift.build(this.options.driftThresholdOf, this.options.runId),
     };
+  }
+
+  private runIndex(runId: string): number {
+    return this.runOrder.get(runId) ?? Infinity;
   }
 
   private policyStats(): PolicyStat[] {

@@ -251,15 +251,19 @@ describe('SummaryBuilder', () => {
     expect(second).toEqual(first);
   });
 
-  it('follows each config across runs', () => {
+  it('follows each config across runs, in the order the runs were ingested (not by name)', () => {
     const builder = new SummaryBuilder();
-    builder.add(attempt('run1', 'case_a', 'base', 'x1', 'solved'));
-    builder.add(attempt('run2', 'case_a', 'base', 'x2', 'unsolved'));
+    builder.add(attempt('nightly-9', 'case_a', 'base', 'x1', 'solved'));
+    builder.add(attempt('nightly-10', 'case_a', 'base', 'x2', 'unsolved'));
+    builder.add(attempt('nightly-10', 'case_a', 'cand', 'x3', 'solved'));
+    builder.add(attempt('nightly-9', 'case_a', 'cand', 'x4', 'unsolved'));
     const summary = builder.build();
-    expect(summary.runs).toEqual(['run1', 'run2']);
+    expect(summary.runs).toEqual(['nightly-9', 'nightly-10']);
     expect(summary.trend.map((point) => [point.runId, point.configId, point.solveRate])).toEqual([
-      ['run1', 'base', 1],
-      ['run2', 'base', 0],
+      ['nightly-9', 'base', 1],
+      ['nightly-9', 'cand', 0],
+      ['nightly-10', 'base', 0],
+      ['nightly-10', 'cand', 1],
     ]);
   });
 });
