@@ -95,6 +95,8 @@ export function createProgram(): Command {
       'after',
       [
         '',
+        'Case checks: a check with `type` and `spec` in the environment is evaluated by the checks engine over each attempt as it is ingested. Model checks (llm_judge, embedding) use the provider in EVALS_ENGINE_PROVIDER_BASE_URL / _API_KEY, EVALS_ENGINE_JUDGE_MODEL, EVALS_ENGINE_EMBEDDING_MODEL (as `evals engine`); without one they are stored not_evaluated, never a pass.',
+        '',
         'Exit codes: 0 only inserted or duplicate attempts · 1 a conflict or an invalid bundle · 2 usage error, unusable store or environment, or an unreadable input (takes precedence over 1).',
         '',
         'Examples:',

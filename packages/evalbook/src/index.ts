@@ -93,7 +93,13 @@ export type {
 export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
 export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
 export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';
-export type { IngestConflict, IngestOptions, IngestProgress, IngestSummary } from './ingest.js';
+export type {
+  CaseCheckModels,
+  IngestConflict,
+  IngestOptions,
+  IngestProgress,
+  IngestSummary,
+} from './ingest.js';
 export {
   DEFAULT_BOOTSTRAP_RESAMPLES,
   DEFAULT_BOOTSTRAP_SEED,

@@ -4,7 +4,7 @@
 // Invalid bundles are reported with every issue and never written.
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { evaluateAssertions, toTrace } from '@paperclip-evals/checks';
+import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import {
   digestFile,
   isContractError,
@@ -13,7 +13,7 @@ import {
 } from '@paperclip-evals/contract';
 import picomatch from 'picomatch';
 
-import type { Assertion, AssertionResult } from '@paperclip-evals/checks';
+import type { Assertion, AssertionResult, ModelGateway, ModelUsage } from '@paperclip-evals/checks';
 import type {
   Issue,
   NativeExecution,
@@ -28,7 +28,7 @@ import type { CoverageSummary } from './cost.js';
 import { caseAssertions, loadEnvironment } from './environment.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_STORE_URL, openStore } from './store.js';
-import type { InsertOutcome } from './store.js';
+import type { InsertOutcome, LedgerStore } from './store.js';
 
 export interface IngestProgress {
   /** How many inputs there are in all (counted up front, only when progress is asked for). */
@@ -55,6 +55,18 @@ export interface IngestOptions {
   readonly writerThread?: boolean;
   /** What '-' reads (default: process.stdin). */
   readonly stdin?: AsyncIterable<Uint8Array>;
+  /**
+   * A model provider for case checks in layers 5–6 (embedding, llm_judge); without it they are stored
+   * not_evaluated / provider_not_configured. No model is called for an attempt the store already holds.
+   */
+  readonly models?: CaseCheckModels;
+}
+
+/** The checks engine's model access for one ingest: one gateway (its session budget spans the run). */
+export interface CaseCheckModels {
+  readonly gateway: ModelGateway;
+  readonly judgeModel?: string;
+  readonly embeddingModel?: string;
 }
 
 export interface IngestConflict {
@@ -76,6 +88,8 @@ export interface IngestSummary {
   readonly environmentMismatches: { readonly input: string; readonly key: AttemptKey }[];
   /** Cost coverage of the attempts inserted by this run. */
   readonly coverage: CoverageSummary;
+  /** Model calls made for case checks (never the agents' own cost); null without a provider. */
+  readonly checkModelUsage: ModelUsage | null;
 }
 
 /** A mistake in how ingest was called (no inputs, stdin twice, an empty directory). */
@@ -391,10 +405,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         invalid.push({ input: target.display, issues });
         continue;
       }
-      // Model layers get no provider here: they are not_evaluated (provider_not_configured), never a pass.
-      const assertions = assertionsByCase.get(parsed.bundle.identity.caseId) ?? [];
-      const checkResults: readonly AssertionResult[] =
-        assertions.length === 0 ? [] : (await evaluateAssertions(toTrace(parsed.bundle), assertions)).results;
+      const checkResults = await evaluateCaseChecks(
+        parsed.bundle,
+        assertionsByCase.get(parsed.bundle.identity.caseId) ?? [],
+        options.models,
+        store,
+      );
       let record: LedgerRecord;
       try {
         record = convertBundle(parsed.bundle, {
@@ -426,5 +442,32 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     unreadable,
     environmentMismatches: mismatches,
     coverage: coverage.summary(),
+    checkModelUsage: options.models === undefined ? null : { ...options.models.gateway.sessionUsage },
   };
+}
+
+const usesModel = (assertion: Assertion): boolean =>
+  isAssertionType(assertion.type) && (LAYER_OF[assertion.type] === 5 || LAYER_OF[assertion.type] === 6);
+
+/**
+ * The engine's verdicts on a case's checks over the attempt's trace. Without a provider the model
+ * layers are not_evaluated (provider_not_configured), never a pass; with one, no model is called for
+ * an attempt the store already holds (it will be a duplicate or a conflict, and is not written).
+ */
+async function evaluateCaseChecks(
+  bundle: NativeExecution,
+  assertions: readonly Assertion[],
+  models: CaseCheckModels | undefined,
+  store: LedgerStore,
+): Promise<readonly AssertionResult[]> {
+  if (assertions.length === 0) return [];
+  if (models === undefined || !assertions.some(usesModel))
+    return (await evaluateAssertions(toTrace(bundle), assertions)).results;
+  const { runId, caseId, configId, attemptId } = bundle.identity;
+  if ((await store.getAttempt({ runId, caseId, configId, attemptId })) !== null) return [];
+  return (
+    await evaluateAssertions(toTrace(bundle), assertions, {
+      models: { ...models, calls: models.gateway.forBatch() },
+    })
+  ).results;
 }

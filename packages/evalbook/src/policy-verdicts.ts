@@ -25,7 +25,9 @@ export interface PolicyVerdict {
   readonly toolName: string;
   /** null: the producer answered the row with an error (or an unknown verdict). */
   readonly decision: PolicyDecision | null;
+  /** The decision's rule_id (the artifact that decided); null when the bundle default applied. */
   readonly ruleId: string | null;
+  /** The decision's reason text as the producer gave it; null for a row error. */
   readonly reason: string | null;
   /** The producer's row error code (e.g. OL-1242), when it gave one. */
   readonly errorCode: string | null;

@@ -1,10 +1,13 @@
 // `evals ingest`: stream attempt bundles into an Evalbook store and print what happened (a human
 // summary, or one JSON report with --json). A progress line goes to stderr only when it is a TTY.
+// Case checks in model layers (llm_judge, embedding) get the provider the checks engine would get
+// from the same EVALS_ENGINE_PROVIDER_* variables; without one they are stored not_evaluated.
 // Exit: 0 only inserted/duplicates · 1 conflicts or invalid bundles · 2 usage error or unreadable input.
 import { styleText } from 'node:util';
+import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
 import { IngestUsageError, StoreError, formatUsd, ingest, ingestExitCode } from '@paperclip-evals/evalbook';
 
-import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
+import type { CaseCheckModels, IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
 
 import { UsageError, show } from '../exit-codes.js';
 
@@ -36,7 +39,9 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   };
   let summary: IngestSummary;
   try {
+    const models = caseCheckModels();
     summary = await ingest({
+      ...(models === undefined ? {} : { models }),
       inputs: options.inputs,
       ...(options.store === undefined ? {} : { storeUrl: options.store }),
       ...(options.env === undefined ? {} : { environmentPath: options.env }),
@@ -87,8 +92,23 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       ? 'cost: no new attempts to price'
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
   );
+  const usage = summary.checkModelUsage;
+  if (usage !== null)
+    lines.push(
+      `model calls for case checks: ${usage.model_calls} (${usage.judge_calls} judge), $${usage.cost_usd.toFixed(6)}${usage.unpriced_calls > 0 ? `, ${usage.unpriced_calls} unpriced (not counted as zero)` : ''}`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
   return code;
+}
+
+/** The provider for model-layer case checks, from the engine's variables; undefined when none is set. */
+function caseCheckModels(): CaseCheckModels | undefined {
+  try {
+    return engineOptionsFromEnv(process.env, () => undefined).models;
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** 75.2 → "1m15s"; 4.4 → "4s". */
