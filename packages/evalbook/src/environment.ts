@@ -231,13 +231,22 @@ name: my-suite
 store: sqlite:.evalbook/evalbook.sqlite
 
 # Each case: its id, the sha256 of its definition (attempts whose input.caseSha256 differs are
-# flagged as environment mismatches, never merged) and the checks it expects a verdict for.
+# flagged as environment mismatches, never merged) and the checks it expects a verdict for. A check
+# without \`type\` is reported by the runner; one with \`type\` and \`spec\` is written in the checks
+# engine's vocabulary (docs/checks-engine.md) and evaluated by \`evals ingest\` over each attempt.
 cases:
   - id: case_example
     sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
     checks:
       - id: example-check
         description: the agent did what the case asked
+      - id: few-tool-calls
+        description: at most 20 tool calls
+        type: constraint
+        spec: { field: steps.length, operator: lte, value: 20 }
+      - id: no-shell
+        type: trace
+        spec: { check: forbidden_tools, tools: [shell.exec] }
 
 # Each config: id, sha256 of its definition, the model (looked up in pricing) and the driver.
 configs:
@@ -263,6 +272,8 @@ report:
   title: My suite
   # all_attempts: infra errors and missing verdicts count against the pass rate's denominator.
   denominator: all_attempts
+  # A check drifts when its newest run scores below max(this, mean − 2·sd of earlier runs).
+  driftThreshold: 0.8
   formats: [html, markdown, json]
 `;
 }
