@@ -1,4 +1,5 @@
 // The assertion vocabulary on the wire: what a caller asks for, and the verdict row it gets back.
+import type { DriftReport } from './drift.js';
 
 export type AssertionType =
   | 'schema'
@@ -53,6 +54,13 @@ export type NotEvaluatedReason =
   | 'short_circuited'
   | 'budget_exhausted';
 
+/**
+ * How a verdict's status was decided: by the assertion's own threshold (static), against the
+ * assertion's run history (dynamic), or by its own threshold because the history could not be read
+ * (dynamic_unavailable).
+ */
+export type ThresholdSource = 'static' | 'dynamic' | 'dynamic_unavailable';
+
 export interface AssertionResult {
   readonly assertion_id: string;
   readonly status: AssertionStatus;
@@ -72,6 +80,10 @@ export interface AssertionResult {
   readonly request_id?: string;
   readonly scope_id?: string;
   readonly judge_metadata?: Readonly<Record<string, unknown>>;
+  /** On every row of a check that ran; absent on not_evaluated rows and spec errors. */
+  readonly threshold_source?: ThresholdSource;
+  /** A dynamic assertion's drift report, this run included (query_drift's, with the type's static threshold). */
+  readonly drift?: DriftReport;
 }
 
 /** What one check concluded, before soft/hard and timing are applied. */

@@ -4,15 +4,15 @@
 import { optionalString, stringField, targetText, unitNumber } from './spec-fields.js';
 
 import type { Verdict } from './assertion-types.js';
+import type { Spec } from './spec-fields.js';
 import type { BatchCalls, CallOutcome } from './model-gateway.js';
 import type { Trace } from './trace.js';
-
-type Spec = Readonly<Record<string, unknown>>;
 
 export const DEFAULT_EMBEDDING_THRESHOLD = 0.8;
 export const DEFAULT_JUDGE_THRESHOLD = 0.7;
 
-export interface ModelModels {
+/** The engine's default models for layers 5–6 (a spec's own `model` wins). */
+export interface ConfiguredModels {
   readonly judgeModel?: string;
   readonly embeddingModel?: string;
 }
@@ -64,7 +64,7 @@ export async function checkEmbedding(
   trace: Trace,
   spec: Spec,
   calls: BatchCalls,
-  models: ModelModels,
+  models: ConfiguredModels,
   signal: AbortSignal,
 ): Promise<Verdict> {
   const reference = stringField(spec, 'reference');
@@ -132,7 +132,7 @@ export async function checkJudge(
   trace: Trace,
   spec: Spec,
   calls: BatchCalls,
-  models: ModelModels,
+  models: ConfiguredModels,
   signal: AbortSignal,
 ): Promise<Verdict> {
   const threshold = unitNumber(spec, 'threshold', DEFAULT_JUDGE_THRESHOLD);
@@ -151,7 +151,8 @@ export async function checkJudge(
   const input = JSON.stringify(trace.input ?? {});
   const question =
     prompt !== undefined
-      ? prompt.replaceAll('{{output}}', output).replaceAll('{{input}}', input)
+      ? // One pass, so an output that itself contains "{{input}}" is not expanded.
+        prompt.replace(/\{\{(input|output)\}\}/g, (_match, name) => (name === 'input' ? input : output))
       : [
           `Rubric: ${RUBRICS[rubricName ?? ''] ?? rubricName ?? ''}`,
           ...(criteria === undefined ? [] : [`Criteria: ${criteria}`]),

@@ -14,9 +14,8 @@ import {
 import { agentInvocations, summarizeTraceTree, traceNodes } from './trace.js';
 
 import type { Verdict } from './assertion-types.js';
+import type { Spec } from './spec-fields.js';
 import type { Trace, WorldEffect } from './trace.js';
-
-type Spec = Readonly<Record<string, unknown>>;
 
 const verdict = (
   passed: boolean,

@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 
 import { SpecError } from './assertion-types.js';
+import { REGEX_TIME_LIMIT_MS, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
   comparisonField,
@@ -19,14 +20,13 @@ import {
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 
 import type { Verdict } from './assertion-types.js';
+import type { Spec } from './spec-fields.js';
 import type { Trace } from './trace.js';
 
-/** Longest regex_match pattern, in characters (JavaScript regexes backtrack; keep them small). */
+/** Longest regex_match pattern, in characters. */
 export const MAX_REGEX_PATTERN_CHARS = 512;
 /** Longest text regex_match runs on, in characters. */
 export const MAX_REGEX_INPUT_CHARS = 100_000;
-
-type Spec = Readonly<Record<string, unknown>>;
 
 const pass = (explanation: string, extra: { expected?: unknown; actual?: unknown } = {}): Verdict => ({
   kind: 'checked',
@@ -101,14 +101,11 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
       expected: comparison.text,
     });
   }
-  const verdict = comparison.test(actual) ? pass : fail;
-  return verdict(
-    `${where} = ${actual}, ${comparison.test(actual) ? 'satisfies' : 'violates'} ${comparison.text}`,
-    {
-      actual,
-      expected: comparison.text,
-    },
-  );
+  const held = comparison.test(actual);
+  return (held ? pass : fail)(`${where} = ${actual}, ${held ? 'satisfies' : 'violates'} ${comparison.text}`, {
+    actual,
+    expected: comparison.text,
+  });
 }
 
 // --- Layer 4: content -------------------------------------------------------------------------
@@ -168,9 +165,9 @@ function checkRegex(trace: Trace, spec: Spec, caseSensitive: boolean): Verdict {
       `spec.value is ${pattern.length} characters; regex_match patterns are bounded at ${MAX_REGEX_PATTERN_CHARS}`,
     );
   }
-  let regex: RegExp;
+  const flags = caseSensitive ? '' : 'i';
   try {
-    regex = new RegExp(pattern, caseSensitive ? '' : 'i');
+    new RegExp(pattern, flags);
   } catch (error) {
     throw new SpecError(`spec.value is not a valid regular expression: ${(error as Error).message}`, {
       cause: error,
@@ -187,7 +184,15 @@ function checkRegex(trace: Trace, spec: Spec, caseSensitive: boolean): Verdict {
       },
     );
   }
-  return regex.test(found.text)
+  const outcome = testRegexWithin(pattern, flags, found.text);
+  if ('timedOut' in outcome) {
+    // Catastrophic backtracking is the pattern's doing: a spec to fix, never a verdict on the agent.
+    throw new SpecError(
+      `spec.value ran longer than ${REGEX_TIME_LIMIT_MS} ms on ${found.where} (catastrophic backtracking): rewrite the pattern without nested or overlapping quantifiers such as (a+)+`,
+    );
+  }
+  if ('error' in outcome) throw new SpecError(`spec.value failed on ${found.where}: ${outcome.error}`);
+  return outcome.matched
     ? pass(`${found.where} matches /${pattern}/`)
     : fail(`${found.where} does not match /${pattern}/`);
 }

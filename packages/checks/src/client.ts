@@ -44,7 +44,11 @@ export interface EvaluateBatchReply {
   readonly results: AssertionResult[];
   readonly total_cost: number;
   readonly total_duration_ms: number;
+  /** false for engine-produced results (simulation mode included). */
+  readonly simulated?: boolean;
   readonly usage: Readonly<Record<string, number>>;
+  /** Present when the engine has a session soft-failure budget: whether it is exceeded. */
+  readonly budget_exceeded?: boolean;
 }
 
 interface Pending {

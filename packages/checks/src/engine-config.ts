@@ -1,5 +1,6 @@
 // The engine's settings from its environment (the stdio server reads nothing else): provider,
-// models, prices, session budget, batch time limit, simulation mode; and its stderr logger.
+// models, prices, session budgets (model calls, soft failures), batch time limit, simulation mode;
+// and its stderr logger.
 import { DEFAULT_EVAL_TIMEOUT_MS } from './engine-server.js';
 import { ModelGateway } from './model-gateway.js';
 import {
@@ -13,6 +14,7 @@ import type { EngineServerOptions, Log, LogLevel } from './engine-server.js';
 
 export const SIMULATION_ENV = 'ATTEST_SIMULATION';
 export const EVAL_TIMEOUT_ENV = 'EVALS_ENGINE_EVAL_TIMEOUT_MS';
+export const SESSION_MAX_SOFT_FAILURES_ENV = 'EVALS_ENGINE_SESSION_MAX_SOFT_FAILURES';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -25,9 +27,18 @@ export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
     timeoutText === undefined || timeoutText === '' ? DEFAULT_EVAL_TIMEOUT_MS : Number(timeoutText);
   if (!Number.isSafeInteger(evalTimeoutMs) || evalTimeoutMs <= 0)
     throw new ProviderConfigError(`${EVAL_TIMEOUT_ENV} must be a whole number > 0`);
+  const softFailuresText = env[SESSION_MAX_SOFT_FAILURES_ENV];
+  const sessionMaxSoftFailures =
+    softFailuresText === undefined || softFailuresText === '' ? undefined : Number(softFailuresText);
+  if (
+    sessionMaxSoftFailures !== undefined &&
+    !(Number.isSafeInteger(sessionMaxSoftFailures) && sessionMaxSoftFailures >= 0)
+  )
+    throw new ProviderConfigError(`${SESSION_MAX_SOFT_FAILURES_ENV} must be a whole number ≥ 0`);
   return {
     simulation: env[SIMULATION_ENV] === '1',
     evalTimeoutMs,
+    ...(sessionMaxSoftFailures === undefined ? {} : { sessionMaxSoftFailures }),
     log,
     ...(provider === undefined
       ? {}

@@ -14,6 +14,7 @@ import {
 } from './drift.js';
 import { MAX_STEPS_PER_TRACE, MAX_TRACE_BYTES, summarizeTraceTree, traceFromJSON } from './trace.js';
 import { PluginResults } from './plugin-results.js';
+import { idNeedsRawToken, rawIdToken } from './request-id.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { DriftHistory } from './drift.js';
@@ -46,6 +47,12 @@ export interface EngineServerOptions {
   /** ATTEST_SIMULATION=1: deterministic layers run, layers 5–6 are not_evaluated / simulation. */
   readonly simulation?: boolean;
   readonly history?: DriftHistory;
+  /**
+   * The session's soft-failure budget: once more soft_fail rows than this have been reported, every
+   * batch result says budget_exceeded: true (its rows are all still returned). Absent: no budget,
+   * and no budget_exceeded field.
+   */
+  readonly sessionMaxSoftFailures?: number;
   /** A batch taking longer is answered 3002. */
   readonly evalTimeoutMs?: number;
   readonly log?: Log;
@@ -70,6 +77,7 @@ export class EngineServer {
   #state: SessionState = 'awaiting_initialize';
   #sessions = 0;
   #assertionsEvaluated = 0;
+  #softFailures = 0;
   readonly #plugins = new PluginResults();
   readonly #history: DriftHistory;
   readonly #log: Log;
@@ -86,30 +94,19 @@ export class EngineServer {
   /** Handles one request line; returns the response line, or undefined for a notification. */
   async handleLine(line: Uint8Array | string): Promise<string | undefined> {
     const lineBytes = typeof line === 'string' ? Buffer.byteLength(line) : line.byteLength;
-    const parsed = readJsonText(line, { maxBytes: MAX_REQUEST_LINE_BYTES, maxDepth: MAX_REQUEST_DEPTH });
-    if (!parsed.ok) {
-      const issue = parsed.issues[0];
-      if (issue?.code === 'json_not_object') {
-        return respond(null, {
-          error: invalidRequest('a request is one JSON object per line (batches are not supported)'),
-        });
-      }
-      return respond(null, {
-        error: new RpcError(
-          RPC_ERROR.parseError,
-          'Parse error',
-          issue === undefined ? 'not JSON' : `${issue.code}: ${issue.message}`,
-        ).toWire(),
-      });
-    }
-    // readJsonText accepts only an object at the top level.
-    const message = parsed.value as Record<string, unknown>;
+    const request = readRequest(line);
+    if ('error' in request) return respond(null, { error: request.error });
+    const { message } = request;
     const hasId = Object.hasOwn(message, 'id');
     const id = message.id;
     const validId = id === null || typeof id === 'string' || typeof id === 'number';
     if (hasId && !validId)
       return respond(null, { error: invalidRequest('id must be a string, a number or null') });
-    const replyId = (hasId ? id : null) as RequestId;
+    const replyId: ReplyId = !hasId
+      ? null
+      : idNeedsRawToken(id)
+        ? { token: rawIdToken(lineText(line)) ?? JSON.stringify(id) }
+        : (id as RequestId);
     if (message.jsonrpc !== '2.0')
       return respond(replyId, { error: invalidRequest('jsonrpc must be "2.0"') });
     if (typeof message.method !== 'string')
@@ -121,7 +118,7 @@ export class EngineServer {
 
     let outcome: { result: unknown } | { error: WireError };
     try {
-      outcome = { result: await this.dispatch(message.method, params, lineBytes) };
+      outcome = { result: await this.dispatch(message.method, params, lineBytes, request.inexactNumbers) };
     } catch (error) {
       if (!(error instanceof RpcError)) {
         this.#log('error', 'request failed unexpectedly', {
@@ -134,7 +131,12 @@ export class EngineServer {
     return hasId ? respond(replyId, outcome) : undefined;
   }
 
-  private async dispatch(method: string, rawParams: object, lineBytes: number): Promise<unknown> {
+  private async dispatch(
+    method: string,
+    rawParams: object,
+    lineBytes: number,
+    inexactNumbers: readonly string[],
+  ): Promise<unknown> {
     if (!(METHODS as readonly string[]).includes(method)) {
       throw new RpcError(
         RPC_ERROR.methodNotFound,
@@ -143,6 +145,13 @@ export class EngineServer {
       );
     }
     this.checkState(method as Method);
+    if (inexactNumbers.length > 0) {
+      const error = inexactNumbersError(inexactNumbers);
+      // validate_trace_tree answers a trace's problems as its result, not as an error.
+      if (method === 'validate_trace_tree' && error.code === RPC_ERROR.invalidTrace)
+        return { valid: false, errors: [error.message] };
+      throw error;
+    }
     const params = checkParams(method as Method, rawParams);
     switch (method as Method) {
       case 'initialize':
@@ -182,11 +191,12 @@ export class EngineServer {
     }
   }
 
+  /** Layers 5–6 and generate_user_message (the `simulation` capability) call a model, so neither is offered in simulation mode. */
   private capabilities(): string[] {
-    const models = this.options.models;
+    const models = this.options.simulation === true ? undefined : this.options.models;
     return [
       ...BASE_CAPABILITIES,
-      ...(models !== undefined && this.options.simulation !== true ? ['layers_5_6'] : []),
+      ...(models !== undefined ? ['layers_5_6'] : []),
       ...(models?.judgeModel !== undefined ? ['simulation'] : []),
     ];
   }
@@ -250,6 +260,7 @@ export class EngineServer {
         ...(models === undefined || calls === undefined ? {} : { models: { ...models, calls } }),
         simulation: this.options.simulation === true,
         pluginResults: this.#plugins,
+        history: this.#history,
         signal: deadline.signal,
       });
     } catch (error) {
@@ -264,20 +275,20 @@ export class EngineServer {
       clearTimeout(timer);
     }
     this.#assertionsEvaluated += evaluation.results.length;
-    try {
-      for (const result of evaluation.results) {
-        if (result.status !== 'not_evaluated')
-          await this.#history.append(result.assertion_id, { score: result.score, status: result.status });
-      }
-    } catch (error) {
-      throw historyError(error);
+    for (const problem of evaluation.history_errors ?? []) {
+      this.#log('warn', 'drift history unavailable: runs of this batch were not all recorded', {
+        detail: problem,
+      });
     }
+    const softFailureBudget = this.options.sessionMaxSoftFailures;
+    this.#softFailures += evaluation.results.filter((result) => result.status === 'soft_fail').length;
     return {
       results: evaluation.results,
       total_cost: evaluation.total_cost,
       total_duration_ms: evaluation.total_duration_ms,
       simulated: false,
       usage: evaluation.usage satisfies ModelUsage,
+      ...(softFailureBudget === undefined ? {} : { budget_exceeded: this.#softFailures > softFailureBudget }),
     };
   }
 
@@ -371,8 +382,63 @@ export class EngineServer {
   }
 }
 
-function respond(id: RequestId, outcome: { result: unknown } | { error: WireError }): string {
+/** The id a reply carries: the request's, or for an id JSON.parse changed, its token as written. */
+type ReplyId = RequestId | { readonly token: string };
+
+function respond(id: ReplyId, outcome: { result: unknown } | { error: WireError }): string {
+  if (typeof id === 'object' && id !== null) {
+    return `{"jsonrpc":"2.0","id":${id.token},${JSON.stringify(outcome).slice(1)}`;
+  }
   return JSON.stringify({ jsonrpc: '2.0', id, ...outcome });
+}
+
+type ReadRequest =
+  | {
+      readonly message: Record<string, unknown>;
+      /** JSON pointers of numbers (other than the id) that a double cannot hold exactly. */
+      readonly inexactNumbers: readonly string[];
+    }
+  | { readonly error: WireError };
+
+/** One request line read strictly: an object, or the -32700 / -32600 error that answers it. */
+function readRequest(line: Uint8Array | string): ReadRequest {
+  const parsed = readJsonText(line, { maxBytes: MAX_REQUEST_LINE_BYTES, maxDepth: MAX_REQUEST_DEPTH });
+  if (parsed.ok) return { message: parsed.value as Record<string, unknown>, inexactNumbers: [] };
+  const issue = parsed.issues[0];
+  if (issue?.code === 'json_not_object') {
+    return { error: invalidRequest('a request is one JSON object per line (batches are not supported)') };
+  }
+  if (parsed.issues.every((problem) => problem.code === 'json_number_unsafe')) {
+    // Strict JSON but for numbers beyond ±(2^53 − 1): the same object, with those numbers rounded.
+    // The id is echoed from its token; any other such number is refused by dispatch.
+    return {
+      message: JSON.parse(lineText(line)) as Record<string, unknown>,
+      inexactNumbers: parsed.issues.map((problem) => problem.path ?? '').filter((path) => path !== '/id'),
+    };
+  }
+  return {
+    error: new RpcError(
+      RPC_ERROR.parseError,
+      'Parse error',
+      issue === undefined ? 'not JSON' : `${issue.code}: ${issue.message}`,
+    ).toWire(),
+  };
+}
+
+function lineText(line: Uint8Array | string): string {
+  return typeof line === 'string'
+    ? line
+    : Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8');
+}
+
+/** Numbers a double cannot hold exactly, in a trace (1001) or elsewhere in the params (-32602). */
+function inexactNumbersError(pointers: readonly string[]): RpcError {
+  const inTrace = pointers.every((path) => path.startsWith('/params/trace/'));
+  return new RpcError(
+    inTrace ? RPC_ERROR.invalidTrace : RPC_ERROR.invalidParams,
+    `numbers beyond ±(2^53 − 1) cannot be read exactly: ${pointers.slice(0, 10).join(', ')}`,
+    'JSON numbers are read as IEEE 754 doubles: send such numbers (64-bit ids, for instance) as strings.',
+  );
 }
 
 function invalidRequest(detail: string): WireError {

@@ -2,22 +2,31 @@
 // 2 constraint, 3 trace / trace_tree / effect, 4 content), plugins, then the model layers (5
 // embedding, 6 llm_judge) — which are reported not_evaluated / short_circuited, not omitted, once a
 // deterministic assertion has hard-failed. Results come back in the order the assertions were given.
+// With a drift history, every verdict is recorded there, and a dynamic assertion
+// (`spec.threshold: "dynamic"`) is also held to the bar its history sets and carries its drift.
 import { performance } from 'node:perf_hooks';
 
 import { LAYER_OF, SpecError, isAssertionType } from './assertion-types.js';
 import { checkContent, checkConstraint, checkSchema } from './checks-values.js';
 import { checkEffect, checkTrace, checkTraceTree } from './checks-structure.js';
-import { checkEmbedding, checkJudge } from './checks-model.js';
+import {
+  DEFAULT_EMBEDDING_THRESHOLD,
+  DEFAULT_JUDGE_THRESHOLD,
+  checkEmbedding,
+  checkJudge,
+} from './checks-model.js';
+import { DEFAULT_STATIC_THRESHOLD, DriftHistoryUnavailableError, driftReport } from './drift.js';
 import { emptyUsage } from './model-gateway.js';
 import { optionalString } from './spec-fields.js';
 
 import type { Assertion, AssertionResult, AssertionType, Layer, Verdict } from './assertion-types.js';
+import type { DriftHistory, DriftRun } from './drift.js';
 import type { BatchCalls, ModelUsage } from './model-gateway.js';
-import type { ModelModels } from './checks-model.js';
+import type { ConfiguredModels } from './checks-model.js';
 import type { PluginResults } from './plugin-results.js';
 import type { Trace } from './trace.js';
 
-export interface ModelAccess extends ModelModels {
+export interface ModelAccess extends ConfiguredModels {
   readonly calls: BatchCalls;
 }
 
@@ -28,6 +37,12 @@ export interface EvaluateOptions {
   readonly simulation?: boolean;
   readonly pluginResults?: PluginResults;
   readonly signal?: AbortSignal;
+  /**
+   * Where every verdict (not not_evaluated rows) is recorded, per assertion_id, and where dynamic
+   * assertions find their baseline. Without it nothing is recorded and a dynamic assertion keeps its
+   * static threshold (threshold_source dynamic_unavailable).
+   */
+  readonly history?: DriftHistory;
 }
 
 export interface BatchEvaluation {
@@ -37,6 +52,11 @@ export interface BatchEvaluation {
   /** Sum of the rows' duration_ms, not wall-clock time. */
   readonly total_duration_ms: number;
   readonly usage: ModelUsage;
+  /**
+   * What went wrong with the drift history during the batch (it threw DriftHistoryUnavailableError):
+   * the rows are complete regardless, but some were not recorded or fell back to static thresholds.
+   */
+  readonly history_errors?: readonly string[];
 }
 
 const DETERMINISTIC: Readonly<
@@ -77,6 +97,7 @@ export async function evaluateAssertions(
         a.position - b.position,
     );
   const results: AssertionResult[] = new Array<AssertionResult>(assertions.length);
+  const history = new BatchHistory(options.history);
   let deterministicHardFail: string | undefined;
 
   for (const { assertion, position, layer } of ordered) {
@@ -88,17 +109,24 @@ export async function evaluateAssertions(
       if (!(error instanceof SpecError)) throw error;
       verdict = { kind: 'invalid_spec', explanation: `invalid spec: ${error.message}` };
     }
-    const result = toResult(assertion, layer, verdict, Math.round(performance.now() - started));
+    let result = toResult(assertion, layer, verdict, Math.round(performance.now() - started));
+    if (result.threshold_source !== undefined && isDynamic(assertion))
+      result = await heldToHistory(assertion, result, history);
     results[position] = result;
     if (result.status === 'hard_fail' && layer !== 5 && layer !== 6 && layer !== 'plugin') {
       deterministicHardFail ??= assertion.assertion_id;
     }
+  }
+  // Recorded once the whole batch has its rows (a batch that fails records nothing), in request order.
+  for (const { assertion_id: id, score, status } of results) {
+    if (status !== 'not_evaluated') await history.record(id, { score, status });
   }
   return {
     results,
     total_cost: results.reduce((sum, result) => sum + result.cost, 0),
     total_duration_ms: results.reduce((sum, result) => sum + result.duration_ms, 0),
     usage: options.models?.calls.usage ?? emptyUsage(),
+    ...(history.errors.length === 0 ? {} : { history_errors: history.errors }),
   };
 }
 
@@ -161,9 +189,11 @@ async function evaluateOne(
         explanation: 'no model provider is configured',
       };
     }
+    // A dynamic assertion's static verdict uses the type's default threshold.
+    const staticSpec = isDynamic(assertion) ? { ...spec, threshold: undefined } : spec;
     return type === 'embedding'
-      ? checkEmbedding(trace, spec, options.models.calls, options.models, signal)
-      : checkJudge(trace, spec, options.models.calls, options.models, signal);
+      ? checkEmbedding(trace, staticSpec, options.models.calls, options.models, signal)
+      : checkJudge(trace, staticSpec, options.models.calls, options.models, signal);
   }
   return DETERMINISTIC[type](trace, spec);
 }
@@ -210,10 +240,108 @@ function toResult(
         score: verdict.score ?? (verdict.passed ? 1 : 0),
         explanation: verdict.explanation,
         cost: verdict.cost ?? 0,
+        threshold_source: 'static',
         ...(verdict.expected === undefined ? {} : { expected: verdict.expected }),
         ...(verdict.actual === undefined ? {} : { actual: verdict.actual }),
         ...(verdict.judge_metadata === undefined ? {} : { judge_metadata: verdict.judge_metadata }),
       };
     }
+  }
+}
+
+/** A dynamic assertion: its status is also held to the bar its own run history sets. */
+function isDynamic(assertion: Assertion): boolean {
+  return assertion.spec.threshold === 'dynamic';
+}
+
+/** The threshold a dynamic assertion's bar never drops below: its type's default static one. */
+function staticThresholdOf(type: string): number {
+  if (type === 'embedding') return DEFAULT_EMBEDDING_THRESHOLD;
+  if (type === 'llm_judge') return DEFAULT_JUDGE_THRESHOLD;
+  return DEFAULT_STATIC_THRESHOLD;
+}
+
+/**
+ * A dynamic assertion's verdict against its history: the drift report of its runs with this one
+ * appended (query_drift's algorithm, with the type's static threshold). With an active baseline a
+ * score below the bar fails (soft when the assertion is soft); the bar only ever tightens the
+ * static verdict, never turns a failure into a pass. With too short a baseline the static verdict
+ * stands (threshold_source static); with an unreadable history too (dynamic_unavailable).
+ */
+async function heldToHistory(
+  assertion: Assertion,
+  result: AssertionResult,
+  history: BatchHistory,
+): Promise<AssertionResult> {
+  const runs = await history.runs(result.assertion_id);
+  if (runs === undefined) {
+    return {
+      ...result,
+      threshold_source: 'dynamic_unavailable',
+      explanation: `[dynamic_unavailable: ${history.problem}] ${result.explanation}`,
+    };
+  }
+  const drift = driftReport(
+    result.assertion_id,
+    [...runs, { score: result.score, status: result.status as DriftRun['status'] }],
+    staticThresholdOf(result.type),
+  );
+  if (!drift.baseline_active) return { ...result, threshold_source: 'static', drift };
+  if (result.status !== 'pass' || drift.status === 'ok')
+    return { ...result, threshold_source: 'dynamic', drift };
+  return {
+    ...result,
+    status: assertion.spec.soft === true ? 'soft_fail' : 'hard_fail',
+    threshold_source: 'dynamic',
+    drift,
+    explanation: `${result.explanation}; but score ${result.score} is below the dynamic bar ${rounded(drift.bar)} (baseline of ${drift.count} runs: mean ${rounded(drift.mean)}, stddev ${rounded(drift.stddev)})`,
+  };
+}
+
+const rounded = (value: number | null): string =>
+  value === null ? 'none' : String(Math.round(value * 1e4) / 1e4);
+
+/**
+ * One batch's use of the drift history. Once the history has failed (DriftHistoryUnavailableError),
+ * the rest of the batch neither waits on it again nor records: its rows are answered regardless.
+ */
+class BatchHistory {
+  readonly errors: string[] = [];
+  #problem: string | undefined;
+
+  constructor(private readonly history: DriftHistory | undefined) {
+    if (history === undefined) this.#problem = 'no drift history is configured';
+  }
+
+  /** Why the history cannot be used, once it cannot. */
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
+  /** The assertion's runs, or undefined when the history is unavailable. */
+  async runs(assertionId: string): Promise<DriftRun[] | undefined> {
+    if (this.history === undefined || this.#problem !== undefined) return undefined;
+    try {
+      return await this.history.runs(assertionId);
+    } catch (error) {
+      this.#unavailable(error);
+      return undefined;
+    }
+  }
+
+  async record(assertionId: string, run: DriftRun): Promise<void> {
+    if (this.history === undefined || this.#problem !== undefined) return;
+    try {
+      await this.history.append(assertionId, run);
+    } catch (error) {
+      this.#unavailable(error);
+    }
+  }
+
+  #unavailable(error: unknown): void {
+    // Anything else is a bug, answered -32603 by the server.
+    if (!(error instanceof DriftHistoryUnavailableError)) throw error;
+    this.#problem = error.message;
+    this.errors.push(error.message);
   }
 }

@@ -8,8 +8,10 @@ export type {
   AssertionType,
   Layer,
   NotEvaluatedReason,
+  ThresholdSource,
 } from './assertion-types.js';
 export { MAX_REGEX_INPUT_CHARS, MAX_REGEX_PATTERN_CHARS } from './checks-values.js';
+export { REGEX_TIME_LIMIT_MS } from './regex-guard.js';
 export { DEFAULT_EMBEDDING_THRESHOLD, DEFAULT_JUDGE_THRESHOLD, parseJudgeReply } from './checks-model.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS, EngineClient } from './client.js';
 export type {
@@ -84,6 +86,7 @@ export type { PathLookup, PathSegment } from './trace-path.js';
 export {
   EVAL_TIMEOUT_ENV,
   LOG_LEVELS,
+  SESSION_MAX_SOFT_FAILURES_ENV,
   SIMULATION_ENV,
   engineOptionsFromEnv,
   jsonLogger,

@@ -3,9 +3,11 @@
 import { SpecError } from './assertion-types.js';
 import { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
 
+import type { Assertion } from './assertion-types.js';
 import type { PathSegment } from './trace-path.js';
 
-type Spec = Readonly<Record<string, unknown>>;
+/** An assertion's spec, as the checks read it. */
+export type Spec = Assertion['spec'];
 
 export function stringField(spec: Spec, key: string): string {
   const value = spec[key];

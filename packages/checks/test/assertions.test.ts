@@ -1,12 +1,15 @@
 // The assertion vocabulary, layer by layer, as a table: each row is one assertion against one trace
 // and the status (and reason) it must get. Then the batch rules: layer order, short-circuiting of
 // the model layers after a deterministic hard failure, soft failures, and result order.
+import { performance } from 'node:perf_hooks';
+
 import { describe, expect, it } from 'vitest';
 
 import { evaluateAssertions } from '../src/evaluate.ts';
 import { summarizeTraceTree, traceFromJSON } from '../src/trace.ts';
 import { PluginResults } from '../src/plugin-results.ts';
 import { MAX_REGEX_INPUT_CHARS, MAX_REGEX_PATTERN_CHARS } from '../src/checks-values.ts';
+import { REGEX_TIME_LIMIT_MS } from '../src/regex-guard.ts';
 
 import type { Assertion, AssertionResult } from '../src/assertion-types.ts';
 
@@ -416,6 +419,30 @@ describe('assertions, one at a time', () => {
     ]);
     expect(results[0]).toMatchObject({ status: 'hard_fail' });
     expect(results[0]?.explanation).toMatch(/regex_match bound/);
+  });
+
+  it('stops a catastrophically backtracking regex at its time limit (a spec to fix, not a hang)', async () => {
+    // ^(a+)+$ on 30 a's and a miss backtracks through 2^30 splits: minutes unbounded.
+    const nearMiss = traceFromJSON({
+      schema_version: 1,
+      trace_id: 't',
+      output: { message: `${'a'.repeat(30)}!` },
+    });
+    const regex = (id: string, value: string): Assertion => ({
+      assertion_id: id,
+      type: 'content',
+      spec: { target: 'output.message', check: 'regex_match', value },
+    });
+    const started = performance.now();
+    const { results } = await evaluateAssertions(nearMiss, [
+      regex('evil', '^(a+)+$'),
+      regex('fine', 'a{30}!$'),
+    ]);
+    expect(performance.now() - started).toBeLessThan(REGEX_TIME_LIMIT_MS + 5_000);
+    expect(results[0]).toMatchObject({ status: 'hard_fail', failure_class: 'invalid_spec' });
+    expect(results[0]?.explanation).toMatch(/catastrophic backtracking/);
+    // The stuck worker was replaced: the next regex in the batch still gets a real verdict.
+    expect(results[1]).toMatchObject({ status: 'pass' });
   });
 });
 

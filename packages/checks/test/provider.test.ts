@@ -107,6 +107,42 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
     expect(results.map((result) => result.status)).toEqual(['hard_fail', 'soft_fail']);
   });
 
+  it('fills a prompt template once: the agent output is sent as it is, never expanded', async () => {
+    provider.script('/chat/completions', chatReply('{"score": 0.9, "reason": "ok"}'));
+    const trace = traceFromJSON({
+      schema_version: 1,
+      trace_id: 't',
+      input: { q: 'refund?' },
+      output: { message: 'see {{input}} and $& here' },
+    });
+    await evaluateAssertions(
+      trace,
+      [{ assertion_id: 'judge', type: 'llm_judge', spec: { prompt: 'Q: {{input}} A: {{output}}' } }],
+      { models: { calls: gateway().forBatch(), judgeModel: 'judge-model' } },
+    );
+    const messages = provider.requests[0]?.body.messages as { content: string }[];
+    expect(messages[1]?.content).toBe('Q: {"q":"refund?"} A: see {{input}} and $& here');
+  });
+
+  it('judges a dynamic threshold by the default static one (0.7) until its history says more', async () => {
+    provider.script(
+      '/chat/completions',
+      chatReply('{"score": 0.75, "reason": "fine"}'),
+      chatReply('{"score": 0.65, "reason": "weak"}'),
+    );
+    const dynamic = {
+      assertion_id: 'judge',
+      type: 'llm_judge',
+      spec: { rubric: 'tone', threshold: 'dynamic' },
+    };
+    const { results } = await run([dynamic, { ...dynamic, assertion_id: 'judge-2' }]);
+    expect(results.map((result) => [result.status, result.threshold_source])).toEqual([
+      ['pass', 'dynamic_unavailable'],
+      ['hard_fail', 'dynamic_unavailable'],
+    ]);
+    expect(results[0]?.expected).toBe(0.7);
+  });
+
   it.each([
     ['prose instead of JSON', 'Looks great to me!', 'judge_malformed'],
     ['a score out of range', '{"score": 7}', 'judge_malformed'],

@@ -98,4 +98,26 @@ describe('EngineServer', () => {
     });
     expect(calls).toHaveLength(1);
   });
+
+  it('offers layers 5–6 and generate_user_message (simulation) only when a model may be called', async () => {
+    const provider: ModelProvider = {
+      chat: () => Promise.reject(new Error('unused')),
+      embed: () => Promise.reject(new Error('unused')),
+    };
+    const models = {
+      gateway: new ModelGateway(provider, { maxRetries: 0, retryDelayMs: 0, prices: {} }),
+      judgeModel: 'judge',
+    };
+    const capabilities = async (simulation: boolean): Promise<unknown> => {
+      const server = new EngineServer({ models, simulation });
+      const reply = JSON.parse((await server.handleLine(INITIALIZE)) ?? 'null') as {
+        result: { capabilities: string[] };
+      };
+      return reply.result.capabilities;
+    };
+    expect(await capabilities(false)).toEqual(expect.arrayContaining(['layers_5_6', 'simulation']));
+    const simulated = await capabilities(true);
+    expect(simulated).not.toContain('layers_5_6');
+    expect(simulated).not.toContain('simulation');
+  });
 });

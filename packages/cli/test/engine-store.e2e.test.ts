@@ -3,6 +3,7 @@
 // on the same SQLite store, scores it low once and query_drift sees all eleven runs (drift detected).
 // Without --store, the second session starts from nothing.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { EngineProcess, INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
 
-const EVALS = join(fileURLToPath(new URL('../../../', import.meta.url)), 'packages/cli/bin/evals.js');
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'packages/cli/bin/evals.js');
 const TRACE = {
   schema_version: 1,
   trace_id: 'trc_drift',
@@ -74,6 +76,39 @@ describe('evals engine --stdio --store', () => {
     await scored(inMemory, 40, 0.4);
     const fresh = await inMemory.request(4, 'query_drift', { assertion_id: 'quality', static_threshold: 0 });
     expect(fresh.result).toMatchObject({ report: { count: 0, baseline_active: false, status: 'ok' } });
+  });
+
+  it('still answers evaluate_batch when the store fails mid-session, and query_drift 3001', async () => {
+    const file = join(dir, 'failing.sqlite');
+    const engine = await session(['--store', `sqlite:${file}`]);
+    // Break the store under the running engine: its next read or write of drift runs fails.
+    type Database = { exec(sql: string): void; close(): void };
+    const open = createRequire(join(ROOT, 'packages/evalbook/package.json'))('better-sqlite3') as new (
+      path: string,
+    ) => Database;
+    const db = new open(file);
+    db.exec('DROP TABLE drift_runs');
+    db.close();
+    engine.send({
+      jsonrpc: '2.0',
+      method: 'submit_plugin_result',
+      params: {
+        trace_id: TRACE.trace_id,
+        plugin_name: 'scorer',
+        assertion_id: 'quality',
+        result: { status: 'pass', score: 0.9, explanation: 'scored' },
+      },
+    });
+    const reply = await engine.request(2, 'evaluate_batch', {
+      trace: TRACE,
+      assertions: [{ assertion_id: 'quality', type: 'plugin', spec: { threshold: 'dynamic' } }],
+    });
+    expect(reply.result?.results).toMatchObject([
+      { status: 'pass', threshold_source: 'dynamic_unavailable' },
+    ]);
+    const drift = await engine.request(3, 'query_drift', { assertion_id: 'quality' });
+    expect(drift.error).toMatchObject({ code: 3001, data: { error_type: 'ENGINE_ERROR' } });
+    expect(engine.stderr.join('\n')).toContain('drift history unavailable');
   });
 
   it('refuses a store it cannot open, with exit 2', async () => {

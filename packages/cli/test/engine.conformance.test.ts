@@ -119,6 +119,19 @@ describe('evals engine --stdio: lifecycle', () => {
     }
   });
 
+  it('echoes ids beyond 2^53 and fractional ids exactly as written', async () => {
+    const process = await initialized();
+    for (const token of ['9007199254740993', '-123456789012345678901234567890', '0.10000000000000000001']) {
+      process.send(`{"jsonrpc":"2.0","id":${token},"method":"query_drift","params":{"assertion_id":"a"}}`);
+      const line = (await process.nextLine()) ?? '';
+      expect(line.startsWith(`{"jsonrpc":"2.0","id":${token},"result":{`)).toBe(true);
+    }
+    process.send('{"jsonrpc":"2.0","id":18446744073709551617,"method":"no_such_method"}');
+    expect(await process.nextLine()).toMatch(
+      /^\{"jsonrpc":"2\.0","id":18446744073709551617,"error":\{"code":-32601,/,
+    );
+  });
+
   it('executes a notification without replying to it', async () => {
     const process = await initialized();
     const result = { status: 'pass', score: 0.9, explanation: 'rules satisfied' };
@@ -339,6 +352,83 @@ describe('evals engine --stdio: assertions over the wire', () => {
     expect(
       (await process.request(4, 'query_drift', { assertion_id: 'quality' })).result?.static_threshold,
     ).toBe(0.8);
+  });
+
+  it('holds a dynamic assertion to the bar of its history, carrying its drift in the row', async () => {
+    const process = await initialized();
+    const scored = (score: number, id: number): Promise<Reply> => {
+      process.send({
+        jsonrpc: '2.0',
+        method: 'submit_plugin_result',
+        params: {
+          trace_id: TRACE.trace_id,
+          plugin_name: 'scorer',
+          assertion_id: 'quality',
+          result: { status: 'pass', score, explanation: 'scored' },
+        },
+      });
+      return process.request(id, 'evaluate_batch', {
+        trace: TRACE,
+        assertions: [{ assertion_id: 'quality', type: 'plugin', spec: { threshold: 'dynamic' } }],
+      });
+    };
+    const first = await scored(0.95, 10);
+    expect(first.result).toMatchObject({ simulated: false });
+    expect(first.result?.results).toMatchObject([
+      { status: 'pass', threshold_source: 'static', drift: { count: 0, baseline_active: false } },
+    ]);
+    for (let run = 1; run < 10; run++) await scored(0.95, 10 + run);
+    const drifted = await scored(0.85, 20);
+    expect(drifted.result?.results).toMatchObject([
+      {
+        assertion_id: 'quality',
+        status: 'hard_fail',
+        threshold_source: 'dynamic',
+        drift: { count: 10, latest_score: 0.85, status: 'drift_detected', baseline_active: true },
+      },
+    ]);
+    expect((await process.request(21, 'query_drift', { assertion_id: 'quality' })).result).toMatchObject({
+      report: { count: 10, latest_score: 0.85, status: 'drift_detected' },
+    });
+  });
+
+  it('reports budget_exceeded once the session soft-failure budget is spent, still returning every row', async () => {
+    const process = await initialized({ EVALS_ENGINE_SESSION_MAX_SOFT_FAILURES: '1' });
+    const soft = {
+      assertion_id: 'polite',
+      type: 'content',
+      spec: { check: 'contains', value: 'thank you', soft: true },
+    };
+    const batch = async (id: number): Promise<Reply> =>
+      process.request(id, 'evaluate_batch', { trace: TRACE, assertions: [soft, COST_CHECK] });
+    const within = await batch(2);
+    expect(within.result).toMatchObject({ budget_exceeded: false });
+    const over = await batch(3);
+    expect(over.result).toMatchObject({ budget_exceeded: true });
+    expect(over.result?.results).toMatchObject([{ status: 'soft_fail' }, { status: 'pass' }]);
+    const plain = await (
+      await initialized()
+    ).request(2, 'evaluate_batch', { trace: TRACE, assertions: [soft] });
+    expect(plain.result).not.toHaveProperty('budget_exceeded');
+  });
+
+  it('stops a catastrophically backtracking regex_match and answers the batch', async () => {
+    const process = await initialized();
+    const reply = await process.request(2, 'evaluate_batch', {
+      trace: { ...TRACE, output: { message: `${'a'.repeat(32)}!` } },
+      assertions: [
+        {
+          assertion_id: 'evil',
+          type: 'content',
+          spec: { check: 'regex_match', value: '^(a+)+$' },
+        },
+        COST_CHECK,
+      ],
+    });
+    expect(reply.result?.results).toMatchObject([
+      { assertion_id: 'evil', status: 'hard_fail', failure_class: 'invalid_spec' },
+      { assertion_id: 'cost', status: 'pass' },
+    ]);
   });
 });
 

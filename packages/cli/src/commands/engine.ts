@@ -25,18 +25,32 @@ export interface EngineOptions {
   readonly store?: string;
 }
 
-/** The engine's drift history over an Evalbook store; a store failure answers query_drift with 3001. */
+/**
+ * The engine's drift history over an Evalbook store. Any store failure, thrown or rejected, becomes
+ * DriftHistoryUnavailableError: query_drift answers it 3001, evaluate_batch still answers its rows.
+ */
 function storeDriftHistory(store: LedgerStore): DriftHistory {
-  const unavailable = (error: unknown): never => {
-    throw new DriftHistoryUnavailableError(error instanceof Error ? error.message : String(error));
-  };
+  const unavailable = (error: unknown): DriftHistoryUnavailableError =>
+    new DriftHistoryUnavailableError(error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
   return {
-    append: (checkId, run) => store.appendDriftRun({ checkId, ...run }).catch(unavailable),
-    runs: (checkId) =>
-      store
-        .driftWindow(checkId, DRIFT_WINDOW_RUNS)
-        .then((runs) => runs.map(({ score, status }) => ({ score, status })))
-        .catch(unavailable),
+    // async, so that a store method throwing synchronously (better-sqlite3 does) is caught too.
+    append: async (checkId, run) => {
+      try {
+        await store.appendDriftRun({ checkId, ...run });
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    runs: async (checkId) => {
+      try {
+        const runs = await store.driftWindow(checkId, DRIFT_WINDOW_RUNS);
+        return runs.map(({ score, status }) => ({ score, status }));
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
   };
 }
 
