@@ -2,6 +2,8 @@
 // against `evals validate` of the same files in the same run (target: ingest ≤ 1.5× validate-only),
 // with the ingesting process's peak RSS (target < 400 MB); then the same ingest into PostgreSQL on
 // loopback (a throwaway server, as the tests start it) when initdb and pg_ctl are on the machine.
+// One more SQLite ingest with an environment whose cases carry four deterministic engine checks
+// (constraint, trace ×2, content) says what evaluating case checks at ingest costs.
 //
 // Both sides are the real CLI in a child process reading the same files (the page cache is warmed
 // first), so the ratio is what a user sees: parse + canonical digest + convert + batched writes,
@@ -48,6 +50,36 @@ async function writeCorpus(dir: string, count: number): Promise<number> {
     await writeFile(join(sub, `${attemptId}.json`), text);
   }
   return bytes;
+}
+
+/** An environment for the corpus: its 40 cases and 2 configs, each case with four engine checks. */
+async function writeCheckedEnvironment(path: string): Promise<void> {
+  const digestsOf = (caseId: string, configId: string) =>
+    (syntheticAttempt({ caseId, configId }) as { input: { caseSha256: string; configSha256: string } }).input;
+  const checks = [
+    { id: 'few-steps', type: 'constraint', spec: { field: 'steps.length', operator: 'lte', value: 5 } },
+    { id: 'no-loops', type: 'trace', spec: { check: 'loop_detection', max_repetitions: 3 } },
+    { id: 'no-shell', type: 'trace', spec: { check: 'forbidden_tools', tools: ['shell.exec'] } },
+    {
+      id: 'finished',
+      type: 'content',
+      spec: { target: 'output.run_terminal_state', check: 'contains', value: 'succeeded' },
+    },
+  ];
+  const cases = Array.from({ length: 40 }, (_, index) => {
+    const caseId = `case_${String(index).padStart(3, '0')}`;
+    return { id: caseId, sha256: digestsOf(caseId, 'config_0').caseSha256, checks };
+  });
+  const configs = ['config_0', 'config_1'].map((configId) => ({
+    id: configId,
+    sha256: digestsOf('case_000', configId).configSha256,
+    model: 'bench-model',
+    driver: 'paperclip-deterministic',
+  }));
+  await writeFile(
+    path,
+    JSON.stringify({ schema: 'paperclip-evals/environment/v1', name: 'ingest-bench', cases, configs }),
+  );
 }
 
 const median = (values: readonly number[]): number => {
@@ -128,6 +160,27 @@ async function main(): Promise<void> {
     };
     log(
       `sqlite:   ${Math.round(count / sqliteSeconds)} attempts/s; ${ratio.toFixed(2)}× validate-only (${Math.round(count / validateSeconds)} bundles/s), target ≤ ${RATIO_TARGET}× ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}; peak RSS ${mb(peakRss)}, target < ${mb(RSS_TARGET_BYTES)} ${peakRss < RSS_TARGET_BYTES ? 'met' : 'NOT met'}`,
+    );
+
+    const environment = join(dir, 'evalbook.json');
+    await writeCheckedEnvironment(environment);
+    const checked = await runCli([
+      'ingest',
+      corpus,
+      '--store',
+      `sqlite:${join(dir, 'checked.sqlite')}`,
+      '--env',
+      environment,
+    ]);
+    expectExit('evals ingest (sqlite, case checks)', checked, 0);
+    result.sqliteWithCaseChecks = {
+      seconds: checked.seconds,
+      attemptsPerSecond: count / checked.seconds,
+      ratioToPlainIngest: checked.seconds / sqliteSeconds,
+      ratioToValidate: checked.seconds / validateSeconds,
+    };
+    log(
+      `sqlite + 4 case checks per attempt: ${Math.round(count / checked.seconds)} attempts/s (${(checked.seconds / sqliteSeconds).toFixed(2)}× plain ingest, ${(checked.seconds / validateSeconds).toFixed(2)}× validate-only)`,
     );
 
     if (!values['no-postgres']) {
