@@ -215,6 +215,12 @@ describe('case checks in the checks vocabulary', () => {
     ]);
     expect(html).toMatch(/data-insufficient-history="2"/);
 
+    const junit = evals(['report', '--format', 'junit', ...STORE]).stdout;
+    expect(junit).toContain('<testsuite name="check drift" tests="5" failures="2" errors="0" skipped="2">');
+    expect(junit).toMatch(
+      /<testcase name="case_synthetic · few-steps" classname="drift\.config_synthetic">\s*<failure message="0\.000 in run_11 &lt; bar 0\.960/,
+    );
+
     // Judged on its own, run_10 is the newest: few-steps held; only the soft check stays under 0.8.
     const earlier = evals([
       'report',

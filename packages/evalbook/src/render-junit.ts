@@ -1,6 +1,9 @@
 // The JUnit XML report: one testcase per (case, config), grouped in one testsuite per config. A cell
 // passes when every counted attempt solved; unsolved attempts are <failure>, errored, incomplete and
 // over-budget attempts are <error> (the harness, not the agent) — the two stay distinct for CI.
+// When the evalbook has check scores, one more testsuite, "check drift", has a testcase per (case,
+// check, config): a <failure> when it drifted, <skipped> while it has too few runs for a bar.
+import type { CheckDrift } from './check-drift.js';
 import type { EvalbookSummary, GridCell } from './summary.js';
 
 export interface JunitReportInput {
@@ -32,6 +35,31 @@ function testcase(cell: GridCell): string {
   return `    <testcase name="${name}" classname="${xml(cell.configId)}">${body}</testcase>`;
 }
 
+function driftTestcase(drift: CheckDrift): string {
+  const name = xml(`${drift.caseId} · ${drift.checkId}`);
+  const score = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(3));
+  const body =
+    drift.status === 'drift_detected'
+      ? `\n      <failure message="${xml(`${score(drift.latestScore)} in ${drift.latestRunId ?? '?'} < bar ${score(drift.bar)} (mean ${score(drift.mean)} over ${drift.baselineRuns} earlier runs)`)}" type="drift_detected"/>\n    `
+      : drift.status === 'insufficient_history'
+        ? `\n      <skipped message="${xml(`${drift.baselineRuns} earlier scored runs; a bar needs 10`)}"/>\n    `
+        : '';
+  return `    <testcase name="${name}" classname="${xml(`drift.${drift.configId}`)}">${body}</testcase>`;
+}
+
+function driftSuite(drifts: readonly CheckDrift[]): string[] {
+  if (drifts.length === 0) return [];
+  const failures = drifts.filter((drift) => drift.status === 'drift_detected').length;
+  const skipped = drifts.filter((drift) => drift.status === 'insufficient_history').length;
+  return [
+    [
+      `  <testsuite name="check drift" tests="${drifts.length}" failures="${failures}" errors="0" skipped="${skipped}">`,
+      ...drifts.map(driftTestcase),
+      '  </testsuite>',
+    ].join('\n'),
+  ];
+}
+
 export function renderJunit(input: JunitReportInput): string {
   const byConfig = new Map<string, GridCell[]>();
   for (const cell of input.summary.grid) {
@@ -54,5 +82,5 @@ export function renderJunit(input: JunitReportInput): string {
       '  </testsuite>',
     ].join('\n');
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${suites.join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${[...suites, ...driftSuite(input.summary.checkDrift)].join('\n')}\n</testsuites>\n`;
 }
