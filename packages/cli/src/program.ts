@@ -143,7 +143,10 @@ export function createProgram(): Command {
         .default('json'),
     )
     .option('--out <file>', 'write the report to this file (atomically) instead of stdout')
-    .option('--run <runId>', 'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it')
+    .option(
+      '--run <runId>',
+      'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it',
+    )
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
     .option('--a-run <runId>', 'or compare two runs: the baseline run…')
