@@ -13,7 +13,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   '@paperclip-evals/contract': [],
   '@paperclip-evals/checks': ['@paperclip-evals/contract'],
   '@paperclip-evals/policy': ['@paperclip-evals/contract'],
-  '@paperclip-evals/evalbook': ['@paperclip-evals/contract'],
+  // Evalbook scoring runs the checks engine in-process (issue 7: "one engine serves both"); checks
+  // itself still depends on contract only, so every arrow still points down.
+  '@paperclip-evals/evalbook': ['@paperclip-evals/checks', '@paperclip-evals/contract'],
   '@paperclip-evals/qualification': ['@paperclip-evals/contract'],
   '@paperclip-evals/cli': [
     '@paperclip-evals/qualification',
