@@ -9,6 +9,7 @@
 // `node --expose-gc --import tsx scripts/bench/policy-bench.ts` it also samples the live heap after a
 // full GC (the leak check: RSS alone includes garbage not yet collected). Targets are reported, never
 // enforced; exits non-zero only on bad arguments or a failed replay job.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -95,6 +96,8 @@ interface BenchResult {
   readonly rowsPerSecond: number;
   /** The consumer's own CPU (user + system) per row, which is what a loaded machine cannot hide. */
   readonly consumerCpuMicrosPerRow: number;
+  /** The producer processes' CPU per row (from /proc/self/stat cutime + cstime; null off Linux). */
+  readonly producerCpuMicrosPerRow: number | null;
   readonly rowErrors: number;
   readonly verdicts: Record<string, number>;
   readonly rssSamplesBytes: number[];
@@ -124,7 +127,14 @@ const sessions = count('sessions', args.values.sessions);
 const processes = count('processes', args.values.processes);
 const inFlight = count('in-flight', args.values['in-flight']);
 
-/** Sessions made on demand: `events` rows spread over `sessions` sessions, 1 s apart in each. */
+/** Each tool's members as JSON text, written once: the generator only fills in ids per row. */
+const TOOL_MEMBERS = TOOLS.map((tool) => JSON.stringify(tool).slice(1, -1));
+
+/**
+ * Sessions made on demand: `events` rows spread over `sessions` sessions, 1 s apart in each. Each
+ * event is the JSON text of {event_type, session_id, tool_use_id, tool_name, tool_input,
+ * spend_delta}, built from strings so the generator costs the consumer little.
+ */
 function* generateSessions(): Generator<Policy.ReplaySession<null>> {
   const perSession = Math.ceil(events / sessions);
   for (let index = 0, left = events; left > 0; index++, left -= perSession) {
@@ -132,20 +142,32 @@ function* generateSessions(): Generator<Policy.ReplaySession<null>> {
     yield {
       key: `session-${index}`,
       events: (function* () {
+        const head = `{"event_type":"pre_tool_use","session_id":"session-${index}","tool_use_id":"call-`;
         for (let step = 0; step < length; step++) {
-          const tool = TOOLS[(index + step) % TOOLS.length];
-          const event = {
-            event_type: 'pre_tool_use',
-            session_id: `session-${index}`,
-            tool_use_id: `call-${step}`,
-            ...tool,
-            spend_delta: 1000,
-          };
-          yield { ref: null, event: JSON.stringify(event), nowMs: 1_757_000_000_000n + BigInt(step) * 1000n };
+          const tool = TOOL_MEMBERS[(index + step) % TOOL_MEMBERS.length] ?? '';
+          const event = `${head}${step}",${tool},"spend_delta":1000}`;
+          yield { ref: null, event, nowMs: 1_757_000_000_000n + BigInt(step) * 1000n };
         }
       })(),
     };
   }
+}
+
+/**
+ * CPU time of this process's reaped children in µs (Linux: cutime + cstime of /proc/self/stat, in
+ * clock ticks of 10 ms), or null where that file is missing. The producers are reaped when the
+ * replay resolves, so the difference across it is their CPU.
+ */
+function childrenCpuMicros(): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the parenthesised command name; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10_000;
 }
 
 async function run(): Promise<BenchResult> {
@@ -159,6 +181,7 @@ async function run(): Promise<BenchResult> {
   let rows = 0;
   const started = process.hrtime.bigint();
   const cpuBefore = process.cpuUsage();
+  const childrenBefore = childrenCpuMicros();
   const summary = await policy.replaySessions({
     command: { file: process.execPath, args: [CLI, 'policy', 'evaluate'] },
     bundle: JSON.stringify(BUNDLE),
@@ -179,6 +202,9 @@ async function run(): Promise<BenchResult> {
   });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
+  const childrenAfter = childrenCpuMicros();
+  const producerCpuMicros =
+    childrenBefore === null || childrenAfter === null ? null : childrenAfter - childrenBefore;
   const steady = rssSamplesBytes.slice(1);
   const rssSpreadBytes = steady.length === 0 ? 0 : Math.max(...steady) - Math.min(...steady);
   const rowsPerSecond = Math.round(summary.rows / seconds);
@@ -189,6 +215,8 @@ async function run(): Promise<BenchResult> {
     seconds: Math.round(seconds * 100) / 100,
     rowsPerSecond,
     consumerCpuMicrosPerRow: Math.round(((cpu.user + cpu.system) / summary.rows) * 10) / 10,
+    producerCpuMicrosPerRow:
+      producerCpuMicros === null ? null : Math.round((producerCpuMicros / summary.rows) * 10) / 10,
     rowErrors: summary.rowErrors,
     verdicts,
     rssSamplesBytes,
@@ -209,7 +237,7 @@ else {
     [
       `policy replay: ${result.events} events, ${result.sessions} sessions, ${result.processes} producer process(es)`,
       `  ${result.seconds} s · ${result.rowsPerSecond} rows/s (target ≥ ${TARGET_ROWS_PER_SECOND}: ${result.targets.rowsPerSecond ? 'met' : 'missed'})`,
-      `  consumer CPU: ${result.consumerCpuMicrosPerRow} µs/row`,
+      `  consumer CPU: ${result.consumerCpuMicrosPerRow} µs/row · producer CPU: ${result.producerCpuMicrosPerRow ?? 'n/a'} µs/row`,
       `  consumer RSS every ${SAMPLE_EVERY_ROWS} rows: ${result.rssSamplesBytes.map(mb).join(', ')}`,
       `  RSS spread after the first sample: ${mb(result.rssSpreadBytes)} (target < ${mb(RSS_SPREAD_TARGET_BYTES)}: ${result.targets.rssFlat ? 'met' : 'missed'})`,
       result.heapAfterGcSamplesBytes.length === 0

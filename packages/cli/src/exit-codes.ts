@@ -3,6 +3,7 @@ import { CommanderError } from 'commander';
 import { isContractError } from '@paperclip-evals/contract';
 
 import type { ContractErrorCode } from '@paperclip-evals/contract';
+import type { PolicyErrorCode } from '@paperclip-evals/policy';
 
 export const EXIT = {
   /** Everything checked is valid / compatible. */
@@ -18,6 +19,44 @@ export const EXIT = {
   /** A bug or an unexpected failure inside Evals. */
   internal: 70,
 } as const;
+
+/**
+ * `evals policy evaluate`: the evaluate protocol's own codes (a bundle_error alone is not a row
+ * error). They are the protocol's, not the other commands' meanings.
+ */
+export const POLICY_EVALUATE_EXIT = {
+  /** No row error; also --describe, or a load check with zero rows. */
+  ok: 0,
+  /** At least one row error response; other rows may have succeeded. */
+  rowErrors: 1,
+  /** Could not start: a usage error or the reserved --listen. */
+  couldNotStart: 2,
+} as const;
+
+/** `evals policy replay`. */
+export const POLICY_REPLAY_EXIT = {
+  /** Every call was decided. */
+  ok: 0,
+  /** At least one row error (reported per call as policy_error). */
+  rowErrors: 1,
+  /** Bad usage, or an input (attempts, bundle, store) that cannot be read or is not valid. */
+  usage: EXIT.usage,
+  /** The policy binary could not be verified (path or sha256), like runnerd's artifact. */
+  binaryInvalid: EXIT.artifactInvalid,
+  /** Job error: the producer broke the evaluate protocol or the job could not complete. */
+  jobFailed: 5,
+} as const;
+
+const EXIT_FOR_POLICY_ERROR: Record<PolicyErrorCode, number> = {
+  paperclip_policy_bundle_invalid: POLICY_REPLAY_EXIT.usage,
+  paperclip_policy_binary_invalid: POLICY_REPLAY_EXIT.binaryInvalid,
+  paperclip_policy_job_failed: POLICY_REPLAY_EXIT.jobFailed,
+};
+
+/** The exit code of `evals policy replay` for one of the policy package's coded errors. */
+export function exitCodeForPolicyError(code: PolicyErrorCode): number {
+  return EXIT_FOR_POLICY_ERROR[code];
+}
 
 const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_native_execution_invalid: EXIT.invalid,

@@ -4,6 +4,7 @@
 // counts; the same replay again changes nothing (duplicates); attempt files not in the ledger are
 // refused with the reason; a store that cannot be opened is a usage error (exit 2).
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +87,25 @@ const policySection = (store: string): PolicyStat[] | null => {
   return (JSON.parse(report.stdout) as { summary: { policy: PolicyStat[] | null } }).summary.policy;
 };
 
+/** The stored verdicts' decision columns, read with the store's own SQLite driver. */
+function storedVerdicts(file: string): Record<string, unknown>[] {
+  type Database = { prepare(sql: string): { all(): Record<string, unknown>[] }; close(): void };
+  const open = createRequire(join(REPO, 'packages/evalbook/package.json'))('better-sqlite3') as new (
+    path: string,
+    options: { readonly: boolean },
+  ) => Database;
+  const db = new open(file, { readonly: true });
+  try {
+    return db
+      .prepare(
+        'SELECT decision, rule_id, reason, agreement FROM policy_verdicts ORDER BY decision, rule_id DESC, call_id',
+      )
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'evals-policy-store-e2e-'));
   bundlePath = join(dir, 'policy.json');
@@ -124,6 +144,28 @@ describe('evals policy replay --store', () => {
       },
     ];
     expect(policySection(store)).toEqual(expected);
+    // Each stored verdict carries the decision's rule id and reason text (null only when the bundle
+    // default decided, which has its own reason).
+    expect(storedVerdicts(join(dir, 'book.sqlite'))).toEqual([
+      ...Array.from({ length: 4 }, () => ({
+        decision: 'allow',
+        rule_id: null,
+        reason: 'no artifact decided: the bundle default applies',
+        agreement: 'agree',
+      })),
+      ...Array.from({ length: 3 }, () => ({
+        decision: 'deny',
+        rule_id: 'solved-reads-nothing',
+        reason: 'this attempt may not read',
+        agreement: 'policy_denies_runner_allowed',
+      })),
+      {
+        decision: 'deny',
+        rule_id: 'no-approvals',
+        reason: 'approvals need a human',
+        agreement: 'agree',
+      },
+    ]);
 
     const again = replay(store);
     expect(again.status).toBe(0);

@@ -45,6 +45,7 @@ export {
   parseRunnerdBuildMetadata,
   resolveRunnerdArtifact,
   runnerdBuildMetadataIssues,
+  stageVerifiedExecutable,
 } from './runnerd-artifact.js';
 export type {
   ResolveRunnerdArtifactOptions,
@@ -52,6 +53,8 @@ export type {
   RunnerdArtifactIssue,
   RunnerdArtifactIssueCode,
   RunnerdBuildMetadata,
+  StageVerifiedExecutableOptions,
+  StagedExecutable,
 } from './runnerd-artifact.js';
 export {
   CONSUMER_REQUIREMENTS_V1,

@@ -123,6 +123,74 @@ export async function resolveRunnerdArtifact(
   const maxMetadataBytes = options.maxMetadataBytes ?? DEFAULT_MAX_METADATA_BYTES;
   assertPositiveInteger('metadataTimeoutMs', metadataTimeoutMs);
   assertPositiveInteger('maxMetadataBytes', maxMetadataBytes);
+  const staged = await stageVerifiedExecutable({
+    executablePath: options.executablePath,
+    expectedSha256: options.expectedSha256,
+    stagingDirPrefix: RUNNERD_STAGING_DIR_PREFIX,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
+  try {
+    const outcome = staged.runnable
+      ? await runBuildMetadata(staged.stagedPath, staged.stagingDir, metadataTimeoutMs, maxMetadataBytes)
+      : NOT_EXECUTABLE_FORMAT;
+    const buildMetadata = buildMetadataFromOutcome(
+      outcome,
+      staged.executablePath,
+      metadataTimeoutMs,
+      maxMetadataBytes,
+    );
+    return {
+      executablePath: staged.executablePath,
+      sha256: staged.sha256,
+      byteSize: staged.byteSize,
+      buildMetadata,
+      ...(buildMetadata.buildProfile === undefined ? {} : { buildProfile: buildMetadata.buildProfile }),
+    };
+  } finally {
+    await staged.dispose();
+  }
+}
+
+export interface StageVerifiedExecutableOptions {
+  /** Absolute, or relative to `cwd`; never looked up on PATH. A symlink is refused. */
+  readonly executablePath: string;
+  /** `sha256:` + 64 lowercase hex digits. */
+  readonly expectedSha256: string;
+  /** Base of a relative `executablePath` (default: process.cwd()). */
+  readonly cwd?: string;
+  /** Name prefix of the private staging directory created under os.tmpdir(). */
+  readonly stagingDirPrefix: string;
+}
+
+/** A verified executable's private copy: run `stagedPath` only, then dispose() of it. */
+export interface StagedExecutable {
+  /** Absolute path of the file that was hashed (symlinks are never followed, so no link). */
+  readonly executablePath: string;
+  readonly sha256: Sha256Digest;
+  readonly byteSize: number;
+  /** The copy (mode 0700) in `stagingDir` (mode 0700): the bytes that were hashed. */
+  readonly stagedPath: string;
+  readonly stagingDir: string;
+  /**
+   * An ELF executable for this machine or a `#!` script: what execve runs. Anything else would be
+   * refused with ENOEXEC and handed to /bin/sh by execvp, so the caller must not run it.
+   */
+  readonly runnable: boolean;
+  /** Removes the staging directory (and the copy). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The verification step of the resolver, shared with every other "explicit path + sha256"
+ * executable (the policy producer): the form of the path and digest, then the file opened without
+ * following a final symlink, checked to be a regular file with an execute bit, read once into
+ * sha256 and into a private copy, and the digest compared in constant time. Throws
+ * ContractError('paperclip_runnerd_artifact_invalid') with every form issue, or one path_invalid
+ * or digest_mismatch issue; the staging directory is removed on every failure.
+ */
+export async function stageVerifiedExecutable(
+  options: StageVerifiedExecutableOptions,
+): Promise<StagedExecutable> {
   const { executablePath, expectedSha256 } = options;
 
   // Every check of form first, before anything touches the file system.
@@ -140,7 +208,7 @@ export async function resolveRunnerdArtifact(
     let stagedPath: string;
     let copied: CopyResult;
     try {
-      stagingDir = await mkdtemp(join(tmpdir(), RUNNERD_STAGING_DIR_PREFIX));
+      stagingDir = await mkdtemp(join(tmpdir(), options.stagingDirPrefix));
       await chmod(stagingDir, 0o700);
       stagedPath = join(stagingDir, basename(absolutePath));
       copied = await copyAndHash(source, stagedPath, absolutePath);
@@ -158,24 +226,19 @@ export async function resolveRunnerdArtifact(
         },
       ]);
     }
-    const outcome = isExecutableFormat(copied.head)
-      ? await runBuildMetadata(stagedPath, stagingDir, metadataTimeoutMs, maxMetadataBytes)
-      : NOT_EXECUTABLE_FORMAT;
-    const buildMetadata = buildMetadataFromOutcome(
-      outcome,
-      absolutePath,
-      metadataTimeoutMs,
-      maxMetadataBytes,
-    );
+    const dir = stagingDir;
     return {
       executablePath: absolutePath,
       sha256: copied.digest,
       byteSize: copied.byteSize,
-      buildMetadata,
-      ...(buildMetadata.buildProfile === undefined ? {} : { buildProfile: buildMetadata.buildProfile }),
+      stagedPath,
+      stagingDir: dir,
+      runnable: isExecutableFormat(copied.head),
+      dispose: () => rm(dir, { recursive: true, force: true }),
     };
-  } finally {
+  } catch (error) {
     if (stagingDir !== undefined) await rm(stagingDir, { recursive: true, force: true });
+    throw error;
   }
 }
 

@@ -112,8 +112,13 @@ export type Agreement =
   | 'no_recorded_outcome';
 
 export interface ToolCallComparison extends ToolCallRef {
+  /** The decision's verdict; null for a row error. */
   readonly verdict: string | null;
+  /** The decision's rule_id: the artifact that decided; null when the default applied or for a row error. */
   readonly ruleId: string | null;
+  /** The decision's reason text; null for a row error (its code is errorCode). */
+  readonly reason: string | null;
+  /** The row error's code (e.g. OL-1243); null when the row was decided. */
   readonly errorCode: string | null;
   readonly agreement: Agreement;
 }
@@ -121,10 +126,19 @@ export interface ToolCallComparison extends ToolCallRef {
 /** The per-call comparison the Evalbook view stores: the policy's decision vs the recorded outcome. */
 export function compareToolCall(call: ToolCallRef, reply: RowReply): ToolCallComparison {
   if (!reply.ok)
-    return { ...call, verdict: null, ruleId: null, errorCode: reply.code, agreement: 'policy_error' };
-  const verdict = typeof reply.decision.verdict === 'string' ? reply.decision.verdict : null;
-  const ruleId = typeof reply.decision.rule_id === 'string' ? reply.decision.rule_id : null;
-  const base = { ...call, verdict, ruleId, errorCode: null };
+    return {
+      ...call,
+      verdict: null,
+      ruleId: null,
+      reason: null,
+      errorCode: reply.code,
+      agreement: 'policy_error',
+    };
+  const { decision } = reply;
+  const verdict = typeof decision.verdict === 'string' ? decision.verdict : null;
+  const ruleId = typeof decision.rule_id === 'string' ? decision.rule_id : null;
+  const reason = typeof decision.reason === 'string' ? decision.reason : null;
+  const base = { ...call, verdict, ruleId, reason, errorCode: null };
   if (call.recordedOutcome === null) return { ...base, agreement: 'no_recorded_outcome' };
   if (verdict !== 'allow' && verdict !== 'deny' && verdict !== 'ask')
     return { ...base, agreement: 'policy_error' };

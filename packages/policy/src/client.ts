@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 
 import { jobFailed } from './errors.js';
-import { LineReader, compactJson, memberSpans } from './framing.js';
+import { LineReader, compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 
@@ -17,6 +17,17 @@ export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_STDERR_BYTES = 16 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 2048;
 const HANDSHAKE_ID = -1;
+const STATE_OUT_KEYS = ['state_out'] as const;
+const stateOutSpans = memberSpansFor(STATE_OUT_KEYS);
+
+/** The raw state_out of a response (already known to have an object there), compacted. */
+function stateOutText(text: string): string {
+  // The producer writes state_out last: found from the end without walking the decision.
+  const last = lastMember(text, 'state_out');
+  if (last !== undefined) return compactJson(text.slice(last.start, last.end));
+  findMembers(text, 0, text.length, STATE_OUT_KEYS, stateOutSpans);
+  return compactJson(text.slice(stateOutSpans[0] ?? 0, stateOutSpans[1] ?? 0));
+}
 
 export interface ProducerCommand {
   /** The executable to run (already verified: see resolvePolicyBinary). */
@@ -92,6 +103,7 @@ export class EvaluateClient {
   #lastProgressMs = 0;
   #stderrBytes = 0;
   #stderrTail = '';
+  #outbox = '';
   #handshake: Record<string, unknown> | undefined;
   readonly #stdoutEnded: Promise<void>;
   readonly #exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -166,11 +178,27 @@ export class EvaluateClient {
   }
 
   evaluate(row: RowRequest): Promise<RowReply> {
+    return new Promise((resolve, reject) => {
+      this.submit(row, resolve, reject);
+    });
+  }
+
+  /**
+   * evaluate() without a promise per row: `onReply` gets the row's reply, or `onFailure` the job
+   * error (at once when the job has already failed). Both are called at most once, from the stdout
+   * handler; neither may throw.
+   */
+  submit(row: RowRequest, onReply: (reply: RowReply) => void, onFailure: (error: PolicyError) => void): void {
+    if (this.#failure !== undefined) {
+      onFailure(this.#failure);
+      return;
+    }
     const seq = this.#nextSeq++;
     this.#send(
       `{"type":"row","id":"r${seq}","event":${row.event},"state_in":${row.stateIn ?? 'null'},"now_ms":${row.nowMs}}\n`,
     );
-    return this.#expect('row', seq);
+    this.#pending.push({ kind: 'row', seq, resolve: onReply as (reply: unknown) => void, reject: onFailure });
+    this.#armTimer();
   }
 
   /**
@@ -179,6 +207,7 @@ export class EvaluateClient {
    */
   async finish(): Promise<{ rowErrors: number }> {
     this.#throwIfFailed();
+    this.#flush();
     this.#child.stdin.end();
     const [, exit] = await Promise.all([this.#stdoutEnded, this.#exited]);
     this.#throwIfFailed(); // a truncated frame or a missing reply was found when the process closed
@@ -203,15 +232,16 @@ export class EvaluateClient {
 
   #send(frame: string): void {
     this.#throwIfFailed();
-    // Frames written in one tick leave in one write.
-    if (this.#child.stdin.writableCorked === 0) {
-      this.#child.stdin.cork();
-      process.nextTick(() => {
-        this.#child.stdin.uncork();
-      });
-    }
-    this.#child.stdin.write(frame);
+    // Frames sent in one tick leave in one write.
+    if (this.#outbox === '') process.nextTick(this.#flush);
+    this.#outbox += frame;
   }
+
+  readonly #flush = (): void => {
+    const frames = this.#outbox;
+    this.#outbox = '';
+    if (frames !== '' && this.#failure === undefined) this.#child.stdin.write(frames);
+  };
 
   #expect<T>(kind: Pending['kind'], seq: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -339,8 +369,7 @@ export class EvaluateClient {
 
   #onResponse(fields: Record<string, unknown>, text: string): void {
     const head = this.#pending[this.#head];
-    const seq =
-      typeof fields.id === 'string' && /^r\d+$/.test(fields.id) ? Number(fields.id.slice(1)) : undefined;
+    const seq = sequenceOf(fields.id);
     if (head?.kind !== 'row') {
       const why = seq !== undefined && seq <= this.#lastAnsweredSeq ? 'reply_duplicate' : 'reply_unexpected';
       this.#fail(
@@ -425,9 +454,7 @@ export class EvaluateClient {
       );
       return;
     }
-    const span = memberSpans(text).get('state_out');
-    const stateText = span === undefined ? '{}' : compactJson(text.slice(span.start, span.end));
-    this.#settle(head, { ok: true, bundleDigest: digest, decision, stateOut: stateText });
+    this.#settle(head, { ok: true, bundleDigest: digest, decision, stateOut: stateOutText(text) });
   }
 
   #settle(head: Pending, reply: unknown): void {
@@ -547,6 +574,20 @@ export class EvaluateClient {
     const tail = this.#stderrTail.trim();
     return tail === '' ? '' : `; stderr ends: ${tail.slice(-300)}`;
   }
+}
+
+/** The sequence number in a row id we sent (`r<seq>`), or undefined for any other value. */
+function sequenceOf(id: unknown): number | undefined {
+  if (typeof id !== 'string' || id.length < 2 || id.length > 16 || id.charCodeAt(0) !== 0x72)
+    return undefined;
+  if (id.charCodeAt(1) === 0x30 && id.length > 2) return undefined; // r07 is not what we sent as r7
+  let seq = 0;
+  for (let at = 1; at < id.length; at++) {
+    const digit = id.charCodeAt(at) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    seq = seq * 10 + digit;
+  }
+  return seq;
 }
 
 function expectedIdOf(head: Pending): string {

@@ -26,3 +26,26 @@ const STRENGTH: Record<Verdict, number> = { allow: 1, ask: 2, deny: 3 };
 export function isStronger(candidate: Verdict, current: Verdict): boolean {
   return STRENGTH[candidate] > STRENGTH[current];
 }
+
+/** Strings of decisions come from bundles (ids, reasons): each is quoted once, up to this many. */
+const QUOTED_CACHE_ENTRIES = 4096;
+const quoted = new Map<string, string>();
+
+function quote(text: string): string {
+  let json = quoted.get(text);
+  if (json === undefined) {
+    if (quoted.size >= QUOTED_CACHE_ENTRIES) quoted.clear();
+    json = JSON.stringify(text);
+    quoted.set(text, json);
+  }
+  return json;
+}
+
+/** The Decision as compact JSON, byte for byte what JSON.stringify writes (same member order). */
+export function decisionToJSON(decision: Decision): string {
+  let matched = '';
+  for (const entry of decision.matched)
+    matched += `${matched === '' ? '' : ','}{"rule_id":${quote(entry.rule_id)},"verdict":"${entry.verdict}","source":"${entry.source}"}`;
+  const ruleId = decision.rule_id === null ? 'null' : quote(decision.rule_id);
+  return `{"verdict":"${decision.verdict}","rule_id":${ruleId},"reason":${quote(decision.reason)},"matched":[${matched}],"state":"${decision.state}"}`;
+}

@@ -37,8 +37,9 @@ export function evaluateEvent(
   }
   const matched: MatchedArtifact[] = [];
   let decider: { id: string; verdict: MatchedArtifact['verdict']; reason: string } | undefined;
+  const context = { event, nowMs, registers: state, available };
   for (const artifact of bundle.artifacts) {
-    const outcome = artifact.evaluate({ event, nowMs, registers: state, available });
+    const outcome = artifact.evaluate(context);
     if (outcome === undefined) continue;
     matched.push({ rule_id: artifact.id, verdict: outcome.verdict, source: outcome.source });
     if (decider === undefined || isStronger(outcome.verdict, decider.verdict))

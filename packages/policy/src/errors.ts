@@ -26,7 +26,8 @@ export type JobFailureCode =
   | 'output_truncated'
   | 'stderr_overflow'
   | 'exit_mismatch'
-  | 'bundle_rejected';
+  | 'bundle_rejected'
+  | 'bundle_digest_mismatch';
 
 export class PolicyError extends Error {
   override readonly name = 'PolicyError';

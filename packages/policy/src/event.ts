@@ -1,9 +1,9 @@
 // The protocol's Event as the zone evaluator sees it, read from a row's `event` object. Every field
 // defaults when omitted (`{}` is a valid event) and unknown fields are ignored; a field of the wrong
 // type makes the row malformed (OL-1240). `env` values are strings used for classification only.
-import { memberSpans, parseI64 } from './framing.js';
+import { i64Of, memberSource } from './framing.js';
 
-import type { Span } from './framing.js';
+import type { RawSource } from './framing.js';
 
 export interface PolicyEvent {
   readonly event_type: string;
@@ -23,11 +23,11 @@ export interface PolicyEvent {
 const STRING_FIELDS = ['event_type', 'session_id', 'tool_use_id', 'tool_name'] as const;
 
 /**
- * The event of a row, or the reason it is malformed. `text[span)` is the raw `event` member, for
- * spend_delta; `value` is what JSON.parse made of it.
+ * The event of a row, or the reason it is malformed. `value` is what JSON.parse made of the row's
+ * `event` member (undefined when absent) and `source` its raw text, for spend_delta.
  */
-export function eventFromJSON(value: unknown, text: string, span: Span | undefined): PolicyEvent | string {
-  if (span === undefined) return 'event is required';
+export function eventFromJSON(value: unknown, source: RawSource): PolicyEvent | string {
+  if (value === undefined) return 'event is required';
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return 'event must be a JSON object';
   const raw = value as Record<string, unknown>;
@@ -43,24 +43,23 @@ export function eventFromJSON(value: unknown, text: string, span: Span | undefin
   }
   let spendDelta: bigint | undefined;
   if (raw.spend_delta !== undefined && raw.spend_delta !== null) {
-    const spendSpan =
-      typeof raw.spend_delta === 'number'
-        ? memberSpans(text, span.start, span.end).get('spend_delta')
-        : undefined;
-    spendDelta = spendSpan === undefined ? undefined : parseI64(text.slice(spendSpan.start, spendSpan.end));
+    spendDelta = i64Of(raw.spend_delta, memberSource(source, 'spend_delta'));
     if (spendDelta === undefined) return 'event.spend_delta must be a signed 64-bit integer';
   }
-  return {
+  const event: Mutable<PolicyEvent> = {
     event_type: (raw.event_type as string | undefined) ?? '',
     session_id: (raw.session_id as string | undefined) ?? '',
     tool_use_id: (raw.tool_use_id as string | undefined) ?? '',
     tool_name: (raw.tool_name as string | undefined) ?? '',
     tool_input: raw.tool_input ?? null,
     binding: raw.binding ?? null,
-    ...(raw.tool_result === undefined ? {} : { tool_result: raw.tool_result }),
-    ...(raw.agent === undefined ? {} : { agent: raw.agent }),
-    ...(env === undefined || env === null ? {} : { env: env as Record<string, string> }),
-    ...(raw.session === undefined ? {} : { session: raw.session }),
-    ...(spendDelta === undefined ? {} : { spend_delta: spendDelta }),
   };
+  if (raw.tool_result !== undefined) event.tool_result = raw.tool_result;
+  if (raw.agent !== undefined) event.agent = raw.agent;
+  if (env !== undefined && env !== null) event.env = env as Record<string, string>;
+  if (raw.session !== undefined) event.session = raw.session;
+  if (spendDelta !== undefined) event.spend_delta = spendDelta;
+  return event;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -1,5 +1,5 @@
 // NDJSON framing shared by the producer and the consumer: bytes → complete lines (UTF-8 checked,
-// each line bounded), and the raw text of an object's top-level members, so 64-bit integers
+// each line bounded), and the raw text of chosen members of an object, so 64-bit integers
 // (`now_ms`, registers, `state_out`) and echoed ids never pass through a double.
 import { isUtf8 } from 'node:buffer';
 
@@ -11,9 +11,14 @@ export type LineEvent =
   | { readonly kind: 'not_utf8'; readonly byteLength: number }
   | { readonly kind: 'too_large'; readonly byteLength: number };
 
+const NEWLINE = 0x0a;
+
 /**
  * Splits a byte stream into `\n`-terminated lines. A line longer than `maxLineBytes` is dropped as
- * it arrives (never buffered whole) and reported once as too_large when its newline comes.
+ * it arrives (never buffered whole) and reported once as too_large when its newline comes. The
+ * complete lines of a chunk are checked and decoded in one step (a newline byte never occurs inside
+ * a UTF-8 sequence), then split as text; a chunk that is not UTF-8 is split as bytes to find the
+ * lines at fault.
  */
 export class LineReader {
   #pending: Buffer[] = [];
@@ -28,9 +33,45 @@ export class LineReader {
   }
 
   push(chunk: Buffer, emit: (event: LineEvent) => void): void {
+    const first = chunk.indexOf(NEWLINE);
+    if (first === -1) {
+      this.#keep(chunk);
+      return;
+    }
+    this.#lines(chunk.subarray(0, first + 1), emit); // completes the line held from earlier chunks
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last > first) {
+      const whole = chunk.subarray(first + 1, last); // whole lines, the final newline left out
+      if (isUtf8(whole)) this.#text(whole.toString('utf8'), emit);
+      else this.#lines(chunk.subarray(first + 1, last + 1), emit);
+    }
+    this.#keep(chunk.subarray(last + 1));
+  }
+
+  /** End of stream: bytes after the last newline are handed on as one more line. */
+  finish(emit: (event: LineEvent) => void): void {
+    if (this.partialBytes > 0) this.push(Buffer.from('\n'), emit);
+  }
+
+  /** Lines of already-checked text (no line held from an earlier chunk). */
+  #text(text: string, emit: (event: LineEvent) => void): void {
+    for (let start = 0; ;) {
+      const newline = text.indexOf('\n', start);
+      const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
+      // A UTF-16 unit is 1 to 3 UTF-8 bytes: the byte count is needed only near the limit.
+      const byteLength = line.length * 3 <= this.maxLineBytes ? 0 : Buffer.byteLength(line, 'utf8');
+      if (byteLength > this.maxLineBytes) emit({ kind: 'too_large', byteLength });
+      else emit({ kind: 'line', text: line });
+      if (newline === -1) return;
+      start = newline + 1;
+    }
+  }
+
+  /** `bytes` ends with a newline: each line is checked on its own. */
+  #lines(bytes: Buffer, emit: (event: LineEvent) => void): void {
     let start = 0;
-    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
-      const piece = chunk.subarray(start, newline);
+    for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, start)) {
+      const piece = bytes.subarray(start, newline);
       start = newline + 1;
       if (this.#oversizedBytes !== undefined) {
         emit({ kind: 'too_large', byteLength: this.#oversizedBytes + piece.byteLength });
@@ -48,12 +89,6 @@ export class LineReader {
       else if (!isUtf8(line)) emit({ kind: 'not_utf8', byteLength: line.byteLength });
       else emit({ kind: 'line', text: line.toString('utf8') });
     }
-    this.#keep(chunk.subarray(start));
-  }
-
-  /** End of stream: bytes after the last newline are handed on as one more line. */
-  finish(emit: (event: LineEvent) => void): void {
-    if (this.partialBytes > 0) this.push(Buffer.from('\n'), emit);
   }
 
   #keep(rest: Buffer): void {
@@ -71,39 +106,112 @@ export class LineReader {
   }
 }
 
-/** `[start, end)` of a member's value inside the text it was found in. */
-export interface Span {
-  readonly start: number;
-  readonly end: number;
+/**
+ * Where chosen members of a JSON object are: `spans[2i]`, `spans[2i + 1]` is `[start, end)` of the
+ * value of `keys[i]` (its last occurrence, as in JSON.parse), or -1, -1 when the key is absent.
+ * Allocation-free: each caller keeps its own `spans` (length 2 × keys.length) and reads it before
+ * the next call.
+ */
+export type MemberSpans = Int32Array;
+
+export function memberSpansFor(keys: readonly string[]): MemberSpans {
+  return new Int32Array(keys.length * 2);
 }
 
 /**
- * The raw value text of every top-level member of the JSON object in `text[from, to)`, by key
- * (the last occurrence wins, as in JSON.parse). The text must already be known to be valid JSON
- * with an object there (JSON.parse accepted it): this only finds boundaries, it does not validate.
+ * Fills `spans` for `keys` from the object in `text[from, to)`. The text must already be known to
+ * be valid JSON with an object there (JSON.parse accepted it): this only finds boundaries, it
+ * does not validate. Returns false when there is no object at `from`.
  */
-export function memberSpans(text: string, from = 0, to = text.length): Map<string, Span> {
-  const spans = new Map<string, Span>();
+export function findMembers(
+  text: string,
+  from: number,
+  to: number,
+  keys: readonly string[],
+  spans: MemberSpans,
+): boolean {
+  spans.fill(-1);
   let at = skipSpace(text, from, to);
-  if (text.charCodeAt(at) !== 0x7b) return spans; // not an object
+  if (text.charCodeAt(at) !== 0x7b) return false;
   at = skipSpace(text, at + 1, to);
   while (at < to && text.charCodeAt(at) === 0x22) {
     const keyEnd = endOfString(text, at);
-    const rawKey = text.slice(at, keyEnd);
-    const key = rawKey.includes('\\') ? (JSON.parse(rawKey) as string) : rawKey.slice(1, -1);
+    const index = keyIndex(text, at, keyEnd, keys);
     at = skipSpace(text, skipSpace(text, keyEnd, to) + 1, to); // past the colon
     const end = endOfValue(text, at, to);
-    spans.set(key, { start: at, end });
+    if (index !== -1) {
+      spans[2 * index] = at;
+      spans[2 * index + 1] = end;
+    }
     at = skipSpace(text, end, to);
     if (text.charCodeAt(at) === 0x2c) at = skipSpace(text, at + 1, to);
   }
-  return spans;
+  return true;
 }
 
-/** The raw number tokens of a JSON array of numbers in `text[span)` (already known valid). */
+/** The index in `keys` of the key whose quoted text is `text[start, end)`, or -1. */
+function keyIndex(text: string, start: number, end: number, keys: readonly string[]): number {
+  const length = end - start - 2;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] ?? '';
+    if (key.length === length && text.startsWith(key, start + 1)) return index;
+  }
+  for (let at = start + 1; at < end - 1; at++) {
+    if (text.charCodeAt(at) === 0x5c) return keys.indexOf(JSON.parse(text.slice(start, end)) as string);
+  }
+  return -1; // no escapes: the raw key is the key, and it is none of ours
+}
+
+/**
+ * The span of the value of the last member of the object that makes up `text`, when that member's
+ * key is written as `"key"` (no escapes) and its value is an object or array; undefined otherwise.
+ * The last member is the occurrence JSON.parse keeps, so no forward walk is needed to trust it.
+ * `text` must already be known to be valid JSON holding an object.
+ */
+export function lastMember(text: string, key: string): Span | undefined {
+  const close = skipSpaceBack(text, text.length) - 1;
+  if (text.charCodeAt(close) !== 0x7d) return undefined;
+  const valueEnd = skipSpaceBack(text, close);
+  const lastCode = text.charCodeAt(valueEnd - 1);
+  if (lastCode !== 0x7d && lastCode !== 0x5d) return undefined;
+  let depth = 0;
+  let at = valueEnd - 1;
+  for (; at >= 0; at--) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) at = startOfString(text, at);
+    else if (code === 0x7d || code === 0x5d) depth++;
+    else if ((code === 0x7b || code === 0x5b) && --depth === 0) break;
+  }
+  if (at < 0) return undefined;
+  const colon = skipSpaceBack(text, at) - 1;
+  if (text.charCodeAt(colon) !== 0x3a) return undefined;
+  const keyEnd = skipSpaceBack(text, colon);
+  const keyStart = keyEnd - key.length - 2;
+  if (
+    keyStart < 1 ||
+    text.charCodeAt(keyStart) !== 0x22 ||
+    text.charCodeAt(keyEnd - 1) !== 0x22 ||
+    !text.startsWith(key, keyStart + 1)
+  )
+    return undefined;
+  // The quote must open the key: outside a string it follows `{` or `,` (an escaped one would not).
+  const before = text.charCodeAt(skipSpaceBack(text, keyStart) - 1);
+  return before === 0x7b || before === 0x2c ? { start: at, end: valueEnd } : undefined;
+}
+
+/** The raw number tokens of a JSON array of numbers at `span` (already known valid). */
 export function arrayNumberTokens(text: string, span: Span): string[] {
   const inner = text.slice(span.start + 1, span.end - 1).trim();
   return inner === '' ? [] : inner.split(',').map((token) => token.trim());
+}
+
+/** True when `text[start, end)` holds no `.`, `e` or `E`: every number token in it is an integer literal. */
+export function hasNoFraction(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x2e || code === 0x65 || code === 0x45) return false;
+  }
+  return true;
 }
 
 export const I64_MIN = -(2n ** 63n);
@@ -118,6 +226,107 @@ export function parseI64(token: string): bigint | undefined {
   if (!INTEGER_TOKEN.test(token)) return undefined;
   const value = BigInt(token);
   return value < I64_MIN || value > I64_MAX ? undefined : value;
+}
+
+/** `[start, end)` of a value inside the text it was found in. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The raw text behind a value JSON.parse read, located only when it is needed. `exact` says that
+ * every safe integer read from this frame is exactly its token (no fraction or exponent anywhere,
+ * see plainFrame), so the text need not be consulted for it.
+ */
+export interface RawSource {
+  readonly text: string;
+  readonly exact: boolean;
+  /** Where the value is in `text`; undefined when it is absent. */
+  locate(): Span | undefined;
+}
+
+/** Frames longer than this are never checked by the one-pass pattern below (its backtrack stack). */
+const PLAIN_CHECK_MAX_CHARS = 65_536;
+/** A digit followed by `.`, `e` or `E` anywhere: without one, no number has a fraction or exponent. */
+const DIGIT_THEN_FRACTION = /[0-9][.eE]/;
+/** A number with a fraction or an exponent outside strings, in a text whose strings hold no escapes. */
+const FRACTION_OUTSIDE_STRINGS = /^(?:[^"]|"[^"]*")*?[0-9][.eE]/;
+
+/**
+ * True when `text` (already known to be valid JSON) has no backslash and no number with a fraction
+ * or exponent: each number token in it is then an integer literal, so a safe integer JSON.parse
+ * read is exact as it is, and each string token is what JSON.stringify writes for its value.
+ */
+export function plainFrame(text: string): boolean {
+  if (text.includes('\\')) return false;
+  if (!DIGIT_THEN_FRACTION.test(text)) return true; // the common case: one scan, no string tracking
+  return text.length <= PLAIN_CHECK_MAX_CHARS && !FRACTION_OUTSIDE_STRINGS.test(text);
+}
+
+/** The whole of `text` as the source of its top-level value. */
+export function frameSource(text: string): RawSource {
+  return new FrameSource(text);
+}
+
+class FrameSource implements RawSource {
+  readonly exact: boolean;
+  readonly #whole: Span;
+
+  constructor(readonly text: string) {
+    this.exact = plainFrame(text);
+    this.#whole = { start: 0, end: text.length };
+  }
+
+  locate(): Span {
+    return this.#whole;
+  }
+}
+
+const oneSpan = memberSpansFor(['']);
+
+/** The source of `key`'s value in the object `parent` locates (found on first use, then kept). */
+export function memberSource(parent: RawSource, key: string): RawSource {
+  return new MemberSource(parent, key);
+}
+
+class MemberSource implements RawSource {
+  readonly text: string;
+  readonly exact: boolean;
+  #found: Span | null | undefined = null;
+
+  constructor(
+    readonly parent: RawSource,
+    readonly key: string,
+  ) {
+    this.text = parent.text;
+    this.exact = parent.exact;
+  }
+
+  locate(): Span | undefined {
+    if (this.#found !== null) return this.#found;
+    const object = this.parent.locate();
+    this.#found = undefined;
+    if (object !== undefined && findMembers(this.text, object.start, object.end, [this.key], oneSpan)) {
+      const start = oneSpan[0] ?? -1;
+      if (start >= 0) this.#found = { start, end: oneSpan[1] ?? start };
+    }
+    return this.#found;
+  }
+}
+
+/**
+ * The number JSON.parse read from `source` as a signed 64-bit integer, or undefined. A safe
+ * integer is exact as it is when the frame is plain, or when its token has no fraction or
+ * exponent; anything else is read from its token.
+ */
+export function i64Of(value: unknown, source: RawSource): bigint | undefined {
+  if (typeof value !== 'number') return undefined;
+  if (source.exact && Number.isSafeInteger(value)) return BigInt(value);
+  const span = source.locate();
+  if (span === undefined) return undefined;
+  if (Number.isSafeInteger(value) && hasNoFraction(source.text, span.start, span.end)) return BigInt(value);
+  return parseI64(source.text.slice(span.start, span.end));
 }
 
 /** Compact JSON text of a raw slice: whitespace outside strings removed (ids are echoed verbatim). */
@@ -142,6 +351,27 @@ function isSpace(code: number): boolean {
 function skipSpace(text: string, at: number, to: number): number {
   while (at < to && isSpace(text.charCodeAt(at))) at++;
   return at;
+}
+
+function skipSpaceBack(text: string, at: number): number {
+  while (at > 0 && isSpace(text.charCodeAt(at - 1))) at--;
+  return at;
+}
+
+/**
+ * Index of the opening quote of the string whose closing quote is at `at`, or -1: inside a string
+ * every quote is escaped (an odd run of backslashes before it), and the opening one is not.
+ */
+function startOfString(text: string, at: number): number {
+  for (let from = at - 1; from >= 0;) {
+    const quote = text.lastIndexOf('"', from);
+    if (quote === -1) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    from = quote - 1;
+  }
+  return -1;
 }
 
 /** Index just past the string whose opening quote is at `at` (indexOf: strings are most of a frame). */

@@ -4,7 +4,7 @@ export { compareToolCall, toolCallSessions } from './attempts.js';
 export type { Agreement, ToolCallComparison, ToolCallRef } from './attempts.js';
 export { ARTIFACT_KINDS } from './artifacts.js';
 export type { ArtifactKind } from './artifacts.js';
-export { resolvePolicyBinary } from './binary.js';
+export { POLICY_BINARY_STAGING_DIR_PREFIX, resolvePolicyBinary } from './binary.js';
 export type { PolicyBinary, ResolvePolicyBinaryOptions } from './binary.js';
 export {
   ARTIFACT_VERSION_CURRENT,
@@ -31,8 +31,8 @@ export { PolicyError, isPolicyError } from './errors.js';
 export type { JobFailureCode, PolicyErrorCode } from './errors.js';
 export { eventFromJSON } from './event.js';
 export type { PolicyEvent } from './event.js';
-export { MAX_FRAME_BYTES, LineReader, memberSpans, parseI64 } from './framing.js';
-export type { LineEvent, Span } from './framing.js';
+export { MAX_FRAME_BYTES, LineReader, parseI64 } from './framing.js';
+export type { LineEvent } from './framing.js';
 export {
   ENGINE_VERSION,
   EvaluateSession,

@@ -7,16 +7,16 @@ import { once } from 'node:events';
 import { canonicalDigest, schemaValidator } from '@paperclip-evals/contract';
 
 import { BUNDLE_SCHEMA_ID, loadBundle } from './bundle.js';
-import { DECISION_V1 } from './decision.js';
+import { DECISION_V1, decisionToJSON } from './decision.js';
 import { evaluateEvent } from './engine.js';
 import { eventFromJSON } from './event.js';
-import { LineReader, compactJson, memberSpans, parseI64 } from './framing.js';
+import { LineReader, compactJson, frameSource, i64Of, memberSource } from './framing.js';
 import { stateFromJSON, stateToJSON } from './state.js';
 
 import type { Writable } from 'node:stream';
 
 import type { BundleLoad, LoadedBundle } from './bundle.js';
-import type { LineEvent, Span } from './framing.js';
+import type { LineEvent, RawSource } from './framing.js';
 
 export const ENGINE_VERSION = '1.0.0';
 export const PROTOCOL_VERSION = 1;
@@ -32,10 +32,13 @@ export const ROW_ERROR = {
   panicked: 'OL-1244',
 } as const;
 
-const BLANK = /^\s*$/;
+/** Only JSON whitespace makes a line blank (a line of U+00A0 or a BOM is not JSON: reported). */
+const BLANK = /^[ \t\r]*$/;
 
 /** How many distinct row-override bundles stay compiled (derived from inputs only, never history). */
 const OVERRIDE_CACHE_ENTRIES = 32;
+/** Longer override texts are compiled for their row and not kept (the cache holds its keys' text). */
+const OVERRIDE_CACHE_MAX_CHARS = 1024 * 1024;
 
 export interface Handshake {
   readonly type: 'handshake';
@@ -83,7 +86,7 @@ export class EvaluateSession {
       return undefined;
     }
     const { text } = line;
-    if (BLANK.test(text)) return undefined;
+    if (text.charCodeAt(0) !== 0x7b && BLANK.test(text)) return undefined;
     let frame: unknown;
     try {
       frame = JSON.parse(text);
@@ -122,12 +125,15 @@ export class EvaluateSession {
   }
 
   #row(fields: Record<string, unknown>, text: string): string {
-    const spans = memberSpans(text);
-    const idSpan = spans.get('id');
-    const id = idSpan === undefined ? 'null' : compactJson(text.slice(idSpan.start, idSpan.end));
+    const row = frameSource(text);
+    const id = echoedId(fields.id, row);
     let bundle = this.#active;
     if (fields.bundle !== undefined && fields.bundle !== null) {
-      const override = this.#override(fields.bundle, text, spans.get('bundle'));
+      const span = memberSource(row, 'bundle').locate();
+      const override = this.#override(
+        fields.bundle,
+        span === undefined ? '' : text.slice(span.start, span.end),
+      );
       if (!override.ok)
         return this.#rowError(
           id,
@@ -144,10 +150,9 @@ export class EvaluateSession {
         ROW_ERROR.noBundle,
         'no bundle is loaded: send a bundle header or a row bundle',
       );
-    const event = eventFromJSON(fields.event, text, spans.get('event'));
+    const event = eventFromJSON(fields.event, memberSource(row, 'event'));
     if (typeof event === 'string') return this.#rowError(id, bundle.digest, ROW_ERROR.malformed, event);
-    const nowSpan = spans.get('now_ms');
-    const nowMs = nowSpan === undefined ? undefined : parseI64(text.slice(nowSpan.start, nowSpan.end));
+    const nowMs = i64Of(fields.now_ms, memberSource(row, 'now_ms'));
     if (nowMs === undefined)
       return this.#rowError(
         id,
@@ -155,7 +160,7 @@ export class EvaluateSession {
         ROW_ERROR.malformed,
         'now_ms must be a signed 64-bit integer (no fraction, no exponent)',
       );
-    const state = stateFromJSON(fields.state_in, text, spans.get('state_in'), bundle.layout);
+    const state = stateFromJSON(fields.state_in, memberSource(row, 'state_in'), bundle.layout);
     if (state.kind !== 'ok') {
       const code = state.kind === 'mismatch' ? ROW_ERROR.layoutMismatch : ROW_ERROR.malformed;
       return this.#rowError(id, bundle.digest, code, state.message);
@@ -163,7 +168,7 @@ export class EvaluateSession {
     let body: string;
     try {
       const { decision, registers } = this.evaluate(bundle, event, nowMs, state.registers);
-      body = `"decision":${JSON.stringify(decision)},"state_out":${stateToJSON(registers)}`;
+      body = `"decision":${decisionToJSON(decision)},"state_out":${stateToJSON(registers)}`;
     } catch (error) {
       return this.#rowError(
         id,
@@ -176,11 +181,11 @@ export class EvaluateSession {
   }
 
   /** Override bundles are compiled once per distinct text (a bounded cache of input-derived data). */
-  #override(document: unknown, text: string, span: Span | undefined): BundleLoad {
-    const key = span === undefined ? '' : text.slice(span.start, span.end);
+  #override(document: unknown, key: string): BundleLoad {
     let load = this.#overrides.get(key);
     if (load === undefined) {
       load = loadBundle(document);
+      if (key.length > OVERRIDE_CACHE_MAX_CHARS) return load;
       if (this.#overrides.size >= OVERRIDE_CACHE_ENTRIES)
         this.#overrides.delete(this.#overrides.keys().next().value ?? '');
       this.#overrides.set(key, load);
@@ -227,6 +232,27 @@ export async function runEvaluate(options: RunEvaluateOptions): Promise<0 | 1> {
   reader.finish(collect); // a last line without its newline is still a frame
   if (batch !== '') await write(output, batch);
   return session.rowErrors > 0 ? 1 : 0;
+}
+
+/**
+ * The id's raw text, echoed verbatim (an object or array compacted); null when absent. In a plain
+ * frame a string, a safe integer, a boolean or null is written exactly as its token was.
+ */
+function echoedId(id: unknown, row: RawSource): string {
+  if (id === undefined) return 'null';
+  if (row.exact) {
+    if (typeof id === 'string') {
+      const quoted = JSON.stringify(id);
+      if (!quoted.includes('\\')) return quoted; // a lone surrogate is escaped: use the token
+    } else if (typeof id === 'number') {
+      if (Number.isSafeInteger(id) && !Object.is(id, -0)) return String(id);
+    } else if (typeof id === 'boolean' || id === null) return String(id);
+  }
+  const span = memberSource(row, 'id').locate();
+  if (span === undefined) return 'null';
+  const raw = row.text.slice(span.start, span.end);
+  const first = raw.charCodeAt(0);
+  return first === 0x7b || first === 0x5b ? compactJson(raw) : raw;
 }
 
 async function write(output: Writable, text: string): Promise<void> {

@@ -62,6 +62,8 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
 
   let rows = 0;
   let rowErrors = 0;
+  /** The digest the first process acknowledged: every process and every reply must name it. */
+  let headerDigest: string | undefined;
   const worker = async (): Promise<{
     digest: string;
     skipped: readonly SkippedItem[];
@@ -74,20 +76,77 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
     const ack = await client.loadBundle(options.bundle);
     if (!ack.ok)
       throw jobFailed('bundle_rejected', `the producer rejected the bundle: ${ack.code} ${ack.message}`);
-    const runSessions = async (): Promise<void> => {
-      for (let next = queue.next(); next.done !== true && !failed(); next = queue.next()) {
-        const session = next.value;
-        let state = options.initialState;
-        for (const event of session.events) {
-          if (failed()) return;
-          const reply = await client.evaluate({ event: event.event, nowMs: event.nowMs, stateIn: state });
-          rows++;
-          if (reply.ok) state = reply.stateOut;
-          else rowErrors++;
-          options.onReply(session.key, event, reply);
-        }
-      }
-    };
+    headerDigest ??= ack.digest;
+    if (ack.digest !== headerDigest)
+      throw jobFailed(
+        'bundle_digest_mismatch',
+        `two producer processes acknowledged the same bundle as ${headerDigest} and ${ack.digest}`,
+        ack.digest,
+      );
+    const expectedDigest = ack.digest;
+    // One chain of sessions: each row is sent when the previous reply of its session arrived (a
+    // callback per row, not a promise: this is the consumer's hot path).
+    const runSessions = (): Promise<void> =>
+      new Promise<void>((done, fail) => {
+        let key = '';
+        let events: Iterator<ReplayEvent<T>> | undefined;
+        let state: string | null = null;
+        const next = (): void => {
+          try {
+            for (;;) {
+              if (failed()) {
+                done();
+                return;
+              }
+              if (events === undefined) {
+                const session = queue.next();
+                if (session.done === true) {
+                  done();
+                  return;
+                }
+                key = session.value.key;
+                events = session.value.events[Symbol.iterator]();
+                state = options.initialState;
+              }
+              const step = events.next();
+              if (step.done === true) {
+                events = undefined;
+                continue;
+              }
+              const event = step.value;
+              const onReply = (reply: RowReply): void => {
+                // Rows carry no bundle of their own: each is evaluated with the header, or the
+                // verdict would be stored under a policy digest it was not decided by.
+                if (reply.bundleDigest !== expectedDigest) {
+                  const error = jobFailed(
+                    'bundle_digest_mismatch',
+                    `a response names bundle ${String(reply.bundleDigest)}, not the acknowledged ${expectedDigest}`,
+                    reply.bundleDigest,
+                  );
+                  client.kill();
+                  fail(error);
+                  return;
+                }
+                rows++;
+                if (reply.ok) state = reply.stateOut;
+                else rowErrors++;
+                try {
+                  options.onReply(key, event, reply);
+                } catch (error) {
+                  fail(asError(error));
+                  return;
+                }
+                next();
+              };
+              client.submit({ event: event.event, nowMs: event.nowMs, stateIn: state }, onReply, fail);
+              return;
+            }
+          } catch (error) {
+            fail(asError(error)); // the caller's session iterator threw
+          }
+        };
+        next();
+      });
     await Promise.all(Array.from({ length: sessionsPerProcess }, runSessions));
     if (!failed()) await client.finish();
     return { digest: ack.digest, skipped: ack.skipped, handshake: client.handshake };
@@ -111,4 +170,8 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
     skipped: first.value.skipped,
     handshake: first.value.handshake,
   };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,12 +1,11 @@
 // Caller-owned session state: the register file `{"c":[],"f":[],"t":[],"a":[],"run":null}` whose
-// shape (the layout) the active bundle computes. Integers are signed 64-bit, read from the raw row
-// text; a wrong type is malformed (OL-1240), a shape that differs from the layout is a mismatch
+// shape (the layout) the active bundle computes. Integers are signed 64-bit, read exactly (from
+// JSON.parse's safe integers in a plain frame, else from the raw row text; see framing.ts's
+// RawSource); a wrong type is malformed (OL-1240), a shape that differs from the layout is a mismatch
 // (OL-1243) and is never padded.
-import { arrayNumberTokens, memberSpans, parseI64 } from './framing.js';
+import { arrayNumberTokens, hasNoFraction, i64Of, memberSource, parseI64 } from './framing.js';
 
-import type { Span } from './framing.js';
-
-const FRACTION_OR_EXPONENT = /[.eE]/;
+import type { RawSource } from './framing.js';
 
 export interface StateLayout {
   readonly c: number;
@@ -46,29 +45,23 @@ export function zeroedRegisters(layout: StateLayout): Registers {
 }
 
 /**
- * A row's `state_in` (`value` as JSON.parse read it, `text[span)` its raw text). Null or absent is
+ * A row's `state_in` (`value` as JSON.parse read it, `source` its raw text). Null or absent is
  * unavailable state (registers: null), which is not the same as a zeroed register file.
  */
-export function stateFromJSON(
-  value: unknown,
-  text: string,
-  span: Span | undefined,
-  layout: StateLayout,
-): StateResult {
-  if (value === undefined || value === null || span === undefined) return { kind: 'ok', registers: null };
+export function stateFromJSON(value: unknown, source: RawSource, layout: StateLayout): StateResult {
+  if (value === undefined || value === null) return { kind: 'ok', registers: null };
   if (typeof value !== 'object' || Array.isArray(value))
     return malformed('state_in must be an object or null');
   const raw = value as Record<string, unknown>;
-  const spans = memberSpans(text, span.start, span.end);
-  const c = integers(raw.c, text, spans.get('c'));
-  const t = integers(raw.t, text, spans.get('t'));
-  const a = integers(raw.a, text, spans.get('a'));
+  const c = integers(raw.c, source, 'c');
+  const t = integers(raw.t, source, 't');
+  const a = integers(raw.a, source, 'a');
   if (c === undefined || t === undefined || a === undefined)
     return malformed('state_in.c, .t and .a must be arrays of signed 64-bit integers');
   const f = raw.f ?? [];
   if (!Array.isArray(f) || !f.every((flag) => typeof flag === 'boolean'))
     return malformed('state_in.f must be an array of booleans');
-  const run = runRegister(raw.run, text, spans.get('run'));
+  const run = runRegister(raw.run, source);
   if (run === 'malformed')
     return malformed(
       'state_in.run must be null or {"shape": null or a string, "len": a signed 64-bit integer}',
@@ -87,18 +80,30 @@ export function stateToJSON(registers: Registers): string {
   return `{"c":[${registers.c.join(',')}],"f":[${registers.f.join(',')}],"t":[${registers.t.join(',')}],"a":[${registers.a.join(',')}],"run":${run}}`;
 }
 
-function integers(value: unknown, text: string, span: Span | undefined): bigint[] | undefined {
-  if (value === undefined || span === undefined) return [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'number')) return undefined;
-  // Fast path: no '.', 'e' or 'E' in the raw array means every token is an integer literal, and a
-  // safe integer was read exactly by JSON.parse. Anything else is read token by token.
-  if (
-    !FRACTION_OR_EXPONENT.test(text.slice(span.start, span.end)) &&
-    value.every((item) => Number.isSafeInteger(item))
-  )
-    return value.map((item: number) => BigInt(item));
+/** An absent member is an empty array; anything but integer tokens is undefined. */
+function integers(value: unknown, state: RawSource, key: string): bigint[] | undefined {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return undefined;
+  // Fast path: a plain frame, or no '.', 'e' or 'E' in the raw array, means every token is an
+  // integer literal, and a safe integer was read exactly by JSON.parse. Anything else is read
+  // token by token.
+  const source = state.exact ? undefined : memberSource(state, key);
+  const span = source?.locate();
+  if (source === undefined || (span !== undefined && hasNoFraction(state.text, span.start, span.end))) {
+    const exact: bigint[] = new Array<bigint>(value.length);
+    let index = 0;
+    for (; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (!Number.isSafeInteger(item)) break;
+      exact[index] = BigInt(item as number);
+    }
+    if (index === value.length) return exact;
+  }
+  if (!value.every((item) => typeof item === 'number')) return undefined;
+  const tokens = span ?? memberSource(state, key).locate();
+  if (tokens === undefined) return undefined;
   const parsed: bigint[] = [];
-  for (const token of arrayNumberTokens(text, span)) {
+  for (const token of arrayNumberTokens(state.text, tokens)) {
     const integer = parseI64(token);
     if (integer === undefined) return undefined;
     parsed.push(integer);
@@ -106,14 +111,13 @@ function integers(value: unknown, text: string, span: Span | undefined): bigint[
   return parsed;
 }
 
-function runRegister(value: unknown, text: string, span: Span | undefined): RunRegister | null | 'malformed' {
-  if (value === undefined || value === null || span === undefined) return null;
+function runRegister(value: unknown, state: RawSource): RunRegister | null | 'malformed' {
+  if (value === undefined || value === null) return null;
   if (typeof value !== 'object' || Array.isArray(value)) return 'malformed';
-  const { shape } = value as Record<string, unknown>;
+  const { shape, len } = value as Record<string, unknown>;
   if (shape !== undefined && shape !== null && typeof shape !== 'string') return 'malformed';
-  const lenSpan = memberSpans(text, span.start, span.end).get('len');
-  const len = lenSpan === undefined ? 0n : parseI64(text.slice(lenSpan.start, lenSpan.end));
-  return len === undefined ? 'malformed' : { shape: shape ?? null, len };
+  const exactLen = len === undefined ? 0n : i64Of(len, memberSource(memberSource(state, 'run'), 'len'));
+  return exactLen === undefined ? 'malformed' : { shape: shape ?? null, len: exactLen };
 }
 
 function layoutMismatch(registers: Registers, layout: StateLayout): string | undefined {

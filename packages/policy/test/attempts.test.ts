@@ -86,7 +86,7 @@ describe('compareToolCall', () => {
   const decided = (verdict: string): RowReply => ({
     ok: true,
     bundleDigest: null,
-    decision: { verdict, rule_id: 'r' },
+    decision: { verdict, rule_id: 'r', reason: `because ${verdict}` },
     stateOut: '{}',
   });
   const cases: [string, ToolCallRef['recordedOutcome'], RowReply, string][] = [
@@ -109,12 +109,33 @@ describe('compareToolCall', () => {
     expect(compareToolCall(call(outcome), reply).agreement).toBe(agreement);
   });
 
-  it('keeps the row error code and invents no verdict', () => {
+  it('keeps the row error code and invents no verdict, rule or reason', () => {
     expect(
       compareToolCall(call('succeeded'), { ok: false, bundleDigest: null, code: 'OL-1242', message: 'none' }),
     ).toMatchObject({
       verdict: null,
+      ruleId: null,
+      reason: null,
       errorCode: 'OL-1242',
     });
+  });
+
+  it("carries the decision's rule id and reason text", () => {
+    expect(compareToolCall(call('succeeded'), decided('deny'))).toMatchObject({
+      verdict: 'deny',
+      ruleId: 'r',
+      reason: 'because deny',
+      errorCode: null,
+    });
+  });
+
+  it('keeps a reason that is not a string as null, never a guess', () => {
+    const reply: RowReply = {
+      ok: true,
+      bundleDigest: null,
+      decision: { verdict: 'allow', reason: 7 },
+      stateOut: '{}',
+    };
+    expect(compareToolCall(call('succeeded'), reply)).toMatchObject({ ruleId: null, reason: null });
   });
 });

@@ -125,6 +125,12 @@ describe('against a broken producer', () => {
     ['drops_a_reply', 'reply_missing', /no response for id r\d+/],
     ['duplicates_a_reply', 'reply_duplicate', /second response/],
     ['echoes_a_wrong_id', 'id_mismatch', /does not echo the request id/],
+    [
+      'answers_with_another_bundle',
+      'bundle_digest_mismatch',
+      /names bundle sha256:1{64}, not the acknowledged sha256:0{64}/,
+    ],
+    ['echoes_a_padded_id', 'id_mismatch', /response id "r0\d+" does not echo the request id r\d+/],
     ['dies_mid_stream', 'reply_missing', /ended with exit code 0 and \d+ replies missing/],
     ['dies_mid_frame', 'output_truncated', /stdout ended inside a frame/],
     ['never_flushes', 'reply_timeout', /no output from the producer for 1500 ms/],

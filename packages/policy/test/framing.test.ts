@@ -4,7 +4,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { I64_MAX, I64_MIN, LineReader, compactJson, memberSpans, parseI64 } from '../src/framing.ts';
+import {
+  I64_MAX,
+  I64_MIN,
+  LineReader,
+  compactJson,
+  findMembers,
+  lastMember,
+  memberSpansFor,
+  parseI64,
+} from '../src/framing.ts';
 import { bundleOf, writeRate } from './support/bundles.ts';
 import { drive } from './support/session.ts';
 
@@ -61,21 +70,91 @@ describe('LineReader', () => {
   it('reports invalid UTF-8 instead of replacing it', () => {
     expect(splitAll([Buffer.from([0x7b, 0xff, 0x7d, 0x0a])])).toEqual([{ kind: 'not_utf8', byteLength: 3 }]);
   });
+
+  it('finds the bad line among whole lines of one chunk, and keeps the good ones', () => {
+    const chunk = Buffer.concat([
+      Buffer.from('first\nsecond\n'),
+      Buffer.from([0x7b, 0xc3, 0x7d, 0x0a]), // a truncated two-byte sequence
+      Buffer.from('é third\nfourth\n'),
+    ]);
+    expect(splitAll([chunk])).toEqual([
+      { kind: 'line', text: 'first' },
+      { kind: 'line', text: 'second' },
+      { kind: 'not_utf8', byteLength: 3 },
+      { kind: 'line', text: 'é third' },
+      { kind: 'line', text: 'fourth' },
+    ]);
+  });
+
+  it('measures the limit in bytes, not characters, for lines decoded with their chunk', () => {
+    // 'é' is two bytes: 20 of them are 40 bytes, over a 30-byte limit though only 20 characters.
+    const events = splitAll([Buffer.from(`ok\n${'é'.repeat(20)}\n${'é'.repeat(15)}\nend\n`)], 30);
+    expect(events).toEqual([
+      { kind: 'line', text: 'ok' },
+      { kind: 'too_large', byteLength: 40 },
+      { kind: 'line', text: 'é'.repeat(15) },
+      { kind: 'line', text: 'end' },
+    ]);
+  });
 });
 
-describe('memberSpans', () => {
-  it('finds each top-level member exactly where JSON.parse does', () => {
+describe('findMembers', () => {
+  it('finds each chosen top-level member exactly where JSON.parse does, and no other', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.constantFrom(0, 2), (object, indent) => {
-        const text = JSON.stringify(object, null, indent);
-        // Compared with what JSON.parse reads from the same text (JSON has no -0: it is written 0).
-        const parsed = JSON.parse(text) as Record<string, unknown>;
-        const spans = memberSpans(text);
-        expect([...spans.keys()].sort()).toEqual(Object.keys(parsed).sort());
-        for (const [key, span] of spans)
-          expect(JSON.parse(text.slice(span.start, span.end))).toEqual(parsed[key]);
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.array(fc.string(), { maxLength: 3 }),
+        fc.constantFrom(0, 2),
+        (object, absent, indent) => {
+          const text = JSON.stringify(object, null, indent);
+          // Compared with what JSON.parse reads from the same text (JSON has no -0: it is written 0).
+          const parsed = JSON.parse(text) as Record<string, unknown>;
+          const keys = [...Object.keys(parsed), ...absent.filter((key) => !Object.hasOwn(parsed, key))];
+          const spans = memberSpansFor(keys);
+          expect(findMembers(text, 0, text.length, keys, spans)).toBe(true);
+          keys.forEach((key, index) => {
+            const [start = -1, end = -1] = [spans[2 * index], spans[2 * index + 1]];
+            if (!Object.hasOwn(parsed, key)) expect([start, end]).toEqual([-1, -1]);
+            else expect(JSON.parse(text.slice(start, end))).toEqual(parsed[key]);
+          });
+        },
+      ),
     );
+  });
+
+  it('reads escaped keys as JSON.parse does, and the last of duplicate keys', () => {
+    const text = '{"now\\u005fms": 1, "id": "a", "id": {"id": 2}}';
+    const spans = memberSpansFor(['now_ms', 'id']);
+    findMembers(text, 0, text.length, ['now_ms', 'id'], spans);
+    expect(text.slice(spans[0], spans[1])).toBe('1');
+    expect(text.slice(spans[2], spans[3])).toBe('{"id": 2}');
+  });
+
+  it('lastMember finds the last member where JSON.parse does, or declines', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.string(),
+        fc.oneof(fc.array(fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue())),
+        fc.constantFrom(0, 2),
+        (object, key, value, indent) => {
+          const text = JSON.stringify({ ...object, [key]: value }, null, indent);
+          const span = lastMember(text, key);
+          const parsed = JSON.parse(text) as Record<string, unknown>;
+          const lastKey = Object.keys(parsed).at(-1);
+          if (lastKey !== key || key.includes('\\') || JSON.stringify(key) !== `"${key}"`) return; // declining is allowed
+          expect(span).toBeDefined();
+          if (span !== undefined) expect(JSON.parse(text.slice(span.start, span.end))).toEqual(parsed[key]);
+        },
+      ),
+    );
+  });
+
+  it('lastMember declines a key that only ends like the one asked for, or a primitive value', () => {
+    expect(lastMember('{"a":1,"xstate_out":{"c":[]}}', 'state_out')).toBeUndefined();
+    expect(lastMember('{"a":"\\"state_out\\":","b":{"c":[]}}', 'state_out')).toBeUndefined();
+    expect(lastMember('{"state_out":7}', 'state_out')).toBeUndefined();
+    expect(lastMember('{"state_out": {"c":["}"]} }', 'state_out')).toEqual({ start: 14, end: 25 });
   });
 
   it('compactJson only drops whitespace outside strings', () => {

@@ -3,9 +3,11 @@
 // overrides, ignored frames, and the frozen Decision object.
 import { readFileSync } from 'node:fs';
 import { schemaErrors } from '@paperclip-evals/contract';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { DECISION_V1 } from '../src/decision.ts';
+import { I64_MAX, I64_MIN } from '../src/framing.ts';
 import { bundleOf, denyRm, writeRate } from './support/bundles.ts';
 import { drive } from './support/session.ts';
 
@@ -190,9 +192,58 @@ describe('rows', () => {
   });
 });
 
+describe('plain frames (no backslash, no fraction or exponent) and the others', () => {
+  // The producer reads a plain frame's integers and ids from JSON.parse's values, and every other
+  // frame's from the raw text: the replies must not differ. An unknown member holding a backslash
+  // or a float makes the same row take the raw-text path.
+  const frame = (id: string, nowMs: bigint, t: bigint, spend: bigint, extra = '') =>
+    `{"type":"row","id":${id},"event":{"tool_name":"Write","spend_delta":${spend}},"state_in":{"c":[0],"f":[false],"t":[${t},0,0],"a":[],"run":null},"now_ms":${nowMs}${extra}}`;
+  const i64 = fc.bigInt({ min: I64_MIN, max: I64_MAX });
+  const ids = fc.oneof(
+    fc.string().map((text) => JSON.stringify(text)),
+    fc.string().map((text) => JSON.stringify(text).replaceAll('a', '\\u0061')),
+    i64.map(String),
+    fc.constantFrom('-0', '1.0', '1e2', 'true', 'null', '[1, "a b"]', '{"k": [ ]}', '"\\ud800"'),
+  );
+
+  it('get the same reply either way', () => {
+    fc.assert(
+      fc.property(ids, i64, i64, i64, (id, nowMs, t, spend) => {
+        const producer = drive();
+        producer.send({ type: 'bundle', bundle: bundleOf(writeRate) });
+        const reply = (line: string) => producer.session.handle({ kind: 'line', text: line });
+        const plain = reply(frame(id, nowMs, t, spend));
+        expect(reply(frame(id, nowMs, t, spend, ',"x":"\\\\"'))).toBe(plain);
+        expect(reply(frame(id, nowMs, t, spend, ',"x":0.5'))).toBe(plain);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('echo ids exactly as written', () => {
+    const producer = drive();
+    producer.send({ type: 'bundle', bundle: bundleOf() });
+    for (const id of ['-0', '1.0', '1E2', '"\\u0041"', '"a b"', '12345678901234567890123', 'false'])
+      expect(
+        producer.session.handle({ kind: 'line', text: `{"type":"row","id":${id},"event":{},"now_ms":1}` }),
+      ).toContain(`"id":${id},`);
+  });
+
+  it('refuse a float now_ms even when it reads as a safe integer', () => {
+    const producer = drive();
+    producer.send({ type: 'bundle', bundle: bundleOf() });
+    for (const token of ['1.0', '1e3', '10E-1', '-0.0'])
+      expect(producer.sendLine(`{"type":"row","id":1,"event":{},"now_ms":${token}}`)).toMatchObject({
+        error: { code: 'OL-1240' },
+      });
+  });
+});
+
 describe('lines that get no reply', () => {
   const cases: [string, string, boolean][] = [
     ['a blank line', '   ', false],
+    ['a line of tabs and a CR', '\t \t\r', false],
+    ['a line of no-break spaces (not JSON whitespace)', '\u00a0\u00a0', true],
     ['invalid JSON', '{"type":"row"', true],
     ['a JSON array', '[{"type":"row"}]', true],
     ['a JSON string', '"row"', true],

@@ -2,6 +2,8 @@
 // command tree by program.ts. Actions lazily import their modules, like every other command.
 import { InvalidArgumentError, Option } from 'commander';
 
+import { POLICY_EVALUATE_EXIT, POLICY_REPLAY_EXIT } from '../exit-codes.js';
+
 import type { Command } from 'commander';
 
 export function addPolicyCommands(program: Command): void {
@@ -30,7 +32,7 @@ export function addPolicyCommands(program: Command): void {
       'after',
       [
         '',
-        'Exit codes: 0 no row errors (also --describe, or a load check with zero rows; a bundle_error alone is not a row error) · 1 at least one row error · 2 could not start (usage error, --listen).',
+        `Exit codes: ${POLICY_EVALUATE_EXIT.ok} no row errors (also --describe, or a load check with zero rows; a bundle_error alone is not a row error) · ${POLICY_EVALUATE_EXIT.rowErrors} at least one row error · ${POLICY_EVALUATE_EXIT.couldNotStart} could not start (usage error, --listen).`,
         '',
         'Examples:',
         '  $ evals policy evaluate --describe',
@@ -105,7 +107,13 @@ export function addPolicyCommands(program: Command): void {
       'after',
       [
         '',
-        'Exit codes: 0 every call decided · 1 at least one row error (reported per call) · 2 usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened) · 4 the policy binary is not verified (path, digest) · 5 job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout).',
+        [
+          `Exit codes: ${POLICY_REPLAY_EXIT.ok} every call decided`,
+          `${POLICY_REPLAY_EXIT.rowErrors} at least one row error (reported per call)`,
+          `${POLICY_REPLAY_EXIT.usage} usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened)`,
+          `${POLICY_REPLAY_EXIT.binaryInvalid} the policy binary is not verified (path, digest)`,
+          `${POLICY_REPLAY_EXIT.jobFailed} job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout, stderr flood) or rejected the bundle.`,
+        ].join(' · '),
         '',
         'Examples:',
         '  $ evals policy replay --policy-binary ./openlatch --sha256 sha256:… --policy-arg evaluate --bundle policy.json runs/',

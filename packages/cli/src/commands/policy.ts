@@ -12,7 +12,14 @@ import {
 } from '@paperclip-evals/contract';
 import { handshake, isPolicyError, replayAttempts, runEvaluate } from '@paperclip-evals/policy';
 
-import { EXIT, UsageError, describeError, isFileSystemError } from '../exit-codes.js';
+import {
+  POLICY_EVALUATE_EXIT,
+  POLICY_REPLAY_EXIT,
+  UsageError,
+  describeError,
+  exitCodeForPolicyError,
+  isFileSystemError,
+} from '../exit-codes.js';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
 import type {
@@ -22,24 +29,9 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from '@paperclip-evals/evalbook';
-import type { ReplayAttemptsResult, PolicyErrorCode, ToolCallComparison } from '@paperclip-evals/policy';
+import type { ReplayAttemptsResult, ToolCallComparison } from '@paperclip-evals/policy';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-
-/** Exit codes of `evals policy replay` (evaluate's come from the protocol: 0, 1, 2). */
-export const REPLAY_EXIT = {
-  ok: 0,
-  rowErrors: 1,
-  usage: EXIT.usage,
-  binaryInvalid: 4,
-  jobFailed: 5,
-} as const;
-
-const EXIT_FOR_POLICY_ERROR: Record<PolicyErrorCode, number> = {
-  paperclip_policy_bundle_invalid: REPLAY_EXIT.usage,
-  paperclip_policy_binary_invalid: REPLAY_EXIT.binaryInvalid,
-  paperclip_policy_job_failed: REPLAY_EXIT.jobFailed,
-};
 
 export interface PolicyEvaluateOptions {
   readonly describe: boolean;
@@ -51,18 +43,19 @@ export async function runPolicyEvaluate(options: PolicyEvaluateOptions): Promise
     process.stderr.write(
       `evals policy evaluate: --listen ${options.listen} is reserved and not implemented; no socket is opened (use stdin/stdout)\n`,
     );
-    return 2;
+    return POLICY_EVALUATE_EXIT.couldNotStart;
   }
   if (options.describe) {
     process.stdout.write(`${JSON.stringify(handshake(CLI_VERSION))}\n`);
-    return 0;
+    return POLICY_EVALUATE_EXIT.ok;
   }
-  return runEvaluate({
+  const code = await runEvaluate({
     input: process.stdin,
     output: process.stdout,
     diagnostics: (message) => process.stderr.write(`evals policy evaluate: ${message}\n`),
     clientVersion: CLI_VERSION,
   });
+  return code === 0 ? POLICY_EVALUATE_EXIT.ok : POLICY_EVALUATE_EXIT.rowErrors;
 }
 
 export interface PolicyReplayOptions {
@@ -127,11 +120,11 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     if (isPolicyError(error)) {
       process.stderr.write(`evals policy replay: ${error.code}: ${error.message}\n`);
       for (const issue of error.issues) process.stderr.write(`  ${issue.code}: ${issue.message}\n`);
-      return EXIT_FOR_POLICY_ERROR[error.code];
+      return exitCodeForPolicyError(error.code);
     }
     if (isContractError(error) || isFileSystemError(error) || error instanceof UsageError) {
       process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
-      return REPLAY_EXIT.usage;
+      return POLICY_REPLAY_EXIT.usage;
     }
     throw error;
   } finally {
@@ -161,7 +154,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
       );
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  return result.rowErrors > 0 ? REPLAY_EXIT.rowErrors : REPLAY_EXIT.ok;
+  return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
 }
 
 /** Opens the Evalbook (it must exist); a store that cannot be opened is a usage error. */
@@ -274,8 +267,7 @@ function toPolicyVerdict(call: KeyedCall, policyDigest: string): PolicyVerdictIn
     toolName: call.toolName,
     decision,
     ruleId: call.ruleId,
-    // The comparison carries the rule and the row error code, not the decision's reason text.
-    reason: null,
+    reason: call.reason,
     errorCode: call.errorCode,
     recordedOutcome: call.recordedOutcome,
     agreement: call.agreement,

@@ -19,6 +19,8 @@ export type Defect =
   | 'drops_a_reply'
   | 'duplicates_a_reply'
   | 'echoes_a_wrong_id'
+  | 'echoes_a_padded_id'
+  | 'answers_with_another_bundle'
   | 'dies_mid_stream'
   | 'dies_mid_frame'
   | 'never_flushes'
@@ -80,12 +82,13 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     return;
   }
   rows++;
-  const reply = { type: 'response', id: frame.id, bundle_digest: null, decision: { verdict: 'allow' }, state_out: frame.state_in ?? {} };
+  const reply = { type: 'response', id: frame.id, bundle_digest: 'sha256:' + (defect === 'answers_with_another_bundle' && rows === 2 ? '1' : '0').repeat(64), decision: { verdict: 'allow' }, state_out: frame.state_in ?? {} };
   if (rows !== 2) return defect === 'never_flushes' ? held.push(reply) : out(reply);
   switch (defect) {
     case 'drops_a_reply': return;
     case 'duplicates_a_reply': out(reply); return out(reply);
     case 'echoes_a_wrong_id': return out({ ...reply, id: 'not-' + frame.id });
+    case 'echoes_a_padded_id': return out({ ...reply, id: 'r0' + frame.id.slice(1) }); // same number, other id
     case 'dies_mid_stream': process.exit(0);
     case 'dies_mid_frame': require('node:fs').writeSync(1, JSON.stringify(reply).slice(0, 40)); process.exit(0);
     case 'never_flushes': return held.push(reply);

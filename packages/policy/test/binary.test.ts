@@ -1,0 +1,76 @@
+// The policy binary is resolved like runnerd (contract's stageVerifiedExecutable): its failures are
+// PolicyError paperclip_policy_binary_invalid with the resolver's issue codes, a file execve would
+// not run is refused rather than handed to a shell, and no staging directory is left behind.
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { POLICY_BINARY_STAGING_DIR_PREFIX, resolvePolicyBinary } from '../src/binary.ts';
+import { PolicyError } from '../src/errors.ts';
+import { writeExecutable } from './support/producers.ts';
+
+let root = '';
+let stagingParent = '';
+const savedTmpdir = process.env.TMPDIR;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'policy-binary-test-'));
+  stagingParent = join(root, 'staging');
+  await mkdir(stagingParent);
+  process.env.TMPDIR = stagingParent;
+});
+
+afterAll(async () => {
+  if (savedTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmpdir;
+  await rm(root, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  expect(readdirSync(stagingParent)).toEqual([]);
+});
+
+async function rejectionOf(promise: Promise<unknown>): Promise<PolicyError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  );
+  expect(error).toBeInstanceOf(PolicyError);
+  return error as PolicyError;
+}
+
+describe('resolvePolicyBinary', () => {
+  it('stages the verified bytes under its own prefix', async () => {
+    const exe = await writeExecutable(root, 'producer.sh', '#!/bin/sh\nexit 0\n');
+    const binary = await resolvePolicyBinary({ executablePath: exe.path, expectedSha256: exe.sha256 });
+    expect(binary.sha256).toBe(exe.sha256);
+    expect(binary.stagedPath.startsWith(join(stagingParent, POLICY_BINARY_STAGING_DIR_PREFIX))).toBe(true);
+    expect(readFileSync(binary.stagedPath, 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    await binary.dispose();
+  });
+
+  it('turns the resolver issues into paperclip_policy_binary_invalid for the policy binary', async () => {
+    const exe = await writeExecutable(root, 'mismatch.sh', '#!/bin/sh\n');
+    const error = await rejectionOf(
+      resolvePolicyBinary({ executablePath: exe.path, expectedSha256: `sha256:${'0'.repeat(64)}` }),
+    );
+    expect(error.code).toBe('paperclip_policy_binary_invalid');
+    expect(error.issues).toMatchObject([{ code: 'digest_mismatch', component: 'policy-binary' }]);
+  });
+
+  it('reports a bad path and a bad digest together', async () => {
+    const error = await rejectionOf(resolvePolicyBinary({ executablePath: '', expectedSha256: 'sha256:x' }));
+    expect(error.issues.map((issue) => issue.code)).toEqual(['path_invalid', 'digest_invalid']);
+  });
+
+  it('refuses a file that is neither ELF nor #! instead of letting execvp hand it to /bin/sh', async () => {
+    const exe = await writeExecutable(root, 'plain', 'echo would run under sh\n');
+    const error = await rejectionOf(
+      resolvePolicyBinary({ executablePath: exe.path, expectedSha256: exe.sha256 }),
+    );
+    expect(error.issues).toMatchObject([{ code: 'path_invalid', component: 'policy-binary' }]);
+    expect(error.message).toMatch(/not handed to a shell/);
+  });
+});
