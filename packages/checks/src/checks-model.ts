@@ -60,6 +60,36 @@ function cosine(a: readonly number[], b: readonly number[]): number {
   return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
 }
 
+/** An embedding spec's fields; throws SpecError for a spec no provider could make valid. */
+export function readEmbeddingSpec(spec: Spec): { reference: string; threshold: number; model?: string } {
+  const reference = stringField(spec, 'reference');
+  const threshold = unitNumber(spec, 'threshold', DEFAULT_EMBEDDING_THRESHOLD);
+  const model = optionalString(spec, 'model');
+  return { reference, threshold, ...(model === undefined ? {} : { model }) };
+}
+
+/** An llm_judge spec's fields; throws SpecError for a spec no provider could make valid. */
+export function readJudgeSpec(spec: Spec): {
+  threshold: number;
+  prompt?: string;
+  rubricName?: string;
+  criteria?: string;
+  model?: string;
+} {
+  const threshold = unitNumber(spec, 'threshold', DEFAULT_JUDGE_THRESHOLD);
+  const prompt = optionalString(spec, 'prompt');
+  const rubricName = prompt === undefined ? stringField(spec, 'rubric') : optionalString(spec, 'rubric');
+  const criteria = optionalString(spec, 'criteria');
+  const model = optionalString(spec, 'model');
+  return {
+    threshold,
+    ...(prompt === undefined ? {} : { prompt }),
+    ...(rubricName === undefined ? {} : { rubricName }),
+    ...(criteria === undefined ? {} : { criteria }),
+    ...(model === undefined ? {} : { model }),
+  };
+}
+
 export async function checkEmbedding(
   trace: Trace,
   spec: Spec,
@@ -67,9 +97,9 @@ export async function checkEmbedding(
   models: ConfiguredModels,
   signal: AbortSignal,
 ): Promise<Verdict> {
-  const reference = stringField(spec, 'reference');
-  const threshold = unitNumber(spec, 'threshold', DEFAULT_EMBEDDING_THRESHOLD);
-  const model = optionalString(spec, 'model') ?? models.embeddingModel;
+  const read = readEmbeddingSpec(spec);
+  const { reference, threshold } = read;
+  const model = read.model ?? models.embeddingModel;
   if (model === undefined) {
     return {
       kind: 'not_evaluated',
@@ -135,11 +165,9 @@ export async function checkJudge(
   models: ConfiguredModels,
   signal: AbortSignal,
 ): Promise<Verdict> {
-  const threshold = unitNumber(spec, 'threshold', DEFAULT_JUDGE_THRESHOLD);
-  const prompt = optionalString(spec, 'prompt');
-  const rubricName = prompt === undefined ? stringField(spec, 'rubric') : optionalString(spec, 'rubric');
-  const criteria = optionalString(spec, 'criteria');
-  const model = optionalString(spec, 'model') ?? models.judgeModel;
+  const read = readJudgeSpec(spec);
+  const { threshold, prompt, rubricName, criteria } = read;
+  const model = read.model ?? models.judgeModel;
   if (model === undefined)
     return {
       kind: 'not_evaluated',

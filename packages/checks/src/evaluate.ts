@@ -14,6 +14,8 @@ import {
   DEFAULT_JUDGE_THRESHOLD,
   checkEmbedding,
   checkJudge,
+  readEmbeddingSpec,
+  readJudgeSpec,
 } from './checks-model.js';
 import { DEFAULT_STATIC_THRESHOLD, DriftHistoryUnavailableError, driftReport } from './drift.js';
 import { emptyUsage } from './model-gateway.js';
@@ -168,6 +170,11 @@ async function evaluateOne(
     };
   }
   if (type === 'embedding' || type === 'llm_judge') {
+    // A dynamic assertion's static verdict uses the type's default threshold.
+    const staticSpec = isDynamic(assertion) ? { ...spec, threshold: undefined } : spec;
+    // A spec no provider could make valid is invalid whether or not a model is reachable.
+    if (type === 'embedding') readEmbeddingSpec(staticSpec);
+    else readJudgeSpec(staticSpec);
     if (shortCircuitedBy !== undefined) {
       return {
         kind: 'not_evaluated',
@@ -189,8 +196,6 @@ async function evaluateOne(
         explanation: 'no model provider is configured',
       };
     }
-    // A dynamic assertion's static verdict uses the type's default threshold.
-    const staticSpec = isDynamic(assertion) ? { ...spec, threshold: undefined } : spec;
     return type === 'embedding'
       ? checkEmbedding(trace, staticSpec, options.models.calls, options.models, signal)
       : checkJudge(trace, staticSpec, options.models.calls, options.models, signal);

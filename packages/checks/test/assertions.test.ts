@@ -396,6 +396,23 @@ describe('assertions, one at a time', () => {
     expect(results.map((result) => result.failure_class)).toEqual(['invalid_spec', 'unknown_assertion_type']);
   });
 
+  it('refuses a model-layer spec no provider could make valid, with or without a provider', async () => {
+    const { results } = await evaluateAssertions(TRACE, [
+      { assertion_id: 'judge-no-rubric', type: 'llm_judge', spec: {} },
+      { assertion_id: 'embedding-no-reference', type: 'embedding', spec: { target: 'output.message' } },
+      {
+        assertion_id: 'judge-bad-threshold',
+        type: 'llm_judge',
+        spec: { rubric: 'helpfulness', threshold: 2 },
+      },
+    ]);
+    expect(results.map((result) => [result.status, result.failure_class])).toEqual([
+      ['hard_fail', 'invalid_spec'],
+      ['hard_fail', 'invalid_spec'],
+      ['hard_fail', 'invalid_spec'],
+    ]);
+  });
+
   it('reports effects as missing evidence when the trace records none', async () => {
     const bare = traceFromJSON({ schema_version: 1, trace_id: 't', output: { message: 'hi' } });
     const { results } = await evaluateAssertions(bare, [

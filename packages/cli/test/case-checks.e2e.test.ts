@@ -90,7 +90,7 @@ beforeAll(() => {
         {
           id: 'case_judged',
           sha256: judgedSample.input.caseSha256,
-          checks: [{ id: 'judge', type: 'llm_judge', spec: { target: 'output', criteria: 'is it done?' } }],
+          checks: [{ id: 'judge', type: 'llm_judge', spec: { target: 'output', rubric: 'did it finish?' } }],
         },
       ],
       configs: [{ id: 'config_synthetic', sha256: sample.input.configSha256, model: 'm', driver: 'd' }],

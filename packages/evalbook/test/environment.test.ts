@@ -135,6 +135,9 @@ describe('loadEnvironment', () => {
               type: 'content',
               spec: { target: 'output.message', check: 'regex_match', value: '(' },
             },
+            // Refused although no provider is configured: no provider could make these valid.
+            { id: 'judge-without-rubric', type: 'llm_judge', spec: {} },
+            { id: 'embedding-without-reference', type: 'embedding', spec: { target: 'output' } },
           ],
         },
       ],
@@ -147,6 +150,8 @@ describe('loadEnvironment', () => {
     expect(engine).toEqual([
       { code: 'environment_check_spec', path: '/cases/0/checks/1/spec' },
       { code: 'environment_check_spec', path: '/cases/1/checks/0/spec' },
+      { code: 'environment_check_spec', path: '/cases/1/checks/1/spec' },
+      { code: 'environment_check_spec', path: '/cases/1/checks/2/spec' },
     ]);
     const malformed = await issuesOf(
       'malformed.json',
