@@ -82,7 +82,14 @@ export function describeError(error: unknown): string {
     });
     return [`${error.code}: ${error.message}`, ...lines].join('\n');
   }
-  if (error instanceof UsageError || isFileSystemError(error)) return error.message;
+  if (isFileSystemError(error)) {
+    // "ENOENT: no such file or directory, open 'x.yaml'" → "x.yaml: no such file or directory (ENOENT)"
+    const what = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+    return error.path === undefined
+      ? error.message
+      : `${error.path}: ${what} (${error.code ?? error.syscall})`;
+  }
+  if (error instanceof UsageError) return error.message;
   if (error instanceof Error) return error.stack ?? error.message;
   return String(error);
 }

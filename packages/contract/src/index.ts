@@ -20,6 +20,7 @@ export {
   SCHEMAS_DIR,
   createSchemaAjv,
   schemaErrors,
+  schemaIssuesOf,
   schemaValidator,
 } from './schema-registry.js';
 export {

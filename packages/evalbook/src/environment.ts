@@ -5,7 +5,7 @@
 // each with a JSON pointer.
 import { readFile } from 'node:fs/promises';
 import { evaluateAssertions } from '@paperclip-evals/checks';
-import { ContractError, pointer, readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { ContractError, pointer, readJsonText, schemaIssuesOf } from '@paperclip-evals/contract';
 import { parseDocument } from 'yaml';
 
 import type { Assertion, Trace } from '@paperclip-evals/checks';
@@ -17,9 +17,12 @@ import type { PricingTable } from './cost.js';
 export const ENVIRONMENT_V1 = 'paperclip-evals/environment/v1';
 export const ENVIRONMENT_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/environment/v1.json';
 
-/** The assertion types a case check can use: every engine type but plugin (an SDK submits those). */
+/**
+ * The assertion types a case check can use: every engine type but plugin (an SDK submits those) and
+ * effect (a native-execution attempt records no world effects: it could never pass).
+ */
 export type CaseCheckType =
-  'schema' | 'constraint' | 'trace' | 'trace_tree' | 'effect' | 'content' | 'embedding' | 'llm_judge';
+  'schema' | 'constraint' | 'trace' | 'trace_tree' | 'content' | 'embedding' | 'llm_judge';
 
 /**
  * A check every attempt of the case gets a verdict for: reported by the runner (no `type`), or
@@ -96,21 +99,7 @@ function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; is
 
 /** Validates an already parsed document; returns the environment or throws with every issue. */
 export function parseEnvironment(value: unknown): Environment {
-  const issues: Issue[] = schemaErrors(ENVIRONMENT_SCHEMA_ID, value).map((error) => {
-    const missing =
-      error.keyword === 'required'
-        ? (error.params as { missingProperty: string }).missingProperty
-        : undefined;
-    const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
-    return {
-      code: 'environment_schema',
-      message: `${path === '' ? '(root)' : path} ${missing === undefined ? (error.message ?? 'is invalid') : 'is missing'}`,
-      path,
-      expected:
-        error.keyword === 'additionalProperties' ? 'no such property' : (error.message ?? error.keyword),
-      received: missing === undefined ? 'invalid value' : 'missing',
-    };
-  });
+  const issues: Issue[] = schemaIssuesOf(ENVIRONMENT_SCHEMA_ID, value, () => 'environment_schema');
   if (issues.length > 0) throw invalid('the environment does not match its schema', issues);
   const environment = value as Environment;
   const unique = (list: readonly { id: string }[], where: string, ...at: (string | number)[]): void => {
@@ -200,7 +189,13 @@ export async function loadEnvironment(path: string): Promise<Environment> {
       `${path} is not a strict ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} document`,
       parsed.issues,
     );
-  const environment = parseEnvironment(parsed.value);
+  let environment: Environment;
+  try {
+    environment = parseEnvironment(parsed.value);
+  } catch (error) {
+    if (!(error instanceof ContractError)) throw error;
+    throw invalid(`${path}: ${error.message}`, error.issues);
+  }
   const issues = await caseCheckIssues(environment);
   if (issues.length > 0) throw invalid(`${path} has case checks the checks engine refuses`, issues);
   return environment;

@@ -164,11 +164,16 @@ describe('loadEnvironment', () => {
             checks: [
               { id: 'no-spec', type: 'trace' },
               { id: 'plugin', type: 'plugin', spec: {} },
+              { id: 'effect', type: 'effect', spec: { check: 'exists', world: 'db', resource: 'orders' } },
             ],
           },
         ],
       }),
     );
-    expect(malformed.map((issue) => issue.path)).toEqual(['/cases/0/checks/0', '/cases/0/checks/1/type']);
+    expect(malformed.map((issue) => issue.path)).toEqual([
+      '/cases/0/checks/0',
+      '/cases/0/checks/1/type',
+      '/cases/0/checks/2/type',
+    ]);
   });
 });
