@@ -240,7 +240,7 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
       ties: 1,
       mcnemarP: 1,
       deltaSolveRate: 0,
-      deltaSolveRateCi95: [0, 0],
+      deltaSolveRateCi95: null, // one shared case: resampling it says nothing
     });
     const usage = run(['compare', '--store', 'sqlite:book.sqlite', '--a', 'config_a']);
     expect(usage.status).toBe(2);

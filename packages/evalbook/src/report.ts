@@ -207,13 +207,24 @@ function decideGate(failOn: FailOn, summary: EvalbookSummary): GateResult {
       reasons.push('no comparison to judge: name --a and --b (configs) or --a-run and --b-run');
     else if (comparison.sharedCases === 0)
       reasons.push(`${comparison.a} and ${comparison.b} share no case to compare`);
-    else if (comparison.deltaSolveRateCi95 !== null && comparison.deltaSolveRateCi95[1] < 0)
+    else if (comparison.deltaSolveRateCi95 === null)
+      reasons.push(
+        `${comparison.a} and ${comparison.b} share ${comparison.sharedCases} case: an interval needs 2 or more`,
+      );
+    else if (comparison.deltaSolveRateCi95[1] < 0)
       reasons.push(
         `${comparison.b} solves fewer cases than ${comparison.a}: Δ ${comparison.deltaSolveRate?.toFixed(3) ?? '?'}, 95% CI [${comparison.deltaSolveRateCi95[0].toFixed(3)}, ${comparison.deltaSolveRateCi95[1].toFixed(3)}] below 0`,
       );
     return { failOn: 'regression', passed: reasons.length === 0, reasons };
   }
   if (failOn.kind === 'drift') {
+    // Nothing judged is not a pass (as with regression and nothing to compare).
+    if (!summary.checkDrift.some((drift) => drift.bar !== null))
+      reasons.push(
+        summary.checkDrift.length === 0
+          ? 'no check scores to judge'
+          : 'nothing to judge yet: no check has 10 earlier scored runs for a bar',
+      );
     for (const drift of summary.checkDrift)
       if (drift.status === 'drift_detected')
         reasons.push(

@@ -167,6 +167,9 @@ export interface SummaryOptions {
   readonly driftThresholdOf?: DriftThresholdOf;
 }
 
+/** Bootstrap intervals over cases need at least this many cases with counted attempts. */
+const MIN_BOOTSTRAP_CASES = 2;
+
 /** pass@k is listed up to this k: beyond it the numbers say little a reader can act on. */
 const MAX_K = 5;
 
@@ -295,13 +298,12 @@ export class SummaryBuilder {
         const { solved, counted } = solvedAndCounted(group.counts, policy);
         return { successes: solved, trials: counted };
       });
+      const counted = clusters.filter((cluster) => cluster.trials > 0);
+      // Resampling one case says nothing about other cases: no interval rather than a point.
       const interval =
-        rate.solveRate === null
+        rate.solveRate === null || counted.length < MIN_BOOTSTRAP_CASES
           ? null
-          : clusteredBootstrapInterval(
-              clusters.filter((cluster) => cluster.trials > 0),
-              this.bootstrapOptions(),
-            );
+          : clusteredBootstrapInterval(counted, this.bootstrapOptions());
       const cost = summariseCost(merged.costs);
       return {
         configId,
@@ -406,7 +408,7 @@ export class SummaryBuilder {
     deltas.sort((x, y) => cmp(x.caseId, y.caseId));
     const allCases = new Set([...a.keys(), ...b.keys()]);
     const difference =
-      deltas.length === 0
+      deltas.length < MIN_BOOTSTRAP_CASES
         ? null
         : pairedBootstrapDifference(
             deltas.map((delta) => ({ a: delta.aSolveRate, b: delta.bSolveRate })),
@@ -429,7 +431,8 @@ export class SummaryBuilder {
       ties: deltas.filter((delta) => delta.delta === 0).length,
       mcnemarP: mcnemarExact(aOnly, bOnly),
       discordant: { aOnly, bOnly },
-      deltaSolveRate: difference === null ? null : difference.difference,
+      deltaSolveRate:
+        deltas.length === 0 ? null : deltas.reduce((sum, delta) => sum + delta.delta, 0) / deltas.length,
       deltaSolveRateCi95: difference === null ? null : [difference.lo, difference.hi],
       regressions: deltas.filter((delta) => delta.delta < 0).sort((x, y) => x.delta - y.delta),
       improvements: deltas.filter((delta) => delta.delta > 0).sort((x, y) => y.delta - x.delta),
