@@ -1,5 +1,5 @@
 // Drift of each check across runs, for reports: per (case, check, config), the check's mean score in
-// each run (runs in the order they were first ingested), and the checks engine's drift algorithm on
+// each run (runs in the summary's order: by start time), and the checks engine's drift algorithm on
 // that series — the newest scored run against up to 50 earlier ones, at least 10, with the bar
 // max(static threshold, mean − 2·max(stddev, 0.02)). A run's score is a mean over attempts, a
 // measurement rather than one verdict, so every earlier run enters the baseline (the engine leaves
@@ -68,11 +68,8 @@ const SCORED = new Set<ScoreRow['status']>(['pass', 'fail', 'soft_fail']);
 
 export class CheckDriftTally {
   private readonly series = new Map<string, SeriesTally>();
-  /** Runs in the order they were first seen: the order the store holds them in (insertion order). */
-  private readonly runOrder = new Map<string, number>();
 
   add(key: AttemptKey, scores: readonly ScoreRow[]): void {
-    if (!this.runOrder.has(key.runId)) this.runOrder.set(key.runId, this.runOrder.size);
     for (const score of scores) {
       const id = `${key.caseId}\u0000${score.checkId}\u0000${key.configId}`;
       let series = this.series.get(id);
@@ -95,14 +92,21 @@ export class CheckDriftTally {
     }
   }
 
-  /** Every series, drifting ones first; with `newestRun`, runs after it are left out (it is judged). */
-  build(thresholdOf: DriftThresholdOf = () => undefined, newestRun?: string): CheckDrift[] {
-    const last = newestRun === undefined ? Infinity : (this.runOrder.get(newestRun) ?? -1);
+  /**
+   * Every series, drifting ones first. `runOrder` places each run (its index in the summary's run
+   * order); with `newestRun`, runs after it are left out (it is the one judged).
+   */
+  build(
+    runOrder: ReadonlyMap<string, number>,
+    thresholdOf: DriftThresholdOf = () => undefined,
+    newestRun?: string,
+  ): CheckDrift[] {
+    const last = newestRun === undefined ? Infinity : (runOrder.get(newestRun) ?? -1);
     const drifts: CheckDrift[] = [];
     for (const series of this.series.values()) {
       const runs: CheckRunScore[] = [...series.runs]
-        .filter(([runId]) => (this.runOrder.get(runId) ?? Infinity) <= last)
-        .sort(([a], [b]) => (this.runOrder.get(a) ?? 0) - (this.runOrder.get(b) ?? 0))
+        .filter(([runId]) => (runOrder.get(runId) ?? Infinity) <= last)
+        .sort(([a], [b]) => (runOrder.get(a) ?? 0) - (runOrder.get(b) ?? 0))
         .map(([runId, run]) => ({
           runId,
           score: run.verdicts === 0 ? null : run.sum / run.verdicts,

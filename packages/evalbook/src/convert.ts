@@ -82,6 +82,11 @@ export interface LedgerRecord {
   };
   readonly caseSha256: string;
   readonly configSha256: string;
+  /**
+   * When the attempt's first event was emitted (the runner's clock, as the bundle gives it): what
+   * orders runs in reports. Records stored before this field have none.
+   */
+  readonly startedAt?: string;
   readonly terminal: {
     readonly turn: string;
     readonly run: string;
@@ -289,6 +294,7 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     },
     caseSha256: bundle.input.caseSha256,
     configSha256: bundle.input.configSha256,
+    ...(bundle.events[0] === undefined ? {} : { startedAt: bundle.events[0].emittedAt }),
     terminal: {
       turn: bundle.terminal.turnTerminalState,
       run: bundle.terminal.runTerminalState,

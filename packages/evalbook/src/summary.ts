@@ -129,7 +129,7 @@ export interface EvalbookSummary {
   readonly attempts: number;
   readonly statusCounts: StatusCounts;
   readonly environmentMismatches: number;
-  /** Every run, in the order the store first holds an attempt of it (insertion order, not by name). */
+  /** Every run, by when its first attempt started (then insertion order), never by name. */
   readonly runs: readonly string[];
   readonly cases: readonly string[];
   readonly configs: readonly string[];
@@ -214,8 +214,8 @@ export class SummaryBuilder {
   private readonly policyTallies = new Map<string, PolicyTally>();
   private policyVerdicts = 0;
   private readonly checkDrift = new CheckDriftTally();
-  /** Runs in the order the store holds them (insertion order): the trend's x axis. */
-  private readonly runOrder = new Map<string, number>();
+  /** Each run's first place in the stream and its earliest attempt start (ms), for the run order. */
+  private readonly runInfo = new Map<string, { firstSeen: number; earliestStart: number }>();
 
   constructor(private readonly options: SummaryOptions = {}) {}
 
@@ -223,7 +223,14 @@ export class SummaryBuilder {
   add(stored: StoredAttempt): AttemptVerdict {
     const verdict = attemptVerdict(stored.record, stored.scores);
     const { runId, caseId, configId } = stored.key;
-    if (!this.runOrder.has(runId)) this.runOrder.set(runId, this.runOrder.size);
+    const started = Date.parse(stored.record.startedAt ?? '');
+    const run = this.runInfo.get(runId);
+    if (run === undefined)
+      this.runInfo.set(runId, {
+        firstSeen: this.runInfo.size,
+        earliestStart: Number.isNaN(started) ? Infinity : started,
+      });
+    else if (started < run.earliestStart) run.earliestStart = started;
     const key = `${runId}\u0000${caseId}\u0000${configId}`;
     let tally = this.tallies.get(key);
     if (tally === undefined) {
@@ -273,6 +280,12 @@ export class SummaryBuilder {
 
   build(): EvalbookSummary {
     const policy = this.options.policy ?? 'all_attempts';
+    // Runs by when their first attempt started (the runner's event time), then by first appearance
+    // in the store (insertion order) — never by name: nightly-10 comes after nightly-9.
+    const runs = [...this.runInfo]
+      .sort(([, a], [, b]) => a.earliestStart - b.earliestStart || a.firstSeen - b.firstSeen)
+      .map(([runId]) => runId);
+    const runOrder = new Map(runs.map((runId, index) => [runId, index]));
     const scoped = [...this.tallies.values()].filter(
       (tally) => this.options.runId === undefined || tally.runId === this.options.runId,
     );
@@ -324,7 +337,9 @@ export class SummaryBuilder {
         return { runId, configId, ...withWilson(rateOf(group, policy)) };
       })
       .sort((x, y) =>
-        x.runId === y.runId ? cmp(x.configId, y.configId) : this.runIndex(x.runId) - this.runIndex(y.runId),
+        x.runId === y.runId
+          ? cmp(x.configId, y.configId)
+          : (runOrder.get(x.runId) ?? 0) - (runOrder.get(y.runId) ?? 0),
       );
 
     return {
@@ -334,7 +349,7 @@ export class SummaryBuilder {
       attempts: this.attempts,
       statusCounts: { ...this.totals },
       environmentMismatches: this.mismatches,
-      runs: [...this.runOrder.keys()],
+      runs,
       cases,
       configs,
       grid,
@@ -344,12 +359,8 @@ export class SummaryBuilder {
       coverage: this.coverage.summary(),
       comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
-      checkDrift: this.checkDrift.build(this.options.driftThresholdOf, this.options.runId),
+      checkDrift: this.checkDrift.build(runOrder, this.options.driftThresholdOf, this.options.runId),
     };
-  }
-
-  private runIndex(runId: string): number {
-    return this.runOrder.get(runId) ?? Infinity;
   }
 
   private policyStats(): PolicyStat[] {

@@ -251,6 +251,20 @@ describe('SummaryBuilder', () => {
     expect(second).toEqual(first);
   });
 
+  it('orders runs by when their first attempt started, whatever order they were ingested in', () => {
+    const startedAt = (stored: StoredAttempt, at: string): StoredAttempt => ({
+      ...stored,
+      record: { ...stored.record, startedAt: at },
+    });
+    const builder = new SummaryBuilder();
+    builder.add(startedAt(attempt('late', 'case_a', 'base', 'x1', 'solved'), '2026-11-02T10:00:00.000Z'));
+    builder.add(startedAt(attempt('early', 'case_a', 'base', 'x2', 'unsolved'), '2026-11-01T10:00:00.000Z'));
+    builder.add(startedAt(attempt('late', 'case_a', 'base', 'x3', 'solved'), '2026-10-31T23:00:00.000Z'));
+    builder.add(startedAt(attempt('middle', 'case_a', 'base', 'x4', 'solved'), '2026-11-01T12:00:00.000Z'));
+    // A run's start is its earliest attempt: "late" has one on 31 October.
+    expect(builder.build().runs).toEqual(['late', 'early', 'middle']);
+  });
+
   it('follows each config across runs, in the order the runs were ingested (not by name)', () => {
     const builder = new SummaryBuilder();
     builder.add(attempt('nightly-9', 'case_a', 'base', 'x1', 'solved'));
