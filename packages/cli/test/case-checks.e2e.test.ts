@@ -243,6 +243,27 @@ describe('case checks in the checks vocabulary', () => {
     ]);
   });
 
+  it('scopes a report to --run (totals, attempts listed) and refuses a run or config it does not have', () => {
+    const scoped = evals(['report', '--format', 'json', ...STORE, '--run', runId(5)]);
+    expect(scoped.status).toBe(0);
+    const report = JSON.parse(scoped.stdout) as Report & { summary: { attempts: number; runs: string[] } };
+    expect(report.summary.attempts).toBe(2);
+    expect(report.attempts.map((attempt) => attempt.runId)).toEqual([runId(5), runId(5)]);
+    expect(report.summary.runs).toHaveLength(RUNS); // the trend and drift still see every run
+
+    for (const args of [
+      ['report', '--format', 'md', '--run', 'nightly-99'],
+      ['grid', '--run', 'nightly-99'],
+      ['compare', '--a', 'config_synthetic', '--b', 'config_missing'],
+    ]) {
+      const refused = evals([...args, ...STORE]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(
+        /no (run|config) named "(nightly-99|config_missing)" in this evalbook; its (runs|configs): /,
+      );
+    }
+  });
+
   it('refuses an environment whose check spec the engine refuses, before touching the store', () => {
     writeFileSync(
       join(dir, 'bad.json'),

@@ -74,7 +74,7 @@ export type {
 } from './report.js';
 export { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
 export type { AttemptStatus, AttemptVerdict } from './scoring.js';
-export { SUMMARY_V1, SummaryBuilder, summariseStore } from './summary.js';
+export { SUMMARY_V1, ScopeError, SummaryBuilder, summariseStore } from './summary.js';
 export type {
   CaseDelta,
   Comparison,

@@ -124,8 +124,12 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     );
   let count = 0;
   let buffer = '';
+  let read = 0;
   for await (const stored of options.store.attempts()) {
+    if (++read % PROGRESS_EVERY === 0) options.onProgress?.(read);
     const verdict = builder.add(stored);
+    // With --run, the attempts listed and the budgets are that run's (the summary's totals are too).
+    if (!builder.inScope(stored.key.runId)) continue;
     budgetTallies.add(stored);
     if (format === 'json') {
       buffer += `${count === 0 ? '' : ','}\n${JSON.stringify(reportAttempt(stored, verdict))}`;
@@ -136,7 +140,6 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     } else if (format === 'html' && htmlAttempts.length < HTML_MAX_ATTEMPTS)
       htmlAttempts.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
     count++;
-    if (count % PROGRESS_EVERY === 0) options.onProgress?.(count);
   }
   for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
   const summary = builder.build();

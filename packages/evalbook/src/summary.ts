@@ -26,6 +26,11 @@ import type { StoredAttempt } from './store.js';
 
 export const SUMMARY_V1 = 'paperclip-evals/summary/v1';
 
+/** A run or config named for the summary (--run, --a/--b, --a-run/--b-run) that the evalbook lacks. */
+export class ScopeError extends Error {
+  override readonly name = 'ScopeError';
+}
+
 /**
  * all_attempts: errored, incomplete and over-budget attempts count against the rate (the default:
  * a flaky harness cannot make a config look better) · evaluated_only: only solved + unsolved count.
@@ -244,19 +249,28 @@ export class SummaryBuilder {
       };
       this.tallies.set(key, tally);
     }
-    this.attempts++;
-    this.coverage.add(stored.record.cost);
+    // The totals speak of the run scope (--run) like the grid; the trend and drift see every run.
+    const inScope = this.inScope(runId);
+    if (inScope) {
+      this.attempts++;
+      this.coverage.add(stored.record.cost);
+    }
     // A case or config whose digest differs from the environment's is kept apart, never merged.
     if (stored.record.environmentMismatch.length > 0) {
       tally.environmentMismatch++;
-      this.mismatches++;
+      if (inScope) this.mismatches++;
       return verdict;
     }
     tally.counts[verdict.status]++;
-    this.totals[verdict.status]++;
+    if (inScope) this.totals[verdict.status]++;
     tally.cost.add(stored.record.cost);
     this.checkDrift.add(stored.key, stored.scores);
     return verdict;
+  }
+
+  /** Whether a run is in the run scope (every run without one). */
+  inScope(runId: string): boolean {
+    return this.options.runId === undefined || runId === this.options.runId;
   }
 
   /** Counts one stored policy verdict (outside the run scope: counted as seen, left out of the table). */
@@ -278,7 +292,9 @@ export class SummaryBuilder {
     tally.counts[verdict.agreement]++;
   }
 
+  /** Throws ScopeError when --run, --a/--b or --a-run/--b-run name something the evalbook lacks. */
   build(): EvalbookSummary {
+    this.checkNames();
     const policy = this.options.policy ?? 'all_attempts';
     // Runs by when their first attempt started (the runner's event time), then by first appearance
     // in the store (insertion order) — never by name: nightly-10 comes after nightly-9.
@@ -361,6 +377,26 @@ export class SummaryBuilder {
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
       checkDrift: this.checkDrift.build(runOrder, this.options.driftThresholdOf, this.options.runId),
     };
+  }
+
+  private checkNames(): void {
+    const runs = new Set(this.runInfo.keys());
+    const configs = new Set([...this.tallies.values()].map((tally) => tally.configId));
+    const known = (kind: 'run' | 'config', names: ReadonlySet<string>, name: string): void => {
+      if (names.has(name)) return;
+      const listed = [...names].sort().slice(0, 10);
+      throw new ScopeError(
+        `no ${kind} named ${JSON.stringify(name)} in this evalbook` +
+          (names.size === 0
+            ? ' (it has no attempts)'
+            : `; its ${kind}s: ${listed.join(', ')}${names.size > 10 ? ', …' : ''}`),
+      );
+    };
+    if (this.options.runId !== undefined) known('run', runs, this.options.runId);
+    const compare = this.options.compare;
+    if (compare !== undefined)
+      for (const name of [compare.a, compare.b])
+        known(compare.by, compare.by === 'run' ? runs : configs, name);
   }
 
   private policyStats(): PolicyStat[] {

@@ -6,6 +6,7 @@ import { styleText } from 'node:util';
 import { writeFileAtomically } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
+  ScopeError,
   StoreError,
   formatUsd,
   loadEnvironment,
@@ -86,6 +87,9 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
     };
     if (options.out === undefined) await report(toStdout);
     else await writeFileAtomically(options.out, report);
+  } catch (error) {
+    if (error instanceof ScopeError) throw new UsageError(error.message);
+    throw error;
   } finally {
     if (tty) process.stderr.write('\r\x1b[K');
     await store.close();
@@ -119,6 +123,9 @@ async function summary(options: StoreCommandOptions, compare?: CompareSpec): Pro
       ...(options.run === undefined ? {} : { runId: options.run }),
       ...(compare === undefined ? {} : { compare }),
     });
+  } catch (error) {
+    if (error instanceof ScopeError) throw new UsageError(error.message);
+    throw error;
   } finally {
     await store.close();
   }
