@@ -269,6 +269,5 @@ report:
   denominator: all_attempts
   # A check drifts when its newest run scores below max(this, mean − 2·sd of earlier runs).
   driftThreshold: 0.8
-  formats: [html, markdown, json]
 `;
 }
