@@ -198,6 +198,7 @@ describe('case checks in the checks vocabulary', () => {
       /check few-steps of case_synthetic on config_synthetic: 0\.000 in run_11 < bar 0\.960/,
     );
     expect(gated.stdout).toMatch(/### Check drift/);
+    expect(gated.stdout).toContain('Soft checks fell short (shown, not failing): celebrates in 24 attempts.');
     expect(gated.stdout).toMatch(
       /\| few-steps \| case_synthetic \| config_synthetic \| 2 \| 0\.000 \(run_11\)/,
     );

@@ -140,6 +140,15 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     `Denominator: ${summary.denominatorPolicy === 'all_attempts' ? 'all attempts (errors and missing verdicts count against the rate)' : 'evaluated attempts only (errored, incomplete and over-budget are excluded and listed)'}.`,
     `Cost: ${summary.coverage.text}; priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
   );
+  if (summary.softFailures.length > 0)
+    lines.push(
+      `Soft checks fell short (shown, not failing): ${summary.softFailures
+        .slice(0, MAX_LISTED)
+        .map((soft) => `${cell(soft.checkId)} in ${soft.attempts} attempt${soft.attempts === 1 ? '' : 's'}`)
+        .join(
+          ', ',
+        )}${summary.softFailures.length > MAX_LISTED ? `, and ${summary.softFailures.length - MAX_LISTED} more` : ''}.`,
+    );
   if (summary.flakyCells.length > 0)
     lines.push(
       `Flaky: ${summary.flakyCells.length} case × config cell(s) with both solved and unsolved attempts.`,

@@ -149,9 +149,11 @@ export interface EvalbookSummary {
   readonly policy: readonly PolicyStat[] | null;
   /**
    * Each (case, check, config)'s score per run and its drift, drifting first. With a run scope, that
-   * run is the one judged against the runs ingested before it.
+   * run is the one judged against the runs before it.
    */
   readonly checkDrift: readonly CheckDrift[];
+  /** Soft checks that fell short (within the run scope), per check, most first: shown, not failing. */
+  readonly softFailures: readonly { readonly checkId: string; readonly attempts: number }[];
 }
 
 export interface CompareSpec {
@@ -219,6 +221,7 @@ export class SummaryBuilder {
   private readonly policyTallies = new Map<string, PolicyTally>();
   private policyVerdicts = 0;
   private readonly checkDrift = new CheckDriftTally();
+  private readonly softFailures = new Map<string, number>();
   /** Each run's first place in the stream and its earliest attempt start (ms), for the run order. */
   private readonly runInfo = new Map<string, { firstSeen: number; earliestStart: number }>();
 
@@ -262,7 +265,12 @@ export class SummaryBuilder {
       return verdict;
     }
     tally.counts[verdict.status]++;
-    if (inScope) this.totals[verdict.status]++;
+    if (inScope) {
+      this.totals[verdict.status]++;
+      for (const score of stored.scores)
+        if (score.status === 'soft_fail')
+          this.softFailures.set(score.checkId, (this.softFailures.get(score.checkId) ?? 0) + 1);
+    }
     tally.cost.add(stored.record.cost);
     this.checkDrift.add(stored.key, stored.scores);
     return verdict;
@@ -376,6 +384,9 @@ export class SummaryBuilder {
       comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
       checkDrift: this.checkDrift.build(runOrder, this.options.driftThresholdOf, this.options.runId),
+      softFailures: [...this.softFailures]
+        .map(([checkId, attempts]) => ({ checkId, attempts }))
+        .sort((x, y) => y.attempts - x.attempts || cmp(x.checkId, y.checkId)),
     };
   }
 
