@@ -85,6 +85,27 @@ describe('evals policy replay', () => {
     expect(run.stdout).toMatch(/\d+ tool calls · \d+ agree · 0 differ or undecided · 0 row errors/);
   });
 
+  it('names every artifact the producer skipped, and why, on stderr', async () => {
+    const withBroken = join(dir, 'with-broken.json');
+    await writeFile(
+      withBroken,
+      JSON.stringify(
+        bundleOf(DENY_APPROVALS, {
+          kind: 't1_predicate_tree',
+          id: 'broken-regex',
+          version: 1,
+          body: { when: { field: 'tool_name', regex: '(' }, verdict: 'deny', reason: 'x' },
+        }),
+      ),
+    );
+    const run = replay(producer, [], withBroken);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/\(1 artifacts skipped\)/);
+    expect(run.stderr).toBe(
+      'evals policy replay: the producer skipped artifact broken-regex (t1_predicate_tree): bad_pattern; it decided nothing\n',
+    );
+  });
+
   it('is a job error (exit 5) with the reason on stderr and no verdict on stdout when the producer drops a reply', async () => {
     const run = replay(await brokenProducer(dir, 'drops_a_reply'), ['--json']);
     expect(run.status).toBe(5);

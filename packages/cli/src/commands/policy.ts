@@ -153,6 +153,11 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
         `stored in ${stored.url}: ${stored.inserted} inserted · ${stored.duplicate} duplicate (skipped) · ${stored.conflict} conflict (kept the stored verdict) · ${stored.refused} refused`,
       );
     process.stdout.write(`${lines.join('\n')}\n`);
+    // A skipped artifact decides nothing, so its rule never denies: say which and why, where it is seen.
+    for (const item of result.skipped)
+      process.stderr.write(
+        `evals policy replay: the producer skipped artifact ${item.id} (${item.kind}): ${item.reason}; it decided nothing\n`,
+      );
   }
   return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
 }
