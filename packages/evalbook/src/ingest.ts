@@ -22,7 +22,7 @@ import type {
 } from '@paperclip-evals/contract';
 
 import { convertBundle } from './convert.js';
-import type { AttemptKey, LedgerRecord, ReferenceVerification } from './convert.js';
+import type { AttemptKey, EnvironmentMismatch, LedgerRecord, ReferenceVerification } from './convert.js';
 import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { caseAssertions, loadEnvironment } from './environment.js';
@@ -85,7 +85,11 @@ export interface IngestSummary {
   readonly invalid: { readonly input: string; readonly issues: readonly Issue[] }[];
   readonly unreadable: { readonly input: string; readonly error: string }[];
   /** Inserted attempts whose case/config digest differs from the environment's (flagged, kept apart). */
-  readonly environmentMismatches: { readonly input: string; readonly key: AttemptKey }[];
+  readonly environmentMismatches: {
+    readonly input: string;
+    readonly key: AttemptKey;
+    readonly mismatch: readonly EnvironmentMismatch[];
+  }[];
   /** Cost coverage of the attempts inserted by this run. */
   readonly coverage: CoverageSummary;
   /** Model calls made for case checks (never the agents' own cost); null without a provider. */
@@ -351,7 +355,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         inserted++;
         coverage.add(entry.record.cost);
         if (entry.record.environmentMismatch.length > 0)
-          mismatches.push({ input: entry.input, key: outcome.key });
+          mismatches.push({
+            input: entry.input,
+            key: outcome.key,
+            mismatch: entry.record.environmentMismatch,
+          });
       } else if (outcome.status === 'duplicate') duplicates++;
       else
         conflicts.push({

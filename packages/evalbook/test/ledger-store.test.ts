@@ -560,7 +560,13 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(summary.store).toBe(storeUrl);
       expect(summary.inserted).toBe(2);
       const flaggedKey = { ...key('attempt_flag'), configId: 'config_other' };
-      expect(summary.environmentMismatches).toEqual([{ input: flagged, key: flaggedKey }]);
+      expect(summary.environmentMismatches).toEqual([
+        {
+          input: flagged,
+          key: flaggedKey,
+          mismatch: [{ field: 'configSha256', expected: otherDigest, received: otherInput.configSha256 }],
+        },
+      ]);
       expect(summary.coverage.text).toBe('2 of 2 attempts priced (1 provider-reported, 1 estimated)');
       expect(ingestExitCode(summary)).toBe(0);
 

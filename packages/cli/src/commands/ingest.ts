@@ -80,9 +80,15 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   }
   for (const unreadable of summary.unreadable)
     lines.push(`${paint('yellow', 'unreadable')} ${unreadable.input}  ${unreadable.error}`);
-  for (const mismatch of summary.environmentMismatches)
+  for (const flagged of summary.environmentMismatches)
     lines.push(
-      `${paint('yellow', 'mismatch  ')} ${mismatch.input}  case/config digest differs from the environment (flagged)`,
+      `${paint('yellow', 'mismatch  ')} ${flagged.input}  kept apart from the environment's cells: ${flagged.mismatch
+        .map((field) =>
+          field.expected === null
+            ? `${field.field} ${field.received} is not in the environment`
+            : `${field.field} expected ${field.expected}, received ${field.received}`,
+        )
+        .join('; ')}`,
     );
   const total = summary.coverage.pricedTotalNanodollars;
   if (lines.length > 0) lines.push('');
