@@ -167,8 +167,8 @@ describe('case checks in the checks vocabulary', () => {
     const json = evals(['report', '--format', 'json', ...STORE]);
     const drift = (JSON.parse(json.stdout) as Report).summary.checkDrift;
     expect(drift.map((row) => [row.caseId, row.checkId, row.status])).toEqual([
-      ['case_synthetic', 'celebrates', 'drift_detected'],
       ['case_synthetic', 'few-steps', 'drift_detected'],
+      ['case_synthetic', 'celebrates', 'below_threshold'],
       ['case_judged', 'judge', 'insufficient_history'],
       ['case_judged', 'synthetic-check', 'insufficient_history'],
       ['case_synthetic', 'synthetic-check', 'ok'],
@@ -181,10 +181,11 @@ describe('case checks in the checks vocabulary', () => {
       baselineRuns: RUNS - 1,
       bar: 0.96,
     });
-    // The soft check never passed: its newest score is no lower than its history, but below 0.8.
+    // The soft check never passed: under 0.8, but no lower than its history — low, not drifting.
     expect(drift.find((row) => row.checkId === 'celebrates')).toMatchObject({
-      status: 'drift_detected',
+      status: 'below_threshold',
       bar: 0.8,
+      historyBar: -0.04,
     });
     expect(drift.find((row) => row.checkId === 'judge')).toMatchObject({
       status: 'insufficient_history',
@@ -210,19 +211,19 @@ describe('case checks in the checks vocabulary', () => {
       ),
     ];
     expect(driftRows.map((match) => match.slice(1))).toEqual([
-      ['case_synthetic', 'celebrates', 'drift_detected'],
       ['case_synthetic', 'few-steps', 'drift_detected'],
+      ['case_synthetic', 'celebrates', 'below_threshold'],
       ['case_synthetic', 'synthetic-check', 'ok'],
     ]);
     expect(html).toMatch(/data-insufficient-history="2"/);
 
     const junit = evals(['report', '--format', 'junit', ...STORE]).stdout;
-    expect(junit).toContain('<testsuite name="check drift" tests="5" failures="2" errors="0" skipped="2">');
+    expect(junit).toContain('<testsuite name="check drift" tests="5" failures="1" errors="0" skipped="2">');
     expect(junit).toMatch(
       /<testcase name="case_synthetic · few-steps" classname="drift\.config_synthetic">\s*<failure message="0\.000 in run_11 &lt; bar 0\.960/,
     );
 
-    // Judged on its own, run_10 is the newest: few-steps held; only the soft check stays under 0.8.
+    // Judged on its own, run_10 is the newest: nothing drifted (the soft check is as low as ever).
     const earlier = evals([
       'report',
       '--format',
@@ -239,9 +240,8 @@ describe('case checks in the checks vocabulary', () => {
       latestRunId: runId(RUNS - 2),
       baselineRuns: RUNS - 2,
     });
-    expect(scoped.gate?.reasons.map((reason) => reason.split(':')[0])).toEqual([
-      'check celebrates of case_synthetic on config_synthetic',
-    ]);
+    expect(earlier.status).toBe(0);
+    expect(scoped.gate).toMatchObject({ passed: true, reasons: [] });
   });
 
   it('scopes a report to --run (totals, attempts listed) and refuses a run or config it does not have', () => {

@@ -1,10 +1,11 @@
 // Drift of each check across runs, for reports: per (case, check, config), the check's mean score in
 // each run (runs in the summary's order: by start time), and the checks engine's drift algorithm on
 // that series — the newest scored run against up to 50 earlier ones, at least 10, with the bar
-// max(static threshold, mean − 2·max(stddev, 0.02)). A run's score is a mean over attempts, a
+// max(static threshold, mean − 2·max(stddev, 0.02)), with a fall below the history's own part told
+// apart from a score that is merely under the static threshold. A run's score is a mean over attempts, a
 // measurement rather than one verdict, so every earlier run enters the baseline (the engine leaves
 // out single hard failures; a low run here is exactly what the baseline must remember).
-import { DEFAULT_STATIC_THRESHOLD, driftReport } from '@paperclip-evals/checks';
+import { DEFAULT_STATIC_THRESHOLD, DRIFT_MIN_STDDEV, driftReport } from '@paperclip-evals/checks';
 
 import type { Layer } from '@paperclip-evals/checks';
 
@@ -22,7 +23,13 @@ export interface CheckRunScore {
   readonly unscored: number;
 }
 
-export type CheckDriftStatus = 'ok' | 'drift_detected' | 'insufficient_history';
+/**
+ * drift_detected: the newest score fell below its own history (mean − 2·max(sd, 0.02)) ·
+ * below_threshold: under the static threshold, but no lower than usual (a check that is always low
+ * has not drifted: the rates in the report say it fails) · ok · insufficient_history: no bar yet.
+ * The engine's query_drift reports both of the first two as drift_detected.
+ */
+export type CheckDriftStatus = 'ok' | 'drift_detected' | 'below_threshold' | 'insufficient_history';
 
 export interface CheckDrift {
   readonly caseId: string;
@@ -35,6 +42,8 @@ export interface CheckDrift {
   readonly staticThreshold: number;
   /** insufficient_history: fewer than 10 scored runs before the newest, so no bar yet. */
   readonly status: CheckDriftStatus;
+  /** mean − 2·max(sd, 0.02) of the baseline: falling below it is drift. */
+  readonly historyBar: number | null;
   /** The newest run with a score (what is judged); null when no run has one. */
   readonly latestRunId: string | null;
   readonly latestScore: number | null;
@@ -93,7 +102,7 @@ export class CheckDriftTally {
   }
 
   /**
-   * Every series, drifting ones first. `runOrder` places each run (its index in the summary's run
+   * Every series: drifting ones first, then those below their threshold. `runOrder` places each run (its index in the summary's run
    * order); with `newestRun`, runs after it are left out (it is the one judged).
    */
   build(
@@ -121,6 +130,10 @@ export class CheckDriftTally {
         scored.map((run) => ({ score: run.score ?? 0, status: 'pass' as const })),
         staticThreshold,
       );
+      const historyBar =
+        report.baseline_active && report.mean !== null && report.stddev !== null
+          ? report.mean - 2 * Math.max(report.stddev, DRIFT_MIN_STDDEV)
+          : null;
       drifts.push({
         caseId: series.caseId,
         checkId: series.checkId,
@@ -128,7 +141,8 @@ export class CheckDriftTally {
         layer: series.layer,
         runs,
         staticThreshold,
-        status: report.baseline_active ? report.status : 'insufficient_history',
+        status: statusOf(report.latest_score, historyBar, report.bar),
+        historyBar,
         latestRunId: scored.at(-1)?.runId ?? null,
         latestScore: report.latest_score,
         baselineRuns: report.count,
@@ -138,9 +152,16 @@ export class CheckDriftTally {
         deviation: report.deviation,
       });
     }
-    const rank = (drift: CheckDrift): number => (drift.status === 'drift_detected' ? 0 : 1);
+    const rank = (drift: CheckDrift): number =>
+      drift.status === 'drift_detected' ? 0 : drift.status === 'below_threshold' ? 1 : 2;
     const text = (drift: CheckDrift): string =>
       `${drift.caseId}\u0000${drift.checkId}\u0000${drift.configId}`;
     return drifts.sort((x, y) => rank(x) - rank(y) || (text(x) < text(y) ? -1 : text(x) > text(y) ? 1 : 0));
   }
+}
+
+function statusOf(latest: number | null, historyBar: number | null, bar: number | null): CheckDriftStatus {
+  if (latest === null || historyBar === null || bar === null) return 'insufficient_history';
+  if (latest < historyBar) return 'drift_detected';
+  return latest < bar ? 'below_threshold' : 'ok';
 }

@@ -128,7 +128,7 @@ svg{width:100%;height:auto;display:block;font-family:inherit}svg text{fill:#1f29
 .attempts{width:100%}.attempts button{font:inherit;color:var(--accent);background:none;border:0;padding:0;cursor:pointer;text-decoration:underline;text-align:left;overflow-wrap:anywhere}
 .attempts tr.selected{background:#dbeafe}
 .chip{display:inline-block;border-radius:999px;padding:0 8px;font-size:.8rem;font-weight:600;color:#fff}
-.chip.drift_detected{background:#b91c1c}.chip.ok{background:#047857}.chip.insufficient_history{background:#64748b}
+.chip.drift_detected{background:#b91c1c}.chip.below_threshold{background:#92400e}.chip.ok{background:#047857}.chip.insufficient_history{background:#64748b}
 .spark{vertical-align:middle}.spark polyline{fill:none;stroke:#0072B2;stroke-width:1.5}.spark line{stroke:#b91c1c;stroke-dasharray:3 2}.spark circle{fill:#0072B2}
 .chip.solved{background:#047857}.chip.unsolved{background:#b91c1c}.chip.errored{background:#6d28d9}.chip.incomplete{background:#92400e}.chip.over_budget{background:#334155}
 .details{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
@@ -654,6 +654,7 @@ ${
 const MAX_DRIFT_ROWS = 200;
 const DRIFT_LABELS: Readonly<Record<CheckDrift['status'], string>> = {
   drift_detected: 'drift',
+  below_threshold: 'below threshold',
   ok: 'ok',
   insufficient_history: 'too few runs',
 };
@@ -685,12 +686,13 @@ function checkDriftSection(all: readonly CheckDrift[]): string {
     )
     .join('');
   const drifting = drifts.filter((drift) => drift.status === 'drift_detected').length;
+  const low = drifts.filter((drift) => drift.status === 'below_threshold').length;
   return `<section id="check-drift" aria-labelledby="check-drift-title"><h2 id="check-drift-title">Check drift across runs</h2>
-<p>${drifting === 0 ? 'No check drifted.' : `<strong class="bad">${drifting} check${drifting === 1 ? '' : 's'} drifted</strong> below ${drifting === 1 ? 'its' : 'their'} bar in the newest run.`}</p>
+<p>${drifting === 0 ? 'No check drifted.' : `<strong class="bad">${drifting} check${drifting === 1 ? '' : 's'} drifted</strong>: the newest run fell below ${drifting === 1 ? 'its' : 'their'} own history.`}${low === 0 ? '' : ` ${low} below ${low === 1 ? 'its' : 'their'} static threshold, as low as usual.`}</p>
 ${young > 0 ? `<p class="note" data-insufficient-history="${young}">${count(young)} check series ${young === 1 ? 'has' : 'have'} fewer than 10 earlier scored runs: no bar yet (listed in the JSON report).</p>` : ''}
 ${drifts.length === 0 ? '' : `<div class="table-wrap"><table data-check-drift><thead><tr><th scope="col">Check</th><th scope="col">Case</th><th scope="col">Config</th><th scope="col" class="n">Layer</th><th scope="col">Score per run</th><th scope="col" class="n">Newest run</th><th scope="col" class="n">Baseline mean ± sd</th><th scope="col" class="n">Bar</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`}
 ${drifts.length > MAX_DRIFT_ROWS ? `<p class="note">${count(drifts.length - MAX_DRIFT_ROWS)} more rows in the JSON report.</p>` : ''}
-<p class="note">A run's score is the mean of the check's verdicts in that run (errors and missing verdicts are left out, never 0). The newest scored run is held to max(static threshold, mean − 2·max(sd, 0.02)) over up to 50 earlier runs, and needs 10 of them; dashed line: the bar.</p>
+<p class="note">A run's score is the mean of the check's verdicts in that run (errors and missing verdicts are left out, never 0). The newest scored run is held to max(static threshold, mean − 2·max(sd, 0.02)) over up to 50 earlier runs, and needs 10 of them; dashed line: the bar. Drift: below mean − 2·max(sd, 0.02); below threshold: under the static threshold but no lower than usual.</p>
 </section>`;
 }
 

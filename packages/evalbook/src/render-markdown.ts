@@ -52,7 +52,8 @@ function driftLines(drifts: EvalbookSummary['checkDrift']): string[] {
   if (drifts.length === 0) return [];
   const drifting = drifts.filter((drift) => drift.status === 'drift_detected');
   const steady = drifts.filter((drift) => drift.status === 'ok').length;
-  const young = drifts.length - drifting.length - steady;
+  const low = drifts.filter((drift) => drift.status === 'below_threshold').length;
+  const young = drifts.length - drifting.length - steady - low;
   const score = (value: number | null): string => (value === null ? 'n/a' : value.toFixed(3));
   const lines = ['', '### Check drift', ''];
   if (drifting.length > 0) {
@@ -69,7 +70,7 @@ function driftLines(drifts: EvalbookSummary['checkDrift']): string[] {
     lines.push('');
   }
   lines.push(
-    `${drifting.length} drifted, ${steady} steady` +
+    `${drifting.length} drifted (fell below their own history), ${low} below their static threshold but as low as usual, ${steady} steady` +
       (young > 0 ? `, ${young} with fewer than 10 earlier scored runs (no bar yet)` : '') +
       ' — per check, case and config; the bar is max(static threshold, mean − 2·max(sd, 0.02)).',
   );

@@ -63,10 +63,13 @@ describe('check drift', () => {
     expect(drift).toMatchObject({ status: 'insufficient_history', baselineRuns: 9, bar: null });
   });
 
-  it('holds a steady check at the static threshold, and honours an explicit 0', () => {
+  it('tells a check that is as low as usual (below threshold) from one that fell (drift); an explicit 0 is honoured', () => {
     const history = [0.5, 0.6, 0.5, 0.6, 0.5, 0.6, 0.5, 0.6, 0.5, 0.6];
     const [atDefault] = tallyOf([...history, 0.55]).build(RUNS);
-    expect(atDefault).toMatchObject({ status: 'drift_detected', bar: 0.8 });
+    expect(atDefault).toMatchObject({ status: 'below_threshold', bar: 0.8 });
+    expect(atDefault?.historyBar).toBeCloseTo(0.45, 10);
+    const [fell] = tallyOf([...history, 0.3]).build(RUNS);
+    expect(fell).toMatchObject({ status: 'drift_detected', bar: 0.8 });
     const [atZero] = tallyOf([...history, 0.55]).build(RUNS, () => 0);
     expect(atZero?.status).toBe('ok');
     expect(atZero?.bar).toBeCloseTo(0.45, 10); // 0.55 − 2·0.05
