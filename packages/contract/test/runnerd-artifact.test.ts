@@ -3,10 +3,9 @@
 // executed are the bytes hashed, a hanging build is killed with its whole process group, and no
 // private staging directory is left behind.
 import { existsSync, readdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { ContractError } from '../src/errors.ts';
 import {
@@ -26,34 +25,18 @@ import {
   printingScript,
   writeExecutable,
 } from './support/test-executables.ts';
+import { useStagingTmpdir } from './support/staging.ts';
 
 import type { RunnerdArtifactIssue, RunnerdArtifactIssueCode } from '../src/runnerd-artifact.ts';
 import type { TestExecutable, TestExecutables } from './support/test-executables.ts';
 
-let root = '';
-/** The resolver stages under os.tmpdir(); TMPDIR points it here so leftovers can be checked. */
-let stagingParent = '';
+/** The resolver stages under os.tmpdir(); TMPDIR points it into the suite's directory, checked after each test. */
+const staging = useStagingTmpdir('runnerd-artifact-test-');
 let exes: TestExecutables;
-const savedTmpdir = process.env.TMPDIR;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'runnerd-artifact-test-'));
-  stagingParent = join(root, 'staging');
-  await mkdir(stagingParent);
-  await mkdir(join(root, 'bin'));
-  exes = await createTestExecutables(join(root, 'bin'));
-  process.env.TMPDIR = stagingParent;
-});
-
-afterAll(async () => {
-  if (savedTmpdir === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmpdir;
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  // Every outcome, success or failure, removes the private staging directory.
-  expect(readdirSync(stagingParent)).toEqual([]);
+  await mkdir(join(staging.root, 'bin'));
+  exes = await createTestExecutables(join(staging.root, 'bin'));
 });
 
 /** The ContractError a resolution rejects with (fails the test if it resolves or throws anything else). */
@@ -143,7 +126,7 @@ describe('when the executable is good', () => {
     const withoutProfile: Record<string, unknown> = { ...GOOD_METADATA };
     delete withoutProfile.buildProfile;
     const exe = await writeExecutable(
-      join(root, 'no-profile'),
+      join(staging.root, 'no-profile'),
       printingScript(JSON.stringify(withoutProfile)),
     );
     const artifact = await resolveRunnerdArtifact({ executablePath: exe.path, expectedSha256: exe.sha256 });
@@ -224,7 +207,7 @@ describe('when the path is relative', () => {
     const artifact = await resolveRunnerdArtifact({
       executablePath: 'bin/good',
       expectedSha256: exes.good.sha256,
-      cwd: root,
+      cwd: staging.root,
     });
     expect(artifact.executablePath).toBe(exes.good.path);
   });
@@ -253,7 +236,10 @@ describe('when the path is relative', () => {
 describe('when the digest is wrong', () => {
   it('refuses a malformed digest before touching the path (digest_invalid, not path_invalid)', async () => {
     const error = await rejectionOf(
-      resolveRunnerdArtifact({ executablePath: join(root, 'does-not-exist'), expectedSha256: 'sha256:abc' }),
+      resolveRunnerdArtifact({
+        executablePath: join(staging.root, 'does-not-exist'),
+        expectedSha256: 'sha256:abc',
+      }),
     );
     expect(error.issues.map((issue) => issue.code)).toEqual(['digest_invalid']);
     expect(error.issues[0]?.received).toBe('sha256:abc');
@@ -285,13 +271,13 @@ describe('when the digest is wrong', () => {
 
 describe('when the file is swapped between hash and exec', () => {
   it('executes the bytes it hashed, not what the path holds by then', async () => {
-    const dir = join(root, 'swap');
+    const dir = join(staging.root, 'swap');
     await mkdir(dir);
     const pair = await createSwapPair(dir);
     // As soon as the resolver creates its staging directory (the file is open and being copied),
     // replace the file at the path given by a build that would report a different version.
     let swapped = false;
-    const watcher = watch(stagingParent, (_event, name) => {
+    const watcher = watch(staging.stagingParent, (_event, name) => {
       if (swapped || name === null || !name.startsWith(RUNNERD_STAGING_DIR_PREFIX)) return;
       swapped = true;
       writeFileSync(pair.swapMarker, '');
@@ -379,8 +365,8 @@ describe('when the file is executable but not an executable format', () => {
 
 describe('when a text file only pretends to be ELF', () => {
   it('refuses it instead of letting execvp hand it to /bin/sh', async () => {
-    const marker = join(root, 'fake-elf-ran');
-    const fake = await writeExecutable(join(root, 'fake-elf'), `\x7fELF\n/usr/bin/touch ${marker}\n`);
+    const marker = join(staging.root, 'fake-elf-ran');
+    const fake = await writeExecutable(join(staging.root, 'fake-elf'), `\x7fELF\n/usr/bin/touch ${marker}\n`);
     const issue = await onlyIssueOf(fake, 'metadata_unavailable');
     expect(issue.message).toContain('ENOEXEC');
     expect(existsSync(marker)).toBe(false);
@@ -391,7 +377,7 @@ describe('when the path goes through a symlinked directory and ..', () => {
   it('verifies the file the OS resolves, not a lexically tidied path', async () => {
     // real/inner/ is reached through `through` → real/inner; `through/../x` is real/x for the OS,
     // while a lexical resolve would make it ./x in the current folder.
-    const base = join(root, 'lexical');
+    const base = join(staging.root, 'lexical');
     await mkdir(join(base, 'real', 'inner'), { recursive: true });
     await symlink(join(base, 'real', 'inner'), join(base, 'through'));
     const osTarget = await writeExecutable(join(base, 'real', 'good'), readFileSync(exes.good.path));
@@ -505,6 +491,6 @@ describe('resolver options', () => {
     await rejectionOf(
       resolveRunnerdArtifact({ executablePath: exes.good.path, expectedSha256: exes.exitsOne.sha256 }),
     );
-    expect(readdirSync(stagingParent)).toEqual([]);
+    expect(readdirSync(staging.stagingParent)).toEqual([]);
   });
 });

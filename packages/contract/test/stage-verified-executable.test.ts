@@ -1,38 +1,19 @@
 // stageVerifiedExecutable, the resolver's verification step that other "explicit path + sha256"
 // executables (the policy producer) share: the staged copy holds exactly the bytes hashed, a file
 // execve would not run is flagged, and every failure removes its staging directory.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
+import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ContractError } from '../src/errors.ts';
 import { stageVerifiedExecutable } from '../src/runnerd-artifact.ts';
 import { sha256Of, writeExecutable } from './support/test-executables.ts';
+import { useStagingTmpdir } from './support/staging.ts';
 
 const PREFIX = 'stage-test-';
-let root = '';
-let stagingParent = '';
-const savedTmpdir = process.env.TMPDIR;
 
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'stage-verified-executable-test-'));
-  stagingParent = join(root, 'staging');
-  await mkdir(stagingParent);
-  process.env.TMPDIR = stagingParent; // os.tmpdir() reads it: leftovers can be checked
-});
-
-afterAll(async () => {
-  if (savedTmpdir === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmpdir;
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  // Every failure, and every dispose() after a success, leaves no staging directory.
-  expect(readdirSync(stagingParent)).toEqual([]);
-});
+const staging = useStagingTmpdir('stage-verified-executable-test-');
 
 async function issueCodesOf(promise: Promise<unknown>): Promise<string[]> {
   const error: unknown = await promise.then(
@@ -46,7 +27,7 @@ async function issueCodesOf(promise: Promise<unknown>): Promise<string[]> {
 
 describe('stageVerifiedExecutable', () => {
   it('stages a private copy of exactly the bytes hashed, under the prefix given, until dispose()', async () => {
-    const exe = await writeExecutable(join(root, 'tool.sh'), '#!/bin/sh\necho hi\n');
+    const exe = await writeExecutable(join(staging.root, 'tool.sh'), '#!/bin/sh\necho hi\n');
     const staged = await stageVerifiedExecutable({
       executablePath: exe.path,
       expectedSha256: exe.sha256,
@@ -54,26 +35,26 @@ describe('stageVerifiedExecutable', () => {
     });
     expect(staged).toMatchObject({ executablePath: exe.path, sha256: exe.sha256, byteSize: exe.byteSize });
     expect(staged.runnable).toBe(true);
-    expect(staged.stagedPath.startsWith(join(stagingParent, PREFIX))).toBe(true);
+    expect(staged.stagedPath.startsWith(join(staging.stagingParent, PREFIX))).toBe(true);
     expect(sha256Of(readFileSync(staged.stagedPath))).toBe(exe.sha256);
     expect(statSync(staged.stagingDir).mode & 0o777).toBe(0o700);
     await staged.dispose();
   });
 
   it('resolves a relative path against cwd, never PATH', async () => {
-    const exe = await writeExecutable(join(root, 'relative.sh'), '#!/bin/sh\n');
+    const exe = await writeExecutable(join(staging.root, 'relative.sh'), '#!/bin/sh\n');
     const staged = await stageVerifiedExecutable({
       executablePath: 'relative.sh',
       expectedSha256: exe.sha256,
-      cwd: root,
+      cwd: staging.root,
       stagingDirPrefix: PREFIX,
     });
-    expect(staged.executablePath).toBe(`${root}/relative.sh`);
+    expect(staged.executablePath).toBe(`${staging.root}/relative.sh`);
     await staged.dispose();
   });
 
   it('flags a file that is neither ELF nor #! as not runnable (execvp would hand it to /bin/sh)', async () => {
-    const exe = await writeExecutable(join(root, 'plain.txt'), 'echo not a script\n');
+    const exe = await writeExecutable(join(staging.root, 'plain.txt'), 'echo not a script\n');
     const staged = await stageVerifiedExecutable({
       executablePath: exe.path,
       expectedSha256: exe.sha256,
@@ -96,7 +77,7 @@ describe('stageVerifiedExecutable', () => {
   });
 
   it('refuses a digest mismatch and removes the staged copy', async () => {
-    const exe = await writeExecutable(join(root, 'other.sh'), '#!/bin/sh\nexit 0\n');
+    const exe = await writeExecutable(join(staging.root, 'other.sh'), '#!/bin/sh\nexit 0\n');
     expect(
       await issueCodesOf(
         stageVerifiedExecutable({
@@ -109,11 +90,11 @@ describe('stageVerifiedExecutable', () => {
   });
 
   it('refuses a final symlink and a file without an execute bit', async () => {
-    const exe = await writeExecutable(join(root, 'target.sh'), '#!/bin/sh\n');
-    await symlink(exe.path, join(root, 'link.sh'));
-    const noExec = await writeExecutable(join(root, 'noexec.sh'), '#!/bin/sh\n', 0o644);
+    const exe = await writeExecutable(join(staging.root, 'target.sh'), '#!/bin/sh\n');
+    await symlink(exe.path, join(staging.root, 'link.sh'));
+    const noExec = await writeExecutable(join(staging.root, 'noexec.sh'), '#!/bin/sh\n', 0o644);
     for (const [path, sha256] of [
-      [join(root, 'link.sh'), exe.sha256],
+      [join(staging.root, 'link.sh'), exe.sha256],
       [noExec.path, noExec.sha256],
     ] as const)
       expect(

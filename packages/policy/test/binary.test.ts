@@ -1,36 +1,16 @@
 // The policy binary is resolved like runnerd (contract's stageVerifiedExecutable): its failures are
 // PolicyError paperclip_policy_binary_invalid with the resolver's issue codes, a file execve would
 // not run is refused rather than handed to a shell, and no staging directory is left behind.
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { POLICY_BINARY_STAGING_DIR_PREFIX, resolvePolicyBinary } from '../src/binary.ts';
 import { PolicyError } from '../src/errors.ts';
 import { writeExecutable } from './support/producers.ts';
+import { useStagingTmpdir } from '../../contract/test/support/staging.ts';
 
-let root = '';
-let stagingParent = '';
-const savedTmpdir = process.env.TMPDIR;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'policy-binary-test-'));
-  stagingParent = join(root, 'staging');
-  await mkdir(stagingParent);
-  process.env.TMPDIR = stagingParent;
-});
-
-afterAll(async () => {
-  if (savedTmpdir === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmpdir;
-  await rm(root, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  expect(readdirSync(stagingParent)).toEqual([]);
-});
+const staging = useStagingTmpdir('policy-binary-test-');
 
 async function rejectionOf(promise: Promise<unknown>): Promise<PolicyError> {
   const error: unknown = await promise.then(
@@ -43,16 +23,18 @@ async function rejectionOf(promise: Promise<unknown>): Promise<PolicyError> {
 
 describe('resolvePolicyBinary', () => {
   it('stages the verified bytes under its own prefix', async () => {
-    const exe = await writeExecutable(root, 'producer.sh', '#!/bin/sh\nexit 0\n');
+    const exe = await writeExecutable(staging.root, 'producer.sh', '#!/bin/sh\nexit 0\n');
     const binary = await resolvePolicyBinary({ executablePath: exe.path, expectedSha256: exe.sha256 });
     expect(binary.sha256).toBe(exe.sha256);
-    expect(binary.stagedPath.startsWith(join(stagingParent, POLICY_BINARY_STAGING_DIR_PREFIX))).toBe(true);
+    expect(binary.stagedPath.startsWith(join(staging.stagingParent, POLICY_BINARY_STAGING_DIR_PREFIX))).toBe(
+      true,
+    );
     expect(readFileSync(binary.stagedPath, 'utf8')).toBe('#!/bin/sh\nexit 0\n');
     await binary.dispose();
   });
 
   it('turns the resolver issues into paperclip_policy_binary_invalid for the policy binary', async () => {
-    const exe = await writeExecutable(root, 'mismatch.sh', '#!/bin/sh\n');
+    const exe = await writeExecutable(staging.root, 'mismatch.sh', '#!/bin/sh\n');
     const error = await rejectionOf(
       resolvePolicyBinary({ executablePath: exe.path, expectedSha256: `sha256:${'0'.repeat(64)}` }),
     );
@@ -66,7 +48,7 @@ describe('resolvePolicyBinary', () => {
   });
 
   it('refuses a file that is neither ELF nor #! instead of letting execvp hand it to /bin/sh', async () => {
-    const exe = await writeExecutable(root, 'plain', 'echo would run under sh\n');
+    const exe = await writeExecutable(staging.root, 'plain', 'echo would run under sh\n');
     const error = await rejectionOf(
       resolvePolicyBinary({ executablePath: exe.path, expectedSha256: exe.sha256 }),
     );

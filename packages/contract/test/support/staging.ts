@@ -1,0 +1,36 @@
+// Test support for suites that stage executables: os.tmpdir() points at a fresh staging directory
+// for the suite (TMPDIR, restored afterwards), and after every test that directory must be empty —
+// every staged copy is removed, on success and on failure.
+import { readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+
+export interface StagingDirs {
+  /** The suite's own temp directory (for the executables it writes). */
+  readonly root: string;
+  /** Where staged copies go (TMPDIR while the suite runs). */
+  readonly stagingParent: string;
+}
+
+/** Registers the hooks; the returned object's fields are set once beforeAll has run. */
+export function useStagingTmpdir(prefix: string): StagingDirs {
+  const dirs = { root: '', stagingParent: '' };
+  const savedTmpdir = process.env.TMPDIR;
+  beforeAll(async () => {
+    dirs.root = await mkdtemp(join(tmpdir(), prefix));
+    dirs.stagingParent = join(dirs.root, 'staging');
+    await mkdir(dirs.stagingParent);
+    process.env.TMPDIR = dirs.stagingParent; // os.tmpdir() reads it: leftovers can be checked
+  });
+  afterAll(async () => {
+    if (savedTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmpdir;
+    await rm(dirs.root, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    expect(readdirSync(dirs.stagingParent)).toEqual([]);
+  });
+  return dirs;
+}
