@@ -5,7 +5,7 @@
 // across twelve runs — the newest run's regression is caught by `--fail-on drift`, a scoped earlier
 // run is not.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -263,6 +263,37 @@ describe('case checks in the checks vocabulary', () => {
         /no (run|config) named "(nightly-99|config_missing)" in this evalbook; its (runs|configs): /,
       );
     }
+  });
+
+  it('reads stored attempts as the environment now stands: a check added since ingest is not_evaluated', () => {
+    const environment = JSON.parse(readFileSync(join(dir, 'evalbook.json'), 'utf8')) as {
+      cases: { id: string; checks: unknown[] }[];
+    };
+    environment.cases[0]?.checks.push({ id: 'added-later', type: 'trace', spec: { check: 'no_duplicates' } });
+    writeFileSync(join(dir, 'later.json'), JSON.stringify(environment));
+    const later = ['--store', 'sqlite:book.sqlite', '--env', 'later.json'];
+    const report = JSON.parse(
+      evals(['report', '--format', 'json', ...later, '--run', runId(0)]).stdout,
+    ) as Report;
+    const attempt = report.attempts.find((entry) => entry.caseId === 'case_synthetic');
+    expect(attempt?.status).toBe('incomplete');
+    expect(attempt?.statusReason).toBe(
+      'check added-later not evaluated: the environment lists this check; it was not evaluated when the attempt was ingested',
+    );
+    expect(attempt?.checks.at(-1)).toMatchObject({
+      checkId: 'added-later',
+      status: 'not_evaluated',
+      score: null,
+    });
+    const grid = JSON.parse(evals(['grid', '--json', ...later, '--run', runId(0)]).stdout) as {
+      grid: { caseId: string; solved: number }[];
+    };
+    expect(grid.grid.find((cell) => cell.caseId === 'case_synthetic')?.solved).toBe(0);
+    // Without the environment, or with the one the attempts were ingested under, nothing changes.
+    const before = JSON.parse(
+      evals(['report', '--format', 'json', ...STORE, '--run', runId(0)]).stdout,
+    ) as Report;
+    expect(before.attempts.find((entry) => entry.caseId === 'case_synthetic')?.status).toBe('solved');
   });
 
   it('refuses an environment whose check spec the engine refuses, before touching the store', () => {

@@ -72,7 +72,7 @@ export type {
   ReportOptions,
   ReportResult,
 } from './report.js';
-export { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
+export { ATTEMPT_STATUSES, attemptVerdict, withExpectedChecks } from './scoring.js';
 export type { AttemptStatus, AttemptVerdict } from './scoring.js';
 export { SUMMARY_V1, ScopeError, SummaryBuilder, summariseStore } from './summary.js';
 export type {

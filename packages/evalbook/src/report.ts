@@ -12,6 +12,7 @@ import { renderJunit } from './render-junit.js';
 import { renderMarkdown } from './render-markdown.js';
 import { SummaryBuilder } from './summary.js';
 import type { CompareSpec, DenominatorPolicy, EvalbookSummary } from './summary.js';
+import { withExpectedChecks } from './scoring.js';
 import type { AttemptVerdict } from './scoring.js';
 import type { LedgerStore, StoredAttempt } from './store.js';
 
@@ -125,7 +126,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   let count = 0;
   let buffer = '';
   let read = 0;
-  for await (const stored of options.store.attempts()) {
+  for await (const stored of withExpectedChecks(options.store.attempts(), environment)) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.(read);
     const verdict = builder.add(stored);
     // With --run, the attempts listed and the budgets are that run's (the summary's totals are too).

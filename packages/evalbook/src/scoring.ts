@@ -3,6 +3,7 @@
 // itself failed), incomplete (a transcript or a verdict is missing, so nobody can say) or
 // over_budget — with the reason. A missing verdict is never a pass and never a model failure.
 import type { ScoreRow } from './convert.js';
+import type { Environment } from './environment.js';
 import type { StoredAttempt } from './store.js';
 
 export type AttemptStatus = 'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget';
@@ -58,4 +59,46 @@ export function attemptVerdict(
       reason: `check ${missing.checkId} not evaluated: ${missing.reason ?? 'no verdict'}`,
     };
   return { status: 'solved', reason: null };
+}
+
+/**
+ * The stored attempts as the environment now reads them: a check the environment lists for the
+ * attempt's case with no stored row (added to the environment after the attempt was ingested) gets a
+ * not_evaluated row, so the attempt is incomplete, never silently solved. Attempts kept apart for an
+ * environment mismatch, and attempts without an environment, pass through unchanged.
+ */
+export async function* withExpectedChecks(
+  attempts: AsyncIterable<StoredAttempt>,
+  environment: Environment | undefined,
+): AsyncGenerator<StoredAttempt> {
+  const expected = new Map(
+    (environment?.cases ?? []).map((envCase) => [
+      envCase.id,
+      (envCase.checks ?? []).map((check) => check.id),
+    ]),
+  );
+  for await (const stored of attempts) {
+    const ids = expected.get(stored.key.caseId);
+    if (ids === undefined || ids.length === 0 || stored.record.environmentMismatch.length > 0) {
+      yield stored;
+      continue;
+    }
+    const missing = ids.filter((id) => !stored.scores.some((score) => score.checkId === id));
+    yield missing.length === 0
+      ? stored
+      : {
+          ...stored,
+          scores: [
+            ...stored.scores,
+            ...missing.map((checkId): ScoreRow => ({
+              checkId,
+              layer: null,
+              status: 'not_evaluated',
+              score: null,
+              reason: 'the environment lists this check; it was not evaluated when the attempt was ingested',
+              evidence: null,
+            })),
+          ],
+        };
+  }
 }

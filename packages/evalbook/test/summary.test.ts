@@ -8,7 +8,8 @@ import { parseNativeExecution } from '@paperclip-evals/contract';
 
 import { convertBundle } from '../src/convert.ts';
 import type { LedgerRecord, ScoreRow } from '../src/convert.ts';
-import { attemptVerdict } from '../src/scoring.ts';
+import { attemptVerdict, withExpectedChecks } from '../src/scoring.ts';
+import { parseEnvironment } from '../src/environment.ts';
 import { SummaryBuilder, summariseStore } from '../src/summary.ts';
 import type { StoredAttempt } from '../src/store.ts';
 import { syntheticAttempt } from './support/bundles.ts';
@@ -279,5 +280,48 @@ describe('SummaryBuilder', () => {
       ['nightly-10', 'base', 0],
       ['nightly-10', 'cand', 1],
     ]);
+  });
+});
+
+describe('withExpectedChecks', () => {
+  const environment = parseEnvironment({
+    schema: 'paperclip-evals/environment/v1',
+    name: 't',
+    cases: [{ id: 'case_a', sha256: 'sha256:' + '1'.repeat(64), checks: [{ id: 'c1' }, { id: 'c2' }] }],
+    configs: [],
+  });
+  const read = async (
+    attempts: StoredAttempt[],
+    env: typeof environment | undefined,
+  ): Promise<StoredAttempt[]> => {
+    const stream = async function* (): AsyncGenerator<StoredAttempt> {
+      for (const stored of attempts) yield await Promise.resolve(stored);
+    };
+    const out: StoredAttempt[] = [];
+    for await (const stored of withExpectedChecks(stream(), env)) out.push(stored);
+    return out;
+  };
+
+  it('adds a not_evaluated row for a listed check with no stored row, and leaves the rest alone', async () => {
+    const [solved, other, apart] = await read(
+      [
+        attempt('r', 'case_a', 'base', 'x1', 'solved'),
+        attempt('r', 'case_b', 'base', 'x2', 'solved'),
+        attempt('r', 'case_a', 'base', 'x3', 'mismatch'),
+      ],
+      environment,
+    );
+    expect(solved?.scores.map((score) => [score.checkId, score.status])).toEqual([
+      ['c1', 'pass'],
+      ['c2', 'not_evaluated'],
+    ]);
+    expect(solved === undefined ? null : attemptVerdict(solved.record, solved.scores).status).toBe(
+      'incomplete',
+    );
+    expect(other?.scores).toHaveLength(1); // its case is not in the environment
+    expect(apart?.scores).toHaveLength(1); // kept apart for a digest mismatch: the environment does not apply
+    expect((await read([attempt('r', 'case_a', 'base', 'x1', 'solved')], undefined))[0]?.scores).toHaveLength(
+      1,
+    );
   });
 });

@@ -12,6 +12,7 @@ import {
   loadEnvironment,
   openStore,
   summariseStore,
+  withExpectedChecks,
   writeReport,
 } from '@paperclip-evals/evalbook';
 
@@ -118,7 +119,11 @@ const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Mat
 async function summary(options: StoreCommandOptions, compare?: CompareSpec): Promise<EvalbookSummary> {
   const { store, environment } = await openForReading(options);
   try {
-    return await summariseStore(store, {
+    const reading = {
+      attempts: () => withExpectedChecks(store.attempts(), environment),
+      policyVerdicts: () => store.policyVerdicts(),
+    };
+    return await summariseStore(reading, {
       policy: environment?.report?.denominator ?? 'all_attempts',
       ...(options.run === undefined ? {} : { runId: options.run }),
       ...(compare === undefined ? {} : { compare }),
