@@ -67,16 +67,24 @@ export function attemptVerdict(
  * not_evaluated row, so the attempt is incomplete, never silently solved. Attempts kept apart for an
  * environment mismatch, and attempts without an environment, pass through unchanged.
  */
-export async function* withExpectedChecks(
+export function withExpectedChecks(
   attempts: AsyncIterable<StoredAttempt>,
   environment: Environment | undefined,
-): AsyncGenerator<StoredAttempt> {
+): AsyncIterable<StoredAttempt> {
   const expected = new Map(
     (environment?.cases ?? []).map((envCase) => [
       envCase.id,
       (envCase.checks ?? []).map((check) => check.id),
     ]),
   );
+  // Nothing expected: the stream as it is, without a generator hop per attempt.
+  return [...expected.values()].some((ids) => ids.length > 0) ? expecting(attempts, expected) : attempts;
+}
+
+async function* expecting(
+  attempts: AsyncIterable<StoredAttempt>,
+  expected: ReadonlyMap<string, readonly string[]>,
+): AsyncGenerator<StoredAttempt> {
   for await (const stored of attempts) {
     const ids = expected.get(stored.key.caseId);
     if (ids === undefined || ids.length === 0 || stored.record.environmentMismatch.length > 0) {
