@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { bundleOf, denyRm, writeRate } from '../../packages/policy/test/support/bundles.ts';
+
 import type * as Policy from '../../packages/policy/src/index.ts';
 
 export const TARGET_ROWS_PER_SECOND = 100_000;
@@ -23,61 +25,32 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO_ROOT, 'packages/cli/bin/evals.js');
 const POLICY_MODULE = pathToFileURL(join(REPO_ROOT, 'packages/policy/dist/index.js')).href;
 
-const BUNDLE = {
-  schema: 'paperclip-evals/policy-bundle/v1',
-  artifacts: [
-    {
-      kind: 't1_predicate_tree',
-      id: 'no-rm',
-      version: 1,
-      body: {
-        when: {
-          all: [
-            { field: 'tool_name', equals: 'Bash' },
-            { field: 'tool_input.command', regex: '^rm\\s' },
-          ],
-        },
-        verdict: 'deny',
-        reason: 'rm is not allowed',
-      },
+const BUNDLE = bundleOf(
+  denyRm,
+  {
+    kind: 't1_predicate_tree',
+    id: 'ask-secrets',
+    version: 1,
+    body: {
+      when: { field: 'tool_input.path', glob: '**/.env' },
+      verdict: 'ask',
+      reason: 'touches secrets',
     },
-    {
-      kind: 't1_predicate_tree',
-      id: 'ask-secrets',
-      version: 1,
-      body: {
-        when: { field: 'tool_input.path', glob: '**/.env' },
-        verdict: 'ask',
-        reason: 'touches secrets',
-      },
-    },
-    {
-      kind: 't2_rate_limit',
-      id: 'write-rate',
-      version: 1,
-      body: {
-        when: { field: 'tool_name', in: ['Write', 'Edit'] },
-        max: 3,
-        window_ms: 60_000,
-        verdict: 'deny',
-        reason: 'the 4th write within 60 s',
-        on_evict: 'ask',
-      },
-    },
-    {
-      kind: 't2_spend_limit',
-      id: 'spend-cap',
-      version: 1,
-      body: { limit: 5_000_000, verdict: 'deny', reason: 'spend cap', on_evict: 'reset' },
-    },
-    {
-      kind: 't2_run_length',
-      id: 'loop-guard',
-      version: 1,
-      body: { max_run: 5, verdict: 'ask', reason: 'a loop', on_evict: 'reset' },
-    },
-  ],
-};
+  },
+  writeRate,
+  {
+    kind: 't2_spend_limit',
+    id: 'spend-cap',
+    version: 1,
+    body: { limit: 5_000_000, verdict: 'deny', reason: 'spend cap', on_evict: 'reset' },
+  },
+  {
+    kind: 't2_run_length',
+    id: 'loop-guard',
+    version: 1,
+    body: { max_run: 5, verdict: 'ask', reason: 'a loop', on_evict: 'reset' },
+  },
+);
 
 const TOOLS = [
   { tool_name: 'Read', tool_input: { path: 'src/index.ts' } },

@@ -7,22 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { bundleOf } from '../../policy/test/support/bundles.ts';
+import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
 
 import type { Executable } from '../../policy/test/support/producers.ts';
 
 const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
-const DENY_APPROVALS = {
-  kind: 't1_predicate_tree',
-  id: 'no-approvals',
-  version: 1,
-  body: {
-    when: { field: 'tool_name', equals: 'decide_approval' },
-    verdict: 'deny',
-    reason: 'approvals need a human',
-  },
-};
 
 let dir: string;
 let bundlePath: string;
@@ -32,7 +22,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'evals-policy-replay-e2e-'));
   bundlePath = join(dir, 'policy.json');
   // Pretty-printed and newline-ended, as people write files: the client must still send one frame.
-  await writeFile(bundlePath, `${JSON.stringify(bundleOf(DENY_APPROVALS), null, 2)}\n`);
+  await writeFile(bundlePath, `${JSON.stringify(bundleOf(denyApprovals), null, 2)}\n`);
   producer = await realProducer(dir);
 });
 afterAll(async () => {
@@ -90,7 +80,7 @@ describe('evals policy replay', () => {
     await writeFile(
       withBroken,
       JSON.stringify(
-        bundleOf(DENY_APPROVALS, {
+        bundleOf(denyApprovals, {
           kind: 't1_predicate_tree',
           id: 'broken-regex',
           version: 1,

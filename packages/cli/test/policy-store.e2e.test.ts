@@ -10,35 +10,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { bundleOf } from '../../policy/test/support/bundles.ts';
+import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, realProducer } from '../../policy/test/support/producers.ts';
 
 import type { Executable } from '../../policy/test/support/producers.ts';
 
 const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
 /** The runner denied decide_approval (agree); the policy also denies the solved attempt's reads (the runner allowed them). */
-const POLICY = bundleOf(
-  {
-    kind: 't1_predicate_tree',
-    id: 'no-approvals',
-    version: 1,
-    body: {
-      when: { field: 'tool_name', equals: 'decide_approval' },
-      verdict: 'deny',
-      reason: 'approvals need a human',
-    },
+const POLICY = bundleOf(denyApprovals, {
+  kind: 't1_predicate_tree',
+  id: 'solved-reads-nothing',
+  version: 1,
+  body: {
+    when: { field: 'session.attempt_id', equals: 'attempt_solved_0001' },
+    verdict: 'deny',
+    reason: 'this attempt may not read',
   },
-  {
-    kind: 't1_predicate_tree',
-    id: 'solved-reads-nothing',
-    version: 1,
-    body: {
-      when: { field: 'session.attempt_id', equals: 'attempt_solved_0001' },
-      verdict: 'deny',
-      reason: 'this attempt may not read',
-    },
-  },
-);
+});
 
 interface Stored {
   url: string;

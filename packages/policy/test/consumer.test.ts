@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PolicyError } from '../src/errors.ts';
 import { replayAttempts } from '../src/replay-attempts.ts';
 import { toolCallSessions } from '../src/attempts.ts';
-import { bundleOf, denyRm, writeRate } from './support/bundles.ts';
+import { bundleOf, denyApprovals, denyRm, writeRate } from './support/bundles.ts';
 import { REPO, brokenProducer, pidFile, realProducer } from './support/producers.ts';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
@@ -18,16 +18,6 @@ import type { NativeExecution } from '@paperclip-evals/contract';
 import type { Defect } from './support/producers.ts';
 
 const ATTEMPTS_DIR = join(REPO, 'fixtures/attempts/valid');
-const DENY_APPROVALS = {
-  kind: 't1_predicate_tree',
-  id: 'no-approvals',
-  version: 1,
-  body: {
-    when: { field: 'tool_name', equals: 'decide_approval' },
-    verdict: 'deny',
-    reason: 'approvals need a human',
-  },
-};
 
 let dir: string;
 let attempts: NativeExecution[];
@@ -50,7 +40,7 @@ describe('against the real evals policy evaluate', () => {
       binaryPath: producer.path,
       binarySha256: producer.sha256,
       binaryArgs: [],
-      bundle: JSON.stringify(bundleOf(DENY_APPROVALS, writeRate)),
+      bundle: JSON.stringify(bundleOf(denyApprovals, writeRate)),
       attempts,
       initialState: 'zeroed',
       processes: 2,
@@ -74,9 +64,9 @@ describe('against the real evals policy evaluate', () => {
   it('reports a disagreement both ways', async () => {
     const producer = await realProducer(dir);
     const denyReads = {
-      ...DENY_APPROVALS,
+      ...denyApprovals,
       id: 'no-reads',
-      body: { ...DENY_APPROVALS.body, when: { field: 'tool_name', equals: 'read_document' } },
+      body: { ...denyApprovals.body, when: { field: 'tool_name', equals: 'read_document' } },
     };
     const result = await replayAttempts({
       binaryPath: producer.path,

@@ -74,6 +74,18 @@ export const loopGuard = {
   body: { max_run: 2, verdict: 'ask', reason: 'the same tool three times in a row', on_evict: 'reset' },
 };
 
+/** Denies the governed approval call the fixture attempts make (the runner denies it too). */
+export const denyApprovals = {
+  kind: 't1_predicate_tree',
+  id: 'no-approvals',
+  version: 1,
+  body: {
+    when: { field: 'tool_name', equals: 'decide_approval' },
+    verdict: 'deny',
+    reason: 'approvals need a human',
+  },
+};
+
 export function bundleOf(...artifacts: unknown[]): { schema: string; artifacts: unknown[] } {
   return { schema: POLICY, artifacts };
 }
