@@ -26,8 +26,6 @@ export interface AttemptKey {
  */
 export type ScoreStatus = 'pass' | 'fail' | 'soft_fail' | 'error' | 'not_evaluated';
 
-export const SCORE_STATUSES: readonly ScoreStatus[] = ['pass', 'fail', 'soft_fail', 'error', 'not_evaluated'];
-
 export interface ScoreRow {
   readonly checkId: string;
   /** The checks engine's layer of an engine check; null for a check the runner observed itself. */

@@ -42,7 +42,7 @@ export type {
   EnvironmentCase,
   EnvironmentConfig,
 } from './environment.js';
-export { SCORE_STATUSES, convertBundle, engineScoreRows, scoreRows } from './convert.js';
+export { convertBundle, engineScoreRows, scoreRows } from './convert.js';
 export type {
   AttemptKey,
   ConvertOptions,

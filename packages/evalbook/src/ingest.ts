@@ -13,7 +13,7 @@ import {
 } from '@paperclip-evals/contract';
 import picomatch from 'picomatch';
 
-import type { Assertion, AssertionResult, ModelGateway, ModelUsage } from '@paperclip-evals/checks';
+import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type {
   Issue,
   NativeExecution,
@@ -62,12 +62,8 @@ export interface IngestOptions {
   readonly models?: CaseCheckModels;
 }
 
-/** The checks engine's model access for one ingest: one gateway (its session budget spans the run). */
-export interface CaseCheckModels {
-  readonly gateway: ModelGateway;
-  readonly judgeModel?: string;
-  readonly embeddingModel?: string;
-}
+/** The checks engine's model access, as the engine gets it: one gateway, its session budget spans the run. */
+export type CaseCheckModels = NonNullable<EngineServerOptions['models']>;
 
 export interface IngestConflict {
   readonly input: string;
