@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 
 import { jobFailed } from './errors.js';
 import { LineReader, compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
+import { trailingStateOut } from './state.js';
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 
@@ -270,9 +271,11 @@ export class EvaluateClient {
       );
       return;
     }
+    // A response whose state_out comes last as stateToJSON writes it: JSON.parse reads the rest.
+    const trailing = trailingStateOut(line.text);
     let frame: unknown;
     try {
-      frame = JSON.parse(line.text);
+      frame = JSON.parse(trailing === undefined ? line.text : trailing.head);
     } catch {
       this.#fail(
         jobFailed('frame_invalid', 'stdout carried a line that is not JSON', line.text.slice(0, 200)),
@@ -308,7 +311,7 @@ export class EvaluateClient {
         this.#onBundleReply(fields, line.text);
         return;
       case 'response':
-        this.#onResponse(fields, line.text);
+        this.#onResponse(fields, line.text, trailing?.text);
         return;
       case 'handshake':
         this.#fail(jobFailed('reply_unexpected', 'a second handshake frame'));
@@ -367,7 +370,8 @@ export class EvaluateClient {
     this.#settle(head, { ok: false, ...error });
   }
 
-  #onResponse(fields: Record<string, unknown>, text: string): void {
+  /** `trailingText`: the state_out text when trailingStateOut found it (then it is not in `fields`). */
+  #onResponse(fields: Record<string, unknown>, text: string, trailingText: string | undefined): void {
     const head = this.#pending[this.#head];
     const seq = sequenceOf(fields.id);
     if (head?.kind !== 'row') {
@@ -425,7 +429,7 @@ export class EvaluateClient {
       return;
     }
     const hasDecision = 'decision' in fields;
-    const hasState = 'state_out' in fields;
+    const hasState = trailingText !== undefined || 'state_out' in fields;
     if ('error' in fields) {
       const error = wireError(fields.error);
       if (error === undefined || hasDecision || hasState) {
@@ -443,8 +447,7 @@ export class EvaluateClient {
       return;
     }
     const decision = fields.decision;
-    const stateOut = fields.state_out;
-    if (!isObject(decision) || !isObject(stateOut)) {
+    if (!isObject(decision) || (trailingText === undefined && !isObject(fields.state_out))) {
       this.#fail(
         jobFailed(
           'reply_malformed',
@@ -454,7 +457,8 @@ export class EvaluateClient {
       );
       return;
     }
-    this.#settle(head, { ok: true, bundleDigest: digest, decision, stateOut: stateOutText(text) });
+    const stateOut = trailingText ?? stateOutText(text);
+    this.#settle(head, { ok: true, bundleDigest: digest, decision, stateOut });
   }
 
   #settle(head: Pending, reply: unknown): void {
