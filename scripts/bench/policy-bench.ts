@@ -1,11 +1,14 @@
 // Policy replay throughput: 1,000,000 events through the real `evals policy evaluate` process pipe,
 // driven by the real consumer (replaySessions from the built packages/policy). Reports rows/s
-// (target at least 100,000) and the consumer's RSS sampled every 100,000 rows (target: flat, the
-// spread after the first sample under 50 MB). Events are generated lazily, session by session, so
-// the consumer never holds the corpus; each session threads its state from successful replies.
+// (target at least 100,000; the median of --rounds runs, each listed) and the consumer's RSS sampled
+// every 100,000 rows (target: flat, the spread after the first sample under 50 MB). Events are
+// generated lazily, session by session, so the consumer never holds the corpus; each session
+// threads its state from successful replies. Before each round the same protocol work is measured
+// in one process with no pipe (the producer's EvaluateSession handles each row frame, JSON.parse
+// reads each reply): the baseline the round's rate is reported against.
 //
 // Run: `npx tsc -b packages/cli && npx tsx scripts/bench/policy-bench.ts [--events 1000000]
-// [--sessions 10000] [--processes 1] [--in-flight 256] [--json]`; with
+// [--sessions 10000] [--processes 1] [--in-flight 256] [--rounds 3] [--json]`; with
 // `node --expose-gc --import tsx scripts/bench/policy-bench.ts` it also samples the live heap after a
 // full GC (the leak check: RSS alone includes garbage not yet collected). Targets are reported, never
 // enforced; exits non-zero only on bad arguments or a failed replay job.
@@ -61,12 +64,11 @@ const TOOLS = [
   { tool_name: 'Grep', tool_input: { pattern: 'TODO' } },
 ];
 
-interface BenchResult {
-  readonly events: number;
-  readonly sessions: number;
-  readonly processes: number;
+interface RoundResult {
   readonly seconds: number;
   readonly rowsPerSecond: number;
+  /** The same rows' protocol work in one process without a pipe, measured just before. */
+  readonly inProcessRowsPerSecond: number;
   /** The consumer's own CPU (user + system) per row, which is what a loaded machine cannot hide. */
   readonly consumerCpuMicrosPerRow: number;
   /** The producer processes' CPU per row (from /proc/self/stat cutime + cstime; null off Linux). */
@@ -77,6 +79,19 @@ interface BenchResult {
   readonly rssSpreadBytes: number;
   /** Live heap after a full GC at each sample (only with `node --expose-gc`): a leak shows as growth here. */
   readonly heapAfterGcSamplesBytes: number[];
+}
+
+interface BenchResult {
+  readonly events: number;
+  readonly sessions: number;
+  readonly processes: number;
+  readonly inFlight: number;
+  readonly rounds: readonly RoundResult[];
+  /** Medians over the rounds. */
+  readonly rowsPerSecond: number;
+  readonly inProcessRowsPerSecond: number;
+  readonly ratioToInProcess: number;
+  readonly rssSpreadBytes: number;
   readonly targets: { readonly rowsPerSecond: boolean; readonly rssFlat: boolean };
 }
 
@@ -86,6 +101,7 @@ const args = parseArgs({
     sessions: { type: 'string', default: '10000' },
     processes: { type: 'string', default: '1' },
     'in-flight': { type: 'string', default: '256' },
+    rounds: { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -99,18 +115,21 @@ const events = count('events', args.values.events);
 const sessions = count('sessions', args.values.sessions);
 const processes = count('processes', args.values.processes);
 const inFlight = count('in-flight', args.values['in-flight']);
+const rounds = count('rounds', args.values.rounds);
+/** The in-process baseline runs on a slice of the corpus: its rate, not its length, is compared. */
+const BASELINE_EVENTS = Math.min(events, 200_000);
 
 /** Each tool's members as JSON text, written once: the generator only fills in ids per row. */
 const TOOL_MEMBERS = TOOLS.map((tool) => JSON.stringify(tool).slice(1, -1));
 
 /**
- * Sessions made on demand: `events` rows spread over `sessions` sessions, 1 s apart in each. Each
+ * Sessions made on demand: `total` rows spread over `sessions` sessions, 1 s apart in each. Each
  * event is the JSON text of {event_type, session_id, tool_use_id, tool_name, tool_input,
  * spend_delta}, built from strings so the generator costs the consumer little.
  */
-function* generateSessions(): Generator<Policy.ReplaySession<null>> {
-  const perSession = Math.ceil(events / sessions);
-  for (let index = 0, left = events; left > 0; index++, left -= perSession) {
+function* generateSessions(total: number): Generator<Policy.ReplaySession<null>> {
+  const perSession = Math.ceil(total / sessions);
+  for (let index = 0, left = total; left > 0; index++, left -= perSession) {
     const length = Math.min(perSession, left);
     yield {
       key: `session-${index}`,
@@ -143,10 +162,30 @@ function childrenCpuMicros(): number | null {
   return (Number(fields[13]) + Number(fields[14])) * 10_000;
 }
 
-async function run(): Promise<BenchResult> {
-  const policy = (await import(POLICY_MODULE)) as typeof Policy;
-  const load = policy.loadBundle(BUNDLE);
-  if (!load.ok) throw new Error(load.message);
+/**
+ * The baseline: the same sessions' rows handled in this process by the producer's EvaluateSession,
+ * each reply read with JSON.parse and its state_out threaded into the session's next row — the
+ * protocol work of both sides on one core, with no pipe, no second process and no overlap.
+ */
+function inProcessRowsPerSecond(policy: typeof Policy, initialState: string): number {
+  const producer = new policy.EvaluateSession(() => undefined);
+  producer.handle({ kind: 'line', text: `{"type":"bundle","bundle":${JSON.stringify(BUNDLE)}}` });
+  let rows = 0;
+  const started = process.hrtime.bigint();
+  for (const session of generateSessions(BASELINE_EVENTS)) {
+    let state = initialState;
+    for (const event of session.events) {
+      const text = `{"type":"row","id":"r${rows++}","event":${event.event},"state_in":${state},"now_ms":${event.nowMs}}`;
+      const reply = producer.handle({ kind: 'line', text }) ?? '';
+      const fields = JSON.parse(reply) as { decision?: unknown };
+      if (fields.decision !== undefined) state = reply.slice(reply.lastIndexOf(',"state_out":') + 13, -1);
+    }
+  }
+  return Math.round(rows / (Number(process.hrtime.bigint() - started) / 1e9));
+}
+
+async function round(policy: typeof Policy, initialState: string): Promise<RoundResult> {
+  const baseline = inProcessRowsPerSecond(policy, initialState);
   const verdicts: Record<string, number> = {};
   const rssSamplesBytes: number[] = [];
   const heapAfterGcSamplesBytes: number[] = [];
@@ -158,8 +197,8 @@ async function run(): Promise<BenchResult> {
   const summary = await policy.replaySessions({
     command: { file: process.execPath, args: [CLI, 'policy', 'evaluate'] },
     bundle: JSON.stringify(BUNDLE),
-    initialState: policy.stateToJSON(policy.zeroedRegisters(load.bundle.layout)),
-    sessions: generateSessions(),
+    initialState,
+    sessions: generateSessions(events),
     processes,
     sessionsPerProcess: inFlight,
     onReply: (_session, _event, reply) => {
@@ -179,22 +218,51 @@ async function run(): Promise<BenchResult> {
   const producerCpuMicros =
     childrenBefore === null || childrenAfter === null ? null : childrenAfter - childrenBefore;
   const steady = rssSamplesBytes.slice(1);
-  const rssSpreadBytes = steady.length === 0 ? 0 : Math.max(...steady) - Math.min(...steady);
-  const rowsPerSecond = Math.round(summary.rows / seconds);
   return {
-    events: summary.rows,
-    sessions,
-    processes,
     seconds: Math.round(seconds * 100) / 100,
-    rowsPerSecond,
+    rowsPerSecond: Math.round(summary.rows / seconds),
+    inProcessRowsPerSecond: baseline,
     consumerCpuMicrosPerRow: Math.round(((cpu.user + cpu.system) / summary.rows) * 10) / 10,
     producerCpuMicrosPerRow:
       producerCpuMicros === null ? null : Math.round((producerCpuMicros / summary.rows) * 10) / 10,
     rowErrors: summary.rowErrors,
     verdicts,
     rssSamplesBytes,
-    rssSpreadBytes,
+    rssSpreadBytes: steady.length === 0 ? 0 : Math.max(...steady) - Math.min(...steady),
     heapAfterGcSamplesBytes,
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+async function run(): Promise<BenchResult> {
+  const policy = (await import(POLICY_MODULE)) as typeof Policy;
+  const load = policy.loadBundle(BUNDLE);
+  if (!load.ok) throw new Error(load.message);
+  const initialState = policy.stateToJSON(policy.zeroedRegisters(load.bundle.layout));
+  const results: RoundResult[] = [];
+  for (let index = 0; index < rounds; index++) results.push(await round(policy, initialState));
+  const rowsPerSecond = Math.round(median(results.map((result) => result.rowsPerSecond)));
+  const rssSpreadBytes = Math.max(...results.map((result) => result.rssSpreadBytes));
+  return {
+    events,
+    sessions,
+    processes,
+    inFlight,
+    rounds: results,
+    rowsPerSecond,
+    inProcessRowsPerSecond: Math.round(median(results.map((result) => result.inProcessRowsPerSecond))),
+    ratioToInProcess:
+      Math.round(
+        median(results.map((result) => result.rowsPerSecond / result.inProcessRowsPerSecond)) * 100,
+      ) / 100,
+    rssSpreadBytes,
     targets: {
       rowsPerSecond: rowsPerSecond >= TARGET_ROWS_PER_SECOND,
       rssFlat: rssSpreadBytes < RSS_SPREAD_TARGET_BYTES,
@@ -206,17 +274,22 @@ const result = await run();
 if (args.values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 else {
   const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
-  process.stdout.write(
-    [
-      `policy replay: ${result.events} events, ${result.sessions} sessions, ${result.processes} producer process(es)`,
-      `  ${result.seconds} s · ${result.rowsPerSecond} rows/s (target ≥ ${TARGET_ROWS_PER_SECOND}: ${result.targets.rowsPerSecond ? 'met' : 'missed'})`,
-      `  consumer CPU: ${result.consumerCpuMicrosPerRow} µs/row · producer CPU: ${result.producerCpuMicrosPerRow ?? 'n/a'} µs/row`,
-      `  consumer RSS every ${SAMPLE_EVERY_ROWS} rows: ${result.rssSamplesBytes.map(mb).join(', ')}`,
-      `  RSS spread after the first sample: ${mb(result.rssSpreadBytes)} (target < ${mb(RSS_SPREAD_TARGET_BYTES)}: ${result.targets.rssFlat ? 'met' : 'missed'})`,
-      result.heapAfterGcSamplesBytes.length === 0
-        ? '  heap after GC: not sampled (run node with --expose-gc to see it)'
-        : `  heap after GC at each sample: ${result.heapAfterGcSamplesBytes.map(mb).join(', ')}`,
-      `  verdicts: ${JSON.stringify(result.verdicts)} · row errors: ${result.rowErrors}`,
-    ].join('\n') + '\n',
+  const lines = [
+    `policy replay: ${result.events} events, ${result.sessions} sessions, ${result.processes} producer process(es), ${result.inFlight} sessions in flight each`,
+  ];
+  result.rounds.forEach((each, index) => {
+    lines.push(
+      `  round ${index + 1}: ${each.seconds} s · ${each.rowsPerSecond} rows/s · in-process baseline ${each.inProcessRowsPerSecond} rows/s (${(each.rowsPerSecond / each.inProcessRowsPerSecond).toFixed(2)}×)`,
+      `    consumer CPU ${each.consumerCpuMicrosPerRow} µs/row · producer CPU ${each.producerCpuMicrosPerRow ?? 'n/a'} µs/row · row errors ${each.rowErrors} · verdicts ${JSON.stringify(each.verdicts)}`,
+      `    consumer RSS every ${SAMPLE_EVERY_ROWS} rows: ${each.rssSamplesBytes.map(mb).join(', ')}`,
+      each.heapAfterGcSamplesBytes.length === 0
+        ? '    heap after GC: not sampled (run node with --expose-gc to see it)'
+        : `    heap after GC at each sample: ${each.heapAfterGcSamplesBytes.map(mb).join(', ')}`,
+    );
+  });
+  lines.push(
+    `  median ${result.rowsPerSecond} rows/s (target ≥ ${TARGET_ROWS_PER_SECOND}: ${result.targets.rowsPerSecond ? 'met' : 'missed'}) · ${result.ratioToInProcess}× the in-process baseline (${result.inProcessRowsPerSecond} rows/s)`,
+    `  largest RSS spread after a round's first sample: ${mb(result.rssSpreadBytes)} (target < ${mb(RSS_SPREAD_TARGET_BYTES)}: ${result.targets.rssFlat ? 'met' : 'missed'})`,
   );
+  process.stdout.write(`${lines.join('\n')}\n`);
 }

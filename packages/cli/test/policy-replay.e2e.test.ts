@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { DEFAULT_SESSIONS_PER_PROCESS } from '../../policy/src/replay.ts';
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
 
@@ -66,6 +67,19 @@ describe('evals policy replay', () => {
     expect(report.calls.filter((call) => call.verdict === 'deny').map((call) => call.toolName)).toContain(
       'decide_approval',
     );
+  });
+
+  it('decides the same whatever the sessions in flight (--sessions-per-process, default in --help)', () => {
+    const decided = (extra: string[]) => {
+      const run = replay(producer, ['--json', ...extra]);
+      expect(run.status).toBe(0);
+      const report = JSON.parse(run.stdout) as { calls: Record<string, unknown>[] };
+      return report.calls.map((call) => JSON.stringify(call)).sort();
+    };
+    expect(decided(['--sessions-per-process', '1'])).toEqual(decided([]));
+    const help = spawnSync(process.execPath, [EVALS, 'policy', 'replay', '--help'], { encoding: 'utf8' });
+    expect(help.stdout).toContain(`(default: ${DEFAULT_SESSIONS_PER_PROCESS})`);
+    expect(replay(producer, ['--sessions-per-process', '0']).status).toBe(2);
   });
 
   it('prints a table with one line per call and a summary', () => {

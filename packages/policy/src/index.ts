@@ -45,7 +45,7 @@ export {
 export type { Handshake, RunEvaluateOptions } from './producer.js';
 export { replayAttempts } from './replay-attempts.js';
 export type { ReplayAttemptsOptions, ReplayAttemptsResult } from './replay-attempts.js';
-export { replaySessions } from './replay.js';
+export { DEFAULT_SESSIONS_PER_PROCESS, replaySessions } from './replay.js';
 export type { ReplayEvent, ReplayOptions, ReplaySession, ReplaySummary } from './replay.js';
 export { stateFromJSON, stateToJSON, zeroedRegisters } from './state.js';
 export type { Registers, StateLayout } from './state.js';

@@ -28,6 +28,7 @@ export interface ReplayAttemptsOptions extends ClientOptions {
    */
   readonly initialState: 'zeroed' | 'unavailable';
   readonly processes?: number;
+  readonly sessionsPerProcess?: number;
 }
 
 export interface ReplayAttemptsResult extends ReplaySummary {

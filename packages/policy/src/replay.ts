@@ -9,6 +9,13 @@ import { jobFailed } from './errors.js';
 import type { ClientOptions, ProducerCommand, RowReply, SkippedItem } from './client.js';
 import type { PolicyError } from './errors.js';
 
+/**
+ * Sessions in flight per producer process. A session has one row outstanding at a time, so this is
+ * how much work each side has while the other works: at 64 the pipe ran at about half the rate
+ * it reaches at 256 (scripts/bench/policy-bench.ts); far more only grows the consumer's memory.
+ */
+export const DEFAULT_SESSIONS_PER_PROCESS = 256;
+
 export interface ReplayEvent<T> {
   /** The caller's handle for this event, handed back with its reply. */
   readonly ref: T;
@@ -32,7 +39,7 @@ export interface ReplayOptions<T> extends ClientOptions {
   readonly sessions: Iterable<ReplaySession<T>>;
   /** Producer processes run at once (default 1). */
   readonly processes?: number;
-  /** Sessions in flight per process (default 64): one outstanding row each. */
+  /** Sessions in flight per process (default DEFAULT_SESSIONS_PER_PROCESS): one outstanding row each. */
   readonly sessionsPerProcess?: number;
   /** Called for every row, in each session's order. */
   readonly onReply: (session: string, event: ReplayEvent<T>, reply: RowReply) => void;
@@ -49,7 +56,7 @@ export interface ReplaySummary {
 /** Runs the whole replay; rejects with the first job error (PolicyError) after killing every process. */
 export async function replaySessions<T>(options: ReplayOptions<T>): Promise<ReplaySummary> {
   const processes = options.processes ?? 1;
-  const sessionsPerProcess = options.sessionsPerProcess ?? 64;
+  const sessionsPerProcess = options.sessionsPerProcess ?? DEFAULT_SESSIONS_PER_PROCESS;
   const queue = options.sessions[Symbol.iterator]();
   const clients: EvaluateClient[] = [];
   let firstFailure: unknown;

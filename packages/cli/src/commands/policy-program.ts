@@ -86,6 +86,15 @@ export function addPolicyCommands(program: Command): void {
       new Option('--processes <n>', 'producer processes run at once').default(1).argParser(positiveInteger),
     )
     .addOption(
+      new Option(
+        '--sessions-per-process <n>',
+        'sessions replayed at once by each producer (one row outstanding each; more keeps both sides busy)',
+      )
+        // The policy package's DEFAULT_SESSIONS_PER_PROCESS (not imported: commands load lazily).
+        .default(256)
+        .argParser(positiveInteger),
+    )
+    .addOption(
       new Option('--initial-state <kind>', "each session's first state_in")
         .choices(['zeroed', 'unavailable'])
         .default('zeroed'),
@@ -130,6 +139,7 @@ export function addPolicyCommands(program: Command): void {
           bundle: string;
           policyArg: string[];
           processes: number;
+          sessionsPerProcess: number;
           initialState: 'zeroed' | 'unavailable';
           replyTimeoutMs: number;
           store?: string;

@@ -68,6 +68,7 @@ export interface PolicyReplayOptions {
   readonly bundle: string;
   readonly policyArg: readonly string[];
   readonly processes: number;
+  readonly sessionsPerProcess: number;
   readonly initialState: 'zeroed' | 'unavailable';
   readonly replyTimeoutMs: number;
   readonly json: boolean;
@@ -215,6 +216,7 @@ async function replayInPasses(
       attempts: [...pass.values()].map((input) => input.attempt),
       initialState: options.initialState,
       processes: options.processes,
+      sessionsPerProcess: options.sessionsPerProcess,
       replyTimeoutMs: options.replyTimeoutMs,
     });
     results.push(replayed);
