@@ -5,6 +5,7 @@
 import { canonicalDigest, schemaErrors } from '@paperclip-evals/contract';
 
 import { ARTIFACT_KINDS, compileArtifact } from './artifacts.js';
+import { arrayElements, findMembers, memberSpansFor, numberTokens } from './framing.js';
 import { BadPatternError } from './predicate.js';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
@@ -40,8 +41,12 @@ export interface LoadedBundle {
 export type BundleLoad =
   { readonly ok: true; readonly bundle: LoadedBundle } | { readonly ok: false; readonly message: string };
 
-/** Loads a bundle document. Never throws: anything unexpected while loading is a rejection. */
-export function loadBundle(document: unknown): BundleLoad {
+/**
+ * Loads a bundle document. Never throws: anything unexpected while loading is a rejection. `text`
+ * is the document's JSON text when there is one (a header frame's bundle member, a file): only the
+ * text tells `60000.0` or `6e4` (float_present) from `60000`, which JSON.parse reads alike.
+ */
+export function loadBundle(document: unknown, text?: string): BundleLoad {
   try {
     const envelopeErrors = schemaErrors(BUNDLE_SCHEMA_ID, document);
     if (envelopeErrors.length > 0) {
@@ -55,8 +60,9 @@ export function loadBundle(document: unknown): BundleLoad {
     const allocator = new Allocator();
     const artifacts: CompiledArtifact[] = [];
     const skipped: SkippedArtifact[] = [];
-    for (const artifact of envelope.artifacts) {
-      const loaded = loadArtifact(artifact, allocator);
+    const artifactTokens = text === undefined ? undefined : numberTokensPerArtifact(text);
+    for (const [index, artifact] of envelope.artifacts.entries()) {
+      const loaded = loadArtifact(artifact, allocator, artifactTokens?.[index]);
       if ('reason' in loaded) skipped.push(loaded);
       else artifacts.push(loaded);
     }
@@ -78,7 +84,12 @@ export function loadBundle(document: unknown): BundleLoad {
   }
 }
 
-function loadArtifact(artifact: unknown, allocator: Allocator): CompiledArtifact | SkippedArtifact {
+/** `tokens`: the number tokens of the artifact's JSON text, when the bundle's text is known. */
+function loadArtifact(
+  artifact: unknown,
+  allocator: Allocator,
+  tokens: readonly string[] | undefined,
+): CompiledArtifact | SkippedArtifact {
   const fields =
     typeof artifact === 'object' && artifact !== null && !Array.isArray(artifact)
       ? (artifact as Record<string, unknown>)
@@ -88,7 +99,10 @@ function loadArtifact(artifact: unknown, allocator: Allocator): CompiledArtifact
   const skip = (reason: SkipReason): SkippedArtifact => ({ kind, id, reason });
 
   if (!(ARTIFACT_KINDS as readonly string[]).includes(kind)) return skip('unknown_kind');
-  if (hasNonInteger(artifact)) return skip('float_present');
+  if (tokens === undefined ? someNumber(artifact, (n) => !Number.isInteger(n)) : tokens.some(isNotInteger))
+    return skip('float_present');
+  // An integer literal past 2^53 has no exact double: the body cannot be read as written.
+  if (someNumber(artifact, (n) => !Number.isSafeInteger(n))) return skip('body_parse_error');
   if (typeof fields.version === 'number') {
     if (fields.version < ARTIFACT_VERSION_FLOOR) return skip('below_floor');
     if (fields.version > ARTIFACT_VERSION_CURRENT) return skip('unknown_kind');
@@ -110,12 +124,26 @@ function loadArtifact(artifact: unknown, allocator: Allocator): CompiledArtifact
   }
 }
 
-/** Bodies are integer-only: any number that is not a safe integer is float_present. */
-function hasNonInteger(value: unknown): boolean {
-  if (typeof value === 'number') return !Number.isSafeInteger(value);
-  if (Array.isArray(value)) return value.some(hasNonInteger);
-  if (typeof value === 'object' && value !== null) return Object.values(value).some(hasNonInteger);
+function someNumber(value: unknown, test: (number: number) => boolean): boolean {
+  if (typeof value === 'number') return test(value);
+  if (Array.isArray(value)) return value.some((item) => someNumber(item, test));
+  if (typeof value === 'object' && value !== null)
+    return Object.values(value).some((item) => someNumber(item, test));
   return false;
+}
+
+/** A number token with a fraction or an exponent (bodies are integer-only: float_present). */
+function isNotInteger(token: string): boolean {
+  return token.includes('.') || token.includes('e') || token.includes('E');
+}
+
+/** The number tokens of each artifact in the bundle's text (the text already known to be valid JSON). */
+function numberTokensPerArtifact(text: string): string[][] | undefined {
+  const spans = memberSpansFor(['artifacts']);
+  if (!findMembers(text, 0, text.length, ['artifacts'], spans)) return undefined;
+  const start = spans[0] ?? -1;
+  if (start < 0) return undefined;
+  return arrayElements(text, { start, end: spans[1] ?? start }).map((span) => numberTokens(text, span));
 }
 
 /** Hands out register offsets in bundle order; a skipped artifact's trial allocation is dropped. */

@@ -329,6 +329,35 @@ export function i64Of(value: unknown, source: RawSource): bigint | undefined {
   return parseI64(source.text.slice(span.start, span.end));
 }
 
+/** The spans of the elements of the JSON array at `span` (the text already known to be valid JSON). */
+export function arrayElements(text: string, span: Span): Span[] {
+  const elements: Span[] = [];
+  const close = span.end - 1;
+  let at = skipSpace(text, span.start + 1, close);
+  while (at < close) {
+    const end = endOfValue(text, at, close);
+    elements.push({ start: at, end });
+    at = skipSpace(text, end, close);
+    if (text.charCodeAt(at) === 0x2c) at = skipSpace(text, at + 1, close);
+  }
+  return elements;
+}
+
+/** The number tokens of the JSON text at `span`, outside strings (the text already known to be valid). */
+export function numberTokens(text: string, span: Span): string[] {
+  const tokens: string[] = [];
+  for (let at = span.start; at < span.end;) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) at = endOfString(text, at);
+    else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+      const end = endOfValue(text, at, span.end);
+      tokens.push(text.slice(at, end));
+      at = end;
+    } else at++;
+  }
+  return tokens;
+}
+
 /** Compact JSON text of a raw slice: whitespace outside strings removed (ids are echoed verbatim). */
 export function compactJson(raw: string): string {
   if (!/[\s]/.test(raw)) return raw;

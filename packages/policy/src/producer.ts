@@ -108,13 +108,18 @@ export class EvaluateSession {
       return undefined;
     }
     const fields = frame as Record<string, unknown>;
-    if (fields.type === 'bundle') return this.#header(fields.bundle);
+    if (fields.type === 'bundle') return this.#header(fields.bundle, text);
     if (fields.type === 'row') return this.#row(fields, text);
     return undefined; // a missing, non-string or unknown type is ignored without a reply
   }
 
-  #header(document: unknown): string {
-    const load = loadBundle(document === undefined ? null : document);
+  /** `text`: the header frame, whose bundle member's text the loader reads number tokens from. */
+  #header(document: unknown, text: string): string {
+    const span = document === undefined ? undefined : memberSource(frameSource(text), 'bundle').locate();
+    const load = loadBundle(
+      document === undefined ? null : document,
+      span === undefined ? undefined : text.slice(span.start, span.end),
+    );
     if (!load.ok) {
       this.#active = undefined;
       this.diagnostics(`line ${this.#lineNumber}: ${load.message}`);
@@ -191,7 +196,7 @@ export class EvaluateSession {
   #override(document: unknown, key: string): BundleLoad {
     let load = this.#overrides.get(key);
     if (load === undefined) {
-      load = loadBundle(document);
+      load = loadBundle(document, key === '' ? undefined : key);
       if (key.length > OVERRIDE_CACHE_MAX_CHARS) return load;
       if (this.#overrides.size >= OVERRIDE_CACHE_ENTRIES)
         this.#overrides.delete(this.#overrides.keys().next().value ?? '');

@@ -66,7 +66,7 @@ function zeroedStateOf(bundleText: string): string {
       { code: 'json_syntax', message: String(cause), path: '' },
     ]);
   }
-  const load = loadBundle(document);
+  const load = loadBundle(document, bundleText);
   if (!load.ok)
     throw new PolicyError('paperclip_policy_bundle_invalid', load.message, [
       {

@@ -55,9 +55,9 @@ describe('when one artifact is wrong', () => {
       { kind: 't1_predicate_tree', id: 'no-rm', reason: 'float_present' },
     ],
     [
-      'an integer beyond 2^53',
+      'an integer beyond 2^53 (no exact double: the body cannot be read as written)',
       { ...spendCap, body: { ...spendCap.body, limit: 2 ** 60 } },
-      { kind: 't2_spend_limit', id: 'spend-cap', reason: 'float_present' },
+      { kind: 't2_spend_limit', id: 'spend-cap', reason: 'body_parse_error' },
     ],
     [
       'no body',
@@ -107,14 +107,51 @@ describe('when one artifact is wrong', () => {
   ];
 
   it.each(cases)('skips %s with its reason and loads the rest', (_name, bad, skipped) => {
-    // Through JSON text, as on the wire (an undefined member is absent).
-    const load = loadBundle(JSON.parse(JSON.stringify(bundleOf(denyRm, bad, writeRate))));
+    // Through JSON text, as on the wire (an undefined member is absent); with and without the text.
+    const text = JSON.stringify(bundleOf(denyRm, bad, writeRate));
+    for (const load of [loadBundle(JSON.parse(text)), loadBundle(JSON.parse(text), text)]) {
+      if (!load.ok) throw new Error(load.message);
+      expect(load.bundle.skipped).toEqual([skipped]);
+      expect(load.bundle.artifacts.map((artifact) => artifact.kind)).toEqual([
+        't1_predicate_tree',
+        't2_rate_limit',
+      ]);
+    }
+  });
+
+  // Written numbers JSON.parse reads as integers: only the bundle's text shows the fraction or exponent.
+  const written: [string, string, string][] = [
+    ['a fraction of zero', '"window_ms":60000', '"window_ms":60000.0'],
+    ['an exponent', '"window_ms":60000', '"window_ms":6e4'],
+    ['a capital exponent with a sign', '"window_ms":60000', '"window_ms":6E+4'],
+    [
+      'a version of 1.0',
+      '"version":1,"body":{"when":{"field":"tool_name","in"',
+      '"version":1.0,"body":{"when":{"field":"tool_name","in"',
+    ],
+  ];
+  it.each(written)('skips %s as float_present when the text is known', (_name, from, to) => {
+    const text = JSON.stringify(bundleOf(denyRm, writeRate)).replace(from, to);
+    expect(text).toContain(to);
+    const load = loadBundle(JSON.parse(text), text);
     if (!load.ok) throw new Error(load.message);
-    expect(load.bundle.skipped).toEqual([skipped]);
-    expect(load.bundle.artifacts.map((artifact) => artifact.kind)).toEqual([
-      't1_predicate_tree',
-      't2_rate_limit',
+    expect(load.bundle.skipped).toEqual([
+      { kind: 't2_rate_limit', id: 'write-rate', reason: 'float_present' },
     ]);
+    // Without the text the value is all there is: 60000.0 is 60000.
+    expect(loadBundle(JSON.parse(text))).toMatchObject({ ok: true, bundle: { skipped: [] } });
+  });
+
+  it('reads numbers only outside strings, in any layout', () => {
+    const document = bundleOf(
+      { ...denyRm, body: { ...denyRm.body, reason: 'not 1.5 or 6e4 times' } },
+      writeRate,
+    );
+    const text = JSON.stringify(document, null, 2).replace('"artifacts": [', '"artifacts" :\n [ ');
+    const load = loadBundle(JSON.parse(text), text);
+    if (!load.ok) throw new Error(load.message);
+    expect(load.bundle.skipped).toEqual([]);
+    expect(load.bundle.artifacts).toHaveLength(2);
   });
 
   it('gives a skipped Tier 2 artifact no registers', () => {

@@ -42,6 +42,24 @@ describe('bundle headers', () => {
     expect(producer.send(row({}))).toMatchObject({ error: { code: 'OL-1242' }, bundle_digest: null });
   });
 
+  it('skip an artifact whose body is written with a fraction (float_present), header or row override', () => {
+    const text = JSON.stringify(bundleOf(denyRm, writeRate)).replace(
+      '"window_ms":60000',
+      '"window_ms":60000.0',
+    );
+    const skipped = [{ kind: 't2_rate_limit', id: 'write-rate', reason: 'float_present' }];
+    const producer = drive();
+    expect(producer.sendLine(`{"type":"bundle","bundle":${text}}`)).toMatchObject({
+      type: 'bundle_ack',
+      skipped,
+    });
+    const override = producer.sendLine(
+      `{"type":"row","id":"x","event":{"tool_name":"Write"},"state_in":null,"now_ms":1,"bundle":${text}}`,
+    );
+    // The override loaded without the rate limit: no registers, so the zeroed-or-null state is empty.
+    expect(override).toMatchObject({ state_out: { c: [], f: [], t: [], a: [], run: null } });
+  });
+
   it('do not count as row errors', () => {
     const producer = drive();
     producer.send(header({}));
