@@ -39,7 +39,7 @@ export const POLICY_REPLAY_EXIT = {
   ok: 0,
   /** At least one row error (reported per call as policy_error). */
   rowErrors: 1,
-  /** Bad usage, or an input (attempts, bundle, store) that cannot be read or is not valid. */
+  /** Bad usage, an input (attempts, bundle, store) that cannot be read or is not valid, or a bundle whose every artifact was skipped. */
   usage: EXIT.usage,
   /** The policy binary could not be verified (path or sha256), like runnerd's artifact. */
   binaryInvalid: EXIT.artifactInvalid,

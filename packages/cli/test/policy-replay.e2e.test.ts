@@ -110,6 +110,23 @@ describe('evals policy replay', () => {
     );
   });
 
+  it('refuses (exit 2) a bundle whose every artifact the producer skipped, naming each and why', async () => {
+    const allBroken = join(dir, 'all-broken.json');
+    const broken = (id: string) => ({
+      kind: 't1_predicate_tree',
+      id,
+      version: 1,
+      body: { when: { field: 'tool_name', regex: '(' }, verdict: 'deny', reason: 'x' },
+    });
+    await writeFile(allBroken, JSON.stringify(bundleOf(broken('one'), broken('two'))));
+    const run = replay(producer, ['--json'], allBroken);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /skipped every artifact of .*all-broken\.json.*Skipped: one \(t1_predicate_tree\): bad_pattern; two \(t1_predicate_tree\): bad_pattern/,
+    );
+  });
+
   it('is a job error (exit 5) with the reason on stderr and no verdict on stdout when the producer drops a reply', async () => {
     const run = replay(await brokenProducer(dir, 'drops_a_reply'), ['--json']);
     expect(run.status).toBe(5);

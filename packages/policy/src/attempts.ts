@@ -15,7 +15,11 @@ import type { NativeExecution, PrpEvent, ToolOutcome } from '@paperclip-evals/co
 import type { RowReply } from './client.js';
 import type { ReplayEvent, ReplaySession } from './replay.js';
 
+/** A tool call, named by its attempt's whole identity (an attempt id may repeat across runs). */
 export interface ToolCallRef {
+  readonly runId: string;
+  readonly caseId: string;
+  readonly configId: string;
   readonly attemptId: string;
   readonly sessionId: string;
   readonly callId: string;
@@ -60,6 +64,9 @@ export function toolCallSessions(attempts: readonly NativeExecution[]): ReplaySe
         sessionId,
       ]);
       const ref: ToolCallRef = {
+        runId: identity.runId,
+        caseId: identity.caseId,
+        configId: identity.configId,
         attemptId: identity.attemptId,
         sessionId,
         callId: tool.callId,

@@ -1,17 +1,16 @@
 // `evals policy replay` as a library call: verify and stage the policy binary, replay every tool
-// call of the attempts through it, and compare each decision with the recorded outcome.
+// call of the attempts (toolCallSessions) through it, and compare each decision with the recorded
+// outcome.
 import { resolvePolicyBinary } from './binary.js';
 import { loadBundle } from './bundle.js';
 import { PolicyError } from './errors.js';
-import { compareToolCall, toolCallSessions } from './attempts.js';
+import { compareToolCall } from './attempts.js';
 import { replaySessions } from './replay.js';
 import { stateToJSON, zeroedRegisters } from './state.js';
 
-import type { NativeExecution } from '@paperclip-evals/contract';
-
-import type { ToolCallComparison } from './attempts.js';
+import type { ToolCallComparison, ToolCallRef } from './attempts.js';
 import type { ClientOptions } from './client.js';
-import type { ReplaySummary } from './replay.js';
+import type { ReplaySession, ReplaySummary } from './replay.js';
 
 export interface ReplayAttemptsOptions extends ClientOptions {
   readonly binaryPath: string;
@@ -20,7 +19,11 @@ export interface ReplayAttemptsOptions extends ClientOptions {
   readonly binaryArgs: readonly string[];
   /** The bundle document as JSON text. */
   readonly bundle: string;
-  readonly attempts: readonly NativeExecution[];
+  /**
+   * The attempts' tool calls, from toolCallSessions: a caller reading many attempts converts each
+   * as it reads it and keeps only its tool calls, never the whole bundles.
+   */
+  readonly sessions: Iterable<ReplaySession<ToolCallRef>>;
   /**
    * State of each session's first row. zeroed: registers available and empty, computed from the
    * bundle with this package's loader (so the bundle must be a paperclip-evals/policy-bundle/v1);
@@ -48,7 +51,7 @@ export async function replayAttempts(options: ReplayAttemptsOptions): Promise<Re
       ...options,
       command: { file: binary.stagedPath, args: options.binaryArgs },
       initialState,
-      sessions: toolCallSessions(options.attempts),
+      sessions: options.sessions,
       onReply: (_session, event, reply) => calls.push(compareToolCall(event.ref, reply)),
     });
     return { ...summary, binarySha256: binary.sha256, calls };

@@ -72,10 +72,23 @@ describe('toolCallSessions', () => {
     const other = { ...attempt, identity: { ...attempt.identity, attemptId: 'attempt_other' } };
     expect(toolCallSessions([attempt, other])).toHaveLength(2);
   });
+
+  it("names each call by its attempt's whole identity: the same attempt id in another run is another attempt", () => {
+    const rerun = { ...attempt, identity: { ...attempt.identity, runId: 'run_again' } };
+    const sessions = toolCallSessions([attempt, rerun]);
+    expect(sessions).toHaveLength(2);
+    const runs = sessions.map((session) => [...new Set([...session.events].map((event) => event.ref.runId))]);
+    expect(runs).toEqual([[attempt.identity.runId], ['run_again']]);
+    const [first] = [...(sessions[0]?.events ?? [])];
+    expect(first?.ref).toMatchObject(attempt.identity);
+  });
 });
 
 describe('compareToolCall', () => {
   const call = (recordedOutcome: ToolCallRef['recordedOutcome']): ToolCallRef => ({
+    runId: 'r',
+    caseId: 'c',
+    configId: 'k',
     attemptId: 'a',
     sessionId: 's',
     callId: 'c',

@@ -41,7 +41,7 @@ describe('against the real evals policy evaluate', () => {
       binarySha256: producer.sha256,
       binaryArgs: [],
       bundle: JSON.stringify(bundleOf(denyApprovals, writeRate)),
-      attempts,
+      sessions: toolCallSessions(attempts),
       initialState: 'zeroed',
       processes: 2,
     });
@@ -73,7 +73,7 @@ describe('against the real evals policy evaluate', () => {
       binarySha256: producer.sha256,
       binaryArgs: [],
       bundle: JSON.stringify(bundleOf(denyReads)),
-      attempts,
+      sessions: toolCallSessions(attempts),
       initialState: 'zeroed',
     });
     const agreements = new Set(result.calls.map((call) => `${call.toolName}:${call.agreement}`));
@@ -88,7 +88,7 @@ describe('against the real evals policy evaluate', () => {
       binarySha256: producer.sha256,
       binaryArgs: [],
       bundle: JSON.stringify(bundleOf(writeRate)),
-      attempts,
+      sessions: toolCallSessions(attempts),
       initialState: 'unavailable',
     });
     expect(result.rowErrors).toBe(0);
@@ -103,7 +103,7 @@ describe('against the real evals policy evaluate', () => {
         binarySha256: producer.sha256,
         binaryArgs: [],
         bundle: JSON.stringify(bundleOf(denyRm)).replace('policy-bundle/v1', 'policy-bundle/v9'),
-        attempts,
+        sessions: toolCallSessions(attempts),
         initialState: 'unavailable',
       }),
     ).rejects.toMatchObject({ code: 'paperclip_policy_job_failed', issues: [{ code: 'bundle_rejected' }] });
@@ -139,7 +139,7 @@ describe('against a broken producer', () => {
       binarySha256: producer.sha256,
       binaryArgs: [],
       bundle: JSON.stringify(bundleOf(denyRm)),
-      attempts,
+      sessions: toolCallSessions(attempts),
       initialState: 'unavailable',
       // Short only where silence is the defect; elsewhere a slow start on a busy box must not matter.
       replyTimeoutMs: defect === 'never_flushes' ? 1500 : 60_000,
@@ -164,7 +164,7 @@ describe('against a broken producer', () => {
         binarySha256: producer.sha256,
         binaryArgs: [],
         bundle: JSON.stringify(bundleOf(denyRm)),
-        attempts,
+        sessions: toolCallSessions(attempts),
         initialState: 'unavailable',
         replyTimeoutMs: 1500,
       }),
@@ -183,7 +183,7 @@ describe('against a broken producer', () => {
       binarySha256: producer.sha256,
       binaryArgs: [],
       bundle: JSON.stringify(bundleOf(denyRm)),
-      attempts,
+      sessions: toolCallSessions(attempts),
       initialState: 'unavailable',
     });
     expect(result.rowErrors).toBe(0);
@@ -200,7 +200,7 @@ describe('the policy binary', () => {
         binarySha256: `sha256:${'0'.repeat(64)}`,
         binaryArgs: [],
         bundle: JSON.stringify(bundleOf()),
-        attempts,
+        sessions: toolCallSessions(attempts),
         initialState: 'unavailable',
       }),
     ).rejects.toMatchObject({
@@ -216,7 +216,7 @@ describe('the policy binary', () => {
         binarySha256: `sha256:${'0'.repeat(64)}`,
         binaryArgs: [],
         bundle: JSON.stringify(bundleOf()),
-        attempts,
+        sessions: toolCallSessions(attempts),
         initialState: 'unavailable',
       }),
     ).rejects.toMatchObject({ code: 'paperclip_policy_binary_invalid', issues: [{ code: 'path_invalid' }] });

@@ -119,7 +119,7 @@ export function addPolicyCommands(program: Command): void {
         [
           `Exit codes: ${POLICY_REPLAY_EXIT.ok} every call decided`,
           `${POLICY_REPLAY_EXIT.rowErrors} at least one row error (reported per call)`,
-          `${POLICY_REPLAY_EXIT.usage} usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened)`,
+          `${POLICY_REPLAY_EXIT.usage} usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened), or a bundle whose every artifact the producer skipped`,
           `${POLICY_REPLAY_EXIT.binaryInvalid} the policy binary is not verified (path, digest)`,
           `${POLICY_REPLAY_EXIT.jobFailed} job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout, stderr flood) or rejected the bundle.`,
         ].join(' · '),

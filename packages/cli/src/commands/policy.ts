@@ -10,7 +10,13 @@ import {
   parseNativeExecution,
   readNativeExecutionFile,
 } from '@paperclip-evals/contract';
-import { handshake, isPolicyError, replayAttempts, runEvaluate } from '@paperclip-evals/policy';
+import {
+  handshake,
+  isPolicyError,
+  replayAttempts,
+  runEvaluate,
+  toolCallSessions,
+} from '@paperclip-evals/policy';
 
 import {
   POLICY_EVALUATE_EXIT,
@@ -29,7 +35,12 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from '@paperclip-evals/evalbook';
-import type { ReplayAttemptsResult, ToolCallComparison } from '@paperclip-evals/policy';
+import type {
+  ReplayAttemptsResult,
+  ReplaySession,
+  ToolCallComparison,
+  ToolCallRef,
+} from '@paperclip-evals/policy';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -81,11 +92,25 @@ const VERDICTS_PER_BATCH = 1000;
 /** Refused and conflicting verdicts are described on stderr up to this many; the rest are counted. */
 const MAX_LISTED = 10;
 
-/** An attempt to replay, with the identity and bundle digest its verdicts are stored under. */
+/**
+ * An attempt to replay: its tool calls (the bundle itself is not kept, so a large Evalbook is
+ * replayed in the memory of its tool calls), and the identity and bundle digest its verdicts are
+ * stored under.
+ */
 interface ReplayInput {
-  readonly attempt: NativeExecution;
+  readonly sessions: readonly ReplaySession<ToolCallRef>[];
   readonly key: AttemptKey;
   readonly bundleDigest: string;
+}
+
+function replayInput(attempt: NativeExecution, bundleDigest: string): ReplayInput {
+  const { runId, caseId, configId, attemptId } = attempt.identity;
+  return { sessions: toolCallSessions([attempt]), key: { runId, caseId, configId, attemptId }, bundleDigest };
+}
+
+/** An attempt's identity as one string. */
+function identityOf(key: AttemptKey): string {
+  return JSON.stringify([key.runId, key.caseId, key.configId, key.attemptId]);
 }
 
 /** A compared call with the identity and bundle digest of its attempt. */
@@ -116,6 +141,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
         ? await readAttempts(options.attempts)
         : await storedAttempts(book.store);
     ({ result, calls } = await replayInPasses(options, bundle, inputs));
+    refuseIfEverythingSkipped(bundle, options.bundle, result);
     if (book !== undefined) stored = await storeVerdicts(book.store, book.url, result.bundleDigest, calls);
   } catch (error) {
     if (isPolicyError(error)) {
@@ -163,6 +189,24 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
   return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
 }
 
+/**
+ * A bundle whose every artifact the producer skipped decides nothing but its default: that is a
+ * bundle to fix, not a replay to report or store (a bundle of no artifacts at all is taken as meant).
+ */
+function refuseIfEverythingSkipped(
+  bundleText: string,
+  bundlePath: string,
+  result: ReplayAttemptsResult,
+): void {
+  const artifacts = (JSON.parse(bundleText) as { artifacts?: unknown }).artifacts;
+  const count = Array.isArray(artifacts) ? artifacts.length : 0;
+  if (count === 0 || result.skipped.length < count) return;
+  const reasons = result.skipped.map((item) => `${item.id} (${item.kind}): ${item.reason}`).join('; ');
+  throw new UsageError(
+    `the producer skipped every artifact of ${bundlePath}, so the policy would decide nothing but its default; nothing is reported or stored. Skipped: ${reasons}`,
+  );
+}
+
 /** Opens the Evalbook (it must exist); a store that cannot be opened is a usage error. */
 async function openEvalbook(url: string): Promise<LedgerStore> {
   const { StoreError, openStore } = await import('@paperclip-evals/evalbook');
@@ -180,14 +224,14 @@ async function storedAttempts(store: LedgerStore): Promise<ReplayInput[]> {
   for await (const { key, bundleDigest } of store.attempts()) {
     const text = await store.getBundle(bundleDigest);
     if (text === null) throw new UsageError(`the store has no bundle ${bundleDigest} for its attempt`);
-    inputs.push({ attempt: parseNativeExecution(text), key, bundleDigest });
+    inputs.push({ ...replayInput(parseNativeExecution(text), bundleDigest), key });
   }
   return inputs;
 }
 
 /**
- * Replays the attempts in passes where no attempt id repeats (one pass unless ids repeat across
- * runs, cases or configs): a comparison names its attempt by id, and each must map to one key.
+ * Replays the attempts in passes where no identity repeats (one pass unless the same attempt is
+ * given twice, say as two files): each comparison must map back to one input.
  */
 async function replayInPasses(
   options: PolicyReplayOptions,
@@ -199,7 +243,7 @@ async function replayInPasses(
 }> {
   const passes: Map<string, ReplayInput>[] = [];
   for (const input of inputs) {
-    const id = input.attempt.identity.attemptId;
+    const id = identityOf(input.key);
     let pass = passes.find((candidate) => !candidate.has(id));
     if (pass === undefined) passes.push((pass = new Map<string, ReplayInput>()));
     pass.set(id, input);
@@ -213,7 +257,7 @@ async function replayInPasses(
       binarySha256: options.sha256,
       binaryArgs: options.policyArg,
       bundle,
-      attempts: [...pass.values()].map((input) => input.attempt),
+      sessions: [...pass.values()].flatMap((input) => input.sessions),
       initialState: options.initialState,
       processes: options.processes,
       sessionsPerProcess: options.sessionsPerProcess,
@@ -221,7 +265,7 @@ async function replayInPasses(
     });
     results.push(replayed);
     for (const call of replayed.calls) {
-      const input = pass.get(call.attemptId);
+      const input = pass.get(identityOf(call));
       if (input !== undefined) calls.push({ ...call, key: input.key, bundleDigest: input.bundleDigest });
     }
   }
@@ -311,12 +355,7 @@ async function readAttempts(inputs: readonly string[]): Promise<ReplayInput[]> {
   const attempts: ReplayInput[] = [];
   for (const file of files) {
     const { bundle } = await readNativeExecutionFile(file);
-    const { runId, caseId, configId, attemptId } = bundle.identity;
-    attempts.push({
-      attempt: bundle,
-      key: { runId, caseId, configId, attemptId },
-      bundleDigest: canonicalDigest(bundle),
-    });
+    attempts.push(replayInput(bundle, canonicalDigest(bundle)));
   }
   return attempts;
 }
