@@ -100,15 +100,24 @@ export function policyVerdictValues(verdict: PolicyVerdict): (string | null)[] {
   ];
 }
 
-/** Classifies a verdict whose key is already held: the same values are a duplicate, else a conflict. */
+/**
+ * Classifies a verdict whose key is already held: the same values are a duplicate, else a conflict.
+ * A stored reason of null beside a given one is the same verdict stored before replay recorded the
+ * decision's reason (Evals 0.1 stored none): a duplicate, kept as it is — the ledger is append-only.
+ */
 export function heldVerdictOutcome(
   verdict: PolicyVerdictInput,
   existing: PolicyVerdict,
 ): PolicyVerdictOutcome {
   const given = policyVerdictValues(verdict);
-  const same = policyVerdictValues(existing).every((value, index) => value === given[index]);
+  const same = policyVerdictValues(existing).every(
+    (value, index) => value === given[index] || (index === REASON_INDEX && value === null),
+  );
   return same ? { status: 'duplicate', verdict } : { status: 'conflict', verdict, existing };
 }
+
+/** Where the reason is among policyVerdictValues. */
+const REASON_INDEX = 3;
 
 /** A verdict not stored: its attempt is not in the ledger (null), or is there with another bundle. */
 export function refusedVerdict(

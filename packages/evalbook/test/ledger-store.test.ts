@@ -830,6 +830,22 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
     });
 
+    it('takes a verdict stored without its reason (as replay once stored them) as the same verdict, kept as it was', async () => {
+      const store = await openStore(storeUrl);
+      await store.insertBatch([record('attempt_a')]);
+      const unreasoned = verdict('attempt_a', 'call_0', { reason: null });
+      await store.insertPolicyVerdicts([unreasoned]);
+      const reasoned = verdict('attempt_a', 'call_0', { reason: 'a reason now recorded' });
+      expect((await store.insertPolicyVerdicts([reasoned]))[0]?.status).toBe('duplicate');
+      // Only a missing reason is forgiven: another reason is another verdict.
+      await store.insertPolicyVerdicts([verdict('attempt_a', 'call_1', { reason: 'first' })]);
+      expect(
+        (await store.insertPolicyVerdicts([verdict('attempt_a', 'call_1', { reason: 'second' })]))[0]?.status,
+      ).toBe('conflict');
+      expect((await streamed(store)).map((row) => row.reason)).toEqual([null, 'first']);
+      await store.close();
+    });
+
     it('refuses verdicts whose attempt is not in the ledger (or is, with another bundle) and stores the rest', async () => {
       const store = await openStore(storeUrl);
       await store.insertBatch([record('attempt_a')]);
