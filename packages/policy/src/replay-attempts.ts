@@ -36,7 +36,15 @@ export interface ReplayAttemptsOptions extends ClientOptions {
 
 export interface ReplayAttemptsResult extends ReplaySummary {
   readonly binarySha256: string;
+  /** In the order of the sessions given, each session's calls in replay order (however many ran at once). */
   readonly calls: readonly ToolCallComparison[];
+}
+
+/** A call with where it stands: its session's place among the sessions given, its own in the session. */
+interface PlacedCall {
+  readonly call: ToolCallRef;
+  readonly session: number;
+  readonly event: number;
 }
 
 export async function replayAttempts(options: ReplayAttemptsOptions): Promise<ReplayAttemptsResult> {
@@ -46,17 +54,37 @@ export async function replayAttempts(options: ReplayAttemptsOptions): Promise<Re
     expectedSha256: options.binarySha256,
   });
   try {
-    const calls: ToolCallComparison[] = [];
+    const placed: { place: PlacedCall; comparison: ToolCallComparison }[] = [];
     const summary = await replaySessions({
       ...options,
       command: { file: binary.stagedPath, args: options.binaryArgs },
       initialState,
-      sessions: options.sessions,
-      onReply: (_session, event, reply) => calls.push(compareToolCall(event.ref, reply)),
+      sessions: placedSessions(options.sessions),
+      onReply: (_session, event, reply) =>
+        placed.push({ place: event.ref, comparison: compareToolCall(event.ref.call, reply) }),
     });
-    return { ...summary, binarySha256: binary.sha256, calls };
+    // Replies of concurrent sessions interleave: put the calls back in the order they were given.
+    placed.sort((a, b) => a.place.session - b.place.session || a.place.event - b.place.event);
+    return { ...summary, binarySha256: binary.sha256, calls: placed.map((entry) => entry.comparison) };
   } finally {
     await binary.dispose();
+  }
+}
+
+function* placedSessions(
+  sessions: Iterable<ReplaySession<ToolCallRef>>,
+): Generator<ReplaySession<PlacedCall>> {
+  let session = 0;
+  for (const { key, events } of sessions) {
+    const place = session++;
+    yield {
+      key,
+      events: (function* () {
+        let event = 0;
+        for (const replayEvent of events)
+          yield { ...replayEvent, ref: { call: replayEvent.ref, session: place, event: event++ } };
+      })(),
+    };
   }
 }
 
