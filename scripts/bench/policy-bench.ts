@@ -8,7 +8,7 @@
 // reads each reply): the baseline the round's rate is reported against.
 //
 // Run: `npx tsc -b packages/cli && npx tsx scripts/bench/policy-bench.ts [--events 1000000]
-// [--sessions 10000] [--processes 1] [--in-flight 256] [--rounds 3] [--json]`; with
+// [--sessions 10000] [--processes 1] [--sessions-per-process 256] [--rounds 3] [--json]`; with
 // `node --expose-gc --import tsx scripts/bench/policy-bench.ts` it also samples the live heap after a
 // full GC (the leak check: RSS alone includes garbage not yet collected). Targets are reported, never
 // enforced; exits non-zero only on bad arguments or a failed replay job.
@@ -85,7 +85,7 @@ interface BenchResult {
   readonly events: number;
   readonly sessions: number;
   readonly processes: number;
-  readonly inFlight: number;
+  readonly sessionsPerProcess: number;
   readonly rounds: readonly RoundResult[];
   /** Medians over the rounds. */
   readonly rowsPerSecond: number;
@@ -100,7 +100,7 @@ const args = parseArgs({
     events: { type: 'string', default: '1000000' },
     sessions: { type: 'string', default: '10000' },
     processes: { type: 'string', default: '1' },
-    'in-flight': { type: 'string', default: '256' },
+    'sessions-per-process': { type: 'string', default: '256' },
     rounds: { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
   },
@@ -114,7 +114,7 @@ const count = (name: string, value: string): number => {
 const events = count('events', args.values.events);
 const sessions = count('sessions', args.values.sessions);
 const processes = count('processes', args.values.processes);
-const inFlight = count('in-flight', args.values['in-flight']);
+const sessionsPerProcess = count('sessions-per-process', args.values['sessions-per-process']);
 const rounds = count('rounds', args.values.rounds);
 /** The in-process baseline runs on a slice of the corpus: its rate, not its length, is compared. */
 const BASELINE_EVENTS = Math.min(events, 200_000);
@@ -200,7 +200,7 @@ async function round(policy: typeof Policy, initialState: string): Promise<Round
     initialState,
     sessions: generateSessions(events),
     processes,
-    sessionsPerProcess: inFlight,
+    sessionsPerProcess,
     onReply: (_session, _event, reply) => {
       const verdict = reply.ok ? String(reply.decision.verdict) : `error ${reply.code}`;
       verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
@@ -254,7 +254,7 @@ async function run(): Promise<BenchResult> {
     events,
     sessions,
     processes,
-    inFlight,
+    sessionsPerProcess,
     rounds: results,
     rowsPerSecond,
     inProcessRowsPerSecond: Math.round(median(results.map((result) => result.inProcessRowsPerSecond))),
@@ -275,7 +275,7 @@ if (args.values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 else {
   const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
   const lines = [
-    `policy replay: ${result.events} events, ${result.sessions} sessions, ${result.processes} producer process(es), ${result.inFlight} sessions in flight each`,
+    `policy replay: ${result.events} events, ${result.sessions} sessions, ${result.processes} producer process(es), ${result.sessionsPerProcess} sessions in flight each`,
   ];
   result.rounds.forEach((each, index) => {
     lines.push(

@@ -73,14 +73,44 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.internal;
 }
 
-/** One readable paragraph for stderr: the message and, for a coded error, every issue. */
+/** A contract or policy error: a code and the issues behind it (each package's own error type). */
+interface CodedError extends Error {
+  readonly code: string;
+  readonly issues: readonly {
+    readonly code: string;
+    readonly message: string;
+    readonly path?: string;
+    readonly component?: string;
+    readonly expected?: unknown;
+    readonly received?: unknown;
+  }[];
+}
+
+function isCodedError(error: unknown): error is CodedError {
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<CodedError>).code === 'string' &&
+    Array.isArray((error as Partial<CodedError>).issues)
+  );
+}
+
+/**
+ * One readable paragraph for stderr: the message and, for a coded error, every issue with what was
+ * expected and received. A message that only repeats its one issue is not said twice.
+ */
 export function describeError(error: unknown): string {
-  if (isContractError(error)) {
+  if (isCodedError(error)) {
     const lines = error.issues.map((issue) => {
       const where = issue.path ?? issue.component ?? '';
-      return `  ${issue.code}${where === '' ? '' : ` at ${where}`}: ${issue.message} (expected ${show(issue.expected)}, received ${show(issue.received)})`;
+      const values =
+        issue.expected === undefined && issue.received === undefined
+          ? ''
+          : ` (expected ${show(issue.expected)}, received ${show(issue.received)})`;
+      return `  ${issue.code}${where === '' ? '' : ` at ${where}`}: ${issue.message}${values}`;
     });
-    return [`${error.code}: ${error.message}`, ...lines].join('\n');
+    const [only] = error.issues;
+    const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
+    return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines].join('\n');
   }
   if (isFileSystemError(error)) {
     // "ENOENT: no such file or directory, open 'x.yaml'" → "x.yaml: no such file or directory (ENOENT)"
@@ -95,7 +125,7 @@ export function describeError(error: unknown): string {
 }
 
 export function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 

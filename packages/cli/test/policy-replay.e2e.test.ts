@@ -2,6 +2,7 @@
 // verified wrapper script) over the attempt fixtures, and its exit codes when the producer breaks
 // the protocol, the binary is not the one vouched for, or the bundle is unusable.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function replay(binary: Executable, extra: string[] = [], bundle = bundlePath) {
+function replay(
+  binary: Executable,
+  extra: string[] = [],
+  bundle = bundlePath,
+  attempts: string[] = [ATTEMPTS],
+  input?: string,
+) {
   return spawnSync(
     process.execPath,
     [
@@ -44,9 +51,9 @@ function replay(binary: Executable, extra: string[] = [], bundle = bundlePath) {
       '--bundle',
       bundle,
       ...extra,
-      ATTEMPTS,
+      ...attempts,
     ],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', ...(input === undefined ? {} : { input }) },
   );
 }
 
@@ -75,10 +82,16 @@ describe('evals policy replay', () => {
       expect(run.status).toBe(0);
       return (JSON.parse(run.stdout) as { calls: Record<string, unknown>[] }).calls;
     };
-    expect(decided(['--sessions-per-process', '1'])).toEqual(decided([]));
+    const atDefault = decided([]);
+    expect(decided(['--sessions-per-process', '1'])).toEqual(atDefault);
+    // More sessions in flight than there are sessions starts only as many as there are.
+    expect(decided(['--sessions-per-process', '100000000'])).toEqual(atDefault);
     const help = spawnSync(process.execPath, [EVALS, 'policy', 'replay', '--help'], { encoding: 'utf8' });
     expect(help.stdout).toContain(`(default: ${DEFAULT_SESSIONS_PER_PROCESS})`);
     expect(replay(producer, ['--sessions-per-process', '0']).status).toBe(2);
+    const tooMany = replay(producer, ['--processes', '1025']);
+    expect(tooMany.status).toBe(2);
+    expect(tooMany.stderr).toMatch(/--processes.*expected at most 1024, received 1025/);
   });
 
   it('prints a table with one line per call and a summary', () => {
@@ -103,9 +116,9 @@ describe('evals policy replay', () => {
     );
     const run = replay(producer, [], withBroken);
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/\(1 artifacts skipped\)/);
+    expect(run.stdout).toMatch(/\(1 artifact skipped\)/);
     expect(run.stderr).toBe(
-      'evals policy replay: the producer skipped artifact broken-regex (t1_predicate_tree): bad_pattern; it decided nothing\n',
+      'evals policy replay: the producer skipped artifact broken-regex (t1_predicate_tree): bad_pattern, so that rule decided nothing\n',
     );
   });
 
@@ -130,13 +143,44 @@ describe('evals policy replay', () => {
     const run = replay(await brokenProducer(dir, 'drops_a_reply'), ['--json']);
     expect(run.status).toBe(5);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/paperclip_policy_job_failed[\s\S]*reply_missing: no response for id r\d+/);
+    expect(run.stderr).toMatch(
+      /^evals policy replay: paperclip_policy_job_failed\n {2}reply_missing at policy-producer: no response for id r\d+/,
+    );
   });
 
   it('refuses a binary whose digest differs (exit 4) before running it', () => {
     const run = replay({ path: producer.path, sha256: `sha256:${'1'.repeat(64)}` });
     expect(run.status).toBe(4);
     expect(run.stderr).toMatch(/digest_mismatch/);
+  });
+
+  it('reads attempts as ingest does: stdin, one replay per attempt, the input named when one is unreadable', async () => {
+    const calls = (run: ReturnType<typeof replay>) => (JSON.parse(run.stdout) as { calls: unknown[] }).calls;
+    const solved = join(ATTEMPTS, 'denied-tool-call.json');
+    const once = replay(producer, ['--json'], bundlePath, [solved]);
+    expect(once.status).toBe(0);
+    expect(calls(once).length).toBeGreaterThan(0);
+    // The same attempt twice (and once more through stdin) is replayed once.
+    const twice = replay(
+      producer,
+      ['--json'],
+      bundlePath,
+      [solved, solved, '-'],
+      readFileSync(solved, 'utf8'),
+    );
+    expect(twice.status).toBe(0);
+    expect(calls(twice)).toEqual(calls(once));
+
+    const invalid = join(REPO, 'fixtures/attempts/invalid/attempt-id-missing.json');
+    const refused = replay(producer, ['--json'], bundlePath, [solved, invalid]);
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`${invalid}: paperclip_native_execution_invalid`);
+
+    const empty = await mkdtemp(join(dir, 'empty-'));
+    const none = replay(producer, [], bundlePath, [empty]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain(`${empty}: no *.json files in this directory`);
   });
 
   it('refuses a bundle it cannot load (exit 2)', async () => {

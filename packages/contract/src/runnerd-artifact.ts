@@ -316,7 +316,7 @@ function digestFormIssues(expectedSha256: unknown): RunnerdArtifactIssue[] {
     {
       code: 'digest_invalid',
       component: 'runnerd',
-      message: `expectedSha256 is not a sha256 digest${hint}`,
+      message: `the expected digest is not a sha256 digest${hint}`,
       expected: 'sha256: followed by 64 lowercase hex digits',
       received: typeof expectedSha256 === 'string' ? expectedSha256 : describeJsonType(expectedSha256),
     },

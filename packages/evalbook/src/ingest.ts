@@ -2,8 +2,8 @@
 // the contract parser, verify transcript/artifact digests under an artifact root, evaluate the
 // case's engine checks over the attempt's trace, convert, and write in batched transactions.
 // Invalid bundles are reported with every issue and never written.
-import { lstat, readdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import {
   digestFile,
@@ -11,7 +11,6 @@ import {
   readNativeExecutionFile,
   readNativeExecutionStream,
 } from '@paperclip-evals/contract';
-import picomatch from 'picomatch';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type {
@@ -26,6 +25,8 @@ import type { AttemptKey, EnvironmentMismatch, LedgerRecord, ReferenceVerificati
 import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { caseAssertions, loadEnvironment } from './environment.js';
+import { STDIN, expandBundleInputs, isFsError } from './inputs.js';
+import type { BundleInput } from './inputs.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_STORE_URL, openStore } from './store.js';
 import type { InsertOutcome, LedgerStore } from './store.js';
@@ -103,85 +104,9 @@ export function ingestExitCode(summary: IngestSummary): 0 | 1 | 2 {
   return summary.conflicts.length > 0 || summary.invalid.length > 0 ? 1 : 0;
 }
 
-const STDIN = '-';
 /** A progress line a person can follow without it costing anything measurable. */
 const PROGRESS_INTERVAL_MS = 250;
 const NATIVE_ARTIFACT = 'artifact://native/';
-
-interface Target {
-  readonly display: string;
-  readonly path: string | null;
-  readonly refused?: string;
-}
-
-/**
- * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json,
- * and glob patterns (a quoted `runs/**\/*.json`, when no file has that literal name) matched under
- * their static base. Symlinks inside directories are not followed.
- */
-async function* expandInputs(inputs: readonly string[]): AsyncGenerator<Target> {
-  for (const input of inputs) {
-    if (input === STDIN) {
-      yield { display: '(stdin)', path: null };
-      continue;
-    }
-    const path = resolve(input);
-    const info = await stat(path).catch(() => null);
-    if (info === null && picomatch.scan(input).isGlob) {
-      let found = false;
-      for await (const target of globTargets(input)) {
-        found = true;
-        yield target;
-      }
-      if (!found) yield { display: input, path, refused: 'no files match this pattern' };
-    } else if (info === null || info.isFile()) yield { display: input, path };
-    else if (info.isDirectory()) {
-      let found = false;
-      for await (const target of walk(path, input, (name) => name.endsWith('.json'))) {
-        found = true;
-        yield target;
-      }
-      if (!found) yield { display: input, path, refused: 'no *.json files in this directory' };
-    } else yield { display: input, path, refused: 'not a regular file (a FIFO, socket or device)' };
-  }
-}
-
-/** Files matching a glob pattern, walked from the pattern's static base (`runs/` in `runs/**\/*.json`). */
-function globTargets(pattern: string): AsyncGenerator<Target> {
-  const { base, glob } = picomatch.scan(pattern);
-  const matches = picomatch(glob);
-  const root = resolve(base === '' ? '.' : base);
-  return walk(root, base, (_name, path) => matches(relative(root, path).split(sep).join('/')));
-}
-
-async function* walk(
-  dir: string,
-  display: string,
-  wanted: (name: string, path: string) => boolean,
-): AsyncGenerator<Target> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
-    if (isFsError(error) && error.code === 'ENOENT') return [];
-    throw error;
-  });
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    const shown = join(display, entry.name);
-    if (entry.isDirectory()) yield* walk(path, shown, wanted);
-    else if (!wanted(entry.name, path)) continue;
-    else if (entry.isFile()) yield { display: shown, path };
-    else if (entry.isSymbolicLink())
-      yield {
-        display: shown,
-        path,
-        refused: 'a symlink inside a directory (not followed; name its target instead)',
-      };
-    else yield { display: shown, path, refused: 'not a regular file (a FIFO, socket or device)' };
-  }
-}
-
-const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
-  error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error;
 
 /**
  * Checks the transcript's and artifacts' sha256 under `root`: verified, unverified (no root, not a
@@ -270,10 +195,10 @@ const READ_AHEAD = 4;
  * Stdin (no path) and refused targets carry no read. At most READ_AHEAD bundles are held.
  */
 async function* readAhead(
-  targets: AsyncGenerator<Target>,
+  targets: AsyncGenerator<BundleInput>,
   parseOptions: ParseNativeExecutionOptions,
-): AsyncGenerator<{ target: Target; reading: Promise<NativeExecutionInput> | undefined }> {
-  const window: { target: Target; reading: Promise<NativeExecutionInput> | undefined }[] = [];
+): AsyncGenerator<{ target: BundleInput; reading: Promise<NativeExecutionInput> | undefined }> {
+  const window: { target: BundleInput; reading: Promise<NativeExecutionInput> | undefined }[] = [];
   let exhausted = false;
   const fill = async (): Promise<void> => {
     while (!exhausted && window.length < READ_AHEAD) {
@@ -329,7 +254,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   let lastProgress = performance.now();
   // Counted up front (a directory walk, no reads) only when someone watches: the ETA needs it.
   if (options.onProgress !== undefined) {
-    const targets = expandInputs(options.inputs);
+    const targets = expandBundleInputs(options.inputs);
     while ((await targets.next()).done !== true) total++;
   }
   const progress = (): void =>
@@ -385,7 +310,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
   const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
   try {
-    for await (const { target, reading } of readAhead(expandInputs(options.inputs), parseOptions)) {
+    for await (const { target, reading } of readAhead(expandBundleInputs(options.inputs), parseOptions)) {
       processed++;
       if (options.onProgress !== undefined && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = performance.now();

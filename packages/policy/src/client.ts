@@ -504,7 +504,7 @@ export class EvaluateClient {
         this.#fail(
           jobFailed(
             'reply_timeout',
-            `no output from the producer for ${this.#replyTimeoutMs} ms with ${this.#outstanding()} replies due`,
+            `no output from the producer for ${this.#replyTimeoutMs} ms with ${replies(this.#outstanding())} due`,
           ),
         );
         return;
@@ -548,7 +548,7 @@ export class EvaluateClient {
       this.#fail(
         jobFailed(
           'reply_missing',
-          `the producer ended with ${how} and ${this.#outstanding()} replies missing${this.#stderrNote()}`,
+          `the producer ended with ${how} ${this.#pending[this.#head]?.kind === 'handshake' ? 'before its handshake' : `and ${replies(this.#outstanding())} missing`}${this.#stderrNote()}`,
           how,
         ),
       );
@@ -574,10 +574,27 @@ export class EvaluateClient {
     }
   }
 
+  /**
+   * The end of stderr, for a message; when the first line naming an error (a stack trace's
+   * `Error: Cannot find module …`) is further back than that, it is quoted first.
+   */
   #stderrNote(): string {
     const tail = this.#stderrTail.trim();
-    return tail === '' ? '' : `; stderr ends: ${tail.slice(-300)}`;
+    if (tail === '') return '';
+    const end = tail.length > STDERR_NOTE_CHARS ? `…${tail.slice(-STDERR_NOTE_CHARS)}` : tail;
+    const errorLine = ERROR_LINE.exec(tail)?.[0].trim();
+    return errorLine !== undefined && !end.includes(errorLine)
+      ? `; stderr says ${errorLine} and ends: ${end}`
+      : `; stderr ends: ${end}`;
   }
+}
+
+/** How much of stderr's end a message quotes, and the line that names an error in it. */
+const STDERR_NOTE_CHARS = 600;
+const ERROR_LINE = /^.*\b[A-Za-z]*Error\b.*$/m;
+
+function replies(count: number): string {
+  return count === 1 ? '1 reply' : `${count} replies`;
 }
 
 /** The sequence number in a row id we sent (`r<seq>`), or undefined for any other value. */

@@ -91,13 +91,14 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
         ack.digest,
       );
     const expectedDigest = ack.digest;
-    // One chain of sessions: each row is sent when the previous reply of its session arrived (a
-    // callback per row, not a promise: this is the consumer's hot path).
-    const runSessions = (): Promise<void> =>
+    // One chain of sessions, started with its first session and then taking the next from the
+    // queue: each row is sent when the previous reply of its session arrived (a callback per row,
+    // not a promise: this is the consumer's hot path).
+    const runSessions = (first: ReplaySession<T>): Promise<void> =>
       new Promise<void>((done, fail) => {
-        let key = '';
-        let events: Iterator<ReplayEvent<T>> | undefined;
-        let state: string | null = null;
+        let key = first.key;
+        let events: Iterator<ReplayEvent<T>> | undefined = first.events[Symbol.iterator]();
+        let state: string | null = options.initialState;
         const next = (): void => {
           try {
             for (;;) {
@@ -154,7 +155,14 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
         };
         next();
       });
-    await Promise.all(Array.from({ length: sessionsPerProcess }, runSessions));
+    // Chains start as sessions are taken, never more than there are sessions.
+    const chains: Promise<void>[] = [];
+    while (chains.length < sessionsPerProcess && !failed()) {
+      const session = queue.next();
+      if (session.done === true) break;
+      chains.push(runSessions(session.value));
+    }
+    await Promise.all(chains);
     if (!failed()) await client.finish();
     return { digest: ack.digest, skipped: ack.skipped, handshake: client.handshake };
   };

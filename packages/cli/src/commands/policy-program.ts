@@ -83,7 +83,9 @@ export function addPolicyCommands(program: Command): void {
       [] as string[],
     )
     .addOption(
-      new Option('--processes <n>', 'producer processes run at once').default(1).argParser(positiveInteger),
+      new Option('--processes <n>', `producer processes run at once (at most ${MAX_PROCESSES})`)
+        .default(1)
+        .argParser((value) => atMost(MAX_PROCESSES, positiveInteger(value))),
     )
     .addOption(
       new Option(
@@ -156,6 +158,14 @@ export function addPolicyCommands(program: Command): void {
         });
       },
     );
+}
+
+/** More producers than this is a typo, not a machine: each is a process with its own memory. */
+const MAX_PROCESSES = 1024;
+
+function atMost(limit: number, value: number): number {
+  if (value > limit) throw new InvalidArgumentError(`expected at most ${limit}, received ${value}`);
+  return value;
 }
 
 function positiveInteger(value: string): number {

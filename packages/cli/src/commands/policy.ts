@@ -1,14 +1,14 @@
 // `evals policy evaluate` and `evals policy replay`: flags in, one @paperclip-evals/policy call,
 // results out. On the evaluate path stdout carries protocol frames only. With --store, replay reads
 // its attempts from the Evalbook (or takes the files given) and stores each call's verdict there.
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import {
   canonicalDigest,
   isContractError,
   parseNativeExecution,
   readNativeExecutionFile,
+  readNativeExecutionStream,
 } from '@paperclip-evals/contract';
 import {
   handshake,
@@ -145,8 +145,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     if (book !== undefined) stored = await storeVerdicts(book.store, book.url, result.bundleDigest, calls);
   } catch (error) {
     if (isPolicyError(error)) {
-      process.stderr.write(`evals policy replay: ${error.code}: ${error.message}\n`);
-      for (const issue of error.issues) process.stderr.write(`  ${issue.code}: ${issue.message}\n`);
+      process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
       return exitCodeForPolicyError(error.code);
     }
     if (isContractError(error) || isFileSystemError(error) || error instanceof UsageError) {
@@ -173,7 +172,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     );
     const disagreements = shown.filter((call) => call.agreement !== 'agree').length;
     lines.push(
-      `${shown.length} tool calls · ${shown.length - disagreements} agree · ${disagreements} differ or undecided · ${result.rowErrors} row errors · bundle ${result.bundleDigest}${result.skipped.length > 0 ? ` (${result.skipped.length} artifacts skipped)` : ''}`,
+      `${shown.length} tool calls · ${shown.length - disagreements} agree · ${disagreements} differ or undecided · ${result.rowErrors} row errors · bundle ${result.bundleDigest}${result.skipped.length > 0 ? ` (${result.skipped.length} ${result.skipped.length === 1 ? 'artifact' : 'artifacts'} skipped)` : ''}`,
     );
     if (stored !== undefined)
       lines.push(
@@ -183,7 +182,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     // A skipped artifact decides nothing, so its rule never denies: say which and why, where it is seen.
     for (const item of result.skipped)
       process.stderr.write(
-        `evals policy replay: the producer skipped artifact ${item.id} (${item.kind}): ${item.reason}; it decided nothing\n`,
+        `evals policy replay: the producer skipped artifact ${item.id} (${item.kind}): ${item.reason}, so that rule decided nothing\n`,
       );
   }
   return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
@@ -334,28 +333,35 @@ function describeOutcome(outcome: PolicyVerdictOutcome): string | null {
   return null;
 }
 
-/** Attempt files named, and `*.json` regular files under directories (sorted; symlinks not followed). */
+/**
+ * The attempts named, read as ingest reads them (files, directories walked sorted for `*.json`,
+ * quoted globs, `-` for stdin; symlinks inside directories not followed). Anything unreadable or
+ * invalid stops the replay naming its input; the same attempt given twice is replayed once.
+ */
 async function readAttempts(inputs: readonly string[]): Promise<ReplayInput[]> {
-  const files: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const entry of entries) {
-      if (entry.isDirectory()) await walk(join(dir, entry.name));
-      else if (entry.isFile() && entry.name.endsWith('.json')) files.push(join(dir, entry.name));
-    }
-  };
-  for (const input of inputs) {
-    const isDirectory = await readdir(input).then(
-      () => true,
-      () => false,
-    );
-    if (isDirectory) await walk(input);
-    else files.push(input);
-  }
+  const { STDIN, expandBundleInputs } = await import('@paperclip-evals/evalbook');
+  if (inputs.filter((input) => input === STDIN).length > 1)
+    throw new UsageError('stdin (-) can be given only once');
   const attempts: ReplayInput[] = [];
-  for (const file of files) {
-    const { bundle } = await readNativeExecutionFile(file);
-    attempts.push(replayInput(bundle, canonicalDigest(bundle)));
+  const seen = new Set<string>();
+  for await (const input of expandBundleInputs(inputs)) {
+    if (input.refused !== undefined) throw new UsageError(`${input.display}: ${input.refused}`);
+    let bundle: NativeExecution;
+    try {
+      ({ bundle } =
+        input.path === null
+          ? await readNativeExecutionStream(process.stdin)
+          : await readNativeExecutionFile(input.path));
+    } catch (error) {
+      if (isContractError(error) || isFileSystemError(error))
+        throw new UsageError(`${input.display}: ${describeError(error)}`);
+      throw error;
+    }
+    const read = replayInput(bundle, canonicalDigest(bundle));
+    const identity = `${identityOf(read.key)}${read.bundleDigest}`;
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    attempts.push(read);
   }
   return attempts;
 }

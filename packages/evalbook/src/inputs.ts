@@ -1,0 +1,84 @@
+// Bundle inputs as people name them, expanded lazily in argument order: files, directories (walked
+// sorted for *.json; symlinks inside not followed), quoted glob patterns, and '-' for stdin. Shared
+// by ingest and policy replay, so both read the same files the same way.
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+
+/** The input that names standard input. */
+export const STDIN = '-';
+/** One bundle input: shown as `display`; `path` null for stdin; `refused` says why it cannot be read. */
+export interface BundleInput {
+  readonly display: string;
+  readonly path: string | null;
+  readonly refused?: string;
+}
+
+/**
+ * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json,
+ * and glob patterns (a quoted `runs/**\/*.json`, when no file has that literal name) matched under
+ * their static base. Symlinks inside directories are not followed.
+ */
+export async function* expandBundleInputs(inputs: readonly string[]): AsyncGenerator<BundleInput> {
+  for (const input of inputs) {
+    if (input === STDIN) {
+      yield { display: '(stdin)', path: null };
+      continue;
+    }
+    const path = resolve(input);
+    const info = await stat(path).catch(() => null);
+    if (info === null && picomatch.scan(input).isGlob) {
+      let found = false;
+      for await (const target of globTargets(input)) {
+        found = true;
+        yield target;
+      }
+      if (!found) yield { display: input, path, refused: 'no files match this pattern' };
+    } else if (info === null || info.isFile()) yield { display: input, path };
+    else if (info.isDirectory()) {
+      let found = false;
+      for await (const target of walk(path, input, (name) => name.endsWith('.json'))) {
+        found = true;
+        yield target;
+      }
+      if (!found) yield { display: input, path, refused: 'no *.json files in this directory' };
+    } else yield { display: input, path, refused: 'not a regular file (a FIFO, socket or device)' };
+  }
+}
+
+/** Files matching a glob pattern, walked from the pattern's static base (`runs/` in `runs/**\/*.json`). */
+function globTargets(pattern: string): AsyncGenerator<BundleInput> {
+  const { base, glob } = picomatch.scan(pattern);
+  const matches = picomatch(glob);
+  const root = resolve(base === '' ? '.' : base);
+  return walk(root, base, (_name, path) => matches(relative(root, path).split(sep).join('/')));
+}
+
+async function* walk(
+  dir: string,
+  display: string,
+  wanted: (name: string, path: string) => boolean,
+): AsyncGenerator<BundleInput> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+    if (isFsError(error) && error.code === 'ENOENT') return [];
+    throw error;
+  });
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    const shown = join(display, entry.name);
+    if (entry.isDirectory()) yield* walk(path, shown, wanted);
+    else if (!wanted(entry.name, path)) continue;
+    else if (entry.isFile()) yield { display: shown, path };
+    else if (entry.isSymbolicLink())
+      yield {
+        display: shown,
+        path,
+        refused: 'a symlink inside a directory (not followed; name its target instead)',
+      };
+    else yield { display: shown, path, refused: 'not a regular file (a FIFO, socket or device)' };
+  }
+}
+
+export const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error;
