@@ -130,6 +130,11 @@ describe('against a broken producer', () => {
     ['not_json', 'frame_invalid', /not JSON/],
     ['wrong_exit_code', 'exit_mismatch', /exit code 1, but 0 row errors/],
     ['no_handshake', 'handshake_invalid', /first frame is not a handshake/],
+    [
+      'crashes_at_start',
+      'reply_missing',
+      /ended with exit code 1 before its handshake; stderr says Error: Cannot find module '\/nowhere\/evals\.js' and ends: …[\s\S]*Node\.js v20$/,
+    ],
   ];
 
   it.each(cases)('%s → job error %s, no decisions returned', async (defect, code, message) => {

@@ -30,7 +30,8 @@ export type Defect =
   | 'malformed_reply'
   | 'not_json'
   | 'wrong_exit_code'
-  | 'no_handshake';
+  | 'no_handshake'
+  | 'crashes_at_start';
 
 export async function writeExecutable(dir: string, name: string, source: string): Promise<Executable> {
   const path = join(dir, name);
@@ -68,6 +69,12 @@ const out = (frame) => process.stdout.write(JSON.stringify(frame) + '\\n');
 if (defect === 'floods_stderr') {
   const block = 'x'.repeat(1024 * 1024);
   for (let i = 0; i < 100; i++) process.stderr.write(block); // 100 MB; blocks once the pipe is full
+}
+if (defect === 'crashes_at_start') {
+  // What node prints for a wrapper pointing at a file that is not there: the error line, then a long stack.
+  process.stderr.write("node:internal/modules/cjs/loader:1228\\n  throw err;\\n  ^\\n\\nError: Cannot find module '/nowhere/evals.js'\\n" +
+    '    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\\n'.repeat(20) + "{\\n  code: 'MODULE_NOT_FOUND'\\n}\\n\\nNode.js v20\\n");
+  process.exit(1);
 }
 if (defect === 'noisy_stderr') process.stderr.write('diagnostic\\n'.repeat(800000)); // ~8.8 MB, drained while it runs
 if (defect === 'no_handshake') out({ type: 'bundle_ack', bundle_digest: 'sha256:' + '0'.repeat(64), skipped: [] });
