@@ -125,7 +125,7 @@ export function describeError(error: unknown): string {
 }
 
 export function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  const text = typeof value === 'string' ? value : value === undefined ? 'undefined' : JSON.stringify(value);
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
