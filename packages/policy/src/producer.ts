@@ -219,9 +219,9 @@ export interface RunEvaluateOptions {
 }
 
 /**
- * Runs the producer over a byte stream: handshake first, then replies batched per input chunk
- * (whole lines only, written as soon as the chunk is processed). Resolves to the exit code:
- * 0 no row errors, 1 at least one.
+ * Runs the producer over a byte stream: handshake first, then replies in order, written whenever
+ * EARLY_FLUSH_CHARS of them are ready and at the end of each input chunk (whole lines only).
+ * Resolves to the exit code: 0 no row errors, 1 at least one.
  */
 export async function runEvaluate(options: RunEvaluateOptions): Promise<0 | 1> {
   const { output } = options;
