@@ -1,6 +1,6 @@
 // The documented exit codes of every `evals` command, and the one place failures are mapped to them.
 import { CommanderError } from 'commander';
-import { isContractError } from '@paperclip-evals/contract';
+import { isContractError, isFileSystemError } from '@paperclip-evals/contract';
 
 import type { ContractErrorCode } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
@@ -129,8 +129,7 @@ export function show(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-export const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException =>
-  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+export { isFileSystemError };
 
 /** A mistake in how the command was called (reported without a stack trace, exit 2). */
 export class UsageError extends Error {

@@ -34,7 +34,7 @@ export function createProgram(): Command {
     )
     .argument(
       '<inputs...>',
-      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed) or - for stdin',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin',
     )
     .option('--json', 'print one JSON report on stdout instead of the table')
     .addOption(

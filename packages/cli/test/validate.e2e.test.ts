@@ -1,6 +1,6 @@
 // `evals validate` end to end: the real binary, spawned as a user would run it, on the example attempts.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +53,25 @@ describe('evals validate', () => {
         name,
       ).toContain(`${expected.rule} ${expected.path}`);
     }
+  });
+
+  it('takes a quoted glob as ingest and policy replay do, and refuses a directory without *.json', () => {
+    const run = evals(['validate', 'fixtures/attempts/valid/*.json', '--json']);
+    expect(run.status).toBe(0);
+    expect((JSON.parse(run.stdout) as JsonReport).files.map((file) => file.input)).toEqual(
+      readdirSync(join(ROOT, 'fixtures/attempts/valid'))
+        .sort()
+        .map((name) => `fixtures/attempts/valid/${name}`),
+    );
+    const empty = evals(['validate', 'packages/cli/src/commands', '--json']);
+    expect(empty.status).toBe(2);
+    expect((JSON.parse(empty.stdout) as JsonReport).files).toEqual([
+      {
+        input: 'packages/cli/src/commands',
+        status: 'unreadable',
+        error: 'no *.json files in this directory',
+      },
+    ]);
   });
 
   it('resolves relative paths against the caller’s working directory', () => {

@@ -1,5 +1,7 @@
 // Public surface of @paperclip-evals/contract: explicit named exports only.
 export { writeFileAtomically } from './atomic-file.js';
+export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
+export type { BundleInput } from './bundle-inputs.js';
 export { canonicalBytes, canonicalize, hasLoneSurrogate } from './canonical-json.js';
 export {
   SHA256_DIGEST_PATTERN,

@@ -93,8 +93,6 @@ export type {
 export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
 export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
 export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';
-export { STDIN, expandBundleInputs } from './inputs.js';
-export type { BundleInput } from './inputs.js';
 export type {
   CaseCheckModels,
   IngestConflict,

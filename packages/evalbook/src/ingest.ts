@@ -6,14 +6,18 @@ import { lstat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import {
+  STDIN_INPUT,
   digestFile,
+  expandBundleInputs,
   isContractError,
+  isFileSystemError,
   readNativeExecutionFile,
   readNativeExecutionStream,
 } from '@paperclip-evals/contract';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type {
+  BundleInput,
   Issue,
   NativeExecution,
   NativeExecutionInput,
@@ -25,8 +29,6 @@ import type { AttemptKey, EnvironmentMismatch, LedgerRecord, ReferenceVerificati
 import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { caseAssertions, loadEnvironment } from './environment.js';
-import { STDIN, expandBundleInputs, isFsError } from './inputs.js';
-import type { BundleInput } from './inputs.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_STORE_URL, openStore } from './store.js';
 import type { InsertOutcome, LedgerStore } from './store.js';
@@ -228,7 +230,7 @@ async function* readAhead(
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (options.inputs.length === 0)
     throw new IngestUsageError('no inputs: name bundle files, directories or -');
-  if (options.inputs.filter((input) => input === STDIN).length > 1)
+  if (options.inputs.filter((input) => input === STDIN_INPUT).length > 1)
     throw new IngestUsageError('stdin (-) can be given only once');
   const batchSize = options.batchSize ?? 200;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1)
@@ -325,7 +327,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         parsed = await (reading ?? readNativeExecutionStream(options.stdin ?? process.stdin, parseOptions));
       } catch (error) {
         if (isContractError(error)) invalid.push({ input: target.display, issues: error.issues });
-        else if (isFsError(error)) unreadable.push({ input: target.display, error: error.message });
+        else if (isFileSystemError(error)) unreadable.push({ input: target.display, error: error.message });
         else throw error;
         continue;
       }

@@ -68,7 +68,7 @@ export function addPolicyCommands(program: Command): void {
     )
     .argument(
       '[attempts...]',
-      'attempt bundle files or directories (searched recursively for *.json files; symlinks inside are not followed); optional with --store',
+      'attempt bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin; optional with --store',
     )
     .requiredOption(
       '--policy-binary <file>',

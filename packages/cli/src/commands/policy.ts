@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import {
+  STDIN_INPUT,
   canonicalDigest,
+  expandBundleInputs,
   isContractError,
   parseNativeExecution,
   readNativeExecutionFile,
@@ -339,8 +341,7 @@ function describeOutcome(outcome: PolicyVerdictOutcome): string | null {
  * invalid stops the replay naming its input; the same attempt given twice is replayed once.
  */
 async function readAttempts(inputs: readonly string[]): Promise<ReplayInput[]> {
-  const { STDIN, expandBundleInputs } = await import('@paperclip-evals/evalbook');
-  if (inputs.filter((input) => input === STDIN).length > 1)
+  if (inputs.filter((input) => input === STDIN_INPUT).length > 1)
     throw new UsageError('stdin (-) can be given only once');
   const attempts: ReplayInput[] = [];
   const seen = new Set<string>();

@@ -1,15 +1,15 @@
 // `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
 // one JSON report, and return the exit code (0 all valid, 1 any invalid, 2 unreadable input).
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { styleText } from 'node:util';
 import {
+  STDIN_INPUT,
+  expandBundleInputs,
   isContractError,
   readNativeExecutionFile,
   readNativeExecutionStream,
 } from '@paperclip-evals/contract';
 
-import type { Issue, NativeExecutionInput } from '@paperclip-evals/contract';
+import type { BundleInput, Issue, NativeExecutionInput } from '@paperclip-evals/contract';
 
 import { EXIT, UsageError, isFileSystemError, show } from '../exit-codes.js';
 
@@ -30,8 +30,6 @@ type FileReport =
     }
   | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly Issue[] }
   | { readonly input: string; readonly status: 'unreadable'; readonly error: string };
-
-const STDIN = '-';
 
 export async function runValidate(options: ValidateOptions): Promise<number> {
   const targets = await expandInputs(options.inputs);
@@ -61,60 +59,21 @@ export async function runValidate(options: ValidateOptions): Promise<number> {
   return summary.invalid > 0 ? EXIT.invalid : EXIT.ok;
 }
 
-interface Target {
-  readonly display: string;
-  /** null: stdin. */
-  readonly path: string | null;
-  /** Why it cannot be read, found while expanding (a FIFO, a symlink inside a directory…). */
-  readonly refused?: string;
-}
-
 /**
- * Files named, files found under directories, and stdin, in argument order. Directories are walked
- * in sorted order for `*.json` regular files; symlinks inside them are not followed (reported, so
- * nothing is skipped silently, and a link loop cannot repeat the walk). Anything that is not a
- * regular file (a FIFO would block the read forever) is refused before it is opened.
+ * Files named, files found under directories (walked sorted for `*.json`; symlinks inside are not
+ * followed but reported, so nothing is skipped silently), quoted globs and stdin, in argument
+ * order — contract's expandBundleInputs, as ingest and policy replay read them. Anything that is
+ * not a regular file (a FIFO would block the read forever) is refused before it is opened.
  */
-async function expandInputs(inputs: readonly string[]): Promise<Target[]> {
-  if (inputs.filter((input) => input === STDIN).length > 1)
+async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
+  if (inputs.filter((input) => input === STDIN_INPUT).length > 1)
     throw new UsageError('stdin (-) can be given only once');
-  const targets: Target[] = [];
-  for (const input of inputs) {
-    if (input === STDIN) {
-      targets.push({ display: '(stdin)', path: null });
-      continue;
-    }
-    const path = resolve(input);
-    const info = await stat(path).catch(() => null);
-    if (info === null || info.isFile()) targets.push({ display: input, path });
-    else if (info.isDirectory()) {
-      const before = targets.length;
-      await walkDirectory(path, input, targets);
-      if (targets.length === before) throw new UsageError(`no *.json files under ${input}`);
-    } else targets.push({ display: input, path, refused: 'not a regular file (a FIFO, socket or device)' });
-  }
+  const targets: BundleInput[] = [];
+  for await (const target of expandBundleInputs(inputs)) targets.push(target);
   return targets;
 }
 
-async function walkDirectory(dir: string, display: string, targets: Target[]): Promise<void> {
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    const shown = join(display, entry.name);
-    if (entry.isDirectory()) await walkDirectory(path, shown, targets);
-    else if (!entry.name.endsWith('.json')) continue;
-    else if (entry.isFile()) targets.push({ display: shown, path });
-    else if (entry.isSymbolicLink())
-      targets.push({
-        display: shown,
-        path,
-        refused: 'a symlink inside a directory (not followed; name its target instead)',
-      });
-    else targets.push({ display: shown, path, refused: 'not a regular file (a FIFO, socket or device)' });
-  }
-}
-
-async function validateOne(target: Target, maxBytes: number): Promise<FileReport> {
+async function validateOne(target: BundleInput, maxBytes: number): Promise<FileReport> {
   if (target.refused !== undefined)
     return { input: target.display, status: 'unreadable', error: target.refused };
   let parsed: NativeExecutionInput;

@@ -1,12 +1,12 @@
 // Bundle inputs as people name them, expanded lazily in argument order: files, directories (walked
-// sorted for *.json; symlinks inside not followed), quoted glob patterns, and '-' for stdin. Shared
-// by ingest and policy replay, so both read the same files the same way.
+// sorted for *.json; symlinks inside not followed), quoted glob patterns, and '-' for stdin. One
+// expander for validate, ingest and policy replay, so each reads the same files the same way.
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 
 /** The input that names standard input. */
-export const STDIN = '-';
+export const STDIN_INPUT = '-';
 /** One bundle input: shown as `display`; `path` null for stdin; `refused` says why it cannot be read. */
 export interface BundleInput {
   readonly display: string;
@@ -21,7 +21,7 @@ export interface BundleInput {
  */
 export async function* expandBundleInputs(inputs: readonly string[]): AsyncGenerator<BundleInput> {
   for (const input of inputs) {
-    if (input === STDIN) {
+    if (input === STDIN_INPUT) {
       yield { display: '(stdin)', path: null };
       continue;
     }
@@ -60,7 +60,7 @@ async function* walk(
   wanted: (name: string, path: string) => boolean,
 ): AsyncGenerator<BundleInput> {
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
-    if (isFsError(error) && error.code === 'ENOENT') return [];
+    if (isFileSystemError(error) && error.code === 'ENOENT') return [];
     throw error;
   });
   entries.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -80,5 +80,5 @@ async function* walk(
   }
 }
 
-export const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
+export const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException =>
   error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error;
