@@ -133,7 +133,8 @@ describe('evals policy replay', () => {
     await writeFile(allBroken, JSON.stringify(bundleOf(broken('one'), broken('two'))));
     const run = replay(producer, ['--json'], allBroken);
     expect(run.status).toBe(2);
-    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 2, error: { code: null } });
+    expect(run.stdout).not.toContain('"calls"');
     expect(run.stderr).toMatch(
       /skipped every artifact of .*all-broken\.json.*Skipped: one \(t1_predicate_tree\): bad_pattern; two \(t1_predicate_tree\): bad_pattern/,
     );
@@ -142,7 +143,16 @@ describe('evals policy replay', () => {
   it('is a job error (exit 5) with the reason on stderr and no verdict on stdout when the producer drops a reply', async () => {
     const run = replay(await brokenProducer(dir, 'drops_a_reply'), ['--json']);
     expect(run.status).toBe(5);
-    expect(run.stdout).toBe('');
+    // --json: the failure as JSON (the report's schema, exit code, error with its issues), never a call.
+    expect(JSON.parse(run.stdout)).toEqual({
+      schema: 'paperclip-evals/policy-replay/v1',
+      exitCode: 5,
+      error: {
+        code: 'paperclip_policy_job_failed',
+        message: expect.stringMatching(/^policy replay job failed: no response for id r\d+/) as unknown,
+        issues: [expect.objectContaining({ code: 'reply_missing', component: 'policy-producer' }) as unknown],
+      },
+    });
     expect(run.stderr).toMatch(
       /^evals policy replay: paperclip_policy_job_failed\n {2}reply_missing at policy-producer: no response for id r\d+/,
     );
@@ -174,8 +184,14 @@ describe('evals policy replay', () => {
     const invalid = join(REPO, 'fixtures/attempts/invalid/attempt-id-missing.json');
     const refused = replay(producer, ['--json'], bundlePath, [solved, invalid]);
     expect(refused.status).toBe(2);
-    expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`${invalid}: paperclip_native_execution_invalid`);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      exitCode: 2,
+      error: {
+        code: 'paperclip_native_execution_invalid',
+        message: expect.stringContaining(invalid) as unknown,
+      },
+    });
+    expect(refused.stderr).toContain(`paperclip_native_execution_invalid: ${invalid}: `);
 
     const empty = await mkdtemp(join(dir, 'empty-'));
     const none = replay(producer, [], bundlePath, [empty]);

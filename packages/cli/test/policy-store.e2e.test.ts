@@ -201,7 +201,10 @@ describe('evals policy replay --store', () => {
   it('refuses a store that does not exist (exit 2) without running the producer', () => {
     const run = replay('sqlite:missing.sqlite');
     expect(run.status).toBe(2);
-    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { message: expect.stringMatching(/no Evalbook at missing\.sqlite/) as unknown },
+    });
     expect(run.stderr).toMatch(/no Evalbook at missing\.sqlite/);
   });
 

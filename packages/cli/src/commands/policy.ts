@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import {
+  ContractError,
   STDIN_INPUT,
   canonicalDigest,
   expandBundleInputs,
@@ -146,15 +147,18 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     refuseIfEverythingSkipped(bundle, options.bundle, result);
     if (book !== undefined) stored = await storeVerdicts(book.store, book.url, result.bundleDigest, calls);
   } catch (error) {
-    if (isPolicyError(error)) {
-      process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
-      return exitCodeForPolicyError(error.code);
-    }
-    if (isContractError(error) || isFileSystemError(error) || error instanceof UsageError) {
-      process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
-      return POLICY_REPLAY_EXIT.usage;
-    }
-    throw error;
+    let exitCode: number;
+    if (isPolicyError(error)) exitCode = exitCodeForPolicyError(error.code);
+    else if (isContractError(error) || isFileSystemError(error) || error instanceof UsageError)
+      exitCode = POLICY_REPLAY_EXIT.usage;
+    else throw error;
+    process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
+    // With --json a machine gets the failure too, in the report's shape, and never a verdict.
+    if (options.json)
+      process.stdout.write(
+        `${JSON.stringify({ schema: POLICY_REPLAY_REPORT_V1, exitCode, error: errorReport(error) })}\n`,
+      );
+    return exitCode;
   } finally {
     await book?.store.close();
   }
@@ -188,6 +192,13 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
       );
   }
   return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
+}
+
+/** The failure as JSON: its code (for a coded error), message and issues. */
+function errorReport(error: Error): { code: string | null; message: string; issues: readonly unknown[] } {
+  if (isPolicyError(error) || isContractError(error))
+    return { code: error.code, message: error.message, issues: error.issues };
+  return { code: null, message: describeError(error), issues: [] };
 }
 
 /**
@@ -354,8 +365,12 @@ async function readAttempts(inputs: readonly string[]): Promise<ReplayInput[]> {
           ? await readNativeExecutionStream(process.stdin)
           : await readNativeExecutionFile(input.path));
     } catch (error) {
-      if (isContractError(error) || isFileSystemError(error))
-        throw new UsageError(`${input.display}: ${describeError(error)}`);
+      // Named by the input it came from; a contract error keeps its code and issues.
+      if (isContractError(error))
+        throw new ContractError(error.code, `${input.display}: ${error.message}`, error.issues, {
+          cause: error,
+        });
+      if (isFileSystemError(error)) throw new UsageError(`${input.display}: ${describeError(error)}`);
       throw error;
     }
     const read = replayInput(bundle, canonicalDigest(bundle));
