@@ -94,6 +94,19 @@ describe('evals policy replay', () => {
     expect(tooMany.stderr).toMatch(/--processes.*expected at most 1024, received 1025/);
   });
 
+  it('draws a progress line on a terminal, and nothing when stderr is not one', () => {
+    // script(1) gives the command a pseudo-terminal, as a person at a shell would.
+    const command = [EVALS, 'policy', 'replay', '--policy-binary', producer.path, '--sha256', producer.sha256]
+      .concat(['--bundle', bundlePath, ATTEMPTS])
+      .map((arg) => `'${arg}'`)
+      .join(' ');
+    const tty = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8' });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toMatch(/replaying tool calls: 8\/8 · \d+\/s, ETA 0s/);
+    expect(tty.stdout).toMatch(/8 tool calls · /);
+    expect(replay(producer).stderr).toBe('');
+  });
+
   it('prints a table with one line per call and a summary', () => {
     const run = replay(producer);
     expect(run.status).toBe(0);

@@ -24,6 +24,8 @@ export interface ReplayAttemptsOptions extends ClientOptions {
    * as it reads it and keeps only its tool calls, never the whole bundles.
    */
   readonly sessions: Iterable<ReplaySession<ToolCallRef>>;
+  /** Told how many calls have been answered so far, after each reply (keep it cheap). */
+  readonly onProgress?: (answered: number) => void;
   /**
    * State of each session's first row. zeroed: registers available and empty, computed from the
    * bundle with this package's loader (so the bundle must be a paperclip-evals/policy-bundle/v1);
@@ -60,8 +62,10 @@ export async function replayAttempts(options: ReplayAttemptsOptions): Promise<Re
       command: { file: binary.stagedPath, args: options.binaryArgs },
       initialState,
       sessions: placedSessions(options.sessions),
-      onReply: (_session, event, reply) =>
-        placed.push({ place: event.ref, comparison: compareToolCall(event.ref.call, reply) }),
+      onReply: (_session, event, reply) => {
+        placed.push({ place: event.ref, comparison: compareToolCall(event.ref.call, reply) });
+        options.onProgress?.(placed.length);
+      },
     });
     // Replies of concurrent sessions interleave: put the calls back in the order they were given.
     placed.sort((a, b) => a.place.session - b.place.session || a.place.event - b.place.event);

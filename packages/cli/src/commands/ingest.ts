@@ -10,6 +10,7 @@ import { IngestUsageError, StoreError, formatUsd, ingest, ingestExitCode } from 
 import type { CaseCheckModels, IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
 
 import { UsageError, show } from '../exit-codes.js';
+import { progressText } from '../progress.js';
 
 export interface IngestCommandOptions {
   readonly inputs: readonly string[];
@@ -28,13 +29,15 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   const started = performance.now();
   const tty = process.stderr.isTTY;
   const onProgress = (progress: IngestProgress): void => {
-    const seconds = (performance.now() - started) / 1000;
-    const rate = seconds > 0 ? progress.processed / seconds : 0;
-    const left = Math.max(progress.total - progress.processed, 0);
-    const eta = rate > 0 ? `, ETA ${formatDuration(left / rate)}` : '';
     const problems = progress.conflicts + progress.invalid + progress.unreadable;
     process.stderr.write(
-      `\r\x1b[Kingesting: ${progress.processed}/${progress.total} · ${progress.inserted} inserted, ${progress.duplicates} duplicate, ${problems} problem(s) · ${Math.round(rate)}/s${eta}`,
+      progressText(
+        'ingesting',
+        progress.processed,
+        progress.total,
+        (performance.now() - started) / 1000,
+        `${progress.inserted} inserted, ${progress.duplicates} duplicate, ${problems} problem(s)`,
+      ),
     );
   };
   let summary: IngestSummary;
@@ -115,10 +118,4 @@ function caseCheckModels(): CaseCheckModels | undefined {
     if (error instanceof ProviderConfigError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-/** 75.2 → "1m15s"; 4.4 → "4s". */
-function formatDuration(seconds: number): string {
-  const whole = Math.ceil(seconds);
-  return whole >= 60 ? `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s` : `${whole}s`;
 }

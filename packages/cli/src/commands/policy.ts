@@ -21,6 +21,7 @@ import {
   toolCallSessions,
 } from '@paperclip-evals/policy';
 
+import { progressText } from '../progress.js';
 import {
   POLICY_EVALUATE_EXIT,
   POLICY_REPLAY_EXIT,
@@ -102,13 +103,17 @@ const MAX_LISTED = 10;
  */
 interface ReplayInput {
   readonly sessions: readonly ReplaySession<ToolCallRef>[];
+  /** How many tool calls its sessions hold. */
+  readonly calls: number;
   readonly key: AttemptKey;
   readonly bundleDigest: string;
 }
 
 function replayInput(attempt: NativeExecution, bundleDigest: string): ReplayInput {
   const { runId, caseId, configId, attemptId } = attempt.identity;
-  return { sessions: toolCallSessions([attempt]), key: { runId, caseId, configId, attemptId }, bundleDigest };
+  const sessions = toolCallSessions([attempt]);
+  const calls = sessions.reduce((sum, session) => sum + [...session.events].length, 0);
+  return { sessions, calls, key: { runId, caseId, configId, attemptId }, bundleDigest };
 }
 
 /** An attempt's identity as one string. */
@@ -160,6 +165,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
       );
     return exitCode;
   } finally {
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K'); // the progress line
     await book?.store.close();
   }
   const shown = calls.map(({ key: _key, bundleDigest: _digest, ...call }) => ({
@@ -263,7 +269,9 @@ async function replayInPasses(
   if (passes.length === 0) passes.push(new Map<string, ReplayInput>());
   const results: ReplayAttemptsResult[] = [];
   const calls = [];
+  const progress = progressLine(inputs.reduce((sum, input) => sum + input.calls, 0));
   for (const pass of passes) {
+    const before = calls.length;
     const replayed = await replayAttempts({
       binaryPath: options.policyBinary,
       binarySha256: options.sha256,
@@ -274,6 +282,13 @@ async function replayInPasses(
       processes: options.processes,
       sessionsPerProcess: options.sessionsPerProcess,
       replyTimeoutMs: options.replyTimeoutMs,
+      ...(progress === undefined
+        ? {}
+        : {
+            onProgress: (answered: number) => {
+              progress(before + answered);
+            },
+          }),
     });
     results.push(replayed);
     for (const call of replayed.calls) {
@@ -288,6 +303,22 @@ async function replayInPasses(
     rowErrors: merged.rowErrors + next.rowErrors,
   }));
   return { result, calls };
+}
+
+/**
+ * On a terminal (stderr), a line counting the calls answered, redrawn at most every 100 ms and at
+ * the last; undefined elsewhere, so pipes and files get no control characters.
+ */
+function progressLine(total: number): ((answered: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  const started = performance.now();
+  let drawn = 0;
+  return (answered) => {
+    const now = performance.now();
+    if (answered < total && now - drawn < 100) return;
+    drawn = now;
+    process.stderr.write(progressText('replaying tool calls', answered, total, (now - started) / 1000));
+  };
 }
 
 /** Stores one verdict per call (in batches) and tells what became of them; refusals and conflicts on stderr. */
