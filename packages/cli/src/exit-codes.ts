@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { isContractError, isFileSystemError } from '@paperclip-evals/contract';
 
-import type { ContractErrorCode } from '@paperclip-evals/contract';
+import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
 
 export const EXIT = {
@@ -73,17 +73,10 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.internal;
 }
 
-/** A contract or policy error: a code and the issues behind it (each package's own error type). */
+/** A contract or policy error: a code and the contract's issues behind it (each package's own error type). */
 interface CodedError extends Error {
   readonly code: string;
-  readonly issues: readonly {
-    readonly code: string;
-    readonly message: string;
-    readonly path?: string;
-    readonly component?: string;
-    readonly expected?: unknown;
-    readonly received?: unknown;
-  }[];
+  readonly issues: readonly Issue[];
 }
 
 function isCodedError(error: unknown): error is CodedError {
