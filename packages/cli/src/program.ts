@@ -7,6 +7,7 @@ import type { FailOn } from '@paperclip-evals/evalbook';
 
 import { addEngineCommands } from './commands/engine-program.js';
 import { UsageError } from './exit-codes.js';
+import { refuseRepeatedOptions, repeatable } from './options.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -151,32 +152,28 @@ export function createProgram(): Command {
     .option('--b <config>', '…and the candidate')
     .option('--a-run <runId>', 'or compare two runs: the baseline run…')
     .option('--b-run <runId>', '…and the candidate run')
-    .addOption(
-      new Option(
-        '--fail-on <gate>',
-        'exit 1 when: regression (the 95% interval of B − A lies below 0), drift (a check scored below its drift bar in the newest run) or below:RATE (a config solves less than RATE, e.g. below:0.8)',
-      ).argParser(failOnGate),
-    )
+    .addOption(failOnOption())
     .addOption(storeOption())
     .option('--env <file>', 'the Evalbook environment (budgets, denominator policy, title, store)')
     .addHelpText(
       'after',
       [
         '',
-        'Exit codes: 0 written (and the gate held) · 1 the --fail-on gate failed (reasons on stderr) · 2 usage error, no such store, or an unusable environment.',
+        GATES_HELP,
+        '',
+        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them), no such store, or an unusable environment.',
         '',
         'Examples:',
         '  $ evals report --format html --out report.html',
         '  $ evals report --format md --a baseline --b candidate > comment.md',
         '  $ evals report --format junit --out junit.xml --fail-on below:0.8',
         '  $ evals report --format md --run nightly-42 --fail-on drift    # judge one run against earlier runs',
+        '  $ evals report --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
       ].join('\n'),
     )
     .action(
-      async (
-        flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string; failOn?: FailOn },
-      ) => {
+      async (flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string }) => {
         const { runReport } = await import('./commands/report.js');
         const compare = compareSpec(flags, false);
         process.exitCode = await runReport({
@@ -184,7 +181,7 @@ export function createProgram(): Command {
           format: flags.format,
           ...(flags.out === undefined ? {} : { out: flags.out }),
           ...(compare === undefined ? {} : { compare }),
-          ...(flags.failOn === undefined ? {} : { failOn: flags.failOn }),
+          failOn: flags.failOn ?? [],
         });
       },
     );
@@ -226,19 +223,35 @@ export function createProgram(): Command {
     .option('--run <runId>', 'compare configs within this run only')
     .addOption(storeOption())
     .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
+    .addOption(failOnOption())
     .option(
       '--json',
-      'print the comparison as JSON (mcnemarP, deltaSolveRate, deltaSolveRateCi95, aWins, bWins, ties, sharedCases, …)',
+      'print the comparison as JSON (mcnemarP, deltaSolveRate, deltaSolveRateCi95, aWins, bWins, ties, sharedCases, regressions with solved/counted per side, …, and gate: every --fail-on verdict)',
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 printed · 2 usage error or no such store.\n\nExamples:\n  $ evals compare --a baseline --b candidate\n  $ evals compare --a-run nightly-1129 --b-run nightly-1130 --json | jq .deltaSolveRateCi95',
+      [
+        '',
+        GATES_HELP,
+        '',
+        'Exit codes: 0 printed (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error or no such store.',
+        '',
+        'Examples:',
+        '  $ evals compare --a baseline --b candidate',
+        '  $ evals compare --a-run nightly-1129 --b-run nightly-1130 --json | jq .deltaSolveRateCi95',
+        '  $ evals compare --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
+      ].join('\n'),
     )
     .action(async (flags: ReportFlags & { json?: true }) => {
       const { runCompare } = await import('./commands/report.js');
       const compare = compareSpec(flags, true);
       if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
-      process.exitCode = await runCompare({ ...storeFlags(flags), compare, json: flags.json === true });
+      process.exitCode = await runCompare({
+        ...storeFlags(flags),
+        compare,
+        json: flags.json === true,
+        failOn: flags.failOn ?? [],
+      });
     });
 
   program
@@ -388,6 +401,8 @@ export function createProgram(): Command {
 
   addEngineCommands(program);
   addPolicyCommands(program);
+  // Last, so that it covers every option of every command: none is silently overwritten.
+  refuseRepeatedOptions(program);
   return program;
 }
 
@@ -399,6 +414,7 @@ interface ReportFlags {
   b?: string;
   aRun?: string;
   bRun?: string;
+  failOn?: FailOn[];
 }
 
 function storeOption(): Option {
@@ -438,15 +454,36 @@ function compareSpec(
   return undefined;
 }
 
+const GATES_HELP = [
+  'Gates (--fail-on, repeatable: every gate must hold, and each verdict is reported):',
+  '  regression            the 95% interval of B − A lies below 0 (needs --a/--b or --a-run/--b-run)',
+  "  case-regression:PTS   a shared case's solve rate fell by PTS points or more from A to B, PTS in (0, 100],",
+  '                        e.g. case-regression:50 (needs the comparison too; a pooled Δ of 0 cannot hide it)',
+  '  drift                 a check scored below its drift bar in the newest run',
+  '  below:RATE            a config solves less than RATE (0 to 1), e.g. below:0.8',
+  'A gate with nothing to judge fails. Every other option is given once: a repeated one is a usage error.',
+].join('\n');
+
+function failOnOption(): Option {
+  return repeatable(
+    new Option(
+      '--fail-on <gate>',
+      'exit 1 when a gate fails: regression, case-regression:PTS, drift or below:RATE (see Gates below); repeatable, every gate must hold',
+    ).argParser((value: string, previous: FailOn[] | undefined) => [...(previous ?? []), failOnGate(value)]),
+  );
+}
+
 function failOnGate(value: string): FailOn {
   if (value === 'regression') return { kind: 'regression' };
   if (value === 'drift') return { kind: 'drift' };
-  const match = /^below:(0(?:\.\d+)?|1(?:\.0+)?)$/.exec(value);
-  if (match === null)
-    throw new InvalidArgumentError(
-      `expected regression, drift, or below:RATE with RATE from 0 to 1 (like below:0.8); received ${JSON.stringify(value)}`,
-    );
-  return { kind: 'below', rate: Number(match[1]) };
+  const below = /^below:(0(?:\.\d+)?|1(?:\.0+)?)$/.exec(value);
+  if (below !== null) return { kind: 'below', rate: Number(below[1]) };
+  const caseRegression = /^case-regression:(\d+(?:\.\d+)?)$/.exec(value);
+  const points = Number(caseRegression?.[1]);
+  if (caseRegression !== null && points > 0 && points <= 100) return { kind: 'case-regression', points };
+  throw new InvalidArgumentError(
+    `expected regression, case-regression:PTS with PTS above 0 and at most 100 (like case-regression:50), drift, or below:RATE with RATE from 0 to 1 (like below:0.8); received ${JSON.stringify(value)}`,
+  );
 }
 
 function timeoutOption(): Option {

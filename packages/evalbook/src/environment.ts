@@ -13,6 +13,7 @@ import type { Issue } from '@paperclip-evals/contract';
 
 import { PRICE_DECIMALS, priceToMicros } from './cost.js';
 import type { PricingTable } from './cost.js';
+import type { DriftThresholdOf } from './check-drift.js';
 
 export const ENVIRONMENT_V1 = 'paperclip-evals/environment/v1';
 export const ENVIRONMENT_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/environment/v1.json';
@@ -212,6 +213,16 @@ export function configOf(
 /** The environment's case by id, or undefined. */
 export function caseOf(environment: Environment | undefined, caseId: string): EnvironmentCase | undefined {
   return environment?.cases.find((entry) => entry.id === caseId);
+}
+
+/**
+ * Each check's static drift threshold as the environment sets it: the check's own `driftThreshold`,
+ * else the environment's `report.driftThreshold` (undefined: the engine's default).
+ */
+export function driftThresholdsOf(environment: Environment | undefined): DriftThresholdOf {
+  return (caseId, checkId) =>
+    caseOf(environment, caseId)?.checks?.find((check) => check.id === checkId)?.driftThreshold ??
+    environment?.report?.driftThreshold;
 }
 
 /** What `evals init` writes: a commented starter environment that loads as is. */

@@ -29,6 +29,7 @@ export {
   ENVIRONMENT_V1,
   caseOf,
   configOf,
+  driftThresholdsOf,
   loadEnvironment,
   caseAssertions,
   caseCheckIssues,
@@ -63,10 +64,10 @@ export type {
 } from './policy-verdicts.js';
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
 export type { DriftRunRecord, InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
+export { assertGatesJudgeable, decideGates, failOnText, needsComparison } from './gates.js';
+export type { FailOn, GateResult, GateVerdicts } from './gates.js';
 export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
 export type {
-  FailOn,
-  GateResult,
   ReportBudget,
   ReportFormat,
   ReportOptions,

@@ -10,7 +10,8 @@ import { formatUsd } from './cost.js';
 
 import type { CheckDrift } from './check-drift.js';
 import type { CoverageSummary } from './cost.js';
-import type { GateResult, ReportBudget } from './report.js';
+import type { GateVerdicts } from './gates.js';
+import type { ReportBudget } from './report.js';
 import type {
   Comparison,
   ConfigStat,
@@ -28,7 +29,7 @@ export interface HtmlReportInput {
   readonly storeUrl: string;
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
-  readonly gate: GateResult | null;
+  readonly gate: GateVerdicts | null;
   /** At most HTML_MAX_ATTEMPTS; summary.attempts says how many there are in all. */
   readonly attempts: readonly HtmlAttempt[];
 }
@@ -536,12 +537,17 @@ function header(input: HtmlReportInput): string {
     excluded.push(
       `${summary.environmentMismatches} kept apart (case or config digest differs from the environment)`,
     );
+  // One box per gate, each with its own verdict; data-gates on the wrapper is the overall one.
   const gate =
     input.gate === null
       ? ''
-      : input.gate.passed
-        ? `<div class="gate passed" data-gate="passed">Gate <code>${esc(input.gate.failOn)}</code>: passed</div>`
-        : `<div class="gate failed" data-gate="failed">Gate <code>${esc(input.gate.failOn)}</code>: FAILED<ul>${input.gate.reasons.map((reason) => `<li>${esc(reason)}</li>`).join('')}</ul></div>`;
+      : `<div class="gates" data-gates="${input.gate.passed ? 'passed' : 'failed'}">${input.gate.gates
+          .map((entry) =>
+            entry.passed
+              ? `<div class="gate passed" data-gate="passed" data-fail-on="${esc(entry.failOn)}">Gate <code>${esc(entry.failOn)}</code>: passed</div>`
+              : `<div class="gate failed" data-gate="failed" data-fail-on="${esc(entry.failOn)}">Gate <code>${esc(entry.failOn)}</code>: FAILED<ul>${entry.reasons.map((reason) => `<li>${esc(reason)}</li>`).join('')}</ul></div>`,
+          )
+          .join('')}</div>`;
   const notWithin = input.budgets.filter((budget) => budget.status !== 'within');
   const budgets =
     notWithin.length === 0

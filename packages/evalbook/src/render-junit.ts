@@ -3,12 +3,16 @@
 // over-budget attempts are <error> (the harness, not the agent) — the two stay distinct for CI.
 // When the evalbook has check scores, one more testsuite, "check drift", has a testcase per (case,
 // check, config): a <failure> when it drifted, <skipped> while it has too few runs for a bar.
+// With --fail-on, a first testsuite, "gates", has one testcase per gate: a <failure> with its
+// reasons when it failed, so CI shows every gate's verdict beside the cells.
 import type { CheckDrift } from './check-drift.js';
+import type { GateResult, GateVerdicts } from './gates.js';
 import type { EvalbookSummary, GridCell } from './summary.js';
 
 export interface JunitReportInput {
   readonly title: string;
   readonly summary: EvalbookSummary;
+  readonly gate: GateVerdicts | null;
 }
 
 /** XML 1.0 text: escapes markup and drops characters XML cannot carry. */
@@ -60,6 +64,25 @@ function driftSuite(drifts: readonly CheckDrift[]): string[] {
   ];
 }
 
+function gateTestcase(gate: GateResult): string {
+  const body = gate.passed
+    ? ''
+    : `\n      <failure message="${xml(gate.reasons.join('; '))}" type="gate_failed">${xml(gate.reasons.join('\n'))}</failure>\n    `;
+  return `    <testcase name="${xml(gate.failOn)}" classname="gates">${body}</testcase>`;
+}
+
+function gateSuite(verdicts: GateVerdicts | null): string[] {
+  if (verdicts === null) return [];
+  const failures = verdicts.gates.filter((gate) => !gate.passed).length;
+  return [
+    [
+      `  <testsuite name="gates" tests="${verdicts.gates.length}" failures="${failures}" errors="0">`,
+      ...verdicts.gates.map(gateTestcase),
+      '  </testsuite>',
+    ].join('\n'),
+  ];
+}
+
 export function renderJunit(input: JunitReportInput): string {
   const byConfig = new Map<string, GridCell[]>();
   for (const cell of input.summary.grid) {
@@ -82,5 +105,5 @@ export function renderJunit(input: JunitReportInput): string {
       '  </testsuite>',
     ].join('\n');
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${[...suites, ...driftSuite(input.summary.checkDrift)].join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${[...gateSuite(input.gate), ...suites, ...driftSuite(input.summary.checkDrift)].join('\n')}\n</testsuites>\n`;
 }

@@ -4,14 +4,15 @@
 // checks that drifted below their bar in the newest run.
 // Tables stay small: the grid is not repeated here.
 import { formatUsd } from './cost.js';
-import type { GateResult, ReportBudget } from './report.js';
+import type { GateVerdicts } from './gates.js';
+import type { ReportBudget } from './report.js';
 import type { EvalbookSummary, RateWithInterval } from './summary.js';
 
 export interface MarkdownReportInput {
   readonly title: string;
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
-  readonly gate: GateResult | null;
+  readonly gate: GateVerdicts | null;
 }
 
 /** Regressions listed in full up to this many; the rest are counted. */
@@ -77,16 +78,26 @@ function driftLines(drifts: EvalbookSummary['checkDrift']): string[] {
   return lines;
 }
 
+/** Every gate's verdict, failed ones with their reasons: the first thing a reviewer reads. */
+function gateLines(verdicts: GateVerdicts): string[] {
+  const failed = verdicts.gates.filter((gate) => !gate.passed).length;
+  return [
+    verdicts.passed
+      ? `**Gates passed** (${verdicts.gates.length} of ${verdicts.gates.length} held).`
+      : `**Gates FAILED** (${failed} of ${verdicts.gates.length} failed).`,
+    '',
+    ...verdicts.gates.map((gate) =>
+      gate.passed
+        ? `- \`${gate.failOn}\`: passed`
+        : `- \`${gate.failOn}\`: **FAILED** — ${gate.reasons.map(cell).join('; ')}`,
+    ),
+  ];
+}
+
 export function renderMarkdown(input: MarkdownReportInput): string {
   const { summary } = input;
   const lines: string[] = [`## ${cell(input.title)}`, ''];
-  if (input.gate !== null)
-    lines.push(
-      input.gate.passed
-        ? `**Gate \`${input.gate.failOn}\`: passed.**`
-        : `**Gate \`${input.gate.failOn}\`: FAILED** — ${input.gate.reasons.map(cell).join('; ')}`,
-      '',
-    );
+  if (input.gate !== null) lines.push(...gateLines(input.gate), '');
   const comparison = summary.comparison;
   if (comparison !== null) {
     lines.push(

@@ -1,11 +1,14 @@
 // `evals report`: one streaming pass over the store (attempts, then policy verdicts) builds the
 // summary (summary.ts) and, for JSON, writes every attempt as it goes; then the chosen renderer writes
 // the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one
-// self-contained HTML page. Budgets from the environment and the --fail-on gate are decided here too.
+// self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
+// here too.
 import { CoverageTally, checkBudget } from './cost.js';
 import type { BudgetCheck } from './cost.js';
-import { caseOf } from './environment.js';
+import { driftThresholdsOf } from './environment.js';
 import type { Environment } from './environment.js';
+import { assertGatesJudgeable, decideGates } from './gates.js';
+import type { FailOn, GateVerdicts } from './gates.js';
 import { renderHtml } from './render-html.js';
 import type { HtmlAttempt } from './render-html.js';
 import { renderJunit } from './render-junit.js';
@@ -21,15 +24,6 @@ export const REPORT_V1 = 'paperclip-evals/report/v1';
 export type ReportFormat = 'json' | 'md' | 'html' | 'junit';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit'];
 
-/**
- * A CI gate: `regression` (B significantly worse than A), `drift` (a check of the newest run below its
- * drift bar) or `below:0.8` (a config under a rate).
- */
-export type FailOn =
-  | { readonly kind: 'regression' }
-  | { readonly kind: 'drift' }
-  | { readonly kind: 'below'; readonly rate: number };
-
 export interface ReportOptions {
   readonly store: LedgerStore;
   /** How the store was named (shown in the report). */
@@ -39,7 +33,8 @@ export interface ReportOptions {
   readonly environment?: Environment;
   readonly runId?: string;
   readonly compare?: CompareSpec;
-  readonly failOn?: FailOn;
+  /** The --fail-on gates: every one is judged and must hold. */
+  readonly failOn?: readonly FailOn[];
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
   /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
@@ -55,16 +50,11 @@ export interface ReportBudget extends BudgetCheck {
   readonly configId: string | null;
 }
 
-export interface GateResult {
-  readonly failOn: string;
-  readonly passed: boolean;
-  readonly reasons: readonly string[];
-}
-
 export interface ReportResult {
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
-  readonly gate: GateResult | null;
+  /** Every gate's verdict, or null without --fail-on. */
+  readonly gate: GateVerdicts | null;
 }
 
 /** One attempt as the JSON report lists it: what a reader needs to trust or question the row. */
@@ -106,13 +96,13 @@ const CHUNK_ATTEMPTS = 200;
 /** Writes the report; returns the summary, budgets and gate outcome (for the exit code). */
 export async function writeReport(options: ReportOptions): Promise<ReportResult> {
   const format = options.format ?? 'json';
+  const failOn = options.failOn ?? [];
+  assertGatesJudgeable(failOn, options.compare);
   const policy: DenominatorPolicy = options.environment?.report?.denominator ?? 'all_attempts';
   const environment = options.environment;
   const builder = new SummaryBuilder({
     policy,
-    driftThresholdOf: (caseId, checkId) =>
-      caseOf(environment, caseId)?.checks?.find((check) => check.id === checkId)?.driftThreshold ??
-      environment?.report?.driftThreshold,
+    driftThresholdOf: driftThresholdsOf(environment),
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(options.compare === undefined ? {} : { compare: options.compare }),
   });
@@ -145,7 +135,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
   const summary = builder.build();
   const budgets = budgetTallies.checks(options.environment);
-  const gate = options.failOn === undefined ? null : decideGate(options.failOn, summary);
+  const gate = decideGates(failOn, summary);
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
 
   if (format === 'json') {
@@ -155,7 +145,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       .join(',\n');
     await options.write(`${buffer}\n],\n${fields}\n}\n`);
   } else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
-  else if (format === 'junit') await options.write(renderJunit({ title, summary }));
+  else if (format === 'junit') await options.write(renderJunit({ title, summary, gate }));
   else
     await options.write(
       renderHtml({ title, storeUrl: options.storeUrl, summary, budgets, gate, attempts: htmlAttempts }),
@@ -201,45 +191,4 @@ class BudgetTallies {
         });
     return budgets;
   }
-}
-
-function decideGate(failOn: FailOn, summary: EvalbookSummary): GateResult {
-  const reasons: string[] = [];
-  if (failOn.kind === 'regression') {
-    const comparison = summary.comparison;
-    if (comparison === null)
-      reasons.push('no comparison to judge: name --a and --b (configs) or --a-run and --b-run');
-    else if (comparison.sharedCases === 0)
-      reasons.push(`${comparison.a} and ${comparison.b} share no case to compare`);
-    else if (comparison.deltaSolveRateCi95 === null)
-      reasons.push(
-        `${comparison.a} and ${comparison.b} share ${comparison.sharedCases} case: an interval needs 2 or more`,
-      );
-    else if (comparison.deltaSolveRateCi95[1] < 0)
-      reasons.push(
-        `${comparison.b} solves fewer cases than ${comparison.a}: Δ ${comparison.deltaSolveRate?.toFixed(3) ?? '?'}, 95% CI [${comparison.deltaSolveRateCi95[0].toFixed(3)}, ${comparison.deltaSolveRateCi95[1].toFixed(3)}] below 0`,
-      );
-    return { failOn: 'regression', passed: reasons.length === 0, reasons };
-  }
-  if (failOn.kind === 'drift') {
-    // Nothing judged is not a pass (as with regression and nothing to compare).
-    if (!summary.checkDrift.some((drift) => drift.bar !== null))
-      reasons.push(
-        summary.checkDrift.length === 0
-          ? 'no check scores to judge'
-          : 'nothing to judge yet: no check has 10 earlier scored runs for a bar',
-      );
-    for (const drift of summary.checkDrift)
-      if (drift.status === 'drift_detected')
-        reasons.push(
-          `check ${drift.checkId} of ${drift.caseId} on ${drift.configId}: ${drift.latestScore?.toFixed(3) ?? '?'} in ${drift.latestRunId ?? '?'} < bar ${drift.bar?.toFixed(3) ?? '?'} (mean ${drift.mean?.toFixed(3) ?? '?'} over ${drift.baselineRuns} earlier runs)`,
-        );
-    return { failOn: 'drift', passed: reasons.length === 0, reasons };
-  }
-  for (const config of summary.configStats)
-    if (config.solveRate === null) reasons.push(`${config.configId}: nothing counted, so no rate to hold`);
-    else if (config.solveRate < failOn.rate)
-      reasons.push(`${config.configId}: solve rate ${config.solveRate.toFixed(3)} < ${failOn.rate}`);
-  if (summary.configStats.length === 0) reasons.push('no attempts in scope');
-  return { failOn: `below:${failOn.rate}`, passed: reasons.length === 0, reasons };
 }

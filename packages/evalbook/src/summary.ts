@@ -85,6 +85,11 @@ export interface TrendPoint extends RateWithInterval {
 
 export interface CaseDelta {
   readonly caseId: string;
+  /** Solved and counted attempts on each side (under the denominator policy): the rates' own numbers. */
+  readonly aSolved: number;
+  readonly aCounted: number;
+  readonly bSolved: number;
+  readonly bCounted: number;
   readonly aSolveRate: number;
   readonly bSolveRate: number;
   readonly delta: number;
@@ -454,12 +459,21 @@ export class SummaryBuilder {
     for (const [caseId, aGroup] of a) {
       const bGroup = b.get(caseId);
       if (bGroup === undefined) continue;
-      const aRate = rateOf(aGroup, policy).solveRate;
-      const bRate = rateOf(bGroup, policy).solveRate;
-      if (aRate === null || bRate === null) continue;
-      deltas.push({ caseId, aSolveRate: aRate, bSolveRate: bRate, delta: bRate - aRate });
-      const aPass = aRate > 0.5;
-      const bPass = bRate > 0.5;
+      const aRate = rateOf(aGroup, policy);
+      const bRate = rateOf(bGroup, policy);
+      if (aRate.solveRate === null || bRate.solveRate === null) continue;
+      deltas.push({
+        caseId,
+        aSolved: aRate.solved,
+        aCounted: aRate.denominator.counted,
+        bSolved: bRate.solved,
+        bCounted: bRate.denominator.counted,
+        aSolveRate: aRate.solveRate,
+        bSolveRate: bRate.solveRate,
+        delta: bRate.solveRate - aRate.solveRate,
+      });
+      const aPass = aRate.solveRate > 0.5;
+      const bPass = bRate.solveRate > 0.5;
       if (aPass && !bPass) aOnly++;
       if (bPass && !aPass) bOnly++;
     }

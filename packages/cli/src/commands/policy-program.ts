@@ -3,6 +3,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 
 import { POLICY_EVALUATE_EXIT, POLICY_REPLAY_EXIT } from '../exit-codes.js';
+import { repeatable } from '../options.js';
 
 import type { Command } from 'commander';
 
@@ -76,11 +77,12 @@ export function addPolicyCommands(program: Command): void {
     )
     .requiredOption('--sha256 <digest>', 'its expected digest: sha256: followed by 64 lowercase hex digits')
     .requiredOption('--bundle <file>', 'the policy bundle (JSON) sent as the header to every producer')
-    .option(
-      '--policy-arg <arg>',
-      'an argument for the binary, repeatable (e.g. --policy-arg evaluate)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+    .addOption(
+      repeatable(
+        new Option('--policy-arg <arg>', 'an argument for the binary, repeatable (e.g. --policy-arg evaluate)')
+          .argParser((value: string, previous: string[]) => [...previous, value])
+          .default([] as string[]),
+      ),
     )
     .addOption(
       new Option('--processes <n>', `producer processes run at once (at most ${MAX_PROCESSES})`)

@@ -1,13 +1,16 @@
 // `evals report`, `evals grid` and `evals compare`: the Evalbook's numbers. The report streams the
-// store once and renders JSON, Markdown, JUnit or HTML (to stdout or atomically to --out), then
-// applies the --fail-on gate; grid and compare print the cases × configs table and a paired
-// comparison for a person (or --json for machines).
+// store once and renders JSON, Markdown, JUnit or HTML (to stdout or atomically to --out); grid and
+// compare print the cases × configs table and a paired comparison for a person (or --json for
+// machines). Report and compare judge the same --fail-on gates, every one, each verdict on stderr.
 import { styleText } from 'node:util';
 import { writeFileAtomically } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
   ScopeError,
   StoreError,
+  assertGatesJudgeable,
+  decideGates,
+  driftThresholdsOf,
   formatUsd,
   loadEnvironment,
   openStore,
@@ -21,6 +24,7 @@ import type {
   Environment,
   EvalbookSummary,
   FailOn,
+  GateVerdicts,
   LedgerStore,
   ReportFormat,
   ReportResult,
@@ -38,7 +42,43 @@ export interface ReportCommandOptions extends StoreCommandOptions {
   readonly format: ReportFormat;
   readonly out?: string;
   readonly compare?: CompareSpec;
-  readonly failOn?: FailOn;
+  /** The --fail-on gates (every one must hold). */
+  readonly failOn: readonly FailOn[];
+}
+
+export interface CompareCommandOptions extends StoreCommandOptions {
+  readonly compare: CompareSpec;
+  readonly json: boolean;
+  readonly failOn: readonly FailOn[];
+}
+
+/** A gate that judges a comparison none is named for is a usage error, before any store is opened. */
+function checkGates(failOn: readonly FailOn[], compare: CompareSpec | undefined): void {
+  try {
+    assertGatesJudgeable(failOn, compare);
+  } catch (error) {
+    if (error instanceof ScopeError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Every gate's verdict on stderr (held ones too); the exit code: 1 when any gate failed. */
+function reportGates(verdicts: GateVerdicts | null): number {
+  if (verdicts === null) return EXIT.ok;
+  const lines = verdicts.gates.flatMap((gate) =>
+    gate.passed
+      ? [`gate ${gate.failOn} held`]
+      : [`gate ${gate.failOn} failed:`, ...gate.reasons.map((reason) => `  ${reason}`)],
+  );
+  const failed = verdicts.gates.filter((gate) => !gate.passed).length;
+  if (verdicts.gates.length > 1)
+    lines.push(
+      failed === 0
+        ? `gates: all ${verdicts.gates.length} held`
+        : `gates: ${failed} of ${verdicts.gates.length} failed`,
+    );
+  process.stderr.write(`${lines.join('\n')}\n`);
+  return verdicts.passed ? EXIT.ok : EXIT.invalid;
 }
 
 const toStdout = (chunk: string): Promise<void> =>
@@ -64,6 +104,7 @@ async function openForReading(
 }
 
 export async function runReport(options: ReportCommandOptions): Promise<number> {
+  checkGates(options.failOn, options.compare);
   const { store, storeUrl, environment } = await openForReading(options);
   let result: ReportResult | undefined;
   const tty = process.stderr.isTTY;
@@ -82,7 +123,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
         ...(environment === undefined ? {} : { environment }),
         ...(options.run === undefined ? {} : { runId: options.run }),
         ...(options.compare === undefined ? {} : { compare: options.compare }),
-        ...(options.failOn === undefined ? {} : { failOn: options.failOn }),
+        failOn: options.failOn,
         ...(tty ? { onProgress } : {}),
       });
     };
@@ -103,13 +144,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
       `wrote ${options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}\n`,
     );
   }
-  if (gate !== null && !gate.passed) {
-    process.stderr.write(
-      `gate ${gate.failOn} failed:\n${gate.reasons.map((reason) => `  ${reason}\n`).join('')}`,
-    );
-    return EXIT.invalid;
-  }
-  return EXIT.ok;
+  return reportGates(gate);
 }
 
 const colour = (style: Parameters<typeof styleText>[0], text: string): string =>
@@ -125,6 +160,8 @@ async function summary(options: StoreCommandOptions, compare?: CompareSpec): Pro
     };
     return await summariseStore(reading, {
       policy: environment?.report?.denominator ?? 'all_attempts',
+      // The same drift bars as `evals report`, so a gate judges the same numbers in both.
+      driftThresholdOf: driftThresholdsOf(environment),
       ...(options.run === undefined ? {} : { runId: options.run }),
       ...(compare === undefined ? {} : { compare }),
     });
@@ -185,15 +222,15 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
   return EXIT.ok;
 }
 
-export async function runCompare(
-  options: StoreCommandOptions & { readonly compare: CompareSpec; readonly json: boolean },
-): Promise<number> {
+export async function runCompare(options: CompareCommandOptions): Promise<number> {
+  checkGates(options.failOn, options.compare);
   const result = await summary(options, options.compare);
   const comparison = result.comparison;
   if (comparison === null) return EXIT.internal;
+  const gate = decideGates(options.failOn, result);
   if (options.json) {
-    await toStdout(`${JSON.stringify(comparison, null, 2)}\n`);
-    return EXIT.ok;
+    await toStdout(`${JSON.stringify({ ...comparison, gate }, null, 2)}\n`);
+    return reportGates(gate);
   }
   const lines: string[] = [];
   const row = (label: string, caseId: string, a: number, b: number): string =>
@@ -210,5 +247,5 @@ export async function runCompare(
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${formatUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
   );
   await toStdout(`${lines.join('\n')}\n`);
-  return EXIT.ok;
+  return reportGates(gate);
 }

@@ -1,0 +1,56 @@
+// The one rule for an option given more than once: it is repeatable only when declared so
+// (repeatable(), which collects every value); any other option named twice is a usage error (exit 2)
+// that names the option and both values. Commander would silently keep the last value; nothing in
+// `evals` may drop what the user wrote. refuseRepeatedOptions() puts the rule on every command.
+import type { EventEmitter } from 'node:events';
+import type { Command, Option } from 'commander';
+
+/** The commander error code of a repeated option. */
+export const REPEATED_OPTION = 'evals.repeatedOption';
+
+const REPEATABLE = new WeakSet<Option>();
+
+/** Declares an option repeatable: its argParser must collect every value it is given. */
+export function repeatable(option: Option): Option {
+  REPEATABLE.add(option);
+  return option;
+}
+
+export function isRepeatable(option: Option): boolean {
+  return REPEATABLE.has(option);
+}
+
+/** Why a repeated option cannot union its values, where a reader would expect it to. */
+const REPEAT_HINTS: Readonly<Record<string, string>> = {
+  '--run':
+    'a report is scoped to one run, the run check drift judges against the runs before it; leave --run out to count every run, or compare two runs with --a-run and --b-run',
+};
+
+/**
+ * Walks the command tree and makes every option that is not repeatable refuse a second occurrence.
+ * Call once, after every command and option is added.
+ */
+export function refuseRepeatedOptions(command: Command): void {
+  // The first value of each option as the user wrote it (commander keeps only the parsed one).
+  const written = new Map<string, unknown>();
+  for (const option of command.options) {
+    if (isRepeatable(option) || option.long === '--version') continue;
+    const key = option.attributeName();
+    // Runs before commander's own listener stores the value, so a first occurrence still has the
+    // source 'default' (or none): commander restores that state before every parse.
+    // (A Command is an EventEmitter, as commander documents; its typings declare only on().)
+    (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: unknown) => {
+      if (command.getOptionValueSource(key) !== 'cli') {
+        written.set(key, value);
+        return;
+      }
+      const values = [written.get(key), value].filter((text) => typeof text === 'string');
+      const hint = REPEAT_HINTS[option.long ?? ''];
+      command.error(
+        `error: option '${option.flags}' given twice${values.length === 0 ? '' : ` (${values.map((text) => JSON.stringify(text)).join(', then ')})`}: it is not repeatable and Evals never keeps only the last one; name it once${hint === undefined ? '' : `. ${option.long ?? ''}: ${hint}`}`,
+        { exitCode: 2, code: REPEATED_OPTION },
+      );
+    });
+  }
+  for (const sub of command.commands) refuseRepeatedOptions(sub);
+}
