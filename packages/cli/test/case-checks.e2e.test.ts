@@ -43,7 +43,7 @@ interface Report {
       bar: number | null;
     }[];
   };
-  gate: { passed: boolean; reasons: string[] } | null;
+  gate: { passed: boolean; gates: { failOn: string; passed: boolean; reasons: string[] }[] } | null;
 }
 
 let dir: string;
@@ -241,7 +241,7 @@ describe('case checks in the checks vocabulary', () => {
       baselineRuns: RUNS - 2,
     });
     expect(earlier.status).toBe(0);
-    expect(scoped.gate).toMatchObject({ passed: true, reasons: [] });
+    expect(scoped.gate).toEqual({ passed: true, gates: [{ failOn: 'drift', passed: true, reasons: [] }] });
   });
 
   it('scopes a report to --run (totals, attempts listed) and refuses a run or config it does not have', () => {

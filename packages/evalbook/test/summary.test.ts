@@ -4,65 +4,12 @@
 // over real converted records (synthetic bundles through the contract parser and the converter).
 import { describe, expect, it } from 'vitest';
 
-import { parseNativeExecution } from '@paperclip-evals/contract';
-
-import { convertBundle } from '../src/convert.ts';
-import type { LedgerRecord, ScoreRow } from '../src/convert.ts';
+import type { ScoreRow } from '../src/convert.ts';
 import { attemptVerdict, withExpectedChecks } from '../src/scoring.ts';
 import { parseEnvironment } from '../src/environment.ts';
 import { SummaryBuilder, summariseStore } from '../src/summary.ts';
 import type { StoredAttempt } from '../src/store.ts';
-import { syntheticAttempt } from './support/bundles.ts';
-
-type Outcome = 'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget' | 'unpriced' | 'mismatch';
-
-/** A stored attempt whose converted record is bent into the outcome a test needs. */
-function attempt(
-  runId: string,
-  caseId: string,
-  configId: string,
-  attemptId: string,
-  outcome: Outcome,
-): StoredAttempt {
-  const record: LedgerRecord = convertBundle(
-    parseNativeExecution(
-      Buffer.from(
-        JSON.stringify(
-          syntheticAttempt({
-            runId,
-            caseId,
-            configId,
-            attemptId,
-            ...(outcome === 'incomplete' ? { transcriptOmission: 'stream closed' } : {}),
-            ...(outcome === 'unpriced' ? { costMicros: null } : { costMicros: 1000 }),
-          }),
-        ),
-      ),
-    ),
-  );
-  const pass: ScoreRow = {
-    checkId: 'c1',
-    layer: null,
-    status: 'pass',
-    score: 1,
-    reason: null,
-    evidence: null,
-  };
-  const scores: ScoreRow[] = [outcome === 'unsolved' ? { ...pass, status: 'fail', score: 0 } : pass];
-  const bent = {
-    ...record,
-    failure:
-      outcome === 'errored'
-        ? { classification: 'infrastructure', code: 'sandbox_lost', message: 'lost' }
-        : outcome === 'over_budget'
-          ? { classification: 'budget', code: 'tokens_exhausted', message: 'over' }
-          : null,
-    environmentMismatch:
-      outcome === 'mismatch' ? [{ field: 'caseSha256' as const, expected: 'x', received: 'y' }] : [],
-  };
-  const { rawCanonical, scores: _ignored, ...stored } = bent;
-  return { key: record.key, bundleDigest: record.bundleDigest, record: stored, scores };
-}
+import { storedAttempt as attempt } from './support/stored-attempts.ts';
 
 describe('attemptVerdict', () => {
   const base = {
