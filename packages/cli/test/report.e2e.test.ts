@@ -190,7 +190,7 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     expect(junit.stdout).toContain('type="incomplete"');
   });
 
-  it('gates CI: below:RATE and regression exit 1 with reasons on stderr; a held gate exits 0', () => {
+  it('gates CI: below:RATE exits 1 with reasons on stderr; a held gate exits 0; regression needs --a/--b', () => {
     const below = run([
       'report',
       '--store',
@@ -203,12 +203,13 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     expect(below.status).toBe(1);
     expect(below.stderr).toContain('config_a: solve rate 0.500 < 0.8');
     expect(run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:0.4']).status).toBe(0);
+    // regression judges a comparison: without --a/--b it is a usage error, not a failed gate
     const noComparison = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'regression']);
-    expect(noComparison.status).toBe(1);
-    expect(noComparison.stderr).toContain('no comparison to judge');
+    expect(noComparison.status).toBe(2);
+    expect(noComparison.stderr).toContain('--fail-on regression judges a comparison, and none is named');
     const bad = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:80']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('expected regression, drift, or below:RATE');
+    expect(bad.stderr).toContain('expected regression, case-regression:PTS');
   });
 
   it('prints the grid and a comparison, and their JSON', () => {

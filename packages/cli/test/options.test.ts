@@ -1,0 +1,129 @@
+// No option anywhere in the `evals` command tree is silently overwritten by its repetition: this walks
+// every option of every command of createProgram() and gives it twice. Only the options listed in
+// REPEATABLE may take several values (and then keep all of them); every other one is a usage error
+// (exit 2) naming the option and both values. An option added later without a decision fails here.
+import { CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+
+import { REPEATED_OPTION, isRepeatable } from '../src/options.ts';
+import { createProgram } from '../src/program.ts';
+
+import type { Command, Option } from 'commander';
+
+/** Every repeatable option, by command path: each keeps every value it is given. */
+const REPEATABLE = ['report --fail-on', 'compare --fail-on', 'policy replay --policy-arg'];
+
+/** Two valid values for options whose parser refuses arbitrary text. */
+const SAMPLES: Readonly<Record<string, readonly [string, string]>> = {
+  '--fail-on': ['below:0.5', 'drift'],
+  '--max-bytes': ['1KiB', '2'],
+  '--timeout-ms': ['100', '200'],
+  '--processes': ['1', '2'],
+  '--sessions-per-process': ['1', '2'],
+  '--reply-timeout-ms': ['100', '200'],
+};
+
+class ActionReached extends Error {}
+
+function* walk(command: Command, path: readonly string[] = []): Generator<[string[], Command]> {
+  yield [[...path], command];
+  for (const sub of command.commands) yield* walk(sub, [...path, sub.name()]);
+}
+
+function samples(option: Option): readonly [string, string] {
+  const flag = option.long ?? option.short ?? '';
+  return (
+    SAMPLES[flag] ??
+    (option.argChoices ? [option.argChoices[0]!, option.argChoices[1]!] : ['first', 'second'])
+  );
+}
+
+const takesValue = (option: Option): boolean => option.required || option.optional;
+
+const given = (option: Option, value: string): string[] =>
+  takesValue(option) ? [option.long ?? option.short ?? '', value] : [option.long ?? option.short ?? ''];
+
+/** What else a command needs to reach its action: its required arguments and mandatory options. */
+function rest(command: Command, except: Option): string[] {
+  const mandatory = command.options
+    .filter((option) => option.mandatory && option.long !== except.long)
+    .flatMap((option) => given(option, samples(option)[0]));
+  const args = command.registeredArguments.filter((arg) => arg.required).map(() => 'input');
+  return [...mandatory, ...args];
+}
+
+/** Parses argv with a program that writes nothing and stops right before any action runs. */
+async function parse(argv: readonly string[]): Promise<{ error: unknown; command: Command | undefined }> {
+  const program = createProgram();
+  for (const [, command] of walk(program))
+    command.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  let reached: Command | undefined;
+  program.hook('preAction', (_, actionCommand) => {
+    reached = actionCommand;
+    throw new ActionReached();
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return { error: undefined, command: reached };
+  } catch (error) {
+    return { error, command: reached };
+  }
+}
+
+const options = [...walk(createProgram())].flatMap(([path, command]) =>
+  command.options
+    .filter((option) => option.long !== '--version')
+    .map((option) => ({ path, option, name: `${[...path, option.long ?? option.short].join(' ')}` })),
+);
+
+describe('every option of every command', () => {
+  it('is found by the walk (so the test below cannot pass on an empty tree)', () => {
+    expect(options.length).toBeGreaterThan(40);
+    expect(
+      options
+        .filter(({ option }) => isRepeatable(option))
+        .map(({ name }) => name)
+        .sort(),
+    ).toEqual([...REPEATABLE].sort());
+  });
+
+  it.each(options.filter(({ name }) => !REPEATABLE.includes(name)))(
+    '$name given twice is a usage error naming both values',
+    async ({ path, option }) => {
+      const [first, second] = samples(option);
+      const command = [...walk(createProgram())].find(([p]) => p.join(' ') === path.join(' '))![1];
+      // Given once, it is accepted (the rule refuses repetition, not the option).
+      const once = await parse([...path, ...given(option, first), ...rest(command, option)]);
+      expect(once.error).toBeInstanceOf(ActionReached);
+      const twice = await parse([
+        ...path,
+        ...given(option, first),
+        ...given(option, second),
+        ...rest(command, option),
+      ]);
+      expect(twice.error).toBeInstanceOf(CommanderError);
+      const error = twice.error as CommanderError;
+      expect(error.code).toBe(REPEATED_OPTION);
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toContain(`option '${option.flags}' given twice`);
+      if (takesValue(option)) expect(error.message).toContain(`("${first}", then "${second}")`);
+    },
+  );
+
+  it.each(options.filter(({ name }) => REPEATABLE.includes(name)))(
+    '$name given twice keeps both values',
+    async ({ path, option }) => {
+      const [first, second] = samples(option);
+      const command = [...walk(createProgram())].find(([p]) => p.join(' ') === path.join(' '))![1];
+      const result = await parse([
+        ...path,
+        ...given(option, first),
+        ...given(option, second),
+        ...rest(command, option),
+      ]);
+      expect(result.error).toBeInstanceOf(ActionReached);
+      const values = result.command?.getOptionValue(option.attributeName()) as unknown[];
+      expect(values).toHaveLength(2);
+    },
+  );
+});
