@@ -172,19 +172,17 @@ export function createProgram(): Command {
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
       ].join('\n'),
     )
-    .action(
-      async (flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string }) => {
-        const { runReport } = await import('./commands/report.js');
-        const compare = compareSpec(flags, false);
-        process.exitCode = await runReport({
-          ...storeFlags(flags),
-          format: flags.format,
-          ...(flags.out === undefined ? {} : { out: flags.out }),
-          ...(compare === undefined ? {} : { compare }),
-          failOn: flags.failOn ?? [],
-        });
-      },
-    );
+    .action(async (flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string }) => {
+      const { runReport } = await import('./commands/report.js');
+      const compare = compareSpec(flags, false);
+      process.exitCode = await runReport({
+        ...storeFlags(flags),
+        format: flags.format,
+        ...(flags.out === undefined ? {} : { out: flags.out }),
+        ...(compare === undefined ? {} : { compare }),
+        failOn: flags.failOn ?? [],
+      });
+    });
 
   program
     .command('grid')

@@ -73,7 +73,7 @@ async function parse(argv: readonly string[]): Promise<{ error: unknown; command
 const options = [...walk(createProgram())].flatMap(([path, command]) =>
   command.options
     .filter((option) => option.long !== '--version')
-    .map((option) => ({ path, option, name: `${[...path, option.long ?? option.short].join(' ')}` })),
+    .map((option) => ({ path, option, name: [...path, option.long ?? option.short].join(' ') })),
 );
 
 describe('every option of every command', () => {

@@ -45,10 +45,7 @@ export function needsComparison(failOn: FailOn): boolean {
  * Throws ScopeError (a usage error) when a gate judges a comparison and none is named — before any
  * store is read, so the mistake costs nothing.
  */
-export function assertGatesJudgeable(
-  failOn: readonly FailOn[],
-  compare: CompareSpec | undefined,
-): void {
+export function assertGatesJudgeable(failOn: readonly FailOn[], compare: CompareSpec | undefined): void {
   if (compare !== undefined) return;
   const needing = failOn.filter(needsComparison).map(failOnText);
   if (needing.length > 0)

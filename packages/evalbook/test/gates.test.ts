@@ -170,9 +170,11 @@ function storeOf(attempts: readonly StoredAttempt[], read: () => void = () => un
   return {
     attempts: async function* () {
       read();
-      yield* attempts;
+      for (const stored of attempts) yield await Promise.resolve(stored);
     },
-    policyVerdicts: async function* () {},
+    policyVerdicts: async function* () {
+      // none stored
+    },
   } as unknown as LedgerStore;
 }
 
@@ -188,8 +190,9 @@ async function report(
     format,
     failOn,
     ...(compare === undefined ? {} : { compare }),
-    write: async (chunk) => {
+    write: (chunk) => {
       text += chunk;
+      return Promise.resolve();
     },
   });
   return text;
@@ -209,16 +212,18 @@ describe('writeReport', () => {
         store: storeOf(OPPOSITE, () => (read = true)),
         storeUrl: 'memory',
         failOn: [{ kind: 'drift' }, gate],
-        write: async () => {},
+        write: () => Promise.resolve(),
       });
       await expect(result).rejects.toThrow(ScopeError);
       await expect(result).rejects.toThrow(/judges a comparison, and none is named: add --a and --b/);
       expect(read).toBe(false);
     }
-    expect(() =>
-      assertGatesJudgeable([{ kind: 'drift' }, { kind: 'below', rate: 1 }], undefined),
-    ).not.toThrow();
-    expect(() => assertGatesJudgeable([{ kind: 'regression' }], COMPARE)).not.toThrow();
+    expect(() => {
+      assertGatesJudgeable([{ kind: 'drift' }, { kind: 'below', rate: 1 }], undefined);
+    }).not.toThrow();
+    expect(() => {
+      assertGatesJudgeable([{ kind: 'regression' }], COMPARE);
+    }).not.toThrow();
   });
 
   it('JSON: gate has every verdict and the overall passed', async () => {

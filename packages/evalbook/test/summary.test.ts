@@ -10,6 +10,7 @@ import { parseEnvironment } from '../src/environment.ts';
 import { SummaryBuilder, summariseStore } from '../src/summary.ts';
 import type { StoredAttempt } from '../src/store.ts';
 import { storedAttempt as attempt } from './support/stored-attempts.ts';
+import type { Outcome } from './support/stored-attempts.ts';
 
 describe('attemptVerdict', () => {
   const base = {

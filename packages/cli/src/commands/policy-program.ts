@@ -79,7 +79,10 @@ export function addPolicyCommands(program: Command): void {
     .requiredOption('--bundle <file>', 'the policy bundle (JSON) sent as the header to every producer')
     .addOption(
       repeatable(
-        new Option('--policy-arg <arg>', 'an argument for the binary, repeatable (e.g. --policy-arg evaluate)')
+        new Option(
+          '--policy-arg <arg>',
+          'an argument for the binary, repeatable (e.g. --policy-arg evaluate)',
+        )
           .argParser((value: string, previous: string[]) => [...previous, value])
           .default([] as string[]),
       ),
