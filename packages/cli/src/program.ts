@@ -459,7 +459,9 @@ const GATES_HELP = [
   '                        e.g. case-regression:50 (needs the comparison too; a pooled Δ of 0 cannot hide it)',
   '  drift                 a check scored below its drift bar in the newest run',
   '  below:RATE            a config solves less than RATE (0 to 1), e.g. below:0.8',
-  'A gate with nothing to judge fails. Every other option is given once: a repeated one is a usage error.',
+  'A gate with nothing to judge fails.',
+  '',
+  'Every option but --fail-on is given once: repeating one is a usage error (exit 2), never a silent last-one-wins.',
 ].join('\n');
 
 function failOnOption(): Option {

@@ -256,6 +256,6 @@ describe('--help of report and compare', () => {
     expect(help).toContain('--fail-on <gate>');
     expect(help).toContain('repeatable: every gate must hold, and each verdict is reported');
     expect(help).toContain('case-regression:PTS');
-    expect(help).toContain('a repeated one is a usage error');
+    expect(help).toContain('Every option but --fail-on is given once: repeating one is a usage error');
   });
 });
