@@ -23,7 +23,7 @@ export function isRepeatable(option: Option): boolean {
 /** Why a repeated option cannot union its values, where a reader would expect it to. */
 const REPEAT_HINTS: Readonly<Record<string, string>> = {
   '--run':
-    'a report is scoped to one run, the run check drift judges against the runs before it; leave --run out to count every run, or compare two runs with --a-run and --b-run',
+    'the numbers are scoped to one run, the run check drift judges against the runs before it, so two runs do not add up to a scope; leave --run out to count every run, or compare two runs with --a-run and --b-run',
 };
 
 /**
