@@ -199,6 +199,64 @@ export const MUTATIONS: readonly MutationRow[] = [
       (nth(b, 'mcp_app.tool_input').payload.semantic_tool.content.digest = `sha512:${'0'.repeat(128)}`),
   },
 
+  // Required text (upstream's text(): empty after JS trim, which removes every Unicode whitespace).
+  {
+    name: 'attempt-id-missing',
+    rule: 'text_required',
+    path: '/identity/attemptId',
+    mutate: (b) => delete b.identity.attemptId,
+  },
+  {
+    name: 'case-id-nbsp',
+    rule: 'text_required',
+    path: '/identity/caseId',
+    mutate: (b) => (b.identity.caseId = '\u00a0'),
+  },
+  {
+    name: 'call-id-blank',
+    rule: 'text_required',
+    path: '/semanticTools/calls/0/callId',
+    mutate: (b) => (b.semanticTools.calls[0].callId = ' \t'),
+  },
+  {
+    name: 'denial-code-byte-order-mark',
+    rule: 'text_required',
+    path: '/semanticTools/denials/0/code',
+    mutate: (b) => (b.semanticTools.denials[0].code = '\ufeff\u3000'),
+  },
+  {
+    name: 'definition-empty',
+    rule: 'text_required',
+    path: '/semanticTools/definitions/0/operationId',
+    mutate: (b) => (b.semanticTools.definitions[0] = {}),
+  },
+
+  // Timestamps: upstream's date-time format, and real instants.
+  {
+    name: 'emitted-at-offset',
+    rule: 'timestamp_invalid',
+    path: '/events/0/emittedAt',
+    mutate: (b) => (events(b)[0]!.emittedAt = '2026-11-01T13:00:00.010+01:00'),
+  },
+  {
+    name: 'observed-at-space-separator',
+    rule: 'timestamp_invalid',
+    path: '/events/1/observedAt',
+    mutate: (b) => (events(b)[1]!.observedAt = '2026-11-01 12:00:00.020Z'),
+  },
+  {
+    name: 'emitted-at-microseconds',
+    rule: 'timestamp_invalid',
+    path: '/events/2/emittedAt',
+    mutate: (b) => (events(b)[2]!.emittedAt = '2026-11-01T12:00:00.030000Z'),
+  },
+  {
+    name: 'emitted-at-february-30',
+    rule: 'timestamp_impossible',
+    path: '/events/3/emittedAt',
+    mutate: (b) => (events(b)[3]!.emittedAt = '2026-02-30T12:00:00.040Z'),
+  },
+
   // Events against the attempt.
   {
     name: 'event-from-another-run',
@@ -315,6 +373,51 @@ export const MUTATIONS: readonly MutationRow[] = [
   },
 
   {
+    name: 'tool-result-envelope-removed',
+    rule: 'semantic_envelope_missing',
+    path: '/events/3/payload/semantic_tool',
+    mutate: (b) => {
+      // The denied result leaves the semantic index with its envelope, entry and denial.
+      delete nth(b, 'mcp_app.tool_result').payload.semantic_tool;
+      b.semanticTools.results.splice(0, 1);
+      b.semanticTools.denials = [];
+    },
+  },
+  {
+    name: 'semantic-tool-input-without-envelope',
+    rule: 'semantic_envelope_missing',
+    path: '/events/1/payload/semantic_tool',
+    mutate: (b) => (events(b)[1]!.eventType = 'semantic_tool.input'),
+  },
+  {
+    name: 'correlation-turn-differs',
+    rule: 'semantic_correlation_mismatch',
+    path: '/events/2/payload/semantic_tool/correlation/turnId',
+    mutate: (b) => (nth(b, 'mcp_app.tool_input').payload.semantic_tool.correlation.turnId = 'turn_other'),
+  },
+  {
+    name: 'call-id-shared',
+    rule: 'semantic_call_id_duplicate',
+    path: '/semanticTools/calls/1/callId',
+    mutate: (b) => (b.semanticTools.calls[1].callId = b.semanticTools.calls[0].callId),
+  },
+  {
+    name: 'result-call-id-shared',
+    rule: 'semantic_call_id_duplicate',
+    path: '/semanticTools/results/1/callId',
+    mutate: (b) => (b.semanticTools.results[1].callId = b.semanticTools.results[0].callId),
+  },
+  {
+    name: 'result-operation-differs-from-call',
+    rule: 'semantic_result_call_mismatch',
+    path: '/semanticTools/results/1/operationId',
+    mutate: (b) => {
+      // The result and its envelope agree with each other, not with the call.
+      nth(b, 'mcp_app.tool_result', 1).payload.semantic_tool.operationId = 'write_document';
+      b.semanticTools.results[1].operationId = 'write_document';
+    },
+  },
+  {
     name: 'result-without-call',
     rule: 'semantic_result_unpaired',
     path: '/events/6/payload/semantic_tool/callId',
@@ -395,6 +498,13 @@ export const MUTATIONS: readonly MutationRow[] = [
     mutate: (b) => (b.usage.estimatedCostNanodollars = -1),
   },
   {
+    name: 'cost-coverage-unknown',
+    stricterThanUpstream: 'eval-session cost figures are additive upstream; Evals types them',
+    rule: 'cost_field_invalid',
+    path: '/usage/costCoverage',
+    mutate: (b) => (b.usage.costCoverage = 'free'),
+  },
+  {
     name: 'cost-legacy-ledger-nanodollars-text',
     stricterThanUpstream: 'eval-session cost figures are additive upstream; Evals types them',
     rule: 'cost_nanodollars_invalid',
@@ -429,12 +539,6 @@ export const MUTATIONS: readonly MutationRow[] = [
   },
 
   // Anything else the schema refuses.
-  {
-    name: 'attempt-id-missing',
-    rule: 'schema_violation',
-    path: '/identity/attemptId',
-    mutate: (b) => delete b.identity.attemptId,
-  },
   { name: 'no-events', rule: 'schema_violation', path: '/events', mutate: (b) => (b.events = []) },
   {
     name: 'tool-result-without-outcome',

@@ -8,6 +8,16 @@ type Json = Record<string, unknown>;
 
 const TOOL_INPUT_EVENT = 'mcp_app.tool_input';
 const TOOL_RESULT_EVENT = 'mcp_app.tool_result';
+/** The PRP v1 event types whose payload carries a `semantic_tool` envelope (a test reads them off our event schema). */
+export const TOOL_EVENT_TYPES: readonly string[] = [
+  'semantic_tool.input',
+  'semantic_tool.result',
+  'semantic_tool.reconciled',
+  TOOL_INPUT_EVENT,
+  TOOL_RESULT_EVENT,
+];
+/** The correlation fields of a semantic_tool envelope, each equal to its event's field of the same name. */
+const CORRELATION_FIELDS = ['runId', 'normalizedSessionId', 'turnId', 'itemId'] as const;
 
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -29,7 +39,9 @@ export function nativeExecutionInvariantIssues(bundle: Json): Issue[] {
     ...eventRunIssues(bundle, events),
     ...sourceOrderIssues(events, stream),
     ...terminalIssues(bundle, events, stream),
+    ...envelopeIssues(events),
     ...semanticIndexIssues(bundle, events, stream),
+    ...callBindingIssues(bundle),
     ...denialIssues(bundle, stream),
     ...usageIssues(bundle),
     ...transcriptIssues(bundle, events),
@@ -164,6 +176,96 @@ function indexEvents(events: unknown[]): EventIndex {
   return { positionById, envelopes, terminalPositions };
 }
 
+/**
+ * Every event of a tool event type carries a `semantic_tool` envelope, and every envelope's
+ * correlation names the event it sits in (runId, normalizedSessionId, turnId, itemId).
+ */
+function envelopeIssues(events: unknown[]): Issue[] {
+  const issues: Issue[] = [];
+  events.forEach((event, index) => {
+    if (!isObject(event)) return;
+    const tool = objectAt(objectAt(event, 'payload'), 'semantic_tool');
+    if (tool === undefined) {
+      if (typeof event.eventType === 'string' && TOOL_EVENT_TYPES.includes(event.eventType)) {
+        const payload = objectAt(event, 'payload');
+        issues.push({
+          code: 'semantic_envelope_missing',
+          message: `${event.eventType} event ${index} carries no payload.semantic_tool envelope, so no semantic index can see it`,
+          path: pointer('events', index, 'payload', 'semantic_tool'),
+          expected: 'a paperclip.prp.semantic_tool.v1 envelope',
+          received: describe(payload?.semantic_tool),
+        });
+      }
+      return;
+    }
+    const correlation = objectAt(tool, 'correlation');
+    if (correlation === undefined) return; // the schema refuses an envelope without one
+    for (const field of CORRELATION_FIELDS) {
+      if (correlation[field] === event[field]) continue;
+      issues.push({
+        code: 'semantic_correlation_mismatch',
+        message: `the semantic_tool envelope of event ${index} names ${field} ${JSON.stringify(correlation[field])}, not its event's`,
+        path: pointer('events', index, 'payload', 'semantic_tool', 'correlation', field),
+        expected: describe(event[field]),
+        received: describe(correlation[field]),
+      });
+    }
+  });
+  return issues;
+}
+
+/**
+ * One call per callId and one result per callId; a result answers a call of the index, with the
+ * same operationId.
+ */
+function callBindingIssues(bundle: Json): Issue[] {
+  const semanticTools = objectAt(bundle, 'semanticTools');
+  const issues: Issue[] = [];
+  const firstByCallId = (list: 'calls' | 'results'): Map<string, Json> => {
+    const first = new Map<string, { position: number; entry: Json }>();
+    listAt(semanticTools, list).forEach((entry, position) => {
+      if (!isObject(entry) || typeof entry.callId !== 'string') return;
+      const earlier = first.get(entry.callId);
+      if (earlier === undefined) {
+        first.set(entry.callId, { position, entry });
+        return;
+      }
+      issues.push({
+        code: 'semantic_call_id_duplicate',
+        message: `semanticTools.${list}[${position}] repeats the callId of semanticTools.${list}[${earlier.position}]`,
+        path: pointer('semanticTools', list, position, 'callId'),
+        expected: `a callId no other ${list} entry uses`,
+        received: entry.callId,
+      });
+    });
+    return new Map([...first].map(([callId, { entry }]) => [callId, entry]));
+  };
+  const calls = firstByCallId('calls');
+  firstByCallId('results');
+  listAt(semanticTools, 'results').forEach((result, position) => {
+    if (!isObject(result) || typeof result.callId !== 'string') return;
+    const call = calls.get(result.callId);
+    if (call === undefined) {
+      issues.push({
+        code: 'semantic_result_call_mismatch',
+        message: `semanticTools.results[${position}] answers call ${JSON.stringify(result.callId)}, which semanticTools.calls does not hold`,
+        path: pointer('semanticTools', 'results', position, 'callId'),
+        expected: 'the callId of a semanticTools.calls entry',
+        received: result.callId,
+      });
+    } else if (result.operationId !== call.operationId) {
+      issues.push({
+        code: 'semantic_result_call_mismatch',
+        message: `semanticTools.results[${position}] names another operation than its call ${JSON.stringify(result.callId)}`,
+        path: pointer('semanticTools', 'results', position, 'operationId'),
+        expected: describe(call.operationId),
+        received: describe(result.operationId),
+      });
+    }
+  });
+  return issues;
+}
+
 function semanticIndexIssues(
   bundle: Json,
   events: unknown[],
@@ -173,6 +275,8 @@ function semanticIndexIssues(
   if (semanticTools === undefined) return [];
   const issues: Issue[] = [];
   const indexedEvents = new Map<number, string>();
+  /** Events an entry of the right list points at, envelope or not. */
+  const referenced = new Set<number>();
 
   const checkList = (list: 'calls' | 'results', eventType: string, compared: readonly string[]): void => {
     listAt(semanticTools, list).forEach((entry, position) => {
@@ -191,8 +295,9 @@ function semanticIndexIssues(
         });
         return;
       }
+      const actualType = (events[target] as Json).eventType;
+      if (actualType === eventType) referenced.add(target);
       if (envelope?.eventType !== eventType) {
-        const actualType = (events[target] as Json).eventType;
         issues.push({
           code: 'semantic_index_wrong_event',
           message: `semanticTools.${list}[${position}] points at event ${target}, which is not a ${eventType} semantic tool envelope`,
@@ -231,23 +336,25 @@ function semanticIndexIssues(
   checkList('calls', TOOL_INPUT_EVENT, ['callId', 'operationId']);
   checkList('results', TOOL_RESULT_EVENT, ['callId', 'operationId', 'outcome']);
 
-  for (const envelope of envelopes.values()) {
+  // Every tool input/result event is indexed, whether or not it carries an envelope.
+  events.forEach((event, index) => {
+    if (!isObject(event)) return;
     const list =
-      envelope.eventType === TOOL_INPUT_EVENT
+      event.eventType === TOOL_INPUT_EVENT
         ? 'calls'
-        : envelope.eventType === TOOL_RESULT_EVENT
+        : event.eventType === TOOL_RESULT_EVENT
           ? 'results'
           : undefined;
-    if (list !== undefined && !indexedEvents.has(envelope.index)) {
-      issues.push({
-        code: 'semantic_envelope_unindexed',
-        message: `${envelope.eventType} event ${envelope.index} has no semanticTools.${list} entry`,
-        path: pointer('events', envelope.index),
-        expected: `a semanticTools.${list} entry with this eventId`,
-        received: 'none',
-      });
-    }
-  }
+    if (list === undefined || referenced.has(index)) return;
+    if (typeof event.sourceEventId === 'string' && positionById.get(event.sourceEventId) !== index) return; // a repeated id: source_event_id_duplicate
+    issues.push({
+      code: 'semantic_envelope_unindexed',
+      message: `${String(event.eventType)} event ${index} has no semanticTools.${list} entry`,
+      path: pointer('events', index),
+      expected: `a semanticTools.${list} entry with this eventId`,
+      received: 'none',
+    });
+  });
   return [...issues, ...unpairedResultIssues(envelopes)];
 }
 

@@ -1,11 +1,16 @@
 // The fail-closed rules of the native-execution/v1 parser: one code per rule, what it refuses, and
-// whether upstream's schema already refuses it ("schema") or it is an Evals rule ("evals"). The
-// mutation-table test holds a row for every code listed here.
+// where the rule comes from, compared with upstream's parser (paperclipai/paperclip,
+// packages/paperclip-runner/src/evals/native-execution.ts) and its schemas. The mutation-table test
+// holds a row for every code listed here; docs/native-execution.md lists them with the same origin.
 
 export interface NativeExecutionRule {
   readonly refuses: string;
-  /** `schema`: upstream's JSON Schema refuses it too; `invariant`: upstream's parser contract names it but no schema can; `evals`: ours, stricter than upstream. */
-  readonly origin: 'schema' | 'invariant' | 'evals';
+  /**
+   * `schema`: upstream's JSON Schema refuses every such input (as upstream compiles it);
+   * `upstream parser`: upstream's parser refuses every such input, though its schema does not;
+   * `evals`: ours, stricter than upstream — upstream's parser accepts some of what it refuses.
+   */
+  readonly origin: 'schema' | 'upstream parser' | 'evals';
 }
 
 export const NATIVE_EXECUTION_RULES = {
@@ -48,68 +53,110 @@ export const NATIVE_EXECUTION_RULES = {
   cost_micros_invalid: { refuses: 'a negative or non-integer usage.cost.amountMicros', origin: 'schema' },
   cost_nanodollars_invalid: {
     refuses: 'a negative or non-integer eval-session cost figure (usage.*CostNanodollars)',
-    origin: 'schema',
+    origin: 'evals',
+  },
+  cost_field_invalid: {
+    refuses:
+      'an eval-session cost field of the wrong kind: usage.costCoverage not one of its four values, or usage.providerReportedCostProvenance / pricingVersion not text',
+    origin: 'evals',
   },
   schema_violation: {
     refuses: 'anything else the JSON Schema refuses (reported with its keyword)',
     origin: 'schema',
   },
-  event_run_mismatch: { refuses: 'an event whose runId differs from identity.runId', origin: 'invariant' },
+  text_required: {
+    refuses:
+      'a required text field (ids, names, kinds, codes, reasons, uris, media types, currency) missing, not a string, or empty after trimming Unicode whitespace',
+    origin: 'upstream parser',
+  },
+  timestamp_invalid: {
+    refuses:
+      'an emittedAt/observedAt not of the form YYYY-MM-DDTHH:MM:SS[.sss]Z (offsets, lower-case t/z, a space, other fraction lengths)',
+    origin: 'schema',
+  },
+  timestamp_impossible: {
+    refuses: 'a timestamp of that form that names no real instant (month 13, Feb 30, hour 24, minute 60, …)',
+    origin: 'evals',
+  },
+  event_run_mismatch: {
+    refuses: 'an event whose runId differs from identity.runId',
+    origin: 'upstream parser',
+  },
   source_seq_not_increasing: {
     refuses: 'sourceSeq not strictly increasing per sourceInstanceId',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
-  source_event_id_duplicate: { refuses: 'a sourceEventId used by two events', origin: 'invariant' },
-  terminal_event_missing: { refuses: 'no run.terminal event', origin: 'invariant' },
-  terminal_event_multiple: { refuses: 'more than one run.terminal event', origin: 'invariant' },
+  source_event_id_duplicate: { refuses: 'a sourceEventId used by two events', origin: 'upstream parser' },
+  terminal_event_missing: { refuses: 'no run.terminal event', origin: 'upstream parser' },
+  terminal_event_multiple: { refuses: 'more than one run.terminal event', origin: 'upstream parser' },
   terminal_mismatch: {
     refuses: 'a bundle terminal that differs from the run.terminal payload in any field',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   semantic_envelope_unindexed: {
-    refuses: 'an mcp_app.tool_input/tool_result envelope with no semanticTools entry',
-    origin: 'invariant',
+    refuses:
+      'an mcp_app.tool_input/tool_result event (with or without an envelope) that no semanticTools entry indexes',
+    origin: 'upstream parser',
+  },
+  semantic_envelope_missing: {
+    refuses:
+      'an event of a tool event type (mcp_app.tool_input/tool_result, semantic_tool.input/result/reconciled) without payload.semantic_tool',
+    origin: 'evals',
+  },
+  semantic_correlation_mismatch: {
+    refuses:
+      "a semantic_tool envelope whose correlation runId, normalizedSessionId, turnId or itemId differs from its event's",
+    origin: 'upstream parser',
+  },
+  semantic_call_id_duplicate: {
+    refuses: 'two semanticTools calls, or two results, sharing one callId',
+    origin: 'upstream parser',
+  },
+  semantic_result_call_mismatch: {
+    refuses:
+      "a semanticTools result whose callId names no call, or whose operationId differs from its call's",
+    origin: 'upstream parser',
   },
   semantic_index_dangling: {
     refuses: 'a semanticTools call/result whose eventId names no event',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   semantic_index_wrong_event: {
     refuses: 'a semanticTools call/result pointing at an event of the wrong kind',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   semantic_index_duplicate: {
     refuses: 'two semanticTools entries indexing the same envelope',
-    origin: 'evals',
+    origin: 'upstream parser',
   },
   semantic_result_unpaired: {
     refuses: 'a tool result envelope whose callId no tool input envelope made',
-    origin: 'evals',
+    origin: 'upstream parser',
   },
   semantic_index_mismatch: {
     refuses: 'an index entry whose callId, operationId or outcome differs from its envelope',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   denial_missing: {
     refuses: 'a denied result without a denial of the same callId and code',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   denial_orphaned: {
     refuses: 'a denial without a denied result of the same callId and code',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   denial_mismatch: {
-    refuses: "a denial whose authorizationBoundary or retryable disagree with its result's",
-    origin: 'evals',
+    refuses: "a denial whose authorizationBoundary or retryable disagree with its denied result's envelope",
+    origin: 'upstream parser',
   },
-  usage_total_mismatch: { refuses: 'totalTokens ≠ inputTokens + outputTokens', origin: 'invariant' },
+  usage_total_mismatch: { refuses: 'totalTokens ≠ inputTokens + outputTokens', origin: 'upstream parser' },
   transcript_count_mismatch: {
     refuses: 'a complete transcript whose eventCount ≠ events.length',
-    origin: 'invariant',
+    origin: 'upstream parser',
   },
   transcript_ambiguous: {
     refuses: 'an incomplete transcript without an omissionReason, or a complete one with one',
-    origin: 'invariant',
+    origin: 'evals',
   },
 } as const satisfies Record<string, NativeExecutionRule>;
 

@@ -4,6 +4,12 @@
 // the parsed object itself, so unknown additive fields survive untouched.
 import { ContractError } from './errors.js';
 import { readJsonText } from './json-text.js';
+import {
+  isRequiredTextPath,
+  isTimestampPath,
+  requiredTextIssues,
+  timestampIssues,
+} from './native-execution-fields.js';
 import { nativeExecutionInvariantIssues } from './native-execution-invariants.js';
 import { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
@@ -52,8 +58,18 @@ export function nativeExecutionIssues(value: unknown): Issue[] {
       },
     ];
   }
-  const schemaIssues = schemaIssuesOf(SCHEMA_IDS.nativeExecutionV1, value, ruleFor);
-  return [...schemaIssues, ...nativeExecutionInvariantIssues(value as Record<string, unknown>)];
+  const bundle = value as Record<string, unknown>;
+  // Required text and timestamps are judged by their own rules alone (a missing attemptId is
+  // text_required, not also a schema error); every other place by the schema.
+  const schemaIssues = schemaIssuesOf(SCHEMA_IDS.nativeExecutionV1, value, ruleFor).filter(
+    ({ path = '' }) => !isRequiredTextPath(path) && !isTimestampPath(path),
+  );
+  return [
+    ...schemaIssues,
+    ...requiredTextIssues(bundle),
+    ...timestampIssues(bundle),
+    ...nativeExecutionInvariantIssues(bundle),
+  ];
 }
 
 export function isNativeExecution(value: unknown): value is NativeExecution {
@@ -94,6 +110,8 @@ function ruleFor(error: ErrorObject, path: string): string {
   }
   if (path === '/usage/cost/amountMicros') return 'cost_micros_invalid';
   if (/^\/usage\/[A-Za-z]+CostNanodollars$/.test(path)) return 'cost_nanodollars_invalid';
+  if (/^\/usage\/(costCoverage|providerReportedCostProvenance|pricingVersion)$/.test(path))
+    return 'cost_field_invalid';
   if (USAGE_COUNT_PATH.test(path)) return 'usage_count_invalid';
   return 'schema_violation';
 }

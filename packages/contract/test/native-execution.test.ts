@@ -110,8 +110,11 @@ describe('the mutation table', () => {
       'event-from-another-run',
       'case-digest-uppercase',
       'terminal-state-differs',
-      'call-operation-reinterpreted',
+      'denied-result-indexed-as-succeeded',
       'denial-retryable-differs',
+      'correlation-turn-differs',
+      'emitted-at-offset',
+      'definition-empty',
       'total-tokens-off-by-one',
       'transcript-count-differs',
       'attempt-id-missing',
@@ -128,7 +131,7 @@ describe('the mutation table', () => {
 describe('docs/native-execution.md', () => {
   it('lists every rule with its origin, and no other', () => {
     const doc = readFileSync(new URL('../../../docs/native-execution.md', import.meta.url), 'utf8');
-    const rows = [...doc.matchAll(/^\| `([a-z0-9_]+)`\s*\|.*\|\s*(schema|invariant|evals)\s*\|$/gm)].map(
+    const rows = [...doc.matchAll(/^\| `([a-z0-9_]+)`\s*\|.*\|\s*(schema|upstream parser|evals)\s*\|$/gm)].map(
       (match) => `${match[1] ?? ''} ${match[2] ?? ''}`,
     );
     const expected = Object.entries(NATIVE_EXECUTION_RULES).map(([code, rule]) => `${code} ${rule.origin}`);

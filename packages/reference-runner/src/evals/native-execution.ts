@@ -1,5 +1,7 @@
 // The App's own fail-closed parser of paperclip-runner/native-execution/v1 attempt bundles: the
-// shipped JSON Schema, then the invariants a schema cannot express. Every issue is reported.
+// shipped JSON Schema, then the rules a schema cannot express (required text, the UTC timestamp
+// shape, the semantic tool envelopes and their index, denials, totals, transcript). Every issue is
+// reported.
 import { readProtocolFixture } from '../assets.js';
 import { PaperclipRunnerError } from '../errors.js';
 import { SCHEMA_IDS, schemaDocument, schemaViolations } from '../schemas.js';
@@ -103,12 +105,106 @@ export function parseNativeExecution(value: unknown): NativeExecution {
   return value as NativeExecution;
 }
 
+/** Fields read as required text: a string with something left after `trim` (every Unicode whitespace). */
+const REQUIRED_TEXT: readonly (readonly string[])[] = [
+  ['identity', 'runId'],
+  ['identity', 'caseId'],
+  ['identity', 'configId'],
+  ['identity', 'attemptId'],
+  ['input', 'deterministicSeed'],
+  ['runner', 'package', 'name'],
+  ['runner', 'package', 'version'],
+  ['runner', 'binary', 'name'],
+  ['runner', 'driverKind'],
+  ['runner', 'driverVersion'],
+  ['transcript', 'uri'],
+  ['transcript', 'mediaType'],
+  ['artifactRoot', 'uri'],
+  ['artifactRoot', 'mediaType'],
+  ['artifacts', '*', 'uri'],
+  ['artifacts', '*', 'mediaType'],
+  ['usage', 'cost', 'currency'],
+  ['failure', 'classification'],
+  ['failure', 'code'],
+  ['failure', 'message'],
+  ['semanticTools', 'definitions', '*', 'operationId'],
+  ['semanticTools', 'calls', '*', 'callId'],
+  ['semanticTools', 'calls', '*', 'operationId'],
+  ['semanticTools', 'calls', '*', 'eventId'],
+  ['semanticTools', 'results', '*', 'callId'],
+  ['semanticTools', 'results', '*', 'operationId'],
+  ['semanticTools', 'results', '*', 'eventId'],
+  ['semanticTools', 'results', '*', 'outcome'],
+  ['semanticTools', 'denials', '*', 'callId'],
+  ['semanticTools', 'denials', '*', 'code'],
+  ['semanticTools', 'denials', '*', 'authorizationBoundary'],
+];
+
+/** The event types whose payload carries a semantic_tool envelope. */
+const TOOL_EVENT_TYPES = new Set([
+  'semantic_tool.input',
+  'semantic_tool.result',
+  'semantic_tool.reconciled',
+  'mcp_app.tool_input',
+  'mcp_app.tool_result',
+]);
+
+/** The PRP timestamp shape: UTC, upper-case T and Z, three fraction digits or none. */
+const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{3})?Z$/;
+
+const isText = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+
+/** Every [pointer, value] a field path names; `*` walks an array, a non-object parent names nothing. */
+function fieldValues(node: unknown, tokens: readonly string[], at = ''): [string, unknown][] {
+  const [head, ...rest] = tokens;
+  if (head === undefined) return [[at, node]];
+  if (head === '*') {
+    return Array.isArray(node)
+      ? node.flatMap((item, index) => fieldValues(item, rest, `${at}/${index}`))
+      : [];
+  }
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return [];
+  return fieldValues((node as Json)[head], rest, `${at}/${head}`);
+}
+
+/** Whether a timestamp of the PRP shape names a real instant (a leap second only at 23:59:60). */
+function isRealInstant(match: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const days = new Date(Date.UTC(2000, month, 0)).getUTCDate(); // days of `month` in a leap year
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= (month === 2 && !leap ? 28 : days) &&
+    hour <= 23 &&
+    minute <= 59 &&
+    (second <= 59 || (second === 60 && hour === 23 && minute === 59))
+  );
+}
+
 function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
   const issues: PaperclipRunnerIssue[] = [];
   const issue = (code: string, path: string, message: string): void => {
     issues.push({ code, path, message });
   };
   const { events, semanticTools, usage, transcript } = bundle;
+
+  for (const field of REQUIRED_TEXT) {
+    for (const [path, value] of fieldValues(bundle, field)) {
+      if (!isText(value)) issue('text_required', path, 'must be text, not empty after trimming whitespace');
+    }
+  }
+  if (transcript.omissionReason !== null && !isText(transcript.omissionReason)) {
+    issue('text_required', '/transcript/omissionReason', 'must be null or text');
+  }
 
   const positions = new Map<string, number>();
   const terminals: number[] = [];
@@ -124,6 +220,37 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
       );
     } else positions.set(event.sourceEventId, index);
     if (event.eventType === 'run.terminal') terminals.push(index);
+    for (const field of ['emittedAt', 'observedAt'] as const) {
+      const value = event[field];
+      if (value === undefined) continue;
+      const match = UTC_TIMESTAMP.exec(value);
+      if (match === null) {
+        issue('timestamp_invalid', `/events/${index}/${field}`, 'must be YYYY-MM-DDTHH:MM:SS[.sss]Z');
+      } else if (!isRealInstant(match)) {
+        issue('timestamp_impossible', `/events/${index}/${field}`, 'names no real instant');
+      }
+    }
+    const tool = envelopeOf(event);
+    if (tool === undefined) {
+      if (TOOL_EVENT_TYPES.has(event.eventType)) {
+        issue(
+          'semantic_envelope_missing',
+          `/events/${index}/payload/semantic_tool`,
+          'a tool event carries an envelope',
+        );
+      }
+      return;
+    }
+    const correlation = tool.correlation as Json;
+    for (const field of ['runId', 'normalizedSessionId', 'turnId', 'itemId'] as const) {
+      if (correlation[field] !== event[field]) {
+        issue(
+          'semantic_correlation_mismatch',
+          `/events/${index}/payload/semantic_tool/correlation/${field}`,
+          `must equal the event's ${field}`,
+        );
+      }
+    }
   });
 
   const [terminalAt, ...extra] = terminals;
@@ -135,10 +262,17 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
   }
 
   const indexed = new Set<number>();
+  const referenced = new Set<number>();
   const checkIndex = (list: 'calls' | 'results', eventType: string, fields: readonly string[]): void => {
+    const callIds = new Map<unknown, number>();
     semanticTools[list].forEach((entry: Json, position) => {
       const path = `/semanticTools/${list}/${position}`;
+      const earlier = callIds.get(entry.callId);
+      if (earlier !== undefined) {
+        issue('semantic_call_id_duplicate', `${path}/callId`, `callId repeats ${list}[${earlier}]`);
+      } else callIds.set(entry.callId, position);
       const at = typeof entry.eventId === 'string' ? positions.get(entry.eventId) : undefined;
+      if (at !== undefined && events[at]?.eventType === eventType) referenced.add(at);
       const tool = at === undefined ? undefined : envelopeOf(events[at]);
       if (at === undefined || tool === undefined || events[at]?.eventType !== eventType) {
         issue('semantic_index_invalid', `${path}/eventId`, `does not point at a ${eventType} envelope`);
@@ -156,6 +290,21 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
   };
   checkIndex('calls', 'mcp_app.tool_input', ['callId', 'operationId']);
   checkIndex('results', 'mcp_app.tool_result', ['callId', 'operationId', 'outcome']);
+  const calls = new Map<unknown, Json>();
+  for (const call of semanticTools.calls as readonly Json[])
+    if (!calls.has(call.callId)) calls.set(call.callId, call);
+  (semanticTools.results as readonly Json[]).forEach((result, position) => {
+    const call = calls.get(result.callId);
+    if (call === undefined) {
+      issue('semantic_result_call_mismatch', `/semanticTools/results/${position}/callId`, 'answers no call');
+    } else if (call.operationId !== result.operationId) {
+      issue(
+        'semantic_result_call_mismatch',
+        `/semanticTools/results/${position}/operationId`,
+        "differs from its call's operationId",
+      );
+    }
+  });
 
   const denials = new Map<string, number>();
   semanticTools.denials.forEach((denial, position) =>
@@ -163,11 +312,10 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
   );
   const matchedDenials = new Set<number>();
   events.forEach((event, index) => {
-    const tool = envelopeOf(event);
-    if (tool === undefined) return;
     if (
       (event.eventType === 'mcp_app.tool_input' || event.eventType === 'mcp_app.tool_result') &&
-      !indexed.has(index)
+      !referenced.has(index) &&
+      positions.get(event.sourceEventId) === index
     ) {
       issue(
         'semantic_envelope_unindexed',
@@ -175,7 +323,8 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
         `${event.eventType} event ${index} is not indexed`,
       );
     }
-    if (event.eventType !== 'mcp_app.tool_result' || tool.outcome !== 'denied') return;
+    const tool = envelopeOf(event);
+    if (tool === undefined || event.eventType !== 'mcp_app.tool_result' || tool.outcome !== 'denied') return;
     const position = denials.get(denialKey(tool.callId, tool.code));
     if (position === undefined) {
       issue(

@@ -1,0 +1,175 @@
+// Field rules of the native-execution/v1 parser that a JSON Schema does not state as upstream's
+// parser applies them: required text (a string that is not empty after trimming every Unicode
+// whitespace, as `String.prototype.trim` does) and timestamps (upstream's UTC shape, and a real
+// instant). The places are listed once, here. These rules decide alone at their places: the parser
+// drops the schema's errors there (a missing or empty id is `text_required`, never reported twice).
+import { pointer } from './errors.js';
+
+import type { Issue } from './errors.js';
+
+type Json = Record<string, unknown>;
+
+/** One field place: reference tokens, `*` for every item of an array. */
+type Place = readonly string[];
+
+/**
+ * Every field upstream's parser reads as required text (its `text()`). A place whose parent is
+ * null or absent (no `usage.cost`, no `failure`) has nothing to check; `transcript.omissionReason`
+ * is text only when it is not null.
+ */
+const REQUIRED_TEXT: readonly Place[] = [
+  ['identity', 'runId'],
+  ['identity', 'caseId'],
+  ['identity', 'configId'],
+  ['identity', 'attemptId'],
+  ['input', 'deterministicSeed'],
+  ['runner', 'package', 'name'],
+  ['runner', 'package', 'version'],
+  ['runner', 'binary', 'name'],
+  ['runner', 'driverKind'],
+  ['runner', 'driverVersion'],
+  ['transcript', 'uri'],
+  ['transcript', 'mediaType'],
+  ['transcript', 'omissionReason'],
+  ['artifactRoot', 'uri'],
+  ['artifactRoot', 'mediaType'],
+  ['artifacts', '*', 'uri'],
+  ['artifacts', '*', 'mediaType'],
+  ['usage', 'cost', 'currency'],
+  ['failure', 'classification'],
+  ['failure', 'code'],
+  ['failure', 'message'],
+  ['semanticTools', 'definitions', '*', 'operationId'],
+  ['semanticTools', 'calls', '*', 'callId'],
+  ['semanticTools', 'calls', '*', 'operationId'],
+  ['semanticTools', 'calls', '*', 'eventId'],
+  ['semanticTools', 'results', '*', 'callId'],
+  ['semanticTools', 'results', '*', 'operationId'],
+  ['semanticTools', 'results', '*', 'eventId'],
+  ['semanticTools', 'results', '*', 'outcome'],
+  ['semanticTools', 'denials', '*', 'callId'],
+  ['semanticTools', 'denials', '*', 'code'],
+  ['semanticTools', 'denials', '*', 'authorizationBoundary'],
+];
+
+/** Places that may hold null instead of text. */
+const NULLABLE_TEXT = new Set(['/transcript/omissionReason']);
+
+/**
+ * Every `format: date-time` field of our native-execution and PRP v1 schemas (the events'
+ * `emittedAt` and `observedAt`; a test holds this list equal to the schemas).
+ */
+export const TIMESTAMP_PLACES: readonly Place[] = [
+  ['events', '*', 'emittedAt'],
+  ['events', '*', 'observedAt'],
+];
+
+/** Upstream compiles its schemas with this `date-time` format: UTC `Z`, `T`, three fraction digits or none. */
+export const UPSTREAM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
+
+const placePattern = (place: Place): RegExp =>
+  new RegExp(`^${place.map((token) => (token === '*' ? '/\\d+' : `/${token}`)).join('')}$`);
+const REQUIRED_TEXT_PATTERNS = REQUIRED_TEXT.map(placePattern);
+const TIMESTAMP_PATTERNS = TIMESTAMP_PLACES.map(placePattern);
+
+/** True when `path` is a required-text place. */
+export const isRequiredTextPath = (path: string): boolean =>
+  REQUIRED_TEXT_PATTERNS.some((pattern) => pattern.test(path));
+
+/** True when `path` is a timestamp place. */
+export const isTimestampPath = (path: string): boolean =>
+  TIMESTAMP_PATTERNS.some((pattern) => pattern.test(path));
+
+/** Upstream's `text()`: a string with something left after JS `trim` (all Unicode White_Space, line terminators, U+FEFF). */
+export const isRequiredText = (value: unknown): value is string =>
+  typeof value === 'string' && value.trim().length > 0;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every (pointer, parent, value) a place names in `bundle`; a place whose parent is not an object names nothing. */
+function* fieldsAt(
+  node: unknown,
+  place: Place,
+  tokens: (string | number)[] = [],
+): Generator<{ path: string; present: boolean; value: unknown }> {
+  const [head, ...rest] = place;
+  if (head === undefined) return;
+  if (head === '*') {
+    if (!Array.isArray(node)) return;
+    for (const [index, item] of node.entries()) yield* fieldsAt(item, rest, [...tokens, index]);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (rest.length === 0) {
+    yield { path: pointer(...tokens, head), present: Object.hasOwn(node, head), value: node[head] };
+    return;
+  }
+  yield* fieldsAt(node[head], rest, [...tokens, head]);
+}
+
+/** Required text that is missing, not a string, or blank after trimming Unicode whitespace. */
+export function requiredTextIssues(bundle: Json): Issue[] {
+  const issues: Issue[] = [];
+  for (const place of REQUIRED_TEXT) {
+    for (const { path, present, value } of fieldsAt(bundle, place)) {
+      if (isRequiredText(value) || (value === null && NULLABLE_TEXT.has(path))) continue;
+      issues.push({
+        code: 'text_required',
+        message: `${path} must be text with something besides whitespace`,
+        path,
+        expected: NULLABLE_TEXT.has(path)
+          ? 'null, or a string that is not empty after trimming whitespace'
+          : 'a string that is not empty after trimming whitespace',
+        received: present ? value : 'missing',
+      });
+    }
+  }
+  return issues;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether a string of upstream's shape names a real instant (a leap second only at 23:59:60, as RFC 3339 allows). */
+export function isRealInstant(text: string): boolean {
+  const [year, month, day, hour, minute, second] = [0, 5, 8, 11, 14, 17].map((at) =>
+    Number(text.slice(at, at === 0 ? 4 : at + 2)),
+  ) as [number, number, number, number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const monthDays = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  return (
+    day >= 1 &&
+    day <= monthDays &&
+    hour <= 23 &&
+    minute <= 59 &&
+    (second <= 59 || (second === 60 && hour === 23 && minute === 59))
+  );
+}
+
+/** Timestamps outside upstream's format (`timestamp_invalid`), or of its shape yet no real instant (`timestamp_impossible`). */
+export function timestampIssues(bundle: Json): Issue[] {
+  const issues: Issue[] = [];
+  for (const place of TIMESTAMP_PLACES) {
+    for (const { path, present, value } of fieldsAt(bundle, place)) {
+      if (!present && place.at(-1) === 'observedAt') continue; // optional
+      if (typeof value !== 'string' || !UPSTREAM_DATE_TIME.test(value)) {
+        issues.push({
+          code: 'timestamp_invalid',
+          message: `${path} is not a UTC timestamp of the form 2026-11-30T12:00:00.000Z`,
+          path,
+          expected: 'YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DDTHH:MM:SS.sssZ (UTC, upper-case T and Z)',
+          received: present ? value : 'missing',
+        });
+      } else if (!isRealInstant(value)) {
+        issues.push({
+          code: 'timestamp_impossible',
+          message: `${path} names no real instant (month, day, hour, minute or second out of range)`,
+          path,
+          expected: 'a real calendar date and time of day',
+          received: value,
+        });
+      }
+    }
+  }
+  return issues;
+}
