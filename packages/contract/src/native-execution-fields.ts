@@ -17,7 +17,7 @@ type Place = readonly string[];
  * null or absent (no `usage.cost`, no `failure`) has nothing to check; `transcript.omissionReason`
  * is text only when it is not null.
  */
-const REQUIRED_TEXT: readonly Place[] = [
+export const REQUIRED_TEXT_PLACES: readonly Place[] = [
   ['identity', 'runId'],
   ['identity', 'caseId'],
   ['identity', 'configId'],
@@ -69,7 +69,7 @@ export const UPSTREAM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3
 
 const placePattern = (place: Place): RegExp =>
   new RegExp(`^${place.map((token) => (token === '*' ? '/\\d+' : `/${token}`)).join('')}$`);
-const REQUIRED_TEXT_PATTERNS = REQUIRED_TEXT.map(placePattern);
+const REQUIRED_TEXT_PATTERNS = REQUIRED_TEXT_PLACES.map(placePattern);
 const TIMESTAMP_PATTERNS = TIMESTAMP_PLACES.map(placePattern);
 
 /** True when `path` is a required-text place. */
@@ -111,7 +111,7 @@ function* fieldsAt(
 /** Required text that is missing, not a string, or blank after trimming Unicode whitespace. */
 export function requiredTextIssues(bundle: Json): Issue[] {
   const issues: Issue[] = [];
-  for (const place of REQUIRED_TEXT) {
+  for (const place of REQUIRED_TEXT_PLACES) {
     for (const { path, present, value } of fieldsAt(bundle, place)) {
       if (isRequiredText(value) || (value === null && NULLABLE_TEXT.has(path))) continue;
       issues.push({
