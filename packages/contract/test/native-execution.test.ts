@@ -131,9 +131,9 @@ describe('the mutation table', () => {
 describe('docs/native-execution.md', () => {
   it('lists every rule with its origin, and no other', () => {
     const doc = readFileSync(new URL('../../../docs/native-execution.md', import.meta.url), 'utf8');
-    const rows = [...doc.matchAll(/^\| `([a-z0-9_]+)`\s*\|.*\|\s*(schema|upstream parser|evals)\s*\|$/gm)].map(
-      (match) => `${match[1] ?? ''} ${match[2] ?? ''}`,
-    );
+    const rows = [
+      ...doc.matchAll(/^\| `([a-z0-9_]+)`\s*\|.*\|\s*(schema|upstream parser|evals)\s*\|$/gm),
+    ].map((match) => `${match[1] ?? ''} ${match[2] ?? ''}`);
     const expected = Object.entries(NATIVE_EXECUTION_RULES).map(([code, rule]) => `${code} ${rule.origin}`);
     expect(rows.sort()).toEqual(expected.sort());
   });
