@@ -28,9 +28,11 @@ export function createProgram(): Command {
     .description(
       [
         'Check paperclip-runner/native-execution/v1 attempt bundles: strict JSON (UTF-8, no duplicate keys,',
-        'size and depth limits), the JSON Schema, and the contract invariants (terminal, event order,',
-        'semantic tool index, denials, token totals, transcript accounting). Every issue is reported,',
-        'each with a rule code, a JSON pointer, what was expected and what was received.',
+        'size and depth limits), the JSON Schema, required text and UTC timestamps as upstream reads them,',
+        'and the contract invariants (terminal, event order, semantic tool envelopes and their correlation,',
+        'the semantic tool index, denials, token totals, transcript accounting). Every issue is reported,',
+        'each with a rule code, a JSON pointer, what was expected and what was received',
+        '(the rules: docs/native-execution.md).',
       ].join(' '),
     )
     .argument(

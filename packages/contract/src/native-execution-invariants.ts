@@ -220,31 +220,17 @@ function envelopeIssues(events: unknown[]): Issue[] {
  */
 function callBindingIssues(bundle: Json): Issue[] {
   const semanticTools = objectAt(bundle, 'semanticTools');
-  const issues: Issue[] = [];
-  const firstByCallId = (list: 'calls' | 'results'): Map<string, Json> => {
-    const first = new Map<string, { position: number; entry: Json }>();
-    listAt(semanticTools, list).forEach((entry, position) => {
-      if (!isObject(entry) || typeof entry.callId !== 'string') return;
-      const earlier = first.get(entry.callId);
-      if (earlier === undefined) {
-        first.set(entry.callId, { position, entry });
-        return;
-      }
-      issues.push({
-        code: 'semantic_call_id_duplicate',
-        message: `semanticTools.${list}[${position}] repeats the callId of semanticTools.${list}[${earlier.position}]`,
-        path: pointer('semanticTools', list, position, 'callId'),
-        expected: `a callId no other ${list} entry uses`,
-        received: entry.callId,
-      });
-    });
-    return new Map([...first].map(([callId, { entry }]) => [callId, entry]));
-  };
-  const calls = firstByCallId('calls');
-  firstByCallId('results');
-  listAt(semanticTools, 'results').forEach((result, position) => {
+  const calls = listAt(semanticTools, 'calls');
+  const results = listAt(semanticTools, 'results');
+  const callById = new Map<string, Json>();
+  for (const call of calls) {
+    if (isObject(call) && typeof call.callId === 'string' && !callById.has(call.callId))
+      callById.set(call.callId, call);
+  }
+  const issues = [...duplicateCallIdIssues('calls', calls), ...duplicateCallIdIssues('results', results)];
+  results.forEach((result, position) => {
     if (!isObject(result) || typeof result.callId !== 'string') return;
-    const call = calls.get(result.callId);
+    const call = callById.get(result.callId);
     if (call === undefined) {
       issues.push({
         code: 'semantic_result_call_mismatch',
@@ -262,6 +248,28 @@ function callBindingIssues(bundle: Json): Issue[] {
         received: describe(result.operationId),
       });
     }
+  });
+  return issues;
+}
+
+/** A callId used by an earlier entry of the same list. */
+function duplicateCallIdIssues(list: 'calls' | 'results', entries: unknown[]): Issue[] {
+  const firstPosition = new Map<string, number>();
+  const issues: Issue[] = [];
+  entries.forEach((entry, position) => {
+    if (!isObject(entry) || typeof entry.callId !== 'string') return;
+    const earlier = firstPosition.get(entry.callId);
+    if (earlier === undefined) {
+      firstPosition.set(entry.callId, position);
+      return;
+    }
+    issues.push({
+      code: 'semantic_call_id_duplicate',
+      message: `semanticTools.${list}[${position}] repeats the callId of semanticTools.${list}[${earlier}]`,
+      path: pointer('semanticTools', list, position, 'callId'),
+      expected: `a callId no other ${list} entry uses`,
+      received: entry.callId,
+    });
   });
   return issues;
 }
@@ -346,7 +354,8 @@ function semanticIndexIssues(
           ? 'results'
           : undefined;
     if (list === undefined || referenced.has(index)) return;
-    if (typeof event.sourceEventId === 'string' && positionById.get(event.sourceEventId) !== index) return; // a repeated id: source_event_id_duplicate
+    // An event repeating an earlier sourceEventId is source_event_id_duplicate, not unindexed.
+    if (typeof event.sourceEventId === 'string' && positionById.get(event.sourceEventId) !== index) return;
     issues.push({
       code: 'semantic_envelope_unindexed',
       message: `${String(event.eventType)} event ${index} has no semanticTools.${list} entry`,

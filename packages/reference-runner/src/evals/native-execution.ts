@@ -177,13 +177,11 @@ function isRealInstant(match: RegExpExecArray): boolean {
     number,
     number,
   ];
-  const days = new Date(Date.UTC(2000, month, 0)).getUTCDate(); // days of `month` in a leap year
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
   return (
-    month >= 1 &&
-    month <= 12 &&
     day >= 1 &&
-    day <= (month === 2 && !leap ? 28 : days) &&
+    day <= days &&
     hour <= 23 &&
     minute <= 59 &&
     (second <= 59 || (second === 60 && hour === 23 && minute === 59))
