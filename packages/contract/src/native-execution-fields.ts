@@ -116,7 +116,10 @@ export function requiredTextIssues(bundle: Json): Issue[] {
       if (isRequiredText(value) || (value === null && NULLABLE_TEXT.has(path))) continue;
       issues.push({
         code: 'text_required',
-        message: `${path} must be text with something besides whitespace`,
+        message:
+          typeof value === 'string' && value !== ''
+            ? `${path} holds only whitespace (${codePoints(value)}): it must be text`
+            : `${path} must be text with something besides whitespace`,
         path,
         expected: NULLABLE_TEXT.has(path)
           ? 'null, or a string that is not empty after trimming whitespace'
@@ -127,6 +130,12 @@ export function requiredTextIssues(bundle: Json): Issue[] {
   }
   return issues;
 }
+
+/** `U+00A0 U+3000`: whitespace made visible. */
+const codePoints = (text: string): string =>
+  [...text]
+    .map((char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`)
+    .join(' ');
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
