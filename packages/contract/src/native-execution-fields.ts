@@ -131,11 +131,12 @@ export function requiredTextIssues(bundle: Json): Issue[] {
   return issues;
 }
 
-/** `U+00A0 U+3000`: whitespace made visible. */
+/** `U+00A0 U+3000`: whitespace made visible (every character trim removes is one UTF-16 unit). */
 const codePoints = (text: string): string =>
-  [...text]
-    .map((char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`)
-    .join(' ');
+  Array.from(
+    { length: text.length },
+    (_, index) => `U+${text.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`,
+  ).join(' ');
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
