@@ -10,7 +10,7 @@ export const EXIT = {
   ok: 0,
   /** An attempt bundle was checked and refused. */
   invalid: 1,
-  /** Bad usage, or an input that could not be read or is not the document it should be. */
+  /** Bad usage, an input that could not be read or is not the document it should be, or an output path refused. */
   usage: 2,
   /** The runner release and the consumer are incompatible. */
   incompatible: 3,
@@ -64,6 +64,7 @@ const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_runnerd_artifact_invalid: EXIT.artifactInvalid,
   paperclip_contract_document_invalid: EXIT.usage,
   paperclip_canonical_json_invalid: EXIT.usage,
+  paperclip_output_unwritable: EXIT.usage,
 };
 
 export function exitCodeFor(error: unknown): number {

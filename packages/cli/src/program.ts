@@ -145,7 +145,10 @@ export function createProgram(): Command {
         .choices(['json', 'md', 'html', 'junit'])
         .default('json'),
     )
-    .option('--out <file>', 'write the report to this file (atomically) instead of stdout')
+    .option(
+      '--out <file>',
+      'write the report to this file instead of stdout: a file atomically (never half-written); /dev/stdout, /dev/null, a FIFO or another character device in place; a directory, socket, block device or missing folder is refused (exit 2)',
+    )
     .option(
       '--run <runId>',
       'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it',
@@ -163,7 +166,7 @@ export function createProgram(): Command {
         '',
         GATES_HELP,
         '',
-        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them), no such store, or an unusable environment.',
+        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them), no such store, an unusable environment, or an --out that cannot be written.',
         '',
         'Examples:',
         '  $ evals report --format html --out report.html',
@@ -258,10 +261,13 @@ export function createProgram(): Command {
     .command('init')
     .summary('write a commented starter Evalbook environment (evalbook.yaml)')
     .description(
-      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is; an existing file is never overwritten.',
+      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is; an existing file is never overwritten. /dev/stdout or a FIFO is written in place; a directory or a missing folder is refused.',
     )
     .argument('[file]', 'where to write it', 'evalbook.yaml')
-    .addHelpText('after', '\nExit codes: 0 written · 2 the file exists or cannot be written.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 written · 2 the file exists, its folder is missing, or it cannot be written.\n\nExamples:\n  $ evals init\n  $ evals init suites/nightly.yaml\n  $ evals init /dev/stdout | less',
+    )
     .action(async (file: string) => {
       const { runInit } = await import('./commands/init.js');
       process.exitCode = await runInit({ path: file });
@@ -376,14 +382,14 @@ export function createProgram(): Command {
     .requiredOption('--release-dir <dir>', 'the release directory')
     .option(
       '--out <file>',
-      'also write the evals-qualification/v1 record to this file (atomically; outside the release directory)',
+      'also write the evals-qualification/v1 record to this file (atomically; outside the release directory), or in place to /dev/stdout, a FIFO or a character device; a directory, socket or missing folder is refused before any work',
     )
     .option('--json', 'print the record as JSON instead of the table')
     .addHelpText(
       'after',
       [
         '',
-        'Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release directory).',
+        'Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release directory, an --out that cannot be written).',
         '',
         'Examples:',
         '  $ evals qualify --release-dir dist/release --out qualification.json',

@@ -7,7 +7,9 @@ export type ContractErrorCode =
   | 'paperclip_runner_eval_incompatible'
   | 'paperclip_canonical_json_invalid'
   /** A contract document given to Evals (build metadata, consumer requirements) is not what its schema says. */
-  | 'paperclip_contract_document_invalid';
+  | 'paperclip_contract_document_invalid'
+  /** A path Evals was asked to write is refused (a directory, socket, missing folder…) or cannot be written. */
+  | 'paperclip_output_unwritable';
 
 export interface Issue {
   /** Rule code, e.g. `digest_malformed`, `json_duplicate_key`. */

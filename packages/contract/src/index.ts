@@ -1,5 +1,6 @@
 // Public surface of @paperclip-evals/contract: explicit named exports only.
-export { writeFileAtomically } from './atomic-file.js';
+export { outputTarget, writeOutputFile } from './output-file.js';
+export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './output-file.js';
 export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
 export { canonicalBytes, canonicalize, hasLoneSurrogate } from './canonical-json.js';

@@ -2,6 +2,7 @@
 // bundle's canonical digest. SQLite (embedded default) and PostgreSQL (shared) implement the same
 // asynchronous interface, and one behaviour suite (test/ledger-store.test.ts) runs on both.
 import { existsSync } from 'node:fs';
+import { outputTarget } from '@paperclip-evals/contract';
 
 import type { Layer } from '@paperclip-evals/checks';
 
@@ -100,6 +101,9 @@ export async function openStore(
     if (path === '') throw new StoreError('sqlite: store URL needs a path (sqlite:PATH)');
     if (options.mustExist === true && !existsSync(path))
       throw new StoreError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
+    // A store a writer may create must be a regular file or nothing yet: a directory, device, FIFO or
+    // socket is refused (contract's outputTarget), never opened or replaced. Missing folders are made.
+    if (options.mustExist !== true) await outputTarget(path, { inPlace: false, createsFolders: true });
     const { SqliteStore } = await import('./sqlite-store.js');
     return SqliteStore.open(path, { writerThread: options.writerThread === true });
   }

@@ -2,7 +2,7 @@
 // the order they run), the issue shape those checks report, schema validation of a finished record
 // (schemas/evals/qualification-record-v1.schema.json) and its atomic write (temp file + rename).
 import { createRequire } from 'node:module';
-import { pointer, schemaErrors, writeFileAtomically } from '@paperclip-evals/contract';
+import { pointer, schemaErrors, writeOutputFile } from '@paperclip-evals/contract';
 
 import type {
   CompatibilityReceipt,
@@ -182,7 +182,10 @@ export function qualificationRecordIssues(value: unknown): Issue[] {
   return issues;
 }
 
-/** Writes the record as pretty JSON, atomically (a reader never sees half a record). */
+/**
+ * Writes the record as pretty JSON: atomically to a file (a reader never sees half a record), in
+ * place to a device or FIFO; anything else is refused (contract's writeOutputFile).
+ */
 export async function writeQualificationRecord(path: string, record: QualificationRecord): Promise<void> {
-  await writeFileAtomically(path, (write) => write(`${JSON.stringify(record, null, 2)}\n`));
+  await writeOutputFile(path, (write) => write(`${JSON.stringify(record, null, 2)}\n`));
 }

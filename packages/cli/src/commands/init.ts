@@ -1,21 +1,15 @@
 // `evals init`: writes a commented starter Evalbook environment (evalbook.yaml) that loads as is.
-// Never overwrites: an existing file is left alone and reported.
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+// Never overwrites: an existing file is left alone and reported (contract's writeOutputFile, which
+// also writes /dev/stdout or a FIFO in place and refuses a directory or a missing folder).
+import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
 import { starterEnvironment } from '@paperclip-evals/evalbook';
 
-import { UsageError } from '../exit-codes.js';
-
 export async function runInit(options: { readonly path: string }): Promise<number> {
-  const path = resolve(options.path);
-  try {
-    await writeFile(path, starterEnvironment(), { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new UsageError(`${options.path} already exists; not overwritten (name another file)`);
-    throw error;
-  }
-  process.stdout.write(
+  const target = await outputTarget(options.path, { overwrite: false });
+  await writeOutputFile(options.path, (write) => write(starterEnvironment()), { overwrite: false });
+  // Written to stdout itself (`evals init /dev/stdout`), the next steps go to stderr.
+  const notes = target.kind === 'stdio' && target.fd === 1 ? process.stderr : process.stdout;
+  notes.write(
     [
       `wrote ${options.path}: a starter Evalbook environment. Next:`,
       '  1. list your cases and configs with the sha256 of their definitions (evals digest --canonical FILE)',

@@ -1,9 +1,11 @@
 // `evals qualify`: qualify one runner release directory (packed @paperclipai/paperclip-runner
 // tarball, paperclip-runnerd, SHA256SUMS) and print the evals-qualification/v1 record — a table of
-// every check, or the record as JSON — optionally writing it atomically to --out.
+// every check, or the record as JSON — optionally writing it to --out (atomically for a file, in place
+// for a device or FIFO; a directory, socket or missing folder is refused before any work).
 // Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release dir).
 import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { outputTarget } from '@paperclip-evals/contract';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
 import type { QualificationRecord } from '@paperclip-evals/qualification';
@@ -20,7 +22,7 @@ export const QUALIFY_EXIT = {
 
 export interface QualifyOptions {
   readonly releaseDir: string;
-  /** Where to write the record (atomically); must be outside the release directory. */
+  /** Where to write the record (contract's writeOutputFile); a file must be outside the release directory. */
   readonly out?: string;
   readonly json: boolean;
 }
@@ -49,23 +51,22 @@ async function existingDirectory(path: string): Promise<string> {
   return real;
 }
 
-/** The record's absolute path; its folder must exist, and it must not land in the release directory. */
+/**
+ * Checks --out before the long work: contract's outputTarget refuses a directory, socket, missing
+ * folder…; a file must not land in the release directory. Returns the user's path (errors name it).
+ */
 async function outputPath(path: string, releaseDir: string): Promise<string> {
-  const absolute = resolve(path);
-  let parent: string;
-  try {
-    parent = await realpath(dirname(absolute));
-  } catch {
-    throw new UsageError(`--out ${path}: the folder ${dirname(absolute)} does not exist`);
+  const target = await outputTarget(path);
+  if (target.kind === 'new' || target.kind === 'file') {
+    const absolute = target.kind === 'file' ? target.path : join(await realpath(dirname(target.path)), basename(target.path));
+    const inside = relative(releaseDir, absolute);
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+      throw new UsageError(
+        `--out ${path} is inside the release directory, where it would be a file SHA256SUMS does not list`,
+      );
+    }
   }
-  const target = join(parent, basename(absolute));
-  const inside = relative(releaseDir, target);
-  if (inside === '' || (!inside.startsWith('..') && !inside.startsWith('/'))) {
-    throw new UsageError(
-      `--out ${path} is inside the release directory, where it would be a file SHA256SUMS does not list`,
-    );
-  }
-  return target;
+  return path;
 }
 
 const shown = (value: unknown): string => (value === undefined ? '(not stated)' : show(value));

@@ -1,9 +1,10 @@
 // `evals report`, `evals grid` and `evals compare`: the Evalbook's numbers. The report streams the
-// store once and renders JSON, Markdown, JUnit or HTML (to stdout or atomically to --out); grid and
-// compare print the cases × configs table and a paired comparison for a person (or --json for
-// machines). Report and compare judge the same --fail-on gates, every one, each verdict on stderr.
+// store once and renders JSON, Markdown, JUnit or HTML (to stdout or to --out: atomically for a
+// file, in place for a device or FIFO, never replacing what is there); grid and compare print the
+// cases × configs table and a paired comparison for a person (or --json for machines). Report and
+// compare judge the same --fail-on gates, every one, each verdict on stderr.
 import { styleText } from 'node:util';
-import { writeFileAtomically } from '@paperclip-evals/contract';
+import { writeOutputFile } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
   ScopeError,
@@ -128,7 +129,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
       });
     };
     if (options.out === undefined) await report(toStdout);
-    else await writeFileAtomically(options.out, report);
+    else await writeOutputFile(options.out, report);
   } catch (error) {
     if (error instanceof ScopeError) throw new UsageError(error.message);
     throw error;

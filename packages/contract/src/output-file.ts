@@ -1,0 +1,347 @@
+// The one way Evals writes a file a user named (report --out, qualify --out, init, a new SQLite
+// store): what the path names decides how, and nothing that is there is ever replaced by something
+// of another type.
+//   - a missing path (in a folder that exists): a temporary file beside it, filled, flushed, then
+//     hard-linked into place (never over something that appeared meanwhile) — a reader sees nothing
+//     or the whole file;
+//   - a regular file: the same, renamed over it (its permission bits kept); through a symlink, the
+//     file the link names is replaced and the link stays;
+//   - a character device or a FIFO (/dev/null, a terminal, `mkfifo` pipes): written in place (opened
+//     for writing, no truncation, no rename); a FIFO waits for its reader, as `cat > fifo` does;
+//   - /dev/stdout, /dev/stderr, /dev/fd/1|2, /proc/self/fd/1|2: this process's own stdout or stderr;
+//   - a directory, a socket, a block device, a dangling symlink: refused, left as it is;
+//   - a missing folder: refused, naming the user's path and the folder (never a temporary name).
+// Every refusal is a ContractError `paperclip_output_unwritable` with one issue (the CLI: exit 2).
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { chmod, link, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+
+import { ContractError } from './errors.js';
+import { isFileSystemError } from './bundle-inputs.js';
+
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import type { Issue } from './errors.js';
+
+/** Why a path cannot be written; each is one issue of a `paperclip_output_unwritable` error. */
+export type OutputIssueCode =
+  | 'output_is_directory'
+  | 'output_is_socket'
+  | 'output_is_block_device'
+  | 'output_is_not_a_file'
+  | 'output_is_stream'
+  | 'output_exists'
+  | 'output_dangling_symlink'
+  | 'output_folder_missing'
+  | 'output_folder_not_a_folder'
+  | 'output_changed'
+  | 'output_write_failed';
+
+/** What a path names, as far as writing it goes. */
+export type OutputTarget =
+  /** Nothing yet, in a folder that exists: created atomically. */
+  | { readonly kind: 'new'; readonly path: string }
+  /** A regular file (`path` is the file itself when the user's path is a symlink): replaced atomically. */
+  | { readonly kind: 'file'; readonly path: string; readonly mode: number }
+  /** A character device or FIFO: written in place. */
+  | { readonly kind: 'stream'; readonly path: string; readonly type: 'character device' | 'FIFO' }
+  /** This process's own stdout or stderr. */
+  | { readonly kind: 'stdio'; readonly fd: 1 | 2 };
+
+export interface OutputTargetOptions {
+  /**
+   * Whether a character device, FIFO or stdio name may be written in place (default true). A
+   * database needs a regular file: for it a stream is refused.
+   */
+  readonly inPlace?: boolean;
+  /** Whether the caller creates missing folders itself (default false: a missing folder is refused). */
+  readonly createsFolders?: boolean;
+  /** Whether an existing regular file may be replaced (default true; `evals init` never overwrites). */
+  readonly overwrite?: boolean;
+}
+
+const EXPECTED = 'a regular file, a new file in an existing folder, a character device (/dev/null) or a FIFO';
+/** What a target that must be a regular file (a database) may be. */
+const EXPECTED_FILE = 'a regular file or a new file';
+
+/** Paths that name this process's stdout or stderr whatever they point to (Linux and macOS spellings). */
+const STDIO_PATHS: ReadonlyMap<string, 1 | 2> = new Map([
+  ['/dev/stdout', 1],
+  ['/dev/stderr', 2],
+  ['/dev/fd/1', 1],
+  ['/dev/fd/2', 2],
+  ['/proc/self/fd/1', 1],
+  ['/proc/self/fd/2', 2],
+]);
+
+function refusal(
+  path: string,
+  code: OutputIssueCode,
+  message: string,
+  received: string,
+  expected: string = EXPECTED,
+): ContractError {
+  const issue: Issue = { code, component: path, message, expected, received };
+  return new ContractError('paperclip_output_unwritable', `cannot write ${path}: ${message}`, [issue]);
+}
+
+/** A failed system call on the user's behalf, named by the user's path (never a temporary file's). */
+function writeFailed(path: string, error: NodeJS.ErrnoException, hint = ''): ContractError {
+  const what = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  const received = error.code ?? error.syscall;
+  const issue: Issue = {
+    code: 'output_write_failed',
+    component: path,
+    message: `${what} (${received})${hint}`,
+    expected: 'a path Evals can write',
+    received,
+  };
+  return new ContractError('paperclip_output_unwritable', `cannot write ${path}: ${issue.message}`, [issue], {
+    cause: error,
+  });
+}
+
+/** Runs one file-system step of writing `path`; its failure becomes the coded error naming `path`. */
+async function step<T>(path: string, run: () => Promise<T>, hint?: string): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw isFileSystemError(error) ? writeFailed(path, error, hint) : error;
+  }
+}
+
+/** What a node that exists is, when it is not something Evals writes. */
+function refusedNode(path: string, stats: Stats, expected: string): ContractError | undefined {
+  if (stats.isDirectory())
+    return refusal(
+      path,
+      'output_is_directory',
+      'it is a directory; name a file inside it instead',
+      'a directory',
+      expected,
+    );
+  if (stats.isSocket())
+    return refusal(
+      path,
+      'output_is_socket',
+      'it is a socket, which Evals does not connect to; write to stdout and pipe that into the socket instead',
+      'a socket',
+      expected,
+    );
+  if (stats.isBlockDevice())
+    return refusal(
+      path,
+      'output_is_block_device',
+      'it is a block device (a disk or partition), which writing would overwrite; name a file instead',
+      'a block device',
+      expected,
+    );
+  if (!stats.isFile() && !stats.isCharacterDevice() && !stats.isFIFO())
+    return refusal(
+      path,
+      'output_is_not_a_file',
+      'it is not a file, a device or a FIFO',
+      'another kind of node',
+      expected,
+    );
+  return undefined;
+}
+
+/**
+ * Says how `path` would be written, or throws the refusal (writing nothing). Commands call it before
+ * long work so that a bad `--out` fails at once.
+ */
+export async function outputTarget(path: string, options: OutputTargetOptions = {}): Promise<OutputTarget> {
+  const inPlace = options.inPlace ?? true;
+  const absolute = resolve(path);
+  const stdio = STDIO_PATHS.get(absolute);
+  if (stdio !== undefined && inPlace) return { kind: 'stdio', fd: stdio };
+  let stats: Stats;
+  try {
+    stats = await stat(absolute);
+  } catch (error) {
+    if (isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR'))
+      return newTarget(path, absolute, options.createsFolders ?? false);
+    throw isFileSystemError(error) ? writeFailed(path, error) : error;
+  }
+  const refused = refusedNode(path, stats, inPlace ? EXPECTED : EXPECTED_FILE);
+  if (refused !== undefined) throw refused;
+  if (stats.isCharacterDevice() || stats.isFIFO()) {
+    const type = stats.isFIFO() ? 'FIFO' : 'character device';
+    if (!inPlace)
+      throw refusal(
+        path,
+        'output_is_stream',
+        `it is a ${type}, and this needs a regular file (name a file instead)`,
+        `a ${type}`,
+        EXPECTED_FILE,
+      );
+    return { kind: 'stream', path: absolute, type };
+  }
+  if (options.overwrite === false)
+    throw refusal(
+      path,
+      'output_exists',
+      'it already exists and is not overwritten; name another file',
+      'a regular file',
+    );
+  return { kind: 'file', path: await step(path, () => realpath(absolute)), mode: stats.mode & 0o7777 };
+}
+
+const isMissing = (error: unknown): boolean =>
+  isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR');
+
+/** A path that does not resolve: a dangling symlink, a missing folder, or a new file. */
+async function newTarget(path: string, absolute: string, createsFolders: boolean): Promise<OutputTarget> {
+  const node = await lstat(absolute).catch(() => undefined);
+  if (node?.isSymbolicLink() === true)
+    throw refusal(
+      path,
+      'output_dangling_symlink',
+      'it is a symlink to nothing; remove the link or create the file it names',
+      'a dangling symlink',
+    );
+  if (createsFolders) return { kind: 'new', path: absolute };
+  const folder = dirname(path);
+  let parent: Stats;
+  try {
+    parent = await stat(dirname(absolute));
+  } catch (error) {
+    if (!isMissing(error)) throw isFileSystemError(error) ? writeFailed(path, error) : error;
+    throw refusal(
+      path,
+      'output_folder_missing',
+      `the folder ${folder} does not exist; create it (mkdir -p ${folder}) or name a file in an existing folder`,
+      'a missing folder',
+    );
+  }
+  if (!parent.isDirectory())
+    throw refusal(path, 'output_folder_not_a_folder', `${folder} is not a folder`, 'a path through a file');
+  return { kind: 'new', path: absolute };
+}
+
+/** Writes one chunk; a failure (a FIFO's reader gone, a full disk) names the user's path. */
+type Write = (chunk: string) => Promise<void>;
+
+/**
+ * Calls `fill` with a writer into `path`, as `outputTarget` says: atomically for a file, in place for
+ * a device or FIFO, into the stream for stdout/stderr. What `fill` throws itself passes through.
+ */
+export async function writeOutputFile(
+  path: string,
+  fill: (write: Write) => Promise<void>,
+  options: Pick<OutputTargetOptions, 'overwrite'> = {},
+): Promise<void> {
+  const target = await outputTarget(path, options);
+  if (target.kind === 'stdio')
+    return fill(stdioWriter(path, target.fd === 1 ? process.stdout : process.stderr));
+  if (target.kind === 'stream') return writeInPlace(path, target.path, fill);
+  return writeReplacing(path, target, fill, options.overwrite ?? true);
+}
+
+function stdioWriter(path: string, stream: NodeJS.WriteStream): Write {
+  return (chunk) =>
+    new Promise((resolveWrite, reject) => {
+      stream.write(chunk, (error) => {
+        if (error) reject(isFileSystemError(error) ? writeFailed(path, error) : error);
+        else resolveWrite();
+      });
+    });
+}
+
+const handleWriter =
+  (path: string, handle: FileHandle): Write =>
+  (chunk) =>
+    step(path, async () => {
+      await handle.write(chunk);
+    });
+
+async function writeInPlace(
+  path: string,
+  absolute: string,
+  fill: (write: Write) => Promise<void>,
+): Promise<void> {
+  const handle = await step(path, () => open(absolute, fsConstants.O_WRONLY | fsConstants.O_NOCTTY));
+  try {
+    // What was opened must still be a device or FIFO: a regular file swapped in meanwhile would be
+    // overwritten from its start without truncation.
+    const opened = await step(path, () => handle.stat());
+    if (!opened.isCharacterDevice() && !opened.isFIFO())
+      throw refusal(
+        path,
+        'output_changed',
+        'it changed while Evals opened it; run again',
+        'another kind of node',
+      );
+    await fill(handleWriter(path, handle));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeReplacing(
+  path: string,
+  target: Extract<OutputTarget, { kind: 'new' | 'file' }>,
+  fill: (write: Write) => Promise<void>,
+  overwrite: boolean,
+): Promise<void> {
+  const folder = dirname(target.path);
+  const temporary = join(folder, `.${basename(target.path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await step(
+    path,
+    () => open(temporary, 'wx', 0o644),
+    `; Evals writes a temporary file in ${folder} and renames it into place, so that folder must be writable`,
+  );
+  try {
+    try {
+      await fill(handleWriter(path, handle));
+      await step(path, () => handle.sync());
+    } finally {
+      await handle.close();
+    }
+    if (target.kind === 'file') {
+      await step(path, () => chmod(temporary, target.mode));
+      await replace(path, temporary, target.path);
+    } else await place(path, temporary, target.path, overwrite);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+/** Renames the temporary file over a regular file, after checking it still is one. */
+async function replace(path: string, temporary: string, file: string): Promise<void> {
+  const now = await lstat(file).catch(() => undefined);
+  if (now !== undefined && !now.isFile())
+    throw refusal(
+      path,
+      'output_changed',
+      'it is no longer a regular file; run again',
+      'another kind of node',
+    );
+  await step(path, () => rename(temporary, file));
+}
+
+/** Error codes of link(2) on a file system without hard links. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** Links the temporary file in where nothing was: whatever appeared there meanwhile is never replaced. */
+async function place(path: string, temporary: string, file: string, overwrite: boolean): Promise<void> {
+  try {
+    await link(temporary, file);
+    return;
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    if (error.code !== 'EEXIST' && !NO_HARD_LINKS.has(error.code ?? '')) throw writeFailed(path, error);
+  }
+  // Something appeared meanwhile, or hard links are not supported: a last look, then rename.
+  const appeared = await lstat(file).catch(() => undefined);
+  if (appeared !== undefined && (!overwrite || !appeared.isFile()))
+    throw refusal(
+      path,
+      overwrite ? 'output_changed' : 'output_exists',
+      'something was created there while Evals wrote; it is left alone (run again)',
+      'a node that appeared',
+    );
+  await step(path, () => rename(temporary, file));
+}
