@@ -1,0 +1,171 @@
+// Output paths end to end with the real `evals` binary: `report --out` writes a FIFO (a reader gets
+// the whole report) and a character device in place and both stay what they were; stdout names go to
+// stdout; a directory, a missing folder (named as the user typed it), a socket are refused with exit 2
+// and left intact — and the same holds for `qualify --out` (before any work), `init` and a new store.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'packages/cli/bin/evals.js');
+const STORE = ['--store', 'sqlite:book.sqlite'];
+
+let dir: string;
+const run = (args: string[]): { status: number | null; stdout: string; stderr: string } => {
+  const result = spawnSync('node', [EVALS, ...args], { cwd: dir, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+/** The same, without blocking this process (a FIFO's reader runs beside it). */
+function runAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn('node', [EVALS, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((done) => child.on('close', (status) => done({ status, stderr })));
+}
+/** Starts `cat PATH` and resolves with everything it read. */
+function readFifo(path: string): Promise<string> {
+  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((done) => reader.on('close', () => done(Buffer.concat(chunks).toString('utf8'))));
+}
+const made = (command: string, args: string[]): boolean => spawnSync(command, args).status === 0;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-output-e2e-'));
+  mkdirSync(join(dir, 'runs'));
+  for (const [index, configId] of ['config_a', 'config_b', 'config_a'].entries())
+    writeFileSync(
+      join(dir, 'runs', `a${index}.json`),
+      JSON.stringify(syntheticAttempt({ attemptId: `a${index}`, configId })),
+    );
+  expect(run(['ingest', 'runs', ...STORE]).status).toBe(0);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The report as a regular file, to compare what the other targets received. */
+function reference(format: string): string {
+  expect(run(['report', '--format', format, '--out', `reference.${format}`, ...STORE]).status).toBe(0);
+  return readFileSync(join(dir, `reference.${format}`), 'utf8');
+}
+
+describe('evals report --out a FIFO', () => {
+  it('writes in place: the reader gets the whole report and the FIFO is still a FIFO', async () => {
+    expect(made('mkfifo', [join(dir, 'report.fifo')])).toBe(true);
+    const expected = reference('md');
+    const read = readFifo(join(dir, 'report.fifo'));
+    const result = await runAsync(['report', '--format', 'md', '--out', 'report.fifo', ...STORE]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(await read).toBe(expected);
+    expect(lstatSync(join(dir, 'report.fifo')).isFIFO()).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('evals report --out a character device', () => {
+  // A node of our own where this user may make one (root): a regression must never be able to
+  // replace the machine's /dev/null. Without mknod rights /dev/null itself is safe to use.
+  const own = join(tmpdir(), `evals-output-e2e-null-${process.pid}`);
+  const device = made('mknod', [own, 'c', '1', '3']) ? own : '/dev/null';
+  afterAll(() => {
+    if (device === own) rmSync(own, { force: true });
+  });
+
+  it(`writes ${device === own ? 'a null device node' : '/dev/null'} in place; it stays that device`, () => {
+    const before = statSync(device);
+    const result = run(['report', '--format', 'html', '--out', device, ...STORE]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`wrote ${device}`);
+    const after = lstatSync(device);
+    expect(after.isCharacterDevice()).toBe(true);
+    expect([after.ino, after.rdev]).toEqual([before.ino, before.rdev]);
+  });
+
+  it('writes /dev/stdout to stdout', () => {
+    const result = run(['report', '--format', 'md', '--out', '/dev/stdout', ...STORE]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe(reference('md'));
+  });
+});
+
+describe('evals report --out a path it refuses', () => {
+  it('names nodir/x.html and the missing folder nodir, never a temporary file', () => {
+    const result = run(['report', '--format', 'html', '--out', 'nodir/x.html', ...STORE]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('nodir/x.html');
+    expect(result.stderr).toContain('the folder nodir does not exist');
+    expect(result.stderr).not.toMatch(/\.tmp|x\.html\.[0-9a-f]{12}/);
+    expect(existsSync(join(dir, 'nodir'))).toBe(false);
+  });
+
+  it('refuses a directory and leaves it and its contents intact', () => {
+    mkdirSync(join(dir, 'reports'));
+    writeFileSync(join(dir, 'reports', 'keep.txt'), 'kept');
+    const result = run(['report', '--out', 'reports', ...STORE]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('output_is_directory');
+    expect(result.stderr).toContain('name a file inside it');
+    expect(lstatSync(join(dir, 'reports')).isDirectory()).toBe(true);
+    expect(readdirSync(join(dir, 'reports'))).toEqual(['keep.txt']);
+    expect(readFileSync(join(dir, 'reports', 'keep.txt'), 'utf8')).toBe('kept');
+  });
+});
+
+describe('every other command that writes a user-named file', () => {
+  it('qualify --out refuses a directory or a missing folder before any work', () => {
+    mkdirSync(join(dir, 'release'));
+    mkdirSync(join(dir, 'records'));
+    const directory = run(['qualify', '--release-dir', 'release', '--out', 'records']);
+    expect(directory.status).toBe(2);
+    expect(directory.stderr).toContain('output_is_directory');
+    expect(directory.stdout).toBe(''); // no record: nothing was qualified
+    const missing = run(['qualify', '--release-dir', 'release', '--out', 'nodir/q.json']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('nodir/q.json');
+    expect(missing.stderr).toContain('the folder nodir does not exist');
+    expect(readdirSync(join(dir, 'records'))).toEqual([]);
+  });
+
+  it('init refuses a directory and a missing folder, and writes /dev/stdout in place', () => {
+    const directory = run(['init', 'records']);
+    expect(directory.status).toBe(2);
+    expect(directory.stderr).toContain('output_is_directory');
+    const missing = run(['init', 'nodir/evalbook.yaml']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('nodir/evalbook.yaml');
+    const stdout = run(['init', '/dev/stdout']);
+    expect(stdout.status, stdout.stderr).toBe(0);
+    expect(stdout.stdout).toContain('# Evalbook environment');
+    expect(stdout.stdout).not.toContain('Next:'); // the next steps go to stderr then
+    expect(stdout.stderr).toContain('Next:');
+  });
+
+  it('a new SQLite store refuses a FIFO and a directory, leaving both as they were', () => {
+    expect(made('mkfifo', [join(dir, 'store.fifo')])).toBe(true);
+    const fifo = run(['ingest', 'runs', '--store', 'sqlite:store.fifo']);
+    expect(fifo.status).toBe(2);
+    expect(fifo.stderr).toContain('output_is_stream');
+    expect(lstatSync(join(dir, 'store.fifo')).isFIFO()).toBe(true);
+    const directory = run(['ingest', 'runs', '--store', 'sqlite:records']);
+    expect(directory.status).toBe(2);
+    expect(directory.stderr).toContain('output_is_directory');
+    expect(readdirSync(join(dir, 'records'))).toEqual([]);
+  });
+});

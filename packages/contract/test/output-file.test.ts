@@ -1,0 +1,392 @@
+// Tests for the one output writer (writeOutputFile / outputTarget): for every kind of node a path can
+// name, what is there is written the way it allows (atomically, in place, to the stream) or refused
+// and left as it was — never replaced by a node of another type. A property test runs every kind
+// with arbitrary content and both overwrite modes.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { ContractError } from '../src/errors.js';
+import { outputTarget, writeOutputFile } from '../src/output-file.js';
+
+import type { Server } from 'node:net';
+
+let dir: string;
+let counter = 0;
+const servers: Server[] = [];
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-output-'));
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh path in a fresh folder (so leftovers are easy to see). */
+function fresh(name = 'out.txt'): { folder: string; path: string } {
+  const folder = join(dir, `case-${(counter += 1)}`);
+  mkdirSync(folder);
+  return { folder, path: join(folder, name) };
+}
+
+const write = (path: string, text: string, options: { overwrite?: boolean } = {}): Promise<void> =>
+  writeOutputFile(path, (put) => put(text), options);
+
+/** The node type of a path, as lstat sees it (a symlink stays a symlink). */
+function kindOf(path: string): string {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return 'missing';
+  if (stats.isSymbolicLink()) return 'symlink';
+  if (stats.isFile()) return 'file';
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isFIFO()) return 'fifo';
+  if (stats.isCharacterDevice()) return 'character device';
+  if (stats.isBlockDevice()) return 'block device';
+  if (stats.isSocket()) return 'socket';
+  return 'other';
+}
+
+/** The issue of a refusal, after checking it is the coded error. */
+async function refused(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; error: ContractError }> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ContractError);
+  const coded = error as ContractError;
+  expect(coded.code).toBe('paperclip_output_unwritable');
+  expect(coded.issues).toHaveLength(1);
+  const [issue] = coded.issues;
+  return { code: issue?.code ?? '', message: coded.message, error: coded };
+}
+
+const temporaries = (folder: string): string[] => readdirSync(folder).filter((name) => name.endsWith('.tmp'));
+
+const mkfifo = (path: string): void => {
+  const made = spawnSync('mkfifo', [path]);
+  if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString()}`);
+};
+/** A character device node of our own (the null device's numbers), when this user may make one. */
+const mknod = (path: string, type: 'c' | 'b', major: number, minor: number): boolean =>
+  spawnSync('mknod', [path, type, String(major), String(minor)]).status === 0;
+const CAN_MKNOD = ((): boolean => {
+  const probe = join(tmpdir(), `evals-mknod-probe-${process.pid}`);
+  const ok = mknod(probe, 'c', 1, 3);
+  rmSync(probe, { force: true });
+  return ok;
+})();
+
+/** Starts `cat FIFO` and resolves with everything it read. */
+function readFifo(path: string): Promise<string> {
+  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((done, fail) => {
+    reader.on('error', fail);
+    reader.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+async function listeningSocket(path: string): Promise<void> {
+  const server = createServer();
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(path, done));
+}
+
+describe('when the path names nothing yet', () => {
+  it('creates the file in its folder and leaves no temporary file', async () => {
+    const { folder, path } = fresh();
+    await write(path, 'hello\n');
+    expect(readFileSync(path, 'utf8')).toBe('hello\n');
+    expect(temporaries(folder)).toEqual([]);
+  });
+
+  it('refuses a missing folder, naming the path as given and the folder, never a temporary file', async () => {
+    const cwd = process.cwd();
+    const { folder } = fresh();
+    process.chdir(folder);
+    try {
+      const { code, message, error } = await refused(write(join('nodir', 'x.html'), 'x'));
+      expect(code).toBe('output_folder_missing');
+      expect(message).toContain('nodir/x.html');
+      expect(message).toContain('the folder nodir does not exist');
+      expect(error.issues[0]?.component).toBe('nodir/x.html');
+      expect(JSON.stringify(error.issues)).not.toContain('.tmp');
+      expect(existsSync(join(folder, 'nodir'))).toBe(false);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('refuses a folder that is a file', async () => {
+    const { folder } = fresh();
+    writeFileSync(join(folder, 'plain'), 'keep');
+    const { code } = await refused(write(join(folder, 'plain', 'x.html'), 'x'));
+    expect(code).toBe('output_folder_not_a_folder');
+    expect(readFileSync(join(folder, 'plain'), 'utf8')).toBe('keep');
+  });
+
+  it('names the user path, not the temporary file, when the folder is not writable', async () => {
+    if (process.getuid?.() === 0) return; // root writes anywhere: nothing to refuse
+    const { folder, path } = fresh();
+    chmodSync(folder, 0o555);
+    try {
+      const { code, message } = await refused(write(path, 'x'));
+      expect(code).toBe('output_write_failed');
+      expect(message).toContain(path);
+      expect(message).not.toContain('.tmp');
+    } finally {
+      chmodSync(folder, 0o755);
+    }
+  });
+
+  it('with a creator that makes folders (a new store), a missing folder is a new file', async () => {
+    const { folder } = fresh();
+    expect(await outputTarget(join(folder, 'a', 'b.sqlite'), { createsFolders: true })).toEqual({
+      kind: 'new',
+      path: join(folder, 'a', 'b.sqlite'),
+    });
+  });
+});
+
+describe('when the path is a regular file', () => {
+  it('replaces it atomically (a new inode), keeps its permission bits and leaves no temporary file', async () => {
+    const { folder, path } = fresh();
+    writeFileSync(path, 'old');
+    chmodSync(path, 0o640);
+    const before = statSync(path).ino;
+    await write(path, 'new');
+    expect(readFileSync(path, 'utf8')).toBe('new');
+    expect(statSync(path).ino).not.toBe(before);
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(temporaries(folder)).toEqual([]);
+  });
+
+  it('keeps the old file whole when the content fails halfway, and passes that error through', async () => {
+    const { folder, path } = fresh();
+    writeFileSync(path, 'old');
+    const boom = new Error('renderer broke');
+    await expect(
+      writeOutputFile(path, async (put) => {
+        await put('half');
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(readFileSync(path, 'utf8')).toBe('old');
+    expect(temporaries(folder)).toEqual([]);
+  });
+
+  it('with overwrite: false refuses it and leaves it alone', async () => {
+    const { path } = fresh();
+    writeFileSync(path, 'mine');
+    expect((await refused(write(path, 'theirs', { overwrite: false }))).code).toBe('output_exists');
+    expect(readFileSync(path, 'utf8')).toBe('mine');
+  });
+});
+
+describe('when the path is a symlink', () => {
+  it('to a regular file: the link stays and the file it names gets the content', async () => {
+    const { folder, path } = fresh('link.txt');
+    const real = join(folder, 'real.txt');
+    writeFileSync(real, 'old');
+    symlinkSync('real.txt', path);
+    await write(path, 'new');
+    expect(kindOf(path)).toBe('symlink');
+    expect(readFileSync(real, 'utf8')).toBe('new');
+    expect(temporaries(folder)).toEqual([]);
+  });
+
+  it('to nothing: refused, the link left as it is', async () => {
+    const { folder, path } = fresh('link.txt');
+    symlinkSync('nowhere.txt', path);
+    expect((await refused(write(path, 'x'))).code).toBe('output_dangling_symlink');
+    expect(kindOf(path)).toBe('symlink');
+    expect(existsSync(join(folder, 'nowhere.txt'))).toBe(false);
+  });
+});
+
+describe('when the path is a directory', () => {
+  it('refuses it with what to do, and leaves it and its contents intact', async () => {
+    const { path } = fresh('a-directory');
+    mkdirSync(path);
+    writeFileSync(join(path, 'inside.txt'), 'kept');
+    const { code, message } = await refused(write(path, 'x'));
+    expect(code).toBe('output_is_directory');
+    expect(message).toContain('name a file inside it');
+    expect(kindOf(path)).toBe('directory');
+    expect(readdirSync(path)).toEqual(['inside.txt']);
+  });
+});
+
+describe('when the path is a FIFO', () => {
+  it('writes into it in place: the reader gets every byte and the FIFO is still a FIFO', async () => {
+    const { folder, path } = fresh('pipe');
+    mkfifo(path);
+    const text = `${'x'.repeat(200_000)}\nend\n`; // more than a pipe buffer: the reader drains as we write
+    const read = readFifo(path);
+    await write(path, text);
+    expect(await read).toBe(text);
+    expect(kindOf(path)).toBe('fifo');
+    expect(temporaries(folder)).toEqual([]);
+  });
+
+  it('is refused where a regular file is needed (a database), untouched', async () => {
+    const { path } = fresh('pipe');
+    mkfifo(path);
+    expect((await refused(outputTarget(path, { inPlace: false }))).code).toBe('output_is_stream');
+    expect(kindOf(path)).toBe('fifo');
+  });
+});
+
+describe('when the path is a character device', () => {
+  // Our own node where we may make one: a regression must never be able to replace the machine's
+  // /dev/null (as root it could). Without mknod rights, /dev/null is safe to use: we cannot replace it.
+  it.skipIf(CAN_MKNOD)('writes /dev/null in place; it stays a character device', async () => {
+    const before = statSync('/dev/null');
+    await write('/dev/null', 'discarded\n');
+    const after = lstatSync('/dev/null');
+    expect(after.isCharacterDevice()).toBe(true);
+    expect(after.rdev).toBe(before.rdev);
+    expect(after.ino).toBe(before.ino);
+  });
+
+  it.skipIf(!CAN_MKNOD)('writes a device node of our own in place; it stays that device', async () => {
+    const { folder, path } = fresh('null-device');
+    expect(mknod(path, 'c', 1, 3)).toBe(true);
+    const before = statSync(path);
+    await write(path, 'discarded\n');
+    const after = lstatSync(path);
+    expect(after.isCharacterDevice()).toBe(true);
+    expect([after.ino, after.rdev]).toEqual([before.ino, before.rdev]);
+    expect(readdirSync(folder)).toEqual(['null-device']);
+  });
+
+  it('names /dev/stdout and /dev/stderr as this process streams', async () => {
+    expect(await outputTarget('/dev/stdout')).toEqual({ kind: 'stdio', fd: 1 });
+    expect(await outputTarget('/dev/fd/2')).toEqual({ kind: 'stdio', fd: 2 });
+    await write('/dev/stderr', ''); // an empty write to the real stream succeeds
+  });
+});
+
+describe('when the path is a socket', () => {
+  it('refuses it, and the socket is still a socket', async () => {
+    const { path } = fresh('sock');
+    await listeningSocket(path);
+    const { code, message } = await refused(write(path, 'x'));
+    expect(code).toBe('output_is_socket');
+    expect(message).toContain('socket');
+    expect(kindOf(path)).toBe('socket');
+  });
+});
+
+describe('when the path is a block device', () => {
+  it.skipIf(!CAN_MKNOD)('refuses it, and the node is still that block device', async () => {
+    const { path } = fresh('block');
+    expect(mknod(path, 'b', 7, 250)).toBe(true); // a loop device number; never opened
+    const before = statSync(path).rdev;
+    expect((await refused(write(path, 'x'))).code).toBe('output_is_block_device');
+    expect(kindOf(path)).toBe('block device');
+    expect(statSync(path).rdev).toBe(before);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The rule: whatever the target type, it is never replaced by a node of a different type.
+
+const KINDS = [
+  'missing',
+  'file',
+  'symlink to file',
+  'dangling symlink',
+  'directory',
+  'fifo',
+  'socket',
+  ...(CAN_MKNOD ? ['character device', 'block device'] : []),
+] as const;
+type Kind = (typeof KINDS)[number];
+
+/** Makes a node of the kind at `path`; resolves when it is ready. */
+async function make(kind: Kind, path: string): Promise<void> {
+  if (kind === 'file') writeFileSync(path, 'before');
+  else if (kind === 'symlink to file') {
+    writeFileSync(`${path}.real`, 'before');
+    symlinkSync(`${path}.real`, path);
+  } else if (kind === 'dangling symlink') symlinkSync(`${path}.nowhere`, path);
+  else if (kind === 'directory') mkdirSync(path);
+  else if (kind === 'fifo') mkfifo(path);
+  else if (kind === 'socket') await listeningSocket(path);
+  else if (kind === 'character device') mknod(path, 'c', 1, 3);
+  else if (kind === 'block device') mknod(path, 'b', 7, 251);
+}
+
+/** What lstat must say afterwards: the same type, or (where nothing was) a file when written. */
+const WRITTEN: Record<Kind, { type: string; writes: boolean }> = {
+  missing: { type: 'file', writes: true },
+  file: { type: 'file', writes: true },
+  'symlink to file': { type: 'symlink', writes: true },
+  'dangling symlink': { type: 'symlink', writes: false },
+  directory: { type: 'directory', writes: false },
+  fifo: { type: 'fifo', writes: true },
+  socket: { type: 'socket', writes: false },
+  'character device': { type: 'character device', writes: true },
+  'block device': { type: 'block device', writes: false },
+};
+
+describe('the rule, over every kind of target (property)', () => {
+  it('never replaces a target by a node of another type; writes whole content or refuses with the code', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...KINDS),
+        fc.string({ unit: 'grapheme', maxLength: 2000 }),
+        fc.boolean(),
+        async (kind, text, overwrite) => {
+          const { folder, path } = fresh('target');
+          await make(kind, path);
+          const reader = kind === 'fifo' ? readFifo(path) : undefined;
+          const exists = kind !== 'missing';
+          const outcome = await write(path, text, { overwrite }).then(
+            () => 'written',
+            (error: unknown) => error,
+          );
+          const expected = WRITTEN[kind];
+          const refusedHere =
+            !expected.writes || (!overwrite && (kind === 'file' || kind === 'symlink to file'));
+          if (refusedHere) {
+            expect(outcome).toBeInstanceOf(ContractError);
+            expect((outcome as ContractError).code).toBe('paperclip_output_unwritable');
+          } else expect(outcome).toBe('written');
+          expect(kindOf(path)).toBe(exists || outcome === 'written' ? expected.type : 'missing');
+          if (outcome === 'written' && (kind === 'missing' || kind === 'file'))
+            expect(readFileSync(path, 'utf8')).toBe(text);
+          if (outcome === 'written' && kind === 'symlink to file')
+            expect(readFileSync(`${path}.real`, 'utf8')).toBe(text);
+          if (outcome === 'written' && reader !== undefined) expect(await reader).toBe(text);
+          if (refusedHere && (kind === 'file' || kind === 'symlink to file'))
+            expect(readFileSync(path, 'utf8')).toBe('before');
+          expect(temporaries(folder)).toEqual([]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
