@@ -8,13 +8,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { EngineProcess, INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
 import { FakeProvider, chatReply } from '../../checks/test/support/fake-provider.ts';
+import { UPSTREAM_ATTEST_DIR, needsUpstream } from '../../contract/test/support/upstream.ts';
 
 import type { Reply } from '../../checks/test/support/engine-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'packages/cli/bin/evals.js');
 const EVALS_ENGINE = join(ROOT, 'packages/cli/bin/evals-engine.js');
-const ATTEST = join(ROOT, '../shared/upstream/attest');
+const ATTEST = UPSTREAM_ATTEST_DIR;
+const HAVE_ATTEST = needsUpstream(import.meta.url, "the peer engine's trace fixtures", ATTEST);
 
 const started: EngineProcess[] = [];
 function engine(env: Record<string, string> = {}): EngineProcess {
@@ -505,7 +507,7 @@ describe('evals engine --stdio: with a provider', () => {
   });
 });
 
-describe("the peer engine's trace fixtures (../shared/upstream/attest)", () => {
+describe.skipIf(!HAVE_ATTEST)("the peer engine's trace fixtures (../shared/upstream/attest)", () => {
   /** How the peer documents each fixture: evaluates, or refused with 1001 and this message. */
   const EXPECTED: Record<string, { refused?: RegExp; oversize?: true }> = {
     'valid.json': {},
@@ -516,9 +518,11 @@ describe("the peer engine's trace fixtures (../shared/upstream/attest)", () => {
     // Its _comment: "Integration tests generate the oversize payload programmatically" (10,001 steps).
     'too_many_steps.json': { refused: /max steps: 10001 > 10000/, oversize: true },
   };
-  const fixtures = readdirSync(ATTEST, { recursive: true, encoding: 'utf8' })
-    .filter((path) => /testdata\/traces\/[^/]+\.json$/.test(path))
-    .sort();
+  const fixtures = HAVE_ATTEST
+    ? readdirSync(ATTEST, { recursive: true, encoding: 'utf8' })
+        .filter((path) => /testdata\/traces\/[^/]+\.json$/.test(path))
+        .sort()
+    : [];
 
   it('finds the fixtures', () => {
     expect(fixtures.length).toBeGreaterThanOrEqual(11);

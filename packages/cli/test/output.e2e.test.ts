@@ -35,14 +35,22 @@ function runAsync(args: string[]): Promise<{ status: number | null; stderr: stri
   const child = spawn('node', [EVALS, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((done) => child.on('close', (status) => done({ status, stderr })));
+  return new Promise((done) =>
+    child.on('close', (status) => {
+      done({ status, stderr });
+    }),
+  );
 }
 /** Starts `cat PATH` and resolves with everything it read. */
 function readFifo(path: string): Promise<string> {
   const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
   const chunks: Buffer[] = [];
   reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((done) => reader.on('close', () => done(Buffer.concat(chunks).toString('utf8'))));
+  return new Promise((done) =>
+    reader.on('close', () => {
+      done(Buffer.concat(chunks).toString('utf8'));
+    }),
+  );
 }
 const made = (command: string, args: string[]): boolean => spawnSync(command, args).status === 0;
 

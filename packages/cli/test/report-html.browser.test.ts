@@ -22,14 +22,13 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { needs } from '../../contract/test/support/requirement.ts';
 
 import type { Browser, Locator, Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const IN_CI = (process.env.CI ?? '') !== '';
 const UPDATE_SCREENSHOTS = process.env.EVALS_UPDATE_SCREENSHOTS === '1';
 const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 
@@ -162,11 +161,12 @@ const num = (text: string | null | undefined): number | null =>
   text === '' || text === null || text === undefined ? null : Number(text);
 
 // In CI a missing browser is a failure; elsewhere a skip that says why.
-if (IN_CI && !HAVE_CHROMIUM)
-  it('finds Chromium for the HTML report test', () => {
-    throw new Error(MISSING);
-  });
-else if (!HAVE_CHROMIUM) console.warn(`report-html.browser.test.ts: skipped, ${MISSING}`);
+const HAVE_CHROMIUM = needs({
+  testFile: import.meta.url,
+  skips: 'the HTML report in headless Chromium',
+  present: existsSync(CHROMIUM),
+  missing: MISSING,
+});
 
 describe.skipIf(!HAVE_CHROMIUM)(
   `evals report --format html in headless Chromium${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,

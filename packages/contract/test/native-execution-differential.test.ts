@@ -9,19 +9,34 @@ import { describe, expect, it } from 'vitest';
 import { MUTATIONS, MUTATION_BASE_OPTIONS } from '../../../scripts/attempts/mutations.ts';
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
 import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
-import { UPSTREAM_FIXTURES_DIR, loadUpstreamAjv } from './support/upstream.ts';
+import { UPSTREAM_FIXTURES_DIR, loadUpstreamAjv, needsUpstream } from './support/upstream.ts';
 
 type Json = Record<string, unknown>;
 
 const NATIVE_EXECUTION = SCHEMA_IDS.nativeExecutionV1;
-const upstreamValidate = loadUpstreamAjv().getSchema(NATIVE_EXECUTION);
-const ourValidate = createSchemaAjv().getSchema(NATIVE_EXECUTION);
-if (upstreamValidate === undefined || ourValidate === undefined)
-  throw new Error('native-execution schema missing');
+const HAVE_UPSTREAM = needsUpstream(
+  import.meta.url,
+  "the comparisons of our native-execution/v1 schema with upstream's",
+);
+
+type Validate = (document: unknown) => boolean;
+let validators: { upstream: Validate; ours: Validate } | undefined;
+/** Both schemas' validators, compiled on first use (only when upstream's data is there). */
+function compiled(): { upstream: Validate; ours: Validate } {
+  if (validators !== undefined) return validators;
+  const upstream = loadUpstreamAjv().getSchema(NATIVE_EXECUTION);
+  const ours = createSchemaAjv().getSchema(NATIVE_EXECUTION);
+  if (upstream === undefined || ours === undefined) throw new Error('native-execution schema missing');
+  validators = {
+    upstream: (document) => upstream(document) === true,
+    ours: (document) => ours(document) === true,
+  };
+  return validators;
+}
 
 const verdicts = (document: unknown): { upstream: boolean; ours: boolean } => ({
-  upstream: upstreamValidate(document) === true,
-  ours: ourValidate(document) === true,
+  upstream: compiled().upstream(document),
+  ours: compiled().ours(document),
 });
 
 const seeded = (): Json =>
@@ -62,7 +77,7 @@ function hasNonFinite(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.values(value).some(hasNonFinite);
 }
 
-describe('native-execution/v1 schema: ours and upstream agree', () => {
+describe.skipIf(!HAVE_UPSTREAM)('native-execution/v1 schema: ours and upstream agree', () => {
   it.each(Object.keys(bases))('accepts the %s', (name) => {
     expect(verdicts(bases[name]?.())).toEqual({ upstream: true, ours: true });
   });

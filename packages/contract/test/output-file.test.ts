@@ -103,7 +103,9 @@ function readFifo(path: string): Promise<string> {
   reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((done, fail) => {
     reader.on('error', fail);
-    reader.on('close', () => done(Buffer.concat(chunks).toString('utf8')));
+    reader.on('close', () => {
+      done(Buffer.concat(chunks).toString('utf8'));
+    });
   });
 }
 
@@ -313,7 +315,17 @@ describe('when the path is a block device', () => {
 // ---------------------------------------------------------------------------------------------------
 // The rule: whatever the target type, it is never replaced by a node of a different type.
 
-const KINDS = [
+type Kind =
+  | 'missing'
+  | 'file'
+  | 'symlink to file'
+  | 'dangling symlink'
+  | 'directory'
+  | 'fifo'
+  | 'socket'
+  | 'character device'
+  | 'block device';
+const KINDS: readonly Kind[] = [
   'missing',
   'file',
   'symlink to file',
@@ -321,9 +333,8 @@ const KINDS = [
   'directory',
   'fifo',
   'socket',
-  ...(CAN_MKNOD ? ['character device', 'block device'] : []),
-] as const;
-type Kind = (typeof KINDS)[number];
+  ...(CAN_MKNOD ? (['character device', 'block device'] as const) : []),
+];
 
 /** Makes a node of the kind at `path`; resolves when it is ready. */
 async function make(kind: Kind, path: string): Promise<void> {

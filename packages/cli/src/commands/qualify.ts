@@ -58,7 +58,10 @@ async function existingDirectory(path: string): Promise<string> {
 async function outputPath(path: string, releaseDir: string): Promise<string> {
   const target = await outputTarget(path);
   if (target.kind === 'new' || target.kind === 'file') {
-    const absolute = target.kind === 'file' ? target.path : join(await realpath(dirname(target.path)), basename(target.path));
+    const absolute =
+      target.kind === 'file'
+        ? target.path
+        : join(await realpath(dirname(target.path)), basename(target.path));
     const inside = relative(releaseDir, absolute);
     if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
       throw new UsageError(

@@ -1,6 +1,7 @@
 // Test support: where the upstream Paperclip runner contract data lives, and Ajv instances holding
 // upstream's schemas and ours. Upstream files are read at run time from ../shared beside the checkout
-// (never copied into the repo); see shared/upstream/paperclip-runner/PROVENANCE.md.
+// (never copied into the repo); see shared/upstream/paperclip-runner/PROVENANCE.md. Without them
+// (a fresh clone) importing this still works: tests ask `needsUpstream` whether they can run.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,19 +9,40 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 
 import { createSchemaAjv } from '../../src/schema-registry.ts';
+import { needs } from './requirement.ts';
 
 import type { Options } from 'ajv/dist/2020.js';
 
 /** The repository root (this file sits at packages/contract/test/support/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
+/** Upstream data beside the checkout: `paperclip-runner/` (the runner contract) and `attest/` (the peer checks engine). */
+export const UPSTREAM_DIR = resolve(REPO_ROOT, '../shared/upstream');
 /** Upstream's `protocol/` folder: `schemas/`, `fixtures/`, `manifest.json`. */
-export const UPSTREAM_PROTOCOL_DIR = resolve(REPO_ROOT, '../shared/upstream/paperclip-runner/protocol');
-if (!existsSync(UPSTREAM_PROTOCOL_DIR)) {
-  throw new Error(
-    `upstream contract data not found at ${UPSTREAM_PROTOCOL_DIR}: these tests need shared/ beside the checkout`,
-  );
+export const UPSTREAM_PROTOCOL_DIR = join(UPSTREAM_DIR, 'paperclip-runner/protocol');
+/** The peer checks engine's sources, with its public trace fixtures. */
+export const UPSTREAM_ATTEST_DIR = join(UPSTREAM_DIR, 'attest');
+/**
+ * Whether upstream's contract data is beside the checkout. A fresh clone has none: the tests that
+ * compare with it are skipped there (and fail under CI) — see `needsUpstream`.
+ */
+export const UPSTREAM_PRESENT = existsSync(UPSTREAM_PROTOCOL_DIR);
+/** What is missing, in one line. */
+export const UPSTREAM_MISSING = upstreamMissing(UPSTREAM_PROTOCOL_DIR);
+
+function upstreamMissing(dir: string): string {
+  return `upstream data not found at ${dir} (these tests read the shared/ folder beside the checkout; CI has it)`;
 }
+
+/**
+ * For a test file's top level: whether the upstream comparisons it names (`skips`) can run, reading
+ * `dir` (default: the runner protocol); when it is missing, one notice (under CI one failing test)
+ * says so. Use with `describe.skipIf(!…)`, and read upstream files only inside the tests or hooks.
+ */
+export function needsUpstream(testFile: string, skips: string, dir: string = UPSTREAM_PROTOCOL_DIR): boolean {
+  return needs({ testFile, skips, present: existsSync(dir), missing: upstreamMissing(dir) });
+}
+
 export const UPSTREAM_SCHEMAS_DIR = join(UPSTREAM_PROTOCOL_DIR, 'schemas');
 export const UPSTREAM_FIXTURES_DIR = join(UPSTREAM_PROTOCOL_DIR, 'fixtures');
 
