@@ -41,9 +41,10 @@ function runAsync(args: string[]): Promise<{ status: number | null; stderr: stri
     }),
   );
 }
-/** Starts `cat PATH` and resolves with everything it read. */
+/** Starts `cat PATH` and resolves with everything it read (by its exit). */
 function readFifo(path: string): Promise<string> {
-  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Killed after 20 s: when a write never comes (a broken writer), the test fails instead of leaving it behind.
+  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 20_000 });
   const chunks: Buffer[] = [];
   reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((done) =>

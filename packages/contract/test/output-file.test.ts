@@ -96,9 +96,10 @@ const CAN_MKNOD = ((): boolean => {
   return ok;
 })();
 
-/** Starts `cat FIFO` and resolves with everything it read. */
+/** Starts `cat FIFO` and resolves with everything it read (by its exit). */
 function readFifo(path: string): Promise<string> {
-  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Killed after 20 s: when a write never comes (a broken writer), the test fails instead of leaving it behind.
+  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 20_000 });
   const chunks: Buffer[] = [];
   reader.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((done, fail) => {
