@@ -124,6 +124,17 @@ describe('evals report --out a path it refuses', () => {
     expect(existsSync(join(dir, 'nodir'))).toBe(false);
   });
 
+  it('refuses the SQLite file it reports on, which stays the Evalbook', () => {
+    const result = run(['report', '--out', './book.sqlite', ...STORE]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('is the Evalbook being reported on');
+    expect(readFileSync(join(dir, 'book.sqlite')).subarray(0, 16).toString('latin1')).toBe(
+      'SQLite format 3\0',
+    );
+    const grid = run(['grid', '--json', ...STORE]);
+    expect((JSON.parse(grid.stdout) as { grid: unknown[] }).grid).toHaveLength(2);
+  });
+
   it('refuses a directory and leaves it and its contents intact', () => {
     mkdirSync(join(dir, 'reports'));
     writeFileSync(join(dir, 'reports', 'keep.txt'), 'kept');

@@ -3,8 +3,9 @@
 // file, in place for a device or FIFO, never replacing what is there); grid and compare print the
 // cases × configs table and a paired comparison for a person (or --json for machines). Report and
 // compare judge the same --fail-on gates, every one, each verdict on stderr.
+import { realpath } from 'node:fs/promises';
 import { styleText } from 'node:util';
-import { writeOutputFile } from '@paperclip-evals/contract';
+import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
   ScopeError,
@@ -104,6 +105,16 @@ async function openForReading(
   }
 }
 
+/** --out must not name the SQLite file being reported on: the report would replace the ledger. */
+async function refuseStoreAsOut(out: string, storeUrl: string): Promise<void> {
+  if (!storeUrl.startsWith('sqlite:')) return;
+  const target = await outputTarget(out);
+  if (target.kind !== 'file') return;
+  const storeFile = await realpath(storeUrl.slice('sqlite:'.length)).catch(() => undefined);
+  if (storeFile === target.path)
+    throw new UsageError(`--out ${out} is the Evalbook being reported on (${storeUrl}); name another file`);
+}
+
 export async function runReport(options: ReportCommandOptions): Promise<number> {
   checkGates(options.failOn, options.compare);
   const { store, storeUrl, environment } = await openForReading(options);
@@ -115,6 +126,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
     process.stderr.write(`\r\x1b[Kreporting: ${read} attempts read · ${rate}/s`);
   };
   try {
+    if (options.out !== undefined) await refuseStoreAsOut(options.out, storeUrl);
     const report = async (write: (chunk: string) => Promise<void>): Promise<void> => {
       result = await writeReport({
         store,
