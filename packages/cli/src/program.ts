@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { FailOn } from '@paperclip-evals/evalbook';
 
 import { addEngineCommands } from './commands/engine-program.js';
+import { addLedgerCommands } from './commands/ledger-program.js';
 import { UsageError } from './exit-codes.js';
 import { refuseRepeatedOptions, repeatable } from './options.js';
 import { addPolicyCommands } from './commands/policy-program.js';
@@ -77,7 +78,9 @@ export function createProgram(): Command {
         'identity with a different digest is a conflict that overwrites nothing. Invalid bundles are',
         'reported with every issue and never written. With --artifact-root, transcript and artifact sha256',
         'are checked where the files exist (verified / unverified / mismatched; a mismatch is an error).',
-        'On a terminal a progress line shows count, rate and ETA.',
+        "With --env, an attempt that is not of the environment's suite (a case or config it does not list,",
+        'or a case/config digest that differs from its own) is an error and nothing of the run is written,',
+        'unless --keep-foreign stores such attempts apart. On a terminal a progress line shows count, rate and ETA.',
       ].join(' '),
     )
     .argument(
@@ -93,6 +96,10 @@ export function createProgram(): Command {
       '--artifact-root <dir>',
       'resolve artifact://native/<path> references under this directory and verify them',
     )
+    .option(
+      '--keep-foreign',
+      'store attempts that are not of the --env suite apart, marked foreign with the reason, instead of refusing the run (reports, grids, comparisons and gates leave them out unless --include-foreign)',
+    )
     .option('--json', 'print one JSON report on stdout instead of the summary')
     .addHelpText(
       'after',
@@ -100,20 +107,21 @@ export function createProgram(): Command {
         '',
         'Case checks: a check with `type` and `spec` in the environment is evaluated by the checks engine over each attempt as it is ingested. Model checks (llm_judge, embedding) use the provider in EVALS_ENGINE_PROVIDER_BASE_URL / _API_KEY, EVALS_ENGINE_JUDGE_MODEL, EVALS_ENGINE_EMBEDDING_MODEL (as `evals engine`); without one they are stored not_evaluated, never a pass.',
         '',
-        'Exit codes: 0 only inserted or duplicate attempts · 1 a conflict or an invalid bundle · 2 usage error, unusable store or environment, or an unreadable input (takes precedence over 1).',
+        "Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error, unusable store or environment, or an unreadable input (takes precedence over 1).",
         '',
         'Examples:',
         '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
         '  $ evals ingest attempt.json --store sqlite:/tmp/book.sqlite --artifact-root runs/artifacts',
         '  $ evals ingest "runs/2026-11-*/**/*.json" --store postgres://evals@db/evalbook',
         '  $ evals ingest runs --json | jq ".conflicts"',
+        '  $ evals ingest other-suite/ --env evalbook.yaml --keep-foreign   # stored apart, reports leave them out',
         '  $ cat attempt.json | evals ingest -',
       ].join('\n'),
     )
     .action(
       async (
         inputs: string[],
-        flags: { store?: string; env?: string; artifactRoot?: string; json?: true },
+        flags: { store?: string; env?: string; artifactRoot?: string; keepForeign?: true; json?: true },
       ) => {
         const { runIngest } = await import('./commands/ingest.js');
         process.exitCode = await runIngest({
@@ -122,6 +130,7 @@ export function createProgram(): Command {
           ...(flags.store === undefined ? {} : { store: flags.store }),
           ...(flags.env === undefined ? {} : { env: flags.env }),
           ...(flags.artifactRoot === undefined ? {} : { artifactRoot: flags.artifactRoot }),
+          keepForeign: flags.keepForeign === true,
         });
       },
     );
@@ -159,6 +168,7 @@ export function createProgram(): Command {
     .option('--b-run <runId>', '…and the candidate run')
     .addOption(failOnOption())
     .addOption(storeOption())
+    .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (budgets, denominator policy, title, store)')
     .addHelpText(
       'after',
@@ -197,6 +207,7 @@ export function createProgram(): Command {
     )
     .option('--run <runId>', 'only this run')
     .addOption(storeOption())
+    .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
     .option('--json', 'print the grid as JSON')
     .addHelpText(
@@ -225,6 +236,7 @@ export function createProgram(): Command {
     .option('--b-run <runId>', 'and the candidate run')
     .option('--run <runId>', 'compare configs within this run only')
     .addOption(storeOption())
+    .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
     .addOption(failOnOption())
     .option(
@@ -407,6 +419,7 @@ export function createProgram(): Command {
 
   addEngineCommands(program);
   addPolicyCommands(program);
+  addLedgerCommands(program);
   // Last, so that it covers every option of every command: none is silently overwritten.
   refuseRepeatedOptions(program);
   return program;
@@ -421,6 +434,7 @@ interface ReportFlags {
   aRun?: string;
   bRun?: string;
   failOn?: FailOn[];
+  includeForeign?: true;
 }
 
 function storeOption(): Option {
@@ -430,12 +444,25 @@ function storeOption(): Option {
   );
 }
 
-function storeFlags(flags: ReportFlags): { store?: string; env?: string; run?: string } {
+function storeFlags(flags: ReportFlags): {
+  store?: string;
+  env?: string;
+  run?: string;
+  includeForeign: boolean;
+} {
   return {
+    includeForeign: flags.includeForeign === true,
     ...(flags.store === undefined ? {} : { store: flags.store }),
     ...(flags.env === undefined ? {} : { env: flags.env }),
     ...(flags.run === undefined ? {} : { run: flags.run }),
   };
+}
+
+function includeForeignOption(): Option {
+  return new Option(
+    '--include-foreign',
+    "count attempts kept apart as foreign (ingested with --keep-foreign: not the environment's case or config) like any other; without it they are left out and counted as left out (retracted attempts are left out always)",
+  );
 }
 
 /** --a/--b (configs) or --a-run/--b-run (runs), both halves of one pair; undefined when none given. */

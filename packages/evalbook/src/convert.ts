@@ -229,6 +229,36 @@ export function scoreRows(
   return rows;
 }
 
+/** What of an attempt says which suite it belongs to: its case and config, with their digests. */
+export interface SuiteFields {
+  readonly caseId: string;
+  readonly configId: string;
+  readonly caseSha256: string;
+  readonly configSha256: string;
+}
+
+/**
+ * How an attempt is not of the environment's suite: a case or config the environment lacks, or one
+ * it has under another digest. Empty without an environment or when everything matches. The one
+ * rule ingest refuses foreign attempts by (and keeps them apart by, with keepForeign).
+ */
+export function environmentMismatch(
+  environment: Environment | undefined,
+  fields: SuiteFields,
+): EnvironmentMismatch[] {
+  const mismatch: EnvironmentMismatch[] = [];
+  if (environment === undefined) return mismatch;
+  const envCase = caseOf(environment, fields.caseId);
+  const envConfig = configOf(environment, fields.configId);
+  if (envCase === undefined) mismatch.push({ field: 'case', expected: null, received: fields.caseId });
+  else if (envCase.sha256 !== fields.caseSha256)
+    mismatch.push({ field: 'caseSha256', expected: envCase.sha256, received: fields.caseSha256 });
+  if (envConfig === undefined) mismatch.push({ field: 'config', expected: null, received: fields.configId });
+  else if (envConfig.sha256 !== fields.configSha256)
+    mismatch.push({ field: 'configSha256', expected: envConfig.sha256, received: fields.configSha256 });
+  return mismatch;
+}
+
 /**
  * Converts one parsed bundle. Throws CostInputError when its cost figures disagree and
  * CostRangeError when one passes the safe bound.
@@ -239,19 +269,12 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
   const environment = options.environment;
   const envCase = caseOf(environment, caseId);
   const envConfig = configOf(environment, configId);
-  const mismatch: EnvironmentMismatch[] = [];
-  if (environment !== undefined) {
-    if (envCase === undefined) mismatch.push({ field: 'case', expected: null, received: caseId });
-    else if (envCase.sha256 !== bundle.input.caseSha256)
-      mismatch.push({ field: 'caseSha256', expected: envCase.sha256, received: bundle.input.caseSha256 });
-    if (envConfig === undefined) mismatch.push({ field: 'config', expected: null, received: configId });
-    else if (envConfig.sha256 !== bundle.input.configSha256)
-      mismatch.push({
-        field: 'configSha256',
-        expected: envConfig.sha256,
-        received: bundle.input.configSha256,
-      });
-  }
+  const mismatch = environmentMismatch(environment, {
+    caseId,
+    configId,
+    caseSha256: bundle.input.caseSha256,
+    configSha256: bundle.input.configSha256,
+  });
   const engineRows = engineScoreRows(options.checkResults ?? []);
   const runnerRows = scoreRows(
     bundle.observations,

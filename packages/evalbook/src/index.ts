@@ -43,7 +43,7 @@ export type {
   EnvironmentCase,
   EnvironmentConfig,
 } from './environment.js';
-export { convertBundle, engineScoreRows, scoreRows } from './convert.js';
+export { convertBundle, engineScoreRows, environmentMismatch, scoreRows } from './convert.js';
 export type {
   AttemptKey,
   ConvertOptions,
@@ -53,7 +53,18 @@ export type {
   ReferenceVerification,
   ScoreRow,
   ScoreStatus,
+  SuiteFields,
 } from './convert.js';
+export {
+  RetractionError,
+  RetractionIndex,
+  checkRetractionRequest,
+  isForeign,
+  leftOutText,
+  planRetraction,
+  retractionText,
+} from './retraction.js';
+export type { LeftOutReason, Retraction, RetractionOutcome, RetractionRequest } from './retraction.js';
 export { POLICY_AGREEMENTS } from './policy-verdicts.js';
 export type {
   PolicyAgreement,
@@ -63,7 +74,14 @@ export type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
-export type { DriftRunRecord, InsertOutcome, LedgerStore, OpenStoreOptions, StoredAttempt } from './store.js';
+export type {
+  DriftRunRecord,
+  InsertOutcome,
+  LedgerStore,
+  OpenStoreOptions,
+  RunCounts,
+  StoredAttempt,
+} from './store.js';
 export { assertGatesJudgeable, decideGates, failOnText, needsComparison } from './gates.js';
 export type { FailOn, GateResult, GateVerdicts } from './gates.js';
 export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
@@ -88,10 +106,11 @@ export type {
 } from './summary.js';
 export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
 export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
-export { IngestUsageError, ingest, ingestExitCode, verifyReferences } from './ingest.js';
+export { IngestUsageError, foreignIssue, ingest, ingestExitCode, verifyReferences } from './ingest.js';
 export type {
   CaseCheckModels,
   IngestConflict,
+  IngestForeign,
   IngestOptions,
   IngestProgress,
   IngestSummary,

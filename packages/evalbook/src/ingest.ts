@@ -1,11 +1,15 @@
 // Ingest: stream bundle inputs (files, directories, '-' for stdin) one at a time, parse each with
 // the contract parser, verify transcript/artifact digests under an artifact root, evaluate the
 // case's engine checks over the attempt's trace, convert, and write in batched transactions.
-// Invalid bundles are reported with every issue and never written.
-import { lstat } from 'node:fs/promises';
+// Invalid bundles are reported with every issue and never written. With an environment, an attempt
+// not of its suite (a case or config it lacks, another digest) is refused and NOTHING of the run is
+// written — a first pass reads every input's case and config before the store is even opened —
+// unless keepForeign stores such attempts apart, marked foreign.
+import { lstat, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import {
+  DEFAULT_MAX_INPUT_BYTES,
   STDIN_INPUT,
   digestFile,
   expandBundleInputs,
@@ -24,7 +28,7 @@ import type {
   ParseNativeExecutionOptions,
 } from '@paperclip-evals/contract';
 
-import { convertBundle } from './convert.js';
+import { convertBundle, environmentMismatch } from './convert.js';
 import type { AttemptKey, EnvironmentMismatch, LedgerRecord, ReferenceVerification } from './convert.js';
 import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
@@ -63,6 +67,11 @@ export interface IngestOptions {
    * not_evaluated / provider_not_configured. No model is called for an attempt the store already holds.
    */
   readonly models?: CaseCheckModels;
+  /**
+   * Store attempts that are not of the environment's suite apart (marked foreign, with the reason)
+   * instead of refusing the whole run. Reports leave them out unless asked to include them.
+   */
+  readonly keepForeign?: boolean;
 }
 
 /** The checks engine's model access, as the engine gets it: one gateway, its session budget spans the run. */
@@ -83,16 +92,26 @@ export interface IngestSummary {
   readonly conflicts: IngestConflict[];
   readonly invalid: { readonly input: string; readonly issues: readonly Issue[] }[];
   readonly unreadable: { readonly input: string; readonly error: string }[];
-  /** Inserted attempts whose case/config digest differs from the environment's (flagged, kept apart). */
-  readonly environmentMismatches: {
-    readonly input: string;
-    readonly key: AttemptKey;
-    readonly mismatch: readonly EnvironmentMismatch[];
-  }[];
+  /**
+   * Attempts not of the environment's suite, each with what differs (field, expected, received).
+   * Without keepForeign they were refused and nothing of the run was written (exit 1); with it,
+   * those listed were inserted apart, marked foreign.
+   */
+  readonly foreign: IngestForeign[];
+  /** Whether foreign attempts were kept apart (keepForeign) rather than refused. */
+  readonly keepForeign: boolean;
   /** Cost coverage of the attempts inserted by this run. */
   readonly coverage: CoverageSummary;
   /** Model calls made for case checks (never the agents' own cost); null without a provider. */
   readonly checkModelUsage: ModelUsage | null;
+}
+
+/** An attempt that is not of the environment's suite, and how. */
+export interface IngestForeign {
+  readonly input: string;
+  readonly key: AttemptKey;
+  /** One per field that differs, at its JSON pointer in the bundle, with expected and received. */
+  readonly issues: readonly Issue[];
 }
 
 /** A mistake in how ingest was called (no inputs, stdin twice, an empty directory). */
@@ -100,10 +119,120 @@ export class IngestUsageError extends Error {
   override readonly name = 'IngestUsageError';
 }
 
-/** 0 only inserted/duplicates · 1 conflicts or invalid bundles · 2 unreadable input (takes precedence). */
+/**
+ * 0 only inserted/duplicates (foreign ones kept apart included) · 1 conflicts, invalid bundles or
+ * refused foreign attempts · 2 unreadable input (takes precedence).
+ */
 export function ingestExitCode(summary: IngestSummary): 0 | 1 | 2 {
   if (summary.unreadable.length > 0) return 2;
-  return summary.conflicts.length > 0 || summary.invalid.length > 0 ? 1 : 0;
+  const refusedForeign = !summary.keepForeign && summary.foreign.length > 0;
+  return summary.conflicts.length > 0 || summary.invalid.length > 0 || refusedForeign ? 1 : 0;
+}
+
+/** Where in a bundle each suite field is, and what to call it. */
+const MISMATCH_AT: Record<EnvironmentMismatch['field'], { path: string; code: string }> = {
+  case: { path: '/identity/caseId', code: 'case_not_in_environment' },
+  config: { path: '/identity/configId', code: 'config_not_in_environment' },
+  caseSha256: { path: '/input/caseSha256', code: 'case_digest_differs' },
+  configSha256: { path: '/input/configSha256', code: 'config_digest_differs' },
+};
+
+/** A mismatch as an issue like the parser's: which field, expected (from the environment), received. */
+export function foreignIssue(mismatch: EnvironmentMismatch, environment: Environment): Issue {
+  const { path, code } = MISMATCH_AT[mismatch.field];
+  const ids = (mismatch.field === 'case' ? environment.cases : environment.configs).map((item) => item.id);
+  const listed = `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}`;
+  switch (mismatch.field) {
+    case 'case':
+    case 'config':
+      return {
+        code,
+        path,
+        message: `${mismatch.field} ${JSON.stringify(mismatch.received)} is not in the environment (another suite's bundle, or a mistyped id)`,
+        expected: ids.length === 0 ? `no ${mismatch.field} (the environment lists none)` : `one of ${listed}`,
+        received: mismatch.received,
+      };
+    case 'caseSha256':
+    case 'configSha256':
+      return {
+        code,
+        path,
+        message: `the attempt ran another definition of its ${mismatch.field === 'caseSha256' ? 'case' : 'config'} than the environment's (a stale digest, or another suite's)`,
+        expected: mismatch.expected,
+        received: mismatch.received,
+      };
+  }
+}
+
+/** The suite fields of a bundle read as plain JSON, or null when they are not all there as text. */
+function suiteFieldsOf(raw: unknown): (AttemptKey & { caseSha256: string; configSha256: string }) | null {
+  const object = (value: unknown): Record<string, unknown> =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const identity = object(object(raw).identity);
+  const input = object(object(raw).input);
+  const fields = {
+    runId: identity.runId,
+    caseId: identity.caseId,
+    configId: identity.configId,
+    attemptId: identity.attemptId,
+    caseSha256: input.caseSha256,
+    configSha256: input.configSha256,
+  };
+  return Object.values(fields).every((value) => typeof value === 'string')
+    ? (fields as AttemptKey & { caseSha256: string; configSha256: string })
+    : null;
+}
+
+/**
+ * The first pass, before the store is opened: every input's case and config against the
+ * environment. A bundle read here as plain JSON has, if it is valid at all, the same fields the
+ * parser gives; one that cannot be read or parsed is left to the second pass (which refuses it).
+ */
+async function foreignInputs(
+  inputs: readonly string[],
+  environment: Environment,
+  maxBytes: number,
+  stdin: () => Promise<Buffer>,
+): Promise<IngestForeign[]> {
+  const foreign: IngestForeign[] = [];
+  for await (const target of expandBundleInputs(inputs)) {
+    if (target.refused !== undefined) continue;
+    let raw: unknown;
+    try {
+      const bytes = target.path === null ? await stdin() : await readFile(target.path);
+      if (bytes.byteLength > maxBytes) continue;
+      raw = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      continue;
+    }
+    const fields = suiteFieldsOf(raw);
+    if (fields === null) continue;
+    const mismatch = environmentMismatch(environment, fields);
+    if (mismatch.length > 0)
+      foreign.push({
+        input: target.display,
+        key: {
+          runId: fields.runId,
+          caseId: fields.caseId,
+          configId: fields.configId,
+          attemptId: fields.attemptId,
+        },
+        issues: mismatch.map((item) => foreignIssue(item, environment)),
+      });
+  }
+  return foreign;
+}
+
+/** Reads a stream whole, stopping once it passes `limit` (the parser refuses that size anyway). */
+async function readUpTo(stream: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size > limit) break;
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /** A progress line a person can follow without it costing anything measurable. */
@@ -241,6 +370,31 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     (environment?.cases ?? []).map((envCase) => [envCase.id, caseAssertions(envCase)]),
   );
   const storeUrl = options.storeUrl ?? environment?.store ?? DEFAULT_STORE_URL;
+  const keepForeign = options.keepForeign === true;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
+  // Stdin can be read once: when the first pass reads it, the second reads what it kept.
+  let stdinBytes: Promise<Buffer> | undefined;
+  const readStdin = (): Promise<Buffer> =>
+    (stdinBytes ??= readUpTo(options.stdin ?? process.stdin, maxBytes));
+  if (environment !== undefined && !keepForeign) {
+    const refused = await foreignInputs(options.inputs, environment, maxBytes, readStdin);
+    if (refused.length > 0)
+      return {
+        store: storeUrl,
+        processed: 0,
+        inserted: 0,
+        duplicates: 0,
+        conflicts: [],
+        invalid: [],
+        unreadable: [],
+        foreign: refused,
+        keepForeign,
+        coverage: new CoverageTally().summary(),
+        checkModelUsage: null,
+      };
+  }
+  const stdin = (): AsyncIterable<Uint8Array> =>
+    stdinBytes === undefined ? (options.stdin ?? process.stdin) : stdinAgain(stdinBytes);
   const store = await openStore(storeUrl, { writerThread: options.writerThread === true });
 
   let processed = 0;
@@ -249,7 +403,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const conflicts: IngestConflict[] = [];
   const invalid: IngestSummary['invalid'] = [];
   const unreadable: IngestSummary['unreadable'] = [];
-  const mismatches: IngestSummary['environmentMismatches'] = [];
+  const foreign: IngestForeign[] = [];
   const coverage = new CoverageTally();
   let pending: { input: string; record: LedgerRecord }[] = [];
   let total = 0;
@@ -277,11 +431,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       if (outcome.status === 'inserted') {
         inserted++;
         coverage.add(entry.record.cost);
-        if (entry.record.environmentMismatch.length > 0)
-          mismatches.push({
+        if (entry.record.environmentMismatch.length > 0 && environment !== undefined)
+          foreign.push({
             input: entry.input,
             key: outcome.key,
-            mismatch: entry.record.environmentMismatch,
+            issues: entry.record.environmentMismatch.map((item) => foreignIssue(item, environment)),
           });
       } else if (outcome.status === 'duplicate') duplicates++;
       else
@@ -324,7 +478,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       }
       let parsed: NativeExecutionInput;
       try {
-        parsed = await (reading ?? readNativeExecutionStream(options.stdin ?? process.stdin, parseOptions));
+        parsed = await (reading ?? readNativeExecutionStream(stdin(), parseOptions));
       } catch (error) {
         if (isContractError(error)) invalid.push({ input: target.display, issues: error.issues });
         else if (isFileSystemError(error)) unreadable.push({ input: target.display, error: error.message });
@@ -355,6 +509,15 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         invalid.push({ input: target.display, issues: [costIssue(error)] });
         continue;
       }
+      // Found by the first pass, unless the file changed since: never written without keepForeign.
+      if (record.environmentMismatch.length > 0 && !keepForeign && environment !== undefined) {
+        foreign.push({
+          input: target.display,
+          key: record.key,
+          issues: record.environmentMismatch.map((item) => foreignIssue(item, environment)),
+        });
+        continue;
+      }
       pending.push({ input: target.display, record });
       if (pending.length >= batchSize) await flush();
     }
@@ -371,10 +534,15 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     conflicts,
     invalid,
     unreadable,
-    environmentMismatches: mismatches,
+    foreign,
+    keepForeign,
     coverage: coverage.summary(),
     checkModelUsage: options.models === undefined ? null : { ...options.models.gateway.sessionUsage },
   };
+}
+
+async function* stdinAgain(bytes: Promise<Buffer>): AsyncGenerator<Uint8Array> {
+  yield await bytes;
 }
 
 const usesModel = (assertion: Assertion): boolean =>

@@ -21,10 +21,15 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
+import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
+import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
+  RUNS_SQL,
+  RUN_STATES_SQL,
   SCORE_COLUMNS,
   StoreError,
   groupScores,
+  runCountsFrom,
   scoreFromRow,
   scoreValues,
   storedRecordJson,
@@ -34,6 +39,9 @@ import type {
   InsertOutcome,
   LedgerStore,
   Migration,
+  RunCounts,
+  RunDbRow,
+  RunStateDbRow,
   ScoreDbRow,
   StoredAttempt,
 } from './store.js';
@@ -152,6 +160,24 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE scores DROP CONSTRAINT scores_status_check;
       ALTER TABLE scores ADD CONSTRAINT scores_status_check
         CHECK (status IN ('pass', 'fail', 'soft_fail', 'error', 'not_evaluated'));`,
+  },
+  {
+    version: 6,
+    name: 'retractions',
+    // A retracted run (attempt_id NULL) or attempt, with who, why and when: appended, never deleted.
+    // One record per target (attempt ids are never empty, so '' stands for the whole run). The time
+    // is the caller's ISO text, kept as given (as SQLite keeps it).
+    sql: `
+      CREATE TABLE retractions (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        attempt_id TEXT,
+        reason TEXT NOT NULL,
+        retracted_by TEXT NOT NULL,
+        retracted_at TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX retractions_target ON retractions (run_id, COALESCE(attempt_id, ''));
+      ${appendOnly('retractions')}`,
   },
 ];
 
@@ -307,6 +333,53 @@ export class PostgresStore implements LedgerStore {
     }
   }
 
+  async retract(request: RetractionRequest): Promise<RetractionOutcome[]> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<{ case_id: string; config_id: string; attempt_id: string }>(
+        'SELECT case_id, config_id, attempt_id FROM attempts WHERE run_id = $1 ORDER BY id',
+        [request.runId],
+      );
+      const attempts = rows.map((row) => ({
+        runId: request.runId,
+        caseId: row.case_id,
+        configId: row.config_id,
+        attemptId: row.attempt_id,
+      }));
+      const held = async (): Promise<Retraction[]> =>
+        (
+          await client.query<RetractionDbRow>(
+            `SELECT ${RETRACTION_COLUMNS} FROM retractions WHERE run_id = $1 ORDER BY id`,
+            [request.runId],
+          )
+        ).rows.map(retractionFromRow);
+      const { outcomes, append } = planRetraction(request, attempts, await held());
+      let raced = false;
+      for (const retraction of append) {
+        const inserted = await client.query(
+          `INSERT INTO retractions (${RETRACTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+          retractionValues(retraction),
+        );
+        if (inserted.rowCount !== 1) raced = true;
+      }
+      // A concurrent retraction of the same target committed first (ON CONFLICT waited for it): decide
+      // again against what is there now; what this transaction appended is in force either way.
+      return raced ? planRetraction(request, attempts, await held()).outcomes.map(asHeld(append)) : outcomes;
+    });
+  }
+
+  async retractions(): Promise<Retraction[]> {
+    const { rows } = await this.pool.query<RetractionDbRow>(
+      `SELECT ${RETRACTION_COLUMNS} FROM retractions ORDER BY id`,
+    );
+    return rows.map(retractionFromRow);
+  }
+
+  async runs(): Promise<RunCounts[]> {
+    const runs = await this.pool.query<RunDbRow>(RUNS_SQL);
+    const states = await this.pool.query<RunStateDbRow>(RUN_STATES_SQL);
+    return runCountsFrom(runs.rows, states.rows, await this.retractions());
+  }
+
   async appendDriftRun(run: DriftRunRecord): Promise<void> {
     await this.pool.query('INSERT INTO drift_runs (check_id, score, status) VALUES ($1, $2, $3)', [
       run.checkId,
@@ -363,6 +436,21 @@ export class PostgresStore implements LedgerStore {
     return this.pool.end();
   }
 }
+
+/** An outcome decided again after a race: `retracted` when its record is one this transaction appended. */
+const asHeld =
+  (appended: readonly Retraction[]) =>
+  (outcome: RetractionOutcome): RetractionOutcome =>
+    appended.some(
+      (retraction) =>
+        retraction.runId === outcome.retraction.runId &&
+        retraction.attemptId === outcome.retraction.attemptId &&
+        retraction.by === outcome.retraction.by &&
+        retraction.at === outcome.retraction.at &&
+        retraction.reason === outcome.retraction.reason,
+    )
+      ? { ...outcome, status: 'retracted' }
+      : outcome;
 
 function storedAttempt(row: AttemptRow, scores: ScoreRow[]): StoredAttempt {
   const record = JSON.parse(row.record_json) as StoredAttempt['record'];

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 
 import { formatUsd } from './cost.js';
+import { leftOutText, retractionText } from './retraction.js';
 
 import type { CheckDrift } from './check-drift.js';
 import type { CoverageSummary } from './cost.js';
@@ -190,7 +191,7 @@ const SCRIPT = `
         box('Status', dl([['status', chip(attempt.status)], ['reason', attempt.statusReason],
           ['bundle digest', h('code', { 'data-field': 'bundleDigest' }, attempt.bundleDigest)],
           ['environment', (attempt.environmentMismatch || []).length === 0 ? 'matches'
-            : 'kept apart: ' + attempt.environmentMismatch.map((m) => m.field + ' ' + m.received).join('; ')]])),
+            : 'foreign (counted with --include-foreign): ' + attempt.environmentMismatch.map((m) => m.field + ' ' + m.received).join('; ')]])),
         box('Terminal and failure', dl([['turn', attempt.terminal && attempt.terminal.turn],
           ['run', attempt.terminal && attempt.terminal.run], ['work', attempt.terminal && attempt.terminal.workDisposition],
           ['failure', attempt.failure ? attempt.failure.classification + ': ' + attempt.failure.code : 'none'],
@@ -533,10 +534,11 @@ function header(input: HtmlReportInput): string {
   if (summary.denominatorPolicy === 'evaluated_only')
     for (const status of ['errored', 'incomplete', 'over_budget'] as const)
       if (counts[status] > 0) excluded.push(`${counts[status]} ${STATUS_LABELS[status]}`);
-  if (summary.environmentMismatches > 0)
-    excluded.push(
-      `${summary.environmentMismatches} kept apart (case or config digest differs from the environment)`,
-    );
+  const leftOut = leftOutText(summary);
+  const retracted =
+    leftOut === null && summary.retractions.length === 0
+      ? ''
+      : `<div class="note warn" data-left-out="${summary.leftOut.foreign + summary.leftOut.retracted}" data-foreign="${summary.leftOut.foreign}" data-retracted="${summary.leftOut.retracted}">${leftOut === null ? '' : `<p>${esc(leftOut)}.</p>`}${summary.retractions.length === 0 ? '' : `<ul>${summary.retractions.map((retraction) => `<li data-retraction>${esc(retractionText(retraction))}</li>`).join('')}</ul>`}</div>`;
   // One box per gate, each with its own verdict; data-gates on the wrapper is the overall one.
   const gate =
     input.gate === null
@@ -575,7 +577,8 @@ ${gate}
 <div class="card" data-summary="denominator" data-policy="${summary.denominatorPolicy}"><div class="label">Denominator</div><div class="value">${summary.denominatorPolicy === 'all_attempts' ? 'All attempts' : 'Evaluated only'}</div><div class="sub">${esc(policy)}${excluded.length === 0 ? '; nothing excluded' : `; excluded: ${esc(excluded.join(', '))}`}</div></div>
 <div class="card" data-summary="flaky" data-value="${summary.flakyCells.length}"><div class="label">Flaky cells</div><div class="value">${summary.flakyCells.length}</div><div class="sub">case × config cells with both solved and unsolved attempts</div></div>
 </div>
-${statusBar(counts, summary.attempts - summary.environmentMismatches)}
+${statusBar(counts, summary.attempts)}
+${retracted}
 ${budgets}
 ${embedded}
 </header>`;

@@ -6,6 +6,7 @@
 import { formatUsd } from './cost.js';
 import type { GateVerdicts } from './gates.js';
 import type { ReportBudget } from './report.js';
+import { leftOutText, retractionText } from './retraction.js';
 import type { EvalbookSummary, RateWithInterval } from './summary.js';
 
 export interface MarkdownReportInput {
@@ -145,10 +146,9 @@ export function renderMarkdown(input: MarkdownReportInput): string {
   lines.push(
     `${summary.attempts} attempts over ${summary.cases.length} cases × ${summary.configs.length} configs: ` +
       `${counts.solved} solved, ${counts.unsolved} unsolved, ${counts.errored} errored, ${counts.incomplete} incomplete, ${counts.over_budget} over budget` +
-      (summary.environmentMismatches > 0
-        ? `, ${summary.environmentMismatches} kept apart (case/config digest differs from the environment)`
-        : '') +
       '.',
+    ...(leftOutText(summary) === null ? [] : [`${leftOutText(summary) ?? ''}.`]),
+    ...summary.retractions.map((retraction) => `Retracted: ${cell(retractionText(retraction))}.`),
     `Denominator: ${summary.denominatorPolicy === 'all_attempts' ? 'all attempts (errors and missing verdicts count against the rate)' : 'evaluated attempts only (errored, incomplete and over-budget are excluded and listed)'}.`,
     `Cost: ${summary.coverage.text}; priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
   );

@@ -2,7 +2,8 @@
 // summary (summary.ts) and, for JSON, writes every attempt as it goes; then the chosen renderer writes
 // the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one
 // self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
-// here too.
+// here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
+// (attempts listed, budgets, gates) and counted as left out.
 import { CoverageTally, checkBudget } from './cost.js';
 import type { BudgetCheck } from './cost.js';
 import { driftThresholdsOf } from './environment.js';
@@ -35,6 +36,8 @@ export interface ReportOptions {
   readonly compare?: CompareSpec;
   /** The --fail-on gates: every one is judged and must hold. */
   readonly failOn?: readonly FailOn[];
+  /** Count attempts kept apart as foreign (default: left out, and said so). */
+  readonly includeForeign?: boolean;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
   /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
@@ -105,6 +108,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     driftThresholdOf: driftThresholdsOf(environment),
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(options.compare === undefined ? {} : { compare: options.compare }),
+    includeForeign: options.includeForeign === true,
+    retractions: await options.store.retractions(),
   });
   const budgetTallies = new BudgetTallies();
   const htmlAttempts: HtmlAttempt[] = [];
@@ -119,8 +124,9 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   for await (const stored of withExpectedChecks(options.store.attempts(), environment)) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.(read);
     const verdict = builder.add(stored);
-    // With --run, the attempts listed and the budgets are that run's (the summary's totals are too).
-    if (!builder.inScope(stored.key.runId)) continue;
+    // Left out (retracted, foreign): not listed, not in a budget. With --run, the attempts listed and
+    // the budgets are that run's (the summary's totals are too).
+    if (verdict === null || !builder.inScope(stored.key.runId)) continue;
     budgetTallies.add(stored);
     if (format === 'json') {
       buffer += `${count === 0 ? '' : ','}\n${JSON.stringify(reportAttempt(stored, verdict))}`;

@@ -20,10 +20,15 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
+import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
+import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
+  RUNS_SQL,
+  RUN_STATES_SQL,
   SCORE_COLUMNS,
   StoreError,
   groupScores,
+  runCountsFrom,
   scoreFromRow,
   scoreValues,
   storedRecordJson,
@@ -33,6 +38,9 @@ import type {
   InsertOutcome,
   LedgerStore,
   Migration,
+  RunCounts,
+  RunDbRow,
+  RunStateDbRow,
   ScoreDbRow,
   StoredAttempt,
 } from './store.js';
@@ -151,6 +159,23 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TABLE scores;
       ALTER TABLE scores_v5 RENAME TO scores;
       ${appendOnly('scores')}`,
+  },
+  {
+    version: 6,
+    name: 'retractions',
+    // A retracted run (attempt_id NULL) or attempt, with who, why and when: appended, never deleted.
+    // One record per target (attempt ids are never empty, so '' stands for the whole run).
+    sql: `
+      CREATE TABLE retractions (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        attempt_id TEXT,
+        reason TEXT NOT NULL,
+        retracted_by TEXT NOT NULL,
+        retracted_at TEXT NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX retractions_target ON retractions (run_id, COALESCE(attempt_id, ''));
+      ${appendOnly('retractions')}`,
   },
 ];
 
@@ -303,6 +328,55 @@ export class SqliteStore implements LedgerStore {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  retract(request: RetractionRequest): Promise<RetractionOutcome[]> {
+    const work = this.db.transaction((): RetractionOutcome[] => {
+      const attempts = this.db
+        .prepare<[string], { case_id: string; config_id: string; attempt_id: string }>(
+          'SELECT case_id, config_id, attempt_id FROM attempts WHERE run_id = ? ORDER BY id',
+        )
+        .all(request.runId)
+        .map((row) => ({
+          runId: request.runId,
+          caseId: row.case_id,
+          configId: row.config_id,
+          attemptId: row.attempt_id,
+        }));
+      const held = (): Retraction[] =>
+        this.db
+          .prepare<[string], RetractionDbRow>(
+            `SELECT ${RETRACTION_COLUMNS} FROM retractions WHERE run_id = ? ORDER BY id`,
+          )
+          .all(request.runId)
+          .map(retractionFromRow);
+      const { outcomes, append } = planRetraction(request, attempts, held());
+      const insert = this.db.prepare(
+        `INSERT INTO retractions (${RETRACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      );
+      for (const retraction of append) insert.run(...retractionValues(retraction));
+      return outcomes;
+    });
+    try {
+      return Promise.resolve(work.immediate());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  retractions(): Promise<Retraction[]> {
+    return Promise.resolve(
+      this.db
+        .prepare<[], RetractionDbRow>(`SELECT ${RETRACTION_COLUMNS} FROM retractions ORDER BY id`)
+        .all()
+        .map(retractionFromRow),
+    );
+  }
+
+  async runs(): Promise<RunCounts[]> {
+    const runs = this.db.prepare<[], RunDbRow>(RUNS_SQL).all();
+    const states = this.db.prepare<[], RunStateDbRow>(RUN_STATES_SQL).all();
+    return runCountsFrom(runs, states, await this.retractions());
   }
 
   appendDriftRun(run: DriftRunRecord): Promise<void> {

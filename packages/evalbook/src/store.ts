@@ -8,6 +8,7 @@ import type { Layer } from '@paperclip-evals/checks';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
+import type { Retraction, RetractionOutcome, RetractionRequest } from './retraction.js';
 
 /** What happened to one record of a batch. */
 export type InsertOutcome =
@@ -58,9 +59,87 @@ export interface LedgerStore {
    * soft-failing runs before the newest run, then the newest run itself (whatever its status).
    */
   driftWindow(checkId: string, eligible: number): Promise<DriftRunRecord[]>;
+  /**
+   * Appends the retraction of a run or of some of its attempts, in ONE transaction, after checking
+   * (retraction.ts planRetraction) that they are stored: a missing run or attempt is a
+   * RetractionError and nothing is written; a target already retracted is written again never.
+   * The request must have passed checkRetractionRequest.
+   */
+  retract(request: RetractionRequest): Promise<RetractionOutcome[]>;
+  /** Every retraction, in the order they were appended (a small table: read whole). */
+  retractions(): Promise<Retraction[]>;
+  /** Each run with its counts, in the order runs first reached the store. */
+  runs(): Promise<RunCounts[]>;
   /** Applied migration versions, ascending. */
   migrations(): Promise<number[]>;
   close(): Promise<void>;
+}
+
+/** One run as `evals runs` lists it: counted in SQL, never by reading every record. */
+export interface RunCounts {
+  readonly runId: string;
+  readonly attempts: number;
+  readonly cases: number;
+  readonly configs: number;
+  /**
+   * Attempts by the run terminal state the runner recorded (the report's honest status needs the
+   * checks and the environment: see `evals report`).
+   */
+  readonly terminalStates: Readonly<Record<string, number>>;
+  /** Kept apart at ingest (--keep-foreign): not the environment's case or config. */
+  readonly foreign: number;
+  /** Covered by a retraction (foreign or not). */
+  readonly retracted: number;
+  /** The run's retraction records (who, why, when), oldest first. */
+  readonly retractions: readonly Retraction[];
+}
+
+/** Per run: attempts, cases, configs, foreign and retracted (both stores run this SQL as is). */
+export const RUNS_SQL = `
+  SELECT a.run_id AS run_id, COUNT(*) AS attempts, COUNT(DISTINCT a.case_id) AS cases,
+    COUNT(DISTINCT a.config_id) AS configs,
+    SUM(CASE WHEN a.environment_mismatch THEN 1 ELSE 0 END) AS foreign_attempts,
+    SUM(CASE WHEN EXISTS (SELECT 1 FROM retractions r WHERE r.run_id = a.run_id
+      AND (r.attempt_id IS NULL OR r.attempt_id = a.attempt_id)) THEN 1 ELSE 0 END) AS retracted
+  FROM attempts a GROUP BY a.run_id ORDER BY MIN(a.id)`;
+
+/** Per run and recorded run terminal state: how many attempts. */
+export const RUN_STATES_SQL =
+  'SELECT run_id, run_terminal_state AS state, COUNT(*) AS n FROM attempts GROUP BY run_id, run_terminal_state ORDER BY run_id, run_terminal_state';
+
+/** The rows of RUNS_SQL and RUN_STATES_SQL (counts are text from PostgreSQL's bigint). */
+export interface RunDbRow {
+  readonly run_id: string;
+  readonly attempts: number | string;
+  readonly cases: number | string;
+  readonly configs: number | string;
+  readonly foreign_attempts: number | string;
+  readonly retracted: number | string;
+}
+export interface RunStateDbRow {
+  readonly run_id: string;
+  readonly state: string;
+  readonly n: number | string;
+}
+
+/** RunCounts from the two queries' rows and the store's retractions. */
+export function runCountsFrom(
+  runs: readonly RunDbRow[],
+  states: readonly RunStateDbRow[],
+  retractions: readonly Retraction[],
+): RunCounts[] {
+  return runs.map((row) => ({
+    runId: row.run_id,
+    attempts: Number(row.attempts),
+    cases: Number(row.cases),
+    configs: Number(row.configs),
+    terminalStates: Object.fromEntries(
+      states.filter((state) => state.run_id === row.run_id).map((state) => [state.state, Number(state.n)]),
+    ),
+    foreign: Number(row.foreign_attempts),
+    retracted: Number(row.retracted),
+    retractions: retractions.filter((retraction) => retraction.runId === row.run_id),
+  }));
 }
 
 /** One versioned schema change of a store. Never edit one that has shipped: add the next. */

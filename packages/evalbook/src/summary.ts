@@ -3,13 +3,17 @@
 // the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
 // excluded and why. Stored policy verdicts, read after the attempts, are tallied per (config, policy
-// digest) the same way, and each check's score per run feeds its drift (check-drift.ts).
+// digest) the same way, and each check's score per run feeds its drift (check-drift.ts). Retracted
+// attempts, and attempts kept apart as foreign (unless includeForeign), count nowhere: not in a
+// cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
 import { CheckDriftTally } from './check-drift.js';
 import type { CheckDrift, DriftThresholdOf } from './check-drift.js';
 import { CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { POLICY_AGREEMENTS } from './policy-verdicts.js';
 import type { PolicyAgreement, PolicyVerdict } from './policy-verdicts.js';
+import { RetractionIndex, isForeign } from './retraction.js';
+import type { LeftOutReason, Retraction } from './retraction.js';
 import { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
 import type { AttemptStatus, AttemptVerdict } from './scoring.js';
 import {
@@ -44,7 +48,7 @@ export interface Denominator {
   /** Attempts in the denominator. */
   readonly counted: number;
   /** Attempts left out, by why (only non-zero entries). */
-  readonly excluded: Readonly<Partial<Record<AttemptStatus | 'environment_mismatch', number>>>;
+  readonly excluded: Readonly<Partial<Record<AttemptStatus, number>>>;
 }
 
 export interface RateWithInterval {
@@ -138,7 +142,16 @@ export interface EvalbookSummary {
   readonly runScope: string | null;
   readonly attempts: number;
   readonly statusCounts: StatusCounts;
-  readonly environmentMismatches: number;
+  /**
+   * Attempts within the run scope that count nowhere in this summary: kept apart as foreign (their
+   * case or config is not the environment's; counted only with includeForeign) and retracted.
+   */
+  readonly leftOut: { readonly foreign: number; readonly retracted: number };
+  /** Whether foreign attempts were asked for (includeForeign), and how many of them were counted. */
+  readonly includeForeign: boolean;
+  readonly foreignIncluded: number;
+  /** The retractions of runs in the run scope (who, why, when), in the order they were made. */
+  readonly retractions: readonly Retraction[];
   /** Every run, by when its first attempt started (then insertion order), never by name. */
   readonly runs: readonly string[];
   readonly cases: readonly string[];
@@ -177,6 +190,10 @@ export interface SummaryOptions {
   readonly resamples?: number;
   /** The static threshold of a check's drift bar (from the environment); default 0.8. */
   readonly driftThresholdOf?: DriftThresholdOf;
+  /** Count attempts kept apart as foreign like any other (default: left out, and counted as such). */
+  readonly includeForeign?: boolean;
+  /** The store's retractions: the attempts they cover are left out. */
+  readonly retractions?: readonly Retraction[];
 }
 
 /** Bootstrap intervals over cases need at least this many cases with counted attempts. */
@@ -199,7 +216,6 @@ interface Tally {
   readonly caseId: string;
   readonly configId: string;
   readonly counts: StatusCounts;
-  environmentMismatch: number;
   readonly cost: CoverageTally;
 }
 
@@ -213,7 +229,6 @@ interface PolicyTally {
 /** Merged tallies: the counts and cost of a group of (run, case, config) tallies. */
 interface Group {
   readonly counts: StatusCounts;
-  environmentMismatch: number;
   readonly costs: CoverageTally[];
 }
 
@@ -222,7 +237,13 @@ export class SummaryBuilder {
   private readonly totals = emptyCounts();
   private readonly coverage = new CoverageTally();
   private attempts = 0;
-  private mismatches = 0;
+  private readonly leftOutCounts = { foreign: 0, retracted: 0 };
+  private foreignIncluded = 0;
+  private readonly retracted: RetractionIndex;
+  /** Keys of foreign attempts left out (few), so their policy verdicts are left out too. */
+  private readonly foreignKeys = new Set<string>();
+  /** Runs seen only through left-out attempts, with why: a --run naming one is told so. */
+  private readonly leftOutRuns = new Map<string, Set<LeftOutReason>>();
   private readonly policyTallies = new Map<string, PolicyTally>();
   private policyVerdicts = 0;
   private readonly checkDrift = new CheckDriftTally();
@@ -230,12 +251,33 @@ export class SummaryBuilder {
   /** Each run's first place in the stream and its earliest attempt start (ms), for the run order. */
   private readonly runInfo = new Map<string, { firstSeen: number; earliestStart: number }>();
 
-  constructor(private readonly options: SummaryOptions = {}) {}
+  constructor(private readonly options: SummaryOptions = {}) {
+    this.retracted = new RetractionIndex(options.retractions ?? []);
+  }
 
-  /** Counts one attempt; returns its verdict (so a report can list it beside the attempt). */
-  add(stored: StoredAttempt): AttemptVerdict {
-    const verdict = attemptVerdict(stored.record, stored.scores);
+  /** Why this summary leaves an attempt out (retracted first), or null when it counts. */
+  leftOut(stored: StoredAttempt): LeftOutReason | null {
+    if (this.retracted.of(stored.key) !== undefined) return 'retracted';
+    if (isForeign(stored) && this.options.includeForeign !== true) return 'foreign';
+    return null;
+  }
+
+  /**
+   * Counts one attempt; returns its verdict (so a report can list it beside the attempt), or null
+   * when it is left out (retracted, or foreign without includeForeign): then it counts nowhere.
+   */
+  add(stored: StoredAttempt): AttemptVerdict | null {
     const { runId, caseId, configId } = stored.key;
+    const leftOut = this.leftOut(stored);
+    if (leftOut !== null) {
+      if (this.inScope(runId)) this.leftOutCounts[leftOut]++;
+      if (leftOut === 'foreign') this.foreignKeys.add(keyText(stored.key));
+      let reasons = this.leftOutRuns.get(runId);
+      if (reasons === undefined) this.leftOutRuns.set(runId, (reasons = new Set()));
+      reasons.add(leftOut);
+      return null;
+    }
+    const verdict = attemptVerdict(stored.record, stored.scores);
     const started = Date.parse(stored.record.startedAt ?? '');
     const run = this.runInfo.get(runId);
     if (run === undefined)
@@ -252,7 +294,6 @@ export class SummaryBuilder {
         caseId,
         configId,
         counts: emptyCounts(),
-        environmentMismatch: 0,
         cost: new CoverageTally(),
       };
       this.tallies.set(key, tally);
@@ -262,12 +303,7 @@ export class SummaryBuilder {
     if (inScope) {
       this.attempts++;
       this.coverage.add(stored.record.cost);
-    }
-    // A case or config whose digest differs from the environment's is kept apart, never merged.
-    if (stored.record.environmentMismatch.length > 0) {
-      tally.environmentMismatch++;
-      if (inScope) this.mismatches++;
-      return verdict;
+      if (isForeign(stored)) this.foreignIncluded++;
     }
     tally.counts[verdict.status]++;
     if (inScope) {
@@ -288,6 +324,8 @@ export class SummaryBuilder {
 
   /** Counts one stored policy verdict (outside the run scope: counted as seen, left out of the table). */
   addPolicyVerdict(verdict: PolicyVerdict): void {
+    // A left-out attempt's verdicts are left out with it.
+    if (this.retracted.of(verdict.key) !== undefined || this.foreignKeys.has(keyText(verdict.key))) return;
     this.policyVerdicts++;
     if (this.options.runId !== undefined && verdict.key.runId !== this.options.runId) return;
     const { configId } = verdict.key;
@@ -377,7 +415,10 @@ export class SummaryBuilder {
       runScope: this.options.runId ?? null,
       attempts: this.attempts,
       statusCounts: { ...this.totals },
-      environmentMismatches: this.mismatches,
+      leftOut: { ...this.leftOutCounts },
+      includeForeign: this.options.includeForeign === true,
+      foreignIncluded: this.foreignIncluded,
+      retractions: (this.options.retractions ?? []).filter((retraction) => this.inScope(retraction.runId)),
       runs,
       cases,
       configs,
@@ -401,6 +442,17 @@ export class SummaryBuilder {
     const known = (kind: 'run' | 'config', names: ReadonlySet<string>, name: string): void => {
       if (names.has(name)) return;
       const listed = [...names].sort().slice(0, 10);
+      const leftOut = kind === 'run' ? this.leftOutRuns.get(name) : undefined;
+      if (leftOut !== undefined)
+        throw new ScopeError(
+          `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
+            .map((reason) =>
+              reason === 'retracted'
+                ? 'its attempts are retracted (see `evals runs`)'
+                : 'its attempts are kept apart as foreign (--include-foreign counts them)',
+            )
+            .join('; ')}`,
+        );
       throw new ScopeError(
         `no ${kind} named ${JSON.stringify(name)} in this evalbook` +
           (names.size === 0
@@ -517,6 +569,9 @@ export class SummaryBuilder {
   }
 }
 
+const keyText = (key: StoredAttempt['key']): string =>
+  [key.runId, key.caseId, key.configId, key.attemptId].join('\u0000');
+
 function cmp(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
@@ -527,21 +582,19 @@ function groupBy(tallies: readonly Tally[], keyOf: (tally: Tally) => string[]): 
     const key = JSON.stringify(keyOf(tally));
     let group = groups.get(key);
     if (group === undefined) {
-      group = { counts: emptyCounts(), environmentMismatch: 0, costs: [] };
+      group = { counts: emptyCounts(), costs: [] };
       groups.set(key, group);
     }
     for (const status of ATTEMPT_STATUSES) group.counts[status] += tally.counts[status];
-    group.environmentMismatch += tally.environmentMismatch;
     group.costs.push(tally.cost);
   }
   return groups;
 }
 
 function mergeGroups(groups: readonly Group[]): Group {
-  const merged: Group = { counts: emptyCounts(), environmentMismatch: 0, costs: [] };
+  const merged: Group = { counts: emptyCounts(), costs: [] };
   for (const group of groups) {
     for (const status of ATTEMPT_STATUSES) merged.counts[status] += group.counts[status];
-    merged.environmentMismatch += group.environmentMismatch;
     merged.costs.push(...group.costs);
   }
   return merged;
@@ -567,11 +620,10 @@ function solvedAndCounted(
 
 function rateOf(group: Group, policy: DenominatorPolicy): Omit<RateWithInterval, 'ci95'> {
   const { solved, counted } = solvedAndCounted(group.counts, policy);
-  const excluded: Partial<Record<AttemptStatus | 'environment_mismatch', number>> = {};
+  const excluded: Partial<Record<AttemptStatus, number>> = {};
   if (policy === 'evaluated_only')
     for (const status of ['errored', 'incomplete', 'over_budget'] as const)
       if (group.counts[status] > 0) excluded[status] = group.counts[status];
-  if (group.environmentMismatch > 0) excluded.environment_mismatch = group.environmentMismatch;
   return {
     solved,
     denominator: { policy, counted, excluded },
@@ -622,10 +674,12 @@ export async function summariseStore(
   store: {
     attempts(): AsyncIterable<StoredAttempt>;
     policyVerdicts?(): AsyncIterable<PolicyVerdict>;
+    retractions?(): Promise<Retraction[]>;
   },
   options: SummaryOptions = {},
 ): Promise<EvalbookSummary> {
-  const builder = new SummaryBuilder(options);
+  const retractions = options.retractions ?? (await store.retractions?.());
+  const builder = new SummaryBuilder({ ...options, ...(retractions === undefined ? {} : { retractions }) });
   for await (const stored of store.attempts()) builder.add(stored);
   if (store.policyVerdicts !== undefined)
     for await (const verdict of store.policyVerdicts()) builder.addPolicyVerdict(verdict);

@@ -2,11 +2,14 @@
 // summary, or one JSON report with --json). A progress line goes to stderr only when it is a TTY.
 // Case checks in model layers (llm_judge, embedding) get the provider the checks engine would get
 // from the same EVALS_ENGINE_PROVIDER_* variables; without one they are stored not_evaluated.
-// Exit: 0 only inserted/duplicates · 1 conflicts or invalid bundles · 2 usage error or unreadable input.
+// With --env, attempts not of its suite are refused (nothing written) unless --keep-foreign.
+// Exit: 0 only inserted/duplicates · 1 conflicts, invalid bundles or refused foreign attempts · 2 usage
+// error or unreadable input.
 import { styleText } from 'node:util';
 import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
 import { IngestUsageError, StoreError, formatUsd, ingest, ingestExitCode } from '@paperclip-evals/evalbook';
 
+import type { Issue } from '@paperclip-evals/contract';
 import type { CaseCheckModels, IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
 
 import { UsageError, show } from '../exit-codes.js';
@@ -17,6 +20,7 @@ export interface IngestCommandOptions {
   readonly store?: string;
   readonly env?: string;
   readonly artifactRoot?: string;
+  readonly keepForeign?: boolean;
   readonly json: boolean;
 }
 
@@ -50,6 +54,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       ...(options.env === undefined ? {} : { environmentPath: options.env }),
       ...(options.artifactRoot === undefined ? {} : { artifactRoot: options.artifactRoot }),
       ...(tty ? { onProgress } : {}),
+      keepForeign: options.keepForeign === true,
       writerThread: true,
     });
   } catch (error) {
@@ -71,32 +76,33 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       `${paint('red', 'conflict  ')} ${conflict.input}  ${conflict.key.runId}/${conflict.key.caseId}/${conflict.key.configId}/${conflict.key.attemptId}`,
       `    stored ${conflict.existingDigest}, this bundle ${conflict.bundleDigest} (nothing overwritten)`,
     );
-  for (const invalid of summary.invalid) {
+  const issueLines = (issues: readonly Issue[]): string[] =>
+    issues.flatMap((issue) => [
+      `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}`,
+      `      expected: ${show(issue.expected)}  received: ${show(issue.received)}`,
+    ]);
+  for (const invalid of summary.invalid)
     lines.push(
       `${paint('red', 'invalid   ')} ${invalid.input}  ${invalid.issues.length} issue(s), not written`,
+      ...issueLines(invalid.issues),
     );
-    for (const issue of invalid.issues)
-      lines.push(
-        `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}`,
-        `      expected: ${show(issue.expected)}  received: ${show(issue.received)}`,
-      );
-  }
   for (const unreadable of summary.unreadable)
     lines.push(`${paint('yellow', 'unreadable')} ${unreadable.input}  ${unreadable.error}`);
-  for (const flagged of summary.environmentMismatches)
+  for (const foreign of summary.foreign)
     lines.push(
-      `${paint('yellow', 'mismatch  ')} ${flagged.input}  kept apart from the environment's cells: ${flagged.mismatch
-        .map((field) =>
-          field.expected === null
-            ? `${field.field} ${field.received} is not in the environment`
-            : `${field.field} expected ${field.expected}, received ${field.received}`,
-        )
-        .join('; ')}`,
+      `${paint(summary.keepForeign ? 'yellow' : 'red', 'foreign   ')} ${foreign.input}  ${foreign.key.runId}/${foreign.key.caseId}/${foreign.key.configId}/${foreign.key.attemptId}  ${summary.keepForeign ? 'kept apart: reports leave it out unless --include-foreign' : "not of the environment's suite"}`,
+      ...issueLines(foreign.issues),
+    );
+  const refusedForeign = !summary.keepForeign && summary.foreign.length > 0;
+  if (refusedForeign)
+    lines.push(
+      '',
+      `nothing written: ${summary.foreign.length} attempt(s) are not of the environment's suite. Ingest them with their own environment, correct the environment (ids, digests), or pass --keep-foreign to store them apart (reports leave them out unless --include-foreign).`,
     );
   const total = summary.coverage.pricedTotalNanodollars;
   if (lines.length > 0) lines.push('');
   lines.push(
-    `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable`,
+    `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable, ${summary.foreign.length} foreign${summary.foreign.length === 0 ? '' : summary.keepForeign ? ' (kept apart)' : ' (refused)'}`,
     summary.inserted === 0
       ? 'cost: no new attempts to price'
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,

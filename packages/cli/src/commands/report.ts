@@ -2,7 +2,8 @@
 // store once and renders JSON, Markdown, JUnit or HTML (to stdout or to --out: atomically for a
 // file, in place for a device or FIFO, never replacing what is there); grid and compare print the
 // cases × configs table and a paired comparison for a person (or --json for machines). Report and
-// compare judge the same --fail-on gates, every one, each verdict on stderr.
+// compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
+// attempts out, and foreign ones unless --include-foreign, and says how many.
 import { realpath } from 'node:fs/promises';
 import { styleText } from 'node:util';
 import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
@@ -14,6 +15,7 @@ import {
   decideGates,
   driftThresholdsOf,
   formatUsd,
+  leftOutText,
   loadEnvironment,
   openStore,
   summariseStore,
@@ -38,6 +40,8 @@ export interface StoreCommandOptions {
   readonly store?: string;
   readonly env?: string;
   readonly run?: string;
+  /** Count attempts kept apart as foreign (--include-foreign). */
+  readonly includeForeign?: boolean;
 }
 
 export interface ReportCommandOptions extends StoreCommandOptions {
@@ -92,7 +96,7 @@ const toStdout = (chunk: string): Promise<void> =>
   });
 
 /** Opens the store a reading command names (never creating one) with its environment. */
-async function openForReading(
+export async function openForReading(
   options: StoreCommandOptions,
 ): Promise<{ store: LedgerStore; storeUrl: string; environment: Environment | undefined }> {
   const environment = options.env === undefined ? undefined : await loadEnvironment(options.env);
@@ -137,6 +141,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
         ...(options.run === undefined ? {} : { runId: options.run }),
         ...(options.compare === undefined ? {} : { compare: options.compare }),
         failOn: options.failOn,
+        includeForeign: options.includeForeign === true,
         ...(tty ? { onProgress } : {}),
       });
     };
@@ -151,12 +156,13 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
   }
   if (result === undefined) return EXIT.internal;
   const { summary, budgets, gate } = result;
+  const leftOut = leftOutText(summary);
   if (options.out !== undefined) {
     const over = budgets.filter((budget) => budget.status === 'exceeded').length;
     process.stderr.write(
-      `wrote ${options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}\n`,
+      `wrote ${options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}\n`,
     );
-  }
+  } else if (leftOut !== null) process.stderr.write(`${leftOut}\n`);
   return reportGates(gate);
 }
 
@@ -177,6 +183,8 @@ async function summary(options: StoreCommandOptions, compare?: CompareSpec): Pro
       driftThresholdOf: driftThresholdsOf(environment),
       ...(options.run === undefined ? {} : { runId: options.run }),
       ...(compare === undefined ? {} : { compare }),
+      includeForeign: options.includeForeign === true,
+      retractions: await store.retractions(),
     });
   } catch (error) {
     if (error instanceof ScopeError) throw new UsageError(error.message);
@@ -186,6 +194,12 @@ async function summary(options: StoreCommandOptions, compare?: CompareSpec): Pro
   }
 }
 
+/** What a grid or comparison says of the attempts it left out (a line, or nothing). */
+const leftOutLines = (result: EvalbookSummary): string[] => {
+  const text = leftOutText(result);
+  return text === null ? [] : [`${text}.`];
+};
+
 /** Pads to a display width (the table has no wide characters). */
 const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - text.length));
 
@@ -193,7 +207,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
   const result = await summary(options);
   if (options.json) {
     await toStdout(
-      `${JSON.stringify({ denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, grid: result.grid }, null, 2)}\n`,
+      `${JSON.stringify({ denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, grid: result.grid, leftOut: result.leftOut, includeForeign: result.includeForeign, foreignIncluded: result.foreignIncluded, retractions: result.retractions }, null, 2)}\n`,
     );
     return EXIT.ok;
   }
@@ -229,7 +243,8 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
   lines.push(
     '',
     `cells: solved/counted [Wilson 95% interval]; ~ flaky (solved and unsolved attempts); — no attempts.`,
-    `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all${result.environmentMismatches > 0 ? `; ${result.environmentMismatches} attempts kept apart (digest differs from the environment)` : ''}.`,
+    `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all.`,
+    ...leftOutLines(result),
   );
   await toStdout(`${lines.join('\n')}\n`);
   return EXIT.ok;
@@ -242,7 +257,12 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
   if (comparison === null) return EXIT.internal;
   const gate = decideGates(options.failOn, result);
   if (options.json) {
-    await toStdout(`${JSON.stringify({ ...comparison, gate }, null, 2)}\n`);
+    const leftOut = {
+      leftOut: result.leftOut,
+      includeForeign: result.includeForeign,
+      retractions: result.retractions,
+    };
+    await toStdout(`${JSON.stringify({ ...comparison, ...leftOut, gate }, null, 2)}\n`);
     return reportGates(gate);
   }
   const lines: string[] = [];
@@ -257,6 +277,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
     '',
     `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${comparison.sharedCases} shared cases — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
     `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${comparison.discordant.aOnly} cases only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
+    ...leftOutLines(result),
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${formatUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
   );
   await toStdout(`${lines.join('\n')}\n`);

@@ -1,0 +1,100 @@
+// `evals retract` and `evals runs`: the ledger's own commands, added to the command tree by
+// program.ts. Actions lazily import their modules, like every other command.
+import { Option } from 'commander';
+
+import type { Command } from 'commander';
+
+import { repeatable } from '../options.js';
+
+const STORE_HELP =
+  "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)";
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function addLedgerCommands(program: Command): void {
+  program
+    .command('retract')
+    .summary('retract a run or some of its attempts: an appended record (who, why, when), never a delete')
+    .description(
+      [
+        'The ledger is append-only: to stop a run or an attempt from counting (a broken harness, a bundle',
+        'of another suite, a rerun that supersedes it), retract it. A retraction record is appended with',
+        'who (--by, default: your user name), why (--reason) and when (now, by this machine’s clock).',
+        'Every report, grid, comparison and --fail-on gate then leaves the retracted attempts out and says',
+        'how many it left out; `evals runs` lists the records. Retracting what is already retracted writes',
+        'nothing and shows the record in force; a run or attempt the store does not hold is an error.',
+      ].join(' '),
+    )
+    .option('--run <runId>', 'the run (every attempt of it, without --attempt)')
+    .addOption(
+      repeatable(
+        new Option('--attempt <attemptId>', 'only the attempts of the run with this attempt id (repeatable)')
+          .argParser(collect)
+          .default([], 'the whole run'),
+      ),
+    )
+    .option('--reason <text>', 'why: shown wherever the retraction is')
+    .option('--by <name>', 'who retracts (default: the user name of this process)')
+    .option('--store <url>', STORE_HELP)
+    .option('--env <file>', 'the Evalbook environment (its store)')
+    .option('--json', 'print the outcome as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 retracted (or already retracted: nothing written) · 2 usage error, no such store, or no such run or attempt in it (nothing written).',
+        '',
+        'Examples:',
+        '  $ evals retract --run nightly-42 --reason "harness lost the network" --by ci-bot',
+        '  $ evals retract --run nightly-42 --attempt a-17 --attempt a-18 --reason "another suite\'s bundles"',
+      ].join('\n'),
+    )
+    .action(
+      async (flags: {
+        run?: string;
+        attempt: string[];
+        reason?: string;
+        by?: string;
+        store?: string;
+        env?: string;
+        json?: true;
+      }) => {
+        const { runRetract } = await import('./ledger.js');
+        process.exitCode = await runRetract({
+          ...flags,
+          attempts: flags.attempt,
+          json: flags.json === true,
+        });
+      },
+    );
+
+  program
+    .command('runs')
+    .summary('list the runs in the Evalbook with their counts (attempts, foreign, retracted)')
+    .description(
+      [
+        'List every run the store holds, in the order runs first reached it: attempts, cases and configs,',
+        'attempts by the run terminal state the runner recorded, attempts kept apart as foreign',
+        '(ingested with --keep-foreign) and retracted ones, with each retraction record (who, why, when).',
+        'Counted by the database, without reading every attempt.',
+      ].join(' '),
+    )
+    .option('--store <url>', STORE_HELP)
+    .option('--env <file>', 'the Evalbook environment (its store)')
+    .option('--json', 'print the runs as JSON (paperclip-evals/runs/v1)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 listed · 2 usage error or no such store.',
+        '',
+        'Examples:',
+        '  $ evals runs',
+        '  $ evals runs --json | jq ".runs[] | select(.retracted > 0)"',
+      ].join('\n'),
+    )
+    .action(async (flags: { store?: string; env?: string; json?: true }) => {
+      const { runRuns } = await import('./ledger.js');
+      process.exitCode = await runRuns({ ...flags, json: flags.json === true });
+    });
+}

@@ -1,0 +1,129 @@
+// `evals retract` and `evals runs`. Retract takes its time and its default author here, at the CLI
+// edge (the library takes both as data), appends the retraction in one transaction and says what it
+// covered; runs lists the store's runs with their counts. Both read an existing store only.
+import { userInfo } from 'node:os';
+import { RetractionError, checkRetractionRequest, retractionText } from '@paperclip-evals/evalbook';
+
+import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
+
+import { EXIT, UsageError } from '../exit-codes.js';
+import { openForReading } from './report.js';
+
+export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
+export const RUNS_V1 = 'paperclip-evals/runs/v1';
+
+export interface RetractCommandOptions {
+  readonly run?: string;
+  readonly attempts: readonly string[];
+  readonly reason?: string;
+  readonly by?: string;
+  readonly store?: string;
+  readonly env?: string;
+  readonly json: boolean;
+}
+
+/** Who retracts when --by is not given: this process's user, or a usage error when there is none. */
+function defaultAuthor(): string {
+  try {
+    const name = userInfo().username;
+    if (name.trim() !== '') return name;
+  } catch {
+    // no user entry for this uid (a container): fall through
+  }
+  throw new UsageError('cannot tell who retracts: name yourself with --by NAME');
+}
+
+export async function runRetract(options: RetractCommandOptions): Promise<number> {
+  if (options.run === undefined) throw new UsageError('name the run to retract: --run RUN_ID');
+  if (options.reason === undefined)
+    throw new UsageError('say why with --reason "…" (it is shown wherever the retraction is)');
+  let request;
+  try {
+    request = checkRetractionRequest({
+      runId: options.run,
+      attemptIds: options.attempts,
+      reason: options.reason,
+      by: options.by ?? defaultAuthor(),
+      at: new Date().toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof RetractionError) throw new UsageError(error.message);
+    throw error;
+  }
+  const { store, storeUrl } = await openForReading(options);
+  let outcomes: RetractionOutcome[];
+  try {
+    outcomes = await store.retract(request);
+  } catch (error) {
+    if (error instanceof RetractionError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ schema: RETRACTION_REPORT_V1, exitCode: EXIT.ok, store: storeUrl, outcomes }, null, 2)}\n`,
+    );
+    return EXIT.ok;
+  }
+  const lines = outcomes.map((outcome) => {
+    const covered = `${outcome.attempts.length} attempt${outcome.attempts.length === 1 ? '' : 's'}`;
+    return outcome.status === 'retracted'
+      ? `retracted          ${covered}: ${retractionText(outcome.retraction)}`
+      : `already retracted  ${covered} (nothing written): ${retractionText(outcome.retraction)}`;
+  });
+  lines.push('', 'reports, grids, comparisons and gates leave these attempts out (and say how many).');
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+export async function runRuns(options: {
+  readonly store?: string;
+  readonly env?: string;
+  readonly json: boolean;
+}): Promise<number> {
+  const { store, storeUrl } = await openForReading(options);
+  let runs: RunCounts[];
+  try {
+    runs = await store.runs();
+  } finally {
+    await store.close();
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ schema: RUNS_V1, store: storeUrl, runs }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (runs.length === 0) {
+    process.stdout.write(`${storeUrl}: no runs (nothing ingested yet)\n`);
+    return EXIT.ok;
+  }
+  const header = ['run', 'attempts', 'cases', 'configs', 'foreign', 'retracted', 'terminal states'];
+  const rows = runs.map((run) => [
+    run.runId,
+    String(run.attempts),
+    String(run.cases),
+    String(run.configs),
+    String(run.foreign),
+    String(run.retracted),
+    Object.entries(run.terminalStates)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(', '),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((text, column) => (column === cells.length - 1 ? text : text.padEnd(widths[column] ?? 0)))
+      .join('  ');
+  const lines = [line(header), ...rows.map(line)];
+  const retractions = runs.flatMap((run) => run.retractions);
+  if (retractions.length > 0)
+    lines.push('', 'retractions:', ...retractions.map((retraction) => `  ${retractionText(retraction)}`));
+  lines.push(
+    '',
+    `${runs.length} run(s) in ${storeUrl}. Foreign attempts (kept apart at ingest) and retracted ones count in no report unless asked (--include-foreign counts foreign ones).`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
