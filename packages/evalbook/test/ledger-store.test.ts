@@ -9,6 +9,7 @@
 // PostgreSQL's concurrent migrators, connection errors, TRUNCATE refused, and four child processes
 // ingesting overlapping corpora at once (they run the built package, packages/evalbook/dist).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -20,6 +21,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-evals/contract';
 
 import { convertBundle } from '../src/convert.ts';
+import { RetractionError, checkRetractionRequest } from '../src/retraction.ts';
 import { ingest, ingestExitCode } from '../src/ingest.ts';
 import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/postgres-store.ts';
 import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/sqlite-store.ts';
@@ -30,6 +32,8 @@ import { freePort, startPostgres } from './support/postgres-server.ts';
 import type { AttemptKey, LedgerRecord } from '../src/convert.ts';
 import type { IngestSummary } from '../src/ingest.ts';
 import type { PolicyVerdictInput } from '../src/policy-verdicts.ts';
+import type { RetractionRequest } from '../src/retraction.ts';
+import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
 import type { LedgerStore } from '../src/store.ts';
 import type { PostgresServer } from './support/postgres-server.ts';
 
@@ -526,62 +530,347 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(stored?.record.fileSha256).toBe(sha256Digest(bytes));
     });
 
-    it('flags attempts whose case or config digest differs from the environment, and stores them flagged', async () => {
-      const matching = syntheticAttempt({ attemptId: 'attempt_match', costMicros: null });
-      const input = matching.input as { caseSha256: string; configSha256: string };
+    describe("attempts not of the environment's suite", () => {
       const otherDigest = `sha256:${'a'.repeat(64)}`;
-      const environmentPath = join(dir, 'evalbook.json');
-      await writeFile(
-        environmentPath,
-        JSON.stringify({
-          schema: 'paperclip-evals/environment/v1',
-          name: 't',
-          store: storeUrl,
-          cases: [{ id: 'case_synthetic', sha256: input.caseSha256 }],
-          configs: [
+      const suiteOf = (options: SyntheticAttemptOptions) =>
+        syntheticAttempt(options).input as { caseSha256: string; configSha256: string };
+      const { caseSha256, configSha256 } = suiteOf({});
+      /** case_synthetic and config_synthetic as the synthetic bundles have them; case_other and config_other under another digest. */
+      const environment = async (): Promise<string> => {
+        const path = join(dir, 'evalbook.json');
+        await writeFile(
+          path,
+          JSON.stringify({
+            schema: 'paperclip-evals/environment/v1',
+            name: 't',
+            store: storeUrl,
+            cases: [
+              { id: 'case_synthetic', sha256: caseSha256 },
+              { id: 'case_other', sha256: otherDigest },
+            ],
+            configs: [
+              {
+                id: 'config_synthetic',
+                sha256: configSha256,
+                model: 'm1',
+                driver: 'paperclip-deterministic',
+              },
+              { id: 'config_other', sha256: otherDigest, model: 'm1', driver: 'paperclip-deterministic' },
+            ],
+            pricing: { version: 'v1', models: { m1: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 } } },
+          }),
+        );
+        return path;
+      };
+      // One row per way an attempt can be foreign: what the bundle says, and the issue it must get.
+      const FOREIGN: readonly [string, SyntheticAttemptOptions, Record<string, unknown>][] = [
+        [
+          'a case the environment does not list',
+          { caseId: 'case_typo' },
+          {
+            code: 'case_not_in_environment',
+            path: '/identity/caseId',
+            expected: 'one of case_synthetic, case_other',
+            received: 'case_typo',
+          },
+        ],
+        [
+          'a config the environment does not list',
+          { configId: 'config_typo' },
+          {
+            code: 'config_not_in_environment',
+            path: '/identity/configId',
+            expected: 'one of config_synthetic, config_other',
+            received: 'config_typo',
+          },
+        ],
+        [
+          "a stale case digest (the case's definition changed)",
+          { caseId: 'case_other' },
+          {
+            code: 'case_digest_differs',
+            path: '/input/caseSha256',
+            expected: otherDigest,
+            received: suiteOf({ caseId: 'case_other' }).caseSha256,
+          },
+        ],
+        [
+          "a stale config digest (the config's definition changed)",
+          { configId: 'config_other' },
+          {
+            code: 'config_digest_differs',
+            path: '/input/configSha256',
+            expected: otherDigest,
+            received: suiteOf({ configId: 'config_other' }).configSha256,
+          },
+        ],
+      ];
+      const keyOf = (options: SyntheticAttemptOptions & { attemptId: string }): AttemptKey => ({
+        ...key(options.attemptId),
+        ...(options.caseId === undefined ? {} : { caseId: options.caseId }),
+        ...(options.configId === undefined ? {} : { configId: options.configId }),
+      });
+
+      it.each(FOREIGN)(
+        '%s: exit 1, each foreign attempt named (field, expected, received), and nothing of the run written, byte for byte',
+        async (_name, options, issue) => {
+          const environmentPath = await environment();
+          const seeded = await ingest({
+            inputs: [await writeBundle(dir, 'seed.json', { attemptId: 'attempt_seed' })],
+            environmentPath,
+          });
+          expect(seeded).toMatchObject({ inserted: 1, foreign: [] });
+          const before = await kind.snapshot(storeUrl);
+          // A clean attempt first, in its own batch: nothing of it may be written either.
+          const clean = await writeBundle(dir, 'clean.json', { attemptId: 'attempt_clean' });
+          const first = await writeBundle(dir, 'f1.json', { ...options, attemptId: 'attempt_f1' });
+          const second = await writeBundle(dir, 'f2.json', { ...options, attemptId: 'attempt_f2' });
+          const summary = await ingest({ inputs: [clean, first, second], environmentPath, batchSize: 1 });
+          expect(summary).toMatchObject({ inserted: 0, duplicates: 0, keepForeign: false });
+          expect(summary.foreign).toEqual([
             {
-              id: 'config_synthetic',
-              sha256: input.configSha256,
-              model: 'm1',
-              driver: 'paperclip-deterministic',
+              input: first,
+              key: keyOf({ ...options, attemptId: 'attempt_f1' }),
+              issues: [expect.objectContaining(issue)],
             },
-            { id: 'config_other', sha256: otherDigest, model: 'm1', driver: 'paperclip-deterministic' },
-          ],
-          pricing: { version: 'v1', models: { m1: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 } } },
-        }),
+            {
+              input: second,
+              key: keyOf({ ...options, attemptId: 'attempt_f2' }),
+              issues: [expect.objectContaining(issue)],
+            },
+          ]);
+          expect(ingestExitCode(summary)).toBe(1);
+          expect(await kind.snapshot(storeUrl)).toEqual(before);
+        },
       );
-      await writeFile(join(dir, 'match.json'), JSON.stringify(matching));
-      const other = syntheticAttempt({ attemptId: 'attempt_flag', configId: 'config_other' });
-      const otherInput = other.input as { configSha256: string };
-      const flagged = join(dir, 'flagged.json');
-      await writeFile(flagged, JSON.stringify(other));
-      // No storeUrl: the environment file names the store.
-      const summary = await ingest({ inputs: [join(dir, 'match.json'), flagged], environmentPath });
-      expect(summary.store).toBe(storeUrl);
-      expect(summary.inserted).toBe(2);
-      const flaggedKey = { ...key('attempt_flag'), configId: 'config_other' };
-      expect(summary.environmentMismatches).toEqual([
+
+      it('refuses before the store is opened: a store that is not there is not created', async () => {
+        const summary = await ingest({
+          inputs: [await writeBundle(dir, 'f.json', { attemptId: 'attempt_f', configId: 'config_typo' })],
+          environmentPath: await environment(),
+        });
+        expect(ingestExitCode(summary)).toBe(1);
+        if (kind.name === 'sqlite') expect(existsSync(sqlitePath(storeUrl))).toBe(false);
+        else expect(await kind.snapshot(storeUrl)).toEqual({});
+      });
+
+      it('reads stdin once: a foreign bundle there is refused, a clean one is ingested from what the first pass read', async () => {
+        const environmentPath = await environment();
+        const chunks = (text: string) =>
+          Readable.from([Buffer.from(text.slice(0, 40)), Buffer.from(text.slice(40))]);
+        const foreign = JSON.stringify(syntheticAttempt({ attemptId: 'attempt_f', caseId: 'case_typo' }));
+        const refused = await ingest({ inputs: ['-'], environmentPath, stdin: chunks(foreign) });
+        expect(refused.foreign.map((entry) => entry.input)).toEqual(['(stdin)']);
+        expect(ingestExitCode(refused)).toBe(1);
+        const clean = JSON.stringify(syntheticAttempt({ attemptId: 'attempt_stdin' }));
+        const taken = await ingest({ inputs: ['-'], environmentPath, stdin: chunks(clean) });
+        expect(taken).toMatchObject({ inserted: 1, foreign: [], invalid: [] });
+      });
+
+      it('with keepForeign stores them apart, marked foreign with the reason (exit 0)', async () => {
+        const environmentPath = await environment();
+        await writeFile(
+          join(dir, 'match.json'),
+          JSON.stringify(syntheticAttempt({ attemptId: 'attempt_match', costMicros: null })),
+        );
+        const flagged = await writeBundle(dir, 'flagged.json', {
+          attemptId: 'attempt_flag',
+          configId: 'config_other',
+        });
+        // No storeUrl: the environment file names the store.
+        const summary = await ingest({
+          inputs: [join(dir, 'match.json'), flagged],
+          environmentPath,
+          keepForeign: true,
+        });
+        expect(summary.store).toBe(storeUrl);
+        expect(summary.inserted).toBe(2);
+        const flaggedKey = { ...key('attempt_flag'), configId: 'config_other' };
+        const received = suiteOf({ configId: 'config_other' }).configSha256;
+        expect(summary.foreign).toEqual([
+          {
+            input: flagged,
+            key: flaggedKey,
+            issues: [
+              expect.objectContaining({ code: 'config_digest_differs', expected: otherDigest, received }),
+            ],
+          },
+        ]);
+        expect(summary.coverage.text).toBe('2 of 2 attempts priced (1 provider-reported, 1 estimated)');
+        expect(ingestExitCode(summary)).toBe(0);
+
+        const store = await openStore(storeUrl);
+        const stored = await store.getAttempt(flaggedKey);
+        const clean = await store.getAttempt(key('attempt_match'));
+        expect(await store.runs()).toEqual([
+          expect.objectContaining({ runId: 'run_synthetic', attempts: 2, foreign: 1, retracted: 0 }),
+        ]);
+        await store.close();
+        expect(stored?.record.environmentMismatch).toEqual([
+          { field: 'configSha256', expected: otherDigest, received },
+        ]);
+        expect(clean?.record.environmentMismatch).toEqual([]);
+        expect(clean?.record.cost).toMatchObject({ coverage: 'estimated', pricingVersion: 'v1' });
+        expect(
+          await sql('SELECT attempt_id FROM attempts WHERE environment_mismatch ORDER BY attempt_id'),
+        ).toEqual([{ attempt_id: 'attempt_flag' }]);
+      });
+    });
+  });
+
+  describe('retractions', () => {
+    const request = (changes: Partial<RetractionRequest> = {}): RetractionRequest =>
+      checkRetractionRequest({
+        runId: 'run_synthetic',
+        attemptIds: [],
+        reason: 'the harness lost its network',
+        by: 'ci-bot',
+        at: '2026-12-01T09:30:00.000Z',
+        ...changes,
+      });
+    /** Three attempts of run_synthetic, then (a later batch) one of run_other; the store is left open. */
+    const seed = async (): Promise<LedgerStore> => {
+      const store = await openStore(storeUrl);
+      const other = convertBundle(
+        parseNativeExecution(
+          JSON.stringify(syntheticAttempt({ runId: 'run_other', attemptId: 'attempt_a' })),
+        ),
+      );
+      await store.insertBatch([record('attempt_a'), record('attempt_b'), record('attempt_c')]);
+      await store.insertBatch([other]);
+      return store;
+    };
+    /** The store's contents with no connection open (SQLite's WAL checkpointed into the file). */
+    const closedSnapshot = async (store: LedgerStore): Promise<unknown> => {
+      await store.close();
+      return kind.snapshot(storeUrl);
+    };
+
+    it('appends who, why and when; the same target again writes nothing and shows the record in force', async () => {
+      let store = await seed();
+      const [one] = await store.retract(request({ attemptIds: ['attempt_a'] }));
+      const attemptRecord = {
+        runId: 'run_synthetic',
+        attemptId: 'attempt_a',
+        reason: 'the harness lost its network',
+        by: 'ci-bot',
+        at: '2026-12-01T09:30:00.000Z',
+      };
+      expect(one).toEqual({ status: 'retracted', retraction: attemptRecord, attempts: [key('attempt_a')] });
+      const snapshot = await closedSnapshot(store);
+      store = await openStore(storeUrl);
+      const again = await store.retract(
+        request({ attemptIds: ['attempt_a'], reason: 'again', by: 'someone else' }),
+      );
+      expect(again).toEqual([
+        { status: 'already_retracted', retraction: attemptRecord, attempts: [key('attempt_a')] },
+      ]);
+      expect(await closedSnapshot(store)).toEqual(snapshot);
+      store = await openStore(storeUrl);
+
+      const run = await store.retract(
+        request({ reason: 'superseded by a rerun', at: '2026-12-01T10:00:00.000Z' }),
+      );
+      const runRecord = {
+        ...attemptRecord,
+        attemptId: null,
+        reason: 'superseded by a rerun',
+        at: '2026-12-01T10:00:00.000Z',
+      };
+      expect(run).toEqual([
         {
-          input: flagged,
-          key: flaggedKey,
-          mismatch: [{ field: 'configSha256', expected: otherDigest, received: otherInput.configSha256 }],
+          status: 'retracted',
+          retraction: runRecord,
+          attempts: ['attempt_a', 'attempt_b', 'attempt_c'].map(key),
         },
       ]);
-      expect(summary.coverage.text).toBe('2 of 2 attempts priced (1 provider-reported, 1 estimated)');
-      expect(ingestExitCode(summary)).toBe(0);
-
-      const store = await openStore(storeUrl);
-      const stored = await store.getAttempt(flaggedKey);
-      const clean = await store.getAttempt(key('attempt_match'));
-      await store.close();
-      expect(stored?.record.environmentMismatch).toEqual([
-        { field: 'configSha256', expected: otherDigest, received: otherInput.configSha256 },
+      // Covered by the run's retraction: nothing to append.
+      expect(await store.retract(request({ attemptIds: ['attempt_b'] }))).toEqual([
+        { status: 'already_retracted', retraction: runRecord, attempts: [key('attempt_b')] },
       ]);
-      expect(clean?.record.environmentMismatch).toEqual([]);
-      expect(clean?.record.cost).toMatchObject({ coverage: 'estimated', pricingVersion: 'v1' });
-      expect(
-        await sql('SELECT attempt_id FROM attempts WHERE environment_mismatch ORDER BY attempt_id'),
-      ).toEqual([{ attempt_id: 'attempt_flag' }]);
+      expect(await store.retractions()).toEqual([attemptRecord, runRecord]);
+      expect(await store.runs()).toEqual([
+        {
+          runId: 'run_synthetic',
+          attempts: 3,
+          cases: 1,
+          configs: 1,
+          terminalStates: { succeeded: 3 },
+          foreign: 0,
+          retracted: 3,
+          retractions: [attemptRecord, runRecord],
+        },
+        {
+          runId: 'run_other',
+          attempts: 1,
+          cases: 1,
+          configs: 1,
+          terminalStates: { succeeded: 1 },
+          foreign: 0,
+          retracted: 0,
+          retractions: [],
+        },
+      ]);
+      await store.close();
+    });
+
+    it('refuses a run or an attempt the store does not hold, every missing one named, and writes nothing', async () => {
+      const snapshot = await closedSnapshot(await seed());
+      const store = await openStore(storeUrl);
+      await expect(store.retract(request({ runId: 'run_missing' }))).rejects.toThrow(RetractionError);
+      await expect(store.retract(request({ runId: 'run_missing' }))).rejects.toThrow(
+        /no run named "run_missing"/,
+      );
+      // One missing id spoils the whole request: attempt_a is not retracted either.
+      await expect(
+        store.retract(request({ attemptIds: ['attempt_a', 'attempt_x', 'attempt_y'] })),
+      ).rejects.toThrow(/no attempt "attempt_x", "attempt_y": nothing retracted/);
+      expect(await store.retractions()).toEqual([]);
+      await store.close();
+      expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
+    });
+
+    it('is append-only: UPDATE and DELETE of retractions are refused by the database itself', async () => {
+      const store = await seed();
+      await store.retract(request());
+      await store.close();
+      await expect(sql('DELETE FROM retractions')).rejects.toThrow(/append-only/);
+      await expect(sql("UPDATE retractions SET reason = 'nothing happened'")).rejects.toThrow(/append-only/);
+      await expect(
+        sql(
+          "INSERT INTO retractions (run_id, attempt_id, reason, retracted_by, retracted_at) VALUES ('run_synthetic', NULL, 'twice', 'x', '2026-12-01T09:30:00.000Z')",
+        ),
+      ).rejects.toThrow(kind.uniqueViolation);
+    });
+
+    it('migration 6 adds them to an older store: its attempts stay as they were, and can be retracted', async () => {
+      await kind.migrateTo(storeUrl, 5);
+      const old = record('attempt_old');
+      const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+      await sql(
+        `INSERT INTO bundles (digest, canonical_json) VALUES (${quote(old.bundleDigest)}, ${quote(old.rawCanonical)})`,
+      );
+      await sql(
+        `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+           run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+           provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
+         VALUES ('run_synthetic', 'case_synthetic', 'config_synthetic', 'attempt_old', ${quote(old.bundleDigest)}, NULL,
+           'synthetic', 'succeeded', NULL, TRUE, 0, 'provider_reported', 5000000, NULL, NULL, FALSE, ${quote(storedRecordJson(old))})`,
+      );
+      expect(await sql('SELECT version FROM schema_migrations WHERE version = 6')).toEqual([]);
+      const store = await openStore(storeUrl);
+      expect(await store.migrations()).toEqual(versions);
+      const before = await store.getAttempt(key('attempt_old'));
+      expect(await store.retractions()).toEqual([]);
+      expect(await store.retract(request({ attemptIds: ['attempt_old'] }))).toEqual([
+        expect.objectContaining({ status: 'retracted', attempts: [key('attempt_old')] }),
+      ]);
+      expect(await store.getAttempt(key('attempt_old'))).toEqual(before);
+      expect(await store.runs()).toEqual([
+        expect.objectContaining({ runId: 'run_synthetic', attempts: 1, retracted: 1 }),
+      ]);
+      await store.close();
+      expect(await kind.storageProblems(storeUrl)).toEqual([]);
     });
   });
 

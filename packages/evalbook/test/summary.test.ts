@@ -2,12 +2,15 @@
 // failure never a model failure), denominators that say what they counted and excluded, the grid,
 // per-config rates, flaky cells, cost per solve, the trend across runs and paired comparisons —
 // over real converted records (synthetic bundles through the contract parser and the converter).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import type { ScoreRow } from '../src/convert.ts';
 import { attemptVerdict, withExpectedChecks } from '../src/scoring.ts';
 import { parseEnvironment } from '../src/environment.ts';
-import { SummaryBuilder, summariseStore } from '../src/summary.ts';
+import { ScopeError, SummaryBuilder, summariseStore } from '../src/summary.ts';
+import type { EvalbookSummary, SummaryOptions } from '../src/summary.ts';
+import type { Retraction } from '../src/retraction.ts';
 import type { StoredAttempt } from '../src/store.ts';
 import { storedAttempt as attempt } from './support/stored-attempts.ts';
 import type { Outcome } from './support/stored-attempts.ts';
@@ -106,10 +109,11 @@ describe('SummaryBuilder', () => {
     return builder.build();
   };
 
-  it('counts every attempt once, keeping digest mismatches apart', () => {
+  it('counts every attempt once, leaving a foreign one out (and saying so) unless asked to include it', () => {
     const summary = build();
-    expect(summary.attempts).toBe(all.length);
-    expect(summary.environmentMismatches).toBe(1);
+    expect(summary.attempts).toBe(all.length - 1);
+    expect(summary.leftOut).toEqual({ foreign: 1, retracted: 0 });
+    expect(summary).toMatchObject({ includeForeign: false, foreignIncluded: 0, retractions: [] });
     expect(summary.statusCounts).toEqual({
       solved: 12,
       unsolved: 5,
@@ -119,6 +123,14 @@ describe('SummaryBuilder', () => {
     });
     expect(summary.cases).toEqual(['case_a', 'case_b', 'case_c', 'case_d']);
     expect(summary.configs).toEqual(['base', 'cand']);
+    const included = build({ includeForeign: true });
+    expect(included.attempts).toBe(all.length);
+    expect(included).toMatchObject({
+      leftOut: { foreign: 0, retracted: 0 },
+      includeForeign: true,
+      foreignIncluded: 1,
+    });
+    expect(included.statusCounts.solved).toBe(13);
   });
 
   it('states each denominator: all_attempts counts errors against the rate, evaluated_only lists them as excluded', () => {
@@ -134,12 +146,9 @@ describe('SummaryBuilder', () => {
       solveRate: 0,
       denominator: { counted: 1, excluded: { errored: 1, incomplete: 1 } },
     });
+    // The foreign attempt is in no cell at all (left out, counted as left out at the top).
     const mismatched = build().grid.find((entry) => entry.caseId === 'case_c' && entry.configId === 'cand')!;
-    expect(mismatched.denominator).toEqual({
-      policy: 'all_attempts',
-      counted: 2,
-      excluded: { environment_mismatch: 1 },
-    });
+    expect(mismatched.denominator).toEqual({ policy: 'all_attempts', counted: 2, excluded: {} });
   });
 
   it('gives every cell a Wilson interval, pass@k when there are several attempts, and marks flaky cells', () => {
@@ -228,6 +237,158 @@ describe('SummaryBuilder', () => {
       ['nightly-10', 'base', 0],
       ['nightly-10', 'cand', 1],
     ]);
+  });
+});
+
+describe('attempts left out (foreign, retracted)', () => {
+  const base = {
+    solved: attempt('r', 'c', 'x', 'base-solved', 'solved'),
+    unsolved: attempt('r', 'c', 'x', 'base-unsolved', 'unsolved'),
+    errored: attempt('r', 'c', 'x', 'base-errored', 'errored'),
+  };
+  type Spec = {
+    runId: string;
+    caseId: string;
+    configId: string;
+    outcome: keyof typeof base;
+    foreign: boolean;
+    retracted: boolean;
+  };
+  const storedOf = (spec: Spec, index: number): StoredAttempt => {
+    const from = base[spec.outcome];
+    const key = { runId: spec.runId, caseId: spec.caseId, configId: spec.configId, attemptId: `a${index}` };
+    return {
+      ...from,
+      key,
+      record: {
+        ...from.record,
+        key,
+        environmentMismatch: spec.foreign ? [{ field: 'case', expected: null, received: spec.caseId }] : [],
+      },
+    };
+  };
+  const spec = fc.record({
+    runId: fc.constantFrom('r1', 'r2'),
+    caseId: fc.constantFrom('case_a', 'case_b', 'case_c'),
+    configId: fc.constantFrom('base', 'cand'),
+    outcome: fc.constantFrom('solved', 'unsolved', 'errored') as fc.Arbitrary<keyof typeof base>,
+    foreign: fc.boolean(),
+    retracted: fc.boolean(),
+  });
+  /** What a summary says about left-out attempts: everything else must be as if they were never stored. */
+  const counted = ({
+    leftOut: _l,
+    retractions: _r,
+    includeForeign: _i,
+    foreignIncluded: _f,
+    ...rest
+  }: EvalbookSummary) => rest;
+
+  it('a summary with foreign and retracted attempts is the summary without them, and counts them as left out', () => {
+    fc.assert(
+      fc.property(fc.array(spec, { maxLength: 24 }), fc.boolean(), (specs, includeForeign) => {
+        const all = specs.map(storedOf);
+        const retractions: Retraction[] = specs.flatMap((item, index) =>
+          item.retracted
+            ? [
+                {
+                  runId: item.runId,
+                  attemptId: `a${index}`,
+                  reason: 'why',
+                  by: 'who',
+                  at: '2026-12-01T09:30:00.000Z',
+                },
+              ]
+            : [],
+        );
+        const build = (attempts: readonly StoredAttempt[], options: SummaryOptions) => {
+          const builder = new SummaryBuilder({ compare: { by: 'config', a: 'base', b: 'cand' }, ...options });
+          for (const stored of attempts) builder.add(stored);
+          try {
+            return builder.build();
+          } catch (error) {
+            return error instanceof ScopeError ? 'scope error' : error;
+          }
+        };
+        const kept = all.filter(
+          (_, index) => !specs[index]!.retracted && (includeForeign || !specs[index]!.foreign),
+        );
+        const withThem = build(all, { retractions, includeForeign });
+        const without = build(kept, { includeForeign: true });
+        if (typeof withThem === 'string' || typeof without === 'string') {
+          expect(withThem).toBe(without);
+          return;
+        }
+        expect(counted(withThem as EvalbookSummary)).toEqual(counted(without as EvalbookSummary));
+        const summary = withThem as EvalbookSummary;
+        expect(summary.leftOut.retracted).toBe(specs.filter((item) => item.retracted).length);
+        expect(summary.leftOut.foreign).toBe(
+          includeForeign ? 0 : specs.filter((item) => item.foreign && !item.retracted).length,
+        );
+        expect(summary.attempts + summary.leftOut.foreign + summary.leftOut.retracted).toBe(all.length);
+        expect(summary.retractions).toEqual(retractions);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a retracted run counts nowhere, and a --run naming it is told why', () => {
+    const runRetraction: Retraction = {
+      runId: 'r1',
+      attemptId: null,
+      reason: 'broken harness',
+      by: 'ci',
+      at: '2026-12-01T09:30:00.000Z',
+    };
+    const builder = new SummaryBuilder({ retractions: [runRetraction] });
+    builder.add(
+      storedOf(
+        {
+          runId: 'r1',
+          caseId: 'case_a',
+          configId: 'base',
+          outcome: 'solved',
+          foreign: false,
+          retracted: false,
+        },
+        1,
+      ),
+    );
+    builder.add(
+      storedOf(
+        {
+          runId: 'r2',
+          caseId: 'case_a',
+          configId: 'base',
+          outcome: 'unsolved',
+          foreign: false,
+          retracted: false,
+        },
+        2,
+      ),
+    );
+    const summary = builder.build();
+    expect(summary).toMatchObject({
+      attempts: 1,
+      runs: ['r2'],
+      leftOut: { foreign: 0, retracted: 1 },
+      retractions: [runRetraction],
+    });
+    const scoped = new SummaryBuilder({ retractions: [runRetraction], runId: 'r1' });
+    scoped.add(
+      storedOf(
+        {
+          runId: 'r1',
+          caseId: 'case_a',
+          configId: 'base',
+          outcome: 'solved',
+          foreign: false,
+          retracted: false,
+        },
+        1,
+      ),
+    );
+    expect(() => scoped.build()).toThrow(/run "r1" has no attempt to count: its attempts are retracted/);
   });
 });
 
