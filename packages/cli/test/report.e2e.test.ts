@@ -86,12 +86,11 @@ describe('evals init', () => {
     expect(again.status).toBe(2);
     expect(again.stderr).toContain('already exists');
     expect(readFileSync(join(dir, 'book.yaml'), 'utf8')).toBe(written);
-    // loads as is: ingest accepts it as --env (and flags our synthetic attempts as mismatches)
+    // loads as is: ingest takes it as --env (and refuses our synthetic attempts: not of its suite)
     const ingest = run(['ingest', 'runs', '--env', 'book.yaml', '--store', 'sqlite:init.sqlite', '--json']);
-    expect(ingest.status).toBe(0);
-    expect(
-      (JSON.parse(ingest.stdout) as { environmentMismatches: unknown[] }).environmentMismatches,
-    ).toHaveLength(4);
+    expect(ingest.status).toBe(1);
+    expect((JSON.parse(ingest.stdout) as { foreign: unknown[] }).foreign).toHaveLength(4);
+    expect(existsSync(join(dir, 'init.sqlite'))).toBe(false);
   });
 });
 

@@ -1,0 +1,416 @@
+// Attempts that are not of the suite, and retractions, end to end with the real `evals` binary on a
+// SQLite store (the library tests run the same rules on PostgreSQL too): `ingest --env` refuses a
+// foreign case, a foreign config, a stale case digest and a stale config digest with exit 1 and the
+// store unchanged byte for byte; `--keep-foreign` stores them apart and the report's numbers and
+// `--fail-on below:X` do not move; `evals retract` takes an attempt or a run out of every report,
+// grid, comparison and gate, with who/why/when shown; `evals runs` lists the counts.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+const OTHER_DIGEST = `sha256:${'a'.repeat(64)}`;
+
+let dir: string;
+const run = (args: string[]) => {
+  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+const suiteOf = (options: SyntheticAttemptOptions) =>
+  syntheticAttempt(options).input as { caseSha256: string; configSha256: string };
+const write = (path: string, options: SyntheticAttemptOptions): string => {
+  mkdirSync(join(dir, path, '..'), { recursive: true });
+  writeFileSync(join(dir, path), JSON.stringify(syntheticAttempt(options)));
+  return path;
+};
+/** Every file of the store's folder by digest (the store is closed between commands). */
+const snapshot = (): Record<string, string> =>
+  Object.fromEntries(
+    readdirSync(join(dir, 'book'))
+      .sort()
+      .map((name) => [
+        name,
+        createHash('sha256')
+          .update(readFileSync(join(dir, 'book', name)))
+          .digest('hex'),
+      ]),
+  );
+const STORE = ['--store', 'sqlite:book/evalbook.sqlite'];
+
+interface Summary {
+  attempts: number;
+  cases: string[];
+  configs: string[];
+  configStats: { configId: string; solveRate: number | null }[];
+  grid: unknown[];
+  leftOut: { foreign: number; retracted: number };
+  retractions: { runId: string; attemptId: string | null; reason: string; by: string; at: string }[];
+}
+const report = (...args: string[]) => {
+  const result = run(['report', ...STORE, '--env', 'evalbook.json', ...args]);
+  let json: { attemptCount: number; summary: Summary; gate: { passed: boolean } | null } | null = null;
+  try {
+    json = JSON.parse(result.stdout) as typeof json;
+  } catch {
+    // not a JSON report (another format, or a failure)
+  }
+  return { ...result, json };
+};
+/** The gate's verdict on stderr (what follows the line about attempts left out). */
+const gateText = (stderr: string): string => stderr.slice(stderr.indexOf('gate '));
+/** The summary without what it says of left-out attempts: what must not move when they are added. */
+const counted = ({
+  leftOut: _leftOut,
+  retractions: _retractions,
+  ...rest
+}: Summary & Record<string, unknown>) => rest;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-foreign-e2e-'));
+  writeFileSync(
+    join(dir, 'evalbook.json'),
+    JSON.stringify({
+      schema: 'paperclip-evals/environment/v1',
+      name: 'suite',
+      cases: [
+        { id: 'case_a', sha256: suiteOf({ caseId: 'case_a' }).caseSha256 },
+        { id: 'case_b', sha256: suiteOf({ caseId: 'case_b' }).caseSha256 },
+        { id: 'case_stale', sha256: OTHER_DIGEST },
+      ],
+      configs: [
+        {
+          id: 'base',
+          sha256: suiteOf({ configId: 'base' }).configSha256,
+          model: 'm',
+          driver: 'paperclip-deterministic',
+        },
+        {
+          id: 'cand',
+          sha256: suiteOf({ configId: 'cand' }).configSha256,
+          model: 'm',
+          driver: 'paperclip-deterministic',
+        },
+        { id: 'stale', sha256: OTHER_DIGEST, model: 'm', driver: 'paperclip-deterministic' },
+      ],
+    }),
+  );
+  // run1: base solves everything; cand fails one attempt of case_b (its rate 3/4).
+  for (const caseId of ['case_a', 'case_b'])
+    for (const configId of ['base', 'cand'])
+      for (const index of [0, 1]) {
+        const failed = caseId === 'case_b' && configId === 'cand' && index === 1;
+        write(`runs/${caseId}-${configId}-${index}.json`, {
+          runId: 'run1',
+          caseId,
+          configId,
+          attemptId: failed ? 'bad' : `${caseId}-${configId}-${index}`,
+          ...(failed ? { runTerminalState: 'failed' as const } : {}),
+        });
+      }
+  write('runs2/a.json', { runId: 'run2', caseId: 'case_a', configId: 'base', attemptId: 'r2' });
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const FOREIGN: readonly [string, SyntheticAttemptOptions, string, string, string][] = [
+  [
+    'a case the environment does not list',
+    { caseId: 'case_typo', configId: 'base' },
+    'case_not_in_environment at /identity/caseId',
+    'one of case_a, case_b, case_stale',
+    'case_typo',
+  ],
+  [
+    'a config the environment does not list',
+    { caseId: 'case_a', configId: 'config_typo' },
+    'config_not_in_environment at /identity/configId',
+    'one of base, cand, stale',
+    'config_typo',
+  ],
+  [
+    'a stale case digest',
+    { caseId: 'case_stale', configId: 'base' },
+    'case_digest_differs at /input/caseSha256',
+    OTHER_DIGEST,
+    suiteOf({ caseId: 'case_stale' }).caseSha256,
+  ],
+  [
+    'a stale config digest',
+    { caseId: 'case_a', configId: 'stale' },
+    'config_digest_differs at /input/configSha256',
+    OTHER_DIGEST,
+    suiteOf({ configId: 'stale' }).configSha256,
+  ],
+];
+
+describe('evals ingest --env: attempts not of the suite', () => {
+  it('ingests the suite’s own attempts (exit 0)', () => {
+    const result = run(['ingest', 'runs', 'runs2', ...STORE, '--env', 'evalbook.json']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('9 inserted');
+  });
+
+  it.each(FOREIGN)(
+    '%s: exit 1, the attempt named with field, expected and received, the store unchanged',
+    (_name, options, where, expected, received) => {
+      const before = snapshot();
+      const clean = write('clean/c.json', {
+        runId: 'run3',
+        caseId: 'case_a',
+        configId: 'base',
+        attemptId: 'clean',
+      });
+      const foreign = write(`foreign/${where.split(' ')[0]}.json`, {
+        runId: 'run3',
+        attemptId: 'f',
+        ...options,
+      });
+      const human = run(['ingest', clean, foreign, ...STORE, '--env', 'evalbook.json']);
+      expect(human.status).toBe(1);
+      expect(human.stdout).toContain(`foreign    ${foreign}`);
+      expect(human.stdout).toContain(where);
+      expect(human.stdout).toContain(`expected: ${expected}  received: ${received}`);
+      expect(human.stdout).toContain('nothing written: 1 attempt(s)');
+      expect(human.stdout).toContain('--keep-foreign');
+      const json = run(['ingest', clean, foreign, ...STORE, '--env', 'evalbook.json', '--json']);
+      expect(json.status).toBe(1);
+      const parsed = JSON.parse(json.stdout) as {
+        exitCode: number;
+        inserted: number;
+        foreign: { input: string; issues: { code: string; expected: string; received: string }[] }[];
+      };
+      expect(parsed).toMatchObject({ exitCode: 1, inserted: 0 });
+      expect(parsed.foreign).toEqual([
+        {
+          input: foreign,
+          key: expect.objectContaining({ runId: 'run3', attemptId: 'f' }),
+          issues: [expect.objectContaining({ code: where.split(' ')[0], expected, received })],
+        },
+      ]);
+      expect(snapshot()).toEqual(before);
+    },
+  );
+
+  it('--keep-foreign stores them apart: the numbers and the --fail-on below gate do not move; --include-foreign counts them', () => {
+    const gateBefore = report('--fail-on', 'below:0.7');
+    expect(gateBefore.status).toBe(0);
+    const failBefore = report('--fail-on', 'below:0.8');
+    expect(failBefore.status).toBe(1);
+    const kept = run(['ingest', 'foreign', ...STORE, '--env', 'evalbook.json', '--keep-foreign']);
+    expect(kept.status).toBe(0);
+    expect(kept.stdout).toContain('4 foreign (kept apart)');
+    expect(kept.stdout).toContain('kept apart: reports leave it out unless --include-foreign');
+
+    const after = report('--fail-on', 'below:0.7');
+    expect(after.status).toBe(0);
+    expect(counted(after.json!.summary as Summary & Record<string, unknown>)).toEqual(
+      counted(gateBefore.json!.summary as Summary & Record<string, unknown>),
+    );
+    expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 0 });
+    expect(after.json!.attemptCount).toBe(gateBefore.json!.attemptCount);
+    expect(report('--fail-on', 'below:0.8').status).toBe(1);
+    // The gate's reasons are the same: no row or column of another suite makes it fail.
+    expect(gateText(report('--fail-on', 'below:0.8').stderr)).toBe(gateText(failBefore.stderr));
+    expect(gateText(failBefore.stderr)).toMatch(
+      /^gate below:0.8 failed:\n {2}cand: solve rate 0.750 < 0.8\n$/,
+    );
+
+    const grid = run(['grid', ...STORE, '--env', 'evalbook.json']);
+    expect(grid.status).toBe(0);
+    expect(grid.stdout).not.toContain('case_typo');
+    expect(grid.stdout).not.toContain('config_typo');
+    expect(grid.stdout).toContain('4 attempts left out of every count: 4 kept apart as foreign');
+    const included = run(['grid', ...STORE, '--env', 'evalbook.json', '--include-foreign', '--json']);
+    const includedGrid = JSON.parse(included.stdout) as {
+      cases: string[];
+      configs: string[];
+      foreignIncluded: number;
+    };
+    expect(includedGrid.cases).toContain('case_typo');
+    expect(includedGrid.configs).toContain('config_typo');
+    expect(includedGrid.foreignIncluded).toBe(4);
+    expect(report('--fail-on', 'below:0.7', '--include-foreign').json!.summary.attempts).toBe(
+      gateBefore.json!.summary.attempts + 4,
+    );
+    const md = report('--format', 'md');
+    expect(md.stdout).toContain('4 attempts left out of every count: 4 kept apart as foreign');
+  });
+});
+
+describe('evals retract and evals runs', () => {
+  it('refuses what the store does not hold, and a flag given twice, writing nothing (exit 2)', () => {
+    const before = snapshot();
+    const missingRun = run(['retract', ...STORE, '--run', 'nope', '--reason', 'x', '--by', 'alice']);
+    expect(missingRun.status).toBe(2);
+    expect(missingRun.stderr).toContain('no run named "nope" in this evalbook');
+    const missingAttempt = run([
+      'retract',
+      ...STORE,
+      '--run',
+      'run1',
+      '--attempt',
+      'bad',
+      '--attempt',
+      'ghost',
+      '--reason',
+      'x',
+      '--by',
+      'alice',
+    ]);
+    expect(missingAttempt.status).toBe(2);
+    expect(missingAttempt.stderr).toContain('run "run1" has no attempt "ghost": nothing retracted');
+    const twice = run([
+      'retract',
+      ...STORE,
+      '--run',
+      'run1',
+      '--run',
+      'run2',
+      '--reason',
+      'x',
+      '--by',
+      'alice',
+    ]);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toContain('--run is given once');
+    const noReason = run(['retract', ...STORE, '--run', 'run1', '--by', 'alice']);
+    expect(noReason.status).toBe(2);
+    expect(noReason.stderr).toContain('--reason');
+    const blank = run(['retract', ...STORE, '--run', 'run1', '--reason', '  ', '--by', 'alice']);
+    expect(blank.status).toBe(2);
+    expect(blank.stderr).toContain('reason: expected a non-empty text');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('retracts an attempt: it leaves the report, grid, comparison and gate, with who/why/when shown', () => {
+    const before = report('--fail-on', 'below:1');
+    expect(before.status).toBe(1);
+    const compareBefore = JSON.parse(
+      run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']).stdout,
+    ) as { deltaSolveRate: number };
+    expect(compareBefore.deltaSolveRate).toBeLessThan(0);
+
+    const result = run([
+      'retract',
+      ...STORE,
+      '--run',
+      'run1',
+      '--attempt',
+      'bad',
+      '--reason',
+      'the sandbox lost its network',
+      '--by',
+      'alice',
+    ]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /^retracted {10}1 attempt: attempt bad of run run1 retracted by alice at \d{4}-\d{2}-\d{2}T[\d:.]+Z: the sandbox lost its network$/m,
+    );
+    const again = run([
+      'retract',
+      ...STORE,
+      '--run',
+      'run1',
+      '--attempt',
+      'bad',
+      '--reason',
+      'again',
+      '--by',
+      'bob',
+      '--json',
+    ]);
+    expect(again.status).toBe(0);
+    const outcome = (
+      JSON.parse(again.stdout) as {
+        outcomes: { status: string; retraction: { by: string; reason: string } }[];
+      }
+    ).outcomes;
+    expect(outcome).toEqual([
+      expect.objectContaining({
+        status: 'already_retracted',
+        retraction: expect.objectContaining({ by: 'alice', reason: 'the sandbox lost its network' }),
+      }),
+    ]);
+
+    const after = report('--fail-on', 'below:1');
+    expect(after.status).toBe(0);
+    expect(after.json!.attemptCount).toBe(before.json!.attemptCount - 1);
+    expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 1 });
+    expect(after.json!.summary.retractions).toEqual([
+      {
+        runId: 'run1',
+        attemptId: 'bad',
+        reason: 'the sandbox lost its network',
+        by: 'alice',
+        at: expect.stringMatching(/Z$/),
+      },
+    ]);
+    expect(after.json!.summary.configStats.find((config) => config.configId === 'cand')?.solveRate).toBe(1);
+    const md = report('--format', 'md');
+    expect(md.stdout).toContain('Retracted: attempt bad of run run1 retracted by alice at ');
+    expect(md.stdout).toContain('1 retracted');
+    const html = report('--format', 'html');
+    expect(html.stdout).toContain('data-retracted="1"');
+    expect(html.stdout).toContain('retracted by alice');
+    const grid = run(['grid', ...STORE, '--env', 'evalbook.json']);
+    expect(grid.stdout).toContain(
+      "5 attempts left out of every count: 4 kept apart as foreign (case or config not the environment's; --include-foreign counts them), 1 retracted",
+    );
+    const compare = run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']);
+    const comparison = JSON.parse(compare.stdout) as {
+      deltaSolveRate: number;
+      leftOut: { retracted: number };
+    };
+    expect(comparison.deltaSolveRate).toBe(0);
+    expect(comparison.leftOut.retracted).toBe(1);
+    expect(run(['compare', ...STORE, '--a', 'base', '--b', 'cand']).stdout).toContain('1 retracted');
+  });
+
+  it('retracts a whole run: --run naming it is told why; evals runs lists counts and records', () => {
+    const result = run(['retract', ...STORE, '--run', 'run2', '--reason', 'superseded', '--by', 'bob']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('1 attempt: run run2 (every attempt) retracted by bob');
+    const scoped = report('--run', 'run2');
+    expect(scoped.status).toBe(2);
+    expect(scoped.stderr).toContain('run "run2" has no attempt to count: its attempts are retracted');
+
+    const runs = run(['runs', ...STORE]);
+    expect(runs.status).toBe(0);
+    const lines = runs.stdout.split('\n');
+    expect(lines[0]).toMatch(/^run\s+attempts\s+cases\s+configs\s+foreign\s+retracted\s+terminal states$/);
+    expect(lines[1]).toMatch(/^run1\s+8\s+2\s+2\s+0\s+1\s+1 failed, 7 succeeded$/);
+    expect(lines[2]).toMatch(/^run2\s+1\s+1\s+1\s+0\s+1\s+1 succeeded$/);
+    expect(lines[3]).toMatch(/^run3\s+4\s+3\s+3\s+4\s+0\s+4 succeeded$/);
+    expect(runs.stdout).toContain('retractions:');
+    expect(runs.stdout).toContain('attempt bad of run run1 retracted by alice');
+    expect(runs.stdout).toContain('run run2 (every attempt) retracted by bob');
+    const json = JSON.parse(run(['runs', ...STORE, '--json']).stdout) as {
+      schema: string;
+      runs: {
+        runId: string;
+        attempts: number;
+        foreign: number;
+        retracted: number;
+        terminalStates: Record<string, number>;
+      }[];
+    };
+    expect(json.schema).toBe('paperclip-evals/runs/v1');
+    expect(
+      json.runs.map(({ runId, attempts, foreign, retracted }) => ({ runId, attempts, foreign, retracted })),
+    ).toEqual([
+      { runId: 'run1', attempts: 8, foreign: 0, retracted: 1 },
+      { runId: 'run2', attempts: 1, foreign: 0, retracted: 1 },
+      { runId: 'run3', attempts: 4, foreign: 4, retracted: 0 },
+    ]);
+  });
+});
