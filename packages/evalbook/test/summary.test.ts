@@ -271,7 +271,7 @@ describe('attempts left out (foreign, retracted)', () => {
     runId: fc.constantFrom('r1', 'r2'),
     caseId: fc.constantFrom('case_a', 'case_b', 'case_c'),
     configId: fc.constantFrom('base', 'cand'),
-    outcome: fc.constantFrom('solved', 'unsolved', 'errored') as fc.Arbitrary<keyof typeof base>,
+    outcome: fc.constantFrom<keyof typeof base>('solved', 'unsolved', 'errored'),
     foreign: fc.boolean(),
     retracted: fc.boolean(),
   });
