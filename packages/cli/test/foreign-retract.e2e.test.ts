@@ -364,6 +364,14 @@ describe('evals retract and evals runs', () => {
     const md = report('--format', 'md');
     expect(md.stdout).toContain('Retracted: attempt bad of run run1 retracted by alice at ');
     expect(md.stdout).toContain('1 retracted');
+    const junit = report('--format', 'junit');
+    expect(junit.stdout).toContain(
+      '<testsuite name="left out" tests="2" failures="0" errors="0" skipped="2">',
+    );
+    expect(junit.stdout).toContain('name="1 retracted attempt(s)"');
+    expect(junit.stdout).toMatch(
+      /<skipped message="attempt bad of run run1 retracted by alice at [^"]+: the sandbox lost its network"\/>/,
+    );
     const html = report('--format', 'html');
     expect(html.stdout).toContain('data-retracted="1"');
     expect(html.stdout).toContain('retracted by alice');

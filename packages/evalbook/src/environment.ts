@@ -236,8 +236,9 @@ name: my-suite
 # Default store; \`evals ingest --store\` wins. SQLite is a single file.
 store: sqlite:.evalbook/evalbook.sqlite
 
-# Each case: its id, the sha256 of its definition (attempts whose input.caseSha256 differs are
-# flagged as environment mismatches, never merged) and the checks it expects a verdict for. A check
+# Each case: its id, the sha256 of its definition (\`evals ingest\` refuses an attempt whose case
+# is not listed here or whose input.caseSha256 differs: not of this suite; --keep-foreign stores
+# such attempts apart) and the checks it expects a verdict for. A check
 # without \`type\` is reported by the runner; one with \`type\` and \`spec\` is written in the checks
 # engine's vocabulary (docs/checks-engine.md) and evaluated by \`evals ingest\` over each attempt.
 cases:

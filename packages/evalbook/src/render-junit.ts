@@ -4,9 +4,12 @@
 // When the evalbook has check scores, one more testsuite, "check drift", has a testcase per (case,
 // check, config): a <failure> when it drifted, <skipped> while it has too few runs for a bar.
 // With --fail-on, a first testsuite, "gates", has one testcase per gate: a <failure> with its
-// reasons when it failed, so CI shows every gate's verdict beside the cells.
+// reasons when it failed, so CI shows every gate's verdict beside the cells. Attempts left out
+// (foreign, retracted) make a last testsuite, "left out", of <skipped> testcases, so CI shows how
+// many were not counted and each retraction's who, why and when.
 import type { CheckDrift } from './check-drift.js';
 import type { GateResult, GateVerdicts } from './gates.js';
+import { retractionText } from './retraction.js';
 import type { EvalbookSummary, GridCell } from './summary.js';
 
 export interface JunitReportInput {
@@ -83,6 +86,31 @@ function gateSuite(verdicts: GateVerdicts | null): string[] {
   ];
 }
 
+function leftOutSuite(summary: EvalbookSummary): string[] {
+  const cases: { name: string; message: string }[] = [];
+  if (summary.leftOut.foreign > 0)
+    cases.push({
+      name: `${summary.leftOut.foreign} foreign attempt(s)`,
+      message: "kept apart at ingest: case or config not the environment's (--include-foreign counts them)",
+    });
+  if (summary.leftOut.retracted > 0)
+    cases.push({
+      name: `${summary.leftOut.retracted} retracted attempt(s)`,
+      message: summary.retractions.map(retractionText).join('; '),
+    });
+  if (cases.length === 0) return [];
+  return [
+    [
+      `  <testsuite name="left out" tests="${cases.length}" failures="0" errors="0" skipped="${cases.length}">`,
+      ...cases.map(
+        (item) =>
+          `    <testcase classname="left out" name="${xml(item.name)}">\n      <skipped message="${xml(item.message)}"/>\n    </testcase>`,
+      ),
+      '  </testsuite>',
+    ].join('\n'),
+  ];
+}
+
 export function renderJunit(input: JunitReportInput): string {
   const byConfig = new Map<string, GridCell[]>();
   for (const cell of input.summary.grid) {
@@ -105,5 +133,5 @@ export function renderJunit(input: JunitReportInput): string {
       '  </testsuite>',
     ].join('\n');
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${[...gateSuite(input.gate), ...suites, ...driftSuite(input.summary.checkDrift)].join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(input.title)}">\n${[...gateSuite(input.gate), ...suites, ...driftSuite(input.summary.checkDrift), ...leftOutSuite(input.summary)].join('\n')}\n</testsuites>\n`;
 }
