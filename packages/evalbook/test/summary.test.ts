@@ -10,6 +10,7 @@ import { attemptVerdict, withExpectedChecks } from '../src/scoring.ts';
 import { parseEnvironment } from '../src/environment.ts';
 import { ScopeError, SummaryBuilder, summariseStore } from '../src/summary.ts';
 import type { EvalbookSummary, SummaryOptions } from '../src/summary.ts';
+import type { PolicyVerdict } from '../src/policy-verdicts.ts';
 import type { Retraction } from '../src/retraction.ts';
 import type { StoredAttempt } from '../src/store.ts';
 import { storedAttempt as attempt } from './support/stored-attempts.ts';
@@ -330,6 +331,55 @@ describe('attempts left out (foreign, retracted)', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('leaves the policy verdicts of left-out attempts out with them', () => {
+    const verdictOf = (stored: StoredAttempt): PolicyVerdict => ({
+      key: stored.key,
+      callId: 'call_0',
+      policyDigest: `sha256:${'b'.repeat(64)}`,
+      toolName: 'read_document',
+      decision: 'deny',
+      ruleId: null,
+      reason: 'no',
+      errorCode: null,
+      recordedOutcome: 'succeeded',
+      agreement: 'policy_denies_runner_allowed',
+    });
+    const kept = storedOf(
+      {
+        runId: 'r1',
+        caseId: 'case_a',
+        configId: 'base',
+        outcome: 'solved',
+        foreign: false,
+        retracted: false,
+      },
+      1,
+    );
+    const foreign = storedOf(
+      { runId: 'r1', caseId: 'case_a', configId: 'base', outcome: 'solved', foreign: true, retracted: false },
+      2,
+    );
+    const retracted = storedOf(
+      {
+        runId: 'r1',
+        caseId: 'case_a',
+        configId: 'base',
+        outcome: 'solved',
+        foreign: false,
+        retracted: false,
+      },
+      3,
+    );
+    const builder = new SummaryBuilder({
+      retractions: [
+        { runId: 'r1', attemptId: 'a3', reason: 'why', by: 'who', at: '2026-12-01T09:30:00.000Z' },
+      ],
+    });
+    for (const stored of [kept, foreign, retracted]) builder.add(stored);
+    for (const stored of [kept, foreign, retracted]) builder.addPolicyVerdict(verdictOf(stored));
+    expect(builder.build().policy).toEqual([expect.objectContaining({ configId: 'base', toolCalls: 1 })]);
   });
 
   it('a retracted run counts nowhere, and a --run naming it is told why', () => {
