@@ -287,7 +287,7 @@ describe('evals retract and evals runs', () => {
       'alice',
     ]);
     expect(twice.status).toBe(2);
-    expect(twice.stderr).toContain('--run is given once');
+    expect(twice.stderr).toContain('option \'--run <runId>\' given twice ("run1", then "run2")');
     const noReason = run(['retract', ...STORE, '--run', 'run1', '--by', 'alice']);
     expect(noReason.status).toBe(2);
     expect(noReason.stderr).toContain('--reason');

@@ -11,7 +11,12 @@ import { createProgram } from '../src/program.ts';
 import type { Command, Option } from 'commander';
 
 /** Every repeatable option, by command path: each keeps every value it is given. */
-const REPEATABLE = ['report --fail-on', 'compare --fail-on', 'policy replay --policy-arg'];
+const REPEATABLE = [
+  'report --fail-on',
+  'compare --fail-on',
+  'policy replay --policy-arg',
+  'retract --attempt',
+];
 
 /** Two valid values for options whose parser refuses arbitrary text. */
 const SAMPLES: Readonly<Record<string, readonly [string, string]>> = {

@@ -175,6 +175,7 @@ function storeOf(attempts: readonly StoredAttempt[], read: () => void = () => un
     policyVerdicts: async function* () {
       // none stored
     },
+    retractions: () => Promise.resolve([]),
   } as unknown as LedgerStore;
 }
 
