@@ -56,15 +56,19 @@ export const REQUIRED_TEXT_PLACES: readonly Place[] = [
 const NULLABLE_TEXT = new Set(['/transcript/omissionReason']);
 
 /**
- * Every `format: date-time` field of our native-execution and PRP v1 schemas (the events'
- * `emittedAt` and `observedAt`; a test holds this list equal to the schemas).
+ * Every timestamp field of our native-execution and PRP v1 schemas: the fields of the PRP `instant`
+ * (upstream's date-time pattern), the events' `emittedAt` and `observedAt`; a test holds this list
+ * equal to the schemas.
  */
 export const TIMESTAMP_PLACES: readonly Place[] = [
   ['events', '*', 'emittedAt'],
   ['events', '*', 'observedAt'],
 ];
 
-/** Upstream compiles its schemas with this `date-time` format: UTC `Z`, `T`, three fraction digits or none. */
+/**
+ * Upstream compiles its schemas with this `date-time` format: UTC `Z`, `T`, three fraction digits or
+ * none (our PRP `instant` states it as its pattern; a test holds the two equal).
+ */
 export const UPSTREAM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 
 const placePattern = (place: Place): RegExp =>

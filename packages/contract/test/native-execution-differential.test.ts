@@ -92,6 +92,44 @@ describe.skipIf(!HAVE_UPSTREAM)('native-execution/v1 schema: ours and upstream a
     else expect(ours, `upstream says ${upstream ? 'valid' : 'invalid'}`).toBe(upstream);
   });
 
+  // Upstream compiles `format: date-time` as a pattern; ours states that pattern. Both refuse every
+  // other shape of timestamp, at either field of any event, and both accept upstream's two shapes;
+  // a calendar check is the parser's own rule (timestamp_impossible), not either schema's.
+  const refusedTimestamps = [
+    '2026-11-30T12:00:00+01:00', // an offset
+    '2026-11-30T12:00:00.000+00:00',
+    '2026-11-30T12:00:00.000-05:30',
+    '2026-11-30t12:00:00.000Z', // lower-case t
+    '2026-11-30T12:00:00.000z', // lower-case z
+    '2026-11-30 12:00:00.000Z', // a space for T
+    '2026-11-30T12:00:00.1Z', // 1, 2, 4, 6, 9 fraction digits
+    '2026-11-30T12:00:00.12Z',
+    '2026-11-30T12:00:00.1234Z',
+    '2026-11-30T12:00:00.123456Z',
+    '2026-11-30T12:00:00.123456789Z',
+    '2026-11-30T12:00Z', // no seconds
+    '2026-11-30T12:00:00', // no zone
+    '2026-11-30',
+    '',
+  ];
+  const acceptedTimestamps = ['2026-11-30T12:00:00Z', '2026-11-30T12:00:00.123Z', '2026-02-30T24:61:60.000Z'];
+  const timestampCases = (texts: string[]) =>
+    texts.flatMap((text) => (['emittedAt', 'observedAt'] as const).map((field) => [field, text] as const));
+  /** The synthetic base with `field` of every event set to `text`. */
+  const withTimestamp = (field: string, text: string): Json => {
+    const bundle = syntheticAttempt(MUTATION_BASE_OPTIONS);
+    for (const event of bundle.events as Json[]) event[field] = text;
+    return bundle;
+  };
+
+  it.each(timestampCases(refusedTimestamps))('both refuse %s %j', (field, text) => {
+    expect(verdicts(withTimestamp(field, text))).toEqual({ upstream: false, ours: false });
+  });
+
+  it.each(timestampCases(acceptedTimestamps))('both accept %s %j', (field, text) => {
+    expect(verdicts(withTimestamp(field, text))).toEqual({ upstream: true, ours: true });
+  });
+
   it('gives the same verdicts on random mutations of every base', () => {
     const pool = [
       null,

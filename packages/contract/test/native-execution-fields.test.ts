@@ -1,11 +1,16 @@
 // The field places of the native-execution parser against our schemas: the timestamp rule covers
-// every `format: date-time` field, the tool event types are the ones the PRP event schema gives a
+// every timestamp field (our PRP `instant`, upstream's date-time pattern), the tool event types are the ones the PRP event schema gives a
 // semantic_tool payload, and every text field of the bundle schema is required text (or a listed
 // Evals-only field). A schema that grows a field the rules do not know fails here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { REQUIRED_TEXT_PLACES, TIMESTAMP_PLACES, isRealInstant } from '../src/native-execution-fields.ts';
+import {
+  REQUIRED_TEXT_PLACES,
+  TIMESTAMP_PLACES,
+  UPSTREAM_DATE_TIME,
+  isRealInstant,
+} from '../src/native-execution-fields.ts';
 import { TOOL_EVENT_TYPES } from '../src/native-execution-invariants.ts';
 import { nativeExecutionIssues } from '../src/native-execution.ts';
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
@@ -29,7 +34,7 @@ const defName = (ref: unknown): string | undefined =>
   typeof ref === 'string' && ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
 
 describe('timestamp places', () => {
-  it('are every format: date-time field of the runner and PRP v1 schemas', () => {
+  it('are every timestamp field of the runner and PRP v1 schemas', () => {
     const files = [
       'runner/native-execution-v1.schema.json',
       ...[
@@ -47,8 +52,12 @@ describe('timestamp places', () => {
     const dateTimeDefs: string[] = [];
     for (const file of files) {
       for (const [path, node] of nodes(schema(file))) {
-        if (node.format !== 'date-time') continue;
+        // ajv-formats' `date-time` is lenient RFC 3339: upstream's validators compile it as their
+        // pattern, so our schemas state that pattern instead (schema verdicts equal to upstream's).
+        expect(node.format, `${file}#/${path.join('/')}`).not.toBe('date-time');
+        if (typeof node.pattern !== 'string' || !node.pattern.includes('T\\d{2}:')) continue;
         expect(`${file}#/${path.join('/')}`).toBe('prp/v1/event.schema.json#/$defs/instant');
+        expect(node.pattern).toBe(UPSTREAM_DATE_TIME.source);
         dateTimeDefs.push(path.at(-1) ?? '');
       }
     }
@@ -81,6 +90,46 @@ describe('timestamp places', () => {
       '2026-01-01T23:59:61Z',
     ])
       expect(isRealInstant(text), text).toBe(false);
+  });
+});
+
+describe('the timestamp rule', () => {
+  // The schema refuses these too (upstream's pattern); the parser reports its own rule alone, once.
+  const malformed = [
+    '2026-11-30T12:00:00+01:00',
+    '2026-11-30t12:00:00.000Z',
+    '2026-11-30T12:00:00.000z',
+    '2026-11-30 12:00:00.000Z',
+    '2026-11-30T12:00:00.12Z',
+    '2026-11-30T12:00:00.123456Z',
+    '2026-11-30T12:00Z',
+    '',
+    7,
+  ];
+  const withAt = (field: string, value: unknown): [Record<string, unknown>, string] => {
+    const bundle = syntheticAttempt({ toolCalls: 1 });
+    (bundle.events as Record<string, unknown>[])[1]![field] = value;
+    return [bundle, `/events/1/${field}`];
+  };
+  const found = (bundle: Record<string, unknown>): string[] =>
+    nativeExecutionIssues(bundle).map((issue) => `${issue.code} ${issue.path ?? ''}`);
+
+  it.each(malformed.flatMap((value) => ['emittedAt', 'observedAt'].map((field) => [field, value])))(
+    'refuses %s %j with one timestamp_invalid at its pointer',
+    (field, value) => {
+      const [bundle, path] = withAt(field as string, value);
+      expect(found(bundle)).toEqual([`timestamp_invalid ${path}`]);
+    },
+  );
+
+  it.each(['emittedAt', 'observedAt'])('refuses an impossible %s with one timestamp_impossible', (field) => {
+    const [bundle, path] = withAt(field, '2026-13-45T12:00:00.000Z');
+    expect(found(bundle)).toEqual([`timestamp_impossible ${path}`]);
+  });
+
+  it.each(['2026-11-30T12:00:00Z', '2026-11-30T12:00:00.123Z'])('accepts %s at observedAt', (text) => {
+    const [bundle] = withAt('observedAt', text);
+    expect(found(bundle)).toEqual([]);
   });
 });
 

@@ -718,7 +718,7 @@ function syntheticEvents(): Doc[] {
         sourceEpoch: UUID_2,
         itemId: 'item_01',
         priority: 2,
-        observedAt: '2026-08-11T12:00:00.120+02:00',
+        observedAt: '2026-08-11T10:00:00.120Z',
         debug: { raw: { anything: [1, 2, 3] } },
         sourceEpochTransition: {
           schema: 'paperclip.prp.event-epoch.v1',
@@ -893,7 +893,30 @@ const STRING_POOL: string[] = [
   '2026-08-11T24:00:00Z',
   '2026-08-11 12:00:00Z',
   '2026-08-11t12:00:00.5+05:30',
+  '2026-08-11T12:00:00.123Z',
+  '2026-08-11T12:00:00.123456Z',
+  '2026-08-11T12:00:00.000+00:00',
 ];
+
+/** Timestamps upstream's date-time format refuses (see TIMESTAMPS_ACCEPTED for the ones it takes). */
+const TIMESTAMPS_REFUSED = [
+  '2026-08-11T12:00:00+02:00', // offsets
+  '2026-08-11T12:00:00.000+00:00',
+  '2026-08-11T12:00:00.000-05:30',
+  '2026-08-11t12:00:00.000Z', // lower-case t
+  '2026-08-11T12:00:00.000z', // lower-case z
+  '2026-08-11 12:00:00.000Z', // a space for T
+  '2026-08-11T12:00:00.1Z', // 1, 2, 4, 6, 9 fraction digits
+  '2026-08-11T12:00:00.12Z',
+  '2026-08-11T12:00:00.1234Z',
+  '2026-08-11T12:00:00.123456Z',
+  '2026-08-11T12:00:00.123456789Z',
+  '2026-08-11T12:00Z', // no seconds
+  '2026-08-11T12:00:00.Z',
+  '2026-08-11T12:00:00', // no zone
+];
+/** Upstream's two shapes; its format does no calendar check, so month 13 day 45 passes too. */
+const TIMESTAMPS_ACCEPTED = ['2026-08-11T12:00:00Z', '2026-08-11T12:00:00.123Z', '2026-13-45T25:61:61.000Z'];
 
 function stringVariants(text: string): string[] {
   return [
@@ -1121,6 +1144,31 @@ describe.skipIf(!HAVE_UPSTREAM)('PRP v1 schemas: ours against upstream', () => {
       .filter(({ verdicts }) => !verdicts.upstream || !verdicts.ours)
       .map(({ kind, label, verdicts }) => `${kind} ${label}: ${verdicts.detail()}`);
     expect(rejected).toEqual([]);
+  });
+
+  it("refuses with upstream every timestamp outside upstream's format, and accepts with it the rest", () => {
+    const events = corpus.filter(({ kind, doc }) => kind === 'event' && isObject(doc));
+    expect(events.length).toBeGreaterThan(10);
+    const wrong: string[] = [];
+    let refused = 0;
+    for (const { label, doc } of events) {
+      for (const field of ['emittedAt', 'observedAt']) {
+        for (const [texts, valid] of [
+          [TIMESTAMPS_REFUSED, false],
+          [TIMESTAMPS_ACCEPTED, true],
+        ] as const) {
+          for (const text of texts) {
+            const verdicts = judge.verdicts('event', setAt(doc, [field], text));
+            if (!valid && !verdicts.upstream && !verdicts.ours) refused += 1;
+            if (verdicts.upstream !== valid || verdicts.ours !== valid) {
+              wrong.push(`${label} /${field} = ${JSON.stringify(text)}: ${verdicts.detail()}`);
+            }
+          }
+        }
+      }
+    }
+    expect(wrong.slice(0, 20)).toEqual([]);
+    expect(refused).toBe(events.length * 2 * TIMESTAMPS_REFUSED.length);
   });
 
   it('gives the same verdict as upstream on every systematic mutation of every corpus document', () => {

@@ -6,7 +6,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
 
 import { createSchemaAjv } from '../../src/schema-registry.ts';
 import { needs } from './requirement.ts';
@@ -49,11 +48,22 @@ export const UPSTREAM_FIXTURES_DIR = join(UPSTREAM_PROTOCOL_DIR, 'fixtures');
 /** Our own JSON Schemas. */
 export const OUR_SCHEMAS_DIR = join(REPO_ROOT, 'schemas');
 
-/** Upstream's schemas are not written for Ajv's strict mode. */
-export const UPSTREAM_AJV_OPTIONS: Options = { strict: false };
+/**
+ * Upstream's own `date-time` format, as its validators compile it (paperclipai/paperclip,
+ * packages/paperclip-runner/scripts/protocol-contract.mjs, `compileProtocolValidators`): UTC `Z`,
+ * upper-case `T`, three fraction digits or none, and no calendar check. Written out here, not
+ * imported from our sources, so that a drift of ours from upstream's shows in the comparisons.
+ */
+export const UPSTREAM_DATE_TIME_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 
-// ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
-const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
+/**
+ * Upstream's schemas are not written for Ajv's strict mode; `date-time` (the only format they use)
+ * is upstream's pattern, not ajv-formats' lenient RFC 3339 rule.
+ */
+export const UPSTREAM_AJV_OPTIONS: Options = {
+  strict: false,
+  formats: { 'date-time': UPSTREAM_DATE_TIME_FORMAT },
+};
 
 /** Parse a JSON file. */
 export function readJson(path: string): unknown {
@@ -80,12 +90,11 @@ export function schemaIds(dir: string): string[] {
 
 function loadAjv(dir: string, options: Options): Ajv2020 {
   const ajv = new Ajv2020(options);
-  addFormats(ajv);
   for (const file of listJsonFiles(dir)) ajv.addSchema(readJson(file) as object);
   return ajv;
 }
 
-/** An Ajv 2020-12 instance (non-strict, with formats) holding every upstream protocol schema. */
+/** An Ajv 2020-12 instance (non-strict, upstream's date-time format) holding every upstream protocol schema. */
 export function loadUpstreamAjv(): Ajv2020 {
   return loadAjv(UPSTREAM_SCHEMAS_DIR, UPSTREAM_AJV_OPTIONS);
 }
