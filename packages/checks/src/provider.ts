@@ -1,6 +1,9 @@
 // The model provider behind layers 5 and 6 and generate_user_message: any OpenAI-compatible HTTP
 // API (POST {base}/chat/completions and {base}/embeddings), configured from the environment.
-// One call here is one HTTP request; retries, budgets and usage live in model-gateway.ts.
+// One call here is one HTTP request; retries, budgets and usage live in model-gateway.ts. The API key
+// (and any credential in the base URL) is never echoed: every message is masked (maskSecrets), the
+// provider's error bodies and the network errors that quote a URL included.
+import { displayLocator, maskSecrets, secretsIn } from '@paperclip-evals/contract';
 import { request } from 'undici';
 
 export const PROVIDER_ENV = {
@@ -58,7 +61,7 @@ export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
   try {
     url = new URL(baseUrl);
   } catch (cause) {
-    throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} is not a URL: ${JSON.stringify(baseUrl)}`, {
+    throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} is not a URL: ${JSON.stringify(displayLocator(baseUrl))}`, {
       cause,
     });
   }
@@ -184,7 +187,16 @@ export interface ModelProvider {
 }
 
 export class OpenAiCompatibleProvider implements ModelProvider {
-  constructor(private readonly config: Pick<ProviderConfig, 'baseUrl' | 'apiKey' | 'timeoutMs'>) {}
+  readonly #secrets: readonly string[];
+
+  constructor(private readonly config: Pick<ProviderConfig, 'baseUrl' | 'apiKey' | 'timeoutMs'>) {
+    this.#secrets = [...(config.apiKey === undefined ? [] : [config.apiKey]), ...secretsIn(config.baseUrl)];
+  }
+
+  /** A message about a call, with the key and the base URL's credentials masked. */
+  #masked(text: string): string {
+    return maskSecrets(text, this.#secrets);
+  }
 
   async chat(call: ChatRequest, signal: AbortSignal): Promise<ProviderReply<string>> {
     const body = await this.post('/chat/completions', signal, {
@@ -240,7 +252,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       if (signal.aborted) throw cause;
       throw new ProviderCallError(
         'unavailable',
-        `provider unreachable or too slow: ${(cause as Error).message}`,
+        this.#masked(`provider unreachable or too slow: ${(cause as Error).message}`),
         { cause },
       );
     }
@@ -249,7 +261,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       text = await reply.body.text();
     } catch (cause) {
       if (signal.aborted) throw cause;
-      throw new ProviderCallError('unavailable', `provider reply cut short: ${(cause as Error).message}`, {
+      throw new ProviderCallError('unavailable', this.#masked(`provider reply cut short: ${(cause as Error).message}`), {
         cause,
       });
     }
@@ -259,7 +271,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     if (status === 429 || status >= 500)
       throw new ProviderCallError('unavailable', `provider answered HTTP ${status}`);
     if (status < 200 || status >= 300)
-      throw new ProviderCallError('rejected', `provider answered HTTP ${status}: ${text.slice(0, 200)}`);
+      throw new ProviderCallError(
+        'rejected',
+        `provider answered HTTP ${status}: ${this.#masked(text).slice(0, 200)}`,
+      );
     try {
       return JSON.parse(text) as unknown;
     } catch (cause) {

@@ -1,6 +1,6 @@
 // The documented exit codes of every `evals` command, and the one place failures are mapped to them.
 import { CommanderError } from 'commander';
-import { isContractError, isFileSystemError } from '@paperclip-evals/contract';
+import { isContractError, isFileSystemError, maskSecrets, secretsIn } from '@paperclip-evals/contract';
 
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
@@ -89,10 +89,35 @@ function isCodedError(error: unknown): error is CodedError {
 }
 
 /**
+ * The secrets this process was given, for masking what it says about a failure: the passwords and
+ * tokens of every --store locator on its command line, and the credentials in its environment
+ * (PGPASSWORD, the checks engine's provider API key and base URL).
+ */
+export function processSecrets(
+  argv: readonly string[] = process.argv,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const locators = argv.flatMap((arg, index) =>
+    arg === '--store' ? [argv[index + 1] ?? ''] : arg.startsWith('--store=') ? [arg.slice(8)] : [],
+  );
+  return [
+    ...locators.flatMap(secretsIn),
+    ...secretsIn(env.EVALS_ENGINE_PROVIDER_BASE_URL ?? ''),
+    env.EVALS_ENGINE_PROVIDER_API_KEY ?? '',
+    env.PGPASSWORD ?? '',
+  ].filter((secret) => secret !== '');
+}
+
+/**
  * One readable paragraph for stderr: the message and, for a coded error, every issue with what was
- * expected and received. A message that only repeats its one issue is not said twice.
+ * expected and received. A message that only repeats its one issue is not said twice. Secrets are
+ * masked (maskSecrets, with the process's own secrets): no error of a driver or a provider echoes one.
  */
 export function describeError(error: unknown): string {
+  return maskSecrets(describeUnmasked(error), processSecrets());
+}
+
+function describeUnmasked(error: unknown): string {
   if (isCodedError(error)) {
     const lines = error.issues.map((issue) => {
       const where = issue.path ?? issue.component ?? '';
@@ -116,6 +141,45 @@ export function describeError(error: unknown): string {
   if (error instanceof UsageError) return error.message;
   if (error instanceof Error) return error.stack ?? error.message;
   return String(error);
+}
+
+/**
+ * A failure as the one JSON object a `--json` command prints on stdout instead of its result:
+ * `{schema, exitCode, error: {code, message, issues}}` — the code and issues of a coded error (null
+ * and none otherwise), secrets masked as describeError masks them.
+ */
+export function failureJson(schema: string, exitCode: number, error: unknown): string {
+  const coded = isCodedError(error);
+  const report = {
+    schema,
+    exitCode,
+    error: {
+      code: coded ? error.code : null,
+      message: coded ? error.message : describeUnmasked(error),
+      issues: coded ? error.issues : [],
+    },
+  };
+  return `${maskSecrets(JSON.stringify(report), processSecrets())}\n`;
+}
+
+/**
+ * Runs a command that prints a result; with --json a failure is printed too, on stdout as failureJson
+ * (stderr still gets the paragraph), and its exit code returned, so a machine always reads one JSON object.
+ */
+export async function withJsonFailure(
+  json: boolean,
+  schema: string,
+  run: () => Promise<number>,
+): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!json || error instanceof CommanderError) throw error;
+    const exitCode = exitCodeFor(error);
+    process.stderr.write(`evals: ${describeError(error)}\n`);
+    process.stdout.write(failureJson(schema, exitCode, error));
+    return exitCode;
+  }
 }
 
 export function show(value: unknown): string {

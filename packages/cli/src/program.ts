@@ -7,7 +7,7 @@ import type { FailOn } from '@paperclip-evals/evalbook';
 
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { UsageError } from './exit-codes.js';
+import { UsageError, withJsonFailure } from './exit-codes.js';
 import { refuseRepeatedOptions, repeatable } from './options.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 
@@ -215,8 +215,11 @@ export function createProgram(): Command {
       '\nExit codes: 0 printed · 2 usage error or no such store.\n\nExample:\n  $ evals grid --run nightly-2026-11-30',
     )
     .action(async (flags: ReportFlags & { json?: true }) => {
-      const { runGrid } = await import('./commands/report.js');
-      process.exitCode = await runGrid({ ...storeFlags(flags), json: flags.json === true });
+      const { GRID_REPORT_V1, runGrid } = await import('./commands/report.js');
+      const json = flags.json === true;
+      process.exitCode = await withJsonFailure(json, GRID_REPORT_V1, () =>
+        runGrid({ ...storeFlags(flags), json }),
+      );
     });
 
   program
@@ -258,14 +261,12 @@ export function createProgram(): Command {
       ].join('\n'),
     )
     .action(async (flags: ReportFlags & { json?: true }) => {
-      const { runCompare } = await import('./commands/report.js');
-      const compare = compareSpec(flags, true);
-      if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
-      process.exitCode = await runCompare({
-        ...storeFlags(flags),
-        compare,
-        json: flags.json === true,
-        failOn: flags.failOn ?? [],
+      const { COMPARE_REPORT_V1, runCompare } = await import('./commands/report.js');
+      const json = flags.json === true;
+      process.exitCode = await withJsonFailure(json, COMPARE_REPORT_V1, async () => {
+        const compare = compareSpec(flags, true);
+        if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
+        return runCompare({ ...storeFlags(flags), compare, json, failOn: flags.failOn ?? [] });
       });
     });
 

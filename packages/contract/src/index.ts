@@ -78,3 +78,4 @@ export type {
   HarnessDriverDescriptor,
   PackageBuildMetadata,
 } from './compatibility.js';
+export { SECRET_MASK, displayLocator, maskSecrets, secretsIn } from './secrets.js';

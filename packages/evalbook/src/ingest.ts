@@ -12,6 +12,7 @@ import {
   DEFAULT_MAX_INPUT_BYTES,
   STDIN_INPUT,
   digestFile,
+  displayLocator,
   expandBundleInputs,
   isContractError,
   isFileSystemError,
@@ -85,6 +86,7 @@ export interface IngestConflict {
 }
 
 export interface IngestSummary {
+  /** The store as displayLocator shows it (a password masked). */
   readonly store: string;
   readonly processed: number;
   readonly inserted: number;
@@ -527,7 +529,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     await store.close();
   }
   return {
-    store: storeUrl,
+    store: displayLocator(storeUrl),
     processed,
     inserted,
     duplicates,

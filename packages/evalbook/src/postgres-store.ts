@@ -203,6 +203,7 @@ export class PostgresStore implements LedgerStore {
 
   /** Connects and applies pending migrations (under an advisory lock); refuses a store from the future. */
   static async open(url: string, options: { readonly max?: number } = {}): Promise<PostgresStore> {
+    refuseServiceFiles(url);
     // A host that drops packets must become a StoreError, not a hang.
     const pool = new pg.Pool({
       connectionString: url,
@@ -666,4 +667,18 @@ export async function migratePostgres(client: PoolClient, migrations: readonly M
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
   }
+}
+
+/**
+ * node-postgres reads PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE and PGPASSFILE
+ * (~/.pgpass) as libpq does, but not connection service files: a PGSERVICE, PGSERVICEFILE or
+ * `service=` it would ignore could connect somewhere else than the user meant, so it is refused.
+ */
+function refuseServiceFiles(url: string): void {
+  const named = ['PGSERVICE', 'PGSERVICEFILE'].filter((name) => (process.env[name] ?? '') !== '');
+  if (/[?&]service=/.test(url)) named.push("the URL's service= parameter");
+  if (named.length > 0)
+    throw new StoreError(
+      `${named.join(' and ')} ${named.length > 1 ? 'are' : 'is'} set, but PostgreSQL connection service files are not read here (node-postgres does not support them): put host, port, user and database in the store URL or in PGHOST, PGPORT, PGUSER, PGDATABASE, and the password in PGPASSWORD or a PGPASSFILE (~/.pgpass)`,
+    );
 }

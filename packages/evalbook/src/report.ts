@@ -4,6 +4,8 @@
 // self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out.
+import { displayLocator } from '@paperclip-evals/contract';
+
 import { CoverageTally, checkBudget } from './cost.js';
 import type { BudgetCheck } from './cost.js';
 import { driftThresholdsOf } from './environment.js';
@@ -27,7 +29,7 @@ export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'j
 
 export interface ReportOptions {
   readonly store: LedgerStore;
-  /** How the store was named (shown in the report). */
+  /** How the store was named (shown in the report as displayLocator shows it: a password masked). */
   readonly storeUrl: string;
   readonly format?: ReportFormat;
   /** Supplies budgets, the denominator policy and the title; optional. */
@@ -116,7 +118,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
 
   if (format === 'json')
     await options.write(
-      `{\n"schema": ${JSON.stringify(REPORT_V1)},\n"store": ${JSON.stringify(options.storeUrl)},\n"attempts": [`,
+      `{\n"schema": ${JSON.stringify(REPORT_V1)},\n"store": ${JSON.stringify(displayLocator(options.storeUrl))},\n"attempts": [`,
     );
   let count = 0;
   let buffer = '';
@@ -154,7 +156,14 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   else if (format === 'junit') await options.write(renderJunit({ title, summary, gate }));
   else
     await options.write(
-      renderHtml({ title, storeUrl: options.storeUrl, summary, budgets, gate, attempts: htmlAttempts }),
+      renderHtml({
+        title,
+        storeUrl: displayLocator(options.storeUrl),
+        summary,
+        budgets,
+        gate,
+        attempts: htmlAttempts,
+      }),
     );
   return { summary, budgets, gate };
 }

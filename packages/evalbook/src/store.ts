@@ -2,7 +2,13 @@
 // bundle's canonical digest. SQLite (embedded default) and PostgreSQL (shared) implement the same
 // asynchronous interface, and one behaviour suite (test/ledger-store.test.ts) runs on both.
 import { existsSync } from 'node:fs';
-import { outputTarget } from '@paperclip-evals/contract';
+import {
+  displayLocator,
+  isContractError,
+  maskSecrets,
+  outputTarget,
+  secretsIn,
+} from '@paperclip-evals/contract';
 
 import type { Layer } from '@paperclip-evals/checks';
 
@@ -170,11 +176,28 @@ export interface OpenStoreOptions {
   readonly writerThread?: boolean;
 }
 
-/** Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`. */
+/**
+ * Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`.
+ * Every failure is a StoreError whose message never holds the URL's password (the URL is shown as
+ * displayLocator shows it, and any message of the driver is masked), or the contract's coded refusal
+ * of a SQLite path that is not a regular file.
+ */
 export async function openStore(
   url: string = DEFAULT_STORE_URL,
   options: OpenStoreOptions = {},
 ): Promise<LedgerStore> {
+  try {
+    return await openStoreUnmasked(url, options);
+  } catch (error) {
+    // The contract's refusal of a path that is not a regular file keeps its code (it names a path, no secret).
+    if (isContractError(error)) throw error;
+    const message = maskSecrets(error instanceof Error ? error.message : String(error), secretsIn(url));
+    if (error instanceof StoreError) throw new StoreError(message);
+    throw new StoreError(`cannot open the store ${displayLocator(url)}: ${message}`);
+  }
+}
+
+async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promise<LedgerStore> {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new StoreError('sqlite: store URL needs a path (sqlite:PATH)');
@@ -190,7 +213,9 @@ export async function openStore(
     const { PostgresStore } = await import('./postgres-store.js');
     return PostgresStore.open(url);
   }
-  throw new StoreError(`unknown store URL ${JSON.stringify(url)} (expected sqlite:PATH or postgres://…)`);
+  throw new StoreError(
+    `unknown store URL ${JSON.stringify(displayLocator(url))} (expected sqlite:PATH or postgres://…)`,
+  );
 }
 
 /** The record as stored: JSON without its raw bundle text (stored once, in bundles) and scores (own table). */

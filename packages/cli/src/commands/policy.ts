@@ -7,6 +7,7 @@ import {
   ContractError,
   STDIN_INPUT,
   canonicalDigest,
+  displayLocator,
   expandBundleInputs,
   isContractError,
   parseNativeExecution,
@@ -28,6 +29,7 @@ import {
   UsageError,
   describeError,
   exitCodeForPolicyError,
+  failureJson,
   isFileSystemError,
 } from '../exit-codes.js';
 
@@ -125,6 +127,7 @@ function identityOf(key: AttemptKey): string {
 type KeyedCall = ToolCallComparison & { readonly key: AttemptKey; readonly bundleDigest: string };
 
 interface StoredCounts {
+  /** The store as displayLocator shows it (a password masked). */
   readonly url: string;
   inserted: number;
   duplicate: number;
@@ -143,7 +146,8 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
         'name attempt files or directories, or --store to replay the attempts of an Evalbook',
       );
     const bundle = await readFile(options.bundle, 'utf8');
-    if (options.store !== undefined) book = { url: options.store, store: await openEvalbook(options.store) };
+    if (options.store !== undefined)
+      book = { url: displayLocator(options.store), store: await openEvalbook(options.store) };
     const inputs =
       book === undefined || options.attempts.length > 0
         ? await readAttempts(options.attempts)
@@ -159,10 +163,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     else throw error;
     process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
     // With --json a machine gets the failure too, in the report's shape, and never a verdict.
-    if (options.json)
-      process.stdout.write(
-        `${JSON.stringify({ schema: POLICY_REPLAY_REPORT_V1, exitCode, error: errorReport(error) })}\n`,
-      );
+    if (options.json) process.stdout.write(failureJson(POLICY_REPLAY_REPORT_V1, exitCode, error));
     return exitCode;
   } finally {
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K'); // the progress line
@@ -198,13 +199,6 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
       );
   }
   return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
-}
-
-/** The failure as JSON: its code (for a coded error), message and issues. */
-function errorReport(error: Error): { code: string | null; message: string; issues: readonly unknown[] } {
-  if (isPolicyError(error) || isContractError(error))
-    return { code: error.code, message: error.message, issues: error.issues };
-  return { code: null, message: describeError(error), issues: [] };
 }
 
 /**

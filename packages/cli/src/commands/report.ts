@@ -36,6 +36,11 @@ import type {
 
 import { EXIT, UsageError } from '../exit-codes.js';
 
+/** `evals grid --json`: the grid, or (on a failure) {schema, exitCode, error}. */
+export const GRID_REPORT_V1 = 'paperclip-evals/grid/v1';
+/** `evals compare --json`: the comparison, or (on a failure) {schema, exitCode, error}. */
+export const COMPARE_REPORT_V1 = 'paperclip-evals/compare/v1';
+
 export interface StoreCommandOptions {
   readonly store?: string;
   readonly env?: string;
@@ -207,7 +212,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
   const result = await summary(options);
   if (options.json) {
     await toStdout(
-      `${JSON.stringify({ denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, grid: result.grid, leftOut: result.leftOut, includeForeign: result.includeForeign, foreignIncluded: result.foreignIncluded, retractions: result.retractions }, null, 2)}\n`,
+      `${JSON.stringify({ schema: GRID_REPORT_V1, denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, grid: result.grid, leftOut: result.leftOut, includeForeign: result.includeForeign, foreignIncluded: result.foreignIncluded, retractions: result.retractions }, null, 2)}\n`,
     );
     return EXIT.ok;
   }
@@ -262,7 +267,9 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
       includeForeign: result.includeForeign,
       retractions: result.retractions,
     };
-    await toStdout(`${JSON.stringify({ ...comparison, ...leftOut, gate }, null, 2)}\n`);
+    await toStdout(
+      `${JSON.stringify({ schema: COMPARE_REPORT_V1, ...comparison, ...leftOut, gate }, null, 2)}\n`,
+    );
     return reportGates(gate);
   }
   const lines: string[] = [];

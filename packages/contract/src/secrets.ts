@@ -1,0 +1,90 @@
+// Secrets are never echoed: maskSecrets renders any text that may hold a locator (a store URL, a libpq
+// keyword/value conninfo, a provider base URL) or a known secret (a password, an API key) for display,
+// with every secret replaced by ***. It is the one masking function: store locators in summaries,
+// reports and errors, provider settings and HTTP error bodies all go through it.
+
+/** What a masked secret reads as. */
+export const SECRET_MASK = '***';
+
+/**
+ * A parameter name that names a secret, in a query string (`?token=…`) or a conninfo
+ * (`password=…`): password, sslpassword, passwd, pwd, secret, token, access_token, api_key, apikey,
+ * key, sig, signature, credential, auth… Masking a harmless value too is the safe mistake.
+ */
+const SECRET_NAME = /(?:pass(?:word)?|passwd|pwd|secret|token|key|sig(?:nature)?|credential|auth)/i;
+
+/** `scheme://user:password@` — the password runs to the authority's last `@` (as a URL parser reads it). */
+const USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"<>`]*):([^\s/?#'"<>`]*)@/gi;
+/** `https://token@` — a lone userinfo of a web URL is a credential (a postgres user name is not). */
+const WEB_USERINFO = /\b(https?:\/\/|wss?:\/\/)([^\s/?#@:'"<>`]+)@/gi;
+/** `name=value` (query string or conninfo; a conninfo value may be quoted). */
+const NAME_VALUE =
+  /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`]+)/g;
+
+/**
+ * The text with every secret it holds masked: URL passwords (`postgres://user:***@host/db`), a web
+ * URL's lone userinfo (`https://***@host`), secret-named parameters in query strings and conninfo
+ * (`password=***`, `sslpassword=***`, `?token=***`, `api_key=***`), and every occurrence of each
+ * `known` secret (a password or key taken from its locator or environment variable, in whatever
+ * message quotes it: an error of a driver, an HTTP error body).
+ */
+export function maskSecrets(text: string, known: readonly string[] = []): string {
+  let masked = text
+    .replace(USERINFO_PASSWORD, (_match, scheme: string, user: string) => `${scheme}${user}:${SECRET_MASK}@`)
+    .replace(WEB_USERINFO, (_match, scheme: string) => `${scheme}${SECRET_MASK}@`)
+    .replace(NAME_VALUE, (match, name: string, equals: string) =>
+      SECRET_NAME.test(name) ? `${name}${equals}${SECRET_MASK}` : match,
+    );
+  // Longest first, so a secret that holds another is masked whole.
+  for (const secret of [...new Set(known)].filter((value) => value !== '').sort((a, b) => b.length - a.length))
+    masked = masked.split(secret).join(SECRET_MASK);
+  return masked;
+}
+
+/**
+ * The secrets a locator carries, as written and as decoded: its userinfo password (everything
+ * between the first `:` after `://` and the last `@` before the path, even when the URL is
+ * malformed), a web URL's lone userinfo, and the values of secret-named parameters. For
+ * `maskSecrets(message, secretsIn(locator))`, so a message that quotes a password anywhere (a driver
+ * repeating a URL it could not parse) is masked too.
+ */
+export function secretsIn(locator: string): string[] {
+  const found: string[] = [];
+  const web = /^(https?|wss?):\/\//i.test(locator);
+  let url: URL | undefined;
+  try {
+    url = new URL(locator);
+  } catch {
+    url = undefined;
+  }
+  if (url !== undefined) {
+    if (url.password !== '') found.push(url.password);
+    else if (web && url.username !== '') found.push(url.username);
+  } else {
+    // Malformed (an unencoded `#` or `/` in a password): the userinfo runs to the last `@`.
+    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(locator);
+    const rest = scheme === null ? '' : locator.slice(scheme[0].length);
+    const at = rest.lastIndexOf('@');
+    const userinfo = at < 0 ? '' : rest.slice(0, at);
+    const colon = userinfo.indexOf(':');
+    if (colon >= 0) found.push(userinfo.slice(colon + 1));
+    else if (web) found.push(userinfo);
+  }
+  for (const match of locator.matchAll(NAME_VALUE)) {
+    const [, name = '', , value = ''] = match;
+    if (SECRET_NAME.test(name)) found.push(value, value.replace(/^(['"])(.*)\1$/s, '$2'));
+  }
+  const decoded = found.map((value) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  });
+  return [...new Set([...found, ...decoded])].filter((value) => value !== '');
+}
+
+/** A locator for display: `postgres://user:***@host/db`, `host=h password=***`, `sqlite:book.sqlite`. */
+export function displayLocator(locator: string): string {
+  return maskSecrets(locator, secretsIn(locator));
+}
