@@ -61,9 +61,12 @@ export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
   try {
     url = new URL(baseUrl);
   } catch (cause) {
-    throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} is not a URL: ${JSON.stringify(displayLocator(baseUrl))}`, {
-      cause,
-    });
+    throw new ProviderConfigError(
+      `${PROVIDER_ENV.baseUrl} is not a URL: ${JSON.stringify(displayLocator(baseUrl))}`,
+      {
+        cause,
+      },
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} must be an http(s) URL`);
@@ -261,9 +264,13 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       text = await reply.body.text();
     } catch (cause) {
       if (signal.aborted) throw cause;
-      throw new ProviderCallError('unavailable', this.#masked(`provider reply cut short: ${(cause as Error).message}`), {
-        cause,
-      });
+      throw new ProviderCallError(
+        'unavailable',
+        this.#masked(`provider reply cut short: ${(cause as Error).message}`),
+        {
+          cause,
+        },
+      );
     }
     const status = reply.statusCode;
     if (status === 401 || status === 403)

@@ -162,6 +162,33 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
     expect(provider.requests).toHaveLength(1);
   });
 
+  it('never echoes the API key an HTTP error body quotes (the explanation is stored and reported)', async () => {
+    provider.script('/chat/completions', {
+      status: 400,
+      body: { error: { message: 'Incorrect API key provided: sk-test. You can find your key at …' } },
+    });
+    const { results } = await run([JUDGE]);
+    expect(results[0]).toMatchObject({ status: 'not_evaluated' });
+    expect(results[0]?.explanation).toMatch(/HTTP 400: .*Incorrect API key provided: \*\*\*/);
+    expect(JSON.stringify(results)).not.toContain('sk-test');
+  });
+
+  it('never echoes the credentials of a base URL it cannot reach', async () => {
+    const unreachable = new ModelGateway(
+      new OpenAiCompatibleProvider({
+        baseUrl: 'http://user:url-secret-1@127.0.0.1:1/v1?api_key=url-secret-2',
+        apiKey: 'sk-unreachable',
+        timeoutMs: 2000,
+      }),
+      { maxRetries: 0, retryDelayMs: 1, prices: PRICES },
+      {},
+    );
+    const { results } = await run([JUDGE], unreachable);
+    expect(results[0]).toMatchObject({ status: 'not_evaluated', reason: 'provider_unavailable' });
+    for (const secret of ['url-secret-1', 'url-secret-2', 'sk-unreachable'])
+      expect(JSON.stringify(results)).not.toContain(secret);
+  });
+
   it('retries 5xx a bounded number of times, then reports provider_unavailable', async () => {
     provider.script(
       '/chat/completions',
@@ -312,6 +339,15 @@ describe('provider settings from the environment', () => {
     [{ EVALS_ENGINE_PROVIDER_BASE_URL: 'http://x', EVALS_ENGINE_MODEL_PRICES: 'cheap' }],
   ])('refuses %j', (env) => {
     expect(() => providerConfigFromEnv(env)).toThrow(ProviderConfigError);
+  });
+
+  it('names a base URL that is not a URL without the token it carries', () => {
+    expect(() =>
+      providerConfigFromEnv({ EVALS_ENGINE_PROVIDER_BASE_URL: 'not a url ?access_token=tok-123' }),
+    ).toThrow(/access_token=\*\*\*/);
+    expect(() =>
+      providerConfigFromEnv({ EVALS_ENGINE_PROVIDER_BASE_URL: 'not a url ?access_token=tok-123' }),
+    ).not.toThrow(/tok-123/);
   });
 
   it('reads the session budget, refusing a negative cost', () => {

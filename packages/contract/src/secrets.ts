@@ -18,8 +18,7 @@ const USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"<>`]*):([^\s/?#
 /** `https://token@` — a lone userinfo of a web URL is a credential (a postgres user name is not). */
 const WEB_USERINFO = /\b(https?:\/\/|wss?:\/\/)([^\s/?#@:'"<>`]+)@/gi;
 /** `name=value` (query string or conninfo; a conninfo value may be quoted). */
-const NAME_VALUE =
-  /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`]+)/g;
+const NAME_VALUE = /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`)\]}]+)/g;
 
 /**
  * The text with every secret it holds masked: URL passwords (`postgres://user:***@host/db`), a web
@@ -29,16 +28,19 @@ const NAME_VALUE =
  * message quotes it: an error of a driver, an HTTP error body).
  */
 export function maskSecrets(text: string, known: readonly string[] = []): string {
-  let masked = text
+  let masked = text;
+  // Known secrets first and longest first, so a secret that holds another (or holds what a URL
+  // parser took for the password) is masked whole.
+  for (const secret of [...new Set(known)]
+    .filter((value) => value !== '')
+    .sort((a, b) => b.length - a.length))
+    masked = masked.split(secret).join(SECRET_MASK);
+  return masked
     .replace(USERINFO_PASSWORD, (_match, scheme: string, user: string) => `${scheme}${user}:${SECRET_MASK}@`)
     .replace(WEB_USERINFO, (_match, scheme: string) => `${scheme}${SECRET_MASK}@`)
     .replace(NAME_VALUE, (match, name: string, equals: string) =>
       SECRET_NAME.test(name) ? `${name}${equals}${SECRET_MASK}` : match,
     );
-  // Longest first, so a secret that holds another is masked whole.
-  for (const secret of [...new Set(known)].filter((value) => value !== '').sort((a, b) => b.length - a.length))
-    masked = masked.split(secret).join(SECRET_MASK);
-  return masked;
 }
 
 /**
@@ -57,19 +59,25 @@ export function secretsIn(locator: string): string[] {
   } catch {
     url = undefined;
   }
+  let parsed: string | undefined;
   if (url !== undefined) {
-    if (url.password !== '') found.push(url.password);
-    else if (web && url.username !== '') found.push(url.username);
-  } else {
-    // Malformed (an unencoded `#` or `/` in a password): the userinfo runs to the last `@`.
+    if (url.password !== '') parsed = url.password;
+    else if (web && url.username !== '') parsed = url.username;
+  }
+  if (!web || url === undefined || url.password !== '') {
+    // As a person may have meant it (an unencoded `@`, `#` or `/` in a password, which a URL parser
+    // reads otherwise or refuses): the userinfo runs to the last `@`.
     const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(locator);
     const rest = scheme === null ? '' : locator.slice(scheme[0].length);
     const at = rest.lastIndexOf('@');
     const userinfo = at < 0 ? '' : rest.slice(0, at);
     const colon = userinfo.indexOf(':');
-    if (colon >= 0) found.push(userinfo.slice(colon + 1));
-    else if (web) found.push(userinfo);
+    const meant = colon >= 0 ? userinfo.slice(colon + 1) : web ? userinfo : '';
+    if (meant !== '') found.push(meant);
+    // What a URL parser read as the password is only a piece of what was meant: mask what was meant.
+    if (parsed !== undefined && meant.startsWith(parsed) && meant !== parsed) parsed = undefined;
   }
+  if (parsed !== undefined) found.push(parsed);
   for (const match of locator.matchAll(NAME_VALUE)) {
     const [, name = '', , value = ''] = match;
     if (SECRET_NAME.test(name)) found.push(value, value.replace(/^(['"])(.*)\1$/s, '$2'));

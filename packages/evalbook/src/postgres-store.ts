@@ -5,6 +5,7 @@
 // processes ingesting overlapping corpora end with every attempt exactly once and no errors. Policy
 // verdicts (policy-verdicts.ts) are written the same way.
 import pg from 'pg';
+import { displayLocator, maskSecrets, secretsIn } from '@paperclip-evals/contract';
 import type { PoolClient } from 'pg';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
@@ -204,8 +205,15 @@ export class PostgresStore implements LedgerStore {
   /** Connects and applies pending migrations (under an advisory lock); refuses a store from the future. */
   static async open(url: string, options: { readonly max?: number } = {}): Promise<PostgresStore> {
     refuseServiceFiles(url);
+    // `postgres://u:p@ss/w#rd@host/db` would connect to host `ss` with password `p`: a password must
+    // be percent-encoded, and an @ past the host says it was not.
+    if (/^[a-z]+:\/\/[^/?#]*[/?#].*@/i.test(url))
+      throw new StoreError(
+        `the store URL ${displayLocator(url)} has an @ after its host: percent-encode the password's special characters (@ %40, : %3A, / %2F, # %23, ? %3F), or pass the password in PGPASSWORD or a PGPASSFILE`,
+      );
     // A host that drops packets must become a StoreError, not a hang.
     const pool = new pg.Pool({
+      Client: ClosingClient,
       connectionString: url,
       max: options.max ?? 4,
       connectionTimeoutMillis: 15_000,
@@ -222,8 +230,14 @@ export class PostgresStore implements LedgerStore {
     } catch (error) {
       await pool.end();
       if (error instanceof StoreError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      const hint = /client password must be a string/.test(message)
+        ? ' (the server asks for a password and none was given: set PGPASSWORD or a PGPASSFILE, or put it percent-encoded in the store URL)'
+        : /password authentication failed/.test(message)
+          ? ' (check the password in the store URL, PGPASSWORD or PGPASSFILE)'
+          : '';
       throw new StoreError(
-        `cannot open the PostgreSQL store: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot open the PostgreSQL store ${displayLocator(url)}: ${maskSecrets(message, secretsIn(url))}${hint}`,
         { cause: error },
       );
     }
@@ -681,4 +695,22 @@ function refuseServiceFiles(url: string): void {
     throw new StoreError(
       `${named.join(' and ')} ${named.length > 1 ? 'are' : 'is'} set, but PostgreSQL connection service files are not read here (node-postgres does not support them): put host, port, user and database in the store URL or in PGHOST, PGPORT, PGUSER, PGDATABASE, and the password in PGPASSWORD or a PGPASSFILE (~/.pgpass)`,
     );
+}
+
+/**
+ * A client whose failed connect closes its socket. node-postgres leaves it open when it fails during
+ * authentication (no password for a server that asks for one: "client password must be a string"),
+ * and the server then holds it for its authentication_timeout (a minute): the command would print
+ * its error and hang.
+ */
+class ClosingClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+    if (callback === undefined) return super.connect();
+    super.connect((error: Error | null) => {
+      if (error) this.connection.stream.destroy();
+      callback(error as Error);
+    });
+  }
 }

@@ -1,9 +1,9 @@
 // Test support: a real, throwaway PostgreSQL server. `initdb` into a temp dir (trust auth, superuser
-// `postgres`), `pg_ctl start` on loopback at a free port with the socket in that dir, a fresh database
+// `postgres`; or with `password`, scram-sha-256 over TCP so a client must present it), `pg_ctl start` on loopback at a free port with the socket in that dir, a fresh database
 // per caller; `stop()` kills it (`pg_ctl stop -m immediate`) and removes the dir. initdb refuses to run
 // as root, so as root the server runs as `nobody` (via runuser) in a temp dir chowned to it.
 import { execFile } from 'node:child_process';
-import { chown, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { access, constants } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,9 @@ const run = promisify(execFile);
 
 export interface PostgresServer {
   readonly port: number;
-  /** A new, empty database; returns its `postgres://` URL. */
+  /** The superuser's password when the server was started with one (TCP then needs it). */
+  readonly password?: string;
+  /** A new, empty database; returns its `postgres://` URL (never with the password). */
   createDatabase(name: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -56,8 +58,13 @@ export async function freePort(): Promise<number> {
 
 const USER = 'nobody';
 
+export interface StartPostgresOptions {
+  /** Require this password (scram-sha-256) of the superuser `postgres` on TCP connections. */
+  readonly password?: string;
+}
+
 /** Starts a server (about a second or two). Throws with the reason if it cannot. */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(start: StartPostgresOptions = {}): Promise<PostgresServer> {
   const bin = await findPostgresBin();
   if (bin === null)
     throw new Error('PostgreSQL binaries (initdb, pg_ctl) not found on PATH or in /usr/lib/postgresql');
@@ -74,7 +81,13 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, 'data');
   const port = await freePort();
   try {
-    await as(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    const auth =
+      start.password === undefined
+        ? ['-A', 'trust']
+        : ['--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${join(dir, 'pwfile')}`];
+    if (start.password !== undefined)
+      await writeFile(join(dir, 'pwfile'), `${start.password}\n`, { mode: 0o644 });
+    await as(join(bin, 'initdb'), ['-D', data, ...auth, '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     const options = [
       `-k ${dir} -h 127.0.0.1 -p ${port}`,
       '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
@@ -95,9 +108,12 @@ export async function startPostgres(): Promise<PostgresServer> {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  const admin = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const userinfo =
+    start.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(start.password)}`;
+  const admin = `postgres://${userinfo}@127.0.0.1:${port}/postgres`;
   return {
     port,
+    ...(start.password === undefined ? {} : { password: start.password }),
     async createDatabase(name: string): Promise<string> {
       const client = new pg.Client({ connectionString: admin });
       await client.connect();

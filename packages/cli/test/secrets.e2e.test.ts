@@ -1,0 +1,296 @@
+// Secrets stay secret, end to end against a real PostgreSQL that demands a password (scram-sha-256):
+// a table of secret-bearing store locators × every output path of the real `evals` binary (ingest
+// summary and --json, report json/md/html/junit, grid, compare, their --json) and every error path (a
+// wrong password, an unreachable host, a malformed URL, an unknown scheme, a conninfo string): the
+// password never appears, and where the store is shown it is shown masked. Then the libpq PG*
+// variables as the way to pass credentials without putting them in a locator.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { freePort, startPostgres } from '../../evalbook/test/support/postgres-server.ts';
+
+import type { PostgresServer } from '../../evalbook/test/support/postgres-server.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+/** The server's password: URL-special characters, so both its written and its decoded form are watched. */
+const PASSWORD = 'S3kr1t:p@ss/w#rd';
+const ENCODED = encodeURIComponent(PASSWORD);
+const SSL_PASSWORD = 'KeyPhrase-77q';
+
+let server: PostgresServer;
+let dir: string;
+let database = 0;
+
+beforeAll(async () => {
+  server = await startPostgres({ password: PASSWORD });
+  dir = mkdtempSync(join(tmpdir(), 'evals-secrets-e2e-'));
+  mkdirSync(join(dir, 'attempts'));
+  for (const configId of ['baseline', 'candidate'])
+    for (let index = 0; index < 2; index++)
+      writeFileSync(
+        join(dir, 'attempts', `${configId}-${index}.json`),
+        JSON.stringify(syntheticAttempt({ configId, attemptId: `${configId}_${index}` })),
+      );
+}, 120_000);
+afterAll(async () => {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly status: number | null;
+  /** stdout and stderr together: a secret must be in neither. */
+  readonly output: string;
+  readonly stdout: string;
+}
+
+/** The environment without any PG* variable of the machine running the tests. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PG')));
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+function evals(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Run {
+  const result = spawnSync(EVALS, args, { cwd: dir, input: '', encoding: 'utf8', env });
+  return { status: result.status, output: `${result.stdout}\n${result.stderr}`, stdout: result.stdout };
+}
+
+async function newDatabase(): Promise<string> {
+  const name = `secrets_${++database}`;
+  await server.createDatabase(name);
+  return name;
+}
+
+function expectNoSecret(run: Run): void {
+  for (const secret of [PASSWORD, ENCODED, SSL_PASSWORD]) expect(run.output).not.toContain(secret);
+}
+
+/** Secret-bearing locators of one database, with the form the store must be shown in. */
+const LOCATORS: readonly {
+  readonly name: string;
+  readonly url: (db: string) => string;
+  readonly masked: (db: string) => string;
+}[] = [
+  {
+    name: 'a password in the userinfo',
+    url: (db) => `postgres://postgres:${ENCODED}@127.0.0.1:${server.port}/${db}`,
+    masked: (db) => `postgres://postgres:***@127.0.0.1:${server.port}/${db}`,
+  },
+  {
+    name: 'password= in the query string',
+    url: (db) => `postgresql://postgres@127.0.0.1:${server.port}/${db}?password=${ENCODED}`,
+    masked: (db) => `postgresql://postgres@127.0.0.1:${server.port}/${db}?password=***`,
+  },
+  {
+    name: 'a password and an sslpassword',
+    url: (db) =>
+      `postgres://postgres:${ENCODED}@127.0.0.1:${server.port}/${db}?sslmode=disable&sslpassword=${SSL_PASSWORD}`,
+    masked: (db) => `postgres://postgres:***@127.0.0.1:${server.port}/${db}?sslmode=disable&sslpassword=***`,
+  },
+];
+
+describe.each(LOCATORS)('when the store locator carries $name', ({ url, masked }) => {
+  let store: string;
+  let shown: string;
+  beforeAll(async () => {
+    const db = await newDatabase();
+    store = url(db);
+    shown = masked(db);
+    const ingested = evals(['ingest', 'attempts', '--store', store]);
+    expect(ingested.status, ingested.output).toBe(0);
+  }, 60_000);
+
+  it('ingest prints the store masked in its summary', () => {
+    const run = evals(['ingest', 'attempts', '--store', store]);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+    expect(run.stdout).toContain(`${shown}: 0 inserted, 4 duplicate`);
+  });
+
+  it('ingest --json names the store masked', () => {
+    const run = evals(['ingest', 'attempts', '--store', store, '--json']);
+    expectNoSecret(run);
+    expect((JSON.parse(run.stdout) as { store: string }).store).toBe(shown);
+  });
+
+  it.each(['json', 'html'] as const)('report --format %s shows the store masked', (format) => {
+    const run = evals([
+      'report',
+      '--format',
+      format,
+      '--store',
+      store,
+      '--a',
+      'baseline',
+      '--b',
+      'candidate',
+    ]);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+    if (format === 'json') expect((JSON.parse(run.stdout) as { store: string }).store).toBe(shown);
+    else expect(run.stdout).toContain(`Store <code>${shown.replaceAll('&', '&amp;')}</code>`);
+  });
+
+  it.each(['md', 'junit'] as const)('report --format %s holds no secret', (format) => {
+    const run = evals([
+      'report',
+      '--format',
+      format,
+      '--store',
+      store,
+      '--a',
+      'baseline',
+      '--b',
+      'candidate',
+    ]);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+  });
+
+  it('report --out says where it wrote without the secret', () => {
+    const run = evals(['report', '--format', 'html', '--store', store, '--out', 'report.html']);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+  });
+
+  it.each([[[]], [['--json']]])('grid and compare %j hold no secret', (extra) => {
+    for (const args of [
+      ['grid', '--store', store, ...extra],
+      ['compare', '--a', 'baseline', '--b', 'candidate', '--store', store, ...extra],
+    ]) {
+      const run = evals(args);
+      expect(run.status, run.output).toBe(0);
+      expectNoSecret(run);
+    }
+  });
+
+  it('a reading command on a config it does not know fails without the secret (and --json says so)', () => {
+    const run = evals(['compare', '--a', 'baseline', '--b', 'nope', '--store', store, '--json']);
+    expect(run.status).toBe(2);
+    expectNoSecret(run);
+  });
+});
+
+describe('when the store cannot be opened', () => {
+  const cases: readonly { name: string; store: () => Promise<string>; says: RegExp }[] = [
+    {
+      name: 'a wrong password',
+      store: async () => `postgres://postgres:${ENCODED}x@127.0.0.1:${server.port}/${await newDatabase()}`,
+      says: /password authentication failed/,
+    },
+    {
+      name: 'an unreachable host',
+      store: async () => `postgres://postgres:${ENCODED}@127.0.0.1:${await freePort()}/db`,
+      says: /ECONNREFUSED/,
+    },
+    {
+      name: 'a URL whose password is not percent-encoded',
+      store: () => Promise.resolve(`postgres://postgres:${PASSWORD}@127.0.0.1:${server.port}/db`),
+      says: /has an @ after its host: percent-encode the password/,
+    },
+    {
+      name: 'an unknown scheme',
+      store: () => Promise.resolve(`mysql://root:${ENCODED}@127.0.0.1/db`),
+      says: /unknown store URL "mysql:\/\/root:\*\*\*@127\.0\.0\.1\/db"/,
+    },
+    {
+      name: 'a keyword/value conninfo',
+      store: () => Promise.resolve(`host=127.0.0.1 user=postgres password='${PASSWORD}' dbname=db`),
+      says: /password=\*\*\*/,
+    },
+  ];
+  describe.each(cases)('with $name', ({ store, says }) => {
+    it.each(
+      [
+        ['ingest', 'attempts'],
+        ['ingest', 'attempts', '--json'],
+        ['report', '--format', 'json'],
+        ['grid'],
+        ['grid', '--json'],
+        ['compare', '--a', 'baseline', '--b', 'candidate', '--json'],
+      ].map((args) => ({ args, command: args.join(' ') })),
+    )('$command: exit 2, the reason, no secret', async ({ args }) => {
+      const run = evals([...args, '--store', await store()]);
+      expect(run.status, run.output).toBe(2);
+      expect(run.output).toMatch(says);
+      expectNoSecret(run);
+      if (args.includes('--json') && args[0] !== 'ingest') {
+        const failure = JSON.parse(run.stdout) as { exitCode: number; error: { message: string } };
+        expect(failure.exitCode).toBe(2);
+        expect(failure.error.message).toMatch(says);
+      }
+    });
+  });
+
+  it('an environment file whose store carries a password is masked too', async () => {
+    const db = await newDatabase();
+    writeFileSync(
+      join(dir, 'wrong.yaml'),
+      `schema: paperclip-evals/environment/v1\nname: wrong\nstore: postgres://postgres:${ENCODED}x@127.0.0.1:${server.port}/${db}\ncases: []\nconfigs: []\n`,
+    );
+    const run = evals(['ingest', 'attempts', '--env', 'wrong.yaml']);
+    expect(run.status, run.output).toBe(2);
+    expect(run.output).toMatch(/password authentication failed/);
+    expect(run.output).toContain(`postgres://postgres:***@127.0.0.1:${server.port}/${db}`);
+    expectNoSecret(run);
+  });
+});
+
+describe('when credentials come from the libpq PG* variables', () => {
+  it('PGUSER and PGPASSWORD authenticate postgres://host:port/db (no userinfo)', async () => {
+    const db = await newDatabase();
+    const run = evals(
+      ['ingest', 'attempts', '--store', `postgres://127.0.0.1:${server.port}/${db}`],
+      cleanEnv({ PGUSER: 'postgres', PGPASSWORD: PASSWORD }),
+    );
+    expect(run.status, run.output).toBe(0);
+    expect(run.stdout).toContain(`postgres://127.0.0.1:${server.port}/${db}: 4 inserted`);
+    expectNoSecret(run);
+  });
+
+  it('PGHOST, PGPORT, PGUSER and a PGPASSFILE serve postgres:///db', async () => {
+    const db = await newDatabase();
+    const passfile = join(dir, 'pgpass');
+    writeFileSync(passfile, `127.0.0.1:${server.port}:*:postgres:${PASSWORD.replaceAll(':', '\\:')}\n`);
+    chmodSync(passfile, 0o600);
+    const env = cleanEnv({
+      PGHOST: '127.0.0.1',
+      PGPORT: String(server.port),
+      PGUSER: 'postgres',
+      PGPASSFILE: passfile,
+    });
+    const ingested = evals(['ingest', 'attempts', '--store', `postgres:///${db}`], env);
+    expect(ingested.status, ingested.output).toBe(0);
+    const grid = evals(['grid', '--json', '--store', `postgres:///${db}`], env);
+    expect(grid.status, grid.output).toBe(0);
+    expect((JSON.parse(grid.stdout) as { configs: string[] }).configs).toEqual(['baseline', 'candidate']);
+  });
+
+  it('without a password the server refuses, and a wrong PGPASSWORD is never echoed', async () => {
+    const db = await newDatabase();
+    const store = `postgres://postgres@127.0.0.1:${server.port}/${db}`;
+    const none = evals(['ingest', 'attempts', '--store', store]);
+    expect(none.status, none.output).toBe(2);
+    expect(none.output).toMatch(/password/);
+    const wrong = evals(['ingest', 'attempts', '--store', store], cleanEnv({ PGPASSWORD: `${PASSWORD}x` }));
+    expect(wrong.status, wrong.output).toBe(2);
+    expect(wrong.output).toMatch(/password authentication failed/);
+    expectNoSecret(wrong);
+  });
+
+  it('PGSERVICE (which node-postgres would ignore) is refused, not silently skipped', async () => {
+    const db = await newDatabase();
+    const run = evals(
+      ['ingest', 'attempts', '--store', `postgres://127.0.0.1:${server.port}/${db}`],
+      cleanEnv({ PGSERVICE: 'evalbook', PGUSER: 'postgres', PGPASSWORD: PASSWORD }),
+    );
+    expect(run.status, run.output).toBe(2);
+    expect(run.output).toMatch(/PGSERVICE is set, but PostgreSQL connection service files are not read/);
+  });
+});

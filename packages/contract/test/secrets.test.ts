@@ -1,0 +1,132 @@
+// maskSecrets / secretsIn / displayLocator: a table of secret-bearing locators (URL userinfo,
+// query parameters, libpq conninfo, malformed URLs), then properties over generated passwords and
+// tokens: whatever the secret, the masked text never holds it, and a locator without one is unchanged.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { SECRET_MASK, displayLocator, maskSecrets, secretsIn } from '../src/secrets.ts';
+
+describe('displayLocator', () => {
+  it.each([
+    ['postgres://user:s3cr3t@host/db', 'postgres://user:***@host/db'],
+    [
+      'postgresql://user:s3cr3t@host:5433/db?sslmode=require',
+      'postgresql://user:***@host:5433/db?sslmode=require',
+    ],
+    ['postgres://user:p%40ss%2Fw@host/db', 'postgres://user:***@host/db'],
+    ['postgres://user:pa#ss@host/db', 'postgres://user:***@host/db'],
+    ['postgres://user:p@ss/w#rd@host/db', 'postgres://user:***@host/db'],
+    ['postgres://user@host/db?password=s3cr3t', 'postgres://user@host/db?password=***'],
+    [
+      'postgres://user@host/db?sslmode=verify-full&sslpassword=k3y',
+      'postgres://user@host/db?sslmode=verify-full&sslpassword=***',
+    ],
+    [
+      "host=db.internal user=evals password='a b\\'c' dbname=book",
+      'host=db.internal user=evals password=*** dbname=book',
+    ],
+    ['host=db.internal password=s3cr3t sslpassword = k3y', 'host=db.internal password=*** sslpassword = ***'],
+    ['https://ghp_T0ken@github.com/o/r', 'https://***@github.com/o/r'],
+    ['https://api.example.com/v1?access_token=t0k&x=1', 'https://api.example.com/v1?access_token=***&x=1'],
+    ['https://api.example.com/v1?key=AIzaXYZ', 'https://api.example.com/v1?key=***'],
+    ['https://api.example.com/v1?token=t0k#frag', 'https://api.example.com/v1?token=***#frag'],
+  ])('shows %s as %s', (locator, shown) => {
+    expect(displayLocator(locator)).toBe(shown);
+  });
+
+  it.each([
+    'sqlite:.evalbook/evalbook.sqlite',
+    'postgres:///book',
+    'postgres://host/book',
+    'postgres://evals@db.internal:5432/book?sslmode=require',
+    'https://api.example.com/v1',
+    'https://api.example.com/v1/users/a@b.com',
+  ])('leaves %s (no secret in it) as it is', (locator) => {
+    expect(displayLocator(locator)).toBe(locator);
+    expect(secretsIn(locator)).toEqual([]);
+  });
+});
+
+describe('maskSecrets', () => {
+  it('masks a locator quoted inside a longer message, and every known secret', () => {
+    const message =
+      'cannot open "postgres://u:hunter22@h/db" (tried password=hunter22); the provider said: Incorrect API key provided: sk-abc123';
+    const masked = maskSecrets(message, ['sk-abc123', ...secretsIn('postgres://u:hunter22@h/db')]);
+    expect(masked).toBe(
+      'cannot open "postgres://u:***@h/db" (tried password=***); the provider said: Incorrect API key provided: ***',
+    );
+  });
+
+  it('masks the longer of two overlapping known secrets whole', () => {
+    expect(maskSecrets('a-secret-b', ['secret', 'a-secret-b'])).toBe(SECRET_MASK);
+  });
+});
+
+/** Passwords of any printable characters, URL-special ones included. */
+const password = fc.string({
+  unit: fc.constantFrom(...'abcXYZ019:@/#?&=%+ !$\'"~'.split('')),
+  minLength: 4,
+  maxLength: 24,
+});
+
+describe('properties', () => {
+  it('a percent-encoded password in any postgres URL is never shown, in either form', () => {
+    fc.assert(
+      fc.property(
+        password,
+        fc.constantFrom('', '?sslmode=require', '?application_name=x'),
+        (secret, query) => {
+          const encoded = encodeURIComponent(secret);
+          const locator = `postgres://evals:${encoded}@db.internal:5432/book${query}`;
+          const shown = displayLocator(locator);
+          expect(shown).toBe(`postgres://evals:***@db.internal:5432/book${query}`);
+          expect(maskSecrets(`failed: ${locator} (${secret})`, secretsIn(locator))).not.toContain(secret);
+        },
+      ),
+    );
+  });
+
+  it('a password written raw (not encoded) in a URL is never shown either', () => {
+    fc.assert(
+      fc.property(password, (secret) => {
+        const locator = `postgres://evals:${secret}@db.internal/book`;
+        const shown = displayLocator(locator);
+        expect(shown).not.toContain(secret);
+        expect(shown).toContain(SECRET_MASK);
+      }),
+    );
+  });
+
+  it('a secret-named query parameter or conninfo keyword is masked whatever its value', () => {
+    const token = fc.string({
+      unit: fc.constantFrom(...'abcXYZ019-_.~'.split('')),
+      minLength: 4,
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          'password',
+          'sslpassword',
+          'token',
+          'access_token',
+          'api_key',
+          'apikey',
+          'key',
+          'secret',
+        ),
+        token,
+        (name, value) => {
+          for (const text of [
+            `https://api.example.com/v1?x=1&${name}=${value}&y=2`,
+            `host=h ${name}=${value} dbname=d`,
+            `host=h ${name}='${value}' dbname=d`,
+          ]) {
+            expect(maskSecrets(text)).not.toContain(value);
+            expect(displayLocator(text)).toContain(`${name}=${SECRET_MASK}`);
+          }
+        },
+      ),
+    );
+  });
+});
