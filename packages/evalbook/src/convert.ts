@@ -45,6 +45,35 @@ export interface ScoreRow {
 /** A content reference and what ingest found when it checked the bytes. */
 export type ReferenceVerification = 'verified' | 'unverified' | 'mismatched';
 
+/** How many attempts had their artifacts (transcript included) verified, unverified, mismatched. */
+export type ArtifactCounts = Record<ReferenceVerification, number>;
+
+export const emptyArtifactCounts = (): ArtifactCounts => ({ verified: 0, unverified: 0, mismatched: 0 });
+
+/**
+ * The counts as every output says them, after "artifacts of the attempts: ": "3 verified, 1
+ * unverified, 0 mismatched".
+ */
+export function artifactCountsText(counts: ArtifactCounts): string {
+  return `${counts.verified} verified, ${counts.unverified} unverified, ${counts.mismatched} mismatched`;
+}
+
+/**
+ * One attempt's artifacts as one word: mismatched when any reference's bytes differ, verified when
+ * every reference was checked and matched, else unverified (no artifact root, a file absent there,
+ * not a native artifact URI).
+ */
+export function attemptArtifactVerification(
+  verifications: Iterable<ReferenceVerification>,
+): ReferenceVerification {
+  let all: ReferenceVerification = 'verified';
+  for (const verification of verifications) {
+    if (verification === 'mismatched') return 'mismatched';
+    if (verification === 'unverified') all = 'unverified';
+  }
+  return all;
+}
+
 export interface ReferenceRecord {
   readonly role: 'transcript' | 'artifact';
   readonly uri: string;

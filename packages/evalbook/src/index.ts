@@ -43,8 +43,16 @@ export type {
   EnvironmentCase,
   EnvironmentConfig,
 } from './environment.js';
-export { convertBundle, engineScoreRows, environmentMismatch, scoreRows } from './convert.js';
+export {
+  artifactCountsText,
+  attemptArtifactVerification,
+  convertBundle,
+  engineScoreRows,
+  environmentMismatch,
+  scoreRows,
+} from './convert.js';
 export type {
+  ArtifactCounts,
   AttemptKey,
   ConvertOptions,
   EnvironmentMismatch,

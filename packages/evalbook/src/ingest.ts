@@ -5,7 +5,8 @@
 // not of its suite (a case or config it lacks, another digest) is refused and NOTHING of the run is
 // written — a first pass reads every input's case and config before the store is even opened —
 // unless keepForeign stores such attempts apart, marked foreign.
-import { lstat, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import {
@@ -29,13 +30,30 @@ import type {
   ParseNativeExecutionOptions,
 } from '@paperclip-evals/contract';
 
-import { convertBundle, environmentMismatch } from './convert.js';
-import type { AttemptKey, EnvironmentMismatch, LedgerRecord, ReferenceVerification } from './convert.js';
+import {
+  attemptArtifactVerification,
+  convertBundle,
+  emptyArtifactCounts,
+  environmentMismatch,
+} from './convert.js';
+import type {
+  ArtifactCounts,
+  AttemptKey,
+  EnvironmentMismatch,
+  LedgerRecord,
+  ReferenceVerification,
+} from './convert.js';
 import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { caseAssertions, loadEnvironment } from './environment.js';
 import type { Environment } from './environment.js';
-import { DEFAULT_STORE_URL, openStore } from './store.js';
+import {
+  DEFAULT_STORE_URL,
+  openStore,
+  removeCreatedSqliteStore,
+  sqliteCreations,
+  sqliteStorePath,
+} from './store.js';
 import type { InsertOutcome, LedgerStore } from './store.js';
 
 export interface IngestProgress {
@@ -102,6 +120,11 @@ export interface IngestSummary {
   readonly foreign: IngestForeign[];
   /** Whether foreign attempts were kept apart (keepForeign) rather than refused. */
   readonly keepForeign: boolean;
+  /**
+   * Every valid bundle read by this run, by its artifacts' bytes under the artifact root: all
+   * verified, some unverified (no root, or a file absent), or mismatched (refused, counted in invalid).
+   */
+  readonly artifacts: ArtifactCounts;
   /** Cost coverage of the attempts inserted by this run. */
   readonly coverage: CoverageSummary;
   /** Model calls made for case checks (never the agents' own cost); null without a provider. */
@@ -366,6 +389,13 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 200;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1)
     throw new IngestUsageError('batchSize must be a positive integer');
+  if (options.artifactRoot !== undefined) {
+    const root = await stat(options.artifactRoot).catch(() => null);
+    if (root?.isDirectory() !== true)
+      throw new IngestUsageError(
+        `--artifact-root ${options.artifactRoot}: ${root === null ? 'no such directory' : 'not a directory'} (expected the directory artifact://native/ references resolve under; without it nothing could be verified)`,
+      );
+  }
   const environment: Environment | undefined =
     options.environmentPath === undefined ? undefined : await loadEnvironment(options.environmentPath);
   const assertionsByCase = new Map<string, Assertion[]>(
@@ -382,7 +412,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     const refused = await foreignInputs(options.inputs, environment, maxBytes, readStdin);
     if (refused.length > 0)
       return {
-        store: storeUrl,
+        store: displayLocator(storeUrl),
         processed: 0,
         inserted: 0,
         duplicates: 0,
@@ -391,13 +421,22 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         unreadable: [],
         foreign: refused,
         keepForeign,
+        artifacts: emptyArtifactCounts(),
         coverage: new CoverageTally().summary(),
         checkModelUsage: null,
       };
   }
   const stdin = (): AsyncIterable<Uint8Array> =>
     stdinBytes === undefined ? (options.stdin ?? process.stdin) : stdinAgain(stdinBytes);
-  const store = await openStore(storeUrl, { writerThread: options.writerThread === true });
+  // A SQLite store that is not there yet is created only when there is a batch to write, and removed
+  // again if the run ends (or fails) with nothing in it: a failed ingest leaves no empty Evalbook
+  // behind for a later report to read as "no attempts". An existing store is opened at once.
+  const sqlitePath = sqliteStorePath(storeUrl);
+  const creations = sqlitePath === null || existsSync(sqlitePath) ? null : sqliteCreations(sqlitePath);
+  const openOptions = { writerThread: options.writerThread === true };
+  let store: LedgerStore | undefined =
+    creations === null ? await openStore(storeUrl, openOptions) : undefined;
+  const writableStore = async (): Promise<LedgerStore> => (store ??= await openStore(storeUrl, openOptions));
 
   let processed = 0;
   let inserted = 0;
@@ -407,6 +446,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const unreadable: IngestSummary['unreadable'] = [];
   const foreign: IngestForeign[] = [];
   const coverage = new CoverageTally();
+  const artifacts = emptyArtifactCounts();
   let pending: { input: string; record: LedgerRecord }[] = [];
   let total = 0;
   let lastProgress = performance.now();
@@ -459,7 +499,8 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     const batch = pending;
     pending = [];
     await inflight;
-    inflight = store.insertBatch(batch.map((entry) => entry.record)).then((outcomes) => {
+    const writer = await writableStore();
+    inflight = writer.insertBatch(batch.map((entry) => entry.record)).then((outcomes) => {
       recordOutcomes(batch, outcomes);
     });
     // Awaited at the next flush or at the end; until then a failure must not count as unhandled.
@@ -488,6 +529,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       const { verification, issues } = await verifyReferences(parsed.bundle, options.artifactRoot);
+      artifacts[attemptArtifactVerification(verification.values())]++;
       if (issues.length > 0) {
         invalid.push({ input: target.display, issues });
         continue;
@@ -526,7 +568,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     await flush();
     await inflight;
   } finally {
-    await store.close();
+    await closeIngestStore(store, creations);
   }
   return {
     store: displayLocator(storeUrl),
@@ -538,6 +580,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     unreadable,
     foreign,
     keepForeign,
+    artifacts,
     coverage: coverage.summary(),
     checkModelUsage: options.models === undefined ? null : { ...options.models.gateway.sessionUsage },
   };
@@ -545,6 +588,17 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
 async function* stdinAgain(bytes: Promise<Buffer>): AsyncGenerator<Uint8Array> {
   yield await bytes;
+}
+
+/** Closes the store; one this run created is removed again when it holds no attempt. */
+async function closeIngestStore(
+  store: LedgerStore | undefined,
+  creations: ReturnType<typeof sqliteCreations> | null,
+): Promise<void> {
+  if (store === undefined) return;
+  const empty = creations !== null && (await store.countAttempts().catch(() => -1)) === 0;
+  await store.close();
+  if (empty) await removeCreatedSqliteStore(creations);
 }
 
 const usesModel = (assertion: Assertion): boolean =>
@@ -559,13 +613,15 @@ async function evaluateCaseChecks(
   bundle: NativeExecution,
   assertions: readonly Assertion[],
   models: CaseCheckModels | undefined,
-  store: LedgerStore,
+  /** Undefined while a new store is not created yet (so it holds no attempt). */
+  store: LedgerStore | undefined,
 ): Promise<readonly AssertionResult[]> {
   if (assertions.length === 0) return [];
   if (models === undefined || !assertions.some(usesModel))
     return (await evaluateAssertions(toTrace(bundle), assertions)).results;
   const { runId, caseId, configId, attemptId } = bundle.identity;
-  if ((await store.getAttempt({ runId, caseId, configId, attemptId })) !== null) return [];
+  if (store !== undefined && (await store.getAttempt({ runId, caseId, configId, attemptId })) !== null)
+    return [];
   return (
     await evaluateAssertions(toTrace(bundle), assertions, {
       models: { ...models, calls: models.gateway.forBatch() },

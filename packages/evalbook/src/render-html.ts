@@ -6,6 +6,7 @@
 // test needs sits on a data-* attribute, and every string from the evalbook is escaped.
 import { createHash } from 'node:crypto';
 
+import { artifactCountsText } from './convert.js';
 import { formatUsd } from './cost.js';
 import { leftOutText, retractionText } from './retraction.js';
 
@@ -575,6 +576,7 @@ ${gate}
 <div class="card" data-summary="attempts" data-value="${summary.attempts}"><div class="label">Attempts</div><div class="value">${count(summary.attempts)}</div><div class="sub">${count(counts.solved)} solved</div></div>
 <div class="card" data-summary="coverage" data-priced="${coverage.priced}" data-attempts="${coverage.attempts}"><div class="label">Cost coverage</div><div class="value">${count(coverage.priced)} of ${count(coverage.attempts)} priced</div><div class="sub">${count(coverage.providerReported)} provider-reported, ${count(coverage.estimated)} estimated; priced total ${usd(coverage.pricedTotalNanodollars)}${coverage.unpriced > 0 ? ` — ${count(coverage.unpriced)} unpriced, not counted as $0` : ''}${coverage.legacyLedger > 0 ? `; legacy ledger ${usd(coverage.legacyLedgerTotalNanodollars)} on ${coverage.legacyLedger} (kept apart)` : ''}</div></div>
 <div class="card" data-summary="denominator" data-policy="${summary.denominatorPolicy}"><div class="label">Denominator</div><div class="value">${summary.denominatorPolicy === 'all_attempts' ? 'All attempts' : 'Evaluated only'}</div><div class="sub">${esc(policy)}${excluded.length === 0 ? '; nothing excluded' : `; excluded: ${esc(excluded.join(', '))}`}</div></div>
+<div class="card" data-summary="artifacts" data-verified="${summary.artifactVerification.verified}" data-unverified="${summary.artifactVerification.unverified}" data-mismatched="${summary.artifactVerification.mismatched}"><div class="label">Artifacts</div><div class="value">${count(summary.artifactVerification.verified)} of ${count(summary.attempts)} verified</div><div class="sub">${esc(artifactCountsText(summary.artifactVerification))}: transcript and artifact bytes checked under an artifact root at ingest</div></div>
 <div class="card" data-summary="flaky" data-value="${summary.flakyCells.length}"><div class="label">Flaky cells</div><div class="value">${summary.flakyCells.length}</div><div class="sub">case × config cells with both solved and unsolved attempts</div></div>
 </div>
 ${statusBar(counts, summary.attempts)}

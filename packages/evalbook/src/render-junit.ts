@@ -7,6 +7,7 @@
 // reasons when it failed, so CI shows every gate's verdict beside the cells. Attempts left out
 // (foreign, retracted) make a last testsuite, "left out", of <skipped> testcases, so CI shows how
 // many were not counted and each retraction's who, why and when.
+import { artifactCountsText } from './convert.js';
 import type { CheckDrift } from './check-drift.js';
 import type { GateResult, GateVerdicts } from './gates.js';
 import { retractionText } from './retraction.js';
@@ -111,6 +112,19 @@ function leftOutSuite(summary: EvalbookSummary): string[] {
   ];
 }
 
+/** The report's artifact verification counts (all attempts in scope), on every suite. */
+function artifactProperties(summary: EvalbookSummary): string {
+  const counts = summary.artifactVerification;
+  return [
+    '    <properties>',
+    ...(['verified', 'unverified', 'mismatched'] as const).map(
+      (kind) => `      <property name="artifacts.${kind}" value="${counts[kind]}"/>`,
+    ),
+    `      <property name="artifacts" value="${xml(artifactCountsText(counts))}"/>`,
+    '    </properties>',
+  ].join('\n');
+}
+
 export function renderJunit(input: JunitReportInput): string {
   const byConfig = new Map<string, GridCell[]>();
   for (const cell of input.summary.grid) {
@@ -129,6 +143,7 @@ export function renderJunit(input: JunitReportInput): string {
     ).length;
     return [
       `  <testsuite name="${xml(configId)}" tests="${cells.length}" failures="${failures}" errors="${errors}">`,
+      artifactProperties(input.summary),
       ...cells.map(testcase),
       '  </testsuite>',
     ].join('\n');

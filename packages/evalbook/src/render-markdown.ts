@@ -3,6 +3,7 @@
 // denominator policy and what it excluded, policy replay agreement when verdicts are stored, and the
 // checks that drifted below their bar in the newest run.
 // Tables stay small: the grid is not repeated here.
+import { artifactCountsText } from './convert.js';
 import { formatUsd } from './cost.js';
 import type { GateVerdicts } from './gates.js';
 import type { ReportBudget } from './report.js';
@@ -150,6 +151,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     ...(leftOutText(summary) === null ? [] : [`${leftOutText(summary) ?? ''}.`]),
     ...summary.retractions.map((retraction) => `Retracted: ${cell(retractionText(retraction))}.`),
     `Denominator: ${summary.denominatorPolicy === 'all_attempts' ? 'all attempts (errors and missing verdicts count against the rate)' : 'evaluated attempts only (errored, incomplete and over-budget are excluded and listed)'}.`,
+    `Artifacts of the attempts: ${artifactCountsText(summary.artifactVerification)} (bytes checked under an artifact root at ingest; unverified: not checked).`,
     `Cost: ${summary.coverage.text}; priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
   );
   if (summary.softFailures.length > 0)

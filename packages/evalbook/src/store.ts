@@ -2,6 +2,8 @@
 // bundle's canonical digest. SQLite (embedded default) and PostgreSQL (shared) implement the same
 // asynchronous interface, and one behaviour suite (test/ledger-store.test.ts) runs on both.
 import { existsSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import {
   displayLocator,
   isContractError,
@@ -216,6 +218,33 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
   throw new StoreError(
     `unknown store URL ${JSON.stringify(displayLocator(url))} (expected sqlite:PATH or postgres://…)`,
   );
+}
+
+/** The file a `sqlite:PATH` URL names (relative to the cwd), or null for another store. */
+export function sqliteStorePath(url: string): string | null {
+  return url.startsWith('sqlite:') && url.length > 'sqlite:'.length ? url.slice('sqlite:'.length) : null;
+}
+
+/**
+ * What opening a new SQLite store at `path` would create: the folders missing above it (deepest
+ * first) and the file itself — so that a run that created them and wrote nothing can remove exactly
+ * those, and nothing else.
+ */
+export function sqliteCreations(path: string): { readonly file: string; readonly folders: string[] } {
+  const file = resolve(path);
+  const folders: string[] = [];
+  for (let folder = dirname(file); !existsSync(folder); folder = dirname(folder)) {
+    folders.push(folder);
+    if (dirname(folder) === folder) break;
+  }
+  return { file, folders };
+}
+
+/** Removes a SQLite store this run created (its -wal/-shm files too) and the folders it created, when empty. */
+export async function removeCreatedSqliteStore(creations: ReturnType<typeof sqliteCreations>): Promise<void> {
+  for (const suffix of ['', '-wal', '-shm', '-journal'])
+    await rm(`${creations.file}${suffix}`, { force: true });
+  for (const folder of creations.folders) await rmdir(folder).catch(() => undefined);
 }
 
 /** The record as stored: JSON without its raw bundle text (stored once, in bundles) and scores (own table). */

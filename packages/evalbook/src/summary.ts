@@ -7,6 +7,8 @@
 // attempts, and attempts kept apart as foreign (unless includeForeign), count nowhere: not in a
 // cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
 import { CheckDriftTally } from './check-drift.js';
+import { attemptArtifactVerification, emptyArtifactCounts } from './convert.js';
+import type { ArtifactCounts } from './convert.js';
 import type { CheckDrift, DriftThresholdOf } from './check-drift.js';
 import { CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
@@ -152,6 +154,8 @@ export interface EvalbookSummary {
   readonly foreignIncluded: number;
   /** The retractions of runs in the run scope (who, why, when), in the order they were made. */
   readonly retractions: readonly Retraction[];
+  /** Attempts (within the run scope) by whether ingest verified their artifacts' bytes. */
+  readonly artifactVerification: ArtifactCounts;
   /** Every run, by when its first attempt started (then insertion order), never by name. */
   readonly runs: readonly string[];
   readonly cases: readonly string[];
@@ -244,6 +248,7 @@ export class SummaryBuilder {
   private readonly foreignKeys = new Set<string>();
   /** Runs seen only through left-out attempts, with why: a --run naming one is told so. */
   private readonly leftOutRuns = new Map<string, Set<LeftOutReason>>();
+  private readonly artifacts = emptyArtifactCounts();
   private readonly policyTallies = new Map<string, PolicyTally>();
   private policyVerdicts = 0;
   private readonly checkDrift = new CheckDriftTally();
@@ -304,6 +309,7 @@ export class SummaryBuilder {
       this.attempts++;
       this.coverage.add(stored.record.cost);
       if (isForeign(stored)) this.foreignIncluded++;
+      this.artifacts[attemptArtifactVerification(stored.record.references.map((ref) => ref.verification))]++;
     }
     tally.counts[verdict.status]++;
     if (inScope) {
@@ -419,6 +425,7 @@ export class SummaryBuilder {
       includeForeign: this.options.includeForeign === true,
       foreignIncluded: this.foreignIncluded,
       retractions: (this.options.retractions ?? []).filter((retraction) => this.inScope(retraction.runId)),
+      artifactVerification: { ...this.artifacts },
       runs,
       cases,
       configs,

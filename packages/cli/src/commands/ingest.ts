@@ -7,7 +7,14 @@
 // error or unreadable input.
 import { styleText } from 'node:util';
 import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
-import { IngestUsageError, StoreError, formatUsd, ingest, ingestExitCode } from '@paperclip-evals/evalbook';
+import {
+  IngestUsageError,
+  StoreError,
+  artifactCountsText,
+  formatUsd,
+  ingest,
+  ingestExitCode,
+} from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { CaseCheckModels, IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
@@ -106,6 +113,9 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
     summary.inserted === 0
       ? 'cost: no new attempts to price'
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
+  );
+  lines.push(
+    `artifacts of the valid attempts: ${artifactCountsText(summary.artifacts)}${options.artifactRoot === undefined ? ' (no --artifact-root: nothing could be verified)' : ''}`,
   );
   const usage = summary.checkModelUsage;
   if (usage !== null)

@@ -11,6 +11,7 @@ import {
   DEFAULT_STORE_URL,
   ScopeError,
   StoreError,
+  artifactCountsText,
   assertGatesJudgeable,
   decideGates,
   driftThresholdsOf,
@@ -212,7 +213,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
   const result = await summary(options);
   if (options.json) {
     await toStdout(
-      `${JSON.stringify({ schema: GRID_REPORT_V1, denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, grid: result.grid, leftOut: result.leftOut, includeForeign: result.includeForeign, foreignIncluded: result.foreignIncluded, retractions: result.retractions }, null, 2)}\n`,
+      `${JSON.stringify({ schema: GRID_REPORT_V1, denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, artifactVerification: result.artifactVerification, grid: result.grid, leftOut: result.leftOut, includeForeign: result.includeForeign, foreignIncluded: result.foreignIncluded, retractions: result.retractions }, null, 2)}\n`,
     );
     return EXIT.ok;
   }
@@ -248,6 +249,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
   lines.push(
     '',
     `cells: solved/counted [Wilson 95% interval]; ~ flaky (solved and unsolved attempts); — no attempts.`,
+    `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all.`,
     ...leftOutLines(result),
   );
@@ -268,7 +270,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
       retractions: result.retractions,
     };
     await toStdout(
-      `${JSON.stringify({ schema: COMPARE_REPORT_V1, ...comparison, ...leftOut, gate }, null, 2)}\n`,
+      `${JSON.stringify({ schema: COMPARE_REPORT_V1, ...comparison, ...leftOut, artifactVerification: result.artifactVerification, gate }, null, 2)}\n`,
     );
     return reportGates(gate);
   }
@@ -285,6 +287,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
     `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${comparison.sharedCases} shared cases — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
     `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${comparison.discordant.aOnly} cases only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
     ...leftOutLines(result),
+    `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${formatUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
   );
   await toStdout(`${lines.join('\n')}\n`);
