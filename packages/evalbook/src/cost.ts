@@ -143,13 +143,33 @@ export function attemptCost(
   const notes: string[] = [];
   let provider: number | null = null;
   let providerProvenance: string | null = null;
-  if (usage.cost === null) notes.push('provider_cost_null');
+  const sessionProvider = usage.providerReportedCostNanodollars;
+  if (providerCostUnavailable(usage)) {
+    // The runner says the provider reported no cost: a usage.cost of 0 beside it is a placeholder,
+    // never a provider-reported $0; a figure beside it contradicts it.
+    if (sessionProvider !== undefined && sessionProvider !== null)
+      throw new CostInputError(
+        'the provider figure is labelled unavailable, yet it states an amount',
+        '/usage/providerReportedCostNanodollars',
+        null,
+        sessionProvider,
+      );
+    if (usage.cost !== null && usage.cost.amountMicros !== 0)
+      throw new CostInputError(
+        'the runner states no provider-reported cost (providerReportedCostNanodollars: null), yet usage.cost holds an amount',
+        '/usage/cost/amountMicros',
+        0,
+        usage.cost.amountMicros,
+      );
+    notes.push(usage.cost === null ? 'provider_cost_null' : 'usage_cost_zero_not_a_receipt');
+    if (sessionProvider === null)
+      notes.push(`provider_cost_${usage.providerReportedCostProvenance ?? 'null'}`);
+  } else if (usage.cost === null) notes.push('provider_cost_null');
   else if (usage.cost.currency !== 'USD') notes.push(`currency_unsupported:${usage.cost.currency}`);
   else {
     provider = microsToNanodollars(usage.cost.amountMicros);
     providerProvenance = 'usage.cost';
   }
-  const sessionProvider = usage.providerReportedCostNanodollars;
   if (sessionProvider !== undefined && sessionProvider !== null) {
     if (provider !== null && provider !== sessionProvider)
       throw new CostInputError(
@@ -160,8 +180,7 @@ export function attemptCost(
       );
     provider = bounded(BigInt(sessionProvider), 'provider-reported cost');
     providerProvenance = usage.providerReportedCostProvenance ?? 'eval_session';
-  } else if (sessionProvider === null)
-    notes.push(`provider_cost_${usage.providerReportedCostProvenance ?? 'null'}`);
+  }
 
   let estimated: number | null = null;
   let estimateSource: AttemptCost['estimateSource'] = null;
@@ -219,11 +238,22 @@ export function attemptCost(
   };
 }
 
+/**
+ * Whether the runner states that the provider reported no cost: `providerReportedCostNanodollars:
+ * null`, or the provenance `unavailable`.
+ */
+function providerCostUnavailable(usage: CostInputs): boolean {
+  return (
+    usage.providerReportedCostNanodollars === null || usage.providerReportedCostProvenance === 'unavailable'
+  );
+}
+
 /** The coverage the runner's own figures imply (before Evals adds an estimate from its pricing table). */
 function runnerCoverage(usage: CostInputs): CostCoverage {
   const hasProvider =
-    (usage.providerReportedCostNanodollars ?? null) !== null ||
-    (usage.cost !== null && usage.cost.currency === 'USD');
+    !providerCostUnavailable(usage) &&
+    ((usage.providerReportedCostNanodollars ?? null) !== null ||
+      (usage.cost !== null && usage.cost.currency === 'USD'));
   if (hasProvider) return 'provider_reported';
   if ((usage.estimatedCostNanodollars ?? null) === null) return 'unpriced';
   return (usage.legacyLedgerCostNanodollars ?? null) === null ? 'estimated' : 'legacy_ledger_and_estimate';

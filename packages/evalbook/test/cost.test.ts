@@ -338,3 +338,90 @@ describe('arithmetic', () => {
     expect(formatUsd(null)).toBe('unpriced');
   });
 });
+
+describe('a provider cost the runner states unavailable', () => {
+  const receipt = fc.option(
+    fc.record({ currency: fc.constantFrom('USD', 'EUR'), amountMicros: fc.constantFrom(0, 0, 1, 3750) }),
+    { nil: null },
+  );
+  const stated = fc.record(
+    {
+      providerReportedCostNanodollars: fc.constantFrom<number | null>(null, 0, 3_750_000),
+      providerReportedCostProvenance: fc.constantFrom('unavailable', 'provider_receipt'),
+      estimatedCostNanodollars: fc.option(fc.constantFrom(0, 1234), { nil: null }),
+      pricingVersion: fc.constant('runner-2026-11'),
+      legacyLedgerCostNanodollars: fc.option(fc.constantFrom(0, 99), { nil: null }),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('is never a provider-reported figure (let alone $0), whatever usage.cost and the other figures say', () => {
+    fc.assert(
+      fc.property(receipt, stated, fc.constantFrom('m1', 'm2', undefined), (cost, fields, model) => {
+        const inputs: CostInputs = { ...usage, cost, ...fields };
+        const unavailable =
+          fields.providerReportedCostNanodollars === null ||
+          fields.providerReportedCostProvenance === 'unavailable';
+        let result: ReturnType<typeof attemptCost>;
+        try {
+          result = attemptCost(inputs, model, pricing);
+        } catch (error) {
+          // Refused, never guessed: only figures that contradict one another.
+          expect(error).toBeInstanceOf(CostInputError);
+          return;
+        }
+        if (unavailable) {
+          expect(result.providerReportedNanodollars).toBeNull();
+          expect(result.coverage).not.toBe('provider_reported');
+          expect(result.effectiveNanodollars).toBe(result.estimatedNanodollars);
+        }
+        if (result.coverage === 'provider_reported')
+          expect(result.providerReportedNanodollars).not.toBeNull();
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([
+    ['a usage.cost of 0 beside it is not a receipt', { currency: 'USD', amountMicros: 0 }],
+    ['a usage.cost of null beside it', null],
+  ] as const)('%s: unpriced without an estimate, estimated with one', (_name, cost) => {
+    const unavailable = {
+      providerReportedCostNanodollars: null,
+      providerReportedCostProvenance: 'unavailable',
+    };
+    const alone = attemptCost({ ...usage, cost, ...unavailable }, 'm2', pricing);
+    expect(alone).toMatchObject({
+      coverage: 'unpriced',
+      providerReportedNanodollars: null,
+      effectiveNanodollars: null,
+    });
+    const priced = attemptCost({ ...usage, cost, ...unavailable }, 'm1', pricing);
+    expect(priced).toMatchObject({
+      coverage: 'estimated',
+      providerReportedNanodollars: null,
+      effectiveNanodollars: 2_700_000,
+    });
+  });
+
+  it('refuses a usage.cost amount, or a provider figure, that contradicts it', () => {
+    expect(() =>
+      attemptCost(
+        { ...usage, cost: { currency: 'USD', amountMicros: 5 }, providerReportedCostNanodollars: null },
+        'm1',
+        pricing,
+      ),
+    ).toThrow(CostInputError);
+    expect(() =>
+      attemptCost(
+        {
+          ...withoutReceipt,
+          providerReportedCostNanodollars: 0,
+          providerReportedCostProvenance: 'unavailable',
+        },
+        'm1',
+        pricing,
+      ),
+    ).toThrow(CostInputError);
+  });
+});
