@@ -39,6 +39,12 @@ export const POLICY_REPLAY_EXIT = {
   ok: 0,
   /** At least one row error (reported per call as policy_error). */
   rowErrors: 1,
+  /**
+   * At least one verdict Evals does not know (kept whole, reported per call as
+   * policy_verdict_unfamiliar): the producer owns verdict semantics, so the call is compared with
+   * nothing — never read as allow, never a success.
+   */
+  unfamiliarVerdicts: 1,
   /** Bad usage, an input (attempts, bundle, store) that cannot be read or is not valid, or a bundle whose every artifact was skipped. */
   usage: EXIT.usage,
   /** The policy binary could not be verified (path or sha256), like runnerd's artifact. */

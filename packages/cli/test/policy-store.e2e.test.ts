@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
-import { EVALS, REPO, realProducer } from '../../policy/test/support/producers.ts';
+import {
+  EVALS,
+  REPO,
+  UNFAMILIAR_DECISION_JSON,
+  brokenProducer,
+  realProducer,
+} from '../../policy/test/support/producers.ts';
 
 import type { Executable } from '../../policy/test/support/producers.ts';
 
@@ -105,6 +111,80 @@ afterAll(async () => {
 });
 
 describe('evals policy replay --store', () => {
+  it('keeps a decision with an unfamiliar verdict whole, stores it as received, reports it, and exits 1 (never 0)', async () => {
+    const unfamiliar = await brokenProducer(dir, 'unfamiliar_verdict');
+    const file = join(dir, 'unfamiliar.sqlite');
+    const store = `sqlite:${file}`;
+    expect(evals(['ingest', ATTEMPTS, '--store', store]).status).toBe(0);
+    const run = () =>
+      evals([
+        'policy',
+        'replay',
+        '--policy-binary',
+        unfamiliar.path,
+        '--sha256',
+        unfamiliar.sha256,
+        '--bundle',
+        bundlePath,
+        '--initial-state',
+        'unavailable',
+        '--store',
+        store,
+        '--json',
+      ]);
+    const first = run();
+    expect(first.status, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(
+      /1 call\(s\) were decided with a verdict Evals does not know \("escalate"; it knows allow, deny, ask\)/,
+    );
+    const report = JSON.parse(first.stdout) as {
+      unfamiliarVerdicts: number;
+      calls: { verdict: string | null; agreement: string; decision: Record<string, unknown> | null }[];
+    };
+    expect(report.unfamiliarVerdicts).toBe(1);
+    const odd = report.calls.filter((call) => call.agreement === 'policy_verdict_unfamiliar');
+    expect(odd).toHaveLength(1);
+    expect(odd[0]).toMatchObject({
+      verdict: 'escalate',
+      decision: { rule_id: 'r9', x_future: { tags: ['a'] } },
+    });
+    expect(report.calls.filter((call) => call.agreement === 'policy_error')).toEqual([]);
+
+    // Stored as received: the verdict, and the whole Decision byte for byte (the 20-digit number intact).
+    const open = createRequire(join(REPO, 'packages/evalbook/package.json'))('better-sqlite3') as new (
+      path: string,
+      options: { readonly: boolean },
+    ) => { prepare(sql: string): { all(): Record<string, unknown>[] }; close(): void };
+    const db = new open(file, { readonly: true });
+    try {
+      expect(
+        db
+          .prepare(
+            "SELECT decision, verdict, decision_json FROM policy_verdicts WHERE agreement = 'policy_verdict_unfamiliar'",
+          )
+          .all(),
+      ).toEqual([{ decision: null, verdict: 'escalate', decision_json: UNFAMILIAR_DECISION_JSON }]);
+      expect(
+        db
+          .prepare(
+            "SELECT DISTINCT decision_json FROM policy_verdicts WHERE agreement != 'policy_verdict_unfamiliar'",
+          )
+          .all(),
+      ).toEqual([{ decision_json: '{"verdict":"allow"}' }]);
+    } finally {
+      db.close();
+    }
+    expect(policySection(store)?.[0]?.counts.policy_verdict_unfamiliar).toBe(1);
+    const markdown = evals(['report', '--format', 'md', '--store', store]).stdout;
+    expect(markdown).toContain('| Unfamiliar verdict |');
+    // The same replay again: duplicates, and still not a success.
+    const again = run();
+    expect(again.status).toBe(1);
+    expect((JSON.parse(again.stdout) as { stored: { duplicate: number } }).stored.duplicate).toBe(
+      report.calls.length,
+    );
+  });
+
   it('replays the ledger, stores every verdict, and the report counts them; a replay again is all duplicates', () => {
     const store = 'sqlite:book.sqlite';
     expect(evals(['ingest', ATTEMPTS, '--store', store]).status).toBe(0);
@@ -127,6 +207,7 @@ describe('evals policy replay --store', () => {
           policy_denies_runner_allowed: 3,
           runner_denied_policy_allows: 0,
           policy_error: 0,
+          policy_verdict_unfamiliar: 0,
           no_recorded_outcome: 0,
         },
       },

@@ -11,6 +11,7 @@ export const POLICY_AGREEMENTS = [
   'policy_denies_runner_allowed',
   'runner_denied_policy_allows',
   'policy_error',
+  'policy_verdict_unfamiliar',
   'no_recorded_outcome',
 ] as const;
 export type PolicyAgreement = (typeof POLICY_AGREEMENTS)[number];
@@ -23,8 +24,15 @@ export interface PolicyVerdict {
   /** The policy bundle's digest as the producer acknowledged it. */
   readonly policyDigest: string;
   readonly toolName: string;
-  /** null: the producer answered the row with an error (or an unknown verdict). */
+  /** A verdict Evals compares (allow, deny, ask); null for a row error or an unfamiliar verdict. */
   readonly decision: PolicyDecision | null;
+  /** The verdict as the producer gave it (any string); null for a row error (or stored before Evals kept it). */
+  readonly verdict: string | null;
+  /**
+   * The producer's whole Decision as JSON text exactly as sent, unfamiliar fields included; null for a
+   * row error (or stored before Evals kept it).
+   */
+  readonly decisionJson: string | null;
   /** The decision's rule_id (the artifact that decided); null when the bundle default applied. */
   readonly ruleId: string | null;
   /** The decision's reason text as the producer gave it; null for a row error. */
@@ -66,11 +74,13 @@ export interface PolicyVerdictDbRow {
   readonly error_code: string | null;
   readonly recorded_outcome: string | null;
   readonly agreement: PolicyAgreement;
+  readonly verdict: string | null;
+  readonly decision_json: string | null;
 }
 
 /** The columns both stores select (from policy_verdicts v joined with attempts a). */
 export const POLICY_VERDICT_COLUMNS =
-  'a.run_id, a.case_id, a.config_id, a.attempt_id, v.call_id, v.policy_digest, v.tool_name, v.decision, v.rule_id, v.reason, v.error_code, v.recorded_outcome, v.agreement';
+  'a.run_id, a.case_id, a.config_id, a.attempt_id, v.call_id, v.policy_digest, v.tool_name, v.decision, v.rule_id, v.reason, v.error_code, v.recorded_outcome, v.agreement, v.verdict, v.decision_json';
 
 export function policyVerdictFromRow(row: PolicyVerdictDbRow): PolicyVerdict {
   return {
@@ -84,6 +94,8 @@ export function policyVerdictFromRow(row: PolicyVerdictDbRow): PolicyVerdict {
     errorCode: row.error_code,
     recordedOutcome: row.recorded_outcome,
     agreement: row.agreement,
+    verdict: row.verdict,
+    decisionJson: row.decision_json,
   };
 }
 
@@ -97,13 +109,16 @@ export function policyVerdictValues(verdict: PolicyVerdict): (string | null)[] {
     verdict.errorCode,
     verdict.recordedOutcome,
     verdict.agreement,
+    verdict.verdict,
+    verdict.decisionJson,
   ];
 }
 
 /**
  * Classifies a verdict whose key is already held: the same values are a duplicate, else a conflict.
- * A stored reason of null beside a given one is the same verdict stored before replay recorded the
- * decision's reason (Evals 0.1 stored none): a duplicate, kept as it is — the ledger is append-only.
+ * A stored reason, verdict or decision of null beside a given one is the same verdict stored before
+ * replay recorded it (Evals 0.1 stored no reason, and before migration 7 no verdict as received or
+ * whole decision): a duplicate, kept as it is — the ledger is append-only.
  */
 export function heldVerdictOutcome(
   verdict: PolicyVerdictInput,
@@ -111,13 +126,13 @@ export function heldVerdictOutcome(
 ): PolicyVerdictOutcome {
   const given = policyVerdictValues(verdict);
   const same = policyVerdictValues(existing).every(
-    (value, index) => value === given[index] || (index === REASON_INDEX && value === null),
+    (value, index) => value === given[index] || (LATER_KEPT.has(index) && value === null),
   );
   return same ? { status: 'duplicate', verdict } : { status: 'conflict', verdict, existing };
 }
 
-/** Where the reason is among policyVerdictValues. */
-const REASON_INDEX = 3;
+/** Where the reason, the verdict as received and the whole decision are among policyVerdictValues. */
+const LATER_KEPT = new Set([3, 7, 8]);
 
 /** A verdict not stored: its attempt is not in the ledger (null), or is there with another bundle. */
 export function refusedVerdict(

@@ -180,6 +180,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX retractions_target ON retractions (run_id, COALESCE(attempt_id, ''));
       ${appendOnly('retractions')}`,
   },
+  {
+    version: 7,
+    name: 'policy decisions kept whole',
+    // A verdict keeps the producer's whole Decision (decision_json, exactly as sent) and its verdict
+    // as received (verdict: any string); an unfamiliar verdict is its own agreement (no row rewritten).
+    sql: `
+      ALTER TABLE policy_verdicts ADD COLUMN verdict TEXT;
+      ALTER TABLE policy_verdicts ADD COLUMN decision_json TEXT;
+      ALTER TABLE policy_verdicts DROP CONSTRAINT policy_verdicts_agreement_check;
+      ALTER TABLE policy_verdicts ADD CONSTRAINT policy_verdicts_agreement_check
+        CHECK (agreement IN ('agree', 'policy_denies_runner_allowed', 'runner_denied_policy_allows',
+          'policy_error', 'policy_verdict_unfamiliar', 'no_recorded_outcome'));`,
+  },
 ];
 
 interface AttemptRow {
@@ -625,7 +638,8 @@ async function insertVerdict(client: PoolClient, verdict: PolicyVerdictInput): P
   const params = [attempt.id, verdict.callId, verdict.policyDigest];
   const inserted = await client.query(
     `INSERT INTO policy_verdicts (attempt, call_id, policy_digest, tool_name, decision, rule_id, reason,
-       error_code, recorded_outcome, agreement) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       error_code, recorded_outcome, agreement, verdict, decision_json)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (attempt, call_id, policy_digest) DO NOTHING`,
     [...params, ...policyVerdictValues(verdict)],
   );

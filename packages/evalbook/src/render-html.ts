@@ -648,16 +648,16 @@ function policySection(stats: readonly PolicyStat[] | null): string {
       const counts = Object.entries(stat.counts)
         .map(([agreement, n]) => ` data-${agreement.replaceAll('_', '-')}="${n}"`)
         .join('');
-      return `<tr data-config="${esc(stat.configId)}" data-policy-digest="${esc(stat.policyDigest)}" data-tool-calls="${stat.toolCalls}"${counts}><th scope="row" class="nowrap">${esc(stat.configId)}</th><td class="nowrap"><code title="${esc(stat.policyDigest)}">${esc(truncate(stat.policyDigest, 19))}</code></td><td class="n">${count(stat.toolCalls)}</td><td class="n">${count(stat.counts.agree)}</td><td class="n${stat.counts.policy_denies_runner_allowed > 0 ? ' bad' : ''}">${count(stat.counts.policy_denies_runner_allowed)}</td><td class="n${stat.counts.runner_denied_policy_allows > 0 ? ' warn' : ''}">${count(stat.counts.runner_denied_policy_allows)}</td><td class="n">${count(stat.counts.policy_error)}</td><td class="n">${count(stat.counts.no_recorded_outcome)}</td></tr>`;
+      return `<tr data-config="${esc(stat.configId)}" data-policy-digest="${esc(stat.policyDigest)}" data-tool-calls="${stat.toolCalls}"${counts}><th scope="row" class="nowrap">${esc(stat.configId)}</th><td class="nowrap"><code title="${esc(stat.policyDigest)}">${esc(truncate(stat.policyDigest, 19))}</code></td><td class="n">${count(stat.toolCalls)}</td><td class="n">${count(stat.counts.agree)}</td><td class="n${stat.counts.policy_denies_runner_allowed > 0 ? ' bad' : ''}">${count(stat.counts.policy_denies_runner_allowed)}</td><td class="n${stat.counts.runner_denied_policy_allows > 0 ? ' warn' : ''}">${count(stat.counts.runner_denied_policy_allows)}</td><td class="n">${count(stat.counts.policy_error)}</td><td class="n${stat.counts.policy_verdict_unfamiliar > 0 ? ' warn' : ''}">${count(stat.counts.policy_verdict_unfamiliar)}</td><td class="n">${count(stat.counts.no_recorded_outcome)}</td></tr>`;
     })
     .join('');
   return `<section id="policy" aria-labelledby="policy-title"><h2 id="policy-title">Policy replay</h2>
 ${
   stats.length === 0
     ? '<p class="note">No policy verdicts for the attempts in scope.</p>'
-    : `<div class="table-wrap"><table data-policy><thead><tr><th scope="col">Config</th><th scope="col">Policy bundle</th><th scope="col" class="n">Tool calls</th><th scope="col" class="n">Agree</th><th scope="col" class="n">Policy denies, runner allowed</th><th scope="col" class="n">Runner denied, policy allows</th><th scope="col" class="n">Policy error</th><th scope="col" class="n">No recorded outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : `<div class="table-wrap"><table data-policy><thead><tr><th scope="col">Config</th><th scope="col">Policy bundle</th><th scope="col" class="n">Tool calls</th><th scope="col" class="n">Agree</th><th scope="col" class="n">Policy denies, runner allowed</th><th scope="col" class="n">Runner denied, policy allows</th><th scope="col" class="n">Policy error</th><th scope="col" class="n">Unfamiliar verdict</th><th scope="col" class="n">No recorded outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }
-<p class="note">Each tool call replayed through the policy (<code>evals policy replay --store</code>) and compared with the runner's recorded outcome; deny and ask both count as "not allowed". A policy error or a call without a recorded result is never counted as agreement.</p>
+<p class="note">Each tool call replayed through the policy (<code>evals policy replay --store</code>) and compared with the runner's recorded outcome; deny and ask both count as "not allowed". A policy error, a verdict Evals does not know (kept whole as the producer sent it) or a call without a recorded result is never counted as agreement.</p>
 </section>`;
 }
 

@@ -39,14 +39,14 @@ function policyLines(stats: NonNullable<EvalbookSummary['policy']>): string[] {
     '',
     '### Policy replay',
     '',
-    '| Config | Policy | Tool calls | Agree | Policy denies, runner allowed | Runner denied, policy allows | Policy error | No recorded outcome |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| Config | Policy | Tool calls | Agree | Policy denies, runner allowed | Runner denied, policy allows | Policy error | Unfamiliar verdict | No recorded outcome |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const stat of stats)
     lines.push(
-      `| ${cell(stat.configId)} | \`${cell(stat.policyDigest)}\` | ${stat.toolCalls} | ${stat.counts.agree} | ${stat.counts.policy_denies_runner_allowed} | ${stat.counts.runner_denied_policy_allows} | ${stat.counts.policy_error} | ${stat.counts.no_recorded_outcome} |`,
+      `| ${cell(stat.configId)} | \`${cell(stat.policyDigest)}\` | ${stat.toolCalls} | ${stat.counts.agree} | ${stat.counts.policy_denies_runner_allowed} | ${stat.counts.runner_denied_policy_allows} | ${stat.counts.policy_error} | ${stat.counts.policy_verdict_unfamiliar} | ${stat.counts.no_recorded_outcome} |`,
     );
-  if (stats.length === 0) lines.push('| (no verdicts for this run) | | | | | | | |');
+  if (stats.length === 0) lines.push('| (no verdicts for this run) | | | | | | | | |');
   return lines;
 }
 

@@ -177,6 +177,38 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX retractions_target ON retractions (run_id, COALESCE(attempt_id, ''));
       ${appendOnly('retractions')}`,
   },
+  {
+    version: 7,
+    name: 'policy decisions kept whole',
+    // A verdict keeps the producer's whole Decision (decision_json, exactly as sent) and its verdict
+    // as received (verdict: any string); an unfamiliar verdict is its own agreement. Rebuilt like
+    // version 5 (a CHECK cannot be widened in place); rows keep their ids and order.
+    sql: `
+      CREATE TABLE policy_verdicts_v7 (
+        id INTEGER PRIMARY KEY,
+        attempt INTEGER NOT NULL REFERENCES attempts(id),
+        call_id TEXT NOT NULL,
+        policy_digest TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        decision TEXT CHECK (decision IN ('allow', 'deny', 'ask')),
+        rule_id TEXT,
+        reason TEXT,
+        error_code TEXT,
+        recorded_outcome TEXT,
+        agreement TEXT NOT NULL CHECK (agreement IN ('agree', 'policy_denies_runner_allowed',
+          'runner_denied_policy_allows', 'policy_error', 'policy_verdict_unfamiliar', 'no_recorded_outcome')),
+        verdict TEXT,
+        decision_json TEXT,
+        UNIQUE (attempt, call_id, policy_digest)
+      ) STRICT;
+      INSERT INTO policy_verdicts_v7 (id, attempt, call_id, policy_digest, tool_name, decision, rule_id,
+          reason, error_code, recorded_outcome, agreement, verdict, decision_json)
+        SELECT id, attempt, call_id, policy_digest, tool_name, decision, rule_id, reason, error_code,
+          recorded_outcome, agreement, NULL, NULL FROM policy_verdicts ORDER BY id;
+      DROP TABLE policy_verdicts;
+      ALTER TABLE policy_verdicts_v7 RENAME TO policy_verdicts;
+      ${appendOnly('policy_verdicts')}`,
+  },
 ];
 
 interface AttemptRow {
@@ -234,7 +266,7 @@ export class SqliteStore implements LedgerStore {
     );
     this.insertVerdict = db.prepare(
       `INSERT INTO policy_verdicts (attempt, call_id, policy_digest, tool_name, decision, rule_id, reason,
-         error_code, recorded_outcome, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         error_code, recorded_outcome, agreement, verdict, decision_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.verdictBatch = db.transaction((verdicts: readonly PolicyVerdictInput[]) =>
       verdicts.map((verdict) => this.insertVerdictOne(verdict)),

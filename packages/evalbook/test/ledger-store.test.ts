@@ -200,6 +200,9 @@ const verdict = (
   policyDigest: POLICY_DIGEST,
   toolName: 'read_document',
   decision: 'deny',
+  verdict: 'deny',
+  decisionJson:
+    '{"verdict":"deny","rule_id":"no-reads","reason":"reads need a ticket","matched":[],"x_future":{"n":12345678901234567890}}',
   ruleId: 'no-reads',
   reason: 'reads need a ticket',
   errorCode: null,
@@ -352,6 +355,51 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
         ),
       ).rejects.toThrow(/check/i);
       expect(await kind.storageProblems(storeUrl)).toEqual([]);
+    });
+
+    it("migration 7 keeps an older store's policy verdicts (no decision kept then), and takes whole decisions and unfamiliar verdicts", async () => {
+      const old = record('attempt_old');
+      await kind.migrateTo(storeUrl, 6);
+      const quote = (text: string | null): string =>
+        text === null ? 'NULL' : `'${text.replaceAll("'", "''")}'`;
+      await sql(
+        `INSERT INTO bundles (digest, canonical_json) VALUES (${quote(old.bundleDigest)}, ${quote(old.rawCanonical)})`,
+      );
+      await sql(
+        `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+           run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+           provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
+         VALUES ('run_synthetic', 'case_synthetic', 'config_synthetic', 'attempt_old', ${quote(old.bundleDigest)}, NULL,
+           'synthetic', 'succeeded', NULL, TRUE, 0, 'provider_reported', 5000000, NULL, NULL, FALSE, ${quote(storedRecordJson(old))})`,
+      );
+      await sql(
+        `INSERT INTO policy_verdicts (attempt, call_id, policy_digest, tool_name, decision, rule_id, reason, error_code,
+           recorded_outcome, agreement)
+         SELECT id, 'call_0', '${POLICY_DIGEST}', 'read_document', 'deny', 'no-reads', 'reads need a ticket', NULL,
+           'succeeded', 'policy_denies_runner_allowed' FROM attempts`,
+      );
+      const store = await openStore(storeUrl);
+      try {
+        expect(await store.migrations()).toEqual(versions);
+        const before = [];
+        for await (const verdict of store.policyVerdicts()) before.push(verdict);
+        expect(before).toEqual([{ ...readBack(verdict('attempt_old')), verdict: null, decisionJson: null }]);
+        // The same verdict with its decision kept is the same verdict: a duplicate, the old row kept.
+        const unfamiliar = verdict('attempt_old', 'call_1', {
+          decision: null,
+          verdict: 'escalate',
+          decisionJson: '{"verdict":"escalate","x":12345678901234567890}',
+          agreement: 'policy_verdict_unfamiliar',
+        });
+        expect(
+          (await store.insertPolicyVerdicts([verdict('attempt_old'), unfamiliar])).map((o) => o.status),
+        ).toEqual(['duplicate', 'inserted']);
+        const after = [];
+        for await (const stored of store.policyVerdicts()) after.push(stored);
+        expect(after).toEqual([before[0], readBack(unfamiliar)]);
+      } finally {
+        await store.close();
+      }
     });
 
     it('refuses a store from the future (a migration this code does not know) as StoreError', async () => {

@@ -109,18 +109,26 @@ function semanticToolInput(event: PrpEvent): SemanticToolInput | undefined {
 
 /**
  * Policy vs runner for one tool call. `deny` and `ask` both mean the policy would not let the call
- * run unattended. A row error or a call without a recorded result is its own class, never a guess.
+ * run unattended. A row error, a verdict Evals does not know (the producer owns verdict semantics:
+ * it is kept as received, never read as allow or deny, never a row error) and a call without a
+ * recorded result are each their own class, never a guess.
  */
 export type Agreement =
   | 'agree'
   | 'policy_denies_runner_allowed'
   | 'runner_denied_policy_allows'
   | 'policy_error'
+  | 'policy_verdict_unfamiliar'
   | 'no_recorded_outcome';
 
+/** The verdicts Evals can compare with a recorded outcome. */
+export const FAMILIAR_VERDICTS: readonly string[] = ['allow', 'deny', 'ask'];
+
 export interface ToolCallComparison extends ToolCallRef {
-  /** The decision's verdict; null for a row error. */
+  /** The decision's verdict as the producer gave it (any string); null for a row error or none given. */
   readonly verdict: string | null;
+  /** The whole Decision as JSON text exactly as received (unfamiliar fields included); null for a row error. */
+  readonly decision: string | null;
   /** The decision's rule_id: the artifact that decided; null when the default applied or for a row error. */
   readonly ruleId: string | null;
   /** The decision's reason text; null for a row error (its code is errorCode). */
@@ -136,6 +144,7 @@ export function compareToolCall(call: ToolCallRef, reply: RowReply): ToolCallCom
     return {
       ...call,
       verdict: null,
+      decision: null,
       ruleId: null,
       reason: null,
       errorCode: reply.code,
@@ -145,10 +154,11 @@ export function compareToolCall(call: ToolCallRef, reply: RowReply): ToolCallCom
   const verdict = typeof decision.verdict === 'string' ? decision.verdict : null;
   const ruleId = typeof decision.rule_id === 'string' ? decision.rule_id : null;
   const reason = typeof decision.reason === 'string' ? decision.reason : null;
-  const base = { ...call, verdict, ruleId, reason, errorCode: null };
+  const base = { ...call, verdict, decision: reply.decisionJson, ruleId, reason, errorCode: null };
+  // Not a row error (the producer decided) and not ours to interpret: kept and reported as it is.
+  if (verdict === null || !FAMILIAR_VERDICTS.includes(verdict))
+    return { ...base, agreement: 'policy_verdict_unfamiliar' };
   if (call.recordedOutcome === null) return { ...base, agreement: 'no_recorded_outcome' };
-  if (verdict !== 'allow' && verdict !== 'deny' && verdict !== 'ask')
-    return { ...base, agreement: 'policy_error' };
   const policyAllows = verdict === 'allow';
   const runnerDenied = call.recordedOutcome === 'denied';
   if (policyAllows === !runnerDenied) return { ...base, agreement: 'agree' };

@@ -20,6 +20,14 @@ const STDERR_TAIL_BYTES = 2048;
 const HANDSHAKE_ID = -1;
 const STATE_OUT_KEYS = ['state_out'] as const;
 const stateOutSpans = memberSpansFor(STATE_OUT_KEYS);
+const DECISION_KEYS = ['decision'] as const;
+const decisionSpans = memberSpansFor(DECISION_KEYS);
+
+/** The raw decision of a response (already known to have an object there), compacted: every field as sent. */
+function decisionText(text: string): string {
+  findMembers(text, 0, text.length, DECISION_KEYS, decisionSpans);
+  return compactJson(text.slice(decisionSpans[0] ?? 0, decisionSpans[1] ?? 0));
+}
 
 /** The raw state_out of a response (already known to have an object there), compacted. */
 function stateOutText(text: string): string {
@@ -60,6 +68,8 @@ export type RowReply =
       readonly bundleDigest: string | null;
       /** Kept opaquely, unfamiliar fields included. */
       readonly decision: Readonly<Record<string, unknown>>;
+      /** The decision's JSON text exactly as sent (compacted): the whole Decision, numbers intact, to store. */
+      readonly decisionJson: string;
       /** The state_out JSON text exactly as sent (64-bit integers intact), for the next state_in. */
       readonly stateOut: string;
     }
@@ -458,7 +468,13 @@ export class EvaluateClient {
       return;
     }
     const stateOut = trailingText ?? stateOutText(text);
-    this.#settle(head, { ok: true, bundleDigest: digest, decision, stateOut });
+    this.#settle(head, {
+      ok: true,
+      bundleDigest: digest,
+      decision,
+      decisionJson: decisionText(text),
+      stateOut,
+    });
   }
 
   #settle(head: Pending, reply: unknown): void {

@@ -1,6 +1,6 @@
 // Public surface of @paperclip-evals/policy: the evaluate-protocol producer, zone evaluator and
 // consumer. Explicit named exports only.
-export { compareToolCall, toolCallSessions } from './attempts.js';
+export { FAMILIAR_VERDICTS, compareToolCall, toolCallSessions } from './attempts.js';
 export type { Agreement, ToolCallComparison, ToolCallRef } from './attempts.js';
 export { ARTIFACT_KINDS } from './artifacts.js';
 export type { ArtifactKind } from './artifacts.js';

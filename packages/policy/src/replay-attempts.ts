@@ -40,6 +40,8 @@ export interface ReplayAttemptsResult extends ReplaySummary {
   readonly binarySha256: string;
   /** In the order of the sessions given, each session's calls in replay order (however many ran at once). */
   readonly calls: readonly ToolCallComparison[];
+  /** Calls the producer decided with a verdict Evals does not know (kept as received, compared with nothing). */
+  readonly unfamiliarVerdicts: number;
 }
 
 /** A call with where it stands: its session's place among the sessions given, its own in the session. */
@@ -69,7 +71,9 @@ export async function replayAttempts(options: ReplayAttemptsOptions): Promise<Re
     });
     // Replies of concurrent sessions interleave: put the calls back in the order they were given.
     placed.sort((a, b) => a.place.session - b.place.session || a.place.event - b.place.event);
-    return { ...summary, binarySha256: binary.sha256, calls: placed.map((entry) => entry.comparison) };
+    const calls = placed.map((entry) => entry.comparison);
+    const unfamiliarVerdicts = calls.filter((call) => call.agreement === 'policy_verdict_unfamiliar').length;
+    return { ...summary, binarySha256: binary.sha256, calls, unfamiliarVerdicts };
   } finally {
     await binary.dispose();
   }

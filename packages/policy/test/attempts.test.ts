@@ -100,6 +100,7 @@ describe('compareToolCall', () => {
     ok: true,
     bundleDigest: null,
     decision: { verdict, rule_id: 'r', reason: `because ${verdict}` },
+    decisionJson: JSON.stringify({ verdict, rule_id: 'r', reason: `because ${verdict}` }),
     stateOut: '{}',
   });
   const cases: [string, ToolCallRef['recordedOutcome'], RowReply, string][] = [
@@ -115,7 +116,8 @@ describe('compareToolCall', () => {
       { ok: false, bundleDigest: null, code: 'OL-1243', message: 'layout' },
       'policy_error',
     ],
-    ['an unfamiliar verdict', 'succeeded', decided('shrug'), 'policy_error'],
+    ['an unfamiliar verdict', 'succeeded', decided('shrug'), 'policy_verdict_unfamiliar'],
+    ['an unfamiliar verdict, no recorded result', null, decided('escalate'), 'policy_verdict_unfamiliar'],
     ['no recorded result', null, decided('allow'), 'no_recorded_outcome'],
   ];
   it.each(cases)('%s → %s', (_name, outcome, reply, agreement) => {
@@ -147,8 +149,25 @@ describe('compareToolCall', () => {
       ok: true,
       bundleDigest: null,
       decision: { verdict: 'allow', reason: 7 },
+      decisionJson: '{"verdict":"allow","reason":7}',
       stateOut: '{}',
     };
     expect(compareToolCall(call('succeeded'), reply)).toMatchObject({ ruleId: null, reason: null });
+  });
+
+  it('keeps the whole decision as sent, unfamiliar fields and exact numbers included', () => {
+    const decisionJson = '{"verdict":"shrug","x_new":{"n":12345678901234567890},"matched":[]}';
+    const reply: RowReply = {
+      ok: true,
+      bundleDigest: null,
+      decision: JSON.parse(decisionJson) as Record<string, unknown>,
+      decisionJson,
+      stateOut: '{}',
+    };
+    expect(compareToolCall(call('succeeded'), reply)).toMatchObject({
+      verdict: 'shrug',
+      decision: decisionJson,
+      agreement: 'policy_verdict_unfamiliar',
+    });
   });
 });

@@ -171,6 +171,8 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
   }
   const shown = calls.map(({ key: _key, bundleDigest: _digest, ...call }) => ({
     ...call,
+    // The whole Decision as the producer sent it, unfamiliar fields included.
+    decision: call.decision === null ? null : (JSON.parse(call.decision) as unknown),
     nowMs: Number(call.nowMs),
   }));
   if (options.json) {
@@ -185,7 +187,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     );
     const disagreements = shown.filter((call) => call.agreement !== 'agree').length;
     lines.push(
-      `${shown.length} tool calls · ${shown.length - disagreements} agree · ${disagreements} differ or undecided · ${result.rowErrors} row errors · bundle ${result.bundleDigest}${result.skipped.length > 0 ? ` (${result.skipped.length} ${result.skipped.length === 1 ? 'artifact' : 'artifacts'} skipped)` : ''}`,
+      `${shown.length} tool calls · ${shown.length - disagreements} agree · ${disagreements} differ or undecided · ${result.rowErrors} row errors · ${result.unfamiliarVerdicts} unfamiliar verdicts · bundle ${result.bundleDigest}${result.skipped.length > 0 ? ` (${result.skipped.length} ${result.skipped.length === 1 ? 'artifact' : 'artifacts'} skipped)` : ''}`,
     );
     if (stored !== undefined)
       lines.push(
@@ -198,7 +200,21 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
         `evals policy replay: the producer skipped artifact ${item.id} (${item.kind}): ${item.reason}, so that rule decided nothing\n`,
       );
   }
-  return result.rowErrors > 0 ? POLICY_REPLAY_EXIT.rowErrors : POLICY_REPLAY_EXIT.ok;
+  if (result.unfamiliarVerdicts > 0) {
+    const verdicts = [
+      ...new Set(
+        calls
+          .filter((call) => call.agreement === 'policy_verdict_unfamiliar')
+          .map((call) => JSON.stringify(call.verdict)),
+      ),
+    ];
+    process.stderr.write(
+      `evals policy replay: ${result.unfamiliarVerdicts} call(s) were decided with a verdict Evals does not know (${verdicts.join(', ')}; it knows allow, deny, ask): each decision is kept whole as received${stored === undefined ? '' : ' and stored'}, reported as policy_verdict_unfamiliar and compared with nothing (exit ${POLICY_REPLAY_EXIT.unfamiliarVerdicts})\n`,
+    );
+  }
+  return result.rowErrors > 0 || result.unfamiliarVerdicts > 0
+    ? POLICY_REPLAY_EXIT.rowErrors
+    : POLICY_REPLAY_EXIT.ok;
 }
 
 /**
@@ -354,6 +370,8 @@ function toPolicyVerdict(call: KeyedCall, policyDigest: string): PolicyVerdictIn
     policyDigest,
     toolName: call.toolName,
     decision,
+    verdict: call.verdict,
+    decisionJson: call.decision,
     ruleId: call.ruleId,
     reason: call.reason,
     errorCode: call.errorCode,

@@ -31,7 +31,9 @@ export type Defect =
   | 'not_json'
   | 'wrong_exit_code'
   | 'no_handshake'
-  | 'crashes_at_start';
+  | 'crashes_at_start'
+  /** Not a defect of the protocol: a verdict Evals does not know, in a Decision with fields it does not know. */
+  | 'unfamiliar_verdict';
 
 export async function writeExecutable(dir: string, name: string, source: string): Promise<Executable> {
   const path = join(dir, name);
@@ -48,6 +50,10 @@ export function realProducer(dir: string): Promise<Executable> {
     `#!/bin/sh\nexec '${process.execPath}' '${EVALS}' policy evaluate "$@"\n`,
   );
 }
+
+/** The Decision of a producer with an 'unfamiliar_verdict': a 20-digit integer JSON.parse would round. */
+export const UNFAMILIAR_DECISION_JSON =
+  '{"verdict":"escalate","rule_id":"r9","reason":"needs a human","x_future":{"weight":12345678901234567890,"tags":["a"]}}';
 
 /** Where a broken producer writes its pid when it starts, so a test can see it was killed. */
 export function pidFile(dir: string, defect: Defect): string {
@@ -66,6 +72,7 @@ export function brokenProducer(dir: string, defect: Defect): Promise<Executable>
 const defect = ${JSON.stringify(defect)};
 require('node:fs').writeFileSync(${JSON.stringify(pidFile(dir, defect))}, String(process.pid));
 const out = (frame) => process.stdout.write(JSON.stringify(frame) + '\\n');
+const UNFAMILIAR_DECISION = ${JSON.stringify(`"decision":${UNFAMILIAR_DECISION_JSON}`)};
 if (defect === 'floods_stderr') {
   const block = 'x'.repeat(1024 * 1024);
   for (let i = 0; i < 100; i++) process.stderr.write(block); // 100 MB; blocks once the pipe is full
@@ -101,6 +108,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     case 'never_flushes': return held.push(reply);
     case 'malformed_reply': return out({ ...reply, error: { code: 'OL-1240', message: 'both' } });
     case 'not_json': return process.stdout.write('this is not json\\n');
+    case 'unfamiliar_verdict': return process.stdout.write(JSON.stringify(reply).replace('"decision":{"verdict":"allow"}', UNFAMILIAR_DECISION) + '\\n');
     default: return out(reply);
   }
 });
