@@ -77,7 +77,9 @@ export function createProgram(): Command {
         'written in batched transactions. The same bundle again is skipped and counted; the same attempt',
         'identity with a different digest is a conflict that overwrites nothing. Invalid bundles are',
         'reported with every issue and never written. With --artifact-root, transcript and artifact sha256',
-        'are checked where the files exist (verified / unverified / mismatched; a mismatch is an error).',
+        'are checked where the files exist (verified / unverified / mismatched; a mismatch is an error), and',
+        'the summary says how many attempts were each. A new SQLite store is created only when there is',
+        'something to write (a failed ingest leaves none behind).',
         "With --env, an attempt that is not of the environment's suite (a case or config it does not list,",
         'or a case/config digest that differs from its own) is an error and nothing of the run is written,',
         'unless --keep-foreign stores such attempts apart. On a terminal a progress line shows count, rate and ETA.',
@@ -94,7 +96,7 @@ export function createProgram(): Command {
     .option('--env <file>', 'the Evalbook environment (evalbook.yaml or .json): cases, configs, pricing')
     .option(
       '--artifact-root <dir>',
-      'resolve artifact://native/<path> references under this directory and verify them',
+      'resolve artifact://native/<path> references under this directory and verify them (it must exist)',
     )
     .option(
       '--keep-foreign',
@@ -107,7 +109,9 @@ export function createProgram(): Command {
         '',
         'Case checks: a check with `type` and `spec` in the environment is evaluated by the checks engine over each attempt as it is ingested. Model checks (llm_judge, embedding) use the provider in EVALS_ENGINE_PROVIDER_BASE_URL / _API_KEY, EVALS_ENGINE_JUDGE_MODEL, EVALS_ENGINE_EMBEDDING_MODEL (as `evals engine`); without one they are stored not_evaluated, never a pass.',
         '',
-        "Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error, unusable store or environment, or an unreadable input (takes precedence over 1).",
+        'Credentials: pass a PostgreSQL password in PGPASSWORD or a PGPASSFILE (and PGHOST, PGPORT, PGUSER, PGDATABASE for postgres:///db), not in the URL; PGSERVICE is not supported and is refused. No output or error shows a password (postgres://user:***@host/db).',
+        '',
+        "Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error (a missing --artifact-root), unusable store or environment, or an unreadable input (takes precedence over 1).",
         '',
         'Examples:',
         '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
@@ -212,7 +216,7 @@ export function createProgram(): Command {
     .option('--json', 'print the grid as JSON')
     .addHelpText(
       'after',
-      '\nExit codes: 0 printed · 2 usage error or no such store.\n\nExample:\n  $ evals grid --run nightly-2026-11-30',
+      '\nExit codes: 0 printed · 2 usage error or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).\n\nExample:\n  $ evals grid --run nightly-2026-11-30',
     )
     .action(async (flags: ReportFlags & { json?: true }) => {
       const { GRID_REPORT_V1, runGrid } = await import('./commands/report.js');
@@ -252,7 +256,7 @@ export function createProgram(): Command {
         '',
         GATES_HELP,
         '',
-        'Exit codes: 0 printed (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error or no such store.',
+        'Exit codes: 0 printed (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).',
         '',
         'Examples:',
         '  $ evals compare --a baseline --b candidate',

@@ -124,8 +124,8 @@ export function addPolicyCommands(program: Command): void {
       [
         '',
         [
-          `Exit codes: ${POLICY_REPLAY_EXIT.ok} every call decided`,
-          `${POLICY_REPLAY_EXIT.rowErrors} at least one row error (reported per call)`,
+          `Exit codes: ${POLICY_REPLAY_EXIT.ok} every call decided with a verdict Evals compares (allow, deny, ask)`,
+          `${POLICY_REPLAY_EXIT.rowErrors} at least one row error, or a verdict Evals does not know (each decision kept whole as sent, reported per call as policy_error or policy_verdict_unfamiliar)`,
           `${POLICY_REPLAY_EXIT.usage} usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened), or a bundle whose every artifact the producer skipped`,
           `${POLICY_REPLAY_EXIT.binaryInvalid} the policy binary is not verified (path, digest)`,
           `${POLICY_REPLAY_EXIT.jobFailed} job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout, stderr flood) or rejected the bundle.`,
