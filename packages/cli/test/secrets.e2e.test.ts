@@ -31,6 +31,7 @@ beforeAll(async () => {
   server = await startPostgres({ password: PASSWORD });
   dir = mkdtempSync(join(tmpdir(), 'evals-secrets-e2e-'));
   mkdirSync(join(dir, 'attempts'));
+  writeFileSync(join(dir, 'policy.json'), '{}');
   for (const configId of ['baseline', 'candidate'])
     for (let index = 0; index < 2; index++)
       writeFileSync(
@@ -214,13 +215,19 @@ describe('when the store cannot be opened', () => {
         ['grid'],
         ['grid', '--json'],
         ['compare', '--a', 'baseline', '--b', 'candidate', '--json'],
-      ].map((args) => ({ args, command: args.join(' ') })),
+        ['engine', '--stdio'],
+        ['policy', 'replay', '--policy-binary', 'nope', '--sha256', `sha256:${'0'.repeat(64)}`].concat([
+          '--bundle',
+          'policy.json',
+          '--json',
+        ]),
+      ].map((args) => ({ args, command: args.slice(0, 3).join(' ') })),
     )('$command: exit 2, the reason, no secret', async ({ args }) => {
       const run = evals([...args, '--store', await store()]);
       expect(run.status, run.output).toBe(2);
       expect(run.output).toMatch(says);
       expectNoSecret(run);
-      if (args.includes('--json') && args[0] !== 'ingest') {
+      if (args.includes('--json') && args[0] !== 'ingest' && args[0] !== 'policy') {
         const failure = JSON.parse(run.stdout) as { exitCode: number; error: { message: string } };
         expect(failure.exitCode).toBe(2);
         expect(failure.error.message).toMatch(says);
