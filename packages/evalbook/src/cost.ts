@@ -154,14 +154,21 @@ export function attemptCost(
         null,
         sessionProvider,
       );
-    if (usage.cost !== null && usage.cost.amountMicros !== 0)
+    const usd = usage.cost !== null && usage.cost.currency === 'USD';
+    if (usd && usage.cost?.amountMicros !== 0)
       throw new CostInputError(
-        'the runner states no provider-reported cost (providerReportedCostNanodollars: null), yet usage.cost holds an amount',
+        'the runner states no provider-reported cost (providerReportedCostNanodollars: null), yet usage.cost holds a USD amount',
         '/usage/cost/amountMicros',
         0,
-        usage.cost.amountMicros,
+        usage.cost?.amountMicros,
       );
-    notes.push(usage.cost === null ? 'provider_cost_null' : 'usage_cost_zero_not_a_receipt');
+    notes.push(
+      usage.cost === null
+        ? 'provider_cost_null'
+        : usd
+          ? 'usage_cost_zero_not_a_receipt'
+          : `currency_unsupported:${usage.cost.currency}`,
+    );
     if (sessionProvider === null)
       notes.push(`provider_cost_${usage.providerReportedCostProvenance ?? 'null'}`);
   } else if (usage.cost === null) notes.push('provider_cost_null');

@@ -404,6 +404,25 @@ describe('a provider cost the runner states unavailable', () => {
     });
   });
 
+  it('keeps a non-USD receipt beside it as it always was: not a USD figure, noted', () => {
+    const cost = attemptCost(
+      {
+        ...usage,
+        cost: { currency: 'EUR', amountMicros: 990 },
+        providerReportedCostNanodollars: null,
+        providerReportedCostProvenance: 'receipt_not_usd',
+      },
+      'm2',
+      pricing,
+    );
+    expect(cost).toMatchObject({ coverage: 'unpriced', providerReportedNanodollars: null });
+    expect(cost.notes).toEqual([
+      'currency_unsupported:EUR',
+      'provider_cost_receipt_not_usd',
+      'model_unpriced:m2',
+    ]);
+  });
+
   it('refuses a usage.cost amount, or a provider figure, that contradicts it', () => {
     expect(() =>
       attemptCost(
