@@ -154,20 +154,20 @@ export function attemptCost(
         null,
         sessionProvider,
       );
-    const usd = usage.cost !== null && usage.cost.currency === 'USD';
-    if (usd && usage.cost?.amountMicros !== 0)
+    const receipt = usage.cost;
+    if (receipt?.currency === 'USD' && receipt.amountMicros !== 0)
       throw new CostInputError(
         'the runner states no provider-reported cost (providerReportedCostNanodollars: null), yet usage.cost holds a USD amount',
         '/usage/cost/amountMicros',
         0,
-        usage.cost?.amountMicros,
+        receipt.amountMicros,
       );
     notes.push(
-      usage.cost === null
+      receipt === null
         ? 'provider_cost_null'
-        : usd
+        : receipt.currency === 'USD'
           ? 'usage_cost_zero_not_a_receipt'
-          : `currency_unsupported:${usage.cost.currency}`,
+          : `currency_unsupported:${receipt.currency}`,
     );
     if (sessionProvider === null)
       notes.push(`provider_cost_${usage.providerReportedCostProvenance ?? 'null'}`);
