@@ -10,6 +10,8 @@
 //   session     {"run_id", "case_id", "config_id", "attempt_id"} of the attempt
 // now_ms is emittedAt in epoch milliseconds. A session is one attempt's events with one session id
 // (state is never shared across attempts), replayed by (now_ms, sourceSeq, position in the bundle).
+import { decisionJsonOf } from './client.js';
+
 import type { NativeExecution, PrpEvent, ToolOutcome } from '@paperclip-evals/contract';
 
 import type { RowReply } from './client.js';
@@ -154,7 +156,7 @@ export function compareToolCall(call: ToolCallRef, reply: RowReply): ToolCallCom
   const verdict = typeof decision.verdict === 'string' ? decision.verdict : null;
   const ruleId = typeof decision.rule_id === 'string' ? decision.rule_id : null;
   const reason = typeof decision.reason === 'string' ? decision.reason : null;
-  const base = { ...call, verdict, decision: reply.decisionJson, ruleId, reason, errorCode: null };
+  const base = { ...call, verdict, decision: decisionJsonOf(reply), ruleId, reason, errorCode: null };
   // Not a row error (the producer decided) and not ours to interpret: kept and reported as it is.
   if (verdict === null || !FAMILIAR_VERDICTS.includes(verdict))
     return { ...base, agreement: 'policy_verdict_unfamiliar' };

@@ -23,10 +23,14 @@ const stateOutSpans = memberSpansFor(STATE_OUT_KEYS);
 const DECISION_KEYS = ['decision'] as const;
 const decisionSpans = memberSpansFor(DECISION_KEYS);
 
-/** The raw decision of a response (already known to have an object there), compacted: every field as sent. */
-function decisionText(text: string): string {
-  findMembers(text, 0, text.length, DECISION_KEYS, decisionSpans);
-  return compactJson(text.slice(decisionSpans[0] ?? 0, decisionSpans[1] ?? 0));
+/**
+ * A success's whole Decision as the JSON text the producer sent (compacted): every field, unfamiliar
+ * ones included, every number as written. Found in the frame only when asked (replay into the
+ * Evalbook, a report): walking the frame is a cost the protocol's hot path does not pay.
+ */
+export function decisionJsonOf(reply: Extract<RowReply, { readonly ok: true }>): string {
+  findMembers(reply.frame, 0, reply.frame.length, DECISION_KEYS, decisionSpans);
+  return compactJson(reply.frame.slice(decisionSpans[0] ?? 0, decisionSpans[1] ?? 0));
 }
 
 /** The raw state_out of a response (already known to have an object there), compacted. */
@@ -68,8 +72,8 @@ export type RowReply =
       readonly bundleDigest: string | null;
       /** Kept opaquely, unfamiliar fields included. */
       readonly decision: Readonly<Record<string, unknown>>;
-      /** The decision's JSON text exactly as sent (compacted): the whole Decision, numbers intact, to store. */
-      readonly decisionJson: string;
+      /** The response frame as received: decisionJsonOf finds the exact decision in it, when asked. */
+      readonly frame: string;
       /** The state_out JSON text exactly as sent (64-bit integers intact), for the next state_in. */
       readonly stateOut: string;
     }
@@ -472,7 +476,7 @@ export class EvaluateClient {
       ok: true,
       bundleDigest: digest,
       decision,
-      decisionJson: decisionText(text),
+      frame: text,
       stateOut,
     });
   }

@@ -84,6 +84,10 @@ describe('toolCallSessions', () => {
   });
 });
 
+/** A response frame holding this decision, as a producer writes it. */
+const frameOf = (decision: Record<string, unknown>): string =>
+  JSON.stringify({ type: 'response', id: 'r1', bundle_digest: null, decision, state_out: { c: [] } });
+
 describe('compareToolCall', () => {
   const call = (recordedOutcome: ToolCallRef['recordedOutcome']): ToolCallRef => ({
     runId: 'r',
@@ -100,7 +104,7 @@ describe('compareToolCall', () => {
     ok: true,
     bundleDigest: null,
     decision: { verdict, rule_id: 'r', reason: `because ${verdict}` },
-    decisionJson: JSON.stringify({ verdict, rule_id: 'r', reason: `because ${verdict}` }),
+    frame: frameOf({ verdict, rule_id: 'r', reason: `because ${verdict}` }),
     stateOut: '{}',
   });
   const cases: [string, ToolCallRef['recordedOutcome'], RowReply, string][] = [
@@ -149,7 +153,7 @@ describe('compareToolCall', () => {
       ok: true,
       bundleDigest: null,
       decision: { verdict: 'allow', reason: 7 },
-      decisionJson: '{"verdict":"allow","reason":7}',
+      frame: frameOf({ verdict: 'allow', reason: 7 }),
       stateOut: '{}',
     };
     expect(compareToolCall(call('succeeded'), reply)).toMatchObject({ ruleId: null, reason: null });
@@ -161,7 +165,7 @@ describe('compareToolCall', () => {
       ok: true,
       bundleDigest: null,
       decision: JSON.parse(decisionJson) as Record<string, unknown>,
-      decisionJson,
+      frame: `{"type":"response","id":"r1","bundle_digest":null,"decision": ${decisionJson},"state_out":{"c":[]}}`,
       stateOut: '{}',
     };
     expect(compareToolCall(call('succeeded'), reply)).toMatchObject({
