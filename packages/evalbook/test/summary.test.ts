@@ -340,6 +340,8 @@ describe('attempts left out (foreign, retracted)', () => {
       policyDigest: `sha256:${'b'.repeat(64)}`,
       toolName: 'read_document',
       decision: 'deny',
+      verdict: 'deny',
+      decisionJson: '{"verdict":"deny","reason":"no"}',
       ruleId: null,
       reason: 'no',
       errorCode: null,
