@@ -241,7 +241,12 @@ describe('when the store cannot be opened', () => {
       join(dir, 'wrong.yaml'),
       `schema: paperclip-evals/environment/v1\nname: wrong\nstore: postgres://postgres:${ENCODED}x@127.0.0.1:${server.port}/${db}\ncases: []\nconfigs: []\n`,
     );
-    const run = evals(['ingest', 'attempts', '--env', 'wrong.yaml']);
+    // Refused as not of the suite before the store is opened: the summary names the store masked.
+    const refused = evals(['ingest', 'attempts', '--env', 'wrong.yaml']);
+    expect(refused.status, refused.output).toBe(1);
+    expectNoSecret(refused);
+    expect(refused.stdout).toContain(`postgres://postgres:***@127.0.0.1:${server.port}/${db}`);
+    const run = evals(['ingest', 'attempts', '--env', 'wrong.yaml', '--keep-foreign']);
     expect(run.status, run.output).toBe(2);
     expect(run.output).toMatch(/password authentication failed/);
     expect(run.output).toContain(`postgres://postgres:***@127.0.0.1:${server.port}/${db}`);
