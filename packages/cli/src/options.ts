@@ -1,12 +1,18 @@
-// The one rule for an option given more than once: it is repeatable only when declared so
-// (repeatable(), which collects every value); any other option named twice is a usage error (exit 2)
-// that names the option and both values. Commander would silently keep the last value; nothing in
-// `evals` may drop what the user wrote. refuseRepeatedOptions() puts the rule on every command.
+// The rules every option of `evals` follows, so that nothing the user wrote is silently dropped:
+//   - an option given more than once is repeatable only when declared so (repeatable(), which
+//     collects every value); any other option named twice is a usage error (exit 2) that names the
+//     option and both values. Commander would silently keep the last value.
+//   - an option that means something only together with another (needs()) is a usage error (exit 2)
+//     without it, before any work: it names both and says why. Commander would accept it and the
+//     command would quietly do what it does without it.
+// applyOptionRules() puts both rules on every command.
 import type { EventEmitter } from 'node:events';
 import type { Command, Option } from 'commander';
 
 /** The commander error code of a repeated option. */
 export const REPEATED_OPTION = 'evals.repeatedOption';
+/** The commander error code of an option given without the option it needs. */
+export const MISSING_COMPANION = 'evals.missingCompanion';
 
 const REPEATABLE = new WeakSet<Option>();
 
@@ -18,6 +24,48 @@ export function repeatable(option: Option): Option {
 
 export function isRepeatable(option: Option): boolean {
   return REPEATABLE.has(option);
+}
+
+/** What an option needs: another option's long flag, and why (shown in the usage error). */
+export interface Companion {
+  readonly flag: string;
+  readonly why: string;
+}
+
+const NEEDS = new WeakMap<Option, Companion>();
+
+/** Declares that `option` means something only when `flag` (another option of its command) is given too. */
+export function needs(option: Option, flag: string, why: string): Option {
+  NEEDS.set(option, { flag, why });
+  return option;
+}
+
+export function companionOf(option: Option): Companion | undefined {
+  return NEEDS.get(option);
+}
+
+/** Both rules, on every command of the tree. Call once, after every command and option is added. */
+export function applyOptionRules(program: Command): void {
+  refuseRepeatedOptions(program);
+  // A preAction hook of the root runs for every command's action, after parsing, before any work.
+  program.hook('preAction', (_, command) => {
+    refuseMissingCompanions(command);
+  });
+}
+
+/** The usage error for the first option given without the option it needs. */
+function refuseMissingCompanions(command: Command): void {
+  for (const option of command.options) {
+    const companion = NEEDS.get(option);
+    if (companion === undefined || command.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+    const other = command.options.find((candidate) => candidate.long === companion.flag);
+    if (other === undefined) throw new Error(`${option.flags} needs ${companion.flag}, which its command lacks`);
+    if (command.getOptionValue(other.attributeName()) !== undefined) continue;
+    command.error(
+      `error: option '${option.flags}' needs ${companion.flag}: ${companion.why}; add ${companion.flag} or leave ${option.long ?? option.flags} out (nothing was done)`,
+      { exitCode: 2, code: MISSING_COMPANION },
+    );
+  }
 }
 
 /** Why a repeated option cannot union its values, where a reader would expect it to. */

@@ -8,7 +8,7 @@ import type { FailOn } from '@paperclip-evals/evalbook';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
 import { UsageError, withJsonFailure } from './exit-codes.js';
-import { refuseRepeatedOptions, repeatable } from './options.js';
+import { applyOptionRules, needs, repeatable } from './options.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -98,9 +98,15 @@ export function createProgram(): Command {
       '--artifact-root <dir>',
       'resolve artifact://native/<path> references under this directory and verify them (it must exist)',
     )
-    .option(
-      '--keep-foreign',
-      'store attempts that are not of the --env suite apart, marked foreign with the reason, instead of refusing the run (reports, grids, comparisons and gates leave them out unless --include-foreign)',
+    .addOption(
+      needs(
+        new Option(
+          '--keep-foreign',
+          'with --env: store attempts that are not of its suite apart, marked foreign with the reason, instead of refusing the run (reports, grids, comparisons and gates leave them out unless --include-foreign)',
+        ),
+        '--env',
+        "an attempt is foreign only against an environment's cases and configs, so without one nothing would be kept apart and every attempt would be stored as an ordinary one",
+      ),
     )
     .option('--json', 'print one JSON report on stdout instead of the summary')
     .addHelpText(
@@ -241,7 +247,13 @@ export function createProgram(): Command {
     .option('--b <config>', 'the candidate config')
     .option('--a-run <runId>', 'or the baseline run')
     .option('--b-run <runId>', 'and the candidate run')
-    .option('--run <runId>', 'compare configs within this run only')
+    .addOption(
+      needs(
+        new Option('--run <runId>', 'with --a/--b: compare the configs within this run only'),
+        '--a',
+        'it scopes a comparison of configs (--a/--b) to one run; runs compared with --a-run/--b-run are named already',
+      ),
+    )
     .addOption(storeOption())
     .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
@@ -425,8 +437,9 @@ export function createProgram(): Command {
   addEngineCommands(program);
   addPolicyCommands(program);
   addLedgerCommands(program);
-  // Last, so that it covers every option of every command: none is silently overwritten.
-  refuseRepeatedOptions(program);
+  // Last, so that it covers every option of every command: none is silently overwritten, and none
+  // that needs another is accepted without it.
+  applyOptionRules(program);
   return program;
 }
 

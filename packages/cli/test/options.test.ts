@@ -2,10 +2,12 @@
 // every option of every command of createProgram() and gives it twice. Only the options listed in
 // REPEATABLE may take several values (and then keep all of them); every other one is a usage error
 // (exit 2) naming the option and both values. An option added later without a decision fails here.
+// Likewise no option that means something only with another is accepted alone: each listed in NEEDS
+// is a usage error (exit 2) without its companion, before any action runs, and reaches it with it.
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 
-import { REPEATED_OPTION, isRepeatable } from '../src/options.ts';
+import { MISSING_COMPANION, REPEATED_OPTION, companionOf, isRepeatable } from '../src/options.ts';
 import { createProgram } from '../src/program.ts';
 
 import type { Command, Option } from 'commander';
@@ -17,6 +19,13 @@ const REPEATABLE = [
   'policy replay --policy-arg',
   'retract --attempt',
 ];
+
+/** Every option that means something only with another, by command path: the option it needs. */
+const NEEDS: Readonly<Record<string, string>> = {
+  'ingest --keep-foreign': '--env',
+  'compare --run': '--a',
+  'retract --attempt': '--run',
+};
 
 /** Two valid values for options whose parser refuses arbitrary text. */
 const SAMPLES: Readonly<Record<string, readonly [string, string]>> = {
@@ -48,10 +57,15 @@ const takesValue = (option: Option): boolean => option.required || option.option
 const given = (option: Option, value: string): string[] =>
   takesValue(option) ? [option.long ?? option.short ?? '', value] : [option.long ?? option.short ?? ''];
 
-/** What else a command needs to reach its action: its required arguments and mandatory options. */
+/**
+ * What else a command needs to reach its action: its required arguments, mandatory options, and the
+ * companions of `except` and of the options that go with it (e.g. compare --run needs --a, and --a
+ * needs --b in the action itself, after this test stops).
+ */
 function rest(command: Command, except: Option): string[] {
+  const companion = companionOf(except)?.flag;
   const mandatory = command.options
-    .filter((option) => option.mandatory && option.long !== except.long)
+    .filter((option) => (option.mandatory || option.long === companion) && option.long !== except.long)
     .flatMap((option) => given(option, samples(option)[0]));
   const args = command.registeredArguments.filter((arg) => arg.required).map(() => 'input');
   return [...mandatory, ...args];
@@ -129,6 +143,39 @@ describe('every option of every command', () => {
       expect(result.error).toBeInstanceOf(ActionReached);
       const values = result.command?.getOptionValue(option.attributeName()) as unknown[];
       expect(values).toHaveLength(2);
+    },
+  );
+});
+
+describe('an option that needs another', () => {
+  const needing = options.filter(({ option }) => companionOf(option) !== undefined);
+
+  it('is declared where NEEDS says (so an option added later gets a decision)', () => {
+    expect(
+      Object.fromEntries(needing.map(({ name, option }) => [name, companionOf(option)?.flag])),
+    ).toEqual(NEEDS);
+  });
+
+  it.each(needing)(
+    '$name without its companion is a usage error naming both, before any action',
+    async ({ path, option }) => {
+      const command = [...walk(createProgram())].find(([p]) => p.join(' ') === path.join(' '))![1];
+      const flag = companionOf(option)!.flag;
+      const [first] = samples(option);
+      // With its companion (and what the command needs besides), the action is reached.
+      const withIt = await parse([...path, ...given(option, first), ...rest(command, option)]);
+      expect(withIt.error).toBeInstanceOf(ActionReached);
+      const without = rest(command, option);
+      const at = without.indexOf(flag);
+      expect(at).toBeGreaterThanOrEqual(0);
+      without.splice(at, takesValue(command.options.find((o) => o.long === flag)!) ? 2 : 1);
+      const alone = await parse([...path, ...given(option, first), ...without]);
+      expect(alone.error).toBeInstanceOf(CommanderError);
+      const error = alone.error as CommanderError;
+      expect(error.code).toBe(MISSING_COMPANION);
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toContain(`option '${option.flags}' needs ${flag}`);
+      expect(alone.command).toBeUndefined();
     },
   );
 });

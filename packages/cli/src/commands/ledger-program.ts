@@ -4,7 +4,7 @@ import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
-import { repeatable } from '../options.js';
+import { needs, repeatable } from '../options.js';
 
 const STORE_HELP =
   "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)";
@@ -27,10 +27,17 @@ export function addLedgerCommands(program: Command): void {
     )
     .option('--run <runId>', 'the run (every attempt of it, without --attempt)')
     .addOption(
-      repeatable(
-        new Option('--attempt <attemptId>', 'only the attempts of the run with this attempt id (repeatable)')
-          .argParser(collect)
-          .default([], 'the whole run'),
+      needs(
+        repeatable(
+          new Option(
+            '--attempt <attemptId>',
+            'only the attempts of the run with this attempt id (repeatable)',
+          )
+            .argParser(collect)
+            .default([], 'the whole run'),
+        ),
+        '--run',
+        'an attempt id names an attempt only within its run',
       ),
     )
     .option('--reason <text>', 'why: shown wherever the retraction is')
