@@ -46,7 +46,11 @@ export class RetractionError extends Error {
 /** Why a report leaves an attempt out, or null when it counts. */
 export type LeftOutReason = 'retracted' | 'foreign';
 
-/** An attempt kept apart at ingest: its case or config is not the environment's (or has another digest). */
+/**
+ * A foreign attempt: its case or config is not the environment's (or has another digest) — kept
+ * apart at ingest, or found so by the report's environment (scoring's withExpectedChecks puts that
+ * environment's mismatch on the record, by the same rule ingest uses).
+ */
 export const isForeign = (stored: StoredAttempt): boolean => stored.record.environmentMismatch.length > 0;
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -171,7 +175,7 @@ export function leftOutText(summary: {
   const { foreign, retracted } = summary.leftOut;
   if (foreign > 0)
     parts.push(
-      `${foreign} kept apart as foreign (case or config not the environment's; --include-foreign counts them)`,
+      `${foreign} foreign (case or config not the environment's: kept apart at ingest, or not in --env; --include-foreign counts them)`,
     );
   if (retracted > 0) parts.push(`${retracted} retracted`);
   const included =

@@ -2,6 +2,7 @@
 // or model did not do the task), errored (infrastructure, runner, a cancelled run or a check that
 // itself failed), incomplete (a transcript or a verdict is missing, so nobody can say) or
 // over_budget — with the reason. A missing verdict is never a pass and never a model failure.
+import { environmentMismatch } from './convert.js';
 import type { ScoreRow } from './convert.js';
 import type { Environment } from './environment.js';
 import type { StoredAttempt } from './store.js';
@@ -62,30 +63,44 @@ export function attemptVerdict(
 }
 
 /**
- * The stored attempts as the environment now reads them: a check the environment lists for the
- * attempt's case with no stored row (added to the environment after the attempt was ingested) gets a
- * not_evaluated row, so the attempt is incomplete, never silently solved. Attempts kept apart for an
- * environment mismatch, and attempts without an environment, pass through unchanged.
+ * The stored attempts as the environment now reads them:
+ *   - an attempt not of its suite (a case or config it does not list, or one it lists under another
+ *     digest: convert's environmentMismatch, the one rule ingest refuses and keeps apart by) is
+ *     foreign, exactly like one kept apart at ingest, whether it was ingested without an environment
+ *     or under another one: its record carries the mismatch, so reports leave it out unless
+ *     includeForeign and count it as left out. A mismatch stored at ingest stays (it is the ledger's).
+ *   - a check the environment lists for the attempt's case with no stored row (added to the
+ *     environment after the attempt was ingested) gets a not_evaluated row, so the attempt is
+ *     incomplete, never silently solved. Foreign attempts are left as they are.
+ * Without an environment the stream passes through unchanged.
  */
 export function withExpectedChecks(
   attempts: AsyncIterable<StoredAttempt>,
   environment: Environment | undefined,
 ): AsyncIterable<StoredAttempt> {
+  if (environment === undefined) return attempts;
   const expected = new Map(
-    (environment?.cases ?? []).map((envCase) => [
-      envCase.id,
-      (envCase.checks ?? []).map((check) => check.id),
-    ]),
+    environment.cases.map((envCase) => [envCase.id, (envCase.checks ?? []).map((check) => check.id)]),
   );
-  // Nothing expected: the stream as it is, without a generator hop per attempt.
-  return [...expected.values()].some((ids) => ids.length > 0) ? expecting(attempts, expected) : attempts;
+  return expecting(attempts, environment, expected);
+}
+
+/** The attempt with the environment's mismatch on its record (the stored one, if it has one). */
+function classified(stored: StoredAttempt, environment: Environment): StoredAttempt {
+  if (stored.record.environmentMismatch.length > 0) return stored;
+  const { caseSha256, configSha256 } = stored.record;
+  const { caseId, configId } = stored.key;
+  const mismatch = environmentMismatch(environment, { caseId, configId, caseSha256, configSha256 });
+  return mismatch.length === 0 ? stored : { ...stored, record: { ...stored.record, environmentMismatch: mismatch } };
 }
 
 async function* expecting(
   attempts: AsyncIterable<StoredAttempt>,
+  environment: Environment,
   expected: ReadonlyMap<string, readonly string[]>,
 ): AsyncGenerator<StoredAttempt> {
-  for await (const stored of attempts) {
+  for await (const read of attempts) {
+    const stored = classified(read, environment);
     const ids = expected.get(stored.key.caseId);
     if (ids === undefined || ids.length === 0 || stored.record.environmentMismatch.length > 0) {
       yield stored;
