@@ -445,11 +445,12 @@ describe('attempts left out (foreign, retracted)', () => {
 });
 
 describe('withExpectedChecks', () => {
+  const suite = attempt('r', 'case_a', 'base', 'x0', 'solved').record;
   const environment = parseEnvironment({
     schema: 'paperclip-evals/environment/v1',
     name: 't',
-    cases: [{ id: 'case_a', sha256: 'sha256:' + '1'.repeat(64), checks: [{ id: 'c1' }, { id: 'c2' }] }],
-    configs: [],
+    cases: [{ id: 'case_a', sha256: suite.caseSha256, checks: [{ id: 'c1' }, { id: 'c2' }] }],
+    configs: [{ id: 'base', sha256: suite.configSha256, model: 'm', driver: 'paperclip-deterministic' }],
   });
   const read = async (
     attempts: StoredAttempt[],
@@ -479,10 +480,58 @@ describe('withExpectedChecks', () => {
     expect(solved === undefined ? null : attemptVerdict(solved.record, solved.scores).status).toBe(
       'incomplete',
     );
-    expect(other?.scores).toHaveLength(1); // its case is not in the environment
+    expect(other?.scores).toHaveLength(1); // its case is not in the environment: foreign
+    expect(other?.record.environmentMismatch).toEqual([{ field: 'case', expected: null, received: 'case_b' }]);
     expect(apart?.scores).toHaveLength(1); // kept apart for a digest mismatch: the environment does not apply
+    expect(apart?.record.environmentMismatch).toEqual([{ field: 'caseSha256', expected: 'x', received: 'y' }]);
     expect((await read([attempt('r', 'case_a', 'base', 'x1', 'solved')], undefined))[0]?.scores).toHaveLength(
       1,
     );
   });
+
+  it("marks foreign, by ingest's rule, every attempt whose case or config the environment lacks or lists under another digest", async () => {
+    const other = 'sha256:' + 'f'.repeat(64);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          caseListed: fc.boolean(),
+          caseDigest: fc.boolean(),
+          configListed: fc.boolean(),
+          configDigest: fc.boolean(),
+        }),
+        async ({ caseListed, caseDigest, configListed, configDigest }) => {
+          const env = parseEnvironment({
+            schema: 'paperclip-evals/environment/v1',
+            name: 't',
+            cases: caseListed ? [{ id: 'case_a', sha256: caseDigest ? suite.caseSha256 : other }] : [],
+            configs: configListed
+              ? [
+                  {
+                    id: 'base',
+                    sha256: configDigest ? suite.configSha256 : other,
+                    model: 'm',
+                    driver: 'paperclip-deterministic',
+                  },
+                ]
+              : [],
+          });
+          const [read1] = await read([attempt('r', 'case_a', 'base', 'x1', 'solved')], env);
+          const fields = (read1?.record.environmentMismatch ?? []).map((item) => item.field);
+          const expected = [
+            ...(caseListed ? (caseDigest ? [] : ['caseSha256']) : ['case']),
+            ...(configListed ? (configDigest ? [] : ['configSha256']) : ['config']),
+          ];
+          expect(fields).toEqual(expected);
+          // The summary leaves exactly those out as foreign, unless asked to count them.
+          const builder = new SummaryBuilder({});
+          builder.add(read1!);
+          expect(builder.build().leftOut.foreign).toBe(expected.length > 0 ? 1 : 0);
+          const including = new SummaryBuilder({ includeForeign: true });
+          including.add(read1!);
+          expect(including.build().attempts).toBe(1);
+        },
+      ),
+    );
+  });
 });
+
