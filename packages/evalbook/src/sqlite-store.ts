@@ -278,11 +278,14 @@ export class SqliteStore implements LedgerStore {
 
   /**
    * Opens (creating if needed) the file and applies pending migrations; refuses a store from the
-   * future. With `writerThread`, insertBatch runs on a worker thread (reads stay on this connection).
+   * future. Its folder must exist unless `createsFolder` (the default store's: openStore decides). With `writerThread`, insertBatch runs on a worker thread (reads stay on this connection).
    */
-  static open(path: string, options: { readonly writerThread?: boolean } = {}): SqliteStore {
+  static open(
+    path: string,
+    options: { readonly writerThread?: boolean; readonly createsFolder?: boolean } = {},
+  ): SqliteStore {
     const file = resolve(path);
-    mkdirSync(dirname(file), { recursive: true });
+    if (options.createsFolder === true) mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     try {
       db.pragma('journal_mode = WAL');

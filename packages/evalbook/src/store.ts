@@ -182,7 +182,9 @@ export interface OpenStoreOptions {
  * Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`.
  * Every failure is a StoreError whose message never holds the URL's password (the URL is shown as
  * displayLocator shows it, and any message of the driver is masked), or the contract's coded refusal
- * of a SQLite path that is not a regular file.
+ * of a SQLite path that is not a regular file or is in a missing folder.
+ * A new SQLite file is created only in a folder that exists, except the default store's
+ * (DEFAULT_STORE_URL), whose folder is made.
  */
 export async function openStore(
   url: string = DEFAULT_STORE_URL,
@@ -206,10 +208,13 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
     if (options.mustExist === true && !existsSync(path))
       throw new StoreError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
     // A store a writer may create must be a regular file or nothing yet: a directory, device, FIFO or
-    // socket is refused (contract's outputTarget), never opened or replaced. Missing folders are made.
-    if (options.mustExist !== true) await outputTarget(path, { inPlace: false, createsFolders: true });
+    // socket is refused (contract's outputTarget), never opened or replaced. Only the default store
+    // makes its folder (.evalbook/): a path the user named must be in a folder that exists, or a typo
+    // would start a second, empty ledger.
+    const createsFolder = url === DEFAULT_STORE_URL;
+    if (options.mustExist !== true) await outputTarget(path, { inPlace: false, createsFolders: createsFolder });
     const { SqliteStore } = await import('./sqlite-store.js');
-    return SqliteStore.open(path, { writerThread: options.writerThread === true });
+    return SqliteStore.open(path, { writerThread: options.writerThread === true, createsFolder });
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PostgresStore } = await import('./postgres-store.js');

@@ -83,8 +83,11 @@ const SQLITE: StoreKind = {
   migrations: SQLITE_MIGRATIONS,
   uniqueViolation: /UNIQUE constraint failed/,
   setUp: () => Promise.resolve(),
-  // A directory that does not exist yet: opening the store creates it.
-  freshUrl: (dir) => Promise.resolve(`sqlite:${join(dir, 'db', 'evalbook.sqlite')}`),
+  // A folder of its own (snapshots read it whole); a store the user names needs its folder to exist.
+  freshUrl: async (dir) => {
+    await mkdir(join(dir, 'db'), { recursive: true });
+    return `sqlite:${join(dir, 'db', 'evalbook.sqlite')}`;
+  },
   sql(url, text) {
     return new Promise((resolveRows) => {
       const db = new Database(sqlitePath(url), { fileMustExist: true });
@@ -1273,7 +1276,8 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
 });
 
 describe('SQLite only', () => {
-  it('creates the directory and the file, in WAL mode, and reports its integrity', async () => {
+  it('creates the file in its folder, in WAL mode, and reports its integrity', async () => {
+    await mkdir(join(dir, 'nested', 'deeper'), { recursive: true });
     const path = join(dir, 'nested', 'deeper', 'evalbook.sqlite');
     const store = await openStore(`sqlite:${path}`);
     expect(store).toBeInstanceOf(SqliteStore);
