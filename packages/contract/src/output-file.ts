@@ -8,7 +8,9 @@
 //     file the link names is replaced and the link stays;
 //   - a character device or a FIFO (/dev/null, a terminal, `mkfifo` pipes): written in place (opened
 //     for writing, no truncation, no rename); a FIFO waits for its reader, as `cat > fifo` does;
-//   - /dev/stdout, /dev/stderr, /dev/fd/1|2, /proc/self/fd/1|2: this process's own stdout or stderr;
+//   - `-` (the usual spelling), /dev/stdout, /dev/stderr, /dev/fd/1|2, /proc/self/fd/1|2: this
+//     process's own stdout or stderr;
+//   - an empty path: refused as empty (it would otherwise resolve to the working directory);
 //   - a directory, a socket, a block device, a dangling symlink: refused, left as it is;
 //   - a missing folder: refused, naming the user's path and the folder (never a temporary name).
 // Every refusal is a ContractError `paperclip_output_unwritable` with one issue (the CLI: exit 2).
@@ -26,6 +28,7 @@ import type { Issue } from './errors.js';
 
 /** Why a path cannot be written; each is one issue of a `paperclip_output_unwritable` error. */
 export type OutputIssueCode =
+  | 'output_path_empty'
   | 'output_is_directory'
   | 'output_is_socket'
   | 'output_is_block_device'
@@ -61,9 +64,13 @@ export interface OutputTargetOptions {
   readonly overwrite?: boolean;
 }
 
-const EXPECTED = 'a regular file, a new file in an existing folder, a character device (/dev/null) or a FIFO';
+const EXPECTED =
+  'a regular file, a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO';
 /** What a target that must be a regular file (a database) may be. */
 const EXPECTED_FILE = 'a regular file or a new file';
+
+/** What a user writes for stdout, as every Unix tool reads it. */
+export const STDOUT_PATH = '-';
 
 /** Paths that name this process's stdout or stderr whatever they point to (Linux and macOS spellings). */
 const STDIO_PATHS: ReadonlyMap<string, 1 | 2> = new Map([
@@ -83,7 +90,8 @@ function refusal(
   expected: string = EXPECTED,
 ): ContractError {
   const issue: Issue = { code, component: path, message, expected, received };
-  return new ContractError('paperclip_output_unwritable', `cannot write ${path}: ${message}`, [issue]);
+  const shown = path === '' ? '""' : path;
+  return new ContractError('paperclip_output_unwritable', `cannot write ${shown}: ${message}`, [issue]);
 }
 
 /** A failed system call on the user's behalf, named by the user's path (never a temporary file's). */
@@ -154,6 +162,24 @@ function refusedNode(path: string, stats: Stats, expected: string): ContractErro
  */
 export async function outputTarget(path: string, options: OutputTargetOptions = {}): Promise<OutputTarget> {
   const inPlace = options.inPlace ?? true;
+  if (path === '')
+    throw refusal(
+      path,
+      'output_path_empty',
+      `the path is empty; name a file${inPlace ? ', or - for stdout' : ''}`,
+      'an empty path',
+      inPlace ? EXPECTED : EXPECTED_FILE,
+    );
+  if (path === STDOUT_PATH) {
+    if (inPlace) return { kind: 'stdio', fd: 1 };
+    throw refusal(
+      path,
+      'output_is_stream',
+      '- means stdout, and this needs a regular file (name a file instead)',
+      'stdout (-)',
+      EXPECTED_FILE,
+    );
+  }
   const absolute = resolve(path);
   const stdio = STDIO_PATHS.get(absolute);
   if (stdio !== undefined && inPlace) return { kind: 'stdio', fd: stdio };

@@ -291,6 +291,37 @@ describe('when the path is a character device', () => {
   });
 });
 
+describe('when the path is - or empty', () => {
+  it('reads - as stdout, as every Unix tool does, and writes no file named -', async () => {
+    expect(await outputTarget('-')).toEqual({ kind: 'stdio', fd: 1 });
+    const { folder } = fresh();
+    const cwd = process.cwd();
+    process.chdir(folder);
+    try {
+      await write('-', '');
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('refuses - where a regular file is needed (a database)', async () => {
+    const { code, message } = await refused(outputTarget('-', { inPlace: false }));
+    expect(code).toBe('output_is_stream');
+    expect(message).toContain('- means stdout');
+  });
+
+  it.each([{ inPlace: true }, { inPlace: false }])(
+    'refuses an empty path as empty, never as the working directory ($inPlace)',
+    async (options) => {
+      const { code, message } = await refused(outputTarget('', options));
+      expect(code).toBe('output_path_empty');
+      expect(message).toContain('the path is empty');
+      expect(message).not.toContain('directory');
+    },
+  );
+});
+
 describe('when the path is a socket', () => {
   it('refuses it, and the socket is still a socket', async () => {
     const { path } = fresh('sock');

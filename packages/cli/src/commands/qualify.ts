@@ -32,8 +32,14 @@ export async function runQualify(options: QualifyOptions): Promise<number> {
   const out = options.out === undefined ? undefined : await outputPath(options.out, releaseDir);
   const record = await qualifyRelease({ releaseDir });
   if (out !== undefined) {
-    await writeQualificationRecord(out, record);
-    process.stderr.write(`evals: qualification record written to ${out}\n`);
+    await writeQualificationRecord(out.path, record);
+    // Written to stdout itself (--out - or /dev/stdout), the record is stdout's whole content: the
+    // table goes to stderr, and --json prints nothing more.
+    if (out.toStdout) {
+      if (!options.json) process.stderr.write(formatRecord(record));
+      return record.qualified ? QUALIFY_EXIT.qualified : QUALIFY_EXIT.refused;
+    }
+    process.stderr.write(`evals: qualification record written to ${out.path}\n`);
   }
   process.stdout.write(options.json ? `${JSON.stringify(record, null, 2)}\n` : formatRecord(record));
   return record.qualified ? QUALIFY_EXIT.qualified : QUALIFY_EXIT.refused;
@@ -53,10 +59,12 @@ async function existingDirectory(path: string): Promise<string> {
 
 /**
  * Checks --out before the long work: contract's outputTarget refuses a directory, socket, missing
- * folder…; a file must not land in the release directory. Returns the user's path (errors name it).
+ * folder…; a file must not land in the release directory. Returns the user's path (errors name it)
+ * and whether it is this process's stdout (`-`, /dev/stdout).
  */
-async function outputPath(path: string, releaseDir: string): Promise<string> {
+async function outputPath(path: string, releaseDir: string): Promise<{ path: string; toStdout: boolean }> {
   const target = await outputTarget(path);
+  if (target.kind === 'stdio') return { path, toStdout: target.fd === 1 };
   if (target.kind === 'new' || target.kind === 'file') {
     const absolute =
       target.kind === 'file'
@@ -69,7 +77,7 @@ async function outputPath(path: string, releaseDir: string): Promise<string> {
       );
     }
   }
-  return path;
+  return { path, toStdout: false };
 }
 
 const shown = (value: unknown): string => (value === undefined ? '(not stated)' : show(value));

@@ -166,7 +166,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
   if (options.out !== undefined) {
     const over = budgets.filter((budget) => budget.status === 'exceeded').length;
     process.stderr.write(
-      `wrote ${options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}\n`,
+      `wrote ${options.out === '-' ? 'stdout (-)' : options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}\n`,
     );
   } else if (leftOut !== null) process.stderr.write(`${leftOut}\n`);
   return reportGates(gate);
