@@ -91,7 +91,7 @@ export function createProgram(): Command {
     )
     .option(
       '--store <url>',
-      "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+      "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite). A new SQLite file is created only in a folder that exists (a typo must not start a second ledger); only the default's .evalbook/ folder is made",
     )
     .option('--env <file>', 'the Evalbook environment (evalbook.yaml or .json): cases, configs, pricing')
     .option(
@@ -121,7 +121,7 @@ export function createProgram(): Command {
         '',
         'Examples:',
         '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
-        '  $ evals ingest attempt.json --store sqlite:/tmp/book.sqlite --artifact-root runs/artifacts',
+        '  $ evals ingest attempt.json --store sqlite:books/nightly.sqlite --artifact-root runs/artifacts   # books/ must exist',
         '  $ evals ingest "runs/2026-11-*/**/*.json" --store postgres://evals@db/evalbook',
         '  $ evals ingest runs --json | jq ".conflicts"',
         '  $ evals ingest other-suite/ --env evalbook.yaml --keep-foreign   # stored apart, reports leave them out',
@@ -166,7 +166,7 @@ export function createProgram(): Command {
     )
     .option(
       '--out <file>',
-      'write the report to this file instead of stdout: a file atomically (never half-written); /dev/stdout, /dev/null, a FIFO or another character device in place; a directory, socket, block device or missing folder is refused (exit 2)',
+      'write the report to this file instead of stdout: a file atomically (never half-written); - or /dev/stdout to stdout; /dev/null, a FIFO or another character device in place; a directory, socket, block device, missing folder or empty path is refused (exit 2)',
     )
     .option(
       '--run <runId>',
@@ -290,12 +290,12 @@ export function createProgram(): Command {
     .command('init')
     .summary('write a commented starter Evalbook environment (evalbook.yaml)')
     .description(
-      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is; an existing file is never overwritten. /dev/stdout or a FIFO is written in place; a directory or a missing folder is refused.',
+      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is; an existing file is never overwritten. - or /dev/stdout writes it to stdout, a FIFO in place; a directory or a missing folder is refused.',
     )
     .argument('[file]', 'where to write it', 'evalbook.yaml')
     .addHelpText(
       'after',
-      '\nExit codes: 0 written · 2 the file exists, its folder is missing, or it cannot be written.\n\nExamples:\n  $ evals init\n  $ evals init suites/nightly.yaml\n  $ evals init /dev/stdout | less',
+      '\nExit codes: 0 written · 2 the file exists, its folder is missing, or it cannot be written.\n\nExamples:\n  $ evals init\n  $ evals init suites/nightly.yaml\n  $ evals init - | less',
     )
     .action(async (file: string) => {
       const { runInit } = await import('./commands/init.js');
@@ -411,7 +411,7 @@ export function createProgram(): Command {
     .requiredOption('--release-dir <dir>', 'the release directory')
     .option(
       '--out <file>',
-      'also write the evals-qualification/v1 record to this file (atomically; outside the release directory), or in place to /dev/stdout, a FIFO or a character device; a directory, socket or missing folder is refused before any work',
+      'also write the evals-qualification/v1 record to this file (atomically; outside the release directory); - or /dev/stdout: the record is stdout (the table goes to stderr); a FIFO or a character device in place; a directory, socket, missing folder or empty path is refused before any work',
     )
     .option('--json', 'print the record as JSON instead of the table')
     .addHelpText(

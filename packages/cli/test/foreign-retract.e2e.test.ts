@@ -2,11 +2,13 @@
 // SQLite store (the library tests run the same rules on PostgreSQL too): `ingest --env` refuses a
 // foreign case, a foreign config, a stale case digest and a stale config digest with exit 1 and the
 // store unchanged byte for byte; `--keep-foreign` stores them apart and the report's numbers and
-// `--fail-on below:X` do not move; `evals retract` takes an attempt or a run out of every report,
+// `--fail-on below:X` do not move; `--keep-foreign` without `--env` is a usage error; attempts
+// ingested without `--env` are judged by the report's `--env` with the same rule (left out as
+// foreign unless --include-foreign); `evals retract` takes an attempt or a run out of every report,
 // grid, comparison and gate, with who/why/when shown; `evals runs` lists the counts.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +82,7 @@ const counted = ({
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'evals-foreign-e2e-'));
+  mkdirSync(join(dir, 'book')); // a store a user names is created only in a folder that exists
   writeFileSync(
     join(dir, 'evalbook.json'),
     JSON.stringify({
@@ -234,7 +237,7 @@ describe('evals ingest --env: attempts not of the suite', () => {
     expect(grid.status).toBe(0);
     expect(grid.stdout).not.toContain('case_typo');
     expect(grid.stdout).not.toContain('config_typo');
-    expect(grid.stdout).toContain('4 attempts left out of every count: 4 kept apart as foreign');
+    expect(grid.stdout).toContain('4 attempts left out of every count: 4 foreign');
     const included = run(['grid', ...STORE, '--env', 'evalbook.json', '--include-foreign', '--json']);
     const includedGrid = JSON.parse(included.stdout) as {
       cases: string[];
@@ -248,7 +251,7 @@ describe('evals ingest --env: attempts not of the suite', () => {
       gateBefore.json!.summary.attempts + 4,
     );
     const md = report('--format', 'md');
-    expect(md.stdout).toContain('4 attempts left out of every count: 4 kept apart as foreign');
+    expect(md.stdout).toContain('4 attempts left out of every count: 4 foreign');
   });
 });
 
@@ -377,7 +380,7 @@ describe('evals retract and evals runs', () => {
     expect(html.stdout).toContain('retracted by alice');
     const grid = run(['grid', ...STORE, '--env', 'evalbook.json']);
     expect(grid.stdout).toContain(
-      "5 attempts left out of every count: 4 kept apart as foreign (case or config not the environment's; --include-foreign counts them), 1 retracted",
+      "5 attempts left out of every count: 4 foreign (case or config not the environment's: kept apart at ingest, or not in --env; --include-foreign counts them), 1 retracted",
     );
     const compare = run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']);
     const comparison = JSON.parse(compare.stdout) as {
@@ -407,6 +410,11 @@ describe('evals retract and evals runs', () => {
     expect(runs.stdout).toContain('retractions:');
     expect(runs.stdout).toContain('attempt bad of run run1 retracted by alice');
     expect(runs.stdout).toContain('run run2 (every attempt) retracted by bob');
+    // The footer says what is true: no option counts retracted attempts.
+    expect(runs.stdout).toContain(
+      'Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.',
+    );
+    expect(runs.stdout).not.toContain('unless asked');
     const json = JSON.parse(run(['runs', ...STORE, '--json']).stdout) as {
       schema: string;
       runs: {
@@ -425,5 +433,82 @@ describe('evals retract and evals runs', () => {
       { runId: 'run2', attempts: 1, foreign: 0, retracted: 1 },
       { runId: 'run3', attempts: 4, foreign: 4, retracted: 0 },
     ]);
+  });
+});
+
+describe('attempts ingested without --env, reported with it', () => {
+  const BOOK2 = ['--store', 'sqlite:book2.sqlite'];
+  const env = ['--env', 'evalbook.json'];
+
+  it('--keep-foreign without --env is a usage error naming --env, before any work (no store created)', () => {
+    const result = run(['ingest', 'foreign', '--store', 'sqlite:never.sqlite', '--keep-foreign']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("option '--keep-foreign' needs --env");
+    expect(result.stdout).toBe('');
+    expect(existsSync(join(dir, 'never.sqlite'))).toBe(false);
+  });
+
+  it('are left out as foreign (every mismatch the ingest rule knows), counted as left out, unless --include-foreign', () => {
+    // The suite's own attempts and the four foreign ones (a case typo, a config typo, a stale case
+    // digest, a stale config digest), all ingested without an environment: nothing refuses them.
+    const ingested = run(['ingest', 'runs', 'runs2', 'foreign', ...BOOK2]);
+    expect(ingested.status).toBe(0);
+    expect(ingested.stdout).toContain('13 inserted');
+
+    const reported = run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.7']);
+    expect(reported.status).toBe(0);
+    const json = JSON.parse(reported.stdout) as ReportJson;
+    expect(json.summary.cases).not.toContain('case_typo');
+    expect(json.summary.configs).not.toContain('config_typo');
+    expect(json.summary.leftOut.foreign).toBe(4);
+    expect(reported.stderr).toContain('4 foreign');
+    expect(json.summary.attempts).toBe(9);
+    expect(json.attemptCount).toBe(9);
+
+    // The gate judges the suite only: below:0.8 fails on cand alone, never on a foreign column.
+    const gate = run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.8']);
+    expect(gate.status).toBe(1);
+    expect(gateText(gate.stderr)).toMatch(/^gate below:0.8 failed:\n {2}cand: solve rate 0.750 < 0.8\n$/);
+
+    const grid = run(['grid', ...BOOK2, ...env]);
+    expect(grid.status).toBe(0);
+    expect(grid.stdout).not.toContain('case_typo');
+    expect(grid.stdout).not.toContain('config_typo');
+    expect(grid.stdout).toContain('4 attempts left out of every count: 4 foreign');
+    // A foreign config is not there to compare with.
+    const typo = run(['compare', ...BOOK2, ...env, '--a', 'base', '--b', 'config_typo']);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain('config_typo');
+    const compared = JSON.parse(
+      run(['compare', ...BOOK2, ...env, '--a', 'base', '--b', 'cand', '--json']).stdout,
+    ) as { leftOut: { foreign: number } };
+    expect(compared.leftOut.foreign).toBe(4);
+
+    // Asked for, they count like any other attempt, and the report says how many.
+    const included = run(['grid', ...BOOK2, ...env, '--include-foreign', '--json']);
+    const includedGrid = JSON.parse(included.stdout) as {
+      cases: string[];
+      configs: string[];
+      foreignIncluded: number;
+      leftOut: { foreign: number };
+    };
+    expect(includedGrid.cases).toContain('case_typo');
+    expect(includedGrid.configs).toContain('config_typo');
+    expect(includedGrid.foreignIncluded).toBe(4);
+    expect(includedGrid.leftOut.foreign).toBe(0);
+    // Each listed attempt carries the mismatch the report's environment found.
+    const listed = JSON.parse(
+      run(['report', ...BOOK2, ...env, '--include-foreign']).stdout,
+    ) as { attempts: { caseId: string; configId: string; environmentMismatch: { field: string }[] }[] };
+    expect(
+      listed.attempts
+        .filter((attempt) => attempt.environmentMismatch.length > 0)
+        .map((attempt) => attempt.environmentMismatch.map((item) => item.field).join())
+        .sort(),
+    ).toEqual(['case', 'caseSha256', 'config', 'configSha256']);
+
+    // Without --env there is no suite to judge by: every attempt counts, as ingested.
+    const plain = JSON.parse(run(['grid', ...BOOK2, '--json']).stdout) as { cases: string[] };
+    expect(plain.cases).toContain('case_typo');
   });
 });

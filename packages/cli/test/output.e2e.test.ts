@@ -1,7 +1,8 @@
 // Output paths end to end with the real `evals` binary: `report --out` writes a FIFO (a reader gets
 // the whole report) and a character device in place and both stay what they were; stdout names go to
 // stdout; a directory, a missing folder (named as the user typed it), a socket are refused with exit 2
-// and left intact — and the same holds for `qualify --out` (before any work), `init` and a new store.
+// and left intact — and the same holds for `qualify --out` (before any work), `init` and a new store
+// (whose missing folder is refused too, unless it is the default store's). `-` is stdout everywhere.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -114,6 +115,47 @@ describe('evals report --out a character device', () => {
   });
 });
 
+describe('--out - is stdout, and an empty --out is an empty path, for every command that takes one', () => {
+  it('report --out - writes the report to stdout and no file named -', () => {
+    const result = run(['report', '--format', 'md', '--out', '-', ...STORE]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe(reference('md'));
+    expect(result.stderr).toContain('wrote stdout (-)');
+    expect(existsSync(join(dir, '-'))).toBe(false);
+  });
+
+  it('qualify --out - makes the record stdout (the table on stderr) and writes no file named -', () => {
+    mkdirSync(join(dir, 'release-dash'));
+    const result = run(['qualify', '--release-dir', 'release-dash', '--out', '-']);
+    expect(result.status).toBe(1); // an empty release directory is refused, and the record says why
+    expect((JSON.parse(result.stdout) as { qualified: boolean }).qualified).toBe(false);
+    expect(result.stderr).toContain('refused');
+    expect(existsSync(join(dir, '-'))).toBe(false);
+    const json = run(['qualify', '--release-dir', 'release-dash', '--out', '-', '--json']);
+    expect((JSON.parse(json.stdout) as { qualified: boolean }).qualified).toBe(false); // once, whole
+  });
+
+  it('init - writes the environment to stdout and no file named -', () => {
+    const result = run(['init', '-']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('# Evalbook environment');
+    expect(result.stderr).toContain('Next:');
+    expect(existsSync(join(dir, '-'))).toBe(false);
+  });
+
+  it.each([
+    ['report', ['report', '--out', '', ...STORE]],
+    ['qualify', ['qualify', '--release-dir', 'release-dash', '--out', '']],
+    ['init', ['init', '']],
+  ])('%s refuses an empty path as empty, not as a directory (exit 2)', (_name, args) => {
+    const result = run(args);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('output_path_empty');
+    expect(result.stderr).toContain('the path is empty');
+    expect(result.stderr).not.toContain('directory;');
+  });
+});
+
 describe('evals report --out a path it refuses', () => {
   it('names nodir/x.html and the missing folder nodir, never a temporary file', () => {
     const result = run(['report', '--format', 'html', '--out', 'nodir/x.html', ...STORE]);
@@ -175,6 +217,28 @@ describe('every other command that writes a user-named file', () => {
     expect(stdout.stdout).toContain('# Evalbook environment');
     expect(stdout.stdout).not.toContain('Next:'); // the next steps go to stderr then
     expect(stdout.stderr).toContain('Next:');
+  });
+
+  // A typo in --store must not start a second, empty ledger in new folders: a missing folder of a
+  // store the user named is refused, naming the path; only the default store makes its folder.
+  it.each([
+    ['ingest', ['ingest', 'runs', '--store', 'sqlite:deep/a/b/c.sqlite']],
+    ['engine', ['engine', '--stdio', '--store', 'sqlite:deep/a/b/c.sqlite']],
+  ])('%s --store in a missing folder is refused naming the path; nothing is created', (_name, args) => {
+    const result = run(args);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('deep/a/b/c.sqlite');
+    expect(result.stderr).toContain('the folder deep/a/b does not exist');
+    expect(existsSync(join(dir, 'deep'))).toBe(false);
+  });
+
+  it('ingest without --store makes the default store’s folder', () => {
+    const home = join(dir, 'fresh-home');
+    mkdirSync(home);
+    writeFileSync(join(home, 'a.json'), JSON.stringify(syntheticAttempt({ attemptId: 'd1' })));
+    const result = spawnSync('node', [EVALS, 'ingest', 'a.json'], { cwd: home, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(lstatSync(join(home, '.evalbook', 'evalbook.sqlite')).isFile()).toBe(true);
   });
 
   it('a new SQLite store refuses a FIFO and a directory, leaving both as they were', () => {

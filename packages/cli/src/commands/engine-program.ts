@@ -28,7 +28,7 @@ export function addEngineCommands(program: Command): void {
     )
     .option(
       '--store <url>',
-      'keep drift history in this Evalbook (sqlite:PATH or postgres://…), so query_drift sees earlier sessions; default: in memory, for this process only',
+      'keep drift history in this Evalbook (sqlite:PATH or postgres://…), so query_drift sees earlier sessions; a new SQLite file is created only in a folder that exists (but sqlite:.evalbook/evalbook.sqlite makes .evalbook/); default: in memory, for this process only',
     )
     .addHelpText(
       'after',

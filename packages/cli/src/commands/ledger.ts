@@ -122,7 +122,7 @@ export async function runRuns(options: {
     lines.push('', 'retractions:', ...retractions.map((retraction) => `  ${retractionText(retraction)}`));
   lines.push(
     '',
-    `${runs.length} run(s) in ${storeUrl}. Foreign attempts (kept apart at ingest) and retracted ones count in no report unless asked (--include-foreign counts foreign ones).`,
+    `${runs.length} run(s) in ${storeUrl}. Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
