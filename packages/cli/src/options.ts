@@ -59,7 +59,8 @@ function refuseMissingCompanions(command: Command): void {
     const companion = NEEDS.get(option);
     if (companion === undefined || command.getOptionValueSource(option.attributeName()) !== 'cli') continue;
     const other = command.options.find((candidate) => candidate.long === companion.flag);
-    if (other === undefined) throw new Error(`${option.flags} needs ${companion.flag}, which its command lacks`);
+    if (other === undefined)
+      throw new Error(`${option.flags} needs ${companion.flag}, which its command lacks`);
     if (command.getOptionValue(other.attributeName()) !== undefined) continue;
     command.error(
       `error: option '${option.flags}' needs ${companion.flag}: ${companion.why}; add ${companion.flag} or leave ${option.long ?? option.flags} out (nothing was done)`,

@@ -8,7 +8,15 @@
 // grid, comparison and gate, with who/why/when shown; `evals runs` lists the counts.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -497,9 +505,9 @@ describe('attempts ingested without --env, reported with it', () => {
     expect(includedGrid.foreignIncluded).toBe(4);
     expect(includedGrid.leftOut.foreign).toBe(0);
     // Each listed attempt carries the mismatch the report's environment found.
-    const listed = JSON.parse(
-      run(['report', ...BOOK2, ...env, '--include-foreign']).stdout,
-    ) as { attempts: { caseId: string; configId: string; environmentMismatch: { field: string }[] }[] };
+    const listed = JSON.parse(run(['report', ...BOOK2, ...env, '--include-foreign']).stdout) as {
+      attempts: { caseId: string; configId: string; environmentMismatch: { field: string }[] }[];
+    };
     expect(
       listed.attempts
         .filter((attempt) => attempt.environmentMismatch.length > 0)

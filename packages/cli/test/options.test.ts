@@ -151,9 +151,9 @@ describe('an option that needs another', () => {
   const needing = options.filter(({ option }) => companionOf(option) !== undefined);
 
   it('is declared where NEEDS says (so an option added later gets a decision)', () => {
-    expect(
-      Object.fromEntries(needing.map(({ name, option }) => [name, companionOf(option)?.flag])),
-    ).toEqual(NEEDS);
+    expect(Object.fromEntries(needing.map(({ name, option }) => [name, companionOf(option)?.flag]))).toEqual(
+      NEEDS,
+    );
   });
 
   it.each(needing)(

@@ -91,7 +91,9 @@ function classified(stored: StoredAttempt, environment: Environment): StoredAtte
   const { caseSha256, configSha256 } = stored.record;
   const { caseId, configId } = stored.key;
   const mismatch = environmentMismatch(environment, { caseId, configId, caseSha256, configSha256 });
-  return mismatch.length === 0 ? stored : { ...stored, record: { ...stored.record, environmentMismatch: mismatch } };
+  return mismatch.length === 0
+    ? stored
+    : { ...stored, record: { ...stored.record, environmentMismatch: mismatch } };
 }
 
 async function* expecting(

@@ -212,7 +212,8 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
     // makes its folder (.evalbook/): a path the user named must be in a folder that exists, or a typo
     // would start a second, empty ledger.
     const createsFolder = url === DEFAULT_STORE_URL;
-    if (options.mustExist !== true) await outputTarget(path, { inPlace: false, createsFolders: createsFolder });
+    if (options.mustExist !== true)
+      await outputTarget(path, { inPlace: false, createsFolders: createsFolder });
     const { SqliteStore } = await import('./sqlite-store.js');
     return SqliteStore.open(path, { writerThread: options.writerThread === true, createsFolder });
   }

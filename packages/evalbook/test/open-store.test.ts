@@ -59,19 +59,22 @@ describe('openStore(sqlite:PATH) for a writer', () => {
   it.each([
     ['one missing folder', ['missing'], 'missing'],
     ['several', ['deep', 'a', 'b'], 'deep'],
-  ])('refuses a path in a missing folder (%s), naming the path; creates nothing', async (_name, folders, top) => {
-    const path = join(dir, ...folders, 'book.sqlite');
-    const error = await openStore(`sqlite:${path}`).then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(ContractError);
-    const coded = error as ContractError;
-    expect(coded.issues[0]?.code).toBe('output_folder_missing');
-    expect(coded.message).toContain(`cannot write ${path}`);
-    expect(coded.message).toContain('mkdir -p');
-    expect(existsSync(join(dir, top))).toBe(false);
-  });
+  ])(
+    'refuses a path in a missing folder (%s), naming the path; creates nothing',
+    async (_name, folders, top) => {
+      const path = join(dir, ...folders, 'book.sqlite');
+      const error = await openStore(`sqlite:${path}`).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ContractError);
+      const coded = error as ContractError;
+      expect(coded.issues[0]?.code).toBe('output_folder_missing');
+      expect(coded.message).toContain(`cannot write ${path}`);
+      expect(coded.message).toContain('mkdir -p');
+      expect(existsSync(join(dir, top))).toBe(false);
+    },
+  );
 
   it('refuses - (stdout) and an empty path: a database needs a file', async () => {
     expect(await refusal('sqlite:-')).toBe('output_is_stream');

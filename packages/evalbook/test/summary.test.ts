@@ -481,9 +481,13 @@ describe('withExpectedChecks', () => {
       'incomplete',
     );
     expect(other?.scores).toHaveLength(1); // its case is not in the environment: foreign
-    expect(other?.record.environmentMismatch).toEqual([{ field: 'case', expected: null, received: 'case_b' }]);
+    expect(other?.record.environmentMismatch).toEqual([
+      { field: 'case', expected: null, received: 'case_b' },
+    ]);
     expect(apart?.scores).toHaveLength(1); // kept apart for a digest mismatch: the environment does not apply
-    expect(apart?.record.environmentMismatch).toEqual([{ field: 'caseSha256', expected: 'x', received: 'y' }]);
+    expect(apart?.record.environmentMismatch).toEqual([
+      { field: 'caseSha256', expected: 'x', received: 'y' },
+    ]);
     expect((await read([attempt('r', 'case_a', 'base', 'x1', 'solved')], undefined))[0]?.scores).toHaveLength(
       1,
     );
@@ -534,4 +538,3 @@ describe('withExpectedChecks', () => {
     );
   });
 });
-
