@@ -148,10 +148,22 @@ describe('evals report --format json', () => {
   });
 
   it('checks budgets from the environment: unpriced attempts leave a budget unproven, never within', () => {
-    const env = readFileSync(join(dir, 'book.yaml'), 'utf8').replace(
-      'perConfigUsd: 20',
-      'perConfigUsd: 0.001',
-    );
+    // The starter's budgets and pricing, with the suite these attempts are of (an environment that
+    // does not list their case and configs would leave every one out as foreign).
+    const suite = (configId: string) =>
+      syntheticAttempt({ configId }).input as { caseSha256: string; configSha256: string };
+    const configs = ['config_a', 'config_b']
+      .map(
+        (id) =>
+          `  - id: ${id}\n    sha256: ${suite(id).configSha256}\n    model: example-model\n    driver: paperclip-deterministic\n`,
+      )
+      .join('');
+    const starter = readFileSync(join(dir, 'book.yaml'), 'utf8');
+    const env =
+      `${starter.slice(0, starter.indexOf('cases:'))}cases:\n  - id: case_synthetic\n    sha256: ${suite('config_a').caseSha256}\nconfigs:\n${configs}${starter.slice(starter.indexOf('# USD per million'))}`.replace(
+        'perConfigUsd: 20',
+        'perConfigUsd: 0.001',
+      );
     writeFileSync(join(dir, 'tight.yaml'), env);
     const result = run(['report', '--store', 'sqlite:book.sqlite', '--env', 'tight.yaml']);
     expect(result.status).toBe(0);
