@@ -180,6 +180,7 @@ describe('a failed ingest leaves no empty store behind', () => {
   it('only unreadable inputs into a new store in a new folder: exit 2, neither the file nor the folder', () => {
     const run = evals(['ingest', 'absent.json', '--store', 'sqlite:new-folder/deeper/book.sqlite']);
     expect(run.status).toBe(2);
+    expect(run.stderr).toContain('the folder new-folder/deeper does not exist');
     expect(existsSync(join(dir, 'new-folder'))).toBe(false);
   });
 
@@ -195,6 +196,7 @@ describe('a failed ingest leaves no empty store behind', () => {
   });
 
   it('a store that gets attempts is written as before', () => {
+    mkdirSync(join(dir, 'mixed')); // a store the user names is created only in a folder that exists
     const run = evals(['ingest', 'unverified', 'invalid', '--store', 'sqlite:mixed/book.sqlite']);
     expect(run.status).toBe(1);
     expect(existsSync(join(dir, 'mixed', 'book.sqlite'))).toBe(true);

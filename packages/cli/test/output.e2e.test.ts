@@ -224,6 +224,8 @@ describe('every other command that writes a user-named file', () => {
   it.each([
     ['ingest', ['ingest', 'runs', '--store', 'sqlite:deep/a/b/c.sqlite']],
     ['engine', ['engine', '--stdio', '--store', 'sqlite:deep/a/b/c.sqlite']],
+    // Checked before any bundle is read: an ingest that would write nothing still hears of it.
+    ['ingest of nothing valid', ['ingest', 'no-such-bundle.json', '--store', 'sqlite:deep/a/b/c.sqlite']],
   ])('%s --store in a missing folder is refused naming the path; nothing is created', (_name, args) => {
     const result = run(args);
     expect(result.status).toBe(2);

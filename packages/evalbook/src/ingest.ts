@@ -51,6 +51,7 @@ import {
   DEFAULT_STORE_URL,
   openStore,
   removeCreatedSqliteStore,
+  checkSqliteTarget,
   sqliteCreations,
   sqliteStorePath,
 } from './store.js';
@@ -402,6 +403,9 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     (environment?.cases ?? []).map((envCase) => [envCase.id, caseAssertions(envCase)]),
   );
   const storeUrl = options.storeUrl ?? environment?.store ?? DEFAULT_STORE_URL;
+  // Before any bundle is read: a SQLite path that is not a file, or in a missing folder (a typo), is
+  // refused at once, naming it, even when no batch would follow.
+  await checkSqliteTarget(storeUrl);
   const keepForeign = options.keepForeign === true;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
   // Stdin can be read once: when the first pass reads it, the second reads what it kept.

@@ -278,7 +278,8 @@ export class SqliteStore implements LedgerStore {
 
   /**
    * Opens (creating if needed) the file and applies pending migrations; refuses a store from the
-   * future. Its folder must exist unless `createsFolder` (the default store's: openStore decides). With `writerThread`, insertBatch runs on a worker thread (reads stay on this connection).
+   * future. With `writerThread`, insertBatch runs on a worker thread (reads stay on this connection).
+   * Its folder must exist unless `createsFolder` (the default store's: openStore decides).
    */
   static open(
     path: string,

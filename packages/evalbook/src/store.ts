@@ -207,15 +207,12 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
     if (path === '') throw new StoreError('sqlite: store URL needs a path (sqlite:PATH)');
     if (options.mustExist === true && !existsSync(path))
       throw new StoreError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
-    // A store a writer may create must be a regular file or nothing yet: a directory, device, FIFO or
-    // socket is refused (contract's outputTarget), never opened or replaced. Only the default store
-    // makes its folder (.evalbook/): a path the user named must be in a folder that exists, or a typo
-    // would start a second, empty ledger.
-    const createsFolder = url === DEFAULT_STORE_URL;
-    if (options.mustExist !== true)
-      await outputTarget(path, { inPlace: false, createsFolders: createsFolder });
+    if (options.mustExist !== true) await checkSqliteTarget(url);
     const { SqliteStore } = await import('./sqlite-store.js');
-    return SqliteStore.open(path, { writerThread: options.writerThread === true, createsFolder });
+    return SqliteStore.open(path, {
+      writerThread: options.writerThread === true,
+      createsFolder: url === DEFAULT_STORE_URL,
+    });
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PostgresStore } = await import('./postgres-store.js');
@@ -227,6 +224,19 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
 }
 
 /** The file a `sqlite:PATH` URL names (relative to the cwd), or null for another store. */
+/**
+ * Refuses (the contract's coded `paperclip_output_unwritable`, naming the user's path) a SQLite store
+ * URL a writer may not open or create: a directory, device, FIFO, socket or `-` is never opened or
+ * replaced, and a path in a missing folder is refused — only the default store (DEFAULT_STORE_URL)
+ * makes its folder (.evalbook/), so a typo never starts a second, empty ledger. Writers call it before
+ * any work (openStore calls it too); other URLs pass.
+ */
+export async function checkSqliteTarget(url: string): Promise<void> {
+  const path = sqliteStorePath(url);
+  if (path === null) return;
+  await outputTarget(path, { inPlace: false, createsFolders: url === DEFAULT_STORE_URL });
+}
+
 export function sqliteStorePath(url: string): string | null {
   return url.startsWith('sqlite:') && url.length > 'sqlite:'.length ? url.slice('sqlite:'.length) : null;
 }
