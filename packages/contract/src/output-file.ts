@@ -67,7 +67,7 @@ export interface OutputTargetOptions {
 const EXPECTED =
   'a regular file, a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO';
 /** What a target that must be a regular file (a database) may be. */
-const EXPECTED_FILE = 'a regular file or a new file';
+const EXPECTED_FILE = 'a regular file, or a new file in an existing folder';
 
 /** What a user writes for stdout, as every Unix tool reads it. */
 export const STDOUT_PATH = '-';
@@ -188,7 +188,7 @@ export async function outputTarget(path: string, options: OutputTargetOptions = 
     stats = await stat(absolute);
   } catch (error) {
     if (isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR'))
-      return newTarget(path, absolute, options.createsFolders ?? false);
+      return newTarget(path, absolute, options.createsFolders ?? false, inPlace ? EXPECTED : EXPECTED_FILE);
     throw isFileSystemError(error) ? writeFailed(path, error) : error;
   }
   const refused = refusedNode(path, stats, inPlace ? EXPECTED : EXPECTED_FILE);
@@ -219,7 +219,12 @@ const isMissing = (error: unknown): boolean =>
   isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR');
 
 /** A path that does not resolve: a dangling symlink, a missing folder, or a new file. */
-async function newTarget(path: string, absolute: string, createsFolders: boolean): Promise<OutputTarget> {
+async function newTarget(
+  path: string,
+  absolute: string,
+  createsFolders: boolean,
+  expected: string,
+): Promise<OutputTarget> {
   const node = await lstat(absolute).catch(() => undefined);
   if (node?.isSymbolicLink() === true)
     throw refusal(
@@ -227,6 +232,7 @@ async function newTarget(path: string, absolute: string, createsFolders: boolean
       'output_dangling_symlink',
       'it is a symlink to nothing; remove the link or create the file it names',
       'a dangling symlink',
+      expected,
     );
   if (createsFolders) return { kind: 'new', path: absolute };
   const folder = dirname(path);
@@ -240,10 +246,17 @@ async function newTarget(path: string, absolute: string, createsFolders: boolean
       'output_folder_missing',
       `the folder ${folder} does not exist; create it (mkdir -p ${folder}) or name a file in an existing folder`,
       'a missing folder',
+      expected,
     );
   }
   if (!parent.isDirectory())
-    throw refusal(path, 'output_folder_not_a_folder', `${folder} is not a folder`, 'a path through a file');
+    throw refusal(
+      path,
+      'output_folder_not_a_folder',
+      `${folder} is not a folder`,
+      'a path through a file',
+      expected,
+    );
   return { kind: 'new', path: absolute };
 }
 
