@@ -92,7 +92,8 @@ function leftOutSuite(summary: EvalbookSummary): string[] {
   if (summary.leftOut.foreign > 0)
     cases.push({
       name: `${summary.leftOut.foreign} foreign attempt(s)`,
-      message: "kept apart at ingest: case or config not the environment's (--include-foreign counts them)",
+      message:
+        "case or config not the environment's: kept apart at ingest, or not in --env (--include-foreign counts them)",
     });
   if (summary.leftOut.retracted > 0)
     cases.push({

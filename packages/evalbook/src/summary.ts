@@ -4,7 +4,8 @@
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
 // excluded and why. Stored policy verdicts, read after the attempts, are tallied per (config, policy
 // digest) the same way, and each check's score per run feeds its drift (check-drift.ts). Retracted
-// attempts, and attempts kept apart as foreign (unless includeForeign), count nowhere: not in a
+// attempts, and foreign ones (kept apart at ingest, or not of the report's environment: see
+// scoring's withExpectedChecks; unless includeForeign), count nowhere: not in a
 // cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
 import { CheckDriftTally } from './check-drift.js';
 import { attemptArtifactVerification, emptyArtifactCounts } from './convert.js';
@@ -145,8 +146,9 @@ export interface EvalbookSummary {
   readonly attempts: number;
   readonly statusCounts: StatusCounts;
   /**
-   * Attempts within the run scope that count nowhere in this summary: kept apart as foreign (their
-   * case or config is not the environment's; counted only with includeForeign) and retracted.
+   * Attempts within the run scope that count nowhere in this summary: foreign (their case or config
+   * is not the environment's: kept apart at ingest, or found so by the report's environment;
+   * counted only with includeForeign) and retracted.
    */
   readonly leftOut: { readonly foreign: number; readonly retracted: number };
   /** Whether foreign attempts were asked for (includeForeign), and how many of them were counted. */
@@ -456,7 +458,7 @@ export class SummaryBuilder {
             .map((reason) =>
               reason === 'retracted'
                 ? 'its attempts are retracted (see `evals runs`)'
-                : 'its attempts are kept apart as foreign (--include-foreign counts them)',
+                : "its attempts are foreign, not of the environment's suite (--include-foreign counts them)",
             )
             .join('; ')}`,
         );
