@@ -479,7 +479,7 @@ function storeFlags(flags: ReportFlags): {
 function includeForeignOption(): Option {
   return new Option(
     '--include-foreign',
-    "count attempts kept apart as foreign (ingested with --keep-foreign: not the environment's case or config) like any other; without it they are left out and counted as left out (retracted attempts are left out always)",
+    "count foreign attempts like any other: those kept apart at ingest (--keep-foreign), and with --env those whose case or config it does not list or lists under another digest (judged by ingest's rule, however they were ingested); without it they are left out and counted as left out (retracted attempts are left out always)",
   );
 }
 
