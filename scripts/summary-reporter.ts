@@ -1,4 +1,5 @@
-// Vitest reporter that ends every run with the plain line CI reads: `N passed, N failed[, N skipped]`.
+// Vitest reporter that ends every run with the plain line CI reads: `N passed, N failed` (skipped
+// tests, if any, are counted on the line before it, so the last line keeps its exact shape).
 // A test file that fails to load and an unhandled error each count as one failure, so a broken
 // suite can never report "0 failed".
 import type { Reporter, TestModule } from 'vitest/node';
@@ -19,7 +20,7 @@ export default class SummaryReporter implements Reporter {
       if (moduleFailures === 0 && testModule.state() === 'failed') moduleFailures = 1;
       failed += moduleFailures;
     }
-    const tail = skipped > 0 ? `, ${skipped} skipped` : '';
-    process.stdout.write(`\n${passed} passed, ${failed} failed${tail}\n`);
+    const skippedLine = skipped > 0 ? `${skipped} skipped\n` : '';
+    process.stdout.write(`\n${skippedLine}${passed} passed, ${failed} failed\n`);
   }
 }
