@@ -16,7 +16,12 @@ export {
 export type { Sha256Digest, StreamDigest } from './digest.js';
 export { ContractError, isContractError, pointer, pointerToken } from './errors.js';
 export type { ContractErrorCode, Issue } from './errors.js';
-export { DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_JSON_DEPTH, readJsonText } from './json-text.js';
+export {
+  DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
+  duplicateKeyIssues,
+  readJsonText,
+} from './json-text.js';
 export type { JsonTextLimits, JsonTextResult } from './json-text.js';
 export {
   SCHEMA_IDS,

@@ -98,6 +98,29 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
 }
 
+/**
+ * The repeated keys of a JSON text JSON.parse already read as `value` (it keeps the last of each):
+ * none, or a json_duplicate_key issue per repeat, with its pointer (json_too_deep past `maxDepth`).
+ * The same counting as readJsonText, for callers that parse the text themselves (the policy
+ * replay's frames, a hot path): only a count that does not add up runs the slow reader.
+ */
+export function duplicateKeyIssues(
+  text: string,
+  value: unknown,
+  maxDepth: number = DEFAULT_MAX_JSON_DEPTH,
+): Issue[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const tally: Tally = { keys: 0, colonsInStrings: 0, unsafeNumber: false };
+  if (!tallyValue(value, maxDepth, tally)) return tooDeepIssues(maxDepth);
+  if (colonsIn(text) - tally.colonsInStrings === tally.keys && !hasEscapedColon(text)) return [];
+  return new SlowReader(text).read().issues.filter((issue) => issue.code === 'json_duplicate_key');
+}
+
+function tooDeepIssues(maxDepth: number): Issue[] {
+  const result = tooDeep(maxDepth);
+  return result.ok ? [] : result.issues;
+}
+
 function tooDeep(maxDepth: number): JsonTextResult {
   return fail('json_too_deep', `JSON nests deeper than ${maxDepth} levels`, {
     expected: `at most ${maxDepth} levels of nesting`,

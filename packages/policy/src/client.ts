@@ -5,6 +5,8 @@
 // PolicyError; a missing result is never turned into an allow.
 import { spawn } from 'node:child_process';
 
+import { duplicateKeyIssues } from '@paperclip-evals/contract';
+
 import { jobFailed } from './errors.js';
 import { LineReader, compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
 import { trailingStateOut } from './state.js';
@@ -16,6 +18,15 @@ import type { LineEvent } from './framing.js';
 
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_STDERR_BYTES = 16 * 1024 * 1024;
+/** The longest reply frame the consumer reads, in bytes: a longer one fails the job (frame_too_large). */
+export const MAX_REPLY_FRAME_BYTES = 8 * 1024 * 1024;
+/**
+ * The longest state_out kept, in characters: each session holds one to send back as its next
+ * state_in, so a producer growing it would grow the consumer without bound (state_too_large).
+ */
+export const MAX_STATE_OUT_CHARS = 256 * 1024;
+/** The form of a bundle digest (the seed: `sha256:` + lowercase hexadecimal SHA-256). */
+const BUNDLE_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const STDERR_TAIL_BYTES = 2048;
 const HANDSHAKE_ID = -1;
 const STATE_OUT_KEYS = ['state_out'] as const;
@@ -50,7 +61,10 @@ export interface ProducerCommand {
 }
 
 export interface ClientOptions {
-  /** A producer that writes nothing (stdout or stderr) for this long while a reply is due fails the job. */
+  /**
+   * A required reply (the handshake, a bundle reply, a row response) that takes longer than this
+   * fails the job, whatever else the producer writes meanwhile (unknown frames, stderr).
+   */
   readonly replyTimeoutMs?: number;
   /** Stderr beyond this many bytes fails the job: a producer should diagnose, not flood. */
   readonly maxStderrBytes?: number;
@@ -105,7 +119,7 @@ export class EvaluateClient {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #replyTimeoutMs: number;
   readonly #maxStderrBytes: number;
-  readonly #reader = new LineReader();
+  readonly #reader = new LineReader(MAX_REPLY_FRAME_BYTES);
   readonly #pending: Pending[] = [];
   #head = 0;
   #nextSeq = 0;
@@ -275,13 +289,15 @@ export class EvaluateClient {
 
   #onLine(line: LineEvent): void {
     if (this.#failure !== undefined) return;
-    this.#lastProgressMs = Date.now();
     if (line.kind !== 'line') {
       this.#fail(
-        jobFailed(
-          line.kind === 'too_large' ? 'frame_too_large' : 'frame_invalid',
-          `stdout frame of ${line.byteLength} bytes is ${line.kind === 'too_large' ? 'too large' : 'not UTF-8'}`,
-        ),
+        line.kind === 'too_large'
+          ? jobFailed(
+              'frame_too_large',
+              `stdout frame of ${line.byteLength} bytes is over the ${MAX_REPLY_FRAME_BYTES}-byte frame cap`,
+              `${line.byteLength} bytes`,
+            )
+          : jobFailed('frame_invalid', `stdout frame of ${line.byteLength} bytes is not UTF-8`),
       );
       return;
     }
@@ -307,6 +323,23 @@ export class EvaluateClient {
       return;
     }
     const fields = frame as Record<string, unknown>;
+    // Strict reading: JSON.parse keeps the last of a repeated key, so `"verdict":"deny","verdict":
+    // "allow"` would read as allow. No frame may repeat a key anywhere (a state_out split off by
+    // trailingStateOut repeats one when the rest of the frame has another).
+    const repeated = duplicateKeyIssues(trailing === undefined ? line.text : trailing.head, frame);
+    if (repeated.length > 0 || (trailing !== undefined && 'state_out' in fields)) {
+      const where = repeated[0]?.path ?? '/state_out';
+      this.#fail(
+        jobFailed(
+          repeated[0]?.code === 'json_too_deep' ? 'frame_invalid' : 'reply_duplicate_key',
+          repeated[0]?.code === 'json_too_deep'
+            ? `stdout carried a frame nested deeper than the frame limit (${repeated[0].message})`
+            : `stdout carried a frame that repeats the key at ${where === '' ? '(root)' : where}: a repeated key is ambiguous, never read as its last value`,
+          line.text.slice(0, 200),
+        ),
+      );
+      return;
+    }
     const head = this.#pending[this.#head];
     if (head?.kind === 'handshake') {
       if (fields.type !== 'handshake') {
@@ -361,11 +394,11 @@ export class EvaluateClient {
             typeof s.reason === 'string'
           );
         });
-      if (typeof fields.bundle_digest !== 'string' || !validSkipped) {
+      if (typeof fields.bundle_digest !== 'string' || !BUNDLE_DIGEST.test(fields.bundle_digest) || !validSkipped) {
         this.#fail(
           jobFailed(
             'reply_malformed',
-            'bundle_ack needs a string bundle_digest and skipped[] of {kind, id, reason} strings',
+            'bundle_ack needs bundle_digest ("sha256:" + 64 lowercase hex digits) and skipped[] of {kind, id, reason} strings',
             text.slice(0, 200),
           ),
         );
@@ -471,7 +504,29 @@ export class EvaluateClient {
       );
       return;
     }
+    // An undecided success is never a decision (and never an allow): the verdict must be given.
+    // A verdict Evals does not know is the producer's to define (kept, compared with nothing).
+    if (typeof decision.verdict !== 'string' || decision.verdict === '') {
+      this.#fail(
+        jobFailed(
+          'reply_undecided',
+          `response ${expectedIdOf(head)} carries a decision without a verdict (expected a non-empty string, received ${describeVerdict(decision)})`,
+          text.slice(0, 200),
+        ),
+      );
+      return;
+    }
     const stateOut = trailingText ?? stateOutText(text);
+    if (stateOut.length > MAX_STATE_OUT_CHARS) {
+      this.#fail(
+        jobFailed(
+          'state_too_large',
+          `response ${expectedIdOf(head)} carries a state_out of ${stateOut.length} characters, over the ${MAX_STATE_OUT_CHARS}-character state cap`,
+          `${stateOut.length} characters`,
+        ),
+      );
+      return;
+    }
     this.#settle(head, {
       ok: true,
       bundleDigest: digest,
@@ -483,6 +538,7 @@ export class EvaluateClient {
 
   #settle(head: Pending, reply: unknown): void {
     this.#head++;
+    this.#lastProgressMs = Date.now(); // the timeout runs per required reply
     if (head.seq !== HANDSHAKE_ID) this.#lastAnsweredSeq = head.seq;
     if (this.#head > 1024 && this.#head * 2 > this.#pending.length) {
       this.#pending.splice(0, this.#head);
@@ -493,7 +549,7 @@ export class EvaluateClient {
   }
 
   #onStderr(chunk: Buffer): void {
-    this.#lastProgressMs = Date.now(); // alive and writing: a silent producer is what times out
+    // Stderr is drained, never progress: a producer chattering on it still owes its replies in time.
     this.#stderrBytes += chunk.byteLength;
     this.#stderrTail = (
       this.#stderrTail + chunk.toString('utf8', Math.max(0, chunk.byteLength - STDERR_TAIL_BYTES))
@@ -524,7 +580,7 @@ export class EvaluateClient {
         this.#fail(
           jobFailed(
             'reply_timeout',
-            `no output from the producer for ${this.#replyTimeoutMs} ms with ${replies(this.#outstanding())} due`,
+            `no required reply from the producer for ${this.#replyTimeoutMs} ms with ${replies(this.#outstanding())} due (other output does not count)`,
           ),
         );
         return;
@@ -637,6 +693,12 @@ function expectedIdOf(head: Pending): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeVerdict(decision: Record<string, unknown>): string {
+  if (!('verdict' in decision)) return 'no verdict';
+  const verdict = decision.verdict;
+  return verdict === '' ? 'an empty string' : verdict === null ? 'null' : Array.isArray(verdict) ? 'an array' : typeof verdict;
 }
 
 function wireError(value: unknown): { code: string; message: string } | undefined {

@@ -18,6 +18,12 @@ export type JobFailureCode =
   | 'frame_invalid'
   | 'frame_too_large'
   | 'reply_malformed'
+  /** A success whose decision has no verdict (absent, empty or not a string): never a decision. */
+  | 'reply_undecided'
+  /** A frame that repeats a key: JSON.parse would read its last value, the strict reader refuses it. */
+  | 'reply_duplicate_key'
+  /** A state_out over MAX_STATE_OUT_CHARS. */
+  | 'state_too_large'
   | 'reply_unexpected'
   | 'reply_duplicate'
   | 'reply_missing'

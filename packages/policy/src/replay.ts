@@ -3,6 +3,8 @@
 // rows go one at a time in the given order, and state is threaded only from a successful
 // state_out; a row error leaves the last good state in place. Any producer failure kills every
 // process and fails the whole job: no result is ever invented.
+import { canonicalDigest } from '@paperclip-evals/contract';
+
 import { EvaluateClient } from './client.js';
 import { jobFailed } from './errors.js';
 
@@ -71,6 +73,7 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
   let rowErrors = 0;
   /** The digest the first process acknowledged: every process and every reply must name it. */
   let headerDigest: string | undefined;
+  const sentDigest = digestOfSent(options.bundle);
   const worker = async (): Promise<{
     digest: string;
     skipped: readonly SkippedItem[];
@@ -83,6 +86,13 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
     const ack = await client.loadBundle(options.bundle);
     if (!ack.ok)
       throw jobFailed('bundle_rejected', `the producer rejected the bundle: ${ack.code} ${ack.message}`);
+    // The producer's digest is checked, never trusted: verdicts are stored under it.
+    if (ack.digest !== sentDigest)
+      throw jobFailed(
+        'bundle_digest_mismatch',
+        `the producer acknowledged the bundle as ${ack.digest}, but the RFC 8785 digest of the bundle sent is ${sentDigest ?? '(none: the bundle is not JSON)'}`,
+        ack.digest,
+      );
     headerDigest ??= ack.digest;
     if (ack.digest !== headerDigest)
       throw jobFailed(
@@ -185,6 +195,15 @@ export async function replaySessions<T>(options: ReplayOptions<T>): Promise<Repl
     skipped: first.value.skipped,
     handshake: first.value.handshake,
   };
+}
+
+/** `sha256:` + the SHA-256 of the bundle's RFC 8785 form, as the seed defines bundle_digest. */
+function digestOfSent(bundle: string): string | undefined {
+  try {
+    return canonicalDigest(JSON.parse(bundle));
+  } catch {
+    return undefined; // not JSON (or not canonicalisable): no acknowledgment can be right
+  }
 }
 
 function asError(error: unknown): Error {

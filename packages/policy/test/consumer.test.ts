@@ -118,12 +118,12 @@ describe('against a broken producer', () => {
     [
       'answers_with_another_bundle',
       'bundle_digest_mismatch',
-      /names bundle sha256:1{64}, not the acknowledged sha256:0{64}/,
+      /names bundle sha256:1{64}, not the acknowledged sha256:[0-9a-f]{64}/,
     ],
     ['echoes_a_padded_id', 'id_mismatch', /response id "r0\d+" does not echo the request id r\d+/],
     ['dies_mid_stream', 'reply_missing', /ended with exit code 0 and \d+ repl(?:y|ies) missing/],
     ['dies_mid_frame', 'output_truncated', /stdout ended inside a frame/],
-    ['never_flushes', 'reply_timeout', /no output from the producer for 1500 ms/],
+    ['never_flushes', 'reply_timeout', /no required reply from the producer for 1500 ms/],
     ['floods_stderr', 'stderr_overflow', /more than 16777216 bytes to stderr/],
     ['extra_reply', 'reply_unexpected', /a bundle_ack frame when/],
     ['malformed_reply', 'reply_malformed', /neither decision nor state_out/],
@@ -135,7 +135,24 @@ describe('against a broken producer', () => {
       'reply_missing',
       /ended with exit code 1 before its handshake; stderr says Error: Cannot find module '\/nowhere\/evals\.js' and ends: …[\s\S]*Node\.js v20$/,
     ],
+    // Lying producers: well-formed frames that decide nothing, or that cannot be trusted.
+    ['undecided_empty', 'reply_undecided', /decision without a verdict .*received no verdict/],
+    ['undecided_no_verdict', 'reply_undecided', /received no verdict/],
+    ['undecided_null_verdict', 'reply_undecided', /received null/],
+    ['undecided_empty_verdict', 'reply_undecided', /received an empty string/],
+    ['duplicate_verdict', 'reply_duplicate_key', /repeats the key at \/decision\/verdict/],
+    ['duplicate_state_out', 'reply_duplicate_key', /repeats the key at \/state_out/],
+    ['malformed_digest', 'reply_malformed', /bundle_digest \("sha256:" \+ 64 lowercase hex digits\)/],
+    [
+      'wrong_digest',
+      'bundle_digest_mismatch',
+      /acknowledged the bundle as sha256:0{64}, but the RFC 8785 digest of the bundle sent is sha256:[0-9a-f]{64}/,
+    ],
+    ['chatters_unknown_frames', 'reply_timeout', /no required reply from the producer for 1500 ms/],
+    ['chatters_stderr', 'reply_timeout', /no required reply from the producer for 1500 ms/],
+    ['huge_state', 'state_too_large', /over the 262144-character state cap/],
   ];
+  const silent = new Set<Defect>(['never_flushes', 'chatters_unknown_frames', 'chatters_stderr']);
 
   it.each(cases)('%s → job error %s, no decisions returned', async (defect, code, message) => {
     const producer = await brokenProducer(dir, defect);
@@ -147,7 +164,7 @@ describe('against a broken producer', () => {
       sessions: toolCallSessions(attempts),
       initialState: 'unavailable',
       // Short only where silence is the defect; elsewhere a slow start on a busy box must not matter.
-      replyTimeoutMs: defect === 'never_flushes' ? 1500 : 60_000,
+      replyTimeoutMs: silent.has(defect) ? 1500 : 60_000,
       processes: 2,
     });
     const error: unknown = await replay.then(

@@ -32,6 +32,18 @@ export type Defect =
   | 'wrong_exit_code'
   | 'no_handshake'
   | 'crashes_at_start'
+  /** Lying producers: each answers in form but decides nothing, or cannot be trusted. */
+  | 'undecided_empty'
+  | 'undecided_no_verdict'
+  | 'undecided_null_verdict'
+  | 'undecided_empty_verdict'
+  | 'duplicate_verdict'
+  | 'duplicate_state_out'
+  | 'malformed_digest'
+  | 'wrong_digest'
+  | 'chatters_unknown_frames'
+  | 'chatters_stderr'
+  | 'huge_state'
   /** Not a defect of the protocol: a verdict Evals does not know, in a Decision with fields it does not know. */
   | 'unfamiliar_verdict';
 
@@ -72,6 +84,14 @@ export function brokenProducer(dir: string, defect: Defect): Promise<Executable>
 const defect = ${JSON.stringify(defect)};
 require('node:fs').writeFileSync(${JSON.stringify(pidFile(dir, defect))}, String(process.pid));
 const out = (frame) => process.stdout.write(JSON.stringify(frame) + '\\n');
+// RFC 8785 for the test bundles (integers, plain strings): sorted keys, JSON.stringify's numbers.
+const canon = (v) => Array.isArray(v) ? '[' + v.map(canon).join(',') + ']'
+  : v !== null && typeof v === 'object' ? '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + canon(v[k])).join(',') + '}'
+  : JSON.stringify(v);
+const digestOf = (bundle) => 'sha256:' + require('node:crypto').createHash('sha256').update(canon(bundle)).digest('hex');
+let digest = 'sha256:' + '0'.repeat(64);
+let stalled = false;
+const chatter = (write) => { stalled = true; setInterval(write, 20); }; // never answers again; runs until killed
 const UNFAMILIAR_DECISION = ${JSON.stringify(`"decision":${UNFAMILIAR_DECISION_JSON}`)};
 if (defect === 'floods_stderr') {
   const block = 'x'.repeat(1024 * 1024);
@@ -91,12 +111,14 @@ const held = [];
 require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
   const frame = JSON.parse(line);
   if (frame.type === 'bundle') {
-    out({ type: 'bundle_ack', bundle_digest: 'sha256:' + '0'.repeat(64), skipped: [] });
-    if (defect === 'extra_reply') out({ type: 'bundle_ack', bundle_digest: 'sha256:' + '0'.repeat(64), skipped: [] });
+    digest = defect === 'wrong_digest' ? 'sha256:' + '0'.repeat(64) : digestOf(frame.bundle);
+    out({ type: 'bundle_ack', bundle_digest: defect === 'malformed_digest' ? digest.toUpperCase() : digest, skipped: [] });
+    if (defect === 'extra_reply') out({ type: 'bundle_ack', bundle_digest: digest, skipped: [] });
     return;
   }
   rows++;
-  const reply = { type: 'response', id: frame.id, bundle_digest: 'sha256:' + (defect === 'answers_with_another_bundle' && rows === 2 ? '1' : '0').repeat(64), decision: { verdict: 'allow' }, state_out: frame.state_in ?? {} };
+  if (stalled) return; // a chattering producer answers nothing more
+  const reply = { type: 'response', id: frame.id, bundle_digest: defect === 'answers_with_another_bundle' && rows === 2 ? 'sha256:' + '1'.repeat(64) : digest, decision: { verdict: 'allow' }, state_out: frame.state_in ?? {} };
   if (rows !== 2) return defect === 'never_flushes' ? held.push(reply) : out(reply);
   switch (defect) {
     case 'drops_a_reply': return;
@@ -108,6 +130,15 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     case 'never_flushes': return held.push(reply);
     case 'malformed_reply': return out({ ...reply, error: { code: 'OL-1240', message: 'both' } });
     case 'not_json': return process.stdout.write('this is not json\\n');
+    case 'undecided_empty': return out({ ...reply, decision: {} });
+    case 'undecided_no_verdict': return out({ ...reply, decision: { rule_id: 'r1', reason: 'no verdict given' } });
+    case 'undecided_null_verdict': return out({ ...reply, decision: { verdict: null } });
+    case 'undecided_empty_verdict': return out({ ...reply, decision: { verdict: '' } });
+    case 'duplicate_verdict': return process.stdout.write(JSON.stringify(reply).replace('"verdict":"allow"', '"verdict":"deny","verdict":"allow"') + '\\n');
+    case 'duplicate_state_out': return process.stdout.write(JSON.stringify(reply).replace('"decision"', '"state_out":{"c":[1]},"decision"') + '\\n');
+    case 'chatters_unknown_frames': return chatter(() => out({ type: 'keepalive', note: 'still thinking' }));
+    case 'chatters_stderr': return chatter(() => process.stderr.write('still thinking\\n'));
+    case 'huge_state': return out({ ...reply, state_out: { c: [], f: [], t: [], a: [], run: null, pad: 'x'.repeat(300 * 1024) } });
     case 'unfamiliar_verdict': return process.stdout.write(JSON.stringify(reply).replace('"decision":{"verdict":"allow"}', UNFAMILIAR_DECISION) + '\\n');
     default: return out(reply);
   }
