@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { readJsonText } from '../src/json-text.ts';
+import { duplicateKeyIssues, readJsonText } from '../src/json-text.ts';
 
 const codesOf = (input: Uint8Array | string, limits = {}): string[] => {
   const result = readJsonText(input, limits);
@@ -139,5 +139,59 @@ describe('readJsonText', () => {
       'json_lone_surrogate',
     ]);
     expect(codesOf('{"a": "\\ud83d\\ude00"}')).toEqual([]);
+  });
+});
+
+/** A JSON text built member by member (keys may repeat, colons may be escaped), and whether any object repeats a key. */
+interface Built {
+  readonly text: string;
+  readonly repeats: boolean;
+}
+
+const KEYS = ['a', 'b', 'a:b', ':', 'verdict'];
+const keyText = (key: string, escapeColons: boolean): string =>
+  escapeColons ? JSON.stringify(key).replaceAll(':', '\\u003a') : JSON.stringify(key);
+
+const built: fc.Arbitrary<Built> = fc.letrec<{ node: Built; object: Built }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.jsonValue({ maxDepth: 1 }).map((value) => ({ text: JSON.stringify(value), repeats: false })),
+    tie('object'),
+    fc.array(tie('node'), { maxLength: 3 }).map((items) => ({
+      text: `[${items.map((item) => item.text).join(',')}]`,
+      repeats: items.some((item) => item.repeats),
+    })),
+  ),
+  object: fc
+    .array(fc.tuple(fc.constantFrom(...KEYS), fc.boolean(), tie('node')), { maxLength: 4 })
+    .map((members) => ({
+      text: `{${members.map(([key, escape, value]) => `${keyText(key, escape)}:${value.text}`).join(',')}}`,
+      repeats:
+        new Set(members.map(([key]) => key)).size !== members.length ||
+        members.some(([, , value]) => value.repeats),
+    })),
+})).object;
+
+describe('duplicateKeyIssues', () => {
+  it('finds a repeated key exactly when some object repeats one, as readJsonText does (property)', () => {
+    fc.assert(
+      fc.property(built, ({ text, repeats }) => {
+        const value: unknown = JSON.parse(text);
+        const issues = duplicateKeyIssues(text, value);
+        expect(issues.length > 0).toBe(repeats);
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          const strict = readJsonText(text);
+          expect(issues).toEqual(strict.ok ? [] : strict.issues.filter((i) => i.code === 'json_duplicate_key'));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('names where the repeat is: the verdict read as allow is refused', () => {
+    const text = '{"type":"response","decision":{"verdict":"deny","verdict":"allow"}}';
+    expect(duplicateKeyIssues(text, JSON.parse(text))).toMatchObject([
+      { code: 'json_duplicate_key', path: '/decision/verdict' },
+    ]);
   });
 });
