@@ -12,7 +12,7 @@ import { DEFAULT_SESSIONS_PER_PROCESS } from '../../policy/src/replay.ts';
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
 
-import type { Executable } from '../../policy/test/support/producers.ts';
+import type { Defect, Executable } from '../../policy/test/support/producers.ts';
 
 const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
 
@@ -169,6 +169,28 @@ describe('evals policy replay', () => {
     expect(run.stderr).toMatch(
       /^evals policy replay: paperclip_policy_job_failed\n {2}reply_missing at policy-producer: no response for id r\d+/,
     );
+  });
+
+  // Lying producers: each writes well-formed frames, and each run ends in a job error (exit 5), never exit 0.
+  const liars: [Defect, string][] = [
+    ['undecided_empty', 'reply_undecided'],
+    ['undecided_no_verdict', 'reply_undecided'],
+    ['undecided_null_verdict', 'reply_undecided'],
+    ['undecided_empty_verdict', 'reply_undecided'],
+    ['duplicate_verdict', 'reply_duplicate_key'],
+    ['duplicate_state_out', 'reply_duplicate_key'],
+    ['malformed_digest', 'reply_malformed'],
+    ['wrong_digest', 'bundle_digest_mismatch'],
+    ['chatters_unknown_frames', 'reply_timeout'],
+    ['chatters_stderr', 'reply_timeout'],
+    ['huge_state', 'state_too_large'],
+  ];
+  it.each(liars)('a producer that %s is a job error %s (exit 5), no call on stdout', async (defect, code) => {
+    const run = replay(await brokenProducer(dir, defect), ['--json', '--reply-timeout-ms', '1500']);
+    expect(run.status).toBe(5);
+    const report = JSON.parse(run.stdout) as { calls?: unknown; error: { issues: { code: string }[] } };
+    expect(report.calls).toBeUndefined();
+    expect(report.error.issues.map((issue) => issue.code)).toEqual([code]);
   });
 
   it('refuses a binary whose digest differs (exit 4) before running it', () => {
