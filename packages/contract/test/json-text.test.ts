@@ -181,7 +181,9 @@ describe('duplicateKeyIssues', () => {
         expect(issues.length > 0).toBe(repeats);
         if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
           const strict = readJsonText(text);
-          expect(issues).toEqual(strict.ok ? [] : strict.issues.filter((i) => i.code === 'json_duplicate_key'));
+          expect(issues).toEqual(
+            strict.ok ? [] : strict.issues.filter((i) => i.code === 'json_duplicate_key'),
+          );
         }
       }),
       { numRuns: 500 },

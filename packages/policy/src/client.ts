@@ -394,7 +394,11 @@ export class EvaluateClient {
             typeof s.reason === 'string'
           );
         });
-      if (typeof fields.bundle_digest !== 'string' || !BUNDLE_DIGEST.test(fields.bundle_digest) || !validSkipped) {
+      if (
+        typeof fields.bundle_digest !== 'string' ||
+        !BUNDLE_DIGEST.test(fields.bundle_digest) ||
+        !validSkipped
+      ) {
         this.#fail(
           jobFailed(
             'reply_malformed',
@@ -698,7 +702,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function describeVerdict(decision: Record<string, unknown>): string {
   if (!('verdict' in decision)) return 'no verdict';
   const verdict = decision.verdict;
-  return verdict === '' ? 'an empty string' : verdict === null ? 'null' : Array.isArray(verdict) ? 'an array' : typeof verdict;
+  return verdict === ''
+    ? 'an empty string'
+    : verdict === null
+      ? 'null'
+      : Array.isArray(verdict)
+        ? 'an array'
+        : typeof verdict;
 }
 
 function wireError(value: unknown): { code: string; message: string } | undefined {

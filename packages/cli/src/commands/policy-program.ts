@@ -109,7 +109,7 @@ export function addPolicyCommands(program: Command): void {
     .addOption(
       new Option(
         '--reply-timeout-ms <ms>',
-        'fail the job when the producer is silent this long with a reply due',
+        'fail the job when a required reply takes this long (unknown frames and stderr meanwhile do not count)',
       )
         .default(60_000)
         .argParser(positiveInteger),
