@@ -91,33 +91,54 @@ export const isRequiredText = (value: unknown): value is string =>
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Every (pointer, parent, value) a place names in `bundle`; a place whose parent is not an object names nothing. */
-function* fieldsAt(
+/**
+ * Calls `visit` for every field a place names in `bundle` (a place whose parent is not an object
+ * names nothing). The field's pointer is built only when asked for: on a valid bundle no pointer is
+ * built at all (this runs for every event of every bundle).
+ */
+function forEachField(
   node: unknown,
   place: Place,
-  tokens: (string | number)[] = [],
-): Generator<{ path: string; present: boolean; value: unknown }> {
-  const [head, ...rest] = place;
-  if (head === undefined) return;
-  if (head === '*') {
-    if (!Array.isArray(node)) return;
-    for (const [index, item] of node.entries()) yield* fieldsAt(item, rest, [...tokens, index]);
-    return;
-  }
-  if (!isObject(node)) return;
-  if (rest.length === 0) {
-    yield { path: pointer(...tokens, head), present: Object.hasOwn(node, head), value: node[head] };
-    return;
-  }
-  yield* fieldsAt(node[head], rest, [...tokens, head]);
+  visit: (field: { readonly present: boolean; readonly value: unknown; path(): string }) => void,
+): void {
+  const tokens: (string | number)[] = [];
+  const walk = (current: unknown, depth: number): void => {
+    const head = place[depth];
+    if (head === undefined) return;
+    if (head === '*') {
+      if (!Array.isArray(current)) return;
+      for (let index = 0; index < current.length; index += 1) {
+        tokens.push(index);
+        walk(current[index], depth + 1);
+        tokens.pop();
+      }
+      return;
+    }
+    if (!isObject(current)) return;
+    if (depth === place.length - 1) {
+      visit({
+        present: Object.hasOwn(current, head),
+        value: current[head],
+        path: () => pointer(...tokens, head),
+      });
+      return;
+    }
+    tokens.push(head);
+    walk(current[head], depth + 1);
+    tokens.pop();
+  };
+  walk(node, 0);
 }
 
 /** Required text that is missing, not a string, or blank after trimming Unicode whitespace. */
 export function requiredTextIssues(bundle: Json): Issue[] {
   const issues: Issue[] = [];
   for (const place of REQUIRED_TEXT_PLACES) {
-    for (const { path, present, value } of fieldsAt(bundle, place)) {
-      if (isRequiredText(value) || (value === null && NULLABLE_TEXT.has(path))) continue;
+    forEachField(bundle, place, (field) => {
+      const { present, value } = field;
+      if (isRequiredText(value)) return;
+      const path = field.path();
+      if (value === null && NULLABLE_TEXT.has(path)) return;
       issues.push({
         code: 'text_required',
         message:
@@ -130,7 +151,7 @@ export function requiredTextIssues(bundle: Json): Issue[] {
           : 'a string that is not empty after trimming whitespace',
         received: present ? value : 'missing',
       });
-    }
+    });
   }
   return issues;
 }
@@ -146,9 +167,13 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Whether a string of upstream's shape names a real instant (a leap second only at 23:59:60, as RFC 3339 allows). */
 export function isRealInstant(text: string): boolean {
-  const [year, month, day, hour, minute, second] = [0, 5, 8, 11, 14, 17].map((at) =>
-    Number(text.slice(at, at === 0 ? 4 : at + 2)),
-  ) as [number, number, number, number, number, number];
+  const number = (at: number, length: number): number => {
+    let value = 0;
+    for (let index = at; index < at + length; index += 1) value = value * 10 + text.charCodeAt(index) - 48;
+    return value;
+  };
+  const [year, month, day] = [number(0, 4), number(5, 2), number(8, 2)];
+  const [hour, minute, second] = [number(11, 2), number(14, 2), number(17, 2)];
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const monthDays = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
   return (
@@ -164,9 +189,14 @@ export function isRealInstant(text: string): boolean {
 export function timestampIssues(bundle: Json): Issue[] {
   const issues: Issue[] = [];
   for (const place of TIMESTAMP_PLACES) {
-    for (const { path, present, value } of fieldsAt(bundle, place)) {
-      if (!present && place.at(-1) === 'observedAt') continue; // optional
-      if (typeof value !== 'string' || !UPSTREAM_DATE_TIME.test(value)) {
+    const optional = place.at(-1) === 'observedAt';
+    forEachField(bundle, place, (field) => {
+      const { present, value } = field;
+      if (!present && optional) return;
+      const shaped = typeof value === 'string' && UPSTREAM_DATE_TIME.test(value);
+      if (shaped && isRealInstant(value)) return;
+      const path = field.path();
+      if (!shaped) {
         issues.push({
           code: 'timestamp_invalid',
           message: `${path} is not a UTC timestamp of the form 2026-11-30T12:00:00.000Z`,
@@ -183,7 +213,7 @@ export function timestampIssues(bundle: Json): Issue[] {
           received: value,
         });
       }
-    }
+    });
   }
   return issues;
 }
