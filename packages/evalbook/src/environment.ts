@@ -3,9 +3,16 @@
 // schemas/evals/environment-v1.schema.json and then for what a schema cannot say (unique ids, prices
 // we can turn into exact integers, case checks the checks engine accepts). Every issue is reported,
 // each with a JSON pointer.
-import { readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { open } from 'node:fs/promises';
 import { evaluateAssertions } from '@paperclip-evals/checks';
-import { ContractError, pointer, readJsonText, schemaIssuesOf } from '@paperclip-evals/contract';
+import {
+  ContractError,
+  DEFAULT_MAX_JSON_DEPTH,
+  pointer,
+  readJsonText,
+  schemaIssuesOf,
+} from '@paperclip-evals/contract';
 import { parseDocument } from 'yaml';
 
 import type { Assertion, Trace } from '@paperclip-evals/checks';
@@ -72,7 +79,19 @@ export interface Environment {
 const invalid = (message: string, issues: readonly Issue[]): ContractError =>
   new ContractError('paperclip_contract_document_invalid', message, issues);
 
-/** Parses YAML strictly: duplicate keys, unresolved (custom) tags and any warning are errors. */
+/** The largest environment file read (an environment is a page of YAML; more is a mistake or an attack). */
+export const ENVIRONMENT_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The most aliases a YAML environment may resolve (the yaml library's default bound, kept explicit). */
+export const ENVIRONMENT_MAX_ALIASES = 100;
+
+const YAML_EXPECTED = 'strict YAML (unique keys, no custom tags, acyclic anchors)';
+
+/**
+ * Parses YAML strictly: duplicate keys, unresolved (custom) tags and any warning are errors, and so
+ * are more than ENVIRONMENT_MAX_ALIASES aliases, an anchor that contains an alias of itself (a cycle)
+ * and nesting deeper than DEFAULT_MAX_JSON_DEPTH. Never throws: every failure is an issue.
+ */
 function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
   const document = parseDocument(text, {
     uniqueKeys: true,
@@ -88,14 +107,90 @@ function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; is
         code: problem.code === 'DUPLICATE_KEY' ? 'yaml_duplicate_key' : `yaml_${problem.code.toLowerCase()}`,
         message: problem.message.split('\n')[0] ?? problem.message,
         path: '',
-        expected: 'strict YAML (unique keys, no custom tags)',
+        expected: YAML_EXPECTED,
         received:
           problem.linePos === undefined
             ? problem.code
             : `line ${problem.linePos[0].line}, column ${problem.linePos[0].col}`,
       })),
     };
-  return { ok: true, value: document.toJS({ maxAliasCount: 100 }) as unknown };
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: ENVIRONMENT_MAX_ALIASES }) as unknown;
+  } catch (error) {
+    // The yaml library throws (a ReferenceError) past maxAliasCount or on an alias it cannot resolve.
+    const message = error instanceof Error ? error.message : String(error);
+    const tooMany = /alias count/i.test(message);
+    return {
+      ok: false,
+      issues: [
+        {
+          code: tooMany ? 'yaml_alias_limit' : 'yaml_alias_unresolved',
+          message: tooMany
+            ? `the document resolves more than ${ENVIRONMENT_MAX_ALIASES} aliases`
+            : `an alias cannot be resolved: ${message}`,
+          path: '',
+          expected: tooMany
+            ? `at most ${ENVIRONMENT_MAX_ALIASES} aliases (write the values out)`
+            : YAML_EXPECTED,
+          received: tooMany ? `more than ${ENVIRONMENT_MAX_ALIASES} aliases` : message,
+        },
+      ],
+    };
+  }
+  const shape = shapeIssue(value);
+  return shape === null ? { ok: true, value } : { ok: false, issues: [shape] };
+}
+
+/** parseYaml, with anything the yaml library throws besides (a stack overflow on deep nesting) as an issue. */
+function parseYamlSafely(text: string): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
+  try {
+    return parseYaml(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      issues: [{ code: 'yaml_unparseable', message, path: '', expected: YAML_EXPECTED, received: message }],
+    };
+  }
+}
+
+/** A cycle (an anchor holding an alias of itself) or nesting past DEFAULT_MAX_JSON_DEPTH, or null. */
+function shapeIssue(root: unknown): Issue | null {
+  const holding = new Set<unknown>();
+  const walk = (value: unknown, at: readonly (string | number)[]): Issue | null => {
+    if (value === null || typeof value !== 'object') return null;
+    if (holding.has(value))
+      return {
+        code: 'yaml_alias_cycle',
+        message: 'an anchor contains an alias of itself (a value that holds itself has no JSON form)',
+        path: pointer(...at),
+        expected: YAML_EXPECTED,
+        received: 'a self-referencing anchor',
+      };
+    if (at.length > DEFAULT_MAX_JSON_DEPTH)
+      return {
+        code: 'yaml_too_deep',
+        message: `the document nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`,
+        path: pointer(...at),
+        expected: `at most ${DEFAULT_MAX_JSON_DEPTH} levels of nesting`,
+        received: `more than ${DEFAULT_MAX_JSON_DEPTH} levels`,
+      };
+    holding.add(value);
+    const entries: [string | number, unknown][] =
+      value instanceof Map
+        ? [...value.entries()].map(([key, item]) => [String(key), item])
+        : Array.isArray(value)
+          ? value.map((item, index) => [index, item])
+          : Object.entries(value);
+    for (const [key, item] of entries) {
+      const issue = walk(item, [...at, key]);
+      if (issue !== null) return issue;
+    }
+    holding.delete(value);
+    return null;
+  };
+  return walk(root, []);
 }
 
 /** Validates an already parsed document; returns the environment or throws with every issue. */
@@ -181,15 +276,98 @@ export async function caseCheckIssues(environment: Environment): Promise<Issue[]
   return issues;
 }
 
-/** Loads `evalbook.yaml` / `.yml` / `.json`. I/O errors reject with the fs error. */
-export async function loadEnvironment(path: string): Promise<Environment> {
-  const bytes = await readFile(path);
-  const parsed = /\.json$/i.test(path) ? readJsonText(bytes) : parseYaml(bytes.toString('utf8'));
-  if (!parsed.ok)
-    throw invalid(
-      `${path} is not a strict ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} document`,
-      parsed.issues,
+/**
+ * Reads an environment file's bytes, at most ENVIRONMENT_MAX_BYTES; every failure (missing, a
+ * directory, unreadable, too large) is the contract's coded document error naming the path.
+ */
+async function readEnvironmentBytes(path: string): Promise<Buffer> {
+  const refuse = (code: string, message: string, expected: string, received: string): ContractError =>
+    invalid(`${path} ${message}`, [{ code, message: `${path} ${message}`, path: '', expected, received }]);
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+    throw refuse(
+      'environment_unreadable',
+      code === 'ENOENT' ? 'does not exist' : `cannot be opened (${code})`,
+      'a readable evalbook.yaml / .json file (evals init writes one)',
+      code,
     );
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile())
+      throw refuse(
+        'environment_not_a_file',
+        'is not a regular file',
+        'a regular evalbook.yaml / .json file',
+        stat.isDirectory() ? 'a directory' : 'not a regular file',
+      );
+    if (stat.size > ENVIRONMENT_MAX_BYTES)
+      throw refuse(
+        'environment_too_large',
+        `is ${stat.size} bytes, over the ${ENVIRONMENT_MAX_BYTES}-byte limit of an environment`,
+        `at most ${ENVIRONMENT_MAX_BYTES} bytes`,
+        `${stat.size} bytes`,
+      );
+    const bytes = Buffer.alloc(ENVIRONMENT_MAX_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(bytes, length, bytes.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > ENVIRONMENT_MAX_BYTES)
+        throw refuse(
+          'environment_too_large',
+          `grew past the ${ENVIRONMENT_MAX_BYTES}-byte limit of an environment while being read`,
+          `at most ${ENVIRONMENT_MAX_BYTES} bytes`,
+          `more than ${ENVIRONMENT_MAX_BYTES} bytes`,
+        );
+    }
+    return bytes.subarray(0, length);
+  } catch (error) {
+    if (error instanceof ContractError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+    throw refuse('environment_unreadable', `cannot be read (${code})`, 'a readable file', code);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** YAML text of the bytes: UTF-8 only (no silent replacement characters), a leading BOM allowed as YAML allows. */
+function yamlText(bytes: Buffer): { ok: true; text: string } | { ok: false; issues: Issue[] } {
+  if (!isUtf8(bytes))
+    return {
+      ok: false,
+      issues: [
+        {
+          code: 'text_not_utf8',
+          message: 'the file is not valid UTF-8',
+          path: '',
+          expected: 'UTF-8 text',
+          received: 'bytes that are not UTF-8',
+        },
+      ],
+    };
+  return { ok: true, text: bytes.toString('utf8') };
+}
+
+/**
+ * Loads `evalbook.yaml` / `.yml` / `.json`. Every failure (the file, its text, its YAML or JSON, the
+ * schema, the checks) is the contract's coded `paperclip_contract_document_invalid` (exit 2), never
+ * another throw.
+ */
+export async function loadEnvironment(path: string): Promise<Environment> {
+  const bytes = await readEnvironmentBytes(path);
+  const json = /\.json$/i.test(path);
+  let parsed: { ok: true; value: unknown } | { ok: false; issues: Issue[] };
+  if (json) parsed = readJsonText(bytes, { maxBytes: ENVIRONMENT_MAX_BYTES });
+  else {
+    const text = yamlText(bytes);
+    parsed = text.ok ? parseYamlSafely(text.text) : text;
+  }
+  if (!parsed.ok) throw invalid(`${path} is not a strict ${json ? 'JSON' : 'YAML'} document`, parsed.issues);
   let environment: Environment;
   try {
     environment = parseEnvironment(parsed.value);
