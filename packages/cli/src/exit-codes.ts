@@ -4,6 +4,7 @@ import { isContractError, isFileSystemError, maskSecrets, secretsIn } from '@pap
 
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
+import type { StoreError } from '@paperclip-evals/evalbook';
 
 export const EXIT = {
   /** Everything checked is valid / compatible. */
@@ -73,10 +74,15 @@ const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_output_unwritable: EXIT.usage,
 };
 
+/** The evalbook package's StoreError code (checked against its type; the package itself loads lazily). */
+const STORE_ERROR_CODE: StoreError['code'] = 'paperclip_evalbook_store_unusable';
+
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   if (error instanceof UsageError || isFileSystemError(error)) return EXIT.usage;
   if (isContractError(error)) return EXIT_FOR_CONTRACT_ERROR[error.code];
+  // A store that cannot be opened or used (corrupt, read-only for a writer, from the future, ...).
+  if (isCodedError(error) && error.code === STORE_ERROR_CODE) return EXIT.usage;
   return EXIT.internal;
 }
 

@@ -1,7 +1,7 @@
 // The SQLite ledger store (better-sqlite3): one file, WAL, versioned migrations in code, append-only
 // (triggers refuse UPDATE and DELETE on ledger tables). A batch is one IMMEDIATE transaction, so a
 // crash or SIGKILL leaves either the whole batch or none of it.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -287,20 +287,49 @@ export class SqliteStore implements LedgerStore {
   ): SqliteStore {
     const file = resolve(path);
     if (options.createsFolder === true) mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file);
+    let db: Database.Database | undefined;
     try {
+      db = new Database(file);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db, SQLITE_MIGRATIONS);
     } catch (error) {
-      db.close();
-      throw error;
+      db?.close();
+      throw sqliteFailure(error, path, 'write');
     }
     const store = new SqliteStore(db, file);
     if (options.writerThread === true) store.writer = new WriterThread(file);
     return store;
+  }
+
+  /**
+   * Opens an existing store read-only: never migrated, never written, no -wal/-shm file needed. A
+   * store in WAL mode whose folder cannot take SQLite's -shm file (a read-only mount, a read-only
+   * folder) is read from a copy in memory, as long as no -wal file holds changes not yet in it. A
+   * store that needs a migration is refused (a writer such as `evals ingest` migrates it).
+   */
+  static openReadOnly(path: string): SqliteStore {
+    const file = resolve(path);
+    let db: Database.Database | undefined;
+    try {
+      try {
+        db = new Database(file, { readonly: true, fileMustExist: true });
+        db.pragma('busy_timeout = 5000');
+        db.prepare('SELECT COUNT(*) FROM sqlite_schema').get();
+      } catch (error) {
+        db?.close();
+        db = undefined;
+        if ((error as { code?: unknown }).code !== 'SQLITE_CANTOPEN') throw error;
+        db = inMemoryCopy(file, path);
+      }
+      checkMigrated(db, SQLITE_MIGRATIONS, path);
+      return new SqliteStore(db, file);
+    } catch (error) {
+      db?.close();
+      throw sqliteFailure(error, path, 'read');
+    }
   }
 
   private insertOne(record: LedgerRecord): InsertOutcome {
@@ -575,6 +604,121 @@ class WriterThread {
   async close(): Promise<void> {
     await this.request({ close: true });
   }
+}
+
+/**
+ * A read-only copy in memory of a WAL-mode store SQLite cannot open in place (its folder cannot take
+ * the -shm file): the file's bytes, marked as a rollback-journal database (header bytes 18 and 19),
+ * refused when a -wal file beside it holds changes the copy would miss.
+ */
+function inMemoryCopy(file: string, path: string): Database.Database {
+  const wal = `${file}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0)
+    throw new StoreError(`cannot read the SQLite store ${path} read-only`, {
+      issues: [
+        {
+          code: 'store_wal_pending',
+          message: `${path}-wal holds changes not yet in ${path}, and its folder is read-only`,
+          path: '',
+          expected: 'a store whose writers have closed it (no pending -wal file), or a writable folder',
+          received: `${path}-wal with uncheckpointed changes`,
+        },
+      ],
+    });
+  const bytes = readFileSync(file);
+  if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
+  return new Database(bytes, { readonly: true });
+}
+
+/** What a SQLite failure means to the user, as a coded StoreError naming the store and what to do. */
+export function sqliteFailure(error: unknown, path: string, access: 'read' | 'write'): StoreError {
+  if (error instanceof StoreError) return error;
+  const code = String((error as { code?: unknown }).code ?? '');
+  const message = error instanceof Error ? error.message : String(error);
+  const issue = (issueCode: string, expected: string, what: string): StoreError =>
+    new StoreError(`the SQLite store ${path} ${what}`, {
+      cause: error,
+      issues: [
+        {
+          code: issueCode,
+          message: `${path}: ${message}`,
+          path: '',
+          expected,
+          received: `${code || 'error'}: ${message}`,
+        },
+      ],
+    });
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))
+    return issue(
+      'store_corrupt',
+      'a SQLite Evalbook written by `evals ingest`',
+      'is not a readable Evalbook (not a SQLite database, or corrupt or truncated): restore it from a backup, or name another --store',
+    );
+  if (code.startsWith('SQLITE_READONLY') || (access === 'write' && code === 'SQLITE_CANTOPEN'))
+    return issue(
+      'store_read_only',
+      'a store file and folder this process may write (ingest, retract, policy and engine write the store)',
+      `cannot be written: ${access === 'write' ? 'make it and its folder writable, or name another --store' : 'it needs a writer'}`,
+    );
+  if (code === 'SQLITE_CANTOPEN')
+    return issue(
+      'store_unopenable',
+      'a readable SQLite file',
+      'cannot be opened: check that it and its folder are readable',
+    );
+  if (code === 'SQLITE_BUSY')
+    return issue(
+      'store_busy',
+      'a store no other process holds locked',
+      'is locked by another process: try again when it has finished',
+    );
+  return issue('store_sqlite_failed', 'a usable SQLite Evalbook', `failed: ${message}`);
+}
+
+/** Refuses a database with a migration this code does not know, or one still to apply (read-only: never applied here). */
+function checkMigrated(db: Database.Database, migrations: readonly Migration[], path: string): void {
+  const table = db
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
+    )
+    .get();
+  if (table === undefined)
+    throw new StoreError(`${path} is not an Evalbook: name the store \`evals ingest\` wrote`, {
+      issues: [
+        {
+          code: 'store_not_an_evalbook',
+          message: `${path} has no Evalbook tables (schema_migrations)`,
+          path: '',
+          expected: 'a SQLite Evalbook written by `evals ingest`',
+          received: "a SQLite file without schema_migrations (empty, or another program's)",
+        },
+      ],
+    });
+  const applied = db
+    .prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+    .all()
+    .map((row) => row.version);
+  const unknown = applied.filter((version) => !migrations.some((migration) => migration.version === version));
+  if (unknown.length > 0)
+    throw new StoreError(
+      `the store ${path} has migration(s) ${unknown.join(', ')} this version of Evals does not know (a store from the future): upgrade Evals`,
+    );
+  const pending = migrations.filter((migration) => !applied.includes(migration.version));
+  if (pending.length > 0)
+    throw new StoreError(
+      `the store ${path} predates this Evals: run a writer on it once where it is writable (\`evals ingest\` migrates it), then read it`,
+      {
+        issues: [
+          {
+            code: 'store_needs_migration',
+            message: `${path} needs migration(s) ${pending.map((migration) => migration.version).join(', ')}, and a reader never migrates`,
+            path: '',
+            expected: `migrations 1 to ${Math.max(...migrations.map((migration) => migration.version))}`,
+            received: `migrations ${applied.join(', ') || 'none'}`,
+          },
+        ],
+      },
+    );
 }
 
 /** Applies pending migrations, each in its own transaction; refuses a database newer than this code. */

@@ -13,6 +13,7 @@ import {
 } from '@paperclip-evals/contract';
 
 import type { Layer } from '@paperclip-evals/checks';
+import type { Issue } from '@paperclip-evals/contract';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
@@ -164,9 +165,22 @@ export interface DriftRunRecord {
   readonly status: 'pass' | 'soft_fail' | 'hard_fail';
 }
 
-/** A store that cannot be opened or used (unknown scheme, a store from the future, a failed migration). */
+/** The one code of a StoreError; its issues (when it has any) say what exactly is wrong. */
+export const STORE_ERROR_CODE = 'paperclip_evalbook_store_unusable';
+
+/**
+ * A store that cannot be opened or used (unknown scheme, a store from the future, a failed migration,
+ * a file that is not a SQLite Evalbook or is corrupt, a read-only store a writer needs): coded, with
+ * issues saying what was expected and received, and what to do (the CLI's exit 2).
+ */
 export class StoreError extends Error {
   override readonly name = 'StoreError';
+  readonly code = STORE_ERROR_CODE;
+  readonly issues: readonly Issue[];
+  constructor(message: string, options: ErrorOptions & { readonly issues?: readonly Issue[] } = {}) {
+    super(message, options);
+    this.issues = options.issues ?? [];
+  }
 }
 
 export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
@@ -176,6 +190,11 @@ export interface OpenStoreOptions {
   readonly mustExist?: boolean;
   /** SQLite: write batches on a worker thread so parsing and writing overlap (needs the built package). */
   readonly writerThread?: boolean;
+  /**
+   * SQLite: open the file read-only (readers: report, grid, compare, runs), never migrating or
+   * writing it, so a store on a read-only mount or a read-only file can be read. Implies mustExist.
+   */
+  readonly readOnly?: boolean;
 }
 
 /**
@@ -195,8 +214,12 @@ export async function openStore(
   } catch (error) {
     // The contract's refusal of a path that is not a regular file keeps its code (it names a path, no secret).
     if (isContractError(error)) throw error;
-    const message = maskSecrets(error instanceof Error ? error.message : String(error), secretsIn(url));
-    if (error instanceof StoreError) throw new StoreError(message);
+    const secrets = secretsIn(url);
+    const message = maskSecrets(error instanceof Error ? error.message : String(error), secrets);
+    if (error instanceof StoreError)
+      throw new StoreError(message, {
+        issues: error.issues.map((issue) => JSON.parse(maskSecrets(JSON.stringify(issue), secrets)) as Issue),
+      });
     throw new StoreError(`cannot open the store ${displayLocator(url)}: ${message}`);
   }
 }
@@ -205,14 +228,22 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new StoreError('sqlite: store URL needs a path (sqlite:PATH)');
-    if (options.mustExist === true && !existsSync(path))
+    if ((options.mustExist === true || options.readOnly === true) && !existsSync(path))
       throw new StoreError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
-    if (options.mustExist !== true) await checkSqliteTarget(url);
     const { SqliteStore } = await import('./sqlite-store.js');
-    return SqliteStore.open(path, {
-      writerThread: options.writerThread === true,
-      createsFolder: url === DEFAULT_STORE_URL,
-    });
+    const { sqliteFailure } = await import('./sqlite-store.js');
+    const access = options.readOnly === true ? 'read' : 'write';
+    const driverFailure = (error: unknown): unknown =>
+      error instanceof Error && error.name === 'SqliteError' ? sqliteFailure(error, path, access) : error;
+    if (options.readOnly === true) return guardStore(SqliteStore.openReadOnly(path), driverFailure);
+    if (options.mustExist !== true) await checkSqliteTarget(url);
+    return guardStore(
+      SqliteStore.open(path, {
+        writerThread: options.writerThread === true,
+        createsFolder: url === DEFAULT_STORE_URL,
+      }),
+      driverFailure,
+    );
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PostgresStore } = await import('./postgres-store.js');
@@ -221,6 +252,45 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
   throw new StoreError(
     `unknown store URL ${JSON.stringify(displayLocator(url))} (expected sqlite:PATH or postgres://…)`,
   );
+}
+
+/**
+ * The store with every failure of a call passed through `convert` (the SQLite driver's errors become
+ * coded StoreErrors: a page found corrupt mid-report is exit 2, never a stack trace). Other errors
+ * (a RetractionError, a StoreError) come through as they are.
+ */
+export function guardStore(store: LedgerStore, convert: (error: unknown) => unknown): LedgerStore {
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw convert(error);
+    }
+  };
+  async function* stream<T>(items: () => AsyncIterable<T>): AsyncIterable<T> {
+    try {
+      yield* items();
+    } catch (error) {
+      throw convert(error);
+    }
+  }
+  return {
+    kind: store.kind,
+    insertBatch: (records) => call(() => store.insertBatch(records)),
+    getAttempt: (key) => call(() => store.getAttempt(key)),
+    getBundle: (digest) => call(() => store.getBundle(digest)),
+    countAttempts: () => call(() => store.countAttempts()),
+    attempts: () => stream(() => store.attempts()),
+    insertPolicyVerdicts: (verdicts) => call(() => store.insertPolicyVerdicts(verdicts)),
+    policyVerdicts: () => stream(() => store.policyVerdicts()),
+    appendDriftRun: (run) => call(() => store.appendDriftRun(run)),
+    driftWindow: (checkId, eligible) => call(() => store.driftWindow(checkId, eligible)),
+    retract: (request) => call(() => store.retract(request)),
+    retractions: () => call(() => store.retractions()),
+    runs: () => call(() => store.runs()),
+    migrations: () => call(() => store.migrations()),
+    close: () => call(() => store.close()),
+  };
 }
 
 /** The file a `sqlite:PATH` URL names (relative to the cwd), or null for another store. */

@@ -9,7 +9,6 @@ import { styleText } from 'node:util';
 import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
 import {
   IngestUsageError,
-  StoreError,
   artifactCountsText,
   formatUsd,
   ingest,
@@ -65,7 +64,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       writerThread: true,
     });
   } catch (error) {
-    if (error instanceof IngestUsageError || error instanceof StoreError) throw new UsageError(error.message);
+    if (error instanceof IngestUsageError) throw new UsageError(error.message);
     throw error;
   } finally {
     if (tty) process.stderr.write('\r\x1b[K');

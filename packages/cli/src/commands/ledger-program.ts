@@ -4,6 +4,7 @@ import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
+import { withJsonFailure } from '../exit-codes.js';
 import { needs, repeatable } from '../options.js';
 
 const STORE_HELP =
@@ -93,7 +94,7 @@ export function addLedgerCommands(program: Command): void {
       'after',
       [
         '',
-        'Exit codes: 0 listed · 2 usage error or no such store.',
+        'Exit codes: 0 listed · 2 usage error, no such store, or a store that cannot be read (with --json, the failure as one JSON object).',
         '',
         'Examples:',
         '  $ evals runs',
@@ -101,7 +102,8 @@ export function addLedgerCommands(program: Command): void {
       ].join('\n'),
     )
     .action(async (flags: { store?: string; env?: string; json?: true }) => {
-      const { runRuns } = await import('./ledger.js');
-      process.exitCode = await runRuns({ ...flags, json: flags.json === true });
+      const { RUNS_V1, runRuns } = await import('./ledger.js');
+      const json = flags.json === true;
+      process.exitCode = await withJsonFailure(json, RUNS_V1, () => runRuns({ ...flags, json }));
     });
 }

@@ -50,7 +50,7 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
     if (error instanceof RetractionError) throw new UsageError(error.message);
     throw error;
   }
-  const { store, storeUrl } = await openForReading(options);
+  const { store, storeUrl } = await openForReading(options, 'write');
   let outcomes: RetractionOutcome[];
   try {
     outcomes = await store.retract(request);

@@ -235,15 +235,10 @@ function refuseIfEverythingSkipped(
   );
 }
 
-/** Opens the Evalbook (it must exist); a store that cannot be opened is a usage error. */
+/** Opens the Evalbook (it must exist) to write verdicts; one that cannot be opened is the coded StoreError (exit 2). */
 async function openEvalbook(url: string): Promise<LedgerStore> {
-  const { StoreError, openStore } = await import('@paperclip-evals/evalbook');
-  try {
-    return await openStore(url, { mustExist: true });
-  } catch (error) {
-    if (error instanceof StoreError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { openStore } = await import('@paperclip-evals/evalbook');
+  return openStore(url, { mustExist: true });
 }
 
 /** Every attempt of the store, parsed from its stored canonical bundle. */

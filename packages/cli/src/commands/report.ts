@@ -10,7 +10,6 @@ import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
   ScopeError,
-  StoreError,
   artifactCountsText,
   assertGatesJudgeable,
   decideGates,
@@ -101,18 +100,19 @@ const toStdout = (chunk: string): Promise<void> =>
     });
   });
 
-/** Opens the store a reading command names (never creating one) with its environment. */
+/**
+ * Opens the store a command names (never creating one) with its environment: read-only unless the
+ * command writes (`retract`), so a store on a read-only mount can be reported on. A store that cannot
+ * be opened is the evalbook's coded StoreError (exit 2).
+ */
 export async function openForReading(
   options: StoreCommandOptions,
+  access: 'read' | 'write' = 'read',
 ): Promise<{ store: LedgerStore; storeUrl: string; environment: Environment | undefined }> {
   const environment = options.env === undefined ? undefined : await loadEnvironment(options.env);
   const storeUrl = options.store ?? environment?.store ?? DEFAULT_STORE_URL;
-  try {
-    return { store: await openStore(storeUrl, { mustExist: true }), storeUrl, environment };
-  } catch (error) {
-    if (error instanceof StoreError) throw new UsageError(error.message);
-    throw error;
-  }
+  const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read' });
+  return { store, storeUrl, environment };
 }
 
 /** --out must not name the SQLite file being reported on: the report would replace the ledger. */

@@ -1,0 +1,187 @@
+// A SQLite store that is garbage, truncated or corrupt mid-file, through the real `evals` binary: the
+// evalbook's coded StoreError (paperclip_evalbook_store_unusable) with exit 2 and a store_* issue,
+// never exit 70 and a stack trace. And a store that is really read-only (a read-only bind mount, else
+// an immutable file, else the CLI run as nobody over a 0444 file in a 0555 folder) is read by every
+// reading command without a byte of it changing, while a writer is refused with a coded error.
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+
+let dir: string;
+const run = (args: string[], prefix: readonly string[] = []) => {
+  const [command = EVALS, ...rest] = [...prefix, EVALS, ...args];
+  return spawnSync(command, rest, { cwd: dir, encoding: 'utf8' });
+};
+
+/** The readers, each with --store STORE (and JSON output where the command has it). */
+const READERS: readonly [string, (store: string) => string[]][] = [
+  ['report', (store) => ['report', '--store', store, '--format', 'json']],
+  ['grid', (store) => ['grid', '--store', store, '--json']],
+  ['compare', (store) => ['compare', '--a', 'config_a', '--b', 'config_b', '--store', store, '--json']],
+  ['runs', (store) => ['runs', '--store', store, '--json']],
+];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-bad-store-'));
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, 'runs'));
+  for (const [attemptId, configId] of [
+    ['a0', 'config_a'],
+    ['a1', 'config_b'],
+  ] as const)
+    writeFileSync(
+      join(dir, 'runs', `${attemptId}.json`),
+      JSON.stringify(syntheticAttempt({ attemptId, configId })),
+    );
+  expect(run(['ingest', 'runs', '--store', 'sqlite:good.sqlite']).status).toBe(0);
+  const good = readFileSync(join(dir, 'good.sqlite'));
+  writeFileSync(
+    join(dir, 'garbage.sqlite'),
+    Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 37 + 11) % 256)),
+  );
+  writeFileSync(join(dir, 'truncated.sqlite'), good.subarray(0, Math.floor(good.length / 3)));
+  writeFileSync(join(dir, 'empty.sqlite'), '');
+  // Every page but the first (the schema) overwritten: opening works, reading the rows does not.
+  const pageSize = good.readUInt16BE(16);
+  const corrupt = Buffer.from(good);
+  corrupt.fill(0x5a, pageSize);
+  writeFileSync(join(dir, 'corrupt.sqlite'), corrupt);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a store that is not a readable Evalbook is a coded store error with exit 2', () => {
+  const stores: readonly [string, string][] = [
+    ['garbage.sqlite', 'store_corrupt'],
+    ['truncated.sqlite', 'store_corrupt'],
+    ['corrupt.sqlite', 'store_corrupt'],
+    ['empty.sqlite', 'store_not_an_evalbook'],
+  ];
+  for (const [name, issue] of stores)
+    for (const [command, argsOf] of READERS)
+      it(`${command} on ${name}: ${issue}`, () => {
+        const result = run(argsOf(`sqlite:${name}`));
+        expect(result.stderr).toContain('paperclip_evalbook_store_unusable');
+        expect(result.stderr).toContain(issue);
+        expect(result.stderr).toContain(name);
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+        expect(result.status).toBe(2);
+        if (command !== 'report') {
+          const failure = JSON.parse(result.stdout) as {
+            exitCode: number;
+            error: { code: string; issues: { code: string }[] };
+          };
+          expect(failure.exitCode).toBe(2);
+          expect(failure.error.code).toBe('paperclip_evalbook_store_unusable');
+          expect(failure.error.issues.map((entry) => entry.code)).toContain(issue);
+        }
+      });
+
+  it.each(['garbage.sqlite', 'truncated.sqlite'])(
+    'ingest into %s: coded, exit 2, the file untouched',
+    (name) => {
+      const before = readFileSync(join(dir, name));
+      const result = run(['ingest', 'runs', '--store', `sqlite:${name}`, '--json']);
+      expect(result.stderr).toContain('paperclip_evalbook_store_unusable');
+      expect(result.stderr).toContain('store_corrupt');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.status).toBe(2);
+      expect(readFileSync(join(dir, name)).equals(before)).toBe(true);
+    },
+  );
+});
+
+/**
+ * Makes `folder` really read-only, even for root: a read-only bind mount over it, else an immutable
+ * file (chattr +i), else nothing (the caller then runs the CLI as nobody). Returns how, and the undo.
+ */
+function readOnly(folder: string, file: string): { how: string; prefix: string[]; undo: () => void } | null {
+  const ok = (command: string, ...args: string[]): boolean => spawnSync(command, args).status === 0;
+  chmodSync(file, 0o444);
+  chmodSync(folder, 0o555);
+  if (ok('mount', '--bind', folder, folder)) {
+    if (ok('mount', '-o', 'remount,bind,ro', folder))
+      return { how: 'read-only bind mount', prefix: [], undo: () => ok('umount', folder) };
+    ok('umount', folder);
+  }
+  if (ok('chattr', '+i', file))
+    return { how: 'immutable file', prefix: [], undo: () => ok('chattr', '-i', file) };
+  if (process.getuid?.() !== 0) return { how: 'unprivileged user', prefix: [], undo: () => undefined };
+  for (const prefix of [
+    ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+    ['runuser', '-u', 'nobody', '--'],
+  ])
+    if (ok(prefix[0] ?? '', ...prefix.slice(1), 'true'))
+      return { how: `run as nobody (${prefix[0]})`, prefix, undo: () => undefined };
+  return null;
+}
+
+describe('a read-only store', () => {
+  let folder: string;
+  let store: string;
+  let before: Buffer;
+  let guard: ReturnType<typeof readOnly>;
+  beforeAll(() => {
+    folder = join(dir, 'ro');
+    mkdirSync(folder);
+    store = join(folder, 'book.sqlite');
+    copyFileSync(join(dir, 'good.sqlite'), store);
+    before = readFileSync(store);
+    guard = readOnly(folder, store);
+    if (guard === null)
+      console.warn('no way to make a store read-only for root here: read-only cases skipped');
+  });
+  afterAll(() => {
+    guard?.undo();
+    chmodSync(folder, 0o755);
+  });
+
+  it('really cannot be written (the test means something)', (context) => {
+    if (guard === null) return context.skip();
+    const write = spawnSync(guard.prefix[0] ?? 'sh', [
+      ...guard.prefix.slice(1),
+      ...(guard.prefix.length > 0 ? ['sh'] : []),
+      '-c',
+      `: >> '${store}'`,
+    ]);
+    expect(write.status, guard.how).not.toBe(0);
+  });
+
+  for (const [command, argsOf] of READERS)
+    it(`${command} reads it, and not a byte changes`, (context) => {
+      if (guard === null) return context.skip();
+      const result = run(argsOf('sqlite:ro/book.sqlite'), guard.prefix);
+      expect(result.stderr, guard.how).not.toContain('store_');
+      expect(result.status).toBe(0);
+      if (command === 'report')
+        expect((JSON.parse(result.stdout) as { attemptCount: number }).attemptCount).toBe(2);
+      expect(readFileSync(store).equals(before)).toBe(true);
+    });
+
+  it('a writer (ingest) is refused with a coded store error, exit 2', (context) => {
+    if (guard === null) return context.skip();
+    const result = run(['ingest', 'runs', '--store', 'sqlite:ro/book.sqlite'], guard.prefix);
+    expect(result.stderr, guard.how).toContain('paperclip_evalbook_store_unusable');
+    expect(result.stderr).toMatch(/store_read_only|paperclip_output_unwritable/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.status).toBe(2);
+    expect(readFileSync(store).equals(before)).toBe(true);
+  });
+});
