@@ -15,6 +15,7 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,9 +43,17 @@ const write = (path: string, options: SyntheticAttemptOptions): string => {
   return path;
 };
 /** Every file of the store's folder by digest (the store is closed between commands). */
+/**
+ * The store's bytes: its file and a -wal holding changes. SQLite's -shm index and an empty -wal are
+ * housekeeping (a read-only reader leaves them, the next writer removes them), not ledger content.
+ */
 const snapshot = (): Record<string, string> =>
   Object.fromEntries(
     readdirSync(join(dir, 'book'))
+      .filter(
+        (name) =>
+          !name.endsWith('-shm') && !(name.endsWith('-wal') && statSync(join(dir, 'book', name)).size === 0),
+      )
       .sort()
       .map((name) => [
         name,

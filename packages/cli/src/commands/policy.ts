@@ -26,8 +26,10 @@ import { progressText } from '../progress.js';
 import {
   POLICY_EVALUATE_EXIT,
   POLICY_REPLAY_EXIT,
+  EXIT,
   UsageError,
   describeError,
+  exitCodeFor,
   exitCodeForPolicyError,
   failureJson,
   isFileSystemError,
@@ -158,8 +160,8 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
   } catch (error) {
     let exitCode: number;
     if (isPolicyError(error)) exitCode = exitCodeForPolicyError(error.code);
-    else if (isContractError(error) || isFileSystemError(error) || error instanceof UsageError)
-      exitCode = POLICY_REPLAY_EXIT.usage;
+    // A contract error, usage error, unreadable file or unusable store (exitCodeFor's usage errors).
+    else if (isContractError(error) || exitCodeFor(error) === EXIT.usage) exitCode = POLICY_REPLAY_EXIT.usage;
     else throw error;
     process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
     // With --json a machine gets the failure too, in the report's shape, and never a verdict.
