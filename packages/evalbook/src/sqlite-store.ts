@@ -633,7 +633,8 @@ function inMemoryCopy(file: string, path: string): Database.Database {
 /** What a SQLite failure means to the user, as a coded StoreError naming the store and what to do. */
 export function sqliteFailure(error: unknown, path: string, access: 'read' | 'write'): StoreError {
   if (error instanceof StoreError) return error;
-  const code = String((error as { code?: unknown }).code ?? '');
+  const driverCode = (error as { code?: unknown }).code;
+  const code = typeof driverCode === 'string' ? driverCode : '';
   const message = error instanceof Error ? error.message : String(error);
   const issue = (issueCode: string, expected: string, what: string): StoreError =>
     new StoreError(`the SQLite store ${path} ${what}`, {
