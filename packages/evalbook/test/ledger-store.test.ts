@@ -1280,10 +1280,12 @@ describe('SQLite only', () => {
     await mkdir(join(dir, 'nested', 'deeper'), { recursive: true });
     const path = join(dir, 'nested', 'deeper', 'evalbook.sqlite');
     const store = await openStore(`sqlite:${path}`);
-    expect(store).toBeInstanceOf(SqliteStore);
+    expect(store.kind).toBe('sqlite');
     await store.insertBatch([record('attempt_a')]);
-    if (store instanceof SqliteStore) expect(store.integrityCheck()).toEqual(['ok']); // else failed above
     await store.close();
+    const reopened = SqliteStore.open(path);
+    expect(reopened.integrityCheck()).toEqual(['ok']);
+    await reopened.close();
     const db = new Database(path, { fileMustExist: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
