@@ -321,7 +321,10 @@ export class SqliteStore implements LedgerStore {
       } catch (error) {
         db?.close();
         db = undefined;
-        if ((error as { code?: unknown }).code !== 'SQLITE_CANTOPEN') throw error;
+        // SQLite could not make its -shm/-wal files beside the store (a read-only folder or mount).
+        const code = (error as { code?: unknown }).code;
+        if (typeof code !== 'string' || !(code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY')))
+          throw error;
         db = inMemoryCopy(file, path);
       }
       checkMigrated(db, SQLITE_MIGRATIONS, path);
@@ -563,7 +566,7 @@ class WriterThread {
   /** Why the thread is gone, once it is: later requests fail at once instead of waiting forever. */
   private ended: Error | undefined;
 
-  constructor(path: string) {
+  constructor(private readonly path: string) {
     // execArgv: [] — the parent's flags (e.g. node --input-type) are not the worker's to inherit.
     this.worker = new Worker(new URL('./sqlite-writer.js', import.meta.url), {
       workerData: { path },
@@ -598,7 +601,10 @@ class WriterThread {
   async insert(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
     const reply = await this.request({ records });
     if ('outcomes' in reply) return reply.outcomes;
-    throw new StoreError('error' in reply ? reply.error : 'the SQLite writer thread closed mid-batch');
+    if (!('error' in reply)) throw new StoreError('the SQLite writer thread closed mid-batch');
+    // The driver's failure in the thread, coded as it would be on this thread (store_read_only, ...).
+    const failure = Object.assign(new Error(reply.error), { name: 'SqliteError', code: reply.code });
+    throw reply.code === undefined ? new StoreError(reply.error) : sqliteFailure(failure, this.path, 'write');
   }
 
   async close(): Promise<void> {
@@ -659,7 +665,9 @@ export function sqliteFailure(error: unknown, path: string, access: 'read' | 'wr
     return issue(
       'store_read_only',
       'a store file and folder this process may write (ingest, retract, policy and engine write the store)',
-      `cannot be written: ${access === 'write' ? 'make it and its folder writable, or name another --store' : 'it needs a writer'}`,
+      access === 'write'
+        ? 'cannot be written: make it and its folder writable, or name another --store'
+        : 'cannot be read where it is: copy it somewhere writable and read the copy',
     );
   if (code === 'SQLITE_CANTOPEN')
     return issue(

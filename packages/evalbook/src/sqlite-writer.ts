@@ -14,7 +14,8 @@ export type WriterRequest =
 
 export type WriterReply =
   | { readonly id: number; readonly outcomes: InsertOutcome[] }
-  | { readonly id: number; readonly error: string }
+  /** The write failed: the driver's message and its code (SQLITE_READONLY, ...), when it has one. */
+  | { readonly id: number; readonly error: string; readonly code?: string }
   | { readonly id: number; readonly closed: true };
 
 const port = parentPort;
@@ -33,9 +34,11 @@ port.on('message', (request: WriterRequest) => {
       port.postMessage({ id: request.id, outcomes } satisfies WriterReply);
     },
     (error: unknown) => {
+      const code = (error as { code?: unknown }).code;
       port.postMessage({
         id: request.id,
         error: error instanceof Error ? error.message : String(error),
+        ...(typeof code === 'string' ? { code } : {}),
       } satisfies WriterReply);
     },
   );
