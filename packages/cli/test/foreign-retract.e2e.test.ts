@@ -272,6 +272,21 @@ describe('evals ingest --env: attempts not of the suite', () => {
   });
 });
 
+describe('a report that cannot be made', () => {
+  it('writes nothing to stdout (never half a JSON report): an unknown run or compared config, exit 2', () => {
+    for (const args of [
+      ['--run', 'nope'],
+      ['--a', 'ghost', '--b', 'base'],
+      ['--run', 'nope', '--format', 'md'],
+    ]) {
+      const result = report(...args);
+      expect(result.status, args.join(' ')).toBe(2);
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr, args.join(' ')).toMatch(/no (run|config) named "(nope|ghost)" in this evalbook/);
+    }
+  });
+});
+
 describe('evals retract and evals runs', () => {
   it('refuses what the store does not hold, and a flag given twice, writing nothing (exit 2)', () => {
     const before = snapshot();

@@ -1,5 +1,5 @@
 // Public surface of @paperclip-evals/contract: explicit named exports only.
-export { outputTarget, writeOutputFile } from './output-file.js';
+export { outputTarget, STDOUT_PATH, writeOutputFile } from './output-file.js';
 export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './output-file.js';
 export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';

@@ -10,14 +10,19 @@
 //     for writing, no truncation, no rename); a FIFO waits for its reader, as `cat > fifo` does;
 //   - `-` (the usual spelling), /dev/stdout, /dev/stderr, /dev/fd/1|2, /proc/self/fd/1|2: this
 //     process's own stdout or stderr;
+//   - for a stream (device, FIFO, stdio) the output is first spooled into a private temporary file
+//     and copied out only once it is complete: a command that fails midway writes nothing there, so
+//     a pipe's reader never sees half a report;
 //   - an empty path: refused as empty (it would otherwise resolve to the working directory);
 //   - a directory, a socket, a block device, a dangling symlink: refused, left as it is;
 //   - a missing folder: refused, naming the user's path and the folder (never a temporary name).
 // Every refusal is a ContractError `paperclip_output_unwritable` with one issue (the CLI: exit 2).
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { chmod, link, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { constants as fsConstants, createReadStream } from 'node:fs';
+import { chmod, link, lstat, mkdtemp, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
 import { ContractError } from './errors.js';
 import { isFileSystemError } from './bundle-inputs.js';
@@ -274,19 +279,57 @@ export async function writeOutputFile(
 ): Promise<void> {
   const target = await outputTarget(path, options);
   if (target.kind === 'stdio')
-    return fill(stdioWriter(path, target.fd === 1 ? process.stdout : process.stderr));
-  if (target.kind === 'stream') return writeInPlace(path, target.path, fill);
+    return spooled(path, fill, async (spool) => {
+      if (spool !== null)
+        await pipeline(createReadStream(spool), target.fd === 1 ? process.stdout : process.stderr, {
+          end: false,
+        });
+    });
+  if (target.kind === 'stream')
+    // On failure the device or FIFO is still opened and closed: a FIFO's reader gets an empty end of
+    // file instead of waiting for a writer that never comes.
+    return spooled(path, fill, (spool) =>
+      writeInPlace(path, target.path, (write) =>
+        spool === null ? Promise.resolve() : copyInto(spool, write),
+      ),
+    );
   return writeReplacing(path, target, fill, options.overwrite ?? true);
 }
 
-function stdioWriter(path: string, stream: NodeJS.WriteStream): Write {
-  return (chunk) =>
-    new Promise((resolveWrite, reject) => {
-      stream.write(chunk, (error) => {
-        if (error) reject(isFileSystemError(error) ? writeFailed(path, error) : error);
-        else resolveWrite();
-      });
-    });
+const TMPDIR_HINT =
+  '; Evals spools output for a stream in the temporary folder (TMPDIR) first, so it must be writable';
+
+/**
+ * Fills a private temporary file, then hands it to `deliver` once `fill` completed (or `null` when
+ * it failed, before its error passes on): a stream gets the whole output or nothing. The file is
+ * removed either way.
+ */
+async function spooled(
+  path: string,
+  fill: (write: Write) => Promise<void>,
+  deliver: (spool: string | null) => Promise<void>,
+): Promise<void> {
+  const folder = await step(path, () => mkdtemp(join(tmpdir(), 'evals-output-')), TMPDIR_HINT);
+  try {
+    const spool = join(folder, 'output');
+    const handle = await step(path, () => open(spool, 'wx', 0o600), TMPDIR_HINT);
+    try {
+      await fill(handleWriter(path, handle));
+    } catch (error) {
+      await handle.close();
+      await step(path, () => deliver(null)).catch(() => undefined);
+      throw error;
+    }
+    await handle.close();
+    await step(path, () => deliver(spool));
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+async function copyInto(spool: string, write: Write): Promise<void> {
+  for await (const chunk of createReadStream(spool, { encoding: 'utf8', highWaterMark: 1 << 20 }))
+    await write(chunk as string);
 }
 
 const handleWriter =

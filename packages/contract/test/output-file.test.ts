@@ -253,6 +253,22 @@ describe('when the path is a FIFO', () => {
     expect(temporaries(folder)).toEqual([]);
   });
 
+  it('gives its reader nothing but an end of file when the content fails halfway (never half a report)', async () => {
+    const { folder, path } = fresh('pipe');
+    mkfifo(path);
+    const read = readFifo(path);
+    const boom = new Error('renderer broke');
+    await expect(
+      writeOutputFile(path, async (put) => {
+        await put(`${'x'.repeat(200_000)}\n`);
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(await read).toBe('');
+    expect(kindOf(path)).toBe('fifo');
+    expect(temporaries(folder)).toEqual([]);
+  });
+
   it('is refused where a regular file is needed (a database), untouched', async () => {
     const { path } = fresh('pipe');
     mkfifo(path);

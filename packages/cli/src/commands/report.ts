@@ -6,7 +6,7 @@
 // attempts out, and foreign ones unless --include-foreign, and says how many.
 import { realpath } from 'node:fs/promises';
 import { styleText } from 'node:util';
-import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
+import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
   ScopeError,
@@ -151,8 +151,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
         ...(tty ? { onProgress } : {}),
       });
     };
-    if (options.out === undefined) await report(toStdout);
-    else await writeOutputFile(options.out, report);
+    await writeOutputFile(options.out ?? STDOUT_PATH, report);
   } catch (error) {
     if (error instanceof ScopeError) throw new UsageError(error.message);
     throw error;
