@@ -2,6 +2,7 @@
 // One engine session scores an assertion ten times and shuts down; a second session, started later
 // on the same SQLite store, scores it low once and query_drift sees all eleven runs (drift detected).
 // Without --store, the second session starts from nothing.
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -116,5 +117,16 @@ describe('evals engine --stdio --store', () => {
     started.push(process);
     expect(await process.exited).toBe(2);
     expect(process.stderr.join('\n')).toContain('unknown store URL');
+  });
+
+  it('names the code and every issue of a store it cannot use, like every other command', async () => {
+    const garbage = join(dir, 'garbage.sqlite');
+    writeFileSync(garbage, 'not a database at all, '.repeat(400));
+    const process = EngineProcess.start('node', [EVALS, 'engine', '--stdio', '--store', `sqlite:${garbage}`]);
+    started.push(process);
+    expect(await process.exited).toBe(2);
+    const stderr = process.stderr.join('\n');
+    expect(stderr).toContain('paperclip_evalbook_store_unusable');
+    expect(stderr).toMatch(/\n {2}store_corrupt: /); // the issue line: code, where, what
   });
 });

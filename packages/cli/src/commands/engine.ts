@@ -12,7 +12,7 @@ import {
   serveStdio,
 } from '@paperclip-evals/checks';
 
-import { EXIT } from '../exit-codes.js';
+import { EXIT, describeError } from '../exit-codes.js';
 
 import { StoreError, openStore } from '@paperclip-evals/evalbook';
 
@@ -70,7 +70,7 @@ export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): P
     store = storeUrl === undefined ? undefined : await openStore(storeUrl);
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    process.stderr.write(`evals engine: ${error.message}\n`);
+    process.stderr.write(`evals engine: ${describeError(error)}\n`);
     return EXIT.usage;
   }
   let server: EngineServer;
