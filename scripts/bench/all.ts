@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark in turn — parser throughput (and, with --rss, peak memory over
-// 1 GB), resolving a 100 MB runnerd executable, qualifying a release, ingesting 10,000 bundles
+// 1 GB), one small command's start-up, resolving a 100 MB runnerd executable, qualifying a release, ingesting 10,000 bundles
 // (SQLite and PostgreSQL), reporting a 100,000-attempt evalbook, the checks engine over stdio and
 // 1,000,000 events through the policy producer. Arguments go to the throughput benchmark;
 // --json is passed to both. Exits non-zero if either benchmark does.
@@ -13,6 +13,7 @@ const args = process.argv.slice(2).filter((arg) => arg !== '--');
 
 const runs: [string, string[]][] = [
   ['scripts/bench/validate-bench.ts', args],
+  ['scripts/bench/startup-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/resolve-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/qualify-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/ingest-bench.ts', args.includes('--json') ? ['--json'] : []],

@@ -28,6 +28,7 @@ export {
   SCHEMAS_DIR,
   createSchemaAjv,
   schemaErrors,
+  schemaDocument,
   schemaIssuesOf,
   schemaValidator,
 } from './schema-registry.js';

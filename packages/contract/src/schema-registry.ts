@@ -1,11 +1,18 @@
-// The one schema registry: every JSON Schema under the repo's schemas/ folder, loaded once into a
-// single Ajv 2020-12 instance and looked up by $id. Validators are compiled on first use and cached.
+// The one schema registry: every JSON Schema under the repo's schemas/ folder, looked up by $id.
+// The build precompiles them all into one standalone module (packages/contract/build/
+// compile-validators.mjs → dist/validators.generated.cjs) stamped with the digest of the schema
+// files it was made from; a process loads that module in milliseconds instead of compiling with Ajv
+// (the better part of a second). When the module is missing or its digest is not the digest of
+// the schemas on disk (a schema edited since the build), the schemas are compiled here, on first
+// use, into a single Ajv 2020-12 instance — never a stale validator.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 
+import { sha256Digest } from './digest.js';
 import { pointer } from './errors.js';
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -29,7 +36,19 @@ export const SCHEMA_IDS = {
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
 
+/** The build's precompiled validators (this file sits at packages/contract/{src,dist}/). */
+export const PRECOMPILED_VALIDATORS = fileURLToPath(
+  new URL('../dist/validators.generated.cjs', import.meta.url),
+);
+
+/** What the precompiled module exports: the digest it was made from and a validator per $id. */
+export interface PrecompiledValidators {
+  readonly schemasDigest: string;
+  readonly validators: Readonly<Record<string, ValidateFunction>>;
+}
+
 let registry: Ajv2020 | undefined;
+let precompiled: PrecompiledValidators | null | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 /** Every `*.json` file below `dir`, in a stable order. */
@@ -41,14 +60,47 @@ export function listSchemaFiles(dir: string = SCHEMAS_DIR): string[] {
 }
 
 /**
+ * The digest of the schema files in `dir`: each file's path (relative to `dir`, `/`-separated) and
+ * bytes, in listing order. It names exactly the set of schemas a precompiled module was made from.
+ */
+export function schemasDigest(dir: string = SCHEMAS_DIR): string {
+  const parts: string[] = [];
+  for (const file of listSchemaFiles(dir))
+    parts.push(relative(dir, file).split('\\').join('/'), '\0', readFileSync(file, 'utf8'), '\0');
+  return sha256Digest(parts.join(''));
+}
+
+/**
+ * The precompiled validators at `file` when they were made from exactly the schemas in `dir`, else
+ * null (missing, unreadable, or stale).
+ */
+export function loadPrecompiledValidators(
+  file: string = PRECOMPILED_VALIDATORS,
+  dir: string = SCHEMAS_DIR,
+): PrecompiledValidators | null {
+  let loaded: PrecompiledValidators;
+  try {
+    loaded = createRequire(import.meta.url)(file) as PrecompiledValidators;
+  } catch {
+    return null;
+  }
+  return loaded.schemasDigest === schemasDigest(dir) ? loaded : null;
+}
+
+/**
  * A fresh Ajv instance holding every schema in `dir` (strict, all errors, ajv-formats). Its
  * `date-time` is ajv-formats' RFC 3339 rule, for our own schemas that mean RFC 3339 (checks traces,
  * qualification records). Upstream compiles `date-time` as a stricter pattern, so the schemas that
  * mirror upstream's (the PRP `instant`) state that pattern instead of the format: their verdicts
- * are upstream's whatever Ajv reads them (see docs/native-execution.md).
+ * are upstream's whatever Ajv reads them (see docs/native-execution.md). `standalone` keeps each
+ * validator's source, for the build's precompiled module.
  */
-export function createSchemaAjv(dir: string = SCHEMAS_DIR): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
+export function createSchemaAjv(dir: string = SCHEMAS_DIR, options: { standalone?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: true,
+    allErrors: true,
+    ...(options.standalone === true ? { code: { source: true } } : {}),
+  });
   addFormats(ajv);
   for (const file of listSchemaFiles(dir)) {
     ajv.addSchema(JSON.parse(readFileSync(file, 'utf8')) as object);
@@ -60,12 +112,31 @@ export function createSchemaAjv(dir: string = SCHEMAS_DIR): Ajv2020 {
 export function schemaValidator(schemaId: string): ValidateFunction {
   let validate = validators.get(schemaId);
   if (validate === undefined) {
-    registry ??= createSchemaAjv();
-    validate = registry.getSchema(schemaId);
+    if (precompiled === undefined) precompiled = loadPrecompiledValidators();
+    validate = precompiled?.validators[schemaId];
+    if (validate === undefined) {
+      registry ??= createSchemaAjv();
+      validate = registry.getSchema(schemaId);
+    }
     if (validate === undefined) throw new Error(`no schema with $id ${schemaId} in ${SCHEMAS_DIR}`);
     validators.set(schemaId, validate);
   }
   return validate;
+}
+
+let documents: Map<string, object> | undefined;
+
+/** The schema document with this $id, as its file holds it; throws if no schema has that $id. */
+export function schemaDocument(schemaId: string): object {
+  documents ??= new Map(
+    listSchemaFiles().map((file) => {
+      const document = JSON.parse(readFileSync(file, 'utf8')) as { $id: string };
+      return [document.$id, document];
+    }),
+  );
+  const document = documents.get(schemaId);
+  if (document === undefined) throw new Error(`no schema with $id ${schemaId} in ${SCHEMAS_DIR}`);
+  return document;
 }
 
 /**

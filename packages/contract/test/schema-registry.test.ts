@@ -1,10 +1,31 @@
-// The schema registry: every schema compiles strictly; `format: date-time` is ajv-formats' RFC 3339
+// The schema registry: every schema compiles strictly, and the build's precompiled validators judge as Ajv does; `format: date-time` is ajv-formats' RFC 3339
 // (our own schemas' meaning), while the PRP `instant` judges timestamps exactly as upstream's format.
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { UPSTREAM_DATE_TIME } from '../src/native-execution-fields.ts';
-import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
+import {
+  PRECOMPILED_VALIDATORS,
+  SCHEMA_IDS,
+  SCHEMAS_DIR,
+  createSchemaAjv,
+  listSchemaFiles,
+  loadPrecompiledValidators,
+} from '../src/schema-registry.ts';
+import { needs } from './support/requirement.ts';
+
+import type { PrecompiledValidators } from '../src/schema-registry.ts';
+
+interface Schema {
+  readonly $id: string;
+  readonly $defs?: Record<string, unknown>;
+}
+
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/attempts/', import.meta.url));
 
 describe('the schema registry', () => {
   it('compiles every schema it names', () => {
@@ -53,5 +74,103 @@ describe('the schema registry', () => {
     expect(accepted).toBeGreaterThan(30); // about one generated timestamp in a hundred has upstream's shape
     expect(instant('2026-11-30T12:00:00.123Z')).toBe(true);
     expect(instant('2026-11-30T12:00:00.123\nZ')).toBe(false);
+  });
+});
+
+// The build's precompiled validators must judge exactly as Ajv compiling the same schemas does, and
+// a module made from other schemas (one edited since the build) must never be used.
+const BUILT = existsSync(PRECOMPILED_VALIDATORS);
+const built = needs({
+  testFile: import.meta.url,
+  skips: 'the comparison of the precompiled validators with Ajv',
+  present: BUILT,
+  missing: `${PRECOMPILED_VALIDATORS} not found: run \`pnpm run build\` first`,
+});
+
+describe.skipIf(!built)('the precompiled validators (dist/validators.generated.cjs)', () => {
+  const ajv = createSchemaAjv();
+  const documents = listSchemaFiles().map((file) => JSON.parse(readFileSync(file, 'utf8')) as Schema);
+  const ids = documents.flatMap((schema) => [
+    schema.$id,
+    ...Object.keys(schema.$defs ?? {}).map((name) => `${schema.$id}#/$defs/${name}`),
+  ]);
+  const loaded = (): PrecompiledValidators => {
+    const precompiled = loadPrecompiledValidators();
+    if (precompiled === null) throw new Error('the precompiled validators are stale: run `pnpm run build`');
+    return precompiled;
+  };
+  /** Both verdicts and every error, as Ajv reports them. */
+  const judge = (validate: (value: unknown) => boolean, value: unknown): unknown => {
+    const valid = validate(value);
+    return { valid, errors: (validate as { errors?: unknown }).errors ?? null };
+  };
+  const fixtures = ['valid', 'invalid'].flatMap((kind) =>
+    readdirSync(join(FIXTURES, kind))
+      .filter((name) => name.endsWith('.json'))
+      .flatMap((name) => {
+        try {
+          return [JSON.parse(readFileSync(join(FIXTURES, kind, name), 'utf8')) as unknown];
+        } catch {
+          return []; // refused as text (a BOM, a duplicate key…) before any schema
+        }
+      }),
+  );
+
+  it('were made from the schemas on disk, and hold every schema and definition', () => {
+    const precompiled = loaded();
+    expect(Object.keys(precompiled.validators).sort()).toEqual([...ids].sort());
+  });
+
+  it('judge every attempt fixture exactly as Ajv does, errors included', () => {
+    const { validators } = loaded();
+    for (const id of ids) {
+      const compiled = ajv.getSchema(id);
+      if (compiled === undefined) throw new Error(`Ajv has no ${id}`);
+      for (const value of fixtures)
+        expect(judge(validators[id] as (value: unknown) => boolean, value), id).toEqual(
+          judge(compiled, value),
+        );
+    }
+  });
+
+  it('judge arbitrary JSON exactly as Ajv does, for every schema and definition (property)', () => {
+    const { validators } = loaded();
+    fc.assert(
+      fc.property(fc.constantFrom(...ids), fc.jsonValue({ maxDepth: 4 }), (id, value) => {
+        const compiled = ajv.getSchema(id);
+        if (compiled === undefined) throw new Error(`Ajv has no ${id}`);
+        expect(judge(validators[id] as (value: unknown) => boolean, value)).toEqual(judge(compiled, value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('are ignored when made from other schemas (a schema edited since the build)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evals-schemas-'));
+    try {
+      const copy = join(dir, 'copy.cjs');
+      const stale = join(dir, 'stale.cjs'); // another name: require() caches a module by its path
+      const text = readFileSync(PRECOMPILED_VALIDATORS, 'utf8');
+      writeFileSync(copy, text);
+      expect(loadPrecompiledValidators(copy)).not.toBeNull();
+      writeFileSync(
+        stale,
+        text.replace(
+          /exports\.schemasDigest = "sha256:[0-9a-f]{64}"/,
+          `exports.schemasDigest = "sha256:${'0'.repeat(64)}"`,
+        ),
+      );
+      expect(loadPrecompiledValidators(stale)).toBeNull();
+      // The same module judged against a schemas folder with one byte changed: stale too.
+      const schemas = join(dir, 'schemas');
+      cpSync(SCHEMAS_DIR, schemas, { recursive: true });
+      const [first] = listSchemaFiles(schemas);
+      if (first === undefined) throw new Error('no schema files');
+      writeFileSync(first, `${readFileSync(first, 'utf8')} `);
+      expect(loadPrecompiledValidators(PRECOMPILED_VALIDATORS, schemas)).toBeNull();
+      expect(loadPrecompiledValidators(join(dir, 'missing.cjs'))).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

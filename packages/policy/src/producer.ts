@@ -4,7 +4,7 @@
 // protocol frames only; diagnostics go to the `diagnostics` callback (stderr).
 import { once } from 'node:events';
 
-import { canonicalDigest, schemaValidator } from '@paperclip-evals/contract';
+import { canonicalDigest, schemaDocument } from '@paperclip-evals/contract';
 
 import { BUNDLE_SCHEMA_ID, loadBundle } from './bundle.js';
 import { DECISION_V1, decisionToJSON } from './decision.js';
@@ -65,8 +65,8 @@ export function handshake(clientVersion: string): Handshake {
     schemas_version: SCHEMAS_VERSION,
     protocol_version: PROTOCOL_VERSION,
     corpus_digest: canonicalDigest([
-      schemaValidator(BUNDLE_SCHEMA_ID).schema,
-      schemaValidator(DECISION_V1).schema,
+      schemaDocument(BUNDLE_SCHEMA_ID),
+      schemaDocument(DECISION_V1),
     ]),
   };
 }
