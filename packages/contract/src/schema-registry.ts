@@ -9,13 +9,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
 
 import { sha256Digest } from './digest.js';
 import { pointer } from './errors.js';
 
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type * as AjvModule from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
 import type { Issue } from './errors.js';
 
@@ -33,8 +32,12 @@ export const SCHEMA_IDS = {
   consumerRequirementsV1: 'https://paperclip-evals.dev/schemas/consumer-requirements/v1.json',
 } as const;
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
+// Ajv (the compiler) and ajv-formats load only when something must be compiled: with the build's
+// precompiled validators a command never loads them. Both are CommonJS.
+const require = createRequire(import.meta.url);
+const loadAjv = (): typeof AjvModule => require('ajv/dist/2020.js') as typeof AjvModule;
+const loadAddFormats = (): ((ajv: Ajv2020) => Ajv2020) =>
+  (require('ajv-formats') as { default: (ajv: Ajv2020) => Ajv2020 }).default;
 
 /** The build's precompiled validators (this file sits at packages/contract/{src,dist}/). */
 export const PRECOMPILED_VALIDATORS = fileURLToPath(
@@ -80,7 +83,7 @@ export function loadPrecompiledValidators(
 ): PrecompiledValidators | null {
   let loaded: PrecompiledValidators;
   try {
-    loaded = createRequire(import.meta.url)(file) as PrecompiledValidators;
+    loaded = require(file) as PrecompiledValidators;
   } catch {
     return null;
   }
@@ -96,12 +99,13 @@ export function loadPrecompiledValidators(
  * validator's source, for the build's precompiled module.
  */
 export function createSchemaAjv(dir: string = SCHEMAS_DIR, options: { standalone?: boolean } = {}): Ajv2020 {
+  const { Ajv2020 } = loadAjv();
   const ajv = new Ajv2020({
     strict: true,
     allErrors: true,
     ...(options.standalone === true ? { code: { source: true } } : {}),
   });
-  addFormats(ajv);
+  loadAddFormats()(ajv);
   for (const file of listSchemaFiles(dir)) {
     ajv.addSchema(JSON.parse(readFileSync(file, 'utf8')) as object);
   }

@@ -5,6 +5,7 @@
 // each with a JSON pointer.
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { evaluateAssertions } from '@paperclip-evals/checks';
 import {
   ContractError,
@@ -13,10 +14,10 @@ import {
   readJsonText,
   schemaIssuesOf,
 } from '@paperclip-evals/contract';
-import { parseDocument } from 'yaml';
 
 import type { Assertion, Trace } from '@paperclip-evals/checks';
 import type { Issue } from '@paperclip-evals/contract';
+import type * as Yaml from 'yaml';
 
 import { PRICE_DECIMALS, priceToMicros } from './cost.js';
 import type { PricingTable } from './cost.js';
@@ -93,6 +94,8 @@ const YAML_EXPECTED = 'strict YAML (unique keys, no custom tags, acyclic anchors
  * and nesting deeper than DEFAULT_MAX_JSON_DEPTH. Never throws: every failure is an issue.
  */
 function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
+  // The yaml library loads only when an environment is read (CommonJS, so synchronously).
+  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof Yaml;
   const document = parseDocument(text, {
     uniqueKeys: true,
     strict: true,

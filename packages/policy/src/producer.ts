@@ -64,10 +64,7 @@ export function handshake(clientVersion: string): Handshake {
     client_version: clientVersion,
     schemas_version: SCHEMAS_VERSION,
     protocol_version: PROTOCOL_VERSION,
-    corpus_digest: canonicalDigest([
-      schemaDocument(BUNDLE_SCHEMA_ID),
-      schemaDocument(DECISION_V1),
-    ]),
+    corpus_digest: canonicalDigest([schemaDocument(BUNDLE_SCHEMA_ID), schemaDocument(DECISION_V1)]),
   };
 }
 
