@@ -47,6 +47,16 @@ export { NATIVE_EXECUTION_RULES } from './native-execution-rules.js';
 export type { NativeExecutionRule, NativeExecutionRuleCode } from './native-execution-rules.js';
 export { readJsonDocument, MAX_DOCUMENT_BYTES } from './json-file.js';
 export {
+  SIGNAL_EXIT_CODES,
+  cleanUpGuarded,
+  guardPrivatePath,
+  guardProcessGroup,
+  guardedCounts,
+  killProcessGroup,
+} from './child-cleanup.js';
+export type { CleanupSignal } from './child-cleanup.js';
+export {
+  DEFAULT_MAX_EXECUTABLE_BYTES,
   DEFAULT_MAX_METADATA_BYTES,
   DEFAULT_METADATA_TIMEOUT_MS,
   RUNNERD_BUILD_METADATA_V1,

@@ -1,7 +1,8 @@
 // The runnerd artifact resolver: an explicit path and an expected digest in, a verified
 // `paperclip-runnerd` executable and its build metadata out, or one
 // ContractError('paperclip_runnerd_artifact_invalid') whose issues say what is wrong
-// (path_invalid | digest_invalid | digest_mismatch | metadata_unavailable | metadata_invalid).
+// (path_invalid | digest_invalid | file_too_large | digest_mismatch | metadata_unavailable |
+// metadata_invalid).
 //
 // - Only the path given is used: absolute, or relative to `cwd` (default: the working directory).
 //   PATH, the workspace and default install locations are never searched, and a bare name such as
@@ -13,15 +14,21 @@
 //   again with fstat on the descriptor, so a link, directory or FIFO swapped in after lstat is
 //   refused too.
 // - The digest's form (`sha256:` + 64 lowercase hex) is checked before the file is touched.
-// - The bytes executed are the bytes hashed. The opened descriptor is read once, chunk by chunk
-//   (constant memory), into sha256 and into a copy in a fresh private directory (mkdtemp under
-//   os.tmpdir(), mode 0700; the copy is created exclusively, mode 0700). The digest is compared in
-//   constant time and only that copy is executed, so replacing or rewriting the file at
-//   `executablePath` once it is open changes nothing. The directory is removed on every outcome.
+// - The bytes executed are the bytes hashed, and nothing unverified is copied. A file larger than
+//   DEFAULT_MAX_EXECUTABLE_BYTES (512 MiB; option maxExecutableBytes) is refused with
+//   file_too_large before it is read. The opened descriptor is read once, chunk by chunk
+//   (constant memory, never past the cap), into sha256 and the digest compared in constant time:
+//   a mismatch is refused before anything is written. Only then is the same descriptor copied
+//   (again at most the cap) into a fresh private directory (mkdtemp under os.tmpdir(), mode 0700;
+//   the copy is created exclusively, mode 0700), and the copy itself is digested: a file
+//   rewritten between the two reads gives a copy that does not match, refused with
+//   digest_mismatch. Only that copy is executed, so replacing or rewriting the file at
+//   `executablePath` changes nothing. The directory is removed on every outcome, and is
+//   registered with child-cleanup.ts so a SIGINT or SIGTERM removes it too.
 // - The copy runs as `<copy> --build-metadata` with no shell, an EMPTY environment (nothing of
 //   ours reaches it: no PATH, HOME, locale or secrets; build metadata must not depend on them),
 //   stdin from /dev/null, the private directory as cwd, and its own process group (a new
-//   session). On timeout, or once stdout passes the byte cap, the whole group gets SIGKILL; when
+//   session, registered with child-cleanup.ts: a SIGINT or SIGTERM to us kills it). On timeout, or once stdout passes the byte cap, the whole group gets SIGKILL; when
 //   the process exits the group gets SIGKILL again, so nothing it started outlives it (a
 //   descendant that made its own session with setsid is out of reach). POSIX only.
 //   Only an ELF executable or a `#!` script is run: anything else the kernel would refuse
@@ -37,6 +44,7 @@ import { chmod, lstat, mkdtemp, open, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 
+import { guardPrivatePath, guardProcessGroup, killProcessGroup } from './child-cleanup.js';
 import { digestsEqual, isSha256Digest } from './digest.js';
 import { ContractError } from './errors.js';
 import { readJsonText } from './json-text.js';
@@ -51,6 +59,11 @@ import type { Issue } from './errors.js';
 export const RUNNERD_BUILD_METADATA_V1 = 'paperclip-runner/runnerd-build-metadata/v1';
 export const DEFAULT_METADATA_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_METADATA_BYTES = 65_536;
+/**
+ * The largest executable staged (512 MiB; a Node single-executable runnerd is about 120 MiB): a
+ * larger one is refused with file_too_large before a byte of it is copied.
+ */
+export const DEFAULT_MAX_EXECUTABLE_BYTES = 512 * 1024 * 1024;
 /** Name prefix of the private staging directories created under os.tmpdir(). */
 export const RUNNERD_STAGING_DIR_PREFIX = 'paperclip-runnerd-';
 
@@ -60,7 +73,12 @@ const MAX_STDERR_BYTES = 2048;
 const KILL_GRACE_MS = 500;
 
 export type RunnerdArtifactIssueCode =
-  'path_invalid' | 'digest_invalid' | 'digest_mismatch' | 'metadata_unavailable' | 'metadata_invalid';
+  | 'path_invalid'
+  | 'digest_invalid'
+  | 'file_too_large'
+  | 'digest_mismatch'
+  | 'metadata_unavailable'
+  | 'metadata_invalid';
 
 export interface RunnerdArtifactIssue extends Issue {
   readonly code: RunnerdArtifactIssueCode;
@@ -98,6 +116,8 @@ export interface ResolveRunnerdArtifactOptions {
   readonly maxMetadataBytes?: number;
   /** Base of a relative `executablePath` (default: process.cwd()). */
   readonly cwd?: string;
+  /** The largest executable accepted, in bytes (default DEFAULT_MAX_EXECUTABLE_BYTES, 512 MiB). */
+  readonly maxExecutableBytes?: number;
 }
 
 export interface RunnerdArtifact {
@@ -128,6 +148,7 @@ export async function resolveRunnerdArtifact(
     expectedSha256: options.expectedSha256,
     stagingDirPrefix: RUNNERD_STAGING_DIR_PREFIX,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.maxExecutableBytes === undefined ? {} : { maxExecutableBytes: options.maxExecutableBytes }),
   });
   try {
     const outcome = staged.runnable
@@ -158,8 +179,12 @@ export interface StageVerifiedExecutableOptions {
   readonly expectedSha256: string;
   /** Base of a relative `executablePath` (default: process.cwd()). */
   readonly cwd?: string;
-  /** Name prefix of the private staging directory created under os.tmpdir(). */
+  /** Name prefix of the private staging directory. */
   readonly stagingDirPrefix: string;
+  /** Where the private staging directory is made (default: os.tmpdir()). */
+  readonly parentDir?: string;
+  /** The largest executable accepted, in bytes (default DEFAULT_MAX_EXECUTABLE_BYTES, 512 MiB). */
+  readonly maxExecutableBytes?: number;
 }
 
 /** A verified executable's private copy: run `stagedPath` only, then dispose() of it. */
@@ -182,11 +207,13 @@ export interface StagedExecutable {
 
 /**
  * The verification step of the resolver, shared with every other "explicit path + sha256"
- * executable (the policy producer): the form of the path and digest, then the file opened without
- * following a final symlink, checked to be a regular file with an execute bit, read once into
- * sha256 and into a private copy, and the digest compared in constant time. Throws
- * ContractError('paperclip_runnerd_artifact_invalid') with every form issue, or one path_invalid
- * or digest_mismatch issue; the staging directory is removed on every failure.
+ * executable (the policy producer, qualification's eval-session run): the form of the path and
+ * digest, then the file opened without following a final symlink, checked to be a regular file
+ * with an execute bit and at most `maxExecutableBytes`, read once into sha256 and the digest
+ * compared in constant time — all before anything is written — then copied into a private
+ * directory and the copy digested again. Throws ContractError('paperclip_runnerd_artifact_invalid')
+ * with every form issue, or one path_invalid, file_too_large or digest_mismatch issue; the staging
+ * directory is removed on every failure (and on SIGINT/SIGTERM, see child-cleanup.ts).
  */
 export async function stageVerifiedExecutable(
   options: StageVerifiedExecutableOptions,
@@ -202,31 +229,41 @@ export async function stageVerifiedExecutable(
   const absolutePath = isAbsolute(executablePath)
     ? executablePath
     : `${options.cwd ?? process.cwd()}/${executablePath}`;
-  const source = await openExecutable(absolutePath, executablePath);
+  const maxBytes = options.maxExecutableBytes ?? DEFAULT_MAX_EXECUTABLE_BYTES;
+  assertPositiveInteger('maxExecutableBytes', maxBytes);
+  const { handle: source, size } = await openExecutable(absolutePath, executablePath);
   let stagingDir: string | undefined;
+  let release: (() => void) | undefined;
   try {
     let stagedPath: string;
-    let copied: CopyResult;
+    let verified: ReadResult;
     try {
-      stagingDir = await mkdtemp(join(tmpdir(), options.stagingDirPrefix));
+      // 1. The size the file states, then its bytes: refused before anything is written.
+      if (size > maxBytes) throw tooLarge(absolutePath, maxBytes, `${size} bytes`);
+      verified = await readOpenFile(source, absolutePath, maxBytes, undefined);
+      if (!digestsEqual(verified.digest, expectedSha256))
+        throw digestMismatch(absolutePath, expectedSha256, verified.digest, 'has digest');
+      // 2. Only a file that verified is copied (at most maxBytes, whatever it has become since).
+      stagingDir = await mkdtemp(join(options.parentDir ?? tmpdir(), options.stagingDirPrefix));
+      release = guardPrivatePath(stagingDir);
       await chmod(stagingDir, 0o700);
       stagedPath = join(stagingDir, basename(absolutePath));
-      copied = await copyAndHash(source, stagedPath, absolutePath);
+      await readOpenFile(source, absolutePath, maxBytes, stagedPath);
     } finally {
       await source.close();
     }
-    if (!digestsEqual(copied.digest, expectedSha256)) {
-      throw artifactInvalid(absolutePath, [
-        {
-          code: 'digest_mismatch',
-          component: 'runnerd',
-          message: `${absolutePath} has digest ${copied.digest}, not the expected ${expectedSha256}`,
-          expected: expectedSha256,
-          received: copied.digest,
-        },
-      ]);
-    }
+    // 3. The copy is what runs, so the copy is what is digested: a file rewritten between the
+    //    two reads gives a copy that does not match and is never run.
+    const copied = await digestStaged(stagedPath, maxBytes, absolutePath);
+    if (!digestsEqual(copied.digest, expectedSha256))
+      throw digestMismatch(
+        absolutePath,
+        expectedSha256,
+        copied.digest,
+        'changed while it was read: its copy has digest',
+      );
     const dir = stagingDir;
+    const releaseDir = release;
     return {
       executablePath: absolutePath,
       sha256: copied.digest,
@@ -234,12 +271,45 @@ export async function stageVerifiedExecutable(
       stagedPath,
       stagingDir: dir,
       runnable: isExecutableFormat(copied.head),
-      dispose: () => rm(dir, { recursive: true, force: true }),
+      dispose: async () => {
+        await rm(dir, { recursive: true, force: true });
+        releaseDir();
+      },
     };
   } catch (error) {
     if (stagingDir !== undefined) await rm(stagingDir, { recursive: true, force: true });
+    release?.();
     throw error;
   }
+}
+
+function digestMismatch(
+  absolutePath: string,
+  expectedSha256: string,
+  digest: Sha256Digest,
+  what: string,
+): ContractError {
+  return artifactInvalid(absolutePath, [
+    {
+      code: 'digest_mismatch',
+      component: 'runnerd',
+      message: `${absolutePath} ${what} ${digest}, not the expected ${expectedSha256} (nothing was run)`,
+      expected: expectedSha256,
+      received: digest,
+    },
+  ]);
+}
+
+function tooLarge(absolutePath: string, maxBytes: number, received: string): ContractError {
+  return artifactInvalid(absolutePath, [
+    {
+      code: 'file_too_large',
+      component: 'runnerd',
+      message: `${absolutePath} is larger than ${maxBytes} bytes, the most an executable may have (nothing was copied or run)`,
+      expected: `at most ${maxBytes} bytes`,
+      received,
+    },
+  ]);
 }
 
 /** Every issue of a parsed `--build-metadata` object; [] means it is valid. */
@@ -329,7 +399,10 @@ const PATH_EXPECTED =
   'a regular file with an execute bit, at the explicit path given (symlinks are not followed)';
 
 /** Opens the file for reading without following a final symlink; throws path_invalid. */
-async function openExecutable(absolutePath: string, givenPath: string): Promise<FileHandle> {
+async function openExecutable(
+  absolutePath: string,
+  givenPath: string,
+): Promise<{ handle: FileHandle; size: number }> {
   let info: Stats;
   try {
     info = await lstat(absolutePath);
@@ -355,11 +428,11 @@ async function openExecutable(absolutePath: string, givenPath: string): Promise<
     const opened = await handle.stat();
     const openedIssue = fileKindIssue(absolutePath, opened);
     if (openedIssue !== undefined) throw pathError(absolutePath, openedIssue);
+    return { handle, size: opened.size };
   } catch (error) {
     await handle.close();
     throw error;
   }
-  return handle;
 }
 
 function fileKindIssue(absolutePath: string, info: Stats): RunnerdArtifactIssue | undefined {
@@ -419,7 +492,7 @@ function pathError(absolutePath: string, issue: RunnerdArtifactIssue, cause?: un
 
 // --- hashing and staging ---------------------------------------------------------------------
 
-interface CopyResult {
+interface ReadResult {
   readonly digest: Sha256Digest;
   readonly byteSize: number;
   /** The file's first bytes, for the format check. */
@@ -454,18 +527,20 @@ function isExecutableFormat(head: Buffer): boolean {
 }
 
 /**
- * Streams the open file once into sha256 and into a new file at `stagedPath` (mode 0700, created
- * exclusively). Two buffers: the next chunk is read while the previous one is written, and each
- * chunk is hashed as it arrives, so memory stays at two chunks whatever the file's size.
+ * Reads the open file once from its start into sha256 and, when `copyTo` is given, into a new file
+ * there (mode 0700, created exclusively). Past `maxBytes` it stops with file_too_large (a file that
+ * grows while it is read never writes more than that). Two buffers: the next chunk is read while
+ * the previous one is written, so memory stays at two chunks whatever the file's size.
  */
-async function copyAndHash(
+async function readOpenFile(
   source: FileHandle,
-  stagedPath: string,
   absolutePath: string,
-): Promise<CopyResult> {
+  maxBytes: number,
+  copyTo: string | undefined,
+): Promise<ReadResult> {
   const hash = createHash('sha256');
   const buffers = [Buffer.allocUnsafe(COPY_CHUNK_BYTES), Buffer.allocUnsafe(COPY_CHUNK_BYTES)] as const;
-  const target = await open(stagedPath, 'wx', 0o700);
+  const target = copyTo === undefined ? undefined : await open(copyTo, 'wx', 0o700);
   let byteSize = 0;
   let head = Buffer.alloc(0);
   let pendingWrite: Promise<void> = Promise.resolve();
@@ -474,29 +549,45 @@ async function copyAndHash(
       const buffer = turn === 0 ? buffers[0] : buffers[1];
       let bytesRead: number;
       try {
-        ({ bytesRead } = await source.read(buffer, 0, COPY_CHUNK_BYTES, byteSize));
+        // One byte past the cap is asked for at most, to tell "exactly the cap" from "more".
+        const want = Math.min(COPY_CHUNK_BYTES, maxBytes + 1 - byteSize);
+        ({ bytesRead } = await source.read(buffer, 0, want, byteSize));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
         throw pathError(absolutePath, pathInvalid(`${absolutePath} cannot be read (${code})`, code), error);
       }
       if (bytesRead === 0) break;
+      if (byteSize + bytesRead > maxBytes)
+        throw tooLarge(absolutePath, maxBytes, `more than ${maxBytes} bytes (it grew while it was read)`);
       const chunk = buffer.subarray(0, bytesRead);
       if (head.byteLength < EXECUTABLE_MAGIC_BYTES) {
         head = Buffer.concat([head, chunk.subarray(0, EXECUTABLE_MAGIC_BYTES - head.byteLength)]);
       }
       hash.update(chunk);
       await pendingWrite; // the other buffer's write: it must finish before that buffer is read into
-      pendingWrite = writeFully(target, chunk, byteSize);
-      pendingWrite.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
+      if (target !== undefined) {
+        pendingWrite = writeFully(target, chunk, byteSize);
+        pendingWrite.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
+      }
       byteSize += bytesRead;
     }
     await pendingWrite;
   } finally {
     await pendingWrite.catch(() => undefined);
     // Closed before anything executes the copy: Linux refuses to exec a file open for writing.
-    await target.close();
+    await target?.close();
   }
   return { digest: `sha256:${hash.digest('hex')}`, byteSize, head };
+}
+
+/** The digest of the staged copy itself, read back from the private directory. */
+async function digestStaged(stagedPath: string, maxBytes: number, absolutePath: string): Promise<ReadResult> {
+  const copy = await open(stagedPath, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    return await readOpenFile(copy, absolutePath, maxBytes, undefined);
+  } finally {
+    await copy.close();
+  }
 }
 
 async function writeFully(target: FileHandle, chunk: Buffer, position: number): Promise<void> {
@@ -531,17 +622,6 @@ const NOT_EXECUTABLE_FORMAT: ProcessOutcome = {
   detail: 'neither an ELF executable nor a #! script; not handed to a shell',
 };
 
-/** SIGKILL to every process of the group; a group that is already gone is fine. */
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ESRCH' && code !== 'EPERM') throw error;
-  }
-}
-
 function runBuildMetadata(
   file: string,
   cwd: string,
@@ -556,6 +636,7 @@ function runBuildMetadata(
       detached: true, // setsid(): the child leads a new process group, killed as a whole
       cwd,
     });
+    const releaseGroup = guardProcessGroup(child.pid); // a SIGINT or SIGTERM to us kills it too
     const stdoutChunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
@@ -571,14 +652,14 @@ function runBuildMetadata(
       settled = true;
       clearTimeout(deadline);
       clearTimeout(graceTimer);
-      killGroup(child.pid);
+      releaseGroup(); // SIGKILLs the group: nothing it started outlives it
       resolveOutcome(outcome);
     };
     const stderrText = (): string => stderr.toString('utf8');
     const stop = (reason: 'timeout' | 'oversize'): void => {
       if (stopped !== undefined || settled) return;
       stopped = reason;
-      killGroup(child.pid);
+      killProcessGroup(child.pid);
       child.stdout.destroy();
       child.stderr.destroy();
       // SIGKILL is reaped at once, except for a process stuck in the kernel: do not wait on it forever.
@@ -604,7 +685,7 @@ function runBuildMetadata(
     // The leader is gone: whatever it left in its group is killed now, so a straggler holding
     // stdout open cannot keep us waiting (data already in the pipe is still read).
     child.on('exit', () => {
-      killGroup(child.pid);
+      killProcessGroup(child.pid);
     });
     child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
       if (stopped !== undefined) finish({ kind: stopped, stderr: stderrText() });

@@ -1,0 +1,100 @@
+// The one registry of what this process must not leave behind when it is stopped: the process
+// groups of the children it started and the private files and folders it made for them. Every
+// layer that starts a child (the runnerd resolver, the policy producer client, the checks engine
+// client, qualification's bounded runs) registers the child's group while it may run and each
+// private path while it exists, and releases it when done. While anything is registered, SIGINT
+// and SIGTERM run every cleanup synchronously — SIGKILL to each group first, then each path
+// removed — and the process exits with the conventional code (128 + the signal's number: 130 for
+// SIGINT, 143 for SIGTERM), exactly as if the signal had killed it. With nothing registered, the
+// signals keep Node's default action. POSIX only (process groups).
+import { rmSync } from 'node:fs';
+
+/** The exit code after a signal stopped the process (a shell's 128 + signal number). */
+export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+export type CleanupSignal = keyof typeof SIGNAL_EXIT_CODES;
+const SIGNALS = Object.keys(SIGNAL_EXIT_CODES) as CleanupSignal[];
+
+const groups = new Set<number>();
+const paths = new Set<string>();
+let listening = false;
+
+/** SIGKILL to every process of the group led by `pid`; a group already gone is fine. */
+export function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ESRCH' && code !== 'EPERM') throw error;
+  }
+}
+
+/**
+ * Registers the process group led by `pid` (a child spawned with `detached: true`): a signal kills
+ * it. Returns the release, which kills the group too (whatever the child left running in it) and
+ * forgets it; calling it again does nothing.
+ */
+export function guardProcessGroup(pid: number | undefined): () => void {
+  if (pid === undefined) return () => undefined;
+  groups.add(pid);
+  update();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    killProcessGroup(pid);
+    groups.delete(pid);
+    update();
+  };
+}
+
+/**
+ * Registers a private file or folder: a signal removes it (recursively). Returns the release,
+ * which only forgets it (the caller removes it as it always does); calling it again does nothing.
+ */
+export function guardPrivatePath(path: string): () => void {
+  paths.add(path);
+  update();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    paths.delete(path);
+    update();
+  };
+}
+
+/** What is registered now (for tests and diagnostics). */
+export function guardedCounts(): { readonly processGroups: number; readonly privatePaths: number } {
+  return { processGroups: groups.size, privatePaths: paths.size };
+}
+
+/** Kills every registered group, then removes every registered path; synchronous. */
+export function cleanUpGuarded(): void {
+  for (const pid of groups) killProcessGroup(pid);
+  groups.clear();
+  for (const path of paths) {
+    try {
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Nothing more can be done while the process is stopping; the others are still removed.
+    }
+  }
+  paths.clear();
+  update();
+}
+
+function onSignal(signal: CleanupSignal): void {
+  cleanUpGuarded();
+  process.exit(SIGNAL_EXIT_CODES[signal]);
+}
+
+function update(): void {
+  const needed = groups.size > 0 || paths.size > 0;
+  if (needed === listening) return;
+  listening = needed;
+  for (const signal of SIGNALS) {
+    if (needed) process.on(signal, onSignal);
+    else process.removeListener(signal, onSignal);
+  }
+}
