@@ -2,8 +2,12 @@
 // replies by id, and on a timeout kills and restarts the engine, failing every pending request — so
 // a late reply can never become another request's verdict (ids are never reused, and the old
 // process's output is no longer read). Evaluation replies must answer exactly the assertions asked.
+// Each engine runs in its own process group, registered with contract's child-cleanup: it is killed
+// as a whole when it is given up on, and when a SIGINT or SIGTERM stops us.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+
+import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/contract';
 
 import { EngineClientError, RpcError } from './errors.js';
 
@@ -60,6 +64,8 @@ interface Pending {
 interface Running {
   readonly child: ChildProcessWithoutNullStreams;
   readonly pending: Map<number, Pending>;
+  /** Forgets (and SIGKILLs) its process group in contract's child-cleanup registry. */
+  readonly releaseGroup: () => void;
 }
 
 export class EngineClient {
@@ -127,7 +133,9 @@ export class EngineClient {
       // A failed shutdown still ends in stop() below.
     }
     engine.child.stdin.end();
-    const killTimer = setTimeout(() => engine.child.kill('SIGKILL'), 5_000);
+    const killTimer = setTimeout(() => {
+      killProcessGroup(engine.child.pid);
+    }, 5_000);
     await exited;
     clearTimeout(killTimer);
     this.stop(engine, 'connection_closed', 'the client was closed');
@@ -149,12 +157,13 @@ export class EngineClient {
       child = spawn(this.options.command, [...(this.options.args ?? [])], {
         env: { ...this.options.env },
         stdio: 'pipe',
+        detached: true, // its own process group: killed as a whole, and on SIGINT/SIGTERM to us
       });
     } catch (cause) {
       throw new EngineClientError('spawn_failed', `cannot start ${this.options.command}`, { cause });
     }
     this.starts++;
-    const engine: Running = { child, pending: new Map() };
+    const engine: Running = { child, pending: new Map(), releaseGroup: guardProcessGroup(child.pid) };
     this.#engine = engine;
     createInterface({ input: child.stdout }).on('line', (line) => {
       this.onLine(engine, line);
@@ -165,6 +174,7 @@ export class EngineClient {
     });
     child.on('exit', (code, signal) => {
       this.stop(engine, 'connection_closed', `engine exited (${signal ?? String(code)})`);
+      engine.releaseGroup(); // whatever it started and left behind is killed with it
     });
     child.stdin.on('error', () => undefined); // a dead engine is reported by 'exit'
     return engine;
@@ -204,6 +214,7 @@ export class EngineClient {
       pending.reject(new EngineClientError(code, message));
     }
     engine.pending.clear();
-    if (engine.child.exitCode === null && engine.child.signalCode === null) engine.child.kill('SIGKILL');
+    if (engine.child.exitCode === null && engine.child.signalCode === null)
+      killProcessGroup(engine.child.pid);
   }
 }

@@ -1,6 +1,12 @@
 // The documented exit codes of every `evals` command, and the one place failures are mapped to them.
 import { CommanderError } from 'commander';
-import { isContractError, isFileSystemError, maskSecrets, secretsIn } from '@paperclip-evals/contract';
+import {
+  SIGNAL_EXIT_CODES,
+  isContractError,
+  isFileSystemError,
+  maskSecrets,
+  secretsIn,
+} from '@paperclip-evals/contract';
 
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
@@ -19,6 +25,13 @@ export const EXIT = {
   artifactInvalid: 4,
   /** A bug or an unexpected failure inside Evals. */
   internal: 70,
+  /**
+   * Stopped by SIGINT (128 + 2) or SIGTERM (128 + 15) while children ran: every child's process
+   * group was killed and every private copy or work folder removed first (contract's child-cleanup).
+   * With no child running, the signal's default action gives the same code in a shell.
+   */
+  interrupted: SIGNAL_EXIT_CODES.SIGINT,
+  terminated: SIGNAL_EXIT_CODES.SIGTERM,
 } as const;
 
 /**
@@ -52,6 +65,9 @@ export const POLICY_REPLAY_EXIT = {
   binaryInvalid: EXIT.artifactInvalid,
   /** Job error: the producer broke the evaluate protocol or the job could not complete. */
   jobFailed: 5,
+  /** Stopped by SIGINT / SIGTERM: the producers' groups killed and the private copy removed first. */
+  interrupted: EXIT.interrupted,
+  terminated: EXIT.terminated,
 } as const;
 
 const EXIT_FOR_POLICY_ERROR: Record<PolicyErrorCode, number> = {

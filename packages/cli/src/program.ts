@@ -2,12 +2,13 @@
 // call → result on stdout. createProgram() is exported so tests can parse argv without a process.
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/contract';
 
 import type { FailOn } from '@paperclip-evals/evalbook';
 
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { UsageError, withJsonFailure } from './exit-codes.js';
+import { EXIT, UsageError, withJsonFailure } from './exit-codes.js';
 import { applyOptionRules, needs, repeatable } from './options.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 
@@ -330,6 +331,7 @@ export function createProgram(): Command {
         'Verify one paperclip-runnerd executable: the exact path given (never a PATH search; symlinks are',
         'refused), its sha256 digest, then the build metadata it prints for --build-metadata — run from a',
         'private copy of the verified bytes, with no shell, an empty environment, a timeout and an output cap.',
+        'Nothing is copied before its digest matched.',
       ].join(' '),
     )
     .requiredOption(
@@ -341,7 +343,10 @@ export function createProgram(): Command {
     .option('--json', 'print the verified artifact as JSON')
     .addHelpText(
       'after',
-      ['', 'Exit codes: 0 verified · 2 usage · 4 artifact invalid (path, digest or metadata).'].join('\n'),
+      [
+        '',
+        `Exit codes: 0 verified · 2 usage · 4 artifact invalid (path, digest or metadata; a file over ${DEFAULT_MAX_EXECUTABLE_BYTES / 1024 / 1024} MiB is file_too_large, never copied) · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its private copies removed first)`,
+      ].join('\n'),
     )
     .action(async (flags: { path: string; sha256: string; timeoutMs: number; json?: true }) => {
       const { runRunnerdInspect } = await import('./commands/negotiate.js');
@@ -378,7 +383,7 @@ export function createProgram(): Command {
       'after',
       [
         '',
-        'Exit codes: 0 compatible · 2 usage or unreadable input · 3 incompatible · 4 runnerd artifact invalid.',
+        `Exit codes: 0 compatible · 2 usage or unreadable input · 3 incompatible · 4 runnerd artifact invalid · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its private copies removed first)`,
       ].join('\n'),
     )
     .action(
@@ -418,7 +423,7 @@ export function createProgram(): Command {
       'after',
       [
         '',
-        'Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release directory, an --out that cannot be written).',
+        `Exit codes: 0 qualified · 1 refused (every reason listed) · 2 usage (bad flags, no release directory, an --out that cannot be written) · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its work directory removed first)`,
         '',
         'Examples:',
         '  $ evals qualify --release-dir dist/release --out qualification.json',

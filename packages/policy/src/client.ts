@@ -5,7 +5,7 @@
 // PolicyError; a missing result is never turned into an allow.
 import { spawn } from 'node:child_process';
 
-import { duplicateKeyIssues } from '@paperclip-evals/contract';
+import { duplicateKeyIssues, guardProcessGroup, killProcessGroup } from '@paperclip-evals/contract';
 
 import { jobFailed } from './errors.js';
 import { LineReader, compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
@@ -148,8 +148,11 @@ export class EvaluateClient {
       detached: true,
       ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
     });
+    // A SIGINT or SIGTERM to us kills the group too (contract's child-cleanup); released once it closed.
+    const releaseGroup = guardProcessGroup(this.#child.pid);
     this.#exited = new Promise((resolve) => {
       this.#child.once('close', (code, signal) => {
+        releaseGroup();
         this.#exit = { code, signal };
         this.#onClose();
         resolve({ code, signal });
@@ -647,11 +650,7 @@ export class EvaluateClient {
   #killGroup(): void {
     const pid = this.#child.pid;
     if (pid === undefined || this.#child.exitCode !== null || this.#child.signalCode !== null) return;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    killProcessGroup(pid);
   }
 
   /**

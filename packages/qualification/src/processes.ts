@@ -1,9 +1,11 @@
 // The child processes of a qualification (pnpm installing the consumer, node running the probe):
 // which pnpm to run, the small environment each gets, and a bounded run — no shell, stdin from
 // /dev/null, its own process group, a timeout and output caps — after which nothing it started
-// is left running (the group is SIGKILLed on timeout, on oversize, and once it has exited).
+// is left running (the group is SIGKILLed on timeout, on oversize, once it has exited, and when a
+// SIGINT or SIGTERM stops us: contract's child-cleanup registry).
 import { spawn } from 'node:child_process';
 import { delimiter, sep } from 'node:path';
+import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/contract';
 
 /** The pnpm the repo pins; used through npx when nothing else names a pnpm. */
 export const PINNED_PNPM = 'pnpm@12.4.2';
@@ -98,21 +100,6 @@ export interface BoundedRunResult {
 
 const DEFAULT_MAX_STDERR_BYTES = 8192;
 
-/** Process groups started by runBounded and not yet reaped. */
-const activeGroups = new Set<number>();
-
-/** SIGKILLs every process group runBounded started that is still running (for signal handlers). */
-export function killActiveProcessGroups(): void {
-  for (const pid of activeGroups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  activeGroups.clear();
-}
-
 /** Runs one process to completion under the bounds above. Never rejects. */
 export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult> {
   const maxStderrBytes = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
@@ -124,7 +111,8 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult
       detached: true,
       shell: false,
     });
-    if (child.pid !== undefined) activeGroups.add(child.pid);
+    // Registered with contract's child-cleanup: a SIGINT or SIGTERM to us kills the whole group.
+    const releaseGroup = guardProcessGroup(child.pid);
     const stdoutChunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
@@ -132,12 +120,7 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult
     let stdoutOverflow = false;
     let spawnError: string | null = null;
     const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // the group is already gone
-      }
+      killProcessGroup(child.pid);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -162,8 +145,8 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult
     });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
-      killGroup(); // whatever it started and left behind
-      if (child.pid !== undefined) activeGroups.delete(child.pid);
+      releaseGroup(); // SIGKILLs whatever it started and left behind
+
       resolve({
         exitCode,
         signal,

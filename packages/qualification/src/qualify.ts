@@ -3,7 +3,7 @@
 // recorded as skipped with the reason. Everything temporary (the tarball copy, the extracted
 // package, the consumer) lives in one private directory under os.tmpdir() that is removed on every
 // outcome. No clock is read: a timestamp, if wanted, comes in as `evaluatedAt`.
-import { constants as fsConstants, rmSync } from 'node:fs';
+import { constants as fsConstants } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import {
   canonicalDigest,
   createSchemaAjv,
   digestFile,
+  guardPrivatePath,
   isContractError,
   nativeExecutionIssues,
   negotiateCompatibility,
@@ -36,7 +37,7 @@ import {
   undeclaredSubpathIssues,
   undeclaredSubpaths,
 } from './judgements.js';
-import { killActiveProcessGroups, pnpmCommand } from './processes.js';
+import { pnpmCommand } from './processes.js';
 import {
   QUALIFICATION_CHECK_IDS,
   QUALIFICATION_RECORD_V1,
@@ -112,43 +113,15 @@ export async function qualifyRelease(options: QualifyReleaseOptions): Promise<Qu
     ...(options.arch === undefined ? {} : { arch: options.arch }),
   });
   const workDir = await mkdtemp(join(options.tempDir ?? tmpdir(), WORK_DIR_PREFIX));
-  guardWorkDir(workDir);
+  // Removed on SIGINT/SIGTERM too (with every child's process group): contract's child-cleanup.
+  const releaseWorkDir = guardPrivatePath(workDir);
   try {
     await chmod(workDir, 0o700);
     const run = new QualificationRun(releaseDir, workDir, options, baseRequirements);
     return await run.execute(layout);
   } finally {
-    releaseWorkDir(workDir);
     await rm(workDir, { recursive: true, force: true });
-  }
-}
-
-/** Work directories of qualifications in progress, removed synchronously if SIGINT/SIGTERM arrives. */
-const activeWorkDirs = new Set<string>();
-
-function onSignal(signal: NodeJS.Signals): void {
-  killActiveProcessGroups();
-  for (const dir of activeWorkDirs) rmSync(dir, { recursive: true, force: true });
-  activeWorkDirs.clear();
-  process.removeListener('SIGINT', onSignal);
-  process.removeListener('SIGTERM', onSignal);
-  // With no other listener, die of the signal as the default action would have.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-function guardWorkDir(dir: string): void {
-  if (activeWorkDirs.size === 0) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
-  activeWorkDirs.add(dir);
-}
-
-function releaseWorkDir(dir: string): void {
-  activeWorkDirs.delete(dir);
-  if (activeWorkDirs.size === 0) {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    releaseWorkDir();
   }
 }
 
