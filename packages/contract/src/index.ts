@@ -4,6 +4,8 @@ export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './outpu
 export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
 export { canonicalBytes, canonicalize, hasLoneSurrogate } from './canonical-json.js';
+export { digestContainedFile } from './contained-file.js';
+export type { ContainedFile, ContainedFileRefusal } from './contained-file.js';
 export {
   SHA256_DIGEST_PATTERN,
   canonicalDigest,

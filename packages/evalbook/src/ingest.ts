@@ -6,13 +6,12 @@
 // written — a first pass reads every input's case and config before the store is even opened —
 // unless keepForeign stores such attempts apart, marked foreign.
 import { existsSync } from 'node:fs';
-import { lstat, readFile, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import {
   DEFAULT_MAX_INPUT_BYTES,
   STDIN_INPUT,
-  digestFile,
+  digestContainedFile,
   displayLocator,
   expandBundleInputs,
   isContractError,
@@ -24,6 +23,7 @@ import {
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type {
   BundleInput,
+  ContainedFileRefusal,
   Issue,
   NativeExecution,
   NativeExecutionInput,
@@ -265,9 +265,23 @@ async function readUpTo(stream: AsyncIterable<Uint8Array>, limit: number): Promi
 const PROGRESS_INTERVAL_MS = 250;
 const NATIVE_ARTIFACT = 'artifact://native/';
 
+/** The issue code of each reason the artifact root's reader refuses a reference. */
+const REFUSAL_CODE: Record<ContainedFileRefusal, string> = {
+  outside_root: 'artifact_uri_outside_root',
+  symlink: 'artifact_symlink_refused',
+  not_a_file: 'artifact_not_a_file',
+};
+const REFUSAL_EXPECTED: Record<ContainedFileRefusal, string> = {
+  outside_root: 'a plain path under the artifact root (no empty, "." or ".." segments)',
+  symlink: 'a path with no symbolic link under the artifact root',
+  not_a_file: 'a regular file',
+};
+
 /**
  * Checks the transcript's and artifacts' sha256 under `root`: verified, unverified (no root, not a
- * native artifact URI, or file absent) or mismatched (reported as an issue; the bundle is not written).
+ * native artifact URI, or file absent) or mismatched (reported as an issue; the bundle is not
+ * written): a digest or size that differs, or a reference refused without reading it — a path with
+ * `..`, a symbolic link anywhere under the root, or not a regular file (digestContainedFile).
  */
 export async function verifyReferences(
   bundle: NativeExecution,
@@ -282,34 +296,22 @@ export async function verifyReferences(
   for (const { path, ref } of refs) {
     verification.set(ref.uri, 'unverified');
     if (root === undefined || !ref.uri.startsWith(NATIVE_ARTIFACT)) continue;
-    const base = resolve(root);
-    const file = resolve(base, ref.uri.slice(NATIVE_ARTIFACT.length));
-    const inside = relative(base, file);
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    // Never outside the root, links included (contract's one contained-file reader): a link, a
+    // `..` or a file that is not regular is refused, and nothing outside the root is ever read.
+    const found = await digestContainedFile(root, ref.uri.slice(NATIVE_ARTIFACT.length));
+    if (found.kind === 'absent') continue; // absent: unverified
+    if (found.kind === 'refused') {
       issues.push({
-        code: 'artifact_uri_outside_root',
-        message: `${ref.uri} resolves outside the artifact root`,
+        code: REFUSAL_CODE[found.reason],
+        message: `${ref.uri}: ${found.message}`,
         path: `${path}/uri`,
-        expected: `a path under ${base}`,
+        expected: REFUSAL_EXPECTED[found.reason],
         received: ref.uri,
       });
       verification.set(ref.uri, 'mismatched');
       continue;
     }
-    const info = await lstat(file).catch(() => null);
-    if (info === null) continue; // absent: unverified
-    if (!info.isFile()) {
-      issues.push({
-        code: 'artifact_not_a_file',
-        message: `${file} is not a regular file`,
-        path: `${path}/uri`,
-        expected: 'a regular file',
-        received: ref.uri,
-      });
-      verification.set(ref.uri, 'mismatched');
-      continue;
-    }
-    const { digest, byteSize } = await digestFile(file);
+    const { digest, byteSize } = found;
     if (digest !== ref.sha256 || byteSize !== ref.byteSize) {
       issues.push({
         code: 'artifact_digest_mismatch',

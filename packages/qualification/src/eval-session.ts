@@ -1,24 +1,25 @@
 // The runnerd-eval-session check: runnerd must really run an eval session, not merely print build
-// metadata. The resolved runnerd is copied into a private 0700 directory and digested there (the
-// bytes run are the bytes hashed, and the digest must be the one the resolver verified); that copy
+// metadata. The resolved runnerd is staged by contract's stageVerifiedExecutable into a private
+// 0700 directory (the bytes run are the bytes hashed, and the digest must be the one the resolver
+// verified; a changed file is runnerd_changed and never copied past the size cap); that copy
 // runs Evals' committed request (evals-eval-session-request.json, behaviour deny_tool) with no
 // shell, an empty environment and a timeout, its process group killed whatever happens. The bundle
 // it writes must pass Evals' strict parser, name the binary, the package version and the request's
 // identity, and every file it references must exist beside it with the digest and size it states.
-import { constants as fsConstants } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  digestFile,
+  digestContainedFile,
   isContractError,
   readJsonText,
   readNativeExecutionFile,
+  stageVerifiedExecutable,
 } from '@paperclip-evals/contract';
 
 import { runBounded, runFailure } from './processes.js';
 
-import type { NativeExecution, Sha256Digest } from '@paperclip-evals/contract';
+import type { NativeExecution, Sha256Digest, StagedExecutable } from '@paperclip-evals/contract';
 
 import type { QualificationIssue } from './record.js';
 
@@ -86,26 +87,41 @@ export async function runEvalSessionCheck(
 ): Promise<EvalSessionCheckResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
   const request = await loadEvalSessionRequest(options.requestFile);
-  const dir = await mkdtemp(join(options.workDir, 'runnerd-'));
-  await chmod(dir, 0o700);
-
-  // The bytes run are the bytes hashed: a private copy, digested, compared with the resolver's.
-  const copy = join(dir, 'paperclip-runnerd');
-  await copyFile(options.runnerdPath, copy, fsConstants.COPYFILE_EXCL);
-  await chmod(copy, 0o700);
-  const copied = (await digestFile(copy)).digest;
-  if (copied !== options.expectedSha256) {
-    return fail('runnerd changed after it was resolved; the copy was not run', [
-      {
-        code: 'runnerd_changed',
+  // The bytes run are the bytes hashed: contract's one staging step (size cap, digest compared
+  // before anything is copied, the private copy digested again), against the resolver's digest.
+  let staged: StagedExecutable;
+  try {
+    staged = await stageVerifiedExecutable({
+      executablePath: options.runnerdPath,
+      expectedSha256: options.expectedSha256,
+      stagingDirPrefix: 'runnerd-',
+      parentDir: options.workDir,
+    });
+  } catch (error) {
+    if (!isContractError(error)) throw error;
+    return fail('runnerd changed after it was resolved; it was not run', [
+      ...error.issues.map((issue): QualificationIssue => ({
+        ...issue,
+        code: issue.code === 'digest_mismatch' ? 'runnerd_changed' : issue.code,
         component: 'runnerd',
-        message: `the private copy of runnerd has digest ${copied}, not the resolved ${options.expectedSha256}`,
-        expected: options.expectedSha256,
-        received: copied,
-      },
+      })),
     ]);
   }
+  try {
+    return await runStaged(options, request, staged, timeoutMs);
+  } finally {
+    await staged.dispose();
+  }
+}
 
+async function runStaged(
+  options: RunEvalSessionCheckOptions,
+  request: Awaited<ReturnType<typeof loadEvalSessionRequest>>,
+  staged: StagedExecutable,
+  timeoutMs: number,
+): Promise<EvalSessionCheckResult> {
+  const dir = staged.stagingDir;
+  const copy = staged.stagedPath;
   const requestPath = join(dir, 'request.json');
   await writeFile(requestPath, request.text, { mode: 0o600 });
   const outputDir = join(dir, 'output');
@@ -227,24 +243,24 @@ async function referenceIssues(
   const prefix = `artifact://native/${attemptId}/`;
   const rest = ref.uri.startsWith(prefix) ? ref.uri.slice(prefix.length) : null;
   const name = rest === '' ? ARTIFACT_ROOT_FILE : rest;
-  const segments = name?.split('/') ?? [];
-  if (name === null || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+  if (name === null) return [referenceInvalid(path, prefix, ref.uri)];
+  // Never outside the output folder Evals made, links included: runnerd wrote everything in it
+  // (the attempt's folder too), so it may hold anything.
+  const found = await digestContainedFile(outputDir, `${attemptId}/${name}`);
+  if (found.kind === 'refused' && found.reason === 'outside_root')
+    return [referenceInvalid(path, prefix, ref.uri)];
+  if (found.kind === 'refused' && found.reason === 'symlink')
     return [
       {
-        code: 'eval_session_reference_invalid',
+        code: 'eval_session_reference_symlink',
         component: 'runnerd',
-        message: `${path}/uri is not a file under ${prefix}`,
+        message: `${ref.uri}: ${found.message}`,
         path: `${path}/uri`,
-        expected: `${prefix}<file>`,
-        received: ref.uri,
+        expected: 'a regular file beside the bundle, reached through no symbolic link',
+        received: 'a symbolic link',
       },
     ];
-  }
-  const file = join(outputDir, attemptId, ...segments);
-  try {
-    const stats = await lstat(file);
-    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
-  } catch (error) {
+  if (found.kind !== 'file') {
     return [
       {
         code: 'eval_session_file_missing',
@@ -252,11 +268,11 @@ async function referenceIssues(
         message: `${ref.uri} is not a regular file beside the bundle`,
         path: `${path}/uri`,
         expected: 'a regular file',
-        received: (error as NodeJS.ErrnoException).code ?? 'missing',
+        received: found.kind === 'absent' ? 'missing' : 'not a regular file',
       },
     ];
   }
-  const { digest, byteSize } = await digestFile(file);
+  const { digest, byteSize } = found;
   const issues: QualificationIssue[] = [];
   if (digest !== ref.sha256) {
     issues.push({
@@ -279,6 +295,17 @@ async function referenceIssues(
     });
   }
   return issues;
+}
+
+function referenceInvalid(path: string, prefix: string, uri: string): QualificationIssue {
+  return {
+    code: 'eval_session_reference_invalid',
+    component: 'runnerd',
+    message: `${path}/uri is not a file under ${prefix}`,
+    path: `${path}/uri`,
+    expected: `${prefix}<file>`,
+    received: uri,
+  };
 }
 
 function fail(detail: string, issues: QualificationIssue[]): EvalSessionCheckResult {

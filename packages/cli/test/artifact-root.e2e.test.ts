@@ -1,0 +1,95 @@
+// `evals ingest --artifact-root` never leaves the root, end to end: an attempt whose transcript is
+// reached through a symlinked directory, a symlinked file, a `..` chain through a link or a link
+// to a link is refused (exit 1, the coded reason, nothing written), and the digest of the file
+// outside the root — which the attempt claims wrongly, so a read of it would be reported as a
+// mismatch showing it — is never printed, in text or JSON.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+const SECRET = 'a file outside the artifact root\n';
+const SECRET_DIGEST = `sha256:${createHash('sha256').update(SECRET).digest('hex')}`;
+
+let dir: string;
+
+type Bundle = Record<string, unknown> & { transcript: { uri: string; sha256: string; byteSize: number } };
+
+/** An attempt whose transcript is `uri`, claiming a digest that is not the outside file's. */
+function attemptAt(name: string, uri: string): string {
+  const bundle = syntheticAttempt({ attemptId: `hostile_${name}` }) as Bundle;
+  bundle.transcript.uri = uri;
+  bundle.transcript.sha256 = `sha256:${'0'.repeat(64)}`;
+  bundle.transcript.byteSize = Buffer.byteLength(SECRET);
+  const file = join(dir, 'bundles', `${name}.json`);
+  writeFileSync(file, JSON.stringify(bundle));
+  return file;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-artifact-root-e2e-'));
+  mkdirSync(join(dir, 'bundles'));
+  mkdirSync(join(dir, 'outside', 'deep'), { recursive: true });
+  writeFileSync(join(dir, 'outside', 'secret.txt'), SECRET);
+  const root = join(dir, 'artifacts');
+  mkdirSync(root);
+  symlinkSync('../outside', join(root, 'dir-link'));
+  symlinkSync('../outside/secret.txt', join(root, 'file-link'));
+  symlinkSync('../outside/deep', join(root, 'dot-dot'));
+  symlinkSync('link-2', join(root, 'link-1'));
+  symlinkSync('../outside', join(root, 'link-2'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('evals ingest --artifact-root refuses what leads outside the root', () => {
+  it.each([
+    [
+      'a symlinked directory inside the root pointing outside',
+      'artifact://native/dir-link/secret.txt',
+      'artifact_symlink_refused',
+    ],
+    ['a symlinked file', 'artifact://native/file-link', 'artifact_symlink_refused'],
+    [
+      'a `..` chain through a link (dot-dot/.. is outside/)',
+      'artifact://native/dot-dot/../secret.txt',
+      'artifact_uri_outside_root',
+    ],
+    [
+      'a `..` chain out of the root',
+      'artifact://native/x/../../outside/secret.txt',
+      'artifact_uri_outside_root',
+    ],
+    ['a link to a link', 'artifact://native/link-1/secret.txt', 'artifact_symlink_refused'],
+  ])('%s', (name, uri, code) => {
+    const bundle = attemptAt(name.replace(/\W+/g, '-'), uri);
+    for (const json of [false, true]) {
+      const store = join(dir, `${code}-${String(json)}.sqlite`);
+      const run = spawnSync(
+        EVALS,
+        [
+          'ingest',
+          bundle,
+          '--artifact-root',
+          'artifacts',
+          '--store',
+          `sqlite:${store}`,
+          ...(json ? ['--json'] : []),
+        ],
+        { cwd: dir, encoding: 'utf8', input: '', env: { ...process.env, NO_COLOR: '1' } },
+      );
+      expect(run.status, run.stderr).toBe(1);
+      expect(`${run.stdout}${run.stderr}`).toContain(code);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_DIGEST);
+      expect(existsSync(store)).toBe(false); // nothing was written
+    }
+  });
+});

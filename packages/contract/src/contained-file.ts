@@ -1,0 +1,140 @@
+// Reading a file named by an untrusted relative path under a root directory without ever leaving
+// the root: the one implementation behind every artifact-reference check (ingest's
+// --artifact-root, qualification's eval-session bundle). The path must be plain — segments
+// separated by `/`, none empty, `.` or `..`, no NUL — and no component under the root may be a
+// symbolic link (a link to a directory, to a file, to another link: each refused, wherever it
+// points). The file is opened with O_NOFOLLOW and checked on the descriptor (a regular file), and
+// after opening the path is checked again (still free of links, still the very inode opened), so
+// a directory swapped for a link between the checks and the open is refused too. The digest is
+// taken over that descriptor: what is hashed is the file that was checked, and a file outside the
+// root is never read, so its digest can never be reported. (A hard link inside the root to a file
+// elsewhere is indistinguishable from the file itself, and is read as one.) The root itself is
+// resolved with realpath: it is the operator's choice, links included.
+import { createHash } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { join, relative, isAbsolute } from 'node:path';
+
+import type { FileHandle } from 'node:fs/promises';
+
+import type { Sha256Digest } from './digest.js';
+
+/** Why a path under the root was not read. */
+export type ContainedFileRefusal = 'outside_root' | 'symlink' | 'not_a_file';
+
+export type ContainedFile =
+  /** Nothing at that path (or a component of it is not a directory). */
+  | { readonly kind: 'absent'; readonly path: string }
+  | {
+      readonly kind: 'refused';
+      readonly reason: ContainedFileRefusal;
+      /** What was found, in words (never a digest or content of anything outside the root). */
+      readonly message: string;
+      readonly path: string;
+    }
+  | {
+      readonly kind: 'file';
+      readonly path: string;
+      readonly digest: Sha256Digest;
+      readonly byteSize: number;
+    };
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Digests the file at `relativePath` under `root`, or says why it was not read. Rejects only when
+ * the root itself cannot be resolved or the file fails to read once opened (the fs error).
+ */
+export async function digestContainedFile(root: string, relativePath: string): Promise<ContainedFile> {
+  const base = await realpath(root);
+  const segments = relativePath.split('/');
+  const display = join(base, relativePath);
+  if (
+    relativePath.includes('\0') ||
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..')
+  ) {
+    return refused(
+      'outside_root',
+      `${JSON.stringify(relativePath)} is not a plain path under the root (no empty, "." or ".." segments)`,
+      display,
+    );
+  }
+  const path = join(base, ...segments);
+
+  // Every component, from the root down: the first link found is named in the refusal.
+  for (let depth = 1; depth <= segments.length; depth++) {
+    const prefix = join(base, ...segments.slice(0, depth));
+    const info = await lstat(prefix).catch((error: NodeJS.ErrnoException) => error);
+    if (info instanceof Error) {
+      if (info.code === 'ENOENT' || info.code === 'ENOTDIR') return { kind: 'absent', path };
+      throw info;
+    }
+    if (info.isSymbolicLink()) return refused('symlink', await linkDescription(base, prefix), path);
+    if (depth < segments.length && !info.isDirectory()) return { kind: 'absent', path };
+  }
+
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO must not block the open (it is refused below as not a regular file).
+    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return refused('symlink', await linkDescription(base, path), path);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent', path };
+    throw error;
+  }
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) return refused('not_a_file', `${path} is not a regular file`, path);
+    // The components may have been swapped for links between the checks and the open: the path
+    // must still be link-free and name the very file that is open.
+    const now = await realpath(path).catch(() => undefined);
+    const named = now === undefined ? undefined : await stat(now).catch(() => undefined);
+    if (now !== path || named?.ino !== opened.ino || named.dev !== opened.dev)
+      return refused(
+        'symlink',
+        `${path} changed while it was being opened (a component became a link)`,
+        path,
+      );
+    const { digest, byteSize } = await digestHandle(handle);
+    return { kind: 'file', path, digest, byteSize };
+  } finally {
+    await handle.close();
+  }
+}
+
+function refused(reason: ContainedFileRefusal, message: string, path: string): ContainedFile {
+  return { kind: 'refused', reason, message, path };
+}
+
+/** "<link> is a symbolic link (to <target>, which leads outside the root)": where it points, no more. */
+async function linkDescription(base: string, link: string): Promise<string> {
+  const target = await readlink(link).catch(() => undefined);
+  const resolved = await realpath(link).catch(() => undefined);
+  const inside = resolved !== undefined && isInside(base, resolved);
+  const where =
+    resolved === undefined
+      ? 'which resolves to nothing'
+      : inside
+        ? 'inside the root'
+        : 'which leads outside the root';
+  return `${link} is a symbolic link${target === undefined ? '' : ` to ${JSON.stringify(target)}`} (${where}); links under the root are never followed`;
+}
+
+function isInside(base: string, path: string): boolean {
+  const rest = relative(base, path);
+  return rest !== '..' && !rest.startsWith('../') && !isAbsolute(rest);
+}
+
+async function digestHandle(handle: FileHandle): Promise<{ digest: Sha256Digest; byteSize: number }> {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let byteSize = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, byteSize);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    byteSize += bytesRead;
+  }
+  return { digest: `sha256:${hash.digest('hex')}`, byteSize };
+}
