@@ -1,13 +1,14 @@
 // runEvalSessionCheck on its own (no install): the good fake runnerd passes; a runnerd whose eval
 // session never ends is killed at the timeout; a runnerd that changed since it was resolved is
-// never run; a script that only prints build metadata is refused.
+// never run; a script that only prints build metadata is refused; files reached through a link out
+// of the output folder are refused, never read.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runEvalSessionCheck } from '../src/index.ts';
-import { FAKE_VERSION, buildFakeRelease } from './support/fake-release.ts';
+import { FAKE_VERSION, buildFakeRelease, runnerdNodeScript } from './support/fake-release.ts';
 import { createScratch } from './support/harness.ts';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
@@ -107,5 +108,27 @@ describe('runEvalSessionCheck', () => {
       workDir: scratch.work,
     });
     expect(result.issues.map((issue) => issue.code)).toEqual(['eval_session_failed']);
+  });
+
+  it('refuses referenced files reached through a symlinked folder leading outside the output folder', async () => {
+    const fake = await release();
+    // The good runnerd, but its attempt folder is moved out of the output folder and linked back.
+    const script = runnerdNodeScript().replace(
+      "fs.writeFileSync(flags['--output']",
+      "const outside = path.join(path.dirname(path.dirname(flags['--output'])), 'moved-out');\n" +
+        'fs.renameSync(dir, outside); fs.symlinkSync(outside, dir);\n' +
+        "fs.writeFileSync(flags['--output']",
+    );
+    await writeFile(fake.runnerd, script);
+    const result = await runEvalSessionCheck({
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      packageVersion: FAKE_VERSION,
+      workDir: scratch.work,
+    });
+    const codes = result.issues.map((issue) => issue.code);
+    expect(codes.length).toBeGreaterThan(0);
+    expect(new Set(codes)).toEqual(new Set(['eval_session_reference_symlink']));
+    expect(result.issues[0]?.message).toMatch(/is a symbolic link .*leads outside the root/);
   });
 });
