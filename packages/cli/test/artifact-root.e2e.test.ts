@@ -70,9 +70,10 @@ describe('evals ingest --artifact-root refuses what leads outside the root', () 
     ],
     ['a link to a link', 'artifact://native/link-1/secret.txt', 'artifact_symlink_refused'],
   ])('%s', (name, uri, code) => {
-    const bundle = attemptAt(name.replace(/\W+/g, '-'), uri);
+    const slug = name.replace(/\W+/g, '-');
+    const bundle = attemptAt(slug, uri);
     for (const json of [false, true]) {
-      const store = join(dir, `${code}-${String(json)}.sqlite`);
+      const store = join(dir, `store-${slug}-${String(json)}.sqlite`); // its name is printed: no code in it
       const run = spawnSync(
         EVALS,
         [
