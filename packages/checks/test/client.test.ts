@@ -1,5 +1,10 @@
 // EngineClient against real engine processes: the checks engine itself (built dist), and a fake
-// engine that hangs, lies about ids, answers the wrong assertions or writes garbage.
+// engine that hangs, lies about ids, answers the wrong assertions or writes garbage; and the engine's
+// whole process group killed when SIGTERM or SIGINT stops the client's process.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -103,4 +108,60 @@ describe('EngineClient with a misbehaving engine', () => {
       code: 'connection_closed',
     });
   });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)(
+    'kills the engine and what it started when %s stops its user (exit %i)',
+    async (signal, exitCode) => {
+      // A user of the client in its own process: an engine that starts a grandchild and never answers.
+      const pidsFile = join(mkdtempSync(join(tmpdir(), 'engine-client-signal-')), 'pids');
+      const engineSource = `const { spawn } = require('node:child_process');
+        const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+        require('node:fs').writeFileSync(${JSON.stringify(pidsFile)}, process.pid + ' ' + grandchild.pid);
+        setInterval(() => {}, 1000);`;
+      const userSource = `import { EngineClient } from ${JSON.stringify(CHECKS_DIST)};
+        const client = new EngineClient({ command: process.execPath, args: ['-e', ${JSON.stringify(engineSource)}] });
+        client.request('query_drift', {}).catch(() => undefined);`;
+      const user = spawn(process.execPath, ['--input-type=module', '-e', userSource], { stdio: 'ignore' });
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+        user.on('close', (code, sig) => {
+          resolve({ code, signal: sig });
+        });
+      });
+      try {
+        const deadline = Date.now() + 10_000;
+        while (!/^\d+ \d+$/.test(existsSync(pidsFile) ? readFileSync(pidsFile, 'utf8') : '')) {
+          if (Date.now() > deadline) throw new Error('the engine never started');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
+        user.kill(signal);
+        expect(await exited).toEqual({ code: exitCode, signal: null });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
+      } finally {
+        user.kill('SIGKILL');
+        for (const pid of existsSync(pidsFile) ? readFileSync(pidsFile, 'utf8').split(' ').map(Number) : [])
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        rmSync(join(pidsFile, '..'), { recursive: true, force: true });
+      }
+    },
+  );
 });
+
+/** Running (not gone, not a zombie left for init to reap). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

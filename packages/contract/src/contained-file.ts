@@ -64,10 +64,13 @@ export async function digestContainedFile(root: string, relativePath: string): P
   // Every component, from the root down: the first link found is named in the refusal.
   for (let depth = 1; depth <= segments.length; depth++) {
     const prefix = join(base, ...segments.slice(0, depth));
-    const info = await lstat(prefix).catch((error: NodeJS.ErrnoException) => error);
-    if (info instanceof Error) {
-      if (info.code === 'ENOENT' || info.code === 'ENOTDIR') return { kind: 'absent', path };
-      throw info;
+    let info;
+    try {
+      info = await lstat(prefix);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent', path };
+      throw error;
     }
     if (info.isSymbolicLink()) return refused('symlink', await linkDescription(base, prefix), path);
     if (depth < segments.length && !info.isDirectory()) return { kind: 'absent', path };
