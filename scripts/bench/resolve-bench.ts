@@ -8,9 +8,10 @@
 //   2. a fresh `node` process that imports the BUILT resolver (packages/contract/dist) and
 //      - resolves a tiny executable first (loads and compiles the schemas; not timed),
 //      - "hash phase": resolves the big file with a wrong expected digest, which stops with
-//        digest_mismatch right after open + stream through sha256 into the private copy + removal
-//        (the resolver's own code path, exactly what runs before any exec),
-//      - "end to end": resolves it with the right digest (+ spawn --build-metadata, parse, validate),
+//        digest_mismatch right after open + stream through sha256 (nothing is copied before the
+//        digest matched: the resolver's own code path, exactly what runs before any copy or exec),
+//      - "end to end": resolves it with the right digest (+ the copy and the copy's digest, spawn
+//        --build-metadata, parse, validate),
 //      then reports its times and VmHWM (peak RSS) from /proc/self/status.
 // The headline ratio is the median over rounds of (hash phase / sha256sum). The targets (ratio at
 // most 1.5, RSS under 100 MB) are reported, never enforced: this is a measurement, not a test. It

@@ -97,7 +97,7 @@ export function createProgram(): Command {
     .option('--env <file>', 'the Evalbook environment (evalbook.yaml or .json): cases, configs, pricing')
     .option(
       '--artifact-root <dir>',
-      'resolve artifact://native/<path> references under this directory and verify them (it must exist)',
+      'resolve artifact://native/<path> references under this directory and verify them (it must exist); never outside it: a `..` segment or any symbolic link under it is refused (artifact_uri_outside_root, artifact_symlink_refused) and the file is never read',
     )
     .addOption(
       needs(
