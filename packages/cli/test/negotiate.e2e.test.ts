@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { canonicalDigest } from '../../contract/src/digest.ts';
+import { catalog, requirements, writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -29,29 +30,6 @@ const runnerdMetadata = {
   buildProfile: 'release',
   x_future: 'kept',
 };
-const catalog = {
-  schema: 'paperclip-runner/semantic-catalog/v1',
-  version: 1,
-  operations: [{ operationId: 'read_document' }],
-};
-const requirements = {
-  schema: 'paperclip-evals/consumer-requirements/v1',
-  consumer: 'paperclip-evals',
-  packageVersion: '0.4.2',
-  nativeExecution: 'paperclip-runner/native-execution/v1',
-  prp: { minimumVersion: 1, maximumVersion: 3 },
-  driver: {
-    contractVersion: 1,
-    requiredCapabilities: ['interrupt'],
-    descriptor: {
-      kind: 'paperclip-deterministic',
-      version: '1.0.0',
-      protocolVersion: 'prp.v2',
-      capabilities: { interrupt: true },
-    },
-  },
-};
-
 function evals(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8', input: '' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -77,18 +55,7 @@ beforeAll(() => {
   const script = `#!/bin/sh\nprintf '%s' '${JSON.stringify(runnerdMetadata)}'\n`;
   writeFileSync(files('paperclip-runnerd'), script, { mode: 0o755 });
   runnerdSha256 = `sha256:${createHash('sha256').update(script).digest('hex')}`;
-  writeFileSync(files('catalog.json'), JSON.stringify(catalog));
-  writeFileSync(
-    files('package-metadata.json'),
-    JSON.stringify({
-      schema: 'paperclip-runner/build-metadata/v1',
-      package: { name: '@paperclipai/paperclip-runner', version: '0.4.2' },
-      contracts: { nativeExecution: 1, runnerdArtifact: 2, harnessDriver: 1, semanticCatalog: 1 },
-      prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 2 },
-      semanticCatalog: { version: 1, sha256: canonicalDigest(catalog) },
-    }),
-  );
-  writeFileSync(files('requirements.json'), JSON.stringify(requirements));
+  writeNegotiationDocuments(dir);
 });
 
 afterAll(() => {

@@ -1,8 +1,8 @@
 // SIGTERM and SIGINT to every `evals` command that starts children: the real CLI runs a child that
-// sleeps and has started a grandchild in its group (a fake runnerd, a fake policy producer, a fake
-// pnpm under `qualify`); the signal arrives while the child runs. The CLI must exit promptly with
-// the conventional code (143 / 130), no process of the child's group may remain, and the private
-// copy or work directory it made under TMPDIR must be gone.
+// sleeps and has started a grandchild in its group (a fake runnerd under `runnerd inspect` and
+// `negotiate`, a fake policy producer, a fake pnpm under `qualify`); the signal arrives while the
+// child runs. The CLI must exit promptly with the conventional code (143 / 130), no process of the
+// child's group may remain, and the private copy or work directory it made under TMPDIR must be gone.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { createTestExecutables } from '../../contract/test/support/test-executab
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, writeExecutable } from '../../policy/test/support/producers.ts';
 import { buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
+import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
 import type { TestExecutables } from '../../contract/test/support/test-executables.ts';
 
@@ -154,6 +155,33 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s while a child runs', (signal) 
     const sleeper = executables.sleeper;
     const run = await signalWhileChildRuns(
       ['runnerd', 'inspect', '--path', sleeper.path, '--sha256', sleeper.sha256, '--timeout-ms', '60000'],
+      executables.sleeperPidsFile,
+      signal,
+    );
+    expectCleanStop(run, signal);
+  });
+
+  it('evals negotiate: the runnerd it resolves and its grandchild are killed, the private copy removed', async () => {
+    const sleeper = executables.sleeper;
+    const docs = join(dir, `negotiate-${signal}`);
+    await mkdir(docs);
+    writeNegotiationDocuments(docs);
+    const run = await signalWhileChildRuns(
+      [
+        'negotiate',
+        '--package-metadata',
+        join(docs, 'package-metadata.json'),
+        '--requirements',
+        join(docs, 'requirements.json'),
+        '--catalog',
+        join(docs, 'catalog.json'),
+        '--runnerd',
+        sleeper.path,
+        '--runnerd-sha256',
+        sleeper.sha256,
+        '--timeout-ms',
+        '60000',
+      ],
       executables.sleeperPidsFile,
       signal,
     );
