@@ -1,11 +1,14 @@
 // Test support for suites that stage executables: os.tmpdir() points at a fresh staging directory
 // for the suite (TMPDIR, restored afterwards), and after every test that directory must be empty —
-// every staged copy is removed, on success and on failure.
+// every staged copy is removed, on success and on failure — and nothing may stay registered with
+// child-cleanup (a leaked registration would keep SIGINT/SIGTERM handlers installed).
 import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+
+import { guardedCounts } from '../../src/child-cleanup.ts';
 
 export interface StagingDirs {
   /** The suite's own temp directory (for the executables it writes). */
@@ -31,6 +34,7 @@ export function useStagingTmpdir(prefix: string): StagingDirs {
   });
   afterEach(() => {
     expect(readdirSync(dirs.stagingParent)).toEqual([]);
+    expect(guardedCounts()).toEqual({ processGroups: 0, privatePaths: 0 });
   });
   return dirs;
 }
