@@ -269,3 +269,41 @@ describe('writeReport', () => {
     expect(await report('junit', [])).not.toContain('name="gates"');
   });
 });
+
+describe('below:RATE at its boundary', () => {
+  // The rate is the one the user writes (`below:0.7` for 7 of 10): a config solving exactly that
+  // share holds the gate, one attempt fewer fails it, whatever the counts (property, real summaries).
+  it('holds at the rate exactly and fails one solved attempt short of it', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 1, max: 40 })
+          .chain((counted) => fc.tuple(fc.constant(counted), fc.integer({ min: 1, max: counted }))),
+        ([counted, solved]) => {
+          const rate = Number((solved / counted).toPrecision(15)); // as a user would write it, rounded
+          const exactly = summaryOf(side('case', 'config', solved, counted), null);
+          const short = summaryOf(side('case', 'config', solved - 1, counted), null);
+          expect(exactly.configStats[0]?.solveRate).toBe(solved / counted);
+          const gate: FailOn = { kind: 'below', rate: Math.min(rate, solved / counted) };
+          expect(decideGate(gate, exactly).passed, `${solved}/${counted} at below:${gate.rate}`).toBe(true);
+          expect(decideGate(gate, short).passed, `${solved - 1}/${counted} at below:${gate.rate}`).toBe(
+            false,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds every config to the rate: below:1 passes only a config that solves every attempt', () => {
+    expect(decideGate({ kind: 'below', rate: 1 }, summaryOf(side('case', 'config', 5, 5), null)).passed).toBe(
+      true,
+    );
+    expect(decideGate({ kind: 'below', rate: 1 }, summaryOf(side('case', 'config', 4, 5), null)).passed).toBe(
+      false,
+    );
+    expect(decideGate({ kind: 'below', rate: 0 }, summaryOf(side('case', 'config', 0, 5), null)).passed).toBe(
+      true,
+    );
+  });
+});
