@@ -121,6 +121,7 @@ export type {
   IngestForeign,
   IngestOptions,
   IngestProgress,
+  IngestStoreRefusal,
   IngestSummary,
 } from './ingest.js';
 export {

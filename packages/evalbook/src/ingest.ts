@@ -4,7 +4,9 @@
 // Invalid bundles are reported with every issue and never written. With an environment, an attempt
 // not of its suite (a case or config it lacks, another digest) is refused and NOTHING of the run is
 // written — a first pass reads every input's case and config before the store is even opened —
-// unless keepForeign stores such attempts apart, marked foreign.
+// unless keepForeign stores such attempts apart, marked foreign. A batch the store refuses for what
+// one of its records holds is written again bundle by bundle: the store's refusal of a bundle is
+// reported with its coded error, and the others are written (writeBatch).
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
@@ -52,10 +54,11 @@ import {
   openStore,
   removeCreatedSqliteStore,
   checkSqliteTarget,
+  isRecordRefusal,
   sqliteCreations,
   sqliteStorePath,
 } from './store.js';
-import type { InsertOutcome, LedgerStore } from './store.js';
+import type { InsertOutcome, LedgerStore, StoreError } from './store.js';
 
 export interface IngestProgress {
   /** How many inputs there are in all (counted up front, only when progress is asked for). */
@@ -66,6 +69,7 @@ export interface IngestProgress {
   readonly conflicts: number;
   readonly invalid: number;
   readonly unreadable: number;
+  readonly storeRefused: number;
 }
 
 export interface IngestOptions {
@@ -114,6 +118,11 @@ export interface IngestSummary {
   readonly invalid: { readonly input: string; readonly issues: readonly Issue[] }[];
   readonly unreadable: { readonly input: string; readonly error: string }[];
   /**
+   * Valid bundles the store refused to write (each alone, after its batch failed): the store's coded
+   * error for it. Every other bundle of the run was written as usual.
+   */
+  readonly storeRefused: IngestStoreRefusal[];
+  /**
    * Attempts not of the environment's suite, each with what differs (field, expected, received).
    * Without keepForeign they were refused and nothing of the run was written (exit 1); with it,
    * those listed were inserted apart, marked foreign.
@@ -132,6 +141,14 @@ export interface IngestSummary {
   readonly checkModelUsage: ModelUsage | null;
 }
 
+/** A valid bundle the store refused to write, with the store's coded error (a StoreError's JSON). */
+export interface IngestStoreRefusal {
+  readonly input: string;
+  readonly key: AttemptKey;
+  readonly bundleDigest: string;
+  readonly error: { readonly code: string; readonly message: string; readonly issues: readonly Issue[] };
+}
+
 /** An attempt that is not of the environment's suite, and how. */
 export interface IngestForeign {
   readonly input: string;
@@ -147,10 +164,10 @@ export class IngestUsageError extends Error {
 
 /**
  * 0 only inserted/duplicates (foreign ones kept apart included) · 1 conflicts, invalid bundles or
- * refused foreign attempts · 2 unreadable input (takes precedence).
+ * refused foreign attempts · 2 unreadable input or a bundle the store refused (takes precedence).
  */
 export function ingestExitCode(summary: IngestSummary): 0 | 1 | 2 {
-  if (summary.unreadable.length > 0) return 2;
+  if (summary.unreadable.length > 0 || summary.storeRefused.length > 0) return 2;
   const refusedForeign = !summary.keepForeign && summary.foreign.length > 0;
   return summary.conflicts.length > 0 || summary.invalid.length > 0 || refusedForeign ? 1 : 0;
 }
@@ -425,6 +442,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         conflicts: [],
         invalid: [],
         unreadable: [],
+        storeRefused: [],
         foreign: refused,
         keepForeign,
         artifacts: emptyArtifactCounts(),
@@ -450,6 +468,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const conflicts: IngestConflict[] = [];
   const invalid: IngestSummary['invalid'] = [];
   const unreadable: IngestSummary['unreadable'] = [];
+  const storeRefused: IngestStoreRefusal[] = [];
   const foreign: IngestForeign[] = [];
   const coverage = new CoverageTally();
   const artifacts = emptyArtifactCounts();
@@ -470,13 +489,21 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       conflicts: conflicts.length,
       invalid: invalid.length,
       unreadable: unreadable.length,
+      storeRefused: storeRefused.length,
     });
 
-  const recordOutcomes = (batch: typeof pending, outcomes: readonly InsertOutcome[]): void => {
+  const recordOutcomes = (batch: typeof pending, outcomes: readonly BatchOutcome[]): void => {
     outcomes.forEach((outcome, index) => {
       const entry = batch[index];
       if (entry === undefined) return;
-      if (outcome.status === 'inserted') {
+      if (outcome.status === 'store_refused')
+        storeRefused.push({
+          input: entry.input,
+          key: entry.record.key,
+          bundleDigest: entry.record.bundleDigest,
+          error: { code: outcome.error.code, message: outcome.error.message, issues: outcome.error.issues },
+        });
+      else if (outcome.status === 'inserted') {
         inserted++;
         coverage.add(entry.record.cost);
         if (entry.record.environmentMismatch.length > 0 && environment !== undefined)
@@ -506,7 +533,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     pending = [];
     await inflight;
     const writer = await writableStore();
-    inflight = writer.insertBatch(batch.map((entry) => entry.record)).then((outcomes) => {
+    inflight = writeBatch(
+      writer,
+      batch.map((entry) => entry.record),
+    ).then((outcomes) => {
       recordOutcomes(batch, outcomes);
     });
     // Awaited at the next flush or at the end; until then a failure must not count as unhandled.
@@ -584,12 +614,43 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     conflicts,
     invalid,
     unreadable,
+    storeRefused,
     foreign,
     keepForeign,
     artifacts,
     coverage: coverage.summary(),
     checkModelUsage: options.models === undefined ? null : { ...options.models.gateway.sessionUsage },
   };
+}
+
+/** A record's outcome, or the store's refusal of it (written alone, it still failed). */
+type BatchOutcome = InsertOutcome | { readonly status: 'store_refused'; readonly error: StoreError };
+
+/**
+ * Writes a batch in one transaction; when the store refuses it for what a record holds (a
+ * StoreError with store_record_refused: nothing of the batch was written), writes each record alone,
+ * in order, so that one record the store cannot take costs only itself. Any other failure (a lost
+ * connection, a read-only or full store) ends the run as before: batches already written stay.
+ */
+export async function writeBatch(
+  store: LedgerStore,
+  records: readonly LedgerRecord[],
+): Promise<BatchOutcome[]> {
+  try {
+    return await store.insertBatch(records);
+  } catch (error) {
+    if (!isRecordRefusal(error)) throw error;
+    if (records.length === 1) return [{ status: 'store_refused', error }];
+  }
+  const outcomes: BatchOutcome[] = [];
+  for (const record of records)
+    try {
+      outcomes.push(...(await store.insertBatch([record])));
+    } catch (error) {
+      if (!isRecordRefusal(error)) throw error;
+      outcomes.push({ status: 'store_refused', error });
+    }
+  return outcomes;
 }
 
 async function* stdinAgain(bytes: Promise<Buffer>): AsyncGenerator<Uint8Array> {

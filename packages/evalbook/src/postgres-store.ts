@@ -3,10 +3,12 @@
 // by triggers (UPDATE, DELETE and TRUNCATE raise). A batch is one transaction: each attempt is
 // `INSERT … ON CONFLICT DO NOTHING`, then read back to tell a duplicate from a conflict, so several
 // processes ingesting overlapping corpora end with every attempt exactly once and no errors. Policy
-// verdicts (policy-verdicts.ts) are written the same way.
+// verdicts (policy-verdicts.ts) are written the same way. Every valid bundle is storable: text goes
+// through a lossless codec (PostgreSQL text cannot hold U+0000), and unique keys of unbounded text
+// are indexed by a digest (a btree row holds ~2.7 KB): see migration 8 and sql() below.
 import pg from 'pg';
 import { displayLocator, maskSecrets, secretsIn } from '@paperclip-evals/contract';
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import {
@@ -28,6 +30,7 @@ import {
   RUNS_SQL,
   RUN_STATES_SQL,
   SCORE_COLUMNS,
+  STORE_RECORD_REFUSED,
   StoreError,
   groupScores,
   runCountsFrom,
@@ -193,6 +196,52 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         CHECK (agreement IN ('agree', 'policy_denies_runner_allowed', 'runner_denied_policy_allows',
           'policy_error', 'policy_verdict_unfamiliar', 'no_recorded_outcome'));`,
   },
+  {
+    version: 8,
+    name: 'every valid bundle storable',
+    // Text of any length and content (U+0000 included) fits every column and index. Rows are text as
+    // the codec writes it (toPgText: U+0000 is U+E000 '0', U+E000 is U+E000 U+E000): rows written
+    // before this migration get their U+E000 doubled (the append-only triggers are off for that
+    // UPDATE only, inside this transaction; U+0000 could never be stored, so nothing else changes).
+    // A btree row is limited to ~2.7 KB, so every unique key of unbounded text is indexed by its
+    // sha256 (evalbook_key: length-prefixed parts, so ('a:b','c') and ('a','b:c') differ), and
+    // lookups by run or check id use hash indexes (no size limit).
+    sql: `
+      CREATE FUNCTION evalbook_key(VARIADIC parts text[]) RETURNS bytea
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        AS $$ SELECT sha256(convert_to(string_agg(length(part)::text || ':' || part, '' ORDER BY n), 'UTF8'))
+              FROM unnest(parts) WITH ORDINALITY AS u(part, n) $$;
+      DO $$
+      DECLARE
+        ledger text[] := ARRAY['bundles', 'attempts', 'scores', 'policy_verdicts', 'drift_runs', 'retractions'];
+        item record;
+        tbl text;
+      BEGIN
+        FOREACH tbl IN ARRAY ledger LOOP
+          EXECUTE format('ALTER TABLE %I DISABLE TRIGGER USER', tbl);
+        END LOOP;
+        FOR item IN SELECT table_name, column_name FROM information_schema.columns
+          WHERE table_schema = current_schema() AND data_type = 'text' AND table_name = ANY (ledger)
+        LOOP
+          EXECUTE format('UPDATE %I SET %I = replace(%I, chr(57344), chr(57344) || chr(57344)) WHERE strpos(%I, chr(57344)) > 0',
+            item.table_name, item.column_name, item.column_name, item.column_name);
+        END LOOP;
+        FOREACH tbl IN ARRAY ledger LOOP
+          EXECUTE format('ALTER TABLE %I ENABLE TRIGGER USER', tbl);
+        END LOOP;
+      END $$;
+      ALTER TABLE attempts DROP CONSTRAINT attempts_run_id_case_id_config_id_attempt_id_key;
+      CREATE UNIQUE INDEX attempts_key ON attempts (evalbook_key(run_id, case_id, config_id, attempt_id));
+      CREATE INDEX attempts_run ON attempts USING hash (run_id);
+      ALTER TABLE scores DROP CONSTRAINT scores_pkey;
+      CREATE UNIQUE INDEX scores_check ON scores (attempt, evalbook_key(check_id));
+      ALTER TABLE policy_verdicts DROP CONSTRAINT policy_verdicts_attempt_call_id_policy_digest_key;
+      CREATE UNIQUE INDEX policy_verdicts_target ON policy_verdicts (attempt, evalbook_key(call_id, policy_digest));
+      DROP INDEX drift_runs_check;
+      CREATE INDEX drift_runs_check ON drift_runs USING hash (check_id);
+      DROP INDEX retractions_target;
+      CREATE UNIQUE INDEX retractions_target ON retractions (evalbook_key(run_id, COALESCE(attempt_id, '')));`,
+  },
 ];
 
 interface AttemptRow {
@@ -201,14 +250,91 @@ interface AttemptRow {
   readonly record_json: string;
 }
 
-const SELECT_ATTEMPT =
-  'SELECT id, bundle_digest, record_json FROM attempts WHERE run_id = $1 AND case_id = $2 AND config_id = $3 AND attempt_id = $4';
+/** An attempt by its key: found through the key's digest index (migration 8), then compared exactly. */
+const BY_KEY =
+  'evalbook_key(run_id, case_id, config_id, attempt_id) = evalbook_key($1, $2, $3, $4) AND run_id = $1 AND case_id = $2 AND config_id = $3 AND attempt_id = $4';
+
+const SELECT_ATTEMPT = `SELECT id, bundle_digest, record_json FROM attempts WHERE ${BY_KEY}`;
 
 const keyParams = (key: AttemptKey): string[] => [key.runId, key.caseId, key.configId, key.attemptId];
 
-/** A total order on identities: every transaction takes its row locks in this order (no deadlock cycles). */
-const orderOf = (key: AttemptKey): string =>
-  [key.runId, key.caseId, key.configId, key.attemptId].join('\u0000');
+/**
+ * One text per identity, distinct for distinct identities (ids may hold any character, U+0000
+ * included, so they are JSON-quoted, never joined by a separator): a map key, and a total order every
+ * transaction takes its row locks in (no deadlock cycles).
+ */
+const orderOf = (key: AttemptKey): string => JSON.stringify(keyParams(key));
+
+/** The escape character of the text codec (a private-use character). */
+const TEXT_ESCAPE = '\uE000';
+
+/**
+ * The text PostgreSQL stores for `text`: PostgreSQL text cannot hold U+0000, which a valid bundle may
+ * (an id, a message), so U+0000 is written U+E000 '0' and U+E000 itself U+E000 U+E000. Injective, so
+ * equality, uniqueness, GROUP BY and COUNT(DISTINCT) mean on stored text what they mean on the
+ * original; text with neither character (nearly all) is stored as it is.
+ */
+export function toPgText(text: string): string {
+  return text.includes('\u0000') || text.includes(TEXT_ESCAPE)
+    ? text.replaceAll(TEXT_ESCAPE, TEXT_ESCAPE.repeat(2)).replaceAll('\u0000', `${TEXT_ESCAPE}0`)
+    : text;
+}
+
+/** The original of text toPgText wrote. */
+export function fromPgText(text: string): string {
+  return text.includes(TEXT_ESCAPE)
+    ? text.replace(/\uE000([0\uE000])/g, (_, char: string) => (char === '0' ? '\u0000' : TEXT_ESCAPE))
+    : text;
+}
+
+const encodeParam = (value: unknown): unknown =>
+  typeof value === 'string'
+    ? toPgText(value)
+    : Array.isArray(value)
+      ? value.map((item: unknown) => (typeof item === 'string' ? toPgText(item) : item))
+      : value;
+
+/**
+ * Every query of this store: string parameters (and strings in array parameters) go through
+ * toPgText, every string of every row read comes back through fromPgText. Numbers and booleans are
+ * untouched; digests, ids and JSON text without U+0000 or U+E000 are the same either way.
+ */
+async function sql<R extends QueryResultRow>(
+  db: pg.Pool | PoolClient,
+  text: string,
+  params: readonly unknown[] = [],
+): Promise<QueryResult<R>> {
+  const result = await db.query<R>(text, params.map(encodeParam));
+  for (const row of result.rows as Record<string, unknown>[])
+    for (const [column, value] of Object.entries(row))
+      if (typeof value === 'string') row[column] = fromPgText(value);
+  return result;
+}
+
+/** PostgreSQL error classes that are about the record written, not the store: data, integrity, limits, a trigger's RAISE. */
+const RECORD_CLASSES = new Set(['22', '23', '54', 'P0']);
+
+/**
+ * A write the server refused for what was written (SQLSTATE class 22, 23, 54 or P0) as a coded
+ * StoreError (issue store_record_refused); any other failure (a lost connection, a full disk) as it is.
+ */
+function recordRefusal(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !RECORD_CLASSES.has(code.slice(0, 2))) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new StoreError(`the PostgreSQL store refused the write: ${message}`, {
+    cause: error,
+    issues: [
+      {
+        code: STORE_RECORD_REFUSED,
+        message: `SQLSTATE ${code}: ${message}`,
+        path: '',
+        expected: 'a write the store accepts',
+        received: `SQLSTATE ${code}: ${message}`,
+      },
+    ],
+  });
+}
 
 export class PostgresStore implements LedgerStore {
   readonly kind = 'postgres';
@@ -277,7 +403,7 @@ export class PostgresStore implements LedgerStore {
   async insertPolicyVerdicts(verdicts: readonly PolicyVerdictInput[]): Promise<PolicyVerdictOutcome[]> {
     if (verdicts.length === 0) return [];
     const ordered = inKeyOrder(verdicts, (verdict) =>
-      [orderOf(verdict.key), verdict.callId, verdict.policyDigest].join('\u0000'),
+      JSON.stringify([...keyParams(verdict.key), verdict.callId, verdict.policyDigest]),
     );
     return this.transaction(async (client) => {
       const outcomes: PolicyVerdictOutcome[] = new Array<PolicyVerdictOutcome>(verdicts.length);
@@ -289,7 +415,8 @@ export class PostgresStore implements LedgerStore {
   /**
    * Runs `work` in ONE transaction. Callers write in key order: concurrent writers then lock rows in
    * the same order, so overlapping batches wait for each other instead of deadlocking. A deadlock or
-   * serialization failure retries the whole transaction.
+   * serialization failure retries the whole transaction; a write the server refuses for what it
+   * holds is a coded StoreError (recordRefusal), so ingest can tell one bad record from a bad store.
    */
   private async transaction<O>(work: (client: PoolClient) => Promise<O>): Promise<O> {
     const client = await this.pool.connect();
@@ -304,7 +431,7 @@ export class PostgresStore implements LedgerStore {
           await client.query('ROLLBACK').catch(() => undefined);
           const code = (error as { code?: unknown }).code;
           if (attempt < MAX_ATTEMPTS && typeof code === 'string' && RETRYABLE.has(code)) continue;
-          throw error;
+          throw recordRefusal(error);
         }
       }
     } finally {
@@ -313,7 +440,8 @@ export class PostgresStore implements LedgerStore {
   }
 
   private async stored(row: AttemptRow): Promise<StoredAttempt> {
-    const { rows } = await this.pool.query<ScoreDbRow>(
+    const { rows } = await sql<ScoreDbRow>(
+      this.pool,
       `SELECT ${SCORE_COLUMNS} FROM scores WHERE attempt = $1 ORDER BY id`,
       [row.id],
     );
@@ -321,13 +449,14 @@ export class PostgresStore implements LedgerStore {
   }
 
   async getAttempt(key: AttemptKey): Promise<StoredAttempt | null> {
-    const { rows } = await this.pool.query<AttemptRow>(SELECT_ATTEMPT, keyParams(key));
+    const { rows } = await sql<AttemptRow>(this.pool, SELECT_ATTEMPT, keyParams(key));
     const row = rows[0];
     return row === undefined ? null : this.stored(row);
   }
 
   async getBundle(digest: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ canonical_json: string }>(
+    const { rows } = await sql<{ canonical_json: string }>(
+      this.pool,
       'SELECT canonical_json FROM bundles WHERE digest = $1',
       [digest],
     );
@@ -335,7 +464,7 @@ export class PostgresStore implements LedgerStore {
   }
 
   async countAttempts(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM attempts');
+    const { rows } = await sql<{ n: string }>(this.pool, 'SELECT count(*) AS n FROM attempts');
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -343,13 +472,15 @@ export class PostgresStore implements LedgerStore {
     let last = '0';
     // Paged by id, so the iterator never holds a connection or a cursor across yields.
     for (;;) {
-      const { rows } = await this.pool.query<AttemptRow>(
+      const { rows } = await sql<AttemptRow>(
+        this.pool,
         'SELECT id, bundle_digest, record_json FROM attempts WHERE id > $1 ORDER BY id LIMIT 500',
         [last],
       );
       if (rows.length === 0) return;
       // One scores query per page, not one per attempt.
-      const scores = await this.pool.query<ScoreDbRow & { attempt: string }>(
+      const scores = await sql<ScoreDbRow & { attempt: string }>(
+        this.pool,
         `SELECT attempt, ${SCORE_COLUMNS} FROM scores WHERE attempt > $1 AND attempt <= $2 ORDER BY attempt, id`,
         [last, rows[rows.length - 1]?.id ?? last],
       );
@@ -363,7 +494,8 @@ export class PostgresStore implements LedgerStore {
 
   async retract(request: RetractionRequest): Promise<RetractionOutcome[]> {
     return this.transaction(async (client) => {
-      const { rows } = await client.query<{ case_id: string; config_id: string; attempt_id: string }>(
+      const { rows } = await sql<{ case_id: string; config_id: string; attempt_id: string }>(
+        client,
         'SELECT case_id, config_id, attempt_id FROM attempts WHERE run_id = $1 ORDER BY id',
         [request.runId],
       );
@@ -375,7 +507,8 @@ export class PostgresStore implements LedgerStore {
       }));
       const held = async (): Promise<Retraction[]> =>
         (
-          await client.query<RetractionDbRow>(
+          await sql<RetractionDbRow>(
+            client,
             `SELECT ${RETRACTION_COLUMNS} FROM retractions WHERE run_id = $1 ORDER BY id`,
             [request.runId],
           )
@@ -383,7 +516,8 @@ export class PostgresStore implements LedgerStore {
       const { outcomes, append } = planRetraction(request, attempts, await held());
       let raced = false;
       for (const retraction of append) {
-        const inserted = await client.query(
+        const inserted = await sql(
+          client,
           `INSERT INTO retractions (${RETRACTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
           retractionValues(retraction),
         );
@@ -396,20 +530,21 @@ export class PostgresStore implements LedgerStore {
   }
 
   async retractions(): Promise<Retraction[]> {
-    const { rows } = await this.pool.query<RetractionDbRow>(
+    const { rows } = await sql<RetractionDbRow>(
+      this.pool,
       `SELECT ${RETRACTION_COLUMNS} FROM retractions ORDER BY id`,
     );
     return rows.map(retractionFromRow);
   }
 
   async runs(): Promise<RunCounts[]> {
-    const runs = await this.pool.query<RunDbRow>(RUNS_SQL);
-    const states = await this.pool.query<RunStateDbRow>(RUN_STATES_SQL);
+    const runs = await sql<RunDbRow>(this.pool, RUNS_SQL);
+    const states = await sql<RunStateDbRow>(this.pool, RUN_STATES_SQL);
     return runCountsFrom(runs.rows, states.rows, await this.retractions());
   }
 
   async appendDriftRun(run: DriftRunRecord): Promise<void> {
-    await this.pool.query('INSERT INTO drift_runs (check_id, score, status) VALUES ($1, $2, $3)', [
+    await sql(this.pool, 'INSERT INTO drift_runs (check_id, score, status) VALUES ($1, $2, $3)', [
       run.checkId,
       run.score,
       run.status,
@@ -419,13 +554,15 @@ export class PostgresStore implements LedgerStore {
   async driftWindow(checkId: string, eligible: number): Promise<DriftRunRecord[]> {
     type Row = { id: string; score: number; status: DriftRunRecord['status'] };
     const newest = (
-      await this.pool.query<Row>(
+      await sql<Row>(
+        this.pool,
         'SELECT id, score, status FROM drift_runs WHERE check_id = $1 ORDER BY id DESC LIMIT 1',
         [checkId],
       )
     ).rows[0];
     if (newest === undefined) return [];
-    const before = await this.pool.query<Row>(
+    const before = await sql<Row>(
+      this.pool,
       "SELECT id, score, status FROM drift_runs WHERE check_id = $1 AND id < $2 AND status <> 'hard_fail' ORDER BY id DESC LIMIT $3",
       [checkId, newest.id, eligible],
     );
@@ -440,7 +577,8 @@ export class PostgresStore implements LedgerStore {
     let last = '0';
     // Paged by id, like attempts(): no connection or cursor held across yields.
     for (;;) {
-      const { rows } = await this.pool.query<PolicyVerdictDbRow & { id: string }>(
+      const { rows } = await sql<PolicyVerdictDbRow & { id: string }>(
+        this.pool,
         `SELECT v.id, ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
          WHERE v.id > $1 ORDER BY v.id LIMIT 500`,
         [last],
@@ -454,7 +592,8 @@ export class PostgresStore implements LedgerStore {
   }
 
   async migrations(): Promise<number[]> {
-    const { rows } = await this.pool.query<{ version: number }>(
+    const { rows } = await sql<{ version: number }>(
+      this.pool,
       'SELECT version FROM schema_migrations ORDER BY version',
     );
     return rows.map((row) => row.version);
@@ -526,7 +665,8 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
     storedRecordJson(record),
     record.cost.legacyLedgerNanodollars,
   ];
-  const inserted = await client.query<{ id: string; ordinality: string }>(
+  const inserted = await sql<{ id: string; ordinality: string }>(
+    client,
     `WITH given AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
          $8::text[], $9::text[], $10::boolean[], $11::integer[], $12::text[], $13::bigint[], $14::bigint[],
@@ -545,7 +685,7 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
          estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json,
          legacy_ledger_cost_nanodollars
        FROM given ORDER BY ordinality
-       ON CONFLICT (run_id, case_id, config_id, attempt_id) DO NOTHING
+       ON CONFLICT (evalbook_key(run_id, case_id, config_id, attempt_id)) DO NOTHING
        RETURNING id, run_id, case_id, config_id, attempt_id
      )
      SELECT written.id, given.ordinality FROM written JOIN given USING (run_id, case_id, config_id, attempt_id)`,
@@ -567,16 +707,17 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
   // ON CONFLICT waited for any concurrent inserter to finish; READ COMMITTED lets this statement see it.
   const held = new Map<string, string>();
   if (heldKeys.length > 0) {
-    const { rows } = await client.query<{
+    const { rows } = await sql<{
       run_id: string;
       case_id: string;
       config_id: string;
       attempt_id: string;
       bundle_digest: string;
     }>(
+      client,
       `SELECT run_id, case_id, config_id, attempt_id, bundle_digest FROM attempts
-       WHERE (run_id, case_id, config_id, attempt_id) IN
-         (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
+       WHERE evalbook_key(run_id, case_id, config_id, attempt_id) IN
+         (SELECT evalbook_key(r, c, f, a) FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(r, c, f, a))`,
       columns(heldKeys, 4, keyParams),
     );
     for (const row of rows)
@@ -595,9 +736,7 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
     if (ids.has(position)) return { status: 'inserted', key, bundleDigest };
     const existing = held.get(orderOf(key));
     if (existing === undefined)
-      throw new StoreError(
-        `attempt ${orderOf(key).replaceAll('\u0000', '/')} vanished while being read back`,
-      );
+      throw new StoreError(`attempt ${orderOf(key)} vanished while being read back`);
     return existing === bundleDigest
       ? { status: 'duplicate', key, bundleDigest }
       : { status: 'conflict', key, bundleDigest, existingDigest: existing };
@@ -605,7 +744,8 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
   const written = records.filter((_, position) => ids.has(position));
   if (written.length === 0) return outcomes;
   // The bundles only of inserted attempts (the foreign key is checked at commit).
-  await client.query(
+  await sql(
+    client,
     `INSERT INTO bundles (digest, canonical_json)
      SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (digest) DO NOTHING`,
     columns(written, 2, (record) => [record.bundleDigest, record.rawCanonical]),
@@ -615,7 +755,8 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
     return id === undefined ? [] : record.scores.map((score) => [id, ...scoreValues(score)]);
   });
   if (scores.length > 0)
-    await client.query(
+    await sql(
+      client,
       `INSERT INTO scores (attempt, ${SCORE_COLUMNS})
        SELECT attempt, check_id, layer, status, score, reason, evidence_json
        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[])
@@ -628,24 +769,27 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
 
 /** Inserts one verdict inside the caller's transaction; a held key is read back and classified. */
 async function insertVerdict(client: PoolClient, verdict: PolicyVerdictInput): Promise<PolicyVerdictOutcome> {
-  const { rows: attempts } = await client.query<{ id: string; bundle_digest: string }>(
-    'SELECT id, bundle_digest FROM attempts WHERE run_id = $1 AND case_id = $2 AND config_id = $3 AND attempt_id = $4',
+  const { rows: attempts } = await sql<{ id: string; bundle_digest: string }>(
+    client,
+    `SELECT id, bundle_digest FROM attempts WHERE ${BY_KEY}`,
     keyParams(verdict.key),
   );
   const attempt = attempts[0];
   if (attempt === undefined) return refusedVerdict(verdict, null);
   if (attempt.bundle_digest !== verdict.bundleDigest) return refusedVerdict(verdict, attempt.bundle_digest);
   const params = [attempt.id, verdict.callId, verdict.policyDigest];
-  const inserted = await client.query(
+  const inserted = await sql(
+    client,
     `INSERT INTO policy_verdicts (attempt, call_id, policy_digest, tool_name, decision, rule_id, reason,
        error_code, recorded_outcome, agreement, verdict, decision_json)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-     ON CONFLICT (attempt, call_id, policy_digest) DO NOTHING`,
+     ON CONFLICT (attempt, evalbook_key(call_id, policy_digest)) DO NOTHING`,
     [...params, ...policyVerdictValues(verdict)],
   );
   if (inserted.rowCount === 1) return { status: 'inserted', verdict };
   // ON CONFLICT waited for any concurrent inserter to finish; READ COMMITTED lets this statement see it.
-  const { rows } = await client.query<PolicyVerdictDbRow>(
+  const { rows } = await sql<PolicyVerdictDbRow>(
+    client,
     `SELECT ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
      WHERE v.attempt = $1 AND v.call_id = $2 AND v.policy_digest = $3`,
     params,

@@ -26,6 +26,7 @@ import {
   RUNS_SQL,
   RUN_STATES_SQL,
   SCORE_COLUMNS,
+  STORE_RECORD_REFUSED,
   StoreError,
   groupScores,
   runCountsFrom,
@@ -675,6 +676,14 @@ export function sqliteFailure(error: unknown, path: string, access: 'read' | 'wr
       'a readable SQLite file',
       'cannot be opened: check that it and its folder are readable',
     );
+  // What the write held, not the store: a constraint (a trigger's RAISE included), a value too big.
+  if (
+    code.startsWith('SQLITE_CONSTRAINT') ||
+    code === 'SQLITE_TOOBIG' ||
+    code === 'SQLITE_MISMATCH' ||
+    code === 'SQLITE_RANGE'
+  )
+    return issue(STORE_RECORD_REFUSED, 'a write the store accepts', `refused the write: ${message}`);
   if (code === 'SQLITE_BUSY')
     return issue(
       'store_busy',

@@ -183,6 +183,18 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * The issue code of a StoreError for one write the database refused because of what it held (a
+ * constraint, a value out of range, a trigger's refusal), not because the store is unusable: ingest
+ * retries such a batch bundle by bundle and reports the bundle the store refuses, and goes on.
+ */
+export const STORE_RECORD_REFUSED = 'store_record_refused';
+
+/** Whether `error` is a StoreError for a refused record (STORE_RECORD_REFUSED), not an unusable store. */
+export function isRecordRefusal(error: unknown): error is StoreError {
+  return error instanceof StoreError && error.issues.some((issue) => issue.code === STORE_RECORD_REFUSED);
+}
+
 export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
 
 export interface OpenStoreOptions {

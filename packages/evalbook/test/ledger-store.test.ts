@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -23,15 +23,17 @@ import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-
 import { convertBundle } from '../src/convert.ts';
 import { RetractionError, checkRetractionRequest } from '../src/retraction.ts';
 import { ingest, ingestExitCode } from '../src/ingest.ts';
+import { writeReport } from '../src/report.ts';
 import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/postgres-store.ts';
 import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/sqlite-store.ts';
 import { StoreError, openStore, storedRecordJson } from '../src/store.ts';
 import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
+import { hostileCorpus, noise } from './support/hostile-bundles.ts';
 import { freePort, startPostgres } from './support/postgres-server.ts';
 
 import type { AttemptKey, LedgerRecord } from '../src/convert.ts';
 import type { IngestSummary } from '../src/ingest.ts';
-import type { PolicyVerdictInput } from '../src/policy-verdicts.ts';
+import type { PolicyVerdict, PolicyVerdictInput } from '../src/policy-verdicts.ts';
 import type { RetractionRequest } from '../src/retraction.ts';
 import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
 import type { LedgerStore } from '../src/store.ts';
@@ -64,6 +66,8 @@ interface StoreKind {
   snapshot(url: string): Promise<unknown>;
   /** Storage-level damage the engine itself reports (SQLite: integrity and foreign key checks). */
   storageProblems(url: string): Promise<string[]>;
+  /** Makes the database itself refuse (a trigger) to insert the attempt with this id, and only it. */
+  refuseAttempt(url: string, attemptId: string): Promise<void>;
 }
 
 // One PostgreSQL server for the whole file, started by the first test that needs it.
@@ -130,6 +134,13 @@ const SQLITE: StoreKind = {
       ...foreignKeys.map((row) => `foreign key: ${JSON.stringify(row)}`),
     ];
   },
+  async refuseAttempt(url, attemptId) {
+    await SQLITE.sql(
+      url,
+      `CREATE TRIGGER poison BEFORE INSERT ON attempts WHEN NEW.attempt_id = '${attemptId}'
+       BEGIN SELECT RAISE(ABORT, 'poisoned'); END`,
+    );
+  },
 };
 
 const POSTGRES: StoreKind = {
@@ -173,6 +184,14 @@ const POSTGRES: StoreKind = {
     return rows;
   },
   storageProblems: () => Promise.resolve([]),
+  async refuseAttempt(url, attemptId) {
+    await POSTGRES.sql(
+      url,
+      `CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN IF NEW.attempt_id = '${attemptId}' THEN RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER poison BEFORE INSERT ON attempts FOR EACH ROW EXECUTE FUNCTION poison();`,
+    );
+  },
 };
 
 const key = (attemptId: string): AttemptKey => ({
@@ -1241,6 +1260,215 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await sql('SELECT agreement FROM policy_verdicts')).toEqual([
         { agreement: 'policy_denies_runner_allowed' },
       ]);
+    });
+  });
+
+  describe('every valid bundle is storable (the hostile corpus)', () => {
+    const corpus = hostileCorpus();
+    /** What ingest made of each stored entry: the parser's bundle, converted as ingest converts it. */
+    const expected = corpus
+      .filter((entry) => entry.verdict === 'stored')
+      .map((entry) =>
+        convertBundle(parseNativeExecution(entry.text), {
+          fileSha256: sha256Digest(Buffer.from(entry.text)),
+        }),
+      );
+    const keyText = (key: AttemptKey): string =>
+      JSON.stringify([key.runId, key.caseId, key.configId, key.attemptId]);
+    const corpusDir = async (): Promise<string> => {
+      const at = join(dir, 'hostile');
+      await mkdir(at, { recursive: true });
+      for (const entry of corpus) await writeFile(join(at, `${entry.name}.json`), entry.text);
+      return at;
+    };
+
+    it('stores every bundle the parser accepts and refuses the rest as invalid, as the table says', async () => {
+      expect(new Set(expected.map((given) => keyText(given.key))).size).toBe(expected.length);
+      const summary = await ingest({ inputs: [await corpusDir()], storeUrl, batchSize: 7 });
+      expect(summary.invalid.map((invalid) => basename(invalid.input, '.json')).sort()).toEqual(
+        corpus
+          .filter((entry) => entry.verdict === 'invalid')
+          .map((entry) => entry.name)
+          .sort(),
+      );
+      expect({
+        inserted: summary.inserted,
+        duplicates: summary.duplicates,
+        conflicts: summary.conflicts,
+        unreadable: summary.unreadable,
+        storeRefused: summary.storeRefused,
+      }).toEqual({
+        inserted: expected.length,
+        duplicates: 0,
+        conflicts: [],
+        unreadable: [],
+        storeRefused: [],
+      });
+      expect(ingestExitCode(summary)).toBe(1);
+      // Again: every stored one is a duplicate of itself (its key found again, whatever it holds).
+      const again = await ingest({ inputs: [await corpusDir()], storeUrl, batchSize: 7 });
+      expect([again.inserted, again.duplicates, again.conflicts.length]).toEqual([0, expected.length, 0]);
+      expect(await kind.storageProblems(storeUrl)).toEqual([]);
+    });
+
+    it('reads every stored bundle back exactly: attempts, bundles, scores, runs and the report show the same ids', async () => {
+      await ingest({ inputs: [await corpusDir()], storeUrl, batchSize: 7 });
+      const store = await openStore(storeUrl);
+      try {
+        for (const given of expected) {
+          const { rawCanonical, scores, ...rest } = given;
+          // As JSON (a -0 in evidence is 0, as in the bundle's RFC 8785 canonical form and its digest).
+          expect(await store.getAttempt(given.key)).toEqual(
+            JSON.parse(
+              JSON.stringify({ key: given.key, bundleDigest: given.bundleDigest, record: rest, scores }),
+            ),
+          );
+          expect(await store.getBundle(given.bundleDigest)).toBe(rawCanonical);
+        }
+        const listed: string[] = [];
+        for await (const attempt of store.attempts()) listed.push(keyText(attempt.key));
+        expect(listed.sort()).toEqual(expected.map((given) => keyText(given.key)).sort());
+        const runIds = [...new Set(expected.map((given) => given.key.runId))];
+        expect(
+          (await store.runs()).map((run) => [run.runId, run.attempts]).sort(([a], [b]) => (a! < b! ? -1 : 1)),
+        ).toEqual(
+          runIds
+            .map((runId) => [runId, expected.filter((given) => given.key.runId === runId).length])
+            .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+        );
+        let text = '';
+        await writeReport({
+          store,
+          storeUrl,
+          format: 'json',
+          write: (chunk) => {
+            text += chunk;
+            return Promise.resolve();
+          },
+        });
+        const report = JSON.parse(text) as { attempts: (AttemptKey & { checks: { checkId: string }[] })[] };
+        expect(report.attempts.map((attempt) => keyText(attempt)).sort()).toEqual(listed.sort());
+        expect(
+          report.attempts.flatMap((attempt) => attempt.checks.map((check) => check.checkId)).sort(),
+        ).toEqual(expected.flatMap((given) => given.scores.map((score) => score.checkId)).sort());
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('takes policy verdicts, retractions and drift runs of hostile ids and text, and reads them back exactly', async () => {
+      await ingest({ inputs: [await corpusDir()], storeUrl, batchSize: 7 });
+      const store = await openStore(storeUrl);
+      try {
+        const verdicts: PolicyVerdictInput[] = expected
+          .filter((given) => given.toolCalls.length > 0)
+          .map((given, index) => ({
+            key: given.key,
+            bundleDigest: given.bundleDigest,
+            callId: given.toolCalls[0]?.callId ?? '',
+            policyDigest: POLICY_DIGEST,
+            toolName: given.toolCalls[0]?.operationId ?? '',
+            decision: 'deny',
+            verdict: 'deny',
+            decisionJson: JSON.stringify({
+              verdict: 'deny',
+              reason: `no\u0000${noise(3000, `reason${index}`)}`,
+            }),
+            ruleId: `rule\u0000${noise(3000, `rule${index}`)}`,
+            reason: `no\u0000${noise(3000, `reason${index}`)}\uE000`,
+            errorCode: null,
+            recordedOutcome: 'succeeded',
+            agreement: 'policy_denies_runner_allowed',
+          }));
+        expect(verdicts.length).toBeGreaterThan(10);
+        expect((await store.insertPolicyVerdicts(verdicts)).map((outcome) => outcome.status)).toEqual(
+          verdicts.map(() => 'inserted'),
+        );
+        expect((await store.insertPolicyVerdicts(verdicts)).map((outcome) => outcome.status)).toEqual(
+          verdicts.map(() => 'duplicate'),
+        );
+        const byTarget = (a: PolicyVerdict, b: PolicyVerdict): number =>
+          keyText(a.key) < keyText(b.key) ? -1 : keyText(a.key) > keyText(b.key) ? 1 : 0;
+        const storedVerdicts: PolicyVerdict[] = [];
+        for await (const stored of store.policyVerdicts()) storedVerdicts.push(stored);
+        expect(storedVerdicts.sort(byTarget)).toEqual(verdicts.map(readBack).sort(byTarget));
+
+        // Every (run, attempt id) target retracted by its own record (twins of other cases share one).
+        const targets = [
+          ...new Set(expected.map((given) => JSON.stringify([given.key.runId, given.key.attemptId]))),
+        ];
+        for (const target of targets) {
+          const [runId = '', attemptId = ''] = JSON.parse(target) as string[];
+          expect(
+            await store.retract({
+              runId,
+              attemptIds: [attemptId],
+              reason: `hostile\u0000${attemptId}`,
+              by: 'ci\u0000bot\uE000',
+              at: '2026-12-01T09:30:00.000Z',
+            }),
+          ).toEqual([expect.objectContaining({ status: 'retracted' })]);
+        }
+        const retractions = await store.retractions();
+        expect(
+          retractions.map((retraction) => JSON.stringify([retraction.runId, retraction.attemptId])).sort(),
+        ).toEqual(targets.sort());
+        expect(retractions.map((retraction) => retraction.reason).sort()).toEqual(
+          targets.map((target) => `hostile\u0000${(JSON.parse(target) as string[])[1]}`).sort(),
+        );
+        expect(retractions.every((retraction) => retraction.by === 'ci\u0000bot\uE000')).toBe(true);
+        expect((await store.runs()).every((run) => run.retracted === run.attempts)).toBe(true);
+
+        const checkIds = [
+          ...new Set(expected.flatMap((given) => given.scores.map((score) => score.checkId))),
+        ];
+        for (const checkId of checkIds) await store.appendDriftRun({ checkId, score: 0.5, status: 'pass' });
+        for (const checkId of checkIds)
+          expect(await store.driftWindow(checkId, 10)).toEqual([{ checkId, score: 0.5, status: 'pass' }]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('writes N good bundles and reports the one the store refuses: its batch is written again bundle by bundle', async () => {
+      const at = join(dir, 'poisoned');
+      await mkdir(at, { recursive: true });
+      await writeBundles(at, 20);
+      await (await openStore(storeUrl)).close();
+      // A real refusal by the database itself, for one attempt only (as a NUL or an oversized key was).
+      await kind.refuseAttempt(storeUrl, 'attempt_00003');
+      // In this thread, then (SQLite) on the writer thread, as the CLI writes (that runs the built package).
+      const built = (await import(DIST)) as { ingest: typeof ingest };
+      for (const writerThread of [false, true]) {
+        const summary = await (writerThread ? built.ingest : ingest)({
+          inputs: [at],
+          storeUrl,
+          batchSize: 8,
+          writerThread,
+        });
+        expect(summary.storeRefused).toEqual([
+          {
+            input: join(at, 'attempt_00003.json'),
+            key: key('attempt_00003'),
+            bundleDigest: convertBundle(parseNativeExecution(await readFile(join(at, 'attempt_00003.json'))))
+              .bundleDigest,
+            error: {
+              code: 'paperclip_evalbook_store_unusable',
+              message: expect.stringMatching(/refused the write: .*poisoned/) as unknown,
+              issues: [expect.objectContaining({ code: 'store_record_refused' })],
+            },
+          },
+        ]);
+        expect(ingestExitCode(summary)).toBe(2);
+        // The second run finds the 19 stored by the first.
+        expect([summary.inserted, summary.duplicates]).toEqual(writerThread ? [0, 19] : [19, 0]);
+      }
+      const store = await openStore(storeUrl);
+      const stored: string[] = [];
+      for await (const attempt of store.attempts()) stored.push(attempt.key.attemptId);
+      await store.close();
+      expect(stored.sort()).toEqual(attemptIds(20).filter((id) => id !== 'attempt_00003'));
+      expect(await sql(ORPHANS)).toEqual([]);
     });
   });
 

@@ -4,7 +4,7 @@
 // from the same EVALS_ENGINE_PROVIDER_* variables; without one they are stored not_evaluated.
 // With --env, attempts not of its suite are refused (nothing written) unless --keep-foreign.
 // Exit: 0 only inserted/duplicates · 1 conflicts, invalid bundles or refused foreign attempts · 2 usage
-// error or unreadable input.
+// error, unreadable input or a bundle the store refused (the others are written).
 import { styleText } from 'node:util';
 import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
 import {
@@ -39,7 +39,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   const started = performance.now();
   const tty = process.stderr.isTTY;
   const onProgress = (progress: IngestProgress): void => {
-    const problems = progress.conflicts + progress.invalid + progress.unreadable;
+    const problems = progress.conflicts + progress.invalid + progress.unreadable + progress.storeRefused;
     process.stderr.write(
       progressText(
         'ingesting',
@@ -94,6 +94,11 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
     );
   for (const unreadable of summary.unreadable)
     lines.push(`${paint('yellow', 'unreadable')} ${unreadable.input}  ${unreadable.error}`);
+  for (const refused of summary.storeRefused)
+    lines.push(
+      `${paint('red', 'not stored')} ${refused.input}  ${refused.key.runId}/${refused.key.caseId}/${refused.key.configId}/${refused.key.attemptId}  the store refused this valid bundle (the others were written): ${refused.error.message}`,
+      ...issueLines(refused.error.issues),
+    );
   for (const foreign of summary.foreign)
     lines.push(
       `${paint(summary.keepForeign ? 'yellow' : 'red', 'foreign   ')} ${foreign.input}  ${foreign.key.runId}/${foreign.key.caseId}/${foreign.key.configId}/${foreign.key.attemptId}  ${summary.keepForeign ? 'kept apart: reports leave it out unless --include-foreign' : "not of the environment's suite"}`,
@@ -108,7 +113,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   const total = summary.coverage.pricedTotalNanodollars;
   if (lines.length > 0) lines.push('');
   lines.push(
-    `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable, ${summary.foreign.length} foreign${summary.foreign.length === 0 ? '' : summary.keepForeign ? ' (kept apart)' : ' (refused)'}`,
+    `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable, ${summary.storeRefused.length} not stored, ${summary.foreign.length} foreign${summary.foreign.length === 0 ? '' : summary.keepForeign ? ' (kept apart)' : ' (refused)'}`,
     summary.inserted === 0
       ? 'cost: no new attempts to price'
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
