@@ -211,6 +211,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
         AS $$ SELECT sha256(convert_to(string_agg(length(part)::text || ':' || part, '' ORDER BY n), 'UTF8'))
               FROM unnest(parts) WITH ORDINALITY AS u(part, n) $$;
+      -- Checked at once, so no deferred check is pending when the triggers are enabled again.
+      SET CONSTRAINTS ALL IMMEDIATE;
       DO $$
       DECLARE
         ledger text[] := ARRAY['bundles', 'attempts', 'scores', 'policy_verdicts', 'drift_runs', 'retractions'];

@@ -5,7 +5,10 @@
 // unknown fields kept in the raw bundle, transcript/artifact verification, stdin, environment mismatch
 // flags, batch atomicity, exact read-back, cost columns, insertion-order streaming across pages,
 // append-only enforced by the database, and policy verdicts (idempotent per attempt, call and policy
-// digest; a conflict overwrites nothing; refused without their attempt; append-only). Then what only one store has: SQLite's file and WAL;
+// digest; a conflict overwrites nothing; refused without their attempt; append-only), and every valid
+// bundle storable: the hostile corpus (test/support/hostile-bundles.ts) stored or refused by the parser
+// as its table says and read back exactly, and a bundle the database refuses costing only itself.
+// Then what only one store has: SQLite's file and WAL;
 // PostgreSQL's concurrent migrators, connection errors, TRUNCATE refused, and four child processes
 // ingesting overlapping corpora at once (they run the built package, packages/evalbook/dist).
 import { spawn } from 'node:child_process';
@@ -26,10 +29,11 @@ import { ingest, ingestExitCode } from '../src/ingest.ts';
 import { writeReport } from '../src/report.ts';
 import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/postgres-store.ts';
 import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/sqlite-store.ts';
-import { StoreError, openStore, storedRecordJson } from '../src/store.ts';
+import { StoreError, openStore, scoreValues, storedRecordJson } from '../src/store.ts';
 import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
 import { hostileCorpus, noise } from './support/hostile-bundles.ts';
 import { freePort, startPostgres } from './support/postgres-server.ts';
+import { refuseAttempt } from './support/refuse-attempt.ts';
 
 import type { AttemptKey, LedgerRecord } from '../src/convert.ts';
 import type { IngestSummary } from '../src/ingest.ts';
@@ -66,8 +70,6 @@ interface StoreKind {
   snapshot(url: string): Promise<unknown>;
   /** Storage-level damage the engine itself reports (SQLite: integrity and foreign key checks). */
   storageProblems(url: string): Promise<string[]>;
-  /** Makes the database itself refuse (a trigger) to insert the attempt with this id, and only it. */
-  refuseAttempt(url: string, attemptId: string): Promise<void>;
 }
 
 // One PostgreSQL server for the whole file, started by the first test that needs it.
@@ -134,13 +136,6 @@ const SQLITE: StoreKind = {
       ...foreignKeys.map((row) => `foreign key: ${JSON.stringify(row)}`),
     ];
   },
-  async refuseAttempt(url, attemptId) {
-    await SQLITE.sql(
-      url,
-      `CREATE TRIGGER poison BEFORE INSERT ON attempts WHEN NEW.attempt_id = '${attemptId}'
-       BEGIN SELECT RAISE(ABORT, 'poisoned'); END`,
-    );
-  },
 };
 
 const POSTGRES: StoreKind = {
@@ -184,14 +179,6 @@ const POSTGRES: StoreKind = {
     return rows;
   },
   storageProblems: () => Promise.resolve([]),
-  async refuseAttempt(url, attemptId) {
-    await POSTGRES.sql(
-      url,
-      `CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN IF NEW.attempt_id = '${attemptId}' THEN RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$;
-       CREATE TRIGGER poison BEFORE INSERT ON attempts FOR EACH ROW EXECUTE FUNCTION poison();`,
-    );
-  },
 };
 
 const key = (attemptId: string): AttemptKey => ({
@@ -1436,7 +1423,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       await writeBundles(at, 20);
       await (await openStore(storeUrl)).close();
       // A real refusal by the database itself, for one attempt only (as a NUL or an oversized key was).
-      await kind.refuseAttempt(storeUrl, 'attempt_00003');
+      await refuseAttempt(storeUrl, 'attempt_00003');
       // In this thread, then (SQLite) on the writer thread, as the CLI writes (that runs the built package).
       const built = (await import(DIST)) as { ingest: typeof ingest };
       for (const writerThread of [false, true]) {
@@ -1547,6 +1534,88 @@ describe('PostgreSQL only', { timeout: STORE_TEST_MS }, () => {
     expect(await sql('SELECT version FROM schema_migrations ORDER BY version')).toEqual(
       versions.map((version) => ({ version })),
     );
+  });
+
+  it('migration 8 keeps the text of an older store exactly, U+E000 included, and finds its keys again', async () => {
+    await POSTGRES.migrateTo(storeUrl, 7);
+    // Text an older Evals stored raw: U+E000 (the codec's escape) next to '0', doubled, alone.
+    const bundle = syntheticAttempt({ attemptId: 'attempt_legacy' });
+    bundle.identity = { ...(bundle.identity as object), caseId: 'legacy\uE0000', attemptId: 'a\uE000\uE000' };
+    bundle.observations = { checks: [{ id: 'check\uE000', passed: true }] };
+    const old = convertBundle(parseNativeExecution(JSON.stringify(bundle)));
+    const client = new pg.Client({ connectionString: storeUrl });
+    await client.connect();
+    try {
+      await client.query('INSERT INTO bundles (digest, canonical_json) VALUES ($1, $2)', [
+        old.bundleDigest,
+        old.rawCanonical,
+      ]);
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO attempts (run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256, provenance,
+           run_terminal_state, failure_classification, transcript_complete, denials, cost_coverage,
+           provider_cost_nanodollars, estimated_cost_nanodollars, pricing_version, environment_mismatch, record_json)
+         VALUES ($1, $2, $3, $4, $5, NULL, 'seeded', 'succeeded', NULL, TRUE, 1, $6, $7, NULL, NULL, FALSE, $8)
+         RETURNING id`,
+        [
+          old.key.runId,
+          old.key.caseId,
+          old.key.configId,
+          old.key.attemptId,
+          old.bundleDigest,
+          old.cost.coverage,
+          old.cost.providerReportedNanodollars,
+          storedRecordJson(old),
+        ],
+      );
+      for (const score of old.scores)
+        await client.query(
+          'INSERT INTO scores (attempt, check_id, layer, status, score, reason, evidence_json) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [rows[0]?.id, ...scoreValues(score)],
+        );
+      await client.query(
+        `INSERT INTO retractions (run_id, attempt_id, reason, retracted_by, retracted_at)
+         VALUES ($1, $2, 'why \uE0000', 'who \uE000', '2026-12-01T09:30:00.000Z')`,
+        [old.key.runId, old.key.attemptId],
+      );
+      await client.query(
+        "INSERT INTO drift_runs (check_id, score, status) VALUES ('check\uE000', 1, 'pass')",
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await openStore(storeUrl);
+    try {
+      expect(await store.migrations()).toEqual(versions);
+      const { rawCanonical, scores, ...rest } = old;
+      expect(await store.getAttempt(old.key)).toEqual({
+        key: old.key,
+        bundleDigest: old.bundleDigest,
+        record: rest,
+        scores,
+      });
+      expect(scores.map((score) => score.checkId)).toContain('check\uE000');
+      expect(await store.getBundle(old.bundleDigest)).toBe(rawCanonical);
+      expect(await store.retractions()).toEqual([
+        {
+          runId: old.key.runId,
+          attemptId: 'a\uE000\uE000',
+          reason: 'why \uE0000',
+          by: 'who \uE000',
+          at: '2026-12-01T09:30:00.000Z',
+        },
+      ]);
+      expect(await store.driftWindow('check\uE000', 10)).toEqual([
+        { checkId: 'check\uE000', score: 1, status: 'pass' },
+      ]);
+      // Its key is found again: the same attempt is a duplicate, another bundle for it a conflict.
+      expect((await store.insertBatch([old])).map((outcome) => outcome.status)).toEqual(['duplicate']);
+      bundle.usage = { ...(bundle.usage as object), durationMs: 1 };
+      const changed = convertBundle(parseNativeExecution(JSON.stringify(bundle)));
+      expect((await store.insertBatch([changed])).map((outcome) => outcome.status)).toEqual(['conflict']);
+      expect(await store.countAttempts()).toBe(1);
+    } finally {
+      await store.close();
+    }
   });
 
   it('reports a missing database and an unreachable server as StoreError', async () => {
