@@ -320,7 +320,7 @@ const RECORD_CLASSES = new Set(['22', '23', '54', 'P0']);
  * A write the server refused for what was written (SQLSTATE class 22, 23, 54 or P0) as a coded
  * StoreError (issue store_record_refused); any other failure (a lost connection, a full disk) as it is.
  */
-function recordRefusal(error: unknown): unknown {
+export function recordRefusal(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !RECORD_CLASSES.has(code.slice(0, 2))) return error;
   const message = error instanceof Error ? error.message : String(error);
