@@ -205,7 +205,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // UPDATE only, inside this transaction; U+0000 could never be stored, so nothing else changes).
     // A btree row is limited to ~2.7 KB, so every unique key of unbounded text is indexed by its
     // sha256 (evalbook_key: length-prefixed parts, so ('a:b','c') and ('a','b:c') differ), and
-    // lookups by run or check id use hash indexes (no size limit).
+    // lookups by run id (attempts, retractions) or check id use hash indexes (no size limit).
     sql: `
       CREATE FUNCTION evalbook_key(VARIADIC parts text[]) RETURNS bytea
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -242,7 +242,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       DROP INDEX drift_runs_check;
       CREATE INDEX drift_runs_check ON drift_runs USING hash (check_id);
       DROP INDEX retractions_target;
-      CREATE UNIQUE INDEX retractions_target ON retractions (evalbook_key(run_id, COALESCE(attempt_id, '')));`,
+      CREATE UNIQUE INDEX retractions_target ON retractions (evalbook_key(run_id, COALESCE(attempt_id, '')));
+      CREATE INDEX retractions_run ON retractions USING hash (run_id);`,
   },
 ];
 
