@@ -307,7 +307,13 @@ async function sql<R extends QueryResultRow>(
   text: string,
   params: readonly unknown[] = [],
 ): Promise<QueryResult<R>> {
-  const result = await db.query<R>(text, params.map(encodeParam));
+  let result: QueryResult<R>;
+  try {
+    result = await db.query<R>(text, params.map(encodeParam));
+  } catch (error) {
+    // Inside a transaction the raw error goes to transaction(), which retries or codes it.
+    throw db instanceof pg.Pool && isDriverFailure(error) ? postgresFailure(error) : error;
+  }
   for (const row of result.rows as Record<string, unknown>[])
     for (const [column, value] of Object.entries(row))
       if (typeof value === 'string') row[column] = fromPgText(value);
@@ -317,26 +323,51 @@ async function sql<R extends QueryResultRow>(
 /** PostgreSQL error classes that are about the record written, not the store: data, integrity, limits, a trigger's RAISE. */
 const RECORD_CLASSES = new Set(['22', '23', '54', 'P0']);
 
+/** Whether `error` came from the server or the driver (a SQLSTATE, a socket's errno, a lost connection). */
+export function isDriverFailure(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return true;
+  return error instanceof Error && /Connection terminated|connection timeout/i.test(error.message);
+}
+
 /**
- * A write the server refused for what was written (SQLSTATE class 22, 23, 54 or P0) as a coded
- * StoreError (issue store_record_refused); any other failure (a lost connection, a full disk) as it is.
+ * Any failure of the server or the driver as a coded StoreError (what ingest and every command
+ * show as a store error, exit 2, never a stack trace): a write the server refused for what was
+ * written (SQLSTATE class 22, 23, 54 or P0) is issue store_record_refused, so ingest can tell one
+ * bad record from a bad store; a lost or refused connection is store_unreachable; anything else
+ * store_postgres_failed. Messages are the driver's (they never hold the URL's password: the
+ * driver is given it apart), masked once more all the same.
  */
-export function recordRefusal(error: unknown): unknown {
+export function postgresFailure(error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
   const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !RECORD_CLASSES.has(code.slice(0, 2))) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new StoreError(`the PostgreSQL store refused the write: ${message}`, {
-    cause: error,
-    issues: [
-      {
-        code: STORE_RECORD_REFUSED,
-        message: `SQLSTATE ${code}: ${message}`,
-        path: '',
-        expected: 'a write the store accepts',
-        received: `SQLSTATE ${code}: ${message}`,
-      },
-    ],
-  });
+  const message = maskSecrets(error instanceof Error ? error.message : String(error));
+  const issue = (issueCode: string, expected: string, received: string): StoreError =>
+    new StoreError(`the PostgreSQL store ${received}`, {
+      cause: error,
+      issues: [{ code: issueCode, message: received, path: '', expected, received }],
+    });
+  if (typeof code === 'string' && RECORD_CLASSES.has(code.slice(0, 2)))
+    return issue(
+      STORE_RECORD_REFUSED,
+      'a write the store accepts',
+      `refused the write: SQLSTATE ${code}: ${message}`,
+    );
+  if (
+    (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P'))) ||
+    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection timeout/i.test(message)
+  )
+    return issue(
+      'store_unreachable',
+      'a PostgreSQL server that stays reachable for the whole command',
+      `lost its connection: ${message} (what was written before is kept; run the command again when the server is back)`,
+    );
+  return issue(
+    'store_postgres_failed',
+    'a usable PostgreSQL Evalbook',
+    `failed${typeof code === 'string' ? ` (SQLSTATE ${code})` : ''}: ${message}`,
+  );
 }
 
 export class PostgresStore implements LedgerStore {
@@ -419,10 +450,12 @@ export class PostgresStore implements LedgerStore {
    * Runs `work` in ONE transaction. Callers write in key order: concurrent writers then lock rows in
    * the same order, so overlapping batches wait for each other instead of deadlocking. A deadlock or
    * serialization failure retries the whole transaction; a write the server refuses for what it
-   * holds is a coded StoreError (recordRefusal), so ingest can tell one bad record from a bad store.
+   * holds is a coded StoreError (postgresFailure), so ingest can tell one bad record from a bad store.
    */
   private async transaction<O>(work: (client: PoolClient) => Promise<O>): Promise<O> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw postgresFailure(error);
+    });
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -434,7 +467,8 @@ export class PostgresStore implements LedgerStore {
           await client.query('ROLLBACK').catch(() => undefined);
           const code = (error as { code?: unknown }).code;
           if (attempt < MAX_ATTEMPTS && typeof code === 'string' && RETRYABLE.has(code)) continue;
-          throw recordRefusal(error);
+          // What the work itself threw (a refusal of ours) passes as it is; the driver's is coded.
+          throw isDriverFailure(error) ? postgresFailure(error) : error;
         }
       }
     } finally {

@@ -9,7 +9,7 @@ import { parseNativeExecution } from '@paperclip-evals/contract';
 
 import { convertBundle } from '../src/convert.ts';
 import { writeBatch } from '../src/ingest.ts';
-import { recordRefusal } from '../src/postgres-store.ts';
+import { postgresFailure } from '../src/postgres-store.ts';
 import { sqliteFailure } from '../src/sqlite-store.ts';
 import { STORE_RECORD_REFUSED, StoreError, isRecordRefusal } from '../src/store.ts';
 import { syntheticAttempt } from './support/bundles.ts';
@@ -46,7 +46,7 @@ const sqliteError = (code: string): Error =>
 
 /** A node-postgres error with its SQLSTATE, through the PostgreSQL store's mapping. */
 const postgresError = (code: string): Error =>
-  recordRefusal(Object.assign(new Error(`server says ${code}`), { code })) as Error;
+  postgresFailure(Object.assign(new Error(`server says ${code}`), { code }));
 
 const REFUSALS: [string, () => Error][] = [
   ['PostgreSQL 22021 (U+0000 in text)', () => postgresError('22021')],
@@ -78,6 +78,52 @@ const STORE_WIDE: [string, () => Error][] = [
   ['a StoreError without issues (the writer thread ended)', () => new StoreError('the thread ended')],
   ['a lost connection (no SQLSTATE)', () => new Error('Connection terminated unexpectedly')],
 ];
+
+describe('postgresFailure', () => {
+  // Every failure of the server or driver is a coded StoreError (exit 2 with its issue), never a
+  // raw driver error (exit 70 and a stack trace): the issue says which kind.
+  const rows: [string, Error, string][] = [
+    ['23505 (unique violation)', Object.assign(new Error('dup'), { code: '23505' }), STORE_RECORD_REFUSED],
+    ['08006 (connection failure)', Object.assign(new Error('gone'), { code: '08006' }), 'store_unreachable'],
+    [
+      '57P01 (server shut down)',
+      Object.assign(new Error('admin shutdown'), { code: '57P01' }),
+      'store_unreachable',
+    ],
+    [
+      'no SQLSTATE: Connection terminated',
+      new Error('Connection terminated unexpectedly'),
+      'store_unreachable',
+    ],
+    [
+      'no SQLSTATE: ECONNREFUSED',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+      'store_unreachable',
+    ],
+    [
+      '53100 (disk full)',
+      Object.assign(new Error('could not extend file'), { code: '53100' }),
+      'store_postgres_failed',
+    ],
+    [
+      '42P01 (no such table)',
+      Object.assign(new Error('relation does not exist'), { code: '42P01' }),
+      'store_postgres_failed',
+    ],
+    ['something not an Error', 'a string' as unknown as Error, 'store_postgres_failed'],
+  ];
+  it.each(rows)('%s is a StoreError with issue %s', (_, error, code) => {
+    const failure = postgresFailure(error);
+    expect(failure).toBeInstanceOf(StoreError);
+    expect(failure.issues.map((issue) => issue.code)).toEqual([code]);
+    expect(failure.cause).toBe(error);
+  });
+
+  it('keeps a StoreError as it is', () => {
+    const error = new StoreError('already coded');
+    expect(postgresFailure(error)).toBe(error);
+  });
+});
 
 describe('writeBatch', () => {
   const batch = ['a', 'b', 'poison', 'c'].map(record);
