@@ -3,6 +3,7 @@ export { outputTarget, STDOUT_PATH, writeOutputFile } from './output-file.js';
 export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './output-file.js';
 export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
+export { MARKDOWN_BREAK, markdownText } from './markdown-text.js';
 export { canonicalBytes, canonicalize, hasLoneSurrogate } from './canonical-json.js';
 export { digestContainedFile } from './contained-file.js';
 export type { ContainedFile, ContainedFileRefusal } from './contained-file.js';

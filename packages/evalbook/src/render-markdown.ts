@@ -2,7 +2,10 @@
 // with regressions first, per-config solve rates with intervals, cost with coverage, budgets, the
 // denominator policy and what it excluded, policy replay agreement when verdicts are stored, and the
 // checks that drifted below their bar in the newest run.
-// Tables stay small: the grid is not repeated here.
+// Tables stay small: the grid is not repeated here. Every text that comes from a bundle, the store or
+// the command line goes through markdownText (contract), so it renders as itself, never as markup.
+import { isSha256Digest, markdownText } from '@paperclip-evals/contract';
+
 import { artifactCountsText } from './convert.js';
 import { formatUsd } from './cost.js';
 import type { GateVerdicts } from './gates.js';
@@ -23,8 +26,10 @@ const MAX_LISTED = 10;
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
 const interval = (ci: readonly [number, number] | null): string =>
   ci === null ? '' : ` [${percent(ci[0])}, ${percent(ci[1])}]`;
-/** Markdown table cells: pipes and newlines would break the row. */
-const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+/** Text from the evalbook or the command line, in a cell, heading or sentence: always this, never markup. */
+const text = markdownText;
+/** A digest in code when it is one (nothing in `sha256:<hex>` is Markdown), else as text. */
+const digest = (value: string): string => (isSha256Digest(value) ? `\`${value}\`` : text(value));
 
 function excludedText(rate: RateWithInterval): string {
   const parts = Object.entries(rate.denominator.excluded).map(
@@ -44,7 +49,7 @@ function policyLines(stats: NonNullable<EvalbookSummary['policy']>): string[] {
   ];
   for (const stat of stats)
     lines.push(
-      `| ${cell(stat.configId)} | \`${cell(stat.policyDigest)}\` | ${stat.toolCalls} | ${stat.counts.agree} | ${stat.counts.policy_denies_runner_allowed} | ${stat.counts.runner_denied_policy_allows} | ${stat.counts.policy_error} | ${stat.counts.policy_verdict_unfamiliar} | ${stat.counts.no_recorded_outcome} |`,
+      `| ${text(stat.configId)} | ${digest(stat.policyDigest)} | ${stat.toolCalls} | ${stat.counts.agree} | ${stat.counts.policy_denies_runner_allowed} | ${stat.counts.runner_denied_policy_allows} | ${stat.counts.policy_error} | ${stat.counts.policy_verdict_unfamiliar} | ${stat.counts.no_recorded_outcome} |`,
     );
   if (stats.length === 0) lines.push('| (no verdicts for this run) | | | | | | | | |');
   return lines;
@@ -66,7 +71,7 @@ function driftLines(drifts: EvalbookSummary['checkDrift']): string[] {
     );
     for (const drift of drifting.slice(0, MAX_LISTED))
       lines.push(
-        `| ${cell(drift.checkId)} | ${cell(drift.caseId)} | ${cell(drift.configId)} | ${drift.layer ?? 'runner'} | ${score(drift.latestScore)} (${cell(drift.latestRunId ?? '?')}) | ${score(drift.mean)} ± ${score(drift.stddev)} (${drift.baselineRuns}) | ${score(drift.bar)} |`,
+        `| ${text(drift.checkId)} | ${text(drift.caseId)} | ${text(drift.configId)} | ${drift.layer ?? 'runner'} | ${score(drift.latestScore)} (${text(drift.latestRunId ?? '?')}) | ${score(drift.mean)} ± ${score(drift.stddev)} (${drift.baselineRuns}) | ${score(drift.bar)} |`,
       );
     if (drifting.length > MAX_LISTED)
       lines.push(`| … and ${drifting.length - MAX_LISTED} more | | | | | | |`);
@@ -91,19 +96,19 @@ function gateLines(verdicts: GateVerdicts): string[] {
     ...verdicts.gates.map((gate) =>
       gate.passed
         ? `- \`${gate.failOn}\`: passed`
-        : `- \`${gate.failOn}\`: **FAILED** — ${gate.reasons.map(cell).join('; ')}`,
+        : `- \`${gate.failOn}\`: **FAILED** — ${gate.reasons.map(text).join('; ')}`,
     ),
   ];
 }
 
 export function renderMarkdown(input: MarkdownReportInput): string {
   const { summary } = input;
-  const lines: string[] = [`## ${cell(input.title)}`, ''];
+  const lines: string[] = [`## ${text(input.title)}`, ''];
   if (input.gate !== null) lines.push(...gateLines(input.gate), '');
   const comparison = summary.comparison;
   if (comparison !== null) {
     lines.push(
-      `### ${cell(comparison.b)} vs ${cell(comparison.a)} (by ${comparison.by})`,
+      `### ${text(comparison.b)} vs ${text(comparison.a)} (by ${comparison.by})`,
       '',
       `${comparison.sharedCases} shared cases: **${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied**. ` +
         `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : `${(comparison.deltaSolveRate * 100).toFixed(1)} pts`}` +
@@ -116,11 +121,11 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     );
     if (comparison.regressions.length > 0) {
       lines.push(
-        '| Regressed case | ' + cell(comparison.a) + ' | ' + cell(comparison.b) + ' |',
+        '| Regressed case | ' + text(comparison.a) + ' | ' + text(comparison.b) + ' |',
         '|---|---:|---:|',
       );
       for (const delta of comparison.regressions.slice(0, MAX_LISTED))
-        lines.push(`| ${cell(delta.caseId)} | ${percent(delta.aSolveRate)} | ${percent(delta.bSolveRate)} |`);
+        lines.push(`| ${text(delta.caseId)} | ${percent(delta.aSolveRate)} | ${percent(delta.bSolveRate)} |`);
       if (comparison.regressions.length > MAX_LISTED)
         lines.push(`| … and ${comparison.regressions.length - MAX_LISTED} more | | |`);
       lines.push('');
@@ -140,7 +145,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
   );
   for (const config of summary.configStats)
     lines.push(
-      `| ${cell(config.configId)} | ${percent(config.solveRate)}${interval(config.ci95)} | ${config.solved} / ${config.denominator.counted}${excludedText(config)} | ${config.costPerSolvedNanodollars === null ? 'n/a' : formatUsd(config.costPerSolvedNanodollars)} | ${config.cost.priced} of ${config.cost.attempts} |`,
+      `| ${text(config.configId)} | ${percent(config.solveRate)}${interval(config.ci95)} | ${config.solved} / ${config.denominator.counted}${excludedText(config)} | ${config.costPerSolvedNanodollars === null ? 'n/a' : formatUsd(config.costPerSolvedNanodollars)} | ${config.cost.priced} of ${config.cost.attempts} |`,
     );
   lines.push('');
   const counts = summary.statusCounts;
@@ -149,7 +154,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
       `${counts.solved} solved, ${counts.unsolved} unsolved, ${counts.errored} errored, ${counts.incomplete} incomplete, ${counts.over_budget} over budget` +
       '.',
     ...(leftOutText(summary) === null ? [] : [`${leftOutText(summary) ?? ''}.`]),
-    ...summary.retractions.map((retraction) => `Retracted: ${cell(retractionText(retraction))}.`),
+    ...summary.retractions.map((retraction) => `Retracted: ${text(retractionText(retraction))}.`),
     `Denominator: ${summary.denominatorPolicy === 'all_attempts' ? 'all attempts (errors and missing verdicts count against the rate)' : 'evaluated attempts only (errored, incomplete and over-budget are excluded and listed)'}.`,
     `Artifacts of the attempts: ${artifactCountsText(summary.artifactVerification)} (bytes checked under an artifact root at ingest; unverified: not checked).`,
     `Cost: ${summary.coverage.text}; priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
@@ -158,7 +163,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     lines.push(
       `Soft checks fell short (shown, not failing): ${summary.softFailures
         .slice(0, MAX_LISTED)
-        .map((soft) => `${cell(soft.checkId)} in ${soft.attempts} attempt${soft.attempts === 1 ? '' : 's'}`)
+        .map((soft) => `${text(soft.checkId)} in ${soft.attempts} attempt${soft.attempts === 1 ? '' : 's'}`)
         .join(
           ', ',
         )}${summary.softFailures.length > MAX_LISTED ? `, and ${summary.softFailures.length - MAX_LISTED} more` : ''}.`,
@@ -172,7 +177,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
   const exceeded = input.budgets.filter((budget) => budget.status !== 'within');
   if (exceeded.length > 0)
     lines.push(
-      `Budgets: ${exceeded.map((budget) => `${budget.scope} ${cell(budget.configId ?? budget.runId)} ${budget.status}`).join(', ')}.`,
+      `Budgets: ${exceeded.map((budget) => `${budget.scope} ${text(budget.configId ?? budget.runId)} ${budget.status}`).join(', ')}.`,
     );
   return `${lines.join('\n')}\n`;
 }

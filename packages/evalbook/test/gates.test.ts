@@ -248,7 +248,7 @@ describe('writeReport', () => {
     const md = await report('md', gates, COMPARE);
     expect(md).toContain('**Gates FAILED** (2 of 3 failed).');
     expect(md).toContain(
-      '- `below:0.9`: **FAILED** — base: solve rate 0.667 < 0.9; cand: solve rate 0.667 < 0.9',
+      '- `below:0.9`: **FAILED** — base: solve rate 0.667 \\< 0.9; cand: solve rate 0.667 \\< 0.9',
     );
     expect(md).toContain('- `below:0.1`: passed');
     expect(md).toContain('- `case-regression:50`: **FAILED** — case_down: 6/6 → 2/6 (−66.7 pts)');

@@ -1,0 +1,395 @@
+// The Markdown report (the PR comment) under hostile text, read by a real GFM renderer (micromark
+// with its GFM extension, raw HTML and every link protocol allowed, as GitHub's renderer lets them
+// through to its sanitizer). A report is rendered twice: once with a plain placeholder in every place
+// that prints text from a bundle, the store or the command line, once with hostile strings there.
+// Both must render the same elements (same table rows and cells, headings, lists, no extra link,
+// image or HTML element), and each text must read as its input — with what markdownText replaces
+// on purpose (a control character shows as `\u000d`; U+200B breaks a mention or a link) normalised.
+import fc from 'fast-check';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { parseFragment } from 'parse5';
+import { describe, expect, it } from 'vitest';
+
+import { MARKDOWN_BREAK } from '../../contract/src/markdown-text.ts';
+import { renderMarkdown } from '../src/render-markdown.ts';
+
+import type { MarkdownReportInput } from '../src/render-markdown.ts';
+import type { CoverageSummary } from '../src/cost.ts';
+import type { EvalbookSummary, RateWithInterval } from '../src/summary.ts';
+
+/** GFM as GitHub parses it, before its sanitizer: raw HTML and any link protocol pass through. */
+const renderGfm = (markdown: string): string =>
+  micromark(markdown, {
+    extensions: [gfm()],
+    htmlExtensions: [gfmHtml()],
+    allowDangerousHtml: true,
+    allowDangerousProtocol: true,
+  });
+
+const coverage = (text: string): CoverageSummary => ({
+  attempts: 3,
+  providerReported: 2,
+  estimated: 1,
+  unpriced: 0,
+  priced: 3,
+  pricedTotalNanodollars: 6_000_000,
+  legacyLedger: 0,
+  legacyLedgerTotalNanodollars: 0,
+  text,
+});
+const counts = { solved: 2, unsolved: 1, errored: 0, incomplete: 0, over_budget: 0 };
+const rate: RateWithInterval = {
+  solved: 2,
+  denominator: { policy: 'all_attempts', counted: 3, excluded: {} },
+  solveRate: 2 / 3,
+  ci95: [0.2, 0.9],
+};
+
+/** Every place the Markdown report prints text it did not write itself. */
+const SLOTS = [
+  'title',
+  'comparison.a',
+  'comparison.b',
+  'regression.0.caseId',
+  'regression.1.caseId',
+  'config.0.configId',
+  'config.1.configId',
+  'retraction.runId',
+  'retraction.attemptId',
+  'retraction.by',
+  'retraction.at',
+  'retraction.reason',
+  'softFailure.0.checkId',
+  'softFailure.1.checkId',
+  'policy.configId',
+  'policy.policyDigest',
+  'drift.checkId',
+  'drift.caseId',
+  'drift.configId',
+  'drift.latestRunId',
+  'gate.reason.0',
+  'gate.reason.1',
+  'budget.run.runId',
+  'budget.config.configId',
+] as const;
+type Slot = (typeof SLOTS)[number];
+
+/** A report with every slot's text from `text` (the rest plain numbers): gates, comparison, policy, drift, budgets. */
+function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
+  const delta = (caseId: string) => ({
+    caseId,
+    aSolved: 3,
+    aCounted: 3,
+    bSolved: 1,
+    bCounted: 3,
+    aSolveRate: 1,
+    bSolveRate: 1 / 3,
+    delta: -2 / 3,
+  });
+  const config = (configId: string) => ({
+    ...rate,
+    configId,
+    cases: 1,
+    statusCounts: counts,
+    interval: 'bootstrap_clustered_by_case' as const,
+    cost: coverage('3 of 3 attempts priced'),
+    costPerSolvedNanodollars: 3_000_000,
+  });
+  const summary: EvalbookSummary = {
+    schema: 'paperclip-evals/summary/v1',
+    denominatorPolicy: 'all_attempts',
+    runScope: null,
+    attempts: 6,
+    statusCounts: counts,
+    leftOut: { foreign: 0, retracted: 1 },
+    includeForeign: false,
+    foreignIncluded: 0,
+    retractions: [
+      {
+        runId: text('retraction.runId'),
+        attemptId: text('retraction.attemptId'),
+        by: text('retraction.by'),
+        at: text('retraction.at'),
+        reason: text('retraction.reason'),
+      },
+    ],
+    artifactVerification: { verified: 0, unverified: 6, mismatched: 0 },
+    runs: [],
+    cases: [],
+    configs: [],
+    grid: [],
+    configStats: [config(text('config.0.configId')), config(text('config.1.configId'))],
+    trend: [],
+    flakyCells: [],
+    coverage: coverage('6 of 6 attempts priced'),
+    comparison: {
+      by: 'config',
+      a: text('comparison.a'),
+      b: text('comparison.b'),
+      sharedCases: 2,
+      unsharedCases: 0,
+      aWins: 2,
+      bWins: 0,
+      ties: 0,
+      mcnemarP: 0.5,
+      discordant: { aOnly: 2, bOnly: 0 },
+      deltaSolveRate: -2 / 3,
+      deltaSolveRateCi95: [-1, 0],
+      regressions: [delta(text('regression.0.caseId')), delta(text('regression.1.caseId'))],
+      improvements: [],
+      cost: {
+        a: coverage('3 of 3 attempts priced'),
+        b: coverage('3 of 3 attempts priced'),
+        meanDeltaNanodollars: 1000,
+      },
+    },
+    policy: [
+      {
+        configId: text('policy.configId'),
+        policyDigest: text('policy.policyDigest'),
+        toolCalls: 4,
+        counts: {
+          agree: 3,
+          policy_denies_runner_allowed: 1,
+          runner_denied_policy_allows: 0,
+          policy_error: 0,
+          policy_verdict_unfamiliar: 0,
+          no_recorded_outcome: 0,
+        },
+      },
+    ],
+    checkDrift: [
+      {
+        caseId: text('drift.caseId'),
+        checkId: text('drift.checkId'),
+        configId: text('drift.configId'),
+        layer: 3,
+        runs: [],
+        staticThreshold: 0.8,
+        status: 'drift_detected',
+        historyBar: 0.9,
+        latestRunId: text('drift.latestRunId'),
+        latestScore: 0.5,
+        baselineRuns: 10,
+        mean: 0.95,
+        stddev: 0.01,
+        bar: 0.9,
+        deviation: -0.45,
+      },
+    ],
+    softFailures: [
+      { checkId: text('softFailure.0.checkId'), attempts: 1 },
+      { checkId: text('softFailure.1.checkId'), attempts: 2 },
+    ],
+  };
+  const budget = { limitNanodollars: 1, spentNanodollars: 2, legacyLedgerNanodollars: 0, unpriced: 0 };
+  return {
+    title: text('title'),
+    summary,
+    budgets: [
+      { ...budget, scope: 'run', runId: text('budget.run.runId'), configId: null, status: 'exceeded' },
+      {
+        ...budget,
+        scope: 'config',
+        runId: 'run',
+        configId: text('budget.config.configId'),
+        status: 'unproven',
+      },
+    ],
+    gate: {
+      passed: false,
+      gates: [
+        {
+          failOn: 'case-regression:10',
+          passed: false,
+          reasons: [text('gate.reason.0'), text('gate.reason.1')],
+        },
+        { failOn: 'drift', passed: true, reasons: [] },
+      ],
+    },
+  };
+}
+
+interface HtmlNode {
+  readonly nodeName: string;
+  readonly value?: string;
+  readonly attrs?: readonly { readonly name: string; readonly value: string }[];
+  readonly childNodes?: readonly HtmlNode[];
+}
+/** The rendered HTML as its elements (with attributes) in document order, and the text between them. */
+function shape(html: string): { elements: string[]; texts: string[] } {
+  const elements: string[] = [];
+  const texts: string[] = [''];
+  const walk = (node: HtmlNode): void => {
+    if (node.nodeName === '#text') {
+      texts[texts.length - 1] += node.value ?? '';
+      return;
+    }
+    const isElement = !node.nodeName.startsWith('#');
+    if (isElement) {
+      elements.push(`<${node.nodeName}${(node.attrs ?? []).map((a) => ` ${a.name}="${a.value}"`).join('')}>`);
+      texts.push('');
+    }
+    for (const child of node.childNodes ?? []) walk(child);
+    if (isElement) {
+      elements.push(`</${node.nodeName}>`);
+      texts.push('');
+    }
+  };
+  walk(parseFragment(html) as HtmlNode);
+  return { elements, texts };
+}
+
+/** What markdownText shows on purpose instead of the input: a control character as `\uXXXX`. */
+const SHOWN_AS_ESCAPE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const shown = (input: string): string =>
+  input
+    .replace(SHOWN_AS_ESCAPE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replaceAll(MARKDOWN_BREAK, '');
+
+/** Placeholders: letters and digits only, nothing GFM or GitHub reads as syntax. */
+const placeholder = (slot: Slot): string => `zq${SLOTS.indexOf(slot)}qz`;
+
+/**
+ * What GitHub itself links or notifies after rendering, outside code: @mentions and e-mail, #123 and
+ * GH-123 refs, URL and www autolinks, emoji shortcodes that start with a letter, + or - (mailto: and
+ * xmpp: link only with an e-mail address, which the @ rule breaks). No rendered text may hold one.
+ */
+const GITHUB_TEXT_LINKS = /@[a-z0-9_-]|#\d|gh-\d|:\/\/|www\.|:[a-z+-][a-z0-9_+-]*:/i;
+
+/** Renders the report with `hostile` in every slot and asserts it reads exactly as its text. */
+function assertRendersAsText(hostile: (slot: Slot) => string): void {
+  const expected = shape(renderGfm(renderMarkdown(reportInput(placeholder))));
+  const got = shape(renderGfm(renderMarkdown(reportInput(hostile))));
+  expect(got.elements).toEqual(expected.elements);
+  const fill = (text: string): string =>
+    text.replace(/zq(\d+)qz/g, (_match, index: string) => shown(hostile(SLOTS[Number(index)] ?? 'title')));
+  expect(got.texts.map((text) => text.replaceAll(MARKDOWN_BREAK, ''))).toEqual(expected.texts.map(fill));
+  expect(got.texts.join('\u0000')).not.toMatch(GITHUB_TEXT_LINKS);
+}
+
+/** Hostile pieces (never empty: ids and reasons are never empty, and an empty one would let GFM trim our own spaces): GFM syntax, HTML, autolinks, mentions, refs, line breaks of every kind. */
+const PIECES = [
+  '<',
+  '>',
+  '&',
+  '&amp;',
+  '&#x3c;',
+  '|',
+  '\\',
+  '\\|',
+  '`',
+  '```',
+  '*',
+  '**',
+  '_',
+  '_a_',
+  'a_b_',
+  '__x__',
+  'a*b*c',
+  '~~',
+  '~x~',
+  '[',
+  ']',
+  '(',
+  ')',
+  '!',
+  '#',
+  '# ',
+  '@',
+  ':',
+  '/',
+  '-',
+  '---',
+  '=',
+  '+',
+  '1.',
+  '> ',
+  '$',
+  '$x$',
+  '^',
+  ' ',
+  '    ',
+  '\t',
+  '\r',
+  '\n',
+  '\r\n',
+  '\u2028',
+  '\u2029',
+  '\u0000',
+  '\u001b[31m',
+  '\u202e',
+  '\u200b',
+  '\ud800',
+  '\udc00',
+  'a',
+  'Z9',
+  'www.',
+  'https://',
+  'http://x.com',
+  'mailto:',
+  'x@y.com',
+  '@octocat',
+  '@org/team',
+  '#123',
+  'GH-12',
+  ':smile:',
+  '[^1]',
+  '[x]: https://e.com',
+  '<img src=x onerror=alert(1)>',
+  '[x](javascript:alert(1))',
+  '![i](https://e.com/i.png)',
+  '<https://e.com>',
+  '<!--',
+  '-->',
+  '<script>',
+  '</td></tr>',
+  '| forged | row |',
+];
+const hostileText = fc.oneof(
+  fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 12 }).map((pieces) => pieces.join('')),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+  fc.string({
+    unit: fc.constantFrom(...'<>&|\\`*_[]()!#@:/-= \t\r\nwhtps.xyz'),
+    minLength: 1,
+    maxLength: 40,
+  }),
+);
+
+describe('renderMarkdown: text from input is text', () => {
+  it.each([
+    ['raw HTML', '<img src=x onerror=alert(1)>'],
+    ['a raw link', '<a href="https://evil.example">sign in</a>'],
+    ['a details block', '<details open><summary>x</summary>'],
+    ['a javascript: link', '[x](javascript:alert(1))'],
+    ['an image', '![x](https://evil.example/i.png)'],
+    ['an @mention', '@octocat'],
+    ['a team mention', '@paperclip/maintainers'],
+    ['an issue ref', '#123'],
+    ['a URL autolink', 'see https://evil.example/x'],
+    ['a www autolink', 'www.evil.example'],
+    ['an e-mail autolink', 'me@evil.example'],
+    ['a carriage return that forges a table row', 'a\r| forged | row |'],
+    ['a newline that forges a heading', 'a\n# heading'],
+    ['a line separator', 'a\u2028# heading'],
+    ['emphasis and code', '**bold** _it_ `code`'],
+    ['intraword emphasis', 'snake_case_id a*b*c __init__'],
+    ['an entity', '&lt;b&gt;'],
+    ['a pipe and a backslash', 'a\\|b|c\\'],
+    ['edge spaces', '   padded   '],
+    ['an emoji shortcode', ':shipit:'],
+  ])('%s (%j) renders as that text in every place', (_name, hostile) => {
+    assertRendersAsText(() => hostile);
+  });
+
+  it('every place, arbitrary hostile strings: same elements, same text', () => {
+    fc.assert(
+      fc.property(fc.array(hostileText, { minLength: SLOTS.length, maxLength: SLOTS.length }), (texts) => {
+        assertRendersAsText((slot) => texts[SLOTS.indexOf(slot)] ?? '');
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
