@@ -46,6 +46,34 @@ const ESCAPES: Readonly<Record<string, string>> = {
 /** HTML text and attribute values (also inside SVG). */
 const esc = (text: string): string => text.replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 
+/**
+ * The most characters of one text the page lays out before "show all" is asked for. Laying out
+ * text costs the browser time in its length (a 100 KB unbroken string of mixed scripts took seconds
+ * per field, whatever the CSS), so every text from the evalbook is cut here, on the page and in the
+ * drill-down alike, and the rest waits, hidden (display: none is never laid out), behind a button.
+ */
+export const HTML_TEXT_LIMIT = 500;
+/** The first HTML_TEXT_LIMIT characters, never ending in half a surrogate pair. */
+function head(text: string): string {
+  const end = /[\ud800-\udbff]/.test(text.charAt(HTML_TEXT_LIMIT - 1))
+    ? HTML_TEXT_LIMIT - 1
+    : HTML_TEXT_LIMIT;
+  return text.slice(0, end);
+}
+/**
+ * Text from the evalbook as element content: escaped, and past HTML_TEXT_LIMIT its head, an
+ * ellipsis and a "show all" button (wired by the page's script) over the whole text, kept hidden;
+ * its length is told in characters (code points).
+ * The drill-down's script builds the same markup (its clip()).
+ */
+function text(value: string): string {
+  if (value.length <= HTML_TEXT_LIMIT) return esc(value);
+  const length = [...value].length;
+  return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
+}
+/** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
+const tip = (value: string): string => esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
+
 const percent = (rate: number | null, digits = 0): string =>
   rate === null ? 'n/a' : `${(rate * 100).toFixed(digits)}%`;
 const ciText = (ci: readonly [number, number] | null): string =>
@@ -138,6 +166,8 @@ svg{width:100%;height:auto;display:block;font-family:inherit}svg text{fill:#1f29
 .details section{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fff}
 .details section.wide{grid-column:1/-1}.details h4{margin:0 0 6px;font-size:.95rem}.details table{width:100%;font-size:.85rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;font-size:.88rem}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+.clip{white-space:normal;overflow-wrap:anywhere}.clip-all{white-space:pre-wrap}
+.clip-more{font:inherit;font-size:.82rem;color:var(--accent);background:none;border:1px solid var(--line);border-radius:4px;padding:0 6px;cursor:pointer;white-space:nowrap}
 footer{margin-top:40px;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){main{padding:16px 10px}.card .value{font-size:1.2rem}}
 @media print{nav,#drilldown,noscript{display:none}.table-wrap{overflow:visible;border:0}main{max-width:none;padding:0}
@@ -152,11 +182,53 @@ const SCRIPT = `
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const list = document.getElementById('cell-attempts');
   const detail = document.getElementById('attempt-detail');
+  // Text past LIMIT is laid out only when asked: its head, then a button that swaps in the whole.
+  const LIMIT = ${HTML_TEXT_LIMIT};
+  const head = (text) => text.slice(0, /[\\ud800-\\udbff]/.test(text.charAt(LIMIT - 1)) ? LIMIT - 1 : LIMIT);
+  const wire = (button) => {
+    const clip = button.parentElement;
+    const part = clip.querySelector('.clip-head');
+    const all = clip.querySelector('.clip-all');
+    const label = button.textContent;
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      const showing = all.hidden;
+      all.hidden = !showing;
+      part.hidden = showing;
+      button.textContent = showing ? 'show less' : label;
+      button.setAttribute('aria-expanded', String(showing));
+    });
+    button.setAttribute('aria-expanded', 'false');
+  };
+  const clip = (text) => {
+    const node = document.createElement('span');
+    node.className = 'clip';
+    const length = [...text].length;
+    node.dataset.length = String(length);
+    const part = document.createElement('span');
+    part.className = 'clip-head';
+    part.textContent = head(text) + '\u2026';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'clip-more';
+    button.textContent = 'show all ' + length.toLocaleString('en-US') + ' characters';
+    const all = document.createElement('span');
+    all.className = 'clip-all';
+    all.hidden = true;
+    all.textContent = text;
+    node.append(part, ' ', button, all);
+    wire(button);
+    return node;
+  };
+  // Every element of the drill-down is made here, and every text in it passes through clip().
   const h = (tag, attrs, ...children) => {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
     for (const child of children.flat(Infinity))
-      if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+      if (child !== null && child !== undefined) {
+        const text = child instanceof Node ? null : String(child);
+        node.append(text === null ? child : text.length > LIMIT ? clip(text) : text);
+      }
     return node;
   };
   const pct = (rate) => (rate === null || rate === undefined ? 'n/a' : (rate * 100).toFixed(0) + '%');
@@ -230,7 +302,7 @@ const SCRIPT = `
     detail.replaceChildren();
     const rows = attempts.map((attempt) => {
       const row = h('tr', { 'data-attempt': attempt.attemptId });
-      const open = h('button', { type: 'button' }, attempt.attemptId);
+      const open = h('button', { type: 'button' }, attempt.attemptId.length > LIMIT ? head(attempt.attemptId) + '\\u2026' : attempt.attemptId);
       open.addEventListener('click', () => showAttempt(attempt, row));
       const cost = attempt.cost || {};
       row.append(h('td', {}, attempt.runId), h('td', {}, open), h('td', {}, chip(attempt.status)),
@@ -240,7 +312,7 @@ const SCRIPT = `
     });
     const passes = (key, label) => label + ': ' + cell.passAtK.map((p) => 'k=' + p.k + ' ' + pct(p[key])).join(' · ');
     list.replaceChildren(...[
-      h('h3', {}, cell.caseId + ' × ' + cell.configId),
+      h('h3', {}, cell.caseId, ' × ', cell.configId),
       h('p', {}, cell.solved + ' of ' + cell.denominator.counted + ' counted attempts solved (' + pct(cell.solveRate) + ', Wilson 95% ' +
         (cell.ci95 ? pct(cell.ci95[0]) + '–' + pct(cell.ci95[1]) : 'n/a') + '); cost: ' + cell.cost.text + '.'),
       cell.passAtK.length === 0 ? null
@@ -255,6 +327,7 @@ const SCRIPT = `
     document.getElementById('drilldown').scrollIntoView({ block: 'start' });
   }
 
+  for (const button of document.querySelectorAll('.clip > button.clip-more')) wire(button);
   for (const td of document.querySelectorAll('td.cell[data-cell-index]')) {
     td.classList.add('js');
     td.tabIndex = 0;
@@ -272,7 +345,7 @@ const SCRIPT_SHA256 = createHash('sha256').update(SCRIPT).digest('base64');
 // ——— SVG plots ———
 
 const svgOpen = (width: number, height: number, plot: string, label: string): string =>
-  `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}" data-plot="${plot}" xmlns="http://www.w3.org/2000/svg"><title>${esc(label)}</title>`;
+  `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}" data-plot="${plot}" xmlns="http://www.w3.org/2000/svg"><title>${tip(label)}</title>`;
 const f1 = (value: number): string => value.toFixed(1);
 
 /** (a) Solve rate per config: a dot at the rate, whiskers to its bootstrap 95% interval. */
@@ -296,7 +369,7 @@ function solveRatePlot(summary: EvalbookSummary): string {
     const y = top + row * index + row / 2;
     const colour = configColour(summary, config.configId);
     parts.push(
-      `<text x="${left - 10}" y="${f1(y + 4)}" text-anchor="end">${esc(truncate(config.configId, 22))}<title>${esc(config.configId)}</title></text>`,
+      `<text x="${left - 10}" y="${f1(y + 4)}" text-anchor="end">${esc(truncate(config.configId, 22))}<title>${tip(config.configId)}</title></text>`,
     );
     if (config.solveRate === null) {
       parts.push(
@@ -307,7 +380,7 @@ function solveRatePlot(summary: EvalbookSummary): string {
     const [lo, hi] = config.ci95 ?? [config.solveRate, config.solveRate];
     parts.push(
       `<g data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}" data-lo="${num(lo)}" data-hi="${num(hi)}" data-solved="${config.solved}" data-counted="${config.denominator.counted}">`,
-      `<title>${esc(`${config.configId}: ${percent(config.solveRate, 1)} solved (${config.solved}/${config.denominator.counted}); 95% CI ${percent(lo, 1)}–${percent(hi, 1)}, bootstrap clustered by case`)}</title>`,
+      `<title>${tip(`${config.configId}: ${percent(config.solveRate, 1)} solved (${config.solved}/${config.denominator.counted}); 95% CI ${percent(lo, 1)}–${percent(hi, 1)}, bootstrap clustered by case`)}</title>`,
       `<line x1="${f1(x(lo))}" x2="${f1(x(hi))}" y1="${f1(y)}" y2="${f1(y)}" stroke="${colour}" stroke-width="2"/>`,
       `<line x1="${f1(x(lo))}" x2="${f1(x(lo))}" y1="${f1(y - 6)}" y2="${f1(y + 6)}" stroke="${colour}" stroke-width="2"/>`,
       `<line x1="${f1(x(hi))}" x2="${f1(x(hi))}" y1="${f1(y - 6)}" y2="${f1(y + 6)}" stroke="${colour}" stroke-width="2"/>`,
@@ -386,7 +459,7 @@ function costPlot(summary: EvalbookSummary): string {
         : `${usd(cost)} per priced attempt (${config.cost.text})`;
     return [
       `<g data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}" data-cost="${cost === null ? '' : num(Math.round(cost))}" data-unpriced="${String(cost === null)}" data-priced="${config.cost.priced}" data-attempts="${config.cost.attempts}">`,
-      `<title>${esc(`${config.configId}: ${percent(rate, 1)} solved; ${costText}`)}</title>`,
+      `<title>${tip(`${config.configId}: ${percent(rate, 1)} solved; ${costText}`)}</title>`,
       `<line x1="${f1(cx)}" x2="${f1(cx)}" y1="${f1(y(lo))}" y2="${f1(y(hi))}" stroke="${colour}" stroke-width="1.5" opacity=".6"/>`,
       cost === null
         ? `<rect x="${f1(cx - 6)}" y="${f1(y(rate) - 6)}" width="12" height="12" transform="rotate(45 ${f1(cx)} ${f1(y(rate))})" fill="#fff" stroke="${colour}" stroke-width="2" stroke-dasharray="3 2"/>`
@@ -431,7 +504,7 @@ function trendPlot(summary: EvalbookSummary): string {
   runs.forEach((runId, index) => {
     if (index % labelEvery === 0 || index === runs.length - 1)
       parts.push(
-        `<text class="axis" x="${f1(x(runId))}" y="${plotBottom + 18}" text-anchor="middle">${esc(truncate(runId, 16))}<title>${esc(runId)}</title></text>`,
+        `<text class="axis" x="${f1(x(runId))}" y="${plotBottom + 18}" text-anchor="middle">${esc(truncate(runId, 16))}<title>${tip(runId)}</title></text>`,
       );
   });
   configs.forEach((configId, index) => {
@@ -454,13 +527,13 @@ function trendPlot(summary: EvalbookSummary): string {
     for (const point of series)
       if (point.solveRate !== null)
         parts.push(
-          `<circle cx="${f1(x(point.runId))}" cy="${f1(y(point.solveRate))}" r="5" fill="${colour}" stroke="#fff" stroke-width="1.5" data-run="${esc(point.runId)}" data-config="${esc(configId)}" data-rate="${num(point.solveRate)}" data-solved="${point.solved}" data-counted="${point.denominator.counted}"><title>${esc(`${configId} in ${point.runId}: ${percent(point.solveRate, 1)} (${point.solved}/${point.denominator.counted}; Wilson 95% ${ciText(point.ci95)})`)}</title></circle>`,
+          `<circle cx="${f1(x(point.runId))}" cy="${f1(y(point.solveRate))}" r="5" fill="${colour}" stroke="#fff" stroke-width="1.5" data-run="${esc(point.runId)}" data-config="${esc(configId)}" data-rate="${num(point.solveRate)}" data-solved="${point.solved}" data-counted="${point.denominator.counted}"><title>${tip(`${configId} in ${point.runId}: ${percent(point.solveRate, 1)} (${point.solved}/${point.denominator.counted}; Wilson 95% ${ciText(point.ci95)})`)}</title></circle>`,
         );
     parts.push('</g>');
     const lx = left + (index % 3) * 165;
     const ly = plotBottom + 40 + Math.floor(index / 3) * 18;
     parts.push(
-      `<rect x="${lx}" y="${ly - 9}" width="14" height="4" fill="${colour}"/><text x="${lx + 20}" y="${ly - 3}">${esc(truncate(configId, 22))}<title>${esc(configId)}</title></text>`,
+      `<rect x="${lx}" y="${ly - 9}" width="14" height="4" fill="${colour}"/><text x="${lx + 20}" y="${ly - 3}">${esc(truncate(configId, 22))}<title>${tip(configId)}</title></text>`,
     );
   });
   parts.push('</svg>');
@@ -486,7 +559,7 @@ function deltaPlot(comparison: Comparison): string {
     const [lo, hi] = comparison.deltaSolveRateCi95 ?? [comparison.deltaSolveRate, comparison.deltaSolveRate];
     const colour = hi < 0 ? '#b91c1c' : lo > 0 ? '#047857' : '#1f2937';
     parts.push(
-      `<g data-delta="${num(comparison.deltaSolveRate)}" data-lo="${num(lo)}" data-hi="${num(hi)}"><title>${esc(`Δ ${points(comparison.deltaSolveRate)}, 95% CI ${points(lo)} to ${points(hi)}`)}</title>`,
+      `<g data-delta="${num(comparison.deltaSolveRate)}" data-lo="${num(lo)}" data-hi="${num(hi)}"><title>${tip(`Δ ${points(comparison.deltaSolveRate)}, 95% CI ${points(lo)} to ${points(hi)}`)}</title>`,
       `<line x1="${f1(x(lo))}" x2="${f1(x(hi))}" y1="23" y2="23" stroke="${colour}" stroke-width="3"/>`,
       `<circle cx="${f1(x(comparison.deltaSolveRate))}" cy="23" r="7" fill="${colour}" stroke="#fff" stroke-width="2"/></g>`,
     );
@@ -539,7 +612,7 @@ function header(input: HtmlReportInput): string {
   const retracted =
     leftOut === null && summary.retractions.length === 0
       ? ''
-      : `<div class="note warn" data-left-out="${summary.leftOut.foreign + summary.leftOut.retracted}" data-foreign="${summary.leftOut.foreign}" data-retracted="${summary.leftOut.retracted}">${leftOut === null ? '' : `<p>${esc(leftOut)}.</p>`}${summary.retractions.length === 0 ? '' : `<ul>${summary.retractions.map((retraction) => `<li data-retraction>${esc(retractionText(retraction))}</li>`).join('')}</ul>`}</div>`;
+      : `<div class="note warn" data-left-out="${summary.leftOut.foreign + summary.leftOut.retracted}" data-foreign="${summary.leftOut.foreign}" data-retracted="${summary.leftOut.retracted}">${leftOut === null ? '' : `<p>${text(leftOut)}.</p>`}${summary.retractions.length === 0 ? '' : `<ul>${summary.retractions.map((retraction) => `<li data-retraction>${text(retractionText(retraction))}</li>`).join('')}</ul>`}</div>`;
   // One box per gate, each with its own verdict; data-gates on the wrapper is the overall one.
   const gate =
     input.gate === null
@@ -547,8 +620,8 @@ function header(input: HtmlReportInput): string {
       : `<div class="gates" data-gates="${input.gate.passed ? 'passed' : 'failed'}">${input.gate.gates
           .map((entry) =>
             entry.passed
-              ? `<div class="gate passed" data-gate="passed" data-fail-on="${esc(entry.failOn)}">Gate <code>${esc(entry.failOn)}</code>: passed</div>`
-              : `<div class="gate failed" data-gate="failed" data-fail-on="${esc(entry.failOn)}">Gate <code>${esc(entry.failOn)}</code>: FAILED<ul>${entry.reasons.map((reason) => `<li>${esc(reason)}</li>`).join('')}</ul></div>`,
+              ? `<div class="gate passed" data-gate="passed" data-fail-on="${esc(entry.failOn)}">Gate <code>${text(entry.failOn)}</code>: passed</div>`
+              : `<div class="gate failed" data-gate="failed" data-fail-on="${esc(entry.failOn)}">Gate <code>${text(entry.failOn)}</code>: FAILED<ul>${entry.reasons.map((reason) => `<li>${text(reason)}</li>`).join('')}</ul></div>`,
           )
           .join('')}</div>`;
   const notWithin = input.budgets.filter((budget) => budget.status !== 'within');
@@ -560,7 +633,7 @@ function header(input: HtmlReportInput): string {
       : `<h3>Budgets not within their limits</h3><div class="table-wrap"><table data-budgets="not-within"><thead><tr><th scope="col">Scope</th><th scope="col">Run</th><th scope="col">Config</th><th scope="col">Status</th><th scope="col" class="n">Spent</th><th scope="col" class="n">Legacy ledger</th><th scope="col" class="n">Limit</th><th scope="col" class="n">Unpriced</th></tr></thead><tbody>${notWithin
           .map(
             (budget) =>
-              `<tr><td>${budget.scope}</td><td>${esc(budget.runId)}</td><td>${esc(budget.configId ?? '—')}</td><td class="${budget.status === 'exceeded' ? 'bad' : 'warn'}">${budget.status}</td><td class="n">${usd(budget.spentNanodollars)}</td><td class="n">${usd(budget.legacyLedgerNanodollars)}</td><td class="n">${usd(budget.limitNanodollars)}</td><td class="n">${budget.unpriced}</td></tr>`,
+              `<tr><td>${budget.scope}</td><td>${text(budget.runId)}</td><td>${text(budget.configId ?? '—')}</td><td class="${budget.status === 'exceeded' ? 'bad' : 'warn'}">${budget.status}</td><td class="n">${usd(budget.spentNanodollars)}</td><td class="n">${usd(budget.legacyLedgerNanodollars)}</td><td class="n">${usd(budget.limitNanodollars)}</td><td class="n">${budget.unpriced}</td></tr>`,
           )
           .join('')}</tbody></table></div>`;
   const embedded =
@@ -568,15 +641,15 @@ function header(input: HtmlReportInput): string {
       ? `<p class="note warn" data-embedded="${input.attempts.length}">This page embeds ${count(input.attempts.length)} of ${count(summary.attempts)} attempts for the drill-down; the grid, plots and tables count them all. <code>evals report --format json</code> lists every attempt.</p>`
       : '';
   return `<header>
-<h1>${esc(input.title)}</h1>
-<p class="meta">Store <code>${esc(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
+<h1>${text(input.title)}</h1>
+<p class="meta">Store <code>${text(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
 <nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a>${summary.policy === null ? '' : '<a href="#policy">Policy</a>'}<a href="#plots">Plots</a><a href="#grid">Grid</a><a href="#drilldown">Attempts</a></nav>
 ${gate}
 <div class="cards">
 <div class="card" data-summary="attempts" data-value="${summary.attempts}"><div class="label">Attempts</div><div class="value">${count(summary.attempts)}</div><div class="sub">${count(counts.solved)} solved</div></div>
 <div class="card" data-summary="coverage" data-priced="${coverage.priced}" data-attempts="${coverage.attempts}"><div class="label">Cost coverage</div><div class="value">${count(coverage.priced)} of ${count(coverage.attempts)} priced</div><div class="sub">${count(coverage.providerReported)} provider-reported, ${count(coverage.estimated)} estimated; priced total ${usd(coverage.pricedTotalNanodollars)}${coverage.unpriced > 0 ? ` — ${count(coverage.unpriced)} unpriced, not counted as $0` : ''}${coverage.legacyLedger > 0 ? `; legacy ledger ${usd(coverage.legacyLedgerTotalNanodollars)} on ${coverage.legacyLedger} (kept apart)` : ''}</div></div>
-<div class="card" data-summary="denominator" data-policy="${summary.denominatorPolicy}"><div class="label">Denominator</div><div class="value">${summary.denominatorPolicy === 'all_attempts' ? 'All attempts' : 'Evaluated only'}</div><div class="sub">${esc(policy)}${excluded.length === 0 ? '; nothing excluded' : `; excluded: ${esc(excluded.join(', '))}`}</div></div>
-<div class="card" data-summary="artifacts" data-verified="${summary.artifactVerification.verified}" data-unverified="${summary.artifactVerification.unverified}" data-mismatched="${summary.artifactVerification.mismatched}"><div class="label">Artifacts</div><div class="value">${count(summary.artifactVerification.verified)} of ${count(summary.attempts)} verified</div><div class="sub">${esc(artifactCountsText(summary.artifactVerification))}: transcript and artifact bytes checked under an artifact root at ingest</div></div>
+<div class="card" data-summary="denominator" data-policy="${summary.denominatorPolicy}"><div class="label">Denominator</div><div class="value">${summary.denominatorPolicy === 'all_attempts' ? 'All attempts' : 'Evaluated only'}</div><div class="sub">${text(policy)}${excluded.length === 0 ? '; nothing excluded' : `; excluded: ${text(excluded.join(', '))}`}</div></div>
+<div class="card" data-summary="artifacts" data-verified="${summary.artifactVerification.verified}" data-unverified="${summary.artifactVerification.unverified}" data-mismatched="${summary.artifactVerification.mismatched}"><div class="label">Artifacts</div><div class="value">${count(summary.artifactVerification.verified)} of ${count(summary.attempts)} verified</div><div class="sub">${text(artifactCountsText(summary.artifactVerification))}: transcript and artifact bytes checked under an artifact root at ingest</div></div>
 <div class="card" data-summary="flaky" data-value="${summary.flakyCells.length}"><div class="label">Flaky cells</div><div class="value">${summary.flakyCells.length}</div><div class="sub">case × config cells with both solved and unsolved attempts</div></div>
 </div>
 ${statusBar(counts, summary.attempts)}
@@ -592,10 +665,10 @@ function caseRates(
   kind: string,
 ): string {
   if (rows.length === 0) return '';
-  return `<div class="table-wrap"><table data-cases="${kind}"><caption class="note">${kind === 'regressions' ? `Regressions: cases ${esc(comparison.b)} solves less often than ${esc(comparison.a)}, worst first` : `Improvements: cases ${esc(comparison.b)} solves more often, best first`}</caption><thead><tr><th scope="col">Case</th><th scope="col" class="n">${esc(comparison.a)} (A)</th><th scope="col" class="n">${esc(comparison.b)} (B)</th><th scope="col" class="n">Δ</th></tr></thead><tbody>${rows
+  return `<div class="table-wrap"><table data-cases="${kind}"><caption class="note">${kind === 'regressions' ? `Regressions: cases ${text(comparison.b)} solves less often than ${text(comparison.a)}, worst first` : `Improvements: cases ${text(comparison.b)} solves more often, best first`}</caption><thead><tr><th scope="col">Case</th><th scope="col" class="n">${text(comparison.a)} (A)</th><th scope="col" class="n">${text(comparison.b)} (B)</th><th scope="col" class="n">Δ</th></tr></thead><tbody>${rows
     .map(
       (row) =>
-        `<tr data-case="${esc(row.caseId)}" data-delta="${num(row.delta)}"><th scope="row">${esc(row.caseId)}</th><td class="n">${percent(row.aSolveRate)}</td><td class="n">${percent(row.bSolveRate)}</td><td class="n ${row.delta < 0 ? 'bad' : 'good'}">${points(row.delta)}</td></tr>`,
+        `<tr data-case="${esc(row.caseId)}" data-delta="${num(row.delta)}"><th scope="row">${text(row.caseId)}</th><td class="n">${percent(row.aSolveRate)}</td><td class="n">${percent(row.bSolveRate)}</td><td class="n ${row.delta < 0 ? 'bad' : 'good'}">${points(row.delta)}</td></tr>`,
     )
     .join('')}</tbody></table></div>`;
 }
@@ -614,13 +687,13 @@ function comparisonSection(comparison: Comparison | null): string {
           : 'No clear difference: the 95% interval includes 0.';
   const costDelta = comparison.cost.meanDeltaNanodollars;
   return `<section id="comparison" aria-labelledby="comparison-title" data-comparison data-a="${esc(comparison.a)}" data-b="${esc(comparison.b)}" data-delta="${num(delta)}" data-lo="${num(ci?.[0] ?? null)}" data-hi="${num(ci?.[1] ?? null)}" data-mcnemar-p="${num(comparison.mcnemarP)}" data-a-wins="${comparison.aWins}" data-b-wins="${comparison.bWins}" data-ties="${comparison.ties}">
-<h2 id="comparison-title">${esc(comparison.b)} (B) vs ${esc(comparison.a)} (A), by ${comparison.by}</h2>
-<p class="${ci !== null && ci[1] < 0 ? 'bad' : ci !== null && ci[0] > 0 ? 'good' : ''}"><strong>${esc(verdict)}</strong></p>
+<h2 id="comparison-title">${text(comparison.b)} (B) vs ${text(comparison.a)} (A), by ${comparison.by}</h2>
+<p class="${ci !== null && ci[1] < 0 ? 'bad' : ci !== null && ci[0] > 0 ? 'good' : ''}"><strong>${text(verdict)}</strong></p>
 <div class="cards">
 <div class="card"><div class="label">Δ solve rate (B − A)</div><div class="value">${delta === null ? 'n/a' : points(delta)}</div><div class="sub">${ci === null ? 'no interval' : `95% CI ${points(ci[0])} to ${points(ci[1])}`} (paired bootstrap over ${comparison.sharedCases} shared case(s))</div></div>
 <div class="card"><div class="label">Cases</div><div class="value small"><span class="good">${comparison.bWins} better</span> · <span class="bad">${comparison.aWins} worse</span> · ${comparison.ties} tied</div><div class="sub">${comparison.sharedCases} shared${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only, not compared` : ''}</div></div>
 <div class="card"><div class="label">McNemar exact p</div><div class="value">${comparison.mcnemarP.toPrecision(3)}</div><div class="sub">discordant cases: ${comparison.discordant.aOnly} only A solves, ${comparison.discordant.bOnly} only B solves</div></div>
-<div class="card" data-cost-delta="${num(costDelta)}"><div class="label">Cost per attempt (B − A)</div><div class="value">${costDelta === null ? 'n/a' : signedUsd(costDelta)}</div><div class="sub">A: ${esc(comparison.cost.a.text)}<br>B: ${esc(comparison.cost.b.text)}${costDelta === null ? '<br>a side has no priced attempt' : ''}</div></div>
+<div class="card" data-cost-delta="${num(costDelta)}"><div class="label">Cost per attempt (B − A)</div><div class="value">${costDelta === null ? 'n/a' : signedUsd(costDelta)}</div><div class="sub">A: ${text(comparison.cost.a.text)}<br>B: ${text(comparison.cost.b.text)}${costDelta === null ? '<br>a side has no priced attempt' : ''}</div></div>
 </div>
 <figure class="delta"><figcaption>Δ solve rate with its 95% interval</figcaption>${deltaPlot(comparison)}</figure>
 ${comparison.regressions.length === 0 ? '<p data-cases="regressions" class="good">No case regressed.</p>' : caseRates(comparison.regressions, comparison, 'regressions')}
@@ -632,7 +705,7 @@ function configsSection(summary: EvalbookSummary): string {
   const rows = summary.configStats
     .map((config) => {
       const mean = meanCost(config.cost);
-      return `<tr data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}"><th scope="row" class="nowrap"><span class="swatch" style="background:${configColour(summary, config.configId)}"></span>${esc(config.configId)}</th><td class="n">${percent(config.solveRate, 1)}</td><td class="n">${ciText(config.ci95)}</td><td class="n">${config.solved} / ${config.denominator.counted}</td><td>${esc(excludedText(config)) || '—'}</td><td class="n">${config.cases}</td><td class="n">${config.cost.priced} of ${config.cost.attempts}</td><td class="n">${mean === null ? 'unpriced' : usd(mean)}</td><td class="n">${config.costPerSolvedNanodollars === null ? (config.cost.unpriced > 0 && config.solved > 0 ? 'n/a (some unpriced)' : 'n/a') : usd(config.costPerSolvedNanodollars)}</td></tr>`;
+      return `<tr data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}"><th scope="row" class="nowrap"><span class="swatch" style="background:${configColour(summary, config.configId)}"></span>${text(config.configId)}</th><td class="n">${percent(config.solveRate, 1)}</td><td class="n">${ciText(config.ci95)}</td><td class="n">${config.solved} / ${config.denominator.counted}</td><td>${text(excludedText(config)) || '—'}</td><td class="n">${config.cases}</td><td class="n">${config.cost.priced} of ${config.cost.attempts}</td><td class="n">${mean === null ? 'unpriced' : usd(mean)}</td><td class="n">${config.costPerSolvedNanodollars === null ? (config.cost.unpriced > 0 && config.solved > 0 ? 'n/a (some unpriced)' : 'n/a') : usd(config.costPerSolvedNanodollars)}</td></tr>`;
     })
     .join('');
   return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
@@ -648,7 +721,7 @@ function policySection(stats: readonly PolicyStat[] | null): string {
       const counts = Object.entries(stat.counts)
         .map(([agreement, n]) => ` data-${agreement.replaceAll('_', '-')}="${n}"`)
         .join('');
-      return `<tr data-config="${esc(stat.configId)}" data-policy-digest="${esc(stat.policyDigest)}" data-tool-calls="${stat.toolCalls}"${counts}><th scope="row" class="nowrap">${esc(stat.configId)}</th><td class="nowrap"><code title="${esc(stat.policyDigest)}">${esc(truncate(stat.policyDigest, 19))}</code></td><td class="n">${count(stat.toolCalls)}</td><td class="n">${count(stat.counts.agree)}</td><td class="n${stat.counts.policy_denies_runner_allowed > 0 ? ' bad' : ''}">${count(stat.counts.policy_denies_runner_allowed)}</td><td class="n${stat.counts.runner_denied_policy_allows > 0 ? ' warn' : ''}">${count(stat.counts.runner_denied_policy_allows)}</td><td class="n">${count(stat.counts.policy_error)}</td><td class="n${stat.counts.policy_verdict_unfamiliar > 0 ? ' warn' : ''}">${count(stat.counts.policy_verdict_unfamiliar)}</td><td class="n">${count(stat.counts.no_recorded_outcome)}</td></tr>`;
+      return `<tr data-config="${esc(stat.configId)}" data-policy-digest="${esc(stat.policyDigest)}" data-tool-calls="${stat.toolCalls}"${counts}><th scope="row" class="nowrap">${text(stat.configId)}</th><td class="nowrap"><code title="${tip(stat.policyDigest)}">${esc(truncate(stat.policyDigest, 19))}</code></td><td class="n">${count(stat.toolCalls)}</td><td class="n">${count(stat.counts.agree)}</td><td class="n${stat.counts.policy_denies_runner_allowed > 0 ? ' bad' : ''}">${count(stat.counts.policy_denies_runner_allowed)}</td><td class="n${stat.counts.runner_denied_policy_allows > 0 ? ' warn' : ''}">${count(stat.counts.runner_denied_policy_allows)}</td><td class="n">${count(stat.counts.policy_error)}</td><td class="n${stat.counts.policy_verdict_unfamiliar > 0 ? ' warn' : ''}">${count(stat.counts.policy_verdict_unfamiliar)}</td><td class="n">${count(stat.counts.no_recorded_outcome)}</td></tr>`;
     })
     .join('');
   return `<section id="policy" aria-labelledby="policy-title"><h2 id="policy-title">Policy replay</h2>
@@ -693,7 +766,7 @@ function checkDriftSection(all: readonly CheckDrift[]): string {
     .slice(0, MAX_DRIFT_ROWS)
     .map(
       (drift) =>
-        `<tr data-case="${esc(drift.caseId)}" data-check="${esc(drift.checkId)}" data-config="${esc(drift.configId)}" data-status="${drift.status}" data-latest="${num(drift.latestScore)}" data-bar="${num(drift.bar)}" data-baseline-runs="${drift.baselineRuns}"><th scope="row" class="nowrap">${esc(drift.checkId)}</th><td>${esc(drift.caseId)}</td><td>${esc(drift.configId)}</td><td class="n">${drift.layer === null ? 'runner' : esc(String(drift.layer))}</td><td>${sparkline(drift)}</td><td class="n">${score(drift.latestScore)}${drift.latestRunId === null ? '' : ` <span class="note">${esc(drift.latestRunId)}</span>`}</td><td class="n">${drift.mean === null ? 'n/a' : `${score(drift.mean)} ± ${score(drift.stddev)}`} <span class="note">(${drift.baselineRuns} runs)</span></td><td class="n">${score(drift.bar)}</td><td><span class="chip ${drift.status}">${DRIFT_LABELS[drift.status]}</span></td></tr>`,
+        `<tr data-case="${esc(drift.caseId)}" data-check="${esc(drift.checkId)}" data-config="${esc(drift.configId)}" data-status="${drift.status}" data-latest="${num(drift.latestScore)}" data-bar="${num(drift.bar)}" data-baseline-runs="${drift.baselineRuns}"><th scope="row" class="nowrap">${text(drift.checkId)}</th><td>${text(drift.caseId)}</td><td>${text(drift.configId)}</td><td class="n">${drift.layer === null ? 'runner' : text(String(drift.layer))}</td><td>${sparkline(drift)}</td><td class="n">${score(drift.latestScore)}${drift.latestRunId === null ? '' : ` <span class="note">${text(drift.latestRunId)}</span>`}</td><td class="n">${drift.mean === null ? 'n/a' : `${score(drift.mean)} ± ${score(drift.stddev)}`} <span class="note">(${drift.baselineRuns} runs)</span></td><td class="n">${score(drift.bar)}</td><td><span class="chip ${drift.status}">${DRIFT_LABELS[drift.status]}</span></td></tr>`,
     )
     .join('');
   const drifting = drifts.filter((drift) => drift.status === 'drift_detected').length;
@@ -716,7 +789,7 @@ function plotsSection(summary: EvalbookSummary): string {
   const uncounted = summary.configStats.filter((config) => config.solveRate === null);
   return `<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><div class="plots">
 <figure><figcaption>Solve rate per config</figcaption>${solveRatePlot(summary)}<p class="note">Dot: solved ÷ counted. Whiskers: 95% bootstrap interval clustered by case.</p></figure>
-<figure><figcaption>Cost vs solve rate</figcaption>${costPlot(summary)}<p class="note">x: mean cost of a priced attempt; whiskers: 95% interval of the solve rate. Filled: every attempt priced; hollow: partly priced${partly.length > 0 ? ` (${partly.map((config) => `${esc(config.configId)}: ${config.cost.priced} of ${config.cost.attempts}`).join(', ')})` : ''}; dashed diamond: no attempt priced — shown apart, never at $0.${uncounted.length > 0 ? ` Not plotted (nothing counted): ${uncounted.map((config) => esc(config.configId)).join(', ')}.` : ''}</p></figure>
+<figure><figcaption>Cost vs solve rate</figcaption>${costPlot(summary)}<p class="note">x: mean cost of a priced attempt; whiskers: 95% interval of the solve rate. Filled: every attempt priced; hollow: partly priced${partly.length > 0 ? ` (${partly.map((config) => `${text(config.configId)}: ${config.cost.priced} of ${config.cost.attempts}`).join(', ')})` : ''}; dashed diamond: no attempt priced — shown apart, never at $0.${uncounted.length > 0 ? ` Not plotted (nothing counted): ${uncounted.map((config) => text(config.configId)).join(', ')}.` : ''}</p></figure>
 <figure><figcaption>Solve rate across runs</figcaption>${trendPlot(summary)}<p class="note">Each run's solve rate per config${summary.runs.length > 1 ? '' : ' (one run so far)'}; a run where a config counted nothing leaves a gap.</p></figure>
 </div></section>`;
 }
@@ -745,7 +818,7 @@ function gridCell(cell: GridCell, index: number): string {
   ]
     .filter((line) => line !== '')
     .join('\n');
-  return `<td class="cell" data-cell-index="${index}" data-case="${esc(cell.caseId)}" data-config="${esc(cell.configId)}" data-solved="${cell.solved}" data-counted="${cell.denominator.counted}" data-rate="${num(cell.solveRate)}" data-lo="${num(cell.ci95?.[0] ?? null)}" data-hi="${num(cell.ci95?.[1] ?? null)}" data-flaky="${String(cell.flaky)}" style="background:${rateColour(cell.solveRate)}" title="${esc(title)}"><span class="frac">${cell.solved}/${cell.denominator.counted}</span><span class="pct">${percent(cell.solveRate)}</span><span class="ci">${cell.ci95 === null ? 'no interval' : `CI ${ciText(cell.ci95)}`}</span>${cell.flaky || notAgent.length > 0 ? `<span class="marks">${cell.flaky ? '<span class="flag" data-flaky-mark>~ flaky</span>' : ''}${notAgent.join('')}</span>` : ''}<span class="mini" aria-hidden="true">${mini}</span></td>`;
+  return `<td class="cell" data-cell-index="${index}" data-case="${esc(cell.caseId)}" data-config="${esc(cell.configId)}" data-solved="${cell.solved}" data-counted="${cell.denominator.counted}" data-rate="${num(cell.solveRate)}" data-lo="${num(cell.ci95?.[0] ?? null)}" data-hi="${num(cell.ci95?.[1] ?? null)}" data-flaky="${String(cell.flaky)}" style="background:${rateColour(cell.solveRate)}" title="${tip(title)}"><span class="frac">${cell.solved}/${cell.denominator.counted}</span><span class="pct">${percent(cell.solveRate)}</span><span class="ci">${cell.ci95 === null ? 'no interval' : `CI ${ciText(cell.ci95)}`}</span>${cell.flaky || notAgent.length > 0 ? `<span class="marks">${cell.flaky ? '<span class="flag" data-flaky-mark>~ flaky</span>' : ''}${notAgent.join('')}</span>` : ''}<span class="mini" aria-hidden="true">${mini}</span></td>`;
 }
 
 function gridSection(summary: EvalbookSummary): string {
@@ -755,7 +828,7 @@ function gridSection(summary: EvalbookSummary): string {
   const body = summary.cases
     .map(
       (caseId) =>
-        `<tr><th scope="row">${esc(caseId)}</th>${summary.configs
+        `<tr><th scope="row">${text(caseId)}</th>${summary.configs
           .map((configId) => {
             const found = cells.get(`${caseId}\u0000${configId}`);
             return found === undefined
@@ -767,7 +840,7 @@ function gridSection(summary: EvalbookSummary): string {
     .join('');
   return `<section id="grid" aria-labelledby="grid-title"><h2 id="grid-title">Grid: cases × configs</h2>
 <div class="table-wrap"><table class="grid"><caption class="note">Each cell: solved / counted attempts, solve rate, Wilson 95% interval; colour from red (0%) to green (100%); ~ flaky (solved and unsolved attempts); hatched: no attempts.</caption>
-<thead><tr><th scope="col">Case</th>${summary.configs.map((configId) => `<th scope="col">${esc(configId)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>
+<thead><tr><th scope="col">Case</th>${summary.configs.map((configId) => `<th scope="col">${text(configId)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>
 <ul class="legend" aria-label="Attempt statuses">${(Object.entries(STATUS_LABELS) as [string, string][]).map(([status, label]) => `<li><span class="swatch s-${status}"></span>${label}</li>`).join('')}</ul>
 </section>`;
 }
@@ -787,7 +860,7 @@ export function renderHtml(input: HtmlReportInput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
 <meta name="generator" content="Paperclip Evals (${esc(summary.schema)})">
-<title>${esc(input.title)}</title>
+<title>${tip(input.title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -803,7 +876,7 @@ ${checkDriftSection(summary.checkDrift)}
 <p class="note" id="drill-hint">The drill-down needs JavaScript; <code>evals report --format json</code> lists every attempt.</p>
 <div id="cell-attempts"></div><div id="attempt-detail"></div>
 </section>
-<footer>Paperclip Evals · ${esc(summary.schema)} · one self-contained file: it loads nothing from the network.</footer>
+<footer>Paperclip Evals · ${text(summary.schema)} · one self-contained file: it loads nothing from the network.</footer>
 </main>
 <script type="application/json" id="report-data">${data}</script>
 <script>${SCRIPT}</script>

@@ -253,7 +253,7 @@ const shown = (input: string): string =>
 const placeholder = (slot: Slot): string => `zq${SLOTS.indexOf(slot)}qz`;
 
 /**
- * What GitHub itself links or notifies after rendering, outside code: @mentions and e-mail, #123 and
+ * What GitHub itself links or notifies after rendering: @mentions and e-mail, #123 and
  * GH-123 refs, URL and www autolinks, emoji shortcodes that start with a letter, + or - (mailto: and
  * xmpp: link only with an e-mail address, which the @ rule breaks). No rendered text may hold one.
  */
