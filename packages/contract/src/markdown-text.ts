@@ -12,6 +12,7 @@ export const MARKDOWN_BREAK = '\u200b';
  * (they reorder what a reader sees), and unpaired UTF-16 surrogates.
  */
 const SHOWN_AS_ESCAPE =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**

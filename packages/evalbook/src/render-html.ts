@@ -68,7 +68,7 @@ function head(text: string): string {
  */
 function text(value: string): string {
   if (value.length <= HTML_TEXT_LIMIT) return esc(value);
-  const length = [...value].length;
+  const length = value.length - (value.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
   return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
 }
 /** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
@@ -203,7 +203,7 @@ const SCRIPT = `
   const clip = (text) => {
     const node = document.createElement('span');
     node.className = 'clip';
-    const length = [...text].length;
+    const length = text.length - (text.match(/[\\ud800-\\udbff][\\udc00-\\udfff]/g) || []).length;
     node.dataset.length = String(length);
     const part = document.createElement('span');
     part.className = 'clip-head';

@@ -220,29 +220,35 @@ interface HtmlNode {
 /** The rendered HTML as its elements (with attributes) in document order, and the text between them. */
 function shape(html: string): { elements: string[]; texts: string[] } {
   const elements: string[] = [];
-  const texts: string[] = [''];
+  const texts: string[] = [];
+  let run = '';
   const walk = (node: HtmlNode): void => {
     if (node.nodeName === '#text') {
-      texts[texts.length - 1] += node.value ?? '';
+      run += node.value ?? '';
       return;
     }
     const isElement = !node.nodeName.startsWith('#');
     if (isElement) {
       elements.push(`<${node.nodeName}${(node.attrs ?? []).map((a) => ` ${a.name}="${a.value}"`).join('')}>`);
-      texts.push('');
+      texts.push(run);
+      run = '';
     }
     for (const child of node.childNodes ?? []) walk(child);
     if (isElement) {
       elements.push(`</${node.nodeName}>`);
-      texts.push('');
+      texts.push(run);
+      run = '';
     }
   };
-  walk(parseFragment(html) as HtmlNode);
+  const fragment: HtmlNode = parseFragment(html);
+  walk(fragment);
+  texts.push(run);
   return { elements, texts };
 }
 
 /** What markdownText shows on purpose instead of the input: a control character as `\uXXXX`. */
 const SHOWN_AS_ESCAPE =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const shown = (input: string): string =>
   input
@@ -352,7 +358,7 @@ const hostileText = fc.oneof(
   fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 12 }).map((pieces) => pieces.join('')),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
   fc.string({
-    unit: fc.constantFrom(...'<>&|\\`*_[]()!#@:/-= \t\r\nwhtps.xyz'),
+    unit: fc.constantFrom(...Array.from('<>&|\\`*_[]()!#@:/-= \t\r\nwhtps.xyz')),
     minLength: 1,
     maxLength: 40,
   }),
