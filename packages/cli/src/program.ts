@@ -156,8 +156,10 @@ export function createProgram(): Command {
         'never a pass), and every rate states its denominator. json: every attempt (identity, statuses,',
         'cost with provenance) plus the summary (grid with Wilson intervals, pass@k, per-config rates with',
         'a case-clustered bootstrap interval, trend across runs, flaky cells, cost coverage) and budget',
-        'checks. md: a pull-request comment. junit: one testcase per (case, config), failures and errors',
-        'distinct. html: one page with the grid, drill-down to any attempt, the comparison and plots.',
+        'checks. md: a pull-request comment, every id and message escaped to read as itself (no HTML,',
+        'link, @mention or #ref: docs/reports.md). junit: one testcase per (case, config), failures and',
+        'errors distinct. html: one page with the grid, drill-down to any attempt, the comparison and',
+        'plots; a text past 500 characters shows its head and a "show all" button.',
       ].join(' '),
     )
     .addOption(

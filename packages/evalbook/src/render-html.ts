@@ -52,7 +52,7 @@ const esc = (text: string): string => text.replaceAll(/[&<>"']/g, (char) => ESCA
  * per field, whatever the CSS), so every text from the evalbook is cut here, on the page and in the
  * drill-down alike, and the rest waits, hidden (display: none is never laid out), behind a button.
  */
-export const HTML_TEXT_LIMIT = 500;
+const HTML_TEXT_LIMIT = 500;
 /** The first HTML_TEXT_LIMIT characters, never ending in half a surrogate pair. */
 function head(text: string): string {
   const end = /[\ud800-\udbff]/.test(text.charAt(HTML_TEXT_LIMIT - 1))
