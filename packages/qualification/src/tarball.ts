@@ -1,14 +1,24 @@
 // Safe extraction of the packed package (npm layout: every entry under `package/`). The tarball is
 // first scanned without writing anything, and every offending entry is listed: `..` components,
-// absolute paths, paths outside `package/`, symlinks or hard links whose target leaves the tree,
-// entries written through a symlink, device/FIFO and other special entries, setuid/setgid/sticky
-// modes, duplicates, oversized entries, too many entries or bytes in all, and anything tar itself
-// cannot read. Only a tarball with no issue is extracted, into a directory the caller made private,
-// with tar in strict mode (any warning fails the extraction), ownership not taken from the archive,
-// and a filter that admits exactly the entries the scan approved.
+// absolute paths, paths outside `package/`, symlinks whose target, resolved the way the file system
+// will resolve it (through every symlink of the archive), leaves `package/`, hard links to anything
+// but an earlier file, entries written through a symlink, device/FIFO and other special entries,
+// setuid/setgid/sticky modes, duplicates, oversized entries, too many entries or bytes in all,
+// non-zero data after the end-of-archive marker, and anything tar itself cannot read. Only a
+// tarball with no issue is extracted, into a directory the caller made private, with tar in strict
+// mode (any warning fails the extraction), ownership not taken from the archive, and a filter that
+// admits exactly the entries the scan approved.
+//
+// Reading is linear and bounded: Evals gunzips the file itself, in chunks, and hands tar the stream
+// one 512-byte block at a time, so the parser never buffers more than a block; it stops feeding tar
+// at the end-of-archive marker (two zero blocks). What follows the marker is read once, never
+// parsed, and must be zero bytes; the whole decompressed stream may not exceed maxArchiveBytes.
+// Extraction feeds tar exactly the bytes the scan found before the marker. Every chunk is an await,
+// so a signal is handled between chunks.
 import { createReadStream } from 'node:fs';
 import { posix } from 'node:path';
-import { Parser, extract } from 'tar';
+import { createGunzip } from 'node:zlib';
+import { Parser, Unpack } from 'tar';
 
 import type { ReadEntry } from 'tar';
 
@@ -23,13 +33,22 @@ export interface TarballLimits {
   /** Largest sum of all entry sizes, in bytes. */
   readonly maxTotalBytes: number;
   readonly maxEntries: number;
+  /**
+   * Most bytes of the decompressed stream read in all: headers, bodies, the end-of-archive marker
+   * and any zero padding after it (a gzip bomb is refused here, after reading this much once).
+   */
+  readonly maxArchiveBytes: number;
 }
 
 export const DEFAULT_TARBALL_LIMITS: TarballLimits = {
   maxEntryBytes: 64 * 1024 * 1024,
   maxTotalBytes: 512 * 1024 * 1024,
   maxEntries: 20_000,
+  maxArchiveBytes: 640 * 1024 * 1024,
 };
+
+/** Size of one tar block: headers and bodies are whole blocks, and end-of-archive is two zero ones. */
+const BLOCK_BYTES = 512;
 
 /** One entry as the tar header (and any pax header) describes it. */
 export interface TarballEntry {
@@ -44,12 +63,48 @@ export interface TarballScan {
   readonly entries: readonly TarballEntry[];
   readonly issues: readonly QualificationIssue[];
   readonly totalBytes: number;
+  /** Decompressed bytes up to and including the end-of-archive marker (the stream's length if it has none). */
+  readonly archiveBytes: number;
+  /** Decompressed bytes after the end-of-archive marker (zero padding). */
+  readonly trailingBytes: number;
 }
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const NOT_PORTABLE = /[\\\u0000-\u001f\u007f]/;
 const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const SPECIAL_TYPES = new Set(['CharacterDevice', 'BlockDevice', 'FIFO']);
+
+/** The decompressed bytes of a gzip file, chunk by chunk (zlib's chunks: at most 16 KiB each). */
+async function* gunzipChunks(file: string): AsyncGenerator<Buffer> {
+  const source = createReadStream(file);
+  const gunzip = createGunzip();
+  source.on('error', (error) => gunzip.destroy(error));
+  source.pipe(gunzip);
+  try {
+    for await (const chunk of gunzip) yield chunk as Buffer;
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
+}
+
+/** Writes `block` into tar's parser (or unpacker) and waits while it asks for a pause. */
+async function feed(parser: Parser, block: Buffer): Promise<void> {
+  if (parser.write(block)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      parser.off('drain', done);
+      parser.off('close', done);
+      parser.off('error', done);
+      resolve();
+    };
+    parser.on('drain', done);
+    parser.on('close', done);
+    parser.on('error', done);
+  });
+}
+
+const ZERO_BLOCK = Buffer.alloc(BLOCK_BYTES);
 
 /** Reads every header of the tarball, writes nothing, and lists every offending entry. */
 export async function scanTarball(
@@ -58,55 +113,98 @@ export async function scanTarball(
 ): Promise<TarballScan> {
   const entries: TarballEntry[] = [];
   const readIssues: QualificationIssue[] = [];
-  await new Promise<void>((resolve) => {
-    let settled = false;
-    const settle = (): void => {
-      if (!settled) {
-        settled = true;
-        resolve();
-      }
-    };
-    const unreadable = (code: string, message: string): void => {
-      readIssues.push({
-        code: 'tarball_unreadable',
-        message: `tar could not read the tarball: ${message}`,
-        expected: 'a gzip-compressed tar archive',
-        received: code,
-      });
-    };
-    const parser = new Parser({ strict: false });
-    const record = (entry: ReadEntry): void => {
-      entries.push({
-        path: entry.path,
-        type: entry.type,
-        size: entry.size,
-        ...(entry.linkpath === undefined ? {} : { linkpath: entry.linkpath }),
-        ...(entry.mode === undefined ? {} : { mode: entry.mode }),
-      });
-      entry.resume();
-    };
-    parser.on('entry', record);
-    // Types tar does not know how to unpack are handed out as "ignored"; they are listed too.
-    parser.on('ignoredEntry', record);
-    parser.on('warn', (code: string, message: string | Error) => {
-      unreadable(code, message instanceof Error ? message.message : message);
+  const unreadable = (code: string, message: string): void => {
+    readIssues.push({
+      code: 'tarball_unreadable',
+      message: `tar could not read the tarball: ${message}`,
+      expected: 'a gzip-compressed tar archive',
+      received: code,
     });
-    parser.on('error', (error: Error & { tarCode?: string }) => {
-      unreadable(error.tarCode ?? error.name, error.message);
-      settle();
+  };
+  const parser = new Parser({ strict: false });
+  const record = (entry: ReadEntry): void => {
+    entries.push({
+      path: entry.path,
+      type: entry.type,
+      size: entry.size,
+      ...(entry.linkpath === undefined ? {} : { linkpath: entry.linkpath }),
+      ...(entry.mode === undefined ? {} : { mode: entry.mode }),
     });
-    parser.on('end', settle);
-    parser.on('close', settle);
-    const stream = createReadStream(file);
-    stream.on('error', (error) => {
-      unreadable('read_error', error.message);
-      settle();
-    });
-    stream.pipe(parser);
+    entry.resume();
+  };
+  parser.on('entry', record);
+  // Types tar does not know how to unpack are handed out as "ignored"; they are listed too.
+  parser.on('ignoredEntry', record);
+  parser.on('warn', (code: string, message: string | Error) => {
+    unreadable(code, message instanceof Error ? message.message : message);
   });
+  // Set by tar's events while blocks are fed: whether it gave up, and where end-of-archive was.
+  const seen: { failed: boolean; archiveBytes: number | null } = { failed: false, archiveBytes: null };
+  parser.on('error', (error: Error & { tarCode?: string }) => {
+    seen.failed = true;
+    unreadable(error.tarCode ?? error.name, error.message);
+  });
+  const ended = new Promise<void>((resolve) => {
+    parser.on('end', resolve);
+    parser.on('close', resolve);
+    parser.on('error', () => {
+      resolve();
+    });
+  });
+  let fed = 0;
+  parser.on('eof', () => {
+    seen.archiveBytes ??= fed;
+  });
+  let streamBytes = 0;
+  let trailingBytes = 0;
+  let trailingDataAt: number | null = null;
+  try {
+    read: for await (const chunk of gunzipChunks(file)) {
+      streamBytes += chunk.byteLength;
+      if (streamBytes > limits.maxArchiveBytes) {
+        readIssues.push({
+          code: 'tarball_too_large',
+          message: `the tarball decompresses to more than ${limits.maxArchiveBytes} bytes (read that far, then stopped)`,
+          expected: `at most ${limits.maxArchiveBytes} bytes of tar stream`,
+          received: `more than ${limits.maxArchiveBytes}`,
+        });
+        break;
+      }
+      // Blocks aligned on the stream, so end-of-archive is seen at the exact block it ends.
+      for (let offset = 0; offset < chunk.byteLength;) {
+        const position = streamBytes - chunk.byteLength + offset;
+        const end = Math.min(chunk.byteLength, offset + BLOCK_BYTES - (position % BLOCK_BYTES));
+        const block = chunk.subarray(offset, end);
+        offset = end;
+        if (seen.archiveBytes === null) {
+          if (seen.failed) break read;
+          fed += block.byteLength;
+          await feed(parser, block);
+        } else {
+          trailingBytes += block.byteLength;
+          if (!block.equals(ZERO_BLOCK.subarray(0, block.byteLength))) {
+            trailingDataAt = position;
+            break read;
+          }
+        }
+      }
+    }
+  } catch (error) {
+    unreadable((error as { code?: string }).code ?? 'read_error', (error as Error).message);
+  }
+  parser.end();
+  await ended;
+  if (trailingDataAt !== null) {
+    readIssues.push({
+      code: 'tarball_trailing_data',
+      message: `the tarball holds data after its end-of-archive marker (byte ${trailingDataAt} of the tar stream is not zero); only zero padding may follow the marker`,
+      expected: 'zero bytes after the end-of-archive marker',
+      received: `non-zero data at byte ${trailingDataAt}`,
+    });
+  }
   const issues = [...readIssues, ...tarballEntriesIssues(entries, limits)];
   const totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
-  return { entries, issues, totalBytes };
+  return { entries, issues, totalBytes, archiveBytes: seen.archiveBytes ?? fed, trailingBytes };
 }
 
 /** Every issue of a list of entries (pure). */
@@ -116,7 +214,11 @@ export function tarballEntriesIssues(
 ): QualificationIssue[] {
   const issues: QualificationIssue[] = [];
   const seen = new Set<string>();
-  const symlinks = new Set<string>();
+  // Every symlink of the archive, wherever it comes: once extracted, all of them are on disk.
+  const symlinks = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type === 'SymbolicLink') symlinks.set(entry.path.replace(/\/+$/, ''), entry.linkpath ?? '');
+  }
   const regularFiles = new Set<string>();
   let totalBytes = 0;
   if (entries.length > limits.maxEntries) {
@@ -161,6 +263,7 @@ export function tarballEntriesIssues(
     if (components[0] !== PACKAGE_ROOT || (components.length === 1 && entry.type !== 'Directory')) {
       problem('entry_outside_package', 'not under package/', { expected: 'package/…', received: entry.path });
     }
+    // Any symlink of the archive, before or after this entry: tar would write through it.
     for (let depth = 1; depth < components.length; depth++) {
       const parent = components.slice(0, depth).join('/');
       if (symlinks.has(parent)) {
@@ -188,14 +291,23 @@ export function tarballEntriesIssues(
     }
     if (entry.type === 'SymbolicLink') {
       const target = entry.linkpath ?? '';
-      const resolved = posix.normalize(posix.join(posix.dirname(path), target));
-      if (target === '' || target.startsWith('/') || !isInsidePackage(resolved)) {
-        problem('link_target_escapes', `symlink to ${JSON.stringify(target)} leaves package/`, {
-          expected: 'a target inside package/',
-          received: target,
-        });
+      const resolved = symlinkResolution(path, symlinks);
+      if (resolved === 'loop') {
+        problem(
+          'link_target_loop',
+          `symlink to ${JSON.stringify(target)} never resolves (a loop of symlinks)`,
+          {
+            expected: `a target reached in at most ${MAX_SYMLINK_HOPS} symlinks`,
+            received: target,
+          },
+        );
+      } else if (resolved === 'escapes') {
+        problem(
+          'link_target_escapes',
+          `symlink to ${JSON.stringify(target)} leaves package/ once the archive's symlinks are followed`,
+          { expected: 'a target inside package/ that never climbs above it', received: target },
+        );
       }
-      symlinks.add(path);
     }
     if (entry.type === 'Link') {
       const target = entry.linkpath ?? '';
@@ -253,6 +365,46 @@ export function tarballEntriesIssues(
 const isInsidePackage = (normalized: string): boolean =>
   normalized === PACKAGE_ROOT || normalized.startsWith(`${PACKAGE_ROOT}/`);
 
+/** As Linux: more symlinks than this while resolving one path is ELOOP. */
+export const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * Where the symlink at `path` points once the archive is on disk, resolved as the kernel does:
+ * component by component from the link's folder, each component that is one of the archive's
+ * symlinks replaced by its target (relative to the folder holding it), `..` taken after that. The
+ * rule is strict: the walk may never climb above package/, not even on the way back in, and an
+ * absolute or empty target leaves it at once. Components that are no symlink are taken as folders
+ * (a missing one keeps the walk lexical, which can only make it stricter).
+ */
+export function symlinkResolution(
+  path: string,
+  symlinks: ReadonlyMap<string, string>,
+): 'inside' | 'escapes' | 'loop' {
+  const start = symlinks.get(path);
+  if (start === undefined || start === '' || start.startsWith('/')) return 'escapes';
+  const real = path.split('/').slice(0, -1);
+  if (real[0] !== PACKAGE_ROOT) return 'escapes';
+  const pending = start.split('/').reverse();
+  let hops = 1;
+  for (let component = pending.pop(); component !== undefined; component = pending.pop()) {
+    if (component === '' || component === '.') continue;
+    if (component === '..') {
+      if (real.length <= 1) return 'escapes';
+      real.pop();
+      continue;
+    }
+    const target = symlinks.get([...real, component].join('/'));
+    if (target === undefined) {
+      real.push(component);
+      continue;
+    }
+    if (++hops > MAX_SYMLINK_HOPS) return 'loop';
+    if (target === '' || target.startsWith('/')) return 'escapes';
+    pending.push(...target.split('/').reverse());
+  }
+  return 'inside';
+}
+
 export interface TarballExtraction extends TarballScan {
   /** `<destination>/package`, when the tarball was extracted. */
   readonly packageDir: string | null;
@@ -271,8 +423,7 @@ export async function extractTarball(
   if (scan.issues.length > 0) return { ...scan, packageDir: null };
   const approved = new Set(scan.entries.map((entry) => entry.path));
   try {
-    await extract({
-      file,
+    const unpack = new Unpack({
       cwd: destination,
       strict: true,
       preserveOwner: false,
@@ -280,6 +431,27 @@ export async function extractTarball(
       unlink: false,
       filter: (path) => approved.has(path),
     });
+    // tar closes the unpacker after an error too, once every write it started has settled: the
+    // caller may remove the destination as soon as this returns.
+    const finished = new Promise<void>((resolve) => unpack.on('close', resolve));
+    // Exactly the bytes the scan read up to the end-of-archive marker: nothing after it.
+    let left = scan.archiveBytes;
+    const failures: Error[] = [];
+    unpack.on('error', (error: Error) => {
+      failures.push(error);
+    });
+    try {
+      for await (const chunk of gunzipChunks(file)) {
+        if (left <= 0 || failures.length > 0) break;
+        const piece = chunk.byteLength > left ? chunk.subarray(0, left) : chunk;
+        left -= piece.byteLength;
+        await feed(unpack, piece);
+      }
+    } finally {
+      unpack.end();
+      await finished;
+    }
+    if (failures[0] !== undefined) throw failures[0];
   } catch (error) {
     return {
       ...scan,

@@ -159,7 +159,7 @@ describe('tarballEntriesIssues', () => {
   });
 
   it('refuses an entry over the size limit, and a total over the total limit', () => {
-    const limits = { maxEntryBytes: 100, maxTotalBytes: 150, maxEntries: 10 };
+    const limits = { ...DEFAULT_TARBALL_LIMITS, maxEntryBytes: 100, maxTotalBytes: 150, maxEntries: 10 };
     const issues = tarballEntriesIssues(
       [entry('package/big', { size: 101 }), entry('package/a', { size: 60 })],
       limits,
