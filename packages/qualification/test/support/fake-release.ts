@@ -69,6 +69,8 @@ export interface FakeReleaseOptions {
   readonly unlistedFiles?: Readonly<Record<string, string>>;
   /** Edits of the package's files (path under package/ → new content) before packing. */
   readonly editFiles?: (files: Record<string, string>) => void;
+  /** Zero bytes after the end-of-archive marker (padding no packer writes this much of). */
+  readonly trailingZeroBytes?: number;
 }
 
 export interface CraftEntry {
@@ -79,8 +81,11 @@ export interface CraftEntry {
   readonly mode?: number;
 }
 
-/** A gzip'd tar of exactly these entries, headers written by tar's Header (ustar, no pax). */
-export function craftTarball(entries: readonly CraftEntry[]): Buffer {
+/**
+ * A gzip'd tar of exactly these entries, headers written by tar's Header (ustar, no pax), the
+ * end-of-archive marker, then `trailingZeroBytes` zero bytes.
+ */
+export function craftTarball(entries: readonly CraftEntry[], trailingZeroBytes = 0): Buffer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
     const type = entry.type ?? 'File';
@@ -104,7 +109,7 @@ export function craftTarball(entries: readonly CraftEntry[]): Buffer {
       blocks.push(body, Buffer.alloc((512 - (body.byteLength % 512)) % 512));
     }
   }
-  blocks.push(Buffer.alloc(1024));
+  blocks.push(Buffer.alloc(1024 + trailingZeroBytes));
   return gzipSync(Buffer.concat(blocks));
 }
 
@@ -333,7 +338,7 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
     ...(options.extraEntries ?? []),
   ];
   const tarball = join(dir, TARBALL_NAME);
-  await writeFile(tarball, craftTarball(entries));
+  await writeFile(tarball, craftTarball(entries, options.trailingZeroBytes));
   const runnerd = join(dir, RUNNERD_NAME);
   const profile = options.runnerdProfile === undefined ? 'release' : options.runnerdProfile;
   const kind = options.runnerdKind ?? 'eval-session';
