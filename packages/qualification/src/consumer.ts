@@ -4,10 +4,12 @@
 // small environment (the user's store, cache and config, never the workspace's), then the probe
 // runs there with `node` and no shell. Nothing up the directory tree may be a package or hold a
 // node_modules folder, or Node's resolution would see more than the consumer.
+import { randomBytes } from 'node:crypto';
 import { access, lstat, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, parse } from 'node:path';
 import { readJsonText } from '@paperclip-evals/contract';
 
+import { tamperingIssues } from './judgements.js';
 import { PROBE_FILE_NAME, PROBE_SOURCE, probeReportIssues } from './probe.js';
 import { pnpmEnvironment, runBounded, runFailure, sanitizedPath } from './processes.js';
 
@@ -153,9 +155,12 @@ export async function runConsumerProbe(options: {
   const source = options.env ?? process.env;
   const env: Record<string, string> = { PATH: sanitizedPath(source.PATH) };
   if (source.TMPDIR !== undefined && source.TMPDIR !== '') env.TMPDIR = source.TMPDIR;
+  // Only the probe reads this (on stdin, before the package loads): a report without it is forged.
+  const nonce = randomBytes(32).toString('hex');
   const result = await runBounded({
     command: process.execPath,
-    args: [probePath, JSON.stringify(options.input)],
+    args: ['--frozen-intrinsics', probePath, JSON.stringify(options.input)],
+    stdin: `${nonce}\n`,
     cwd: options.consumerDir,
     env,
     timeoutMs,
@@ -188,6 +193,22 @@ export async function runConsumerProbe(options: {
   if (shapeIssues.length > 0)
     return { report: null, issues: shapeIssues, detail: 'the probe report has the wrong shape' };
   const report = parsed.value as ProbeReport;
+  if (report.nonce !== nonce) {
+    return {
+      report: null,
+      issues: [
+        {
+          code: 'probe_report_forged',
+          message:
+            "the report on the probe's stdout does not carry the nonce Evals gave the probe: something else (the package) wrote it",
+          expected: "the nonce sent on the probe's stdin",
+          received: 'another value',
+        },
+      ],
+      detail: 'the probe report was not written by the probe',
+    };
+  }
+  const tampering = tamperingIssues(report);
   const rejections: QualificationIssue[] = report.unhandledRejections.map((error) => ({
     code: 'package_unhandled_rejection',
     message: `the package left a promise rejection unhandled: ${error.name}: ${error.message}`,
@@ -195,10 +216,12 @@ export async function runConsumerProbe(options: {
   }));
   return {
     report,
-    issues: rejections,
+    issues: [...tampering, ...rejections],
     detail:
-      rejections.length > 0
-        ? 'the package left promise rejections unhandled'
-        : `probe report read (node ${report.node})`,
+      tampering.length > 0
+        ? 'the package changed built-ins the probe observes with'
+        : rejections.length > 0
+          ? 'the package left promise rejections unhandled'
+          : `probe report read (node ${report.node}, built-ins frozen, none replaced)`,
   };
 }

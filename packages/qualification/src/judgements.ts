@@ -4,7 +4,7 @@
 import { createSchemaAjv } from '@paperclip-evals/contract';
 
 import type { ConformanceReport, QualificationIssue } from './record.js';
-import type { Captured, ProbeReport } from './probe.js';
+import type { Captured, ProbeError, ProbeReport } from './probe.js';
 
 export const RUNNER_PACKAGE_NAME = '@paperclipai/paperclip-runner';
 /** The entry points a consumer may import, and nothing else. */
@@ -132,6 +132,74 @@ export function undeclaredSubpaths(manifest: PackageManifest): string[] {
   };
   collect(manifest.exports);
   return [...targets].filter((subpath) => !declared.has(`./${subpath}`)).sort();
+}
+
+/** V8's TypeError when code writes, adds, defines or deletes a property of a frozen object. */
+const FROZEN_WRITE =
+  /^Cannot (?:assign to read only property|add property|define property|redefine property|delete property)\b/;
+
+/**
+ * The package changed, or tried to change, what the probe observes with: the built-ins were not
+ * frozen before it loaded (the probe must run under --frozen-intrinsics), it replaced a watched
+ * global (globalThis.Object, process.stdout.write, ...), or one of its steps failed on writing a
+ * frozen built-in (the attempt was stopped, and is refused all the same).
+ */
+export function tamperingIssues(report: ProbeReport): QualificationIssue[] {
+  const issues: QualificationIssue[] = [];
+  if (!report.intrinsicsFrozen) {
+    issues.push({
+      code: 'probe_intrinsics_not_frozen',
+      message:
+        'the probe ran with built-ins the package could change (node --frozen-intrinsics did not take effect)',
+      expected: 'frozen built-ins',
+      received: 'not frozen',
+    });
+  }
+  for (const name of report.tampered) {
+    issues.push({
+      code: 'package_tampers_with_builtins',
+      message: `the package replaced ${name}, which the probe observes with`,
+      component: name,
+      expected: `${name} as it was before the package loaded`,
+      received: 'another value',
+    });
+  }
+  const errors: [string, ProbeError][] = [];
+  for (const entryPoint of PUBLIC_ENTRY_POINTS) {
+    const loaded = report.entryPoints[entryPoint];
+    if (!loaded.loaded) errors.push([`importing ${entryPoint}`, loaded.error]);
+  }
+  const evals = report.evals;
+  if (evals !== null) {
+    for (const [name, captured] of Object.entries({
+      PAPERCLIP_RUNNER_BUILD_METADATA: evals.buildMetadata,
+      SEMANTIC_CATALOG: evals.semanticCatalog,
+      SEMANTIC_CATALOG_SHA256: evals.semanticCatalogSha256,
+      NATIVE_EXECUTION_SCHEMA: evals.nativeExecutionSchema,
+      loadSeededNativeExecutionFixture: evals.fixture,
+    })) {
+      if (!captured.ok) errors.push([name, captured.error]);
+    }
+    if (!evals.packageVerdict.ran) errors.push(['parseNativeExecution', evals.packageVerdict.error]);
+    for (const variant of evals.brokenVariants) {
+      if (!variant.verdict.ran)
+        errors.push([`parseNativeExecution (${variant.name})`, variant.verdict.error]);
+    }
+  }
+  if (report.conformance !== null && !report.conformance.ok)
+    errors.push(['runHarnessDriverConformance', report.conformance.error]);
+  for (const rejection of report.unhandledRejections) errors.push(['an unhandled rejection', rejection]);
+  for (const [where, error] of errors) {
+    if (error.name !== 'TypeError' || !FROZEN_WRITE.test(error.message)) continue;
+    issues.push({
+      code: 'package_tampers_with_builtins',
+      message: `${where} failed trying to change a frozen built-in: ${error.message}`,
+      component: where,
+      expected: 'no write to a built-in',
+      received: error,
+    });
+  }
+  return issues;
 }
 
 /** Each public entry point loads and exports its documented names with the documented types. */

@@ -64,7 +64,13 @@ export interface ProbeBrokenVariant {
 
 export interface ProbeReport {
   readonly schema: typeof PROBE_REPORT_V1;
+  /** The nonce Evals sent on the probe's stdin: a report without it was not written by the probe. */
+  readonly nonce: string;
   readonly node: string;
+  /** Whether the built-ins were frozen before the package loaded (node --frozen-intrinsics). */
+  readonly intrinsicsFrozen: boolean;
+  /** Watched globals (globalThis.X, process.stdout.write, ...) the package replaced. */
+  readonly tampered: readonly string[];
   readonly entryPoints: {
     readonly '.': ProbeEntryPoint;
     readonly './evals': ProbeEntryPoint;
@@ -86,13 +92,140 @@ export interface ProbeReport {
 }
 
 /**
+ * Globals the probe snapshots before the package loads and compares after: every standard
+ * ECMAScript global (their own properties are frozen by --frozen-intrinsics, but the bindings on
+ * globalThis are not) and the Node globals a package could swap to change what code sees.
+ */
+export const WATCHED_GLOBALS: readonly string[] = [
+  'globalThis',
+  'Object',
+  'Function',
+  'Array',
+  'Number',
+  'Boolean',
+  'String',
+  'Symbol',
+  'BigInt',
+  'Math',
+  'JSON',
+  'Reflect',
+  'Proxy',
+  'Promise',
+  'Date',
+  'RegExp',
+  'Map',
+  'Set',
+  'WeakMap',
+  'WeakSet',
+  'WeakRef',
+  'FinalizationRegistry',
+  'Error',
+  'AggregateError',
+  'EvalError',
+  'RangeError',
+  'ReferenceError',
+  'SyntaxError',
+  'TypeError',
+  'URIError',
+  'ArrayBuffer',
+  'SharedArrayBuffer',
+  'DataView',
+  'Atomics',
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'Float32Array',
+  'Float64Array',
+  'BigInt64Array',
+  'BigUint64Array',
+  'Intl',
+  'eval',
+  'isFinite',
+  'isNaN',
+  'parseFloat',
+  'parseInt',
+  'decodeURI',
+  'decodeURIComponent',
+  'encodeURI',
+  'encodeURIComponent',
+  'escape',
+  'unescape',
+  'process',
+  'Buffer',
+  'console',
+  'queueMicrotask',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'clearTimeout',
+  'clearInterval',
+  'clearImmediate',
+  'structuredClone',
+  'URL',
+  'URLSearchParams',
+  'TextEncoder',
+  'TextDecoder',
+  'AbortController',
+  'AbortSignal',
+  'EventTarget',
+  'Event',
+];
+
+/**
  * The probe (plain ESM for Node 20). Anything the package writes to stdout is sent to stderr, so
  * stdout carries exactly one JSON object; unhandled rejections are reported, not fatal.
  */
 export const PROBE_SOURCE = `// Written by @paperclip-evals/qualification into an isolated consumer: imports the runner package's
 // public entry points (named by argv[2]) and prints one JSON report on stdout. It judges nothing.
-const writeResult = process.stdout.write.bind(process.stdout);
+// It runs under node --frozen-intrinsics, so the package cannot change a built-in (Object.keys,
+// JSON.stringify, Array.prototype.includes, ...). Before the package loads it reads the nonce Evals
+// sent on stdin (to its end: the package cannot read it again), shadows every global it uses with
+// the value found now, disables process.binding (the way to Node's internals), and snapshots the
+// globals a package could still rebind; after the package ran, each one that changed is reported.
+import { readFileSync, writeSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
+
+const { Array, Atomics, Int32Array, JSON, Object, Reflect, SharedArrayBuffer, String, TypeError, process } = globalThis;
+const nonce = readFileSync(0, 'utf8').trim();
+const intrinsicsFrozen = [Object, Object.prototype, Array.prototype, Function.prototype, JSON, Reflect, String.prototype, Promise.prototype].every((value) => Object.isFrozen(value));
+Object.defineProperty(process, 'binding', {
+  value: () => {
+    throw new Error('process.binding is disabled in the qualification probe');
+  },
+  writable: false,
+  configurable: false,
+  enumerable: false,
+});
+// What the package could still swap after loading: the standard globals and the process functions the probe relies on.
+const WATCHED_GLOBALS = ${JSON.stringify(WATCHED_GLOBALS)};
+const watched = () => [
+  ...WATCHED_GLOBALS.map((name) => ['globalThis.' + name, globalThis[name]]),
+  ['process.stdout.write', process.stdout.write],
+  ['process.stderr.write', process.stderr.write],
+  ['process.exit', process.exit],
+  ['process.on', process.on],
+  ['process.binding', process.binding],
+];
+const exit = process.exit.bind(process);
+// Chatter the package prints goes to stderr; stdout carries only the report (written with writeSync).
 process.stdout.write = (chunk, encoding, callback) => process.stderr.write(chunk, encoding, callback);
+const before = watched();
+function writeAll(text) {
+  const bytes = Buffer.from(text, 'utf8');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let offset = 0; offset < bytes.length; ) {
+    try {
+      offset += writeSync(1, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      if (error === null || typeof error !== 'object' || error.code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
+}
 const unhandledRejections = [];
 process.on('unhandledRejection', (reason) => unhandledRejections.push(describe(reason)));
 
@@ -242,9 +375,17 @@ for (const subpath of input.undeclaredSubpaths) {
   }
 }
 
+const after = watched();
+const tampered = before
+  .filter(([name, value], index) => after[index][0] !== name || after[index][1] !== value)
+  .map(([name]) => name);
+
 const report = {
   schema: ${JSON.stringify(PROBE_REPORT_V1)},
+  nonce,
   node: process.version,
+  intrinsicsFrozen,
+  tampered,
   entryPoints: {
     '.': summary(root, testingEntries),
     './evals': summary(evals, []),
@@ -255,7 +396,8 @@ const report = {
   undeclared,
   unhandledRejections,
 };
-writeResult(JSON.stringify(report) + '\\n', () => process.exit(0));
+writeAll(JSON.stringify(report) + '\\n');
+exit(0);
 `;
 
 const ERROR = {
@@ -344,10 +486,24 @@ const VERDICT = {
 export const PROBE_REPORT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  required: ['schema', 'node', 'entryPoints', 'evals', 'conformance', 'undeclared', 'unhandledRejections'],
+  required: [
+    'schema',
+    'nonce',
+    'node',
+    'intrinsicsFrozen',
+    'tampered',
+    'entryPoints',
+    'evals',
+    'conformance',
+    'undeclared',
+    'unhandledRejections',
+  ],
   properties: {
     schema: { const: PROBE_REPORT_V1 },
+    nonce: { type: 'string' },
     node: { type: 'string' },
+    intrinsicsFrozen: { type: 'boolean' },
+    tampered: { type: 'array', items: { type: 'string' } },
     entryPoints: {
       type: 'object',
       required: ['.', './evals', './testing'],

@@ -1,8 +1,8 @@
 // The child processes of a qualification (pnpm installing the consumer, node running the probe):
-// which pnpm to run, the small environment each gets, and a bounded run — no shell, stdin from
-// /dev/null, its own process group, a timeout and output caps — after which nothing it started
-// is left running (the group is SIGKILLed on timeout, on oversize, once it has exited, and when a
-// SIGINT or SIGTERM stops us: contract's child-cleanup registry).
+// which pnpm to run, the small environment each gets, and a bounded run — no shell, stdin a pipe
+// holding a given text (or nothing) then closed, its own process group, a timeout and output caps —
+// after which nothing it started is left running (the group is SIGKILLed on timeout, on oversize,
+// once it has exited, and when a SIGINT or SIGTERM stops us: contract's child-cleanup registry).
 import { spawn } from 'node:child_process';
 import { delimiter, sep } from 'node:path';
 import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/contract';
@@ -84,6 +84,8 @@ export interface BoundedRunOptions {
   readonly maxStdoutBytes: number;
   /** Stderr bytes kept (the tail); stderr never kills. */
   readonly maxStderrBytes?: number;
+  /** Written to the child's stdin, which is then closed (default: nothing, so stdin is at its end at once). */
+  readonly stdin?: string;
 }
 
 export interface BoundedRunResult {
@@ -107,12 +109,16 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult
     const child = spawn(options.command, [...options.args], {
       cwd: options.cwd,
       env: { ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false,
     });
     // Registered with contract's child-cleanup: a SIGINT or SIGTERM to us kills the whole group.
     const releaseGroup = guardProcessGroup(child.pid);
+    child.stdin.on('error', () => {
+      // the child exited without reading it all; its exit says what happened
+    });
+    child.stdin.end(options.stdin ?? '');
     const stdoutChunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
