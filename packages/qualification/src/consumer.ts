@@ -2,7 +2,8 @@
 // caller made in os.tmpdir()) whose package.json depends on nothing but the extracted package, by
 // `file:`. It is installed with `pnpm install --offline --ignore-workspace --ignore-scripts` and a
 // small environment (the user's store, cache and config, never the workspace's), then the probe
-// runs there with `node` and no shell. Nothing up the directory tree may be a package or hold a
+// runs there with `node --frozen-intrinsics`, no shell and a fresh nonce on its stdin that its report
+// must carry. Nothing up the directory tree may be a package or hold a
 // node_modules folder, or Node's resolution would see more than the consumer.
 import { randomBytes } from 'node:crypto';
 import { access, lstat, mkdir, writeFile } from 'node:fs/promises';

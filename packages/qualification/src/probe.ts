@@ -3,7 +3,10 @@
 // and what they export, what undeclared subpaths do, the package's documents, its parser's
 // verdict on its own seeded fixture, the conformance report — and every judgement is made by
 // Evals on the report. The package is named by the input (argv[2]), never written here as an
-// import specifier: Evals' own code never imports the runner package.
+// import specifier: Evals' own code never imports the runner package. The package cannot steer the
+// probe: it runs under node --frozen-intrinsics, uses the globals as they were before the package
+// loaded, reports every watched global the package replaced, and signs its report with the nonce
+// Evals sent on its stdin (see README "The probe").
 import { createSchemaAjv } from '@paperclip-evals/contract';
 
 import type { QualificationIssue } from './record.js';
