@@ -115,10 +115,6 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult
     });
     // Registered with contract's child-cleanup: a SIGINT or SIGTERM to us kills the whole group.
     const releaseGroup = guardProcessGroup(child.pid);
-    child.stdin.on('error', () => {
-      // the child exited without reading it all; its exit says what happened
-    });
-    child.stdin.end(options.stdin ?? '');
     const stdoutChunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
@@ -149,6 +145,10 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult
     child.on('error', (error) => {
       spawnError = error.message;
     });
+    child.stdin.on('error', () => {
+      // the child exited without reading it all; its exit says what happened
+    });
+    child.stdin.end(options.stdin ?? '');
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
       releaseGroup(); // SIGKILLs whatever it started and left behind

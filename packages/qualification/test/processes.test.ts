@@ -1,6 +1,6 @@
 // The child processes of a qualification: which pnpm runs, the small environment it gets (nothing of
 // the workspace, no secrets), and bounded runs that are killed — with everything they started — on
-// timeout or oversized output, and report a command that cannot start.
+// timeout or oversized output, and report a command that cannot start; stdin carries a given text.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,20 @@ describe('runBounded', () => {
     const result = await sh('printf "%s|%s" "${HOME:-none}" "$PWD"; exit 3');
     expect(result.stdout.toString()).toBe(`none|${dir}`);
     expect(runFailure(result, 5000)).toBe('exited with code 3');
+  });
+
+  it('writes the given stdin and closes it; without one, stdin is at its end at once', async () => {
+    const echoed = await runBounded({
+      command: '/bin/cat',
+      args: [],
+      cwd: dir,
+      env: {},
+      timeoutMs: 5000,
+      maxStdoutBytes: 1024,
+      stdin: 'nonce\n',
+    });
+    expect(echoed.stdout.toString()).toBe('nonce\n');
+    expect((await sh('cat; echo end')).stdout.toString()).toBe('end\n');
   });
 
   it('kills the whole group on timeout, so nothing it started survives', async () => {
