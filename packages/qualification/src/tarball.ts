@@ -220,6 +220,7 @@ export function tarballEntriesIssues(
     if (entry.type === 'SymbolicLink') symlinks.set(entry.path.replace(/\/+$/, ''), entry.linkpath ?? '');
   }
   const regularFiles = new Set<string>();
+  const linkBudget = { steps: 0 };
   let totalBytes = 0;
   if (entries.length > limits.maxEntries) {
     issues.push({
@@ -264,8 +265,8 @@ export function tarballEntriesIssues(
       problem('entry_outside_package', 'not under package/', { expected: 'package/…', received: entry.path });
     }
     // Any symlink of the archive, before or after this entry: tar would write through it.
-    for (let depth = 1; depth < components.length; depth++) {
-      const parent = components.slice(0, depth).join('/');
+    for (let depth = 1, parent = components[0] ?? ''; depth < components.length; depth++) {
+      if (depth > 1) parent = `${parent}/${components[depth - 1] ?? ''}`;
       if (symlinks.has(parent)) {
         problem('entry_through_symlink', `written through the symlink ${parent}`, { received: parent });
         break;
@@ -291,8 +292,14 @@ export function tarballEntriesIssues(
     }
     if (entry.type === 'SymbolicLink') {
       const target = entry.linkpath ?? '';
-      const resolved = symlinkResolution(path, symlinks);
-      if (resolved === 'loop') {
+      const resolved = symlinkResolution(path, symlinks, linkBudget);
+      if (resolved === 'too_complex') {
+        problem(
+          'link_resolution_too_complex',
+          `symlink to ${JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target)}: the archive's symlinks take more than ${MAX_LINK_STEPS} steps to resolve`,
+          { expected: `symlinks that resolve in at most ${MAX_LINK_STEPS} steps in all`, received: 'more' },
+        );
+      } else if (resolved === 'loop') {
         problem(
           'link_target_loop',
           `symlink to ${JSON.stringify(target)} never resolves (a loop of symlinks)`,
@@ -367,6 +374,8 @@ const isInsidePackage = (normalized: string): boolean =>
 
 /** As Linux: more symlinks than this while resolving one path is ELOOP. */
 export const MAX_SYMLINK_HOPS = 40;
+/** Path components walked to resolve all the symlinks of one archive; past it, they are refused. */
+export const MAX_LINK_STEPS = 200_000;
 
 /**
  * Where the symlink at `path` points once the archive is on disk, resolved as the kernel does:
@@ -374,28 +383,36 @@ export const MAX_SYMLINK_HOPS = 40;
  * symlinks replaced by its target (relative to the folder holding it), `..` taken after that. The
  * rule is strict: the walk may never climb above package/, not even on the way back in, and an
  * absolute or empty target leaves it at once. Components that are no symlink are taken as folders
- * (a missing one keeps the walk lexical, which can only make it stricter).
+ * (a missing one keeps the walk lexical, which can only make it stricter). Every component walked
+ * counts against `budget` (shared by the archive's links), so a hostile link set costs at most
+ * MAX_LINK_STEPS steps.
  */
 export function symlinkResolution(
   path: string,
   symlinks: ReadonlyMap<string, string>,
-): 'inside' | 'escapes' | 'loop' {
+  budget: { steps: number } = { steps: 0 },
+): 'inside' | 'escapes' | 'loop' | 'too_complex' {
   const start = symlinks.get(path);
   if (start === undefined || start === '' || start.startsWith('/')) return 'escapes';
-  const real = path.split('/').slice(0, -1);
-  if (real[0] !== PACKAGE_ROOT) return 'escapes';
+  // real[i] is the path of the i-th folder walked into, from package/ down.
+  const parts = path.split('/').slice(0, -1);
+  if (parts[0] !== PACKAGE_ROOT) return 'escapes';
+  const real: string[] = [];
+  for (const part of parts) real.push(real.length === 0 ? part : `${real[real.length - 1] ?? ''}/${part}`);
   const pending = start.split('/').reverse();
   let hops = 1;
   for (let component = pending.pop(); component !== undefined; component = pending.pop()) {
+    if (++budget.steps > MAX_LINK_STEPS) return 'too_complex';
     if (component === '' || component === '.') continue;
     if (component === '..') {
       if (real.length <= 1) return 'escapes';
       real.pop();
       continue;
     }
-    const target = symlinks.get([...real, component].join('/'));
+    const here = `${real[real.length - 1] ?? ''}/${component}`;
+    const target = symlinks.get(here);
     if (target === undefined) {
-      real.push(component);
+      real.push(here);
       continue;
     }
     if (++hops > MAX_SYMLINK_HOPS) return 'loop';

@@ -163,6 +163,25 @@ describe('when symlinks chain', () => {
   });
 });
 
+describe('when the entries are built to make the scan slow', () => {
+  it('checks a path of 200,000 components in linear time', () => {
+    const deep = `package/${'d/'.repeat(200_000)}f.js`;
+    const started = performance.now();
+    expect(codesOf([file(deep), link('package/l', 'd')])).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('stops resolving a costly link set at MAX_LINK_STEPS and refuses it', () => {
+    // 2,000 links of 401 components each: twice the budget.
+    const links = Array.from({ length: 2000 }, (_, i) => link(`package/l${i}`, `${'x/'.repeat(400)}y`));
+    const started = performance.now();
+    const found = codesOf(links);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(found.length).toBeGreaterThan(900);
+    expect(new Set(found.map(([code]) => code))).toEqual(new Set(['link_resolution_too_complex']));
+  });
+});
+
 // Link sets over a small alphabet of names, so that chains, loops and climbs are frequent.
 const NAMES = ['a', 'b', 'c', 'd'];
 const segment = fc.constantFrom(...NAMES, '.', '..');
