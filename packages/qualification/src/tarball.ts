@@ -177,7 +177,8 @@ export async function scanTarball(
         const block = chunk.subarray(offset, end);
         offset = end;
         if (seen.archiveBytes === null) {
-          if (seen.failed) break read;
+          // Past the entry limit the tarball is refused already: reading on would only cost memory.
+          if (seen.failed || entries.length > limits.maxEntries) break read;
           fed += block.byteLength;
           await feed(parser, block);
         } else {

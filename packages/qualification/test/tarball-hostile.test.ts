@@ -171,6 +171,17 @@ describe('when the entries are built to make the scan slow', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
+  it('stops reading once the tarball has more entries than maxEntries', async () => {
+    const tarball = join(dir, 'many.tgz');
+    await writeFile(
+      tarball,
+      craftTarball(Array.from({ length: 500 }, (_, i) => ({ path: `package/f${i}.js`, body: 'x' }))),
+    );
+    const scan = await scanTarball(tarball, { ...DEFAULT_TARBALL_LIMITS, maxEntries: 10 });
+    expect(scan.entries).toHaveLength(11);
+    expect(scan.issues.map((issue) => issue.code)).toContain('tarball_too_many_entries');
+  });
+
   it('stops resolving a costly link set at MAX_LINK_STEPS and refuses it', () => {
     // 2,000 links of 401 components each: twice the budget.
     const links = Array.from({ length: 2000 }, (_, i) => link(`package/l${i}`, `${'x/'.repeat(400)}y`));
