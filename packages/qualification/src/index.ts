@@ -74,6 +74,7 @@ export {
   judgeConformance,
   manifestIssues,
   rootExportIssues,
+  tamperingIssues,
   undeclaredSubpathIssues,
   undeclaredSubpaths,
 } from './judgements.js';

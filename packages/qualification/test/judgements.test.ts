@@ -9,8 +9,11 @@ import {
   loadEvalsConsumerRequirements,
   manifestIssues,
   probeReportIssues,
+  tamperingIssues,
   undeclaredSubpaths,
 } from '../src/index.ts';
+
+import type { ProbeReport } from '../src/index.ts';
 
 describe('manifestIssues', () => {
   it('accepts the runner package with its three entry points', () => {
@@ -113,6 +116,96 @@ describe('probeReportIssues', () => {
   it('refuses anything but the probe report shape', () => {
     expect(probeReportIssues({ schema: 'paperclip-evals/qualification-probe/v1' }).length).toBeGreaterThan(0);
     expect(probeReportIssues([]).map((i) => i.code)).toEqual(['probe_report_invalid']);
+  });
+});
+
+describe('tamperingIssues', () => {
+  const loaded = { loaded: true, exports: [] } as const;
+  const clean: ProbeReport = {
+    schema: 'paperclip-evals/qualification-probe/v1',
+    nonce: 'n',
+    node: process.version,
+    intrinsicsFrozen: true,
+    tampered: [],
+    entryPoints: { '.': loaded, './evals': loaded, './testing': loaded },
+    evals: null,
+    conformance: null,
+    undeclared: [],
+    unhandledRejections: [],
+  };
+  const frozenWrite = (property: string) => ({
+    name: 'TypeError',
+    code: null,
+    message: `Cannot assign to read only property '${property}' of function 'function Object() { [native code] }'`,
+  });
+
+  it('finds nothing in a clean report', () => {
+    expect(tamperingIssues(clean)).toEqual([]);
+  });
+
+  it.each<[string, Partial<ProbeReport>, string[]]>([
+    ['built-ins not frozen', { intrinsicsFrozen: false }, ['probe_intrinsics_not_frozen']],
+    [
+      'two globals replaced',
+      { tampered: ['globalThis.JSON', 'process.stdout.write'] },
+      ['package_tampers_with_builtins', 'package_tampers_with_builtins'],
+    ],
+    [
+      'an entry point that failed writing a frozen built-in',
+      { entryPoints: { ...clean.entryPoints, '.': { loaded: false, error: frozenWrite('keys') } } },
+      ['package_tampers_with_builtins'],
+    ],
+    [
+      'a conformance run that failed adding a property to a frozen prototype',
+      {
+        conformance: {
+          ok: false,
+          error: {
+            name: 'TypeError',
+            code: null,
+            message: 'Cannot add property toJSON, object is not extensible',
+          },
+        },
+      },
+      ['package_tampers_with_builtins'],
+    ],
+    [
+      'an unhandled rejection from redefining a built-in',
+      {
+        unhandledRejections: [
+          { name: 'TypeError', code: null, message: 'Cannot redefine property: ownKeys' },
+        ],
+      },
+      ['package_tampers_with_builtins'],
+    ],
+    [
+      'an entry point that failed for another reason (not tampering)',
+      {
+        entryPoints: {
+          ...clean.entryPoints,
+          '.': { loaded: false, error: { name: 'TypeError', code: null, message: 'x is not a function' } },
+        },
+      },
+      [],
+    ],
+    [
+      'a RangeError whose message looks like a frozen write (only a TypeError counts)',
+      {
+        entryPoints: {
+          ...clean.entryPoints,
+          '.': { loaded: false, error: { ...frozenWrite('keys'), name: 'RangeError' } },
+        },
+      },
+      [],
+    ],
+  ])('%s', (_label, change, expected) => {
+    expect(tamperingIssues({ ...clean, ...change }).map((issue) => issue.code)).toEqual(expected);
+  });
+
+  it('names the replaced global', () => {
+    expect(tamperingIssues({ ...clean, tampered: ['globalThis.Object'] })[0]).toMatchObject({
+      component: 'globalThis.Object',
+    });
   });
 });
 
