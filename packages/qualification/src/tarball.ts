@@ -216,10 +216,7 @@ export function tarballEntriesIssues(
   const issues: QualificationIssue[] = [];
   const seen = new Set<string>();
   // Every symlink of the archive, wherever it comes: once extracted, all of them are on disk.
-  const symlinks = new Map<string, string>();
-  for (const entry of entries) {
-    if (entry.type === 'SymbolicLink') symlinks.set(entry.path.replace(/\/+$/, ''), entry.linkpath ?? '');
-  }
+  const links = symlinkTree(entries);
   const regularFiles = new Set<string>();
   const linkBudget = { steps: 0 };
   let totalBytes = 0;
@@ -241,6 +238,14 @@ export function tarballEntriesIssues(
       });
     };
     const path = entry.path.replace(/\/+$/, '');
+    // Longer than Linux's PATH_MAX: no file system takes it, and every rule below stays cheap.
+    if (isTooLong(entry)) {
+      problem('entry_path_too_long', `a path or link target over ${MAX_PATH_BYTES} bytes`, {
+        expected: `at most ${MAX_PATH_BYTES} bytes`,
+        received: Math.max(Buffer.byteLength(entry.path), Buffer.byteLength(entry.linkpath ?? '')),
+      });
+      continue;
+    }
     const components = path.split('/');
 
     // Where the entry goes.
@@ -266,9 +271,11 @@ export function tarballEntriesIssues(
       problem('entry_outside_package', 'not under package/', { expected: 'package/…', received: entry.path });
     }
     // Any symlink of the archive, before or after this entry: tar would write through it.
-    for (let depth = 1, parent = components[0] ?? ''; depth < components.length; depth++) {
-      if (depth > 1) parent = `${parent}/${components[depth - 1] ?? ''}`;
-      if (symlinks.has(parent)) {
+    for (let depth = 0, node: LinkNode | undefined = links; depth < components.length - 1; depth++) {
+      node = node.children.get(components[depth] ?? '');
+      if (node === undefined) break;
+      if (node.target !== undefined) {
+        const parent = components.slice(0, depth + 1).join('/');
         problem('entry_through_symlink', `written through the symlink ${parent}`, { received: parent });
         break;
       }
@@ -293,7 +300,7 @@ export function tarballEntriesIssues(
     }
     if (entry.type === 'SymbolicLink') {
       const target = entry.linkpath ?? '';
-      const resolved = symlinkResolution(path, symlinks, linkBudget);
+      const resolved = symlinkResolution(components, links, linkBudget);
       if (resolved === 'too_complex') {
         problem(
           'link_resolution_too_complex',
@@ -373,6 +380,41 @@ export function tarballEntriesIssues(
 const isInsidePackage = (normalized: string): boolean =>
   normalized === PACKAGE_ROOT || normalized.startsWith(`${PACKAGE_ROOT}/`);
 
+/** As Linux's PATH_MAX: the longest entry path or link target, in bytes. */
+export const MAX_PATH_BYTES = 4096;
+
+const isTooLong = (entry: TarballEntry): boolean =>
+  entry.path.length > MAX_PATH_BYTES / 4
+    ? Buffer.byteLength(entry.path) > MAX_PATH_BYTES ||
+      Buffer.byteLength(entry.linkpath ?? '') > MAX_PATH_BYTES
+    : (entry.linkpath ?? '').length > MAX_PATH_BYTES / 4 &&
+      Buffer.byteLength(entry.linkpath ?? '') > MAX_PATH_BYTES;
+
+/** The archive's symlinks as a tree of path components: a node with a target is a symlink. */
+export interface LinkNode {
+  target?: string;
+  readonly children: Map<string, LinkNode>;
+}
+
+/** The tree of every symlink entry of the archive (those with a path short enough to check). */
+export function symlinkTree(entries: readonly TarballEntry[]): LinkNode {
+  const root: LinkNode = { children: new Map() };
+  for (const entry of entries) {
+    if (entry.type !== 'SymbolicLink' || isTooLong(entry)) continue;
+    let node = root;
+    for (const component of entry.path.replace(/\/+$/, '').split('/')) {
+      let child = node.children.get(component);
+      if (child === undefined) {
+        child = { children: new Map() };
+        node.children.set(component, child);
+      }
+      node = child;
+    }
+    node.target = entry.linkpath ?? '';
+  }
+  return root;
+}
+
 /** As Linux: more symlinks than this while resolving one path is ELOOP. */
 export const MAX_SYMLINK_HOPS = 40;
 /** Path components walked to resolve all the symlinks of one archive; past it, they are refused. */
@@ -389,29 +431,40 @@ export const MAX_LINK_STEPS = 200_000;
  * MAX_LINK_STEPS steps.
  */
 export function symlinkResolution(
-  path: string,
-  symlinks: ReadonlyMap<string, string>,
+  components: readonly string[],
+  links: LinkNode,
   budget: { steps: number } = { steps: 0 },
 ): 'inside' | 'escapes' | 'loop' | 'too_complex' {
-  const start = symlinks.get(path);
+  if (components[0] !== PACKAGE_ROOT) return 'escapes';
+  // The folders walked into, from package/ down, as nodes of the link tree; below a folder that
+  // holds no symlink, the walk only counts how deep it went (no symlink can be met there).
+  const real: LinkNode[] = [];
+  let node = links;
+  for (const component of components) {
+    const child = node.children.get(component);
+    if (child === undefined) return 'escapes';
+    real.push((node = child));
+  }
+  const start = real.pop()?.target;
   if (start === undefined || start === '' || start.startsWith('/')) return 'escapes';
-  // real[i] is the path of the i-th folder walked into, from package/ down.
-  const parts = path.split('/').slice(0, -1);
-  if (parts[0] !== PACKAGE_ROOT) return 'escapes';
-  const real: string[] = [];
-  for (const part of parts) real.push(real.length === 0 ? part : `${real[real.length - 1] ?? ''}/${part}`);
+  let offTree = 0;
   const pending = start.split('/').reverse();
   let hops = 1;
   for (let component = pending.pop(); component !== undefined; component = pending.pop()) {
     if (++budget.steps > MAX_LINK_STEPS) return 'too_complex';
     if (component === '' || component === '.') continue;
     if (component === '..') {
-      if (real.length <= 1) return 'escapes';
-      real.pop();
+      if (offTree > 0) offTree--;
+      else if (real.length <= 1) return 'escapes';
+      else real.pop();
       continue;
     }
-    const here = `${real[real.length - 1] ?? ''}/${component}`;
-    const target = symlinks.get(here);
+    const here = offTree > 0 ? undefined : real[real.length - 1]?.children.get(component);
+    if (here === undefined) {
+      offTree++;
+      continue;
+    }
+    const target = here.target;
     if (target === undefined) {
       real.push(here);
       continue;

@@ -164,11 +164,21 @@ describe('when symlinks chain', () => {
 });
 
 describe('when the entries are built to make the scan slow', () => {
-  it('checks a path of 200,000 components in linear time', () => {
+  it('refuses a path over PATH_MAX (entry_path_too_long) without walking it', () => {
     const deep = `package/${'d/'.repeat(200_000)}f.js`;
     const started = performance.now();
-    expect(codesOf([file(deep), link('package/l', 'd')])).toEqual([]);
+    expect(codesOf([file(deep), link('package/l', 'd')])).toEqual([['entry_path_too_long', deep]]);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('checks 2,000 entries of 2,000 components each against the symlinks in linear time', () => {
+    const entries = [
+      link('package/d/d/d/x', '.'),
+      ...Array.from({ length: 2000 }, (_, i) => file(`package/${'d/'.repeat(2000)}f${i}.js`)),
+    ];
+    const started = performance.now();
+    expect(codesOf(entries)).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(3000);
   });
 
   it('stops reading once the tarball has more entries than maxEntries', async () => {
