@@ -192,7 +192,8 @@ export const PROBE_SOURCE = `// Written by @paperclip-evals/qualification into a
 import { readFileSync, writeSync } from 'node:fs';
 import { Buffer } from 'node:buffer';
 
-const { Array, Atomics, Int32Array, JSON, Object, Reflect, SharedArrayBuffer, String, TypeError, process } = globalThis;
+const realm = globalThis;
+const { Array, Atomics, Int32Array, JSON, Object, Reflect, SharedArrayBuffer, String, TypeError, process } = realm;
 const nonce = readFileSync(0, 'utf8').trim();
 const intrinsicsFrozen = [Object, Object.prototype, Array.prototype, Function.prototype, JSON, Reflect, String.prototype, Promise.prototype].every((value) => Object.isFrozen(value));
 Object.defineProperty(process, 'binding', {
@@ -206,7 +207,7 @@ Object.defineProperty(process, 'binding', {
 // What the package could still swap after loading: the standard globals and the process functions the probe relies on.
 const WATCHED_GLOBALS = ${JSON.stringify(WATCHED_GLOBALS)};
 const watched = () => [
-  ...WATCHED_GLOBALS.map((name) => ['globalThis.' + name, globalThis[name]]),
+  ...WATCHED_GLOBALS.map((name) => ['globalThis.' + name, realm[name]]),
   ['process.stdout.write', process.stdout.write],
   ['process.stderr.write', process.stderr.write],
   ['process.exit', process.exit],

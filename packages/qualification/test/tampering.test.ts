@@ -2,7 +2,7 @@
 // variant below leaks a test double from its root entry point (which root-exports refuses) and then
 // tries to hide it: by patching a built-in (Object.keys, Reflect.ownKeys, Object.getOwnPropertyNames,
 // JSON.stringify, Array.prototype.includes, Function.prototype.toString), by rebinding a global
-// (globalThis.Object), by replacing process.stdout.write, or by writing a report of its own on
+// (globalThis.Object, globalThis.globalThis), by replacing process.stdout.write, or by writing a report of its own on
 // stdout and exiting. Each is refused with a coded reason; a patch attempted and swallowed changes
 // nothing, so the leak is still found.
 import { join } from 'node:path';
@@ -65,6 +65,10 @@ const TAMPERS: Record<string, { readonly code: string; readonly issues: readonly
   },
   globalObjectRebound: {
     code: `const RealObject = Object;\nglobalThis.Object = new Proxy(RealObject, { get: (target, key) => key === 'keys' ? (value) => (${HIDE})(RealObject.keys(value)) : target[key] });`,
+    issues: ['package_tampers_with_builtins'],
+  },
+  globalThisRebound: {
+    code: 'globalThis.globalThis = new Proxy(globalThis, {});',
     issues: ['package_tampers_with_builtins'],
   },
   stdoutWrite: {
