@@ -93,6 +93,11 @@ export type Verdict =
       readonly passed: boolean;
       /** A failure is a soft_fail even without spec.soft (a plugin that reported soft_fail). */
       readonly soft?: boolean;
+      /**
+       * A failure is a hard_fail whatever spec.soft says, as in the peer engine: a missing target or
+       * field, a schema mismatch, a forbidden term.
+       */
+      readonly hard?: boolean;
       readonly score?: number;
       readonly explanation: string;
       readonly expected?: unknown;

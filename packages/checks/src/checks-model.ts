@@ -18,6 +18,8 @@ export interface ConfiguredModels {
 }
 
 const RUBRICS: Readonly<Record<string, string>> = {
+  default: 'Judge the output as a whole: is it correct, coherent, helpful and complete for the request?',
+  accuracy: 'Is every claim in the output factually correct and supported, with nothing invented?',
   faithfulness:
     'Does the output accurately reflect information from the retrieved context, with no hallucinations?',
   helpfulness: "Does the output directly address the user's request in a useful, actionable way?",
@@ -139,19 +141,31 @@ export async function checkEmbedding(
   };
 }
 
-/** The judge's reply: a score in [0, 1], an abstention, or neither (malformed). */
+/**
+ * The judge's reply: a score in [0, 1], an abstention, or neither (malformed). The verdict is the
+ * JSON object from the reply's first `{` to its last `}`, as the peer engine reads it, so one
+ * wrapped in prose or a Markdown code fence is read too; its reason is `reason` or `explanation`.
+ */
 export function parseJudgeReply(
   text: string,
 ): { score: number; reason: string } | { abstain: string } | undefined {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start === -1 || end < start) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.slice(start, end + 1));
   } catch {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const reply = value as Record<string, unknown>;
-  const reason = typeof reply.reason === 'string' ? reply.reason : '';
+  const reason =
+    typeof reply.reason === 'string'
+      ? reply.reason
+      : typeof reply.explanation === 'string'
+        ? reply.explanation
+        : '';
   if (reply.abstain === true) return { abstain: reason };
   const score = reply.score;
   if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) return undefined;

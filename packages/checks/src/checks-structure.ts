@@ -1,9 +1,15 @@
-// Layer 3: checks on the shape of an execution — the order and count of tool calls (trace), the
-// agent tree (trace_tree), and the world effects it recorded (effect).
+// Layer 3: checks on the shape of an execution — the order and count of its steps (trace), the
+// agent tree (trace_tree), and the world effects it recorded (effect). Trace and trace_tree checks
+// give the verdicts of the peer Attest engine (engine/internal/assertion/trace_check.go and
+// trace_tree_eval.go); where a spec is unusable ours is an invalid_spec row (never soft).
+import { canonicalize } from '@paperclip-evals/contract';
+
 import { SpecError } from './assertion-types.js';
 import {
   comparisonField,
   countField,
+  flag,
+  numberField,
   objectField,
   oneOf,
   optionalNumber,
@@ -11,11 +17,11 @@ import {
   stringField,
   stringList,
 } from './spec-fields.js';
-import { agentInvocations, summarizeTraceTree, traceNodes } from './trace.js';
+import { agentInvocations, findAgent, stepsOfAgent, summarizeTraceTree, traceNodes } from './trace.js';
 
 import type { Verdict } from './assertion-types.js';
 import type { Spec } from './spec-fields.js';
-import type { Trace, WorldEffect } from './trace.js';
+import type { Step, Trace, WorldEffect } from './trace.js';
 
 const verdict = (
   passed: boolean,
@@ -41,9 +47,9 @@ const TRACE_CHECKS = [
   'forbidden_tools',
 ] as const;
 
-/** The names of the root trace's tool_call steps, in order. */
-function toolCalls(trace: Trace): string[] {
-  return (trace.steps ?? []).filter((step) => step.type === 'tool_call').map((step) => step.name);
+/** The names of the root trace's steps, whatever their type (llm_call, tool_call, …), in order. */
+function stepNames(trace: Trace): string[] {
+  return (trace.steps ?? []).map((step) => step.name);
 }
 
 /** Positions at which `wanted` occurs in order inside `sequence` (gaps allowed), or undefined. */
@@ -67,30 +73,31 @@ function counts(names: readonly string[]): Map<string, number> {
 
 export function checkTrace(trace: Trace, spec: Spec): Verdict {
   const check = oneOf(spec, 'check', TRACE_CHECKS);
-  const calls = toolCalls(trace);
+  const calls = stepNames(trace);
   switch (check) {
     case 'contains_in_order': {
       const tools = stringList(spec, 'tools');
       const positions = subsequencePositions(calls, tools);
       return positions === undefined
-        ? verdict(false, `tool calls ${quoted(calls)} do not contain ${quoted(tools)} in order`, {
+        ? verdict(false, `steps ${quoted(calls)} do not contain ${quoted(tools)} in order`, {
             expected: tools,
             actual: calls,
           })
-        : verdict(true, `tools ${quoted(tools)} called in order at tool calls [${positions.join(', ')}]`);
+        : verdict(true, `steps ${quoted(tools)} found in order at steps [${positions.join(', ')}]`);
     }
     case 'exact_order': {
       const tools = stringList(spec, 'tools');
       const start = calls.findIndex((_, at) => tools.every((name, offset) => calls[at + offset] === name));
       return start === -1
-        ? verdict(false, `tool calls ${quoted(calls)} do not contain ${quoted(tools)} back to back`, {
+        ? verdict(false, `steps ${quoted(calls)} do not contain ${quoted(tools)} back to back`, {
             expected: tools,
             actual: calls,
           })
-        : verdict(true, `tools ${quoted(tools)} called back to back from tool call ${start}`);
+        : verdict(true, `steps ${quoted(tools)} found back to back from step ${start}`);
     }
     case 'loop_detection': {
       const limit = countField(spec, 'max_repetitions');
+      if (limit === 0) throw new SpecError('spec.max_repetitions must be at least 1');
       const tool = optionalString(spec, 'tool');
       const over = [...counts(calls)].filter(
         ([name, count]) => (tool === undefined || name === tool) && count > limit,
@@ -98,11 +105,11 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       return over.length === 0
         ? verdict(
             true,
-            `no tool ${tool === undefined ? '' : `${JSON.stringify(tool)} `}called more than ${limit} times`,
+            `no step ${tool === undefined ? '' : `${JSON.stringify(tool)} `}occurs more than ${limit} times`,
           )
         : verdict(
             false,
-            `called more than ${limit} times: ${over.map(([name, count]) => `${name} ×${count}`).join(', ')}`,
+            `occurs more than ${limit} times: ${over.map(([name, count]) => `${name} ×${count}`).join(', ')}`,
             {
               expected: `at most ${limit}`,
               actual: Object.fromEntries(over),
@@ -113,7 +120,9 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       const repeated = [...counts(calls)].filter(([, count]) => count > 1).map(([name]) => name);
       return verdict(
         repeated.length === 0,
-        repeated.length === 0 ? 'no tool called twice' : `called more than once: ${quoted(repeated)}`,
+        repeated.length === 0
+          ? 'no step name occurs twice'
+          : `step names occurring more than once: ${quoted(repeated)}`,
         {
           actual: repeated,
         },
@@ -123,7 +132,7 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       const missing = stringList(spec, 'tools').filter((name) => !calls.includes(name));
       return verdict(
         missing.length === 0,
-        missing.length === 0 ? 'every required tool was called' : `never called: ${quoted(missing)}`,
+        missing.length === 0 ? 'every required step occurs' : `no step named ${quoted(missing)}`,
         {
           actual: calls,
         },
@@ -133,7 +142,7 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       const called = stringList(spec, 'tools').filter((name) => calls.includes(name));
       return verdict(
         called.length === 0,
-        called.length === 0 ? 'no forbidden tool was called' : `forbidden tools called: ${quoted(called)}`,
+        called.length === 0 ? 'no forbidden step occurs' : `forbidden steps occur: ${quoted(called)}`,
         {
           actual: called,
         },
@@ -142,30 +151,76 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
   }
 }
 
-// --- trace_tree -------------------------------------------------------------------------------
+// --- trace_tree ---------------------------------------------------------------------------------
 
 const TREE_CHECKS = [
   'agent_called',
   'delegation_depth',
+  'agent_output_contains',
+  'cross_agent_data_flow',
+  'follows_transitions',
   'aggregate_cost',
   'aggregate_tokens',
   'aggregate_latency',
+  'agent_ordered_before',
+  'agents_overlap',
+  'agent_wall_time_under',
+  'ordered_agents',
   'agent_order',
 ] as const;
+
+/** A positive number (the peer engine refuses 0 and below). */
+function positiveNumber(spec: Spec, key: string): number {
+  const value = numberField(spec, key);
+  if (value <= 0) throw new SpecError(`spec.${key} must be greater than 0`);
+  return value;
+}
+
+/** A list of lists of strings (transitions, groups). */
+function stringLists(spec: Spec, key: string): string[][] {
+  const value = spec[key];
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((item) => Array.isArray(item) && item.every((name) => typeof name === 'string'))
+  ) {
+    throw new SpecError(`spec.${key} must be a non-empty array of arrays of strings`);
+  }
+  return value;
+}
+
+/** The time span of an agent's steps, or why there is none (no steps, a step without times). */
+function agentSpan(
+  trace: Trace,
+  agent: string,
+): { start: number; end: number; total: number } | { problem: string } {
+  const steps: Step[] = stepsOfAgent(trace, agent);
+  if (steps.length === 0) return { problem: `no steps of agent ${JSON.stringify(agent)} in the trace tree` };
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  let total = 0;
+  for (const step of steps) {
+    const { started_at_ms: started, ended_at_ms: ended } = step;
+    if (started === undefined || ended === undefined)
+      return {
+        problem: `step ${JSON.stringify(step.name)} of agent ${JSON.stringify(agent)} lacks started_at_ms or ended_at_ms`,
+      };
+    start = Math.min(start, started);
+    end = Math.max(end, ended);
+    total += ended - started;
+  }
+  return { start, end, total };
+}
 
 export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
   const check = oneOf(spec, 'check', TREE_CHECKS);
   switch (check) {
     case 'agent_called': {
       const agent = stringField(spec, 'agent_id');
-      const invoked = agentInvocations(trace);
-      return verdict(
-        invoked.includes(agent),
-        `agent ${JSON.stringify(agent)} ${invoked.includes(agent) ? 'was' : 'was not'} called`,
-        {
-          actual: invoked,
-        },
-      );
+      const found = findAgent(trace, agent) !== undefined;
+      return verdict(found, `agent ${JSON.stringify(agent)} ${found ? 'is' : 'is not'} in the trace tree`, {
+        actual: summarizeTraceTree(trace).agent_ids,
+      });
     }
     case 'agent_order': {
       const agents = stringList(spec, 'agents');
@@ -181,16 +236,137 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     }
     case 'delegation_depth': {
       const maxDepth = countField(spec, 'max_depth');
+      if (maxDepth === 0) throw new SpecError('spec.max_depth must be at least 1');
       // Delegation depth counts hand-offs: a tree of only the root has depth 0.
-      const depth = summarizeTraceTree(trace).depth - 1;
+      const { depth } = summarizeTraceTree(trace);
       return verdict(
         depth <= maxDepth,
         `delegation depth ${depth} ${depth <= maxDepth ? 'within' : 'exceeds'} ${maxDepth}`,
+        { expected: `at most ${maxDepth}`, actual: depth },
+      );
+    }
+    case 'agent_output_contains': {
+      const agent = stringField(spec, 'agent_id');
+      const value = stringField(spec, 'value');
+      const caseSensitive = flag(spec, 'case_sensitive');
+      const found = findAgent(trace, agent);
+      if (found === undefined)
+        return verdict(false, `agent ${JSON.stringify(agent)} is not in the trace tree`);
+      // The output object's JSON text, as the peer engine searches it.
+      const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
+      const held = fold(JSON.stringify(found.output)).includes(fold(value));
+      return verdict(
+        held,
+        `agent ${JSON.stringify(agent)} output ${held ? 'contains' : 'does not contain'} ${JSON.stringify(value)}`,
+      );
+    }
+    case 'cross_agent_data_flow': {
+      const from = stringField(spec, 'from_agent');
+      const to = stringField(spec, 'to_agent');
+      const field = stringField(spec, 'field');
+      const source = findAgent(trace, from);
+      if (source === undefined)
+        return verdict(false, `from_agent ${JSON.stringify(from)} is not in the trace tree`);
+      const target = findAgent(trace, to);
+      if (target === undefined)
+        return verdict(false, `to_agent ${JSON.stringify(to)} is not in the trace tree`);
+      if (!Object.hasOwn(source.output, field))
+        return verdict(
+          false,
+          `field ${JSON.stringify(field)} is not in agent ${JSON.stringify(from)}'s output`,
+        );
+      // The value's JSON text (strings without their quotes) must occur in the receiver's input JSON.
+      const needle = canonicalize(source.output[field]).replace(/^"+|"+$/g, '');
+      const held = (target.input === undefined ? '' : JSON.stringify(target.input)).includes(needle);
+      return verdict(
+        held,
+        `field ${JSON.stringify(field)} of agent ${JSON.stringify(from)} ${held ? 'flows into' : 'is not in'} agent ${JSON.stringify(to)}'s input`,
+      );
+    }
+    case 'follows_transitions': {
+      const transitions = stringLists(spec, 'transitions');
+      for (const pair of transitions)
+        if (pair.length !== 2)
+          throw new SpecError('spec.transitions: every transition must be [parent, child]');
+      const allowed = new Set(transitions.map((pair) => JSON.stringify(pair)));
+      const violations: string[] = [];
+      for (const { trace: node } of traceNodes(trace)) {
+        for (const step of node.steps ?? []) {
+          if (step.type !== 'agent_call' || step.sub_trace === undefined) continue;
+          const pair = [node.agent_id ?? '', step.sub_trace.agent_id ?? ''];
+          if (!allowed.has(JSON.stringify(pair))) violations.push(`${pair[0]} -> ${pair[1]}`);
+        }
+      }
+      return verdict(
+        violations.length === 0,
+        violations.length === 0
+          ? 'every delegation is an allowed transition'
+          : `delegations not allowed: ${violations.join(', ')}`,
+        { actual: violations },
+      );
+    }
+    case 'agent_ordered_before':
+    case 'agents_overlap': {
+      const a = stringField(spec, 'agent_a');
+      const b = stringField(spec, 'agent_b');
+      const spanA = agentSpan(trace, a);
+      if ('problem' in spanA) return verdict(false, `${check}: ${spanA.problem}`);
+      const spanB = agentSpan(trace, b);
+      if ('problem' in spanB) return verdict(false, `${check}: ${spanB.problem}`);
+      const spans = `${JSON.stringify(a)} [${spanA.start}, ${spanA.end}] ms, ${JSON.stringify(b)} [${spanB.start}, ${spanB.end}] ms`;
+      if (check === 'agent_ordered_before') {
+        const held = spanA.end < spanB.start;
+        return verdict(
+          held,
+          `${spans}: ${JSON.stringify(a)} ${held ? 'ends before' : 'does not end before'} ${JSON.stringify(b)} starts`,
+        );
+      }
+      const held = spanA.start < spanB.end && spanB.start < spanA.end;
+      return verdict(held, `${spans}: ${held ? 'overlap' : 'do not overlap'}`);
+    }
+    case 'agent_wall_time_under': {
+      const agent = stringField(spec, 'agent_id');
+      const maxMs = positiveNumber(spec, 'max_ms');
+      const span = agentSpan(trace, agent);
+      if ('problem' in span) return verdict(false, `agent_wall_time_under: ${span.problem}`);
+      const held = span.total < maxMs;
+      return verdict(
+        held,
+        `agent ${JSON.stringify(agent)} ran ${span.total} ms in its steps, ${held ? 'under' : 'not under'} ${maxMs} ms`,
         {
-          expected: `at most ${maxDepth}`,
-          actual: depth,
+          expected: `under ${maxMs}`,
+          actual: span.total,
         },
       );
+    }
+    case 'ordered_agents': {
+      const groups = stringLists(spec, 'groups');
+      if (groups.length < 2) throw new SpecError('spec.groups must hold at least 2 groups');
+      const bounds: { start: number; end: number }[] = [];
+      for (const [index, group] of groups.entries()) {
+        if (group.length === 0) throw new SpecError(`spec.groups[${index}] is empty`);
+        let start = Number.POSITIVE_INFINITY;
+        let end = Number.NEGATIVE_INFINITY;
+        for (const agent of group) {
+          const span = agentSpan(trace, agent);
+          if ('problem' in span) return verdict(false, `ordered_agents: group ${index}: ${span.problem}`);
+          start = Math.min(start, span.start);
+          end = Math.max(end, span.end);
+        }
+        bounds.push({ start, end });
+      }
+      for (let index = 0; index + 1 < bounds.length; index++) {
+        const [current, next] = [bounds[index], bounds[index + 1]] as [
+          { start: number; end: number },
+          { start: number; end: number },
+        ];
+        if (current.end >= next.start)
+          return verdict(
+            false,
+            `group ${index} ends at ${current.end} ms, not before group ${index + 1} starts at ${next.start} ms`,
+          );
+      }
+      return verdict(true, `all ${groups.length} groups ran one after another`);
     }
     case 'aggregate_cost':
     case 'aggregate_tokens':
@@ -201,9 +377,8 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
         aggregate_cost: ['aggregate cost_usd', summary.aggregate_cost_usd],
         aggregate_tokens: ['aggregate total_tokens', summary.aggregate_tokens],
         aggregate_latency: ['aggregate latency_ms', summary.aggregate_latency_ms],
-      }[check] as [string, number | null];
-      if (total === null)
-        return verdict(false, `${label} is missing: no trace in the tree records it`, { actual: 'missing' });
+      }[check] as [string, number];
+      // A node that does not record the figure adds 0, as in the peer engine.
       const held = comparison.test(total);
       return verdict(held, `${label} = ${total}, ${held ? 'satisfies' : 'violates'} ${comparison.text}`, {
         expected: comparison.text,

@@ -1,10 +1,11 @@
 // Layers 1, 2 and 4: checks on values found in the trace — a JSON Schema (schema), a number
-// compared with a bound (constraint), and text matching (content).
+// compared with a bound (constraint), and text matching (content) — with the verdicts of the peer
+// Attest engine (engine/internal/assertion/schema.go, constraint.go, content.go): a target or field
+// that is not there, a schema mismatch and a forbidden term are hard failures whatever `soft` says.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
 
 import { SpecError } from './assertion-types.js';
-import { REGEX_TIME_LIMIT_MS, testRegexWithin } from './regex-guard.js';
+import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
   comparisonField,
@@ -12,9 +13,9 @@ import {
   objectField,
   oneOf,
   pathField,
-  stringField,
-  stringList,
   targetText,
+  textField,
+  textList,
 } from './spec-fields.js';
 
 import type { ValidateFunction } from 'ajv/dist/2020.js';
@@ -23,8 +24,8 @@ import type { Verdict } from './assertion-types.js';
 import type { Spec } from './spec-fields.js';
 import type { Trace } from './trace.js';
 
-/** Longest regex_match pattern, in characters. */
-export const MAX_REGEX_PATTERN_CHARS = 512;
+/** Longest regex_match pattern, in UTF-8 bytes (the peer engine's bound). */
+export const MAX_REGEX_PATTERN_BYTES = 10_000;
 /** Longest text regex_match runs on, in characters. */
 export const MAX_REGEX_INPUT_CHARS = 100_000;
 
@@ -40,19 +41,41 @@ const fail = (explanation: string, extra: { expected?: unknown; actual?: unknown
   explanation,
   ...extra,
 });
+/** A failure `soft` does not soften. */
+const hardFail = (explanation: string, extra: { expected?: unknown; actual?: unknown } = {}): Verdict => ({
+  kind: 'checked',
+  passed: false,
+  hard: true,
+  explanation,
+  ...extra,
+});
 
 // --- Layer 1: schema --------------------------------------------------------------------------
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
-/** User-supplied schemas get their own Ajv (the contract registry holds only our schemas). */
-const userSchemas = addFormats(new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false }));
+/**
+ * User-supplied schemas get their own Ajv (the contract registry holds only our schemas). `format`
+ * is an annotation, as JSON Schema 2020-12 makes it by default: it never fails a value.
+ */
+const userSchemas = new Ajv2020({
+  strict: false,
+  allErrors: true,
+  addUsedSchema: false,
+  validateFormats: false,
+});
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED_SCHEMAS = 256;
 
-function compileUserSchema(schema: Record<string, unknown>): ValidateFunction {
+/** The spec's schema: an object or a boolean schema (true accepts everything, false nothing). */
+function schemaField(spec: Spec): Record<string, unknown> | boolean {
+  const schema = spec.schema;
+  if (typeof schema === 'boolean') return schema;
+  return objectField(spec, 'schema');
+}
+
+function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateFunction {
   // Every schema is read as draft 2020-12; `$schema` spellings vary in the wild ("…/draft/2020-12").
-  const { $schema: _ignored, ...body } = schema;
+  const body: Record<string, unknown> | boolean =
+    typeof schema === 'boolean' ? schema : (({ $schema: _ignored, ...rest }) => rest)(schema);
   const key = JSON.stringify(body);
   let validate = compiled.get(key);
   if (validate === undefined) {
@@ -71,15 +94,15 @@ function compileUserSchema(schema: Record<string, unknown>): ValidateFunction {
 
 export function checkSchema(trace: Trace, spec: Spec): Verdict {
   const target = pathField(spec, 'target');
-  const validate = compileUserSchema(objectField(spec, 'schema'));
+  const validate = compileUserSchema(schemaField(spec));
   const where = formatTracePath(target);
   const lookup = resolveTracePath(trace, target);
-  if (!lookup.found) return fail(`${where} is not in the trace`, { actual: 'missing' });
+  if (!lookup.found) return hardFail(`${where} is not in the trace`, { actual: 'missing' });
   if (validate(lookup.value)) return pass(`${where} matches the schema`);
   const problems = (validate.errors ?? []).map(
     (error) => `${error.instancePath || '/'} ${error.message ?? ''}`,
   );
-  return fail(`${where} fails the schema: ${problems.join('; ')}`, { actual: problems });
+  return hardFail(`${where} fails the schema: ${problems.join('; ')}`, { actual: problems });
 }
 
 // --- Layer 2: constraint ----------------------------------------------------------------------
@@ -90,13 +113,13 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
   const where = formatTracePath(field);
   const lookup = resolveTracePath(trace, field);
   if (!lookup.found)
-    return fail(`${where} is missing, so ${comparison.text} cannot hold`, {
+    return hardFail(`${where} is missing, so ${comparison.text} cannot hold`, {
       actual: 'missing',
       expected: comparison.text,
     });
   const actual = lookup.value;
   if (typeof actual !== 'number' || !Number.isFinite(actual)) {
-    return fail(`${where} is not a number (${JSON.stringify(actual)})`, {
+    return hardFail(`${where} is not a number (${JSON.stringify(actual)})`, {
       actual,
       expected: comparison.text,
     });
@@ -121,14 +144,13 @@ const CONTENT_CHECKS = [
 
 export function checkContent(trace: Trace, spec: Spec): Verdict {
   const check = oneOf(spec, 'check', CONTENT_CHECKS);
+  if (check === 'regex_match') return checkRegex(trace, spec);
   const caseSensitive = flag(spec, 'case_sensitive');
-  if (check === 'regex_match') return checkRegex(trace, spec, caseSensitive);
+  // An empty value or list is a valid spec: "" is in every text, and an empty list has no member.
   const needles =
-    check === 'contains' || check === 'not_contains'
-      ? [stringField(spec, 'value')]
-      : stringList(spec, 'values');
+    check === 'contains' || check === 'not_contains' ? [textField(spec, 'value')] : textList(spec, 'values');
   const found = targetText(trace, spec);
-  if (found.text === undefined) return fail(`${found.where} is not in the trace`, { actual: 'missing' });
+  if (found.text === undefined) return hardFail(`${found.where} is not in the trace`, { actual: 'missing' });
   const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
   const haystack = fold(found.text);
   const present = needles.filter((needle) => haystack.includes(fold(needle)));
@@ -146,7 +168,15 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
     case 'keyword_all':
       return absent.length === 0
         ? pass(`${found.where} contains every keyword`)
-        : fail(`${found.where} lacks ${quoted(absent)}`, { expected: needles, actual: present });
+        : {
+            kind: 'checked',
+            passed: false,
+            explanation: `${found.where} lacks ${quoted(absent)}`,
+            expected: needles,
+            actual: present,
+            // The share of keywords found, as the peer engine scores it.
+            score: present.length / needles.length,
+          };
     case 'keyword_any':
       return present.length > 0
         ? pass(`${found.where} contains ${quoted(present)}`)
@@ -154,27 +184,32 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
     case 'forbidden':
       return present.length === 0
         ? pass(`${found.where} contains no forbidden term`)
-        : fail(`${found.where} contains forbidden ${quoted(present)}`, { actual: present });
+        : hardFail(`${found.where} contains forbidden ${quoted(present)}`, { actual: present });
   }
 }
 
-function checkRegex(trace: Trace, spec: Spec, caseSensitive: boolean): Verdict {
-  const pattern = stringField(spec, 'value');
-  if (pattern.length > MAX_REGEX_PATTERN_CHARS) {
+/**
+ * regex_match: an RE2 pattern (Go's regexp, as the peer engine runs it), matched anywhere in the
+ * target, case-sensitive unless the pattern says `(?i)` or the spec `case_sensitive: false`.
+ */
+function checkRegex(trace: Trace, spec: Spec): Verdict {
+  const written = textField(spec, 'value');
+  const bytes = Buffer.byteLength(written);
+  if (bytes > MAX_REGEX_PATTERN_BYTES) {
     throw new SpecError(
-      `spec.value is ${pattern.length} characters; regex_match patterns are bounded at ${MAX_REGEX_PATTERN_CHARS}`,
+      `spec.value is ${bytes} bytes; regex_match patterns are bounded at ${MAX_REGEX_PATTERN_BYTES}`,
     );
   }
-  const flags = caseSensitive ? '' : 'i';
-  try {
-    new RegExp(pattern, flags);
-  } catch (error) {
-    throw new SpecError(`spec.value is not a valid regular expression: ${(error as Error).message}`, {
-      cause: error,
-    });
+  flag(spec, 'case_sensitive');
+  const pattern = spec.case_sensitive === false ? `(?i)${written}` : written;
+  const syntax = re2SyntaxError(pattern);
+  if (syntax !== undefined) {
+    throw new SpecError(
+      `spec.value is not an RE2 regular expression (Go's regexp syntax: no lookaround or backreferences): ${syntax}`,
+    );
   }
   const found = targetText(trace, spec);
-  if (found.text === undefined) return fail(`${found.where} is not in the trace`, { actual: 'missing' });
+  if (found.text === undefined) return hardFail(`${found.where} is not in the trace`, { actual: 'missing' });
   if (found.text.length > MAX_REGEX_INPUT_CHARS) {
     return fail(
       `${found.where} is ${found.text.length} characters, over the ${MAX_REGEX_INPUT_CHARS}-character regex_match bound`,
@@ -184,15 +219,14 @@ function checkRegex(trace: Trace, spec: Spec, caseSensitive: boolean): Verdict {
       },
     );
   }
-  const outcome = testRegexWithin(pattern, flags, found.text);
+  const outcome = testRegexWithin(pattern, found.text);
   if ('timedOut' in outcome) {
-    // Catastrophic backtracking is the pattern's doing: a spec to fix, never a verdict on the agent.
     throw new SpecError(
-      `spec.value ran longer than ${REGEX_TIME_LIMIT_MS} ms on ${found.where} (catastrophic backtracking): rewrite the pattern without nested or overlapping quantifiers such as (a+)+`,
+      `spec.value ran longer than ${REGEX_TIME_LIMIT_MS} ms on ${found.where}: simplify the pattern (fewer alternatives and counted repetitions)`,
     );
   }
   if ('error' in outcome) throw new SpecError(`spec.value failed on ${found.where}: ${outcome.error}`);
   return outcome.matched
-    ? pass(`${found.where} matches /${pattern}/`)
-    : fail(`${found.where} does not match /${pattern}/`);
+    ? pass(`${found.where} matches /${written}/`)
+    : fail(`${found.where} does not match /${written}/`);
 }

@@ -12,7 +12,13 @@ import {
   InMemoryDriftHistory,
   queryDrift,
 } from './drift.js';
-import { MAX_STEPS_PER_TRACE, MAX_TRACE_BYTES, summarizeTraceTree, traceFromJSON } from './trace.js';
+import {
+  MAX_STEPS_PER_TRACE,
+  MAX_TRACE_BYTES,
+  summarizeTraceTree,
+  traceFromJSON,
+  traceTreeErrors,
+} from './trace.js';
 import { PluginResults } from './plugin-results.js';
 import { idNeedsRawToken, rawIdToken } from './request-id.js';
 
@@ -20,6 +26,7 @@ import type { Assertion } from './assertion-types.js';
 import type { DriftHistory } from './drift.js';
 import type { BatchBudget, ModelGateway, ModelUsage } from './model-gateway.js';
 import type { PluginResult } from './plugin-results.js';
+import type { Trace } from './trace.js';
 import type { WireError } from './errors.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -464,15 +471,26 @@ function checkParams(method: Method, params: object): Params {
   return params as Params;
 }
 
+/**
+ * A trace that breaks a rule or a limit is answered with that one error; one that is a valid trace
+ * gets its tree's structural errors (traceTreeErrors: valid is false when there are any) and its
+ * summary either way, as the peer engine answers.
+ */
 function validateTraceTree(raw: unknown, lineBytes: number): unknown {
+  let trace: Trace;
   try {
-    const summary = summarizeTraceTree(traceFromJSON(raw, { maxPossibleBytes: lineBytes }));
-    return { valid: true, ...summary };
+    trace = traceFromJSON(raw, { maxPossibleBytes: lineBytes });
   } catch (error) {
     if (error instanceof RpcError && error.code === RPC_ERROR.invalidTrace)
       return { valid: false, errors: [error.message] };
     throw error;
   }
+  const errors = traceTreeErrors(trace);
+  return {
+    valid: errors.length === 0,
+    ...(errors.length === 0 ? {} : { errors }),
+    ...summarizeTraceTree(trace),
+  };
 }
 
 /** A history store that failed is an engine error (3001); anything else is a bug (-32603). */

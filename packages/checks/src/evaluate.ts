@@ -144,10 +144,11 @@ async function evaluateOne(
     return { kind: 'invalid_spec', explanation: `unknown assertion type ${JSON.stringify(type)}` };
   }
   if (type === 'plugin') {
+    // The Attest SDKs' builder names the plugin `plugin_id` (the name it submits results under).
     const found = options.pluginResults?.find(
       trace.trace_id,
       assertion.assertion_id,
-      optionalString(spec, 'plugin_name'),
+      optionalString(spec, 'plugin_name') ?? optionalString(spec, 'plugin_id'),
     );
     if (found === undefined) {
       return {
@@ -235,7 +236,7 @@ function toResult(
       row.cost = verdict.cost ?? 0;
       return row;
     case 'checked': {
-      const soft = assertion.spec.soft === true || verdict.soft === true;
+      const soft = verdict.hard !== true && (assertion.spec.soft === true || verdict.soft === true);
       row.status = verdict.passed ? 'pass' : soft ? 'soft_fail' : 'hard_fail';
       row.score = verdict.score ?? (verdict.passed ? 1 : 0);
       row.cost = verdict.cost ?? 0;

@@ -10,7 +10,7 @@ export type {
   NotEvaluatedReason,
   ThresholdSource,
 } from './assertion-types.js';
-export { MAX_REGEX_INPUT_CHARS, MAX_REGEX_PATTERN_CHARS } from './checks-values.js';
+export { MAX_REGEX_INPUT_CHARS, MAX_REGEX_PATTERN_BYTES } from './checks-values.js';
 export { REGEX_TIME_LIMIT_MS } from './regex-guard.js';
 export { DEFAULT_EMBEDDING_THRESHOLD, DEFAULT_JUDGE_THRESHOLD, parseJudgeReply } from './checks-model.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS, EngineClient } from './client.js';
@@ -78,7 +78,10 @@ export {
   TRACE_SCHEMA_ID,
   summarizeTraceTree,
   traceFromJSON,
+  findAgent,
+  stepsOfAgent,
   traceNodes,
+  traceTreeErrors,
 } from './trace.js';
 export type { Step, StepType, Trace, TraceMetadata, TraceTreeSummary, WorldEffect } from './trace.js';
 export { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';

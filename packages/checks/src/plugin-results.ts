@@ -16,10 +16,12 @@ export interface StoredPluginResult extends PluginResult {
 export class PluginResults {
   readonly #byTraceAndAssertion = new Map<string, Map<string, PluginResult>>();
 
+  /** Keeps status, score, explanation and metadata; anything else in `result` (the SDKs' assertion_id, cost, duration_ms) is dropped. */
   submit(traceId: string, assertionId: string, pluginName: string, result: PluginResult): void {
     const key = JSON.stringify([traceId, assertionId]);
     const byPlugin = this.#byTraceAndAssertion.get(key) ?? new Map<string, PluginResult>();
-    byPlugin.set(pluginName, result);
+    const { status, score, explanation, metadata } = result;
+    byPlugin.set(pluginName, { status, score, explanation, ...(metadata === undefined ? {} : { metadata }) });
     this.#byTraceAndAssertion.set(key, byPlugin);
   }
 

@@ -16,6 +16,21 @@ export function stringField(spec: Spec, key: string): string {
   return value;
 }
 
+/** A string that may be empty (a content value: "" is in every text). */
+export function textField(spec: Spec, key: string): string {
+  const value = spec[key];
+  if (typeof value !== 'string') throw new SpecError(`spec.${key} must be a string`);
+  return value;
+}
+
+/** An array of strings that may be empty (content values). */
+export function textList(spec: Spec, key: string): string[] {
+  const value = spec[key];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+    throw new SpecError(`spec.${key} must be an array of strings`);
+  return value;
+}
+
 export function optionalString(spec: Spec, key: string): string | undefined {
   return spec[key] === undefined ? undefined : stringField(spec, key);
 }

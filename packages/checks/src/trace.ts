@@ -158,25 +158,44 @@ function invalidTrace(message: string, detail: string): RpcError {
   return new RpcError(RPC_ERROR.invalidTrace, message, detail);
 }
 
-/** A trace and every sub-trace below it, in pre-order, each with its depth (root = 1). */
+/**
+ * The trace tree: the root and the sub-trace of every agent_call step below it, in pre-order, each
+ * with its depth (root = 0). A sub_trace on a step of another type is not part of the tree (the
+ * peer engine walks agent_call steps only).
+ */
 export function traceNodes(root: Trace): { trace: Trace; depth: number }[] {
   const nodes: { trace: Trace; depth: number }[] = [];
   const visit = (trace: Trace, depth: number): void => {
     nodes.push({ trace, depth });
-    for (const step of trace.steps ?? []) if (step.sub_trace !== undefined) visit(step.sub_trace, depth + 1);
+    for (const step of trace.steps ?? [])
+      if (step.type === 'agent_call' && step.sub_trace !== undefined) visit(step.sub_trace, depth + 1);
   };
-  visit(root, 1);
+  visit(root, 0);
   return nodes;
 }
 
+/** The first trace of the tree (pre-order) whose agent_id is `agentId`: the root counts. */
+export function findAgent(root: Trace, agentId: string): Trace | undefined {
+  return traceNodes(root).find(({ trace }) => trace.agent_id === agentId)?.trace;
+}
+
+/** Every step of the tree whose own `agent_id` is `agentId`, in pre-order. */
+export function stepsOfAgent(root: Trace, agentId: string): Step[] {
+  return traceNodes(root).flatMap(({ trace }) =>
+    (trace.steps ?? []).filter((step) => step.agent_id === agentId),
+  );
+}
+
 export interface TraceTreeSummary {
+  /** The deepest node's depth: a tree of only the root has depth 0. */
   readonly depth: number;
   readonly agent_count: number;
+  /** Every node's non-empty agent_id, in pre-order (a repeated agent is listed each time). */
   readonly agent_ids: string[];
-  /** Sums over every node that records the figure; null when no node does (unknown, not zero). */
-  readonly aggregate_tokens: number | null;
-  readonly aggregate_cost_usd: number | null;
-  readonly aggregate_latency_ms: number | null;
+  /** Sums over every node's own metadata; a node that does not record the figure adds 0. */
+  readonly aggregate_tokens: number;
+  readonly aggregate_cost_usd: number;
+  readonly aggregate_latency_ms: number;
 }
 
 /** Who each agent_call step invoked, in pre-order: the sub-trace's agent, else the step's, else its name. */
@@ -194,19 +213,16 @@ export function agentInvocations(root: Trace): string[] {
 }
 
 /**
- * The tree's shape and totals. Agents are the root's agent_id and every agent invoked, distinct, in
- * first-seen pre-order. Each node's own metadata is summed (a parent's figures are taken to be its
- * own work, not to include its sub-traces').
+ * The tree's shape and totals, as the peer engine reports them. Each node's own metadata is summed
+ * (a parent's figures are taken to be its own work, not to include its sub-traces').
  */
 export function summarizeTraceTree(root: Trace): TraceTreeSummary {
   const nodes = traceNodes(root);
-  const agentIds = [
-    ...new Set([...(root.agent_id === undefined ? [] : [root.agent_id]), ...agentInvocations(root)]),
-  ];
-  const sum = (field: 'total_tokens' | 'cost_usd' | 'latency_ms'): number | null => {
-    const figures = nodes.map(({ trace }) => trace.metadata?.[field]).filter((value) => value !== undefined);
-    return figures.length === 0 ? null : figures.reduce((total, value) => total + value, 0);
-  };
+  const agentIds = nodes.flatMap(({ trace }) =>
+    trace.agent_id === undefined || trace.agent_id === '' ? [] : [trace.agent_id],
+  );
+  const sum = (field: 'total_tokens' | 'cost_usd' | 'latency_ms'): number =>
+    nodes.reduce((total, { trace }) => total + (trace.metadata?.[field] ?? 0), 0);
   return {
     depth: Math.max(...nodes.map((node) => node.depth)),
     agent_count: agentIds.length,
@@ -215,4 +231,35 @@ export function summarizeTraceTree(root: Trace): TraceTreeSummary {
     aggregate_cost_usd: sum('cost_usd'),
     aggregate_latency_ms: sum('latency_ms'),
   };
+}
+
+/**
+ * What is wrong with the tree's structure, every problem in pre-order (empty when nothing is): an
+ * agent_call step without a sub_trace, a sub-trace whose parent_trace_id is not its parent's
+ * trace_id, a trace_id seen twice in the tree. The peer engine's messages, word for word.
+ */
+export function traceTreeErrors(root: Trace): string[] {
+  const errors: string[] = [];
+  const seen = new Set<string>();
+  const visit = (trace: Trace, parent: Trace | undefined): void => {
+    if (seen.has(trace.trace_id))
+      errors.push(`duplicate trace_id: cycle detected at ${JSON.stringify(trace.trace_id)}`);
+    seen.add(trace.trace_id);
+    const parentId = trace.parent_trace_id;
+    if (parent !== undefined && typeof parentId === 'string' && parentId !== parent.trace_id) {
+      errors.push(
+        `sub_trace ${JSON.stringify(trace.trace_id)} has parent_trace_id ${JSON.stringify(parentId)} but parent trace_id is ${JSON.stringify(parent.trace_id)}`,
+      );
+    }
+    for (const step of trace.steps ?? []) {
+      if (step.type !== 'agent_call') continue;
+      if (step.sub_trace === undefined)
+        errors.push(
+          `agent_call step ${JSON.stringify(step.name)} in trace ${JSON.stringify(trace.trace_id)} is missing sub_trace`,
+        );
+      else visit(step.sub_trace, trace);
+    }
+  };
+  visit(root, undefined);
+  return errors;
 }

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { evaluateAssertions } from '../src/evaluate.ts';
 import { summarizeTraceTree, traceFromJSON } from '../src/trace.ts';
 import { PluginResults } from '../src/plugin-results.ts';
-import { MAX_REGEX_INPUT_CHARS, MAX_REGEX_PATTERN_CHARS } from '../src/checks-values.ts';
-import { REGEX_TIME_LIMIT_MS } from '../src/regex-guard.ts';
+import { MAX_REGEX_INPUT_CHARS, MAX_REGEX_PATTERN_BYTES } from '../src/checks-values.ts';
+import { REGEX_TIME_LIMIT_MS, testRegexWithin } from '../src/regex-guard.ts';
 
 import type { Assertion, AssertionResult } from '../src/assertion-types.ts';
 
@@ -163,7 +163,32 @@ const ROWS: Row[] = [
     { check: 'contains_in_order', tools: ['process_refund', 'lookup_order'] },
     'hard_fail',
   ],
-  ['exact_order pass', 'trace', { check: 'exact_order', tools: ['lookup_order', 'process_refund'] }, 'pass'],
+  [
+    'exact_order pass',
+    'trace',
+    { check: 'exact_order', tools: ['lookup_order', 'policy_search', 'process_refund'] },
+    'pass',
+  ],
+  // Trace checks see every step, whatever its type (the peer engine matches step names).
+  [
+    'exact_order: a retrieval step in between breaks the run',
+    'trace',
+    { check: 'exact_order', tools: ['lookup_order', 'process_refund'] },
+    'hard_fail',
+  ],
+  ['an llm_call step counts', 'trace', { check: 'forbidden_tools', tools: ['plan'] }, 'hard_fail'],
+  [
+    'contains_in_order across step types',
+    'trace',
+    { check: 'contains_in_order', tools: ['plan', 'policy_search', 'escalate'] },
+    'pass',
+  ],
+  [
+    'loop_detection with max_repetitions 0',
+    'trace',
+    { check: 'loop_detection', tool: 'plan', max_repetitions: 0 },
+    'hard_fail',
+  ],
   [
     'exact_order fail',
     'trace',
@@ -187,12 +212,7 @@ const ROWS: Row[] = [
   ['required_tools fail', 'trace', { check: 'required_tools', tools: ['notify_customer'] }, 'hard_fail'],
   ['forbidden_tools pass', 'trace', { check: 'forbidden_tools', tools: ['delete_account'] }, 'pass'],
   ['forbidden_tools fail', 'trace', { check: 'forbidden_tools', tools: ['process_refund'] }, 'hard_fail'],
-  [
-    'retrieval is not a tool call',
-    'trace',
-    { check: 'required_tools', tools: ['policy_search'] },
-    'hard_fail',
-  ],
+  ['a retrieval step counts', 'trace', { check: 'required_tools', tools: ['policy_search'] }, 'pass'],
   ['trace check without tools', 'trace', { check: 'required_tools' }, 'hard_fail'],
   // Layer 3: trace_tree
   ['agent_called pass', 'trace_tree', { check: 'agent_called', agent_id: 'audit-agent' }, 'pass'],
@@ -277,10 +297,34 @@ const ROWS: Row[] = [
     'pass',
   ],
   [
-    'regex_match case-insensitive',
+    'regex_match is case-sensitive by default',
     'content',
     { target: 'output.message', check: 'regex_match', value: 'rfd-\\d+' },
+    'hard_fail',
+  ],
+  [
+    'regex_match: RE2 (?i)',
+    'content',
+    { target: 'output.message', check: 'regex_match', value: '(?i)rfd-\\d+' },
     'pass',
+  ],
+  [
+    'regex_match: case_sensitive false',
+    'content',
+    { target: 'output.message', check: 'regex_match', value: 'rfd-\\d+', case_sensitive: false },
+    'pass',
+  ],
+  [
+    'regex_match: RE2 \\p{L} matches letters',
+    'content',
+    { target: 'output.message', check: 'regex_match', value: '^\\p{L}+ ' },
+    'pass',
+  ],
+  [
+    'regex_match: lookahead is not RE2',
+    'content',
+    { target: 'output.message', check: 'regex_match', value: 'RFD(?=-)' },
+    'hard_fail',
   ],
   [
     'regex_match fail',
@@ -297,7 +341,7 @@ const ROWS: Row[] = [
   [
     'regex over the pattern bound',
     'content',
-    { target: 'output.message', check: 'regex_match', value: 'a'.repeat(MAX_REGEX_PATTERN_CHARS + 1) },
+    { target: 'output.message', check: 'regex_match', value: 'a'.repeat(MAX_REGEX_PATTERN_BYTES + 1) },
     'hard_fail',
   ],
   [
@@ -438,8 +482,8 @@ describe('assertions, one at a time', () => {
     expect(results[0]?.explanation).toMatch(/regex_match bound/);
   });
 
-  it('stops a catastrophically backtracking regex at its time limit (a spec to fix, not a hang)', async () => {
-    // ^(a+)+$ on 30 a's and a miss backtracks through 2^30 splits: minutes unbounded.
+  it('runs a pattern that backtracks catastrophically in JavaScript in linear time (RE2)', async () => {
+    // ^(a+)+$ on 30 a's and a miss backtracks through 2^30 splits in a backtracking engine.
     const nearMiss = traceFromJSON({
       schema_version: 1,
       trace_id: 't',
@@ -455,11 +499,15 @@ describe('assertions, one at a time', () => {
       regex('evil', '^(a+)+$'),
       regex('fine', 'a{30}!$'),
     ]);
-    expect(performance.now() - started).toBeLessThan(REGEX_TIME_LIMIT_MS + 5_000);
-    expect(results[0]).toMatchObject({ status: 'hard_fail', failure_class: 'invalid_spec' });
-    expect(results[0]?.explanation).toMatch(/catastrophic backtracking/);
-    // The stuck worker was replaced: the next regex in the batch still gets a real verdict.
+    expect(performance.now() - started).toBeLessThan(REGEX_TIME_LIMIT_MS);
+    expect(results[0]).toMatchObject({ status: 'hard_fail', threshold_source: 'static' });
+    expect(results[0]?.failure_class).toBeUndefined();
     expect(results[1]).toMatchObject({ status: 'pass' });
+  });
+
+  it('stops a regex at its time limit and replaces the worker', () => {
+    expect(testRegexWithin('(a+)+$', `${'a'.repeat(5_000_000)}!`, 5)).toEqual({ timedOut: true });
+    expect(testRegexWithin('(?i)A+', 'aaa')).toEqual({ matched: true });
   });
 });
 
@@ -544,9 +592,9 @@ describe('a batch', () => {
 });
 
 describe('summarizeTraceTree', () => {
-  it('lists the root agent and every agent invoked, once each, and sums each node’s own figures', () => {
+  it('lists every node’s agent in pre-order, counts depth from the root (0), and sums each node’s own figures', () => {
     expect(summarizeTraceTree(TRACE)).toEqual({
-      depth: 3,
+      depth: 2,
       agent_count: 3,
       agent_ids: ['orchestrator', 'billing-agent', 'audit-agent'],
       aggregate_tokens: 1700,

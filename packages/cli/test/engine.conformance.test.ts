@@ -316,9 +316,10 @@ describe('evals engine --stdio: assertions over the wire', () => {
       ],
     };
     const reply = await process.request(2, 'validate_trace_tree', { trace: tree });
+    // Depth counts hand-offs from the root (0), as delegation_depth does.
     expect(reply.result).toMatchObject({
       valid: true,
-      depth: 2,
+      depth: 1,
       agent_count: 2,
       agent_ids: ['support-agent', 'escalation-agent'],
       aggregate_tokens: 900,
@@ -327,6 +328,36 @@ describe('evals engine --stdio: assertions over the wire', () => {
     expect(reply.result?.aggregate_cost_usd).toBeCloseTo(0.005, 12);
     const bad = await process.request(3, 'validate_trace_tree', { trace: { ...TRACE, trace_id: '' } });
     expect(bad.result).toMatchObject({ valid: false, errors: ['trace missing required field: trace_id'] });
+  });
+
+  it("reports the tree's structural errors as the peer engine does, with its summary", async () => {
+    const process = await initialized();
+    const sub = (traceId: string, parent: string | null) => ({
+      schema_version: 1,
+      trace_id: traceId,
+      agent_id: `agent-${traceId}`,
+      parent_trace_id: parent,
+      output: { ok: true },
+    });
+    const tree = {
+      ...TRACE,
+      steps: [
+        { type: 'agent_call', name: 'lost' },
+        { type: 'agent_call', name: 'a', sub_trace: sub('sub-a', 'elsewhere') },
+        { type: 'agent_call', name: 'b', sub_trace: sub(TRACE.trace_id, null) },
+      ],
+    };
+    const reply = await process.request(2, 'validate_trace_tree', { trace: tree });
+    expect(reply.result).toMatchObject({
+      valid: false,
+      errors: [
+        'agent_call step "lost" in trace "trc_conformance" is missing sub_trace',
+        'sub_trace "sub-a" has parent_trace_id "elsewhere" but parent trace_id is "trc_conformance"',
+        'duplicate trace_id: cycle detected at "trc_conformance"',
+      ],
+      depth: 1,
+      agent_count: 3,
+    });
   });
 
   it('detects drift of an assertion across batches with query_drift', async () => {
@@ -414,7 +445,7 @@ describe('evals engine --stdio: assertions over the wire', () => {
     expect(plain.result).not.toHaveProperty('budget_exceeded');
   });
 
-  it('stops a catastrophically backtracking regex_match and answers the batch', async () => {
+  it('runs regex_match as RE2: a pattern that backtracks catastrophically in JavaScript answers at once', async () => {
     const process = await initialized();
     const reply = await process.request(2, 'evaluate_batch', {
       trace: { ...TRACE, output: { message: `${'a'.repeat(32)}!` } },
@@ -428,9 +459,10 @@ describe('evals engine --stdio: assertions over the wire', () => {
       ],
     });
     expect(reply.result?.results).toMatchObject([
-      { assertion_id: 'evil', status: 'hard_fail', failure_class: 'invalid_spec' },
+      { assertion_id: 'evil', status: 'hard_fail', threshold_source: 'static' },
       { assertion_id: 'cost', status: 'pass' },
     ]);
+    expect(reply.result?.results).not.toMatchObject([{ failure_class: 'invalid_spec' }, {}]);
   });
 });
 
