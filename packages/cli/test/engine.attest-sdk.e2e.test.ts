@@ -1,0 +1,128 @@
+// The public Attest TypeScript SDK (@attest-ai/core 0.5.0) against our engine, byte for byte: the
+// `evals-engine` bin spawned as the SDK's EngineManager spawns ATTEST_ENGINE_PATH, and the exact
+// lines its code writes — EngineManager.start's initialize, AttestClient.submitPluginResult (which
+// executePluginAssertion calls with the plugin's result), AttestClient.evaluateBatch with the
+// ExpectChain.plugin() assertion, and EngineManager.stop's shutdown. Written from the SDK's source
+// (sdks/typescript/packages/core/src: engine-manager.ts, client.ts, plugins.ts, expect.ts).
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { EngineProcess } from '../../checks/test/support/engine-process.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS_ENGINE = join(ROOT, 'packages/cli/bin/evals-engine.js');
+
+const started: EngineProcess[] = [];
+afterEach(() => {
+  for (const engine of started.splice(0)) engine.kill();
+});
+
+/** EngineManager.start: spawn(enginePath, [`--log-level=${logLevel}`]) with the default level. */
+function spawnAsTheSdk(): EngineProcess {
+  const engine = EngineProcess.start('node', [EVALS_ENGINE, '--log-level=warn']);
+  started.push(engine);
+  return engine;
+}
+
+/** The lines exactly as the SDK's encodeRequest writes them (JSON.stringify of the message). */
+const line = (id: number, method: string, params: Record<string, unknown>): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+const INITIALIZE = line(1, 'initialize', {
+  sdk_name: 'attest-typescript',
+  sdk_version: '0.5.0',
+  protocol_version: 1,
+  required_capabilities: ['layers_1_4'],
+  preferred_encoding: 'json',
+});
+
+/** TraceBuilder.build(): trace_id, output, schema_version, agent_id, input, steps, metadata. */
+const TRACE = {
+  trace_id: 'trc_sdk_plugin',
+  output: { message: 'Your refund RFD-001 is on its way.' },
+  schema_version: 1,
+  agent_id: 'support-agent',
+  input: { user_message: 'refund ORD-1' },
+  steps: [{ type: 'tool_call', name: 'process_refund', args: { order_id: 'ORD-1' } }],
+  metadata: { cost_usd: 0.004 },
+};
+
+/** ExpectChain.add: assert_ + 8 hex digits; plugin(pluginId) sends {plugin_id, soft}. */
+const ASSERTION_ID = 'assert_1a2b3c4d';
+const PLUGIN_ASSERTION = {
+  assertion_id: ASSERTION_ID,
+  type: 'plugin',
+  spec: { plugin_id: 'compliance', soft: false },
+};
+
+/**
+ * AttestClient.submitPluginResult(traceId, pluginName, assertionId, status, score, explanation):
+ * the result is a full AssertionResult row, assertion_id, cost 0.0 and duration_ms 0 included.
+ */
+const submitPluginResult = (id: number, status: string, score: number, explanation: string): string =>
+  line(id, 'submit_plugin_result', {
+    trace_id: TRACE.trace_id,
+    plugin_name: 'compliance',
+    assertion_id: ASSERTION_ID,
+    result: { assertion_id: ASSERTION_ID, status, score, explanation, cost: 0.0, duration_ms: 0 },
+  });
+
+describe('the Attest SDK plugin helper flow, end to end against evals-engine', () => {
+  for (const [status, score, expected] of [
+    ['pass', 1, 'pass'],
+    ['soft_fail', 0.6, 'soft_fail'],
+    ['hard_fail', 0, 'hard_fail'],
+  ] as const) {
+    it(`a plugin result of ${status} submitted as executePluginAssertion submits it is the assertion's verdict`, async () => {
+      const engine = spawnAsTheSdk();
+      engine.send(INITIALIZE);
+      expect((await engine.next()).result).toMatchObject({ compatible: true, missing: [] });
+      // AttestClient's own id counter starts again at 1 once its reader runs.
+      engine.send(submitPluginResult(1, status, score, 'rules checked'));
+      const accepted = await engine.next();
+      expect(accepted).toEqual({ jsonrpc: '2.0', id: 1, result: { accepted: true } });
+      engine.send(line(2, 'evaluate_batch', { trace: TRACE, assertions: [PLUGIN_ASSERTION] }));
+      const batch = await engine.next();
+      expect(batch.id).toBe(2);
+      expect(batch.result?.results).toMatchObject([
+        {
+          assertion_id: ASSERTION_ID,
+          status: expected,
+          score,
+          explanation: 'rules checked',
+          cost: 0,
+          judge_metadata: { plugin_name: 'compliance', plugin_status: status },
+        },
+      ]);
+      // The members of a full row inside `result` were ignored, not kept as metadata.
+      expect(
+        Object.keys((batch.result?.results as { judge_metadata: object }[])[0]?.judge_metadata ?? {}),
+      ).toEqual(['plugin_name', 'plugin_status']);
+      // EngineManager.stop: shutdown with its own counter (initialize was 1).
+      engine.send(line(2, 'shutdown', {}));
+      expect((await engine.next()).result).toEqual({ sessions_completed: 1, assertions_evaluated: 1 });
+      expect((await engine.finish()).code).toBe(0);
+    });
+  }
+
+  it('still refuses a result that is not a verdict (status, score) with -32602', async () => {
+    const engine = spawnAsTheSdk();
+    engine.send(INITIALIZE);
+    await engine.next();
+    engine.send(submitPluginResult(1, 'passed', 1, 'x'));
+    expect((await engine.next()).error).toMatchObject({ code: -32602 });
+    engine.send(submitPluginResult(2, 'pass', 1.5, 'x'));
+    expect((await engine.next()).error).toMatchObject({ code: -32602 });
+  });
+
+  it('without a submitted result the plugin assertion is not_evaluated / missing_evidence, never a pass', async () => {
+    const engine = spawnAsTheSdk();
+    engine.send(INITIALIZE);
+    await engine.next();
+    engine.send(line(1, 'evaluate_batch', { trace: TRACE, assertions: [PLUGIN_ASSERTION] }));
+    expect((await engine.next()).result?.results).toMatchObject([
+      { assertion_id: ASSERTION_ID, status: 'not_evaluated', reason: 'missing_evidence' },
+    ]);
+  });
+});
