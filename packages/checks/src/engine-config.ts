@@ -15,6 +15,8 @@ import type { EngineServerOptions, Log, LogLevel } from './engine-server.js';
 export const SIMULATION_ENV = 'ATTEST_SIMULATION';
 export const EVAL_TIMEOUT_ENV = 'EVALS_ENGINE_EVAL_TIMEOUT_MS';
 export const SESSION_MAX_SOFT_FAILURES_ENV = 'EVALS_ENGINE_SESSION_MAX_SOFT_FAILURES';
+/** The Attest engine's name for the session soft-failure budget (ours wins where both are set). */
+export const ATTEST_BUDGET_MAX_COST_ENV = 'ATTEST_BUDGET_MAX_COST';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -27,14 +29,16 @@ export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
     timeoutText === undefined || timeoutText === '' ? DEFAULT_EVAL_TIMEOUT_MS : Number(timeoutText);
   if (!Number.isSafeInteger(evalTimeoutMs) || evalTimeoutMs <= 0)
     throw new ProviderConfigError(`${EVAL_TIMEOUT_ENV} must be a whole number > 0`);
-  const softFailuresText = env[SESSION_MAX_SOFT_FAILURES_ENV];
-  const sessionMaxSoftFailures =
-    softFailuresText === undefined || softFailuresText === '' ? undefined : Number(softFailuresText);
+  // Despite its name, the Attest engine reads ATTEST_BUDGET_MAX_COST as a number of soft failures.
+  const softFailuresName = [SESSION_MAX_SOFT_FAILURES_ENV, ATTEST_BUDGET_MAX_COST_ENV].find(
+    (name) => env[name] !== undefined && env[name] !== '',
+  );
+  const sessionMaxSoftFailures = softFailuresName === undefined ? undefined : Number(env[softFailuresName]);
   if (
     sessionMaxSoftFailures !== undefined &&
     !(Number.isSafeInteger(sessionMaxSoftFailures) && sessionMaxSoftFailures >= 0)
   )
-    throw new ProviderConfigError(`${SESSION_MAX_SOFT_FAILURES_ENV} must be a whole number ≥ 0`);
+    throw new ProviderConfigError(`${softFailuresName ?? ''} must be a whole number ≥ 0`);
   return {
     simulation: env[SIMULATION_ENV] === '1',
     evalTimeoutMs,

@@ -53,6 +53,10 @@ export {
   DEFAULT_PROVIDER_RETRY_DELAY_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
   OpenAiCompatibleProvider,
+  ATTEST_DEFAULT_EMBEDDING_MODEL,
+  ATTEST_DEFAULT_JUDGE_MODEL,
+  ATTEST_PROVIDER_ENV,
+  OPENAI_BASE_URL,
   PROVIDER_ENV,
   ProviderCallError,
   ProviderConfigError,
@@ -89,6 +93,7 @@ export type { PathLookup, PathSegment } from './trace-path.js';
 export {
   EVAL_TIMEOUT_ENV,
   LOG_LEVELS,
+  ATTEST_BUDGET_MAX_COST_ENV,
   SESSION_MAX_SOFT_FAILURES_ENV,
   SIMULATION_ENV,
   engineOptionsFromEnv,

@@ -19,6 +19,22 @@ export const PROVIDER_ENV = {
   sessionMaxCostUsd: 'EVALS_ENGINE_SESSION_MAX_COST_USD',
 } as const;
 
+/**
+ * The Attest engine's own settings, honoured beside ours so that swapping engines needs no new
+ * ones (ours win where both are set): an OpenAI key alone configures https://api.openai.com/v1.
+ */
+export const ATTEST_PROVIDER_ENV = {
+  openAiApiKey: 'ATTEST_OPENAI_API_KEY',
+  judgeProvider: 'ATTEST_JUDGE_PROVIDER',
+  judgeModel: 'ATTEST_JUDGE_MODEL',
+  embeddingProvider: 'ATTEST_EMBEDDING_PROVIDER',
+  judgeTimeoutSeconds: 'ATTEST_JUDGE_TIMEOUT_S',
+} as const;
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** The Attest engine's models when its OpenAI key configures the provider and no model is named. */
+export const ATTEST_DEFAULT_JUDGE_MODEL = 'gpt-4.1';
+export const ATTEST_DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
+
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 30_000;
 export const DEFAULT_PROVIDER_MAX_RETRIES = 2;
 export const DEFAULT_PROVIDER_RETRY_DELAY_MS = 250;
@@ -53,10 +69,28 @@ export class ProviderConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The provider the environment configures, or undefined when no base URL is set. */
+/**
+ * The provider the environment configures, or undefined when neither a base URL nor an Attest
+ * OpenAI key is set. Throws ProviderConfigError for a setting that cannot be used.
+ */
 export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
-  const baseUrl = env[PROVIDER_ENV.baseUrl];
-  if (baseUrl === undefined || baseUrl === '') return undefined;
+  const setting = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const judgeProvider = setting(ATTEST_PROVIDER_ENV.judgeProvider);
+  if (judgeProvider !== undefined && judgeProvider !== 'openai') {
+    throw new ProviderConfigError(
+      `${ATTEST_PROVIDER_ENV.judgeProvider}=${JSON.stringify(judgeProvider)} is not supported: use openai (any OpenAI-compatible API: ${PROVIDER_ENV.baseUrl})`,
+    );
+  }
+  const embeddingProvider = setting(ATTEST_PROVIDER_ENV.embeddingProvider) ?? 'auto';
+  if (!['auto', 'openai', 'onnx'].includes(embeddingProvider)) {
+    throw new ProviderConfigError(
+      `${ATTEST_PROVIDER_ENV.embeddingProvider} must be auto, openai or onnx; received ${JSON.stringify(embeddingProvider)}`,
+    );
+  }
+  const attestKey = setting(ATTEST_PROVIDER_ENV.openAiApiKey);
+  const ownBaseUrl = setting(PROVIDER_ENV.baseUrl);
+  const baseUrl = ownBaseUrl ?? (attestKey === undefined ? undefined : OPENAI_BASE_URL);
+  if (baseUrl === undefined) return undefined;
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -71,16 +105,28 @@ export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} must be an http(s) URL`);
   }
-  const setting = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
-  const apiKey = setting(PROVIDER_ENV.apiKey);
-  const judgeModel = setting(PROVIDER_ENV.judgeModel);
-  const embeddingModel = setting(PROVIDER_ENV.embeddingModel);
+  // Configured the Attest way (its key, no base URL of ours): its default models too.
+  const attestWay = ownBaseUrl === undefined;
+  const apiKey = setting(PROVIDER_ENV.apiKey) ?? attestKey;
+  const judgeModel =
+    setting(PROVIDER_ENV.judgeModel) ??
+    setting(ATTEST_PROVIDER_ENV.judgeModel) ??
+    (attestWay ? ATTEST_DEFAULT_JUDGE_MODEL : undefined);
+  // ONNX embeddings are not built into this engine (nor into the Attest engine's default build).
+  const embeddingModel =
+    setting(PROVIDER_ENV.embeddingModel) ??
+    (attestWay && embeddingProvider !== 'onnx' ? ATTEST_DEFAULT_EMBEDDING_MODEL : undefined);
+  const judgeTimeoutSeconds = setting(ATTEST_PROVIDER_ENV.judgeTimeoutSeconds);
+  const timeoutMs =
+    setting(PROVIDER_ENV.timeoutMs) === undefined && judgeTimeoutSeconds !== undefined
+      ? wholeNumber(env, ATTEST_PROVIDER_ENV.judgeTimeoutSeconds, 0, 1) * 1000
+      : wholeNumber(env, PROVIDER_ENV.timeoutMs, DEFAULT_PROVIDER_TIMEOUT_MS, 1);
   return {
     baseUrl: url.href.replace(/\/+$/, ''),
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(judgeModel === undefined ? {} : { judgeModel }),
     ...(embeddingModel === undefined ? {} : { embeddingModel }),
-    timeoutMs: wholeNumber(env, PROVIDER_ENV.timeoutMs, DEFAULT_PROVIDER_TIMEOUT_MS, 1),
+    timeoutMs,
     maxRetries: wholeNumber(env, PROVIDER_ENV.maxRetries, DEFAULT_PROVIDER_MAX_RETRIES, 0),
     retryDelayMs: wholeNumber(env, PROVIDER_ENV.retryDelayMs, DEFAULT_PROVIDER_RETRY_DELAY_MS, 0),
     prices: pricesFromEnv(env),

@@ -4,11 +4,14 @@
 // executePluginAssertion calls with the plugin's result), AttestClient.evaluateBatch with the
 // ExpectChain.plugin() assertion, and EngineManager.stop's shutdown. Written from the SDK's source
 // (sdks/typescript/packages/core/src: engine-manager.ts, client.ts, plugins.ts, expect.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { EngineProcess } from '../../checks/test/support/engine-process.ts';
+import { FakeProvider, chatReply } from '../../checks/test/support/fake-provider.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS_ENGINE = join(ROOT, 'packages/cli/bin/evals-engine.js');
@@ -19,8 +22,8 @@ afterEach(() => {
 });
 
 /** EngineManager.start: spawn(enginePath, [`--log-level=${logLevel}`]) with the default level. */
-function spawnAsTheSdk(): EngineProcess {
-  const engine = EngineProcess.start('node', [EVALS_ENGINE, '--log-level=warn']);
+function spawnAsTheSdk(env: Record<string, string> = {}): EngineProcess {
+  const engine = EngineProcess.start('node', [EVALS_ENGINE, '--log-level=warn'], env);
   started.push(engine);
   return engine;
 }
@@ -124,5 +127,95 @@ describe('the Attest SDK plugin helper flow, end to end against evals-engine', (
     expect((await engine.next()).result?.results).toMatchObject([
       { assertion_id: ASSERTION_ID, status: 'not_evaluated', reason: 'missing_evidence' },
     ]);
+  });
+});
+
+describe("the Attest engine's environment variables, through the real process", () => {
+  let provider: FakeProvider;
+  let cacheDir: string;
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    cacheDir = mkdtempSync(join(tmpdir(), 'attest-cache-'));
+  });
+  afterAll(async () => {
+    await provider.close();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  /** ExpectChain.passesJudge(criteria): target, criteria, rubric "default", threshold 0.8 (model undefined, dropped). */
+  const PASSES_JUDGE = {
+    assertion_id: 'assert_0badf00d',
+    type: 'llm_judge',
+    spec: {
+      target: 'output.message',
+      criteria: 'Response is polite and helpful',
+      rubric: 'default',
+      threshold: 0.8,
+      soft: false,
+    },
+  };
+
+  it('ATTEST_OPENAI_API_KEY and ATTEST_JUDGE_MODEL configure the judge; a verdict in a code fence is read', async () => {
+    provider.reset();
+    provider.script(
+      '/chat/completions',
+      chatReply(
+        'Here is my evaluation:\n```json\n{"score": 0.9, "explanation": "Polite and complete."}\n```',
+      ),
+    );
+    const engine = spawnAsTheSdk({
+      EVALS_ENGINE_PROVIDER_BASE_URL: provider.baseUrl,
+      ATTEST_OPENAI_API_KEY: 'sk-attest-key',
+      ATTEST_JUDGE_MODEL: 'gpt-4.1-mini',
+    });
+    engine.send(INITIALIZE);
+    expect((await engine.next()).result?.capabilities).toContain('layers_5_6');
+    engine.send(line(1, 'evaluate_batch', { trace: TRACE, assertions: [PASSES_JUDGE] }));
+    const reply = await engine.next();
+    expect(reply.result?.results).toMatchObject([{ status: 'pass', score: 0.9 }]);
+    expect((reply.result?.results as { explanation: string }[])[0]?.explanation).toMatch(
+      /Polite and complete/,
+    );
+    expect(provider.requests).toMatchObject([
+      { path: '/chat/completions', authorization: 'Bearer sk-attest-key', body: { model: 'gpt-4.1-mini' } },
+    ]);
+    expect(engine.stderr.join('\n')).not.toContain('sk-attest-key');
+  });
+
+  it('ATTEST_BUDGET_MAX_COST is the session soft-failure budget', async () => {
+    const engine = spawnAsTheSdk({ ATTEST_BUDGET_MAX_COST: '0' });
+    engine.send(INITIALIZE);
+    await engine.next();
+    const soft = {
+      assertion_id: 'assert_5o5o5o5o',
+      type: 'constraint',
+      spec: { field: 'metadata.cost_usd', operator: 'lte', value: 0.001, soft: true },
+    };
+    engine.send(line(1, 'evaluate_batch', { trace: TRACE, assertions: [soft] }));
+    expect((await engine.next()).result).toMatchObject({
+      results: [{ status: 'soft_fail' }],
+      budget_exceeded: true,
+    });
+  });
+
+  it('ATTEST_CACHE_DIR keeps drift history across engine processes', async () => {
+    const check = {
+      assertion_id: 'assert_cac4e000',
+      type: 'constraint',
+      spec: { field: 'metadata.cost_usd', operator: 'lte', value: 0.01 },
+    };
+    for (const run of [1, 2]) {
+      const engine = spawnAsTheSdk({ ATTEST_CACHE_DIR: cacheDir });
+      engine.send(INITIALIZE);
+      await engine.next();
+      engine.send(line(1, 'evaluate_batch', { trace: TRACE, assertions: [check] }));
+      await engine.next();
+      engine.send(line(2, 'query_drift', { assertion_id: check.assertion_id }));
+      // query_drift's count is the baseline before the newest run: 0 in the first process, 1 in the second.
+      expect((await engine.next()).result).toMatchObject({ report: { count: run - 1, latest_score: 1 } });
+      engine.send(line(3, 'shutdown', {}));
+      await engine.next();
+      expect((await engine.finish()).code).toBe(0);
+    }
   });
 });

@@ -1,6 +1,9 @@
 // `evals engine --stdio` and the `evals-engine` bin: build the checks engine from the environment and
 // serve it on stdin/stdout until shutdown or end of input. With --store, drift history lives in the
-// Evalbook (the engine's DriftHistory over the store's drift runs), so it outlives the process.
+// Evalbook (the engine's DriftHistory over the store's drift runs), so it outlives the process; without
+// --store, ATTEST_CACHE_DIR (the Attest engine's cache folder) names where that Evalbook is.
+import { join } from 'node:path';
+
 import {
   DRIFT_WINDOW_RUNS,
   DriftHistoryUnavailableError,
@@ -58,6 +61,9 @@ function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
 }
 
+/** The Attest engine's cache folder; drift history lives in an Evalbook there (evalbook.sqlite). */
+export const ATTEST_CACHE_DIR_ENV = 'ATTEST_CACHE_DIR';
+
 /** Serves, then exits the process (an idle provider connection must not keep a finished engine alive). */
 export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): Promise<number> {
   if (!isLogLevel(logLevel)) {
@@ -65,9 +71,14 @@ export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): P
     return EXIT.usage;
   }
   const log = jsonLogger(logLevel, (line) => process.stderr.write(line));
+  // The Attest engine keeps its history in ATTEST_CACHE_DIR: so does this one, unless --store says where.
+  const cacheDir = process.env[ATTEST_CACHE_DIR_ENV];
+  const historyUrl =
+    storeUrl ??
+    (cacheDir === undefined || cacheDir === '' ? undefined : `sqlite:${join(cacheDir, 'evalbook.sqlite')}`);
   let store: LedgerStore | undefined;
   try {
-    store = storeUrl === undefined ? undefined : await openStore(storeUrl);
+    store = historyUrl === undefined ? undefined : await openStore(historyUrl);
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
     process.stderr.write(`evals engine: ${describeError(error)}\n`);
