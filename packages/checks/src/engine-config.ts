@@ -1,6 +1,9 @@
 // The engine's settings from its environment (the stdio server reads nothing else): provider,
-// models, prices, session budgets (model calls, soft failures), batch time limit, simulation mode;
+// models, prices, session budgets (model calls, soft failures), batch time limit, simulation mode,
+// the folder assertion specs are recorded in (ATTEST_CONTRACTS_DIR);
 // and its stderr logger.
+import { statSync } from 'node:fs';
+
 import { DEFAULT_EVAL_TIMEOUT_MS } from './engine-server.js';
 import { ModelGateway } from './model-gateway.js';
 import {
@@ -15,6 +18,8 @@ import type { EngineServerOptions, Log, LogLevel } from './engine-server.js';
 export const SIMULATION_ENV = 'ATTEST_SIMULATION';
 export const EVAL_TIMEOUT_ENV = 'EVALS_ENGINE_EVAL_TIMEOUT_MS';
 export const SESSION_MAX_SOFT_FAILURES_ENV = 'EVALS_ENGINE_SESSION_MAX_SOFT_FAILURES';
+/** A folder where every evaluate_batch records its assertion specs and context (seed 003). */
+export const CONTRACTS_DIR_ENV = 'ATTEST_CONTRACTS_DIR';
 /** The Attest engine's name for the session soft-failure budget (ours wins where both are set). */
 export const ATTEST_BUDGET_MAX_COST_ENV = 'ATTEST_BUDGET_MAX_COST';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -39,8 +44,14 @@ export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
     !(Number.isSafeInteger(sessionMaxSoftFailures) && sessionMaxSoftFailures >= 0)
   )
     throw new ProviderConfigError(`${softFailuresName ?? ''} must be a whole number ≥ 0`);
+  const contractsDir = env[CONTRACTS_DIR_ENV] === '' ? undefined : env[CONTRACTS_DIR_ENV];
+  if (contractsDir !== undefined && !isDirectory(contractsDir))
+    throw new ProviderConfigError(
+      `${CONTRACTS_DIR_ENV} must name a folder that exists; received ${JSON.stringify(contractsDir)}`,
+    );
   return {
     simulation: env[SIMULATION_ENV] === '1',
+    ...(contractsDir === undefined ? {} : { contractsDir }),
     evalTimeoutMs,
     ...(sessionMaxSoftFailures === undefined ? {} : { sessionMaxSoftFailures }),
     log,
@@ -58,6 +69,14 @@ export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
           },
         }),
   };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Structured JSON log lines on a stream (stderr), at `level` and above. */

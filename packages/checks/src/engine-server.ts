@@ -2,6 +2,9 @@
 // It parses and validates JSON-RPC 2.0, keeps the session state (initialize once, then evaluate,
 // then shutdown), dispatches to the methods, and turns every failure into a wire error with
 // {error_type, retryable, detail}. Framing and the process live in stdio-server.ts.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
 
 import { RPC_ERROR, RpcError, toWireError } from './errors.js';
@@ -60,6 +63,11 @@ export interface EngineServerOptions {
    * and no budget_exceeded field.
    */
   readonly sessionMaxSoftFailures?: number;
+  /**
+   * ATTEST_CONTRACTS_DIR: every evaluate_batch appends its assertion specs, with the batch's
+   * `context` (test_id, file, line), to assertion-specs.ndjson in this folder before it is evaluated.
+   */
+  readonly contractsDir?: string;
   /** A batch taking longer is answered 3002. */
   readonly evalTimeoutMs?: number;
   readonly log?: Log;
@@ -254,6 +262,8 @@ export class EngineServer {
       }
       seen.add(id);
     }
+    if (this.options.contractsDir !== undefined)
+      recordAssertionSpecs(this.options.contractsDir, trace.trace_id, assertions, params.context);
     const models = this.options.models;
     const calls = models?.gateway.forBatch(params.budget as BatchBudget | undefined);
     const timeoutMs = this.options.evalTimeoutMs ?? DEFAULT_EVAL_TIMEOUT_MS;
@@ -491,6 +501,37 @@ function validateTraceTree(raw: unknown, lineBytes: number): unknown {
     ...(errors.length === 0 ? {} : { errors }),
     ...summarizeTraceTree(trace),
   };
+}
+
+/** The file in ATTEST_CONTRACTS_DIR that evaluate_batch appends assertion specs to, one batch a line. */
+export const ASSERTION_SPECS_FILE = 'assertion-specs.ndjson';
+
+/**
+ * Appends one line `{trace_id, context, assertions: [{assertion_id, type, spec}]}` (context only
+ * when the batch has one). A recording that fails is an engine error (3001): specs are never lost
+ * silently, and the batch is not evaluated.
+ */
+function recordAssertionSpecs(
+  dir: string,
+  traceId: string,
+  assertions: readonly Assertion[],
+  context: unknown,
+): void {
+  const record = {
+    trace_id: traceId,
+    ...(context === undefined ? {} : { context }),
+    assertions: assertions.map(({ assertion_id, type, spec }) => ({ assertion_id, type, spec })),
+  };
+  try {
+    appendFileSync(join(dir, ASSERTION_SPECS_FILE), `${JSON.stringify(record)}\n`);
+  } catch (error) {
+    throw new RpcError(
+      RPC_ERROR.engineError,
+      'assertion specs could not be recorded',
+      `Appending to ${ASSERTION_SPECS_FILE} in ATTEST_CONTRACTS_DIR failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make the folder writable, or unset ATTEST_CONTRACTS_DIR.`,
+      { cause: error },
+    );
+  }
 }
 
 /** A history store that failed is an engine error (3001); anything else is a bug (-32603). */

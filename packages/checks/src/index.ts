@@ -32,6 +32,7 @@ export {
 } from './drift.js';
 export type { DriftHistory, DriftReport, DriftRun } from './drift.js';
 export {
+  ASSERTION_SPECS_FILE,
   DEFAULT_EVAL_TIMEOUT_MS,
   ENGINE_VERSION,
   EngineServer,
@@ -73,7 +74,7 @@ export type {
   SessionBudget,
   TokenUsage,
 } from './provider.js';
-export { ndjsonFrames, serveStdio } from './stdio-server.js';
+export { SHUTDOWN_GRACE_MS, ndjsonFrames, serveStdio } from './stdio-server.js';
 export type { Frame, ServeStdioOptions } from './stdio-server.js';
 export {
   MAX_STEPS_PER_TRACE,
@@ -94,6 +95,7 @@ export {
   EVAL_TIMEOUT_ENV,
   LOG_LEVELS,
   ATTEST_BUDGET_MAX_COST_ENV,
+  CONTRACTS_DIR_ENV,
   SESSION_MAX_SOFT_FAILURES_ENV,
   SIMULATION_ENV,
   engineOptionsFromEnv,

@@ -1,6 +1,7 @@
 // The checks engine on stdin/stdout: NDJSON framing (one JSON object per line, a byte cap per line),
 // requests handled strictly one at a time so responses leave in request order, and nothing but
-// responses written to stdout. It ends after shutdown, or when stdin closes.
+// responses written to stdout. It ends when stdin closes, or after shutdown once the pipe has been
+// quiet for SHUTDOWN_GRACE_MS: a request already written behind shutdown is answered 3003, not lost.
 import { once } from 'node:events';
 
 import { RPC_ERROR, RpcError } from './errors.js';
@@ -47,11 +48,18 @@ export async function* ndjsonFrames(
   else if (pendingBytes > 0) yield { line: Buffer.concat(pending) };
 }
 
+/**
+ * How long after shutdown (and after each later line) the engine keeps reading, so that requests a
+ * client wrote before it saw the shutdown reply are answered (3003) rather than left unanswered.
+ */
+export const SHUTDOWN_GRACE_MS = 100;
+
 export interface ServeStdioOptions {
   readonly server: EngineServer;
   readonly input: Readable;
   readonly output: Writable;
   readonly maxLineBytes?: number;
+  readonly shutdownGraceMs?: number;
 }
 
 /** Serves requests until shutdown or end of input. */
@@ -60,11 +68,17 @@ export async function serveStdio({
   input,
   output,
   maxLineBytes = MAX_REQUEST_LINE_BYTES,
+  shutdownGraceMs = SHUTDOWN_GRACE_MS,
 }: ServeStdioOptions): Promise<void> {
   const write = async (text: string): Promise<void> => {
     if (!output.write(`${text}\n`)) await once(output, 'drain');
   };
-  for await (const frame of ndjsonFrames(input, maxLineBytes)) {
+  const frames = ndjsonFrames(input, maxLineBytes)[Symbol.asyncIterator]();
+  for (;;) {
+    const next =
+      server.state === 'shut_down' ? await withinGrace(frames.next(), shutdownGraceMs) : await frames.next();
+    if (next === undefined || next.done === true) break;
+    const frame = next.value;
     if ('oversizeBytes' in frame) {
       const error = new RpcError(
         RPC_ERROR.invalidRequest,
@@ -76,9 +90,26 @@ export async function serveStdio({
     }
     // Blank lines carry no message; anything else is answered, even if it is not JSON.
     if (isBlank(frame.line)) continue;
+    // After shutdown the server answers every request 3003 (session over).
     const response = await server.handleLine(frame.line);
     if (response !== undefined) await write(response);
-    if (server.state === 'shut_down') break;
+  }
+  // Stop reading: stdin may stay open (the client waits for the exit).
+  void frames.return?.(undefined);
+}
+
+/** The next frame, or undefined when none arrives within `ms`. */
+async function withinGrace<T>(next: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(undefined);
+    }, ms);
+  });
+  try {
+    return await Promise.race([next, quiet]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

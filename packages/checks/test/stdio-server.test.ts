@@ -7,7 +7,7 @@ import { EngineServer } from '../src/engine-server.ts';
 import { serveStdio } from '../src/stdio-server.ts';
 
 describe('serveStdio', () => {
-  it('answers each line in order, refuses an oversize line, and stops after shutdown', async () => {
+  it('answers each line in order, refuses an oversize line, and answers a request behind shutdown 3003', async () => {
     const request = (id: number, method: string, params: object = {}): string =>
       `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`;
     const input = Readable.from([
@@ -32,6 +32,7 @@ describe('serveStdio', () => {
       [null, -32600],
       [3, undefined],
       [4, undefined],
+      [5, 3003],
     ]);
   });
 });

@@ -4,7 +4,7 @@
 // executePluginAssertion calls with the plugin's result), AttestClient.evaluateBatch with the
 // ExpectChain.plugin() assertion, and EngineManager.stop's shutdown. Written from the SDK's source
 // (sdks/typescript/packages/core/src: engine-manager.ts, client.ts, plugins.ts, expect.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -217,5 +217,64 @@ describe("the Attest engine's environment variables, through the real process", 
       await engine.next();
       expect((await engine.finish()).code).toBe(0);
     }
+  });
+});
+
+describe('ATTEST_CONTRACTS_DIR: assertion specs recorded with their context (seed 003)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'attest-contracts-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const check = {
+    assertion_id: 'assert_c0ffee00',
+    type: 'content',
+    spec: {
+      target: 'output.message',
+      check: 'contains',
+      value: 'refund',
+      case_sensitive: false,
+      soft: false,
+    },
+  };
+
+  it('appends one line per batch: trace id, context, and each assertion spec', async () => {
+    const engine = spawnAsTheSdk({ ATTEST_CONTRACTS_DIR: dir });
+    engine.send(INITIALIZE);
+    await engine.next();
+    const context = { test_id: 'tests/refund.test.ts::refunds', file: 'tests/refund.test.ts', line: 12 };
+    engine.send(line(1, 'evaluate_batch', { trace: TRACE, assertions: [check], context }));
+    expect((await engine.next()).result?.results).toMatchObject([{ status: 'pass' }]);
+    engine.send(line(2, 'evaluate_batch', { trace: TRACE, assertions: [check] }));
+    await engine.next();
+    const lines = readFileSync(join(dir, 'assertion-specs.ndjson'), 'utf8').trimEnd().split('\n');
+    expect(lines.map((text) => JSON.parse(text) as unknown)).toEqual([
+      { trace_id: TRACE.trace_id, context, assertions: [check] },
+      { trace_id: TRACE.trace_id, assertions: [check] },
+    ]);
+  });
+
+  it('refuses to start when the folder does not exist (exit 2, the variable named)', async () => {
+    const engine = spawnAsTheSdk({ ATTEST_CONTRACTS_DIR: join(dir, 'missing') });
+    expect(await engine.exited).toBe(2);
+    expect(engine.stderr.join('\n')).toMatch(/ATTEST_CONTRACTS_DIR/);
+  });
+
+  it('answers a batch it cannot record 3001 and evaluates nothing', async () => {
+    const readOnly = mkdtempSync(join(tmpdir(), 'attest-contracts-ro-'));
+    const engine = EngineProcess.start(
+      'setpriv',
+      ['--reuid=65534', '--regid=65534', '--clear-groups', 'node', EVALS_ENGINE, '--log-level=warn'],
+      { ATTEST_CONTRACTS_DIR: readOnly },
+    );
+    started.push(engine);
+    chmodSync(readOnly, 0o755);
+    engine.send(INITIALIZE);
+    await engine.next();
+    engine.send(line(1, 'evaluate_batch', { trace: TRACE, assertions: [check] }));
+    expect((await engine.next()).error).toMatchObject({ code: 3001, data: { error_type: 'ENGINE_ERROR' } });
+    rmSync(readOnly, { recursive: true, force: true });
   });
 });

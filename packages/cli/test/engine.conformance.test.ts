@@ -246,12 +246,18 @@ describe('evals engine --stdio: error codes', () => {
     expectError(await process.request(2, 'generate_user_message', params), 2001, 'PROVIDER_ERROR');
   });
 
-  it('stops reading after shutdown: a request pipelined behind it gets no reply, and the exit is 0', async () => {
+  it('answers a request pipelined behind shutdown with 3003, then exits 0 though stdin stays open', async () => {
     const process = await initialized();
     process.send({ jsonrpc: '2.0', id: 2, method: 'shutdown', params: {} });
     process.send({ jsonrpc: '2.0', id: 3, method: 'query_drift', params: { assertion_id: 'a' } });
+    process.send({ jsonrpc: '2.0', method: 'query_drift', params: { assertion_id: 'a' } });
     expect((await process.next()).id).toBe(2);
-    expect(await process.finish()).toEqual({ code: 0, rest: [] });
+    const late = await process.next();
+    expect(late).toMatchObject({ id: 3, error: { code: 3003, data: { error_type: 'SESSION_ERROR' } } });
+    expect(late.error?.message).toMatch(/after shutdown/);
+    // Nothing more arrives within the grace period, so the engine ends without stdin ending.
+    expect(await process.exited).toBe(0);
+    expect(await process.nextLine()).toBeUndefined();
   });
 });
 
