@@ -95,7 +95,7 @@ export async function serveStdio({
     if (response !== undefined) await write(response);
   }
   // Stop reading: stdin may stay open (the client waits for the exit).
-  void frames.return?.(undefined);
+  void frames.return(undefined);
 }
 
 /** The next frame, or undefined when none arrives within `ms`. */
