@@ -12,7 +12,8 @@ import {
   flag,
   objectField,
   oneOf,
-  pathField,
+  constraintField,
+  targetField,
   targetText,
   textField,
   textList,
@@ -93,10 +94,10 @@ function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateF
 }
 
 export function checkSchema(trace: Trace, spec: Spec): Verdict {
-  const target = pathField(spec, 'target');
+  const target = targetField(spec, 'target');
   const validate = compileUserSchema(schemaField(spec));
   const where = formatTracePath(target);
-  const lookup = resolveTracePath(trace, target);
+  const lookup = resolveTracePath(trace, target, { plainKeys: true });
   if (!lookup.found) return hardFail(`${where} is not in the trace`, { actual: 'missing' });
   if (validate(lookup.value)) return pass(`${where} matches the schema`);
   const problems = (validate.errors ?? []).map(
@@ -108,7 +109,7 @@ export function checkSchema(trace: Trace, spec: Spec): Verdict {
 // --- Layer 2: constraint ----------------------------------------------------------------------
 
 export function checkConstraint(trace: Trace, spec: Spec): Verdict {
-  const field = pathField(spec, 'field');
+  const field = constraintField(spec);
   const comparison = comparisonField(spec);
   const where = formatTracePath(field);
   const lookup = resolveTracePath(trace, field);

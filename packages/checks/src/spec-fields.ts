@@ -128,12 +128,55 @@ export function comparisonField(spec: Spec): { test: Comparison; text: string } 
 }
 
 /**
+ * A target as the peer engine reads one (ResolveTarget): `output`, `output.<key>…`, or
+ * `steps[?name=='<step>'].args` / `.result`, then `.<key>…`. Anything else (an index, `.length`,
+ * `input…`, `metadata…`) is an invalid spec, as the peer engine refuses it.
+ */
+export function targetField(spec: Spec, key: string, fallback?: string): PathSegment[] {
+  const segments = pathField(spec, key, fallback);
+  const [first, second, third, ...rest] = segments;
+  const keys = (list: readonly (PathSegment | undefined)[]): boolean =>
+    list.every((segment) => segment === undefined || segment.kind === 'key');
+  const valid =
+    first?.kind === 'key' &&
+    ((first.key === 'output' && keys([second, third, ...rest])) ||
+      (first.key === 'steps' &&
+        second?.kind === 'filter' &&
+        second.key === 'name' &&
+        second.value !== '' &&
+        third?.kind === 'key' &&
+        (third.key === 'args' || third.key === 'result') &&
+        keys(rest)));
+  if (!valid) {
+    throw new SpecError(
+      `spec.${key} ${JSON.stringify(formatTracePath(segments))} is not a target: use output, output.<field>…, or steps[?name=='<step>'].args or .result, then .<field>…`,
+    );
+  }
+  return segments;
+}
+
+/** Constraint fields, as the peer engine reads them (resolveConstraintField). */
+const CONSTRAINT_FIELD =
+  /^(?:metadata\.(?:cost_usd|total_tokens|latency_ms)|steps\.length|steps\[\?type=='[^']+'\]\.length)$/;
+
+/** A constraint's field: one of the figures the peer engine reads, else an invalid spec. */
+export function constraintField(spec: Spec): PathSegment[] {
+  const text = stringField(spec, 'field');
+  if (!CONSTRAINT_FIELD.test(text)) {
+    throw new SpecError(
+      `spec.field ${JSON.stringify(text)} is not a constraint field: use metadata.cost_usd, metadata.total_tokens, metadata.latency_ms, steps.length or steps[?type=='<type>'].length`,
+    );
+  }
+  return pathField(spec, 'field');
+}
+
+/**
  * The text `spec.target` (default output.message) points at in the trace: strings as they are,
  * anything else as its JSON; text is undefined when the target is not there.
  */
 export function targetText(root: unknown, spec: Spec): { where: string; text: string | undefined } {
-  const target = pathField(spec, 'target', 'output.message');
-  const lookup = resolveTracePath(root, target);
+  const target = targetField(spec, 'target', 'output.message');
+  const lookup = resolveTracePath(root, target, { plainKeys: true });
   const text = !lookup.found
     ? undefined
     : typeof lookup.value === 'string'

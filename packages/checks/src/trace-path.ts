@@ -51,14 +51,25 @@ export function formatTracePath(segments: readonly PathSegment[]): string {
 
 export type PathLookup = { readonly found: true; readonly value: unknown } | { readonly found: false };
 
-/** The value a parsed path points at in `root`, or found: false. Never throws. */
-export function resolveTracePath(root: unknown, segments: readonly PathSegment[]): PathLookup {
+/**
+ * The value a parsed path points at in `root`, or found: false. Never throws. With `plainKeys`,
+ * `length` is a key like any other (an assertion target, as the peer engine reads one).
+ */
+export function resolveTracePath(
+  root: unknown,
+  segments: readonly PathSegment[],
+  options: { readonly plainKeys?: boolean } = {},
+): PathLookup {
   let value: unknown = root;
   for (let position = 0; position < segments.length; position++) {
     const segment = segments[position];
     if (segment === undefined) break;
     if (segment.kind === 'key') {
-      if ((Array.isArray(value) || typeof value === 'string') && segment.key === 'length') {
+      if (
+        options.plainKeys !== true &&
+        (Array.isArray(value) || typeof value === 'string') &&
+        segment.key === 'length'
+      ) {
         value = value.length;
       } else if (
         typeof value === 'object' &&
