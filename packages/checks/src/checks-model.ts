@@ -9,7 +9,8 @@ import type { BatchCalls, CallOutcome } from './model-gateway.js';
 import type { Trace } from './trace.js';
 
 export const DEFAULT_EMBEDDING_THRESHOLD = 0.8;
-export const DEFAULT_JUDGE_THRESHOLD = 0.7;
+/** The peer engine's default for both (judge_eval.go, embedding_eval.go). */
+export const DEFAULT_JUDGE_THRESHOLD = 0.8;
 
 /** The engine's default models for layers 5–6 (a spec's own `model` wins). */
 export interface ConfiguredModels {

@@ -13,7 +13,6 @@ import {
   objectField,
   oneOf,
   optionalNumber,
-  optionalString,
   stringField,
   stringList,
 } from './spec-fields.js';
@@ -96,25 +95,15 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
         : verdict(true, `steps ${quoted(tools)} found back to back from step ${start}`);
     }
     case 'loop_detection': {
+      const tool = stringField(spec, 'tool');
       const limit = countField(spec, 'max_repetitions');
       if (limit === 0) throw new SpecError('spec.max_repetitions must be at least 1');
-      const tool = optionalString(spec, 'tool');
-      const over = [...counts(calls)].filter(
-        ([name, count]) => (tool === undefined || name === tool) && count > limit,
+      const count = calls.filter((name) => name === tool).length;
+      return verdict(
+        count <= limit,
+        `step ${JSON.stringify(tool)} occurs ${count} times, ${count <= limit ? 'within' : 'over'} max_repetitions ${limit}`,
+        { expected: `at most ${limit}`, actual: count },
       );
-      return over.length === 0
-        ? verdict(
-            true,
-            `no step ${tool === undefined ? '' : `${JSON.stringify(tool)} `}occurs more than ${limit} times`,
-          )
-        : verdict(
-            false,
-            `occurs more than ${limit} times: ${over.map(([name, count]) => `${name} ×${count}`).join(', ')}`,
-            {
-              expected: `at most ${limit}`,
-              actual: Object.fromEntries(over),
-            },
-          );
     }
     case 'no_duplicates': {
       const repeated = [...counts(calls)].filter(([, count]) => count > 1).map(([name]) => name);
@@ -371,6 +360,8 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     case 'aggregate_cost':
     case 'aggregate_tokens':
     case 'aggregate_latency': {
+      if (spec.operator === 'between')
+        throw new SpecError(`spec.operator between is not supported by ${check}: use lt, lte, gt, gte or eq`);
       const comparison = comparisonField(spec);
       const summary = summarizeTraceTree(trace);
       const [label, total] = {

@@ -38,11 +38,14 @@ export const ENGINE_VERSION = '1.1.0';
 /** Longest request line read; longer than any valid trace so an oversize trace is answered 1001. */
 export const MAX_REQUEST_LINE_BYTES = 4 * MAX_TRACE_BYTES;
 export const DEFAULT_EVAL_TIMEOUT_MS = 120_000;
+/** Longest assertion_id, in UTF-8 bytes (the peer engine's bound); longer is answered 1002. */
+export const MAX_ASSERTION_ID_BYTES = 256;
 /** JSON nesting accepted in a request (traces nest 5 deep; payloads inside steps may nest more). */
 const MAX_REQUEST_DEPTH = 512;
 const PROTOCOL_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/engine-protocol/v1.json';
 
-const BASE_CAPABILITIES = ['layers_1_4', 'soft_failures', 'multi_agent', 'plugins'];
+/** Ours and the peer engine's names for what is always there (trace_tree is its name for multi_agent). */
+const BASE_CAPABILITIES = ['layers_1_4', 'soft_failures', 'multi_agent', 'trace_tree', 'plugins'];
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type Log = (level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>) => void;
@@ -212,7 +215,8 @@ export class EngineServer {
     return [
       ...BASE_CAPABILITIES,
       ...(models !== undefined ? ['layers_5_6'] : []),
-      ...(models?.judgeModel !== undefined ? ['simulation'] : []),
+      ...(models?.embeddingModel !== undefined ? ['embedding'] : []),
+      ...(models?.judgeModel !== undefined ? ['llm_judge', 'simulation'] : []),
     ];
   }
 
@@ -253,6 +257,13 @@ export class EngineServer {
     const assertions = params.assertions as Assertion[];
     const seen = new Set<string>();
     for (const { assertion_id: id } of assertions) {
+      if (Buffer.byteLength(id) > MAX_ASSERTION_ID_BYTES) {
+        throw new RpcError(
+          RPC_ERROR.assertionError,
+          `assertion_id exceeds maximum length: ${Buffer.byteLength(id)} > ${MAX_ASSERTION_ID_BYTES} bytes`,
+          `Give every assertion an id of at most ${MAX_ASSERTION_ID_BYTES} bytes (the Attest engine's bound).`,
+        );
+      }
       if (seen.has(id)) {
         throw new RpcError(
           RPC_ERROR.assertionError,

@@ -7,6 +7,8 @@ import { RPC_ERROR, RpcError } from './errors.js';
 export const TRACE_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/trace/v1.json';
 export const MAX_TRACE_BYTES = 10 * 1024 * 1024;
 export const MAX_STEPS_PER_TRACE = 10_000;
+/** Longest step, serialised (the peer engine's MaxStepPayload). */
+export const MAX_STEP_BYTES = 1024 * 1024;
 /** The root trace is depth 1; its sub-traces depth 2, and so on. */
 export const MAX_TRACE_DEPTH = 5;
 
@@ -112,7 +114,8 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
     }
   }
   // Steps and nesting are bounded before the schema runs: its validator recurses into sub-traces.
-  checkStepsAndDepth(record);
+  // A step can be over the bound only in a trace that is.
+  checkStepsAndDepth(record, (options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_STEP_BYTES);
   const errors = schemaErrors(TRACE_SCHEMA_ID, raw);
   const first = errors[0];
   if (first !== undefined) {
@@ -125,8 +128,8 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
   return raw as Trace;
 }
 
-/** Refuses a node with too many steps or a sub-trace nested deeper than MAX_TRACE_DEPTH. */
-function checkStepsAndDepth(root: Record<string, unknown>): void {
+/** Refuses a node with too many steps, a step over MAX_STEP_BYTES (when measured) or a sub-trace nested deeper than MAX_TRACE_DEPTH. */
+function checkStepsAndDepth(root: Record<string, unknown>, measureSteps: boolean): void {
   const pending: { node: Record<string, unknown>; depth: number }[] = [{ node: root, depth: 1 }];
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
     if (item.depth > MAX_TRACE_DEPTH) {
@@ -144,6 +147,16 @@ function checkStepsAndDepth(root: Record<string, unknown>): void {
       );
     }
     for (const step of steps as unknown[]) {
+      if (measureSteps) {
+        const bytes = Buffer.byteLength(JSON.stringify(step));
+        if (bytes > MAX_STEP_BYTES) {
+          const name = isObject(step) && typeof step.name === 'string' ? step.name : '';
+          throw invalidTrace(
+            `trace step '${name}' exceeds max payload size: ${bytes} > ${MAX_STEP_BYTES} bytes`,
+            `Reduce the step to at most ${MAX_STEP_BYTES} bytes (1 MiB) by truncating tool results or outputs.`,
+          );
+        }
+      }
       const sub = isObject(step) ? step.sub_trace : undefined;
       if (isObject(sub)) pending.push({ node: sub, depth: item.depth + 1 });
     }

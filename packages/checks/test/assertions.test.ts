@@ -184,6 +184,18 @@ const ROWS: Row[] = [
     'pass',
   ],
   [
+    'loop_detection without a tool (the peer engine requires one)',
+    'trace',
+    { check: 'loop_detection', max_repetitions: 5 },
+    'hard_fail',
+  ],
+  [
+    'aggregate_tokens does not take between (the peer engine: lt lte gt gte eq)',
+    'trace_tree',
+    { check: 'aggregate_tokens', operator: 'between', min: 0, max: 1e9 },
+    'hard_fail',
+  ],
+  [
     'loop_detection with max_repetitions 0',
     'trace',
     { check: 'loop_detection', tool: 'plan', max_repetitions: 0 },

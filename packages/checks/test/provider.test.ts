@@ -124,11 +124,11 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
     expect(messages[1]?.content).toBe('Q: {"q":"refund?"} A: see {{input}} and $& here');
   });
 
-  it('judges a dynamic threshold by the default static one (0.7) until its history says more', async () => {
+  it('judges a dynamic threshold by the default static one (0.8, as the peer engine) until its history says more', async () => {
     provider.script(
       '/chat/completions',
-      chatReply('{"score": 0.75, "reason": "fine"}'),
-      chatReply('{"score": 0.65, "reason": "weak"}'),
+      chatReply('{"score": 0.85, "reason": "fine"}'),
+      chatReply('{"score": 0.75, "reason": "weak"}'),
     );
     const dynamic = {
       assertion_id: 'judge',
@@ -140,7 +140,7 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
       ['pass', 'dynamic_unavailable'],
       ['hard_fail', 'dynamic_unavailable'],
     ]);
-    expect(results[0]?.expected).toBe(0.7);
+    expect(results[0]?.expected).toBe(0.8);
   });
 
   it.each([

@@ -278,3 +278,59 @@ describe('ATTEST_CONTRACTS_DIR: assertion specs recorded with their context (see
     rmSync(readOnly, { recursive: true, force: true });
   });
 });
+
+describe("the Attest engine's protocol bounds and names", () => {
+  it("offers the Attest engine's capability names for what it has (trace_tree; llm_judge, embedding with a provider)", async () => {
+    const bare = spawnAsTheSdk();
+    bare.send(
+      line(1, 'initialize', {
+        sdk_name: 'attest-typescript',
+        sdk_version: '0.5.0',
+        protocol_version: 1,
+        required_capabilities: ['layers_1_4', 'trace_tree', 'plugins'],
+        preferred_encoding: 'json',
+      }),
+    );
+    expect((await bare.next()).result).toMatchObject({ compatible: true, missing: [] });
+    const configured = spawnAsTheSdk({
+      EVALS_ENGINE_PROVIDER_BASE_URL: 'http://127.0.0.1:9/v1',
+      EVALS_ENGINE_JUDGE_MODEL: 'judge',
+      EVALS_ENGINE_EMBEDDING_MODEL: 'embed',
+    });
+    configured.send(INITIALIZE);
+    expect((await configured.next()).result?.capabilities).toEqual(
+      expect.arrayContaining(['layers_5_6', 'llm_judge', 'embedding', 'simulation']),
+    );
+  });
+
+  it('answers an assertion_id over 256 bytes 1002, as the Attest engine does', async () => {
+    const engine = spawnAsTheSdk();
+    engine.send(INITIALIZE);
+    await engine.next();
+    const check = { type: 'trace', spec: { check: 'no_duplicates', soft: false } };
+    engine.send(
+      line(1, 'evaluate_batch', { trace: TRACE, assertions: [{ assertion_id: 'é'.repeat(129), ...check }] }),
+    );
+    expect((await engine.next()).error).toMatchObject({
+      code: 1002,
+      data: { error_type: 'ASSERTION_ERROR' },
+    });
+    engine.send(
+      line(2, 'evaluate_batch', { trace: TRACE, assertions: [{ assertion_id: 'a'.repeat(256), ...check }] }),
+    );
+    expect((await engine.next()).result?.results).toMatchObject([{ status: 'pass' }]);
+  });
+
+  it('answers a step over 1 MiB 1001, as the Attest engine does', async () => {
+    const engine = spawnAsTheSdk();
+    engine.send(INITIALIZE);
+    await engine.next();
+    const big = { type: 'tool_call', name: 'fetch_page', result: { html: 'x'.repeat(1024 * 1024) } };
+    engine.send(line(1, 'evaluate_batch', { trace: { ...TRACE, steps: [big] }, assertions: [] }));
+    const reply = await engine.next();
+    expect(reply.error).toMatchObject({ code: 1001, data: { error_type: 'INVALID_TRACE' } });
+    expect(reply.error?.message).toMatch(
+      /^trace step 'fetch_page' exceeds max payload size: \d+ > 1048576 bytes$/,
+    );
+  });
+});
