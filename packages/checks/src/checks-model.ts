@@ -16,6 +16,8 @@ export const DEFAULT_JUDGE_THRESHOLD = 0.8;
 export interface ConfiguredModels {
   readonly judgeModel?: string;
   readonly embeddingModel?: string;
+  /** ATTEST_JUDGE_META_EVAL=true: every judge row is the median of META_EVAL_RUNS calls. */
+  readonly judgeMetaEval?: boolean;
 }
 
 const RUBRICS: Readonly<Record<string, string>> = {
@@ -40,7 +42,9 @@ const missingTarget = (where: string): Verdict => ({
 });
 
 /** A model call that gave no verdict: not_evaluated with its reason and what it cost, never a pass. */
-function notEvaluated(outcome: Extract<CallOutcome<unknown>, { ok: false }>): Verdict {
+function notEvaluated(
+  outcome: Extract<CallOutcome<unknown>, { ok: false }>,
+): Extract<Verdict, { kind: 'not_evaluated' }> {
   return {
     kind: 'not_evaluated',
     reason: outcome.reason,
@@ -202,6 +206,59 @@ export async function checkJudge(
           `Agent input: ${input}`,
           `Agent output: ${output}`,
         ].join('\n');
+  const metaEval = spec.meta_eval === true || models.judgeMetaEval === true;
+  const runs: JudgeRun[] = [];
+  for (let run = 0; run < (metaEval ? META_EVAL_RUNS : 1); run++)
+    runs.push(await judgeOnce(calls, model, question, metaEval ? META_EVAL_TEMPERATURE : 0, signal));
+  const scored = runs.filter((run): run is Extract<JudgeRun, { kind: 'scored' }> => run.kind === 'scored');
+  const cost = runs.reduce((sum, run) => sum + run.cost, 0);
+  const failure = runs.find((run) => run.kind === 'unscored');
+  // No run gave a score: the first failure's reason, with every run's cost.
+  if (scored.length === 0 && failure?.kind === 'unscored') return { ...failure.verdict, cost };
+  // One run, or the median of the runs that scored (the peer engine's meta-evaluation).
+  const sorted = [...scored].sort((a, b) => a.score - b.score);
+  const chosen = sorted[Math.floor(sorted.length / 2)];
+  if (chosen === undefined) throw new Error('a judge run without a score or a failure');
+  const score = chosen.score;
+  const spread = (sorted.at(-1)?.score ?? score) - (sorted[0]?.score ?? score);
+  const reasons = metaEval
+    ? `${scored.map((run, index) => `run ${index + 1}: ${run.score} (${run.reason})`).join('; ')}; median ${score}${spread > META_EVAL_VARIANCE ? ` [high variance: spread ${spread.toFixed(2)} across ${scored.length} runs]` : ''}`
+    : chosen.reason;
+  return {
+    kind: 'checked',
+    passed: score >= threshold,
+    score,
+    explanation: `judge score ${score} ${score >= threshold ? 'meets' : 'is below'} threshold ${threshold}: ${reasons}`,
+    expected: threshold,
+    actual: score,
+    cost,
+    judge_metadata: {
+      model,
+      attempts: runs.reduce((sum, run) => sum + run.attempts, 0),
+      priced: runs.every((run) => run.priced),
+      ...(metaEval ? { meta_eval_runs: runs.length, meta_eval_scores: scored.map((run) => run.score) } : {}),
+    },
+  };
+}
+
+/** Meta-evaluation (spec.meta_eval, ATTEST_JUDGE_META_EVAL=true): runs, temperature, a spread worth noting. */
+export const META_EVAL_RUNS = 3;
+const META_EVAL_TEMPERATURE = 0.3;
+const META_EVAL_VARIANCE = 0.2;
+
+type JudgeRun = { readonly cost: number; readonly attempts: number; readonly priced: boolean } & (
+  | { readonly kind: 'scored'; readonly score: number; readonly reason: string }
+  | { readonly kind: 'unscored'; readonly verdict: Extract<Verdict, { kind: 'not_evaluated' }> }
+);
+
+/** One judge call and what it gave: a score, or the not_evaluated verdict of why not. */
+async function judgeOnce(
+  calls: BatchCalls,
+  model: string,
+  question: string,
+  temperature: number,
+  signal: AbortSignal,
+): Promise<JudgeRun> {
   const outcome = await calls.call(
     'judge',
     model,
@@ -209,7 +266,7 @@ export async function checkJudge(
       calls.provider.chat(
         {
           model,
-          temperature: 0,
+          temperature,
           jsonReply: true,
           messages: [
             { role: 'system', content: JUDGE_INSTRUCTIONS },
@@ -220,33 +277,40 @@ export async function checkJudge(
       ),
     signal,
   );
-  if (!outcome.ok) return notEvaluated(outcome);
-  const metadata = { model, attempts: outcome.attempts, priced: outcome.priced };
+  if (!outcome.ok) {
+    return {
+      kind: 'unscored',
+      verdict: notEvaluated(outcome),
+      cost: outcome.costUsd,
+      attempts: 0,
+      priced: true,
+    };
+  }
+  const base = { cost: outcome.costUsd, attempts: outcome.attempts, priced: outcome.priced };
   const reply = parseJudgeReply(outcome.value);
   if (reply === undefined) {
     return {
-      kind: 'not_evaluated',
-      reason: 'judge_malformed',
-      explanation: `the judge's reply is not {"score": 0..1, "reason": …}: ${JSON.stringify(outcome.value.slice(0, 200))}`,
-      cost: outcome.costUsd,
+      ...base,
+      kind: 'unscored',
+      verdict: {
+        kind: 'not_evaluated',
+        reason: 'judge_malformed',
+        explanation: `the judge's reply is not {"score": 0..1, "reason": …}: ${JSON.stringify(outcome.value.slice(0, 200))}`,
+        cost: outcome.costUsd,
+      },
     };
   }
   if ('abstain' in reply) {
     return {
-      kind: 'not_evaluated',
-      reason: 'judge_abstained',
-      explanation: `the judge abstained: ${reply.abstain}`,
-      cost: outcome.costUsd,
+      ...base,
+      kind: 'unscored',
+      verdict: {
+        kind: 'not_evaluated',
+        reason: 'judge_abstained',
+        explanation: `the judge abstained: ${reply.abstain}`,
+        cost: outcome.costUsd,
+      },
     };
   }
-  return {
-    kind: 'checked',
-    passed: reply.score >= threshold,
-    score: reply.score,
-    explanation: `judge score ${reply.score} ${reply.score >= threshold ? 'meets' : 'is below'} threshold ${threshold}: ${reply.reason}`,
-    expected: threshold,
-    actual: reply.score,
-    cost: outcome.costUsd,
-    judge_metadata: metadata,
-  };
+  return { ...base, kind: 'scored', score: reply.score, reason: reply.reason };
 }

@@ -18,6 +18,8 @@ import type { EngineServerOptions, Log, LogLevel } from './engine-server.js';
 export const SIMULATION_ENV = 'ATTEST_SIMULATION';
 export const EVAL_TIMEOUT_ENV = 'EVALS_ENGINE_EVAL_TIMEOUT_MS';
 export const SESSION_MAX_SOFT_FAILURES_ENV = 'EVALS_ENGINE_SESSION_MAX_SOFT_FAILURES';
+/** The Attest engine's switch for judge meta-evaluation (the median of three calls). */
+export const JUDGE_META_EVAL_ENV = 'ATTEST_JUDGE_META_EVAL';
 /** A folder where every evaluate_batch records its assertion specs and context (seed 003). */
 export const CONTRACTS_DIR_ENV = 'ATTEST_CONTRACTS_DIR';
 /** The Attest engine's name for the session soft-failure budget (ours wins where both are set). */
@@ -66,6 +68,7 @@ export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
             ),
             ...(provider.judgeModel === undefined ? {} : { judgeModel: provider.judgeModel }),
             ...(provider.embeddingModel === undefined ? {} : { embeddingModel: provider.embeddingModel }),
+            ...(env[JUDGE_META_EVAL_ENV] === 'true' ? { judgeMetaEval: true } : {}),
           },
         }),
   };

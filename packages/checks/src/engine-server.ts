@@ -55,6 +55,7 @@ export interface EngineServerOptions {
   readonly models?: {
     readonly gateway: ModelGateway;
     readonly judgeModel?: string;
+    readonly judgeMetaEval?: boolean;
     readonly embeddingModel?: string;
   };
   /** ATTEST_SIMULATION=1: deterministic layers run, layers 5–6 are not_evaluated / simulation. */

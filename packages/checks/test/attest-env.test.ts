@@ -99,4 +99,12 @@ describe('the Attest engine environment variables', () => {
       /ATTEST_BUDGET_MAX_COST/,
     );
   });
+
+  it('ATTEST_JUDGE_META_EVAL=true meta-evaluates every judge row', () => {
+    const env = { ATTEST_OPENAI_API_KEY: 'sk' };
+    expect(
+      engineOptionsFromEnv({ ...env, ATTEST_JUDGE_META_EVAL: 'true' }, quiet).models?.judgeMetaEval,
+    ).toBe(true);
+    expect(engineOptionsFromEnv(env, quiet).models?.judgeMetaEval).toBeUndefined();
+  });
 });

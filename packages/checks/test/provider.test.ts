@@ -143,6 +143,46 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
     expect(results[0]?.expected).toBe(0.8);
   });
 
+  it('meta-evaluates (spec.meta_eval, or ATTEST_JUDGE_META_EVAL): the median of three calls, costing all three', async () => {
+    provider.script(
+      '/chat/completions',
+      chatReply('{"score": 0.9, "reason": "good"}'),
+      chatReply('{"score": 0.4, "reason": "poor"}'),
+      chatReply('```json\n{"score": 0.7, "explanation": "fair"}\n```'),
+    );
+    const { results } = await run([{ ...JUDGE, spec: { ...JUDGE.spec, threshold: 0.8, meta_eval: true } }]);
+    expect(results[0]).toMatchObject({
+      status: 'hard_fail',
+      score: 0.7,
+      judge_metadata: { meta_eval_runs: 3 },
+    });
+    expect(results[0]?.cost).toBeCloseTo(3 * JUDGE_CALL_USD, 12);
+    expect(results[0]?.explanation).toMatch(/median 0\.7 \[high variance: spread 0\.50 across 3 runs\]/);
+    expect(provider.requests.map((request) => request.body.temperature)).toEqual([0.3, 0.3, 0.3]);
+
+    provider.reset();
+    provider.script('/chat/completions', chatReply('nope'), chatReply('{"score": 0.85}'), chatReply('nope'));
+    const models = gateway();
+    const viaEnv = await evaluateAssertions(TRACE, [JUDGE], {
+      models: { calls: models.forBatch({}), judgeModel: 'judge-model', judgeMetaEval: true },
+    });
+    expect(viaEnv.results[0]).toMatchObject({
+      status: 'pass',
+      score: 0.85,
+      judge_metadata: { meta_eval_scores: [0.85] },
+    });
+
+    provider.reset();
+    provider.script(
+      '/chat/completions',
+      chatReply('nope'),
+      chatReply('still no'),
+      chatReply('{"abstain": true}'),
+    );
+    const none = await run([{ ...JUDGE, spec: { ...JUDGE.spec, meta_eval: true } }]);
+    expect(none.results[0]).toMatchObject({ status: 'not_evaluated', reason: 'judge_malformed' });
+  });
+
   it.each([
     ['prose instead of JSON', 'Looks great to me!', 'judge_malformed'],
     ['a score out of range', '{"score": 7}', 'judge_malformed'],
