@@ -603,6 +603,26 @@ describe('a batch', () => {
   });
 });
 
+describe('traceFromJSON, as the Attest engine reads a trace', () => {
+  const base = { schema_version: 1, trace_id: 't', output: { message: 'm' } };
+  it.each([
+    ['a fractional step time', { steps: [{ type: 'llm_call', name: 'x', started_at_ms: 1.5 }] }],
+    ['fractional total_tokens', { metadata: { total_tokens: 10.5 } }],
+    ['fractional latency_ms', { metadata: { latency_ms: 0.25 } }],
+  ])('refuses %s with 1001 (the Attest engine reads whole numbers there)', (_name, extra) => {
+    expect(() => traceFromJSON({ ...base, ...extra })).toThrow(expect.objectContaining({ code: 1001 }));
+  });
+  it('reads whole-number times and a fractional cost', () => {
+    expect(() =>
+      traceFromJSON({
+        ...base,
+        steps: [{ type: 'llm_call', name: 'x', started_at_ms: 1, ended_at_ms: 2 }],
+        metadata: { total_tokens: 10, latency_ms: 3, cost_usd: 0.25 },
+      }),
+    ).not.toThrow();
+  });
+});
+
 describe('summarizeTraceTree', () => {
   it('lists every node’s agent in pre-order, counts depth from the root (0), and sums each node’s own figures', () => {
     expect(summarizeTraceTree(TRACE)).toEqual({

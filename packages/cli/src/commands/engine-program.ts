@@ -28,7 +28,7 @@ export function addEngineCommands(program: Command): void {
     )
     .option(
       '--store <url>',
-      'keep drift history in this Evalbook (sqlite:PATH or postgres://…), so query_drift sees earlier sessions; a new SQLite file is created only in a folder that exists (but sqlite:.evalbook/evalbook.sqlite makes .evalbook/); default: in memory, for this process only',
+      'keep drift history in this Evalbook (sqlite:PATH or postgres://…), so query_drift sees earlier sessions; a new SQLite file is created only in a folder that exists (but sqlite:.evalbook/evalbook.sqlite makes .evalbook/); default: $ATTEST_CACHE_DIR/evalbook.sqlite when ATTEST_CACHE_DIR is set, else in memory, for this process only',
     )
     .addHelpText(
       'after',
@@ -40,6 +40,10 @@ export function addEngineCommands(program: Command): void {
         'EVALS_ENGINE_EMBEDDING_MODEL, EVALS_ENGINE_MODEL_PRICES, EVALS_ENGINE_PROVIDER_TIMEOUT_MS,',
         'EVALS_ENGINE_PROVIDER_MAX_RETRIES, EVALS_ENGINE_PROVIDER_RETRY_DELAY_MS, EVALS_ENGINE_SESSION_MAX_JUDGE_CALLS,',
         'EVALS_ENGINE_SESSION_MAX_COST_USD, EVALS_ENGINE_SESSION_MAX_SOFT_FAILURES, EVALS_ENGINE_EVAL_TIMEOUT_MS, ATTEST_SIMULATION=1.',
+        "The Attest engine's own names work too (ours win where both are set): ATTEST_OPENAI_API_KEY (alone: OpenAI,",
+        'gpt-4.1, text-embedding-3-small), ATTEST_JUDGE_MODEL, ATTEST_JUDGE_PROVIDER=openai, ATTEST_EMBEDDING_PROVIDER,',
+        'ATTEST_JUDGE_TIMEOUT_S, ATTEST_JUDGE_META_EVAL=true, ATTEST_BUDGET_MAX_COST (soft failures), ATTEST_CACHE_DIR',
+        "(drift history there without --store), ATTEST_CONTRACTS_DIR (each batch's assertion specs and context recorded).",
         '',
         'Examples:',
         '  $ evals engine --stdio --log-level=info',
