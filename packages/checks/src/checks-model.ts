@@ -35,10 +35,13 @@ const JUDGE_INSTRUCTIONS =
   'You are an evaluation judge. Reply with one JSON object and nothing else: {"score": <number from 0 to 1>, "reason": "<one sentence>"}. ' +
   'If you cannot judge, reply {"abstain": true, "reason": "<why>"}.';
 
+/** A target that is not in the trace: a hard failure whatever `soft` says, as in the peer engine. */
 const missingTarget = (where: string): Verdict => ({
-  kind: 'not_evaluated',
-  reason: 'missing_evidence',
+  kind: 'checked',
+  passed: false,
+  hard: true,
   explanation: `${where} is not in the trace`,
+  actual: 'missing',
 });
 
 /** A model call that gave no verdict: not_evaluated with its reason and what it cost, never a pass. */

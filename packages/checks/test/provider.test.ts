@@ -143,6 +143,18 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
     expect(results[0]?.expected).toBe(0.8);
   });
 
+  it('hard-fails a judge or embedding target that is not in the trace, soft or not, calling no model', async () => {
+    const { results } = await run([
+      { ...JUDGE, spec: { ...JUDGE.spec, target: 'output.nope', soft: true } },
+      { assertion_id: 'emb', type: 'embedding', spec: { target: 'output.nope', reference: 'x', soft: true } },
+    ]);
+    expect(results).toMatchObject([
+      { status: 'hard_fail', explanation: 'output.nope is not in the trace' },
+      { status: 'hard_fail', explanation: 'output.nope is not in the trace' },
+    ]);
+    expect(provider.requests).toEqual([]);
+  });
+
   it('meta-evaluates (spec.meta_eval, or ATTEST_JUDGE_META_EVAL): the median of three calls, costing all three', async () => {
     provider.script(
       '/chat/completions',
