@@ -98,3 +98,4 @@ export type {
   PackageBuildMetadata,
 } from './compatibility.js';
 export { SECRET_MASK, displayLocator, maskSecrets, secretsIn } from './secrets.js';
+export { jsonText, terminalText } from './terminal-text.js';
