@@ -3,6 +3,7 @@
 // the folder assertion specs are recorded in (ATTEST_CONTRACTS_DIR);
 // and its stderr logger.
 import { statSync } from 'node:fs';
+import { jsonText } from '@paperclip-evals/contract';
 
 import { DEFAULT_EVAL_TIMEOUT_MS } from './engine-server.js';
 import { ModelGateway } from './model-gateway.js';
@@ -88,7 +89,8 @@ export function jsonLogger(level: LogLevel, write: (line: string) => void): Log 
   return (messageLevel, msg, fields = {}) => {
     if (LOG_LEVELS.indexOf(messageLevel) < threshold) return;
     write(
-      `${JSON.stringify({ level: messageLevel, ts: new Date().toISOString(), logger: 'engine', msg, ...fields })}\n`,
+      // jsonText: a message quoting a trace is as safe in a terminal or CI log as the CLI's --json.
+      `${jsonText({ level: messageLevel, ts: new Date().toISOString(), logger: 'engine', msg, ...fields })}\n`,
     );
   };
 }

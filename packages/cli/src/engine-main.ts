@@ -1,9 +1,10 @@
 // Entry point of the `evals-engine` bin: the checks engine's stdio server for clients that launch a
 // bare executable with only --log-level=<level> (how Attest SDKs start the engine they find through
 // ATTEST_ENGINE_PATH). Anything else on the command line is a usage error (exit 2).
-import { EXIT, describeError, exitCodeFor } from './exit-codes.js';
+import { EXIT, errorLines, exitCodeFor } from './exit-codes.js';
+import { printLines } from './print.js';
 
-const USAGE = 'usage: evals-engine [--log-level=debug|info|warn|error]\n';
+const USAGE = 'usage: evals-engine [--log-level=debug|info|warn|error]';
 
 /** The log level the arguments ask for, or undefined when they are not a valid command line. */
 export function logLevelFromArgs(args: readonly string[]): string | undefined {
@@ -17,7 +18,7 @@ export function logLevelFromArgs(args: readonly string[]): string | undefined {
 export async function engineMain(argv: readonly string[]): Promise<void> {
   const logLevel = logLevelFromArgs(argv.slice(2));
   if (logLevel === undefined) {
-    process.stderr.write(USAGE);
+    printLines('stderr', [USAGE]);
     process.exitCode = EXIT.usage;
     return;
   }
@@ -25,7 +26,7 @@ export async function engineMain(argv: readonly string[]): Promise<void> {
     const { runEngine } = await import('./commands/engine.js');
     process.exitCode = await runEngine({ logLevel });
   } catch (error) {
-    process.stderr.write(`evals-engine: ${describeError(error)}\n`);
+    printLines('stderr', errorLines('evals-engine: ', error));
     process.exitCode = exitCodeFor(error);
   }
 }

@@ -4,6 +4,7 @@ import {
   SIGNAL_EXIT_CODES,
   isContractError,
   isFileSystemError,
+  jsonText,
   maskSecrets,
   secretsIn,
 } from '@paperclip-evals/contract';
@@ -11,6 +12,8 @@ import {
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
 import type { StoreError } from '@paperclip-evals/evalbook';
+
+import { printJsonText, printLines } from './print.js';
 
 export const EXIT = {
   /** Everything checked is valid / compatible. */
@@ -137,15 +140,24 @@ export function processSecrets(
 }
 
 /**
- * One readable paragraph for stderr: the message and, for a coded error, every issue with what was
- * expected and received. A message that only repeats its one issue is not said twice. Secrets are
- * masked (maskSecrets, with the process's own secrets): no error of a driver or a provider echoes one.
+ * One readable paragraph for stderr, as its lines (printLines renders each, so a newline or escape in
+ * a received value is shown, never acted on): the message and, for a coded error, every issue with
+ * what was expected and received. A message that only repeats its one issue is not said twice.
+ * Secrets are masked (maskSecrets, with the process's own secrets): no error of a driver or a
+ * provider echoes one.
  */
-export function describeError(error: unknown): string {
-  return maskSecrets(describeUnmasked(error), processSecrets());
+export function describeError(error: unknown): string[] {
+  const secrets = processSecrets();
+  return describeUnmasked(error).map((line) => maskSecrets(line, secrets));
 }
 
-function describeUnmasked(error: unknown): string {
+/** describeError's lines with `prefix` ("evals: ") before the first. */
+export function errorLines(prefix: string, error: unknown): string[] {
+  const [first = '', ...rest] = describeError(error);
+  return [`${prefix}${first}`, ...rest];
+}
+
+function describeUnmasked(error: unknown): string[] {
   if (isCodedError(error)) {
     const lines = error.issues.map((issue) => {
       const where = issue.path ?? issue.component ?? '';
@@ -157,18 +169,19 @@ function describeUnmasked(error: unknown): string {
     });
     const [only] = error.issues;
     const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
-    return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines].join('\n');
+    return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines];
   }
   if (isFileSystemError(error)) {
     // "ENOENT: no such file or directory, open 'x.yaml'" → "x.yaml: no such file or directory (ENOENT)"
     const what = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
-    return error.path === undefined
-      ? error.message
-      : `${error.path}: ${what} (${error.code ?? error.syscall})`;
+    return [
+      error.path === undefined ? error.message : `${error.path}: ${what} (${error.code ?? error.syscall})`,
+    ];
   }
-  if (error instanceof UsageError) return error.message;
-  if (error instanceof Error) return error.stack ?? error.message;
-  return String(error);
+  if (error instanceof UsageError) return [error.message];
+  // An internal failure: its stack, a line each (a line from input is still rendered, never acted on).
+  if (error instanceof Error) return (error.stack ?? error.message).split('\n');
+  return [String(error)];
 }
 
 /**
@@ -183,11 +196,11 @@ export function failureJson(schema: string, exitCode: number, error: unknown): s
     exitCode,
     error: {
       code: coded ? error.code : null,
-      message: coded ? error.message : describeUnmasked(error),
+      message: coded ? error.message : describeUnmasked(error).join('\n'),
       issues: coded ? error.issues : [],
     },
   };
-  return `${maskSecrets(JSON.stringify(report), processSecrets())}\n`;
+  return `${maskSecrets(jsonText(report), processSecrets())}\n`;
 }
 
 /**
@@ -204,8 +217,8 @@ export async function withJsonFailure(
   } catch (error) {
     if (!json || error instanceof CommanderError) throw error;
     const exitCode = exitCodeFor(error);
-    process.stderr.write(`evals: ${describeError(error)}\n`);
-    process.stdout.write(failureJson(schema, exitCode, error));
+    printLines('stderr', errorLines('evals: ', error));
+    printJsonText(failureJson(schema, exitCode, error));
     return exitCode;
   }
 }

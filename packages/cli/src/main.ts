@@ -2,21 +2,22 @@
 import { CommanderError } from 'commander';
 
 import { createProgram } from './program.js';
-import { EXIT, describeError, exitCodeFor } from './exit-codes.js';
+import { EXIT, errorLines, exitCodeFor } from './exit-codes.js';
+import { printLines } from './print.js';
 
 export async function main(argv: readonly string[]): Promise<void> {
   // A reader that stops early (`evals … | head`) is not an error: the command still runs to the end
   // so its exit code carries the verdict. Any other failure to write results is an internal error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') return;
-    process.stderr.write(`evals: cannot write results to stdout (${error.code ?? error.message})\n`);
+    printLines('stderr', [`evals: cannot write results to stdout (${error.code ?? error.message})`]);
     process.exit(EXIT.internal);
   });
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {
     // Commander has already written its own message (usage errors, --help, --version).
-    if (!(error instanceof CommanderError)) process.stderr.write(`evals: ${describeError(error)}\n`);
+    if (!(error instanceof CommanderError)) printLines('stderr', errorLines('evals: ', error));
     process.exitCode = exitCodeFor(error);
   }
 }

@@ -11,6 +11,7 @@ import { addLedgerCommands } from './commands/ledger-program.js';
 import { EXIT, UsageError, withJsonFailure } from './exit-codes.js';
 import { applyOptionRules, needs, repeatable } from './options.js';
 import { addPolicyCommands } from './commands/policy-program.js';
+import { printText } from './print.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -22,7 +23,7 @@ export function createProgram(): Command {
     .version(CLI_VERSION, '-V, --version', 'print the evals version')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({ writeErr: (text) => printText('stderr', text) });
 
   program
     .command('validate')

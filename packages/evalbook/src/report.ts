@@ -4,7 +4,7 @@
 // self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out.
-import { displayLocator } from '@paperclip-evals/contract';
+import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from './cost.js';
 import type { BudgetCheck } from './cost.js';
@@ -118,7 +118,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
 
   if (format === 'json')
     await options.write(
-      `{\n"schema": ${JSON.stringify(REPORT_V1)},\n"store": ${JSON.stringify(displayLocator(options.storeUrl))},\n"attempts": [`,
+      `{\n"schema": ${jsonText(REPORT_V1)},\n"store": ${jsonText(displayLocator(options.storeUrl))},\n"attempts": [`,
     );
   let count = 0;
   let buffer = '';
@@ -131,7 +131,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     if (verdict === null || !builder.inScope(stored.key.runId)) continue;
     budgetTallies.add(stored);
     if (format === 'json') {
-      buffer += `${count === 0 ? '' : ','}\n${JSON.stringify(reportAttempt(stored, verdict))}`;
+      // jsonText: exact JSON that is as safe as the CLI's --json when it lands on a terminal or CI log.
+      buffer += `${count === 0 ? '' : ','}\n${jsonText(reportAttempt(stored, verdict))}`;
       if ((count + 1) % CHUNK_ATTEMPTS === 0) {
         await options.write(buffer);
         buffer = '';
@@ -149,7 +150,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   if (format === 'json') {
     const tail = { attemptCount: count, summary, budgets, gate };
     const fields = Object.entries(tail)
-      .map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value, null, 2)}`)
+      .map(([name, value]) => `${jsonText(name)}: ${jsonText(value, 2)}`)
       .join(',\n');
     await options.write(`${buffer}\n],\n${fields}\n}\n`);
   } else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));

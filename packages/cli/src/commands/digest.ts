@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { canonicalDigest, digestFile, readJsonDocument } from '@paperclip-evals/contract';
 
 import { EXIT } from '../exit-codes.js';
+import { printJson, printLines } from '../print.js';
 
 export interface DigestOptions {
   readonly files: readonly string[];
@@ -21,10 +22,11 @@ export async function runDigest(options: DigestOptions): Promise<number> {
       : (await digestFile(path)).digest;
     results.push({ file, sha256 });
   }
-  process.stdout.write(
-    options.json
-      ? `${JSON.stringify({ canonical: options.canonical, files: results }, null, 2)}\n`
-      : results.map(({ file, sha256 }) => `${sha256}  ${file}\n`).join(''),
-  );
+  if (options.json) printJson({ canonical: options.canonical, files: results });
+  else
+    printLines(
+      'stdout',
+      results.map(({ file, sha256 }) => `${sha256}  ${file}`),
+    );
   return EXIT.ok;
 }

@@ -15,7 +15,8 @@ import {
   serveStdio,
 } from '@paperclip-evals/checks';
 
-import { EXIT, describeError } from '../exit-codes.js';
+import { EXIT, errorLines } from '../exit-codes.js';
+import { printDocument, printLines, printLogLine } from '../print.js';
 
 import { StoreError, openStore } from '@paperclip-evals/evalbook';
 
@@ -67,10 +68,10 @@ export const ATTEST_CACHE_DIR_ENV = 'ATTEST_CACHE_DIR';
 /** Serves, then exits the process (an idle provider connection must not keep a finished engine alive). */
 export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): Promise<number> {
   if (!isLogLevel(logLevel)) {
-    process.stderr.write(`evals engine: --log-level must be one of ${LOG_LEVELS.join(', ')}\n`);
+    printLines('stderr', [`evals engine: --log-level must be one of ${LOG_LEVELS.join(', ')}`]);
     return EXIT.usage;
   }
-  const log = jsonLogger(logLevel, (line) => process.stderr.write(line));
+  const log = jsonLogger(logLevel, printLogLine);
   // The Attest engine keeps its history in ATTEST_CACHE_DIR: so does this one, unless --store says where.
   const cacheDir = process.env[ATTEST_CACHE_DIR_ENV];
   const historyUrl =
@@ -81,7 +82,7 @@ export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): P
     store = historyUrl === undefined ? undefined : await openStore(historyUrl);
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    process.stderr.write(`evals engine: ${describeError(error)}\n`);
+    printLines('stderr', errorLines('evals engine: ', error));
     return EXIT.usage;
   }
   let server: EngineServer;
@@ -93,17 +94,13 @@ export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): P
   } catch (error) {
     await store?.close();
     if (!(error instanceof ProviderConfigError)) throw error;
-    process.stderr.write(`evals engine: ${error.message}\n`);
+    printLines('stderr', [`evals engine: ${error.message}`]);
     return EXIT.usage;
   }
   log('info', 'engine started', { pid: process.pid });
   await serveStdio({ server, input: process.stdin, output: process.stdout });
   log('info', 'engine stopped', { state: server.state });
   await store?.close();
-  await new Promise<void>((resolve) => {
-    process.stdout.write('', () => {
-      resolve();
-    });
-  });
+  await printDocument(''); // every frame handed on before the exit
   process.exit(EXIT.ok);
 }

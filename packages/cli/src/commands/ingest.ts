@@ -5,7 +5,6 @@
 // With --env, attempts not of its suite are refused (nothing written) unless --keep-foreign.
 // Exit: 0 only inserted/duplicates · 1 conflicts, invalid bundles or refused foreign attempts · 2 usage
 // error, unreadable input or a bundle the store refused (the others are written).
-import { styleText } from 'node:util';
 import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
 import {
   IngestUsageError,
@@ -20,6 +19,9 @@ import type { CaseCheckModels, IngestProgress, IngestSummary } from '@paperclip-
 
 import { UsageError, show } from '../exit-codes.js';
 import { progressText } from '../progress.js';
+import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
+
+import type { Line } from '../print.js';
 
 export interface IngestCommandOptions {
   readonly inputs: readonly string[];
@@ -32,15 +34,12 @@ export interface IngestCommandOptions {
 
 export const INGEST_REPORT_V1 = 'paperclip-evals/ingest-report/v1';
 
-const paint = (style: 'green' | 'red' | 'yellow' | 'dim', text: string): string =>
-  process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
-
 export async function runIngest(options: IngestCommandOptions): Promise<number> {
   const started = performance.now();
   const tty = process.stderr.isTTY;
   const onProgress = (progress: IngestProgress): void => {
     const problems = progress.conflicts + progress.invalid + progress.unreadable + progress.storeRefused;
-    process.stderr.write(
+    drawProgress(
       progressText(
         'ingesting',
         progress.processed,
@@ -67,19 +66,20 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
     if (error instanceof IngestUsageError) throw new UsageError(error.message);
     throw error;
   } finally {
-    if (tty) process.stderr.write('\r\x1b[K');
+    if (tty) clearProgress();
   }
   const code = ingestExitCode(summary);
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify({ schema: INGEST_REPORT_V1, exitCode: code, ...summary }, null, 2)}\n`,
-    );
+    printJson({ schema: INGEST_REPORT_V1, exitCode: code, ...summary });
     return code;
   }
-  const lines: string[] = [];
+  const lines: Line[] = [];
   for (const conflict of summary.conflicts)
     lines.push(
-      `${paint('red', 'conflict  ')} ${conflict.input}  ${conflict.key.runId}/${conflict.key.caseId}/${conflict.key.configId}/${conflict.key.attemptId}`,
+      [
+        painted('red', 'conflict  '),
+        ` ${conflict.input}  ${conflict.key.runId}/${conflict.key.caseId}/${conflict.key.configId}/${conflict.key.attemptId}`,
+      ],
       `    stored ${conflict.existingDigest}, this bundle ${conflict.bundleDigest} (nothing overwritten)`,
     );
   const issueLines = (issues: readonly Issue[]): string[] =>
@@ -89,19 +89,25 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
     ]);
   for (const invalid of summary.invalid)
     lines.push(
-      `${paint('red', 'invalid   ')} ${invalid.input}  ${invalid.issues.length} issue(s), not written`,
+      [painted('red', 'invalid   '), ` ${invalid.input}  ${invalid.issues.length} issue(s), not written`],
       ...issueLines(invalid.issues),
     );
   for (const unreadable of summary.unreadable)
-    lines.push(`${paint('yellow', 'unreadable')} ${unreadable.input}  ${unreadable.error}`);
+    lines.push([painted('yellow', 'unreadable'), ` ${unreadable.input}  ${unreadable.error}`]);
   for (const refused of summary.storeRefused)
     lines.push(
-      `${paint('red', 'not stored')} ${refused.input}  ${refused.key.runId}/${refused.key.caseId}/${refused.key.configId}/${refused.key.attemptId}  the store refused this valid bundle (the others were written): ${refused.error.message}`,
+      [
+        painted('red', 'not stored'),
+        ` ${refused.input}  ${refused.key.runId}/${refused.key.caseId}/${refused.key.configId}/${refused.key.attemptId}  the store refused this valid bundle (the others were written): ${refused.error.message}`,
+      ],
       ...issueLines(refused.error.issues),
     );
   for (const foreign of summary.foreign)
     lines.push(
-      `${paint(summary.keepForeign ? 'yellow' : 'red', 'foreign   ')} ${foreign.input}  ${foreign.key.runId}/${foreign.key.caseId}/${foreign.key.configId}/${foreign.key.attemptId}  ${summary.keepForeign ? 'kept apart: reports leave it out unless --include-foreign' : "not of the environment's suite"}`,
+      [
+        painted(summary.keepForeign ? 'yellow' : 'red', 'foreign   '),
+        ` ${foreign.input}  ${foreign.key.runId}/${foreign.key.caseId}/${foreign.key.configId}/${foreign.key.attemptId}  ${summary.keepForeign ? 'kept apart: reports leave it out unless --include-foreign' : "not of the environment's suite"}`,
+      ],
       ...issueLines(foreign.issues),
     );
   const refusedForeign = !summary.keepForeign && summary.foreign.length > 0;
@@ -126,7 +132,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
     lines.push(
       `model calls for case checks: ${usage.model_calls} (${usage.judge_calls} judge), $${usage.cost_usd.toFixed(6)}${usage.unpriced_calls > 0 ? `, ${usage.unpriced_calls} unpriced (not counted as zero)` : ''}`,
     );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  printLines('stdout', lines);
   return code;
 }
 

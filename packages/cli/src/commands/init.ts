@@ -4,20 +4,18 @@
 import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
 import { starterEnvironment } from '@paperclip-evals/evalbook';
 
+import { printLines } from '../print.js';
+
 export async function runInit(options: { readonly path: string }): Promise<number> {
   const target = await outputTarget(options.path, { overwrite: false });
   await writeOutputFile(options.path, (write) => write(starterEnvironment()), { overwrite: false });
   // Written to stdout itself (`evals init /dev/stdout`), the next steps go to stderr.
-  const notes = target.kind === 'stdio' && target.fd === 1 ? process.stderr : process.stdout;
-  notes.write(
-    [
-      `wrote ${options.path}: a starter Evalbook environment. Next:`,
-      '  1. list your cases and configs with the sha256 of their definitions (evals digest --canonical FILE)',
-      '  2. price your models (USD per million tokens) and set a pricing version',
-      `  3. evals ingest runs/ --env ${options.path}`,
-      `  4. evals report --env ${options.path} --format json --out report.json`,
-      '',
-    ].join('\n'),
-  );
+  printLines(target.kind === 'stdio' && target.fd === 1 ? 'stderr' : 'stdout', [
+    `wrote ${options.path}: a starter Evalbook environment. Next:`,
+    '  1. list your cases and configs with the sha256 of their definitions (evals digest --canonical FILE)',
+    '  2. price your models (USD per million tokens) and set a pricing version',
+    `  3. evals ingest runs/ --env ${options.path}`,
+    `  4. evals report --env ${options.path} --format json --out report.json`,
+  ]);
   return 0;
 }

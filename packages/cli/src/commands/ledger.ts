@@ -8,6 +8,7 @@ import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
 
 import { EXIT, UsageError } from '../exit-codes.js';
 import { openForReading } from './report.js';
+import { padShown, printJson, printLines, shownWidth } from '../print.js';
 
 export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
 export const RUNS_V1 = 'paperclip-evals/runs/v1';
@@ -61,9 +62,7 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
     await store.close();
   }
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify({ schema: RETRACTION_REPORT_V1, exitCode: EXIT.ok, store: storeUrl, outcomes }, null, 2)}\n`,
-    );
+    printJson({ schema: RETRACTION_REPORT_V1, exitCode: EXIT.ok, store: storeUrl, outcomes });
     return EXIT.ok;
   }
   const lines = outcomes.map((outcome) => {
@@ -73,7 +72,7 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
       : `already retracted  ${covered} (nothing written): ${retractionText(outcome.retraction)}`;
   });
   lines.push('', 'reports, grids, comparisons and gates leave these attempts out (and say how many).');
-  process.stdout.write(`${lines.join('\n')}\n`);
+  printLines('stdout', lines);
   return EXIT.ok;
 }
 
@@ -90,11 +89,11 @@ export async function runRuns(options: {
     await store.close();
   }
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ schema: RUNS_V1, store: storeUrl, runs }, null, 2)}\n`);
+    printJson({ schema: RUNS_V1, store: storeUrl, runs });
     return EXIT.ok;
   }
   if (runs.length === 0) {
-    process.stdout.write(`${storeUrl}: no runs (nothing ingested yet)\n`);
+    printLines('stdout', [`${storeUrl}: no runs (nothing ingested yet)`]);
     return EXIT.ok;
   }
   const header = ['run', 'attempts', 'cases', 'configs', 'foreign', 'retracted', 'terminal states'];
@@ -110,11 +109,11 @@ export async function runRuns(options: {
       .join(', '),
   ]);
   const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+    Math.max(title.length, ...rows.map((row) => shownWidth(row[column] ?? ''))),
   );
   const line = (cells: readonly string[]): string =>
     cells
-      .map((text, column) => (column === cells.length - 1 ? text : text.padEnd(widths[column] ?? 0)))
+      .map((text, column) => (column === cells.length - 1 ? text : padShown(text, widths[column] ?? 0)))
       .join('  ');
   const lines = [line(header), ...rows.map(line)];
   const retractions = runs.flatMap((run) => run.retractions);
@@ -124,6 +123,6 @@ export async function runRuns(options: {
     '',
     `${runs.length} run(s) in ${storeUrl}. Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.`,
   );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  printLines('stdout', lines);
   return EXIT.ok;
 }

@@ -15,6 +15,7 @@ import {
 import type { CompatibilityReceipt, Issue, RunnerdArtifact } from '@paperclip-evals/contract';
 
 import { EXIT, UsageError, exitCodeFor, show } from '../exit-codes.js';
+import { printJson, printLines } from '../print.js';
 
 export interface InspectOptions {
   readonly path: string;
@@ -31,7 +32,8 @@ export async function runRunnerdInspect(options: InspectOptions): Promise<number
       expectedSha256: options.sha256,
       metadataTimeoutMs: options.timeoutMs,
     });
-    process.stdout.write(options.json ? `${JSON.stringify(artifact, null, 2)}\n` : formatArtifact(artifact));
+    if (options.json) printJson(artifact);
+    else printLines('stdout', formatArtifact(artifact));
     return EXIT.ok;
   });
 }
@@ -45,10 +47,8 @@ async function withJsonFailure(json: boolean, run: () => Promise<number>): Promi
     return await run();
   } catch (error) {
     if (!json || !isContractError(error)) throw error;
-    process.stdout.write(
-      `${JSON.stringify({ ok: false, code: error.code, message: error.message, issues: error.issues }, null, 2)}\n`,
-    );
-    process.stderr.write(`evals: ${error.code}: ${error.message}\n`);
+    printJson({ ok: false, code: error.code, message: error.message, issues: error.issues });
+    printLines('stderr', [`evals: ${error.code}: ${error.message}`]);
     return exitCodeFor(error);
   }
 }
@@ -94,22 +94,22 @@ async function negotiate(options: NegotiateOptions): Promise<number> {
     });
   } catch (error) {
     if (!isContractError(error) || error.code !== 'paperclip_runner_eval_incompatible') throw error;
-    process.stdout.write(
-      options.json
-        ? `${JSON.stringify({ compatible: false, code: error.code, issues: error.issues }, null, 2)}\n`
-        : formatIncompatible(error.issues),
-    );
+    if (options.json) printJson({ compatible: false, code: error.code, issues: error.issues });
+    else printLines('stdout', formatIncompatible(error.issues));
     return EXIT.incompatible;
   }
-  process.stdout.write(
-    options.json
-      ? `${JSON.stringify({ compatible: true, receipt, runnerd: { executablePath: artifact.executablePath, sha256: artifact.sha256 } }, null, 2)}\n`
-      : formatReceipt(receipt, artifact),
-  );
+  if (options.json)
+    printJson({
+      compatible: true,
+      receipt,
+      runnerd: { executablePath: artifact.executablePath, sha256: artifact.sha256 },
+    });
+  else printLines('stdout', formatReceipt(receipt, artifact));
   return EXIT.ok;
 }
 
-function formatArtifact(artifact: RunnerdArtifact): string {
+/** The verified artifact's lines (its build metadata is runnerd's output: printLines renders it). */
+function formatArtifact(artifact: RunnerdArtifact): string[] {
   const metadata = artifact.buildMetadata;
   return [
     `verified  ${artifact.executablePath}`,
@@ -120,11 +120,10 @@ function formatArtifact(artifact: RunnerdArtifact): string {
     `  native execution   ${metadata.nativeExecutionVersion}`,
     `  harness driver     ${metadata.harnessDriverVersion}`,
     `  PRP                ${metadata.prp.name} ${metadata.prp.minimumVersion}..${metadata.prp.maximumVersion}`,
-    '',
-  ].join('\n');
+  ];
 }
 
-function formatReceipt(receipt: CompatibilityReceipt, artifact: RunnerdArtifact): string {
+function formatReceipt(receipt: CompatibilityReceipt, artifact: RunnerdArtifact): string[] {
   return [
     `compatible  ${receipt.consumer} ↔ @paperclipai/paperclip-runner ${receipt.packageVersion}`,
     `  PRP                prp.v${receipt.negotiatedPrpVersion} (highest common version)`,
@@ -132,15 +131,15 @@ function formatReceipt(receipt: CompatibilityReceipt, artifact: RunnerdArtifact)
     `  native output      ${receipt.nativeExecution}`,
     `  semantic catalog   ${receipt.catalogSha256}`,
     `  harness driver     ${receipt.driverKind}@${receipt.driverVersion}`,
-    '',
-  ].join('\n');
+  ];
 }
 
-function formatIncompatible(issues: readonly Issue[]): string {
-  const lines = issues.map(
-    (issue) =>
-      `  ${(issue.component ?? '').padEnd(16)} ${issue.code}: ${issue.message}\n` +
+function formatIncompatible(issues: readonly Issue[]): string[] {
+  return [
+    `incompatible  ${issues.length} issue${issues.length === 1 ? '' : 's'}`,
+    ...issues.flatMap((issue) => [
+      `  ${(issue.component ?? '').padEnd(16)} ${issue.code}: ${issue.message}`,
       `  ${''.padEnd(16)}   expected ${show(issue.expected)}, received ${show(issue.received)}`,
-  );
-  return `incompatible  ${issues.length} issue${issues.length === 1 ? '' : 's'}\n${lines.join('\n')}\n`;
+    ]),
+  ];
 }

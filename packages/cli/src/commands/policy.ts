@@ -23,12 +23,14 @@ import {
 } from '@paperclip-evals/policy';
 
 import { progressText } from '../progress.js';
+import { clearProgress, drawProgress, printJson, printJsonText, printLines } from '../print.js';
 import {
   POLICY_EVALUATE_EXIT,
   POLICY_REPLAY_EXIT,
   EXIT,
   UsageError,
   describeError,
+  errorLines,
   exitCodeFor,
   exitCodeForPolicyError,
   failureJson,
@@ -59,19 +61,21 @@ export interface PolicyEvaluateOptions {
 
 export async function runPolicyEvaluate(options: PolicyEvaluateOptions): Promise<number> {
   if (options.listen !== undefined) {
-    process.stderr.write(
-      `evals policy evaluate: --listen ${options.listen} is reserved and not implemented; no socket is opened (use stdin/stdout)\n`,
-    );
+    printLines('stderr', [
+      `evals policy evaluate: --listen ${options.listen} is reserved and not implemented; no socket is opened (use stdin/stdout)`,
+    ]);
     return POLICY_EVALUATE_EXIT.couldNotStart;
   }
   if (options.describe) {
-    process.stdout.write(`${JSON.stringify(handshake(CLI_VERSION))}\n`);
+    printJson(handshake(CLI_VERSION), 0);
     return POLICY_EVALUATE_EXIT.ok;
   }
   const code = await runEvaluate({
     input: process.stdin,
     output: process.stdout,
-    diagnostics: (message) => process.stderr.write(`evals policy evaluate: ${message}\n`),
+    diagnostics: (message) => {
+      printLines('stderr', [`evals policy evaluate: ${message}`]);
+    },
     clientVersion: CLI_VERSION,
   });
   return code === 0 ? POLICY_EVALUATE_EXIT.ok : POLICY_EVALUATE_EXIT.rowErrors;
@@ -163,12 +167,12 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     // A contract error, usage error, unreadable file or unusable store (exitCodeFor's usage errors).
     else if (isContractError(error) || exitCodeFor(error) === EXIT.usage) exitCode = POLICY_REPLAY_EXIT.usage;
     else throw error;
-    process.stderr.write(`evals policy replay: ${describeError(error)}\n`);
+    printLines('stderr', errorLines('evals policy replay: ', error));
     // With --json a machine gets the failure too, in the report's shape, and never a verdict.
-    if (options.json) process.stdout.write(failureJson(POLICY_REPLAY_REPORT_V1, exitCode, error));
+    if (options.json) printJsonText(failureJson(POLICY_REPLAY_REPORT_V1, exitCode, error));
     return exitCode;
   } finally {
-    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K'); // the progress line
+    clearProgress(); // the progress line
     await book?.store.close();
   }
   const shown = calls.map(({ key: _key, bundleDigest: _digest, ...call }) => ({
@@ -179,8 +183,14 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
   }));
   if (options.json) {
     const { calls: _calls, ...summary } = result;
-    process.stdout.write(
-      `${JSON.stringify({ schema: POLICY_REPLAY_REPORT_V1, ...summary, calls: shown, ...(stored === undefined ? {} : { stored }) })}\n`,
+    printJson(
+      {
+        schema: POLICY_REPLAY_REPORT_V1,
+        ...summary,
+        calls: shown,
+        ...(stored === undefined ? {} : { stored }),
+      },
+      0,
     );
   } else {
     const lines = shown.map(
@@ -195,12 +205,15 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
       lines.push(
         `stored in ${stored.url}: ${stored.inserted} inserted · ${stored.duplicate} duplicate (skipped) · ${stored.conflict} conflict (kept the stored verdict) · ${stored.refused} refused`,
       );
-    process.stdout.write(`${lines.join('\n')}\n`);
+    printLines('stdout', lines);
     // A skipped artifact decides nothing, so its rule never denies: say which and why, where it is seen.
-    for (const item of result.skipped)
-      process.stderr.write(
-        `evals policy replay: the producer skipped artifact ${item.id} (${item.kind}): ${item.reason}, so that rule decided nothing\n`,
-      );
+    printLines(
+      'stderr',
+      result.skipped.map(
+        (item) =>
+          `evals policy replay: the producer skipped artifact ${item.id} (${item.kind}): ${item.reason}, so that rule decided nothing`,
+      ),
+    );
   }
   if (result.unfamiliarVerdicts > 0) {
     const verdicts = [
@@ -210,9 +223,9 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
           .map((call) => JSON.stringify(call.verdict)),
       ),
     ];
-    process.stderr.write(
-      `evals policy replay: ${result.unfamiliarVerdicts} call(s) were decided with a verdict Evals does not know (${verdicts.join(', ')}; it knows allow, deny, ask): each decision is kept whole as received${stored === undefined ? '' : ' and stored'}, reported as policy_verdict_unfamiliar and compared with nothing (exit ${POLICY_REPLAY_EXIT.unfamiliarVerdicts})\n`,
-    );
+    printLines('stderr', [
+      `evals policy replay: ${result.unfamiliarVerdicts} call(s) were decided with a verdict Evals does not know (${verdicts.join(', ')}; it knows allow, deny, ask): each decision is kept whole as received${stored === undefined ? '' : ' and stored'}, reported as policy_verdict_unfamiliar and compared with nothing (exit ${POLICY_REPLAY_EXIT.unfamiliarVerdicts})`,
+    ]);
   }
   return result.rowErrors > 0 || result.unfamiliarVerdicts > 0
     ? POLICY_REPLAY_EXIT.rowErrors
@@ -324,7 +337,7 @@ function progressLine(total: number): ((answered: number) => void) | undefined {
     const now = performance.now();
     if (answered < total && now - drawn < 100) return;
     drawn = now;
-    process.stderr.write(progressText('replaying tool calls', answered, total, (now - started) / 1000));
+    drawProgress(progressText('replaying tool calls', answered, total, (now - started) / 1000));
   };
 }
 
@@ -348,12 +361,14 @@ async function storeVerdicts(
     }
   }
   const listed = [...problems];
-  for (const problem of listed.slice(0, MAX_LISTED))
-    process.stderr.write(`evals policy replay: ${problem}\n`);
+  printLines(
+    'stderr',
+    listed.slice(0, MAX_LISTED).map((problem) => `evals policy replay: ${problem}`),
+  );
   if (listed.length > MAX_LISTED)
-    process.stderr.write(
-      `evals policy replay: … and ${listed.length - MAX_LISTED} more verdicts not stored\n`,
-    );
+    printLines('stderr', [
+      `evals policy replay: … and ${listed.length - MAX_LISTED} more verdicts not stored`,
+    ]);
   return counts;
 }
 
@@ -410,7 +425,8 @@ async function readAttempts(inputs: readonly string[]): Promise<ReplayInput[]> {
         throw new ContractError(error.code, `${input.display}: ${error.message}`, error.issues, {
           cause: error,
         });
-      if (isFileSystemError(error)) throw new UsageError(`${input.display}: ${describeError(error)}`);
+      if (isFileSystemError(error))
+        throw new UsageError(`${input.display}: ${describeError(error).join(' ')}`);
       throw error;
     }
     const read = replayInput(bundle, canonicalDigest(bundle));

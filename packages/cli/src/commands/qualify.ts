@@ -11,6 +11,7 @@ import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/quali
 import type { QualificationRecord } from '@paperclip-evals/qualification';
 
 import { EXIT, UsageError, show } from '../exit-codes.js';
+import { printJson, printLines } from '../print.js';
 
 /** The exit codes of `evals qualify`. */
 export const QUALIFY_EXIT = {
@@ -36,12 +37,13 @@ export async function runQualify(options: QualifyOptions): Promise<number> {
     // Written to stdout itself (--out - or /dev/stdout), the record is stdout's whole content: the
     // table goes to stderr, and --json prints nothing more.
     if (out.toStdout) {
-      if (!options.json) process.stderr.write(formatRecord(record));
+      if (!options.json) printLines('stderr', formatRecord(record));
       return record.qualified ? QUALIFY_EXIT.qualified : QUALIFY_EXIT.refused;
     }
-    process.stderr.write(`evals: qualification record written to ${out.path}\n`);
+    printLines('stderr', [`evals: qualification record written to ${out.path}`]);
   }
-  process.stdout.write(options.json ? `${JSON.stringify(record, null, 2)}\n` : formatRecord(record));
+  if (options.json) printJson(record);
+  else printLines('stdout', formatRecord(record));
   return record.qualified ? QUALIFY_EXIT.qualified : QUALIFY_EXIT.refused;
 }
 
@@ -82,7 +84,8 @@ async function outputPath(path: string, releaseDir: string): Promise<{ path: str
 
 const shown = (value: unknown): string => (value === undefined ? '(not stated)' : show(value));
 
-export function formatRecord(record: QualificationRecord): string {
+/** The record as lines (package names, tarball entries and issues come from the release: printLines renders them). */
+function formatRecord(record: QualificationRecord): string[] {
   const failed = record.checks.filter((check) => check.status === 'fail').length;
   const skipped = record.checks.filter((check) => check.status === 'skipped').length;
   const passed = record.checks.length - failed - skipped;
@@ -115,5 +118,5 @@ export function formatRecord(record: QualificationRecord): string {
   if (record.runnerd.sha256 !== null)
     lines.push(`  runnerd  ${record.runnerd.file ?? '?'}  ${record.runnerd.sha256}`);
   lines.push(`${record.checks.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

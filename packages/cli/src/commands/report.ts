@@ -5,7 +5,6 @@
 // compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
 // attempts out, and foreign ones unless --include-foreign, and says how many.
 import { realpath } from 'node:fs/promises';
-import { styleText } from 'node:util';
 import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
@@ -35,6 +34,17 @@ import type {
 } from '@paperclip-evals/evalbook';
 
 import { EXIT, UsageError } from '../exit-codes.js';
+import {
+  clearProgress,
+  drawProgress,
+  padShown,
+  painted,
+  printJson,
+  printLines,
+  shownWidth,
+} from '../print.js';
+
+import type { Line, Painted } from '../print.js';
 
 /** `evals grid --json`: the grid, or (on a failure) {schema, exitCode, error}. */
 export const GRID_REPORT_V1 = 'paperclip-evals/grid/v1';
@@ -88,17 +98,9 @@ function reportGates(verdicts: GateVerdicts | null): number {
         ? `gates: all ${verdicts.gates.length} held`
         : `gates: ${failed} of ${verdicts.gates.length} failed`,
     );
-  process.stderr.write(`${lines.join('\n')}\n`);
+  printLines('stderr', lines);
   return verdicts.passed ? EXIT.ok : EXIT.invalid;
 }
-
-const toStdout = (chunk: string): Promise<void> =>
-  new Promise((resolve, reject) => {
-    process.stdout.write(chunk, (error) => {
-      if (error) reject(error);
-      else resolve();
-    });
-  });
 
 /**
  * Opens the store a command names (never creating one) with its environment: read-only unless the
@@ -133,7 +135,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
   const started = performance.now();
   const onProgress = (read: number): void => {
     const rate = Math.round(read / Math.max((performance.now() - started) / 1000, 0.001));
-    process.stderr.write(`\r\x1b[Kreporting: ${read} attempts read · ${rate}/s`);
+    drawProgress(`\r\x1b[Kreporting: ${read} attempts read · ${rate}/s`);
   };
   try {
     if (options.out !== undefined) await refuseStoreAsOut(options.out, storeUrl);
@@ -151,12 +153,13 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
         ...(tty ? { onProgress } : {}),
       });
     };
+    // A report is a document (JSON, Markdown, JUnit, HTML), on stdout too: its renderer escapes for its format.
     await writeOutputFile(options.out ?? STDOUT_PATH, report);
   } catch (error) {
     if (error instanceof ScopeError) throw new UsageError(error.message);
     throw error;
   } finally {
-    if (tty) process.stderr.write('\r\x1b[K');
+    if (tty) clearProgress();
     await store.close();
   }
   if (result === undefined) return EXIT.internal;
@@ -164,15 +167,13 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
   const leftOut = leftOutText(summary);
   if (options.out !== undefined) {
     const over = budgets.filter((budget) => budget.status === 'exceeded').length;
-    process.stderr.write(
-      `wrote ${options.out === '-' ? 'stdout (-)' : options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}\n`,
-    );
-  } else if (leftOut !== null) process.stderr.write(`${leftOut}\n`);
+    printLines('stderr', [
+      `wrote ${options.out === '-' ? 'stdout (-)' : options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}`,
+    ]);
+  } else if (leftOut !== null) printLines('stderr', [leftOut]);
   return reportGates(gate);
 }
 
-const colour = (style: Parameters<typeof styleText>[0], text: string): string =>
-  process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Math.round(rate * 100)}%`);
 
 async function summary(options: StoreCommandOptions, compare?: CompareSpec): Promise<EvalbookSummary> {
@@ -205,19 +206,28 @@ const leftOutLines = (result: EvalbookSummary): string[] => {
   return text === null ? [] : [`${text}.`];
 };
 
-/** Pads to a display width (the table has no wide characters). */
-const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - text.length));
+/** Pads to a display width, as the text is shown (the table has no wide characters). */
+const pad = padShown;
 
 export async function runGrid(options: StoreCommandOptions & { readonly json: boolean }): Promise<number> {
   const result = await summary(options);
   if (options.json) {
-    await toStdout(
-      `${JSON.stringify({ schema: GRID_REPORT_V1, denominatorPolicy: result.denominatorPolicy, cases: result.cases, configs: result.configs, artifactVerification: result.artifactVerification, grid: result.grid, leftOut: result.leftOut, includeForeign: result.includeForeign, foreignIncluded: result.foreignIncluded, retractions: result.retractions }, null, 2)}\n`,
-    );
+    printJson({
+      schema: GRID_REPORT_V1,
+      denominatorPolicy: result.denominatorPolicy,
+      cases: result.cases,
+      configs: result.configs,
+      artifactVerification: result.artifactVerification,
+      grid: result.grid,
+      leftOut: result.leftOut,
+      includeForeign: result.includeForeign,
+      foreignIncluded: result.foreignIncluded,
+      retractions: result.retractions,
+    });
     return EXIT.ok;
   }
   const cells = new Map(result.grid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
-  const caseWidth = Math.max(4, ...result.cases.map((caseId) => caseId.length));
+  const caseWidth = Math.max(4, ...result.cases.map(shownWidth));
   const text = (caseId: string, configId: string): string => {
     const cell = cells.get(`${caseId}\u0000${configId}`);
     if (cell === undefined) return '—';
@@ -225,26 +235,31 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
     return `${cell.solved}/${cell.denominator.counted}${ci}${cell.flaky ? ' ~' : ''}`;
   };
   const widths = result.configs.map((configId) =>
-    Math.max(configId.length, ...result.cases.map((caseId) => text(caseId, configId).length)),
+    Math.max(shownWidth(configId), ...result.cases.map((caseId) => text(caseId, configId).length)),
   );
-  const lines = [
+  const lines: Line[] = [
     [
       pad('case', caseWidth),
       ...result.configs.map((configId, index) => pad(configId, widths[index] ?? 0)),
     ].join('  '),
   ];
   for (const caseId of result.cases)
-    lines.push(
-      [
-        pad(caseId, caseWidth),
-        ...result.configs.map((configId, index) => {
-          const cell = cells.get(`${caseId}\u0000${configId}`);
-          const shown = pad(text(caseId, configId), widths[index] ?? 0);
-          if (cell?.solveRate === null || cell === undefined) return colour('dim', shown);
-          return colour(cell.solveRate >= 0.8 ? 'green' : cell.solveRate >= 0.5 ? 'yellow' : 'red', shown);
-        }),
-      ].join('  '),
-    );
+    lines.push([
+      pad(caseId, caseWidth),
+      ...result.configs.flatMap((configId, index) => {
+        const cell = cells.get(`${caseId}\u0000${configId}`);
+        const shown = pad(text(caseId, configId), widths[index] ?? 0);
+        const style =
+          cell?.solveRate === null || cell === undefined
+            ? 'dim'
+            : cell.solveRate >= 0.8
+              ? 'green'
+              : cell.solveRate >= 0.5
+                ? 'yellow'
+                : 'red';
+        return ['  ', painted(style, shown)];
+      }),
+    ]);
   lines.push(
     '',
     `cells: solved/counted [Wilson 95% interval]; ~ flaky (solved and unsolved attempts); — no attempts.`,
@@ -252,7 +267,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
     `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all.`,
     ...leftOutLines(result),
   );
-  await toStdout(`${lines.join('\n')}\n`);
+  printLines('stdout', lines);
   return EXIT.ok;
 }
 
@@ -268,18 +283,24 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
       includeForeign: result.includeForeign,
       retractions: result.retractions,
     };
-    await toStdout(
-      `${JSON.stringify({ schema: COMPARE_REPORT_V1, ...comparison, ...leftOut, artifactVerification: result.artifactVerification, gate }, null, 2)}\n`,
-    );
+    printJson({
+      schema: COMPARE_REPORT_V1,
+      ...comparison,
+      ...leftOut,
+      artifactVerification: result.artifactVerification,
+      gate,
+    });
     return reportGates(gate);
   }
-  const lines: string[] = [];
-  const row = (label: string, caseId: string, a: number, b: number): string =>
-    `${label} ${pad(caseId, 24)} ${percent(a)} → ${percent(b)}`;
+  const lines: Line[] = [];
+  const row = (label: Painted, caseId: string, a: number, b: number): Line => [
+    label,
+    ` ${pad(caseId, 24)} ${percent(a)} → ${percent(b)}`,
+  ];
   for (const delta of comparison.regressions)
-    lines.push(colour('red', row('regressed', delta.caseId, delta.aSolveRate, delta.bSolveRate)));
+    lines.push(row(painted('red', 'regressed'), delta.caseId, delta.aSolveRate, delta.bSolveRate));
   for (const delta of comparison.improvements)
-    lines.push(colour('green', row('improved ', delta.caseId, delta.aSolveRate, delta.bSolveRate)));
+    lines.push(row(painted('green', 'improved '), delta.caseId, delta.aSolveRate, delta.bSolveRate));
   const ci = comparison.deltaSolveRateCi95;
   lines.push(
     '',
@@ -289,6 +310,6 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
     `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${formatUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
   );
-  await toStdout(`${lines.join('\n')}\n`);
+  printLines('stdout', lines);
   return reportGates(gate);
 }

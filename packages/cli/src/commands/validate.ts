@@ -1,6 +1,5 @@
 // `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
 // one JSON report, and return the exit code (0 all valid, 1 any invalid, 2 unreadable input).
-import { styleText } from 'node:util';
 import {
   STDIN_INPUT,
   expandBundleInputs,
@@ -12,6 +11,9 @@ import {
 import type { BundleInput, Issue, NativeExecutionInput } from '@paperclip-evals/contract';
 
 import { EXIT, UsageError, isFileSystemError, show } from '../exit-codes.js';
+import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
+
+import type { Line } from '../print.js';
 
 export interface ValidateOptions {
   readonly inputs: readonly string[];
@@ -38,22 +40,21 @@ export async function runValidate(options: ValidateOptions): Promise<number> {
   for (const [index, target] of targets.entries()) {
     const report = await validateOne(target, options.maxBytes);
     reports.push(report);
-    if (progress) process.stderr.write(`\rvalidating ${index + 1}/${targets.length}`);
-    if (!options.json) process.stdout.write(formatReport(report));
+    if (progress) drawProgress(`\rvalidating ${index + 1}/${targets.length}`);
+    if (!options.json) printLines('stdout', formatReport(report));
   }
-  if (progress) process.stderr.write('\r\x1b[K');
+  if (progress) clearProgress();
 
   const count = (status: FileReport['status']): number =>
     reports.filter((report) => report.status === status).length;
   const summary = { valid: count('valid'), invalid: count('invalid'), unreadable: count('unreadable') };
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify({ schema: 'paperclip-evals/validate-report/v1', summary, files: reports }, null, 2)}\n`,
-    );
+    printJson({ schema: 'paperclip-evals/validate-report/v1', summary, files: reports });
   } else {
-    process.stdout.write(
-      `\n${summary.valid} valid, ${summary.invalid} invalid, ${summary.unreadable} unreadable\n`,
-    );
+    printLines('stdout', [
+      '',
+      `${summary.valid} valid, ${summary.invalid} invalid, ${summary.unreadable} unreadable`,
+    ]);
   }
   if (summary.unreadable > 0) return EXIT.usage;
   return summary.invalid > 0 ? EXIT.invalid : EXIT.ok;
@@ -99,23 +100,29 @@ async function validateOne(target: BundleInput, maxBytes: number): Promise<FileR
   };
 }
 
-const paint = (style: 'green' | 'red' | 'yellow' | 'dim', text: string): string =>
-  process.stdout.isTTY && process.env.NO_COLOR === undefined ? styleText(style, text) : text;
-
-function formatReport(report: FileReport): string {
+/** A file's lines (the input's name and every issue are text from input: printLines renders them). */
+function formatReport(report: FileReport): Line[] {
   switch (report.status) {
     case 'valid':
-      return `${paint('green', 'valid  ')}  ${report.input}  ${paint('dim', `${report.events} events, ${report.fileSha256}`)}\n`;
+      return [
+        [
+          painted('green', 'valid  '),
+          `  ${report.input}  `,
+          painted('dim', `${report.events} events, ${report.fileSha256}`),
+        ],
+      ];
     case 'unreadable':
-      return `${paint('yellow', 'error  ')}  ${report.input}  ${report.error}\n`;
+      return [[painted('yellow', 'error  '), `  ${report.input}  ${report.error}`]];
     case 'invalid': {
-      const lines = report.issues.map(
-        (issue) =>
-          `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}\n` +
-          `      expected: ${show(issue.expected)}\n      received: ${show(issue.received)}\n`,
-      );
       const count = `${report.issues.length} issue${report.issues.length === 1 ? '' : 's'}`;
-      return `${paint('red', 'invalid')}  ${report.input}  ${count}\n${lines.join('')}`;
+      return [
+        [painted('red', 'invalid'), `  ${report.input}  ${count}`],
+        ...report.issues.flatMap((issue) => [
+          `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}`,
+          `      expected: ${show(issue.expected)}`,
+          `      received: ${show(issue.received)}`,
+        ]),
+      ];
     }
   }
 }

@@ -1,0 +1,116 @@
+// The one place `evals` writes to stdout and stderr. Human text goes through printLines, which renders
+// every line with contract's terminalText: text from input (bundle contents, file names, environment
+// files, runnerd's and producers' output, store contents) never reaches a terminal or a CI log raw,
+// and the only control characters written are our own line breaks, the colours of our own labels
+// and the progress line. JSON goes out as contract's jsonText, documents (a report on stdout) as
+// they are. A test (packages/cli/test/print.test.ts) keeps every other file from writing to them.
+import { styleText } from 'node:util';
+import { jsonText, terminalText } from '@paperclip-evals/contract';
+
+/** The colours of our labels. */
+export type Style = 'green' | 'red' | 'yellow' | 'dim';
+
+/** A label of ours (a status word, a count), coloured when the stream is a terminal and NO_COLOR is unset. */
+export interface Painted {
+  readonly style: Style;
+  readonly text: string;
+}
+
+export const painted = (style: Style, text: string): Painted => ({ style, text });
+
+/** One line of human text: a string, or parts of which some are painted. A line holds no line break of ours. */
+export type Line = string | readonly (string | Painted)[];
+
+export type Stream = 'stdout' | 'stderr';
+
+const streamOf = (stream: Stream): NodeJS.WriteStream =>
+  stream === 'stdout' ? process.stdout : process.stderr;
+
+/** Whether painted parts are coloured on this stream. */
+export const colours = (stream: Stream): boolean =>
+  streamOf(stream).isTTY === true && process.env.NO_COLOR === undefined;
+
+/**
+ * The lines as the text written: each plain run of a line rendered by terminalText (a newline or
+ * escape inside it is shown, never acted on), each painted part coloured when `colour`, and a
+ * newline after every line.
+ */
+export function humanText(lines: readonly Line[], colour: boolean): string {
+  return lines.map((line) => `${renderLine(line, colour)}\n`).join('');
+}
+
+function renderLine(line: Line, colour: boolean): string {
+  if (typeof line === 'string') return terminalText(line);
+  let shown = '';
+  let run: string | undefined;
+  for (const part of line) {
+    if (typeof part === 'string') {
+      // Plain parts next to each other are one run, so a command prefix split across them is seen.
+      run = (run ?? '') + part;
+      continue;
+    }
+    if (run !== undefined) shown += terminalText(run);
+    run = undefined;
+    const text = terminalText(part.text);
+    shown += colour ? styleText(part.style, text) : text;
+  }
+  return run === undefined ? shown : shown + terminalText(run);
+}
+
+/** Writes human text, one line each (see humanText). */
+export function printLines(stream: Stream, lines: readonly Line[]): void {
+  streamOf(stream).write(humanText(lines, colours(stream)));
+}
+
+/**
+ * Writes text someone else laid out in lines (commander's usage errors): each of its lines is
+ * rendered as printLines renders one.
+ */
+export function printText(stream: Stream, text: string): void {
+  printLines(stream, text.replace(/\n$/, '').split('\n'));
+}
+
+/**
+ * Writes one JSON document on stdout (contract's jsonText: exact JSON, safe in a terminal), then a
+ * newline; indented by `space` (0: on one line).
+ */
+export function printJson(value: unknown, space = 2): void {
+  process.stdout.write(`${jsonText(value, space)}\n`);
+}
+
+/** Writes JSON text already made (by failureJson) on stdout as it is. */
+export function printJsonText(json: string): void {
+  process.stdout.write(json);
+}
+
+/** Writes one JSON log line on stderr as it is (the checks engine's jsonLogger, which writes it with jsonText). */
+export function printLogLine(line: string): void {
+  process.stderr.write(line);
+}
+
+/** Writes a chunk of a document (a report on stdout) as it is, resolving once it is handed on. */
+export function printDocument(chunk: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(chunk, (error) => {
+      if (error) reject(error);
+      else resolve();
+    });
+  });
+}
+
+/** Draws our progress line (progress.ts's text: counts and rates only) on stderr. */
+export function drawProgress(text: string): void {
+  process.stderr.write(text);
+}
+
+/** Clears the progress line, when stderr is a terminal. */
+export function clearProgress(): void {
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+}
+
+/** How many characters `text` takes once rendered (for padding table columns). */
+export const shownWidth = (text: string): number => terminalText(text).length;
+
+/** `text` padded with spaces to `width` rendered characters. */
+export const padShown = (text: string, width: number): string =>
+  text + ' '.repeat(Math.max(0, width - shownWidth(text)));

@@ -1,0 +1,52 @@
+// The CLI's printer: human lines are rendered by terminalText (a newline or ESC inside a line is shown,
+// never acted on; our own colours survive), and it is the only file of the CLI that writes to stdout
+// or stderr, so no command can print text from input around it.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { styleText } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+import { humanText, padShown, painted, shownWidth } from '../src/print.ts';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+describe('humanText', () => {
+  it('renders each line, so a line break or escape from input stays on its line, shown', () => {
+    expect(humanText(['a\n::error::forged', 'b\u001b[31m'], false)).toBe(
+      'a\\n::error::forged\nb\\u001b[31m\n',
+    );
+  });
+
+  it('neutralises a workflow command at the start of a line, also across plain parts', () => {
+    expect(humanText([['  ', '::add-mask::secret']], false)).toBe('  \\u003a:add-mask::secret\n');
+    expect(humanText([['x #', '#[set-output name=a]b']], false)).toBe('x \\u0023#[set-output name=a]b\n');
+  });
+
+  it('colours painted labels only when asked, and renders their text too', () => {
+    const line = [painted('red', 'invalid'), '  case\u001b[0m'];
+    expect(humanText([line], false)).toBe('invalid  case\\u001b[0m\n');
+    expect(humanText([line], true)).toBe(`${styleText('red', 'invalid')}  case\\u001b[0m\n`);
+  });
+
+  it('pads by the width a text is shown with', () => {
+    expect(shownWidth('a\u001b')).toBe('a\\u001b'.length);
+    expect(padShown('a\u001b', 10)).toBe(`a\u001b${' '.repeat(10 - 7)}`);
+  });
+});
+
+describe('the printer is the one writer', () => {
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.ts'),
+  );
+
+  it.each(files.filter((file) => file !== 'print.ts'))(
+    '%s writes to stdout and stderr only through print.ts',
+    (file) => {
+      const source = readFileSync(join(SRC, file), 'utf8');
+      expect(source, relative(SRC, join(SRC, file))).not.toMatch(
+        /process\.(stdout|stderr)\.write|console\.(log|error|warn|info)|\b(stdout|stderr)\.write\(/,
+      );
+    },
+  );
+});
