@@ -28,7 +28,7 @@ const streamOf = (stream: Stream): NodeJS.WriteStream =>
 
 /** Whether painted parts are coloured on this stream. */
 export const colours = (stream: Stream): boolean =>
-  streamOf(stream).isTTY === true && process.env.NO_COLOR === undefined;
+  process.env.NO_COLOR === undefined && streamOf(stream).isTTY;
 
 /**
  * The lines as the text written: each plain run of a line rendered by terminalText (a newline or

@@ -23,7 +23,11 @@ export function createProgram(): Command {
     .version(CLI_VERSION, '-V, --version', 'print the evals version')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeErr: (text) => printText('stderr', text) });
+    .configureOutput({
+      writeErr: (text) => {
+        printText('stderr', text);
+      },
+    });
 
   program
     .command('validate')

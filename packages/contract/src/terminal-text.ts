@@ -79,7 +79,8 @@ export function terminalText(text: string): string {
  * only ever stand inside JSON strings, where an escape means the same character.
  */
 export function jsonText(value: unknown, space?: number): string {
-  const json = JSON.stringify(value, null, space);
+  // JSON.stringify gives undefined (its types say otherwise) for undefined, a function or a symbol.
+  const json = JSON.stringify(value, null, space) as string | undefined;
   if (json === undefined) throw new TypeError(`jsonText: ${typeof value} is not JSON`);
   return json.replace(RAW_IN_JSON, unicodeEscapes).replace(INLINE_COMMAND, '\\u0023');
 }
