@@ -27,7 +27,17 @@ export function createProgram(): Command {
       writeErr: (text) => {
         printText('stderr', text);
       },
-    });
+    })
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Text from input (ids, file names, messages, what runnerd or a producer printed) is shown as data:',
+        'a control character, bidi override or line break in it prints escaped as JSON writes it (ESC as',
+        '\\u001b, CR as \\r), and a line that would start a CI workflow command (::add-mask::…) shows its',
+        'first colon as \\u003a (docs/ingest.md). --json output is exact JSON.',
+      ].join('\n'),
+    );
 
   program
     .command('validate')

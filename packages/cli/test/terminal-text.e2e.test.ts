@@ -1,9 +1,9 @@
 // Text from input is data on a terminal and in a CI log: the real `evals` binary run over hostile ids
 // (ESC colour and OSC 8 hyperlink sequences, a carriage return and a newline that start GitHub
 // Actions workflow commands, a bidi override, the older `##[command]` form) in bundles, file names,
-// a store and runnerd's build metadata. Whatever the command prints, human text or --json, holds no
-// raw control, format or separator character and no line a runner reads as a workflow command; the
-// hostile text is still shown (escaped), and --json still parses to it exactly.
+// a store (ids, a retraction's who and why) and runnerd's output. Whatever a command prints, human
+// text or --json, holds no raw control, format or separator character and no line a runner reads as
+// a workflow command; the hostile text is still shown (escaped), and --json parses to it exactly.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,6 +112,20 @@ beforeAll(() => {
   // The store the grid and report read: the hostile attempts, ingested once.
   const ingested = evals(['ingest', 'ok', '--store', 'sqlite:book.sqlite']);
   expect(ingested.status, ingested.stderr).toBe(0);
+  // A store whose retraction (who and why) is hostile: `runs` prints what the store holds.
+  expect(evals(['ingest', 'ok', '--store', 'sqlite:retracted.sqlite']).status).toBe(0);
+  const retracted = evals([
+    'retract',
+    '--store',
+    'sqlite:retracted.sqlite',
+    '--run',
+    'run_synthetic',
+    '--reason',
+    hostile('why'),
+    '--by',
+    hostile('bob'),
+  ]);
+  expect(retracted.status, retracted.stderr).toBe(0);
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -155,6 +169,8 @@ const RUNS: [string, () => string[], boolean][] = [
     false,
   ],
   ['report --format json on stdout', () => ['report', ...STORE, '--format', 'json'], true],
+  ['runs: a retraction the store holds', () => ['runs', '--store', 'sqlite:retracted.sqlite'], false],
+  ['runs --json', () => ['runs', '--store', 'sqlite:retracted.sqlite', '--json'], true],
   [
     'runnerd inspect: hostile build metadata',
     () => ['runnerd', 'inspect', '--path', 'paperclip-runnerd', '--sha256', runnerdSha256],
@@ -193,7 +209,7 @@ describe('text from input is data in what evals prints', () => {
       // --json is still exact JSON: it parses, and the hostile ids come back as they were.
       const value = JSON.stringify(JSON.parse(run.stdout));
       expect(
-        [CASE_ID, CONFIG_ID, hostile('0.4.2'), hostile('run')].some((id) =>
+        [CASE_ID, CONFIG_ID, hostile('0.4.2'), hostile('run'), hostile('why')].some((id) =>
           value.includes(JSON.stringify(id).slice(1, -1)),
         ),
       ).toBe(true);
