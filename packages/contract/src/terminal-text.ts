@@ -20,6 +20,11 @@ const ESCAPED_CHARACTER = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
  * string, so a raw one is a line break of its own indentation.)
  */
 const RAW_IN_JSON = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+/** Whether jsonText has anything to escape: a character past printable ASCII, or `##`. */
+const MAYBE_RAW_IN_JSON = /[^\n -~]|##/;
+
+/** Whether terminalText may escape anything but a leading `::`: a character past printable ASCII, a backslash, or `##`. */
+const MAYBE_ESCAPED = /[^ -[\]-~]|##/;
 
 /** JSON's short escapes (the rest are \uXXXX). */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
@@ -65,6 +70,8 @@ const unicodeEscapes = (text: string): string =>
  * it writes human text (packages/cli/src/print.ts). --json output is not rendered: it is jsonText.
  */
 export function terminalText(text: string): string {
+  // Most text is printable ASCII with no backslash, no `##` and no leading `::`: kept as it is.
+  if (!MAYBE_ESCAPED.test(text) && !LINE_COMMAND.test(text)) return text;
   return text
     .replace(ESCAPED_CHARACTER, (character) => SHORT_ESCAPES[character] ?? unicodeEscapes(character))
     .replace(LINE_COMMAND, (_match, space: string) => `${space}\\u003a`)
@@ -82,5 +89,7 @@ export function jsonText(value: unknown, space?: number): string {
   // JSON.stringify gives undefined (its types say otherwise) for undefined, a function or a symbol.
   const json = JSON.stringify(value, null, space) as string | undefined;
   if (json === undefined) throw new TypeError(`jsonText: ${typeof value} is not JSON`);
+  // Most JSON is printable ASCII without `##`: one quick scan says so, and it is returned as it is.
+  if (!MAYBE_RAW_IN_JSON.test(json)) return json;
   return json.replace(RAW_IN_JSON, unicodeEscapes).replace(INLINE_COMMAND, '\\u0023');
 }
