@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
 import { canonicalDigest } from '../../contract/src/digest.ts';
 import { GOOD_METADATA, sha256Of, shQuote } from '../../contract/test/support/test-executables.ts';
+import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -46,6 +47,34 @@ let dir = '';
 const at = (...names: string[]): string => join(dir, ...names);
 let runnerdSha256 = '';
 let rawRunnerdSha256 = '';
+let producerSha256 = '';
+let crashingProducerSha256 = '';
+
+/**
+ * A policy producer that speaks the protocol but decides every call with a hostile verdict and
+ * reason (an unfamiliar verdict: reported, never read as allow); with `crash`, one that dies at start
+ * writing hostile text to stderr (a job error quoting its stderr).
+ */
+function hostileProducer(crash: boolean): string {
+  return `#!${process.execPath}
+const out = (frame) => process.stdout.write(JSON.stringify(frame) + '\\n');
+if (${String(crash)}) { process.stderr.write(${JSON.stringify(`producer died${HOSTILE}\n`)}); process.exit(3); }
+const canon = (v) => Array.isArray(v) ? '[' + v.map(canon).join(',') + ']'
+  : v !== null && typeof v === 'object' ? '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + canon(v[k])).join(',') + '}'
+  : JSON.stringify(v);
+let digest = '';
+out({ type: 'handshake', engine_version: '0.0.0-hostile' });
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const frame = JSON.parse(line);
+  if (frame.type === 'bundle') {
+    digest = 'sha256:' + require('node:crypto').createHash('sha256').update(canon(frame.bundle)).digest('hex');
+    return out({ type: 'bundle_ack', bundle_digest: digest, skipped: [] });
+  }
+  out({ type: 'response', id: frame.id, bundle_digest: digest, state_out: frame.state_in ?? {},
+    decision: { verdict: ${JSON.stringify(hostile('allow'))}, rule_id: 'r1', reason: ${JSON.stringify(hostile('why'))} } });
+});
+`;
+}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'evals-terminal-text-e2e-'));
@@ -76,6 +105,14 @@ beforeAll(() => {
   const raw = `#!/bin/sh\nprintf '%s\\n' ${shQuote(`\u001b[31m\u202e##[add-mask]secret${HOSTILE}`)}\n`;
   writeFileSync(at('raw-runnerd'), raw, { mode: 0o755 });
   rawRunnerdSha256 = sha256Of(raw);
+
+  const producer = hostileProducer(false);
+  writeFileSync(at('producer.cjs'), producer, { mode: 0o755 });
+  producerSha256 = sha256Of(producer);
+  const crashing = hostileProducer(true);
+  writeFileSync(at('crashing-producer.cjs'), crashing, { mode: 0o755 });
+  crashingProducerSha256 = sha256Of(crashing);
+  writeFileSync(at('policy.json'), JSON.stringify(bundleOf(denyApprovals)));
 
   const catalog = { schema: 'paperclip-runner/semantic-catalog/v1', version: 1, operations: [] };
   writeFileSync(at('catalog.json'), JSON.stringify(catalog));
@@ -153,6 +190,19 @@ const negotiate = (json: string[]): string[] => [
   ...json,
 ];
 
+const replay = (binary: string, sha256: string, json: string[] = []): string[] => [
+  'policy',
+  'replay',
+  '--policy-binary',
+  binary,
+  '--sha256',
+  sha256,
+  '--bundle',
+  'policy.json',
+  ...json,
+  at('ok', 'unsolved.json'),
+];
+
 /** [what, argv, whether the output is --json]. Every command echoes hostile text from its input. */
 const RUNS: [string, () => string[], boolean][] = [
   ['validate: a hostile file name', () => ['validate', 'ok'], false],
@@ -188,6 +238,13 @@ const RUNS: [string, () => string[], boolean][] = [
   ],
   ['negotiate: mismatches quoting hostile metadata', () => negotiate([]), false],
   ['negotiate --json', () => negotiate(['--json']), true],
+  ['policy replay: hostile verdicts and reasons', () => replay('producer.cjs', producerSha256), false],
+  ['policy replay --json', () => replay('producer.cjs', producerSha256, ['--json']), true],
+  [
+    'policy replay: a producer dying with hostile stderr',
+    () => replay('crashing-producer.cjs', crashingProducerSha256),
+    false,
+  ],
 ];
 
 describe('text from input is data in what evals prints', () => {
@@ -209,7 +266,7 @@ describe('text from input is data in what evals prints', () => {
       // --json is still exact JSON: it parses, and the hostile ids come back as they were.
       const value = JSON.stringify(JSON.parse(run.stdout));
       expect(
-        [CASE_ID, CONFIG_ID, hostile('0.4.2'), hostile('run'), hostile('why')].some((id) =>
+        [CASE_ID, CONFIG_ID, hostile('0.4.2'), hostile('run'), hostile('why'), hostile('allow')].some((id) =>
           value.includes(JSON.stringify(id).slice(1, -1)),
         ),
       ).toBe(true);
