@@ -19,14 +19,23 @@ export interface JunitReportInput {
   readonly gate: GateVerdicts | null;
 }
 
-/** XML 1.0 text: escapes markup and drops characters XML cannot carry. */
+/**
+ * XML 1.0 text: escapes markup and drops characters XML cannot carry. What a terminal or a CI log
+ * reader would act on when the report is printed (tab, CR, LF, DEL, C1, format characters such as
+ * bidi overrides, U+2028/9, the `#` that starts `##[`) is written as a character reference: the same
+ * text to an XML parser, one line that runs no workflow command in a log.
+ */
 function xml(text: string): string {
   return text
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;')
-    .replaceAll(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD');
+    .replaceAll(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replaceAll(/[\t\n\r\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]|#(?=#(?:\[|vso\[))/giu, (character) => {
+      const point = character.codePointAt(0) ?? 0;
+      return `&#x${point.toString(16)};`;
+    });
 }
 
 function testcase(cell: GridCell): string {
