@@ -5,6 +5,7 @@
 // its attempts → one attempt's details) from the attempts embedded as JSON. Every rendered number a
 // test needs sits on a data-* attribute, and every string from the evalbook is escaped.
 import { createHash } from 'node:crypto';
+import { jsonText } from '@paperclip-evals/contract';
 
 import { artifactCountsText } from './convert.js';
 import { formatUsd } from './cost.js';
@@ -43,8 +44,18 @@ const ESCAPES: Readonly<Record<string, string>> = {
   '"': '&quot;',
   "'": '&#39;',
 };
+/**
+ * What else is written as a character reference (the same text to a browser): every control,
+ * format and line/paragraph separator character (CR, LF, ESC, bidi overrides…), so that HTML sent to
+ * a terminal or CI log (`report --format html` on stdout) holds no raw one, and the `:` of `::` and
+ * the `#` of `##[` / `##vso[`, so that no line of it reads as a GitHub Actions workflow command.
+ */
+const INERT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|:(?=:)|#(?=#(?:\[|vso\[))/giu;
 /** HTML text and attribute values (also inside SVG). */
-const esc = (text: string): string => text.replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+const esc = (text: string): string =>
+  text
+    .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
+    .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`);
 
 /**
  * The most characters of one text the page lays out before "show all" is asked for. Laying out
@@ -847,7 +858,8 @@ function gridSection(summary: EvalbookSummary): string {
 
 export function renderHtml(input: HtmlReportInput): string {
   const { summary } = input;
-  const data = JSON.stringify({
+  // jsonText: the same JSON, with what a terminal or CI log would act on escaped (see esc above).
+  const data = jsonText({
     attemptsTotal: summary.attempts,
     cells: summary.grid,
     attempts: input.attempts,
