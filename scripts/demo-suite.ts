@@ -32,9 +32,9 @@ const ENGINE_CHECKS = [
   },
   {
     id: 'no-loops',
-    description: 'no tool called more than three times',
+    description: 'read_document called at most three times (a loop re-reading the source)',
     type: 'trace',
-    spec: '{ check: loop_detection, max_repetitions: 3 }',
+    spec: '{ check: loop_detection, tool: read_document, max_repetitions: 3 }',
   },
   {
     id: 'bounded-steps',
