@@ -194,6 +194,21 @@ describe('when SHA256SUMS leaves runnerd out', () => {
       detail: expect.stringContaining(`SHA256SUMS gives no digest for ${RUNNERD_NAME}`) as unknown,
     });
   });
+
+  it('skips what needs runnerd-resolve with the same reason: a skip names the first check that gave nothing', () => {
+    const reason = `needs sha256sums: SHA256SUMS gives no digest for ${RUNNERD_NAME}`;
+    for (const id of [
+      'runnerd-resolve',
+      'runnerd-eval-session',
+      'negotiation',
+      'negotiation-fails-closed',
+    ] as const) {
+      expect(check(record('runnerdLeftOutOfSums'), id), id).toMatchObject({
+        status: 'skipped',
+        detail: reason,
+      });
+    }
+  });
 });
 
 describe('when a file SHA256SUMS lists is missing', () => {

@@ -1,0 +1,56 @@
+// Check app-record: the App's consumer-conformance record passed and names the tarball, runnerd and
+// package version with the digests Evals computed.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { appRecordIssues } from '../app-record.js';
+import { judge, lacking } from './context.js';
+
+import type { QualificationCheckId } from '../record.js';
+import type { Unmet } from './runner.js';
+import type { QualificationCheckDefinition } from './context.js';
+
+export const appRecord: QualificationCheckDefinition = {
+  id: 'app-record',
+  needs: ['release-layout', 'sha256sums', 'tarball-extract', 'package-manifest'],
+  uses: ['runnerd-resolve'],
+  run: async ({ releaseDir }, values) => {
+    const layout = values.need('release-layout');
+    const tarballSha256 = values.need('tarball-extract').sha256;
+    const runnerdSha256 =
+      layout.runnerd === null
+        ? null
+        : (values.found('runnerd-resolve')?.artifact.sha256 ??
+          values.need('sha256sums').computed[layout.runnerd] ??
+          null);
+    const packageVersion = values.need('package-manifest').version;
+    const unmet: Unmet<QualificationCheckId>[] = [];
+    if (layout.appRecord === null) {
+      unmet.push({ need: 'release-layout', why: 'an App record that is one strict JSON object' });
+    }
+    if (layout.runnerd === null || runnerdSha256 === null)
+      unmet.push({ need: 'sha256sums', why: 'a runnerd digest' });
+    if (packageVersion === null) unmet.push({ need: 'package-manifest', why: 'a package version' });
+    if (
+      unmet.length > 0 ||
+      layout.appRecord === null ||
+      layout.tarball === null ||
+      layout.runnerd === null ||
+      runnerdSha256 === null ||
+      packageVersion === null
+    ) {
+      return lacking(unmet);
+    }
+    const bytes = await readFile(join(releaseDir, layout.appRecord));
+    return judge(
+      appRecordIssues(bytes, {
+        file: layout.appRecord,
+        tarball: { fileName: layout.tarball, sha256: tarballSha256 },
+        runnerd: { fileName: layout.runnerd, sha256: runnerdSha256 },
+        packageVersion,
+      }),
+      `${layout.appRecord} passed and names ${layout.tarball}, ${layout.runnerd} and ${packageVersion} with the digests Evals computed`,
+      `${layout.appRecord} does not agree with the release`,
+    );
+  },
+};

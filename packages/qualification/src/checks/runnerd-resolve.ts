@@ -1,0 +1,100 @@
+// Check runnerd-resolve: runnerd resolves by path and its SHA256SUMS digest, is a release build,
+// and states the PRP range the package's build metadata states (same source).
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isContractError, resolveRunnerdArtifact } from '@paperclip-evals/contract';
+
+import { fail, judge, lacking } from './context.js';
+
+import type { QualificationIssue } from '../record.js';
+import type { QualificationCheckDefinition } from './context.js';
+
+export const runnerdResolve: QualificationCheckDefinition = {
+  id: 'runnerd-resolve',
+  needs: ['release-layout', 'sha256sums'],
+  uses: ['build-metadata'],
+  unavailable: 'no verified runnerd',
+  run: async ({ releaseDir, options }, values) => {
+    const runnerd = values.need('release-layout').runnerd;
+    if (runnerd === null)
+      return lacking([{ need: 'release-layout', why: 'there is no runnerd for this host' }]);
+    const sums = values.need('sha256sums');
+    const path = join(releaseDir, runnerd);
+    const found = {
+      runnerdSha256: sums.computed[runnerd] ?? null,
+      runnerdByteSize: (await lstat(path)).size,
+    };
+    const expectedSha256 = sums.expected.get(runnerd);
+    if (expectedSha256 === undefined) {
+      return lacking([{ need: 'sha256sums', why: `SHA256SUMS gives no digest for ${runnerd}` }], found);
+    }
+    let artifact;
+    try {
+      artifact = await resolveRunnerdArtifact({
+        executablePath: path,
+        expectedSha256,
+        ...(options.metadataTimeoutMs === undefined ? {} : { metadataTimeoutMs: options.metadataTimeoutMs }),
+      });
+    } catch (error) {
+      if (!isContractError(error)) throw error;
+      return fail(
+        `${runnerd} did not resolve: ${error.issues.map((issue) => issue.code).join(', ')}`,
+        error.issues,
+        found,
+      );
+    }
+    const profile = artifact.buildProfile;
+    const issues: QualificationIssue[] =
+      profile === 'release'
+        ? []
+        : [
+            {
+              code: 'build_profile_not_release',
+              message:
+                profile === undefined
+                  ? `${runnerd} does not state its build profile; only a release build qualifies`
+                  : `${runnerd} is a ${profile} build; only a release build qualifies`,
+              component: 'runnerd',
+              file: runnerd,
+              expected: 'release',
+              received: profile ?? 'not stated',
+            },
+          ];
+    // runnerd and the package are built from the same source: they state the same PRP range.
+    const theirs = artifact.buildMetadata.prp;
+    const ours = values.found('build-metadata')?.prp;
+    if (
+      ours !== undefined &&
+      (theirs.name !== ours.name ||
+        theirs.minimumVersion !== ours.minimumVersion ||
+        theirs.maximumVersion !== ours.maximumVersion)
+    ) {
+      issues.push({
+        code: 'runnerd_prp_range_mismatch',
+        message: `${runnerd} speaks ${theirs.name} ${theirs.minimumVersion}..${theirs.maximumVersion}, the package's build metadata ${ours.name} ${ours.minimumVersion}..${ours.maximumVersion}`,
+        component: 'prp',
+        file: runnerd,
+        path: '/prp',
+        expected: {
+          name: ours.name,
+          minimumVersion: ours.minimumVersion,
+          maximumVersion: ours.maximumVersion,
+        },
+        received: {
+          name: theirs.name,
+          minimumVersion: theirs.minimumVersion,
+          maximumVersion: theirs.maximumVersion,
+        },
+      });
+    }
+    return judge(
+      issues,
+      `${runnerd} verified (${artifact.sha256}), release build of ${artifact.buildMetadata.packageVersion}, PRP ${theirs.minimumVersion}..${theirs.maximumVersion} as the package states`,
+      `${runnerd} is not a release build of the package's PRP range`,
+      {
+        value: { file: runnerd, artifact },
+        facts: { runnerdSha256: artifact.sha256, runnerdByteSize: artifact.byteSize, artifact },
+      },
+    );
+  },
+};
