@@ -1,0 +1,265 @@
+// Every JSON the CLI prints has a schema under schemas/, and holds to it: each `--json` command of
+// the real CLI (bin/evals.js, built) runs over success and failure cases — fixture attempts valid
+// and invalid, a store ingested here, a fake runnerd, the real and a broken policy producer — and
+// each stdout is validated against its schema through the one schema registry. Then mutation rows:
+// each schema refuses a plausible wrong output (a missing member, a wrong enum, an extra member),
+// so none of them can pass everything.
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { schemaErrors } from '../../contract/src/schema-registry.ts';
+import {
+  GOOD_METADATA,
+  createTestExecutables,
+  printingScript,
+  writeExecutable,
+} from '../../contract/test/support/test-executables.ts';
+import { writeBundles } from '../../evalbook/test/support/bundles.ts';
+import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
+import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
+import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
+
+import type { TestExecutable, TestExecutables } from '../../contract/test/support/test-executables.ts';
+import type { Executable } from '../../policy/test/support/producers.ts';
+
+const SCHEMA = (name: string): string => `https://paperclip-evals.dev/schemas/${name}/v1.json`;
+/** Each output's `schema` member → its JSON Schema. */
+const SCHEMA_OF: Readonly<Record<string, string>> = {
+  'paperclip-evals/validate-report/v1': SCHEMA('validate-report'),
+  'paperclip-evals/ingest-report/v1': SCHEMA('ingest-report'),
+  'paperclip-evals/runs/v1': SCHEMA('runs'),
+  'paperclip-evals/retraction-report/v1': SCHEMA('retraction-report'),
+  'paperclip-evals/report/v1': SCHEMA('report'),
+  'paperclip-evals/grid/v1': SCHEMA('grid'),
+  'paperclip-evals/compare/v1': SCHEMA('compare'),
+  'paperclip-evals/policy-replay/v1': SCHEMA('policy-replay'),
+  'evals-qualification/v1': SCHEMA('qualification-record'),
+};
+const FAILURE = SCHEMA('cli-failure');
+
+const ATTEMPTS = join(REPO, 'fixtures/attempts');
+let dir = '';
+let store = '';
+let executables: TestExecutables;
+/** A runnerd that speaks PRP 1..2, as the negotiation documents ask. */
+let runnerdV2: TestExecutable;
+let producer: Executable;
+let dropsReply: Executable;
+let bundlePath = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-json-schemas-'));
+  store = `sqlite:${join(dir, 'evalbook.sqlite')}`;
+  await mkdir(join(dir, 'executables'));
+  executables = await createTestExecutables(join(dir, 'executables'));
+  producer = await realProducer(dir);
+  dropsReply = await brokenProducer(dir, 'drops_a_reply');
+  bundlePath = join(dir, 'policy.json');
+  await writeFile(bundlePath, `${JSON.stringify(bundleOf(denyApprovals), null, 2)}\n`);
+  writeNegotiationDocuments(dir);
+  const metadata = { ...GOOD_METADATA, prp: { ...GOOD_METADATA.prp, maximumVersion: 2 } };
+  runnerdV2 = await writeExecutable(join(dir, 'runnerd-v2'), printingScript(JSON.stringify(metadata)));
+  await mkdir(join(dir, 'run-two'));
+  await writeBundles(join(dir, 'run-two'), 3, { runId: 'run_two' });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A real output and what its schema is. */
+interface Output {
+  readonly label: string;
+  readonly schemaId: string;
+  readonly value: unknown;
+}
+const outputs: Output[] = [];
+
+/** Runs the real CLI in `dir`, parses its stdout as one JSON document and checks the exit code. */
+function evals(args: readonly string[], exitCode: number): unknown {
+  const run = spawnSync(process.execPath, [EVALS, ...args], { cwd: dir, encoding: 'utf8', input: '' });
+  expect(run.status, `evals ${args.join(' ')}\n${run.stdout}\n${run.stderr}`).toBe(exitCode);
+  return JSON.parse(run.stdout) as unknown;
+}
+
+/** Validates an output against `schemaId` (or, by its `schema` member, against its own). */
+function expectSchema(label: string, value: unknown, schemaId?: string): void {
+  const named = (value as { schema?: unknown }).schema;
+  const isFailure = typeof value === 'object' && value !== null && 'exitCode' in value && 'error' in value;
+  const id = schemaId ?? (isFailure ? FAILURE : SCHEMA_OF[String(named)]);
+  expect(id, `${label}: an output with no schema (${String(named)})`).toBeDefined();
+  expect(schemaErrors(id ?? '', value), label).toEqual([]);
+  outputs.push({ label, schemaId: id ?? '', value });
+}
+
+const json = (label: string, args: readonly string[], exitCode: number, schemaId?: string): unknown => {
+  const value = evals(args, exitCode);
+  expectSchema(label, value, schemaId);
+  return value;
+};
+
+describe('every --json output of the real CLI holds to its schema', () => {
+  it('validate: valid, invalid and unreadable inputs', () => {
+    json('validate valid', ['validate', join(ATTEMPTS, 'valid'), '--json'], 0);
+    json('validate invalid', ['validate', join(ATTEMPTS, 'invalid'), '--json'], 1);
+    json('validate unreadable', ['validate', join(dir, 'missing.json'), '--json'], 2);
+  });
+
+  it('ingest, runs, retract, report, grid and compare over a store ingested here', () => {
+    json('ingest inserted', ['ingest', join(ATTEMPTS, 'valid'), 'run-two', '--store', store, '--json'], 0);
+    json('ingest duplicates', ['ingest', join(ATTEMPTS, 'valid'), '--store', store, '--json'], 0);
+    json('ingest invalid', ['ingest', join(ATTEMPTS, 'invalid'), '--store', store, '--json'], 1);
+    json('ingest unreadable', ['ingest', join(dir, 'missing.json'), '--store', store, '--json'], 2);
+    json('runs', ['runs', '--store', store, '--json'], 0);
+    json('report', ['report', '--store', store], 0);
+    json('report gated', ['report', '--store', store, '--fail-on', 'below:0.99'], 1);
+    json('grid', ['grid', '--store', store, '--json'], 0);
+    const args = ['compare', '--store', store, '--a-run', 'run_synthetic', '--b-run', 'run_two', '--json'];
+    json('compare', args, 0);
+    json('compare gated', [...args, '--fail-on', 'regression', '--fail-on', 'below:0.99'], 1);
+    const retract = [
+      'retract',
+      '--store',
+      store,
+      '--run',
+      'run_two',
+      '--reason',
+      'schema test',
+      '--by',
+      'ci',
+    ];
+    json('retract', [...retract, '--json'], 0);
+    json('retract again', [...retract, '--json'], 0);
+    json('report with a retraction', ['report', '--store', store], 0);
+  });
+
+  it('a failing grid, compare and policy replay print the one {schema, exitCode, error} object', () => {
+    const missing = `sqlite:${join(dir, 'no-such-store.sqlite')}`;
+    const grid = json('grid failure', ['grid', '--store', missing, '--json'], 2) as { schema: string };
+    expect(grid.schema).toBe('paperclip-evals/grid/v1');
+    const compare = json(
+      'compare failure',
+      ['compare', '--store', missing, '--a', 'x', '--b', 'y', '--json'],
+      2,
+    );
+    expect((compare as { schema: string }).schema).toBe('paperclip-evals/compare/v1');
+  });
+
+  it('policy replay: decided, stored, and a producer that breaks the protocol', () => {
+    const replay = (binary: Executable, extra: string[]): string[] => [
+      'policy',
+      'replay',
+      '--policy-binary',
+      binary.path,
+      '--sha256',
+      binary.sha256,
+      '--bundle',
+      bundlePath,
+      '--json',
+      ...extra,
+    ];
+    json('policy replay', replay(producer, [join(ATTEMPTS, 'valid')]), 0);
+    json('policy replay stored', replay(producer, ['--store', store]), 0);
+    const failed = json('policy replay job error', replay(dropsReply, [join(ATTEMPTS, 'valid')]), 5);
+    expect((failed as { schema: string }).schema).toBe('paperclip-evals/policy-replay/v1');
+  });
+
+  it('runnerd inspect and negotiate: verified, incompatible and refused (no schema member: by command)', () => {
+    const { good, wrongDigest, exitsOne } = executables;
+    const inspect = SCHEMA('runnerd-inspect');
+    json(
+      'inspect',
+      ['runnerd', 'inspect', '--path', good.path, '--sha256', good.sha256, '--json'],
+      0,
+      inspect,
+    );
+    json(
+      'inspect digest',
+      ['runnerd', 'inspect', '--path', wrongDigest.path, '--sha256', good.sha256, '--json'],
+      4,
+      inspect,
+    );
+    json(
+      'inspect exit 1',
+      ['runnerd', 'inspect', '--path', exitsOne.path, '--sha256', exitsOne.sha256, '--json'],
+      4,
+      inspect,
+    );
+    const negotiate = (runnerd: TestExecutable, requirements = 'requirements.json'): string[] => [
+      'negotiate',
+      '--package-metadata',
+      'package-metadata.json',
+      '--requirements',
+      requirements,
+      '--catalog',
+      'catalog.json',
+      '--runnerd',
+      runnerd.path,
+      '--runnerd-sha256',
+      runnerd.sha256,
+      '--json',
+    ];
+    const schema = SCHEMA('negotiate');
+    json('negotiate compatible', negotiate(runnerdV2), 0, schema);
+    // The good runnerd speaks PRP 1 only: its driver cannot speak the negotiated PRP 2.
+    json('negotiate incompatible', negotiate(good), 3, schema);
+    json('negotiate bad document', negotiate(runnerdV2, 'package-metadata.json'), 2, schema);
+  });
+});
+
+/** A deep copy of the first output with this label, changed by `change`. */
+function mutated(label: string, change: (value: Record<string, any>) => void): unknown {
+  const output = outputs.find((candidate) => candidate.label === label);
+  if (output === undefined) throw new Error(`no output ${label}: the e2e cases above did not run`);
+  const copy = structuredClone(output.value) as Record<string, any>;
+  change(copy);
+  return copy;
+}
+
+// [schema, output label, what is wrong, the change]
+const MUTATIONS: [string, string, string, (value: Record<string, any>) => void][] = [
+  ['validate-report', 'validate valid', 'a missing summary', (v) => delete v.summary],
+  ['validate-report', 'validate invalid', 'an unknown status', (v) => (v.files[0].status = 'broken')],
+  ['validate-report', 'validate valid', 'a digest not sha256:hex', (v) => (v.files[0].fileSha256 = 'abc')],
+  ['ingest-report', 'ingest inserted', 'an exit code ingest never gives', (v) => (v.exitCode = 3)],
+  ['ingest-report', 'ingest inserted', 'a missing coverage', (v) => delete v.coverage],
+  ['ingest-report', 'ingest invalid', 'an issue without a code', (v) => delete v.invalid[0].issues[0].code],
+  ['runs', 'runs', 'a count that is not a whole number', (v) => (v.runs[0].attempts = 1.5)],
+  ['retraction-report', 'retract', 'an unknown outcome', (v) => (v.outcomes[0].status = 'deleted')],
+  ['report', 'report', 'an unknown attempt status', (v) => (v.attempts[0].status = 'passed')],
+  ['report', 'report', 'a missing summary', (v) => delete v.summary],
+  ['report', 'report', 'an extra member on an attempt', (v) => (v.attempts[0].extra = 1)],
+  ['report', 'report', 'a solve rate above 1', (v) => (v.summary.grid[0].solveRate = 1.5)],
+  ['report', 'report gated', 'a gate without its verdict', (v) => delete v.gate.passed],
+  ['grid', 'grid', 'an unknown denominator policy', (v) => (v.denominatorPolicy = 'some')],
+  ['grid', 'grid', 'a cell without statusCounts', (v) => delete v.grid[0].statusCounts],
+  ['compare', 'compare', 'compared by something else', (v) => (v.by = 'case')],
+  ['compare', 'compare', 'a missing McNemar p', (v) => delete v.mcnemarP],
+  ['policy-replay', 'policy replay', 'an unknown agreement', (v) => (v.calls[0].agreement = 'fine')],
+  ['policy-replay', 'policy replay', 'a missing bundle digest', (v) => delete v.bundleDigest],
+  ['cli-failure', 'grid failure', 'a failure with exit code 0', (v) => (v.exitCode = 0)],
+  ['cli-failure', 'policy replay job error', 'a failure without its error', (v) => delete v.error],
+  ['runnerd-inspect', 'inspect', 'a verified artifact without its digest', (v) => delete v.sha256],
+  ['runnerd-inspect', 'inspect digest', 'a failure with an unknown code', (v) => (v.code = 'oops')],
+  [
+    'negotiate',
+    'negotiate compatible',
+    'a receipt without its PRP version',
+    (v) => delete v.receipt.negotiatedPrpVersion,
+  ],
+  ['negotiate', 'negotiate incompatible', 'incompatible with no issue', (v) => (v.issues = [])],
+];
+
+describe('each schema refuses a plausible wrong output', () => {
+  it.each(MUTATIONS)('%s refuses %s with %s', (schema, label, _what, change) => {
+    expect(schemaErrors(SCHEMA(schema), mutated(label, change))).not.toEqual([]);
+  });
+
+  it('every schema written for a CLI output has a mutation row', () => {
+    const covered = new Set(MUTATIONS.map(([schema]) => schema));
+    for (const id of [...Object.values(SCHEMA_OF), FAILURE, SCHEMA('runnerd-inspect'), SCHEMA('negotiate')])
+      if (id !== SCHEMA('qualification-record')) expect(covered).toContain(id.split('/').at(-2));
+  });
+});
