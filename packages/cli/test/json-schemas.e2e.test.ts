@@ -20,6 +20,7 @@ import {
 import { writeBundles } from '../../evalbook/test/support/bundles.ts';
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
+import { buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
 import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
 import type { TestExecutable, TestExecutables } from '../../contract/test/support/test-executables.ts';
@@ -49,6 +50,7 @@ let runnerdV2: TestExecutable;
 let producer: Executable;
 let dropsReply: Executable;
 let bundlePath = '';
+let refusedRelease = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'evals-json-schemas-'));
@@ -62,6 +64,10 @@ beforeAll(async () => {
   writeNegotiationDocuments(dir);
   const metadata = { ...GOOD_METADATA, prp: { ...GOOD_METADATA.prp, maximumVersion: 2 } };
   runnerdV2 = await writeExecutable(join(dir, 'runnerd-v2'), printingScript(JSON.stringify(metadata)));
+  // A release whose tarball escapes package/: refused at extraction, before anything is installed.
+  refusedRelease = (
+    await buildFakeRelease(join(dir, 'release'), { extraEntries: [{ path: '../escaped.txt', body: 'x' }] })
+  ).dir;
   await mkdir(join(dir, 'run-two'));
   await writeBundles(join(dir, 'run-two'), 3, { runId: 'run_two' });
 });
@@ -101,6 +107,11 @@ const json = (label: string, args: readonly string[], exitCode: number, schemaId
 };
 
 describe('every --json output of the real CLI holds to its schema', () => {
+  it('qualify: a refused release (the record, qualified false)', () => {
+    const record = json('qualify refused', ['qualify', '--release-dir', refusedRelease, '--json'], 1);
+    expect((record as { qualified: boolean }).qualified).toBe(false);
+  });
+
   it('validate: valid, invalid and unreadable inputs', () => {
     json('validate valid', ['validate', join(ATTEMPTS, 'valid'), '--json'], 0);
     json('validate invalid', ['validate', join(ATTEMPTS, 'invalid'), '--json'], 1);
@@ -205,6 +216,8 @@ describe('every --json output of the real CLI holds to its schema', () => {
     json('negotiate compatible', negotiate(runnerdV2), 0, schema);
     // The good runnerd speaks PRP 1 only: its driver cannot speak the negotiated PRP 2.
     json('negotiate incompatible', negotiate(good), 3, schema);
+    json('digest', ['digest', 'catalog.json', 'package-metadata.json', '--json'], 0, SCHEMA('digest'));
+    json('digest canonical', ['digest', '--canonical', 'catalog.json', '--json'], 0, SCHEMA('digest'));
     json('negotiate bad document', negotiate(runnerdV2, 'package-metadata.json'), 2, schema);
   });
 });
@@ -231,6 +244,7 @@ const MUTATIONS: [string, string, string, (value: Record<string, any>) => void][
   ['report', 'report', 'an unknown attempt status', (v) => (v.attempts[0].status = 'passed')],
   ['report', 'report', 'a missing summary', (v) => delete v.summary],
   ['report', 'report', 'an extra member on an attempt', (v) => (v.attempts[0].extra = 1)],
+  ['report', 'report', 'an unknown cost coverage', (v) => (v.attempts[0].cost.coverage = 'free')],
   ['report', 'report', 'a solve rate above 1', (v) => (v.summary.grid[0].solveRate = 1.5)],
   ['report', 'report gated', 'a gate without its verdict', (v) => delete v.gate.passed],
   ['grid', 'grid', 'an unknown denominator policy', (v) => (v.denominatorPolicy = 'some')],
@@ -249,6 +263,8 @@ const MUTATIONS: [string, string, string, (value: Record<string, any>) => void][
     'a receipt without its PRP version',
     (v) => delete v.receipt.negotiatedPrpVersion,
   ],
+  ['digest', 'digest', 'a digest not sha256:hex', (v) => (v.files[0].sha256 = 'sha256:XYZ')],
+  ['qualification-record', 'qualify refused', 'an unknown check status', (v) => (v.checks[0].status = 'ok?')],
   ['negotiate', 'negotiate incompatible', 'incompatible with no issue', (v) => (v.issues = [])],
 ];
 
@@ -259,7 +275,8 @@ describe('each schema refuses a plausible wrong output', () => {
 
   it('every schema written for a CLI output has a mutation row', () => {
     const covered = new Set(MUTATIONS.map(([schema]) => schema));
-    for (const id of [...Object.values(SCHEMA_OF), FAILURE, SCHEMA('runnerd-inspect'), SCHEMA('negotiate')])
-      if (id !== SCHEMA('qualification-record')) expect(covered).toContain(id.split('/').at(-2));
+    const bySchemaName = [SCHEMA('runnerd-inspect'), SCHEMA('negotiate'), SCHEMA('digest')];
+    for (const id of [...Object.values(SCHEMA_OF), FAILURE, ...bySchemaName])
+      expect(covered).toContain(id.split('/').at(-2));
   });
 });
