@@ -184,6 +184,19 @@ function describeUnmasked(error: unknown): string[] {
   return [String(error)];
 }
 
+/** The one failure object of `--json` commands (schemas/evals/cli-failure-v1.schema.json). */
+export interface FailureReport {
+  /** The schema of the result the command would have printed (`paperclip-evals/grid/v1`, …). */
+  readonly schema: string;
+  readonly exitCode: number;
+  readonly error: {
+    /** The coded error's code; null for an uncoded one. */
+    readonly code: string | null;
+    readonly message: string;
+    readonly issues: readonly Issue[];
+  };
+}
+
 /**
  * A failure as the one JSON object a `--json` command prints on stdout instead of its result:
  * `{schema, exitCode, error: {code, message, issues}}` — the code and issues of a coded error (null
@@ -191,7 +204,7 @@ function describeUnmasked(error: unknown): string[] {
  */
 export function failureJson(schema: string, exitCode: number, error: unknown): string {
   const coded = isCodedError(error);
-  const report = {
+  const report: FailureReport = {
     schema,
     exitCode,
     error: {

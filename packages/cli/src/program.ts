@@ -602,3 +602,17 @@ function positiveInteger(value: string): number {
     throw new InvalidArgumentError(`expected a positive whole number, received ${JSON.stringify(value)}`);
   return parsed;
 }
+
+// The JSON the commands print, as types: each is the one definition its writer builds, and each has
+// a JSON Schema under schemas/evals/ (docs/reports.md lists command → schema). `report --format json`
+// is evalbook's JsonReport, the qualification record qualification's QualificationRecord.
+export type { DigestReport } from './commands/digest.js';
+export type { FailureReport } from './exit-codes.js';
+export type { IngestReport } from './commands/ingest.js';
+export type { RetractionReport, RunsReport } from './commands/ledger.js';
+export type { ContractFailureReport, NegotiateReport, RunnerdInspectReport } from './commands/negotiate.js';
+export type { PolicyReplayCall, PolicyReplayReport, StoredCounts } from './commands/policy.js';
+export type { CompareReport, GridReport } from './commands/report.js';
+export type { ValidateFileReport, ValidateReport } from './commands/validate.js';
+export type { JsonReport } from '@paperclip-evals/evalbook';
+export type { QualificationRecord } from '@paperclip-evals/qualification';

@@ -222,55 +222,68 @@ describe('every --json output of the real CLI holds to its schema', () => {
   });
 });
 
-/** A deep copy of the first output with this label, changed by `change`. */
-function mutated(label: string, change: (value: Record<string, any>) => void): unknown {
+const DELETE = Symbol('delete');
+
+/** A deep copy of the first output with this label, its member at `pointer` replaced (or deleted). */
+function mutated(label: string, pointer: string, replacement: unknown): unknown {
   const output = outputs.find((candidate) => candidate.label === label);
   if (output === undefined) throw new Error(`no output ${label}: the e2e cases above did not run`);
-  const copy = structuredClone(output.value) as Record<string, any>;
-  change(copy);
+  const copy = structuredClone(output.value);
+  const tokens = pointer.split('/').slice(1);
+  const last = tokens.pop() ?? '';
+  let parent = copy as Record<string, unknown>;
+  for (const token of tokens) parent = parent[token] as Record<string, unknown>;
+  expect(Object.hasOwn(parent, last) || replacement !== DELETE, `${label} has ${pointer}`).toBe(true);
+  if (replacement === DELETE) Reflect.deleteProperty(parent, last);
+  else parent[last] = replacement;
   return copy;
 }
 
-// [schema, output label, what is wrong, the change]
-const MUTATIONS: [string, string, string, (value: Record<string, any>) => void][] = [
-  ['validate-report', 'validate valid', 'a missing summary', (v) => delete v.summary],
-  ['validate-report', 'validate invalid', 'an unknown status', (v) => (v.files[0].status = 'broken')],
-  ['validate-report', 'validate valid', 'a digest not sha256:hex', (v) => (v.files[0].fileSha256 = 'abc')],
-  ['ingest-report', 'ingest inserted', 'an exit code ingest never gives', (v) => (v.exitCode = 3)],
-  ['ingest-report', 'ingest inserted', 'a missing coverage', (v) => delete v.coverage],
-  ['ingest-report', 'ingest invalid', 'an issue without a code', (v) => delete v.invalid[0].issues[0].code],
-  ['runs', 'runs', 'a count that is not a whole number', (v) => (v.runs[0].attempts = 1.5)],
-  ['retraction-report', 'retract', 'an unknown outcome', (v) => (v.outcomes[0].status = 'deleted')],
-  ['report', 'report', 'an unknown attempt status', (v) => (v.attempts[0].status = 'passed')],
-  ['report', 'report', 'a missing summary', (v) => delete v.summary],
-  ['report', 'report', 'an extra member on an attempt', (v) => (v.attempts[0].extra = 1)],
-  ['report', 'report', 'an unknown cost coverage', (v) => (v.attempts[0].cost.coverage = 'free')],
-  ['report', 'report', 'a solve rate above 1', (v) => (v.summary.grid[0].solveRate = 1.5)],
-  ['report', 'report gated', 'a gate without its verdict', (v) => delete v.gate.passed],
-  ['grid', 'grid', 'an unknown denominator policy', (v) => (v.denominatorPolicy = 'some')],
-  ['grid', 'grid', 'a cell without statusCounts', (v) => delete v.grid[0].statusCounts],
-  ['compare', 'compare', 'compared by something else', (v) => (v.by = 'case')],
-  ['compare', 'compare', 'a missing McNemar p', (v) => delete v.mcnemarP],
-  ['policy-replay', 'policy replay', 'an unknown agreement', (v) => (v.calls[0].agreement = 'fine')],
-  ['policy-replay', 'policy replay', 'a missing bundle digest', (v) => delete v.bundleDigest],
-  ['cli-failure', 'grid failure', 'a failure with exit code 0', (v) => (v.exitCode = 0)],
-  ['cli-failure', 'policy replay job error', 'a failure without its error', (v) => delete v.error],
-  ['runnerd-inspect', 'inspect', 'a verified artifact without its digest', (v) => delete v.sha256],
-  ['runnerd-inspect', 'inspect digest', 'a failure with an unknown code', (v) => (v.code = 'oops')],
+// [schema, output label, what is wrong, where (a JSON pointer), the wrong value or DELETE]
+const MUTATIONS: [string, string, string, string, unknown][] = [
+  ['validate-report', 'validate valid', 'a missing summary', '/summary', DELETE],
+  ['validate-report', 'validate invalid', 'an unknown status', '/files/0/status', 'broken'],
+  ['validate-report', 'validate valid', 'a digest not sha256:hex', '/files/0/fileSha256', 'abc'],
+  ['ingest-report', 'ingest inserted', 'an exit code ingest never gives', '/exitCode', 3],
+  ['ingest-report', 'ingest inserted', 'a missing coverage', '/coverage', DELETE],
+  ['ingest-report', 'ingest invalid', 'an issue without a code', '/invalid/0/issues/0/code', DELETE],
+  ['runs', 'runs', 'a count that is not a whole number', '/runs/0/attempts', 1.5],
+  ['retraction-report', 'retract', 'an unknown outcome', '/outcomes/0/status', 'deleted'],
+  ['report', 'report', 'an unknown attempt status', '/attempts/0/status', 'passed'],
+  ['report', 'report', 'a missing summary', '/summary', DELETE],
+  ['report', 'report', 'an extra member on an attempt', '/attempts/0/extra', 1],
+  ['report', 'report', 'an unknown cost coverage', '/attempts/0/cost/coverage', 'free'],
+  ['report', 'report', 'a solve rate above 1', '/summary/grid/0/solveRate', 1.5],
+  ['report', 'report gated', 'a gate without its verdict', '/gate/passed', DELETE],
+  ['grid', 'grid', 'an unknown denominator policy', '/denominatorPolicy', 'some'],
+  ['grid', 'grid', 'a cell without statusCounts', '/grid/0/statusCounts', DELETE],
+  ['compare', 'compare', 'compared by something else', '/by', 'case'],
+  ['compare', 'compare', 'a missing McNemar p', '/mcnemarP', DELETE],
+  ['policy-replay', 'policy replay', 'an unknown agreement', '/calls/0/agreement', 'fine'],
+  ['policy-replay', 'policy replay', 'a missing bundle digest', '/bundleDigest', DELETE],
+  ['cli-failure', 'grid failure', 'a failure with exit code 0', '/exitCode', 0],
+  ['cli-failure', 'policy replay job error', 'a failure without its error', '/error', DELETE],
+  ['runnerd-inspect', 'inspect', 'a verified artifact without its digest', '/sha256', DELETE],
+  ['runnerd-inspect', 'inspect digest', 'a failure with an unknown code', '/code', 'oops'],
+  ['digest', 'digest', 'a digest not sha256:hex', '/files/0/sha256', 'sha256:XYZ'],
+  ['qualification-record', 'qualify refused', 'an unknown check status', '/checks/0/status', 'ok?'],
+  ['negotiate', 'negotiate incompatible', 'incompatible with no issue', '/issues', []],
   [
     'negotiate',
     'negotiate compatible',
     'a receipt without its PRP version',
-    (v) => delete v.receipt.negotiatedPrpVersion,
+    '/receipt/negotiatedPrpVersion',
+    DELETE,
   ],
-  ['digest', 'digest', 'a digest not sha256:hex', (v) => (v.files[0].sha256 = 'sha256:XYZ')],
-  ['qualification-record', 'qualify refused', 'an unknown check status', (v) => (v.checks[0].status = 'ok?')],
-  ['negotiate', 'negotiate incompatible', 'incompatible with no issue', (v) => (v.issues = [])],
+  ['negotiate', 'negotiate bad document', 'a failure that says ok', '/ok', true],
+  ['grid', 'grid', 'an extra member (the shape is closed)', '/statusCounts', {}],
+  ['cli-failure', 'compare failure', 'an issue that is not an object', '/error/issues', ['x']],
+  ['ingest-report', 'ingest duplicates', 'a store that is not named', '/store', ''],
 ];
 
 describe('each schema refuses a plausible wrong output', () => {
-  it.each(MUTATIONS)('%s refuses %s with %s', (schema, label, _what, change) => {
-    expect(schemaErrors(SCHEMA(schema), mutated(label, change))).not.toEqual([]);
+  it.each(MUTATIONS)('%s refuses %s with %s', (schema, label, _what, pointer, replacement) => {
+    expect(schemaErrors(SCHEMA(schema), mutated(label, pointer, replacement))).not.toEqual([]);
   });
 
   it('every schema written for a CLI output has a mutation row', () => {

@@ -93,7 +93,14 @@ export type {
 export { assertGatesJudgeable, decideGates, failOnText, needsComparison } from './gates.js';
 export type { FailOn, GateResult, GateVerdicts } from './gates.js';
 export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
-export type { ReportBudget, ReportFormat, ReportOptions, ReportResult } from './report.js';
+export type {
+  JsonReport,
+  ReportAttempt,
+  ReportBudget,
+  ReportFormat,
+  ReportOptions,
+  ReportResult,
+} from './report.js';
 export { ATTEMPT_STATUSES, attemptVerdict, withExpectedChecks } from './scoring.js';
 export type { AttemptStatus, AttemptVerdict } from './scoring.js';
 export { SUMMARY_V1, ScopeError, SummaryBuilder, summariseStore } from './summary.js';

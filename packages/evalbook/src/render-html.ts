@@ -14,7 +14,7 @@ import { leftOutText, retractionText } from './retraction.js';
 import type { CheckDrift } from './check-drift.js';
 import type { CoverageSummary } from './cost.js';
 import type { GateVerdicts } from './gates.js';
-import type { ReportBudget } from './report.js';
+import type { ReportAttempt, ReportBudget } from './report.js';
 import type {
   Comparison,
   ConfigStat,
@@ -25,7 +25,7 @@ import type {
 } from './summary.js';
 
 /** One attempt as the page's drill-down shows it: the JSON report's row plus its tool calls. */
-export type HtmlAttempt = Record<string, unknown> & { readonly toolCallDetails: readonly unknown[] };
+export type HtmlAttempt = ReportAttempt & { readonly toolCallDetails: readonly unknown[] };
 
 export interface HtmlReportInput {
   readonly title: string;

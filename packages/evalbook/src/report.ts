@@ -21,6 +21,7 @@ import type { CompareSpec, DenominatorPolicy, EvalbookSummary } from './summary.
 import { withExpectedChecks } from './scoring.js';
 import type { AttemptVerdict } from './scoring.js';
 import type { LedgerStore, StoredAttempt } from './store.js';
+import type { AttemptKey, ScoreRow } from './convert.js';
 
 export const REPORT_V1 = 'paperclip-evals/report/v1';
 
@@ -62,8 +63,45 @@ export interface ReportResult {
   readonly gate: GateVerdicts | null;
 }
 
+type LedgerFields = StoredAttempt['record'];
+
+/**
+ * One attempt as the JSON report lists it (schemas/evals/report-v1.schema.json): what a reader
+ * needs to trust or question the row.
+ */
+export interface ReportAttempt extends AttemptKey {
+  readonly status: AttemptVerdict['status'];
+  readonly statusReason: AttemptVerdict['reason'];
+  readonly bundleDigest: string;
+  readonly provenance: LedgerFields['provenance'];
+  /** `name@version` of the runner package and of its harness driver. */
+  readonly runner: { readonly package: string; readonly driver: string };
+  readonly terminal: LedgerFields['terminal'];
+  readonly failure: LedgerFields['failure'];
+  readonly transcript: LedgerFields['transcript'];
+  /** How many tool calls the attempt made. */
+  readonly toolCalls: number;
+  readonly denials: number;
+  readonly usage: LedgerFields['usage'];
+  readonly cost: LedgerFields['cost'];
+  readonly environmentMismatch: LedgerFields['environmentMismatch'];
+  readonly checks: readonly Pick<ScoreRow, 'checkId' | 'layer' | 'status' | 'score' | 'reason'>[];
+}
+
+/** `evals report --format json` (paperclip-evals/report/v1, schemas/evals/report-v1.schema.json). */
+export interface JsonReport {
+  readonly schema: typeof REPORT_V1;
+  /** The store as displayLocator shows it (a password masked). */
+  readonly store: string;
+  readonly attempts: readonly ReportAttempt[];
+  readonly attemptCount: number;
+  readonly summary: EvalbookSummary;
+  readonly budgets: readonly ReportBudget[];
+  readonly gate: GateVerdicts | null;
+}
+
 /** One attempt as the JSON report lists it: what a reader needs to trust or question the row. */
-export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): Record<string, unknown> {
+export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): ReportAttempt {
   const record = stored.record;
   return {
     ...stored.key,
@@ -116,9 +154,15 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   const budgetTallies = new BudgetTallies();
   const htmlAttempts: HtmlAttempt[] = [];
 
+  // The JSON report (JsonReport) is streamed member by member, in this order: its head, each
+  // attempt, then the tail.
+  const head: Pick<JsonReport, 'schema' | 'store'> = {
+    schema: REPORT_V1,
+    store: displayLocator(options.storeUrl),
+  };
   if (format === 'json')
     await options.write(
-      `{\n"schema": ${jsonText(REPORT_V1)},\n"store": ${jsonText(displayLocator(options.storeUrl))},\n"attempts": [`,
+      `{\n"schema": ${jsonText(head.schema)},\n"store": ${jsonText(head.store)},\n"attempts": [`,
     );
   let count = 0;
   let buffer = '';
@@ -148,7 +192,12 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
 
   if (format === 'json') {
-    const tail = { attemptCount: count, summary, budgets, gate };
+    const tail: Pick<JsonReport, 'attemptCount' | 'summary' | 'budgets' | 'gate'> = {
+      attemptCount: count,
+      summary,
+      budgets,
+      gate,
+    };
     const fields = Object.entries(tail)
       .map(([name, value]) => `${jsonText(name)}: ${jsonText(value, 2)}`)
       .join(',\n');

@@ -13,8 +13,14 @@ export interface DigestOptions {
   readonly json: boolean;
 }
 
+/** `evals digest --json` (schemas/evals/digest-v1.schema.json; it carries no `schema` member). */
+export interface DigestReport {
+  readonly canonical: boolean;
+  readonly files: readonly { readonly file: string; readonly sha256: string }[];
+}
+
 export async function runDigest(options: DigestOptions): Promise<number> {
-  const results: { file: string; sha256: string }[] = [];
+  const results: DigestReport['files'][number][] = [];
   for (const file of options.files) {
     const path = resolve(file);
     const sha256 = options.canonical
@@ -22,7 +28,7 @@ export async function runDigest(options: DigestOptions): Promise<number> {
       : (await digestFile(path)).digest;
     results.push({ file, sha256 });
   }
-  if (options.json) printJson({ canonical: options.canonical, files: results });
+  if (options.json) printJson({ canonical: options.canonical, files: results } satisfies DigestReport);
   else
     printLines(
       'stdout',

@@ -34,6 +34,12 @@ export interface IngestCommandOptions {
 
 export const INGEST_REPORT_V1 = 'paperclip-evals/ingest-report/v1';
 
+/** `evals ingest --json` (schemas/evals/ingest-report-v1.schema.json): the summary and its exit code. */
+export type IngestReport = {
+  readonly schema: typeof INGEST_REPORT_V1;
+  readonly exitCode: ReturnType<typeof ingestExitCode>;
+} & IngestSummary;
+
 export async function runIngest(options: IngestCommandOptions): Promise<number> {
   const started = performance.now();
   const tty = process.stderr.isTTY;
@@ -70,7 +76,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   }
   const code = ingestExitCode(summary);
   if (options.json) {
-    printJson({ schema: INGEST_REPORT_V1, exitCode: code, ...summary });
+    printJson({ schema: INGEST_REPORT_V1, exitCode: code, ...summary } satisfies IngestReport);
     return code;
   }
   const lines: Line[] = [];

@@ -13,6 +13,22 @@ import { padShown, printJson, printLines, shownWidth } from '../print.js';
 export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
 export const RUNS_V1 = 'paperclip-evals/runs/v1';
 
+/** `evals retract --json` (schemas/evals/retraction-report-v1.schema.json). */
+export interface RetractionReport {
+  readonly schema: typeof RETRACTION_REPORT_V1;
+  readonly exitCode: typeof EXIT.ok;
+  /** The store as displayLocator shows it (a password masked). */
+  readonly store: string;
+  readonly outcomes: readonly RetractionOutcome[];
+}
+
+/** `evals runs --json` (schemas/evals/runs-v1.schema.json). */
+export interface RunsReport {
+  readonly schema: typeof RUNS_V1;
+  readonly store: string;
+  readonly runs: readonly RunCounts[];
+}
+
 export interface RetractCommandOptions {
   readonly run?: string;
   readonly attempts: readonly string[];
@@ -62,7 +78,13 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
     await store.close();
   }
   if (options.json) {
-    printJson({ schema: RETRACTION_REPORT_V1, exitCode: EXIT.ok, store: storeUrl, outcomes });
+    const report: RetractionReport = {
+      schema: RETRACTION_REPORT_V1,
+      exitCode: EXIT.ok,
+      store: storeUrl,
+      outcomes,
+    };
+    printJson(report);
     return EXIT.ok;
   }
   const lines = outcomes.map((outcome) => {
@@ -89,7 +111,7 @@ export async function runRuns(options: {
     await store.close();
   }
   if (options.json) {
-    printJson({ schema: RUNS_V1, store: storeUrl, runs });
+    printJson({ schema: RUNS_V1, store: storeUrl, runs } satisfies RunsReport);
     return EXIT.ok;
   }
   if (runs.length === 0) {

@@ -12,10 +12,47 @@ import {
   resolveRunnerdArtifact,
 } from '@paperclip-evals/contract';
 
-import type { CompatibilityReceipt, Issue, RunnerdArtifact } from '@paperclip-evals/contract';
+import type {
+  CompatibilityReceipt,
+  ContractErrorCode,
+  Issue,
+  RunnerdArtifact,
+} from '@paperclip-evals/contract';
 
 import { EXIT, UsageError, exitCodeFor, show } from '../exit-codes.js';
 import { printJson, printLines } from '../print.js';
+
+/**
+ * What `runnerd inspect --json` and `negotiate --json` print for a coded contract failure
+ * (schemas/evals/runnerd-inspect-v1.schema.json, negotiate-v1.schema.json). These outputs carry no
+ * `schema` member.
+ */
+export interface ContractFailureReport {
+  readonly ok: false;
+  readonly code: ContractErrorCode;
+  readonly message: string;
+  readonly issues: readonly Issue[];
+}
+
+/** `evals runnerd inspect --json`: the verified artifact, or a coded failure. */
+export type RunnerdInspectReport = RunnerdArtifact | ContractFailureReport;
+
+/** `evals negotiate --json`: compatible with the receipt, incompatible with every issue, or a coded failure. */
+export type NegotiateReport =
+  | {
+      readonly compatible: true;
+      readonly receipt: CompatibilityReceipt;
+      readonly runnerd: Pick<RunnerdArtifact, 'executablePath' | 'sha256'>;
+    }
+  | {
+      readonly compatible: false;
+      readonly code: 'paperclip_runner_eval_incompatible';
+      readonly issues: readonly Issue[];
+    }
+  | ContractFailureReport;
+
+/** Prints one of these outputs (typed, so a writer cannot drift from its type). */
+const printReport = (report: RunnerdInspectReport | NegotiateReport): void => printJson(report);
 
 export interface InspectOptions {
   readonly path: string;
@@ -32,7 +69,7 @@ export async function runRunnerdInspect(options: InspectOptions): Promise<number
       expectedSha256: options.sha256,
       metadataTimeoutMs: options.timeoutMs,
     });
-    if (options.json) printJson(artifact);
+    if (options.json) printReport(artifact);
     else printLines('stdout', formatArtifact(artifact));
     return EXIT.ok;
   });
@@ -47,7 +84,7 @@ async function withJsonFailure(json: boolean, run: () => Promise<number>): Promi
     return await run();
   } catch (error) {
     if (!json || !isContractError(error)) throw error;
-    printJson({ ok: false, code: error.code, message: error.message, issues: error.issues });
+    printReport({ ok: false, code: error.code, message: error.message, issues: error.issues });
     printLines('stderr', [`evals: ${error.code}: ${error.message}`]);
     return exitCodeFor(error);
   }
@@ -94,12 +131,12 @@ async function negotiate(options: NegotiateOptions): Promise<number> {
     });
   } catch (error) {
     if (!isContractError(error) || error.code !== 'paperclip_runner_eval_incompatible') throw error;
-    if (options.json) printJson({ compatible: false, code: error.code, issues: error.issues });
+    if (options.json) printReport({ compatible: false, code: error.code, issues: error.issues });
     else printLines('stdout', formatIncompatible(error.issues));
     return EXIT.incompatible;
   }
   if (options.json)
-    printJson({
+    printReport({
       compatible: true,
       receipt,
       runnerd: { executablePath: artifact.executablePath, sha256: artifact.sha256 },

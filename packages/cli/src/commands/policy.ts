@@ -99,6 +99,23 @@ export interface PolicyReplayOptions {
 
 export const POLICY_REPLAY_REPORT_V1 = 'paperclip-evals/policy-replay/v1';
 
+/** One replayed call as `policy replay --json` shows it: the Decision parsed, the clock a number. */
+export type PolicyReplayCall = Omit<ToolCallComparison, 'decision' | 'nowMs'> & {
+  /** The whole Decision as the producer sent it, unfamiliar fields included; null for a row error. */
+  readonly decision: unknown;
+  readonly nowMs: number;
+};
+
+/** `evals policy replay --json` (schemas/evals/policy-replay-v1.schema.json). */
+export type PolicyReplayReport = { readonly schema: typeof POLICY_REPLAY_REPORT_V1 } & Omit<
+  ReplayAttemptsResult,
+  'calls'
+> & {
+    readonly calls: readonly PolicyReplayCall[];
+    /** With --store only. */
+    readonly stored?: StoredCounts;
+  };
+
 /** Verdicts are written in transactions of at most this many. */
 const VERDICTS_PER_BATCH = 1000;
 /** Refused and conflicting verdicts are described on stderr up to this many; the rest are counted. */
@@ -132,7 +149,8 @@ function identityOf(key: AttemptKey): string {
 /** A compared call with the identity and bundle digest of its attempt. */
 type KeyedCall = ToolCallComparison & { readonly key: AttemptKey; readonly bundleDigest: string };
 
-interface StoredCounts {
+/** What `policy replay --store` stored of the verdicts. */
+export interface StoredCounts {
   /** The store as displayLocator shows it (a password masked). */
   readonly url: string;
   inserted: number;
@@ -175,7 +193,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
     clearProgress(); // the progress line
     await book?.store.close();
   }
-  const shown = calls.map(({ key: _key, bundleDigest: _digest, ...call }) => ({
+  const shown = calls.map(({ key: _key, bundleDigest: _digest, ...call }): PolicyReplayCall => ({
     ...call,
     // The whole Decision as the producer sent it, unfamiliar fields included.
     decision: call.decision === null ? null : (JSON.parse(call.decision) as unknown),
@@ -189,7 +207,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<num
         ...summary,
         calls: shown,
         ...(stored === undefined ? {} : { stored }),
-      },
+      } satisfies PolicyReplayReport,
       0,
     );
   } else {

@@ -23,6 +23,7 @@ import {
 } from '@paperclip-evals/evalbook';
 
 import type {
+  Comparison,
   CompareSpec,
   Environment,
   EvalbookSummary,
@@ -50,6 +51,26 @@ import type { Line, Painted } from '../print.js';
 export const GRID_REPORT_V1 = 'paperclip-evals/grid/v1';
 /** `evals compare --json`: the comparison, or (on a failure) {schema, exitCode, error}. */
 export const COMPARE_REPORT_V1 = 'paperclip-evals/compare/v1';
+
+/** `evals grid --json` (schemas/evals/grid-v1.schema.json): the summary's grid and what it left out. */
+export type GridReport = { readonly schema: typeof GRID_REPORT_V1 } & Pick<
+  EvalbookSummary,
+  | 'denominatorPolicy'
+  | 'cases'
+  | 'configs'
+  | 'artifactVerification'
+  | 'grid'
+  | 'leftOut'
+  | 'includeForeign'
+  | 'foreignIncluded'
+  | 'retractions'
+>;
+
+/** `evals compare --json` (schemas/evals/compare-v1.schema.json): the comparison, what it left out, the gates. */
+export type CompareReport = { readonly schema: typeof COMPARE_REPORT_V1 } & Comparison &
+  Pick<EvalbookSummary, 'leftOut' | 'includeForeign' | 'retractions' | 'artifactVerification'> & {
+    readonly gate: GateVerdicts | null;
+  };
 
 export interface StoreCommandOptions {
   readonly store?: string;
@@ -223,7 +244,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
       includeForeign: result.includeForeign,
       foreignIncluded: result.foreignIncluded,
       retractions: result.retractions,
-    });
+    } satisfies GridReport);
     return EXIT.ok;
   }
   const cells = new Map(result.grid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
@@ -289,7 +310,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<number
       ...leftOut,
       artifactVerification: result.artifactVerification,
       gate,
-    });
+    } satisfies CompareReport);
     return reportGates(gate);
   }
   const lines: Line[] = [];

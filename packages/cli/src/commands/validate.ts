@@ -21,21 +21,34 @@ export interface ValidateOptions {
   readonly maxBytes: number;
 }
 
-type FileReport =
+export const VALIDATE_REPORT_V1 = 'paperclip-evals/validate-report/v1';
+
+/** One input's verdict in `evals validate --json` (schemas/evals/validate-report-v1.schema.json). */
+export type ValidateFileReport =
   | {
       readonly input: string;
       readonly status: 'valid';
       readonly fileSha256: string;
       readonly byteSize: number;
-      readonly attempt: Record<string, unknown>;
+      readonly attempt: Pick<
+        NativeExecutionInput['bundle']['identity'],
+        'runId' | 'caseId' | 'configId' | 'attemptId'
+      >;
       readonly events: number;
     }
   | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly Issue[] }
   | { readonly input: string; readonly status: 'unreadable'; readonly error: string };
 
+/** `evals validate --json` (paperclip-evals/validate-report/v1). */
+export interface ValidateReport {
+  readonly schema: typeof VALIDATE_REPORT_V1;
+  readonly summary: { readonly valid: number; readonly invalid: number; readonly unreadable: number };
+  readonly files: readonly ValidateFileReport[];
+}
+
 export async function runValidate(options: ValidateOptions): Promise<number> {
   const targets = await expandInputs(options.inputs);
-  const reports: FileReport[] = [];
+  const reports: ValidateFileReport[] = [];
   const progress = targets.length > 20 && process.stdout.isTTY && process.stderr.isTTY;
   for (const [index, target] of targets.entries()) {
     const report = await validateOne(target, options.maxBytes);
@@ -45,11 +58,11 @@ export async function runValidate(options: ValidateOptions): Promise<number> {
   }
   if (progress) clearProgress();
 
-  const count = (status: FileReport['status']): number =>
+  const count = (status: ValidateFileReport['status']): number =>
     reports.filter((report) => report.status === status).length;
   const summary = { valid: count('valid'), invalid: count('invalid'), unreadable: count('unreadable') };
   if (options.json) {
-    printJson({ schema: 'paperclip-evals/validate-report/v1', summary, files: reports });
+    printJson({ schema: VALIDATE_REPORT_V1, summary, files: reports } satisfies ValidateReport);
   } else {
     printLines('stdout', [
       '',
@@ -74,7 +87,7 @@ async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
   return targets;
 }
 
-async function validateOne(target: BundleInput, maxBytes: number): Promise<FileReport> {
+async function validateOne(target: BundleInput, maxBytes: number): Promise<ValidateFileReport> {
   if (target.refused !== undefined)
     return { input: target.display, status: 'unreadable', error: target.refused };
   let parsed: NativeExecutionInput;
@@ -101,7 +114,7 @@ async function validateOne(target: BundleInput, maxBytes: number): Promise<FileR
 }
 
 /** A file's lines (the input's name and every issue are text from input: printLines renders them). */
-function formatReport(report: FileReport): Line[] {
+function formatReport(report: ValidateFileReport): Line[] {
   switch (report.status) {
     case 'valid':
       return [
