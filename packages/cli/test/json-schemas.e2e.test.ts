@@ -146,7 +146,7 @@ describe('every --json output of the real CLI holds to its schema', () => {
     json('report with a retraction', ['report', '--store', store], 0);
   });
 
-  it('a failing grid, compare and policy replay print the one {schema, exitCode, error} object', () => {
+  it('a failing grid, compare, runs and policy replay print the one {schema, exitCode, error} object', () => {
     const missing = `sqlite:${join(dir, 'no-such-store.sqlite')}`;
     const grid = json('grid failure', ['grid', '--store', missing, '--json'], 2) as { schema: string };
     expect(grid.schema).toBe('paperclip-evals/grid/v1');
@@ -156,6 +156,8 @@ describe('every --json output of the real CLI holds to its schema', () => {
       2,
     );
     expect((compare as { schema: string }).schema).toBe('paperclip-evals/compare/v1');
+    const runs = json('runs failure', ['runs', '--store', missing, '--json'], 2);
+    expect((runs as { schema: string }).schema).toBe('paperclip-evals/runs/v1');
   });
 
   it('policy replay: decided, stored, and a producer that breaks the protocol', () => {
