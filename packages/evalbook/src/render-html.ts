@@ -25,7 +25,13 @@ import type {
 } from './summary.js';
 
 /** One attempt as the page's drill-down shows it: the JSON report's row plus its tool calls. */
-export type HtmlAttempt = ReportAttempt & { readonly toolCallDetails: readonly unknown[] };
+/**
+ * An attempt for the drill-down: the JSON report's attempt (or, from a test, any part of one; the
+ * page's script reads what is there) and its tool calls.
+ */
+export type HtmlAttempt = (ReportAttempt | Readonly<Record<string, unknown>>) & {
+  readonly toolCallDetails: readonly unknown[];
+};
 
 export interface HtmlReportInput {
   readonly title: string;
