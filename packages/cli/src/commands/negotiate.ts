@@ -52,7 +52,9 @@ export type NegotiateReport =
   | ContractFailureReport;
 
 /** Prints one of these outputs (typed, so a writer cannot drift from its type). */
-const printReport = (report: RunnerdInspectReport | NegotiateReport): void => printJson(report);
+function printReport(report: RunnerdInspectReport | NegotiateReport): void {
+  printJson(report);
+}
 
 export interface InspectOptions {
   readonly path: string;
