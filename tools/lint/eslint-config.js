@@ -1,6 +1,7 @@
 // The workspace's ESLint rules. The root eslint.config.js re-exports this so that
 // typescript-eslint (and the TypeScript 6 API it needs) resolve from this package.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -32,9 +33,47 @@ export default tseslint.config(
     },
   },
   {
+    // No import cycle between the files of a package, and the evalbook's folders point down:
+    // report/ → analysis/ → ledger/. (no-cycle follows value imports only; scripts/import-cycles.test.ts
+    // checks the same graph with its type imports too.) `./x.js` specifiers name `x.ts` sources.
+    files: ['packages/*/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+      // Which files no-cycle reads the imports of, and with what parser (its default is .js only).
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: 'packages/evalbook/src/ledger',
+              from: ['packages/evalbook/src/analysis', 'packages/evalbook/src/report'],
+              message: 'ledger/ imports neither analysis/ nor report/ (the folders point down).',
+            },
+            {
+              target: 'packages/evalbook/src/analysis',
+              from: 'packages/evalbook/src/report',
+              message: 'analysis/ does not import report/ (the folders point down).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests index into fixtures they built a line earlier; `!` there says "this exists", not a guess.
     files: ['**/test/**/*.ts', '**/*.test.ts', 'scripts/attempts/mutations.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    // The HTML report's script runs in the page (render-html.ts inlines it), not in Node.
+    files: ['packages/evalbook/src/report/html/*.js'],
+    languageOptions: { sourceType: 'script', globals: { document: 'readonly', Node: 'readonly' } },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

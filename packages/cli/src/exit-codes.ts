@@ -11,7 +11,7 @@ import {
 
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
-import type { StoreError } from '@paperclip-evals/evalbook';
+import type { EvalbookErrorCode } from '@paperclip-evals/evalbook';
 
 import { printJsonText, printLines } from './print.js';
 
@@ -93,19 +93,33 @@ const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_output_unwritable: EXIT.usage,
 };
 
-/** The evalbook package's StoreError code (checked against its type; the package itself loads lazily). */
-const STORE_ERROR_CODE: StoreError['code'] = 'paperclip_evalbook_store_unusable';
+/**
+ * The evalbook package's EvalbookError codes (checked against its type; the package itself loads
+ * lazily, so they are matched by code). Commands turn the usage-like ones (ingest called wrongly, a
+ * run or config the evalbook lacks, a retraction refused) into a UsageError first, which prints the
+ * same exit code without the code; a cost or statistics failure that escapes its caller is a bug.
+ */
+const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
+  paperclip_evalbook_store_unusable: EXIT.usage,
+  paperclip_evalbook_ingest_usage_invalid: EXIT.usage,
+  paperclip_evalbook_scope_unknown: EXIT.usage,
+  paperclip_evalbook_retraction_refused: EXIT.usage,
+  paperclip_evalbook_cost_inconsistent: EXIT.internal,
+  paperclip_evalbook_cost_out_of_range: EXIT.internal,
+  paperclip_evalbook_statistics_out_of_range: EXIT.internal,
+};
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   if (error instanceof UsageError || isFileSystemError(error)) return EXIT.usage;
   if (isContractError(error)) return EXIT_FOR_CONTRACT_ERROR[error.code];
-  // A store that cannot be opened or used (corrupt, read-only for a writer, from the future, ...).
-  if (isCodedError(error) && error.code === STORE_ERROR_CODE) return EXIT.usage;
+  // E.g. a store that cannot be opened or used (corrupt, read-only for a writer, from the future, ...).
+  if (isCodedError(error) && Object.hasOwn(EXIT_FOR_EVALBOOK_ERROR, error.code))
+    return EXIT_FOR_EVALBOOK_ERROR[error.code as EvalbookErrorCode];
   return EXIT.internal;
 }
 
-/** A contract or policy error: a code and the contract's issues behind it (each package's own error type). */
+/** A contract, evalbook or policy error: a code and the contract's issues behind it (each package's own error type). */
 interface CodedError extends Error {
   readonly code: string;
   readonly issues: readonly Issue[];

@@ -1,5 +1,5 @@
 // A SQLite store that is garbage, truncated or corrupt mid-file, through the real `evals` binary: the
-// evalbook's coded StoreError (paperclip_evalbook_store_unusable) with exit 2 and a store_* issue,
+// evalbook's coded EvalbookError paperclip_evalbook_store_unusable with exit 2 and a store_* issue,
 // never exit 70 and a stack trace. And a store that is really read-only (each way this machine can
 // make it so: a read-only bind mount, an immutable file, the CLI run as nobody over a 0444 file in a
 // 0555 folder) is read by every reading command without a byte of it changing, while a writer is

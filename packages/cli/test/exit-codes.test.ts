@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 // The CLI's own import of the contract package (its built output), so `instanceof` is the CLI's.
 import { ContractError } from '@paperclip-evals/contract';
-import { StoreError } from '../../evalbook/src/store.ts';
+import { EvalbookError, storeError } from '../../evalbook/src/errors.ts';
 import {
   EXIT,
   POLICY_EVALUATE_EXIT,
@@ -18,6 +18,7 @@ import {
 } from '../src/exit-codes.ts';
 
 import type { ContractErrorCode } from '@paperclip-evals/contract';
+import type { EvalbookErrorCode } from '../../evalbook/src/errors.ts';
 import type { PolicyErrorCode } from '../../policy/src/errors.ts';
 
 const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
@@ -32,7 +33,7 @@ describe('exitCodeFor', () => {
     ['a usage error', new UsageError('bad flag'), EXIT.usage],
     ['a file that cannot be read', fileSystemError('ENOENT'), EXIT.usage],
     ['a folder that cannot be written', fileSystemError('EACCES'), EXIT.usage],
-    ['a store that cannot be used', new StoreError('corrupt', { issues: [] }), EXIT.usage],
+    ['a store that cannot be used', storeError('corrupt', { issues: [] }), EXIT.usage],
     ['a bug', new TypeError('undefined is not a function'), EXIT.internal],
     [
       'a coded error of no package Evals knows',
@@ -56,6 +57,24 @@ describe('exitCodeFor', () => {
   };
   it.each(Object.entries(contract))('the contract error %s exits %i', (code, exit) => {
     expect(exitCodeFor(new ContractError(code as ContractErrorCode, 'x'))).toBe(exit);
+  });
+
+  // Every code of the evalbook's one error, by the documented meaning: a store that cannot be used
+  // and a usage mistake are 2; a cost or statistics failure that escaped its caller is a bug.
+  const evalbook: Record<EvalbookErrorCode, number> = {
+    paperclip_evalbook_store_unusable: 2,
+    paperclip_evalbook_ingest_usage_invalid: 2,
+    paperclip_evalbook_scope_unknown: 2,
+    paperclip_evalbook_retraction_refused: 2,
+    paperclip_evalbook_cost_inconsistent: 70,
+    paperclip_evalbook_cost_out_of_range: 70,
+    paperclip_evalbook_statistics_out_of_range: 70,
+  };
+  it.each(Object.entries(evalbook))('the evalbook error %s exits %i', (code, exit) => {
+    expect(exitCodeFor(new EvalbookError(code as EvalbookErrorCode, 'x'))).toBe(exit);
+  });
+  it('reads an evalbook code only as an own key of its table (not "toString")', () => {
+    expect(exitCodeFor(Object.assign(new Error('x'), { code: 'toString', issues: [] }))).toBe(EXIT.internal);
   });
 
   const policy: Record<PolicyErrorCode, number> = {

@@ -1,7 +1,7 @@
 // Public surface of @paperclip-evals/evalbook: explicit named exports only.
+export { EvalbookError, isEvalbookError } from './errors.js';
+export type { EvalbookErrorCode } from './errors.js';
 export {
-  CostInputError,
-  CostRangeError,
   CoverageTally,
   MAX_NANODOLLARS,
   PRICE_DECIMALS,
@@ -12,7 +12,7 @@ export {
   formatUsd,
   microsToNanodollars,
   priceToMicros,
-} from './cost.js';
+} from './ledger/cost.js';
 export type {
   AttemptCost,
   BudgetCheck,
@@ -23,7 +23,7 @@ export type {
   PricingTable,
   ReportedCost,
   TokenUsage,
-} from './cost.js';
+} from './ledger/cost.js';
 export {
   ENVIRONMENT_SCHEMA_ID,
   ENVIRONMENT_V1,
@@ -35,14 +35,14 @@ export {
   caseCheckIssues,
   parseEnvironment,
   starterEnvironment,
-} from './environment.js';
+} from './ledger/environment.js';
 export type {
   CaseCheck,
   CaseCheckType,
   Environment,
   EnvironmentCase,
   EnvironmentConfig,
-} from './environment.js';
+} from './ledger/environment.js';
 export {
   artifactCountsText,
   attemptArtifactVerification,
@@ -50,7 +50,7 @@ export {
   engineScoreRows,
   environmentMismatch,
   scoreRows,
-} from './convert.js';
+} from './ledger/convert.js';
 export type {
   ArtifactCounts,
   AttemptKey,
@@ -62,48 +62,36 @@ export type {
   ScoreRow,
   ScoreStatus,
   SuiteFields,
-} from './convert.js';
+} from './ledger/convert.js';
 export {
-  RetractionError,
   RetractionIndex,
   checkRetractionRequest,
   isForeign,
   leftOutText,
   planRetraction,
   retractionText,
-} from './retraction.js';
-export type { LeftOutReason, Retraction, RetractionOutcome, RetractionRequest } from './retraction.js';
-export { POLICY_AGREEMENTS } from './policy-verdicts.js';
+} from './ledger/retraction.js';
+export type { LeftOutReason, Retraction, RetractionOutcome, RetractionRequest } from './ledger/retraction.js';
+export { POLICY_AGREEMENTS } from './ledger/policy-verdicts.js';
 export type {
   PolicyAgreement,
   PolicyDecision,
   PolicyVerdict,
   PolicyVerdictInput,
   PolicyVerdictOutcome,
-} from './policy-verdicts.js';
-export { DEFAULT_STORE_URL, StoreError, openStore } from './store.js';
-export type {
-  DriftRunRecord,
-  InsertOutcome,
-  LedgerStore,
-  OpenStoreOptions,
-  RunCounts,
-  StoredAttempt,
-} from './store.js';
-export { assertGatesJudgeable, decideGates, failOnText, needsComparison } from './gates.js';
-export type { FailOn, GateResult, GateVerdicts } from './gates.js';
-export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt, writeReport } from './report.js';
-export type {
-  JsonReport,
-  ReportAttempt,
-  ReportBudget,
-  ReportFormat,
-  ReportOptions,
-  ReportResult,
-} from './report.js';
-export { ATTEMPT_STATUSES, attemptVerdict, withExpectedChecks } from './scoring.js';
-export type { AttemptStatus, AttemptVerdict } from './scoring.js';
-export { SUMMARY_V1, ScopeError, SummaryBuilder, summariseStore } from './summary.js';
+} from './ledger/policy-verdicts.js';
+export { DEFAULT_STORE_URL, openStore } from './ledger/open-store.js';
+export type { OpenStoreOptions } from './ledger/open-store.js';
+export type { DriftRunRecord, InsertOutcome, LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';
+export { assertGatesJudgeable, decideGates, failOnText, needsComparison } from './analysis/gates.js';
+export type { FailOn, GateResult, GateVerdicts } from './analysis/gates.js';
+export { HTML_MAX_ATTEMPTS, REPORT_FORMATS, REPORT_V1, reportAttempt } from './report/model.js';
+export { writeReport } from './report/report.js';
+export type { JsonReport, ReportAttempt, ReportBudget, ReportFormat, ReportResult } from './report/model.js';
+export type { ReportOptions } from './report/report.js';
+export { ATTEMPT_STATUSES, attemptVerdict, withExpectedChecks } from './analysis/scoring.js';
+export type { AttemptStatus, AttemptVerdict } from './analysis/scoring.js';
+export { SUMMARY_V1, SummaryBuilder, summariseStore } from './analysis/summary.js';
 export type {
   CaseDelta,
   Comparison,
@@ -118,10 +106,10 @@ export type {
   StatusCounts,
   SummaryOptions,
   TrendPoint,
-} from './summary.js';
-export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './sqlite-store.js';
-export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './postgres-store.js';
-export { IngestUsageError, foreignIssue, ingest, ingestExitCode, verifyReferences } from './ingest.js';
+} from './analysis/summary.js';
+export { SQLITE_MIGRATIONS, SqliteStore, migrate } from './ledger/sqlite-store.js';
+export { POSTGRES_MIGRATIONS, PostgresStore, migratePostgres } from './ledger/postgres-store.js';
+export { foreignIssue, ingest, ingestExitCode, verifyReferences } from './ledger/ingest.js';
 export type {
   CaseCheckModels,
   IngestConflict,
@@ -130,11 +118,10 @@ export type {
   IngestProgress,
   IngestStoreRefusal,
   IngestSummary,
-} from './ingest.js';
+} from './ledger/ingest.js';
 export {
   DEFAULT_BOOTSTRAP_RESAMPLES,
   DEFAULT_BOOTSTRAP_SEED,
-  StatisticsRangeError,
   Z_95,
   clusteredBootstrapInterval,
   mcnemarExact,
@@ -142,5 +129,11 @@ export {
   passAtK,
   passHatK,
   wilsonInterval,
-} from './statistics.js';
-export type { BootstrapOptions, Cluster, DifferenceInterval, RateInterval, RatePair } from './statistics.js';
+} from './analysis/statistics.js';
+export type {
+  BootstrapOptions,
+  Cluster,
+  DifferenceInterval,
+  RateInterval,
+  RatePair,
+} from './analysis/statistics.js';

@@ -3,8 +3,8 @@
 // unscored verdicts left out of the mean rather than counted as 0, and a run scope judging that run.
 import { describe, expect, it } from 'vitest';
 
-import { CheckDriftTally } from '../src/check-drift.ts';
-import type { AttemptKey, ScoreRow } from '../src/convert.ts';
+import { CheckDriftTally } from '../src/analysis/check-drift.ts';
+import type { AttemptKey, ScoreRow } from '../src/ledger/convert.ts';
 
 const key = (runId: string, attemptId = 'a1', configId = 'cfg'): AttemptKey => ({
   runId,

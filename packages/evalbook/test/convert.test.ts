@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 import { canonicalDigest, parseNativeExecution } from '@paperclip-evals/contract';
 
-import { convertBundle, engineScoreRows, scoreRows } from '../src/convert.ts';
-import { parseEnvironment } from '../src/environment.ts';
-import type { Environment } from '../src/environment.ts';
+import { convertBundle, engineScoreRows, scoreRows } from '../src/ledger/convert.ts';
+import { parseEnvironment } from '../src/ledger/environment.ts';
+import type { Environment } from '../src/ledger/environment.ts';
 import type { AssertionResult } from '@paperclip-evals/checks';
 import { syntheticAttempt } from './support/bundles.ts';
 

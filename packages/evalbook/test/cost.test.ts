@@ -4,8 +4,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
-  CostInputError,
-  CostRangeError,
   MAX_NANODOLLARS,
   attemptCost,
   checkBudget,
@@ -14,8 +12,9 @@ import {
   formatUsd,
   microsToNanodollars,
   priceToMicros,
-} from '../src/cost.ts';
-import type { CostInputs } from '../src/cost.ts';
+} from '../src/ledger/cost.ts';
+import { evalbookError, thrownBy } from './support/evalbook-error.ts';
+import type { CostInputs } from '../src/ledger/cost.ts';
 
 const pricing = { version: 'p-2026-11', models: { m1: { inputPerMillionUsd: 3, outputPerMillionUsd: 15 } } };
 const usage = { inputTokens: 300, outputTokens: 120 };
@@ -181,12 +180,13 @@ describe('eval-session cost figures', () => {
       '/usage/costCoverage',
     ],
   ] as const)('refuses inconsistent figures: %s', (_name, inputs, path) => {
-    expect(() => attemptCost(inputs, 'm1', pricing)).toThrow(CostInputError);
-    try {
-      attemptCost(inputs, 'm1', pricing);
-    } catch (error) {
-      expect((error as CostInputError).path).toBe(path);
-    }
+    expect(() => attemptCost(inputs, 'm1', pricing)).toThrow(
+      evalbookError('paperclip_evalbook_cost_inconsistent'),
+    );
+    const [issue, ...more] = thrownBy(() => attemptCost(inputs, 'm1', pricing)).issues;
+    expect(issue?.code).toBe('cost_figures_inconsistent');
+    expect(issue?.path).toBe(path);
+    expect(more).toEqual([]);
   });
 });
 
@@ -246,7 +246,9 @@ describe('arithmetic', () => {
   });
 
   it('refuses figures above the safe bound (≈ $9M) and prices with more than 6 decimals', () => {
-    expect(() => microsToNanodollars(Math.floor(MAX_NANODOLLARS / 1000) + 1)).toThrow(CostRangeError);
+    expect(() => microsToNanodollars(Math.floor(MAX_NANODOLLARS / 1000) + 1)).toThrow(
+      evalbookError('paperclip_evalbook_cost_out_of_range'),
+    );
     expect(microsToNanodollars(Math.floor(MAX_NANODOLLARS / 1000))).toBe(
       Math.floor(MAX_NANODOLLARS / 1000) * 1000,
     );
@@ -255,7 +257,7 @@ describe('arithmetic', () => {
         { inputTokens: 2 ** 50, outputTokens: 0 },
         { inputPerMillionUsd: 1000, outputPerMillionUsd: 0 },
       ),
-    ).toThrow(CostRangeError);
+    ).toThrow(evalbookError('paperclip_evalbook_cost_out_of_range'));
     expect(priceToMicros(0.0000001)).toBeNull();
     expect(priceToMicros(1.1234567)).toBeNull();
     expect(priceToMicros(2.5)).toBe(2_500_000n);
@@ -268,7 +270,7 @@ describe('arithmetic', () => {
         },
         { coverage: 'estimated', effectiveNanodollars: 1, legacyLedgerNanodollars: null },
       ]),
-    ).toThrow(CostRangeError);
+    ).toThrow(evalbookError('paperclip_evalbook_cost_out_of_range'));
   });
 
   it('property: micros × 1000 is exact for every safe amount', () => {
@@ -367,7 +369,7 @@ describe('a provider cost the runner states unavailable', () => {
           result = attemptCost(inputs, model, pricing);
         } catch (error) {
           // Refused, never guessed: only figures that contradict one another.
-          expect(error).toBeInstanceOf(CostInputError);
+          expect(error).toEqual(evalbookError('paperclip_evalbook_cost_inconsistent'));
           return;
         }
         if (unavailable) {
@@ -430,7 +432,7 @@ describe('a provider cost the runner states unavailable', () => {
         'm1',
         pricing,
       ),
-    ).toThrow(CostInputError);
+    ).toThrow(evalbookError('paperclip_evalbook_cost_inconsistent'));
     expect(() =>
       attemptCost(
         {
@@ -441,6 +443,6 @@ describe('a provider cost the runner states unavailable', () => {
         'm1',
         pricing,
       ),
-    ).toThrow(CostInputError);
+    ).toThrow(evalbookError('paperclip_evalbook_cost_inconsistent'));
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { isContractError } from '@paperclip-evals/contract';
 
-import { loadEnvironment, starterEnvironment } from '../src/environment.ts';
+import { loadEnvironment, starterEnvironment } from '../src/ledger/environment.ts';
 import { tempDir } from './support/bundles.ts';
 
 let dir: string;

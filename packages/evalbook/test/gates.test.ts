@@ -5,13 +5,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { assertGatesJudgeable, decideGate, decideGates } from '../src/gates.ts';
-import type { FailOn } from '../src/gates.ts';
-import { writeReport } from '../src/report.ts';
-import type { ReportFormat } from '../src/report.ts';
-import { ScopeError, SummaryBuilder } from '../src/summary.ts';
-import type { CompareSpec, EvalbookSummary } from '../src/summary.ts';
-import type { LedgerStore, StoredAttempt } from '../src/store.ts';
+import { assertGatesJudgeable, decideGate, decideGates } from '../src/analysis/gates.ts';
+import { evalbookError } from './support/evalbook-error.ts';
+import type { FailOn } from '../src/analysis/gates.ts';
+import { writeReport } from '../src/report/report.ts';
+import type { ReportFormat } from '../src/report/model.ts';
+import { SummaryBuilder } from '../src/analysis/summary.ts';
+import type { CompareSpec, EvalbookSummary } from '../src/analysis/summary.ts';
+import type { LedgerStore, StoredAttempt } from '../src/ledger/store.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
 
 const SOLVED = storedAttempt('run1', 'case', 'config', 'template-solved', 'solved');
@@ -215,7 +216,7 @@ describe('writeReport', () => {
         failOn: [{ kind: 'drift' }, gate],
         write: () => Promise.resolve(),
       });
-      await expect(result).rejects.toThrow(ScopeError);
+      await expect(result).rejects.toThrow(evalbookError('paperclip_evalbook_scope_unknown'));
       await expect(result).rejects.toThrow(/judges a comparison, and none is named: add --a and --b/);
       expect(read).toBe(false);
     }

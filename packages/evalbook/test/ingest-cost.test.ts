@@ -5,8 +5,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { ingest, ingestExitCode } from '../src/ingest.ts';
-import { openStore } from '../src/store.ts';
+import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
+import { openStore } from '../src/ledger/open-store.ts';
 import { syntheticAttempt, tempDir } from './support/bundles.ts';
 
 let dir: string;

@@ -23,24 +23,26 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-evals/contract';
 
-import { convertBundle } from '../src/convert.ts';
-import { RetractionError, checkRetractionRequest } from '../src/retraction.ts';
-import { ingest, ingestExitCode } from '../src/ingest.ts';
-import { writeReport } from '../src/report.ts';
-import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/postgres-store.ts';
-import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/sqlite-store.ts';
-import { StoreError, openStore, scoreValues, storedRecordJson } from '../src/store.ts';
+import { convertBundle } from '../src/ledger/convert.ts';
+import { checkRetractionRequest } from '../src/ledger/retraction.ts';
+import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
+import { writeReport } from '../src/report/report.ts';
+import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/ledger/postgres-store.ts';
+import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/ledger/sqlite-store.ts';
+import { openStore } from '../src/ledger/open-store.ts';
+import { scoreValues, storedRecordJson } from '../src/ledger/store-rows.ts';
 import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
 import { hostileCorpus, noise } from './support/hostile-bundles.ts';
 import { freePort, startPostgres } from './support/postgres-server.ts';
 import { refuseAttempt } from './support/refuse-attempt.ts';
 
-import type { AttemptKey, LedgerRecord } from '../src/convert.ts';
-import type { IngestSummary } from '../src/ingest.ts';
-import type { PolicyVerdict, PolicyVerdictInput } from '../src/policy-verdicts.ts';
-import type { RetractionRequest } from '../src/retraction.ts';
+import { evalbookError } from './support/evalbook-error.ts';
+import type { AttemptKey, LedgerRecord } from '../src/ledger/convert.ts';
+import type { IngestSummary } from '../src/ledger/ingest.ts';
+import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-verdicts.ts';
+import type { RetractionRequest } from '../src/ledger/retraction.ts';
 import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
-import type { LedgerStore } from '../src/store.ts';
+import type { LedgerStore } from '../src/ledger/store.ts';
 import type { PostgresServer } from './support/postgres-server.ts';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
@@ -243,9 +245,9 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 describe('openStore', () => {
-  it('refuses unknown store URLs and a sqlite: URL without a path, as StoreError', async () => {
-    await expect(openStore('mysql://x')).rejects.toThrow(StoreError);
-    await expect(openStore('sqlite:')).rejects.toThrow(StoreError);
+  it('refuses unknown store URLs and a sqlite: URL without a path, as a store EvalbookError', async () => {
+    await expect(openStore('mysql://x')).rejects.toThrow(evalbookError('paperclip_evalbook_store_unusable'));
+    await expect(openStore('sqlite:')).rejects.toThrow(evalbookError('paperclip_evalbook_store_unusable'));
   });
 });
 
@@ -411,13 +413,13 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       }
     });
 
-    it('refuses a store from the future (a migration this code does not know) as StoreError', async () => {
+    it('refuses a store from the future (a migration this code does not know) as a store EvalbookError', async () => {
       await (await openStore(storeUrl)).close();
       const future = Math.max(...versions) + 1000;
       await sql(
         `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${future}, 'future', '2030-01-01T00:00:00Z')`,
       );
-      await expect(openStore(storeUrl)).rejects.toThrow(StoreError);
+      await expect(openStore(storeUrl)).rejects.toThrow(evalbookError('paperclip_evalbook_store_unusable'));
       await expect(openStore(storeUrl)).rejects.toThrow(new RegExp(`migration\\(s\\) ${future} .*future`));
     });
   });
@@ -874,7 +876,9 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
     it('refuses a run or an attempt the store does not hold, every missing one named, and writes nothing', async () => {
       const snapshot = await closedSnapshot(await seed());
       const store = await openStore(storeUrl);
-      await expect(store.retract(request({ runId: 'run_missing' }))).rejects.toThrow(RetractionError);
+      await expect(store.retract(request({ runId: 'run_missing' }))).rejects.toThrow(
+        evalbookError('paperclip_evalbook_retraction_refused'),
+      );
       await expect(store.retract(request({ runId: 'run_missing' }))).rejects.toThrow(
         /no run named "run_missing"/,
       );
@@ -1618,15 +1622,17 @@ describe('PostgreSQL only', { timeout: STORE_TEST_MS }, () => {
     }
   });
 
-  it('reports a missing database and an unreachable server as StoreError', async () => {
+  it('reports a missing database and an unreachable server as a store EvalbookError', async () => {
     await expect(openStore(`postgres://postgres@127.0.0.1:${server.port}/no_such_db`)).rejects.toThrow(
-      StoreError,
+      evalbookError('paperclip_evalbook_store_unusable'),
     );
     const closed = await freePort();
     await expect(openStore(`postgres://postgres@127.0.0.1:${closed}/evalbook`)).rejects.toThrow(
       /cannot open the PostgreSQL store/,
     );
-    await expect(openStore(`postgres://postgres@127.0.0.1:${closed}/evalbook`)).rejects.toThrow(StoreError);
+    await expect(openStore(`postgres://postgres@127.0.0.1:${closed}/evalbook`)).rejects.toThrow(
+      evalbookError('paperclip_evalbook_store_unusable'),
+    );
   });
 
   it('is append-only: TRUNCATE too is refused by the database itself', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ContractError } from '@paperclip-evals/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/ledger/open-store.ts';
 
 let dir: string;
 beforeAll(() => {

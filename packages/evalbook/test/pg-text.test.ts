@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { fromPgText, toPgText } from '../src/postgres-store.ts';
+import { fromPgText, toPgText } from '../src/ledger/postgres-store.ts';
 
 /** Strings dense in the two characters that matter, and in '0' (the escape's partner). */
 const text = fc.string({

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { parse } from 'parse5';
 import { describe, expect, it } from 'vitest';
 
-import { renderHtml } from '../src/render-html.ts';
-import { SummaryBuilder } from '../src/summary.ts';
+import { renderHtml } from '../src/report/html/render-html.ts';
+import { SummaryBuilder } from '../src/analysis/summary.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
 
 import type { DefaultTreeAdapterMap } from 'parse5';

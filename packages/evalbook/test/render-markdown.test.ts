@@ -12,11 +12,11 @@ import { parseFragment } from 'parse5';
 import { describe, expect, it } from 'vitest';
 
 import { MARKDOWN_BREAK } from '../../contract/src/markdown-text.ts';
-import { renderMarkdown } from '../src/render-markdown.ts';
+import { renderMarkdown } from '../src/report/render-markdown.ts';
 
-import type { MarkdownReportInput } from '../src/render-markdown.ts';
-import type { CoverageSummary } from '../src/cost.ts';
-import type { EvalbookSummary, RateWithInterval } from '../src/summary.ts';
+import type { MarkdownReportInput } from '../src/report/render-markdown.ts';
+import type { CoverageSummary } from '../src/ledger/cost.ts';
+import type { EvalbookSummary, RateWithInterval } from '../src/analysis/summary.ts';
 
 /** GFM as GitHub parses it, before its sanitizer: raw HTML and any link protocol pass through. */
 const renderGfm = (markdown: string): string =>

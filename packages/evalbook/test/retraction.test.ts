@@ -3,8 +3,9 @@
 // what a run holds (missing targets refused whole; a target in force is never appended twice).
 import { describe, expect, it } from 'vitest';
 
-import { RetractionError, checkRetractionRequest, planRetraction } from '../src/retraction.ts';
-import type { Retraction, RetractionRequest } from '../src/retraction.ts';
+import { checkRetractionRequest, planRetraction } from '../src/ledger/retraction.ts';
+import { evalbookError } from './support/evalbook-error.ts';
+import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 
 const VALID: RetractionRequest = {
   runId: 'nightly-42',
@@ -30,7 +31,9 @@ describe('checkRetractionRequest', () => {
     ['a time that is not one', { at: 'yesterday' }, 'at: expected an ISO 8601 UTC time'],
     ['an impossible time', { at: '2026-13-01T09:30:00.000Z' }, 'at: expected an ISO 8601 UTC time'],
   ] as const)('refuses %s', (_name, change, message) => {
-    expect(() => checkRetractionRequest({ ...VALID, ...change })).toThrow(RetractionError);
+    expect(() => checkRetractionRequest({ ...VALID, ...change })).toThrow(
+      evalbookError('paperclip_evalbook_retraction_refused'),
+    );
     expect(() => checkRetractionRequest({ ...VALID, ...change })).toThrow(message);
   });
 

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ingest } from '../src/ingest.ts';
+import { ingest } from '../src/ledger/ingest.ts';
 import { tempDir, writeBundles } from './support/bundles.ts';
 import { startPostgres } from './support/postgres-server.ts';
 

@@ -4,10 +4,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { mulberry32 } from '../src/random.ts';
+import { mulberry32 } from '../src/analysis/random.ts';
 import {
   DEFAULT_BOOTSTRAP_SEED,
-  StatisticsRangeError,
   Z_95,
   clusteredBootstrapInterval,
   mcnemarExact,
@@ -15,8 +14,9 @@ import {
   passAtK,
   passHatK,
   wilsonInterval,
-} from '../src/statistics.ts';
-import type { Cluster, RatePair } from '../src/statistics.ts';
+} from '../src/analysis/statistics.ts';
+import { evalbookError } from './support/evalbook-error.ts';
+import type { Cluster, RatePair } from '../src/analysis/statistics.ts';
 
 /** C(n, k) exactly. */
 function binomial(n: number, k: number): bigint {
@@ -47,9 +47,9 @@ function expectRelativelyClose(actual: number, expected: number, tolerance: numb
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tolerance * Math.abs(expected));
 }
 
-/** Throws a StatisticsRangeError whose message contains `text` (typically the argument's name). */
+/** Throws an EvalbookError paperclip_evalbook_statistics_out_of_range whose message contains `text` (typically the argument's name). */
 function expectRangeError(run: () => unknown, text: string): void {
-  expect(run).toThrow(StatisticsRangeError);
+  expect(run).toThrow(evalbookError('paperclip_evalbook_statistics_out_of_range'));
   expect(run).toThrow(text);
 }
 
@@ -147,8 +147,10 @@ describe('wilsonInterval', () => {
     [1, Number.POSITIVE_INFINITY, Z_95],
     [1, 4, 0],
     [1, 4, Number.NaN],
-  ])('throws a StatisticsRangeError for (%s, %s, z = %s)', (s, n, z) => {
-    expect(() => wilsonInterval(s, n, z)).toThrow(StatisticsRangeError);
+  ])('throws paperclip_evalbook_statistics_out_of_range for (%s, %s, z = %s)', (s, n, z) => {
+    expect(() => wilsonInterval(s, n, z)).toThrow(
+      evalbookError('paperclip_evalbook_statistics_out_of_range'),
+    );
   });
 });
 
@@ -209,8 +211,8 @@ describe('mcnemarExact', () => {
     [-1, 2],
     [1.5, 2],
     [Number.NaN, 2],
-  ])('throws a StatisticsRangeError for b = %s, c = %s', (b, c) => {
-    expect(() => mcnemarExact(b, c)).toThrow(StatisticsRangeError);
+  ])('throws paperclip_evalbook_statistics_out_of_range for b = %s, c = %s', (b, c) => {
+    expect(() => mcnemarExact(b, c)).toThrow(evalbookError('paperclip_evalbook_statistics_out_of_range'));
   });
 });
 
@@ -296,7 +298,7 @@ describe('passAtK and passHatK', () => {
     expectRelativelyClose(passHatK(n, c, k), ratio(binomial(c, k), binomial(n, k)), 1e-12);
   });
 
-  it('throws a StatisticsRangeError naming k when k > n', () => {
+  it('throws paperclip_evalbook_statistics_out_of_range naming k when k > n', () => {
     expectRangeError(() => passAtK(3, 1, 5), 'k (5) exceeds n (3)');
     expectRangeError(() => passHatK(3, 1, 5), 'k (5) exceeds n (3)');
   });
@@ -308,9 +310,9 @@ describe('passAtK and passHatK', () => {
     [5, 1, 1.5],
     [0, 0, 1],
     [Number.NaN, 1, 1],
-  ])('throws a StatisticsRangeError for n = %s, c = %s, k = %s', (n, c, k) => {
-    expect(() => passAtK(n, c, k)).toThrow(StatisticsRangeError);
-    expect(() => passHatK(n, c, k)).toThrow(StatisticsRangeError);
+  ])('throws paperclip_evalbook_statistics_out_of_range for n = %s, c = %s, k = %s', (n, c, k) => {
+    expect(() => passAtK(n, c, k)).toThrow(evalbookError('paperclip_evalbook_statistics_out_of_range'));
+    expect(() => passHatK(n, c, k)).toThrow(evalbookError('paperclip_evalbook_statistics_out_of_range'));
   });
 });
 
@@ -411,7 +413,7 @@ describe('clusteredBootstrapInterval', () => {
     ['zero resamples', [], { resamples: 0 }, 'resamples'],
     ['confidence 1', [], { confidence: 1 }, 'confidence'],
     ['a fractional seed', [], { seed: 0.5 }, 'seed'],
-  ])('throws a StatisticsRangeError for %s', (_, clusters, options, name) => {
+  ])('throws paperclip_evalbook_statistics_out_of_range for %s', (_, clusters, options, name) => {
     expectRangeError(() => clusteredBootstrapInterval(clusters, options), name);
   });
 });
@@ -471,7 +473,7 @@ describe('pairedBootstrapDifference', () => {
     [{ a: 1.2, b: 0 }, 'pairs[0].a'],
     [{ a: 0, b: -0.1 }, 'pairs[0].b'],
     [{ a: Number.NaN, b: 0 }, 'pairs[0].a'],
-  ])('throws a StatisticsRangeError for %o', (pair, name) => {
+  ])('throws paperclip_evalbook_statistics_out_of_range for %o', (pair, name) => {
     expectRangeError(() => pairedBootstrapDifference([pair]), name);
   });
 });
@@ -510,8 +512,8 @@ describe('mulberry32', () => {
     expect(Math.abs(squares / draws - (sum / draws) ** 2 - 1 / 12)).toBeLessThan(0.002);
   });
 
-  it('throws a RangeError for a seed that is not a safe integer', () => {
-    expect(() => mulberry32(1.5)).toThrow(RangeError);
-    expect(() => mulberry32(2 ** 53)).toThrow(RangeError);
+  it('throws paperclip_evalbook_statistics_out_of_range for a seed that is not a safe integer', () => {
+    expect(() => mulberry32(1.5)).toThrow(evalbookError('paperclip_evalbook_statistics_out_of_range'));
+    expect(() => mulberry32(2 ** 53)).toThrow(evalbookError('paperclip_evalbook_statistics_out_of_range'));
   });
 });

@@ -5,14 +5,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import type { ScoreRow } from '../src/convert.ts';
-import { attemptVerdict, withExpectedChecks } from '../src/scoring.ts';
-import { parseEnvironment } from '../src/environment.ts';
-import { ScopeError, SummaryBuilder, summariseStore } from '../src/summary.ts';
-import type { EvalbookSummary, SummaryOptions } from '../src/summary.ts';
-import type { PolicyVerdict } from '../src/policy-verdicts.ts';
-import type { Retraction } from '../src/retraction.ts';
-import type { StoredAttempt } from '../src/store.ts';
+import type { ScoreRow } from '../src/ledger/convert.ts';
+import { attemptVerdict, withExpectedChecks } from '../src/analysis/scoring.ts';
+import { parseEnvironment } from '../src/ledger/environment.ts';
+import { SummaryBuilder, summariseStore } from '../src/analysis/summary.ts';
+import { isEvalbookError } from '../src/errors.ts';
+import type { EvalbookSummary, SummaryOptions } from '../src/analysis/summary.ts';
+import type { PolicyVerdict } from '../src/ledger/policy-verdicts.ts';
+import type { Retraction } from '../src/ledger/retraction.ts';
+import type { StoredAttempt } from '../src/ledger/store.ts';
 import { storedAttempt as attempt } from './support/stored-attempts.ts';
 import type { Outcome } from './support/stored-attempts.ts';
 
@@ -308,7 +309,7 @@ describe('attempts left out (foreign, retracted)', () => {
           try {
             return builder.build();
           } catch (error) {
-            return error instanceof ScopeError ? 'scope error' : error;
+            return isEvalbookError(error, 'paperclip_evalbook_scope_unknown') ? 'scope error' : error;
           }
         };
         const kept = all.filter(

@@ -7,15 +7,16 @@ import { describe, expect, it } from 'vitest';
 
 import { parseNativeExecution } from '@paperclip-evals/contract';
 
-import { convertBundle } from '../src/convert.ts';
-import { writeBatch } from '../src/ingest.ts';
-import { postgresFailure } from '../src/postgres-store.ts';
-import { sqliteFailure } from '../src/sqlite-store.ts';
-import { STORE_RECORD_REFUSED, StoreError, isRecordRefusal } from '../src/store.ts';
+import { convertBundle } from '../src/ledger/convert.ts';
+import { writeBatch } from '../src/ledger/ingest.ts';
+import { postgresFailure } from '../src/ledger/postgres-store.ts';
+import { sqliteFailure } from '../src/ledger/sqlite-store.ts';
+import { EvalbookError, storeError } from '../src/errors.ts';
+import { STORE_RECORD_REFUSED, isRecordRefusal } from '../src/ledger/store.ts';
 import { syntheticAttempt } from './support/bundles.ts';
 
-import type { LedgerRecord } from '../src/convert.ts';
-import type { InsertOutcome, LedgerStore } from '../src/store.ts';
+import type { LedgerRecord } from '../src/ledger/convert.ts';
+import type { InsertOutcome, LedgerStore } from '../src/ledger/store.ts';
 
 const record = (attemptId: string): LedgerRecord =>
   convertBundle(parseNativeExecution(JSON.stringify(syntheticAttempt({ attemptId }))));
@@ -59,8 +60,8 @@ const REFUSALS: [string, () => Error][] = [
   ['SQLITE_TOOBIG', () => sqliteError('SQLITE_TOOBIG')],
   ['SQLITE_MISMATCH', () => sqliteError('SQLITE_MISMATCH')],
   [
-    'a StoreError with store_record_refused',
-    () => new StoreError('refused', { issues: [{ code: STORE_RECORD_REFUSED, message: 'x', path: '' }] }),
+    'a store EvalbookError with store_record_refused',
+    () => storeError('refused', { issues: [{ code: STORE_RECORD_REFUSED, message: 'x', path: '' }] }),
   ],
 ];
 
@@ -75,12 +76,19 @@ const STORE_WIDE: [string, () => Error][] = [
   ['SQLITE_BUSY', () => sqliteError('SQLITE_BUSY')],
   ['SQLITE_FULL', () => sqliteError('SQLITE_FULL')],
   ['SQLITE_IOERR_WRITE', () => sqliteError('SQLITE_IOERR_WRITE')],
-  ['a StoreError without issues (the writer thread ended)', () => new StoreError('the thread ended')],
+  ['a store EvalbookError without issues (the writer thread ended)', () => storeError('the thread ended')],
+  [
+    "store_record_refused on an EvalbookError that is not the store's",
+    () =>
+      new EvalbookError('paperclip_evalbook_scope_unknown', 'not a store', [
+        { code: STORE_RECORD_REFUSED, message: 'x', path: '' },
+      ]),
+  ],
   ['a lost connection (no SQLSTATE)', () => new Error('Connection terminated unexpectedly')],
 ];
 
 describe('postgresFailure', () => {
-  // Every failure of the server or driver is a coded StoreError (exit 2 with its issue), never a
+  // Every failure of the server or driver is a coded store EvalbookError (exit 2 with its issue), never a
   // raw driver error (exit 70 and a stack trace): the issue says which kind.
   const rows: [string, Error, string][] = [
     ['23505 (unique violation)', Object.assign(new Error('dup'), { code: '23505' }), STORE_RECORD_REFUSED],
@@ -112,15 +120,16 @@ describe('postgresFailure', () => {
     ],
     ['something not an Error', 'a string' as unknown as Error, 'store_postgres_failed'],
   ];
-  it.each(rows)('%s is a StoreError with issue %s', (_, error, code) => {
+  it.each(rows)('%s is a store EvalbookError with issue %s', (_, error, code) => {
     const failure = postgresFailure(error);
-    expect(failure).toBeInstanceOf(StoreError);
+    expect(failure).toBeInstanceOf(EvalbookError);
+    expect(failure.code).toBe('paperclip_evalbook_store_unusable');
     expect(failure.issues.map((issue) => issue.code)).toEqual([code]);
     expect(failure.cause).toBe(error);
   });
 
-  it('keeps a StoreError as it is', () => {
-    const error = new StoreError('already coded');
+  it('keeps a store EvalbookError as it is', () => {
+    const error = storeError('already coded');
     expect(postgresFailure(error)).toBe(error);
   });
 });

@@ -18,7 +18,7 @@ import {
 import { EXIT, errorLines } from '../exit-codes.js';
 import { printDocument, printLines, printLogLine } from '../print.js';
 
-import { StoreError, openStore } from '@paperclip-evals/evalbook';
+import { isEvalbookError, openStore } from '@paperclip-evals/evalbook';
 
 import type { DriftHistory, LogLevel } from '@paperclip-evals/checks';
 import type { LedgerStore } from '@paperclip-evals/evalbook';
@@ -81,7 +81,7 @@ export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): P
   try {
     store = historyUrl === undefined ? undefined : await openStore(historyUrl);
   } catch (error) {
-    if (!(error instanceof StoreError)) throw error;
+    if (!isEvalbookError(error, 'paperclip_evalbook_store_unusable')) throw error;
     printLines('stderr', errorLines('evals engine: ', error));
     return EXIT.usage;
   }

@@ -7,10 +7,10 @@
 // error, unreadable input or a bundle the store refused (the others are written).
 import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
 import {
-  IngestUsageError,
   artifactCountsText,
   formatUsd,
   ingest,
+  isEvalbookError,
   ingestExitCode,
 } from '@paperclip-evals/evalbook';
 
@@ -69,7 +69,8 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       writerThread: true,
     });
   } catch (error) {
-    if (error instanceof IngestUsageError) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_ingest_usage_invalid'))
+      throw new UsageError(error.message);
     throw error;
   } finally {
     if (tty) clearProgress();

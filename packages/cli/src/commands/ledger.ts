@@ -2,7 +2,7 @@
 // edge (the library takes both as data), appends the retraction in one transaction and says what it
 // covered; runs lists the store's runs with their counts. Both read an existing store only.
 import { userInfo } from 'node:os';
-import { RetractionError, checkRetractionRequest, retractionText } from '@paperclip-evals/evalbook';
+import { checkRetractionRequest, isEvalbookError, retractionText } from '@paperclip-evals/evalbook';
 
 import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
 
@@ -64,7 +64,7 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
       at: new Date().toISOString(),
     });
   } catch (error) {
-    if (error instanceof RetractionError) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused')) throw new UsageError(error.message);
     throw error;
   }
   const { store, storeUrl } = await openForReading(options, 'write');
@@ -72,7 +72,7 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
   try {
     outcomes = await store.retract(request);
   } catch (error) {
-    if (error instanceof RetractionError) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused')) throw new UsageError(error.message);
     throw error;
   } finally {
     await store.close();

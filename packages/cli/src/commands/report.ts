@@ -8,12 +8,12 @@ import { realpath } from 'node:fs/promises';
 import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/contract';
 import {
   DEFAULT_STORE_URL,
-  ScopeError,
   artifactCountsText,
   assertGatesJudgeable,
   decideGates,
   driftThresholdsOf,
   formatUsd,
+  isEvalbookError,
   leftOutText,
   loadEnvironment,
   openStore,
@@ -99,7 +99,7 @@ function checkGates(failOn: readonly FailOn[], compare: CompareSpec | undefined)
   try {
     assertGatesJudgeable(failOn, compare);
   } catch (error) {
-    if (error instanceof ScopeError) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown')) throw new UsageError(error.message);
     throw error;
   }
 }
@@ -126,7 +126,7 @@ function reportGates(verdicts: GateVerdicts | null): number {
 /**
  * Opens the store a command names (never creating one) with its environment: read-only unless the
  * command writes (`retract`), so a store on a read-only mount can be reported on. A store that cannot
- * be opened is the evalbook's coded StoreError (exit 2).
+ * be opened is the evalbook's coded EvalbookError paperclip_evalbook_store_unusable (exit 2).
  */
 export async function openForReading(
   options: StoreCommandOptions,
@@ -177,7 +177,7 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
     // A report is a document (JSON, Markdown, JUnit, HTML), on stdout too: its renderer escapes for its format.
     await writeOutputFile(options.out ?? STDOUT_PATH, report);
   } catch (error) {
-    if (error instanceof ScopeError) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown')) throw new UsageError(error.message);
     throw error;
   } finally {
     if (tty) clearProgress();
@@ -214,7 +214,7 @@ async function summary(options: StoreCommandOptions, compare?: CompareSpec): Pro
       retractions: await store.retractions(),
     });
   } catch (error) {
-    if (error instanceof ScopeError) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown')) throw new UsageError(error.message);
     throw error;
   } finally {
     await store.close();

@@ -9,8 +9,9 @@ import { DEFAULT_STATIC_THRESHOLD, DRIFT_MIN_STDDEV, driftReport } from '@paperc
 
 import type { Layer } from '@paperclip-evals/checks';
 
-import type { ScoreRow } from './convert.js';
-import type { AttemptKey } from './convert.js';
+import type { ScoreRow } from '../ledger/convert.js';
+import type { AttemptKey } from '../ledger/convert.js';
+import type { DriftThresholdOf } from '../ledger/environment.js';
 
 /** One run of one check: its mean score over the attempts that got a verdict. */
 export interface CheckRunScore {
@@ -55,9 +56,6 @@ export interface CheckDrift {
   /** latestScore − mean. */
   readonly deviation: number | null;
 }
-
-/** The static threshold of a check's bar (the environment's, else the engine's 0.8). */
-export type DriftThresholdOf = (caseId: string, checkId: string) => number | undefined;
 
 interface RunTally {
   sum: number;

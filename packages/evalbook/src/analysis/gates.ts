@@ -1,7 +1,7 @@
 // The --fail-on gates a CI job puts on a summary: each gate is judged on its own, every one must
 // hold, and every verdict is reported (never only the last gate named). Nothing judged is not a
 // pass: a gate without anything to judge fails with a reason saying what is missing.
-import { ScopeError } from './summary.js';
+import { scopeError } from './summary.js';
 import type { CaseDelta, CompareSpec, EvalbookSummary } from './summary.js';
 
 /**
@@ -42,14 +42,14 @@ export function needsComparison(failOn: FailOn): boolean {
 }
 
 /**
- * Throws ScopeError (a usage error) when a gate judges a comparison and none is named — before any
+ * Throws EvalbookError paperclip_evalbook_scope_unknown (a usage error) when a gate judges a comparison and none is named — before any
  * store is read, so the mistake costs nothing.
  */
 export function assertGatesJudgeable(failOn: readonly FailOn[], compare: CompareSpec | undefined): void {
   if (compare !== undefined) return;
   const needing = failOn.filter(needsComparison).map(failOnText);
   if (needing.length > 0)
-    throw new ScopeError(
+    throw scopeError(
       `--fail-on ${needing.join(', --fail-on ')} judges a comparison, and none is named: add --a and --b (configs) or --a-run and --b-run (runs)`,
     );
 }

@@ -6,6 +6,8 @@
 // few nanoseconds per draw; its outputs are a fixed function of the seed on every platform (Math.imul and
 // 32-bit integer ops only), so changing this file changes published intervals.
 
+import { EvalbookError } from '../errors.js';
+
 /** A stream of uniform numbers in [0, 1), each a multiple of 2^-32. */
 export type Random = () => number;
 
@@ -13,10 +15,14 @@ const TWO_POW_32 = 4_294_967_296;
 
 /**
  * A mulberry32 stream. `seed` is any safe integer; only its low 32 bits matter (`seed mod 2^32`), so
- * seeds that differ by a multiple of 2^32 give the same stream. Throws RangeError for anything else.
+ * seeds that differ by a multiple of 2^32 give the same stream. Throws EvalbookError paperclip_evalbook_statistics_out_of_range for anything else.
  */
 export function mulberry32(seed: number): Random {
-  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${String(seed)}`);
+  if (!Number.isSafeInteger(seed))
+    throw new EvalbookError(
+      'paperclip_evalbook_statistics_out_of_range',
+      `seed must be a safe integer, got ${String(seed)}`,
+    );
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) | 0;

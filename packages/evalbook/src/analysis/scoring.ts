@@ -2,10 +2,10 @@
 // or model did not do the task), errored (infrastructure, runner, a cancelled run or a check that
 // itself failed), incomplete (a transcript or a verdict is missing, so nobody can say) or
 // over_budget — with the reason. A missing verdict is never a pass and never a model failure.
-import { environmentMismatch } from './convert.js';
-import type { ScoreRow } from './convert.js';
-import type { Environment } from './environment.js';
-import type { StoredAttempt } from './store.js';
+import { environmentMismatch } from '../ledger/convert.js';
+import type { ScoreRow } from '../ledger/convert.js';
+import type { Environment } from '../ledger/environment.js';
+import type { StoredAttempt } from '../ledger/store.js';
 
 export type AttemptStatus = 'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget';
 

@@ -3,9 +3,10 @@
 //
 // Pure functions: no I/O, no clock. Randomness comes only from a mulberry32 stream seeded by the
 // caller's `seed` (DEFAULT_BOOTSTRAP_SEED when omitted), so the same inputs always give the same
-// interval. Bad inputs throw StatisticsRangeError (a RangeError) naming the argument; no result is NaN.
+// interval. Bad inputs throw EvalbookError paperclip_evalbook_statistics_out_of_range naming the argument; no result is NaN.
 // "No data" is never a guess: the rate or difference is null and the interval spans every possible value.
 
+import { EvalbookError } from '../errors.js';
 import { mulberry32 } from './random.js';
 
 import type { Random } from './random.js';
@@ -17,8 +18,9 @@ export const DEFAULT_BOOTSTRAP_RESAMPLES = 2000;
 export const DEFAULT_BOOTSTRAP_SEED = 20_211_007;
 export const DEFAULT_CONFIDENCE = 0.95;
 
-export class StatisticsRangeError extends RangeError {
-  override readonly name = 'StatisticsRangeError';
+/** Arguments outside a statistic's domain: a caller's bug, named by the argument. */
+export function statisticsOutOfRange(message: string): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_statistics_out_of_range', message);
 }
 
 /** A proportion with its interval. `rate` is null when there were no trials; then [lo, hi] = [0, 1]. */
@@ -65,7 +67,7 @@ export interface DifferenceInterval {
 export function wilsonInterval(successes: number, trials: number, z: number = Z_95): RateInterval {
   checkCount('trials', trials);
   checkCount('successes', successes, trials);
-  if (!(Number.isFinite(z) && z > 0)) throw new StatisticsRangeError(`z must be finite and > 0, got ${z}`);
+  if (!(Number.isFinite(z) && z > 0)) throw statisticsOutOfRange(`z must be finite and > 0, got ${z}`);
   if (trials === 0) return { rate: null, lo: 0, hi: 1 };
   const z2 = z * z;
   const centre = 2 * successes + z2;
@@ -225,10 +227,10 @@ function bootstrapSettings(options: BootstrapOptions): {
     confidence = DEFAULT_CONFIDENCE,
   } = options;
   if (!(Number.isSafeInteger(resamples) && resamples >= 1))
-    throw new StatisticsRangeError(`resamples must be an integer ≥ 1, got ${resamples}`);
-  if (!Number.isSafeInteger(seed)) throw new StatisticsRangeError(`seed must be a safe integer, got ${seed}`);
+    throw statisticsOutOfRange(`resamples must be an integer ≥ 1, got ${resamples}`);
+  if (!Number.isSafeInteger(seed)) throw statisticsOutOfRange(`seed must be a safe integer, got ${seed}`);
   if (!(confidence > 0 && confidence < 1))
-    throw new StatisticsRangeError(`confidence must lie in (0, 1), got ${confidence}`);
+    throw statisticsOutOfRange(`confidence must lie in (0, 1), got ${confidence}`);
   return { resamples, random: mulberry32(seed), confidence };
 }
 
@@ -249,20 +251,18 @@ function quantile(sorted: Float64Array, q: number): number {
 
 function checkCount(name: string, value: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!(Number.isSafeInteger(value) && value >= 0 && value <= max))
-    throw new StatisticsRangeError(
+    throw statisticsOutOfRange(
       `${name} must be an integer in [0, ${max === Number.MAX_SAFE_INTEGER ? '2^53)' : `${max}]`}, got ${value}`,
     );
 }
 
 function checkUnit(name: string, value: number): void {
-  if (!(value >= 0 && value <= 1)) throw new StatisticsRangeError(`${name} must lie in [0, 1], got ${value}`);
+  if (!(value >= 0 && value <= 1)) throw statisticsOutOfRange(`${name} must lie in [0, 1], got ${value}`);
 }
 
 function checkPassK(n: number, c: number, k: number): void {
   checkCount('n', n);
   checkCount('c', c, n);
-  if (!(Number.isSafeInteger(k) && k >= 1))
-    throw new StatisticsRangeError(`k must be an integer ≥ 1, got ${k}`);
-  if (k > n)
-    throw new StatisticsRangeError(`k (${k}) exceeds n (${n}): pass@k and pass^k need k ≤ n attempts`);
+  if (!(Number.isSafeInteger(k) && k >= 1)) throw statisticsOutOfRange(`k must be an integer ≥ 1, got ${k}`);
+  if (k > n) throw statisticsOutOfRange(`k (${k}) exceeds n (${n}): pass@k and pass^k need k ≤ n attempts`);
 }

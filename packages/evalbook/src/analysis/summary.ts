@@ -7,16 +7,18 @@
 // attempts, and foreign ones (kept apart at ingest, or not of the report's environment: see
 // scoring's withExpectedChecks; unless includeForeign), count nowhere: not in a
 // cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
+import { EvalbookError } from '../errors.js';
 import { CheckDriftTally } from './check-drift.js';
-import { attemptArtifactVerification, emptyArtifactCounts } from './convert.js';
-import type { ArtifactCounts } from './convert.js';
-import type { CheckDrift, DriftThresholdOf } from './check-drift.js';
-import { CoverageTally } from './cost.js';
-import type { CoverageSummary } from './cost.js';
-import { POLICY_AGREEMENTS } from './policy-verdicts.js';
-import type { PolicyAgreement, PolicyVerdict } from './policy-verdicts.js';
-import { RetractionIndex, isForeign } from './retraction.js';
-import type { LeftOutReason, Retraction } from './retraction.js';
+import { attemptArtifactVerification, emptyArtifactCounts } from '../ledger/convert.js';
+import type { ArtifactCounts } from '../ledger/convert.js';
+import type { CheckDrift } from './check-drift.js';
+import type { DriftThresholdOf } from '../ledger/environment.js';
+import { CoverageTally } from '../ledger/cost.js';
+import type { CoverageSummary } from '../ledger/cost.js';
+import { POLICY_AGREEMENTS } from '../ledger/policy-verdicts.js';
+import type { PolicyAgreement, PolicyVerdict } from '../ledger/policy-verdicts.js';
+import { RetractionIndex, isForeign } from '../ledger/retraction.js';
+import type { LeftOutReason, Retraction } from '../ledger/retraction.js';
 import { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
 import type { AttemptStatus, AttemptVerdict } from './scoring.js';
 import {
@@ -29,13 +31,13 @@ import {
   passHatK,
   wilsonInterval,
 } from './statistics.js';
-import type { StoredAttempt } from './store.js';
+import type { StoredAttempt } from '../ledger/store.js';
 
 export const SUMMARY_V1 = 'paperclip-evals/summary/v1';
 
 /** A run or config named for the summary (--run, --a/--b, --a-run/--b-run) that the evalbook lacks. */
-export class ScopeError extends Error {
-  override readonly name = 'ScopeError';
+export function scopeError(message: string): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_scope_unknown', message);
 }
 
 /**
@@ -351,7 +353,7 @@ export class SummaryBuilder {
     tally.counts[verdict.agreement]++;
   }
 
-  /** Throws ScopeError when --run, --a/--b or --a-run/--b-run name something the evalbook lacks. */
+  /** Throws EvalbookError paperclip_evalbook_scope_unknown when --run, --a/--b or --a-run/--b-run name something the evalbook lacks. */
   build(): EvalbookSummary {
     this.checkNames();
     const policy = this.options.policy ?? 'all_attempts';
@@ -453,7 +455,7 @@ export class SummaryBuilder {
       const listed = [...names].sort().slice(0, 10);
       const leftOut = kind === 'run' ? this.leftOutRuns.get(name) : undefined;
       if (leftOut !== undefined)
-        throw new ScopeError(
+        throw scopeError(
           `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
             .map((reason) =>
               reason === 'retracted'
@@ -462,7 +464,7 @@ export class SummaryBuilder {
             )
             .join('; ')}`,
         );
-      throw new ScopeError(
+      throw scopeError(
         `no ${kind} named ${JSON.stringify(name)} in this evalbook` +
           (names.size === 0
             ? ' (it has no attempts)'

@@ -2,8 +2,10 @@
 // provenance. A missing provider figure is null, never 0; an estimate names its pricingVersion.
 //
 // Bound: figures are JavaScript safe integers, so at most Number.MAX_SAFE_INTEGER nanodollars
-// (2^53 − 1 ≈ $9,007,199.25). Anything larger is refused with a CostRangeError rather than rounded.
+// (2^53 − 1 ≈ $9,007,199.25). Anything larger is refused (an EvalbookError, paperclip_evalbook_cost_out_of_range) rather than rounded.
 // Arithmetic inside is BigInt; only the bounded result is turned back into a number.
+
+import { EvalbookError } from '../errors.js';
 
 /** How an attempt is priced. A legacy ledger amount alone does not price an attempt. */
 export type CostCoverage = 'provider_reported' | 'estimated' | 'legacy_ledger_and_estimate' | 'unpriced';
@@ -66,21 +68,22 @@ const MAX_BIG = BigInt(MAX_NANODOLLARS);
 /** Prices carry at most this many decimal places (micro-USD per million tokens). */
 export const PRICE_DECIMALS = 6;
 
-export class CostRangeError extends RangeError {
-  override readonly name = 'CostRangeError';
+/** A figure or price that is negative, not an integer, or past the safe bound. */
+function costOutOfRange(message: string): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_cost_out_of_range', message);
 }
 
 function bounded(value: bigint, what: string): number {
-  if (value < 0n) throw new CostRangeError(`${what} is negative (${value} nanodollars)`);
+  if (value < 0n) throw costOutOfRange(`${what} is negative (${value} nanodollars)`);
   if (value > MAX_BIG)
-    throw new CostRangeError(`${what} is ${value} nanodollars, above the bound ${MAX_NANODOLLARS} (≈ $9.0M)`);
+    throw costOutOfRange(`${what} is ${value} nanodollars, above the bound ${MAX_NANODOLLARS} (≈ $9.0M)`);
   return Number(value);
 }
 
 /** Provider micros → nanodollars (× 1000, exact). Refuses non-integers, negatives and > the bound. */
 export function microsToNanodollars(amountMicros: number): number {
   if (!Number.isSafeInteger(amountMicros))
-    throw new CostRangeError(`amountMicros ${amountMicros} is not a safe integer`);
+    throw costOutOfRange(`amountMicros ${amountMicros} is not a safe integer`);
   return bounded(BigInt(amountMicros) * 1000n, 'provider-reported cost');
 }
 
@@ -107,32 +110,33 @@ export function estimateNanodollars(usage: TokenUsage, price: ModelPrice): numbe
   const input = priceToMicros(price.inputPerMillionUsd);
   const output = priceToMicros(price.outputPerMillionUsd);
   if (input === null || output === null)
-    throw new CostRangeError(
-      `a price has more than ${PRICE_DECIMALS} decimals or is not a non-negative number`,
-    );
+    throw costOutOfRange(`a price has more than ${PRICE_DECIMALS} decimals or is not a non-negative number`);
   for (const tokens of [usage.inputTokens, usage.outputTokens])
     if (!Number.isSafeInteger(tokens) || tokens < 0)
-      throw new CostRangeError(`token count ${tokens} is not a non-negative safe integer`);
+      throw costOutOfRange(`token count ${tokens} is not a non-negative safe integer`);
   const picodollars = BigInt(usage.inputTokens) * input + BigInt(usage.outputTokens) * output;
   return bounded((picodollars + 500n) / 1000n, 'estimated cost');
 }
 
-/** A cost figure the bundle states inconsistently; the attempt is refused, never guessed. */
-export class CostInputError extends Error {
-  override readonly name = 'CostInputError';
-  constructor(
-    message: string,
-    readonly path: string,
-    readonly expected: unknown,
-    readonly received: unknown,
-  ) {
-    super(message);
-  }
+/**
+ * A cost figure the bundle states inconsistently (the attempt is refused, never guessed): one issue,
+ * `cost_figures_inconsistent`, at the figure's JSON pointer in the bundle, with expected and received.
+ */
+function costInconsistent(
+  message: string,
+  path: string,
+  expected: unknown,
+  received: unknown,
+): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_cost_inconsistent', message, [
+    { code: 'cost_figures_inconsistent', message, path, expected, received },
+  ]);
 }
 
 /**
  * Normalises one attempt's cost from its bundle `usage` and the config's model (undefined: not known).
- * Throws CostInputError when the receipt and the eval-session figures disagree, and CostRangeError
+ * Throws EvalbookError paperclip_evalbook_cost_inconsistent when the receipt and the eval-session
+ * figures disagree, and paperclip_evalbook_cost_out_of_range
  * when a figure passes the safe bound.
  */
 export function attemptCost(
@@ -148,7 +152,7 @@ export function attemptCost(
     // The runner says the provider reported no cost: a usage.cost of 0 beside it is a placeholder,
     // never a provider-reported $0; a figure beside it contradicts it.
     if (sessionProvider !== undefined && sessionProvider !== null)
-      throw new CostInputError(
+      throw costInconsistent(
         'the provider figure is labelled unavailable, yet it states an amount',
         '/usage/providerReportedCostNanodollars',
         null,
@@ -156,7 +160,7 @@ export function attemptCost(
       );
     const receipt = usage.cost;
     if (receipt?.currency === 'USD' && receipt.amountMicros !== 0)
-      throw new CostInputError(
+      throw costInconsistent(
         'the runner states no provider-reported cost (providerReportedCostNanodollars: null), yet usage.cost holds a USD amount',
         '/usage/cost/amountMicros',
         0,
@@ -179,7 +183,7 @@ export function attemptCost(
   }
   if (sessionProvider !== undefined && sessionProvider !== null) {
     if (provider !== null && provider !== sessionProvider)
-      throw new CostInputError(
+      throw costInconsistent(
         'the eval-session provider figure disagrees with usage.cost',
         '/usage/providerReportedCostNanodollars',
         provider,
@@ -195,7 +199,7 @@ export function attemptCost(
   const runnerEstimate = usage.estimatedCostNanodollars;
   if (runnerEstimate !== undefined && runnerEstimate !== null) {
     if (usage.pricingVersion === undefined)
-      throw new CostInputError(
+      throw costInconsistent(
         'an estimate without the price list behind it cannot be trusted',
         '/usage/pricingVersion',
         'the pricingVersion of estimatedCostNanodollars',
@@ -226,7 +230,7 @@ export function attemptCost(
           : 'legacy_ledger_and_estimate';
   const declared = usage.costCoverage;
   if (declared !== undefined && declared !== runnerCoverage(usage))
-    throw new CostInputError(
+    throw costInconsistent(
       "costCoverage disagrees with the runner's own cost figures",
       '/usage/costCoverage',
       runnerCoverage(usage),
@@ -359,7 +363,7 @@ export interface BudgetCheck {
 export function checkBudget(limitUsd: number, coverage: CoverageSummary): BudgetCheck {
   const limitMicros = priceToMicros(limitUsd);
   if (limitMicros === null)
-    throw new CostRangeError(`budget ${limitUsd} is not a non-negative USD amount with at most 6 decimals`);
+    throw costOutOfRange(`budget ${limitUsd} is not a non-negative USD amount with at most 6 decimals`);
   const limitNanodollars = bounded(limitMicros * 1000n, 'budget');
   const exceeded =
     coverage.pricedTotalNanodollars > limitNanodollars ||

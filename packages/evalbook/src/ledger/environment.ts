@@ -21,7 +21,6 @@ import type * as Yaml from 'yaml';
 
 import { PRICE_DECIMALS, priceToMicros } from './cost.js';
 import type { PricingTable } from './cost.js';
-import type { DriftThresholdOf } from './check-drift.js';
 
 export const ENVIRONMENT_V1 = 'paperclip-evals/environment/v1';
 export const ENVIRONMENT_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/environment/v1.json';
@@ -395,6 +394,9 @@ export function configOf(
 export function caseOf(environment: Environment | undefined, caseId: string): EnvironmentCase | undefined {
   return environment?.cases.find((entry) => entry.id === caseId);
 }
+
+/** The static threshold of a check's drift bar (the environment's, else the engine's 0.8). */
+export type DriftThresholdOf = (caseId: string, checkId: string) => number | undefined;
 
 /**
  * Each check's static drift threshold as the environment sets it: the check's own `driftThreshold`,

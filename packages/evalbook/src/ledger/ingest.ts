@@ -32,6 +32,7 @@ import type {
   ParseNativeExecutionOptions,
 } from '@paperclip-evals/contract';
 
+import { EvalbookError, isEvalbookError } from '../errors.js';
 import {
   attemptArtifactVerification,
   convertBundle,
@@ -45,20 +46,20 @@ import type {
   LedgerRecord,
   ReferenceVerification,
 } from './convert.js';
-import { CostInputError, CostRangeError, CoverageTally } from './cost.js';
+import { CoverageTally } from './cost.js';
 import type { CoverageSummary } from './cost.js';
 import { caseAssertions, loadEnvironment } from './environment.js';
 import type { Environment } from './environment.js';
 import {
   DEFAULT_STORE_URL,
+  checkSqliteTarget,
   openStore,
   removeCreatedSqliteStore,
-  checkSqliteTarget,
-  isRecordRefusal,
   sqliteCreations,
   sqliteStorePath,
-} from './store.js';
-import type { InsertOutcome, LedgerStore, StoreError } from './store.js';
+} from './open-store.js';
+import { isRecordRefusal } from './store.js';
+import type { InsertOutcome, LedgerStore } from './store.js';
 
 export interface IngestProgress {
   /** How many inputs there are in all (counted up front, only when progress is asked for). */
@@ -141,7 +142,7 @@ export interface IngestSummary {
   readonly checkModelUsage: ModelUsage | null;
 }
 
-/** A valid bundle the store refused to write, with the store's coded error (a StoreError's JSON). */
+/** A valid bundle the store refused to write, with the store's coded error (its EvalbookError as JSON). */
 export interface IngestStoreRefusal {
   readonly input: string;
   readonly key: AttemptKey;
@@ -158,8 +159,8 @@ export interface IngestForeign {
 }
 
 /** A mistake in how ingest was called (no inputs, stdin twice, an empty directory). */
-export class IngestUsageError extends Error {
-  override readonly name = 'IngestUsageError';
+function usageError(message: string): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_ingest_usage_invalid', message);
 }
 
 /**
@@ -343,23 +344,19 @@ export async function verifyReferences(
   return { verification, issues };
 }
 
-/** A bundle whose cost cannot be normalised, as an issue like the parser's. */
-function costIssue(error: CostInputError | CostRangeError): Issue {
-  return error instanceof CostInputError
-    ? {
-        code: 'cost_figures_inconsistent',
-        message: error.message,
-        path: error.path,
-        expected: error.expected,
-        received: error.received,
-      }
-    : {
-        code: 'cost_out_of_range',
-        message: error.message,
-        path: '/usage',
-        expected: 'a cost within the safe bound',
-        received: 'too large',
-      };
+/** A bundle whose cost cannot be normalised, as issues like the parser's. */
+function costIssue(error: EvalbookError): readonly Issue[] {
+  return error.code === 'paperclip_evalbook_cost_inconsistent'
+    ? error.issues
+    : [
+        {
+          code: 'cost_out_of_range',
+          message: error.message,
+          path: '/usage',
+          expected: 'a cost within the safe bound',
+          received: 'too large',
+        },
+      ];
 }
 
 /** Files read (and parsed) ahead of the one being converted and written. */
@@ -402,17 +399,16 @@ async function* readAhead(
 
 /** Ingests every input into the store; never throws for a bad bundle (it is reported instead). */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
-  if (options.inputs.length === 0)
-    throw new IngestUsageError('no inputs: name bundle files, directories or -');
+  if (options.inputs.length === 0) throw usageError('no inputs: name bundle files, directories or -');
   if (options.inputs.filter((input) => input === STDIN_INPUT).length > 1)
-    throw new IngestUsageError('stdin (-) can be given only once');
+    throw usageError('stdin (-) can be given only once');
   const batchSize = options.batchSize ?? 200;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1)
-    throw new IngestUsageError('batchSize must be a positive integer');
+    throw usageError('batchSize must be a positive integer');
   if (options.artifactRoot !== undefined) {
     const root = await stat(options.artifactRoot).catch(() => null);
     if (root?.isDirectory() !== true)
-      throw new IngestUsageError(
+      throw usageError(
         `--artifact-root ${options.artifactRoot}: ${root === null ? 'no such directory' : 'not a directory'} (expected the directory artifact://native/ references resolve under; without it nothing could be verified)`,
       );
   }
@@ -585,8 +581,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           ...(environment === undefined ? {} : { environment }),
         });
       } catch (error) {
-        if (!(error instanceof CostInputError || error instanceof CostRangeError)) throw error;
-        invalid.push({ input: target.display, issues: [costIssue(error)] });
+        if (
+          !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
+          !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
+        )
+          throw error;
+        invalid.push({ input: target.display, issues: costIssue(error) });
         continue;
       }
       // Found by the first pass, unless the file changed since: never written without keepForeign.
@@ -624,11 +624,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 }
 
 /** A record's outcome, or the store's refusal of it (written alone, it still failed). */
-type BatchOutcome = InsertOutcome | { readonly status: 'store_refused'; readonly error: StoreError };
+type BatchOutcome = InsertOutcome | { readonly status: 'store_refused'; readonly error: EvalbookError };
 
 /**
  * Writes a batch in one transaction; when the store refuses it for what a record holds (a
- * StoreError with store_record_refused: nothing of the batch was written), writes each record alone,
+ * store EvalbookError with store_record_refused: nothing of the batch was written), writes each record alone,
  * in order, so that one record the store cannot take costs only itself. Any other failure (a lost
  * connection, a read-only or full store) ends the run as before: batches already written stay.
  */

@@ -10,6 +10,9 @@ import pg from 'pg';
 import { displayLocator, maskSecrets, secretsIn } from '@paperclip-evals/contract';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 
+import { STORE_UNUSABLE, isEvalbookError, storeError } from '../errors.js';
+
+import type { EvalbookError } from '../errors.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import {
   POLICY_VERDICT_COLUMNS,
@@ -30,25 +33,22 @@ import {
   RUNS_SQL,
   RUN_STATES_SQL,
   SCORE_COLUMNS,
-  STORE_RECORD_REFUSED,
-  StoreError,
   groupScores,
   runCountsFrom,
   scoreFromRow,
   scoreValues,
   storedRecordJson,
-} from './store.js';
+} from './store-rows.js';
+import { STORE_RECORD_REFUSED } from './store.js';
 import type {
   DriftRunRecord,
   InsertOutcome,
   LedgerStore,
   Migration,
   RunCounts,
-  RunDbRow,
-  RunStateDbRow,
-  ScoreDbRow,
   StoredAttempt,
 } from './store.js';
+import type { RunDbRow, RunStateDbRow, ScoreDbRow } from './store-rows.js';
 
 /** Held (session-level) while migrating, so concurrent openers apply each migration once. */
 const MIGRATION_LOCK = 0x45564c42; // 'EVLB'
@@ -332,19 +332,19 @@ export function isDriverFailure(error: unknown): boolean {
 }
 
 /**
- * Any failure of the server or the driver as a coded StoreError (what ingest and every command
+ * Any failure of the server or the driver as a store EvalbookError (what ingest and every command
  * show as a store error, exit 2, never a stack trace): a write the server refused for what was
  * written (SQLSTATE class 22, 23, 54 or P0) is issue store_record_refused, so ingest can tell one
  * bad record from a bad store; a lost or refused connection is store_unreachable; anything else
  * store_postgres_failed. Messages are the driver's (they never hold the URL's password: the
  * driver is given it apart), masked once more all the same.
  */
-export function postgresFailure(error: unknown): StoreError {
-  if (error instanceof StoreError) return error;
+export function postgresFailure(error: unknown): EvalbookError {
+  if (isEvalbookError(error, STORE_UNUSABLE)) return error;
   const code = (error as { code?: unknown }).code;
   const message = maskSecrets(error instanceof Error ? error.message : String(error));
-  const issue = (issueCode: string, expected: string, received: string): StoreError =>
-    new StoreError(`the PostgreSQL store ${received}`, {
+  const issue = (issueCode: string, expected: string, received: string): EvalbookError =>
+    storeError(`the PostgreSQL store ${received}`, {
       cause: error,
       issues: [{ code: issueCode, message: received, path: '', expected, received }],
     });
@@ -381,10 +381,10 @@ export class PostgresStore implements LedgerStore {
     // `postgres://u:p@ss/w#rd@host/db` would connect to host `ss` with password `p`: a password must
     // be percent-encoded, and an @ past the host says it was not.
     if (/^[a-z]+:\/\/[^/?#]*[/?#].*@/i.test(url))
-      throw new StoreError(
+      throw storeError(
         `the store URL ${displayLocator(url)} has an @ after its host: percent-encode the password's special characters (@ %40, : %3A, / %2F, # %23, ? %3F), or pass the password in PGPASSWORD or a PGPASSFILE`,
       );
-    // A host that drops packets must become a StoreError, not a hang.
+    // A host that drops packets must become a store EvalbookError, not a hang.
     const pool = new pg.Pool({
       Client: ClosingClient,
       connectionString: url,
@@ -402,14 +402,14 @@ export class PostgresStore implements LedgerStore {
       }
     } catch (error) {
       await pool.end();
-      if (error instanceof StoreError) throw error;
+      if (isEvalbookError(error, STORE_UNUSABLE)) throw error;
       const message = error instanceof Error ? error.message : String(error);
       const hint = /client password must be a string/.test(message)
         ? ' (the server asks for a password and none was given: set PGPASSWORD or a PGPASSFILE, or put it percent-encoded in the store URL)'
         : /password authentication failed/.test(message)
           ? ' (check the password in the store URL, PGPASSWORD or PGPASSFILE)'
           : '';
-      throw new StoreError(
+      throw storeError(
         `cannot open the PostgreSQL store ${displayLocator(url)}: ${maskSecrets(message, secretsIn(url))}${hint}`,
         { cause: error },
       );
@@ -450,7 +450,7 @@ export class PostgresStore implements LedgerStore {
    * Runs `work` in ONE transaction. Callers write in key order: concurrent writers then lock rows in
    * the same order, so overlapping batches wait for each other instead of deadlocking. A deadlock or
    * serialization failure retries the whole transaction; a write the server refuses for what it
-   * holds is a coded StoreError (postgresFailure), so ingest can tell one bad record from a bad store.
+   * holds is a store EvalbookError (postgresFailure), so ingest can tell one bad record from a bad store.
    */
   private async transaction<O>(work: (client: PoolClient) => Promise<O>): Promise<O> {
     const client = await this.pool.connect().catch((error: unknown) => {
@@ -772,8 +772,7 @@ async function insertRecords(client: PoolClient, records: readonly LedgerRecord[
     const { key, bundleDigest } = record;
     if (ids.has(position)) return { status: 'inserted', key, bundleDigest };
     const existing = held.get(orderOf(key));
-    if (existing === undefined)
-      throw new StoreError(`attempt ${orderOf(key)} vanished while being read back`);
+    if (existing === undefined) throw storeError(`attempt ${orderOf(key)} vanished while being read back`);
     return existing === bundleDigest
       ? { status: 'duplicate', key, bundleDigest }
       : { status: 'conflict', key, bundleDigest, existingDigest: existing };
@@ -833,7 +832,7 @@ async function insertVerdict(client: PoolClient, verdict: PolicyVerdictInput): P
   );
   const existing = rows[0];
   if (existing === undefined)
-    throw new StoreError(`policy verdict ${verdict.callId} vanished while being read back`);
+    throw storeError(`policy verdict ${verdict.callId} vanished while being read back`);
   return heldVerdictOutcome(verdict, policyVerdictFromRow(existing));
 }
 
@@ -852,7 +851,7 @@ export async function migratePostgres(client: PoolClient, migrations: readonly M
     const known = new Set(migrations.map((migration) => migration.version));
     const unknown = [...applied].filter((version) => !known.has(version)).sort((a, b) => a - b);
     if (unknown.length > 0)
-      throw new StoreError(
+      throw storeError(
         `the store has migration(s) ${unknown.join(', ')} this version of Evals does not know (a store from the future): upgrade Evals`,
       );
     for (const migration of migrations) {
@@ -867,7 +866,7 @@ export async function migratePostgres(client: PoolClient, migrations: readonly M
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw new StoreError(
+        throw storeError(
           `migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`,
           { cause: error },
         );
@@ -887,7 +886,7 @@ function refuseServiceFiles(url: string): void {
   const named = ['PGSERVICE', 'PGSERVICEFILE'].filter((name) => (process.env[name] ?? '') !== '');
   if (/[?&]service=/.test(url)) named.push("the URL's service= parameter");
   if (named.length > 0)
-    throw new StoreError(
+    throw storeError(
       `${named.join(' and ')} ${named.length > 1 ? 'are' : 'is'} set, but PostgreSQL connection service files are not read here (node-postgres does not support them): put host, port, user and database in the store URL or in PGHOST, PGPORT, PGUSER, PGDATABASE, and the password in PGPASSWORD or a PGPASSFILE (~/.pgpass)`,
     );
 }

@@ -3,6 +3,8 @@
 // record with who, why and when — never by a delete. Every report, grid, comparison and gate leaves
 // retracted attempts out, and attempts kept apart as foreign (ingested with keepForeign: their case
 // or config is not the environment's) unless asked to include them. Pure: the time comes in as data.
+import { EvalbookError } from '../errors.js';
+
 import type { AttemptKey } from './convert.js';
 import type { StoredAttempt } from './store.js';
 
@@ -39,8 +41,8 @@ export interface RetractionOutcome {
 }
 
 /** A retraction asked wrongly, or of something the evalbook does not hold. Nothing is written. */
-export class RetractionError extends Error {
-  override readonly name = 'RetractionError';
+function retractionRefused(message: string): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_retraction_refused', message);
 }
 
 /** Why a report leaves an attempt out, or null when it counts. */
@@ -70,7 +72,7 @@ export function checkRetractionRequest(request: RetractionRequest): RetractionRe
     problems.push(
       `at: expected an ISO 8601 UTC time like 2026-12-01T09:30:00.000Z, received ${JSON.stringify(request.at)}`,
     );
-  if (problems.length > 0) throw new RetractionError(`cannot retract: ${problems.join('; ')}`);
+  if (problems.length > 0) throw retractionRefused(`cannot retract: ${problems.join('; ')}`);
   return { ...request, attemptIds: [...new Set(request.attemptIds)] };
 }
 
@@ -121,7 +123,7 @@ export const retractionValues = (retraction: Retraction): [string, string | null
 
 /**
  * Decides a (checked) request against what the store holds of its run: the attempts and the
- * retractions there. Throws RetractionError when the run or an attempt id is not stored (every
+ * retractions there. Throws EvalbookError paperclip_evalbook_retraction_refused when the run or an attempt id is not stored (every
  * missing one named); otherwise each target's outcome, and the records to append (those not
  * already in force: retracting twice writes nothing and returns the record in force).
  */
@@ -131,12 +133,12 @@ export function planRetraction(
   existing: readonly Retraction[],
 ): { outcomes: RetractionOutcome[]; append: Retraction[] } {
   if (attempts.length === 0)
-    throw new RetractionError(
+    throw retractionRefused(
       `no run named ${JSON.stringify(request.runId)} in this evalbook: nothing to retract (see \`evals runs\` for the runs it holds)`,
     );
   const missing = request.attemptIds.filter((id) => !attempts.some((key) => key.attemptId === id));
   if (missing.length > 0)
-    throw new RetractionError(
+    throw retractionRefused(
       `run ${JSON.stringify(request.runId)} has no attempt ${missing.map((id) => JSON.stringify(id)).join(', ')}: nothing retracted (its attempts: ${[
         ...new Set(attempts.map((key) => key.attemptId)),
       ]

@@ -6,6 +6,9 @@ import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
+import { STORE_UNUSABLE, isEvalbookError, storeError } from '../errors.js';
+
+import type { EvalbookError } from '../errors.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import {
   POLICY_VERDICT_COLUMNS,
@@ -26,26 +29,34 @@ import {
   RUNS_SQL,
   RUN_STATES_SQL,
   SCORE_COLUMNS,
-  STORE_RECORD_REFUSED,
-  StoreError,
   groupScores,
   runCountsFrom,
   scoreFromRow,
   scoreValues,
   storedRecordJson,
-} from './store.js';
+} from './store-rows.js';
+import { STORE_RECORD_REFUSED } from './store.js';
 import type {
   DriftRunRecord,
   InsertOutcome,
   LedgerStore,
   Migration,
   RunCounts,
-  RunDbRow,
-  RunStateDbRow,
-  ScoreDbRow,
   StoredAttempt,
 } from './store.js';
-import type { WriterReply } from './sqlite-writer.js';
+import type { RunDbRow, RunStateDbRow, ScoreDbRow } from './store-rows.js';
+
+/** The writer thread's protocol (sqlite-writer.ts runs it; it imports these from here, never the reverse). */
+/** A request from the store: a batch to write, or the signal to close the connection and end. */
+export type WriterRequest =
+  | { readonly id: number; readonly records: readonly LedgerRecord[] }
+  | { readonly id: number; readonly close: true };
+
+export type WriterReply =
+  | { readonly id: number; readonly outcomes: InsertOutcome[] }
+  /** The write failed: the driver's message and its code (SQLITE_READONLY, ...), when it has one. */
+  | { readonly id: number; readonly error: string; readonly code?: string }
+  | { readonly id: number; readonly closed: true };
 
 const appendOnly = (table: string): string => `
   CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END;
@@ -583,10 +594,10 @@ class WriterThread {
       this.waiting.clear();
     };
     this.worker.on('error', (error) => {
-      end(new StoreError(`the SQLite writer thread failed: ${error.message}`));
+      end(storeError(`the SQLite writer thread failed: ${error.message}`));
     });
     this.worker.on('exit', (code) => {
-      end(new StoreError(`the SQLite writer thread ended (exit ${code})`));
+      end(storeError(`the SQLite writer thread ended (exit ${code})`));
     });
   }
 
@@ -602,10 +613,10 @@ class WriterThread {
   async insert(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
     const reply = await this.request({ records });
     if ('outcomes' in reply) return reply.outcomes;
-    if (!('error' in reply)) throw new StoreError('the SQLite writer thread closed mid-batch');
+    if (!('error' in reply)) throw storeError('the SQLite writer thread closed mid-batch');
     // The driver's failure in the thread, coded as it would be on this thread (store_read_only, ...).
     const failure = Object.assign(new Error(reply.error), { name: 'SqliteError', code: reply.code });
-    throw reply.code === undefined ? new StoreError(reply.error) : sqliteFailure(failure, this.path, 'write');
+    throw reply.code === undefined ? storeError(reply.error) : sqliteFailure(failure, this.path, 'write');
   }
 
   async close(): Promise<void> {
@@ -621,7 +632,7 @@ class WriterThread {
 function inMemoryCopy(file: string, path: string): Database.Database {
   const wal = `${file}-wal`;
   if (existsSync(wal) && statSync(wal).size > 0)
-    throw new StoreError(`cannot read the SQLite store ${path} read-only`, {
+    throw storeError(`cannot read the SQLite store ${path} read-only`, {
       issues: [
         {
           code: 'store_wal_pending',
@@ -637,14 +648,14 @@ function inMemoryCopy(file: string, path: string): Database.Database {
   return new Database(bytes, { readonly: true });
 }
 
-/** What a SQLite failure means to the user, as a coded StoreError naming the store and what to do. */
-export function sqliteFailure(error: unknown, path: string, access: 'read' | 'write'): StoreError {
-  if (error instanceof StoreError) return error;
+/** What a SQLite failure means to the user, as a store EvalbookError naming the store and what to do. */
+export function sqliteFailure(error: unknown, path: string, access: 'read' | 'write'): EvalbookError {
+  if (isEvalbookError(error, STORE_UNUSABLE)) return error;
   const driverCode = (error as { code?: unknown }).code;
   const code = typeof driverCode === 'string' ? driverCode : '';
   const message = error instanceof Error ? error.message : String(error);
-  const issue = (issueCode: string, expected: string, what: string): StoreError =>
-    new StoreError(`the SQLite store ${path} ${what}`, {
+  const issue = (issueCode: string, expected: string, what: string): EvalbookError =>
+    storeError(`the SQLite store ${path} ${what}`, {
       cause: error,
       issues: [
         {
@@ -701,7 +712,7 @@ function checkMigrated(db: Database.Database, migrations: readonly Migration[], 
     )
     .get();
   if (table === undefined)
-    throw new StoreError(`${path} is not an Evalbook: name the store \`evals ingest\` wrote`, {
+    throw storeError(`${path} is not an Evalbook: name the store \`evals ingest\` wrote`, {
       issues: [
         {
           code: 'store_not_an_evalbook',
@@ -718,12 +729,12 @@ function checkMigrated(db: Database.Database, migrations: readonly Migration[], 
     .map((row) => row.version);
   const unknown = applied.filter((version) => !migrations.some((migration) => migration.version === version));
   if (unknown.length > 0)
-    throw new StoreError(
+    throw storeError(
       `the store ${path} has migration(s) ${unknown.join(', ')} this version of Evals does not know (a store from the future): upgrade Evals`,
     );
   const pending = migrations.filter((migration) => !applied.includes(migration.version));
   if (pending.length > 0)
-    throw new StoreError(
+    throw storeError(
       `the store ${path} predates this Evals: run a writer on it once where it is writable (\`evals ingest\` migrates it), then read it`,
       {
         issues: [
@@ -753,7 +764,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[])
   const known = new Set(migrations.map((migration) => migration.version));
   const unknown = [...applied].filter((version) => !known.has(version));
   if (unknown.length > 0)
-    throw new StoreError(
+    throw storeError(
       `the store has migration(s) ${unknown.join(', ')} this version of Evals does not know (a store from the future): upgrade Evals`,
     );
   const record = db.prepare(

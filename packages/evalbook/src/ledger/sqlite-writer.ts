@@ -3,20 +3,9 @@
 // insert code and one transaction per batch as in-thread (a kill still leaves whole batches only).
 import { parentPort, workerData } from 'node:worker_threads';
 
-import type { LedgerRecord } from './convert.js';
 import { SqliteStore } from './sqlite-store.js';
-import type { InsertOutcome } from './store.js';
 
-/** A request from the store: a batch to write, or the signal to close the connection and end. */
-export type WriterRequest =
-  | { readonly id: number; readonly records: readonly LedgerRecord[] }
-  | { readonly id: number; readonly close: true };
-
-export type WriterReply =
-  | { readonly id: number; readonly outcomes: InsertOutcome[] }
-  /** The write failed: the driver's message and its code (SQLITE_READONLY, ...), when it has one. */
-  | { readonly id: number; readonly error: string; readonly code?: string }
-  | { readonly id: number; readonly closed: true };
+import type { WriterReply, WriterRequest } from './sqlite-store.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-writer.js runs only as a worker thread');

@@ -7,11 +7,11 @@
 // reasons when it failed, so CI shows every gate's verdict beside the cells. Attempts left out
 // (foreign, retracted) make a last testsuite, "left out", of <skipped> testcases, so CI shows how
 // many were not counted and each retraction's who, why and when.
-import { artifactCountsText } from './convert.js';
-import type { CheckDrift } from './check-drift.js';
-import type { GateResult, GateVerdicts } from './gates.js';
-import { retractionText } from './retraction.js';
-import type { EvalbookSummary, GridCell } from './summary.js';
+import { artifactCountsText } from '../ledger/convert.js';
+import type { CheckDrift } from '../analysis/check-drift.js';
+import type { GateResult, GateVerdicts } from '../analysis/gates.js';
+import { retractionText } from '../ledger/retraction.js';
+import type { EvalbookSummary, GridCell } from '../analysis/summary.js';
 
 export interface JunitReportInput {
   readonly title: string;

@@ -6,12 +6,12 @@
 // the command line goes through markdownText (contract), so it renders as itself, never as markup.
 import { isSha256Digest, markdownText } from '@paperclip-evals/contract';
 
-import { artifactCountsText } from './convert.js';
-import { formatUsd } from './cost.js';
-import type { GateVerdicts } from './gates.js';
-import type { ReportBudget } from './report.js';
-import { leftOutText, retractionText } from './retraction.js';
-import type { EvalbookSummary, RateWithInterval } from './summary.js';
+import { artifactCountsText } from '../ledger/convert.js';
+import { formatUsd } from '../ledger/cost.js';
+import type { GateVerdicts } from '../analysis/gates.js';
+import type { ReportBudget } from './model.js';
+import { leftOutText, retractionText } from '../ledger/retraction.js';
+import type { EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
 
 export interface MarkdownReportInput {
   readonly title: string;

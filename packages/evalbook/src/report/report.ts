@@ -6,27 +6,21 @@
 // (attempts listed, budgets, gates) and counted as left out.
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
-import { CoverageTally, checkBudget } from './cost.js';
-import type { BudgetCheck } from './cost.js';
-import { driftThresholdsOf } from './environment.js';
-import type { Environment } from './environment.js';
-import { assertGatesJudgeable, decideGates } from './gates.js';
-import type { FailOn, GateVerdicts } from './gates.js';
-import { renderHtml } from './render-html.js';
-import type { HtmlAttempt } from './render-html.js';
+import { CoverageTally, checkBudget } from '../ledger/cost.js';
+import { driftThresholdsOf } from '../ledger/environment.js';
+import type { Environment } from '../ledger/environment.js';
+import { assertGatesJudgeable, decideGates } from '../analysis/gates.js';
+import type { FailOn } from '../analysis/gates.js';
+import { renderHtml } from './html/render-html.js';
+import type { HtmlAttempt } from './html/render-html.js';
 import { renderJunit } from './render-junit.js';
 import { renderMarkdown } from './render-markdown.js';
-import { SummaryBuilder } from './summary.js';
-import type { CompareSpec, DenominatorPolicy, EvalbookSummary } from './summary.js';
-import { withExpectedChecks } from './scoring.js';
-import type { AttemptVerdict } from './scoring.js';
-import type { LedgerStore, StoredAttempt } from './store.js';
-import type { AttemptKey, ScoreRow } from './convert.js';
-
-export const REPORT_V1 = 'paperclip-evals/report/v1';
-
-export type ReportFormat = 'json' | 'md' | 'html' | 'junit';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit'];
+import { HTML_MAX_ATTEMPTS, REPORT_V1, reportAttempt } from './model.js';
+import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
+import { SummaryBuilder } from '../analysis/summary.js';
+import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
+import { withExpectedChecks } from '../analysis/scoring.js';
+import type { LedgerStore, StoredAttempt } from '../ledger/store.js';
 
 export interface ReportOptions {
   readonly store: LedgerStore;
@@ -49,90 +43,6 @@ export interface ReportOptions {
 
 /** How often a long report says how far it has read. */
 export const PROGRESS_EVERY = 5000;
-
-export interface ReportBudget extends BudgetCheck {
-  readonly scope: 'run' | 'config';
-  readonly runId: string;
-  readonly configId: string | null;
-}
-
-export interface ReportResult {
-  readonly summary: EvalbookSummary;
-  readonly budgets: readonly ReportBudget[];
-  /** Every gate's verdict, or null without --fail-on. */
-  readonly gate: GateVerdicts | null;
-}
-
-type LedgerFields = StoredAttempt['record'];
-
-/**
- * One attempt as the JSON report lists it (schemas/evals/report-v1.schema.json): what a reader
- * needs to trust or question the row.
- */
-export interface ReportAttempt extends AttemptKey {
-  readonly status: AttemptVerdict['status'];
-  readonly statusReason: AttemptVerdict['reason'];
-  readonly bundleDigest: string;
-  readonly provenance: LedgerFields['provenance'];
-  /** `name@version` of the runner package and of its harness driver. */
-  readonly runner: { readonly package: string; readonly driver: string };
-  readonly terminal: LedgerFields['terminal'];
-  readonly failure: LedgerFields['failure'];
-  readonly transcript: LedgerFields['transcript'];
-  /** How many tool calls the attempt made. */
-  readonly toolCalls: number;
-  readonly denials: number;
-  readonly usage: LedgerFields['usage'];
-  readonly cost: LedgerFields['cost'];
-  readonly environmentMismatch: LedgerFields['environmentMismatch'];
-  readonly checks: readonly Pick<ScoreRow, 'checkId' | 'layer' | 'status' | 'score' | 'reason'>[];
-}
-
-/** `evals report --format json` (paperclip-evals/report/v1, schemas/evals/report-v1.schema.json). */
-export interface JsonReport {
-  readonly schema: typeof REPORT_V1;
-  /** The store as displayLocator shows it (a password masked). */
-  readonly store: string;
-  readonly attempts: readonly ReportAttempt[];
-  readonly attemptCount: number;
-  readonly summary: EvalbookSummary;
-  readonly budgets: readonly ReportBudget[];
-  readonly gate: GateVerdicts | null;
-}
-
-/** One attempt as the JSON report lists it: what a reader needs to trust or question the row. */
-export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): ReportAttempt {
-  const record = stored.record;
-  return {
-    ...stored.key,
-    status: verdict.status,
-    statusReason: verdict.reason,
-    bundleDigest: stored.bundleDigest,
-    provenance: record.provenance,
-    runner: {
-      package: `${record.runner.packageName}@${record.runner.packageVersion}`,
-      driver: `${record.runner.driverKind}@${record.runner.driverVersion}`,
-    },
-    terminal: record.terminal,
-    failure: record.failure,
-    transcript: record.transcript,
-    toolCalls: record.toolCalls.length,
-    denials: record.denials,
-    usage: record.usage,
-    cost: record.cost,
-    environmentMismatch: record.environmentMismatch,
-    checks: stored.scores.map((score) => ({
-      checkId: score.checkId,
-      layer: score.layer,
-      status: score.status,
-      score: score.score,
-      reason: score.reason,
-    })),
-  };
-}
-
-/** The HTML page embeds at most this many attempts for drill-down; the rest are counted, not shown. */
-export const HTML_MAX_ATTEMPTS = 5000;
 /** Flushes buffered JSON attempt lines every this many attempts. */
 const CHUNK_ATTEMPTS = 200;
 

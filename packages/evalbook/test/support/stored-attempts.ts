@@ -2,9 +2,9 @@
 // bent into the outcome a test needs, for the summary and the gates without a store.
 import { parseNativeExecution } from '@paperclip-evals/contract';
 
-import { convertBundle } from '../../src/convert.ts';
-import type { LedgerRecord, ScoreRow } from '../../src/convert.ts';
-import type { StoredAttempt } from '../../src/store.ts';
+import { convertBundle } from '../../src/ledger/convert.ts';
+import type { LedgerRecord, ScoreRow } from '../../src/ledger/convert.ts';
+import type { StoredAttempt } from '../../src/ledger/store.ts';
 import { syntheticAttempt } from './bundles.ts';
 
 export type Outcome =

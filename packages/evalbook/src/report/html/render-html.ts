@@ -1,20 +1,22 @@
-// The HTML report: one self-contained page — inline CSS, one small inline script, and SVG plots drawn
-// here in TypeScript (no charting library, no fonts, no network; a Content-Security-Policy forbids
+// The HTML report: one self-contained page — inline CSS (report.css), one small inline script
+// (report.js, its sha256 in the page's CSP), and SVG plots drawn here in TypeScript (no charting library, no fonts, no network; a Content-Security-Policy forbids
 // any fetch). The header, comparison, config table, policy replay table, plots, grid and check drift are plain
 // HTML and SVG that read without JavaScript and print; the script adds the drill-down (grid cell →
 // its attempts → one attempt's details) from the attempts embedded as JSON. Every rendered number a
 // test needs sits on a data-* attribute, and every string from the evalbook is escaped.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { jsonText } from '@paperclip-evals/contract';
 
-import { artifactCountsText } from './convert.js';
-import { formatUsd } from './cost.js';
-import { leftOutText, retractionText } from './retraction.js';
+import { artifactCountsText } from '../../ledger/convert.js';
+import { formatUsd } from '../../ledger/cost.js';
+import { leftOutText, retractionText } from '../../ledger/retraction.js';
 
-import type { CheckDrift } from './check-drift.js';
-import type { CoverageSummary } from './cost.js';
-import type { GateVerdicts } from './gates.js';
-import type { ReportAttempt, ReportBudget } from './report.js';
+import type { CheckDrift } from '../../analysis/check-drift.js';
+import type { CoverageSummary } from '../../ledger/cost.js';
+import type { GateVerdicts } from '../../analysis/gates.js';
+import type { ReportAttempt, ReportBudget } from '../model.js';
 import type {
   Comparison,
   ConfigStat,
@@ -22,7 +24,7 @@ import type {
   GridCell,
   PolicyStat,
   RateWithInterval,
-} from './summary.js';
+} from '../../analysis/summary.js';
 
 /** One attempt as the page's drill-down shows it: the JSON report's row plus its tool calls. */
 /**
@@ -134,230 +136,46 @@ function excludedText(rate: RateWithInterval): string {
   return parts.length === 0 ? '' : `excluded: ${parts.join(', ')}`;
 }
 
-const STYLE = `
-:root{--fg:#111827;--muted:#4b5563;--line:#d1d5db;--bg:#fff;--panel:#f9fafb;--accent:#1d4ed8;--bad:#b91c1c;--good:#047857;--warn:#92400e}
-*{box-sizing:border-box}
-body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:1200px;margin:0 auto;padding:24px 20px 48px}
-h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.25rem;margin:36px 0 12px;padding-bottom:6px;border-bottom:2px solid var(--line)}h3{font-size:1.05rem;margin:20px 0 8px}
-.meta{color:var(--muted);margin:0 0 16px}.meta code{font-size:.9em}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em;overflow-wrap:anywhere}
-nav{display:flex;flex-wrap:wrap;gap:6px 16px;margin:0 0 8px}nav a{color:var(--accent)}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px}
-.card{border:1px solid var(--line);border-radius:8px;padding:12px 14px;background:var(--panel)}
-.card .label{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
-.card .value{font-size:1.45rem;font-weight:650;margin:2px 0}.card .value.small{font-size:1.15rem}.card .sub{color:var(--muted);font-size:.88rem}
-.bad{color:var(--bad)}.good{color:var(--good)}.warn{color:var(--warn)}
-.gate{border-radius:8px;padding:10px 14px;margin:12px 0;font-weight:600}
-.gate.passed{background:#ecfdf5;border:1px solid #6ee7b7}.gate.failed{background:#fef2f2;border:1px solid #fca5a5}
-.gate ul{margin:4px 0 0;font-weight:400}
-.statusbar{display:flex;height:12px;border-radius:6px;overflow:hidden;margin:10px 0 4px;background:#e5e7eb}
-.legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:.85rem;color:var(--muted);margin:0;padding:0;list-style:none}
-.swatch{display:inline-block;width:11px;height:11px;border-radius:3px;margin-right:5px;vertical-align:-1px}
-.s-solved{background:#059669}.s-unsolved{background:#dc2626}.s-errored{background:#7c3aed}.s-incomplete{background:#d97706}.s-over_budget{background:#475569}
-table{border-collapse:collapse;font-size:.92rem}caption{text-align:left;padding:6px 10px}th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
-th{font-weight:600;background:var(--panel)}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}
-.table-wrap{overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:8px}
-.table-wrap table{width:100%}.table-wrap th,.table-wrap td{border-bottom:1px solid var(--line)}
-table.grid th[scope=col]{position:sticky;top:0;z-index:1}table.grid th[scope=row]{position:sticky;left:0;z-index:1;max-width:260px;overflow-wrap:anywhere}
-table.grid td.cell{min-width:120px;cursor:default;border-left:1px solid #fff}
-table.grid td.cell.js{cursor:pointer}table.grid td.cell.js:hover,table.grid td.cell:focus{outline:3px solid var(--accent);outline-offset:-3px}
-table.grid td.cell.selected{outline:3px solid var(--fg);outline-offset:-3px}
-.frac{font-weight:650;font-variant-numeric:tabular-nums}.pct{margin-left:6px}.ci{display:block;font-size:.8rem;color:#374151}
-.marks{display:block;font-size:.78rem;color:#374151}.flag{display:inline-block;border-radius:4px;padding:0 4px;margin-right:4px;background:rgba(255,255,255,.7)}
-.mini{display:flex;height:5px;margin-top:4px;border-radius:3px;overflow:hidden;background:rgba(255,255,255,.6)}
-td.empty{color:var(--muted);background:repeating-linear-gradient(45deg,#f3f4f6,#f3f4f6 6px,#fff 6px,#fff 12px)}
-.plots{display:grid;align-items:start;grid-template-columns:repeat(auto-fill,minmax(min(100%,480px),1fr));gap:16px}
-figure{margin:0;border:1px solid var(--line);border-radius:8px;padding:12px;background:#fff;break-inside:avoid}
-figcaption{font-weight:600;margin-bottom:6px}figure.delta{margin:12px 0}figure .note{font-size:.82rem;color:var(--muted);margin:6px 0 0}
-svg{width:100%;height:auto;display:block;font-family:inherit}svg text{fill:#1f2937;font-size:12px}svg .axis{fill:#4b5563;font-size:11px}
-.note{color:var(--muted);font-size:.9rem}.nowrap{white-space:nowrap}
-#drilldown{scroll-margin-top:12px}
-.attempts{width:100%}.attempts button{font:inherit;color:var(--accent);background:none;border:0;padding:0;cursor:pointer;text-decoration:underline;text-align:left;overflow-wrap:anywhere}
-.attempts tr.selected{background:#dbeafe}
-.chip{display:inline-block;border-radius:999px;padding:0 8px;font-size:.8rem;font-weight:600;color:#fff}
-.chip.drift_detected{background:#b91c1c}.chip.below_threshold{background:#92400e}.chip.ok{background:#047857}.chip.insufficient_history{background:#64748b}
-.spark{vertical-align:middle}.spark polyline{fill:none;stroke:#0072B2;stroke-width:1.5}.spark line{stroke:#b91c1c;stroke-dasharray:3 2}.spark circle{fill:#0072B2}
-.chip.solved{background:#047857}.chip.unsolved{background:#b91c1c}.chip.errored{background:#6d28d9}.chip.incomplete{background:#92400e}.chip.over_budget{background:#334155}
-.details{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
-.details section{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fff}
-.details section.wide{grid-column:1/-1}.details h4{margin:0 0 6px;font-size:.95rem}.details table{width:100%;font-size:.85rem}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;font-size:.88rem}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
-.clip{white-space:normal;overflow-wrap:anywhere}.clip-all{white-space:pre-wrap}
-.clip-more{font:inherit;font-size:.82rem;color:var(--accent);background:none;border:1px solid var(--line);border-radius:4px;padding:0 6px;cursor:pointer;white-space:nowrap}
-footer{margin-top:40px;color:var(--muted);font-size:.85rem}
-@media (max-width:640px){main{padding:16px 10px}.card .value{font-size:1.2rem}}
-@media print{nav,#drilldown,noscript{display:none}.table-wrap{overflow:visible;border:0}main{max-width:none;padding:0}
-*{-webkit-print-color-adjust:exact;print-color-adjust:exact}h2{break-after:avoid}table.grid th{position:static}}
-`;
+/** The page's stylesheet and script, as inlined, and the script's sha256 (base64) for the CSP. */
+interface PageAssets {
+  readonly style: string;
+  readonly script: string;
+  readonly scriptSha256: string;
+}
 
-// The drill-down. Builds every node with textContent (never innerHTML), so attempt data is never
-// markup; without JavaScript the page still shows everything but this.
-const SCRIPT = `
-(() => {
-  'use strict';
-  const data = JSON.parse(document.getElementById('report-data').textContent);
-  const list = document.getElementById('cell-attempts');
-  const detail = document.getElementById('attempt-detail');
-  // Text past LIMIT is laid out only when asked: its head, then a button that swaps in the whole.
-  const LIMIT = ${HTML_TEXT_LIMIT};
-  const head = (text) => text.slice(0, /[\\ud800-\\udbff]/.test(text.charAt(LIMIT - 1)) ? LIMIT - 1 : LIMIT);
-  const wire = (button) => {
-    const clip = button.parentElement;
-    const part = clip.querySelector('.clip-head');
-    const all = clip.querySelector('.clip-all');
-    const label = button.textContent;
-    button.hidden = false;
-    button.addEventListener('click', () => {
-      const showing = all.hidden;
-      all.hidden = !showing;
-      part.hidden = showing;
-      button.textContent = showing ? 'show less' : label;
-      button.setAttribute('aria-expanded', String(showing));
-    });
-    button.setAttribute('aria-expanded', 'false');
-  };
-  const clip = (text) => {
-    const node = document.createElement('span');
-    node.className = 'clip';
-    const length = text.length - (text.match(/[\\ud800-\\udbff][\\udc00-\\udfff]/g) || []).length;
-    node.dataset.length = String(length);
-    const part = document.createElement('span');
-    part.className = 'clip-head';
-    part.textContent = head(text) + '\u2026';
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'clip-more';
-    button.textContent = 'show all ' + length.toLocaleString('en-US') + ' characters';
-    const all = document.createElement('span');
-    all.className = 'clip-all';
-    all.hidden = true;
-    all.textContent = text;
-    node.append(part, ' ', button, all);
-    wire(button);
-    return node;
-  };
-  // Every element of the drill-down is made here, and every text in it passes through clip().
-  const h = (tag, attrs, ...children) => {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
-    for (const child of children.flat(Infinity))
-      if (child !== null && child !== undefined) {
-        const text = child instanceof Node ? null : String(child);
-        node.append(text === null ? child : text.length > LIMIT ? clip(text) : text);
-      }
-    return node;
-  };
-  const pct = (rate) => (rate === null || rate === undefined ? 'n/a' : (rate * 100).toFixed(0) + '%');
-  const usd = (n) => {
-    if (n === null || n === undefined) return 'none';
-    const text = String(n).padStart(10, '0');
-    const fraction = text.slice(-9).replace(/0+$/, '').padEnd(2, '0');
-    return '$' + text.slice(0, -9) + '.' + fraction + ' (' + n + ' nanodollars)';
-  };
-  const show = (value) => (value === null || value === undefined || value === '' ? '—' : String(value));
-  const dl = (rows) => h('dl', {}, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v instanceof Node ? v : show(v))]));
-  const box = (title, ...body) => h('section', {}, h('h4', {}, title), ...body);
-  const wide = (title, ...body) => h('section', { class: 'wide' }, h('h4', {}, title), ...body);
-  const table = (head, rows, empty) =>
-    rows.length === 0
-      ? h('p', { class: 'note' }, empty)
-      : h('table', {}, h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))),
-          h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c instanceof Node ? c : show(c)))))));
-  const chip = (status) => h('span', { class: 'chip ' + status }, status.replace('_', ' '));
+let pageAssets: PageAssets | undefined;
 
-  function showAttempt(attempt, row) {
-    for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
-    row.classList.add('selected');
-    const cost = attempt.cost || {};
-    const calls = attempt.toolCallDetails || [];
-    const denied = calls.filter((call) => call.denial);
-    detail.replaceChildren(
-      h('h3', {}, 'Attempt ', h('code', {}, attempt.attemptId)),
-      h('div', { class: 'details', 'data-attempt': attempt.attemptId },
-        box('Identity', dl([['run', attempt.runId], ['case', attempt.caseId], ['config', attempt.configId],
-          ['attempt', attempt.attemptId], ['provenance', attempt.provenance],
-          ['runner', attempt.runner && attempt.runner.package], ['driver', attempt.runner && attempt.runner.driver]])),
-        box('Status', dl([['status', chip(attempt.status)], ['reason', attempt.statusReason],
-          ['bundle digest', h('code', { 'data-field': 'bundleDigest' }, attempt.bundleDigest)],
-          ['environment', (attempt.environmentMismatch || []).length === 0 ? 'matches'
-            : 'foreign (counted with --include-foreign): ' + attempt.environmentMismatch.map((m) => m.field + ' ' + m.received).join('; ')]])),
-        box('Terminal and failure', dl([['turn', attempt.terminal && attempt.terminal.turn],
-          ['run', attempt.terminal && attempt.terminal.run], ['work', attempt.terminal && attempt.terminal.workDisposition],
-          ['failure', attempt.failure ? attempt.failure.classification + ': ' + attempt.failure.code : 'none'],
-          ['message', attempt.failure && attempt.failure.message]])),
-        box('Transcript', dl([['complete', attempt.transcript && attempt.transcript.complete ? 'yes' : 'NO'],
-          ['events', attempt.transcript && attempt.transcript.eventCount],
-          ['omission', attempt.transcript && attempt.transcript.omissionReason]])),
-        box('Usage', dl([['input tokens', attempt.usage && attempt.usage.inputTokens],
-          ['output tokens', attempt.usage && attempt.usage.outputTokens], ['total tokens', attempt.usage && attempt.usage.totalTokens],
-          ['requests', attempt.usage && attempt.usage.requestCount], ['duration', attempt.usage && attempt.usage.durationMs + ' ms']])),
-        h('section', { 'data-field': 'cost' }, h('h4', {}, 'Cost and provenance'), dl([
-          ['counted', h('strong', { 'data-field': 'effectiveNanodollars' }, cost.effectiveNanodollars === null ? 'unpriced (not counted as 0)' : usd(cost.effectiveNanodollars))],
-          ['coverage', h('span', { 'data-field': 'coverage' }, show(cost.coverage))],
-          ['provider-reported', usd(cost.providerReportedNanodollars)],
-          ['receipt source', h('span', { 'data-field': 'providerReportedProvenance' }, show(cost.providerReportedProvenance))],
-          ['estimate', usd(cost.estimatedNanodollars)], ['estimate source', cost.estimateSource],
-          ['pricing version', cost.pricingVersion], ['legacy ledger', usd(cost.legacyLedgerNanodollars)],
-          ['notes', (cost.notes || []).join(', ')]])),
-        wide('Tool calls (' + calls.length + ', ' + denied.length + ' denied)', table(['call', 'operation', 'outcome', 'denial'],
-          calls.map((call) => [h('code', {}, call.callId), call.operationId, show(call.outcome),
-            call.denial ? call.denial.code + ' at ' + call.denial.authorizationBoundary + (call.denial.retryable ? ' (retryable)' : '') : '']),
-          'No tool calls.')),
-        wide('Checks', table(['check', 'layer', 'status', 'score', 'reason'],
-          (attempt.checks || []).map((check) => [h('code', {}, check.checkId), check.layer === null ? 'runner' : String(check.layer),
-            check.status, check.score, check.reason]), 'No checks observed.'))));
-    detail.scrollIntoView({ block: 'nearest' });
-  }
-
-  function showCell(td) {
-    for (const other of document.querySelectorAll('td.cell.selected')) other.classList.remove('selected');
-    td.classList.add('selected');
-    const cell = data.cells[Number(td.dataset.cellIndex)];
-    const attempts = data.attempts.filter((a) => a.caseId === cell.caseId && a.configId === cell.configId);
-    const omitted = data.attemptsTotal > data.attempts.length;
-    detail.replaceChildren();
-    const rows = attempts.map((attempt) => {
-      const row = h('tr', { 'data-attempt': attempt.attemptId });
-      const open = h('button', { type: 'button' }, attempt.attemptId.length > LIMIT ? head(attempt.attemptId) + '\\u2026' : attempt.attemptId);
-      open.addEventListener('click', () => showAttempt(attempt, row));
-      const cost = attempt.cost || {};
-      row.append(h('td', {}, attempt.runId), h('td', {}, open), h('td', {}, chip(attempt.status)),
-        h('td', {}, show(attempt.statusReason)),
-        h('td', { class: 'n' }, cost.effectiveNanodollars === null ? 'unpriced' : usd(cost.effectiveNanodollars).split(' ')[0]));
-      return row;
-    });
-    const passes = (key, label) => label + ': ' + cell.passAtK.map((p) => 'k=' + p.k + ' ' + pct(p[key])).join(' · ');
-    list.replaceChildren(...[
-      h('h3', {}, cell.caseId, ' × ', cell.configId),
-      h('p', {}, cell.solved + ' of ' + cell.denominator.counted + ' counted attempts solved (' + pct(cell.solveRate) + ', Wilson 95% ' +
-        (cell.ci95 ? pct(cell.ci95[0]) + '–' + pct(cell.ci95[1]) : 'n/a') + '); cost: ' + cell.cost.text + '.'),
-      cell.passAtK.length === 0 ? null
-        : h('p', { class: 'note' }, passes('passAtK', 'pass@k (at least one of k solves)'), h('br'), passes('passHatK', 'pass^k (all k solve)')),
-      attempts.length === 0
-        ? h('p', { class: 'note' }, 'None of this cell\\u2019s attempts is embedded in this page.')
-        : h('table', { class: 'attempts' },
-            h('thead', {}, h('tr', {}, ['run', 'attempt', 'status', 'reason', 'cost'].map((c) => h('th', { scope: 'col' }, c)))),
-            h('tbody', {}, rows)),
-      omitted ? h('p', { class: 'note' }, 'This page embeds ' + data.attempts.length + ' of ' + data.attemptsTotal +
-        ' attempts; the JSON report lists them all.') : null].filter((node) => node !== null));
-    document.getElementById('drilldown').scrollIntoView({ block: 'start' });
-  }
-
-  for (const button of document.querySelectorAll('.clip > button.clip-more')) wire(button);
-  for (const td of document.querySelectorAll('td.cell[data-cell-index]')) {
-    td.classList.add('js');
-    td.tabIndex = 0;
-    td.setAttribute('role', 'button');
-    td.addEventListener('click', () => showCell(td));
-    td.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); showCell(td); }
-    });
-  }
-  document.getElementById('drill-hint').textContent = 'Click a grid cell to list its attempts, then an attempt for its details.';
-})();
-`;
-const SCRIPT_SHA256 = createHash('sha256').update(SCRIPT).digest('base64');
+/**
+ * report.css and report.js, real files beside this module (src/report/html/ when the sources run;
+ * the build copies them into dist/report/html/), read once. A file missing, or one that would end
+ * its own <style> or <script> element early, is a broken build: an internal error, never a page
+ * without its script or with markup injected.
+ */
+export function reportPageAssets(): PageAssets {
+  if (pageAssets !== undefined) return pageAssets;
+  const read = (name: string, element: string): string => {
+    const url = new URL(`./${name}`, import.meta.url);
+    let text: string;
+    try {
+      text = readFileSync(url, 'utf8');
+    } catch (cause) {
+      throw new Error(
+        `the HTML report's ${name} is missing beside render-html (expected ${fileURLToPath(url)}, written by \`pnpm run build\`)`,
+        { cause },
+      );
+    }
+    if (text.toLowerCase().includes(`</${element}`))
+      throw new Error(`the HTML report's ${name} holds "</${element}", which would end its element early`);
+    return text;
+  };
+  const script = read('report.js', 'script');
+  pageAssets = {
+    style: read('report.css', 'style'),
+    script,
+    scriptSha256: createHash('sha256').update(script).digest('base64'),
+  };
+  return pageAssets;
+}
 
 // ——— SVG plots ———
 
@@ -867,10 +685,12 @@ export function renderHtml(input: HtmlReportInput): string {
   // jsonText: the same JSON, with what a terminal or CI log would act on escaped (see esc above).
   const data = jsonText({
     attemptsTotal: summary.attempts,
+    textLimit: HTML_TEXT_LIMIT,
     cells: summary.grid,
     attempts: input.attempts,
   }).replaceAll('<', '\\u003c');
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_SHA256}'; img-src data:; base-uri 'none'; form-action 'none'`;
+  const { style, script, scriptSha256 } = reportPageAssets();
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -879,7 +699,7 @@ export function renderHtml(input: HtmlReportInput): string {
 <meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
 <meta name="generator" content="Paperclip Evals (${esc(summary.schema)})">
 <title>${tip(input.title)}</title>
-<style>${STYLE}</style>
+<style>${style}</style>
 </head>
 <body>
 <main>
@@ -897,7 +717,7 @@ ${checkDriftSection(summary.checkDrift)}
 <footer>Paperclip Evals · ${text(summary.schema)} · one self-contained file: it loads nothing from the network.</footer>
 </main>
 <script type="application/json" id="report-data">${data}</script>
-<script>${SCRIPT}</script>
+<script>${script}</script>
 </body>
 </html>
 `;

@@ -1,0 +1,347 @@
+// The HTML report's one script, inlined into the page by render-html.ts (its sha256 is the page's
+// Content-Security-Policy script-src): the drill-down, grid cell → its attempts → one attempt's
+// details, from the attempts embedded as JSON (#report-data). Builds every node with textContent
+// (never innerHTML), so attempt data is never markup; without JavaScript the page still shows
+// everything but this.
+(() => {
+  'use strict';
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const list = document.getElementById('cell-attempts');
+  const detail = document.getElementById('attempt-detail');
+  // Text past LIMIT is laid out only when asked: its head, then a button that swaps in the whole.
+  const LIMIT = data.textLimit;
+  const head = (text) => text.slice(0, /[\ud800-\udbff]/.test(text.charAt(LIMIT - 1)) ? LIMIT - 1 : LIMIT);
+  const wire = (button) => {
+    const clip = button.parentElement;
+    const part = clip.querySelector('.clip-head');
+    const all = clip.querySelector('.clip-all');
+    const label = button.textContent;
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      const showing = all.hidden;
+      all.hidden = !showing;
+      part.hidden = showing;
+      button.textContent = showing ? 'show less' : label;
+      button.setAttribute('aria-expanded', String(showing));
+    });
+    button.setAttribute('aria-expanded', 'false');
+  };
+  const clip = (text) => {
+    const node = document.createElement('span');
+    node.className = 'clip';
+    const length = text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g) || []).length;
+    node.dataset.length = String(length);
+    const part = document.createElement('span');
+    part.className = 'clip-head';
+    part.textContent = head(text) + '\u2026';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'clip-more';
+    button.textContent = 'show all ' + length.toLocaleString('en-US') + ' characters';
+    const all = document.createElement('span');
+    all.className = 'clip-all';
+    all.hidden = true;
+    all.textContent = text;
+    node.append(part, ' ', button, all);
+    wire(button);
+    return node;
+  };
+  // Every element of the drill-down is made here, and every text in it passes through clip().
+  const h = (tag, attrs, ...children) => {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+    for (const child of children.flat(Infinity))
+      if (child !== null && child !== undefined) {
+        const text = child instanceof Node ? null : String(child);
+        node.append(text === null ? child : text.length > LIMIT ? clip(text) : text);
+      }
+    return node;
+  };
+  const pct = (rate) => (rate === null || rate === undefined ? 'n/a' : (rate * 100).toFixed(0) + '%');
+  const usd = (n) => {
+    if (n === null || n === undefined) return 'none';
+    const text = String(n).padStart(10, '0');
+    const fraction = text.slice(-9).replace(/0+$/, '').padEnd(2, '0');
+    return '$' + text.slice(0, -9) + '.' + fraction + ' (' + n + ' nanodollars)';
+  };
+  const show = (value) => (value === null || value === undefined || value === '' ? '—' : String(value));
+  const dl = (rows) =>
+    h(
+      'dl',
+      {},
+      rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v instanceof Node ? v : show(v))]),
+    );
+  const box = (title, ...body) => h('section', {}, h('h4', {}, title), ...body);
+  const wide = (title, ...body) => h('section', { class: 'wide' }, h('h4', {}, title), ...body);
+  const table = (head, rows, empty) =>
+    rows.length === 0
+      ? h('p', { class: 'note' }, empty)
+      : h(
+          'table',
+          {},
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              head.map((c) => h('th', { scope: 'col' }, c)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            rows.map((r) =>
+              h(
+                'tr',
+                {},
+                r.map((c) => h('td', {}, c instanceof Node ? c : show(c))),
+              ),
+            ),
+          ),
+        );
+  const chip = (status) => h('span', { class: 'chip ' + status }, status.replace('_', ' '));
+
+  function showAttempt(attempt, row) {
+    for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
+    row.classList.add('selected');
+    const cost = attempt.cost || {};
+    const calls = attempt.toolCallDetails || [];
+    const denied = calls.filter((call) => call.denial);
+    detail.replaceChildren(
+      h('h3', {}, 'Attempt ', h('code', {}, attempt.attemptId)),
+      h(
+        'div',
+        { class: 'details', 'data-attempt': attempt.attemptId },
+        box(
+          'Identity',
+          dl([
+            ['run', attempt.runId],
+            ['case', attempt.caseId],
+            ['config', attempt.configId],
+            ['attempt', attempt.attemptId],
+            ['provenance', attempt.provenance],
+            ['runner', attempt.runner && attempt.runner.package],
+            ['driver', attempt.runner && attempt.runner.driver],
+          ]),
+        ),
+        box(
+          'Status',
+          dl([
+            ['status', chip(attempt.status)],
+            ['reason', attempt.statusReason],
+            ['bundle digest', h('code', { 'data-field': 'bundleDigest' }, attempt.bundleDigest)],
+            [
+              'environment',
+              (attempt.environmentMismatch || []).length === 0
+                ? 'matches'
+                : 'foreign (counted with --include-foreign): ' +
+                  attempt.environmentMismatch.map((m) => m.field + ' ' + m.received).join('; '),
+            ],
+          ]),
+        ),
+        box(
+          'Terminal and failure',
+          dl([
+            ['turn', attempt.terminal && attempt.terminal.turn],
+            ['run', attempt.terminal && attempt.terminal.run],
+            ['work', attempt.terminal && attempt.terminal.workDisposition],
+            [
+              'failure',
+              attempt.failure ? attempt.failure.classification + ': ' + attempt.failure.code : 'none',
+            ],
+            ['message', attempt.failure && attempt.failure.message],
+          ]),
+        ),
+        box(
+          'Transcript',
+          dl([
+            ['complete', attempt.transcript && attempt.transcript.complete ? 'yes' : 'NO'],
+            ['events', attempt.transcript && attempt.transcript.eventCount],
+            ['omission', attempt.transcript && attempt.transcript.omissionReason],
+          ]),
+        ),
+        box(
+          'Usage',
+          dl([
+            ['input tokens', attempt.usage && attempt.usage.inputTokens],
+            ['output tokens', attempt.usage && attempt.usage.outputTokens],
+            ['total tokens', attempt.usage && attempt.usage.totalTokens],
+            ['requests', attempt.usage && attempt.usage.requestCount],
+            ['duration', attempt.usage && attempt.usage.durationMs + ' ms'],
+          ]),
+        ),
+        h(
+          'section',
+          { 'data-field': 'cost' },
+          h('h4', {}, 'Cost and provenance'),
+          dl([
+            [
+              'counted',
+              h(
+                'strong',
+                { 'data-field': 'effectiveNanodollars' },
+                cost.effectiveNanodollars === null
+                  ? 'unpriced (not counted as 0)'
+                  : usd(cost.effectiveNanodollars),
+              ),
+            ],
+            ['coverage', h('span', { 'data-field': 'coverage' }, show(cost.coverage))],
+            ['provider-reported', usd(cost.providerReportedNanodollars)],
+            [
+              'receipt source',
+              h(
+                'span',
+                { 'data-field': 'providerReportedProvenance' },
+                show(cost.providerReportedProvenance),
+              ),
+            ],
+            ['estimate', usd(cost.estimatedNanodollars)],
+            ['estimate source', cost.estimateSource],
+            ['pricing version', cost.pricingVersion],
+            ['legacy ledger', usd(cost.legacyLedgerNanodollars)],
+            ['notes', (cost.notes || []).join(', ')],
+          ]),
+        ),
+        wide(
+          'Tool calls (' + calls.length + ', ' + denied.length + ' denied)',
+          table(
+            ['call', 'operation', 'outcome', 'denial'],
+            calls.map((call) => [
+              h('code', {}, call.callId),
+              call.operationId,
+              show(call.outcome),
+              call.denial
+                ? call.denial.code +
+                  ' at ' +
+                  call.denial.authorizationBoundary +
+                  (call.denial.retryable ? ' (retryable)' : '')
+                : '',
+            ]),
+            'No tool calls.',
+          ),
+        ),
+        wide(
+          'Checks',
+          table(
+            ['check', 'layer', 'status', 'score', 'reason'],
+            (attempt.checks || []).map((check) => [
+              h('code', {}, check.checkId),
+              check.layer === null ? 'runner' : String(check.layer),
+              check.status,
+              check.score,
+              check.reason,
+            ]),
+            'No checks observed.',
+          ),
+        ),
+      ),
+    );
+    detail.scrollIntoView({ block: 'nearest' });
+  }
+
+  function showCell(td) {
+    for (const other of document.querySelectorAll('td.cell.selected')) other.classList.remove('selected');
+    td.classList.add('selected');
+    const cell = data.cells[Number(td.dataset.cellIndex)];
+    const attempts = data.attempts.filter((a) => a.caseId === cell.caseId && a.configId === cell.configId);
+    const omitted = data.attemptsTotal > data.attempts.length;
+    detail.replaceChildren();
+    const rows = attempts.map((attempt) => {
+      const row = h('tr', { 'data-attempt': attempt.attemptId });
+      const open = h(
+        'button',
+        { type: 'button' },
+        attempt.attemptId.length > LIMIT ? head(attempt.attemptId) + '\u2026' : attempt.attemptId,
+      );
+      open.addEventListener('click', () => showAttempt(attempt, row));
+      const cost = attempt.cost || {};
+      row.append(
+        h('td', {}, attempt.runId),
+        h('td', {}, open),
+        h('td', {}, chip(attempt.status)),
+        h('td', {}, show(attempt.statusReason)),
+        h(
+          'td',
+          { class: 'n' },
+          cost.effectiveNanodollars === null ? 'unpriced' : usd(cost.effectiveNanodollars).split(' ')[0],
+        ),
+      );
+      return row;
+    });
+    const passes = (key, label) =>
+      label + ': ' + cell.passAtK.map((p) => 'k=' + p.k + ' ' + pct(p[key])).join(' · ');
+    list.replaceChildren(
+      ...[
+        h('h3', {}, cell.caseId, ' × ', cell.configId),
+        h(
+          'p',
+          {},
+          cell.solved +
+            ' of ' +
+            cell.denominator.counted +
+            ' counted attempts solved (' +
+            pct(cell.solveRate) +
+            ', Wilson 95% ' +
+            (cell.ci95 ? pct(cell.ci95[0]) + '–' + pct(cell.ci95[1]) : 'n/a') +
+            '); cost: ' +
+            cell.cost.text +
+            '.',
+        ),
+        cell.passAtK.length === 0
+          ? null
+          : h(
+              'p',
+              { class: 'note' },
+              passes('passAtK', 'pass@k (at least one of k solves)'),
+              h('br'),
+              passes('passHatK', 'pass^k (all k solve)'),
+            ),
+        attempts.length === 0
+          ? h('p', { class: 'note' }, 'None of this cell\u2019s attempts is embedded in this page.')
+          : h(
+              'table',
+              { class: 'attempts' },
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['run', 'attempt', 'status', 'reason', 'cost'].map((c) => h('th', { scope: 'col' }, c)),
+                ),
+              ),
+              h('tbody', {}, rows),
+            ),
+        omitted
+          ? h(
+              'p',
+              { class: 'note' },
+              'This page embeds ' +
+                data.attempts.length +
+                ' of ' +
+                data.attemptsTotal +
+                ' attempts; the JSON report lists them all.',
+            )
+          : null,
+      ].filter((node) => node !== null),
+    );
+    document.getElementById('drilldown').scrollIntoView({ block: 'start' });
+  }
+
+  for (const button of document.querySelectorAll('.clip > button.clip-more')) wire(button);
+  for (const td of document.querySelectorAll('td.cell[data-cell-index]')) {
+    td.classList.add('js');
+    td.tabIndex = 0;
+    td.setAttribute('role', 'button');
+    td.addEventListener('click', () => showCell(td));
+    td.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        showCell(td);
+      }
+    });
+  }
+  document.getElementById('drill-hint').textContent =
+    'Click a grid cell to list its attempts, then an attempt for its details.';
+})();

@@ -1,0 +1,98 @@
+// The report model: what every renderer reads (the JSON report's attempt row, budgets, the result of
+// a report) and the JSON report's own shape (paperclip-evals/report/v1). report.ts builds it and the
+// renderers (markdown, JUnit, HTML) import it; it imports no renderer.
+import type { GateVerdicts } from '../analysis/gates.js';
+import type { AttemptVerdict } from '../analysis/scoring.js';
+import type { EvalbookSummary } from '../analysis/summary.js';
+import type { AttemptKey, ScoreRow } from '../ledger/convert.js';
+import type { BudgetCheck } from '../ledger/cost.js';
+import type { StoredAttempt } from '../ledger/store.js';
+
+export const REPORT_V1 = 'paperclip-evals/report/v1';
+
+export type ReportFormat = 'json' | 'md' | 'html' | 'junit';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit'];
+
+export interface ReportBudget extends BudgetCheck {
+  readonly scope: 'run' | 'config';
+  readonly runId: string;
+  readonly configId: string | null;
+}
+
+export interface ReportResult {
+  readonly summary: EvalbookSummary;
+  readonly budgets: readonly ReportBudget[];
+  /** Every gate's verdict, or null without --fail-on. */
+  readonly gate: GateVerdicts | null;
+}
+
+type LedgerFields = StoredAttempt['record'];
+
+/**
+ * One attempt as the JSON report lists it (schemas/evals/report-v1.schema.json): what a reader
+ * needs to trust or question the row.
+ */
+export interface ReportAttempt extends AttemptKey {
+  readonly status: AttemptVerdict['status'];
+  readonly statusReason: AttemptVerdict['reason'];
+  readonly bundleDigest: string;
+  readonly provenance: LedgerFields['provenance'];
+  /** `name@version` of the runner package and of its harness driver. */
+  readonly runner: { readonly package: string; readonly driver: string };
+  readonly terminal: LedgerFields['terminal'];
+  readonly failure: LedgerFields['failure'];
+  readonly transcript: LedgerFields['transcript'];
+  /** How many tool calls the attempt made. */
+  readonly toolCalls: number;
+  readonly denials: number;
+  readonly usage: LedgerFields['usage'];
+  readonly cost: LedgerFields['cost'];
+  readonly environmentMismatch: LedgerFields['environmentMismatch'];
+  readonly checks: readonly Pick<ScoreRow, 'checkId' | 'layer' | 'status' | 'score' | 'reason'>[];
+}
+
+/** `evals report --format json` (paperclip-evals/report/v1, schemas/evals/report-v1.schema.json). */
+export interface JsonReport {
+  readonly schema: typeof REPORT_V1;
+  /** The store as displayLocator shows it (a password masked). */
+  readonly store: string;
+  readonly attempts: readonly ReportAttempt[];
+  readonly attemptCount: number;
+  readonly summary: EvalbookSummary;
+  readonly budgets: readonly ReportBudget[];
+  readonly gate: GateVerdicts | null;
+}
+
+/** One attempt as the JSON report lists it: what a reader needs to trust or question the row. */
+export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): ReportAttempt {
+  const record = stored.record;
+  return {
+    ...stored.key,
+    status: verdict.status,
+    statusReason: verdict.reason,
+    bundleDigest: stored.bundleDigest,
+    provenance: record.provenance,
+    runner: {
+      package: `${record.runner.packageName}@${record.runner.packageVersion}`,
+      driver: `${record.runner.driverKind}@${record.runner.driverVersion}`,
+    },
+    terminal: record.terminal,
+    failure: record.failure,
+    transcript: record.transcript,
+    toolCalls: record.toolCalls.length,
+    denials: record.denials,
+    usage: record.usage,
+    cost: record.cost,
+    environmentMismatch: record.environmentMismatch,
+    checks: stored.scores.map((score) => ({
+      checkId: score.checkId,
+      layer: score.layer,
+      status: score.status,
+      score: score.score,
+      reason: score.reason,
+    })),
+  };
+}
+
+/** The HTML page embeds at most this many attempts for drill-down; the rest are counted, not shown. */
+export const HTML_MAX_ATTEMPTS = 5000;
