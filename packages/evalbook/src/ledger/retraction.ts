@@ -5,8 +5,7 @@
 // or config is not the environment's) unless asked to include them. Pure: the time comes in as data.
 import { EvalbookError } from '../errors.js';
 
-import type { AttemptKey } from './convert.js';
-import type { StoredAttempt } from './store.js';
+import type { AttemptKey, LedgerRecord } from './convert.js';
 
 /** One retraction as stored: a whole run (attemptId null) or the attempts of a run with one attempt id. */
 export interface Retraction {
@@ -53,7 +52,8 @@ export type LeftOutReason = 'retracted' | 'foreign';
  * apart at ingest, or found so by the report's environment (scoring's withExpectedChecks puts that
  * environment's mismatch on the record, by the same rule ingest uses).
  */
-export const isForeign = (stored: StoredAttempt): boolean => stored.record.environmentMismatch.length > 0;
+export const isForeign = (stored: { readonly record: Pick<LedgerRecord, 'environmentMismatch'> }): boolean =>
+  stored.record.environmentMismatch.length > 0;
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 

@@ -143,24 +143,20 @@ interface PageAssets {
   readonly scriptSha256: string;
 }
 
-let pageAssets: PageAssets | undefined;
-
 /**
- * report.css and report.js, real files beside this module (src/report/html/ when the sources run;
- * the build copies them into dist/report/html/), read once. A file missing, or one that would end
- * its own <style> or <script> element early, is a broken build: an internal error, never a page
- * without its script or with markup injected.
+ * report.css and report.js from `folder`, checked: a file missing, or one that would end its own
+ * <style> or <script> element early, is a broken build — an internal error, never a page without
+ * its script or with markup injected.
  */
-export function reportPageAssets(): PageAssets {
-  if (pageAssets !== undefined) return pageAssets;
+export function readPageAssets(folder: URL): PageAssets {
   const read = (name: string, element: string): string => {
-    const url = new URL(`./${name}`, import.meta.url);
+    const url = new URL(name, folder);
     let text: string;
     try {
       text = readFileSync(url, 'utf8');
     } catch (cause) {
       throw new Error(
-        `the HTML report's ${name} is missing beside render-html (expected ${fileURLToPath(url)}, written by \`pnpm run build\`)`,
+        `the HTML report's ${name} is missing (expected ${fileURLToPath(url)}, written by \`pnpm run build\`)`,
         { cause },
       );
     }
@@ -169,11 +165,21 @@ export function reportPageAssets(): PageAssets {
     return text;
   };
   const script = read('report.js', 'script');
-  pageAssets = {
+  return {
     style: read('report.css', 'style'),
     script,
     scriptSha256: createHash('sha256').update(script).digest('base64'),
   };
+}
+
+let pageAssets: PageAssets | undefined;
+
+/**
+ * The page's assets, real files beside this module (src/report/html/ when the sources run; the
+ * build copies them into dist/report/html/), read once.
+ */
+function reportPageAssets(): PageAssets {
+  pageAssets ??= readPageAssets(new URL('./', import.meta.url));
   return pageAssets;
 }
 
