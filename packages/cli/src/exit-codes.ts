@@ -119,7 +119,7 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.internal;
 }
 
-/** A contract, evalbook or policy error: a code and the contract's issues behind it (each package's own error type). */
+/** A contract, evalbook or policy error: a code and the issues behind it (each package's own error type). */
 interface CodedError extends Error {
   readonly code: string;
   readonly issues: readonly Issue[];

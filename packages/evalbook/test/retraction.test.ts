@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { checkRetractionRequest, planRetraction } from '../src/ledger/retraction.ts';
-import { evalbookError } from './support/evalbook-error.ts';
+import { evalbookError, thrownBy } from './support/evalbook-error.ts';
 import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 
 const VALID: RetractionRequest = {
@@ -41,6 +41,15 @@ describe('checkRetractionRequest', () => {
     expect(() => checkRetractionRequest({ ...VALID, reason: '', by: '' })).toThrow(
       /reason: expected a non-empty text, received ""; by: expected a non-empty text/,
     );
+  });
+
+  it('gives each problem as an issue naming its field, with expected and received', () => {
+    const error = thrownBy(() => checkRetractionRequest({ ...VALID, reason: '', at: 'yesterday' }));
+    expect(error.issues.map(({ code, component, received }) => ({ code, component, received }))).toEqual([
+      { code: 'retraction_field_invalid', component: 'reason', received: '' },
+      { code: 'retraction_field_invalid', component: 'at', received: 'yesterday' },
+    ]);
+    expect(error.issues[1]?.expected).toMatch(/ISO 8601 UTC/);
   });
 });
 

@@ -268,7 +268,10 @@ function refuseIfEverythingSkipped(
   );
 }
 
-/** Opens the Evalbook (it must exist) to write verdicts; one that cannot be opened is the coded EvalbookError paperclip_evalbook_store_unusable (exit 2). */
+/**
+ * Opens the Evalbook (it must exist) to write verdicts; one that cannot be opened is the coded
+ * EvalbookError paperclip_evalbook_store_unusable (exit 2).
+ */
 async function openEvalbook(url: string): Promise<LedgerStore> {
   const { openStore } = await import('@paperclip-evals/evalbook');
   return openStore(url, { mustExist: true });

@@ -42,8 +42,8 @@ export function needsComparison(failOn: FailOn): boolean {
 }
 
 /**
- * Throws EvalbookError paperclip_evalbook_scope_unknown (a usage error) when a gate judges a comparison and none is named — before any
- * store is read, so the mistake costs nothing.
+ * Throws EvalbookError paperclip_evalbook_scope_unknown (a usage error) when a gate judges a
+ * comparison and none is named — before any store is read, so the mistake costs nothing.
  */
 export function assertGatesJudgeable(failOn: readonly FailOn[], compare: CompareSpec | undefined): void {
   if (compare !== undefined) return;

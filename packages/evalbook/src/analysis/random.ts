@@ -15,7 +15,8 @@ const TWO_POW_32 = 4_294_967_296;
 
 /**
  * A mulberry32 stream. `seed` is any safe integer; only its low 32 bits matter (`seed mod 2^32`), so
- * seeds that differ by a multiple of 2^32 give the same stream. Throws EvalbookError paperclip_evalbook_statistics_out_of_range for anything else.
+ * seeds that differ by a multiple of 2^32 give the same stream. Anything else is an EvalbookError
+ * paperclip_evalbook_statistics_out_of_range.
  */
 export function mulberry32(seed: number): Random {
   if (!Number.isSafeInteger(seed))

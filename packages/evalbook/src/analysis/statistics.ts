@@ -3,7 +3,8 @@
 //
 // Pure functions: no I/O, no clock. Randomness comes only from a mulberry32 stream seeded by the
 // caller's `seed` (DEFAULT_BOOTSTRAP_SEED when omitted), so the same inputs always give the same
-// interval. Bad inputs throw EvalbookError paperclip_evalbook_statistics_out_of_range naming the argument; no result is NaN.
+// interval. Bad inputs throw EvalbookError paperclip_evalbook_statistics_out_of_range naming the
+// argument; no result is NaN.
 // "No data" is never a guess: the rate or difference is null and the interval spans every possible value.
 
 import { EvalbookError } from '../errors.js';

@@ -353,7 +353,10 @@ export class SummaryBuilder {
     tally.counts[verdict.agreement]++;
   }
 
-  /** Throws EvalbookError paperclip_evalbook_scope_unknown when --run, --a/--b or --a-run/--b-run name something the evalbook lacks. */
+  /**
+   * Throws EvalbookError paperclip_evalbook_scope_unknown when --run, --a/--b or --a-run/--b-run
+   * name something the evalbook lacks.
+   */
   build(): EvalbookSummary {
     this.checkNames();
     const policy = this.options.policy ?? 'all_attempts';

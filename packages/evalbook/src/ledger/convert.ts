@@ -289,8 +289,8 @@ export function environmentMismatch(
 }
 
 /**
- * Converts one parsed bundle. Throws EvalbookError paperclip_evalbook_cost_inconsistent when its cost figures disagree and
- * paperclip_evalbook_cost_out_of_range when one passes the safe bound.
+ * Converts one parsed bundle. Throws EvalbookError paperclip_evalbook_cost_inconsistent when its
+ * cost figures disagree and paperclip_evalbook_cost_out_of_range when one passes the safe bound.
  */
 export function convertBundle(bundle: NativeExecution, options: ConvertOptions = {}): LedgerRecord {
   const { runId, caseId, configId, attemptId } = bundle.identity;

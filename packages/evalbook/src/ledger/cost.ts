@@ -2,7 +2,8 @@
 // provenance. A missing provider figure is null, never 0; an estimate names its pricingVersion.
 //
 // Bound: figures are JavaScript safe integers, so at most Number.MAX_SAFE_INTEGER nanodollars
-// (2^53 − 1 ≈ $9,007,199.25). Anything larger is refused (an EvalbookError, paperclip_evalbook_cost_out_of_range) rather than rounded.
+// (2^53 − 1 ≈ $9,007,199.25). Anything larger is refused (an EvalbookError,
+// paperclip_evalbook_cost_out_of_range) rather than rounded.
 // Arithmetic inside is BigInt; only the bounded result is turned back into a number.
 
 import { EvalbookError } from '../errors.js';
@@ -136,8 +137,7 @@ function costInconsistent(
 /**
  * Normalises one attempt's cost from its bundle `usage` and the config's model (undefined: not known).
  * Throws EvalbookError paperclip_evalbook_cost_inconsistent when the receipt and the eval-session
- * figures disagree, and paperclip_evalbook_cost_out_of_range
- * when a figure passes the safe bound.
+ * figures disagree, and paperclip_evalbook_cost_out_of_range when a figure passes the safe bound.
  */
 export function attemptCost(
   usage: CostInputs,

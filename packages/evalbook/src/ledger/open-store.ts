@@ -33,9 +33,10 @@ export interface OpenStoreOptions {
 
 /**
  * Opens a store by URL: `sqlite:PATH` (relative to the cwd) or `postgres://…` / `postgresql://…`.
- * Every failure is a store EvalbookError (paperclip_evalbook_store_unusable) whose message never holds the URL's password (the URL is shown as
- * displayLocator shows it, and any message of the driver is masked), or the contract's coded refusal
- * of a SQLite path that is not a regular file or is in a missing folder.
+ * Every failure is a store EvalbookError (paperclip_evalbook_store_unusable) whose message never
+ * holds the URL's password (the URL is shown as displayLocator shows it, and any message of the
+ * driver is masked), or the contract's coded refusal of a SQLite path that is not a regular file or
+ * is in a missing folder.
  * A new SQLite file is created only in a folder that exists, except the default store's
  * (DEFAULT_STORE_URL), whose folder is made.
  */

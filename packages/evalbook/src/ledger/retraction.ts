@@ -5,6 +5,7 @@
 // or config is not the environment's) unless asked to include them. Pure: the time comes in as data.
 import { EvalbookError } from '../errors.js';
 
+import type { Issue } from '@paperclip-evals/contract';
 import type { AttemptKey, LedgerRecord } from './convert.js';
 
 /** One retraction as stored: a whole run (attemptId null) or the attempts of a run with one attempt id. */
@@ -57,22 +58,36 @@ export const isForeign = (stored: { readonly record: Pick<LedgerRecord, 'environ
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
-/** Refuses a request that cannot be stored as asked (every problem at once); the targets, deduplicated. */
+/**
+ * Refuses a request that cannot be stored as asked, every problem at once (an issue each,
+ * `retraction_field_invalid` naming the field); the targets, deduplicated.
+ */
 export function checkRetractionRequest(request: RetractionRequest): RetractionRequest {
-  const problems: string[] = [];
+  const issues: Issue[] = [];
+  const problem = (component: string, expected: string, received: string): void => {
+    issues.push({
+      code: 'retraction_field_invalid',
+      component,
+      message: `${component}: expected ${expected}, received ${JSON.stringify(received)}`,
+      expected,
+      received,
+    });
+  };
   const text = (name: string, value: string): void => {
-    if (value.trim() === '')
-      problems.push(`${name}: expected a non-empty text, received ${JSON.stringify(value)}`);
+    if (value.trim() === '') problem(name, 'a non-empty text', value);
   };
   text('run', request.runId);
   text('reason', request.reason);
   text('by', request.by);
   for (const attemptId of request.attemptIds) text('attempt', attemptId);
   if (!ISO_UTC.test(request.at) || Number.isNaN(Date.parse(request.at)))
-    problems.push(
-      `at: expected an ISO 8601 UTC time like 2026-12-01T09:30:00.000Z, received ${JSON.stringify(request.at)}`,
+    problem('at', 'an ISO 8601 UTC time like 2026-12-01T09:30:00.000Z', request.at);
+  if (issues.length > 0)
+    throw new EvalbookError(
+      'paperclip_evalbook_retraction_refused',
+      `cannot retract: ${issues.map((issue) => issue.message).join('; ')}`,
+      issues,
     );
-  if (problems.length > 0) throw retractionRefused(`cannot retract: ${problems.join('; ')}`);
   return { ...request, attemptIds: [...new Set(request.attemptIds)] };
 }
 
@@ -123,8 +138,8 @@ export const retractionValues = (retraction: Retraction): [string, string | null
 
 /**
  * Decides a (checked) request against what the store holds of its run: the attempts and the
- * retractions there. Throws EvalbookError paperclip_evalbook_retraction_refused when the run or an attempt id is not stored (every
- * missing one named); otherwise each target's outcome, and the records to append (those not
+ * retractions there. Throws EvalbookError paperclip_evalbook_retraction_refused when the run or an
+ * attempt id is not stored (every missing one named); otherwise each target's outcome, and the records to append (those not
  * already in force: retracting twice writes nothing and returns the record in force).
  */
 export function planRetraction(

@@ -61,7 +61,8 @@ export interface LedgerStore {
   /**
    * Appends the retraction of a run or of some of its attempts, in ONE transaction, after checking
    * (retraction.ts planRetraction) that they are stored: a missing run or attempt is a
-   * paperclip_evalbook_retraction_refused EvalbookError and nothing is written; a target already retracted is written again never.
+   * paperclip_evalbook_retraction_refused EvalbookError and nothing is written; a target already
+   * retracted is written again never.
    * The request must have passed checkRetractionRequest.
    */
   retract(request: RetractionRequest): Promise<RetractionOutcome[]>;
@@ -114,7 +115,7 @@ export interface DriftRunRecord {
  */
 export const STORE_RECORD_REFUSED = 'store_record_refused';
 
-/** Whether `error` is a store's EvalbookError for a refused record (STORE_RECORD_REFUSED), not an unusable store. */
+/** Whether `error` is a store's EvalbookError for a refused record (STORE_RECORD_REFUSED), not an unusable one. */
 export function isRecordRefusal(error: unknown): error is EvalbookError {
   return (
     isEvalbookError(error, 'paperclip_evalbook_store_unusable') &&

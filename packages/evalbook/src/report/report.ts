@@ -3,7 +3,8 @@
 // the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one
 // self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
-// (attempts listed, budgets, gates) and counted as left out.
+// (attempts listed, budgets, gates) and counted as left out. What the renderers read (the JSON
+// report's attempt row, budgets, the result) is the report model, model.ts.
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';

@@ -1,9 +1,10 @@
 // The HTML report: one self-contained page — inline CSS (report.css), one small inline script
-// (report.js, its sha256 in the page's CSP), and SVG plots drawn here in TypeScript (no charting library, no fonts, no network; a Content-Security-Policy forbids
-// any fetch). The header, comparison, config table, policy replay table, plots, grid and check drift are plain
-// HTML and SVG that read without JavaScript and print; the script adds the drill-down (grid cell →
-// its attempts → one attempt's details) from the attempts embedded as JSON. Every rendered number a
-// test needs sits on a data-* attribute, and every string from the evalbook is escaped.
+// (report.js, its sha256 in the page's CSP), and SVG plots drawn here in TypeScript (no charting
+// library, no fonts, no network; a Content-Security-Policy forbids any fetch). The header,
+// comparison, config table, policy replay table, plots, grid and check drift are plain HTML and SVG
+// that read without JavaScript and print; the script adds the drill-down (grid cell → its attempts →
+// one attempt's details) from the attempts embedded as JSON. Every rendered number a test needs
+// sits on a data-* attribute, and every string from the evalbook is escaped.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
