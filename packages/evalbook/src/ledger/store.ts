@@ -2,7 +2,7 @@
 // bundle's canonical digest. SQLite (embedded default) and PostgreSQL (shared) implement the same
 // asynchronous interface, and one behaviour suite (test/ledger-store.test.ts) runs on both. The
 // factory that opens one by URL is open-store.ts; the row helpers both share are store-rows.ts.
-import { isEvalbookError } from '../errors.js';
+import { STORE_UNUSABLE, isEvalbookError } from '../errors.js';
 
 import type { EvalbookError } from '../errors.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
@@ -118,7 +118,7 @@ export const STORE_RECORD_REFUSED = 'store_record_refused';
 /** Whether `error` is a store's EvalbookError for a refused record (STORE_RECORD_REFUSED), not an unusable one. */
 export function isRecordRefusal(error: unknown): error is EvalbookError {
   return (
-    isEvalbookError(error, 'paperclip_evalbook_store_unusable') &&
+    isEvalbookError(error, STORE_UNUSABLE) &&
     error.issues.some((issue) => issue.code === STORE_RECORD_REFUSED)
   );
 }
