@@ -1,6 +1,7 @@
 // The store factory: opens a ledger store by URL (`sqlite:PATH` or `postgres://…`), masking any
 // secret in what it says, and the SQLite target checks writers make before any work. It imports the
-// stores lazily; they import only the interface (store.ts), never this file.
+// stores lazily; they import the interface and its row helpers (store.ts, store-rows.ts), never
+// this file.
 import { existsSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
