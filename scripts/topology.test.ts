@@ -17,7 +17,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   // itself still depends on contract only, so every arrow still points down.
   '@paperclip-evals/evalbook': ['@paperclip-evals/checks', '@paperclip-evals/contract'],
   '@paperclip-evals/qualification': ['@paperclip-evals/contract'],
+  // Workflows that join packages (policy replay into the Evalbook, …): above every library, below the CLI.
+  '@paperclip-evals/app': [
+    '@paperclip-evals/qualification',
+    '@paperclip-evals/evalbook',
+    '@paperclip-evals/checks',
+    '@paperclip-evals/policy',
+    '@paperclip-evals/contract',
+  ],
   '@paperclip-evals/cli': [
+    '@paperclip-evals/app',
     '@paperclip-evals/qualification',
     '@paperclip-evals/evalbook',
     '@paperclip-evals/checks',

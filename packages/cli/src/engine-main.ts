@@ -16,17 +16,22 @@ export function logLevelFromArgs(args: readonly string[]): string | undefined {
 }
 
 export async function engineMain(argv: readonly string[]): Promise<void> {
+  process.exitCode = await runEngineBin(argv);
+}
+
+/** Serves (the engine exits the process when it is done), or returns the exit code of a failure to start. */
+async function runEngineBin(argv: readonly string[]): Promise<number> {
   const logLevel = logLevelFromArgs(argv.slice(2));
   if (logLevel === undefined) {
     printLines('stderr', [USAGE]);
-    process.exitCode = EXIT.usage;
-    return;
+    return EXIT.usage;
   }
   try {
     const { runEngine } = await import('./commands/engine.js');
-    process.exitCode = await runEngine({ logLevel });
+    await runEngine({ logLevel });
+    return EXIT.ok;
   } catch (error) {
     printLines('stderr', errorLines('evals-engine: ', error));
-    process.exitCode = exitCodeFor(error);
+    return exitCodeFor(error);
   }
 }

@@ -1,5 +1,8 @@
-// The documented exit codes of every `evals` command, and the one place failures are mapped to them.
+// The documented exit codes of every `evals` command, and the one place they are decided: what a
+// command came to (its Outcome) and every coded error a command can end with map to an exit code
+// here, and nowhere else (program.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
+import { fileSystemText, isAppError } from '@paperclip-evals/app';
 import {
   SIGNAL_EXIT_CODES,
   isContractError,
@@ -9,11 +12,10 @@ import {
   secretsIn,
 } from '@paperclip-evals/contract';
 
+import type { AppErrorCode } from '@paperclip-evals/app';
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
 import type { EvalbookErrorCode } from '@paperclip-evals/evalbook';
-
-import { printJsonText, printLines } from './print.js';
 
 export const EXIT = {
   /** Everything checked is valid / compatible. */
@@ -73,16 +75,49 @@ export const POLICY_REPLAY_EXIT = {
   terminated: EXIT.terminated,
 } as const;
 
+/**
+ * What a command came to, when it ran to its end (a failure is an error instead, mapped below):
+ * each outcome is one exit code. Commands return an Outcome; act() turns it into the exit code.
+ */
+export const EXIT_FOR_OUTCOME = {
+  /** Everything checked is valid, written, verified, compatible or qualified, and every gate held. */
+  ok: EXIT.ok,
+  /** validate: at least one bundle is invalid. */
+  invalid: EXIT.invalid,
+  /** validate: an input could not be read (it takes precedence over invalid). */
+  unreadable: EXIT.usage,
+  /** ingest: a conflict, an invalid bundle, or an attempt not of the --env suite without --keep-foreign. */
+  rejected: EXIT.invalid,
+  /** ingest: an input could not be read, or the store refused a valid bundle (every other one written). */
+  not_stored: EXIT.usage,
+  /** qualify: the release is refused (the record lists every reason). */
+  refused: EXIT.invalid,
+  /** report, compare: a --fail-on gate failed. */
+  gate_failed: EXIT.invalid,
+  /** negotiate: the release and the consumer are incompatible (every mismatch listed). */
+  incompatible: EXIT.incompatible,
+  /** policy replay: at least one row error. */
+  row_errors: POLICY_REPLAY_EXIT.rowErrors,
+  /** policy replay: at least one verdict Evals does not know (and no row error). */
+  unfamiliar_verdicts: POLICY_REPLAY_EXIT.unfamiliarVerdicts,
+  /** policy evaluate: at least one row error response. */
+  evaluate_row_errors: POLICY_EVALUATE_EXIT.rowErrors,
+  /** policy evaluate: could not start (the reserved --listen). */
+  could_not_start: POLICY_EVALUATE_EXIT.couldNotStart,
+} as const;
+
+export type Outcome = keyof typeof EXIT_FOR_OUTCOME;
+
+/** The exit code of a command that came to `outcome`. */
+export function exitCodeForOutcome<O extends Outcome>(outcome: O): (typeof EXIT_FOR_OUTCOME)[O] {
+  return EXIT_FOR_OUTCOME[outcome];
+}
+
 const EXIT_FOR_POLICY_ERROR: Record<PolicyErrorCode, number> = {
   paperclip_policy_bundle_invalid: POLICY_REPLAY_EXIT.usage,
   paperclip_policy_binary_invalid: POLICY_REPLAY_EXIT.binaryInvalid,
   paperclip_policy_job_failed: POLICY_REPLAY_EXIT.jobFailed,
 };
-
-/** The exit code of `evals policy replay` for one of the policy package's coded errors. */
-export function exitCodeForPolicyError(code: PolicyErrorCode): number {
-  return EXIT_FOR_POLICY_ERROR[code];
-}
 
 const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_native_execution_invalid: EXIT.invalid,
@@ -91,6 +126,12 @@ const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_contract_document_invalid: EXIT.usage,
   paperclip_canonical_json_invalid: EXIT.usage,
   paperclip_output_unwritable: EXIT.usage,
+};
+
+/** A workflow's refusal: the request or one of its inputs cannot be used. */
+const EXIT_FOR_APP_ERROR: Record<AppErrorCode, number> = {
+  paperclip_app_request_invalid: EXIT.usage,
+  paperclip_app_input_invalid: EXIT.usage,
 };
 
 /**
@@ -109,17 +150,34 @@ const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
   paperclip_evalbook_statistics_out_of_range: EXIT.internal,
 };
 
+/** The exit code of any command that ended with `error`. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   if (error instanceof UsageError || isFileSystemError(error)) return EXIT.usage;
   if (isContractError(error)) return EXIT_FOR_CONTRACT_ERROR[error.code];
+  if (isAppError(error)) return EXIT_FOR_APP_ERROR[error.code];
   // E.g. a store that cannot be opened or used (corrupt, read-only for a writer, from the future, ...).
   if (isCodedError(error) && Object.hasOwn(EXIT_FOR_EVALBOOK_ERROR, error.code))
     return EXIT_FOR_EVALBOOK_ERROR[error.code as EvalbookErrorCode];
   return EXIT.internal;
 }
 
-/** A contract, evalbook or policy error: a code and the issues behind it (each package's own error type). */
+/** The policy package's coded error codes (checked against its type; the package itself loads lazily). */
+const POLICY_ERROR_CODES = new Set<string>(Object.keys(EXIT_FOR_POLICY_ERROR));
+
+/**
+ * The exit code of `evals policy replay` that ended with `error`: the policy package's errors by
+ * their code; any contract error, and anything else exitCodeFor calls usage, is an input that
+ * cannot be replayed (2) — an invalid attempt bundle too, unlike `validate`'s 1; the rest as exitCodeFor.
+ */
+export function exitCodeForPolicyReplay(error: unknown): number {
+  if (isCodedError(error) && POLICY_ERROR_CODES.has(error.code))
+    return EXIT_FOR_POLICY_ERROR[error.code as PolicyErrorCode];
+  if (isContractError(error)) return POLICY_REPLAY_EXIT.usage;
+  return exitCodeFor(error);
+}
+
+/** A contract, evalbook, policy or app error: a code and the issues behind it (each package's own error type). */
 interface CodedError extends Error {
   readonly code: string;
   readonly issues: readonly Issue[];
@@ -185,13 +243,8 @@ function describeUnmasked(error: unknown): string[] {
     const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
     return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines];
   }
-  if (isFileSystemError(error)) {
-    // "ENOENT: no such file or directory, open 'x.yaml'" → "x.yaml: no such file or directory (ENOENT)"
-    const what = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
-    return [
-      error.path === undefined ? error.message : `${error.path}: ${what} (${error.code ?? error.syscall})`,
-    ];
-  }
+  // "ENOENT: no such file or directory, open 'x.yaml'" → "x.yaml: no such file or directory (ENOENT)"
+  if (isFileSystemError(error)) return [fileSystemText(error)];
   if (error instanceof UsageError) return [error.message];
   // An internal failure: its stack, a line each (a line from input is still rendered, never acted on).
   if (error instanceof Error) return (error.stack ?? error.message).split('\n');
@@ -231,23 +284,27 @@ export function failureJson(schema: string, exitCode: number, error: unknown): s
 }
 
 /**
- * Runs a command that prints a result; with --json a failure is printed too, on stdout as failureJson
- * (stderr still gets the paragraph), and its exit code returned, so a machine always reads one JSON object.
+ * What `runnerd inspect --json` and `negotiate --json` print for a coded contract failure
+ * (schemas/evals/runnerd-inspect-v1.schema.json, negotiate-v1.schema.json). These outputs carry no
+ * `schema` member.
  */
-export async function withJsonFailure(
-  json: boolean,
-  schema: string,
-  run: () => Promise<number>,
-): Promise<number> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!json || error instanceof CommanderError) throw error;
-    const exitCode = exitCodeFor(error);
-    printLines('stderr', errorLines('evals: ', error));
-    printJsonText(failureJson(schema, exitCode, error));
-    return exitCode;
-  }
+export interface ContractFailureReport {
+  readonly ok: false;
+  readonly code: ContractErrorCode;
+  readonly message: string;
+  readonly issues: readonly Issue[];
+}
+
+/** A contract failure as ContractFailureReport's JSON text (secrets masked); undefined for any other failure. */
+export function contractFailureJson(error: unknown): string | undefined {
+  if (!isContractError(error)) return undefined;
+  const report: ContractFailureReport = {
+    ok: false,
+    code: error.code,
+    message: error.message,
+    issues: error.issues,
+  };
+  return `${maskSecrets(jsonText(report, 2), processSecrets())}\n`;
 }
 
 export function show(value: unknown): string {

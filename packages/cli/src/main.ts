@@ -1,8 +1,6 @@
-// Entry point of the `evals` binary: parse argv, run one command, map any failure to its exit code.
-import { CommanderError } from 'commander';
-
-import { createProgram } from './program.js';
-import { EXIT, errorLines, exitCodeFor } from './exit-codes.js';
+// Entry point of the `evals` binary: run one command (runProgram) and exit with its code.
+import { createProgram, runProgram } from './program.js';
+import { EXIT } from './exit-codes.js';
 import { printLines } from './print.js';
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -13,11 +11,5 @@ export async function main(argv: readonly string[]): Promise<void> {
     printLines('stderr', [`evals: cannot write results to stdout (${error.code ?? error.message})`]);
     process.exit(EXIT.internal);
   });
-  try {
-    await createProgram().parseAsync(argv);
-  } catch (error) {
-    // Commander has already written its own message (usage errors, --help, --version).
-    if (!(error instanceof CommanderError)) printLines('stderr', errorLines('evals: ', error));
-    process.exitCode = exitCodeFor(error);
-  }
+  process.exitCode = await runProgram(argv, createProgram());
 }

@@ -23,12 +23,40 @@ export type Line = string | readonly (string | Painted)[];
 
 export type Stream = 'stdout' | 'stderr';
 
+/**
+ * Where the printer's text goes: this process's stdout and stderr, or (in tests of the in-process
+ * program) a sink that collects it. `write` calls `done` once the text is handed on.
+ */
+export interface OutputSink {
+  write(stream: Stream, text: string, done?: (error?: Error | null) => void): void;
+  /** Whether the stream is a terminal (progress lines and colours are drawn only there). */
+  isTerminal(stream: Stream): boolean;
+}
+
 const streamOf = (stream: Stream): NodeJS.WriteStream =>
   stream === 'stdout' ? process.stdout : process.stderr;
 
+const PROCESS_SINK: OutputSink = {
+  write: (stream, text, done) => {
+    streamOf(stream).write(text, done);
+  },
+  isTerminal: (stream) => streamOf(stream).isTTY === true,
+};
+
+let sink: OutputSink = PROCESS_SINK;
+
+/** Sends everything printed to `next` (undefined: this process's streams again); returns the sink it replaces. */
+export function setOutputSink(next: OutputSink | undefined): OutputSink {
+  const previous = sink;
+  sink = next ?? PROCESS_SINK;
+  return previous;
+}
+
+/** Whether `stream` is a terminal. */
+export const isTerminal = (stream: Stream): boolean => sink.isTerminal(stream);
+
 /** Whether painted parts are coloured on this stream. */
-export const colours = (stream: Stream): boolean =>
-  process.env.NO_COLOR === undefined && streamOf(stream).isTTY;
+export const colours = (stream: Stream): boolean => process.env.NO_COLOR === undefined && isTerminal(stream);
 
 /**
  * The lines as the text written: each plain run of a line rendered by terminalText (a newline or
@@ -59,7 +87,7 @@ function renderLine(line: Line, colour: boolean): string {
 
 /** Writes human text, one line each (see humanText). */
 export function printLines(stream: Stream, lines: readonly Line[]): void {
-  streamOf(stream).write(humanText(lines, colours(stream)));
+  sink.write(stream, humanText(lines, colours(stream)));
 }
 
 /**
@@ -75,23 +103,23 @@ export function printText(stream: Stream, text: string): void {
  * newline; indented by `space` (0: on one line).
  */
 export function printJson(value: unknown, space = 2): void {
-  process.stdout.write(`${jsonText(value, space)}\n`);
+  sink.write('stdout', `${jsonText(value, space)}\n`);
 }
 
 /** Writes JSON text already made (by failureJson) on stdout as it is. */
 export function printJsonText(json: string): void {
-  process.stdout.write(json);
+  sink.write('stdout', json);
 }
 
 /** Writes one JSON log line on stderr as it is (the checks engine's jsonLogger, which writes it with jsonText). */
 export function printLogLine(line: string): void {
-  process.stderr.write(line);
+  sink.write('stderr', line);
 }
 
 /** Writes a chunk of a document (a report on stdout) as it is, resolving once it is handed on. */
 export function printDocument(chunk: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(chunk, (error) => {
+    sink.write('stdout', chunk, (error) => {
       if (error) reject(error);
       else resolve();
     });
@@ -100,12 +128,12 @@ export function printDocument(chunk: string): Promise<void> {
 
 /** Draws our progress line (progress.ts's text: counts and rates only) on stderr. */
 export function drawProgress(text: string): void {
-  process.stderr.write(text);
+  sink.write('stderr', text);
 }
 
 /** Clears the progress line, when stderr is a terminal. */
 export function clearProgress(): void {
-  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+  if (isTerminal('stderr')) sink.write('stderr', '\r\x1b[K');
 }
 
 /** How many characters `text` takes once rendered (for padding table columns). */

@@ -1,5 +1,6 @@
-// The `evals` command tree. Each action is a thin adapter: flags → one lazily imported library
-// call → result on stdout. createProgram() is exported so tests can parse argv without a process.
+// The `evals` command tree. Each action is a thin adapter: flags → one lazily imported command
+// (one library or app workflow call, its result on stdout) → an Outcome, which act() maps to the exit
+// code. createProgram() and runProgram() are exported so tests can run argv without a process.
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/contract';
@@ -8,12 +9,16 @@ import type { FailOn } from '@paperclip-evals/evalbook';
 
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { EXIT, UsageError, withJsonFailure } from './exit-codes.js';
+import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
 import { applyOptionRules, needs, repeatable } from './options.js';
+import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from './output-schemas.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 import { printText } from './print.js';
+import { act, runProgram } from './run.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export { runProgram };
 
 export function createProgram(): Command {
   const program = new Command('evals')
@@ -77,10 +82,12 @@ export function createProgram(): Command {
         '  $ cat attempt.json | evals validate -',
       ].join('\n'),
     )
-    .action(async (inputs: string[], flags: { json?: true; maxBytes: number }) => {
-      const { runValidate } = await import('./commands/validate.js');
-      process.exitCode = await runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
-    });
+    .action(
+      act(async (inputs: string[], flags: { json?: true; maxBytes: number }) => {
+        const { runValidate } = await import('./commands/validate.js');
+        return runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
+      }),
+    );
 
   program
     .command('ingest')
@@ -145,20 +152,22 @@ export function createProgram(): Command {
       ].join('\n'),
     )
     .action(
-      async (
-        inputs: string[],
-        flags: { store?: string; env?: string; artifactRoot?: string; keepForeign?: true; json?: true },
-      ) => {
-        const { runIngest } = await import('./commands/ingest.js');
-        process.exitCode = await runIngest({
-          inputs,
-          json: flags.json === true,
-          ...(flags.store === undefined ? {} : { store: flags.store }),
-          ...(flags.env === undefined ? {} : { env: flags.env }),
-          ...(flags.artifactRoot === undefined ? {} : { artifactRoot: flags.artifactRoot }),
-          keepForeign: flags.keepForeign === true,
-        });
-      },
+      act(
+        async (
+          inputs: string[],
+          flags: { store?: string; env?: string; artifactRoot?: string; keepForeign?: true; json?: true },
+        ) => {
+          const { runIngest } = await import('./commands/ingest.js');
+          return runIngest({
+            inputs,
+            json: flags.json === true,
+            ...(flags.store === undefined ? {} : { store: flags.store }),
+            ...(flags.env === undefined ? {} : { env: flags.env }),
+            ...(flags.artifactRoot === undefined ? {} : { artifactRoot: flags.artifactRoot }),
+            keepForeign: flags.keepForeign === true,
+          });
+        },
+      ),
     );
 
   program
@@ -215,17 +224,19 @@ export function createProgram(): Command {
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
       ].join('\n'),
     )
-    .action(async (flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string }) => {
-      const { runReport } = await import('./commands/report.js');
-      const compare = compareSpec(flags, false);
-      process.exitCode = await runReport({
-        ...storeFlags(flags),
-        format: flags.format,
-        ...(flags.out === undefined ? {} : { out: flags.out }),
-        ...(compare === undefined ? {} : { compare }),
-        failOn: flags.failOn ?? [],
-      });
-    });
+    .action(
+      act(async (flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string }) => {
+        const { runReport } = await import('./commands/report.js');
+        const compare = compareSpec(flags, false);
+        return runReport({
+          ...storeFlags(flags),
+          format: flags.format,
+          ...(flags.out === undefined ? {} : { out: flags.out }),
+          ...(compare === undefined ? {} : { compare }),
+          failOn: flags.failOn ?? [],
+        });
+      }),
+    );
 
   program
     .command('grid')
@@ -242,13 +253,15 @@ export function createProgram(): Command {
       'after',
       '\nExit codes: 0 printed · 2 usage error or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).\n\nExample:\n  $ evals grid --run nightly-2026-11-30',
     )
-    .action(async (flags: ReportFlags & { json?: true }) => {
-      const { GRID_REPORT_V1, runGrid } = await import('./commands/report.js');
-      const json = flags.json === true;
-      process.exitCode = await withJsonFailure(json, GRID_REPORT_V1, () =>
-        runGrid({ ...storeFlags(flags), json }),
-      );
-    });
+    .action(
+      act(
+        async (flags: ReportFlags & { json?: true }) => {
+          const { runGrid } = await import('./commands/report.js');
+          return runGrid({ ...storeFlags(flags), json: flags.json === true });
+        },
+        { json: GRID_REPORT_V1 },
+      ),
+    );
 
   program
     .command('compare')
@@ -294,15 +307,22 @@ export function createProgram(): Command {
         '  $ evals compare --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
       ].join('\n'),
     )
-    .action(async (flags: ReportFlags & { json?: true }) => {
-      const { COMPARE_REPORT_V1, runCompare } = await import('./commands/report.js');
-      const json = flags.json === true;
-      process.exitCode = await withJsonFailure(json, COMPARE_REPORT_V1, async () => {
-        const compare = compareSpec(flags, true);
-        if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
-        return runCompare({ ...storeFlags(flags), compare, json, failOn: flags.failOn ?? [] });
-      });
-    });
+    .action(
+      act(
+        async (flags: ReportFlags & { json?: true }) => {
+          const { runCompare } = await import('./commands/report.js');
+          const compare = compareSpec(flags, true);
+          if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
+          return runCompare({
+            ...storeFlags(flags),
+            compare,
+            json: flags.json === true,
+            failOn: flags.failOn ?? [],
+          });
+        },
+        { json: COMPARE_REPORT_V1 },
+      ),
+    );
 
   program
     .command('init')
@@ -315,10 +335,12 @@ export function createProgram(): Command {
       'after',
       '\nExit codes: 0 written · 2 the file exists, its folder is missing, or it cannot be written.\n\nExamples:\n  $ evals init\n  $ evals init suites/nightly.yaml\n  $ evals init - | less',
     )
-    .action(async (file: string) => {
-      const { runInit } = await import('./commands/init.js');
-      process.exitCode = await runInit({ path: file });
-    });
+    .action(
+      act(async (file: string) => {
+        const { runInit } = await import('./commands/init.js');
+        return runInit({ path: file });
+      }),
+    );
 
   program
     .command('digest')
@@ -330,14 +352,12 @@ export function createProgram(): Command {
     .option('--canonical', 'digest the RFC 8785 canonical form of the JSON in each file')
     .option('--json', 'print the digests as JSON')
     .addHelpText('after', '\nExit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON.')
-    .action(async (files: string[], flags: { canonical?: true; json?: true }) => {
-      const { runDigest } = await import('./commands/digest.js');
-      process.exitCode = await runDigest({
-        files,
-        canonical: flags.canonical === true,
-        json: flags.json === true,
-      });
-    });
+    .action(
+      act(async (files: string[], flags: { canonical?: true; json?: true }) => {
+        const { runDigest } = await import('./commands/digest.js');
+        return runDigest({ files, canonical: flags.canonical === true, json: flags.json === true });
+      }),
+    );
 
   const runnerd = program.command('runnerd').description('work with paperclip-runnerd executables');
   runnerd
@@ -365,10 +385,15 @@ export function createProgram(): Command {
         `Exit codes: 0 verified · 2 usage · 4 artifact invalid (path, digest or metadata; a file over ${DEFAULT_MAX_EXECUTABLE_BYTES / 1024 / 1024} MiB is file_too_large, never copied) · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its private copies removed first)`,
       ].join('\n'),
     )
-    .action(async (flags: { path: string; sha256: string; timeoutMs: number; json?: true }) => {
-      const { runRunnerdInspect } = await import('./commands/negotiate.js');
-      process.exitCode = await runRunnerdInspect({ ...flags, json: flags.json === true });
-    });
+    .action(
+      act(
+        async (flags: { path: string; sha256: string; timeoutMs: number; json?: true }) => {
+          const { runRunnerdInspect } = await import('./commands/negotiate.js');
+          return runRunnerdInspect({ ...flags, json: flags.json === true });
+        },
+        { json: contractFailureJson },
+      ),
+    );
 
   program
     .command('negotiate')
@@ -404,18 +429,21 @@ export function createProgram(): Command {
       ].join('\n'),
     )
     .action(
-      async (flags: {
-        packageMetadata: string;
-        requirements: string;
-        catalog: string;
-        runnerd: string;
-        runnerdSha256: string;
-        timeoutMs: number;
-        json?: true;
-      }) => {
-        const { runNegotiate } = await import('./commands/negotiate.js');
-        process.exitCode = await runNegotiate({ ...flags, json: flags.json === true });
-      },
+      act(
+        async (flags: {
+          packageMetadata: string;
+          requirements: string;
+          catalog: string;
+          runnerd: string;
+          runnerdSha256: string;
+          timeoutMs: number;
+          json?: true;
+        }) => {
+          const { runNegotiate } = await import('./commands/negotiate.js');
+          return runNegotiate({ ...flags, json: flags.json === true });
+        },
+        { json: contractFailureJson },
+      ),
     );
 
   program
@@ -453,14 +481,16 @@ export function createProgram(): Command {
         '  $ evals qualify --release-dir dist/release --json | jq ".checks[] | select(.status != \\"pass\\")"',
       ].join('\n'),
     )
-    .action(async (flags: { releaseDir: string; out?: string; json?: true }) => {
-      const { runQualify } = await import('./commands/qualify.js');
-      process.exitCode = await runQualify({
-        releaseDir: flags.releaseDir,
-        ...(flags.out === undefined ? {} : { out: flags.out }),
-        json: flags.json === true,
-      });
-    });
+    .action(
+      act(async (flags: { releaseDir: string; out?: string; json?: true }) => {
+        const { runQualify } = await import('./commands/qualify.js');
+        return runQualify({
+          releaseDir: flags.releaseDir,
+          ...(flags.out === undefined ? {} : { out: flags.out }),
+          json: flags.json === true,
+        });
+      }),
+    );
 
   addEngineCommands(program);
   addPolicyCommands(program);
@@ -610,7 +640,8 @@ export type { DigestReport } from './commands/digest.js';
 export type { FailureReport } from './exit-codes.js';
 export type { IngestReport } from './commands/ingest.js';
 export type { RetractionReport, RunsReport } from './commands/ledger.js';
-export type { ContractFailureReport, NegotiateReport, RunnerdInspectReport } from './commands/negotiate.js';
+export type { ContractFailureReport } from './exit-codes.js';
+export type { NegotiateReport, RunnerdInspectReport } from './commands/negotiate.js';
 export type { PolicyReplayCall, PolicyReplayReport, StoredCounts } from './commands/policy.js';
 export type { CompareReport, GridReport } from './commands/report.js';
 export type { ValidateFileReport, ValidateReport } from './commands/validate.js';

@@ -1,32 +1,67 @@
-// The exit-code table, tested directly: every kind of failure a command can end with maps to its
-// documented code, and the README's exit-code paragraph names exactly the codes the table has.
-import { readFileSync } from 'node:fs';
+// The exit-code table, tested directly: every outcome a command can come to and every kind of failure
+// it can end with maps to its documented code (a row each), the README's exit-code paragraph names
+// exactly the codes the table has, and no command decides an exit code itself: each action goes
+// through act() (run.ts), and no source sets process.exitCode but the two entry points.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 
-// The CLI's own import of the contract package (its built output), so `instanceof` is the CLI's.
+// The CLI's own imports of the packages (their built output), so `instanceof` is the CLI's.
+import { AppError } from '@paperclip-evals/app';
 import { ContractError } from '@paperclip-evals/contract';
+import { PolicyError } from '@paperclip-evals/policy';
 import { EvalbookError, storeError } from '../../evalbook/src/errors.ts';
 import {
   EXIT,
+  EXIT_FOR_OUTCOME,
   POLICY_EVALUATE_EXIT,
   POLICY_REPLAY_EXIT,
   UsageError,
+  contractFailureJson,
   exitCodeFor,
-  exitCodeForPolicyError,
+  exitCodeForOutcome,
+  exitCodeForPolicyReplay,
 } from '../src/exit-codes.ts';
 
+import type { AppErrorCode } from '@paperclip-evals/app';
 import type { ContractErrorCode } from '@paperclip-evals/contract';
 import type { EvalbookErrorCode } from '../../evalbook/src/errors.ts';
-import type { PolicyErrorCode } from '../../policy/src/errors.ts';
+import type { PolicyErrorCode } from '@paperclip-evals/policy';
+import type { Outcome } from '../src/exit-codes.ts';
 
 const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 const fileSystemError = (code: string): NodeJS.ErrnoException =>
   Object.assign(new Error(`${code}: failed, open 'x'`), { code, errno: -2, syscall: 'open', path: 'x' });
 
-describe('exitCodeFor', () => {
+describe('exitCodeForOutcome: a row per outcome', () => {
+  const rows: Record<Outcome, number> = {
+    ok: 0,
+    invalid: 1,
+    unreadable: 2,
+    rejected: 1,
+    not_stored: 2,
+    refused: 1,
+    gate_failed: 1,
+    incompatible: 3,
+    row_errors: 1,
+    unfamiliar_verdicts: 1,
+    evaluate_row_errors: 1,
+    could_not_start: 2,
+  };
+  it.each(Object.entries(rows))('%s exits %i', (outcome, code) => {
+    expect(exitCodeForOutcome(outcome as Outcome)).toBe(code);
+  });
+
+  it('has a row here for every outcome of the table, and no other', () => {
+    expect(Object.keys(EXIT_FOR_OUTCOME).sort()).toEqual(Object.keys(rows).sort());
+  });
+});
+
+describe('exitCodeFor: a row per failure', () => {
   const rows: [string, unknown, number][] = [
     ['--help / --version (commander exit 0)', new CommanderError(0, 'commander.helpDisplayed', ''), EXIT.ok],
     ['an unknown option', new CommanderError(1, 'commander.unknownOption', 'x'), EXIT.usage],
@@ -77,20 +112,82 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(Object.assign(new Error('x'), { code: 'toString', issues: [] }))).toBe(EXIT.internal);
   });
 
+  const app: Record<AppErrorCode, number> = {
+    paperclip_app_request_invalid: 2,
+    paperclip_app_input_invalid: 2,
+  };
+  it.each(Object.entries(app))('the app error %s exits %i', (code, exit) => {
+    expect(exitCodeFor(new AppError(code as AppErrorCode, 'x'))).toBe(exit);
+  });
+});
+
+describe('exitCodeForPolicyReplay: its own codes for the same failures', () => {
   const policy: Record<PolicyErrorCode, number> = {
     paperclip_policy_bundle_invalid: 2,
     paperclip_policy_binary_invalid: 4,
     paperclip_policy_job_failed: 5,
   };
-  it.each(Object.entries(policy))('policy replay: %s exits %i', (code, exit) => {
-    expect(exitCodeForPolicyError(code as PolicyErrorCode)).toBe(exit);
+  it.each(Object.entries(policy))('%s exits %i', (code, exit) => {
+    expect(exitCodeForPolicyReplay(new PolicyError(code as PolicyErrorCode, 'x'))).toBe(exit);
   });
+
+  it.each(Object.keys(policy))('%s is internal (70) for any other command', (code) => {
+    expect(exitCodeFor(new PolicyError(code as PolicyErrorCode, 'x'))).toBe(EXIT.internal);
+  });
+
+  const rows: [string, unknown, number][] = [
+    // An attempt that is not valid cannot be replayed: an input error, not validate's "invalid" (1).
+    [
+      'an invalid attempt bundle',
+      new ContractError('paperclip_native_execution_invalid', 'x'),
+      POLICY_REPLAY_EXIT.usage,
+    ],
+    ['a runnerd artifact error', new ContractError('paperclip_runnerd_artifact_invalid', 'x'), 2],
+    ['an app refusal', new AppError('paperclip_app_input_invalid', 'x'), 2],
+    ['a usage error', new UsageError('x'), 2],
+    ['a store that cannot be used', storeError('corrupt'), 2],
+    ['a file that cannot be read', fileSystemError('ENOENT'), 2],
+    ['a bug', new TypeError('x'), EXIT.internal],
+  ];
+  it.each(rows)('%s', (_name, error, code) => {
+    expect(exitCodeForPolicyReplay(error)).toBe(code);
+  });
+});
+
+describe('contractFailureJson', () => {
+  it('is {ok: false, code, message, issues} for a contract error', () => {
+    const issue = { code: 'digest_mismatch', message: 'm', component: 'runnerd' };
+    const error = new ContractError('paperclip_runnerd_artifact_invalid', 'not verified', [issue]);
+    expect(JSON.parse(contractFailureJson(error) ?? 'null')).toEqual({
+      ok: false,
+      code: 'paperclip_runnerd_artifact_invalid',
+      message: 'not verified',
+      issues: [issue],
+    });
+  });
+
+  it.each([new UsageError('x'), new TypeError('x'), fileSystemError('ENOENT')])(
+    'is nothing for any other failure (%s)',
+    (error) => {
+      expect(contractFailureJson(error)).toBeUndefined();
+    },
+  );
 });
 
 describe('the documented codes', () => {
   it('are distinct meanings: no two names of the main table share a code', () => {
     const values = Object.values(EXIT);
     expect(new Set(values).size).toBe(values.length);
+  });
+
+  it('hold every outcome: each maps to a code of the main, replay or evaluate table', () => {
+    const documented = new Set<number>([
+      ...Object.values(EXIT),
+      ...Object.values(POLICY_REPLAY_EXIT),
+      ...Object.values(POLICY_EVALUATE_EXIT),
+    ]);
+    for (const [outcome, code] of Object.entries(EXIT_FOR_OUTCOME))
+      expect(documented.has(code), outcome).toBe(true);
   });
 
   it('are exactly the codes the README lists, and the signal codes are 128 + the signal', () => {
@@ -105,5 +202,47 @@ describe('the documented codes', () => {
     ]);
     expect([...listed].sort((a, b) => a - b)).toEqual([...table].sort((a, b) => a - b));
     expect([EXIT.interrupted, EXIT.terminated]).toEqual([128 + 2, 128 + 15]);
+  });
+});
+
+describe('no command decides its own exit code', () => {
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.ts'),
+  );
+  const source = (file: string): string => readFileSync(join(SRC, file), 'utf8');
+  /** The entry points set process.exitCode, each from its one runner's result. */
+  const ENTRY_POINTS: Readonly<Record<string, RegExp>> = {
+    'main.ts': /process\.exitCode = await runProgram\(/g,
+    'engine-main.ts': /process\.exitCode = await runEngineBin\(/g,
+  };
+
+  it.each(files)('%s sets no process.exitCode of its own and exits with no number of its own', (file) => {
+    const text = source(file).replace(ENTRY_POINTS[file] ?? /$^/g, '');
+    expect(text).not.toMatch(/process\.exitCode\s*=/);
+    // process.exit(N) and process.exit(EXIT.x): only a code from the table (exitCodeForOutcome) or
+    // EXIT.internal for a broken stdout, in main.ts.
+    const exits = [...text.matchAll(/process\.exit\((.*)\);/g)].map((match) => match[1]);
+    for (const argument of exits)
+      expect(
+        argument === "exitCodeForOutcome('ok')" || (file === 'main.ts' && argument === 'EXIT.internal'),
+        `${file}: process.exit(${argument})`,
+      ).toBe(true);
+  });
+
+  it.each(files.filter((file) => /(?:^|\/)(?:program|[a-z-]+-program)\.ts$/.test(file)))(
+    '%s: every action is act(…), so its outcome and failures go through the table',
+    (file) => {
+      const text = source(file);
+      const actions = [...text.matchAll(/\.action\(\s*([a-z]+)/g)].map((match) => match[1]);
+      expect(actions.length).toBeGreaterThan(0);
+      expect(actions).toEqual(actions.map(() => 'act'));
+    },
+  );
+
+  it('catches what it is meant to: a command with its own exit code fails the scan', () => {
+    expect('    process.exitCode = 2;').toMatch(/process\.exitCode\s*=/);
+    expect([...'.action(async () => {'.matchAll(/\.action\(\s*([a-z]+)/g)].map((m) => m[1])).toEqual([
+      'async',
+    ]);
   });
 });

@@ -146,7 +146,10 @@ describe('evals policy replay', () => {
     await writeFile(allBroken, JSON.stringify(bundleOf(broken('one'), broken('two'))));
     const run = replay(producer, ['--json'], allBroken);
     expect(run.status).toBe(2);
-    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 2, error: { code: null } });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { code: 'paperclip_app_input_invalid' },
+    });
     expect(run.stdout).not.toContain('"calls"');
     expect(run.stderr).toMatch(
       /skipped every artifact of .*all-broken\.json.*Skipped: one \(t1_predicate_tree\): bad_pattern; two \(t1_predicate_tree\): bad_pattern/,

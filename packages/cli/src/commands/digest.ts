@@ -4,8 +4,9 @@
 import { resolve } from 'node:path';
 import { canonicalDigest, digestFile, readJsonDocument } from '@paperclip-evals/contract';
 
-import { EXIT } from '../exit-codes.js';
 import { printJson, printLines } from '../print.js';
+
+import type { Outcome } from '../exit-codes.js';
 
 export interface DigestOptions {
   readonly files: readonly string[];
@@ -19,7 +20,7 @@ export interface DigestReport {
   readonly files: readonly { readonly file: string; readonly sha256: string }[];
 }
 
-export async function runDigest(options: DigestOptions): Promise<number> {
+export async function runDigest(options: DigestOptions): Promise<Outcome> {
   const results: DigestReport['files'][number][] = [];
   for (const file of options.files) {
     const path = resolve(file);
@@ -34,5 +35,5 @@ export async function runDigest(options: DigestOptions): Promise<number> {
       'stdout',
       results.map(({ file, sha256 }) => `${sha256}  ${file}`),
     );
-  return EXIT.ok;
+  return 'ok';
 }

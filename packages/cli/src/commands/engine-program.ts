@@ -4,6 +4,8 @@ import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
+import { act } from '../run.js';
+
 /** The engine's log levels (checks' LOG_LEVELS; repeated here so `evals --help` loads no engine code). */
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 
@@ -52,11 +54,16 @@ export function addEngineCommands(program: Command): void {
         '  $ ATTEST_ENGINE_PATH=$(command -v evals-engine) pytest   # the drop-in bin for Attest SDKs',
       ].join('\n'),
     )
-    .action(async (flags: { stdio: true; logLevel: string; store?: string }) => {
-      const { runEngine } = await import('./engine.js');
-      process.exitCode = await runEngine({
-        logLevel: flags.logLevel,
-        ...(flags.store === undefined ? {} : { store: flags.store }),
-      });
-    });
+    .action(
+      act(
+        async (flags: { stdio: true; logLevel: string; store?: string }) => {
+          const { runEngine } = await import('./engine.js');
+          return runEngine({
+            logLevel: flags.logLevel,
+            ...(flags.store === undefined ? {} : { store: flags.store }),
+          });
+        },
+        { prefix: 'evals engine: ' },
+      ),
+    );
 }

@@ -1,26 +1,22 @@
-// `evals ingest`: stream attempt bundles into an Evalbook store and print what happened (a human
-// summary, or one JSON report with --json). A progress line goes to stderr only when it is a TTY.
-// Case checks in model layers (llm_judge, embedding) get the provider the checks engine would get
-// from the same EVALS_ENGINE_PROVIDER_* variables; without one they are stored not_evaluated.
-// With --env, attempts not of its suite are refused (nothing written) unless --keep-foreign.
-// Exit: 0 only inserted/duplicates · 1 conflicts, invalid bundles or refused foreign attempts · 2 usage
-// error, unreadable input or a bundle the store refused (the others are written).
-import { ProviderConfigError, engineOptionsFromEnv } from '@paperclip-evals/checks';
-import {
-  artifactCountsText,
-  formatUsd,
-  ingest,
-  isEvalbookError,
-  ingestExitCode,
-} from '@paperclip-evals/evalbook';
+// `evals ingest`: stream attempt bundles into an Evalbook store (the app's ingest workflow, which
+// gives model-layer case checks the checks engine's provider settings) and print what happened (a
+// human summary, or one JSON report with --json). A progress line goes to stderr only when it is a
+// TTY. With --env, attempts not of its suite are refused (nothing written) unless --keep-foreign.
+// Outcome: ok (only inserted/duplicates) · rejected (conflicts, invalid bundles or refused foreign
+// attempts) · not_stored (an unreadable input or a bundle the store refused; the others are written).
+import { ingestAttempts } from '@paperclip-evals/app/ingest';
+import { ProviderConfigError } from '@paperclip-evals/checks';
+import { artifactCountsText, formatUsd, ingestExitCode, isEvalbookError } from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
-import type { CaseCheckModels, IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
+import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
 
-import { UsageError, show } from '../exit-codes.js';
+import { UsageError, exitCodeForOutcome, show } from '../exit-codes.js';
+import { INGEST_REPORT_V1 } from '../output-schemas.js';
 import { progressText } from '../progress.js';
-import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
+import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
+import type { EXIT_FOR_OUTCOME, Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
 
 export interface IngestCommandOptions {
@@ -32,17 +28,18 @@ export interface IngestCommandOptions {
   readonly json: boolean;
 }
 
-export const INGEST_REPORT_V1 = 'paperclip-evals/ingest-report/v1';
+/** What an ingest came to, by the evalbook's verdict on its summary (ingestExitCode's 0, 1, 2). */
+const INGEST_OUTCOMES = ['ok', 'rejected', 'not_stored'] as const satisfies readonly Outcome[];
 
 /** `evals ingest --json` (schemas/evals/ingest-report-v1.schema.json): the summary and its exit code. */
 export type IngestReport = {
   readonly schema: typeof INGEST_REPORT_V1;
-  readonly exitCode: ReturnType<typeof ingestExitCode>;
+  readonly exitCode: (typeof EXIT_FOR_OUTCOME)[(typeof INGEST_OUTCOMES)[number]];
 } & IngestSummary;
 
-export async function runIngest(options: IngestCommandOptions): Promise<number> {
+export async function runIngest(options: IngestCommandOptions): Promise<Outcome> {
   const started = performance.now();
-  const tty = process.stderr.isTTY;
+  const tty = isTerminal('stderr');
   const onProgress = (progress: IngestProgress): void => {
     const problems = progress.conflicts + progress.invalid + progress.unreadable + progress.storeRefused;
     drawProgress(
@@ -57,9 +54,8 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
   };
   let summary: IngestSummary;
   try {
-    const models = caseCheckModels();
-    summary = await ingest({
-      ...(models === undefined ? {} : { models }),
+    summary = await ingestAttempts({
+      variables: process.env,
       inputs: options.inputs,
       ...(options.store === undefined ? {} : { storeUrl: options.store }),
       ...(options.env === undefined ? {} : { environmentPath: options.env }),
@@ -69,16 +65,24 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       writerThread: true,
     });
   } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_ingest_usage_invalid'))
-      throw new UsageError(error.message);
+    // An unusable --artifact-root, --keep-foreign without an environment, or provider settings.
+    if (
+      isEvalbookError(error, 'paperclip_evalbook_ingest_usage_invalid') ||
+      error instanceof ProviderConfigError
+    )
+      throw new UsageError(error.message, { cause: error });
     throw error;
   } finally {
     if (tty) clearProgress();
   }
-  const code = ingestExitCode(summary);
+  const outcome = INGEST_OUTCOMES[ingestExitCode(summary)];
   if (options.json) {
-    printJson({ schema: INGEST_REPORT_V1, exitCode: code, ...summary } satisfies IngestReport);
-    return code;
+    printJson({
+      schema: INGEST_REPORT_V1,
+      exitCode: exitCodeForOutcome(outcome),
+      ...summary,
+    } satisfies IngestReport);
+    return outcome;
   }
   const lines: Line[] = [];
   for (const conflict of summary.conflicts)
@@ -140,15 +144,5 @@ export async function runIngest(options: IngestCommandOptions): Promise<number> 
       `model calls for case checks: ${usage.model_calls} (${usage.judge_calls} judge), $${usage.cost_usd.toFixed(6)}${usage.unpriced_calls > 0 ? `, ${usage.unpriced_calls} unpriced (not counted as zero)` : ''}`,
     );
   printLines('stdout', lines);
-  return code;
-}
-
-/** The provider for model-layer case checks, from the engine's variables; undefined when none is set. */
-function caseCheckModels(): CaseCheckModels | undefined {
-  try {
-    return engineOptionsFromEnv(process.env, () => undefined).models;
-  } catch (error) {
-    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  return outcome;
 }

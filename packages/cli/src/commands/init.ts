@@ -6,7 +6,9 @@ import { starterEnvironment } from '@paperclip-evals/evalbook';
 
 import { printLines } from '../print.js';
 
-export async function runInit(options: { readonly path: string }): Promise<number> {
+import type { Outcome } from '../exit-codes.js';
+
+export async function runInit(options: { readonly path: string }): Promise<Outcome> {
   const target = await outputTarget(options.path, { overwrite: false });
   await writeOutputFile(options.path, (write) => write(starterEnvironment()), { overwrite: false });
   // Written to stdout itself (`evals init /dev/stdout`), the next steps go to stderr.
@@ -17,5 +19,5 @@ export async function runInit(options: { readonly path: string }): Promise<numbe
     `  3. evals ingest runs/ --env ${options.path}`,
     `  4. evals report --env ${options.path} --format json --out report.json`,
   ]);
-  return 0;
+  return 'ok';
 }

@@ -4,8 +4,9 @@ import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
-import { withJsonFailure } from '../exit-codes.js';
 import { needs, repeatable } from '../options.js';
+import { RUNS_V1 } from '../output-schemas.js';
+import { act } from '../run.js';
 
 const STORE_HELP =
   "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)";
@@ -58,22 +59,20 @@ export function addLedgerCommands(program: Command): void {
       ].join('\n'),
     )
     .action(
-      async (flags: {
-        run?: string;
-        attempt: string[];
-        reason?: string;
-        by?: string;
-        store?: string;
-        env?: string;
-        json?: true;
-      }) => {
-        const { runRetract } = await import('./ledger.js');
-        process.exitCode = await runRetract({
-          ...flags,
-          attempts: flags.attempt,
-          json: flags.json === true,
-        });
-      },
+      act(
+        async (flags: {
+          run?: string;
+          attempt: string[];
+          reason?: string;
+          by?: string;
+          store?: string;
+          env?: string;
+          json?: true;
+        }) => {
+          const { runRetract } = await import('./ledger.js');
+          return runRetract({ ...flags, attempts: flags.attempt, json: flags.json === true });
+        },
+      ),
     );
 
   program
@@ -101,9 +100,13 @@ export function addLedgerCommands(program: Command): void {
         '  $ evals runs --json | jq ".runs[] | select(.retracted > 0)"',
       ].join('\n'),
     )
-    .action(async (flags: { store?: string; env?: string; json?: true }) => {
-      const { RUNS_V1, runRuns } = await import('./ledger.js');
-      const json = flags.json === true;
-      process.exitCode = await withJsonFailure(json, RUNS_V1, () => runRuns({ ...flags, json }));
-    });
+    .action(
+      act(
+        async (flags: { store?: string; env?: string; json?: true }) => {
+          const { runRuns } = await import('./ledger.js');
+          return runRuns({ ...flags, json: flags.json === true });
+        },
+        { json: RUNS_V1 },
+      ),
+    );
 }

@@ -7,11 +7,10 @@ import { checkRetractionRequest, isEvalbookError, retractionText } from '@paperc
 import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
 
 import { EXIT, UsageError } from '../exit-codes.js';
-import { openForReading } from './report.js';
+import { RETRACTION_REPORT_V1, RUNS_V1 } from '../output-schemas.js';
 import { padShown, printJson, printLines, shownWidth } from '../print.js';
 
-export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
-export const RUNS_V1 = 'paperclip-evals/runs/v1';
+import type { Outcome } from '../exit-codes.js';
 
 /** `evals retract --json` (schemas/evals/retraction-report-v1.schema.json). */
 export interface RetractionReport {
@@ -50,7 +49,7 @@ function defaultAuthor(): string {
   throw new UsageError('cannot tell who retracts: name yourself with --by NAME');
 }
 
-export async function runRetract(options: RetractCommandOptions): Promise<number> {
+export async function runRetract(options: RetractCommandOptions): Promise<Outcome> {
   if (options.run === undefined) throw new UsageError('name the run to retract: --run RUN_ID');
   if (options.reason === undefined)
     throw new UsageError('say why with --reason "…" (it is shown wherever the retraction is)');
@@ -67,16 +66,16 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
     if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused')) throw new UsageError(error.message);
     throw error;
   }
-  const { store, storeUrl } = await openForReading(options, 'write');
-  let outcomes: RetractionOutcome[];
-  try {
-    outcomes = await store.retract(request);
-  } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused')) throw new UsageError(error.message);
-    throw error;
-  } finally {
-    await store.close();
-  }
+  const { withEvalbook } = await import('@paperclip-evals/app/evalbook');
+  const { storeUrl, outcomes } = await withEvalbook(options, 'write', async ({ store, storeUrl }) => {
+    try {
+      return { storeUrl, outcomes: await store.retract(request) };
+    } catch (error) {
+      if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused'))
+        throw new UsageError(error.message);
+      throw error;
+    }
+  });
   if (options.json) {
     const report: RetractionReport = {
       schema: RETRACTION_REPORT_V1,
@@ -85,7 +84,7 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
       outcomes,
     };
     printJson(report);
-    return EXIT.ok;
+    return 'ok';
   }
   const lines = outcomes.map((outcome) => {
     const covered = `${outcome.attempts.length} attempt${outcome.attempts.length === 1 ? '' : 's'}`;
@@ -95,28 +94,26 @@ export async function runRetract(options: RetractCommandOptions): Promise<number
   });
   lines.push('', 'reports, grids, comparisons and gates leave these attempts out (and say how many).');
   printLines('stdout', lines);
-  return EXIT.ok;
+  return 'ok';
 }
 
 export async function runRuns(options: {
   readonly store?: string;
   readonly env?: string;
   readonly json: boolean;
-}): Promise<number> {
-  const { store, storeUrl } = await openForReading(options);
-  let runs: RunCounts[];
-  try {
-    runs = await store.runs();
-  } finally {
-    await store.close();
-  }
+}): Promise<Outcome> {
+  const { withEvalbook } = await import('@paperclip-evals/app/evalbook');
+  const { storeUrl, runs } = await withEvalbook(options, 'read', async ({ store, storeUrl }) => ({
+    storeUrl,
+    runs: await store.runs(),
+  }));
   if (options.json) {
     printJson({ schema: RUNS_V1, store: storeUrl, runs } satisfies RunsReport);
-    return EXIT.ok;
+    return 'ok';
   }
   if (runs.length === 0) {
     printLines('stdout', [`${storeUrl}: no runs (nothing ingested yet)`]);
-    return EXIT.ok;
+    return 'ok';
   }
   const header = ['run', 'attempts', 'cases', 'configs', 'foreign', 'retracted', 'terminal states'];
   const rows = runs.map((run) => [
@@ -146,5 +143,5 @@ export async function runRuns(options: {
     `${runs.length} run(s) in ${storeUrl}. Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.`,
   );
   printLines('stdout', lines);
-  return EXIT.ok;
+  return 'ok';
 }

@@ -12,27 +12,12 @@ import {
   resolveRunnerdArtifact,
 } from '@paperclip-evals/contract';
 
-import type {
-  CompatibilityReceipt,
-  ContractErrorCode,
-  Issue,
-  RunnerdArtifact,
-} from '@paperclip-evals/contract';
+import type { CompatibilityReceipt, Issue, RunnerdArtifact } from '@paperclip-evals/contract';
 
-import { EXIT, UsageError, exitCodeFor, show } from '../exit-codes.js';
+import { UsageError, show } from '../exit-codes.js';
 import { printJson, printLines } from '../print.js';
 
-/**
- * What `runnerd inspect --json` and `negotiate --json` print for a coded contract failure
- * (schemas/evals/runnerd-inspect-v1.schema.json, negotiate-v1.schema.json). These outputs carry no
- * `schema` member.
- */
-export interface ContractFailureReport {
-  readonly ok: false;
-  readonly code: ContractErrorCode;
-  readonly message: string;
-  readonly issues: readonly Issue[];
-}
+import type { ContractFailureReport, Outcome } from '../exit-codes.js';
 
 /** `evals runnerd inspect --json`: the verified artifact, or a coded failure. */
 export type RunnerdInspectReport = RunnerdArtifact | ContractFailureReport;
@@ -63,33 +48,21 @@ export interface InspectOptions {
   readonly json: boolean;
 }
 
-export async function runRunnerdInspect(options: InspectOptions): Promise<number> {
-  return withJsonFailure(options.json, async () => {
-    // The path goes to the resolver as given: it resolves it against the working directory itself.
-    const artifact = await resolveRunnerdArtifact({
-      executablePath: options.path,
-      expectedSha256: options.sha256,
-      metadataTimeoutMs: options.timeoutMs,
-    });
-    if (options.json) printReport(artifact);
-    else printLines('stdout', formatArtifact(artifact));
-    return EXIT.ok;
-  });
-}
-
 /**
- * With --json, a coded failure is still a result a machine can read: it goes to stdout as
- * `{ok: false, code, message, issues}` (and the exit code is the error's), not only to stderr.
+ * Verifies the executable and prints it. With --json a coded contract failure is still a result a
+ * machine can read: act() prints it on stdout as `{ok: false, code, message, issues}`
+ * (contractFailureJson), with the error's exit code.
  */
-async function withJsonFailure(json: boolean, run: () => Promise<number>): Promise<number> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!json || !isContractError(error)) throw error;
-    printReport({ ok: false, code: error.code, message: error.message, issues: error.issues });
-    printLines('stderr', [`evals: ${error.code}: ${error.message}`]);
-    return exitCodeFor(error);
-  }
+export async function runRunnerdInspect(options: InspectOptions): Promise<Outcome> {
+  // The path goes to the resolver as given: it resolves it against the working directory itself.
+  const artifact = await resolveRunnerdArtifact({
+    executablePath: options.path,
+    expectedSha256: options.sha256,
+    metadataTimeoutMs: options.timeoutMs,
+  });
+  if (options.json) printReport(artifact);
+  else printLines('stdout', formatArtifact(artifact));
+  return 'ok';
 }
 
 export interface NegotiateOptions {
@@ -102,11 +75,8 @@ export interface NegotiateOptions {
   readonly json: boolean;
 }
 
-export async function runNegotiate(options: NegotiateOptions): Promise<number> {
-  return withJsonFailure(options.json, () => negotiate(options));
-}
-
-async function negotiate(options: NegotiateOptions): Promise<number> {
+/** Negotiates and prints the receipt or every incompatibility (a coded failure: as runRunnerdInspect's). */
+export async function runNegotiate(options: NegotiateOptions): Promise<Outcome> {
   const releaseMetadata = parsePackageBuildMetadata(
     await readJsonDocument(resolve(options.packageMetadata), 'package build metadata'),
   );
@@ -135,7 +105,7 @@ async function negotiate(options: NegotiateOptions): Promise<number> {
     if (!isContractError(error) || error.code !== 'paperclip_runner_eval_incompatible') throw error;
     if (options.json) printReport({ compatible: false, code: error.code, issues: error.issues });
     else printLines('stdout', formatIncompatible(error.issues));
-    return EXIT.incompatible;
+    return 'incompatible';
   }
   if (options.json)
     printReport({
@@ -144,7 +114,7 @@ async function negotiate(options: NegotiateOptions): Promise<number> {
       runnerd: { executablePath: artifact.executablePath, sha256: artifact.sha256 },
     });
   else printLines('stdout', formatReceipt(receipt, artifact));
-  return EXIT.ok;
+  return 'ok';
 }
 
 /** The verified artifact's lines (its build metadata is runnerd's output: printLines renders it). */

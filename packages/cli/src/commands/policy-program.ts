@@ -2,8 +2,10 @@
 // command tree by program.ts. Actions lazily import their modules, like every other command.
 import { InvalidArgumentError, Option } from 'commander';
 
-import { POLICY_EVALUATE_EXIT, POLICY_REPLAY_EXIT } from '../exit-codes.js';
+import { POLICY_EVALUATE_EXIT, POLICY_REPLAY_EXIT, exitCodeForPolicyReplay } from '../exit-codes.js';
 import { repeatable } from '../options.js';
+import { POLICY_REPLAY_REPORT_V1 } from '../output-schemas.js';
+import { act } from '../run.js';
 
 import type { Command } from 'commander';
 
@@ -41,13 +43,18 @@ export function addPolicyCommands(program: Command): void {
         '  $ evals policy evaluate < frames.ndjson > replies.ndjson',
       ].join('\n'),
     )
-    .action(async (flags: { describe?: true; listen?: string }) => {
-      const { runPolicyEvaluate } = await import('./policy.js');
-      process.exitCode = await runPolicyEvaluate({
-        describe: flags.describe === true,
-        ...(flags.listen === undefined ? {} : { listen: flags.listen }),
-      });
-    });
+    .action(
+      act(
+        async (flags: { describe?: true; listen?: string }) => {
+          const { runPolicyEvaluate } = await import('./policy.js');
+          return runPolicyEvaluate({
+            describe: flags.describe === true,
+            ...(flags.listen === undefined ? {} : { listen: flags.listen }),
+          });
+        },
+        { prefix: 'evals policy evaluate: ' },
+      ),
+    );
 
   policy
     .command('replay')
@@ -139,30 +146,37 @@ export function addPolicyCommands(program: Command): void {
       ].join('\n'),
     )
     .action(
-      async (
-        attempts: string[],
-        flags: {
-          policyBinary: string;
-          sha256: string;
-          bundle: string;
-          policyArg: string[];
-          processes: number;
-          sessionsPerProcess: number;
-          initialState: 'zeroed' | 'unavailable';
-          replyTimeoutMs: number;
-          store?: string;
-          json?: true;
+      act(
+        async (
+          attempts: string[],
+          flags: {
+            policyBinary: string;
+            sha256: string;
+            bundle: string;
+            policyArg: string[];
+            processes: number;
+            sessionsPerProcess: number;
+            initialState: 'zeroed' | 'unavailable';
+            replyTimeoutMs: number;
+            store?: string;
+            json?: true;
+          },
+        ) => {
+          const { runPolicyReplay } = await import('./policy.js');
+          const { store, ...rest } = flags;
+          return runPolicyReplay({
+            ...rest,
+            attempts,
+            json: flags.json === true,
+            ...(store === undefined ? {} : { store }),
+          });
         },
-      ) => {
-        const { runPolicyReplay } = await import('./policy.js');
-        const { store, ...rest } = flags;
-        process.exitCode = await runPolicyReplay({
-          ...rest,
-          attempts,
-          json: flags.json === true,
-          ...(store === undefined ? {} : { store }),
-        });
-      },
+        {
+          prefix: 'evals policy replay: ',
+          exitCodeOf: exitCodeForPolicyReplay,
+          json: POLICY_REPLAY_REPORT_V1,
+        },
+      ),
     );
 }
 

@@ -3,41 +3,25 @@
 // file, in place for a device or FIFO, never replacing what is there); grid and compare print the
 // cases × configs table and a paired comparison for a person (or --json for machines). Report and
 // compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
-// attempts out, and foreign ones unless --include-foreign, and says how many.
-import { realpath } from 'node:fs/promises';
-import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/contract';
-import {
-  DEFAULT_STORE_URL,
-  artifactCountsText,
-  assertGatesJudgeable,
-  decideGates,
-  driftThresholdsOf,
-  formatUsd,
-  isEvalbookError,
-  leftOutText,
-  loadEnvironment,
-  openStore,
-  summariseStore,
-  withExpectedChecks,
-  writeReport,
-} from '@paperclip-evals/evalbook';
+// attempts out, and foreign ones unless --include-foreign, and says how many. The reading is the
+// app's (packages/app/src/evalbook.ts); this file shows it.
+import { artifactCountsText, formatUsd, isEvalbookError, leftOutText } from '@paperclip-evals/evalbook';
 
 import type {
   Comparison,
   CompareSpec,
-  Environment,
   EvalbookSummary,
   FailOn,
   GateVerdicts,
-  LedgerStore,
   ReportFormat,
-  ReportResult,
 } from '@paperclip-evals/evalbook';
 
-import { EXIT, UsageError } from '../exit-codes.js';
+import { UsageError } from '../exit-codes.js';
+import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from '../output-schemas.js';
 import {
   clearProgress,
   drawProgress,
+  isTerminal,
   padShown,
   painted,
   printJson,
@@ -45,12 +29,8 @@ import {
   shownWidth,
 } from '../print.js';
 
+import type { Outcome } from '../exit-codes.js';
 import type { Line, Painted } from '../print.js';
-
-/** `evals grid --json`: the grid, or (on a failure) {schema, exitCode, error}. */
-export const GRID_REPORT_V1 = 'paperclip-evals/grid/v1';
-/** `evals compare --json`: the comparison, or (on a failure) {schema, exitCode, error}. */
-export const COMPARE_REPORT_V1 = 'paperclip-evals/compare/v1';
 
 /** `evals grid --json` (schemas/evals/grid-v1.schema.json): the summary's grid and what it left out. */
 export type GridReport = { readonly schema: typeof GRID_REPORT_V1 } & Pick<
@@ -94,19 +74,20 @@ export interface CompareCommandOptions extends StoreCommandOptions {
   readonly failOn: readonly FailOn[];
 }
 
-/** A gate that judges a comparison none is named for is a usage error, before any store is opened. */
-function checkGates(failOn: readonly FailOn[], compare: CompareSpec | undefined): void {
+/** The evalbook's scope errors (paperclip_evalbook_scope_unknown: a run, config or gate that cannot be judged) are usage errors. */
+async function scoped<T>(run: () => Promise<T>): Promise<T> {
   try {
-    assertGatesJudgeable(failOn, compare);
+    return await run();
   } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown')) throw new UsageError(error.message);
+    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown'))
+      throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }
 
-/** Every gate's verdict on stderr (held ones too); the exit code: 1 when any gate failed. */
-function reportGates(verdicts: GateVerdicts | null): number {
-  if (verdicts === null) return EXIT.ok;
+/** Every gate's verdict on stderr (held ones too); the outcome: gate_failed when any gate failed. */
+function reportGates(verdicts: GateVerdicts | null): Outcome {
+  if (verdicts === null) return 'ok';
   const lines = verdicts.gates.flatMap((gate) =>
     gate.passed
       ? [`gate ${gate.failOn} held`]
@@ -120,70 +101,25 @@ function reportGates(verdicts: GateVerdicts | null): number {
         : `gates: ${failed} of ${verdicts.gates.length} failed`,
     );
   printLines('stderr', lines);
-  return verdicts.passed ? EXIT.ok : EXIT.invalid;
+  return verdicts.passed ? 'ok' : 'gate_failed';
 }
 
-/**
- * Opens the store a command names (never creating one) with its environment: read-only unless the
- * command writes (`retract`), so a store on a read-only mount can be reported on. A store that cannot
- * be opened is the evalbook's coded EvalbookError paperclip_evalbook_store_unusable (exit 2).
- */
-export async function openForReading(
-  options: StoreCommandOptions,
-  access: 'read' | 'write' = 'read',
-): Promise<{ store: LedgerStore; storeUrl: string; environment: Environment | undefined }> {
-  const environment = options.env === undefined ? undefined : await loadEnvironment(options.env);
-  const storeUrl = options.store ?? environment?.store ?? DEFAULT_STORE_URL;
-  const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read' });
-  return { store, storeUrl, environment };
-}
-
-/** --out must not name the SQLite file being reported on: the report would replace the ledger. */
-async function refuseStoreAsOut(out: string, storeUrl: string): Promise<void> {
-  if (!storeUrl.startsWith('sqlite:')) return;
-  const target = await outputTarget(out);
-  if (target.kind !== 'file') return;
-  const storeFile = await realpath(storeUrl.slice('sqlite:'.length)).catch(() => undefined);
-  if (storeFile === target.path)
-    throw new UsageError(`--out ${out} is the Evalbook being reported on (${storeUrl}); name another file`);
-}
-
-export async function runReport(options: ReportCommandOptions): Promise<number> {
-  checkGates(options.failOn, options.compare);
-  const { store, storeUrl, environment } = await openForReading(options);
-  let result: ReportResult | undefined;
-  const tty = process.stderr.isTTY;
+export async function runReport(options: ReportCommandOptions): Promise<Outcome> {
+  const { reportEvalbook } = await import('@paperclip-evals/app/evalbook');
+  const tty = isTerminal('stderr');
   const started = performance.now();
   const onProgress = (read: number): void => {
     const rate = Math.round(read / Math.max((performance.now() - started) / 1000, 0.001));
     drawProgress(`\r\x1b[Kreporting: ${read} attempts read · ${rate}/s`);
   };
+  let result;
   try {
-    if (options.out !== undefined) await refuseStoreAsOut(options.out, storeUrl);
-    const report = async (write: (chunk: string) => Promise<void>): Promise<void> => {
-      result = await writeReport({
-        store,
-        storeUrl,
-        format: options.format,
-        write,
-        ...(environment === undefined ? {} : { environment }),
-        ...(options.run === undefined ? {} : { runId: options.run }),
-        ...(options.compare === undefined ? {} : { compare: options.compare }),
-        failOn: options.failOn,
-        includeForeign: options.includeForeign === true,
-        ...(tty ? { onProgress } : {}),
-      });
-    };
-    // A report is a document (JSON, Markdown, JUnit, HTML), on stdout too: its renderer escapes for its format.
-    await writeOutputFile(options.out ?? STDOUT_PATH, report);
-  } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown')) throw new UsageError(error.message);
-    throw error;
+    result = await scoped(() =>
+      reportEvalbook({ ...options, failOn: options.failOn, ...(tty ? { onProgress } : {}) }),
+    );
   } finally {
     if (tty) clearProgress();
-    await store.close();
   }
-  if (result === undefined) return EXIT.internal;
   const { summary, budgets, gate } = result;
   const leftOut = leftOutText(summary);
   if (options.out !== undefined) {
@@ -197,30 +133,6 @@ export async function runReport(options: ReportCommandOptions): Promise<number> 
 
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Math.round(rate * 100)}%`);
 
-async function summary(options: StoreCommandOptions, compare?: CompareSpec): Promise<EvalbookSummary> {
-  const { store, environment } = await openForReading(options);
-  try {
-    const reading = {
-      attempts: () => withExpectedChecks(store.attempts(), environment),
-      policyVerdicts: () => store.policyVerdicts(),
-    };
-    return await summariseStore(reading, {
-      policy: environment?.report?.denominator ?? 'all_attempts',
-      // The same drift bars as `evals report`, so a gate judges the same numbers in both.
-      driftThresholdOf: driftThresholdsOf(environment),
-      ...(options.run === undefined ? {} : { runId: options.run }),
-      ...(compare === undefined ? {} : { compare }),
-      includeForeign: options.includeForeign === true,
-      retractions: await store.retractions(),
-    });
-  } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown')) throw new UsageError(error.message);
-    throw error;
-  } finally {
-    await store.close();
-  }
-}
-
 /** What a grid or comparison says of the attempts it left out (a line, or nothing). */
 const leftOutLines = (result: EvalbookSummary): string[] => {
   const text = leftOutText(result);
@@ -230,8 +142,9 @@ const leftOutLines = (result: EvalbookSummary): string[] => {
 /** Pads to a display width, as the text is shown (the table has no wide characters). */
 const pad = padShown;
 
-export async function runGrid(options: StoreCommandOptions & { readonly json: boolean }): Promise<number> {
-  const result = await summary(options);
+export async function runGrid(options: StoreCommandOptions & { readonly json: boolean }): Promise<Outcome> {
+  const { summariseEvalbook } = await import('@paperclip-evals/app/evalbook');
+  const result = await scoped(() => summariseEvalbook(options));
   if (options.json) {
     printJson({
       schema: GRID_REPORT_V1,
@@ -245,7 +158,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
       foreignIncluded: result.foreignIncluded,
       retractions: result.retractions,
     } satisfies GridReport);
-    return EXIT.ok;
+    return 'ok';
   }
   const cells = new Map(result.grid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
   const caseWidth = Math.max(4, ...result.cases.map(shownWidth));
@@ -289,15 +202,12 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
     ...leftOutLines(result),
   );
   printLines('stdout', lines);
-  return EXIT.ok;
+  return 'ok';
 }
 
-export async function runCompare(options: CompareCommandOptions): Promise<number> {
-  checkGates(options.failOn, options.compare);
-  const result = await summary(options, options.compare);
-  const comparison = result.comparison;
-  if (comparison === null) return EXIT.internal;
-  const gate = decideGates(options.failOn, result);
+export async function runCompare(options: CompareCommandOptions): Promise<Outcome> {
+  const { compareInEvalbook } = await import('@paperclip-evals/app/evalbook');
+  const { summary: result, comparison, gate } = await scoped(() => compareInEvalbook(options));
   if (options.json) {
     const leftOut = {
       leftOut: result.leftOut,

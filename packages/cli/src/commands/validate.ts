@@ -1,5 +1,5 @@
 // `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
-// one JSON report, and return the exit code (0 all valid, 1 any invalid, 2 unreadable input).
+// one JSON report, and return the outcome (ok: all valid, invalid, unreadable: an input not read).
 import {
   STDIN_INPUT,
   expandBundleInputs,
@@ -10,9 +10,11 @@ import {
 
 import type { BundleInput, Issue, NativeExecutionInput } from '@paperclip-evals/contract';
 
-import { EXIT, UsageError, isFileSystemError, show } from '../exit-codes.js';
-import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
+import { UsageError, isFileSystemError, show } from '../exit-codes.js';
+import { VALIDATE_REPORT_V1 } from '../output-schemas.js';
+import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
+import type { Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
 
 export interface ValidateOptions {
@@ -20,8 +22,6 @@ export interface ValidateOptions {
   readonly json: boolean;
   readonly maxBytes: number;
 }
-
-export const VALIDATE_REPORT_V1 = 'paperclip-evals/validate-report/v1';
 
 /** One input's verdict in `evals validate --json` (schemas/evals/validate-report-v1.schema.json). */
 export type ValidateFileReport =
@@ -46,10 +46,10 @@ export interface ValidateReport {
   readonly files: readonly ValidateFileReport[];
 }
 
-export async function runValidate(options: ValidateOptions): Promise<number> {
+export async function runValidate(options: ValidateOptions): Promise<Outcome> {
   const targets = await expandInputs(options.inputs);
   const reports: ValidateFileReport[] = [];
-  const progress = targets.length > 20 && process.stdout.isTTY && process.stderr.isTTY;
+  const progress = targets.length > 20 && isTerminal('stdout') && isTerminal('stderr');
   for (const [index, target] of targets.entries()) {
     const report = await validateOne(target, options.maxBytes);
     reports.push(report);
@@ -69,8 +69,8 @@ export async function runValidate(options: ValidateOptions): Promise<number> {
       `${summary.valid} valid, ${summary.invalid} invalid, ${summary.unreadable} unreadable`,
     ]);
   }
-  if (summary.unreadable > 0) return EXIT.usage;
-  return summary.invalid > 0 ? EXIT.invalid : EXIT.ok;
+  if (summary.unreadable > 0) return 'unreadable';
+  return summary.invalid > 0 ? 'invalid' : 'ok';
 }
 
 /**

@@ -1,0 +1,175 @@
+// Reading the Evalbook: the workflows behind `evals report`, `grid`, `compare`, `runs` and
+// `retract`. Each opens the store a request names (never creating one) with its environment file,
+// read-only unless the request writes, and closes it on every outcome. The report streams the store
+// once into contract's writeOutputFile (atomically for a file, in place for a device or FIFO, never
+// the SQLite file being reported on); grid and compare summarise it with the report's own drift bars
+// and denominator policy, so a gate judges the same numbers in every command.
+import { realpath } from 'node:fs/promises';
+import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/contract';
+import {
+  DEFAULT_STORE_URL,
+  assertGatesJudgeable,
+  decideGates,
+  driftThresholdsOf,
+  loadEnvironment,
+  openStore,
+  summariseStore,
+  withExpectedChecks,
+  writeReport,
+} from '@paperclip-evals/evalbook';
+
+import type {
+  Comparison,
+  CompareSpec,
+  Environment,
+  EvalbookSummary,
+  FailOn,
+  GateVerdicts,
+  LedgerStore,
+  ReportFormat,
+  ReportResult,
+} from '@paperclip-evals/evalbook';
+
+import { AppError } from './errors.js';
+
+/** Which Evalbook, seen how. */
+export interface EvalbookRequest {
+  /** `sqlite:PATH` or `postgres://…`; default: the environment's store, else DEFAULT_STORE_URL. */
+  readonly store?: string;
+  /** The environment file (budgets, denominator policy, drift bars, store). */
+  readonly env?: string;
+  /** Only this run in the grid and per-config rates. */
+  readonly run?: string;
+  /** Count attempts kept apart as foreign. */
+  readonly includeForeign?: boolean;
+}
+
+export interface OpenedEvalbook {
+  readonly store: LedgerStore;
+  readonly storeUrl: string;
+  readonly environment: Environment | undefined;
+}
+
+/**
+ * Opens the store a request names (it must exist) with its environment: read-only unless the caller
+ * writes (`retract`), so a store on a read-only mount can be reported on. A store that cannot be
+ * opened is the EvalbookError paperclip_evalbook_store_unusable.
+ */
+export async function openEvalbook(
+  request: Pick<EvalbookRequest, 'store' | 'env'>,
+  access: 'read' | 'write' = 'read',
+): Promise<OpenedEvalbook> {
+  const environment = request.env === undefined ? undefined : await loadEnvironment(request.env);
+  const storeUrl = request.store ?? environment?.store ?? DEFAULT_STORE_URL;
+  const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read' });
+  return { store, storeUrl, environment };
+}
+
+/** Runs `use` over the opened Evalbook and closes it, whatever happens. */
+export async function withEvalbook<T>(
+  request: Pick<EvalbookRequest, 'store' | 'env'>,
+  access: 'read' | 'write',
+  use: (book: OpenedEvalbook) => Promise<T>,
+): Promise<T> {
+  const book = await openEvalbook(request, access);
+  try {
+    return await use(book);
+  } finally {
+    await book.store.close();
+  }
+}
+
+export interface ReportRequest extends EvalbookRequest {
+  readonly format: ReportFormat;
+  /** Where the report goes (contract's writeOutputFile); default stdout. */
+  readonly out?: string;
+  readonly compare?: CompareSpec;
+  /** The --fail-on gates (every one must hold). */
+  readonly failOn: readonly FailOn[];
+  /** Called as attempts are read. */
+  readonly onProgress?: (read: number) => void;
+}
+
+/**
+ * Writes the report (a gate that needs a comparison none is named for is refused before any store
+ * is opened) and returns its summary, budgets and gate verdicts.
+ */
+export async function reportEvalbook(request: ReportRequest): Promise<ReportResult> {
+  assertGatesJudgeable(request.failOn, request.compare);
+  return withEvalbook(request, 'read', async ({ store, storeUrl, environment }) => {
+    if (request.out !== undefined) await refuseStoreAsOut(request.out, storeUrl);
+    let result: ReportResult | undefined;
+    // A report is a document (JSON, Markdown, JUnit, HTML), on stdout too: its renderer escapes for its format.
+    await writeOutputFile(request.out ?? STDOUT_PATH, async (write) => {
+      result = await writeReport({
+        store,
+        storeUrl,
+        format: request.format,
+        write,
+        ...(environment === undefined ? {} : { environment }),
+        ...(request.run === undefined ? {} : { runId: request.run }),
+        ...(request.compare === undefined ? {} : { compare: request.compare }),
+        failOn: request.failOn,
+        includeForeign: request.includeForeign === true,
+        ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+      });
+    });
+    if (result === undefined) throw new Error('writeOutputFile returned before the report was written');
+    return result;
+  });
+}
+
+/** The output must not name the SQLite file being reported on: the report would replace the ledger. */
+async function refuseStoreAsOut(out: string, storeUrl: string): Promise<void> {
+  if (!storeUrl.startsWith('sqlite:')) return;
+  const target = await outputTarget(out);
+  if (target.kind !== 'file') return;
+  const storeFile = await realpath(storeUrl.slice('sqlite:'.length)).catch(() => undefined);
+  if (storeFile === target.path)
+    throw new AppError(
+      'paperclip_app_request_invalid',
+      `--out ${out} is the Evalbook being reported on (${storeUrl}); name another file`,
+    );
+}
+
+/** The Evalbook's summary (grid, rates, comparison when asked), as `evals report` computes it. */
+export async function summariseEvalbook(
+  request: EvalbookRequest,
+  compare?: CompareSpec,
+): Promise<EvalbookSummary> {
+  return withEvalbook(request, 'read', async ({ store, environment }) => {
+    const reading = {
+      attempts: () => withExpectedChecks(store.attempts(), environment),
+      policyVerdicts: () => store.policyVerdicts(),
+    };
+    return summariseStore(reading, {
+      policy: environment?.report?.denominator ?? 'all_attempts',
+      // The same drift bars as `evals report`, so a gate judges the same numbers in both.
+      driftThresholdOf: driftThresholdsOf(environment),
+      ...(request.run === undefined ? {} : { runId: request.run }),
+      ...(compare === undefined ? {} : { compare }),
+      includeForeign: request.includeForeign === true,
+      retractions: await store.retractions(),
+    });
+  });
+}
+
+export interface CompareRequest extends EvalbookRequest {
+  readonly compare: CompareSpec;
+  readonly failOn: readonly FailOn[];
+}
+
+export interface CompareOutcome {
+  readonly summary: EvalbookSummary;
+  readonly comparison: Comparison;
+  /** Every gate's verdict, or null without gates. */
+  readonly gate: GateVerdicts | null;
+}
+
+/** A paired comparison and its gates' verdicts (a gate that cannot be judged is refused before any store is opened). */
+export async function compareInEvalbook(request: CompareRequest): Promise<CompareOutcome> {
+  assertGatesJudgeable(request.failOn, request.compare);
+  const summary = await summariseEvalbook(request, request.compare);
+  if (summary.comparison === null) throw new Error('the summary of a comparison has no comparison');
+  return { summary, comparison: summary.comparison, gate: decideGates(request.failOn, summary) };
+}

@@ -1,0 +1,14 @@
+// The schema id of every JSON output the commands print (each with its JSON Schema under
+// schemas/evals/, docs/reports.md lists them). Here, apart from the commands, so that the command
+// tree can name a command's failure schema without loading the command.
+export const VALIDATE_REPORT_V1 = 'paperclip-evals/validate-report/v1';
+export const INGEST_REPORT_V1 = 'paperclip-evals/ingest-report/v1';
+/** `evals grid --json`: the grid, or (on a failure) {schema, exitCode, error}. */
+export const GRID_REPORT_V1 = 'paperclip-evals/grid/v1';
+/** `evals compare --json`: the comparison, or (on a failure) {schema, exitCode, error}. */
+export const COMPARE_REPORT_V1 = 'paperclip-evals/compare/v1';
+export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
+/** `evals runs --json`: the runs, or (on a failure) {schema, exitCode, error}. */
+export const RUNS_V1 = 'paperclip-evals/runs/v1';
+/** `evals policy replay --json`: the replay, or (on a failure) {schema, exitCode, error}. */
+export const POLICY_REPLAY_REPORT_V1 = 'paperclip-evals/policy-replay/v1';
