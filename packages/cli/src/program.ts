@@ -28,7 +28,11 @@ export function createProgram(): Command {
     .version(CLI_VERSION, '-V, --version', 'print the evals version')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
+    // Commander's own text (help, --version, usage errors) goes through the printer too.
     .configureOutput({
+      writeOut: (text) => {
+        printText('stdout', text);
+      },
       writeErr: (text) => {
         printText('stderr', text);
       },

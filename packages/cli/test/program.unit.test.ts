@@ -1,0 +1,314 @@
+// The `evals` program in-process (createProgram + runProgram, output captured through print.ts's
+// sink): every command's help, --version, flag parsing and validation errors with their exit code
+// and message, and real runs of validate, ingest, report, grid, compare and runs over a temp SQLite
+// Evalbook. What only a process can show (signals, the bin's start-up, stdin, a closed stdout) stays
+// in the *.e2e.test.ts files.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createProgram, runProgram } from '../src/program.ts';
+import { setOutputSink } from '../src/print.ts';
+
+import type { Command } from 'commander';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const VALID = join(REPO, 'fixtures/attempts/valid');
+const INVALID = join(REPO, 'fixtures/attempts/invalid/attempt-id-missing.json');
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `evals ...args` in this process and returns its exit code and everything it printed. */
+async function evals(...args: string[]): Promise<Run> {
+  const printed = { stdout: '', stderr: '' };
+  const previous = setOutputSink({
+    write: (stream, text, done) => {
+      printed[stream] += text;
+      done?.();
+    },
+    isTerminal: () => false,
+  });
+  try {
+    const code = await runProgram(['node', 'evals', ...args], createProgram());
+    return { code, ...printed };
+  } finally {
+    setOutputSink(previous);
+  }
+}
+
+function* leaves(command: Command, path: readonly string[] = []): Generator<string[]> {
+  if (command.commands.length === 0) yield [...path];
+  for (const sub of command.commands) yield* leaves(sub, [...path, sub.name()]);
+}
+
+const COMMANDS = [...leaves(createProgram())];
+
+describe('evals --version and --help', () => {
+  it('--version prints the package version on stdout (exit 0)', async () => {
+    expect(await evals('--version')).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+
+  it('--help lists every command (exit 0)', async () => {
+    const run = await evals('--help');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    for (const [name] of COMMANDS) expect(run.stdout).toContain(`  ${name}`);
+  });
+
+  it('knows the commands it documents (the walk below is not empty)', () => {
+    expect(COMMANDS.map((path) => path.join(' ')).sort()).toEqual(
+      [
+        'compare',
+        'digest',
+        'engine',
+        'grid',
+        'ingest',
+        'init',
+        'negotiate',
+        'policy evaluate',
+        'policy replay',
+        'qualify',
+        'report',
+        'retract',
+        'runnerd inspect',
+        'runs',
+        'validate',
+      ].sort(),
+    );
+  });
+
+  it.each(COMMANDS.map((path) => [path.join(' '), path] as const))(
+    '%s --help teaches: usage, its exit codes (exit 0, stdout only)',
+    async (_name, path) => {
+      const run = await evals(...path, '--help');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toContain(`Usage: evals ${path.join(' ')}`);
+      expect(run.stdout).toMatch(/\nExit codes: 0 /);
+    },
+  );
+});
+
+describe('flags: parsing and validation errors are usage errors (exit 2) that say what was expected', () => {
+  const rows: [string, string[], RegExp][] = [
+    ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    ['an unknown option', ['validate', '--frob', 'x.json'], /unknown option '--frob'/],
+    ['a missing argument', ['validate'], /missing required argument 'inputs'/],
+    ['a missing mandatory option', ['qualify'], /required option '--release-dir <dir>' not specified/],
+    [
+      'a size out of range',
+      ['validate', '--max-bytes', '0', 'x.json'],
+      /expected a size from 1 byte to 512 MiB/,
+    ],
+    ['a format not offered', ['report', '--format', 'pdf'], /Allowed choices are json, md, html, junit/],
+    [
+      'a rate above 1',
+      ['report', '--fail-on', 'below:1.5'],
+      /below:RATE with RATE from 0 to 1.*"below:1\.5"/,
+    ],
+    ['a gate it does not know', ['compare', '--a', 'x', '--b', 'y', '--fail-on', 'x'], /expected regression/],
+    [
+      'a repeated option',
+      ['grid', '--run', 'a', '--run', 'b'],
+      /option '--run <runId>' given twice \("a", then "b"\)/,
+    ],
+    [
+      'an option without its companion',
+      ['ingest', 'x.json', '--keep-foreign'],
+      /'--keep-foreign' needs --env/,
+    ],
+    [
+      'too many producers',
+      ['policy', 'replay', '--policy-binary', 'p', '--sha256', 's', '--bundle', 'b', '--processes', '1025'],
+      /expected at most 1024, received 1025/,
+    ],
+    [
+      'a timeout that is not a number',
+      ['runnerd', 'inspect', '--path', 'p', '--sha256', 's', '--timeout-ms', 'soon'],
+      /expected a positive whole number, received "soon"/,
+    ],
+    ['a comparison without its pair', ['compare', '--a', 'x'], /--a and --b go together/],
+    ['a comparison of nothing', ['compare'], /name --a and --b, or --a-run and --b-run/],
+    [
+      'configs and runs at once',
+      ['report', '--a', 'x', '--b', 'y', '--a-run', 'r'],
+      /configs \(--a, --b\) or runs \(--a-run, --b-run\), not both/,
+    ],
+    [
+      'a gate that needs a comparison',
+      ['report', '--fail-on', 'regression', '--store', 'sqlite:nowhere.sqlite'],
+      /--fail-on regression judges a comparison, and none is named: add --a and --b/,
+    ],
+    [
+      '--listen, reserved',
+      ['policy', 'evaluate', '--listen', 'sock'],
+      /--listen sock is reserved and not implemented/,
+    ],
+    [
+      'a log level it does not know',
+      ['engine', '--stdio', '--log-level', 'loud'],
+      /Allowed choices are debug, info, warn, error/,
+    ],
+  ];
+  it.each(rows)('%s', async (_name, args, message) => {
+    const run = await evals(...args);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe('runs over a temp SQLite Evalbook', () => {
+  let dir: string;
+  let store: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'evals-program-'));
+    store = `sqlite:${join(dir, 'book.sqlite')}`;
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('validate: every valid fixture (exit 0), an invalid bundle (exit 1), a path that is not there (exit 2)', async () => {
+    const valid = await evals('validate', VALID);
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/\n5 valid, 0 invalid, 0 unreadable\n$/);
+    const invalid = await evals('validate', INVALID, '--json');
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({
+      schema: 'paperclip-evals/validate-report/v1',
+      summary: { valid: 0, invalid: 1, unreadable: 0 },
+    });
+    const missing = await evals('validate', VALID, join(dir, 'nowhere.json'));
+    expect(missing.code).toBe(2);
+  });
+
+  it('grid --json of a store that does not exist: one failure object on stdout (exit 2), nothing created', async () => {
+    const run = await evals('grid', '--store', store, '--json');
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      schema: 'paperclip-evals/grid/v1',
+      exitCode: 2,
+      error: { code: 'paperclip_evalbook_store_unusable' },
+    });
+    expect(run.stderr).toMatch(/^evals: paperclip_evalbook_store_unusable/);
+  });
+
+  it('ingest writes every attempt (exit 0); again, each is a duplicate (exit 0)', async () => {
+    const first = await evals('ingest', VALID, '--store', store, '--json');
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ exitCode: 0, inserted: 5, duplicates: 0 });
+    const again = await evals('ingest', VALID, '--store', store);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/: 0 inserted, 5 duplicate, 0 conflict, 0 invalid/);
+  });
+
+  it('ingest of an invalid bundle writes nothing of it (exit 1)', async () => {
+    const run = await evals('ingest', INVALID, '--store', store, '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 1, inserted: 0 });
+  });
+
+  // (A report on stdout is spooled, then copied to this process's fd 1 whole: the e2e tests show it.)
+  it('report --format json streams every attempt (exit 0); --out the store itself is refused (exit 2)', async () => {
+    const out = join(dir, 'report.json');
+    const run = await evals('report', '--store', store, '--out', out);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^wrote .*report\.json: 5 attempts/);
+    const report = JSON.parse(await readFile(out, 'utf8')) as { schema: string; attempts: unknown[] };
+    expect(report.schema).toBe('paperclip-evals/report/v1');
+    expect(report.attempts).toHaveLength(5);
+    const clobber = await evals('report', '--store', store, '--out', join(dir, 'book.sqlite'));
+    expect(clobber.code).toBe(2);
+    expect(clobber.stderr).toMatch(/is the Evalbook being reported on/);
+  });
+
+  it('report --out writes the file and says so on stderr; a gate that fails exits 1 with its verdict', async () => {
+    const out = join(dir, 'report.md');
+    const run = await evals(
+      'report',
+      '--store',
+      store,
+      '--format',
+      'md',
+      '--out',
+      out,
+      '--fail-on',
+      'below:1',
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^wrote .*report\.md: 5 attempts/);
+    expect(run.stderr).toMatch(/gate below:1 failed:/);
+    expect(await readFile(out, 'utf8')).toMatch(/^## Evalbook report\n/);
+  });
+
+  it('grid, runs and compare read it (exit 0); compare of configs it lacks is a usage error', async () => {
+    const grid = await evals('grid', '--store', store, '--json');
+    expect(grid.code).toBe(0);
+    expect(JSON.parse(grid.stdout)).toMatchObject({
+      schema: 'paperclip-evals/grid/v1',
+      configs: ['config_synthetic'],
+    });
+    const runs = await evals('runs', '--store', store, '--json');
+    expect(runs.code).toBe(0);
+    expect(JSON.parse(runs.stdout)).toMatchObject({ runs: [{ runId: 'run_synthetic', attempts: 5 }] });
+    const compare = await evals(
+      'compare',
+      '--store',
+      store,
+      '--a',
+      'config_synthetic',
+      '--b',
+      'nope',
+      '--json',
+    );
+    expect(compare.code).not.toBe(0);
+    expect(JSON.parse(compare.stdout)).toMatchObject({
+      schema: 'paperclip-evals/compare/v1',
+      exitCode: compare.code,
+    });
+  });
+
+  it('retract appends a record (exit 0), and reports leave the attempts out', async () => {
+    const retract = await evals(
+      'retract',
+      '--store',
+      store,
+      '--run',
+      'run_synthetic',
+      '--reason',
+      'test',
+      '--by',
+      'unit',
+    );
+    expect(retract.code, retract.stderr).toBe(0);
+    expect(retract.stdout).toMatch(/^retracted {10}5 attempts/);
+    const grid = await evals('grid', '--store', store);
+    expect(grid.code).toBe(0);
+    expect(grid.stdout).toMatch(/retracted/);
+  });
+
+  it('digest and init run in-process too', async () => {
+    const file = join(dir, 'doc.json');
+    await writeFile(file, '{"b":1,"a":2}');
+    const digest = await evals('digest', '--canonical', file, '--json');
+    expect(digest.code).toBe(0);
+    expect(JSON.parse(digest.stdout)).toMatchObject({ canonical: true, files: [{ file }] });
+    const init = await evals('init', join(dir, 'evalbook.yaml'));
+    expect(init.code).toBe(0);
+    expect(init.stdout).toMatch(/^wrote .*evalbook\.yaml: a starter Evalbook environment/);
+    const again = await evals('init', join(dir, 'evalbook.yaml'));
+    expect(again.code).toBe(2);
+  });
+});
