@@ -40,7 +40,7 @@ const PROCESS_SINK: OutputSink = {
   write: (stream, text, done) => {
     streamOf(stream).write(text, done);
   },
-  isTerminal: (stream) => streamOf(stream).isTTY === true,
+  isTerminal: (stream) => streamOf(stream).isTTY,
 };
 
 let sink: OutputSink = PROCESS_SINK;
