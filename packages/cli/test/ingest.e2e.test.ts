@@ -13,6 +13,7 @@ import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
 const COMMAND = pathToFileURL(join(ROOT, 'packages/cli/dist/commands/ingest.js')).href;
+const EXIT_CODES = pathToFileURL(join(ROOT, 'packages/cli/dist/exit-codes.js')).href;
 
 interface Run {
   status: number | null;
@@ -55,8 +56,10 @@ afterAll(() => {
 
 /** Runs the ingest command module in a child process (argv: JSON options). */
 function viaModule(options: Record<string, unknown>): Run {
+  // The command returns its outcome; the exit-code table turns it into the exit code.
   const script = `import { runIngest } from ${JSON.stringify(COMMAND)};
-process.exitCode = await runIngest(${JSON.stringify({ json: false, ...options })});`;
+import { exitCodeForOutcome } from ${JSON.stringify(EXIT_CODES)};
+process.exitCode = exitCodeForOutcome(await runIngest(${JSON.stringify({ json: false, ...options })}));`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: dir,
     encoding: 'utf8',
