@@ -5,7 +5,9 @@
 //   - an option that means something only together with another (needs()) is a usage error (exit 2)
 //     without it, before any work: it names both and says why. Commander would accept it and the
 //     command would quietly do what it does without it.
-// applyOptionRules() puts both rules on every command.
+// applyOptionRules() puts both rules on every command. The argParsers several commands share live here too.
+import { InvalidArgumentError } from 'commander';
+
 import type { EventEmitter } from 'node:events';
 import type { Command, Option } from 'commander';
 
@@ -102,4 +104,12 @@ export function refuseRepeatedOptions(command: Command): void {
     });
   }
   for (const sub of command.commands) refuseRepeatedOptions(sub);
+}
+
+/** The argParser of a whole number above 0 (--timeout-ms, --processes, …); anything else is a usage error. */
+export function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0)
+    throw new InvalidArgumentError(`expected a positive whole number, received ${JSON.stringify(value)}`);
+  return parsed;
 }

@@ -10,7 +10,7 @@ import type { FailOn } from '@paperclip-evals/evalbook';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
 import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
-import { applyOptionRules, needs, repeatable } from './options.js';
+import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
 import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from './output-schemas.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 import { printText } from './print.js';
@@ -628,13 +628,6 @@ function byteSize(value: string): number {
     );
   }
   return bytes;
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0)
-    throw new InvalidArgumentError(`expected a positive whole number, received ${JSON.stringify(value)}`);
-  return parsed;
 }
 
 // The JSON the commands print, as types: each is the one definition its writer builds, and each has

@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 
 import { POLICY_EVALUATE_EXIT, POLICY_REPLAY_EXIT, exitCodeForPolicyReplay } from '../exit-codes.js';
-import { repeatable } from '../options.js';
+import { positiveInteger, repeatable } from '../options.js';
 import { POLICY_REPLAY_REPORT_V1 } from '../output-schemas.js';
 import { act } from '../run.js';
 
@@ -186,11 +186,4 @@ const MAX_PROCESSES = 1024;
 function atMost(limit: number, value: number): number {
   if (value > limit) throw new InvalidArgumentError(`expected at most ${limit}, received ${value}`);
   return value;
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0)
-    throw new InvalidArgumentError(`expected a positive whole number, received ${JSON.stringify(value)}`);
-  return parsed;
 }
