@@ -5,7 +5,12 @@
 import { createRequire } from 'node:module';
 import { handshake, runEvaluate } from '@paperclip-evals/policy';
 
-import type { PolicyReplayCall, PolicyReplayOutcome, StoredCounts } from '@paperclip-evals/app';
+import type {
+  PolicyReplayCall,
+  PolicyReplayOutcome,
+  PolicyReplayRequest,
+  StoredCounts,
+} from '@paperclip-evals/app';
 
 import { progressText } from '../progress.js';
 import { clearProgress, drawProgress, isTerminal, printJson, printLines } from '../print.js';
@@ -45,21 +50,10 @@ export async function runPolicyEvaluate(options: PolicyEvaluateOptions): Promise
   return code === 0 ? 'ok' : 'evaluate_row_errors';
 }
 
-export interface PolicyReplayOptions {
-  /** Attempt files and directories; with a store and none given, the store's attempts. */
-  readonly attempts: readonly string[];
-  /** An Evalbook store URL: the verdicts are stored there. */
-  readonly store?: string;
-  readonly policyBinary: string;
-  readonly sha256: string;
-  readonly bundle: string;
-  readonly policyArg: readonly string[];
-  readonly processes: number;
-  readonly sessionsPerProcess: number;
-  readonly initialState: 'zeroed' | 'unavailable';
-  readonly replyTimeoutMs: number;
+/** The replay's request as the flags give it (stdin and progress are this process's), and --json. */
+export type PolicyReplayOptions = Omit<PolicyReplayRequest, 'stdin' | 'onProgress'> & {
   readonly json: boolean;
-}
+};
 
 /** `evals policy replay --json` (schemas/evals/policy-replay-v1.schema.json). */
 export type PolicyReplayReport = {
@@ -79,17 +73,9 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
   const progress = progressLine();
   let outcome: PolicyReplayOutcome;
   try {
+    const { json: _json, ...request } = options;
     outcome = await replayPolicy({
-      attempts: options.attempts,
-      ...(options.store === undefined ? {} : { store: options.store }),
-      policyBinary: options.policyBinary,
-      sha256: options.sha256,
-      bundle: options.bundle,
-      policyArg: options.policyArg,
-      processes: options.processes,
-      sessionsPerProcess: options.sessionsPerProcess,
-      initialState: options.initialState,
-      replyTimeoutMs: options.replyTimeoutMs,
+      ...request,
       stdin: process.stdin,
       ...(progress === undefined ? {} : { onProgress: progress }),
     });
