@@ -166,6 +166,63 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
   });
 });
 
+describe("a failure with --json: the diagnostic on stderr, the one JSON object on stdout, the table's exit code", () => {
+  it("policy replay with nothing to replay: the app's coded refusal, under the command's own prefix (exit 2)", async () => {
+    const run = await evals(
+      'policy',
+      'replay',
+      '--policy-binary',
+      'p',
+      '--sha256',
+      's',
+      '--bundle',
+      'b',
+      '--json',
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^evals policy replay: paperclip_app_request_invalid: name attempt files or directories/,
+    );
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      schema: 'paperclip-evals/policy-replay/v1',
+      exitCode: 2,
+      error: { code: 'paperclip_app_request_invalid', issues: [] },
+    });
+  });
+
+  it('runnerd inspect of a path that is not there: {ok: false, code, message, issues} (exit 4)', async () => {
+    const run = await evals(
+      'runnerd',
+      'inspect',
+      '--path',
+      join(REPO, 'nowhere'),
+      '--sha256',
+      `sha256:${'0'.repeat(64)}`,
+      '--json',
+    );
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/^evals: paperclip_runnerd_artifact_invalid/);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      code: 'paperclip_runnerd_artifact_invalid',
+      issues: [{ code: 'path_invalid' }],
+    });
+  });
+
+  it('without --json the same failure prints nothing on stdout', async () => {
+    const run = await evals(
+      'runnerd',
+      'inspect',
+      '--path',
+      join(REPO, 'nowhere'),
+      '--sha256',
+      `sha256:${'0'.repeat(64)}`,
+    );
+    expect(run.code).toBe(4);
+    expect(run.stdout).toBe('');
+  });
+});
+
 describe('runs over a temp SQLite Evalbook', () => {
   let dir: string;
   let store: string;
