@@ -1,6 +1,6 @@
 // The documented exit codes of every `evals` command, and the one place they are decided: what a
 // command came to (its Outcome) and every coded error a command can end with map to an exit code
-// here, and nowhere else (program.ts's act() applies them; a test keeps commands from setting one).
+// here, and nowhere else (run.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
 import { fileSystemText, isAppError } from '@paperclip-evals/app';
 import {

@@ -4,6 +4,8 @@
 // and the only control characters written are our own line breaks, the colours of our own labels
 // and the progress line. JSON goes out as contract's jsonText, documents (a report on stdout) as
 // they are. A test (packages/cli/test/print.test.ts) keeps every other file from writing to them.
+// Everything goes through one sink, this process's streams unless setOutputSink() names another
+// (the in-process program tests collect it there).
 import { styleText } from 'node:util';
 import { jsonText, terminalText } from '@paperclip-evals/contract';
 
