@@ -7,7 +7,21 @@ import { fileURLToPath } from 'node:url';
 import { styleText } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-import { humanText, padShown, painted, shownWidth } from '../src/print.ts';
+import {
+  clearProgress,
+  colours,
+  drawProgress,
+  humanText,
+  padShown,
+  painted,
+  printDocument,
+  printJson,
+  printLines,
+  setOutputSink,
+  shownWidth,
+} from '../src/print.ts';
+
+import type { OutputSink } from '../src/print.ts';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
@@ -32,6 +46,38 @@ describe('humanText', () => {
   it('pads by the width a text is shown with', () => {
     expect(shownWidth('a\u001b')).toBe('a\\u001b'.length);
     expect(padShown('a\u001b', 10)).toBe(`a\u001b${' '.repeat(10 - 7)}`);
+  });
+});
+
+describe('setOutputSink', () => {
+  it('takes everything printed, asks it whether a stream is a terminal, and gives the streams back', async () => {
+    const written: [string, string][] = [];
+    const sink: OutputSink = {
+      write: (stream, text, done) => {
+        written.push([stream, text]);
+        done?.();
+      },
+      isTerminal: (stream) => stream === 'stderr',
+    };
+    const previous = setOutputSink(sink);
+    try {
+      printLines('stdout', ['a\u001b']);
+      printJson({ b: 1 }, 0);
+      await printDocument('doc');
+      drawProgress('\rprogress');
+      clearProgress();
+      expect(colours('stdout')).toBe(false);
+      expect(colours('stderr')).toBe(process.env.NO_COLOR === undefined);
+    } finally {
+      expect(setOutputSink(previous)).toBe(sink);
+    }
+    expect(written).toEqual([
+      ['stdout', 'a\\u001b\n'],
+      ['stdout', '{"b":1}\n'],
+      ['stdout', 'doc'],
+      ['stderr', '\rprogress'],
+      ['stderr', '\r\u001b[K'],
+    ]);
   });
 });
 
