@@ -11,18 +11,25 @@ const REFERENCE_RUNNER = '@paperclipai/paperclip-runner';
 /** Workspace packages each package may depend on (DESIGN.md "Layout"). */
 const ALLOWED: Record<string, readonly string[]> = {
   '@paperclip-evals/contract': [],
-  '@paperclip-evals/checks': ['@paperclip-evals/contract'],
-  '@paperclip-evals/policy': ['@paperclip-evals/contract'],
+  // The Node runtime layer (child processes, files): over the pure contract, under everything else.
+  '@paperclip-evals/node': ['@paperclip-evals/contract'],
+  '@paperclip-evals/checks': ['@paperclip-evals/node', '@paperclip-evals/contract'],
+  '@paperclip-evals/policy': ['@paperclip-evals/node', '@paperclip-evals/contract'],
   // Evalbook scoring runs the checks engine in-process (issue 7: "one engine serves both"); checks
   // itself still depends on contract only, so every arrow still points down.
-  '@paperclip-evals/evalbook': ['@paperclip-evals/checks', '@paperclip-evals/contract'],
-  '@paperclip-evals/qualification': ['@paperclip-evals/contract'],
+  '@paperclip-evals/evalbook': [
+    '@paperclip-evals/checks',
+    '@paperclip-evals/node',
+    '@paperclip-evals/contract',
+  ],
+  '@paperclip-evals/qualification': ['@paperclip-evals/node', '@paperclip-evals/contract'],
   // Workflows that join packages (policy replay into the Evalbook, …): above every library, below the CLI.
   '@paperclip-evals/app': [
     '@paperclip-evals/qualification',
     '@paperclip-evals/evalbook',
     '@paperclip-evals/checks',
     '@paperclip-evals/policy',
+    '@paperclip-evals/node',
     '@paperclip-evals/contract',
   ],
   '@paperclip-evals/cli': [
@@ -31,6 +38,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     '@paperclip-evals/evalbook',
     '@paperclip-evals/checks',
     '@paperclip-evals/policy',
+    '@paperclip-evals/node',
     '@paperclip-evals/contract',
   ],
   [REFERENCE_RUNNER]: [],

@@ -5,7 +5,7 @@
 // ~100 MB of comment lines the shell never reads (written in 1 MiB pieces under os.tmpdir(), and
 // removed afterwards, also on failure or Ctrl-C). Each round, paired so drift hits both sides:
 //   1. `sha256sum <file>` (spawnSync, wall time including its process start);
-//   2. a fresh `node` process that imports the BUILT resolver (packages/contract/dist) and
+//   2. a fresh `node` process that imports the BUILT resolver (packages/node/dist) and
 //      - resolves a tiny executable first (loads and compiles the schemas; not timed),
 //      - "hash phase": resolves the big file with a wrong expected digest, which stops with
 //        digest_mismatch right after open + stream through sha256 (nothing is copied before the
@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 export const TARGET_RATIO = 1.5;
 export const RSS_TARGET_BYTES = 100e6;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const RESOLVER_MODULE = join(REPO_ROOT, 'packages/contract/dist/runnerd-artifact.js');
+const RESOLVER_MODULE = join(REPO_ROOT, 'packages/node/dist/runnerd-artifact.js');
 const PIECE_BYTES = 1024 * 1024;
 
 const METADATA = {

@@ -1,11 +1,11 @@
 // Reading the Evalbook: the workflows behind `evals report`, `grid`, `compare`, `runs` and
 // `retract`. Each opens the store a request names (never creating one) with its environment file,
 // read-only unless the request writes, and closes it on every outcome. The report streams the store
-// once into contract's writeOutputFile (atomically for a file, in place for a device or FIFO, never
+// once into node's writeOutputFile (atomically for a file, in place for a device or FIFO, never
 // the SQLite file being reported on); grid and compare summarise it with the report's own drift bars
 // and denominator policy, so a gate judges the same numbers in every command.
 import { realpath } from 'node:fs/promises';
-import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/contract';
+import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/node';
 import {
   DEFAULT_STORE_URL,
   assertGatesJudgeable,
@@ -81,7 +81,7 @@ export async function withEvalbook<T>(
 
 export interface ReportRequest extends EvalbookRequest {
   readonly format: ReportFormat;
-  /** Where the report goes (contract's writeOutputFile); default stdout. */
+  /** Where the report goes (node's writeOutputFile); default stdout. */
   readonly out?: string;
   readonly compare?: CompareSpec;
   /** The --fail-on gates (every one must hold). */

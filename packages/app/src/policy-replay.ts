@@ -6,16 +6,18 @@
 import { readFile } from 'node:fs/promises';
 import {
   ContractError,
-  STDIN_INPUT,
   canonicalDigest,
   displayLocator,
-  expandBundleInputs,
   isContractError,
-  isFileSystemError,
   parseNativeExecution,
+} from '@paperclip-evals/contract';
+import {
+  STDIN_INPUT,
+  expandBundleInputs,
+  isFileSystemError,
   readNativeExecutionFile,
   readNativeExecutionStream,
-} from '@paperclip-evals/contract';
+} from '@paperclip-evals/node';
 import { replayAttempts, toolCallSessions } from '@paperclip-evals/policy';
 
 import type { NativeExecution } from '@paperclip-evals/contract';

@@ -1,11 +1,11 @@
 // Qualification to a record file: the workflow behind `evals qualify`. It checks the release
-// directory and the output path before the long work (contract's outputTarget refuses a directory,
+// directory and the output path before the long work (node's outputTarget refuses a directory,
 // socket, missing folder…; a file must not land in the release directory, where SHA256SUMS would
 // not list it), qualifies the release (the qualification package) and writes the
 // evals-qualification/v1 record (atomically for a file, in place for a device or FIFO).
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { outputTarget } from '@paperclip-evals/contract';
+import { outputTarget } from '@paperclip-evals/node';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
 import type { QualificationRecord } from '@paperclip-evals/qualification';

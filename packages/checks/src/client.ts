@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/contract';
+import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/node';
 
 import { EngineClientError, RpcError } from './errors.js';
 

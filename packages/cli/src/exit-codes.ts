@@ -3,14 +3,8 @@
 // here, and nowhere else (run.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
 import { fileSystemText, isAppError } from '@paperclip-evals/app';
-import {
-  SIGNAL_EXIT_CODES,
-  isContractError,
-  isFileSystemError,
-  jsonText,
-  maskSecrets,
-  secretsIn,
-} from '@paperclip-evals/contract';
+import { isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-evals/contract';
+import { SIGNAL_EXIT_CODES, isFileSystemError } from '@paperclip-evals/node';
 
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
@@ -32,7 +26,7 @@ export const EXIT = {
   internal: 70,
   /**
    * Stopped by SIGINT (128 + 2) or SIGTERM (128 + 15) while children ran: every child's process
-   * group was killed and every private copy or work folder removed first (contract's child-cleanup).
+   * group was killed and every private copy or work folder removed first (node's child-cleanup).
    * With no child running, the signal's default action gives the same code in a shell.
    */
   interrupted: SIGNAL_EXIT_CODES.SIGINT,

@@ -3,7 +3,7 @@
 // code. createProgram() and runProgram() are exported so tests can run argv without a process.
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/contract';
+import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/node';
 
 import type { FailOn } from '@paperclip-evals/evalbook';
 

@@ -16,14 +16,14 @@ import {
   createTestExecutables,
   printingScript,
   writeExecutable,
-} from '../../contract/test/support/test-executables.ts';
+} from '../../node/test/support/test-executables.ts';
 import { writeBundles } from '../../evalbook/test/support/bundles.ts';
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
 import { buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
 import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
-import type { TestExecutable, TestExecutables } from '../../contract/test/support/test-executables.ts';
+import type { TestExecutable, TestExecutables } from '../../node/test/support/test-executables.ts';
 import type { Executable } from '../../policy/test/support/producers.ts';
 
 const SCHEMA = (name: string): string => `https://paperclip-evals.dev/schemas/${name}/v1.json`;

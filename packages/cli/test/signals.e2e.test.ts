@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createTestExecutables } from '../../contract/test/support/test-executables.ts';
+import { createTestExecutables } from '../../node/test/support/test-executables.ts';
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 import { EVALS, REPO, writeExecutable } from '../../policy/test/support/producers.ts';
 import { buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
 import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
-import type { TestExecutables } from '../../contract/test/support/test-executables.ts';
+import type { TestExecutables } from '../../node/test/support/test-executables.ts';
 
 const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
 /** How long the CLI may take to exit once signalled. */

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
 import { canonicalDigest } from '../../contract/src/digest.ts';
-import { GOOD_METADATA, sha256Of, shQuote } from '../../contract/test/support/test-executables.ts';
+import { GOOD_METADATA, sha256Of, shQuote } from '../../node/test/support/test-executables.ts';
 import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

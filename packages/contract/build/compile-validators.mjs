@@ -1,12 +1,12 @@
 // Build step (after tsc): precompiles every schema of the registry into one standalone CommonJS
 // module, dist/validators.generated.cjs, stamped with the digest of the schema files it was made
 // from. The registry loads it instead of compiling with Ajv at run time, and ignores it when the
-// schemas on disk have another digest (see src/schema-registry.ts).
-import { readFileSync } from 'node:fs';
+// schemas on disk have another digest (see src/schema-registry.ts). File writes happen here, at build
+// time, never in the contract's sources.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
-import { writeOutputFile } from '../dist/output-file.js';
 import {
   createSchemaAjv,
   listSchemaFiles,
@@ -32,4 +32,8 @@ const module = [
   `exports.validators = {\n${byId}\n};`,
   '',
 ].join('\n');
-await writeOutputFile(PRECOMPILED_VALIDATORS, (write) => write(module));
+// Written beside its place, then renamed over it: a reader sees the old module or the new one whole.
+// (A build output in dist/, so not the user-path rules of @paperclip-evals/node's writeOutputFile.)
+const partial = `${PRECOMPILED_VALIDATORS}.${process.pid}.partial`;
+writeFileSync(partial, module);
+renameSync(partial, PRECOMPILED_VALIDATORS);

@@ -10,7 +10,7 @@ import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Sha256Digest } from './digest.js';
 import type { Issue } from './errors.js';
-import type { RunnerdBuildMetadata } from './runnerd-artifact.js';
+import type { RunnerdBuildMetadata } from './runnerd-metadata.js';
 
 export const EVALS_INTEGRATION_V1 = 'paperclip-runner/evals-integration/v1';
 export const PACKAGE_BUILD_METADATA_V1 = 'paperclip-runner/build-metadata/v1';

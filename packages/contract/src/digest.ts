@@ -1,6 +1,6 @@
-// SHA-256 digests in `sha256:<hex>` form: of bytes, of canonical JSON, and of files read as a stream.
+// SHA-256 digests in `sha256:<hex>` form: of bytes, of canonical JSON, and of streams (a file's digest
+// is @paperclip-evals/node's digestFile).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 
 import { canonicalize } from './canonical-json.js';
 
@@ -37,11 +37,6 @@ export async function digestStream(stream: AsyncIterable<Uint8Array>): Promise<S
     byteSize += chunk.byteLength;
   }
   return { digest: `sha256:${hash.digest('hex')}`, byteSize };
-}
-
-/** Digest and size of a file, streamed in constant memory. Rejects with the fs error (e.g. ENOENT). */
-export function digestFile(path: string): Promise<StreamDigest> {
-  return digestStream(createReadStream(path));
 }
 
 /**

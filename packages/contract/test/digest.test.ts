@@ -1,16 +1,11 @@
-// Tests for sha256 digests: known vectors, canonical-JSON digests, streamed file digests, comparison and shape.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Tests for sha256 digests: known vectors, canonical-JSON digests, stream digests, comparison and shape.
 import { Readable } from 'node:stream';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import {
   SHA256_DIGEST_PATTERN,
   canonicalDigest,
-  digestFile,
   digestStream,
   digestsEqual,
   isSha256Digest,
@@ -51,37 +46,7 @@ describe('canonicalDigest', () => {
   });
 });
 
-describe('digestFile and digestStream', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'paperclip-digest-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('digests a multi-megabyte file to the digest of its bytes and reports its size', async () => {
-    const bytes = randomBytes(5 * 1024 * 1024 + 17);
-    const file = join(dir, 'large.bin');
-    await writeFile(file, bytes);
-
-    await expect(digestFile(file)).resolves.toEqual({
-      digest: sha256Digest(bytes),
-      byteSize: bytes.byteLength,
-    });
-  });
-
-  it('digests an empty file', async () => {
-    const file = join(dir, 'empty.bin');
-    await writeFile(file, '');
-
-    await expect(digestFile(file)).resolves.toEqual({ digest: EMPTY, byteSize: 0 });
-  });
-
-  it('rejects for a missing file', async () => {
-    await expect(digestFile(join(dir, 'missing.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
-  });
-
+describe('digestStream', () => {
   it('digests the concatenation of a stream’s chunks', async () => {
     const chunks = ['a', 'b', 'c'].map((text) => new TextEncoder().encode(text));
 

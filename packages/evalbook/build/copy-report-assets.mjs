@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-import { writeOutputFile } from '@paperclip-evals/contract';
+import { writeOutputFile } from '@paperclip-evals/node';
 
 const REPORT_ASSETS = ['report.css', 'report.js'];
 const from = new URL('../src/report/html/', import.meta.url);

@@ -3,7 +3,8 @@
 // stageVerifiedExecutable (the resolver's own step: read once into sha256 and into a private copy,
 // so the bytes executed are the bytes hashed). Only that copy runs. Its failures become
 // PolicyError('paperclip_policy_binary_invalid') with the same issues, for the policy binary.
-import { isContractError, stageVerifiedExecutable } from '@paperclip-evals/contract';
+import { isContractError } from '@paperclip-evals/contract';
+import { stageVerifiedExecutable } from '@paperclip-evals/node';
 
 import { PolicyError } from './errors.js';
 

@@ -5,7 +5,8 @@
 // PolicyError; a missing result is never turned into an allow.
 import { spawn } from 'node:child_process';
 
-import { duplicateKeyIssues, guardProcessGroup, killProcessGroup } from '@paperclip-evals/contract';
+import { duplicateKeyIssues } from '@paperclip-evals/contract';
+import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/node';
 
 import { jobFailed } from './errors.js';
 import { LineReader, compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { POLICY_BINARY_STAGING_DIR_PREFIX, resolvePolicyBinary } from '../src/binary.ts';
 import { PolicyError } from '../src/errors.ts';
 import { writeExecutable } from './support/producers.ts';
-import { useStagingTmpdir } from '../../contract/test/support/staging.ts';
+import { useStagingTmpdir } from '../../node/test/support/staging.ts';
 
 const staging = useStagingTmpdir('policy-binary-test-');
 

@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readNativeExecutionFile } from '@paperclip-evals/contract';
+import { readNativeExecutionFile } from '@paperclip-evals/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { PolicyError } from '../src/errors.ts';

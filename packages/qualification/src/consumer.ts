@@ -12,7 +12,9 @@ import { readJsonText } from '@paperclip-evals/contract';
 
 import { tamperingIssues } from './judgements.js';
 import { PROBE_FILE_NAME, PROBE_SOURCE, probeReportIssues } from './probe.js';
-import { pnpmEnvironment, runBounded, runFailure, sanitizedPath } from './processes.js';
+import { runBounded, runFailure } from '@paperclip-evals/node';
+
+import { pnpmEnvironment, sanitizedPath } from './processes.js';
 
 import type { ProbeInput, ProbeReport } from './probe.js';
 import type { QualificationIssue } from './record.js';

@@ -9,17 +9,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  digestContainedFile,
-  isContractError,
-  readJsonText,
-  readNativeExecutionFile,
-  stageVerifiedExecutable,
-} from '@paperclip-evals/contract';
+import { isContractError, readJsonText } from '@paperclip-evals/contract';
+import { digestContainedFile, readNativeExecutionFile, stageVerifiedExecutable } from '@paperclip-evals/node';
 
-import { runBounded, runFailure } from './processes.js';
+import { runBounded, runFailure } from '@paperclip-evals/node';
 
-import type { NativeExecution, Sha256Digest, StagedExecutable } from '@paperclip-evals/contract';
+import type { NativeExecution, Sha256Digest } from '@paperclip-evals/contract';
+import type { StagedExecutable } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
 

@@ -7,7 +7,8 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createSchemaAjv, guardPrivatePath } from '@paperclip-evals/contract';
+import { createSchemaAjv } from '@paperclip-evals/contract';
+import { guardPrivatePath } from '@paperclip-evals/node';
 
 import { QUALIFICATION_PLAN } from './checks/index.js';
 import { runChecks } from './checks/runner.js';

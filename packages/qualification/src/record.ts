@@ -2,7 +2,8 @@
 // the order they run), the issue shape those checks report, schema validation of a finished record
 // (schemas/evals/qualification-record-v1.schema.json) and its atomic write (temp file + rename).
 import { createRequire } from 'node:module';
-import { pointer, schemaErrors, writeOutputFile } from '@paperclip-evals/contract';
+import { pointer, schemaErrors } from '@paperclip-evals/contract';
+import { writeOutputFile } from '@paperclip-evals/node';
 
 import type {
   CompatibilityReceipt,

@@ -6,7 +6,8 @@
 import { isUtf8 } from 'node:buffer';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { digestFile, readJsonText, sha256Digest } from '@paperclip-evals/contract';
+import { readJsonText, sha256Digest } from '@paperclip-evals/contract';
+import { digestFile } from '@paperclip-evals/node';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 

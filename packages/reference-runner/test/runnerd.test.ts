@@ -9,10 +9,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  parseNativeExecution as evalsParseNativeExecution,
-  resolveRunnerdArtifact as evalsResolveRunnerdArtifact,
-} from '../../contract/src/index.ts';
+import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
+import { resolveRunnerdArtifact as evalsResolveRunnerdArtifact } from '../../node/src/index.ts';
 import { resolvePaperclipRunnerdArtifact } from '../src/evals/index.js';
 import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/index.js';
 import { fileSha256, removeScratchDirs, scratchDir } from './support/executables.js';

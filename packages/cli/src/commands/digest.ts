@@ -2,7 +2,8 @@
 // --canonical of the RFC 8785 canonical form of the JSON inside (what a semantic catalog digest,
 // a case or config digest is taken over).
 import { resolve } from 'node:path';
-import { canonicalDigest, digestFile, readJsonDocument } from '@paperclip-evals/contract';
+import { canonicalDigest } from '@paperclip-evals/contract';
+import { digestFile, readJsonDocument } from '@paperclip-evals/node';
 
 import { printJson, printLines } from '../print.js';
 

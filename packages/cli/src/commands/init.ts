@@ -1,7 +1,7 @@
 // `evals init`: writes a commented starter Evalbook environment (evalbook.yaml) that loads as is.
-// Never overwrites: an existing file is left alone and reported (contract's writeOutputFile, which
+// Never overwrites: an existing file is left alone and reported (node's writeOutputFile, which
 // also writes /dev/stdout or a FIFO in place and refuses a directory or a missing folder).
-import { outputTarget, writeOutputFile } from '@paperclip-evals/contract';
+import { outputTarget, writeOutputFile } from '@paperclip-evals/node';
 import { starterEnvironment } from '@paperclip-evals/evalbook';
 
 import { printLines } from '../print.js';

@@ -8,11 +8,11 @@ import {
   negotiateCompatibility,
   parseConsumerRequirements,
   parsePackageBuildMetadata,
-  readJsonDocument,
-  resolveRunnerdArtifact,
 } from '@paperclip-evals/contract';
+import { readJsonDocument, resolveRunnerdArtifact } from '@paperclip-evals/node';
 
-import type { CompatibilityReceipt, Issue, RunnerdArtifact } from '@paperclip-evals/contract';
+import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
+import type { RunnerdArtifact } from '@paperclip-evals/node';
 
 import { UsageError, show } from '../exit-codes.js';
 import { printJson, printLines } from '../print.js';

@@ -1,14 +1,15 @@
 // `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
 // one JSON report, and return the outcome (ok: all valid, invalid, unreadable: an input not read).
+import { isContractError } from '@paperclip-evals/contract';
 import {
   STDIN_INPUT,
   expandBundleInputs,
-  isContractError,
   readNativeExecutionFile,
   readNativeExecutionStream,
-} from '@paperclip-evals/contract';
+} from '@paperclip-evals/node';
 
-import type { BundleInput, Issue, NativeExecutionInput } from '@paperclip-evals/contract';
+import type { Issue } from '@paperclip-evals/contract';
+import type { BundleInput, NativeExecutionInput } from '@paperclip-evals/node';
 
 import { UsageError, isFileSystemError, show } from '../exit-codes.js';
 import { VALIDATE_REPORT_V1 } from '../output-schemas.js';
@@ -76,7 +77,7 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
 /**
  * Files named, files found under directories (walked sorted for `*.json`; symlinks inside are not
  * followed but reported, so nothing is skipped silently), quoted globs and stdin, in argument
- * order — contract's expandBundleInputs, as ingest and policy replay read them. Anything that is
+ * order — node's expandBundleInputs, as ingest and policy replay read them. Anything that is
  * not a regular file (a FIFO would block the read forever) is refused before it is opened.
  */
 async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {

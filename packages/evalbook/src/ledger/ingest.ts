@@ -10,27 +10,19 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
+import { DEFAULT_MAX_INPUT_BYTES, displayLocator, isContractError } from '@paperclip-evals/contract';
 import {
-  DEFAULT_MAX_INPUT_BYTES,
   STDIN_INPUT,
   digestContainedFile,
-  displayLocator,
   expandBundleInputs,
-  isContractError,
   isFileSystemError,
   readNativeExecutionFile,
   readNativeExecutionStream,
-} from '@paperclip-evals/contract';
+} from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
-import type {
-  BundleInput,
-  ContainedFileRefusal,
-  Issue,
-  NativeExecution,
-  NativeExecutionInput,
-  ParseNativeExecutionOptions,
-} from '@paperclip-evals/contract';
+import type { Issue, NativeExecution, ParseNativeExecutionOptions } from '@paperclip-evals/contract';
+import type { BundleInput, ContainedFileRefusal, NativeExecutionInput } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import {

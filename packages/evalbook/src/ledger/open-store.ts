@@ -5,13 +5,8 @@
 import { existsSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import {
-  displayLocator,
-  isContractError,
-  maskSecrets,
-  outputTarget,
-  secretsIn,
-} from '@paperclip-evals/contract';
+import { displayLocator, isContractError, maskSecrets, secretsIn } from '@paperclip-evals/contract';
+import { outputTarget } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError, storeError } from '../errors.js';
 

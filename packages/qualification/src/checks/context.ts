@@ -5,9 +5,9 @@ import type {
   CompatibilityReceipt,
   ConsumerRequirements,
   PackageBuildMetadata,
-  RunnerdArtifact,
   Sha256Digest,
 } from '@paperclip-evals/contract';
+import type { RunnerdArtifact } from '@paperclip-evals/node';
 
 import type { PackageManifest } from '../judgements.js';
 import type { ProbeReport } from '../probe.js';

@@ -2,7 +2,8 @@
 // and states the PRP range the package's build metadata states (same source).
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isContractError, resolveRunnerdArtifact } from '@paperclip-evals/contract';
+import { isContractError } from '@paperclip-evals/contract';
+import { resolveRunnerdArtifact } from '@paperclip-evals/node';
 
 import { fail, judge, lacking } from './context.js';
 

@@ -3,7 +3,7 @@
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { digestFile } from '@paperclip-evals/contract';
+import { digestFile } from '@paperclip-evals/node';
 
 import { DEFAULT_TARBALL_LIMITS, extractTarball } from '../tarball.js';
 import { judge, lacking } from './context.js';

@@ -24,12 +24,14 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
-import { ContractError } from './errors.js';
+import { ContractError } from '@paperclip-evals/contract';
+
 import { isFileSystemError } from './bundle-inputs.js';
 
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import type { Issue } from './errors.js';
+
+import type { Issue } from '@paperclip-evals/contract';
 
 /** Why a path cannot be written; each is one issue of a `paperclip_output_unwritable` error. */
 export type OutputIssueCode =

@@ -7,19 +7,9 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** Build metadata as our reference runner prints it (contract numbers are made up). */
-export const GOOD_METADATA = {
-  schema: 'paperclip-runner/runnerd-build-metadata/v1',
-  binaryName: 'paperclip-runnerd',
-  packageName: '@paperclipai/paperclip-runner',
-  packageVersion: '0.4.2',
-  binaryContractVersion: 2,
-  nativeExecutionVersion: 1,
-  harnessDriverVersion: 1,
-  prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 1 },
-  prpTransportModes: ['dial_ws_loopback', 'dial_wss', 'listen_ws'],
-  buildProfile: 'release',
-} as const;
+import { GOOD_METADATA } from '../../../contract/test/support/runnerd-metadata.ts';
+
+export { GOOD_METADATA };
 
 export interface TestExecutable {
   readonly path: string;

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ContractError } from '../src/errors.ts';
-import { DEFAULT_MAX_EXECUTABLE_BYTES, stageVerifiedExecutable } from '../src/runnerd-artifact.ts';
+import { ContractError } from '@paperclip-evals/contract';
+
+import { DEFAULT_MAX_EXECUTABLE_BYTES, stageVerifiedExecutable } from '../src/staged-executable.ts';
 import { sha256Of } from './support/test-executables.ts';
 import { useStagingTmpdir } from './support/staging.ts';
 

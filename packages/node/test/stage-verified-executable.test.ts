@@ -6,8 +6,9 @@ import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { ContractError } from '../src/errors.ts';
-import { stageVerifiedExecutable } from '../src/runnerd-artifact.ts';
+import { ContractError } from '@paperclip-evals/contract';
+
+import { stageVerifiedExecutable } from '../src/staged-executable.ts';
 import { sha256Of, writeExecutable } from './support/test-executables.ts';
 import { useStagingTmpdir } from './support/staging.ts';
 

@@ -17,7 +17,7 @@ import { join, relative, isAbsolute } from 'node:path';
 
 import type { FileHandle } from 'node:fs/promises';
 
-import type { Sha256Digest } from './digest.js';
+import type { Sha256Digest } from '@paperclip-evals/contract';
 
 /** Why a path under the root was not read. */
 export type ContainedFileRefusal = 'outside_root' | 'symlink' | 'not_a_file';

@@ -4,14 +4,14 @@
 // arrives.
 import { open } from 'node:fs/promises';
 
-import { sha256Digest } from './digest.js';
-import { ContractError } from './errors.js';
-import { DEFAULT_MAX_INPUT_BYTES } from './json-text.js';
-import { parseNativeExecution } from './native-execution.js';
+import {
+  ContractError,
+  DEFAULT_MAX_INPUT_BYTES,
+  parseNativeExecution,
+  sha256Digest,
+} from '@paperclip-evals/contract';
 
-import type { Sha256Digest } from './digest.js';
-import type { ParseNativeExecutionOptions } from './native-execution.js';
-import type { NativeExecution } from './native-execution-types.js';
+import type { NativeExecution, ParseNativeExecutionOptions, Sha256Digest } from '@paperclip-evals/contract';
 
 export interface NativeExecutionInput {
   readonly bundle: NativeExecution;

@@ -22,8 +22,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { ContractError } from '../src/errors.js';
-import { outputTarget, writeOutputFile } from '../src/output-file.js';
+import { ContractError } from '@paperclip-evals/contract';
+
+import { outputTarget, writeOutputFile } from '../src/output-file.ts';
 
 import type { Server } from 'node:net';
 

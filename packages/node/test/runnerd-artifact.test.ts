@@ -7,15 +7,13 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { ContractError } from '../src/errors.ts';
+import { ContractError } from '@paperclip-evals/contract';
+
 import {
   DEFAULT_MAX_METADATA_BYTES,
-  RUNNERD_BUILD_METADATA_V1,
   RUNNERD_STAGING_DIR_PREFIX,
-  parseRunnerdBuildMetadata,
   resolveRunnerdArtifact,
 } from '../src/runnerd-artifact.ts';
-import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
 import {
   GOOD_METADATA,
   HASHED_VERSION,
@@ -27,7 +25,8 @@ import {
 } from './support/test-executables.ts';
 import { useStagingTmpdir } from './support/staging.ts';
 
-import type { RunnerdArtifactIssue, RunnerdArtifactIssueCode } from '../src/runnerd-artifact.ts';
+import type { RunnerdArtifactIssue, RunnerdArtifactIssueCode } from '@paperclip-evals/contract';
+
 import type { TestExecutable, TestExecutables } from './support/test-executables.ts';
 
 /** The resolver stages under os.tmpdir(); TMPDIR points it into the suite's directory, checked after each test. */
@@ -411,64 +410,6 @@ describe('when the metadata does not match the schema', () => {
       '/packageVersion',
       '/prp/minimumVersion',
     ]);
-  });
-});
-
-describe('parseRunnerdBuildMetadata', () => {
-  it('returns the very object, unknown fields included', () => {
-    const value: unknown = JSON.parse(JSON.stringify({ ...GOOD_METADATA, x_new: 1 }));
-    expect(parseRunnerdBuildMetadata(value)).toBe(value);
-  });
-
-  it('throws metadata_invalid at /schema for another schema, checking nothing else', () => {
-    try {
-      parseRunnerdBuildMetadata({ schema: 'paperclip-runner/runnerd-build-metadata/v2' });
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ContractError);
-      expect((error as ContractError).code).toBe('paperclip_runnerd_artifact_invalid');
-      expect((error as ContractError).issues).toMatchObject([
-        { code: 'metadata_invalid', path: '/schema', expected: RUNNERD_BUILD_METADATA_V1 },
-      ]);
-    }
-  });
-
-  it('throws metadata_invalid with /prp/minimumVersion when the PRP range is empty', () => {
-    const value = {
-      ...GOOD_METADATA,
-      prp: { name: 'paperclip.runner', minimumVersion: 2, maximumVersion: 1 },
-    };
-    expect(() => parseRunnerdBuildMetadata(value)).toThrow(ContractError);
-    try {
-      parseRunnerdBuildMetadata(value);
-    } catch (error) {
-      expect((error as ContractError).issues).toMatchObject([
-        { code: 'metadata_invalid', path: '/prp/minimumVersion', received: 2 },
-      ]);
-    }
-  });
-
-  it('rejects duplicate transport modes, an unknown build profile and a wrong binary name', () => {
-    try {
-      parseRunnerdBuildMetadata({
-        ...GOOD_METADATA,
-        binaryName: 'runnerd',
-        prpTransportModes: ['listen_ws', 'listen_ws'],
-        buildProfile: 'fast',
-      });
-      expect.unreachable();
-    } catch (error) {
-      expect((error as ContractError).issues.map((issue) => issue.path).sort()).toEqual([
-        '/binaryName',
-        '/buildProfile',
-        '/prpTransportModes',
-      ]);
-    }
-  });
-
-  it('has a schema that compiles under Ajv strict mode', () => {
-    const ajv = createSchemaAjv();
-    expect(ajv.getSchema(SCHEMA_IDS.runnerdBuildMetadataV1)).toBeTypeOf('function');
   });
 });
 

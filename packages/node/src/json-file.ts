@@ -2,8 +2,7 @@
 // the same strict text rules as attempt bundles; any failure is one coded error with every issue.
 import { readFile } from 'node:fs/promises';
 
-import { ContractError } from './errors.js';
-import { readJsonText } from './json-text.js';
+import { ContractError, readJsonText } from '@paperclip-evals/contract';
 
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 

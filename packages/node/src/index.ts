@@ -1,0 +1,32 @@
+// Public surface of @paperclip-evals/node, the Node runtime layer: explicit named exports only.
+// Its errors are contract's ContractError codes (see README.md).
+export { DEFAULT_MAX_STDERR_BYTES, KILL_GRACE_MS, runBounded, runFailure } from './bounded-run.js';
+export type { BoundedRunOptions, BoundedRunResult } from './bounded-run.js';
+export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
+export type { BundleInput } from './bundle-inputs.js';
+export {
+  SIGNAL_EXIT_CODES,
+  cleanUpGuarded,
+  guardPrivatePath,
+  guardProcessGroup,
+  guardedCounts,
+  killProcessGroup,
+} from './child-cleanup.js';
+export type { CleanupSignal } from './child-cleanup.js';
+export { digestContainedFile } from './contained-file.js';
+export type { ContainedFile, ContainedFileRefusal } from './contained-file.js';
+export { digestFile } from './file-digest.js';
+export { MAX_DOCUMENT_BYTES, readJsonDocument } from './json-file.js';
+export { readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
+export type { NativeExecutionInput } from './native-execution-input.js';
+export { STDOUT_PATH, outputTarget, writeOutputFile } from './output-file.js';
+export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './output-file.js';
+export {
+  DEFAULT_MAX_METADATA_BYTES,
+  DEFAULT_METADATA_TIMEOUT_MS,
+  RUNNERD_STAGING_DIR_PREFIX,
+  resolveRunnerdArtifact,
+} from './runnerd-artifact.js';
+export type { ResolveRunnerdArtifactOptions, RunnerdArtifact } from './runnerd-artifact.js';
+export { DEFAULT_MAX_EXECUTABLE_BYTES, stageVerifiedExecutable } from './staged-executable.js';
+export type { StageVerifiedExecutableOptions, StagedExecutable } from './staged-executable.js';
