@@ -2,21 +2,24 @@
 // replies by id, and on a timeout kills and restarts the engine, failing every pending request — so
 // a late reply can never become another request's verdict (ids are never reused, and the old
 // process's output is no longer read). Evaluation replies must answer exactly the assertions asked.
-// Each engine runs in its own process group, registered with contract's child-cleanup: it is killed
-// as a whole when it is given up on, and when a SIGINT or SIGTERM stops us.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+// Each engine runs through @paperclip-evals/node's ChildTransport: its own process group, killed as
+// a whole when it is given up on and when a SIGINT or SIGTERM stops us, and its stdout read by the
+// one line framer (a reply line over MAX_REPLY_LINE_BYTES, or not UTF-8, is a protocol violation).
+import { ChildTransport, LineReader } from '@paperclip-evals/node';
 
-import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/node';
-
+import { MAX_REQUEST_LINE_BYTES } from './engine-server.js';
 import { EngineClientError, RpcError } from './errors.js';
 
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { LineEvent } from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult } from './assertion-types.js';
 import type { WireError } from './errors.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** The longest reply line read from an engine, in bytes: as long as the longest request line. */
+export const MAX_REPLY_LINE_BYTES = MAX_REQUEST_LINE_BYTES;
+/** The longest engine stderr line handed to onStderr whole; a longer one is reported by its size. */
+const MAX_STDERR_LINE_BYTES = 64 * 1024;
 
 export interface EngineClientOptions {
   /** The engine executable and its arguments, e.g. ['node', ['evals.js', 'engine', '--stdio']]. */
@@ -25,6 +28,8 @@ export interface EngineClientOptions {
   /** The engine's whole environment (nothing is inherited unless passed here). */
   readonly env?: Readonly<Record<string, string>>;
   readonly requestTimeoutMs?: number;
+  /** The longest reply line read, in bytes (default MAX_REPLY_LINE_BYTES); a longer one is a protocol violation. */
+  readonly maxReplyLineBytes?: number;
   /** Engine stderr lines (its log), and replies that answer no pending request. */
   readonly onStderr?: (line: string) => void;
   readonly onStrayReply?: (reply: unknown) => void;
@@ -62,10 +67,10 @@ interface Pending {
 }
 
 interface Running {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildTransport;
   readonly pending: Map<number, Pending>;
-  /** Forgets (and SIGKILLs) its process group in contract's child-cleanup registry. */
-  readonly releaseGroup: () => void;
+  /** Resolves once the engine process has exited. */
+  readonly exited: Promise<void>;
 }
 
 export class EngineClient {
@@ -76,6 +81,10 @@ export class EngineClient {
   starts = 0;
 
   constructor(private readonly options: EngineClientOptions) {}
+
+  get #maxReplyLineBytes(): number {
+    return this.options.maxReplyLineBytes ?? MAX_REPLY_LINE_BYTES;
+  }
 
   async initialize(params: InitializeParams): Promise<Record<string, unknown>> {
     this.#initializeParams = params;
@@ -118,7 +127,7 @@ export class EngineClient {
         this.stop(engine, 'engine_restarted', `the engine was restarted after ${method} timed out`);
       }, timeoutMs);
       engine.pending.set(id, { resolve, reject, timer });
-      engine.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      engine.child.send(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
   }
 
@@ -126,17 +135,16 @@ export class EngineClient {
   async close(): Promise<void> {
     const engine = this.#engine;
     if (engine === undefined) return;
-    const exited = new Promise((resolve) => engine.child.once('exit', resolve));
     try {
       await this.request('shutdown', {}, 5_000);
     } catch {
       // A failed shutdown still ends in stop() below.
     }
-    engine.child.stdin.end();
+    engine.child.end();
     const killTimer = setTimeout(() => {
-      killProcessGroup(engine.child.pid);
+      engine.child.kill();
     }, 5_000);
-    await exited;
+    await engine.exited;
     clearTimeout(killTimer);
     this.stop(engine, 'connection_closed', 'the client was closed');
   }
@@ -152,36 +160,67 @@ export class EngineClient {
   }
 
   private start(): Running {
-    let child: ChildProcessWithoutNullStreams;
+    let markExited: () => void = () => undefined;
+    const exited = new Promise<void>((resolve) => {
+      markExited = resolve;
+    });
+    const stderrLines = new LineReader(MAX_STDERR_LINE_BYTES);
+    const onStderrLine = (line: LineEvent): void => this.options.onStderr?.(stderrText(line));
+    // The callbacks fire only once the transport exists and `slot` holds it (events are asynchronous).
+    const slot: { engine?: Running } = {};
+    const withEngine = (act: (engine: Running) => void): void => {
+      if (slot.engine !== undefined) act(slot.engine);
+    };
+    let child: ChildTransport;
     try {
-      child = spawn(this.options.command, [...(this.options.args ?? [])], {
-        env: { ...this.options.env },
-        stdio: 'pipe',
-        detached: true, // its own process group: killed as a whole, and on SIGINT/SIGTERM to us
+      child = new ChildTransport({
+        command: this.options.command,
+        args: this.options.args ?? [],
+        env: this.options.env ?? {},
+        maxLineBytes: this.#maxReplyLineBytes,
+        onLine: (line) => {
+          withEngine((engine) => {
+            this.onLine(engine, line);
+          });
+        },
+        onStderr: (chunk) => {
+          stderrLines.push(chunk, onStderrLine);
+        },
+        onError: (cause) => {
+          withEngine((engine) => {
+            this.stop(engine, 'spawn_failed', `engine process failed: ${cause.message}`);
+          });
+        },
+        onExit: ({ code, signal }) => {
+          withEngine((engine) => {
+            this.stop(engine, 'connection_closed', `engine exited (${signal ?? String(code)})`);
+          });
+          markExited();
+        },
+        onClose: () => {
+          stderrLines.finish(onStderrLine);
+          markExited(); // a process that never started has no exit, only its close
+        },
       });
     } catch (cause) {
       throw new EngineClientError('spawn_failed', `cannot start ${this.options.command}`, { cause });
     }
+    const engine: Running = { child, pending: new Map(), exited };
+    slot.engine = engine;
     this.starts++;
-    const engine: Running = { child, pending: new Map(), releaseGroup: guardProcessGroup(child.pid) };
     this.#engine = engine;
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      this.onLine(engine, line);
-    });
-    createInterface({ input: child.stderr }).on('line', (line) => this.options.onStderr?.(line));
-    child.on('error', (cause) => {
-      this.stop(engine, 'spawn_failed', `engine process failed: ${cause.message}`);
-    });
-    child.on('exit', (code, signal) => {
-      this.stop(engine, 'connection_closed', `engine exited (${signal ?? String(code)})`);
-      engine.releaseGroup(); // whatever it started and left behind is killed with it
-    });
-    child.stdin.on('error', () => undefined); // a dead engine is reported by 'exit'
     return engine;
   }
 
-  private onLine(engine: Running, line: string): void {
+  private onLine(engine: Running, event: LineEvent): void {
     if (this.#engine !== engine) return; // output of an engine already given up on
+    if (event.kind !== 'line') {
+      const what =
+        event.kind === 'too_large' ? `over the ${this.#maxReplyLineBytes}-byte reply line cap` : 'not UTF-8';
+      this.stop(engine, 'protocol_violation', `engine wrote a line of ${event.byteLength} bytes ${what}`);
+      return;
+    }
+    const line = event.text;
     let reply: { id?: unknown; result?: unknown; error?: WireError };
     try {
       reply = JSON.parse(line) as typeof reply;
@@ -214,7 +253,14 @@ export class EngineClient {
       pending.reject(new EngineClientError(code, message));
     }
     engine.pending.clear();
-    if (engine.child.exitCode === null && engine.child.signalCode === null)
-      killProcessGroup(engine.child.pid);
+    engine.child.kill();
   }
+}
+
+/** An engine stderr line as text: a line too long or not UTF-8 is described, never replaced. */
+function stderrText(line: LineEvent): string {
+  if (line.kind === 'line') return line.text;
+  return line.kind === 'too_large'
+    ? `(a stderr line of ${line.byteLength} bytes, over ${MAX_STDERR_LINE_BYTES}, left out)`
+    : line.bytes.toString('utf8');
 }

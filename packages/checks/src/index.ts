@@ -74,8 +74,8 @@ export type {
   SessionBudget,
   TokenUsage,
 } from './provider.js';
-export { SHUTDOWN_GRACE_MS, ndjsonFrames, serveStdio } from './stdio-server.js';
-export type { Frame, ServeStdioOptions } from './stdio-server.js';
+export { SHUTDOWN_GRACE_MS, serveStdio } from './stdio-server.js';
+export type { ServeStdioOptions } from './stdio-server.js';
 export {
   MAX_STEPS_PER_TRACE,
   MAX_TRACE_BYTES,

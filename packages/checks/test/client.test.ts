@@ -102,6 +102,23 @@ describe('EngineClient with a misbehaving engine', () => {
     await expect(engine.request('query_drift', {})).rejects.toMatchObject({ code: 'protocol_violation' });
   });
 
+  it('reads a reply line up to the cap, and refuses one line over it as a protocol violation', async () => {
+    const within = client({ args: [FAKE_ENGINE, 'padded', '4096'], maxReplyLineBytes: 4096 });
+    const reply = (await within.request('query_drift', {})) as { padding: string };
+    expect(reply.padding.length).toBeGreaterThan(4000);
+    const over = client({ args: [FAKE_ENGINE, 'padded', '4097'], maxReplyLineBytes: 4096 });
+    const refused = over.request('query_drift', {});
+    await expect(refused).rejects.toMatchObject({ code: 'protocol_violation' });
+    await expect(refused).rejects.toThrow(/4097 bytes over the 4096-byte reply line cap/);
+  });
+
+  it('refuses a reply line that is not UTF-8 instead of reading it with replacement characters', async () => {
+    const engine = client({ args: [FAKE_ENGINE, 'not-utf8'] });
+    const refused = engine.request('query_drift', {});
+    await expect(refused).rejects.toMatchObject({ code: 'protocol_violation' });
+    await expect(refused).rejects.toThrow(/not UTF-8/);
+  });
+
   it('fails pending requests with connection_closed when the engine exits', async () => {
     const engine = client({ args: ['-e', 'process.stdin.once("data", () => process.exit(3))'] });
     await expect(engine.request('initialize', INITIALIZE)).rejects.toMatchObject({

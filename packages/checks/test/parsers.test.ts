@@ -1,11 +1,9 @@
-// Property tests of the parsers at the engine's edges: the trace path language, NDJSON framing
-// under arbitrary chunking, and the request reader (any bytes in, a JSON-RPC reply out, never a throw).
+// Property tests of the parsers at the engine's edges: the trace path language and the request reader
+// (any bytes in, a JSON-RPC reply out, never a throw). NDJSON framing is @paperclip-evals/node's.
 import fc from 'fast-check';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { EngineServer } from '../src/engine-server.ts';
-import { ndjsonFrames } from '../src/stdio-server.ts';
 import { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from '../src/trace-path.ts';
 
 import type { PathSegment } from '../src/trace-path.ts';
@@ -87,44 +85,6 @@ describe('trace paths', () => {
       expect(() => parseTracePath(text)).toThrow(TracePathError);
     },
   );
-});
-
-describe('NDJSON framing', () => {
-  const collect = async (chunks: Buffer[], maxBytes: number): Promise<(string | number)[]> => {
-    const frames: (string | number)[] = [];
-    for await (const frame of ndjsonFrames(Readable.from(chunks), maxBytes))
-      frames.push('line' in frame ? frame.line.toString() : frame.oversizeBytes);
-    return frames;
-  };
-
-  it('yields the same lines however the bytes are chunked', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(
-          fc.string({ unit: 'grapheme', maxLength: 30 }).map((text) => text.replaceAll('\n', '')),
-          { minLength: 1, maxLength: 8 },
-        ),
-        fc.array(fc.nat({ max: 400 }), { maxLength: 6 }),
-        async (lines, cuts) => {
-          const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(''));
-          const offsets = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-          const chunks = [0, ...offsets]
-            .map((start, index) => bytes.subarray(start, [...offsets, bytes.length][index]))
-            .filter((chunk) => chunk.length > 0);
-          expect(await collect(chunks, 1024)).toEqual(lines);
-        },
-      ),
-    );
-  });
-
-  it('skips a line over the cap whole, reporting its size, and goes on with the next', async () => {
-    expect(
-      await collect(
-        [Buffer.from('short\n' + 'x'.repeat(50)), Buffer.from('y'.repeat(50) + '\nnext\nlast')],
-        64,
-      ),
-    ).toEqual(['short', 100, 'next', 'last']);
-  });
 });
 
 describe('the request reader', () => {

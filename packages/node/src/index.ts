@@ -13,10 +13,14 @@ export {
   killProcessGroup,
 } from './child-cleanup.js';
 export type { CleanupSignal } from './child-cleanup.js';
-export { digestContainedFile } from './contained-file.js';
-export type { ContainedFile, ContainedFileRefusal } from './contained-file.js';
+export { ChildTransport } from './child-transport.js';
+export type { ChildExit, ChildTransportOptions } from './child-transport.js';
+export { checkContainedReference, digestContainedFile } from './contained-file.js';
+export type { ContainedFile, ContainedFileRefusal, ExpectedFile, ReferenceCheck } from './contained-file.js';
 export { digestFile } from './file-digest.js';
 export { MAX_DOCUMENT_BYTES, readJsonDocument } from './json-file.js';
+export { LineReader, lineEvents, writeFrames } from './line-framing.js';
+export type { LineEvent } from './line-framing.js';
 export { readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
 export { STDOUT_PATH, outputTarget, writeOutputFile } from './output-file.js';

@@ -1,5 +1,5 @@
 // Resolving the policy binary like runnerd: the explicit path given (never a PATH search; a final
-// symlink is refused) and its expected sha256, verified and staged by contract's
+// symlink is refused) and its expected sha256, verified and staged by node's
 // stageVerifiedExecutable (the resolver's own step: read once into sha256 and into a private copy,
 // so the bytes executed are the bytes hashed). Only that copy runs. Its failures become
 // PolicyError('paperclip_policy_binary_invalid') with the same issues, for the policy binary.

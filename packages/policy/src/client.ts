@@ -3,19 +3,16 @@
 // checked (shape, kind, echoed id) against the oldest outstanding request, and the process exit is
 // reconciled with the row errors seen. Any breach kills the process group and fails the job with a
 // PolicyError; a missing result is never turned into an allow.
-import { spawn } from 'node:child_process';
-
 import { duplicateKeyIssues } from '@paperclip-evals/contract';
-import { guardProcessGroup, killProcessGroup } from '@paperclip-evals/node';
+import { ChildTransport } from '@paperclip-evals/node';
 
 import { jobFailed } from './errors.js';
-import { LineReader, compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
+import { compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
 import { trailingStateOut } from './state.js';
 
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildExit, LineEvent } from '@paperclip-evals/node';
 
 import type { PolicyError } from './errors.js';
-import type { LineEvent } from './framing.js';
 
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_STDERR_BYTES = 16 * 1024 * 1024;
@@ -117,10 +114,9 @@ interface Pending {
 
 /** One producer process. start() resolves after a valid handshake. */
 export class EvaluateClient {
-  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #child: ChildTransport;
   readonly #replyTimeoutMs: number;
   readonly #maxStderrBytes: number;
-  readonly #reader = new LineReader(MAX_REPLY_FRAME_BYTES);
   readonly #pending: Pending[] = [];
   #head = 0;
   #nextSeq = 0;
@@ -128,54 +124,44 @@ export class EvaluateClient {
   #rowErrors = 0;
   #failure: PolicyError | undefined;
   #failureListeners: ((error: PolicyError) => void)[] = [];
-  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #exit: ChildExit | undefined;
   #timer: NodeJS.Timeout | undefined;
   #lastProgressMs = 0;
   #stderrBytes = 0;
   #stderrTail = '';
   #outbox = '';
   #handshake: Record<string, unknown> | undefined;
-  readonly #stdoutEnded: Promise<void>;
-  readonly #exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly #exited: Promise<ChildExit>;
 
   private constructor(command: ProducerCommand, options: ClientOptions) {
     this.#replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.#maxStderrBytes = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
-    // No shell, an empty environment, its own process group (killed as a whole on a breach).
-    this.#child = spawn(command.file, [...command.args], {
-      shell: false,
-      env: {},
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
-    });
-    // A SIGINT or SIGTERM to us kills the group too (contract's child-cleanup); released once it closed.
-    const releaseGroup = guardProcessGroup(this.#child.pid);
+    // No shell, an empty environment, its own process group (killed as a whole on a breach and, by
+    // node's child-cleanup, on a SIGINT or SIGTERM to us); released once it closed.
+    let resolveExit: (exit: ChildExit) => void = () => undefined;
     this.#exited = new Promise((resolve) => {
-      this.#child.once('close', (code, signal) => {
-        releaseGroup();
-        this.#exit = { code, signal };
+      resolveExit = resolve;
+    });
+    this.#child = new ChildTransport({
+      command: command.file,
+      args: command.args,
+      env: {},
+      ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
+      maxLineBytes: MAX_REPLY_FRAME_BYTES,
+      onLine: (line) => {
+        this.#onLine(line);
+      },
+      onStderr: (chunk) => {
+        this.#onStderr(chunk);
+      },
+      onError: (error) => {
+        this.#fail(jobFailed('spawn_failed', `the producer could not run: ${error.message}`));
+      },
+      onClose: (exit) => {
+        this.#exit = exit;
         this.#onClose();
-        resolve({ code, signal });
-      });
-    });
-    this.#child.once('error', (error) => {
-      this.#fail(jobFailed('spawn_failed', `the producer could not run: ${error.message}`));
-    });
-    this.#child.stdin.on('error', () => undefined); // a dead producer's EPIPE: reported as the missing replies
-    this.#child.stderr.on('data', (chunk: Buffer) => {
-      this.#onStderr(chunk);
-    });
-    this.#stdoutEnded = new Promise((resolve) => {
-      this.#child.stdout.on('data', (chunk: Buffer) => {
-        this.#reader.push(chunk, (line) => {
-          this.#onLine(line);
-        });
-      });
-      this.#child.stdout.once('end', resolve);
-      this.#child.stdout.once('error', () => {
-        resolve();
-      });
+        resolveExit(exit);
+      },
     });
   }
 
@@ -241,8 +227,8 @@ export class EvaluateClient {
   async finish(): Promise<{ rowErrors: number }> {
     this.#throwIfFailed();
     this.#flush();
-    this.#child.stdin.end();
-    const [, exit] = await Promise.all([this.#stdoutEnded, this.#exited]);
+    this.#child.end();
+    const [, exit] = await Promise.all([this.#child.stdoutEnded, this.#exited]);
     this.#throwIfFailed(); // a truncated frame or a missing reply was found when the process closed
     const expected = this.#rowErrors > 0 ? 1 : 0;
     if (exit.code !== expected) {
@@ -273,7 +259,7 @@ export class EvaluateClient {
   readonly #flush = (): void => {
     const frames = this.#outbox;
     this.#outbox = '';
-    if (frames !== '' && this.#failure === undefined) this.#child.stdin.write(frames);
+    if (frames !== '' && this.#failure === undefined) this.#child.send(frames);
   };
 
   #expect<T>(kind: Pending['kind'], seq: number): Promise<T> {
@@ -620,11 +606,11 @@ export class EvaluateClient {
   #onClose(): void {
     if (this.#failure !== undefined) return;
     const how = this.#exitDescription();
-    if (this.#reader.partialBytes > 0)
+    if (this.#child.partialBytes > 0)
       this.#fail(
         jobFailed(
           'output_truncated',
-          `stdout ended inside a frame (${this.#reader.partialBytes} bytes without a newline); the producer ended with ${how}${this.#stderrNote()}`,
+          `stdout ended inside a frame (${this.#child.partialBytes} bytes without a newline); the producer ended with ${how}${this.#stderrNote()}`,
           how,
         ),
       );
@@ -649,9 +635,7 @@ export class EvaluateClient {
   }
 
   #killGroup(): void {
-    const pid = this.#child.pid;
-    if (pid === undefined || this.#child.exitCode !== null || this.#child.signalCode !== null) return;
-    killProcessGroup(pid);
+    this.#child.kill();
   }
 
   /**

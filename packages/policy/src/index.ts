@@ -31,8 +31,7 @@ export { PolicyError, isPolicyError } from './errors.js';
 export type { JobFailureCode, PolicyErrorCode } from './errors.js';
 export { eventFromJSON } from './event.js';
 export type { PolicyEvent } from './event.js';
-export { MAX_FRAME_BYTES, LineReader, parseI64 } from './framing.js';
-export type { LineEvent } from './framing.js';
+export { MAX_FRAME_BYTES, parseI64 } from './framing.js';
 export {
   ENGINE_VERSION,
   EvaluateSession,

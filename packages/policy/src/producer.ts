@@ -5,18 +5,21 @@
 import { once } from 'node:events';
 
 import { canonicalDigest, schemaDocument } from '@paperclip-evals/contract';
+import { LineReader, writeFrames } from '@paperclip-evals/node';
 
 import { BUNDLE_SCHEMA_ID, loadBundle } from './bundle.js';
 import { DECISION_V1, decisionToJSON } from './decision.js';
 import { evaluateEvent } from './engine.js';
 import { eventFromJSON } from './event.js';
-import { LineReader, compactJson, frameSource, i64Of, memberSource } from './framing.js';
+import { MAX_FRAME_BYTES, compactJson, frameSource, i64Of, memberSource } from './framing.js';
 import { stateFromJSON, stateToJSON } from './state.js';
 
 import type { Writable } from 'node:stream';
 
+import type { LineEvent } from '@paperclip-evals/node';
+
 import type { BundleLoad, LoadedBundle } from './bundle.js';
-import type { LineEvent, RawSource } from './framing.js';
+import type { RawSource } from './framing.js';
 
 export const ENGINE_VERSION = '1.0.0';
 export const PROTOCOL_VERSION = 1;
@@ -222,9 +225,9 @@ export interface RunEvaluateOptions {
  */
 export async function runEvaluate(options: RunEvaluateOptions): Promise<0 | 1> {
   const { output } = options;
-  await write(output, `${JSON.stringify(handshake(options.clientVersion))}\n`);
+  await writeFrames(output, `${JSON.stringify(handshake(options.clientVersion))}\n`);
   const session = new EvaluateSession(options.diagnostics);
-  const reader = new LineReader();
+  const reader = new LineReader(MAX_FRAME_BYTES);
   let batch = '';
   let drained = true;
   const collect = (line: LineEvent): void => {
@@ -249,7 +252,7 @@ export async function runEvaluate(options: RunEvaluateOptions): Promise<0 | 1> {
     }
   }
   reader.finish(collect); // a last line without its newline is still a frame
-  if (batch !== '') await write(output, batch);
+  if (batch !== '') await writeFrames(output, batch);
   return session.rowErrors > 0 ? 1 : 0;
 }
 
@@ -272,8 +275,4 @@ function echoedId(id: unknown, row: RawSource): string {
   const raw = row.text.slice(span.start, span.end);
   const first = raw.charCodeAt(0);
   return first === 0x7b || first === 0x5b ? compactJson(raw) : raw;
-}
-
-async function write(output: Writable, text: string): Promise<void> {
-  if (!output.write(text)) await once(output, 'drain');
 }

@@ -1,5 +1,5 @@
-// Frame parsing properties (fast-check): line splitting is independent of how bytes are chunked,
-// member spans agree with JSON.parse, and now_ms is a signed 64-bit integer read from its text —
+// Frame parsing properties (fast-check; line splitting is @paperclip-evals/node's): member spans
+// agree with JSON.parse, and now_ms is a signed 64-bit integer read from its text —
 // exact for every value in range, refused for every fraction, exponent or out-of-range token.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import {
   I64_MAX,
   I64_MIN,
-  LineReader,
   compactJson,
   findMembers,
   lastMember,
@@ -17,86 +16,7 @@ import {
 import { bundleOf, writeRate } from './support/bundles.ts';
 import { drive } from './support/session.ts';
 
-import type { LineEvent } from '../src/framing.ts';
-
 const i64 = fc.bigInt({ min: I64_MIN, max: I64_MAX });
-
-function splitAll(chunks: Buffer[], maxLineBytes?: number): LineEvent[] {
-  const reader = new LineReader(maxLineBytes);
-  const events: LineEvent[] = [];
-  for (const chunk of chunks) reader.push(chunk, (event) => events.push(event));
-  reader.finish((event) => events.push(event));
-  return events;
-}
-
-describe('LineReader', () => {
-  it('yields the same lines however the bytes are chunked', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ unit: 'grapheme' }).map((s) => s.replaceAll('\n', ' '))),
-        fc.array(fc.nat(40)),
-        (lines, cuts) => {
-          const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(''));
-          const chunks: Buffer[] = [];
-          let at = 0;
-          for (const cut of cuts) {
-            chunks.push(bytes.subarray(at, Math.min(bytes.length, at + cut)));
-            at = Math.min(bytes.length, at + cut);
-          }
-          chunks.push(bytes.subarray(at));
-          expect(splitAll(chunks)).toEqual(lines.map((text) => ({ kind: 'line', text })));
-        },
-      ),
-    );
-  });
-
-  it('reports a line over the limit once, without keeping it, and goes on', () => {
-    const events = splitAll(
-      [
-        Buffer.from('short\n'),
-        Buffer.from('x'.repeat(50)),
-        Buffer.from('y'.repeat(50)),
-        Buffer.from('\nnext\n'),
-      ],
-      64,
-    );
-    expect(events).toEqual([
-      { kind: 'line', text: 'short' },
-      { kind: 'too_large', byteLength: 100 },
-      { kind: 'line', text: 'next' },
-    ]);
-  });
-
-  it('reports invalid UTF-8 instead of replacing it', () => {
-    expect(splitAll([Buffer.from([0x7b, 0xff, 0x7d, 0x0a])])).toEqual([{ kind: 'not_utf8', byteLength: 3 }]);
-  });
-
-  it('finds the bad line among whole lines of one chunk, and keeps the good ones', () => {
-    const chunk = Buffer.concat([
-      Buffer.from('first\nsecond\n'),
-      Buffer.from([0x7b, 0xc3, 0x7d, 0x0a]), // a truncated two-byte sequence
-      Buffer.from('é third\nfourth\n'),
-    ]);
-    expect(splitAll([chunk])).toEqual([
-      { kind: 'line', text: 'first' },
-      { kind: 'line', text: 'second' },
-      { kind: 'not_utf8', byteLength: 3 },
-      { kind: 'line', text: 'é third' },
-      { kind: 'line', text: 'fourth' },
-    ]);
-  });
-
-  it('measures the limit in bytes, not characters, for lines decoded with their chunk', () => {
-    // 'é' is two bytes: 20 of them are 40 bytes, over a 30-byte limit though only 20 characters.
-    const events = splitAll([Buffer.from(`ok\n${'é'.repeat(20)}\n${'é'.repeat(15)}\nend\n`)], 30);
-    expect(events).toEqual([
-      { kind: 'line', text: 'ok' },
-      { kind: 'too_large', byteLength: 40 },
-      { kind: 'line', text: 'é'.repeat(15) },
-      { kind: 'line', text: 'end' },
-    ]);
-  });
-});
 
 describe('findMembers', () => {
   it('finds each chosen top-level member exactly where JSON.parse does, and no other', () => {

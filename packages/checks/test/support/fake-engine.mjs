@@ -4,6 +4,8 @@
 //   stray         writes a reply with an id nobody asked for before each real reply
 //   mismatch      answers evaluate_batch with a result for an assertion nobody asked about
 //   garbage       answers with a line that is not JSON
+//   padded        answers with a valid reply padded to argv[3] bytes (a long line)
+//   not-utf8      answers with a valid reply holding a byte that is not UTF-8
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2];
@@ -15,6 +17,17 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (stuck) return;
   const { id, method, params } = request;
   if (mode === 'garbage') return void process.stdout.write('this is not JSON\n');
+  if (mode === 'padded') {
+    const head = JSON.stringify({ jsonrpc: '2.0', id, result: { padding: '' } });
+    const padding = 'x'.repeat(Math.max(0, Number(process.argv[3]) - head.length));
+    return void reply({ jsonrpc: '2.0', id, result: { padding } });
+  }
+  if (mode === 'not-utf8') {
+    const text = JSON.stringify({ jsonrpc: '2.0', id, result: { text: 'AB' } });
+    const bytes = Buffer.from(`${text}\n`);
+    bytes[bytes.indexOf('AB') + 1] = 0xff;
+    return void process.stdout.write(bytes);
+  }
   if (mode === 'stray') reply({ jsonrpc: '2.0', id: 999_999, result: { stray: true } });
   if (method === 'evaluate_batch') {
     if (mode === 'hang-on-slow' && params.trace.trace_id === 'slow') {
