@@ -9,7 +9,9 @@
 // taken over that descriptor: what is hashed is the file that was checked, and a file outside the
 // root is never read, so its digest can never be reported. (A hard link inside the root to a file
 // elsewhere is indistinguishable from the file itself, and is read as one.) The root itself is
-// resolved with realpath: it is the operator's choice, links included.
+// resolved with realpath: it is the operator's choice, links included. checkContainedReference is
+// the one artifact-reference check on top of it (a bundle's reference — a path, a sha256 and a
+// byte size — against the file under the root): each caller names the outcome in its own codes.
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
@@ -104,6 +106,42 @@ export async function digestContainedFile(root: string, relativePath: string): P
   } finally {
     await handle.close();
   }
+}
+
+/** What a bundle states of a referenced file. */
+export interface ExpectedFile {
+  readonly sha256: string;
+  readonly byteSize: number;
+}
+
+/** How a reference compares with the file under the root. */
+export type ReferenceCheck =
+  | Extract<ContainedFile, { readonly kind: 'absent' | 'refused' }>
+  | {
+      readonly kind: 'verified' | 'mismatched';
+      readonly path: string;
+      readonly digest: Sha256Digest;
+      readonly byteSize: number;
+      /** What differs from the reference, sha256 first; empty when verified. */
+      readonly mismatches: readonly ('sha256' | 'byteSize')[];
+    };
+
+/**
+ * The file at `relativePath` under `root` against what a reference states: verified (digest and
+ * size both match), mismatched (naming what differs), absent, or refused without reading it.
+ */
+export async function checkContainedReference(
+  root: string,
+  relativePath: string,
+  expected: ExpectedFile,
+): Promise<ReferenceCheck> {
+  const found = await digestContainedFile(root, relativePath);
+  if (found.kind !== 'file') return found;
+  const mismatches = [
+    ...(found.digest === expected.sha256 ? [] : (['sha256'] as const)),
+    ...(found.byteSize === expected.byteSize ? [] : (['byteSize'] as const)),
+  ];
+  return { ...found, kind: mismatches.length === 0 ? 'verified' : 'mismatched', mismatches };
 }
 
 function refused(reason: ContainedFileRefusal, message: string, path: string): ContainedFile {

@@ -1,7 +1,8 @@
 // digestContainedFile, the one reader behind every artifact-reference check: a path under the root
 // never leads out of it — not through a link to a directory, a link to a file, a `..` chain or a
 // link to a link — and a directory swapped for a link while it is being read never yields the
-// outside file's digest.
+// outside file's digest. checkContainedReference, the one check on top (ingest's --artifact-root,
+// qualification's eval-session files): verified only when digest and size both match.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { digestContainedFile } from '../src/contained-file.ts';
+import { checkContainedReference, digestContainedFile } from '../src/contained-file.ts';
 
 let dir: string;
 let root: string;
@@ -120,5 +121,34 @@ describe('digestContainedFile', () => {
     } finally {
       racer.kill('SIGKILL');
     }
+  });
+});
+
+describe('checkContainedReference', () => {
+  const size = INSIDE.length;
+  it.each([
+    ['both match', INSIDE_DIGEST, size, 'verified', []],
+    ['the digest differs', SECRET_DIGEST, size, 'mismatched', ['sha256']],
+    ['the size differs', INSIDE_DIGEST, size + 1, 'mismatched', ['byteSize']],
+    ['both differ', SECRET_DIGEST, size - 1, 'mismatched', ['sha256', 'byteSize']],
+  ] as const)('is %s → %s', async (_name, sha256, byteSize, kind, mismatches) => {
+    expect(await checkContainedReference(root, 'real/file.txt', { sha256, byteSize })).toMatchObject({
+      kind,
+      digest: INSIDE_DIGEST,
+      byteSize: size,
+      mismatches,
+    });
+  });
+
+  it('is absent or refused exactly as the reader says, and never reads a file outside the root', async () => {
+    const expected = { sha256: SECRET_DIGEST, byteSize: SECRET.length };
+    expect(await checkContainedReference(root, 'real/none.txt', expected)).toMatchObject({ kind: 'absent' });
+    const refused = await checkContainedReference(root, 'file-link', expected);
+    expect(refused).toMatchObject({ kind: 'refused', reason: 'symlink' });
+    expect(JSON.stringify(refused)).not.toContain(SECRET_DIGEST);
+    expect(await checkContainedReference(root, '../outside/secret.txt', expected)).toMatchObject({
+      kind: 'refused',
+      reason: 'outside_root',
+    });
   });
 });

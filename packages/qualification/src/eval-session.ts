@@ -1,5 +1,5 @@
 // The runnerd-eval-session check: runnerd must really run an eval session, not merely print build
-// metadata. The resolved runnerd is staged by contract's stageVerifiedExecutable into a private
+// metadata. The resolved runnerd is staged by node's stageVerifiedExecutable into a private
 // 0700 directory (the bytes run are the bytes hashed, and the digest must be the one the resolver
 // verified; a changed file is runnerd_changed and never copied past the size cap); that copy
 // runs Evals' committed request (evals-eval-session-request.json, behaviour deny_tool) with no
@@ -10,9 +10,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isContractError, readJsonText } from '@paperclip-evals/contract';
-import { digestContainedFile, readNativeExecutionFile, stageVerifiedExecutable } from '@paperclip-evals/node';
-
-import { runBounded, runFailure } from '@paperclip-evals/node';
+import {
+  checkContainedReference,
+  readNativeExecutionFile,
+  runBounded,
+  runFailure,
+  stageVerifiedExecutable,
+} from '@paperclip-evals/node';
 
 import type { NativeExecution, Sha256Digest } from '@paperclip-evals/contract';
 import type { StagedExecutable } from '@paperclip-evals/node';
@@ -83,7 +87,7 @@ export async function runEvalSessionCheck(
 ): Promise<EvalSessionCheckResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
   const request = await loadEvalSessionRequest(options.requestFile);
-  // The bytes run are the bytes hashed: contract's one staging step (size cap, digest compared
+  // The bytes run are the bytes hashed: node's one staging step (size cap, digest compared
   // before anything is copied, the private copy digested again), against the resolver's digest.
   let staged: StagedExecutable;
   try {
@@ -242,7 +246,7 @@ async function referenceIssues(
   if (name === null) return [referenceInvalid(path, prefix, ref.uri)];
   // Never outside the output folder Evals made, links included: runnerd wrote everything in it
   // (the attempt's folder too), so it may hold anything.
-  const found = await digestContainedFile(outputDir, `${attemptId}/${name}`);
+  const found = await checkContainedReference(outputDir, `${attemptId}/${name}`, ref);
   if (found.kind === 'refused' && found.reason === 'outside_root')
     return [referenceInvalid(path, prefix, ref.uri)];
   if (found.kind === 'refused' && found.reason === 'symlink')
@@ -256,7 +260,7 @@ async function referenceIssues(
         received: 'a symbolic link',
       },
     ];
-  if (found.kind !== 'file') {
+  if (found.kind === 'absent' || found.kind === 'refused') {
     return [
       {
         code: 'eval_session_file_missing',
@@ -268,26 +272,25 @@ async function referenceIssues(
       },
     ];
   }
-  const { digest, byteSize } = found;
   const issues: QualificationIssue[] = [];
-  if (digest !== ref.sha256) {
+  if (found.mismatches.includes('sha256')) {
     issues.push({
       code: 'eval_session_file_digest_mismatch',
       component: 'runnerd',
       message: `${ref.uri} does not have the digest the bundle states`,
       path: `${path}/sha256`,
       expected: ref.sha256,
-      received: digest,
+      received: found.digest,
     });
   }
-  if (byteSize !== ref.byteSize) {
+  if (found.mismatches.includes('byteSize')) {
     issues.push({
       code: 'eval_session_file_size_mismatch',
       component: 'runnerd',
       message: `${ref.uri} does not have the size the bundle states`,
       path: `${path}/byteSize`,
       expected: ref.byteSize,
-      received: byteSize,
+      received: found.byteSize,
     });
   }
   return issues;

@@ -53,7 +53,7 @@ export async function qualifyRelease(options: QualifyReleaseOptions): Promise<Qu
     ...(options.arch === undefined ? {} : { arch: options.arch }),
   });
   const workDir = await mkdtemp(join(options.tempDir ?? tmpdir(), WORK_DIR_PREFIX));
-  // Removed on SIGINT/SIGTERM too (with every child's process group): contract's child-cleanup.
+  // Removed on SIGINT/SIGTERM too (with every child's process group): node's child-cleanup.
   const releaseWorkDir = guardPrivatePath(workDir);
   try {
     await chmod(workDir, 0o700);

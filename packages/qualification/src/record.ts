@@ -185,7 +185,7 @@ export function qualificationRecordIssues(value: unknown): Issue[] {
 
 /**
  * Writes the record as pretty JSON: atomically to a file (a reader never sees half a record), in
- * place to a device or FIFO; anything else is refused (contract's writeOutputFile).
+ * place to a device or FIFO; anything else is refused (node's writeOutputFile).
  */
 export async function writeQualificationRecord(path: string, record: QualificationRecord): Promise<void> {
   await writeOutputFile(path, (write) => write(`${JSON.stringify(record, null, 2)}\n`));

@@ -13,7 +13,7 @@ import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@papercl
 import { DEFAULT_MAX_INPUT_BYTES, displayLocator, isContractError } from '@paperclip-evals/contract';
 import {
   STDIN_INPUT,
-  digestContainedFile,
+  checkContainedReference,
   expandBundleInputs,
   isFileSystemError,
   readNativeExecutionFile,
@@ -291,7 +291,7 @@ const REFUSAL_EXPECTED: Record<ContainedFileRefusal, string> = {
  * Checks the transcript's and artifacts' sha256 under `root`: verified, unverified (no root, not a
  * native artifact URI, or file absent) or mismatched (reported as an issue; the bundle is not
  * written): a digest or size that differs, or a reference refused without reading it — a path with
- * `..`, a symbolic link anywhere under the root, or not a regular file (digestContainedFile).
+ * `..`, a symbolic link anywhere under the root, or not a regular file (checkContainedReference).
  */
 export async function verifyReferences(
   bundle: NativeExecution,
@@ -306,9 +306,9 @@ export async function verifyReferences(
   for (const { path, ref } of refs) {
     verification.set(ref.uri, 'unverified');
     if (root === undefined || !ref.uri.startsWith(NATIVE_ARTIFACT)) continue;
-    // Never outside the root, links included (contract's one contained-file reader): a link, a
+    // Never outside the root, links included (node's one artifact-reference check): a link, a
     // `..` or a file that is not regular is refused, and nothing outside the root is ever read.
-    const found = await digestContainedFile(root, ref.uri.slice(NATIVE_ARTIFACT.length));
+    const found = await checkContainedReference(root, ref.uri.slice(NATIVE_ARTIFACT.length), ref);
     if (found.kind === 'absent') continue; // absent: unverified
     if (found.kind === 'refused') {
       issues.push({
@@ -321,14 +321,14 @@ export async function verifyReferences(
       verification.set(ref.uri, 'mismatched');
       continue;
     }
-    const { digest, byteSize } = found;
-    if (digest !== ref.sha256 || byteSize !== ref.byteSize) {
+    const [field] = found.mismatches;
+    if (field !== undefined) {
       issues.push({
         code: 'artifact_digest_mismatch',
         message: `${ref.uri}: the file under the artifact root does not match the bundle's reference`,
-        path: `${path}/${digest !== ref.sha256 ? 'sha256' : 'byteSize'}`,
-        expected: digest !== ref.sha256 ? ref.sha256 : ref.byteSize,
-        received: digest !== ref.sha256 ? digest : byteSize,
+        path: `${path}/${field}`,
+        expected: field === 'sha256' ? ref.sha256 : ref.byteSize,
+        received: field === 'sha256' ? found.digest : found.byteSize,
       });
       verification.set(ref.uri, 'mismatched');
     } else verification.set(ref.uri, 'verified');
