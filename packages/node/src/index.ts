@@ -4,6 +4,8 @@ export { DEFAULT_MAX_STDERR_BYTES, KILL_GRACE_MS, runBounded, runFailure } from 
 export type { BoundedRunOptions, BoundedRunResult } from './bounded-run.js';
 export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
+export { readBundles } from './bundle-reads.js';
+export type { BundleRead, ReadBundlesOptions } from './bundle-reads.js';
 export {
   SIGNAL_EXIT_CODES,
   cleanUpGuarded,

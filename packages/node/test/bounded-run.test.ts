@@ -7,16 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runBounded, runFailure } from '../src/bounded-run.ts';
-
-/** False for a process that is gone or a zombie (killed, not yet reaped by init). */
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
+import { isRunning } from './support/processes.ts';
 
 describe('runBounded', () => {
   let dir: string;

@@ -3,12 +3,12 @@
 // without its newline kept as a truncated frame), stderr handed on, stdin frames echoed back, a
 // spawn failure reported, and the process group killed on kill() and once the leader exits —
 // nothing it started outlives it — with nothing left registered for signal cleanup.
-import { readFile } from 'node:fs/promises';
 
 import { describe, expect, it } from 'vitest';
 
 import { guardedCounts } from '../src/child-cleanup.ts';
 import { ChildTransport } from '../src/child-transport.ts';
+import { isRunning } from './support/processes.ts';
 
 import type { ChildExit } from '../src/child-transport.ts';
 import type { LineEvent } from '../src/line-framing.ts';
@@ -37,16 +37,6 @@ function start(script: string, env: Record<string, string> = {}, maxLineBytes = 
     onExit: (exit) => exits.push(exit),
   });
   return { transport, lines, stderr, errors, exits };
-}
-
-/** False for a process that is gone or a zombie (killed, not yet reaped by init). */
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 const texts = (lines: readonly LineEvent[]): string[] =>

@@ -1,17 +1,11 @@
 // `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
 // one JSON report, and return the outcome (ok: all valid, invalid, unreadable: an input not read).
-import { isContractError } from '@paperclip-evals/contract';
-import {
-  STDIN_INPUT,
-  expandBundleInputs,
-  readNativeExecutionFile,
-  readNativeExecutionStream,
-} from '@paperclip-evals/node';
+import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
-import type { BundleInput, NativeExecutionInput } from '@paperclip-evals/node';
+import type { BundleInput, BundleRead, NativeExecutionInput } from '@paperclip-evals/node';
 
-import { UsageError, isFileSystemError, show } from '../exit-codes.js';
+import { UsageError, show } from '../exit-codes.js';
 import { VALIDATE_REPORT_V1 } from '../output-schemas.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
@@ -51,10 +45,10 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
   const targets = await expandInputs(options.inputs);
   const reports: ValidateFileReport[] = [];
   const progress = targets.length > 20 && isTerminal('stdout') && isTerminal('stderr');
-  for (const [index, target] of targets.entries()) {
-    const report = await validateOne(target, options.maxBytes);
+  for await (const read of readBundles(targets, { maxBytes: options.maxBytes })) {
+    const report = fileReport(read);
     reports.push(report);
-    if (progress) drawProgress(`\rvalidating ${index + 1}/${targets.length}`);
+    if (progress) drawProgress(`\rvalidating ${reports.length}/${targets.length}`);
     if (!options.json) printLines('stdout', formatReport(report));
   }
   if (progress) clearProgress();
@@ -88,24 +82,15 @@ async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
   return targets;
 }
 
-async function validateOne(target: BundleInput, maxBytes: number): Promise<ValidateFileReport> {
-  if (target.refused !== undefined)
-    return { input: target.display, status: 'unreadable', error: target.refused };
-  let parsed: NativeExecutionInput;
-  try {
-    parsed =
-      target.path === null
-        ? await readNativeExecutionStream(process.stdin, { maxBytes })
-        : await readNativeExecutionFile(target.path, { maxBytes });
-  } catch (error) {
-    if (isContractError(error)) return { input: target.display, status: 'invalid', issues: error.issues };
-    if (isFileSystemError(error))
-      return { input: target.display, status: 'unreadable', error: error.message };
-    throw error; // not about the input: an internal failure (exit 70)
-  }
+/** One input's verdict, as node's read-and-classify loop found it. */
+function fileReport(read: BundleRead): ValidateFileReport {
+  const input = read.input.display;
+  if (read.status === 'unreadable') return { input, status: 'unreadable', error: read.error };
+  if (read.status === 'invalid') return { input, status: 'invalid', issues: read.error.issues };
+  const { parsed } = read;
   const { runId, caseId, configId, attemptId } = parsed.bundle.identity;
   return {
-    input: target.display,
+    input,
     status: 'valid',
     fileSha256: parsed.fileSha256,
     byteSize: parsed.byteSize,

@@ -10,19 +10,12 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
-import { DEFAULT_MAX_INPUT_BYTES, displayLocator, isContractError } from '@paperclip-evals/contract';
-import {
-  STDIN_INPUT,
-  checkContainedReference,
-  expandBundleInputs,
-  isFileSystemError,
-  readNativeExecutionFile,
-  readNativeExecutionStream,
-} from '@paperclip-evals/node';
+import { DEFAULT_MAX_INPUT_BYTES, displayLocator } from '@paperclip-evals/contract';
+import { STDIN_INPUT, checkContainedReference, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
-import type { Issue, NativeExecution, ParseNativeExecutionOptions } from '@paperclip-evals/contract';
-import type { BundleInput, ContainedFileRefusal, NativeExecutionInput } from '@paperclip-evals/node';
+import type { Issue, NativeExecution } from '@paperclip-evals/contract';
+import type { ContainedFileRefusal } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import {
@@ -351,43 +344,11 @@ function costIssue(error: EvalbookError): readonly Issue[] {
       ];
 }
 
-/** Files read (and parsed) ahead of the one being converted and written. */
-const READ_AHEAD = 4;
-
 /**
- * Yields targets in order, each file's read already under way: while one bundle is parsed and
- * converted, the next files' opens and reads wait on the disk instead of the CPU waiting on them.
- * Stdin (no path) and refused targets carry no read. At most READ_AHEAD bundles are held.
+ * Files read (and parsed) ahead of the one being converted and written (node's readBundles): while
+ * one bundle is converted, the next files' opens and reads wait on the disk, not the CPU on them.
  */
-async function* readAhead(
-  targets: AsyncGenerator<BundleInput>,
-  parseOptions: ParseNativeExecutionOptions,
-): AsyncGenerator<{ target: BundleInput; reading: Promise<NativeExecutionInput> | undefined }> {
-  const window: { target: BundleInput; reading: Promise<NativeExecutionInput> | undefined }[] = [];
-  let exhausted = false;
-  const fill = async (): Promise<void> => {
-    while (!exhausted && window.length < READ_AHEAD) {
-      const next = await targets.next();
-      if (next.done === true) {
-        exhausted = true;
-        return;
-      }
-      const target = next.value;
-      const reading =
-        target.path === null || target.refused !== undefined
-          ? undefined
-          : readNativeExecutionFile(target.path, parseOptions);
-      // Its failure is reported when its turn comes; until then it must not count as unhandled.
-      reading?.catch(() => undefined);
-      window.push({ target, reading });
-    }
-  };
-  await fill();
-  for (let entry = window.shift(); entry !== undefined; entry = window.shift()) {
-    await fill();
-    yield entry;
-  }
-}
+const READ_AHEAD = 4;
 
 /** Ingests every input into the store; never throws for a bad bundle (it is reported instead). */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
@@ -533,25 +494,27 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
   const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
   try {
-    for await (const { target, reading } of readAhead(expandBundleInputs(options.inputs), parseOptions)) {
+    const reads = readBundles(expandBundleInputs(options.inputs), {
+      ...parseOptions,
+      stdin,
+      readAhead: READ_AHEAD,
+    });
+    for await (const read of reads) {
+      const target = read.input;
       processed++;
       if (options.onProgress !== undefined && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = performance.now();
         progress();
       }
-      if (target.refused !== undefined) {
-        unreadable.push({ input: target.display, error: target.refused });
+      if (read.status === 'unreadable') {
+        unreadable.push({ input: target.display, error: read.error });
         continue;
       }
-      let parsed: NativeExecutionInput;
-      try {
-        parsed = await (reading ?? readNativeExecutionStream(stdin(), parseOptions));
-      } catch (error) {
-        if (isContractError(error)) invalid.push({ input: target.display, issues: error.issues });
-        else if (isFileSystemError(error)) unreadable.push({ input: target.display, error: error.message });
-        else throw error;
+      if (read.status === 'invalid') {
+        invalid.push({ input: target.display, issues: read.error.issues });
         continue;
       }
+      const { parsed } = read;
       const { verification, issues } = await verifyReferences(parsed.bundle, options.artifactRoot);
       artifacts[attemptArtifactVerification(verification.values())]++;
       if (issues.length > 0) {

@@ -1,0 +1,70 @@
+// The one read-and-classify loop over bundle inputs (validate, ingest): each input from
+// expandBundleInputs is read, hashed and parsed (readNativeExecutionFile, or the stream for `-`)
+// and classified — valid; invalid (a ContractError: every issue); unreadable (refused by the
+// expander, or an fs error, with its message). Anything else is not about the input and is thrown
+// (an internal failure). With `readAhead`, the next files are opened and read while the caller
+// works on the current one (their failures wait for their turn); stdin is read only at its turn.
+import { isContractError } from '@paperclip-evals/contract';
+
+import { isFileSystemError } from './bundle-inputs.js';
+import { readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
+
+import type { ContractError, ParseNativeExecutionOptions } from '@paperclip-evals/contract';
+
+import type { BundleInput } from './bundle-inputs.js';
+import type { NativeExecutionInput } from './native-execution-input.js';
+
+export type BundleRead =
+  | { readonly status: 'valid'; readonly input: BundleInput; readonly parsed: NativeExecutionInput }
+  | { readonly status: 'invalid'; readonly input: BundleInput; readonly error: ContractError }
+  | { readonly status: 'unreadable'; readonly input: BundleInput; readonly error: string };
+
+export interface ReadBundlesOptions extends ParseNativeExecutionOptions {
+  /** What `-` reads, asked at its turn (default: process.stdin). */
+  readonly stdin?: () => AsyncIterable<Uint8Array>;
+  /** How many files are read ahead of the one the caller has (default 0: one at a time). */
+  readonly readAhead?: number;
+}
+
+/** Reads and classifies each input in order; see the head of this file. */
+export async function* readBundles(
+  inputs: AsyncIterable<BundleInput> | Iterable<BundleInput>,
+  options: ReadBundlesOptions = {},
+): AsyncGenerator<BundleRead> {
+  const { stdin = () => process.stdin, readAhead = 0, ...parseOptions } = options;
+  const window: { input: BundleInput; reading: Promise<NativeExecutionInput> | undefined }[] = [];
+  const start = (input: BundleInput): void => {
+    const reading =
+      input.path === null || input.refused !== undefined
+        ? undefined
+        : readNativeExecutionFile(input.path, parseOptions);
+    // Its failure is classified when its turn comes; until then it must not count as unhandled.
+    reading?.catch(() => undefined);
+    window.push({ input, reading });
+  };
+  for await (const input of inputs) {
+    start(input);
+    if (window.length <= readAhead) continue;
+    const next = window.shift();
+    if (next !== undefined) yield await classify(next.input, next.reading, stdin, parseOptions);
+  }
+  for (let next = window.shift(); next !== undefined; next = window.shift())
+    yield await classify(next.input, next.reading, stdin, parseOptions);
+}
+
+async function classify(
+  input: BundleInput,
+  reading: Promise<NativeExecutionInput> | undefined,
+  stdin: () => AsyncIterable<Uint8Array>,
+  parseOptions: ParseNativeExecutionOptions,
+): Promise<BundleRead> {
+  if (input.refused !== undefined) return { status: 'unreadable', input, error: input.refused };
+  try {
+    const parsed = await (reading ?? readNativeExecutionStream(stdin(), parseOptions));
+    return { status: 'valid', input, parsed };
+  } catch (error) {
+    if (isContractError(error)) return { status: 'invalid', input, error };
+    if (isFileSystemError(error)) return { status: 'unreadable', input, error: error.message };
+    throw error; // not about the input: an internal failure
+  }
+}
