@@ -3,7 +3,6 @@
 // a command loads only the packages its workflow joins.
 export { AppError, isAppError } from './errors.js';
 export type { AppErrorCode } from './errors.js';
-export { fileSystemText } from './file-system-text.js';
 export type {
   PolicyReplayCall,
   PolicyReplayOutcome,

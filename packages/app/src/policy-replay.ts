@@ -14,6 +14,7 @@ import {
 import {
   STDIN_INPUT,
   expandBundleInputs,
+  fileSystemText,
   isFileSystemError,
   readNativeExecutionFile,
   readNativeExecutionStream,
@@ -36,7 +37,6 @@ import type {
 } from '@paperclip-evals/policy';
 
 import { AppError } from './errors.js';
-import { fileSystemText } from './file-system-text.js';
 
 export interface PolicyReplayRequest {
   /** Attempt files, directories, quoted globs or `-` (stdin); with a store and none given, the store's attempts. */

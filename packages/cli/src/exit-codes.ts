@@ -2,9 +2,9 @@
 // command came to (its Outcome) and every coded error a command can end with map to an exit code
 // here, and nowhere else (run.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
-import { fileSystemText, isAppError } from '@paperclip-evals/app';
+import { isAppError } from '@paperclip-evals/app';
 import { isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-evals/contract';
-import { SIGNAL_EXIT_CODES, isFileSystemError } from '@paperclip-evals/node';
+import { SIGNAL_EXIT_CODES, fileSystemText, isFileSystemError } from '@paperclip-evals/node';
 
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';

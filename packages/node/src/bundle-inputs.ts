@@ -82,3 +82,14 @@ async function* walk(
 
 export const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException =>
   error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error;
+
+/** What a failed file system call says, without its code and call: "ENOENT: no such file, open 'x'" → "no such file". */
+export const fileSystemWhat = (error: NodeJS.ErrnoException): string =>
+  error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+
+/** A failed file system call as a message names it: "x.yaml: no such file or directory (ENOENT)". */
+export function fileSystemText(error: NodeJS.ErrnoException): string {
+  return error.path === undefined
+    ? error.message
+    : `${error.path}: ${fileSystemWhat(error)} (${error.code ?? error.syscall})`;
+}

@@ -2,7 +2,13 @@
 // Its errors are contract's ContractError codes (see README.md).
 export { DEFAULT_MAX_STDERR_BYTES, KILL_GRACE_MS, runBounded, runFailure } from './bounded-run.js';
 export type { BoundedRunOptions, BoundedRunResult } from './bounded-run.js';
-export { STDIN_INPUT, expandBundleInputs, isFileSystemError } from './bundle-inputs.js';
+export {
+  STDIN_INPUT,
+  expandBundleInputs,
+  fileSystemText,
+  fileSystemWhat,
+  isFileSystemError,
+} from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
 export type { BundleRead, ReadBundlesOptions } from './bundle-reads.js';

@@ -26,7 +26,7 @@ import { pipeline } from 'node:stream/promises';
 
 import { ContractError } from '@paperclip-evals/contract';
 
-import { isFileSystemError } from './bundle-inputs.js';
+import { fileSystemWhat, isFileSystemError } from './bundle-inputs.js';
 
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -103,7 +103,7 @@ function refusal(
 
 /** A failed system call on the user's behalf, named by the user's path (never a temporary file's). */
 function writeFailed(path: string, error: NodeJS.ErrnoException, hint = ''): ContractError {
-  const what = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  const what = fileSystemWhat(error);
   const received = error.code ?? error.syscall;
   const issue: Issue = {
     code: 'output_write_failed',
