@@ -1,30 +1,30 @@
-// Conformance of `evals engine --stdio` and the `evals-engine` bin: the real process, driven over its
-// pipes, through every method and error code of the checks engine protocol (seed 003, 1.1.0), and the
-// peer engine's public trace fixtures behaving as that peer documents.
+// Conformance of `evals engine --stdio`: the command's engine session driven over its pipes, through
+// every method and error code of the checks engine protocol (seed 003, 1.1.0), and the peer engine's
+// public trace fixtures behaving as that peer documents. The session runs in-process (the command's
+// own serveEngine over streams, support/engine-in-process.ts); what only a process shows — its exit,
+// nothing but responses on stdout, the `evals-engine` bin's command line — is engine-process.e2e.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { EngineProcess, INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
+import { INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
 import { FakeProvider, chatReply } from '../../checks/test/support/fake-provider.ts';
 import { UPSTREAM_ATTEST_DIR, needsUpstream } from '../../contract/test/support/upstream.ts';
+import { startEngineInProcess } from './support/engine-in-process.ts';
+import { COST_CHECK, JUDGE_CHECK, TRACE } from './support/engine-trace.ts';
 
-import type { Reply } from '../../checks/test/support/engine-process.ts';
+import type { EngineConnection, Reply } from '../../checks/test/support/engine-process.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const EVALS = join(ROOT, 'packages/cli/bin/evals.js');
-const EVALS_ENGINE = join(ROOT, 'packages/cli/bin/evals-engine.js');
 const ATTEST = UPSTREAM_ATTEST_DIR;
 const HAVE_ATTEST = needsUpstream(import.meta.url, "the peer engine's trace fixtures", ATTEST);
 
-const started: EngineProcess[] = [];
-function engine(env: Record<string, string> = {}): EngineProcess {
-  const process = EngineProcess.start('node', [EVALS, 'engine', '--stdio'], env);
+const started: EngineConnection[] = [];
+function engine(env: Record<string, string> = {}): EngineConnection {
+  const process = startEngineInProcess(env);
   started.push(process);
   return process;
 }
-async function initialized(env: Record<string, string> = {}): Promise<EngineProcess> {
+async function initialized(env: Record<string, string> = {}): Promise<EngineConnection> {
   const process = engine(env);
   expect((await process.request(1, 'initialize', INITIALIZE_PARAMS)).result).toBeDefined();
   return process;
@@ -32,34 +32,6 @@ async function initialized(env: Record<string, string> = {}): Promise<EngineProc
 afterEach(() => {
   for (const process of started.splice(0)) process.kill();
 });
-
-const TRACE = {
-  schema_version: 1,
-  trace_id: 'trc_conformance',
-  agent_id: 'support-agent',
-  input: { user_message: 'refund ORD-1' },
-  steps: [
-    { type: 'tool_call', name: 'lookup_order', args: { order_id: 'ORD-1' }, result: { status: 'delivered' } },
-    {
-      type: 'tool_call',
-      name: 'process_refund',
-      args: { order_id: 'ORD-1' },
-      result: { refund_id: 'RFD-001' },
-    },
-  ],
-  output: { message: 'Your refund RFD-001 is on its way.' },
-  metadata: { cost_usd: 0.004, total_tokens: 900, latency_ms: 1200 },
-};
-const COST_CHECK = {
-  assertion_id: 'cost',
-  type: 'constraint',
-  spec: { field: 'metadata.cost_usd', operator: 'lte', value: 0.01 },
-};
-const JUDGE_CHECK = {
-  assertion_id: 'judge',
-  type: 'llm_judge',
-  spec: { rubric: 'helpfulness', threshold: 0.7 },
-};
 
 function expectError(reply: Reply, code: number, errorType: string, retryable = false): void {
   expect(reply.result).toBeUndefined();
@@ -152,14 +124,6 @@ describe('evals engine --stdio: lifecycle', () => {
       { assertion_id: 'p1', status: 'pass', score: 0.9, layer: 'plugin' },
     ]);
   });
-
-  it('answers shutdown with its counts, then exits 0 having written nothing else', async () => {
-    const process = await initialized();
-    await process.request(2, 'evaluate_batch', { trace: TRACE, assertions: [COST_CHECK, JUDGE_CHECK] });
-    const reply = await process.request(3, 'shutdown', {});
-    expect(reply.result).toEqual({ sessions_completed: 1, assertions_evaluated: 2 });
-    expect(await process.finish()).toEqual({ code: 0, rest: [] });
-  });
 });
 
 describe('evals engine --stdio: error codes', () => {
@@ -244,20 +208,6 @@ describe('evals engine --stdio: error codes', () => {
       conversation_history: [],
     };
     expectError(await process.request(2, 'generate_user_message', params), 2001, 'PROVIDER_ERROR');
-  });
-
-  it('answers a request pipelined behind shutdown with 3003, then exits 0 though stdin stays open', async () => {
-    const process = await initialized();
-    process.send({ jsonrpc: '2.0', id: 2, method: 'shutdown', params: {} });
-    process.send({ jsonrpc: '2.0', id: 3, method: 'query_drift', params: { assertion_id: 'a' } });
-    process.send({ jsonrpc: '2.0', method: 'query_drift', params: { assertion_id: 'a' } });
-    expect((await process.next()).id).toBe(2);
-    const late = await process.next();
-    expect(late).toMatchObject({ id: 3, error: { code: 3003, data: { error_type: 'SESSION_ERROR' } } });
-    expect(late.error?.message).toMatch(/after shutdown/);
-    // Nothing more arrives within the grace period, so the engine ends without stdin ending.
-    expect(await process.exited).toBe(0);
-    expect(await process.nextLine()).toBeUndefined();
   });
 });
 
@@ -535,14 +485,6 @@ describe('evals engine --stdio: with a provider', () => {
     );
     expect((await process.request(3, 'query_drift', { assertion_id: 'judge' })).result).toBeDefined();
   });
-
-  it('refuses to start (exit 2) on an unusable provider setting', async () => {
-    const process = engine({ EVALS_ENGINE_PROVIDER_BASE_URL: 'not a url' });
-    const { code, rest } = await process.finish();
-    expect(code).toBe(2);
-    expect(rest).toEqual([]);
-    expect(process.stderr.join('\n')).toContain('EVALS_ENGINE_PROVIDER_BASE_URL');
-  });
 });
 
 describe.skipIf(!HAVE_ATTEST)("the peer engine's trace fixtures (../shared/upstream/attest)", () => {
@@ -664,57 +606,5 @@ describe.skipIf(!HAVE_ATTEST)("the peer engine's trace fixtures (../shared/upstr
     expect(results.map((result) => [result.assertion_id, result.status])).toEqual(
       assertions.map((assertion) => [assertion.assertion_id, 'pass']),
     );
-  });
-});
-
-describe('evals-engine (drop-in for Attest SDKs)', () => {
-  it('answers requests sent one at a time that reuse id 1, in order, writing only responses to stdout', async () => {
-    const process = EngineProcess.start('node', [EVALS_ENGINE, '--log-level=debug']);
-    started.push(process);
-    const first = await process.request(1, 'initialize', INITIALIZE_PARAMS);
-    const second = await process.request(1, 'evaluate_batch', { trace: TRACE, assertions: [COST_CHECK] });
-    expect(first.result?.protocol_version).toBe(1);
-    expect(second).toMatchObject({ id: 1, result: { results: [{ assertion_id: 'cost', status: 'pass' }] } });
-    expect((await process.request(2, 'shutdown', {})).result).toBeDefined();
-    expect(await process.finish()).toEqual({ code: 0, rest: [] });
-    expect(process.stderr.length).toBeGreaterThan(0);
-    for (const line of process.stderr) expect(JSON.parse(line)).toMatchObject({ logger: 'engine' });
-  });
-
-  it('answers pipelined requests with the same id in request order', async () => {
-    const process = EngineProcess.start('node', [EVALS_ENGINE]);
-    started.push(process);
-    process.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS });
-    process.send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'evaluate_batch',
-      params: { trace: TRACE, assertions: [COST_CHECK] },
-    });
-    process.send({ jsonrpc: '2.0', id: 1, method: 'validate_trace_tree', params: { trace: TRACE } });
-    const replies = [await process.next(), await process.next(), await process.next()];
-    expect(replies.map((reply) => Object.keys(reply.result ?? {}).sort()[0])).toEqual([
-      'capabilities',
-      'results',
-      'agent_count',
-    ]);
-  });
-
-  it.each([[['--stdio']], [['--log-level=info', '--config', 'x.yaml']], [['serve']]])(
-    'refuses %j with usage and exit 2',
-    async (args) => {
-      const process = EngineProcess.start('node', [EVALS_ENGINE, ...args]);
-      started.push(process);
-      const { code, rest } = await process.finish();
-      expect(code).toBe(2);
-      expect(rest).toEqual([]);
-      expect(process.stderr.join('\n')).toMatch(/usage: evals-engine/);
-    },
-  );
-
-  it('refuses an unknown log level with exit 2', async () => {
-    const process = EngineProcess.start('node', [EVALS_ENGINE, '--log-level=loud']);
-    started.push(process);
-    expect((await process.finish()).code).toBe(2);
   });
 });

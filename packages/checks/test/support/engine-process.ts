@@ -1,9 +1,11 @@
-// Drives a real engine process over its pipes, for conformance tests: write request lines to its
-// stdin, read response lines from its stdout one at a time (no sleeps: each read waits for a line).
+// Drives an engine over its pipes, for conformance tests: write request lines to its stdin, read
+// response lines from its stdout one at a time (no sleeps: each read waits for a line). EngineProcess
+// is a real process; an EngineConnection over in-process streams drives the same engine code without
+// one (packages/cli/test/support/engine-in-process.ts), for the rows that need no process.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 export interface Reply {
   jsonrpc: string;
@@ -18,42 +20,43 @@ export interface Reply {
 
 const LINE_WAIT_MS = 30_000;
 
-export class EngineProcess {
+/** The engine's end of the pipes: what a connection writes to, reads from, and how it ends. */
+export interface EnginePipes {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** The exit code once the engine has ended. */
+  readonly exited: Promise<number | null>;
+  /** Ends the engine at once. */
+  readonly kill: () => void;
+}
+
+export class EngineConnection {
   readonly stderr: string[] = [];
   readonly #lines: string[] = [];
   readonly #waiters: ((line: string | undefined) => void)[] = [];
   #ended = false;
   readonly exited: Promise<number | null>;
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams) {
-    createInterface({ input: child.stdout }).on('line', (line) => {
+  constructor(readonly pipes: EnginePipes) {
+    createInterface({ input: pipes.stdout }).on('line', (line) => {
       const waiter = this.#waiters.shift();
       if (waiter === undefined) this.#lines.push(line);
       else waiter(line);
     });
-    child.stdout.on('end', () => {
+    pipes.stdout.on('end', () => {
       this.#ended = true;
       for (const waiter of this.#waiters.splice(0)) waiter(undefined);
     });
-    createInterface({ input: child.stderr }).on('line', (line) => {
+    createInterface({ input: pipes.stderr }).on('line', (line) => {
       this.stderr.push(line);
     });
-    this.exited = new Promise((resolve) => {
-      child.on('exit', (code) => {
-        resolve(code);
-      });
-    });
-  }
-
-  static start(command: string, args: readonly string[], env: Record<string, string> = {}): EngineProcess {
-    return new EngineProcess(
-      spawn(command, [...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' }),
-    );
+    this.exited = pipes.exited;
   }
 
   /** Writes one line: a message (as JSON) or raw text. */
   send(message: object | string): void {
-    this.child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+    this.pipes.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   }
 
   /** The next stdout line, or undefined once stdout has ended. */
@@ -85,14 +88,34 @@ export class EngineProcess {
 
   /** Ends stdin and waits for the exit code; the remaining stdout lines are returned. */
   async finish(): Promise<{ code: number | null; rest: string[] }> {
-    this.child.stdin.end();
+    this.pipes.stdin.end();
     const rest: string[] = [];
     for (let line = await this.nextLine(); line !== undefined; line = await this.nextLine()) rest.push(line);
     return { code: await this.exited, rest };
   }
 
   kill(): void {
-    this.child.kill('SIGKILL');
+    this.pipes.kill();
+  }
+}
+
+/** A real engine process: `command args` with only PATH and `env` in its environment. */
+export class EngineProcess extends EngineConnection {
+  static start(command: string, args: readonly string[], env: Record<string, string> = {}): EngineProcess {
+    const child = spawn(command, [...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    return new EngineProcess({
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      exited: new Promise((resolve) => {
+        child.on('exit', (code) => {
+          resolve(code);
+        });
+      }),
+      kill: () => {
+        child.kill('SIGKILL');
+      },
+    });
   }
 }
 

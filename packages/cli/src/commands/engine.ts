@@ -12,6 +12,7 @@ import {
   serveStdio,
 } from '@paperclip-evals/checks';
 
+import type { Readable, Writable } from 'node:stream';
 import type { LogLevel } from '@paperclip-evals/checks';
 
 import { UsageError, exitCodeForOutcome } from '../exit-codes.js';
@@ -27,18 +28,32 @@ function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
 }
 
+/** Where an engine session reads requests, writes responses and log lines, and finds its settings. */
+export interface EngineStdio {
+  readonly input: Readable;
+  readonly output: Writable;
+  /** The settings' environment (EVALS_ENGINE_*, ATTEST_*). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Writes one JSON log line (with its newline). */
+  readonly logLine: (line: string) => void;
+}
+
 /**
- * Serves, then exits the process (an idle provider connection must not keep a finished engine
- * alive). A bad --log-level, an unusable store or provider setting is a failure before serving.
+ * Builds the engine from `env` and serves it on `input`/`output` until shutdown or end of input. A
+ * bad --log-level, an unusable store or provider setting is a failure before serving. runEngine
+ * serves the process's own stdio with it; tests serve in-memory streams.
  */
-export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): Promise<never> {
+export async function serveEngine(
+  { logLevel, store: storeUrl }: EngineOptions,
+  { input, output, env, logLine }: EngineStdio,
+): Promise<void> {
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  const log = jsonLogger(logLevel, printLogLine);
-  const history = await openEngineHistory(storeUrl, process.env);
+  const log = jsonLogger(logLevel, logLine);
+  const history = await openEngineHistory(storeUrl, env);
   let server: EngineServer;
   try {
     server = new EngineServer({
-      ...engineOptionsFromEnv(process.env, log),
+      ...engineOptionsFromEnv(env, log),
       ...(history === undefined ? {} : { history: history.history }),
     });
   } catch (error) {
@@ -47,9 +62,19 @@ export async function runEngine({ logLevel, store: storeUrl }: EngineOptions): P
     throw error;
   }
   log('info', 'engine started', { pid: process.pid });
-  await serveStdio({ server, input: process.stdin, output: process.stdout });
+  await serveStdio({ server, input, output });
   log('info', 'engine stopped', { state: server.state });
   await history?.store.close();
+}
+
+/** Serves this process's stdin/stdout, then exits the process (an idle provider connection must not keep a finished engine alive). */
+export async function runEngine(options: EngineOptions): Promise<never> {
+  await serveEngine(options, {
+    input: process.stdin,
+    output: process.stdout,
+    env: process.env,
+    logLine: printLogLine,
+  });
   await printDocument(''); // every frame handed on before the exit
   process.exit(exitCodeForOutcome('ok'));
 }
