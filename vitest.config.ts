@@ -7,13 +7,25 @@ import { defineConfig } from 'vitest/config';
 
 const ALL = ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'];
 
-/** Files that need a process, a browser or a PostgreSQL server: named so, or listed here. */
+/**
+ * Files that need a process, a browser or a PostgreSQL server: named so, or listed here (by name, in
+ * any folder of their package). A unit test that starts a process fails (scripts/vitest/in-process-setup.ts).
+ */
 export const E2E = [
   '**/*.e2e.test.ts',
   '**/*.browser.test.ts',
-  // The store contract suite runs on SQLite and on a real PostgreSQL server; sigkill kills ingesters.
-  'packages/evalbook/test/**/ledger-store.test.ts',
-  'packages/evalbook/test/**/sigkill.test.ts',
+  // Clients of a process protocol: the checks client spawns its engine, the policy consumer its producer.
+  'packages/checks/test/**/client.test.ts',
+  'packages/policy/test/**/consumer.test.ts',
+  // Contained reads, atomic output and staging against FIFOs, devices, other processes and the resolver's executables.
+  'packages/contract/test/**/{contained-file,output-file,requirement,runnerd-artifact,stage-size-cap}.test.ts',
+  // The store contract suite runs on SQLite and on a real PostgreSQL server; sigkill kills ingesters;
+  // open-store opens a FIFO as a store.
+  'packages/evalbook/test/**/{ledger-store,open-store,sigkill}.test.ts',
+  // Qualification installs packed releases and runs their runnerd.
+  'packages/qualification/test/**/{consumer,eval-session,processes,qualify,refusals,tampering,tarball}.test.ts',
+  // The reference runner's bins and its paperclip-runnerd single executable.
+  'packages/reference-runner/test/**/{evals,runnerd}.test.ts',
 ];
 
 export default defineConfig({
@@ -22,14 +34,23 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['./scripts/vitest/build-setup.ts'],
+    // Vitest's default is one worker per core but one (a single worker on this 2-core machine). A unit
+    // file keeps its worker busy: two. An e2e file mostly waits for the processes it started: three,
+    // so that the cores run the processes while the workers wait.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ALL, exclude: ['**/node_modules/**', ...E2E] },
+        test: {
+          name: 'unit',
+          include: ALL,
+          exclude: ['**/node_modules/**', ...E2E],
+          setupFiles: ['./scripts/vitest/in-process-setup.ts'],
+        },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**'] },
+        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**'], maxWorkers: 3 },
       },
     ],
   },

@@ -1,7 +1,8 @@
-// Every way an environment file can be bad, through the real `evals` binary for `report`, `grid` and
-// `ingest --env`: each ends in exit 2 with the contract's coded document error and the issue code
-// that names what is wrong (never exit 70 with a stack trace, never exit 1, which means "refused" or
-// "gate failed").
+// Every way an environment file can be bad, for `report`, `grid` and `ingest --env`: each ends in
+// exit 2 with the contract's coded document error and the issue code that names what is wrong (never
+// exit 70 with a stack trace, never exit 1, which means "refused" or "gate failed"). Every row runs
+// the binary's main() in-process (support/evals-in-process.ts); one row per command runs the real
+// `evals` binary, to show the process answers the same.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { evalsInProcess } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -49,13 +51,14 @@ const BAD: readonly { name: string; bytes: string | Buffer | null | undefined; i
 ];
 
 let dir: string;
-const run = (args: string[]) => spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+const spawned = (args: string[]) => spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+const run = (args: string[]) => evalsInProcess(args, dir);
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'evals-bad-env-'));
   mkdirSync(join(dir, 'runs'));
   writeFileSync(join(dir, 'runs', 'a0.json'), JSON.stringify(syntheticAttempt({ attemptId: 'a0' })));
-  expect(run(['ingest', 'runs', '--store', 'sqlite:book.sqlite']).status).toBe(0);
+  expect((await run(['ingest', 'runs', '--store', 'sqlite:book.sqlite'])).status).toBe(0);
   for (const { name, bytes } of BAD)
     if (bytes === null) mkdirSync(join(dir, name));
     else if (bytes !== undefined) writeFileSync(join(dir, name), bytes);
@@ -70,13 +73,24 @@ const COMMANDS: readonly [string, (env: string) => string[]][] = [
   ['ingest --env', (env) => ['ingest', 'runs', '--env', env, '--store', 'sqlite:other.sqlite', '--json']],
 ];
 
+function expectCodedExit2(result: { status: number | null; stderr: string }, issue: string): void {
+  expect(result.stderr).toContain('paperclip_contract_document_invalid');
+  expect(result.stderr).toContain(issue);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.status).toBe(2);
+}
+
 describe('a bad environment file is a coded error with exit 2', () => {
   for (const [command, argsOf] of COMMANDS)
-    it.each(BAD)(`${command}: $name → $issue`, ({ name, issue }) => {
-      const result = run(argsOf(name));
-      expect(result.stderr).toContain('paperclip_contract_document_invalid');
-      expect(result.stderr).toContain(issue);
-      expect(result.stderr).not.toMatch(/\n\s+at /);
-      expect(result.status).toBe(2);
+    it.each(BAD)(`${command}: $name → $issue`, async ({ name, issue }) => {
+      expectCodedExit2(await run(argsOf(name)), issue);
+    });
+});
+
+describe('the real evals binary answers the same', () => {
+  const { name, issue } = BAD.find((bad) => bad.name === 'duplicate.yaml')!;
+  for (const [command, argsOf] of COMMANDS)
+    it(`${command}: ${name} → ${issue}`, () => {
+      expectCodedExit2(spawned(argsOf(name)), issue);
     });
 });
