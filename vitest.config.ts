@@ -34,10 +34,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['./scripts/vitest/build-setup.ts'],
-    // Vitest's default is one worker per core but one (a single worker on this 2-core machine). A unit
-    // file keeps its worker busy: two. An e2e file mostly waits for the processes it started: three,
-    // so that the cores run the processes while the workers wait.
-    maxWorkers: 2,
+    // Vitest's default is one worker per core but one: a single worker on a 2-core machine, which
+    // then sits idle while an e2e file waits for the processes it started. Three workers keep both
+    // cores busy; unit and e2e files share them (one setting: projects with different maxWorkers
+    // would have to run one after the other).
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
@@ -50,7 +51,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**'], maxWorkers: 3 },
+        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**'] },
       },
     ],
   },
