@@ -51,7 +51,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: E2E, exclude: ['**/node_modules/**'] },
+        test: {
+          name: 'e2e',
+          include: E2E,
+          exclude: ['**/node_modules/**'],
+          // One e2e test runs up to dozens of processes in turn; on a busy 2-core machine that can
+          // pass 30 s without anything hanging. The bound is for hangs.
+          testTimeout: 120_000,
+        },
       },
     ],
   },

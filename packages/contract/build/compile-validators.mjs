@@ -2,8 +2,12 @@
 // module, dist/validators.generated.cjs, stamped with the digest of the schema files it was made
 // from. The registry loads it instead of compiling with Ajv at run time, and ignores it when the
 // schemas on disk have another digest (see src/schema-registry.ts). File writes happen here, at build
-// time, never in the contract's sources.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+// time, never in the contract's sources. Like `tsc -b`, it does nothing when its output is up to
+// date: made from these schemas, and newer than this script and the compiled registry (whose Ajv
+// settings it bakes in); `--force` rebuilds anyway.
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
@@ -12,8 +16,23 @@ import {
   listSchemaFiles,
   PRECOMPILED_VALIDATORS,
   SCHEMAS_DIR,
+  loadPrecompiledValidators,
   schemasDigest,
 } from '../dist/schema-registry.js';
+
+const mtimeMs = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+const made = mtimeMs(PRECOMPILED_VALIDATORS);
+const inputs = [
+  fileURLToPath(import.meta.url),
+  fileURLToPath(new URL('../dist/schema-registry.js', import.meta.url)),
+  createRequire(import.meta.url).resolve('ajv/package.json'),
+];
+const upToDate =
+  !process.argv.includes('--force') &&
+  made !== undefined &&
+  inputs.every((input) => (mtimeMs(input) ?? Infinity) <= made) &&
+  loadPrecompiledValidators() !== null;
+if (upToDate) process.exit(0);
 
 // Each schema by its $id, and each of its $defs by `$id#/$defs/name` (the engine protocol and the
 // policy bundle validate against their definitions).

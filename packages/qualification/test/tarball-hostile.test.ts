@@ -19,6 +19,16 @@ import { craftTarball } from './support/fake-release.ts';
 import type { TarballEntry } from '../src/index.ts';
 import type { CraftEntry } from './support/fake-release.ts';
 
+/**
+ * CPU milliseconds this process has used (every thread: zlib's included). The time bounds below are
+ * about work — linear, not quadratic — so they count the work, not the wall clock, which a busy
+ * machine stretches however linear the work is.
+ */
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 let dir: string;
 
 beforeAll(async () => {
@@ -47,10 +57,10 @@ describe('when zeros follow the end-of-archive marker', () => {
   it('reads the 64 MiB of padding once, in linear time, and extracts only what precedes the marker', async () => {
     const file = join(dir, 'zeros.tgz');
     await writeFile(file, tarballWithTrailer(Buffer.alloc(64 * 1024 * 1024)));
-    const started = performance.now();
+    const started = cpuMs();
     const scan = await scanTarball(file);
     // The code before this fix took minutes (a quadratic buffer after the marker).
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(cpuMs() - started).toBeLessThan(5000);
     expect(scan.issues).toEqual([]);
     expect(scan.archiveBytes).toBe(512 + 400 * 1024 + 1024);
     expect(scan.trailingBytes).toBe(64 * 1024 * 1024);
@@ -59,7 +69,7 @@ describe('when zeros follow the end-of-archive marker', () => {
     const extracted = await extractTarball(file, destination);
     expect(extracted.issues).toEqual([]);
     expect(await readdir(join(destination, 'package'))).toEqual(['blob.bin']);
-    expect(performance.now() - started).toBeLessThan(8000);
+    expect(cpuMs() - started).toBeLessThan(8000);
   });
 
   it('refuses data hidden after the marker (tarball_trailing_data), naming where it starts', async () => {
@@ -166,9 +176,9 @@ describe('when symlinks chain', () => {
 describe('when the entries are built to make the scan slow', () => {
   it('refuses a path over PATH_MAX (entry_path_too_long) without walking it', () => {
     const deep = `package/${'d/'.repeat(200_000)}f.js`;
-    const started = performance.now();
+    const started = cpuMs();
     expect(codesOf([file(deep), link('package/l', 'd')])).toEqual([['entry_path_too_long', deep]]);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(cpuMs() - started).toBeLessThan(2000);
   });
 
   it('checks 2,000 entries of 2,000 components each against the symlinks in linear time', () => {
@@ -176,9 +186,9 @@ describe('when the entries are built to make the scan slow', () => {
       link('package/d/d/d/x', '.'),
       ...Array.from({ length: 2000 }, (_, i) => file(`package/${'d/'.repeat(2000)}f${i}.js`)),
     ];
-    const started = performance.now();
+    const started = cpuMs();
     expect(codesOf(entries)).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(cpuMs() - started).toBeLessThan(3000);
   });
 
   it('stops reading once the tarball has more entries than maxEntries', async () => {
@@ -195,9 +205,9 @@ describe('when the entries are built to make the scan slow', () => {
   it('stops resolving a costly link set at MAX_LINK_STEPS and refuses it', () => {
     // 2,000 links of 401 components each: twice the budget.
     const links = Array.from({ length: 2000 }, (_, i) => link(`package/l${i}`, `${'x/'.repeat(400)}y`));
-    const started = performance.now();
+    const started = cpuMs();
     const found = codesOf(links);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(cpuMs() - started).toBeLessThan(2000);
     expect(found.length).toBeGreaterThan(900);
     expect(new Set(found.map(([code]) => code))).toEqual(new Set(['link_resolution_too_complex']));
   });
