@@ -18,7 +18,10 @@ export default function setup(): void {
   try {
     execFileSync('sh', ['-c', scripts.build], {
       cwd: ROOT,
-      env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}` },
+      env: {
+        ...process.env,
+        PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       encoding: 'utf8',
     });
