@@ -14,7 +14,9 @@ const ALL = ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'];
 export const E2E = [
   '**/*.e2e.test.ts',
   '**/*.browser.test.ts',
-  // Clients of a process protocol: the checks client spawns its engine, the policy consumer its producer.
+  // Clients of a process protocol: the checks client spawns its engine, the policy consumer (and the
+  // app's policy replay workflow) its producer.
+  'packages/app/test/**/policy-replay.test.ts',
   'packages/checks/test/**/client.test.ts',
   'packages/policy/test/**/consumer.test.ts',
   // Contained reads, atomic output and staging against FIFOs, devices, other processes and the resolver's executables.
