@@ -19,8 +19,10 @@ export const E2E = [
   'packages/app/test/**/policy-replay.test.ts',
   'packages/checks/test/**/client.test.ts',
   'packages/policy/test/**/consumer.test.ts',
-  // Contained reads, atomic output and staging against FIFOs, devices, other processes and the resolver's executables.
-  'packages/contract/test/**/{contained-file,output-file,requirement,runnerd-artifact,stage-size-cap}.test.ts',
+  // Bounded runs, child transports, contained reads, atomic output and staging against FIFOs,
+  // devices, other processes and the resolver's executables (the Node runtime layer).
+  'packages/node/test/**/{bounded-run,child-transport,contained-file,output-file,ownership,runnerd-artifact,stage-size-cap}.test.ts',
+  'packages/contract/test/**/requirement.test.ts',
   // The store contract suite runs on SQLite and on a real PostgreSQL server; sigkill kills ingesters;
   // open-store opens a FIFO as a store.
   'packages/evalbook/test/**/{ledger-store,open-store,sigkill}.test.ts',
