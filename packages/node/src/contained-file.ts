@@ -4,8 +4,10 @@
 // separated by `/`, none empty, `.` or `..`, no NUL — and no component under the root may be a
 // symbolic link (a link to a directory, to a file, to another link: each refused, wherever it
 // points). The file is opened with O_NOFOLLOW and checked on the descriptor (a regular file), and
-// after opening the path is checked again (still free of links, still the very inode opened), so
-// a directory swapped for a link between the checks and the open is refused too. The digest is
+// after opening the descriptor itself must name the path (on Linux the kernel's /proc/self/fd/N:
+// the file as the open resolved it, nothing left to race; elsewhere the path resolved again, still
+// free of links and the very inode opened), so a directory swapped for a link between the checks
+// and the open is refused too. The digest is
 // taken over that descriptor: what is hashed is the file that was checked, and a file outside the
 // root is never read, so its digest can never be reported. (A hard link inside the root to a file
 // elsewhere is indistinguishable from the file itself, and is read as one.) The root itself is
@@ -17,6 +19,7 @@ import { constants as fsConstants } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import { join, relative, isAbsolute } from 'node:path';
 
+import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
@@ -91,11 +94,9 @@ export async function digestContainedFile(root: string, relativePath: string): P
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) return refused('not_a_file', `${path} is not a regular file`, path);
-    // The components may have been swapped for links between the checks and the open: the path
-    // must still be link-free and name the very file that is open.
-    const now = await realpath(path).catch(() => undefined);
-    const named = now === undefined ? undefined : await stat(now).catch(() => undefined);
-    if (now !== path || named?.ino !== opened.ino || named.dev !== opened.dev)
+    // The components may have been swapped for links between the checks and the open: the file
+    // that is open must be the one at `path`, reached through no link.
+    if (!(await opensAt(handle, path, opened)))
       return refused(
         'symlink',
         `${path} changed while it was being opened (a component became a link)`,
@@ -142,6 +143,21 @@ export async function checkContainedReference(
     ...(found.byteSize === expected.byteSize ? [] : (['byteSize'] as const)),
   ];
   return { ...found, kind: mismatches.length === 0 ? 'verified' : 'mismatched', mismatches };
+}
+
+/**
+ * Whether the open file is the one at `path` now, reached through no link. On Linux the kernel
+ * names the file a descriptor holds (/proc/self/fd/N, links resolved as the open resolved them): it
+ * must be `path` itself, with nothing in between to race. Without /proc, the path is resolved again
+ * and must still be `path` and name the same inode (a swap back and forth between the two calls can
+ * slip through there).
+ */
+async function opensAt(handle: FileHandle, path: string, opened: Stats): Promise<boolean> {
+  const held = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  if (held !== undefined) return held === path;
+  const now = await realpath(path).catch(() => undefined);
+  const named = now === undefined ? undefined : await stat(now).catch(() => undefined);
+  return now === path && named?.ino === opened.ino && named.dev === opened.dev;
 }
 
 function refused(reason: ContainedFileRefusal, message: string, path: string): ContainedFile {
