@@ -1,35 +1,58 @@
 // The app-record check: the App's own record (paperclip-runner-consumer-conformance.json) must
-// agree with the release Evals qualified. It is strict JSON declaring
-// paperclip-runner/consumer-conformance/v1, it passed, every check in it passed, and the tarball
-// digest, runnerd digest and package version it names are the ones Evals computed itself.
+// agree with the release Evals qualified. It is strict JSON declaring upstream's
+// paperclip-runner/clean-consumer-conformance/v1; every check in its `checks` object passed (true,
+// or the report it produced); its artifacts.package and artifacts.runnerd name the tarball and
+// runnerd by the file names, sha256 digests and sizes Evals computed; the package version its
+// evalCompatibility receipt names is the tarball's; and it states artifacts.runnerd.buildProfile
+// "release". That statement is what proves "never a debug binary": runnerd prints no build profile
+// (upstream's does not), the gate that built it records how, and the digest ties that record to the
+// very bytes SHA256SUMS lists and Evals ran.
 import { readJsonText } from '@paperclip-evals/contract';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
 import type { QualificationIssue } from './record.js';
 
-export const APP_RECORD_SCHEMA = 'paperclip-runner/consumer-conformance/v1';
+export const APP_RECORD_SCHEMA = 'paperclip-runner/clean-consumer-conformance/v1';
 const MAX_APP_RECORD_BYTES = 4 * 1024 * 1024;
+
+export interface AppRecordArtifact {
+  readonly fileName: string;
+  readonly sha256: Sha256Digest;
+  readonly byteSize: number;
+}
 
 export interface AppRecordExpectations {
   readonly file: string;
-  readonly tarball: { readonly fileName: string; readonly sha256: Sha256Digest };
-  readonly runnerd: { readonly fileName: string; readonly sha256: Sha256Digest };
+  readonly tarball: AppRecordArtifact;
+  readonly runnerd: AppRecordArtifact;
   readonly packageVersion: string;
+}
+
+export interface AppRecordJudgement {
+  readonly issues: QualificationIssue[];
+  /** artifacts.runnerd.buildProfile, when the record names this very runnerd; null otherwise. */
+  readonly runnerdBuildProfile: 'release' | 'debug' | null;
 }
 
 /** Every way the App record's bytes disagree with the release ([] when they agree). */
 export function appRecordIssues(bytes: Uint8Array, expected: AppRecordExpectations): QualificationIssue[] {
+  return judgeAppRecord(bytes, expected).issues;
+}
+
+/** The App record judged against the release, and the build profile it states for runnerd. */
+export function judgeAppRecord(bytes: Uint8Array, expected: AppRecordExpectations): AppRecordJudgement {
   const file = expected.file;
+  const none = (issues: QualificationIssue[]): AppRecordJudgement => ({ issues, runnerdBuildProfile: null });
   const text = readJsonText(bytes, { maxBytes: MAX_APP_RECORD_BYTES });
-  if (!text.ok) return text.issues.map((issue) => ({ ...issue, file }));
+  if (!text.ok) return none(text.issues.map((issue) => ({ ...issue, file })));
   const record = text.value;
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-    return [{ code: 'app_record_not_object', message: `${file} is not a JSON object`, path: '', file }];
+    return none([{ code: 'app_record_not_object', message: `${file} is not a JSON object`, path: '', file }]);
   }
   const value = record as Record<string, unknown>;
   if (value.schema !== APP_RECORD_SCHEMA) {
-    return [
+    return none([
       {
         code: 'app_record_schema_unknown',
         message: `${file} does not declare ${APP_RECORD_SCHEMA}`,
@@ -38,7 +61,7 @@ export function appRecordIssues(bytes: Uint8Array, expected: AppRecordExpectatio
         expected: APP_RECORD_SCHEMA,
         received: value.schema ?? 'missing',
       },
-    ];
+    ]);
   }
   const issues: QualificationIssue[] = [];
   const at = (path: string): unknown =>
@@ -56,62 +79,73 @@ export function appRecordIssues(bytes: Uint8Array, expected: AppRecordExpectatio
     const got = at(path);
     if (got !== want) issues.push({ code, message, path, file, expected: want, received: got ?? 'missing' });
   };
-  expect('app_record_not_passed', '/passed', true, `${file} does not say passed: true`);
   const checks = value.checks;
-  if (!Array.isArray(checks) || checks.length === 0) {
+  const entries =
+    typeof checks === 'object' && checks !== null && !Array.isArray(checks) ? Object.entries(checks) : [];
+  if (entries.length === 0) {
     issues.push({
       code: 'app_record_checks_missing',
       message: `${file} lists no checks`,
       path: '/checks',
       file,
-      expected: 'a non-empty array of checks',
-      received: Array.isArray(checks) ? 'an empty array' : (checks ?? 'missing'),
+      expected: 'an object of checks, each true or the report it produced',
+      received: Array.isArray(checks) ? 'an array' : (checks ?? 'missing'),
     });
-  } else {
-    checks.forEach((check, index) => {
-      const passed = typeof check === 'object' && check !== null && (check as { passed?: unknown }).passed;
-      if (passed !== true) {
-        const id = typeof check === 'object' && check !== null ? (check as { id?: unknown }).id : undefined;
-        issues.push({
-          code: 'app_record_check_failed',
-          message: `${file}: check ${typeof id === 'string' ? id : `#${index}`} did not pass`,
-          path: `/checks/${index}/passed`,
-          file,
-          expected: true,
-          received: passed ?? 'missing',
-        });
-      }
+  }
+  for (const [name, result] of entries) {
+    if (result === true || (typeof result === 'object' && result !== null && !Array.isArray(result))) continue;
+    issues.push({
+      code: 'app_record_check_failed',
+      message: `${file}: check ${name} did not pass`,
+      path: `/checks/${name}`,
+      file,
+      expected: 'true, or the report the check produced',
+      received: result ?? null,
     });
   }
   expect(
     'app_record_version_mismatch',
-    '/package/version',
+    '/checks/evalCompatibility/packageVersion',
     expected.packageVersion,
-    `${file} names another package version than the tarball's`,
+    `${file} negotiated another package version than the tarball's`,
   );
-  expect(
-    'app_record_tarball_mismatch',
-    '/tarball/fileName',
-    expected.tarball.fileName,
-    `${file} names another tarball`,
-  );
-  expect(
-    'app_record_tarball_digest_mismatch',
-    '/tarball/sha256',
-    expected.tarball.sha256,
-    `${file} names another tarball digest than the one Evals computed`,
-  );
-  expect(
-    'app_record_runnerd_mismatch',
-    '/runnerd/fileName',
-    expected.runnerd.fileName,
-    `${file} names another runnerd`,
-  );
-  expect(
-    'app_record_runnerd_digest_mismatch',
-    '/runnerd/sha256',
-    expected.runnerd.sha256,
-    `${file} names another runnerd digest than the one Evals computed`,
-  );
-  return issues;
+  for (const [name, artifact] of [
+    ['package', expected.tarball],
+    ['runnerd', expected.runnerd],
+  ] as const) {
+    const what = name === 'package' ? 'tarball' : 'runnerd';
+    expect(`app_record_${what}_mismatch`, `/artifacts/${name}/filename`, artifact.fileName, `${file} names another ${what}`);
+    expect(
+      `app_record_${what}_digest_mismatch`,
+      `/artifacts/${name}/sha256`,
+      artifact.sha256,
+      `${file} names another ${what} digest than the one Evals computed`,
+    );
+    expect(
+      `app_record_${what}_size_mismatch`,
+      `/artifacts/${name}/byteSize`,
+      artifact.byteSize,
+      `${file} names another ${what} size than the file has`,
+    );
+  }
+  const profile = at('/artifacts/runnerd/buildProfile');
+  if (profile !== 'release') {
+    issues.push({
+      code: 'build_profile_not_release',
+      message:
+        profile === undefined
+          ? `${file} does not state how ${expected.runnerd.fileName} was built; only a release build qualifies`
+          : `${file} states ${expected.runnerd.fileName} is a ${JSON.stringify(profile)} build; only a release build qualifies`,
+      path: '/artifacts/runnerd/buildProfile',
+      file,
+      component: 'runnerd',
+      expected: 'release',
+      received: profile ?? 'missing',
+    });
+  }
+  const namesThisRunnerd = at('/artifacts/runnerd/sha256') === expected.runnerd.sha256;
+  return {
+    issues,
+    runnerdBuildProfile: namesThisRunnerd && (profile === 'release' || profile === 'debug') ? profile : null,
+  };
 }

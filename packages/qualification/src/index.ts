@@ -62,12 +62,15 @@ export type {
   EvalSessionRequestIds,
   RunEvalSessionCheckOptions,
 } from './eval-session.js';
-export { APP_RECORD_SCHEMA, appRecordIssues } from './app-record.js';
-export type { AppRecordExpectations } from './app-record.js';
+export { APP_RECORD_SCHEMA, appRecordIssues, judgeAppRecord } from './app-record.js';
+export type { AppRecordArtifact, AppRecordExpectations, AppRecordJudgement } from './app-record.js';
 export { PROBE_REPORT_V1, PROBE_SOURCE, probeReportIssues } from './probe.js';
 export type { Captured, ProbeInput, ProbeReport } from './probe.js';
 export {
+  ALWAYS_PROBED_SUBPATHS,
+  CONFORMANCE_CHECKS,
   DOCUMENTED_EXPORTS,
+  PROTOCOL_FILES,
   RUNNER_PACKAGE_NAME,
   TEST_DOUBLE_NAME,
   entryPointIssues,

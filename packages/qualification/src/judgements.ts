@@ -9,23 +9,35 @@ import type { Captured, ProbeError, ProbeReport } from './probe.js';
 export const RUNNER_PACKAGE_NAME = '@paperclipai/paperclip-runner';
 /** The entry points a consumer may import, and nothing else. */
 export const PUBLIC_ENTRY_POINTS = ['.', './evals', './testing'] as const;
-/** Undeclared paths always tried (built output a consumer must not reach around the exports map). */
-export const ALWAYS_PROBED_SUBPATHS = [
-  'dist/index.js',
-  'dist/evals/index.js',
-  'dist/testing/index.js',
-] as const;
+/**
+ * Undeclared paths always tried (built output a consumer must not reach around the exports map):
+ * where upstream's package builds its three entry points.
+ */
+export const ALWAYS_PROBED_SUBPATHS = ['dist/index.js', 'dist/evals/index.js', 'dist/testing.js'] as const;
 
-/** The documented exports of each entry point and their `typeof`. */
+/**
+ * The files upstream's package ships under protocol/ that Evals reads from the extracted tarball
+ * (never through the package's code): the native-execution schema and the two Evals fixtures.
+ */
+export const PROTOCOL_FILES = {
+  nativeExecutionSchema: 'protocol/schemas/native-execution.schema.json',
+  seededFixture: 'protocol/fixtures/evals/native-execution-seeded.json',
+  conformanceFixture: 'protocol/fixtures/evals/harness-driver-conformance.json',
+} as const;
+
+/**
+ * The exports Evals uses from each entry point, by upstream's names, and their `typeof` ('null'
+ * and 'array' told apart; `a|b` accepts either). Nothing else is asked of the package.
+ */
 export const DOCUMENTED_EXPORTS: Readonly<Record<'./evals' | './testing', Readonly<Record<string, string>>>> =
   {
     './evals': {
       PAPERCLIP_RUNNER_BUILD_METADATA: 'object',
-      SEMANTIC_CATALOG: 'object',
-      SEMANTIC_CATALOG_SHA256: 'string',
-      NATIVE_EXECUTION_SCHEMA: 'object',
-      loadSeededNativeExecutionFixture: 'function',
-      parseNativeExecution: 'function',
+      PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256: 'string',
+      CAPABILITY_SEMANTIC_TOOL_CATALOG: 'object|array',
+      canonicalCapabilitySemanticCatalog: 'function',
+      loadPaperclipNativeExecutionFixture: 'function',
+      parsePaperclipNativeExecution: 'function',
       assertPaperclipRunnerEvalCompatibility: 'function',
       resolvePaperclipRunnerdArtifact: 'function',
     },
@@ -34,6 +46,20 @@ export const DOCUMENTED_EXPORTS: Readonly<Record<'./evals' | './testing', Readon
       runHarnessDriverConformance: 'function',
     },
   };
+
+/** Upstream's ten harness-driver conformance checks: a report must carry each one, true. */
+export const CONFORMANCE_CHECKS = [
+  'capabilityDescription',
+  'configValidation',
+  'sessionLifecycle',
+  'sessionRecovery',
+  'semanticTools',
+  'eventValidation',
+  'interruptAndCancel',
+  'usage',
+  'transcriptCompleteness',
+  'unsupportedFeatures',
+] as const;
 
 /** A root export whose name says it is a test double. */
 export const TEST_DOUBLE_NAME = /fake|deterministic|conformance|mock|stub|testing/i;
@@ -173,17 +199,17 @@ export function tamperingIssues(report: ProbeReport): QualificationIssue[] {
   if (evals !== null) {
     for (const [name, captured] of Object.entries({
       PAPERCLIP_RUNNER_BUILD_METADATA: evals.buildMetadata,
-      SEMANTIC_CATALOG: evals.semanticCatalog,
-      SEMANTIC_CATALOG_SHA256: evals.semanticCatalogSha256,
-      NATIVE_EXECUTION_SCHEMA: evals.nativeExecutionSchema,
-      loadSeededNativeExecutionFixture: evals.fixture,
+      CAPABILITY_SEMANTIC_TOOL_CATALOG: evals.semanticCatalog,
+      canonicalCapabilitySemanticCatalog: evals.semanticCatalogText,
+      PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256: evals.semanticCatalogSha256,
+      loadPaperclipNativeExecutionFixture: evals.fixture,
     })) {
       if (!captured.ok) errors.push([name, captured.error]);
     }
-    if (!evals.packageVerdict.ran) errors.push(['parseNativeExecution', evals.packageVerdict.error]);
+    if (!evals.packageVerdict.ran) errors.push(['parsePaperclipNativeExecution', evals.packageVerdict.error]);
     for (const variant of evals.brokenVariants) {
       if (!variant.verdict.ran)
-        errors.push([`parseNativeExecution (${variant.name})`, variant.verdict.error]);
+        errors.push([`parsePaperclipNativeExecution (${variant.name})`, variant.verdict.error]);
     }
   }
   if (report.conformance !== null && !report.conformance.ok)
@@ -229,7 +255,7 @@ export function entryPointIssues(report: ProbeReport): QualificationIssue[] {
           expected: `${name} (${type})`,
           received: 'missing',
         });
-      } else if (found.type !== type) {
+      } else if (!type.split('|').includes(found.type)) {
         issues.push({
           code: 'export_type_mismatch',
           message: `${entryPoint} exports ${name} as ${found.type}, not ${type}`,
@@ -243,7 +269,11 @@ export function entryPointIssues(report: ProbeReport): QualificationIssue[] {
   return issues;
 }
 
-/** The root entry point exports contracts only: no test double by name, none shared with ./testing. */
+/**
+ * The root entry point exports contracts only: no test double by name, and no value that ./testing
+ * exports under another name (an aliased test double). ./testing may re-export the root's own
+ * names, as upstream's does (`export * from "./index.js"`).
+ */
 export function rootExportIssues(report: ProbeReport): QualificationIssue[] {
   const root = report.entryPoints['.'];
   if (!root.loaded) return [];
@@ -258,12 +288,13 @@ export function rootExportIssues(report: ProbeReport): QualificationIssue[] {
         received: item.name,
       });
     }
-    if (item.sameAsTesting.length > 0) {
+    const aliases = item.sameAsTesting.filter((name) => name !== item.name);
+    if (aliases.length > 0) {
       issues.push({
         code: 'root_export_shared_with_testing',
-        message: `the root entry point's ${item.name} is the very ${item.type} ./testing exports as ${item.sameAsTesting.join(', ')}`,
+        message: `the root entry point's ${item.name} is the very ${item.type} ./testing exports as ${aliases.join(', ')}`,
         component: '.',
-        expected: 'no value shared with ./testing',
+        expected: 'no value ./testing exports under another name',
         received: { name: item.name, sameAsTesting: item.sameAsTesting },
       });
     }
@@ -289,9 +320,8 @@ export function undeclaredSubpathIssues(report: ProbeReport): QualificationIssue
 
 const CONFORMANCE_REPORT_SCHEMA = {
   type: 'object',
-  required: ['passed', 'contractVersion', 'descriptor', 'checks', 'semanticToolCallCount'],
+  required: ['contractVersion', 'descriptor', 'checks', 'semanticToolCallCount'],
   properties: {
-    passed: { type: 'boolean' },
     contractVersion: { type: 'integer', minimum: 1 },
     descriptor: {
       type: 'object',
@@ -303,7 +333,7 @@ const CONFORMANCE_REPORT_SCHEMA = {
         capabilities: { type: 'object' },
       },
     },
-    checks: { type: 'object', additionalProperties: { type: 'boolean' } },
+    checks: { type: 'object' },
     semanticToolCallCount: { type: 'integer', minimum: 0 },
   },
 } as const;
@@ -311,14 +341,15 @@ const CONFORMANCE_REPORT_SCHEMA = {
 let conformanceValidator: ReturnType<ReturnType<typeof createSchemaAjv>['compile']> | undefined;
 
 export interface ConformanceJudgement {
-  /** The report, when it has the documented shape (whether or not it passed). */
+  /** The report, when it has the documented shape (whether or not every check is true). */
   readonly report: ConformanceReport | null;
   readonly issues: QualificationIssue[];
 }
 
 /**
- * The conformance run: it returned a report of the documented shape, `passed` is true, at least one
- * check ran and every check is true, and the driver's contract version is the package's.
+ * The conformance run (upstream's contract: a report whose checks are all true, or a throw):
+ * it returned a report of the documented shape, each of upstream's ten checks is there and every
+ * check is exactly true, and the driver's contract version is the package's.
  */
 export function judgeConformance(
   captured: Captured,
@@ -352,31 +383,27 @@ export function judgeConformance(
   }
   const report = captured.value as ConformanceReport;
   const issues: QualificationIssue[] = [];
-  if (!report.passed) {
-    issues.push({
-      code: 'conformance_failed',
-      message: 'the conformance report says passed: false',
-      expected: true,
-      received: false,
-    });
+  for (const name of CONFORMANCE_CHECKS) {
+    if (!(name in report.checks)) {
+      issues.push({
+        code: 'conformance_check_missing',
+        message: `the conformance report has no ${name} check`,
+        component: name,
+        path: `/checks/${name}`,
+        expected: true,
+        received: 'missing',
+      });
+    }
   }
-  const checkNames = Object.keys(report.checks);
-  if (checkNames.length === 0) {
-    issues.push({
-      code: 'conformance_checks_empty',
-      message: 'the conformance report lists no check',
-      expected: 'at least one check',
-      received: 0,
-    });
-  }
-  for (const name of checkNames.sort()) {
+  for (const name of Object.keys(report.checks).sort()) {
     if (report.checks[name] !== true) {
       issues.push({
         code: 'conformance_check_failed',
-        message: `conformance check ${name} failed`,
+        message: `conformance check ${name} is not true`,
         component: name,
+        path: `/checks/${name}`,
         expected: true,
-        received: report.checks[name],
+        received: report.checks[name] ?? null,
       });
     }
   }

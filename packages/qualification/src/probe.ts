@@ -81,9 +81,13 @@ export interface ProbeReport {
   };
   readonly evals: {
     readonly buildMetadata: Captured;
+    /** CAPABILITY_SEMANTIC_TOOL_CATALOG. */
     readonly semanticCatalog: Captured;
+    /** canonicalCapabilitySemanticCatalog(): the text the digest is taken over. */
+    readonly semanticCatalogText: Captured;
+    /** PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256. */
     readonly semanticCatalogSha256: Captured;
-    readonly nativeExecutionSchema: Captured;
+    /** await loadPaperclipNativeExecutionFixture(). */
     readonly fixture: Captured;
     readonly packageVerdict: ProbeVerdict;
     /** Broken copies of the fixture and the package parser's verdict on each. */
@@ -295,14 +299,14 @@ if (evals.module !== undefined) {
   let fixtureValue;
   let fixtureError = null;
   try {
-    fixtureValue = await m.loadSeededNativeExecutionFixture();
+    fixtureValue = await m.loadPaperclipNativeExecutionFixture();
   } catch (error) {
     fixtureError = describe(error);
   }
   const fixture = fixtureError === null ? await capture(() => fixtureValue) : { ok: false, error: fixtureError };
   const verdictOf = async (value) => {
     try {
-      await m.parseNativeExecution(value);
+      await m.parsePaperclipNativeExecution(value);
       return { ran: true, valid: true, code: null, issueCodes: [] };
     } catch (error) {
       if (error !== null && typeof error === 'object' && error.code === 'paperclip_native_execution_invalid') {
@@ -352,9 +356,9 @@ if (evals.module !== undefined) {
   }
   evalsReport = {
     buildMetadata: await capture(() => m.PAPERCLIP_RUNNER_BUILD_METADATA),
-    semanticCatalog: await capture(() => m.SEMANTIC_CATALOG),
-    semanticCatalogSha256: await capture(() => m.SEMANTIC_CATALOG_SHA256),
-    nativeExecutionSchema: await capture(() => m.NATIVE_EXECUTION_SCHEMA),
+    semanticCatalog: await capture(() => m.CAPABILITY_SEMANTIC_TOOL_CATALOG),
+    semanticCatalogText: await capture(() => m.canonicalCapabilitySemanticCatalog()),
+    semanticCatalogSha256: await capture(() => m.PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256),
     fixture,
     packageVerdict,
     brokenVariants,
@@ -521,8 +525,8 @@ export const PROBE_REPORT_SCHEMA = {
           required: [
             'buildMetadata',
             'semanticCatalog',
+            'semanticCatalogText',
             'semanticCatalogSha256',
-            'nativeExecutionSchema',
             'fixture',
             'packageVerdict',
             'brokenVariants',
@@ -530,8 +534,8 @@ export const PROBE_REPORT_SCHEMA = {
           properties: {
             buildMetadata: CAPTURED,
             semanticCatalog: CAPTURED,
+            semanticCatalogText: CAPTURED,
             semanticCatalogSha256: CAPTURED,
-            nativeExecutionSchema: CAPTURED,
             fixture: CAPTURED,
             packageVerdict: VERDICT,
             brokenVariants: {

@@ -99,7 +99,7 @@ function assembleRecord(
       sha256: facts.runnerdSha256 ?? null,
       byteSize: facts.runnerdByteSize ?? null,
       buildMetadata: facts.artifact?.buildMetadata ?? null,
-      buildProfile: facts.artifact?.buildProfile ?? null,
+      buildProfile: facts.runnerdBuildProfile ?? null,
     },
     receipt: facts.receipt ?? null,
     consumerRequirements: facts.consumerRequirements ?? null,

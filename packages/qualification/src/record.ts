@@ -45,16 +45,16 @@ export const QUALIFICATION_CHECK_IDS = [
   'native-execution-fixture',
   /** The deterministic driver's conformance run passed every check. */
   'driver-conformance',
-  /** runnerd resolved by path and SHA256SUMS digest, built with the release profile, the package's PRP range. */
+  /** runnerd resolved by path and SHA256SUMS digest, speaking the package's PRP range. */
   'runnerd-resolve',
-  /** A private copy of runnerd ran Evals' eval-session request; its bundle and files verify. */
-  'runnerd-eval-session',
-  /** The App's consumer-conformance record passed and names the tarball, runnerd and version Evals saw. */
+  /** The App's clean-consumer-conformance record passed, names the tarball and runnerd Evals saw, and states a release runnerd. */
   'app-record',
   /** Six-dimension negotiation with Evals' own consumer requirements yields a receipt. */
   'negotiation',
   /** A deliberately incompatible consumer (PRP 99..99) is refused with prp_version_no_overlap. */
   'negotiation-fails-closed',
+  /** Only once the join held: a private copy of runnerd ran Evals' eval-session request; its bundle and files verify. */
+  'runnerd-eval-session',
 ] as const;
 
 export type QualificationCheckId = (typeof QUALIFICATION_CHECK_IDS)[number];
@@ -80,7 +80,6 @@ export interface QualificationCheck {
 /** The harness driver conformance report as the package's `./testing` returned it. */
 export interface ConformanceReport {
   readonly schema?: unknown;
-  readonly passed: boolean;
   readonly contractVersion: number;
   readonly descriptor: {
     readonly kind: string;
@@ -89,7 +88,7 @@ export interface ConformanceReport {
     readonly capabilities: Readonly<Record<string, unknown>>;
     readonly [field: string]: unknown;
   };
-  readonly checks: Readonly<Record<string, boolean>>;
+  readonly checks: Readonly<Record<string, unknown>>;
   readonly semanticToolCallCount: number;
   readonly [field: string]: unknown;
 }
@@ -137,6 +136,10 @@ export interface QualificationRecord {
     readonly sha256: Sha256Digest | null;
     readonly byteSize: number | null;
     readonly buildMetadata: RunnerdBuildMetadata | null;
+    /**
+     * As the App's gate record states it (artifacts.runnerd.buildProfile) for this very runnerd
+     * (its digest matches SHA256SUMS and the record); runnerd itself never says. Null otherwise.
+     */
     readonly buildProfile: 'release' | 'debug' | null;
   };
   /** The negotiation receipt, when negotiation succeeded. */

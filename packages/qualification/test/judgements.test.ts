@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+  CONFORMANCE_CHECKS,
   completeConsumerRequirements,
   incompatibleConsumerRequirements,
   judgeConformance,
@@ -61,7 +62,7 @@ describe('undeclaredSubpaths', () => {
           './schemas/*': './schemas/*',
         },
       }),
-    ).toEqual(['dist/evals/index.js', 'dist/index.d.ts', 'dist/index.js', 'dist/testing/index.js']);
+    ).toEqual(['dist/evals/index.js', 'dist/index.d.ts', 'dist/index.js', 'dist/testing.js']);
   });
 });
 
@@ -69,14 +70,16 @@ const DESCRIPTOR = {
   kind: 'deterministic',
   version: '0.4.0',
   protocolVersion: 'prp.v1',
-  capabilities: { interrupt: true, resume: true, structuredResult: true, typedEvents: true },
+  capabilities: { interruption: true, resume: true, structuredResult: true, typedEvents: true, unsupported: [] },
 };
+/** Upstream's report shape: its ten checks, all true, and no `passed`. */
 const REPORT = {
-  passed: true,
+  schema: 'paperclip-runner/harness-driver-conformance-report/v1',
   contractVersion: 1,
   descriptor: DESCRIPTOR,
-  checks: { a: true, b: true },
-  semanticToolCallCount: 3,
+  checks: Object.fromEntries(CONFORMANCE_CHECKS.map((name) => [name, true])),
+  eventCount: 7,
+  semanticToolCallCount: 1,
 };
 
 describe('judgeConformance', () => {
@@ -84,23 +87,33 @@ describe('judgeConformance', () => {
     expect(judgeConformance({ ok: true, value: REPORT }, 1)).toEqual({ report: REPORT, issues: [] });
   });
 
-  it('refuses a report that passed with a failing check, or with no check at all', () => {
-    expect(
-      judgeConformance({ ok: true, value: { ...REPORT, checks: { a: true, b: false } } }, 1).issues.map(
-        (issue) => [issue.code, issue.component],
-      ),
-    ).toEqual([['conformance_check_failed', 'b']]);
+  it('refuses a report with a check that is not exactly true, and one missing any of the ten', () => {
+    for (const notTrue of [false, 'yes', 1, null]) {
+      expect(
+        judgeConformance(
+          { ok: true, value: { ...REPORT, checks: { ...REPORT.checks, usage: notTrue } } },
+          1,
+        ).issues.map((issue) => [issue.code, issue.component]),
+      ).toEqual([['conformance_check_failed', 'usage']]);
+    }
+    for (const name of CONFORMANCE_CHECKS) {
+      const { [name]: _dropped, ...rest } = REPORT.checks;
+      expect(
+        judgeConformance({ ok: true, value: { ...REPORT, checks: rest } }, 1).issues.map((issue) => [
+          issue.code,
+          issue.component,
+        ]),
+      ).toEqual([['conformance_check_missing', name]]);
+    }
     expect(
       judgeConformance({ ok: true, value: { ...REPORT, checks: {} } }, 1).issues.map((i) => i.code),
-    ).toEqual(['conformance_checks_empty']);
+    ).toEqual(CONFORMANCE_CHECKS.map(() => 'conformance_check_missing'));
   });
 
-  it('refuses passed: false, and a contract version the package does not declare', () => {
+  it('refuses a contract version the package does not declare', () => {
     expect(
-      judgeConformance({ ok: true, value: { ...REPORT, passed: false, contractVersion: 2 } }, 1).issues.map(
-        (i) => i.code,
-      ),
-    ).toEqual(['conformance_failed', 'conformance_contract_version_mismatch']);
+      judgeConformance({ ok: true, value: { ...REPORT, contractVersion: 2 } }, 1).issues.map((i) => i.code),
+    ).toEqual(['conformance_contract_version_mismatch']);
   });
 
   it('refuses a report of the wrong shape, and a run that threw', () => {
@@ -220,7 +233,7 @@ describe("Evals' consumer requirements", () => {
       prp: { minimumVersion: 1, maximumVersion: 1 },
       driver: {
         contractVersion: 1,
-        requiredCapabilities: ['interrupt', 'resume', 'structuredResult', 'typedEvents'],
+        requiredCapabilities: ['interruption', 'resume', 'structuredResult', 'typedEvents'],
       },
     });
   });

@@ -1,5 +1,6 @@
-// A good fake release qualifies end to end: every check passes, the record is a valid
-// evals-qualification/v1 document with a receipt, and no temporary directory is left behind.
+// A good fake release — shaped exactly like upstream's (see support/fake-release.ts) — qualifies end
+// to end: every check passes, the record is a valid evals-qualification/v1 document with a receipt,
+// and no temporary directory is left behind.
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +82,7 @@ describe('when the release is good', () => {
       consumer: 'paperclip-evals',
       packageVersion: FAKE_VERSION,
       negotiatedPrpVersion: 1,
-      driverKind: 'deterministic',
+      driverKind: 'paperclip-deterministic',
     });
   });
 
@@ -92,8 +93,8 @@ describe('when the release is good', () => {
       prp: { minimumVersion: 1, maximumVersion: 1 },
       driver: {
         contractVersion: 1,
-        requiredCapabilities: ['interrupt', 'resume', 'structuredResult', 'typedEvents'],
-        descriptor: { kind: 'deterministic', protocolVersion: 'prp.v1' },
+        requiredCapabilities: ['interruption', 'resume', 'structuredResult', 'typedEvents'],
+        descriptor: { kind: 'paperclip-deterministic', protocolVersion: 'prp.v1' },
       },
     });
     expect(record.consumerRequirements).not.toHaveProperty('x_filledAtQualification');

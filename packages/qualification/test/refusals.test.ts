@@ -1,10 +1,10 @@
 // Each way a release is refused, asserted by the failing check's id and its issue codes: runnerd
-// (debug build, no profile, one byte changed), SHA256SUMS (a file left out, a listed file missing,
+// (the gate record says a debug build, or says nothing; one byte changed), SHA256SUMS (a file left out, a listed file missing,
 // an extra unlisted file), the package (a root export leaking a test double, undeclared subpaths
 // reachable, parsers disagreeing on the seeded fixture, a parser accepting broken bundles, a failing
 // conformance run, a PRP range the consumer does not share), runnerd (a script that only prints
 // metadata, a bundle whose artifact does not match, a PRP range other than the package's) and the
-// App record (not passed, a failed check, other digests or version, not a conformance record). The fake releases are built once and qualified concurrently.
+// App record (a failed check, other digests, sizes or version, not upstream's record). The fake releases are built once and qualified concurrently.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,12 +27,17 @@ const edit =
   };
 
 const VARIANTS = {
-  debugRunnerd: { runnerdProfile: 'debug' },
-  unstatedProfile: { runnerdProfile: null },
+  debugRunnerd: { runnerdBuildProfile: 'debug' },
+  unstatedProfile: { runnerdBuildProfile: null },
   runnerdByteChanged: { corruptRunnerd: true },
   runnerdLeftOutOfSums: { omitFromSums: [RUNNERD_NAME] },
   extraUnlistedFile: { unlistedFiles: { 'NOTES.txt': 'not listed\n' } },
   leaksTestDouble: { leakTestDouble: true },
+  leaksAliasedTestDouble: {
+    editFiles: (files) => {
+      files['package/dist/index.js'] += "export { DeterministicHarnessDriver as Driver } from './testing.js';\n";
+    },
+  },
   prpNoOverlap: {
     prp: { minimumVersion: 2, maximumVersion: 3 },
     runnerdPrp: { minimumVersion: 2, maximumVersion: 3 },
@@ -40,59 +45,71 @@ const VARIANTS = {
   wildcardExports: {
     editFiles: edit(
       'package/package.json',
-      `"./package.json": "./package.json"`,
-      `"./package.json": "./package.json",\n    "./*": "./*"`,
+      `"./evals": {`,
+      `"./*": "./*",\n    "./evals": {`,
     ),
   },
   parserRejectsFixture: {
     editFiles: edit(
       'package/dist/evals/index.js',
-      'value.schema === NATIVE_EXECUTION_V1',
-      'value.schema === "nope"',
+      '!(value.schema === NATIVE_EXECUTION_V1)',
+      '!(value.schema === "nope")',
     ),
   },
   strayRejection: {
     editFiles: edit(
-      'package/dist/testing/index.js',
+      'package/dist/testing.js',
       '  return {',
       "  Promise.reject(new Error('stray'));\n  await new Promise((done) => setTimeout(done, 10));\n  return {",
     ),
   },
   conformanceFails: {
-    editFiles: edit('package/dist/testing/index.js', 'resumes: true', 'resumes: false'),
+    editFiles: edit('package/dist/testing.js', 'sessionRecovery: true', 'sessionRecovery: false'),
   },
   parserAcceptsAnything: {
     editFiles: edit(
       'package/dist/evals/index.js',
-      'export function parseNativeExecution(value) {',
-      'export function parseNativeExecution(value) {\n  if (value !== undefined) return value;',
+      'export function parsePaperclipNativeExecution(value) {',
+      'export function parsePaperclipNativeExecution(value) {\n  if (value !== undefined) return value;',
     ),
   },
   metadataOnlyRunnerd: { runnerdKind: 'metadata-only' },
   runnerdBadArtifact: { runnerdKind: 'bad-artifact' },
   runnerdPrpWider: { runnerdPrp: { minimumVersion: 1, maximumVersion: 7 } },
-  appRecordNotPassed: { appRecord: (app) => ({ ...app, passed: false }) },
   appRecordCheckFailed: {
     appRecord: (app) => ({
       ...app,
-      checks: [
-        { id: 'install', passed: true, detail: 'installed' },
-        { id: 'entry-points', passed: false, detail: 'did not load' },
-      ],
+      checks: { ...(app.checks as object), evalMismatchFailedClosed: false, runnerdDigest: null },
     }),
+  },
+  appRecordChecksArray: {
+    appRecord: (app) => ({ ...app, checks: [{ id: 'install', passed: true }] }),
   },
   appRecordOtherRunnerd: {
-    appRecord: (app) => ({
-      ...app,
-      runnerd: { ...(app.runnerd as object), sha256: `sha256:${'0'.repeat(64)}` },
-    }),
+    appRecord: (app) => {
+      const artifacts = app.artifacts as { runnerd: object };
+      return {
+        ...app,
+        artifacts: { ...artifacts, runnerd: { ...artifacts.runnerd, sha256: `sha256:${'0'.repeat(64)}` } },
+      };
+    },
   },
   appRecordOtherTarballAndVersion: {
-    appRecord: (app) => ({
-      ...app,
-      package: { name: '@paperclipai/paperclip-runner', version: '9.9.9' },
-      tarball: { ...(app.tarball as object), sha256: `sha256:${'1'.repeat(64)}` },
-    }),
+    appRecord: (app) => {
+      const artifacts = app.artifacts as { package: object };
+      const checks = app.checks as { evalCompatibility: object };
+      return {
+        ...app,
+        artifacts: {
+          ...artifacts,
+          package: { ...artifacts.package, sha256: `sha256:${'1'.repeat(64)}`, byteSize: 1 },
+        },
+        checks: { ...checks, evalCompatibility: { ...checks.evalCompatibility, packageVersion: '9.9.9' } },
+      };
+    },
+  },
+  appRecordOldShape: {
+    appRecord: (app) => ({ ...app, schema: 'paperclip-runner/consumer-conformance/v1', passed: true }),
   },
   appRecordHello: { appRecord: () => '{"hello":1}\n' },
 } satisfies Record<string, FakeReleaseOptions>;
@@ -140,27 +157,29 @@ describe('every refused release', () => {
   });
 });
 
-describe('when runnerd is a debug build', () => {
-  it('refuses it at runnerd-resolve with build_profile_not_release, and nothing else', () => {
-    expect(notPassing(record('debugRunnerd'))).toEqual(['runnerd-resolve:fail']);
-    const issue = check(record('debugRunnerd'), 'runnerd-resolve').issues![0]!;
+describe("when the gate's record says runnerd is a debug build", () => {
+  it('refuses it at app-record with build_profile_not_release, and nothing else', () => {
+    expect(notPassing(record('debugRunnerd'))).toEqual(['app-record:fail']);
+    const issue = check(record('debugRunnerd'), 'app-record').issues![0]!;
     expect(issue).toMatchObject({
       code: 'build_profile_not_release',
+      path: '/artifacts/runnerd/buildProfile',
       expected: 'release',
       received: 'debug',
     });
-    expect(issue.message).toMatch(/debug build/);
+    expect(issue.message).toMatch(/"debug" build/);
     expect(record('debugRunnerd').runnerd.buildProfile).toBe('debug');
   });
 });
 
-describe('when runnerd states no build profile', () => {
-  it('refuses it: only a stated release build qualifies', () => {
-    expect(notPassing(record('unstatedProfile'))).toEqual(['runnerd-resolve:fail']);
-    expect(check(record('unstatedProfile'), 'runnerd-resolve').issues![0]).toMatchObject({
+describe("when the gate's record states no build profile for runnerd", () => {
+  it('refuses it: only a release build the gate vouches for qualifies', () => {
+    expect(notPassing(record('unstatedProfile'))).toEqual(['app-record:fail']);
+    expect(check(record('unstatedProfile'), 'app-record').issues![0]).toMatchObject({
       code: 'build_profile_not_release',
-      received: 'not stated',
+      received: 'missing',
     });
+    expect(record('unstatedProfile').runnerd.buildProfile).toBeNull();
   });
 });
 
@@ -230,21 +249,27 @@ describe('when the directory holds a file SHA256SUMS does not list', () => {
 });
 
 describe("when the root entry point re-exports ./testing's driver", () => {
-  it('fails root-exports by name and by identity', () => {
+  it('fails root-exports by name (./testing re-exporting the root, as upstream\'s does, is no leak)', () => {
     expect(notPassing(record('leaksTestDouble'))).toEqual(['root-exports:fail']);
     expect(check(record('leaksTestDouble'), 'root-exports').issues).toEqual([
       expect.objectContaining({ code: 'root_export_test_double', received: 'DeterministicHarnessDriver' }),
+    ]);
+  });
+
+  it('fails root-exports by identity when the root renames it', () => {
+    expect(notPassing(record('leaksAliasedTestDouble'))).toEqual(['root-exports:fail']);
+    expect(check(record('leaksAliasedTestDouble'), 'root-exports').issues).toEqual([
       expect.objectContaining({
         code: 'root_export_shared_with_testing',
-        received: { name: 'DeterministicHarnessDriver', sameAsTesting: ['DeterministicHarnessDriver'] },
+        received: { name: 'Driver', sameAsTesting: ['DeterministicHarnessDriver', 'Driver'] },
       }),
     ]);
   });
 });
 
 describe("when the package's PRP range does not overlap the consumer's", () => {
-  it('fails negotiation with prp_version_no_overlap', () => {
-    expect(notPassing(record('prpNoOverlap'))).toEqual(['negotiation:fail']);
+  it('fails negotiation with prp_version_no_overlap, and starts no eval session', () => {
+    expect(notPassing(record('prpNoOverlap'))).toEqual(['negotiation:fail', 'runnerd-eval-session:skipped']);
     expect(codes(record('prpNoOverlap'), 'negotiation')).toContain('prp_version_no_overlap');
     expect(record('prpNoOverlap').receipt).toBeNull();
   });
@@ -259,20 +284,19 @@ describe('when a wildcard export makes built files reachable', () => {
     expect(notPassing(record('wildcardExports'))).toEqual(['undeclared-subpaths:fail']);
     const issues = check(record('wildcardExports'), 'undeclared-subpaths').issues!;
     expect(issues.map((issue) => issue.component)).toContain(
-      '@paperclipai/paperclip-runner/dist/testing/index.js',
+      '@paperclipai/paperclip-runner/dist/testing.js',
     );
     expect(new Set(issues.map((issue) => issue.code))).toEqual(new Set(['undeclared_subpath_not_refused']));
   });
 });
 
 describe("when the package's parser rejects its own seeded fixture", () => {
-  it("fails native-execution-fixture: the package's verdict differs from Evals'", () => {
+  it('fails native-execution-fixture: its own loader (which parses, as upstream\'s does) refuses it', () => {
     expect(notPassing(record('parserRejectsFixture'))).toEqual(['native-execution-fixture:fail']);
     expect(check(record('parserRejectsFixture'), 'native-execution-fixture').issues).toEqual([
       expect.objectContaining({
-        code: 'parser_verdict_mismatch',
-        expected: 'valid',
-        received: { invalid: ['native_schema_unknown'] },
+        code: 'fixture_unavailable',
+        message: expect.stringContaining('bundle.schema: unsupported schema') as unknown,
       }),
     ]);
   });
@@ -294,7 +318,7 @@ describe('when a conformance check fails', () => {
   it('fails driver-conformance naming the check', () => {
     expect(notPassing(record('conformanceFails'))).toEqual(['driver-conformance:fail']);
     expect(check(record('conformanceFails'), 'driver-conformance').issues).toEqual([
-      expect.objectContaining({ code: 'conformance_check_failed', component: 'resumes' }),
+      expect.objectContaining({ code: 'conformance_check_failed', component: 'sessionRecovery' }),
     ]);
   });
 });
@@ -353,34 +377,41 @@ describe("when runnerd's PRP range is not the package's", () => {
 });
 
 describe("when the App's record does not agree with the release", () => {
-  it('refuses a record that says passed: false', () => {
-    expect(notPassing(record('appRecordNotPassed'))).toEqual(['app-record:fail']);
-    expect(codes(record('appRecordNotPassed'), 'app-record')).toEqual(['app_record_not_passed']);
-  });
-
-  it('refuses a record with a failed check, naming it', () => {
+  it('refuses a record whose checks did not all pass, naming each', () => {
     expect(notPassing(record('appRecordCheckFailed'))).toEqual(['app-record:fail']);
     expect(check(record('appRecordCheckFailed'), 'app-record').issues).toEqual([
-      expect.objectContaining({ code: 'app_record_check_failed', path: '/checks/1/passed' }),
+      expect.objectContaining({ code: 'app_record_check_failed', path: '/checks/evalMismatchFailedClosed' }),
+      expect.objectContaining({ code: 'app_record_check_failed', path: '/checks/runnerdDigest' }),
     ]);
   });
 
-  it('refuses a record naming another runnerd digest', () => {
+  it('refuses checks that are not an object of checks', () => {
+    expect(codes(record('appRecordChecksArray'), 'app-record')).toEqual([
+      'app_record_checks_missing',
+      'app_record_version_mismatch',
+    ]);
+  });
+
+  it('refuses a record naming another runnerd digest, and then does not take its build profile', () => {
     expect(notPassing(record('appRecordOtherRunnerd'))).toEqual(['app-record:fail']);
     expect(codes(record('appRecordOtherRunnerd'), 'app-record')).toEqual([
       'app_record_runnerd_digest_mismatch',
     ]);
+    expect(record('appRecordOtherRunnerd').runnerd.buildProfile).toBeNull();
   });
 
-  it('refuses a record naming another tarball digest and version', () => {
+  it('refuses a record naming another tarball digest, size and package version', () => {
     expect(codes(record('appRecordOtherTarballAndVersion'), 'app-record')).toEqual([
       'app_record_version_mismatch',
       'app_record_tarball_digest_mismatch',
+      'app_record_tarball_size_mismatch',
     ]);
   });
 
-  it('refuses a JSON object that is no consumer-conformance record', () => {
-    expect(notPassing(record('appRecordHello'))).toEqual(['app-record:fail']);
-    expect(codes(record('appRecordHello'), 'app-record')).toEqual(['app_record_schema_unknown']);
+  it("refuses our old consumer-conformance/v1 record and any JSON object that is not upstream's record", () => {
+    for (const name of ['appRecordOldShape', 'appRecordHello'] as const) {
+      expect(notPassing(record(name)), name).toEqual(['app-record:fail']);
+      expect(codes(record(name), 'app-record'), name).toEqual(['app_record_schema_unknown']);
+    }
   });
 });

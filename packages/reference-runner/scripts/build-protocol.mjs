@@ -1,6 +1,8 @@
 // Generates the package's protocol/ folder (shipped in the tarball, never committed) from the
-// repo's single sources: schemas/** → protocol/schemas/, and fixtures/evals/{native-execution-seeded,
-// harness-driver-conformance}.json → protocol/fixtures/evals/. Files are replaced atomically and
+// repo's single sources, in upstream's flat layout: the runner's schemas (schemas/runner/ and
+// schemas/prp/v1/) → protocol/schemas/<name>.schema.json (native-execution-v1 becomes
+// native-execution.schema.json, as upstream names it), and fixtures/evals/{native-execution-seeded,
+// harness-driver-conformance}.json → protocol/fixtures/evals/. Evals' own schemas are not shipped. Files are replaced atomically and
 // only when their bytes change, and files no longer in the sources are removed, so concurrent
 // readers never see a half-written file. Run as a script, or import { buildProtocol }.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,13 +14,24 @@ export const REPO_DIR = join(PACKAGE_DIR, '..', '..');
 export const PROTOCOL_DIR = join(PACKAGE_DIR, 'protocol');
 export const EVALS_FIXTURES = ['native-execution-seeded.json', 'harness-driver-conformance.json'];
 
+/** Runner schemas under schemas/runner/ and the name upstream ships each under. */
+export const RUNNER_SCHEMA_NAMES = {
+  'native-execution-v1.schema.json': 'native-execution.schema.json',
+  'runnerd-build-metadata-v1.schema.json': 'runnerd-build-metadata.schema.json',
+  'package-build-metadata-v1.schema.json': 'build-metadata.schema.json',
+};
+
 /** [source, target] pairs of every file protocol/ holds (without the fixtures: the schemas only). */
 export function protocolFiles({ fixtures = true } = {}) {
   const schemasDir = join(REPO_DIR, 'schemas');
-  const pairs = readdirSync(schemasDir, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => [join(schemasDir, file), join(PROTOCOL_DIR, 'schemas', file)]);
+  const target = (name) => join(PROTOCOL_DIR, 'schemas', name);
+  const prpDir = join(schemasDir, 'prp', 'v1');
+  const pairs = [
+    ...Object.entries(RUNNER_SCHEMA_NAMES).map(([source, name]) => [join(schemasDir, 'runner', source), target(name)]),
+    ...readdirSync(prpDir)
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => [join(prpDir, file), target(file)]),
+  ].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of fixtures ? EVALS_FIXTURES : []) {
     pairs.push([join(REPO_DIR, 'fixtures', 'evals', name), join(PROTOCOL_DIR, 'fixtures', 'evals', name)]);
   }

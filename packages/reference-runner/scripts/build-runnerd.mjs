@@ -44,7 +44,7 @@ function embeddedAssetsSource() {
     `const SCHEMAS = ${JSON.stringify(schemas)};`,
     'export function readPackageManifest() { return MANIFEST; }',
     'export function readProtocolSchemas() { return SCHEMAS; }',
-    'export function readProtocolFixture(name) { throw new Error(`paperclip-runnerd embeds no fixture (${name})`); }',
+    "export function protocolFileUrl(path) { return new URL('embedded:protocol/' + path); }",
   ].join('\n');
 }
 
@@ -64,7 +64,6 @@ export async function buildRunnerd({ profile, out }) {
       format: 'cjs',
       minify: profile === 'release',
       sourcemap: profile === 'debug' ? 'inline' : false,
-      define: { PAPERCLIP_RUNNERD_BUILD_PROFILE: JSON.stringify(profile) },
       logLevel: 'warning',
       plugins: [
         {

@@ -1,14 +1,15 @@
-// The packed clean-consumer gate. Builds the package (tsc + protocol/) and paperclip-runnerd twice
-// (release and debug), packs the package with pnpm, installs the tarball OFFLINE into a fresh
+// The packed clean-consumer gate. Builds the package (tsc + protocol/) and a release
+// paperclip-runnerd, packs the package with pnpm, installs the tarball OFFLINE into a fresh
 // project under the OS temp dir (outside the repo, from the pnpm store the workspace install
 // filled), and runs scripts/clean-consumer.mjs there: it imports only the declared exports and
-// writes the paperclip-runner/consumer-conformance/v1 record. Exits non-zero, naming every failed
-// check, on any failure.
+// writes upstream's paperclip-runner/clean-consumer-conformance/v1 record, whose
+// artifacts.runnerd.buildProfile is "release" because this gate built it so (runnerd itself never
+// says). Exits non-zero, naming every failed check, on any failure.
 //
 // With PAPERCLIP_CLEAN_CONSUMER_OUTPUT_DIR=<absolute dir> it also keeps the qualifying inputs
 // there, and nothing else:
 //   paperclipai-paperclip-runner-<version>.tgz      the tarball, as packed
-//   paperclip-runnerd-<platform>-<arch>             the release runnerd (never the debug one)
+//   paperclip-runnerd-<platform>-<arch>             the release runnerd (the only one built)
 //   paperclip-runner-consumer-conformance.json      the clean consumer's record
 //   SHA256SUMS                                      `<hex>  <name>` for the three files above
 // The directory must be empty, or hold only those names (they are replaced).
@@ -81,16 +82,14 @@ async function main() {
     await execFile(join(REPO_DIR, 'node_modules', '.bin', 'tsc'), ['-b', PACKAGE_DIR]);
     buildProtocol();
 
-    log('building paperclip-runnerd (release and debug) and packing the package');
-    const artifacts = join(work, 'artifacts');
-    const release = join(artifacts, 'release', RUNNERD_FILE);
-    const debug = join(artifacts, 'debug', RUNNERD_FILE);
+    log('building paperclip-runnerd (release) and packing the package');
+    const release = join(work, 'artifacts', 'release', RUNNERD_FILE);
     const buildScript = join(PACKAGE_DIR, 'scripts', 'build-runnerd.mjs');
     const packDir = join(work, 'pack');
-    const [storePath] = await Promise.all([
+    const [storePath, sourceCommit] = await Promise.all([
       pnpm(['store', 'path'], { cwd: REPO_DIR }).then(({ stdout }) => stdout.trim()),
+      execFile('git', ['rev-parse', 'HEAD'], { cwd: REPO_DIR }).then(({ stdout }) => stdout.trim()),
       execFile(process.execPath, [buildScript, '--profile', 'release', '--out', release]),
-      execFile(process.execPath, [buildScript, '--profile', 'debug', '--out', debug]),
       pnpm(['pack', '--pack-destination', packDir], { cwd: PACKAGE_DIR }),
     ]);
     const tarballs = readdirSync(packDir).filter((name) => name.endsWith('.tgz'));
@@ -130,24 +129,16 @@ async function main() {
       cwd: consumer,
       env: cleanEnv({
         TARBALL_FILE: tarballFile,
-        TARBALL_SHA256: `sha256:${sha256Hex(tarball)}`,
+        TARBALL_PATH: tarball,
         RUNNERD_FILE,
         RUNNERD_RELEASE: release,
-        RUNNERD_RELEASE_SHA256: `sha256:${sha256Hex(release)}`,
-        RUNNERD_DEBUG: debug,
-        RUNNERD_DEBUG_SHA256: `sha256:${sha256Hex(debug)}`,
+        SOURCE_COMMIT: sourceCommit,
         RECORD_PATH: recordPath,
       }),
     }).catch((error) => error);
-    if (!existsSync(recordPath))
-      throw new Error(`the clean consumer wrote no record:\n${run.stderr ?? run.message}`);
+    if (run instanceof Error || !existsSync(recordPath))
+      throw new Error(`clean consumer checks failed:\n${run.stderr ?? run.message}`);
     const record = JSON.parse(readFileSync(recordPath, 'utf8'));
-    const failed = record.checks.filter((entry) => !entry.passed);
-    if (!record.passed || failed.length > 0) {
-      throw new Error(
-        `clean consumer checks failed:\n${failed.map((entry) => `  ${entry.id}: ${entry.detail}`).join('\n')}`,
-      );
-    }
 
     if (outputDir !== undefined) {
       mkdirSync(outputDir, { recursive: true });
@@ -163,7 +154,7 @@ async function main() {
       log(`wrote ${outputDir}: ${tarballFile}, ${RUNNERD_FILE}, ${RECORD_FILE}, ${SUMS_FILE}`);
     }
     process.stdout.write(
-      `${JSON.stringify({ passed: true, package: record.package, checks: record.checks.length, outputDir: outputDir ?? null })}\n`,
+      `${JSON.stringify({ passed: true, package: record.artifacts.package, checks: Object.keys(record.checks), outputDir: outputDir ?? null })}\n`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });

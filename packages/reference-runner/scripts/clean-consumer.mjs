@@ -1,12 +1,14 @@
 // The clean consumer: copied by check-clean-consumers.mjs into a temp project outside the repo,
 // where the packed package is installed offline. It imports ONLY the package's declared exports
-// (`.`, `./evals`, `./testing`) and Node builtins, runs every consumer check, and writes the
-// paperclip-runner/consumer-conformance/v1 record to $RECORD_PATH. Inputs (environment):
-// TARBALL_FILE, TARBALL_SHA256, RUNNERD_FILE (the release name), RUNNERD_RELEASE,
-// RUNNERD_RELEASE_SHA256, RUNNERD_DEBUG, RUNNERD_DEBUG_SHA256, RECORD_PATH.
+// (`.`, `./evals`, `./testing`) and Node builtins and runs every consumer check. When all pass it
+// writes upstream's paperclip-runner/clean-consumer-conformance/v1 record to $RECORD_PATH (like
+// upstream's gate: no record without a pass); otherwise it prints each failed check on stderr and
+// exits 1. Inputs (environment): TARBALL_FILE, TARBALL_PATH, RUNNERD_FILE, RUNNERD_RELEASE (a
+// release build: the gate built it so, and says so in artifacts.runnerd.buildProfile),
+// SOURCE_COMMIT, RECORD_PATH.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +38,14 @@ const rejection = (promise) =>
     (error) => ({ code: error?.code, issue: error?.issue, issues: error?.issues ?? [] }),
   );
 
-const manifest = createRequire(import.meta.url)('@paperclipai/paperclip-runner/package.json');
+const fileFacts = (path) => {
+  const bytes = readFileSync(path);
+  return { sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, byteSize: bytes.length };
+};
+const canonicalSha256 = (value) =>
+  `sha256:${createHash('sha256').update(JSON.stringify(value), 'utf8').digest('hex')}`;
+const runnerdFacts = fileFacts(env('RUNNERD_RELEASE'));
+const packageVersion = evals.PAPERCLIP_RUNNER_BUILD_METADATA.package.version;
 let report;
 let receipt;
 let artifact;
@@ -47,10 +56,10 @@ await check('exports.installedFromTarball', () => {
   return entry.startsWith(join(here, 'node_modules')) || `resolved to ${entry}, outside this consumer`;
 });
 await check('exports.undeclaredSubpathRefused', async () => {
-  const outcome = await rejection(import('@paperclipai/paperclip-runner/dist/testing/index.js'));
+  const outcome = await rejection(import('@paperclipai/paperclip-runner/dist/testing.js'));
   return (
     outcome.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' ||
-    `importing dist/testing/index.js: ${JSON.stringify(outcome)}`
+    `importing dist/testing.js: ${JSON.stringify(outcome)}`
   );
 });
 await check('exports.rootHasNoTestDouble', () => {
@@ -61,19 +70,29 @@ await check('exports.rootHasNoTestDouble', () => {
 });
 await check('buildMetadata.matchesPackage', () => {
   const { package: pkg, semanticCatalog } = evals.PAPERCLIP_RUNNER_BUILD_METADATA;
-  if (pkg.name !== manifest.name || pkg.version !== manifest.version)
+  if (pkg.name !== '@paperclipai/paperclip-runner' || !/^\d+\.\d+\.\d+/.test(pkg.version))
     return `metadata names ${pkg.name}@${pkg.version}`;
-  return semanticCatalog.sha256 === evals.canonicalSha256(evals.SEMANTIC_CATALOG) || 'catalog digest differs';
+  const digest = `sha256:${createHash('sha256').update(evals.canonicalCapabilitySemanticCatalog(), 'utf8').digest('hex')}`;
+  return (
+    (semanticCatalog.sha256 === digest && evals.PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 === digest) ||
+    'catalog digest differs'
+  );
 });
-await check('nativeFixture.valid', () => {
-  const bundle = evals.parseNativeExecution(evals.loadSeededNativeExecutionFixture());
-  return bundle.schema === 'paperclip-runner/native-execution/v1' || 'not a native-execution/v1 bundle';
+let seeded;
+await check('nativeFixture.valid', async () => {
+  seeded = await evals.loadPaperclipNativeExecutionFixture();
+  if (seeded.usage.cost !== null) return 'the no-spend seeded fixture carries a cost receipt';
+  const denied = seeded.semanticTools.results.filter((result) => result.outcome === 'denied');
+  return (
+    (denied.length > 0 && denied.length === seeded.semanticTools.denials.length) ||
+    'the seeded fixture does not preserve its denied tool effect'
+  );
 });
 await check('nativeFixture.tamperedRefused', () => {
-  const bundle = JSON.parse(JSON.stringify(evals.loadSeededNativeExecutionFixture()));
+  const bundle = JSON.parse(JSON.stringify(seeded));
   bundle.usage.totalTokens += 1;
   try {
-    evals.parseNativeExecution(bundle);
+    evals.parsePaperclipNativeExecution(bundle);
     return 'a bundle whose token totals do not add up was accepted';
   } catch (error) {
     return error.code === 'paperclip_native_execution_invalid' || `threw ${error.code}`;
@@ -81,17 +100,16 @@ await check('nativeFixture.tamperedRefused', () => {
 });
 await check('conformance.passed', async () => {
   report = await testing.runHarnessDriverConformance({ driver: new testing.DeterministicHarnessDriver() });
-  const failed = Object.entries(report.checks).filter(([, passed]) => !passed);
-  return report.passed || `failed: ${failed.map(([name]) => name).join(', ')}`;
+  const failed = Object.entries(report.checks).filter(([, passed]) => passed !== true);
+  return failed.length === 0 || `failed: ${failed.map(([name]) => name).join(', ')}`;
 });
 await check('runnerd.resolved', async () => {
   artifact = await evals.resolvePaperclipRunnerdArtifact({
     executablePath: env('RUNNERD_RELEASE'),
-    expectedSha256: env('RUNNERD_RELEASE_SHA256'),
-    requiredBuildProfile: 'release',
+    expectedSha256: runnerdFacts.sha256,
   });
   return (
-    artifact.buildMetadata.packageVersion === manifest.version ||
+    artifact.buildMetadata.packageVersion === packageVersion ||
     `runnerd is ${artifact.buildMetadata.packageVersion}`
   );
 });
@@ -104,36 +122,18 @@ await check('runnerd.wrongDigestRefused', async () => {
   );
   return outcome.issue === 'digest_mismatch' || JSON.stringify(outcome);
 });
-await check('runnerd.debugRefused', async () => {
-  const debug = await evals.resolvePaperclipRunnerdArtifact({
-    executablePath: env('RUNNERD_DEBUG'),
-    expectedSha256: env('RUNNERD_DEBUG_SHA256'),
-  });
-  if (debug.buildMetadata.buildProfile !== 'debug')
-    return `the debug build says ${debug.buildMetadata.buildProfile}`;
-  const outcome = await rejection(
-    evals.resolvePaperclipRunnerdArtifact({
-      executablePath: env('RUNNERD_DEBUG'),
-      expectedSha256: env('RUNNERD_DEBUG_SHA256'),
-      requiredBuildProfile: 'release',
-    }),
-  );
-  return (
-    outcome.issue === 'metadata_invalid' || `a debug runnerd was not refused: ${JSON.stringify(outcome)}`
-  );
-});
-
-const fixture = testing.loadHarnessDriverConformanceFixture();
+const fixture = await testing.loadHarnessDriverConformanceFixture();
+const descriptor = await new testing.DeterministicHarnessDriver().descriptor();
 const requirement = () => ({
   consumer: 'paperclip-runner-clean-consumer',
-  packageVersion: manifest.version,
+  packageVersion,
   runnerd: artifact.buildMetadata,
-  nativeExecutionVersion: 1,
+  nativeExecutionVersion: evals.PAPERCLIP_RUNNER_BUILD_METADATA.contracts.nativeExecution,
   prp: { minimumVersion: 1, maximumVersion: 1 },
-  catalog: { version: evals.SEMANTIC_CATALOG.version, sha256: evals.SEMANTIC_CATALOG_SHA256 },
+  catalog: evals.PAPERCLIP_RUNNER_BUILD_METADATA.semanticCatalog,
   driver: {
-    contractVersion: evals.CONTRACT_VERSIONS.harnessDriver,
-    descriptor: new testing.DeterministicHarnessDriver().descriptor,
+    contractVersion: evals.PAPERCLIP_RUNNER_BUILD_METADATA.contracts.harnessDriver,
+    descriptor,
     requiredCapabilities: fixture.requiredCapabilities,
   },
 });
@@ -164,13 +164,13 @@ await check('runnerd.evalSession', async () => {
   writeFileSync(
     request,
     JSON.stringify({
-      schema: evals.EVAL_SESSION_REQUEST_SCHEMA_NAME,
+      schema: 'paperclip-runner/eval-session-request/v1',
       runId: 'run_clean_consumer',
       caseId: 'case_clean_consumer',
       configId: 'config_clean_consumer',
       attemptId: 'attempt_clean_consumer_1',
-      caseSha256: evals.canonicalSha256({ case: 'clean-consumer' }),
-      configSha256: evals.canonicalSha256({ config: 'clean-consumer' }),
+      caseSha256: canonicalSha256({ case: 'clean-consumer' }),
+      configSha256: canonicalSha256({ config: 'clean-consumer' }),
       seed: 'clean-consumer',
       startedAt: '2026-01-01T00:00:00.000Z',
       behaviour: 'deny_tool',
@@ -187,28 +187,49 @@ await check('runnerd.evalSession', async () => {
   });
   try {
     if (exit !== 0) return `eval-session exited ${exit}`;
-    const bundle = evals.parseNativeExecution(JSON.parse(readFileSync(output, 'utf8')));
-    return bundle.runner.binary.sha256 === env('RUNNERD_RELEASE_SHA256') || 'the bundle names another binary';
+    const bundle = evals.parsePaperclipNativeExecution(JSON.parse(readFileSync(output, 'utf8')));
+    return bundle.runner.binary.sha256 === runnerdFacts.sha256 || 'the bundle names another binary';
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
+const failed = checks.filter((entry) => !entry.passed);
+if (failed.length > 0) {
+  process.stderr.write(failed.map((entry) => `  ${entry.id}: ${entry.detail}\n`).join(''));
+  process.exit(1);
+}
+const tarball = fileFacts(env('TARBALL_PATH'));
 const record = {
-  schema: 'paperclip-runner/consumer-conformance/v1',
-  passed: checks.every((entry) => entry.passed),
-  package: { name: manifest.name, version: manifest.version },
-  tarball: { fileName: env('TARBALL_FILE'), sha256: env('TARBALL_SHA256') },
-  runnerd: {
-    fileName: env('RUNNERD_FILE'),
-    sha256: env('RUNNERD_RELEASE_SHA256'),
-    byteSize: artifact?.byteSize ?? null,
-    buildMetadata: artifact?.buildMetadata ?? null,
+  schema: 'paperclip-runner/clean-consumer-conformance/v1',
+  recordedAt: new Date().toISOString(),
+  sourceCommit: env('SOURCE_COMMIT'),
+  platform: { os: process.platform, arch: process.arch },
+  artifacts: {
+    package: { filename: env('TARBALL_FILE'), ...tarball },
+    runnerd: { filename: env('RUNNERD_FILE'), ...runnerdFacts, buildProfile: 'release' },
   },
-  host: { platform: process.platform, arch: process.arch, node: process.version },
-  conformance: report ?? null,
-  negotiation: receipt ?? null,
-  checks,
+  consumer: {
+    installMode: 'offline-packed-artifact',
+    imports: [
+      '@paperclipai/paperclip-runner',
+      '@paperclipai/paperclip-runner/evals',
+      '@paperclipai/paperclip-runner/testing',
+    ],
+    appSourceTreeImports: false,
+    providerCalls: 0,
+  },
+  checks: {
+    packageExportsResolved: true,
+    nativeExecutionFixture: { schema: seeded.schema, rejectedToolEffectPreserved: true },
+    evalCompatibility: receipt,
+    evalMismatchFailedClosed: true,
+    harnessDriverConformance: report,
+    runnerdDigest: true,
+    // Ours (additive): runnerd ran an eval session and its bundle names its digest.
+    runnerdEvalSession: true,
+  },
+  // Ours (additive): every consumer check by id, each passed.
+  consumerChecks: checks,
 };
 writeFileSync(env('RECORD_PATH'), `${JSON.stringify(record, null, 2)}\n`);
-process.exitCode = record.passed ? 0 : 1;

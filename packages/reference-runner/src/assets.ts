@@ -1,5 +1,5 @@
 // The files this package ships beside its code: its own package.json and the generated protocol/
-// folder (JSON Schemas and the Evals fixtures). This module is the only place that reads them, so
+// folder (JSON Schemas and the Evals fixtures). This module is the only place that locates them, so
 // the paperclip-runnerd build can swap it for one with the same files embedded (a single
 // executable application cannot read the package's folders).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PROTOCOL_DIR = join(PACKAGE_ROOT, 'protocol');
 
-export type ProtocolFixtureName = 'native-execution-seeded' | 'harness-driver-conformance';
+/** The URL of a file under protocol/ (e.g. `fixtures/evals/native-execution-seeded.json`). */
+export function protocolFileUrl(relativePath: string): URL {
+  return new URL(`../protocol/${relativePath}`, import.meta.url);
+}
 
 export interface PackageManifest {
   readonly name: string;
@@ -41,9 +44,4 @@ export function readProtocolSchemas(): readonly object[] {
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as object);
-}
-
-/** One of the fixtures under protocol/fixtures/evals/, parsed. */
-export function readProtocolFixture(name: ProtocolFixtureName): unknown {
-  return JSON.parse(readFileSync(join(PROTOCOL_DIR, 'fixtures', 'evals', `${name}.json`), 'utf8'));
 }

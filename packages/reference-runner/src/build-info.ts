@@ -2,22 +2,24 @@
 // metadata (./evals) and paperclip-runnerd's `--build-metadata` are both made from them.
 import { readPackageManifest } from './assets.js';
 import { PRP_PROTOCOL_NAME } from './prp.js';
-import { SEMANTIC_CATALOG, SEMANTIC_CATALOG_SHA256 } from './semantic-catalog.js';
+import { PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256, SEMANTIC_CATALOG_VERSION } from './semantic-catalog.js';
 
 export const PACKAGE_NAME = '@paperclipai/paperclip-runner';
-export const PACKAGE_BUILD_METADATA_SCHEMA = 'paperclip-runner/build-metadata/v1';
+export const PAPERCLIP_RUNNER_BUILD_METADATA_SCHEMA = 'paperclip-runner/build-metadata/v1';
 export const RUNNERD_BINARY_NAME = 'paperclip-runnerd';
-export const RUNNERD_BUILD_METADATA_SCHEMA = 'paperclip-runner/runnerd-build-metadata/v1';
-export const NATIVE_EXECUTION_SCHEMA_NAME = 'paperclip-runner/native-execution/v1';
+export const PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA = 'paperclip-runner/runnerd-build-metadata/v1';
+export const PAPERCLIP_RUNNER_NATIVE_EXECUTION_SCHEMA = 'paperclip-runner/native-execution/v1';
 
-/** Contract versions, independent of the package's semver. */
+/** Contract versions, independent of the package's semver (upstream's `contracts` keys). */
 export const CONTRACT_VERSIONS = Object.freeze({
+  evalIntegration: 1,
   nativeExecution: 1,
   runnerdArtifact: 1,
-  harnessDriver: 1,
-  semanticCatalog: 1,
-  evalIntegration: 1,
   prp: 1,
+  semanticCatalog: 1,
+  harnessDriver: 1,
+  controlPlaneAdapter: 1,
+  testkit: 1,
 } as const);
 
 export const PRP_VERSION_RANGE = Object.freeze({
@@ -26,37 +28,35 @@ export const PRP_VERSION_RANGE = Object.freeze({
   maximumVersion: 1,
 } as const);
 
-/** How runnerd carries PRP events: written as NDJSON transcripts beside each attempt bundle. */
-export const RUNNERD_PRP_TRANSPORT_MODES: readonly string[] = Object.freeze(['transcript_file']);
-
+/** How a runnerd executable was compiled: stated by the gate that built it, never by runnerd. */
 export type RunnerdBuildProfile = 'release' | 'debug';
 
-export interface PackageBuildMetadata {
-  readonly schema: typeof PACKAGE_BUILD_METADATA_SCHEMA;
+export interface PaperclipRunnerBuildMetadata {
+  readonly schema: typeof PAPERCLIP_RUNNER_BUILD_METADATA_SCHEMA;
   readonly package: { readonly name: typeof PACKAGE_NAME; readonly version: string };
   readonly contracts: typeof CONTRACT_VERSIONS;
   readonly prp: typeof PRP_VERSION_RANGE;
   readonly semanticCatalog: { readonly version: number; readonly sha256: string };
   readonly runnerd: {
     readonly binaryName: typeof RUNNERD_BINARY_NAME;
-    readonly metadataSchema: typeof RUNNERD_BUILD_METADATA_SCHEMA;
+    readonly metadataSchema: typeof PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA;
     readonly digestAlgorithm: 'sha256';
   };
 }
 
-/** What `paperclip-runnerd --build-metadata` prints; unknown fields may appear in other builds. */
-export interface RunnerdBuildMetadata {
-  readonly schema: typeof RUNNERD_BUILD_METADATA_SCHEMA;
-  readonly binaryName: string;
-  readonly packageName: string;
+/**
+ * What `paperclip-runnerd --build-metadata` prints: upstream's eight fields, nothing else (other
+ * builds may print more, e.g. prpTransportModes; the parser keeps only these).
+ */
+export interface PaperclipRunnerdBuildMetadata {
+  readonly schema: typeof PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA;
+  readonly binaryName: typeof RUNNERD_BINARY_NAME;
+  readonly packageName: typeof PACKAGE_NAME;
   readonly packageVersion: string;
   readonly binaryContractVersion: number;
   readonly nativeExecutionVersion: number;
   readonly harnessDriverVersion: number;
   readonly prp: { readonly name: string; readonly minimumVersion: number; readonly maximumVersion: number };
-  readonly prpTransportModes?: readonly string[];
-  readonly buildProfile?: RunnerdBuildProfile;
-  readonly [field: string]: unknown;
 }
 
 /** This package's version, from its own package.json (which must name this package). */
@@ -68,24 +68,24 @@ export function packageVersion(): string {
   return manifest.version;
 }
 
-export function packageBuildMetadata(): PackageBuildMetadata {
+export function packageBuildMetadata(): PaperclipRunnerBuildMetadata {
   return {
-    schema: PACKAGE_BUILD_METADATA_SCHEMA,
+    schema: PAPERCLIP_RUNNER_BUILD_METADATA_SCHEMA,
     package: { name: PACKAGE_NAME, version: packageVersion() },
     contracts: CONTRACT_VERSIONS,
     prp: PRP_VERSION_RANGE,
-    semanticCatalog: { version: SEMANTIC_CATALOG.version, sha256: SEMANTIC_CATALOG_SHA256 },
+    semanticCatalog: { version: SEMANTIC_CATALOG_VERSION, sha256: PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 },
     runnerd: {
       binaryName: RUNNERD_BINARY_NAME,
-      metadataSchema: RUNNERD_BUILD_METADATA_SCHEMA,
+      metadataSchema: PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA,
       digestAlgorithm: 'sha256',
     },
   };
 }
 
-export function runnerdBuildMetadata(buildProfile: RunnerdBuildProfile): RunnerdBuildMetadata {
+export function runnerdBuildMetadata(): PaperclipRunnerdBuildMetadata {
   return {
-    schema: RUNNERD_BUILD_METADATA_SCHEMA,
+    schema: PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA,
     binaryName: RUNNERD_BINARY_NAME,
     packageName: PACKAGE_NAME,
     packageVersion: packageVersion(),
@@ -93,7 +93,5 @@ export function runnerdBuildMetadata(buildProfile: RunnerdBuildProfile): Runnerd
     nativeExecutionVersion: CONTRACT_VERSIONS.nativeExecution,
     harnessDriverVersion: CONTRACT_VERSIONS.harnessDriver,
     prp: { ...PRP_VERSION_RANGE },
-    prpTransportModes: [...RUNNERD_PRP_TRANSPORT_MODES],
-    buildProfile,
   };
 }

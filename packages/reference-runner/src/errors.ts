@@ -1,4 +1,6 @@
-// The package's one coded error: a closed set of codes, a message, and every issue found.
+// The package's coded errors: one base (a closed set of codes, a message, and every issue found)
+// and the three classes upstream's ./evals names (native execution, runnerd artifact, compatibility),
+// each with upstream's code and its own field (`path`, `issue`, `consumer`).
 export type PaperclipRunnerErrorCode =
   | 'paperclip_native_execution_invalid'
   | 'paperclip_runner_eval_incompatible'
@@ -20,7 +22,7 @@ export interface PaperclipRunnerIssue {
 }
 
 export class PaperclipRunnerError extends Error {
-  override readonly name = 'PaperclipRunnerError';
+  override readonly name: string = 'PaperclipRunnerError';
   readonly code: PaperclipRunnerErrorCode;
   readonly issues: readonly PaperclipRunnerIssue[];
 
@@ -36,8 +38,31 @@ export class PaperclipRunnerError extends Error {
   }
 }
 
+/** A native-execution bundle the parser refuses: `path` is the first issue's JSON pointer. */
+export class PaperclipNativeExecutionError extends PaperclipRunnerError {
+  override readonly name = 'PaperclipNativeExecutionError';
+  readonly path: string;
+
+  constructor(message: string, issues: readonly PaperclipRunnerIssue[]) {
+    super('paperclip_native_execution_invalid', message, issues);
+    this.path = issues[0]?.path ?? '';
+  }
+}
+
+/** A negotiation that failed: every issue, for the consumer named. */
+export class PaperclipRunnerEvalCompatibilityError extends PaperclipRunnerError {
+  override readonly name = 'PaperclipRunnerEvalCompatibilityError';
+  readonly consumer: string;
+
+  constructor(consumer: string, message: string, issues: readonly PaperclipRunnerIssue[]) {
+    super('paperclip_runner_eval_incompatible', message, Object.freeze([...issues]));
+    this.consumer = consumer;
+  }
+}
+
 /** A runnerd artifact failure: `issue` names the one thing that is wrong. */
 export class PaperclipRunnerdArtifactError extends PaperclipRunnerError {
+  override readonly name = 'PaperclipRunnerdArtifactError';
   readonly issue: RunnerdArtifactIssue;
 
   constructor(issue: RunnerdArtifactIssue, message: string, options?: ErrorOptions) {

@@ -5,6 +5,8 @@ import { SCHEMA_IDS, schemaViolations } from './schemas.js';
 import type { SchemaViolation } from './schemas.js';
 
 export const PRP_PROTOCOL_NAME = 'paperclip.runner';
+/** The PRP version this build speaks (its range is 1..1). */
+export const PRP_PROTOCOL_VERSION = 1;
 export const PRP_EVENT_SCHEMA = 'paperclip.prp.event.v1';
 export const PRP_TERMINAL_SCHEMA = 'paperclip.prp.terminal.v1';
 export const PRP_RUN_RESULT_SCHEMA = 'paperclip.run_result.v1';
@@ -62,5 +64,11 @@ export function validatePrpEvent(value: unknown): PrpValidationResult {
 /** Validates one PRP v1 terminal record. Never throws. */
 export function validatePrpTerminal(value: unknown): PrpValidationResult {
   const errors = schemaViolations(SCHEMA_IDS.prpTerminalV1, value);
+  return { valid: errors.length === 0, errors };
+}
+
+/** Validates one structured run result (the `run.result.proposed` payload). Never throws. */
+export function validatePrpStructuredRunResult(value: unknown): PrpValidationResult {
+  const errors = schemaViolations(SCHEMA_IDS.prpResultV1, value);
   return { valid: errors.length === 0, errors };
 }

@@ -6,31 +6,46 @@ import type { SemanticToolDenial, SemanticToolOutcome } from './semantic-tools.j
 
 export const HARNESS_DRIVER_CONTRACT_VERSION = 1;
 
-/** What a native session can do. A capability counts only when it is exactly `true`. */
+/**
+ * What a native session can do, in upstream's names. A capability counts only when it is exactly
+ * `true`; `unsupported` names every feature the driver refuses.
+ */
 export interface NativeSessionCapabilities {
-  readonly steer: boolean;
-  readonly interrupt: boolean;
   readonly resume: boolean;
-  readonly runtimeRequests: boolean;
-  readonly structuredResult: boolean;
   readonly typedEvents: boolean;
-  readonly [capability: string]: boolean;
+  readonly steering: boolean;
+  readonly interruption: boolean;
+  readonly structuredResult: boolean;
+  readonly read?: boolean;
+  readonly reconciliation?: boolean;
+  readonly usage?: boolean;
+  readonly dynamicTools?: boolean;
+  readonly runtimeRequestResolution?: boolean;
+  readonly goals?: boolean;
+  readonly threadLineage?: boolean;
+  readonly unsupported: readonly string[];
 }
+
+/** A capability a consumer can require: any capability but the `unsupported` list. */
+export type RequiredHarnessDriverCapability = Exclude<keyof NativeSessionCapabilities, 'unsupported'>;
 
 /** A harness driver's description of itself. */
 export interface HarnessDriverDescriptor {
   readonly kind: string;
+  readonly displayName: string;
   readonly version: string;
   /** `prp.v<N>`: the PRP version the driver speaks. */
   readonly protocolVersion: string;
   readonly capabilities: NativeSessionCapabilities;
 }
 
+/** Upstream's shape: `ok`, the config accepted (or null), and every issue `{path, code, message}`. */
 export type HarnessConfigValidation =
-  | { readonly valid: true; readonly errors: readonly [] }
+  | { readonly ok: true; readonly config: unknown; readonly issues: readonly [] }
   | {
-      readonly valid: false;
-      readonly errors: readonly { readonly path: string; readonly message: string }[];
+      readonly ok: false;
+      readonly config: null;
+      readonly issues: readonly { readonly path: string; readonly code: string; readonly message: string }[];
     };
 
 export interface OpenNativeSessionRequest {
@@ -132,6 +147,23 @@ export interface NativeSessionSummary {
   readonly outputs: readonly { readonly name: string; readonly mediaType: string; readonly text: string }[];
 }
 
+/** A read of a live session. */
+export interface NativeSessionView {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly events: readonly PrpEvent[];
+  readonly usage: NativeUsage;
+  readonly result: Readonly<Record<string, unknown>> | null;
+  readonly activeTurnId: string | null;
+}
+
+/** The semantic tool index as recorded, checked against the tool events. */
+export interface SemanticToolReconciliation {
+  readonly index: SemanticToolIndex;
+  /** Calls or results the index holds whose event is missing or disagrees (empty when reconciled). */
+  readonly mismatches: readonly string[];
+}
+
 /** A live native session. Every method appends PRP events to `events()`. */
 export interface NativeSession {
   readonly runId: string;
@@ -141,18 +173,22 @@ export interface NativeSession {
   events(): readonly PrpEvent[];
   runTurn(input: TurnInput): Promise<TurnOutcome>;
   interrupt(turnId: string): Promise<void>;
-  /** Rejects with `harness_driver_feature_unsupported` unless `capabilities.steer`. */
+  /** Rejects with `harness_driver_feature_unsupported` unless `capabilities.steering`. */
   steer(turnId: string, message: string): Promise<void>;
-  /** Rejects with `harness_driver_feature_unsupported` unless `capabilities.runtimeRequests`. */
+  /** Rejects with `harness_driver_feature_unsupported` unless `capabilities.runtimeRequestResolution`. */
   resolveRuntimeRequest(requestId: string, resolution: unknown): Promise<void>;
+  /** What the session holds now (capability `read`): its events so far, usage and proposed result. */
+  read(): NativeSessionView;
+  /** The semantic tool index rebuilt from the events (capability `reconciliation`), with any mismatch. */
+  reconcile(): SemanticToolReconciliation;
   snapshot(): NativeSessionSnapshot;
   cancel(reason: string): Promise<NativeSessionSummary>;
   close(): Promise<NativeSessionSummary>;
 }
 
 export interface HarnessDriver {
-  readonly descriptor: HarnessDriverDescriptor;
-  validateConfig(config: unknown): HarnessConfigValidation;
+  descriptor(): Promise<HarnessDriverDescriptor>;
+  validateConfig(config: unknown): Promise<HarnessConfigValidation>;
   openSession(request: OpenNativeSessionRequest): Promise<NativeSession>;
   resumeSession(request: ResumeNativeSessionRequest): Promise<NativeSession>;
 }

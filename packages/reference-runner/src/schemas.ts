@@ -44,13 +44,6 @@ function schemaRegistry(): Ajv2020 {
   return registry;
 }
 
-/** The shipped schema document with this $id (looked up, not compiled: cheap at module load). */
-export function schemaDocument(id: SchemaId): object {
-  const schema = readProtocolSchemas().find((candidate) => (candidate as { $id?: unknown }).$id === id);
-  if (schema === undefined) throw new Error(`schema ${id} is not shipped in protocol/schemas`);
-  return schema;
-}
-
 /** Every violation of the schema with this $id; [] means the value is valid. */
 export function schemaViolations(id: SchemaId, value: unknown): SchemaViolation[] {
   let validate = validators.get(id);

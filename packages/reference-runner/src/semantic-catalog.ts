@@ -1,5 +1,6 @@
-// The semantic tool catalog: the governed operations this runner's drivers may call, and the
-// catalog's content digest (sha256 over its RFC 8785 canonical form), which Evals recomputes.
+// The semantic tool catalog (upstream's name: CAPABILITY_SEMANTIC_TOOL_CATALOG): the governed
+// operations this runner's drivers may call, its canonical text (RFC 8785, which for this catalog
+// is upstream's sorted-key JSON) and the catalog's digest over that text, which Evals recomputes.
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
@@ -33,7 +34,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const SEMANTIC_CATALOG: SemanticCatalog = deepFreeze({
+export const CAPABILITY_SEMANTIC_TOOL_CATALOG: SemanticCatalog = deepFreeze({
   schema: SEMANTIC_CATALOG_SCHEMA,
   version: 1,
   operations: [
@@ -74,8 +75,21 @@ export function canonicalSha256(value: unknown): string {
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
-export const SEMANTIC_CATALOG_SHA256: string = canonicalSha256(SEMANTIC_CATALOG);
+/** The catalog's contract version (the build metadata's semanticCatalog.version). */
+export const SEMANTIC_CATALOG_VERSION: number = CAPABILITY_SEMANTIC_TOOL_CATALOG.version;
 
-export function catalogOperation(operationId: string): SemanticCatalogOperation | undefined {
-  return SEMANTIC_CATALOG.operations.find((operation) => operation.operationId === operationId);
+/** The catalog's canonical text: what its digest is taken over. */
+export function canonicalCapabilitySemanticCatalog(): string {
+  const text = canonicalize(CAPABILITY_SEMANTIC_TOOL_CATALOG);
+  if (text === undefined) throw new TypeError('the semantic catalog has no JSON form');
+  return text;
+}
+
+export const PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256: string = `sha256:${createHash('sha256')
+  .update(canonicalCapabilitySemanticCatalog(), 'utf8')
+  .digest('hex')}`;
+
+/** One operation's descriptor, or undefined when the catalog has none by that id. */
+export function capabilitySemanticToolDescriptor(operationId: string): SemanticCatalogOperation | undefined {
+  return CAPABILITY_SEMANTIC_TOOL_CATALOG.operations.find((operation) => operation.operationId === operationId);
 }

@@ -1,9 +1,10 @@
-// Check app-record: the App's consumer-conformance record passed and names the tarball, runnerd and
-// package version with the digests Evals computed.
-import { readFile } from 'node:fs/promises';
+// Check app-record: the App's clean-consumer-conformance record passed, names the tarball and
+// runnerd with the digests and sizes Evals computed, and states a release runnerd (how "never a
+// debug binary" is proven; see ../app-record.ts).
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { appRecordIssues } from '../app-record.js';
+import { judgeAppRecord } from '../app-record.js';
 import { judge, lacking } from './context.js';
 
 import type { QualificationCheckId } from '../record.js';
@@ -42,15 +43,18 @@ export const appRecord: QualificationCheckDefinition = {
       return lacking(unmet);
     }
     const bytes = await readFile(join(releaseDir, layout.appRecord));
+    const size = async (name: string): Promise<number> => (await lstat(join(releaseDir, name))).size;
+    const judged = judgeAppRecord(bytes, {
+      file: layout.appRecord,
+      tarball: { fileName: layout.tarball, sha256: tarballSha256, byteSize: await size(layout.tarball) },
+      runnerd: { fileName: layout.runnerd, sha256: runnerdSha256, byteSize: await size(layout.runnerd) },
+      packageVersion,
+    });
     return judge(
-      appRecordIssues(bytes, {
-        file: layout.appRecord,
-        tarball: { fileName: layout.tarball, sha256: tarballSha256 },
-        runnerd: { fileName: layout.runnerd, sha256: runnerdSha256 },
-        packageVersion,
-      }),
-      `${layout.appRecord} passed and names ${layout.tarball}, ${layout.runnerd} and ${packageVersion} with the digests Evals computed`,
+      judged.issues,
+      `${layout.appRecord} passed, names ${layout.tarball} and ${layout.runnerd} with the digests and sizes Evals computed, and states a release runnerd`,
       `${layout.appRecord} does not agree with the release`,
+      { facts: { runnerdBuildProfile: judged.runnerdBuildProfile } },
     );
   },
 };

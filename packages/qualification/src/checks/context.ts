@@ -72,8 +72,12 @@ export interface CheckValues {
   readonly 'driver-conformance': ConformanceReport;
   /** The resolved runnerd and its file name in the release directory. */
   readonly 'runnerd-resolve': { readonly file: string; readonly artifact: RunnerdArtifact };
-  /** What negotiation-fails-closed negotiates again, with an incompatible consumer. */
+  /**
+   * What negotiation-fails-closed negotiates again, with an incompatible consumer, and the receipt
+   * (null when the join did not hold: nothing may run then).
+   */
   readonly negotiation: {
+    readonly receipt: CompatibilityReceipt | null;
     readonly request: {
       readonly package: PackageBuildMetadata;
       readonly runnerd: RunnerdArtifact['buildMetadata'];
@@ -93,6 +97,8 @@ export interface RecordFacts {
   readonly tarballSha256?: Sha256Digest;
   readonly runnerdSha256?: Sha256Digest | null;
   readonly runnerdByteSize?: number;
+  /** The App record's artifacts.runnerd.buildProfile, when that record names this runnerd. */
+  readonly runnerdBuildProfile?: 'release' | 'debug' | null;
   readonly artifact?: RunnerdArtifact;
   readonly receipt?: CompatibilityReceipt;
   readonly consumerRequirements?: ConsumerRequirements;

@@ -1,7 +1,13 @@
-// Check native-execution-fixture: the seeded fixture is valid for Evals' parser and the package's,
-// and both refuse broken variants of it.
-import { nativeExecutionIssues } from '@paperclip-evals/contract';
+// Check native-execution-fixture: the package ships upstream's protocol files (the
+// native-execution schema and the seeded fixture at their upstream paths, read from the extracted
+// tarball, never through the package's code); the seeded fixture is valid for Evals' parser and
+// the package's (loadPaperclipNativeExecutionFixture, parsePaperclipNativeExecution), and both
+// refuse broken variants of it.
+import { lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { nativeExecutionIssues, readJsonText } from '@paperclip-evals/contract';
 
+import { PROTOCOL_FILES } from '../judgements.js';
 import { canonicalDigestOrNull } from './digest.js';
 import { judge, lacking } from './context.js';
 
@@ -12,33 +18,54 @@ import type { QualificationCheckDefinition } from './context.js';
 /** Fewest broken variants of the seeded fixture the package's parser must be shown to refuse. */
 const MIN_BROKEN_VARIANTS = 2;
 
+const MAX_PROTOCOL_FILE_BYTES = 16 * 1024 * 1024;
+
+/** A protocol file of the extracted package as a JSON object, or the issue why it is not one. */
+export async function readProtocolFile(
+  packageDir: string,
+  file: string,
+): Promise<{ readonly value: Record<string, unknown> } | { readonly issue: QualificationIssue }> {
+  const entry = `package/${file}`;
+  const missing = (message: string): { issue: QualificationIssue } => ({
+    issue: { code: 'protocol_file_missing', message, entry, expected: 'a JSON object', received: 'missing' },
+  });
+  const path = join(packageDir, file);
+  const stats = await lstat(path).catch(() => null);
+  if (stats === null) return missing(`the tarball has no ${entry}`);
+  if (!stats.isFile()) return missing(`${entry} is not a regular file`);
+  const text = readJsonText(await readFile(path), { maxBytes: MAX_PROTOCOL_FILE_BYTES });
+  if (!text.ok || typeof text.value !== 'object' || text.value === null || Array.isArray(text.value)) {
+    return {
+      issue: {
+        code: 'protocol_file_invalid',
+        message: `${entry} is not one strict JSON object`,
+        entry,
+        expected: 'a JSON object',
+        received: text.ok ? text.value : text.issues.slice(0, 5),
+      },
+    };
+  }
+  return { value: text.value as Record<string, unknown> };
+}
+
 export const nativeExecutionFixture: QualificationCheckDefinition = {
   id: 'native-execution-fixture',
-  needs: ['consumer-probe', 'entry-points'],
-  run: (_input, values) => {
+  needs: ['tarball-extract', 'consumer-probe', 'entry-points'],
+  run: async (_input, values) => {
     const evals = values.need('entry-points').evals;
     if (evals === null) return lacking([{ need: 'entry-points', why: './evals did not load' }]);
+    const packageDir = values.need('tarball-extract').packageDir;
+    if (packageDir === null) return lacking([{ need: 'tarball-extract', why: 'nothing safe was extracted' }]);
     const issues: QualificationIssue[] = [];
-    let nativeExecutionSchema = null;
-    if (
-      evals.nativeExecutionSchema.ok &&
-      typeof evals.nativeExecutionSchema.value === 'object' &&
-      evals.nativeExecutionSchema.value !== null
-    ) {
-      nativeExecutionSchema = canonicalDigestOrNull(evals.nativeExecutionSchema.value);
-    } else {
-      issues.push({
-        code: 'native_execution_schema_unavailable',
-        message: 'NATIVE_EXECUTION_SCHEMA is not a JSON object',
-        received: evals.nativeExecutionSchema.ok
-          ? evals.nativeExecutionSchema.value
-          : evals.nativeExecutionSchema.error,
-      });
-    }
+    const schemaFile = await readProtocolFile(packageDir, PROTOCOL_FILES.nativeExecutionSchema);
+    const nativeExecutionSchema = 'value' in schemaFile ? canonicalDigestOrNull(schemaFile.value) : null;
+    if ('issue' in schemaFile) issues.push(schemaFile.issue);
+    const seededFile = await readProtocolFile(packageDir, PROTOCOL_FILES.seededFixture);
+    if ('issue' in seededFile) issues.push(seededFile.issue);
     if (!evals.fixture.ok) {
       issues.push({
         code: 'fixture_unavailable',
-        message: `loadSeededNativeExecutionFixture failed: ${evals.fixture.error.name}: ${evals.fixture.error.message}`,
+        message: `loadPaperclipNativeExecutionFixture failed: ${evals.fixture.error.name}: ${evals.fixture.error.message}`,
         received: evals.fixture.error,
       });
       return judge(issues, 'the seeded fixture loaded', 'the seeded fixture cannot be checked', {
@@ -46,12 +73,21 @@ export const nativeExecutionFixture: QualificationCheckDefinition = {
       });
     }
     const seededFixture = canonicalDigestOrNull(evals.fixture.value);
+    if ('value' in seededFile && canonicalDigestOrNull(seededFile.value) !== seededFixture) {
+      issues.push({
+        code: 'fixture_file_mismatch',
+        message: `loadPaperclipNativeExecutionFixture() returned another bundle than package/${PROTOCOL_FILES.seededFixture} holds`,
+        entry: `package/${PROTOCOL_FILES.seededFixture}`,
+        expected: canonicalDigestOrNull(seededFile.value),
+        received: seededFixture,
+      });
+    }
     const ours = nativeExecutionIssues(evals.fixture.value);
     const theirs = evals.packageVerdict;
     if (!theirs.ran) {
       issues.push({
         code: 'package_parser_failed',
-        message: `the package's parseNativeExecution did not give a verdict: ${theirs.error.name}: ${theirs.error.message}`,
+        message: `the package's parsePaperclipNativeExecution did not give a verdict: ${theirs.error.name}: ${theirs.error.message}`,
         received: theirs.error,
       });
     } else if (theirs.valid !== (ours.length === 0)) {
@@ -73,7 +109,7 @@ export const nativeExecutionFixture: QualificationCheckDefinition = {
     }
     return judge(
       issues,
-      `the seeded fixture is valid for both Evals' parser and the package's, and both refuse its ${evals.brokenVariants.length} broken variants (${evals.brokenVariants.map((variant) => variant.name).join(', ')})`,
+      `${PROTOCOL_FILES.nativeExecutionSchema} is shipped; the seeded fixture is valid for both Evals' parser and the package's, and both refuse its ${evals.brokenVariants.length} broken variants (${evals.brokenVariants.map((variant) => variant.name).join(', ')})`,
       'the seeded fixture does not pass both parsers, or a broken variant of it is accepted',
       { facts: { digests: { nativeExecutionSchema, seededFixture } } },
     );
@@ -99,13 +135,13 @@ function brokenVariantIssues(
     if (!verdict.ran) {
       issues.push({
         code: 'package_parser_failed',
-        message: `the package's parseNativeExecution did not give a verdict on the ${variant.name} variant: ${verdict.error.name}: ${verdict.error.message}`,
+        message: `the package's parsePaperclipNativeExecution did not give a verdict on the ${variant.name} variant: ${verdict.error.name}: ${verdict.error.message}`,
         received: verdict.error,
       });
     } else if (verdict.valid) {
       issues.push({
         code: 'package_parser_accepts_broken',
-        message: `the package's parseNativeExecution accepts the seeded fixture with ${variant.name}; Evals' parser refuses it`,
+        message: `the package's parsePaperclipNativeExecution accepts the seeded fixture with ${variant.name}; Evals' parser refuses it`,
         expected: { invalid: [...new Set(nativeExecutionIssues(variant.bundle).map((issue) => issue.code))] },
         received: 'valid',
       });

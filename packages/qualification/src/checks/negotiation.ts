@@ -1,5 +1,6 @@
 // Check negotiation: six-dimension negotiation with Evals' consumer requirements (packageVersion
-// and the driver descriptor filled in) yields a receipt.
+// and the driver descriptor filled in) yields a receipt. It is the join: no eval session runs
+// unless it holds (runnerd-eval-session needs its receipt).
 import { canonicalDigest, isContractError, negotiateCompatibility } from '@paperclip-evals/contract';
 
 import { completeConsumerRequirements } from '../consumer-requirements.js';
@@ -22,7 +23,7 @@ export const negotiation: QualificationCheckDefinition = {
       runnerd: values.need('runnerd-resolve').artifact.buildMetadata,
       catalog: values.need('semantic-catalog'),
     };
-    const value = { request, consumer };
+    const value = { request, consumer, receipt: null };
     const facts = {
       consumerRequirements: consumer,
       digests: { consumerRequirements: canonicalDigest(consumer) },
@@ -32,7 +33,7 @@ export const negotiation: QualificationCheckDefinition = {
       return {
         status: 'pass',
         detail: `compatible: prp.v${receipt.negotiatedPrpVersion}, driver ${receipt.driverKind}@${receipt.driverVersion}, catalog ${receipt.catalogSha256}`,
-        value,
+        value: { ...value, receipt },
         facts: { ...facts, receipt },
       };
     } catch (error) {

@@ -1,5 +1,6 @@
 // Check runnerd-eval-session: a private copy of runnerd runs Evals' eval-session request; its
-// bundle and the files it references verify.
+// bundle and the files it references verify. Only after the join held: it needs negotiation's
+// receipt, so a release that negotiation refuses (any of the six dimensions) starts no session.
 import { join } from 'node:path';
 
 import { runEvalSessionCheck } from '../eval-session.js';
@@ -9,8 +10,13 @@ import type { QualificationCheckDefinition } from './context.js';
 
 export const runnerdEvalSession: QualificationCheckDefinition = {
   id: 'runnerd-eval-session',
-  needs: ['runnerd-resolve', 'package-manifest'],
+  needs: ['runnerd-resolve', 'package-manifest', 'negotiation'],
   run: async ({ releaseDir, workDir, options }, values) => {
+    if (values.need('negotiation').receipt === null) {
+      return lacking([
+        { need: 'negotiation', why: 'the release is incompatible; no eval session runs before the join holds' },
+      ]);
+    }
     const { file, artifact } = values.need('runnerd-resolve');
     const packageVersion = values.need('package-manifest').version;
     if (packageVersion === null) {

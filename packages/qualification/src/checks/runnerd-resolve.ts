@@ -1,5 +1,6 @@
-// Check runnerd-resolve: runnerd resolves by path and its SHA256SUMS digest, is a release build,
-// and states the PRP range the package's build metadata states (same source).
+// Check runnerd-resolve: runnerd resolves by path and its SHA256SUMS digest and states the PRP range
+// the package's build metadata states (same source). That it is a release build is not runnerd's
+// to say (upstream's prints no build profile): app-record proves it from the gate's own record.
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isContractError } from '@paperclip-evals/contract';
@@ -44,23 +45,7 @@ export const runnerdResolve: QualificationCheckDefinition = {
         found,
       );
     }
-    const profile = artifact.buildProfile;
-    const issues: QualificationIssue[] =
-      profile === 'release'
-        ? []
-        : [
-            {
-              code: 'build_profile_not_release',
-              message:
-                profile === undefined
-                  ? `${runnerd} does not state its build profile; only a release build qualifies`
-                  : `${runnerd} is a ${profile} build; only a release build qualifies`,
-              component: 'runnerd',
-              file: runnerd,
-              expected: 'release',
-              received: profile ?? 'not stated',
-            },
-          ];
+    const issues: QualificationIssue[] = [];
     // runnerd and the package are built from the same source: they state the same PRP range.
     const theirs = artifact.buildMetadata.prp;
     const ours = values.found('build-metadata')?.prp;
@@ -90,8 +75,8 @@ export const runnerdResolve: QualificationCheckDefinition = {
     }
     return judge(
       issues,
-      `${runnerd} verified (${artifact.sha256}), release build of ${artifact.buildMetadata.packageVersion}, PRP ${theirs.minimumVersion}..${theirs.maximumVersion} as the package states`,
-      `${runnerd} is not a release build of the package's PRP range`,
+      `${runnerd} verified (${artifact.sha256}), built from ${artifact.buildMetadata.packageVersion}, PRP ${theirs.minimumVersion}..${theirs.maximumVersion} as the package states`,
+      `${runnerd} does not speak the package's PRP range`,
       {
         value: { file: runnerd, artifact },
         facts: { runnerdSha256: artifact.sha256, runnerdByteSize: artifact.byteSize, artifact },

@@ -1,6 +1,9 @@
-// Check semantic-catalog: Evals recomputes the catalog's RFC 8785 digest; it matches the build
-// metadata and SEMANTIC_CATALOG_SHA256, and the versions agree.
-import { canonicalDigest } from '@paperclip-evals/contract';
+// Check semantic-catalog: Evals recomputes the digest of the package's CAPABILITY_SEMANTIC_TOOL_CATALOG
+// over its RFC 8785 canonical form; canonicalCapabilitySemanticCatalog() must be exactly that text,
+// and the digest must equal both PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 and the build metadata's
+// semanticCatalog.sha256. The catalog's version is the build metadata's (upstream's catalog is a
+// bare list of descriptors).
+import { canonicalize, sha256Digest } from '@paperclip-evals/contract';
 
 import { fail, judge, lacking } from './context.js';
 
@@ -16,11 +19,10 @@ export const semanticCatalog: QualificationCheckDefinition = {
   run: (_input, values) => {
     const evals = values.need('entry-points').evals;
     if (evals === null) return lacking([{ need: 'entry-points', why: './evals did not load' }]);
-    const catalog = evals.semanticCatalog;
-    const declared = evals.semanticCatalogSha256;
+    const { semanticCatalog: catalog, semanticCatalogText: text, semanticCatalogSha256: declared } = evals;
     const expected = values.need('build-metadata').semanticCatalog;
     if (!catalog.ok) {
-      return fail('SEMANTIC_CATALOG cannot be read', [
+      return fail('CAPABILITY_SEMANTIC_TOOL_CATALOG cannot be read', [
         {
           code: 'catalog_unavailable',
           message: `${catalog.error.name}: ${catalog.error.message}`,
@@ -29,29 +31,33 @@ export const semanticCatalog: QualificationCheckDefinition = {
       ]);
     }
     const issues: QualificationIssue[] = [];
-    let digest: Sha256Digest | null = null;
+    let canonical: string | null = null;
     try {
-      digest = canonicalDigest(catalog.value);
+      canonical = canonicalize(catalog.value);
     } catch (error) {
       issues.push({
         code: 'catalog_not_canonicalizable',
-        message: `SEMANTIC_CATALOG has no RFC 8785 canonical form: ${error instanceof Error ? error.message : String(error)}`,
+        message: `CAPABILITY_SEMANTIC_TOOL_CATALOG has no RFC 8785 canonical form: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
-    const version = (catalog.value as { version?: unknown } | null)?.version;
-    if (typeof version !== 'number' || version !== expected.version) {
+    const digest: Sha256Digest | null = canonical === null ? null : sha256Digest(canonical);
+    if (canonical !== null && (!text.ok || text.value !== canonical)) {
       issues.push({
-        code: 'catalog_version_mismatch',
-        message: `SEMANTIC_CATALOG.version is ${JSON.stringify(version)}, the build metadata says ${expected.version}`,
-        path: '/semanticCatalog/version',
-        expected: expected.version,
-        received: version ?? 'missing',
+        code: 'catalog_text_not_canonical',
+        message:
+          "canonicalCapabilitySemanticCatalog() is not the RFC 8785 canonical form of CAPABILITY_SEMANTIC_TOOL_CATALOG, so its digest would not be the catalog's",
+        expected: digest,
+        received: !text.ok
+          ? text.error
+          : typeof text.value === 'string'
+            ? sha256Digest(text.value)
+            : (text.value ?? null),
       });
     }
     if (digest !== null && digest !== expected.sha256) {
       issues.push({
         code: 'catalog_digest_mismatch',
-        message: "Evals' canonical digest of SEMANTIC_CATALOG differs from the build metadata's",
+        message: "Evals' canonical digest of CAPABILITY_SEMANTIC_TOOL_CATALOG differs from the build metadata's",
         path: '/semanticCatalog/sha256',
         expected: expected.sha256,
         received: digest,
@@ -60,17 +66,18 @@ export const semanticCatalog: QualificationCheckDefinition = {
     if (!declared.ok || declared.value !== digest) {
       issues.push({
         code: 'catalog_declared_digest_mismatch',
-        message: "SEMANTIC_CATALOG_SHA256 differs from Evals' canonical digest of SEMANTIC_CATALOG",
+        message:
+          "PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 differs from Evals' canonical digest of CAPABILITY_SEMANTIC_TOOL_CATALOG",
         expected: digest,
-        received: declared.ok ? declared.value : declared.error,
+        received: declared.ok ? (declared.value ?? null) : declared.error,
       });
     }
     return judge(
       issues,
-      `catalog v${String(version)} recomputed: ${String(digest)}`,
+      `catalog v${expected.version} recomputed: ${String(digest)}`,
       'the semantic catalog does not match its metadata',
       {
-        ...(digest !== null && typeof version === 'number' ? { value: { version, sha256: digest } } : {}),
+        ...(digest === null ? {} : { value: { version: expected.version, sha256: digest } }),
         facts: { digests: { semanticCatalog: digest } },
       },
     );

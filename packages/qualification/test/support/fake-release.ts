@@ -1,12 +1,18 @@
-// Test support: FAKE runner release directories, built in a temp dir by the test setup. The fake
-// package is a few hand-written ESM files implementing the documented API minimally (a canned
-// passing conformance report, a parser that checks the schema name and three invariants) with zero
-// dependencies, so the offline install needs nothing from the store; runnerd is a Node script
-// (`#!` + the absolute path of this node, as it runs with an empty environment) that prints build
-// metadata and runs `eval-session`: it writes a valid bundle, made from a repo fixture with the
-// request's ids and its own file's digest, and the files the bundle references. `runnerdKind`
-// swaps in a `#!/bin/sh` script that only prints metadata, or one that writes a bad artifact. The
-// App record is a consumer-conformance/v1 record naming the tarball and runnerd digests. The
+// Test support: FAKE runner release directories shaped exactly like upstream's, built in a temp dir
+// by the test setup. The fake package is a few hand-written ESM files (not our reference runner)
+// exporting upstream's names from upstream's paths (exports with `types` + `import`, `./testing` at
+// dist/testing.js re-exporting the root, protocol/schemas/native-execution.schema.json and the two
+// protocol/fixtures/evals/ files), implementing them minimally (a canned passing conformance report
+// of upstream's shape, a parser that throws upstream's error with a `path`, a catalog that is a list
+// of descriptors digested over its sorted-key JSON) with zero dependencies, so the offline install
+// needs nothing from the store. runnerd is a Node script (`#!` + the absolute path of this node, as
+// it runs with an empty environment) that prints upstream's build metadata fields and nothing more
+// and runs `eval-session` (our qualification's session check): it writes a valid bundle, made from a
+// repo fixture with the request's ids and its own file's digest, and the files the bundle references;
+// with `sessionCounter` it appends a line to that file each time it runs anything but
+// --build-metadata. `runnerdKind` swaps in a `#!/bin/sh` script that only prints metadata, or one
+// that writes a bad artifact. The App record is upstream's clean-consumer-conformance/v1 record
+// naming the tarball and runnerd by digest and size, with artifacts.runnerd.buildProfile. The
 // tarball is crafted header by header with tar's Header class, so tests can add entries no packer
 // would write (`../x`, absolute paths, links out).
 import { createHash } from 'node:crypto';
@@ -33,19 +39,48 @@ export const SEEDED_FIXTURE: unknown = JSON.parse(
   readFileSync(join(REPO_ROOT, 'fixtures/attempts/valid/denied-tool-call.json'), 'utf8'),
 );
 
-export const SEMANTIC_CATALOG = {
-  version: 1,
-  tools: [
-    { name: 'read_file', effect: 'read' },
-    { name: 'write_file', effect: 'write' },
-  ],
-};
+/** Upstream's catalog shape: a list of semantic tool descriptors. */
+export const SEMANTIC_CATALOG = [
+  {
+    schema: 'paperclip.semantic-tool.v1',
+    operationId: 'read_document',
+    version: 1,
+    title: 'Read task document',
+    description: 'Read the current revision of one active-task document.',
+    exposure: 'always',
+    requiredClaims: [],
+    allowedModes: ['standard'],
+    inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false },
+    outputSchema: { type: 'object', additionalProperties: true },
+  },
+  {
+    schema: 'paperclip.semantic-tool.v1',
+    operationId: 'decide_approval',
+    version: 1,
+    title: 'Decide approval',
+    description: 'Decide an approval as an explicitly authorized approver.',
+    exposure: 'optional',
+    requiredClaims: ['governance:approvals:decide'],
+    allowedModes: ['standard'],
+    inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false },
+    outputSchema: { type: 'object', additionalProperties: true },
+  },
+];
+
+/** The digest of an older catalog (what a release whose catalog changed without its metadata states). */
+export const STALE_CATALOG_DIGEST = canonicalDigest(SEMANTIC_CATALOG.slice(0, 1));
 
 export interface FakeReleaseOptions {
   /** The package's PRP range (default 1..1). */
   readonly prp?: { readonly minimumVersion: number; readonly maximumVersion: number };
-  /** runnerd's build profile; null prints none (default 'release'). */
-  readonly runnerdProfile?: 'release' | 'debug' | null;
+  /** The App record's artifacts.runnerd.buildProfile; null states none (default 'release'). */
+  readonly runnerdBuildProfile?: 'release' | 'debug' | null;
+  /** The metadata and PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 state STALE_CATALOG_DIGEST. */
+  readonly staleCatalogDigest?: boolean;
+  /** The driver descriptor's protocolVersion (default prp.v1). */
+  readonly driverProtocolVersion?: string;
+  /** A file runnerd appends a line to whenever it runs anything but --build-metadata. */
+  readonly sessionCounter?: string;
   /** runnerd's PRP range (default 1..1). */
   readonly runnerdPrp?: { readonly minimumVersion: number; readonly maximumVersion: number };
   /**
@@ -55,7 +90,7 @@ export interface FakeReleaseOptions {
    * eval session never ends.
    */
   readonly runnerdKind?: 'eval-session' | 'metadata-only' | 'bad-artifact' | 'hangs';
-  /** Edits the App record (a consumer-conformance/v1 object) before it is written; may return a replacement. */
+  /** Edits the App record (a clean-consumer-conformance/v1 object) before it is written; may return a replacement. */
   readonly appRecord?: (record: Record<string, unknown>) => unknown;
   /** The root entry point re-exports ./testing's DeterministicHarnessDriver. */
   readonly leakTestDouble?: boolean;
@@ -113,13 +148,27 @@ export function craftTarball(entries: readonly CraftEntry[], trailingZeroBytes =
   return gzipSync(Buffer.concat(blocks));
 }
 
+/** The catalog digest the package states. */
+const statedCatalogDigest = (options: FakeReleaseOptions): string =>
+  options.staleCatalogDigest === true ? STALE_CATALOG_DIGEST : canonicalDigest(SEMANTIC_CATALOG);
+
+/** Upstream's PAPERCLIP_RUNNER_BUILD_METADATA fields. */
 export function packageBuildMetadata(options: FakeReleaseOptions = {}): Record<string, unknown> {
   return {
     schema: 'paperclip-runner/build-metadata/v1',
     package: { name: '@paperclipai/paperclip-runner', version: FAKE_VERSION },
-    contracts: { nativeExecution: 1, runnerdArtifact: 2, harnessDriver: 1, semanticCatalog: 1 },
+    contracts: {
+      evalIntegration: 1,
+      nativeExecution: 1,
+      runnerdArtifact: 2,
+      prp: 1,
+      semanticCatalog: 1,
+      harnessDriver: 1,
+      controlPlaneAdapter: 1,
+      testkit: 1,
+    },
     prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 1, ...options.prp },
-    semanticCatalog: { version: 1, sha256: canonicalDigest(SEMANTIC_CATALOG) },
+    semanticCatalog: { version: 1, sha256: statedCatalogDigest(options) },
     runnerd: {
       binaryName: 'paperclip-runnerd',
       metadataSchema: 'paperclip-runner/runnerd-build-metadata/v1',
@@ -128,8 +177,8 @@ export function packageBuildMetadata(options: FakeReleaseOptions = {}): Record<s
   };
 }
 
+/** What upstream's runnerd prints for --build-metadata (a newer build: with prpTransportModes), nothing more. */
 export function runnerdBuildMetadata(
-  profile: 'release' | 'debug' | null = 'release',
   prp: { readonly minimumVersion: number; readonly maximumVersion: number } = {
     minimumVersion: 1,
     maximumVersion: 1,
@@ -144,23 +193,42 @@ export function runnerdBuildMetadata(
     nativeExecutionVersion: 1,
     harnessDriverVersion: 1,
     prp: { name: 'paperclip.runner', ...prp },
-    prpTransportModes: ['dial_ws_loopback'],
-    ...(profile === null ? {} : { buildProfile: profile }),
+    prpTransportModes: ['dial_ws_loopback', 'dial_wss', 'listen_ws'],
   };
 }
 
-const DESCRIPTOR = {
-  kind: 'deterministic',
-  version: FAKE_VERSION,
-  protocolVersion: 'prp.v1',
+/** Upstream's deterministic driver descriptor. */
+const descriptor = (options: FakeReleaseOptions): Record<string, unknown> => ({
+  kind: 'paperclip-deterministic',
+  displayName: 'Paperclip deterministic harness driver',
+  version: '1.0.0',
+  protocolVersion: options.driverProtocolVersion ?? 'prp.v1',
   capabilities: {
-    steer: true,
-    interrupt: true,
     resume: true,
-    runtimeRequests: true,
-    structuredResult: true,
     typedEvents: true,
+    steering: false,
+    interruption: true,
+    structuredResult: true,
+    read: true,
+    reconciliation: true,
+    usage: true,
+    dynamicTools: true,
+    runtimeRequestResolution: false,
+    goals: false,
+    threadLineage: false,
+    unsupported: ['steering', 'runtimeRequestResolution', 'goals', 'threadLineage'],
   },
+});
+
+/** A harness-driver-conformance-fixture/v1 with upstream's field names. */
+const CONFORMANCE_FIXTURE = {
+  schema: 'paperclip-runner/harness-driver-conformance-fixture/v1',
+  validConfig: { schema: 'paperclip-runner/deterministic-harness-driver-config/v1', scenario: 'semantic-tool-success' },
+  invalidConfig: { schema: 'paperclip-runner/deterministic-harness-driver-config/v1', scenario: 'unknown' },
+  completionMessage: 'Run the fake conformance.',
+  interruptMessage: '[conformance:interrupt] Stay active.',
+  requiredCapabilities: ['resume', 'typedEvents', 'interruption', 'structuredResult'],
+  unsupportedFeatures: ['steering'],
 };
 
 /** The fake package's files, by path under package/. */
@@ -170,11 +238,11 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     version: FAKE_VERSION,
     type: 'module',
     exports: {
-      '.': './dist/index.js',
-      './evals': './dist/evals/index.js',
-      './testing': './dist/testing/index.js',
-      './package.json': './package.json',
+      '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+      './testing': { types: './dist/testing.d.ts', import: './dist/testing.js' },
+      './evals': { types: './dist/evals/index.d.ts', import: './dist/evals/index.js' },
     },
+    files: ['dist', 'protocol'],
   };
   const root = [
     '// Fake @paperclipai/paperclip-runner root entry point: contracts only.',
@@ -183,40 +251,52 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     'export function isTerminalState(value) {',
     "  return ['succeeded', 'failed', 'cancelled'].includes(value);",
     '}',
-    ...(options.leakTestDouble === true
-      ? ["export { DeterministicHarnessDriver } from './testing/index.js';"]
-      : []),
+    ...(options.leakTestDouble === true ? ["export { DeterministicHarnessDriver } from './testing.js';"] : []),
     '',
   ].join('\n');
   const evals = [
-    '// Fake @paperclipai/paperclip-runner/evals.',
-    "import { readFileSync } from 'node:fs';",
+    '// Fake @paperclipai/paperclip-runner/evals: upstream names.',
+    "import { createHash } from 'node:crypto';",
+    "import { readFile } from 'node:fs/promises';",
     `export const PAPERCLIP_RUNNER_BUILD_METADATA = Object.freeze(${JSON.stringify(packageBuildMetadata(options))});`,
-    `export const SEMANTIC_CATALOG = ${JSON.stringify(SEMANTIC_CATALOG)};`,
-    `export const SEMANTIC_CATALOG_SHA256 = ${JSON.stringify(canonicalDigest(SEMANTIC_CATALOG))};`,
-    "export const NATIVE_EXECUTION_SCHEMA = { $id: 'https://paperclip.dev/schemas/runner/native-execution/v1.json', type: 'object' };",
-    'export function loadSeededNativeExecutionFixture() {',
-    "  return JSON.parse(readFileSync(new URL('../../fixtures/seeded.json', import.meta.url), 'utf8'));",
+    `export const CAPABILITY_SEMANTIC_TOOL_CATALOG = Object.freeze(${JSON.stringify(SEMANTIC_CATALOG)});`,
+    'const canonicalJson = (value) => {',
+    "  if (Array.isArray(value)) return '[' + value.map(canonicalJson).join(',') + ']';",
+    "  if (typeof value === 'object' && value !== null)",
+    "    return '{' + Object.keys(value).sort().map((key) => JSON.stringify(key) + ':' + canonicalJson(value[key])).join(',') + '}';",
+    "  return JSON.stringify(value) ?? 'null';",
+    '};',
+    'export function canonicalCapabilitySemanticCatalog() {',
+    '  return canonicalJson(CAPABILITY_SEMANTIC_TOOL_CATALOG);',
     '}',
-    'export function parseNativeExecution(value) {',
-    '  const issues = [];',
-    "  if (value === null || typeof value !== 'object' || !(value.schema === NATIVE_EXECUTION_V1)) {",
-    "    issues.push({ code: 'native_schema_unknown', path: '/schema' });",
-    '  } else {',
-    '    const usage = value.usage ?? {};',
-    '    if (usage.totalTokens !== usage.inputTokens + usage.outputTokens)',
-    "      issues.push({ code: 'usage_total_mismatch', path: '/usage/totalTokens' });",
-    "    if (!Array.isArray(value.events) || !value.events.some((event) => event?.eventType === 'run.terminal'))",
-    "      issues.push({ code: 'terminal_event_missing', path: '/events' });",
-    "    const denied = (value.semanticTools?.results ?? []).filter((result) => result?.outcome === 'denied');",
-    '    if (denied.length !== (value.semanticTools?.denials ?? []).length)',
-    "      issues.push({ code: 'denial_missing', path: '/semanticTools/denials' });",
+    options.staleCatalogDigest === true
+      ? `export const PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 = ${JSON.stringify(STALE_CATALOG_DIGEST)};`
+      : "export const PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 = 'sha256:' + createHash('sha256').update(canonicalCapabilitySemanticCatalog()).digest('hex');",
+    "export const paperclipNativeExecutionSchemaUrl = new URL('../../protocol/schemas/native-execution.schema.json', import.meta.url);",
+    "export const paperclipNativeExecutionFixtureUrl = new URL('../../protocol/fixtures/evals/native-execution-seeded.json', import.meta.url);",
+    'export class PaperclipNativeExecutionError extends Error {',
+    '  constructor(path, message) {',
+    "    super(path + ': ' + message);",
+    "    this.name = 'PaperclipNativeExecutionError';",
+    "    this.code = 'paperclip_native_execution_invalid';",
+    '    this.path = path;',
     '  }',
-    '  if (issues.length === 0) return value;',
-    "  const error = new Error('invalid native execution');",
-    "  error.code = 'paperclip_native_execution_invalid';",
-    '  error.issues = issues;',
-    '  throw error;',
+    '}',
+    'export function parsePaperclipNativeExecution(value) {',
+    "  if (value === null || typeof value !== 'object' || !(value.schema === NATIVE_EXECUTION_V1))",
+    "    throw new PaperclipNativeExecutionError('bundle.schema', 'unsupported schema');",
+    '  const usage = value.usage ?? {};',
+    '  if (usage.totalTokens !== usage.inputTokens + usage.outputTokens)',
+    "    throw new PaperclipNativeExecutionError('bundle.usage.totalTokens', 'must be input + output');",
+    "  if (!Array.isArray(value.events) || !value.events.some((event) => event?.eventType === 'run.terminal'))",
+    "    throw new PaperclipNativeExecutionError('bundle.events', 'needs one run.terminal');",
+    "  const denied = (value.semanticTools?.results ?? []).filter((result) => result?.outcome === 'denied');",
+    '  if (denied.length !== (value.semanticTools?.denials ?? []).length)',
+    "    throw new PaperclipNativeExecutionError('bundle.semanticTools.denials', 'a denied result needs its denial');",
+    '  return value;',
+    '}',
+    'export async function loadPaperclipNativeExecutionFixture(url = paperclipNativeExecutionFixtureUrl) {',
+    "  return parsePaperclipNativeExecution(JSON.parse(await readFile(url, 'utf8')));",
     '}',
     "const NATIVE_EXECUTION_V1 = 'paperclip-runner/native-execution/v1';",
     'export function assertPaperclipRunnerEvalCompatibility() {',
@@ -228,19 +308,32 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     '',
   ].join('\n');
   const testing = [
-    '// Fake @paperclipai/paperclip-runner/testing: a driver and a canned passing conformance run.',
+    '// Fake @paperclipai/paperclip-runner/testing: the root, a driver and a canned passing conformance run.',
+    "export * from './index.js';",
     'export class DeterministicHarnessDriver {',
-    `  descriptor = ${JSON.stringify(DESCRIPTOR)};`,
+    `  async descriptor() { return ${JSON.stringify(descriptor(options))}; }`,
     '}',
     'export async function runHarnessDriverConformance({ driver }) {',
     "  console.log('conformance: chatter on stdout that the probe must keep out of its report');",
     '  return {',
-    "    schema: 'paperclip-runner/harness-driver-conformance/v1',",
-    '    passed: true,',
+    "    schema: 'paperclip-runner/harness-driver-conformance-report/v1',",
     '    contractVersion: 1,',
-    '    descriptor: driver.descriptor,',
-    '    checks: { startsAndCompletes: true, interrupts: true, resumes: true, emitsTypedEvents: true },',
-    '    semanticToolCallCount: 2,',
+    '    descriptor: await driver.descriptor(),',
+    '    checks: {',
+    '      capabilityDescription: true,',
+    '      configValidation: true,',
+    '      sessionLifecycle: true,',
+    '      sessionRecovery: true,',
+    '      semanticTools: true,',
+    '      eventValidation: true,',
+    '      interruptAndCancel: true,',
+    '      usage: true,',
+    '      transcriptCompleteness: true,',
+    '      unsupportedFeatures: true,',
+    '    },',
+    '    eventCount: 7,',
+    '    semanticToolCallCount: 1,',
+    "    usage: { inputTokens: 12, outputTokens: 8, totalTokens: 20, requestCount: 1, cost: { currency: 'USD', amountMicros: 0 } },",
     '  };',
     '}',
     '',
@@ -248,20 +341,27 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
   return {
     'package/package.json': `${JSON.stringify(manifest, null, 2)}\n`,
     'package/dist/index.js': root,
+    'package/dist/index.d.ts': 'export declare const PRP_PROTOCOL_NAME: string;\n',
     'package/dist/evals/index.js': evals,
-    'package/dist/testing/index.js': testing,
-    'package/fixtures/seeded.json': JSON.stringify(SEEDED_FIXTURE),
+    'package/dist/evals/index.d.ts': 'export declare const PAPERCLIP_RUNNER_BUILD_METADATA: object;\n',
+    'package/dist/testing.js': testing,
+    'package/dist/testing.d.ts': "export * from './index.js';\n",
+    'package/protocol/schemas/native-execution.schema.json': `${JSON.stringify({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      title: 'paperclip-runner/native-execution/v1',
+      type: 'object',
+      required: ['schema'],
+    })}\n`,
+    'package/protocol/fixtures/evals/native-execution-seeded.json': JSON.stringify(SEEDED_FIXTURE),
+    'package/protocol/fixtures/evals/harness-driver-conformance.json': `${JSON.stringify(CONFORMANCE_FIXTURE)}\n`,
   };
 }
 
 const shQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** A runnerd that only prints its metadata for --build-metadata (exit 64 otherwise): no eval session. */
-export function runnerdScript(
-  profile: 'release' | 'debug' | null = 'release',
-  prp?: { readonly minimumVersion: number; readonly maximumVersion: number },
-): string {
-  return `#!/bin/sh\n[ "$1" = --build-metadata ] || exit 64\nprintf '%s\\n' ${shQuote(JSON.stringify(runnerdBuildMetadata(profile, prp)))}\n`;
+export function runnerdScript(prp?: { readonly minimumVersion: number; readonly maximumVersion: number }): string {
+  return `#!/bin/sh\n[ "$1" = --build-metadata ] || exit 64\nprintf '%s\\n' ${shQuote(JSON.stringify(runnerdBuildMetadata(prp)))}\n`;
 }
 
 /**
@@ -271,17 +371,17 @@ export function runnerdScript(
  * version and the sha256 of this very file) and the files it references under <dir of O>/<attemptId>/.
  */
 export function runnerdNodeScript(
-  profile: 'release' | 'debug' | null = 'release',
   prp?: { readonly minimumVersion: number; readonly maximumVersion: number },
   badArtifact = false,
   hangs = false,
+  sessionCounter?: string,
 ): string {
   const template = SEEDED_FIXTURE as { identity: Record<string, string> };
   const body = `'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
-const METADATA = ${JSON.stringify(runnerdBuildMetadata(profile, prp))};
+const METADATA = ${JSON.stringify(runnerdBuildMetadata(prp))};
 const TEMPLATE = ${JSON.stringify(JSON.stringify(SEEDED_FIXTURE))};
 const IDS = ${JSON.stringify(template.identity)};
 const BAD_ARTIFACT = ${String(badArtifact)};
@@ -291,6 +391,7 @@ if (args.length === 1 && args[0] === '--build-metadata') {
   process.stdout.write(JSON.stringify(METADATA) + '\\n');
   process.exit(0);
 }
+if (${JSON.stringify(sessionCounter ?? null)} !== null) fs.appendFileSync(${JSON.stringify(sessionCounter ?? '')}, args.join(' ') + '\\n');
 if (args[0] !== 'eval-session' || args.length !== 5) process.exit(64);
 if (${String(hangs)}) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 const flags = { [args[1]]: args[2], [args[3]]: args[4] };
@@ -315,7 +416,7 @@ const root = ref('artifact-root.json', bundle.artifactRoot.mediaType, JSON.strin
 bundle.artifactRoot = { ...root, uri: prefix };
 fs.writeFileSync(flags['--output'], JSON.stringify(bundle, null, 2) + '\\n');
 process.stdout.write(JSON.stringify({ bundle: flags['--output'] }) + '\\n');
-// fake paperclip-runnerd, ${profile ?? 'unstated'} build
+// fake paperclip-runnerd
 `;
   return `#!${process.execPath}\n${body}`;
 }
@@ -340,25 +441,58 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
   const tarball = join(dir, TARBALL_NAME);
   await writeFile(tarball, craftTarball(entries, options.trailingZeroBytes));
   const runnerd = join(dir, RUNNERD_NAME);
-  const profile = options.runnerdProfile === undefined ? 'release' : options.runnerdProfile;
+  const profile = options.runnerdBuildProfile === undefined ? 'release' : options.runnerdBuildProfile;
   const kind = options.runnerdKind ?? 'eval-session';
   await writeFile(
     runnerd,
     kind === 'metadata-only'
-      ? runnerdScript(profile, options.runnerdPrp)
-      : runnerdNodeScript(profile, options.runnerdPrp, kind === 'bad-artifact', kind === 'hangs'),
+      ? runnerdScript(options.runnerdPrp)
+      : runnerdNodeScript(options.runnerdPrp, kind === 'bad-artifact', kind === 'hangs', options.sessionCounter),
   );
   await chmod(runnerd, 0o755);
+  const facts = async (path: string): Promise<{ sha256: string; byteSize: number }> => {
+    const bytes = await readFile(path);
+    return { sha256: `sha256:${sha256Hex(bytes)}`, byteSize: bytes.byteLength };
+  };
   const appRecord: Record<string, unknown> = {
-    schema: 'paperclip-runner/consumer-conformance/v1',
-    passed: true,
-    package: { name: '@paperclipai/paperclip-runner', version: FAKE_VERSION },
-    tarball: { fileName: TARBALL_NAME, sha256: `sha256:${sha256Hex(await readFile(tarball))}` },
-    runnerd: { fileName: RUNNERD_NAME, sha256: `sha256:${sha256Hex(await readFile(runnerd))}` },
-    checks: [
-      { id: 'install', passed: true, detail: 'installed offline' },
-      { id: 'entry-points', passed: true, detail: 'the entry points load' },
-    ],
+    schema: 'paperclip-runner/clean-consumer-conformance/v1',
+    recordedAt: '2026-12-01T00:00:00.000Z',
+    sourceCommit: 'a'.repeat(40),
+    platform: { os: process.platform, arch: process.arch },
+    artifacts: {
+      package: { filename: TARBALL_NAME, ...(await facts(tarball)) },
+      runnerd: {
+        filename: RUNNERD_NAME,
+        ...(await facts(runnerd)),
+        ...(profile === null ? {} : { buildProfile: profile }),
+      },
+    },
+    consumer: {
+      installMode: 'offline-packed-artifact',
+      imports: [
+        '@paperclipai/paperclip-runner',
+        '@paperclipai/paperclip-runner/evals',
+        '@paperclipai/paperclip-runner/testing',
+      ],
+      appSourceTreeImports: false,
+      providerCalls: 0,
+    },
+    checks: {
+      packageExportsResolved: true,
+      nativeExecutionFixture: { schema: 'paperclip-runner/native-execution/v1', rejectedToolEffectPreserved: true },
+      evalCompatibility: {
+        schema: 'paperclip-runner/evals-integration/v1',
+        consumer: 'paperclip-runner-clean-consumer',
+        packageVersion: FAKE_VERSION,
+        runnerdPackageVersion: FAKE_VERSION,
+        negotiatedPrpVersion: 1,
+        catalogSha256: canonicalDigest(SEMANTIC_CATALOG),
+        driverKind: 'paperclip-deterministic',
+        driverVersion: '1.0.0',
+      },
+      evalMismatchFailedClosed: true,
+      runnerdDigest: true,
+    },
   };
   const edited = options.appRecord?.(appRecord) ?? appRecord;
   await writeFile(
@@ -373,8 +507,8 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
   await writeFile(join(dir, 'SHA256SUMS'), sums.join(''));
   if (options.corruptRunnerd === true) {
     const bytes = await readFile(runnerd);
-    const at = bytes.lastIndexOf('release');
-    bytes[at] = 'R'.charCodeAt(0); // still a valid script; no longer the bytes SHA256SUMS lists
+    const at = bytes.lastIndexOf('fake paperclip-runnerd');
+    bytes[at] = 'F'.charCodeAt(0); // still a valid script; no longer the bytes SHA256SUMS lists
     await writeFile(runnerd, bytes);
   }
   for (const [name, content] of Object.entries(options.unlistedFiles ?? {}))

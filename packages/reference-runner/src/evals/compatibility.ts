@@ -2,15 +2,15 @@
 // checked as one join before any provider process starts: package, binary, PRP, semantic catalog,
 // harness driver and native output. Either a receipt, or one error listing every issue found.
 import { CONTRACT_VERSIONS, PACKAGE_NAME, PRP_VERSION_RANGE, packageBuildMetadata } from '../build-info.js';
-import { PaperclipRunnerError } from '../errors.js';
+import { PaperclipRunnerEvalCompatibilityError } from '../errors.js';
 
-import type { RunnerdBuildMetadata } from '../build-info.js';
+import type { PaperclipRunnerdBuildMetadata } from '../build-info.js';
 import type { PaperclipRunnerIssue } from '../errors.js';
-import type { HarnessDriverDescriptor } from '../runner-contracts.js';
+import type { HarnessDriverDescriptor, RequiredHarnessDriverCapability } from '../runner-contracts.js';
 
-export const EVALS_INTEGRATION_SCHEMA = 'paperclip-runner/evals-integration/v1';
+export const PAPERCLIP_RUNNER_EVAL_INTEGRATION_SCHEMA = 'paperclip-runner/evals-integration/v1';
 
-export type EvalCompatibilityIssueCode =
+export type PaperclipRunnerEvalCompatibilityIssueCode =
   | 'package_version_mismatch'
   | 'binary_package_version_mismatch'
   | 'binary_contract_version_mismatch'
@@ -23,20 +23,20 @@ export type EvalCompatibilityIssueCode =
   | 'driver_protocol_version_mismatch'
   | 'driver_capability_unsupported';
 
-export interface EvalCompatibilityIssue extends PaperclipRunnerIssue {
-  readonly code: EvalCompatibilityIssueCode;
+export interface PaperclipRunnerEvalCompatibilityIssue extends PaperclipRunnerIssue {
+  readonly code: PaperclipRunnerEvalCompatibilityIssueCode;
   readonly component: 'package' | 'binary' | 'prp' | 'catalog' | 'driver' | 'nativeExecution';
   readonly expected: string;
   readonly received: string;
 }
 
 /** What an Evals consumer brings to the join. */
-export interface PaperclipRunnerEvalRequirement {
+export interface PaperclipRunnerEvalCompatibilityRequirement {
   readonly consumer: string;
   /** The exact package version the consumer pins. */
   readonly packageVersion: string;
   /** The build metadata the resolved runnerd printed. */
-  readonly runnerd: RunnerdBuildMetadata;
+  readonly runnerd: PaperclipRunnerdBuildMetadata;
   /** The native-execution contract version the consumer reads. */
   readonly nativeExecutionVersion: number;
   readonly prp: { readonly name?: string; readonly minimumVersion: number; readonly maximumVersion: number };
@@ -44,12 +44,12 @@ export interface PaperclipRunnerEvalRequirement {
   readonly driver: {
     readonly contractVersion: number;
     readonly descriptor: HarnessDriverDescriptor;
-    readonly requiredCapabilities: readonly string[];
+    readonly requiredCapabilities: readonly RequiredHarnessDriverCapability[];
   };
 }
 
-export interface PaperclipRunnerEvalReceipt {
-  readonly schema: typeof EVALS_INTEGRATION_SCHEMA;
+export interface PaperclipRunnerEvalCompatibilityReceipt {
+  readonly schema: typeof PAPERCLIP_RUNNER_EVAL_INTEGRATION_SCHEMA;
   readonly consumer: string;
   readonly packageVersion: string;
   readonly runnerdPackageVersion: string;
@@ -61,16 +61,16 @@ export interface PaperclipRunnerEvalReceipt {
 
 /** Negotiates the whole join; returns the receipt or throws `paperclip_runner_eval_incompatible` with every issue. */
 export function assertPaperclipRunnerEvalCompatibility(
-  requirement: PaperclipRunnerEvalRequirement,
-): PaperclipRunnerEvalReceipt {
+  requirement: PaperclipRunnerEvalCompatibilityRequirement,
+): PaperclipRunnerEvalCompatibilityReceipt {
   const release = packageBuildMetadata();
   const version = release.package.version;
   const { runnerd, driver } = requirement;
-  const issues: EvalCompatibilityIssue[] = [];
+  const issues: PaperclipRunnerEvalCompatibilityIssue[] = [];
   const check = (
     ok: boolean,
-    code: EvalCompatibilityIssueCode,
-    component: EvalCompatibilityIssue['component'],
+    code: PaperclipRunnerEvalCompatibilityIssueCode,
+    component: PaperclipRunnerEvalCompatibilityIssue['component'],
     expected: unknown,
     received: unknown,
     message: string,
@@ -178,7 +178,7 @@ export function assertPaperclipRunnerEvalCompatibility(
     `driver ${driver.descriptor.kind} does not speak the negotiated PRP version`,
   );
   for (const capability of [...new Set(driver.requiredCapabilities)].sort()) {
-    const value: unknown = driver.descriptor.capabilities[capability];
+    const value: unknown = (driver.descriptor.capabilities as unknown as Record<string, unknown>)[capability];
     check(
       value === true,
       'driver_capability_unsupported',
@@ -190,14 +190,14 @@ export function assertPaperclipRunnerEvalCompatibility(
   }
 
   if (issues.length > 0 || negotiatedPrpVersion === null) {
-    throw new PaperclipRunnerError(
-      'paperclip_runner_eval_incompatible',
-      `${PACKAGE_NAME}@${version} is incompatible with ${requirement.consumer}: ${issues.map((issue) => issue.code).join(', ')}`,
+    throw new PaperclipRunnerEvalCompatibilityError(
+      requirement.consumer,
+      `${PACKAGE_NAME}@${version} is incompatible with ${requirement.consumer}: ${issues.map((issue) => `${issue.code}: ${issue.message}`).join('; ')}`,
       issues,
     );
   }
   return {
-    schema: EVALS_INTEGRATION_SCHEMA,
+    schema: PAPERCLIP_RUNNER_EVAL_INTEGRATION_SCHEMA,
     consumer: requirement.consumer,
     packageVersion: version,
     runnerdPackageVersion: runnerd.packageVersion,

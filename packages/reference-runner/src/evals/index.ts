@@ -1,46 +1,56 @@
-// Public surface of @paperclipai/paperclip-runner/evals: build metadata, the native-execution
-// schema, fixture and parser, the semantic catalog and its digest, compatibility negotiation,
-// explicit runnerd resolution, and the eval-session request runnerd reads.
-export { PAPERCLIP_RUNNER_BUILD_METADATA } from './build-metadata.js';
+// Public surface of @paperclipai/paperclip-runner/evals, in upstream's names: build metadata, the
+// native-execution schema, fixture and parser, the semantic catalog and its digest, compatibility
+// negotiation, explicit runnerd resolution, and the PRP validators. docs/app-surface.md lists each
+// name with where upstream has it.
 export {
-  CONTRACT_VERSIONS,
-  NATIVE_EXECUTION_SCHEMA_NAME,
-  PRP_VERSION_RANGE,
-  RUNNERD_BINARY_NAME,
-  RUNNERD_BUILD_METADATA_SCHEMA,
-} from '../build-info.js';
-export type { PackageBuildMetadata, RunnerdBuildMetadata, RunnerdBuildProfile } from '../build-info.js';
+  PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA,
+  PAPERCLIP_RUNNER_BUILD_METADATA,
+  PAPERCLIP_RUNNER_BUILD_METADATA_SCHEMA,
+  PAPERCLIP_RUNNER_NATIVE_EXECUTION_SCHEMA,
+  PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256,
+} from './build-metadata.js';
+export type { PaperclipRunnerBuildMetadata, PaperclipRunnerdBuildMetadata } from './build-metadata.js';
 export {
-  SEMANTIC_CATALOG,
-  SEMANTIC_CATALOG_SCHEMA,
-  SEMANTIC_CATALOG_SHA256,
-  canonicalSha256,
-} from '../semantic-catalog.js';
-export type { SemanticCatalog, SemanticCatalogOperation } from '../semantic-catalog.js';
-export {
-  NATIVE_EXECUTION_SCHEMA,
-  loadSeededNativeExecutionFixture,
-  parseNativeExecution,
+  loadPaperclipNativeExecutionFixture,
+  paperclipNativeExecutionFixtureUrl,
+  paperclipNativeExecutionSchemaUrl,
+  parsePaperclipNativeExecution,
 } from './native-execution.js';
-export type { ContentReference, NativeExecution } from './native-execution.js';
-export { EVALS_INTEGRATION_SCHEMA, assertPaperclipRunnerEvalCompatibility } from './compatibility.js';
-export type {
-  EvalCompatibilityIssue,
-  EvalCompatibilityIssueCode,
-  PaperclipRunnerEvalReceipt,
-  PaperclipRunnerEvalRequirement,
-} from './compatibility.js';
+export type { NativeExecutionContentRef, PaperclipNativeExecutionV1 } from './native-execution.js';
 export {
-  DEFAULT_RUNNERD_METADATA_TIMEOUT_MS,
-  parseRunnerdBuildMetadata,
-  resolvePaperclipRunnerdArtifact,
-} from './runnerd-artifact.js';
+  PAPERCLIP_RUNNER_EVAL_INTEGRATION_SCHEMA,
+  assertPaperclipRunnerEvalCompatibility,
+} from './compatibility.js';
+export type {
+  PaperclipRunnerEvalCompatibilityIssue,
+  PaperclipRunnerEvalCompatibilityIssueCode,
+  PaperclipRunnerEvalCompatibilityReceipt,
+  PaperclipRunnerEvalCompatibilityRequirement,
+} from './compatibility.js';
+export { parsePaperclipRunnerdBuildMetadata, resolvePaperclipRunnerdArtifact } from './runnerd-artifact.js';
 export type { PaperclipRunnerdArtifact, ResolvePaperclipRunnerdArtifactOptions } from './runnerd-artifact.js';
 export {
-  EVAL_SESSION_REQUEST_SCHEMA,
-  EVAL_SESSION_REQUEST_SCHEMA_NAME,
-  parseEvalSessionRequest,
-} from '../session/eval-session-request.js';
-export type { EvalSessionRequest } from '../session/eval-session-request.js';
-export { PaperclipRunnerError, PaperclipRunnerdArtifactError, isPaperclipRunnerError } from '../errors.js';
-export type { PaperclipRunnerErrorCode, PaperclipRunnerIssue, RunnerdArtifactIssue } from '../errors.js';
+  PaperclipNativeExecutionError,
+  PaperclipRunnerEvalCompatibilityError,
+  PaperclipRunnerdArtifactError,
+} from '../errors.js';
+export type { RunnerdArtifactIssue } from '../errors.js';
+export {
+  PRP_PROTOCOL_NAME,
+  PRP_PROTOCOL_VERSION,
+  validatePrpEvent,
+  validatePrpStructuredRunResult,
+} from '../prp.js';
+export type { PrpEvent, PrpTerminal } from '../prp.js';
+export {
+  CAPABILITY_SEMANTIC_TOOL_CATALOG,
+  canonicalCapabilitySemanticCatalog,
+  capabilitySemanticToolDescriptor,
+} from '../semantic-catalog.js';
+export type { SemanticCatalog, SemanticCatalogOperation } from '../semantic-catalog.js';
+export type {
+  HarnessDriver,
+  HarnessDriverDescriptor,
+  NativeSessionCapabilities,
+  RequiredHarnessDriverCapability,
+} from '../runner-contracts.js';

@@ -2,9 +2,11 @@
 // shipped JSON Schema, then the rules a schema cannot express (required text, the UTC timestamp
 // shape, the semantic tool envelopes and their index, denials, totals, transcript). Every issue is
 // reported.
-import { readProtocolFixture } from '../assets.js';
-import { PaperclipRunnerError } from '../errors.js';
-import { SCHEMA_IDS, schemaDocument, schemaViolations } from '../schemas.js';
+import { readFile } from 'node:fs/promises';
+
+import { protocolFileUrl } from '../assets.js';
+import { PaperclipNativeExecutionError } from '../errors.js';
+import { SCHEMA_IDS, schemaViolations } from '../schemas.js';
 
 import type { PaperclipRunnerIssue } from '../errors.js';
 import type { PrpEvent, PrpTerminal } from '../prp.js';
@@ -12,7 +14,7 @@ import type { SemanticToolDenial, SemanticToolOutcome } from '../semantic-tools.
 
 type Json = Record<string, unknown>;
 
-export interface ContentReference {
+export interface NativeExecutionContentRef {
   readonly uri: string;
   readonly sha256: string;
   readonly byteSize: number;
@@ -21,7 +23,7 @@ export interface ContentReference {
 }
 
 /** A parsed native-execution/v1 bundle; unknown additive fields are kept. */
-export interface NativeExecution {
+export interface PaperclipNativeExecutionV1 {
   readonly schema: 'paperclip-runner/native-execution/v1';
   readonly provenance: 'seeded' | 'replay' | 'live';
   readonly identity: { runId: string; caseId: string; configId: string; attemptId: string };
@@ -66,27 +68,36 @@ export interface NativeExecution {
     readonly costCoverage?: 'provider_reported' | 'estimated' | 'unpriced' | 'legacy_ledger_and_estimate';
     readonly legacyLedgerCostNanodollars?: number | null;
   };
-  readonly transcript: ContentReference & {
+  readonly transcript: NativeExecutionContentRef & {
     readonly complete: boolean;
     readonly eventCount: number;
     readonly omissionReason: string | null;
   };
-  readonly artifactRoot: ContentReference;
-  readonly artifacts: readonly ContentReference[];
+  readonly artifactRoot: NativeExecutionContentRef;
+  readonly artifacts: readonly NativeExecutionContentRef[];
   readonly failure: { classification: string; code: string; message: string } | null;
   readonly [field: string]: unknown;
 }
 
-/** The native-execution/v1 JSON Schema shipped in protocol/schemas/. */
-export const NATIVE_EXECUTION_SCHEMA: object = schemaDocument(SCHEMA_IDS.nativeExecutionV1);
+/** The native-execution/v1 JSON Schema this package ships. */
+export const paperclipNativeExecutionSchemaUrl: URL = protocolFileUrl('schemas/native-execution.schema.json');
+/** The no-spend seeded bundle this package ships. */
+export const paperclipNativeExecutionFixtureUrl: URL = protocolFileUrl(
+  'fixtures/evals/native-execution-seeded.json',
+);
 
-/** The no-spend seeded bundle shipped in protocol/fixtures/evals/native-execution-seeded.json. */
-export function loadSeededNativeExecutionFixture(): unknown {
-  return readProtocolFixture('native-execution-seeded');
+/** Reads a bundle (default: the seeded fixture), then parses it. */
+export async function loadPaperclipNativeExecutionFixture(
+  url: URL = paperclipNativeExecutionFixtureUrl,
+): Promise<PaperclipNativeExecutionV1> {
+  return parsePaperclipNativeExecution(JSON.parse(await readFile(url, 'utf8')));
 }
 
-/** The bundle, unchanged, or a PaperclipRunnerError('paperclip_native_execution_invalid') with every issue. */
-export function parseNativeExecution(value: unknown): NativeExecution {
+/**
+ * The bundle (an already parsed JSON value), unchanged, or a PaperclipNativeExecutionError
+ * (`paperclip_native_execution_invalid`; `path` is the first issue's JSON pointer) with every issue.
+ */
+export function parsePaperclipNativeExecution(value: unknown): PaperclipNativeExecutionV1 {
   const issues: PaperclipRunnerIssue[] = schemaViolations(SCHEMA_IDS.nativeExecutionV1, value).map(
     (violation) => ({
       code: `schema_${violation.keyword}`,
@@ -94,15 +105,14 @@ export function parseNativeExecution(value: unknown): NativeExecution {
       message: violation.message,
     }),
   );
-  if (issues.length === 0) issues.push(...invariantIssues(value as NativeExecution));
+  if (issues.length === 0) issues.push(...invariantIssues(value as PaperclipNativeExecutionV1));
   if (issues.length > 0) {
-    throw new PaperclipRunnerError(
-      'paperclip_native_execution_invalid',
+    throw new PaperclipNativeExecutionError(
       `invalid native-execution bundle: ${issues.map((issue) => `${issue.code} at ${issue.path ?? ''}`).join('; ')}`,
       issues,
     );
   }
-  return value as NativeExecution;
+  return value as PaperclipNativeExecutionV1;
 }
 
 /** Fields read as required text: a string with something left after `trim` (every Unicode whitespace). */
@@ -188,7 +198,7 @@ function isRealInstant(match: RegExpExecArray): boolean {
   );
 }
 
-function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
+function invariantIssues(bundle: PaperclipNativeExecutionV1): PaperclipRunnerIssue[] {
   const issues: PaperclipRunnerIssue[] = [];
   const issue = (code: string, path: string, message: string): void => {
     issues.push({ code, path, message });
@@ -377,7 +387,7 @@ function invariantIssues(bundle: NativeExecution): PaperclipRunnerIssue[] {
 
 /** The eval-session cost figures agree with the receipt and with each other (when present). */
 function costIssues(
-  usage: NativeExecution['usage'],
+  usage: PaperclipNativeExecutionV1['usage'],
   issue: (code: string, path: string, message: string) => void,
 ): void {
   const { cost, providerReportedCostNanodollars: provider, estimatedCostNanodollars: estimate } = usage;

@@ -15,9 +15,9 @@ import { pipeline } from 'node:stream/promises';
 import { PaperclipRunnerdArtifactError } from '../errors.js';
 import { SCHEMA_IDS, schemaViolations } from '../schemas.js';
 
-import type { RunnerdBuildMetadata, RunnerdBuildProfile } from '../build-info.js';
+import type { PaperclipRunnerdBuildMetadata } from '../build-info.js';
 
-export const DEFAULT_RUNNERD_METADATA_TIMEOUT_MS = 5000;
+const DEFAULT_RUNNERD_METADATA_TIMEOUT_MS = 5000;
 const MAX_METADATA_BYTES = 65_536;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
@@ -27,15 +27,13 @@ export interface ResolvePaperclipRunnerdArtifactOptions {
   /** `sha256:` + 64 lowercase hex digits. */
   readonly expectedSha256: string;
   readonly metadataTimeoutMs?: number;
-  /** Refuse (metadata_invalid) a build whose metadata declares another build profile. */
-  readonly requiredBuildProfile?: RunnerdBuildProfile;
 }
 
 export interface PaperclipRunnerdArtifact {
   readonly executablePath: string;
   readonly sha256: string;
   readonly byteSize: number;
-  readonly buildMetadata: RunnerdBuildMetadata;
+  readonly buildMetadata: PaperclipRunnerdBuildMetadata;
 }
 
 export async function resolvePaperclipRunnerdArtifact(
@@ -88,7 +86,17 @@ export async function resolvePaperclipRunnerdArtifact(
       );
     }
     const stdout = await runBuildMetadata(copyPath, privateDir, options.metadataTimeoutMs);
-    const buildMetadata = parseRunnerdBuildMetadata(stdout, options.requiredBuildProfile);
+    let printed: unknown;
+    try {
+      printed = JSON.parse(stdout);
+    } catch (cause) {
+      throw new PaperclipRunnerdArtifactError(
+        'metadata_invalid',
+        '--build-metadata did not print one JSON object',
+        { cause },
+      );
+    }
+    const buildMetadata = parsePaperclipRunnerdBuildMetadata(printed);
     return { executablePath: absolutePath, sha256, byteSize, buildMetadata };
   } finally {
     await rm(privateDir, { recursive: true, force: true });
@@ -131,34 +139,18 @@ function runBuildMetadata(
   });
 }
 
-/** Parses `--build-metadata` output: one JSON object valid against the shipped schema. */
-export function parseRunnerdBuildMetadata(
-  stdout: string,
-  requiredBuildProfile?: RunnerdBuildProfile,
-): RunnerdBuildMetadata {
-  let value: unknown;
-  try {
-    value = JSON.parse(stdout);
-  } catch (cause) {
-    throw new PaperclipRunnerdArtifactError(
-      'metadata_invalid',
-      '--build-metadata did not print one JSON object',
-      { cause },
-    );
-  }
+/**
+ * Parses what `--build-metadata` printed (an already parsed JSON value): valid against the shipped
+ * schema and prp.minimumVersion <= maximumVersion. Returns upstream's eight fields only: anything
+ * else a build prints (prpTransportModes, ...) is dropped, not refused.
+ */
+export function parsePaperclipRunnerdBuildMetadata(value: unknown): PaperclipRunnerdBuildMetadata {
   const problems = schemaViolations(SCHEMA_IDS.runnerdBuildMetadataV1, value).map(
     (violation) => `${violation.path || '/'} ${violation.message}`,
   );
-  const metadata = value as RunnerdBuildMetadata;
+  const metadata = value as PaperclipRunnerdBuildMetadata;
   if (problems.length === 0 && metadata.prp.minimumVersion > metadata.prp.maximumVersion) {
     problems.push('/prp minimumVersion is above maximumVersion');
-  }
-  if (
-    problems.length === 0 &&
-    requiredBuildProfile !== undefined &&
-    metadata.buildProfile !== requiredBuildProfile
-  ) {
-    problems.push(`/buildProfile is ${String(metadata.buildProfile)}, not ${requiredBuildProfile}`);
   }
   if (problems.length > 0) {
     throw new PaperclipRunnerdArtifactError(
@@ -166,5 +158,18 @@ export function parseRunnerdBuildMetadata(
       `invalid runnerd build metadata: ${problems.join('; ')}`,
     );
   }
-  return metadata;
+  return {
+    schema: metadata.schema,
+    binaryName: metadata.binaryName,
+    packageName: metadata.packageName,
+    packageVersion: metadata.packageVersion,
+    binaryContractVersion: metadata.binaryContractVersion,
+    nativeExecutionVersion: metadata.nativeExecutionVersion,
+    harnessDriverVersion: metadata.harnessDriverVersion,
+    prp: {
+      name: metadata.prp.name,
+      minimumVersion: metadata.prp.minimumVersion,
+      maximumVersion: metadata.prp.maximumVersion,
+    },
+  };
 }

@@ -1,5 +1,6 @@
 // paperclip-runnerd's command line. Commands:
-//   --build-metadata                               print this build's metadata (one JSON object)
+//   --build-metadata                               print this build's metadata (one JSON object,
+//                                                  upstream's eight fields and nothing more)
 //   eval-session --request <file> --output <file>  run one attempt with the deterministic driver;
 //        write the native-execution/v1 bundle to <file> and its transcript and artifacts to
 //        <dir of file>/<attemptId>/
@@ -18,8 +19,6 @@ import { packageVersion, runnerdBuildMetadata } from '../build-info.js';
 import { parseEvalSessionRequest } from '../session/eval-session-request.js';
 import { runEvalSession } from '../session/eval-session.js';
 
-import type { RunnerdBuildProfile } from '../build-info.js';
-
 export const RUNNERD_EXIT = Object.freeze({ ok: 0, error: 1, infrastructureFailure: 2 } as const);
 
 export interface RunnerdIo {
@@ -27,7 +26,6 @@ export interface RunnerdIo {
   readonly stderr: (text: string) => void;
   /** The executable whose digest goes into each bundle's runner.binary.sha256. */
   readonly executablePath: string;
-  readonly buildProfile: RunnerdBuildProfile;
 }
 
 const USAGE = `usage: paperclip-runnerd --build-metadata
@@ -38,7 +36,7 @@ const USAGE = `usage: paperclip-runnerd --build-metadata
 export async function runRunnerd(argv: readonly string[], io: RunnerdIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--build-metadata' && rest.length === 0) {
-    io.stdout(`${JSON.stringify(runnerdBuildMetadata(io.buildProfile))}\n`);
+    io.stdout(`${JSON.stringify(runnerdBuildMetadata())}\n`);
     return RUNNERD_EXIT.ok;
   }
   if (command === '--version' && rest.length === 0) {

@@ -6,16 +6,21 @@
 import { createHash } from 'node:crypto';
 
 import { CONTRACT_VERSIONS, PACKAGE_NAME, RUNNERD_BINARY_NAME, packageVersion } from '../build-info.js';
-import { parseNativeExecution } from '../evals/native-execution.js';
-import { SEMANTIC_CATALOG, SEMANTIC_CATALOG_SHA256, catalogOperation } from '../semantic-catalog.js';
+import { parsePaperclipNativeExecution } from '../evals/native-execution.js';
 import {
-  DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
+  PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256,
+  SEMANTIC_CATALOG_VERSION,
+  capabilitySemanticToolDescriptor,
+} from '../semantic-catalog.js';
+import {
+  DETERMINISTIC_DRIVER_DESCRIPTOR,
+  DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA,
   DeterministicHarnessDriver,
 } from '../testing/deterministic-driver.js';
 import { FakeControlPlane } from '../testing/fake-control-plane.js';
 import { evalSessionCost } from './eval-session-cost.js';
 
-import type { ContentReference, NativeExecution } from '../evals/native-execution.js';
+import type { NativeExecutionContentRef, PaperclipNativeExecutionV1 } from '../evals/native-execution.js';
 import type { DeterministicHarnessDriverConfig } from '../testing/deterministic-driver.js';
 import type { EvalSessionRequest } from './eval-session-request.js';
 
@@ -31,7 +36,7 @@ export interface EvalSessionFile {
 }
 
 export interface EvalSessionOutcome {
-  readonly bundle: NativeExecution;
+  readonly bundle: PaperclipNativeExecutionV1;
   /** The bundle as written: JSON, two-space indented, one trailing newline. */
   readonly bundleText: string;
   readonly files: readonly EvalSessionFile[];
@@ -54,7 +59,7 @@ export async function runEvalSession(
   const { runId, attemptId } = request;
   const driver = new DeterministicHarnessDriver();
   const config: DeterministicHarnessDriverConfig = {
-    schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
+    schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA,
     behaviour: request.behaviour ?? 'succeed',
     seed: request.seed,
     ...(request.model === undefined ? {} : { model: request.model }),
@@ -73,7 +78,7 @@ export async function runEvalSession(
   const events = session.events();
 
   const files: EvalSessionFile[] = [];
-  const reference = (name: string, mediaType: string, bytes: Buffer): ContentReference => {
+  const reference = (name: string, mediaType: string, bytes: Buffer): NativeExecutionContentRef => {
     files.push({ relativePath: `${attemptId}/${name}`, bytes });
     return {
       uri: `artifact://native/${attemptId}/${name}`,
@@ -90,7 +95,7 @@ export async function runEvalSession(
   );
   const transcript = reference(TRANSCRIPT_FILE, 'application/x-ndjson', transcriptBytes);
 
-  const artifacts: ContentReference[] = [];
+  const artifacts: NativeExecutionContentRef[] = [];
   if (summary.result !== null)
     artifacts.push(reference('result.json', 'application/json', jsonBytes(summary.result)));
   for (const output of summary.outputs) {
@@ -117,7 +122,7 @@ export async function runEvalSession(
     artifacts,
   });
   files.push({ relativePath: `${attemptId}/${ARTIFACT_ROOT_FILE}`, bytes: artifactRootBytes });
-  const artifactRoot: ContentReference = {
+  const artifactRoot: NativeExecutionContentRef = {
     uri: `artifact://native/${attemptId}/`,
     sha256: sha256Of(artifactRootBytes),
     byteSize: artifactRootBytes.length,
@@ -126,7 +131,7 @@ export async function runEvalSession(
 
   const { calls, results, denials } = summary.semanticTools;
   const operations = [...new Set(calls.map((call) => call.operationId))];
-  const bundle: NativeExecution = {
+  const bundle: PaperclipNativeExecutionV1 = {
     schema: 'paperclip-runner/native-execution/v1',
     provenance: 'seeded',
     identity: { runId, caseId: request.caseId, configId: request.configId, attemptId },
@@ -140,17 +145,17 @@ export async function runEvalSession(
       binary: { name: RUNNERD_BINARY_NAME, sha256: runner.binarySha256 },
       prpVersion: CONTRACT_VERSIONS.prp,
       nativeExecutionVersion: CONTRACT_VERSIONS.nativeExecution,
-      catalogVersion: SEMANTIC_CATALOG.version,
-      catalogSha256: SEMANTIC_CATALOG_SHA256,
+      catalogVersion: SEMANTIC_CATALOG_VERSION,
+      catalogSha256: PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256,
       driverContractVersion: CONTRACT_VERSIONS.harnessDriver,
-      driverKind: driver.descriptor.kind,
-      driverVersion: driver.descriptor.version,
+      driverKind: DETERMINISTIC_DRIVER_DESCRIPTOR.kind,
+      driverVersion: DETERMINISTIC_DRIVER_DESCRIPTOR.version,
     },
     events,
     semanticTools: {
       definitions: operations.map((operationId) => ({
         operationId,
-        schemaVersion: catalogOperation(operationId)?.schemaVersion ?? 1,
+        schemaVersion: capabilitySemanticToolDescriptor(operationId)?.schemaVersion ?? 1,
         availability: results.some(
           (result) => result.operationId === operationId && result.outcome === 'denied',
         )
@@ -179,7 +184,7 @@ export async function runEvalSession(
     artifacts,
     failure: summary.failure,
   };
-  parseNativeExecution(bundle); // never write a bundle the package's own parser refuses
+  parsePaperclipNativeExecution(bundle); // never write a bundle the package's own parser refuses
   return {
     bundle,
     bundleText: `${JSON.stringify(bundle, null, 2)}\n`,

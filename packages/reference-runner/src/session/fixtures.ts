@@ -1,14 +1,15 @@
 // Generators of the two Evals fixtures the package ships (fixtures/evals/ is their one source,
 // copied into protocol/fixtures/evals/): the seeded native-execution bundle, made by running the
 // eval-session logic on a fixed request, and the harness-driver conformance fixture, made from
-// the deterministic driver's own descriptor.
+// the deterministic driver's own descriptor (the same content as upstream's fixture).
 import { createHash } from 'node:crypto';
 
 import { canonicalSha256 } from '../semantic-catalog.js';
 import {
   CONFORMANCE_INTERRUPT_DIRECTIVE,
-  DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
   DETERMINISTIC_DRIVER_DESCRIPTOR,
+  DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA,
+  DETERMINISTIC_SCENARIOS,
 } from '../testing/deterministic-driver.js';
 import { HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA } from '../testing/conformance.js';
 import { EVAL_SESSION_REQUEST_SCHEMA_NAME } from './eval-session-request.js';
@@ -37,6 +38,8 @@ export const SEEDED_EVAL_SESSION_REQUEST: EvalSessionRequest = Object.freeze({
   startedAt: '2026-08-11T12:00:00.000Z',
   behaviour: 'deny_tool',
   prompt: SEEDED_CASE.prompt,
+  // No-spend: the deterministic provider reports no cost, so the fixture carries no cost receipt.
+  pricing: null,
 });
 
 /** No binary ran the seeded bundle; its binary digest is the sha256 of this statement. */
@@ -53,14 +56,16 @@ export async function generateSeededNativeExecutionFixture(): Promise<Record<str
 }
 
 export function generateHarnessDriverConformanceFixture(): HarnessDriverConformanceFixture {
-  const capabilities = Object.entries(DETERMINISTIC_DRIVER_DESCRIPTOR.capabilities);
+  const { unsupported, ...capabilities } = DETERMINISTIC_DRIVER_DESCRIPTOR.capabilities;
   return {
     schema: HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA,
-    validConfig: { schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA, seed: 'conformance' },
-    invalidConfig: { schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA, behaviour: 'unknown' },
+    validConfig: { schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA, scenario: DETERMINISTIC_SCENARIOS[0] },
+    invalidConfig: { schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA, scenario: 'unknown' },
     completionMessage: 'Run deterministic semantic-tool conformance.',
     interruptMessage: `${CONFORMANCE_INTERRUPT_DIRECTIVE} Keep the turn active until interrupted.`,
-    requiredCapabilities: capabilities.filter(([, supported]) => supported).map(([name]) => name),
-    unsupportedFeatures: capabilities.filter(([, supported]) => !supported).map(([name]) => name),
+    requiredCapabilities: Object.entries(capabilities)
+      .filter(([, supported]) => supported === true)
+      .map(([name]) => name),
+    unsupportedFeatures: [...unsupported],
   };
 }

@@ -1,8 +1,13 @@
 // The harness-driver conformance kit: drives any HarnessDriver through the contract (capabilities,
 // config handling, open → turn → snapshot → recovery → close, cancel, interrupt, paired semantic
 // tool events, PRP validity, usage and transcript accounting) without network or credentials,
-// using the fixture shipped in protocol/fixtures/evals/harness-driver-conformance.json.
-import { readProtocolFixture } from '../assets.js';
+// using a harness-driver-conformance-fixture/v1 (default: the one shipped in
+// protocol/fixtures/evals/harness-driver-conformance.json). Like upstream's kit it returns a
+// harness-driver-conformance-report/v1 whose ten checks are all true, or throws: ours runs every
+// check first and its Error lists each one that failed, with why.
+import { readFile } from 'node:fs/promises';
+
+import { protocolFileUrl } from '../assets.js';
 import { isPaperclipRunnerError } from '../errors.js';
 import { validatePrpEvent, validatePrpTerminal } from '../prp.js';
 import { HARNESS_DRIVER_CONTRACT_VERSION } from '../runner-contracts.js';
@@ -16,12 +21,16 @@ import type {
   NativeSessionSummary,
 } from '../runner-contracts.js';
 
-export const HARNESS_DRIVER_CONFORMANCE_SCHEMA = 'paperclip-runner/harness-driver-conformance/v1';
+export const HARNESS_DRIVER_CONFORMANCE_REPORT_SCHEMA = 'paperclip-runner/harness-driver-conformance-report/v1';
 export const HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA =
   'paperclip-runner/harness-driver-conformance-fixture/v1';
-export const DEFAULT_CONFORMANCE_CHECK_TIMEOUT_MS = 10_000;
+/** The fixture this package ships. */
+export const harnessDriverConformanceFixtureUrl: URL = protocolFileUrl(
+  'fixtures/evals/harness-driver-conformance.json',
+);
+const CHECK_TIMEOUT_MS = 10_000;
 /** Conformance sessions start at this instant (time is data; nothing reads a clock). */
-export const CONFORMANCE_STARTED_AT = '2026-01-01T00:00:00.000Z';
+const CONFORMANCE_STARTED_AT = '2026-01-01T00:00:00.000Z';
 
 export interface HarnessDriverConformanceFixture {
   readonly schema: typeof HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA;
@@ -33,47 +42,109 @@ export interface HarnessDriverConformanceFixture {
   readonly unsupportedFeatures: readonly string[];
 }
 
-export interface ConformanceReport {
-  readonly schema: typeof HARNESS_DRIVER_CONFORMANCE_SCHEMA;
-  readonly passed: boolean;
+/** Upstream's ten check keys: a report is returned only when every one is true. */
+export const HARNESS_DRIVER_CONFORMANCE_CHECKS = [
+  'capabilityDescription',
+  'configValidation',
+  'sessionLifecycle',
+  'sessionRecovery',
+  'semanticTools',
+  'eventValidation',
+  'interruptAndCancel',
+  'usage',
+  'transcriptCompleteness',
+  'unsupportedFeatures',
+] as const;
+
+export type HarnessDriverConformanceCheck = (typeof HARNESS_DRIVER_CONFORMANCE_CHECKS)[number];
+
+export interface HarnessDriverConformanceReport {
+  readonly schema: typeof HARNESS_DRIVER_CONFORMANCE_REPORT_SCHEMA;
   readonly contractVersion: typeof HARNESS_DRIVER_CONTRACT_VERSION;
   readonly descriptor: HarnessDriverDescriptor;
-  readonly checks: Record<string, boolean>;
+  readonly checks: Readonly<Record<HarnessDriverConformanceCheck, true>>;
+  /** Events the lifecycle session emitted. */
+  readonly eventCount: number;
   readonly semanticToolCallCount: number;
+  /** The lifecycle session's usage when it closed. */
+  readonly usage: NativeSessionSummary['usage'];
 }
 
 export interface RunHarnessDriverConformanceOptions {
   readonly driver: HarnessDriver;
   readonly fixture?: HarnessDriverConformanceFixture;
-  /** How long one check may take before it fails (default 10 000 ms). */
+  /** How long one step may take before it fails (default 10 000 ms). */
   readonly checkTimeoutMs?: number;
-  /** Told the outcome of each check, with why it failed. */
+  /** Told the outcome of each step (`<check>: <step>`), with why it failed. */
   readonly onCheck?: (name: string, passed: boolean, detail: string) => void;
 }
 
-export function loadHarnessDriverConformanceFixture(): HarnessDriverConformanceFixture {
-  const fixture = readProtocolFixture('harness-driver-conformance') as HarnessDriverConformanceFixture;
-  if ((fixture as { schema?: unknown }).schema !== HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA) {
-    throw new Error(`harness-driver-conformance.json is not a ${HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA}`);
-  }
-  return fixture;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
+
+/** A harness-driver-conformance-fixture/v1, checked; throws an Error naming the first bad field. */
+export function parseHarnessDriverConformanceFixture(value: unknown): HarnessDriverConformanceFixture {
+  const problem = !isRecord(value)
+    ? 'the fixture is not an object'
+    : value.schema !== HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA
+      ? `schema is not ${HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA}`
+      : !isRecord(value.validConfig) || !isRecord(value.invalidConfig)
+        ? 'validConfig and invalidConfig must be objects'
+        : !isText(value.completionMessage) || !isText(value.interruptMessage)
+          ? 'completionMessage and interruptMessage must be non-empty strings'
+          : !isTextList(value.requiredCapabilities) || !isTextList(value.unsupportedFeatures)
+            ? 'requiredCapabilities and unsupportedFeatures must be lists of names'
+            : null;
+  if (problem !== null) throw new Error(`invalid harness-driver conformance fixture: ${problem}`);
+  return value as unknown as HarnessDriverConformanceFixture;
+}
+
+/** Reads and parses a fixture (default: the one this package ships). */
+export async function loadHarnessDriverConformanceFixture(
+  url: URL = harnessDriverConformanceFixtureUrl,
+): Promise<HarnessDriverConformanceFixture> {
+  return parseHarnessDriverConformanceFixture(JSON.parse(await readFile(url, 'utf8')));
 }
 
 /** The session methods that exercise each unsupported feature. */
 const FEATURE_PROBES: Record<string, (session: NativeSession) => Promise<void>> = {
-  steer: (session) => session.steer('turn_probe', 'steer probe'),
-  runtimeRequests: (session) => session.resolveRuntimeRequest('request_probe', { action: 'accept' }),
+  steering: (session) => session.steer('turn_probe', 'steer probe'),
+  runtimeRequestResolution: (session) =>
+    session.resolveRuntimeRequest('request_probe', { action: 'accept' }),
+};
+
+/** Which of upstream's ten checks each of our steps counts toward. */
+const STEP_CHECK: Record<string, HarnessDriverConformanceCheck> = {
+  'capabilities.described': 'capabilityDescription',
+  'capabilities.unsupportedDescribed': 'unsupportedFeatures',
+  'config.validAccepted': 'configValidation',
+  'config.invalidRejected': 'configValidation',
+  'lifecycle.open': 'sessionLifecycle',
+  'lifecycle.turn': 'sessionLifecycle',
+  'lifecycle.snapshot': 'sessionLifecycle',
+  'lifecycle.recovery': 'sessionRecovery',
+  'lifecycle.close': 'sessionLifecycle',
+  'lifecycle.cancel': 'interruptAndCancel',
+  'interrupt.terminal': 'interruptAndCancel',
+  'semanticTools.paired': 'semanticTools',
+  'events.valid': 'eventValidation',
+  'usage.reported': 'usage',
+  'transcript.accounted': 'transcriptCompleteness',
 };
 
 const TURN_TERMINAL_EVENTS = new Set(['turn.completed', 'turn.failed', 'turn.interrupted', 'turn.cancelled']);
 
 export async function runHarnessDriverConformance(
   options: RunHarnessDriverConformanceOptions,
-): Promise<ConformanceReport> {
-  const { driver, checkTimeoutMs = DEFAULT_CONFORMANCE_CHECK_TIMEOUT_MS } = options;
-  const fixture = options.fixture ?? loadHarnessDriverConformanceFixture();
-  const { descriptor } = driver;
-  const checks: Record<string, boolean> = {};
+): Promise<HarnessDriverConformanceReport> {
+  const { driver, checkTimeoutMs = CHECK_TIMEOUT_MS } = options;
+  const fixture = parseHarnessDriverConformanceFixture(
+    options.fixture ?? (await loadHarnessDriverConformanceFixture()),
+  );
+  const descriptor = await driver.descriptor();
+  const failures: string[] = [];
   const emitted: PrpEvent[] = [];
   const check = async (name: string, body: () => Promise<string | true> | string | true): Promise<void> => {
     let detail: string | true;
@@ -91,7 +162,7 @@ export async function runHarnessDriverConformance(
     } finally {
       clearTimeout(timer);
     }
-    checks[name] = detail === true;
+    if (detail !== true) failures.push(`${STEP_CHECK[name] ?? name} (${name}): ${detail}`);
     options.onCheck?.(name, detail === true, detail === true ? 'ok' : detail);
   };
   const open = (sessionId: string, runId = `run_conformance_${sessionId}`): Promise<NativeSession> =>
@@ -102,11 +173,11 @@ export async function runHarnessDriverConformance(
     return events;
   };
 
+  const capabilities = descriptor.capabilities as unknown as Record<string, unknown>;
   await check('capabilities.described', () => {
-    const capabilities = descriptor.capabilities as Record<string, unknown>;
-    const named = ['steer', 'interrupt', 'resume', 'runtimeRequests', 'structuredResult', 'typedEvents'];
-    if (descriptor.kind === '' || descriptor.version === '')
-      return 'descriptor kind and version must be non-empty';
+    const named = ['resume', 'typedEvents', 'steering', 'interruption', 'structuredResult'];
+    if (!isText(descriptor.kind) || !isText(descriptor.displayName) || !isText(descriptor.version))
+      return 'descriptor kind, displayName and version must be non-empty';
     if (!/^prp\.v[1-9][0-9]*$/.test(descriptor.protocolVersion))
       return `protocolVersion ${descriptor.protocolVersion}`;
     const loose = named.filter((name) => typeof capabilities[name] !== 'boolean');
@@ -117,8 +188,11 @@ export async function runHarnessDriverConformance(
   await check('capabilities.unsupportedDescribed', async () => {
     const session = await open('unsupported');
     try {
+      const declared = capabilities.unsupported;
+      if (!isTextList(declared)) return 'capabilities.unsupported is not a list of names';
       for (const feature of fixture.unsupportedFeatures) {
-        if (descriptor.capabilities[feature] !== false) return `${feature} is not declared false`;
+        if (!declared.includes(feature)) return `${feature} is not in capabilities.unsupported`;
+        if (capabilities[feature] === true) return `${feature} is declared true and unsupported`;
         const probe = FEATURE_PROBES[feature];
         const outcome =
           probe === undefined
@@ -141,10 +215,12 @@ export async function runHarnessDriverConformance(
 
   await check(
     'config.validAccepted',
-    () => driver.validateConfig(fixture.validConfig).valid || 'validConfig was rejected',
+    async () => (await driver.validateConfig(fixture.validConfig)).ok || 'validConfig was rejected',
   );
   await check('config.invalidRejected', async () => {
-    if (driver.validateConfig(fixture.invalidConfig).valid) return 'validateConfig accepted invalidConfig';
+    const verdict = await driver.validateConfig(fixture.invalidConfig);
+    if (verdict.ok) return 'validateConfig accepted invalidConfig';
+    if (verdict.issues.length === 0) return 'validateConfig rejected invalidConfig without an issue';
     const opened = await driver
       .openSession({
         runId: 'run_conformance_invalid',
@@ -322,12 +398,26 @@ export async function runHarnessDriverConformance(
     );
   });
 
+  if (failures.length > 0) {
+    throw new Error(
+      `harness driver ${descriptor.kind} failed conformance (${failures.length}): ${failures.join('; ')}`,
+    );
+  }
+  if (summary === undefined) throw new Error('internal: the lifecycle session did not close');
+  const lifecycleEvents = emitted.filter((event) => event.runId === 'run_conformance_lifecycle');
   return {
-    schema: HARNESS_DRIVER_CONFORMANCE_SCHEMA,
-    passed: Object.values(checks).every(Boolean),
+    schema: HARNESS_DRIVER_CONFORMANCE_REPORT_SCHEMA,
     contractVersion: HARNESS_DRIVER_CONTRACT_VERSION,
-    descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities } },
-    checks,
-    semanticToolCallCount: emitted.filter((event) => event.eventType === 'mcp_app.tool_input').length,
+    descriptor: {
+      ...descriptor,
+      capabilities: { ...descriptor.capabilities, unsupported: [...descriptor.capabilities.unsupported] },
+    },
+    checks: Object.fromEntries(HARNESS_DRIVER_CONFORMANCE_CHECKS.map((name) => [name, true])) as Record<
+      HarnessDriverConformanceCheck,
+      true
+    >,
+    eventCount: lifecycleEvents.length,
+    semanticToolCallCount: lifecycleEvents.filter((event) => event.eventType === 'mcp_app.tool_input').length,
+    usage: summary.usage,
   };
 }

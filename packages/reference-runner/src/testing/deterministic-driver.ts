@@ -27,6 +27,8 @@ import type {
   ResumeNativeSessionRequest,
   SemanticToolCallRecord,
   SemanticToolResultRecord,
+  NativeSessionView,
+  SemanticToolReconciliation,
   TurnInput,
   TurnOutcome,
 } from '../runner-contracts.js';
@@ -45,7 +47,10 @@ export const DETERMINISTIC_BEHAVIOURS = [
 /** What the scripted agent does; `harness_crash` makes the harness process die mid-turn. */
 export type DeterministicBehaviour = (typeof DETERMINISTIC_BEHAVIOURS)[number];
 
-export const DETERMINISTIC_DRIVER_CONFIG_SCHEMA = 'paperclip-runner/deterministic-harness-driver-config/v1';
+export const DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA =
+  'paperclip-runner/deterministic-harness-driver-config/v1';
+/** Upstream's one scenario: a turn that calls one semantic tool and completes. Ours: `behaviour`. */
+export const DETERMINISTIC_SCENARIOS = ['semantic-tool-success'] as const;
 export const DETERMINISTIC_DEFAULT_MODEL = 'paperclip-deterministic-1';
 /** A turn whose message starts with this stays active until it is interrupted. */
 export const CONFORMANCE_INTERRUPT_DIRECTIVE = '[conformance:interrupt]';
@@ -68,7 +73,10 @@ export const DETERMINISTIC_DEFAULT_PRICING: DeterministicPricing = Object.freeze
 });
 
 export interface DeterministicHarnessDriverConfig {
-  readonly schema: typeof DETERMINISTIC_DRIVER_CONFIG_SCHEMA;
+  readonly schema: typeof DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA;
+  /** Upstream's field; when given, one of DETERMINISTIC_SCENARIOS. */
+  readonly scenario?: (typeof DETERMINISTIC_SCENARIOS)[number];
+  /** Ours (additive): what the scripted agent does; default `succeed`. */
   readonly behaviour?: DeterministicBehaviour;
   readonly seed?: string;
   readonly model?: string;
@@ -86,20 +94,29 @@ export interface DeterministicHarnessDriverOptions {
 
 export const DETERMINISTIC_DRIVER_DESCRIPTOR: HarnessDriverDescriptor = Object.freeze({
   kind: 'paperclip-deterministic',
+  displayName: 'Paperclip deterministic harness driver',
   version: '1.0.0',
   protocolVersion: 'prp.v1',
   capabilities: Object.freeze({
-    steer: false,
-    interrupt: true,
     resume: true,
-    runtimeRequests: false,
-    structuredResult: true,
     typedEvents: true,
+    steering: false,
+    interruption: true,
+    structuredResult: true,
+    read: true,
+    reconciliation: true,
+    usage: true,
+    // Its semantic tools are the caller's control plane's, not built into the driver.
+    dynamicTools: true,
+    runtimeRequestResolution: false,
+    goals: false,
+    threadLineage: false,
+    unsupported: Object.freeze(['steering', 'runtimeRequestResolution', 'goals', 'threadLineage']),
   }),
 });
 
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-const CONFIG_KEYS = new Set(['schema', 'behaviour', 'seed', 'model', 'pricing', 'budget']);
+const CONFIG_KEYS = new Set(['schema', 'scenario', 'behaviour', 'seed', 'model', 'pricing', 'budget']);
 
 interface ResolvedConfig {
   readonly behaviour: DeterministicBehaviour;
@@ -110,7 +127,6 @@ interface ResolvedConfig {
 }
 
 export class DeterministicHarnessDriver implements HarnessDriver {
-  readonly descriptor: HarnessDriverDescriptor = DETERMINISTIC_DRIVER_DESCRIPTOR;
   readonly contractVersion = HARNESS_DRIVER_CONTRACT_VERSION;
   readonly #options: DeterministicHarnessDriverOptions;
 
@@ -118,62 +134,29 @@ export class DeterministicHarnessDriver implements HarnessDriver {
     this.#options = options;
   }
 
-  validateConfig(config: unknown): HarnessConfigValidation {
-    const errors: { path: string; message: string }[] = [];
-    const fail = (path: string, message: string): void => {
-      errors.push({ path, message });
-    };
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      return { valid: false, errors: [{ path: '', message: 'the config must be an object' }] };
-    }
-    const value = config as Record<string, unknown>;
-    for (const key of Object.keys(value)) if (!CONFIG_KEYS.has(key)) fail(`/${key}`, 'unknown field');
-    if (value.schema !== DETERMINISTIC_DRIVER_CONFIG_SCHEMA)
-      fail('/schema', `must be ${DETERMINISTIC_DRIVER_CONFIG_SCHEMA}`);
-    if (
-      value.behaviour !== undefined &&
-      !(DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour)
-    ) {
-      fail('/behaviour', `must be one of ${DETERMINISTIC_BEHAVIOURS.join(', ')}`);
-    }
-    for (const key of ['seed', 'model'] as const) {
-      const field = value[key];
-      if (field !== undefined && (typeof field !== 'string' || field === ''))
-        fail(`/${key}`, 'must be a non-empty string');
-    }
-    const pricing = value.pricing as Record<string, unknown> | null | undefined;
-    if (pricing !== undefined && pricing !== null) {
-      if (typeof pricing !== 'object' || typeof pricing.currency !== 'string' || pricing.currency === '') {
-        fail(
-          '/pricing',
-          'must be null or { currency, inputMicrosPerMillionTokens, outputMicrosPerMillionTokens }',
-        );
-      }
-      for (const key of ['inputMicrosPerMillionTokens', 'outputMicrosPerMillionTokens']) {
-        if (!isCount(pricing[key])) fail(`/pricing/${key}`, 'must be a non-negative integer');
-      }
-    }
-    const budget = value.budget as Record<string, unknown> | undefined;
-    if (
-      budget !== undefined &&
-      (typeof budget !== 'object' || !isCount(budget.maxTotalTokens) || budget.maxTotalTokens === 0)
-    ) {
-      fail('/budget/maxTotalTokens', 'must be a positive integer');
-    }
-    return errors.length === 0 ? { valid: true, errors: [] } : { valid: false, errors };
+  descriptor(): Promise<HarnessDriverDescriptor> {
+    return Promise.resolve(DETERMINISTIC_DRIVER_DESCRIPTOR);
+  }
+
+  validateConfig(config: unknown): Promise<HarnessConfigValidation> {
+    return Promise.resolve(validateDeterministicConfig(config));
   }
 
   openSession(request: OpenNativeSessionRequest): Promise<NativeSession> {
-    const validation = this.validateConfig(request.config);
-    if (!validation.valid) {
+    const validation = validateDeterministicConfig(request.config);
+    if (!validation.ok) {
       return Promise.reject(
         new PaperclipRunnerError(
           'harness_driver_config_invalid',
-          `invalid deterministic driver config: ${validation.errors.map((error) => `${error.path} ${error.message}`).join('; ')}`,
-          validation.errors.map((error) => ({ code: 'config_invalid', ...error })),
+          `invalid deterministic driver config: ${validation.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
+          validation.issues,
         ),
       );
     }
+    return this.#open(request);
+  }
+
+  #open(request: OpenNativeSessionRequest): Promise<NativeSession> {
     for (const [field, id] of [
       ['runId', request.runId],
       ['sessionId', request.sessionId],
@@ -195,8 +178,8 @@ export class DeterministicHarnessDriver implements HarnessDriver {
       restored: undefined,
     });
     session.emit('session.started', {
-      driverKind: this.descriptor.kind,
-      driverVersion: this.descriptor.version,
+      driverKind: DETERMINISTIC_DRIVER_DESCRIPTOR.kind,
+      driverVersion: DETERMINISTIC_DRIVER_DESCRIPTOR.version,
       model: resolved.model,
     });
     return Promise.resolve(session);
@@ -206,12 +189,12 @@ export class DeterministicHarnessDriver implements HarnessDriver {
     const { snapshot } = request;
     if (
       (snapshot as { schema?: unknown }).schema !== 'paperclip-runner/native-session-snapshot/v1' ||
-      snapshot.driverKind !== this.descriptor.kind
+      snapshot.driverKind !== DETERMINISTIC_DRIVER_DESCRIPTOR.kind
     ) {
       return Promise.reject(stateError('not a snapshot of a deterministic session'));
     }
-    const validation = this.validateConfig(snapshot.config);
-    if (!validation.valid) return Promise.reject(stateError('the snapshot carries an invalid config'));
+    const validation = validateDeterministicConfig(snapshot.config);
+    if (!validation.ok) return Promise.reject(stateError('the snapshot carries an invalid config'));
     const session = new DeterministicSession({
       runId: snapshot.runId,
       sessionId: snapshot.sessionId,
@@ -237,6 +220,55 @@ export class DeterministicHarnessDriver implements HarnessDriver {
       maxTotalTokens: config.budget?.maxTotalTokens ?? defaultBudget,
     };
   }
+}
+
+
+/** The config's every issue (upstream's codes `type`, `unsupported_schema`, `unsupported_scenario`, and ours). */
+function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
+  const issues: { path: string; code: string; message: string }[] = [];
+  const fail = (path: string, message: string, code = 'invalid'): void => {
+    issues.push({ path, code, message });
+  };
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    return { ok: false, config: null, issues: [{ path: '/', code: 'type', message: 'the config must be an object' }] };
+  }
+  const value = config as Record<string, unknown>;
+  for (const key of Object.keys(value)) if (!CONFIG_KEYS.has(key)) fail(`/${key}`, 'unknown field', 'unknown_field');
+  if (value.schema !== DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA)
+    fail('/schema', `must be ${DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA}`, 'unsupported_schema');
+  if (value.scenario !== undefined && !(DETERMINISTIC_SCENARIOS as readonly unknown[]).includes(value.scenario))
+    fail('/scenario', `must be one of ${DETERMINISTIC_SCENARIOS.join(', ')}`, 'unsupported_scenario');
+  if (
+    value.behaviour !== undefined &&
+    !(DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour)
+  ) {
+    fail('/behaviour', `must be one of ${DETERMINISTIC_BEHAVIOURS.join(', ')}`);
+  }
+  for (const key of ['seed', 'model'] as const) {
+    const field = value[key];
+    if (field !== undefined && (typeof field !== 'string' || field === ''))
+      fail(`/${key}`, 'must be a non-empty string');
+  }
+  const pricing = value.pricing as Record<string, unknown> | null | undefined;
+  if (pricing !== undefined && pricing !== null) {
+    if (typeof pricing !== 'object' || typeof pricing.currency !== 'string' || pricing.currency === '') {
+      fail(
+        '/pricing',
+        'must be null or { currency, inputMicrosPerMillionTokens, outputMicrosPerMillionTokens }',
+      );
+    }
+    for (const key of ['inputMicrosPerMillionTokens', 'outputMicrosPerMillionTokens']) {
+      if (!isCount(pricing[key])) fail(`/pricing/${key}`, 'must be a non-negative integer');
+    }
+  }
+  const budget = value.budget as Record<string, unknown> | undefined;
+  if (
+    budget !== undefined &&
+    (typeof budget !== 'object' || !isCount(budget.maxTotalTokens) || budget.maxTotalTokens === 0)
+  ) {
+    fail('/budget/maxTotalTokens', 'must be a positive integer');
+  }
+return issues.length === 0 ? { ok: true, config, issues: [] } : { ok: false, config: null, issues };
 }
 
 const TURN_TERMINAL_EVENTS = {
@@ -399,11 +431,49 @@ class DeterministicSession implements NativeSession {
   }
 
   steer(): Promise<void> {
-    return Promise.reject(unsupported('steer'));
+    return Promise.reject(unsupported('steering'));
   }
 
   resolveRuntimeRequest(): Promise<void> {
-    return Promise.reject(unsupported('runtimeRequests'));
+    return Promise.reject(unsupported('runtimeRequestResolution'));
+  }
+
+  read(): NativeSessionView {
+    return {
+      runId: this.runId,
+      sessionId: this.sessionId,
+      events: this.events(),
+      usage: this.#usage(),
+      result: this.#result,
+      activeTurnId: this.#active?.turnId ?? null,
+    };
+  }
+
+  reconcile(): SemanticToolReconciliation {
+    const index = this.#index();
+    const byId = new Map(this.#events.map((event) => [event.sourceEventId, event]));
+    const mismatches: string[] = [];
+    const matches = (eventId: string, eventType: string, callId: string, operationId: string): boolean => {
+      const tool = byId.get(eventId)?.payload.semantic_tool as
+        | { callId?: unknown; operationId?: unknown }
+        | undefined;
+      return (
+        byId.get(eventId)?.eventType === eventType &&
+        tool?.callId === callId &&
+        tool.operationId === operationId
+      );
+    };
+    // Events of a resumed session's earlier process are not in this object: only its own are checked.
+    const own = (eventId: string): boolean => byId.has(eventId);
+    for (const call of index.calls) {
+      if (own(call.eventId) && !matches(call.eventId, 'mcp_app.tool_input', call.callId, call.operationId))
+        mismatches.push(`call ${call.callId}: event ${call.eventId} is not its tool_input`);
+    }
+    for (const result of index.results) {
+      if (own(result.eventId) && !matches(result.eventId, 'mcp_app.tool_result', result.callId, result.operationId))
+        mismatches.push(`result ${result.callId}: event ${result.eventId} is not its tool_result`);
+    }
+    return { index, mismatches };
   }
 
   snapshot(): NativeSessionSnapshot {

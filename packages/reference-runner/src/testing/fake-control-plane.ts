@@ -1,7 +1,7 @@
 // A control-plane fake for tests and the deterministic runnerd: it decides governed tool effects
 // from the semantic catalog (required claims, document revisions, idempotency keys), can be told
 // to deny operations, and records every request and decision it made.
-import { catalogOperation } from '../semantic-catalog.js';
+import { capabilitySemanticToolDescriptor } from '../semantic-catalog.js';
 
 import type { GovernedToolDecision, GovernedToolRequest, RunnerControlPlane } from '../control-plane.js';
 import type { AuthorizationBoundary } from '../semantic-tools.js';
@@ -68,7 +68,7 @@ export class FakeControlPlane implements RunnerControlPlane {
       authorizationBoundary: AuthorizationBoundary,
       retryable: boolean,
     ): GovernedToolDecision => ({ outcome, code, authorizationBoundary, retryable, ...receipts });
-    const operation = catalogOperation(request.operationId);
+    const operation = capabilitySemanticToolDescriptor(request.operationId);
     if (operation === undefined) return refuse('unavailable', 'operation_unknown', 'governed_action', false);
     if (this.#idempotencyKeys.has(request.idempotencyKey)) {
       return refuse('duplicate', 'idempotency_key_reused', 'governed_action', false);
