@@ -6,12 +6,14 @@ import './support/protocol.js';
 import { describe, expect, it } from 'vitest';
 
 import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
-import { parseEvalSessionRequest, parseNativeExecution } from '../src/evals/index.js';
+import { parsePaperclipNativeExecution } from '../src/evals/index.js';
+import { parseEvalSessionRequest } from '../src/session/eval-session-request.js';
 import { estimateNanodollars, evalSessionCost } from '../src/session/eval-session-cost.js';
 import { runEvalSession } from '../src/session/eval-session.js';
 import { evalSessionRequest as request } from './support/requests.js';
 
-import type { EvalSessionRequest, NativeExecution } from '../src/evals/index.js';
+import type { PaperclipNativeExecutionV1 } from '../src/evals/index.js';
+import type { EvalSessionRequest } from '../src/session/eval-session-request.js';
 
 const BINARY = `sha256:${'c'.repeat(64)}`;
 const ESTIMATE = {
@@ -20,7 +22,7 @@ const ESTIMATE = {
   outputMicrosPerMillionTokens: 10_000_000,
 };
 
-const usageOf = async (overrides: Partial<EvalSessionRequest>): Promise<NativeExecution['usage']> => {
+const usageOf = async (overrides: Partial<EvalSessionRequest>): Promise<PaperclipNativeExecutionV1['usage']> => {
   const { bundle, bundleText } = await runEvalSession(
     { ...request('succeed'), ...overrides },
     { binarySha256: BINARY },
@@ -156,7 +158,7 @@ describe("the package's parser", () => {
         costCoverage: 'estimated',
       },
     };
-    expect(() => parseNativeExecution(broken)).toThrow(
+    expect(() => parsePaperclipNativeExecution(broken)).toThrow(
       expect.objectContaining({
         code: 'paperclip_native_execution_invalid',
         issues: [

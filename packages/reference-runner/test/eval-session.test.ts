@@ -6,9 +6,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
-import { parseEvalSessionRequest, parseNativeExecution } from '../src/evals/index.js';
+import { parsePaperclipNativeExecution } from '../src/evals/index.js';
+import { parseEvalSessionRequest } from '../src/session/eval-session-request.js';
 import { runEvalSession } from '../src/session/eval-session.js';
-import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/index.js';
+import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/deterministic-driver.js';
 import { evalSessionRequest as request } from './support/requests.js';
 
 const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -20,7 +21,7 @@ describe('runEvalSession', () => {
     async (behaviour) => {
       const outcome = await runEvalSession(request(behaviour), { binarySha256: BINARY });
       expect(() => evalsParseNativeExecution(outcome.bundleText)).not.toThrow();
-      expect(() => parseNativeExecution(JSON.parse(outcome.bundleText))).not.toThrow();
+      expect(() => parsePaperclipNativeExecution(JSON.parse(outcome.bundleText))).not.toThrow();
       const files = new Map(outcome.files.map((file) => [file.relativePath, file.bytes]));
       const { bundle } = outcome;
       for (const reference of [bundle.transcript, ...bundle.artifacts]) {

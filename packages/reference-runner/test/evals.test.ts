@@ -1,6 +1,7 @@
-// ./evals: build metadata, the semantic catalog digest (recomputed with Evals' own canonicaliser),
-// the App's native-execution parser (and Evals' parser as a differential), negotiation and runnerd
-// resolution failures.
+// ./evals: upstream's names, build metadata (upstream's contracts keys), the semantic catalog
+// digest (recomputed with Evals' own canonicaliser), the App's native-execution parser and loader
+// (and Evals' parser as a differential), negotiation and runnerd resolution failures; runnerd's
+// metadata is upstream's eight fields, and the parser drops anything else a build prints.
 import './support/protocol.js';
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,32 +10,39 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import {
   canonicalDigest,
+  canonicalize,
   parseNativeExecution as evalsParseNativeExecution,
 } from '../../contract/src/index.ts';
 import { runnerdBuildMetadata } from '../src/build-info.js';
+import * as evals from '../src/evals/index.js';
 import {
-  NATIVE_EXECUTION_SCHEMA,
+  CAPABILITY_SEMANTIC_TOOL_CATALOG,
   PAPERCLIP_RUNNER_BUILD_METADATA,
-  SEMANTIC_CATALOG,
-  SEMANTIC_CATALOG_SHA256,
+  PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256,
+  PaperclipNativeExecutionError,
+  PaperclipRunnerEvalCompatibilityError,
   assertPaperclipRunnerEvalCompatibility,
-  loadSeededNativeExecutionFixture,
-  parseNativeExecution,
+  canonicalCapabilitySemanticCatalog,
+  loadPaperclipNativeExecutionFixture,
+  paperclipNativeExecutionFixtureUrl,
+  paperclipNativeExecutionSchemaUrl,
+  parsePaperclipNativeExecution,
+  parsePaperclipRunnerdBuildMetadata,
   resolvePaperclipRunnerdArtifact,
 } from '../src/evals/index.js';
-import { DETERMINISTIC_DRIVER_DESCRIPTOR } from '../src/testing/index.js';
+import { DETERMINISTIC_DRIVER_DESCRIPTOR } from '../src/testing/deterministic-driver.js';
 import { fileSha256, removeScratchDirs, scratchDir, shellExecutable } from './support/executables.js';
 import { PACKAGE_DIR, repoSchemaValidator } from './support/paths.js';
 
 import type {
-  NativeExecution,
-  PaperclipRunnerEvalRequirement,
-  PaperclipRunnerError,
-  RunnerdBuildMetadata,
+  PaperclipNativeExecutionV1,
+  PaperclipRunnerEvalCompatibilityRequirement,
+  PaperclipRunnerdBuildMetadata,
 } from '../src/evals/index.js';
+import type { PaperclipRunnerError } from '../src/errors.js';
 
 type DeepMutable<T> = { -readonly [K in keyof T]: DeepMutable<T[K]> };
-type Bundle = DeepMutable<NativeExecution>;
+type Bundle = DeepMutable<PaperclipNativeExecutionV1>;
 
 const thrown = (run: () => unknown): PaperclipRunnerError => {
   try {
@@ -47,7 +55,60 @@ const thrown = (run: () => unknown): PaperclipRunnerError => {
 
 afterAll(removeScratchDirs);
 
+describe('./evals', () => {
+  it("exports upstream's names (the ones the issue and Evals' probe ask for among them), none of our old ones", () => {
+    expect(Object.keys(evals)).toEqual(
+      expect.arrayContaining([
+        'parsePaperclipNativeExecution',
+        'loadPaperclipNativeExecutionFixture',
+        'resolvePaperclipRunnerdArtifact',
+        'assertPaperclipRunnerEvalCompatibility',
+        'PAPERCLIP_RUNNER_BUILD_METADATA',
+        'PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256',
+        'CAPABILITY_SEMANTIC_TOOL_CATALOG',
+        'canonicalCapabilitySemanticCatalog',
+        'paperclipNativeExecutionSchemaUrl',
+        'paperclipNativeExecutionFixtureUrl',
+        'PaperclipNativeExecutionError',
+        'PaperclipRunnerdArtifactError',
+        'PaperclipRunnerEvalCompatibilityError',
+      ]),
+    );
+    for (const old of [
+      'parseNativeExecution',
+      'loadSeededNativeExecutionFixture',
+      'parseRunnerdBuildMetadata',
+      'NATIVE_EXECUTION_SCHEMA',
+      'SEMANTIC_CATALOG',
+      'SEMANTIC_CATALOG_SHA256',
+      'canonicalSha256',
+      'CONTRACT_VERSIONS',
+      'EVALS_INTEGRATION_SCHEMA',
+      'parseEvalSessionRequest',
+      'PaperclipRunnerError',
+    ])
+      expect(Object.keys(evals), old).not.toContain(old);
+  });
+});
+
 describe('PAPERCLIP_RUNNER_BUILD_METADATA', () => {
+  it("has upstream's contracts keys, and is frozen all the way down", () => {
+    expect(Object.keys(PAPERCLIP_RUNNER_BUILD_METADATA.contracts).sort()).toEqual(
+      [
+        'controlPlaneAdapter',
+        'evalIntegration',
+        'harnessDriver',
+        'nativeExecution',
+        'prp',
+        'runnerdArtifact',
+        'semanticCatalog',
+        'testkit',
+      ].sort(),
+    );
+    expect(Object.isFrozen(PAPERCLIP_RUNNER_BUILD_METADATA.contracts)).toBe(true);
+    expect(Object.isFrozen(PAPERCLIP_RUNNER_BUILD_METADATA.semanticCatalog)).toBe(true);
+  });
+
   it('validates against schemas/runner/package-build-metadata-v1.schema.json', () => {
     expect(
       repoSchemaValidator('runner/package-build-metadata-v1.schema.json')(PAPERCLIP_RUNNER_BUILD_METADATA),
@@ -64,25 +125,38 @@ describe('PAPERCLIP_RUNNER_BUILD_METADATA', () => {
     });
   });
 
-  it("and runnerd's metadata, made from the same constants, validates against the runnerd schema", () => {
-    const metadata = runnerdBuildMetadata('release');
+  it("and runnerd's metadata, made from the same constants, is upstream's eight fields and validates", () => {
+    const metadata = runnerdBuildMetadata();
+    expect(Object.keys(metadata).sort()).toEqual(
+      [
+        'binaryContractVersion',
+        'binaryName',
+        'harnessDriverVersion',
+        'nativeExecutionVersion',
+        'packageName',
+        'packageVersion',
+        'prp',
+        'schema',
+      ].sort(),
+    );
     expect(repoSchemaValidator('runner/runnerd-build-metadata-v1.schema.json')(metadata)).toEqual([]);
     expect(metadata.binaryContractVersion).toBe(PAPERCLIP_RUNNER_BUILD_METADATA.contracts.runnerdArtifact);
     expect(metadata.prp).toEqual(PAPERCLIP_RUNNER_BUILD_METADATA.prp);
   });
 });
 
-describe('SEMANTIC_CATALOG_SHA256', () => {
-  it("equals the digest Evals' own RFC 8785 canonicaliser computes", () => {
-    expect(SEMANTIC_CATALOG_SHA256).toBe(canonicalDigest(SEMANTIC_CATALOG));
+describe('PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256', () => {
+  it("equals the digest Evals' own RFC 8785 canonicaliser computes, over canonicalCapabilitySemanticCatalog()", () => {
+    expect(PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256).toBe(canonicalDigest(CAPABILITY_SEMANTIC_TOOL_CATALOG));
+    expect(canonicalCapabilitySemanticCatalog()).toBe(canonicalize(CAPABILITY_SEMANTIC_TOOL_CATALOG));
     expect(PAPERCLIP_RUNNER_BUILD_METADATA.semanticCatalog).toEqual({
       version: 1,
-      sha256: SEMANTIC_CATALOG_SHA256,
+      sha256: PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256,
     });
   });
 
   it('covers every operation the deterministic driver calls', () => {
-    expect(SEMANTIC_CATALOG.operations.map((operation) => operation.operationId)).toEqual([
+    expect(CAPABILITY_SEMANTIC_TOOL_CATALOG.operations.map((operation) => operation.operationId)).toEqual([
       'decide_approval',
       'read_document',
       'write_document',
@@ -90,16 +164,29 @@ describe('SEMANTIC_CATALOG_SHA256', () => {
   });
 });
 
-describe('parseNativeExecution', () => {
-  const seeded = (): Bundle => structuredClone(loadSeededNativeExecutionFixture()) as Bundle;
+describe('parsePaperclipNativeExecution', () => {
+  const seeded = (): Bundle => JSON.parse(readFileSync(paperclipNativeExecutionFixtureUrl, 'utf8')) as Bundle;
 
-  it('ships the native-execution schema and accepts the seeded fixture, keeping unknown fields', () => {
-    expect((NATIVE_EXECUTION_SCHEMA as { $id: string }).$id).toBe(
+  it("ships the native-execution schema at upstream's path and accepts the seeded fixture, keeping unknown fields", () => {
+    expect(paperclipNativeExecutionSchemaUrl.pathname).toMatch(/\/protocol\/schemas\/native-execution\.schema\.json$/);
+    expect(paperclipNativeExecutionFixtureUrl.pathname).toMatch(
+      /\/protocol\/fixtures\/evals\/native-execution-seeded\.json$/,
+    );
+    expect((JSON.parse(readFileSync(paperclipNativeExecutionSchemaUrl, 'utf8')) as { $id: string }).$id).toBe(
       'https://paperclip.dev/schemas/runner/native-execution/v1.json',
     );
-    const bundle = parseNativeExecution(seeded());
+    const bundle = parsePaperclipNativeExecution(seeded());
     expect(bundle.x_fixturePurpose).toEqual(expect.any(String));
     expect(bundle.semanticTools.denials).toHaveLength(1);
+  });
+
+  it('loads the seeded fixture (async, parsed): a no-spend attempt with no provider cost receipt', async () => {
+    const bundle = await loadPaperclipNativeExecutionFixture();
+    expect(bundle.usage).toMatchObject({
+      cost: null,
+      providerReportedCostNanodollars: null,
+      providerReportedCostProvenance: 'unavailable',
+    });
   });
 
   const mutations: [string, string, string, (bundle: Bundle) => void][] = [
@@ -175,9 +262,11 @@ describe('parseNativeExecution', () => {
   it.each(mutations)('refuses %s (%s at %s), as Evals does', (_name, code, path, mutate) => {
     const bundle = seeded();
     mutate(bundle);
-    const error = thrown(() => parseNativeExecution(bundle));
+    const error = thrown(() => parsePaperclipNativeExecution(bundle));
+    expect(error).toBeInstanceOf(PaperclipNativeExecutionError);
     expect(error.code).toBe('paperclip_native_execution_invalid');
     expect(error.issues).toContainEqual(expect.objectContaining({ code, path }));
+    expect((error as PaperclipNativeExecutionError).path).toBe(error.issues[0]?.path);
     expect(() => evalsParseNativeExecution(JSON.stringify(bundle))).toThrow();
   });
 
@@ -186,7 +275,7 @@ describe('parseNativeExecution', () => {
     bundle.usage.totalTokens += 1;
     bundle.events[0]!.runId = 'run_other';
     expect(
-      thrown(() => parseNativeExecution(bundle))
+      thrown(() => parsePaperclipNativeExecution(bundle))
         .issues.map((issue) => issue.code)
         .sort(),
     ).toEqual(['event_run_mismatch', 'usage_total_mismatch']);
@@ -194,17 +283,17 @@ describe('parseNativeExecution', () => {
 });
 
 describe('assertPaperclipRunnerEvalCompatibility', () => {
-  const requirement = (): PaperclipRunnerEvalRequirement => ({
+  const requirement = (): PaperclipRunnerEvalCompatibilityRequirement => ({
     consumer: 'paperclip-evals',
     packageVersion: PAPERCLIP_RUNNER_BUILD_METADATA.package.version,
-    runnerd: runnerdBuildMetadata('release'),
+    runnerd: runnerdBuildMetadata(),
     nativeExecutionVersion: 1,
     prp: { minimumVersion: 1, maximumVersion: 3 },
-    catalog: { version: 1, sha256: SEMANTIC_CATALOG_SHA256 },
+    catalog: { version: 1, sha256: PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256 },
     driver: {
       contractVersion: 1,
       descriptor: DETERMINISTIC_DRIVER_DESCRIPTOR,
-      requiredCapabilities: ['interrupt', 'resume', 'structuredResult', 'typedEvents'],
+      requiredCapabilities: ['interruption', 'resume', 'structuredResult', 'typedEvents'],
     },
   });
 
@@ -215,7 +304,7 @@ describe('assertPaperclipRunnerEvalCompatibility', () => {
       packageVersion: '0.4.0',
       runnerdPackageVersion: '0.4.0',
       negotiatedPrpVersion: 1,
-      catalogSha256: SEMANTIC_CATALOG_SHA256,
+      catalogSha256: PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256,
       driverKind: 'paperclip-deterministic',
       driverVersion: '1.0.0',
     });
@@ -223,7 +312,7 @@ describe('assertPaperclipRunnerEvalCompatibility', () => {
 
   it('lists every issue, with component, expected and received', () => {
     const broken = requirement();
-    const runnerd: RunnerdBuildMetadata = {
+    const runnerd: PaperclipRunnerdBuildMetadata = {
       ...broken.runnerd,
       binaryContractVersion: 999,
       packageVersion: '0.3.9',
@@ -239,10 +328,12 @@ describe('assertPaperclipRunnerEvalCompatibility', () => {
         driver: {
           contractVersion: 2,
           descriptor: { ...DETERMINISTIC_DRIVER_DESCRIPTOR, protocolVersion: 'prp.v2' },
-          requiredCapabilities: ['steer'],
+          requiredCapabilities: ['steering'],
         },
       }),
     );
+    expect(error).toBeInstanceOf(PaperclipRunnerEvalCompatibilityError);
+    expect((error as PaperclipRunnerEvalCompatibilityError).consumer).toBe('paperclip-evals');
     expect(error.code).toBe('paperclip_runner_eval_incompatible');
     expect(error.issues.map((issue) => issue.code)).toEqual([
       'package_version_mismatch',
@@ -263,7 +354,7 @@ describe('assertPaperclipRunnerEvalCompatibility', () => {
 
 describe('resolvePaperclipRunnerdArtifact', () => {
   const dir = scratchDir('paperclip-runner-resolve-');
-  const metadata = JSON.stringify(runnerdBuildMetadata('release'));
+  const metadata = JSON.stringify(runnerdBuildMetadata());
   const good = shellExecutable(dir, 'paperclip-runnerd', metadata);
   const resolveError = async (
     options: Parameters<typeof resolvePaperclipRunnerdArtifact>[0],
@@ -308,19 +399,22 @@ describe('resolvePaperclipRunnerdArtifact', () => {
   it('reports a failing executable as metadata_unavailable and bad output as metadata_invalid', async () => {
     const failing = shellExecutable(dir, 'failing', metadata, 3);
     const garbled = shellExecutable(dir, 'garbled', '{"schema":');
-    const debug = shellExecutable(dir, 'debug', JSON.stringify(runnerdBuildMetadata('debug')));
     expect(await resolveError({ executablePath: failing, expectedSha256: fileSha256(failing) })).toBe(
       'paperclip_runnerd_artifact_invalid/metadata_unavailable',
     );
     expect(await resolveError({ executablePath: garbled, expectedSha256: fileSha256(garbled) })).toBe(
       'paperclip_runnerd_artifact_invalid/metadata_invalid',
     );
-    expect(
-      await resolveError({
-        executablePath: debug,
-        expectedSha256: fileSha256(debug),
-        requiredBuildProfile: 'release',
-      }),
-    ).toBe('paperclip_runnerd_artifact_invalid/metadata_invalid');
+  });
+
+  it("keeps upstream's eight fields of what a newer build prints, dropping the rest", async () => {
+    const newer = { ...runnerdBuildMetadata(), prpTransportModes: ['dial_wss'], durableSessionCapabilities: [] };
+    const printing = shellExecutable(dir, 'newer', JSON.stringify(newer));
+    const artifact = await resolvePaperclipRunnerdArtifact({
+      executablePath: printing,
+      expectedSha256: fileSha256(printing),
+    });
+    expect(artifact.buildMetadata).toEqual(runnerdBuildMetadata());
+    expect(parsePaperclipRunnerdBuildMetadata(newer)).toEqual(runnerdBuildMetadata());
   });
 });

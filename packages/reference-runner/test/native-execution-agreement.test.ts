@@ -6,12 +6,17 @@
 // at the same place. Both accept the unmutated bundles and valid timestamps.
 import './support/protocol.js';
 
+import { readFileSync } from 'node:fs';
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { ContractError, parseNativeExecution as evalsParse } from '../../contract/src/index.ts';
 import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
-import { loadSeededNativeExecutionFixture, parseNativeExecution as appParse } from '../src/evals/index.js';
+import {
+  paperclipNativeExecutionFixtureUrl,
+  parsePaperclipNativeExecution as appParse,
+} from '../src/evals/index.js';
 import { PaperclipRunnerError } from '../src/errors.js';
 
 import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
@@ -68,9 +73,10 @@ const BASE_OPTIONS: Record<string, SyntheticAttemptOptions> = {
     transcriptOmission: 'provider stream closed',
   },
 };
+const seededFixture = (): unknown => JSON.parse(readFileSync(paperclipNativeExecutionFixtureUrl, 'utf8'));
 const bases = (): Json[] => [
   ...Object.values(BASE_OPTIONS).map((options) => syntheticAttempt(options)),
-  structuredClone(loadSeededNativeExecutionFixture()) as Json,
+  structuredClone(seededFixture()) as Json,
 ];
 const BASE_COUNT = bases().length;
 const baseAt = (index: number): Json => bases()[index % BASE_COUNT] as Json;

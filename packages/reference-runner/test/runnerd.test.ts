@@ -1,5 +1,6 @@
 // paperclip-runnerd as shipped: a real Node single executable application built once (release
-// profile) into a temp dir. Its --build-metadata validates against the repo's schema; eval-session
+// profile) into a temp dir. Its --build-metadata prints upstream's eight fields and nothing more
+// (no build profile: the gate states it) and validates against the repo's schema; eval-session
 // writes, for every behaviour, a bundle that Evals' parser accepts, with the transcript and
 // artifact digests of the files on disk; exit codes are 0, 2 (infrastructure) and 1.
 import './support/protocol.js';
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
 import { resolveRunnerdArtifact as evalsResolveRunnerdArtifact } from '../../node/src/index.ts';
 import { resolvePaperclipRunnerdArtifact } from '../src/evals/index.js';
-import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/index.js';
+import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/deterministic-driver.js';
 import { fileSha256, removeScratchDirs, scratchDir } from './support/executables.js';
 import { PACKAGE_DIR, repoSchemaValidator } from './support/paths.js';
 import { evalSessionRequest } from './support/requests.js';
@@ -59,7 +60,7 @@ beforeAll(() => {
 afterAll(removeScratchDirs);
 
 describe('paperclip-runnerd --build-metadata', () => {
-  it('prints one JSON object valid against schemas/runner/runnerd-build-metadata-v1.schema.json', async () => {
+  it("prints one JSON object of upstream's eight fields, valid against the repo's runnerd schema", async () => {
     const run = await runnerd(['--build-metadata']);
     expect(run.code).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
@@ -68,18 +69,25 @@ describe('paperclip-runnerd --build-metadata', () => {
     const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
       version: string;
     };
-    expect(metadata).toMatchObject({
-      packageVersion: manifest.version,
-      buildProfile: 'release',
-      binaryContractVersion: 1,
-    });
+    expect(metadata).toMatchObject({ packageVersion: manifest.version, binaryContractVersion: 1 });
+    expect(Object.keys(metadata).sort()).toEqual(
+      [
+        'binaryContractVersion',
+        'binaryName',
+        'harnessDriverVersion',
+        'nativeExecutionVersion',
+        'packageName',
+        'packageVersion',
+        'prp',
+        'schema',
+      ].sort(),
+    );
   });
 
   it('is resolved by digest by the package’s resolver and by Evals’ resolver alike', async () => {
     const ours = await resolvePaperclipRunnerdArtifact({
       executablePath: binary,
       expectedSha256: binarySha256,
-      requiredBuildProfile: 'release',
     });
     const evals = await evalsResolveRunnerdArtifact({ executablePath: binary, expectedSha256: binarySha256 });
     expect(ours.buildMetadata).toEqual(evals.buildMetadata);

@@ -1,27 +1,74 @@
-// ./testing: the deterministic driver (seeded, clock-free, every behaviour), the control-plane
-// fake, and the conformance kit.
+// ./testing: upstream's names; the deterministic driver (seeded, clock-free, every behaviour), the
+// control-plane fake, and the conformance kit — which passes upstream's own conformance fixture
+// (read from ../shared), every check, with its config and capability names.
 import './support/protocol.js';
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { UPSTREAM_FIXTURES_DIR, needsUpstream } from '../../contract/test/support/upstream.ts';
+import * as root from '../src/index.js';
+import * as testing from '../src/testing.js';
 import { validatePrpEvent } from '../src/index.js';
 import {
-  CONFORMANCE_STARTED_AT,
   DETERMINISTIC_BEHAVIOURS,
-  DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
+  DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA,
   DeterministicHarnessDriver,
-  FakeControlPlane,
+} from '../src/testing/deterministic-driver.js';
+import { FakeControlPlane } from '../src/testing/fake-control-plane.js';
+import {
+  HARNESS_DRIVER_CONFORMANCE_CHECKS,
   loadHarnessDriverConformanceFixture,
+  parseHarnessDriverConformanceFixture,
   runHarnessDriverConformance,
-} from '../src/testing/index.js';
+} from '../src/testing/conformance.js';
 
 import type { HarnessDriver, NativeSession, PrpEvent } from '../src/index.js';
-import type { DeterministicBehaviour } from '../src/testing/index.js';
+import type { DeterministicBehaviour } from '../src/testing/deterministic-driver.js';
+import type { HarnessDriverConformanceFixture } from '../src/testing/conformance.js';
 
+const STARTED_AT = '2026-01-01T00:00:00.000Z';
 const config = (behaviour: DeterministicBehaviour, seed = 'seed-1') => ({
-  schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA,
+  schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA,
   behaviour,
   seed,
+});
+
+const withUpstream = needsUpstream(
+  'packages/reference-runner/test/testing.test.ts',
+  "the conformance kit on upstream's own harness-driver conformance fixture",
+);
+
+describe('./testing', () => {
+  it("exports upstream's names and the root's, none of our old ones", () => {
+    expect(Object.keys(testing)).toEqual(
+      expect.arrayContaining([
+        'DeterministicHarnessDriver',
+        'runHarnessDriverConformance',
+        'loadHarnessDriverConformanceFixture',
+        'parseHarnessDriverConformanceFixture',
+        'harnessDriverConformanceFixtureUrl',
+        'HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA',
+        'HARNESS_DRIVER_CONFORMANCE_REPORT_SCHEMA',
+        'DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA',
+        ...Object.keys(root),
+      ]),
+    );
+    for (const old of [
+      'CONFORMANCE_INTERRUPT_DIRECTIVE',
+      'DETERMINISTIC_BEHAVIOURS',
+      'DETERMINISTIC_DRIVER_DESCRIPTOR',
+      'DETERMINISTIC_DRIVER_CONFIG_SCHEMA',
+      'FakeControlPlane',
+      'FAKE_CONTROL_PLANE_DOCUMENTS',
+      'SeededPrng',
+      'CONFORMANCE_STARTED_AT',
+      'DEFAULT_CONFORMANCE_CHECK_TIMEOUT_MS',
+      'HARNESS_DRIVER_CONFORMANCE_SCHEMA',
+    ])
+      expect(Object.keys(testing), old).not.toContain(old);
+  });
 });
 
 async function play(
@@ -158,25 +205,72 @@ describe('DeterministicHarnessDriver', () => {
     });
   });
 
-  it('refuses an invalid config when validating and when opening a session', async () => {
+  it("validates a config in upstream's shape {ok, config, issues}, with upstream's codes", async () => {
     const driver = new DeterministicHarnessDriver();
-    const invalid = { schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA, behaviour: 'explode', extra: true };
-    expect(
-      driver
-        .validateConfig(invalid)
-        .errors.map((error) => error.path)
-        .sort(),
-    ).toEqual(['/behaviour', '/extra']);
+    const valid = { schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA, scenario: 'semantic-tool-success' };
+    await expect(driver.validateConfig(valid)).resolves.toEqual({ ok: true, config: valid, issues: [] });
+    const verdict = await driver.validateConfig({
+      schema: 'other/v1',
+      scenario: 'unknown',
+      behaviour: 'explode',
+      extra: true,
+    });
+    expect(verdict.ok).toBe(false);
+    expect(verdict.config).toBeNull();
+    expect(verdict.issues.map((issue) => [issue.path, issue.code]).sort()).toEqual(
+      [
+        ['/behaviour', 'invalid'],
+        ['/extra', 'unknown_field'],
+        ['/scenario', 'unsupported_scenario'],
+        ['/schema', 'unsupported_schema'],
+      ].sort(),
+    );
+    expect((await driver.validateConfig([])).issues).toEqual([
+      expect.objectContaining({ path: '/', code: 'type' }),
+    ]);
+  });
+
+  it('refuses an invalid config when opening a session', async () => {
     await expect(
-      driver.openSession({
+      new DeterministicHarnessDriver().openSession({
         runId: 'run_1',
         sessionId: 's',
-        config: invalid,
-        startedAt: CONFORMANCE_STARTED_AT,
+        config: { schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA, behaviour: 'explode' },
+        startedAt: STARTED_AT,
       }),
     ).rejects.toMatchObject({
       code: 'harness_driver_config_invalid',
     });
+  });
+
+  it('describes itself as upstream does (async descriptor, upstream capability names, unsupported list)', async () => {
+    const descriptor = await new DeterministicHarnessDriver().descriptor();
+    expect(descriptor).toMatchObject({
+      kind: 'paperclip-deterministic',
+      displayName: 'Paperclip deterministic harness driver',
+      version: '1.0.0',
+      protocolVersion: 'prp.v1',
+    });
+    const { unsupported, ...flags } = descriptor.capabilities;
+    for (const name of unsupported) expect(flags[name as keyof typeof flags], name).toBe(false);
+    expect(unsupported).toEqual(['steering', 'runtimeRequestResolution', 'goals', 'threadLineage']);
+  });
+
+  it('reads a live session and reconciles its semantic tool index with its events', async () => {
+    const session = await new DeterministicHarnessDriver().openSession({
+      runId: 'run_1',
+      sessionId: 's',
+      config: config('deny_tool'),
+      startedAt: STARTED_AT,
+    });
+    await session.runTurn({ turnId: 'turn_1', message: 'go' });
+    const view = session.read();
+    expect(view.events).toEqual(session.events());
+    expect(view.activeTurnId).toBeNull();
+    const { index, mismatches } = session.reconcile();
+    expect(mismatches).toEqual([]);
+    expect(index.calls.map((call) => call.operationId)).toEqual(['read_document', 'decide_approval']);
+    expect(index.denials).toHaveLength(1);
   });
 
   it('keeps an interrupt turn active until it is interrupted, and refuses a second turn meanwhile', async () => {
@@ -185,7 +279,7 @@ describe('DeterministicHarnessDriver', () => {
       runId: 'run_1',
       sessionId: 's',
       config: config('succeed'),
-      startedAt: CONFORMANCE_STARTED_AT,
+      startedAt: STARTED_AT,
     });
     const turn = session.runTurn({ turnId: 'turn_1', message: '[conformance:interrupt] wait' });
     await expect(session.runTurn({ turnId: 'turn_2', message: 'x' })).rejects.toMatchObject({
@@ -204,8 +298,8 @@ describe('DeterministicHarnessDriver', () => {
     const session = await driver.openSession({
       runId: 'run_1',
       sessionId: 's',
-      config: { schema: DETERMINISTIC_DRIVER_CONFIG_SCHEMA },
-      startedAt: CONFORMANCE_STARTED_AT,
+      config: { schema: DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA },
+      startedAt: STARTED_AT,
     });
     await session.runTurn({ turnId: 'turn_1', message: 'one' });
     const snapshot = JSON.parse(JSON.stringify(session.snapshot())) as ReturnType<typeof session.snapshot>;
@@ -265,70 +359,90 @@ describe('runHarnessDriverConformance', () => {
   const base = new DeterministicHarnessDriver();
   /** The deterministic driver with some members replaced. */
   const delegate = (overrides: Partial<HarnessDriver>): HarnessDriver => ({
-    descriptor: base.descriptor,
+    descriptor: () => base.descriptor(),
     validateConfig: (value) => base.validateConfig(value),
     openSession: (request) => base.openSession(request),
     resumeSession: (request) => base.resumeSession(request),
     ...overrides,
   });
+  /** Runs the kit, expecting a throw; returns its message. */
+  const failure = (run: Promise<unknown>): Promise<string> =>
+    run.then(
+      () => 'returned a report',
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
 
-  it('passes the deterministic driver on every check of the shipped fixture', async () => {
+  const expectPassingReport = async (fixture?: HarnessDriverConformanceFixture): Promise<void> => {
     const failures: string[] = [];
     const report = await runHarnessDriverConformance({
       driver: new DeterministicHarnessDriver(),
+      ...(fixture === undefined ? {} : { fixture }),
       onCheck: (name, passed, detail) => {
         if (!passed) failures.push(`${name}: ${detail}`);
       },
     });
     expect(failures).toEqual([]);
     expect(report).toMatchObject({
-      schema: 'paperclip-runner/harness-driver-conformance/v1',
-      passed: true,
+      schema: 'paperclip-runner/harness-driver-conformance-report/v1',
       contractVersion: 1,
-      descriptor: {
-        kind: 'paperclip-deterministic',
-        version: '1.0.0',
-        protocolVersion: 'prp.v1',
-        capabilities: {
-          steer: false,
-          interrupt: true,
-          resume: true,
-          runtimeRequests: false,
-          structuredResult: true,
-          typedEvents: true,
-        },
-      },
+      descriptor: await base.descriptor(),
+      usage: { totalTokens: expect.any(Number) as unknown },
     });
-    expect(Object.keys(report.checks).sort()).toEqual([
-      'capabilities.described',
-      'capabilities.unsupportedDescribed',
-      'config.invalidRejected',
-      'config.validAccepted',
-      'events.valid',
-      'interrupt.terminal',
-      'lifecycle.cancel',
-      'lifecycle.close',
-      'lifecycle.open',
-      'lifecycle.recovery',
-      'lifecycle.snapshot',
-      'lifecycle.turn',
-      'semanticTools.paired',
-      'transcript.accounted',
-      'usage.reported',
-    ]);
+    expect(report.checks).toEqual(Object.fromEntries(HARNESS_DRIVER_CONFORMANCE_CHECKS.map((name) => [name, true])));
+    expect(report.eventCount).toBeGreaterThan(0);
     expect(report.semanticToolCallCount).toBe(4);
+  };
+
+  it("passes the deterministic driver on every check of the shipped fixture, in upstream's report shape", async () => {
+    await expectPassingReport();
   });
 
-  it('fails a driver that claims an unsupported feature it cannot do', async () => {
-    const liar = delegate({
-      descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, steer: true } },
+  describe.skipIf(!withUpstream)("on upstream's own conformance fixture (../shared)", () => {
+    const upstream = (): HarnessDriverConformanceFixture =>
+      parseHarnessDriverConformanceFixture(
+        JSON.parse(readFileSync(join(UPSTREAM_FIXTURES_DIR, 'evals', 'harness-driver-conformance.json'), 'utf8')),
+      );
+
+    it('passes every check, with its config and capability names', async () => {
+      const fixture = upstream();
+      expect(fixture.validConfig).toMatchObject({ scenario: 'semantic-tool-success' });
+      expect(fixture.requiredCapabilities).toContain('interruption');
+      await expectPassingReport(fixture);
     });
-    const report = await runHarnessDriverConformance({ driver: liar });
-    expect(report.passed).toBe(false);
-    expect(report.checks['capabilities.unsupportedDescribed']).toBe(false);
+
+    it('is the very fixture this package ships', async () => {
+      expect(await loadHarnessDriverConformanceFixture()).toEqual(upstream());
+    });
   });
 
-  it('fails, rather than hangs on, a driver whose interrupt never lands', async () => {
+  it('parses only a harness-driver-conformance-fixture/v1', () => {
+    for (const bad of [null, {}, { schema: 'paperclip-runner/harness-driver-conformance-fixture/v1' }])
+      expect(() => parseHarnessDriverConformanceFixture(bad)).toThrow(/invalid harness-driver conformance fixture/);
+  });
+
+  it('throws for a driver that claims an unsupported feature it cannot do, naming the check', async () => {
+    const descriptor = await base.descriptor();
+    const liar = delegate({
+      descriptor: () =>
+        Promise.resolve({ ...descriptor, capabilities: { ...descriptor.capabilities, steering: true } }),
+    });
+    expect(await failure(runHarnessDriverConformance({ driver: liar }))).toMatch(
+      /unsupportedFeatures \(capabilities\.unsupportedDescribed\): steering is declared true and unsupported/,
+    );
+  });
+
+  it('throws for a driver that lacks a capability the fixture requires', async () => {
+    const descriptor = await base.descriptor();
+    const weak = delegate({
+      descriptor: () =>
+        Promise.resolve({ ...descriptor, capabilities: { ...descriptor.capabilities, read: false } }),
+    });
+    expect(await failure(runHarnessDriverConformance({ driver: weak }))).toMatch(
+      /capabilityDescription \(capabilities\.described\): required capabilities not true: read/,
+    );
+  });
+
+  it('throws, rather than hangs, for a driver whose interrupt never lands', async () => {
     const deaf = delegate({
       openSession: async (request) => {
         const session = await base.openSession(request);
@@ -341,6 +455,8 @@ describe('runHarnessDriverConformance', () => {
           interrupt: () => Promise.resolve(), // acknowledged, never delivered
           steer: (turnId, message) => session.steer(turnId, message),
           resolveRuntimeRequest: (id, resolution) => session.resolveRuntimeRequest(id, resolution),
+          read: () => session.read(),
+          reconcile: () => session.reconcile(),
           snapshot: () => session.snapshot(),
           cancel: (reason) => session.cancel(reason),
           close: () => session.close(),
@@ -348,19 +464,18 @@ describe('runHarnessDriverConformance', () => {
         return forwarded;
       },
     });
-    const report = await runHarnessDriverConformance({ driver: deaf, checkTimeoutMs: 200 });
-    expect(report.checks['interrupt.terminal']).toBe(false);
+    expect(await failure(runHarnessDriverConformance({ driver: deaf, checkTimeoutMs: 200 }))).toMatch(
+      /interruptAndCancel \(interrupt\.terminal\)/,
+    );
   });
 
-  it('fails a driver that accepts the invalid config', async () => {
-    const driver = new DeterministicHarnessDriver();
-    const lax = Object.assign(Object.create(driver) as DeterministicHarnessDriver, {
-      validateConfig: () => ({ valid: true, errors: [] }),
+  it('throws for a driver that accepts the invalid config, listing every failed check', async () => {
+    const lax = delegate({
+      validateConfig: (value: unknown) => Promise.resolve({ ok: true as const, config: value, issues: [] as [] }),
     });
-    const report = await runHarnessDriverConformance({
-      driver: lax,
-      fixture: loadHarnessDriverConformanceFixture(),
-    });
-    expect(report.checks['config.invalidRejected']).toBe(false);
+    const message = await failure(
+      runHarnessDriverConformance({ driver: lax, fixture: await loadHarnessDriverConformanceFixture() }),
+    );
+    expect(message).toMatch(/failed conformance \(1\): configValidation \(config\.invalidRejected\)/);
   });
 });

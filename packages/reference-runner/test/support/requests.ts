@@ -1,5 +1,5 @@
 // Test support: eval-session requests for each behaviour.
-import type { EvalSessionRequest } from '../../src/evals/index.js';
+import type { EvalSessionRequest } from '../../src/session/eval-session-request.js';
 
 export const evalSessionRequest = (
   behaviour: EvalSessionRequest['behaviour'],
