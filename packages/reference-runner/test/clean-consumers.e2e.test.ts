@@ -1,6 +1,8 @@
 // End to end: the packed clean-consumer gate (`check:clean-consumers`) with an output directory
 // holds exactly the tarball, the release runnerd, the consumer's record and a SHA256SUMS that
-// `sha256sum -c` accepts; the record says every consumer check passed. Then Evals' own gate,
+// `sha256sum -c` accepts; the record is upstream's clean-consumer-conformance/v1 (artifacts with
+// file names, digests, sizes and the runnerd build profile; a checks object), and the tarball
+// carries upstream's protocol paths. Then Evals' own gate,
 // `evals qualify` (the real CLI, spawned — this package never imports Evals code), qualifies that
 // directory, and refuses copies of it with one runnerd byte changed or a SHA256SUMS line missing.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -14,13 +16,13 @@ import { PACKAGE_DIR } from './support/paths.js';
 
 interface ConsumerRecord {
   schema: string;
-  passed: boolean;
-  package: { name: string; version: string };
-  tarball: { fileName: string; sha256: string };
-  runnerd: { fileName: string; sha256: string; buildMetadata: { buildProfile: string } };
-  conformance: { passed: boolean };
-  negotiation: { schema: string };
-  checks: { id: string; passed: boolean; detail: string }[];
+  sourceCommit: string;
+  artifacts: {
+    package: { filename: string; sha256: string; byteSize: number };
+    runnerd: { filename: string; sha256: string; byteSize: number; buildProfile: string };
+  };
+  checks: Record<string, unknown> & { evalCompatibility: { packageVersion: string } };
+  consumerChecks: { id: string; passed: boolean; detail: string }[];
 }
 
 const EVALS = join(PACKAGE_DIR, '..', '..', 'node_modules', '.bin', 'evals');
@@ -86,34 +88,53 @@ describe('check:clean-consumers', () => {
     const record = JSON.parse(
       readFileSync(join(outputDir, 'paperclip-runner-consumer-conformance.json'), 'utf8'),
     ) as ConsumerRecord;
-    const tarballFile = `paperclipai-paperclip-runner-${record.package.version}.tgz`;
+    const tarballFile = `paperclipai-paperclip-runner-${record.checks.evalCompatibility.packageVersion}.tgz`;
     expect(readdirSync(outputDir).sort()).toEqual(
       ['SHA256SUMS', 'paperclip-runner-consumer-conformance.json', runnerdFile, tarballFile].sort(),
     );
     expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: outputDir, encoding: 'utf8' })).toMatch(
       /: OK\n.*: OK\n.*: OK\n$/,
     );
+    const size = (name: string): number => readFileSync(join(outputDir, name)).length;
     expect(record).toMatchObject({
-      schema: 'paperclip-runner/consumer-conformance/v1',
-      passed: true,
-      tarball: { fileName: tarballFile, sha256: fileSha256(join(outputDir, tarballFile)) },
-      runnerd: {
-        fileName: runnerdFile,
-        sha256: fileSha256(join(outputDir, runnerdFile)),
-        buildMetadata: { buildProfile: 'release' },
+      schema: 'paperclip-runner/clean-consumer-conformance/v1',
+      sourceCommit: expect.stringMatching(/^[0-9a-f]{40}$/) as unknown,
+      artifacts: {
+        package: { filename: tarballFile, sha256: fileSha256(join(outputDir, tarballFile)), byteSize: size(tarballFile) },
+        runnerd: {
+          filename: runnerdFile,
+          sha256: fileSha256(join(outputDir, runnerdFile)),
+          byteSize: size(runnerdFile),
+          buildProfile: 'release',
+        },
       },
-      conformance: { passed: true },
-      negotiation: { schema: 'paperclip-runner/evals-integration/v1' },
+      checks: {
+        packageExportsResolved: true,
+        evalCompatibility: { schema: 'paperclip-runner/evals-integration/v1' },
+        evalMismatchFailedClosed: true,
+        harnessDriverConformance: { schema: 'paperclip-runner/harness-driver-conformance-report/v1' },
+        runnerdDigest: true,
+      },
     });
-    expect(record.checks.filter((check) => !check.passed)).toEqual([]);
-    expect(record.checks.map((check) => check.id)).toEqual(
+    expect(record).not.toHaveProperty('passed');
+    expect(record.consumerChecks.filter((check) => !check.passed)).toEqual([]);
+    expect(record.consumerChecks.map((check) => check.id)).toEqual(
       expect.arrayContaining([
         'exports.undeclaredSubpathRefused',
         'exports.rootHasNoTestDouble',
-        'runnerd.debugRefused',
         'negotiation.incompatibleRefused',
       ]),
     );
+    const listing = execFileSync('tar', ['-tzf', join(outputDir, tarballFile)], { encoding: 'utf8' }).split('\n');
+    expect(listing).toEqual(
+      expect.arrayContaining([
+        'package/protocol/schemas/native-execution.schema.json',
+        'package/protocol/fixtures/evals/native-execution-seeded.json',
+        'package/protocol/fixtures/evals/harness-driver-conformance.json',
+        'package/dist/testing.js',
+      ]),
+    );
+    expect(listing.filter((entry) => entry.startsWith('package/protocol/schemas/') && entry.includes('/v1/'))).toEqual([]);
   });
 });
 
