@@ -43,7 +43,6 @@ export interface RunnerdBuildMetadata {
     readonly [field: string]: unknown;
   };
   readonly prpTransportModes?: readonly string[];
-  readonly buildProfile?: 'release' | 'debug';
   readonly [field: string]: unknown;
 }
 

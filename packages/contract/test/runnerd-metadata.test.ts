@@ -42,7 +42,7 @@ describe('parseRunnerdBuildMetadata', () => {
     }
   });
 
-  it('rejects duplicate transport modes, an unknown build profile and a wrong binary name', () => {
+  it('rejects duplicate transport modes and a wrong binary name, and keeps any build profile as data', () => {
     try {
       parseRunnerdBuildMetadata({
         ...GOOD_METADATA,
@@ -54,10 +54,11 @@ describe('parseRunnerdBuildMetadata', () => {
     } catch (error) {
       expect((error as ContractError).issues.map((issue) => issue.path).sort()).toEqual([
         '/binaryName',
-        '/buildProfile',
         '/prpTransportModes',
       ]);
     }
+    const printed = { ...GOOD_METADATA, buildProfile: 'fast' };
+    expect(parseRunnerdBuildMetadata(printed)).toBe(printed);
   });
 
   it('has a schema that compiles under Ajv strict mode', () => {

@@ -56,8 +56,6 @@ export interface RunnerdArtifact {
   readonly sha256: Sha256Digest;
   readonly byteSize: number;
   readonly buildMetadata: RunnerdBuildMetadata;
-  /** The metadata's `buildProfile`, when it carries one. */
-  readonly buildProfile?: 'release' | 'debug';
 }
 
 /**
@@ -104,7 +102,6 @@ export async function resolveRunnerdArtifact(
       sha256: staged.sha256,
       byteSize: staged.byteSize,
       buildMetadata,
-      ...(buildMetadata.buildProfile === undefined ? {} : { buildProfile: buildMetadata.buildProfile }),
     };
   } finally {
     await staged.dispose();

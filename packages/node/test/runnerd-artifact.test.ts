@@ -109,28 +109,19 @@ describe('when the executable is good', () => {
       sha256: exes.good.sha256,
       byteSize: exes.good.byteSize,
       buildMetadata: GOOD_METADATA,
-      buildProfile: 'release',
     });
   });
 
-  it('surfaces the build profile the metadata carries', async () => {
-    const artifact = await resolveRunnerdArtifact({
-      executablePath: exes.debugBuild.path,
-      expectedSha256: exes.debugBuild.sha256,
-    });
-    expect(artifact.buildProfile).toBe('debug');
-  });
-
-  it('leaves buildProfile out when the metadata has none', async () => {
-    const withoutProfile: Record<string, unknown> = { ...GOOD_METADATA };
-    delete withoutProfile.buildProfile;
-    const exe = await writeExecutable(
-      join(staging.root, 'no-profile'),
-      printingScript(JSON.stringify(withoutProfile)),
-    );
-    const artifact = await resolveRunnerdArtifact({ executablePath: exe.path, expectedSha256: exe.sha256 });
-    expect(artifact.buildMetadata).toEqual(withoutProfile);
-    expect('buildProfile' in artifact).toBe(false);
+  it('reads no build profile into the artifact: a printed one is an additive field, of any value', async () => {
+    for (const buildProfile of ['debug', 'fast']) {
+      const exe = await writeExecutable(
+        join(staging.root, `profile-${buildProfile}`),
+        printingScript(JSON.stringify({ ...GOOD_METADATA, buildProfile })),
+      );
+      const artifact = await resolveRunnerdArtifact({ executablePath: exe.path, expectedSha256: exe.sha256 });
+      expect(artifact.buildMetadata).toEqual({ ...GOOD_METADATA, buildProfile });
+      expect('buildProfile' in artifact).toBe(false);
+    }
   });
 
   it('keeps unknown metadata fields, top-level and nested', async () => {

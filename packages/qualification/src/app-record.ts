@@ -93,7 +93,8 @@ export function judgeAppRecord(bytes: Uint8Array, expected: AppRecordExpectation
     });
   }
   for (const [name, result] of entries) {
-    if (result === true || (typeof result === 'object' && result !== null && !Array.isArray(result))) continue;
+    if (result === true || (typeof result === 'object' && result !== null && !Array.isArray(result)))
+      continue;
     issues.push({
       code: 'app_record_check_failed',
       message: `${file}: check ${name} did not pass`,
@@ -114,7 +115,12 @@ export function judgeAppRecord(bytes: Uint8Array, expected: AppRecordExpectation
     ['runnerd', expected.runnerd],
   ] as const) {
     const what = name === 'package' ? 'tarball' : 'runnerd';
-    expect(`app_record_${what}_mismatch`, `/artifacts/${name}/filename`, artifact.fileName, `${file} names another ${what}`);
+    expect(
+      `app_record_${what}_mismatch`,
+      `/artifacts/${name}/filename`,
+      artifact.fileName,
+      `${file} names another ${what}`,
+    );
     expect(
       `app_record_${what}_digest_mismatch`,
       `/artifacts/${name}/sha256`,

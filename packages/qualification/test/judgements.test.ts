@@ -70,7 +70,13 @@ const DESCRIPTOR = {
   kind: 'deterministic',
   version: '0.4.0',
   protocolVersion: 'prp.v1',
-  capabilities: { interruption: true, resume: true, structuredResult: true, typedEvents: true, unsupported: [] },
+  capabilities: {
+    interruption: true,
+    resume: true,
+    structuredResult: true,
+    typedEvents: true,
+    unsupported: [],
+  },
 };
 /** Upstream's report shape: its ten checks, all true, and no `passed`. */
 const REPORT = {

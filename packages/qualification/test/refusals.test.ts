@@ -35,7 +35,8 @@ const VARIANTS = {
   leaksTestDouble: { leakTestDouble: true },
   leaksAliasedTestDouble: {
     editFiles: (files) => {
-      files['package/dist/index.js'] += "export { DeterministicHarnessDriver as Driver } from './testing.js';\n";
+      files['package/dist/index.js'] =
+        `${files['package/dist/index.js'] ?? ''}export { DeterministicHarnessDriver as Driver } from './testing.js';\n`;
     },
   },
   prpNoOverlap: {
@@ -43,11 +44,7 @@ const VARIANTS = {
     runnerdPrp: { minimumVersion: 2, maximumVersion: 3 },
   },
   wildcardExports: {
-    editFiles: edit(
-      'package/package.json',
-      `"./evals": {`,
-      `"./*": "./*",\n    "./evals": {`,
-    ),
+    editFiles: edit('package/package.json', `"./evals": {`, `"./*": "./*",\n    "./evals": {`),
   },
   parserRejectsFixture: {
     editFiles: edit(
@@ -249,7 +246,7 @@ describe('when the directory holds a file SHA256SUMS does not list', () => {
 });
 
 describe("when the root entry point re-exports ./testing's driver", () => {
-  it('fails root-exports by name (./testing re-exporting the root, as upstream\'s does, is no leak)', () => {
+  it("fails root-exports by name (./testing re-exporting the root, as upstream's does, is no leak)", () => {
     expect(notPassing(record('leaksTestDouble'))).toEqual(['root-exports:fail']);
     expect(check(record('leaksTestDouble'), 'root-exports').issues).toEqual([
       expect.objectContaining({ code: 'root_export_test_double', received: 'DeterministicHarnessDriver' }),
@@ -283,15 +280,13 @@ describe('when a wildcard export makes built files reachable', () => {
   it('fails undeclared-subpaths for every path that loaded', () => {
     expect(notPassing(record('wildcardExports'))).toEqual(['undeclared-subpaths:fail']);
     const issues = check(record('wildcardExports'), 'undeclared-subpaths').issues!;
-    expect(issues.map((issue) => issue.component)).toContain(
-      '@paperclipai/paperclip-runner/dist/testing.js',
-    );
+    expect(issues.map((issue) => issue.component)).toContain('@paperclipai/paperclip-runner/dist/testing.js');
     expect(new Set(issues.map((issue) => issue.code))).toEqual(new Set(['undeclared_subpath_not_refused']));
   });
 });
 
 describe("when the package's parser rejects its own seeded fixture", () => {
-  it('fails native-execution-fixture: its own loader (which parses, as upstream\'s does) refuses it', () => {
+  it("fails native-execution-fixture: its own loader (which parses, as upstream's does) refuses it", () => {
     expect(notPassing(record('parserRejectsFixture'))).toEqual(['native-execution-fixture:fail']);
     expect(check(record('parserRejectsFixture'), 'native-execution-fixture').issues).toEqual([
       expect.objectContaining({

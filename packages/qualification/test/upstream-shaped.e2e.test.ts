@@ -107,7 +107,11 @@ describe('the synthetic release is shaped like upstream’s', () => {
         'package/protocol/schemas/native-execution.schema.json',
       ].sort(),
     );
-    expect(Object.values(PROTOCOL_FILES).map((path) => `package/${path}`).sort()).toEqual(files.sort());
+    expect(
+      Object.values(PROTOCOL_FILES)
+        .map((path) => `package/${path}`)
+        .sort(),
+    ).toEqual(files.sort());
   });
 
   it('exports every name Evals asks for, by upstream’s names', () => {
@@ -117,7 +121,9 @@ describe('the synthetic release is shaped like upstream’s', () => {
       ['./testing', 'package/dist/testing.js'],
     ] as const) {
       for (const name of Object.keys(DOCUMENTED_EXPORTS[entry]))
-        expect(files[file], `${entry} ${name}`).toMatch(new RegExp(`export (const|function|async function|class) ${name}\\b`));
+        expect(files[file], `${entry} ${name}`).toMatch(
+          new RegExp(`export (const|function|async function|class) ${name}\\b`),
+        );
     }
   });
 

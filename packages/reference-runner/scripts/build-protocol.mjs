@@ -27,7 +27,10 @@ export function protocolFiles({ fixtures = true } = {}) {
   const target = (name) => join(PROTOCOL_DIR, 'schemas', name);
   const prpDir = join(schemasDir, 'prp', 'v1');
   const pairs = [
-    ...Object.entries(RUNNER_SCHEMA_NAMES).map(([source, name]) => [join(schemasDir, 'runner', source), target(name)]),
+    ...Object.entries(RUNNER_SCHEMA_NAMES).map(([source, name]) => [
+      join(schemasDir, 'runner', source),
+      target(name),
+    ]),
     ...readdirSync(prpDir)
       .filter((file) => file.endsWith('.json'))
       .map((file) => [join(prpDir, file), target(file)]),

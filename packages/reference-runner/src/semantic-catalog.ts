@@ -91,5 +91,7 @@ export const PAPERCLIP_RUNNER_SEMANTIC_CATALOG_SHA256: string = `sha256:${create
 
 /** One operation's descriptor, or undefined when the catalog has none by that id. */
 export function capabilitySemanticToolDescriptor(operationId: string): SemanticCatalogOperation | undefined {
-  return CAPABILITY_SEMANTIC_TOOL_CATALOG.operations.find((operation) => operation.operationId === operationId);
+  return CAPABILITY_SEMANTIC_TOOL_CATALOG.operations.find(
+    (operation) => operation.operationId === operationId,
+  );
 }

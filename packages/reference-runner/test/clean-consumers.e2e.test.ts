@@ -100,7 +100,11 @@ describe('check:clean-consumers', () => {
       schema: 'paperclip-runner/clean-consumer-conformance/v1',
       sourceCommit: expect.stringMatching(/^[0-9a-f]{40}$/) as unknown,
       artifacts: {
-        package: { filename: tarballFile, sha256: fileSha256(join(outputDir, tarballFile)), byteSize: size(tarballFile) },
+        package: {
+          filename: tarballFile,
+          sha256: fileSha256(join(outputDir, tarballFile)),
+          byteSize: size(tarballFile),
+        },
         runnerd: {
           filename: runnerdFile,
           sha256: fileSha256(join(outputDir, runnerdFile)),
@@ -125,7 +129,9 @@ describe('check:clean-consumers', () => {
         'negotiation.incompatibleRefused',
       ]),
     );
-    const listing = execFileSync('tar', ['-tzf', join(outputDir, tarballFile)], { encoding: 'utf8' }).split('\n');
+    const listing = execFileSync('tar', ['-tzf', join(outputDir, tarballFile)], { encoding: 'utf8' }).split(
+      '\n',
+    );
     expect(listing).toEqual(
       expect.arrayContaining([
         'package/protocol/schemas/native-execution.schema.json',
@@ -134,7 +140,9 @@ describe('check:clean-consumers', () => {
         'package/dist/testing.js',
       ]),
     );
-    expect(listing.filter((entry) => entry.startsWith('package/protocol/schemas/') && entry.includes('/v1/'))).toEqual([]);
+    expect(
+      listing.filter((entry) => entry.startsWith('package/protocol/schemas/') && entry.includes('/v1/')),
+    ).toEqual([]);
   });
 });
 

@@ -22,7 +22,9 @@ const ESTIMATE = {
   outputMicrosPerMillionTokens: 10_000_000,
 };
 
-const usageOf = async (overrides: Partial<EvalSessionRequest>): Promise<PaperclipNativeExecutionV1['usage']> => {
+const usageOf = async (
+  overrides: Partial<EvalSessionRequest>,
+): Promise<PaperclipNativeExecutionV1['usage']> => {
   const { bundle, bundleText } = await runEvalSession(
     { ...request('succeed'), ...overrides },
     { binarySha256: BINARY },

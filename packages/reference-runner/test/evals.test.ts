@@ -168,7 +168,9 @@ describe('parsePaperclipNativeExecution', () => {
   const seeded = (): Bundle => JSON.parse(readFileSync(paperclipNativeExecutionFixtureUrl, 'utf8')) as Bundle;
 
   it("ships the native-execution schema at upstream's path and accepts the seeded fixture, keeping unknown fields", () => {
-    expect(paperclipNativeExecutionSchemaUrl.pathname).toMatch(/\/protocol\/schemas\/native-execution\.schema\.json$/);
+    expect(paperclipNativeExecutionSchemaUrl.pathname).toMatch(
+      /\/protocol\/schemas\/native-execution\.schema\.json$/,
+    );
     expect(paperclipNativeExecutionFixtureUrl.pathname).toMatch(
       /\/protocol\/fixtures\/evals\/native-execution-seeded\.json$/,
     );
@@ -266,7 +268,7 @@ describe('parsePaperclipNativeExecution', () => {
     expect(error).toBeInstanceOf(PaperclipNativeExecutionError);
     expect(error.code).toBe('paperclip_native_execution_invalid');
     expect(error.issues).toContainEqual(expect.objectContaining({ code, path }));
-    expect((error as PaperclipNativeExecutionError).path).toBe(error.issues[0]?.path);
+    expect((error as unknown as { path: string }).path).toBe(error.issues[0]?.path);
     expect(() => evalsParseNativeExecution(JSON.stringify(bundle))).toThrow();
   });
 
@@ -333,7 +335,7 @@ describe('assertPaperclipRunnerEvalCompatibility', () => {
       }),
     );
     expect(error).toBeInstanceOf(PaperclipRunnerEvalCompatibilityError);
-    expect((error as PaperclipRunnerEvalCompatibilityError).consumer).toBe('paperclip-evals');
+    expect((error as unknown as { consumer: string }).consumer).toBe('paperclip-evals');
     expect(error.code).toBe('paperclip_runner_eval_incompatible');
     expect(error.issues.map((issue) => issue.code)).toEqual([
       'package_version_mismatch',
@@ -408,7 +410,11 @@ describe('resolvePaperclipRunnerdArtifact', () => {
   });
 
   it("keeps upstream's eight fields of what a newer build prints, dropping the rest", async () => {
-    const newer = { ...runnerdBuildMetadata(), prpTransportModes: ['dial_wss'], durableSessionCapabilities: [] };
+    const newer = {
+      ...runnerdBuildMetadata(),
+      prpTransportModes: ['dial_wss'],
+      durableSessionCapabilities: [],
+    };
     const printing = shellExecutable(dir, 'newer', JSON.stringify(newer));
     const artifact = await resolvePaperclipRunnerdArtifact({
       executablePath: printing,

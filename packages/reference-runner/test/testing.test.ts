@@ -388,7 +388,9 @@ describe('runHarnessDriverConformance', () => {
       descriptor: await base.descriptor(),
       usage: { totalTokens: expect.any(Number) as unknown },
     });
-    expect(report.checks).toEqual(Object.fromEntries(HARNESS_DRIVER_CONFORMANCE_CHECKS.map((name) => [name, true])));
+    expect(report.checks).toEqual(
+      Object.fromEntries(HARNESS_DRIVER_CONFORMANCE_CHECKS.map((name) => [name, true])),
+    );
     expect(report.eventCount).toBeGreaterThan(0);
     expect(report.semanticToolCallCount).toBe(4);
   };
@@ -400,7 +402,9 @@ describe('runHarnessDriverConformance', () => {
   describe.skipIf(!withUpstream)("on upstream's own conformance fixture (../shared)", () => {
     const upstream = (): HarnessDriverConformanceFixture =>
       parseHarnessDriverConformanceFixture(
-        JSON.parse(readFileSync(join(UPSTREAM_FIXTURES_DIR, 'evals', 'harness-driver-conformance.json'), 'utf8')),
+        JSON.parse(
+          readFileSync(join(UPSTREAM_FIXTURES_DIR, 'evals', 'harness-driver-conformance.json'), 'utf8'),
+        ),
       );
 
     it('passes every check, with its config and capability names', async () => {
@@ -417,7 +421,9 @@ describe('runHarnessDriverConformance', () => {
 
   it('parses only a harness-driver-conformance-fixture/v1', () => {
     for (const bad of [null, {}, { schema: 'paperclip-runner/harness-driver-conformance-fixture/v1' }])
-      expect(() => parseHarnessDriverConformanceFixture(bad)).toThrow(/invalid harness-driver conformance fixture/);
+      expect(() => parseHarnessDriverConformanceFixture(bad)).toThrow(
+        /invalid harness-driver conformance fixture/,
+      );
   });
 
   it('throws for a driver that claims an unsupported feature it cannot do, naming the check', async () => {
@@ -471,7 +477,8 @@ describe('runHarnessDriverConformance', () => {
 
   it('throws for a driver that accepts the invalid config, listing every failed check', async () => {
     const lax = delegate({
-      validateConfig: (value: unknown) => Promise.resolve({ ok: true as const, config: value, issues: [] as [] }),
+      validateConfig: (value: unknown) =>
+        Promise.resolve({ ok: true as const, config: value, issues: [] as [] }),
     });
     const message = await failure(
       runHarnessDriverConformance({ driver: lax, fixture: await loadHarnessDriverConformanceFixture() }),

@@ -124,7 +124,6 @@ function formatArtifact(artifact: RunnerdArtifact): string[] {
     `verified  ${artifact.executablePath}`,
     `  sha256             ${artifact.sha256}  (${artifact.byteSize} bytes)`,
     `  package            ${metadata.packageName} ${metadata.packageVersion}`,
-    `  build profile      ${artifact.buildProfile ?? '(not stated)'}`,
     `  binary contract    ${metadata.binaryContractVersion}`,
     `  native execution   ${metadata.nativeExecutionVersion}`,
     `  harness driver     ${metadata.harnessDriverVersion}`,

@@ -39,7 +39,6 @@ export interface TestExecutables {
   readonly printsInvalidMetadata: TestExecutable;
   /** Prints good metadata plus `x_probe`: "$HOME|$PAPERCLIP_RESOLVER_TEST_SECRET|$*|<stdin state>". */
   readonly probesEnvironment: TestExecutable;
-  readonly debugBuild: TestExecutable;
   /** Executable shell code without `#!`: execve refuses it; /bin/sh would leave `notExecutableFormatRanMarker`. */
   readonly notExecutableFormat: TestExecutable;
   readonly notExecutableFormatRanMarker: string;
@@ -187,10 +186,6 @@ export async function createTestExecutables(dir: string): Promise<TestExecutable
       'if read -r _line; then stdin=data; else stdin=eof; fi\nprobe="${HOME:-}|${PAPERCLIP_RESOLVER_TEST_SECRET:-}|$*|$stdin"',
     ),
   );
-  const debugBuild = await writeExecutable(
-    at('debug-build'),
-    printingScript(JSON.stringify({ ...GOOD_METADATA, buildProfile: 'debug' })),
-  );
 
   const notExecutableFormatRanMarker = at('no-shebang.ran');
   const notExecutableFormat = await writeExecutable(
@@ -234,7 +229,6 @@ export async function createTestExecutables(dir: string): Promise<TestExecutable
     extraFields,
     printsInvalidMetadata,
     probesEnvironment,
-    debugBuild,
     notExecutableFormat,
     notExecutableFormatRanMarker,
     nonExecutable,

@@ -14,7 +14,10 @@ export const runnerdEvalSession: QualificationCheckDefinition = {
   run: async ({ releaseDir, workDir, options }, values) => {
     if (values.need('negotiation').receipt === null) {
       return lacking([
-        { need: 'negotiation', why: 'the release is incompatible; no eval session runs before the join holds' },
+        {
+          need: 'negotiation',
+          why: 'the release is incompatible; no eval session runs before the join holds',
+        },
       ]);
     }
     const { file, artifact } = values.need('runnerd-resolve');

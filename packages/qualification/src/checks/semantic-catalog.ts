@@ -57,7 +57,8 @@ export const semanticCatalog: QualificationCheckDefinition = {
     if (digest !== null && digest !== expected.sha256) {
       issues.push({
         code: 'catalog_digest_mismatch',
-        message: "Evals' canonical digest of CAPABILITY_SEMANTIC_TOOL_CATALOG differs from the build metadata's",
+        message:
+          "Evals' canonical digest of CAPABILITY_SEMANTIC_TOOL_CATALOG differs from the build metadata's",
         path: '/semanticCatalog/sha256',
         expected: expected.sha256,
         received: digest,

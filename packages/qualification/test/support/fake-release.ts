@@ -223,7 +223,10 @@ const descriptor = (options: FakeReleaseOptions): Record<string, unknown> => ({
 /** A harness-driver-conformance-fixture/v1 with upstream's field names. */
 const CONFORMANCE_FIXTURE = {
   schema: 'paperclip-runner/harness-driver-conformance-fixture/v1',
-  validConfig: { schema: 'paperclip-runner/deterministic-harness-driver-config/v1', scenario: 'semantic-tool-success' },
+  validConfig: {
+    schema: 'paperclip-runner/deterministic-harness-driver-config/v1',
+    scenario: 'semantic-tool-success',
+  },
   invalidConfig: { schema: 'paperclip-runner/deterministic-harness-driver-config/v1', scenario: 'unknown' },
   completionMessage: 'Run the fake conformance.',
   interruptMessage: '[conformance:interrupt] Stay active.',
@@ -251,7 +254,9 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     'export function isTerminalState(value) {',
     "  return ['succeeded', 'failed', 'cancelled'].includes(value);",
     '}',
-    ...(options.leakTestDouble === true ? ["export { DeterministicHarnessDriver } from './testing.js';"] : []),
+    ...(options.leakTestDouble === true
+      ? ["export { DeterministicHarnessDriver } from './testing.js';"]
+      : []),
     '',
   ].join('\n');
   const evals = [
@@ -360,7 +365,10 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
 const shQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** A runnerd that only prints its metadata for --build-metadata (exit 64 otherwise): no eval session. */
-export function runnerdScript(prp?: { readonly minimumVersion: number; readonly maximumVersion: number }): string {
+export function runnerdScript(prp?: {
+  readonly minimumVersion: number;
+  readonly maximumVersion: number;
+}): string {
   return `#!/bin/sh\n[ "$1" = --build-metadata ] || exit 64\nprintf '%s\\n' ${shQuote(JSON.stringify(runnerdBuildMetadata(prp)))}\n`;
 }
 
@@ -447,7 +455,12 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
     runnerd,
     kind === 'metadata-only'
       ? runnerdScript(options.runnerdPrp)
-      : runnerdNodeScript(options.runnerdPrp, kind === 'bad-artifact', kind === 'hangs', options.sessionCounter),
+      : runnerdNodeScript(
+          options.runnerdPrp,
+          kind === 'bad-artifact',
+          kind === 'hangs',
+          options.sessionCounter,
+        ),
   );
   await chmod(runnerd, 0o755);
   const facts = async (path: string): Promise<{ sha256: string; byteSize: number }> => {
@@ -479,7 +492,10 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
     },
     checks: {
       packageExportsResolved: true,
-      nativeExecutionFixture: { schema: 'paperclip-runner/native-execution/v1', rejectedToolEffectPreserved: true },
+      nativeExecutionFixture: {
+        schema: 'paperclip-runner/native-execution/v1',
+        rejectedToolEffectPreserved: true,
+      },
       evalCompatibility: {
         schema: 'paperclip-runner/evals-integration/v1',
         consumer: 'paperclip-runner-clean-consumer',

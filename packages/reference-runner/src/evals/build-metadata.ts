@@ -14,7 +14,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const PAPERCLIP_RUNNER_BUILD_METADATA: PaperclipRunnerBuildMetadata = deepFreeze(packageBuildMetadata());
+export const PAPERCLIP_RUNNER_BUILD_METADATA: PaperclipRunnerBuildMetadata =
+  deepFreeze(packageBuildMetadata());
 export {
   PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA,
   PAPERCLIP_RUNNER_BUILD_METADATA_SCHEMA,

@@ -88,7 +88,7 @@ export function assertPaperclipRunnerEvalCompatibility(
     `${requirement.consumer} pins ${PACKAGE_NAME}@${requirement.packageVersion}, but ${version} is loaded`,
   );
   check(
-    runnerd.packageVersion === version && runnerd.packageName === PACKAGE_NAME,
+    runnerd.packageVersion === version && (runnerd.packageName as string) === PACKAGE_NAME,
     'binary_package_version_mismatch',
     'binary',
     `${PACKAGE_NAME}@${version}`,

@@ -64,7 +64,7 @@ export function generateHarnessDriverConformanceFixture(): HarnessDriverConforma
     completionMessage: 'Run deterministic semantic-tool conformance.',
     interruptMessage: `${CONFORMANCE_INTERRUPT_DIRECTIVE} Keep the turn active until interrupted.`,
     requiredCapabilities: Object.entries(capabilities)
-      .filter(([, supported]) => supported === true)
+      .filter(([, supported]) => supported)
       .map(([name]) => name),
     unsupportedFeatures: [...unsupported],
   };

@@ -21,7 +21,8 @@ import type {
   NativeSessionSummary,
 } from '../runner-contracts.js';
 
-export const HARNESS_DRIVER_CONFORMANCE_REPORT_SCHEMA = 'paperclip-runner/harness-driver-conformance-report/v1';
+export const HARNESS_DRIVER_CONFORMANCE_REPORT_SCHEMA =
+  'paperclip-runner/harness-driver-conformance-report/v1';
 export const HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA =
   'paperclip-runner/harness-driver-conformance-fixture/v1';
 /** The fixture this package ships. */
@@ -98,7 +99,7 @@ export function parseHarnessDriverConformanceFixture(value: unknown): HarnessDri
             ? 'requiredCapabilities and unsupportedFeatures must be lists of names'
             : null;
   if (problem !== null) throw new Error(`invalid harness-driver conformance fixture: ${problem}`);
-  return value as unknown as HarnessDriverConformanceFixture;
+  return value as HarnessDriverConformanceFixture;
 }
 
 /** Reads and parses a fixture (default: the one this package ships). */
@@ -111,8 +112,7 @@ export async function loadHarnessDriverConformanceFixture(
 /** The session methods that exercise each unsupported feature. */
 const FEATURE_PROBES: Record<string, (session: NativeSession) => Promise<void>> = {
   steering: (session) => session.steer('turn_probe', 'steer probe'),
-  runtimeRequestResolution: (session) =>
-    session.resolveRuntimeRequest('request_probe', { action: 'accept' }),
+  runtimeRequestResolution: (session) => session.resolveRuntimeRequest('request_probe', { action: 'accept' }),
 };
 
 /** Which of upstream's ten checks each of our steps counts toward. */

@@ -222,7 +222,6 @@ export class DeterministicHarnessDriver implements HarnessDriver {
   }
 }
 
-
 /** The config's every issue (upstream's codes `type`, `unsupported_schema`, `unsupported_scenario`, and ours). */
 function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
   const issues: { path: string; code: string; message: string }[] = [];
@@ -230,13 +229,21 @@ function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
     issues.push({ path, code, message });
   };
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    return { ok: false, config: null, issues: [{ path: '/', code: 'type', message: 'the config must be an object' }] };
+    return {
+      ok: false,
+      config: null,
+      issues: [{ path: '/', code: 'type', message: 'the config must be an object' }],
+    };
   }
   const value = config as Record<string, unknown>;
-  for (const key of Object.keys(value)) if (!CONFIG_KEYS.has(key)) fail(`/${key}`, 'unknown field', 'unknown_field');
+  for (const key of Object.keys(value))
+    if (!CONFIG_KEYS.has(key)) fail(`/${key}`, 'unknown field', 'unknown_field');
   if (value.schema !== DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA)
     fail('/schema', `must be ${DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA}`, 'unsupported_schema');
-  if (value.scenario !== undefined && !(DETERMINISTIC_SCENARIOS as readonly unknown[]).includes(value.scenario))
+  if (
+    value.scenario !== undefined &&
+    !(DETERMINISTIC_SCENARIOS as readonly unknown[]).includes(value.scenario)
+  )
     fail('/scenario', `must be one of ${DETERMINISTIC_SCENARIOS.join(', ')}`, 'unsupported_scenario');
   if (
     value.behaviour !== undefined &&
@@ -268,7 +275,7 @@ function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
   ) {
     fail('/budget/maxTotalTokens', 'must be a positive integer');
   }
-return issues.length === 0 ? { ok: true, config, issues: [] } : { ok: false, config: null, issues };
+  return issues.length === 0 ? { ok: true, config, issues: [] } : { ok: false, config: null, issues };
 }
 
 const TURN_TERMINAL_EVENTS = {
@@ -455,8 +462,7 @@ class DeterministicSession implements NativeSession {
     const mismatches: string[] = [];
     const matches = (eventId: string, eventType: string, callId: string, operationId: string): boolean => {
       const tool = byId.get(eventId)?.payload.semantic_tool as
-        | { callId?: unknown; operationId?: unknown }
-        | undefined;
+        { callId?: unknown; operationId?: unknown } | undefined;
       return (
         byId.get(eventId)?.eventType === eventType &&
         tool?.callId === callId &&
@@ -470,7 +476,10 @@ class DeterministicSession implements NativeSession {
         mismatches.push(`call ${call.callId}: event ${call.eventId} is not its tool_input`);
     }
     for (const result of index.results) {
-      if (own(result.eventId) && !matches(result.eventId, 'mcp_app.tool_result', result.callId, result.operationId))
+      if (
+        own(result.eventId) &&
+        !matches(result.eventId, 'mcp_app.tool_result', result.callId, result.operationId)
+      )
         mismatches.push(`result ${result.callId}: event ${result.eventId} is not its tool_result`);
     }
     return { index, mismatches };
