@@ -225,6 +225,13 @@ describe('DeterministicHarnessDriver', () => {
         ['/schema', 'unsupported_schema'],
       ].sort(),
     );
+    const conflicting = await driver.validateConfig({ ...valid, behaviour: 'fail' });
+    expect(conflicting.issues.map((issue) => [issue.path, issue.code])).toEqual([
+      ['/behaviour', 'scenario_conflict'],
+    ]);
+    await expect(driver.validateConfig({ ...valid, behaviour: 'succeed' })).resolves.toMatchObject({
+      ok: true,
+    });
     expect((await driver.validateConfig([])).issues).toEqual([
       expect.objectContaining({ path: '/', code: 'type' }),
     ]);

@@ -245,6 +245,17 @@ function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
     !(DETERMINISTIC_SCENARIOS as readonly unknown[]).includes(value.scenario)
   )
     fail('/scenario', `must be one of ${DETERMINISTIC_SCENARIOS.join(', ')}`, 'unsupported_scenario');
+  // Upstream's one scenario is a successful run: a behaviour scripting anything else contradicts it.
+  if (
+    value.scenario !== undefined &&
+    value.behaviour !== 'succeed' &&
+    (DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour)
+  )
+    fail(
+      '/behaviour',
+      `${JSON.stringify(value.behaviour)} contradicts scenario ${JSON.stringify(value.scenario)}`,
+      'scenario_conflict',
+    );
   if (
     value.behaviour !== undefined &&
     !(DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour)
