@@ -8,6 +8,7 @@ import { writeOutputFile } from '@paperclip-evals/node';
 import type {
   CompatibilityReceipt,
   ConsumerRequirements,
+  PackageBuildMetadata,
   Issue,
   RunnerdBuildMetadata,
   Sha256Digest,
@@ -131,6 +132,8 @@ export interface QualificationRecord {
     readonly tarball: string | null;
     /** Digest of the bytes that were extracted. */
     readonly tarballSha256: Sha256Digest | null;
+    /** The package's build metadata, when valid (absent in older records): what a campaign negotiates with. */
+    readonly buildMetadata?: PackageBuildMetadata | null;
   };
   readonly runnerd: {
     readonly file: string | null;
