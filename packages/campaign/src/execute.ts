@@ -176,6 +176,15 @@ const RETRYABLE_CLASSES: ReadonlySet<string> = new Set([
     .map(([name]) => name),
 ]);
 
+interface Verdict {
+  readonly disposition: Disposition;
+  readonly reason: string | null;
+  readonly infrastructureFailure?: AttemptOutcome['infrastructureFailure'];
+}
+
+/** Bundle failure classifications of the runner's side (evalbook scores them errored). */
+const RUNNER_SIDE: ReadonlySet<string> = new Set(['infrastructure', 'runner', 'provider']);
+
 const DISPOSITION_OF_STATUS = {
   solved: 'passed',
   unsolved: 'behavior_failure',
@@ -297,10 +306,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     return found;
   };
 
-  const verdictOf = async (
-    attempt: PlannedAttempt,
-    tryId: string,
-  ): Promise<{ disposition: Disposition; reason: string | null } | null> => {
+  const verdictOf = async (attempt: PlannedAttempt, tryId: string): Promise<Verdict | null> => {
     const stored = await store.getAttempt({
       runId: plan.campaignId,
       caseId: attempt.caseId,
@@ -317,6 +323,15 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         .map((checkId) => ({ checkId, status: 'not_evaluated' as const, reason: 'no verdict' })),
     ];
     const verdict = attemptVerdict(stored.record, scores);
+    // The runner's own failure recorded in the bundle (infrastructure, runner, provider): the
+    // attempt says nothing about the agent, but it carries evidence, so it is not tried again.
+    const failure = stored.record.failure;
+    if (verdict.status === 'errored' && failure !== null && RUNNER_SIDE.has(failure.classification))
+      return {
+        disposition: 'infrastructure_failure',
+        reason: verdict.reason,
+        infrastructureFailure: { class: failure.code, category: failure.classification, retryable: false },
+      };
     return { disposition: DISPOSITION_OF_STATUS[verdict.status], reason: verdict.reason };
   };
 
@@ -326,7 +341,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     tryId: string,
   ): Promise<{
     outcome: TryOutcome;
-    verdict: { disposition: Disposition; reason: string | null } | null;
+    verdict: Verdict | null;
   }> => {
     const dir = join(options.workDir, tryId);
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -437,7 +452,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
             ? 'infrastructure_failure'
             : (verdict?.disposition ?? 'grading_evidence_failure'),
         reason: infrastructure !== null ? (heldFailure?.message ?? null) : (verdict?.reason ?? null),
-        infrastructureFailure: infrastructure,
+        infrastructureFailure: infrastructure ?? verdict?.infrastructureFailure ?? null,
         tries: [],
         finalAttemptId: held.stored.key.attemptId,
         resumed: true,
@@ -485,7 +500,9 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
           ...identity(attempt),
           disposition: verdict?.disposition ?? 'grading_evidence_failure',
           reason: verdict?.reason ?? 'the ingested attempt cannot be read back',
-          infrastructureFailure: verdict?.disposition === 'not_run_stopped' ? withoutMessage(failure) : null,
+          infrastructureFailure:
+            verdict?.infrastructureFailure ??
+            (verdict?.disposition === 'not_run_stopped' ? withoutMessage(failure) : null),
           tries,
           finalAttemptId: tryId,
           resumed: false,

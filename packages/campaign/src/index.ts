@@ -61,3 +61,7 @@ export {
   writeCampaignRecord,
 } from './record.js';
 export type { CampaignCost, CampaignRecord, CampaignTotals, PartialReason } from './record.js';
+export { planFromFiles, runCampaign } from './campaign.js';
+export type { RunCampaignOptions } from './campaign.js';
+export { EVAL_SESSION_BIN, evalSessionProgram } from './eval-session-bin.js';
+export type { EvalSessionBinOptions, EvalSessionProgram } from './eval-session-bin.js';
