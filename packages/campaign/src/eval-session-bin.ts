@@ -2,12 +2,13 @@
 // bin, from an offline install of the qualified tarball (its digest checked again first) into a
 // private consumer outside any package, exactly as qualification installs it; or, when given, a
 // bin file named by path and sha256 (a stand-in or a diagnosis build), verified before use. Either
-// runs as `node <bin>` (no shell, no PATH lookup). The install is removed by `dispose`.
+// runs as `node <bin>` (no shell, no PATH lookup). The install is removed by `dispose` (a SIGKILL of
+// `evals run` leaves it in the temp folder).
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 
-import { digestFile, guardPrivatePath } from '@paperclip-evals/contract';
+import { digestFile } from '@paperclip-evals/contract';
 import {
   RUNNER_PACKAGE_NAME,
   extractTarball,
@@ -80,10 +81,10 @@ export async function evalSessionProgram(options: EvalSessionBinOptions): Promis
       },
     ]);
   const root = await mkdtemp(join(options.tempDir ?? tmpdir(), 'paperclip-evals-campaign-'));
-  const release = guardPrivatePath(root);
+  // Not registered with contract's child-cleanup: its SIGINT handler would end the campaign at the
+  // first Ctrl-C, which here only stops scheduling (the CLI decides); removed in `dispose`.
   const dispose = async (): Promise<void> => {
     await rm(root, { recursive: true, force: true });
-    release();
   };
   try {
     const extractDir = join(root, 'extract');

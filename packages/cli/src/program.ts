@@ -7,6 +7,7 @@ import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/node';
 
 import type { FailOn } from '@paperclip-evals/evalbook';
 
+import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
 import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
@@ -499,6 +500,7 @@ export function createProgram(): Command {
   addEngineCommands(program);
   addPolicyCommands(program);
   addLedgerCommands(program);
+  addCampaignCommands(program);
   // Last, so that it covers every option of every command: none is silently overwritten, and none
   // that needs another is accepted without it.
   applyOptionRules(program);
