@@ -66,7 +66,7 @@ export async function evalSessionProgram(options: EvalSessionBinOptions): Promis
       args: [path],
       binPath: path,
       binSha256: found.digest,
-      dispose: async () => undefined,
+      dispose: () => Promise.resolve(),
     };
   }
   const tarball = await digestFile(options.tarballPath);

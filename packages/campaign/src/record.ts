@@ -285,13 +285,8 @@ export async function readCampaignRecord(path: string): Promise<CampaignRecord> 
  * names one campaign (a rerun of the same campaign replaces its record with the newer one).
  */
 export async function writeCampaignRecord(path: string, record: CampaignRecord): Promise<void> {
-  let existing: CampaignRecord | null = null;
-  try {
-    await readFile(path);
-    existing = await readCampaignRecord(path).catch(() => null);
-  } catch {
-    existing = null;
-  }
+  // Whatever is there that is not a campaign record is outputTarget's business (writeOutputFile).
+  const existing = await readCampaignRecord(path).catch(() => null);
   if (
     existing !== null &&
     existing.campaignId === record.campaignId &&

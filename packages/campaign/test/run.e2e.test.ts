@@ -43,9 +43,9 @@ function evals(args: readonly string[], onSpawn?: (pid: number) => void): Promis
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code, signal) =>
-      resolve({ code: code ?? (signal === null ? null : -1), stdout, stderr }),
-    );
+    child.on('close', (code, signal) => {
+      resolve({ code: code ?? (signal === null ? null : -1), stdout, stderr });
+    });
   });
 }
 
@@ -248,7 +248,7 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
     server = await startPostgres();
   }, 60_000);
   afterAll(async () => {
-    await server?.stop();
+    await server.stop();
   });
 
   it('has the same attempts and outcomes as the unsharded campaign; a missing or duplicate shard is said', async () => {

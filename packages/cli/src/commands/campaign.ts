@@ -112,10 +112,10 @@ export async function runRun(options: RunCommandOptions): Promise<number> {
 
   const stop = new AbortController();
   const kill = new AbortController();
-  let signalled: NodeJS.Signals | null = null;
+  const received: { signal: NodeJS.Signals | null } = { signal: null };
   const onSigint = (): void => {
     if (!stop.signal.aborted) {
-      signalled = 'SIGINT';
+      received.signal = 'SIGINT';
       stop.abort();
       clearProgress();
       printLines('stderr', [
@@ -124,7 +124,7 @@ export async function runRun(options: RunCommandOptions): Promise<number> {
     } else kill.abort();
   };
   const onSigterm = (): void => {
-    signalled = 'SIGTERM';
+    received.signal = 'SIGTERM';
     stop.abort();
     kill.abort();
   };
@@ -154,8 +154,9 @@ export async function runRun(options: RunCommandOptions): Promise<number> {
       },
       ...(tty
         ? {
-            onProgress: (progress: CampaignProgress) =>
-              drawProgress(progressLine(options.campaign, progress, started)),
+            onProgress: (progress: CampaignProgress) => {
+              drawProgress(progressLine(options.campaign, progress, started));
+            },
           }
         : {}),
     });
@@ -167,8 +168,8 @@ export async function runRun(options: RunCommandOptions): Promise<number> {
   if (options.out !== undefined) printLines('stderr', [`evals: campaign record written to ${options.out}`]);
   if (options.json) printJson(record);
   else printLines('stdout', recordLines(record));
-  if (signalled !== null)
-    return signalled === 'SIGINT' ? CAMPAIGN_EXIT.interrupted : CAMPAIGN_EXIT.terminated;
+  if (received.signal !== null)
+    return received.signal === 'SIGINT' ? CAMPAIGN_EXIT.interrupted : CAMPAIGN_EXIT.terminated;
   return record.totals.infrastructureFailures + record.totals.notRunBudget + record.totals.notRunStopped > 0
     ? CAMPAIGN_EXIT.incomplete
     : CAMPAIGN_EXIT.ok;
@@ -234,7 +235,7 @@ function recordLines(record: CampaignRecord): Line[] {
     [
       `campaign ${record.campaignId}: `,
       status,
-      `${record.shard === null ? '' : ` · shard ${record.shard.index}/${record.shard.count}`}`,
+      record.shard === null ? '' : ` · shard ${record.shard.index}/${record.shard.count}`,
     ],
     `  ${record.package.name} ${record.package.version} · runnerd ${record.runnerd.sha256} · suite ${record.suiteFingerprint}`,
     `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)`,
