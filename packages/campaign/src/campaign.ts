@@ -11,7 +11,7 @@ import { evalSessionProgram } from './eval-session-bin.js';
 import { executeCampaign } from './execute.js';
 import { joinRelease } from './join.js';
 import { planCampaign } from './plan.js';
-import { campaignRecord, writeCampaignRecord } from './record.js';
+import { assertRecordable, campaignIdentity, campaignRecord, writeCampaignRecord } from './record.js';
 
 import type { CampaignProgress } from './execute.js';
 import type { JoinOptions } from './join.js';
@@ -65,6 +65,9 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
       : { qualificationRecord: options.qualificationRecord }),
     ...(options.qualify === undefined ? {} : { qualify: options.qualify }),
   });
+  // A campaign id names one campaign: refused before anything runs, not after.
+  if (options.out !== undefined)
+    await assertRecordable(options.out, campaignIdentity(plan, join, options.shard ?? null));
   const tarballSha256 = join.qualification.package.tarballSha256;
   if (tarballSha256 === null) throw new Error('internal: a qualified record names its tarball digest');
   const program = await evalSessionProgram({

@@ -54,13 +54,21 @@ export type { InfrastructureFailure, TryCost, TryReading } from './try-outcome.j
 export {
   CAMPAIGN_RECORD_V1,
   CAMPAIGN_RECORD_V1_SCHEMA_ID,
+  assertRecordable,
+  campaignIdentity,
   campaignRecord,
   campaignRecordIssues,
   mergeCampaignRecords,
   readCampaignRecord,
   writeCampaignRecord,
 } from './record.js';
-export type { CampaignCost, CampaignRecord, CampaignTotals, PartialReason } from './record.js';
+export type {
+  CampaignCost,
+  CampaignIdentity,
+  CampaignRecord,
+  CampaignTotals,
+  PartialReason,
+} from './record.js';
 export { planFromFiles, runCampaign } from './campaign.js';
 export type { RunCampaignOptions } from './campaign.js';
 export { EVAL_SESSION_BIN, evalSessionProgram } from './eval-session-bin.js';

@@ -240,7 +240,24 @@ function assertCampaignRecord(record: CampaignRecord): void {
 }
 
 /** What makes two records the same campaign (and the same slice of it). */
-function identityOf(record: CampaignRecord): string {
+export type CampaignIdentity = Pick<
+  CampaignRecord,
+  'campaignId' | 'suiteFingerprint' | 'planDigest' | 'package' | 'runnerd' | 'shard'
+>;
+
+/** The identity a run of `plan` with `join` records (checked against --out before anything runs). */
+export function campaignIdentity(plan: CampaignPlan, join: Join, shard: Shard | null): CampaignIdentity {
+  return {
+    campaignId: plan.campaignId,
+    suiteFingerprint: plan.suiteFingerprint,
+    planDigest: planDigest(plan),
+    package: { name: join.packageName, version: join.packageVersion },
+    runnerd: { sha256: join.runnerdSha256 },
+    shard,
+  };
+}
+
+function identityOf(record: CampaignIdentity): string {
   return JSON.stringify([
     record.campaignId,
     record.suiteFingerprint,
@@ -285,27 +302,31 @@ export async function readCampaignRecord(path: string): Promise<CampaignRecord> 
  * names one campaign (a rerun of the same campaign replaces its record with the newer one).
  */
 export async function writeCampaignRecord(path: string, record: CampaignRecord): Promise<void> {
-  // Whatever is there that is not a campaign record is outputTarget's business (writeOutputFile).
-  const existing = await readCampaignRecord(path).catch(() => null);
-  if (
-    existing !== null &&
-    existing.campaignId === record.campaignId &&
-    identityOf(existing) !== identityOf(record)
-  )
-    throw new CampaignError(
-      'campaign_record_conflict',
-      `${path} records campaign ${record.campaignId} with other content`,
-      [
-        {
-          code: 'campaign_id_reused',
-          message: `campaign ${record.campaignId} is recorded there for another suite, release, plan or shard`,
-          path,
-          expected: identityOf(existing),
-          received: identityOf(record),
-        },
-      ],
-    );
+  await assertRecordable(path, record);
   await writeOutputFile(path, (write) => write(`${JSON.stringify(record, null, 2)}\n`));
+}
+
+/**
+ * Refuses (campaign_record_conflict) when `path` holds a record of the same campaign id for another
+ * suite, release, plan or shard; anything else there is writeOutputFile's to judge.
+ */
+export async function assertRecordable(path: string, identity: CampaignIdentity): Promise<void> {
+  const existing = await readCampaignRecord(path).catch(() => null);
+  if (existing === null || existing.campaignId !== identity.campaignId) return;
+  if (identityOf(existing) === identityOf(identity)) return;
+  throw new CampaignError(
+    'campaign_record_conflict',
+    `${path} records campaign ${identity.campaignId} with other content`,
+    [
+      {
+        code: 'campaign_id_reused',
+        message: `campaign ${identity.campaignId} is recorded there for another suite, release, plan or shard: a campaign id names one campaign`,
+        path,
+        expected: identityOf(existing),
+        received: identityOf(identity),
+      },
+    ],
+  );
 }
 
 /**

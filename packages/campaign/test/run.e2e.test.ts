@@ -192,6 +192,31 @@ describe('a campaign on one machine', () => {
     expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
   }, 60_000);
 
+  it('refuses a campaign id recorded for another suite, before any session (exit 1)', async () => {
+    const out = join(scratch, 'reused.json');
+    const store = `sqlite:${join(scratch, 'reused.sqlite')}`;
+    expect((await evals([...runArgs('reused', store), '--out', out])).code).toBe(0);
+    const other = join(scratch, 'other-suite.json');
+    await writeFile(other, JSON.stringify(suiteEnvironment(CASES, { lanes: LANES, attempts: 1 })));
+    const before = await standIn.starts();
+    const args = runArgs('reused', store).map((arg) => (arg === environment ? other : arg));
+    const result = await evals([...args, '--out', out]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('campaign_id_reused');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 60_000);
+
+  it("without --eval-session-bin runs the package's own bin, and a package without one does not join", async () => {
+    const before = (await standIn.spawns()).length;
+    const args = runArgs('no-bin', `sqlite:${join(scratch, 'no-bin.sqlite')}`);
+    const at = args.indexOf('--eval-session-bin');
+    args.splice(at, 4);
+    const result = await evals(args);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('eval_session_bin_missing');
+    expect((await standIn.spawns()).length).toBe(before);
+  }, 120_000);
+
   it('SIGKILL mid-campaign, then a rerun: every attempt in the ledger exactly once', async () => {
     const store = `sqlite:${join(scratch, 'killed.sqlite')}`;
     let pid = 0;
