@@ -276,6 +276,34 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
     await server.stop();
   });
 
+  it("makes the cost ceiling global: a second shard sees the first one's spend in the store", async () => {
+    const url = await server.createDatabase('ceiling');
+    // 1,000 µ$ a try; shard 1/2 holds 8 attempts = $0.008, the ceiling.
+    const ceiling = ['--max-cost-usd', '0.008'];
+    const first = await evals([
+      ...runArgs('ceiling', url, good, goodRecord, '1'),
+      '--shard',
+      '1/2',
+      ...ceiling,
+      '--json',
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect((JSON.parse(first.stdout) as CampaignRecord).totals.passed).toBe(PLANNED / 2);
+    const before = await standIn.starts();
+    const second = await evals([
+      ...runArgs('ceiling', url, good, goodRecord, '1'),
+      '--shard',
+      '2/2',
+      ...ceiling,
+      '--json',
+    ]);
+    expect(second.code, second.stderr).toBe(1);
+    const record = JSON.parse(second.stdout) as CampaignRecord;
+    expect(record.totals.notRunBudget).toBe(PLANNED / 2);
+    expect(record.partial).toContain('budget_stop');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 60_000);
+
   it('has the same attempts and outcomes as the unsharded campaign; a missing or duplicate shard is said', async () => {
     const url = await server.createDatabase('shards');
     const records = await Promise.all(
