@@ -99,6 +99,12 @@ export const EXIT_FOR_OUTCOME = {
   evaluate_row_errors: POLICY_EVALUATE_EXIT.rowErrors,
   /** policy evaluate: could not start (the reserved --listen). */
   could_not_start: POLICY_EVALUATE_EXIT.couldNotStart,
+  /** run, merge: some attempts ended in an infrastructure failure or were not run; merge: a shard is missing. */
+  campaign_incomplete: EXIT.invalid,
+  /** run: the first Ctrl-C stopped scheduling; running attempts finished and the record was written. */
+  campaign_interrupted: EXIT.interrupted,
+  /** run: SIGTERM killed the running sessions (the record was written). */
+  campaign_terminated: EXIT.terminated,
 } as const;
 
 export type Outcome = keyof typeof EXIT_FOR_OUTCOME;

@@ -1,9 +1,13 @@
 // The flag tables of `evals run` and `evals merge` (commands/campaign.ts does the work).
 import type { Command } from 'commander';
 
-import { CAMPAIGN_EXIT, withJsonFailure } from '../exit-codes.js';
+import { CAMPAIGN_EXIT } from '../exit-codes.js';
+import { act } from '../run.js';
 
 const EXIT_LINE = `Exit codes: ${CAMPAIGN_EXIT.ok} every planned attempt has a result (passed, behaviour or grading failure) · ${CAMPAIGN_EXIT.incomplete} some ended in an infrastructure failure or were not run (budget) · ${CAMPAIGN_EXIT.usage} usage (bad flags, a suite that makes no plan, an invalid record) · ${CAMPAIGN_EXIT.incompatible} the release does not join (nothing was started) · ${CAMPAIGN_EXIT.interrupted}/${CAMPAIGN_EXIT.terminated} stopped by Ctrl-C / SIGTERM`;
+
+/** With --json, a failure is one {schema, exitCode, error} object on stdout. */
+const FAILURES = { json: 'evals-campaign/v1' } as const;
 
 export function addCampaignCommands(program: Command): void {
   program
@@ -93,35 +97,36 @@ export function addCampaignCommands(program: Command): void {
       ].join('\n'),
     )
     .action(
-      async (flags: {
-        env: string;
-        campaign: string;
-        releaseDir?: string;
-        qualification?: string;
-        lanes?: string;
-        cases?: string;
-        maxParallel?: string;
-        maxCostUsd?: string;
-        allowUnpriced?: true;
-        store?: string;
-        shard?: string;
-        plan?: true;
-        out?: string;
-        workDir?: string;
-        evalSessionBin?: string;
-        evalSessionSha256?: string;
-        json?: true;
-      }) => {
-        const { runRun } = await import('./campaign.js');
-        process.exitCode = await withJsonFailure(flags.json === true, 'evals-campaign/v1', () =>
-          runRun({
+      act(
+        async (flags: {
+          env: string;
+          campaign: string;
+          releaseDir?: string;
+          qualification?: string;
+          lanes?: string;
+          cases?: string;
+          maxParallel?: string;
+          maxCostUsd?: string;
+          allowUnpriced?: true;
+          store?: string;
+          shard?: string;
+          plan?: true;
+          out?: string;
+          workDir?: string;
+          evalSessionBin?: string;
+          evalSessionSha256?: string;
+          json?: true;
+        }) => {
+          const { runRun } = await import('./campaign.js');
+          return runRun({
             ...flags,
             plan: flags.plan === true,
             json: flags.json === true,
             allowUnpriced: flags.allowUnpriced === true,
-          }),
-        );
-      },
+          });
+        },
+        FAILURES,
+      ),
     );
 
   program
@@ -148,10 +153,10 @@ export function addCampaignCommands(program: Command): void {
         '  $ evals merge shards/*.json --out campaign.json',
       ].join('\n'),
     )
-    .action(async (records: string[], flags: { out: string; json?: true }) => {
-      const { runMerge } = await import('./campaign.js');
-      process.exitCode = await withJsonFailure(flags.json === true, 'evals-campaign/v1', () =>
-        runMerge({ records, out: flags.out, json: flags.json === true }),
-      );
-    });
+    .action(
+      act(async (records: string[], flags: { out: string; json?: true }) => {
+        const { runMerge } = await import('./campaign.js');
+        return runMerge({ records, out: flags.out, json: flags.json === true });
+      }, FAILURES),
+    );
 }

@@ -8,9 +8,10 @@ import { formatUsd } from '@paperclip-evals/evalbook';
 
 import type { CampaignPlan, CampaignProgress, CampaignRecord, Shard } from '@paperclip-evals/campaign';
 
-import { CAMPAIGN_EXIT, UsageError } from '../exit-codes.js';
+import { UsageError } from '../exit-codes.js';
 import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
 
+import type { Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
 
 export const CAMPAIGN_PLAN_V1 = 'paperclip-evals/campaign-plan/v1';
@@ -67,7 +68,7 @@ function usd(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
-export async function runRun(options: RunCommandOptions): Promise<number> {
+export async function runRun(options: RunCommandOptions): Promise<Outcome> {
   const campaign = await import('@paperclip-evals/campaign');
   const shard = options.shard === undefined ? undefined : campaign.parseShard(options.shard);
   const maxCostUsd = usd('--max-cost-usd', options.maxCostUsd);
@@ -105,7 +106,7 @@ export async function runRun(options: RunCommandOptions): Promise<number> {
       };
       printJson(report);
     } else printLines('stdout', planLines(plan, shard ?? null, attempts.length));
-    return CAMPAIGN_EXIT.ok;
+    return 'ok';
   }
   if (options.releaseDir === undefined)
     throw new UsageError('evals run needs --release-dir (or --plan to only print the plan)');
@@ -169,10 +170,10 @@ export async function runRun(options: RunCommandOptions): Promise<number> {
   if (options.json) printJson(record);
   else printLines('stdout', recordLines(record));
   if (received.signal !== null)
-    return received.signal === 'SIGINT' ? CAMPAIGN_EXIT.interrupted : CAMPAIGN_EXIT.terminated;
+    return received.signal === 'SIGINT' ? 'campaign_interrupted' : 'campaign_terminated';
   return record.totals.infrastructureFailures + record.totals.notRunBudget + record.totals.notRunStopped > 0
-    ? CAMPAIGN_EXIT.incomplete
-    : CAMPAIGN_EXIT.ok;
+    ? 'campaign_incomplete'
+    : 'ok';
 }
 
 export interface MergeCommandOptions {
@@ -181,7 +182,7 @@ export interface MergeCommandOptions {
   readonly json: boolean;
 }
 
-export async function runMerge(options: MergeCommandOptions): Promise<number> {
+export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   const campaign = await import('@paperclip-evals/campaign');
   const shards = [];
   for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });
@@ -194,8 +195,8 @@ export async function runMerge(options: MergeCommandOptions): Promise<number> {
   else printLines('stdout', recordLines(record));
   return record.partial.includes('shard_missing') ||
     record.totals.infrastructureFailures + record.totals.notRunBudget > 0
-    ? CAMPAIGN_EXIT.incomplete
-    : CAMPAIGN_EXIT.ok;
+    ? 'campaign_incomplete'
+    : 'ok';
 }
 
 const dollars = (nanodollars: number | null): string =>
