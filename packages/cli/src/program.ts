@@ -636,6 +636,8 @@ function byteSize(value: string): number {
 // a JSON Schema under schemas/evals/ (docs/reports.md lists command → schema). `report --format json`
 // is evalbook's JsonReport, the qualification record qualification's QualificationRecord.
 export type { DigestReport } from './commands/digest.js';
+export type { PlanReport } from './commands/campaign.js';
+export type { CampaignRecord } from '@paperclip-evals/campaign';
 export type { FailureReport } from './exit-codes.js';
 export type { IngestReport } from './commands/ingest.js';
 export type { RetractionReport, RunsReport } from './commands/ledger.js';
