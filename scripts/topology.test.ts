@@ -36,6 +36,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   '@paperclip-evals/campaign': [
     '@paperclip-evals/qualification',
     '@paperclip-evals/evalbook',
+    '@paperclip-evals/node',
     '@paperclip-evals/contract',
   ],
   '@paperclip-evals/cli': [

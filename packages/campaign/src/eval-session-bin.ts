@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 
-import { digestFile } from '@paperclip-evals/contract';
+import { digestFile } from '@paperclip-evals/node';
 import {
   RUNNER_PACKAGE_NAME,
   extractTarball,

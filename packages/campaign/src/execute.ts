@@ -1,6 +1,6 @@
 // Runs a campaign's planned attempts once the join holds: for each attempt not already in the
 // ledger (resume), a private work folder, an upstream-shaped eval-session request written there,
-// the eval-session process (session-process.ts), the try read (try-outcome.ts) and its native
+// the eval-session process (node's startKillableRun), the try read (try-outcome.ts) and its native
 // bundle ingested at once with evalbook's ingest (whole or nothing). A retryable infrastructure
 // failure is tried again up to max_infrastructure_retries, each try kept under its own attempt id;
 // anything else is final. Before every start the observed spend (this run's tries and what the
@@ -10,18 +10,18 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { digestContainedFile } from '@paperclip-evals/contract';
+import { digestContainedFile } from '@paperclip-evals/node';
 import { attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { shardAttempts, tryAttemptId } from './plan.js';
-import { startSessionProcess } from './session-process.js';
+import { startKillableRun } from '@paperclip-evals/node';
 import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST, campaignFailure, readTry } from './try-outcome.js';
 
 import type { CompatibilityReceipt } from '@paperclip-evals/contract';
 import type { Environment, LedgerStore, StoredAttempt } from '@paperclip-evals/evalbook';
 
 import type { CampaignPlan, Lane, PlannedAttempt, Shard } from './plan.js';
-import type { RunningSession } from './session-process.js';
+import type { KillableRun } from '@paperclip-evals/node';
 import type { InfrastructureFailure, TryCost } from './try-outcome.js';
 
 export const EVAL_SESSION_REQUEST_V1 = 'paperclip-runner/eval-session-request/v1';
@@ -221,7 +221,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   const attempts = shardAttempts(plan, options.shard);
   const lanes = new Map(plan.lanes.map((lane) => [lane.id, lane]));
   const outcomes = new Map<string, AttemptOutcome>();
-  const running = new Set<RunningSession>();
+  const running = new Set<KillableRun>();
   const local = { observed: 0, unknown: 0 };
   const ranTries = new Set<string>();
   const byDisposition: Partial<Record<Disposition, number>> = {};
@@ -354,7 +354,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     await writeFile(requestPath, `${JSON.stringify(request, null, 2)}\n`, { mode: 0o600 });
     const timeoutMs = sessionTimeoutMs(lane);
     ranTries.add(tryId);
-    const session = startSessionProcess({
+    const session = startKillableRun({
       command: options.release.evalSession.command,
       args: [...options.release.evalSession.args, '--request', requestPath, '--output', artifactPath],
       cwd: dir,

@@ -7,13 +7,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import {
-  digestFile,
-  isContractError,
-  negotiateCompatibility,
-  readJsonText,
-  resolveRunnerdArtifact,
-} from '@paperclip-evals/contract';
+import { isContractError, negotiateCompatibility, readJsonText } from '@paperclip-evals/contract';
+import { digestFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
 import {
   SHA256SUMS_FILE,
   completeConsumerRequirements,

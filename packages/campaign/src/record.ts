@@ -7,7 +7,8 @@
 // one of the same id but another suite, release or plan is recorded is refused.
 import { readFile } from 'node:fs/promises';
 
-import { readJsonText, schemaErrors, writeOutputFile } from '@paperclip-evals/contract';
+import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
 import { planDigest } from './plan.js';

@@ -9,7 +9,7 @@ import { lstat, readFile } from 'node:fs/promises';
 
 import { readJsonText } from '@paperclip-evals/contract';
 
-import type { SessionProcessResult } from './session-process.js';
+import type { KillableRunResult } from '@paperclip-evals/node';
 
 export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
 /** The largest artifact read (the evidence itself is the native bundle beside it). */
@@ -154,7 +154,7 @@ async function readArtifact(
 
 /** Reads one try: never rejects for what the eval-session did (only for Evals' own I/O failures). */
 export async function readTry(
-  result: SessionProcessResult,
+  result: KillableRunResult,
   artifactPath: string,
   attemptId: string,
   timeoutMs: number,

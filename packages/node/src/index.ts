@@ -1,6 +1,8 @@
 // Public surface of @paperclip-evals/node, the Node runtime layer: explicit named exports only.
 // Its errors are contract's ContractError codes (see README.md).
 export { DEFAULT_MAX_STDERR_BYTES, KILL_GRACE_MS, runBounded, runFailure } from './bounded-run.js';
+export { startKillableRun } from './killable-run.js';
+export type { KillableRun, KillableRunOptions, KillableRunResult } from './killable-run.js';
 export type { BoundedRunOptions, BoundedRunResult } from './bounded-run.js';
 export {
   STDIN_INPUT,

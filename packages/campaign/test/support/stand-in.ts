@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { digestFile } from '@paperclip-evals/contract';
+import { digestFile } from '@paperclip-evals/node';
 
 import { syntheticAttempt } from '../../../../scripts/attempts/synthetic.ts';
 

@@ -1,15 +1,16 @@
-// The one place the campaign starts a child: one eval-session process, no shell, the environment it
-// is given and nothing else, in its own process group (so a Ctrl-C at the terminal reaches `evals
-// run` only, which decides), killed as a whole group on its timeout or when asked. Output is kept
-// as a bounded tail of stderr (the artifact goes to a file). To be replaced by packages/node's
-// bounded child runner once it lands on main; nothing else here spawns.
+// A bounded child the caller can kill: one process, no shell, the environment it is given and
+// nothing else, in its own process group, killed as a whole group on its timeout or when the caller
+// asks; stderr kept as a bounded tail (its output goes to a file). Unlike runBounded it is NOT
+// registered with child-cleanup: a Ctrl-C at the terminal reaches only the parent (the child's group
+// is not the foreground one), and the parent decides (a campaign lets running sessions finish on the
+// first Ctrl-C and kills them on the second). Used by the campaign's eval sessions.
 import { spawn } from 'node:child_process';
 
-import { killProcessGroup } from '@paperclip-evals/contract';
+import { killProcessGroup } from './child-cleanup.js';
 
 const STDERR_TAIL_BYTES = 8192;
 
-export interface SessionProcessOptions {
+export interface KillableRunOptions {
   readonly command: string;
   readonly args: readonly string[];
   readonly cwd: string;
@@ -17,7 +18,7 @@ export interface SessionProcessOptions {
   readonly timeoutMs: number;
 }
 
-export interface SessionProcessResult {
+export interface KillableRunResult {
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly timedOut: boolean;
@@ -28,14 +29,14 @@ export interface SessionProcessResult {
   readonly durationMs: number;
 }
 
-export interface RunningSession {
-  readonly done: Promise<SessionProcessResult>;
+export interface KillableRun {
+  readonly done: Promise<KillableRunResult>;
   /** SIGKILL to the whole group; the result says killed. */
   kill(): void;
 }
 
-/** Starts one session; `done` never rejects. */
-export function startSessionProcess(options: SessionProcessOptions): RunningSession {
+/** Starts the child; `done` never rejects. */
+export function startKillableRun(options: KillableRunOptions): KillableRun {
   const started = performance.now();
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
@@ -60,7 +61,7 @@ export function startSessionProcess(options: SessionProcessOptions): RunningSess
   child.on('error', (error) => {
     spawnError = error.message;
   });
-  const done = new Promise<SessionProcessResult>((resolve) => {
+  const done = new Promise<KillableRunResult>((resolve) => {
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
       killProcessGroup(child.pid); // whatever it started and left behind
