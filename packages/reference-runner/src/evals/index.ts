@@ -1,6 +1,7 @@
 // Public surface of @paperclipai/paperclip-runner/evals: build metadata, the native-execution
 // schema, fixture and parser, the semantic catalog and its digest, compatibility negotiation,
-// explicit runnerd resolution, and the eval-session request runnerd reads.
+// explicit runnerd resolution. (The eval-session request and artifact are the
+// paperclip-runner-eval-session bin's, src/cli/, as upstream keeps them: not exported here.)
 export { PAPERCLIP_RUNNER_BUILD_METADATA } from './build-metadata.js';
 export {
   CONTRACT_VERSIONS,
@@ -36,11 +37,5 @@ export {
   resolvePaperclipRunnerdArtifact,
 } from './runnerd-artifact.js';
 export type { PaperclipRunnerdArtifact, ResolvePaperclipRunnerdArtifactOptions } from './runnerd-artifact.js';
-export {
-  EVAL_SESSION_REQUEST_SCHEMA,
-  EVAL_SESSION_REQUEST_SCHEMA_NAME,
-  parseEvalSessionRequest,
-} from '../session/eval-session-request.js';
-export type { EvalSessionRequest } from '../session/eval-session-request.js';
 export { PaperclipRunnerError, PaperclipRunnerdArtifactError, isPaperclipRunnerError } from '../errors.js';
 export type { PaperclipRunnerErrorCode, PaperclipRunnerIssue, RunnerdArtifactIssue } from '../errors.js';

@@ -11,7 +11,6 @@ const buildProfile =
 runRunnerd(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  executablePath: process.execPath,
   buildProfile,
 }).then(
   (code) => {
