@@ -122,6 +122,7 @@ const EXIT_FOR_POLICY_ERROR: Record<PolicyErrorCode, number> = {
 
 const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_native_execution_invalid: EXIT.invalid,
+  paperclip_eval_session_artifact_invalid: EXIT.invalid,
   paperclip_runner_eval_incompatible: EXIT.incompatible,
   paperclip_runnerd_artifact_invalid: EXIT.artifactInvalid,
   paperclip_contract_document_invalid: EXIT.usage,

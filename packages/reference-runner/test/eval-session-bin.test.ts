@@ -350,7 +350,7 @@ describe('a request in, an artifact and its bundle out', () => {
       baseRequest(runnerd, { session: { runId: 'run_bin', behaviour } }),
     );
     const crashed = behaviour === 'harness_crash';
-    expect(run.code, run.stderr).toBe(crashed ? 2 : 0);
+    expect(run.code, run.stderr).toBe(crashed || behaviour === 'over_budget' ? 2 : 0);
     const bundle = referencedBundle(run);
     if (crashed) {
       expect(run.artifact!.infrastructureFailure).toEqual({
@@ -363,6 +363,12 @@ describe('a request in, an artifact and its bundle out', () => {
         classification: 'infrastructure',
         code: 'runner_infrastructure_failure',
       });
+    } else if (behaviour === 'over_budget') {
+      expect(run.artifact!.infrastructureFailure).toMatchObject({
+        class: 'provider_budget_reached',
+        retryable: false,
+      });
+      expect(bundle.failure).toMatchObject({ classification: 'budget', code: 'provider_budget_reached' });
     } else expect(run.artifact!.turn).toBeDefined();
   });
 });

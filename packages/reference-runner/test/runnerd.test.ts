@@ -4,17 +4,14 @@
 import './support/protocol.js';
 
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
 import { resolveRunnerdArtifact as evalsResolveRunnerdArtifact } from '../../node/src/index.ts';
 import { resolvePaperclipRunnerdArtifact } from '../src/evals/index.js';
-import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/index.js';
 import { fileSha256, removeScratchDirs, scratchDir } from './support/executables.js';
 import { PACKAGE_DIR, repoSchemaValidator } from './support/paths.js';
-import { evalSessionRequest } from './support/requests.js';
 
 interface Run {
   readonly code: number;
@@ -37,12 +34,6 @@ const runnerd = (args: readonly string[]): Promise<Run> =>
       });
     });
   });
-
-const writeRequest = (name: string, value: unknown): string => {
-  const path = join(work, `${name}.request.json`);
-  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
-  return path;
-};
 
 beforeAll(() => {
   execFileSync(

@@ -156,6 +156,12 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
               `the runner failed during the turn: ${turn.failure.message}`,
               { code: turn.failure.code },
             );
+          else if (turn.failure?.classification === 'budget')
+            failure = new EvalSessionInfrastructureError(
+              'provider_budget_reached',
+              `the provider stopped at its budget: ${turn.failure.message}`,
+              { code: turn.failure.code },
+            );
           else if (turn.state === 'completed') failure = budgetFailure(usage, request.limits);
           const { cost: _receipt, ...tokens } = turn.usage;
           return {
