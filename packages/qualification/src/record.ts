@@ -48,14 +48,17 @@ export const QUALIFICATION_CHECK_IDS = [
   'driver-conformance',
   /** runnerd resolved by path and SHA256SUMS digest, built with the release profile, the package's PRP range. */
   'runnerd-resolve',
-  /** A private copy of runnerd ran Evals' eval-session request; its bundle and files verify. */
-  'runnerd-eval-session',
   /** The App's consumer-conformance record passed and names the tarball, runnerd and version Evals saw. */
   'app-record',
   /** Six-dimension negotiation with Evals' own consumer requirements yields a receipt. */
   'negotiation',
   /** A deliberately incompatible consumer (PRP 99..99) is refused with prp_version_no_overlap. */
   'negotiation-fails-closed',
+  /**
+   * Only once the join holds: the package's paperclip-runner-eval-session bin ran Evals' request on
+   * a private copy of runnerd; its artifact, bundle and files verify.
+   */
+  'runnerd-eval-session',
 ] as const;
 
 export type QualificationCheckId = (typeof QUALIFICATION_CHECK_IDS)[number];

@@ -80,6 +80,8 @@ export interface CheckValues {
       readonly catalog: { readonly version: number; readonly sha256: Sha256Digest };
     };
     readonly consumer: ConsumerRequirements;
+    /** The receipt when the six-dimension join holds; null when negotiation refused it. */
+    readonly receipt: CompatibilityReceipt | null;
   };
 }
 

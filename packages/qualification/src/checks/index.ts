@@ -36,10 +36,10 @@ export const QUALIFICATION_CHECKS = [
   nativeExecutionFixture,
   driverConformance,
   runnerdResolve,
-  runnerdEvalSession,
   appRecord,
   negotiation,
   negotiationFailsClosed,
+  runnerdEvalSession,
 ] as const;
 
 export const QUALIFICATION_PLAN = defineChecks(QUALIFICATION_CHECKS.map(toDefinition));

@@ -22,7 +22,7 @@ export const negotiation: QualificationCheckDefinition = {
       runnerd: values.need('runnerd-resolve').artifact.buildMetadata,
       catalog: values.need('semantic-catalog'),
     };
-    const value = { request, consumer };
+    const value = { request, consumer, receipt: null };
     const facts = {
       consumerRequirements: consumer,
       digests: { consumerRequirements: canonicalDigest(consumer) },
@@ -32,7 +32,7 @@ export const negotiation: QualificationCheckDefinition = {
       return {
         status: 'pass',
         detail: `compatible: prp.v${receipt.negotiatedPrpVersion}, driver ${receipt.driverKind}@${receipt.driverVersion}, catalog ${receipt.catalogSha256}`,
-        value,
+        value: { ...value, receipt },
         facts: { ...facts, receipt },
       };
     } catch (error) {
