@@ -345,6 +345,18 @@ describe('a request in, an artifact and its bundle out', () => {
     });
   });
 
+  it('a driver keeping no ledger figure (session.pricing null): legacyLedgerCostNanodollars null, unknown, never 0', async () => {
+    const run = await session((runnerd) =>
+      baseRequest(runnerd, { session: { runId: 'run_bin', pricing: null } }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.artifact!.usage).toMatchObject({
+      legacyLedgerCostNanodollars: null,
+      costCoverage: 'estimated',
+    });
+    expect(referencedBundle(run).usage).toMatchObject({ cost: null, legacyLedgerCostNanodollars: null });
+  });
+
   it.each(DETERMINISTIC_BEHAVIOURS)('%s: an artifact whose bundle both parsers accept', async (behaviour) => {
     const run = await session((runnerd) =>
       baseRequest(runnerd, { session: { runId: 'run_bin', behaviour } }),

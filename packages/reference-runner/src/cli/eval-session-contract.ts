@@ -11,7 +11,7 @@ import { DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR } from '../testi
 
 import type { PackageBuildMetadata } from '../build-info.js';
 import type { PaperclipRunnerIssue } from '../errors.js';
-import type { DeterministicBehaviour } from '../testing/deterministic-driver.js';
+import type { DeterministicBehaviour, DeterministicPricing } from '../testing/deterministic-driver.js';
 
 export const EVAL_SESSION_REQUEST_SCHEMA = 'paperclip-runner/eval-session-request/v1';
 export const EVAL_SESSION_ARTIFACT_SCHEMA = 'paperclip-runner/eval-session-artifact/v1';
@@ -58,6 +58,11 @@ export interface EvalSessionInput {
   readonly seed?: string;
   /** Ours: what the deterministic agent does (default succeed; `hang` never ends its turn). */
   readonly behaviour?: DeterministicBehaviour;
+  /**
+   * Ours: the price list of the deterministic driver's own ledger figure (the artifact's
+   * legacyLedgerCostNanodollars); null: it keeps none. Default: the driver's list.
+   */
+  readonly pricing?: DeterministicPricing | null;
   readonly [field: string]: unknown;
 }
 
@@ -270,6 +275,26 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
         session.seed,
       );
     const behaviours: readonly unknown[] = [...DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR];
+    const pricing = session.pricing;
+    if (
+      pricing !== undefined &&
+      pricing !== null &&
+      !(
+        isObject(pricing) &&
+        isText(pricing.currency) &&
+        Number.isSafeInteger(pricing.inputMicrosPerMillionTokens) &&
+        (pricing.inputMicrosPerMillionTokens as number) >= 0 &&
+        Number.isSafeInteger(pricing.outputMicrosPerMillionTokens) &&
+        (pricing.outputMicrosPerMillionTokens as number) >= 0
+      )
+    )
+      issue(
+        'session_pricing_invalid',
+        '/session/pricing',
+        'session.pricing must be {currency, inputMicrosPerMillionTokens, outputMicrosPerMillionTokens} or null',
+        '{currency, inputMicrosPerMillionTokens, outputMicrosPerMillionTokens} with non-negative safe integers, or null',
+        pricing,
+      );
     if (session.behaviour !== undefined && !behaviours.includes(session.behaviour))
       issue(
         'session_behaviour_unknown',

@@ -138,6 +138,7 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
         ...(request.session.behaviour === undefined ? {} : { behaviour: request.session.behaviour }),
         prompt: request.prompt,
         model: request.model,
+        ...(request.session.pricing === undefined ? {} : { pricing: request.session.pricing }),
       },
       { binarySha256: observedSha256 },
       {
