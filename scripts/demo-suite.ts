@@ -67,11 +67,11 @@ export interface DemoConfig {
     readonly outputMicrosPerMillionTokens: number;
   } | null;
   /**
-   * What each session of this config exits with: 0 (the artifact's success shape), or 2 when the
-   * runner has no pinned price for the model, so its budget stop cannot bound the cost
-   * (provider_budget_coverage_unknown: an infrastructure outcome, stored as such).
+   * Whether the runner has a pinned price for the model. Without one its budget stop cannot bound
+   * the cost of a completed turn: provider_budget_coverage_unknown, exit 2 (an infrastructure
+   * outcome, stored as such).
    */
-  readonly sessionExit: 0 | 2;
+  readonly runnerPriced: boolean;
   /** The environment's pricing table entry (USD per million tokens); null: the model is not listed. */
   readonly tablePrice: { readonly inputPerMillionUsd: number; readonly outputPerMillionUsd: number } | null;
 }
@@ -113,7 +113,7 @@ export const DEMO_CONFIGS: readonly DemoConfig[] = [
       inputMicrosPerMillionTokens: 3_000_000,
       outputMicrosPerMillionTokens: 15_000_000,
     },
-    sessionExit: 0,
+    runnerPriced: true,
     tablePrice: { inputPerMillionUsd: 3, outputPerMillionUsd: 15 },
   },
   {
@@ -122,7 +122,7 @@ export const DEMO_CONFIGS: readonly DemoConfig[] = [
       'a preview model nobody has a price for: the budget stop cannot bound it (provider_budget_coverage_unknown), never $0',
     model: 'paperclip-deterministic-preview',
     providerPricing: null,
-    sessionExit: 2,
+    runnerPriced: false,
     tablePrice: null,
   },
 ];
@@ -144,6 +144,7 @@ export interface DemoAttempt {
   readonly caseId: string;
   readonly configId: string;
   readonly attemptId: string;
+  /** 2 when the budget stop cannot bound it (an unpriced model, a completed turn), else 0. */
   readonly sessionExit: 0 | 2;
   readonly request: Readonly<Record<string, unknown>>;
 }
@@ -159,7 +160,8 @@ export function demoAttempts(): DemoAttempt[] {
           caseId: entry.id,
           configId: config.id,
           attemptId,
-          sessionExit: config.sessionExit,
+          // The budget stop judges completed turns only (as upstream's): `fail` ends its turn failed.
+          sessionExit: !config.runnerPriced && entry.behaviour !== 'fail' ? 2 : 0,
           request: {
             schema: 'paperclip-runner/eval-session-request/v1',
             attemptId,
