@@ -289,7 +289,13 @@ describe('paperclip-runner-eval-session from the packed, offline-installed packa
       false,
     ],
   ] as const)('%s: the failure artifact with its class, exit 2', (name, edit, failureClass, retryable) => {
-    const run = session(request(`attempt_${name.replaceAll(' ', '_')}`, edit));
+    // (The table is read before beforeAll: the real runnerd path is filled in here.)
+    const value = request(`attempt_${name.replaceAll(' ', '_')}`, edit);
+    const run = session(
+      'runnerd' in edit
+        ? { ...value, runnerd: { ...(value.runnerd as object), ...edit.runnerd, path: runnerd } }
+        : value,
+    );
     expect(run.status).toBe(2);
     expect(run.artifact).toMatchObject({ infrastructureFailure: { class: failureClass, retryable } });
     expect(run.artifact).not.toHaveProperty('turn');
@@ -315,7 +321,7 @@ describe('paperclip-runner-eval-session from the packed, offline-installed packa
       invalid: { input: string; issues: { code: string }[] }[];
     };
     // The digest-mismatch artifact has no bundle (no session ran): refused, never stored.
-    expect(summary.inserted).toBe(3);
+    expect(summary.inserted, JSON.stringify(summary.invalid)).toBe(3);
     expect(summary.invalid).toEqual([
       expect.objectContaining({ issues: [expect.objectContaining({ code: 'native_bundle_absent' })] }),
     ]);

@@ -543,6 +543,16 @@ describe('nothing usable: exit 1, no artifact', () => {
       (req: string) => ['--request', req, '--output', 'no/such/artifact.json'],
       'does not exist',
     ],
+    [
+      'a runnerd that cannot be read (no digest an artifact could state)',
+      (req: string, out: string) => {
+        const value = JSON.parse(readFileSync(req, 'utf8')) as Record<string, unknown>;
+        const runnerd = { path: 'absent-runnerd', sha256: `sha256:${'0'.repeat(64)}` };
+        writeFileSync(req, JSON.stringify({ ...value, runnerd }));
+        return ['--request', req, '--output', out];
+      },
+      'runnerd cannot be read',
+    ],
   ])('%s', async (_name, argv, message) => {
     const run = await session((runnerd) => baseRequest(runnerd), { argv });
     expect(run.code).toBe(1);

@@ -7,7 +7,8 @@
 // Exit codes: 0 the artifact is written (the turn itself may have failed: the bundle says so); 2 an
 // infrastructure failure, and the failure-shaped artifact is written (a hanging turn, a budget
 // overrun, a runnerd digest mismatch, a runner failure); 1 nothing usable was written (bad
-// arguments, an unreadable or invalid request, the output folder missing, a crash while writing).
+// arguments, an unreadable or invalid request, the output folder missing, an unreadable runnerd, a
+// crash while writing).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -100,20 +101,21 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
       durationMs: Math.max(0, finishedAt.getTime() - startedAt.getTime()),
     };
   };
-  let observedSha256 = 'sha256:unknown';
+  // Before the session block, as upstream: an unreadable runnerd has no digest to state, so no
+  // artifact can name it (exit 1).
+  const runnerdPath = resolve(io.cwd, request.runnerd.path);
+  let runnerdBytes: Buffer;
+  try {
+    runnerdBytes = await readFile(runnerdPath);
+  } catch (error) {
+    return fail(`runnerd cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const observedSha256 = `sha256:${createHash('sha256').update(runnerdBytes).digest('hex')}`;
   let outcome: EvalSessionOutcome | undefined;
   let usage: EvalSessionUsage | undefined;
   let nativeExecution: NativeExecutionReference | undefined;
   const providerSessionId = request.session.sessionId ?? `session_${request.attemptId}`;
   try {
-    const runnerdPath = resolve(io.cwd, request.runnerd.path);
-    const bytes = await readFile(runnerdPath).catch((error: unknown) => {
-      throw new EvalSessionInfrastructureError(
-        'eval_orchestration_failure',
-        `runnerd cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    });
-    observedSha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
     const expected = request.runnerd.sha256.replace(/^sha256:/, '');
     // Exact, as upstream compares: upper-case hex parses but is not the digest of these bytes.
     if (`sha256:${expected}` !== observedSha256)
@@ -122,7 +124,11 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
         `runnerd digest mismatch: expected ${request.runnerd.sha256}, got ${observedSha256}`,
         { expected: request.runnerd.sha256, received: observedSha256 },
       );
-    await checkRunnerd(bytes, build, Math.min(RUNNERD_METADATA_TIMEOUT_MS, request.limits.turnTimeoutMs));
+    await checkRunnerd(
+      runnerdBytes,
+      build,
+      Math.min(RUNNERD_METADATA_TIMEOUT_MS, request.limits.turnTimeoutMs),
+    );
 
     let failure: EvalSessionInfrastructureError | null = null;
     outcome = await runEvalSession(
