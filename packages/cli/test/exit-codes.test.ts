@@ -89,6 +89,7 @@ describe('exitCodeFor: a row per failure', () => {
 
   const contract: Record<ContractErrorCode, number> = {
     paperclip_native_execution_invalid: 1,
+    paperclip_eval_session_artifact_invalid: 1,
     paperclip_runner_eval_incompatible: 3,
     paperclip_runnerd_artifact_invalid: 4,
     paperclip_contract_document_invalid: 2,

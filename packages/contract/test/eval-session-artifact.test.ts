@@ -415,8 +415,7 @@ describe('readAttemptFile: an artifact and the bundle beside it', () => {
   ];
 
   it.each(rows)('%s → %s', async (_name, edit, code, options = {}) => {
-    const { artifactPath, dir } = writeCase(edit('') ?? ((a) => a));
-    void dir;
+    const { artifactPath } = writeCase(edit('') ?? ((a) => a));
     const error = await refusal(artifactPath, options);
     expect(error.issues.map((entry) => entry.code)).toContain(code);
   });

@@ -238,7 +238,7 @@ describe('paperclip-runner-eval-session from the packed, offline-installed packa
       encoding: 'utf8',
       timeout: 60_000,
     });
-    let artifact: Record<string, unknown> | null = null;
+    let artifact: Record<string, unknown> | null;
     try {
       artifact = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     } catch {

@@ -139,6 +139,7 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
     );
 
   const provider = value.provider ?? DEFAULT_EVAL_SESSION_PROVIDER;
+  const providerText = typeof provider === 'string' ? provider : JSON.stringify(provider);
   const known = typeof provider === 'string' && Object.hasOwn(EVAL_SESSION_PROVIDER_DRIVERS, provider);
   if (!known)
     issue(
@@ -153,7 +154,7 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
     issue(
       'provider_driver_mismatch',
       '/driver',
-      `provider/driver mismatch: ${String(provider)} runs on ${derived}`,
+      `provider/driver mismatch: ${providerText} runs on ${derived}`,
       derived,
       value.driver,
     );
@@ -161,7 +162,7 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
     issue(
       'provider_unavailable',
       '/provider',
-      `this reference runner runs no live provider: ${String(provider)} is not available here (use ${DETERMINISTIC_PROVIDER})`,
+      `this reference runner runs no live provider: ${providerText} is not available here (use ${DETERMINISTIC_PROVIDER})`,
       DETERMINISTIC_PROVIDER,
       provider,
     );
@@ -236,7 +237,7 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
         'session_provider_mismatch',
         '/session/provider',
         'session.provider must be the request provider',
-        String(provider),
+        providerText,
         session.provider,
       );
     if (session.requestedModel !== undefined && session.requestedModel !== value.model)

@@ -130,7 +130,8 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
       Math.min(RUNNERD_METADATA_TIMEOUT_MS, request.limits.turnTimeoutMs),
     );
 
-    let failure: EvalSessionInfrastructureError | null = null;
+    // What the judge found (set inside the session's judge callback).
+    const found: { failure: EvalSessionInfrastructureError | null } = { failure: null };
     outcome = await runEvalSession(
       {
         runId: request.session.runId,
@@ -152,24 +153,24 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
         judge: (turn) => {
           usage = evalSessionUsage(receiptsOf(turn.turnId, turn.usage), request.model);
           if (turn.timedOut)
-            failure = new EvalSessionInfrastructureError(
+            found.failure = new EvalSessionInfrastructureError(
               'provider_turn_timeout',
               `the provider turn timed out after ${request.limits.turnTimeoutMs} ms`,
               { turnTimeoutMs: request.limits.turnTimeoutMs },
             );
           else if (turn.failure?.classification === 'infrastructure')
-            failure = new EvalSessionInfrastructureError(
+            found.failure = new EvalSessionInfrastructureError(
               'runner_infrastructure_failure',
               `the runner failed during the turn: ${turn.failure.message}`,
               { code: turn.failure.code },
             );
           else if (turn.failure?.classification === 'budget')
-            failure = new EvalSessionInfrastructureError(
+            found.failure = new EvalSessionInfrastructureError(
               'provider_budget_reached',
               `the provider stopped at its budget: ${turn.failure.message}`,
               { code: turn.failure.code },
             );
-          else if (turn.state === 'completed') failure = budgetFailure(usage, request.limits);
+          else if (turn.state === 'completed') found.failure = budgetFailure(usage, request.limits);
           const { cost: _receipt, ...tokens } = turn.usage;
           return {
             // A direct session has no provider receipt: usage.cost is null, the figures are seed 001's.
@@ -184,22 +185,22 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
               legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars,
             },
             failure:
-              failure === null
+              found.failure === null
                 ? turn.failure
                 : {
                     classification:
-                      failure.infrastructureFailure.category === 'provider_budget'
+                      found.failure.infrastructureFailure.category === 'provider_budget'
                         ? 'budget'
                         : 'infrastructure',
-                    code: failure.failureClass,
-                    message: failure.message,
+                    code: found.failure.failureClass,
+                    message: found.failure.message,
                   },
           };
         },
       },
     );
     nativeExecution = await writeBundle(outputDir, request.attemptId, outcome);
-    if (failure !== null) throw failure;
+    if (found.failure !== null) throw found.failure;
     const turn: EvalSessionTurn = {
       turnId: outcome.turn.turnId,
       status: outcome.turn.state,
