@@ -1,4 +1,5 @@
-// The eval-session-artifact/v1 parser and the attempt reader that dispatches on `schema`: a mutation
+// The eval-session-artifact/v1 parser (contract) and node's attempt reader that dispatches on
+// `schema`: a mutation
 // table (each rule flipped is refused with its code and pointer), the referenced bundle found only
 // beside the artifact and verified by digest and size, the artifact and its bundle agreeing on
 // attempt, binary, package, cost and outcome, and a qualified runnerd digest enforced when known.
@@ -9,12 +10,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import {
-  evalSessionArtifactIssues,
-  parseEvalSessionArtifact,
-  readAttemptFile,
-  readAttemptStream,
-} from '../src/index.js';
+import { evalSessionArtifactIssues, parseEvalSessionArtifact } from '@paperclip-evals/contract';
+
+import { readAttemptFile, readAttemptStream } from '../src/index.ts';
 
 const REPO = new URL('../../../', import.meta.url);
 const FIXTURE = JSON.parse(
