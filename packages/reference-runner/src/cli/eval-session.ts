@@ -43,7 +43,7 @@ import type {
 export const EVAL_SESSION_EXIT = Object.freeze({ ok: 0, error: 1, infrastructureFailure: 2 } as const);
 /** The bundle's file name inside <output folder>/<attemptId>/. */
 export const NATIVE_EXECUTION_FILE = 'native-execution.json';
-/** runnerd --build-metadata gets at most this long (or the turn timeout, if shorter). */
+/** runnerd --build-metadata gets at most this long. */
 const RUNNERD_METADATA_TIMEOUT_MS = 10_000;
 const MAX_METADATA_BYTES = 64 * 1024;
 
@@ -124,11 +124,8 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
         `runnerd digest mismatch: expected ${request.runnerd.sha256}, got ${observedSha256}`,
         { expected: request.runnerd.sha256, received: observedSha256 },
       );
-    await checkRunnerd(
-      runnerdBytes,
-      build,
-      Math.min(RUNNERD_METADATA_TIMEOUT_MS, request.limits.turnTimeoutMs),
-    );
+    // Its own limit, not the turn's: the runner's start-up is not the provider's turn.
+    await checkRunnerd(runnerdBytes, build, RUNNERD_METADATA_TIMEOUT_MS);
 
     // What the judge found (set inside the session's judge callback).
     const found: { failure: EvalSessionInfrastructureError | null } = { failure: null };
