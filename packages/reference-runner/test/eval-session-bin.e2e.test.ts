@@ -1,4 +1,5 @@
-// paperclip-runner-eval-session, run in process (src/cli/eval-session.ts) against a stand-in
+// paperclip-runner-eval-session, run in process (src/cli/eval-session.ts; e2e: it runs the stand-in
+// runnerd it hashes) against a stand-in
 // runnerd that prints this package's build metadata: the request parser refuses each rule flipped
 // with its code (a mutation table); a request in gives an artifact and its native-execution bundle
 // out (exit 0), with seed 001's cost provenance; a hanging turn, a budget overrun, a runnerd digest
