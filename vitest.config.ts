@@ -28,6 +28,8 @@ export const E2E = [
   'packages/evalbook/test/**/{ledger-store,open-store,sigkill}.test.ts',
   // Qualification installs packed releases and runs their runnerd.
   'packages/qualification/test/**/{consumer,eval-session,processes,qualify,refusals,tampering,tarball}.test.ts',
+  // A campaign's eval sessions are real processes (the stand-in eval-session).
+  'packages/campaign/test/**/execute.test.ts',
   // The reference runner's bins and its paperclip-runnerd single executable.
   'packages/reference-runner/test/**/{evals,runnerd}.test.ts',
 ];

@@ -30,27 +30,31 @@ describe('the demo suite', () => {
     );
   });
 
-  it('has a truly unpriced config: no provider receipt and no pricing-table entry', () => {
+  it('has a truly unpriced config: no ledger figure and no pricing-table entry', () => {
     const unpriced = DEMO_CONFIGS.filter(
       (config) => config.providerPricing === null && config.tablePrice === null,
     );
     expect(unpriced).toHaveLength(1);
     const requests = attempts.filter((attempt) => attempt.configId === unpriced[0]?.id);
-    for (const { request } of requests) {
-      expect(request.pricing).toBeNull();
-      expect(request).not.toHaveProperty('estimatePricing');
-    }
+    for (const { request } of requests) expect((request.session as { pricing: unknown }).pricing).toBeNull();
   });
 
-  it('is deterministic: the same requests every time, with fixed seeds and start times', () => {
+  it('is deterministic: the same requests every time, with fixed seeds', () => {
     expect(demoAttempts()).toEqual(attempts);
-    expect(new Set(attempts.map((attempt) => attempt.request.seed)).size).toBe(attempts.length);
+    const seeds = attempts.map((attempt) => (attempt.request.session as { seed: string }).seed);
+    expect(new Set(seeds).size).toBe(attempts.length);
   });
 
-  it("names each case's and config's digest in every request", () => {
+  it("names each case's and config's digest in every request, upstream-shaped", () => {
     for (const { caseId, configId, request } of attempts) {
-      expect(request.caseSha256).toBe(caseSha256(DEMO_CASES.find((entry) => entry.id === caseId)!));
-      expect(request.configSha256).toBe(configSha256(DEMO_CONFIGS.find((config) => config.id === configId)!));
+      expect(request).toMatchObject({
+        schema: 'paperclip-runner/eval-session-request/v1',
+        provider: 'paperclip_deterministic',
+        evalCase: {
+          caseSha256: caseSha256(DEMO_CASES.find((entry) => entry.id === caseId)!),
+          configSha256: configSha256(DEMO_CONFIGS.find((config) => config.id === configId)!),
+        },
+      });
     }
   });
 });

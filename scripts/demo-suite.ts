@@ -1,5 +1,6 @@
 // The demo's eval suite as data: four cases × two configs × three attempts, each attempt one
-// deterministic `paperclip-runnerd eval-session` request (fixed seed and start time). Cases and
+// paperclip-runner/eval-session-request/v1 for the package's `paperclip-runner-eval-session` bin
+// (deterministic provider, fixed seed; the demo adds the qualified runnerd's path and digest). Cases and
 // configs are digested (sha256 of their definition's RFC 8785 canonical JSON) into the requests and
 // into the Evalbook environment the demo writes (`demoEnvironmentYaml`; a checked-in copy lives in
 // fixtures/environments/demo/evalbook.yaml and a test keeps the two equal).
@@ -7,8 +8,8 @@ import { canonicalDigest } from '../packages/contract/dist/index.js';
 
 export const DEMO_RUN_ID = 'run_demo_2026_11_30';
 export const DEMO_ATTEMPTS_PER_PAIR = 3;
-/** Attempt k of the suite starts k minutes after this (no clock is read). */
-const DEMO_STARTED_AT_MS = Date.parse('2026-11-30T09:00:00.000Z');
+/** Each session's limits: generous, so only an unpriceable model meets the budget stop. */
+const DEMO_LIMITS = { turnTimeoutMs: 60_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 };
 const DRIVER = 'paperclip-deterministic';
 const PRICING_VERSION = '2026-11-01';
 const DEMO_BUDGETS = { perRunUsd: 1, perConfigUsd: 0.5 } as const;
@@ -56,12 +57,21 @@ export interface DemoConfig {
   readonly id: string;
   readonly description: string;
   readonly model: string;
-  /** The provider's price list (micro-USD per million tokens); null: it sends no receipt. */
+  /**
+   * The deterministic driver's own ledger price list (micro-USD per million tokens): what the
+   * artifact keeps apart as legacyLedgerCostNanodollars; null: it keeps none.
+   */
   readonly providerPricing: {
     readonly currency: 'USD';
     readonly inputMicrosPerMillionTokens: number;
     readonly outputMicrosPerMillionTokens: number;
   } | null;
+  /**
+   * Whether the runner has a pinned price for the model. Without one its budget stop cannot bound
+   * the cost of a completed turn: provider_budget_coverage_unknown, exit 2 (an infrastructure
+   * outcome, stored as such).
+   */
+  readonly runnerPriced: boolean;
   /** The environment's pricing table entry (USD per million tokens); null: the model is not listed. */
   readonly tablePrice: { readonly inputPerMillionUsd: number; readonly outputPerMillionUsd: number } | null;
 }
@@ -96,20 +106,23 @@ export const DEMO_CASES: readonly DemoCase[] = [
 export const DEMO_CONFIGS: readonly DemoConfig[] = [
   {
     id: 'config_priced',
-    description: 'a model the provider bills with a receipt, also listed in the pricing table',
+    description: 'a model the runner prices from its pinned list (estimated; its ledger figure kept apart)',
     model: 'paperclip-deterministic-1',
     providerPricing: {
       currency: 'USD',
       inputMicrosPerMillionTokens: 3_000_000,
       outputMicrosPerMillionTokens: 15_000_000,
     },
+    runnerPriced: true,
     tablePrice: { inputPerMillionUsd: 3, outputPerMillionUsd: 15 },
   },
   {
     id: 'config_unpriced',
-    description: 'a preview model: no provider receipt and not in the pricing table (unpriced, never $0)',
+    description:
+      'a preview model nobody has a price for: the budget stop cannot bound it (provider_budget_coverage_unknown), never $0',
     model: 'paperclip-deterministic-preview',
     providerPricing: null,
+    runnerPriced: false,
     tablePrice: null,
   },
 ];
@@ -126,11 +139,13 @@ export const configSha256 = (config: DemoConfig): string =>
     providerPricing: config.providerPricing,
   });
 
-/** One attempt: the eval-session request runnerd reads (paperclip-runner/eval-session-request/v1). */
+/** One attempt: its paperclip-runner/eval-session-request/v1, without runnerd (the demo adds it). */
 export interface DemoAttempt {
   readonly caseId: string;
   readonly configId: string;
   readonly attemptId: string;
+  /** 2 when the budget stop cannot bound it (an unpriced model, a completed turn), else 0. */
+  readonly sessionExit: 0 | 2;
   readonly request: Readonly<Record<string, unknown>>;
 }
 
@@ -145,20 +160,27 @@ export function demoAttempts(): DemoAttempt[] {
           caseId: entry.id,
           configId: config.id,
           attemptId,
+          // The budget stop judges completed turns only (as upstream's): `fail` ends its turn failed.
+          sessionExit: !config.runnerPriced && entry.behaviour !== 'fail' ? 2 : 0,
           request: {
             schema: 'paperclip-runner/eval-session-request/v1',
-            runId: DEMO_RUN_ID,
-            caseId: entry.id,
-            configId: config.id,
             attemptId,
-            caseSha256: caseSha256(entry),
-            configSha256: configSha256(config),
-            seed: `demo/${entry.id}/${config.id}/${n}`,
-            startedAt: new Date(DEMO_STARTED_AT_MS + attempts.length * 60_000).toISOString(),
-            behaviour: entry.behaviour,
             prompt: entry.prompt,
             model: config.model,
-            pricing: config.providerPricing,
+            provider: 'paperclip_deterministic',
+            limits: DEMO_LIMITS,
+            session: {
+              runId: DEMO_RUN_ID,
+              seed: `demo/${entry.id}/${config.id}/${n}`,
+              behaviour: entry.behaviour,
+              pricing: config.providerPricing,
+            },
+            evalCase: {
+              caseId: entry.id,
+              caseSha256: caseSha256(entry),
+              configId: config.id,
+              configSha256: configSha256(config),
+            },
           },
         });
       }
@@ -169,7 +191,7 @@ export function demoAttempts(): DemoAttempt[] {
 export function demoEnvironmentYaml(): string {
   const lines = [
     '# Evalbook environment of `pnpm demo` (generated by scripts/demo-suite.ts; do not edit by hand).',
-    '# Each sha256 is the digest of the case or config definition the demo sends to paperclip-runnerd;',
+    '# Each sha256 is the digest of the case or config definition the demo sends to paperclip-runner-eval-session;',
     '# an attempt naming another case, config or digest is refused by `evals ingest --env` (not of this suite).',
     'schema: paperclip-evals/environment/v1',
     'name: paperclip-demo',

@@ -1,12 +1,15 @@
 // The README's first command: the main job of Evals, end to end, with the real binaries. It builds
 // a release of our reference runner (packed tarball + paperclip-runnerd + SHA256SUMS), qualifies
-// it with `evals qualify`, validates the bundled example attempts, then runs the qualified
-// release's paperclip-runnerd over a small deterministic suite (scripts/demo-suite.ts), ingests the
-// attempts into a fresh SQLite Evalbook twice (the second time every bundle is a duplicate), and
+// it with `evals qualify`, validates the bundled example attempts, installs the release's package
+// offline into a fresh consumer and runs its paperclip-runner-eval-session bin, on the qualified
+// paperclip-runnerd, over a small deterministic suite (scripts/demo-suite.ts), ingests the
+// eval-session artifacts (and the bundles beside them) into a fresh SQLite Evalbook twice (the
+// second time every attempt is a duplicate), and
 // shows it: `evals grid`, `evals compare`, `evals report` as Markdown, and HTML + JSON kept under
 // .evalbook/demo/. Each step is checked against its documented exit code.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +26,11 @@ import type { DemoAttempt } from './demo-suite.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
-/** Sessions run at once: one runnerd per core of a 2-core machine. */
+/** Sessions run at once: one per core of a 2-core machine. */
 const SESSION_CONCURRENCY = 2;
 /** A session that has not ended by then is killed and counted as failed (one takes ~1-3 s). */
 const SESSION_TIMEOUT_MS = 60_000;
-/** paperclip-runnerd eval-session: 0 done (the bundle says whether the attempt failed). */
-const RUNNERD_EXIT_OK = 0;
+const PNPM = ['npx', '-y', 'pnpm@12.4.2'] as const;
 
 const title = (text: string): void => {
   process.stdout.write(`\n── ${text}\n`);
@@ -63,10 +65,54 @@ interface SessionResult {
   readonly stderr: string;
 }
 
-/** Runs one eval-session with an empty environment (runnerd needs none) and collects its stderr. */
-function runSession(runnerd: string, requestPath: string, outputPath: string): Promise<SessionResult> {
+/**
+ * Installs the release's tarball OFFLINE into a fresh consumer (from the pnpm store the workspace
+ * install filled, as qualification does) and returns the file its package.json names as the
+ * paperclip-runner-eval-session bin, or null (the reason printed).
+ */
+function installEvalSessionBin(releaseDir: string, consumer: string): string | null {
+  const tarball = readdirSync(releaseDir).find((name) => name.endsWith('.tgz'));
+  if (tarball === undefined) return fail('the release holds no tarball');
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$|NODE_OPTIONS$)/i.test(key)),
+  );
+  const store = spawnSync(PNPM[0], [...PNPM.slice(1), 'store', 'path'], { cwd: ROOT, encoding: 'utf8', env });
+  if (store.status !== 0) return fail(`pnpm store path failed: ${store.stderr}`);
+  mkdirSync(consumer);
+  writeFileSync(
+    join(consumer, 'package.json'),
+    `${JSON.stringify({ name: 'evals-demo-consumer', private: true, type: 'module', dependencies: { '@paperclipai/paperclip-runner': `file:${join(releaseDir, tarball)}` } }, null, 2)}\n`,
+  );
+  const install = spawnSync(
+    PNPM[0],
+    [...PNPM.slice(1), 'install', '--offline', '--no-frozen-lockfile', '--store-dir', store.stdout.trim()],
+    { cwd: consumer, encoding: 'utf8', env },
+  );
+  if (install.status !== 0) return fail(`pnpm install --offline failed: ${install.stdout}${install.stderr}`);
+  const packageDir = join(consumer, 'node_modules', '@paperclipai', 'paperclip-runner');
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    bin?: Record<string, string>;
+  };
+  const bin = manifest.bin?.['paperclip-runner-eval-session'];
+  return bin === undefined
+    ? fail('the package ships no paperclip-runner-eval-session bin')
+    : join(packageDir, bin);
+}
+
+function fail(message: string): null {
+  process.stdout.write(`!! ${message}\n`);
+  return null;
+}
+
+interface SessionResult {
+  readonly status: number | null;
+  readonly stderr: string;
+}
+
+/** Runs one session of the installed bin with an empty environment (it needs none); collects stderr. */
+function runSession(bin: string, requestPath: string, outputPath: string): Promise<SessionResult> {
   return new Promise((resolve) => {
-    const child = spawn(runnerd, ['eval-session', '--request', requestPath, '--output', outputPath], {
+    const child = spawn(process.execPath, [bin, '--request', requestPath, '--output', outputPath], {
       env: {},
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: SESSION_TIMEOUT_MS,
@@ -82,38 +128,52 @@ function runSession(runnerd: string, requestPath: string, outputPath: string): P
   });
 }
 
-/** One progress line from the bundle runnerd wrote: terminal state, failure, denials, transcript. */
-function describeBundle(path: string): string {
-  const bundle = JSON.parse(readFileSync(path, 'utf8')) as {
-    terminal: { runTerminalState: string };
-    failure: { code: string } | null;
-    semanticTools: { denials: unknown[] };
-    transcript: { complete: boolean };
-    usage: { costCoverage?: string };
+/** One progress line from the artifact and its bundle: outcome, failure, denials, transcript, cost. */
+function describeArtifact(path: string): string {
+  const artifact = JSON.parse(readFileSync(path, 'utf8')) as {
+    infrastructureFailure?: { class: string; retryable: boolean };
+    nativeExecution?: { path: string };
+    usage?: { costCoverage: string };
   };
+  const failure = artifact.infrastructureFailure;
+  const reference = artifact.nativeExecution;
+  const bundle =
+    reference === undefined
+      ? null
+      : (JSON.parse(readFileSync(join(path, '..', reference.path), 'utf8')) as {
+          terminal: { runTerminalState: string };
+          failure: { code: string } | null;
+          semanticTools: { denials: unknown[] };
+          transcript: { complete: boolean };
+        });
   return [
-    bundle.terminal.runTerminalState,
-    ...(bundle.failure === null ? [] : [`failure ${bundle.failure.code}`]),
-    ...(bundle.semanticTools.denials.length === 0
+    failure === undefined
+      ? 'session ok'
+      : `infrastructure failure ${failure.class} (${failure.retryable ? 'retryable' : 'not retryable'})`,
+    ...(bundle === null ? ['no bundle'] : [bundle.terminal.runTerminalState]),
+    ...(bundle?.failure == null || failure !== undefined ? [] : [`failure ${bundle.failure.code}`]),
+    ...(bundle === null || bundle.semanticTools.denials.length === 0
       ? []
       : [`denied tool calls: ${bundle.semanticTools.denials.length}`]),
-    ...(bundle.transcript.complete ? [] : ['transcript incomplete']),
-    bundle.usage.costCoverage ?? 'cost coverage not stated',
+    ...(bundle === null || bundle.transcript.complete ? [] : ['transcript incomplete']),
+    `cost ${artifact.usage?.costCoverage ?? 'not stated'}`,
   ].join(', ');
 }
 
 /**
- * Runs every attempt through runnerd, SESSION_CONCURRENCY at a time. runnerd writes each bundle
- * beside its transcript and artifacts (under `artifacts/`); the bundle is then moved to `bundles/`,
- * so that folder holds only bundles and `artifacts/` is the artifact root ingest verifies against.
+ * Runs every attempt through the bin, SESSION_CONCURRENCY at a time, each request naming the
+ * qualified runnerd by path and digest. Each artifact lands in `artifacts/<attempt>.json`, its
+ * bundle and files in `artifacts/<attempt>/`; ingest reads the artifacts and verifies the rest.
  */
 async function runSuite(
+  bin: string,
   runnerd: string,
   suiteDir: string,
   attempts: readonly DemoAttempt[],
 ): Promise<boolean> {
-  const dirs = { requests: 'requests', artifacts: 'artifacts', bundles: 'bundles' } as const;
+  const dirs = { requests: 'requests', artifacts: 'artifacts' } as const;
   for (const dir of Object.values(dirs)) mkdirSync(join(suiteDir, dir), { recursive: true });
+  const runnerdSha256 = `sha256:${createHash('sha256').update(readFileSync(runnerd)).digest('hex')}`;
   const width = String(attempts.length).length;
   let next = 0;
   let finished = 0;
@@ -125,20 +185,21 @@ async function runSuite(
       const started = performance.now();
       const requestPath = join(suiteDir, dirs.requests, `${attempt.attemptId}.json`);
       const outputPath = join(suiteDir, dirs.artifacts, `${attempt.attemptId}.json`);
-      const bundlePath = join(suiteDir, dirs.bundles, `${attempt.attemptId}.json`);
-      writeFileSync(requestPath, `${JSON.stringify(attempt.request, null, 2)}\n`);
-      const { status, stderr } = await runSession(runnerd, requestPath, outputPath);
+      const request = { ...attempt.request, runnerd: { path: runnerd, sha256: runnerdSha256 } };
+      writeFileSync(requestPath, `${JSON.stringify(request, null, 2)}\n`);
+      const { status, stderr } = await runSession(bin, requestPath, outputPath);
       finished++;
       const label = `[${String(finished).padStart(width)}/${attempts.length}] ${attempt.attemptId}`;
-      if (status !== RUNNERD_EXIT_OK) {
+      if (status !== attempt.sessionExit) {
         ok = false;
         process.stdout.write(
-          `${label}  !! expected exit ${RUNNERD_EXIT_OK}, got ${String(status)}: ${stderr.trim()}\n`,
+          `${label}  !! expected exit ${attempt.sessionExit}, got ${String(status)}: ${stderr.trim()}\n`,
         );
         continue;
       }
-      renameSync(outputPath, bundlePath);
-      process.stdout.write(`${label}  ${describeBundle(bundlePath)}  (${seconds(started)})\n`);
+      process.stdout.write(
+        `${label}  exit ${status}: ${describeArtifact(outputPath)}  (${seconds(started)})\n`,
+      );
     }
   };
   await Promise.all(Array.from({ length: SESSION_CONCURRENCY }, worker));
@@ -194,41 +255,48 @@ try {
     const environment = join(suiteDir, 'evalbook.yaml');
     writeFileSync(environment, demoEnvironmentYaml());
     title(
-      `Run the suite with the qualified release's paperclip-runnerd: ${DEMO_CASES.length} cases × ${DEMO_CONFIGS.length} configs × ${DEMO_ATTEMPTS_PER_PAIR} attempts, deterministic (fixed seeds and start times), ${SESSION_CONCURRENCY} at a time`,
+      "Install the release's package offline into a fresh consumer: its paperclip-runner-eval-session bin",
+    );
+    const installed = performance.now();
+    const bin = installEvalSessionBin(releaseDir, join(workDir, 'consumer'));
+    if (bin !== null) process.stdout.write(`(installed; ${seconds(installed)})\n`);
+    title(
+      `Run the suite with the installed bin on the qualified paperclip-runnerd: ${DEMO_CASES.length} cases × ${DEMO_CONFIGS.length} configs × ${DEMO_ATTEMPTS_PER_PAIR} attempts, deterministic provider (fixed seeds), ${SESSION_CONCURRENCY} at a time`,
     );
     process.stdout.write(
-      `$ paperclip-runnerd eval-session --request suite/requests/<attempt>.json --output suite/artifacts/<attempt>.json   (× ${attempts.length})\n` +
+      `$ paperclip-runner-eval-session --request suite/requests/<attempt>.json --output suite/artifacts/<attempt>.json   (× ${attempts.length})\n` +
+        `exit 0: the session ran (the artifact and bundle say how the attempt went); exit 2: an infrastructure failure, its artifact still written (here: the preview model nobody can price meets the budget stop)\n` +
         `environment (cases and configs with their sha256): ${environment}, the same as fixtures/environments/demo/evalbook.yaml\n`,
     );
     const since = performance.now();
-    const sessionsOk = await runSuite(runnerd, suiteDir, attempts);
+    const sessionsOk = bin !== null && (await runSuite(bin, runnerd, suiteDir, attempts));
     process.stdout.write(
       sessionsOk
-        ? `(every session exited ${RUNNERD_EXIT_OK}, as expected; ${seconds(since)})\n`
-        : `!! some sessions did not exit ${RUNNERD_EXIT_OK} (marked above)\n`,
+        ? `(every session exited as expected; ${seconds(since)})\n`
+        : `!! some sessions did not exit as expected (marked above)\n`,
     );
     results.push(sessionsOk);
     if (sessionsOk) {
       const store = `sqlite:${join(suiteDir, 'evalbook.sqlite')}`;
       const ingestArgs = [
         'ingest',
-        join(suiteDir, 'bundles'),
+        join(suiteDir, 'artifacts', '*.json'),
         '--store',
         store,
         '--env',
         environment,
-        '--artifact-root',
-        join(suiteDir, 'artifacts'),
+        '--runnerd-sha256',
+        `sha256:${createHash('sha256').update(readFileSync(runnerd)).digest('hex')}`,
       ];
       results.push(
         step(
-          'Ingest the attempts into a fresh SQLite Evalbook: parsed, transcripts and artifacts verified by sha256, cost normalised',
+          'Ingest the eval-session artifacts into a fresh SQLite Evalbook: each with the bundle beside it (by digest), transcripts and files verified by sha256, the qualified runnerd enforced, cost with its provenance, infrastructure failures stored as such',
           EVALS,
           ingestArgs,
           0,
         ),
         step(
-          'Ingest the same directory again: every bundle is a duplicate, nothing changes',
+          'Ingest the same artifacts again: every attempt is a duplicate, nothing changes',
           EVALS,
           ingestArgs,
           0,
@@ -294,7 +362,7 @@ try {
 }
 if (results.every(Boolean)) {
   process.stdout.write(
-    `\nDemo complete in ${seconds(demoStarted)}: the release qualified, valid attempts passed and broken ones were refused, and the attempts its runnerd ran are in an Evalbook.\n`,
+    `\nDemo complete in ${seconds(demoStarted)}: the release qualified, valid attempts passed and broken ones were refused, and the attempts its eval-session bin ran are in an Evalbook.\n`,
   );
 } else {
   process.stdout.write('\nDemo FAILED: see the lines marked !! above.\n');

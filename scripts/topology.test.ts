@@ -32,8 +32,16 @@ const ALLOWED: Record<string, readonly string[]> = {
     '@paperclip-evals/node',
     '@paperclip-evals/contract',
   ],
+  // A campaign joins a qualified release with the Evalbook (DESIGN.md: a workflow over both).
+  '@paperclip-evals/campaign': [
+    '@paperclip-evals/qualification',
+    '@paperclip-evals/evalbook',
+    '@paperclip-evals/node',
+    '@paperclip-evals/contract',
+  ],
   '@paperclip-evals/cli': [
     '@paperclip-evals/app',
+    '@paperclip-evals/campaign',
     '@paperclip-evals/qualification',
     '@paperclip-evals/evalbook',
     '@paperclip-evals/checks',

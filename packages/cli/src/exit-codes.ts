@@ -7,6 +7,7 @@ import { isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-ev
 import { SIGNAL_EXIT_CODES, fileSystemText, isFileSystemError } from '@paperclip-evals/node';
 
 import type { AppErrorCode } from '@paperclip-evals/app';
+import type { CampaignErrorCode } from '@paperclip-evals/campaign';
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
 import type { EvalbookErrorCode } from '@paperclip-evals/evalbook';
@@ -98,6 +99,12 @@ export const EXIT_FOR_OUTCOME = {
   evaluate_row_errors: POLICY_EVALUATE_EXIT.rowErrors,
   /** policy evaluate: could not start (the reserved --listen). */
   could_not_start: POLICY_EVALUATE_EXIT.couldNotStart,
+  /** run, merge: some attempts ended in an infrastructure failure or were not run; merge: a shard is missing. */
+  campaign_incomplete: EXIT.invalid,
+  /** run: the first Ctrl-C stopped scheduling; running attempts finished and the record was written. */
+  campaign_interrupted: EXIT.interrupted,
+  /** run: SIGTERM killed the running sessions (the record was written). */
+  campaign_terminated: EXIT.terminated,
 } as const;
 
 export type Outcome = keyof typeof EXIT_FOR_OUTCOME;
@@ -115,6 +122,7 @@ const EXIT_FOR_POLICY_ERROR: Record<PolicyErrorCode, number> = {
 
 const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
   paperclip_native_execution_invalid: EXIT.invalid,
+  paperclip_eval_session_artifact_invalid: EXIT.invalid,
   paperclip_runner_eval_incompatible: EXIT.incompatible,
   paperclip_runnerd_artifact_invalid: EXIT.artifactInvalid,
   paperclip_contract_document_invalid: EXIT.usage,
@@ -144,6 +152,28 @@ const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
   paperclip_evalbook_statistics_out_of_range: EXIT.internal,
 };
 
+/** `evals run` and `evals merge`. */
+export const CAMPAIGN_EXIT = {
+  /** Every planned attempt (of the selection or shard) has a result: passed, behaviour or grading failure. */
+  ok: EXIT.ok,
+  /** Some attempts ended in an infrastructure failure or were not run (budget); merge: a shard is missing, or shards conflict. */
+  incomplete: EXIT.invalid,
+  /** Bad flags, a suite that makes no plan, an unreadable or invalid record. */
+  usage: EXIT.usage,
+  /** The release does not join (qualification, a changed digest, runnerd, negotiation): nothing started. */
+  incompatible: EXIT.incompatible,
+  /** Stopped by Ctrl-C (after the record is written) or SIGTERM. */
+  interrupted: EXIT.interrupted,
+  terminated: EXIT.terminated,
+} as const;
+
+const EXIT_FOR_CAMPAIGN_ERROR: Record<CampaignErrorCode, number> = {
+  campaign_suite_invalid: CAMPAIGN_EXIT.usage,
+  campaign_release_incompatible: CAMPAIGN_EXIT.incompatible,
+  campaign_record_conflict: CAMPAIGN_EXIT.incomplete,
+  campaign_record_invalid: CAMPAIGN_EXIT.usage,
+};
+
 /** The exit code of any command that ended with `error`. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
@@ -153,6 +183,8 @@ export function exitCodeFor(error: unknown): number {
   // E.g. a store that cannot be opened or used (corrupt, read-only for a writer, from the future, ...).
   if (isCodedError(error) && Object.hasOwn(EXIT_FOR_EVALBOOK_ERROR, error.code))
     return EXIT_FOR_EVALBOOK_ERROR[error.code as EvalbookErrorCode];
+  if (isCodedError(error) && Object.hasOwn(EXIT_FOR_CAMPAIGN_ERROR, error.code))
+    return EXIT_FOR_CAMPAIGN_ERROR[error.code as CampaignErrorCode];
   return EXIT.internal;
 }
 

@@ -7,6 +7,7 @@ import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/node';
 
 import type { FailOn } from '@paperclip-evals/evalbook';
 
+import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
 import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
@@ -98,8 +99,10 @@ export function createProgram(): Command {
     .summary('ingest attempt bundles into an Evalbook store (append-only, idempotent)')
     .description(
       [
-        'Stream paperclip-runner/native-execution/v1 attempt bundles into an Evalbook ledger: each is parsed',
-        'with the contract parser, converted (identity, canonical digest, terminal, failure, tool calls and',
+        'Stream paperclip-runner/native-execution/v1 attempt bundles, or paperclip-runner/eval-session-artifact/v1',
+        'artifacts (the bundle they reference is read from beside them and verified by digest; an infrastructure',
+        'failure is stored as such, retryable or not, never as a behaviour failure or a pass), into an Evalbook',
+        'ledger: each is parsed with the contract parser (dispatched on its schema), converted (identity, canonical digest, terminal, failure, tool calls and',
         'denials, transcript completeness, usage, cost in nanodollars with its provenance, score rows) and',
         'written in batched transactions. The same bundle again is skipped and counted; the same attempt',
         'identity with a different digest is a conflict that overwrites nothing. Invalid bundles are',
@@ -121,6 +124,10 @@ export function createProgram(): Command {
       "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite). A new SQLite file is created only in a folder that exists (a typo must not start a second ledger); only the default's .evalbook/ folder is made",
     )
     .option('--env <file>', 'the Evalbook environment (evalbook.yaml or .json): cases, configs, pricing')
+    .option(
+      '--runnerd-sha256 <digest>',
+      "the runnerd digest qualification verified: an attempt that names another binary (a bundle's runner.binary.sha256, an artifact's runnerd.sha256) is invalid (runnerd_not_qualified) and never stored",
+    )
     .option(
       '--artifact-root <dir>',
       'resolve artifact://native/<path> references under this directory and verify them (it must exist); never outside it: a `..` segment or any symbolic link under it is refused (artifact_uri_outside_root, artifact_symlink_refused) and the file is never read',
@@ -152,6 +159,7 @@ export function createProgram(): Command {
         '  $ evals ingest "runs/2026-11-*/**/*.json" --store postgres://evals@db/evalbook',
         '  $ evals ingest runs --json | jq ".conflicts"',
         '  $ evals ingest other-suite/ --env evalbook.yaml --keep-foreign   # stored apart, reports leave them out',
+        '  $ evals ingest runs/artifact.json --runnerd-sha256 sha256:…   # an eval-session artifact and its bundle',
         '  $ cat attempt.json | evals ingest -',
       ].join('\n'),
     )
@@ -159,7 +167,14 @@ export function createProgram(): Command {
       act(
         async (
           inputs: string[],
-          flags: { store?: string; env?: string; artifactRoot?: string; keepForeign?: true; json?: true },
+          flags: {
+            store?: string;
+            env?: string;
+            artifactRoot?: string;
+            keepForeign?: true;
+            json?: true;
+            runnerdSha256?: string;
+          },
         ) => {
           const { runIngest } = await import('./commands/ingest.js');
           return runIngest({
@@ -168,6 +183,7 @@ export function createProgram(): Command {
             ...(flags.store === undefined ? {} : { store: flags.store }),
             ...(flags.env === undefined ? {} : { env: flags.env }),
             ...(flags.artifactRoot === undefined ? {} : { artifactRoot: flags.artifactRoot }),
+            ...(flags.runnerdSha256 === undefined ? {} : { runnerdSha256: flags.runnerdSha256 }),
             keepForeign: flags.keepForeign === true,
           });
         },
@@ -499,6 +515,7 @@ export function createProgram(): Command {
   addEngineCommands(program);
   addPolicyCommands(program);
   addLedgerCommands(program);
+  addCampaignCommands(program);
   // Last, so that it covers every option of every command: none is silently overwritten, and none
   // that needs another is accepted without it.
   applyOptionRules(program);
@@ -634,6 +651,8 @@ function byteSize(value: string): number {
 // a JSON Schema under schemas/evals/ (docs/reports.md lists command → schema). `report --format json`
 // is evalbook's JsonReport, the qualification record qualification's QualificationRecord.
 export type { DigestReport } from './commands/digest.js';
+export type { PlanReport } from './commands/campaign.js';
+export type { CampaignRecord } from '@paperclip-evals/campaign';
 export type { FailureReport } from './exit-codes.js';
 export type { IngestReport } from './commands/ingest.js';
 export type { RetractionReport, RunsReport } from './commands/ledger.js';

@@ -25,7 +25,9 @@ import {
   exitCodeForPolicyReplay,
 } from '../src/exit-codes.ts';
 
+import { CampaignError } from '@paperclip-evals/campaign';
 import type { AppErrorCode } from '@paperclip-evals/app';
+import type { CampaignErrorCode } from '@paperclip-evals/campaign';
 import type { ContractErrorCode } from '@paperclip-evals/contract';
 import type { EvalbookErrorCode } from '../../evalbook/src/errors.ts';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
@@ -51,6 +53,9 @@ describe('exitCodeForOutcome: a row per outcome', () => {
     unfamiliar_verdicts: 1,
     evaluate_row_errors: 1,
     could_not_start: 2,
+    campaign_incomplete: 1,
+    campaign_interrupted: 130,
+    campaign_terminated: 143,
   };
   it.each(Object.entries(rows))('%s exits %i', (outcome, code) => {
     expect(exitCodeForOutcome(outcome as Outcome)).toBe(code);
@@ -84,6 +89,7 @@ describe('exitCodeFor: a row per failure', () => {
 
   const contract: Record<ContractErrorCode, number> = {
     paperclip_native_execution_invalid: 1,
+    paperclip_eval_session_artifact_invalid: 1,
     paperclip_runner_eval_incompatible: 3,
     paperclip_runnerd_artifact_invalid: 4,
     paperclip_contract_document_invalid: 2,
@@ -118,6 +124,15 @@ describe('exitCodeFor: a row per failure', () => {
   };
   it.each(Object.entries(app))('the app error %s exits %i', (code, exit) => {
     expect(exitCodeFor(new AppError(code as AppErrorCode, 'x'))).toBe(exit);
+  });
+  const campaign: Record<CampaignErrorCode, number> = {
+    campaign_suite_invalid: 2,
+    campaign_release_incompatible: 3,
+    campaign_record_conflict: 1,
+    campaign_record_invalid: 2,
+  };
+  it.each(Object.entries(campaign))('campaign %s exits %i', (code, exit) => {
+    expect(exitCodeFor(new CampaignError(code as CampaignErrorCode, 'x'))).toBe(exit);
   });
 });
 

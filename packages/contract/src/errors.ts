@@ -3,6 +3,8 @@
 
 export type ContractErrorCode =
   | 'paperclip_native_execution_invalid'
+  /** An eval-session-artifact/v1 (or the native bundle it references) is not what the contract says. */
+  | 'paperclip_eval_session_artifact_invalid'
   | 'paperclip_runnerd_artifact_invalid'
   | 'paperclip_runner_eval_incompatible'
   | 'paperclip_canonical_json_invalid'

@@ -38,6 +38,22 @@ export {
 export type { ParseNativeExecutionOptions } from './native-execution.js';
 export { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
 export type * from './native-execution-types.js';
+export {
+  EVAL_SESSION_ARTIFACT_V1,
+  EVAL_SESSION_PROVIDER_DRIVERS,
+  INFRASTRUCTURE_FAILURE_CLASSES,
+  assertEvalSessionArtifact,
+  evalSessionArtifactIssues,
+  invalidArtifact,
+  isEvalSessionArtifact,
+  parseEvalSessionArtifact,
+} from './eval-session-artifact.js';
+export type {
+  EvalSessionArtifact,
+  EvalSessionInfrastructureFailure,
+  EvalSessionUsage,
+  InfrastructureFailureClass,
+} from './eval-session-artifact.js';
 export { NATIVE_EXECUTION_RULES } from './native-execution-rules.js';
 export type { NativeExecutionRule, NativeExecutionRuleCode } from './native-execution-rules.js';
 export {

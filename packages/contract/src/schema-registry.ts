@@ -23,6 +23,7 @@ export const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas/', import.met
 
 export const SCHEMA_IDS = {
   nativeExecutionV1: 'https://paperclip.dev/schemas/runner/native-execution/v1.json',
+  evalSessionArtifactV1: 'https://paperclip.dev/schemas/runner/eval-session-artifact/v1.json',
   prpEventV1: 'https://paperclip.dev/schemas/prp/v1/event.schema.json',
   prpTerminalV1: 'https://paperclip.dev/schemas/prp/v1/terminal.schema.json',
   prpResultV1: 'https://paperclip.dev/schemas/prp/v1/result.schema.json',

@@ -41,7 +41,10 @@ export type {
   CaseCheckType,
   Environment,
   EnvironmentCase,
+  EnvironmentCampaign,
   EnvironmentConfig,
+  EnvironmentLane,
+  EnvironmentLimits,
 } from './ledger/environment.js';
 export {
   artifactCountsText,

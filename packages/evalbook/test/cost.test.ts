@@ -170,12 +170,12 @@ describe('eval-session cost figures', () => {
       '/usage/costCoverage',
     ],
     [
-      'declared estimated while a legacy amount is present',
+      'declared legacy_ledger_and_estimate without a legacy amount',
       session({
         estimatedCostNanodollars: 10,
         pricingVersion: 'v',
-        legacyLedgerCostNanodollars: 3,
-        costCoverage: 'estimated',
+        legacyLedgerCostNanodollars: null,
+        costCoverage: 'legacy_ledger_and_estimate',
       }),
       '/usage/costCoverage',
     ],
@@ -187,6 +187,48 @@ describe('eval-session cost figures', () => {
     expect(issue?.code).toBe('cost_figures_inconsistent');
     expect(issue?.path).toBe(path);
     expect(more).toEqual([]);
+  });
+});
+
+describe('seed 001: a direct eval-session with a legacy ledger amount', () => {
+  const session = (fields: Partial<CostInputs>): CostInputs => ({ ...withoutReceipt, ...fields });
+  it('is estimated as the runner declares: the legacy amount kept apart, never added, never pricing it', () => {
+    const cost = attemptCost(
+      session({
+        estimatedCostNanodollars: 10,
+        pricingVersion: 'v',
+        legacyLedgerCostNanodollars: 3,
+        costCoverage: 'estimated',
+      }),
+      'm1',
+      pricing,
+    );
+    expect(cost).toMatchObject({
+      providerReportedNanodollars: null,
+      estimatedNanodollars: 10,
+      estimateSource: 'runner',
+      legacyLedgerNanodollars: 3,
+      coverage: 'estimated',
+      effectiveNanodollars: 10,
+    });
+  });
+
+  it('is legacy_ledger_and_estimate when the runner says so (older runners), still priced by the estimate alone', () => {
+    const cost = attemptCost(
+      session({
+        estimatedCostNanodollars: 10,
+        pricingVersion: 'v',
+        legacyLedgerCostNanodollars: 0,
+        costCoverage: 'legacy_ledger_and_estimate',
+      }),
+      'm1',
+      pricing,
+    );
+    expect(cost).toMatchObject({
+      coverage: 'legacy_ledger_and_estimate',
+      effectiveNanodollars: 10,
+      legacyLedgerNanodollars: 0,
+    });
   });
 });
 

@@ -177,3 +177,89 @@ describe('loadEnvironment', () => {
     ]);
   });
 });
+
+describe('campaign members (evals run): additive, each refused when wrong', () => {
+  const base = {
+    schema: 'paperclip-evals/environment/v1',
+    name: 'campaign',
+    cases: [{ id: 'c1', sha256: `sha256:${'a'.repeat(64)}`, prompt: 'Do it.' }],
+    configs: [
+      {
+        id: 'k1',
+        sha256: `sha256:${'b'.repeat(64)}`,
+        model: 'm',
+        driver: 'd',
+        lane: { provider: 'codex' },
+        limits: { turn_timeout_ms: 1000, max_agent_turns: 2, max_estimated_cost_usd: 0.5 },
+      },
+    ],
+    campaign: { attempts: 2, max_infrastructure_retries: 1, max_cost_usd: 5, max_parallel: 4 },
+  };
+  type Doc = typeof base & Record<string, unknown>;
+  const load = (name: string, doc: unknown): Promise<{ code: string; path?: string }[]> =>
+    issuesOf(name, JSON.stringify(doc));
+
+  it('loads the starter with its lane, limits and campaign, and the same environment without them', async () => {
+    await writeFile(join(dir, 'starter.yaml'), starterEnvironment());
+    const starter = await loadEnvironment(join(dir, 'starter.yaml'));
+    expect(starter.configs[0]?.lane).toEqual({ provider: 'codex', enabled: true });
+    expect(starter.configs[0]?.limits?.turn_timeout_ms).toBe(120000);
+    expect(starter.campaign?.max_infrastructure_retries).toBe(1);
+    expect(starter.cases[0]?.prompt).toMatch(/incident review/);
+    expect(await load('campaign.json', base)).toEqual([]);
+    const { campaign: _campaign, ...old } = base;
+    const oldConfigs = base.configs.map(({ lane: _lane, limits: _limits, ...config }) => config);
+    const oldCases = base.cases.map(({ prompt: _prompt, ...entry }) => entry);
+    expect(await load('old.json', { ...old, configs: oldConfigs, cases: oldCases })).toEqual([]);
+  });
+
+  const config = (change: Record<string, unknown>): Doc => ({
+    ...base,
+    configs: [{ ...base.configs[0]!, ...change }],
+  });
+  const limits = (change: Record<string, unknown>): Record<string, unknown> => ({
+    limits: { turn_timeout_ms: 1000, max_agent_turns: 2, ...change },
+  });
+  it.each([
+    [
+      'max_infrastructure_retries above 3',
+      { ...base, campaign: { max_infrastructure_retries: 4 } },
+      '/campaign/max_infrastructure_retries',
+    ],
+    [
+      'negative retries',
+      { ...base, campaign: { max_infrastructure_retries: -1 } },
+      '/campaign/max_infrastructure_retries',
+    ],
+    ['zero attempts', { ...base, campaign: { attempts: 0 } }, '/campaign/attempts'],
+    ['zero max_parallel', { ...base, campaign: { max_parallel: 0 } }, '/campaign/max_parallel'],
+    ['a negative ceiling', { ...base, campaign: { max_cost_usd: -1 } }, '/campaign/max_cost_usd'],
+    ['an unknown campaign member', { ...base, campaign: { retries: 1 } }, '/campaign'],
+    ['a lane without provider', config({ lane: { model: 'm' } }), '/configs/0/lane/provider'],
+    [
+      'a lane enabled: "no"',
+      config({ lane: { provider: 'codex', enabled: 'no' } }),
+      '/configs/0/lane/enabled',
+    ],
+    [
+      'both cost limits',
+      config(limits({ max_estimated_cost_usd: 1, max_estimated_cost_nanodollars: 5 })),
+      '/configs/0/limits',
+    ],
+    ['no cost limit', config(limits({})), '/configs/0/limits'],
+    [
+      'a zero turn timeout',
+      config(limits({ turn_timeout_ms: 0, max_estimated_cost_usd: 1 })),
+      '/configs/0/limits/turn_timeout_ms',
+    ],
+    [
+      'a fractional agent-turn limit',
+      config(limits({ max_agent_turns: 1.5, max_estimated_cost_usd: 1 })),
+      '/configs/0/limits/max_agent_turns',
+    ],
+    ['a blank prompt', { ...base, cases: [{ ...base.cases[0]!, prompt: '  ' }] }, '/cases/0/prompt'],
+  ])('refuses %s', async (_label, doc, path) => {
+    const issues = await load('bad.json', doc);
+    expect(issues.map((issue) => issue.path)).toContain(path);
+  });
+});

@@ -456,6 +456,116 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(ids).toEqual(attemptIds(25));
     });
 
+    it('stores an eval-session artifact with its bundle: the artifact kept whole, its infrastructure failure with retryability', async () => {
+      const at = join(dir, 'eval-session');
+      await mkdir(join(at, 'attempt_es'), { recursive: true });
+      const synthetic = syntheticAttempt({ attemptId: 'attempt_es', costMicros: null });
+      const bundle: Record<string, unknown> = {
+        ...synthetic,
+        usage: {
+          ...(synthetic.usage as object),
+          providerReportedCostNanodollars: null,
+          providerReportedCostProvenance: 'unavailable',
+          estimatedCostNanodollars: 2_000,
+          pricingVersion: 'list-1',
+          costCoverage: 'estimated',
+          legacyLedgerCostNanodollars: 5_000,
+        },
+        failure: { classification: 'infrastructure', code: 'provider_turn_timeout', message: 'timed out' },
+      };
+      const bundleBytes = Buffer.from(JSON.stringify(bundle));
+      await writeFile(join(at, 'attempt_es', 'native-execution.json'), bundleBytes);
+      const usage = bundle.usage as Record<string, unknown>;
+      const artifact = {
+        schema: 'paperclip-runner/eval-session-artifact/v1',
+        attemptId: 'attempt_es',
+        build: {
+          schema: 'paperclip-runner/build-metadata/v1',
+          package: (bundle.runner as { package: object }).package,
+          contracts: { nativeExecution: 1, runnerdArtifact: 1, harnessDriver: 1, semanticCatalog: 1 },
+          prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 1 },
+          semanticCatalog: { version: 1, sha256: `sha256:${'e'.repeat(64)}` },
+        },
+        runnerd: {
+          path: '[withheld]',
+          sha256: (bundle.runner as { binary: { sha256: string } }).binary.sha256,
+        },
+        requestedModel: 'm1',
+        provider: 'paperclip_deterministic',
+        driver: 'paperclip_deterministic_harness',
+        providerVersion: '1.0.0',
+        providerSessionId: 'session_es',
+        infrastructureError: 'timed out',
+        infrastructureFailure: {
+          class: 'provider_turn_timeout',
+          category: 'provider_lifecycle',
+          retryable: true,
+          diagnostics: {},
+        },
+        snapshot: { usageLedger: [{ receiptId: 'r1', reportedCost: null }] },
+        usage: {
+          agentTurns: 1,
+          providerRequests: 1,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          cachedInputTokens: 0,
+          reasoningTokens: 0,
+          providerReportedCostNanodollars: null,
+          providerReportedCostProvenance: 'unavailable',
+          estimatedCostNanodollars: 2_000,
+          pricingVersion: 'list-1',
+          ratesUsdPerMillionTokens: { input: 1, cachedInput: 0.1, output: 2 },
+          costCoverage: 'estimated',
+          legacyLedgerCostNanodollars: 5_000,
+        },
+        timing: {
+          startedAt: '2026-12-01T10:00:00.000Z',
+          finishedAt: '2026-12-01T10:00:01.000Z',
+          durationMs: 1000,
+        },
+        nativeExecution: {
+          path: 'attempt_es/native-execution.json',
+          sha256: sha256Digest(bundleBytes),
+          byteSize: bundleBytes.length,
+        },
+      };
+      const artifactPath = join(at, 'artifact.json');
+      await writeFile(artifactPath, JSON.stringify(artifact));
+      const summary = await ingest({ inputs: [artifactPath], storeUrl });
+      expect(summary, JSON.stringify(summary.invalid)).toMatchObject({ inserted: 1, invalid: [] });
+      expect(summary.coverage.text).toBe('1 of 1 attempt priced (0 provider-reported, 1 estimated)');
+      const store = await openStore(storeUrl);
+      const stored = await store.getAttempt({ ...key('attempt_es') });
+      await store.close();
+      expect(stored?.record.failure).toEqual({
+        classification: 'infrastructure',
+        code: 'provider_turn_timeout',
+        message: 'timed out',
+        retryable: true,
+      });
+      expect(stored?.record.evalSession).toMatchObject({
+        provider: 'paperclip_deterministic',
+        infrastructureFailure: {
+          class: 'provider_turn_timeout',
+          category: 'provider_lifecycle',
+          retryable: true,
+        },
+        artifact: { snapshot: { usageLedger: [{ receiptId: 'r1', reportedCost: null }] } },
+      });
+      expect(stored?.record.cost).toMatchObject({
+        providerReportedNanodollars: null,
+        estimatedNanodollars: 2_000,
+        legacyLedgerNanodollars: 5_000,
+        coverage: 'estimated',
+        effectiveNanodollars: 2_000,
+      });
+      // The same artifact again: a duplicate (the bundle is the attempt's identity).
+      expect(await ingest({ inputs: [artifactPath], storeUrl })).toMatchObject({
+        inserted: 0,
+        duplicates: 1,
+      });
+    });
+
     it('reports a conflict (exit 1) and leaves the store untouched, byte for byte', async () => {
       const original = await writeBundle(dir, 'a.json', { attemptId: 'attempt_x' });
       await ingest({ inputs: [original], storeUrl });

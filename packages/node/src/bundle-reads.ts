@@ -1,5 +1,6 @@
 // The one read-and-classify loop over bundle inputs (validate, ingest): each input from
-// expandBundleInputs is read, hashed and parsed (readNativeExecutionFile, or the stream for `-`)
+// expandBundleInputs is read, hashed and parsed by the schema it declares (readAttemptFile: a
+// native-execution bundle, or an eval-session artifact and the bundle beside it; the stream for `-`)
 // and classified — valid; invalid (a ContractError: every issue); unreadable (refused by the
 // expander, or an fs error, with its message). Anything else is not about the input and is thrown
 // (an internal failure). With `readAhead`, the next files are opened and read while the caller
@@ -7,19 +8,19 @@
 import { isContractError } from '@paperclip-evals/contract';
 
 import { isFileSystemError } from './bundle-inputs.js';
-import { readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
+import { readAttemptFile, readAttemptStream } from './attempt-input.js';
 
-import type { ContractError, ParseNativeExecutionOptions } from '@paperclip-evals/contract';
+import type { ContractError } from '@paperclip-evals/contract';
 
 import type { BundleInput } from './bundle-inputs.js';
-import type { NativeExecutionInput } from './native-execution-input.js';
+import type { AttemptInput, ReadAttemptOptions } from './attempt-input.js';
 
 export type BundleRead =
-  | { readonly status: 'valid'; readonly input: BundleInput; readonly parsed: NativeExecutionInput }
+  | { readonly status: 'valid'; readonly input: BundleInput; readonly parsed: AttemptInput }
   | { readonly status: 'invalid'; readonly input: BundleInput; readonly error: ContractError }
   | { readonly status: 'unreadable'; readonly input: BundleInput; readonly error: string };
 
-export interface ReadBundlesOptions extends ParseNativeExecutionOptions {
+export interface ReadBundlesOptions extends ReadAttemptOptions {
   /** What `-` reads, asked at its turn (default: process.stdin). */
   readonly stdin?: () => AsyncIterable<Uint8Array>;
   /** How many files are read ahead of the one the caller has (default 0: one at a time). */
@@ -32,12 +33,12 @@ export async function* readBundles(
   options: ReadBundlesOptions = {},
 ): AsyncGenerator<BundleRead> {
   const { stdin = () => process.stdin, readAhead = 0, ...parseOptions } = options;
-  const window: { input: BundleInput; reading: Promise<NativeExecutionInput> | undefined }[] = [];
+  const window: { input: BundleInput; reading: Promise<AttemptInput> | undefined }[] = [];
   const start = (input: BundleInput): void => {
     const reading =
       input.path === null || input.refused !== undefined
         ? undefined
-        : readNativeExecutionFile(input.path, parseOptions);
+        : readAttemptFile(input.path, parseOptions);
     // Its failure is classified when its turn comes; until then it must not count as unhandled.
     reading?.catch(() => undefined);
     window.push({ input, reading });
@@ -54,13 +55,13 @@ export async function* readBundles(
 
 async function classify(
   input: BundleInput,
-  reading: Promise<NativeExecutionInput> | undefined,
+  reading: Promise<AttemptInput> | undefined,
   stdin: () => AsyncIterable<Uint8Array>,
-  parseOptions: ParseNativeExecutionOptions,
+  parseOptions: ReadAttemptOptions,
 ): Promise<BundleRead> {
   if (input.refused !== undefined) return { status: 'unreadable', input, error: input.refused };
   try {
-    const parsed = await (reading ?? readNativeExecutionStream(stdin(), parseOptions));
+    const parsed = await (reading ?? readAttemptStream(stdin(), parseOptions));
     return { status: 'valid', input, parsed };
   } catch (error) {
     if (isContractError(error)) return { status: 'invalid', input, error };

@@ -1,6 +1,8 @@
 // Public surface of @paperclip-evals/node, the Node runtime layer: explicit named exports only.
 // Its errors are contract's ContractError codes (see README.md).
 export { DEFAULT_MAX_STDERR_BYTES, KILL_GRACE_MS, runBounded, runFailure } from './bounded-run.js';
+export { startKillableRun } from './killable-run.js';
+export type { KillableRun, KillableRunOptions, KillableRunResult } from './killable-run.js';
 export type { BoundedRunOptions, BoundedRunResult } from './bounded-run.js';
 export {
   STDIN_INPUT,
@@ -29,7 +31,14 @@ export { digestFile } from './file-digest.js';
 export { MAX_DOCUMENT_BYTES, readJsonDocument } from './json-file.js';
 export { LineReader, lineEvents, writeFrames } from './line-framing.js';
 export type { LineEvent } from './line-framing.js';
-export { readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
+export {
+  readFileBytes,
+  readNativeExecutionFile,
+  readNativeExecutionStream,
+  readStreamBytes,
+} from './native-execution-input.js';
+export { parseAttemptBytes, readAttemptFile, readAttemptStream } from './attempt-input.js';
+export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
 export { STDOUT_PATH, outputTarget, writeOutputFile } from './output-file.js';
 export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './output-file.js';

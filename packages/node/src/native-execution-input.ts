@@ -25,6 +25,22 @@ export async function readNativeExecutionStream(
   stream: AsyncIterable<Uint8Array>,
   options: ParseNativeExecutionOptions = {},
 ): Promise<NativeExecutionInput> {
+  return parseBytes(await readStreamBytes(stream, options), options);
+}
+
+/** Reads, hashes and parses one bundle file. I/O failures reject with the fs error (e.g. ENOENT). */
+export async function readNativeExecutionFile(
+  path: string,
+  options: ParseNativeExecutionOptions = {},
+): Promise<NativeExecutionInput> {
+  return parseBytes(await readFileBytes(path, options), options);
+}
+
+/** A stream's bytes, refused as soon as they pass the limit (ContractError input_too_large). */
+export async function readStreamBytes(
+  stream: AsyncIterable<Uint8Array>,
+  options: { readonly maxBytes?: number } = {},
+): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
   const chunks: Uint8Array[] = [];
   let byteSize = 0;
@@ -33,14 +49,17 @@ export async function readNativeExecutionStream(
     if (byteSize > maxBytes) throw tooLarge(maxBytes, `more than ${maxBytes} bytes (reading stopped)`);
     chunks.push(chunk);
   }
-  return parseBytes(Buffer.concat(chunks, byteSize), options);
+  return Buffer.concat(chunks, byteSize);
 }
 
-/** Reads, hashes and parses one bundle file. I/O failures reject with the fs error (e.g. ENOENT). */
-export async function readNativeExecutionFile(
+/**
+ * A file's bytes: refused by its size before any read when over the limit, else read straight into
+ * one buffer of its size. I/O failures reject with the fs error (e.g. ENOENT).
+ */
+export async function readFileBytes(
   path: string,
-  options: ParseNativeExecutionOptions = {},
-): Promise<NativeExecutionInput> {
+  options: { readonly maxBytes?: number } = {},
+): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
   const handle = await open(path, 'r');
   try {
@@ -56,11 +75,8 @@ export async function readNativeExecutionFile(
     // A file that grew while we read is read again as a stream, under the same limit.
     const { bytesRead: more } = await handle.read(Buffer.alloc(1), 0, 1, filled);
     if (more > 0)
-      return await readNativeExecutionStream(
-        handle.createReadStream({ start: 0, autoClose: false }),
-        options,
-      );
-    return parseBytes(bytes.subarray(0, filled), options);
+      return await readStreamBytes(handle.createReadStream({ start: 0, autoClose: false }), options);
+    return bytes.subarray(0, filled);
   } finally {
     await handle.close();
   }

@@ -1,25 +1,29 @@
-// The runnerd-eval-session check: runnerd must really run an eval session, not merely print build
-// metadata. The resolved runnerd is staged by node's stageVerifiedExecutable into a private
-// 0700 directory (the bytes run are the bytes hashed, and the digest must be the one the resolver
-// verified; a changed file is runnerd_changed and never copied past the size cap); that copy
-// runs Evals' committed request (evals-eval-session-request.json, behaviour deny_tool) with no
-// shell, an empty environment and a timeout, its process group killed whatever happens. The bundle
-// it writes must pass Evals' strict parser, name the binary, the package version and the request's
-// identity, and every file it references must exist beside it with the digest and size it states.
+// The runnerd-eval-session check: the package's own paperclip-runner-eval-session bin, as the
+// offline install linked it into the consumer, must really run an eval session against the resolved
+// runnerd, not merely print build metadata. The resolved runnerd is staged by node's
+// stageVerifiedExecutable into a private 0700 directory (the bytes run are the bytes hashed, and the
+// digest must be the one the resolver verified; a changed file is runnerd_changed and never copied
+// past the size cap); Evals' committed request (evals-eval-session-request.json, deterministic
+// provider, behaviour deny_tool) names that copy and digest, and node runs the bin with no shell, an
+// empty environment and a timeout, its process group killed whatever happens. The artifact it
+// writes must pass Evals' strict parser together with the native-execution bundle it references
+// (found beside it, by digest), name the binary, the package version and the request's identity,
+// and every file the bundle references must exist beside it with the digest and size it states.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isContractError, readJsonText } from '@paperclip-evals/contract';
 import {
   checkContainedReference,
-  readNativeExecutionFile,
+  digestContainedFile,
+  readAttemptFile,
   runBounded,
   runFailure,
   stageVerifiedExecutable,
 } from '@paperclip-evals/node';
 
-import type { NativeExecution, Sha256Digest } from '@paperclip-evals/contract';
-import type { StagedExecutable } from '@paperclip-evals/node';
+import type { Sha256Digest } from '@paperclip-evals/contract';
+import type { AttemptInput, StagedExecutable } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
 
@@ -40,6 +44,8 @@ export interface EvalSessionRequestIds {
 }
 
 export interface RunEvalSessionCheckOptions {
+  /** The package's paperclip-runner-eval-session bin (a JavaScript file in the installed package). */
+  readonly evalSessionBin: string;
   /** runnerd in the release directory. */
   readonly runnerdPath: string;
   /** The digest the resolver verified against SHA256SUMS. */
@@ -57,28 +63,74 @@ export interface EvalSessionCheckResult {
   readonly detail: string;
 }
 
-/** Reads the committed request: strict JSON with the four ids; throws if Evals' own file is broken. */
+/** The bin's name in the package's `bin` map, as upstream names it. */
+export const EVAL_SESSION_BIN = 'paperclip-runner-eval-session';
+const PACKAGE_NAME = '@paperclipai/paperclip-runner';
+
+/**
+ * The installed package's paperclip-runner-eval-session: the file its package.json `bin` names, a
+ * plain path inside the package (no `..`, no link, no absolute path), or the issue saying why there
+ * is none.
+ */
+export async function evalSessionBinOf(consumerDir: string): Promise<string | QualificationIssue> {
+  const packageDir = join(consumerDir, 'node_modules', ...PACKAGE_NAME.split('/'));
+  const missing = (message: string, received: unknown): QualificationIssue => ({
+    code: 'eval_session_bin_missing',
+    component: 'package',
+    message,
+    path: `/bin/${EVAL_SESSION_BIN}`,
+    expected: `package.json bin["${EVAL_SESSION_BIN}"]: a JavaScript file inside the package`,
+    received,
+  });
+  let manifest: { bin?: unknown };
+  try {
+    manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { bin?: unknown };
+  } catch (error) {
+    return missing(
+      'the installed package has no readable package.json',
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+  const bin = manifest.bin;
+  const target =
+    typeof bin === 'object' && bin !== null ? (bin as Record<string, unknown>)[EVAL_SESSION_BIN] : undefined;
+  if (typeof target !== 'string')
+    return missing(`the package ships no ${EVAL_SESSION_BIN} bin`, bin ?? 'no bin');
+  // pnpm installs a file: dependency as a link into its store: the package folder itself is trusted
+  // (realpath), nothing under it may leave it.
+  const file = await digestContainedFile(packageDir, target.replace(/^\.\//, ''));
+  if (file.kind !== 'file')
+    return missing(
+      `bin["${EVAL_SESSION_BIN}"] (${target}) is not a regular file inside the package`,
+      file.kind === 'refused' ? file.reason : 'missing',
+    );
+  return file.path;
+}
+
+/**
+ * Reads the committed request: strict JSON, its attempt, run (session.runId), case and config ids
+ * (evalCase); throws if Evals' own file is broken. runnerd {path, sha256} is added when it runs.
+ */
 export async function loadEvalSessionRequest(
   file: string = EVALS_EVAL_SESSION_REQUEST_FILE,
-): Promise<{ text: Buffer; ids: EvalSessionRequestIds }> {
+): Promise<{ request: Record<string, unknown>; ids: EvalSessionRequestIds }> {
   const bytes = await readFile(file);
   const parsed = readJsonText(bytes);
   if (!parsed.ok) throw new Error(`${file} is not strict JSON`);
-  const value = parsed.value as Record<string, unknown>;
-  const ids = ['runId', 'caseId', 'configId', 'attemptId'] as const;
-  for (const id of ids) {
-    if (typeof value[id] !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(value[id]))
+  const request = parsed.value as Record<string, unknown>;
+  const session = (request.session ?? {}) as Record<string, unknown>;
+  const evalCase = (request.evalCase ?? {}) as Record<string, unknown>;
+  const ids = {
+    runId: session.runId,
+    caseId: evalCase.caseId,
+    configId: evalCase.configId,
+    attemptId: request.attemptId,
+  };
+  for (const [id, value] of Object.entries(ids)) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(value))
       throw new Error(`${file}: ${id} is not an identifier`);
   }
-  return {
-    text: bytes,
-    ids: {
-      runId: value.runId as string,
-      caseId: value.caseId as string,
-      configId: value.configId as string,
-      attemptId: value.attemptId as string,
-    },
-  };
+  return { request, ids: ids as unknown as EvalSessionRequestIds };
 }
 
 /** Runs the check; never rejects for anything runnerd does (only for Evals' own I/O failures). */
@@ -86,7 +138,7 @@ export async function runEvalSessionCheck(
   options: RunEvalSessionCheckOptions,
 ): Promise<EvalSessionCheckResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
-  const request = await loadEvalSessionRequest(options.requestFile);
+  const loaded = await loadEvalSessionRequest(options.requestFile);
   // The bytes run are the bytes hashed: node's one staging step (size cap, digest compared
   // before anything is copied, the private copy digested again), against the resolver's digest.
   let staged: StagedExecutable;
@@ -108,7 +160,7 @@ export async function runEvalSessionCheck(
     ]);
   }
   try {
-    return await runStaged(options, request, staged, timeoutMs);
+    return await runStaged(options, loaded, staged, timeoutMs);
   } finally {
     await staged.dispose();
   }
@@ -116,20 +168,20 @@ export async function runEvalSessionCheck(
 
 async function runStaged(
   options: RunEvalSessionCheckOptions,
-  request: Awaited<ReturnType<typeof loadEvalSessionRequest>>,
+  loaded: Awaited<ReturnType<typeof loadEvalSessionRequest>>,
   staged: StagedExecutable,
   timeoutMs: number,
 ): Promise<EvalSessionCheckResult> {
   const dir = staged.stagingDir;
-  const copy = staged.stagedPath;
   const requestPath = join(dir, 'request.json');
-  await writeFile(requestPath, request.text, { mode: 0o600 });
+  const request = { ...loaded.request, runnerd: { path: staged.stagedPath, sha256: options.expectedSha256 } };
+  await writeFile(requestPath, `${JSON.stringify(request, null, 2)}\n`, { mode: 0o600 });
   const outputDir = join(dir, 'output');
   await mkdir(outputDir, { mode: 0o700 });
-  const bundlePath = join(outputDir, 'bundle.json');
-  const args = ['eval-session', '--request', requestPath, '--output', bundlePath];
+  const artifactPath = join(outputDir, 'artifact.json');
+  const args = [options.evalSessionBin, '--request', requestPath, '--output', artifactPath];
   const result = await runBounded({
-    command: copy,
+    command: process.execPath,
     args,
     cwd: dir,
     env: {},
@@ -138,42 +190,59 @@ async function runStaged(
   });
   const failure = runFailure(result, timeoutMs);
   if (failure !== null) {
-    return fail(`runnerd eval-session ${failure}`, [
+    const written = await readFile(artifactPath, 'utf8').catch(() => null);
+    const infrastructure = written === null ? undefined : infrastructureFailureOf(written);
+    return fail(`paperclip-runner-eval-session ${failure}`, [
       {
         code: 'eval_session_failed',
-        component: 'runnerd',
-        message: `runnerd ${args.join(' ')} ${failure}`,
+        component: 'eval-session',
+        message: `paperclip-runner-eval-session --request --output ${failure}${infrastructure === undefined ? '' : ` (${infrastructure})`}`,
         expected: 'exit code 0',
         received: result.stderrTail.slice(-4000) || `exit code ${String(result.exitCode)}`,
       },
     ]);
   }
 
-  let bundle: NativeExecution;
+  let input: AttemptInput;
   try {
-    bundle = (await readNativeExecutionFile(bundlePath)).bundle;
+    input = await readAttemptFile(artifactPath);
   } catch (error) {
     if (isContractError(error)) {
-      return fail("the bundle runnerd wrote does not pass Evals' parser", [
-        {
-          code: 'eval_session_bundle_invalid',
-          component: 'runnerd',
-          message: `${error.issues.length} issue(s): ${[...new Set(error.issues.map((issue) => issue.code))].join(', ')}`,
-          expected: 'a valid paperclip-runner/native-execution/v1 bundle',
-          received: error.issues.slice(0, 20),
-        },
-      ]);
+      return fail(
+        "the artifact paperclip-runner-eval-session wrote (or its bundle) does not pass Evals' parser",
+        [
+          {
+            code: 'eval_session_artifact_invalid',
+            component: 'eval-session',
+            message: `${error.issues.length} issue(s): ${[...new Set(error.issues.map((issue) => issue.code))].join(', ')}`,
+            expected:
+              'a valid paperclip-runner/eval-session-artifact/v1 and the native-execution/v1 bundle it references',
+            received: error.issues.slice(0, 20),
+          },
+        ],
+      );
     }
-    return fail('runnerd exited 0 but wrote no readable bundle', [
+    return fail('paperclip-runner-eval-session exited 0 but wrote no readable artifact', [
       {
-        code: 'eval_session_bundle_missing',
-        component: 'runnerd',
-        message: `${bundlePath} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-        expected: 'the bundle at --output',
+        code: 'eval_session_artifact_missing',
+        component: 'eval-session',
+        message: `${artifactPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+        expected: 'the artifact at --output',
         received: (error as NodeJS.ErrnoException).code ?? 'unreadable',
       },
     ]);
   }
+  const bundle = input.bundle;
+  if (input.evalSession === undefined)
+    return fail('paperclip-runner-eval-session wrote a bare bundle, not an eval-session artifact', [
+      {
+        code: 'eval_session_artifact_invalid',
+        component: 'eval-session',
+        message: 'the output is a native-execution bundle, not a paperclip-runner/eval-session-artifact/v1',
+        expected: 'paperclip-runner/eval-session-artifact/v1',
+        received: bundle.schema,
+      },
+    ]);
 
   const issues: QualificationIssue[] = [];
   if (bundle.runner.binary.sha256 !== options.expectedSha256) {
@@ -197,13 +266,13 @@ async function runStaged(
     });
   }
   for (const id of ['runId', 'caseId', 'configId', 'attemptId'] as const) {
-    if (bundle.identity[id] !== request.ids[id]) {
+    if (bundle.identity[id] !== loaded.ids[id]) {
       issues.push({
         code: 'eval_session_identity_mismatch',
         component: 'runnerd',
         message: `the bundle's identity.${id} is not the request's`,
         path: `/identity/${id}`,
-        expected: request.ids[id],
+        expected: loaded.ids[id],
         received: bundle.identity[id],
       });
     }
@@ -229,7 +298,7 @@ async function runStaged(
   if (issues.length > 0) return fail('the eval-session bundle does not describe this run', issues);
   return {
     issues: [],
-    detail: `runnerd ran ${request.ids.attemptId} (deny_tool): a valid bundle naming ${options.expectedSha256}, ${bundle.semanticTools.denials.length} denial(s), ${references.length} referenced files verified`,
+    detail: `paperclip-runner-eval-session ran ${loaded.ids.attemptId} (deny_tool) on runnerd ${options.expectedSha256}: a valid artifact and bundle naming it, ${bundle.semanticTools.denials.length} denial(s), ${references.length} referenced files verified`,
   };
 }
 
@@ -305,6 +374,19 @@ function referenceInvalid(path: string, prefix: string, uri: string): Qualificat
     expected: `${prefix}<file>`,
     received: uri,
   };
+}
+
+/** `class (retryable)` of a failure artifact, when the text is one. */
+function infrastructureFailureOf(text: string): string | undefined {
+  try {
+    const failure = (JSON.parse(text) as { infrastructureFailure?: { class?: unknown; retryable?: unknown } })
+      .infrastructureFailure;
+    return typeof failure?.class === 'string'
+      ? `${failure.class}${failure.retryable === true ? ', retryable' : ''}`
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function fail(detail: string, issues: QualificationIssue[]): EvalSessionCheckResult {

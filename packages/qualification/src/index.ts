@@ -54,6 +54,8 @@ export {
 export {
   DEFAULT_EVAL_SESSION_TIMEOUT_MS,
   EVALS_EVAL_SESSION_REQUEST_FILE,
+  EVAL_SESSION_BIN,
+  evalSessionBinOf,
   loadEvalSessionRequest,
   runEvalSessionCheck,
 } from './eval-session.js';

@@ -93,6 +93,7 @@ function assembleRecord(
       version: facts.packageVersion === '' ? null : (facts.packageVersion ?? null),
       tarball: layout.tarball,
       tarballSha256: facts.tarballSha256 ?? null,
+      buildMetadata: facts.packageBuildMetadata ?? null,
     },
     runnerd: {
       file: layout.runnerd,

@@ -8,6 +8,7 @@ import { writeOutputFile } from '@paperclip-evals/node';
 import type {
   CompatibilityReceipt,
   ConsumerRequirements,
+  PackageBuildMetadata,
   Issue,
   RunnerdBuildMetadata,
   Sha256Digest,
@@ -53,7 +54,10 @@ export const QUALIFICATION_CHECK_IDS = [
   'negotiation',
   /** A deliberately incompatible consumer (PRP 99..99) is refused with prp_version_no_overlap. */
   'negotiation-fails-closed',
-  /** Only once the join held: a private copy of runnerd ran Evals' eval-session request; its bundle and files verify. */
+  /**
+   * Only once the join holds: the package's paperclip-runner-eval-session bin ran Evals' request on
+   * a private copy of runnerd; its artifact, bundle and files verify.
+   */
   'runnerd-eval-session',
 ] as const;
 
@@ -130,6 +134,8 @@ export interface QualificationRecord {
     readonly tarball: string | null;
     /** Digest of the bytes that were extracted. */
     readonly tarballSha256: Sha256Digest | null;
+    /** The package's build metadata, when valid (absent in older records): what a campaign negotiates with. */
+    readonly buildMetadata?: PackageBuildMetadata | null;
   };
   readonly runnerd: {
     readonly file: string | null;

@@ -1,14 +1,15 @@
-// runEvalSessionCheck on its own (no install): the good fake runnerd passes; a runnerd whose eval
-// session never ends is killed at the timeout; a runnerd that changed since it was resolved is
-// never run; a script that only prints build metadata is refused; files reached through a link out
-// of the output folder are refused, never read.
+// runEvalSessionCheck on its own (no install): the fake package's paperclip-runner-eval-session bin
+// with the good fake runnerd passes; a session that never ends is killed at the timeout; a runnerd
+// that changed since it was resolved is never run; a bin that writes a failure artifact (exit 2) is
+// refused naming its class; files reached through a link out of the output folder are refused,
+// never read; evalSessionBinOf finds the bin only where the installed package's bin map says.
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runEvalSessionCheck } from '../src/index.ts';
-import { FAKE_VERSION, buildFakeRelease, runnerdNodeScript } from './support/fake-release.ts';
+import { evalSessionBinOf, runEvalSessionCheck } from '../src/index.ts';
+import { FAKE_VERSION, buildFakeRelease, writeFakeEvalSessionBin } from './support/fake-release.ts';
 import { createScratch } from './support/harness.ts';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
@@ -32,9 +33,16 @@ const digestOf = async (path: string): Promise<Sha256Digest> =>
     .update(await readFile(path))
     .digest('hex')}`;
 
-async function release(options: FakeReleaseOptions = {}): Promise<FakeRelease> {
+async function release(
+  options: FakeReleaseOptions = {},
+  edit?: (script: string) => string,
+): Promise<FakeRelease & { bin: string }> {
   count += 1;
-  return buildFakeRelease(join(scratch.releases, `r${count}`), options);
+  const fake = await buildFakeRelease(join(scratch.releases, `r${count}`), options);
+  return {
+    ...fake,
+    bin: await writeFakeEvalSessionBin(join(scratch.releases, `bin${count}`), options, edit),
+  };
 }
 
 describe('runEvalSessionCheck', () => {
@@ -42,6 +50,7 @@ describe('runEvalSessionCheck', () => {
     const fake = await release();
     const expectedSha256 = await digestOf(fake.runnerd);
     const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
       runnerdPath: fake.runnerd,
       expectedSha256,
       packageVersion: FAKE_VERSION,
@@ -54,6 +63,7 @@ describe('runEvalSessionCheck', () => {
   it('refuses a bundle for another package version', async () => {
     const fake = await release();
     const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
       runnerdPath: fake.runnerd,
       expectedSha256: await digestOf(fake.runnerd),
       packageVersion: '9.9.9',
@@ -72,6 +82,7 @@ describe('runEvalSessionCheck', () => {
     const fake = await release({ runnerdKind: 'hangs' });
     const started = Date.now();
     const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
       runnerdPath: fake.runnerd,
       expectedSha256: await digestOf(fake.runnerd),
       packageVersion: FAKE_VERSION,
@@ -90,6 +101,7 @@ describe('runEvalSessionCheck', () => {
   it('never runs a runnerd that is not the one resolved', async () => {
     const fake = await release();
     const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
       runnerdPath: fake.runnerd,
       expectedSha256: `sha256:${'0'.repeat(64)}`,
       packageVersion: FAKE_VERSION,
@@ -98,37 +110,73 @@ describe('runEvalSessionCheck', () => {
     expect(result.issues.map((issue) => issue.code)).toEqual(['runnerd_changed']);
   });
 
-  it('refuses a script that only prints build metadata', async () => {
-    const fake = await release({ runnerdKind: 'metadata-only' });
-    expect((await readFile(fake.runnerd)).byteLength).toBeLessThan(1000);
+  it('refuses a bin that writes a failure artifact and exits 2, naming its class', async () => {
+    const fake = await release({}, (script) =>
+      script.replace('if (observed !== request.runnerd.sha256)', 'if (true)'),
+    );
     const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
       runnerdPath: fake.runnerd,
       expectedSha256: await digestOf(fake.runnerd),
       packageVersion: FAKE_VERSION,
       workDir: scratch.work,
     });
-    expect(result.issues.map((issue) => issue.code)).toEqual(['eval_session_failed']);
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'eval_session_failed',
+        message: expect.stringContaining('eval_orchestration_failure') as unknown,
+      }),
+    ]);
   });
 
   it('refuses referenced files reached through a symlinked folder leading outside the output folder', async () => {
-    const fake = await release();
-    // The good runnerd, but its attempt folder is moved out of the output folder and linked back.
-    const script = runnerdNodeScript().replace(
-      "fs.writeFileSync(flags['--output']",
-      "const outside = path.join(path.dirname(path.dirname(flags['--output'])), 'moved-out');\n" +
-        'fs.renameSync(dir, outside); fs.symlinkSync(outside, dir);\n' +
-        "fs.writeFileSync(flags['--output']",
+    // The good bin, but its attempt folder is moved out of the output folder and linked back.
+    const fake = await release({}, (script) =>
+      script.replace(
+        "fs.writeFileSync(flags['--output'], JSON.stringify({\n  ...common,",
+        "const outside = path.join(path.dirname(outputDir), 'moved-out');\n" +
+          'fs.renameSync(dir, outside); fs.symlinkSync(outside, dir);\n' +
+          "fs.writeFileSync(flags['--output'], JSON.stringify({\n  ...common,",
+      ),
     );
-    await writeFile(fake.runnerd, script);
     const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
       runnerdPath: fake.runnerd,
       expectedSha256: await digestOf(fake.runnerd),
       packageVersion: FAKE_VERSION,
       workDir: scratch.work,
     });
-    const codes = result.issues.map((issue) => issue.code);
-    expect(codes.length).toBeGreaterThan(0);
-    expect(new Set(codes)).toEqual(new Set(['eval_session_reference_symlink']));
-    expect(result.issues[0]?.message).toMatch(/is a symbolic link .*leads outside the root/);
+    // The bundle itself now sits in the linked folder: refused before any referenced file is read.
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'eval_session_artifact_invalid',
+        received: [expect.objectContaining({ code: 'native_bundle_refused', received: 'symlink' })],
+      }),
+    ]);
+  });
+
+  it('evalSessionBinOf: the installed package bin map names it; absent or outside the package, refused', async () => {
+    const consumer = join(scratch.releases, `consumer${count}`);
+    const packageDir = join(consumer, 'node_modules', '@paperclipai', 'paperclip-runner');
+    await mkdir(join(packageDir, 'dist', 'cli'), { recursive: true });
+    await writeFile(join(packageDir, 'dist', 'cli', 'eval-session.js'), '// bin\n');
+    const manifest = (bin: unknown): Promise<void> =>
+      writeFile(
+        join(packageDir, 'package.json'),
+        JSON.stringify({ name: '@paperclipai/paperclip-runner', bin }),
+      );
+    await manifest({ 'paperclip-runner-eval-session': './dist/cli/eval-session.js' });
+    expect(await evalSessionBinOf(consumer)).toBe(
+      join(await realpath(packageDir), 'dist', 'cli', 'eval-session.js'),
+    );
+    for (const bin of [
+      undefined,
+      { other: './x.js' },
+      { 'paperclip-runner-eval-session': '../../escape.js' },
+      { 'paperclip-runner-eval-session': './dist/cli/absent.js' },
+    ]) {
+      await manifest(bin);
+      expect(await evalSessionBinOf(consumer)).toMatchObject({ code: 'eval_session_bin_missing' });
+    }
   });
 });

@@ -54,7 +54,7 @@ describe('when the release is good', () => {
 
   it('ran an eval session with the resolved runnerd, and checked the App record against it', () => {
     expect(check(record, 'runnerd-eval-session').detail).toMatch(
-      /attempt_evals_qualification_0001 \(deny_tool\).*sha256:[0-9a-f]{64}, 1 denial\(s\), 3 referenced files verified/,
+      /paperclip-runner-eval-session ran attempt_evals_qualification_0001 \(deny_tool\) on runnerd sha256:[0-9a-f]{64}: .*1 denial\(s\), 3 referenced files verified/,
     );
     expect(check(record, 'runnerd-eval-session').detail).toContain(record.runnerd.sha256!);
     expect(check(record, 'native-execution-fixture').detail).toMatch(

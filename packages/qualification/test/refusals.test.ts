@@ -5,7 +5,9 @@
 // conformance run, a PRP range the consumer does not share), runnerd (a script that only prints
 // metadata, a bundle whose artifact does not match, a PRP range other than the package's) and the
 // App record (a failed check, other digests, sizes or version, not upstream's record). The fake releases are built once and qualified concurrently.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -25,6 +27,12 @@ const edit =
     if (!before.includes(from)) throw new Error(`${path} has no ${from}`);
     files[path] = before.replace(from, to);
   };
+
+/** The fake eval-session bin appends a line to this file each time it starts: a test counts them. */
+const SPAWN_DIR = mkdtempSync(join(tmpdir(), 'qualification-spawns-'));
+const SESSION_COUNTER = join(SPAWN_DIR, 'sessions');
+const sessionsStarted = (): number =>
+  existsSync(SESSION_COUNTER) ? readFileSync(SESSION_COUNTER, 'utf8').split('\n').filter(Boolean).length : 0;
 
 const VARIANTS = {
   debugRunnerd: { runnerdBuildProfile: 'debug' },
@@ -70,7 +78,8 @@ const VARIANTS = {
       'export function parsePaperclipNativeExecution(value) {\n  if (value !== undefined) return value;',
     ),
   },
-  metadataOnlyRunnerd: { runnerdKind: 'metadata-only' },
+  noEvalSessionBin: { evalSessionBin: false },
+  runnerdPrpDisjoint: { runnerdPrp: { minimumVersion: 7, maximumVersion: 9 }, sessionCounter: SESSION_COUNTER },
   runnerdBadArtifact: { runnerdKind: 'bad-artifact' },
   runnerdPrpWider: { runnerdPrp: { minimumVersion: 1, maximumVersion: 7 } },
   appRecordCheckFailed: {
@@ -139,6 +148,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await scratch.remove();
+  rmSync(SPAWN_DIR, { recursive: true, force: true });
 });
 
 describe('every refused release', () => {
@@ -334,19 +344,45 @@ describe("when the package's parser accepts anything", () => {
   });
 });
 
-describe('when runnerd is a script that only prints its build metadata', () => {
-  it('resolves it, then refuses it at runnerd-eval-session: it cannot run a session', () => {
-    expect(notPassing(record('metadataOnlyRunnerd'))).toEqual(['runnerd-eval-session:fail']);
-    expect(check(record('metadataOnlyRunnerd'), 'runnerd-eval-session').issues).toEqual([
+describe('when runnerd speaks no PRP version the package speaks', () => {
+  it('refuses it, naming the PRP mismatch, and starts no eval session at all', () => {
+    const refused = record('runnerdPrpDisjoint');
+    expect(refused.qualified).toBe(false);
+    expect(codes(refused, 'runnerd-resolve')).toContain('runnerd_prp_range_mismatch');
+    expect(codes(refused, 'negotiation')).toContain('prp_version_no_overlap');
+    expect(check(refused, 'runnerd-eval-session')).toMatchObject({
+      status: 'skipped',
+      detail: expect.stringContaining('needs negotiation: the join does not hold') as unknown,
+    });
+    expect(sessionsStarted()).toBe(0);
+  });
+
+  it('the counting bin does count: the good release with it starts one session', async () => {
+    const release = await buildFakeRelease(join(scratch.releases, 'counted'), { sessionCounter: SESSION_COUNTER });
+    const counted = await qualifyRelease({
+      releaseDir: release.dir,
+      tempDir: scratch.work,
+      pnpm: testPnpm(),
+    });
+    expect(check(counted, 'runnerd-eval-session').status).toBe('pass');
+    expect(sessionsStarted()).toBe(1);
+    rmSync(SESSION_COUNTER, { force: true });
+  }, 120_000);
+});
+
+describe('when the package ships no paperclip-runner-eval-session bin', () => {
+  it('refuses it at runnerd-eval-session, naming the missing bin', () => {
+    expect(notPassing(record('noEvalSessionBin'))).toEqual(['runnerd-eval-session:fail']);
+    expect(check(record('noEvalSessionBin'), 'runnerd-eval-session').issues).toEqual([
       expect.objectContaining({
-        code: 'eval_session_failed',
-        message: expect.stringMatching(/exited with code 64/) as unknown,
+        code: 'eval_session_bin_missing',
+        path: '/bin/paperclip-runner-eval-session',
       }),
     ]);
   });
 });
 
-describe("when runnerd's bundle states digests its files do not have", () => {
+describe('when the eval-session bundle states digests its files do not have', () => {
   it('fails runnerd-eval-session naming each artifact', () => {
     expect(notPassing(record('runnerdBadArtifact'))).toEqual(['runnerd-eval-session:fail']);
     const issues = check(record('runnerdBadArtifact'), 'runnerd-eval-session').issues!;

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as root from '@paperclipai/paperclip-runner';
 import * as evals from '@paperclipai/paperclip-runner/evals';
@@ -42,8 +42,6 @@ const fileFacts = (path) => {
   const bytes = readFileSync(path);
   return { sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, byteSize: bytes.length };
 };
-const canonicalSha256 = (value) =>
-  `sha256:${createHash('sha256').update(JSON.stringify(value), 'utf8').digest('hex')}`;
 const runnerdFacts = fileFacts(env('RUNNERD_RELEASE'));
 const packageVersion = evals.PAPERCLIP_RUNNER_BUILD_METADATA.package.version;
 let report;
@@ -158,36 +156,51 @@ await check('negotiation.incompatibleRefused', () => {
     );
   }
 });
-await check('runnerd.evalSession', async () => {
+await check('evalSession.bin', async () => {
+  // The package's bin as npm linked it into this consumer (never a path into the App's repo).
+  const bin = join(
+    dirname(fileURLToPath(import.meta.url)),
+    'node_modules',
+    '.bin',
+    'paperclip-runner-eval-session',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'paperclip-clean-consumer-attempt-'));
   const request = join(dir, 'request.json');
   writeFileSync(
     request,
     JSON.stringify({
       schema: 'paperclip-runner/eval-session-request/v1',
-      runId: 'run_clean_consumer',
-      caseId: 'case_clean_consumer',
-      configId: 'config_clean_consumer',
       attemptId: 'attempt_clean_consumer_1',
-      caseSha256: canonicalSha256({ case: 'clean-consumer' }),
-      configSha256: canonicalSha256({ config: 'clean-consumer' }),
-      seed: 'clean-consumer',
-      startedAt: '2026-01-01T00:00:00.000Z',
-      behaviour: 'deny_tool',
+      prompt: 'Approve publishing the incident summary.',
+      model: 'paperclip-deterministic-1',
+      provider: 'paperclip_deterministic',
+      runnerd: { path: env('RUNNERD_RELEASE'), sha256: runnerdFacts.sha256 },
+      limits: { turnTimeoutMs: 30000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100000000 },
+      session: { runId: 'run_clean_consumer', seed: 'clean-consumer', behaviour: 'deny_tool' },
+      evalCase: {
+        caseId: 'case_clean_consumer',
+        caseSha256: `sha256:${'1'.repeat(64)}`,
+        configId: 'config_clean_consumer',
+        configSha256: `sha256:${'2'.repeat(64)}`,
+      },
     }),
   );
-  const output = join(dir, 'attempt.json');
+  const output = join(dir, 'artifact.json');
   const exit = await new Promise((resolve) => {
     execFile(
-      env('RUNNERD_RELEASE'),
-      ['eval-session', '--request', request, '--output', output],
-      { env: {} },
+      bin,
+      ['--request', request, '--output', output],
+      { env: { PATH: process.env.PATH ?? '' } },
       (error) => resolve(error === null ? 0 : error.code),
     );
   });
   try {
-    if (exit !== 0) return `eval-session exited ${exit}`;
-    const bundle = evals.parsePaperclipNativeExecution(JSON.parse(readFileSync(output, 'utf8')));
+    if (exit !== 0) return `paperclip-runner-eval-session exited ${exit}`;
+    const artifact = JSON.parse(readFileSync(output, 'utf8'));
+    if (artifact.runnerd?.path !== '[withheld]') return 'the artifact states the runnerd path';
+    const bundle = evals.parsePaperclipNativeExecution(
+      JSON.parse(readFileSync(join(dir, artifact.nativeExecution.path), 'utf8')),
+    );
     return bundle.runner.binary.sha256 === runnerdFacts.sha256 || 'the bundle names another binary';
   } finally {
     rmSync(dir, { recursive: true, force: true });

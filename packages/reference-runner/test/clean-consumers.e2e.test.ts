@@ -5,8 +5,13 @@
 // carries upstream's protocol paths. Then Evals' own gate,
 // `evals qualify` (the real CLI, spawned — this package never imports Evals code), qualifies that
 // directory, and refuses copies of it with one runnerd byte changed or a SHA256SUMS line missing.
+// Last, the packed tarball is installed offline into a fresh consumer and its
+// paperclip-runner-eval-session bin runs on the release runnerd: a request in, an artifact and its
+// bundle out; a hanging driver, a budget overrun and a runnerd digest mismatch each write the
+// failure artifact with their class and exit 2; `evals ingest` stores the artifacts and
+// `evals report` shows their cost provenance and infrastructure outcomes.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -181,4 +186,207 @@ describe('evals qualify on the release directory', () => {
     expect(status).toBe(1);
     expect(failedChecks(record)).toContain('sha256sums');
   }, 120_000);
+});
+
+/** pnpm, as the gate runs it: npx of the pinned version, with none of our npm_* settings. */
+function pnpm(args: readonly string[], cwd: string): string {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$|NODE_OPTIONS$|VITEST)/i.test(key),
+    ),
+  );
+  return execFileSync('npx', ['-y', 'pnpm@12.4.2', ...args], { cwd, env, encoding: 'utf8' });
+}
+
+describe('paperclip-runner-eval-session from the packed, offline-installed package', () => {
+  let work = '';
+  let bin = '';
+  let runnerd = '';
+  let runnerdSha256 = '';
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'paperclip-eval-session-e2e-'));
+    const tarball = readdirSync(outputDir).find((name) => name.endsWith('.tgz'))!;
+    const consumer = join(work, 'consumer');
+    mkdirSync(consumer);
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({
+        name: 'eval-session-consumer',
+        private: true,
+        type: 'module',
+        dependencies: { '@paperclipai/paperclip-runner': `file:${join(outputDir, tarball)}` },
+      }),
+    );
+    const store = pnpm(['store', 'path'], PACKAGE_DIR).trim();
+    pnpm(['install', '--offline', '--no-frozen-lockfile', '--store-dir', store], consumer);
+    const packageDir = join(consumer, 'node_modules', '@paperclipai', 'paperclip-runner');
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    bin = join(packageDir, manifest.bin['paperclip-runner-eval-session']!);
+    runnerd = join(outputDir, RUNNERD_FILE);
+    runnerdSha256 = fileSha256(runnerd);
+  }, 180_000);
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const request = (attemptId: string, edit: Record<string, unknown> = {}): Record<string, unknown> => ({
+    schema: 'paperclip-runner/eval-session-request/v1',
+    attemptId,
+    prompt: 'Summarise the quarterly incident review in the brief document.',
+    model: 'paperclip-deterministic-1',
+    provider: 'paperclip_deterministic',
+    runnerd: { path: runnerd, sha256: runnerdSha256 },
+    limits: { turnTimeoutMs: 30_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
+    session: { runId: 'run_e2e', seed: attemptId },
+    evalCase: {
+      caseId: 'case_summary',
+      caseSha256: `sha256:${'a'.repeat(64)}`,
+      configId: 'config_a',
+      configSha256: `sha256:${'b'.repeat(64)}`,
+    },
+    ...edit,
+  });
+
+  /** Runs the installed bin (node, empty environment) on one request; the exit code and the artifact. */
+  function session(value: Record<string, unknown>): {
+    status: number | null;
+    artifact: Record<string, unknown> | null;
+    path: string;
+  } {
+    const name = value.attemptId as string;
+    const requestPath = join(work, `${name}.request.json`);
+    writeFileSync(requestPath, JSON.stringify(value));
+    const path = join(work, 'artifacts', `${name}.json`);
+    mkdirSync(join(work, 'artifacts'), { recursive: true });
+    const result = spawnSync(process.execPath, [bin, '--request', requestPath, '--output', path], {
+      env: {},
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    let artifact: Record<string, unknown> | null;
+    try {
+      artifact = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    } catch {
+      artifact = null;
+    }
+    return { status: result.status, artifact, path };
+  }
+
+  it('a request in: exit 0, the artifact and its bundle out, runnerd withheld, cost as seed 001 says', () => {
+    const run = session(request('attempt_ok'));
+    expect(run.status).toBe(0);
+    expect(run.artifact).toMatchObject({
+      schema: 'paperclip-runner/eval-session-artifact/v1',
+      runnerd: { path: '[withheld]', sha256: runnerdSha256 },
+      provider: 'paperclip_deterministic',
+      turn: { status: 'completed' },
+      usage: {
+        providerReportedCostNanodollars: null,
+        providerReportedCostProvenance: 'unavailable',
+        costCoverage: 'estimated',
+      },
+    });
+    expect(JSON.stringify(run.artifact)).not.toContain(runnerd);
+    const reference = run.artifact!.nativeExecution as { path: string; sha256: string };
+    expect(fileSha256(join(work, 'artifacts', reference.path))).toBe(reference.sha256);
+  });
+
+  it.each([
+    [
+      'a hanging driver',
+      {
+        session: { runId: 'run_e2e', behaviour: 'hang' },
+        limits: { turnTimeoutMs: 500, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
+      },
+      'provider_turn_timeout',
+      true,
+    ],
+    [
+      'a budget overrun',
+      { limits: { turnTimeoutMs: 30_000, maxAgentTurns: 1, maxEstimatedCostNanodollars: 100_000_000 } },
+      'provider_budget_reached',
+      false,
+    ],
+    [
+      'a runnerd digest mismatch',
+      { runnerd: { path: join(outputDir, RUNNERD_FILE), sha256: `sha256:${'0'.repeat(64)}` } },
+      'eval_orchestration_failure',
+      false,
+    ],
+  ] as const)('%s: the failure artifact with its class, exit 2', (name, edit, failureClass, retryable) => {
+    // (The table is read before beforeAll: the real runnerd path is filled in here.)
+    const value = request(`attempt_${name.replaceAll(' ', '_')}`, edit);
+    const run = session(
+      'runnerd' in edit
+        ? { ...value, runnerd: { ...(value.runnerd as object), ...edit.runnerd, path: runnerd } }
+        : value,
+    );
+    expect(run.status).toBe(2);
+    expect(run.artifact).toMatchObject({ infrastructureFailure: { class: failureClass, retryable } });
+    expect(run.artifact).not.toHaveProperty('turn');
+  });
+
+  it('evals ingest stores the artifacts; evals report shows cost provenance and the infrastructure outcomes', () => {
+    const store = `sqlite:${join(work, 'evalbook.sqlite')}`;
+    const ingest = spawnSync(
+      EVALS,
+      [
+        'ingest',
+        join(work, 'artifacts', '*.json'),
+        '--store',
+        store,
+        '--runnerd-sha256',
+        runnerdSha256,
+        '--json',
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    const summary = JSON.parse(ingest.stdout) as {
+      inserted: number;
+      invalid: { input: string; issues: { code: string }[] }[];
+    };
+    // The digest-mismatch artifact has no bundle (no session ran): refused, never stored.
+    expect(summary.inserted, JSON.stringify(summary.invalid)).toBe(3);
+    expect(summary.invalid).toEqual([
+      expect.objectContaining({ issues: [expect.objectContaining({ code: 'native_bundle_absent' })] }),
+    ]);
+    expect(ingest.status).toBe(1);
+    const report = spawnSync(EVALS, ['report', '--store', store, '--format', 'json', '--out', '-'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(report.status, report.stderr).toBe(0);
+    const attempts = (JSON.parse(report.stdout) as { attempts: Record<string, unknown>[] }).attempts;
+    const byId = new Map(attempts.map((attempt) => [attempt.attemptId as string, attempt]));
+    expect(byId.get('attempt_ok')).toMatchObject({
+      status: 'solved',
+      evalSession: { provider: 'paperclip_deterministic', runnerdSha256, infrastructureFailure: null },
+      cost: {
+        providerReportedNanodollars: null,
+        estimateSource: 'runner',
+        coverage: 'estimated',
+        notes: expect.arrayContaining(['provider_cost_unavailable']) as unknown,
+      },
+    });
+    const ok = byId.get('attempt_ok')!.cost as {
+      estimatedNanodollars: number;
+      legacyLedgerNanodollars: number;
+      effectiveNanodollars: number;
+    };
+    expect(ok.legacyLedgerNanodollars).toBeGreaterThan(0);
+    expect(ok.effectiveNanodollars).toBe(ok.estimatedNanodollars); // the legacy amount is never added
+    expect(byId.get('attempt_a_hanging_driver')).toMatchObject({
+      status: 'errored',
+      statusReason: 'infrastructure: provider_turn_timeout (retryable)',
+      failure: { classification: 'infrastructure', code: 'provider_turn_timeout', retryable: true },
+    });
+    expect(byId.get('attempt_a_budget_overrun')).toMatchObject({
+      status: 'over_budget',
+      statusReason: 'provider_budget_reached (not retryable)',
+    });
+  }, 240_000);
 });

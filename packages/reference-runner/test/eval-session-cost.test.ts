@@ -7,13 +7,12 @@ import { describe, expect, it } from 'vitest';
 
 import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
 import { parsePaperclipNativeExecution } from '../src/evals/index.js';
-import { parseEvalSessionRequest } from '../src/session/eval-session-request.js';
 import { estimateNanodollars, evalSessionCost } from '../src/session/eval-session-cost.js';
 import { runEvalSession } from '../src/session/eval-session.js';
 import { evalSessionRequest as request } from './support/requests.js';
 
 import type { PaperclipNativeExecutionV1 } from '../src/evals/index.js';
-import type { EvalSessionRequest } from '../src/session/eval-session-request.js';
+import type { NativeAttemptInput } from '../src/session/eval-session.js';
 
 const BINARY = `sha256:${'c'.repeat(64)}`;
 const ESTIMATE = {
@@ -23,7 +22,7 @@ const ESTIMATE = {
 };
 
 const usageOf = async (
-  overrides: Partial<EvalSessionRequest>,
+  overrides: Partial<NativeAttemptInput>,
 ): Promise<PaperclipNativeExecutionV1['usage']> => {
   const { bundle, bundleText } = await runEvalSession(
     { ...request('succeed'), ...overrides },
@@ -168,30 +167,6 @@ describe("the package's parser", () => {
           expect.objectContaining({ code: 'usage_cost_pricing_version_missing' }),
           expect.objectContaining({ code: 'usage_cost_coverage_mismatch', path: '/usage/costCoverage' }),
         ] as unknown,
-      }),
-    );
-  });
-});
-
-describe('parseEvalSessionRequest', () => {
-  it('accepts an estimatePricing', () => {
-    const value = { ...request('succeed'), pricing: null, estimatePricing: ESTIMATE };
-    expect(parseEvalSessionRequest(value)).toEqual(value);
-  });
-
-  it('refuses an estimatePricing without a version or with a fractional price', () => {
-    expect(() =>
-      parseEvalSessionRequest({
-        ...request('succeed'),
-        estimatePricing: { inputMicrosPerMillionTokens: 1.5, outputMicrosPerMillionTokens: 1 },
-      }),
-    ).toThrow(
-      expect.objectContaining({
-        code: 'paperclip_eval_session_request_invalid',
-        issues: expect.arrayContaining([
-          expect.objectContaining({ code: 'schema_required', path: '/estimatePricing' }),
-          expect.objectContaining({ path: '/estimatePricing/inputMicrosPerMillionTokens' }),
-        ]) as unknown,
       }),
     );
   });

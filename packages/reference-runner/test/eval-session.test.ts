@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 
 import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
 import { parsePaperclipNativeExecution } from '../src/evals/index.js';
-import { parseEvalSessionRequest } from '../src/session/eval-session-request.js';
 import { runEvalSession } from '../src/session/eval-session.js';
 import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/deterministic-driver.js';
 import { evalSessionRequest as request } from './support/requests.js';
@@ -69,33 +68,5 @@ describe('runEvalSession', () => {
     expect(bundles.over_budget!.failure?.classification).toBe('budget');
     expect(bundles.fail!.terminal.runTerminalState).toBe('failed');
     expect(bundles.harness_crash!.failure?.classification).toBe('infrastructure');
-  });
-});
-
-describe('parseEvalSessionRequest', () => {
-  it('accepts a minimal request', () => {
-    expect(parseEvalSessionRequest(request(undefined))).toEqual(request(undefined));
-  });
-
-  it('refuses unknown fields, bad ids, digests and times, listing each', () => {
-    expect(() =>
-      parseEvalSessionRequest({
-        ...request('succeed'),
-        runId: 'run/1',
-        caseSha256: 'sha256:X',
-        startedAt: 'soon',
-        extra: 1,
-      }),
-    ).toThrow(
-      expect.objectContaining({
-        code: 'paperclip_eval_session_request_invalid',
-        issues: expect.arrayContaining([
-          expect.objectContaining({ path: '/runId' }),
-          expect.objectContaining({ path: '/caseSha256' }),
-          expect.objectContaining({ path: '/startedAt' }),
-          expect.objectContaining({ code: 'schema_additionalProperties' }),
-        ]) as unknown,
-      }),
-    );
   });
 });

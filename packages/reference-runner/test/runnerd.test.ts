@@ -1,22 +1,18 @@
 // paperclip-runnerd as shipped: a real Node single executable application built once (release
 // profile) into a temp dir. Its --build-metadata prints upstream's eight fields and nothing more
-// (no build profile: the gate states it) and validates against the repo's schema; eval-session
-// writes, for every behaviour, a bundle that Evals' parser accepts, with the transcript and
-// artifact digests of the files on disk; exit codes are 0, 2 (infrastructure) and 1.
+// (no build profile: the gate states it) and validates against the repo's schema, both resolvers
+// agree on it, and it runs no eval session itself (that is the paperclip-runner-eval-session bin).
 import './support/protocol.js';
 
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
 import { resolveRunnerdArtifact as evalsResolveRunnerdArtifact } from '../../node/src/index.ts';
 import { resolvePaperclipRunnerdArtifact } from '../src/evals/index.js';
-import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/deterministic-driver.js';
 import { fileSha256, removeScratchDirs, scratchDir } from './support/executables.js';
 import { PACKAGE_DIR, repoSchemaValidator } from './support/paths.js';
-import { evalSessionRequest } from './support/requests.js';
 
 interface Run {
   readonly code: number;
@@ -39,12 +35,6 @@ const runnerd = (args: readonly string[]): Promise<Run> =>
       });
     });
   });
-
-const writeRequest = (name: string, value: unknown): string => {
-  const path = join(work, `${name}.request.json`);
-  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
-  return path;
-};
 
 beforeAll(() => {
   execFileSync(
@@ -95,84 +85,11 @@ describe('paperclip-runnerd --build-metadata', () => {
   });
 });
 
-describe('paperclip-runnerd eval-session', () => {
-  it.each(DETERMINISTIC_BEHAVIOURS)(
-    '%s: writes a bundle Evals accepts, with the digests of the files beside it',
-    async (behaviour) => {
-      const dir = scratchDir(`paperclip-runnerd-${behaviour}-`);
-      const output = join(dir, 'attempt.json');
-      const run = await runnerd([
-        'eval-session',
-        '--request',
-        writeRequest(behaviour, evalSessionRequest(behaviour)),
-        '--output',
-        output,
-      ]);
-      expect(run.code, run.stderr).toBe(behaviour === 'harness_crash' ? 2 : 0);
-      const bundle = evalsParseNativeExecution(readFileSync(output));
-      expect(bundle.runner.binary.sha256).toBe(binarySha256);
-      const onDisk = (uri: string): string => join(dir, uri.replace('artifact://native/', ''));
-      for (const reference of [bundle.transcript, ...bundle.artifacts]) {
-        expect(fileSha256(onDisk(reference.uri))).toBe(reference.sha256);
-        expect(readFileSync(onDisk(reference.uri)).length).toBe(reference.byteSize);
-      }
-      expect(fileSha256(join(dir, bundle.identity.attemptId, 'artifact-root.json'))).toBe(
-        bundle.artifactRoot.sha256,
-      );
-      expect(JSON.parse(run.stdout)).toMatchObject({ bundle: output, attemptId: bundle.identity.attemptId });
-      if (behaviour === 'harness_crash') expect(bundle.failure?.classification).toBe('infrastructure');
-    },
-  );
-
-  it('writes the same bytes for the same request', async () => {
-    const request = writeRequest('twice', evalSessionRequest('deny_tool'));
-    const [first, second] = [join(scratchDir('rd-a-'), 'a.json'), join(scratchDir('rd-b-'), 'b.json')];
-    expect((await runnerd(['eval-session', '--request', request, '--output', first])).code).toBe(0);
-    expect((await runnerd(['eval-session', '--request', request, '--output', second])).code).toBe(0);
-    expect(readFileSync(second).equals(readFileSync(first))).toBe(true);
-  });
-
-  it('exits 1 for a request that is not JSON, one that breaks the schema, and bad arguments', async () => {
-    const output = join(scratchDir('rd-bad-'), 'attempt.json');
-    const notJson = await runnerd([
-      'eval-session',
-      '--request',
-      writeRequest('not-json', '{"schema":'),
-      '--output',
-      output,
-    ]);
-    const badSchema = await runnerd([
-      'eval-session',
-      '--request',
-      writeRequest('bad', { ...evalSessionRequest('succeed'), seed: '' }),
-      '--output',
-      output,
-    ]);
-    const noOutput = await runnerd([
-      'eval-session',
-      '--request',
-      writeRequest('ok', evalSessionRequest('succeed')),
-    ]);
-    const unknown = await runnerd(['serve']);
-    const noOutputDir = await runnerd([
-      'eval-session',
-      '--request',
-      writeRequest('ok-no-dir', evalSessionRequest('succeed')),
-      '--output',
-      join(work, 'no-such-dir', 'attempt.json'),
-    ]);
-    expect(noOutputDir.stderr).toContain('does not exist');
-    expect(existsSync(join(work, 'no-such-dir'))).toBe(false);
-    const missing = await runnerd([
-      'eval-session',
-      '--request',
-      join(work, 'absent.json'),
-      '--output',
-      output,
-    ]);
-    for (const run of [notJson, badSchema, noOutput, unknown, missing, noOutputDir])
-      expect(run.code, run.stderr).toBe(1);
-    expect(badSchema.stderr).toContain('/seed');
-    expect(notJson.stdout).toBe('');
+describe('paperclip-runnerd commands', () => {
+  it('has no eval-session command: eval sessions are the package bin paperclip-runner-eval-session', async () => {
+    const run = await runnerd(['eval-session', '--request', 'r.json', '--output', 'o.json']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('unknown command "eval-session"');
+    expect((await runnerd(['serve'])).code).toBe(1);
   });
 });

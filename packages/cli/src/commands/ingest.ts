@@ -1,11 +1,13 @@
-// `evals ingest`: stream attempt bundles into an Evalbook store (the app's ingest workflow, which
-// gives model-layer case checks the checks engine's provider settings) and print what happened (a
-// human summary, or one JSON report with --json). A progress line goes to stderr only when it is a
+// `evals ingest`: stream attempt bundles (and eval-session artifacts with their bundles) into an
+// Evalbook store (the app's ingest workflow, which gives model-layer case checks the checks
+// engine's provider settings) and print what happened (a human summary, or one JSON report with
+// --json). A progress line goes to stderr only when it is a
 // TTY. With --env, attempts not of its suite are refused (nothing written) unless --keep-foreign.
 // Outcome: ok (only inserted/duplicates) · rejected (conflicts, invalid bundles or refused foreign
 // attempts) · not_stored (an unreadable input or a bundle the store refused; the others are written).
 import { ingestAttempts } from '@paperclip-evals/app/ingest';
 import { ProviderConfigError } from '@paperclip-evals/checks';
+import { isSha256Digest } from '@paperclip-evals/contract';
 import { artifactCountsText, formatUsd, ingestExitCode, isEvalbookError } from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
@@ -25,6 +27,7 @@ export interface IngestCommandOptions {
   readonly env?: string;
   readonly artifactRoot?: string;
   readonly keepForeign?: boolean;
+  readonly runnerdSha256?: string;
   readonly json: boolean;
 }
 
@@ -52,6 +55,10 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       ),
     );
   };
+  if (options.runnerdSha256 !== undefined && !isSha256Digest(options.runnerdSha256))
+    throw new UsageError(
+      `--runnerd-sha256 ${JSON.stringify(options.runnerdSha256)} is not a digest: expected sha256: followed by 64 lowercase hex digits`,
+    );
   let summary: IngestSummary;
   try {
     summary = await ingestAttempts({
@@ -60,6 +67,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       ...(options.store === undefined ? {} : { storeUrl: options.store }),
       ...(options.env === undefined ? {} : { environmentPath: options.env }),
       ...(options.artifactRoot === undefined ? {} : { artifactRoot: options.artifactRoot }),
+      ...(options.runnerdSha256 === undefined ? {} : { qualifiedRunnerdSha256: options.runnerdSha256 }),
       ...(tty ? { onProgress } : {}),
       keepForeign: options.keepForeign === true,
       writerThread: true,
@@ -136,7 +144,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
   );
   lines.push(
-    `artifacts of the valid attempts: ${artifactCountsText(summary.artifacts)}${options.artifactRoot === undefined ? ' (no --artifact-root: nothing could be verified)' : ''}`,
+    `artifacts of the valid attempts: ${artifactCountsText(summary.artifacts)}${options.artifactRoot === undefined && summary.artifacts.verified + summary.artifacts.mismatched === 0 ? ' (no --artifact-root: nothing could be verified)' : ''}`,
   );
   const usage = summary.checkModelUsage;
   if (usage !== null)

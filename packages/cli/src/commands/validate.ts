@@ -1,9 +1,16 @@
-// `evals validate`: expand the inputs, parse each bundle with the contract parser, print a table or
-// one JSON report, and return the outcome (ok: all valid, invalid, unreadable: an input not read).
+// `evals validate`: expand the inputs, parse each attempt input with the contract parser (a
+// native-execution bundle, or an eval-session artifact and the bundle it references: dispatched on
+// `schema` by node's readBundles), print a table or one JSON report, and return the outcome (ok:
+// all valid, invalid, unreadable: an input not read).
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
-import type { BundleInput, BundleRead, NativeExecutionInput } from '@paperclip-evals/node';
+import type {
+  BundleInput,
+  BundleRead,
+  EvalSessionEvidence,
+  NativeExecutionInput,
+} from '@paperclip-evals/node';
 
 import { UsageError, show } from '../exit-codes.js';
 import { VALIDATE_REPORT_V1 } from '../output-schemas.js';
@@ -30,6 +37,16 @@ export type ValidateFileReport =
         'runId' | 'caseId' | 'configId' | 'attemptId'
       >;
       readonly events: number;
+      /** An eval-session artifact: its digest and outcome (the other fields are of its bundle). */
+      readonly evalSession?: {
+        readonly artifactSha256: string;
+        readonly provider: string;
+        readonly infrastructureFailure: {
+          readonly class: string;
+          readonly category: string;
+          readonly retryable: boolean;
+        } | null;
+      };
     }
   | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly Issue[] }
   | { readonly input: string; readonly status: 'unreadable'; readonly error: string };
@@ -96,8 +113,23 @@ function fileReport(read: BundleRead): ValidateFileReport {
     byteSize: parsed.byteSize,
     attempt: { runId, caseId, configId, attemptId },
     events: parsed.bundle.events.length,
+    ...(parsed.evalSession === undefined ? {} : { evalSession: evalSessionSummary(parsed.evalSession) }),
   };
 }
+
+function evalSessionSummary(evidence: EvalSessionEvidence): NonNullable<ValidFileReport['evalSession']> {
+  const failure = evidence.artifact.infrastructureFailure;
+  return {
+    artifactSha256: evidence.artifactSha256,
+    provider: evidence.artifact.provider,
+    infrastructureFailure:
+      failure === undefined
+        ? null
+        : { class: failure.class, category: failure.category, retryable: failure.retryable },
+  };
+}
+
+type ValidFileReport = Extract<ValidateFileReport, { status: 'valid' }>;
 
 /** A file's lines (the input's name and every issue are text from input: printLines renders them). */
 function formatReport(report: ValidateFileReport): Line[] {
@@ -107,7 +139,12 @@ function formatReport(report: ValidateFileReport): Line[] {
         [
           painted('green', 'valid  '),
           `  ${report.input}  `,
-          painted('dim', `${report.events} events, ${report.fileSha256}`),
+          painted(
+            'dim',
+            report.evalSession === undefined
+              ? `${report.events} events, ${report.fileSha256}`
+              : `eval-session artifact ${report.evalSession.artifactSha256}${report.evalSession.infrastructureFailure === null ? '' : ` (infrastructure failure ${report.evalSession.infrastructureFailure.class}, ${report.evalSession.infrastructureFailure.retryable ? 'retryable' : 'not retryable'})`}; its bundle: ${report.events} events, ${report.fileSha256}`,
+          ),
         ],
       ];
     case 'unreadable':

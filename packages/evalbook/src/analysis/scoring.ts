@@ -32,9 +32,13 @@ export function attemptVerdict(
   scores: readonly Pick<ScoreRow, 'checkId' | 'status' | 'reason'>[],
 ): AttemptVerdict {
   const failure = record.failure;
-  if (failure?.classification === 'budget') return { status: 'over_budget', reason: failure.code };
+  // An eval-session infrastructure failure says whether a retry may help; reports show it.
+  const retry =
+    failure?.retryable === undefined ? '' : failure.retryable ? ' (retryable)' : ' (not retryable)';
+  if (failure?.classification === 'budget')
+    return { status: 'over_budget', reason: `${failure.code}${retry}` };
   if (failure !== null && NOT_THE_AGENTS_FAILURE.has(failure.classification))
-    return { status: 'errored', reason: `${failure.classification}: ${failure.code}` };
+    return { status: 'errored', reason: `${failure.classification}: ${failure.code}${retry}` };
   if (record.terminal.run === 'cancelled') return { status: 'errored', reason: 'run cancelled' };
   if (!record.transcript.complete)
     return {

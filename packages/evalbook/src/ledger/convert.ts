@@ -5,7 +5,13 @@
 import { canonicalize, sha256Digest } from '@paperclip-evals/contract';
 
 import type { AssertionResult, Layer } from '@paperclip-evals/checks';
-import type { NativeExecution, Sha256Digest, ToolOutcome } from '@paperclip-evals/contract';
+import type {
+  EvalSessionArtifact,
+  NativeExecution,
+  Sha256Digest,
+  ToolOutcome,
+} from '@paperclip-evals/contract';
+import type { EvalSessionEvidence } from '@paperclip-evals/node';
 
 import { attemptCost } from './cost.js';
 import type { AttemptCost } from './cost.js';
@@ -119,12 +125,21 @@ export interface LedgerRecord {
     readonly run: string;
     readonly workDisposition: string;
   };
-  /** null: no failure. */
+  /**
+   * null: no failure. An eval-session infrastructure failure is `infrastructure` (or `budget`, for
+   * a provider budget class) with the class as its code and whether a retry may help.
+   */
   readonly failure: {
     readonly classification: string;
     readonly code: string;
     readonly message: string;
+    readonly retryable?: boolean;
   } | null;
+  /**
+   * The eval-session artifact the attempt was ingested through, whole (its snapshot's raw receipts
+   * included), with its digest. Absent: ingested as a bare native-execution bundle.
+   */
+  readonly evalSession?: EvalSessionRecord;
   readonly toolCalls: readonly {
     readonly callId: string;
     readonly operationId: string;
@@ -157,6 +172,23 @@ export interface LedgerRecord {
   readonly rawCanonical: string;
 }
 
+/** What the ledger keeps of an eval-session artifact. */
+export interface EvalSessionRecord {
+  readonly artifactSha256: string;
+  readonly provider: string;
+  readonly driver: string;
+  readonly providerVersion: string | null;
+  readonly requestedModel: string;
+  readonly runnerdSha256: string;
+  /** null: the session ended without an infrastructure failure. */
+  readonly infrastructureFailure: {
+    readonly class: string;
+    readonly category: string;
+    readonly retryable: boolean;
+  } | null;
+  readonly artifact: EvalSessionArtifact;
+}
+
 export interface ConvertOptions {
   readonly fileSha256?: string;
   readonly environment?: Environment;
@@ -164,6 +196,8 @@ export interface ConvertOptions {
   readonly verification?: ReadonlyMap<string, ReferenceVerification>;
   /** The checks engine's verdicts on the case's engine checks (ingest evaluates them over the trace). */
   readonly checkResults?: readonly AssertionResult[];
+  /** The eval-session artifact the bundle came with (its parser checked they agree). */
+  readonly evalSession?: EvalSessionEvidence;
 }
 
 /**
@@ -326,6 +360,7 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     verification: verification?.get(ref.uri) ?? 'unverified',
   });
   const failure = bundle.failure;
+  const infrastructure = options.evalSession?.artifact.infrastructureFailure;
   return {
     key: { runId, caseId, configId, attemptId },
     bundleDigest: sha256Digest(rawCanonical), // = canonicalDigest(bundle), without canonicalising twice
@@ -353,7 +388,13 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     failure:
       failure === null
         ? null
-        : { classification: failure.classification, code: failure.code, message: failure.message },
+        : {
+            classification: failure.classification,
+            code: failure.code,
+            message: failure.message,
+            ...(infrastructure === undefined ? {} : { retryable: infrastructure.retryable }),
+          },
+    ...(options.evalSession === undefined ? {} : { evalSession: evalSessionRecord(options.evalSession) }),
     toolCalls: tools.calls.map((call) => {
       const denial = denials.get(call.callId);
       return {
@@ -391,5 +432,23 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     environmentMismatch: mismatch,
     scores: [...engineRows, ...runnerRows],
     rawCanonical,
+  };
+}
+
+function evalSessionRecord(evidence: EvalSessionEvidence): EvalSessionRecord {
+  const { artifact } = evidence;
+  const failure = artifact.infrastructureFailure;
+  return {
+    artifactSha256: evidence.artifactSha256,
+    provider: artifact.provider,
+    driver: artifact.driver,
+    providerVersion: artifact.providerVersion,
+    requestedModel: artifact.requestedModel,
+    runnerdSha256: artifact.runnerd.sha256,
+    infrastructureFailure:
+      failure === undefined
+        ? null
+        : { class: failure.class, category: failure.category, retryable: failure.retryable },
+    artifact,
   };
 }

@@ -229,13 +229,23 @@ export function attemptCost(
           ? 'estimated'
           : 'legacy_ledger_and_estimate';
   const declared = usage.costCoverage;
-  if (declared !== undefined && declared !== runnerCoverage(usage))
+  const implied = runnerCoverage(usage);
+  // Seed 001: a legacy ledger amount never prices an attempt, so a runner may call an estimate beside
+  // one `estimated` (a direct eval-session) as well as `legacy_ledger_and_estimate` (older runners).
+  const allowed: readonly CostCoverage[] =
+    implied === 'legacy_ledger_and_estimate' ? ['legacy_ledger_and_estimate', 'estimated'] : [implied];
+  if (declared !== undefined && !allowed.includes(declared))
     throw costInconsistent(
       "costCoverage disagrees with the runner's own cost figures",
       '/usage/costCoverage',
-      runnerCoverage(usage),
+      implied,
       declared,
     );
+  // The runner's word on an estimate beside a legacy amount stands: it is still no provider receipt.
+  const stated: CostCoverage =
+    declared === 'estimated' && coverage === 'legacy_ledger_and_estimate' && estimateSource === 'runner'
+      ? 'estimated'
+      : coverage;
   return {
     providerReportedNanodollars: provider,
     providerReportedProvenance: providerProvenance,
@@ -243,7 +253,7 @@ export function attemptCost(
     estimateSource,
     pricingVersion,
     legacyLedgerNanodollars: legacy === null ? null : bounded(BigInt(legacy), 'legacy ledger cost'),
-    coverage,
+    coverage: stated,
     effectiveNanodollars: provider ?? estimated,
     notes,
   };

@@ -49,7 +49,42 @@ export interface EnvironmentCase {
   readonly id: string;
   readonly sha256: string;
   readonly description?: string;
+  /** What the agent is asked (the eval-session request's prompt); `evals run` needs it. */
+  readonly prompt?: string;
+  /** Sent as the eval-session request's `session` object, as is. */
+  readonly session?: Readonly<Record<string, unknown>>;
   readonly checks?: readonly CaseCheck[];
+}
+
+/** How `evals run` runs a config: the eval-session provider, model and driver (upstream's lane). */
+export interface EnvironmentLane {
+  readonly provider: string;
+  /** Default: the config's model. */
+  readonly model?: string;
+  /** Default: none sent (the eval-session derives it from the provider). */
+  readonly driver?: string;
+  /** Default true; a disabled lane runs only when named. */
+  readonly enabled?: boolean;
+}
+
+/** Per-attempt limits of the eval-session request; the cost limit in USD or in nanodollars, once. */
+export interface EnvironmentLimits {
+  readonly turn_timeout_ms: number;
+  readonly max_agent_turns: number;
+  readonly max_estimated_cost_usd?: number;
+  readonly max_estimated_cost_nanodollars?: number;
+}
+
+/** What `evals run` does with the suite (its flags win). */
+export interface EnvironmentCampaign {
+  /** Attempts per case × lane (default 1). */
+  readonly attempts?: number;
+  /** 0–3 (default 1): tries again only a retryable infrastructure failure. */
+  readonly max_infrastructure_retries?: number;
+  /** The campaign's cost ceiling in USD. */
+  readonly max_cost_usd?: number;
+  /** The most eval sessions at once (default: the number of cores). */
+  readonly max_parallel?: number;
 }
 
 export interface EnvironmentConfig {
@@ -58,6 +93,8 @@ export interface EnvironmentConfig {
   readonly model: string;
   readonly driver: string;
   readonly description?: string;
+  readonly lane?: EnvironmentLane;
+  readonly limits?: EnvironmentLimits;
 }
 
 export interface Environment {
@@ -67,6 +104,7 @@ export interface Environment {
   readonly cases: readonly EnvironmentCase[];
   readonly configs: readonly EnvironmentConfig[];
   readonly pricing?: PricingTable;
+  readonly campaign?: EnvironmentCampaign;
   readonly budgets?: { readonly perRunUsd?: number; readonly perConfigUsd?: number };
   readonly report?: {
     readonly title?: string;
@@ -218,6 +256,21 @@ export function parseEnvironment(value: unknown): Environment {
   unique(environment.configs, 'config', 'configs');
   environment.cases.forEach((entry, index) => {
     unique(entry.checks ?? [], `case ${entry.id}: check`, 'cases', index, 'checks');
+  });
+  environment.configs.forEach((config, index) => {
+    const limits = config.limits;
+    if (limits === undefined) return;
+    const given = [limits.max_estimated_cost_usd, limits.max_estimated_cost_nanodollars].filter(
+      (limit) => limit !== undefined,
+    ).length;
+    if (given !== 1)
+      issues.push({
+        code: 'environment_limits_cost',
+        message: `config ${config.id}: the per-attempt cost limit is given ${given === 0 ? 'not at all' : 'twice'}`,
+        path: pointer('configs', index, 'limits'),
+        expected: 'exactly one of max_estimated_cost_usd, max_estimated_cost_nanodollars',
+        received: given === 0 ? 'neither' : 'both',
+      });
   });
   for (const [model, price] of Object.entries(environment.pricing?.models ?? {}))
     for (const kind of ['inputPerMillionUsd', 'outputPerMillionUsd'] as const)
@@ -426,6 +479,8 @@ store: sqlite:.evalbook/evalbook.sqlite
 # engine's vocabulary (docs/checks-engine.md) and evaluated by \`evals ingest\` over each attempt.
 cases:
   - id: case_example
+    # \`evals run\` sends this prompt (and \`session\`, an object, as is) in each eval-session request.
+    prompt: Summarise the incident review in the brief document.
     sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
     checks:
       - id: example-check
@@ -444,6 +499,26 @@ configs:
     sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
     model: example-model
     driver: paperclip-deterministic
+    # \`evals run\`: the eval-session provider (model: the config's unless given; driver: derived by
+    # the eval-session unless given). A lane with enabled: false runs only when named (--lanes).
+    lane:
+      provider: codex
+      enabled: true
+    # Per attempt: the eval-session stops a turn after turn_timeout_ms, and fails a completed turn
+    # over max_agent_turns or the cost limit (max_estimated_cost_usd, or _nanodollars).
+    limits:
+      turn_timeout_ms: 120000
+      max_agent_turns: 8
+      max_estimated_cost_usd: 0.5
+
+# \`evals run\`: attempts per case × lane; a retryable infrastructure failure is tried again at most
+# max_infrastructure_retries (0–3) times; no attempt starts once the spend reaches max_cost_usd; at
+# most max_parallel sessions at once. See docs/campaigns.md.
+campaign:
+  attempts: 3
+  max_infrastructure_retries: 1
+  max_cost_usd: 10
+  max_parallel: 4
 
 # USD per million tokens per model and token kind (at most ${PRICE_DECIMALS} decimals). Estimates
 # record this version; history is never repriced. A model missing here is "unpriced", never free.

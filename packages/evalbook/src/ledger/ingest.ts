@@ -1,5 +1,7 @@
 // Ingest: stream bundle inputs (files, directories, '-' for stdin) one at a time, parse each with
-// the contract parser, verify transcript/artifact digests under an artifact root, evaluate the
+// the contract parser (a native-execution bundle, or an eval-session artifact and the bundle it
+// references, dispatched on `schema`; an artifact's files are verified under its own folder unless
+// an artifact root is given), verify transcript/artifact digests under an artifact root, evaluate the
 // case's engine checks over the attempt's trace, convert, and write in batched transactions.
 // Invalid bundles are reported with every issue and never written. With an environment, an attempt
 // not of its suite (a case or config it lacks, another digest) is refused and NOTHING of the run is
@@ -9,13 +11,14 @@
 // reported with its coded error, and the others are written (writeBatch).
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
-import { DEFAULT_MAX_INPUT_BYTES, displayLocator } from '@paperclip-evals/contract';
+import { DEFAULT_MAX_INPUT_BYTES, EVAL_SESSION_ARTIFACT_V1, displayLocator } from '@paperclip-evals/contract';
 import { STDIN_INPUT, checkContainedReference, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type { Issue, NativeExecution } from '@paperclip-evals/contract';
-import type { ContainedFileRefusal } from '@paperclip-evals/node';
+import type { ContainedFileRefusal, ReadAttemptOptions } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import {
@@ -82,6 +85,11 @@ export interface IngestOptions {
    * instead of refusing the whole run. Reports leave them out unless asked to include them.
    */
   readonly keepForeign?: boolean;
+  /**
+   * The runnerd digest qualification verified (when known): an attempt naming another binary is
+   * invalid, never stored.
+   */
+  readonly qualifiedRunnerdSha256?: string;
 }
 
 /** The checks engine's model access, as the engine gets it: one gateway, its session budget spans the run. */
@@ -234,7 +242,9 @@ async function foreignInputs(
     } catch {
       continue;
     }
-    const fields = suiteFieldsOf(raw);
+    const fields = suiteFieldsOf(
+      target.path === null ? raw : await referencedBundle(raw, target.path, maxBytes),
+    );
     if (fields === null) continue;
     const mismatch = environmentMismatch(environment, fields);
     if (mismatch.length > 0)
@@ -250,6 +260,22 @@ async function foreignInputs(
       });
   }
   return foreign;
+}
+
+/**
+ * An eval-session artifact's referenced bundle, for the first pass (the second checks its digest and
+ * place); anything else as it is.
+ */
+async function referencedBundle(raw: unknown, artifactPath: string, maxBytes: number): Promise<unknown> {
+  const artifact = raw as { schema?: unknown; nativeExecution?: { path?: unknown } } | null;
+  const path = artifact?.nativeExecution?.path;
+  if (artifact?.schema !== EVAL_SESSION_ARTIFACT_V1 || typeof path !== 'string') return raw;
+  try {
+    const bytes = await readFile(join(dirname(artifactPath), path));
+    return bytes.byteLength > maxBytes ? null : (JSON.parse(bytes.toString('utf8')) as unknown);
+  } catch {
+    return null;
+  }
 }
 
 /** Reads a stream whole, stopping once it passes `limit` (the parser refuses that size anyway). */
@@ -492,7 +518,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     inflight.catch(() => undefined);
   };
 
-  const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
+  const parseOptions: ReadAttemptOptions = {
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    ...(options.qualifiedRunnerdSha256 === undefined
+      ? {}
+      : { qualifiedRunnerdSha256: options.qualifiedRunnerdSha256 }),
+  };
   try {
     const reads = readBundles(expandBundleInputs(options.inputs), {
       ...parseOptions,
@@ -515,7 +546,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       const { parsed } = read;
-      const { verification, issues } = await verifyReferences(parsed.bundle, options.artifactRoot);
+      // An eval-session artifact's bundle files sit beside it: verified there unless a root is given.
+      const referenceRoot =
+        options.artifactRoot ??
+        (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
+      const { verification, issues } = await verifyReferences(parsed.bundle, referenceRoot);
       artifacts[attemptArtifactVerification(verification.values())]++;
       if (issues.length > 0) {
         invalid.push({ input: target.display, issues });
@@ -534,6 +569,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           verification,
           checkResults,
           ...(environment === undefined ? {} : { environment }),
+          ...(parsed.evalSession === undefined ? {} : { evalSession: parsed.evalSession }),
         });
       } catch (error) {
         if (

@@ -41,6 +41,8 @@ export interface ReportAttempt extends AttemptKey {
   readonly runner: { readonly package: string; readonly driver: string };
   readonly terminal: LedgerFields['terminal'];
   readonly failure: LedgerFields['failure'];
+  /** The eval-session artifact the attempt came through (without the artifact itself), if any. */
+  readonly evalSession?: Omit<NonNullable<LedgerFields['evalSession']>, 'artifact'>;
   readonly transcript: LedgerFields['transcript'];
   /** How many tool calls the attempt made. */
   readonly toolCalls: number;
@@ -78,6 +80,7 @@ export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): R
     },
     terminal: record.terminal,
     failure: record.failure,
+    ...(record.evalSession === undefined ? {} : { evalSession: withoutArtifact(record.evalSession) }),
     transcript: record.transcript,
     toolCalls: record.toolCalls.length,
     denials: record.denials,
@@ -92,6 +95,13 @@ export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): R
       reason: score.reason,
     })),
   };
+}
+
+function withoutArtifact({
+  artifact: _artifact,
+  ...summary
+}: NonNullable<LedgerFields['evalSession']>): NonNullable<ReportAttempt['evalSession']> {
+  return summary;
 }
 
 /** The HTML page embeds at most this many attempts for drill-down; the rest are counted, not shown. */

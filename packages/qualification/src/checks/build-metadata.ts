@@ -49,7 +49,7 @@ export const buildMetadata: QualificationCheckDefinition = {
       issues,
       `paperclip-runner/build-metadata/v1 for ${metadata.package.name} ${metadata.package.version}`,
       'the build metadata does not describe the packed package',
-      { value: metadata, facts },
+      { value: metadata, facts: { ...facts, packageBuildMetadata: metadata } },
     );
   },
 };

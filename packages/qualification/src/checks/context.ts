@@ -95,6 +95,7 @@ export interface RecordFacts {
   readonly packageName?: string | null;
   readonly packageVersion?: string | null;
   readonly tarballSha256?: Sha256Digest;
+  readonly packageBuildMetadata?: PackageBuildMetadata;
   readonly runnerdSha256?: Sha256Digest | null;
   readonly runnerdByteSize?: number;
   /** The App record's artifacts.runnerd.buildProfile, when that record names this runnerd. */

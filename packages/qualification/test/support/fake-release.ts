@@ -5,14 +5,16 @@
 // protocol/fixtures/evals/ files), implementing them minimally (a canned passing conformance report
 // of upstream's shape, a parser that throws upstream's error with a `path`, a catalog that is a list
 // of descriptors digested over its sorted-key JSON) with zero dependencies, so the offline install
-// needs nothing from the store. runnerd is a Node script (`#!` + the absolute path of this node, as
-// it runs with an empty environment) that prints upstream's build metadata fields and nothing more
-// and runs `eval-session` (our qualification's session check): it writes a valid bundle, made from a
-// repo fixture with the request's ids and its own file's digest, and the files the bundle references;
-// with `sessionCounter` it appends a line to that file each time it runs anything but
-// --build-metadata. `runnerdKind` swaps in a `#!/bin/sh` script that only prints metadata, or one
-// that writes a bad artifact. The App record is upstream's clean-consumer-conformance/v1 record
-// naming the tarball and runnerd by digest and size, with artifacts.runnerd.buildProfile. The
+// needs nothing from the store. Its bin paperclip-runner-eval-session (dist/cli/eval-session.js)
+// runs an eval session: it re-hashes the runnerd the request names and writes an eval-session
+// artifact and its native-execution bundle, made from a repo fixture with the request's ids and
+// runnerd's digest, and the files the bundle references; with `sessionCounter` it appends a line to
+// that file each time it starts. runnerd is a Node script (`#!` + the absolute path of this node, as
+// it runs with an empty environment) that prints upstream's build metadata fields and nothing more;
+// `runnerdKind` swaps in a `#!/bin/sh` script printing the same, or makes the bin write a bad
+// artifact file or hang; `evalSessionBin: false` leaves the bin out. The App record is upstream's
+// clean-consumer-conformance/v1 record naming the tarball and runnerd by digest and size, with
+// artifacts.runnerd.buildProfile. The
 // tarball is crafted header by header with tar's Header class, so tests can add entries no packer
 // would write (`../x`, absolute paths, links out).
 import { createHash } from 'node:crypto';
@@ -84,12 +86,13 @@ export interface FakeReleaseOptions {
   /** runnerd's PRP range (default 1..1). */
   readonly runnerdPrp?: { readonly minimumVersion: number; readonly maximumVersion: number };
   /**
-   * `eval-session` (default): a Node runnerd that runs eval sessions; `metadata-only`: a small
-   * `#!/bin/sh` script that only prints `--build-metadata`; `bad-artifact`: the Node runnerd, but one
-   * artifact's bytes differ from the digest the bundle states; `hangs`: the Node runnerd, but its
-   * eval session never ends.
+   * `eval-session` (default): a Node runnerd printing its metadata; `metadata-only`: a small
+   * `#!/bin/sh` script printing the same; `bad-artifact`: the bin writes one artifact file whose
+   * bytes differ from the digest the bundle states; `hangs`: the bin's eval session never ends.
    */
   readonly runnerdKind?: 'eval-session' | 'metadata-only' | 'bad-artifact' | 'hangs';
+  /** false: the package ships no paperclip-runner-eval-session bin (default: it does). */
+  readonly evalSessionBin?: false;
   /** Edits the App record (a clean-consumer-conformance/v1 object) before it is written; may return a replacement. */
   readonly appRecord?: (record: Record<string, unknown>) => unknown;
   /** The root entry point re-exports ./testing's DeterministicHarnessDriver. */
@@ -246,6 +249,9 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
       './evals': { types: './dist/evals/index.d.ts', import: './dist/evals/index.js' },
     },
     files: ['dist', 'protocol'],
+    ...(options.evalSessionBin === false
+      ? {}
+      : { bin: { 'paperclip-runner-eval-session': './dist/cli/eval-session.js' } }),
   };
   const root = [
     '// Fake @paperclipai/paperclip-runner root entry point: contracts only.',
@@ -359,6 +365,15 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     })}\n`,
     'package/protocol/fixtures/evals/native-execution-seeded.json': JSON.stringify(SEEDED_FIXTURE),
     'package/protocol/fixtures/evals/harness-driver-conformance.json': `${JSON.stringify(CONFORMANCE_FIXTURE)}\n`,
+    ...(options.evalSessionBin === false
+      ? {}
+      : {
+          'package/dist/cli/eval-session.js': evalSessionBinScript(
+            options,
+            options.runnerdKind === 'bad-artifact',
+            options.runnerdKind === 'hangs',
+          ),
+        }),
   };
 }
 
@@ -373,44 +388,80 @@ export function runnerdScript(prp?: {
 }
 
 /**
- * A runnerd that runs eval sessions: `#!<this node>` (it runs with an empty environment, so no
- * PATH lookup), printing its metadata for --build-metadata and, for `eval-session --request R
- * --output O`, writing a valid bundle to O (the seeded fixture with the request's ids, the package
- * version and the sha256 of this very file) and the files it references under <dir of O>/<attemptId>/.
+ * A runnerd as a Node script: `#!<this node>` (it runs with an empty environment, so no PATH
+ * lookup), printing its metadata for --build-metadata (exit 64 otherwise).
  */
 export function runnerdNodeScript(
   prp?: { readonly minimumVersion: number; readonly maximumVersion: number },
+): string {
+  return `#!${process.execPath}
+'use strict';
+const METADATA = ${JSON.stringify(runnerdBuildMetadata(prp))};
+const args = process.argv.slice(2);
+if (args.length !== 1 || args[0] !== '--build-metadata') process.exit(64);
+process.stdout.write(JSON.stringify(METADATA) + '\\n');
+// fake paperclip-runnerd
+`;
+}
+
+/**
+ * The fake package's paperclip-runner-eval-session (ESM, run by node): reads the request, re-hashes
+ * the runnerd it names (a mismatch: the failure artifact, exit 2), then writes the bundle (the
+ * seeded fixture with the request's ids, the package version and runnerd's digest, a direct
+ * session's unpriced usage) and its files under <dir of output>/<attemptId>/, and the artifact.
+ */
+export function evalSessionBinScript(
+  options: FakeReleaseOptions,
   badArtifact = false,
   hangs = false,
-  sessionCounter?: string,
 ): string {
   const template = SEEDED_FIXTURE as { identity: Record<string, string> };
-  const body = `'use strict';
-const fs = require('node:fs');
-const path = require('node:path');
-const crypto = require('node:crypto');
-const METADATA = ${JSON.stringify(runnerdBuildMetadata(prp))};
+  return `#!/usr/bin/env node
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+const BUILD = ${JSON.stringify(packageBuildMetadata(options))};
 const TEMPLATE = ${JSON.stringify(JSON.stringify(SEEDED_FIXTURE))};
 const IDS = ${JSON.stringify(template.identity)};
 const BAD_ARTIFACT = ${String(badArtifact)};
 const sha = (bytes) => 'sha256:' + crypto.createHash('sha256').update(bytes).digest('hex');
 const args = process.argv.slice(2);
-if (args.length === 1 && args[0] === '--build-metadata') {
-  process.stdout.write(JSON.stringify(METADATA) + '\\n');
-  process.exit(0);
-}
-if (${JSON.stringify(sessionCounter ?? null)} !== null) fs.appendFileSync(${JSON.stringify(sessionCounter ?? '')}, args.join(' ') + '\\n');
-if (args[0] !== 'eval-session' || args.length !== 5) process.exit(64);
+const COUNTER = ${JSON.stringify(options.sessionCounter ?? null)};
+if (COUNTER !== null) fs.appendFileSync(COUNTER, args.join(' ') + '\\n');
+const flags = { [args[0]]: args[1], [args[2]]: args[3] };
+if (args.length !== 4 || !flags['--request'] || !flags['--output']) process.exit(1);
 if (${String(hangs)}) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-const flags = { [args[1]]: args[2], [args[3]]: args[4] };
 const request = JSON.parse(fs.readFileSync(flags['--request'], 'utf8'));
+const startedAt = new Date().toISOString();
+const observed = sha(fs.readFileSync(path.resolve(request.runnerd.path)));
+const common = {
+  schema: 'paperclip-runner/eval-session-artifact/v1',
+  attemptId: request.attemptId,
+  build: BUILD,
+  runnerd: { path: '[withheld]', sha256: observed },
+  requestedModel: request.model,
+  provider: 'paperclip_deterministic',
+  driver: 'paperclip_deterministic_harness',
+  providerVersion: '1.0.0',
+};
+const timing = () => ({ startedAt, finishedAt: new Date().toISOString(), durationMs: 0 });
+if (observed !== request.runnerd.sha256) {
+  fs.writeFileSync(flags['--output'], JSON.stringify({ ...common, infrastructureError: 'runnerd digest mismatch', infrastructureFailure: { class: 'eval_orchestration_failure', category: 'eval_orchestration', retryable: false, diagnostics: {} }, providerSessionId: null, timing: timing() }, null, 2) + '\\n');
+  process.exit(2);
+}
+const ids = { runId: request.session.runId, caseId: request.evalCase.caseId, configId: request.evalCase.configId };
 let text = TEMPLATE;
-for (const key of ['runId', 'caseId', 'configId']) text = text.split(JSON.stringify(IDS[key])).join(JSON.stringify(request[key]));
+for (const key of ['runId', 'caseId', 'configId']) text = text.split(JSON.stringify(IDS[key])).join(JSON.stringify(ids[key]));
 text = text.split(IDS.attemptId).join(request.attemptId);
 const bundle = JSON.parse(text);
+bundle.input.caseSha256 = request.evalCase.caseSha256;
+bundle.input.configSha256 = request.evalCase.configSha256;
 bundle.runner.package.version = ${JSON.stringify(FAKE_VERSION)};
-bundle.runner.binary.sha256 = sha(fs.readFileSync(process.argv[1]));
-const dir = path.join(path.dirname(flags['--output']), request.attemptId);
+bundle.runner.binary.sha256 = observed;
+const { cost: _cost, providerReportedCostNanodollars: _p, providerReportedCostProvenance: _pp, estimatedCostNanodollars: _e, pricingVersion: _v, costCoverage: _c, legacyLedgerCostNanodollars: _l, ...tokens } = bundle.usage;
+bundle.usage = { ...tokens, cost: null, providerReportedCostNanodollars: null, providerReportedCostProvenance: 'unavailable', estimatedCostNanodollars: null, costCoverage: 'unpriced', legacyLedgerCostNanodollars: null };
+const outputDir = path.dirname(flags['--output']);
+const dir = path.join(outputDir, request.attemptId);
 fs.mkdirSync(dir, { recursive: true });
 const prefix = 'artifact://native/' + request.attemptId + '/';
 const ref = (name, mediaType, content) => {
@@ -422,11 +473,36 @@ bundle.transcript = { ...bundle.transcript, ...ref('transcript.jsonl', 'applicat
 bundle.artifacts = bundle.artifacts.map((artifact, index) => ref('artifact-' + index + '.json', artifact.mediaType, JSON.stringify({ index }) + '\\n'));
 const root = ref('artifact-root.json', bundle.artifactRoot.mediaType, JSON.stringify({ transcript: bundle.transcript, artifacts: bundle.artifacts }) + '\\n');
 bundle.artifactRoot = { ...root, uri: prefix };
-fs.writeFileSync(flags['--output'], JSON.stringify(bundle, null, 2) + '\\n');
-process.stdout.write(JSON.stringify({ bundle: flags['--output'] }) + '\\n');
-// fake paperclip-runnerd
+const bundleBytes = Buffer.from(JSON.stringify(bundle, null, 2) + '\\n', 'utf8');
+fs.writeFileSync(path.join(dir, 'native-execution.json'), bundleBytes);
+fs.writeFileSync(flags['--output'], JSON.stringify({
+  ...common,
+  providerSessionId: 'session_' + request.attemptId,
+  turn: { turnId: 'turn_1', status: 'completed', assistantText: '' },
+  snapshot: { usageLedger: [] },
+  usage: { agentTurns: 1, providerRequests: tokens.requestCount, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedInputTokens: 0, reasoningTokens: 0, providerReportedCostNanodollars: null, providerReportedCostProvenance: 'unavailable', estimatedCostNanodollars: null, pricingVersion: null, ratesUsdPerMillionTokens: null, costCoverage: 'unpriced', legacyLedgerCostNanodollars: null },
+  timing: timing(),
+  nativeExecution: { path: request.attemptId + '/native-execution.json', sha256: sha(bundleBytes), byteSize: bundleBytes.length },
+}, null, 2) + '\\n');
 `;
-  return `#!${process.execPath}\n${body}`;
+}
+
+/** Writes the fake's bin (as evalSessionBinScript makes it, then `edit`) into `dir`, an ESM folder; returns its path. */
+export async function writeFakeEvalSessionBin(
+  dir: string,
+  options: FakeReleaseOptions = {},
+  edit: (script: string) => string = (script) => script,
+): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
+  const bin = join(dir, 'eval-session.js');
+  await writeFile(
+    bin,
+    edit(
+      evalSessionBinScript(options, options.runnerdKind === 'bad-artifact', options.runnerdKind === 'hangs'),
+    ),
+  );
+  return bin;
 }
 
 const sha256Hex = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
@@ -455,12 +531,7 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
     runnerd,
     kind === 'metadata-only'
       ? runnerdScript(options.runnerdPrp)
-      : runnerdNodeScript(
-          options.runnerdPrp,
-          kind === 'bad-artifact',
-          kind === 'hangs',
-          options.sessionCounter,
-        ),
+      : runnerdNodeScript(options.runnerdPrp),
   );
   await chmod(runnerd, 0o755);
   const facts = async (path: string): Promise<{ sha256: string; byteSize: number }> => {

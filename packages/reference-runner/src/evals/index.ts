@@ -1,7 +1,8 @@
 // Public surface of @paperclipai/paperclip-runner/evals, in upstream's names: build metadata, the
 // native-execution schema, fixture and parser, the semantic catalog and its digest, compatibility
 // negotiation, explicit runnerd resolution, and the PRP validators. docs/app-surface.md lists each
-// name with where upstream has it.
+// name with where upstream has it. (The eval-session request and artifact are the
+// paperclip-runner-eval-session bin's, src/cli/, as upstream keeps them: not exported here.)
 export {
   PAPERCLIP_RUNNERD_BUILD_METADATA_SCHEMA,
   PAPERCLIP_RUNNER_BUILD_METADATA,

@@ -408,11 +408,19 @@ function costIssues(
       ? 'provider_reported'
       : typeof estimate !== 'number'
         ? 'unpriced'
-        : typeof usage.legacyLedgerCostNanodollars === 'number'
-          ? 'legacy_ledger_and_estimate'
-          : 'estimated';
-  if (usage.costCoverage !== implied) {
-    issue('usage_cost_coverage_mismatch', '/usage/costCoverage', `the cost figures say ${implied}`);
+        : 'estimated';
+  // Seed 001: a legacy ledger amount is kept apart and never prices the attempt, so an estimate
+  // beside one is `estimated`; older runners said `legacy_ledger_and_estimate`, which needs the amount.
+  const allowed =
+    implied === 'estimated' && typeof usage.legacyLedgerCostNanodollars === 'number'
+      ? ['estimated', 'legacy_ledger_and_estimate']
+      : [implied];
+  if (!allowed.includes(usage.costCoverage)) {
+    issue(
+      'usage_cost_coverage_mismatch',
+      '/usage/costCoverage',
+      `the cost figures say ${allowed.join(' or ')}`,
+    );
   }
 }
 

@@ -5,7 +5,6 @@ import { runRunnerd } from './cli.js';
 runRunnerd(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  executablePath: process.execPath,
 }).then(
   (code) => {
     process.exitCode = code;

@@ -1,8 +1,9 @@
-// One eval attempt, end to end: runs the deterministic driver on an eval-session request and turns
-// what the session left (events, semantic index, usage with its nanodollar cost figures, transcript,
+// One eval attempt, end to end: runs the deterministic driver on one attempt's input and turns what
+// the session left (events, semantic index, usage with its nanodollar cost figures, transcript,
 // outputs) into a native-execution/v1 bundle plus the files it references, each with its real sha256
-// and size.
-// Pure apart from the driver: no clock, no network, no file system (the caller writes the files).
+// and size. The eval-session bin (src/cli/eval-session.ts) and the seeded fixture use it.
+// Pure apart from the driver and the turn timeout's timer: no clock read, no network, no file system
+// (the caller writes the files).
 import { createHash } from 'node:crypto';
 
 import { CONTRACT_VERSIONS, PACKAGE_NAME, RUNNERD_BINARY_NAME, packageVersion } from '../build-info.js';
@@ -21,8 +22,67 @@ import { FakeControlPlane } from '../testing/fake-control-plane.js';
 import { evalSessionCost } from './eval-session-cost.js';
 
 import type { NativeExecutionContentRef, PaperclipNativeExecutionV1 } from '../evals/native-execution.js';
-import type { DeterministicHarnessDriverConfig } from '../testing/deterministic-driver.js';
-import type { EvalSessionRequest } from './eval-session-request.js';
+import type { PrpTerminal } from '../prp.js';
+import type { NativeSessionSnapshot, NativeSessionSummary, NativeUsage } from '../runner-contracts.js';
+import type {
+  DeterministicBehaviour,
+  DeterministicHarnessDriverConfig,
+  DeterministicPricing,
+} from '../testing/deterministic-driver.js';
+import type { EstimatePricing } from './eval-session-cost.js';
+
+type TurnTerminalState = PrpTerminal['turnTerminalState'];
+type RunFailure = NativeSessionSummary['failure'];
+
+/** One attempt of one case under one config, with everything that makes it reproducible. */
+export interface NativeAttemptInput {
+  readonly runId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly attemptId: string;
+  readonly caseSha256: string;
+  readonly configSha256: string;
+  readonly seed: string;
+  /** When the attempt starts (RFC 3339); every event time derives from it. */
+  readonly startedAt: string;
+  /** Default `succeed`. */
+  readonly behaviour?: DeterministicBehaviour;
+  /** The case's instruction to the agent. */
+  readonly prompt?: string;
+  readonly model?: string;
+  /** The provider's price list; null: the provider reports no cost. Default: the driver's list. */
+  readonly pricing?: DeterministicPricing | null;
+  /**
+   * A USD price list to estimate cost with (usage.estimatedCostNanodollars + pricingVersion).
+   * Absent: no estimate, so an attempt without a provider receipt is unpriced.
+   */
+  readonly estimatePricing?: EstimatePricing;
+  readonly budget?: { readonly maxTotalTokens: number };
+}
+
+/** What the turn left, for a caller that judges it before the bundle is made. */
+export interface EvalSessionTurnFacts {
+  readonly turnId: string;
+  readonly state: TurnTerminalState;
+  /** The turn did not end within turnTimeoutMs; the session was cancelled. */
+  readonly timedOut: boolean;
+  /** The driver's usage, its receipt in usage.cost as the driver reported it. */
+  readonly usage: NativeUsage;
+  readonly failure: RunFailure;
+}
+
+export interface EvalSessionOptions {
+  /** The turn's wall-clock limit; past it the session is cancelled (timedOut). Default: none. */
+  readonly turnTimeoutMs?: number;
+  /**
+   * Called once the session has ended: the bundle's usage cost figures (replacing the default
+   * evalSessionCost of the receipt) and the failure to record (replacing the driver's).
+   */
+  readonly judge?: (facts: EvalSessionTurnFacts) => {
+    readonly usage: NativeUsage & Readonly<Record<string, unknown>>;
+    readonly failure: RunFailure;
+  };
+}
 
 export const DEFAULT_EVAL_PROMPT = 'Summarise the quarterly incident review in the brief document.';
 export const ARTIFACT_ROOT_MEDIA_TYPE = 'application/vnd.paperclip.runner-artifact-root+json';
@@ -42,6 +102,11 @@ export interface EvalSessionOutcome {
   readonly files: readonly EvalSessionFile[];
   /** True when the attempt failed for infrastructure reasons (runnerd exits 2). */
   readonly infrastructureFailure: boolean;
+  readonly turn: EvalSessionTurnFacts;
+  /** The session's snapshot after the turn; null when it was cancelled mid-turn or its harness died. */
+  readonly snapshot: NativeSessionSnapshot | null;
+  /** What the agent said last (its result summary, or its last step), '' when nothing. */
+  readonly assistantText: string;
 }
 
 export interface EvalSessionRunner {
@@ -53,8 +118,9 @@ const sha256Of = (bytes: Buffer): string => `sha256:${createHash('sha256').updat
 const jsonBytes = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 
 export async function runEvalSession(
-  request: EvalSessionRequest,
+  request: NativeAttemptInput,
   runner: EvalSessionRunner,
+  options: EvalSessionOptions = {},
 ): Promise<EvalSessionOutcome> {
   const { runId, attemptId } = request;
   const driver = new DeterministicHarnessDriver();
@@ -73,9 +139,33 @@ export async function runEvalSession(
     startedAt: request.startedAt,
     controlPlane: new FakeControlPlane(),
   });
-  await session.runTurn({ turnId: `turn_${attemptId}_1`, message: request.prompt ?? DEFAULT_EVAL_PROMPT });
-  const summary = await session.close();
+  const turnId = `turn_${attemptId}_1`;
+  const ran = await withinTimeout(
+    session.runTurn({ turnId, message: request.prompt ?? DEFAULT_EVAL_PROMPT }),
+    options.turnTimeoutMs,
+  );
+  const timedOut = ran === 'timed_out';
+  let snapshot: NativeSessionSnapshot | null = null;
+  try {
+    if (!timedOut) snapshot = session.snapshot();
+  } catch {
+    // A session whose harness died can only be closed: there is no snapshot to take.
+  }
+  const summary = timedOut
+    ? await session.cancel(`the provider turn timed out after ${String(options.turnTimeoutMs)} ms`)
+    : await session.close();
   const events = session.events();
+  const turn: EvalSessionTurnFacts = {
+    turnId,
+    state: timedOut ? 'cancelled' : ran.state,
+    timedOut,
+    usage: summary.usage,
+    failure: summary.failure,
+  };
+  const judged = options.judge?.(turn) ?? {
+    usage: { ...summary.usage, ...evalSessionCost(summary.usage, request.estimatePricing) },
+    failure: summary.failure,
+  };
 
   const files: EvalSessionFile[] = [];
   const reference = (name: string, mediaType: string, bytes: Buffer): NativeExecutionContentRef => {
@@ -178,19 +268,47 @@ export async function runEvalSession(
     },
     terminal: summary.terminal,
     observations: { checks: observationChecks(summary.result, results) },
-    usage: { ...summary.usage, ...evalSessionCost(summary.usage, request.estimatePricing) },
+    usage: judged.usage,
     transcript: { ...transcript, ...summary.transcript },
     artifactRoot,
     artifacts,
-    failure: summary.failure,
+    failure: judged.failure,
   };
   parsePaperclipNativeExecution(bundle); // never write a bundle the package's own parser refuses
   return {
     bundle,
     bundleText: `${JSON.stringify(bundle, null, 2)}\n`,
     files,
-    infrastructureFailure: summary.failure?.classification === 'infrastructure',
+    infrastructureFailure: judged.failure?.classification === 'infrastructure',
+    turn,
+    snapshot,
+    assistantText: assistantText(summary.result, events),
   };
+}
+
+/** The turn's outcome, or 'timed_out' when it has not ended within `ms` (no limit: undefined). */
+async function withinTimeout<T>(turn: Promise<T>, ms: number | undefined): Promise<T | 'timed_out'> {
+  if (ms === undefined) return turn;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timed_out'>((resolve) => {
+    timer = setTimeout(() => {
+      resolve('timed_out');
+    }, ms);
+  });
+  try {
+    return await Promise.race([turn, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function assistantText(
+  result: Readonly<Record<string, unknown>> | null,
+  events: readonly { eventType: string; payload: Readonly<Record<string, unknown>> }[],
+): string {
+  if (typeof result?.summary === 'string') return result.summary;
+  const step = events.findLast((event) => typeof event.payload.text === 'string');
+  return typeof step?.payload.text === 'string' ? step.payload.text : '';
 }
 
 function observationChecks(

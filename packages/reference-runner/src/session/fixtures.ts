@@ -12,11 +12,10 @@ import {
   DETERMINISTIC_SCENARIOS,
 } from '../testing/deterministic-driver.js';
 import { HARNESS_DRIVER_CONFORMANCE_FIXTURE_SCHEMA } from '../testing/conformance.js';
-import { EVAL_SESSION_REQUEST_SCHEMA_NAME } from './eval-session-request.js';
 import { runEvalSession } from './eval-session.js';
 
 import type { HarnessDriverConformanceFixture } from '../testing/conformance.js';
-import type { EvalSessionRequest } from './eval-session-request.js';
+import type { NativeAttemptInput } from './eval-session.js';
 
 const SEEDED_CASE = { caseId: 'case_semantic_denial', prompt: 'Approve publishing the incident summary.' };
 const SEEDED_CONFIG = {
@@ -26,8 +25,7 @@ const SEEDED_CONFIG = {
 };
 
 /** The fixed request the seeded bundle is generated from. */
-export const SEEDED_EVAL_SESSION_REQUEST: EvalSessionRequest = Object.freeze({
-  schema: EVAL_SESSION_REQUEST_SCHEMA_NAME,
+export const SEEDED_EVAL_SESSION_REQUEST: NativeAttemptInput = Object.freeze({
   runId: 'run_evals_seeded',
   caseId: SEEDED_CASE.caseId,
   configId: SEEDED_CONFIG.configId,

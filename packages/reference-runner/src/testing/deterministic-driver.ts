@@ -44,8 +44,15 @@ export const DETERMINISTIC_BEHAVIOURS = [
   'harness_crash',
 ] as const;
 
+/**
+ * The one behaviour whose turn never ends by itself: it stays active until it is interrupted or
+ * cancelled (a provider that never answers; the eval-session bin's turn timeout is tested with it).
+ */
+export const DETERMINISTIC_HANG_BEHAVIOUR = 'hang';
+
 /** What the scripted agent does; `harness_crash` makes the harness process die mid-turn. */
-export type DeterministicBehaviour = (typeof DETERMINISTIC_BEHAVIOURS)[number];
+export type DeterministicBehaviour =
+  (typeof DETERMINISTIC_BEHAVIOURS)[number] | typeof DETERMINISTIC_HANG_BEHAVIOUR;
 
 export const DETERMINISTIC_HARNESS_DRIVER_CONFIG_SCHEMA =
   'paperclip-runner/deterministic-harness-driver-config/v1';
@@ -249,7 +256,9 @@ function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
   if (
     value.scenario !== undefined &&
     value.behaviour !== 'succeed' &&
-    (DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour)
+    ([...DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR] as readonly unknown[]).includes(
+      value.behaviour,
+    )
   )
     fail(
       '/behaviour',
@@ -258,9 +267,10 @@ function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
     );
   if (
     value.behaviour !== undefined &&
-    !(DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour)
+    !(DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour) &&
+    value.behaviour !== DETERMINISTIC_HANG_BEHAVIOUR
   ) {
-    fail('/behaviour', `must be one of ${DETERMINISTIC_BEHAVIOURS.join(', ')}`);
+    fail('/behaviour', `must be one of ${[...DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR].join(', ')}`);
   }
   for (const key of ['seed', 'model'] as const) {
     const field = value[key];
@@ -779,6 +789,7 @@ class DeterministicSession implements NativeSession {
     };
 
     this.#step(turn, `Working on: ${message.slice(0, 120)}`);
+    if (behaviour === DETERMINISTIC_HANG_BEHAVIOUR) return this.#waitForStop(turn);
     if (behaviour === 'harness_crash') {
       this.emit(
         'harness.exited',

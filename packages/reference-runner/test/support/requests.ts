@@ -1,11 +1,10 @@
-// Test support: eval-session requests for each behaviour.
-import type { EvalSessionRequest } from '../../src/session/eval-session-request.js';
+// Test support: one attempt's input to the eval-session logic, for each behaviour.
+import type { NativeAttemptInput } from '../../src/session/eval-session.js';
 
 export const evalSessionRequest = (
-  behaviour: EvalSessionRequest['behaviour'],
+  behaviour: NativeAttemptInput['behaviour'],
   attemptId = `attempt_${behaviour ?? 'default'}`,
-): EvalSessionRequest => ({
-  schema: 'paperclip-runner/eval-session-request/v1',
+): NativeAttemptInput => ({
   runId: 'run_eval',
   caseId: 'case_summary',
   configId: 'config_a',

@@ -1,0 +1,118 @@
+// runCampaign: what `evals run` does, as one call. Load the suite, make the plan (with --plan, stop
+// there), hold the join (qualification or an accepted record, runnerd by digest, six-dimension
+// negotiation, the package's eval-session bin), then execute the plan (or this shard of it) and
+// return the evals-campaign/v1 record. Nothing is written and nothing started before the join holds.
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+import { DEFAULT_STORE_URL, loadEnvironment } from '@paperclip-evals/evalbook';
+
+import { evalSessionProgram } from './eval-session-bin.js';
+import { executeCampaign } from './execute.js';
+import { joinRelease } from './join.js';
+import { planCampaign } from './plan.js';
+import { assertRecordable, campaignIdentity, campaignRecord, writeCampaignRecord } from './record.js';
+
+import type { CampaignProgress } from './execute.js';
+import type { JoinOptions } from './join.js';
+import type { CampaignPlan, PlanOptions, Shard } from './plan.js';
+import type { CampaignRecord } from './record.js';
+
+export interface RunCampaignOptions extends PlanOptions {
+  readonly environmentPath: string;
+  readonly releaseDir: string;
+  readonly qualificationRecord?: string;
+  readonly shard?: Shard;
+  /** Default: the environment's store, else DEFAULT_STORE_URL. */
+  readonly storeUrl?: string;
+  /** Default: the environment's campaign.max_parallel, else the number of cores. */
+  readonly maxParallel?: number;
+  readonly allowUnpriced?: boolean;
+  /** Where every try's request and artifact are kept (default .evalbook/campaigns/<campaign id>). */
+  readonly workDir?: string;
+  /** Instead of the package's bin (a stand-in or diagnosis build), verified by digest. */
+  readonly evalSessionBin?: { readonly path: string; readonly sha256: string };
+  /** Write the record here (a record of the same id for another campaign there is refused). */
+  readonly out?: string;
+  readonly qualify?: JoinOptions['qualify'];
+  readonly stop?: AbortSignal;
+  readonly kill?: AbortSignal;
+  readonly onProgress?: (progress: CampaignProgress) => void;
+  /** Told once the join holds, before the first session starts. */
+  readonly onJoined?: (summary: {
+    readonly packageName: string;
+    readonly packageVersion: string;
+    readonly runnerdSha256: string;
+    readonly qualifiedBy: string;
+  }) => void;
+  /** The number of cores (default os.availableParallelism()). */
+  readonly cores?: number;
+}
+
+/** The plan only (`evals run --plan`): nothing is joined, written or started. */
+export async function planFromFiles(options: RunCampaignOptions): Promise<CampaignPlan> {
+  const environment = await loadEnvironment(options.environmentPath);
+  return planCampaign(environment, { ...options, shardCount: options.shard?.count ?? 1 });
+}
+
+export async function runCampaign(options: RunCampaignOptions): Promise<CampaignRecord> {
+  const environment = await loadEnvironment(options.environmentPath);
+  const plan = planCampaign(environment, { ...options, shardCount: options.shard?.count ?? 1 });
+  const join = await joinRelease({
+    releaseDir: options.releaseDir,
+    ...(options.qualificationRecord === undefined
+      ? {}
+      : { qualificationRecord: options.qualificationRecord }),
+    ...(options.qualify === undefined ? {} : { qualify: options.qualify }),
+  });
+  // A campaign id names one campaign: refused before anything runs, not after.
+  if (options.out !== undefined)
+    await assertRecordable(options.out, campaignIdentity(plan, join, options.shard ?? null));
+  const tarballSha256 = join.qualification.package.tarballSha256;
+  if (tarballSha256 === null) throw new Error('internal: a qualified record names its tarball digest');
+  const program = await evalSessionProgram({
+    tarballPath: join.tarballPath,
+    tarballSha256,
+    ...(options.evalSessionBin === undefined ? {} : { override: options.evalSessionBin }),
+    ...(options.qualify?.pnpm === undefined ? {} : { pnpm: options.qualify.pnpm }),
+    ...(options.qualify?.tempDir === undefined ? {} : { tempDir: options.qualify.tempDir }),
+  });
+  try {
+    options.onJoined?.({
+      packageName: join.packageName,
+      packageVersion: join.packageVersion,
+      runnerdSha256: join.runnerdSha256,
+      qualifiedBy: join.qualifiedBy,
+    });
+    const workDir = resolve(options.workDir ?? `.evalbook/campaigns/${plan.campaignId}`);
+    await mkdir(workDir, { recursive: true, mode: 0o700 });
+    const { availableParallelism } = await import('node:os');
+    const result = await executeCampaign({
+      plan,
+      shard: options.shard ?? null,
+      release: {
+        packageName: join.packageName,
+        packageVersion: join.packageVersion,
+        runnerdPath: join.runnerdPath,
+        runnerdSha256: join.runnerdSha256,
+        receipt: join.receipt,
+        evalSession: { command: program.command, args: program.args },
+      },
+      environment,
+      environmentPath: options.environmentPath,
+      storeUrl: options.storeUrl ?? environment.store ?? DEFAULT_STORE_URL,
+      workDir,
+      maxParallel:
+        options.maxParallel ?? environment.campaign?.max_parallel ?? options.cores ?? availableParallelism(),
+      ...(options.allowUnpriced === undefined ? {} : { allowUnpriced: options.allowUnpriced }),
+      ...(options.stop === undefined ? {} : { stop: options.stop }),
+      ...(options.kill === undefined ? {} : { kill: options.kill }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    });
+    const record = campaignRecord(plan, join, options.shard ?? null, result);
+    if (options.out !== undefined) await writeCampaignRecord(options.out, record);
+    return record;
+  } finally {
+    await program.dispose();
+  }
+}

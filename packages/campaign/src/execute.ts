@@ -1,0 +1,603 @@
+// Runs a campaign's planned attempts once the join holds: for each attempt not already in the
+// ledger (resume), a private work folder, an upstream-shaped eval-session request written there,
+// the eval-session process (node's startKillableRun), the try read (try-outcome.ts) and its native
+// bundle ingested at once with evalbook's ingest (whole or nothing). A retryable infrastructure
+// failure is tried again up to max_infrastructure_retries, each try kept under its own attempt id;
+// anything else is final. Before every start the observed spend (this run's tries and what the
+// ledger holds for the campaign, so a shared PostgreSQL ledger makes the ceiling global) is held
+// against the ceiling; at it, or with an unknown cost and no --allow-unpriced, nothing more starts
+// and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them.
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { digestContainedFile } from '@paperclip-evals/node';
+import { attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
+
+import { shardAttempts, tryAttemptId } from './plan.js';
+import { startKillableRun } from '@paperclip-evals/node';
+import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST, campaignFailure, readTry } from './try-outcome.js';
+
+import type { CompatibilityReceipt } from '@paperclip-evals/contract';
+import type { Environment, LedgerStore, StoredAttempt } from '@paperclip-evals/evalbook';
+
+import type { CampaignPlan, Lane, PlannedAttempt, Shard } from './plan.js';
+import type { KillableRun } from '@paperclip-evals/node';
+import type { InfrastructureFailure, TryCost } from './try-outcome.js';
+
+export const EVAL_SESSION_REQUEST_V1 = 'paperclip-runner/eval-session-request/v1';
+
+/** The taxonomy of an attempt (upstream's dispositions, and ours for what never ran). */
+export type Disposition =
+  | 'passed'
+  | 'behavior_failure'
+  | 'grading_evidence_failure'
+  | 'infrastructure_failure'
+  | 'not_run_budget'
+  | 'not_run_stopped';
+
+export interface TryOutcome {
+  readonly attemptId: string;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly durationMs: number;
+  readonly infrastructureFailure: InfrastructureFailure | null;
+  /** What ingest did with the try's native bundle. */
+  readonly ingest: 'inserted' | 'duplicate' | 'refused' | 'none';
+  readonly cost: TryCost;
+}
+
+export interface AttemptOutcome {
+  readonly attemptId: string;
+  readonly laneId: string;
+  readonly caseId: string;
+  readonly index: number;
+  readonly shard: number;
+  readonly disposition: Disposition;
+  /** Why (the verdict's reason, the failure's message); null for passed. */
+  readonly reason: string | null;
+  readonly infrastructureFailure: Omit<InfrastructureFailure, 'message'> | null;
+  /** Every try this run made, in order; empty for an attempt the ledger already held or that never ran. */
+  readonly tries: readonly TryOutcome[];
+  /** The try the disposition is of (in the ledger when it carried evidence); null when nothing ran. */
+  readonly finalAttemptId: string | null;
+  /** Already in the ledger before this run: skipped, not run again. */
+  readonly resumed: boolean;
+  /** The cost of every try (a resumed attempt: the ledger's figures of its final try). */
+  readonly cost: TryCost;
+}
+
+/** The release side of the join, as the campaign runs it. */
+export interface JoinedRelease {
+  readonly packageName: string;
+  readonly packageVersion: string;
+  /** Absolute path; the eval-session re-hashes it against runnerdSha256. */
+  readonly runnerdPath: string;
+  readonly runnerdSha256: string;
+  readonly receipt: CompatibilityReceipt;
+  /** How to start the eval-session bin: argv[0] and the arguments before --request. */
+  readonly evalSession: { readonly command: string; readonly args: readonly string[] };
+}
+
+export interface CampaignProgress {
+  readonly planned: number;
+  readonly done: number;
+  readonly running: number;
+  readonly resumed: number;
+  /** Finished attempts by disposition, and infrastructure failures by class. */
+  readonly byDisposition: Readonly<Partial<Record<Disposition, number>>>;
+  readonly failuresByClass: Readonly<Record<string, number>>;
+  readonly observedNanodollars: number;
+  readonly unknownCostTries: number;
+  readonly ceilingNanodollars: number | null;
+  /** null until one attempt finished. */
+  readonly etaMs: number | null;
+  /** Why scheduling stopped, or null. */
+  readonly stopped: StopReason | null;
+}
+
+export type StopReason = 'budget' | 'budget_unproven' | 'interrupted';
+
+export interface ExecuteOptions {
+  readonly plan: CampaignPlan;
+  readonly shard: Shard | null;
+  readonly release: JoinedRelease;
+  readonly environment: Environment;
+  readonly environmentPath: string;
+  readonly storeUrl: string;
+  /** Where each attempt's private folder goes (kept: every try's request and artifact). */
+  readonly workDir: string;
+  readonly maxParallel: number;
+  /** Keep scheduling when a try's cost is unknown (a ceiling is then not proven). */
+  readonly allowUnpriced?: boolean;
+  /** Aborted: start nothing more; running tries finish. */
+  readonly stop?: AbortSignal;
+  /** Aborted: kill running tries' process groups. */
+  readonly kill?: AbortSignal;
+  readonly onProgress?: (progress: CampaignProgress) => void;
+}
+
+export interface ExecuteResult {
+  readonly attempts: readonly AttemptOutcome[];
+  readonly stopped: StopReason | null;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+/** Extra time a session gets past its turn timeout before its group is killed. */
+export function sessionTimeoutMs(lane: Lane): number {
+  const turn = lane.limits.turnTimeoutMs;
+  return turn + Math.min(30_000, Math.max(2_000, turn));
+}
+
+/** The eval-session request of one try (paperclip-runner/eval-session-request/v1; evalCase is ours). */
+export function evalSessionRequest(
+  plan: CampaignPlan,
+  attempt: PlannedAttempt,
+  tryId: string,
+  lane: Lane,
+  environment: Environment,
+  release: JoinedRelease,
+  workingDirectory: string,
+): Record<string, unknown> {
+  const entry = caseOf(environment, attempt.caseId);
+  if (entry?.prompt === undefined) throw new Error(`internal: case ${attempt.caseId} has no prompt`);
+  return {
+    schema: EVAL_SESSION_REQUEST_V1,
+    attemptId: tryId,
+    prompt: entry.prompt,
+    model: lane.model,
+    provider: lane.provider,
+    ...(lane.driver === null ? {} : { driver: lane.driver }),
+    runnerd: { path: release.runnerdPath, sha256: release.runnerdSha256 },
+    limits: lane.limits,
+    session: {
+      seed: `${plan.campaignId}/${attempt.laneId}/${attempt.caseId}/${attempt.index}`,
+      ...entry.session,
+      runId: plan.campaignId,
+      provider: lane.provider,
+      requestedModel: lane.model,
+      workingDirectory,
+    },
+    evalCase: {
+      caseId: attempt.caseId,
+      caseSha256: entry.sha256,
+      configId: lane.id,
+      configSha256: lane.configSha256,
+    },
+  };
+}
+
+/** Classes a retry may help (upstream's retryable ones and ours): what a resumed held try is judged by. */
+const RETRYABLE_CLASSES: ReadonlySet<string> = new Set([
+  'provider_turn_timeout',
+  'runner_infrastructure_failure',
+  ...Object.entries(CAMPAIGN_FAILURE_CLASSES)
+    .filter(([, entry]) => entry.retryable)
+    .map(([name]) => name),
+]);
+
+interface Verdict {
+  readonly disposition: Disposition;
+  readonly reason: string | null;
+  readonly infrastructureFailure?: AttemptOutcome['infrastructureFailure'];
+}
+
+/** Bundle failure classifications of the runner's side (evalbook scores them errored). */
+const RUNNER_SIDE: ReadonlySet<string> = new Set(['infrastructure', 'runner', 'provider']);
+
+const DISPOSITION_OF_STATUS = {
+  solved: 'passed',
+  unsolved: 'behavior_failure',
+  over_budget: 'behavior_failure',
+  errored: 'grading_evidence_failure',
+  incomplete: 'grading_evidence_failure',
+} as const;
+
+function costOfStored(stored: StoredAttempt): TryCost {
+  const cost = stored.record.cost;
+  return {
+    providerReportedNanodollars: cost.providerReportedNanodollars,
+    estimatedNanodollars: cost.estimatedNanodollars,
+    legacyLedgerNanodollars: cost.legacyLedgerNanodollars,
+    observedNanodollars: cost.effectiveNanodollars,
+    observedFrom:
+      cost.providerReportedNanodollars !== null
+        ? 'provider_reported'
+        : cost.estimatedNanodollars !== null
+          ? 'estimated'
+          : null,
+  };
+}
+
+/** Sums what the budget counts; provider-reported and estimated stay apart (see record.ts). */
+function addCost(into: { observed: number; unknown: number }, cost: TryCost): void {
+  if (cost.observedNanodollars === null) into.unknown++;
+  else into.observed += cost.observedNanodollars;
+}
+
+export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteResult> {
+  const { plan, environment } = options;
+  const startedAt = new Date().toISOString();
+  const attempts = shardAttempts(plan, options.shard);
+  const lanes = new Map(plan.lanes.map((lane) => [lane.id, lane]));
+  const outcomes = new Map<string, AttemptOutcome>();
+  const running = new Set<KillableRun>();
+  const local = { observed: 0, unknown: 0 };
+  const ranTries = new Set<string>();
+  const byDisposition: Partial<Record<Disposition, number>> = {};
+  const failuresByClass: Record<string, number> = {};
+  let stopped: StopReason | null = null;
+  let active = 0;
+  let resumedCount = 0;
+  const began = performance.now();
+  let finishedRun = 0;
+
+  const killAll = (): void => {
+    for (const session of running) session.kill();
+  };
+  options.kill?.addEventListener('abort', killAll, { once: true });
+
+  const store: LedgerStore = await openStore(options.storeUrl);
+  const progress = (): void => {
+    const done = outcomes.size;
+    const ranDone = finishedRun;
+    const left = attempts.length - done;
+    options.onProgress?.({
+      planned: attempts.length,
+      done,
+      running: active,
+      resumed: resumedCount,
+      byDisposition: { ...byDisposition },
+      failuresByClass: { ...failuresByClass },
+      observedNanodollars: local.observed,
+      unknownCostTries: local.unknown,
+      ceilingNanodollars: plan.settings.maxCostNanodollars,
+      etaMs:
+        ranDone === 0
+          ? null
+          : Math.round((((performance.now() - began) / ranDone) * left) / Math.max(1, options.maxParallel)),
+      stopped,
+    });
+  };
+  const finish = (outcome: AttemptOutcome): void => {
+    outcomes.set(outcome.attemptId, outcome);
+    byDisposition[outcome.disposition] = (byDisposition[outcome.disposition] ?? 0) + 1;
+    if (outcome.infrastructureFailure !== null)
+      failuresByClass[outcome.infrastructureFailure.class] =
+        (failuresByClass[outcome.infrastructureFailure.class] ?? 0) + 1;
+    progress();
+  };
+
+  /** The ledger's spend for this campaign from tries this run did not make (other shards, earlier runs). */
+  const ledgerSpend = async (): Promise<{ observed: number; unknown: number }> => {
+    const spend = { observed: 0, unknown: 0 };
+    for await (const stored of store.attempts()) {
+      if (stored.key.runId !== plan.campaignId || ranTries.has(stored.key.attemptId)) continue;
+      addCost(spend, costOfStored(stored));
+    }
+    return spend;
+  };
+
+  /** null: go ahead; otherwise why nothing more may start. */
+  const budgetStop = async (): Promise<StopReason | null> => {
+    if (options.stop?.aborted === true) return 'interrupted';
+    const ceiling = plan.settings.maxCostNanodollars;
+    if (ceiling === null) return null;
+    const held = await ledgerSpend();
+    if (local.unknown + held.unknown > 0 && options.allowUnpriced !== true) return 'budget_unproven';
+    if (local.observed + held.observed >= ceiling) return 'budget';
+    return null;
+  };
+
+  /** The last try of an attempt the ledger holds (resume), with its try number, or null. */
+  const heldTry = async (
+    attempt: PlannedAttempt,
+  ): Promise<{ stored: StoredAttempt; tryNumber: number } | null> => {
+    let found: { stored: StoredAttempt; tryNumber: number } | null = null;
+    for (let tryNumber = 1; tryNumber <= plan.settings.maxInfrastructureRetries + 1; tryNumber++) {
+      const stored = await store.getAttempt({
+        runId: plan.campaignId,
+        caseId: attempt.caseId,
+        configId: attempt.laneId,
+        attemptId: tryAttemptId(attempt.attemptId, tryNumber),
+      });
+      if (stored !== null) found = { stored, tryNumber };
+    }
+    return found;
+  };
+
+  const verdictOf = async (attempt: PlannedAttempt, tryId: string): Promise<Verdict | null> => {
+    const stored = await store.getAttempt({
+      runId: plan.campaignId,
+      caseId: attempt.caseId,
+      configId: attempt.laneId,
+      attemptId: tryId,
+    });
+    if (stored === null) return null;
+    const expected = (caseOf(environment, attempt.caseId)?.checks ?? []).map((check) => check.id);
+    const scored = new Set(stored.scores.map((score) => score.checkId));
+    const scores = [
+      ...stored.scores,
+      ...expected
+        .filter((id) => !scored.has(id))
+        .map((checkId) => ({ checkId, status: 'not_evaluated' as const, reason: 'no verdict' })),
+    ];
+    const verdict = attemptVerdict(stored.record, scores);
+    // The runner's own failure recorded in the bundle (infrastructure, runner, provider): the
+    // attempt says nothing about the agent, but it carries evidence, so it is not tried again.
+    const failure = stored.record.failure;
+    if (verdict.status === 'errored' && failure !== null && RUNNER_SIDE.has(failure.classification))
+      return {
+        disposition: 'infrastructure_failure',
+        reason: verdict.reason,
+        infrastructureFailure: { class: failure.code, category: failure.classification, retryable: false },
+      };
+    return { disposition: DISPOSITION_OF_STATUS[verdict.status], reason: verdict.reason };
+  };
+
+  const runTry = async (
+    attempt: PlannedAttempt,
+    lane: Lane,
+    tryId: string,
+  ): Promise<{
+    outcome: TryOutcome;
+    verdict: Verdict | null;
+  }> => {
+    const dir = join(options.workDir, tryId);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+    const outputDir = join(dir, 'output');
+    await mkdir(outputDir, { recursive: true, mode: 0o700 });
+    const requestPath = join(dir, 'request.json');
+    const artifactPath = join(outputDir, 'artifact.json');
+    const request = evalSessionRequest(plan, attempt, tryId, lane, environment, options.release, dir);
+    await writeFile(requestPath, `${JSON.stringify(request, null, 2)}\n`, { mode: 0o600 });
+    const timeoutMs = sessionTimeoutMs(lane);
+    ranTries.add(tryId);
+    const session = startKillableRun({
+      command: options.release.evalSession.command,
+      args: [...options.release.evalSession.args, '--request', requestPath, '--output', artifactPath],
+      cwd: dir,
+      env: {},
+      timeoutMs,
+    });
+    running.add(session);
+    if (options.kill?.aborted === true) session.kill();
+    const result = await session.done;
+    running.delete(session);
+    const base = {
+      attemptId: tryId,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      durationMs: result.durationMs,
+    };
+    if (result.killed)
+      return {
+        outcome: {
+          ...base,
+          infrastructureFailure: campaignFailure(
+            'eval_session_crashed',
+            'killed: the campaign was interrupted',
+          ),
+          ingest: 'none',
+          cost: UNKNOWN_COST,
+        },
+        verdict: { disposition: 'not_run_stopped', reason: 'killed: the campaign was interrupted' },
+      };
+    const reading = await readTry(result, artifactPath, tryId, timeoutMs);
+    let ingested: TryOutcome['ingest'] = 'none';
+    let evidenceFailure: string | null = null;
+    if (reading.nativeExecution !== null) {
+      const found = await digestContainedFile(outputDir, reading.nativeExecution.path);
+      if (found.kind !== 'file')
+        evidenceFailure = `the native bundle ${reading.nativeExecution.path} is not a file beside the artifact`;
+      else if (found.digest !== reading.nativeExecution.sha256)
+        evidenceFailure = `the native bundle's digest ${found.digest} is not the artifact's ${reading.nativeExecution.sha256}`;
+      else {
+        const summary = await ingest({
+          inputs: [join(outputDir, reading.nativeExecution.path)],
+          storeUrl: options.storeUrl,
+          environmentPath: options.environmentPath,
+        });
+        if (summary.inserted === 1) ingested = 'inserted';
+        else if (summary.duplicates === 1) ingested = 'duplicate';
+        else {
+          ingested = 'refused';
+          const why = [
+            ...summary.invalid.map(
+              (entry) => `invalid: ${entry.issues.map((issue) => issue.code).join(', ')}`,
+            ),
+            ...summary.foreign.map(() => 'not of the suite'),
+            ...summary.conflicts.map(() => 'the ledger holds another bundle for this attempt'),
+            ...summary.storeRefused.map((entry) => `the store refused it: ${entry.error.message}`),
+            ...summary.unreadable.map((entry) => `unreadable: ${entry.error}`),
+          ];
+          evidenceFailure = `the native bundle was not ingested (${why.join('; ') || 'nothing stored'})`;
+        }
+      }
+    } else if (reading.kind === 'evidence') evidenceFailure = 'the artifact references no native bundle';
+    const outcome: TryOutcome = {
+      ...base,
+      infrastructureFailure: reading.kind === 'infrastructure' ? reading.failure : null,
+      ingest: ingested,
+      cost: reading.cost,
+    };
+    if (reading.kind === 'infrastructure') return { outcome, verdict: null };
+    if (evidenceFailure !== null)
+      return { outcome, verdict: { disposition: 'grading_evidence_failure', reason: evidenceFailure } };
+    return { outcome, verdict: await verdictOf(attempt, tryId) };
+  };
+
+  const runAttempt = async (attempt: PlannedAttempt): Promise<void> => {
+    const lane = lanes.get(attempt.laneId);
+    if (lane === undefined) throw new Error(`internal: no lane ${attempt.laneId}`);
+    const held = await heldTry(attempt);
+    // A held try that failed retryably (its bundle says so) is tried again where the run left off.
+    const heldFailure = held?.stored.record.failure ?? null;
+    const heldRetryable =
+      heldFailure !== null &&
+      heldFailure.classification === 'infrastructure' &&
+      RETRYABLE_CLASSES.has(heldFailure.code);
+    if (held !== null && !(heldRetryable && held.tryNumber <= plan.settings.maxInfrastructureRetries)) {
+      const infrastructure =
+        heldFailure !== null && heldFailure.classification === 'infrastructure'
+          ? { class: heldFailure.code, category: 'runner_infrastructure', retryable: heldRetryable }
+          : null;
+      const verdict = infrastructure === null ? await verdictOf(attempt, held.stored.key.attemptId) : null;
+      resumedCount++;
+      finish({
+        ...identity(attempt),
+        disposition:
+          infrastructure !== null
+            ? 'infrastructure_failure'
+            : (verdict?.disposition ?? 'grading_evidence_failure'),
+        reason: infrastructure !== null ? (heldFailure?.message ?? null) : (verdict?.reason ?? null),
+        infrastructureFailure: infrastructure ?? verdict?.infrastructureFailure ?? null,
+        tries: [],
+        finalAttemptId: held.stored.key.attemptId,
+        resumed: true,
+        cost: costOfStored(held.stored),
+      });
+      return;
+    }
+    const tries: TryOutcome[] = [];
+    for (let tryNumber = (held?.tryNumber ?? 0) + 1; ; tryNumber++) {
+      const why = stopped ?? (await budgetStop());
+      if (why !== null) {
+        stopped ??= why;
+        const last = tries.at(-1);
+        finish({
+          ...identity(attempt),
+          ...(last === undefined
+            ? {
+                disposition: why === 'interrupted' ? 'not_run_stopped' : 'not_run_budget',
+                reason: stopReasonText(why),
+                infrastructureFailure: null,
+                finalAttemptId: null,
+              }
+            : {
+                disposition: 'infrastructure_failure',
+                reason: `${last.infrastructureFailure?.message ?? ''} (not tried again: ${stopReasonText(why)})`,
+                infrastructureFailure: withoutMessage(last.infrastructureFailure),
+                finalAttemptId: last.attemptId,
+              }),
+          tries,
+          resumed: false,
+          cost: sumCost(tries),
+        });
+        return;
+      }
+      const tryId = tryAttemptId(attempt.attemptId, tryNumber);
+      active++;
+      progress();
+      const { outcome, verdict } = await runTry(attempt, lane, tryId);
+      active--;
+      tries.push(outcome);
+      addCost(local, outcome.cost);
+      const failure = outcome.infrastructureFailure;
+      if (verdict !== null || failure === null) {
+        finish({
+          ...identity(attempt),
+          disposition: verdict?.disposition ?? 'grading_evidence_failure',
+          reason: verdict?.reason ?? 'the ingested attempt cannot be read back',
+          infrastructureFailure:
+            verdict?.infrastructureFailure ??
+            (verdict?.disposition === 'not_run_stopped' ? withoutMessage(failure) : null),
+          tries,
+          finalAttemptId: tryId,
+          resumed: false,
+          cost: sumCost(tries),
+        });
+        return;
+      }
+      if (!failure.retryable || tryNumber > plan.settings.maxInfrastructureRetries) {
+        finish({
+          ...identity(attempt),
+          disposition: 'infrastructure_failure',
+          reason: failure.message,
+          infrastructureFailure: withoutMessage(failure),
+          tries,
+          finalAttemptId: tryId,
+          resumed: false,
+          cost: sumCost(tries),
+        });
+        return;
+      }
+    }
+  };
+
+  try {
+    progress();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const attempt = attempts[next++];
+        if (attempt === undefined) return;
+        await runAttempt(attempt);
+        if (outcomes.get(attempt.attemptId)?.resumed === false) finishedRun++;
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(options.maxParallel, attempts.length)) }, worker),
+    );
+  } finally {
+    options.kill?.removeEventListener('abort', killAll);
+    killAll();
+    await store.close();
+  }
+  const ordered = attempts.map((attempt) => {
+    const outcome = outcomes.get(attempt.attemptId);
+    if (outcome === undefined) throw new Error(`internal: attempt ${attempt.attemptId} was never decided`);
+    return outcome;
+  });
+  return { attempts: ordered, stopped, startedAt, finishedAt: new Date().toISOString() };
+}
+
+function identity(
+  attempt: PlannedAttempt,
+): Pick<AttemptOutcome, 'attemptId' | 'laneId' | 'caseId' | 'index' | 'shard'> {
+  return {
+    attemptId: attempt.attemptId,
+    laneId: attempt.laneId,
+    caseId: attempt.caseId,
+    index: attempt.index,
+    shard: attempt.shard,
+  };
+}
+
+function withoutMessage(
+  failure: InfrastructureFailure | null | undefined,
+): AttemptOutcome['infrastructureFailure'] {
+  if (failure === null || failure === undefined) return null;
+  return { class: failure.class, category: failure.category, retryable: failure.retryable };
+}
+
+export function stopReasonText(why: StopReason): string {
+  return why === 'budget'
+    ? 'not run (budget): the campaign reached its cost ceiling'
+    : why === 'budget_unproven'
+      ? 'not run (budget): a try of unknown cost leaves the remaining budget unproven (--allow-unpriced to go on)'
+      : 'not run: the campaign was interrupted';
+}
+
+/** Every try's figures summed, each kind apart; a kind with any unknown try is null (not proven). */
+export function sumCost(tries: readonly TryOutcome[]): TryCost {
+  const sum = (pick: (cost: TryCost) => number | null): number | null => {
+    let total = 0;
+    for (const { cost } of tries) {
+      const value = pick(cost);
+      if (value === null) return null;
+      total += value;
+    }
+    return tries.length === 0 ? null : total;
+  };
+  const observed = sum((cost) => cost.observedNanodollars);
+  const provider = sum((cost) => cost.providerReportedNanodollars);
+  return {
+    providerReportedNanodollars: provider,
+    estimatedNanodollars: sum((cost) => cost.estimatedNanodollars),
+    legacyLedgerNanodollars: sum((cost) => cost.legacyLedgerNanodollars),
+    observedNanodollars: observed,
+    observedFrom: observed === null ? null : provider !== null ? 'provider_reported' : 'estimated',
+  };
+}

@@ -1,0 +1,198 @@
+// The join, before anything of a campaign starts: the release is qualified now (qualifyRelease), or
+// its qualification record is accepted when it says qualified and every digest it recorded still
+// matches the release directory byte for byte; runnerd is resolved again by its path and sha256;
+// and the six dimensions are negotiated again with Evals' own consumer requirements. Every problem
+// is listed in one CampaignError('campaign_release_incompatible') (exit 3); nothing is written and
+// no eval-session is started before this returns.
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+import { isContractError, negotiateCompatibility, readJsonText } from '@paperclip-evals/contract';
+import { digestFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
+import {
+  SHA256SUMS_FILE,
+  completeConsumerRequirements,
+  loadEvalsConsumerRequirements,
+  qualificationRecordIssues,
+  qualifyRelease,
+} from '@paperclip-evals/qualification';
+
+import { CampaignError } from './errors.js';
+
+import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
+import type { QualificationRecord, QualifyReleaseOptions } from '@paperclip-evals/qualification';
+
+export interface JoinOptions {
+  readonly releaseDir: string;
+  /** An evals-qualification/v1 record to accept instead of qualifying again (every digest is checked). */
+  readonly qualificationRecord?: string;
+  /** Passed to qualifyRelease (pnpm command, temp folder, …). */
+  readonly qualify?: Omit<QualifyReleaseOptions, 'releaseDir'>;
+}
+
+export interface Join {
+  readonly qualification: QualificationRecord;
+  /** `qualified`: qualified by this run; `accepted`: the given record, every digest matching. */
+  readonly qualifiedBy: 'qualified' | 'accepted';
+  readonly packageName: string;
+  readonly packageVersion: string;
+  readonly runnerdPath: string;
+  readonly runnerdSha256: string;
+  readonly receipt: CompatibilityReceipt;
+  /** The release's tarball, verified. */
+  readonly tarballPath: string;
+}
+
+const incompatible = (message: string, issues: readonly Issue[]): CampaignError =>
+  new CampaignError('campaign_release_incompatible', message, issues);
+
+async function readRecord(path: string): Promise<QualificationRecord> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new CampaignError('campaign_record_invalid', `cannot read ${path}`, [
+      {
+        code: 'qualification_record_unreadable',
+        message: `${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        path: '--qualification',
+        expected: 'a readable evals-qualification/v1 record (evals qualify --out)',
+        received: (error as NodeJS.ErrnoException).code ?? 'unreadable',
+      },
+    ]);
+  }
+  const parsed = readJsonText(bytes);
+  const issues = parsed.ok ? qualificationRecordIssues(parsed.value) : parsed.issues;
+  if (issues.length > 0)
+    throw new CampaignError(
+      'campaign_record_invalid',
+      `${path} is not an evals-qualification/v1 record`,
+      issues,
+    );
+  return (parsed as { ok: true; value: unknown }).value as QualificationRecord;
+}
+
+/** Every way the release directory is no longer what the record verified. */
+async function digestDrift(releaseDir: string, record: QualificationRecord): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  const names = (await readdir(releaseDir, { withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
+  const recorded: Record<string, string | null> = {
+    ...record.digests.files,
+    [SHA256SUMS_FILE]: record.digests.sha256sums,
+  };
+  for (const name of new Set([...names, ...Object.keys(recorded)])) {
+    const expected = recorded[name] ?? null;
+    const actual = names.includes(name) ? (await digestFile(join(releaseDir, name))).digest : null;
+    if (expected !== actual)
+      issues.push({
+        code: 'release_digest_changed',
+        message:
+          actual === null
+            ? `${name} is gone since it was qualified`
+            : expected === null
+              ? `${name} was not there when the release was qualified`
+              : `${name} changed since it was qualified`,
+        path: name,
+        expected: expected ?? 'absent',
+        received: actual ?? 'absent',
+      });
+  }
+  return issues;
+}
+
+/** The join, or CampaignError('campaign_release_incompatible') with every issue. */
+export async function joinRelease(options: JoinOptions): Promise<Join> {
+  const releaseDir = resolve(options.releaseDir);
+  let record: QualificationRecord;
+  let qualifiedBy: Join['qualifiedBy'];
+  if (options.qualificationRecord !== undefined) {
+    record = await readRecord(options.qualificationRecord);
+    qualifiedBy = 'accepted';
+    const drift = await digestDrift(releaseDir, record);
+    if (drift.length > 0)
+      throw incompatible('the release is not the one its qualification record verified', drift);
+  } else {
+    record = await qualifyRelease({ ...options.qualify, releaseDir });
+    qualifiedBy = 'qualified';
+  }
+  if (!record.qualified) {
+    const issues = record.checks.flatMap((check) =>
+      check.status === 'fail'
+        ? (check.issues ?? [{ code: 'check_failed', message: check.detail }]).map((issue) => ({
+            ...issue,
+            component: issue.component ?? check.id,
+            message: `${check.id}: ${issue.message}`,
+          }))
+        : [],
+    );
+    throw incompatible('the release is not qualified', issues);
+  }
+  const { name, version, buildMetadata, tarball } = record.package;
+  const runnerdFile = record.runnerd.file;
+  const runnerdSha256 = record.runnerd.sha256;
+  const conformance = record.conformance;
+  if (
+    name === null ||
+    version === null ||
+    tarball === null ||
+    runnerdFile === null ||
+    runnerdSha256 === null ||
+    conformance === null ||
+    buildMetadata === undefined ||
+    buildMetadata === null
+  )
+    throw incompatible('the qualification record lacks what a campaign negotiates with', [
+      {
+        code: 'qualification_record_incomplete',
+        message:
+          'a qualified record names the package, its build metadata, runnerd and the driver conformance',
+        path: '/package/buildMetadata',
+        expected: 'a record written by this version of evals qualify',
+        received: 'a record without them (qualify the release again)',
+      },
+    ]);
+  const issues: Issue[] = [];
+  const runnerdPath = join(releaseDir, runnerdFile);
+  let runnerd;
+  try {
+    runnerd = await resolveRunnerdArtifact({ executablePath: runnerdPath, expectedSha256: runnerdSha256 });
+  } catch (error) {
+    if (!isContractError(error)) throw error;
+    issues.push(...error.issues.map((issue) => ({ ...issue, component: issue.component ?? 'runnerd' })));
+  }
+  let receipt: CompatibilityReceipt | null = null;
+  if (runnerd !== undefined) {
+    const consumer = completeConsumerRequirements(loadEvalsConsumerRequirements(), {
+      packageVersion: version,
+      descriptor: conformance.descriptor,
+    });
+    try {
+      receipt = negotiateCompatibility({
+        package: buildMetadata,
+        runnerd: runnerd.buildMetadata,
+        consumer,
+        catalog: {
+          version: buildMetadata.semanticCatalog.version,
+          sha256: record.digests.semanticCatalog ?? 'sha256:unknown',
+        },
+      });
+    } catch (error) {
+      if (!isContractError(error)) throw error;
+      issues.push(...error.issues);
+    }
+  }
+  if (issues.length > 0 || receipt === null)
+    throw incompatible('the release does not join: nothing was started', issues);
+  return {
+    qualification: record,
+    qualifiedBy,
+    packageName: name,
+    packageVersion: version,
+    runnerdPath,
+    runnerdSha256,
+    receipt,
+    tarballPath: join(releaseDir, tarball),
+  };
+}

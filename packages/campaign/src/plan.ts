@@ -1,0 +1,309 @@
+// The campaign plan: which attempts a campaign runs, decided from the suite (evalbook.yaml) and the
+// flags alone, the same on every machine. Lanes are the configs with a `lane`; `all` means the
+// enabled ones and a disabled lane runs only when named. Every (lane, case, attempt index) gets a
+// stable attempt id derived from the campaign id, so a rerun, a resume and every CI matrix cell
+// agree on it; `--shard K/N` takes every N-th attempt of that one order (upstream's round robin).
+import { canonicalDigest, pointer, sha256Digest } from '@paperclip-evals/contract';
+
+import { CampaignError } from './errors.js';
+
+import type { Issue } from '@paperclip-evals/contract';
+import type { Environment, EnvironmentCase, EnvironmentConfig } from '@paperclip-evals/evalbook';
+
+/** Upstream's safe id (campaign, lane and case ids): alphanumeric first, then [A-Za-z0-9._-], ≤ 200. */
+export const CAMPAIGN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** Upstream's bounds of max_infrastructure_retries. */
+export const MAX_INFRASTRUCTURE_RETRIES = 3;
+export const DEFAULT_INFRASTRUCTURE_RETRIES = 1;
+export const DEFAULT_ATTEMPTS = 1;
+const NANODOLLARS_PER_USD = 1_000_000_000;
+
+/** The request's limits (upstream's names: positive safe integers). */
+export interface AttemptLimits {
+  readonly turnTimeoutMs: number;
+  readonly maxAgentTurns: number;
+  readonly maxEstimatedCostNanodollars: number;
+}
+
+export interface Lane {
+  /** The config id. */
+  readonly id: string;
+  readonly configSha256: string;
+  readonly provider: string;
+  readonly model: string;
+  /** null: none sent (the eval-session derives it from the provider). */
+  readonly driver: string | null;
+  readonly enabled: boolean;
+  readonly limits: AttemptLimits;
+}
+
+export interface PlannedAttempt {
+  readonly attemptId: string;
+  readonly laneId: string;
+  readonly caseId: string;
+  /** 1-based, per lane × case. */
+  readonly index: number;
+  /** 1-based shard of `shardCount` this attempt belongs to. */
+  readonly shard: number;
+}
+
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
+export interface CampaignSettings {
+  readonly attempts: number;
+  readonly maxInfrastructureRetries: number;
+  /** null: no ceiling. */
+  readonly maxCostNanodollars: number | null;
+}
+
+export interface CampaignPlan {
+  readonly campaignId: string;
+  /** canonical sha256 of the environment as loaded: the suite revision this campaign ran. */
+  readonly suiteFingerprint: string;
+  readonly lanes: readonly Lane[];
+  /** Every lane id of the suite that was not selected (disabled and not named, or not named). */
+  readonly lanesLeftOut: readonly string[];
+  readonly cases: readonly string[];
+  /** Whether every enabled lane was selected (a subset is diagnostic, never a "full campaign"). */
+  readonly allEnabledLanes: boolean;
+  /** Whether every case was selected. */
+  readonly allCases: boolean;
+  readonly settings: CampaignSettings;
+  /** The whole plan, in its one order (lane, case, index), each attempt with its shard. */
+  readonly attempts: readonly PlannedAttempt[];
+  readonly shardCount: number;
+}
+
+export interface PlanOptions {
+  readonly campaignId: string;
+  /** 'all' (the default): every enabled lane. */
+  readonly lanes?: 'all' | readonly string[];
+  /** 'all' (the default): every case. */
+  readonly cases?: 'all' | readonly string[];
+  /** Shards of the plan (default 1). */
+  readonly shardCount?: number;
+  /** Wins over the environment's campaign.max_cost_usd. */
+  readonly maxCostUsd?: number;
+  /** Wins over the environment's campaign.attempts. */
+  readonly attempts?: number;
+}
+
+/** The stable id of one planned attempt: the same campaign, lane, case and index give the same id. */
+export function plannedAttemptId(campaignId: string, laneId: string, caseId: string, index: number): string {
+  const hex = canonicalDigest([campaignId, laneId, caseId, index]).slice(
+    'sha256:'.length,
+    'sha256:'.length + 24,
+  );
+  return `att_${hex}`;
+}
+
+/** The id of try `n` (1-based) of an attempt: the first try is the attempt id itself. */
+export function tryAttemptId(attemptId: string, tryNumber: number): string {
+  return tryNumber === 1 ? attemptId : `${attemptId}-r${tryNumber - 1}`;
+}
+
+/** 1-based shard of the attempt at `position` of the plan: round robin, so shards differ by at most one. */
+export function shardOf(position: number, shardCount: number): number {
+  return (position % shardCount) + 1;
+}
+
+/** USD to integer nanodollars (rounded to the nearest nanodollar). */
+export function usdToNanodollars(usd: number): number {
+  return Math.round(usd * NANODOLLARS_PER_USD);
+}
+
+/** Parses `K/N` (1 ≤ K ≤ N ≤ 256). */
+export function parseShard(text: string): Shard {
+  const match = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || index > count || count > 256)
+    throw new CampaignError('campaign_suite_invalid', `--shard ${text} is not K/N`, [
+      {
+        code: 'shard_invalid',
+        message: `--shard takes K/N with 1 ≤ K ≤ N ≤ 256 (this cell's number and the number of cells)`,
+        path: '--shard',
+        expected: 'K/N, e.g. 2/4',
+        received: text,
+      },
+    ]);
+  return { index, count };
+}
+
+function laneOf(config: EnvironmentConfig, at: number, issues: Issue[]): Lane | null {
+  const lane = config.lane;
+  if (lane === undefined) return null;
+  const limits = config.limits;
+  if (limits === undefined) {
+    issues.push({
+      code: 'lane_limits_missing',
+      message: `lane ${config.id} has no limits: an eval-session request needs them`,
+      path: pointer('configs', at, 'limits'),
+      expected:
+        'limits {turn_timeout_ms, max_agent_turns, max_estimated_cost_usd | max_estimated_cost_nanodollars}',
+      received: 'none',
+    });
+    return null;
+  }
+  const cost = limits.max_estimated_cost_nanodollars ?? usdToNanodollars(limits.max_estimated_cost_usd ?? 0);
+  return {
+    id: config.id,
+    configSha256: config.sha256,
+    provider: lane.provider,
+    model: lane.model ?? config.model,
+    driver: lane.driver ?? null,
+    enabled: lane.enabled ?? true,
+    limits: {
+      turnTimeoutMs: limits.turn_timeout_ms,
+      maxAgentTurns: limits.max_agent_turns,
+      maxEstimatedCostNanodollars: Math.max(1, cost),
+    },
+  };
+}
+
+/** The plan, or a CampaignError (campaign_suite_invalid) listing every problem of the suite and flags. */
+export function planCampaign(environment: Environment, options: PlanOptions): CampaignPlan {
+  const issues: Issue[] = [];
+  if (!CAMPAIGN_ID_PATTERN.test(options.campaignId))
+    issues.push({
+      code: 'campaign_id_invalid',
+      message:
+        'a campaign id starts with a letter or digit, then letters, digits, ".", "_" or "-", at most 200',
+      path: '--campaign',
+      expected: String(CAMPAIGN_ID_PATTERN),
+      received: options.campaignId,
+    });
+  const allLanes: Lane[] = [];
+  environment.configs.forEach((config, at) => {
+    const lane = laneOf(config, at, issues);
+    if (lane !== null) allLanes.push(lane);
+  });
+  const named = options.lanes === undefined || options.lanes === 'all' ? null : options.lanes;
+  const lanes: Lane[] = [];
+  if (named === null) lanes.push(...allLanes.filter((lane) => lane.enabled));
+  else
+    for (const id of new Set(named)) {
+      const lane = allLanes.find((candidate) => candidate.id === id);
+      if (lane !== undefined) lanes.push(lane);
+      else
+        issues.push({
+          code: environment.configs.some((config) => config.id === id) ? 'lane_missing' : 'lane_unknown',
+          message: environment.configs.some((config) => config.id === id)
+            ? `config ${id} has no lane (or no limits): it cannot run in a campaign`
+            : `no config ${id} in the environment`,
+          path: '--lanes',
+          expected: `one of ${allLanes.map((lane) => lane.id).join(', ') || '(no lanes: add lane and limits to a config)'}`,
+          received: id,
+        });
+    }
+  if (named !== null && new Set(named).size !== named.length)
+    issues.push({
+      code: 'lane_duplicate',
+      message: 'a lane is named twice',
+      path: '--lanes',
+      expected: 'each lane once',
+      received: named.join(','),
+    });
+  const namedCases = options.cases === undefined || options.cases === 'all' ? null : options.cases;
+  const cases: EnvironmentCase[] = [];
+  if (namedCases === null) cases.push(...environment.cases);
+  else
+    for (const id of new Set(namedCases)) {
+      const entry = environment.cases.find((candidate) => candidate.id === id);
+      if (entry !== undefined) cases.push(entry);
+      else
+        issues.push({
+          code: 'case_unknown',
+          message: `no case ${id} in the environment`,
+          path: '--cases',
+          expected: `one of ${environment.cases.map((item) => item.id).join(', ')}`,
+          received: id,
+        });
+    }
+  for (const entry of cases)
+    if (entry.prompt === undefined)
+      issues.push({
+        code: 'case_prompt_missing',
+        message: `case ${entry.id} has no prompt: the eval-session request needs one`,
+        path: pointer('cases', environment.cases.indexOf(entry), 'prompt'),
+        expected: 'a prompt',
+        received: 'none',
+      });
+  if (lanes.length === 0 && issues.length === 0)
+    issues.push({
+      code: 'lanes_none',
+      message: 'no lane to run: every config lacks a lane or is disabled',
+      path: '/configs',
+      expected: 'a config with lane {provider} and limits (a disabled lane runs when named with --lanes)',
+      received: `${allLanes.length} lane(s), none enabled`,
+    });
+  if (cases.length === 0 && issues.length === 0)
+    issues.push({
+      code: 'cases_none',
+      message: 'no case to run',
+      path: '/cases',
+      expected: 'at least one case',
+      received: 'none',
+    });
+  if (issues.length > 0)
+    throw new CampaignError(
+      'campaign_suite_invalid',
+      'the suite and flags do not make a campaign plan',
+      issues,
+    );
+
+  const shardCount = options.shardCount ?? 1;
+  const attemptsPer = options.attempts ?? environment.campaign?.attempts ?? DEFAULT_ATTEMPTS;
+  const maxCostUsd = options.maxCostUsd ?? environment.campaign?.max_cost_usd;
+  const attempts: PlannedAttempt[] = [];
+  for (const lane of lanes)
+    for (const entry of cases)
+      for (let index = 1; index <= attemptsPer; index++)
+        attempts.push({
+          attemptId: plannedAttemptId(options.campaignId, lane.id, entry.id, index),
+          laneId: lane.id,
+          caseId: entry.id,
+          index,
+          shard: shardOf(attempts.length, shardCount),
+        });
+  const selected = new Set(lanes.map((lane) => lane.id));
+  return {
+    campaignId: options.campaignId,
+    suiteFingerprint: canonicalDigest(environment),
+    lanes,
+    lanesLeftOut: allLanes.filter((lane) => !selected.has(lane.id)).map((lane) => lane.id),
+    cases: cases.map((entry) => entry.id),
+    allEnabledLanes: allLanes.filter((lane) => lane.enabled).every((lane) => selected.has(lane.id)),
+    allCases: cases.length === environment.cases.length,
+    settings: {
+      attempts: attemptsPer,
+      maxInfrastructureRetries:
+        environment.campaign?.max_infrastructure_retries ?? DEFAULT_INFRASTRUCTURE_RETRIES,
+      maxCostNanodollars: maxCostUsd === undefined ? null : usdToNanodollars(maxCostUsd),
+    },
+    attempts,
+    shardCount,
+  };
+}
+
+/** The attempts of one shard, in plan order. */
+export function shardAttempts(plan: CampaignPlan, shard: Shard | null): readonly PlannedAttempt[] {
+  return shard === null ? plan.attempts : plan.attempts.filter((attempt) => attempt.shard === shard.index);
+}
+
+/** A digest of what the plan is (ids, lanes, cases, settings): the same on every machine for the same inputs. */
+export function planDigest(plan: CampaignPlan): string {
+  return sha256Digest(
+    JSON.stringify([
+      plan.campaignId,
+      plan.suiteFingerprint,
+      plan.lanes,
+      plan.cases,
+      plan.settings,
+      plan.attempts,
+    ]),
+  );
+}

@@ -1,0 +1,467 @@
+// The campaign record, evals-campaign/v1 (schemas/evals/campaign-v1.schema.json): what ran, at which
+// suite revision, with which release, each planned attempt's outcome in the taxonomy, tries and
+// retry cost, cost provider-reported and estimated kept apart with coverage, complete or partial
+// and why. A shard writes the same record for its slice (`shard` set); `mergeCampaignRecords`
+// combines every shard of one plan, a missing shard's attempts becoming infrastructure failures
+// (`ci_cell_artifact_missing`). A campaign id names one campaign: writing a record where another
+// one of the same id but another suite, release or plan is recorded is refused.
+import { readFile } from 'node:fs/promises';
+
+import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { writeOutputFile } from '@paperclip-evals/node';
+
+import { CampaignError } from './errors.js';
+import { planDigest } from './plan.js';
+import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST } from './try-outcome.js';
+
+import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
+
+import type { AttemptOutcome, Disposition, ExecuteResult, StopReason } from './execute.js';
+import type { Join } from './join.js';
+import type { CampaignPlan, PlannedAttempt, Shard } from './plan.js';
+
+export const CAMPAIGN_RECORD_V1 = 'evals-campaign/v1';
+export const CAMPAIGN_RECORD_V1_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/campaign/v1.json';
+
+export type PartialReason =
+  'lane_subset' | 'case_subset' | 'budget_stop' | 'interrupted' | 'shard' | 'shard_missing';
+
+export interface CampaignTotals {
+  readonly planned: number;
+  readonly passed: number;
+  readonly behaviorFailures: number;
+  readonly gradingEvidenceFailures: number;
+  readonly infrastructureFailures: number;
+  readonly notRunBudget: number;
+  readonly notRunStopped: number;
+  /** Attempts the ledger already held (a resumed campaign): not run again. */
+  readonly resumed: number;
+  readonly tries: number;
+  readonly retries: number;
+}
+
+export interface CampaignCost {
+  /** Sums over every try of the attempts with that figure; kept apart, never added to each other. */
+  readonly providerReportedNanodollars: number;
+  readonly estimatedNanodollars: number;
+  readonly legacyLedgerNanodollars: number;
+  /** What the budget counted: per try provider-reported where present, else the estimate. */
+  readonly observedNanodollars: number;
+  /** Of that, the tries after the first of each attempt. */
+  readonly retryObservedNanodollars: number;
+  /** Tries (and resumed attempts) with an observed figure, and without one (unknown, never 0). */
+  readonly coverage: { readonly priced: number; readonly unpriced: number };
+  readonly ceilingNanodollars: number | null;
+}
+
+export interface CampaignRecord {
+  readonly schema: typeof CAMPAIGN_RECORD_V1;
+  readonly campaignId: string;
+  /** canonical sha256 of the environment: the suite revision. */
+  readonly suiteFingerprint: string;
+  /** sha256 of the plan (ids, lanes, cases, settings): every shard of one campaign has the same. */
+  readonly planDigest: string;
+  readonly package: { readonly name: string; readonly version: string };
+  readonly runnerd: { readonly sha256: string };
+  readonly receipt: CompatibilityReceipt;
+  readonly lanes: readonly {
+    readonly id: string;
+    readonly provider: string;
+    readonly model: string;
+    readonly driver: string | null;
+    readonly enabled: boolean;
+  }[];
+  readonly lanesLeftOut: readonly string[];
+  readonly cases: readonly string[];
+  readonly settings: CampaignPlan['settings'];
+  /** null: the whole plan; else this record's slice (K of N). */
+  readonly shard: Shard | null;
+  readonly shardCount: number;
+  /** The whole plan (every shard's attempts, in plan order): what a merge knows a missing shard by. */
+  readonly plan: readonly PlannedAttempt[];
+  /** Every planned attempt was decided and none stopped early, over the full selection. */
+  readonly complete: boolean;
+  readonly partial: readonly PartialReason[];
+  readonly allPassed: boolean;
+  readonly totals: CampaignTotals;
+  readonly cost: CampaignCost;
+  readonly attempts: readonly AttemptOutcome[];
+  readonly timing: { readonly startedAt: string; readonly finishedAt: string; readonly durationMs: number };
+}
+
+function totalsOf(attempts: readonly AttemptOutcome[]): CampaignTotals {
+  const count = (disposition: Disposition): number =>
+    attempts.filter((attempt) => attempt.disposition === disposition).length;
+  const tries = attempts.reduce((sum, attempt) => sum + attempt.tries.length, 0);
+  return {
+    planned: attempts.length,
+    passed: count('passed'),
+    behaviorFailures: count('behavior_failure'),
+    gradingEvidenceFailures: count('grading_evidence_failure'),
+    infrastructureFailures: count('infrastructure_failure'),
+    notRunBudget: count('not_run_budget'),
+    notRunStopped: count('not_run_stopped'),
+    resumed: attempts.filter((attempt) => attempt.resumed).length,
+    tries,
+    retries: attempts.reduce((sum, attempt) => sum + Math.max(0, attempt.tries.length - 1), 0),
+  };
+}
+
+function costOf(attempts: readonly AttemptOutcome[], ceiling: number | null): CampaignCost {
+  let provider = 0;
+  let estimated = 0;
+  let legacy = 0;
+  let observed = 0;
+  let retry = 0;
+  let priced = 0;
+  let unpriced = 0;
+  for (const attempt of attempts) {
+    const costs = attempt.resumed ? [attempt.cost] : attempt.tries.map((entry) => entry.cost);
+    costs.forEach((cost, index) => {
+      provider += cost.providerReportedNanodollars ?? 0;
+      estimated += cost.estimatedNanodollars ?? 0;
+      legacy += cost.legacyLedgerNanodollars ?? 0;
+      if (cost.observedNanodollars === null) unpriced++;
+      else {
+        priced++;
+        observed += cost.observedNanodollars;
+        if (index > 0) retry += cost.observedNanodollars;
+      }
+    });
+  }
+  return {
+    providerReportedNanodollars: provider,
+    estimatedNanodollars: estimated,
+    legacyLedgerNanodollars: legacy,
+    observedNanodollars: observed,
+    retryObservedNanodollars: retry,
+    coverage: { priced, unpriced },
+    ceilingNanodollars: ceiling,
+  };
+}
+
+function partialOf(
+  plan: CampaignPlan,
+  shard: Shard | null,
+  stopped: StopReason | null,
+  attempts: readonly AttemptOutcome[],
+): PartialReason[] {
+  const reasons: PartialReason[] = [];
+  if (!plan.allEnabledLanes) reasons.push('lane_subset');
+  if (!plan.allCases) reasons.push('case_subset');
+  if (
+    stopped === 'budget' ||
+    stopped === 'budget_unproven' ||
+    attempts.some((a) => a.disposition === 'not_run_budget')
+  )
+    reasons.push('budget_stop');
+  if (stopped === 'interrupted' || attempts.some((a) => a.disposition === 'not_run_stopped'))
+    reasons.push('interrupted');
+  if (shard !== null) reasons.push('shard');
+  if (attempts.some((a) => a.infrastructureFailure?.class === 'ci_cell_artifact_missing'))
+    reasons.push('shard_missing');
+  return [...new Set(reasons)];
+}
+
+function assemble(
+  base: Omit<CampaignRecord, 'complete' | 'partial' | 'allPassed' | 'totals' | 'cost'>,
+  plan: CampaignPlan,
+  stopped: StopReason | null,
+): CampaignRecord {
+  const partial = partialOf(plan, base.shard, stopped, base.attempts);
+  const totals = totalsOf(base.attempts);
+  const record: CampaignRecord = {
+    ...base,
+    complete: partial.length === 0,
+    partial,
+    allPassed: partial.length === 0 && totals.passed === totals.planned,
+    totals,
+    cost: costOf(base.attempts, plan.settings.maxCostNanodollars),
+  };
+  assertCampaignRecord(record);
+  return record;
+}
+
+/** The record of a run (the whole plan, or one shard of it). */
+export function campaignRecord(
+  plan: CampaignPlan,
+  join: Join,
+  shard: Shard | null,
+  result: ExecuteResult,
+): CampaignRecord {
+  return assemble(
+    {
+      schema: CAMPAIGN_RECORD_V1,
+      campaignId: plan.campaignId,
+      suiteFingerprint: plan.suiteFingerprint,
+      planDigest: planDigest(plan),
+      package: { name: join.packageName, version: join.packageVersion },
+      runnerd: { sha256: join.runnerdSha256 },
+      receipt: join.receipt,
+      lanes: plan.lanes.map(({ id, provider, model, driver, enabled }) => ({
+        id,
+        provider,
+        model,
+        driver,
+        enabled,
+      })),
+      lanesLeftOut: plan.lanesLeftOut,
+      cases: plan.cases,
+      settings: plan.settings,
+      shard,
+      shardCount: plan.shardCount,
+      plan: plan.attempts,
+      attempts: result.attempts,
+      timing: {
+        startedAt: result.startedAt,
+        finishedAt: result.finishedAt,
+        durationMs: Math.max(0, Date.parse(result.finishedAt) - Date.parse(result.startedAt)),
+      },
+    },
+    plan,
+    result.stopped,
+  );
+}
+
+/** Every way `value` is not an evals-campaign/v1 record ([] when it is one). */
+export function campaignRecordIssues(value: unknown): Issue[] {
+  return schemaErrors(CAMPAIGN_RECORD_V1_SCHEMA_ID, value).map((error) => ({
+    code: 'schema_violation',
+    message: `${error.instancePath === '' ? '(root)' : error.instancePath} ${error.message ?? 'is invalid'}`,
+    path: error.instancePath,
+    expected: error.keyword,
+    received: error.params,
+  }));
+}
+
+function assertCampaignRecord(record: CampaignRecord): void {
+  const issues = campaignRecordIssues(JSON.parse(JSON.stringify(record)));
+  if (issues.length > 0)
+    throw new Error(`internal: the campaign record breaks its schema: ${JSON.stringify(issues.slice(0, 5))}`);
+}
+
+/** What makes two records the same campaign (and the same slice of it). */
+export type CampaignIdentity = Pick<
+  CampaignRecord,
+  'campaignId' | 'suiteFingerprint' | 'planDigest' | 'package' | 'runnerd' | 'shard'
+>;
+
+/** The identity a run of `plan` with `join` records (checked against --out before anything runs). */
+export function campaignIdentity(plan: CampaignPlan, join: Join, shard: Shard | null): CampaignIdentity {
+  return {
+    campaignId: plan.campaignId,
+    suiteFingerprint: plan.suiteFingerprint,
+    planDigest: planDigest(plan),
+    package: { name: join.packageName, version: join.packageVersion },
+    runnerd: { sha256: join.runnerdSha256 },
+    shard,
+  };
+}
+
+function identityOf(record: CampaignIdentity): string {
+  return JSON.stringify([
+    record.campaignId,
+    record.suiteFingerprint,
+    record.planDigest,
+    record.package,
+    record.runnerd,
+    record.shard,
+  ]);
+}
+
+/** Reads a campaign (or shard) record file, fail closed. */
+export async function readCampaignRecord(path: string): Promise<CampaignRecord> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new CampaignError('campaign_record_invalid', `cannot read ${path} (${code})`, [
+      {
+        code: 'campaign_record_unreadable',
+        message: `${path}: ${code}`,
+        path,
+        expected: 'a readable evals-campaign/v1 record',
+        received: code,
+      },
+    ]);
+  }
+  const parsed = readJsonText(bytes);
+  const issues = parsed.ok ? campaignRecordIssues(parsed.value) : parsed.issues;
+  if (issues.length > 0 || !parsed.ok)
+    throw new CampaignError(
+      'campaign_record_invalid',
+      `${path} is not an evals-campaign/v1 record`,
+      issues.map((issue) => ({ ...issue, message: `${path}: ${issue.message}` })),
+    );
+  return parsed.value as CampaignRecord;
+}
+
+/**
+ * Writes the record atomically (contract's writeOutputFile). Where a record of the same campaign id
+ * is already recorded for another suite, release, plan or shard, nothing is written: a campaign id
+ * names one campaign (a rerun of the same campaign replaces its record with the newer one).
+ */
+export async function writeCampaignRecord(path: string, record: CampaignRecord): Promise<void> {
+  await assertRecordable(path, record);
+  await writeOutputFile(path, (write) => write(`${JSON.stringify(record, null, 2)}\n`));
+}
+
+/**
+ * Refuses (campaign_record_conflict) when `path` holds a record of the same campaign id for another
+ * suite, release, plan or shard; anything else there is writeOutputFile's to judge.
+ */
+export async function assertRecordable(path: string, identity: CampaignIdentity): Promise<void> {
+  const existing = await readCampaignRecord(path).catch(() => null);
+  if (existing === null || existing.campaignId !== identity.campaignId) return;
+  if (identityOf(existing) === identityOf(identity)) return;
+  throw new CampaignError(
+    'campaign_record_conflict',
+    `${path} records campaign ${identity.campaignId} with other content`,
+    [
+      {
+        code: 'campaign_id_reused',
+        message: `campaign ${identity.campaignId} is recorded there for another suite, release, plan or shard: a campaign id names one campaign`,
+        path,
+        expected: identityOf(existing),
+        received: identityOf(identity),
+      },
+    ],
+  );
+}
+
+/**
+ * Combines the shard records of one campaign (same id, suite, release, plan; each shard once) into
+ * the campaign's record. A shard with no record: each of its planned attempts is an infrastructure
+ * failure of class ci_cell_artifact_missing (upstream's), and the record is partial.
+ */
+export function mergeCampaignRecords(
+  shards: readonly { path: string; record: CampaignRecord }[],
+): CampaignRecord {
+  const issues: Issue[] = [];
+  const first = shards[0];
+  if (first === undefined)
+    throw new CampaignError('campaign_record_invalid', 'no shard record to merge', [
+      {
+        code: 'shards_none',
+        message: 'evals merge needs shard records',
+        path: '',
+        expected: 'one or more',
+        received: 'none',
+      },
+    ]);
+  const same = (record: CampaignRecord): string =>
+    JSON.stringify([
+      record.campaignId,
+      record.suiteFingerprint,
+      record.planDigest,
+      record.package,
+      record.runnerd,
+      record.shardCount,
+    ]);
+  const byIndex = new Map<number, { path: string; record: CampaignRecord }>();
+  for (const shard of shards) {
+    const { record, path } = shard;
+    if (record.shard === null)
+      issues.push({
+        code: 'shard_record_expected',
+        message: `${path} is a whole campaign, not a shard`,
+        path,
+        expected: 'a record written with --shard K/N',
+        received: 'shard: null',
+      });
+    else if (same(record) !== same(first.record))
+      issues.push({
+        code: 'shard_conflict',
+        message: `${path} is a shard of another campaign, suite, release or plan`,
+        path,
+        expected: same(first.record),
+        received: same(record),
+      });
+    else if (byIndex.has(record.shard.index))
+      issues.push({
+        code: 'shard_duplicate',
+        message: `${path} and ${byIndex.get(record.shard.index)?.path ?? ''} are both shard ${record.shard.index}/${record.shard.count}`,
+        path,
+        expected: 'each shard once',
+        received: `shard ${record.shard.index} twice`,
+      });
+    else byIndex.set(record.shard.index, shard);
+  }
+  if (issues.length > 0)
+    throw new CampaignError('campaign_record_conflict', 'the shard records do not merge', issues);
+  const base = first.record;
+  const attempts: AttemptOutcome[] = [];
+  for (let index = 1; index <= base.shardCount; index++) {
+    const shard = byIndex.get(index);
+    if (shard !== undefined) {
+      attempts.push(...shard.record.attempts);
+      continue;
+    }
+    // The planned attempts of the missing shard: known from the plan every shard shares.
+    attempts.push(...missingShardAttempts(base, index));
+  }
+  const planOrder = plannedOrder(base);
+  attempts.sort((a, b) => (planOrder.get(a.attemptId) ?? 0) - (planOrder.get(b.attemptId) ?? 0));
+  const records = [...byIndex.values()].map((shard) => shard.record);
+  const startedAt = records.map((record) => record.timing.startedAt).sort()[0] ?? base.timing.startedAt;
+  const finishedAt =
+    records
+      .map((record) => record.timing.finishedAt)
+      .sort()
+      .at(-1) ?? base.timing.finishedAt;
+  const planShape: CampaignPlan = {
+    campaignId: base.campaignId,
+    suiteFingerprint: base.suiteFingerprint,
+    lanes: [],
+    lanesLeftOut: base.lanesLeftOut,
+    cases: base.cases,
+    allEnabledLanes: !base.partial.includes('lane_subset'),
+    allCases: !base.partial.includes('case_subset'),
+    settings: base.settings,
+    attempts: [],
+    shardCount: base.shardCount,
+  };
+  const stopped = records.some((record) => record.partial.includes('budget_stop'))
+    ? 'budget'
+    : records.some((record) => record.partial.includes('interrupted'))
+      ? 'interrupted'
+      : null;
+  return assemble(
+    {
+      ...base,
+      shard: null,
+      attempts,
+      timing: {
+        startedAt,
+        finishedAt,
+        durationMs: Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)),
+      },
+    },
+    planShape,
+    stopped,
+  );
+}
+
+/** The plan's attempts (ids, lanes, cases, shards) as every shard record carries them. */
+function plannedOrder(record: CampaignRecord): Map<string, number> {
+  return new Map(record.plan.map((attempt, position) => [attempt.attemptId, position]));
+}
+
+function missingShardAttempts(record: CampaignRecord, shard: number): AttemptOutcome[] {
+  return record.plan
+    .filter((attempt) => attempt.shard === shard)
+    .map((attempt) => ({
+      ...attempt,
+      disposition: 'infrastructure_failure' as const,
+      reason: `shard ${shard}/${record.shardCount} left no record (a CI cell without its artifact)`,
+      infrastructureFailure: {
+        class: 'ci_cell_artifact_missing',
+        ...CAMPAIGN_FAILURE_CLASSES.ci_cell_artifact_missing,
+      },
+      tries: [],
+      finalAttemptId: null,
+      resumed: false,
+      cost: UNKNOWN_COST,
+    }));
+}

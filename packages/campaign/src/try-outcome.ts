@@ -1,0 +1,236 @@
+// What one try of an attempt came to, from how its eval-session process ended and the artifact it
+// left (docs/upstream-runner-facts.md §5): exit 0 with a success artifact is evidence to ingest;
+// exit 2 with a failure artifact is the infrastructure failure it states (class, category,
+// retryable, upstream's table); anything else — exit 1 (refused before the session), a hang past
+// its timeout, a crash, garbage or no artifact — is an infrastructure failure of our own class
+// (CAMPAIGN_FAILURE_CLASSES), never a pass and never a behaviour result. The artifact's usage gives
+// the try's cost, provider-reported and estimated kept apart.
+import { lstat, readFile } from 'node:fs/promises';
+
+import { readJsonText } from '@paperclip-evals/contract';
+
+import type { KillableRunResult } from '@paperclip-evals/node';
+
+export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
+/** The largest artifact read (the evidence itself is the native bundle beside it). */
+export const MAX_ARTIFACT_BYTES = 16 * 1024 * 1024;
+
+/** The eval-session bin's exit codes (upstream's). */
+export const EVAL_SESSION_EXIT = { ok: 0, refused: 1, infrastructureFailure: 2 } as const;
+
+export interface InfrastructureFailure {
+  readonly class: string;
+  readonly category: string;
+  readonly retryable: boolean;
+  /** One line: what happened (the artifact's infrastructureError, or ours). */
+  readonly message: string;
+}
+
+/**
+ * Ours, for what the eval-session never reported itself (upstream's own classes come from the
+ * artifact; `ci_cell_artifact_missing` is upstream's name for a matrix cell that left nothing).
+ */
+export const CAMPAIGN_FAILURE_CLASSES = {
+  /** Killed after limits.turnTimeoutMs plus grace: like upstream's provider_turn_timeout, retryable. */
+  eval_session_timeout: { category: 'campaign_orchestration', retryable: true },
+  /** Ended by a signal nobody sent: the runner died (like upstream's runner_infrastructure_failure). */
+  eval_session_crashed: { category: 'runner_infrastructure', retryable: true },
+  /** Exit 1: refused before any session (bad request, runnerd digest): the same request fails again. */
+  eval_session_refused: { category: 'eval_orchestration', retryable: false },
+  /** No artifact at --output. */
+  eval_session_artifact_missing: { category: 'eval_orchestration', retryable: false },
+  /** An artifact that is not a strict JSON eval-session artifact of this attempt, or that disagrees with its exit code. */
+  eval_session_artifact_invalid: { category: 'eval_orchestration', retryable: false },
+  /** An exit code the contract does not have. */
+  eval_session_exit_unknown: { category: 'eval_orchestration', retryable: false },
+  /** The process could not be started. */
+  eval_session_not_started: { category: 'campaign_orchestration', retryable: false },
+  /** A shard record was missing at merge (upstream's class for a CI cell without artifact). */
+  ci_cell_artifact_missing: { category: 'campaign_orchestration', retryable: false },
+} as const satisfies Record<string, { category: string; retryable: boolean }>;
+export type CampaignFailureClass = keyof typeof CAMPAIGN_FAILURE_CLASSES;
+
+export function campaignFailure(failureClass: CampaignFailureClass, message: string): InfrastructureFailure {
+  return { class: failureClass, ...CAMPAIGN_FAILURE_CLASSES[failureClass], message };
+}
+
+/** A try's cost as its artifact reports it (nanodollars; null = not known). Never added together. */
+export interface TryCost {
+  readonly providerReportedNanodollars: number | null;
+  readonly estimatedNanodollars: number | null;
+  readonly legacyLedgerNanodollars: number | null;
+  /** What the budget counts: provider-reported where present, else the estimate, else null (unknown). */
+  readonly observedNanodollars: number | null;
+  readonly observedFrom: 'provider_reported' | 'estimated' | null;
+}
+
+export const UNKNOWN_COST: TryCost = {
+  providerReportedNanodollars: null,
+  estimatedNanodollars: null,
+  legacyLedgerNanodollars: null,
+  observedNanodollars: null,
+  observedFrom: null,
+};
+
+export type TryReading =
+  | {
+      readonly kind: 'evidence';
+      /** The native bundle the artifact references (relative to the artifact's folder), with its digest. */
+      readonly nativeExecution: { readonly path: string; readonly sha256: string } | null;
+      readonly cost: TryCost;
+    }
+  | {
+      readonly kind: 'infrastructure';
+      readonly failure: InfrastructureFailure;
+      readonly nativeExecution: { readonly path: string; readonly sha256: string } | null;
+      readonly cost: TryCost;
+    };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const nanodollars = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+
+/** The artifact's usage as a TryCost (absent usage: unknown, never zero). */
+export function costOfUsage(usage: unknown): TryCost {
+  if (!isObject(usage)) return UNKNOWN_COST;
+  const provider = nanodollars(usage.providerReportedCostNanodollars);
+  const estimate = nanodollars(usage.estimatedCostNanodollars);
+  return {
+    providerReportedNanodollars: provider,
+    estimatedNanodollars: estimate,
+    legacyLedgerNanodollars: nanodollars(usage.legacyLedgerCostNanodollars),
+    observedNanodollars: provider ?? estimate,
+    observedFrom: provider !== null ? 'provider_reported' : estimate !== null ? 'estimated' : null,
+  };
+}
+
+function nativeReference(artifact: Record<string, unknown>): { path: string; sha256: string } | null {
+  const reference = artifact.nativeExecution;
+  if (!isObject(reference) || typeof reference.path !== 'string' || typeof reference.sha256 !== 'string')
+    return null;
+  return { path: reference.path, sha256: reference.sha256 };
+}
+
+async function readArtifact(
+  path: string,
+  attemptId: string,
+): Promise<{ ok: true; artifact: Record<string, unknown> } | { ok: false; failure: InfrastructureFailure }> {
+  const stat = await lstat(path).catch(() => null);
+  if (stat === null)
+    return { ok: false, failure: campaignFailure('eval_session_artifact_missing', `no artifact at ${path}`) };
+  if (!stat.isFile() || stat.size > MAX_ARTIFACT_BYTES)
+    return {
+      ok: false,
+      failure: campaignFailure(
+        'eval_session_artifact_invalid',
+        stat.isFile()
+          ? `the artifact is ${stat.size} bytes, over ${MAX_ARTIFACT_BYTES}`
+          : 'the artifact is not a regular file',
+      ),
+    };
+  const parsed = readJsonText(await readFile(path), { maxBytes: MAX_ARTIFACT_BYTES });
+  if (!parsed.ok)
+    return {
+      ok: false,
+      failure: campaignFailure(
+        'eval_session_artifact_invalid',
+        `the artifact is not strict JSON: ${parsed.issues.map((issue) => issue.code).join(', ')}`,
+      ),
+    };
+  const artifact = parsed.value;
+  const problems: string[] = [];
+  if (!isObject(artifact)) problems.push('not a JSON object');
+  else {
+    if (artifact.schema !== EVAL_SESSION_ARTIFACT_V1)
+      problems.push(`schema ${JSON.stringify(artifact.schema)} is not ${EVAL_SESSION_ARTIFACT_V1}`);
+    if (artifact.attemptId !== attemptId)
+      problems.push(`attemptId ${JSON.stringify(artifact.attemptId)} is not the request's ${attemptId}`);
+  }
+  if (problems.length > 0 || !isObject(artifact))
+    return { ok: false, failure: campaignFailure('eval_session_artifact_invalid', problems.join('; ')) };
+  return { ok: true, artifact };
+}
+
+/** Reads one try: never rejects for what the eval-session did (only for Evals' own I/O failures). */
+export async function readTry(
+  result: KillableRunResult,
+  artifactPath: string,
+  attemptId: string,
+  timeoutMs: number,
+): Promise<TryReading> {
+  const infrastructure = (failure: InfrastructureFailure, cost: TryCost = UNKNOWN_COST): TryReading => ({
+    kind: 'infrastructure',
+    failure,
+    nativeExecution: null,
+    cost,
+  });
+  if (result.spawnError !== null)
+    return infrastructure(campaignFailure('eval_session_not_started', result.spawnError));
+  if (result.timedOut)
+    return infrastructure(
+      campaignFailure(
+        'eval_session_timeout',
+        `the eval-session did not end within ${timeoutMs} ms (its process group was killed)`,
+      ),
+    );
+  if (result.signal !== null)
+    return infrastructure(
+      campaignFailure('eval_session_crashed', `the eval-session was killed by ${result.signal}`),
+    );
+  const tail = result.stderrTail.trim().split('\n').slice(-1)[0] ?? '';
+  if (result.exitCode === EVAL_SESSION_EXIT.refused)
+    return infrastructure(
+      campaignFailure(
+        'eval_session_refused',
+        `the eval-session exited 1 before any session${tail === '' ? '' : `: ${tail}`}`,
+      ),
+    );
+  if (result.exitCode !== EVAL_SESSION_EXIT.ok && result.exitCode !== EVAL_SESSION_EXIT.infrastructureFailure)
+    return infrastructure(
+      campaignFailure(
+        'eval_session_exit_unknown',
+        `the eval-session exited ${String(result.exitCode)} (the contract has 0, 1, 2)`,
+      ),
+    );
+  const read = await readArtifact(artifactPath, attemptId);
+  if (!read.ok) return infrastructure(read.failure);
+  const { artifact } = read;
+  const cost = costOfUsage(artifact.usage);
+  const stated = artifact.infrastructureFailure;
+  if (result.exitCode === EVAL_SESSION_EXIT.ok) {
+    if (stated !== undefined || !isObject(artifact.turn))
+      return infrastructure(
+        campaignFailure(
+          'eval_session_artifact_invalid',
+          'exit 0, but the artifact is not the success shape (a turn, no infrastructureFailure)',
+        ),
+        cost,
+      );
+    return { kind: 'evidence', nativeExecution: nativeReference(artifact), cost };
+  }
+  if (
+    !isObject(stated) ||
+    typeof stated.class !== 'string' ||
+    typeof stated.category !== 'string' ||
+    typeof stated.retryable !== 'boolean'
+  )
+    return infrastructure(
+      campaignFailure(
+        'eval_session_artifact_invalid',
+        'exit 2, but the artifact states no infrastructureFailure {class, category, retryable}',
+      ),
+      cost,
+    );
+  return {
+    kind: 'infrastructure',
+    failure: {
+      class: stated.class,
+      category: stated.category,
+      retryable: stated.retryable,
+      message: typeof artifact.infrastructureError === 'string' ? artifact.infrastructureError : stated.class,
+    },
+    nativeExecution: nativeReference(artifact),
+    cost,
+  };
+}

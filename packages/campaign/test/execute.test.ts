@@ -1,0 +1,168 @@
+// executeCampaign with real processes: a stand-in eval-session (support/stand-in-eval-session.mjs)
+// that succeeds, fails its turn, fails retryably or not, hangs, writes garbage, exits 0 without
+// output or exits 1 — each try classified as the contract says and retried only when retryable;
+// a rerun starts no session; a cost ceiling stops scheduling with known costs and with unknown ones.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { loadEnvironment } from '@paperclip-evals/evalbook';
+
+import { executeCampaign, planCampaign } from '../src/index.ts';
+import { createStandIn, standInRelease, suiteEnvironment } from './support/stand-in.ts';
+
+import type { ExecuteResult } from '../src/index.ts';
+import type { StandIn, SuiteCase } from './support/stand-in.ts';
+
+let scratch: string;
+let standIn: StandIn;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'campaign-execute-'));
+  standIn = await createStandIn('execute');
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+  await standIn.remove();
+});
+
+let runs = 0;
+async function run(
+  campaignId: string,
+  cases: readonly SuiteCase[],
+  options: Parameters<typeof suiteEnvironment>[1] & {
+    allowUnpriced?: boolean;
+    maxParallel?: number;
+    store?: string;
+  } = {},
+): Promise<ExecuteResult> {
+  const dir = join(scratch, `${campaignId}-${runs++}`);
+  const environmentPath = `${dir}.json`;
+  await writeFile(environmentPath, JSON.stringify(suiteEnvironment(cases, options)));
+  const environment = await loadEnvironment(environmentPath);
+  const plan = planCampaign(environment, { campaignId });
+  return executeCampaign({
+    plan,
+    shard: null,
+    release: standInRelease(standIn),
+    environment,
+    environmentPath,
+    storeUrl: options.store ?? `sqlite:${join(scratch, `${campaignId}.sqlite`)}`,
+    workDir: join(dir, 'work'),
+    maxParallel: options.maxParallel ?? 2,
+    ...(options.allowUnpriced === undefined ? {} : { allowUnpriced: options.allowUnpriced }),
+  });
+}
+
+describe('each way an eval-session ends is classified, and retried only when retryable', () => {
+  let result: ExecuteResult;
+  const cases: SuiteCase[] = [
+    { id: 'c_succeed', behaviour: 'succeed' },
+    { id: 'c_fail', behaviour: 'fail' },
+    { id: 'c_flaky', behaviour: 'flaky' },
+    { id: 'c_retryable', behaviour: 'always_retryable' },
+    { id: 'c_nonretryable', behaviour: 'nonretryable' },
+    { id: 'c_hang', behaviour: 'hang' },
+    { id: 'c_garbage', behaviour: 'garbage' },
+    { id: 'c_silent', behaviour: 'silent' },
+    { id: 'c_refuse', behaviour: 'refuse' },
+  ];
+  beforeAll(async () => {
+    result = await run('classes', cases, { retries: 1 });
+  }, 60_000);
+
+  it.each([
+    ['c_succeed', 'passed', null, 1],
+    ['c_fail', 'behavior_failure', null, 1],
+    ['c_flaky', 'passed', null, 2],
+    ['c_retryable', 'infrastructure_failure', 'runner_infrastructure_failure', 2],
+    ['c_nonretryable', 'infrastructure_failure', 'eval_orchestration_failure', 1],
+    ['c_hang', 'infrastructure_failure', 'eval_session_timeout', 2],
+    ['c_garbage', 'infrastructure_failure', 'eval_session_artifact_invalid', 1],
+    ['c_silent', 'infrastructure_failure', 'eval_session_artifact_missing', 1],
+    ['c_refuse', 'infrastructure_failure', 'eval_session_refused', 1],
+  ])('%s: %s (%s), %i tries', async (caseId, disposition, failureClass, tries) => {
+    const outcome = result.attempts.find((attempt) => attempt.caseId === caseId);
+    expect(outcome?.disposition, outcome?.reason ?? '').toBe(disposition);
+    expect(outcome?.infrastructureFailure?.class ?? null).toBe(failureClass);
+    expect(outcome?.tries).toHaveLength(tries);
+    // Every try is kept with its own attempt id, and each started exactly one session.
+    const started = await standIn.spawns();
+    for (const attempt of outcome?.tries ?? [])
+      expect(started.filter((id) => id === attempt.attemptId)).toHaveLength(1);
+    expect(outcome?.finalAttemptId).toBe(outcome?.tries.at(-1)?.attemptId);
+  });
+
+  it('counts the cost of every try, retries included', () => {
+    const flaky = result.attempts.find((attempt) => attempt.caseId === 'c_flaky');
+    // The stand-in reports 1000 µ$ (1,000,000 n$) per try that got as far as usage: both tries.
+    expect(flaky?.cost.observedNanodollars).toBe(2_000_000);
+    expect(flaky?.tries.map((entry) => entry.cost.observedFrom)).toEqual([
+      'provider_reported',
+      'provider_reported',
+    ]);
+  });
+
+  it('starts no session for a campaign the ledger already holds, and says so', async () => {
+    const before = await standIn.starts();
+    // The same campaign and suite again; only the attempts without evidence (infrastructure
+    // failures) are not in the ledger, and they are tried again.
+    const again = await run('classes', cases, { retries: 1 });
+    const resumed = again.attempts.filter((attempt) => attempt.resumed).map((attempt) => attempt.caseId);
+    expect(resumed.sort()).toEqual(['c_fail', 'c_flaky', 'c_succeed']);
+    const started = [...(await standIn.starts())].filter((start) => !before.has(start));
+    const held = result.attempts.filter((attempt) => resumed.includes(attempt.caseId));
+    expect(started.filter((start) => held.some((attempt) => start.startsWith(attempt.attemptId)))).toEqual(
+      [],
+    );
+    expect(started).toHaveLength(again.attempts.reduce((sum, attempt) => sum + attempt.tries.length, 0));
+  }, 60_000);
+});
+
+describe('the cost ceiling', () => {
+  it('stops scheduling at the ceiling with known costs; the rest is not run (budget)', async () => {
+    const cases = Array.from({ length: 5 }, (_, index) => ({
+      id: `c_${index}`,
+      behaviour: 'succeed',
+      costMicros: 1000,
+    }));
+    // 1,000 µ$ a try; a ceiling of 2,000 µ$: two run (one at a time), then nothing more starts.
+    const result = await run('budget', cases, { maxCostUsd: 0.002, maxParallel: 1 });
+    expect(result.stopped).toBe('budget');
+    expect(result.attempts.map((attempt) => attempt.disposition)).toEqual([
+      'passed',
+      'passed',
+      'not_run_budget',
+      'not_run_budget',
+      'not_run_budget',
+    ]);
+    expect(result.attempts.slice(2).every((attempt) => attempt.tries.length === 0)).toBe(true);
+  });
+
+  it('stops when a cost is unknown (the budget is unproven), unless --allow-unpriced', async () => {
+    const cases = Array.from({ length: 3 }, (_, index) => ({
+      id: `c_${index}`,
+      behaviour: 'succeed',
+      costMicros: null,
+    }));
+    const stopped = await run('unpriced', cases, { maxCostUsd: 1, maxParallel: 1 });
+    expect(stopped.stopped).toBe('budget_unproven');
+    expect(stopped.attempts.map((attempt) => attempt.disposition)).toEqual([
+      'passed',
+      'not_run_budget',
+      'not_run_budget',
+    ]);
+    const allowed = await run('unpriced-allowed', cases, {
+      maxCostUsd: 1,
+      maxParallel: 1,
+      allowUnpriced: true,
+    });
+    expect(allowed.stopped).toBe(null);
+    expect(allowed.attempts.every((attempt) => attempt.disposition === 'passed')).toBe(true);
+  });
+
+  it('never stops without a ceiling, whatever is unpriced', async () => {
+    const cases = [{ id: 'c_0', behaviour: 'succeed', costMicros: null }];
+    expect((await run('no-ceiling', cases)).stopped).toBe(null);
+  });
+});

@@ -1,0 +1,360 @@
+// `evals run` and `evals merge` end to end through the built CLI, with real processes: a release
+// qualified once (a fake release of the qualification tests, its record accepted), the stand-in
+// eval-session as the bin. An incompatible release and a changed one start zero sessions; SIGKILL of
+// `evals run` mid-campaign then a rerun leaves every attempt in the ledger exactly once; a finished
+// campaign reruns with no session; Ctrl-C stops scheduling and still writes the record; 4 shards
+// into one real PostgreSQL, merged, are the unsharded campaign.
+import { spawn } from 'node:child_process';
+import { appendFile, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openStore } from '@paperclip-evals/evalbook';
+import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
+
+import { campaignRecordIssues } from '../src/index.ts';
+import { REPO_ROOT, buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
+import { testPnpm } from '../../qualification/test/support/pnpm.ts';
+import { startPostgres } from '../../evalbook/test/support/postgres-server.ts';
+import { createStandIn, suiteEnvironment } from './support/stand-in.ts';
+
+import type { CampaignRecord } from '../src/index.ts';
+import type { PostgresServer } from '../../evalbook/test/support/postgres-server.ts';
+import type { StandIn } from './support/stand-in.ts';
+
+const EVALS = join(REPO_ROOT, 'packages/cli/bin/evals.js');
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function evals(args: readonly string[], onSpawn?: (pid: number) => void): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [EVALS, ...args], {
+      cwd: scratch,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (child.pid !== undefined) onSpawn?.(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      resolve({ code: code ?? (signal === null ? null : -1), stdout, stderr });
+    });
+  });
+}
+
+let scratch: string;
+let standIn: StandIn;
+let good: string;
+let goodRecord: string;
+let bad: string;
+let badRecord: string;
+let environment: string;
+
+const CASES = Array.from({ length: 4 }, (_, index) => ({
+  id: `case_${index}`,
+  behaviour: 'slow',
+  delayMs: 150,
+}));
+const LANES = [{ id: 'lane_a' }, { id: 'lane_b' }];
+const PLANNED = CASES.length * LANES.length * 2;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'campaign-e2e-'));
+  standIn = await createStandIn('e2e');
+  good = (await buildFakeRelease(join(scratch, 'good'))).dir;
+  bad = (
+    await buildFakeRelease(join(scratch, 'bad'), { runnerdPrp: { minimumVersion: 99, maximumVersion: 99 } })
+  ).dir;
+  const work = join(scratch, 'qualify-work');
+  await cp(join(scratch, 'good'), join(scratch, 'good-copy'), { recursive: true }).catch(() => undefined);
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(work);
+  goodRecord = join(scratch, 'good-qualification.json');
+  badRecord = join(scratch, 'bad-qualification.json');
+  await writeQualificationRecord(
+    goodRecord,
+    await qualifyRelease({ releaseDir: good, tempDir: work, pnpm: testPnpm() }),
+  );
+  await writeQualificationRecord(
+    badRecord,
+    await qualifyRelease({ releaseDir: bad, tempDir: work, pnpm: testPnpm() }),
+  );
+  environment = join(scratch, 'evalbook.json');
+  await writeFile(environment, JSON.stringify(suiteEnvironment(CASES, { lanes: LANES, attempts: 2 })));
+}, 120_000);
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+  await standIn.remove();
+});
+
+const runArgs = (
+  campaign: string,
+  store: string,
+  release = good,
+  record = goodRecord,
+  parallel = '2',
+): string[] => [
+  'run',
+  '--release-dir',
+  release,
+  '--qualification',
+  record,
+  '--env',
+  environment,
+  '--campaign',
+  campaign,
+  '--store',
+  store,
+  '--work-dir',
+  join(scratch, `work-${campaign}`),
+  '--eval-session-bin',
+  standIn.binPath,
+  '--eval-session-sha256',
+  standIn.sha256,
+  '--max-parallel',
+  parallel,
+];
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+async function ledgerIds(store: string, campaign: string): Promise<string[]> {
+  const opened = await openStore(store, { mustExist: true });
+  const ids: string[] = [];
+  try {
+    for await (const attempt of opened.attempts())
+      if (attempt.key.runId === campaign) ids.push(attempt.key.attemptId);
+  } finally {
+    await opened.close();
+  }
+  return ids;
+}
+
+describe('nothing starts before the join holds', () => {
+  it('an incompatible release: exit 3, every issue listed, no session, nothing written', async () => {
+    const before = (await standIn.spawns()).length;
+    const store = join(scratch, 'incompatible.sqlite');
+    const result = await evals(runArgs('incompatible', `sqlite:${store}`, bad, badRecord));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('campaign_release_incompatible');
+    expect(result.stderr).toContain('prp_version_no_overlap');
+    expect((await standIn.spawns()).length).toBe(before);
+    expect(await exists(store)).toBe(false);
+    expect(await exists(join(scratch, 'work-incompatible'))).toBe(false);
+  });
+
+  it('a release changed since its qualification: exit 3 (release_digest_changed), no session', async () => {
+    const changed = join(scratch, 'changed');
+    await cp(good, changed, { recursive: true });
+    const runnerd = (await import('node:fs/promises')).readdir(changed);
+    const name = (await runnerd).find((file) => file.startsWith('paperclip-runnerd-'))!;
+    await appendFile(join(changed, name), '\n# changed\n');
+    const before = (await standIn.spawns()).length;
+    const result = await evals(runArgs('changed', `sqlite:${join(scratch, 'changed.sqlite')}`, changed));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('release_digest_changed');
+    expect((await standIn.spawns()).length).toBe(before);
+  });
+});
+
+describe('a campaign on one machine', () => {
+  it('runs every attempt once, prints the record, and a rerun starts no session', async () => {
+    const store = `sqlite:${join(scratch, 'whole.sqlite')}`;
+    const out = join(scratch, 'whole.json');
+    const result = await evals([...runArgs('whole', store), '--json', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const record = JSON.parse(result.stdout) as CampaignRecord;
+    expect(campaignRecordIssues(record)).toEqual([]);
+    expect(record).toMatchObject({
+      complete: true,
+      allPassed: true,
+      totals: { planned: PLANNED, passed: PLANNED },
+    });
+    expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(record);
+    expect((await ledgerIds(store, 'whole')).sort()).toEqual(
+      record.attempts.map((attempt) => attempt.attemptId).sort(),
+    );
+    const before = await standIn.starts();
+    const again = await evals([...runArgs('whole', store), '--json', '--out', out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as CampaignRecord).totals.resumed).toBe(PLANNED);
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 60_000);
+
+  it('refuses a campaign id recorded for another suite, before any session (exit 1)', async () => {
+    const out = join(scratch, 'reused.json');
+    const store = `sqlite:${join(scratch, 'reused.sqlite')}`;
+    expect((await evals([...runArgs('reused', store), '--out', out])).code).toBe(0);
+    const other = join(scratch, 'other-suite.json');
+    await writeFile(other, JSON.stringify(suiteEnvironment(CASES, { lanes: LANES, attempts: 1 })));
+    const before = await standIn.starts();
+    const args = runArgs('reused', store).map((arg) => (arg === environment ? other : arg));
+    const result = await evals([...args, '--out', out]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('campaign_id_reused');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 60_000);
+
+  it("without --eval-session-bin runs the package's own bin, and a package without one does not join", async () => {
+    const before = (await standIn.spawns()).length;
+    const args = runArgs('no-bin', `sqlite:${join(scratch, 'no-bin.sqlite')}`);
+    const at = args.indexOf('--eval-session-bin');
+    args.splice(at, 4);
+    const result = await evals(args);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('eval_session_bin_missing');
+    expect((await standIn.spawns()).length).toBe(before);
+  }, 120_000);
+
+  it('SIGKILL mid-campaign, then a rerun: every attempt in the ledger exactly once', async () => {
+    const store = `sqlite:${join(scratch, 'killed.sqlite')}`;
+    let pid = 0;
+    const killed = evals(runArgs('killed', store), (child) => (pid = child));
+    // Kill it once a few sessions have started (some attempts ingested, some running).
+    for (let waited = 0; waited < 20_000; waited += 50) {
+      const started = (await standIn.spawns()).filter((id) => id.length > 0).length;
+      const ours = (await ledgerIds(store, 'killed').catch(() => [] as string[])).length;
+      if (ours >= 3 && started > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    process.kill(pid, 'SIGKILL');
+    await killed;
+    const partial = await ledgerIds(store, 'killed');
+    expect(partial.length).toBeGreaterThan(0);
+    expect(partial.length).toBeLessThan(PLANNED);
+    const rerun = await evals([...runArgs('killed', store), '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const record = JSON.parse(rerun.stdout) as CampaignRecord;
+    expect(record.totals.resumed).toBeGreaterThanOrEqual(partial.length);
+    const ids = await ledgerIds(store, 'killed');
+    expect(ids).toHaveLength(PLANNED);
+    expect(new Set(ids).size).toBe(PLANNED);
+  }, 60_000);
+
+  it('Ctrl-C stops scheduling, lets running attempts finish and writes the record (exit 130)', async () => {
+    const store = `sqlite:${join(scratch, 'interrupted.sqlite')}`;
+    const out = join(scratch, 'interrupted.json');
+    let pid = 0;
+    const running = evals([...runArgs('interrupted', store), '--out', out], (child) => (pid = child));
+    for (let waited = 0; waited < 20_000; waited += 50) {
+      if ((await ledgerIds(store, 'interrupted').catch(() => [] as string[])).length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    process.kill(pid, 'SIGINT');
+    const result = await running;
+    expect(result.code, result.stderr).toBe(130);
+    const record = JSON.parse(await readFile(out, 'utf8')) as CampaignRecord;
+    expect(record.partial).toContain('interrupted');
+    expect(record.totals.notRunStopped).toBeGreaterThan(0);
+    // Running attempts finished: nothing was killed, every started attempt has its result.
+    expect(
+      record.attempts
+        .filter((attempt) => attempt.tries.length > 0)
+        .every((attempt) => attempt.disposition === 'passed'),
+    ).toBe(true);
+    expect((await ledgerIds(store, 'interrupted')).length).toBe(record.totals.passed);
+  }, 60_000);
+});
+
+describe('many machines: 4 shards into one PostgreSQL, merged', () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it("makes the cost ceiling global: a second shard sees the first one's spend in the store", async () => {
+    const url = await server.createDatabase('ceiling');
+    // 1,000 µ$ a try; shard 1/2 holds 8 attempts = $0.008, the ceiling.
+    const ceiling = ['--max-cost-usd', '0.008'];
+    const first = await evals([
+      ...runArgs('ceiling', url, good, goodRecord, '1'),
+      '--shard',
+      '1/2',
+      ...ceiling,
+      '--json',
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect((JSON.parse(first.stdout) as CampaignRecord).totals.passed).toBe(PLANNED / 2);
+    const before = await standIn.starts();
+    const second = await evals([
+      ...runArgs('ceiling', url, good, goodRecord, '1'),
+      '--shard',
+      '2/2',
+      ...ceiling,
+      '--json',
+    ]);
+    expect(second.code, second.stderr).toBe(1);
+    const record = JSON.parse(second.stdout) as CampaignRecord;
+    expect(record.totals.notRunBudget).toBe(PLANNED / 2);
+    expect(record.partial).toContain('budget_stop');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 60_000);
+
+  it('has the same attempts and outcomes as the unsharded campaign; a missing or duplicate shard is said', async () => {
+    const url = await server.createDatabase('shards');
+    const records = await Promise.all(
+      [1, 2, 3, 4].map(async (index) => {
+        const out = join(scratch, `shard-${index}.json`);
+        const result = await evals([
+          ...runArgs('sharded', url, good, goodRecord, '1'),
+          '--shard',
+          `${index}/4`,
+          '--out',
+          out,
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+        return out;
+      }),
+    );
+    const merged = join(scratch, 'merged.json');
+    const result = await evals(['merge', ...records, '--out', merged, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const record = JSON.parse(result.stdout) as CampaignRecord;
+    expect(record).toMatchObject({
+      shard: null,
+      complete: true,
+      totals: { planned: PLANNED, passed: PLANNED },
+    });
+    // The unsharded campaign (the one-machine test's record, or run here when that test was skipped).
+    const wholeOut = join(scratch, 'whole.json');
+    if (!(await exists(wholeOut)))
+      await evals([...runArgs('whole', `sqlite:${join(scratch, 'whole.sqlite')}`), '--out', wholeOut]);
+    const whole = JSON.parse(await readFile(wholeOut, 'utf8')) as CampaignRecord;
+    const outcome = (r: CampaignRecord) =>
+      r.attempts.map((a) => [a.laneId, a.caseId, a.index, a.disposition]);
+    expect(outcome(record)).toEqual(outcome(whole));
+    expect((await ledgerIds(url, 'sharded')).sort()).toEqual(record.attempts.map((a) => a.attemptId).sort());
+
+    const missing = await evals([
+      'merge',
+      ...records.slice(0, 3),
+      '--out',
+      join(scratch, 'missing.json'),
+      '--json',
+    ]);
+    expect(missing.code).toBe(1);
+    const partial = JSON.parse(missing.stdout) as CampaignRecord;
+    expect(partial.partial).toContain('shard_missing');
+    const lost = partial.attempts.filter((a) => a.shard === 4);
+    expect(lost.length).toBeGreaterThan(0);
+    expect(lost.every((a) => a.infrastructureFailure?.class === 'ci_cell_artifact_missing')).toBe(true);
+
+    const duplicate = await evals(['merge', ...records, records[0]!, '--out', join(scratch, 'dup.json')]);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('shard_duplicate');
+  }, 120_000);
+});

@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// A stand-in paperclip-runner-eval-session for the campaign tests, obeying the bin contract of
+// docs/upstream-runner-facts.md §5 (--request R --output O; exit 0 with a success artifact, 2 with
+// a failure artifact stating infrastructureFailure {class, category, retryable}, 1 before any
+// session). What it does is the request's session.behaviour. Its native-execution bundle comes
+// from templates written by stand-in.ts (the repo's synthetic generator), with the request's ids
+// and digests put in. It records each start in spawns/ beside it, so a test can count sessions.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { setInterval, setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
+const requestPath = flag('--request');
+const outputPath = flag('--output');
+if (requestPath === undefined || outputPath === undefined || args.length !== 4) {
+  process.stderr.write('missing --request or --output\n');
+  process.exit(1);
+}
+const request = JSON.parse(readFileSync(resolve(requestPath), 'utf8'));
+mkdirSync(join(here, 'spawns'), { recursive: true });
+writeFileSync(join(here, 'spawns', `${request.attemptId}.${process.pid}`), '');
+const behaviour = request.session?.behaviour ?? 'succeed';
+const micros = request.session?.costMicros === undefined ? 1000 : request.session.costMicros;
+const nano = micros === null ? null : micros * 1000;
+const usage = {
+  agentTurns: 1,
+  providerRequests: 1,
+  inputTokens: 100,
+  outputTokens: 50,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  providerReportedCostNanodollars: nano,
+  providerReportedCostProvenance: nano === null ? 'unavailable' : 'legacy_runner_usage_ledger',
+  estimatedCostNanodollars: nano,
+  costCoverage: nano === null ? 'unpriced' : 'estimated',
+  legacyLedgerCostNanodollars: null,
+};
+const common = {
+  schema: 'paperclip-runner/eval-session-artifact/v1',
+  attemptId: request.attemptId,
+  build: { schema: 'paperclip-runner/build-metadata/v1' },
+  runnerd: { path: '[withheld]', sha256: request.runnerd.sha256 },
+  requestedModel: request.model,
+  provider: request.provider,
+  driver: 'paperclip_deterministic_harness',
+  providerVersion: null,
+  timing: { startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), durationMs: 1 },
+};
+const write = (artifact) => writeFileSync(resolve(outputPath), `${JSON.stringify(artifact, null, 2)}\n`);
+const bundle = (state) => {
+  let text = readFileSync(join(here, `template-${state}${micros === null ? '-unpriced' : ''}.json`), 'utf8');
+  const template = JSON.parse(readFileSync(join(here, 'template-ids.json'), 'utf8'));
+  const swap = (from, to) => {
+    text = text.split(from).join(to);
+  };
+  swap(template.caseSha256, request.evalCase.caseSha256);
+  swap(template.configSha256, request.evalCase.configSha256);
+  swap(template.attemptId, request.attemptId);
+  swap(template.runId, request.session.runId);
+  swap(template.caseId, request.evalCase.caseId);
+  swap(template.configId, request.evalCase.configId);
+  const path = join(dirname(resolve(outputPath)), 'native-execution.json');
+  writeFileSync(path, text);
+  return {
+    path: 'native-execution.json',
+    sha256: `sha256:${createHash('sha256').update(text).digest('hex')}`,
+    byteSize: Buffer.byteLength(text),
+  };
+};
+const succeed = (state) => {
+  write({
+    ...common,
+    providerSessionId: 's',
+    turn: { turnId: 't', status: state === 'succeeded' ? 'completed' : 'failed' },
+    snapshot: {},
+    usage,
+    nativeExecution: bundle(state),
+  });
+  process.exit(0);
+};
+const infrastructure = (failureClass, category, retryable, message) => {
+  write({
+    ...common,
+    infrastructureError: message,
+    infrastructureFailure: { class: failureClass, category, retryable, diagnostics: {} },
+    providerSessionId: null,
+    usage,
+  });
+  process.stderr.write(`paperclip-runner-eval-session: ${failureClass}: ${message}\n`);
+  process.exit(2);
+};
+const retry = /-r[0-9]+$/.test(request.attemptId);
+switch (behaviour) {
+  case 'succeed':
+    succeed('succeeded');
+    break;
+  case 'fail':
+    succeed('failed');
+    break;
+  case 'slow':
+    setTimeout(() => succeed('succeeded'), request.session.delayMs ?? 300);
+    break;
+  case 'flaky':
+    if (retry) succeed('succeeded');
+    else infrastructure('provider_turn_timeout', 'provider_lifecycle', true, 'the provider turn timed out');
+    break;
+  case 'always_retryable':
+    infrastructure('runner_infrastructure_failure', 'runner_infrastructure', true, 'runner exited');
+    break;
+  case 'nonretryable':
+    infrastructure(
+      'eval_orchestration_failure',
+      'eval_orchestration',
+      false,
+      'the provider profile is invalid',
+    );
+    break;
+  case 'hang':
+    setInterval(() => undefined, 1000);
+    break;
+  case 'garbage':
+    writeFileSync(resolve(outputPath), 'not json {');
+    process.exit(0);
+    break;
+  case 'silent':
+    process.exit(0);
+    break;
+  case 'refuse':
+    process.stderr.write('runnerd digest mismatch\n');
+    process.exit(1);
+    break;
+  default:
+    process.stderr.write(`unknown behaviour ${behaviour}\n`);
+    process.exit(1);
+}

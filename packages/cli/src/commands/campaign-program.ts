@@ -1,0 +1,162 @@
+// The flag tables of `evals run` and `evals merge` (commands/campaign.ts does the work).
+import type { Command } from 'commander';
+
+import { CAMPAIGN_EXIT } from '../exit-codes.js';
+import { act } from '../run.js';
+
+const EXIT_LINE = `Exit codes: ${CAMPAIGN_EXIT.ok} every planned attempt has a result (passed, behaviour or grading failure) · ${CAMPAIGN_EXIT.incomplete} some ended in an infrastructure failure or were not run (budget) · ${CAMPAIGN_EXIT.usage} usage (bad flags, a suite that makes no plan, an invalid record) · ${CAMPAIGN_EXIT.incompatible} the release does not join (nothing was started) · ${CAMPAIGN_EXIT.interrupted}/${CAMPAIGN_EXIT.terminated} stopped by Ctrl-C / SIGTERM`;
+
+/** With --json, a failure is one {schema, exitCode, error} object on stdout. */
+const FAILURES = { json: 'evals-campaign/v1' } as const;
+
+export function addCampaignCommands(program: Command): void {
+  program
+    .command('run')
+    .summary('run a campaign: a qualified release × a suite, every attempt into the Evalbook')
+    .description(
+      [
+        'Run a campaign: qualify the release (or accept --qualification when every digest still matches),',
+        'resolve runnerd by path and sha256 and negotiate all six dimensions — any mismatch: exit 3, every issue',
+        'listed, nothing written, no session started. Then plan lanes × cases × attempts (stable attempt ids),',
+        "run each through the package's paperclip-runner-eval-session (a private folder, no shell, an empty",
+        'environment, a timeout from its limits, its process group killed on timeout or interrupt) at most',
+        '--max-parallel at once, and ingest each artifact as it lands. Only retryable infrastructure failures',
+        'are tried again (max_infrastructure_retries); no attempt starts once the spend reaches the ceiling.',
+        'A rerun of the same campaign skips what the ledger holds.',
+      ].join(' '),
+    )
+    .requiredOption('--env <file>', 'the suite: evalbook.yaml with lanes and limits (evals init shows them)')
+    .requiredOption(
+      '--campaign <id>',
+      'the campaign id (letters, digits, . _ -; e.g. gha-123-1): it derives every attempt id',
+    )
+    .option(
+      '--release-dir <dir>',
+      'the release directory (tarball, paperclip-runnerd, SHA256SUMS); not needed with --plan',
+    )
+    .option(
+      '--qualification <file>',
+      'accept this evals-qualification/v1 record instead of qualifying again (every digest is checked)',
+    )
+    .option(
+      '--lanes <ids>',
+      'comma-separated lanes (config ids), or all: every enabled lane (default); a disabled lane runs only when named',
+    )
+    .option('--cases <ids>', 'comma-separated case ids, or all (default)')
+    .option(
+      '--max-parallel <n>',
+      'eval sessions at once (default: campaign.max_parallel, else the number of cores)',
+    )
+    .option('--max-cost-usd <usd>', 'the cost ceiling (default: campaign.max_cost_usd; none: no ceiling)')
+    .option(
+      '--allow-unpriced',
+      'keep scheduling after a try of unknown cost (the ceiling is then not proven)',
+    )
+    .option(
+      '--store <url>',
+      "sqlite:PATH or postgres://… (default: the environment's store, else sqlite:.evalbook/evalbook.sqlite); with PostgreSQL every shard shares the ledger and the ceiling",
+    )
+    .option(
+      '--shard <K/N>',
+      'run the K-th of N deterministic, balanced slices of the plan (a CI matrix cell); the record is a shard record for evals merge',
+    )
+    .option('--plan', 'print the plan and run nothing (no release needed)')
+    .option(
+      '--out <file>',
+      'write the evals-campaign/v1 record here (atomically); a record of this campaign id for another suite, release or plan is refused',
+    )
+    .option(
+      '--work-dir <dir>',
+      "where each try's request and artifact are kept (default .evalbook/campaigns/<campaign>)",
+    )
+    .option(
+      '--eval-session-bin <file>',
+      "run this eval-session bin (node script) instead of the package's; needs --eval-session-sha256",
+    )
+    .option('--eval-session-sha256 <digest>', 'sha256:<64 hex> of --eval-session-bin')
+    .option('--json', 'print the record (or with --plan the plan) as JSON on stdout')
+    .addHelpText(
+      'after',
+      [
+        '',
+        EXIT_LINE,
+        '',
+        'Outcomes: passed · behavior_failure (scored, never rerun) · grading_evidence_failure · infrastructure_failure',
+        '(its class; retried only when retryable) · not_run_budget · not_run_stopped. Provider-reported and estimated',
+        'cost are kept apart; an unknown cost with a ceiling stops scheduling unless --allow-unpriced.',
+        'The first Ctrl-C stops scheduling and lets running attempts finish (the record is written); a second kills them.',
+        '',
+        'Examples:',
+        '  $ evals run --plan --env evalbook.yaml --campaign nightly-42',
+        '  $ evals run --release-dir dist/release --env evalbook.yaml --campaign nightly-42 --out campaign.json',
+        '  $ evals run --release-dir r --qualification q.json --env evalbook.yaml --campaign gha-7-1 --shard 2/4 \\',
+        '      --store postgres://ci@db/evals --out shard-2.json',
+        '  $ evals merge shard-*.json --out campaign.json',
+        '',
+        'docs/campaigns.md has the whole story, and a GitHub Actions matrix workflow with its merge job.',
+      ].join('\n'),
+    )
+    .action(
+      act(
+        async (flags: {
+          env: string;
+          campaign: string;
+          releaseDir?: string;
+          qualification?: string;
+          lanes?: string;
+          cases?: string;
+          maxParallel?: string;
+          maxCostUsd?: string;
+          allowUnpriced?: true;
+          store?: string;
+          shard?: string;
+          plan?: true;
+          out?: string;
+          workDir?: string;
+          evalSessionBin?: string;
+          evalSessionSha256?: string;
+          json?: true;
+        }) => {
+          const { runRun } = await import('./campaign.js');
+          return runRun({
+            ...flags,
+            plan: flags.plan === true,
+            json: flags.json === true,
+            allowUnpriced: flags.allowUnpriced === true,
+          });
+        },
+        FAILURES,
+      ),
+    );
+
+  program
+    .command('merge')
+    .summary('merge the shard records of one campaign into its campaign record')
+    .description(
+      [
+        'Combine the shard records (evals run --shard K/N) of one campaign into one evals-campaign/v1 record.',
+        'Every record must be a shard of the same campaign, suite, release and plan, each shard once (a duplicate',
+        "or conflicting shard is refused, exit 1); a missing shard's attempts are infrastructure failures",
+        '(ci_cell_artifact_missing) and the record is partial.',
+      ].join(' '),
+    )
+    .argument('<records...>', 'shard record files')
+    .requiredOption('--out <file>', 'where the campaign record goes (atomically)')
+    .option('--json', 'also print the record as JSON on stdout')
+    .addHelpText(
+      'after',
+      [
+        '',
+        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result, or shards that conflict · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record`,
+        '',
+        'Example:',
+        '  $ evals merge shards/*.json --out campaign.json',
+      ].join('\n'),
+    )
+    .action(
+      act(async (records: string[], flags: { out: string; json?: true }) => {
+        const { runMerge } = await import('./campaign.js');
+        return runMerge({ records, out: flags.out, json: flags.json === true });
+      }, FAILURES),
+    );
+}

@@ -1,0 +1,255 @@
+// `evals run` and `evals merge`: thin faces over @paperclip-evals/campaign. `run` makes the plan
+// (with --plan: prints it and stops), holds the join, runs the plan (or one shard) with a progress
+// line on a terminal, prints a summary (or, with --json, the evals-campaign/v1 record) and writes
+// the record to --out. The first Ctrl-C stops scheduling (running attempts finish, the record is
+// still written, exit 130); a second, or SIGTERM, kills the running sessions' process groups.
+// `merge` combines shard records into one campaign record.
+import { formatUsd } from '@paperclip-evals/evalbook';
+
+import type { CampaignPlan, CampaignProgress, CampaignRecord, Shard } from '@paperclip-evals/campaign';
+
+import { UsageError } from '../exit-codes.js';
+import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
+
+import type { Outcome } from '../exit-codes.js';
+import type { Line } from '../print.js';
+
+export const CAMPAIGN_PLAN_V1 = 'paperclip-evals/campaign-plan/v1';
+
+export interface RunCommandOptions {
+  readonly releaseDir?: string;
+  readonly qualification?: string;
+  readonly env: string;
+  readonly campaign: string;
+  readonly lanes?: string;
+  readonly cases?: string;
+  readonly maxParallel?: string;
+  readonly maxCostUsd?: string;
+  readonly store?: string;
+  readonly shard?: string;
+  readonly plan: boolean;
+  readonly json: boolean;
+  readonly out?: string;
+  readonly workDir?: string;
+  readonly allowUnpriced: boolean;
+  readonly evalSessionBin?: string;
+  readonly evalSessionSha256?: string;
+}
+
+/** `evals run --plan --json` (schemas/evals/campaign-plan-v1.schema.json). */
+export interface PlanReport {
+  readonly schema: typeof CAMPAIGN_PLAN_V1;
+  readonly campaignId: string;
+  readonly suiteFingerprint: string;
+  readonly lanes: CampaignPlan['lanes'];
+  readonly lanesLeftOut: readonly string[];
+  readonly cases: readonly string[];
+  readonly settings: CampaignPlan['settings'];
+  readonly shardCount: number;
+  readonly shard: Shard | null;
+  /** The attempts this invocation would run (the shard's, or all). */
+  readonly attempts: CampaignPlan['attempts'];
+}
+
+const list = (text: string | undefined): 'all' | string[] | undefined =>
+  text === undefined ? undefined : text === 'all' ? 'all' : text.split(',').map((item) => item.trim());
+
+function positiveInteger(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,3}$/.test(text))
+    throw new UsageError(`${flag} takes a whole number from 1 to 9999, received ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function usd(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]+(\.[0-9]{1,9})?$/.test(text))
+    throw new UsageError(`${flag} takes an amount in USD (e.g. 12.50), received ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+export async function runRun(options: RunCommandOptions): Promise<Outcome> {
+  const campaign = await import('@paperclip-evals/campaign');
+  const shard = options.shard === undefined ? undefined : campaign.parseShard(options.shard);
+  const maxCostUsd = usd('--max-cost-usd', options.maxCostUsd);
+  const maxParallel = positiveInteger('--max-parallel', options.maxParallel);
+  const lanes = list(options.lanes);
+  const cases = list(options.cases);
+  if ((options.evalSessionBin === undefined) !== (options.evalSessionSha256 === undefined))
+    throw new UsageError(
+      '--eval-session-bin and --eval-session-sha256 go together (the bin is verified by its digest)',
+    );
+  const common = {
+    environmentPath: options.env,
+    releaseDir: options.releaseDir ?? '',
+    campaignId: options.campaign,
+    ...(lanes === undefined ? {} : { lanes }),
+    ...(cases === undefined ? {} : { cases }),
+    ...(shard === undefined ? {} : { shard }),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+  };
+  if (options.plan) {
+    const plan = await campaign.planFromFiles(common);
+    const attempts = campaign.shardAttempts(plan, shard ?? null);
+    if (options.json) {
+      const report: PlanReport = {
+        schema: CAMPAIGN_PLAN_V1,
+        campaignId: plan.campaignId,
+        suiteFingerprint: plan.suiteFingerprint,
+        lanes: plan.lanes,
+        lanesLeftOut: plan.lanesLeftOut,
+        cases: plan.cases,
+        settings: plan.settings,
+        shardCount: plan.shardCount,
+        shard: shard ?? null,
+        attempts,
+      };
+      printJson(report);
+    } else printLines('stdout', planLines(plan, shard ?? null, attempts.length));
+    return 'ok';
+  }
+  if (options.releaseDir === undefined)
+    throw new UsageError('evals run needs --release-dir (or --plan to only print the plan)');
+
+  const stop = new AbortController();
+  const kill = new AbortController();
+  const received: { signal: NodeJS.Signals | null } = { signal: null };
+  const onSigint = (): void => {
+    if (!stop.signal.aborted) {
+      received.signal = 'SIGINT';
+      stop.abort();
+      clearProgress();
+      printLines('stderr', [
+        'evals: stopping: no new attempt starts; running ones finish (Ctrl-C again to kill them)',
+      ]);
+    } else kill.abort();
+  };
+  const onSigterm = (): void => {
+    received.signal = 'SIGTERM';
+    stop.abort();
+    kill.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  const tty = process.stderr.isTTY;
+  const started = performance.now();
+  let record: CampaignRecord;
+  try {
+    record = await campaign.runCampaign({
+      ...common,
+      ...(options.qualification === undefined ? {} : { qualificationRecord: options.qualification }),
+      ...(options.store === undefined ? {} : { storeUrl: options.store }),
+      ...(maxParallel === undefined ? {} : { maxParallel }),
+      ...(options.workDir === undefined ? {} : { workDir: options.workDir }),
+      ...(options.out === undefined ? {} : { out: options.out }),
+      ...(options.evalSessionBin === undefined || options.evalSessionSha256 === undefined
+        ? {}
+        : { evalSessionBin: { path: options.evalSessionBin, sha256: options.evalSessionSha256 } }),
+      allowUnpriced: options.allowUnpriced,
+      stop: stop.signal,
+      kill: kill.signal,
+      onJoined: (joined) => {
+        printLines('stderr', [
+          `evals: the release joins (${joined.qualifiedBy}): ${joined.packageName} ${joined.packageVersion}, runnerd ${joined.runnerdSha256}`,
+        ]);
+      },
+      ...(tty
+        ? {
+            onProgress: (progress: CampaignProgress) => {
+              drawProgress(progressLine(options.campaign, progress, started));
+            },
+          }
+        : {}),
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    if (tty) clearProgress();
+  }
+  if (options.out !== undefined) printLines('stderr', [`evals: campaign record written to ${options.out}`]);
+  if (options.json) printJson(record);
+  else printLines('stdout', recordLines(record));
+  if (received.signal !== null)
+    return received.signal === 'SIGINT' ? 'campaign_interrupted' : 'campaign_terminated';
+  return record.totals.infrastructureFailures + record.totals.notRunBudget + record.totals.notRunStopped > 0
+    ? 'campaign_incomplete'
+    : 'ok';
+}
+
+export interface MergeCommandOptions {
+  readonly records: readonly string[];
+  readonly out: string;
+  readonly json: boolean;
+}
+
+export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
+  const campaign = await import('@paperclip-evals/campaign');
+  const shards = [];
+  for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });
+  const record = campaign.mergeCampaignRecords(shards);
+  await campaign.writeCampaignRecord(options.out, record);
+  printLines('stderr', [
+    `evals: merged ${shards.length} shard record(s) of ${record.shardCount} into ${options.out}`,
+  ]);
+  if (options.json) printJson(record);
+  else printLines('stdout', recordLines(record));
+  return record.partial.includes('shard_missing') ||
+    record.totals.infrastructureFailures + record.totals.notRunBudget > 0
+    ? 'campaign_incomplete'
+    : 'ok';
+}
+
+const dollars = (nanodollars: number | null): string =>
+  nanodollars === null ? 'none' : formatUsd(nanodollars);
+
+function progressLine(campaignId: string, progress: CampaignProgress, started: number): string {
+  const failed = Object.entries(progress.failuresByClass)
+    .map(([name, count]) => `${count} ${name}`)
+    .join(', ');
+  const eta = progress.etaMs === null ? '' : ` · ETA ${Math.ceil(progress.etaMs / 1000)}s`;
+  const ceiling = progress.ceilingNanodollars === null ? '' : ` of ${dollars(progress.ceilingNanodollars)}`;
+  const unknown = progress.unknownCostTries > 0 ? ` (+${progress.unknownCostTries} unpriced)` : '';
+  const elapsed = Math.round((performance.now() - started) / 1000);
+  return `\r\x1b[K${campaignId}: ${progress.done}/${progress.planned} done · ${progress.running} running · failed: ${failed === '' ? 'none' : failed} · spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}${eta} · ${elapsed}s${progress.stopped === null ? '' : ` · stopping (${progress.stopped})`}`;
+}
+
+function planLines(plan: CampaignPlan, shard: Shard | null, count: number): Line[] {
+  return [
+    `campaign ${plan.campaignId}: ${count} attempt(s)${shard === null ? '' : ` in shard ${shard.index}/${shard.count} (of ${plan.attempts.length})`} — ${plan.lanes.length} lane(s) × ${plan.cases.length} case(s) × ${plan.settings.attempts}`,
+    `  suite ${plan.suiteFingerprint}`,
+    ...plan.lanes.map(
+      (lane) =>
+        `  lane ${lane.id}: ${lane.provider} ${lane.model}${lane.driver === null ? '' : ` (${lane.driver})`}${lane.enabled ? '' : ' [disabled, named]'} · turn ${lane.limits.turnTimeoutMs} ms, ≤ ${lane.limits.maxAgentTurns} turns, ≤ ${dollars(lane.limits.maxEstimatedCostNanodollars)}`,
+    ),
+    ...(plan.lanesLeftOut.length === 0 ? [] : [`  left out: ${plan.lanesLeftOut.join(', ')}`]),
+    `  retries: up to ${plan.settings.maxInfrastructureRetries} per attempt (retryable infrastructure failures only) · ceiling ${dollars(plan.settings.maxCostNanodollars)}`,
+    'nothing was run (--plan)',
+  ];
+}
+
+function recordLines(record: CampaignRecord): Line[] {
+  const totals = record.totals;
+  const status = record.complete
+    ? painted('green', 'complete')
+    : painted('yellow', `partial (${record.partial.join(', ')})`);
+  const lines: Line[] = [
+    [
+      `campaign ${record.campaignId}: `,
+      status,
+      record.shard === null ? '' : ` · shard ${record.shard.index}/${record.shard.count}`,
+    ],
+    `  ${record.package.name} ${record.package.version} · runnerd ${record.runnerd.sha256} · suite ${record.suiteFingerprint}`,
+    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)`,
+    `  ${totals.tries} tries (${totals.retries} retries) · ${totals.resumed} already in the ledger (resumed)`,
+    `  cost: ${dollars(record.cost.observedNanodollars)} observed (${dollars(record.cost.retryObservedNanodollars)} on retries) · provider-reported ${dollars(record.cost.providerReportedNanodollars)} · estimated ${dollars(record.cost.estimatedNanodollars)} (apart, never added) · ${record.cost.coverage.priced} priced, ${record.cost.coverage.unpriced} unpriced${record.cost.ceilingNanodollars === null ? '' : ` · ceiling ${dollars(record.cost.ceilingNanodollars)}`}`,
+  ];
+  const classes = new Map<string, number>();
+  for (const attempt of record.attempts)
+    if (attempt.infrastructureFailure !== null)
+      classes.set(
+        attempt.infrastructureFailure.class,
+        (classes.get(attempt.infrastructureFailure.class) ?? 0) + 1,
+      );
+  for (const [name, count] of classes) lines.push(`  infrastructure ${name}: ${count}`);
+  return lines;
+}

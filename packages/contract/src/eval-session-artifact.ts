@@ -1,0 +1,310 @@
+// The fail-closed parser of paperclip-runner/eval-session-artifact/v1, what a runner package's
+// paperclip-runner-eval-session bin writes for one direct eval session: strict JSON text, our JSON
+// Schema (schemas/runner/eval-session-artifact-v1.schema.json), then the rules a schema cannot
+// express — one shape (success or infrastructure failure), the provider's one driver, upstream's
+// class table, cost provenance as seed 001 states it, timing in order. Every issue is collected
+// before one ContractError('paperclip_eval_session_artifact_invalid'); a valid artifact comes back
+// as the parsed object itself, so unknown additive fields survive. Pure: no I/O.
+import { ContractError } from './errors.js';
+import { readJsonText } from './json-text.js';
+import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
+
+import type { Issue } from './errors.js';
+import type { JsonTextLimits } from './json-text.js';
+import type { ErrorObject } from './schema-registry.js';
+
+export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
+
+/** Upstream's providers (and ours, the deterministic stand-in) and the one driver each runs on. */
+export const EVAL_SESSION_PROVIDER_DRIVERS: Readonly<Record<string, string>> = Object.freeze({
+  codex: 'codex_app_server',
+  opencode: 'opencode_server',
+  claude_managed: 'claude_managed_agents_api',
+  aws_agentcore: 'aws_agentcore_harness_api',
+  acpx: 'acpx_runtime',
+  paperclip_deterministic: 'paperclip_deterministic_harness',
+});
+
+/** Upstream's infrastructure failure classes, each with its category and whether a retry may help. */
+export const INFRASTRUCTURE_FAILURE_CLASSES = Object.freeze({
+  provider_turn_timeout: { category: 'provider_lifecycle', retryable: true },
+  provider_budget_reached: { category: 'provider_budget', retryable: false },
+  provider_budget_coverage_unknown: { category: 'provider_budget', retryable: false },
+  runner_infrastructure_failure: { category: 'runner_infrastructure', retryable: true },
+  eval_orchestration_failure: { category: 'eval_orchestration', retryable: false },
+} as const);
+export type InfrastructureFailureClass = keyof typeof INFRASTRUCTURE_FAILURE_CLASSES;
+
+export interface EvalSessionUsage {
+  readonly agentTurns: number;
+  readonly providerRequests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly reasoningTokens: number;
+  readonly providerReportedCostNanodollars: number | null;
+  readonly providerReportedCostProvenance: 'legacy_runner_usage_ledger' | 'unavailable';
+  readonly estimatedCostNanodollars: number | null;
+  readonly pricingVersion: string | null;
+  readonly ratesUsdPerMillionTokens: {
+    readonly input: number;
+    readonly cachedInput: number;
+    readonly output: number;
+  } | null;
+  readonly costCoverage: 'estimated' | 'unpriced' | 'legacy_ledger_and_estimate';
+  readonly legacyLedgerCostNanodollars?: number | null;
+  readonly [field: string]: unknown;
+}
+
+export interface EvalSessionInfrastructureFailure {
+  readonly class: InfrastructureFailureClass;
+  readonly category: string;
+  readonly retryable: boolean;
+  readonly diagnostics?: Readonly<Record<string, unknown>>;
+}
+
+export interface EvalSessionArtifact {
+  readonly schema: typeof EVAL_SESSION_ARTIFACT_V1;
+  readonly attemptId: string;
+  readonly build: {
+    readonly package: { readonly name: string; readonly version: string };
+    readonly [field: string]: unknown;
+  };
+  readonly runnerd: { readonly path: '[withheld]'; readonly sha256: string };
+  readonly requestedModel: string;
+  readonly provider: string;
+  readonly driver: string;
+  readonly providerVersion: string | null;
+  readonly providerSessionId: string | null;
+  readonly turn?: { readonly turnId: string; readonly status: string; readonly assistantText: string };
+  readonly snapshot?: Readonly<Record<string, unknown>>;
+  readonly usage?: EvalSessionUsage;
+  readonly timing: { readonly startedAt: string; readonly finishedAt: string; readonly durationMs: number };
+  readonly infrastructureError?: string;
+  readonly infrastructureFailure?: EvalSessionInfrastructureFailure;
+  /** Ours, additive: the native-execution/v1 bundle beside the artifact, by its file's digest. */
+  readonly nativeExecution?: { readonly path: string; readonly sha256: string; readonly byteSize: number };
+  readonly [field: string]: unknown;
+}
+
+/** Parses artifact bytes (or text); throws ContractError listing every issue. */
+export function parseEvalSessionArtifact(
+  input: Uint8Array | string,
+  options: JsonTextLimits = {},
+): EvalSessionArtifact {
+  const text = readJsonText(input, options);
+  if (!text.ok) throw invalidArtifact(text.issues);
+  assertEvalSessionArtifact(text.value);
+  return text.value;
+}
+
+export function assertEvalSessionArtifact(value: unknown): asserts value is EvalSessionArtifact {
+  const issues = evalSessionArtifactIssues(value);
+  if (issues.length > 0) throw invalidArtifact(issues);
+}
+
+export function isEvalSessionArtifact(value: unknown): value is EvalSessionArtifact {
+  return evalSessionArtifactIssues(value).length === 0;
+}
+
+const issue = (code: string, path: string, message: string, expected: unknown, received: unknown): Issue => ({
+  code,
+  path,
+  message,
+  expected,
+  received: received === undefined ? 'missing' : received,
+});
+
+/** Every issue of an already-parsed value; [] means it is a valid artifact. */
+export function evalSessionArtifactIssues(value: unknown): Issue[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [issue('json_not_object', '', 'the artifact is not a JSON object', 'a JSON object', value)];
+  const artifact = value as Record<string, unknown>;
+  if (artifact.schema !== EVAL_SESSION_ARTIFACT_V1)
+    return [
+      issue(
+        'artifact_schema_unknown',
+        '/schema',
+        `the artifact does not declare ${EVAL_SESSION_ARTIFACT_V1}`,
+        EVAL_SESSION_ARTIFACT_V1,
+        artifact.schema,
+      ),
+    ];
+  const schemaIssues = schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor);
+  if (schemaIssues.length > 0) return schemaIssues; // the rules below read fields the schema vouches for
+  return semanticIssues(value as EvalSessionArtifact);
+}
+
+function ruleFor(error: ErrorObject, path: string): string {
+  const pattern = (error.params as { pattern?: unknown }).pattern;
+  if ((typeof pattern === 'string' && pattern.startsWith('^sha256:')) || path.endsWith('/sha256'))
+    return 'digest_malformed';
+  if (path === '/runnerd/path') return 'runnerd_path_not_withheld';
+  if (path === '/timing/startedAt' || path === '/timing/finishedAt') return 'timestamp_invalid';
+  if (path.startsWith('/usage/') && path.endsWith('Nanodollars')) return 'cost_nanodollars_invalid';
+  return 'schema_violation';
+}
+
+function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
+  const issues: Issue[] = [];
+  const failed = artifact.infrastructureFailure !== undefined || artifact.infrastructureError !== undefined;
+  if (failed) {
+    if (artifact.infrastructureFailure === undefined || artifact.infrastructureError === undefined)
+      issues.push(
+        issue(
+          'artifact_failure_incomplete',
+          artifact.infrastructureFailure === undefined ? '/infrastructureFailure' : '/infrastructureError',
+          'a failure artifact states both infrastructureError and infrastructureFailure',
+          'both',
+          'one of them',
+        ),
+      );
+    if (artifact.turn !== undefined)
+      issues.push(
+        issue(
+          'artifact_shape_ambiguous',
+          '/turn',
+          'an artifact is a success (turn) or an infrastructure failure, never both',
+          'no turn beside infrastructureFailure',
+          artifact.turn,
+        ),
+      );
+  } else
+    for (const field of ['turn', 'snapshot', 'usage'] as const)
+      if (artifact[field] === undefined)
+        issues.push(
+          issue(
+            'artifact_success_incomplete',
+            `/${field}`,
+            `a success artifact states ${field} (or it is an infrastructure failure and says so)`,
+            field,
+            undefined,
+          ),
+        );
+
+  const driver = EVAL_SESSION_PROVIDER_DRIVERS[artifact.provider];
+  if (driver !== artifact.driver)
+    issues.push(
+      issue(
+        'provider_driver_mismatch',
+        '/driver',
+        `provider ${artifact.provider} runs on ${driver ?? 'no known driver'}`,
+        driver,
+        artifact.driver,
+      ),
+    );
+
+  const failure = artifact.infrastructureFailure;
+  if (failure !== undefined) {
+    const known = INFRASTRUCTURE_FAILURE_CLASSES[failure.class];
+    if (failure.category !== known.category)
+      issues.push(
+        issue(
+          'failure_class_mismatch',
+          '/infrastructureFailure/category',
+          `${failure.class} is of category ${known.category}`,
+          known.category,
+          failure.category,
+        ),
+      );
+    if (failure.retryable !== known.retryable)
+      issues.push(
+        issue(
+          'failure_class_mismatch',
+          '/infrastructureFailure/retryable',
+          `${failure.class} is ${known.retryable ? '' : 'not '}retryable`,
+          known.retryable,
+          failure.retryable,
+        ),
+      );
+  }
+
+  if (artifact.usage !== undefined) issues.push(...usageIssues(artifact.usage));
+
+  const { startedAt, finishedAt } = artifact.timing;
+  if (Date.parse(finishedAt) < Date.parse(startedAt))
+    issues.push(
+      issue(
+        'timing_out_of_order',
+        '/timing/finishedAt',
+        'the session finished before it started',
+        `at or after ${startedAt}`,
+        finishedAt,
+      ),
+    );
+  return issues;
+}
+
+/**
+ * Cost provenance (seed 001): no provider figure ⇔ provenance unavailable (a missing receipt is not
+ * a free request); an estimate names its price list and rates; the coverage says what the figures
+ * are. A legacy ledger amount is kept apart and never prices the attempt.
+ */
+function usageIssues(usage: EvalSessionUsage): Issue[] {
+  const issues: Issue[] = [];
+  const provider = usage.providerReportedCostNanodollars;
+  const estimate = usage.estimatedCostNanodollars;
+  if ((provider === null) !== (usage.providerReportedCostProvenance === 'unavailable'))
+    issues.push(
+      issue(
+        'usage_provenance_mismatch',
+        '/usage/providerReportedCostProvenance',
+        provider === null
+          ? 'no provider figure: its provenance is unavailable'
+          : 'a provider figure has a provenance other than unavailable',
+        provider === null ? 'unavailable' : 'legacy_runner_usage_ledger',
+        usage.providerReportedCostProvenance,
+      ),
+    );
+  if (estimate !== null && (usage.pricingVersion === null || usage.ratesUsdPerMillionTokens === null))
+    issues.push(
+      issue(
+        'usage_pricing_missing',
+        usage.pricingVersion === null ? '/usage/pricingVersion' : '/usage/ratesUsdPerMillionTokens',
+        'an estimate names the price list and rates behind it',
+        'the pricingVersion and rates of estimatedCostNanodollars',
+        null,
+      ),
+    );
+  if (estimate === null && usage.pricingVersion !== null)
+    issues.push(
+      issue(
+        'usage_pricing_without_estimate',
+        '/usage/pricingVersion',
+        'a price list without an estimate',
+        null,
+        usage.pricingVersion,
+      ),
+    );
+  const legacy = usage.legacyLedgerCostNanodollars ?? null;
+  const coverageHolds = {
+    estimated: estimate !== null,
+    unpriced: estimate === null,
+    legacy_ledger_and_estimate:
+      estimate !== null &&
+      (legacy !== null || usage.providerReportedCostProvenance === 'legacy_runner_usage_ledger'),
+  }[usage.costCoverage];
+  if (!coverageHolds)
+    issues.push(
+      issue(
+        'usage_coverage_mismatch',
+        '/usage/costCoverage',
+        `the cost figures do not make the coverage ${usage.costCoverage}`,
+        estimate === null ? 'unpriced' : 'estimated',
+        usage.costCoverage,
+      ),
+    );
+  return issues;
+}
+
+export function invalidArtifact(issues: readonly Issue[]): ContractError {
+  const first = issues[0];
+  const summary =
+    first === undefined ? '' : `: ${first.code} at ${first.path === '' ? '(root)' : (first.path ?? '')}`;
+  const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
+  return new ContractError(
+    'paperclip_eval_session_artifact_invalid',
+    `invalid eval-session artifact${summary}${more}`,
+    issues,
+  );
+}

@@ -1,0 +1,288 @@
+// One attempt input as validate and ingest read it, dispatched on the `schema` it declares: a
+// native-execution/v1 bundle as it is, or an eval-session-artifact/v1 whose native-execution bundle
+// (its additive `nativeExecution` reference) is read from beside it — never outside the artifact's
+// folder, no symbolic link — verified by the sha256 and size of its bytes, parsed by the native
+// parser, and checked against the artifact (attempt, runnerd, package, cost figures, outcome). An
+// artifact from standard input has no folder, so its bundle cannot be found: refused.
+import { dirname } from 'node:path';
+
+import {
+  ContractError,
+  EVAL_SESSION_ARTIFACT_V1,
+  INFRASTRUCTURE_FAILURE_CLASSES,
+  invalidArtifact,
+  parseEvalSessionArtifact,
+  parseNativeExecution,
+  readJsonText,
+  sha256Digest,
+} from '@paperclip-evals/contract';
+
+import { digestContainedFile } from './contained-file.js';
+import { readFileBytes, readNativeExecutionFile, readStreamBytes } from './native-execution-input.js';
+
+import type {
+  EvalSessionArtifact,
+  Issue,
+  NativeExecution,
+  ParseNativeExecutionOptions,
+  Sha256Digest,
+} from '@paperclip-evals/contract';
+
+import type { NativeExecutionInput } from './native-execution-input.js';
+
+/** The eval-session artifact an attempt was read through, with the digest of its bytes. */
+export interface EvalSessionEvidence {
+  readonly artifact: EvalSessionArtifact;
+  readonly artifactSha256: Sha256Digest;
+  readonly artifactByteSize: number;
+}
+
+/** A bundle (fileSha256 and byteSize are the bundle file's), and the artifact it came with, if any. */
+export interface AttemptInput extends NativeExecutionInput {
+  readonly evalSession?: EvalSessionEvidence;
+}
+
+export interface ReadAttemptOptions extends ParseNativeExecutionOptions {
+  /**
+   * The runnerd digest qualification verified: an attempt that names another binary (a bundle's
+   * runner.binary.sha256, an artifact's runnerd.sha256) is refused. Absent: not checked.
+   */
+  readonly qualifiedRunnerdSha256?: string;
+}
+
+/** The `schema` a document declares, without parsing it twice: the bundle and artifact parsers do. */
+function declaredSchema(bytes: Buffer, options: ParseNativeExecutionOptions): unknown {
+  const text = readJsonText(bytes, options);
+  return text.ok && typeof text.value === 'object' && text.value !== null
+    ? (text.value as { schema?: unknown }).schema
+    : undefined;
+}
+
+/** Reads and parses one attempt file (a bundle, or an artifact and the bundle beside it). */
+export async function readAttemptFile(path: string, options: ReadAttemptOptions = {}): Promise<AttemptInput> {
+  return parseAttemptBytes(await readFileBytes(path, options), path, options);
+}
+
+/** Reads and parses one attempt from a stream (stdin): a bundle; an artifact is refused (no folder). */
+export async function readAttemptStream(
+  stream: AsyncIterable<Uint8Array>,
+  options: ReadAttemptOptions = {},
+): Promise<AttemptInput> {
+  return parseAttemptBytes(await readStreamBytes(stream, options), null, options);
+}
+
+/** Parses one input's bytes; `path` is its file (null: standard input). */
+export async function parseAttemptBytes(
+  bytes: Buffer,
+  path: string | null,
+  options: ReadAttemptOptions = {},
+): Promise<AttemptInput> {
+  if (declaredSchema(bytes, options) !== EVAL_SESSION_ARTIFACT_V1) {
+    const bundle = parseNativeExecution(bytes, options); // every other schema: the native parser says what is wrong
+    const input = { bundle, fileSha256: sha256Digest(bytes), byteSize: bytes.byteLength };
+    qualifiedIssues(
+      input.bundle.runner.binary.sha256,
+      '/runner/binary/sha256',
+      options,
+      'paperclip_native_execution_invalid',
+    );
+    return input;
+  }
+  const artifact = parseEvalSessionArtifact(bytes, options);
+  qualifiedIssues(
+    artifact.runnerd.sha256,
+    '/runnerd/sha256',
+    options,
+    'paperclip_eval_session_artifact_invalid',
+  );
+  const evidence: EvalSessionEvidence = {
+    artifact,
+    artifactSha256: sha256Digest(bytes),
+    artifactByteSize: bytes.byteLength,
+  };
+  const reference = artifact.nativeExecution;
+  if (reference === undefined)
+    throw invalidArtifact([
+      {
+        code: 'native_bundle_absent',
+        path: '/nativeExecution',
+        message:
+          'the artifact references no native-execution bundle: without one it names no case or config and holds no events, so it can be neither scored nor stored',
+        expected: '{path, sha256, byteSize} of the bundle beside the artifact',
+        received: 'missing',
+      },
+    ]);
+  if (path === null)
+    throw invalidArtifact([
+      {
+        code: 'native_bundle_unreachable',
+        path: '/nativeExecution/path',
+        message:
+          'an artifact read from standard input has no folder to find its bundle in: give the artifact file',
+        expected: 'the artifact as a file',
+        received: 'standard input',
+      },
+    ]);
+  const found = await digestContainedFile(dirname(path), reference.path);
+  if (found.kind !== 'file')
+    throw invalidArtifact([
+      {
+        code: found.kind === 'absent' ? 'native_bundle_missing' : 'native_bundle_refused',
+        path: '/nativeExecution/path',
+        message:
+          found.kind === 'absent'
+            ? `the bundle ${reference.path} is not beside the artifact`
+            : `the bundle ${reference.path}: ${found.message}`,
+        expected: "a regular file under the artifact's folder, reached through no symbolic link",
+        received: found.kind === 'absent' ? 'missing' : found.reason,
+      },
+    ]);
+  const digestIssues: Issue[] = [];
+  if (found.digest !== reference.sha256)
+    digestIssues.push({
+      code: 'native_bundle_digest_mismatch',
+      path: '/nativeExecution/sha256',
+      message: `the bundle's bytes are not the ones the artifact names`,
+      expected: reference.sha256,
+      received: found.digest,
+    });
+  if (found.byteSize !== reference.byteSize)
+    digestIssues.push({
+      code: 'native_bundle_size_mismatch',
+      path: '/nativeExecution/byteSize',
+      message: `the bundle's size is not the one the artifact names`,
+      expected: reference.byteSize,
+      received: found.byteSize,
+    });
+  if (digestIssues.length > 0) throw invalidArtifact(digestIssues);
+  const input = await readNativeExecutionFile(found.path, options);
+  if (input.fileSha256 !== reference.sha256)
+    // changed between the check and the read
+    throw invalidArtifact([
+      {
+        code: 'native_bundle_digest_mismatch',
+        path: '/nativeExecution/sha256',
+        message: 'the bundle changed while it was read',
+        expected: reference.sha256,
+        received: input.fileSha256,
+      },
+    ]);
+  const crossIssues = agreementIssues(artifact, input.bundle);
+  if (crossIssues.length > 0) throw invalidArtifact(crossIssues);
+  return { ...input, evalSession: evidence };
+}
+
+function qualifiedIssues(
+  digest: string,
+  path: string,
+  options: ReadAttemptOptions,
+  code: 'paperclip_native_execution_invalid' | 'paperclip_eval_session_artifact_invalid',
+): void {
+  const qualified = options.qualifiedRunnerdSha256;
+  if (qualified === undefined || digest === qualified) return;
+  throw new ContractError(code, 'the attempt ran on another runnerd than the one qualified', [
+    {
+      code: 'runnerd_not_qualified',
+      path,
+      message: 'the attempt names another runnerd binary than the qualified one',
+      expected: qualified,
+      received: digest,
+    },
+  ]);
+}
+
+/** The artifact and its bundle tell one story: same attempt, binary, package, cost and outcome. */
+function agreementIssues(artifact: EvalSessionArtifact, bundle: NativeExecution): Issue[] {
+  const issues: Issue[] = [];
+  const differ = (
+    code: string,
+    path: string,
+    message: string,
+    expected: unknown,
+    received: unknown,
+  ): void => {
+    issues.push({ code, path, message, expected, received });
+  };
+  if (bundle.identity.attemptId !== artifact.attemptId)
+    differ(
+      'eval_session_attempt_mismatch',
+      '/attemptId',
+      'the bundle is of another attempt',
+      artifact.attemptId,
+      bundle.identity.attemptId,
+    );
+  if (bundle.runner.binary.sha256 !== artifact.runnerd.sha256)
+    differ(
+      'eval_session_runnerd_mismatch',
+      '/runnerd/sha256',
+      'the bundle names another runnerd',
+      artifact.runnerd.sha256,
+      bundle.runner.binary.sha256,
+    );
+  if (bundle.runner.package.version !== artifact.build.package.version)
+    differ(
+      'eval_session_package_mismatch',
+      '/build/package/version',
+      'the bundle names another package version',
+      artifact.build.package.version,
+      bundle.runner.package.version,
+    );
+  const usage = artifact.usage;
+  if (usage !== undefined) {
+    const fields = [
+      'providerReportedCostNanodollars',
+      'providerReportedCostProvenance',
+      'estimatedCostNanodollars',
+      'costCoverage',
+      'legacyLedgerCostNanodollars',
+      'inputTokens',
+      'outputTokens',
+    ] as const;
+    for (const field of fields) {
+      const stated = usage[field] ?? null;
+      const bundled = (bundle.usage as Record<string, unknown>)[field] ?? null;
+      if (stated !== bundled)
+        differ(
+          'eval_session_cost_mismatch',
+          `/usage/${field}`,
+          `the bundle's usage.${field} is not the artifact's`,
+          stated,
+          bundled,
+        );
+    }
+    if (usage.providerReportedCostNanodollars === null && bundle.usage.cost !== null)
+      differ(
+        'eval_session_cost_mismatch',
+        '/usage/providerReportedCostNanodollars',
+        'the artifact states no provider receipt, the bundle a usage.cost',
+        null,
+        bundle.usage.cost,
+      );
+  }
+  const failure = artifact.infrastructureFailure;
+  if (failure !== undefined) {
+    const classification =
+      INFRASTRUCTURE_FAILURE_CLASSES[failure.class].category === 'provider_budget'
+        ? 'budget'
+        : 'infrastructure';
+    if (bundle.failure?.code !== failure.class || bundle.failure.classification !== classification)
+      differ(
+        'eval_session_outcome_mismatch',
+        '/infrastructureFailure/class',
+        "the bundle's failure is not the artifact's infrastructure failure",
+        { classification, code: failure.class },
+        bundle.failure,
+      );
+  } else if (
+    bundle.failure !== null &&
+    (bundle.failure.classification === 'infrastructure' || bundle.failure.classification === 'budget')
+  )
+    differ(
+      'eval_session_outcome_mismatch',
+      '/infrastructureFailure',
+      'the bundle records an infrastructure failure the artifact does not state',
+      undefined,
+      bundle.failure,
+    );
+  return issues;
+}
