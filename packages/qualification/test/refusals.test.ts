@@ -79,7 +79,10 @@ const VARIANTS = {
     ),
   },
   noEvalSessionBin: { evalSessionBin: false },
-  runnerdPrpDisjoint: { runnerdPrp: { minimumVersion: 7, maximumVersion: 9 }, sessionCounter: SESSION_COUNTER },
+  runnerdPrpDisjoint: {
+    runnerdPrp: { minimumVersion: 7, maximumVersion: 9 },
+    sessionCounter: SESSION_COUNTER,
+  },
   runnerdBadArtifact: { runnerdKind: 'bad-artifact' },
   runnerdPrpWider: { runnerdPrp: { minimumVersion: 1, maximumVersion: 7 } },
   appRecordCheckFailed: {
@@ -358,7 +361,9 @@ describe('when runnerd speaks no PRP version the package speaks', () => {
   });
 
   it('the counting bin does count: the good release with it starts one session', async () => {
-    const release = await buildFakeRelease(join(scratch.releases, 'counted'), { sessionCounter: SESSION_COUNTER });
+    const release = await buildFakeRelease(join(scratch.releases, 'counted'), {
+      sessionCounter: SESSION_COUNTER,
+    });
     const counted = await qualifyRelease({
       releaseDir: release.dir,
       tempDir: scratch.work,

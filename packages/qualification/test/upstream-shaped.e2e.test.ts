@@ -39,7 +39,7 @@ type Case = keyof typeof CASES;
 let scratch: Scratch;
 const records = new Map<Case, { code: number | null; record: QualificationRecord; stderr: string }>();
 const counterOf = (name: Case): string => join(scratch.releases, `${name}.sessions`);
-/** The eval sessions runnerd started for a case (0 when the counter file was never written). */
+/** The eval sessions the package's paperclip-runner-eval-session bin started for a case (0 when the counter file was never written). */
 async function sessions(name: Case): Promise<number> {
   const text = await readFile(counterOf(name), 'utf8').catch(() => '');
   return text.split('\n').filter((line) => line !== '').length;
@@ -170,11 +170,11 @@ describe.each([
     expect(record.receipt).toBeNull();
   });
 
-  it('starts no eval session: runnerd-eval-session is skipped and runnerd never ran one', async () => {
+  it('starts no eval session: runnerd-eval-session is skipped and the eval-session bin never started', async () => {
     const { record } = result(name);
     expect(check(record, 'runnerd-eval-session')).toMatchObject({
       status: 'skipped',
-      detail: expect.stringMatching(/^needs negotiation: the release is incompatible/) as unknown,
+      detail: expect.stringMatching(/^needs negotiation: the join does not hold/) as unknown,
     });
     expect(await sessions(name)).toBe(0);
   });

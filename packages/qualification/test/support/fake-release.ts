@@ -391,9 +391,10 @@ export function runnerdScript(prp?: {
  * A runnerd as a Node script: `#!<this node>` (it runs with an empty environment, so no PATH
  * lookup), printing its metadata for --build-metadata (exit 64 otherwise).
  */
-export function runnerdNodeScript(
-  prp?: { readonly minimumVersion: number; readonly maximumVersion: number },
-): string {
+export function runnerdNodeScript(prp?: {
+  readonly minimumVersion: number;
+  readonly maximumVersion: number;
+}): string {
   return `#!${process.execPath}
 'use strict';
 const METADATA = ${JSON.stringify(runnerdBuildMetadata(prp))};
@@ -529,9 +530,7 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
   const kind = options.runnerdKind ?? 'eval-session';
   await writeFile(
     runnerd,
-    kind === 'metadata-only'
-      ? runnerdScript(options.runnerdPrp)
-      : runnerdNodeScript(options.runnerdPrp),
+    kind === 'metadata-only' ? runnerdScript(options.runnerdPrp) : runnerdNodeScript(options.runnerdPrp),
   );
   await chmod(runnerd, 0o755);
   const facts = async (path: string): Promise<{ sha256: string; byteSize: number }> => {

@@ -296,7 +296,11 @@ function snapshotOf(outcome: EvalSessionOutcome, providerSessionId: string): Rec
  * environment, timeout, output cap). A runnerd that cannot run, or does not match the package, is a
  * runner infrastructure failure (retryable).
  */
-async function checkRunnerd(bytes: Buffer, build: PaperclipRunnerBuildMetadata, timeoutMs: number): Promise<void> {
+async function checkRunnerd(
+  bytes: Buffer,
+  build: PaperclipRunnerBuildMetadata,
+  timeoutMs: number,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'paperclip-runner-eval-session-'));
   try {
     const copy = join(dir, 'paperclip-runnerd');

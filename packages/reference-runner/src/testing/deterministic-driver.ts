@@ -270,7 +270,10 @@ function validateDeterministicConfig(config: unknown): HarnessConfigValidation {
     !(DETERMINISTIC_BEHAVIOURS as readonly unknown[]).includes(value.behaviour) &&
     value.behaviour !== DETERMINISTIC_HANG_BEHAVIOUR
   ) {
-    fail('/behaviour', `must be one of ${[...DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR].join(', ')}`);
+    fail(
+      '/behaviour',
+      `must be one of ${[...DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR].join(', ')}`,
+    );
   }
   for (const key of ['seed', 'model'] as const) {
     const field = value[key];
