@@ -171,7 +171,8 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
       );
   } else
     for (const field of ['turn', 'snapshot', 'usage'] as const)
-      if (artifact[field] === undefined)
+      // Upstream omits usage when it has none; only a completed turn must account for its usage.
+      if (artifact[field] === undefined && (field !== 'usage' || artifact.turn?.status === 'completed'))
         issues.push(
           issue(
             'artifact_success_incomplete',
