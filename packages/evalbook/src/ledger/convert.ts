@@ -548,7 +548,8 @@ export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertO
     configSha256: fields.configSha256,
     startedAt: artifact.timing.startedAt,
     terminal: {
-      turn: turn?.status ?? 'none',
+      // A failure artifact has no turn: it did not complete (the failure says why).
+      turn: turn?.status ?? 'failed',
       run: infrastructure !== undefined || turnFailed ? 'failed' : 'succeeded',
       workDisposition: 'unknown',
     },
