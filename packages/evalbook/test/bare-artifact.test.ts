@@ -171,6 +171,42 @@ describe('when an upstream artifact comes with no native bundle', () => {
       },
       'artifact_shape_ambiguous',
     ],
+    [
+      'an accounting failure without its message',
+      (a) => {
+        a.accountingFailure = {
+          class: 'provider_budget_reached',
+          category: 'provider_budget',
+          retryable: false,
+        };
+      },
+      'artifact_accounting_incomplete',
+    ],
+    [
+      'an accounting failure of a failed turn',
+      (a) => {
+        (a.turn as Record<string, unknown>).status = 'failed';
+        a.accountingError = 'agent turn limit exceeded';
+        a.accountingFailure = {
+          class: 'provider_budget_reached',
+          category: 'provider_budget',
+          retryable: false,
+        };
+      },
+      'artifact_shape_ambiguous',
+    ],
+    [
+      'an accounting failure of another category',
+      (a) => {
+        a.accountingError = 'agent turn limit exceeded';
+        a.accountingFailure = {
+          class: 'provider_budget_reached',
+          category: 'provider_lifecycle',
+          retryable: false,
+        };
+      },
+      'failure_class_mismatch',
+    ],
   ];
   it.each(mutations.map(([name, mutate, code]) => [name, code, mutate] as const))(
     'refuses %s (%s) and stores nothing',

@@ -162,7 +162,12 @@ export async function parseAttemptRead(
   const reference = artifact.nativeExecution;
   // Upstream's artifacts carry no bundle: the artifact alone is the attempt's record.
   if (reference === undefined)
-    return { bundle: null, fileSha256: evidence.artifactSha256, byteSize: bytes.byteLength, evalSession: evidence };
+    return {
+      bundle: null,
+      fileSha256: evidence.artifactSha256,
+      byteSize: bytes.byteLength,
+      evalSession: evidence,
+    };
   if (path === null)
     throw invalidArtifact([
       {
@@ -310,7 +315,8 @@ function agreementIssues(artifact: EvalSessionArtifact, bundle: NativeExecution)
         bundle.usage.cost,
       );
   }
-  const failure = artifact.infrastructureFailure;
+  // An accounting failure (a completed turn over budget, upstream's newer variant) is recorded as one too.
+  const failure = artifact.infrastructureFailure ?? artifact.accountingFailure;
   if (failure !== undefined) {
     const classification =
       INFRASTRUCTURE_FAILURE_CLASSES[failure.class].category === 'provider_budget'

@@ -121,7 +121,7 @@ function fileReport(read: BundleRead): ValidateFileReport {
 }
 
 function evalSessionSummary(evidence: EvalSessionEvidence): NonNullable<ValidFileReport['evalSession']> {
-  const failure = evidence.artifact.infrastructureFailure;
+  const failure = evidence.artifact.infrastructureFailure ?? evidence.artifact.accountingFailure;
   return {
     artifactSha256: evidence.artifactSha256,
     provider: evidence.artifact.provider,

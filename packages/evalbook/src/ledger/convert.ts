@@ -360,7 +360,8 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     verification: verification?.get(ref.uri) ?? 'unverified',
   });
   const failure = bundle.failure;
-  const infrastructure = options.evalSession?.artifact.infrastructureFailure;
+  const session = options.evalSession?.artifact;
+  const infrastructure = session?.infrastructureFailure ?? session?.accountingFailure;
   return {
     key: { runId, caseId, configId, attemptId },
     bundleDigest: sha256Digest(rawCanonical), // = canonicalDigest(bundle), without canonicalising twice
@@ -437,7 +438,7 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
 
 function evalSessionRecord(evidence: EvalSessionEvidence): EvalSessionRecord {
   const { artifact } = evidence;
-  const failure = artifact.infrastructureFailure;
+  const failure = artifact.infrastructureFailure ?? artifact.accountingFailure;
   return {
     artifactSha256: evidence.artifactSha256,
     provider: artifact.provider,
@@ -495,7 +496,8 @@ export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertO
   const rawCanonical = canonicalize(artifact);
   const fields = artifactSuiteFields(artifact);
   const usage = artifact.usage;
-  const infrastructure = artifact.infrastructureFailure;
+  // A completed turn over budget (upstream's accountingFailure) is that failure, as an infrastructure one is.
+  const infrastructure = artifact.infrastructureFailure ?? artifact.accountingFailure;
   const turn = artifact.turn;
   const turnFailed = turn !== undefined && turn.status !== 'completed';
   const cost =
@@ -525,11 +527,17 @@ export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertO
   const numberAt = (...path: string[]): number => {
     let value: unknown = build;
     for (const key of path)
-      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+      value =
+        typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
     return typeof value === 'number' ? value : 0; // not stated by the artifact: 0 is "unknown" here
   };
   return {
-    key: { runId: fields.runId, caseId: fields.caseId, configId: fields.configId, attemptId: fields.attemptId },
+    key: {
+      runId: fields.runId,
+      caseId: fields.caseId,
+      configId: fields.configId,
+      attemptId: fields.attemptId,
+    },
     bundleDigest: sha256Digest(rawCanonical),
     fileSha256: options.fileSha256 ?? evidence.artifactSha256,
     provenance: 'live',
@@ -558,7 +566,7 @@ export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertO
         ? {
             classification: infrastructure.category === 'provider_budget' ? 'budget' : 'infrastructure',
             code: infrastructure.class,
-            message: artifact.infrastructureError ?? infrastructure.class,
+            message: artifact.infrastructureError ?? artifact.accountingError ?? infrastructure.class,
             retryable: infrastructure.retryable,
           }
         : turnFailed

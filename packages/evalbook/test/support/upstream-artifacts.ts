@@ -1,7 +1,8 @@
 // Eval-session artifacts shaped exactly as upstream's paperclip-runner-eval-session writes them
 // (docs/upstream-runner-facts.md §5): no `nativeExecution` reference (that is ours), the success shape
 // with turn/snapshot/devtools/issueThread/usage, the failure shape with infrastructureError and
-// infrastructureFailure for each class, usage omitted when there was none. Each row says what Evals
+// infrastructureFailure for each class, usage omitted when there was none, and the newer variant's
+// accountingError/accountingFailure beside a completed turn. Each row says what Evals
 // must make of it: its report status and cost coverage. Shared by the evalbook and cli tests.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,6 +150,30 @@ export function upstreamRows(): UpstreamRow[] {
       coverage: 'unpriced',
       effectiveNanodollars: null,
     },
+    ...(
+      [
+        ['provider_budget_reached', 'agent turn limit exceeded'],
+        ['provider_budget_coverage_unknown', 'budget cost coverage is unavailable'],
+      ] as const
+    ).map(([failureClass, message]): UpstreamRow => {
+      // Upstream's newer variant: a completed turn whose budget check failed, the success shape.
+      const artifact = upstreamSuccess(`up_accounting_${failureClass}`);
+      artifact.accountingError = message;
+      artifact.accountingFailure = {
+        class: failureClass,
+        category: 'provider_budget',
+        retryable: false,
+        diagnostics: {},
+      };
+      return {
+        name: `a completed turn with accountingFailure ${failureClass}`,
+        artifact,
+        status: 'over_budget',
+        reason: `${failureClass} (not retryable)`,
+        coverage: 'estimated',
+        effectiveNanodollars: 4_500_000,
+      };
+    }),
     ...(Object.keys(CLASS_CATEGORIES) as (keyof typeof CLASS_CATEGORIES)[]).flatMap((failureClass) =>
       [true, false].map((withUsage): UpstreamRow => {
         const budget = CLASS_CATEGORIES[failureClass][0] === 'provider_budget';
