@@ -80,7 +80,7 @@ export function upstreamFailure(
   const [category, retryable] = CLASS_CATEGORIES[failureClass];
   return {
     ...rest,
-    infrastructureError: `${failureClass.replaceAll('_', ' ')}`,
+    infrastructureError: failureClass.replaceAll('_', ' '),
     infrastructureFailure: { class: failureClass, category, retryable, diagnostics: {} },
     ...(withUsage ? { usage } : {}),
   };
