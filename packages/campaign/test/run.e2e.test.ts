@@ -206,16 +206,21 @@ describe('a campaign on one machine', () => {
     expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
   }, 60_000);
 
-  it("without --eval-session-bin runs the package's own bin, and a package without one does not join", async () => {
+  it("without --eval-session-bin runs the package's own bin from the offline install (not the stand-in)", async () => {
     const before = (await standIn.spawns()).length;
-    const args = runArgs('no-bin', `sqlite:${join(scratch, 'no-bin.sqlite')}`);
+    const args = runArgs('own-bin', `sqlite:${join(scratch, 'own-bin.sqlite')}`);
     const at = args.indexOf('--eval-session-bin');
     args.splice(at, 4);
-    const result = await evals(args);
-    expect(result.code, result.stderr).toBe(3);
-    expect(result.stderr).toContain('eval_session_bin_missing');
+    const result = await evals([...args, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const record = JSON.parse(result.stdout) as CampaignRecord;
+    expect(record.totals.planned).toBe(PLANNED);
+    expect(record.totals.tries).toBeGreaterThanOrEqual(PLANNED);
+    expect(record.totals.notRunBudget + record.totals.notRunStopped).toBe(0);
+    // Every attempt ran through the package's paperclip-runner-eval-session: none through the stand-in.
     expect((await standIn.spawns()).length).toBe(before);
-  }, 120_000);
+    expect(await ledgerIds(`sqlite:${join(scratch, 'own-bin.sqlite')}`, 'own-bin')).toHaveLength(PLANNED);
+  }, 180_000);
 
   it('SIGKILL mid-campaign, then a rerun: every attempt in the ledger exactly once', async () => {
     const store = `sqlite:${join(scratch, 'killed.sqlite')}`;

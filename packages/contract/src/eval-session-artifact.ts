@@ -1,10 +1,11 @@
 // The fail-closed parser of paperclip-runner/eval-session-artifact/v1, what a runner package's
 // paperclip-runner-eval-session bin writes for one direct eval session: strict JSON text, our JSON
 // Schema (schemas/runner/eval-session-artifact-v1.schema.json), then the rules a schema cannot
-// express — one shape (success or infrastructure failure), the provider's one driver, upstream's
-// class table, cost provenance as seed 001 states it, timing in order. Every issue is collected
-// before one ContractError('paperclip_eval_session_artifact_invalid'); a valid artifact comes back
-// as the parsed object itself, so unknown additive fields survive. Pure: no I/O.
+// express — one shape (success, with an accounting failure or not, or infrastructure failure), the
+// provider's one driver, upstream's class table, cost provenance as seed 001 states it, timing in
+// order. Every issue is collected before one ContractError('paperclip_eval_session_artifact_invalid');
+// a valid artifact comes back as the parsed object itself, so unknown additive fields survive.
+// Pure: no I/O.
 import { ContractError } from './errors.js';
 import { readJsonText } from './json-text.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
@@ -82,6 +83,12 @@ export interface EvalSessionArtifact {
   readonly timing: { readonly startedAt: string; readonly finishedAt: string; readonly durationMs: number };
   readonly infrastructureError?: string;
   readonly infrastructureFailure?: EvalSessionInfrastructureFailure;
+  /**
+   * Upstream's newer variant: a completed turn whose budget check failed or whose cost coverage is
+   * unknown (the success shape, exit 2), classified from the same table.
+   */
+  readonly accountingError?: string;
+  readonly accountingFailure?: EvalSessionInfrastructureFailure;
   /** Ours, additive: the native-execution/v1 bundle beside the artifact, by its file's digest. */
   readonly nativeExecution?: { readonly path: string; readonly sha256: string; readonly byteSize: number };
   readonly [field: string]: unknown;
@@ -171,7 +178,8 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
       );
   } else
     for (const field of ['turn', 'snapshot', 'usage'] as const)
-      if (artifact[field] === undefined)
+      // Upstream omits usage when it has none; only a completed turn must account for its usage.
+      if (artifact[field] === undefined && (field !== 'usage' || artifact.turn?.status === 'completed'))
         issues.push(
           issue(
             'artifact_success_incomplete',
@@ -194,14 +202,40 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
       ),
     );
 
-  const failure = artifact.infrastructureFailure;
-  if (failure !== undefined) {
+  if (artifact.accountingFailure !== undefined || artifact.accountingError !== undefined) {
+    if (artifact.accountingFailure === undefined || artifact.accountingError === undefined)
+      issues.push(
+        issue(
+          'artifact_accounting_incomplete',
+          artifact.accountingFailure === undefined ? '/accountingFailure' : '/accountingError',
+          'an accounting failure states both accountingError and accountingFailure',
+          'both',
+          'one of them',
+        ),
+      );
+    if (artifact.turn?.status !== 'completed')
+      issues.push(
+        issue(
+          'artifact_shape_ambiguous',
+          '/accountingFailure',
+          'an accounting failure is of a completed turn (the success shape), never of an infrastructure failure',
+          'a completed turn beside accountingFailure',
+          artifact.turn?.status ?? 'no turn',
+        ),
+      );
+  }
+
+  for (const [field, failure] of [
+    ['infrastructureFailure', artifact.infrastructureFailure],
+    ['accountingFailure', artifact.accountingFailure],
+  ] as const) {
+    if (failure === undefined) continue;
     const known = INFRASTRUCTURE_FAILURE_CLASSES[failure.class];
     if (failure.category !== known.category)
       issues.push(
         issue(
           'failure_class_mismatch',
-          '/infrastructureFailure/category',
+          `/${field}/category`,
           `${failure.class} is of category ${known.category}`,
           known.category,
           failure.category,
@@ -211,7 +245,7 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
       issues.push(
         issue(
           'failure_class_mismatch',
-          '/infrastructureFailure/retryable',
+          `/${field}/retryable`,
           `${failure.class} is ${known.retryable ? '' : 'not '}retryable`,
           known.retryable,
           failure.retryable,

@@ -49,6 +49,11 @@ export type {
 export {
   artifactCountsText,
   attemptArtifactVerification,
+  ARTIFACT_CASE_ID,
+  ARTIFACT_RUN_ID,
+  NO_NATIVE_EVIDENCE,
+  artifactSuiteFields,
+  convertArtifact,
   convertBundle,
   engineScoreRows,
   environmentMismatch,

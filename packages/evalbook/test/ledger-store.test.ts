@@ -23,7 +23,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-evals/contract';
 
-import { convertBundle } from '../src/ledger/convert.ts';
+import { attemptVerdict } from '../src/analysis/scoring.ts';
+import { ARTIFACT_CASE_ID, ARTIFACT_RUN_ID, convertBundle } from '../src/ledger/convert.ts';
 import { checkRetractionRequest } from '../src/ledger/retraction.ts';
 import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
 import { writeReport } from '../src/report/report.ts';
@@ -33,6 +34,7 @@ import { openStore } from '../src/ledger/open-store.ts';
 import { scoreValues, storedRecordJson } from '../src/ledger/store-rows.ts';
 import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
 import { hostileCorpus, noise } from './support/hostile-bundles.ts';
+import { upstreamRows, writeUpstreamArtifacts } from './support/upstream-artifacts.ts';
 import { freePort, startPostgres } from './support/postgres-server.ts';
 import { refuseAttempt } from './support/refuse-attempt.ts';
 
@@ -564,6 +566,27 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
         inserted: 0,
         duplicates: 1,
       });
+    });
+
+    it('stores an upstream eval-session artifact with no bundle beside it (issue 17) and reads it back exactly', async () => {
+      const row = upstreamRows().find((candidate) => candidate.status === 'errored')!;
+      const [path] = writeUpstreamArtifacts(join(dir, 'upstream'), [row]);
+      const summary = await ingest({ inputs: [path!], storeUrl });
+      expect(summary, JSON.stringify(summary.invalid)).toMatchObject({ inserted: 1, invalid: [] });
+      const artifact = row.artifact;
+      const store = await openStore(storeUrl);
+      const stored = await store.getAttempt({
+        runId: ARTIFACT_RUN_ID,
+        caseId: ARTIFACT_CASE_ID,
+        configId: `${String(artifact.provider)}/${String(artifact.requestedModel)}`,
+        attemptId: String(artifact.attemptId),
+      });
+      const raw = await store.getBundle(stored?.bundleDigest ?? '');
+      await store.close();
+      expect(stored?.record.failure).toMatchObject({ classification: 'infrastructure', retryable: true });
+      expect(stored?.record.evalSession?.artifact).toEqual(artifact);
+      expect(raw === null ? null : JSON.parse(raw)).toEqual(artifact);
+      expect(attemptVerdict(stored!.record, stored!.scores).status).toBe('errored');
     });
 
     it('reports a conflict (exit 1) and leaves the store untouched, byte for byte', async () => {

@@ -4,6 +4,9 @@
 // folder, no symbolic link — verified by the sha256 and size of its bytes, parsed by the native
 // parser, and checked against the artifact (attempt, runnerd, package, cost figures, outcome). An
 // artifact from standard input has no folder, so its bundle cannot be found: refused.
+// An artifact without that reference (what upstream's bin writes, and ours when no session ran) is
+// read alone (`readAttemptRead*`: bundle null): the artifact is the attempt's only record, with no
+// checks or events, so it can never be scored a pass.
 import { dirname } from 'node:path';
 
 import {
@@ -29,6 +32,20 @@ import type {
 } from '@paperclip-evals/contract';
 
 import type { NativeExecutionInput } from './native-execution-input.js';
+
+/**
+ * An eval-session artifact read without a native-execution bundle (it references none): the
+ * artifact is the whole attempt record. `fileSha256` and `byteSize` are the artifact file's.
+ */
+export interface ArtifactOnlyInput {
+  readonly bundle: null;
+  readonly fileSha256: Sha256Digest;
+  readonly byteSize: number;
+  readonly evalSession: EvalSessionEvidence;
+}
+
+/** What validate and ingest read: a bundle (with its artifact, if any), or an artifact alone. */
+export type AttemptRead = AttemptInput | ArtifactOnlyInput;
 
 /** The eval-session artifact an attempt was read through, with the digest of its bytes. */
 export interface EvalSessionEvidence {
@@ -58,9 +75,12 @@ function declaredSchema(bytes: Buffer, options: ParseNativeExecutionOptions): un
     : undefined;
 }
 
-/** Reads and parses one attempt file (a bundle, or an artifact and the bundle beside it). */
+/**
+ * Reads and parses one attempt file (a bundle, or an artifact and the bundle beside it). An artifact
+ * with no bundle reference is refused (native_bundle_absent): callers that need a bundle use this.
+ */
 export async function readAttemptFile(path: string, options: ReadAttemptOptions = {}): Promise<AttemptInput> {
-  return parseAttemptBytes(await readFileBytes(path, options), path, options);
+  return withBundle(await readAttemptReadFile(path, options));
 }
 
 /** Reads and parses one attempt from a stream (stdin): a bundle; an artifact is refused (no folder). */
@@ -68,7 +88,7 @@ export async function readAttemptStream(
   stream: AsyncIterable<Uint8Array>,
   options: ReadAttemptOptions = {},
 ): Promise<AttemptInput> {
-  return parseAttemptBytes(await readStreamBytes(stream, options), null, options);
+  return withBundle(await readAttemptReadStream(stream, options));
 }
 
 /** Parses one input's bytes; `path` is its file (null: standard input). */
@@ -77,6 +97,45 @@ export async function parseAttemptBytes(
   path: string | null,
   options: ReadAttemptOptions = {},
 ): Promise<AttemptInput> {
+  return withBundle(await parseAttemptRead(bytes, path, options));
+}
+
+/** Reads one attempt file: a bundle, an artifact and its bundle, or an artifact alone. */
+export async function readAttemptReadFile(
+  path: string,
+  options: ReadAttemptOptions = {},
+): Promise<AttemptRead> {
+  return parseAttemptRead(await readFileBytes(path, options), path, options);
+}
+
+/** Reads one attempt from a stream (stdin): a bundle or an artifact alone (an artifact's bundle has no folder). */
+export async function readAttemptReadStream(
+  stream: AsyncIterable<Uint8Array>,
+  options: ReadAttemptOptions = {},
+): Promise<AttemptRead> {
+  return parseAttemptRead(await readStreamBytes(stream, options), null, options);
+}
+
+function withBundle(read: AttemptRead): AttemptInput {
+  if (read.bundle !== null) return read;
+  throw invalidArtifact([
+    {
+      code: 'native_bundle_absent',
+      path: '/nativeExecution',
+      message:
+        'the artifact references no native-execution bundle, and this reader needs one (its case, config and events)',
+      expected: '{path, sha256, byteSize} of the bundle beside the artifact',
+      received: 'missing',
+    },
+  ]);
+}
+
+/** Parses one input's bytes into a bundle, an artifact with its bundle, or an artifact alone. */
+export async function parseAttemptRead(
+  bytes: Buffer,
+  path: string | null,
+  options: ReadAttemptOptions = {},
+): Promise<AttemptRead> {
   if (declaredSchema(bytes, options) !== EVAL_SESSION_ARTIFACT_V1) {
     const bundle = parseNativeExecution(bytes, options); // every other schema: the native parser says what is wrong
     const input = { bundle, fileSha256: sha256Digest(bytes), byteSize: bytes.byteLength };
@@ -101,17 +160,14 @@ export async function parseAttemptBytes(
     artifactByteSize: bytes.byteLength,
   };
   const reference = artifact.nativeExecution;
+  // Upstream's artifacts carry no bundle: the artifact alone is the attempt's record.
   if (reference === undefined)
-    throw invalidArtifact([
-      {
-        code: 'native_bundle_absent',
-        path: '/nativeExecution',
-        message:
-          'the artifact references no native-execution bundle: without one it names no case or config and holds no events, so it can be neither scored nor stored',
-        expected: '{path, sha256, byteSize} of the bundle beside the artifact',
-        received: 'missing',
-      },
-    ]);
+    return {
+      bundle: null,
+      fileSha256: evidence.artifactSha256,
+      byteSize: bytes.byteLength,
+      evalSession: evidence,
+    };
   if (path === null)
     throw invalidArtifact([
       {
@@ -259,7 +315,8 @@ function agreementIssues(artifact: EvalSessionArtifact, bundle: NativeExecution)
         bundle.usage.cost,
       );
   }
-  const failure = artifact.infrastructureFailure;
+  // An accounting failure (a completed turn over budget, upstream's newer variant) is recorded as one too.
+  const failure = artifact.infrastructureFailure ?? artifact.accountingFailure;
   if (failure !== undefined) {
     const classification =
       INFRASTRUCTURE_FAILURE_CLASSES[failure.class].category === 'provider_budget'

@@ -1,6 +1,7 @@
 // The one read-and-classify loop over bundle inputs (validate, ingest): each input from
 // expandBundleInputs is read, hashed and parsed by the schema it declares (readAttemptFile: a
-// native-execution bundle, or an eval-session artifact and the bundle beside it; the stream for `-`)
+// native-execution bundle, an eval-session artifact and the bundle beside it, or an artifact alone
+// when it references none; the stream for `-`)
 // and classified — valid; invalid (a ContractError: every issue); unreadable (refused by the
 // expander, or an fs error, with its message). Anything else is not about the input and is thrown
 // (an internal failure). With `readAhead`, the next files are opened and read while the caller
@@ -8,15 +9,15 @@
 import { isContractError } from '@paperclip-evals/contract';
 
 import { isFileSystemError } from './bundle-inputs.js';
-import { readAttemptFile, readAttemptStream } from './attempt-input.js';
+import { readAttemptReadFile, readAttemptReadStream } from './attempt-input.js';
 
 import type { ContractError } from '@paperclip-evals/contract';
 
 import type { BundleInput } from './bundle-inputs.js';
-import type { AttemptInput, ReadAttemptOptions } from './attempt-input.js';
+import type { AttemptRead, ReadAttemptOptions } from './attempt-input.js';
 
 export type BundleRead =
-  | { readonly status: 'valid'; readonly input: BundleInput; readonly parsed: AttemptInput }
+  | { readonly status: 'valid'; readonly input: BundleInput; readonly parsed: AttemptRead }
   | { readonly status: 'invalid'; readonly input: BundleInput; readonly error: ContractError }
   | { readonly status: 'unreadable'; readonly input: BundleInput; readonly error: string };
 
@@ -33,12 +34,12 @@ export async function* readBundles(
   options: ReadBundlesOptions = {},
 ): AsyncGenerator<BundleRead> {
   const { stdin = () => process.stdin, readAhead = 0, ...parseOptions } = options;
-  const window: { input: BundleInput; reading: Promise<AttemptInput> | undefined }[] = [];
+  const window: { input: BundleInput; reading: Promise<AttemptRead> | undefined }[] = [];
   const start = (input: BundleInput): void => {
     const reading =
       input.path === null || input.refused !== undefined
         ? undefined
-        : readAttemptFile(input.path, parseOptions);
+        : readAttemptReadFile(input.path, parseOptions);
     // Its failure is classified when its turn comes; until then it must not count as unhandled.
     reading?.catch(() => undefined);
     window.push({ input, reading });
@@ -55,13 +56,13 @@ export async function* readBundles(
 
 async function classify(
   input: BundleInput,
-  reading: Promise<AttemptInput> | undefined,
+  reading: Promise<AttemptRead> | undefined,
   stdin: () => AsyncIterable<Uint8Array>,
   parseOptions: ReadAttemptOptions,
 ): Promise<BundleRead> {
   if (input.refused !== undefined) return { status: 'unreadable', input, error: input.refused };
   try {
-    const parsed = await (reading ?? readAttemptStream(stdin(), parseOptions));
+    const parsed = await (reading ?? readAttemptReadStream(stdin(), parseOptions));
     return { status: 'valid', input, parsed };
   } catch (error) {
     if (isContractError(error)) return { status: 'invalid', input, error };

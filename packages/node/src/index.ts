@@ -37,8 +37,21 @@ export {
   readNativeExecutionStream,
   readStreamBytes,
 } from './native-execution-input.js';
-export { parseAttemptBytes, readAttemptFile, readAttemptStream } from './attempt-input.js';
-export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';
+export {
+  parseAttemptBytes,
+  parseAttemptRead,
+  readAttemptFile,
+  readAttemptReadFile,
+  readAttemptReadStream,
+  readAttemptStream,
+} from './attempt-input.js';
+export type {
+  ArtifactOnlyInput,
+  AttemptInput,
+  AttemptRead,
+  EvalSessionEvidence,
+  ReadAttemptOptions,
+} from './attempt-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
 export { STDOUT_PATH, outputTarget, writeOutputFile } from './output-file.js';
 export type { OutputIssueCode, OutputTarget, OutputTargetOptions } from './output-file.js';

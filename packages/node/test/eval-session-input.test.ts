@@ -12,7 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { evalSessionArtifactIssues, parseEvalSessionArtifact } from '@paperclip-evals/contract';
 
-import { readAttemptFile, readAttemptStream } from '../src/index.ts';
+import {
+  readAttemptFile,
+  readAttemptReadFile,
+  readAttemptReadStream,
+  readAttemptStream,
+} from '../src/index.ts';
 
 const REPO = new URL('../../../', import.meta.url);
 const FIXTURE = JSON.parse(
@@ -468,5 +473,35 @@ describe('readAttemptFile: an artifact and the bundle beside it', () => {
     expect(error.issues).toEqual([
       expect.objectContaining({ code: 'runnerd_not_qualified', path: '/runner/binary/sha256' }),
     ]);
+  });
+
+  describe('when the artifact references no bundle (upstream writes none)', () => {
+    const bare = (): string => {
+      const { artifactPath } = writeCase(({ nativeExecution: _n, ...a }: Record<string, unknown>) => a);
+      return artifactPath;
+    };
+
+    it('reads it alone for validate and ingest: no bundle, the artifact and its digest', async () => {
+      const artifactPath = bare();
+      const read = await readAttemptReadFile(artifactPath);
+      expect(read.bundle).toBeNull();
+      expect(read.fileSha256).toBe(sha256(readFileSync(artifactPath)));
+      expect(read.evalSession?.artifactSha256).toBe(read.fileSha256);
+    });
+
+    it('reads it alone from standard input too (there is no bundle to reach)', async () => {
+      const read = await readAttemptReadStream(Readable.from([readFileSync(bare())]));
+      expect(read.bundle).toBeNull();
+    });
+
+    it('still refuses it where a bundle is needed (native_bundle_absent)', async () => {
+      expect((await refusal(bare())).issues.map((entry) => entry.code)).toEqual(['native_bundle_absent']);
+    });
+
+    it('still enforces the qualified runnerd', async () => {
+      await expect(
+        readAttemptReadFile(bare(), { qualifiedRunnerdSha256: `sha256:${'9'.repeat(64)}` }),
+      ).rejects.toMatchObject({ issues: [expect.objectContaining({ code: 'runnerd_not_qualified' })] });
+    });
   });
 });

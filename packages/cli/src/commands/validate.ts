@@ -2,6 +2,7 @@
 // native-execution bundle, or an eval-session artifact and the bundle it references: dispatched on
 // `schema` by node's readBundles), print a table or one JSON report, and return the outcome (ok:
 // all valid, invalid, unreadable: an input not read).
+import { artifactSuiteFields } from '@paperclip-evals/evalbook';
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
@@ -105,20 +106,22 @@ function fileReport(read: BundleRead): ValidateFileReport {
   if (read.status === 'unreadable') return { input, status: 'unreadable', error: read.error };
   if (read.status === 'invalid') return { input, status: 'invalid', issues: read.error.issues };
   const { parsed } = read;
-  const { runId, caseId, configId, attemptId } = parsed.bundle.identity;
+  // An eval-session artifact alone: the key it is stored under (it names no run, case or config).
+  const { runId, caseId, configId, attemptId } =
+    parsed.bundle === null ? artifactSuiteFields(parsed.evalSession.artifact) : parsed.bundle.identity;
   return {
     input,
     status: 'valid',
     fileSha256: parsed.fileSha256,
     byteSize: parsed.byteSize,
     attempt: { runId, caseId, configId, attemptId },
-    events: parsed.bundle.events.length,
+    events: parsed.bundle === null ? 0 : parsed.bundle.events.length,
     ...(parsed.evalSession === undefined ? {} : { evalSession: evalSessionSummary(parsed.evalSession) }),
   };
 }
 
 function evalSessionSummary(evidence: EvalSessionEvidence): NonNullable<ValidFileReport['evalSession']> {
-  const failure = evidence.artifact.infrastructureFailure;
+  const failure = evidence.artifact.infrastructureFailure ?? evidence.artifact.accountingFailure;
   return {
     artifactSha256: evidence.artifactSha256,
     provider: evidence.artifact.provider,
@@ -143,7 +146,7 @@ function formatReport(report: ValidateFileReport): Line[] {
             'dim',
             report.evalSession === undefined
               ? `${report.events} events, ${report.fileSha256}`
-              : `eval-session artifact ${report.evalSession.artifactSha256}${report.evalSession.infrastructureFailure === null ? '' : ` (infrastructure failure ${report.evalSession.infrastructureFailure.class}, ${report.evalSession.infrastructureFailure.retryable ? 'retryable' : 'not retryable'})`}; its bundle: ${report.events} events, ${report.fileSha256}`,
+              : `eval-session artifact ${report.evalSession.artifactSha256}${report.evalSession.infrastructureFailure === null ? '' : ` (infrastructure failure ${report.evalSession.infrastructureFailure.class}, ${report.evalSession.infrastructureFailure.retryable ? 'retryable' : 'not retryable'})`}; ${report.events === 0 && report.fileSha256 === report.evalSession.artifactSha256 ? 'no bundle beside it (no native-execution evidence: never scored solved)' : `its bundle: ${report.events} events, ${report.fileSha256}`}`,
           ),
         ],
       ];

@@ -2,7 +2,7 @@
 // or model did not do the task), errored (infrastructure, runner, a cancelled run or a check that
 // itself failed), incomplete (a transcript or a verdict is missing, so nobody can say) or
 // over_budget — with the reason. A missing verdict is never a pass and never a model failure.
-import { environmentMismatch } from '../ledger/convert.js';
+import { PROVIDER_TURN_FAILURE, environmentMismatch } from '../ledger/convert.js';
 import type { ScoreRow } from '../ledger/convert.js';
 import type { Environment } from '../ledger/environment.js';
 import type { StoredAttempt } from '../ledger/store.js';
@@ -40,6 +40,10 @@ export function attemptVerdict(
   if (failure !== null && NOT_THE_AGENTS_FAILURE.has(failure.classification))
     return { status: 'errored', reason: `${failure.classification}: ${failure.code}${retry}` };
   if (record.terminal.run === 'cancelled') return { status: 'errored', reason: 'run cancelled' };
+  // An eval-session artifact read alone whose provider turn failed: a behaviour result (upstream
+  // scores it), whatever evidence is missing — it is unsolved either way.
+  if (failure?.classification === PROVIDER_TURN_FAILURE)
+    return { status: 'unsolved', reason: `${failure.classification}: ${failure.code}` };
   if (!record.transcript.complete)
     return {
       status: 'incomplete',

@@ -360,7 +360,8 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     verification: verification?.get(ref.uri) ?? 'unverified',
   });
   const failure = bundle.failure;
-  const infrastructure = options.evalSession?.artifact.infrastructureFailure;
+  const session = options.evalSession?.artifact;
+  const infrastructure = session?.infrastructureFailure ?? session?.accountingFailure;
   return {
     key: { runId, caseId, configId, attemptId },
     bundleDigest: sha256Digest(rawCanonical), // = canonicalDigest(bundle), without canonicalising twice
@@ -437,7 +438,7 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
 
 function evalSessionRecord(evidence: EvalSessionEvidence): EvalSessionRecord {
   const { artifact } = evidence;
-  const failure = artifact.infrastructureFailure;
+  const failure = artifact.infrastructureFailure ?? artifact.accountingFailure;
   return {
     artifactSha256: evidence.artifactSha256,
     provider: artifact.provider,
@@ -450,5 +451,146 @@ function evalSessionRecord(evidence: EvalSessionEvidence): EvalSessionRecord {
         ? null
         : { class: failure.class, category: failure.category, retryable: failure.retryable },
     artifact,
+  };
+}
+
+/** What a record read from an eval-session artifact alone says in place of native-execution evidence. */
+export const NO_NATIVE_EVIDENCE = 'no native-execution evidence: recording missing';
+/** The case of an artifact read alone: an eval-session artifact names none. */
+export const ARTIFACT_CASE_ID = 'eval-session:no-case';
+/** The run of an artifact read alone: an eval-session artifact names none. */
+export const ARTIFACT_RUN_ID = 'eval-session';
+/** A failed or interrupted turn of an artifact read alone: a behaviour result (upstream scores it). */
+export const PROVIDER_TURN_FAILURE = 'provider_turn';
+
+/**
+ * The key of an eval-session artifact read alone: it names no run, case or config, so the run and
+ * case are fixed labels and the config is what the session ran (`<provider>/<requestedModel>`).
+ */
+export function artifactSuiteFields(artifact: {
+  readonly attemptId: string;
+  readonly provider: string;
+  readonly requestedModel: string;
+}): SuiteFields & AttemptKey {
+  return {
+    runId: ARTIFACT_RUN_ID,
+    caseId: ARTIFACT_CASE_ID,
+    configId: `${artifact.provider}/${artifact.requestedModel}`,
+    attemptId: artifact.attemptId,
+    caseSha256: '',
+    configSha256: '',
+  };
+}
+
+/**
+ * Converts an eval-session artifact that came with no native-execution bundle (upstream's artifacts
+ * never carry one). It has no checks, events or transcript, so it never counts as solved: an
+ * infrastructure failure is stored as one (the class, its category and retryability), a failed or
+ * interrupted turn as a behaviour result (`provider_turn`), and any other turn as a record whose
+ * transcript is missing (incomplete: NO_NATIVE_EVIDENCE). Cost comes from its `usage` with the same
+ * rules as a bundle's; omitted usage is unknown (unpriced, note `usage_omitted`), never zero. The
+ * record's digest is the artifact's canonical digest, so re-ingesting it is a duplicate.
+ */
+export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertOptions = {}): LedgerRecord {
+  const { artifact } = evidence;
+  const rawCanonical = canonicalize(artifact);
+  const fields = artifactSuiteFields(artifact);
+  const usage = artifact.usage;
+  // A completed turn over budget (upstream's accountingFailure) is that failure, as an infrastructure one is.
+  const infrastructure = artifact.infrastructureFailure ?? artifact.accountingFailure;
+  const turn = artifact.turn;
+  const turnFailed = turn !== undefined && turn.status !== 'completed';
+  const cost =
+    usage === undefined
+      ? {
+          ...attemptCost({ inputTokens: 0, outputTokens: 0, cost: null }, undefined, undefined),
+          notes: ['usage_omitted'],
+        }
+      : attemptCost(
+          {
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            cost: null,
+            providerReportedCostNanodollars: usage.providerReportedCostNanodollars,
+            providerReportedCostProvenance: usage.providerReportedCostProvenance,
+            estimatedCostNanodollars: usage.estimatedCostNanodollars,
+            ...(usage.pricingVersion === null ? {} : { pricingVersion: usage.pricingVersion }),
+            costCoverage: usage.costCoverage,
+            ...(usage.legacyLedgerCostNanodollars === undefined
+              ? {}
+              : { legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars }),
+          },
+          undefined,
+          undefined,
+        );
+  const build = artifact.build as Record<string, unknown>;
+  const numberAt = (...path: string[]): number => {
+    let value: unknown = build;
+    for (const key of path)
+      value =
+        typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    return typeof value === 'number' ? value : 0; // not stated by the artifact: 0 is "unknown" here
+  };
+  return {
+    key: {
+      runId: fields.runId,
+      caseId: fields.caseId,
+      configId: fields.configId,
+      attemptId: fields.attemptId,
+    },
+    bundleDigest: sha256Digest(rawCanonical),
+    fileSha256: options.fileSha256 ?? evidence.artifactSha256,
+    provenance: 'live',
+    runner: {
+      packageName: artifact.build.package.name,
+      packageVersion: artifact.build.package.version,
+      binarySha256: artifact.runnerd.sha256,
+      driverKind: artifact.driver,
+      driverVersion: artifact.providerVersion ?? '',
+      prpVersion: numberAt('prp', 'maximumVersion'),
+      nativeExecutionVersion: numberAt('contracts', 'nativeExecution'),
+      catalogVersion: numberAt('semanticCatalog', 'version'),
+      catalogSha256: '',
+    },
+    caseSha256: fields.caseSha256,
+    configSha256: fields.configSha256,
+    startedAt: artifact.timing.startedAt,
+    terminal: {
+      // A failure artifact has no turn: it did not complete (the failure says why).
+      turn: turn?.status ?? 'failed',
+      run: infrastructure !== undefined || turnFailed ? 'failed' : 'succeeded',
+      workDisposition: 'unknown',
+    },
+    failure:
+      infrastructure !== undefined
+        ? {
+            classification: infrastructure.category === 'provider_budget' ? 'budget' : 'infrastructure',
+            code: infrastructure.class,
+            message: artifact.infrastructureError ?? artifact.accountingError ?? infrastructure.class,
+            retryable: infrastructure.retryable,
+          }
+        : turnFailed
+          ? {
+              classification: PROVIDER_TURN_FAILURE,
+              code: `provider_turn_${turn.status}`,
+              message: `the provider turn ended ${turn.status}`,
+            }
+          : null,
+    evalSession: evalSessionRecord(evidence),
+    toolCalls: [],
+    denials: 0,
+    transcript: { complete: false, eventCount: 0, omissionReason: NO_NATIVE_EVIDENCE },
+    references: [],
+    usage: {
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      totalTokens: (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0),
+      requestCount: usage?.providerRequests ?? 0,
+      durationMs: artifact.timing.durationMs,
+    },
+    cost,
+    environmentMismatch: environmentMismatch(options.environment, fields),
+    scores: [],
+    rawCanonical,
   };
 }

@@ -23,6 +23,8 @@ import type { ContainedFileRefusal, ReadAttemptOptions } from '@paperclip-evals/
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import {
   attemptArtifactVerification,
+  artifactSuiteFields,
+  convertArtifact,
   convertBundle,
   emptyArtifactCounts,
   environmentMismatch,
@@ -242,9 +244,9 @@ async function foreignInputs(
     } catch {
       continue;
     }
-    const fields = suiteFieldsOf(
-      target.path === null ? raw : await referencedBundle(raw, target.path, maxBytes),
-    );
+    const fields = isBareArtifact(raw)
+      ? artifactSuiteFields(raw)
+      : suiteFieldsOf(target.path === null ? raw : await referencedBundle(raw, target.path, maxBytes));
     if (fields === null) continue;
     const mismatch = environmentMismatch(environment, fields);
     if (mismatch.length > 0)
@@ -260,6 +262,22 @@ async function foreignInputs(
       });
   }
   return foreign;
+}
+
+/** An eval-session artifact with no bundle reference, as the first pass reads it (the second parses it). */
+function isBareArtifact(
+  raw: unknown,
+): raw is { attemptId: string; provider: string; requestedModel: string } {
+  const artifact = raw as Record<string, unknown> | null;
+  return (
+    typeof artifact === 'object' &&
+    artifact !== null &&
+    artifact.schema === EVAL_SESSION_ARTIFACT_V1 &&
+    artifact.nativeExecution === undefined &&
+    typeof artifact.attemptId === 'string' &&
+    typeof artifact.provider === 'string' &&
+    typeof artifact.requestedModel === 'string'
+  );
 }
 
 /**
@@ -546,39 +564,55 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       const { parsed } = read;
-      // An eval-session artifact's bundle files sit beside it: verified there unless a root is given.
-      const referenceRoot =
-        options.artifactRoot ??
-        (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
-      const { verification, issues } = await verifyReferences(parsed.bundle, referenceRoot);
-      artifacts[attemptArtifactVerification(verification.values())]++;
-      if (issues.length > 0) {
-        invalid.push({ input: target.display, issues });
-        continue;
-      }
-      const checkResults = await evaluateCaseChecks(
-        parsed.bundle,
-        assertionsByCase.get(parsed.bundle.identity.caseId) ?? [],
-        options.models,
-        store,
-      );
       let record: LedgerRecord;
-      try {
-        record = convertBundle(parsed.bundle, {
-          fileSha256: parsed.fileSha256,
-          verification,
-          checkResults,
-          ...(environment === undefined ? {} : { environment }),
-          ...(parsed.evalSession === undefined ? {} : { evalSession: parsed.evalSession }),
-        });
-      } catch (error) {
-        if (
-          !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
-          !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
-        )
-          throw error;
-        invalid.push({ input: target.display, issues: costIssue(error) });
-        continue;
+      if (parsed.bundle === null) {
+        // An eval-session artifact alone (no bundle beside it): no files to verify, no trace to check.
+        try {
+          record = convertArtifact(parsed.evalSession, environment === undefined ? {} : { environment });
+        } catch (error) {
+          if (
+            !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
+            !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
+          )
+            throw error;
+          invalid.push({ input: target.display, issues: costIssue(error) });
+          continue;
+        }
+        artifacts.unverified++;
+      } else {
+        // An eval-session artifact's bundle files sit beside it: verified there unless a root is given.
+        const referenceRoot =
+          options.artifactRoot ??
+          (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
+        const { verification, issues } = await verifyReferences(parsed.bundle, referenceRoot);
+        artifacts[attemptArtifactVerification(verification.values())]++;
+        if (issues.length > 0) {
+          invalid.push({ input: target.display, issues });
+          continue;
+        }
+        const checkResults = await evaluateCaseChecks(
+          parsed.bundle,
+          assertionsByCase.get(parsed.bundle.identity.caseId) ?? [],
+          options.models,
+          store,
+        );
+        try {
+          record = convertBundle(parsed.bundle, {
+            fileSha256: parsed.fileSha256,
+            verification,
+            checkResults,
+            ...(environment === undefined ? {} : { environment }),
+            ...(parsed.evalSession === undefined ? {} : { evalSession: parsed.evalSession }),
+          });
+        } catch (error) {
+          if (
+            !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
+            !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
+          )
+            throw error;
+          invalid.push({ input: target.display, issues: costIssue(error) });
+          continue;
+        }
       }
       // Found by the first pass, unless the file changed since: never written without keepForeign.
       if (record.environmentMismatch.length > 0 && !keepForeign && environment !== undefined) {
