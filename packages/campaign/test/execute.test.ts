@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadEnvironment } from '@paperclip-evals/evalbook';
 
-import { executeCampaign, planCampaign } from '../src/index.ts';
+import { executeCampaign } from '../src/execute.ts';
+import { planCampaign } from '../src/plan.ts';
 import { createStandIn, standInRelease, suiteEnvironment } from './support/stand-in.ts';
 
-import type { ExecuteResult } from '../src/index.ts';
+import type { ExecuteResult } from '../src/execute.ts';
 import type { StandIn, SuiteCase } from './support/stand-in.ts';
 
 let scratch: string;

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 
 import { parseEnvironment } from '@paperclip-evals/evalbook';
 
-import { CampaignError, parseShard, planCampaign, plannedAttemptId, shardAttempts } from '../src/index.ts';
+import { CampaignError } from '../src/errors.ts';
+import { parseShard, planCampaign, plannedAttemptId, shardAttempts } from '../src/plan.ts';
 import { suiteEnvironment } from './support/stand-in.ts';
 
 const environment = (caseCount: number, options: Parameters<typeof suiteEnvironment>[1] = {}) =>

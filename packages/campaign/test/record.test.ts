@@ -2,9 +2,11 @@
 // that are not of one campaign, and a missing shard's attempts are ci_cell_artifact_missing.
 import { describe, expect, it } from 'vitest';
 
-import { CampaignError, campaignRecordIssues, mergeCampaignRecords } from '../src/index.ts';
+import { CampaignError } from '../src/errors.ts';
+import { campaignRecordIssues, mergeCampaignRecords } from '../src/record.ts';
 
-import type { AttemptOutcome, CampaignRecord } from '../src/index.ts';
+import type { AttemptOutcome } from '../src/execute.ts';
+import type { CampaignRecord } from '../src/record.ts';
 
 const digest = (c: string): string => `sha256:${c.repeat(64)}`;
 const plan = [1, 2, 3, 4].map((n) => ({

@@ -13,13 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '@paperclip-evals/evalbook';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
-import { campaignRecordIssues } from '../src/index.ts';
+import { campaignRecordIssues } from '../src/record.ts';
 import { REPO_ROOT, buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
 import { testPnpm } from '../../qualification/test/support/pnpm.ts';
 import { startPostgres } from '../../evalbook/test/support/postgres-server.ts';
 import { createStandIn, suiteEnvironment } from './support/stand-in.ts';
 
-import type { CampaignRecord } from '../src/index.ts';
+import type { CampaignRecord } from '../src/record.ts';
 import type { PostgresServer } from '../../evalbook/test/support/postgres-server.ts';
 import type { StandIn } from './support/stand-in.ts';
 

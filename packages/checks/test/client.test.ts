@@ -13,10 +13,11 @@ import { EngineClientError, RpcError } from '../src/errors.ts';
 
 import type { EngineClientOptions } from '../src/client.ts';
 
-const CHECKS_DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const CHECKS_DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const checksModule = (file: string): string => JSON.stringify(`${CHECKS_DIST}${file}`);
 const FAKE_ENGINE = fileURLToPath(new URL('./support/fake-engine.mjs', import.meta.url));
 const REAL_ENGINE_SOURCE = `
-  import { EngineServer, serveStdio } from ${JSON.stringify(CHECKS_DIST)};
+  import { EngineServer, serveStdio } from ${checksModule('index.js')};
   await serveStdio({ server: new EngineServer(), input: process.stdin, output: process.stdout });
   process.exit(0);
 `;
@@ -138,7 +139,7 @@ describe('EngineClient with a misbehaving engine', () => {
         const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
         require('node:fs').writeFileSync(${JSON.stringify(pidsFile)}, process.pid + ' ' + grandchild.pid);
         setInterval(() => {}, 1000);`;
-      const userSource = `import { EngineClient } from ${JSON.stringify(CHECKS_DIST)};
+      const userSource = `import { EngineClient } from ${checksModule('client.js')};
         const client = new EngineClient({ command: process.execPath, args: ['-e', ${JSON.stringify(engineSource)}] });
         client.request('query_drift', {}).catch(() => undefined);`;
       const user = spawn(process.execPath, ['--input-type=module', '-e', userSource], { stdio: 'ignore' });

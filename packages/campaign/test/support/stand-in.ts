@@ -10,7 +10,7 @@ import { digestFile } from '@paperclip-evals/node';
 
 import { syntheticAttempt } from '../../../../scripts/attempts/synthetic.ts';
 
-import type { JoinedRelease } from '../../src/index.ts';
+import type { JoinedRelease } from '../../src/execute.ts';
 
 const SCRIPT = fileURLToPath(new URL('./stand-in-eval-session.mjs', import.meta.url));
 const IDS = {
