@@ -349,12 +349,11 @@ describe('paperclip-runner-eval-session from the packed, offline-installed packa
       inserted: number;
       invalid: { input: string; issues: { code: string }[] }[];
     };
-    // The digest-mismatch artifact has no bundle (no session ran): refused, never stored.
-    expect(summary.inserted, JSON.stringify(summary.invalid)).toBe(3);
-    expect(summary.invalid).toEqual([
-      expect.objectContaining({ issues: [expect.objectContaining({ code: 'native_bundle_absent' })] }),
-    ]);
-    expect(ingest.status).toBe(1);
+    // The digest-mismatch artifact has no bundle (no session ran): stored from the artifact alone as
+    // the infrastructure failure it is (never a pass), like a real upstream artifact with no bundle.
+    expect(summary.inserted, JSON.stringify(summary.invalid)).toBe(4);
+    expect(summary.invalid).toEqual([]);
+    expect(ingest.status, ingest.stderr).toBe(0);
     const report = spawnSync(EVALS, ['report', '--store', store, '--format', 'json', '--out', '-'], {
       encoding: 'utf8',
       timeout: 120_000,
@@ -383,6 +382,10 @@ describe('paperclip-runner-eval-session from the packed, offline-installed packa
       status: 'errored',
       statusReason: 'infrastructure: provider_turn_timeout (retryable)',
       failure: { classification: 'infrastructure', code: 'provider_turn_timeout', retryable: true },
+    });
+    expect(byId.get('attempt_a_runnerd_digest_mismatch')).toMatchObject({
+      status: 'errored',
+      failure: { classification: 'infrastructure', code: 'eval_orchestration_failure', retryable: false },
     });
     expect(byId.get('attempt_a_budget_overrun')).toMatchObject({
       status: 'over_budget',

@@ -36,7 +36,7 @@ const config = (behaviour: DeterministicBehaviour, seed = 'seed-1') => ({
 });
 
 const withUpstream = needsUpstream(
-  'packages/reference-runner/test/testing.test.ts',
+  import.meta.url,
   "the conformance kit on upstream's own harness-driver conformance fixture",
 );
 
