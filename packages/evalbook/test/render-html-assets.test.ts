@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { SummaryBuilder } from '../src/analysis/summary.ts';
-import { readPageAssets, renderHtml } from '../src/report/html/render-html.ts';
+import { readPageAssets } from '../src/report/html/page-assets.ts';
+import { renderHtml } from '../src/report/html/render-html.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
 
 const SOURCES = new URL('../src/report/html/', import.meta.url);

@@ -5,14 +5,13 @@
 // that read without JavaScript and print; the script adds the drill-down (grid cell → its attempts →
 // one attempt's details) from the attempts embedded as JSON. Every rendered number a test needs
 // sits on a data-* attribute, and every string from the evalbook is escaped.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { jsonText } from '@paperclip-evals/contract';
 
 import { artifactCountsText } from '../../ledger/convert.js';
 import { formatUsd } from '../../ledger/cost.js';
 import { leftOutText, retractionText } from '../../ledger/retraction.js';
+import { HTML_TEXT_LIMIT, count, esc, text, tip } from './html-text.js';
+import { pageCsp, reportPageAssets } from './page-assets.js';
 
 import type { CheckDrift } from '../../analysis/check-drift.js';
 import type { CoverageSummary } from '../../ledger/cost.js';
@@ -46,54 +45,6 @@ export interface HtmlReportInput {
   readonly attempts: readonly HtmlAttempt[];
 }
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-/**
- * What else is written as a character reference (the same text to a browser): every control,
- * format and line/paragraph separator character (CR, LF, ESC, bidi overrides…), so that HTML sent to
- * a terminal or CI log (`report --format html` on stdout) holds no raw one, and the `:` of `::` and
- * the `#` of `##[` / `##vso[`, so that no line of it reads as a GitHub Actions workflow command.
- */
-const INERT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|:(?=:)|#(?=#(?:\[|vso\[))/giu;
-/** HTML text and attribute values (also inside SVG). */
-const esc = (text: string): string =>
-  text
-    .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
-    .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`);
-
-/**
- * The most characters of one text the page lays out before "show all" is asked for. Laying out
- * text costs the browser time in its length (a 100 KB unbroken string of mixed scripts took seconds
- * per field, whatever the CSS), so every text from the evalbook is cut here, on the page and in the
- * drill-down alike, and the rest waits, hidden (display: none is never laid out), behind a button.
- */
-const HTML_TEXT_LIMIT = 500;
-/** The first HTML_TEXT_LIMIT characters, never ending in half a surrogate pair. */
-function head(text: string): string {
-  const end = /[\ud800-\udbff]/.test(text.charAt(HTML_TEXT_LIMIT - 1))
-    ? HTML_TEXT_LIMIT - 1
-    : HTML_TEXT_LIMIT;
-  return text.slice(0, end);
-}
-/**
- * Text from the evalbook as element content: escaped, and past HTML_TEXT_LIMIT its head, an
- * ellipsis and a "show all" button (wired by the page's script) over the whole text, kept hidden;
- * its length is told in characters (code points).
- * The drill-down's script builds the same markup (its clip()).
- */
-function text(value: string): string {
-  if (value.length <= HTML_TEXT_LIMIT) return esc(value);
-  const length = value.length - (value.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
-  return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
-}
-/** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
-const tip = (value: string): string => esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
-
 const percent = (rate: number | null, digits = 0): string =>
   rate === null ? 'n/a' : `${(rate * 100).toFixed(digits)}%`;
 const ciText = (ci: readonly [number, number] | null): string =>
@@ -111,8 +62,6 @@ const signedUsd = (nanodollars: number): string =>
 /** Mean priced cost per attempt; null when nothing is priced (never 0). */
 const meanCost = (cost: CoverageSummary): number | null =>
   cost.priced === 0 ? null : cost.pricedTotalNanodollars / cost.priced;
-/** A count with thousands separators (display only). */
-const count = (n: number): string => n.toLocaleString('en-US');
 /** A data-* attribute carrying a number exactly as the JSON report writes it ("" for null). */
 const num = (value: number | null): string => (value === null ? '' : String(value));
 
@@ -135,53 +84,6 @@ function excludedText(rate: RateWithInterval): string {
     ([why, n]) => `${n} ${why.replaceAll('_', ' ')}`,
   );
   return parts.length === 0 ? '' : `excluded: ${parts.join(', ')}`;
-}
-
-/** The page's stylesheet and script, as inlined, and the script's sha256 (base64) for the CSP. */
-interface PageAssets {
-  readonly style: string;
-  readonly script: string;
-  readonly scriptSha256: string;
-}
-
-/**
- * report.css and report.js from `folder`, checked: a file missing, or one that would end its own
- * <style> or <script> element early, is a broken build — an internal error, never a page without
- * its script or with markup injected.
- */
-export function readPageAssets(folder: URL): PageAssets {
-  const read = (name: string, element: string): string => {
-    const url = new URL(name, folder);
-    let text: string;
-    try {
-      text = readFileSync(url, 'utf8');
-    } catch (cause) {
-      throw new Error(
-        `the HTML report's ${name} is missing (expected ${fileURLToPath(url)}, written by \`pnpm run build\`)`,
-        { cause },
-      );
-    }
-    if (text.toLowerCase().includes(`</${element}`))
-      throw new Error(`the HTML report's ${name} holds "</${element}", which would end its element early`);
-    return text;
-  };
-  const script = read('report.js', 'script');
-  return {
-    style: read('report.css', 'style'),
-    script,
-    scriptSha256: createHash('sha256').update(script).digest('base64'),
-  };
-}
-
-let pageAssets: PageAssets | undefined;
-
-/**
- * The page's assets, real files beside this module (src/report/html/ when the sources run; the
- * build copies them into dist/report/html/), read once.
- */
-function reportPageAssets(): PageAssets {
-  pageAssets ??= readPageAssets(new URL('./', import.meta.url));
-  return pageAssets;
 }
 
 // ——— SVG plots ———
@@ -697,7 +599,7 @@ export function renderHtml(input: HtmlReportInput): string {
     attempts: input.attempts,
   }).replaceAll('<', '\\u003c');
   const { style, script, scriptSha256 } = reportPageAssets();
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;
+  const csp = pageCsp(scriptSha256);
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,0 +1,54 @@
+// Text from the evalbook as HTML, for every page Evals writes (the report, an attempt's replay page):
+// one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
+// whole), one tooltip form (tip). Every string from the evalbook reaches HTML through these.
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+/**
+ * What else is written as a character reference (the same text to a browser): every control,
+ * format and line/paragraph separator character (CR, LF, ESC, bidi overrides…), so that HTML sent to
+ * a terminal or CI log (`report --format html` on stdout) holds no raw one, and the `:` of `::` and
+ * the `#` of `##[` / `##vso[`, so that no line of it reads as a GitHub Actions workflow command.
+ */
+const INERT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|:(?=:)|#(?=#(?:\[|vso\[))/giu;
+/** HTML text and attribute values (also inside SVG). */
+export const esc = (text: string): string =>
+  text
+    .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
+    .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`);
+
+/**
+ * The most characters of one text the page lays out before "show all" is asked for. Laying out
+ * text costs the browser time in its length (a 100 KB unbroken string of mixed scripts took seconds
+ * per field, whatever the CSS), so every text from the evalbook is cut here, on the page and in the
+ * drill-down alike, and the rest waits, hidden (display: none is never laid out), behind a button.
+ */
+export const HTML_TEXT_LIMIT = 500;
+/** The first HTML_TEXT_LIMIT characters, never ending in half a surrogate pair. */
+function head(text: string): string {
+  const end = /[\ud800-\udbff]/.test(text.charAt(HTML_TEXT_LIMIT - 1))
+    ? HTML_TEXT_LIMIT - 1
+    : HTML_TEXT_LIMIT;
+  return text.slice(0, end);
+}
+/** A count with thousands separators (display only). */
+export const count = (n: number): string => n.toLocaleString('en-US');
+/**
+ * Text from the evalbook as element content: escaped, and past HTML_TEXT_LIMIT its head, an
+ * ellipsis and a "show all" button (wired by the page's script, report.js) over the whole text, kept
+ * hidden; its length is told in characters (code points).
+ * The drill-down's script builds the same markup (its clip()).
+ */
+export function text(value: string): string {
+  if (value.length <= HTML_TEXT_LIMIT) return esc(value);
+  const length = value.length - (value.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
+  return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
+}
+/** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
+export const tip = (value: string): string =>
+  esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
