@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 import { renderHtml } from '../src/report/html/render-html.ts';
 import { SummaryBuilder } from '../src/analysis/summary.ts';
+import { syntheticAttempt } from './support/bundles.ts';
+import { replayOfBundle } from './support/replays.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
 
 import type { DefaultTreeAdapterMap } from 'parse5';
@@ -27,6 +29,8 @@ const HOSTILE = [
 function texts(node: Node): string[] {
   if (node.nodeName === '#text') return [(node as DefaultTreeAdapterMap['textNode']).value];
   if (node.nodeName === 'script' || node.nodeName === 'style') return [];
+  // an attempt's replay sits in a <template>: its content is a fragment of its own
+  if (node.nodeName === 'template') return texts((node as DefaultTreeAdapterMap['template']).content);
   return 'childNodes' in node ? node.childNodes.flatMap(texts) : [];
 }
 
@@ -39,7 +43,16 @@ function page(id: string): string {
     summary: builder.build(),
     budgets: [],
     gate: null,
-    attempts: [{ caseId: `case ${id}`, message: `message ${id}`, toolCallDetails: [] }],
+    attempts: [
+      {
+        caseId: `case ${id}`,
+        message: `message ${id}`,
+        replay: replayOfBundle({
+          ...syntheticAttempt({ caseId: `case ${id}`, configId: `config ${id}`, runTerminalState: 'failed' }),
+          failure: { classification: 'runner', code: 'run_failed', message: `failure ${id}` },
+        }),
+      },
+    ],
   });
 }
 
@@ -62,6 +75,8 @@ describe('the HTML report as text in a terminal or CI log', () => {
     const shown = texts(parse(html)).join('\u0000');
     expect(shown).toContain(`title ${id}`);
     expect(shown).toContain(`config ${id}`);
+    // the attempt's replay, in its template, reads back exactly too
+    expect(shown).toContain(`failure ${id}`);
     const data = /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '';
     expect(JSON.stringify(JSON.parse(data))).toContain(JSON.stringify(`message ${id}`).slice(1, -1));
   });

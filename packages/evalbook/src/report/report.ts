@@ -12,6 +12,7 @@ import { driftThresholdsOf } from '../ledger/environment.js';
 import type { Environment } from '../ledger/environment.js';
 import { assertGatesJudgeable, decideGates } from '../analysis/gates.js';
 import type { FailOn } from '../analysis/gates.js';
+import { buildAttemptReplay } from './attempt-replay.js';
 import { renderHtml } from './html/render-html.js';
 import type { HtmlAttempt } from './html/render-html.js';
 import { renderJunit } from './render-junit.js';
@@ -93,7 +94,16 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         buffer = '';
       }
     } else if (format === 'html' && htmlAttempts.length < HTML_MAX_ATTEMPTS)
-      htmlAttempts.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
+      htmlAttempts.push({
+        ...reportAttempt(stored, verdict),
+        // The drill-down's replay of the attempt: the same model and renderer as its own page.
+        replay: buildAttemptReplay({
+          attempt: stored,
+          bundleText: await options.store.getBundle(stored.bundleDigest),
+          verdict,
+          ...(environment === undefined ? {} : { environment }),
+        }),
+      });
     count++;
   }
   for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);

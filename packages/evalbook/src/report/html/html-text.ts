@@ -1,6 +1,8 @@
 // Text from the evalbook as HTML, for every page Evals writes (the report, an attempt's replay page):
 // one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
-// whole), one tooltip form (tip). Every string from the evalbook reaches HTML through these.
+// whole), one tooltip form (tip), one USD form (usd). Every string from the evalbook reaches HTML
+// through these.
+import { formatUsd } from '../../ledger/cost.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -52,3 +54,10 @@ export function text(value: string): string {
 /** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
 export const tip = (value: string): string =>
   esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
+
+/** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375"; null → "unpriced". */
+export function usd(nanodollars: number | null): string {
+  if (nanodollars === null) return 'unpriced';
+  const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
+  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}

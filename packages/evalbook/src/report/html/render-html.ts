@@ -8,14 +8,15 @@
 import { jsonText } from '@paperclip-evals/contract';
 
 import { artifactCountsText } from '../../ledger/convert.js';
-import { formatUsd } from '../../ledger/cost.js';
 import { leftOutText, retractionText } from '../../ledger/retraction.js';
-import { HTML_TEXT_LIMIT, count, esc, text, tip } from './html-text.js';
+import { HTML_TEXT_LIMIT, count, esc, text, tip, usd } from './html-text.js';
 import { pageCsp, reportPageAssets } from './page-assets.js';
+import { renderAttemptReplay } from './attempt-page.js';
 
 import type { CheckDrift } from '../../analysis/check-drift.js';
 import type { CoverageSummary } from '../../ledger/cost.js';
 import type { GateVerdicts } from '../../analysis/gates.js';
+import type { AttemptReplay } from '../attempt-replay.js';
 import type { ReportAttempt, ReportBudget } from '../model.js';
 import type {
   Comparison,
@@ -26,13 +27,13 @@ import type {
   RateWithInterval,
 } from '../../analysis/summary.js';
 
-/** One attempt as the page's drill-down shows it: the JSON report's row plus its tool calls. */
 /**
  * An attempt for the drill-down: the JSON report's attempt (or, from a test, any part of one; the
- * page's script reads what is there) and its tool calls.
+ * page's script reads what is there for the cell's list) and its replay, which the page carries
+ * rendered by attempt-page.ts (one <template> each) for the detail pane.
  */
 export type HtmlAttempt = (ReportAttempt | Readonly<Record<string, unknown>>) & {
-  readonly toolCallDetails: readonly unknown[];
+  readonly replay: AttemptReplay;
 };
 
 export interface HtmlReportInput {
@@ -51,12 +52,6 @@ const ciText = (ci: readonly [number, number] | null): string =>
   ci === null ? 'no interval' : `${percent(ci[0])}–${percent(ci[1])}`;
 const points = (delta: number): string =>
   `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta * 100).toFixed(1)} pts`;
-/** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375". */
-function usd(nanodollars: number | null): string {
-  if (nanodollars === null) return 'unpriced';
-  const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
-  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
-}
 const signedUsd = (nanodollars: number): string =>
   `${nanodollars < 0 ? '−' : '+'}${usd(Math.abs(nanodollars))}`;
 /** Mean priced cost per attempt; null when nothing is priced (never 0). */
@@ -596,8 +591,15 @@ export function renderHtml(input: HtmlReportInput): string {
     attemptsTotal: summary.attempts,
     textLimit: HTML_TEXT_LIMIT,
     cells: summary.grid,
-    attempts: input.attempts,
+    attempts: input.attempts.map(({ replay: _replay, ...row }) => row),
   }).replaceAll('<', '\\u003c');
+  // Each attempt's replay, rendered once, by the one replay renderer; the script clones it on a click.
+  const replays = input.attempts
+    .map(
+      (attempt, index) =>
+        `<template data-attempt-index="${index}">${renderAttemptReplay(attempt.replay)}</template>`,
+    )
+    .join('\n');
   const { style, script, scriptSha256 } = reportPageAssets();
   const csp = pageCsp(scriptSha256);
   return `<!doctype html>
@@ -622,6 +624,7 @@ ${checkDriftSection(summary.checkDrift)}
 <section id="drilldown" aria-labelledby="drilldown-title" aria-live="polite"><h2 id="drilldown-title">Attempts</h2>
 <p class="note" id="drill-hint">The drill-down needs JavaScript; <code>evals report --format json</code> lists every attempt.</p>
 <div id="cell-attempts"></div><div id="attempt-detail"></div>
+${replays}
 </section>
 <footer>Paperclip Evals · ${text(summary.schema)} · one self-contained file: it loads nothing from the network.</footer>
 </main>

@@ -1,16 +1,13 @@
 // The HTML report's one script, inlined into the page by render-html.ts (its sha256 is the page's
 // Content-Security-Policy script-src): the drill-down, grid cell → its attempts → one attempt's
-// details, from the attempts embedded as JSON (#report-data). Builds every node with textContent
-// (never innerHTML), so attempt data is never markup; without JavaScript the page still shows
-// everything but this.
+// replay, from the attempts embedded as JSON (#report-data) and their replays rendered by
+// attempt-page.ts (one <template data-attempt-index> each, cloned into the detail pane: one replay
+// renderer for the report and the attempt pages). Builds every other node with textContent (never
+// innerHTML), so attempt data is never markup; without JavaScript the page still shows everything
+// but this. An attempt's own replay page inlines this script too, which only wires its clipped texts.
 (() => {
   'use strict';
-  const data = JSON.parse(document.getElementById('report-data').textContent);
-  const list = document.getElementById('cell-attempts');
-  const detail = document.getElementById('attempt-detail');
-  // Text past LIMIT is laid out only when asked: its head, then a button that swaps in the whole.
-  const LIMIT = data.textLimit;
-  const head = (text) => text.slice(0, /[\ud800-\udbff]/.test(text.charAt(LIMIT - 1)) ? LIMIT - 1 : LIMIT);
+  // Text past the limit is laid out only when asked: its head, then a button that swaps in the whole.
   const wire = (button) => {
     const clip = button.parentElement;
     const part = clip.querySelector('.clip-head');
@@ -26,6 +23,19 @@
     });
     button.setAttribute('aria-expanded', 'false');
   };
+  const wireAll = (root) => {
+    for (const button of root.querySelectorAll('.clip > button.clip-more')) wire(button);
+  };
+  const source = document.getElementById('report-data');
+  if (source === null) {
+    wireAll(document); // an attempt's replay page: no report, only its clipped texts
+    return;
+  }
+  const data = JSON.parse(source.textContent);
+  const list = document.getElementById('cell-attempts');
+  const detail = document.getElementById('attempt-detail');
+  const LIMIT = data.textLimit;
+  const head = (text) => text.slice(0, /[\ud800-\udbff]/.test(text.charAt(LIMIT - 1)) ? LIMIT - 1 : LIMIT);
   const clip = (text) => {
     const node = document.createElement('span');
     node.className = 'clip';
@@ -65,178 +75,16 @@
     return '$' + text.slice(0, -9) + '.' + fraction + ' (' + n + ' nanodollars)';
   };
   const show = (value) => (value === null || value === undefined || value === '' ? '—' : String(value));
-  const dl = (rows) =>
-    h(
-      'dl',
-      {},
-      rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v instanceof Node ? v : show(v))]),
-    );
-  const box = (title, ...body) => h('section', {}, h('h4', {}, title), ...body);
-  const wide = (title, ...body) => h('section', { class: 'wide' }, h('h4', {}, title), ...body);
-  const table = (head, rows, empty) =>
-    rows.length === 0
-      ? h('p', { class: 'note' }, empty)
-      : h(
-          'table',
-          {},
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              head.map((c) => h('th', { scope: 'col' }, c)),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            rows.map((r) =>
-              h(
-                'tr',
-                {},
-                r.map((c) => h('td', {}, c instanceof Node ? c : show(c))),
-              ),
-            ),
-          ),
-        );
   const chip = (status) => h('span', { class: 'chip ' + status }, status.replace('_', ' '));
 
-  function showAttempt(attempt, row) {
+  // The attempt's replay, rendered (and escaped) by attempt-page.ts, cloned from its template.
+  function showAttempt(index, row) {
     for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
     row.classList.add('selected');
-    const cost = attempt.cost || {};
-    const calls = attempt.toolCallDetails || [];
-    const denied = calls.filter((call) => call.denial);
-    detail.replaceChildren(
-      h('h3', {}, 'Attempt ', h('code', {}, attempt.attemptId)),
-      h(
-        'div',
-        { class: 'details', 'data-attempt': attempt.attemptId },
-        box(
-          'Identity',
-          dl([
-            ['run', attempt.runId],
-            ['case', attempt.caseId],
-            ['config', attempt.configId],
-            ['attempt', attempt.attemptId],
-            ['provenance', attempt.provenance],
-            ['runner', attempt.runner && attempt.runner.package],
-            ['driver', attempt.runner && attempt.runner.driver],
-          ]),
-        ),
-        box(
-          'Status',
-          dl([
-            ['status', chip(attempt.status)],
-            ['reason', attempt.statusReason],
-            ['bundle digest', h('code', { 'data-field': 'bundleDigest' }, attempt.bundleDigest)],
-            [
-              'environment',
-              (attempt.environmentMismatch || []).length === 0
-                ? 'matches'
-                : 'foreign (counted with --include-foreign): ' +
-                  attempt.environmentMismatch.map((m) => m.field + ' ' + m.received).join('; '),
-            ],
-          ]),
-        ),
-        box(
-          'Terminal and failure',
-          dl([
-            ['turn', attempt.terminal && attempt.terminal.turn],
-            ['run', attempt.terminal && attempt.terminal.run],
-            ['work', attempt.terminal && attempt.terminal.workDisposition],
-            [
-              'failure',
-              attempt.failure ? attempt.failure.classification + ': ' + attempt.failure.code : 'none',
-            ],
-            ['message', attempt.failure && attempt.failure.message],
-          ]),
-        ),
-        box(
-          'Transcript',
-          dl([
-            ['complete', attempt.transcript && attempt.transcript.complete ? 'yes' : 'NO'],
-            ['events', attempt.transcript && attempt.transcript.eventCount],
-            ['omission', attempt.transcript && attempt.transcript.omissionReason],
-          ]),
-        ),
-        box(
-          'Usage',
-          dl([
-            ['input tokens', attempt.usage && attempt.usage.inputTokens],
-            ['output tokens', attempt.usage && attempt.usage.outputTokens],
-            ['total tokens', attempt.usage && attempt.usage.totalTokens],
-            ['requests', attempt.usage && attempt.usage.requestCount],
-            ['duration', attempt.usage && attempt.usage.durationMs + ' ms'],
-          ]),
-        ),
-        h(
-          'section',
-          { 'data-field': 'cost' },
-          h('h4', {}, 'Cost and provenance'),
-          dl([
-            [
-              'counted',
-              h(
-                'strong',
-                { 'data-field': 'effectiveNanodollars' },
-                cost.effectiveNanodollars === null
-                  ? 'unpriced (not counted as 0)'
-                  : usd(cost.effectiveNanodollars),
-              ),
-            ],
-            ['coverage', h('span', { 'data-field': 'coverage' }, show(cost.coverage))],
-            ['provider-reported', usd(cost.providerReportedNanodollars)],
-            [
-              'receipt source',
-              h(
-                'span',
-                { 'data-field': 'providerReportedProvenance' },
-                show(cost.providerReportedProvenance),
-              ),
-            ],
-            ['estimate', usd(cost.estimatedNanodollars)],
-            ['estimate source', cost.estimateSource],
-            ['pricing version', cost.pricingVersion],
-            ['legacy ledger', usd(cost.legacyLedgerNanodollars)],
-            ['notes', (cost.notes || []).join(', ')],
-          ]),
-        ),
-        wide(
-          'Tool calls (' + calls.length + ', ' + denied.length + ' denied)',
-          table(
-            ['call', 'operation', 'outcome', 'denial'],
-            calls.map((call) => [
-              h('code', {}, call.callId),
-              call.operationId,
-              show(call.outcome),
-              call.denial
-                ? call.denial.code +
-                  ' at ' +
-                  call.denial.authorizationBoundary +
-                  (call.denial.retryable ? ' (retryable)' : '')
-                : '',
-            ]),
-            'No tool calls.',
-          ),
-        ),
-        wide(
-          'Checks',
-          table(
-            ['check', 'layer', 'status', 'score', 'reason'],
-            (attempt.checks || []).map((check) => [
-              h('code', {}, check.checkId),
-              check.layer === null ? 'runner' : String(check.layer),
-              check.status,
-              check.score,
-              check.reason,
-            ]),
-            'No checks observed.',
-          ),
-        ),
-      ),
-    );
+    const template = document.querySelector('template[data-attempt-index="' + index + '"]');
+    const replay = template.content.cloneNode(true);
+    wireAll(replay);
+    detail.replaceChildren(replay);
     detail.scrollIntoView({ block: 'nearest' });
   }
 
@@ -244,17 +92,20 @@
     for (const other of document.querySelectorAll('td.cell.selected')) other.classList.remove('selected');
     td.classList.add('selected');
     const cell = data.cells[Number(td.dataset.cellIndex)];
-    const attempts = data.attempts.filter((a) => a.caseId === cell.caseId && a.configId === cell.configId);
+    const indexes = data.attempts.flatMap((a, index) =>
+      a.caseId === cell.caseId && a.configId === cell.configId ? [index] : [],
+    );
+    const attempts = indexes.map((index) => data.attempts[index]);
     const omitted = data.attemptsTotal > data.attempts.length;
     detail.replaceChildren();
-    const rows = attempts.map((attempt) => {
+    const rows = attempts.map((attempt, position) => {
       const row = h('tr', { 'data-attempt': attempt.attemptId });
       const open = h(
         'button',
         { type: 'button' },
         attempt.attemptId.length > LIMIT ? head(attempt.attemptId) + '\u2026' : attempt.attemptId,
       );
-      open.addEventListener('click', () => showAttempt(attempt, row));
+      open.addEventListener('click', () => showAttempt(indexes[position], row));
       const cost = attempt.cost || {};
       row.append(
         h('td', {}, attempt.runId),
@@ -329,7 +180,7 @@
     document.getElementById('drilldown').scrollIntoView({ block: 'start' });
   }
 
-  for (const button of document.querySelectorAll('.clip > button.clip-more')) wire(button);
+  wireAll(document);
   for (const td of document.querySelectorAll('td.cell[data-cell-index]')) {
     td.classList.add('js');
     td.tabIndex = 0;
