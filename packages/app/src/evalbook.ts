@@ -2,7 +2,7 @@
 // `retract`. Each opens the store a request names (never creating one) with its environment file,
 // read-only unless the request writes, and closes it on every outcome. The report streams the store
 // once into node's writeOutputFile (atomically for a file, in place for a device or FIFO, never
-// the SQLite file being reported on); grid and compare summarise it with the report's own drift bars
+// the SQLite file being reported on), and so is one attempt's replay page; grid and compare summarise it with the report's own drift bars
 // and denominator policy, so a gate judges the same numbers in every command.
 import { realpath } from 'node:fs/promises';
 import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/node';
@@ -11,14 +11,17 @@ import {
   assertGatesJudgeable,
   decideGates,
   driftThresholdsOf,
+  loadAttemptReplay,
   loadEnvironment,
   openStore,
+  renderAttemptPage,
   summariseStore,
   withExpectedChecks,
   writeReport,
 } from '@paperclip-evals/evalbook';
 
 import type {
+  AttemptReplay,
   Comparison,
   CompareSpec,
   Environment,
@@ -116,6 +119,34 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
     });
     if (result === undefined) throw new Error('writeOutputFile returned before the report was written');
     return result;
+  });
+}
+
+export interface AttemptPageRequest extends Pick<EvalbookRequest, 'store' | 'env' | 'run'> {
+  /** The attempt to replay; with `run` when the id is stored in more than one run. */
+  readonly attemptId: string;
+  /** Where the page goes (node's writeOutputFile); default stdout. */
+  readonly out?: string;
+}
+
+/**
+ * Writes one attempt's replay page (`evals report --attempt`): the stored attempt found by id (and
+ * run), replayed (evalbook's loadAttemptReplay) and rendered as one self-contained page
+ * (renderAttemptPage). No such attempt, or one id in several runs without `run`, is the
+ * EvalbookError paperclip_evalbook_scope_unknown and nothing is written. Returns the replay.
+ */
+export async function writeAttemptPage(request: AttemptPageRequest): Promise<AttemptReplay> {
+  return withEvalbook(request, 'read', async ({ store, storeUrl, environment }) => {
+    if (request.out !== undefined) await refuseStoreAsOut(request.out, storeUrl);
+    const replay = await loadAttemptReplay({
+      store,
+      attemptId: request.attemptId,
+      ...(request.run === undefined ? {} : { runId: request.run }),
+      ...(environment === undefined ? {} : { environment }),
+    });
+    const title = `${environment?.report?.title ?? environment?.name ?? 'Evalbook'}: attempt ${replay.key.attemptId}`;
+    await writeOutputFile(request.out ?? STDOUT_PATH, (write) => write(renderAttemptPage(replay, { title })));
+    return replay;
   });
 }
 

@@ -202,8 +202,13 @@ export function createProgram(): Command {
         'a case-clustered bootstrap interval, trend across runs, flaky cells, cost coverage) and budget',
         'checks. md: a pull-request comment, every id and message escaped to read as itself (no HTML,',
         'link, @mention or #ref: docs/reports.md). junit: one testcase per (case, config), failures and',
-        'errors distinct. html: one page with the grid, drill-down to any attempt, the comparison and',
-        'plots; a text past 500 characters shows its head and a "show all" button.',
+        'errors distinct. html: one page with the grid, drill-down to any attempt (its replay), the',
+        'comparison and plots; a text past 500 characters shows its head and a "show all" button.',
+        "With --attempt ID: instead, one attempt's replay as its own self-contained HTML page (the case's",
+        "prompt, the turns with the agent's text, every tool call with its input, result, outcome code",
+        'and denial, the terminal state and proposed result, checks, usage, cost with provenance,',
+        'timing, artifact verification; "recording missing" with the reason when there is nothing to',
+        'replay): docs/reports.md#attempt-replay.',
       ].join(' '),
     )
     .addOption(
@@ -217,7 +222,13 @@ export function createProgram(): Command {
     )
     .option(
       '--run <runId>',
-      'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it',
+      'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it (with --attempt: the run of the attempt, needed when its id is in several runs)',
+    )
+    .addOption(
+      new Option(
+        '--attempt <attemptId>',
+        "write this attempt's replay page (HTML) instead of the report; with --run when the id is in several runs",
+      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign']),
     )
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
@@ -242,20 +253,41 @@ export function createProgram(): Command {
         '  $ evals report --format md --run nightly-42 --fail-on drift    # judge one run against earlier runs',
         '  $ evals report --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
+        "  $ evals report --attempt attempt_0007 --run nightly-42 --out attempt_0007.html   # one attempt's replay",
       ].join('\n'),
     )
     .action(
-      act(async (flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string }) => {
-        const { runReport } = await import('./commands/report.js');
-        const compare = compareSpec(flags, false);
-        return runReport({
-          ...storeFlags(flags),
-          format: flags.format,
-          ...(flags.out === undefined ? {} : { out: flags.out }),
-          ...(compare === undefined ? {} : { compare }),
-          failOn: flags.failOn ?? [],
-        });
-      }),
+      act(
+        async (
+          flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string; attempt?: string },
+          command: Command,
+        ) => {
+          if (flags.attempt !== undefined) {
+            const { runAttemptPage } = await import('./commands/report.js');
+            // --format defaults to json; given, with --attempt, it can only be html.
+            if (command.getOptionValueSource('format') === 'cli' && flags.format !== 'html')
+              throw new UsageError(
+                `--attempt writes one attempt's replay page, which is HTML: --format ${flags.format} cannot go with it (leave --format out, or give --format html)`,
+              );
+            return runAttemptPage({
+              attemptId: flags.attempt,
+              ...(flags.store === undefined ? {} : { store: flags.store }),
+              ...(flags.env === undefined ? {} : { env: flags.env }),
+              ...(flags.run === undefined ? {} : { run: flags.run }),
+              ...(flags.out === undefined ? {} : { out: flags.out }),
+            });
+          }
+          const { runReport } = await import('./commands/report.js');
+          const compare = compareSpec(flags, false);
+          return runReport({
+            ...storeFlags(flags),
+            format: flags.format,
+            ...(flags.out === undefined ? {} : { out: flags.out }),
+            ...(compare === undefined ? {} : { compare }),
+            failOn: flags.failOn ?? [],
+          });
+        },
+      ),
     );
 
   program

@@ -23,6 +23,11 @@ export type { LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';
 export { assertGatesJudgeable, decideGates } from './analysis/gates.js';
 export type { FailOn, GateVerdicts } from './analysis/gates.js';
 export { writeReport } from './report/report.js';
+// The attempt replay: the model and its one renderer (the report's drill-down, `evals report
+// --attempt`, the published site's attempt pages).
+export { buildAttemptReplay, loadAttemptReplay } from './report/attempt-replay.js';
+export type { AttemptReplay } from './report/attempt-replay.js';
+export { renderAttemptPage } from './report/html/attempt-page.js';
 export type { JsonReport, ReportFormat, ReportResult } from './report/model.js';
 export { attemptVerdict, withExpectedChecks } from './analysis/scoring.js';
 export { summariseStore } from './analysis/summary.js';

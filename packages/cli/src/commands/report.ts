@@ -131,6 +131,25 @@ export async function runReport(options: ReportCommandOptions): Promise<Outcome>
   return reportGates(gate);
 }
 
+export interface AttemptPageCommandOptions {
+  readonly attemptId: string;
+  readonly store?: string;
+  readonly env?: string;
+  readonly run?: string;
+  readonly out?: string;
+}
+
+/** `evals report --attempt ID`: one attempt's replay page (HTML), and a line on stderr saying what it holds. */
+export async function runAttemptPage(options: AttemptPageCommandOptions): Promise<Outcome> {
+  const { writeAttemptPage } = await import('@paperclip-evals/app/evalbook');
+  const replay = await scoped(() => writeAttemptPage(options));
+  const { key } = replay;
+  printLines('stderr', [
+    `wrote ${options.out === undefined || options.out === '-' ? 'stdout (-)' : options.out}: the replay of attempt ${key.attemptId} (run ${key.runId}, case ${key.caseId}, config ${key.configId}): ${replay.verdict.status}; recording ${replay.recording}${replay.recordingReason === null ? '' : ` (${replay.recordingReason})`}; ${replay.toolCalls} tool calls, ${replay.markedToolCalls} denied, failed or in conflict`,
+  ]);
+  return 'ok';
+}
+
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Math.round(rate * 100)}%`);
 
 /** What a grid or comparison says of the attempts it left out (a line, or nothing). */

@@ -1,0 +1,343 @@
+// The attempt replay model (src/report/attempt-replay.ts) and its one renderer (attempt-page.ts).
+// Property: for any valid synthetic bundle — any number of tool calls with any outcomes, any progress
+// text — every tool call of the bundle is in the replay exactly once, in the order of its input event,
+// with its outcome, code, boundary and denial; no event text is lost, and the HTML shows each call
+// once (a <details> per call, in order) and every text as itself. Rows: every way there is nothing
+// to replay gives `recording: 'missing'` with its reason and a visible block, never a blank page;
+// unknown cost stays unpriced, never $0.
+import {
+  canonicalize,
+  parseEvalSessionArtifact,
+  parseNativeExecution,
+  sha256Digest,
+} from '@paperclip-evals/contract';
+import fc from 'fast-check';
+import { parse } from 'parse5';
+import { describe, expect, it } from 'vitest';
+
+import { attemptVerdict } from '../src/analysis/scoring.ts';
+import { convertArtifact, convertBundle } from '../src/ledger/convert.ts';
+import { parseEnvironment } from '../src/ledger/environment.ts';
+import { buildAttemptReplay } from '../src/report/attempt-replay.ts';
+import { renderAttemptPage, renderAttemptReplay } from '../src/report/html/attempt-page.ts';
+import { syntheticAttempt } from './support/bundles.ts';
+import { replayOf, replayOfBundle, storedFromRecord } from './support/replays.ts';
+import { upstreamFailure, upstreamSuccess } from './support/upstream-artifacts.ts';
+
+import type { DefaultTreeAdapterMap } from 'parse5';
+import type { AttemptReplay, ReplayEvent, ReplayToolCall } from '../src/report/attempt-replay.ts';
+
+type Json = Record<string, unknown>;
+type Node = DefaultTreeAdapterMap['node'];
+type Element = DefaultTreeAdapterMap['element'];
+
+const OUTCOMES = ['succeeded', 'failed', 'conflict', 'unavailable', 'duplicate'] as const;
+
+const toolCalls = (replay: AttemptReplay): ReplayToolCall[] =>
+  replay.turns.flatMap((turn) => turn.entries).filter((entry) => entry.kind === 'tool_call');
+const events = (replay: AttemptReplay): ReplayEvent[] =>
+  replay.turns.flatMap((turn) => turn.entries).filter((entry) => entry.kind === 'event');
+
+/** Every element under `node` (document order), and every text node's content. */
+function walk(
+  node: Node,
+  elements: Element[] = [],
+  texts: string[] = [],
+): { elements: Element[]; texts: string[] } {
+  if (node.nodeName === '#text') texts.push((node as DefaultTreeAdapterMap['textNode']).value);
+  if ('tagName' in node) elements.push(node);
+  if (node.nodeName === 'template')
+    walk((node as DefaultTreeAdapterMap['template']).content, elements, texts);
+  else if ('childNodes' in node) for (const child of node.childNodes) walk(child, elements, texts);
+  return { elements, texts };
+}
+const attr = (element: Element, name: string): string | undefined =>
+  element.attrs.find((attribute) => attribute.name === name)?.value;
+
+/**
+ * A synthetic bundle whose non-denied calls end with the given outcomes (envelope and index alike,
+ * each with its own code) and whose progress events carry the given texts.
+ */
+function bundleWith(options: {
+  toolCalls: number;
+  deniedCalls: number;
+  progressEvents: number;
+  outcomes: readonly (typeof OUTCOMES)[number][];
+  texts: readonly string[];
+  failed: boolean;
+}): Json {
+  const bundle = syntheticAttempt({
+    toolCalls: options.toolCalls,
+    deniedCalls: options.deniedCalls,
+    progressEvents: options.progressEvents,
+    runTerminalState: options.failed ? 'failed' : 'succeeded',
+  }) as Json & {
+    events: Json[];
+    semanticTools: { results: Json[] };
+  };
+  let text = 0;
+  let outcome = 0;
+  for (const event of bundle.events) {
+    const payload = event.payload as Json;
+    if (event.eventType === 'item.delta') payload.text = options.texts[text++ % options.texts.length] ?? '';
+    const tool = payload.semantic_tool as Json | undefined;
+    if (event.eventType !== 'mcp_app.tool_result' || tool === undefined || tool.outcome === 'denied')
+      continue;
+    const chosen = options.outcomes[outcome++ % options.outcomes.length] ?? 'succeeded';
+    tool.outcome = chosen;
+    tool.code = chosen === 'succeeded' ? 'completed' : `${chosen}_code`;
+    const indexed = bundle.semanticTools.results.find((result) => result.callId === tool.callId);
+    if (indexed !== undefined) indexed.outcome = chosen;
+  }
+  return bundle;
+}
+
+const bundles = fc
+  .record({
+    toolCalls: fc.integer({ min: 0, max: 6 }),
+    deniedCalls: fc.integer({ min: 0, max: 6 }),
+    progressEvents: fc.integer({ min: 0, max: 3 }),
+    outcomes: fc.array(fc.constantFrom(...OUTCOMES), { minLength: 1, maxLength: 6 }),
+    texts: fc.array(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), {
+      minLength: 1,
+      maxLength: 5,
+    }),
+    failed: fc.boolean(),
+  })
+  .map(bundleWith);
+
+describe('buildAttemptReplay (property: any valid synthetic bundle)', () => {
+  it('has every tool call exactly once, in the order of its input event, with its outcome, code and denial', () => {
+    fc.assert(
+      fc.property(bundles, (bundle) => {
+        const replay = replayOfBundle(bundle);
+        const tools = bundle.semanticTools as {
+          calls: { callId: string; eventId: string }[];
+          results: { callId: string; outcome: string }[];
+          denials: { callId: string; code: string; authorizationBoundary: string }[];
+        };
+        const order = (bundle.events as { sourceEventId: string }[]).map((event) => event.sourceEventId);
+        const expected = [...tools.calls]
+          .sort((a, b) => order.indexOf(a.eventId) - order.indexOf(b.eventId))
+          .map((call) => call.callId);
+        const calls = toolCalls(replay);
+        expect(calls.map((call) => call.callId)).toEqual(expected);
+        expect(replay.toolCalls).toBe(expected.length);
+        for (const call of calls) {
+          const result = tools.results.find((entry) => entry.callId === call.callId);
+          expect(call.outcome).toBe(result?.outcome ?? null);
+          expect(call.mark).toBe(call.outcome === 'succeeded' ? null : call.outcome);
+          if (call.outcome !== 'succeeded' && call.outcome !== 'denied')
+            expect(call.code).toBe(`${call.outcome}_code`);
+          const denial = tools.denials.find((entry) => entry.callId === call.callId);
+          expect(call.denial).toEqual(
+            denial === undefined
+              ? null
+              : { code: denial.code, authorizationBoundary: denial.authorizationBoundary, retryable: false },
+          );
+          expect(call.input).toMatchObject({ phase: 'input', callId: call.callId });
+          expect(call.result?.envelope).toMatchObject({ phase: 'result', callId: call.callId });
+        }
+        expect(replay.markedToolCalls).toBe(calls.filter((call) => call.outcome !== 'succeeded').length);
+      }),
+    );
+  });
+
+  it('loses no text: every event text of the bundle is in the replay, in order, and the replay is plain JSON', () => {
+    fc.assert(
+      fc.property(bundles, (bundle) => {
+        const replay = replayOfBundle(bundle);
+        const texts = (bundle.events as { eventType: string; payload: Json }[])
+          .filter((event) => !['run.terminal', 'run.result.proposed'].includes(event.eventType))
+          .map((event) => event.payload.text)
+          .filter((text) => typeof text === 'string');
+        expect(events(replay).flatMap((event) => (event.text === null ? [] : [event.text]))).toEqual(texts);
+        // the proposed result's summary is kept too
+        expect(replay.proposedResult?.summary).toMatch(/^Synthetic attempt .* finished\.$/);
+        expect(JSON.parse(JSON.stringify(replay))).toEqual(replay);
+        expect(replay.recording).toBe('complete');
+      }),
+    );
+  });
+
+  it('renders each call once, in order, as an expandable <details>, and every text as itself', () => {
+    fc.assert(
+      fc.property(bundles, (bundle) => {
+        const replay = replayOfBundle(bundle);
+        const { elements, texts } = walk(parse(renderAttemptPage(replay, { title: 'replay' })));
+        const shown = elements
+          .filter((element) => element.tagName === 'details' && attr(element, 'data-call-id') !== undefined)
+          .map((element) => attr(element, 'data-call-id'));
+        expect(shown).toEqual(toolCalls(replay).map((call) => call.callId));
+        const all = texts.join('\u0000');
+        for (const event of events(replay)) if (event.text !== null) expect(all).toContain(event.text);
+        for (const call of toolCalls(replay).filter((entry) => entry.denial !== null))
+          expect(all).toContain(
+            `denied: ${call.denial?.code ?? ''} at ${call.denial?.authorizationBoundary ?? ''}`,
+          );
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('the replay reads the environment', () => {
+  it('shows the case prompt and description and the config model, driver and description', () => {
+    const environment = parseEnvironment({
+      schema: 'paperclip-evals/environment/v1',
+      name: 'suite',
+      cases: [
+        {
+          id: 'case_synthetic',
+          sha256: sha256Digest('case:case_synthetic'),
+          description: 'Fix the typo',
+          prompt: 'Fix <the> typo in README.md',
+        },
+      ],
+      configs: [
+        {
+          id: 'config_synthetic',
+          sha256: sha256Digest('config:config_synthetic'),
+          model: 'model-x',
+          driver: 'driver-y',
+          description: 'the baseline',
+        },
+      ],
+    });
+    const replay = replayOfBundle(syntheticAttempt(), { environment });
+    expect(replay.case).toEqual({ description: 'Fix the typo', prompt: 'Fix <the> typo in README.md' });
+    expect(replay.config).toEqual({ model: 'model-x', driver: 'driver-y', description: 'the baseline' });
+    const html = renderAttemptReplay(replay);
+    expect(html).toContain('Fix &lt;the&gt; typo in README.md');
+    expect(html).not.toContain('<the>');
+  });
+});
+
+describe('when there is nothing to replay (mutation rows: each is "recording missing" with its reason)', () => {
+  /** The replay of `bundle` as stored, or — given `bundleText` — as if the ledger held that text for it. */
+  const fromBundle = (bundle: Json, bundleText?: string | null): AttemptReplay => {
+    if (bundleText === undefined) return replayOfBundle(bundle);
+    const { stored: attempt } = storedFromRecord(convertBundle(parseNativeExecution(JSON.stringify(bundle))));
+    return buildAttemptReplay({
+      attempt,
+      bundleText,
+      verdict: attemptVerdict(attempt.record, attempt.scores),
+    });
+  };
+
+  it.each([
+    [
+      'the ledger holds no text for the bundle',
+      () => fromBundle(syntheticAttempt(), null),
+      /the ledger holds no bundle text for sha256:/,
+    ],
+    [
+      "the ledger's text does not parse as a bundle",
+      () => fromBundle(syntheticAttempt(), '{"schema": "something else"}'),
+      /does not parse \(native_schema_unknown\)/,
+    ],
+    [
+      'a bundle whose transcript was not recorded (no events but the terminal ones)',
+      () => fromBundle(unrecorded()),
+      /transcript not recorded: the driver crashed before streaming/,
+    ],
+    [
+      'an eval-session artifact ingested without a bundle (a completed turn)',
+      () => artifactReplay(upstreamSuccess('attempt_bare')),
+      /eval-session artifact without its native-execution bundle/,
+    ],
+    [
+      'an eval-session artifact ingested without a bundle (an infrastructure failure)',
+      () => artifactReplay(upstreamFailure('attempt_infra', 'provider_turn_timeout', false)),
+      /eval-session artifact without its native-execution bundle/,
+    ],
+  ])('%s', (_name, build, reason) => {
+    const replay = build();
+    expect(replay.recording).toBe('missing');
+    expect(replay.recordingReason).toMatch(reason);
+    expect(replay.turns).toEqual([]);
+    const { elements, texts } = walk(parse(renderAttemptPage(replay, { title: 'replay' })));
+    const block = elements.find(
+      (element) => attr(element, 'data-recording') === 'missing' && element.tagName === 'div',
+    );
+    expect(block, 'a visible "recording missing" block').toBeDefined();
+    expect(texts.join('')).toContain('Recording missing');
+    expect(texts.join('')).toContain(replay.recordingReason ?? '');
+  });
+
+  it('keeps an incomplete transcript’s events, and says what is missing', () => {
+    const replay = replayOf({ transcriptOmission: 'stream closed before run.terminal' });
+    expect(replay.recording).toBe('incomplete');
+    expect(replay.recordingReason).toContain('stream closed before run.terminal');
+    expect(toolCalls(replay)).toHaveLength(2);
+    expect(renderAttemptReplay(replay)).toContain('Recording incomplete');
+  });
+
+  it('shows an eval-session artifact’s own fields: turn status, failure class, category, retryable, model, provider, accounting', () => {
+    const replay = artifactReplay(upstreamFailure('attempt_infra', 'provider_turn_timeout', true));
+    expect(replay.evalSession).toMatchObject({
+      provider: 'codex',
+      infrastructureFailure: {
+        class: 'provider_turn_timeout',
+        category: 'provider_lifecycle',
+        retryable: true,
+      },
+      turn: null,
+      errorMessage: 'provider turn timeout',
+    });
+    expect(replay.evalSession?.accounting).not.toBeNull();
+    const html = renderAttemptReplay(replay);
+    expect(html).toContain('provider_turn_timeout (provider_lifecycle), retryable');
+    const completed = artifactReplay(upstreamSuccess('attempt_bare'));
+    expect(completed.evalSession?.turn?.status).toBe('completed');
+    expect(renderAttemptReplay(completed)).toContain(completed.evalSession?.turn?.assistantText ?? '∅');
+  });
+});
+
+describe('cost: unknown is never $0', () => {
+  it('an unpriced attempt says unpriced, and no $0 appears', () => {
+    const replay = replayOf({ costMicros: null });
+    expect(replay.cost.effectiveNanodollars).toBeNull();
+    const html = renderAttemptReplay(replay);
+    expect(html).toContain('unpriced (not counted as 0)');
+    expect(html).not.toMatch(/\$0\.00\b/);
+  });
+});
+
+describe('renderAttemptPage', () => {
+  it('carries the report’s CSP (no network) and refuses a back link with a scheme', () => {
+    const replay = replayOf();
+    const html = renderAttemptPage(replay, { title: 't', backHref: '../index.html' });
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;;/);
+    expect(html).toContain('href="../index.html"');
+    for (const href of ['javascript:alert(1)', ' JavaScript:x', 'https://example.com/'])
+      expect(() => renderAttemptPage(replay, { title: 't', backHref: href })).toThrow(/relative link/);
+  });
+});
+
+/** A bundle whose runner recorded no transcript: only the proposed result and the terminal event. */
+function unrecorded(): Json {
+  const bundle = syntheticAttempt({ toolCalls: 0, progressEvents: 0 }) as Json & { events: Json[] };
+  bundle.events = bundle.events.filter((event) =>
+    ['run.result.proposed', 'run.terminal'].includes(String(event.eventType)),
+  );
+  bundle.transcript = {
+    ...(bundle.transcript as Json),
+    complete: false,
+    eventCount: 0,
+    omissionReason: 'the driver crashed before streaming',
+  };
+  return bundle;
+}
+
+/** The replay of an eval-session artifact ingested alone (convertArtifact, as ingest stores it). */
+function artifactReplay(artifact: Json): AttemptReplay {
+  const text = JSON.stringify(artifact);
+  const record = convertArtifact({
+    artifact: parseEvalSessionArtifact(text),
+    artifactSha256: sha256Digest(canonicalize(artifact)),
+    artifactByteSize: text.length,
+  });
+  const { stored: attempt, bundleText } = storedFromRecord(record);
+  return buildAttemptReplay({ attempt, bundleText, verdict: attemptVerdict(attempt.record, attempt.scores) });
+}
