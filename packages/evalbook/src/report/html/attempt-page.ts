@@ -27,7 +27,10 @@ const dl = (rows: readonly (readonly [string, string])[]): string =>
   `<dl>${rows.map(([name, value]) => `<dt>${esc(name)}</dt><dd>${value}</dd>`).join('')}</dl>`;
 const chip = (status: string): string =>
   `<span class="chip ${esc(status)}">${esc(status.replaceAll('_', ' '))}</span>`;
-const json = (value: unknown): string => `<pre class="json">${text(jsonText(value, 2))}</pre>`;
+/** Recorded JSON, inside a <details> (laid out only when opened): clipped past JSON_TEXT_LIMIT. */
+const JSON_TEXT_LIMIT = 4000;
+const json = (value: unknown): string =>
+  `<pre class="json">${text(jsonText(value, 2), JSON_TEXT_LIMIT)}</pre>`;
 const money = (nanodollars: number | null): string =>
   nanodollars === null ? 'none' : `${usd(nanodollars)} (${count(nanodollars)} nanodollars)`;
 const ms = (value: number | null): string => (value === null ? '—' : `${count(value)} ms`);

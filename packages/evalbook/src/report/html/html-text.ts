@@ -32,10 +32,8 @@ export const esc = (text: string): string =>
  */
 export const HTML_TEXT_LIMIT = 500;
 /** The first HTML_TEXT_LIMIT characters, never ending in half a surrogate pair. */
-function head(text: string): string {
-  const end = /[\ud800-\udbff]/.test(text.charAt(HTML_TEXT_LIMIT - 1))
-    ? HTML_TEXT_LIMIT - 1
-    : HTML_TEXT_LIMIT;
+function head(text: string, limit = HTML_TEXT_LIMIT): string {
+  const end = /[\ud800-\udbff]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
   return text.slice(0, end);
 }
 /** A count with thousands separators (display only). */
@@ -43,13 +41,14 @@ export const count = (n: number): string => n.toLocaleString('en-US');
 /**
  * Text from the evalbook as element content: escaped, and past HTML_TEXT_LIMIT its head, an
  * ellipsis and a "show all" button (wired by the page's script, report.js) over the whole text, kept
- * hidden; its length is told in characters (code points).
+ * hidden; its length is told in characters (code points). A larger `limit` suits text laid out only
+ * when asked (inside a closed <details>).
  * The drill-down's script builds the same markup (its clip()).
  */
-export function text(value: string): string {
-  if (value.length <= HTML_TEXT_LIMIT) return esc(value);
+export function text(value: string, limit = HTML_TEXT_LIMIT): string {
+  if (value.length <= limit) return esc(value);
   const length = value.length - (value.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
-  return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
+  return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value, limit))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
 }
 /** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
 export const tip = (value: string): string =>
