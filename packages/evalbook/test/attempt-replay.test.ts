@@ -20,6 +20,10 @@ import { convertArtifact, convertBundle } from '../src/ledger/convert.ts';
 import { parseEnvironment } from '../src/ledger/environment.ts';
 import { buildAttemptReplay } from '../src/report/attempt-replay.ts';
 import { renderAttemptPage, renderAttemptReplay } from '../src/report/html/attempt-page.ts';
+import { renderHtml } from '../src/report/html/render-html.ts';
+import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS } from '../src/report/model.ts';
+import { SummaryBuilder } from '../src/analysis/summary.ts';
+import { storedAttempt } from './support/stored-attempts.ts';
 import { syntheticAttempt } from './support/bundles.ts';
 import { replayOf, replayOfBundle, storedFromRecord } from './support/replays.ts';
 import { upstreamFailure, upstreamSuccess } from './support/upstream-artifacts.ts';
@@ -301,6 +305,34 @@ describe('cost: unknown is never $0', () => {
     const html = renderAttemptReplay(replay);
     expect(html).toContain('unpriced (not counted as 0)');
     expect(html).not.toMatch(/\$0\.00\b/);
+  });
+});
+
+describe('the report’s drill-down carries the same replay', () => {
+  it('one <template> per attempt with a replay, holding exactly renderAttemptReplay’s fragment; none past the limit', () => {
+    const builder = new SummaryBuilder({});
+    builder.add(storedAttempt('run1', 'case', 'config', 'attempt', 'solved'));
+    const replay = replayOf({ attemptId: 'attempt_with_replay' });
+    const html = renderHtml({
+      title: 'report',
+      storeUrl: 'sqlite:book.sqlite',
+      summary: builder.build(),
+      budgets: [],
+      gate: null,
+      attempts: [
+        { attemptId: 'attempt_with_replay', replay },
+        { attemptId: 'attempt_past_the_limit', replay: null },
+      ],
+    });
+    const templates = [...html.matchAll(/<template data-attempt-index="(\d+)">([\s\S]*?)<\/template>/g)];
+    expect(templates.map((match) => match[1])).toEqual(['0']);
+    expect(templates[0]?.[2]).toBe(renderAttemptReplay(replay));
+    expect(HTML_MAX_REPLAYS).toBeLessThan(HTML_MAX_ATTEMPTS);
+    // the attempt page inlines the report's stylesheet, script and CSP
+    const page = renderAttemptPage(replay, { title: 'attempt' });
+    const head = (text: string) => /<meta http-equiv="Content-Security-Policy"[^>]*>/.exec(text)?.[0];
+    expect(head(page)).toBe(head(html));
+    expect(/<style>([\s\S]*?)<\/style>/.exec(page)?.[1]).toBe(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]);
   });
 });
 

@@ -106,3 +106,8 @@ function withoutArtifact({
 
 /** The HTML page embeds at most this many attempts for drill-down; the rest are counted, not shown. */
 export const HTML_MAX_ATTEMPTS = 5000;
+/**
+ * Of those, the first this many carry their replay (about 10 KB of HTML each for a short attempt);
+ * the drill-down names the command that writes any other's (`evals report --attempt`).
+ */
+export const HTML_MAX_REPLAYS = 500;

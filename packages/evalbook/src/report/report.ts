@@ -17,7 +17,7 @@ import { renderHtml } from './html/render-html.js';
 import type { HtmlAttempt } from './html/render-html.js';
 import { renderJunit } from './render-junit.js';
 import { renderMarkdown } from './render-markdown.js';
-import { HTML_MAX_ATTEMPTS, REPORT_V1, reportAttempt } from './model.js';
+import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from './model.js';
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
 import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
@@ -97,12 +97,15 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       htmlAttempts.push({
         ...reportAttempt(stored, verdict),
         // The drill-down's replay of the attempt: the same model and renderer as its own page.
-        replay: buildAttemptReplay({
-          attempt: stored,
-          bundleText: await options.store.getBundle(stored.bundleDigest),
-          verdict,
-          ...(environment === undefined ? {} : { environment }),
-        }),
+        replay:
+          htmlAttempts.length < HTML_MAX_REPLAYS
+            ? buildAttemptReplay({
+                attempt: stored,
+                bundleText: await options.store.getBundle(stored.bundleDigest),
+                verdict,
+                ...(environment === undefined ? {} : { environment }),
+              })
+            : null,
       });
     count++;
   }

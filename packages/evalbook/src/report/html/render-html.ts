@@ -12,6 +12,7 @@ import { leftOutText, retractionText } from '../../ledger/retraction.js';
 import { HTML_TEXT_LIMIT, count, esc, text, tip, usd } from './html-text.js';
 import { pageCsp, reportPageAssets } from './page-assets.js';
 import { renderAttemptReplay } from './attempt-page.js';
+import { HTML_MAX_REPLAYS } from '../model.js';
 
 import type { CheckDrift } from '../../analysis/check-drift.js';
 import type { CoverageSummary } from '../../ledger/cost.js';
@@ -30,10 +31,11 @@ import type {
 /**
  * An attempt for the drill-down: the JSON report's attempt (or, from a test, any part of one; the
  * page's script reads what is there for the cell's list) and its replay, which the page carries
- * rendered by attempt-page.ts (one <template> each) for the detail pane.
+ * rendered by attempt-page.ts (one <template> each) for the detail pane; null past HTML_MAX_REPLAYS
+ * (the pane then names the command that writes it).
  */
 export type HtmlAttempt = (ReportAttempt | Readonly<Record<string, unknown>>) & {
-  readonly replay: AttemptReplay;
+  readonly replay: AttemptReplay | null;
 };
 
 export interface HtmlReportInput {
@@ -591,13 +593,15 @@ export function renderHtml(input: HtmlReportInput): string {
     attemptsTotal: summary.attempts,
     textLimit: HTML_TEXT_LIMIT,
     cells: summary.grid,
+    replayLimit: HTML_MAX_REPLAYS,
     attempts: input.attempts.map(({ replay: _replay, ...row }) => row),
   }).replaceAll('<', '\\u003c');
   // Each attempt's replay, rendered once, by the one replay renderer; the script clones it on a click.
   const replays = input.attempts
-    .map(
-      (attempt, index) =>
-        `<template data-attempt-index="${index}">${renderAttemptReplay(attempt.replay)}</template>`,
+    .map((attempt, index) =>
+      attempt.replay === null
+        ? ''
+        : `<template data-attempt-index="${index}">${renderAttemptReplay(attempt.replay)}</template>`,
     )
     .join('\n');
   const { style, script, scriptSha256 } = reportPageAssets();

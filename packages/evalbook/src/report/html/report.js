@@ -82,6 +82,21 @@
     for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
     row.classList.add('selected');
     const template = document.querySelector('template[data-attempt-index="' + index + '"]');
+    if (template === null) {
+      const attempt = data.attempts[index];
+      detail.replaceChildren(
+        h(
+          'p',
+          { class: 'note', 'data-attempt': attempt.attemptId },
+          'This page carries the replays of its first ' +
+            data.replayLimit +
+            ' attempts; write this one with ',
+          h('code', {}, 'evals report --attempt ', attempt.attemptId, ' --run ', attempt.runId),
+          '.',
+        ),
+      );
+      return;
+    }
     const replay = template.content.cloneNode(true);
     wireAll(replay);
     detail.replaceChildren(replay);

@@ -1,0 +1,92 @@
+// `evals report --attempt ID [--run RUN]` end to end with the real `evals` binary: writes one
+// attempt's replay page (to --out or stdout) and says on stderr what it holds; an unknown id, an id
+// stored in two runs without --run, a --format other than html and the report's comparison or gate
+// flags are usage errors (exit 2), each naming what to do, and nothing is written.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(ROOT, 'node_modules/.bin/evals');
+
+let dir: string;
+const evals = (args: string[]) => spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+const STORE = ['--store', 'sqlite:book.sqlite'];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-attempt-page-'));
+  mkdirSync(join(dir, 'runs'));
+  // attempt_once in one run; attempt_twice in two
+  const bundles = [
+    syntheticAttempt({ runId: 'run_a', attemptId: 'attempt_once', deniedCalls: 1 }),
+    syntheticAttempt({ runId: 'run_a', attemptId: 'attempt_twice' }),
+    syntheticAttempt({ runId: 'run_b', attemptId: 'attempt_twice' }),
+  ];
+  bundles.forEach((bundle, index) => {
+    writeFileSync(join(dir, 'runs', `${index}.json`), JSON.stringify(bundle));
+  });
+  const ingest = evals(['ingest', 'runs', ...STORE]);
+  if (ingest.status !== 0) throw new Error(ingest.stderr);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('evals report --attempt', () => {
+  it('writes the attempt’s replay page and says what it holds', () => {
+    const result = evals(['report', ...STORE, '--attempt', 'attempt_once', '--out', 'once.html']);
+    expect(result.stderr).toContain(
+      'wrote once.html: the replay of attempt attempt_once (run run_a, case case_synthetic, config config_synthetic): solved; recording complete; 2 tool calls, 1 denied, failed or in conflict',
+    );
+    expect(result.status).toBe(0);
+    const html = readFileSync(join(dir, 'once.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<article class="replay" data-attempt="attempt_once"');
+    expect(html).toContain('denied: required_claim_missing at grant');
+  });
+
+  it('writes to stdout without --out, and takes --format html', () => {
+    const result = evals(['report', ...STORE, '--attempt', 'attempt_once', '--format', 'html']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('data-attempt="attempt_once"');
+  });
+
+  it('needs --run for an id stored in two runs, and then writes that run’s attempt', () => {
+    const ambiguous = evals(['report', ...STORE, '--attempt', 'attempt_twice', '--out', 'twice.html']);
+    expect(ambiguous.status).toBe(2);
+    expect(ambiguous.stderr).toContain('attempt "attempt_twice" is stored 2 times');
+    expect(ambiguous.stderr).toContain('name its run with --run');
+    expect(existsSync(join(dir, 'twice.html'))).toBe(false);
+    const named = evals([
+      'report',
+      ...STORE,
+      '--attempt',
+      'attempt_twice',
+      '--run',
+      'run_b',
+      '--out',
+      'twice.html',
+    ]);
+    expect(named.status).toBe(0);
+    expect(named.stderr).toContain('(run run_b,');
+  });
+
+  it.each([
+    [['--attempt', 'nope'], 'no attempt "nope" in the evalbook'],
+    [['--attempt', 'attempt_once', '--run', 'run_b'], 'no attempt "attempt_once" in run "run_b"'],
+    [['--attempt', 'attempt_once', '--format', 'md'], '--format md cannot go with it'],
+    [['--attempt', 'attempt_once', '--format', 'json'], '--format json cannot go with it'],
+    [['--attempt', 'attempt_once', '--a', 'x', '--b', 'y'], "cannot be used with option '--a <config>'"],
+    [['--attempt', 'attempt_once', '--fail-on', 'drift'], "cannot be used with option '--fail-on"],
+  ])('refuses %j (exit 2), writing nothing', (args, message) => {
+    const result = evals(['report', ...STORE, ...args, '--out', 'refused.html']);
+    expect(result.stderr).toContain(message);
+    expect(result.status).toBe(2);
+    expect(existsSync(join(dir, 'refused.html'))).toBe(false);
+  });
+});
