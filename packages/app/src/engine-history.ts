@@ -3,7 +3,7 @@
 // asks for the last runs of a check and appends each new one; the store holds them, so they outlive
 // the process.
 import { join } from 'node:path';
-import { DRIFT_WINDOW_RUNS, DriftHistoryUnavailableError } from '@paperclip-evals/checks';
+import { ChecksError, DRIFT_WINDOW_RUNS } from '@paperclip-evals/checks';
 import { openStore } from '@paperclip-evals/evalbook';
 
 import type { DriftHistory } from '@paperclip-evals/checks';
@@ -38,11 +38,12 @@ export async function openEngineHistory(
 
 /**
  * The engine's drift history over an Evalbook store. Any store failure, thrown or rejected, becomes
- * DriftHistoryUnavailableError: query_drift answers it 3001, evaluate_batch still answers its rows.
+ * the ChecksError drift_history_unavailable: query_drift answers it 3001, evaluate_batch still
+ * answers its rows.
  */
 export function storeDriftHistory(store: LedgerStore): DriftHistory {
-  const unavailable = (error: unknown): DriftHistoryUnavailableError =>
-    new DriftHistoryUnavailableError(error instanceof Error ? error.message : String(error), {
+  const unavailable = (error: unknown): ChecksError =>
+    new ChecksError('drift_history_unavailable', error instanceof Error ? error.message : String(error), [], {
       cause: error,
     });
   return {

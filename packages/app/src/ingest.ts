@@ -13,7 +13,7 @@ export interface IngestRequest extends Omit<IngestOptions, 'models'> {
   readonly variables: Readonly<Record<string, string | undefined>>;
 }
 
-/** Ingests the attempts; an unusable provider setting is the checks package's ProviderConfigError, before anything is read. */
+/** Ingests the attempts; an unusable provider setting is the checks package's ChecksError engine_config_invalid, before anything is read. */
 export async function ingestAttempts(request: IngestRequest): Promise<IngestSummary> {
   const { variables, ...options } = request;
   const models = caseCheckModels(variables);

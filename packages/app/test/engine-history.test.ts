@@ -1,11 +1,11 @@
 // The checks engine's drift history in an Evalbook: where it lives (--store, else ATTEST_CACHE_DIR,
 // else nowhere), runs that outlive the store they were appended through, and a store failure —
-// thrown or rejected — always the engine's DriftHistoryUnavailableError (query_drift answers 3001).
+// thrown or rejected — always the engine's ChecksError drift_history_unavailable (query_drift answers 3001).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DriftHistoryUnavailableError } from '@paperclip-evals/checks';
+import { ChecksError } from '@paperclip-evals/checks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ATTEST_CACHE_DIR_ENV, openEngineHistory, storeDriftHistory } from '../src/engine-history.ts';
@@ -59,11 +59,14 @@ describe('storeDriftHistory', () => {
     const method = how === 'throws' ? fail : () => Promise.reject(new Error('disk gone'));
     return { appendDriftRun: method, driftWindow: method } as unknown as LedgerStore;
   };
-  it.each(['throws', 'rejects'] as const)('a store that %s is DriftHistoryUnavailableError', async (how) => {
-    const history = storeDriftHistory(failing(how));
-    await expect(history.append('c', { score: 1, status: 'pass' })).rejects.toBeInstanceOf(
-      DriftHistoryUnavailableError,
-    );
-    await expect(history.runs('c')).rejects.toBeInstanceOf(DriftHistoryUnavailableError);
-  });
+  it.each(['throws', 'rejects'] as const)(
+    'a store that %s is the ChecksError drift_history_unavailable',
+    async (how) => {
+      const history = storeDriftHistory(failing(how));
+      const unavailable = { name: 'ChecksError', code: 'drift_history_unavailable', message: 'disk gone' };
+      await expect(history.append('c', { score: 1, status: 'pass' })).rejects.toBeInstanceOf(ChecksError);
+      await expect(history.append('c', { score: 1, status: 'pass' })).rejects.toMatchObject(unavailable);
+      await expect(history.runs('c')).rejects.toMatchObject(unavailable);
+    },
+  );
 });

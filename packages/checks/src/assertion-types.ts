@@ -112,7 +112,3 @@ export type Verdict =
       readonly explanation: string;
       readonly cost?: number;
     };
-
-export class SpecError extends Error {
-  override readonly name = 'SpecError';
-}

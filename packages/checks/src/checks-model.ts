@@ -70,7 +70,7 @@ function cosine(a: readonly number[], b: readonly number[]): number {
   return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
 }
 
-/** An embedding spec's fields; throws SpecError for a spec no provider could make valid. */
+/** An embedding spec's fields; throws spec_invalid for a spec no provider could make valid. */
 export function readEmbeddingSpec(spec: Spec): { reference: string; threshold: number; model?: string } {
   const reference = stringField(spec, 'reference');
   const threshold = unitNumber(spec, 'threshold', DEFAULT_EMBEDDING_THRESHOLD);
@@ -78,7 +78,7 @@ export function readEmbeddingSpec(spec: Spec): { reference: string; threshold: n
   return { reference, threshold, ...(model === undefined ? {} : { model }) };
 }
 
-/** An llm_judge spec's fields; throws SpecError for a spec no provider could make valid. */
+/** An llm_judge spec's fields; throws spec_invalid for a spec no provider could make valid. */
 export function readJudgeSpec(spec: Spec): {
   threshold: number;
   prompt?: string;

@@ -4,7 +4,6 @@
 // trace_tree_eval.go); where a spec is unusable ours is an invalid_spec row (never soft).
 import { canonicalize } from '@paperclip-evals/contract';
 
-import { SpecError } from './assertion-types.js';
 import {
   comparisonField,
   countField,
@@ -13,6 +12,7 @@ import {
   objectField,
   oneOf,
   optionalNumber,
+  specError,
   stringField,
   stringList,
 } from './spec-fields.js';
@@ -97,7 +97,7 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
     case 'loop_detection': {
       const tool = stringField(spec, 'tool');
       const limit = countField(spec, 'max_repetitions');
-      if (limit === 0) throw new SpecError('spec.max_repetitions must be at least 1');
+      if (limit === 0) throw specError('spec.max_repetitions must be at least 1');
       const count = calls.filter((name) => name === tool).length;
       return verdict(
         count <= limit,
@@ -161,7 +161,7 @@ const TREE_CHECKS = [
 /** A positive number (the peer engine refuses 0 and below). */
 function positiveNumber(spec: Spec, key: string): number {
   const value = numberField(spec, key);
-  if (value <= 0) throw new SpecError(`spec.${key} must be greater than 0`);
+  if (value <= 0) throw specError(`spec.${key} must be greater than 0`);
   return value;
 }
 
@@ -173,7 +173,7 @@ function stringLists(spec: Spec, key: string): string[][] {
     value.length === 0 ||
     !value.every((item) => Array.isArray(item) && item.every((name) => typeof name === 'string'))
   ) {
-    throw new SpecError(`spec.${key} must be a non-empty array of arrays of strings`);
+    throw specError(`spec.${key} must be a non-empty array of arrays of strings`);
   }
   return value;
 }
@@ -225,7 +225,7 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     }
     case 'delegation_depth': {
       const maxDepth = countField(spec, 'max_depth');
-      if (maxDepth === 0) throw new SpecError('spec.max_depth must be at least 1');
+      if (maxDepth === 0) throw specError('spec.max_depth must be at least 1');
       // Delegation depth counts hand-offs: a tree of only the root has depth 0.
       const { depth } = summarizeTraceTree(trace);
       return verdict(
@@ -275,8 +275,7 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     case 'follows_transitions': {
       const transitions = stringLists(spec, 'transitions');
       for (const pair of transitions)
-        if (pair.length !== 2)
-          throw new SpecError('spec.transitions: every transition must be [parent, child]');
+        if (pair.length !== 2) throw specError('spec.transitions: every transition must be [parent, child]');
       const allowed = new Set(transitions.map((pair) => JSON.stringify(pair)));
       const violations: string[] = [];
       for (const { trace: node } of traceNodes(trace)) {
@@ -330,10 +329,10 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     }
     case 'ordered_agents': {
       const groups = stringLists(spec, 'groups');
-      if (groups.length < 2) throw new SpecError('spec.groups must hold at least 2 groups');
+      if (groups.length < 2) throw specError('spec.groups must hold at least 2 groups');
       const bounds: { start: number; end: number }[] = [];
       for (const [index, group] of groups.entries()) {
-        if (group.length === 0) throw new SpecError(`spec.groups[${index}] is empty`);
+        if (group.length === 0) throw specError(`spec.groups[${index}] is empty`);
         let start = Number.POSITIVE_INFINITY;
         let end = Number.NEGATIVE_INFINITY;
         for (const agent of group) {
@@ -361,7 +360,7 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     case 'aggregate_tokens':
     case 'aggregate_latency': {
       if (spec.operator === 'between')
-        throw new SpecError(`spec.operator between is not supported by ${check}: use lt, lte, gt, gte or eq`);
+        throw specError(`spec.operator between is not supported by ${check}: use lt, lte, gt, gte or eq`);
       const comparison = comparisonField(spec);
       const summary = summarizeTraceTree(trace);
       const [label, total] = {
@@ -391,7 +390,7 @@ export function checkEffect(trace: Trace, spec: Spec): Verdict {
   const min = check === 'count' ? optionalNumber(spec, 'min') : undefined;
   const max = check === 'count' ? optionalNumber(spec, 'max') : undefined;
   if (check === 'count' && min === undefined && max === undefined)
-    throw new SpecError('spec.min or spec.max is required for count');
+    throw specError('spec.min or spec.max is required for count');
   const recorded = traceNodes(trace)
     .map(({ trace: node }) => node.metadata?.effects)
     .filter((effects): effects is readonly WorldEffect[] => effects !== undefined);

@@ -4,7 +4,6 @@
 // that is not there, a schema mismatch and a forbidden term are hard failures whatever `soft` says.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
-import { SpecError } from './assertion-types.js';
 import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
@@ -13,6 +12,7 @@ import {
   objectField,
   oneOf,
   constraintField,
+  specError,
   targetField,
   targetText,
   textField,
@@ -83,7 +83,7 @@ function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateF
     try {
       validate = userSchemas.compile(body);
     } catch (error) {
-      throw new SpecError(`spec.schema is not a valid JSON Schema: ${(error as Error).message}`, {
+      throw specError(`spec.schema is not a valid JSON Schema: ${(error as Error).message}`, {
         cause: error,
       });
     }
@@ -197,7 +197,7 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
   const written = textField(spec, 'value');
   const bytes = Buffer.byteLength(written);
   if (bytes > MAX_REGEX_PATTERN_BYTES) {
-    throw new SpecError(
+    throw specError(
       `spec.value is ${bytes} bytes; regex_match patterns are bounded at ${MAX_REGEX_PATTERN_BYTES}`,
     );
   }
@@ -205,7 +205,7 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
   const pattern = spec.case_sensitive === false ? `(?i)${written}` : written;
   const syntax = re2SyntaxError(pattern);
   if (syntax !== undefined) {
-    throw new SpecError(
+    throw specError(
       `spec.value is not an RE2 regular expression (Go's regexp syntax: no lookaround or backreferences): ${syntax}`,
     );
   }
@@ -222,11 +222,11 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
   }
   const outcome = testRegexWithin(pattern, found.text);
   if ('timedOut' in outcome) {
-    throw new SpecError(
+    throw specError(
       `spec.value ran longer than ${REGEX_TIME_LIMIT_MS} ms on ${found.where}: simplify the pattern (fewer alternatives and counted repetitions)`,
     );
   }
-  if ('error' in outcome) throw new SpecError(`spec.value failed on ${found.where}: ${outcome.error}`);
+  if ('error' in outcome) throw specError(`spec.value failed on ${found.where}: ${outcome.error}`);
   return outcome.matched
     ? pass(`${found.where} matches /${written}/`)
     : fail(`${found.where} does not match /${written}/`);

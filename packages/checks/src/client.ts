@@ -8,12 +8,12 @@
 import { ChildTransport, LineReader } from '@paperclip-evals/node';
 
 import { MAX_REQUEST_LINE_BYTES } from './engine-server.js';
-import { EngineClientError, RpcError } from './errors.js';
+import { ChecksError, fromWireError } from './errors.js';
 
 import type { LineEvent } from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult } from './assertion-types.js';
-import type { WireError } from './errors.js';
+import type { ChecksErrorCode } from './errors.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The longest reply line read from an engine, in bytes: as long as the longest request line. */
@@ -99,7 +99,7 @@ export class EngineClient {
       ? reply.results.map((result) => result.assertion_id).sort()
       : [];
     if (JSON.stringify(asked) !== JSON.stringify(answered)) {
-      throw new EngineClientError(
+      throw new ChecksError(
         'reply_mismatch',
         `evaluate_batch answered assertions ${JSON.stringify(answered)}, asked ${JSON.stringify(asked)}`,
       );
@@ -107,7 +107,10 @@ export class EngineClient {
     return reply;
   }
 
-  /** One request; resolves with its result, rejects with RpcError (from the engine) or EngineClientError. */
+  /**
+   * One request; resolves with its result, rejects with a ChecksError: a wire code (the engine's
+   * error reply, fromWireError) or a client code (request_timeout, engine_restarted, …).
+   */
   async request(
     method: string,
     params: unknown,
@@ -118,7 +121,7 @@ export class EngineClient {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(
-          new EngineClientError(
+          new ChecksError(
             'request_timeout',
             `${method}: no reply in ${timeoutMs} ms; the engine is restarted`,
           ),
@@ -203,7 +206,7 @@ export class EngineClient {
         },
       });
     } catch (cause) {
-      throw new EngineClientError('spawn_failed', `cannot start ${this.options.command}`, { cause });
+      throw new ChecksError('spawn_failed', `cannot start ${this.options.command}`, [], { cause });
     }
     const engine: Running = { child, pending: new Map(), exited };
     slot.engine = engine;
@@ -221,7 +224,7 @@ export class EngineClient {
       return;
     }
     const line = event.text;
-    let reply: { id?: unknown; result?: unknown; error?: WireError };
+    let reply: { id?: unknown; result?: unknown; error?: unknown };
     try {
       reply = JSON.parse(line) as typeof reply;
     } catch {
@@ -236,21 +239,18 @@ export class EngineClient {
     engine.pending.delete(reply.id as number);
     clearTimeout(pending.timer);
     if (reply.error !== undefined) {
-      const { code, message, data } = reply.error;
-      pending.reject(
-        new RpcError(code, message, data?.detail ?? '', { retryable: data?.retryable ?? false }),
-      );
+      pending.reject(fromWireError(reply.error));
     } else {
       pending.resolve(reply.result);
     }
   }
 
   /** Forgets an engine: kills it, and fails each of its pending requests with `code`. */
-  private stop(engine: Running, code: EngineClientError['code'], message: string): void {
+  private stop(engine: Running, code: ChecksErrorCode, message: string): void {
     if (this.#engine === engine) this.#engine = undefined;
     for (const pending of engine.pending.values()) {
       clearTimeout(pending.timer);
-      pending.reject(new EngineClientError(code, message));
+      pending.reject(new ChecksError(code, message));
     }
     engine.pending.clear();
     engine.child.kill();

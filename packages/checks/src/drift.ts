@@ -14,7 +14,10 @@ export interface DriftRun {
   readonly status: 'pass' | 'soft_fail' | 'hard_fail';
 }
 
-/** Scored runs of each assertion, in insertion order. */
+/**
+ * Scored runs of each assertion, in insertion order. A store that cannot be read or written rejects
+ * with ChecksError drift_history_unavailable (query_drift answers it 3001; a batch still answers its rows).
+ */
 export interface DriftHistory {
   append(assertionId: string, run: DriftRun): Promise<void>;
   /**
@@ -22,11 +25,6 @@ export interface DriftHistory {
    * soft-failing runs before it (more is fine; older runs and hard failures are ignored).
    */
   runs(assertionId: string): Promise<DriftRun[]>;
-}
-
-/** A history store that could not be read or written; query_drift answers it with 3001. */
-export class DriftHistoryUnavailableError extends Error {
-  override readonly name = 'DriftHistoryUnavailableError';
 }
 
 /**

@@ -9,7 +9,7 @@ import { DEFAULT_EVAL_TIMEOUT_MS } from './engine-server.js';
 import { ModelGateway } from './model-gateway.js';
 import {
   OpenAiCompatibleProvider,
-  ProviderConfigError,
+  engineConfigError,
   providerConfigFromEnv,
   sessionBudgetFromEnv,
 } from './provider.js';
@@ -29,14 +29,14 @@ export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Throws ProviderConfigError for a setting that cannot be used. */
+/** Throws ChecksError engine_config_invalid for a setting that cannot be used. */
 export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
   const provider = providerConfigFromEnv(env);
   const timeoutText = env[EVAL_TIMEOUT_ENV];
   const evalTimeoutMs =
     timeoutText === undefined || timeoutText === '' ? DEFAULT_EVAL_TIMEOUT_MS : Number(timeoutText);
   if (!Number.isSafeInteger(evalTimeoutMs) || evalTimeoutMs <= 0)
-    throw new ProviderConfigError(`${EVAL_TIMEOUT_ENV} must be a whole number > 0`);
+    throw engineConfigError(`${EVAL_TIMEOUT_ENV} must be a whole number > 0`);
   // Despite its name, the Attest engine reads ATTEST_BUDGET_MAX_COST as a number of soft failures.
   const softFailuresName = [SESSION_MAX_SOFT_FAILURES_ENV, ATTEST_BUDGET_MAX_COST_ENV].find(
     (name) => env[name] !== undefined && env[name] !== '',
@@ -46,10 +46,10 @@ export function engineOptionsFromEnv(env: Env, log: Log): EngineServerOptions {
     sessionMaxSoftFailures !== undefined &&
     !(Number.isSafeInteger(sessionMaxSoftFailures) && sessionMaxSoftFailures >= 0)
   )
-    throw new ProviderConfigError(`${softFailuresName ?? ''} must be a whole number ≥ 0`);
+    throw engineConfigError(`${softFailuresName ?? ''} must be a whole number ≥ 0`);
   const contractsDir = env[CONTRACTS_DIR_ENV] === '' ? undefined : env[CONTRACTS_DIR_ENV];
   if (contractsDir !== undefined && !isDirectory(contractsDir))
-    throw new ProviderConfigError(
+    throw engineConfigError(
       `${CONTRACTS_DIR_ENV} must name a folder that exists; received ${JSON.stringify(contractsDir)}`,
     );
   return {

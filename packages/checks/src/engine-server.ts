@@ -7,14 +7,9 @@ import { join } from 'node:path';
 
 import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
 
-import { RPC_ERROR, RpcError, toWireError } from './errors.js';
+import { ChecksError, isChecksError, rpcCodeOf, toWireError } from './errors.js';
 import { evaluateAssertions } from './evaluate.js';
-import {
-  DEFAULT_STATIC_THRESHOLD,
-  DriftHistoryUnavailableError,
-  InMemoryDriftHistory,
-  queryDrift,
-} from './drift.js';
+import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift } from './drift.js';
 import {
   MAX_STEPS_PER_TRACE,
   MAX_TRACE_BYTES,
@@ -139,7 +134,7 @@ export class EngineServer {
     try {
       outcome = { result: await this.dispatch(message.method, params, lineBytes, request.inexactNumbers) };
     } catch (error) {
-      if (!(error instanceof RpcError)) {
+      if (rpcCodeOf(error) === undefined) {
         this.#log('error', 'request failed unexpectedly', {
           method: message.method,
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -157,17 +152,15 @@ export class EngineServer {
     inexactNumbers: readonly string[],
   ): Promise<unknown> {
     if (!(METHODS as readonly string[]).includes(method)) {
-      throw new RpcError(
-        RPC_ERROR.methodNotFound,
-        `Method not found: ${method}`,
-        `Methods: ${METHODS.join(', ')}.`,
-      );
+      throw new ChecksError('method_not_found', `Method not found: ${method}`, [], {
+        detail: `Methods: ${METHODS.join(', ')}.`,
+      });
     }
     this.checkState(method as Method);
     if (inexactNumbers.length > 0) {
       const error = inexactNumbersError(inexactNumbers);
       // validate_trace_tree answers a trace's problems as its result, not as an error.
-      if (method === 'validate_trace_tree' && error.code === RPC_ERROR.invalidTrace)
+      if (method === 'validate_trace_tree' && error.code === 'invalid_trace')
         return { valid: false, errors: [error.message] };
       throw error;
     }
@@ -192,8 +185,8 @@ export class EngineServer {
   }
 
   private checkState(method: Method): void {
-    const sessionError = (message: string, detail: string): RpcError =>
-      new RpcError(RPC_ERROR.sessionError, message, detail);
+    const sessionError = (message: string, detail: string): ChecksError =>
+      new ChecksError('session_error', message, [], { detail });
     if (this.#state === 'shut_down')
       throw sessionError(`${method} called after shutdown`, 'Start a new engine process.');
     if (method === 'initialize' && this.#state === 'ready') {
@@ -224,10 +217,11 @@ export class EngineServer {
   private initialize(params: Params): unknown {
     const version = params.protocol_version as number;
     if (version !== PROTOCOL_VERSION) {
-      throw new RpcError(
-        RPC_ERROR.sessionError,
+      throw new ChecksError(
+        'session_error',
         `protocol version ${version} not supported; engine supports version ${PROTOCOL_VERSION}`,
-        'Upgrade the engine binary or set the SDK protocol_version to 1.',
+        [],
+        { detail: 'Upgrade the engine binary or set the SDK protocol_version to 1.' },
       );
     }
     this.#state = 'ready';
@@ -259,18 +253,19 @@ export class EngineServer {
     const seen = new Set<string>();
     for (const { assertion_id: id } of assertions) {
       if (Buffer.byteLength(id) > MAX_ASSERTION_ID_BYTES) {
-        throw new RpcError(
-          RPC_ERROR.assertionError,
+        throw new ChecksError(
+          'assertion_error',
           `assertion_id exceeds maximum length: ${Buffer.byteLength(id)} > ${MAX_ASSERTION_ID_BYTES} bytes`,
-          `Give every assertion an id of at most ${MAX_ASSERTION_ID_BYTES} bytes (the Attest engine's bound).`,
+          [],
+          {
+            detail: `Give every assertion an id of at most ${MAX_ASSERTION_ID_BYTES} bytes (the Attest engine's bound).`,
+          },
         );
       }
       if (seen.has(id)) {
-        throw new RpcError(
-          RPC_ERROR.assertionError,
-          `duplicate assertion_id ${JSON.stringify(id)}`,
-          'Results are correlated by assertion_id: give every assertion in a batch its own.',
-        );
+        throw new ChecksError('assertion_error', `duplicate assertion_id ${JSON.stringify(id)}`, [], {
+          detail: 'Results are correlated by assertion_id: give every assertion in a batch its own.',
+        });
       }
       seen.add(id);
     }
@@ -294,12 +289,11 @@ export class EngineServer {
       });
     } catch (error) {
       if (!deadline.signal.aborted) throw error;
-      throw new RpcError(
-        RPC_ERROR.timeout,
-        `evaluation timed out after ${timeoutMs}ms`,
-        'Layers 5–6 call a model and can be slow: send fewer of them per batch, or raise EVALS_ENGINE_EVAL_TIMEOUT_MS.',
-        { cause: error },
-      );
+      throw new ChecksError('timeout', `evaluation timed out after ${timeoutMs}ms`, [], {
+        detail:
+          'Layers 5–6 call a model and can be slow: send fewer of them per batch, or raise EVALS_ENGINE_EVAL_TIMEOUT_MS.',
+        cause: error,
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -344,19 +338,16 @@ export class EngineServer {
   private async generateUserMessage(params: Params): Promise<unknown> {
     const models = this.options.models;
     if (models?.judgeModel === undefined || this.options.simulation === true) {
-      throw new RpcError(
-        RPC_ERROR.providerError,
-        'generate_user_message needs a judge provider',
-        'Set EVALS_ENGINE_PROVIDER_BASE_URL and EVALS_ENGINE_JUDGE_MODEL (and not ATTEST_SIMULATION=1).',
-        { retryable: false },
-      );
+      throw new ChecksError('provider_error', 'generate_user_message needs a judge provider', [], {
+        detail:
+          'Set EVALS_ENGINE_PROVIDER_BASE_URL and EVALS_ENGINE_JUDGE_MODEL (and not ATTEST_SIMULATION=1).',
+        retryable: false,
+      });
     }
     if (params.fault_config !== undefined && Object.keys(params.fault_config as object).length > 0) {
-      throw new RpcError(
-        RPC_ERROR.assertionError,
-        'fault_config is not supported by this engine',
-        'Omit fault_config; inject faults in the test harness instead.',
-      );
+      throw new ChecksError('assertion_error', 'fault_config is not supported by this engine', [], {
+        detail: 'Omit fault_config; inject faults in the test harness instead.',
+      });
     }
     const persona = params.persona as {
       name: string;
@@ -398,14 +389,10 @@ export class EngineServer {
       new AbortController().signal,
     );
     if (!outcome.ok) {
-      throw new RpcError(
-        RPC_ERROR.providerError,
-        `generate_user_message failed: ${outcome.reason}`,
-        outcome.explanation,
-        {
-          retryable: outcome.reason === 'provider_unavailable',
-        },
-      );
+      throw new ChecksError('provider_error', `generate_user_message failed: ${outcome.reason}`, [], {
+        detail: outcome.explanation,
+        retryable: outcome.reason === 'provider_unavailable',
+      });
     }
     return { message: outcome.value };
   }
@@ -446,11 +433,11 @@ function readRequest(line: Uint8Array | string): ReadRequest {
     };
   }
   return {
-    error: new RpcError(
-      RPC_ERROR.parseError,
-      'Parse error',
-      issue === undefined ? 'not JSON' : `${issue.code}: ${issue.message}`,
-    ).toWire(),
+    error: toWireError(
+      new ChecksError('parse_error', 'Parse error', [], {
+        detail: issue === undefined ? 'not JSON' : `${issue.code}: ${issue.message}`,
+      }),
+    ),
   };
 }
 
@@ -461,26 +448,28 @@ function lineText(line: Uint8Array | string): string {
 }
 
 /** Numbers a double cannot hold exactly, in a trace (1001) or elsewhere in the params (-32602). */
-function inexactNumbersError(pointers: readonly string[]): RpcError {
+function inexactNumbersError(pointers: readonly string[]): ChecksError {
   const inTrace = pointers.every((path) => path.startsWith('/params/trace/'));
-  return new RpcError(
-    inTrace ? RPC_ERROR.invalidTrace : RPC_ERROR.invalidParams,
+  return new ChecksError(
+    inTrace ? 'invalid_trace' : 'invalid_params',
     `numbers beyond ±(2^53 − 1) cannot be read exactly: ${pointers.slice(0, 10).join(', ')}`,
-    'JSON numbers are read as IEEE 754 doubles: send such numbers (64-bit ids, for instance) as strings.',
+    [],
+    {
+      detail:
+        'JSON numbers are read as IEEE 754 doubles: send such numbers (64-bit ids, for instance) as strings.',
+    },
   );
 }
 
 function invalidRequest(detail: string): WireError {
-  return new RpcError(RPC_ERROR.invalidRequest, 'Invalid Request', detail).toWire();
+  return toWireError(new ChecksError('invalid_request', 'Invalid Request', [], { detail }));
 }
 
 function checkParams(method: Method, params: object): Params {
   if (Array.isArray(params)) {
-    throw new RpcError(
-      RPC_ERROR.invalidParams,
-      'Invalid params',
-      `${method} takes named params (an object).`,
-    );
+    throw new ChecksError('invalid_params', 'Invalid params', [], {
+      detail: `${method} takes named params (an object).`,
+    });
   }
   const errors = schemaErrors(`${PROTOCOL_SCHEMA_ID}#/$defs/${method}`, params);
   if (errors.length > 0) {
@@ -488,7 +477,9 @@ function checkParams(method: Method, params: object): Params {
       (error) =>
         `${error.instancePath === '' ? 'params' : `params${error.instancePath}`} ${error.message ?? 'is invalid'}`,
     );
-    throw new RpcError(RPC_ERROR.invalidParams, 'Invalid params', `${method}: ${problems.join('; ')}`);
+    throw new ChecksError('invalid_params', 'Invalid params', [], {
+      detail: `${method}: ${problems.join('; ')}`,
+    });
   }
   return params as Params;
 }
@@ -503,8 +494,7 @@ function validateTraceTree(raw: unknown, lineBytes: number): unknown {
   try {
     trace = traceFromJSON(raw, { maxPossibleBytes: lineBytes });
   } catch (error) {
-    if (error instanceof RpcError && error.code === RPC_ERROR.invalidTrace)
-      return { valid: false, errors: [error.message] };
+    if (isChecksError(error, 'invalid_trace')) return { valid: false, errors: [error.message] };
     throw error;
   }
   const errors = traceTreeErrors(trace);
@@ -537,17 +527,18 @@ function recordAssertionSpecs(
   try {
     appendFileSync(join(dir, ASSERTION_SPECS_FILE), `${JSON.stringify(record)}\n`);
   } catch (error) {
-    throw new RpcError(
-      RPC_ERROR.engineError,
-      'assertion specs could not be recorded',
-      `Appending to ${ASSERTION_SPECS_FILE} in ATTEST_CONTRACTS_DIR failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make the folder writable, or unset ATTEST_CONTRACTS_DIR.`,
-      { cause: error },
-    );
+    throw new ChecksError('engine_error', 'assertion specs could not be recorded', [], {
+      detail: `Appending to ${ASSERTION_SPECS_FILE} in ATTEST_CONTRACTS_DIR failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make the folder writable, or unset ATTEST_CONTRACTS_DIR.`,
+      cause: error,
+    });
   }
 }
 
 /** A history store that failed is an engine error (3001); anything else is a bug (-32603). */
 function historyError(error: unknown): unknown {
-  if (!(error instanceof DriftHistoryUnavailableError)) return error;
-  return new RpcError(RPC_ERROR.engineError, 'drift history unavailable', error.message, { cause: error });
+  if (!isChecksError(error, 'drift_history_unavailable')) return error;
+  return new ChecksError('engine_error', 'drift history unavailable', [], {
+    detail: error.message,
+    cause: error,
+  });
 }

@@ -6,7 +6,7 @@
 // (`spec.threshold: "dynamic"`) is also held to the bar its history sets and carries its drift.
 import { performance } from 'node:perf_hooks';
 
-import { LAYER_OF, SpecError, isAssertionType } from './assertion-types.js';
+import { LAYER_OF, isAssertionType } from './assertion-types.js';
 import { checkContent, checkConstraint, checkSchema } from './checks-values.js';
 import { checkEffect, checkTrace, checkTraceTree } from './checks-structure.js';
 import {
@@ -17,7 +17,8 @@ import {
   readEmbeddingSpec,
   readJudgeSpec,
 } from './checks-model.js';
-import { DEFAULT_STATIC_THRESHOLD, DriftHistoryUnavailableError, driftReport } from './drift.js';
+import { DEFAULT_STATIC_THRESHOLD, driftReport } from './drift.js';
+import { isChecksError } from './errors.js';
 import { emptyUsage } from './model-gateway.js';
 import { optionalString } from './spec-fields.js';
 
@@ -55,7 +56,7 @@ export interface BatchEvaluation {
   readonly total_duration_ms: number;
   readonly usage: ModelUsage;
   /**
-   * What went wrong with the drift history during the batch (it threw DriftHistoryUnavailableError):
+   * What went wrong with the drift history during the batch (it threw ChecksError drift_history_unavailable):
    * the rows are complete regardless, but some were not recorded or fell back to static thresholds.
    */
   readonly history_errors?: readonly string[];
@@ -108,7 +109,7 @@ export async function evaluateAssertions(
     try {
       verdict = await evaluateOne(trace, assertion, options, signal, deterministicHardFail);
     } catch (error) {
-      if (!(error instanceof SpecError)) throw error;
+      if (!isChecksError(error, 'spec_invalid')) throw error;
       verdict = { kind: 'invalid_spec', explanation: `invalid spec: ${error.message}` };
     }
     let result = toResult(assertion, layer, verdict, Math.round(performance.now() - started));
@@ -302,7 +303,7 @@ const rounded = (value: number | null): string =>
   value === null ? 'none' : String(Math.round(value * 1e4) / 1e4);
 
 /**
- * One batch's use of the drift history. Once the history has failed (DriftHistoryUnavailableError),
+ * One batch's use of the drift history. Once the history has failed (drift_history_unavailable),
  * the rest of the batch neither waits on it again nor records: its rows are answered regardless.
  */
 class BatchHistory {
@@ -340,7 +341,7 @@ class BatchHistory {
 
   #unavailable(error: unknown): void {
     // Anything else is a bug, answered -32603 by the server.
-    if (!(error instanceof DriftHistoryUnavailableError)) throw error;
+    if (!isChecksError(error, 'drift_history_unavailable')) throw error;
     this.#problem = error.message;
     this.errors.push(error.message);
   }

@@ -3,7 +3,8 @@
 // counted — calls, tokens, USD (retries separately), and calls to models without a price.
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { ProviderCallError } from './provider.js';
+import { isChecksError } from './errors.js';
+import { providerFailureOf } from './provider.js';
 
 import type {
   ModelPrice,
@@ -160,10 +161,12 @@ export class BatchCalls {
           attempts: attempt + 1,
         };
       } catch (error) {
-        if (!(error instanceof ProviderCallError)) throw error;
-        if (error.kind === 'auth')
+        if (!isChecksError(error)) throw error;
+        const failure = providerFailureOf(error.code);
+        if (failure === undefined) throw error;
+        if (failure === 'auth')
           return { ok: false, reason: 'provider_auth', explanation: error.message, costUsd: 0 };
-        if (error.kind === 'rejected' || attempt >= this.settings.maxRetries) {
+        if (failure === 'rejected' || attempt >= this.settings.maxRetries) {
           const tries = attempt + 1;
           return {
             ok: false,

@@ -6,6 +6,10 @@
 import { displayLocator, maskSecrets, secretsIn } from '@paperclip-evals/contract';
 import { request } from 'undici';
 
+import { ChecksError } from './errors.js';
+
+import type { ChecksErrorCode } from './errors.js';
+
 export const PROVIDER_ENV = {
   baseUrl: 'EVALS_ENGINE_PROVIDER_BASE_URL',
   apiKey: 'EVALS_ENGINE_PROVIDER_API_KEY',
@@ -62,28 +66,28 @@ export interface SessionBudget {
   readonly maxCostUsd?: number;
 }
 
-/** A setting in the environment that cannot be used; the engine refuses to start. */
-export class ProviderConfigError extends Error {
-  override readonly name = 'ProviderConfigError';
+/** A setting in the environment that cannot be used (ChecksError engine_config_invalid): the engine refuses to start. */
+export function engineConfigError(message: string, options?: ErrorOptions): ChecksError {
+  return new ChecksError('engine_config_invalid', message, [], options);
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The provider the environment configures, or undefined when neither a base URL nor an Attest
- * OpenAI key is set. Throws ProviderConfigError for a setting that cannot be used.
+ * OpenAI key is set. Throws engine_config_invalid for a setting that cannot be used.
  */
 export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
   const setting = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
   const judgeProvider = setting(ATTEST_PROVIDER_ENV.judgeProvider);
   if (judgeProvider !== undefined && judgeProvider !== 'openai') {
-    throw new ProviderConfigError(
+    throw engineConfigError(
       `${ATTEST_PROVIDER_ENV.judgeProvider}=${JSON.stringify(judgeProvider)} is not supported: use openai (any OpenAI-compatible API: ${PROVIDER_ENV.baseUrl})`,
     );
   }
   const embeddingProvider = setting(ATTEST_PROVIDER_ENV.embeddingProvider) ?? 'auto';
   if (!['auto', 'openai', 'onnx'].includes(embeddingProvider)) {
-    throw new ProviderConfigError(
+    throw engineConfigError(
       `${ATTEST_PROVIDER_ENV.embeddingProvider} must be auto, openai or onnx; received ${JSON.stringify(embeddingProvider)}`,
     );
   }
@@ -95,7 +99,7 @@ export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
   try {
     url = new URL(baseUrl);
   } catch (cause) {
-    throw new ProviderConfigError(
+    throw engineConfigError(
       `${PROVIDER_ENV.baseUrl} is not a URL: ${JSON.stringify(displayLocator(baseUrl))}`,
       {
         cause,
@@ -103,7 +107,7 @@ export function providerConfigFromEnv(env: Env): ProviderConfig | undefined {
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ProviderConfigError(`${PROVIDER_ENV.baseUrl} must be an http(s) URL`);
+    throw engineConfigError(`${PROVIDER_ENV.baseUrl} must be an http(s) URL`);
   }
   // Configured the Attest way (its key, no base URL of ours): its default models too.
   const attestWay = ownBaseUrl === undefined;
@@ -138,7 +142,7 @@ export function sessionBudgetFromEnv(env: Env): SessionBudget {
   const cost = env[PROVIDER_ENV.sessionMaxCostUsd];
   const maxCost = cost === undefined || cost === '' ? undefined : Number(cost);
   if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0)) {
-    throw new ProviderConfigError(`${PROVIDER_ENV.sessionMaxCostUsd} must be a number ≥ 0`);
+    throw engineConfigError(`${PROVIDER_ENV.sessionMaxCostUsd} must be a number ≥ 0`);
   }
   return {
     ...(calls === undefined || calls === ''
@@ -153,7 +157,7 @@ function wholeNumber(env: Env, name: string, fallback: number, min: number): num
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < min)
-    throw new ProviderConfigError(`${name} must be a whole number ≥ ${min}`);
+    throw engineConfigError(`${name} must be a whole number ≥ ${min}`);
   return value;
 }
 
@@ -164,7 +168,7 @@ function pricesFromEnv(env: Env): Record<string, ModelPrice> {
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new ProviderConfigError(`${PROVIDER_ENV.prices} is not JSON`, { cause });
+    throw engineConfigError(`${PROVIDER_ENV.prices} is not JSON`, { cause });
   }
   const isPrice = (value: unknown): value is ModelPrice => {
     if (typeof value !== 'object' || value === null) return false;
@@ -183,7 +187,7 @@ function pricesFromEnv(env: Env): Record<string, ModelPrice> {
     Array.isArray(parsed) ||
     !Object.values(parsed).every(isPrice)
   ) {
-    throw new ProviderConfigError(
+    throw engineConfigError(
       `${PROVIDER_ENV.prices} must map model names to {"input_usd_per_mtok": n, "output_usd_per_mtok": n, "cached_input_usd_per_mtok"?: n}`,
     );
   }
@@ -204,16 +208,24 @@ export interface ProviderReply<T> {
 /** auth: credentials refused (never retried); unavailable: timeout, network, 429/5xx (retried); rejected: other refusals and unusable replies. */
 export type ProviderFailureKind = 'auth' | 'unavailable' | 'rejected';
 
-export class ProviderCallError extends Error {
-  override readonly name = 'ProviderCallError';
+/** A failed provider call: ChecksError provider_call_auth, provider_call_unavailable or provider_call_rejected. */
+export function providerCallError(
+  kind: ProviderFailureKind,
+  message: string,
+  options?: ErrorOptions,
+): ChecksError {
+  return new ChecksError(`provider_call_${kind}`, message, [], options);
+}
 
-  constructor(
-    readonly kind: ProviderFailureKind,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
+const FAILURE_KIND_OF: Partial<Record<ChecksErrorCode, ProviderFailureKind>> = {
+  provider_call_auth: 'auth',
+  provider_call_unavailable: 'unavailable',
+  provider_call_rejected: 'rejected',
+};
+
+/** The kind of failed provider call a ChecksError code is (providerCallError), or undefined for any other code. */
+export function providerFailureOf(code: ChecksErrorCode): ProviderFailureKind | undefined {
+  return FAILURE_KIND_OF[code];
 }
 
 export interface ChatMessage {
@@ -260,7 +272,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content
       : undefined;
     if (typeof content !== 'string')
-      throw new ProviderCallError('rejected', 'chat reply has no choices[0].message.content string');
+      throw providerCallError('rejected', 'chat reply has no choices[0].message.content string');
     return { value: content, usage: usageOf(body) };
   }
 
@@ -277,10 +289,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       value.length > 0 &&
       value.every((x) => typeof x === 'number' && Number.isFinite(x));
     if (vectors.length !== texts.length || !vectors.every(isVector)) {
-      throw new ProviderCallError(
-        'rejected',
-        `embedding reply does not hold ${texts.length} numeric vectors`,
-      );
+      throw providerCallError('rejected', `embedding reply does not hold ${texts.length} numeric vectors`);
     }
     return { value: vectors, usage: usageOf(body) };
   }
@@ -299,7 +308,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       });
     } catch (cause) {
       if (signal.aborted) throw cause;
-      throw new ProviderCallError(
+      throw providerCallError(
         'unavailable',
         this.#masked(`provider unreachable or too slow: ${(cause as Error).message}`),
         { cause },
@@ -310,7 +319,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       text = await reply.body.text();
     } catch (cause) {
       if (signal.aborted) throw cause;
-      throw new ProviderCallError(
+      throw providerCallError(
         'unavailable',
         this.#masked(`provider reply cut short: ${(cause as Error).message}`),
         {
@@ -320,18 +329,18 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     }
     const status = reply.statusCode;
     if (status === 401 || status === 403)
-      throw new ProviderCallError('auth', `provider refused the credentials (HTTP ${status})`);
+      throw providerCallError('auth', `provider refused the credentials (HTTP ${status})`);
     if (status === 429 || status >= 500)
-      throw new ProviderCallError('unavailable', `provider answered HTTP ${status}`);
+      throw providerCallError('unavailable', `provider answered HTTP ${status}`);
     if (status < 200 || status >= 300)
-      throw new ProviderCallError(
+      throw providerCallError(
         'rejected',
         `provider answered HTTP ${status}: ${this.#masked(text).slice(0, 200)}`,
       );
     try {
       return JSON.parse(text) as unknown;
     } catch (cause) {
-      throw new ProviderCallError('rejected', 'provider reply is not JSON', { cause });
+      throw providerCallError('rejected', 'provider reply is not JSON', { cause });
     }
   }
 }

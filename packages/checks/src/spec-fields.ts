@@ -1,7 +1,7 @@
-// Reading an assertion's spec: each accessor returns the typed field or throws SpecError naming it,
-// so an invalid spec becomes a hard_fail row that says what to fix.
-import { SpecError } from './assertion-types.js';
-import { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
+// Reading an assertion's spec: each accessor returns the typed field or throws a spec_invalid
+// ChecksError naming it, so an invalid spec becomes an invalid_spec row that says what to fix.
+import { ChecksError, isChecksError } from './errors.js';
+import { formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { PathSegment } from './trace-path.js';
@@ -9,17 +9,21 @@ import type { PathSegment } from './trace-path.js';
 /** An assertion's spec, as the checks read it. */
 export type Spec = Assertion['spec'];
 
+/** A spec no provider could make valid (ChecksError spec_invalid): its assertion's row is invalid_spec. */
+export function specError(message: string, options?: ErrorOptions): ChecksError {
+  return new ChecksError('spec_invalid', message, [], options);
+}
+
 export function stringField(spec: Spec, key: string): string {
   const value = spec[key];
-  if (typeof value !== 'string' || value === '')
-    throw new SpecError(`spec.${key} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '') throw specError(`spec.${key} must be a non-empty string`);
   return value;
 }
 
 /** A string that may be empty (a content value: "" is in every text). */
 export function textField(spec: Spec, key: string): string {
   const value = spec[key];
-  if (typeof value !== 'string') throw new SpecError(`spec.${key} must be a string`);
+  if (typeof value !== 'string') throw specError(`spec.${key} must be a string`);
   return value;
 }
 
@@ -27,7 +31,7 @@ export function textField(spec: Spec, key: string): string {
 export function textList(spec: Spec, key: string): string[] {
   const value = spec[key];
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
-    throw new SpecError(`spec.${key} must be an array of strings`);
+    throw specError(`spec.${key} must be an array of strings`);
   return value;
 }
 
@@ -37,8 +41,7 @@ export function optionalString(spec: Spec, key: string): string | undefined {
 
 export function numberField(spec: Spec, key: string): number {
   const value = spec[key];
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw new SpecError(`spec.${key} must be a number`);
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw specError(`spec.${key} must be a number`);
   return value;
 }
 
@@ -48,21 +51,20 @@ export function optionalNumber(spec: Spec, key: string): number | undefined {
 
 export function unitNumber(spec: Spec, key: string, fallback: number): number {
   const value = optionalNumber(spec, key) ?? fallback;
-  if (value < 0 || value > 1) throw new SpecError(`spec.${key} must be within [0, 1]`);
+  if (value < 0 || value > 1) throw specError(`spec.${key} must be within [0, 1]`);
   return value;
 }
 
 export function countField(spec: Spec, key: string): number {
   const value = numberField(spec, key);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new SpecError(`spec.${key} must be a whole number ≥ 0`);
+  if (!Number.isSafeInteger(value) || value < 0) throw specError(`spec.${key} must be a whole number ≥ 0`);
   return value;
 }
 
 export function stringList(spec: Spec, key: string): string[] {
   const value = spec[key];
   if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string')) {
-    throw new SpecError(`spec.${key} must be a non-empty array of strings`);
+    throw specError(`spec.${key} must be a non-empty array of strings`);
   }
   return value;
 }
@@ -70,15 +72,14 @@ export function stringList(spec: Spec, key: string): string[] {
 export function objectField(spec: Spec, key: string): Record<string, unknown> {
   const value = spec[key];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SpecError(`spec.${key} must be an object`);
+    throw specError(`spec.${key} must be an object`);
   }
   return value as Record<string, unknown>;
 }
 
 export function flag(spec: Spec, key: string): boolean {
   const value = spec[key];
-  if (value !== undefined && typeof value !== 'boolean')
-    throw new SpecError(`spec.${key} must be true or false`);
+  if (value !== undefined && typeof value !== 'boolean') throw specError(`spec.${key} must be true or false`);
   return value === true;
 }
 
@@ -87,8 +88,8 @@ export function pathField(spec: Spec, key: string, fallback?: string): PathSegme
   try {
     return parseTracePath(text);
   } catch (error) {
-    if (error instanceof TracePathError)
-      throw new SpecError(`spec.${key}: ${error.message}`, { cause: error });
+    if (isChecksError(error, 'trace_path_invalid'))
+      throw specError(`spec.${key}: ${error.message}`, { cause: error });
     throw error;
   }
 }
@@ -96,9 +97,7 @@ export function pathField(spec: Spec, key: string, fallback?: string): PathSegme
 export function oneOf<T extends string>(spec: Spec, key: string, allowed: readonly T[]): T {
   const value = stringField(spec, key);
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new SpecError(
-      `spec.${key} must be one of ${allowed.join(', ')}; received ${JSON.stringify(value)}`,
-    );
+    throw specError(`spec.${key} must be one of ${allowed.join(', ')}; received ${JSON.stringify(value)}`);
   }
   return value as T;
 }
@@ -113,7 +112,7 @@ export function comparisonField(spec: Spec): { test: Comparison; text: string } 
   if (operator === 'between') {
     const min = numberField(spec, 'min');
     const max = numberField(spec, 'max');
-    if (min > max) throw new SpecError('spec.min must not exceed spec.max');
+    if (min > max) throw specError('spec.min must not exceed spec.max');
     return { test: (actual) => actual >= min && actual <= max, text: `between ${min} and ${max}` };
   }
   const value = numberField(spec, 'value');
@@ -148,7 +147,7 @@ export function targetField(spec: Spec, key: string, fallback?: string): PathSeg
         (third.key === 'args' || third.key === 'result') &&
         keys(rest)));
   if (!valid) {
-    throw new SpecError(
+    throw specError(
       `spec.${key} ${JSON.stringify(formatTracePath(segments))} is not a target: use output, output.<field>…, or steps[?name=='<step>'].args or .result, then .<field>…`,
     );
   }
@@ -163,7 +162,7 @@ const CONSTRAINT_FIELD =
 export function constraintField(spec: Spec): PathSegment[] {
   const text = stringField(spec, 'field');
   if (!CONSTRAINT_FIELD.test(text)) {
-    throw new SpecError(
+    throw specError(
       `spec.field ${JSON.stringify(text)} is not a constraint field: use metadata.cost_usd, metadata.total_tokens, metadata.latency_ms, steps.length or steps[?type=='<type>'].length`,
     );
   }

@@ -5,7 +5,7 @@
 // quiet for SHUTDOWN_GRACE_MS: a request already written behind shutdown is answered 3003, not lost.
 import { lineEvents, writeFrames } from '@paperclip-evals/node';
 
-import { RPC_ERROR, RpcError } from './errors.js';
+import { ChecksError, toWireError } from './errors.js';
 import { MAX_REQUEST_LINE_BYTES } from './engine-server.js';
 
 import type { Readable, Writable } from 'node:stream';
@@ -45,12 +45,13 @@ export async function serveStdio({
     if (next === undefined || next.done === true) break;
     const frame = next.value;
     if (frame.kind === 'too_large') {
-      const error = new RpcError(
-        RPC_ERROR.invalidRequest,
+      const error = new ChecksError(
+        'invalid_request',
         `request line of ${frame.byteLength} bytes exceeds ${maxLineBytes} bytes`,
-        `Send at most ${maxLineBytes} bytes per line; a trace may be at most 10 MiB.`,
+        [],
+        { detail: `Send at most ${maxLineBytes} bytes per line; a trace may be at most 10 MiB.` },
       );
-      await write(JSON.stringify({ jsonrpc: '2.0', id: null, error: error.toWire() }));
+      await write(JSON.stringify({ jsonrpc: '2.0', id: null, error: toWireError(error) }));
       continue;
     }
     // Blank lines carry no message; anything else is answered, even if it is not JSON.

@@ -4,20 +4,22 @@
 //
 // A filter `[?key=='value']` keeps the array elements whose key equals value. Followed by `.length`
 // it counts them; followed by anything else (or nothing) it continues on the first match.
+import { ChecksError } from './errors.js';
 
 export type PathSegment =
   | { readonly kind: 'key'; readonly key: string }
   | { readonly kind: 'index'; readonly index: number }
   | { readonly kind: 'filter'; readonly key: string; readonly value: string };
 
-export class TracePathError extends Error {
-  override readonly name = 'TracePathError';
+/** A path the language does not read (ChecksError trace_path_invalid), saying where it stops making sense. */
+function pathError(message: string): ChecksError {
+  return new ChecksError('trace_path_invalid', message);
 }
 
 const SEGMENT =
   /^(?:\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d{1,9})\]|\[\?([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^']*)'|"([^"]*)")\])/;
 
-/** Parses a path, or throws TracePathError saying where it stops making sense. */
+/** Parses a path, or throws ChecksError trace_path_invalid saying where it stops making sense. */
 export function parseTracePath(path: string): PathSegment[] {
   const segments: PathSegment[] = [];
   let rest = path;
@@ -25,7 +27,7 @@ export function parseTracePath(path: string): PathSegment[] {
     const match = SEGMENT.exec(rest);
     // A dot must separate keys, and the path must not start with one.
     if (match === null || (match[1] !== undefined && rest.startsWith('.') === (segments.length === 0))) {
-      throw new TracePathError(`unsupported path ${JSON.stringify(path)} at ${JSON.stringify(rest)}`);
+      throw pathError(`unsupported path ${JSON.stringify(path)} at ${JSON.stringify(rest)}`);
     }
     const [text, key, index, filterKey, single, double] = match;
     if (key !== undefined) segments.push({ kind: 'key', key });
@@ -33,7 +35,7 @@ export function parseTracePath(path: string): PathSegment[] {
     else segments.push({ kind: 'filter', key: filterKey ?? '', value: single ?? double ?? '' });
     rest = rest.slice(text.length);
   }
-  if (segments.length === 0) throw new TracePathError('empty path');
+  if (segments.length === 0) throw pathError('empty path');
   return segments;
 }
 

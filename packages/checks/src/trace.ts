@@ -2,7 +2,7 @@
 // the one boundary where untrusted JSON becomes a Trace: traceFromJSON, which refuses with 1001.
 import { schemaErrors } from '@paperclip-evals/contract';
 
-import { RPC_ERROR, RpcError } from './errors.js';
+import { ChecksError } from './errors.js';
 
 export const TRACE_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/trace/v1.json';
 export const MAX_TRACE_BYTES = 10 * 1024 * 1024;
@@ -70,7 +70,7 @@ export interface TraceFromJsonOptions {
   readonly maxPossibleBytes?: number;
 }
 
-/** Checks an untrusted value is a Trace within the limits, or throws RpcError 1001. */
+/** Checks an untrusted value is a Trace within the limits, or throws ChecksError invalid_trace (1001). */
 export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}): Trace {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw invalidTrace(
@@ -167,8 +167,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function invalidTrace(message: string, detail: string): RpcError {
-  return new RpcError(RPC_ERROR.invalidTrace, message, detail);
+function invalidTrace(message: string, detail: string): ChecksError {
+  return new ChecksError('invalid_trace', message, [], { detail });
 }
 
 /**

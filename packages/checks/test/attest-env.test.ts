@@ -8,7 +8,6 @@ import {
   ATTEST_DEFAULT_EMBEDDING_MODEL,
   ATTEST_DEFAULT_JUDGE_MODEL,
   OPENAI_BASE_URL,
-  ProviderConfigError,
   providerConfigFromEnv,
 } from '../src/provider.ts';
 
@@ -58,7 +57,9 @@ describe('the Attest engine environment variables', () => {
       providerConfigFromEnv({ ATTEST_OPENAI_API_KEY: 'sk', ATTEST_EMBEDDING_PROVIDER: 'onnx' })
         ?.embeddingModel,
     ).toBeUndefined();
-    expect(() => providerConfigFromEnv({ ATTEST_EMBEDDING_PROVIDER: 'cohere' })).toThrow(ProviderConfigError);
+    expect(() => providerConfigFromEnv({ ATTEST_EMBEDDING_PROVIDER: 'cohere' })).toThrow(
+      expect.objectContaining({ name: 'ChecksError', code: 'engine_config_invalid' }),
+    );
   });
 
   it('ATTEST_JUDGE_PROVIDER: openai is accepted; any other provider is refused, as the Attest engine refuses it', () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { EngineClient } from '../src/client.ts';
-import { EngineClientError, RpcError } from '../src/errors.ts';
+import { ChecksError } from '../src/errors.ts';
 
 import type { EngineClientOptions } from '../src/client.ts';
 
@@ -55,14 +55,15 @@ afterEach(async () => {
 });
 
 describe('EngineClient with the real checks engine', () => {
-  it('initializes, evaluates, and relays engine errors as RpcError', async () => {
+  it('initializes, evaluates, and relays engine errors as the ChecksError of their wire code', async () => {
     const engine = client({ args: ['--input-type=module', '-e', REAL_ENGINE_SOURCE] });
     expect(await engine.initialize(INITIALIZE)).toMatchObject({ protocol_version: 1, compatible: true });
     const reply = await engine.evaluateBatch({ trace: TRACE, assertions: [COST] });
     expect(reply.results).toMatchObject([{ assertion_id: 'cost', status: 'pass' }]);
     const refused = engine.evaluateBatch({ trace: { ...TRACE, trace_id: '' }, assertions: [COST] });
-    await expect(refused).rejects.toBeInstanceOf(RpcError);
-    await expect(refused).rejects.toMatchObject({ code: 1001, data: { error_type: 'INVALID_TRACE' } });
+    await expect(refused).rejects.toBeInstanceOf(ChecksError);
+    await expect(refused).rejects.toMatchObject({ code: 'invalid_trace', retryable: false });
+    await expect(refused).rejects.toHaveProperty('detail', expect.stringMatching(/./));
   });
 });
 
@@ -77,8 +78,8 @@ describe('EngineClient with a misbehaving engine', () => {
       1_000,
     );
     const queued = engine.request('query_drift', { assertion_id: 'cost' }, 60_000);
-    await expect(slow).rejects.toMatchObject({ name: 'EngineClientError', code: 'request_timeout' });
-    await expect(queued).rejects.toMatchObject({ name: 'EngineClientError', code: 'engine_restarted' });
+    await expect(slow).rejects.toMatchObject({ name: 'ChecksError', code: 'request_timeout' });
+    await expect(queued).rejects.toMatchObject({ name: 'ChecksError', code: 'engine_restarted' });
     const after = (await engine.request('query_drift', { assertion_id: 'cost' })) as { method: string };
     expect(after.method).toBe('query_drift');
     expect(engine.starts).toBe(2);
@@ -94,8 +95,15 @@ describe('EngineClient with a misbehaving engine', () => {
   it('rejects an evaluation reply whose assertion ids differ from the request', async () => {
     const engine = client({ args: [FAKE_ENGINE, 'mismatch'] });
     const reply = engine.evaluateBatch({ trace: TRACE, assertions: [COST] });
-    await expect(reply).rejects.toBeInstanceOf(EngineClientError);
+    await expect(reply).rejects.toBeInstanceOf(ChecksError);
     await expect(reply).rejects.toMatchObject({ code: 'reply_mismatch' });
+  });
+
+  it('refuses an error reply whose code the protocol does not define, as a protocol violation', async () => {
+    const engine = client({ args: [FAKE_ENGINE, 'undefined-error'] });
+    const refused = engine.request('query_drift', {});
+    await expect(refused).rejects.toMatchObject({ name: 'ChecksError', code: 'protocol_violation' });
+    await expect(refused).rejects.toThrow(/-32000/);
   });
 
   it('gives up on an engine that writes a line that is not JSON', async () => {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 
 import { EngineServer } from '../src/engine-server.ts';
 import { evaluateAssertions } from '../src/evaluate.ts';
-import { DriftHistoryUnavailableError, InMemoryDriftHistory } from '../src/drift.ts';
+import { InMemoryDriftHistory } from '../src/drift.ts';
+import { ChecksError } from '../src/errors.ts';
 import { PluginResults } from '../src/plugin-results.ts';
 import { traceFromJSON } from '../src/trace.ts';
 
@@ -156,9 +157,9 @@ describe('a dynamic assertion', () => {
     const down: DriftHistory = {
       append: () => {
         appended++;
-        return Promise.reject(new DriftHistoryUnavailableError('store offline'));
+        return Promise.reject(new ChecksError('drift_history_unavailable', 'store offline'));
       },
-      runs: () => Promise.reject(new DriftHistoryUnavailableError('store offline')),
+      runs: () => Promise.reject(new ChecksError('drift_history_unavailable', 'store offline')),
     };
     const evaluation = await runWithScore(down, 0.85);
     expect(evaluation.results[0]).toMatchObject({ status: 'pass', threshold_source: 'dynamic_unavailable' });
@@ -179,8 +180,8 @@ describe('a dynamic assertion', () => {
   it('is still answered over the wire when the store is down', async () => {
     const server = new EngineServer({
       history: {
-        append: () => Promise.reject(new DriftHistoryUnavailableError('store offline')),
-        runs: () => Promise.reject(new DriftHistoryUnavailableError('store offline')),
+        append: () => Promise.reject(new ChecksError('drift_history_unavailable', 'store offline')),
+        runs: () => Promise.reject(new ChecksError('drift_history_unavailable', 'store offline')),
       },
     });
     await server.handleLine(

@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { EngineServer } from '../src/engine-server.ts';
-import { TracePathError, formatTracePath, parseTracePath, resolveTracePath } from '../src/trace-path.ts';
+import { ChecksError } from '../src/errors.ts';
+import { formatTracePath, parseTracePath, resolveTracePath } from '../src/trace-path.ts';
 
 import type { PathSegment } from '../src/trace-path.ts';
 
@@ -34,13 +35,14 @@ describe('trace paths', () => {
     );
   });
 
-  it('either parse or throw TracePathError, for any text', () => {
+  it('either parse or throw ChecksError trace_path_invalid, for any text', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 40 }), (text) => {
         try {
           parseTracePath(text);
         } catch (error) {
-          expect(error).toBeInstanceOf(TracePathError);
+          expect(error).toBeInstanceOf(ChecksError);
+          expect(error).toHaveProperty('code', 'trace_path_invalid');
         }
       }),
     );
@@ -82,7 +84,9 @@ describe('trace paths', () => {
   it.each([['.output'], ['output.'], ['output..message'], ['steps[?name=bad]'], ['steps[-1]'], ['']])(
     'refuse %j',
     (text) => {
-      expect(() => parseTracePath(text)).toThrow(TracePathError);
+      expect(() => parseTracePath(text)).toThrow(
+        expect.objectContaining({ name: 'ChecksError', code: 'trace_path_invalid' }),
+      );
     },
   );
 });

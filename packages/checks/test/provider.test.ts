@@ -5,12 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { evaluateAssertions } from '../src/evaluate.ts';
 import { ModelGateway } from '../src/model-gateway.ts';
-import {
-  OpenAiCompatibleProvider,
-  ProviderConfigError,
-  providerConfigFromEnv,
-  sessionBudgetFromEnv,
-} from '../src/provider.ts';
+import { OpenAiCompatibleProvider, providerConfigFromEnv, sessionBudgetFromEnv } from '../src/provider.ts';
 import { traceFromJSON } from '../src/trace.ts';
 import { FakeProvider, chatReply, embeddingReply } from './support/fake-provider.ts';
 
@@ -390,7 +385,9 @@ describe('provider settings from the environment', () => {
     ],
     [{ EVALS_ENGINE_PROVIDER_BASE_URL: 'http://x', EVALS_ENGINE_MODEL_PRICES: 'cheap' }],
   ])('refuses %j', (env) => {
-    expect(() => providerConfigFromEnv(env)).toThrow(ProviderConfigError);
+    expect(() => providerConfigFromEnv(env)).toThrow(
+      expect.objectContaining({ name: 'ChecksError', code: 'engine_config_invalid' }),
+    );
   });
 
   it('names a base URL that is not a URL without the token it carries', () => {
@@ -410,7 +407,7 @@ describe('provider settings from the environment', () => {
       }),
     ).toEqual({ maxJudgeCalls: 5, maxCostUsd: 0 });
     expect(() => sessionBudgetFromEnv({ EVALS_ENGINE_SESSION_MAX_COST_USD: '-1' })).toThrow(
-      ProviderConfigError,
+      expect.objectContaining({ name: 'ChecksError', code: 'engine_config_invalid' }),
     );
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { EngineServer } from '../src/engine-server.ts';
-import { DriftHistoryUnavailableError } from '../src/drift.ts';
+import { ChecksError } from '../src/errors.ts';
 import { ModelGateway } from '../src/model-gateway.ts';
 
 import type { DriftHistory } from '../src/drift.ts';
@@ -33,8 +33,8 @@ async function queryWith(
 describe('EngineServer', () => {
   it('answers 3001 when the drift history store is unavailable', async () => {
     const down: DriftHistory = {
-      append: () => Promise.reject(new DriftHistoryUnavailableError('store offline')),
-      runs: () => Promise.reject(new DriftHistoryUnavailableError('store offline')),
+      append: () => Promise.reject(new ChecksError('drift_history_unavailable', 'store offline')),
+      runs: () => Promise.reject(new ChecksError('drift_history_unavailable', 'store offline')),
     };
     expect(await queryWith(down)).toMatchObject({
       id: 2,

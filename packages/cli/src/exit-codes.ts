@@ -8,6 +8,7 @@ import { SIGNAL_EXIT_CODES, fileSystemText, isFileSystemError } from '@paperclip
 
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { CampaignErrorCode } from '@paperclip-evals/campaign';
+import type { ChecksErrorCode } from '@paperclip-evals/checks';
 import type { ContractErrorCode, Issue } from '@paperclip-evals/contract';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
 import type { EvalbookErrorCode } from '@paperclip-evals/evalbook';
@@ -174,6 +175,41 @@ const EXIT_FOR_CAMPAIGN_ERROR: Record<CampaignErrorCode, number> = {
   campaign_record_invalid: CAMPAIGN_EXIT.usage,
 };
 
+/**
+ * The checks package's ChecksError codes (checked against its type; the package itself loads
+ * lazily, so they are matched by code and class name: they are the protocol's short names). Only
+ * engine settings the engine cannot use reach a command on purpose (`evals engine`, `evals ingest`
+ * refuse to start: 2); a wire code is answered over JSON-RPC by the engine, and every other local
+ * code is handled inside the package (a spec is an invalid_spec row, a provider failure is
+ * not_evaluated, a drift history failure is answered 3001), so one that escapes to a command is a bug.
+ */
+const EXIT_FOR_CHECKS_ERROR: Record<ChecksErrorCode, number> = {
+  engine_config_invalid: EXIT.usage,
+  parse_error: EXIT.internal,
+  invalid_request: EXIT.internal,
+  method_not_found: EXIT.internal,
+  invalid_params: EXIT.internal,
+  internal_error: EXIT.internal,
+  invalid_trace: EXIT.internal,
+  assertion_error: EXIT.internal,
+  provider_error: EXIT.internal,
+  engine_error: EXIT.internal,
+  timeout: EXIT.internal,
+  session_error: EXIT.internal,
+  spec_invalid: EXIT.internal,
+  trace_path_invalid: EXIT.internal,
+  provider_call_auth: EXIT.internal,
+  provider_call_unavailable: EXIT.internal,
+  provider_call_rejected: EXIT.internal,
+  drift_history_unavailable: EXIT.internal,
+  request_timeout: EXIT.internal,
+  engine_restarted: EXIT.internal,
+  connection_closed: EXIT.internal,
+  spawn_failed: EXIT.internal,
+  protocol_violation: EXIT.internal,
+  reply_mismatch: EXIT.internal,
+};
+
 /** The exit code of any command that ended with `error`. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
@@ -185,6 +221,8 @@ export function exitCodeFor(error: unknown): number {
     return EXIT_FOR_EVALBOOK_ERROR[error.code as EvalbookErrorCode];
   if (isCodedError(error) && Object.hasOwn(EXIT_FOR_CAMPAIGN_ERROR, error.code))
     return EXIT_FOR_CAMPAIGN_ERROR[error.code as CampaignErrorCode];
+  if (isCodedError(error) && error.name === 'ChecksError' && Object.hasOwn(EXIT_FOR_CHECKS_ERROR, error.code))
+    return EXIT_FOR_CHECKS_ERROR[error.code as ChecksErrorCode];
   return EXIT.internal;
 }
 
@@ -203,7 +241,7 @@ export function exitCodeForPolicyReplay(error: unknown): number {
   return exitCodeFor(error);
 }
 
-/** A contract, evalbook, policy or app error: a code and the issues behind it (each package's own error type). */
+/** A contract, evalbook, policy, app, campaign or checks error: a code and the issues behind it (each package's own error type). */
 interface CodedError extends Error {
   readonly code: string;
   readonly issues: readonly Issue[];

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 // The CLI's own imports of the packages (their built output), so `instanceof` is the CLI's.
 import { AppError } from '@paperclip-evals/app';
+import { ChecksError } from '@paperclip-evals/checks';
 import { ContractError } from '@paperclip-evals/contract';
 import { PolicyError } from '@paperclip-evals/policy';
 import { EvalbookError, storeError } from '../../evalbook/src/errors.ts';
@@ -28,6 +29,7 @@ import {
 import { CampaignError } from '@paperclip-evals/campaign';
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { CampaignErrorCode } from '@paperclip-evals/campaign';
+import type { ChecksErrorCode } from '@paperclip-evals/checks';
 import type { ContractErrorCode } from '@paperclip-evals/contract';
 import type { EvalbookErrorCode } from '../../evalbook/src/errors.ts';
 import type { PolicyErrorCode } from '@paperclip-evals/policy';
@@ -133,6 +135,51 @@ describe('exitCodeFor: a row per failure', () => {
   };
   it.each(Object.entries(campaign))('campaign %s exits %i', (code, exit) => {
     expect(exitCodeFor(new CampaignError(code as CampaignErrorCode, 'x'))).toBe(exit);
+  });
+
+  // Every code of the checks engine's one error: engine settings it cannot use refuse a command's
+  // start (2); a wire code is answered over JSON-RPC and every other one is handled in the package,
+  // so one that reaches a command is a bug.
+  const checks: Record<ChecksErrorCode, number> = {
+    engine_config_invalid: 2,
+    parse_error: 70,
+    invalid_request: 70,
+    method_not_found: 70,
+    invalid_params: 70,
+    internal_error: 70,
+    invalid_trace: 70,
+    assertion_error: 70,
+    provider_error: 70,
+    engine_error: 70,
+    timeout: 70,
+    session_error: 70,
+    spec_invalid: 70,
+    trace_path_invalid: 70,
+    provider_call_auth: 70,
+    provider_call_unavailable: 70,
+    provider_call_rejected: 70,
+    drift_history_unavailable: 70,
+    request_timeout: 70,
+    engine_restarted: 70,
+    connection_closed: 70,
+    spawn_failed: 70,
+    protocol_violation: 70,
+    reply_mismatch: 70,
+  };
+  it.each(Object.entries(checks))('the checks error %s exits %i', (code, exit) => {
+    expect(exitCodeFor(new ChecksError(code as ChecksErrorCode, 'x'))).toBe(exit);
+  });
+  it('reads a checks code only on a ChecksError (another coded error with the same code is not one)', () => {
+    const lookalike = Object.assign(new Error('x'), { code: 'engine_config_invalid', issues: [] });
+    expect(exitCodeFor(lookalike)).toBe(EXIT.internal);
+  });
+
+  it('maps every code of every package to exactly one exit code: no code is in two packages', () => {
+    const tables: Record<string, Record<string, number>> = { contract, evalbook, app, campaign, checks };
+    const owners = new Map<string, string[]>();
+    for (const [pkg, table] of Object.entries(tables))
+      for (const code of Object.keys(table)) owners.set(code, [...(owners.get(code) ?? []), pkg]);
+    expect([...owners].filter(([, pkgs]) => pkgs.length > 1)).toEqual([]);
   });
 });
 

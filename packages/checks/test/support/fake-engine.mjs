@@ -6,6 +6,7 @@
 //   garbage       answers with a line that is not JSON
 //   padded        answers with a valid reply padded to argv[3] bytes (a long line)
 //   not-utf8      answers with a valid reply holding a byte that is not UTF-8
+//   undefined-error  answers every request with an error code the protocol does not define (-32000)
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2];
@@ -28,6 +29,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     bytes[bytes.indexOf('AB') + 1] = 0xff;
     return void process.stdout.write(bytes);
   }
+  if (mode === 'undefined-error')
+    return void reply({ jsonrpc: '2.0', id, error: { code: -32_000, message: 'Server error' } });
   if (mode === 'stray') reply({ jsonrpc: '2.0', id: 999_999, result: { stray: true } });
   if (method === 'evaluate_batch') {
     if (mode === 'hang-on-slow' && params.trace.trace_id === 'slow') {

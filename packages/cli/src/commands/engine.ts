@@ -6,7 +6,6 @@ import { openEngineHistory } from '@paperclip-evals/app/engine-history';
 import {
   EngineServer,
   LOG_LEVELS,
-  ProviderConfigError,
   engineOptionsFromEnv,
   jsonLogger,
   serveStdio,
@@ -58,7 +57,6 @@ export async function serveEngine(
     });
   } catch (error) {
     await history?.store.close();
-    if (error instanceof ProviderConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
   log('info', 'engine started', { pid: process.pid });

@@ -6,7 +6,6 @@
 // Outcome: ok (only inserted/duplicates) · rejected (conflicts, invalid bundles or refused foreign
 // attempts) · not_stored (an unreadable input or a bundle the store refused; the others are written).
 import { ingestAttempts } from '@paperclip-evals/app/ingest';
-import { ProviderConfigError } from '@paperclip-evals/checks';
 import { isSha256Digest } from '@paperclip-evals/contract';
 import { artifactCountsText, formatUsd, ingestExitCode, isEvalbookError } from '@paperclip-evals/evalbook';
 
@@ -73,11 +72,9 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       writerThread: true,
     });
   } catch (error) {
-    // An unusable --artifact-root, --keep-foreign without an environment, or provider settings.
-    if (
-      isEvalbookError(error, 'paperclip_evalbook_ingest_usage_invalid') ||
-      error instanceof ProviderConfigError
-    )
+    // An unusable --artifact-root, or --keep-foreign without an environment (unusable provider
+    // settings are the checks engine's engine_config_invalid, exit 2 by the table).
+    if (isEvalbookError(error, 'paperclip_evalbook_ingest_usage_invalid'))
       throw new UsageError(error.message, { cause: error });
     throw error;
   } finally {
