@@ -17,7 +17,7 @@ import {
   readAttemptReadFile,
   readAttemptReadStream,
   readAttemptStream,
-} from '../src/index.ts';
+} from '../src/attempt-input.ts';
 
 const REPO = new URL('../../../', import.meta.url);
 const FIXTURE = JSON.parse(

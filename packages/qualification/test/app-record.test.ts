@@ -3,9 +3,9 @@
 // JSON pointer; the runnerd build profile is taken only from a record naming that very runnerd.
 import { describe, expect, it } from 'vitest';
 
-import { APP_RECORD_SCHEMA, judgeAppRecord } from '../src/index.ts';
+import { APP_RECORD_SCHEMA, judgeAppRecord } from '../src/app-record.ts';
 
-import type { AppRecordExpectations } from '../src/index.ts';
+import type { AppRecordExpectations } from '../src/app-record.ts';
 
 const TARBALL = {
   fileName: 'paperclipai-paperclip-runner-0.0.0.tgz',

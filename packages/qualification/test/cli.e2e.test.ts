@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, buildFakeRelease } from './support/fake-release.ts';
 import { createScratch } from './support/harness.ts';
 
-import type { QualificationRecord } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
 import type { FakeRelease } from './support/fake-release.ts';
 import type { Scratch } from './support/harness.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { installConsumer } from '../src/index.ts';
+import { installConsumer } from '../src/consumer.ts';
 
 let parent: string;
 

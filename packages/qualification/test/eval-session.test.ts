@@ -8,7 +8,7 @@ import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { evalSessionBinOf, runEvalSessionCheck } from '../src/index.ts';
+import { evalSessionBinOf, runEvalSessionCheck } from '../src/eval-session.ts';
 import { FAKE_VERSION, buildFakeRelease, writeFakeEvalSessionBin } from './support/fake-release.ts';
 import { createScratch } from './support/harness.ts';
 

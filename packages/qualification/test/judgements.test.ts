@@ -3,18 +3,20 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  CONFORMANCE_CHECKS,
   completeConsumerRequirements,
   incompatibleConsumerRequirements,
-  judgeConformance,
   loadEvalsConsumerRequirements,
+} from '../src/consumer-requirements.ts';
+import {
+  CONFORMANCE_CHECKS,
+  judgeConformance,
   manifestIssues,
-  probeReportIssues,
   tamperingIssues,
   undeclaredSubpaths,
-} from '../src/index.ts';
+} from '../src/judgements.ts';
+import { probeReportIssues } from '../src/probe.ts';
 
-import type { ProbeReport } from '../src/index.ts';
+import type { ProbeReport } from '../src/probe.ts';
 
 describe('manifestIssues', () => {
   it('accepts the runner package with its three entry points', () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { consumerIsolationIssues, pnpmCommand, pnpmEnvironment, sanitizedPath } from '../src/index.ts';
+import { consumerIsolationIssues } from '../src/consumer.ts';
+import { pnpmCommand, pnpmEnvironment, sanitizedPath } from '../src/processes.ts';
 
 describe('pnpmCommand', () => {
   it('prefers PAPERCLIP_EVALS_PNPM, split on spaces', () => {

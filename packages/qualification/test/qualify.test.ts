@@ -5,17 +5,17 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { qualifyRelease } from '../src/qualify.ts';
 import {
   QUALIFICATION_CHECK_IDS,
   qualificationRecordIssues,
-  qualifyRelease,
   writeQualificationRecord,
-} from '../src/index.ts';
+} from '../src/record.ts';
 import { FAKE_VERSION, RUNNERD_NAME, TARBALL_NAME, buildFakeRelease } from './support/fake-release.ts';
 import { check, createScratch, notPassing } from './support/harness.ts';
 import { testPnpm } from './support/pnpm.ts';
 
-import type { QualificationRecord } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
 import type { FakeRelease } from './support/fake-release.ts';
 import type { Scratch } from './support/harness.ts';
 

@@ -8,9 +8,9 @@ import {
   QUALIFICATION_CHECK_IDS,
   QUALIFICATION_RECORD_V1_SCHEMA_ID,
   qualificationRecordIssues,
-} from '../src/index.ts';
+} from '../src/record.ts';
 
-import type { QualificationRecord } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
 
 const RECEIPT = {
   schema: 'paperclip-runner/evals-integration/v1',

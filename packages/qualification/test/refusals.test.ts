@@ -11,12 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { qualificationRecordIssues, qualifyRelease } from '../src/index.ts';
+import { qualifyRelease } from '../src/qualify.ts';
+import { qualificationRecordIssues } from '../src/record.ts';
 import { APP_RECORD_NAME, RUNNERD_NAME, buildFakeRelease } from './support/fake-release.ts';
 import { check, codes, createScratch, notPassing } from './support/harness.ts';
 import { testPnpm } from './support/pnpm.ts';
 
-import type { QualificationRecord } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
 import type { FakeReleaseOptions } from './support/fake-release.ts';
 import type { Scratch } from './support/harness.ts';
 

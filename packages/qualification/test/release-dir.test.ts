@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { sha256Digest } from '@paperclip-evals/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { parseSha256Sums, readReleaseLayout, runnerdFileName, verifySha256Sums } from '../src/index.ts';
+import { parseSha256Sums, readReleaseLayout, runnerdFileName, verifySha256Sums } from '../src/release-dir.ts';
 
 const HEX = 'a'.repeat(64);
 

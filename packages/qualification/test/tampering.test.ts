@@ -8,12 +8,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { qualifyRelease } from '../src/index.ts';
+import { qualifyRelease } from '../src/qualify.ts';
 import { buildFakeRelease } from './support/fake-release.ts';
 import { check, codes, createScratch } from './support/harness.ts';
 import { testPnpm } from './support/pnpm.ts';
 
-import type { QualificationRecord } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
 import type { Scratch } from './support/harness.ts';
 
 const HIDE = "(names) => names.filter((name) => name !== 'DeterministicHarnessDriver')";

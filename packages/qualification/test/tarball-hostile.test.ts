@@ -13,10 +13,10 @@ import fc from 'fast-check';
 import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DEFAULT_TARBALL_LIMITS, extractTarball, scanTarball, tarballEntriesIssues } from '../src/index.ts';
+import { DEFAULT_TARBALL_LIMITS, extractTarball, scanTarball, tarballEntriesIssues } from '../src/tarball.ts';
 import { craftTarball } from './support/fake-release.ts';
 
-import type { TarballEntry } from '../src/index.ts';
+import type { TarballEntry } from '../src/tarball.ts';
 import type { CraftEntry } from './support/fake-release.ts';
 
 /**

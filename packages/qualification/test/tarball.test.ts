@@ -6,17 +6,13 @@ import { lstat, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  DEFAULT_TARBALL_LIMITS,
-  extractTarball,
-  qualifyRelease,
-  scanTarball,
-  tarballEntriesIssues,
-} from '../src/index.ts';
+import { qualifyRelease } from '../src/qualify.ts';
+import { DEFAULT_TARBALL_LIMITS, extractTarball, scanTarball, tarballEntriesIssues } from '../src/tarball.ts';
 import { buildFakeRelease, craftTarball } from './support/fake-release.ts';
 import { check, codes, createScratch } from './support/harness.ts';
 
-import type { QualificationRecord, TarballEntry } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
+import type { TarballEntry } from '../src/tarball.ts';
 import type { CraftEntry } from './support/fake-release.ts';
 import type { Scratch } from './support/harness.ts';
 

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ALWAYS_PROBED_SUBPATHS, DOCUMENTED_EXPORTS, PROTOCOL_FILES } from '../src/index.ts';
+import { ALWAYS_PROBED_SUBPATHS, DOCUMENTED_EXPORTS, PROTOCOL_FILES } from '../src/judgements.ts';
 import {
   REPO_ROOT,
   STALE_CATALOG_DIGEST,
@@ -21,7 +21,7 @@ import {
 } from './support/fake-release.ts';
 import { check, codes, createScratch, notPassing } from './support/harness.ts';
 
-import type { QualificationRecord } from '../src/index.ts';
+import type { QualificationRecord } from '../src/record.ts';
 import type { FakeReleaseOptions } from './support/fake-release.ts';
 import type { Scratch } from './support/harness.ts';
 

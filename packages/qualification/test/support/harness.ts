@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { QualificationCheck, QualificationCheckId, QualificationRecord } from '../../src/index.ts';
+import type { QualificationCheck, QualificationCheckId, QualificationRecord } from '../../src/record.ts';
 
 export interface Scratch {
   /** Release directories go here. */
