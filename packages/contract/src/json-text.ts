@@ -11,7 +11,7 @@
 // say where: a walk that builds JSON pointers, and a recursive-descent reader.
 import { isUtf8 } from 'node:buffer';
 
-import { pointer } from './errors.js';
+import { ContractError, isContractError, pointer } from './errors.js';
 import './well-formed-strings.js';
 
 import type { Issue } from './errors.js';
@@ -294,22 +294,23 @@ class SlowReader {
       this.#whitespace();
       if (this.#position < this.text.length) this.#fail('end of input');
     } catch (error) {
-      if (!(error instanceof SyntaxAt)) throw error;
-      return { issues: [this.#syntaxIssue(error)] };
+      // #fail's error, carrying its one issue; it never leaves read().
+      if (!isContractError(error)) throw error;
+      return { issues: [...error.issues] };
     }
     return { issues: this.#issues };
   }
 
-  #syntaxIssue(error: SyntaxAt): Issue {
+  #syntaxIssue(offset: number, expected: string): Issue {
     const { text } = this;
-    const before = text.slice(0, error.offset);
-    const where = `line ${before.split('\n').length}, column ${error.offset - before.lastIndexOf('\n')}`;
-    if (error.offset >= text.length) {
+    const before = text.slice(0, offset);
+    const where = `line ${before.split('\n').length}, column ${offset - before.lastIndexOf('\n')}`;
+    if (offset >= text.length) {
       return {
         code: 'json_truncated',
         message: `input ends before the JSON text does (${where})`,
         path: '',
-        expected: error.expected,
+        expected,
         received: 'end of input',
       };
     }
@@ -317,13 +318,15 @@ class SlowReader {
       code: 'json_syntax',
       message: `input is not valid JSON at ${where}`,
       path: '',
-      expected: error.expected,
-      received: JSON.stringify(text.slice(error.offset, error.offset + 12)),
+      expected,
+      received: JSON.stringify(text.slice(offset, offset + 12)),
     };
   }
 
+  /** Stops reading at the first syntax error: read() returns its one issue. */
   #fail(expected: string): never {
-    throw new SyntaxAt(this.#position, expected);
+    const issue = this.#syntaxIssue(this.#position, expected);
+    throw new ContractError('paperclip_contract_document_invalid', issue.message, [issue]);
   }
 
   #whitespace(): void {
@@ -441,15 +444,6 @@ class SlowReader {
       this.#fail(JSON.stringify(word));
     }
     this.#position += word.length;
-  }
-}
-
-class SyntaxAt extends Error {
-  constructor(
-    readonly offset: number,
-    readonly expected: string,
-  ) {
-    super(`expected ${expected} at offset ${offset}`);
   }
 }
 

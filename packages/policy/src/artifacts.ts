@@ -68,7 +68,7 @@ export interface ArtifactBodies {
 const ALWAYS: Predicate = () => true;
 const EVICTED_REASON = 'session state unavailable (state_in null): on_evict';
 
-/** Compiles a schema-valid body; throws BadPatternError for a pattern that does not compile. */
+/** Compiles a schema-valid body; throws a bad pattern (isBadPattern) for a pattern that does not compile. */
 export function compileArtifact<K extends ArtifactKind>(
   kind: K,
   id: string,

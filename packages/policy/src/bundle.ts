@@ -6,7 +6,7 @@ import { canonicalDigest, schemaErrors } from '@paperclip-evals/contract';
 
 import { ARTIFACT_KINDS, compileArtifact } from './artifacts.js';
 import { arrayElements, findMembers, memberSpansFor, numberTokens } from './framing.js';
-import { BadPatternError } from './predicate.js';
+import { isBadPattern } from './predicate.js';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
@@ -120,7 +120,7 @@ function loadArtifact(
     return compiled;
   } catch (error) {
     // A body too deep to validate or compile (stack exhausted) is unreadable too; only this artifact is lost.
-    return skip(error instanceof BadPatternError ? 'bad_pattern' : 'body_parse_error');
+    return skip(isBadPattern(error) ? 'bad_pattern' : 'body_parse_error');
   }
 }
 

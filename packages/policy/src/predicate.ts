@@ -3,6 +3,8 @@
 // artifact (bad_pattern) instead of failing a row. A field that is absent matches no test.
 import picomatch from 'picomatch';
 
+import { PolicyError, isPolicyError } from './errors.js';
+
 import type { PolicyEvent } from './event.js';
 
 export type Scalar = string | number | boolean | null;
@@ -19,12 +21,30 @@ export type PredicateNode =
 
 export type Predicate = (event: PolicyEvent) => boolean;
 
-/** A pattern that does not compile; the artifact holding it is skipped with bad_pattern. */
-export class BadPatternError extends Error {
-  override readonly name = 'BadPatternError';
+/**
+ * A pattern that does not compile: a paperclip_policy_bundle_invalid PolicyError with one
+ * bad_pattern issue; the artifact holding it is skipped with bad_pattern.
+ */
+function badPattern(kind: 'glob' | 'regex', pattern: string, cause: unknown): PolicyError {
+  const message = `${kind} ${JSON.stringify(pattern)}: ${String(cause)}`;
+  return new PolicyError(
+    'paperclip_policy_bundle_invalid',
+    message,
+    [{ code: 'bad_pattern', message, expected: `a ${kind} that compiles`, received: pattern }],
+    { cause },
+  );
 }
 
-/** Compiles a schema-valid predicate; throws BadPatternError for a glob or regex that does not compile. */
+/** Whether `error` is a pattern that does not compile (compilePredicate's refusal). */
+export function isBadPattern(error: unknown): boolean {
+  return (
+    isPolicyError(error) &&
+    error.code === 'paperclip_policy_bundle_invalid' &&
+    error.issues.some((issue) => issue.code === 'bad_pattern')
+  );
+}
+
+/** Compiles a schema-valid predicate; throws a bad pattern (isBadPattern) for a glob or regex that does not compile. */
 export function compilePredicate(node: PredicateNode): Predicate {
   if ('all' in node) {
     const parts = node.all.map(compilePredicate);
@@ -62,7 +82,7 @@ function compileGlob(pattern: string): (text: string) => boolean {
     // strictBrackets: an unbalanced bracket is an author's mistake, not a literal.
     return picomatch(pattern, { dot: true, strictBrackets: true });
   } catch (cause) {
-    throw new BadPatternError(`glob ${JSON.stringify(pattern)}: ${String(cause)}`, { cause });
+    throw badPattern('glob', pattern, cause);
   }
 }
 
@@ -71,7 +91,7 @@ function compileRegex(pattern: string): (text: string) => boolean {
     const regex = new RegExp(pattern, 'u');
     return (text) => regex.test(text);
   } catch (cause) {
-    throw new BadPatternError(`regex ${JSON.stringify(pattern)}: ${String(cause)}`, { cause });
+    throw badPattern('regex', pattern, cause);
   }
 }
 

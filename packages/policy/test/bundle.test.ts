@@ -4,6 +4,7 @@ import { canonicalDigest } from '@paperclip-evals/contract';
 import { describe, expect, it } from 'vitest';
 
 import { loadBundle } from '../src/bundle.ts';
+import { compilePredicate, isBadPattern } from '../src/predicate.ts';
 import { askSecrets, bundleOf, denyRm, loopGuard, spendCap, taint, writeRate } from './support/bundles.ts';
 
 describe('when the envelope is wrong', () => {
@@ -178,5 +179,30 @@ describe('a loaded bundle', () => {
     if (!load.ok) throw new Error(load.message);
     expect(load.bundle.layout).toEqual({ c: 2, f: 3, t: 6, a: 1, run: true });
     expect(load.bundle.skipped).toEqual([]);
+  });
+});
+
+describe('a pattern that does not compile', () => {
+  it.each([
+    ['glob', { field: 'tool_input.path', glob: '[' }],
+    ['regex', { field: 'tool_input.command', regex: '(' }],
+  ] as const)('is the PolicyError bundle_invalid with one bad_pattern issue (%s)', (kind, node) => {
+    let thrown: unknown;
+    try {
+      compilePredicate(node);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isBadPattern(thrown)).toBe(true);
+    expect(thrown).toMatchObject({
+      name: 'PolicyError',
+      code: 'paperclip_policy_bundle_invalid',
+      issues: [{ code: 'bad_pattern', expected: `a ${kind} that compiles` }],
+    });
+  });
+
+  it('is told apart from any other failure', () => {
+    expect(isBadPattern(new Error('x'))).toBe(false);
+    expect(isBadPattern(new SyntaxError('x'))).toBe(false);
   });
 });
