@@ -47,7 +47,7 @@ export type ChecksErrorCode =
   /** 3003: a method called out of the session's order (before initialize, after shutdown, twice). */
   | 'session_error'
   // Local: never serialised as themselves.
-  /** An assertion's spec no provider could make valid: the assertion's row is invalid_spec. */
+  /** An assertion's spec no provider could make valid: its row is a hard_fail of failure_class invalid_spec. */
   | 'spec_invalid'
   /** A trace path (`steps[0].args`) the path language does not read; a spec field holding one is spec_invalid. */
   | 'trace_path_invalid'
@@ -104,7 +104,7 @@ export const RPC_CODE_OF: Readonly<Record<ChecksErrorCode, RpcErrorCode | null>>
 };
 
 /** data.error_type of each JSON-RPC code (the Attest engine's names). */
-export const ERROR_TYPE: Readonly<Record<RpcErrorCode, string>> = {
+const ERROR_TYPE: Readonly<Record<RpcErrorCode, string>> = {
   [RPC_ERROR.parseError]: 'PARSE_ERROR',
   [RPC_ERROR.invalidRequest]: 'INVALID_REQUEST',
   [RPC_ERROR.methodNotFound]: 'METHOD_NOT_FOUND',

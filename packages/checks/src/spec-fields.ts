@@ -1,5 +1,6 @@
 // Reading an assertion's spec: each accessor returns the typed field or throws a spec_invalid
-// ChecksError naming it, so an invalid spec becomes an invalid_spec row that says what to fix.
+// ChecksError naming it, so an invalid spec becomes a hard_fail row (failure_class invalid_spec)
+// that says what to fix.
 import { ChecksError, isChecksError } from './errors.js';
 import { formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
 
@@ -9,7 +10,7 @@ import type { PathSegment } from './trace-path.js';
 /** An assertion's spec, as the checks read it. */
 export type Spec = Assertion['spec'];
 
-/** A spec no provider could make valid (ChecksError spec_invalid): its assertion's row is invalid_spec. */
+/** A spec no provider could make valid (ChecksError spec_invalid): its assertion's row is a hard_fail, invalid_spec. */
 export function specError(message: string, options?: ErrorOptions): ChecksError {
   return new ChecksError('spec_invalid', message, [], options);
 }
