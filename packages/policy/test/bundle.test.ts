@@ -4,7 +4,15 @@ import { canonicalDigest } from '@paperclip-evals/contract';
 import { describe, expect, it } from 'vitest';
 
 import { loadBundle } from '../src/bundle.ts';
-import { askSecrets, bundleOf, denyRm, loopGuard, spendCap, taint, writeRate } from './support/bundles.ts';
+import {
+  askSecrets,
+  bundleOf,
+  denyRm,
+  loopGuard,
+  spendCap,
+  taint,
+  writeRate,
+} from '@paperclip-evals/test-kit/policy-bundles';
 
 describe('when the envelope is wrong', () => {
   const cases: [string, unknown][] = [

@@ -13,11 +13,11 @@ import {
   scanTarball,
   tarballEntriesIssues,
 } from '../src/index.ts';
-import { buildFakeRelease, craftTarball } from './support/fake-release.ts';
+import { buildFakeRelease, craftTarball } from '@paperclip-evals/test-kit/fake-release';
 import { check, codes, createScratch } from './support/harness.ts';
 
 import type { QualificationRecord, TarballEntry } from '../src/index.ts';
-import type { CraftEntry } from './support/fake-release.ts';
+import type { CraftEntry } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 const HOSTILE: Record<string, CraftEntry> = {
