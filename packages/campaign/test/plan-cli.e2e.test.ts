@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 import { schemaErrors } from '@paperclip-evals/contract';
 
 import { suiteEnvironment } from './support/stand-in.ts';

@@ -14,7 +14,7 @@ import { openStore } from '@paperclip-evals/evalbook';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
 import { campaignRecordIssues } from '../src/record.ts';
-import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
 import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';

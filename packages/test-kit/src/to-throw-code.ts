@@ -32,7 +32,7 @@ export function codesOf(thrown: unknown): {
 
 function describeThrown(thrown: unknown): string {
   if (!(thrown instanceof Error) && (typeof thrown !== 'object' || thrown === null))
-    return `threw ${JSON.stringify(thrown) ?? String(thrown)}, which carries no code`;
+    return `threw ${typeof thrown === 'string' ? JSON.stringify(thrown) : String(thrown)}, which carries no code`;
   const { code, issueCodes } = codesOf(thrown);
   const name = thrown instanceof Error ? thrown.name : 'an object';
   const message = thrown instanceof Error ? ` (${JSON.stringify(thrown.message)})` : '';
@@ -42,7 +42,9 @@ function describeThrown(thrown: unknown): string {
 
 export function toThrowCode(this: MatcherState, received: unknown, expected: string): MatcherResult {
   if (typeof expected !== 'string' || expected === '')
-    throw new TypeError(`toThrowCode: expected a code (a non-empty string), received ${String(expected)}`);
+    throw new TypeError(
+      `toThrowCode: expected a code (a non-empty string), received ${JSON.stringify(expected)}`,
+    );
   let thrown: unknown;
   let threw: boolean;
   if (this.promise === 'rejects') {
