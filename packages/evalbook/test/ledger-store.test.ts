@@ -32,7 +32,8 @@ import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/ledger/postgres-sto
 import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/ledger/sqlite-store.ts';
 import { openStore } from '../src/ledger/open-store.ts';
 import { scoreValues, storedRecordJson } from '../src/ledger/store-rows.ts';
-import { syntheticAttempt, tempDir, writeBundle, writeBundles } from '@paperclip-evals/test-kit/bundle-files';
+import { tempDir, writeBundle, writeBundles } from '@paperclip-evals/test-kit/bundle-files';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { hostileCorpus, noise } from '@paperclip-evals/test-kit/hostile-bundles';
 import { upstreamRows, writeUpstreamArtifacts } from '@paperclip-evals/test-kit/upstream-artifacts';
 import { freePort, startPostgres } from '@paperclip-evals/test-kit/postgres-server';

@@ -34,5 +34,3 @@ export async function writeBundles(
     await writeBundle(dir, `${attemptId}.json`, { toolCalls: 1, progressEvents: 0, ...options, attemptId });
   }
 }
-
-export { syntheticAttempt };
