@@ -22,7 +22,8 @@ export const E2E = [
   // Bounded runs, child transports, contained reads, atomic output and staging against FIFOs,
   // devices, other processes and the resolver's executables (the Node runtime layer).
   'packages/node/test/**/{bounded-run,child-transport,contained-file,output-file,ownership,runnerd-artifact,stage-size-cap}.test.ts',
-  'packages/contract/test/**/requirement.test.ts',
+  // The outside-requirement rule runs real vitest on a fixture.
+  'packages/test-kit/test/**/requirement.test.ts',
   // The store contract suite runs on SQLite and on a real PostgreSQL server; sigkill kills ingesters;
   // open-store opens a FIFO as a store.
   'packages/evalbook/test/**/{ledger-store,open-store,sigkill}.test.ts',
@@ -33,6 +34,9 @@ export const E2E = [
   // The reference runner's bins and its paperclip-runnerd single executable.
   'packages/reference-runner/test/**/{evals,runnerd}.test.ts',
 ];
+
+/** Registers the test kit's matchers (`toThrowCode`) in both projects. */
+const TEST_KIT_SETUP = './packages/test-kit/src/setup.ts';
 
 export default defineConfig({
   test: {
@@ -54,7 +58,7 @@ export default defineConfig({
           name: 'unit',
           include: ALL,
           exclude: ['**/node_modules/**', ...E2E],
-          setupFiles: ['./scripts/vitest/in-process-setup.ts'],
+          setupFiles: ['./scripts/vitest/in-process-setup.ts', TEST_KIT_SETUP],
           // A worker runs its unit files one after another in one module graph, instead of a fresh
           // process and fresh imports per file (about half a second each). Unit files restore what
           // they change (cwd, environment, spies); e2e files keep their own process each.
@@ -67,6 +71,7 @@ export default defineConfig({
           name: 'e2e',
           include: E2E,
           exclude: ['**/node_modules/**'],
+          setupFiles: [TEST_KIT_SETUP],
         },
       },
     ],

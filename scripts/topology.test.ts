@@ -1,5 +1,7 @@
 // Pins the workspace topology of DESIGN.md: dependencies point down, and the reference runner is
 // walled off from Evals in both directions (package.json, tsconfig references and source imports).
+// The test kit sits beside them, for tests only (what keeps it out of the shipped packages, and
+// tests out of each other's test/ folders: scripts/test-imports.test.ts).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +52,18 @@ const ALLOWED: Record<string, readonly string[]> = {
     '@paperclip-evals/contract',
   ],
   [REFERENCE_RUNNER]: [],
+  // The test kit: what the tests of several packages share, as TS sources (never built or shipped).
+  // It may use the Evals libraries, never the workflows or the CLI the tests drive, nor the reference
+  // runner; nothing depends on it but the workspace root, for the tests, and no src/ imports it
+  // (scripts/test-imports.test.ts).
+  '@paperclip-evals/test-kit': [
+    '@paperclip-evals/qualification',
+    '@paperclip-evals/evalbook',
+    '@paperclip-evals/checks',
+    '@paperclip-evals/policy',
+    '@paperclip-evals/node',
+    '@paperclip-evals/contract',
+  ],
 };
 
 interface Manifest {

@@ -1,10 +1,10 @@
 // The example attempts under fixtures/attempts/: valid bundles from the synthetic generator and one
 // broken bundle per mutation-table row, derived from a valid one. Never edit the files by hand:
 // run `pnpm run fixtures` and commit the result (a test fails when they drift from this code).
-import { MUTATION_BASE_OPTIONS, MUTATIONS } from './mutations.ts';
-import { syntheticAttempt } from './synthetic.ts';
+import { MUTATION_BASE_OPTIONS, MUTATIONS } from '@paperclip-evals/test-kit/mutations';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
-import type { SyntheticAttemptOptions } from './synthetic.ts';
+import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 
 export const EXAMPLES_DIR = 'fixtures/attempts';
 

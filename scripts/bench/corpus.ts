@@ -1,9 +1,9 @@
 // The benchmark corpus: deterministic, varied native-execution/v1 bundles built with the synthetic
 // generator. Each bundle has about 200 events; tool calls, progress events per call, filler text,
 // denials, provenance, terminal state and cost vary with the index so no two documents are alike.
-import { syntheticAttempt } from '../attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
-import type { SyntheticAttemptOptions } from '../attempts/synthetic.ts';
+import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 
 /** Events in a bundle: turn.started + per call (progress + input + result) + result + terminal. */
 const eventCount = (toolCalls: number, progressEvents: number): number =>

@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { startPostgres } from '../../packages/evalbook/test/support/postgres-server.ts';
-import { syntheticAttempt } from '../attempts/synthetic.ts';
+import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { mb, runCli } from './cli-run.ts';
 
 import type { Run } from './cli-run.ts';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { bundleOf, denyRm, writeRate } from '../../packages/policy/test/support/bundles.ts';
+import { bundleOf, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
 
 import type * as Policy from '../../packages/policy/src/index.ts';
 

@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { pnpmCommand, qualifyRelease } from '../../packages/qualification/src/index.ts';
-import { buildFakeRelease } from '../../packages/qualification/test/support/fake-release.ts';
+import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 
 export const TARGET_MS = 20_000;
 

@@ -10,11 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { ingest, openStore } from '@paperclip-evals/evalbook';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
-import { brokenProducer, pidFile } from '../../policy/test/support/producers.ts';
+import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
+import { brokenProducer, pidFile } from '@paperclip-evals/test-kit/producers';
 import { replayPolicy } from '../src/policy-replay.ts';
 
-import type { Executable } from '../../policy/test/support/producers.ts';
+import type { Executable } from '@paperclip-evals/test-kit/producers';
 import type { PolicyReplayRequest } from '../src/policy-replay.ts';
 
 const VALID = fileURLToPath(new URL('../../../fixtures/attempts/valid', import.meta.url));
@@ -109,7 +109,7 @@ describe('replayPolicy with a store', () => {
           store: `sqlite:${join(dir, 'missing.sqlite')}`,
         }),
       ),
-    ).rejects.toMatchObject({ code: 'paperclip_evalbook_store_unusable' });
+    ).rejects.toThrowCode('paperclip_evalbook_store_unusable');
     expect(existsSync(pidFile(dir, defect))).toBe(false);
     expect(existsSync(join(dir, 'missing.sqlite'))).toBe(false);
   });
@@ -125,7 +125,7 @@ describe('replayPolicy with a store', () => {
     });
     await writeFile(broken, JSON.stringify(bundleOf(artifact('one'), artifact('two'))));
     // The real producer skips an artifact it cannot load; this script answers like it does.
-    const evaluate = (await import('../../policy/test/support/producers.ts')).realProducer;
+    const evaluate = (await import('@paperclip-evals/test-kit/producers')).realProducer;
     const real = await evaluate(dir);
     await expect(
       replayPolicy(request({ bundle: broken, store, policyBinary: real.path, sha256: real.sha256 })),

@@ -7,12 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 import { schemaErrors } from '@paperclip-evals/contract';
 
-import { REPO_ROOT } from '../../qualification/test/support/fake-release.ts';
 import { suiteEnvironment } from './support/stand-in.ts';
 
-const EVALS = join(REPO_ROOT, 'packages/cli/bin/evals.js');
 const dir = mkdtempSync(join(tmpdir(), 'campaign-plan-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -31,7 +30,7 @@ writeFileSync(
   ),
 );
 const evals = (args: readonly string[]) =>
-  spawnSync(process.execPath, [EVALS, 'run', '--plan', '--env', environment, ...args], {
+  spawnSync(process.execPath, [EVALS_BIN, 'run', '--plan', '--env', environment, ...args], {
     cwd: dir,
     encoding: 'utf8',
   });

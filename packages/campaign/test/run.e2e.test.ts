@@ -14,16 +14,15 @@ import { openStore } from '@paperclip-evals/evalbook';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
 import { campaignRecordIssues } from '../src/record.ts';
-import { REPO_ROOT, buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
-import { testPnpm } from '../../qualification/test/support/pnpm.ts';
-import { startPostgres } from '../../evalbook/test/support/postgres-server.ts';
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
+import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
+import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
+import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';
 import { createStandIn, suiteEnvironment } from './support/stand-in.ts';
 
 import type { CampaignRecord } from '../src/record.ts';
-import type { PostgresServer } from '../../evalbook/test/support/postgres-server.ts';
+import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 import type { StandIn } from './support/stand-in.ts';
-
-const EVALS = join(REPO_ROOT, 'packages/cli/bin/evals.js');
 
 interface Run {
   readonly code: number | null;
@@ -33,7 +32,7 @@ interface Run {
 
 function evals(args: readonly string[], onSpawn?: (pid: number) => void): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [EVALS, ...args], {
+    const child = spawn(process.execPath, [EVALS_BIN, ...args], {
       cwd: scratch,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

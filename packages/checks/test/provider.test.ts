@@ -7,7 +7,7 @@ import { evaluateAssertions } from '../src/evaluate.ts';
 import { ModelGateway } from '../src/model-gateway.ts';
 import { OpenAiCompatibleProvider, providerConfigFromEnv, sessionBudgetFromEnv } from '../src/provider.ts';
 import { traceFromJSON } from '../src/trace.ts';
-import { FakeProvider, chatReply, embeddingReply } from './support/fake-provider.ts';
+import { FakeProvider, chatReply, embeddingReply } from '@paperclip-evals/test-kit/fake-provider';
 
 import type { Assertion } from '../src/assertion-types.ts';
 import type { BatchBudget } from '../src/model-gateway.ts';

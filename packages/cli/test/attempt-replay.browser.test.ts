@@ -17,9 +17,9 @@ import { attemptVerdict, buildAttemptReplay, openStore } from '@paperclip-evals/
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
-import { needs } from '../../contract/test/support/requirement.ts';
-import { upstreamSuccess } from '../../evalbook/test/support/upstream-artifacts.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { needs } from '@paperclip-evals/test-kit/requirement';
+import { upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
 
 import type { AttemptReplay } from '@paperclip-evals/evalbook';
 import type { Browser, Page } from 'playwright-core';

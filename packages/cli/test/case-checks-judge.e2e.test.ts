@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { FakeProvider, chatReply } from '../../checks/test/support/fake-provider.ts';
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { FakeProvider, chatReply } from '@paperclip-evals/test-kit/fake-provider';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');

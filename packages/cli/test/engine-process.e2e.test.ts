@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { EngineProcess, INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
+import { EngineProcess, INITIALIZE_PARAMS } from '@paperclip-evals/test-kit/engine-process';
 import { COST_CHECK, JUDGE_CHECK, TRACE } from './support/engine-trace.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { EngineProcess, INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
+import { EngineProcess, INITIALIZE_PARAMS } from '@paperclip-evals/test-kit/engine-process';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'packages/cli/bin/evals.js');

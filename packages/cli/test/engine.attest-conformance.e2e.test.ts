@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { EngineProcess } from '../../checks/test/support/engine-process.ts';
-import { sdk } from '../../checks/test/conformance/attest-sdk-builders.ts';
-import { CONFORMANCE_ROWS, TRACES } from '../../checks/test/conformance/attest-conformance-table.ts';
+import { EngineProcess } from '@paperclip-evals/test-kit/engine-process';
+import { sdk } from './conformance/attest-sdk-builders.ts';
+import { CONFORMANCE_ROWS, TRACES } from './conformance/attest-conformance-table.ts';
 
-import type { ConformanceRow } from '../../checks/test/conformance/attest-conformance-table.ts';
+import type { ConformanceRow } from './conformance/attest-conformance-table.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS_ENGINE = join(ROOT, 'packages/cli/bin/evals-engine.js');

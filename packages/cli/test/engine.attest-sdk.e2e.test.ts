@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { EngineProcess } from '../../checks/test/support/engine-process.ts';
-import { FakeProvider, chatReply } from '../../checks/test/support/fake-provider.ts';
+import { EngineProcess } from '@paperclip-evals/test-kit/engine-process';
+import { FakeProvider, chatReply } from '@paperclip-evals/test-kit/fake-provider';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS_ENGINE = join(ROOT, 'packages/cli/bin/evals-engine.js');

@@ -7,13 +7,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { INITIALIZE_PARAMS } from '../../checks/test/support/engine-process.ts';
-import { FakeProvider, chatReply } from '../../checks/test/support/fake-provider.ts';
-import { UPSTREAM_ATTEST_DIR, needsUpstream } from '../../contract/test/support/upstream.ts';
+import { INITIALIZE_PARAMS } from '@paperclip-evals/test-kit/engine-process';
+import { FakeProvider, chatReply } from '@paperclip-evals/test-kit/fake-provider';
+import { UPSTREAM_ATTEST_DIR, needsUpstream } from '@paperclip-evals/test-kit/upstream';
 import { startEngineInProcess } from './support/engine-in-process.ts';
 import { COST_CHECK, JUDGE_CHECK, TRACE } from './support/engine-trace.ts';
 
-import type { EngineConnection, Reply } from '../../checks/test/support/engine-process.ts';
+import type { EngineConnection, Reply } from '@paperclip-evals/test-kit/engine-process';
 
 const ATTEST = UPSTREAM_ATTEST_DIR;
 const HAVE_ATTEST = needsUpstream(import.meta.url, "the peer engine's trace fixtures", ATTEST);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');

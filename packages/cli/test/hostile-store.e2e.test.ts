@@ -1,5 +1,5 @@
 // Every valid bundle is storable, through the real `evals` binary, on SQLite and on a real PostgreSQL
-// (test/support/postgres-server.ts): the hostile corpus (evalbook's test support, the same table the
+// (the test kit's `postgres-server`): the hostile corpus (the test kit's, the same table the
 // store suites ingest) is stored or refused as invalid the same way on both — never exit 70 — and
 // `evals runs` and `evals report` list its ids; a bundle the store itself refuses (a trigger) is
 // reported as not stored (exit 2), and every other bundle of the run is written.
@@ -10,12 +10,12 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
-import { hostileCorpus } from '../../evalbook/test/support/hostile-bundles.ts';
-import { startPostgres } from '../../evalbook/test/support/postgres-server.ts';
-import { refuseAttempt } from '../../evalbook/test/support/refuse-attempt.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { hostileCorpus } from '@paperclip-evals/test-kit/hostile-bundles';
+import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';
+import { refuseAttempt } from '@paperclip-evals/test-kit/refuse-attempt';
 
-import type { PostgresServer } from '../../evalbook/test/support/postgres-server.ts';
+import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');

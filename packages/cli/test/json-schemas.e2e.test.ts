@@ -11,20 +11,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
+import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import {
   GOOD_METADATA,
   createTestExecutables,
   printingScript,
   writeExecutable,
-} from '../../node/test/support/test-executables.ts';
-import { writeBundles } from '../../evalbook/test/support/bundles.ts';
-import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
-import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
-import { buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
+} from '@paperclip-evals/test-kit/test-executables';
+import { writeBundles } from '@paperclip-evals/test-kit/bundle-files';
+import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
+import { brokenProducer, realProducer } from '@paperclip-evals/test-kit/producers';
+import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
-import type { TestExecutable, TestExecutables } from '../../node/test/support/test-executables.ts';
-import type { Executable } from '../../policy/test/support/producers.ts';
+import type { TestExecutable, TestExecutables } from '@paperclip-evals/test-kit/test-executables';
+import type { Executable } from '@paperclip-evals/test-kit/producers';
 
 const SCHEMA = (name: string): string => `https://paperclip-evals.dev/schemas/${name}/v1.json`;
 /** Each output's `schema` member → its JSON Schema. */
@@ -41,7 +42,7 @@ const SCHEMA_OF: Readonly<Record<string, string>> = {
 };
 const FAILURE = SCHEMA('cli-failure');
 
-const ATTEMPTS = join(REPO, 'fixtures/attempts');
+const ATTEMPTS = join(REPO_ROOT, 'fixtures/attempts');
 let dir = '';
 let store = '';
 let executables: TestExecutables;
@@ -85,7 +86,7 @@ const outputs: Output[] = [];
 
 /** Runs the real CLI in `dir`, parses its stdout as one JSON document and checks the exit code. */
 function evals(args: readonly string[], exitCode: number): unknown {
-  const run = spawnSync(process.execPath, [EVALS, ...args], { cwd: dir, encoding: 'utf8', input: '' });
+  const run = spawnSync(process.execPath, [EVALS_BIN, ...args], { cwd: dir, encoding: 'utf8', input: '' });
   expect(run.status, `evals ${args.join(' ')}\n${run.stdout}\n${run.stderr}`).toBe(exitCode);
   return JSON.parse(run.stdout) as unknown;
 }

@@ -10,11 +10,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { bundleOf, denyRm, writeRate } from '../../policy/test/support/bundles.ts';
+import { bundleOf, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');
-const GOLDEN = join(REPO, 'packages/policy/test/golden/evaluate-transcript.json');
+const GOLDEN = fileURLToPath(new URL('./golden/evaluate-transcript.json', import.meta.url));
 
 /** The fields of a reply frame these tests read. */
 interface Reply {

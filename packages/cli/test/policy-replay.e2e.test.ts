@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEFAULT_SESSIONS_PER_PROCESS } from '../../policy/src/replay.ts';
-import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
-import { EVALS, REPO, brokenProducer, realProducer } from '../../policy/test/support/producers.ts';
+import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
+import { brokenProducer, realProducer } from '@paperclip-evals/test-kit/producers';
 
-import type { Defect, Executable } from '../../policy/test/support/producers.ts';
+import type { Defect, Executable } from '@paperclip-evals/test-kit/producers';
 
-const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
+const ATTEMPTS = join(REPO_ROOT, 'fixtures/attempts/valid');
 
 let dir: string;
 let bundlePath: string;
@@ -41,7 +42,7 @@ function replay(
   return spawnSync(
     process.execPath,
     [
-      EVALS,
+      EVALS_BIN,
       'policy',
       'replay',
       '--policy-binary',
@@ -86,7 +87,7 @@ describe('evals policy replay', () => {
     expect(decided(['--sessions-per-process', '1'])).toEqual(atDefault);
     // More sessions in flight than there are sessions starts only as many as there are.
     expect(decided(['--sessions-per-process', '100000000'])).toEqual(atDefault);
-    const help = spawnSync(process.execPath, [EVALS, 'policy', 'replay', '--help'], { encoding: 'utf8' });
+    const help = spawnSync(process.execPath, [EVALS_BIN, 'policy', 'replay', '--help'], { encoding: 'utf8' });
     expect(help.stdout).toContain(`(default: ${DEFAULT_SESSIONS_PER_PROCESS})`);
     expect(replay(producer, ['--sessions-per-process', '0']).status).toBe(2);
     const tooMany = replay(producer, ['--processes', '1025']);
@@ -96,7 +97,15 @@ describe('evals policy replay', () => {
 
   it('draws a progress line on a terminal, and nothing when stderr is not one', () => {
     // script(1) gives the command a pseudo-terminal, as a person at a shell would.
-    const command = [EVALS, 'policy', 'replay', '--policy-binary', producer.path, '--sha256', producer.sha256]
+    const command = [
+      EVALS_BIN,
+      'policy',
+      'replay',
+      '--policy-binary',
+      producer.path,
+      '--sha256',
+      producer.sha256,
+    ]
       .concat(['--bundle', bundlePath, ATTEMPTS])
       .map((arg) => `'${arg}'`)
       .join(' ');
@@ -219,7 +228,7 @@ describe('evals policy replay', () => {
     expect(twice.status).toBe(0);
     expect(calls(twice)).toEqual(calls(once));
 
-    const invalid = join(REPO, 'fixtures/attempts/invalid/attempt-id-missing.json');
+    const invalid = join(REPO_ROOT, 'fixtures/attempts/invalid/attempt-id-missing.json');
     const refused = replay(producer, ['--json'], bundlePath, [solved, invalid]);
     expect(refused.status).toBe(2);
     expect(JSON.parse(refused.stdout)).toMatchObject({

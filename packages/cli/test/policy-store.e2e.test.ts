@@ -10,18 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
-import {
-  EVALS,
-  REPO,
-  UNFAMILIAR_DECISION_JSON,
-  brokenProducer,
-  realProducer,
-} from '../../policy/test/support/producers.ts';
+import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
+import { UNFAMILIAR_DECISION_JSON, brokenProducer, realProducer } from '@paperclip-evals/test-kit/producers';
 
-import type { Executable } from '../../policy/test/support/producers.ts';
+import type { Executable } from '@paperclip-evals/test-kit/producers';
 
-const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
+const ATTEMPTS = join(REPO_ROOT, 'fixtures/attempts/valid');
 /** The runner denied decide_approval (agree); the policy also denies the solved attempt's reads (the runner allowed them). */
 const POLICY = bundleOf(denyApprovals, {
   kind: 't1_predicate_tree',
@@ -58,7 +53,7 @@ let bundlePath: string;
 let producer: Executable;
 
 const evals = (args: string[]) =>
-  spawnSync(process.execPath, [EVALS, ...args], { cwd: dir, encoding: 'utf8' });
+  spawnSync(process.execPath, [EVALS_BIN, ...args], { cwd: dir, encoding: 'utf8' });
 const replay = (store: string, inputs: string[] = []) =>
   evals([
     'policy',
@@ -84,7 +79,7 @@ const policySection = (store: string): PolicyStat[] | null => {
 /** The stored verdicts' decision columns, read with the store's own SQLite driver. */
 function storedVerdicts(file: string): Record<string, unknown>[] {
   type Database = { prepare(sql: string): { all(): Record<string, unknown>[] }; close(): void };
-  const open = createRequire(join(REPO, 'packages/evalbook/package.json'))('better-sqlite3') as new (
+  const open = createRequire(join(REPO_ROOT, 'packages/evalbook/package.json'))('better-sqlite3') as new (
     path: string,
     options: { readonly: boolean },
   ) => Database;
@@ -151,7 +146,7 @@ describe('evals policy replay --store', () => {
     expect(report.calls.filter((call) => call.agreement === 'policy_error')).toEqual([]);
 
     // Stored as received: the verdict, and the whole Decision byte for byte (the 20-digit number intact).
-    const open = createRequire(join(REPO, 'packages/evalbook/package.json'))('better-sqlite3') as new (
+    const open = createRequire(join(REPO_ROOT, 'packages/evalbook/package.json'))('better-sqlite3') as new (
       path: string,
       options: { readonly: boolean },
     ) => { prepare(sql: string): { all(): Record<string, unknown>[] }; close(): void };

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createTestExecutables } from '../../node/test/support/test-executables.ts';
+import { createTestExecutables } from '@paperclip-evals/test-kit/test-executables';
 
-import type { TestExecutables } from '../../node/test/support/test-executables.ts';
+import type { TestExecutables } from '@paperclip-evals/test-kit/test-executables';
 
 const EVALS = join(fileURLToPath(new URL('../../../', import.meta.url)), 'node_modules/.bin/evals');
 const ZERO_DIGEST = `sha256:${'0'.repeat(64)}`;

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
-import { freePort, startPostgres } from '../../evalbook/test/support/postgres-server.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { freePort, startPostgres } from '@paperclip-evals/test-kit/postgres-server';
 
-import type { PostgresServer } from '../../evalbook/test/support/postgres-server.ts';
+import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');

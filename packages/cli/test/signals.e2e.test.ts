@@ -10,15 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createTestExecutables } from '../../node/test/support/test-executables.ts';
-import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
-import { EVALS, REPO, writeExecutable } from '../../policy/test/support/producers.ts';
-import { buildFakeRelease } from '../../qualification/test/support/fake-release.ts';
+import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { createTestExecutables } from '@paperclip-evals/test-kit/test-executables';
+import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
+import { writeExecutable } from '@paperclip-evals/test-kit/producers';
+import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
 
-import type { TestExecutables } from '../../node/test/support/test-executables.ts';
+import type { TestExecutables } from '@paperclip-evals/test-kit/test-executables';
 
-const ATTEMPTS = join(REPO, 'fixtures/attempts/valid');
+const ATTEMPTS = join(REPO_ROOT, 'fixtures/attempts/valid');
 /** How long the CLI may take to exit once signalled. */
 const PROMPT_MS = 3000;
 
@@ -88,7 +89,7 @@ async function signalWhileChildRuns(
 ): Promise<Signalled> {
   await rm(pidsFile, { force: true });
   const tmp = await mkdtemp(join(dir, 'tmp-'));
-  const cli = spawn(process.execPath, [EVALS, ...args], {
+  const cli = spawn(process.execPath, [EVALS_BIN, ...args], {
     env: { ...process.env, ...env, TMPDIR: tmp },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { canonicalDigest } from '../../contract/src/digest.ts';
-import { GOOD_METADATA, sha256Of, shQuote } from '../../node/test/support/test-executables.ts';
-import { bundleOf, denyApprovals } from '../../policy/test/support/bundles.ts';
+import { GOOD_METADATA, sha256Of, shQuote } from '@paperclip-evals/test-kit/test-executables';
+import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
-import { upstreamRows, writeUpstreamArtifacts } from '../../evalbook/test/support/upstream-artifacts.ts';
+import { upstreamRows, writeUpstreamArtifacts } from '@paperclip-evals/test-kit/upstream-artifacts';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');

@@ -14,6 +14,8 @@ export {
   duplicateKeyIssues,
   readJsonText,
 } from './json-text.js';
+export type { JsonTextLimits } from './json-text.js';
+export type { NativeExecutionRuleCode } from './native-execution-rules.js';
 export {
   SCHEMA_IDS,
   createSchemaAjv,

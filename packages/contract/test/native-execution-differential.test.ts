@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { MUTATIONS, MUTATION_BASE_OPTIONS } from '../../../scripts/attempts/mutations.ts';
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { MUTATIONS, MUTATION_BASE_OPTIONS } from '@paperclip-evals/test-kit/mutations';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
-import { UPSTREAM_FIXTURES_DIR, loadUpstreamAjv, needsUpstream } from './support/upstream.ts';
+import { UPSTREAM_FIXTURES_DIR, loadUpstreamAjv, needsUpstream } from '@paperclip-evals/test-kit/upstream';
 
 type Json = Record<string, unknown>;
 

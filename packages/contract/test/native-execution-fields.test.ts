@@ -13,7 +13,7 @@ import {
 } from '../src/native-execution-fields.ts';
 import { TOOL_EVENT_TYPES } from '../src/native-execution-invariants.ts';
 import { nativeExecutionIssues } from '../src/native-execution.ts';
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 type Node = Record<string, unknown>;
 

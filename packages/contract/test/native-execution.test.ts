@@ -2,14 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { MUTATIONS, MUTATION_BASE_OPTIONS } from '../../../scripts/attempts/mutations.ts';
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { MUTATIONS, MUTATION_BASE_OPTIONS } from '@paperclip-evals/test-kit/mutations';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { ContractError } from '../src/errors.ts';
 import { nativeExecutionIssues, parseNativeExecution } from '../src/native-execution.ts';
 import { NATIVE_EXECUTION_RULES } from '../src/native-execution-rules.ts';
-import { UPSTREAM_PROTOCOL_DIR, needsUpstream } from './support/upstream.ts';
+import { UPSTREAM_PROTOCOL_DIR, needsUpstream } from '@paperclip-evals/test-kit/upstream';
 
-import type { MutationRow } from '../../../scripts/attempts/mutations.ts';
+import type { MutationRow } from '@paperclip-evals/test-kit/mutations';
 import type { Issue } from '../src/errors.ts';
 
 const SEEDED_FIXTURE = `${UPSTREAM_PROTOCOL_DIR}/fixtures/evals/native-execution-seeded.json`;

@@ -16,7 +16,7 @@ import {
   loadUpstreamAjv,
   needsUpstream,
   readJson,
-} from './support/upstream.js';
+} from '@paperclip-evals/test-kit/upstream';
 
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ContractError } from '../src/errors.ts';
 import { RUNNERD_BUILD_METADATA_V1, parseRunnerdBuildMetadata } from '../src/runnerd-metadata.ts';
 import { SCHEMA_IDS, createSchemaAjv } from '../src/schema-registry.ts';
-import { GOOD_METADATA } from './support/runnerd-metadata.ts';
+import { GOOD_METADATA } from '@paperclip-evals/test-kit/runnerd-metadata';
 
 describe('parseRunnerdBuildMetadata', () => {
   it('returns the very object, unknown fields included', () => {

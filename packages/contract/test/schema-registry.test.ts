@@ -16,7 +16,7 @@ import {
   listSchemaFiles,
   loadPrecompiledValidators,
 } from '../src/schema-registry.ts';
-import { needs } from './support/requirement.ts';
+import { needs } from '@paperclip-evals/test-kit/requirement';
 
 import type { PrecompiledValidators } from '../src/schema-registry.ts';
 

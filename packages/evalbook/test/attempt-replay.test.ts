@@ -24,9 +24,9 @@ import { renderHtml } from '../src/report/html/render-html.ts';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS } from '../src/report/model.ts';
 import { SummaryBuilder } from '../src/analysis/summary.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
-import { syntheticAttempt } from './support/bundles.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { replayOf, replayOfBundle, storedFromRecord } from './support/replays.ts';
-import { upstreamFailure, upstreamSuccess } from './support/upstream-artifacts.ts';
+import { upstreamFailure, upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
 
 import type { DefaultTreeAdapterMap } from 'parse5';
 import type { AttemptReplay, ReplayEvent, ReplayToolCall } from '../src/report/attempt-replay.ts';

@@ -12,8 +12,13 @@ import { attemptVerdict } from '../src/analysis/scoring.ts';
 import { ARTIFACT_CASE_ID, ARTIFACT_RUN_ID } from '../src/ledger/convert.ts';
 import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
 import { openStore } from '../src/ledger/open-store.ts';
-import { syntheticAttempt, tempDir, writeBundle } from './support/bundles.ts';
-import { upstreamRows, upstreamSuccess, writeUpstreamArtifacts } from './support/upstream-artifacts.ts';
+import { tempDir, writeBundle } from '@paperclip-evals/test-kit/bundle-files';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import {
+  upstreamRows,
+  upstreamSuccess,
+  writeUpstreamArtifacts,
+} from '@paperclip-evals/test-kit/upstream-artifacts';
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -8,7 +8,7 @@ import { convertBundle, engineScoreRows, scoreRows } from '../src/ledger/convert
 import { parseEnvironment } from '../src/ledger/environment.ts';
 import type { Environment } from '../src/ledger/environment.ts';
 import type { AssertionResult } from '@paperclip-evals/checks';
-import { syntheticAttempt } from './support/bundles.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 const parse = (value: unknown) => parseNativeExecution(JSON.stringify(value));
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isContractError } from '@paperclip-evals/contract';
 
 import { loadEnvironment, starterEnvironment } from '../src/ledger/environment.ts';
-import { tempDir } from './support/bundles.ts';
+import { tempDir } from '@paperclip-evals/test-kit/bundle-files';
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
 import { openStore } from '../src/ledger/open-store.ts';
-import { syntheticAttempt, tempDir } from './support/bundles.ts';
+import { tempDir } from '@paperclip-evals/test-kit/bundle-files';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -1,12 +1,12 @@
 // The ledger store behaviour suite, run once per store: SQLite (a temp file) and PostgreSQL (one real
-// throwaway server for this file, test/support/postgres-server.ts, and a fresh database per test).
+// throwaway server for this file, @paperclip-evals/test-kit/postgres-server, and a fresh database per test).
 // Shared: migrations (each once, a store from the future refused), idempotent re-ingest, conflicts that
 // leave the store untouched byte for byte, invalid bundles never written, unreadable inputs (exit 2),
 // unknown fields kept in the raw bundle, transcript/artifact verification, stdin, environment mismatch
 // flags, batch atomicity, exact read-back, cost columns, insertion-order streaming across pages,
 // append-only enforced by the database, and policy verdicts (idempotent per attempt, call and policy
 // digest; a conflict overwrites nothing; refused without their attempt; append-only), and every valid
-// bundle storable: the hostile corpus (test/support/hostile-bundles.ts) stored or refused by the parser
+// bundle storable: the hostile corpus (@paperclip-evals/test-kit/hostile-bundles) stored or refused by the parser
 // as its table says and read back exactly, and a bundle the database refuses costing only itself.
 // Then what only one store has: SQLite's file and WAL;
 // PostgreSQL's concurrent migrators, connection errors, TRUNCATE refused, and four child processes
@@ -32,20 +32,21 @@ import { POSTGRES_MIGRATIONS, migratePostgres } from '../src/ledger/postgres-sto
 import { SQLITE_MIGRATIONS, SqliteStore, migrate } from '../src/ledger/sqlite-store.ts';
 import { openStore } from '../src/ledger/open-store.ts';
 import { scoreValues, storedRecordJson } from '../src/ledger/store-rows.ts';
-import { syntheticAttempt, tempDir, writeBundle, writeBundles } from './support/bundles.ts';
-import { hostileCorpus, noise } from './support/hostile-bundles.ts';
-import { upstreamRows, writeUpstreamArtifacts } from './support/upstream-artifacts.ts';
-import { freePort, startPostgres } from './support/postgres-server.ts';
-import { refuseAttempt } from './support/refuse-attempt.ts';
+import { tempDir, writeBundle, writeBundles } from '@paperclip-evals/test-kit/bundle-files';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { hostileCorpus, noise } from '@paperclip-evals/test-kit/hostile-bundles';
+import { upstreamRows, writeUpstreamArtifacts } from '@paperclip-evals/test-kit/upstream-artifacts';
+import { freePort, startPostgres } from '@paperclip-evals/test-kit/postgres-server';
+import { refuseAttempt } from '@paperclip-evals/test-kit/refuse-attempt';
 
 import { evalbookError } from './support/evalbook-error.ts';
 import type { AttemptKey, LedgerRecord } from '../src/ledger/convert.ts';
 import type { IngestSummary } from '../src/ledger/ingest.ts';
 import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-verdicts.ts';
 import type { RetractionRequest } from '../src/ledger/retraction.ts';
-import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
+import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 import type { LedgerStore } from '../src/ledger/store.ts';
-import type { PostgresServer } from './support/postgres-server.ts';
+import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
 /** Generous for a loaded 2-core CI machine: initdb + pg_ctl start, and the multi-process test. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { renderHtml } from '../src/report/html/render-html.ts';
 import { SummaryBuilder } from '../src/analysis/summary.ts';
-import { syntheticAttempt } from './support/bundles.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { replayOfBundle } from './support/replays.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
 

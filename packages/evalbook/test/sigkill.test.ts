@@ -1,7 +1,7 @@
 // Crash safety: a child process ingesting a few thousand bundles (SQLite batches written on its
 // writer thread, as the CLI does) is SIGKILLed mid-way; a rerun then
 // leaves every attempt present exactly once and the SQLite file passes PRAGMA integrity_check. The
-// same against a real PostgreSQL server (test/support/postgres-server.ts), with a smaller corpus.
+// same against a real PostgreSQL server (`@paperclip-evals/test-kit/postgres-server`), with a smaller corpus.
 // The child runs the built package (packages/evalbook/dist), as `pnpm test` builds before testing.
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -12,10 +12,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ingest } from '../src/ledger/ingest.ts';
-import { tempDir, writeBundles } from './support/bundles.ts';
-import { startPostgres } from './support/postgres-server.ts';
+import { tempDir, writeBundles } from '@paperclip-evals/test-kit/bundle-files';
+import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';
 
-import type { PostgresServer } from './support/postgres-server.ts';
+import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
 const TOTAL = 3000;

@@ -13,7 +13,7 @@ import { postgresFailure } from '../src/ledger/postgres-store.ts';
 import { sqliteFailure } from '../src/ledger/sqlite-store.ts';
 import { EvalbookError, storeError } from '../src/errors.ts';
 import { STORE_RECORD_REFUSED, isRecordRefusal } from '../src/ledger/store.ts';
-import { syntheticAttempt } from './support/bundles.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 import type { LedgerRecord } from '../src/ledger/convert.ts';
 import type { InsertOutcome, LedgerStore } from '../src/ledger/store.ts';

@@ -8,7 +8,7 @@ export { STDIN_INPUT, expandBundleInputs, fileSystemText, isFileSystemError } fr
 export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
 export type { BundleRead } from './bundle-reads.js';
-export { SIGNAL_EXIT_CODES, guardPrivatePath } from './child-cleanup.js';
+export { SIGNAL_EXIT_CODES, guardPrivatePath, guardedCounts } from './child-cleanup.js';
 export { ChildTransport } from './child-transport.js';
 export type { ChildExit } from './child-transport.js';
 export { checkContainedReference, digestContainedFile } from './contained-file.js';

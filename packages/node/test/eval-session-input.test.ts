@@ -311,8 +311,8 @@ describe('evalSessionArtifactIssues: each rule flipped is refused with its code'
   });
 
   it('refuses strict-JSON faults before anything else (a duplicate key)', () => {
-    expect(() => parseEvalSessionArtifact('{"schema":"a","schema":"b"}')).toThrow(
-      expect.objectContaining({ code: 'paperclip_eval_session_artifact_invalid' }),
+    expect(() => parseEvalSessionArtifact('{"schema":"a","schema":"b"}')).toThrowCode(
+      'paperclip_eval_session_artifact_invalid',
     );
   });
 });

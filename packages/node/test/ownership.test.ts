@@ -1,7 +1,8 @@
 // One owner per job (issue 16): of the Evals packages, only @paperclip-evals/node starts a child
 // process or splits a stream into lines (node:child_process, node:readline); every other package
 // goes through runBounded, ChildTransport and the one line framer. (The reference runner is the
-// App side, walled off from Evals, and is not scanned.)
+// App side, walled off from Evals, and the test kit is no shipped package — it starts the servers
+// and engines tests drive: neither is scanned.)
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const PACKAGES = fileURLToPath(new URL('../../', import.meta.url));
 const OWNER = 'node';
-const NOT_EVALS = new Set(['reference-runner']);
+const NOT_EVALS = new Set(['reference-runner', 'test-kit']);
 const OWNED_MODULES =
   /(?:from\s*|import\s*\(\s*|require\s*\(\s*)['"](?:node:)?(child_process|readline)(?:\/[^'"]*)?['"]/;
 

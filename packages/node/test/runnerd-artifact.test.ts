@@ -22,15 +22,16 @@ import {
   createTestExecutables,
   printingScript,
   writeExecutable,
-} from './support/test-executables.ts';
-import { useStagingTmpdir } from './support/staging.ts';
+} from '@paperclip-evals/test-kit/test-executables';
+import { useStagingTmpdir } from '@paperclip-evals/test-kit/staging';
+import { guardedCounts } from '../src/child-cleanup.ts';
 
 import type { RunnerdArtifactIssue, RunnerdArtifactIssueCode } from '@paperclip-evals/contract';
 
-import type { TestExecutable, TestExecutables } from './support/test-executables.ts';
+import type { TestExecutable, TestExecutables } from '@paperclip-evals/test-kit/test-executables';
 
 /** The resolver stages under os.tmpdir(); TMPDIR points it into the suite's directory, checked after each test. */
-const staging = useStagingTmpdir('runnerd-artifact-test-');
+const staging = useStagingTmpdir('runnerd-artifact-test-', guardedCounts);
 let exes: TestExecutables;
 
 beforeAll(async () => {

@@ -14,14 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractError } from '@paperclip-evals/contract';
 
 import { DEFAULT_MAX_EXECUTABLE_BYTES, stageVerifiedExecutable } from '../src/staged-executable.ts';
-import { sha256Of } from './support/test-executables.ts';
-import { useStagingTmpdir } from './support/staging.ts';
+import { sha256Of } from '@paperclip-evals/test-kit/test-executables';
+import { useStagingTmpdir } from '@paperclip-evals/test-kit/staging';
+import { guardedCounts } from '../src/child-cleanup.ts';
 
 const PREFIX = 'stage-cap-test-';
 const GIB = 1024 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
-const staging = useStagingTmpdir('stage-size-cap-test-');
+const staging = useStagingTmpdir('stage-size-cap-test-', guardedCounts);
 let mounted = false;
 
 beforeAll(() => {

@@ -9,12 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { ContractError } from '@paperclip-evals/contract';
 
 import { stageVerifiedExecutable } from '../src/staged-executable.ts';
-import { sha256Of, writeExecutable } from './support/test-executables.ts';
-import { useStagingTmpdir } from './support/staging.ts';
+import { sha256Of, writeExecutable } from '@paperclip-evals/test-kit/test-executables';
+import { useStagingTmpdir } from '@paperclip-evals/test-kit/staging';
+import { guardedCounts } from '../src/child-cleanup.ts';
 
 const PREFIX = 'stage-test-';
 
-const staging = useStagingTmpdir('stage-verified-executable-test-');
+const staging = useStagingTmpdir('stage-verified-executable-test-', guardedCounts);
 
 async function issueCodesOf(promise: Promise<unknown>): Promise<string[]> {
   const error: unknown = await promise.then(

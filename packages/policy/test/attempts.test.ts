@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
+import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { compareToolCall, toolCallSessions } from '../src/attempts.ts';
-import { REPO } from './support/producers.ts';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
 
@@ -12,7 +12,7 @@ import type { ToolCallRef } from '../src/attempts.ts';
 import type { RowReply } from '../src/client.ts';
 
 const attempt = JSON.parse(
-  readFileSync(`${REPO}/fixtures/attempts/valid/denied-tool-call.json`, 'utf8'),
+  readFileSync(`${REPO_ROOT}/fixtures/attempts/valid/denied-tool-call.json`, 'utf8'),
 ) as NativeExecution;
 
 /** The attempt with its events' emittedAt replaced, by sourceEventId. */

@@ -4,13 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { guardedCounts } from '@paperclip-evals/node';
 
 import { POLICY_BINARY_STAGING_DIR_PREFIX, resolvePolicyBinary } from '../src/binary.ts';
 import { PolicyError } from '../src/errors.ts';
-import { writeExecutable } from './support/producers.ts';
-import { useStagingTmpdir } from '../../node/test/support/staging.ts';
+import { writeExecutable } from '@paperclip-evals/test-kit/producers';
+import { useStagingTmpdir } from '@paperclip-evals/test-kit/staging';
 
-const staging = useStagingTmpdir('policy-binary-test-');
+const staging = useStagingTmpdir('policy-binary-test-', guardedCounts);
 
 async function rejectionOf(promise: Promise<unknown>): Promise<PolicyError> {
   const error: unknown = await promise.then(

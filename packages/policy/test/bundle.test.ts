@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 
 import { loadBundle } from '../src/bundle.ts';
 import { compilePredicate, isBadPattern } from '../src/predicate.ts';
-import { askSecrets, bundleOf, denyRm, loopGuard, spendCap, taint, writeRate } from './support/bundles.ts';
+import {
+  askSecrets,
+  bundleOf,
+  denyRm,
+  loopGuard,
+  spendCap,
+  taint,
+  writeRate,
+} from '@paperclip-evals/test-kit/policy-bundles';
 
 describe('when the envelope is wrong', () => {
   const cases: [string, unknown][] = [

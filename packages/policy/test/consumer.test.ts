@@ -10,14 +10,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PolicyError } from '../src/errors.ts';
 import { replayAttempts } from '../src/replay-attempts.ts';
 import { toolCallSessions } from '../src/attempts.ts';
-import { bundleOf, denyApprovals, denyRm, writeRate } from './support/bundles.ts';
-import { REPO, brokenProducer, pidFile, realProducer } from './support/producers.ts';
+import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { bundleOf, denyApprovals, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
+import { brokenProducer, pidFile, realProducer } from '@paperclip-evals/test-kit/producers';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
 
-import type { Defect } from './support/producers.ts';
+import type { Defect } from '@paperclip-evals/test-kit/producers';
 
-const ATTEMPTS_DIR = join(REPO, 'fixtures/attempts/valid');
+const ATTEMPTS_DIR = join(REPO_ROOT, 'fixtures/attempts/valid');
 
 let dir: string;
 let attempts: NativeExecution[];

@@ -2,7 +2,15 @@
 // consumer would: Tier 1 operators, and each Tier 2 kind over time (rate, spend, latch, run).
 import { describe, expect, it } from 'vitest';
 
-import { askSecrets, bundleOf, denyRm, loopGuard, spendCap, taint, writeRate } from './support/bundles.ts';
+import {
+  askSecrets,
+  bundleOf,
+  denyRm,
+  loopGuard,
+  spendCap,
+  taint,
+  writeRate,
+} from '@paperclip-evals/test-kit/policy-bundles';
 import { drive } from './support/session.ts';
 
 /** A session against one bundle: each call sends a row with the last good state and returns the decision. */

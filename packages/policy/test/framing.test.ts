@@ -13,7 +13,7 @@ import {
   memberSpansFor,
   parseI64,
 } from '../src/framing.ts';
-import { bundleOf, writeRate } from './support/bundles.ts';
+import { bundleOf, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
 import { drive } from './support/session.ts';
 
 const i64 = fc.bigInt({ min: I64_MIN, max: I64_MAX });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { DECISION_V1 } from '../src/decision.ts';
 import { I64_MAX, I64_MIN } from '../src/framing.ts';
-import { bundleOf, denyRm, writeRate } from './support/bundles.ts';
+import { bundleOf, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
 import { drive } from './support/session.ts';
 
 const WRITE_LAYOUT_ZEROED = { c: [0], f: [false], t: [0, 0, 0], a: [], run: null };

@@ -7,7 +7,7 @@ export { qualificationRecordIssues, writeQualificationRecord } from './record.js
 export type { QualificationRecord } from './record.js';
 export { SHA256SUMS_FILE } from './release-dir.js';
 export { extractTarball } from './tarball.js';
-export { pnpmCommand } from './processes.js';
+export { PINNED_PNPM, pnpmCommand } from './processes.js';
 export { installConsumer } from './consumer.js';
 export { RUNNER_PACKAGE_NAME } from './judgements.js';
 export { completeConsumerRequirements, loadEvalsConsumerRequirements } from './consumer-requirements.js';

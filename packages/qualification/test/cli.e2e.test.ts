@@ -7,11 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { REPO_ROOT, buildFakeRelease } from './support/fake-release.ts';
+import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { createScratch } from './support/harness.ts';
 
 import type { QualificationRecord } from '../src/record.ts';
-import type { FakeRelease } from './support/fake-release.ts';
+import type { FakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 const EVALS = join(REPO_ROOT, 'node_modules/.bin/evals');

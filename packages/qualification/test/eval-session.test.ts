@@ -9,12 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { evalSessionBinOf, runEvalSessionCheck } from '../src/eval-session.ts';
-import { FAKE_VERSION, buildFakeRelease, writeFakeEvalSessionBin } from './support/fake-release.ts';
+import {
+  FAKE_VERSION,
+  buildFakeRelease,
+  writeFakeEvalSessionBin,
+} from '@paperclip-evals/test-kit/fake-release';
 import { createScratch } from './support/harness.ts';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
-import type { FakeRelease, FakeReleaseOptions } from './support/fake-release.ts';
+import type { FakeRelease, FakeReleaseOptions } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 let scratch: Scratch;

@@ -11,12 +11,17 @@ import {
   qualificationRecordIssues,
   writeQualificationRecord,
 } from '../src/record.ts';
-import { FAKE_VERSION, RUNNERD_NAME, TARBALL_NAME, buildFakeRelease } from './support/fake-release.ts';
+import {
+  FAKE_VERSION,
+  RUNNERD_NAME,
+  TARBALL_NAME,
+  buildFakeRelease,
+} from '@paperclip-evals/test-kit/fake-release';
 import { check, createScratch, notPassing } from './support/harness.ts';
-import { testPnpm } from './support/pnpm.ts';
+import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
 
 import type { QualificationRecord } from '../src/record.ts';
-import type { FakeRelease } from './support/fake-release.ts';
+import type { FakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 let scratch: Scratch;

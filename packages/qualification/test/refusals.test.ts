@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { qualifyRelease } from '../src/qualify.ts';
 import { qualificationRecordIssues } from '../src/record.ts';
-import { APP_RECORD_NAME, RUNNERD_NAME, buildFakeRelease } from './support/fake-release.ts';
+import { APP_RECORD_NAME, RUNNERD_NAME, buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { check, codes, createScratch, notPassing } from './support/harness.ts';
-import { testPnpm } from './support/pnpm.ts';
+import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
 
 import type { QualificationRecord } from '../src/record.ts';
-import type { FakeReleaseOptions } from './support/fake-release.ts';
+import type { FakeReleaseOptions } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 const edit =

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { qualifyRelease } from '../src/qualify.ts';
-import { buildFakeRelease } from './support/fake-release.ts';
+import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { check, codes, createScratch } from './support/harness.ts';
-import { testPnpm } from './support/pnpm.ts';
+import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
 
 import type { QualificationRecord } from '../src/record.ts';
 import type { Scratch } from './support/harness.ts';

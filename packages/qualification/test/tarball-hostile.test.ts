@@ -14,10 +14,10 @@ import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEFAULT_TARBALL_LIMITS, extractTarball, scanTarball, tarballEntriesIssues } from '../src/tarball.ts';
-import { craftTarball } from './support/fake-release.ts';
-
 import type { TarballEntry } from '../src/tarball.ts';
-import type { CraftEntry } from './support/fake-release.ts';
+import { craftTarball } from '@paperclip-evals/test-kit/fake-release';
+
+import type { CraftEntry } from '@paperclip-evals/test-kit/fake-release';
 
 /**
  * CPU milliseconds this process has used (every thread: zlib's included). The time bounds below are

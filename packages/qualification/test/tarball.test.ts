@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { qualifyRelease } from '../src/qualify.ts';
 import { DEFAULT_TARBALL_LIMITS, extractTarball, scanTarball, tarballEntriesIssues } from '../src/tarball.ts';
-import { buildFakeRelease, craftTarball } from './support/fake-release.ts';
-import { check, codes, createScratch } from './support/harness.ts';
-
 import type { QualificationRecord } from '../src/record.ts';
 import type { TarballEntry } from '../src/tarball.ts';
-import type { CraftEntry } from './support/fake-release.ts';
+import { buildFakeRelease, craftTarball } from '@paperclip-evals/test-kit/fake-release';
+import { check, codes, createScratch } from './support/harness.ts';
+
+import type { CraftEntry } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 const HOSTILE: Record<string, CraftEntry> = {

@@ -12,17 +12,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ALWAYS_PROBED_SUBPATHS, DOCUMENTED_EXPORTS, PROTOCOL_FILES } from '../src/judgements.ts';
+import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import {
-  REPO_ROOT,
   STALE_CATALOG_DIGEST,
   buildFakeRelease,
   fakePackageFiles,
   runnerdBuildMetadata,
-} from './support/fake-release.ts';
+} from '@paperclip-evals/test-kit/fake-release';
 import { check, codes, createScratch, notPassing } from './support/harness.ts';
 
 import type { QualificationRecord } from '../src/record.ts';
-import type { FakeReleaseOptions } from './support/fake-release.ts';
+import type { FakeReleaseOptions } from '@paperclip-evals/test-kit/fake-release';
 import type { Scratch } from './support/harness.ts';
 
 const EVALS = join(REPO_ROOT, 'node_modules/.bin/evals');

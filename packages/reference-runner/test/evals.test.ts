@@ -269,7 +269,9 @@ describe('parsePaperclipNativeExecution', () => {
     expect(error.code).toBe('paperclip_native_execution_invalid');
     expect(error.issues).toContainEqual(expect.objectContaining({ code, path }));
     expect((error as unknown as { path: string }).path).toBe(error.issues[0]?.path);
-    expect(() => evalsParseNativeExecution(JSON.stringify(bundle))).toThrow();
+    expect(() => evalsParseNativeExecution(JSON.stringify(bundle))).toThrowCode(
+      'paperclip_native_execution_invalid',
+    );
   });
 
   it('reports every issue at once', () => {

@@ -12,14 +12,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { ContractError, parseNativeExecution as evalsParse } from '../../contract/src/index.ts';
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import {
   paperclipNativeExecutionFixtureUrl,
   parsePaperclipNativeExecution as appParse,
 } from '../src/evals/index.js';
 import { PaperclipRunnerError } from '../src/errors.js';
 
-import type { SyntheticAttemptOptions } from '../../../scripts/attempts/synthetic.ts';
+import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 
 /* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
    the properties poke at arbitrary places of a bundle. */

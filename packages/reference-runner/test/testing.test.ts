@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { UPSTREAM_FIXTURES_DIR, needsUpstream } from '../../contract/test/support/upstream.ts';
+import { UPSTREAM_FIXTURES_DIR, needsUpstream } from '@paperclip-evals/test-kit/upstream';
 import * as root from '../src/index.js';
 import * as testing from '../src/testing.js';
 import { validatePrpEvent } from '../src/index.js';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { digestFile } from '@paperclip-evals/node';
 
-import { syntheticAttempt } from '../../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 import type { JoinedRelease } from '../../src/execute.ts';
 

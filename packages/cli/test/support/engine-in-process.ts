@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 
 import { serveEngine } from '../../src/commands/engine.ts';
 import { exitCodeFor, exitCodeForOutcome } from '../../src/exit-codes.ts';
-import { EngineConnection } from '../../../checks/test/support/engine-process.ts';
+import { EngineConnection } from '@paperclip-evals/test-kit/engine-process';
 
 export function startEngineInProcess(env: Record<string, string> = {}, logLevel = 'warn'): EngineConnection {
   const stdin = new PassThrough();

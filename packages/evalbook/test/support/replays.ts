@@ -6,12 +6,12 @@ import { parseNativeExecution } from '@paperclip-evals/contract';
 import { attemptVerdict } from '../../src/analysis/scoring.ts';
 import { convertBundle } from '../../src/ledger/convert.ts';
 import { buildAttemptReplay } from '../../src/report/attempt-replay.ts';
-import { syntheticAttempt } from './bundles.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 import type { AttemptReplay } from '../../src/report/attempt-replay.ts';
 import type { ConvertOptions, LedgerRecord } from '../../src/ledger/convert.ts';
 import type { StoredAttempt } from '../../src/ledger/store.ts';
-import type { SyntheticAttemptOptions } from '../../../../scripts/attempts/synthetic.ts';
+import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 
 /** A converted record as the store reads it back, and the ledger's text of its bundle. */
 export function storedFromRecord(record: LedgerRecord): { stored: StoredAttempt; bundleText: string } {

@@ -5,7 +5,7 @@ import { parseNativeExecution } from '@paperclip-evals/contract';
 import { convertBundle } from '../../src/ledger/convert.ts';
 import type { LedgerRecord, ScoreRow } from '../../src/ledger/convert.ts';
 import type { StoredAttempt } from '../../src/ledger/store.ts';
-import { syntheticAttempt } from './bundles.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 export type Outcome =
   'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget' | 'unpriced' | 'mismatch';

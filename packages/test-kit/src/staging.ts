@@ -1,14 +1,15 @@
 // Test support for suites that stage executables: os.tmpdir() points at a fresh staging directory
 // for the suite (TMPDIR, restored afterwards), and after every test that directory must be empty —
 // every staged copy is removed, on success and on failure — and nothing may stay registered with
-// child-cleanup (a leaked registration would keep SIGINT/SIGTERM handlers installed).
+// child-cleanup (a leaked registration would keep SIGINT/SIGTERM handlers installed). The suite
+// passes the `guardedCounts` of the child-cleanup module its code under test registers with: node's
+// own tests that of `src/`, every other package's that of `@paperclip-evals/node` (the built module
+// their code imports) — another instance's registry would always read zero.
 import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-
-import { guardedCounts } from '../../src/child-cleanup.ts';
 
 export interface StagingDirs {
   /** The suite's own temp directory (for the executables it writes). */
@@ -17,8 +18,14 @@ export interface StagingDirs {
   readonly stagingParent: string;
 }
 
+/** What child-cleanup still guards (its `guardedCounts()`). */
+export interface GuardedCounts {
+  readonly processGroups: number;
+  readonly privatePaths: number;
+}
+
 /** Registers the hooks; the returned object's fields are set once beforeAll has run. */
-export function useStagingTmpdir(prefix: string): StagingDirs {
+export function useStagingTmpdir(prefix: string, guardedCounts: () => GuardedCounts): StagingDirs {
   const dirs = { root: '', stagingParent: '' };
   const savedTmpdir = process.env.TMPDIR;
   beforeAll(async () => {

@@ -6,8 +6,8 @@
 // entry says what ingest must do with it on every store: store it, or refuse it as invalid.
 import { createHash } from 'node:crypto';
 
-import { syntheticAttempt } from './bundles.ts';
-import type { SyntheticAttemptOptions } from '../../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from './synthetic.ts';
+import type { SyntheticAttemptOptions } from './synthetic.ts';
 
 type Json = Record<string, unknown>;
 

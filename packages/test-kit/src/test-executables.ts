@@ -7,7 +7,7 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { GOOD_METADATA } from '../../../contract/test/support/runnerd-metadata.ts';
+import { GOOD_METADATA } from './runnerd-metadata.ts';
 
 export { GOOD_METADATA };
 

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { syntheticAttempt } from '../../../../scripts/attempts/synthetic.ts';
-import type { SyntheticAttemptOptions } from '../../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from './synthetic.ts';
+import type { SyntheticAttemptOptions } from './synthetic.ts';
 
 export async function tempDir(prefix = 'evalbook-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -34,5 +34,3 @@ export async function writeBundles(
     await writeBundle(dir, `${attemptId}.json`, { toolCalls: 1, progressEvents: 0, ...options, attemptId });
   }
 }
-
-export { syntheticAttempt };

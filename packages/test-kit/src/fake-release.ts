@@ -21,16 +21,16 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { canonicalDigest } from '@paperclip-evals/contract';
 import { Header } from 'tar';
+
+import { REPO_ROOT } from './repo.ts';
 
 import type { types } from 'tar';
 
 type EntryTypeName = types.EntryTypeName;
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const FAKE_VERSION = '0.4.0';
 export const RUNNERD_NAME = `paperclip-runnerd-${process.platform}-${process.arch}`;
 export const TARBALL_NAME = `paperclipai-paperclip-runner-${FAKE_VERSION}.tgz`;

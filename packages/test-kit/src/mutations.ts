@@ -1,8 +1,7 @@
 // The mutation table of the native-execution/v1 parser: named ways to break a valid bundle, each
 // naming the fail-closed rule that must refuse it. Tests run every row through the real parser;
-// scripts/attempts/generate-fixtures.ts writes each row's output as an example of a broken attempt.
-import type { NativeExecutionRuleCode } from '../../packages/contract/src/native-execution-rules.ts';
-import type { JsonTextLimits } from '../../packages/contract/src/json-text.ts';
+// scripts/attempts/generate-examples.ts writes each row's output as an example of a broken attempt.
+import type { JsonTextLimits, NativeExecutionRuleCode } from '@paperclip-evals/contract';
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
    each row pokes at one arbitrary place of a bundle; typing every shape would hide what it breaks. */

@@ -4,16 +4,13 @@
 // (a fresh clone) importing this still works: tests ask `needsUpstream` whether they can run.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
-import { createSchemaAjv } from '../../src/schema-registry.ts';
+import { createSchemaAjv } from '@paperclip-evals/contract';
+import { REPO_ROOT } from './repo.ts';
 import { needs } from './requirement.ts';
 
 import type { Options } from 'ajv/dist/2020.js';
-
-/** The repository root (this file sits at packages/contract/test/support/). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** Upstream data beside the checkout: `paperclip-runner/` (the runner contract) and `attest/` (the peer checks engine). */
 export const UPSTREAM_DIR = resolve(REPO_ROOT, '../shared/upstream');

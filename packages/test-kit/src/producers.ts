@@ -4,10 +4,8 @@
 import { createHash } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-export const EVALS = join(REPO, 'packages/cli/bin/evals.js');
+import { EVALS_BIN } from './repo.ts';
 
 export interface Executable {
   readonly path: string;
@@ -59,7 +57,7 @@ export function realProducer(dir: string): Promise<Executable> {
   return writeExecutable(
     dir,
     'evals-policy-evaluate.sh',
-    `#!/bin/sh\nexec '${process.execPath}' '${EVALS}' policy evaluate "$@"\n`,
+    `#!/bin/sh\nexec '${process.execPath}' '${EVALS_BIN}' policy evaluate "$@"\n`,
   );
 }
 

@@ -2,7 +2,7 @@
 // the vitest.config.ts beside it includes it).
 import { describe, expect, it } from 'vitest';
 
-import { needs } from '../requirement.ts';
+import { needs } from '../../../src/requirement.ts';
 
 const present = needs({
   testFile: import.meta.url,

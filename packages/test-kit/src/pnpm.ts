@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-import { PINNED_PNPM, pnpmCommand } from '../../src/processes.ts';
+import { PINNED_PNPM, pnpmCommand } from '@paperclip-evals/qualification';
 
 const PINNED_VERSION = PINNED_PNPM.slice('pnpm@'.length);
 let cached: string[] | undefined;
