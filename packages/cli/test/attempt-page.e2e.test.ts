@@ -1,7 +1,8 @@
 // `evals report --attempt ID [--run RUN]` end to end with the real `evals` binary: writes one
 // attempt's replay page (to --out or stdout) and says on stderr what it holds; an unknown id, an id
 // stored in two runs without --run, a --format other than html and the report's comparison or gate
-// flags are usage errors (exit 2), each naming what to do, and nothing is written.
+// flags are usage errors (exit 2), each naming what to do, and nothing is written. A retracted
+// attempt's page says who retracted it, when and why.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,27 @@ describe('evals report --attempt', () => {
     ]);
     expect(named.status).toBe(0);
     expect(named.stderr).toContain('(run run_b,');
+  });
+
+  it('says on the page when the attempt is retracted: who, when, why', () => {
+    const retract = evals([
+      'retract',
+      ...STORE,
+      '--run',
+      'run_a',
+      '--attempt',
+      'attempt_once',
+      '--reason',
+      'wrong suite',
+      '--by',
+      'qa',
+    ]);
+    expect(retract.status).toBe(0);
+    const result = evals(['report', ...STORE, '--attempt', 'attempt_once']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /<strong>Retracted<\/strong> by qa at [0-9T:.-]+Z: wrong suite\. Reports, grids, comparisons and gates leave it out\./,
+    );
   });
 
   it.each([

@@ -215,6 +215,29 @@ describe('the replay reads the environment', () => {
     expect(html).toContain('Fix &lt;the&gt; typo in README.md');
     expect(html).not.toContain('<the>');
   });
+
+  it('says when the attempt is not of the environment’s suite (foreign), and which digest differs', () => {
+    const environment = parseEnvironment({
+      schema: 'paperclip-evals/environment/v1',
+      name: 'suite',
+      cases: [{ id: 'case_synthetic', sha256: sha256Digest('another case') }],
+      configs: [
+        { id: 'config_synthetic', sha256: sha256Digest('config:config_synthetic'), model: 'm', driver: 'd' },
+      ],
+    });
+    const replay = replayOfBundle(syntheticAttempt(), { environment });
+    expect(replay.environmentMismatch).toEqual([
+      {
+        field: 'caseSha256',
+        expected: sha256Digest('another case'),
+        received: sha256Digest('case:case_synthetic'),
+      },
+    ]);
+    expect(renderAttemptReplay(replay)).toContain(
+      'foreign (counted only with --include-foreign): caseSha256',
+    );
+    expect(renderAttemptReplay(replayOf())).toContain('matches (or none given)');
+  });
 });
 
 describe('when there is nothing to replay (mutation rows: each is "recording missing" with its reason)', () => {

@@ -9,6 +9,8 @@
 //     verdict      the attempt's honest status (analysis/scoring attemptVerdict(record, scores))
 //     environment  supplies the case's description and prompt and the config's model, driver and
 //                  description (optional: without it they are null)
+//     retraction   the retraction that covers the attempt, if any (the page says so: reports leave
+//                  it out)
 //
 //   loadAttemptReplay({ store, attemptId, runId?, environment? }): Promise<AttemptReplay>
 //     finds the one attempt by id (and run) in a store and builds its replay, as `evals report
@@ -26,6 +28,7 @@ import { isContractError, parseNativeExecution } from '@paperclip-evals/contract
 import { EvalbookError } from '../errors.js';
 import { NO_NATIVE_EVIDENCE, attemptArtifactVerification } from '../ledger/convert.js';
 import { caseOf, configOf } from '../ledger/environment.js';
+import { RetractionIndex } from '../ledger/retraction.js';
 import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
 
 import type { NativeExecution, PrpEvent, ToolOutcome } from '@paperclip-evals/contract';
@@ -33,6 +36,7 @@ import type { AttemptVerdict } from '../analysis/scoring.js';
 import type { AttemptKey, ReferenceRecord, ReferenceVerification, ScoreRow } from '../ledger/convert.js';
 import type { AttemptCost } from '../ledger/cost.js';
 import type { Environment } from '../ledger/environment.js';
+import type { Retraction } from '../ledger/retraction.js';
 import type { LedgerStore, StoredAttempt } from '../ledger/store.js';
 
 export const ATTEMPT_REPLAY_V1 = 'paperclip-evals/attempt-replay/v1';
@@ -111,6 +115,10 @@ export interface AttemptReplay {
   readonly runner: { readonly package: string; readonly driver: string; readonly binarySha256: string };
   /** The attempt's honest status and why it is not solved. */
   readonly verdict: AttemptVerdict;
+  /** How the attempt is not of the environment's suite (foreign); empty when it is, or without one. */
+  readonly environmentMismatch: StoredAttempt['record']['environmentMismatch'];
+  /** Who retracted the attempt (or its run), when and why; null when it counts. */
+  readonly retraction: Retraction | null;
   readonly case: { readonly description: string | null; readonly prompt: string | null };
   readonly config: {
     readonly model: string | null;
@@ -182,6 +190,7 @@ export interface AttemptReplayInput {
   readonly bundleText: string | null;
   readonly verdict: AttemptVerdict;
   readonly environment?: Environment;
+  readonly retraction?: Retraction | null;
 }
 
 /** Event types that carry the terminal state and the proposed result (shown apart, not as turns). */
@@ -231,6 +240,8 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
       binarySha256: stored.runner.binarySha256,
     },
     verdict: input.verdict,
+    environmentMismatch: stored.environmentMismatch,
+    retraction: input.retraction ?? null,
     case: { description: envCase?.description ?? null, prompt: envCase?.prompt ?? null },
     config: {
       model: envConfig?.model ?? null,
@@ -477,5 +488,6 @@ export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Prom
     bundleText: await options.store.getBundle(attempt.bundleDigest),
     verdict: attemptVerdict(attempt.record, attempt.scores),
     ...(options.environment === undefined ? {} : { environment: options.environment }),
+    retraction: new RetractionIndex(await options.store.retractions()).of(attempt.key) ?? null,
   });
 }

@@ -248,7 +248,18 @@ ${dl([
   ['runner', text(replay.runner.package)],
   ['driver', text(replay.runner.driver)],
   ['bundle digest', `<code data-field="bundleDigest">${text(replay.bundleDigest)}</code>`],
+  [
+    'environment',
+    replay.environmentMismatch.length === 0
+      ? 'matches (or none given)'
+      : `<span data-field="environmentMismatch">foreign (counted only with --include-foreign): ${text(replay.environmentMismatch.map((entry) => `${entry.field} ${entry.received}${entry.expected === null ? '' : ` (expected ${entry.expected})`}`).join('; '))}</span>`,
+  ],
 ])}
+${
+  replay.retraction === null
+    ? ''
+    : `<div class="recording retracted" role="note" data-retracted><strong>Retracted</strong>${replay.retraction.attemptId === null ? ' (its whole run)' : ''} by ${text(replay.retraction.by)} at ${esc(replay.retraction.at)}: ${text(replay.retraction.reason)}. Reports, grids, comparisons and gates leave it out.</div>`
+}
 ${recordingBlock(replay)}
 ${promptSection(replay)}
 ${transcript(replay)}
