@@ -177,6 +177,8 @@ function storeOf(attempts: readonly StoredAttempt[], read: () => void = () => un
       // none stored
     },
     retractions: () => Promise.resolve([]),
+    // the HTML report's replays ask for each attempt's bundle: none kept here (recording missing)
+    getBundle: () => Promise.resolve(null),
   } as unknown as LedgerStore;
 }
 
