@@ -244,7 +244,7 @@ export function createProgram(): Command {
         '',
         GATES_HELP,
         '',
-        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them), no such store, an unusable environment, or an --out that cannot be written.',
+        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them, an --attempt id the store lacks or holds in several runs without --run), no such store, an unusable environment, or an --out that cannot be written.',
         '',
         'Examples:',
         '  $ evals report --format html --out report.html',
