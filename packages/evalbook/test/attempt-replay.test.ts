@@ -292,6 +292,22 @@ describe('when there is nothing to replay (mutation rows: each is "recording mis
     expect(texts.join('')).toContain(replay.recordingReason ?? '');
   });
 
+  it('replays a bundle that came with its eval-session artifact, and shows the artifact’s fields too', () => {
+    const artifact = upstreamSuccess('attempt_synthetic_0001');
+    const text = JSON.stringify(artifact);
+    const replay = replayOfBundle(syntheticAttempt(), {
+      evalSession: {
+        artifact: parseEvalSessionArtifact(text),
+        artifactSha256: sha256Digest(text),
+        artifactByteSize: text.length,
+      },
+    });
+    expect(replay.recording).toBe('complete');
+    expect(toolCalls(replay)).toHaveLength(2);
+    expect(replay.evalSession).toMatchObject({ artifactSha256: sha256Digest(text), provider: 'codex' });
+    expect(renderAttemptReplay(replay)).toContain('Eval-session artifact');
+  });
+
   it('keeps an incomplete transcript’s events, and says what is missing', () => {
     const replay = replayOf({ transcriptOmission: 'stream closed before run.terminal' });
     expect(replay.recording).toBe('incomplete');
