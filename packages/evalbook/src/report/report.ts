@@ -62,6 +62,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     ...(options.compare === undefined ? {} : { compare: options.compare }),
     includeForeign: options.includeForeign === true,
     retractions: await options.store.retractions(),
+    ...(environment === undefined ? {} : { suite: environment }),
   });
   const budgetTallies = new BudgetTallies();
   const htmlAttempts: HtmlAttempt[] = [];
