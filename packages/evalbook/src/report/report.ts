@@ -4,7 +4,9 @@
 // self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out. What the renderers read (the JSON
-// report's attempt row, budgets, the result) is the report model, model.ts.
+// report's attempt row, budgets, the result) is the report model, model.ts. The HTML page embeds
+// every attempt when they fit in HTML_MAX_ATTEMPTS; otherwise a second pass over the store embeds
+// each cell's fair share, newest run and non-solved attempts first (embed-quotas.ts).
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';
@@ -21,7 +23,8 @@ import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from '.
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
 import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
-import { withExpectedChecks } from '../analysis/scoring.js';
+import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
+import { embedQuotas, quotaKey } from './embed-quotas.js';
 import type { LedgerStore, StoredAttempt } from '../ledger/store.js';
 
 export interface ReportOptions {
@@ -112,6 +115,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   }
   for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
   const summary = builder.build();
+  if (format === 'html' && count > HTML_MAX_ATTEMPTS)
+    htmlAttempts.splice(0, htmlAttempts.length, ...(await sharedAttempts(options, builder, summary.runs)));
   const budgets = budgetTallies.checks(options.environment);
   const gate = decideGates(failOn, summary);
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
@@ -141,6 +146,37 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       }),
     );
   return { summary, budgets, gate };
+}
+
+/**
+ * The attempts the HTML page embeds when not all fit: a second pass over the store, taking each
+ * (run, case, config)'s quota of non-solved and solved attempts (embedQuotas) in store order; the
+ * same attempts count as in the first pass (builder.leftOut, the run scope).
+ */
+async function sharedAttempts(
+  options: ReportOptions,
+  builder: SummaryBuilder,
+  runs: readonly string[],
+): Promise<HtmlAttempt[]> {
+  const quotas = embedQuotas(builder.cellRunCounts(), runs, HTML_MAX_ATTEMPTS);
+  const taken = new Map<string, { notSolved: number; solved: number }>();
+  const chosen: HtmlAttempt[] = [];
+  for await (const stored of withExpectedChecks(options.store.attempts(), options.environment)) {
+    const { runId, caseId, configId } = stored.key;
+    if (chosen.length >= HTML_MAX_ATTEMPTS) break;
+    if (builder.leftOut(stored) !== null || !builder.inScope(runId)) continue;
+    const key = quotaKey(runId, caseId, configId);
+    const quota = quotas.get(key);
+    if (quota === undefined) continue;
+    const verdict = attemptVerdict(stored.record, stored.scores);
+    const kind = verdict.status === 'solved' ? 'solved' : 'notSolved';
+    let so = taken.get(key);
+    if (so === undefined) taken.set(key, (so = { notSolved: 0, solved: 0 }));
+    if (so[kind] >= quota[kind]) continue;
+    so[kind]++;
+    chosen.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
+  }
+  return chosen;
 }
 
 /** Cost per run and per (run, config), for the environment's budgets. */
