@@ -488,7 +488,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const narrow = await context.newPage();
       await narrow.setViewportSize({ width: 390, height: 844 });
       await narrow.goto(url);
-      const width = await narrow.evaluate(() => document.documentElement.scrollWidth);
+      const width = await narrow.evaluate<number>('document.documentElement.scrollWidth');
       expect(width).toBeLessThanOrEqual(390);
       for (const control of ['#status-filter', '#search', '[data-scope-button="all"]']) {
         const box = (await narrow.locator(control).boundingBox())!;
@@ -507,7 +507,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         )
         .click();
       await expect(narrow.locator('#drill-nav').isVisible()).resolves.toBe(true);
-      expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await narrow.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       await narrow.screenshot({ path: join(shots, 'report-html-narrow.png'), fullPage: false });
       await narrow.close();
     });
