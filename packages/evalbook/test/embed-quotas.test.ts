@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { embedQuotas, quotaKey } from '../src/report/embed-quotas.ts';
+import { EmbedKeys, embedQuotas, fairLevel, quotaKey } from '../src/report/embed-quotas.ts';
 import type { CellRunCounts } from '../src/report/embed-quotas.ts';
 
 const counts = (solved: number, unsolved: number, errored = 0) => ({
@@ -95,6 +95,67 @@ describe('embedQuotas', () => {
           for (const other of shares) expect(short.got).toBeGreaterThanOrEqual(other.got - 1);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('fairLevel: Σ min(demand, level) is the budget, or every demand fits', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(50), { maxLength: 20 }), fc.nat(200), (demands, budget) => {
+        const level = fairLevel(demands, budget);
+        const total = demands.reduce((sum, demand) => sum + demand, 0);
+        if (total <= budget) expect(level).toBe(Infinity);
+        else expect(demands.reduce((sum, demand) => sum + Math.min(demand, level), 0)).toBeCloseTo(budget);
+      }),
+    );
+  });
+
+  it('EmbedKeys holds a bounded number of keys, yet yields exactly the first attempts the quotas choose (property)', () => {
+    const item = fc.record({
+      run: fc.constantFrom('r0', 'r1', 'r2'),
+      caseId: fc.constantFrom('a', 'b', 'c', 'd'),
+      configId: fc.constantFrom('x', 'y'),
+      solved: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 400 }), fc.integer({ min: 1, max: 20 }), (stream, budget) => {
+        const keys = new EmbedKeys<number>(budget);
+        const tallies = new Map<string, CellRunCounts>();
+        stream.forEach((entry, index) => {
+          keys.add(entry.run, entry.caseId, entry.configId, entry.solved, index);
+          expect(keys.size).toBeLessThanOrEqual(keys.bound);
+          const id = quotaKey(entry.run, entry.caseId, entry.configId);
+          const tally = tallies.get(id) ?? {
+            runId: entry.run,
+            caseId: entry.caseId,
+            configId: entry.configId,
+            counts: counts(0, 0),
+          };
+          const next = entry.solved
+            ? { ...tally, counts: { ...tally.counts, solved: tally.counts.solved + 1 } }
+            : { ...tally, counts: { ...tally.counts, unsolved: tally.counts.unsolved + 1 } };
+          tallies.set(id, next);
+        });
+        const quotas = embedQuotas([...tallies.values()], ['r0', 'r1', 'r2'], budget);
+        // the reference: each (run, case, config)'s first attempts of each kind, in stream order
+        const expected: number[] = [];
+        for (const [id, quota] of quotas) {
+          const ofBucket = stream
+            .map((entry, index) => ({ entry, index }))
+            .filter(({ entry }) => quotaKey(entry.run, entry.caseId, entry.configId) === id);
+          expected.push(
+            ...ofBucket
+              .filter(({ entry }) => !entry.solved)
+              .slice(0, quota.notSolved)
+              .map(({ index }) => index),
+            ...ofBucket
+              .filter(({ entry }) => entry.solved)
+              .slice(0, quota.solved)
+              .map(({ index }) => index),
+          );
+        }
+        expect(keys.chosen(quotas)).toEqual(expected);
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -5,8 +5,9 @@
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out. What the renderers read (the JSON
 // report's attempt row, budgets, the result) is the report model, model.ts. The HTML page embeds
-// every attempt when they fit in HTML_MAX_ATTEMPTS; otherwise a second pass over the store embeds
-// each cell's fair share, newest run and non-solved attempts first (embed-quotas.ts).
+// every attempt when they fit in HTML_MAX_ATTEMPTS; otherwise each cell's fair share, newest run and
+// non-solved attempts first (embed-quotas.ts): the pass keeps their keys, and only the chosen
+// attempts are read again, by key.
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';
@@ -24,7 +25,9 @@ import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './mod
 import { SummaryBuilder } from '../analysis/summary.js';
 import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
 import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
-import { embedQuotas, quotaKey } from './embed-quotas.js';
+import { EmbedKeys, embedQuotas, fairOrder } from './embed-quotas.js';
+import type { AttemptVerdict } from '../analysis/scoring.js';
+import type { AttemptKey } from '../ledger/convert.js';
 import type { LedgerStore, StoredAttempt } from '../ledger/store.js';
 
 export interface ReportOptions {
@@ -69,6 +72,9 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   });
   const budgetTallies = new BudgetTallies();
   const htmlAttempts: HtmlAttempt[] = [];
+  const embedKeys = new EmbedKeys<AttemptKey>(HTML_MAX_ATTEMPTS);
+  /** The first HTML_MAX_ATTEMPTS attempts: the page's, when every attempt fits. */
+  const embedded: Embedded[] = [];
 
   // The JSON report (JsonReport) is streamed member by member, in this order: its head, each
   // attempt, then the tail.
@@ -97,7 +103,30 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         await options.write(buffer);
         buffer = '';
       }
-    } else if (format === 'html' && htmlAttempts.length < HTML_MAX_ATTEMPTS)
+    } else if (format === 'html') {
+      const { runId, caseId, configId } = stored.key;
+      embedKeys.add(runId, caseId, configId, verdict.status === 'solved', stored.key);
+      if (embedded.length < HTML_MAX_ATTEMPTS) embedded.push({ stored, verdict });
+    }
+    count++;
+  }
+  for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
+  const summary = builder.build();
+  if (format === 'html') {
+    const chosen =
+      count > HTML_MAX_ATTEMPTS
+        ? await readChosen(
+            options,
+            embedKeys.chosen(embedQuotas(builder.cellRunCounts(), summary.runs, HTML_MAX_ATTEMPTS)),
+          )
+        : embedded;
+    // Cell by cell in turn (each cell's newest run and non-solved first), so the replays the page
+    // carries (the first HTML_MAX_REPLAYS) reach every cell before a second attempt of any.
+    const ordered = fairOrder(chosen, summary.runs, (entry) => ({
+      ...entry.stored.key,
+      solved: entry.verdict.status === 'solved',
+    }));
+    for (const { stored, verdict } of ordered)
       htmlAttempts.push({
         ...reportAttempt(stored, verdict),
         // The drill-down's replay of the attempt: the same model and renderer as its own page.
@@ -111,12 +140,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
               })
             : null,
       });
-    count++;
   }
-  for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
-  const summary = builder.build();
-  if (format === 'html' && count > HTML_MAX_ATTEMPTS)
-    htmlAttempts.splice(0, htmlAttempts.length, ...(await sharedAttempts(options, builder, summary.runs)));
   const budgets = budgetTallies.checks(options.environment);
   const gate = decideGates(failOn, summary);
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
@@ -148,34 +172,26 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   return { summary, budgets, gate };
 }
 
+/** An attempt the page may embed, with its verdict. */
+interface Embedded {
+  readonly stored: StoredAttempt;
+  readonly verdict: AttemptVerdict;
+}
+
 /**
- * The attempts the HTML page embeds when not all fit: a second pass over the store, taking each
- * (run, case, config)'s quota of non-solved and solved attempts (embedQuotas) in store order; the
- * same attempts count as in the first pass (builder.leftOut, the run scope).
+ * The chosen attempts, read again by key (with the environment's expected checks, as in the pass):
+ * what the page embeds when not every attempt fits.
  */
-async function sharedAttempts(
-  options: ReportOptions,
-  builder: SummaryBuilder,
-  runs: readonly string[],
-): Promise<HtmlAttempt[]> {
-  const quotas = embedQuotas(builder.cellRunCounts(), runs, HTML_MAX_ATTEMPTS);
-  const taken = new Map<string, { notSolved: number; solved: number }>();
-  const chosen: HtmlAttempt[] = [];
-  for await (const stored of withExpectedChecks(options.store.attempts(), options.environment)) {
-    const { runId, caseId, configId } = stored.key;
-    if (chosen.length >= HTML_MAX_ATTEMPTS) break;
-    if (builder.leftOut(stored) !== null || !builder.inScope(runId)) continue;
-    const key = quotaKey(runId, caseId, configId);
-    const quota = quotas.get(key);
-    if (quota === undefined) continue;
-    const verdict = attemptVerdict(stored.record, stored.scores);
-    const kind = verdict.status === 'solved' ? 'solved' : 'notSolved';
-    let so = taken.get(key);
-    if (so === undefined) taken.set(key, (so = { notSolved: 0, solved: 0 }));
-    if (so[kind] >= quota[kind]) continue;
-    so[kind]++;
-    chosen.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
+async function readChosen(options: ReportOptions, keys: readonly AttemptKey[]): Promise<Embedded[]> {
+  async function* read(): AsyncIterable<StoredAttempt> {
+    for (const key of keys) {
+      const stored = await options.store.getAttempt(key);
+      if (stored !== null) yield stored;
+    }
   }
+  const chosen: Embedded[] = [];
+  for await (const stored of withExpectedChecks(read(), options.environment))
+    chosen.push({ stored, verdict: attemptVerdict(stored.record, stored.scores) });
   return chosen;
 }
 
