@@ -45,6 +45,7 @@ function storeOf(attempts: readonly StoredAttempt[]) {
       reads.byKey++;
       return Promise.resolve(byKey.get(keyText(key)) ?? null);
     },
+    getBundle: () => Promise.resolve(null),
     policyVerdicts: async function* () {
       // none stored
     },
@@ -106,6 +107,10 @@ describe('the HTML report’s embedded attempts, when not all fit', () => {
     expect(bigCell).toHaveLength(HTML_MAX_ATTEMPTS - 3);
     // every attempt of the big cell's newest run is in, its unsolved ones first
     expect(bigCell.slice(0, 3).map((attempt) => attempt.attemptId)).toEqual(['new-1', 'new-2', 'new-0']);
+    // the first attempts (those the page carries replays of) reach every cell first
+    expect(new Set(attempts.slice(0, 3).map((attempt) => attempt.caseId))).toEqual(
+      new Set(['case_big', 'case_small', 'case_tiny']),
+    );
     // one pass over the store, and only the chosen attempts read again
     expect(reads).toEqual({ passes: 1, byKey: HTML_MAX_ATTEMPTS });
   });
@@ -113,9 +118,15 @@ describe('the HTML report’s embedded attempts, when not all fit', () => {
   it('embeds every attempt, without reading any again, when they fit', async () => {
     const { store, reads } = storeOf(newest);
     const attempts = await embedded(store);
-    expect(attempts.map((attempt) => attempt.attemptId)).toEqual(
-      newest.map((stored) => stored.key.attemptId),
-    );
+    // every one, cell by cell in turn (grid order), each cell's non-solved first
+    expect(attempts.map((attempt) => attempt.attemptId)).toEqual([
+      'new-1',
+      'small-0',
+      'tiny-0',
+      'new-2',
+      'small-1',
+      'new-0',
+    ]);
     expect(reads).toEqual({ passes: 1, byKey: 0 });
   });
 });
