@@ -66,7 +66,8 @@ const CHANGES: Record<Exclude<keyof Changes, 'longestTaskMs'>, string> = {
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((x, y) => x - y);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  const at = (index: number): number => sorted[index] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? at(middle) : (at(middle - 1) + at(middle)) / 2;
 };
 
 async function measure(browser: Browser, file: string, withChanges: boolean) {
@@ -85,13 +86,13 @@ async function measure(browser: Browser, file: string, withChanges: boolean) {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(url, { waitUntil: 'load', timeout: 120_000 });
-  const load = (await page.evaluate(MEASURE_LOAD)) as Load;
+  const load = await page.evaluate<Load>(MEASURE_LOAD);
   let changes: Changes | null = null;
   if (withChanges) {
     const results: Record<string, number> = {};
     let longest = 0;
     for (const [name, change] of Object.entries(CHANGES)) {
-      const { ms, longest: task } = (await page.evaluate(timed(change))) as { ms: number; longest: number };
+      const { ms, longest: task } = await page.evaluate<{ ms: number; longest: number }>(timed(change));
       results[name] = ms;
       longest = Math.max(longest, task);
     }
@@ -143,8 +144,10 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
   }
-  const m = (pick: (run: Awaited<ReturnType<typeof measure>>) => number, runs = report): number =>
+  type Measured = Awaited<ReturnType<typeof measure>>;
+  const m = (pick: (run: Measured) => number, runs = report): number =>
     Math.round(median(runs.map(pick)) * 10) / 10;
+  const change = (name: keyof Changes): number => m((run) => run.changes?.[name] ?? Number.NaN);
   const results = {
     attempts,
     rounds,
@@ -162,11 +165,11 @@ async function main(): Promise<void> {
       longestTaskMs: m((run) => run.load.longestTaskMs),
     },
     changes: {
-      statusFilterMs: m((run) => run.changes!.statusFilterMs),
-      searchMs: m((run) => run.changes!.searchMs),
-      allRunsMs: m((run) => run.changes!.allRunsMs),
-      drillDownMs: m((run) => run.changes!.drillDownMs),
-      longestTaskMs: m((run) => run.changes!.longestTaskMs),
+      statusFilterMs: change('statusFilterMs'),
+      searchMs: change('searchMs'),
+      allRunsMs: change('allRunsMs'),
+      drillDownMs: change('drillDownMs'),
+      longestTaskMs: change('longestTaskMs'),
     },
   };
   const slowest = Math.max(

@@ -158,7 +158,9 @@ function writeEvalbook(): void {
   });
   for (const [caseId, plan] of Object.entries(NEWEST_PLAN))
     for (const [configId, codes] of Object.entries(plan))
-      Array.from(codes).forEach((code, attempt) => write(RUNS.length - 1, caseId, configId, attempt, code));
+      Array.from(codes).forEach((code, attempt) => {
+        write(RUNS.length - 1, caseId, configId, attempt, code);
+      });
 }
 
 interface Box {
