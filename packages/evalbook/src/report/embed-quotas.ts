@@ -113,6 +113,8 @@ export class EmbedKeys<K> {
   private readonly demands = new Map<string, number>();
   private held = 0;
   private level = Infinity;
+  /** Held keys past which the next trim runs: at least `bound`, and twice what the last trim kept. */
+  private nextTrim = 0;
 
   constructor(private readonly budget: number) {}
 
@@ -127,7 +129,7 @@ export class EmbedKeys<K> {
     list.push(key);
     // Trimmed past a few budgets' worth (a bucket keeps at least one of each kind: a level below 1
     // still leaves each bucket one, so the bound counts the buckets too).
-    if (++this.held > this.bound) this.trim();
+    if (++this.held > Math.max(this.bound, this.nextTrim)) this.trim();
   }
 
   private trim(): void {
@@ -139,6 +141,9 @@ export class EmbedKeys<K> {
       bucket.solved.length = Math.min(bucket.solved.length, keep);
       this.held += bucket.notSolved.length + bucket.solved.length;
     }
+    // What the level keeps may still pass the bound (many small buckets): trim again only once it
+    // has doubled, so trimming stays linear in the attempts read.
+    this.nextTrim = 2 * this.held;
   }
 
   /** How many keys are held. */
@@ -146,7 +151,7 @@ export class EmbedKeys<K> {
     return this.held;
   }
 
-  /** The most keys held before a trim: 4 budgets and two per (run, case, config). */
+  /** Keys held before a trim is considered: 4 budgets and two per (run, case, config). */
   get bound(): number {
     return 4 * this.budget + 2 * this.buckets.size;
   }
