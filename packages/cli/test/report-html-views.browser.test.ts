@@ -23,8 +23,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
-import { needs } from '../../contract/test/support/requirement.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { needs } from '@paperclip-evals/test-kit/requirement';
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
