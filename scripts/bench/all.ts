@@ -1,6 +1,7 @@
 // `pnpm bench`: every benchmark in turn — parser throughput (and, with --rss, peak memory over
 // 1 GB), one small command's start-up, resolving a 100 MB runnerd executable, qualifying a release, ingesting 10,000 bundles
-// (SQLite and PostgreSQL), reporting a 100,000-attempt evalbook, the checks engine over stdio and
+// (SQLite and PostgreSQL), reporting a 100,000-attempt evalbook (and loading its HTML report in
+// Chromium), the checks engine over stdio and
 // 1,000,000 events through the policy producer. Arguments go to the throughput benchmark;
 // --json is passed to both. Exits non-zero if either benchmark does.
 import { spawnSync } from 'node:child_process';
@@ -18,6 +19,7 @@ const runs: [string, string[]][] = [
   ['scripts/bench/qualify-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/ingest-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/report-bench.ts', args.includes('--json') ? ['--json'] : []],
+  ['scripts/bench/report-browser-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/engine-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/policy-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/campaign-bench.ts', args.includes('--json') ? ['--json'] : []],

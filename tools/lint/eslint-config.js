@@ -73,7 +73,17 @@ export default tseslint.config(
   {
     // The HTML report's script runs in the page (render-html.ts inlines it), not in Node.
     files: ['packages/evalbook/src/report/html/*.js'],
-    languageOptions: { sourceType: 'script', globals: { document: 'readonly', Node: 'readonly' } },
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        document: 'readonly',
+        Node: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        CSS: 'readonly',
+      },
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

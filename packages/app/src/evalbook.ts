@@ -181,6 +181,7 @@ export async function summariseEvalbook(
       ...(compare === undefined ? {} : { compare }),
       includeForeign: request.includeForeign === true,
       retractions: await store.retractions(),
+      ...(environment === undefined ? {} : { suite: environment }),
     });
   });
 }

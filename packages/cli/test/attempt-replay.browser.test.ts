@@ -278,7 +278,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
     it('shows the very same replay inside the report’s drill-down', async () => {
       const page = await open('report.html');
-      await page.locator('td.cell[data-case="case_synthetic"][data-config="candidate"]').click();
+      // the cell is not in the newest run: its attempts are in the all-runs grid
+      await page.locator('[data-scope-button="all"]').click();
+      await page
+        .locator('td.cell[data-scope="all"][data-case="case_synthetic"][data-config="candidate"]')
+        .click();
       await page.locator('#cell-attempts tr[data-attempt="attempt_fail"] button').click();
       const inReport = page.locator('#attempt-detail article.replay[data-attempt="attempt_fail"]');
       expect(await inReport.isVisible()).toBe(true);

@@ -3,7 +3,7 @@
 // real `evals` binary next to the JSON report, opens the page in headless Chromium (playwright-core)
 // and checks that it loads nothing from the network, logs no error, and that the grid cells, plots
 // and comparison show the JSON report's numbers; then clicks through the drill-down to one attempt.
-// Screenshots always go to a temp dir; EVALS_UPDATE_SCREENSHOTS=1 copies them into docs/images/.
+// Screenshots always go to a temp dir; UPDATE_SCREENSHOTS=1 copies them into docs/images/.
 // Without Chromium the suite fails in CI (CI set) and is skipped, saying why, elsewhere.
 import { spawnSync } from 'node:child_process';
 import {
@@ -29,7 +29,8 @@ import type { Browser, Locator, Page } from 'playwright-core';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const UPDATE_SCREENSHOTS = process.env.EVALS_UPDATE_SCREENSHOTS === '1';
+const UPDATE_SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' || process.env.EVALS_UPDATE_SCREENSHOTS === '1';
 const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 
 /** A case id that is markup if anything forgets to escape it. */
@@ -81,6 +82,7 @@ interface JsonReport {
     grid: Cell[];
     configStats: RatePoint[];
     trend: { runId: string; configId: string; solveRate: number | null }[];
+    latestGrid: Cell[];
     coverage: { priced: number; attempts: number };
     comparison: {
       deltaSolveRate: number;
@@ -207,13 +209,16 @@ describe.skipIf(!HAVE_CHROMIUM)(
     it('escapes ids: the tricky case id is text, never markup', async () => {
       expect(await page.locator('main b').count()).toBe(0);
       await expect(
-        page.locator('table.grid th[scope=row]').nth(report.summary.cases.indexOf(TRICKY_CASE)).textContent(),
+        page
+          .locator('table.grid[data-scope="all"] th[scope=row]')
+          .nth(report.summary.cases.indexOf(TRICKY_CASE))
+          .textContent(),
       ).resolves.toBe(TRICKY_CASE);
     });
 
-    it('renders every grid cell with the JSON report’s numbers', async () => {
+    it('renders every grid cell (all runs pooled) with the JSON report’s numbers', async () => {
       const { grid, cases, configs } = report.summary;
-      const cells = await attributes(page.locator('table.grid td.cell:not(.empty)'), [
+      const cells = await attributes(page.locator('table.grid[data-scope="all"] td.cell:not(.empty)'), [
         'data-case',
         'data-config',
         'data-solved',
@@ -224,7 +229,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         'data-flaky',
       ]);
       expect(cells).toHaveLength(grid.length);
-      expect(await page.locator('table.grid td.cell.empty').count()).toBe(
+      expect(await page.locator('table.grid[data-scope="all"] td.cell.empty').count()).toBe(
         cases.length * configs.length - grid.length,
       );
       expect(
@@ -248,7 +253,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
           flaky: cell.flaky,
         })),
       );
-      const shown = await page.locator('table.grid td.cell:not(.empty) .frac').allTextContents();
+      const shown = await page
+        .locator('table.grid[data-scope="all"] td.cell:not(.empty) .frac')
+        .allTextContents();
       expect(shown).toEqual(grid.map((cell) => `${cell.solved}/${cell.denominator.counted}`));
     });
 
@@ -362,7 +369,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const inCell = report.attempts.filter(
         (attempt) => attempt.caseId === target.caseId && attempt.configId === target.configId,
       );
-      await page.locator('td.cell[data-case="refactor-auth"][data-config="candidate"]').click();
+      await page
+        .locator('td.cell[data-scope="latest"][data-case="refactor-auth"][data-config="candidate"]')
+        .click();
       const rows = page.locator('#cell-attempts tr[data-attempt]');
       expect(await rows.count()).toBe(inCell.length);
       await page.locator(`#cell-attempts tr[data-attempt="${target.attemptId}"] button`).click();
@@ -380,7 +389,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.locator('#drilldown').screenshot({ path: join(shots, 'report-html-drilldown.png') });
 
       // an unpriced attempt says so and is never shown as $0
-      await page.locator('td.cell[data-case="add-tests"][data-config="candidate"]').click();
+      await page
+        .locator('td.cell[data-scope="latest"][data-case="add-tests"][data-config="candidate"]')
+        .click();
       const unpriced = report.attempts.find(
         (attempt) =>
           attempt.caseId === 'add-tests' && attempt.configId === 'candidate' && attempt.runId === 'run_2',
@@ -402,7 +413,14 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const context = await browser!.newContext({ javaScriptEnabled: false });
       const plain = await context.newPage();
       await plain.goto(pathToFileURL(join(dir, 'report.html')).href);
-      expect(await plain.locator('table.grid td.cell:not(.empty)').count()).toBe(report.summary.grid.length);
+      // both grids, the newest run's first, with the controls that need a script hidden
+      expect(await plain.locator('table.grid[data-scope="all"] td.cell:not(.empty)').count()).toBe(
+        report.summary.grid.length,
+      );
+      expect(await plain.locator('table.grid[data-scope="latest"] td.cell:not(.empty)').count()).toBe(
+        report.summary.latestGrid.length,
+      );
+      await expect(plain.locator('#controls').isVisible()).resolves.toBe(false);
       expect(await plain.locator('svg[data-plot]').count()).toBe(4);
       await expect(plain.locator('#drill-hint').textContent()).resolves.toContain('needs JavaScript');
       await context.close();

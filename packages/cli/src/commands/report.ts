@@ -40,6 +40,8 @@ export type GridReport = { readonly schema: typeof GRID_REPORT_V1 } & Pick<
   | 'configs'
   | 'artifactVerification'
   | 'grid'
+  | 'latestRun'
+  | 'latestGrid'
   | 'leftOut'
   | 'includeForeign'
   | 'foreignIncluded'
@@ -172,6 +174,8 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
       configs: result.configs,
       artifactVerification: result.artifactVerification,
       grid: result.grid,
+      latestRun: result.latestRun,
+      latestGrid: result.latestGrid,
       leftOut: result.leftOut,
       includeForeign: result.includeForeign,
       foreignIncluded: result.foreignIncluded,

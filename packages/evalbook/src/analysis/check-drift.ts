@@ -73,11 +73,33 @@ interface SeriesTally {
 
 const SCORED = new Set<ScoreRow['status']>(['pass', 'fail', 'soft_fail']);
 
+/**
+ * Whether a score row is one of the runner's per-call observations — one row per tool call, named
+ * after that call (the reference runner reports `tool:<operation>:<callId>`; an observation may
+ * instead carry the call's `callId`). Such a row is not a check of the case: its id differs in every
+ * attempt, so it would make one drift series (and one checks × configs row) per tool call ever made.
+ * Only runner rows (layer null) qualify; an engine check is always a check.
+ */
+export function isPerCallObservation(score: ScoreRow, callIds: ReadonlySet<string>): boolean {
+  if (score.layer !== null || callIds.size === 0) return false;
+  const evidence = score.evidence;
+  if (typeof evidence === 'object' && evidence !== null) {
+    const callId = (evidence as { callId?: unknown }).callId;
+    if (typeof callId === 'string' && callIds.has(callId)) return true;
+  }
+  // An id kept apart as `<id>#<index>` (a duplicate) still names its call before the suffix.
+  const id = score.checkId.replace(/#\d+$/, '');
+  const colon = id.lastIndexOf(':');
+  return colon >= 0 && callIds.has(id.slice(colon + 1));
+}
+
 export class CheckDriftTally {
   private readonly series = new Map<string, SeriesTally>();
 
-  add(key: AttemptKey, scores: readonly ScoreRow[]): void {
+  /** Adds an attempt's score rows, but for its per-call observations (isPerCallObservation). */
+  add(key: AttemptKey, scores: readonly ScoreRow[], callIds: ReadonlySet<string> = new Set()): void {
     for (const score of scores) {
+      if (isPerCallObservation(score, callIds)) continue;
       const id = `${key.caseId}\u0000${score.checkId}\u0000${key.configId}`;
       let series = this.series.get(id);
       if (series === undefined) {

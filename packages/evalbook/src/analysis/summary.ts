@@ -2,13 +2,20 @@
 // honest status (scoring.ts) and lands in a (run, case, config) tally; the grid, per-config rates,
 // the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
-// excluded and why. Stored policy verdicts, read after the attempts, are tallied per (config, policy
+// excluded and why. Runs are ordered by when they started; the newest run's grid (latestGrid, with
+// each cell's change since its previous run) stands beside the grid pooled over every run, so a
+// collapse in the newest run is never hidden by a green pooled cell; flakiness is variation within
+// one run (a change between runs is a trend). Each check's verdicts are tallied per config (the
+// checks × configs table), but for the runner's per-call observations (check-drift.ts). Stored policy verdicts, read after the attempts, are tallied per (config, policy
 // digest) the same way, and each check's score per run feeds its drift (check-drift.ts). Retracted
 // attempts, and foreign ones (kept apart at ingest, or not of the report's environment: see
 // scoring's withExpectedChecks; unless includeForeign), count nowhere: not in a
 // cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
 import { EvalbookError } from '../errors.js';
-import { CheckDriftTally } from './check-drift.js';
+import { CheckDriftTally, isPerCallObservation } from './check-drift.js';
+import type { Layer } from '@paperclip-evals/checks';
+import type { ScoreRow } from '../ledger/convert.js';
+import type { Environment } from '../ledger/environment.js';
 import { attemptArtifactVerification, emptyArtifactCounts } from '../ledger/convert.js';
 import type { ArtifactCounts } from '../ledger/convert.js';
 import type { CheckDrift } from './check-drift.js';
@@ -70,11 +77,72 @@ export interface GridCell extends RateWithInterval {
   readonly statusCounts: StatusCounts;
   /** pass@k (unbiased) and pass^k for k = 1 … min(counted, 5), when there are several attempts. */
   readonly passAtK: readonly { readonly k: number; readonly passAtK: number; readonly passHatK: number }[];
-  /** Both solved and unsolved attempts: the agent's outcome varies (errors are not flakiness of the agent). */
+  /**
+   * Some run of the cell has both solved and unsolved attempts: the agent's outcome varies within one
+   * run (errors are not flakiness of the agent; a change from one run to the next is a trend).
+   */
   readonly flaky: boolean;
   readonly cost: CoverageSummary;
   /** Priced cost ÷ solved attempts; null without a solve or when any attempt is unpriced. */
   readonly costPerSolvedNanodollars: number | null;
+}
+
+/** A cell's rate in one run. */
+export interface CellRunRate {
+  readonly runId: string;
+  readonly solved: number;
+  readonly counted: number;
+  /** null when nothing was counted. */
+  readonly solveRate: number | null;
+}
+
+/** A cell of the newest run's grid: its numbers in that run and how they moved since its previous run. */
+export interface LatestGridCell extends GridCell {
+  readonly runId: string;
+  /** The cell's nearest earlier run that counted an attempt; null when the cell is new in this run. */
+  readonly previous: CellRunRate | null;
+  /** solveRate − previous.solveRate; null when either is null. */
+  readonly delta: number | null;
+}
+
+/** One check's verdicts over some attempts; errors and missing verdicts are counted, never a 0. */
+export interface CheckCounts {
+  readonly pass: number;
+  readonly fail: number;
+  readonly softFail: number;
+  readonly error: number;
+  readonly notEvaluated: number;
+  /** pass ÷ (pass + fail + soft fail); null without a verdict. */
+  readonly passRate: number | null;
+}
+
+/** A row of the checks × configs table: one check of the cases, for one config. */
+export interface CheckRate {
+  readonly checkId: string;
+  readonly configId: string;
+  /** The engine layer of an engine check; null for a check the runner reports. */
+  readonly layer: Layer | null;
+  /** From the environment's cases (the first that describes this check), else null. */
+  readonly description: string | null;
+  /** In the newest run (latestRun); null when the check has no row there. */
+  readonly latest: CheckCounts | null;
+  /** Over every run in scope, the first onward. */
+  readonly all: CheckCounts;
+}
+
+/** What a case is, from the environment (null fields without one, or when it says nothing). */
+export interface CaseIdentity {
+  readonly caseId: string;
+  readonly description: string | null;
+  readonly prompt: string | null;
+}
+
+/** What a config is, from the environment. */
+export interface ConfigIdentity {
+  readonly configId: string;
+  readonly model: string | null;
+  readonly driver: string | null;
+  readonly description: string | null;
 }
 
 export interface ConfigStat extends RateWithInterval {
@@ -164,10 +232,16 @@ export interface EvalbookSummary {
   readonly runs: readonly string[];
   readonly cases: readonly string[];
   readonly configs: readonly string[];
+  /** Every run in scope pooled, per case × config. */
   readonly grid: readonly GridCell[];
+  /** The newest run in scope (the --run, else the last of `runs`); null without attempts. */
+  readonly latestRun: string | null;
+  /** The newest run's cells (cells it has no attempt for are absent), each with its change since its previous run. */
+  readonly latestGrid: readonly LatestGridCell[];
   readonly configStats: readonly ConfigStat[];
   /** Per run (in `runs` order) and config. */
   readonly trend: readonly TrendPoint[];
+  /** The newest run's flaky cells (both solved and unsolved attempts in that run). */
   readonly flakyCells: readonly { readonly caseId: string; readonly configId: string }[];
   readonly coverage: CoverageSummary;
   readonly comparison: Comparison | null;
@@ -180,6 +254,15 @@ export interface EvalbookSummary {
   readonly checkDrift: readonly CheckDrift[];
   /** Soft checks that fell short (within the run scope), per check, most first: shown, not failing. */
   readonly softFailures: readonly { readonly checkId: string; readonly attempts: number }[];
+  /** Each check × config's verdicts (within the run scope), by check then config. */
+  readonly checkRates: readonly CheckRate[];
+  /** Score rows (within the run scope) that are the runner's per-call observations: in no check row or drift. */
+  readonly perCallObservations: number;
+  /** What each case and config of the summary is, from the environment (empty lists without one). */
+  readonly identity: {
+    readonly cases: readonly CaseIdentity[];
+    readonly configs: readonly ConfigIdentity[];
+  };
 }
 
 export interface CompareSpec {
@@ -202,6 +285,8 @@ export interface SummaryOptions {
   readonly includeForeign?: boolean;
   /** The store's retractions: the attempts they cover are left out. */
   readonly retractions?: readonly Retraction[];
+  /** The environment's cases and configs: what they are (identity) and their checks' descriptions. */
+  readonly suite?: Pick<Environment, 'cases' | 'configs'>;
 }
 
 /** Bootstrap intervals over cases need at least this many cases with counted attempts. */
@@ -238,6 +323,16 @@ interface PolicyTally {
 interface Group {
   readonly counts: StatusCounts;
   readonly costs: CoverageTally[];
+  /** Some (run, case, config) tally of the group has both solved and unsolved attempts. */
+  flaky: boolean;
+}
+
+/** One check × config's verdict counts per run (in the run scope). */
+interface CheckTally {
+  readonly checkId: string;
+  readonly configId: string;
+  readonly layer: Layer | null;
+  readonly byRun: Map<string, Record<ScoreRow['status'], number>>;
 }
 
 export class SummaryBuilder {
@@ -257,6 +352,8 @@ export class SummaryBuilder {
   private policyVerdicts = 0;
   private readonly checkDrift = new CheckDriftTally();
   private readonly softFailures = new Map<string, number>();
+  private readonly checkTallies = new Map<string, CheckTally>();
+  private perCallObservations = 0;
   /** Each run's first place in the stream and its earliest attempt start (ms), for the run order. */
   private readonly runInfo = new Map<string, { firstSeen: number; earliestStart: number }>();
 
@@ -316,15 +413,43 @@ export class SummaryBuilder {
       this.artifacts[attemptArtifactVerification(stored.record.references.map((ref) => ref.verification))]++;
     }
     tally.counts[verdict.status]++;
+    const callIds = new Set(stored.record.toolCalls.map((call) => call.callId));
     if (inScope) {
       this.totals[verdict.status]++;
-      for (const score of stored.scores)
+      for (const score of stored.scores) {
         if (score.status === 'soft_fail')
           this.softFailures.set(score.checkId, (this.softFailures.get(score.checkId) ?? 0) + 1);
+        if (isPerCallObservation(score, callIds)) this.perCallObservations++;
+        else this.addCheck(runId, configId, score);
+      }
     }
     tally.cost.add(stored.record.cost);
-    this.checkDrift.add(stored.key, stored.scores);
+    this.checkDrift.add(stored.key, stored.scores, callIds);
     return verdict;
+  }
+
+  private addCheck(runId: string, configId: string, score: ScoreRow): void {
+    const key = `${score.checkId}\u0000${configId}`;
+    let check = this.checkTallies.get(key);
+    if (check === undefined)
+      this.checkTallies.set(
+        key,
+        (check = { checkId: score.checkId, configId, layer: score.layer, byRun: new Map() }),
+      );
+    let counts = check.byRun.get(runId);
+    if (counts === undefined)
+      check.byRun.set(runId, (counts = { pass: 0, fail: 0, soft_fail: 0, error: 0, not_evaluated: 0 }));
+    counts[score.status]++;
+  }
+
+  /**
+   * Each (run, case, config) tally's status counts, within the run scope (what the HTML report
+   * shares its embedded attempts by).
+   */
+  cellRunCounts(): { runId: string; caseId: string; configId: string; counts: StatusCounts }[] {
+    return [...this.tallies.values()]
+      .filter((tally) => this.inScope(tally.runId))
+      .map(({ runId, caseId, configId, counts }) => ({ runId, caseId, configId, counts: { ...counts } }));
   }
 
   /** Whether a run is in the run scope (every run without one). */
@@ -422,6 +547,8 @@ export class SummaryBuilder {
           : (runOrder.get(x.runId) ?? 0) - (runOrder.get(y.runId) ?? 0),
       );
 
+    const latestRun = this.options.runId ?? runs.at(-1) ?? null;
+    const latestGrid = this.latestGrid(latestRun, cases, configs, runOrder, policy);
     return {
       schema: SUMMARY_V1,
       denominatorPolicy: policy,
@@ -437,9 +564,13 @@ export class SummaryBuilder {
       cases,
       configs,
       grid,
+      latestRun,
+      latestGrid,
       configStats,
       trend,
-      flakyCells: grid.filter((cell) => cell.flaky).map(({ caseId, configId }) => ({ caseId, configId })),
+      flakyCells: latestGrid
+        .filter((cell) => cell.flaky)
+        .map(({ caseId, configId }) => ({ caseId, configId })),
       coverage: this.coverage.summary(),
       comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
@@ -447,6 +578,121 @@ export class SummaryBuilder {
       softFailures: [...this.softFailures]
         .map(([checkId, attempts]) => ({ checkId, attempts }))
         .sort((x, y) => y.attempts - x.attempts || cmp(x.checkId, y.checkId)),
+      checkRates: this.checkRates(latestRun),
+      perCallObservations: this.perCallObservations,
+      identity: this.identity(cases, configs),
+    };
+  }
+
+  /** The newest run's cells, each with the cell's nearest earlier run that counted something. */
+  private latestGrid(
+    latestRun: string | null,
+    cases: readonly string[],
+    configs: readonly string[],
+    runOrder: ReadonlyMap<string, number>,
+    policy: DenominatorPolicy,
+  ): LatestGridCell[] {
+    if (latestRun === null) return [];
+    const last = runOrder.get(latestRun) ?? -1;
+    const byCell = new Map<string, Tally[]>();
+    for (const tally of this.tallies.values()) {
+      const key = JSON.stringify([tally.caseId, tally.configId]);
+      const list = byCell.get(key);
+      if (list === undefined) byCell.set(key, [tally]);
+      else list.push(tally);
+    }
+    const cells: LatestGridCell[] = [];
+    for (const caseId of cases)
+      for (const configId of configs) {
+        const tallies = byCell.get(JSON.stringify([caseId, configId])) ?? [];
+        const newest = tallies.find((tally) => tally.runId === latestRun);
+        if (newest === undefined) continue;
+        const cell = gridCell(
+          caseId,
+          configId,
+          mergeGroups([...groupBy([newest], () => []).values()]),
+          policy,
+        );
+        const earlier = tallies
+          .filter((tally) => (runOrder.get(tally.runId) ?? Infinity) < last)
+          .filter((tally) => solvedAndCounted(tally.counts, policy).counted > 0)
+          .sort((x, y) => (runOrder.get(y.runId) ?? 0) - (runOrder.get(x.runId) ?? 0))[0];
+        if (earlier === undefined) {
+          cells.push({ ...cell, runId: latestRun, previous: null, delta: null });
+          continue;
+        }
+        const { solved, counted } = solvedAndCounted(earlier.counts, policy);
+        const previous = { runId: earlier.runId, solved, counted, solveRate: solved / counted };
+        cells.push({
+          ...cell,
+          runId: latestRun,
+          previous,
+          delta: cell.solveRate === null ? null : cell.solveRate - previous.solveRate,
+        });
+      }
+    return cells;
+  }
+
+  private checkRates(latestRun: string | null): CheckRate[] {
+    const descriptions = new Map<string, string>();
+    for (const entry of this.options.suite?.cases ?? [])
+      for (const check of entry.checks ?? [])
+        if (check.description !== undefined && !descriptions.has(check.id))
+          descriptions.set(check.id, check.description);
+    const countsOf = (runs: Iterable<Record<ScoreRow['status'], number>>): CheckCounts => {
+      const sum = { pass: 0, fail: 0, soft_fail: 0, error: 0, not_evaluated: 0 };
+      for (const run of runs)
+        for (const status of Object.keys(sum) as ScoreRow['status'][]) sum[status] += run[status];
+      const verdicts = sum.pass + sum.fail + sum.soft_fail;
+      return {
+        pass: sum.pass,
+        fail: sum.fail,
+        softFail: sum.soft_fail,
+        error: sum.error,
+        notEvaluated: sum.not_evaluated,
+        passRate: verdicts === 0 ? null : sum.pass / verdicts,
+      };
+    };
+    return [...this.checkTallies.values()]
+      .sort((x, y) => cmp(x.checkId, y.checkId) || cmp(x.configId, y.configId))
+      .map((check) => {
+        const latest = latestRun === null ? undefined : check.byRun.get(latestRun);
+        return {
+          checkId: check.checkId,
+          configId: check.configId,
+          layer: check.layer,
+          description: descriptions.get(check.checkId) ?? null,
+          latest: latest === undefined ? null : countsOf([latest]),
+          all: countsOf(check.byRun.values()),
+        };
+      });
+  }
+
+  private identity(cases: readonly string[], configs: readonly string[]): EvalbookSummary['identity'] {
+    const suite = this.options.suite;
+    if (suite === undefined) return { cases: [], configs: [] };
+    const caseOf = new Map(suite.cases.map((entry) => [entry.id, entry]));
+    const configOf = new Map(suite.configs.map((entry) => [entry.id, entry]));
+    return {
+      cases: cases.flatMap((caseId) => {
+        const entry = caseOf.get(caseId);
+        return entry === undefined
+          ? []
+          : [{ caseId, description: entry.description ?? null, prompt: entry.prompt ?? null }];
+      }),
+      configs: configs.flatMap((configId) => {
+        const entry = configOf.get(configId);
+        return entry === undefined
+          ? []
+          : [
+              {
+                configId,
+                model: entry.model,
+                driver: entry.driver,
+                description: entry.description ?? null,
+              },
+            ];
+      }),
     };
   }
 
@@ -596,20 +842,22 @@ function groupBy(tallies: readonly Tally[], keyOf: (tally: Tally) => string[]): 
     const key = JSON.stringify(keyOf(tally));
     let group = groups.get(key);
     if (group === undefined) {
-      group = { counts: emptyCounts(), costs: [] };
+      group = { counts: emptyCounts(), costs: [], flaky: false };
       groups.set(key, group);
     }
     for (const status of ATTEMPT_STATUSES) group.counts[status] += tally.counts[status];
     group.costs.push(tally.cost);
+    if (tally.counts.solved > 0 && tally.counts.unsolved > 0) group.flaky = true;
   }
   return groups;
 }
 
 function mergeGroups(groups: readonly Group[]): Group {
-  const merged: Group = { counts: emptyCounts(), costs: [] };
+  const merged: Group = { counts: emptyCounts(), costs: [], flaky: false };
   for (const group of groups) {
     for (const status of ATTEMPT_STATUSES) merged.counts[status] += group.counts[status];
     merged.costs.push(...group.costs);
+    if (group.flaky) merged.flaky = true;
   }
   return merged;
 }
@@ -674,7 +922,7 @@ function gridCell(caseId: string, configId: string, group: Group, policy: Denomi
     statusCounts: group.counts,
     ...rate,
     passAtK: passAtKRows,
-    flaky: group.counts.solved > 0 && group.counts.unsolved > 0,
+    flaky: group.flaky,
     cost,
     costPerSolvedNanodollars: costPerSolved(cost, rate.solved),
   };

@@ -4,7 +4,10 @@
 // self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out. What the renderers read (the JSON
-// report's attempt row, budgets, the result) is the report model, model.ts.
+// report's attempt row, budgets, the result) is the report model, model.ts. The HTML page embeds
+// every attempt when they fit in HTML_MAX_ATTEMPTS; otherwise each cell's fair share, newest run and
+// non-solved attempts first (embed-quotas.ts): the pass keeps their keys, and only the chosen
+// attempts are read again, by key.
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';
@@ -21,7 +24,10 @@ import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from '.
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
 import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
-import { withExpectedChecks } from '../analysis/scoring.js';
+import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
+import { EmbedKeys, embedQuotas, fairOrder } from './embed-quotas.js';
+import type { AttemptVerdict } from '../analysis/scoring.js';
+import type { AttemptKey } from '../ledger/convert.js';
 import type { LedgerStore, StoredAttempt } from '../ledger/store.js';
 
 export interface ReportOptions {
@@ -62,9 +68,13 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     ...(options.compare === undefined ? {} : { compare: options.compare }),
     includeForeign: options.includeForeign === true,
     retractions: await options.store.retractions(),
+    ...(environment === undefined ? {} : { suite: environment }),
   });
   const budgetTallies = new BudgetTallies();
   const htmlAttempts: HtmlAttempt[] = [];
+  const embedKeys = new EmbedKeys<AttemptKey>(HTML_MAX_ATTEMPTS);
+  /** The first HTML_MAX_ATTEMPTS attempts: the page's, when every attempt fits. */
+  const embedded: Embedded[] = [];
 
   // The JSON report (JsonReport) is streamed member by member, in this order: its head, each
   // attempt, then the tail.
@@ -93,7 +103,30 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         await options.write(buffer);
         buffer = '';
       }
-    } else if (format === 'html' && htmlAttempts.length < HTML_MAX_ATTEMPTS)
+    } else if (format === 'html') {
+      const { runId, caseId, configId } = stored.key;
+      embedKeys.add(runId, caseId, configId, verdict.status === 'solved', stored.key);
+      if (embedded.length < HTML_MAX_ATTEMPTS) embedded.push({ stored, verdict });
+    }
+    count++;
+  }
+  for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
+  const summary = builder.build();
+  if (format === 'html') {
+    const chosen =
+      count > HTML_MAX_ATTEMPTS
+        ? await readChosen(
+            options,
+            embedKeys.chosen(embedQuotas(builder.cellRunCounts(), summary.runs, HTML_MAX_ATTEMPTS)),
+          )
+        : embedded;
+    // Cell by cell in turn (each cell's newest run and non-solved first), so the replays the page
+    // carries (the first HTML_MAX_REPLAYS) reach every cell before a second attempt of any.
+    const ordered = fairOrder(chosen, summary.runs, (entry) => ({
+      ...entry.stored.key,
+      solved: entry.verdict.status === 'solved',
+    }));
+    for (const { stored, verdict } of ordered)
       htmlAttempts.push({
         ...reportAttempt(stored, verdict),
         // The drill-down's replay of the attempt: the same model and renderer as its own page.
@@ -107,10 +140,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
               })
             : null,
       });
-    count++;
   }
-  for await (const verdict of options.store.policyVerdicts()) builder.addPolicyVerdict(verdict);
-  const summary = builder.build();
   const budgets = budgetTallies.checks(options.environment);
   const gate = decideGates(failOn, summary);
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
@@ -140,6 +170,29 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       }),
     );
   return { summary, budgets, gate };
+}
+
+/** An attempt the page may embed, with its verdict. */
+interface Embedded {
+  readonly stored: StoredAttempt;
+  readonly verdict: AttemptVerdict;
+}
+
+/**
+ * The chosen attempts, read again by key (with the environment's expected checks, as in the pass):
+ * what the page embeds when not every attempt fits.
+ */
+async function readChosen(options: ReportOptions, keys: readonly AttemptKey[]): Promise<Embedded[]> {
+  async function* read(): AsyncIterable<StoredAttempt> {
+    for (const key of keys) {
+      const stored = await options.store.getAttempt(key);
+      if (stored !== null) yield stored;
+    }
+  }
+  const chosen: Embedded[] = [];
+  for await (const stored of withExpectedChecks(read(), options.environment))
+    chosen.push({ stored, verdict: attemptVerdict(stored.record, stored.scores) });
+  return chosen;
 }
 
 /** Cost per run and per (run, config), for the environment's budgets. */

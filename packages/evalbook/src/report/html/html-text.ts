@@ -1,6 +1,6 @@
 // Text from the evalbook as HTML, for every page Evals writes (the report, an attempt's replay page):
 // one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
-// whole), one tooltip form (tip), one USD form (usd). Every string from the evalbook reaches HTML
+// whole), one tooltip form (tip), one exact USD form (usd) and one for reading (money). Every string from the evalbook reaches HTML
 // through these.
 import { formatUsd } from '../../ledger/cost.js';
 
@@ -53,6 +53,22 @@ export function text(value: string, limit = HTML_TEXT_LIMIT): string {
 /** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
 export const tip = (value: string): string =>
   esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
+
+/**
+ * USD for reading, from nanodollars: cents from $1 up ("$12.35", "$1,204.00"), below it three
+ * significant digits ("$0.00375", "$0.123"), never rounded to $0 (a nanodollar is "$0.000000001");
+ * null → "unpriced". The report's tables and cards; the exact amount is the JSON's (and usd's).
+ */
+export function money(nanodollars: number | null): string {
+  if (nanodollars === null) return 'unpriced';
+  const sign = nanodollars < 0 ? '-' : '';
+  const dollars = Math.abs(nanodollars) / 1e9;
+  if (dollars === 0) return '$0.00';
+  if (dollars >= 0.995)
+    return `${sign}$${dollars.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const decimals = Math.min(9, Math.max(2, 2 - Math.floor(Math.log10(dollars))));
+  return `${sign}$${dollars.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+}
 
 /** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375"; null → "unpriced". */
 export function usd(nanodollars: number | null): string {

@@ -9,7 +9,7 @@ import { jsonText } from '@paperclip-evals/contract';
 
 import { artifactCountsText } from '../../ledger/convert.js';
 import { leftOutText, retractionText } from '../../ledger/retraction.js';
-import { HTML_TEXT_LIMIT, count, esc, text, tip, usd } from './html-text.js';
+import { HTML_TEXT_LIMIT, count, esc, money, text, tip } from './html-text.js';
 import { pageCsp, reportPageAssets } from './page-assets.js';
 import { renderAttemptReplay } from './attempt-page.js';
 import { HTML_MAX_REPLAYS } from '../model.js';
@@ -20,10 +20,13 @@ import type { GateVerdicts } from '../../analysis/gates.js';
 import type { AttemptReplay } from '../attempt-replay.js';
 import type { ReportAttempt, ReportBudget } from '../model.js';
 import type {
+  CheckCounts,
+  CheckRate,
   Comparison,
   ConfigStat,
   EvalbookSummary,
   GridCell,
+  LatestGridCell,
   PolicyStat,
   RateWithInterval,
 } from '../../analysis/summary.js';
@@ -55,7 +58,7 @@ const ciText = (ci: readonly [number, number] | null): string =>
 const points = (delta: number): string =>
   `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta * 100).toFixed(1)} pts`;
 const signedUsd = (nanodollars: number): string =>
-  `${nanodollars < 0 ? '−' : '+'}${usd(Math.abs(nanodollars))}`;
+  `${nanodollars < 0 ? '−' : '+'}${money(Math.abs(nanodollars))}`;
 /** Mean priced cost per attempt; null when nothing is priced (never 0). */
 const meanCost = (cost: CoverageSummary): number | null =>
   cost.priced === 0 ? null : cost.pricedTotalNanodollars / cost.priced;
@@ -75,6 +78,11 @@ const rateColour = (rate: number | null): string =>
 
 const truncate = (text: string, max: number): string =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+/** Cut in the middle: run ids often share a prefix (nightly-2026-11-…) and differ at the end. */
+const truncateMiddle = (text: string, max: number): string =>
+  text.length <= max
+    ? text
+    : `${text.slice(0, Math.ceil((max - 1) / 2))}…${text.slice(text.length - Math.floor((max - 1) / 2))}`;
 
 function excludedText(rate: RateWithInterval): string {
   const parts = Object.entries(rate.denominator.excluded).map(
@@ -176,9 +184,10 @@ function costPlot(summary: EvalbookSummary): string {
       `<line x1="${left}" x2="${plotRight}" y1="${f1(y(tick))}" y2="${f1(y(tick))}" stroke="#e5e7eb"/>`,
       `<text class="axis" x="${left - 6}" y="${f1(y(tick) + 4)}" text-anchor="end">${percent(tick)}</text>`,
     );
+  // The $0 tick starts at the axis (centred, it would touch the 0% label beside it).
   for (const tick of (priced.length === 0 ? [0] : [0, 0.25, 0.5, 0.75, 1]).map((share) => share * maxCost))
     parts.push(
-      `<text class="axis" x="${f1(x(tick))}" y="${height - bottom + 16}" text-anchor="middle">${usdTick(tick, maxCost / 4)}</text>`,
+      `<text class="axis" x="${f1(x(tick) + (tick === 0 ? 2 : 0))}" y="${height - bottom + 18}" text-anchor="${tick === 0 ? 'start' : 'middle'}">${usdTick(tick, maxCost / 4)}</text>`,
     );
   parts.push(
     `<line x1="${axisLeft}" x2="${axisLeft}" y1="${top}" y2="${height - bottom}" stroke="#9ca3af"/>`,
@@ -187,7 +196,7 @@ function costPlot(summary: EvalbookSummary): string {
   if (lane > 0)
     parts.push(
       `<rect x="${left}" y="${top}" width="${lane - 8}" height="${height - top - bottom}" fill="#f3f4f6"/>`,
-      `<text class="axis" x="${left + (lane - 8) / 2}" y="${height - bottom + 16}" text-anchor="middle">unpriced</text>`,
+      `<text class="axis" x="${left + (lane - 8) / 2}" y="${height - bottom + 18}" text-anchor="middle">unpriced</text>`,
     );
   const marker = (config: ConfigStat, cx: number, cost: number | null): string => {
     const rate = config.solveRate ?? 0;
@@ -197,7 +206,7 @@ function costPlot(summary: EvalbookSummary): string {
     const costText =
       cost === null
         ? 'unpriced (no attempt priced)'
-        : `${usd(cost)} per priced attempt (${config.cost.text})`;
+        : `${money(cost)} per priced attempt (${config.cost.text})`;
     return [
       `<g data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}" data-cost="${cost === null ? '' : num(Math.round(cost))}" data-unpriced="${String(cost === null)}" data-priced="${config.cost.priced}" data-attempts="${config.cost.attempts}">`,
       `<title>${tip(`${config.configId}: ${percent(rate, 1)} solved; ${costText}`)}</title>`,
@@ -220,6 +229,14 @@ function costPlot(summary: EvalbookSummary): string {
   return parts.join('');
 }
 
+/**
+ * Dash patterns per config (by its place in the plot): lines that coincide stay apart, since each is
+ * drawn narrower than the one before it and dashed differently, with its own marker size.
+ */
+const DASHES = ['', '7 4', '2 3', '10 3 2 3', '4 2', '1 4', '12 5'];
+/** About how wide an axis label of `chars` characters is (11 px system font): to thin ticks. */
+const labelWidth = (chars: number): number => chars * 6.6 + 8;
+
 /** (c) Solve rate across runs, one line per config (runs in the summary's order). */
 function trendPlot(summary: EvalbookSummary): string {
   const runs = summary.runs;
@@ -241,15 +258,21 @@ function trendPlot(summary: EvalbookSummary): string {
       `<line x1="${left}" x2="${width - right}" y1="${f1(y(tick))}" y2="${f1(y(tick))}" stroke="#e5e7eb"/>`,
       `<text class="axis" x="${left - 6}" y="${f1(y(tick) + 4)}" text-anchor="end">${percent(tick)}</text>`,
     );
-  const labelEvery = Math.max(1, Math.ceil(runs.length / 8));
+  // Run labels: as many as fit without touching, counted back from the newest run (always labelled).
+  const widest = Math.max(0, ...runs.map((runId) => labelWidth(truncateMiddle(runId, 16).length)));
+  const labelEvery = step === 0 ? 1 : Math.max(1, Math.ceil(widest / step));
   runs.forEach((runId, index) => {
-    if (index % labelEvery === 0 || index === runs.length - 1)
+    if ((runs.length - 1 - index) % labelEvery === 0)
       parts.push(
-        `<text class="axis" x="${f1(x(runId))}" y="${plotBottom + 18}" text-anchor="middle">${esc(truncate(runId, 16))}<title>${tip(runId)}</title></text>`,
+        `<text class="axis" data-run-label x="${f1(x(runId))}" y="${plotBottom + 18}" text-anchor="middle">${esc(truncateMiddle(runId, 16))}<title>${tip(runId)}</title></text>`,
       );
   });
   configs.forEach((configId, index) => {
     const colour = configColour(summary, configId);
+    // The first config widest: a later line on top of it leaves its edges showing.
+    const width = Math.max(1.5, 6 - index * 1.1);
+    const dash = DASHES[index % DASHES.length] ?? '';
+    const radius = Math.max(2.5, 6.5 - index * 1.1);
     const series = runs.flatMap((runId) =>
       summary.trend.filter((point) => point.runId === runId && point.configId === configId),
     );
@@ -264,17 +287,20 @@ function trendPlot(summary: EvalbookSummary): string {
       }
     }
     parts.push(`<g data-series="${esc(configId)}">`);
-    if (path !== '') parts.push(`<path d="${path}" fill="none" stroke="${colour}" stroke-width="2.5"/>`);
+    if (path !== '')
+      parts.push(
+        `<path d="${path}" fill="none" stroke="${colour}" stroke-width="${f1(width)}"${dash === '' ? '' : ` stroke-dasharray="${dash}"`} stroke-linecap="round"/>`,
+      );
     for (const point of series)
       if (point.solveRate !== null)
         parts.push(
-          `<circle cx="${f1(x(point.runId))}" cy="${f1(y(point.solveRate))}" r="5" fill="${colour}" stroke="#fff" stroke-width="1.5" data-run="${esc(point.runId)}" data-config="${esc(configId)}" data-rate="${num(point.solveRate)}" data-solved="${point.solved}" data-counted="${point.denominator.counted}"><title>${tip(`${configId} in ${point.runId}: ${percent(point.solveRate, 1)} (${point.solved}/${point.denominator.counted}; Wilson 95% ${ciText(point.ci95)})`)}</title></circle>`,
+          `<circle cx="${f1(x(point.runId))}" cy="${f1(y(point.solveRate))}" r="${f1(radius)}" fill="${colour}" stroke="#fff" stroke-width="1.5" data-run="${esc(point.runId)}" data-config="${esc(configId)}" data-rate="${num(point.solveRate)}" data-solved="${point.solved}" data-counted="${point.denominator.counted}"><title>${tip(`${configId} in ${point.runId}: ${percent(point.solveRate, 1)} (${point.solved}/${point.denominator.counted}; Wilson 95% ${ciText(point.ci95)})`)}</title></circle>`,
         );
     parts.push('</g>');
     const lx = left + (index % 3) * 165;
     const ly = plotBottom + 40 + Math.floor(index / 3) * 18;
     parts.push(
-      `<rect x="${lx}" y="${ly - 9}" width="14" height="4" fill="${colour}"/><text x="${lx + 20}" y="${ly - 3}">${esc(truncate(configId, 22))}<title>${tip(configId)}</title></text>`,
+      `<line x1="${lx}" x2="${lx + 22}" y1="${ly - 7}" y2="${ly - 7}" stroke="${colour}" stroke-width="${f1(width)}"${dash === '' ? '' : ` stroke-dasharray="${dash}"`}/><text x="${lx + 28}" y="${ly - 3}">${esc(truncate(configId, 20))}<title>${tip(configId)}</title></text>`,
     );
   });
   parts.push('</svg>');
@@ -374,7 +400,7 @@ function header(input: HtmlReportInput): string {
       : `<h3>Budgets not within their limits</h3><div class="table-wrap"><table data-budgets="not-within"><thead><tr><th scope="col">Scope</th><th scope="col">Run</th><th scope="col">Config</th><th scope="col">Status</th><th scope="col" class="n">Spent</th><th scope="col" class="n">Legacy ledger</th><th scope="col" class="n">Limit</th><th scope="col" class="n">Unpriced</th></tr></thead><tbody>${notWithin
           .map(
             (budget) =>
-              `<tr><td>${budget.scope}</td><td>${text(budget.runId)}</td><td>${text(budget.configId ?? '—')}</td><td class="${budget.status === 'exceeded' ? 'bad' : 'warn'}">${budget.status}</td><td class="n">${usd(budget.spentNanodollars)}</td><td class="n">${usd(budget.legacyLedgerNanodollars)}</td><td class="n">${usd(budget.limitNanodollars)}</td><td class="n">${budget.unpriced}</td></tr>`,
+              `<tr><td>${budget.scope}</td><td>${text(budget.runId)}</td><td>${text(budget.configId ?? '—')}</td><td class="${budget.status === 'exceeded' ? 'bad' : 'warn'}">${budget.status}</td><td class="n">${money(budget.spentNanodollars)}</td><td class="n">${money(budget.legacyLedgerNanodollars)}</td><td class="n">${money(budget.limitNanodollars)}</td><td class="n">${budget.unpriced}</td></tr>`,
           )
           .join('')}</tbody></table></div>`;
   const embedded =
@@ -384,14 +410,14 @@ function header(input: HtmlReportInput): string {
   return `<header>
 <h1>${text(input.title)}</h1>
 <p class="meta">Store <code>${text(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
-<nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a>${summary.policy === null ? '' : '<a href="#policy">Policy</a>'}<a href="#plots">Plots</a><a href="#grid">Grid</a><a href="#drilldown">Attempts</a></nav>
+<nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a>${summary.policy === null ? '' : '<a href="#policy">Policy</a>'}<a href="#plots">Plots</a><a href="#grid">Grid</a>${summary.checkRates.length === 0 ? '' : '<a href="#checks">Checks</a>'}<a href="#drilldown">Attempts</a></nav>
 ${gate}
 <div class="cards">
 <div class="card" data-summary="attempts" data-value="${summary.attempts}"><div class="label">Attempts</div><div class="value">${count(summary.attempts)}</div><div class="sub">${count(counts.solved)} solved</div></div>
-<div class="card" data-summary="coverage" data-priced="${coverage.priced}" data-attempts="${coverage.attempts}"><div class="label">Cost coverage</div><div class="value">${count(coverage.priced)} of ${count(coverage.attempts)} priced</div><div class="sub">${count(coverage.providerReported)} provider-reported, ${count(coverage.estimated)} estimated; priced total ${usd(coverage.pricedTotalNanodollars)}${coverage.unpriced > 0 ? ` — ${count(coverage.unpriced)} unpriced, not counted as $0` : ''}${coverage.legacyLedger > 0 ? `; legacy ledger ${usd(coverage.legacyLedgerTotalNanodollars)} on ${coverage.legacyLedger} (kept apart)` : ''}</div></div>
+<div class="card" data-summary="coverage" data-priced="${coverage.priced}" data-attempts="${coverage.attempts}"><div class="label">Cost coverage</div><div class="value">${count(coverage.priced)} of ${count(coverage.attempts)} priced</div><div class="sub">${count(coverage.providerReported)} provider-reported, ${count(coverage.estimated)} estimated; priced total ${money(coverage.pricedTotalNanodollars)}${coverage.unpriced > 0 ? ` — ${count(coverage.unpriced)} unpriced, not counted as $0` : ''}${coverage.legacyLedger > 0 ? `; legacy ledger ${money(coverage.legacyLedgerTotalNanodollars)} on ${coverage.legacyLedger} (kept apart)` : ''}</div></div>
 <div class="card" data-summary="denominator" data-policy="${summary.denominatorPolicy}"><div class="label">Denominator</div><div class="value">${summary.denominatorPolicy === 'all_attempts' ? 'All attempts' : 'Evaluated only'}</div><div class="sub">${text(policy)}${excluded.length === 0 ? '; nothing excluded' : `; excluded: ${text(excluded.join(', '))}`}</div></div>
 <div class="card" data-summary="artifacts" data-verified="${summary.artifactVerification.verified}" data-unverified="${summary.artifactVerification.unverified}" data-mismatched="${summary.artifactVerification.mismatched}"><div class="label">Artifacts</div><div class="value">${count(summary.artifactVerification.verified)} of ${count(summary.attempts)} verified</div><div class="sub">${text(artifactCountsText(summary.artifactVerification))}: transcript and artifact bytes checked under an artifact root at ingest</div></div>
-<div class="card" data-summary="flaky" data-value="${summary.flakyCells.length}"><div class="label">Flaky cells</div><div class="value">${summary.flakyCells.length}</div><div class="sub">case × config cells with both solved and unsolved attempts</div></div>
+<div class="card" data-summary="flaky" data-value="${summary.flakyCells.length}"><div class="label">Flaky cells</div><div class="value">${summary.flakyCells.length}</div><div class="sub">case × config cells with both solved and unsolved attempts in the newest run${summary.latestRun === null ? '' : ` (<code>${text(summary.latestRun)}</code>)`}</div></div>
 </div>
 ${statusBar(counts, summary.attempts)}
 ${retracted}
@@ -414,8 +440,12 @@ function caseRates(
     .join('')}</tbody></table></div>`;
 }
 
-function comparisonSection(comparison: Comparison | null): string {
+function comparisonSection(comparison: Comparison | null, identity: Identities): string {
   if (comparison === null) return '';
+  const about = (name: string): string => {
+    const said = comparison.by === 'config' ? configText(identity, name) : '';
+    return said === '' ? '' : ` — ${text(said)}`;
+  };
   const delta = comparison.deltaSolveRate;
   const ci = comparison.deltaSolveRateCi95;
   const verdict =
@@ -430,6 +460,7 @@ function comparisonSection(comparison: Comparison | null): string {
   return `<section id="comparison" aria-labelledby="comparison-title" data-comparison data-a="${esc(comparison.a)}" data-b="${esc(comparison.b)}" data-delta="${num(delta)}" data-lo="${num(ci?.[0] ?? null)}" data-hi="${num(ci?.[1] ?? null)}" data-mcnemar-p="${num(comparison.mcnemarP)}" data-a-wins="${comparison.aWins}" data-b-wins="${comparison.bWins}" data-ties="${comparison.ties}">
 <h2 id="comparison-title">${text(comparison.b)} (B) vs ${text(comparison.a)} (A), by ${comparison.by}</h2>
 <p class="${ci !== null && ci[1] < 0 ? 'bad' : ci !== null && ci[0] > 0 ? 'good' : ''}"><strong>${text(verdict)}</strong></p>
+<p class="note" data-sides>A: <code>${text(comparison.a)}</code>${about(comparison.a)} · B: <code>${text(comparison.b)}</code>${about(comparison.b)}</p>
 <div class="cards">
 <div class="card"><div class="label">Δ solve rate (B − A)</div><div class="value">${delta === null ? 'n/a' : points(delta)}</div><div class="sub">${ci === null ? 'no interval' : `95% CI ${points(ci[0])} to ${points(ci[1])}`} (paired bootstrap over ${comparison.sharedCases} shared case(s))</div></div>
 <div class="card"><div class="label">Cases</div><div class="value small"><span class="good">${comparison.bWins} better</span> · <span class="bad">${comparison.aWins} worse</span> · ${comparison.ties} tied</div><div class="sub">${comparison.sharedCases} shared${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only, not compared` : ''}</div></div>
@@ -443,10 +474,11 @@ ${caseRates(comparison.improvements, comparison, 'improvements')}
 }
 
 function configsSection(summary: EvalbookSummary): string {
+  const identity = identities(summary);
   const rows = summary.configStats
     .map((config) => {
       const mean = meanCost(config.cost);
-      return `<tr data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}"><th scope="row" class="nowrap"><span class="swatch" style="background:${configColour(summary, config.configId)}"></span>${text(config.configId)}</th><td class="n">${percent(config.solveRate, 1)}</td><td class="n">${ciText(config.ci95)}</td><td class="n">${config.solved} / ${config.denominator.counted}</td><td>${text(excludedText(config)) || '—'}</td><td class="n">${config.cases}</td><td class="n">${config.cost.priced} of ${config.cost.attempts}</td><td class="n">${mean === null ? 'unpriced' : usd(mean)}</td><td class="n">${config.costPerSolvedNanodollars === null ? (config.cost.unpriced > 0 && config.solved > 0 ? 'n/a (some unpriced)' : 'n/a') : usd(config.costPerSolvedNanodollars)}</td></tr>`;
+      return `<tr data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}"><th scope="row" data-sort="${esc(config.configId)}"><span class="swatch" style="background:${configColour(summary, config.configId)}"></span>${configHead(identity, config.configId)}</th><td class="n">${percent(config.solveRate, 1)}</td><td class="n">${ciText(config.ci95)}</td><td class="n">${config.solved} / ${config.denominator.counted}</td><td>${text(excludedText(config)) || '—'}</td><td class="n">${config.cases}</td><td class="n">${config.cost.priced} of ${config.cost.attempts}</td><td class="n">${mean === null ? 'unpriced' : money(mean)}</td><td class="n">${config.costPerSolvedNanodollars === null ? (config.cost.unpriced > 0 && config.solved > 0 ? 'n/a (some unpriced)' : 'n/a') : money(config.costPerSolvedNanodollars)}</td></tr>`;
     })
     .join('');
   return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
@@ -535,7 +567,37 @@ function plotsSection(summary: EvalbookSummary): string {
 </div></section>`;
 }
 
-function gridCell(cell: GridCell, index: number): string {
+/** What each case and config is (from the environment), by id. */
+interface Identities {
+  readonly cases: ReadonlyMap<string, EvalbookSummary['identity']['cases'][number]>;
+  readonly configs: ReadonlyMap<string, EvalbookSummary['identity']['configs'][number]>;
+}
+const identities = (summary: EvalbookSummary): Identities => ({
+  cases: new Map(summary.identity.cases.map((entry) => [entry.caseId, entry])),
+  configs: new Map(summary.identity.configs.map((entry) => [entry.configId, entry])),
+});
+/** "model · driver — description" of a config, or "" when the environment says nothing of it. */
+function configText(identity: Identities, configId: string): string {
+  const entry = identity.configs.get(configId);
+  if (entry === undefined) return '';
+  const made = [entry.model, entry.driver].filter((part) => part !== null).join(' · ');
+  return [made, entry.description ?? ''].filter((part) => part !== '').join(' — ');
+}
+/** A config's id as a header: the id, and what it is on a second line (and in its tooltip). */
+function configHead(identity: Identities, configId: string): string {
+  const about = configText(identity, configId);
+  return `${text(configId)}${about === '' ? '' : `<span class="sub" title="${tip(about)}">${text(about)}</span>`}`;
+}
+/** A case's id as a row header: the id, its description below, its prompt in the tooltip. */
+function caseHead(identity: Identities, caseId: string): string {
+  const entry = identity.cases.get(caseId);
+  const description = entry?.description ?? null;
+  const prompt = entry?.prompt ?? null;
+  return `${text(caseId)}${description === null ? '' : `<span class="sub">${text(description)}</span>`}${prompt === null ? '' : `<span class="sub prompt" title="${tip(prompt)}">prompt: ${text(truncate(prompt, 80))}</span>`}`;
+}
+
+/** One grid cell (of the newest run's grid or the pooled one), with every number on a data-* attribute. */
+function gridCell(cell: GridCell, scope: 'latest' | 'all', marks: readonly string[]): string {
   const counts = cell.statusCounts;
   const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
   const mini = (Object.keys(STATUS_LABELS) as (keyof typeof STATUS_LABELS)[])
@@ -559,30 +621,128 @@ function gridCell(cell: GridCell, index: number): string {
   ]
     .filter((line) => line !== '')
     .join('\n');
-  return `<td class="cell" data-cell-index="${index}" data-case="${esc(cell.caseId)}" data-config="${esc(cell.configId)}" data-solved="${cell.solved}" data-counted="${cell.denominator.counted}" data-rate="${num(cell.solveRate)}" data-lo="${num(cell.ci95?.[0] ?? null)}" data-hi="${num(cell.ci95?.[1] ?? null)}" data-flaky="${String(cell.flaky)}" style="background:${rateColour(cell.solveRate)}" title="${tip(title)}"><span class="frac">${cell.solved}/${cell.denominator.counted}</span><span class="pct">${percent(cell.solveRate)}</span><span class="ci">${cell.ci95 === null ? 'no interval' : `CI ${ciText(cell.ci95)}`}</span>${cell.flaky || notAgent.length > 0 ? `<span class="marks">${cell.flaky ? '<span class="flag" data-flaky-mark>~ flaky</span>' : ''}${notAgent.join('')}</span>` : ''}<span class="mini" aria-hidden="true">${mini}</span></td>`;
+  const allMarks = [
+    ...marks,
+    ...(cell.flaky ? ['<span class="flag" data-flaky-mark>~ flaky</span>'] : []),
+    ...notAgent,
+  ];
+  return `<td class="cell" data-scope="${scope}" data-case="${esc(cell.caseId)}" data-config="${esc(cell.configId)}" data-solved="${cell.solved}" data-counted="${cell.denominator.counted}" data-rate="${num(cell.solveRate)}" data-lo="${num(cell.ci95?.[0] ?? null)}" data-hi="${num(cell.ci95?.[1] ?? null)}" data-flaky="${String(cell.flaky)}" data-unsolved="${counts.unsolved}" data-errored="${counts.errored}" data-incomplete="${counts.incomplete}" data-over-budget="${counts.over_budget}" data-sort="${cell.solveRate === null ? '-1' : num(cell.solveRate)}" style="background:${rateColour(cell.solveRate)}" title="${tip(title)}"><span class="frac">${cell.solved}/${cell.denominator.counted}</span><span class="pct">${percent(cell.solveRate)}</span><span class="ci">${cell.ci95 === null ? 'no interval' : `CI ${ciText(cell.ci95)}`}</span>${allMarks.length > 0 ? `<span class="marks">${allMarks.join('')}</span>` : ''}<span class="mini" aria-hidden="true">${mini}</span></td>`;
 }
 
-function gridSection(summary: EvalbookSummary): string {
-  const cells = new Map(
-    summary.grid.map((cell, index) => [`${cell.caseId}\u0000${cell.configId}`, { cell, index }]),
-  );
+/** A newest-run cell's change since the cell's previous run, as a mark. */
+function trendMark(cell: LatestGridCell): string {
+  if (cell.previous === null) return '<span class="trend new" data-trend="new">new in this run</span>';
+  if (cell.delta === null)
+    return `<span class="trend" data-trend="">was ${percent(cell.previous.solveRate)} in ${text(truncate(cell.previous.runId, 20))}</span>`;
+  const kind = cell.delta < 0 ? 'down' : cell.delta > 0 ? 'up' : 'flat';
+  const arrow = kind === 'down' ? '▼' : kind === 'up' ? '▲' : '=';
+  return `<span class="trend ${kind}" data-trend="${num(cell.delta)}" title="${tip(`${percent(cell.previous.solveRate, 1)} (${cell.previous.solved}/${cell.previous.counted}) in ${cell.previous.runId}`)}">${arrow} ${kind === 'flat' ? 'same as' : `${points(cell.delta)} vs`} ${text(truncate(cell.previous.runId, 20))}</span>`;
+}
+
+/** A pooled cell's rate drops this much (or more) in the newest run: the pooled cell says so. */
+const NEWEST_LOWER_BY = 0.1;
+
+function gridTable(summary: EvalbookSummary, identity: Identities, scope: 'latest' | 'all'): string {
+  const latest = new Map(summary.latestGrid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
+  const pooled = new Map(summary.grid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
+  const run = summary.latestRun ?? '';
   const body = summary.cases
     .map(
       (caseId) =>
-        `<tr><th scope="row">${text(caseId)}</th>${summary.configs
+        `<tr data-case="${esc(caseId)}"><th scope="row" data-sort="${esc(caseId)}">${caseHead(identity, caseId)}</th>${summary.configs
           .map((configId) => {
-            const found = cells.get(`${caseId}\u0000${configId}`);
-            return found === undefined
-              ? `<td class="cell empty" data-case="${esc(caseId)}" data-config="${esc(configId)}" data-empty="true" title="no attempts">—</td>`
-              : gridCell(found.cell, found.index);
+            const key = `${caseId}\u0000${configId}`;
+            const newest = latest.get(key);
+            if (scope === 'latest')
+              return newest === undefined
+                ? `<td class="cell empty" data-scope="latest" data-case="${esc(caseId)}" data-config="${esc(configId)}" data-empty="true" data-sort="-2" title="${tip(`no attempt in ${run}`)}">—${pooled.has(key) ? `<span class="ci">not in ${text(truncate(run, 20))}</span>` : ''}</td>`
+                : gridCell(newest, 'latest', [trendMark(newest)]);
+            const cell = pooled.get(key);
+            if (cell === undefined)
+              return `<td class="cell empty" data-scope="all" data-case="${esc(caseId)}" data-config="${esc(configId)}" data-empty="true" data-sort="-2" title="no attempts">—</td>`;
+            const lower =
+              newest !== undefined &&
+              newest.solveRate !== null &&
+              cell.solveRate !== null &&
+              newest.solveRate <= cell.solveRate - NEWEST_LOWER_BY;
+            return gridCell(
+              cell,
+              'all',
+              lower
+                ? [
+                    `<span class="flag bad" data-newest-lower>newest run ${percent(newest.solveRate)} (${newest.solved}/${newest.denominator.counted})</span>`,
+                  ]
+                : [],
+            );
           })
           .join('')}</tr>`,
     )
     .join('');
+  const caption =
+    scope === 'latest'
+      ? `Newest run <code>${text(run)}</code>: each cell is that run's solved / counted attempts, solve rate and Wilson 95% interval, and its change since the cell's previous run (▼ fell, ▲ rose); ~ flaky: solved and unsolved attempts in this run; hatched: no attempt in this run.`
+      : `All ${count(summary.runs.length)} run(s) pooled: solved / counted, solve rate, Wilson 95% interval; a cell whose newest run is ${Math.round(NEWEST_LOWER_BY * 100)} points or more lower says so; ~ flaky: some run has both solved and unsolved attempts; hatched: no attempts.`;
+  return `<div class="grid-scope" data-grid-scope="${scope}"><h3>${scope === 'latest' ? `Newest run: ${text(run)}` : 'All runs'}</h3><div class="table-wrap"><table class="grid" data-scope="${scope}"><caption class="note">${caption}</caption>
+<thead><tr><th scope="col">Case</th>${summary.configs.map((configId) => `<th scope="col" data-config="${esc(configId)}">${configHead(identity, configId)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div></div>`;
+}
+
+function gridSection(summary: EvalbookSummary): string {
+  const identity = identities(summary);
   return `<section id="grid" aria-labelledby="grid-title"><h2 id="grid-title">Grid: cases × configs</h2>
-<div class="table-wrap"><table class="grid"><caption class="note">Each cell: solved / counted attempts, solve rate, Wilson 95% interval; colour from red (0%) to green (100%); ~ flaky (solved and unsolved attempts); hatched: no attempts.</caption>
-<thead><tr><th scope="col">Case</th>${summary.configs.map((configId) => `<th scope="col">${text(configId)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>
+${summary.latestRun === null ? '<p class="note">No attempts in scope.</p>' : `${gridTable(summary, identity, 'latest')}\n${gridTable(summary, identity, 'all')}`}
 <ul class="legend" aria-label="Attempt statuses">${(Object.entries(STATUS_LABELS) as [string, string][]).map(([status, label]) => `<li><span class="swatch s-${status}"></span>${label}</li>`).join('')}</ul>
+</section>`;
+}
+
+/** The filters and the scope switch (the page's script shows them and wires them; hidden without it). */
+function controls(summary: EvalbookSummary): string {
+  if (summary.latestRun === null) return '';
+  return `<div class="controls" id="controls" hidden>
+<div class="scope" role="group" aria-label="Which runs the grid shows"><button type="button" data-scope-button="latest" aria-pressed="true">Newest run <code>${text(truncate(summary.latestRun, 24))}</code></button><button type="button" data-scope-button="all" aria-pressed="false">All ${count(summary.runs.length)} run(s)</button></div>
+<label>Status <select id="status-filter"><option value="all">all</option><option value="failures">failures (unsolved)</option><option value="errors">errors</option><option value="incomplete">incomplete</option><option value="flaky">flaky</option></select></label>
+<label>Search <input type="search" id="search" placeholder="case or config" autocomplete="off" spellcheck="false"></label>
+<span class="note" id="filter-count" aria-live="polite"></span>
+</div>`;
+}
+
+/** Checks × configs: each check's pass rate per config, the newest run first, every run below. */
+function checksSection(summary: EvalbookSummary): string {
+  if (summary.checkRates.length === 0 && summary.perCallObservations === 0) return '';
+  const identity = identities(summary);
+  const byCheck = new Map<string, CheckRate[]>();
+  for (const rate of summary.checkRates) {
+    const list = byCheck.get(rate.checkId);
+    if (list === undefined) byCheck.set(rate.checkId, [rate]);
+    else list.push(rate);
+  }
+  const share = (counts: CheckCounts): string =>
+    `${counts.pass}/${counts.pass + counts.fail + counts.softFail}`;
+  const unscored = (counts: CheckCounts): string =>
+    [
+      counts.error > 0 ? `${counts.error} error` : '',
+      counts.notEvaluated > 0 ? `${counts.notEvaluated} no verdict` : '',
+    ]
+      .filter((part) => part !== '')
+      .join(', ');
+  const rows = [...byCheck]
+    .map(([checkId, rates]) => {
+      const first = rates[0];
+      const cells = summary.configs
+        .map((configId) => {
+          const rate = rates.find((entry) => entry.configId === configId);
+          if (rate === undefined)
+            return `<td class="empty" data-check="${esc(checkId)}" data-config="${esc(configId)}" data-sort="-2">—</td>`;
+          const shown = rate.latest ?? rate.all;
+          const extra = unscored(shown);
+          return `<td class="n" data-check="${esc(checkId)}" data-config="${esc(configId)}" data-pass-rate="${num(rate.latest?.passRate ?? null)}" data-all-pass-rate="${num(rate.all.passRate)}" data-pass="${rate.all.pass}" data-fail="${rate.all.fail}" data-soft-fail="${rate.all.softFail}" data-error="${rate.all.error}" data-not-evaluated="${rate.all.notEvaluated}" data-sort="${rate.latest?.passRate ?? -1}" style="background:${rateColour(rate.latest?.passRate ?? null)}">${rate.latest === null ? '<span class="note">not in newest run</span>' : `<strong>${percent(rate.latest.passRate)}</strong> ${share(rate.latest)}`}${extra === '' ? '' : ` <span class="note">${extra}</span>`}<span class="ci">all runs ${percent(rate.all.passRate)} (${share(rate.all)})</span></td>`;
+        })
+        .join('');
+      return `<tr data-check="${esc(checkId)}"><th scope="row" data-sort="${esc(checkId)}">${text(checkId)}${first?.description === null || first === undefined ? '' : `<span class="sub">${text(first.description)}</span>`}</th><td data-sort="${first?.layer ?? 0}">${first === undefined || first.layer === null ? 'runner' : text(String(first.layer))}</td>${cells}</tr>`;
+    })
+    .join('');
+  return `<section id="checks" aria-labelledby="checks-title"><h2 id="checks-title">Checks × configs</h2>
+${summary.checkRates.length === 0 ? '<p class="note">No case checks in scope.</p>' : `<div class="table-wrap"><table data-check-rates><caption class="note">Each check's pass rate per config in the newest run${summary.latestRun === null ? '' : ` (<code>${text(summary.latestRun)}</code>)`}, and over every run in scope below it: passes ÷ verdicts (errors and missing verdicts are counted apart, never as a fail).</caption><thead><tr><th scope="col">Check</th><th scope="col">Layer</th>${summary.configs.map((configId) => `<th scope="col" data-config="${esc(configId)}">${configHead(identity, configId)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div>`}
+${summary.perCallObservations > 0 ? `<p class="note" data-per-call="${summary.perCallObservations}">${count(summary.perCallObservations)} per-call observation(s) of the runner (one per tool call, such as <code>tool:&lt;operation&gt;:&lt;callId&gt;</code>) are not checks of the case: left out of this table and of check drift.</p>` : ''}
 </section>`;
 }
 
@@ -592,7 +752,11 @@ export function renderHtml(input: HtmlReportInput): string {
   const data = jsonText({
     attemptsTotal: summary.attempts,
     textLimit: HTML_TEXT_LIMIT,
+    runs: summary.runs,
+    latestRun: summary.latestRun,
     cells: summary.grid,
+    latestCells: summary.latestGrid,
+    identity: summary.identity,
     replayLimit: HTML_MAX_REPLAYS,
     attempts: input.attempts.map(({ replay: _replay, ...row }) => row),
   }).replaceAll('<', '\\u003c');
@@ -619,14 +783,17 @@ export function renderHtml(input: HtmlReportInput): string {
 <body>
 <main>
 ${header(input)}
-${comparisonSection(summary.comparison)}
+${controls(summary)}
+${comparisonSection(summary.comparison, identities(summary))}
 ${configsSection(summary)}
 ${policySection(summary.policy)}
 ${plotsSection(summary)}
 ${gridSection(summary)}
+${checksSection(summary)}
 ${checkDriftSection(summary.checkDrift)}
 <section id="drilldown" aria-labelledby="drilldown-title" aria-live="polite"><h2 id="drilldown-title">Attempts</h2>
 <p class="note" id="drill-hint">The drill-down needs JavaScript; <code>evals report --format json</code> lists every attempt.</p>
+<nav id="drill-nav" aria-label="Back" hidden></nav>
 <div id="cell-attempts"></div><div id="attempt-detail"></div>
 ${replays}
 </section>
