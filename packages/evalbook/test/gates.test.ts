@@ -179,8 +179,6 @@ function storeOf(attempts: readonly StoredAttempt[], read: () => void = () => un
     // the HTML report's replays read each embedded attempt's bundle: none stored here
     getBundle: () => Promise.resolve(null),
     retractions: () => Promise.resolve([]),
-    // the HTML report's replays ask for each attempt's bundle: none kept here (recording missing)
-    getBundle: () => Promise.resolve(null),
   } as unknown as LedgerStore;
 }
 
