@@ -209,6 +209,18 @@ describe('parseEvalSessionRequest: each rule flipped is refused with its code', 
       'session_behaviour_unknown',
       '/session/behaviour',
     ],
+    [
+      'session.behaviourByModel not an object',
+      (r) => ({ ...r, session: { runId: 'run_1', behaviourByModel: ['fail'] } }),
+      'session_behaviour_by_model_invalid',
+      '/session/behaviourByModel',
+    ],
+    [
+      'session.behaviourByModel with an unknown behaviour',
+      (r) => ({ ...r, session: { runId: 'run_1', behaviourByModel: { 'model/x': 'explode' } } }),
+      'session_behaviour_unknown',
+      '/session/behaviourByModel/model~1x',
+    ],
     ['evalCase missing', ({ evalCase: _e, ...r }) => r, 'eval_case_invalid', '/evalCase'],
     [
       'evalCase.caseId not an id',
@@ -383,6 +395,31 @@ describe('a request in, an artifact and its bundle out', () => {
       });
       expect(bundle.failure).toMatchObject({ classification: 'budget', code: 'provider_budget_reached' });
     } else expect(run.artifact!.turn).toBeDefined();
+  });
+});
+
+describe('per-model behaviour: session.behaviourByModel', () => {
+  // The request's model picks its entry; any other model gets `behaviour`. Both priced models run.
+  it.each([
+    ['paperclip-deterministic-1', 'completed', true],
+    ['paperclip-deterministic-2', 'failed', false],
+  ] as const)('%s: turn %s, objective satisfied %s', async (model, status, satisfied) => {
+    const run = await session((runnerd) =>
+      baseRequest(runnerd, {
+        model,
+        session: {
+          runId: 'run_bin',
+          behaviour: 'succeed',
+          behaviourByModel: { 'paperclip-deterministic-2': 'fail', 'paperclip-deterministic-x': 'hang' },
+        },
+      }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.artifact!.turn).toMatchObject({ status });
+    expect(run.artifact!.usage).toMatchObject({ costCoverage: 'estimated' });
+    const checks = (referencedBundle(run) as { observations: { checks: { id: string; passed: boolean }[] } })
+      .observations.checks;
+    expect(checks.find((check) => check.id === 'objective-satisfied')?.passed).toBe(satisfied);
   });
 });
 

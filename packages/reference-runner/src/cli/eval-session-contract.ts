@@ -59,6 +59,12 @@ export interface EvalSessionInput {
   /** Ours: what the deterministic agent does (default succeed; `hang` never ends its turn). */
   readonly behaviour?: DeterministicBehaviour;
   /**
+   * Ours: per requested model, what the deterministic agent does instead of `behaviour` (a suite's
+   * case can then come out differently for two configs: the stand-in for one model being better at
+   * a case than another). The request's `model` is looked up; a model not listed gets `behaviour`.
+   */
+  readonly behaviourByModel?: Readonly<Record<string, DeterministicBehaviour>>;
+  /**
    * Ours: the price list of the deterministic driver's own ledger figure (the artifact's
    * legacyLedgerCostNanodollars); null: it keeps none. Default: the driver's list.
    */
@@ -304,6 +310,27 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
         behaviours.join(' | '),
         session.behaviour,
       );
+    const byModel = session.behaviourByModel;
+    if (byModel !== undefined) {
+      if (!isObject(byModel))
+        issue(
+          'session_behaviour_by_model_invalid',
+          '/session/behaviourByModel',
+          'session.behaviourByModel must map model names to deterministic behaviours',
+          '{"<model>": "<behaviour>", …}',
+          byModel,
+        );
+      else
+        for (const [model, behaviour] of Object.entries(byModel))
+          if (!behaviours.includes(behaviour))
+            issue(
+              'session_behaviour_unknown',
+              `/session/behaviourByModel/${model.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+              'unknown deterministic behaviour',
+              behaviours.join(' | '),
+              behaviour,
+            );
+    }
   }
 
   const evalCase = value.evalCase;
@@ -396,6 +423,8 @@ export interface RatesUsdPerMillionTokens {
 export const MODEL_PRICING_VERSION = 'paperclip-deterministic-list-prices-2026-12-01';
 export const MODEL_PRICING: Readonly<Record<string, RatesUsdPerMillionTokens>> = Object.freeze({
   'paperclip-deterministic-1': Object.freeze({ input: 2.5, cachedInput: 0.25, output: 10 }),
+  // A second priced model, so a suite can compare two configs of the stand-in (the demo does).
+  'paperclip-deterministic-2': Object.freeze({ input: 1, cachedInput: 0.1, output: 4 }),
 });
 
 export type ProviderReportedCostProvenance = 'legacy_runner_usage_ledger' | 'unavailable';

@@ -129,6 +129,7 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
 
     // What the judge found (set inside the session's judge callback).
     const found: { failure: EvalSessionInfrastructureError | null } = { failure: null };
+    const behaviour = behaviourOf(request);
     outcome = await runEvalSession(
       {
         runId: request.session.runId,
@@ -139,7 +140,7 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
         configSha256: request.evalCase.configSha256,
         seed: request.session.seed ?? request.attemptId,
         startedAt: startedAt.toISOString(),
-        ...(request.session.behaviour === undefined ? {} : { behaviour: request.session.behaviour }),
+        ...(behaviour === undefined ? {} : { behaviour }),
         prompt: request.prompt,
         model: request.model,
         ...(request.session.pricing === undefined ? {} : { pricing: request.session.pricing }),
@@ -242,6 +243,14 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
     io.stderr(`paperclip-runner-eval-session: ${infrastructure.failureClass}: ${infrastructure.message}\n`);
     return EVAL_SESSION_EXIT.infrastructureFailure;
   }
+}
+
+/** The deterministic agent's behaviour for this request: its model's in behaviourByModel, else behaviour. */
+export function behaviourOf(request: EvalSessionRequest): EvalSessionRequest['session']['behaviour'] {
+  const byModel = request.session.behaviourByModel;
+  return byModel !== undefined && Object.hasOwn(byModel, request.model)
+    ? byModel[request.model]
+    : request.session.behaviour;
 }
 
 /** `--request FILE --output FILE`, in any order, each once; nothing else. */
