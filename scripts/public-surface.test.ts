@@ -26,6 +26,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'isAppError',
   ],
   campaign: [
+    'AttemptOutcome',
     'CampaignError',
     'CampaignErrorCode',
     'CampaignPlan',

@@ -13,7 +13,7 @@ import { joinRelease } from './join.js';
 import { planCampaign } from './plan.js';
 import { assertRecordable, campaignIdentity, campaignRecord, writeCampaignRecord } from './record.js';
 
-import type { CampaignProgress } from './execute.js';
+import type { AttemptOutcome, CampaignProgress } from './execute.js';
 import type { JoinOptions } from './join.js';
 import type { CampaignPlan, PlanOptions, Shard } from './plan.js';
 import type { CampaignRecord } from './record.js';
@@ -38,6 +38,8 @@ export interface RunCampaignOptions extends PlanOptions {
   readonly stop?: AbortSignal;
   readonly kill?: AbortSignal;
   readonly onProgress?: (progress: CampaignProgress) => void;
+  /** Told once per decided attempt, with the progress after it (a plain line when not a terminal). */
+  readonly onAttempt?: (outcome: AttemptOutcome, progress: CampaignProgress) => void;
   /** Told once the join holds, before the first session starts. */
   readonly onJoined?: (summary: {
     readonly packageName: string;
@@ -108,6 +110,7 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
       ...(options.stop === undefined ? {} : { stop: options.stop }),
       ...(options.kill === undefined ? {} : { kill: options.kill }),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
     });
     const record = campaignRecord(plan, join, options.shard ?? null, result);
     if (options.out !== undefined) await writeCampaignRecord(options.out, record);

@@ -114,6 +114,8 @@ export interface ExecuteOptions {
   /** Aborted: kill running tries' process groups. */
   readonly kill?: AbortSignal;
   readonly onProgress?: (progress: CampaignProgress) => void;
+  /** Told once per decided attempt (run, resumed or not run), with the progress after it. */
+  readonly onAttempt?: (outcome: AttemptOutcome, progress: CampaignProgress) => void;
 }
 
 export interface ExecuteResult {
@@ -238,11 +240,11 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   options.kill?.addEventListener('abort', killAll, { once: true });
 
   const store: LedgerStore = await openStore(options.storeUrl);
-  const progress = (): void => {
+  const snapshot = (): CampaignProgress => {
     const done = outcomes.size;
     const ranDone = finishedRun;
     const left = attempts.length - done;
-    options.onProgress?.({
+    return {
       planned: attempts.length,
       done,
       running: active,
@@ -257,7 +259,10 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
           ? null
           : Math.round((((performance.now() - began) / ranDone) * left) / Math.max(1, options.maxParallel)),
       stopped,
-    });
+    };
+  };
+  const progress = (): void => {
+    options.onProgress?.(snapshot());
   };
   const finish = (outcome: AttemptOutcome): void => {
     outcomes.set(outcome.attemptId, outcome);
@@ -266,6 +271,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       failuresByClass[outcome.infrastructureFailure.class] =
         (failuresByClass[outcome.infrastructureFailure.class] ?? 0) + 1;
     progress();
+    options.onAttempt?.(outcome, snapshot());
   };
 
   /** The ledger's spend for this campaign from tries this run did not make (other shards, earlier runs). */

@@ -181,6 +181,12 @@ describe('a campaign on one machine', () => {
       totals: { planned: PLANNED, passed: PLANNED },
     });
     expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(record);
+    // Not a terminal: one plain progress line per finished attempt on stderr, numbered 1..planned.
+    const lines = result.stderr.split('\n').filter((line) => /^whole: \[ *[0-9]+\/[0-9]+\] /.test(line));
+    expect(lines.map((line) => Number(/\[ *([0-9]+)\//.exec(line)?.[1]))).toEqual(
+      Array.from({ length: PLANNED }, (_, index) => index + 1),
+    );
+    expect(lines[0]).toMatch(/lane_[ab] × case_[0-9] #[12]: passed · spend \$/);
     expect((await ledgerIds(store, 'whole')).sort()).toEqual(
       record.attempts.map((attempt) => attempt.attemptId).sort(),
     );

@@ -6,7 +6,13 @@
 // `merge` combines shard records into one campaign record.
 import { formatUsd } from '@paperclip-evals/evalbook';
 
-import type { CampaignPlan, CampaignProgress, CampaignRecord, Shard } from '@paperclip-evals/campaign';
+import type {
+  AttemptOutcome,
+  CampaignPlan,
+  CampaignProgress,
+  CampaignRecord,
+  Shard,
+} from '@paperclip-evals/campaign';
 
 import { UsageError } from '../exit-codes.js';
 import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
@@ -153,13 +159,23 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
           `evals: the release joins (${joined.qualifiedBy}): ${joined.packageName} ${joined.packageVersion}, runnerd ${joined.runnerdSha256}`,
         ]);
       },
+      // A terminal redraws one progress line; a pipe or log gets a plain line per finished attempt
+      // (every N-th on a large campaign), so whoever reads it still sees the campaign move.
       ...(tty
         ? {
             onProgress: (progress: CampaignProgress) => {
               drawProgress(progressLine(options.campaign, progress, started));
             },
           }
-        : {}),
+        : {
+            onAttempt: (outcome: AttemptOutcome, progress: CampaignProgress) => {
+              if (
+                progress.done % attemptLineEvery(progress.planned) === 0 ||
+                progress.done === progress.planned
+              )
+                printLines('stderr', [attemptLine(options.campaign, outcome, progress, started)]);
+            },
+          }),
     });
   } finally {
     process.off('SIGINT', onSigint);
@@ -211,6 +227,28 @@ function progressLine(campaignId: string, progress: CampaignProgress, started: n
   const unknown = progress.unknownCostTries > 0 ? ` (+${progress.unknownCostTries} unpriced)` : '';
   const elapsed = Math.round((performance.now() - started) / 1000);
   return `\r\x1b[K${campaignId}: ${progress.done}/${progress.planned} done · ${progress.running} running · failed: ${failed === '' ? 'none' : failed} · spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}${eta} · ${elapsed}s${progress.stopped === null ? '' : ` · stopping (${progress.stopped})`}`;
+}
+
+/** Off a terminal: a line for every attempt up to 100 planned, else for about every 1%. */
+export function attemptLineEvery(planned: number): number {
+  return Math.max(1, Math.ceil(planned / 100));
+}
+
+function attemptLine(
+  campaignId: string,
+  outcome: AttemptOutcome,
+  progress: CampaignProgress,
+  started: number,
+): string {
+  const width = String(progress.planned).length;
+  const what =
+    outcome.infrastructureFailure === null
+      ? outcome.disposition
+      : `${outcome.disposition} (${outcome.infrastructureFailure.class})`;
+  const tries = outcome.tries.length > 1 ? ` after ${outcome.tries.length} tries` : '';
+  const ceiling = progress.ceilingNanodollars === null ? '' : ` of ${dollars(progress.ceilingNanodollars)}`;
+  const elapsed = Math.round((performance.now() - started) / 1000);
+  return `${campaignId}: [${String(progress.done).padStart(width)}/${progress.planned}] ${outcome.laneId} × ${outcome.caseId} #${outcome.index}: ${what}${outcome.resumed ? ' (already in the ledger)' : tries} · spend ${dollars(progress.observedNanodollars)}${ceiling} · ${elapsed}s`;
 }
 
 function planLines(plan: CampaignPlan, shard: Shard | null, count: number): Line[] {
