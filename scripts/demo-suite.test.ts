@@ -1,61 +1,65 @@
-// The demo's suite and environment, without running runnerd: the suite covers what issue 5 asks of
-// the demo, and its environment loads with Evals' loader and matches the checked-in copy.
+// The demo's suite and environment, without running a session: the environment loads with Evals'
+// loader and matches the checked-in copy, `evals run`'s planner makes the campaign the demo runs
+// from it, and the stand-in provider's per-model behaviours make the two lanes differ both ways (a
+// regression and an improvement), on models the reference runner prices.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
+import { planCampaign } from '../packages/campaign/dist/index.js';
 import { loadEnvironment } from '../packages/evalbook/dist/index.js';
+import { MODEL_PRICING } from '../packages/reference-runner/dist/cli/eval-session-contract.js';
 import { DEMO_ENVIRONMENT_FIXTURE } from './demo-environment.ts';
 import {
+  BASELINE,
+  CANDIDATE,
+  DEMO_ATTEMPTS_PER_PAIR,
   DEMO_CASES,
   DEMO_CONFIGS,
+  behaviourOn,
+  caseSession,
   caseSha256,
   configSha256,
-  demoAttempts,
   demoEnvironmentYaml,
 } from './demo-suite.ts';
 
+const config = (id: string) => DEMO_CONFIGS.find((entry) => entry.id === id)!;
+const solves = (behaviour: string): boolean => behaviour === 'succeed';
+
 describe('the demo suite', () => {
-  const attempts = demoAttempts();
-
-  it('is at least 4 cases × 2 configs × 3 attempts, each attempt id unique', () => {
-    expect(DEMO_CASES.length).toBeGreaterThanOrEqual(4);
-    expect(DEMO_CONFIGS.length).toBeGreaterThanOrEqual(2);
-    expect(attempts).toHaveLength(DEMO_CASES.length * DEMO_CONFIGS.length * 3);
-    expect(new Set(attempts.map((attempt) => attempt.attemptId)).size).toBe(attempts.length);
+  it('covers successes, denials and an incomplete transcript', () => {
+    const behaviours = new Set(DEMO_CASES.flatMap((entry) => DEMO_CONFIGS.map((c) => behaviourOn(entry, c))));
+    for (const behaviour of ['succeed', 'deny_tool', 'incomplete']) expect(behaviours).toContain(behaviour);
   });
 
-  it('covers successes, denials, a failure and an incomplete transcript', () => {
-    expect(new Set(DEMO_CASES.map((entry) => entry.behaviour))).toEqual(
-      new Set(['succeed', 'deny_tool', 'fail', 'incomplete']),
+  it('makes the candidate regress on one case and improve on another (deterministic, by model)', () => {
+    const baseline = config(BASELINE);
+    const candidate = config(CANDIDATE);
+    expect(baseline.model).not.toBe(candidate.model);
+    const regressed = DEMO_CASES.filter(
+      (entry) => solves(behaviourOn(entry, baseline)) && !solves(behaviourOn(entry, candidate)),
     );
-  });
-
-  it('has a truly unpriced config: no ledger figure and no pricing-table entry', () => {
-    const unpriced = DEMO_CONFIGS.filter(
-      (config) => config.providerPricing === null && config.tablePrice === null,
+    const improved = DEMO_CASES.filter(
+      (entry) => !solves(behaviourOn(entry, baseline)) && solves(behaviourOn(entry, candidate)),
     );
-    expect(unpriced).toHaveLength(1);
-    const requests = attempts.filter((attempt) => attempt.configId === unpriced[0]?.id);
-    for (const { request } of requests) expect((request.session as { pricing: unknown }).pricing).toBeNull();
+    expect(regressed.length).toBeGreaterThanOrEqual(1);
+    expect(improved.length).toBeGreaterThanOrEqual(1);
   });
 
-  it('is deterministic: the same requests every time, with fixed seeds', () => {
-    expect(demoAttempts()).toEqual(attempts);
-    const seeds = attempts.map((attempt) => (attempt.request.session as { seed: string }).seed);
-    expect(new Set(seeds).size).toBe(attempts.length);
-  });
-
-  it("names each case's and config's digest in every request, upstream-shaped", () => {
-    for (const { caseId, configId, request } of attempts) {
-      expect(request).toMatchObject({
-        schema: 'paperclip-runner/eval-session-request/v1',
-        provider: 'paperclip_deterministic',
-        evalCase: {
-          caseSha256: caseSha256(DEMO_CASES.find((entry) => entry.id === caseId)!),
-          configSha256: configSha256(DEMO_CONFIGS.find((config) => config.id === configId)!),
-        },
-      });
+  it('runs its enabled lanes on models the reference runner prices; the disabled one is unpriced everywhere', () => {
+    for (const lane of DEMO_CONFIGS.filter((entry) => entry.enabled)) {
+      expect(Object.hasOwn(MODEL_PRICING, lane.model), lane.model).toBe(true);
+      expect(lane.runnerPriced).toBe(true);
     }
+    const disabled = DEMO_CONFIGS.filter((entry) => !entry.enabled);
+    expect(disabled).toHaveLength(1);
+    expect(Object.hasOwn(MODEL_PRICING, disabled[0]!.model)).toBe(false);
+    expect(disabled[0]!.tablePrice).toBeNull();
+  });
+
+  it('names only models of its configs in behaviourByModel', () => {
+    const models = new Set(DEMO_CONFIGS.map((entry) => entry.model));
+    for (const entry of DEMO_CASES)
+      for (const model of Object.keys(entry.behaviourByModel)) expect(models).toContain(model);
   });
 });
 
@@ -64,15 +68,32 @@ describe('the demo environment', () => {
     expect(readFileSync(DEMO_ENVIRONMENT_FIXTURE, 'utf8')).toBe(demoEnvironmentYaml());
   });
 
-  it("loads with Evals' environment loader, with the suite's digests and no price for the unpriced model", async () => {
+  it("loads with Evals' environment loader: digests, prompts, sessions, lanes and no price for the unpriced model", async () => {
     const environment = await loadEnvironment(DEMO_ENVIRONMENT_FIXTURE);
-    expect(environment.cases.map((entry) => [entry.id, entry.sha256])).toEqual(
-      DEMO_CASES.map((entry) => [entry.id, caseSha256(entry)]),
+    expect(environment.cases.map((entry) => [entry.id, entry.sha256, entry.prompt, entry.session])).toEqual(
+      DEMO_CASES.map((entry) => [entry.id, caseSha256(entry), entry.prompt, caseSession(entry)]),
     );
-    expect(environment.configs.map((config) => [config.id, config.sha256])).toEqual(
-      DEMO_CONFIGS.map((config) => [config.id, configSha256(config)]),
+    expect(environment.configs.map((entry) => [entry.id, entry.sha256, entry.lane?.enabled ?? true])).toEqual(
+      DEMO_CONFIGS.map((entry) => [entry.id, configSha256(entry), entry.enabled]),
     );
-    for (const config of DEMO_CONFIGS)
-      expect(Object.hasOwn(environment.pricing?.models ?? {}, config.model)).toBe(config.tablePrice !== null);
+    for (const entry of DEMO_CONFIGS)
+      expect(Object.hasOwn(environment.pricing?.models ?? {}, entry.model)).toBe(entry.tablePrice !== null);
+  });
+
+  it('plans the campaign the demo runs: enabled lanes × cases × 3 attempts, stable unique ids, the disabled lane left out', async () => {
+    const environment = await loadEnvironment(DEMO_ENVIRONMENT_FIXTURE);
+    const plan = planCampaign(environment, { campaignId: 'demo-test' });
+    const enabled = DEMO_CONFIGS.filter((entry) => entry.enabled);
+    expect(plan.lanes.map((lane) => [lane.id, lane.model, lane.provider])).toEqual(
+      enabled.map((entry) => [entry.id, entry.model, 'paperclip_deterministic']),
+    );
+    expect(plan.lanesLeftOut).toEqual(
+      DEMO_CONFIGS.filter((entry) => !entry.enabled).map((entry) => entry.id),
+    );
+    expect(plan.attempts).toHaveLength(enabled.length * DEMO_CASES.length * DEMO_ATTEMPTS_PER_PAIR);
+    expect(new Set(plan.attempts.map((attempt) => attempt.attemptId)).size).toBe(plan.attempts.length);
+    expect(planCampaign(environment, { campaignId: 'demo-test' })).toEqual(plan);
+    expect(plan.settings).toMatchObject({ attempts: DEMO_ATTEMPTS_PER_PAIR, maxInfrastructureRetries: 1 });
+    expect(plan.settings.maxCostNanodollars).toBe(1_000_000_000);
   });
 });

@@ -1,18 +1,31 @@
-// The demo's eval suite as data: four cases × two configs × three attempts, each attempt one
-// paperclip-runner/eval-session-request/v1 for the package's `paperclip-runner-eval-session` bin
-// (deterministic provider, fixed seed; the demo adds the qualified runnerd's path and digest). Cases and
-// configs are digested (sha256 of their definition's RFC 8785 canonical JSON) into the requests and
-// into the Evalbook environment the demo writes (`demoEnvironmentYaml`; a checked-in copy lives in
-// fixtures/environments/demo/evalbook.yaml and a test keeps the two equal).
+// The demo's eval suite as data: four cases × two lanes × three attempts that `evals run` runs
+// through the release's `paperclip-runner-eval-session` bin (the deterministic stand-in provider,
+// no network, no spend), plus a disabled lane left out unless named. The two lanes run different
+// models, and each case's `session.behaviourByModel` says what the stand-in's agent does for a model
+// (docs/eval-session.md), so one case gets worse on the candidate (a regression) and one gets better
+// (an improvement) — deterministically, every run. (The stand-in's `fail` is left out: the runner
+// classifies that failure as its own, so a campaign counts it an infrastructure failure.) `demoEnvironmentYaml` writes the suite as the
+// Evalbook environment (cases with prompt and session, configs with lane and limits, the campaign
+// settings); a checked-in copy lives in fixtures/environments/demo/evalbook.yaml and a test keeps
+// the two equal. Case and config digests are the sha256 of their definition's RFC 8785 canonical JSON.
 import { canonicalDigest } from '../packages/contract/dist/index.js';
 
-export const DEMO_RUN_ID = 'run_demo_2026_11_30';
 export const DEMO_ATTEMPTS_PER_PAIR = 3;
-/** Each session's limits: generous, so only an unpriceable model meets the budget stop. */
-const DEMO_LIMITS = { turnTimeoutMs: 60_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 };
+/** What the stand-in's agent can do (the reference runner's DETERMINISTIC_BEHAVIOURS the demo uses). */
+export type DemoBehaviour = 'succeed' | 'deny_tool' | 'incomplete';
+const PROVIDER = 'paperclip_deterministic';
 const DRIVER = 'paperclip-deterministic';
 const PRICING_VERSION = '2026-11-01';
 const DEMO_BUDGETS = { perRunUsd: 1, perConfigUsd: 0.5 } as const;
+/** Each session's limits: generous, so no priced attempt meets the runner's budget stop. */
+const DEMO_LIMITS = { turn_timeout_ms: 60_000, max_agent_turns: 50, max_estimated_cost_usd: 0.1 } as const;
+/** The campaign: every attempt 3 times, one retry for a retryable failure, 2 sessions at once, a $1 ceiling. */
+const DEMO_CAMPAIGN = {
+  attempts: DEMO_ATTEMPTS_PER_PAIR,
+  max_infrastructure_retries: 1,
+  max_cost_usd: 1,
+  max_parallel: 2,
+} as const;
 
 /** The observation ids the runner's eval-session records for every attempt. */
 const CHECKS = [
@@ -49,28 +62,19 @@ export interface DemoCase {
   readonly id: string;
   readonly description: string;
   readonly prompt: string;
-  /** What the deterministic driver's scripted agent does (DETERMINISTIC_BEHAVIOURS in the runner). */
-  readonly behaviour: 'succeed' | 'deny_tool' | 'fail' | 'incomplete';
+  /** What the stand-in's agent does on any model not in `behaviourByModel`. */
+  readonly behaviour: DemoBehaviour;
+  /** Per model: what it does instead (the request's session.behaviourByModel). */
+  readonly behaviourByModel: Readonly<Record<string, DemoBehaviour>>;
 }
 
 export interface DemoConfig {
   readonly id: string;
   readonly description: string;
   readonly model: string;
-  /**
-   * The deterministic driver's own ledger price list (micro-USD per million tokens): what the
-   * artifact keeps apart as legacyLedgerCostNanodollars; null: it keeps none.
-   */
-  readonly providerPricing: {
-    readonly currency: 'USD';
-    readonly inputMicrosPerMillionTokens: number;
-    readonly outputMicrosPerMillionTokens: number;
-  } | null;
-  /**
-   * Whether the runner has a pinned price for the model. Without one its budget stop cannot bound
-   * the cost of a completed turn: provider_budget_coverage_unknown, exit 2 (an infrastructure
-   * outcome, stored as such).
-   */
+  /** A disabled lane runs only when named (`evals run --lanes config_preview`). */
+  readonly enabled: boolean;
+  /** Whether the runner has a pinned price for the model (without one a completed turn is unpriced). */
   readonly runnerPriced: boolean;
   /** The environment's pricing table entry (USD per million tokens); null: the model is not listed. */
   readonly tablePrice: { readonly inputPerMillionUsd: number; readonly outputPerMillionUsd: number } | null;
@@ -79,130 +83,113 @@ export interface DemoConfig {
 export const DEMO_CASES: readonly DemoCase[] = [
   {
     id: 'case_incident_summary',
-    description: 'summarise the incident review into the brief (succeeds)',
+    description: 'summarise the incident review into the brief (both models succeed)',
     prompt: 'Summarise the quarterly incident review in the brief document.',
     behaviour: 'succeed',
+    behaviourByModel: {},
   },
   {
     id: 'case_publish_approval',
-    description: 'approve publishing the summary without the approver claim (a governed call is denied)',
+    description:
+      'approve publishing the summary: the baseline calls the governed tool without the approver claim (denied); the candidate asks first (an improvement)',
     prompt: 'Approve publishing the incident summary.',
     behaviour: 'deny_tool',
+    behaviourByModel: { 'paperclip-deterministic-2': 'succeed' },
   },
   {
-    id: 'case_stale_rewrite',
-    description: 'rewrite the brief from a stale revision (the write is refused and the run fails)',
-    prompt: "Rewrite the brief from last week's copy.",
-    behaviour: 'fail',
+    id: 'case_brief_rewrite',
+    description:
+      'rewrite the brief: the baseline does; the candidate also tries to publish it without the approver claim (denied: a regression)',
+    prompt: 'Rewrite the brief from the current revision.',
+    behaviour: 'succeed',
+    behaviourByModel: { 'paperclip-deterministic-2': 'deny_tool' },
   },
   {
     id: 'case_long_review',
     description: 'summarise a long review (the transcript writer stops at its cap: incomplete transcript)',
     prompt: 'Summarise the long incident review and keep the full transcript.',
     behaviour: 'incomplete',
+    behaviourByModel: {},
   },
 ];
 
 export const DEMO_CONFIGS: readonly DemoConfig[] = [
   {
-    id: 'config_priced',
-    description: 'a model the runner prices from its pinned list (estimated; its ledger figure kept apart)',
+    id: 'config_baseline',
+    description: 'the model in production (priced from the runner’s pinned list)',
     model: 'paperclip-deterministic-1',
-    providerPricing: {
-      currency: 'USD',
-      inputMicrosPerMillionTokens: 3_000_000,
-      outputMicrosPerMillionTokens: 15_000_000,
-    },
+    enabled: true,
     runnerPriced: true,
-    tablePrice: { inputPerMillionUsd: 3, outputPerMillionUsd: 15 },
+    tablePrice: { inputPerMillionUsd: 2.5, outputPerMillionUsd: 10 },
   },
   {
-    id: 'config_unpriced',
+    id: 'config_candidate',
+    description: 'the cheaper candidate model: better at one case, worse at another',
+    model: 'paperclip-deterministic-2',
+    enabled: true,
+    runnerPriced: true,
+    tablePrice: { inputPerMillionUsd: 1, outputPerMillionUsd: 4 },
+  },
+  {
+    id: 'config_preview',
     description:
-      'a preview model nobody has a price for: the budget stop cannot bound it (provider_budget_coverage_unknown), never $0',
+      'a preview model nobody has a price for (disabled: run it with --lanes config_preview; each completed turn is provider_budget_coverage_unknown, never $0)',
     model: 'paperclip-deterministic-preview',
-    providerPricing: null,
+    enabled: false,
     runnerPriced: false,
     tablePrice: null,
   },
 ];
 
+export const BASELINE = 'config_baseline';
+export const CANDIDATE = 'config_candidate';
+
+/** The case's session object, as the environment states it and each request sends it. */
+export const caseSession = (entry: DemoCase): Record<string, unknown> => ({
+  behaviour: entry.behaviour,
+  ...(Object.keys(entry.behaviourByModel).length === 0 ? {} : { behaviourByModel: entry.behaviourByModel }),
+});
+
 /** sha256 of the case definition's canonical JSON: what the environment and every attempt name. */
 export const caseSha256 = (entry: DemoCase): string =>
-  canonicalDigest({ id: entry.id, prompt: entry.prompt, behaviour: entry.behaviour, checks: CHECKS });
+  canonicalDigest({ id: entry.id, prompt: entry.prompt, session: caseSession(entry), checks: CHECKS });
 
 export const configSha256 = (config: DemoConfig): string =>
-  canonicalDigest({
-    id: config.id,
-    driver: DRIVER,
-    model: config.model,
-    providerPricing: config.providerPricing,
-  });
+  canonicalDigest({ id: config.id, provider: PROVIDER, driver: DRIVER, model: config.model });
 
-/** One attempt: its paperclip-runner/eval-session-request/v1, without runnerd (the demo adds it). */
-export interface DemoAttempt {
-  readonly caseId: string;
-  readonly configId: string;
-  readonly attemptId: string;
-  /** 2 when the budget stop cannot bound it (an unpriced model, a completed turn), else 0. */
-  readonly sessionExit: 0 | 2;
-  readonly request: Readonly<Record<string, unknown>>;
-}
-
-/** Every attempt of the suite, in a fixed order (case, then config, then attempt number). */
-export function demoAttempts(): DemoAttempt[] {
-  const attempts: DemoAttempt[] = [];
-  for (const entry of DEMO_CASES)
-    for (const config of DEMO_CONFIGS)
-      for (let n = 1; n <= DEMO_ATTEMPTS_PER_PAIR; n++) {
-        const attemptId = `attempt_${entry.id.replace(/^case_/, '')}_${config.id.replace(/^config_/, '')}_${n}`;
-        attempts.push({
-          caseId: entry.id,
-          configId: config.id,
-          attemptId,
-          // The budget stop judges completed turns only (as upstream's): `fail` ends its turn failed.
-          sessionExit: !config.runnerPriced && entry.behaviour !== 'fail' ? 2 : 0,
-          request: {
-            schema: 'paperclip-runner/eval-session-request/v1',
-            attemptId,
-            prompt: entry.prompt,
-            model: config.model,
-            provider: 'paperclip_deterministic',
-            limits: DEMO_LIMITS,
-            session: {
-              runId: DEMO_RUN_ID,
-              seed: `demo/${entry.id}/${config.id}/${n}`,
-              behaviour: entry.behaviour,
-              pricing: config.providerPricing,
-            },
-            evalCase: {
-              caseId: entry.id,
-              caseSha256: caseSha256(entry),
-              configId: config.id,
-              configSha256: configSha256(config),
-            },
-          },
-        });
-      }
-  return attempts;
+/** What the stand-in's agent does for this case on this config's model. */
+export function behaviourOn(entry: DemoCase, config: DemoConfig): DemoBehaviour {
+  return entry.behaviourByModel[config.model] ?? entry.behaviour;
 }
 
 /** The Evalbook environment of the suite (evalbook.yaml), commented for a reader. */
 export function demoEnvironmentYaml(): string {
   const lines = [
     '# Evalbook environment of `pnpm demo` (generated by scripts/demo-suite.ts; do not edit by hand).',
-    '# Each sha256 is the digest of the case or config definition the demo sends to paperclip-runner-eval-session;',
-    '# an attempt naming another case, config or digest is refused by `evals ingest --env` (not of this suite).',
+    "# `evals run` sends each case × enabled lane × attempt to the release's paperclip-runner-eval-session;",
+    '# each sha256 is the digest of the case or config definition, and an attempt naming another case,',
+    '# config or digest is refused at ingest (not of this suite).',
     'schema: paperclip-evals/environment/v1',
     'name: paperclip-demo',
     '',
     'cases:',
   ];
   for (const entry of DEMO_CASES) {
+    const byModel = Object.entries(entry.behaviourByModel);
     lines.push(
       `  - id: ${entry.id}`,
       `    sha256: ${caseSha256(entry)}`,
       `    description: ${JSON.stringify(entry.description)}`,
+      `    prompt: ${JSON.stringify(entry.prompt)}`,
+      '    # The deterministic stand-in provider: what its agent does, per model where it differs.',
+      '    session:',
+      `      behaviour: ${entry.behaviour}`,
+      ...(byModel.length === 0
+        ? []
+        : [
+            '      behaviourByModel:',
+            ...byModel.map(([model, behaviour]) => `        ${model}: ${behaviour}`),
+          ]),
       '    checks:',
     );
     for (const check of CHECKS)
@@ -223,10 +210,22 @@ export function demoEnvironmentYaml(): string {
       `    model: ${config.model}`,
       `    driver: ${DRIVER}`,
       `    description: ${JSON.stringify(config.description)}`,
+      '    lane:',
+      `      provider: ${PROVIDER}`,
+      ...(config.enabled ? [] : ['      enabled: false']),
+      '    limits:',
+      `      turn_timeout_ms: ${DEMO_LIMITS.turn_timeout_ms}`,
+      `      max_agent_turns: ${DEMO_LIMITS.max_agent_turns}`,
+      `      max_estimated_cost_usd: ${DEMO_LIMITS.max_estimated_cost_usd}`,
     );
   lines.push(
     '',
-    '# USD per million tokens. A model missing here whose provider sends no receipt is unpriced.',
+    '# `evals run`: attempts per case × lane, retries of a retryable infrastructure failure, the cost',
+    '# ceiling (no attempt starts at it; an unknown cost stops scheduling too) and sessions at once.',
+    'campaign:',
+    ...Object.entries(DEMO_CAMPAIGN).map(([key, value]) => `  ${key}: ${value}`),
+    '',
+    '# USD per million tokens. A model missing here whose runner sends no estimate is unpriced.',
     'pricing:',
     `  version: "${PRICING_VERSION}"`,
     '  models:',

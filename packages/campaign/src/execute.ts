@@ -400,10 +400,14 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       else if (found.digest !== reading.nativeExecution.sha256)
         evidenceFailure = `the native bundle's digest ${found.digest} is not the artifact's ${reading.nativeExecution.sha256}`;
       else {
+        // The bundle's files are verified where the bin wrote them (beside the artifact), and the
+        // runnerd it names must be the one the join verified: as `evals ingest` of the artifact does.
         const summary = await ingest({
           inputs: [join(outputDir, reading.nativeExecution.path)],
           storeUrl: options.storeUrl,
           environmentPath: options.environmentPath,
+          artifactRoot: outputDir,
+          qualifiedRunnerdSha256: options.release.runnerdSha256,
         });
         if (summary.inserted === 1) ingested = 'inserted';
         else if (summary.duplicates === 1) ingested = 'duplicate';

@@ -67,6 +67,7 @@ describe('each way an eval-session ends is classified, and retried only when ret
     { id: 'c_garbage', behaviour: 'garbage' },
     { id: 'c_silent', behaviour: 'silent' },
     { id: 'c_refuse', behaviour: 'refuse' },
+    { id: 'c_wrong_runnerd', behaviour: 'wrong_runnerd' },
   ];
   beforeAll(async () => {
     result = await run('classes', cases, { retries: 1 });
@@ -82,6 +83,8 @@ describe('each way an eval-session ends is classified, and retried only when ret
     ['c_garbage', 'infrastructure_failure', 'eval_session_artifact_invalid', 1],
     ['c_silent', 'infrastructure_failure', 'eval_session_artifact_missing', 1],
     ['c_refuse', 'infrastructure_failure', 'eval_session_refused', 1],
+    // A bundle naming another runnerd than the joined one is never stored (ingest's runnerd_not_qualified).
+    ['c_wrong_runnerd', 'grading_evidence_failure', null, 1],
   ])('%s: %s (%s), %i tries', async (caseId, disposition, failureClass, tries) => {
     const outcome = result.attempts.find((attempt) => attempt.caseId === caseId);
     expect(outcome?.disposition, outcome?.reason ?? '').toBe(disposition);
@@ -92,6 +95,11 @@ describe('each way an eval-session ends is classified, and retried only when ret
     for (const attempt of outcome?.tries ?? [])
       expect(started.filter((id) => id === attempt.attemptId)).toHaveLength(1);
     expect(outcome?.finalAttemptId).toBe(outcome?.tries.at(-1)?.attemptId);
+  });
+
+  it('says why a bundle naming another runnerd was not stored', () => {
+    const outcome = result.attempts.find((attempt) => attempt.caseId === 'c_wrong_runnerd');
+    expect(outcome?.reason).toContain('runnerd_not_qualified');
   });
 
   it('counts the cost of every try, retries included', () => {

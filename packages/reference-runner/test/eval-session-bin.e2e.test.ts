@@ -417,8 +417,9 @@ describe('per-model behaviour: session.behaviourByModel', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.artifact!.turn).toMatchObject({ status });
     expect(run.artifact!.usage).toMatchObject({ costCoverage: 'estimated' });
-    const checks = (referencedBundle(run) as { observations: { checks: { id: string; passed: boolean }[] } })
-      .observations.checks;
+    const checks = (
+      referencedBundle(run) as unknown as { observations: { checks: { id: string; passed: boolean }[] } }
+    ).observations.checks;
     expect(checks.find((check) => check.id === 'objective-satisfied')?.passed).toBe(satisfied);
   });
 });

@@ -62,6 +62,11 @@ const bundle = (state) => {
   };
   swap(template.caseSha256, request.evalCase.caseSha256);
   swap(template.configSha256, request.evalCase.configSha256);
+  // The bundle names the runnerd the request named (ingest checks it is the qualified one).
+  swap(
+    template.runnerdSha256,
+    behaviour === 'wrong_runnerd' ? `sha256:${'e'.repeat(64)}` : request.runnerd.sha256,
+  );
   swap(template.attemptId, request.attemptId);
   swap(template.runId, request.session.runId);
   swap(template.caseId, request.evalCase.caseId);
@@ -103,6 +108,9 @@ switch (behaviour) {
     break;
   case 'fail':
     succeed('failed');
+    break;
+  case 'wrong_runnerd':
+    succeed('succeeded');
     break;
   case 'slow':
     setTimeout(() => succeed('succeeded'), request.session.delayMs ?? 300);

@@ -44,10 +44,18 @@ export async function createStandIn(label: string): Promise<StandIn> {
     if (failure !== null) failure.classification = 'agent';
     return `${JSON.stringify(bundle)}\n`;
   };
-  const first = syntheticAttempt(IDS) as { input: { caseSha256: string; configSha256: string } };
+  const first = syntheticAttempt(IDS) as {
+    input: { caseSha256: string; configSha256: string };
+    runner: { binary: { sha256: string } };
+  };
   await writeFile(
     join(binDir, 'template-ids.json'),
-    JSON.stringify({ ...IDS, caseSha256: first.input.caseSha256, configSha256: first.input.configSha256 }),
+    JSON.stringify({
+      ...IDS,
+      caseSha256: first.input.caseSha256,
+      configSha256: first.input.configSha256,
+      runnerdSha256: first.runner.binary.sha256,
+    }),
   );
   for (const state of ['succeeded', 'failed'] as const) {
     await writeFile(join(binDir, `template-${state}.json`), template(state, 1000));
