@@ -153,6 +153,22 @@ describe('nothing starts before the join holds', () => {
     expect(await exists(join(scratch, 'work-incompatible'))).toBe(false);
   });
 
+  it('a package without the paperclip-runner-eval-session bin: exit 3 (eval_session_bin_missing), no session, nothing written', async () => {
+    const noBin = (await buildFakeRelease(join(scratch, 'no-bin'), { evalSessionBin: false })).dir;
+    const before = (await standIn.spawns()).length;
+    const store = join(scratch, 'no-bin.sqlite');
+    // Qualified now (no record to accept): the install finds no bin, so the release does not join.
+    const args = runArgs('no-bin', `sqlite:${store}`, noBin);
+    args.splice(args.indexOf('--qualification'), 2);
+    const result = await evals(args);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('campaign_release_incompatible');
+    expect(result.stderr).toContain('eval_session_bin_missing');
+    expect((await standIn.spawns()).length).toBe(before);
+    expect(await exists(store)).toBe(false);
+    expect(await exists(join(scratch, 'work-no-bin'))).toBe(false);
+  }, 120_000);
+
   it('a release changed since its qualification: exit 3 (release_digest_changed), no session', async () => {
     const changed = join(scratch, 'changed');
     await cp(good, changed, { recursive: true });
