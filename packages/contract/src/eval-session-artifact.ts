@@ -26,13 +26,42 @@ export const EVAL_SESSION_PROVIDER_DRIVERS: Readonly<Record<string, string>> = O
   paperclip_deterministic: 'paperclip_deterministic_harness',
 });
 
-/** Upstream's infrastructure failure classes, each with its category and whether a retry may help. */
+/**
+ * The classes an orchestrator states in an artifact it synthesizes for a try or cell that left none
+ * of its own (docs/campaigns.md): upstream's campaign aggregate writes `ci_cell_artifact_missing`
+ * for a matrix cell without artifact; Evals' campaign (`evals run`) the `eval_session_*` ones for a
+ * session that hung, died, refused, wrote nothing usable or could not start.
+ */
+export const ORCHESTRATION_FAILURE_CLASSES = Object.freeze({
+  /** Killed after limits.turnTimeoutMs plus grace: like upstream's provider_turn_timeout, retryable. */
+  eval_session_timeout: { category: 'campaign_orchestration', retryable: true },
+  /** Ended by a signal nobody sent: the runner died (like upstream's runner_infrastructure_failure). */
+  eval_session_crashed: { category: 'runner_infrastructure', retryable: true },
+  /** Exit 1: refused before any session (bad request, unreadable runnerd): the same request fails again. */
+  eval_session_refused: { category: 'eval_orchestration', retryable: false },
+  /** No artifact at --output. */
+  eval_session_artifact_missing: { category: 'eval_orchestration', retryable: false },
+  /** An artifact that is not a strict JSON eval-session artifact of this attempt, or that disagrees with its exit code. */
+  eval_session_artifact_invalid: { category: 'eval_orchestration', retryable: false },
+  /** An exit code the contract does not have. */
+  eval_session_exit_unknown: { category: 'eval_orchestration', retryable: false },
+  /** The process could not be started. */
+  eval_session_not_started: { category: 'campaign_orchestration', retryable: false },
+  /** Upstream's: a CI matrix cell (a shard) that left no artifact. */
+  ci_cell_artifact_missing: { category: 'campaign_orchestration', retryable: false },
+} as const);
+
+/**
+ * Every infrastructure failure class an artifact may state, each with its category and whether a
+ * retry may help: upstream's session classes, then the orchestrators' (ORCHESTRATION_FAILURE_CLASSES).
+ */
 export const INFRASTRUCTURE_FAILURE_CLASSES = Object.freeze({
   provider_turn_timeout: { category: 'provider_lifecycle', retryable: true },
   provider_budget_reached: { category: 'provider_budget', retryable: false },
   provider_budget_coverage_unknown: { category: 'provider_budget', retryable: false },
   runner_infrastructure_failure: { category: 'runner_infrastructure', retryable: true },
   eval_orchestration_failure: { category: 'eval_orchestration', retryable: false },
+  ...ORCHESTRATION_FAILURE_CLASSES,
 } as const);
 export type InfrastructureFailureClass = keyof typeof INFRASTRUCTURE_FAILURE_CLASSES;
 
@@ -91,6 +120,19 @@ export interface EvalSessionArtifact {
   readonly accountingFailure?: EvalSessionInfrastructureFailure;
   /** Ours, additive: the native-execution/v1 bundle beside the artifact, by its file's digest. */
   readonly nativeExecution?: { readonly path: string; readonly sha256: string; readonly byteSize: number };
+  /**
+   * Ours, additive: the planned attempt the artifact is of (a campaign's synthesized artifact states
+   * it), so one read alone is stored under that run, case and config instead of `eval-session`.
+   */
+  readonly evalCase?: {
+    readonly runId: string;
+    readonly caseId: string;
+    readonly caseSha256: string;
+    readonly configId: string;
+    readonly configSha256: string;
+  };
+  /** Ours, additive: who wrote an artifact the session itself did not (e.g. `paperclip-evals campaign`). */
+  readonly synthesizedBy?: string;
   readonly [field: string]: unknown;
 }
 

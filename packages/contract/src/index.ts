@@ -35,6 +35,7 @@ export type {
 export {
   EVAL_SESSION_ARTIFACT_V1,
   INFRASTRUCTURE_FAILURE_CLASSES,
+  ORCHESTRATION_FAILURE_CLASSES,
   evalSessionArtifactIssues,
   invalidArtifact,
   parseEvalSessionArtifact,

@@ -15,6 +15,7 @@ import { openStore } from '../src/ledger/open-store.ts';
 import { tempDir, writeBundle } from '@paperclip-evals/test-kit/bundle-files';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import {
+  upstreamFailure,
   upstreamRows,
   upstreamSuccess,
   writeUpstreamArtifacts,
@@ -265,5 +266,127 @@ describe('when an upstream artifact comes with no native bundle', () => {
       'case_not_in_environment',
       'config_not_in_environment',
     ]);
+  });
+});
+
+describe('when an artifact alone states its planned attempt (evalCase, a campaign synthesizes one)', () => {
+  /** What `evals run` writes for a try that left no artifact of its own: a campaign class, its planned key. */
+  const synthesized = (
+    attemptId: string,
+    evalCase: Record<string, string>,
+    failureClass = 'eval_session_timeout',
+  ): Record<string, unknown> => {
+    const base = upstreamFailure(attemptId, 'provider_turn_timeout', false);
+    return {
+      ...base,
+      infrastructureError: 'the eval-session did not end within 2000 ms (its process group was killed)',
+      infrastructureFailure: {
+        class: failureClass,
+        category:
+          failureClass === 'eval_session_crashed' ? 'runner_infrastructure' : 'campaign_orchestration',
+        retryable: true,
+        diagnostics: {},
+      },
+      evalCase,
+      synthesizedBy: 'paperclip-evals campaign',
+    };
+  };
+
+  async function suite(): Promise<{ environmentPath: string; evalCase: Record<string, string> }> {
+    const { caseSha256, configSha256 } = syntheticAttempt({}).input as {
+      caseSha256: string;
+      configSha256: string;
+    };
+    const environmentPath = join(dir, 'suite.json');
+    await writeFile(
+      environmentPath,
+      JSON.stringify({
+        schema: 'paperclip-evals/environment/v1',
+        name: 't',
+        cases: [{ id: 'case_synthetic', sha256: caseSha256 }],
+        configs: [
+          { id: 'config_synthetic', sha256: configSha256, model: 'm1', driver: 'paperclip-deterministic' },
+        ],
+      }),
+    );
+    return {
+      environmentPath,
+      evalCase: {
+        runId: 'campaign-1',
+        caseId: 'case_synthetic',
+        caseSha256,
+        configId: 'config_synthetic',
+        configSha256,
+      },
+    };
+  }
+
+  it('is stored under that run, case and config, of the suite, errored with its (campaign) class and retryability', async () => {
+    const { environmentPath, evalCase } = await suite();
+    const path = join(dir, 'synthesized.json');
+    await writeFile(path, JSON.stringify(synthesized('att_1', evalCase)));
+    const storeUrl = `sqlite:${join(dir, 'planned.sqlite')}`;
+    const summary = await ingest({ inputs: [path], storeUrl, environmentPath });
+    expect(summary.invalid).toEqual([]);
+    expect(summary.foreign).toEqual([]);
+    expect(summary.inserted).toBe(1);
+    const store = await openStore(storeUrl);
+    try {
+      const stored = await store.getAttempt({
+        runId: 'campaign-1',
+        caseId: 'case_synthetic',
+        configId: 'config_synthetic',
+        attemptId: 'att_1',
+      });
+      expect(stored?.record.failure).toMatchObject({
+        classification: 'infrastructure',
+        code: 'eval_session_timeout',
+        retryable: true,
+      });
+      expect(attemptVerdict(stored!.record, stored!.scores).status).toBe('errored');
+      expect(stored?.record.cost.effectiveNanodollars).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is not of the suite when its evalCase names another digest (foreign, nothing written)', async () => {
+    const { environmentPath, evalCase } = await suite();
+    const path = join(dir, 'other.json');
+    await writeFile(
+      path,
+      JSON.stringify(synthesized('att_2', { ...evalCase, caseSha256: `sha256:${'f'.repeat(64)}` })),
+    );
+    const summary = await ingest({
+      inputs: [path],
+      storeUrl: `sqlite:${join(dir, 'f.sqlite')}`,
+      environmentPath,
+    });
+    expect(summary.inserted).toBe(0);
+    expect(summary.foreign[0]?.issues.map((issue) => issue.code)).toContain('case_digest_differs');
+  });
+
+  it.each([
+    [
+      'a campaign class with the wrong category',
+      { category: 'eval_orchestration' },
+      'failure_class_mismatch',
+    ],
+    ['a campaign class with the wrong retryability', { retryable: false }, 'failure_class_mismatch'],
+    ['a class nobody has', { class: 'eval_session_mystery' }, 'schema_violation'],
+  ])('refuses %s', async (_name, change, code) => {
+    const { evalCase } = await suite();
+    const artifact = synthesized('att_3', evalCase);
+    const path = join(dir, 'bad.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        ...artifact,
+        infrastructureFailure: { ...(artifact.infrastructureFailure as object), ...change },
+      }),
+    );
+    const summary = await ingest({ inputs: [path], storeUrl: `sqlite:${join(dir, 'b.sqlite')}` });
+    expect(summary.inserted).toBe(0);
+    expect(summary.invalid[0]?.issues.map((issue) => issue.code)).toContain(code);
   });
 });

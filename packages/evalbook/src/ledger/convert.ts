@@ -464,14 +464,33 @@ export const ARTIFACT_RUN_ID = 'eval-session';
 export const PROVIDER_TURN_FAILURE = 'provider_turn';
 
 /**
- * The key of an eval-session artifact read alone: it names no run, case or config, so the run and
- * case are fixed labels and the config is what the session ran (`<provider>/<requestedModel>`).
+ * The key of an eval-session artifact read alone. One that states its planned attempt (our additive
+ * `evalCase`, which a campaign's synthesized artifact carries) is keyed by it, digests included, so
+ * `--env` judges it like a bundle. Otherwise it names no run, case or config: the run and case are
+ * fixed labels and the config is what the session ran (`<provider>/<requestedModel>`).
  */
 export function artifactSuiteFields(artifact: {
   readonly attemptId: string;
   readonly provider: string;
   readonly requestedModel: string;
+  readonly evalCase?: {
+    readonly runId: string;
+    readonly caseId: string;
+    readonly caseSha256: string;
+    readonly configId: string;
+    readonly configSha256: string;
+  };
 }): SuiteFields & AttemptKey {
+  const planned = artifact.evalCase;
+  if (planned !== undefined)
+    return {
+      runId: planned.runId,
+      caseId: planned.caseId,
+      configId: planned.configId,
+      attemptId: artifact.attemptId,
+      caseSha256: planned.caseSha256,
+      configSha256: planned.configSha256,
+    };
   return {
     runId: ARTIFACT_RUN_ID,
     caseId: ARTIFACT_CASE_ID,
