@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 
 import { executeCampaign, planCampaign } from '../../packages/campaign/dist/index.js';
 import { loadEnvironment } from '../../packages/evalbook/dist/index.js';
+import { packageBuildMetadata } from '../../packages/reference-runner/dist/build-info.js';
 
 const TARGET_RATIO = 1.2;
 const args = parseArgs({
@@ -119,6 +120,8 @@ try {
         driverVersion: '0',
       },
       evalSession: { command: process.execPath, args: [bin] },
+      // What each try's synthesized artifact states (every no-op try is recorded in the ledger).
+      buildMetadata: packageBuildMetadata() as unknown as Record<string, unknown>,
     },
     environment,
     environmentPath,

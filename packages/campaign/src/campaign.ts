@@ -99,6 +99,8 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
         runnerdSha256: join.runnerdSha256,
         receipt: join.receipt,
         evalSession: { command: program.command, args: program.args },
+        // The join refuses a record without it, so it is there.
+        buildMetadata: (join.qualification.package.buildMetadata ?? {}) as Readonly<Record<string, unknown>>,
       },
       environment,
       environmentPath: options.environmentPath,

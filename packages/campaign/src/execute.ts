@@ -10,19 +10,26 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { EVAL_SESSION_PROVIDER_DRIVERS } from '@paperclip-evals/contract';
 import { digestContainedFile } from '@paperclip-evals/node';
 import { attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { shardAttempts, tryAttemptId } from './plan.js';
 import { startKillableRun } from '@paperclip-evals/node';
-import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST, campaignFailure, readTry } from './try-outcome.js';
+import {
+  CAMPAIGN_FAILURE_CLASSES,
+  EVAL_SESSION_ARTIFACT_V1,
+  UNKNOWN_COST,
+  campaignFailure,
+  readTry,
+} from './try-outcome.js';
 
 import type { CompatibilityReceipt } from '@paperclip-evals/contract';
-import type { Environment, LedgerStore, StoredAttempt } from '@paperclip-evals/evalbook';
+import type { Environment, IngestSummary, LedgerStore, StoredAttempt } from '@paperclip-evals/evalbook';
 
 import type { CampaignPlan, Lane, PlannedAttempt, Shard } from './plan.js';
 import type { KillableRun } from '@paperclip-evals/node';
-import type { InfrastructureFailure, TryCost } from './try-outcome.js';
+import type { InfrastructureFailure, TryCost, TryReading } from './try-outcome.js';
 
 export const EVAL_SESSION_REQUEST_V1 = 'paperclip-runner/eval-session-request/v1';
 
@@ -41,8 +48,12 @@ export interface TryOutcome {
   readonly signal: string | null;
   readonly durationMs: number;
   readonly infrastructureFailure: InfrastructureFailure | null;
-  /** What ingest did with the try's native bundle. */
-  readonly ingest: 'inserted' | 'duplicate' | 'refused' | 'none';
+  /**
+   * What the ledger holds of the try: its native bundle (inserted, duplicate); `synthesized`: the
+   * campaign's own eval-session artifact for a try that left no evidence (its infrastructure failure,
+   * so a rerun counts the try); `refused`: nothing could be stored; `none`: nothing to store.
+   */
+  readonly ingest: 'inserted' | 'duplicate' | 'synthesized' | 'refused' | 'none';
   readonly cost: TryCost;
 }
 
@@ -76,6 +87,8 @@ export interface JoinedRelease {
   readonly receipt: CompatibilityReceipt;
   /** How to start the eval-session bin: argv[0] and the arguments before --request. */
   readonly evalSession: { readonly command: string; readonly args: readonly string[] };
+  /** The package's build metadata (the qualification record's): what a synthesized artifact states. */
+  readonly buildMetadata: Readonly<Record<string, unknown>>;
 }
 
 export interface CampaignProgress {
@@ -166,6 +179,67 @@ export function evalSessionRequest(
       configId: lane.id,
       configSha256: lane.configSha256,
     },
+  };
+}
+
+/** Who writes the artifact of a try that left no evidence (its `synthesizedBy`). */
+export const SYNTHESIZED_BY = 'paperclip-evals campaign';
+
+/**
+ * The eval-session artifact the campaign writes for a try that left no evidence of its own (a hang
+ * killed, a crash, garbage, an exit 0 without output, a failure artifact without a bundle):
+ * upstream-shaped (the failure shape, as upstream's aggregate synthesizes for a missing cell), with
+ * the try's infrastructure failure, the session's usage when its own artifact had one, and our
+ * additive `evalCase` (the planned run, case and config) and `synthesizedBy`. Ingested like any
+ * artifact, it puts the try in the Evalbook as errored with its class, so a rerun counts it.
+ */
+export function synthesizedArtifact(
+  plan: CampaignPlan,
+  attempt: PlannedAttempt,
+  lane: Lane,
+  tryId: string,
+  release: JoinedRelease,
+  environment: Environment,
+  failure: InfrastructureFailure,
+  facts: {
+    readonly startedAt: Date;
+    readonly finishedAt: Date;
+    readonly exitCode: number | null;
+    readonly signal: string | null;
+    readonly usage?: unknown;
+  },
+): Record<string, unknown> {
+  return {
+    schema: EVAL_SESSION_ARTIFACT_V1,
+    attemptId: tryId,
+    build: release.buildMetadata,
+    runnerd: { path: '[withheld]', sha256: release.runnerdSha256 },
+    requestedModel: lane.model,
+    provider: lane.provider,
+    driver: EVAL_SESSION_PROVIDER_DRIVERS[lane.provider] ?? lane.driver ?? lane.provider,
+    providerVersion: null,
+    providerSessionId: null,
+    infrastructureError: failure.message,
+    infrastructureFailure: {
+      class: failure.class,
+      category: failure.category,
+      retryable: failure.retryable,
+      diagnostics: { exitCode: facts.exitCode, signal: facts.signal },
+    },
+    ...(facts.usage === undefined ? {} : { usage: facts.usage }),
+    timing: {
+      startedAt: facts.startedAt.toISOString(),
+      finishedAt: facts.finishedAt.toISOString(),
+      durationMs: Math.max(0, facts.finishedAt.getTime() - facts.startedAt.getTime()),
+    },
+    evalCase: {
+      runId: plan.campaignId,
+      caseId: attempt.caseId,
+      caseSha256: caseOf(environment, attempt.caseId)?.sha256 ?? '',
+      configId: lane.id,
+      configSha256: lane.configSha256,
+    },
+    synthesizedBy: SYNTHESIZED_BY,
   };
 }
 
@@ -341,6 +415,47 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     return { disposition: DISPOSITION_OF_STATUS[verdict.status], reason: verdict.reason };
   };
 
+  /** Ingests the campaign's artifact of a try without evidence; null when stored, else why not. */
+  const recordWithoutEvidence = async (
+    attempt: PlannedAttempt,
+    lane: Lane,
+    tryId: string,
+    dir: string,
+    reading: Extract<TryReading, { kind: 'infrastructure' }>,
+    facts: { startedAt: Date; finishedAt: Date; exitCode: number | null; signal: string | null },
+  ): Promise<string | null> => {
+    const path = join(dir, 'campaign-artifact.json');
+    const usage = reading.artifact?.usage;
+    // The session's usage is kept when its artifact had one; if the ledger refuses it, the try is
+    // recorded without (unknown cost, never zero) rather than not at all.
+    let why = 'nothing stored';
+    for (const withUsage of usage === undefined ? [false] : [true, false]) {
+      const artifact = synthesizedArtifact(
+        plan,
+        attempt,
+        lane,
+        tryId,
+        options.release,
+        environment,
+        reading.failure,
+        {
+          ...facts,
+          ...(withUsage ? { usage } : {}),
+        },
+      );
+      await writeFile(path, `${JSON.stringify(artifact, null, 2)}\n`, { mode: 0o600 });
+      const summary = await ingest({
+        inputs: [path],
+        storeUrl: options.storeUrl,
+        environmentPath: options.environmentPath,
+        qualifiedRunnerdSha256: options.release.runnerdSha256,
+      });
+      if (summary.inserted === 1 || summary.duplicates === 1) return null;
+      why = refusedText(summary);
+    }
+    return `not recorded in the ledger: ${why}`;
+  };
+
   const runTry = async (
     attempt: PlannedAttempt,
     lane: Lane,
@@ -360,6 +475,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     await writeFile(requestPath, `${JSON.stringify(request, null, 2)}\n`, { mode: 0o600 });
     const timeoutMs = sessionTimeoutMs(lane);
     ranTries.add(tryId);
+    const startedAt = new Date();
     const session = startKillableRun({
       command: options.release.evalSession.command,
       args: [...options.release.evalSession.args, '--request', requestPath, '--output', artifactPath],
@@ -413,22 +529,32 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         else if (summary.duplicates === 1) ingested = 'duplicate';
         else {
           ingested = 'refused';
-          const why = [
-            ...summary.invalid.map(
-              (entry) => `invalid: ${entry.issues.map((issue) => issue.code).join(', ')}`,
-            ),
-            ...summary.foreign.map(() => 'not of the suite'),
-            ...summary.conflicts.map(() => 'the ledger holds another bundle for this attempt'),
-            ...summary.storeRefused.map((entry) => `the store refused it: ${entry.error.message}`),
-            ...summary.unreadable.map((entry) => `unreadable: ${entry.error}`),
-          ];
-          evidenceFailure = `the native bundle was not ingested (${why.join('; ') || 'nothing stored'})`;
+          evidenceFailure = `the native bundle was not ingested (${refusedText(summary)})`;
         }
       }
     } else if (reading.kind === 'evidence') evidenceFailure = 'the artifact references no native bundle';
+    if (reading.kind === 'infrastructure' && ingested !== 'inserted' && ingested !== 'duplicate') {
+      // No evidence of its own in the ledger: the campaign's artifact records the try and its class.
+      const recorded = await recordWithoutEvidence(attempt, lane, tryId, dir, reading, {
+        startedAt,
+        finishedAt: new Date(),
+        exitCode: result.exitCode,
+        signal: result.signal,
+      });
+      if (recorded === null) ingested = 'synthesized';
+      else {
+        ingested = 'refused';
+        evidenceFailure = recorded;
+      }
+    }
     const outcome: TryOutcome = {
       ...base,
-      infrastructureFailure: reading.kind === 'infrastructure' ? reading.failure : null,
+      infrastructureFailure:
+        reading.kind === 'infrastructure'
+          ? evidenceFailure === null
+            ? reading.failure
+            : { ...reading.failure, message: `${reading.failure.message} (${evidenceFailure})` }
+          : null,
       ingest: ingested,
       cost: reading.cost,
     };
@@ -442,17 +568,20 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const lane = lanes.get(attempt.laneId);
     if (lane === undefined) throw new Error(`internal: no lane ${attempt.laneId}`);
     const held = await heldTry(attempt);
-    // A held try that failed retryably (its bundle says so) is tried again where the run left off.
+    // A held try that failed retryably is tried again where the run left off, its earlier tries
+    // counted (they are in the ledger: a try without evidence by the campaign's artifact).
     const heldFailure = held?.stored.record.failure ?? null;
-    const heldRetryable =
-      heldFailure !== null &&
-      heldFailure.classification === 'infrastructure' &&
-      RETRYABLE_CLASSES.has(heldFailure.code);
+    const infrastructure: AttemptOutcome['infrastructureFailure'] =
+      held?.stored.record.evalSession?.infrastructureFailure ??
+      (heldFailure !== null && heldFailure.classification === 'infrastructure'
+        ? {
+            class: heldFailure.code,
+            category: 'runner_infrastructure',
+            retryable: RETRYABLE_CLASSES.has(heldFailure.code),
+          }
+        : null);
+    const heldRetryable = infrastructure?.retryable === true;
     if (held !== null && !(heldRetryable && held.tryNumber <= plan.settings.maxInfrastructureRetries)) {
-      const infrastructure =
-        heldFailure !== null && heldFailure.classification === 'infrastructure'
-          ? { class: heldFailure.code, category: 'runner_infrastructure', retryable: heldRetryable }
-          : null;
       const verdict = infrastructure === null ? await verdictOf(attempt, held.stored.key.attemptId) : null;
       resumedCount++;
       finish({
@@ -561,6 +690,20 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     return outcome;
   });
   return { attempts: ordered, stopped, startedAt, finishedAt: new Date().toISOString() };
+}
+
+/** Why ingest stored nothing of one input, every reason it gave. */
+function refusedText(summary: IngestSummary): string {
+  const why = [
+    ...summary.invalid.map((entry) => `invalid: ${entry.issues.map((issue) => issue.code).join(', ')}`),
+    ...summary.foreign.map(
+      (entry) => `not of the suite: ${entry.issues.map((issue) => issue.code).join(', ')}`,
+    ),
+    ...summary.conflicts.map(() => 'the ledger holds another record for this attempt'),
+    ...summary.storeRefused.map((entry) => `the store refused it: ${entry.error.message}`),
+    ...summary.unreadable.map((entry) => `unreadable: ${entry.error}`),
+  ];
+  return why.join('; ') || 'nothing stored';
 }
 
 function identity(

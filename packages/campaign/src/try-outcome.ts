@@ -7,7 +7,7 @@
 // the try's cost, provider-reported and estimated kept apart.
 import { lstat, readFile } from 'node:fs/promises';
 
-import { readJsonText } from '@paperclip-evals/contract';
+import { ORCHESTRATION_FAILURE_CLASSES, readJsonText } from '@paperclip-evals/contract';
 
 import type { KillableRunResult } from '@paperclip-evals/node';
 
@@ -29,25 +29,9 @@ export interface InfrastructureFailure {
 /**
  * Ours, for what the eval-session never reported itself (upstream's own classes come from the
  * artifact; `ci_cell_artifact_missing` is upstream's name for a matrix cell that left nothing).
+ * The one table is contract's (an artifact the campaign synthesizes states these classes).
  */
-export const CAMPAIGN_FAILURE_CLASSES = {
-  /** Killed after limits.turnTimeoutMs plus grace: like upstream's provider_turn_timeout, retryable. */
-  eval_session_timeout: { category: 'campaign_orchestration', retryable: true },
-  /** Ended by a signal nobody sent: the runner died (like upstream's runner_infrastructure_failure). */
-  eval_session_crashed: { category: 'runner_infrastructure', retryable: true },
-  /** Exit 1: refused before any session (bad request, runnerd digest): the same request fails again. */
-  eval_session_refused: { category: 'eval_orchestration', retryable: false },
-  /** No artifact at --output. */
-  eval_session_artifact_missing: { category: 'eval_orchestration', retryable: false },
-  /** An artifact that is not a strict JSON eval-session artifact of this attempt, or that disagrees with its exit code. */
-  eval_session_artifact_invalid: { category: 'eval_orchestration', retryable: false },
-  /** An exit code the contract does not have. */
-  eval_session_exit_unknown: { category: 'eval_orchestration', retryable: false },
-  /** The process could not be started. */
-  eval_session_not_started: { category: 'campaign_orchestration', retryable: false },
-  /** A shard record was missing at merge (upstream's class for a CI cell without artifact). */
-  ci_cell_artifact_missing: { category: 'campaign_orchestration', retryable: false },
-} as const satisfies Record<string, { category: string; retryable: boolean }>;
+export const CAMPAIGN_FAILURE_CLASSES = ORCHESTRATION_FAILURE_CLASSES;
 export type CampaignFailureClass = keyof typeof CAMPAIGN_FAILURE_CLASSES;
 
 export function campaignFailure(failureClass: CampaignFailureClass, message: string): InfrastructureFailure {
@@ -83,6 +67,8 @@ export type TryReading =
       readonly kind: 'infrastructure';
       readonly failure: InfrastructureFailure;
       readonly nativeExecution: { readonly path: string; readonly sha256: string } | null;
+      /** The session's own artifact, when it left one that reads (its usage is kept when recorded). */
+      readonly artifact?: Record<string, unknown>;
       readonly cost: TryCost;
     };
 
@@ -196,8 +182,34 @@ export async function readTry(
   const read = await readArtifact(artifactPath, attemptId);
   if (!read.ok) return infrastructure(read.failure);
   const { artifact } = read;
-  const cost = costOfUsage(artifact.usage);
+  const cost = spendOf(artifact);
   const stated = artifact.infrastructureFailure;
+  // Upstream's newer variant: a completed turn whose budget check failed or whose cost coverage is
+  // unknown (the success shape beside accountingError + accountingFailure, exit 2). Not evidence of
+  // the agent: an infrastructure failure of that class, as ingest stores it.
+  const accounting = artifact.accountingFailure;
+  if (accounting !== undefined && stated === undefined) {
+    if (!isFailure(accounting) || !isObject(artifact.turn))
+      return infrastructure(
+        campaignFailure(
+          'eval_session_artifact_invalid',
+          'the artifact states an accountingFailure that is not {class, category, retryable} of a turn',
+        ),
+        cost,
+      );
+    return {
+      kind: 'infrastructure',
+      failure: {
+        class: accounting.class,
+        category: accounting.category,
+        retryable: accounting.retryable,
+        message: typeof artifact.accountingError === 'string' ? artifact.accountingError : accounting.class,
+      },
+      nativeExecution: nativeReference(artifact),
+      artifact,
+      cost,
+    };
+  }
   if (result.exitCode === EVAL_SESSION_EXIT.ok) {
     if (stated !== undefined || !isObject(artifact.turn))
       return infrastructure(
@@ -209,12 +221,7 @@ export async function readTry(
       );
     return { kind: 'evidence', nativeExecution: nativeReference(artifact), cost };
   }
-  if (
-    !isObject(stated) ||
-    typeof stated.class !== 'string' ||
-    typeof stated.category !== 'string' ||
-    typeof stated.retryable !== 'boolean'
-  )
+  if (!isFailure(stated))
     return infrastructure(
       campaignFailure(
         'eval_session_artifact_invalid',
@@ -231,6 +238,31 @@ export async function readTry(
       message: typeof artifact.infrastructureError === 'string' ? artifact.infrastructureError : stated.class,
     },
     nativeExecution: nativeReference(artifact),
+    artifact,
     cost,
   };
+}
+
+function isFailure(value: unknown): value is { class: string; category: string; retryable: boolean } {
+  return (
+    isObject(value) &&
+    typeof value.class === 'string' &&
+    typeof value.category === 'string' &&
+    typeof value.retryable === 'boolean'
+  );
+}
+
+/**
+ * The try's spend from its artifact: its usage figures, except that an artifact saying its cost
+ * coverage is unknown (an accountingFailure or infrastructureFailure of class
+ * provider_budget_coverage_unknown, or usage.costCoverage `unpriced`) has an unknown spend whatever
+ * figures it carries — the budget then cannot be proven (scheduling stops unless --allow-unpriced).
+ */
+export function spendOf(artifact: Record<string, unknown>): TryCost {
+  const cost = costOfUsage(artifact.usage);
+  const coverageUnknown = [artifact.accountingFailure, artifact.infrastructureFailure].some(
+    (failure) => isObject(failure) && failure.class === 'provider_budget_coverage_unknown',
+  );
+  const unpriced = isObject(artifact.usage) && artifact.usage.costCoverage === 'unpriced';
+  return coverageUnknown || unpriced ? { ...cost, observedNanodollars: null, observedFrom: null } : cost;
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadEnvironment } from '@paperclip-evals/evalbook';
+import { attemptVerdict, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
 
 import { executeCampaign } from '../src/execute.ts';
 import { planCampaign } from '../src/plan.ts';
@@ -112,19 +112,82 @@ describe('each way an eval-session ends is classified, and retried only when ret
     ]);
   });
 
-  it('starts no session for a campaign the ledger already holds, and says so', async () => {
+  it("puts every try without evidence in the ledger: the campaign's artifact, errored with its class", async () => {
+    const store = await openStore(`sqlite:${join(scratch, 'classes.sqlite')}`, { mustExist: true });
+    try {
+      for (const caseId of ['c_retryable', 'c_nonretryable', 'c_hang', 'c_garbage', 'c_silent', 'c_refuse']) {
+        const outcome = result.attempts.find((attempt) => attempt.caseId === caseId)!;
+        for (const attempt of outcome.tries) {
+          expect(attempt.ingest, `${caseId} ${attempt.attemptId}`).toBe('synthesized');
+          const stored = await store.getAttempt({
+            runId: 'classes',
+            caseId,
+            configId: 'lane_a',
+            attemptId: attempt.attemptId,
+          });
+          expect(stored?.record.failure, caseId).toMatchObject({
+            classification: 'infrastructure',
+            code: outcome.infrastructureFailure?.class,
+            retryable: outcome.infrastructureFailure?.retryable,
+          });
+          expect(attemptVerdict(stored!.record, stored!.scores).status, caseId).toBe('errored');
+          expect(stored?.record.evalSession?.artifact.synthesizedBy).toBe('paperclip-evals campaign');
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('starts no session for what the ledger already holds: a rerun counts the tries made, never retrying past the limit', async () => {
     const before = await standIn.starts();
-    // The same campaign and suite again; only the attempts without evidence (infrastructure
-    // failures) are not in the ledger, and they are tried again.
+    // The same campaign and suite again: every try is in the ledger (with evidence, or the
+    // campaign's artifact), so only the one whose bundle was refused (no record) runs again.
     const again = await run('classes', cases, { retries: 1 });
     const resumed = again.attempts.filter((attempt) => attempt.resumed).map((attempt) => attempt.caseId);
-    expect(resumed.sort()).toEqual(['c_fail', 'c_flaky', 'c_succeed']);
+    expect(resumed.sort()).toEqual(
+      cases
+        .map((entry) => entry.id)
+        .filter((id) => id !== 'c_wrong_runnerd')
+        .sort(),
+    );
+    for (const caseId of ['c_retryable', 'c_hang', 'c_nonretryable', 'c_garbage'])
+      expect(again.attempts.find((attempt) => attempt.caseId === caseId)).toMatchObject({
+        disposition: 'infrastructure_failure',
+        infrastructureFailure: result.attempts.find((attempt) => attempt.caseId === caseId)
+          ?.infrastructureFailure,
+        finalAttemptId: result.attempts.find((attempt) => attempt.caseId === caseId)?.finalAttemptId,
+      });
     const started = [...(await standIn.starts())].filter((start) => !before.has(start));
     const held = result.attempts.filter((attempt) => resumed.includes(attempt.caseId));
     expect(started.filter((start) => held.some((attempt) => start.startsWith(attempt.attemptId)))).toEqual(
       [],
     );
     expect(started).toHaveLength(again.attempts.reduce((sum, attempt) => sum + attempt.tries.length, 0));
+  }, 60_000);
+});
+
+describe('a retryable failure without evidence, resumed', () => {
+  it('continues with the next try where the last run stopped, and stops at the limit', async () => {
+    const cases = [{ id: 'c_down', behaviour: 'always_retryable' }];
+    const first = await run('counting', cases, { retries: 0 });
+    const attemptId = first.attempts[0]!.attemptId;
+    expect(first.attempts[0]?.tries.map((entry) => entry.attemptId)).toEqual([attemptId]);
+    // One more retry allowed now: the ledger holds try 1, so only try 2 runs.
+    const before = await standIn.starts();
+    const second = await run('counting', cases, { retries: 1 });
+    expect(second.attempts[0]?.tries.map((entry) => entry.attemptId)).toEqual([`${attemptId}-r1`]);
+    expect(second.attempts[0]?.finalAttemptId).toBe(`${attemptId}-r1`);
+    const started = [...(await standIn.starts())].filter((start) => !before.has(start));
+    expect(started.map((start) => start.replace(/\.[0-9]+$/, ''))).toEqual([`${attemptId}-r1`]);
+    // At the limit: nothing more starts, the attempt is resumed as the failure it is.
+    const third = await run('counting', cases, { retries: 1 });
+    expect(third.attempts[0]).toMatchObject({
+      resumed: true,
+      tries: [],
+      disposition: 'infrastructure_failure',
+      infrastructureFailure: { class: 'runner_infrastructure_failure', retryable: true },
+    });
   }, 60_000);
 });
 
@@ -168,6 +231,37 @@ describe('the cost ceiling', () => {
     });
     expect(allowed.stopped).toBe(null);
     expect(allowed.attempts.every((attempt) => attempt.disposition === 'passed')).toBe(true);
+  });
+
+  it("honours an artifact's accounting failure as spend unknown: infrastructure, then a stop unless --allow-unpriced", async () => {
+    const cases = [
+      { id: 'c_accounting', behaviour: 'accounting_unpriced' },
+      { id: 'c_next', behaviour: 'succeed' },
+    ];
+    const stopped = await run('accounting', cases, { maxCostUsd: 1, maxParallel: 1 });
+    const first = stopped.attempts[0]!;
+    expect(first).toMatchObject({
+      disposition: 'infrastructure_failure',
+      infrastructureFailure: {
+        class: 'provider_budget_coverage_unknown',
+        category: 'provider_budget',
+        retryable: false,
+      },
+    });
+    // Its usage says 1000 µ$, but its coverage is unknown: the spend is not known.
+    expect(first.cost.observedNanodollars).toBeNull();
+    expect(stopped.stopped).toBe('budget_unproven');
+    expect(stopped.attempts[1]?.disposition).toBe('not_run_budget');
+    const allowed = await run('accounting-allowed', cases, {
+      maxCostUsd: 1,
+      maxParallel: 1,
+      allowUnpriced: true,
+    });
+    expect(allowed.stopped).toBe(null);
+    expect(allowed.attempts.map((attempt) => attempt.disposition)).toEqual([
+      'infrastructure_failure',
+      'passed',
+    ]);
   });
 
   it('never stops without a ceiling, whatever is unpriced', async () => {

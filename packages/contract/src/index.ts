@@ -34,6 +34,7 @@ export type {
 } from './native-execution-types.js';
 export {
   EVAL_SESSION_ARTIFACT_V1,
+  EVAL_SESSION_PROVIDER_DRIVERS,
   INFRASTRUCTURE_FAILURE_CLASSES,
   ORCHESTRATION_FAILURE_CLASSES,
   evalSessionArtifactIssues,

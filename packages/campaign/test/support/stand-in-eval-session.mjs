@@ -130,6 +130,25 @@ switch (behaviour) {
       'the provider profile is invalid',
     );
     break;
+  case 'accounting_unpriced':
+    // Upstream's newer variant: a completed turn beside accountingError + accountingFailure, exit 2.
+    // Its usage still carries a figure: the coverage is unknown all the same.
+    write({
+      ...common,
+      providerSessionId: 's',
+      turn: { turnId: 't', status: 'completed', assistantText: '' },
+      snapshot: {},
+      usage,
+      accountingError: 'budget cost coverage is unavailable',
+      accountingFailure: {
+        class: 'provider_budget_coverage_unknown',
+        category: 'provider_budget',
+        retryable: false,
+        diagnostics: {},
+      },
+    });
+    process.exit(2);
+    break;
   case 'hang':
     setInterval(() => undefined, 1000);
     break;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { digestFile } from '@paperclip-evals/node';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { packageBuildMetadata } from '@paperclip-evals/test-kit/fake-release';
 
 import type { JoinedRelease } from '../../src/execute.ts';
 
@@ -93,6 +94,7 @@ export function standInRelease(standIn: StandIn): JoinedRelease {
       driverVersion: '1.0.0',
     },
     evalSession: { command: process.execPath, args: [standIn.binPath] },
+    buildMetadata: packageBuildMetadata(),
   };
 }
 
