@@ -285,6 +285,13 @@ function costOfStored(stored: StoredAttempt): TryCost {
   };
 }
 
+function sumSpend(
+  a: { observed: number; unknown: number },
+  b: { observed: number; unknown: number },
+): { observed: number; unknown: number } {
+  return { observed: a.observed + b.observed, unknown: a.unknown + b.unknown };
+}
+
 /** Sums what the budget counts; provider-reported and estimated stay apart (see record.ts). */
 function addCost(into: { observed: number; unknown: number }, cost: TryCost): void {
   if (cost.observedNanodollars === null) into.unknown++;
@@ -298,8 +305,10 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   const lanes = new Map(plan.lanes.map((lane) => [lane.id, lane]));
   const outcomes = new Map<string, AttemptOutcome>();
   const running = new Set<KillableRun>();
+  /** Every try this run made; of them, those new to the ledger or not in it, and those not in it. */
   const local = { observed: 0, unknown: 0 };
-  const ranTries = new Set<string>();
+  const fresh = { observed: 0, unknown: 0 };
+  const unrecorded = { observed: 0, unknown: 0 };
   const byDisposition: Partial<Record<Disposition, number>> = {};
   const failuresByClass: Record<string, number> = {};
   let stopped: StopReason | null = null;
@@ -348,24 +357,29 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     options.onAttempt?.(outcome, snapshot());
   };
 
-  /** The ledger's spend for this campaign from tries this run did not make (other shards, earlier runs). */
+  /**
+   * The ledger's spend for this campaign, from one aggregate query (the store's runs(): summed in
+   * SQL, never every row): earlier runs, and with a shared PostgreSQL ledger every shard's tries.
+   */
   const ledgerSpend = async (): Promise<{ observed: number; unknown: number }> => {
-    const spend = { observed: 0, unknown: 0 };
-    for await (const stored of store.attempts()) {
-      if (stored.key.runId !== plan.campaignId || ranTries.has(stored.key.attemptId)) continue;
-      addCost(spend, costOfStored(stored));
-    }
-    return spend;
+    const run = (await store.runs()).find((entry) => entry.runId === plan.campaignId);
+    return { observed: run?.spend.observedNanodollars ?? 0, unknown: run?.spend.unpriced ?? 0 };
   };
+  /** Read once before the first start; a PostgreSQL ledger (shared by shards) is asked again before each. */
+  let heldAtStart: { observed: number; unknown: number } | null = null;
 
   /** null: go ahead; otherwise why nothing more may start. */
   const budgetStop = async (): Promise<StopReason | null> => {
     if (options.stop?.aborted === true) return 'interrupted';
     const ceiling = plan.settings.maxCostNanodollars;
     if (ceiling === null) return null;
-    const held = await ledgerSpend();
-    if (local.unknown + held.unknown > 0 && options.allowUnpriced !== true) return 'budget_unproven';
-    if (local.observed + held.observed >= ceiling) return 'budget';
+    // SQLite: the ledger read once plus every try this run added. PostgreSQL: the global total now
+    // (this run's stored tries are in it) plus this run's tries the ledger does not hold.
+    heldAtStart ??= await ledgerSpend();
+    const total =
+      store.kind === 'postgres' ? sumSpend(await ledgerSpend(), unrecorded) : sumSpend(heldAtStart, fresh);
+    if (total.unknown > 0 && options.allowUnpriced !== true) return 'budget_unproven';
+    if (total.observed >= ceiling) return 'budget';
     return null;
   };
 
@@ -474,7 +488,6 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const request = evalSessionRequest(plan, attempt, tryId, lane, environment, options.release, dir);
     await writeFile(requestPath, `${JSON.stringify(request, null, 2)}\n`, { mode: 0o600 });
     const timeoutMs = sessionTimeoutMs(lane);
-    ranTries.add(tryId);
     const startedAt = new Date();
     const session = startKillableRun({
       command: options.release.evalSession.command,
@@ -633,6 +646,9 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       active--;
       tries.push(outcome);
       addCost(local, outcome.cost);
+      if (outcome.ingest !== 'duplicate') addCost(fresh, outcome.cost);
+      if (outcome.ingest !== 'inserted' && outcome.ingest !== 'synthesized' && outcome.ingest !== 'duplicate')
+        addCost(unrecorded, outcome.cost);
       const failure = outcome.infrastructureFailure;
       if (verdict !== null || failure === null) {
         finish({

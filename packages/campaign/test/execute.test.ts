@@ -5,9 +5,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { attemptVerdict, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
+import { SqliteStore, attemptVerdict, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
 
 import { executeCampaign } from '../src/execute.ts';
 import { planCampaign } from '../src/plan.ts';
@@ -262,6 +262,32 @@ describe('the cost ceiling', () => {
       'infrastructure_failure',
       'passed',
     ]);
+  });
+
+  it('reads the ledger once (one aggregate query), not every row before each start', async () => {
+    const cases = Array.from({ length: 6 }, (_, index) => ({ id: `c_${index}`, behaviour: 'succeed' }));
+    // An earlier run of the campaign holds two attempts' spend: it counts, read once.
+    await run('read-once', cases.slice(0, 2), { maxCostUsd: 1, maxParallel: 1 });
+    const scans = vi.spyOn(SqliteStore.prototype, 'attempts');
+    const aggregates = vi.spyOn(SqliteStore.prototype, 'runs');
+    try {
+      // 1,000 µ$ a try: 2 held + 3 new reach the ceiling of 5,000 µ$; the sixth does not start.
+      const result = await run('read-once', cases, { maxCostUsd: 0.005, maxParallel: 1 });
+      expect(result.attempts.map((attempt) => attempt.disposition)).toEqual([
+        'passed',
+        'passed',
+        'passed',
+        'passed',
+        'passed',
+        'not_run_budget',
+      ]);
+      expect(result.attempts.filter((attempt) => attempt.resumed)).toHaveLength(2);
+      expect(scans).not.toHaveBeenCalled();
+      expect(aggregates).toHaveBeenCalledTimes(1);
+    } finally {
+      scans.mockRestore();
+      aggregates.mockRestore();
+    }
   });
 
   it('never stops without a ceiling, whatever is unpriced', async () => {

@@ -435,10 +435,16 @@ describe('evals retract and evals runs', () => {
     const runs = run(['runs', ...STORE]);
     expect(runs.status).toBe(0);
     const lines = runs.stdout.split('\n');
-    expect(lines[0]).toMatch(/^run\s+attempts\s+cases\s+configs\s+foreign\s+retracted\s+terminal states$/);
-    expect(lines[1]).toMatch(/^run1\s+8\s+2\s+2\s+0\s+1\s+1 failed, 7 succeeded$/);
-    expect(lines[2]).toMatch(/^run2\s+1\s+1\s+1\s+0\s+1\s+1 succeeded$/);
-    expect(lines[3]).toMatch(/^run3\s+4\s+3\s+3\s+4\s+0\s+4 succeeded$/);
+    expect(lines[0]).toMatch(
+      /^run\s+attempts\s+cases\s+configs\s+foreign\s+retracted\s+spend\s+terminal states$/,
+    );
+    // The spend column: what the run cost (provider-reported else estimated), unpriced apart.
+    const usd = '\\$[0-9]+\\.[0-9]{9}( \\+ [0-9]+ unpriced)?';
+    expect(lines[1]).toMatch(
+      new RegExp(`^run1\\s+8\\s+2\\s+2\\s+0\\s+1\\s+${usd}\\s+1 failed, 7 succeeded$`),
+    );
+    expect(lines[2]).toMatch(new RegExp(`^run2\\s+1\\s+1\\s+1\\s+0\\s+1\\s+${usd}\\s+1 succeeded$`));
+    expect(lines[3]).toMatch(new RegExp(`^run3\\s+4\\s+3\\s+3\\s+4\\s+0\\s+${usd}\\s+4 succeeded$`));
     expect(runs.stdout).toContain('retractions:');
     expect(runs.stdout).toContain('attempt bad of run run1 retracted by alice');
     expect(runs.stdout).toContain('run run2 (every attempt) retracted by bob');

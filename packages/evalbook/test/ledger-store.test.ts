@@ -991,6 +991,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           terminalStates: { succeeded: 3 },
           foreign: 0,
           retracted: 3,
+          spend: expect.objectContaining({ unpriced: 0 }),
           retractions: [attemptRecord, runRecord],
         },
         {
@@ -1001,6 +1002,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           terminalStates: { succeeded: 1 },
           foreign: 0,
           retracted: 0,
+          spend: expect.objectContaining({ unpriced: 0 }),
           retractions: [],
         },
       ]);
@@ -1066,6 +1068,37 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       ]);
       await store.close();
       expect(await kind.storageProblems(storeUrl)).toEqual([]);
+    });
+  });
+
+  describe("a run's spend, summed in SQL (what a campaign's ceiling counts)", () => {
+    it('sums provider-reported else estimated per attempt, and counts the unpriced apart, per run', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        const priced = [record('attempt_a', 1000), record('attempt_b', 250)];
+        const unpriced = record('attempt_c', null);
+        const other = { ...record('attempt_d', 7), key: { ...key('attempt_d'), runId: 'run_other' } };
+        await store.insertBatch([...priced, unpriced, other]);
+        const expected = (records: readonly LedgerRecord[]) =>
+          records.reduce(
+            (sum, entry) =>
+              sum + (entry.cost.providerReportedNanodollars ?? entry.cost.estimatedNanodollars ?? 0),
+            0,
+          );
+        expect(expected(priced)).toBeGreaterThan(0);
+        expect(unpriced.cost.effectiveNanodollars).toBeNull();
+        const runs = await store.runs();
+        expect(runs.find((run) => run.runId === 'run_synthetic')?.spend).toEqual({
+          observedNanodollars: expected(priced),
+          unpriced: 1,
+        });
+        expect(runs.find((run) => run.runId === 'run_other')?.spend).toEqual({
+          observedNanodollars: expected([other]),
+          unpriced: 0,
+        });
+      } finally {
+        await store.close();
+      }
     });
   });
 

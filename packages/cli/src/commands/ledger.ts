@@ -2,7 +2,12 @@
 // edge (the library takes both as data), appends the retraction in one transaction and says what it
 // covered; runs lists the store's runs with their counts. Both read an existing store only.
 import { userInfo } from 'node:os';
-import { checkRetractionRequest, isEvalbookError, retractionText } from '@paperclip-evals/evalbook';
+import {
+  checkRetractionRequest,
+  formatUsd,
+  isEvalbookError,
+  retractionText,
+} from '@paperclip-evals/evalbook';
 
 import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
 
@@ -115,7 +120,7 @@ export async function runRuns(options: {
     printLines('stdout', [`${storeUrl}: no runs (nothing ingested yet)`]);
     return 'ok';
   }
-  const header = ['run', 'attempts', 'cases', 'configs', 'foreign', 'retracted', 'terminal states'];
+  const header = ['run', 'attempts', 'cases', 'configs', 'foreign', 'retracted', 'spend', 'terminal states'];
   const rows = runs.map((run) => [
     run.runId,
     String(run.attempts),
@@ -123,6 +128,7 @@ export async function runRuns(options: {
     String(run.configs),
     String(run.foreign),
     String(run.retracted),
+    `${formatUsd(run.spend.observedNanodollars)}${run.spend.unpriced === 0 ? '' : ` + ${run.spend.unpriced} unpriced`}`,
     Object.entries(run.terminalStates)
       .map(([state, n]) => `${n} ${state}`)
       .join(', '),

@@ -12,7 +12,10 @@ export const RUNS_SQL = `
     COUNT(DISTINCT a.config_id) AS configs,
     SUM(CASE WHEN a.environment_mismatch THEN 1 ELSE 0 END) AS foreign_attempts,
     SUM(CASE WHEN EXISTS (SELECT 1 FROM retractions r WHERE r.run_id = a.run_id
-      AND (r.attempt_id IS NULL OR r.attempt_id = a.attempt_id)) THEN 1 ELSE 0 END) AS retracted
+      AND (r.attempt_id IS NULL OR r.attempt_id = a.attempt_id)) THEN 1 ELSE 0 END) AS retracted,
+    COALESCE(SUM(COALESCE(a.provider_cost_nanodollars, a.estimated_cost_nanodollars)), 0) AS observed_nanodollars,
+    SUM(CASE WHEN a.provider_cost_nanodollars IS NULL AND a.estimated_cost_nanodollars IS NULL
+      THEN 1 ELSE 0 END) AS unpriced
   FROM attempts a GROUP BY a.run_id ORDER BY MIN(a.id)`;
 
 /** Per run and recorded run terminal state: how many attempts. */
@@ -27,6 +30,8 @@ export interface RunDbRow {
   readonly configs: number | string;
   readonly foreign_attempts: number | string;
   readonly retracted: number | string;
+  readonly observed_nanodollars: number | string;
+  readonly unpriced: number | string;
 }
 export interface RunStateDbRow {
   readonly run_id: string;
@@ -50,6 +55,7 @@ export function runCountsFrom(
     ),
     foreign: Number(row.foreign_attempts),
     retracted: Number(row.retracted),
+    spend: { observedNanodollars: Number(row.observed_nanodollars), unpriced: Number(row.unpriced) },
     retractions: retractions.filter((retraction) => retraction.runId === row.run_id),
   }));
 }

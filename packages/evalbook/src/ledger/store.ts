@@ -90,6 +90,12 @@ export interface RunCounts {
   readonly foreign: number;
   /** Covered by a retraction (foreign or not). */
   readonly retracted: number;
+  /**
+   * What the run's attempts cost, summed in SQL: per attempt the provider-reported figure where
+   * there is one, else the estimate (what a campaign's ceiling counts); `unpriced` attempts have
+   * neither (unknown, never 0). Retracted and foreign attempts are in it: money spent is spent.
+   */
+  readonly spend: { readonly observedNanodollars: number; readonly unpriced: number };
   /** The run's retraction records (who, why, when), oldest first. */
   readonly retractions: readonly Retraction[];
 }
