@@ -11,3 +11,5 @@ export type { AttemptOutcome, CampaignProgress } from './execute.js';
 export { mergeCampaignRecords, readCampaignRecord, writeCampaignRecord } from './record.js';
 export type { CampaignRecord } from './record.js';
 export { planFromFiles, runCampaign } from './campaign.js';
+export { mergeShardStores } from './merge-stores.js';
+export type { StoreMergeSummary } from './merge-stores.js';

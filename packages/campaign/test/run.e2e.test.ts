@@ -293,6 +293,118 @@ describe('a campaign on one machine', () => {
   }, 60_000);
 });
 
+describe('many machines with SQLite: 4 shards, each its own store, merged stores and records', () => {
+  it('copies every attempt into one store: the same attempts and outcomes as the unsharded campaign', async () => {
+    const shardStore = (index: number) => `sqlite:${join(scratch, `sqlite-shard-${index}.sqlite`)}`;
+    const records = await Promise.all(
+      [1, 2, 3, 4].map(async (index) => {
+        const out = join(scratch, `sqlite-shard-${index}.json`);
+        const result = await evals([
+          ...runArgs('sqlite-sharded', shardStore(index), good, goodRecord, '1'),
+          '--shard',
+          `${index}/4`,
+          '--out',
+          out,
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+        return out;
+      }),
+    );
+    const target = join(scratch, 'sqlite-merged.sqlite');
+    const fromStores = [1, 2, 3, 4].flatMap((index) => ['--from-store', shardStore(index)]);
+
+    // A shard store left out: its tries are in no store given — refused, nothing written, no record.
+    const short = await evals([
+      'merge',
+      ...records,
+      '--out',
+      join(scratch, 'sqlite-short.json'),
+      '--store',
+      `sqlite:${target}`,
+      ...fromStores.slice(0, 6),
+    ]);
+    expect(short.code, short.stderr).toBe(1);
+    expect(short.stderr).toContain('shard_store_incomplete');
+    expect(await exists(target)).toBe(false);
+    expect(await exists(join(scratch, 'sqlite-short.json'))).toBe(false);
+
+    const out = join(scratch, 'sqlite-merged.json');
+    const result = await evals([
+      'merge',
+      ...records,
+      '--out',
+      out,
+      '--store',
+      `sqlite:${target}`,
+      ...fromStores,
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`${PLANNED} inserted, 0 already there`);
+    const record = JSON.parse(result.stdout) as CampaignRecord;
+    expect(record).toMatchObject({
+      shard: null,
+      complete: true,
+      totals: { planned: PLANNED, passed: PLANNED },
+    });
+    const wholeOut = join(scratch, 'whole.json');
+    if (!(await exists(wholeOut)))
+      await evals([...runArgs('whole', `sqlite:${join(scratch, 'whole.sqlite')}`), '--out', wholeOut]);
+    const whole = JSON.parse(await readFile(wholeOut, 'utf8')) as CampaignRecord;
+    const outcome = (r: CampaignRecord) =>
+      r.attempts.map((a) => [a.laneId, a.caseId, a.index, a.disposition]);
+    expect(outcome(record)).toEqual(outcome(whole));
+    // The merged store holds exactly the campaign's attempts, each with the outcome its shard stored.
+    expect((await ledgerIds(`sqlite:${target}`, 'sqlite-sharded')).sort()).toEqual(
+      record.attempts.map((a) => a.finalAttemptId).sort(),
+    );
+    const states = async (store: string, r: CampaignRecord) => {
+      const opened = await openStore(store, { mustExist: true });
+      try {
+        return await Promise.all(
+          r.attempts.map(async (a) => {
+            const stored = await opened.getAttempt({
+              runId: r.campaignId,
+              caseId: a.caseId,
+              configId: a.laneId,
+              attemptId: a.finalAttemptId!,
+            });
+            return [
+              a.laneId,
+              a.caseId,
+              a.index,
+              stored?.record.terminal.run,
+              stored?.record.failure?.code ?? null,
+            ];
+          }),
+        );
+      } finally {
+        await opened.close();
+      }
+    };
+    expect(await states(`sqlite:${target}`, record)).toEqual(
+      await states(`sqlite:${join(scratch, 'whole.sqlite')}`, whole),
+    );
+
+    // Merging again: every attempt is already there, nothing changes.
+    const again = await evals([
+      'merge',
+      ...records,
+      '--out',
+      out,
+      '--store',
+      `sqlite:${target}`,
+      ...fromStores,
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`0 inserted, ${PLANNED} already there`);
+    // --from-store without --store (or the reverse) is a usage error.
+    const usage = await evals(['merge', ...records, '--out', out, ...fromStores]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--from-store needs --store');
+  }, 120_000);
+});
+
 describe('many machines: 4 shards into one PostgreSQL, merged', () => {
   let server: PostgresServer;
   beforeAll(async () => {

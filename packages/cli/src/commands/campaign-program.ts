@@ -1,7 +1,10 @@
 // The flag tables of `evals run` and `evals merge` (commands/campaign.ts does the work).
+import { Option } from 'commander';
+
 import type { Command } from 'commander';
 
 import { CAMPAIGN_EXIT } from '../exit-codes.js';
+import { repeatable } from '../options.js';
 import { act } from '../run.js';
 
 const EXIT_LINE = `Exit codes: ${CAMPAIGN_EXIT.ok} every planned attempt has a result (passed, behaviour or grading failure) · ${CAMPAIGN_EXIT.incomplete} some ended in an infrastructure failure or were not run (budget) · ${CAMPAIGN_EXIT.usage} usage (bad flags, a suite that makes no plan, an invalid record) · ${CAMPAIGN_EXIT.incompatible} the release does not join (nothing was started) · ${CAMPAIGN_EXIT.interrupted}/${CAMPAIGN_EXIT.terminated} stopped by Ctrl-C / SIGTERM`;
@@ -142,21 +145,54 @@ export function addCampaignCommands(program: Command): void {
     )
     .argument('<records...>', 'shard record files')
     .requiredOption('--out <file>', 'where the campaign record goes (atomically)')
+    .option(
+      '--store <url>',
+      "with --from-store: the store every shard's attempts are copied into (sqlite:PATH or postgres://…)",
+    )
+    .addOption(
+      repeatable(
+        new Option(
+          '--from-store <url>',
+          "a shard's own store (SQLite: each cell ingests into its own); repeatable: one per shard. Every attempt of the campaign in it is copied into --store",
+        ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+      ),
+    )
     .option('--json', 'also print the record as JSON on stdout')
     .addHelpText(
       'after',
       [
         '',
-        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result, or shards that conflict · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record`,
+        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result, or shards (records or stores) that conflict · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record, a --from-store that is not there, --from-store without --store`,
         '',
-        'Example:',
+        'SQLite shards: each cell ingested into its own store, so give each with --from-store and the target with',
+        "--store: every attempt of the campaign is copied through the ledger's append-only insert, in one",
+        'transaction (already there with the same digest: skipped). Before anything is written, an attempt stored',
+        'with another digest (in two shard stores, or in the target) and a try the records say was stored that no',
+        'store holds are refused, every one listed: nothing is written, the record neither. With one shared',
+        'PostgreSQL ledger there is nothing to copy: leave both out.',
+        '',
+        'Examples:',
         '  $ evals merge shards/*.json --out campaign.json',
+        '  $ evals merge shards/*/shard.json --out campaign.json --store sqlite:evalbook.sqlite \\',
+        '      --from-store sqlite:shards/1/evalbook.sqlite --from-store sqlite:shards/2/evalbook.sqlite',
       ].join('\n'),
     )
     .action(
-      act(async (records: string[], flags: { out: string; json?: true }) => {
-        const { runMerge } = await import('./campaign.js');
-        return runMerge({ records, out: flags.out, json: flags.json === true });
-      }, FAILURES),
+      act(
+        async (
+          records: string[],
+          flags: { out: string; json?: true; store?: string; fromStore?: string[] },
+        ) => {
+          const { runMerge } = await import('./campaign.js');
+          return runMerge({
+            records,
+            out: flags.out,
+            json: flags.json === true,
+            ...(flags.store === undefined ? {} : { store: flags.store }),
+            fromStores: flags.fromStore ?? [],
+          });
+        },
+        FAILURES,
+      ),
     );
 }

@@ -4,6 +4,7 @@
 // the record to --out. The first Ctrl-C stops scheduling (running attempts finish, the record is
 // still written, exit 130); a second, or SIGTERM, kills the running sessions' process groups.
 // `merge` combines shard records into one campaign record.
+import { displayLocator } from '@paperclip-evals/contract';
 import { formatUsd } from '@paperclip-evals/evalbook';
 
 import type {
@@ -196,13 +197,29 @@ export interface MergeCommandOptions {
   readonly records: readonly string[];
   readonly out: string;
   readonly json: boolean;
+  /** With fromStores: where every shard store's attempts of the campaign go. */
+  readonly store?: string;
+  readonly fromStores: readonly string[];
 }
 
 export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
+  if ((options.store === undefined) !== (options.fromStores.length === 0))
+    throw new UsageError(
+      options.store === undefined
+        ? '--from-store needs --store: the store the shards’ attempts are copied into'
+        : '--store needs --from-store: each shard’s own store to copy from (with one shared PostgreSQL ledger, leave both out)',
+    );
   const campaign = await import('@paperclip-evals/campaign');
   const shards = [];
   for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });
   const record = campaign.mergeCampaignRecords(shards);
+  // The attempts first: a store merge that does not hold writes nothing, the record neither.
+  if (options.store !== undefined) {
+    const merged = await campaign.mergeShardStores({ record, from: options.fromStores, to: options.store });
+    printLines('stderr', [
+      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')})`,
+    ]);
+  }
   await campaign.writeCampaignRecord(options.out, record);
   printLines('stderr', [
     `evals: merged ${shards.length} shard record(s) of ${record.shardCount} into ${options.out}`,
@@ -214,6 +231,9 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
     ? 'campaign_incomplete'
     : 'ok';
 }
+
+/** A store URL as printed: never with a password. */
+const displayStore = (url: string): string => displayLocator(url);
 
 const dollars = (nanodollars: number | null): string =>
   nanodollars === null ? 'none' : formatUsd(nanodollars);
