@@ -33,7 +33,6 @@ const SURFACES: Record<string, readonly string[]> = {
     'CampaignProgress',
     'CampaignRecord',
     'Shard',
-    'StoreMergeSummary',
     'executeCampaign',
     'mergeCampaignRecords',
     'mergeShardStores',

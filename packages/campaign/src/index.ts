@@ -12,4 +12,3 @@ export { mergeCampaignRecords, readCampaignRecord, writeCampaignRecord } from '.
 export type { CampaignRecord } from './record.js';
 export { planFromFiles, runCampaign } from './campaign.js';
 export { mergeShardStores } from './merge-stores.js';
-export type { StoreMergeSummary } from './merge-stores.js';
