@@ -31,8 +31,13 @@ const title = (text: string): void => {
   process.stdout.write(`\n── ${text}\n`);
 };
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
-/** Paths as the user sees them: relative to the repository when inside it. */
-const shown = (path: string): string => (path.startsWith(ROOT) ? relative(ROOT, path) : path);
+/** Paths (and sqlite: store URLs) as the user sees them: relative to the repository when inside it. */
+const shown = (path: string): string =>
+  path.startsWith(`sqlite:${ROOT}`)
+    ? `sqlite:${relative(ROOT, path.slice('sqlite:'.length))}`
+    : path.startsWith(ROOT)
+      ? relative(ROOT, path)
+      : path;
 
 function step(
   heading: string,
@@ -42,9 +47,11 @@ function step(
   env = process.env,
 ): boolean {
   title(heading);
-  process.stdout.write(`$ ${command === EVALS ? 'evals' : command} ${args.map(shown).join(' ')}\n`);
+  // Run as shown: paths inside the repository relative to it (the working directory), as a user types them.
+  const given = args.map(shown);
+  process.stdout.write(`$ ${command === EVALS ? 'evals' : command} ${given.join(' ')}\n`);
   const since = performance.now();
-  const { status } = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env });
+  const { status } = spawnSync(command, given, { cwd: ROOT, stdio: 'inherit', env });
   const ok = status === expectedExit;
   process.stdout.write(
     ok
@@ -92,7 +99,7 @@ mkdirSync(keptDir, { recursive: true });
 const environment = join(keptDir, 'evalbook.yaml');
 const qualification = join(keptDir, 'qualification.json');
 const storeUrl = `sqlite:${join(keptDir, 'evalbook.sqlite')}`;
-const shownStore = `sqlite:${shown(join(keptDir, 'evalbook.sqlite'))}`;
+const shownStore = shown(storeUrl);
 const broken = [
   'denial-missing',
   'terminal-state-differs',
