@@ -100,7 +100,7 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
         receipt: join.receipt,
         evalSession: { command: program.command, args: program.args },
         // The join refuses a record without it, so it is there.
-        buildMetadata: (join.qualification.package.buildMetadata ?? {}) as Readonly<Record<string, unknown>>,
+        buildMetadata: join.qualification.package.buildMetadata ?? {},
       },
       environment,
       environmentPath: options.environmentPath,

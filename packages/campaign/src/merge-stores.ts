@@ -138,7 +138,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       .finally(async () => {
         if (writer !== opened) await writer.close();
       });
-    const conflicts = outcomes.filter((outcome) => outcome.status === 'conflict');
+    const conflicts = outcomes.flatMap((outcome) => (outcome.status === 'conflict' ? [outcome] : []));
     if (conflicts.length > 0)
       throw new CampaignError(
         'campaign_record_conflict',
@@ -147,7 +147,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
           code: 'shard_store_conflict',
           message: `attempt ${outcome.key.attemptId} is in ${target} with another digest`,
           path: target,
-          expected: outcome.status === 'conflict' ? outcome.existingDigest : '',
+          expected: outcome.existingDigest,
           received: outcome.bundleDigest,
         })),
       );

@@ -991,7 +991,10 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           terminalStates: { succeeded: 3 },
           foreign: 0,
           retracted: 3,
-          spend: expect.objectContaining({ unpriced: 0 }),
+          spend: {
+            observedNanodollars: 3 * (record('attempt_x').cost.effectiveNanodollars ?? 0),
+            unpriced: 0,
+          },
           retractions: [attemptRecord, runRecord],
         },
         {
@@ -1002,7 +1005,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           terminalStates: { succeeded: 1 },
           foreign: 0,
           retracted: 0,
-          spend: expect.objectContaining({ unpriced: 0 }),
+          spend: { observedNanodollars: record('attempt_x').cost.effectiveNanodollars ?? 0, unpriced: 0 },
           retractions: [],
         },
       ]);
