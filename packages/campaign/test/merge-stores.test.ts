@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNativeExecution } from '@paperclip-evals/contract';
 import { convertBundle, openStore } from '@paperclip-evals/evalbook';
 
-import { syntheticAttempt } from '../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { mergeShardStores } from '../src/merge-stores.ts';
 
 import type { CampaignRecord } from '../src/record.ts';
