@@ -86,7 +86,12 @@ beforeAll(async () => {
     await qualifyRelease({ releaseDir: bad, tempDir: work, pnpm: testPnpm() }),
   );
   environment = join(scratch, 'evalbook.json');
-  await writeFile(environment, JSON.stringify(suiteEnvironment(CASES, { lanes: LANES, attempts: 2 })));
+  // A turn limit far above the stand-in's 150 ms, so a loaded machine never turns a slow session
+  // into a timeout (the Ctrl-C test asserts every started attempt passed).
+  await writeFile(
+    environment,
+    JSON.stringify(suiteEnvironment(CASES, { lanes: LANES, attempts: 2, turnTimeoutMs: 5_000 })),
+  );
 }, 120_000);
 
 afterAll(async () => {
