@@ -23,7 +23,12 @@ export {
   schemaDocument,
   schemaIssuesOf,
 } from './schema-registry.js';
-export { nativeExecutionIssues, parseNativeExecution } from './native-execution.js';
+export {
+  assertNativeExecution,
+  invalidNativeExecution,
+  nativeExecutionIssues,
+  parseNativeExecution,
+} from './native-execution.js';
 export type { ParseNativeExecutionOptions } from './native-execution.js';
 export type {
   NativeExecution,
@@ -37,6 +42,7 @@ export {
   EVAL_SESSION_PROVIDER_DRIVERS,
   INFRASTRUCTURE_FAILURE_CLASSES,
   ORCHESTRATION_FAILURE_CLASSES,
+  assertEvalSessionArtifact,
   evalSessionArtifactIssues,
   invalidArtifact,
   parseEvalSessionArtifact,

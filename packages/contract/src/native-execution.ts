@@ -27,7 +27,7 @@ export function parseNativeExecution(
   options: ParseNativeExecutionOptions = {},
 ): NativeExecution {
   const text = readJsonText(input, options);
-  if (!text.ok) throw invalid(text.issues);
+  if (!text.ok) throw invalidNativeExecution(text.issues);
   assertNativeExecution(text.value);
   return text.value;
 }
@@ -78,10 +78,11 @@ export function isNativeExecution(value: unknown): value is NativeExecution {
 
 export function assertNativeExecution(value: unknown): asserts value is NativeExecution {
   const issues = nativeExecutionIssues(value);
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalidNativeExecution(issues);
 }
 
-function invalid(issues: Issue[]): ContractError {
+/** The parser's error for these issues: paperclip_native_execution_invalid, naming the first. */
+export function invalidNativeExecution(issues: readonly Issue[]): ContractError {
   const first = issues[0];
   const summary =
     first === undefined ? '' : `: ${first.code} at ${first.path === '' ? '(root)' : (first.path ?? '')}`;

@@ -13,9 +13,10 @@ import {
   ContractError,
   EVAL_SESSION_ARTIFACT_V1,
   INFRASTRUCTURE_FAILURE_CLASSES,
+  assertEvalSessionArtifact,
+  assertNativeExecution,
   invalidArtifact,
-  parseEvalSessionArtifact,
-  parseNativeExecution,
+  invalidNativeExecution,
   readJsonText,
   sha256Digest,
 } from '@paperclip-evals/contract';
@@ -65,14 +66,6 @@ export interface ReadAttemptOptions extends ParseNativeExecutionOptions {
    * runner.binary.sha256, an artifact's runnerd.sha256) is refused. Absent: not checked.
    */
   readonly qualifiedRunnerdSha256?: string;
-}
-
-/** The `schema` a document declares, without parsing it twice: the bundle and artifact parsers do. */
-function declaredSchema(bytes: Buffer, options: ParseNativeExecutionOptions): unknown {
-  const text = readJsonText(bytes, options);
-  return text.ok && typeof text.value === 'object' && text.value !== null
-    ? (text.value as { schema?: unknown }).schema
-    : undefined;
 }
 
 /**
@@ -136,9 +129,15 @@ export async function parseAttemptRead(
   path: string | null,
   options: ReadAttemptOptions = {},
 ): Promise<AttemptRead> {
-  if (declaredSchema(bytes, options) !== EVAL_SESSION_ARTIFACT_V1) {
-    const bundle = parseNativeExecution(bytes, options); // every other schema: the native parser says what is wrong
-    const input = { bundle, fileSha256: sha256Digest(bytes), byteSize: bytes.byteLength };
+  // Read once, then judged by the schema it declares: an eval-session artifact by the artifact's
+  // rules, anything else (text that is no JSON object included) by the native parser's.
+  const text = readJsonText(bytes, options);
+  if (!text.ok) throw invalidNativeExecution(text.issues);
+  const fileSha256 = sha256Digest(bytes);
+  if ((text.value as { schema?: unknown }).schema !== EVAL_SESSION_ARTIFACT_V1) {
+    const bundle: unknown = text.value;
+    assertNativeExecution(bundle);
+    const input = { bundle, fileSha256, byteSize: bytes.byteLength };
     qualifiedIssues(
       input.bundle.runner.binary.sha256,
       '/runner/binary/sha256',
@@ -147,7 +146,8 @@ export async function parseAttemptRead(
     );
     return input;
   }
-  const artifact = parseEvalSessionArtifact(bytes, options);
+  const artifact: unknown = text.value;
+  assertEvalSessionArtifact(artifact);
   qualifiedIssues(
     artifact.runnerd.sha256,
     '/runnerd/sha256',
@@ -156,7 +156,7 @@ export async function parseAttemptRead(
   );
   const evidence: EvalSessionEvidence = {
     artifact,
-    artifactSha256: sha256Digest(bytes),
+    artifactSha256: fileSha256,
     artifactByteSize: bytes.byteLength,
   };
   const reference = artifact.nativeExecution;

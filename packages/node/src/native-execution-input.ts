@@ -2,7 +2,7 @@
 // being held in memory: a file by its size before any read, a stream as soon as it passes the limit.
 // A file is read straight into one buffer of its size (no chunk copies); a stream is hashed as it
 // arrives.
-import { open } from 'node:fs/promises';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 
 import {
   ContractError,
@@ -54,32 +54,59 @@ export async function readStreamBytes(
 
 /**
  * A file's bytes: refused by its size before any read when over the limit, else read straight into
- * one buffer of its size. I/O failures reject with the fs error (e.g. ENOENT).
+ * one buffer of its size. I/O failures reject with the fs error (e.g. ENOENT). The reads are
+ * synchronous (readFileBytesSync): a bundle is a few kilobytes from the page cache, one
+ * synchronous open + fstat + read + close costs ~10 µs where the same four calls through the
+ * thread pool cost ~150 µs.
  */
 export async function readFileBytes(
   path: string,
   options: { readonly maxBytes?: number } = {},
 ): Promise<Buffer> {
+  return readFileBytesSync(path, options);
+}
+
+/**
+ * readFileBytes without the promise. The file is opened non-blocking, so a FIFO or device put at
+ * the path after it was listed cannot hang the process: anything but a regular file is refused
+ * (EINVAL, "not a regular file") before a read. One read asks for a byte more than the size: a file
+ * that grew meanwhile is read on to its end under the same limit; one that shrank is what is there.
+ */
+export function readFileBytesSync(path: string, options: { readonly maxBytes?: number } = {}): Buffer {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
-  const handle = await open(path, 'r');
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   try {
-    const { size } = await handle.stat();
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw notARegularFile(path);
+    const { size } = info;
     if (size > maxBytes) throw tooLarge(maxBytes, `${size} bytes (not read)`);
-    const bytes = Buffer.allocUnsafe(size);
+    let bytes = Buffer.allocUnsafe(size + 1);
     let filled = 0;
-    while (filled < size) {
-      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
-      if (bytesRead === 0) break; // the file shrank while we read: parse what is there
+    for (;;) {
+      const bytesRead = readSync(fd, bytes, filled, bytes.byteLength - filled, filled);
+      if (bytesRead === 0) break;
       filled += bytesRead;
+      if (filled > maxBytes) throw tooLarge(maxBytes, `more than ${maxBytes} bytes (reading stopped)`);
+      if (filled === bytes.byteLength) {
+        // It grew while we read: on to its end, in a buffer twice the size (at most a byte past the limit).
+        const larger = Buffer.allocUnsafe(Math.min(bytes.byteLength * 2, maxBytes + 1));
+        bytes.copy(larger, 0, 0, filled);
+        bytes = larger;
+      }
     }
-    // A file that grew while we read is read again as a stream, under the same limit.
-    const { bytesRead: more } = await handle.read(Buffer.alloc(1), 0, 1, filled);
-    if (more > 0)
-      return await readStreamBytes(handle.createReadStream({ start: 0, autoClose: false }), options);
     return bytes.subarray(0, filled);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** The fs-style error for a path that is no regular file (a FIFO or device swapped in after listing). */
+function notARegularFile(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`EINVAL: not a regular file (a FIFO, socket or device), open '${path}'`), {
+    code: 'EINVAL',
+    syscall: 'open',
+    path,
+  });
 }
 
 function parseBytes(bytes: Buffer, options: ParseNativeExecutionOptions): NativeExecutionInput {
