@@ -240,6 +240,24 @@ describe('canonicalize: properties', () => {
     );
   });
 
+  it('writes every well-formed string as JSON.stringify does: quotes, backslashes, control characters (property)', () => {
+    const text = fc.string({ unit: 'binary' }).filter((value) => value.isWellFormed());
+    const awkward = fc
+      .array(fc.constantFrom('"', '\\', '\u0000', '\n', '\u001f', '\u007f', '\u2028', 'é', '😀', 'a'), {
+        maxLength: 12,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(text, awkward), (value) => {
+        expect(canonicalize(value)).toBe(JSON.stringify(value));
+        expect(canonicalize({ [value]: [value] })).toBe(
+          `{${JSON.stringify(value)}:[${JSON.stringify(value)}]}`,
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('differs from JSON.stringify of sorted members when names are index-like', () => {
     const value = { '': 1, '10': 2, '9': 3, a: 4 };
     expect(canonicalize(value)).toBe('{"":1,"10":2,"9":3,"a":4}');
