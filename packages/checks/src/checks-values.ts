@@ -2,7 +2,7 @@
 // compared with a bound (constraint), and text matching (content) — with the verdicts of the peer
 // Attest engine (engine/internal/assertion/schema.go, constraint.go, content.go): a target or field
 // that is not there, a schema mismatch and a forbidden term are hard failures whatever `soft` says.
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
 
 import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
@@ -19,7 +19,8 @@ import {
   textList,
 } from './spec-fields.js';
 
-import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type * as AjvModule from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 
 import type { Verdict } from './assertion-types.js';
 import type { Spec } from './spec-fields.js';
@@ -55,14 +56,21 @@ const hardFail = (explanation: string, extra: { expected?: unknown; actual?: unk
 
 /**
  * User-supplied schemas get their own Ajv (the contract registry holds only our schemas). `format`
- * is an annotation, as JSON Schema 2020-12 makes it by default: it never fails a value.
+ * is an annotation, as JSON Schema 2020-12 makes it by default: it never fails a value. Ajv (the
+ * compiler, 0.1–0.3 s to load) is loaded at the first schema check, not by every command that
+ * imports this package (`evals validate` of one bundle would spend more on it than on the bundle).
  */
-const userSchemas = new Ajv2020({
-  strict: false,
-  allErrors: true,
-  addUsedSchema: false,
-  validateFormats: false,
-});
+let userSchemas: Ajv2020 | undefined;
+const require = createRequire(import.meta.url);
+function userSchemaAjv(): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+  return (userSchemas ??= new Ajv({
+    strict: false,
+    allErrors: true,
+    addUsedSchema: false,
+    validateFormats: false,
+  }));
+}
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED_SCHEMAS = 256;
 
@@ -81,7 +89,7 @@ function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateF
   let validate = compiled.get(key);
   if (validate === undefined) {
     try {
-      validate = userSchemas.compile(body);
+      validate = userSchemaAjv().compile(body);
     } catch (error) {
       throw specError(`spec.schema is not a valid JSON Schema: ${(error as Error).message}`, {
         cause: error,

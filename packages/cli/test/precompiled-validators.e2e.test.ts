@@ -1,0 +1,124 @@
+// The build's precompiled schema validators are what every bundle path of the real CLI runs: `evals
+// validate` and `evals ingest` of one bundle (a native-execution bundle, an eval-session artifact
+// and its bundle, with an environment and its case checks) load no JSON Schema compiler — not
+// Ajv's, nor ajv-formats' plugin — only the small runtime helpers the generated code requires. A
+// stale or missing precompiled module, or any package loading Ajv eagerly again, fails this: the
+// compiler costs a small command more than the bundle does (docs/benchmarks.md, "Starting a
+// command").
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = join(ROOT, 'packages/cli/bin/evals.js');
+const VALID = join(ROOT, 'fixtures/attempts/valid');
+const BUNDLE = join(
+  VALID,
+  readdirSync(VALID)
+    .filter((name) => name.endsWith('.json'))
+    .sort()[0] ?? '',
+);
+
+/** Prints, at exit, every module request naming ajv or ajv-formats that went through the CJS loader. */
+const SPY = `data:text/javascript,${encodeURIComponent(`
+import Module from 'node:module';
+const load = Module._load;
+const seen = new Set();
+Module._load = function (request, ...rest) {
+  if (/(^|\\/)ajv(-formats)?(\\/|$)/.test(request)) seen.add(request.replace(/.*\\/node_modules\\//, ''));
+  return load.call(this, request, ...rest);
+};
+process.on('exit', () => process.stderr.write('\\nAJV_MODULES ' + JSON.stringify([...seen]) + '\\n'));
+`)}`;
+
+/** The runtime pieces generated validators require (never a compiler). */
+const RUNTIME = /^ajv\/dist\/runtime\/|^ajv-formats\/dist\/formats$/;
+
+function ajvModules(args: string[]): string[] {
+  const run = spawnSync(process.execPath, ['--import', SPY, CLI, ...args], { cwd: ROOT, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const line = /AJV_MODULES (.*)\n$/.exec(run.stderr);
+  expect(line, run.stderr).not.toBeNull();
+  return JSON.parse(line?.[1] ?? '[]') as string[];
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-precompiled-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the CLI judges bundles with the precompiled validators', () => {
+  it('the spy sees a compiler when one loads (it can fail)', () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        SPY,
+        '-e',
+        "require(require.resolve('ajv/dist/2020.js', { paths: [process.argv[1]] }))",
+        join(ROOT, 'packages/contract'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(run.stderr).toMatch(/AJV_MODULES .*ajv\/dist\/2020\.js/);
+  });
+
+  it.each([
+    ['evals validate one bundle', () => ['validate', BUNDLE]],
+    ['evals validate --json of one bundle', () => ['validate', BUNDLE, '--json']],
+    [
+      'evals ingest one bundle into a new store',
+      () => ['ingest', BUNDLE, '--store', `sqlite:${join(dir, 'a.sqlite')}`],
+    ],
+  ])('%s loads no schema compiler', (_name, args) => {
+    const loaded = ajvModules(args());
+    expect(loaded.filter((request) => !RUNTIME.test(request))).toEqual([]);
+  });
+
+  it('nor does evals ingest with an environment whose case carries an engine check', () => {
+    const bundle = JSON.parse(readFileSync(BUNDLE, 'utf8')) as {
+      identity: { caseId: string; configId: string };
+      input: { caseSha256: string; configSha256: string };
+    };
+    const environment = join(dir, 'evalbook.json');
+    writeFileSync(
+      environment,
+      JSON.stringify({
+        schema: 'paperclip-evals/environment/v1',
+        name: 'precompiled',
+        cases: [
+          {
+            id: bundle.identity.caseId,
+            sha256: bundle.input.caseSha256,
+            checks: [
+              {
+                id: 'ran',
+                type: 'content',
+                spec: { target: 'output.run_terminal_state', check: 'contains', value: 'e' },
+              },
+            ],
+          },
+        ],
+        configs: [
+          { id: bundle.identity.configId, sha256: bundle.input.configSha256, model: 'm', driver: 'd' },
+        ],
+      }),
+    );
+    const loaded = ajvModules([
+      'ingest',
+      BUNDLE,
+      '--store',
+      `sqlite:${join(dir, 'b.sqlite')}`,
+      '--env',
+      environment,
+    ]);
+    expect(loaded.filter((request) => !RUNTIME.test(request))).toEqual([]);
+  });
+});
