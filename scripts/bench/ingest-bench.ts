@@ -1,16 +1,21 @@
-// `pnpm bench` (ingest part): `evals ingest` of 10,000 generated bundles into a fresh SQLite store,
-// against `evals validate` of the same files in the same run (target: ingest ≤ 1.5× validate-only),
-// with the ingesting process's peak RSS (target < 400 MB); then the same ingest into PostgreSQL on
-// loopback (a throwaway server, as the tests start it) when initdb and pg_ctl are on the machine.
-// One more SQLite ingest with an environment whose cases carry four deterministic engine checks
-// (constraint, trace ×2, content) says what evaluating case checks at ingest costs.
+// `pnpm bench` (ingest and validate part): 10,000 generated bundles on disk, each command against
+// its bare baseline in the same run (scripts/bench/bare-baseline.mjs: a plain node process doing the
+// least the command must do on the same bytes):
+//   `evals validate DIR`          vs  read each file synchronously + JSON.parse + sha256
+//   `evals ingest DIR --store …`  vs  the same + the raw text inserted into a SQLite table with one
+//                                     prepared statement, in transactions of the same batch size
+// Targets: each at most 1.5× its baseline (wall and CPU are both reported), ingest's peak RSS < 400
+// MB. Then, once each: an ingest with four deterministic engine checks per case, and the same
+// ingest into PostgreSQL on loopback (a throwaway server, as the tests start it) when initdb and
+// pg_ctl are on the machine, with a re-ingest of the same bundles (all duplicates).
 //
-// Both sides are the real CLI in a child process reading the same files (the page cache is warmed
-// first), so the ratio is what a user sees: parse + canonical digest + convert + batched writes,
-// over parse alone. Rounds alternate validate / ingest and the ratio is the median of per-round
-// ratios. Peak RSS is the child's own getrusage maxRSS, printed by a tiny --import hook at exit.
-// A measurement, not a test: targets are reported, never enforced; it exits non-zero only when a
-// command does not end as expected.
+// Every side is a child process reading the same files (the page cache is warmed first). Each round
+// runs the validate pair, then the ingest pair, swapping which side of a pair goes first every round;
+// a ratio is the median of the per-round ratios, reported with its spread and how many rounds met
+// the target, and the load average before and after. CPU time and peak RSS are the child's own
+// getrusage figures (threads included), printed by a tiny --import hook at exit. A measurement, not
+// a test: targets are reported, never enforced; it exits non-zero only when a command does not end
+// as expected.
 //
 // Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 5] [--no-postgres] [--json]`.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,13 +25,24 @@ import { parseArgs } from 'node:util';
 
 import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { mb, runCli } from './cli-run.ts';
+import {
+  BARE_BASELINE,
+  describeRatios,
+  loadAverage,
+  mb,
+  median,
+  pairedRatios,
+  runCli,
+  runNode,
+} from './cli-run.ts';
 
 import type { Run } from './cli-run.ts';
 
 const RATIO_TARGET = 1.5;
 const RSS_TARGET_BYTES = 400e6;
 const FILES_PER_DIRECTORY = 1000;
+/** `evals ingest`'s default batch: the bare baseline commits as many rows per transaction. */
+const BATCH_SIZE = 200;
 /** Writes `count` distinct bundles (~20 events, ~11 KB each) in directories of 1,000. */
 async function writeCorpus(dir: string, count: number): Promise<number> {
   let bytes = 0;
@@ -58,7 +74,11 @@ async function writeCheckedEnvironment(path: string): Promise<void> {
     (syntheticAttempt({ caseId, configId }) as { input: { caseSha256: string; configSha256: string } }).input;
   const checks = [
     { id: 'few-steps', type: 'constraint', spec: { field: 'steps.length', operator: 'lte', value: 5 } },
-    { id: 'no-loops', type: 'trace', spec: { check: 'loop_detection', max_repetitions: 3 } },
+    {
+      id: 'no-loops',
+      type: 'trace',
+      spec: { check: 'loop_detection', tool: 'read_document', max_repetitions: 3 },
+    },
     { id: 'no-shell', type: 'trace', spec: { check: 'forbidden_tools', tools: ['shell.exec'] } },
     {
       id: 'finished',
@@ -81,14 +101,6 @@ async function writeCheckedEnvironment(path: string): Promise<void> {
     JSON.stringify({ schema: 'paperclip-evals/environment/v1', name: 'ingest-bench', cases, configs }),
   );
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 function expectExit(what: string, run: Run, expected: number): void {
   if (run.exitCode !== expected)
@@ -120,46 +132,90 @@ async function main(): Promise<void> {
     log(`ingest benchmark: ${count} bundles, ${mb(bytes)} (mean ${(bytes / count / 1000).toFixed(1)} KB)`);
     expectExit('warm-up validate', await runCli(['validate', corpus]), 0);
 
-    const validate: Run[] = [];
-    const sqlite: Run[] = [];
-    const ratios: number[] = [];
+    // Each round runs the four commands, pairs in turn, the order within each pair swapped every
+    // round (A B, then B A) so a slow spell on the shared machine hits both sides of a pair.
+    const runs = {
+      bareValidate: [] as Run[],
+      validate: [] as Run[],
+      bareIngest: [] as Run[],
+      sqlite: [] as Run[],
+    };
+    const loadBefore = loadAverage();
     for (let round = 0; round < rounds; round++) {
-      const checked = await runCli(['validate', corpus]);
-      expectExit('evals validate', checked, 0);
-      const ingested = await runCli([
-        'ingest',
-        corpus,
-        '--store',
-        `sqlite:${join(dir, `round${round}.sqlite`)}`,
-      ]);
-      expectExit('evals ingest (sqlite)', ingested, 0);
-      validate.push(checked);
-      sqlite.push(ingested);
-      ratios.push(ingested.seconds / checked.seconds);
+      const store = `sqlite:${join(dir, `round${round}.sqlite`)}`;
+      const pairs: [keyof typeof runs, () => Promise<Run>, number][][] = [
+        [
+          ['bareValidate', () => runNode(BARE_BASELINE, ['validate', corpus]), 0],
+          ['validate', () => runCli(['validate', corpus]), 0],
+        ],
+        [
+          [
+            'bareIngest',
+            () =>
+              runNode(BARE_BASELINE, [
+                'ingest',
+                corpus,
+                join(dir, `bare${round}.sqlite`),
+                String(BATCH_SIZE),
+              ]),
+            0,
+          ],
+          ['sqlite', () => runCli(['ingest', corpus, '--store', store]), 0],
+        ],
+      ];
+      for (const pair of pairs)
+        for (const [name, run, exit] of round % 2 === 0 ? pair : [...pair].reverse()) {
+          const result = await run();
+          expectExit(name, result, exit);
+          runs[name].push(result);
+        }
+      const last = (name: keyof typeof runs): Run => runs[name][round] as Run;
       log(
-        `  round ${round + 1}: validate ${checked.seconds.toFixed(2)} s, ingest ${ingested.seconds.toFixed(2)} s (${(ingested.seconds / checked.seconds).toFixed(2)}×), peak RSS ${mb(ingested.peakRssBytes)}`,
+        `  round ${round + 1}: bare validate ${last('bareValidate').seconds.toFixed(2)} s, evals validate ${last('validate').seconds.toFixed(2)} s (${(last('validate').seconds / last('bareValidate').seconds).toFixed(2)}×); bare ingest ${last('bareIngest').seconds.toFixed(2)} s, evals ingest ${last('sqlite').seconds.toFixed(2)} s (${(last('sqlite').seconds / last('bareIngest').seconds).toFixed(2)}×, cpu ${(last('sqlite').cpuSeconds / last('bareIngest').cpuSeconds).toFixed(2)}×), peak RSS ${mb(last('sqlite').peakRssBytes)}`,
       );
     }
-    const validateSeconds = median(validate.map((run) => run.seconds));
-    const sqliteSeconds = median(sqlite.map((run) => run.seconds));
-    const ratio = median(ratios);
-    const peakRss = Math.max(...sqlite.map((run) => run.peakRssBytes));
+    const loadAfter = loadAverage();
+    const validateRatios = pairedRatios(runs.bareValidate, runs.validate, RATIO_TARGET);
+    const ingestRatios = pairedRatios(runs.bareIngest, runs.sqlite, RATIO_TARGET);
+    const toValidate = pairedRatios(runs.validate, runs.sqlite, RATIO_TARGET);
+    const validateSeconds = median(runs.validate.map((run) => run.seconds));
+    const sqliteSeconds = median(runs.sqlite.map((run) => run.seconds));
+    const peakRss = Math.max(...runs.sqlite.map((run) => run.peakRssBytes));
+    const secondsOf = (list: readonly Run[]) => ({
+      seconds: median(list.map((run) => run.seconds)),
+      cpuSeconds: median(list.map((run) => run.cpuSeconds)),
+    });
     const result: Record<string, unknown> = {
       bundles: count,
       corpusBytes: bytes,
       node: process.version,
-      validate: { seconds: validateSeconds, bundlesPerSecond: count / validateSeconds },
+      rounds,
+      load: { before: loadBefore, after: loadAfter },
+      bareValidate: secondsOf(runs.bareValidate),
+      validate: {
+        ...secondsOf(runs.validate),
+        bundlesPerSecond: count / validateSeconds,
+        toBare: validateRatios,
+      },
+      bareIngest: secondsOf(runs.bareIngest),
       sqlite: {
-        seconds: sqliteSeconds,
+        ...secondsOf(runs.sqlite),
         attemptsPerSecond: count / sqliteSeconds,
-        ratioToValidate: ratio,
-        ratioTarget: RATIO_TARGET,
+        toBare: ingestRatios,
+        toValidate,
         peakRssBytes: peakRss,
         rssTargetBytes: RSS_TARGET_BYTES,
       },
     };
+    log(`load average ${loadBefore} before, ${loadAfter} after; medians of ${rounds} interleaved rounds:`);
     log(
-      `sqlite:   ${Math.round(count / sqliteSeconds)} attempts/s; ${ratio.toFixed(2)}× validate-only (${Math.round(count / validateSeconds)} bundles/s), target ≤ ${RATIO_TARGET}× ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}; peak RSS ${mb(peakRss)}, target < ${mb(RSS_TARGET_BYTES)} ${peakRss < RSS_TARGET_BYTES ? 'met' : 'NOT met'}`,
+      `validate: ${Math.round(count / validateSeconds)} bundles/s; to bare read + JSON.parse + sha256: ${describeRatios(validateRatios)}`,
+    );
+    log(
+      `ingest:   ${Math.round(count / sqliteSeconds)} attempts/s; to bare read + JSON.parse + sha256 + SQLite insert: ${describeRatios(ingestRatios)}`,
+    );
+    log(
+      `          to evals validate: wall ${toValidate.wall.toFixed(2)}×, cpu ${toValidate.cpu.toFixed(2)}×; peak RSS ${mb(peakRss)}, target < ${mb(RSS_TARGET_BYTES)} ${peakRss < RSS_TARGET_BYTES ? 'met' : 'NOT met'}`,
     );
 
     const environment = join(dir, 'evalbook.json');

@@ -8,7 +8,7 @@
 // reads each reply): the baseline the round's rate is reported against.
 //
 // Run: `npx tsc -b packages/cli && npx tsx scripts/bench/policy-bench.ts [--events 1000000]
-// [--sessions 10000] [--processes 1] [--sessions-per-process 256] [--rounds 3] [--json]`; with
+// [--sessions 10000] [--processes 1] [--sessions-per-process 256] [--rounds 5] [--json]`; with
 // `node --expose-gc --import tsx scripts/bench/policy-bench.ts` it also samples the live heap after a
 // full GC (the leak check: RSS alone includes garbage not yet collected). Targets are reported, never
 // enforced; exits non-zero only on bad arguments or a failed replay job.
@@ -18,11 +18,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { bundleOf, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
+import { loadAverage } from './cli-run.ts';
 
 import type * as Policy from '../../packages/policy/src/index.ts';
 
 export const TARGET_ROWS_PER_SECOND = 100_000;
 export const RSS_SPREAD_TARGET_BYTES = 50e6;
+/** The pipe at least as fast as the same protocol work in one process (rows/s ratio). */
+const RATIO_TARGET = 1.0;
 const SAMPLE_EVERY_ROWS = 100_000;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO_ROOT, 'packages/cli/bin/evals.js');
@@ -69,6 +72,8 @@ interface RoundResult {
   readonly rowsPerSecond: number;
   /** The same rows' protocol work in one process without a pipe, measured just before. */
   readonly inProcessRowsPerSecond: number;
+  /** The baseline's CPU per row (both sides' protocol work, one process). */
+  readonly inProcessCpuMicrosPerRow: number;
   /** The consumer's own CPU (user + system) per row, which is what a loaded machine cannot hide. */
   readonly consumerCpuMicrosPerRow: number;
   /** The producer processes' CPU per row (from /proc/self/stat cutime + cstime; null off Linux). */
@@ -90,9 +95,20 @@ interface BenchResult {
   /** Medians over the rounds. */
   readonly rowsPerSecond: number;
   readonly inProcessRowsPerSecond: number;
+  /** Median of the per-round rows/s ratios (pipe ÷ in-process baseline of the same round); target ≥ 1. */
   readonly ratioToInProcess: number;
+  /** The lowest and highest per-round ratio, and in how many rounds it was at least 1. */
+  readonly ratioSpread: readonly [number, number];
+  readonly ratioRoundsMet: number;
+  /** Median of per-round CPU per row (consumer + producers) ÷ the baseline's CPU per row. */
+  readonly cpuRatioToInProcess: number | null;
+  readonly load: { readonly before: string; readonly after: string };
   readonly rssSpreadBytes: number;
-  readonly targets: { readonly rowsPerSecond: boolean; readonly rssFlat: boolean };
+  readonly targets: {
+    readonly rowsPerSecond: boolean;
+    readonly ratioToInProcess: boolean;
+    readonly rssFlat: boolean;
+  };
 }
 
 const args = parseArgs({
@@ -101,7 +117,7 @@ const args = parseArgs({
     sessions: { type: 'string', default: '10000' },
     processes: { type: 'string', default: '1' },
     'sessions-per-process': { type: 'string', default: '256' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -167,11 +183,15 @@ function childrenCpuMicros(): number | null {
  * each reply read with JSON.parse and its state_out threaded into the session's next row — the
  * protocol work of both sides on one core, with no pipe, no second process and no overlap.
  */
-function inProcessRowsPerSecond(policy: typeof Policy, initialState: string): number {
+function inProcessBaseline(
+  policy: typeof Policy,
+  initialState: string,
+): { rowsPerSecond: number; cpuMicrosPerRow: number } {
   const producer = new policy.EvaluateSession(() => undefined);
   producer.handle({ kind: 'line', text: `{"type":"bundle","bundle":${JSON.stringify(BUNDLE)}}` });
   let rows = 0;
   const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   for (const session of generateSessions(BASELINE_EVENTS)) {
     let state = initialState;
     for (const event of session.events) {
@@ -181,11 +201,15 @@ function inProcessRowsPerSecond(policy: typeof Policy, initialState: string): nu
       if (fields.decision !== undefined) state = reply.slice(reply.lastIndexOf(',"state_out":') + 13, -1);
     }
   }
-  return Math.round(rows / (Number(process.hrtime.bigint() - started) / 1e9));
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    rowsPerSecond: Math.round(rows / (Number(process.hrtime.bigint() - started) / 1e9)),
+    cpuMicrosPerRow: Math.round(((cpu.user + cpu.system) / rows) * 10) / 10,
+  };
 }
 
 async function round(policy: typeof Policy, initialState: string): Promise<RoundResult> {
-  const baseline = inProcessRowsPerSecond(policy, initialState);
+  const baseline = inProcessBaseline(policy, initialState);
   const verdicts: Record<string, number> = {};
   const rssSamplesBytes: number[] = [];
   const heapAfterGcSamplesBytes: number[] = [];
@@ -221,7 +245,8 @@ async function round(policy: typeof Policy, initialState: string): Promise<Round
   return {
     seconds: Math.round(seconds * 100) / 100,
     rowsPerSecond: Math.round(summary.rows / seconds),
-    inProcessRowsPerSecond: baseline,
+    inProcessRowsPerSecond: baseline.rowsPerSecond,
+    inProcessCpuMicrosPerRow: baseline.cpuMicrosPerRow,
     consumerCpuMicrosPerRow: Math.round(((cpu.user + cpu.system) / summary.rows) * 10) / 10,
     producerCpuMicrosPerRow:
       producerCpuMicros === null ? null : Math.round((producerCpuMicros / summary.rows) * 10) / 10,
@@ -247,7 +272,16 @@ async function run(): Promise<BenchResult> {
   if (!load.ok) throw new Error(load.message);
   const initialState = policy.stateToJSON(policy.zeroedRegisters(load.bundle.layout));
   const results: RoundResult[] = [];
+  const before = loadAverage();
   for (let index = 0; index < rounds; index++) results.push(await round(policy, initialState));
+  const after = loadAverage();
+  const ratios = results.map((result) => result.rowsPerSecond / result.inProcessRowsPerSecond);
+  const cpuRatios = results.flatMap((result) =>
+    result.producerCpuMicrosPerRow === null
+      ? []
+      : [(result.consumerCpuMicrosPerRow + result.producerCpuMicrosPerRow) / result.inProcessCpuMicrosPerRow],
+  );
+  const ratioToInProcess = Math.round(median(ratios) * 100) / 100;
   const rowsPerSecond = Math.round(median(results.map((result) => result.rowsPerSecond)));
   const rssSpreadBytes = Math.max(...results.map((result) => result.rssSpreadBytes));
   return {
@@ -258,13 +292,15 @@ async function run(): Promise<BenchResult> {
     rounds: results,
     rowsPerSecond,
     inProcessRowsPerSecond: Math.round(median(results.map((result) => result.inProcessRowsPerSecond))),
-    ratioToInProcess:
-      Math.round(
-        median(results.map((result) => result.rowsPerSecond / result.inProcessRowsPerSecond)) * 100,
-      ) / 100,
+    ratioToInProcess,
+    ratioSpread: [Math.min(...ratios), Math.max(...ratios)],
+    ratioRoundsMet: ratios.filter((ratio) => ratio >= RATIO_TARGET).length,
+    cpuRatioToInProcess: cpuRatios.length === 0 ? null : Math.round(median(cpuRatios) * 100) / 100,
+    load: { before, after },
     rssSpreadBytes,
     targets: {
       rowsPerSecond: rowsPerSecond >= TARGET_ROWS_PER_SECOND,
+      ratioToInProcess: ratioToInProcess >= RATIO_TARGET,
       rssFlat: rssSpreadBytes < RSS_SPREAD_TARGET_BYTES,
     },
   };
@@ -279,7 +315,7 @@ else {
   ];
   result.rounds.forEach((each, index) => {
     lines.push(
-      `  round ${index + 1}: ${each.seconds} s · ${each.rowsPerSecond} rows/s · in-process baseline ${each.inProcessRowsPerSecond} rows/s (${(each.rowsPerSecond / each.inProcessRowsPerSecond).toFixed(2)}×)`,
+      `  round ${index + 1}: ${each.seconds} s · ${each.rowsPerSecond} rows/s · in-process baseline ${each.inProcessRowsPerSecond} rows/s, ${each.inProcessCpuMicrosPerRow} µs/row CPU (${(each.rowsPerSecond / each.inProcessRowsPerSecond).toFixed(2)}×)`,
       `    consumer CPU ${each.consumerCpuMicrosPerRow} µs/row · producer CPU ${each.producerCpuMicrosPerRow ?? 'n/a'} µs/row · row errors ${each.rowErrors} · verdicts ${JSON.stringify(each.verdicts)}`,
       `    consumer RSS every ${SAMPLE_EVERY_ROWS} rows: ${each.rssSamplesBytes.map(mb).join(', ')}`,
       each.heapAfterGcSamplesBytes.length === 0
@@ -288,7 +324,8 @@ else {
     );
   });
   lines.push(
-    `  median ${result.rowsPerSecond} rows/s (target ≥ ${TARGET_ROWS_PER_SECOND}: ${result.targets.rowsPerSecond ? 'met' : 'missed'}) · ${result.ratioToInProcess}× the in-process baseline (${result.inProcessRowsPerSecond} rows/s)`,
+    `  load average ${result.load.before} before, ${result.load.after} after`,
+    `  median ${result.rowsPerSecond} rows/s (target ≥ ${TARGET_ROWS_PER_SECOND}: ${result.targets.rowsPerSecond ? 'met' : 'missed'}) · ${result.ratioToInProcess}× the in-process baseline (${result.inProcessRowsPerSecond} rows/s; rounds ${result.ratioSpread.map((ratio) => ratio.toFixed(2)).join('–')}, ${result.ratioRoundsMet}/${result.rounds.length} ≥ ${RATIO_TARGET}×: ${result.targets.ratioToInProcess ? 'met' : 'missed'}) · CPU per row ${result.cpuRatioToInProcess ?? 'n/a'}× the baseline's`,
     `  largest RSS spread after a round's first sample: ${mb(result.rssSpreadBytes)} (target < ${mb(RSS_SPREAD_TARGET_BYTES)}: ${result.targets.rssFlat ? 'met' : 'missed'})`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);

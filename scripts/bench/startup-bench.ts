@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { runCli } from './cli-run.ts';
+import { describeRatios, loadAverage, median, pairedRatios, runCli } from './cli-run.ts';
 
 import type { Run } from './cli-run.ts';
 
@@ -44,7 +44,10 @@ const commands: [string, (round: number, cli: number) => string[]][] = [
   ],
 ];
 
+/** `evals validate` of one bundle at most this many times `evals --version`, round by round. */
+const TARGET = 1.5;
 const runs = new Map<string, Run[]>();
+const loadBefore = loadAverage();
 try {
   for (let round = 0; round < rounds; round++)
     for (const [index, [, cli]] of clis.entries())
@@ -57,11 +60,8 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+const loadAfter = loadAverage();
 
-const median = (numbers: number[]): number => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 const results = clis.flatMap(([label], index) => {
   const of = (name: string): Run[] => runs.get(`${index}\0${name}`) ?? [];
   const floor = of('--version');
@@ -75,14 +75,21 @@ const results = clis.flatMap(([label], index) => {
       cpuSeconds: cpu,
       wallToFloor: wall / median(floor.map((run) => run.seconds)),
       cpuToFloor: cpu / median(floor.map((run) => run.cpuSeconds)),
+      /** Per-round ratios to the floor run in the same round (medians, spread, rounds within TARGET). */
+      toFloorByRound: pairedRatios(floor, of(name), TARGET),
     };
   });
 });
-if (values.json === true) console.log(JSON.stringify({ rounds, bundle, results }, null, 2));
+if (values.json === true)
+  console.log(
+    JSON.stringify({ rounds, bundle, load: { before: loadBefore, after: loadAfter }, results }, null, 2),
+  );
 else {
-  console.log(`startup: ${rounds} interleaved rounds, medians (ratios to --version of the same CLI)`);
+  console.log(
+    `startup: ${rounds} interleaved rounds, medians (ratios to --version of the same CLI); load average ${loadBefore} before, ${loadAfter} after`,
+  );
   for (const result of results)
     console.log(
-      `  ${result.cli.padEnd(16)} ${result.command.padEnd(30)} wall ${result.wallSeconds.toFixed(3)} s (${result.wallToFloor.toFixed(2)}×)  cpu ${result.cpuSeconds.toFixed(3)} s (${result.cpuToFloor.toFixed(2)}×)`,
+      `  ${result.cli.padEnd(16)} ${result.command.padEnd(30)} wall ${result.wallSeconds.toFixed(3)} s (${result.wallToFloor.toFixed(2)}×)  cpu ${result.cpuSeconds.toFixed(3)} s (${result.cpuToFloor.toFixed(2)}×)${result.command === '--version' ? '' : `\n      per round: ${describeRatios(result.toFloorByRound)}`}`,
     );
 }
