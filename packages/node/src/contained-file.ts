@@ -14,13 +14,26 @@
 // resolved with realpath: it is the operator's choice, links included. checkContainedReference is
 // the one artifact-reference check on top of it (a bundle's reference — a path, a sha256 and a
 // byte size — against the file under the root): each caller names the outcome in its own codes.
+// The checks and a small file's read are synchronous system calls: ingest makes them for every
+// reference of every bundle, and each costs a few µs where a trip through the thread pool costs
+// ~100 µs; a file over 1 MiB is hashed in chunks through the thread pool.
 import { createHash } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  read,
+  readSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
+import { readlink, realpath } from 'node:fs/promises';
 import { join, relative, isAbsolute } from 'node:path';
 
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
@@ -51,7 +64,7 @@ const CHUNK_BYTES = 1024 * 1024;
  * the root itself cannot be resolved or the file fails to read once opened (the fs error).
  */
 export async function digestContainedFile(root: string, relativePath: string): Promise<ContainedFile> {
-  const base = await realpath(root);
+  const base = realpathSync.native(root);
   const segments = relativePath.split('/');
   const display = join(base, relativePath);
   if (
@@ -71,7 +84,7 @@ export async function digestContainedFile(root: string, relativePath: string): P
     const prefix = join(base, ...segments.slice(0, depth));
     let info;
     try {
-      info = await lstat(prefix);
+      info = lstatSync(prefix);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent', path };
@@ -81,10 +94,10 @@ export async function digestContainedFile(root: string, relativePath: string): P
     if (depth < segments.length && !info.isDirectory()) return { kind: 'absent', path };
   }
 
-  let handle: FileHandle;
+  let fd: number;
   try {
     // O_NONBLOCK: a FIFO must not block the open (it is refused below as not a regular file).
-    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return refused('symlink', await linkDescription(base, path), path);
@@ -92,20 +105,20 @@ export async function digestContainedFile(root: string, relativePath: string): P
     throw error;
   }
   try {
-    const opened = await handle.stat();
+    const opened = fstatSync(fd);
     if (!opened.isFile()) return refused('not_a_file', `${path} is not a regular file`, path);
     // The components may have been swapped for links between the checks and the open: the file
     // that is open must be the one at `path`, reached through no link.
-    if (!(await opensAt(handle, path, opened)))
+    if (!opensAt(fd, path, opened))
       return refused(
         'symlink',
         `${path} changed while it was being opened (a component became a link)`,
         path,
       );
-    const { digest, byteSize } = await digestHandle(handle);
+    const { digest, byteSize } = await digestDescriptor(fd, opened.size);
     return { kind: 'file', path, digest, byteSize };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -152,12 +165,21 @@ export async function checkContainedReference(
  * and must still be `path` and name the same inode (a swap back and forth between the two calls can
  * slip through there).
  */
-async function opensAt(handle: FileHandle, path: string, opened: Stats): Promise<boolean> {
-  const held = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+function opensAt(fd: number, path: string, opened: Stats): boolean {
+  let held: string | undefined;
+  try {
+    held = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    held = undefined;
+  }
   if (held !== undefined) return held === path;
-  const now = await realpath(path).catch(() => undefined);
-  const named = now === undefined ? undefined : await stat(now).catch(() => undefined);
-  return now === path && named?.ino === opened.ino && named.dev === opened.dev;
+  try {
+    const now = realpathSync.native(path);
+    const named = statSync(now);
+    return now === path && named.ino === opened.ino && named.dev === opened.dev;
+  } catch {
+    return false;
+  }
 }
 
 function refused(reason: ContainedFileRefusal, message: string, path: string): ContainedFile {
@@ -183,15 +205,35 @@ function isInside(base: string, path: string): boolean {
   return rest !== '..' && !rest.startsWith('../') && !isAbsolute(rest);
 }
 
-async function digestHandle(handle: FileHandle): Promise<{ digest: Sha256Digest; byteSize: number }> {
+/**
+ * The sha256 and size of the open file, read from its start. A file of at most one chunk (a bundle,
+ * most artifacts) is one synchronous read; a larger one is read in chunks through the thread pool,
+ * so hashing a 100 MB transcript does not hold the event loop.
+ */
+async function digestDescriptor(
+  fd: number,
+  size: number,
+): Promise<{ digest: Sha256Digest; byteSize: number }> {
   const hash = createHash('sha256');
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  const buffer = Buffer.allocUnsafe(size < CHUNK_BYTES ? size + 1 : CHUNK_BYTES);
   let byteSize = 0;
   for (;;) {
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, byteSize);
+    const bytesRead =
+      size < CHUNK_BYTES && byteSize === 0
+        ? readSync(fd, buffer, 0, buffer.byteLength, 0)
+        : await readChunk(fd, buffer, byteSize);
     if (bytesRead === 0) break;
     hash.update(buffer.subarray(0, bytesRead));
     byteSize += bytesRead;
   }
   return { digest: `sha256:${hash.digest('hex')}`, byteSize };
+}
+
+function readChunk(fd: number, buffer: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    read(fd, buffer, 0, buffer.byteLength, position, (error, bytesRead) => {
+      if (error === null) resolve(bytesRead);
+      else reject(error);
+    });
+  });
 }

@@ -47,6 +47,21 @@ describe('digestContainedFile', () => {
     });
   });
 
+  it.each([0, 1, 4096, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024 + 5])(
+    'digests every byte of a %i-byte file (one synchronous read up to 1 MiB, chunks beyond)',
+    async (size) => {
+      const bytes = Buffer.alloc(size);
+      for (let index = 0; index < size; index += 997) bytes[index] = index % 251;
+      writeFileSync(join(root, 'real', `sized-${size}.bin`), bytes);
+      expect(await digestContainedFile(root, `real/sized-${size}.bin`)).toEqual({
+        kind: 'file',
+        path: join(root, 'real', `sized-${size}.bin`),
+        digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+        byteSize: size,
+      });
+    },
+  );
+
   it('says absent for a file that is not there (or under a file)', async () => {
     expect((await digestContainedFile(root, 'real/none.txt')).kind).toBe('absent');
     expect((await digestContainedFile(root, 'real/file.txt/below')).kind).toBe('absent');
