@@ -404,12 +404,11 @@ function denialIssues(bundle: Json, { envelopes }: EventIndex): Issue[] {
   for (const result of deniedResults) {
     const { callId, code } = result.tool;
     const position = denialPositions.get(denialKey(callId, code))?.[0] ?? -1;
-    const toolPath = pointer('events', result.index, 'payload', 'semantic_tool');
     if (position === -1) {
       issues.push({
         code: 'denial_missing',
         message: `denied result of call ${JSON.stringify(callId)} (event ${result.index}) has no matching denial`,
-        path: toolPath,
+        path: pointer('events', result.index, 'payload', 'semantic_tool'),
         expected: `a semanticTools.denials entry with callId ${JSON.stringify(callId)} and code ${JSON.stringify(code)}`,
         received: 'none',
       });
