@@ -17,7 +17,10 @@
 // a test: targets are reported, never enforced; it exits non-zero only when a command does not end
 // as expected.
 //
-// Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 5] [--no-postgres] [--json]`.
+// With --against OTHER_CHECKOUT, that checkout's built CLI runs in the same pairs too (before/after).
+//
+// Run alone: `tsx scripts/bench/ingest-bench.ts [--count 10000] [--rounds 5] [--no-postgres]
+// [--against OTHER_CHECKOUT] [--json]`.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +116,7 @@ async function main(): Promise<void> {
       count: { type: 'string', default: '10000' },
       rounds: { type: 'string', default: '5' },
       'no-postgres': { type: 'boolean', default: false },
+      against: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -137,16 +141,24 @@ async function main(): Promise<void> {
     const runs = {
       bareValidate: [] as Run[],
       validate: [] as Run[],
+      validateAgainst: [] as Run[],
       bareIngest: [] as Run[],
       sqlite: [] as Run[],
+      sqliteAgainst: [] as Run[],
     };
+    // --against: another checkout's built CLI (e.g. the code before a change) in the same pairs.
+    const againstCli =
+      values.against === undefined ? undefined : join(values.against, 'packages/cli/bin/evals.js');
     const loadBefore = loadAverage();
     for (let round = 0; round < rounds; round++) {
       const store = `sqlite:${join(dir, `round${round}.sqlite`)}`;
-      const pairs: [keyof typeof runs, () => Promise<Run>, number][][] = [
+      const pairs: (readonly [keyof typeof runs, () => Promise<Run>, number])[][] = [
         [
           ['bareValidate', () => runNode(BARE_BASELINE, ['validate', corpus]), 0],
           ['validate', () => runCli(['validate', corpus]), 0],
+          ...(againstCli === undefined
+            ? []
+            : ([['validateAgainst', () => runCli(['validate', corpus], againstCli), 0]] as const)),
         ],
         [
           [
@@ -161,6 +173,19 @@ async function main(): Promise<void> {
             0,
           ],
           ['sqlite', () => runCli(['ingest', corpus, '--store', store]), 0],
+          ...(againstCli === undefined
+            ? []
+            : ([
+                [
+                  'sqliteAgainst',
+                  () =>
+                    runCli(
+                      ['ingest', corpus, '--store', `sqlite:${join(dir, `against${round}.sqlite`)}`],
+                      againstCli,
+                    ),
+                  0,
+                ],
+              ] as const)),
         ],
       ];
       for (const pair of pairs)
@@ -214,6 +239,18 @@ async function main(): Promise<void> {
     log(
       `ingest:   ${Math.round(count / sqliteSeconds)} attempts/s; to bare read + JSON.parse + sha256 + SQLite insert: ${describeRatios(ingestRatios)}`,
     );
+    if (againstCli !== undefined) {
+      const validateAgainst = pairedRatios(runs.bareValidate, runs.validateAgainst, RATIO_TARGET);
+      const ingestAgainst = pairedRatios(runs.bareIngest, runs.sqliteAgainst, RATIO_TARGET);
+      result.against = {
+        checkout: values.against,
+        validate: { ...secondsOf(runs.validateAgainst), toBare: validateAgainst },
+        sqlite: { ...secondsOf(runs.sqliteAgainst), toBare: ingestAgainst },
+      };
+      log(`--against ${values.against}, the same rounds:`);
+      log(`  validate: ${describeRatios(validateAgainst)}`);
+      log(`  ingest:   ${describeRatios(ingestAgainst)}`);
+    }
     log(
       `          to evals validate: wall ${toValidate.wall.toFixed(2)}×, cpu ${toValidate.cpu.toFixed(2)}×; peak RSS ${mb(peakRss)}, target < ${mb(RSS_TARGET_BYTES)} ${peakRss < RSS_TARGET_BYTES ? 'met' : 'NOT met'}`,
     );
