@@ -2,15 +2,25 @@
 // I/O, no clock. Either every dimension agrees and a receipt says what was negotiated, or one
 // ContractError('paperclip_runner_eval_incompatible') lists every mismatch found, across all six
 // dimensions at once, so a release team fixes them in one round trip.
-import semver from 'semver';
+import { createRequire } from 'node:module';
 
 import { ContractError } from './errors.js';
 import { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
+import type * as SemverModule from 'semver';
+
 import type { Sha256Digest } from './digest.js';
 import type { Issue } from './errors.js';
 import type { RunnerdBuildMetadata } from './runnerd-metadata.js';
+
+/**
+ * semver (loaded with all its ranges and classes, ~30-90 ms) is needed only by a negotiation: every
+ * command importing this package would pay for it (`evals validate` of one bundle among them).
+ */
+const require = createRequire(import.meta.url);
+let semverModule: typeof SemverModule | undefined;
+const semver = (): typeof SemverModule => (semverModule ??= require('semver') as typeof SemverModule);
 
 export const EVALS_INTEGRATION_V1 = 'paperclip-runner/evals-integration/v1';
 export const PACKAGE_BUILD_METADATA_V1 = 'paperclip-runner/build-metadata/v1';
@@ -122,13 +132,13 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
   const releaseVersion = release.package.version;
 
   // Package: the consumer's pin is exactly the loaded package.
-  if (semver.valid(consumer.packageVersion) === null || consumer.packageVersion !== releaseVersion) {
+  if (semver().valid(consumer.packageVersion) === null || consumer.packageVersion !== releaseVersion) {
     mismatch(
       'package_version_mismatch',
       'package',
       releaseVersion,
       consumer.packageVersion,
-      semver.valid(consumer.packageVersion) === null
+      semver().valid(consumer.packageVersion) === null
         ? `${consumer.consumer} pins package version ${JSON.stringify(consumer.packageVersion)}, which is not an exact semver version`
         : `${consumer.consumer} pins package ${consumer.packageVersion}, but the loaded package is ${releaseVersion}`,
     );
@@ -271,15 +281,15 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
 /** The highest integer version inside every range, or null; compared as semver (`N.0.0`). */
 function highestCommonVersion(ranges: readonly VersionRange[]): number | null {
   const semverRanges = ranges.map(
-    (range) => new semver.Range(`>=${range.minimumVersion}.0.0 <=${range.maximumVersion}.0.0`),
+    (range) => new (semver().Range)(`>=${range.minimumVersion}.0.0 <=${range.maximumVersion}.0.0`),
   );
   const candidates = ranges.flatMap((range) => [
     `${range.minimumVersion}.0.0`,
     `${range.maximumVersion}.0.0`,
   ]);
   const common = candidates.filter((candidate) => semverRanges.every((range) => range.test(candidate)));
-  const highest = semver.maxSatisfying(common, '*');
-  return highest === null ? null : semver.major(highest);
+  const highest = semver().maxSatisfying(common, '*');
+  return highest === null ? null : semver().major(highest);
 }
 
 const rangeText = (range: VersionRange): string => `${range.minimumVersion}..${range.maximumVersion}`;
