@@ -2,10 +2,10 @@
 // native-execution bundle, or an eval-session artifact and the bundle it references: dispatched on
 // `schema` by node's readBundles), print a table or one JSON report, and return the outcome (ok:
 // all valid, invalid, unreadable: an input not read).
-import { artifactSuiteFields } from '@paperclip-evals/evalbook';
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
+import type { artifactSuiteFields as ArtifactSuiteFields } from '@paperclip-evals/evalbook';
 import type {
   BundleInput,
   BundleRead,
@@ -64,6 +64,10 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
   const reports: ValidateFileReport[] = [];
   const progress = targets.length > 20 && isTerminal('stdout') && isTerminal('stderr');
   for await (const read of readBundles(targets, { maxBytes: options.maxBytes })) {
+    // The Evalbook (its stores, renderers, the checks engine: ~0.1 s of CPU to load) is loaded only
+    // for an eval-session artifact read alone, whose stored key it says.
+    if (read.status === 'valid' && read.parsed.bundle === null)
+      artifactKeyOf ??= (await import('@paperclip-evals/evalbook')).artifactSuiteFields;
     const report = fileReport(read);
     reports.push(report);
     if (progress) drawProgress(`\rvalidating ${reports.length}/${targets.length}`);
@@ -100,6 +104,8 @@ async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
   return targets;
 }
 
+let artifactKeyOf: typeof ArtifactSuiteFields | undefined;
+
 /** One input's verdict, as node's read-and-classify loop found it. */
 function fileReport(read: BundleRead): ValidateFileReport {
   const input = read.input.display;
@@ -108,7 +114,9 @@ function fileReport(read: BundleRead): ValidateFileReport {
   const { parsed } = read;
   // An eval-session artifact alone: the key it is stored under (it names no run, case or config).
   const { runId, caseId, configId, attemptId } =
-    parsed.bundle === null ? artifactSuiteFields(parsed.evalSession.artifact) : parsed.bundle.identity;
+    parsed.bundle === null
+      ? (artifactKeyOf as typeof ArtifactSuiteFields)(parsed.evalSession.artifact)
+      : parsed.bundle.identity;
   return {
     input,
     status: 'valid',
