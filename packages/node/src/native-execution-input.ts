@@ -59,11 +59,12 @@ export async function readStreamBytes(
  * synchronous open + fstat + read + close costs ~10 µs where the same four calls through the
  * thread pool cost ~150 µs.
  */
-export async function readFileBytes(
-  path: string,
-  options: { readonly maxBytes?: number } = {},
-): Promise<Buffer> {
-  return readFileBytesSync(path, options);
+export function readFileBytes(path: string, options: { readonly maxBytes?: number } = {}): Promise<Buffer> {
+  try {
+    return Promise.resolve(readFileBytesSync(path, options));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 /**

@@ -37,7 +37,7 @@ describe('readFileBytesSync', () => {
                   received: `${bytes.byteLength} bytes (not read)`,
                 }),
               ],
-            }) as unknown as Error,
+            }),
           );
       }),
       { numRuns: 60 },
@@ -46,7 +46,7 @@ describe('readFileBytesSync', () => {
 
   it('refuses a directory named as a file as no regular file (EINVAL), as readFileBytes does', async () => {
     expect(() => readFileBytesSync(dir)).toThrow(
-      expect.objectContaining({ code: 'EINVAL', syscall: 'open' }) as unknown as Error,
+      expect.objectContaining({ code: 'EINVAL', syscall: 'open' }),
     );
     await expect(readFileBytes(dir)).rejects.toMatchObject({ code: 'EINVAL', message: /not a regular file/ });
   });
