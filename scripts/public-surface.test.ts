@@ -220,6 +220,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'outputTarget',
     'readAttemptFile',
     'readBundles',
+    'readFileBytes',
     'readJsonDocument',
     'readNativeExecutionFile',
     'readNativeExecutionStream',
