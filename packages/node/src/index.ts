@@ -17,7 +17,11 @@ export { digestFile } from './file-digest.js';
 export { readJsonDocument } from './json-file.js';
 export { LineReader, lineEvents, writeFrames } from './line-framing.js';
 export type { LineEvent } from './line-framing.js';
-export { readFileBytes, readNativeExecutionFile, readNativeExecutionStream } from './native-execution-input.js';
+export {
+  readFileBytes,
+  readNativeExecutionFile,
+  readNativeExecutionStream,
+} from './native-execution-input.js';
 export { readAttemptFile } from './attempt-input.js';
 export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
