@@ -19,6 +19,8 @@ export type EvalbookErrorCode =
   | 'paperclip_evalbook_cost_inconsistent'
   /** A cost figure or price that is negative, not an integer, or past the safe bound. */
   | 'paperclip_evalbook_cost_out_of_range'
+  /** A campaign id the ledger already records with other content: nothing is written. */
+  | 'paperclip_evalbook_campaign_conflict'
   /** A statistic asked of arguments outside its domain (a caller's bug: counts, levels, seeds). */
   | 'paperclip_evalbook_statistics_out_of_range';
 

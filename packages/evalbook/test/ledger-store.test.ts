@@ -911,6 +911,73 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
     });
   });
 
+  describe('campaign records', () => {
+    const campaign = (id: string, changes: Record<string, unknown> = {}): Record<string, unknown> => ({
+      schema: 'evals-campaign/v1',
+      campaignId: id,
+      suiteFingerprint: `sha256:${'a'.repeat(64)}`,
+      complete: true,
+      totals: { planned: 2, passed: 1 },
+      note: 'ünïcode \u0000 and \uE000 kept',
+      ...changes,
+    });
+
+    it('records a campaign once: the same content again is a duplicate, read back exactly in order', async () => {
+      const store = await openStore(storeUrl);
+      expect(await store.recordCampaign({ campaignId: 'nightly-1', record: campaign('nightly-1') })).toBe(
+        'recorded',
+      );
+      expect(await store.recordCampaign({ campaignId: 'nightly-2', record: campaign('nightly-2') })).toBe(
+        'recorded',
+      );
+      // Key order does not matter: the canonical JSON is what is compared.
+      const reordered = Object.fromEntries(Object.entries(campaign('nightly-1')).reverse());
+      expect(await store.recordCampaign({ campaignId: 'nightly-1', record: reordered })).toBe('duplicate');
+      const held = await store.campaigns();
+      expect(held.map((entry) => entry.campaignId)).toEqual(['nightly-1', 'nightly-2']);
+      expect(held[0]?.record).toEqual(campaign('nightly-1'));
+      expect(held[0]?.recordDigest).toBe(canonicalDigest(campaign('nightly-1')));
+      await store.close();
+    });
+
+    it('refuses another content under the same campaign id (coded) and writes nothing, byte for byte', async () => {
+      let store = await openStore(storeUrl);
+      await store.recordCampaign({ campaignId: 'nightly-1', record: campaign('nightly-1') });
+      await store.close();
+      const snapshot = await kind.snapshot(storeUrl);
+      store = await openStore(storeUrl);
+      await expect(
+        store.recordCampaign({ campaignId: 'nightly-1', record: campaign('nightly-1', { complete: false }) }),
+      ).rejects.toMatchObject({
+        code: 'paperclip_evalbook_campaign_conflict',
+        issues: [expect.objectContaining({ code: 'campaign_id_reused' })],
+      });
+      await expect(
+        store.recordCampaign({ campaignId: 'nightly-9', record: campaign('nightly-1') }),
+      ).rejects.toMatchObject({ code: 'paperclip_evalbook_campaign_conflict' });
+      expect((await store.campaigns()).map((entry) => entry.record)).toEqual([campaign('nightly-1')]);
+      await store.close();
+      expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
+    });
+
+    it('takes a 100,000-character campaign id with U+0000 in it, and reads it back exactly', async () => {
+      const id = `c\u0000${'x'.repeat(100_000)}`;
+      const store = await openStore(storeUrl);
+      expect(await store.recordCampaign({ campaignId: id, record: campaign(id) })).toBe('recorded');
+      expect(await store.recordCampaign({ campaignId: id, record: campaign(id) })).toBe('duplicate');
+      expect((await store.campaigns())[0]?.campaignId).toBe(id);
+      await store.close();
+    });
+
+    it('is append-only: UPDATE and DELETE of campaign records are refused by the database itself', async () => {
+      const store = await openStore(storeUrl);
+      await store.recordCampaign({ campaignId: 'nightly-1', record: campaign('nightly-1') });
+      await store.close();
+      await expect(sql('DELETE FROM campaigns')).rejects.toThrow(/append-only/);
+      await expect(sql("UPDATE campaigns SET record_json = '{}'")).rejects.toThrow(/append-only/);
+    });
+  });
+
   describe('retractions', () => {
     const request = (changes: Partial<RetractionRequest> = {}): RetractionRequest =>
       checkRetractionRequest({

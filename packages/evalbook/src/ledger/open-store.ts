@@ -120,6 +120,8 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     driftWindow: (checkId, eligible) => call(() => store.driftWindow(checkId, eligible)),
     retract: (request) => call(() => store.retract(request)),
     retractions: () => call(() => store.retractions()),
+    recordCampaign: (input) => call(() => store.recordCampaign(input)),
+    campaigns: () => call(() => store.campaigns()),
     runs: () => call(() => store.runs()),
     migrations: () => call(() => store.migrations()),
     close: () => call(() => store.close()),

@@ -27,6 +27,8 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
+import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
+import type { CampaignDbRow, CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
 import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
@@ -244,6 +246,21 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       DROP INDEX retractions_target;
       CREATE UNIQUE INDEX retractions_target ON retractions (evalbook_key(run_id, COALESCE(attempt_id, '')));
       CREATE INDEX retractions_run ON retractions USING hash (run_id);`,
+  },
+  {
+    version: 9,
+    name: 'campaign records',
+    // One evals-campaign/v1 record per campaign id (campaign-records.ts): canonical JSON and its
+    // digest. The id is unbounded text: unique by its evalbook_key digest, as in migration 8.
+    sql: `
+      CREATE TABLE campaigns (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        campaign_id TEXT NOT NULL,
+        record_digest TEXT NOT NULL,
+        record_json TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX campaigns_id ON campaigns (evalbook_key(campaign_id));
+      ${appendOnly('campaigns')}`,
   },
 ];
 
@@ -572,6 +589,28 @@ export class PostgresStore implements LedgerStore {
       `SELECT ${RETRACTION_COLUMNS} FROM retractions ORDER BY id`,
     );
     return rows.map(retractionFromRow);
+  }
+
+  async recordCampaign(input: CampaignRecordInput): Promise<CampaignRecordOutcome> {
+    const [campaignId, digest, canonical] = campaignRow(input);
+    return this.transaction(async (client) => {
+      const inserted = await sql(
+        client,
+        `INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [campaignId, digest, canonical],
+      );
+      const held = await sql<{ record_digest: string }>(
+        client,
+        'SELECT record_digest FROM campaigns WHERE evalbook_key(campaign_id) = evalbook_key($1) AND campaign_id = $1',
+        [campaignId],
+      );
+      return campaignOutcome(input, digest, held.rows[0]?.record_digest ?? '', inserted.rowCount === 1);
+    });
+  }
+
+  async campaigns(): Promise<StoredCampaign[]> {
+    const { rows } = await sql<CampaignDbRow>(this.pool, `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`);
+    return rows.map(campaignFromRow);
   }
 
   async runs(): Promise<RunCounts[]> {

@@ -23,6 +23,8 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
+import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
+import type { CampaignDbRow, CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
 import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
@@ -220,6 +222,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TABLE policy_verdicts;
       ALTER TABLE policy_verdicts_v7 RENAME TO policy_verdicts;
       ${appendOnly('policy_verdicts')}`,
+  },
+  {
+    version: 8,
+    name: 'campaign records',
+    // One evals-campaign/v1 record per campaign id (campaign-records.ts): canonical JSON and its digest.
+    sql: `
+      CREATE TABLE campaigns (
+        id INTEGER PRIMARY KEY,
+        campaign_id TEXT NOT NULL UNIQUE,
+        record_digest TEXT NOT NULL,
+        record_json TEXT NOT NULL
+      ) STRICT;
+      ${appendOnly('campaigns')}`,
   },
 ];
 
@@ -450,6 +465,35 @@ export class SqliteStore implements LedgerStore {
         .prepare<[], RetractionDbRow>(`SELECT ${RETRACTION_COLUMNS} FROM retractions ORDER BY id`)
         .all()
         .map(retractionFromRow),
+    );
+  }
+
+  recordCampaign(input: CampaignRecordInput): Promise<CampaignRecordOutcome> {
+    try {
+      const [campaignId, digest, canonical] = campaignRow(input);
+      const work = this.db.transaction((): CampaignRecordOutcome => {
+        const inserted = this.db
+          .prepare(`INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`)
+          .run(campaignId, digest, canonical);
+        const held = this.db
+          .prepare<[string], { record_digest: string }>('SELECT record_digest FROM campaigns WHERE campaign_id = ?')
+          .get(campaignId);
+        return campaignOutcome(input, digest, held?.record_digest ?? '', inserted.changes === 1);
+      });
+      return Promise.resolve(work.immediate());
+    } catch (error) {
+      return Promise.reject(
+        isEvalbookError(error) ? error : sqliteFailure(error, this.path, 'write'),
+      );
+    }
+  }
+
+  campaigns(): Promise<StoredCampaign[]> {
+    return Promise.resolve(
+      this.db
+        .prepare<[], CampaignDbRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`)
+        .all()
+        .map(campaignFromRow),
     );
   }
 

@@ -5,6 +5,7 @@
 import { STORE_UNUSABLE, isEvalbookError } from '../errors.js';
 
 import type { EvalbookError } from '../errors.js';
+import type { CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
 import type { Retraction, RetractionOutcome, RetractionRequest } from './retraction.js';
@@ -68,6 +69,14 @@ export interface LedgerStore {
   retract(request: RetractionRequest): Promise<RetractionOutcome[]>;
   /** Every retraction, in the order they were appended (a small table: read whole). */
   retractions(): Promise<Retraction[]>;
+  /**
+   * Appends a campaign's evals-campaign/v1 record (campaign-records.ts): the same content again is a
+   * no-op (`duplicate`); another content under the same campaign id is a
+   * paperclip_evalbook_campaign_conflict EvalbookError and nothing is written.
+   */
+  recordCampaign(input: CampaignRecordInput): Promise<CampaignRecordOutcome>;
+  /** Every recorded campaign, in the order they were recorded (a small table: read whole). */
+  campaigns(): Promise<StoredCampaign[]>;
   /** Each run with its counts, in the order runs first reached the store. */
   runs(): Promise<RunCounts[]>;
   /** Applied migration versions, ascending. */
