@@ -42,6 +42,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'readCampaignRecord',
     'runCampaign',
     'shardAttempts',
+    'storeCampaignRecord',
     'writeCampaignRecord',
   ],
   checks: [

@@ -11,12 +11,19 @@ import { evalSessionProgram } from './eval-session-bin.js';
 import { executeCampaign } from './execute.js';
 import { joinRelease } from './join.js';
 import { planCampaign } from './plan.js';
-import { assertRecordable, campaignIdentity, campaignRecord, writeCampaignRecord } from './record.js';
+import {
+  assertRecordable,
+  campaignIdentity,
+  campaignRecord,
+  isLedgerRecord,
+  storeCampaignRecord,
+  writeCampaignRecord,
+} from './record.js';
 
 import type { AttemptOutcome, CampaignProgress } from './execute.js';
 import type { JoinOptions } from './join.js';
 import type { CampaignPlan, PlanOptions, Shard } from './plan.js';
-import type { CampaignRecord } from './record.js';
+import type { CampaignRecord, LedgerRecordOutcome } from './record.js';
 
 export interface RunCampaignOptions extends PlanOptions {
   readonly environmentPath: string;
@@ -47,6 +54,8 @@ export interface RunCampaignOptions extends PlanOptions {
     readonly runnerdSha256: string;
     readonly qualifiedBy: string;
   }) => void;
+  /** Told what became of the record in the ledger (a whole campaign that was not interrupted). */
+  readonly onLedgerRecord?: (outcome: LedgerRecordOutcome) => void;
   /** The number of cores (default os.availableParallelism()). */
   readonly cores?: number;
 }
@@ -60,6 +69,7 @@ export async function planFromFiles(options: RunCampaignOptions): Promise<Campai
 export async function runCampaign(options: RunCampaignOptions): Promise<CampaignRecord> {
   const environment = await loadEnvironment(options.environmentPath);
   const plan = planCampaign(environment, { ...options, shardCount: options.shard?.count ?? 1 });
+  const storeUrl = options.storeUrl ?? environment.store ?? DEFAULT_STORE_URL;
   const join = await joinRelease({
     releaseDir: options.releaseDir,
     ...(options.qualificationRecord === undefined
@@ -104,7 +114,7 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
       },
       environment,
       environmentPath: options.environmentPath,
-      storeUrl: options.storeUrl ?? environment.store ?? DEFAULT_STORE_URL,
+      storeUrl,
       workDir,
       maxParallel:
         options.maxParallel ?? environment.campaign?.max_parallel ?? options.cores ?? availableParallelism(),
@@ -116,6 +126,9 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
     });
     const record = campaignRecord(plan, join, options.shard ?? null, result);
     if (options.out !== undefined) await writeCampaignRecord(options.out, record);
+    // The ledger keeps a whole campaign's first record (evals publish reads it); a rerun's stands aside.
+    if (isLedgerRecord(record))
+      options.onLedgerRecord?.(await storeCampaignRecord(storeUrl, record, { keepEarlier: true }));
     return record;
   } finally {
     await program.dispose();

@@ -8,7 +8,12 @@ export { parseShard, planCampaign, shardAttempts } from './plan.js';
 export type { CampaignPlan, Shard } from './plan.js';
 export { executeCampaign } from './execute.js';
 export type { AttemptOutcome, CampaignProgress } from './execute.js';
-export { mergeCampaignRecords, readCampaignRecord, writeCampaignRecord } from './record.js';
+export {
+  mergeCampaignRecords,
+  readCampaignRecord,
+  storeCampaignRecord,
+  writeCampaignRecord,
+} from './record.js';
 export type { CampaignRecord } from './record.js';
 export { planFromFiles, runCampaign } from './campaign.js';
 export { mergeShardStores } from './merge-stores.js';

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { isEvalbookError, openStore } from '@paperclip-evals/evalbook';
 import { writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
@@ -329,6 +330,49 @@ export async function assertRecordable(path: string, identity: CampaignIdentity)
     ],
   );
 }
+
+/**
+ * Whether a run's record goes into the ledger: a whole campaign (a shard's record is the merge's to
+ * combine) that was not interrupted (an interrupted run is resumed under the same id, and its
+ * resumed record is the one kept). A budget stop or a lane/case subset is recorded: partial, and
+ * says why.
+ */
+export function isLedgerRecord(record: CampaignRecord): boolean {
+  return record.shard === null && !record.partial.includes('interrupted');
+}
+
+/**
+ * What became of a record sent to the ledger: recorded now · duplicate (the same record was there) ·
+ * kept_earlier (a rerun's record, when the ledger already records the campaign: the first record
+ * stands, never replaced).
+ */
+export type LedgerRecordOutcome = 'recorded' | 'duplicate' | 'kept_earlier';
+
+/**
+ * Appends the record to the ledger at `storeUrl` (issue 19: `evals publish` reads campaigns from
+ * there). The same record again is a no-op. Another record of the same campaign id is refused
+ * (the store's coded paperclip_evalbook_campaign_conflict, nothing written) unless `keepEarlier`
+ * (`evals run`: a rerun that resumed a recorded campaign), when the earlier record stands.
+ */
+export async function storeCampaignRecord(
+  storeUrl: string,
+  record: CampaignRecord,
+  options: { readonly keepEarlier?: boolean } = {},
+): Promise<LedgerRecordOutcome> {
+  const store = await openStore(storeUrl);
+  try {
+    return await store.recordCampaign({ campaignId: record.campaignId, record: asJson(record) });
+  } catch (error) {
+    if (options.keepEarlier === true && isEvalbookError(error, 'paperclip_evalbook_campaign_conflict'))
+      return 'kept_earlier';
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+const asJson = (record: CampaignRecord): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(record)) as Record<string, unknown>;
 
 /**
  * Combines the shard records of one campaign (same id, suite, release, plan; each shard once) into

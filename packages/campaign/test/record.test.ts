@@ -1,9 +1,19 @@
 // The campaign record: its schema refuses what is not a record (mutation rows), merge refuses shards
 // that are not of one campaign, and a missing shard's attempts are ci_cell_artifact_missing.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+import { openStore } from '@paperclip-evals/evalbook';
+
 import { CampaignError } from '../src/errors.ts';
-import { campaignRecordIssues, mergeCampaignRecords } from '../src/record.ts';
+import {
+  campaignRecordIssues,
+  isLedgerRecord,
+  mergeCampaignRecords,
+  storeCampaignRecord,
+} from '../src/record.ts';
 
 import type { AttemptOutcome } from '../src/execute.ts';
 import type { CampaignRecord } from '../src/record.ts';
@@ -178,5 +188,40 @@ describe('mergeCampaignRecords', () => {
     expect(
       codes(() => mergeCampaignRecords(records.map((record, index) => at(record, `r${index}`)))),
     ).toEqual([code]);
+  });
+});
+
+describe('the campaign record in the ledger (issue 19)', () => {
+  const merged = (): CampaignRecord =>
+    mergeCampaignRecords([1, 2].map((index) => ({ path: `s${index}.json`, record: shardRecord(index) })));
+
+  it('goes in for a whole campaign, not for a shard or an interrupted run (resumed under the same id)', () => {
+    expect(isLedgerRecord(merged())).toBe(true);
+    expect(isLedgerRecord(shardRecord(1))).toBe(false);
+    expect(
+      isLedgerRecord({ ...merged(), complete: false, partial: ['interrupted'], allPassed: false }),
+    ).toBe(false);
+    expect(isLedgerRecord({ ...merged(), complete: false, partial: ['budget_stop'] })).toBe(true);
+  });
+
+  it('is recorded once: again is a no-op, another record of the id is refused (a rerun keeps the first)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'campaign-ledger-'));
+    try {
+      const url = `sqlite:${join(dir, 'evalbook.sqlite')}`;
+      const rerun = { ...merged(), timing: { ...merged().timing, durationMs: 1 } };
+      expect(await storeCampaignRecord(url, merged())).toBe('recorded');
+      expect(await storeCampaignRecord(url, merged())).toBe('duplicate');
+      await expect(storeCampaignRecord(url, rerun)).rejects.toMatchObject({
+        code: 'paperclip_evalbook_campaign_conflict',
+      });
+      expect(await storeCampaignRecord(url, rerun, { keepEarlier: true })).toBe('kept_earlier');
+      const store = await openStore(url);
+      expect((await store.campaigns()).map((entry) => entry.record)).toEqual([
+        JSON.parse(JSON.stringify(merged())),
+      ]);
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

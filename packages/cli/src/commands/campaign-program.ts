@@ -25,7 +25,9 @@ export function addCampaignCommands(program: Command): void {
         'environment, a timeout from its limits, its process group killed on timeout or interrupt) at most',
         '--max-parallel at once, and ingest each artifact as it lands. Only retryable infrastructure failures',
         'are tried again (max_infrastructure_retries); no attempt starts once the spend reaches the ceiling.',
-        'A rerun of the same campaign skips what the ledger holds.',
+        'A rerun of the same campaign skips what the ledger holds. The record of a whole campaign that was not',
+        'interrupted is also appended to the ledger (evals publish reads it there); when the ledger already records',
+        'the campaign (a rerun), its first record stands.',
       ].join(' '),
     )
     .requiredOption('--env <file>', 'the suite: evalbook.yaml with lanes and limits (evals init shows them)')
@@ -157,7 +159,7 @@ export function addCampaignCommands(program: Command): void {
     .requiredOption('--out <file>', 'where the campaign record goes (atomically)')
     .option(
       '--store <url>',
-      "with --from-store: the store every shard's attempts are copied into (sqlite:PATH or postgres://…)",
+      "with --from-store: the store every shard's attempts are copied into (sqlite:PATH or postgres://…), and the merged record appended to (evals publish reads it; another record of the campaign id there: exit 1)",
     )
     .addOption(
       repeatable(

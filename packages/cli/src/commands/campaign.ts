@@ -155,6 +155,13 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
       allowUnpriced: options.allowUnpriced,
       stop: stop.signal,
       kill: kill.signal,
+      onLedgerRecord: (outcome) => {
+        printLines('stderr', [
+          outcome === 'kept_earlier'
+            ? `evals: the ledger already records campaign ${options.campaign}: its first record stands (a recorded campaign is never replaced)`
+            : `evals: campaign ${options.campaign} recorded in the ledger`,
+        ]);
+      },
       onJoined: (joined) => {
         printLines('stderr', [
           `evals: the release joins (${joined.qualifiedBy}): ${joined.packageName} ${joined.packageVersion}, runnerd ${joined.runnerdSha256}`,
@@ -197,7 +204,7 @@ export interface MergeCommandOptions {
   readonly records: readonly string[];
   readonly out: string;
   readonly json: boolean;
-  /** With fromStores: where every shard store's attempts of the campaign go. */
+  /** With fromStores: where every shard store's attempts of the campaign go (and its record). */
   readonly store?: string;
   readonly fromStores: readonly string[];
 }
@@ -224,6 +231,10 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   printLines('stderr', [
     `evals: merged ${shards.length} shard record(s) of ${record.shardCount} into ${options.out}`,
   ]);
+  if (options.store !== undefined) {
+    await campaign.storeCampaignRecord(options.store, record);
+    printLines('stderr', [`evals: campaign ${record.campaignId} recorded in the ledger`]);
+  }
   if (options.json) printJson(record);
   else printLines('stdout', recordLines(record));
   return record.partial.includes('shard_missing') ||
