@@ -104,6 +104,8 @@ export const EXIT_FOR_OUTCOME = {
   campaign_incomplete: EXIT.invalid,
   /** run: the first Ctrl-C stopped scheduling; running attempts finished and the record was written. */
   campaign_interrupted: EXIT.interrupted,
+  /** publish --verify: the site has a defect (every one listed with its code). */
+  site_refused: EXIT.invalid,
   /** run: SIGTERM killed the running sessions (the record was written). */
   campaign_terminated: EXIT.terminated,
 } as const;
@@ -135,6 +137,10 @@ const EXIT_FOR_CONTRACT_ERROR: Record<ContractErrorCode, number> = {
 const EXIT_FOR_APP_ERROR: Record<AppErrorCode, number> = {
   paperclip_app_request_invalid: EXIT.usage,
   paperclip_app_input_invalid: EXIT.usage,
+  /** evals publish: a campaign folder is published with other bytes (immutable): nothing changed. */
+  paperclip_app_site_conflict: EXIT.invalid,
+  /** evals publish --verify: the site has a defect. */
+  paperclip_app_site_invalid: EXIT.invalid,
 };
 
 /**

@@ -12,3 +12,5 @@ export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
 export const RUNS_V1 = 'paperclip-evals/runs/v1';
 /** `evals policy replay --json`: the replay, or (on a failure) {schema, exitCode, error}. */
 export const POLICY_REPLAY_REPORT_V1 = 'paperclip-evals/policy-replay/v1';
+/** `evals publish --json`: what was published, or (on a failure) {schema, exitCode, error}. */
+export const PUBLISH_V1 = 'paperclip-evals/publish/v1';

@@ -14,6 +14,7 @@ import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
 import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
 import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from './output-schemas.js';
 import { addPolicyCommands } from './commands/policy-program.js';
+import { addPublishCommands } from './commands/publish-program.js';
 import { printText } from './print.js';
 import { act, runProgram } from './run.js';
 
@@ -548,6 +549,7 @@ export function createProgram(): Command {
   addPolicyCommands(program);
   addLedgerCommands(program);
   addCampaignCommands(program);
+  addPublishCommands(program);
   // Last, so that it covers every option of every command: none is silently overwritten, and none
   // that needs another is accepted without it.
   applyOptionRules(program);

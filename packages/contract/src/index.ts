@@ -65,5 +65,11 @@ export type {
   HarnessDriverDescriptor,
   PackageBuildMetadata,
 } from './compatibility.js';
-export { displayLocator, maskSecrets, secretsIn } from './secrets.js';
+export {
+  credentialShapedValues,
+  displayLocator,
+  maskSecrets,
+  scrubCredentials,
+  secretsIn,
+} from './secrets.js';
 export { jsonText, terminalText } from './terminal-text.js';

@@ -96,3 +96,32 @@ export function secretsIn(locator: string): string[] {
 export function displayLocator(locator: string): string {
   return maskSecrets(locator, secretsIn(locator));
 }
+
+/**
+ * Credential-shaped values (issue 19: what a public site must never carry): provider API keys
+ * (`sk-…`, `sk-ant-…`, `sk-proj-…`), GitHub tokens (`ghp_…`, `gho_…`, `ghu_…`, `ghs_…`, `ghr_…`,
+ * `github_pat_…`), AWS access key ids (`AKIA…`, `ASIA…`) and secret access keys written as
+ * `aws_secret_access_key = …`, Slack tokens (`xox?-…`), bearer tokens (`Bearer …`), and private key
+ * blocks (`-----BEGIN … PRIVATE KEY-----`). Shapes, not proofs: a harmless look-alike is masked too.
+ */
+const CREDENTIAL_SHAPES: readonly RegExp[] = [
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
+  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
+  /\baws_secret_access_key\s*[=:]\s*["']?[A-Za-z0-9/+=]{30,}/gi,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
+  /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/g,
+];
+
+/** Every credential-shaped value in `text` (see CREDENTIAL_SHAPES), in the order found per shape. */
+export function credentialShapedValues(text: string): string[] {
+  return CREDENTIAL_SHAPES.flatMap((shape) => [...text.matchAll(shape)].map((match) => match[0]));
+}
+
+/** The text with every credential-shaped value, and every secret maskSecrets finds, replaced by ***. */
+export function scrubCredentials(text: string): string {
+  let scrubbed = text;
+  for (const shape of CREDENTIAL_SHAPES) scrubbed = scrubbed.replace(shape, SECRET_MASK);
+  return maskSecrets(scrubbed);
+}

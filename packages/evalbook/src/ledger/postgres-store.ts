@@ -28,7 +28,12 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
-import type { CampaignDbRow, CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
+import type {
+  CampaignDbRow,
+  CampaignRecordInput,
+  CampaignRecordOutcome,
+  StoredCampaign,
+} from './campaign-records.js';
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
 import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
@@ -609,7 +614,10 @@ export class PostgresStore implements LedgerStore {
   }
 
   async campaigns(): Promise<StoredCampaign[]> {
-    const { rows } = await sql<CampaignDbRow>(this.pool, `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`);
+    const { rows } = await sql<CampaignDbRow>(
+      this.pool,
+      `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`,
+    );
     return rows.map(campaignFromRow);
   }
 

@@ -24,7 +24,12 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
-import type { CampaignDbRow, CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
+import type {
+  CampaignDbRow,
+  CampaignRecordInput,
+  CampaignRecordOutcome,
+  StoredCampaign,
+} from './campaign-records.js';
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
 import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
@@ -476,15 +481,15 @@ export class SqliteStore implements LedgerStore {
           .prepare(`INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`)
           .run(campaignId, digest, canonical);
         const held = this.db
-          .prepare<[string], { record_digest: string }>('SELECT record_digest FROM campaigns WHERE campaign_id = ?')
+          .prepare<[string], { record_digest: string }>(
+            'SELECT record_digest FROM campaigns WHERE campaign_id = ?',
+          )
           .get(campaignId);
         return campaignOutcome(input, digest, held?.record_digest ?? '', inserted.changes === 1);
       });
       return Promise.resolve(work.immediate());
     } catch (error) {
-      return Promise.reject(
-        isEvalbookError(error) ? error : sqliteFailure(error, this.path, 'write'),
-      );
+      return Promise.reject(isEvalbookError(error) ? error : sqliteFailure(error, this.path, 'write'));
     }
   }
 

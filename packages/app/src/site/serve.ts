@@ -1,0 +1,162 @@
+// `evals view SITE`: serves a published site on loopback (127.0.0.1 only), read-only, with node:http
+// (issue 19). GET and HEAD only; a path is decoded once and must stay inside SITE: a `..` segment, a
+// backslash, NUL, an encoded separator or a symbolic link anywhere on the way is refused (403), a
+// folder serves its index.html and is never listed, anything else that is not a regular file is 404.
+// Every response carries the site's Content-Security-Policy (no fetch, only our script by its
+// sha256), nosniff and no-referrer, and a content type by extension.
+import { createReadStream } from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { extname, join } from 'node:path';
+
+import { SITE_CSP, siteScriptHashes } from '@paperclip-evals/evalbook';
+
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+import { AppError } from '../errors.js';
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.css': 'text/css; charset=utf-8',
+  '.png': 'image/png',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface ViewRequest {
+  readonly site: string;
+  /** 0 (the default): any free port. */
+  readonly port?: number;
+}
+
+export interface ServedSite {
+  readonly url: string;
+  readonly close: () => Promise<void>;
+}
+
+/** The CSP header: the pages' own, with the report's script allowed by its sha256. */
+export function siteCspHeader(): string {
+  const scripts = siteScriptHashes()
+    .map((hash) => `'sha256-${hash}'`)
+    .join(' ');
+  return SITE_CSP.replace("default-src 'none';", `default-src 'none'; script-src ${scripts};`);
+}
+
+export async function serveSite(request: ViewRequest): Promise<ServedSite> {
+  const root = await realpath(request.site).catch(() => null);
+  const stat = root === null ? null : await lstat(root);
+  if (root === null || stat === null || !stat.isDirectory())
+    throw new AppError('paperclip_app_input_invalid', `${request.site} is not a site folder`, [
+      {
+        code: 'site_not_a_folder',
+        message: `${request.site} is not a folder`,
+        path: request.site,
+        expected: 'a folder evals publish wrote',
+        received: root === null ? 'nothing there' : 'a file',
+      },
+    ]);
+  const csp = siteCspHeader();
+  const server: Server = createServer((req, res) => {
+    void respond(root, csp, req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(request.port ?? 0, '127.0.0.1', () => {
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+function send(res: ServerResponse, csp: string, status: number, text: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(`${text}\n`);
+}
+
+async function respond(root: string, csp: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, csp, 405, 'read-only: GET and HEAD only');
+      return;
+    }
+    const raw = (req.url ?? '/').replace(/[?#].*$/, '');
+    let path: string;
+    try {
+      path = decodeURIComponent(raw);
+    } catch {
+      send(res, csp, 400, 'a malformed path');
+      return;
+    }
+    const segments = path.split('/').filter((segment) => segment !== '');
+    if (
+      !raw.startsWith('/') ||
+      /%2f|%5c/i.test(raw) ||
+      path.includes('\\') ||
+      path.includes('\0') ||
+      segments.some((segment) => segment === '..' || segment === '.')
+    ) {
+      send(res, csp, 403, 'refused: the path leaves the site');
+      return;
+    }
+    // Every step on the way is lstat'ed: a symbolic link is refused wherever it is.
+    let at = root;
+    for (const segment of segments) {
+      at = join(at, segment);
+      const stat = await lstat(at).catch(() => null);
+      if (stat === null) {
+        send(res, csp, 404, 'not found');
+        return;
+      }
+      if (stat.isSymbolicLink()) {
+        send(res, csp, 403, 'refused: a symbolic link');
+        return;
+      }
+    }
+    let file = at;
+    const stat = await lstat(file);
+    if (stat.isDirectory()) {
+      file = join(file, 'index.html');
+      const index = await lstat(file).catch(() => null);
+      if (index === null || index.isSymbolicLink() || !index.isFile()) {
+        send(res, csp, 404, 'not found (folders are not listed)');
+        return;
+      }
+    } else if (!stat.isFile()) {
+      send(res, csp, 404, 'not found');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'content-security-policy': csp,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
+  } catch {
+    if (!res.headersSent) send(res, csp, 500, 'internal error');
+    else res.destroy();
+  }
+}

@@ -1,0 +1,347 @@
+// `evals publish --verify SITE`: the gate before a site is uploaded anywhere (issue 19). Every defect
+// found is an issue with its own code, all reported at once:
+//   site_symlink            a symbolic link anywhere in the site (nothing is followed)
+//   site_not_a_file         a socket, FIFO or device where a file should be
+//   site_unknown_path       a path the layout does not have, or a file no manifest lists
+//   site_manifest_missing   a campaign folder without its bundle-manifest.json (or an unreadable one)
+//   site_file_missing       a file the manifest lists that is not there
+//   site_digest_mismatch    a file whose sha256 or size is not the manifest's
+//   site_script_foreign     a <script> that is not ours (ours: inline, its sha256 known and in the
+//                           page's CSP), a script src, an on…= handler or a javascript: URL
+//   site_remote_resource    http:, https: or // in a src/href/… attribute or a CSS url()/@import
+//   site_link_broken        a local link or source whose file is not in the site
+//   site_credential         a credential-shaped value (contract's credentialShapedValues; never echoed)
+// A site that passes holds only what `evals publish` wrote, byte for byte.
+import { createHash } from 'node:crypto';
+import { lstat, readFile, readdir } from 'node:fs/promises';
+import { join, posix, resolve } from 'node:path';
+
+import { credentialShapedValues } from '@paperclip-evals/contract';
+import { siteScriptHashes } from '@paperclip-evals/evalbook';
+
+import type { Issue } from '@paperclip-evals/contract';
+
+import { AppError } from '../errors.js';
+import { CAMPAIGNS, MANIFEST, ROOT_FILES, isCampaignPath } from './site-files.js';
+
+import type { ManifestEntry } from './site-files.js';
+
+export const SITE_VERIFICATION_V1 = 'paperclip-evals/site-verification/v1';
+
+/** What `evals publish --verify --json` prints (schemas/evals/site-verification-v1.schema.json). */
+export interface SiteVerification {
+  readonly schema: typeof SITE_VERIFICATION_V1;
+  readonly site: string;
+  readonly ok: boolean;
+  readonly files: number;
+  readonly campaigns: number;
+  readonly issues: readonly Issue[];
+}
+
+const issue = (code: string, path: string, message: string, expected: string, received: string): Issue => ({
+  code,
+  message,
+  path,
+  expected,
+  received,
+});
+
+/** Every regular file under `root` (relative POSIX paths), with links and odd files as issues. */
+async function walk(root: string, issues: Issue[]): Promise<string[]> {
+  const files: string[] = [];
+  const visit = async (relative: string): Promise<void> => {
+    const names = (await readdir(join(root, relative))).sort();
+    for (const name of names) {
+      const path = relative === '' ? name : `${relative}/${name}`;
+      const stat = await lstat(join(root, path));
+      if (stat.isSymbolicLink())
+        issues.push(
+          issue(
+            'site_symlink',
+            path,
+            `${path} is a symbolic link`,
+            'regular files and folders only',
+            'a symbolic link',
+          ),
+        );
+      else if (stat.isDirectory()) await visit(path);
+      else if (stat.isFile()) files.push(path);
+      else
+        issues.push(
+          issue(
+            'site_not_a_file',
+            path,
+            `${path} is not a regular file`,
+            'a regular file',
+            'a socket, FIFO or device',
+          ),
+        );
+    }
+  };
+  await visit('');
+  return files;
+}
+
+/** Checks a site folder; never throws for a defect (they are the result's issues). */
+export async function verifySite(sitePath: string): Promise<SiteVerification> {
+  const site = resolve(sitePath);
+  const top = await lstat(site).catch(() => null);
+  if (top === null || top.isSymbolicLink() || !top.isDirectory())
+    throw new AppError('paperclip_app_input_invalid', `${sitePath} is not a site folder`, [
+      issue(
+        'site_not_a_folder',
+        sitePath,
+        `${sitePath} is not a folder`,
+        'a folder `evals publish` wrote',
+        top === null ? 'nothing there' : top.isSymbolicLink() ? 'a symbolic link' : 'a file',
+      ),
+    ]);
+  const issues: Issue[] = [];
+  const files = await walk(site, issues);
+  const all = new Set(files);
+  const campaigns = new Map<string, string[]>();
+  for (const path of files) {
+    const parts = path.split('/');
+    if (parts.length === 1 && (ROOT_FILES as readonly string[]).includes(path)) continue;
+    if (parts[0] === CAMPAIGNS && parts.length >= 3 && !(parts[1] ?? '').startsWith('.')) {
+      const folder = `${CAMPAIGNS}/${parts[1] ?? ''}`;
+      let inside = campaigns.get(folder);
+      if (inside === undefined) campaigns.set(folder, (inside = []));
+      inside.push(parts.slice(2).join('/'));
+      continue;
+    }
+    issues.push(
+      issue(
+        'site_unknown_path',
+        path,
+        `${path} is not part of a published site`,
+        'the root files, and campaign folders under campaigns/',
+        path,
+      ),
+    );
+  }
+  for (const name of ROOT_FILES)
+    if (!all.has(name))
+      issues.push(
+        issue(
+          'site_file_missing',
+          name,
+          `the root file ${name} is missing`,
+          `${name}, as evals publish writes it`,
+          'nothing',
+        ),
+      );
+  for (const [folder, inside] of [...campaigns].sort())
+    issues.push(...(await checkCampaignFolder(join(site, folder), folder, inside)));
+  const scripts = new Set(siteScriptHashes());
+  for (const path of files) issues.push(...(await checkContent(site, path, all, scripts)));
+  return {
+    schema: SITE_VERIFICATION_V1,
+    site: sitePath,
+    ok: issues.length === 0,
+    files: files.length,
+    campaigns: campaigns.size,
+    issues,
+  };
+}
+
+/**
+ * One campaign folder against its bundle-manifest.json: every listed file there with its digest and
+ * size, nothing unlisted, every path one the layout has (`inside`: its files, when already walked).
+ */
+export async function checkCampaignFolder(
+  absolute: string,
+  folder: string,
+  inside?: readonly string[],
+): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  const present = inside ?? (await walk(absolute, issues));
+  let entries: ManifestEntry[];
+  try {
+    const manifest = JSON.parse(await readFile(join(absolute, MANIFEST), 'utf8')) as { files?: unknown };
+    if (!Array.isArray(manifest.files)) throw new Error('no files[]');
+    entries = manifest.files as ManifestEntry[];
+  } catch {
+    return [
+      ...issues,
+      issue(
+        'site_manifest_missing',
+        `${folder}/${MANIFEST}`,
+        `${folder} has no readable ${MANIFEST}`,
+        'the manifest evals publish wrote (every file, sha256 and size)',
+        'missing or not JSON',
+      ),
+    ];
+  }
+  const listed = new Map(entries.map((entry) => [entry.path, entry]));
+  for (const path of present) {
+    if (path === MANIFEST) continue;
+    if (!listed.has(path) || !isCampaignPath(path))
+      issues.push(
+        issue(
+          'site_unknown_path',
+          `${folder}/${path}`,
+          `${folder}/${path} is not listed in ${MANIFEST}`,
+          'only files the manifest lists',
+          path,
+        ),
+      );
+  }
+  const there = new Set(present);
+  for (const entry of entries) {
+    const path = `${folder}/${entry.path}`;
+    if (!isCampaignPath(entry.path) || !there.has(entry.path)) {
+      issues.push(
+        issue(
+          'site_file_missing',
+          path,
+          `${path} is listed in ${MANIFEST} but is not there`,
+          `a file with ${entry.sha256}`,
+          'nothing',
+        ),
+      );
+      continue;
+    }
+    const bytes = await readFile(join(absolute, entry.path));
+    const sha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    if (sha256 !== entry.sha256 || bytes.length !== entry.size)
+      issues.push(
+        issue(
+          'site_digest_mismatch',
+          path,
+          `${path} is not the file the manifest lists`,
+          `${entry.sha256}, ${entry.size} bytes`,
+          `${sha256}, ${bytes.length} bytes`,
+        ),
+      );
+  }
+  return issues;
+}
+
+const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
+const ATTRIBUTE =
+  /\s(src|href|action|formaction|srcset|poster|data|xlink:href|background|manifest|ping)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi;
+const TAG = /<[a-zA-Z][^>]*>/g;
+const HANDLER = /\son[a-z]+\s*=/i;
+const CSS_URL = /url\(\s*(["']?)([^"')]*)\1\s*\)|@import\s+(["'])([^"']*)\3/gi;
+const REMOTE = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+
+const unquote = (value: string): string =>
+  value
+    .replace(/^["']|["']$/g, '')
+    .replaceAll('&amp;', '&')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&quot;', '"')
+    .trim();
+
+/** The page's own scripts, remote resources, local links and credential-shaped values. */
+async function checkContent(
+  site: string,
+  path: string,
+  all: ReadonlySet<string>,
+  scripts: ReadonlySet<string>,
+): Promise<Issue[]> {
+  const text = (await readFile(join(site, path))).toString('utf8');
+  const issues: Issue[] = [];
+  const credentials = credentialShapedValues(text).length;
+  if (credentials > 0)
+    issues.push(
+      issue(
+        'site_credential',
+        path,
+        `${path} holds ${credentials} credential-shaped value(s) (not shown)`,
+        'no API key, token, AWS key or private key',
+        `${credentials} credential-shaped value(s)`,
+      ),
+    );
+  if (!path.endsWith('.html')) return issues;
+  const csp = unquote(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i.exec(text)?.[1] ?? '');
+  for (const match of text.matchAll(SCRIPT)) {
+    const attributes = match[1] ?? '';
+    if (/\btype\s*=\s*["']?application\/json/i.test(attributes) && !/\bsrc\s*=/i.test(attributes)) continue;
+    const hash = createHash('sha256')
+      .update(match[2] ?? '')
+      .digest('base64');
+    if (/\bsrc\s*=/i.test(attributes) || !scripts.has(hash) || !csp.includes(`'sha256-${hash}'`))
+      issues.push(
+        issue(
+          'site_script_foreign',
+          path,
+          `${path} has a script that is not one of ours`,
+          "only the report's inline script, by its sha256 in the page's CSP",
+          /\bsrc\s*=/i.test(attributes) ? 'a script with src' : `an inline script sha256-${hash}`,
+        ),
+      );
+  }
+  // Outside scripts and JSON data, inside tags only (text is escaped: it holds no tag): handlers
+  // and javascript: URLs are scripts too; src/href/… name resources; style holds CSS.
+  const markup = text.replace(SCRIPT, '<script>');
+  const tags = [...markup.matchAll(TAG)].map((match) => match[0]);
+  if (tags.some((tag) => HANDLER.test(tag) || /javascript:/i.test(tag)))
+    issues.push(
+      issue(
+        'site_script_foreign',
+        path,
+        `${path} has an event handler attribute or a javascript: URL`,
+        'no inline handler, no javascript: URL',
+        'one or more',
+      ),
+    );
+  const directory = posix.dirname(path);
+  for (const tag of tags)
+    for (const match of tag.matchAll(ATTRIBUTE)) {
+      const value = unquote(match[2] ?? '');
+      if (match[1]?.toLowerCase() === 'srcset' || value === '' || value.startsWith('#')) continue;
+      if (REMOTE.test(value)) {
+        if (/^data:/i.test(value) || /^mailto:/i.test(value)) continue;
+        issues.push(
+          issue(
+            'site_remote_resource',
+            path,
+            `${path} names a resource outside the site: ${value.slice(0, 80)}`,
+            'local, relative links only (the site works offline)',
+            value.slice(0, 200),
+          ),
+        );
+        continue;
+      }
+      let target: string;
+      try {
+        target = posix.normalize(posix.join(directory, decodeURIComponent(value.replace(/[?#].*$/, ''))));
+      } catch {
+        target = '..';
+      }
+      if (target.startsWith('..') || !all.has(target))
+        issues.push(
+          issue(
+            'site_link_broken',
+            path,
+            `${path} links to ${value.slice(0, 80)}, which is not in the site`,
+            'a file of the site',
+            value.slice(0, 200),
+          ),
+        );
+    }
+  const css = [
+    ...[...markup.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi)].map((match) => match[1] ?? ''),
+    ...tags.flatMap((tag) =>
+      [...tag.matchAll(/\sstyle\s*=\s*("[^"]*"|'[^']*')/gi)].map((match) => unquote(match[1] ?? '')),
+    ),
+  ];
+  for (const block of css)
+    for (const match of block.matchAll(CSS_URL)) {
+      const value = (match[2] ?? match[4] ?? '').trim();
+      if (value === '' || /^data:/i.test(value) || value.startsWith('#')) continue;
+      if (REMOTE.test(value) || match[4] !== undefined)
+        issues.push(
+          issue(
+            'site_remote_resource',
+            path,
+            `${path} loads ${value.slice(0, 80)} from CSS`,
+            'no CSS url() or @import outside the page',
+            value.slice(0, 200),
+          ),
+        );
+    }
+  return issues;
+}

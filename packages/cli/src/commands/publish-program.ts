@@ -1,0 +1,110 @@
+// The flag tables of `evals publish` and `evals view` (commands/publish.ts does the work).
+import type { Command } from 'commander';
+
+import { PUBLISH_V1 } from '../output-schemas.js';
+import { act } from '../run.js';
+
+export function addPublishCommands(program: Command): void {
+  program
+    .command('publish')
+    .summary(
+      'write an immutable static site of campaigns (history, grids, case and attempt pages); --verify checks one',
+    )
+    .description(
+      [
+        'Write a static site from the Evalbook: SITE/campaigns/<id>/ per campaign (the grid page, a page per case',
+        'under tests/, a page per attempt under attempts/, campaign.json, and bundle-manifest.json listing every',
+        'file with its sha256 and size), and the root index.html, history.json, latest.json and latest-green.json.',
+        'A campaign folder is immutable: written into a temporary folder beside it and renamed into place, and',
+        'publishing the same campaign id with other bytes is refused (exit 1) with nothing changed; only the root',
+        'files are rewritten (atomically), and nothing is ever deleted. History groups campaigns by the same',
+        'lanes (provider, model, driver) and suite fingerprint; partial campaigns and runs without a campaign',
+        'record are listed but never trend points or latest green; a re-render (no provider call) is listed apart.',
+        'With --public the pages are a closed allowlist: ids, model/config identity, statuses, usage, cost, check',
+        'outcomes, tool names and outcomes, scrubbed progress text — never tool inputs or results, session ids,',
+        'failure text or traces. Every page works from file:// (its CSP forbids network access).',
+      ].join(' '),
+    )
+    .option(
+      '--store <url>',
+      "the store: sqlite:PATH or postgres://… (default: the environment's store, else sqlite:.evalbook/evalbook.sqlite)",
+    )
+    .option(
+      '--env <file>',
+      'the Evalbook environment (its store, denominator policy, drift bars, expected checks)',
+    )
+    .option('--out <site>', 'the site folder (made when missing, in a folder that exists)')
+    .option('--campaign <id>', 'publish only this campaign (default: every run in the store)')
+    .option('--public', 'write the public projection (a closed allowlist of fields)')
+    .option(
+      '--verify <site>',
+      'check a site instead: every file as its manifest says, no unknown path, no symlink, no foreign script, no remote resource, no broken link, no credential-shaped value',
+    )
+    .option(
+      '--json',
+      `print the result as JSON (${PUBLISH_V1}, or with --verify paperclip-evals/site-verification/v1)`,
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 published (or verified) · 1 a campaign folder is already published with other bytes (nothing changed),',
+        'or --verify found a defect (each listed with its code) · 2 usage error, a store that cannot be read, a campaign',
+        'the store does not hold, an output folder refused.',
+        '',
+        'Examples:',
+        '  $ evals publish --store sqlite:.evalbook/evalbook.sqlite --out site',
+        '  $ evals publish --campaign nightly-42 --out site --public',
+        '  $ evals publish --verify site && aws s3 sync site s3://evals-site   # verify is the gate before any upload',
+        '  $ evals view site',
+        '',
+        'Site layout, immutability, the public allowlist and what matches upstream: docs/publishing.md.',
+      ].join('\n'),
+    )
+    .action(
+      act(
+        async (flags: {
+          store?: string;
+          env?: string;
+          out?: string;
+          campaign?: string;
+          public?: true;
+          verify?: string;
+          json?: true;
+        }) => {
+          const { runPublish } = await import('./publish.js');
+          return runPublish({ ...flags, public: flags.public === true, json: flags.json === true });
+        },
+        { json: PUBLISH_V1 },
+      ),
+    );
+
+  program
+    .command('view')
+    .summary('serve a published site on 127.0.0.1 (read-only) and print its URL')
+    .description(
+      [
+        'Serve a site `evals publish` wrote on loopback only (127.0.0.1), read-only: GET and HEAD, no folder',
+        'listing, a path leaving the site (.., an encoded separator) or through a symbolic link refused (403),',
+        "content types by extension, and the site's Content-Security-Policy on every response. Ctrl-C stops it.",
+      ].join(' '),
+    )
+    .argument('<site>', 'the site folder')
+    .option('--port <n>', 'the port (default: any free one)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 stopped by Ctrl-C or SIGTERM · 2 not a site folder, a bad --port, or the port is taken.',
+        '',
+        'Example:',
+        '  $ evals view site --port 8080',
+      ].join('\n'),
+    )
+    .action(
+      act(async (site: string, flags: { port?: string }) => {
+        const { runView } = await import('./publish.js');
+        return runView({ site, ...(flags.port === undefined ? {} : { port: flags.port }) });
+      }),
+    );
+}

@@ -1,0 +1,101 @@
+// `evals publish`, `evals publish --verify` and `evals view`: thin faces over app's site workflows
+// (publishSite, verifySite, serveSite). Publish prints each campaign folder (published or unchanged)
+// and the latest / latest green; verify prints every defect with its code (exit 1 when any); view
+// prints the URL and serves until Ctrl-C or SIGTERM.
+import { UsageError } from '../exit-codes.js';
+import { painted, printJson, printLines } from '../print.js';
+
+import type { Outcome } from '../exit-codes.js';
+
+export interface PublishCommandOptions {
+  readonly store?: string;
+  readonly env?: string;
+  readonly out?: string;
+  readonly campaign?: string;
+  readonly public: boolean;
+  readonly verify?: string;
+  readonly json: boolean;
+}
+
+export async function runPublish(options: PublishCommandOptions): Promise<Outcome> {
+  if (options.verify !== undefined) {
+    if (
+      options.out !== undefined ||
+      options.store !== undefined ||
+      options.campaign !== undefined ||
+      options.public
+    )
+      throw new UsageError(
+        '--verify SITE takes no --out, --store, --campaign or --public: it only checks a site',
+      );
+    const { verifySite } = await import('@paperclip-evals/app/site/verify');
+    const result = await verifySite(options.verify);
+    if (options.json) printJson(result);
+    else if (result.ok)
+      printLines('stdout', [
+        [
+          painted('green', 'verified'),
+          `: ${result.site} · ${result.files} files · ${result.campaigns} campaign folder(s), every one as its manifest lists it`,
+        ],
+      ]);
+    else
+      printLines('stdout', [
+        [
+          painted('red', 'refused'),
+          `: ${result.site} · ${result.issues.length} defect(s) — do not upload it`,
+        ],
+        ...result.issues.map((issue) => `  ${issue.code} ${issue.path ?? ''}: ${issue.message}`),
+      ]);
+    return result.ok ? 'ok' : 'site_refused';
+  }
+  if (options.out === undefined)
+    throw new UsageError('evals publish needs --out SITE (the site folder), or --verify SITE to check one');
+  const { publishSite } = await import('@paperclip-evals/app/site/publish');
+  const result = await publishSite({
+    out: options.out,
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.campaign === undefined ? {} : { campaign: options.campaign }),
+    public: options.public,
+    ...(options.json
+      ? {}
+      : {
+          onCampaign: (campaign) => {
+            printLines('stderr', [
+              `evals: ${campaign.folder}: ${campaign.outcome} (${campaign.files} files, ${campaign.kind}, ${campaign.completeness})`,
+            ]);
+          },
+        }),
+  });
+  if (options.json) printJson(result);
+  else
+    printLines('stdout', [
+      `${result.site}: ${result.campaigns.filter((campaign) => campaign.outcome === 'published').length} campaign folder(s) published, ${result.campaigns.filter((campaign) => campaign.outcome === 'unchanged').length} unchanged · ${result.listed} listed${result.public ? ' · public projection' : ''}`,
+      `  latest: ${result.latest ?? 'none'} · latest green: ${result.latestGreen ?? 'none'}`,
+      `  check it before uploading: evals publish --verify ${result.site}`,
+    ]);
+  return 'ok';
+}
+
+export async function runView(options: { readonly site: string; readonly port?: string }): Promise<Outcome> {
+  const port = options.port === undefined ? 0 : Number(options.port);
+  if (!/^[0-9]{1,5}$/.test(options.port ?? '0') || port > 65535)
+    throw new UsageError(`--port takes a port from 0 to 65535, received ${JSON.stringify(options.port)}`);
+  const { serveSite } = await import('@paperclip-evals/app/site/serve');
+  const served = await serveSite({ site: options.site, port });
+  printLines('stdout', [`${served.url}`]);
+  printLines('stderr', [
+    `evals: serving ${options.site} on ${served.url} (loopback only, read-only); Ctrl-C stops`,
+  ]);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await served.close();
+  return 'ok';
+}

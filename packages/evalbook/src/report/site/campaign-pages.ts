@@ -1,0 +1,222 @@
+// One campaign's folder of a published site (issue 19), in ONE streaming pass over the store: each
+// attempt of the campaign (runId = campaignId) is rendered and handed to `emit` as soon as it is read
+// (never held as page text: 100,000 attempts are 100,000 writes, not one string), then the grid page
+// (the report's renderHtml over this campaign's summary), a page per case and campaign.json. The
+// folder's bytes depend on the campaign alone — never on other runs in the store, the store's name
+// or the clock — so publishing it again gives the same bytes. With `public`, every attempt goes
+// through the closed allowlist (public-projection.ts), the grid embeds no attempt and the summary
+// no retraction text.
+import { EvalbookError } from '../../errors.js';
+import { driftThresholdsOf } from '../../ledger/environment.js';
+import { SummaryBuilder } from '../../analysis/summary.js';
+import { withExpectedChecks } from '../../analysis/scoring.js';
+import { renderHtml } from '../html/render-html.js';
+import { HTML_MAX_ATTEMPTS, reportAttempt } from '../model.js';
+import { conversationOf, publicAttempt } from './public-projection.js';
+import { esc, privateAttemptPage, renderCasePage, renderPublicAttemptPage } from './site-html.js';
+import { attemptPage, campaignFolder, casePage } from './site-names.js';
+import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
+
+import type { Environment } from '../../ledger/environment.js';
+import type { EvalbookSummary } from '../../analysis/summary.js';
+import type { LedgerStore } from '../../ledger/store.js';
+import type { HtmlAttempt } from '../html/render-html.js';
+import type { CaseRow } from './site-html.js';
+import type { SiteCampaign, SiteCompleteness, SiteKind, SiteLane } from './site-model.js';
+
+export interface CampaignPagesOptions {
+  readonly store: LedgerStore;
+  readonly campaignId: string;
+  /** The campaign's evals-campaign/v1 record from the ledger, or null (a run ingested without one). */
+  readonly record: Readonly<Record<string, unknown>> | null;
+  readonly public: boolean;
+  readonly environment?: Environment;
+  /** Receives each file of the folder (a path inside it, and its text), awaited one at a time. */
+  readonly emit: (path: string, text: string) => Promise<void>;
+}
+
+interface RecordFields {
+  readonly complete?: boolean;
+  readonly partial?: readonly string[];
+  readonly suiteFingerprint?: string;
+  readonly lanes?: readonly { id: string; provider: string; model: string; driver: string | null }[];
+  readonly totals?: { readonly tries?: number };
+  readonly timing?: { readonly startedAt?: string };
+}
+
+/** Writes the campaign's pages through `emit` and returns its campaign.json (also emitted). */
+export async function writeCampaignPages(options: CampaignPagesOptions): Promise<SiteCampaign> {
+  const { store, campaignId, environment } = options;
+  const record = options.record as RecordFields | null;
+  const builder = new SummaryBuilder({
+    policy: environment?.report?.denominator ?? 'all_attempts',
+    driftThresholdOf: driftThresholdsOf(environment),
+    runId: campaignId,
+    retractions: (await store.retractions()).filter((retraction) => retraction.runId === campaignId),
+  });
+  const cases = new Map<string, CaseRow[]>();
+  const embedded: HtmlAttempt[] = [];
+  const cost = {
+    providerReportedNanodollars: 0,
+    providerReportedAttempts: 0,
+    estimatedNanodollars: 0,
+    estimatedAttempts: 0,
+    unpricedAttempts: 0,
+  };
+  let firstStart: string | null = null;
+  let seen = 0;
+  for await (const stored of withExpectedChecks(store.attempts(), environment)) {
+    if (stored.key.runId !== campaignId) continue;
+    seen++;
+    const verdict = builder.add(stored);
+    if (verdict === null) continue;
+    const page = attemptPage(stored.key);
+    const caseHref = casePage(stored.key.caseId);
+    const conversation = conversationOf(await store.getBundle(stored.bundleDigest));
+    await options.emit(
+      page,
+      options.public
+        ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversation), caseHref)
+        : privateAttemptPage(stored, verdict, conversation, caseHref),
+    );
+    let rows = cases.get(stored.key.caseId);
+    if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
+    rows.push({
+      configId: stored.key.configId,
+      attemptId: stored.key.attemptId,
+      status: verdict.status,
+      page,
+    });
+    const figures = stored.record.cost;
+    if (figures.providerReportedNanodollars !== null) {
+      cost.providerReportedNanodollars += figures.providerReportedNanodollars;
+      cost.providerReportedAttempts++;
+    }
+    if (figures.estimatedNanodollars !== null) {
+      cost.estimatedNanodollars += figures.estimatedNanodollars;
+      cost.estimatedAttempts++;
+    }
+    if (figures.providerReportedNanodollars === null && figures.estimatedNanodollars === null)
+      cost.unpricedAttempts++;
+    const started = stored.record.startedAt ?? null;
+    if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
+    if (!options.public && embedded.length < HTML_MAX_ATTEMPTS)
+      embedded.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
+  }
+  if (seen === 0)
+    throw new EvalbookError(
+      'paperclip_evalbook_scope_unknown',
+      `the store holds no attempt of campaign ${JSON.stringify(campaignId)}: name a campaign or run \`evals runs\` lists`,
+      [
+        {
+          code: 'campaign_unknown',
+          message: `no attempt with runId ${JSON.stringify(campaignId)}`,
+          path: '/campaign',
+          expected: 'a run id of the store (a campaign runs its attempts under its campaign id)',
+          received: campaignId,
+        },
+      ],
+    );
+  for await (const verdict of store.policyVerdicts())
+    if (verdict.key.runId === campaignId) builder.addPolicyVerdict(verdict);
+  const full = builder.build();
+  const summary = options.public ? publicSummary(full) : full;
+  const folder = campaignFolder(campaignId);
+
+  const grid = renderHtml({
+    title: `Campaign ${campaignId}`,
+    // Never the store's name: the folder must not depend on where the store was read from.
+    storeUrl: `campaign ${campaignId}${options.public ? ' (public projection)' : ''}`,
+    summary,
+    budgets: [],
+    gate: null,
+    attempts: embedded,
+  });
+  const nav = `<nav class="site-nav"><a href="../../index.html">All campaigns</a> · cases: ${[...cases.keys()]
+    .sort()
+    .map((caseId) => `<a href="${esc(casePage(caseId))}">${esc(caseId)}</a>`)
+    .join(' · ')}</nav>`;
+  await options.emit('index.html', grid.replace('<main>\n', `<main>\n${nav}\n`));
+  for (const caseId of [...cases.keys()].sort()) {
+    const rows = cases.get(caseId) ?? [];
+    await options.emit(casePage(caseId), renderCasePage({ campaignId }, caseId, rows));
+  }
+
+  const lanes: SiteLane[] = (record?.lanes ?? []).map(({ id, provider, model, driver }) => ({
+    id,
+    provider,
+    model,
+    driver,
+  }));
+  const suiteFingerprint = record?.suiteFingerprint ?? null;
+  const completeness: SiteCompleteness =
+    record === null ? 'unknown' : record.complete === true ? 'complete' : 'partial';
+  const providerCalls = record === null ? null : (record.totals?.tries ?? null);
+  const kind: SiteKind =
+    record === null ? 'run' : providerCalls === 0 || refreshOf(campaignId) !== null ? 'rerender' : 'campaign';
+  const cells = full.grid.map((cell) => ({
+    caseId: cell.caseId,
+    configId: cell.configId,
+    solved: cell.solved,
+    counted: cell.denominator.counted,
+  }));
+  const solved = cells.reduce((sum, cell) => sum + cell.solved, 0);
+  const counted = cells.reduce((sum, cell) => sum + cell.counted, 0);
+  const campaign: SiteCampaign = {
+    schema: SITE_CAMPAIGN_V1,
+    campaignId,
+    folder,
+    kind,
+    completeness,
+    partialReasons: completeness === 'partial' ? [...(record?.partial ?? [])] : [],
+    refreshOf: kind === 'rerender' ? refreshOf(campaignId) : null,
+    public: options.public,
+    suiteFingerprint,
+    lanes,
+    comparableKey: comparableKeyOf(lanes, suiteFingerprint),
+    startedAt: record?.timing?.startedAt ?? firstStart,
+    providerCalls,
+    attempts: full.attempts,
+    solved,
+    counted,
+    passRate: counted === 0 ? null : solved / counted,
+    statusCounts: full.statusCounts,
+    cost,
+    cells,
+    cases: full.cases,
+    configs: full.configs,
+  };
+  await options.emit('campaign.json', `${JSON.stringify(campaign, null, 2)}\n`);
+  return campaign;
+}
+
+/**
+ * The summary a public grid shows, field by field: the same aggregates (counts, rates, intervals,
+ * ids), no retraction text (who retracted what, and why, stays private), no comparison.
+ */
+function publicSummary(summary: EvalbookSummary): EvalbookSummary {
+  return {
+    schema: summary.schema,
+    denominatorPolicy: summary.denominatorPolicy,
+    runScope: summary.runScope,
+    attempts: summary.attempts,
+    statusCounts: summary.statusCounts,
+    leftOut: summary.leftOut,
+    includeForeign: summary.includeForeign,
+    foreignIncluded: summary.foreignIncluded,
+    retractions: [],
+    artifactVerification: summary.artifactVerification,
+    runs: summary.runs,
+    cases: summary.cases,
+    configs: summary.configs,
+    grid: summary.grid,
+    configStats: summary.configStats,
+    trend: summary.trend,
+    flakyCells: summary.flakyCells,
+    coverage: summary.coverage,
+    comparison: null,
+    policy: summary.policy,
+    checkDrift: summary.checkDrift,
+    softFailures: summary.softFailures,
+  };
+}

@@ -1,0 +1,158 @@
+// The public projection of an attempt (issue 19, `evals publish --public`): a CLOSED allowlist. The
+// public object is built field by field from the stored attempt — never a copy with fields deleted —
+// so a field the ledger gains tomorrow stays private until it is named here. Kept: the attempt's
+// identity (run, case, config, attempt ids), model/config identity (runner package and driver,
+// eval-session provider, requested model and driver), the honest status, terminal states, the
+// infrastructure failure's {class, category, retryable} and the failure's classification and code
+// (never its message), usage numbers and timing, cost figures with their coverage, check outcomes
+// (id, layer, status, score: never the explanation), tool names and outcomes with a denial's code,
+// boundary and retryability (never a call's input or result, nor its call id), transcript
+// completeness, and the conversation's progress text with every credential-shaped value scrubbed.
+// Dropped by not being named: tool inputs and results, session ids, raw failure text, traces,
+// artifacts, profile identities, check evidence and reasons.
+import { scrubCredentials } from '@paperclip-evals/contract';
+
+import type { AttemptVerdict } from '../../analysis/scoring.js';
+import type { StoredAttempt } from '../../ledger/store.js';
+
+export interface PublicAttempt {
+  readonly runId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly attemptId: string;
+  readonly status: AttemptVerdict['status'];
+  readonly runner: { readonly package: string; readonly driver: string };
+  readonly model: {
+    readonly provider: string | null;
+    readonly requestedModel: string | null;
+    readonly driver: string | null;
+  };
+  readonly terminal: { readonly turn: string; readonly run: string; readonly workDisposition: string };
+  readonly failure: { readonly classification: string; readonly code: string } | null;
+  readonly infrastructureFailure: {
+    readonly class: string;
+    readonly category: string;
+    readonly retryable: boolean;
+  } | null;
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly totalTokens: number;
+    readonly requestCount: number;
+    readonly durationMs: number;
+  };
+  readonly startedAt: string | null;
+  readonly cost: {
+    readonly providerReportedNanodollars: number | null;
+    readonly estimatedNanodollars: number | null;
+    readonly coverage: string;
+  };
+  readonly checks: readonly {
+    readonly checkId: string;
+    readonly layer: string | null;
+    readonly status: string;
+    readonly score: number | null;
+  }[];
+  readonly tools: readonly {
+    readonly name: string;
+    readonly outcome: string | null;
+    readonly denial: {
+      readonly code: string;
+      readonly authorizationBoundary: string;
+      readonly retryable: boolean;
+    } | null;
+  }[];
+  readonly transcript: { readonly complete: boolean; readonly eventCount: number };
+  /** The agent's progress text in order, credential-shaped values scrubbed. */
+  readonly conversation: readonly string[];
+}
+
+/**
+ * The agent's progress text of a bundle (its `item.delta` events' `text`, in order), as the ledger
+ * stored the bundle (canonical JSON). Not scrubbed: publicAttempt scrubs what it keeps.
+ */
+export function conversationOf(bundleText: string | null): string[] {
+  if (bundleText === null) return [];
+  const bundle = JSON.parse(bundleText) as { events?: unknown };
+  if (!Array.isArray(bundle.events)) return [];
+  const texts: string[] = [];
+  for (const event of bundle.events as { eventType?: unknown; payload?: { text?: unknown } }[])
+    if (event.eventType === 'item.delta' && typeof event.payload?.text === 'string')
+      texts.push(event.payload.text);
+  return texts;
+}
+
+/** The public projection of one stored attempt: every field named, nothing copied whole. */
+export function publicAttempt(
+  stored: StoredAttempt,
+  verdict: AttemptVerdict,
+  conversation: readonly string[],
+): PublicAttempt {
+  const { record, key } = stored;
+  const session = record.evalSession;
+  const failure = record.failure;
+  const infrastructure = session?.infrastructureFailure ?? null;
+  return {
+    runId: key.runId,
+    caseId: key.caseId,
+    configId: key.configId,
+    attemptId: key.attemptId,
+    status: verdict.status,
+    runner: {
+      package: `${record.runner.packageName}@${record.runner.packageVersion}`,
+      driver: `${record.runner.driverKind}@${record.runner.driverVersion}`,
+    },
+    model: {
+      provider: session?.provider ?? null,
+      requestedModel: session?.requestedModel ?? null,
+      driver: session?.driver ?? null,
+    },
+    terminal: {
+      turn: record.terminal.turn,
+      run: record.terminal.run,
+      workDisposition: record.terminal.workDisposition,
+    },
+    failure: failure === null ? null : { classification: failure.classification, code: failure.code },
+    infrastructureFailure:
+      infrastructure === null
+        ? null
+        : {
+            class: infrastructure.class,
+            category: infrastructure.category,
+            retryable: infrastructure.retryable,
+          },
+    usage: {
+      inputTokens: record.usage.inputTokens,
+      outputTokens: record.usage.outputTokens,
+      totalTokens: record.usage.totalTokens,
+      requestCount: record.usage.requestCount,
+      durationMs: record.usage.durationMs,
+    },
+    startedAt: record.startedAt ?? null,
+    cost: {
+      providerReportedNanodollars: record.cost.providerReportedNanodollars,
+      estimatedNanodollars: record.cost.estimatedNanodollars,
+      coverage: record.cost.coverage,
+    },
+    checks: stored.scores.map((score) => ({
+      checkId: score.checkId,
+      layer: score.layer === null ? null : String(score.layer),
+      status: score.status,
+      score: score.score,
+    })),
+    tools: record.toolCalls.map((call) => ({
+      name: call.operationId,
+      outcome: call.outcome,
+      denial:
+        call.denial === null
+          ? null
+          : {
+              code: call.denial.code,
+              authorizationBoundary: call.denial.authorizationBoundary,
+              retryable: call.denial.retryable,
+            },
+    })),
+    transcript: { complete: record.transcript.complete, eventCount: record.transcript.eventCount },
+    conversation: conversation.map((text) => scrubCredentials(text)),
+  };
+}

@@ -1,0 +1,323 @@
+// The pages of a published site that are not the report's grid (issue 19): the site index (campaigns
+// newest first, per comparable group a pass-rate and a cost timeline in SVG, regressions and
+// recoveries, links), a case page per case, and an attempt page per attempt (public: from the
+// allowlisted PublicAttempt; private: what the ledger record holds). Plain HTML and SVG, no script:
+// the CSP (SITE_CSP) forbids every script and every network fetch, so each page works from file://.
+// Every string from the ledger is escaped.
+// TODO(issue 19, attempt replay): when buildAttemptReplay / renderAttemptPage land in main, the
+// private attempt page is theirs (privateAttemptPage below is the local adapter until then).
+import { formatUsd } from '../../ledger/cost.js';
+import { readPageAssets } from '../html/render-html.js';
+
+import type { AttemptVerdict } from '../../analysis/scoring.js';
+import type { StoredAttempt } from '../../ledger/store.js';
+import type { PublicAttempt } from './public-projection.js';
+import type { SiteCampaign, SiteCost, SiteGroup, SiteHistory, SiteHistoryEntry } from './site-model.js';
+
+/** The CSP of every page the site writes itself: no script, no fetch, no frame, no form. */
+export const SITE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+// TODO(issue 19): the report's esc (render-html.ts) moves to a shared report/html module with the
+// attempt replay; use it from there then. Same rule: markup escaped, controls as references.
+const INERT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|:(?=:)|#(?=#(?:\[|vso\[))/giu;
+export const esc = (text: string): string =>
+  text
+    .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
+    .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`);
+
+const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1f2937;background:#fff}
+main{max-width:72rem;margin:0 auto;padding:1rem 1.5rem}
+table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left;vertical-align:top}
+.note{color:#4b5563;font-size:.9em}.tag{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e5e7eb}
+.complete{background:#bbf7d0}.partial{background:#fde68a}.unknown{background:#e5e7eb}.rerender{background:#ddd6fe}
+.regression{color:#b91c1c}.recovery{color:#047857}pre{white-space:pre-wrap;word-break:break-word;background:#f3f4f6;padding:.5rem}
+nav a{margin-right:1rem}`;
+
+/** A whole page: CSP, charset, our style, no script. `depth` is how many folders below the site root. */
+export function sitePage(title: string, body: string, depth: number): string {
+  const root = depth === 0 ? './' : '../'.repeat(depth);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${esc(SITE_CSP)}">
+<meta name="generator" content="Paperclip Evals (evals publish)">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<nav><a href="${root}index.html">All campaigns</a></nav>
+${body}
+<footer class="note">Paperclip Evals · a static page: it loads nothing from the network.</footer>
+</main>
+</body>
+</html>
+`;
+}
+
+const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
+const usd = (nanodollars: number | null): string =>
+  nanodollars === null ? 'unpriced' : formatUsd(nanodollars);
+
+/** Cost as the report states it: provider-reported and estimated apart; `≥` when not all is priced. */
+export function costText(cost: SiteCost, partial: boolean): string {
+  const priced = cost.providerReportedAttempts + cost.estimatedAttempts;
+  const all = priced + cost.unpricedAttempts;
+  const atLeast = partial || cost.unpricedAttempts > 0 ? '≥ ' : '';
+  return `provider-reported ${atLeast}${usd(cost.providerReportedNanodollars)} (${cost.providerReportedAttempts} attempts) · estimated ${atLeast}${usd(cost.estimatedNanodollars)} (${cost.estimatedAttempts} attempts) · ${priced} of ${all} priced`;
+}
+
+function statusTag(entry: Pick<SiteHistoryEntry, 'kind' | 'completeness' | 'partialReasons'>): string {
+  if (entry.kind === 'rerender') return '<span class="tag rerender">re-render</span>';
+  if (entry.completeness === 'complete') return '<span class="tag complete">complete</span>';
+  if (entry.completeness === 'partial')
+    return `<span class="tag partial">partial (${esc(entry.partialReasons.join(', '))})</span>`;
+  return '<span class="tag unknown">completeness unknown (no campaign record)</span>';
+}
+
+function changeList(entry: SiteHistoryEntry): string {
+  const items = [
+    ...entry.regressions.map(
+      (change) =>
+        `<li class="regression">regressed: ${esc(change.caseId)} × ${esc(change.configId)} ${percent(change.before)} → ${percent(change.after)}</li>`,
+    ),
+    ...entry.recoveries.map(
+      (change) =>
+        `<li class="recovery">recovered: ${esc(change.caseId)} × ${esc(change.configId)} ${percent(change.before)} → ${percent(change.after)}</li>`,
+    ),
+  ];
+  if (entry.baseline === null) return '<span class="note">no comparable complete campaign before it</span>';
+  return `<span class="note">vs ${esc(entry.baseline)}</span>${items.length === 0 ? ' · no change' : `<ul>${items.join('')}</ul>`}`;
+}
+
+function entryRow(entry: SiteHistoryEntry): string {
+  return `<tr data-campaign="${esc(entry.campaignId)}"><td><a href="${esc(entry.folder)}/index.html">${esc(entry.campaignId)}</a></td><td>${statusTag(entry)}${entry.green ? ' <span class="tag complete">green</span>' : ''}</td><td>${esc(entry.startedAt ?? 'unknown')}</td><td>${entry.attempts}</td><td data-pass-rate="${entry.passRate ?? ''}">${percent(entry.passRate)}</td><td>${esc(costText(entry.cost, entry.completeness !== 'complete'))}</td><td>${changeList(entry)}</td></tr>`;
+}
+
+/** One group's timeline as an SVG polyline (values 0…max over the group's campaigns, oldest left). */
+function timeline(
+  label: string,
+  series: readonly { name: string; values: readonly (number | null)[] }[],
+  max: number,
+  format: (value: number) => string,
+): string {
+  const width = 480;
+  const height = 120;
+  const count = Math.max(1, ...series.map((line) => line.values.length));
+  const x = (index: number): number => (count === 1 ? width / 2 : 30 + (index * (width - 60)) / (count - 1));
+  const y = (value: number): number => height - 15 - (max === 0 ? 0 : (value / max) * (height - 30));
+  const colours = ['#0072B2', '#D55E00'];
+  const lines = series
+    .map((line, which) => {
+      const points = line.values
+        .map((value, index) => (value === null ? null : `${x(index).toFixed(1)},${y(value).toFixed(1)}`))
+        .filter((point) => point !== null);
+      const dots = line.values
+        .map((value, index) =>
+          value === null
+            ? ''
+            : `<circle cx="${x(index).toFixed(1)}" cy="${y(value).toFixed(1)}" r="3" fill="${colours[which] ?? '#444'}"><title>${esc(line.name)}: ${esc(format(value))}</title></circle>`,
+        )
+        .join('');
+      return `<polyline fill="none" stroke="${colours[which] ?? '#444'}" stroke-width="2" points="${points.join(' ')}"/>${dots}`;
+    })
+    .join('');
+  return `<figure><svg role="img" aria-label="${esc(label)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="20" y1="${height - 15}" x2="${width - 10}" y2="${height - 15}" stroke="#9ca3af"/>${lines}</svg><figcaption class="note">${esc(label)}: ${series.map((line, which) => `<span style="color:${colours[which] ?? '#444'}">${esc(line.name)}</span>`).join(' · ')} (max ${esc(format(max))})</figcaption></figure>`;
+}
+
+function groupSection(group: SiteGroup, index: number): string {
+  const lanes = group.lanes
+    .map(
+      (lane) =>
+        `${lane.id} (${lane.provider} ${lane.model}${lane.driver === null ? '' : `, ${lane.driver}`})`,
+    )
+    .join('; ');
+  const maxCost = Math.max(
+    0,
+    ...group.points.flatMap((point) => [point.providerReportedNanodollars, point.estimatedNanodollars]),
+  );
+  return `<section class="group" data-group="${esc(group.comparableKey)}"><h3>Group ${index + 1}: ${group.points.length} complete campaign(s)</h3>
+<p class="note">lanes: ${esc(lanes)} · suite ${esc(group.suiteFingerprint)}</p>
+<p class="note">campaigns: ${group.points.map((point) => esc(point.campaignId)).join(' → ')}</p>
+${timeline('pass rate', [{ name: 'pass rate', values: group.points.map((point) => point.passRate) }], 1, percent)}
+${timeline(
+  'cost',
+  [
+    { name: 'provider-reported', values: group.points.map((point) => point.providerReportedNanodollars) },
+    { name: 'estimated', values: group.points.map((point) => point.estimatedNanodollars) },
+  ],
+  maxCost,
+  (value) => formatUsd(value),
+)}</section>`;
+}
+
+/** The site's root index.html. */
+export function renderSiteIndex(history: SiteHistory): string {
+  const head =
+    '<tr><th>Campaign</th><th>Status</th><th>Started</th><th>Attempts</th><th>Pass rate</th><th>Cost</th><th>Against the previous comparable complete campaign</th></tr>';
+  const body = `<h1>Campaigns</h1>
+<p>latest: ${history.latest === null ? 'none' : esc(history.latest)} · latest green: ${history.latestGreen === null ? 'none' : esc(history.latestGreen)} · <a href="history.json">history.json</a> · <a href="latest.json">latest.json</a> · <a href="latest-green.json">latest-green.json</a></p>
+<p class="note">Partial campaigns and runs without a campaign record are listed, never trend points or baselines. Trends compare only campaigns with the same lanes (provider, model, driver) and suite fingerprint.</p>
+<table id="campaigns"><thead>${head}</thead><tbody>${history.campaigns.map(entryRow).join('')}</tbody></table>
+<h2>Timelines by comparable group</h2>
+${history.groups.length === 0 ? '<p class="note">No complete campaign yet.</p>' : history.groups.map(groupSection).join('\n')}
+<h2>Re-renders</h2>
+<p class="note">Report refreshes of an earlier campaign (zero provider calls): listed apart, never trend points, never latest.</p>
+${history.rerenders.length === 0 ? '<p class="note">None.</p>' : `<table id="rerenders"><thead>${head}</thead><tbody>${history.rerenders.map(entryRow).join('')}</tbody></table>`}`;
+  return sitePage('Paperclip Evals — campaigns', body, 0);
+}
+
+/** One row of a case page: an attempt and its page. */
+export interface CaseRow {
+  readonly configId: string;
+  readonly attemptId: string;
+  readonly status: string;
+  readonly page: string;
+}
+
+/** A case page (`tests/<case>.html`): the case's attempts by config, each linking to its page. */
+export function renderCasePage(
+  campaign: Pick<SiteCampaign, 'campaignId'>,
+  caseId: string,
+  rows: readonly CaseRow[],
+): string {
+  const body = `<p><a href="../index.html">Campaign ${esc(campaign.campaignId)}</a></p>
+<h1>Case ${esc(caseId)}</h1>
+<table><thead><tr><th>Config</th><th>Attempt</th><th>Status</th></tr></thead><tbody>${rows
+    .map(
+      (row) =>
+        `<tr><td>${esc(row.configId)}</td><td><a href="../${esc(row.page)}">${esc(row.attemptId)}</a></td><td>${esc(row.status)}</td></tr>`,
+    )
+    .join('')}</tbody></table>`;
+  return sitePage(`Case ${caseId} — ${campaign.campaignId}`, body, 3);
+}
+
+const row = (name: string, value: string): string =>
+  `<tr><th scope="row">${esc(name)}</th><td>${value}</td></tr>`;
+
+/** A public attempt page: the allowlisted fields only. */
+export function renderPublicAttemptPage(attempt: PublicAttempt, casePageHref: string): string {
+  const body = `<p><a href="../index.html">Campaign ${esc(attempt.runId)}</a> · <a href="../${esc(casePageHref)}">case ${esc(attempt.caseId)}</a></p>
+<h1>Attempt ${esc(attempt.attemptId)}</h1>
+<table>${[
+    row('status', esc(attempt.status)),
+    row('case × config', `${esc(attempt.caseId)} × ${esc(attempt.configId)}`),
+    row('runner', `${esc(attempt.runner.package)} · ${esc(attempt.runner.driver)}`),
+    row(
+      'model',
+      esc(
+        [attempt.model.provider, attempt.model.requestedModel, attempt.model.driver]
+          .filter((part) => part !== null)
+          .join(' · ') || 'not recorded',
+      ),
+    ),
+    row(
+      'terminal',
+      `turn ${esc(attempt.terminal.turn)} · run ${esc(attempt.terminal.run)} · ${esc(attempt.terminal.workDisposition)}`,
+    ),
+    row(
+      'failure',
+      attempt.failure === null
+        ? 'none'
+        : `${esc(attempt.failure.classification)} · ${esc(attempt.failure.code)}`,
+    ),
+    row(
+      'infrastructure failure',
+      attempt.infrastructureFailure === null
+        ? 'none'
+        : `${esc(attempt.infrastructureFailure.class)} · ${esc(attempt.infrastructureFailure.category)} · ${attempt.infrastructureFailure.retryable ? 'retryable' : 'not retryable'}`,
+    ),
+    row(
+      'usage',
+      `${attempt.usage.inputTokens} in · ${attempt.usage.outputTokens} out · ${attempt.usage.totalTokens} tokens · ${attempt.usage.requestCount} requests · ${attempt.usage.durationMs} ms`,
+    ),
+    row('started', esc(attempt.startedAt ?? 'not recorded')),
+    row(
+      'cost',
+      `provider-reported ${esc(usd(attempt.cost.providerReportedNanodollars))} · estimated ${esc(usd(attempt.cost.estimatedNanodollars))} (apart, never added) · ${esc(attempt.cost.coverage)}`,
+    ),
+    row(
+      'transcript',
+      `${attempt.transcript.complete ? 'complete' : 'incomplete'} · ${attempt.transcript.eventCount} events`,
+    ),
+  ].join('')}</table>
+<h2>Checks</h2>
+${attempt.checks.length === 0 ? '<p class="note">No checks.</p>' : `<table><thead><tr><th>Check</th><th>Layer</th><th>Status</th><th>Score</th></tr></thead><tbody>${attempt.checks.map((check) => `<tr><td>${esc(check.checkId)}</td><td>${esc(check.layer ?? 'runner')}</td><td>${esc(check.status)}</td><td>${check.score ?? ''}</td></tr>`).join('')}</tbody></table>`}
+<h2>Tools</h2>
+${attempt.tools.length === 0 ? '<p class="note">No tool calls.</p>' : `<table><thead><tr><th>Tool</th><th>Outcome</th><th>Denial</th></tr></thead><tbody>${attempt.tools.map((tool) => `<tr><td>${esc(tool.name)}</td><td>${esc(tool.outcome ?? 'no result')}</td><td>${tool.denial === null ? '' : `${esc(tool.denial.code)} · ${esc(tool.denial.authorizationBoundary)} · ${tool.denial.retryable ? 'retryable' : 'not retryable'}`}</td></tr>`).join('')}</tbody></table>`}
+<p class="note">Public projection: tool inputs and results, session ids, failure text and traces are not published.</p>
+<h2>Conversation</h2>
+${attempt.conversation.length === 0 ? '<p class="note">No progress text recorded.</p>' : attempt.conversation.map((text) => `<pre>${esc(text)}</pre>`).join('')}`;
+  return sitePage(`Attempt ${attempt.attemptId}`, body, 3);
+}
+
+/**
+ * A private attempt page: what the ledger record holds (failure text, tool calls, check reasons,
+ * the progress text). The local adapter until the attempt replay lands (see the TODO above).
+ */
+export function privateAttemptPage(
+  stored: StoredAttempt,
+  verdict: AttemptVerdict,
+  conversation: readonly string[],
+  casePageHref: string,
+): string {
+  const { record, key } = stored;
+  const body = `<p><a href="../index.html">Campaign ${esc(key.runId)}</a> · <a href="../${esc(casePageHref)}">case ${esc(key.caseId)}</a></p>
+<h1>Attempt ${esc(key.attemptId)}</h1>
+<table>${[
+    row('status', `${esc(verdict.status)}${verdict.reason === null ? '' : ` · ${esc(verdict.reason)}`}`),
+    row('case × config', `${esc(key.caseId)} × ${esc(key.configId)}`),
+    row('bundle', esc(stored.bundleDigest)),
+    row(
+      'runner',
+      `${esc(record.runner.packageName)}@${esc(record.runner.packageVersion)} · ${esc(record.runner.driverKind)}@${esc(record.runner.driverVersion)}`,
+    ),
+    row(
+      'terminal',
+      `turn ${esc(record.terminal.turn)} · run ${esc(record.terminal.run)} · ${esc(record.terminal.workDisposition)}`,
+    ),
+    row(
+      'failure',
+      record.failure === null
+        ? 'none'
+        : `${esc(record.failure.classification)} · ${esc(record.failure.code)} · ${esc(record.failure.message)}`,
+    ),
+    row(
+      'usage',
+      `${record.usage.inputTokens} in · ${record.usage.outputTokens} out · ${record.usage.totalTokens} tokens · ${record.usage.requestCount} requests · ${record.usage.durationMs} ms`,
+    ),
+    row(
+      'cost',
+      `provider-reported ${esc(usd(record.cost.providerReportedNanodollars))} · estimated ${esc(usd(record.cost.estimatedNanodollars))} (apart, never added) · ${esc(record.cost.coverage)}`,
+    ),
+    row(
+      'transcript',
+      `${record.transcript.complete ? 'complete' : `incomplete (${esc(record.transcript.omissionReason ?? 'no reason given')})`} · ${record.transcript.eventCount} events`,
+    ),
+  ].join('')}</table>
+<h2>Checks</h2>
+${stored.scores.length === 0 ? '<p class="note">No checks.</p>' : `<table><thead><tr><th>Check</th><th>Status</th><th>Score</th><th>Reason</th></tr></thead><tbody>${stored.scores.map((score) => `<tr><td>${esc(score.checkId)}</td><td>${esc(score.status)}</td><td>${score.score ?? ''}</td><td>${esc(score.reason ?? '')}</td></tr>`).join('')}</tbody></table>`}
+<h2>Tool calls</h2>
+${record.toolCalls.length === 0 ? '<p class="note">No tool calls.</p>' : `<table><thead><tr><th>Call</th><th>Tool</th><th>Outcome</th><th>Denial</th></tr></thead><tbody>${record.toolCalls.map((call) => `<tr><td>${esc(call.callId)}</td><td>${esc(call.operationId)}</td><td>${esc(call.outcome ?? 'no result')}</td><td>${call.denial === null ? '' : `${esc(call.denial.code)} · ${esc(call.denial.authorizationBoundary)}`}</td></tr>`).join('')}</tbody></table>`}
+<h2>Conversation</h2>
+${conversation.length === 0 ? '<p class="note">No progress text recorded.</p>' : conversation.map((text) => `<pre>${esc(text)}</pre>`).join('')}`;
+  return sitePage(`Attempt ${key.attemptId}`, body, 3);
+}
+
+/**
+ * The sha256 (base64, as a CSP names it) of every script a published page may carry: the report's
+ * report.js, inlined in each campaign's grid page. `evals publish --verify` refuses any other.
+ */
+export function siteScriptHashes(): string[] {
+  return [readPageAssets(new URL('../html/', import.meta.url)).scriptSha256];
+}
