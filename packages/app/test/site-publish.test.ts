@@ -1,0 +1,238 @@
+// `evals publish` as a workflow (issue 19), in-process over a SQLite Evalbook of several campaigns:
+// the history's grouping (same lanes and suite only), regressions and recoveries against the
+// previous comparable COMPLETE campaign, latest and latest green, partial and record-less runs kept
+// out of trends, a re-render listed apart; immutability (the same publication again changes no
+// byte and no inode; other bytes for a published campaign are refused and nothing changes); and the
+// public projection (a bundle full of markers yields a site with none of them in any byte).
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openStore } from '@paperclip-evals/evalbook';
+
+import { publishSite } from '../src/site/publish.ts';
+import { verifySite } from '../src/site/verify.ts';
+import { SUITE_B, allBytes, seedCampaigns, snapshotTree } from './support/site-store.ts';
+
+import type { SiteHistory, SiteLatest } from '@paperclip-evals/evalbook';
+
+let dir: string;
+let store: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'app-site-'));
+  store = `sqlite:${join(dir, 'book.sqlite')}`;
+  await seedCampaigns(store, [
+    { campaignId: 'c1', minute: 1, cases: { case_a: true, case_b: true } },
+    // case_b regresses against c1.
+    { campaignId: 'c2', minute: 2, cases: { case_a: true, case_b: false } },
+    // Partial: listed, never a baseline or a trend point.
+    { campaignId: 'c3', minute: 3, record: { complete: false, partial: ['budget_stop'] }, cases: { case_a: false, case_b: true } },
+    // Recovers case_b against c2 (not c3, which is partial).
+    { campaignId: 'c4', minute: 4, cases: { case_a: true, case_b: true } },
+    // Another suite: its own group, no baseline.
+    { campaignId: 'other-suite', minute: 5, record: { suite: SUITE_B }, cases: { case_a: false, case_b: false } },
+    // A re-render of c4 (no provider call): apart, never latest.
+    { campaignId: 'c4-report-1', minute: 7, record: { tries: 0 }, cases: { case_a: true, case_b: true } },
+    // No campaign record: completeness unknown.
+    { campaignId: 'plain-ingest', minute: 6, record: null, cases: { case_a: true } },
+  ]);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const json = async <T>(path: string): Promise<T> => JSON.parse(await readFile(path, 'utf8')) as T;
+
+describe('the history of a site with several campaigns', () => {
+  let site: string;
+  let history: SiteHistory;
+  beforeAll(async () => {
+    site = join(dir, 'site');
+    const result = await publishSite({ store, out: site });
+    expect(result.campaigns.map((campaign) => campaign.outcome)).toEqual(Array(7).fill('published'));
+    history = await json<SiteHistory>(join(site, 'history.json'));
+  });
+
+  it('lists every campaign newest first, the re-render apart', () => {
+    expect(history.campaigns.map((entry) => entry.campaignId)).toEqual([
+      'plain-ingest',
+      'other-suite',
+      'c4',
+      'c3',
+      'c2',
+      'c1',
+    ]);
+    expect(history.rerenders.map((entry) => [entry.campaignId, entry.refreshOf, entry.providerCalls])).toEqual([
+      ['c4-report-1', 'c4', 0],
+    ]);
+    const byId = new Map(history.campaigns.map((entry) => [entry.campaignId, entry]));
+    expect(byId.get('plain-ingest')).toMatchObject({ kind: 'run', completeness: 'unknown', green: false, baseline: null });
+    expect(byId.get('c3')).toMatchObject({ completeness: 'partial', partialReasons: ['budget_stop'], green: false });
+  });
+
+  it('groups complete campaigns by lanes and suite: another suite never shares a baseline', () => {
+    expect(history.groups.map((group) => group.points.map((point) => point.campaignId))).toEqual([
+      ['c1', 'c2', 'c4'],
+      ['other-suite'],
+    ]);
+    const byId = new Map(history.campaigns.map((entry) => [entry.campaignId, entry]));
+    expect(byId.get('other-suite')?.baseline).toBeNull();
+    expect(byId.get('c2')?.baseline).toBe('c1');
+    // c3 is partial: c4 compares with c2.
+    expect(byId.get('c4')?.baseline).toBe('c2');
+    expect(byId.get('c3')?.baseline).toBe('c2');
+  });
+
+  it('finds regressions and recoveries against the previous comparable complete campaign', () => {
+    const byId = new Map(history.campaigns.map((entry) => [entry.campaignId, entry]));
+    expect(byId.get('c2')?.regressions.map((change) => [change.caseId, change.configId])).toEqual([
+      ['case_b', 'config_a'],
+      ['case_b', 'config_b'],
+    ]);
+    expect(byId.get('c4')?.recoveries.map((change) => change.caseId)).toEqual(['case_b', 'case_b']);
+    expect(byId.get('c4')?.regressions).toEqual([]);
+  });
+
+  it('latest is the newest campaign (never the re-render); latest green the newest complete one without a regression', async () => {
+    expect(history.latest).toBe('plain-ingest');
+    expect(history.latestGreen).toBe('other-suite');
+    expect((await json<SiteLatest>(join(site, 'latest.json'))).campaign?.campaignId).toBe('plain-ingest');
+    expect((await json<SiteLatest>(join(site, 'latest-green.json'))).campaign?.campaignId).toBe('other-suite');
+  });
+
+  it('writes a site that verifies', async () => {
+    const verification = await verifySite(site);
+    expect(verification.issues).toEqual([]);
+    expect(verification.campaigns).toBe(7);
+  });
+});
+
+describe('immutability', () => {
+  it('publishing the same store again changes no byte and no campaign file (same inodes)', async () => {
+    const site = join(dir, 'again');
+    await publishSite({ store, out: site });
+    const before = await snapshotTree(site);
+    const result = await publishSite({ store, out: site });
+    expect(result.campaigns.every((campaign) => campaign.outcome === 'unchanged')).toBe(true);
+    const after = await snapshotTree(site);
+    expect(Object.keys(after)).toEqual(Object.keys(before));
+    for (const [path, file] of Object.entries(after)) {
+      expect(file.bytes, path).toBe(before[path]?.bytes);
+      // Only the root files are rewritten (atomically, so new inodes); campaign files never.
+      if (path.startsWith('campaigns/')) expect(file.ino, path).toBe(before[path]?.ino);
+    }
+  });
+
+  it('refuses other bytes for a published campaign (coded) and changes nothing', async () => {
+    const own = join(dir, 'own.sqlite');
+    await cp(join(dir, 'book.sqlite'), own);
+    const url = `sqlite:${own}`;
+    const site = join(dir, 'conflict');
+    await publishSite({ store: url, out: site, campaign: 'c1' });
+    // One more attempt of c1 lands in the ledger after publication.
+    await seedCampaigns(url, [{ campaignId: 'c1', minute: 1, record: null, cases: { case_late: true } }]);
+    const before = await snapshotTree(site);
+    await expect(publishSite({ store: url, out: site, campaign: 'c1' })).rejects.toMatchObject({
+      code: 'paperclip_app_site_conflict',
+      issues: [expect.objectContaining({ code: 'campaign_folder_differs', path: 'campaigns/c1' })],
+    });
+    expect(await snapshotTree(site)).toEqual(before);
+  });
+
+  it('refuses a published folder whose files no longer match its manifest', async () => {
+    const site = join(dir, 'tampered');
+    await publishSite({ store, out: site, campaign: 'c1' });
+    const page = join(site, 'campaigns/c1/tests/case_a.html');
+    await writeFile(page, `${await readFile(page, 'utf8')}<!-- changed -->`);
+    await expect(publishSite({ store, out: site, campaign: 'c1' })).rejects.toMatchObject({
+      code: 'paperclip_app_site_conflict',
+      issues: [expect.objectContaining({ code: 'site_digest_mismatch' })],
+    });
+  });
+
+  it('refuses a public publication into a private site (and the reverse)', async () => {
+    const site = join(dir, 'mode');
+    await publishSite({ store, out: site, campaign: 'c1' });
+    await expect(publishSite({ store, out: site, campaign: 'c2', public: true })).rejects.toMatchObject({
+      code: 'paperclip_app_request_invalid',
+      issues: [expect.objectContaining({ code: 'site_mode_mismatch' })],
+    });
+  });
+
+  it('refuses a campaign the store does not hold, and leaves no folder behind', async () => {
+    const site = join(dir, 'unknown');
+    await expect(publishSite({ store, out: site, campaign: 'nope' })).rejects.toMatchObject({
+      code: 'paperclip_evalbook_scope_unknown',
+    });
+    expect(Object.keys(await snapshotTree(site))).toEqual([]);
+  });
+});
+
+describe('the public projection', () => {
+  // Markers in every tool input and result, the session id, the failure text, and credential-shaped
+  // values in the progress text and the failure text: none may reach any byte of a public site.
+  const MARKERS = {
+    toolInput: 'MARKER-TOOL-INPUT-5f1c',
+    toolResult: 'MARKER-TOOL-RESULT-9a2e',
+    session: 'MARKERSESSION7d3b',
+    failure: 'MARKER-FAILURE-TEXT-44e0',
+  };
+  const CREDENTIALS = [
+    'sk-proj-MARKERabcdefghijklmnop1234',
+    'ghp_MARKER0123456789abcdefghijKLMN',
+    'AKIAMARKER0123456789',
+    'Bearer MARKERtoken.abc123',
+  ];
+  const marked = (bundle: Record<string, unknown>): Record<string, unknown> => {
+    const text = JSON.stringify(bundle).replaceAll('session_', `session_${MARKERS.session}_`);
+    const value = JSON.parse(text) as {
+      events: { eventType: string; payload: { text?: string; semantic_tool?: Record<string, unknown> } }[];
+      failure: Record<string, unknown> | null;
+    };
+    for (const event of value.events) {
+      const tool = event.payload.semantic_tool;
+      if (tool?.phase === 'input') tool.input = { query: `${MARKERS.toolInput} ${CREDENTIALS[0] ?? ''}` };
+      if (tool?.phase === 'result') tool.result = { text: MARKERS.toolResult };
+      if (event.eventType === 'item.delta')
+        event.payload.text = `${event.payload.text ?? ''} then used ${CREDENTIALS.join(' and ')}`;
+    }
+    if (value.failure !== null) value.failure.message = `${MARKERS.failure} with ${CREDENTIALS[1] ?? ''}`;
+    return value as unknown as Record<string, unknown>;
+  };
+  let url: string;
+  beforeAll(async () => {
+    url = `sqlite:${join(dir, 'markers.sqlite')}`;
+    await seedCampaigns(url, [
+      { campaignId: 'marked', minute: 1, cases: { case_ok: true, case_failed: false }, bundle: marked },
+    ]);
+  });
+
+  it('the store holds every marker (so the grep below can fail)', async () => {
+    const book = await openStore(url);
+    let bundles = '';
+    for await (const stored of book.attempts()) bundles += (await book.getBundle(stored.bundleDigest)) ?? '';
+    await book.close();
+    for (const marker of [...Object.values(MARKERS), ...CREDENTIALS]) expect(bundles).toContain(marker);
+  });
+
+  it('no byte of the public site holds a marker or a credential, and it verifies', async () => {
+    const site = join(dir, 'public');
+    await publishSite({ store: url, out: site, public: true });
+    const bytes = await allBytes(site);
+    for (const marker of [...Object.values(MARKERS), ...CREDENTIALS, 'MARKER']) expect(bytes).not.toContain(marker);
+    // What the allowlist keeps is there: tool names and outcomes, the scrubbed progress text.
+    expect(bytes).toContain('read_document');
+    expect(bytes).toContain('the agent reads, plans');
+    expect((await verifySite(site)).issues).toEqual([]);
+  });
+
+  it('the private site of the same store is refused by verify: its failure text holds a credential', async () => {
+    const site = join(dir, 'private-marked');
+    await publishSite({ store: url, out: site });
+    expect(await allBytes(site)).toContain(MARKERS.failure);
+    const codes = (await verifySite(site)).issues.map((issue) => issue.code);
+    expect(codes).toContain('site_credential');
+  });
+});
