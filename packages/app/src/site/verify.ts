@@ -293,7 +293,8 @@ async function checkContent(
       const value = unquote(match[2] ?? '');
       if (match[1]?.toLowerCase() === 'srcset' || value === '' || value.startsWith('#')) continue;
       if (REMOTE.test(value)) {
-        if (/^data:/i.test(value) || /^mailto:/i.test(value)) continue;
+        // data: stays in the page; javascript: is a script (reported above).
+        if (/^(?:data|mailto|javascript):/i.test(value)) continue;
         issues.push(
           issue(
             'site_remote_resource',
