@@ -236,3 +236,27 @@ describe('the public projection', () => {
     expect(codes).toContain('site_credential');
   });
 });
+
+describe('hostile ids', () => {
+  it('publish every page inside the site, each its own file, and the site verifies', async () => {
+    const url = `sqlite:${join(dir, 'hostile.sqlite')}`;
+    const campaignId = '../../escape/..';
+    await seedCampaigns(url, [
+      {
+        campaignId,
+        minute: 1,
+        cases: { '../case': true, 'a/b\\c': false, A: true, a: false, '~61~': true },
+        attempt: { toolCalls: 0, deniedCalls: 0 },
+      },
+    ]);
+    const site = join(dir, 'hostile-site');
+    const result = await publishSite({ store: url, out: site });
+    const files = Object.keys(await snapshotTree(site));
+    expect(result.campaigns[0]?.folder).toBe('campaigns/~2e~~2e~~2f~~2e~~2e~~2f~escape~2f~~2e~~2e~');
+    expect(files.every((path) => path.split('/').every((part) => part !== '..' && part !== '.'))).toBe(true);
+    // 5 cases × 2 configs: 10 attempt pages and 5 case pages, none sharing a file.
+    expect(files.filter((path) => path.includes('/attempts/'))).toHaveLength(10);
+    expect(files.filter((path) => path.includes('/tests/'))).toHaveLength(5);
+    expect((await verifySite(site)).issues).toEqual([]);
+  });
+});

@@ -44,13 +44,14 @@ export async function seedCampaigns(url: string, campaigns: readonly CampaignSpe
   try {
     for (const campaign of campaigns) {
       const startedAtMs = START + campaign.minute * 60_000;
-      const records = Object.entries(campaign.cases).flatMap(([caseId, solved]) =>
+      const records = Object.entries(campaign.cases).flatMap(([caseId, solved], caseIndex) =>
         LANES.map((lane, index) => {
           const attempt = syntheticAttempt({
             runId: campaign.campaignId,
             caseId,
             configId: lane.id,
-            attemptId: `${campaign.campaignId}-${caseId}-${lane.id}`,
+            // Ids of any text live in run, case and config; the attempt id also names tool call ids.
+            attemptId: `attempt_${caseIndex}_${index}`,
             runTerminalState: solved ? 'succeeded' : 'failed',
             startedAtMs: startedAtMs + index,
             ...campaign.attempt,
