@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { schemaErrors } from '@paperclip-evals/contract';
 import { openStore } from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
@@ -100,6 +101,18 @@ describe('the history of a site with several campaigns', () => {
     expect(history.latestGreen).toBe('other-suite');
     expect((await json<SiteLatest>(join(site, 'latest.json'))).campaign?.campaignId).toBe('plain-ingest');
     expect((await json<SiteLatest>(join(site, 'latest-green.json'))).campaign?.campaignId).toBe('other-suite');
+  });
+
+  it('writes history.json, latest.json, latest-green.json and each campaign.json by their schemas', async () => {
+    const schema = (name: string): string => `https://paperclip-evals.dev/schemas/${name}/v1.json`;
+    expect(schemaErrors(schema('site-history'), history)).toEqual([]);
+    for (const name of ['latest.json', 'latest-green.json'])
+      expect(schemaErrors(schema('site-latest'), await json(join(site, name)))).toEqual([]);
+    for (const entry of [...history.campaigns, ...history.rerenders])
+      expect(schemaErrors(schema('site-campaign'), await json(join(site, entry.folder, 'campaign.json')))).toEqual([]);
+    // The schemas can fail: a history without its latest green is refused.
+    const { latestGreen: _dropped, ...broken } = history;
+    expect(schemaErrors(schema('site-history'), broken)).not.toEqual([]);
   });
 
   it('writes a site that verifies', async () => {
