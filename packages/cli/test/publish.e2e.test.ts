@@ -1,0 +1,188 @@
+// `evals publish`, `evals publish --verify` and `evals view` end to end with the real CLI (issue 19),
+// over a SQLite Evalbook holding several campaigns (complete, partial, another suite, a re-render, a
+// run without a record): the site and its JSON (by schema), publishing again changes no byte, other
+// bytes for a published campaign are refused (exit 1) and nothing changes, verify's exit codes, and
+// the loopback server: pages with their content type and CSP, no listing, traversal and symlinks
+// refused, stopped by SIGINT.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { schemaErrors } from '../../contract/src/schema-registry.ts';
+import { SUITE_B, seedCampaigns, snapshotTree } from '../../app/test/support/site-store.ts';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(REPO, 'packages/cli/bin/evals.js');
+const SCHEMA = (name: string): string => `https://paperclip-evals.dev/schemas/${name}/v1.json`;
+
+let dir: string;
+let store: string;
+let site: string;
+
+const evals = (args: readonly string[]): { code: number | null; stdout: string; stderr: string } => {
+  const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-publish-'));
+  store = `sqlite:${join(dir, 'book.sqlite')}`;
+  site = join(dir, 'site');
+  await seedCampaigns(store, [
+    { campaignId: 'nightly-1', minute: 1, cases: { case_a: true, case_b: true } },
+    { campaignId: 'nightly-2', minute: 2, cases: { case_a: true, case_b: false } },
+    { campaignId: 'nightly-3', minute: 3, record: { complete: false, partial: ['interrupted'] }, cases: { case_a: true } },
+    { campaignId: 'suite-b-1', minute: 4, record: { suite: SUITE_B }, cases: { case_a: true } },
+    { campaignId: 'nightly-2-report-1', minute: 5, record: { tries: 0 }, cases: { case_a: true, case_b: false } },
+    { campaignId: 'adhoc', minute: 6, record: null, cases: { case_a: false } },
+  ]);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('evals publish', () => {
+  it('writes the site: every campaign, the history grouped, latest and latest green (--json by its schema)', async () => {
+    const result = evals(['publish', '--store', store, '--out', site, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as { campaigns: { outcome: string }[]; latest: string; latestGreen: string };
+    expect(schemaErrors(SCHEMA('publish'), printed)).toEqual([]);
+    expect(printed.campaigns).toHaveLength(6);
+    expect(printed).toMatchObject({ latest: 'adhoc', latestGreen: 'suite-b-1' });
+    const history = JSON.parse(await readFile(join(site, 'history.json'), 'utf8')) as {
+      campaigns: { campaignId: string; completeness: string; baseline: string | null; regressions: unknown[] }[];
+      rerenders: { campaignId: string }[];
+      groups: { points: { campaignId: string }[] }[];
+    };
+    expect(schemaErrors(SCHEMA('site-history'), history)).toEqual([]);
+    expect(history.groups.map((group) => group.points.map((point) => point.campaignId))).toEqual([
+      ['nightly-1', 'nightly-2'],
+      ['suite-b-1'],
+    ]);
+    expect(history.rerenders.map((entry) => entry.campaignId)).toEqual(['nightly-2-report-1']);
+    expect(history.campaigns.find((entry) => entry.campaignId === 'nightly-2')?.regressions).toHaveLength(2);
+    expect(history.campaigns.find((entry) => entry.campaignId === 'adhoc')?.completeness).toBe('unknown');
+    const index = await readFile(join(site, 'index.html'), 'utf8');
+    expect(index).toContain('href="campaigns/nightly-1/index.html"');
+    expect(index).toContain('<svg');
+  });
+
+  it('publishing again changes no byte; the human output says unchanged', async () => {
+    const before = await snapshotTree(site);
+    const result = evals(['publish', '--store', store, '--out', site]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('0 campaign folder(s) published, 6 unchanged');
+    const after = await snapshotTree(site);
+    expect(Object.fromEntries(Object.entries(after).map(([path, file]) => [path, file.bytes]))).toEqual(
+      Object.fromEntries(Object.entries(before).map(([path, file]) => [path, file.bytes])),
+    );
+  });
+
+  it('refuses other bytes for a published campaign (exit 1, coded, --json failure) and changes nothing', async () => {
+    await seedCampaigns(store, [{ campaignId: 'nightly-1', minute: 1, record: null, cases: { case_late: true } }]);
+    const before = await snapshotTree(site);
+    const result = evals(['publish', '--store', store, '--out', site, '--campaign', 'nightly-1', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('campaign_folder_differs');
+    const failure = JSON.parse(result.stdout) as { schema: string; error: { code: string } };
+    expect(schemaErrors(SCHEMA('cli-failure'), failure)).toEqual([]);
+    expect(failure).toMatchObject({ schema: 'paperclip-evals/publish/v1', error: { code: 'paperclip_app_site_conflict' } });
+    expect(await snapshotTree(site)).toEqual(before);
+  });
+
+  it('needs --out (exit 2) and refuses a campaign the store does not hold (exit 2)', () => {
+    expect(evals(['publish', '--store', store]).code).toBe(2);
+    const unknown = evals(['publish', '--store', store, '--out', join(dir, 'other'), '--campaign', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('campaign_unknown');
+  });
+});
+
+describe('evals publish --verify', () => {
+  it('verifies the published site (exit 0, --json by its schema)', () => {
+    const result = evals(['publish', '--verify', site, '--json']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(schemaErrors(SCHEMA('site-verification'), JSON.parse(result.stdout))).toEqual([]);
+  });
+
+  it('refuses a defect with its code (exit 1), and a site that is not there (exit 2)', async () => {
+    const broken = join(dir, 'broken');
+    expect(evals(['publish', '--store', store, '--out', broken, '--campaign', 'nightly-2']).code).toBe(0);
+    await writeFile(join(broken, 'campaigns/nightly-2/tests/case_a.html'), '<img src="https://example.com/x.png">');
+    const result = evals(['publish', '--verify', broken, '--json']);
+    expect(result.code).toBe(1);
+    const verification = JSON.parse(result.stdout) as { ok: boolean; issues: { code: string }[] };
+    expect(schemaErrors(SCHEMA('site-verification'), verification)).toEqual([]);
+    expect(verification.issues.map((issue) => issue.code).sort()).toEqual(['site_digest_mismatch', 'site_remote_resource']);
+    const human = evals(['publish', '--verify', broken]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('site_remote_resource');
+    expect(evals(['publish', '--verify', join(dir, 'none')]).code).toBe(2);
+  });
+});
+
+interface Fetched {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** GET a raw path (not normalised by a URL parser: `..` reaches the server as it is). */
+function get(port: number, path: string): Promise<Fetched> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('evals view', () => {
+  it('serves the site on 127.0.0.1 with content types and the CSP, refuses traversal, symlinks and listings', async () => {
+    await symlink('/etc/passwd', join(site, 'passwd.html'));
+    const child = spawn(process.execPath, [EVALS, 'view', site], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /http:\/\/127\.0\.0\.1:[0-9]+\//.exec(out);
+          if (match !== null) resolve(match[0]);
+        });
+        child.on('exit', (code) => reject(new Error(`view exited ${code}`)));
+      });
+      const port = Number(new URL(url).port);
+      const index = await get(port, '/');
+      expect(index.status).toBe(200);
+      expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(index.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(index.body).toContain('Campaigns');
+      const campaign = await get(port, '/campaigns/nightly-1/index.html');
+      expect(campaign.status).toBe(200);
+      expect(campaign.body).toContain('Campaign nightly-1');
+      const history = await get(port, '/history.json');
+      expect(history.headers['content-type']).toBe('application/json; charset=utf-8');
+      for (const path of ['/../../../etc/passwd', '/campaigns/..%2f..%2f..%2fetc%2fpasswd', '/campaigns/%2e%2e/%2e%2e/etc/passwd'])
+        expect((await get(port, path)).status, path).toBe(403);
+      expect((await get(port, '/passwd.html')).status).toBe(403);
+      // A folder without index.html is never listed.
+      expect((await get(port, '/campaigns/')).status).toBe(404);
+      expect((await get(port, '/nothing.html')).status).toBe(404);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      await rm(join(site, 'passwd.html'));
+    }
+  }, 30_000);
+});
