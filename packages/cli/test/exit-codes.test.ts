@@ -58,6 +58,7 @@ describe('exitCodeForOutcome: a row per outcome', () => {
     campaign_incomplete: 1,
     campaign_interrupted: 130,
     campaign_terminated: 143,
+    site_refused: 1,
   };
   it.each(Object.entries(rows))('%s exits %i', (outcome, code) => {
     expect(exitCodeForOutcome(outcome as Outcome)).toBe(code);
@@ -109,6 +110,7 @@ describe('exitCodeFor: a row per failure', () => {
     paperclip_evalbook_ingest_usage_invalid: 2,
     paperclip_evalbook_scope_unknown: 2,
     paperclip_evalbook_retraction_refused: 2,
+    paperclip_evalbook_campaign_conflict: 1,
     paperclip_evalbook_cost_inconsistent: 70,
     paperclip_evalbook_cost_out_of_range: 70,
     paperclip_evalbook_statistics_out_of_range: 70,
@@ -123,6 +125,8 @@ describe('exitCodeFor: a row per failure', () => {
   const app: Record<AppErrorCode, number> = {
     paperclip_app_request_invalid: 2,
     paperclip_app_input_invalid: 2,
+    paperclip_app_site_conflict: 1,
+    paperclip_app_site_invalid: 1,
   };
   it.each(Object.entries(app))('the app error %s exits %i', (code, exit) => {
     expect(exitCodeFor(new AppError(code as AppErrorCode, 'x'))).toBe(exit);

@@ -76,6 +76,7 @@ describe('evals --version and --help', () => {
         'negotiate',
         'policy evaluate',
         'policy replay',
+        'publish',
         'qualify',
         'report',
         'retract',
@@ -83,6 +84,7 @@ describe('evals --version and --help', () => {
         'runnerd inspect',
         'runs',
         'validate',
+        'view',
       ].sort(),
     );
   });
