@@ -1,0 +1,118 @@
+// The published site in headless Chromium from file:// (issue 19): every kind of page — the site
+// index, a campaign's grid, a case page, an attempt page, private and public — loads with ZERO
+// network requests (the only request is the page's own file), logs no error, and its links lead to
+// the pages they name (followed by clicking, still from file://).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { seedCampaigns } from '../../app/test/support/site-store.ts';
+import { needs } from '../../contract/test/support/requirement.ts';
+
+import type { Browser, Page } from 'playwright-core';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(REPO, 'packages/cli/bin/evals.js');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
+
+const HAVE_CHROMIUM = needs({
+  testFile: import.meta.url,
+  skips: 'the published site in headless Chromium',
+  present: existsSync(CHROMIUM),
+  missing: MISSING,
+});
+
+let dir: string;
+let browser: Browser | undefined;
+
+function publish(args: readonly string[]): void {
+  const result = spawnSync(process.execPath, [EVALS, 'publish', ...args], { cwd: dir, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`evals publish exited ${String(result.status)}: ${result.stderr}`);
+}
+
+/** Opens `file` from file:// and returns every request the page made and every error it logged. */
+async function open(file: string): Promise<{ page: Page; requests: string[]; errors: string[] }> {
+  const page = await (browser as Browser).newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(pathToFileURL(file).href);
+  return { page, requests, errors };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)(
+  `the published site in headless Chromium${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,
+  () => {
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'evals-site-browser-'));
+      const store = `sqlite:${join(dir, 'book.sqlite')}`;
+      await seedCampaigns(store, [
+        { campaignId: 'nightly-1', minute: 1, cases: { case_a: true, case_b: true } },
+        { campaignId: 'nightly-2', minute: 2, cases: { case_a: true, case_b: false } },
+      ]);
+      publish(['--store', store, '--out', 'site']);
+      publish(['--store', store, '--out', 'public', '--public']);
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    const pages = async (site: string): Promise<string[]> => {
+      const attempts = (await readdir(join(dir, site, 'campaigns/nightly-2/attempts'))).sort();
+      return [
+        'index.html',
+        'campaigns/nightly-2/index.html',
+        'campaigns/nightly-2/tests/case_b.html',
+        `campaigns/nightly-2/attempts/${attempts[0] ?? ''}`,
+      ];
+    };
+
+    it.each(['site', 'public'])('every kind of page of the %s site loads with zero network requests and no error', async (site) => {
+      for (const path of await pages(site)) {
+        const file = join(dir, site, path);
+        const { page, requests, errors } = await open(file);
+        expect(requests, path).toEqual([pathToFileURL(file).href]);
+        expect(errors, path).toEqual([]);
+        expect(await page.locator('main').count(), path).toBe(1);
+        await page.close();
+      }
+    });
+
+    it('links lead from the index to a campaign, a case and an attempt, all from file://', async () => {
+      const { page, requests } = await open(join(dir, 'site', 'index.html'));
+      await expect(page.locator('#campaigns tr[data-campaign]').evaluateAll((rows) => rows.length)).resolves.toBe(2);
+      await page.locator('a', { hasText: 'nightly-2' }).first().click();
+      expect(page.url()).toBe(pathToFileURL(join(dir, 'site/campaigns/nightly-2/index.html')).href);
+      await page.locator('nav.site-nav a', { hasText: 'case_b' }).click();
+      expect(page.url()).toBe(pathToFileURL(join(dir, 'site/campaigns/nightly-2/tests/case_b.html')).href);
+      await page.locator('table a').first().click();
+      expect(page.url()).toMatch(/\/campaigns\/nightly-2\/attempts\/case_b\.[^/]+\.html$/);
+      await expect(page.locator('h1').textContent()).resolves.toMatch(/^Attempt /);
+      expect(requests.every((url) => url.startsWith('file://'))).toBe(true);
+      await page.close();
+    });
+
+    it("the campaign page's own script (the report's drill-down) runs under its CSP", async () => {
+      const { page, errors } = await open(join(dir, 'site', 'campaigns/nightly-2/index.html'));
+      // The script replaces the no-JavaScript hint once it runs.
+      await expect(page.locator('#drill-hint').textContent()).resolves.toMatch(/^Click a grid cell/);
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  },
+);
