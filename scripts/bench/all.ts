@@ -23,6 +23,7 @@ const runs: [string, string[]][] = [
   ['scripts/bench/engine-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/policy-bench.ts', args.includes('--json') ? ['--json'] : []],
   ['scripts/bench/campaign-bench.ts', args.includes('--json') ? ['--json'] : []],
+  ['scripts/bench/publish-bench.ts', args.includes('--json') ? ['--json'] : []],
 ];
 for (const [script, scriptArgs] of runs) {
   const { status } = spawnSync(TSX, [join(ROOT, script), ...scriptArgs], { stdio: 'inherit' });

@@ -196,6 +196,9 @@ async function siteCampaigns(site: string): Promise<SiteCampaign[]> {
 
 type Emit = (path: string, text: string) => Promise<void>;
 
+/** Pages written at once while the store is read (bounded: memory never holds more pages). */
+const WRITES_IN_FLIGHT = 32;
+
 async function publishCampaign(
   site: string,
   campaignId: string,
@@ -207,23 +210,41 @@ async function publishCampaign(
   await mkdir(temporary);
   try {
     const files: ManifestEntry[] = [];
-    const made = new Set<string>();
-    const emit: Emit = async (path, text) => {
+    const made = new Map<string, Promise<unknown>>();
+    // Up to WRITES_IN_FLIGHT pages are being written at once (the store is read meanwhile); never
+    // more, so memory holds at most that many pages whatever the campaign's size.
+    const inFlight = new Set<Promise<void>>();
+    let failed: unknown;
+    const write = async (path: string, text: string): Promise<void> => {
       const at = join(temporary, path);
       const parent = dirname(at);
-      if (!made.has(parent)) {
-        await mkdir(parent, { recursive: true });
-        made.add(parent);
-      }
+      let folder = made.get(parent);
+      if (folder === undefined) made.set(parent, (folder = mkdir(parent, { recursive: true })));
+      await folder;
       const bytes = Buffer.from(text, 'utf8');
-      await writeFile(at, bytes, { flag: 'wx' });
       files.push({
         path,
         sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
         size: bytes.length,
       });
+      await writeFile(at, bytes, { flag: 'wx' });
     };
-    const campaign = await render(emit);
+    const emit: Emit = async (path, text) => {
+      if (failed !== undefined) throw failed;
+      const pending = write(path, text).catch((error: unknown) => {
+        failed ??= error;
+      });
+      inFlight.add(pending);
+      void pending.finally(() => inFlight.delete(pending));
+      if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+    };
+    let campaign: SiteCampaign;
+    try {
+      campaign = await render(emit);
+    } finally {
+      await Promise.all(inFlight);
+    }
+    if (failed !== undefined) throw failed;
     const manifest = manifestText(campaignId, files);
     await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });
     const summary = {

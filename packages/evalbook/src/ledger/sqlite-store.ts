@@ -563,10 +563,14 @@ export class SqliteStore implements LedgerStore {
     return Promise.resolve(row === undefined ? null : this.stored(row));
   }
 
+  /** Prepared once: a publication reads one bundle per attempt. */
+  private selectBundle: Database.Statement<[string], { canonical_json: string }> | undefined;
+
   getBundle(digest: string): Promise<string | null> {
-    const row = this.db
-      .prepare<[string], { canonical_json: string }>('SELECT canonical_json FROM bundles WHERE digest = ?')
-      .get(digest);
+    this.selectBundle ??= this.db.prepare<[string], { canonical_json: string }>(
+      'SELECT canonical_json FROM bundles WHERE digest = ?',
+    );
+    const row = this.selectBundle.get(digest);
     return Promise.resolve(row?.canonical_json ?? null);
   }
 

@@ -1,0 +1,140 @@
+// `pnpm bench` (publish part, issue 19): `evals publish` of ONE 100,000-attempt campaign (a page
+// per attempt, a page per case, the grid, the manifest) — wall time and the process's peak RSS —
+// beside `evals report --format html --run <campaign>` of the same store in the same run. The
+// targets are the report's (< 10 s and < 500 MB, docs/benchmarks.md); publish writes 100,000 pages
+// as they are rendered, so its memory stays flat and its time is the writes'.
+//
+// The evalbook (100 cases × 4 configs × 250 attempts, one run with its campaign record) is
+// generated once into .bench/ (git-ignored) from a few real converted bundles, re-keyed.
+// A measurement, not a test: targets are reported, never enforced.
+//
+// Run alone: `tsx scripts/bench/publish-bench.ts [--attempts 100000] [--json]`.
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { parseNativeExecution } from '../../packages/contract/dist/index.js';
+import { SqliteStore, convertBundle } from '../../packages/evalbook/dist/index.js';
+import { syntheticAttempt } from '../attempts/synthetic.ts';
+import { mb, runCli } from './cli-run.ts';
+
+import type { LedgerRecord } from '../../packages/evalbook/dist/index.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const GENERATOR_VERSION = 1;
+const TIME_TARGET_SECONDS = 10;
+const RSS_TARGET_BYTES = 500e6;
+const CASES = 100;
+const CONFIGS = 4;
+const CAMPAIGN = 'bench-campaign-1';
+
+function templates(): LedgerRecord[] {
+  const variants = [
+    { runTerminalState: 'succeeded' as const },
+    { runTerminalState: 'failed' as const },
+    { runTerminalState: 'succeeded' as const, costMicros: null },
+  ];
+  return variants.map((options, index) =>
+    convertBundle(
+      parseNativeExecution(
+        Buffer.from(JSON.stringify(syntheticAttempt({ ...options, runId: CAMPAIGN, attemptId: `t${index}` }))),
+      ),
+    ),
+  );
+}
+
+async function generate(path: string, attempts: number): Promise<void> {
+  const temporary = `${path}.partial`;
+  rmSync(temporary, { force: true });
+  const store = SqliteStore.open(temporary);
+  const [solved, failed, unpriced] = templates() as [LedgerRecord, LedgerRecord, LedgerRecord];
+  const perCell = Math.max(1, Math.ceil(attempts / (CASES * CONFIGS)));
+  let batch: LedgerRecord[] = [];
+  let written = 0;
+  for (let caseIndex = 0; caseIndex < CASES; caseIndex++)
+    for (let config = 0; config < CONFIGS; config++)
+      for (let attempt = 0; attempt < perCell && written + batch.length < attempts; attempt++) {
+        const roll = (caseIndex * 7 + config * 13 + attempt * 11) % 10;
+        const template = roll === 0 ? failed : roll === 1 ? unpriced : solved;
+        batch.push({
+          ...template,
+          key: {
+            runId: CAMPAIGN,
+            caseId: `case_${String(caseIndex).padStart(3, '0')}`,
+            configId: `config_${config}`,
+            attemptId: `attempt_${attempt}`,
+          },
+        });
+        if (batch.length === 2000) {
+          await store.insertBatch(batch);
+          written += batch.length;
+          batch = [];
+        }
+      }
+  await store.insertBatch(batch);
+  await store.recordCampaign({
+    campaignId: CAMPAIGN,
+    record: {
+      schema: 'evals-campaign/v1',
+      campaignId: CAMPAIGN,
+      suiteFingerprint: `sha256:${'a'.repeat(64)}`,
+      lanes: Array.from({ length: CONFIGS }, (_, config) => ({
+        id: `config_${config}`,
+        provider: 'bench',
+        model: `model-${config}`,
+        driver: null,
+        enabled: true,
+      })),
+      complete: true,
+      partial: [],
+      totals: { planned: attempts, tries: attempts },
+      timing: { startedAt: '2026-11-01T12:00:00.000Z' },
+    },
+  });
+  await store.close();
+  for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, { force: true });
+  renameSync(temporary, path);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { attempts: { type: 'string', default: '100000' }, json: { type: 'boolean', default: false } },
+  });
+  const attempts = Number(values.attempts);
+  if (!Number.isSafeInteger(attempts) || attempts < 1) throw new Error('--attempts takes a positive whole number');
+  const log = (line: string): void => {
+    (values.json ? process.stderr : process.stdout).write(`${line}\n`);
+  };
+  const dir = join(ROOT, '.bench');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `publish-evalbook-v${GENERATOR_VERSION}-${attempts}.sqlite`);
+  if (!existsSync(path)) {
+    log(`publish benchmark: generating a ${attempts}-attempt campaign in ${path} (once)…`);
+    const started = performance.now();
+    await generate(path, attempts);
+    log(`  generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const site = join(dir, 'publish-site');
+  const report = join(dir, 'publish-report.html');
+  rmSync(site, { recursive: true, force: true });
+  const results: Record<string, unknown> = { attempts, node: process.version };
+  const runs: [string, string[]][] = [
+    ['report --format html', ['report', '--store', `sqlite:${path}`, '--format', 'html', '--run', CAMPAIGN, '--out', report]],
+    ['publish', ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', site]],
+    ['publish --verify', ['publish', '--verify', site]],
+  ];
+  for (const [name, args] of runs) {
+    const run = await runCli(args);
+    if (run.exitCode !== 0) throw new Error(`evals ${name} exited ${String(run.exitCode)}`);
+    results[name] = { seconds: run.seconds, peakRssBytes: run.peakRssBytes };
+    log(
+      `${name.padEnd(20)} over ${attempts} attempts: ${run.seconds.toFixed(2)} s (target < ${TIME_TARGET_SECONDS} s ${run.seconds < TIME_TARGET_SECONDS ? 'met' : 'NOT met'}), peak RSS ${mb(run.peakRssBytes)} (target < ${mb(RSS_TARGET_BYTES)} ${run.peakRssBytes < RSS_TARGET_BYTES ? 'met' : 'NOT met'})`,
+    );
+  }
+  rmSync(site, { recursive: true, force: true });
+  rmSync(report, { force: true });
+  if (values.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+}
+
+await main();
