@@ -199,7 +199,10 @@ describe('the public projection', () => {
     'Bearer MARKERtoken.abc123',
   ];
   const marked = (bundle: Record<string, unknown>): Record<string, unknown> => {
-    const text = JSON.stringify(bundle).replaceAll('session_', `session_${MARKERS.session}_`);
+    // The session id, and the call ids (which, as upstream's runner writes them, carry it).
+    const text = JSON.stringify(bundle)
+      .replaceAll('session_', `session_${MARKERS.session}_`)
+      .replaceAll('"call_', `"call_${MARKERS.session}_`);
     const value = JSON.parse(text) as {
       events: { eventType: string; payload: { text?: string; semantic_tool?: Record<string, unknown> } }[];
       failure: Record<string, unknown> | null;
@@ -211,6 +214,11 @@ describe('the public projection', () => {
       if (event.eventType === 'item.delta')
         event.payload.text = `${event.payload.text ?? ''} then used ${CREDENTIALS.join(' and ')}`;
     }
+    // A runner check named by its tool call (as the reference runner names them).
+    const call = (value as unknown as { semanticTools: { calls: { callId: string }[] } }).semanticTools.calls[0]?.callId ?? '';
+    (value as unknown as { observations: unknown }).observations = {
+      checks: [{ id: `tool:read_document:${call}`, passed: true }],
+    };
     if (value.failure !== null) value.failure.message = `${MARKERS.failure} with ${CREDENTIALS[1] ?? ''}`;
     return value as unknown as Record<string, unknown>;
   };
@@ -238,6 +246,7 @@ describe('the public projection', () => {
     // What the allowlist keeps is there: tool names and outcomes, the scrubbed progress text.
     expect(bytes).toContain('read_document');
     expect(bytes).toContain('the agent reads, plans');
+    expect(bytes).toContain('tool:read_document:call-1');
     expect((await verifySite(site)).issues).toEqual([]);
   });
 

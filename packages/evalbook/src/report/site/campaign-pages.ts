@@ -192,7 +192,8 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
 
 /**
  * The summary a public grid shows, field by field: the same aggregates (counts, rates, intervals,
- * ids), no retraction text (who retracted what, and why, stays private), no comparison.
+ * ids), no retraction text (who retracted what, and why, stays private), no comparison, and nothing
+ * keyed by check id (check drift, soft failures): a runner's per-call check ids carry session ids.
  */
 function publicSummary(summary: EvalbookSummary): EvalbookSummary {
   return {
@@ -216,7 +217,7 @@ function publicSummary(summary: EvalbookSummary): EvalbookSummary {
     coverage: summary.coverage,
     comparison: null,
     policy: summary.policy,
-    checkDrift: summary.checkDrift,
-    softFailures: summary.softFailures,
+    checkDrift: [],
+    softFailures: [],
   };
 }

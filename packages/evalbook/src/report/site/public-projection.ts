@@ -5,7 +5,8 @@
 // eval-session provider, requested model and driver), the honest status, terminal states, the
 // infrastructure failure's {class, category, retryable} and the failure's classification and code
 // (never its message), usage numbers and timing, cost figures with their coverage, check outcomes
-// (id, layer, status, score: never the explanation), tool names and outcomes with a denial's code,
+// (id — a call id in it replaced by the call's place —, layer, status, score: never the
+// explanation), tool names and outcomes with a denial's code,
 // boundary and retryability (never a call's input or result, nor its call id), transcript
 // completeness, and the conversation's progress text with every credential-shaped value scrubbed.
 // Dropped by not being named: tool inputs and results, session ids, raw failure text, traces,
@@ -135,7 +136,7 @@ export function publicAttempt(
       coverage: record.cost.coverage,
     },
     checks: stored.scores.map((score) => ({
-      checkId: score.checkId,
+      checkId: publicCheckId(score.checkId, record.toolCalls),
       layer: score.layer === null ? null : String(score.layer),
       status: score.status,
       score: score.score,
@@ -155,4 +156,17 @@ export function publicAttempt(
     transcript: { complete: record.transcript.complete, eventCount: record.transcript.eventCount },
     conversation: conversation.map((text) => scrubCredentials(text)),
   };
+}
+
+/**
+ * A check's id as published: the runner names a check per tool call by the call's id (e.g.
+ * `tool:read_document:call_<session id>_1`), and a call id carries the session id, so every call id
+ * of the attempt in it becomes `call-<n>` (the call's place in the attempt, from 1).
+ */
+export function publicCheckId(checkId: string, calls: readonly { readonly callId: string }[]): string {
+  let id = checkId;
+  // Longest first, so a call id that holds another is replaced whole.
+  const ordered = calls.map((call, index) => ({ callId: call.callId, n: index + 1 })).sort((a, b) => b.callId.length - a.callId.length);
+  for (const { callId, n } of ordered) if (callId !== '') id = id.split(callId).join(`call-${n}`);
+  return id;
 }

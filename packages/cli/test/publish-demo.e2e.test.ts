@@ -1,0 +1,111 @@
+// The demo's public projection (issue 19): the demo suite (scripts/demo-suite.ts: 4 cases × 2 configs
+// × 3 attempts) run through the reference runner's built paperclip-runner-eval-session bin with its
+// deterministic provider, ingested with the demo's environment, published with --public: no byte of
+// the site holds any tool input or result text, tool call or session id, or raw failure text of the
+// demo's bundles and artifacts (every such string is collected from them and grepped for), and the
+// site verifies. The private site of the same store does hold them, so the grep can fail.
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { DEMO_ENVIRONMENT_FIXTURE } from '../../../scripts/demo-environment.ts';
+import { demoAttempts } from '../../../scripts/demo-suite.ts';
+import { allBytes } from '../../app/test/support/site-store.ts';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const EVALS = join(REPO, 'packages/cli/bin/evals.js');
+const BIN = join(REPO, 'packages/reference-runner/dist/cli/eval-session.js');
+const RUNNERD_MAIN = join(REPO, 'packages/reference-runner/dist/runnerd/main.js');
+
+let dir: string;
+const secrets = new Set<string>();
+
+const evals = (args: readonly string[]): { code: number | null; stdout: string; stderr: string } => {
+  const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir, timeout: 180_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+/** Every string under `value` (object values and array items), for the grep. */
+function strings(value: unknown, into: Set<string>): void {
+  if (typeof value === 'string') into.add(value);
+  else if (Array.isArray(value)) for (const item of value) strings(item, into);
+  else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) strings(item, into);
+}
+
+/** Values the public projection keeps by design (identity, model and tool names): never "private". */
+const allowed = new Set<string>();
+
+/** What the public projection must drop, from one bundle or artifact as the runner wrote it. */
+function privateText(document: Record<string, unknown>): void {
+  const found = new Set<string>();
+  strings(document.identity, allowed);
+  const events = (document.events ?? []) as { eventType: string; payload: { semantic_tool?: Record<string, unknown> } }[];
+  for (const event of events) {
+    const tool = event.payload.semantic_tool;
+    if (tool === undefined) continue;
+    // Tool inputs and results, call and session ids: everything but the tool's name, outcome code and boundary.
+    const { operationId, outcome: _outcome, code: _code, authorizationBoundary: _boundary, schema: _schema, phase: _phase, ...payload } = tool;
+    if (typeof operationId === 'string') allowed.add(operationId);
+    strings(payload, found);
+  }
+  for (const key of ['provider', 'driver', 'requestedModel', 'model', 'providerVersion']) strings(document[key], allowed);
+  const failure = document.failure as { message?: string } | null | undefined;
+  if (typeof failure?.message === 'string') found.add(failure.message);
+  const infrastructure = document.infrastructureError as { message?: string } | undefined;
+  if (typeof infrastructure?.message === 'string') found.add(infrastructure.message);
+  // Long enough to be the payload's own text, not a word the page says anyway.
+  for (const text of found) if (text.length >= 12 && !/^sha256:|^[0-9.:TZ-]+$/.test(text)) secrets.add(text);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-publish-demo-'));
+  mkdirSync(join(dir, 'artifacts'));
+  const runnerd = join(dir, 'paperclip-runnerd');
+  writeFileSync(runnerd, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(RUNNERD_MAIN)} "$@"\n`);
+  chmodSync(runnerd, 0o755);
+  const runnerdSha256 = `sha256:${createHash('sha256').update(readFileSync(runnerd)).digest('hex')}`;
+  for (const attempt of demoAttempts()) {
+    const request = join(dir, `${attempt.attemptId}.request.json`);
+    writeFileSync(request, JSON.stringify({ ...attempt.request, runnerd: { path: runnerd, sha256: runnerdSha256 } }));
+    const output = join(dir, 'artifacts', `${attempt.attemptId}.json`);
+    const run = spawnSync(process.execPath, [BIN, '--request', request, '--output', output], { env: {}, timeout: 60_000 });
+    expect(run.status, attempt.attemptId).toBe(attempt.sessionExit);
+  }
+  // Each artifact and the bundle beside it (in folders of their own).
+  for (const name of readdirSync(join(dir, 'artifacts'), { recursive: true, encoding: 'utf8' }))
+    if (name.endsWith('.json') && statSync(join(dir, 'artifacts', name)).isFile())
+      privateText(JSON.parse(readFileSync(join(dir, 'artifacts', name), 'utf8')) as Record<string, unknown>);
+  const ingest = evals(['ingest', join(dir, 'artifacts', '*.json'), '--env', DEMO_ENVIRONMENT_FIXTURE, '--store', 'sqlite:book.sqlite']);
+  expect(ingest.code, ingest.stderr).toBe(0);
+}, 300_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the public projection of the demo', () => {
+  it('collected the private text to grep for (tool payloads, call and session ids, failure text)', () => {
+    expect(secrets.size).toBeGreaterThan(20);
+  });
+
+  it('holds none of it in any byte, and verifies', async () => {
+    const publish = evals(['publish', '--store', 'sqlite:book.sqlite', '--env', DEMO_ENVIRONMENT_FIXTURE, '--out', 'public', '--public']);
+    expect(publish.code, publish.stderr).toBe(0);
+    const bytes = await allBytes(join(dir, 'public'));
+    const leaked = [...secrets].filter((text) => !allowed.has(text) && bytes.includes(text));
+    expect(leaked.slice(0, 40)).toEqual([]);
+    // What the allowlist keeps is there: the demo's tool names.
+    expect(bytes).toContain('read_document');
+    expect(evals(['publish', '--verify', 'public']).code).toBe(0);
+  });
+
+  it('the private site of the same store does show some of it (the grep can fail)', async () => {
+    expect(evals(['publish', '--store', 'sqlite:book.sqlite', '--env', DEMO_ENVIRONMENT_FIXTURE, '--out', 'private']).code).toBe(0);
+    const bytes = await allBytes(join(dir, 'private'));
+    expect([...secrets].some((text) => !allowed.has(text) && bytes.includes(text))).toBe(true);
+  });
+});
