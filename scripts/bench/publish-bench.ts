@@ -38,7 +38,9 @@ function templates(): LedgerRecord[] {
   return variants.map((options, index) =>
     convertBundle(
       parseNativeExecution(
-        Buffer.from(JSON.stringify(syntheticAttempt({ ...options, runId: CAMPAIGN, attemptId: `t${index}` }))),
+        Buffer.from(
+          JSON.stringify(syntheticAttempt({ ...options, runId: CAMPAIGN, attemptId: `t${index}` })),
+        ),
       ),
     ),
   );
@@ -102,7 +104,8 @@ async function main(): Promise<void> {
     options: { attempts: { type: 'string', default: '100000' }, json: { type: 'boolean', default: false } },
   });
   const attempts = Number(values.attempts);
-  if (!Number.isSafeInteger(attempts) || attempts < 1) throw new Error('--attempts takes a positive whole number');
+  if (!Number.isSafeInteger(attempts) || attempts < 1)
+    throw new Error('--attempts takes a positive whole number');
   const log = (line: string): void => {
     (values.json ? process.stderr : process.stdout).write(`${line}\n`);
   };
@@ -120,7 +123,10 @@ async function main(): Promise<void> {
   rmSync(site, { recursive: true, force: true });
   const results: Record<string, unknown> = { attempts, node: process.version };
   const runs: [string, string[]][] = [
-    ['report --format html', ['report', '--store', `sqlite:${path}`, '--format', 'html', '--run', CAMPAIGN, '--out', report]],
+    [
+      'report --format html',
+      ['report', '--store', `sqlite:${path}`, '--format', 'html', '--run', CAMPAIGN, '--out', report],
+    ],
     ['publish', ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', site]],
     ['publish --verify', ['publish', '--verify', site]],
   ];

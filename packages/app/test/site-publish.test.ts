@@ -29,11 +29,21 @@ beforeAll(async () => {
     // case_b regresses against c1.
     { campaignId: 'c2', minute: 2, cases: { case_a: true, case_b: false } },
     // Partial: listed, never a baseline or a trend point.
-    { campaignId: 'c3', minute: 3, record: { complete: false, partial: ['budget_stop'] }, cases: { case_a: false, case_b: true } },
+    {
+      campaignId: 'c3',
+      minute: 3,
+      record: { complete: false, partial: ['budget_stop'] },
+      cases: { case_a: false, case_b: true },
+    },
     // Recovers case_b against c2 (not c3, which is partial).
     { campaignId: 'c4', minute: 4, cases: { case_a: true, case_b: true } },
     // Another suite: its own group, no baseline.
-    { campaignId: 'other-suite', minute: 5, record: { suite: SUITE_B }, cases: { case_a: false, case_b: false } },
+    {
+      campaignId: 'other-suite',
+      minute: 5,
+      record: { suite: SUITE_B },
+      cases: { case_a: false, case_b: false },
+    },
     // A re-render of c4 (no provider call): apart, never latest.
     { campaignId: 'c4-report-1', minute: 7, record: { tries: 0 }, cases: { case_a: true, case_b: true } },
     // No campaign record: completeness unknown.
@@ -65,12 +75,21 @@ describe('the history of a site with several campaigns', () => {
       'c2',
       'c1',
     ]);
-    expect(history.rerenders.map((entry) => [entry.campaignId, entry.refreshOf, entry.providerCalls])).toEqual([
-      ['c4-report-1', 'c4', 0],
-    ]);
+    expect(
+      history.rerenders.map((entry) => [entry.campaignId, entry.refreshOf, entry.providerCalls]),
+    ).toEqual([['c4-report-1', 'c4', 0]]);
     const byId = new Map(history.campaigns.map((entry) => [entry.campaignId, entry]));
-    expect(byId.get('plain-ingest')).toMatchObject({ kind: 'run', completeness: 'unknown', green: false, baseline: null });
-    expect(byId.get('c3')).toMatchObject({ completeness: 'partial', partialReasons: ['budget_stop'], green: false });
+    expect(byId.get('plain-ingest')).toMatchObject({
+      kind: 'run',
+      completeness: 'unknown',
+      green: false,
+      baseline: null,
+    });
+    expect(byId.get('c3')).toMatchObject({
+      completeness: 'partial',
+      partialReasons: ['budget_stop'],
+      green: false,
+    });
   });
 
   it('groups complete campaigns by lanes and suite: another suite never shares a baseline', () => {
@@ -100,7 +119,9 @@ describe('the history of a site with several campaigns', () => {
     expect(history.latest).toBe('plain-ingest');
     expect(history.latestGreen).toBe('other-suite');
     expect((await json<SiteLatest>(join(site, 'latest.json'))).campaign?.campaignId).toBe('plain-ingest');
-    expect((await json<SiteLatest>(join(site, 'latest-green.json'))).campaign?.campaignId).toBe('other-suite');
+    expect((await json<SiteLatest>(join(site, 'latest-green.json'))).campaign?.campaignId).toBe(
+      'other-suite',
+    );
   });
 
   it('writes history.json, latest.json, latest-green.json and each campaign.json by their schemas', async () => {
@@ -109,7 +130,9 @@ describe('the history of a site with several campaigns', () => {
     for (const name of ['latest.json', 'latest-green.json'])
       expect(schemaErrors(schema('site-latest'), await json(join(site, name)))).toEqual([]);
     for (const entry of [...history.campaigns, ...history.rerenders])
-      expect(schemaErrors(schema('site-campaign'), await json(join(site, entry.folder, 'campaign.json')))).toEqual([]);
+      expect(
+        schemaErrors(schema('site-campaign'), await json(join(site, entry.folder, 'campaign.json'))),
+      ).toEqual([]);
     // The schemas can fail: a history without its latest green is refused.
     const { latestGreen: _dropped, ...broken } = history;
     expect(schemaErrors(schema('site-history'), broken)).not.toEqual([]);
@@ -215,7 +238,9 @@ describe('the public projection', () => {
         event.payload.text = `${event.payload.text ?? ''} then used ${CREDENTIALS.join(' and ')}`;
     }
     // A runner check named by its tool call (as the reference runner names them).
-    const call = (value as unknown as { semanticTools: { calls: { callId: string }[] } }).semanticTools.calls[0]?.callId ?? '';
+    const call =
+      (value as unknown as { semanticTools: { calls: { callId: string }[] } }).semanticTools.calls[0]
+        ?.callId ?? '';
     (value as unknown as { observations: unknown }).observations = {
       checks: [{ id: `tool:read_document:${call}`, passed: true }],
     };
@@ -242,7 +267,8 @@ describe('the public projection', () => {
     const site = join(dir, 'public');
     await publishSite({ store: url, out: site, public: true });
     const bytes = await allBytes(site);
-    for (const marker of [...Object.values(MARKERS), ...CREDENTIALS, 'MARKER']) expect(bytes).not.toContain(marker);
+    for (const marker of [...Object.values(MARKERS), ...CREDENTIALS, 'MARKER'])
+      expect(bytes).not.toContain(marker);
     // What the allowlist keeps is there: tool names and outcomes, the scrubbed progress text.
     expect(bytes).toContain('read_document');
     expect(bytes).toContain('the agent reads, plans');

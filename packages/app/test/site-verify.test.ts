@@ -110,7 +110,9 @@ describe('evals publish --verify', () => {
     const site = await copy();
     await tamper(site, PAGE, beforeBody(html));
     expect(await codes(site)).toContain('site_script_foreign');
-    expect((await codes(site)).filter((code) => code !== 'site_link_broken')).toEqual(['site_script_foreign']);
+    expect((await codes(site)).filter((code) => code !== 'site_link_broken')).toEqual([
+      'site_script_foreign',
+    ]);
   });
 
   it.each([
@@ -149,16 +151,27 @@ describe('evals publish --verify', () => {
     expect(JSON.stringify(result)).not.toContain(secret.slice(-12));
     // In a root file (no manifest) too.
     const root = await copy();
-    await tamper(root, 'history.json', (text) => text.replace('"campaigns"', `"note": ${JSON.stringify(secret)}, "campaigns"`));
+    await tamper(root, 'history.json', (text) =>
+      text.replace('"campaigns"', `"note": ${JSON.stringify(secret)}, "campaigns"`),
+    );
     expect(await codes(root)).toEqual(['site_credential']);
   });
 
   it('reports every defect at once', async () => {
     const site = await copy();
-    await writeFile(join(site, PAGE), '<script>x()</script><img src="https://e.com/a.png"> sk-abcdefghijklmnopqrstuv');
+    await writeFile(
+      join(site, PAGE),
+      '<script>x()</script><img src="https://e.com/a.png"> sk-abcdefghijklmnopqrstuv',
+    );
     await writeFile(join(site, 'extra.txt'), 'x');
     expect(await codes(site)).toEqual(
-      ['site_credential', 'site_digest_mismatch', 'site_remote_resource', 'site_script_foreign', 'site_unknown_path'].sort(),
+      [
+        'site_credential',
+        'site_digest_mismatch',
+        'site_remote_resource',
+        'site_script_foreign',
+        'site_unknown_path',
+      ].sort(),
     );
   });
 });

@@ -26,7 +26,11 @@ let dir: string;
 const secrets = new Set<string>();
 
 const evals = (args: readonly string[]): { code: number | null; stdout: string; stderr: string } => {
-  const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir, timeout: 180_000 });
+  const result = spawnSync(process.execPath, [EVALS, ...args], {
+    encoding: 'utf8',
+    cwd: dir,
+    timeout: 180_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 
@@ -34,7 +38,8 @@ const evals = (args: readonly string[]): { code: number | null; stdout: string; 
 function strings(value: unknown, into: Set<string>): void {
   if (typeof value === 'string') into.add(value);
   else if (Array.isArray(value)) for (const item of value) strings(item, into);
-  else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) strings(item, into);
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) strings(item, into);
 }
 
 /** Values the public projection keeps by design (identity, model and tool names): never "private". */
@@ -44,16 +49,28 @@ const allowed = new Set<string>();
 function privateText(document: Record<string, unknown>): void {
   const found = new Set<string>();
   strings(document.identity, allowed);
-  const events = (document.events ?? []) as { eventType: string; payload: { semantic_tool?: Record<string, unknown> } }[];
+  const events = (document.events ?? []) as {
+    eventType: string;
+    payload: { semantic_tool?: Record<string, unknown> };
+  }[];
   for (const event of events) {
     const tool = event.payload.semantic_tool;
     if (tool === undefined) continue;
     // Tool inputs and results, call and session ids: everything but the tool's name, outcome code and boundary.
-    const { operationId, outcome: _outcome, code: _code, authorizationBoundary: _boundary, schema: _schema, phase: _phase, ...payload } = tool;
+    const {
+      operationId,
+      outcome: _outcome,
+      code: _code,
+      authorizationBoundary: _boundary,
+      schema: _schema,
+      phase: _phase,
+      ...payload
+    } = tool;
     if (typeof operationId === 'string') allowed.add(operationId);
     strings(payload, found);
   }
-  for (const key of ['provider', 'driver', 'requestedModel', 'model', 'providerVersion']) strings(document[key], allowed);
+  for (const key of ['provider', 'driver', 'requestedModel', 'model', 'providerVersion'])
+    strings(document[key], allowed);
   const failure = document.failure as { message?: string } | null | undefined;
   if (typeof failure?.message === 'string') found.add(failure.message);
   const infrastructure = document.infrastructureError as { message?: string } | undefined;
@@ -66,21 +83,37 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'evals-publish-demo-'));
   mkdirSync(join(dir, 'artifacts'));
   const runnerd = join(dir, 'paperclip-runnerd');
-  writeFileSync(runnerd, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(RUNNERD_MAIN)} "$@"\n`);
+  writeFileSync(
+    runnerd,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(RUNNERD_MAIN)} "$@"\n`,
+  );
   chmodSync(runnerd, 0o755);
   const runnerdSha256 = `sha256:${createHash('sha256').update(readFileSync(runnerd)).digest('hex')}`;
   for (const attempt of demoAttempts()) {
     const request = join(dir, `${attempt.attemptId}.request.json`);
-    writeFileSync(request, JSON.stringify({ ...attempt.request, runnerd: { path: runnerd, sha256: runnerdSha256 } }));
+    writeFileSync(
+      request,
+      JSON.stringify({ ...attempt.request, runnerd: { path: runnerd, sha256: runnerdSha256 } }),
+    );
     const output = join(dir, 'artifacts', `${attempt.attemptId}.json`);
-    const run = spawnSync(process.execPath, [BIN, '--request', request, '--output', output], { env: {}, timeout: 60_000 });
+    const run = spawnSync(process.execPath, [BIN, '--request', request, '--output', output], {
+      env: {},
+      timeout: 60_000,
+    });
     expect(run.status, attempt.attemptId).toBe(attempt.sessionExit);
   }
   // Each artifact and the bundle beside it (in folders of their own).
   for (const name of readdirSync(join(dir, 'artifacts'), { recursive: true, encoding: 'utf8' }))
     if (name.endsWith('.json') && statSync(join(dir, 'artifacts', name)).isFile())
       privateText(JSON.parse(readFileSync(join(dir, 'artifacts', name), 'utf8')) as Record<string, unknown>);
-  const ingest = evals(['ingest', join(dir, 'artifacts', '*.json'), '--env', DEMO_ENVIRONMENT_FIXTURE, '--store', 'sqlite:book.sqlite']);
+  const ingest = evals([
+    'ingest',
+    join(dir, 'artifacts', '*.json'),
+    '--env',
+    DEMO_ENVIRONMENT_FIXTURE,
+    '--store',
+    'sqlite:book.sqlite',
+  ]);
   expect(ingest.code, ingest.stderr).toBe(0);
 }, 300_000);
 afterAll(async () => {
@@ -93,7 +126,16 @@ describe('the public projection of the demo', () => {
   });
 
   it('holds none of it in any byte, and verifies', async () => {
-    const publish = evals(['publish', '--store', 'sqlite:book.sqlite', '--env', DEMO_ENVIRONMENT_FIXTURE, '--out', 'public', '--public']);
+    const publish = evals([
+      'publish',
+      '--store',
+      'sqlite:book.sqlite',
+      '--env',
+      DEMO_ENVIRONMENT_FIXTURE,
+      '--out',
+      'public',
+      '--public',
+    ]);
     expect(publish.code, publish.stderr).toBe(0);
     const bytes = await allBytes(join(dir, 'public'));
     const leaked = [...secrets].filter((text) => !allowed.has(text) && bytes.includes(text));
@@ -104,7 +146,17 @@ describe('the public projection of the demo', () => {
   });
 
   it('the private site of the same store does show some of it (the grep can fail)', async () => {
-    expect(evals(['publish', '--store', 'sqlite:book.sqlite', '--env', DEMO_ENVIRONMENT_FIXTURE, '--out', 'private']).code).toBe(0);
+    expect(
+      evals([
+        'publish',
+        '--store',
+        'sqlite:book.sqlite',
+        '--env',
+        DEMO_ENVIRONMENT_FIXTURE,
+        '--out',
+        'private',
+      ]).code,
+    ).toBe(0);
     const bytes = await allBytes(join(dir, 'private'));
     expect([...secrets].some((text) => !allowed.has(text) && bytes.includes(text))).toBe(true);
   });

@@ -82,20 +82,25 @@ describe.skipIf(!HAVE_CHROMIUM)(
       ];
     };
 
-    it.each(['site', 'public'])('every kind of page of the %s site loads with zero network requests and no error', async (site) => {
-      for (const path of await pages(site)) {
-        const file = join(dir, site, path);
-        const { page, requests, errors } = await open(file);
-        expect(requests, path).toEqual([pathToFileURL(file).href]);
-        expect(errors, path).toEqual([]);
-        expect(await page.locator('main').count(), path).toBe(1);
-        await page.close();
-      }
-    });
+    it.each(['site', 'public'])(
+      'every kind of page of the %s site loads with zero network requests and no error',
+      async (site) => {
+        for (const path of await pages(site)) {
+          const file = join(dir, site, path);
+          const { page, requests, errors } = await open(file);
+          expect(requests, path).toEqual([pathToFileURL(file).href]);
+          expect(errors, path).toEqual([]);
+          expect(await page.locator('main').count(), path).toBe(1);
+          await page.close();
+        }
+      },
+    );
 
     it('links lead from the index to a campaign, a case and an attempt, all from file://', async () => {
       const { page, requests } = await open(join(dir, 'site', 'index.html'));
-      await expect(page.locator('#campaigns tr[data-campaign]').evaluateAll((rows) => rows.length)).resolves.toBe(2);
+      await expect(
+        page.locator('#campaigns tr[data-campaign]').evaluateAll((rows) => rows.length),
+      ).resolves.toBe(2);
       await page.locator('a', { hasText: 'nightly-2' }).first().click();
       expect(page.url()).toBe(pathToFileURL(join(dir, 'site/campaigns/nightly-2/index.html')).href);
       await page.locator('nav.site-nav a', { hasText: 'case_b' }).click();

@@ -35,9 +35,19 @@ beforeAll(async () => {
   await seedCampaigns(store, [
     { campaignId: 'nightly-1', minute: 1, cases: { case_a: true, case_b: true } },
     { campaignId: 'nightly-2', minute: 2, cases: { case_a: true, case_b: false } },
-    { campaignId: 'nightly-3', minute: 3, record: { complete: false, partial: ['interrupted'] }, cases: { case_a: true } },
+    {
+      campaignId: 'nightly-3',
+      minute: 3,
+      record: { complete: false, partial: ['interrupted'] },
+      cases: { case_a: true },
+    },
     { campaignId: 'suite-b-1', minute: 4, record: { suite: SUITE_B }, cases: { case_a: true } },
-    { campaignId: 'nightly-2-report-1', minute: 5, record: { tries: 0 }, cases: { case_a: true, case_b: false } },
+    {
+      campaignId: 'nightly-2-report-1',
+      minute: 5,
+      record: { tries: 0 },
+      cases: { case_a: true, case_b: false },
+    },
     { campaignId: 'adhoc', minute: 6, record: null, cases: { case_a: false } },
   ]);
 });
@@ -49,12 +59,21 @@ describe('evals publish', () => {
   it('writes the site: every campaign, the history grouped, latest and latest green (--json by its schema)', async () => {
     const result = evals(['publish', '--store', store, '--out', site, '--json']);
     expect(result.code, result.stderr).toBe(0);
-    const printed = JSON.parse(result.stdout) as { campaigns: { outcome: string }[]; latest: string; latestGreen: string };
+    const printed = JSON.parse(result.stdout) as {
+      campaigns: { outcome: string }[];
+      latest: string;
+      latestGreen: string;
+    };
     expect(schemaErrors(SCHEMA('publish'), printed)).toEqual([]);
     expect(printed.campaigns).toHaveLength(6);
     expect(printed).toMatchObject({ latest: 'adhoc', latestGreen: 'suite-b-1' });
     const history = JSON.parse(await readFile(join(site, 'history.json'), 'utf8')) as {
-      campaigns: { campaignId: string; completeness: string; baseline: string | null; regressions: unknown[] }[];
+      campaigns: {
+        campaignId: string;
+        completeness: string;
+        baseline: string | null;
+        regressions: unknown[];
+      }[];
       rerenders: { campaignId: string }[];
       groups: { points: { campaignId: string }[] }[];
     };
@@ -83,14 +102,19 @@ describe('evals publish', () => {
   });
 
   it('refuses other bytes for a published campaign (exit 1, coded, --json failure) and changes nothing', async () => {
-    await seedCampaigns(store, [{ campaignId: 'nightly-1', minute: 1, record: null, cases: { case_late: true } }]);
+    await seedCampaigns(store, [
+      { campaignId: 'nightly-1', minute: 1, record: null, cases: { case_late: true } },
+    ]);
     const before = await snapshotTree(site);
     const result = evals(['publish', '--store', store, '--out', site, '--campaign', 'nightly-1', '--json']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('campaign_folder_differs');
     const failure = JSON.parse(result.stdout) as { schema: string; error: { code: string } };
     expect(schemaErrors(SCHEMA('cli-failure'), failure)).toEqual([]);
-    expect(failure).toMatchObject({ schema: 'paperclip-evals/publish/v1', error: { code: 'paperclip_app_site_conflict' } });
+    expect(failure).toMatchObject({
+      schema: 'paperclip-evals/publish/v1',
+      error: { code: 'paperclip_app_site_conflict' },
+    });
     expect(await snapshotTree(site)).toEqual(before);
   });
 
@@ -112,12 +136,18 @@ describe('evals publish --verify', () => {
   it('refuses a defect with its code (exit 1), and a site that is not there (exit 2)', async () => {
     const broken = join(dir, 'broken');
     expect(evals(['publish', '--store', store, '--out', broken, '--campaign', 'nightly-2']).code).toBe(0);
-    await writeFile(join(broken, 'campaigns/nightly-2/tests/case_a.html'), '<img src="https://example.com/x.png">');
+    await writeFile(
+      join(broken, 'campaigns/nightly-2/tests/case_a.html'),
+      '<img src="https://example.com/x.png">',
+    );
     const result = evals(['publish', '--verify', broken, '--json']);
     expect(result.code).toBe(1);
     const verification = JSON.parse(result.stdout) as { ok: boolean; issues: { code: string }[] };
     expect(schemaErrors(SCHEMA('site-verification'), verification)).toEqual([]);
-    expect(verification.issues.map((issue) => issue.code).sort()).toEqual(['site_digest_mismatch', 'site_remote_resource']);
+    expect(verification.issues.map((issue) => issue.code).sort()).toEqual([
+      'site_digest_mismatch',
+      'site_remote_resource',
+    ]);
     const human = evals(['publish', '--verify', broken]);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('site_remote_resource');
@@ -172,7 +202,11 @@ describe('evals view', () => {
       expect(campaign.body).toContain('Campaign nightly-1');
       const history = await get(port, '/history.json');
       expect(history.headers['content-type']).toBe('application/json; charset=utf-8');
-      for (const path of ['/../../../etc/passwd', '/campaigns/..%2f..%2f..%2fetc%2fpasswd', '/campaigns/%2e%2e/%2e%2e/etc/passwd'])
+      for (const path of [
+        '/../../../etc/passwd',
+        '/campaigns/..%2f..%2f..%2fetc%2fpasswd',
+        '/campaigns/%2e%2e/%2e%2e/etc/passwd',
+      ])
         expect((await get(port, path)).status, path).toBe(403);
       expect((await get(port, '/passwd.html')).status).toBe(403);
       // A folder without index.html is never listed.

@@ -21,9 +21,19 @@ const campaign = fc
     complete: fc.boolean(),
     lanes: fc.constantFrom(lanesA, lanesB),
     suite: fc.constantFrom(...SUITES),
-    cells: fc.array(fc.record({ caseId: fc.constantFrom('c1', 'c2', 'c3'), solved: fc.integer({ min: 0, max: 3 }) }), { maxLength: 3 }),
+    cells: fc.array(
+      fc.record({ caseId: fc.constantFrom('c1', 'c2', 'c3'), solved: fc.integer({ min: 0, max: 3 }) }),
+      { maxLength: 3 },
+    ),
   })
-  .map(({ minute, kind, complete, lanes, suite, cells }) => ({ minute, kind, complete, lanes, suite, cells }));
+  .map(({ minute, kind, complete, lanes, suite, cells }) => ({
+    minute,
+    kind,
+    complete,
+    lanes,
+    suite,
+    cells,
+  }));
 
 const campaigns = fc.uniqueArray(campaign, { maxLength: 12, selector: (entry) => entry.minute }).map((list) =>
   list.map((entry, index): SiteCampaign => {
@@ -53,7 +63,13 @@ const campaigns = fc.uniqueArray(campaign, { maxLength: 12, selector: (entry) =>
       counted: 6,
       passRate: 0.5,
       statusCounts: {},
-      cost: { providerReportedNanodollars: 1, providerReportedAttempts: 1, estimatedNanodollars: 2, estimatedAttempts: 1, unpricedAttempts: 4 },
+      cost: {
+        providerReportedNanodollars: 1,
+        providerReportedAttempts: 1,
+        estimatedNanodollars: 2,
+        estimatedAttempts: 1,
+        unpricedAttempts: 4,
+      },
       cells,
       cases: cells.map((cell) => cell.caseId),
       configs: ['a'],
@@ -64,9 +80,17 @@ const campaigns = fc.uniqueArray(campaign, { maxLength: 12, selector: (entry) =>
 describe('buildHistory', () => {
   it('does not depend on the order the campaigns are read in', () => {
     fc.assert(
-      fc.property(campaigns.chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }))), ([list, shuffled]) => {
-        expect(buildHistory(shuffled)).toEqual(buildHistory(list));
-      }),
+      fc.property(
+        campaigns.chain((list) =>
+          fc.tuple(
+            fc.constant(list),
+            fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }),
+          ),
+        ),
+        ([list, shuffled]) => {
+          expect(buildHistory(shuffled)).toEqual(buildHistory(list));
+        },
+      ),
     );
   });
 
@@ -83,13 +107,20 @@ describe('buildHistory', () => {
           }
           const base = byId.get(entry.baseline);
           expect(self?.kind).not.toBe('rerender');
-          expect(base).toMatchObject({ kind: 'campaign', completeness: 'complete', comparableKey: self?.comparableKey });
+          expect(base).toMatchObject({
+            kind: 'campaign',
+            completeness: 'complete',
+            comparableKey: self?.comparableKey,
+          });
           expect((base?.startedAt ?? '') < (self?.startedAt ?? '')).toBe(true);
           // The NEWEST such campaign before it.
           const between = list.filter(
             (other) =>
-              other.kind === 'campaign' && other.completeness === 'complete' && other.comparableKey === self?.comparableKey &&
-              (other.startedAt ?? '') > (base?.startedAt ?? '') && (other.startedAt ?? '') < (self?.startedAt ?? ''),
+              other.kind === 'campaign' &&
+              other.completeness === 'complete' &&
+              other.comparableKey === self?.comparableKey &&
+              (other.startedAt ?? '') > (base?.startedAt ?? '') &&
+              (other.startedAt ?? '') < (self?.startedAt ?? ''),
           );
           expect(between).toEqual([]);
         }
@@ -104,7 +135,11 @@ describe('buildHistory', () => {
         const history = buildHistory(list);
         for (const group of history.groups) {
           for (const point of group.points)
-            expect(byId.get(point.campaignId)).toMatchObject({ kind: 'campaign', completeness: 'complete', comparableKey: group.comparableKey });
+            expect(byId.get(point.campaignId)).toMatchObject({
+              kind: 'campaign',
+              completeness: 'complete',
+              comparableKey: group.comparableKey,
+            });
           const times = group.points.map((point) => point.startedAt ?? '');
           expect([...times].sort()).toEqual(times);
         }

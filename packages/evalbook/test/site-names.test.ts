@@ -5,7 +5,24 @@ import { describe, expect, it } from 'vitest';
 
 import { attemptPage, campaignFolder, casePage, nameOf } from '../src/report/site/site-names.ts';
 
-const HOSTILE = ['..', '.', '', '/', '\\', '../../etc/passwd', 'a/b', 'A', 'a', 'x\u0000y', '~61~', '~h00', 'ünï', '𝔘', 'CON', `${'x'.repeat(300)}`];
+const HOSTILE = [
+  '..',
+  '.',
+  '',
+  '/',
+  '\\',
+  '../../etc/passwd',
+  'a/b',
+  'A',
+  'a',
+  'x\u0000y',
+  '~61~',
+  '~h00',
+  'ünï',
+  '𝔘',
+  'CON',
+  `${'x'.repeat(300)}`,
+];
 const anyId = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom(...HOSTILE));
 
 const safe = (segment: string): void => {
@@ -38,13 +55,15 @@ describe('site page names', () => {
     expect(new Set(names).size).toBe(HOSTILE.length);
   });
 
-  it("give every attempt of a campaign its own page, whatever its case, config and attempt ids", () => {
+  it('give every attempt of a campaign its own page, whatever its case, config and attempt ids', () => {
     const key = fc.record({ caseId: anyId, configId: anyId, attemptId: anyId });
     fc.assert(
       fc.property(key, key, (a, b) => {
         fc.pre(a.caseId !== b.caseId || a.configId !== b.configId || a.attemptId !== b.attemptId);
         expect(attemptPage(a)).not.toBe(attemptPage(b));
-        const file = attemptPage(a).replace(/^attempts\//, '').replace(/\.html$/, '');
+        const file = attemptPage(a)
+          .replace(/^attempts\//, '')
+          .replace(/\.html$/, '');
         expect(file).not.toMatch(/[/\\\0]|\.\./);
         expect(file.length).toBeLessThanOrEqual(200);
       }),
@@ -58,7 +77,9 @@ describe('site page names', () => {
   it('keep plain ids readable and put folders where the upstream layout has them', () => {
     expect(campaignFolder('nightly-42')).toBe('campaigns/nightly-42');
     expect(casePage('case_a')).toBe('tests/case_a.html');
-    expect(attemptPage({ caseId: 'case_a', configId: 'cfg', attemptId: 'att_1' })).toBe('attempts/case_a.cfg.att_1.html');
+    expect(attemptPage({ caseId: 'case_a', configId: 'cfg', attemptId: 'att_1' })).toBe(
+      'attempts/case_a.cfg.att_1.html',
+    );
     expect(nameOf('../x')).toBe('~2e~~2e~~2f~x');
   });
 });

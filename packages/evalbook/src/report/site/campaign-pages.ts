@@ -1,7 +1,9 @@
 // One campaign's folder of a published site (issue 19), in ONE streaming pass over the store: each
 // attempt of the campaign (runId = campaignId) is rendered and handed to `emit` as soon as it is read
 // (never held as page text: 100,000 attempts are 100,000 writes, not one string), then the grid page
-// (the report's renderHtml over this campaign's summary), a page per case and campaign.json. The
+// (the report's renderHtml over this campaign's summary), a page per case and campaign.json. A private
+// attempt page is the attempt replay's (buildAttemptReplay, renderAttemptPage); a public one is the
+// allowlisted projection's. The
 // folder's bytes depend on the campaign alone — never on other runs in the store, the store's name
 // or the clock — so publishing it again gives the same bytes. With `public`, every attempt goes
 // through the closed allowlist (public-projection.ts), the grid embeds no attempt and the summary
@@ -11,9 +13,12 @@ import { driftThresholdsOf } from '../../ledger/environment.js';
 import { SummaryBuilder } from '../../analysis/summary.js';
 import { withExpectedChecks } from '../../analysis/scoring.js';
 import { renderHtml } from '../html/render-html.js';
-import { HTML_MAX_ATTEMPTS, reportAttempt } from '../model.js';
+import { renderAttemptPage } from '../html/attempt-page.js';
+import { esc } from '../html/html-text.js';
+import { buildAttemptReplay } from '../attempt-replay.js';
+import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, reportAttempt } from '../model.js';
 import { conversationOf, publicAttempt } from './public-projection.js';
-import { esc, privateAttemptPage, renderCasePage, renderPublicAttemptPage } from './site-html.js';
+import { renderCasePage, renderPublicAttemptPage } from './site-html.js';
 import { attemptPage, campaignFolder, casePage } from './site-names.js';
 import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
 
@@ -72,12 +77,22 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
     if (verdict === null) continue;
     const page = attemptPage(stored.key);
     const caseHref = casePage(stored.key.caseId);
-    const conversation = conversationOf(await store.getBundle(stored.bundleDigest));
+    const bundleText = await store.getBundle(stored.bundleDigest);
+    // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public: the
+    // closed allowlist, rendered apart (the replay shows tool inputs and results).
+    const replay = options.public
+      ? null
+      : buildAttemptReplay({
+          attempt: stored,
+          bundleText,
+          verdict,
+          ...(environment === undefined ? {} : { environment }),
+        });
     await options.emit(
       page,
-      options.public
-        ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversation), caseHref)
-        : privateAttemptPage(stored, verdict, conversation, caseHref),
+      replay === null
+        ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText)), caseHref)
+        : renderAttemptPage(replay, { title: `Attempt ${stored.key.attemptId}`, backHref: `../${caseHref}` }),
     );
     let rows = cases.get(stored.key.caseId);
     if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
@@ -100,8 +115,11 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
       cost.unpricedAttempts++;
     const started = stored.record.startedAt ?? null;
     if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
-    if (!options.public && embedded.length < HTML_MAX_ATTEMPTS)
-      embedded.push({ ...reportAttempt(stored, verdict), toolCallDetails: stored.record.toolCalls });
+    if (replay !== null && embedded.length < HTML_MAX_ATTEMPTS)
+      embedded.push({
+        ...reportAttempt(stored, verdict),
+        replay: embedded.length < HTML_MAX_REPLAYS ? replay : null,
+      });
   }
   if (seen === 0)
     throw new EvalbookError(

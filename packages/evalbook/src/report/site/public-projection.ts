@@ -166,7 +166,9 @@ export function publicAttempt(
 export function publicCheckId(checkId: string, calls: readonly { readonly callId: string }[]): string {
   let id = checkId;
   // Longest first, so a call id that holds another is replaced whole.
-  const ordered = calls.map((call, index) => ({ callId: call.callId, n: index + 1 })).sort((a, b) => b.callId.length - a.callId.length);
+  const ordered = calls
+    .map((call, index) => ({ callId: call.callId, n: index + 1 }))
+    .sort((a, b) => b.callId.length - a.callId.length);
   for (const { callId, n } of ordered) if (callId !== '') id = id.split(callId).join(`call-${n}`);
   return id;
 }

@@ -1,37 +1,19 @@
 // The pages of a published site that are not the report's grid (issue 19): the site index (campaigns
 // newest first, per comparable group a pass-rate and a cost timeline in SVG, regressions and
 // recoveries, links), a case page per case, and an attempt page per attempt (public: from the
-// allowlisted PublicAttempt; private: what the ledger record holds). Plain HTML and SVG, no script:
-// the CSP (SITE_CSP) forbids every script and every network fetch, so each page works from file://.
-// Every string from the ledger is escaped.
-// TODO(issue 19, attempt replay): when buildAttemptReplay / renderAttemptPage land in main, the
-// private attempt page is theirs (privateAttemptPage below is the local adapter until then).
+// allowlisted PublicAttempt; a private site's attempt pages are the attempt replay's, html/attempt-page.ts).
+// Plain HTML and SVG, no script: the CSP (SITE_CSP) forbids every script and every network fetch, so
+// each page works from file://. Every string from the ledger is escaped (the report's esc).
 import { formatUsd } from '../../ledger/cost.js';
-import { readPageAssets } from '../html/render-html.js';
+import { esc } from '../html/html-text.js';
+import { reportPageAssets } from '../html/page-assets.js';
 
-import type { AttemptVerdict } from '../../analysis/scoring.js';
-import type { StoredAttempt } from '../../ledger/store.js';
 import type { PublicAttempt } from './public-projection.js';
 import type { SiteCampaign, SiteCost, SiteGroup, SiteHistory, SiteHistoryEntry } from './site-model.js';
 
 /** The CSP of every page the site writes itself: no script, no fetch, no frame, no form. */
 export const SITE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-// TODO(issue 19): the report's esc (render-html.ts) moves to a shared report/html module with the
-// attempt replay; use it from there then. Same rule: markup escaped, controls as references.
-const INERT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|:(?=:)|#(?=#(?:\[|vso\[))/giu;
-export const esc = (text: string): string =>
-  text
-    .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
-    .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`);
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1f2937;background:#fff}
 main{max-width:72rem;margin:0 auto;padding:1rem 1.5rem}
@@ -262,62 +244,9 @@ ${attempt.conversation.length === 0 ? '<p class="note">No progress text recorded
 }
 
 /**
- * A private attempt page: what the ledger record holds (failure text, tool calls, check reasons,
- * the progress text). The local adapter until the attempt replay lands (see the TODO above).
- */
-export function privateAttemptPage(
-  stored: StoredAttempt,
-  verdict: AttemptVerdict,
-  conversation: readonly string[],
-  casePageHref: string,
-): string {
-  const { record, key } = stored;
-  const body = `<p><a href="../index.html">Campaign ${esc(key.runId)}</a> · <a href="../${esc(casePageHref)}">case ${esc(key.caseId)}</a></p>
-<h1>Attempt ${esc(key.attemptId)}</h1>
-<table>${[
-    row('status', `${esc(verdict.status)}${verdict.reason === null ? '' : ` · ${esc(verdict.reason)}`}`),
-    row('case × config', `${esc(key.caseId)} × ${esc(key.configId)}`),
-    row('bundle', esc(stored.bundleDigest)),
-    row(
-      'runner',
-      `${esc(record.runner.packageName)}@${esc(record.runner.packageVersion)} · ${esc(record.runner.driverKind)}@${esc(record.runner.driverVersion)}`,
-    ),
-    row(
-      'terminal',
-      `turn ${esc(record.terminal.turn)} · run ${esc(record.terminal.run)} · ${esc(record.terminal.workDisposition)}`,
-    ),
-    row(
-      'failure',
-      record.failure === null
-        ? 'none'
-        : `${esc(record.failure.classification)} · ${esc(record.failure.code)} · ${esc(record.failure.message)}`,
-    ),
-    row(
-      'usage',
-      `${record.usage.inputTokens} in · ${record.usage.outputTokens} out · ${record.usage.totalTokens} tokens · ${record.usage.requestCount} requests · ${record.usage.durationMs} ms`,
-    ),
-    row(
-      'cost',
-      `provider-reported ${esc(usd(record.cost.providerReportedNanodollars))} · estimated ${esc(usd(record.cost.estimatedNanodollars))} (apart, never added) · ${esc(record.cost.coverage)}`,
-    ),
-    row(
-      'transcript',
-      `${record.transcript.complete ? 'complete' : `incomplete (${esc(record.transcript.omissionReason ?? 'no reason given')})`} · ${record.transcript.eventCount} events`,
-    ),
-  ].join('')}</table>
-<h2>Checks</h2>
-${stored.scores.length === 0 ? '<p class="note">No checks.</p>' : `<table><thead><tr><th>Check</th><th>Status</th><th>Score</th><th>Reason</th></tr></thead><tbody>${stored.scores.map((score) => `<tr><td>${esc(score.checkId)}</td><td>${esc(score.status)}</td><td>${score.score ?? ''}</td><td>${esc(score.reason ?? '')}</td></tr>`).join('')}</tbody></table>`}
-<h2>Tool calls</h2>
-${record.toolCalls.length === 0 ? '<p class="note">No tool calls.</p>' : `<table><thead><tr><th>Call</th><th>Tool</th><th>Outcome</th><th>Denial</th></tr></thead><tbody>${record.toolCalls.map((call) => `<tr><td>${esc(call.callId)}</td><td>${esc(call.operationId)}</td><td>${esc(call.outcome ?? 'no result')}</td><td>${call.denial === null ? '' : `${esc(call.denial.code)} · ${esc(call.denial.authorizationBoundary)}`}</td></tr>`).join('')}</tbody></table>`}
-<h2>Conversation</h2>
-${conversation.length === 0 ? '<p class="note">No progress text recorded.</p>' : conversation.map((text) => `<pre>${esc(text)}</pre>`).join('')}`;
-  return sitePage(`Attempt ${key.attemptId}`, body, 3);
-}
-
-/**
  * The sha256 (base64, as a CSP names it) of every script a published page may carry: the report's
- * report.js, inlined in each campaign's grid page. `evals publish --verify` refuses any other.
+ * report.js, inlined in each campaign's grid page and each private attempt (replay) page. `evals publish --verify` refuses any other.
  */
 export function siteScriptHashes(): string[] {
-  return [readPageAssets(new URL('../html/', import.meta.url)).scriptSha256];
+  return [reportPageAssets().scriptSha256];
 }
