@@ -245,7 +245,7 @@ describe('the public projection', () => {
       checks: [{ id: `tool:read_document:${call}`, passed: true }],
     };
     if (value.failure !== null) value.failure.message = `${MARKERS.failure} with ${CREDENTIALS[1] ?? ''}`;
-    return value as unknown as Record<string, unknown>;
+    return value;
   };
   let url: string;
   beforeAll(async () => {

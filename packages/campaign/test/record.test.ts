@@ -198,9 +198,9 @@ describe('the campaign record in the ledger (issue 19)', () => {
   it('goes in for a whole campaign, not for a shard or an interrupted run (resumed under the same id)', () => {
     expect(isLedgerRecord(merged())).toBe(true);
     expect(isLedgerRecord(shardRecord(1))).toBe(false);
-    expect(
-      isLedgerRecord({ ...merged(), complete: false, partial: ['interrupted'], allPassed: false }),
-    ).toBe(false);
+    expect(isLedgerRecord({ ...merged(), complete: false, partial: ['interrupted'], allPassed: false })).toBe(
+      false,
+    );
     expect(isLedgerRecord({ ...merged(), complete: false, partial: ['budget_stop'] })).toBe(true);
   });
 

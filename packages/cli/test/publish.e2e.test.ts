@@ -189,7 +189,9 @@ describe('evals view', () => {
           const match = /http:\/\/127\.0\.0\.1:[0-9]+\//.exec(out);
           if (match !== null) resolve(match[0]);
         });
-        child.on('exit', (code) => reject(new Error(`view exited ${code}`)));
+        child.on('exit', (code) => {
+          reject(new Error(`view exited ${String(code)}`));
+        });
       });
       const port = Number(new URL(url).port);
       const index = await get(port, '/');

@@ -17,7 +17,7 @@ const SUITES = [`sha256:${'1'.repeat(64)}`, `sha256:${'2'.repeat(64)}`];
 const campaign = fc
   .record({
     minute: fc.integer({ min: 0, max: 50 }),
-    kind: fc.constantFrom('campaign', 'rerender', 'run') as fc.Arbitrary<SiteCampaign['kind']>,
+    kind: fc.constantFrom<SiteCampaign['kind'][]>('campaign', 'rerender', 'run'),
     complete: fc.boolean(),
     lanes: fc.constantFrom(lanesA, lanesB),
     suite: fc.constantFrom(...SUITES),
@@ -114,13 +114,15 @@ describe('buildHistory', () => {
           });
           expect((base?.startedAt ?? '') < (self?.startedAt ?? '')).toBe(true);
           // The NEWEST such campaign before it.
+          const before = self?.startedAt ?? '';
+          const key = self?.comparableKey;
           const between = list.filter(
             (other) =>
               other.kind === 'campaign' &&
               other.completeness === 'complete' &&
-              other.comparableKey === self?.comparableKey &&
+              other.comparableKey === key &&
               (other.startedAt ?? '') > (base?.startedAt ?? '') &&
-              (other.startedAt ?? '') < (self?.startedAt ?? ''),
+              (other.startedAt ?? '') < before,
           );
           expect(between).toEqual([]);
         }

@@ -188,8 +188,8 @@ async function siteCampaigns(site: string): Promise<SiteCampaign[]> {
   for (const name of folders) {
     const text = await readFile(join(site, CAMPAIGNS, name, 'campaign.json'), 'utf8').catch(() => null);
     if (text === null) continue;
-    const value = JSON.parse(text) as SiteCampaign;
-    if (value.schema === SITE_CAMPAIGN_V1) campaigns.push(value);
+    const value = JSON.parse(text) as { readonly schema?: unknown };
+    if (value.schema === SITE_CAMPAIGN_V1) campaigns.push(value as SiteCampaign);
   }
   return campaigns;
 }
@@ -230,7 +230,7 @@ async function publishCampaign(
       await writeFile(at, bytes, { flag: 'wx' });
     };
     const emit: Emit = async (path, text) => {
-      if (failed !== undefined) throw failed;
+      if (failed !== undefined) throw asError(failed);
       const pending = write(path, text).catch((error: unknown) => {
         failed ??= error;
       });
@@ -244,7 +244,7 @@ async function publishCampaign(
     } finally {
       await Promise.all(inFlight);
     }
-    if (failed !== undefined) throw failed;
+    if (failed !== undefined) throw asError(failed);
     const manifest = manifestText(campaignId, files);
     await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });
     const summary = {
@@ -268,6 +268,8 @@ async function publishCampaign(
     await rm(temporary, { recursive: true, force: true });
   }
 }
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 async function exists(path: string): Promise<boolean> {
   return lstat(path).then(

@@ -83,7 +83,7 @@ export async function runView(options: { readonly site: string; readonly port?: 
     throw new UsageError(`--port takes a port from 0 to 65535, received ${JSON.stringify(options.port)}`);
   const { serveSite } = await import('@paperclip-evals/app/site/serve');
   const served = await serveSite({ site: options.site, port });
-  printLines('stdout', [`${served.url}`]);
+  printLines('stdout', [served.url]);
   printLines('stderr', [
     `evals: serving ${options.site} on ${served.url} (loopback only, read-only); Ctrl-C stops`,
   ]);

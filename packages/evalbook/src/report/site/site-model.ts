@@ -219,7 +219,7 @@ export function buildHistory(campaigns: readonly SiteCampaign[]): SiteHistory {
       recoveries,
       green: trendable && regressions.length === 0,
     });
-    if (trendable && campaign.comparableKey !== null && campaign.suiteFingerprint !== null) {
+    if (trendable && campaign.suiteFingerprint !== null) {
       lastComplete.set(campaign.comparableKey, campaign);
       let group = groups.get(campaign.comparableKey);
       if (group === undefined)
