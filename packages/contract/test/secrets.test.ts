@@ -4,7 +4,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { SECRET_MASK, displayLocator, maskSecrets, secretsIn } from '../src/secrets.ts';
+import {
+  SECRET_MASK,
+  credentialShapedValues,
+  displayLocator,
+  maskSecrets,
+  scrubCredentials,
+  secretsIn,
+} from '../src/secrets.ts';
 
 describe('displayLocator', () => {
   it.each([
@@ -128,5 +135,39 @@ describe('properties', () => {
         },
       ),
     );
+  });
+});
+
+describe('credential-shaped values (issue 19: what a public site must never carry)', () => {
+  const SHAPES: readonly [string, string][] = [
+    ['an OpenAI key', 'sk-abcdefghijklmnopqrstuvwx'],
+    ['an OpenAI project key', 'sk-proj-abcdefghijklmnopqrstuvwx'],
+    ['an Anthropic key', 'sk-ant-api03-abcdefghijklmnop'],
+    ['a GitHub token', 'ghp_0123456789abcdefghijABCDEFGHIJ'],
+    ['a GitHub app token', 'ghs_0123456789abcdefghijABCDEFGHIJ'],
+    ['a fine-grained GitHub token', 'github_pat_11ABCDEFG0123456789_abcdefghij'],
+    ['an AWS access key id', 'AKIAIOSFODNN7EXAMPLE'],
+    ['an AWS secret key', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+    ['a Slack token', 'xoxb-123456789012-abcdefghij'],
+    ['a bearer token', 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc'],
+    ['a private key block', '-----BEGIN OPENSSH PRIVATE KEY-----'],
+  ];
+  it.each(SHAPES)('finds %s, and scrubs it', (_name, value) => {
+    const text = `the agent used ${value} here`;
+    expect(credentialShapedValues(text).length).toBeGreaterThan(0);
+    const scrubbed = scrubCredentials(text);
+    expect(credentialShapedValues(scrubbed)).toEqual([]);
+    expect(scrubbed).toContain('the agent used');
+    expect(scrubbed).toContain(SECRET_MASK);
+  });
+  it.each([
+    ['a word with sk-', 'risk-averse task-switching'],
+    ['a short sk- id', 'sk-123'],
+    ['a tool name', 'read_document'],
+    ['a digest', `sha256:${'a'.repeat(64)}`],
+    ['the word bearer', 'the bearer of bad news'],
+  ])('leaves %s alone', (_name, text) => {
+    expect(credentialShapedValues(text)).toEqual([]);
+    expect(scrubCredentials(text)).toBe(text);
   });
 });
