@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 
 import { parseNativeExecution } from '../../packages/contract/dist/index.js';
 import { SqliteStore, convertBundle } from '../../packages/evalbook/dist/index.js';
-import { syntheticAttempt } from '../attempts/synthetic.ts';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { mb, runCli } from './cli-run.ts';
 
 import type { LedgerRecord } from '../../packages/evalbook/dist/index.js';

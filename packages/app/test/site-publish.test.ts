@@ -14,7 +14,7 @@ import { openStore } from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
 import { verifySite } from '../src/site/verify.ts';
-import { SUITE_B, allBytes, seedCampaigns, snapshotTree } from './support/site-store.ts';
+import { SUITE_B, allBytes, seedCampaigns, snapshotTree } from '@paperclip-evals/test-kit/site-store';
 
 import type { SiteHistory, SiteLatest } from '@paperclip-evals/evalbook';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { publishSite } from '../src/site/publish.ts';
 import { verifySite } from '../src/site/verify.ts';
-import { seedCampaigns } from './support/site-store.ts';
+import { seedCampaigns } from '@paperclip-evals/test-kit/site-store';
 
 let dir: string;
 let published: string;

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_ENVIRONMENT_FIXTURE } from '../../../scripts/demo-environment.ts';
 import { demoAttempts } from '../../../scripts/demo-suite.ts';
-import { allBytes } from '../../app/test/support/site-store.ts';
+import { allBytes } from '@paperclip-evals/test-kit/site-store';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');

@@ -11,8 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { seedCampaigns } from '../../app/test/support/site-store.ts';
-import { needs } from '../../contract/test/support/requirement.ts';
+import { seedCampaigns } from '@paperclip-evals/test-kit/site-store';
+import { needs } from '@paperclip-evals/test-kit/requirement';
 
 import type { Browser, Page } from 'playwright-core';
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
-import { SUITE_B, seedCampaigns, snapshotTree } from '../../app/test/support/site-store.ts';
+import { SUITE_B, seedCampaigns, snapshotTree } from '@paperclip-evals/test-kit/site-store';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { parseNativeExecution } from '@paperclip-evals/contract';
 import { convertBundle, openStore } from '@paperclip-evals/evalbook';
 
-import { syntheticAttempt } from '../../../../scripts/attempts/synthetic.ts';
+import { syntheticAttempt } from './synthetic.ts';
 
-import type { SyntheticAttemptOptions } from '../../../../scripts/attempts/synthetic.ts';
+import type { SyntheticAttemptOptions } from './synthetic.ts';
 
 export const SUITE_A = `sha256:${'a'.repeat(64)}`;
 export const SUITE_B = `sha256:${'b'.repeat(64)}`;
