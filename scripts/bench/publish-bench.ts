@@ -1,6 +1,7 @@
 // `pnpm bench` (publish part, issue 19): `evals publish` of ONE 100,000-attempt campaign (a page
-// per attempt, a page per case, the grid, the manifest) — wall time and the process's peak RSS —
-// beside `evals report --format html --run <campaign>` of the same store in the same run. The
+// per attempt, a page per case, the grid, the manifest), `--verify` of that site and `--public` —
+// wall time and the process's peak RSS — beside `evals report --format html --run <campaign>` of
+// the same store in the same run. The
 // targets are the report's (< 10 s and < 500 MB, docs/benchmarks.md); publish writes 100,000 pages
 // as they are rendered, so its memory stays flat and its time is the writes'.
 //
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
   const site = join(dir, 'publish-site');
   const report = join(dir, 'publish-report.html');
   rmSync(site, { recursive: true, force: true });
+  rmSync(`${site}-public`, { recursive: true, force: true });
   const results: Record<string, unknown> = { attempts, node: process.version };
   const runs: [string, string[]][] = [
     [
@@ -129,6 +131,10 @@ async function main(): Promise<void> {
     ],
     ['publish', ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', site]],
     ['publish --verify', ['publish', '--verify', site]],
+    [
+      'publish --public',
+      ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', `${site}-public`, '--public'],
+    ],
   ];
   for (const [name, args] of runs) {
     const run = await runCli(args);
@@ -139,6 +145,7 @@ async function main(): Promise<void> {
     );
   }
   rmSync(site, { recursive: true, force: true });
+  rmSync(`${site}-public`, { recursive: true, force: true });
   rmSync(report, { force: true });
   if (values.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 }
