@@ -66,6 +66,9 @@ describe('evals publish', () => {
     };
     expect(schemaErrors(SCHEMA('publish'), printed)).toEqual([]);
     expect(printed.campaigns).toHaveLength(6);
+    // The schema can fail: an outcome publish never gives is refused.
+    const wrong = { ...printed, campaigns: [{ ...printed.campaigns[0], outcome: 'overwritten' }] };
+    expect(schemaErrors(SCHEMA('publish'), wrong)).not.toEqual([]);
     expect(printed).toMatchObject({ latest: 'adhoc', latestGreen: 'suite-b-1' });
     const history = JSON.parse(await readFile(join(site, 'history.json'), 'utf8')) as {
       campaigns: {
@@ -144,6 +147,14 @@ describe('evals publish --verify', () => {
     expect(result.code).toBe(1);
     const verification = JSON.parse(result.stdout) as { ok: boolean; issues: { code: string }[] };
     expect(schemaErrors(SCHEMA('site-verification'), verification)).toEqual([]);
+    // The schema can fail: a site said ok with defects, or a defect code verify never gives.
+    expect(schemaErrors(SCHEMA('site-verification'), { ...verification, ok: true })).not.toEqual([]);
+    expect(
+      schemaErrors(SCHEMA('site-verification'), {
+        ...verification,
+        issues: [{ ...verification.issues[0], code: 'site_fine' }],
+      }),
+    ).not.toEqual([]);
     expect(verification.issues.map((issue) => issue.code).sort()).toEqual([
       'site_digest_mismatch',
       'site_remote_resource',
