@@ -221,13 +221,13 @@ async function publishCampaign(
       let folder = made.get(parent);
       if (folder === undefined) made.set(parent, (folder = mkdir(parent, { recursive: true })));
       await folder;
-      const bytes = Buffer.from(text, 'utf8');
+      // Hashed and sized from the text itself (no copy of the page as a Buffer held meanwhile).
       files.push({
         path,
-        sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-        size: bytes.length,
+        sha256: `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`,
+        size: Buffer.byteLength(text, 'utf8'),
       });
-      await writeFile(at, bytes, { flag: 'wx' });
+      await writeFile(at, text, { encoding: 'utf8', flag: 'wx' });
     };
     const emit: Emit = async (path, text) => {
       if (failed !== undefined) throw asError(failed);
