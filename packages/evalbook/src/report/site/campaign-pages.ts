@@ -210,8 +210,9 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
 
 /**
  * The summary a public grid shows, field by field: the same aggregates (counts, rates, intervals,
- * ids), no retraction text (who retracted what, and why, stays private), no comparison, and nothing
- * keyed by check id (check drift, soft failures): a runner's per-call check ids carry session ids.
+ * ids), no retraction text (who retracted what, and why, stays private), no comparison, nothing
+ * keyed by check id (check drift, soft failures, check rates: a runner's per-call check ids carry
+ * session ids), and of the suite's identity only the configs' model and driver (no prompt).
  */
 function publicSummary(summary: EvalbookSummary): EvalbookSummary {
   return {
@@ -235,7 +236,21 @@ function publicSummary(summary: EvalbookSummary): EvalbookSummary {
     coverage: summary.coverage,
     comparison: null,
     policy: summary.policy,
+    latestRun: summary.latestRun,
+    latestGrid: summary.latestGrid,
     checkDrift: [],
     softFailures: [],
+    checkRates: [],
+    perCallObservations: summary.perCallObservations,
+    // Model/config identity is public; a case's prompt and description are the suite's, not published.
+    identity: {
+      cases: [],
+      configs: summary.identity.configs.map(({ configId, model, driver }) => ({
+        configId,
+        model,
+        driver,
+        description: null,
+      })),
+    },
   };
 }
