@@ -1,4 +1,4 @@
-// The demo's public projection (issue 19): the demo suite (scripts/demo-suite.ts: 4 cases × 2 configs
+// The demo's public projection (issue 19): the demo suite (scripts/demo-suite.ts: its cases × configs
 // × 3 attempts) run through the reference runner's built paperclip-runner-eval-session bin with its
 // deterministic provider, ingested with the demo's environment, published with --public: no byte of
 // the site holds any tool input or result text, tool call or session id, or raw failure text of the
@@ -14,7 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_ENVIRONMENT_FIXTURE } from '../../../scripts/demo-environment.ts';
-import { demoAttempts } from '../../../scripts/demo-suite.ts';
+import {
+  DEMO_ATTEMPTS_PER_PAIR,
+  DEMO_CASES,
+  DEMO_CONFIGS,
+  caseSession,
+  caseSha256,
+  configSha256,
+} from '../../../scripts/demo-suite.ts';
 import { allBytes } from '@paperclip-evals/test-kit/site-store';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -89,19 +96,43 @@ beforeAll(async () => {
   );
   chmodSync(runnerd, 0o755);
   const runnerdSha256 = `sha256:${createHash('sha256').update(readFileSync(runnerd)).digest('hex')}`;
-  for (const attempt of demoAttempts()) {
-    const request = join(dir, `${attempt.attemptId}.request.json`);
-    writeFileSync(
-      request,
-      JSON.stringify({ ...attempt.request, runnerd: { path: runnerd, sha256: runnerdSha256 } }),
-    );
-    const output = join(dir, 'artifacts', `${attempt.attemptId}.json`);
-    const run = spawnSync(process.execPath, [BIN, '--request', request, '--output', output], {
-      env: {},
-      timeout: 60_000,
-    });
-    expect(run.status, attempt.attemptId).toBe(attempt.sessionExit);
-  }
+  // The demo's eval-session requests: each case × config × attempt, as its campaign sends them.
+  for (const entry of DEMO_CASES)
+    for (const config of DEMO_CONFIGS)
+      for (let n = 1; n <= DEMO_ATTEMPTS_PER_PAIR; n++) {
+        const attemptId = `attempt_${entry.id.replace(/^case_/, '')}_${config.id.replace(/^config_/, '')}_${n}`;
+        const request = join(dir, `${attemptId}.request.json`);
+        writeFileSync(
+          request,
+          JSON.stringify({
+            schema: 'paperclip-runner/eval-session-request/v1',
+            attemptId,
+            prompt: entry.prompt,
+            model: config.model,
+            provider: 'paperclip_deterministic',
+            runnerd: { path: runnerd, sha256: runnerdSha256 },
+            limits: { turnTimeoutMs: 60_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
+            session: {
+              runId: 'run_demo_publish',
+              seed: `demo/${entry.id}/${config.id}/${n}`,
+              ...caseSession(entry),
+            },
+            evalCase: {
+              caseId: entry.id,
+              caseSha256: caseSha256(entry),
+              configId: config.id,
+              configSha256: configSha256(config),
+            },
+          }),
+        );
+        const output = join(dir, 'artifacts', `${attemptId}.json`);
+        const run = spawnSync(process.execPath, [BIN, '--request', request, '--output', output], {
+          env: {},
+          timeout: 60_000,
+        });
+        // 0, or 2 for an infrastructure outcome (an unpriced model's budget stop): an artifact either way.
+        expect([0, 2], attemptId).toContain(run.status);
+      }
   // Each artifact and the bundle beside it (in folders of their own).
   for (const name of readdirSync(join(dir, 'artifacts'), { recursive: true, encoding: 'utf8' }))
     if (name.endsWith('.json') && statSync(join(dir, 'artifacts', name)).isFile())
