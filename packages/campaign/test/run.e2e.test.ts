@@ -464,8 +464,11 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
       }),
     );
     const merged = join(scratch, 'merged.json');
-    const result = await evals(['merge', ...records, '--out', merged, '--json']);
+    // One shared ledger: nothing to copy, --store alone appends the merged record to it.
+    const result = await evals(['merge', ...records, '--out', merged, '--json', '--store', url]);
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('recorded in the ledger');
+    expect(result.stderr).not.toContain('copied');
     const record = JSON.parse(result.stdout) as CampaignRecord;
     expect(record).toMatchObject({
       shard: null,
@@ -481,6 +484,13 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
       r.attempts.map((a) => [a.laneId, a.caseId, a.index, a.disposition]);
     expect(outcome(record)).toEqual(outcome(whole));
     expect((await ledgerIds(url, 'sharded')).sort()).toEqual(record.attempts.map((a) => a.attemptId).sort());
+    const ledger = await openStore(url, { mustExist: true });
+    try {
+      const stored = (await ledger.campaigns()).filter((entry) => entry.campaignId === record.campaignId);
+      expect(stored.map((entry) => entry.record['complete'])).toEqual([true]);
+    } finally {
+      await ledger.close();
+    }
 
     const missing = await evals([
       'merge',

@@ -159,7 +159,7 @@ export function addCampaignCommands(program: Command): void {
     .requiredOption('--out <file>', 'where the campaign record goes (atomically)')
     .option(
       '--store <url>',
-      "with --from-store: the store every shard's attempts are copied into (sqlite:PATH or postgres://…), and the merged record appended to (evals publish reads it; another record of the campaign id there: exit 1)",
+      "the ledger the merged record is appended to (evals publish reads it; another record of the campaign id there: exit 1) and, with --from-store, every shard's attempts are copied into (sqlite:PATH or postgres://…)",
     )
     .addOption(
       repeatable(
@@ -181,7 +181,8 @@ export function addCampaignCommands(program: Command): void {
         'transaction (already there with the same digest: skipped). Before anything is written, an attempt stored',
         'with another digest (in two shard stores, or in the target) and a try the records say was stored that no',
         'store holds are refused, every one listed: nothing is written, the record neither. With one shared',
-        'PostgreSQL ledger there is nothing to copy: leave both out.',
+        'PostgreSQL ledger there is nothing to copy: give only --store (the shared ledger), and the merged record is',
+        'appended to it.',
         '',
         'Examples:',
         '  $ evals merge shards/*.json --out campaign.json',

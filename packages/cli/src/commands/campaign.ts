@@ -204,24 +204,20 @@ export interface MergeCommandOptions {
   readonly records: readonly string[];
   readonly out: string;
   readonly json: boolean;
-  /** With fromStores: where every shard store's attempts of the campaign go (and its record). */
+  /** Where the merged record is appended (evals publish reads it) and, with fromStores, every shard store's attempts copied. */
   readonly store?: string;
   readonly fromStores: readonly string[];
 }
 
 export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
-  if ((options.store === undefined) !== (options.fromStores.length === 0))
-    throw new UsageError(
-      options.store === undefined
-        ? '--from-store needs --store: the store the shards’ attempts are copied into'
-        : '--store needs --from-store: each shard’s own store to copy from (with one shared PostgreSQL ledger, leave both out)',
-    );
+  if (options.store === undefined && options.fromStores.length > 0)
+    throw new UsageError('--from-store needs --store: the store the shards’ attempts are copied into');
   const campaign = await import('@paperclip-evals/campaign');
   const shards = [];
   for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });
   const record = campaign.mergeCampaignRecords(shards);
   // The attempts first: a store merge that does not hold writes nothing, the record neither.
-  if (options.store !== undefined) {
+  if (options.store !== undefined && options.fromStores.length > 0) {
     const merged = await campaign.mergeShardStores({ record, from: options.fromStores, to: options.store });
     printLines('stderr', [
       `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')})`,
