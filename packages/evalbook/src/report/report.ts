@@ -1,7 +1,7 @@
 // `evals report`: one streaming pass over the store (attempts, then policy verdicts) builds the
-// summary (summary.ts) and, for JSON, writes every attempt as it goes; then the chosen renderer writes
-// the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one
-// self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
+// summary (summary.ts) and, for JSON and CSV, writes every attempt as it goes; then the chosen
+// renderer writes the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML
+// for CI, or one self-contained HTML page (CSV is its rows only: one per attempt, for spreadsheets). Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out. What the renderers read (the JSON
 // report's attempt row, budgets, the result) is the report model, model.ts. The HTML page embeds
@@ -11,13 +11,14 @@
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';
-import { driftThresholdsOf } from '../ledger/environment.js';
+import { configOf, driftThresholdsOf } from '../ledger/environment.js';
 import type { Environment } from '../ledger/environment.js';
 import { assertGatesJudgeable, decideGates } from '../analysis/gates.js';
 import type { FailOn } from '../analysis/gates.js';
 import { buildAttemptReplay } from './attempt-replay.js';
 import { renderHtml } from './html/render-html.js';
 import type { HtmlAttempt } from './html/render-html.js';
+import { csvHeader, csvRow } from './render-csv.js';
 import { renderJunit } from './render-junit.js';
 import { renderMarkdown } from './render-markdown.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from './model.js';
@@ -86,6 +87,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     await options.write(
       `{\n"schema": ${jsonText(head.schema)},\n"store": ${jsonText(head.store)},\n"attempts": [`,
     );
+  else if (format === 'csv') await options.write(csvHeader());
   let count = 0;
   let buffer = '';
   let read = 0;
@@ -99,6 +101,12 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     if (format === 'json') {
       // jsonText: exact JSON that is as safe as the CLI's --json when it lands on a terminal or CI log.
       buffer += `${count === 0 ? '' : ','}\n${jsonText(reportAttempt(stored, verdict))}`;
+      if ((count + 1) % CHUNK_ATTEMPTS === 0) {
+        await options.write(buffer);
+        buffer = '';
+      }
+    } else if (format === 'csv') {
+      buffer += csvRow(stored, verdict, configOf(environment, stored.key.configId)?.model);
       if ((count + 1) % CHUNK_ATTEMPTS === 0) {
         await options.write(buffer);
         buffer = '';
@@ -156,7 +164,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       .map(([name, value]) => `${jsonText(name)}: ${jsonText(value, 2)}`)
       .join(',\n');
     await options.write(`${buffer}\n],\n${fields}\n}\n`);
-  } else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
+  } else if (format === 'csv') await options.write(buffer);
+  else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
   else if (format === 'junit') await options.write(renderJunit({ title, summary, gate }));
   else
     await options.write(
