@@ -196,7 +196,9 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     const junit = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'junit']);
     expect(junit.status).toBe(0);
     expect(junit.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
-    expect(junit.stdout).toContain('<testsuite name="config_a" tests="1" failures="0" errors="1">');
+    expect(junit.stdout).toMatch(
+      /<testsuite name="config_a" tests="1" failures="0" errors="1" skipped="0" time="\d+\.\d{3}">/,
+    );
     expect(junit.stdout).toContain('type="errored"');
     expect(junit.stdout).toContain('type="incomplete"');
   });

@@ -19,7 +19,7 @@ import { buildAttemptReplay } from './attempt-replay.js';
 import { renderHtml } from './html/render-html.js';
 import type { HtmlAttempt } from './html/render-html.js';
 import { csvHeader, csvRow } from './render-csv.js';
-import { renderJunit } from './render-junit.js';
+import { JunitAttempts, renderJunit } from './render-junit.js';
 import { renderMarkdown } from './render-markdown.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from './model.js';
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
@@ -76,6 +76,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   const embedKeys = new EmbedKeys<AttemptKey>(HTML_MAX_ATTEMPTS);
   /** The first HTML_MAX_ATTEMPTS attempts: the page's, when every attempt fits. */
   const embedded: Embedded[] = [];
+  const junitAttempts = new JunitAttempts();
 
   // The JSON report (JsonReport) is streamed member by member, in this order: its head, each
   // attempt, then the tail.
@@ -111,7 +112,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         await options.write(buffer);
         buffer = '';
       }
-    } else if (format === 'html') {
+    } else if (format === 'junit') junitAttempts.add(stored, verdict);
+    else if (format === 'html') {
       const { runId, caseId, configId } = stored.key;
       embedKeys.add(runId, caseId, configId, verdict.status === 'solved', stored.key);
       if (embedded.length < HTML_MAX_ATTEMPTS) embedded.push({ stored, verdict });
@@ -166,7 +168,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     await options.write(`${buffer}\n],\n${fields}\n}\n`);
   } else if (format === 'csv') await options.write(buffer);
   else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
-  else if (format === 'junit') await options.write(renderJunit({ title, summary, gate }));
+  else if (format === 'junit') await options.write(renderJunit({ title, summary, gate, attempts: junitAttempts }));
   else
     await options.write(
       renderHtml({
