@@ -165,6 +165,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'artifactCountsText',
     'artifactSuiteFields',
     'assertGatesJudgeable',
+    'assertReportOptions',
     'attemptVerdict',
     'buildAttemptReplay',
     'caseOf',

@@ -148,6 +148,7 @@ const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
   paperclip_evalbook_ingest_usage_invalid: EXIT.usage,
   paperclip_evalbook_scope_unknown: EXIT.usage,
   paperclip_evalbook_retraction_refused: EXIT.usage,
+  paperclip_evalbook_report_option_invalid: EXIT.usage,
   paperclip_evalbook_cost_inconsistent: EXIT.internal,
   paperclip_evalbook_cost_out_of_range: EXIT.internal,
   paperclip_evalbook_statistics_out_of_range: EXIT.internal,

@@ -231,13 +231,17 @@ export function createProgram(): Command {
       new Option(
         '--attempt <attemptId>',
         "write this attempt's replay page (HTML) instead of the report; with --run when the id is in several runs",
-      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign']),
+      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign', 'htmlUrl']),
     )
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
     .option('--a-run <runId>', 'or compare two runs: the baseline run…')
     .option('--b-run <runId>', '…and the candidate run')
     .addOption(failOnOption())
+    .option(
+      '--html-url <url>',
+      'with --format md: where the HTML report of the same evalbook is published (an http: or https: URL, no user or password); the Markdown links it under its verdict line',
+    )
     .addOption(storeOption())
     .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (budgets, denominator policy, title, store)')
@@ -252,6 +256,7 @@ export function createProgram(): Command {
         'Examples:',
         '  $ evals report --format html --out report.html',
         '  $ evals report --format md --a baseline --b candidate > comment.md',
+        '  $ evals report --format md --html-url https://ci.example/runs/42/report.html --out comment.md',
         '  $ evals report --format junit --out junit.xml --fail-on below:0.8',
         '  $ evals report --format csv --run nightly-42 --out attempts.csv   # one row per attempt',
         '  $ evals report --format md --run nightly-42 --fail-on drift    # judge one run against earlier runs',
@@ -263,7 +268,7 @@ export function createProgram(): Command {
     .action(
       act(
         async (
-          flags: ReportFlags & { format: ReportFormat; out?: string; attempt?: string },
+          flags: ReportFlags & { format: ReportFormat; out?: string; attempt?: string; htmlUrl?: string },
           command: Command,
         ) => {
           if (flags.attempt !== undefined) {
@@ -287,6 +292,7 @@ export function createProgram(): Command {
             ...storeFlags(flags),
             format: flags.format,
             ...(flags.out === undefined ? {} : { out: flags.out }),
+            ...(flags.htmlUrl === undefined ? {} : { htmlUrl: flags.htmlUrl }),
             ...(compare === undefined ? {} : { compare }),
             failOn: flags.failOn ?? [],
           });

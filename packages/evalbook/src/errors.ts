@@ -19,6 +19,8 @@ export type EvalbookErrorCode =
   | 'paperclip_evalbook_cost_inconsistent'
   /** A cost figure or price that is negative, not an integer, or past the safe bound. */
   | 'paperclip_evalbook_cost_out_of_range'
+  /** A report option that cannot be honoured (an --html-url that is not a plain http(s) URL, or not for Markdown). */
+  | 'paperclip_evalbook_report_option_invalid'
   /** A statistic asked of arguments outside its domain (a caller's bug: counts, levels, seeds). */
   | 'paperclip_evalbook_statistics_out_of_range';
 

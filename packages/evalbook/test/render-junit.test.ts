@@ -207,7 +207,6 @@ describe('renderJunit: any text is XML 1.0 that reads as itself', () => {
         const { text } = await reportText([bent], {
           format: 'junit',
           failOn: [{ kind: 'below', rate: 0.5 }],
-          environment: undefined,
         });
         return { text, runId, caseId, configId, attemptId, code };
       }),

@@ -11,6 +11,7 @@
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';
+import { EvalbookError } from '../errors.js';
 import { configOf, driftThresholdsOf } from '../ledger/environment.js';
 import type { Environment } from '../ledger/environment.js';
 import { assertGatesJudgeable, decideGates } from '../analysis/gates.js';
@@ -20,7 +21,7 @@ import { renderHtml } from './html/render-html.js';
 import type { HtmlAttempt } from './html/render-html.js';
 import { csvHeader, csvRow } from './render-csv.js';
 import { JunitAttempts, renderJunit } from './render-junit.js';
-import { renderMarkdown } from './render-markdown.js';
+import { htmlReportHref, renderMarkdown } from './render-markdown.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from './model.js';
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
@@ -44,6 +45,8 @@ export interface ReportOptions {
   readonly failOn?: readonly FailOn[];
   /** Count attempts kept apart as foreign (default: left out, and said so). */
   readonly includeForeign?: boolean;
+  /** Where the HTML report is published (http(s)); the Markdown report links it. Markdown only. */
+  readonly htmlUrl?: string;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
   /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
@@ -55,11 +58,27 @@ export const PROGRESS_EVERY = 5000;
 /** Flushes buffered JSON attempt lines every this many attempts. */
 const CHUNK_ATTEMPTS = 200;
 
+/**
+ * Throws EvalbookError paperclip_evalbook_report_option_invalid for an htmlUrl that is not a plain
+ * http(s) URL (htmlReportHref) or that is given for a format other than Markdown — before any store
+ * is read, so the mistake costs nothing.
+ */
+export function assertReportOptions(options: Pick<ReportOptions, 'format' | 'htmlUrl'>): void {
+  if (options.htmlUrl === undefined) return;
+  if ((options.format ?? 'json') !== 'md')
+    throw new EvalbookError(
+      'paperclip_evalbook_report_option_invalid',
+      `--html-url links the published HTML report from the Markdown report: it needs --format md (received --format ${options.format ?? 'json'})`,
+    );
+  htmlReportHref(options.htmlUrl);
+}
+
 /** Writes the report; returns the summary, budgets and gate outcome (for the exit code). */
 export async function writeReport(options: ReportOptions): Promise<ReportResult> {
   const format = options.format ?? 'json';
   const failOn = options.failOn ?? [];
   assertGatesJudgeable(failOn, options.compare);
+  assertReportOptions(options);
   const policy: DenominatorPolicy = options.environment?.report?.denominator ?? 'all_attempts';
   const environment = options.environment;
   const builder = new SummaryBuilder({
@@ -167,7 +186,16 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       .join(',\n');
     await options.write(`${buffer}\n],\n${fields}\n}\n`);
   } else if (format === 'csv') await options.write(buffer);
-  else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
+  else if (format === 'md')
+    await options.write(
+      renderMarkdown({
+        title,
+        summary,
+        budgets,
+        gate,
+        ...(options.htmlUrl === undefined ? {} : { htmlUrl: options.htmlUrl }),
+      }),
+    );
   else if (format === 'junit') await options.write(renderJunit({ title, summary, gate, attempts: junitAttempts }));
   else
     await options.write(
