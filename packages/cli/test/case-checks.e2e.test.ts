@@ -218,7 +218,9 @@ describe('case checks in the checks vocabulary', () => {
     expect(html).toMatch(/data-insufficient-history="2"/);
 
     const junit = evals(['report', '--format', 'junit', ...STORE]).stdout;
-    expect(junit).toContain('<testsuite name="check drift" tests="5" failures="1" errors="0" skipped="2" time="0.000">');
+    expect(junit).toContain(
+      '<testsuite name="check drift" tests="5" failures="1" errors="0" skipped="2" time="0.000">',
+    );
     expect(junit).toMatch(
       /<testcase name="case_synthetic · few-steps" classname="drift\.config_synthetic" time="0\.000">\s*<failure message="0\.000 in run_11 &lt; bar 0\.960/,
     );

@@ -183,7 +183,7 @@ describe('evals report --format csv and --html-url', () => {
     const json = JSON.parse(run(['report', '--store', 'sqlite:book.sqlite']).stdout) as Report;
     const csv = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'csv', '--out', 'attempts.csv']);
     expect(csv.status).toBe(0);
-    const [header = [], ...rows] = parse(readFileSync(join(dir, 'attempts.csv'), 'utf8')) as string[][];
+    const [header = [], ...rows] = parse(readFileSync(join(dir, 'attempts.csv'), 'utf8'));
     expect(rows).toHaveLength(json.attemptCount);
     const column = (name: string): (string | undefined)[] => rows.map((row) => row[header.indexOf(name)]);
     expect(column('attempt')).toEqual(json.attempts.map((attempt) => attempt.attemptId));
@@ -192,7 +192,9 @@ describe('evals report --format csv and --html-url', () => {
     // Exact: nine decimals of USD are the nanodollars; unknown is empty, never 0.
     expect(column('cost_usd')).toEqual(
       json.attempts.map((attempt) =>
-        attempt.cost.effectiveNanodollars === null ? '' : (attempt.cost.effectiveNanodollars / 1e9).toFixed(9),
+        attempt.cost.effectiveNanodollars === null
+          ? ''
+          : (attempt.cost.effectiveNanodollars / 1e9).toFixed(9),
       ),
     );
     expect(column('cost_usd')).toContain('');

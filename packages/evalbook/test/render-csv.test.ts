@@ -14,7 +14,7 @@ import { storedAttempt } from './support/stored-attempts.ts';
 import type { StoredAttempt } from '../src/ledger/store.ts';
 
 /** Parses CSV text strictly (no relaxed quotes, every record the same column count). */
-const parseCsv = (text: string): string[][] => parse(text, { relax_column_count: false }) as string[][];
+const parseCsv = (text: string): string[][] => parse(text, { relax_column_count: false });
 
 /** Undoes the formula guard (one leading ') and terminalText's escapes (read as a JSON string would). */
 function decode(field: string): string {
@@ -30,7 +30,9 @@ function decode(field: string): string {
 const hostile = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({
-    unit: fc.constantFrom(...Array.from('=+-@\t\r\n",\'\\ a;|\u001b\u0000\u007f\u0085\u202e\u2028\ud800\udc00:#[')),
+    unit: fc.constantFrom(
+      ...Array.from('=+-@\t\r\n",\'\\ a;|\u001b\u0000\u007f\u0085\u202e\u2028\ud800\udc00:#['),
+    ),
     maxLength: 30,
   }),
   fc.constantFrom(
@@ -106,11 +108,13 @@ describe('csvRow', () => {
         const attempts = rows.map((texts) => hostileAttempt(texts, base));
         const text =
           csvHeader() +
-          attempts.map((stored) => csvRow(stored, attemptVerdict(stored.record, stored.scores), 'model-x')).join('');
+          attempts
+            .map((stored) => csvRow(stored, attemptVerdict(stored.record, stored.scores), 'model-x'))
+            .join('');
         const records = parseCsv(text);
         expect(records[0]).toEqual([...CSV_COLUMNS]);
         expect(records).toHaveLength(attempts.length + 1);
-        records.forEach((record) => expect(record).toHaveLength(CSV_COLUMNS.length));
+        for (const record of records) expect(record).toHaveLength(CSV_COLUMNS.length);
         // One physical line per row: text never breaks a row.
         expect(text.split('\r\n')).toHaveLength(attempts.length + 2);
         rows.forEach((texts, index) => {

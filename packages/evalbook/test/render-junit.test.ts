@@ -45,11 +45,19 @@ const children = (element: Element, name: string): Element[] =>
   Array.from(element.childNodes).filter(
     (node): node is Element => node.nodeType === 1 && (node as Element).tagName === name,
   );
-const attr = (element: Element | undefined, name: string): string | null => element?.getAttribute(name) ?? null;
+const attr = (element: Element | undefined, name: string): string | null =>
+  element?.getAttribute(name) ?? null;
 const num = (element: Element | undefined, name: string): number => Number(attr(element, name));
 
 /** One attempt of an outcome, with a duration the test knows. */
-function attempt(runId: string, caseId: string, configId: string, attemptId: string, outcome: Outcome, durationMs: number): StoredAttempt {
+function attempt(
+  runId: string,
+  caseId: string,
+  configId: string,
+  attemptId: string,
+  outcome: Outcome,
+  durationMs: number,
+): StoredAttempt {
   const stored = storedAttempt(runId, caseId, configId, attemptId, outcome);
   return { ...stored, record: { ...stored.record, usage: { ...stored.record.usage, durationMs } } };
 }
@@ -92,7 +100,9 @@ describe('renderJunit: what CI reads', () => {
     for (const suite of suites) {
       const cases = children(suite, 'testcase');
       expect(num(suite, 'tests')).toBe(cases.length);
-      expect(num(suite, 'failures')).toBe(cases.filter((item) => children(item, 'failure').length > 0).length);
+      expect(num(suite, 'failures')).toBe(
+        cases.filter((item) => children(item, 'failure').length > 0).length,
+      );
       expect(num(suite, 'errors')).toBe(cases.filter((item) => children(item, 'error').length > 0).length);
       expect(num(suite, 'skipped')).toBe(cases.filter((item) => children(item, 'skipped').length > 0).length);
       const time = cases.reduce((sum, item) => sum + num(item, 'time'), 0);
@@ -117,7 +127,9 @@ describe('renderJunit: what CI reads', () => {
       children(root, 'testsuite').find((suite) => attr(suite, 'name') === name);
     const [base, cand] = [suiteNamed('base'), suiteNamed('cand')];
     const byName = (suite: Element | undefined, name: string): Element | undefined =>
-      suite === undefined ? undefined : children(suite, 'testcase').find((item) => attr(item, 'name') === name);
+      suite === undefined
+        ? undefined
+        : children(suite, 'testcase').find((item) => attr(item, 'name') === name);
     const ok = byName(base, 'case_ok');
     expect([attr(ok, 'classname'), attr(ok, 'time'), ok?.childNodes.length]).toEqual(['base', '1.500', 0]);
     const failing = byName(base, 'case_fail');
@@ -146,7 +158,10 @@ describe('renderJunit: what CI reads', () => {
     const [gates] = children(parseXml(text), 'testsuite');
     const [properties] = gates === undefined ? [] : children(gates, 'properties');
     const [verdict] = properties === undefined ? [] : children(properties, 'property');
-    expect([attr(verdict, 'name'), attr(verdict, 'value')]).toEqual(['gates.verdict', 'failed: 1 of 2 failed']);
+    expect([attr(verdict, 'name'), attr(verdict, 'value')]).toEqual([
+      'gates.verdict',
+      'failed: 1 of 2 failed',
+    ]);
     const [held, failed] = gates === undefined ? [] : children(gates, 'testcase');
     expect([attr(held, 'name'), attr(held, 'classname')]).toEqual(['below:0', 'gates']);
     expect(held === undefined ? [] : children(held, 'system-out').map((item) => item.textContent)).toEqual([
@@ -182,7 +197,11 @@ const visible = (text: string): string =>
 const hostile = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
   fc.string({
-    unit: fc.constantFrom(...Array.from('<>&"\'\t\r\n\u0000\u0001\u000b\u001b\u007f\u0085\ufffe\uffff\ud800\udc00\u202e\u2028#[]]>a ')),
+    unit: fc.constantFrom(
+      ...Array.from(
+        '<>&"\'\t\r\n\u0000\u0001\u000b\u001b\u007f\u0085\ufffe\uffff\ud800\udc00\u202e\u2028#[]]>a ',
+      ),
+    ),
     minLength: 1,
     maxLength: 30,
   }),
@@ -221,6 +240,7 @@ describe('renderJunit: any text is XML 1.0 that reads as itself', () => {
         visible(`run ${report.runId}, attempt ${report.attemptId}: unsolved — model: ${report.code}`),
       );
       // One line per listed attempt in a CI log: a newline in a text is a character reference.
+      // eslint-disable-next-line no-control-regex -- control characters are what must not be written raw
       expect(report.text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202e\u2028]/);
     }
   });

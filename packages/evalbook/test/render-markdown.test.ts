@@ -143,7 +143,16 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
       deltaSolveRate: -2 / 3,
       deltaSolveRateCi95: [-1, 0],
       regressions: [delta(text('regression.0.caseId')), delta(text('regression.1.caseId'))],
-      improvements: [{ ...delta(text('improvement.0.caseId')), bSolved: 3, bSolveRate: 1, aSolved: 1, aSolveRate: 1 / 3, delta: 2 / 3 }],
+      improvements: [
+        {
+          ...delta(text('improvement.0.caseId')),
+          bSolved: 3,
+          bSolveRate: 1,
+          aSolved: 1,
+          aSolveRate: 1 / 3,
+          delta: 2 / 3,
+        },
+      ],
       cost: {
         a: coverage('3 of 3 attempts priced'),
         b: coverage('3 of 3 attempts priced'),
@@ -407,7 +416,9 @@ describe('renderMarkdown: text from input is text', () => {
 });
 
 /** The report input of reportInput with plain text, bent by `change`. */
-function plainInput(change: (input: MarkdownReportInput) => MarkdownReportInput = (input) => input): MarkdownReportInput {
+function plainInput(
+  change: (input: MarkdownReportInput) => MarkdownReportInput = (input) => input,
+): MarkdownReportInput {
   return change(reportInput(placeholder));
 }
 const withComparison = (
@@ -429,17 +440,38 @@ const verdictOf = (input: MarkdownReportInput): string => renderMarkdown(input).
 describe('renderMarkdown: the verdict line comes first', () => {
   const held = { passed: true, gates: [{ failOn: 'regression', passed: true, reasons: [] }] };
   it.each([
-    ['regression', [-1, -0.1] as const, null, '**Verdict: regression · no gate** — Δ solve rate −66.7 pts (95% CI -100.0 to -10.0)'],
+    [
+      'regression',
+      [-1, -0.1] as const,
+      null,
+      '**Verdict: regression · no gate** — Δ solve rate −66.7 pts (95% CI -100.0 to -10.0)',
+    ],
     ['improvement', [0.1, 0.9] as const, null, '**Verdict: improvement · no gate** —'],
-    ['no significant change', [-0.2, 0.3] as const, held, '**Verdict: no significant change · gate passed** —'],
-    ['inconclusive', null, null, '**Verdict: inconclusive · no gate** — Δ solve rate −66.7 pts (no interval: fewer than 2 shared cases)'],
+    [
+      'no significant change',
+      [-0.2, 0.3] as const,
+      held,
+      '**Verdict: no significant change · gate passed** —',
+    ],
+    [
+      'inconclusive',
+      null,
+      null,
+      '**Verdict: inconclusive · no gate** — Δ solve rate −66.7 pts (no interval: fewer than 2 shared cases)',
+    ],
   ])('%s', (_name, ci, gate, start) => {
-    expect(verdictOf(withComparison(plainInput(), ci, gate))).toMatch(new RegExp(`^${start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(verdictOf(withComparison(plainInput(), ci, gate))).toMatch(
+      new RegExp(`^${start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
   });
 
   it('with failed gates and no comparison it says so, with the counts', () => {
-    const line = verdictOf(plainInput((input) => ({ ...input, summary: { ...input.summary, comparison: null } })));
-    expect(line).toBe('**Verdict: gates failed (1 of 2)** — 6 attempts over 0 cases × 0 configs, 2 solved (33.3%).');
+    const line = verdictOf(
+      plainInput((input) => ({ ...input, summary: { ...input.summary, comparison: null } })),
+    );
+    expect(line).toBe(
+      '**Verdict: gates failed (1 of 2)** — 6 attempts over 0 cases × 0 configs, 2 solved (33.3%).',
+    );
   });
 
   it('with neither a comparison nor a gate the verdict is "no gate"', () => {
@@ -451,9 +483,13 @@ describe('renderMarkdown: the verdict line comes first', () => {
 
   it('lists regressions and improvements, each side with its Wilson interval, and money at a reader’s precision', () => {
     const markdown = renderMarkdown(plainInput());
-    expect(markdown).toContain('| zq3qz | 3/3 100.0% [43.9%, 100.0%] | 1/3 33.3% [6.1%, 79.2%] | −66.7 pts |');
+    expect(markdown).toContain(
+      '| zq3qz | 3/3 100.0% [43.9%, 100.0%] | 1/3 33.3% [6.1%, 79.2%] | −66.7 pts |',
+    );
     expect(markdown).toContain('| Improved case | zq1qz (95% CI) | zq2qz (95% CI) | Δ |');
-    expect(markdown).toContain('| zq5qz | 1/3 33.3% [6.1%, 79.2%] | 3/3 100.0% [43.9%, 100.0%] | +66.7 pts |');
+    expect(markdown).toContain(
+      '| zq5qz | 1/3 33.3% [6.1%, 79.2%] | 3/3 100.0% [43.9%, 100.0%] | +66.7 pts |',
+    );
     expect(markdown).toContain('priced total $0.006.');
     expect(markdown).toContain('Cost per attempt, B − A: +$0.000001 ');
     expect(markdown).not.toMatch(/\$\d+\.\d{9}/);
@@ -512,6 +548,8 @@ describe('renderMarkdown: a link to the published HTML report', () => {
     }
     expect(error).toMatchObject({ code: 'paperclip_evalbook_report_option_invalid' });
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('s3cr3t');
-    expect(JSON.stringify((error as { issues: unknown }).issues)).toContain('https://***@ci.example/report.html');
+    expect(JSON.stringify((error as { issues: unknown }).issues)).toContain(
+      'https://***@ci.example/report.html',
+    );
   });
 });

@@ -140,7 +140,10 @@ export function csvRow(stored: StoredAttempt, verdict: AttemptVerdict, configMod
     transcript_complete: String(record.transcript.complete),
     artifacts: attemptArtifactVerification(record.references.map((reference) => reference.verification)),
     environment_mismatch: record.environmentMismatch
-      .map((mismatch) => `${mismatch.field}: expected ${mismatch.expected ?? 'none'}, received ${mismatch.received}`)
+      .map(
+        (mismatch) =>
+          `${mismatch.field}: expected ${mismatch.expected ?? 'none'}, received ${mismatch.received}`,
+      )
       .join('; '),
     bundle_digest: stored.bundleDigest,
   };

@@ -43,7 +43,8 @@ export class JunitAttempts {
   add(stored: StoredAttempt, verdict: AttemptVerdict): void {
     const key = JSON.stringify([stored.key.caseId, stored.key.configId]);
     let cell = this.cells.get(key);
-    if (cell === undefined) this.cells.set(key, (cell = { durationMs: 0, notSolved: [], notSolvedUnlisted: 0 }));
+    if (cell === undefined)
+      this.cells.set(key, (cell = { durationMs: 0, notSolved: [], notSolvedUnlisted: 0 }));
     cell.durationMs += stored.record.usage.durationMs;
     if (verdict.status === 'solved') return;
     if (cell.notSolved.length < MAX_LISTED_ATTEMPTS)
@@ -55,7 +56,11 @@ export class JunitAttempts {
 
   of(caseId: string, configId: string): CellAttempts {
     return (
-      this.cells.get(JSON.stringify([caseId, configId])) ?? { durationMs: 0, notSolved: [], notSolvedUnlisted: 0 }
+      this.cells.get(JSON.stringify([caseId, configId])) ?? {
+        durationMs: 0,
+        notSolved: [],
+        notSolvedUnlisted: 0,
+      }
     );
   }
 }
@@ -110,7 +115,9 @@ function testcase(cell: GridCell, attempts: CellAttempts): string {
   const lines = [
     `${attempts.notSolved.length + attempts.notSolvedUnlisted} attempt(s) of ${cell.caseId} on ${cell.configId} did not solve:`,
     ...attempts.notSolved,
-    ...(attempts.notSolvedUnlisted > 0 ? [`… and ${attempts.notSolvedUnlisted} more (the JSON or CSV report lists every attempt)`] : []),
+    ...(attempts.notSolvedUnlisted > 0
+      ? [`… and ${attempts.notSolvedUnlisted} more (the JSON or CSV report lists every attempt)`]
+      : []),
   ];
   let body = '';
   if (notAgent(cell) > 0) {
@@ -121,7 +128,8 @@ function testcase(cell: GridCell, attempts: CellAttempts): string {
       kinds.join(' '),
       lines,
     );
-  } else if (counts.unsolved > 0) body = problem('failure', `${summary}; ${counts.unsolved} unsolved`, 'unsolved', lines);
+  } else if (counts.unsolved > 0)
+    body = problem('failure', `${summary}; ${counts.unsolved} unsolved`, 'unsolved', lines);
   return `    <testcase name="${xml(cell.caseId)}" classname="${xml(cell.configId)}" time="${seconds(attempts.durationMs)}">${body}</testcase>`;
 }
 
@@ -166,14 +174,21 @@ function driftSuite(drifts: readonly CheckDrift[]): Suite[] {
   const failures = drifts.filter((drift) => drift.status === 'drift_detected').length;
   const skipped = drifts.filter((drift) => drift.status === 'insufficient_history').length;
   return [
-    suite('check drift', { tests: drifts.length, failures, errors: 0, skipped, ms: 0 }, drifts.map(driftTestcase)),
+    suite(
+      'check drift',
+      { tests: drifts.length, failures, errors: 0, skipped, ms: 0 },
+      drifts.map(driftTestcase),
+    ),
   ];
 }
 
 function gateTestcase(gate: GateResult): string {
   const body = gate.passed
     ? `\n      <system-out>${xml(`gate ${gate.failOn} held`)}</system-out>\n    `
-    : problem('failure', gate.reasons.join('; '), 'gate_failed', [`gate ${gate.failOn} failed:`, ...gate.reasons]);
+    : problem('failure', gate.reasons.join('; '), 'gate_failed', [
+        `gate ${gate.failOn} failed:`,
+        ...gate.reasons,
+      ]);
   return `    <testcase name="${xml(gate.failOn)}" classname="gates" time="0.000">${body}</testcase>`;
 }
 
@@ -231,7 +246,7 @@ function artifactProperties(summary: EvalbookSummary): string {
 }
 
 function configSuite(configId: string, cells: readonly GridCell[], input: JunitReportInput): Suite {
-  const attempts = cells.map((cell) => input.attempts.of(cell.caseId, cell.configId));
+  const testcases = cells.map((cell) => ({ cell, attempts: input.attempts.of(cell.caseId, cell.configId) }));
   return suite(
     configId,
     {
@@ -239,9 +254,9 @@ function configSuite(configId: string, cells: readonly GridCell[], input: JunitR
       failures: cells.filter((cell) => cell.statusCounts.unsolved > 0 && notAgent(cell) === 0).length,
       errors: cells.filter((cell) => notAgent(cell) > 0).length,
       skipped: 0,
-      ms: attempts.reduce((sum, cell) => sum + cell.durationMs, 0),
+      ms: testcases.reduce((sum, item) => sum + item.attempts.durationMs, 0),
     },
-    [artifactProperties(input.summary), ...cells.map((cell, index) => testcase(cell, attempts[index]!))],
+    [artifactProperties(input.summary), ...testcases.map((item) => testcase(item.cell, item.attempts))],
   );
 }
 

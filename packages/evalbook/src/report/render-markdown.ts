@@ -110,7 +110,8 @@ function gateLines(verdicts: GateVerdicts): string[] {
 }
 
 /** Points with one decimal and a true minus: −20.0 pts. */
-const points = (rate: number): string => `${rate < 0 ? '−' : rate > 0 ? '+' : '±'}${Math.abs(rate * 100).toFixed(1)} pts`;
+const points = (rate: number): string =>
+  `${rate < 0 ? '−' : rate > 0 ? '+' : '±'}${Math.abs(rate * 100).toFixed(1)} pts`;
 
 /** Δ solve rate with its paired-bootstrap interval: "−20.0 pts (95% CI −40.0 to −5.0)". */
 function deltaText(comparison: Comparison): string {
@@ -144,7 +145,9 @@ function gatesVerdict(gate: GateVerdicts | null): string {
 /** The first line a reviewer reads: the verdict, then what it rests on. */
 function verdictLine(summary: EvalbookSummary, gate: GateVerdicts | null): string {
   const comparison = summary.comparison;
-  const verdict = [...(comparison === null ? [] : [comparisonVerdict(comparison)]), gatesVerdict(gate)].join(' · ');
+  const verdict = [...(comparison === null ? [] : [comparisonVerdict(comparison)]), gatesVerdict(gate)].join(
+    ' · ',
+  );
   const counts = summary.statusCounts;
   const detail =
     comparison === null
@@ -194,7 +197,8 @@ export function htmlReportHref(url: string): string {
         code: 'html_url_invalid',
         message: why,
         component: '--html-url',
-        expected: 'an absolute http: or https: URL without spaces or credentials, like https://ci.example/report.html',
+        expected:
+          'an absolute http: or https: URL without spaces or credentials, like https://ci.example/report.html',
         received,
       },
     ]);
@@ -221,7 +225,8 @@ export function htmlReportHref(url: string): string {
 export function renderMarkdown(input: MarkdownReportInput): string {
   const { summary } = input;
   const lines: string[] = [`## ${text(input.title)}`, '', verdictLine(summary, input.gate), ''];
-  if (input.htmlUrl !== undefined) lines.push(`Full report: [HTML report](${htmlReportHref(input.htmlUrl)})`, '');
+  if (input.htmlUrl !== undefined)
+    lines.push(`Full report: [HTML report](${htmlReportHref(input.htmlUrl)})`, '');
   if (input.gate !== null) lines.push(...gateLines(input.gate), '');
   const comparison = summary.comparison;
   if (comparison !== null) {

@@ -196,7 +196,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         ...(options.htmlUrl === undefined ? {} : { htmlUrl: options.htmlUrl }),
       }),
     );
-  else if (format === 'junit') await options.write(renderJunit({ title, summary, gate, attempts: junitAttempts }));
+  else if (format === 'junit')
+    await options.write(renderJunit({ title, summary, gate, attempts: junitAttempts }));
   else
     await options.write(
       renderHtml({
