@@ -1,5 +1,6 @@
 // Test support: a report written from stored attempts without a real store (a store that only
-// streams the given attempts, no policy verdicts, no retractions), returned as its whole text.
+// streams the given attempts, no policy verdicts, no retractions, no bundle texts), returned as its
+// whole text.
 import { writeReport } from '../../src/report/report.ts';
 
 import type { ReportOptions } from '../../src/report/report.ts';
@@ -16,6 +17,8 @@ export function memoryStore(attempts: readonly StoredAttempt[]): LedgerStore {
       // none stored
     },
     retractions: () => Promise.resolve([]),
+    // The HTML report's drill-down replays an attempt from its bundle text: none kept here.
+    getBundle: () => Promise.resolve(null),
   } as unknown as LedgerStore;
 }
 
