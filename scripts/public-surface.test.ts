@@ -174,6 +174,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'artifactCountsText',
     'artifactSuiteFields',
     'assertGatesJudgeable',
+    'assertReportOptions',
     'attemptVerdict',
     'buildAttemptReplay',
     'buildHistory',

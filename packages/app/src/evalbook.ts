@@ -9,6 +9,7 @@ import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/nod
 import {
   DEFAULT_STORE_URL,
   assertGatesJudgeable,
+  assertReportOptions,
   decideGates,
   driftThresholdsOf,
   loadAttemptReplay,
@@ -89,16 +90,20 @@ export interface ReportRequest extends EvalbookRequest {
   readonly compare?: CompareSpec;
   /** The --fail-on gates (every one must hold). */
   readonly failOn: readonly FailOn[];
+  /** Where the HTML report is published: the Markdown report links it (--html-url, md only). */
+  readonly htmlUrl?: string;
   /** Called as attempts are read. */
   readonly onProgress?: (read: number) => void;
 }
 
 /**
- * Writes the report (a gate that needs a comparison none is named for is refused before any store
- * is opened) and returns its summary, budgets and gate verdicts.
+ * Writes the report (a gate that needs a comparison none is named for, or an --html-url that is
+ * not a plain http(s) URL for the Markdown report, is refused before any store is opened) and
+ * returns its summary, budgets and gate verdicts.
  */
 export async function reportEvalbook(request: ReportRequest): Promise<ReportResult> {
   assertGatesJudgeable(request.failOn, request.compare);
+  assertReportOptions(request);
   return withEvalbook(request, 'read', async ({ store, storeUrl, environment }) => {
     if (request.out !== undefined) await refuseStoreAsOut(request.out, storeUrl);
     let result: ReportResult | undefined;
@@ -113,6 +118,7 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
         ...(request.run === undefined ? {} : { runId: request.run }),
         ...(request.compare === undefined ? {} : { compare: request.compare }),
         failOn: request.failOn,
+        ...(request.htmlUrl === undefined ? {} : { htmlUrl: request.htmlUrl }),
         includeForeign: request.includeForeign === true,
         ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
       });

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/node';
 
-import type { FailOn } from '@paperclip-evals/evalbook';
+import type { FailOn, ReportFormat } from '@paperclip-evals/evalbook';
 
 import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
@@ -193,7 +193,7 @@ export function createProgram(): Command {
 
   program
     .command('report')
-    .summary('report the Evalbook as JSON, Markdown, JUnit XML or one self-contained HTML page')
+    .summary('report the Evalbook as JSON, Markdown, JUnit XML, CSV or one self-contained HTML page')
     .description(
       [
         'Report what the Evalbook holds, in one streaming pass over the store. Every attempt gets an honest',
@@ -204,7 +204,10 @@ export function createProgram(): Command {
         'checks. md: a pull-request comment, every id and message escaped to read as itself (no HTML,',
         'link, @mention or #ref: docs/reports.md). junit: one testcase per (case, config), failures and',
         'errors distinct. html: one page with the grid, drill-down to any attempt (its replay), the',
-        'comparison and plots; a text past 500 characters shows its head and a "show all" button.',
+        'comparison and plots; a text past 500 characters shows its head and a "show all" button. csv:',
+        'one row per attempt for a spreadsheet (RFC 4180, cost in exact USD, empty and "unpriced" when',
+        "unknown; a field that would start a formula gets a leading ', control characters are written as",
+        '\\u001b).',
         "With --attempt ID: instead, one attempt's replay as its own self-contained HTML page (the case's",
         "prompt, the turns with the agent's text, every tool call with its input, result, outcome code",
         'and denial, the terminal state and proposed result, checks, usage, cost with provenance,',
@@ -214,7 +217,7 @@ export function createProgram(): Command {
     )
     .addOption(
       new Option('--format <format>', 'the report format')
-        .choices(['json', 'md', 'html', 'junit'])
+        .choices(['json', 'md', 'html', 'junit', 'csv'])
         .default('json'),
     )
     .option(
@@ -229,13 +232,17 @@ export function createProgram(): Command {
       new Option(
         '--attempt <attemptId>',
         "write this attempt's replay page (HTML) instead of the report; with --run when the id is in several runs",
-      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign']),
+      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign', 'htmlUrl']),
     )
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
     .option('--a-run <runId>', 'or compare two runs: the baseline run…')
     .option('--b-run <runId>', '…and the candidate run')
     .addOption(failOnOption())
+    .option(
+      '--html-url <url>',
+      'with --format md: where the HTML report of the same evalbook is published (an http: or https: URL, no user or password); the Markdown links it under its verdict line',
+    )
     .addOption(storeOption())
     .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (budgets, denominator policy, title, store)')
@@ -250,7 +257,9 @@ export function createProgram(): Command {
         'Examples:',
         '  $ evals report --format html --out report.html',
         '  $ evals report --format md --a baseline --b candidate > comment.md',
+        '  $ evals report --format md --html-url https://ci.example/runs/42/report.html --out comment.md',
         '  $ evals report --format junit --out junit.xml --fail-on below:0.8',
+        '  $ evals report --format csv --run nightly-42 --out attempts.csv   # one row per attempt',
         '  $ evals report --format md --run nightly-42 --fail-on drift    # judge one run against earlier runs',
         '  $ evals report --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
@@ -260,7 +269,7 @@ export function createProgram(): Command {
     .action(
       act(
         async (
-          flags: ReportFlags & { format: 'json' | 'md' | 'html' | 'junit'; out?: string; attempt?: string },
+          flags: ReportFlags & { format: ReportFormat; out?: string; attempt?: string; htmlUrl?: string },
           command: Command,
         ) => {
           if (flags.attempt !== undefined) {
@@ -284,6 +293,7 @@ export function createProgram(): Command {
             ...storeFlags(flags),
             format: flags.format,
             ...(flags.out === undefined ? {} : { out: flags.out }),
+            ...(flags.htmlUrl === undefined ? {} : { htmlUrl: flags.htmlUrl }),
             ...(compare === undefined ? {} : { compare }),
             failOn: flags.failOn ?? [],
           });

@@ -218,9 +218,11 @@ describe('case checks in the checks vocabulary', () => {
     expect(html).toMatch(/data-insufficient-history="2"/);
 
     const junit = evals(['report', '--format', 'junit', ...STORE]).stdout;
-    expect(junit).toContain('<testsuite name="check drift" tests="5" failures="1" errors="0" skipped="2">');
+    expect(junit).toContain(
+      '<testsuite name="check drift" tests="5" failures="1" errors="0" skipped="2" time="0.000">',
+    );
     expect(junit).toMatch(
-      /<testcase name="case_synthetic · few-steps" classname="drift\.config_synthetic">\s*<failure message="0\.000 in run_11 &lt; bar 0\.960/,
+      /<testcase name="case_synthetic · few-steps" classname="drift\.config_synthetic" time="0\.000">\s*<failure message="0\.000 in run_11 &lt; bar 0\.960/,
     );
 
     // Judged on its own, run_10 is the newest: nothing drifted (the soft check is as low as ever).

@@ -401,7 +401,7 @@ describe('evals retract and evals runs', () => {
     expect(md.stdout).toContain('1 retracted');
     const junit = report('--format', 'junit');
     expect(junit.stdout).toContain(
-      '<testsuite name="left out" tests="2" failures="0" errors="0" skipped="2">',
+      '<testsuite name="left out" tests="2" failures="0" errors="0" skipped="2" time="0.000">',
     );
     expect(junit.stdout).toContain('name="1 retracted attempt(s)"');
     expect(junit.stdout).toMatch(

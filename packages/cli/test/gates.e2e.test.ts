@@ -108,7 +108,9 @@ describe('a repeated --fail-on', () => {
       'below:0.1',
     ]);
     expect(junit.status).toBe(1);
-    expect(junit.stdout).toContain('<testsuite name="gates" tests="2" failures="1" errors="0">');
+    expect(junit.stdout).toContain(
+      '<testsuite name="gates" tests="2" failures="1" errors="0" skipped="0" time="0.000">',
+    );
     const html = run([
       'report',
       ...STORE,

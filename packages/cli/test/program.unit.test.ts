@@ -112,7 +112,7 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       ['validate', '--max-bytes', '0', 'x.json'],
       /expected a size from 1 byte to 512 MiB/,
     ],
-    ['a format not offered', ['report', '--format', 'pdf'], /Allowed choices are json, md, html, junit/],
+    ['a format not offered', ['report', '--format', 'pdf'], /Allowed choices are json, md, html, junit, csv/],
     [
       'a rate above 1',
       ['report', '--fail-on', 'below:1.5'],

@@ -81,10 +81,11 @@ describe('evals report --format md with hostile ids', () => {
     const table = configs.slice(0, configs.indexOf('</table>'));
     expect(table.match(/<tr>/g)).toHaveLength(3);
     expect(table.match(/<td[ >]/g)).toHaveLength(10);
-    // the regressions table: a header row and the one case, three cells
+    // the regressions table: a header row and the one case, four cells (case, A and B with their
+    // intervals, Δ)
     const regressions = html.slice(html.indexOf('<table>'), html.indexOf('</table>'));
     expect(regressions.match(/<tr>/g)).toHaveLength(2);
-    expect(regressions.match(/<td[ >]/g)).toHaveLength(3);
+    expect(regressions.match(/<td[ >]/g)).toHaveLength(4);
     const shown = html.replaceAll('\u200b', '');
     expect(shown).toContain(
       'fix\\u000d| forged | row |\\u000a# heading &lt;img src=x onerror=alert(1)&gt; [x](javascript:alert(1))',

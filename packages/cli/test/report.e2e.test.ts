@@ -1,7 +1,8 @@
-// `evals init` and `evals report --format json` end to end with the real `evals` binary: the starter
-// environment loads as is and is never overwritten; the report lists every ingested attempt with its
+// `evals init` and `evals report` end to end with the real `evals` binary: the starter environment
+// loads as is and is never overwritten; the JSON report lists every ingested attempt with its
 // statuses and cost with provenance, matches the store, never creates a store that is not there, and
-// writes --out atomically.
+// writes --out atomically; the CSV has the same attempts and exact costs; Markdown links a published
+// HTML report and refuses an --html-url it cannot link safely.
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -15,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
@@ -176,6 +178,57 @@ describe('evals report --format json', () => {
   });
 });
 
+describe('evals report --format csv and --html-url', () => {
+  it('writes one CSV row per attempt, its cost exactly as the JSON report has it, unpriced empty', () => {
+    const json = JSON.parse(run(['report', '--store', 'sqlite:book.sqlite']).stdout) as Report;
+    const csv = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'csv', '--out', 'attempts.csv']);
+    expect(csv.status).toBe(0);
+    const [header = [], ...rows] = parse(readFileSync(join(dir, 'attempts.csv'), 'utf8'));
+    expect(rows).toHaveLength(json.attemptCount);
+    const column = (name: string): (string | undefined)[] => rows.map((row) => row[header.indexOf(name)]);
+    expect(column('attempt')).toEqual(json.attempts.map((attempt) => attempt.attemptId));
+    expect(column('status')).toEqual(json.attempts.map((attempt) => attempt.status));
+    expect(column('cost_coverage')).toEqual(json.attempts.map((attempt) => attempt.cost.coverage));
+    // Exact: nine decimals of USD are the nanodollars; unknown is empty, never 0.
+    expect(column('cost_usd')).toEqual(
+      json.attempts.map((attempt) =>
+        attempt.cost.effectiveNanodollars === null
+          ? ''
+          : (attempt.cost.effectiveNanodollars / 1e9).toFixed(9),
+      ),
+    );
+    expect(column('cost_usd')).toContain('');
+  });
+
+  it('links the published HTML report from the Markdown, under its verdict line', () => {
+    const md = run([
+      'report',
+      '--store',
+      'sqlite:book.sqlite',
+      '--format',
+      'md',
+      '--html-url',
+      'https://ci.example/runs/42/report.html',
+    ]);
+    expect(md.status).toBe(0);
+    const lines = md.stdout.split('\n');
+    expect(lines[2]).toMatch(/^\*\*Verdict: no gate\*\* — \d+ attempts over /);
+    expect(lines[4]).toBe('Full report: [HTML report](https://ci.example/runs/42/report.html)');
+  });
+
+  it.each([
+    [['--format', 'md', '--html-url', 'javascript:alert(1)'], /--html-url: has the scheme javascript:/],
+    [['--format', 'json', '--html-url', 'https://ci.example/r.html'], /it needs --format md/],
+    [['--format', 'md', '--html-url', 'https://bob:hunter2@ci.example/r.html'], /carries a user or password/],
+  ])('refuses %j before reading the store (exit 2), echoing no password', (args, message) => {
+    const result = run(['report', '--store', 'sqlite:missing.sqlite', ...args]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr + result.stdout).not.toContain('hunter2');
+    expect(existsSync(join(dir, 'missing.sqlite'))).toBe(false);
+  });
+});
+
 describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and compare', () => {
   it('renders Markdown for a PR comment and JUnit with failures and errors distinct', () => {
     const md = run([
@@ -196,7 +249,9 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     const junit = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'junit']);
     expect(junit.status).toBe(0);
     expect(junit.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
-    expect(junit.stdout).toContain('<testsuite name="config_a" tests="1" failures="0" errors="1">');
+    expect(junit.stdout).toMatch(
+      /<testsuite name="config_a" tests="1" failures="0" errors="1" skipped="0" time="\d+\.\d{3}">/,
+    );
     expect(junit.stdout).toContain('type="errored"');
     expect(junit.stdout).toContain('type="incomplete"');
   });

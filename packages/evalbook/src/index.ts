@@ -22,7 +22,7 @@ export { DEFAULT_STORE_URL, openStore } from './ledger/open-store.js';
 export type { LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';
 export { assertGatesJudgeable, decideGates } from './analysis/gates.js';
 export type { FailOn, GateVerdicts } from './analysis/gates.js';
-export { writeReport } from './report/report.js';
+export { assertReportOptions, writeReport } from './report/report.js';
 // The attempt replay: the model and its one renderer (the report's drill-down, `evals report
 // --attempt`, the published site's attempt pages).
 export { buildAttemptReplay, loadAttemptReplay } from './report/attempt-replay.js';

@@ -8,6 +8,7 @@ import {
   attemptCost,
   checkBudget,
   costCoverage,
+  displayUsd,
   estimateNanodollars,
   formatUsd,
   microsToNanodollars,
@@ -380,6 +381,36 @@ describe('arithmetic', () => {
     expect(formatUsd(1234)).toBe('$0.000001234');
     expect(formatUsd(3_750_000)).toBe('$0.003750000');
     expect(formatUsd(null)).toBe('unpriced');
+  });
+
+  it.each([
+    [null, 'unpriced'],
+    [0, '$0.00'],
+    [1, '$0.000000001'],
+    [1234, '$0.00000123'],
+    [3_750_000, '$0.00375'],
+    [123_456_789, '$0.123'],
+    [999_499_999, '$0.999'],
+    [999_500_000, '$1.00'],
+    [1_005_000_000, '$1.01'],
+    [1_234_567_890_123, '$1,234.57'],
+    [-3_750_000, '−$0.00375'],
+  ])('shows %s nanodollars to a reader as %s', (nanodollars, shown) => {
+    expect(displayUsd(nanodollars)).toBe(shown);
+  });
+
+  it('shows money within half a cent from $1 up, within 0.5% below, and never a priced figure as $0', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: MAX_NANODOLLARS }), (nanodollars) => {
+        const shown = displayUsd(nanodollars);
+        expect(shown).toMatch(/^\$(\d{1,3}(,\d{3})*\.\d{2}|0\.\d*[1-9]\d*)$/);
+        const value = Number(shown.slice(1).replaceAll(',', '')) * 1e9;
+        if (shown.startsWith('$0.') && value < 1e9)
+          expect(Math.abs(value - nanodollars)).toBeLessThanOrEqual(nanodollars * 0.005 + 1e-6);
+        else expect(Math.abs(value - nanodollars)).toBeLessThanOrEqual(5e6 + nanodollars * 1e-15);
+        expect(shown).not.toBe('$0.00');
+      }),
+    );
   });
 });
 

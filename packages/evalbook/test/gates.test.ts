@@ -264,10 +264,14 @@ describe('writeReport', () => {
     expect(html).toContain('<li>case_down: 6/6 → 2/6 (−66.7 pts)</li>');
 
     const junit = await report('junit', gates, COMPARE);
-    expect(junit).toContain('<testsuite name="gates" tests="3" failures="2" errors="0">');
-    expect(junit).toContain('<testcase name="below:0.1" classname="gates"></testcase>');
+    expect(junit).toContain(
+      '<testsuite name="gates" tests="3" failures="2" errors="0" skipped="0" time="0.000">',
+    );
     expect(junit).toMatch(
-      /<testcase name="case-regression:50" classname="gates">\s*<failure message="case_down: 6\/6 → 2\/6 \(−66\.7 pts\)" type="gate_failed">/,
+      /<testcase name="below:0\.1" classname="gates" time="0\.000">\s*<system-out>gate below:0\.1 held<\/system-out>\s*<\/testcase>/,
+    );
+    expect(junit).toMatch(
+      /<testcase name="case-regression:50" classname="gates" time="0\.000">\s*<failure message="case_down: 6\/6 → 2\/6 \(−66\.7 pts\)" type="gate_failed">/,
     );
     expect(await report('junit', [])).not.toContain('name="gates"');
   });

@@ -12,7 +12,7 @@ import { parseFragment } from 'parse5';
 import { describe, expect, it } from 'vitest';
 
 import { MARKDOWN_BREAK } from '../../contract/src/markdown-text.ts';
-import { renderMarkdown } from '../src/report/render-markdown.ts';
+import { htmlReportHref, renderMarkdown } from '../src/report/render-markdown.ts';
 
 import type { MarkdownReportInput } from '../src/report/render-markdown.ts';
 import type { CoverageSummary } from '../src/ledger/cost.ts';
@@ -53,6 +53,7 @@ const SLOTS = [
   'comparison.b',
   'regression.0.caseId',
   'regression.1.caseId',
+  'improvement.0.caseId',
   'config.0.configId',
   'config.1.configId',
   'retraction.runId',
@@ -142,7 +143,16 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
       deltaSolveRate: -2 / 3,
       deltaSolveRateCi95: [-1, 0],
       regressions: [delta(text('regression.0.caseId')), delta(text('regression.1.caseId'))],
-      improvements: [],
+      improvements: [
+        {
+          ...delta(text('improvement.0.caseId')),
+          bSolved: 3,
+          bSolveRate: 1,
+          aSolved: 1,
+          aSolveRate: 1 / 3,
+          delta: 2 / 3,
+        },
+      ],
       cost: {
         a: coverage('3 of 3 attempts priced'),
         b: coverage('3 of 3 attempts priced'),
@@ -401,6 +411,145 @@ describe('renderMarkdown: text from input is text', () => {
         assertRendersAsText((slot) => texts[SLOTS.indexOf(slot)] ?? '');
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+/** The report input of reportInput with plain text, bent by `change`. */
+function plainInput(
+  change: (input: MarkdownReportInput) => MarkdownReportInput = (input) => input,
+): MarkdownReportInput {
+  return change(reportInput(placeholder));
+}
+const withComparison = (
+  input: MarkdownReportInput,
+  ci: readonly [number, number] | null,
+  gate: MarkdownReportInput['gate'] = input.gate,
+): MarkdownReportInput => ({
+  ...input,
+  gate,
+  summary: {
+    ...input.summary,
+    comparison:
+      input.summary.comparison === null ? null : { ...input.summary.comparison, deltaSolveRateCi95: ci },
+  },
+});
+/** The line after the title and its blank line. */
+const verdictOf = (input: MarkdownReportInput): string => renderMarkdown(input).split('\n')[2] ?? '';
+
+describe('renderMarkdown: the verdict line comes first', () => {
+  const held = { passed: true, gates: [{ failOn: 'regression', passed: true, reasons: [] }] };
+  it.each([
+    [
+      'regression',
+      [-1, -0.1] as const,
+      null,
+      '**Verdict: regression · no gate** — Δ solve rate −66.7 pts (95% CI -100.0 to -10.0)',
+    ],
+    ['improvement', [0.1, 0.9] as const, null, '**Verdict: improvement · no gate** —'],
+    [
+      'no significant change',
+      [-0.2, 0.3] as const,
+      held,
+      '**Verdict: no significant change · gate passed** —',
+    ],
+    [
+      'inconclusive',
+      null,
+      null,
+      '**Verdict: inconclusive · no gate** — Δ solve rate −66.7 pts (no interval: fewer than 2 shared cases)',
+    ],
+  ])('%s', (_name, ci, gate, start) => {
+    expect(verdictOf(withComparison(plainInput(), ci, gate))).toMatch(
+      new RegExp(`^${start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
+  });
+
+  it('with failed gates and no comparison it says so, with the counts', () => {
+    const line = verdictOf(
+      plainInput((input) => ({ ...input, summary: { ...input.summary, comparison: null } })),
+    );
+    expect(line).toBe(
+      '**Verdict: gates failed (1 of 2)** — 6 attempts over 0 cases × 0 configs, 2 solved (33.3%).',
+    );
+  });
+
+  it('with neither a comparison nor a gate the verdict is "no gate"', () => {
+    const line = verdictOf(
+      plainInput((input) => ({ ...input, gate: null, summary: { ...input.summary, comparison: null } })),
+    );
+    expect(line).toMatch(/^\*\*Verdict: no gate\*\* — 6 attempts/);
+  });
+
+  it('lists regressions and improvements, each side with its Wilson interval, and money at a reader’s precision', () => {
+    const markdown = renderMarkdown(plainInput());
+    expect(markdown).toContain(
+      '| zq3qz | 3/3 100.0% [43.9%, 100.0%] | 1/3 33.3% [6.1%, 79.2%] | −66.7 pts |',
+    );
+    expect(markdown).toContain('| Improved case | zq1qz (95% CI) | zq2qz (95% CI) | Δ |');
+    expect(markdown).toContain(
+      '| zq5qz | 1/3 33.3% [6.1%, 79.2%] | 3/3 100.0% [43.9%, 100.0%] | +66.7 pts |',
+    );
+    expect(markdown).toContain('priced total $0.006.');
+    expect(markdown).toContain('Cost per attempt, B − A: +$0.000001 ');
+    expect(markdown).not.toMatch(/\$\d+\.\d{9}/);
+  });
+});
+
+describe('renderMarkdown: a link to the published HTML report', () => {
+  const linksOf = (markdown: string): string[] => {
+    const links: string[] = [];
+    const walk = (node: HtmlNode): void => {
+      if (node.nodeName === 'a') links.push(node.attrs?.find((attr) => attr.name === 'href')?.value ?? '');
+      for (const child of node.childNodes ?? []) walk(child);
+    };
+    walk(parseFragment(renderGfm(markdown)));
+    return links;
+  };
+
+  it('none without --html-url', () => {
+    expect(linksOf(renderMarkdown(plainInput()))).toEqual([]);
+  });
+
+  it.each([
+    'https://ci.example/runs/42/report.html',
+    'http://ci.example:8080/a/b?run=42&copy=1#cell=case_a/config_b',
+    'https://ci.example/a_(b)/[c]/*d*/~e~/`f`/\\g/&amp;/!h?x="y"&z=\'w\'',
+    'https://ci.example/%28already%29/é/日本',
+  ])('%s is one link, to exactly that URL', (url) => {
+    const markdown = renderMarkdown({ ...plainInput(), htmlUrl: url });
+    expect(markdown.split('\n')[4]).toMatch(/^Full report: \[HTML report\]\(/);
+    const links = linksOf(markdown);
+    expect(links).toHaveLength(1);
+    expect(decodeURIComponent(links[0] ?? '')).toBe(decodeURIComponent(new URL(url).href));
+  });
+
+  it.each([
+    ['not a URL', 'report.html', /is not an absolute URL/],
+    ['a javascript: URL', 'javascript:alert(1)', /has the scheme javascript:/],
+    ['a data: URL', 'data:text/html,<script>alert(1)</script>', /has the scheme data:/],
+    ['a file: URL', 'file:///etc/passwd', /has the scheme file:/],
+    ['a newline (dropped by a URL parser)', 'https://ci.example/a\nb', /a space or a control character/],
+    ['a space', 'https://ci.example/a b', /a space or a control character/],
+    ['a bidi override', 'https://ci.example/\u202egnp.exe', /a space or a control character/],
+  ])('refuses %s (coded, nothing rendered)', (_name, url, message) => {
+    expect(() => renderMarkdown({ ...plainInput(), htmlUrl: url })).toThrow(message);
+    expect(() => htmlReportHref(url)).toThrow(
+      expect.objectContaining({ code: 'paperclip_evalbook_report_option_invalid' }) as Error,
+    );
+  });
+
+  it('refuses a user or password and never shows the password', () => {
+    let error: unknown;
+    try {
+      htmlReportHref('https://alice:s3cr3t-pw@ci.example/report.html');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: 'paperclip_evalbook_report_option_invalid' });
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('s3cr3t');
+    expect(JSON.stringify((error as { issues: unknown }).issues)).toContain(
+      'https://***@ci.example/report.html',
     );
   });
 });

@@ -1,5 +1,5 @@
 // `evals report`, `evals grid` and `evals compare`: the Evalbook's numbers. The report streams the
-// store once and renders JSON, Markdown, JUnit or HTML (to stdout or to --out: atomically for a
+// store once and renders JSON, Markdown, JUnit, CSV or HTML (to stdout or to --out: atomically for a
 // file, in place for a device or FIFO, never replacing what is there); grid and compare print the
 // cases × configs table and a paired comparison for a person (or --json for machines). Report and
 // compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
@@ -68,6 +68,8 @@ export interface ReportCommandOptions extends StoreCommandOptions {
   readonly compare?: CompareSpec;
   /** The --fail-on gates (every one must hold). */
   readonly failOn: readonly FailOn[];
+  /** --html-url: the published HTML report, linked from the Markdown report. */
+  readonly htmlUrl?: string;
 }
 
 export interface CompareCommandOptions extends StoreCommandOptions {

@@ -393,3 +393,28 @@ export function formatUsd(nanodollars: number | null): string {
   const text = BigInt(nanodollars).toString().padStart(10, '0');
   return `$${text.slice(0, -9)}.${text.slice(-9)}`;
 }
+
+/**
+ * Nanodollars as a person reads money in a text report (Markdown): from $1 up, cents with thousands
+ * separators ("$1,234.57"); below $1, three significant digits ("$0.00375", "$0.123"); "$0.00" for
+ * nothing; "unpriced" for an unknown figure (never $0). Rounded half up, exactly (no float on the
+ * figure). JSON keeps the integer nanodollars and CSV formatUsd's nine decimals.
+ */
+export function displayUsd(nanodollars: number | null): string {
+  if (nanodollars === null) return 'unpriced';
+  const value = BigInt(Math.round(nanodollars));
+  if (value < 0n) return `−${displayUsd(Number(-value))}`;
+  if (value === 0n) return '$0.00';
+  const roundTo = (step: bigint): bigint => ((value + step / 2n) / step) * step;
+  if (value < 1_000_000_000n) {
+    const digits = value.toString().length;
+    const rounded = digits <= 3 ? value : roundTo(10n ** BigInt(digits - 3));
+    if (rounded < 1_000_000_000n) {
+      const fraction = rounded.toString().padStart(9, '0').replace(/0+$/, '');
+      return `$0.${fraction.padEnd(2, '0')}`;
+    }
+  }
+  const cents = roundTo(10_000_000n) / 10_000_000n;
+  const dollars = (cents / 100n).toString().replace(/\B(?=(\d{3})+$)/g, ',');
+  return `$${dollars}.${(cents % 100n).toString().padStart(2, '0')}`;
+}

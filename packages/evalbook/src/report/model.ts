@@ -1,6 +1,6 @@
 // The report model: what every renderer reads (the JSON report's attempt row, budgets, the result of
 // a report) and the JSON report's own shape (paperclip-evals/report/v1). report.ts builds it and the
-// renderers (markdown, JUnit, HTML) import it; it imports no renderer.
+// renderers (markdown, JUnit, CSV, HTML) import it; it imports no renderer.
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
 import type { EvalbookSummary } from '../analysis/summary.js';
@@ -10,8 +10,8 @@ import type { StoredAttempt } from '../ledger/store.js';
 
 export const REPORT_V1 = 'paperclip-evals/report/v1';
 
-export type ReportFormat = 'json' | 'md' | 'html' | 'junit';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit'];
+export type ReportFormat = 'json' | 'md' | 'html' | 'junit' | 'csv';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'md', 'html', 'junit', 'csv'];
 
 export interface ReportBudget extends BudgetCheck {
   readonly scope: 'run' | 'config';

@@ -1,23 +1,31 @@
-// The Markdown report, sized for a pull-request comment: the verdict of the comparison (if any)
-// with regressions first, per-config solve rates with intervals, cost with coverage, budgets, the
-// denominator policy and what it excluded, policy replay agreement when verdicts are stored, and the
-// checks that drifted below their bar in the newest run.
+// The Markdown report, sized for a pull-request comment: first a verdict line (the comparison's
+// verdict, read off its 95% interval, and the gates'), a link to the published HTML report when the
+// report knows its address, every gate's verdict, the comparison with its regressions and its
+// improvements (each case's solve rate on both sides with its Wilson interval), per-config solve
+// rates with intervals, cost with coverage (money at a reader's precision: displayUsd; the JSON keeps
+// every nanodollar), budgets, the denominator policy and what it excluded, policy replay agreement
+// when verdicts are stored, and the checks that drifted below their bar in the newest run.
 // Tables stay small: the grid is not repeated here. Every text that comes from a bundle, the store or
-// the command line goes through markdownText (contract), so it renders as itself, never as markup.
+// the command line goes through markdownText (contract), so it renders as itself, never as markup;
+// the HTML report's address is checked (htmlReportHref) and percent-encoded, so it is one link.
 import { isSha256Digest, markdownText } from '@paperclip-evals/contract';
 
+import { EvalbookError } from '../errors.js';
 import { artifactCountsText } from '../ledger/convert.js';
-import { formatUsd } from '../ledger/cost.js';
+import { displayUsd } from '../ledger/cost.js';
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { ReportBudget } from './model.js';
 import { leftOutText, retractionText } from '../ledger/retraction.js';
-import type { EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
+import { wilsonInterval } from '../analysis/statistics.js';
+import type { CaseDelta, Comparison, EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
 
 export interface MarkdownReportInput {
   readonly title: string;
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
   readonly gate: GateVerdicts | null;
+  /** Where the HTML report of the same evalbook is published (an http(s) URL): linked when given. */
+  readonly htmlUrl?: string;
 }
 
 /** Regressions listed in full up to this many; the rest are counted. */
@@ -101,9 +109,124 @@ function gateLines(verdicts: GateVerdicts): string[] {
   ];
 }
 
+/** Points with one decimal and a true minus: −20.0 pts. */
+const points = (rate: number): string =>
+  `${rate < 0 ? '−' : rate > 0 ? '+' : '±'}${Math.abs(rate * 100).toFixed(1)} pts`;
+
+/** Δ solve rate with its paired-bootstrap interval: "−20.0 pts (95% CI −40.0 to −5.0)". */
+function deltaText(comparison: Comparison): string {
+  if (comparison.deltaSolveRate === null) return 'n/a';
+  const ci = comparison.deltaSolveRateCi95;
+  return `${points(comparison.deltaSolveRate)}${ci === null ? ' (no interval: fewer than 2 shared cases)' : ` (95% CI ${(ci[0] * 100).toFixed(1)} to ${(ci[1] * 100).toFixed(1)})`}`;
+}
+
+/**
+ * The comparison's verdict, read off the 95% interval of B − A as the regression gate reads it:
+ * regression (entirely below 0), improvement (entirely above), no significant change (it holds 0),
+ * inconclusive (no interval).
+ */
+function comparisonVerdict(comparison: Comparison): string {
+  const ci = comparison.deltaSolveRateCi95;
+  if (ci === null) return 'inconclusive';
+  if (ci[1] < 0) return 'regression';
+  if (ci[0] > 0) return 'improvement';
+  return 'no significant change';
+}
+
+/** The gates' verdict in a few words. */
+function gatesVerdict(gate: GateVerdicts | null): string {
+  if (gate === null) return 'no gate';
+  const failed = gate.gates.filter((item) => !item.passed).length;
+  const one = gate.gates.length === 1;
+  if (gate.passed) return one ? 'gate passed' : `gates passed (all ${gate.gates.length} held)`;
+  return one ? 'gate failed' : `gates failed (${failed} of ${gate.gates.length})`;
+}
+
+/** The first line a reviewer reads: the verdict, then what it rests on. */
+function verdictLine(summary: EvalbookSummary, gate: GateVerdicts | null): string {
+  const comparison = summary.comparison;
+  const verdict = [...(comparison === null ? [] : [comparisonVerdict(comparison)]), gatesVerdict(gate)].join(
+    ' · ',
+  );
+  const counts = summary.statusCounts;
+  const detail =
+    comparison === null
+      ? `${summary.attempts} attempts over ${summary.cases.length} cases × ${summary.configs.length} configs, ${counts.solved} solved${summary.attempts === 0 ? '' : ` (${percent(counts.solved / summary.attempts)})`}.`
+      : `Δ solve rate ${deltaText(comparison)} of ${text(comparison.b)} vs ${text(comparison.a)} over ${comparison.sharedCases} shared cases; ${comparison.regressions.length} regressed, ${comparison.improvements.length} improved.`;
+  return `**Verdict: ${verdict}** — ${detail}`;
+}
+
+/** A side's solve rate with its Wilson 95% interval: "2/3 66.7% [20.8%, 93.9%]". */
+function sideText(solved: number, counted: number): string {
+  const ci = wilsonInterval(solved, counted);
+  return `${solved}/${counted} ${percent(ci.rate)}${ci.rate === null ? '' : ` [${percent(ci.lo)}, ${percent(ci.hi)}]`}`;
+}
+
+/** The regressed or improved cases, worst (or best) first, each side with its interval. */
+function caseTable(heading: string, deltas: readonly CaseDelta[], comparison: Comparison): string[] {
+  if (deltas.length === 0) return [];
+  const lines = [
+    `| ${heading} | ${text(comparison.a)} (95% CI) | ${text(comparison.b)} (95% CI) | Δ |`,
+    '|---|---:|---:|---:|',
+  ];
+  for (const delta of deltas.slice(0, MAX_LISTED))
+    lines.push(
+      `| ${text(delta.caseId)} | ${sideText(delta.aSolved, delta.aCounted)} | ${sideText(delta.bSolved, delta.bCounted)} | ${points(delta.delta)} |`,
+    );
+  if (deltas.length > MAX_LISTED) lines.push(`| … and ${deltas.length - MAX_LISTED} more | | | |`);
+  lines.push('');
+  return lines;
+}
+
+/** ASCII punctuation Markdown could read in a link destination (a parenthesis, an entity's &, …): backslash-escaped. */
+const MARKDOWN_IN_URL = /[()<>[\]\\`&"'!*_~|]/g;
+
+/**
+ * The address of the HTML report as the Markdown links it: an absolute http: or https: URL, written
+ * as the URL standard normalises it, with every character Markdown could read in a link destination
+ * (parentheses, brackets, the & of an entity, backslash, …) backslash-escaped, so the link goes to
+ * exactly that URL. Throws EvalbookError
+ * paperclip_evalbook_report_option_invalid for anything else: not a URL, another scheme, a space or
+ * control character (which a URL parser would drop silently), or a user or password (which the
+ * report would publish; the error shows it masked).
+ */
+export function htmlReportHref(url: string): string {
+  const refuse = (why: string, received: string): never => {
+    throw new EvalbookError('paperclip_evalbook_report_option_invalid', `--html-url ${why}`, [
+      {
+        code: 'html_url_invalid',
+        message: why,
+        component: '--html-url',
+        expected:
+          'an absolute http: or https: URL without spaces or credentials, like https://ci.example/report.html',
+        received,
+      },
+    ]);
+  };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return refuse('is not an absolute URL', JSON.stringify(url));
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    parsed.username = '***';
+    parsed.password = '';
+    return refuse('carries a user or password, which the report would publish', parsed.href);
+  }
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u0020\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/u.test(url))
+    return refuse('holds a space or a control character', JSON.stringify(url));
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    return refuse(`has the scheme ${parsed.protocol}; only http: and https: are linked`, JSON.stringify(url));
+  return parsed.href.replace(MARKDOWN_IN_URL, (character) => `\\${character}`);
+}
+
 export function renderMarkdown(input: MarkdownReportInput): string {
   const { summary } = input;
-  const lines: string[] = [`## ${text(input.title)}`, ''];
+  const lines: string[] = [`## ${text(input.title)}`, '', verdictLine(summary, input.gate), ''];
+  if (input.htmlUrl !== undefined)
+    lines.push(`Full report: [HTML report](${htmlReportHref(input.htmlUrl)})`, '');
   if (input.gate !== null) lines.push(...gateLines(input.gate), '');
   const comparison = summary.comparison;
   if (comparison !== null) {
@@ -111,28 +234,20 @@ export function renderMarkdown(input: MarkdownReportInput): string {
       `### ${text(comparison.b)} vs ${text(comparison.a)} (by ${comparison.by})`,
       '',
       `${comparison.sharedCases} shared cases: **${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied**. ` +
-        `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : `${(comparison.deltaSolveRate * 100).toFixed(1)} pts`}` +
-        `${comparison.deltaSolveRateCi95 === null ? '' : ` (95% CI ${(comparison.deltaSolveRateCi95[0] * 100).toFixed(1)} to ${(comparison.deltaSolveRateCi95[1] * 100).toFixed(1)})`}, ` +
+        `Δ solve rate ${deltaText(comparison)}, ` +
         `McNemar exact p = ${comparison.mcnemarP.toPrecision(3)}.` +
         (comparison.unsharedCases > 0
           ? ` ${comparison.unsharedCases} case(s) on one side only were not compared.`
           : ''),
       '',
+      ...caseTable('Regressed case', comparison.regressions, comparison),
+      ...(comparison.regressions.length === 0 ? ['No case regressed.', ''] : []),
+      ...caseTable('Improved case', comparison.improvements, comparison),
+      ...(comparison.improvements.length === 0 ? ['No case improved.', ''] : []),
     );
-    if (comparison.regressions.length > 0) {
-      lines.push(
-        '| Regressed case | ' + text(comparison.a) + ' | ' + text(comparison.b) + ' |',
-        '|---|---:|---:|',
-      );
-      for (const delta of comparison.regressions.slice(0, MAX_LISTED))
-        lines.push(`| ${text(delta.caseId)} | ${percent(delta.aSolveRate)} | ${percent(delta.bSolveRate)} |`);
-      if (comparison.regressions.length > MAX_LISTED)
-        lines.push(`| … and ${comparison.regressions.length - MAX_LISTED} more | | |`);
-      lines.push('');
-    } else lines.push('No case regressed.', '');
     const meanDelta = comparison.cost.meanDeltaNanodollars;
     lines.push(
-      `Cost per attempt, B − A: ${meanDelta === null ? 'n/a' : `${meanDelta < 0 ? '−' : '+'}${formatUsd(Math.abs(meanDelta))}`} ` +
+      `Cost per attempt, B − A: ${meanDelta === null ? 'n/a' : `${meanDelta < 0 ? '−' : '+'}${displayUsd(Math.abs(meanDelta))}`} ` +
         `(A: ${comparison.cost.a.text}; B: ${comparison.cost.b.text}).`,
       '',
     );
@@ -145,7 +260,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
   );
   for (const config of summary.configStats)
     lines.push(
-      `| ${text(config.configId)} | ${percent(config.solveRate)}${interval(config.ci95)} | ${config.solved} / ${config.denominator.counted}${excludedText(config)} | ${config.costPerSolvedNanodollars === null ? 'n/a' : formatUsd(config.costPerSolvedNanodollars)} | ${config.cost.priced} of ${config.cost.attempts} |`,
+      `| ${text(config.configId)} | ${percent(config.solveRate)}${interval(config.ci95)} | ${config.solved} / ${config.denominator.counted}${excludedText(config)} | ${config.costPerSolvedNanodollars === null ? 'n/a' : displayUsd(config.costPerSolvedNanodollars)} | ${config.cost.priced} of ${config.cost.attempts} |`,
     );
   lines.push('');
   const counts = summary.statusCounts;
@@ -157,7 +272,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     ...summary.retractions.map((retraction) => `Retracted: ${text(retractionText(retraction))}.`),
     `Denominator: ${summary.denominatorPolicy === 'all_attempts' ? 'all attempts (errors and missing verdicts count against the rate)' : 'evaluated attempts only (errored, incomplete and over-budget are excluded and listed)'}.`,
     `Artifacts of the attempts: ${artifactCountsText(summary.artifactVerification)} (bytes checked under an artifact root at ingest; unverified: not checked).`,
-    `Cost: ${summary.coverage.text}; priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
+    `Cost: ${summary.coverage.text}; priced total ${displayUsd(summary.coverage.pricedTotalNanodollars)}${summary.coverage.unpriced > 0 ? ' — unpriced attempts are not counted as zero' : ''}.`,
   );
   if (summary.softFailures.length > 0)
     lines.push(

@@ -1,7 +1,7 @@
 // `evals report`: one streaming pass over the store (attempts, then policy verdicts) builds the
-// summary (summary.ts) and, for JSON, writes every attempt as it goes; then the chosen renderer writes
-// the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML for CI, or one
-// self-contained HTML page. Budgets from the environment and the --fail-on gates (gates.ts) are decided
+// summary (summary.ts) and, for JSON and CSV, writes every attempt as it goes; then the chosen
+// renderer writes the summary — JSON (paperclip-evals/report/v1), Markdown for a PR comment, JUnit XML
+// for CI, or one self-contained HTML page (CSV is its rows only: one per attempt, for spreadsheets). Budgets from the environment and the --fail-on gates (gates.ts) are decided
 // here too. Retracted attempts, and foreign ones unless includeForeign, are left out of all of it
 // (attempts listed, budgets, gates) and counted as left out. What the renderers read (the JSON
 // report's attempt row, budgets, the result) is the report model, model.ts. The HTML page embeds
@@ -11,15 +11,17 @@
 import { displayLocator, jsonText } from '@paperclip-evals/contract';
 
 import { CoverageTally, checkBudget } from '../ledger/cost.js';
-import { driftThresholdsOf } from '../ledger/environment.js';
+import { EvalbookError } from '../errors.js';
+import { configOf, driftThresholdsOf } from '../ledger/environment.js';
 import type { Environment } from '../ledger/environment.js';
 import { assertGatesJudgeable, decideGates } from '../analysis/gates.js';
 import type { FailOn } from '../analysis/gates.js';
 import { buildAttemptReplay } from './attempt-replay.js';
 import { renderHtml } from './html/render-html.js';
 import type { HtmlAttempt } from './html/render-html.js';
-import { renderJunit } from './render-junit.js';
-import { renderMarkdown } from './render-markdown.js';
+import { csvHeader, csvRow } from './render-csv.js';
+import { JunitAttempts, renderJunit } from './render-junit.js';
+import { htmlReportHref, renderMarkdown } from './render-markdown.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from './model.js';
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
@@ -43,6 +45,8 @@ export interface ReportOptions {
   readonly failOn?: readonly FailOn[];
   /** Count attempts kept apart as foreign (default: left out, and said so). */
   readonly includeForeign?: boolean;
+  /** Where the HTML report is published (http(s)); the Markdown report links it. Markdown only. */
+  readonly htmlUrl?: string;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
   /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
@@ -54,11 +58,27 @@ export const PROGRESS_EVERY = 5000;
 /** Flushes buffered JSON attempt lines every this many attempts. */
 const CHUNK_ATTEMPTS = 200;
 
+/**
+ * Throws EvalbookError paperclip_evalbook_report_option_invalid for an htmlUrl that is not a plain
+ * http(s) URL (htmlReportHref) or that is given for a format other than Markdown — before any store
+ * is read, so the mistake costs nothing.
+ */
+export function assertReportOptions(options: Pick<ReportOptions, 'format' | 'htmlUrl'>): void {
+  if (options.htmlUrl === undefined) return;
+  if ((options.format ?? 'json') !== 'md')
+    throw new EvalbookError(
+      'paperclip_evalbook_report_option_invalid',
+      `--html-url links the published HTML report from the Markdown report: it needs --format md (received --format ${options.format ?? 'json'})`,
+    );
+  htmlReportHref(options.htmlUrl);
+}
+
 /** Writes the report; returns the summary, budgets and gate outcome (for the exit code). */
 export async function writeReport(options: ReportOptions): Promise<ReportResult> {
   const format = options.format ?? 'json';
   const failOn = options.failOn ?? [];
   assertGatesJudgeable(failOn, options.compare);
+  assertReportOptions(options);
   const policy: DenominatorPolicy = options.environment?.report?.denominator ?? 'all_attempts';
   const environment = options.environment;
   const builder = new SummaryBuilder({
@@ -75,6 +95,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   const embedKeys = new EmbedKeys<AttemptKey>(HTML_MAX_ATTEMPTS);
   /** The first HTML_MAX_ATTEMPTS attempts: the page's, when every attempt fits. */
   const embedded: Embedded[] = [];
+  const junitAttempts = new JunitAttempts();
 
   // The JSON report (JsonReport) is streamed member by member, in this order: its head, each
   // attempt, then the tail.
@@ -86,6 +107,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     await options.write(
       `{\n"schema": ${jsonText(head.schema)},\n"store": ${jsonText(head.store)},\n"attempts": [`,
     );
+  else if (format === 'csv') await options.write(csvHeader());
   let count = 0;
   let buffer = '';
   let read = 0;
@@ -103,7 +125,14 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         await options.write(buffer);
         buffer = '';
       }
-    } else if (format === 'html') {
+    } else if (format === 'csv') {
+      buffer += csvRow(stored, verdict, configOf(environment, stored.key.configId)?.model);
+      if ((count + 1) % CHUNK_ATTEMPTS === 0) {
+        await options.write(buffer);
+        buffer = '';
+      }
+    } else if (format === 'junit') junitAttempts.add(stored, verdict);
+    else if (format === 'html') {
       const { runId, caseId, configId } = stored.key;
       embedKeys.add(runId, caseId, configId, verdict.status === 'solved', stored.key);
       if (embedded.length < HTML_MAX_ATTEMPTS) embedded.push({ stored, verdict });
@@ -156,8 +185,19 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       .map(([name, value]) => `${jsonText(name)}: ${jsonText(value, 2)}`)
       .join(',\n');
     await options.write(`${buffer}\n],\n${fields}\n}\n`);
-  } else if (format === 'md') await options.write(renderMarkdown({ title, summary, budgets, gate }));
-  else if (format === 'junit') await options.write(renderJunit({ title, summary, gate }));
+  } else if (format === 'csv') await options.write(buffer);
+  else if (format === 'md')
+    await options.write(
+      renderMarkdown({
+        title,
+        summary,
+        budgets,
+        gate,
+        ...(options.htmlUrl === undefined ? {} : { htmlUrl: options.htmlUrl }),
+      }),
+    );
+  else if (format === 'junit')
+    await options.write(renderJunit({ title, summary, gate, attempts: junitAttempts }));
   else
     await options.write(
       renderHtml({

@@ -2,7 +2,7 @@
 // one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
 // whole), one tooltip form (tip), one exact USD form (usd) and one for reading (money). Every string from the evalbook reaches HTML
 // through these.
-import { formatUsd } from '../../ledger/cost.js';
+import { displayUsd, formatUsd } from '../../ledger/cost.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -60,14 +60,9 @@ export const tip = (value: string): string =>
  * null → "unpriced". The report's tables and cards; the exact amount is the JSON's (and usd's).
  */
 export function money(nanodollars: number | null): string {
-  if (nanodollars === null) return 'unpriced';
-  const sign = nanodollars < 0 ? '-' : '';
-  const dollars = Math.abs(nanodollars) / 1e9;
-  if (dollars === 0) return '$0.00';
-  if (dollars >= 0.995)
-    return `${sign}$${dollars.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-  const decimals = Math.min(9, Math.max(2, 2 - Math.floor(Math.log10(dollars))));
-  return `${sign}$${dollars.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+  // The one rule for money a person reads (Markdown too): displayUsd, exact; a minus as ASCII here.
+  if (nanodollars !== null && nanodollars < 0) return `-${displayUsd(-nanodollars)}`;
+  return displayUsd(nanodollars);
 }
 
 /** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375"; null → "unpriced". */
