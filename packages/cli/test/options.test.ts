@@ -18,6 +18,7 @@ const REPEATABLE = [
   'compare --fail-on',
   'policy replay --policy-arg',
   'retract --attempt',
+  'merge --from-store',
 ];
 
 /** Every option that means something only with another, by command path: the option it needs. */
