@@ -62,6 +62,9 @@ describe('evals run --plan', () => {
     expect(table.stdout).toContain('lane lane_off: paperclip_deterministic model-x');
     expect(table.stdout).toContain('[disabled, named]');
     expect(table.stdout).toContain('nothing was run (--plan)');
+    // Money a person reads at displayUsd's precision (the --json plan keeps nanodollars).
+    expect(table.stdout).toContain('turn 200 ms, ≤ 4 turns, ≤ $0.50\n');
+    expect(table.stdout).toContain('· ceiling $2.00\n');
   });
 
   it.each([

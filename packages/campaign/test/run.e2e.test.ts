@@ -207,7 +207,8 @@ describe('a campaign on one machine', () => {
     expect(lines.map((line) => Number(/\[ *([0-9]+)\//.exec(line)?.[1]))).toEqual(
       Array.from({ length: PLANNED }, (_, index) => index + 1),
     );
-    expect(lines[0]).toMatch(/lane_[ab] × case_[0-9] #[12]: passed · spend \$/);
+    // Spend at a reader's precision (1,000 µ$ a try: "$0.001", not "$0.001000000").
+    expect(lines[0]).toMatch(/lane_[ab] × case_[0-9] #[12]: passed · spend \$0\.0[0-9]{1,2} · [0-9]+s$/);
     expect((await ledgerIds(store, 'whole')).sort()).toEqual(
       record.attempts.map((attempt) => attempt.attemptId).sort(),
     );
@@ -312,6 +313,14 @@ describe('many machines with SQLite: 4 shards, each its own store, merged stores
           out,
         ]);
         expect(result.code, result.stderr).toBe(0);
+        // The summary's money at a reader's precision: 1,000 µ$ a try, "$0.002", not "$0.002000000".
+        const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00|none)';
+        expect(result.stdout).toMatch(
+          new RegExp(
+            `^  cost: ${money} observed \\(${money} on retries\\) · provider-reported ${money} · estimated ${money} \\(apart, never added\\)`,
+            'm',
+          ),
+        );
         return out;
       }),
     );
@@ -460,6 +469,14 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
           out,
         ]);
         expect(result.code, result.stderr).toBe(0);
+        // The summary's money at a reader's precision: 1,000 µ$ a try, "$0.002", not "$0.002000000".
+        const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00|none)';
+        expect(result.stdout).toMatch(
+          new RegExp(
+            `^  cost: ${money} observed \\(${money} on retries\\) · provider-reported ${money} · estimated ${money} \\(apart, never added\\)`,
+            'm',
+          ),
+        );
         return out;
       }),
     );

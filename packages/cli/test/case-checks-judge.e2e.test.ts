@@ -92,7 +92,7 @@ describe('an llm_judge case check at ingest', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/2 inserted/);
-    expect(first.stdout).toMatch(/model calls for case checks: 2 \(2 judge\), \$0\.005600/);
+    expect(first.stdout).toMatch(/model calls for case checks: 2 \(2 judge\), \$0\.0056(?![0-9])/);
     expect(provider.requests).toHaveLength(2);
     expect(provider.requests[0]).toMatchObject({
       authorization: 'Bearer sk-test',

@@ -439,7 +439,9 @@ describe('evals retract and evals runs', () => {
       /^run\s+attempts\s+cases\s+configs\s+foreign\s+retracted\s+spend\s+terminal states$/,
     );
     // The spend column: what the run cost (provider-reported else estimated), unpriced apart.
-    const usd = '\\$[0-9]+\\.[0-9]{9}( \\+ [0-9]+ unpriced)?';
+    // Money at a reader's precision (displayUsd: cents from $1, three significant digits below);
+    // the --json rows keep the exact nanodollars.
+    const usd = '\\$(0\\.0*[1-9][0-9]{0,2}|0\\.00|[1-9][0-9,]*\\.[0-9]{2})( \\+ [0-9]+ unpriced)?';
     expect(lines[1]).toMatch(
       new RegExp(`^run1\\s+8\\s+2\\s+2\\s+0\\s+1\\s+${usd}\\s+1 failed, 7 succeeded$`),
     );

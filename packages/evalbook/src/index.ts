@@ -2,7 +2,7 @@
 // scripts/public-surface.test.ts); the package's own tests import its `src/` files directly.
 export { isEvalbookError } from './errors.js';
 export type { EvalbookErrorCode } from './errors.js';
-export { formatUsd } from './ledger/cost.js';
+export { displayUsd } from './ledger/cost.js';
 export {
   caseOf,
   driftThresholdsOf,

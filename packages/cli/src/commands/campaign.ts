@@ -5,7 +5,7 @@
 // still written, exit 130); a second, or SIGTERM, kills the running sessions' process groups.
 // `merge` combines shard records into one campaign record.
 import { displayLocator } from '@paperclip-evals/contract';
-import { formatUsd } from '@paperclip-evals/evalbook';
+import { displayUsd } from '@paperclip-evals/evalbook';
 
 import type {
   AttemptOutcome,
@@ -242,8 +242,9 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
 /** A store URL as printed: never with a password. */
 const displayStore = (url: string): string => displayLocator(url);
 
+/** Money a person reads: displayUsd's precision (the --json record keeps the exact nanodollars). */
 const dollars = (nanodollars: number | null): string =>
-  nanodollars === null ? 'none' : formatUsd(nanodollars);
+  nanodollars === null ? 'none' : displayUsd(nanodollars);
 
 function progressLine(campaignId: string, progress: CampaignProgress, started: number): string {
   const failed = Object.entries(progress.failuresByClass)

@@ -7,7 +7,7 @@
 // attempts) · not_stored (an unreadable input or a bundle the store refused; the others are written).
 import { ingestAttempts } from '@paperclip-evals/app/ingest';
 import { isSha256Digest } from '@paperclip-evals/contract';
-import { artifactCountsText, formatUsd, ingestExitCode, isEvalbookError } from '@paperclip-evals/evalbook';
+import { artifactCountsText, displayUsd, ingestExitCode, isEvalbookError } from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
@@ -138,7 +138,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable, ${summary.storeRefused.length} not stored, ${summary.foreign.length} foreign${summary.foreign.length === 0 ? '' : summary.keepForeign ? ' (kept apart)' : ' (refused)'}`,
     summary.inserted === 0
       ? 'cost: no new attempts to price'
-      : `cost of the new attempts: ${summary.coverage.text}; priced total ${formatUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
+      : `cost of the new attempts: ${summary.coverage.text}; priced total ${displayUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
   );
   lines.push(
     `artifacts of the valid attempts: ${artifactCountsText(summary.artifacts)}${options.artifactRoot === undefined && summary.artifacts.verified + summary.artifacts.mismatched === 0 ? ' (no --artifact-root: nothing could be verified)' : ''}`,
@@ -146,7 +146,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
   const usage = summary.checkModelUsage;
   if (usage !== null)
     lines.push(
-      `model calls for case checks: ${usage.model_calls} (${usage.judge_calls} judge), $${usage.cost_usd.toFixed(6)}${usage.unpriced_calls > 0 ? `, ${usage.unpriced_calls} unpriced (not counted as zero)` : ''}`,
+      `model calls for case checks: ${usage.model_calls} (${usage.judge_calls} judge), ${displayUsd(usage.cost_usd * 1e9)}${usage.unpriced_calls > 0 ? `, ${usage.unpriced_calls} unpriced (not counted as zero)` : ''}`,
     );
   printLines('stdout', lines);
   return outcome;

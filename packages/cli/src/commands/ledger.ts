@@ -4,7 +4,7 @@
 import { userInfo } from 'node:os';
 import {
   checkRetractionRequest,
-  formatUsd,
+  displayUsd,
   isEvalbookError,
   retractionText,
 } from '@paperclip-evals/evalbook';
@@ -128,7 +128,7 @@ export async function runRuns(options: {
     String(run.configs),
     String(run.foreign),
     String(run.retracted),
-    `${formatUsd(run.spend.observedNanodollars)}${run.spend.unpriced === 0 ? '' : ` + ${run.spend.unpriced} unpriced`}`,
+    `${displayUsd(run.spend.observedNanodollars)}${run.spend.unpriced === 0 ? '' : ` + ${run.spend.unpriced} unpriced`}`,
     Object.entries(run.terminalStates)
       .map(([state, n]) => `${n} ${state}`)
       .join(', '),

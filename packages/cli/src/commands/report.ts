@@ -5,7 +5,7 @@
 // compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
 // attempts out, and foreign ones unless --include-foreign, and says how many. The reading is the
 // app's (packages/app/src/evalbook.ts); this file shows it.
-import { artifactCountsText, formatUsd, isEvalbookError, leftOutText } from '@paperclip-evals/evalbook';
+import { artifactCountsText, displayUsd, isEvalbookError, leftOutText } from '@paperclip-evals/evalbook';
 
 import type {
   Comparison,
@@ -129,7 +129,7 @@ export async function runReport(options: ReportCommandOptions): Promise<Outcome>
   if (options.out !== undefined) {
     const over = budgets.filter((budget) => budget.status === 'exceeded').length;
     printLines('stderr', [
-      `wrote ${options.out === '-' ? 'stdout (-)' : options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${formatUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}`,
+      `wrote ${options.out === '-' ? 'stdout (-)' : options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${displayUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}`,
     ]);
   } else if (leftOut !== null) printLines('stderr', [leftOut]);
   return reportGates(gate);
@@ -264,7 +264,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
     `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${comparison.discordant.aOnly} cases only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
     ...leftOutLines(result),
     `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
-    `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${formatUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
+    `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${displayUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
   );
   printLines('stdout', lines);
   return reportGates(gate);
