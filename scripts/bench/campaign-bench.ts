@@ -1,9 +1,10 @@
 // `npx tsx scripts/bench/campaign-bench.ts [--attempts N] [--parallel P] [--json]`: the campaign's
 // scheduling overhead per attempt. The same no-op eval-session (a Node script that writes a
-// non-retryable failure artifact and exits 2, so nothing is ingested and nothing retried) runs N
-// times twice: spawned directly, P at a time, each with its request written first; and through
-// executeCampaign (plan, a ledger lookup per attempt for resume, the request, the process group,
-// reading and classifying the artifact, the budget check), P at a time. It prints both wall times,
+// non-retryable failure artifact and exits 2, so there is no native bundle and nothing is retried)
+// runs N times twice: spawned directly, P at a time, each with its request written first; and
+// through executeCampaign (plan, a ledger lookup per attempt for resume, the request, the process
+// group, reading and classifying the artifact, the try's synthesized artifact ingested into the
+// ledger, the budget check), P at a time. It prints both wall times,
 // the overhead per attempt and the ratio against the 1.2× target — reported, never enforced.
 import { spawn } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { isContractError } from '@paperclip-evals/contract';
 
-import { loadEnvironment, starterEnvironment } from '../src/ledger/environment.ts';
+import { ENVIRONMENT_MAX_BYTES, loadEnvironment, starterEnvironment } from '../src/ledger/environment.ts';
 import { tempDir } from '@paperclip-evals/test-kit/bundle-files';
 
 let dir: string;
@@ -43,6 +43,22 @@ describe('loadEnvironment', () => {
       JSON.stringify({ schema: 'paperclip-evals/environment/v1', name: 'x', cases: [], configs: [] }),
     );
     expect((await loadEnvironment(path)).name).toBe('x');
+  });
+
+  it('reads a file of any size up to the limit whole (a buffer of its size), and refuses one over it', async () => {
+    const json = JSON.stringify({
+      schema: 'paperclip-evals/environment/v1',
+      name: 'x',
+      cases: [],
+      configs: [],
+    });
+    // Exactly at the limit (trailing whitespace is JSON), then a byte over.
+    const atLimit = json + ' '.repeat(ENVIRONMENT_MAX_BYTES - json.length);
+    await writeFile(join(dir, 'at-limit.json'), atLimit);
+    expect((await loadEnvironment(join(dir, 'at-limit.json'))).name).toBe('x');
+    expect(await issuesOf('over-limit.json', `${atLimit} `)).toEqual([
+      { code: 'environment_too_large', path: '' },
+    ]);
   });
 
   it('refuses a duplicate YAML key', async () => {

@@ -366,7 +366,10 @@ async function readEnvironmentBytes(path: string): Promise<Buffer> {
         `at most ${ENVIRONMENT_MAX_BYTES} bytes`,
         `${stat.size} bytes`,
       );
-    const bytes = Buffer.alloc(ENVIRONMENT_MAX_BYTES + 1);
+    // A buffer of the file's size and a byte more (not the limit's 4 MiB: a campaign reads the
+    // environment at every try it records); a file that grew meanwhile is read on, in a buffer twice
+    // the size, to at most a byte past the limit.
+    let bytes = Buffer.allocUnsafe(stat.size + 1);
     let length = 0;
     for (;;) {
       const { bytesRead } = await handle.read(bytes, length, bytes.length - length, null);
@@ -379,6 +382,11 @@ async function readEnvironmentBytes(path: string): Promise<Buffer> {
           `at most ${ENVIRONMENT_MAX_BYTES} bytes`,
           `more than ${ENVIRONMENT_MAX_BYTES} bytes`,
         );
+      if (length === bytes.length) {
+        const larger = Buffer.allocUnsafe(Math.min(bytes.length * 2, ENVIRONMENT_MAX_BYTES + 1));
+        bytes.copy(larger, 0, 0, length);
+        bytes = larger;
+      }
     }
     return bytes.subarray(0, length);
   } catch (error) {
