@@ -82,27 +82,32 @@ describe('readPageAssets (mutation rows: a broken asset folder is refused)', () 
     });
   });
 
-  it.each([
-    ['report.js missing', { 'report.css': css }, /report\.js is missing/],
-    ['report.css missing', { 'report.js': js }, /report\.css is missing/],
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['report.js missing', { 'replay.css': replayCss, 'report.css': css }, /report\.js is missing/],
+    ['report.css missing', { 'replay.css': replayCss, 'report.js': js }, /report\.css is missing/],
+    ['replay.css missing', { 'report.css': css, 'report.js': js }, /replay\.css is missing/],
     [
-      'replay.css missing',
-      { 'report.css': css, 'report.js': js, 'replay.css': null },
-      /replay\.css is missing/,
+      'a script that ends its element',
+      { 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</script>')" },
+      /<\/script/,
     ],
-    ['a script that ends its element', { 'report.css': css, 'report.js': "x('</script>')" }, /<\/script/],
-    ['the same, in capitals', { 'report.css': css, 'report.js': "x('</SCRIPT >')" }, /<\/script/],
-    ['a stylesheet that ends its element', { 'report.css': 'a{}</style><b>', 'report.js': js }, /<\/style/],
     [
-      "the replay's stylesheet ending its element",
-      { 'report.css': css, 'report.js': js, 'replay.css': 'a{}</STYLE><b>' },
+      'the same, in capitals',
+      { 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</SCRIPT >')" },
+      /<\/script/,
+    ],
+    [
+      'a stylesheet that ends its element',
+      { 'replay.css': replayCss, 'report.css': 'a{}</style><b>', 'report.js': js },
       /<\/style/,
     ],
-  ])('refuses %s', (_name, files: Record<string, string | null>, message) => {
-    const present = Object.fromEntries(
-      Object.entries({ 'replay.css': replayCss, ...files }).filter(([, text]) => text !== null),
-    ) as Record<string, string>;
-    expect(() => readPageAssets(folderWith(present))).toThrow(message);
+    [
+      "the replay's stylesheet ending its element",
+      { 'replay.css': 'a{}</STYLE><b>', 'report.css': css, 'report.js': js },
+      /<\/style/,
+    ],
+  ])('refuses %s', (_name, files, message) => {
+    expect(() => readPageAssets(folderWith(files))).toThrow(message);
   });
 });
 

@@ -215,7 +215,7 @@ async function publishCampaign(
     // per-page mkdir, no pool of pending writes holding pages), and hashed and sized from the very
     // bytes written; nothing keeps the page once it is on disk, so memory stays flat whatever the
     // campaign's size (100,000 pages are 100,000 writes, issue 19).
-    const emit: Emit = async (path, text) => {
+    const emit: Emit = (path, text) => {
       const at = join(temporary, path);
       const parent = dirname(at);
       if (!made.has(parent)) {
