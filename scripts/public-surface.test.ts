@@ -84,6 +84,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'INFRASTRUCTURE_FAILURE_CLASSES',
     'Issue',
     'JsonTextLimits',
+    'NATIVE_EXECUTION_V1',
     'NativeExecution',
     'NativeExecutionRuleCode',
     'ORCHESTRATION_FAILURE_CLASSES',

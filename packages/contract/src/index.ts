@@ -37,6 +37,7 @@ export type {
   SemanticToolResult,
   ToolOutcome,
 } from './native-execution-types.js';
+export { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
 export {
   EVAL_SESSION_ARTIFACT_V1,
   EVAL_SESSION_PROVIDER_DRIVERS,

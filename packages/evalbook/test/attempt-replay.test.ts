@@ -5,6 +5,7 @@
 // once (a <details> per call, in order) and every text as itself. Rows: every way there is nothing
 // to replay gives `recording: 'missing'` with its reason and a visible block, never a blank page;
 // unknown cost stays unpriced, never $0.
+import { createHash } from 'node:crypto';
 import {
   canonicalize,
   parseEvalSessionArtifact,
@@ -264,6 +265,11 @@ describe('when there is nothing to replay (mutation rows: each is "recording mis
       /does not parse \(native_schema_unknown\)/,
     ],
     [
+      "the ledger's text is not the attempt's bundle (its sha256 is not the digest): the full parser reads it",
+      () => fromBundle(syntheticAttempt(), '{"schema": "paperclip-runner/native-execution/v1"}'),
+      /does not parse \(/,
+    ],
+    [
       'a bundle whose transcript was not recorded (no events but the terminal ones)',
       () => fromBundle(unrecorded()),
       /transcript not recorded: the driver crashed before streaming/,
@@ -290,6 +296,38 @@ describe('when there is nothing to replay (mutation rows: each is "recording mis
     expect(block, 'a visible "recording missing" block').toBeDefined();
     expect(texts.join('')).toContain('Recording missing');
     expect(texts.join('')).toContain(replay.recordingReason ?? '');
+  });
+
+  it("reads the ledger's own text (its sha256 is the digest) as the full parser does (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          runTerminalState: fc.constantFrom('succeeded' as const, 'failed' as const),
+          toolCalls: fc.integer({ min: 0, max: 6 }),
+          deniedCalls: fc.integer({ min: 0, max: 2 }),
+          progressEvents: fc.integer({ min: 0, max: 4 }),
+        }),
+        (options) => {
+          const bundle = syntheticAttempt(options);
+          const { stored: attempt, bundleText } = storedFromRecord(
+            convertBundle(parseNativeExecution(JSON.stringify(bundle))),
+          );
+          const verdict = attemptVerdict(attempt.record, attempt.scores);
+          expect(sha256Digest(bundleText)).toBe(attempt.bundleDigest);
+          const cheap = buildAttemptReplay({ attempt, bundleText, verdict });
+          // Another digest: the text is not known to be the ledger's, so the full parser reads it.
+          const other = `sha256:${'0'.repeat(64)}`;
+          const parsed = buildAttemptReplay({
+            attempt: { ...attempt, bundleDigest: other },
+            bundleText,
+            verdict,
+          });
+          expect({ ...parsed, bundleDigest: attempt.bundleDigest }).toEqual(cheap);
+          expect(cheap.recording).toBe('complete');
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 
   it('replays a bundle that came with its eval-session artifact, and shows the artifact’s fields too', () => {
@@ -367,19 +405,27 @@ describe('the report’s drill-down carries the same replay', () => {
     expect(templates.map((match) => match[1])).toEqual(['0']);
     expect(templates[0]?.[2]).toBe(renderAttemptReplay(replay));
     expect(HTML_MAX_REPLAYS).toBeLessThan(HTML_MAX_ATTEMPTS);
-    // the attempt page inlines the report's stylesheet, script and CSP
+    // the attempt page inlines the replay's part of the report's stylesheet (its first part), no script
     const page = renderAttemptPage(replay, { title: 'attempt' });
-    const head = (text: string) => /<meta http-equiv="Content-Security-Policy"[^>]*>/.exec(text)?.[0];
-    expect(head(page)).toBe(head(html));
-    expect(/<style>([\s\S]*?)<\/style>/.exec(page)?.[1]).toBe(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]);
+    const pageStyle = /<style>([\s\S]*?)<\/style>/.exec(page)?.[1] ?? '';
+    expect(pageStyle).toContain('.replay-facts');
+    expect(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]?.startsWith(pageStyle)).toBe(true);
+    expect(page).not.toMatch(/<script/i);
   });
 });
 
 describe('renderAttemptPage', () => {
-  it('carries the report’s CSP (no network) and refuses a back link with a scheme', () => {
+  it('carries a CSP allowing no network, no script and only its stylesheet (by sha256); refuses a back link with a scheme', () => {
     const replay = replayOf();
     const html = renderAttemptPage(replay, { title: 't', backHref: '../index.html' });
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;;/);
+    const csp = (
+      /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1] ?? ''
+    ).replaceAll('&#39;', "'");
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+    expect(csp).toBe(
+      `default-src 'none'; style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'; img-src data:; base-uri 'none'; form-action 'none'`,
+    );
+    expect(html).not.toMatch(/<script|\sstyle=/i);
     expect(html).toContain('href="../index.html"');
     for (const href of ['javascript:alert(1)', ' JavaScript:x', 'https://example.com/'])
       expect(() => renderAttemptPage(replay, { title: 't', backHref: href })).toThrow(/relative link/);

@@ -1,5 +1,5 @@
-// The HTML report's stylesheet and script are real files (src/report/html/report.css, report.js)
-// inlined into the page: the page holds them exactly, its Content-Security-Policy allows exactly
+// The HTML report's stylesheets and script are real files (src/report/html/replay.css, report.css,
+// report.js) inlined into the page: the page holds them exactly (replay.css, then report.css), its Content-Security-Policy allows exactly
 // that script, a file that would end its element early or is missing is refused, and the built
 // copies the CLI runs (dist/report/html/) are the sources (a stale copy would test an old page).
 import { createHash } from 'node:crypto';
@@ -34,8 +34,8 @@ function page(): string {
 describe('the page', () => {
   const html = page();
 
-  it('inlines report.css and report.js exactly, one executable script', () => {
-    expect(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]).toBe(source('report.css'));
+  it('inlines replay.css, report.css and report.js exactly, one executable script', () => {
+    expect(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]).toBe(source('replay.css') + source('report.css'));
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]);
     expect(scripts).toEqual([source('report.js')]);
   });
@@ -67,29 +67,52 @@ describe('readPageAssets (mutation rows: a broken asset folder is refused)', () 
   };
   const css = 'body{margin:0}';
   const js = "(() => { 'use strict'; })();";
+  const replayCss = '.replay{margin:0}';
 
   it('reads a sound folder', () => {
-    const assets = readPageAssets(folderWith({ 'report.css': css, 'report.js': js }));
+    const assets = readPageAssets(
+      folderWith({ 'replay.css': replayCss, 'report.css': css, 'report.js': js }),
+    );
     expect(assets).toEqual({
-      style: css,
+      style: replayCss + css,
       script: js,
       scriptSha256: createHash('sha256').update(js).digest('base64'),
+      replayStyle: replayCss,
+      replayStyleSha256: createHash('sha256').update(replayCss).digest('base64'),
     });
   });
 
-  it.each([
-    ['report.js missing', { 'report.css': css }, /report\.js is missing/],
-    ['report.css missing', { 'report.js': js }, /report\.css is missing/],
-    ['a script that ends its element', { 'report.css': css, 'report.js': "x('</script>')" }, /<\/script/],
-    ['the same, in capitals', { 'report.css': css, 'report.js': "x('</SCRIPT >')" }, /<\/script/],
-    ['a stylesheet that ends its element', { 'report.css': 'a{}</style><b>', 'report.js': js }, /<\/style/],
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['report.js missing', { 'replay.css': replayCss, 'report.css': css }, /report\.js is missing/],
+    ['report.css missing', { 'replay.css': replayCss, 'report.js': js }, /report\.css is missing/],
+    ['replay.css missing', { 'report.css': css, 'report.js': js }, /replay\.css is missing/],
+    [
+      'a script that ends its element',
+      { 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</script>')" },
+      /<\/script/,
+    ],
+    [
+      'the same, in capitals',
+      { 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</SCRIPT >')" },
+      /<\/script/,
+    ],
+    [
+      'a stylesheet that ends its element',
+      { 'replay.css': replayCss, 'report.css': 'a{}</style><b>', 'report.js': js },
+      /<\/style/,
+    ],
+    [
+      "the replay's stylesheet ending its element",
+      { 'replay.css': 'a{}</STYLE><b>', 'report.css': css, 'report.js': js },
+      /<\/style/,
+    ],
   ])('refuses %s', (_name, files, message) => {
     expect(() => readPageAssets(folderWith(files))).toThrow(message);
   });
 });
 
 describe('the built copies', () => {
-  it.each(['report.css', 'report.js'])(
+  it.each(['replay.css', 'report.css', 'report.js'])(
     'dist holds %s as the sources do (run the build after an edit)',
     (name) => {
       expect(readFileSync(new URL(name, BUILT), 'utf8')).toBe(source(name));

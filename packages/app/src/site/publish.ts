@@ -1,6 +1,7 @@
 // `evals publish`: the workflow behind the static site (issue 19). For each campaign asked for (one
 // with --campaign, else every run the store holds, in the order runs reached it), the store is read
-// once (evalbook's writeCampaignPages) and each page written as it is rendered into a temporary
+// once (evalbook's writeCampaignPages) and each page written as it is rendered (one synchronous
+// write per page, hashed from the bytes written, never held after) into a temporary
 // sibling folder (`campaigns/.publishing-…`), then the folder is renamed into place: a reader sees no
 // folder or the whole one. A campaign folder is immutable: when its folder is there already, the
 // new bytes must be the old bytes (the manifests are equal and the folder still matches its
@@ -9,6 +10,7 @@
 // latest-green.json) rewritten, each atomically (node's writeOutputFile), from every campaign.json
 // in the site. The publisher never deletes anything but its own temporary folder.
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
@@ -196,9 +198,6 @@ async function siteCampaigns(site: string): Promise<SiteCampaign[]> {
 
 type Emit = (path: string, text: string) => Promise<void>;
 
-/** Pages written at once while the store is read (bounded: memory never holds more pages). */
-const WRITES_IN_FLIGHT = 32;
-
 async function publishCampaign(
   site: string,
   campaignId: string,
@@ -210,41 +209,29 @@ async function publishCampaign(
   await mkdir(temporary);
   try {
     const files: ManifestEntry[] = [];
-    const made = new Map<string, Promise<unknown>>();
-    // Up to WRITES_IN_FLIGHT pages are being written at once (the store is read meanwhile); never
-    // more, so memory holds at most that many pages whatever the campaign's size.
-    const inFlight = new Set<Promise<void>>();
-    let failed: unknown;
-    const write = async (path: string, text: string): Promise<void> => {
+    // A campaign folder has a few subfolders (attempts/, tests/): each made once, not per page.
+    const made = new Set<string>([temporary]);
+    // Each page is written as it is rendered, in ONE synchronous call (open, write, close: no
+    // per-page mkdir, no pool of pending writes holding pages), and hashed and sized from the very
+    // bytes written; nothing keeps the page once it is on disk, so memory stays flat whatever the
+    // campaign's size (100,000 pages are 100,000 writes, issue 19).
+    const emit: Emit = (path, text) => {
       const at = join(temporary, path);
       const parent = dirname(at);
-      let folder = made.get(parent);
-      if (folder === undefined) made.set(parent, (folder = mkdir(parent, { recursive: true })));
-      await folder;
-      // Hashed and sized from the text itself (no copy of the page as a Buffer held meanwhile).
+      if (!made.has(parent)) {
+        mkdirSync(parent, { recursive: true });
+        made.add(parent);
+      }
+      const bytes = Buffer.from(text, 'utf8');
+      writeFileSync(at, bytes, { flag: 'wx' });
       files.push({
         path,
-        sha256: `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`,
-        size: Buffer.byteLength(text, 'utf8'),
+        sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+        size: bytes.length,
       });
-      await writeFile(at, text, { encoding: 'utf8', flag: 'wx' });
+      return Promise.resolve();
     };
-    const emit: Emit = async (path, text) => {
-      if (failed !== undefined) throw asError(failed);
-      const pending = write(path, text).catch((error: unknown) => {
-        failed ??= error;
-      });
-      inFlight.add(pending);
-      void pending.finally(() => inFlight.delete(pending));
-      if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
-    };
-    let campaign: SiteCampaign;
-    try {
-      campaign = await render(emit);
-    } finally {
-      await Promise.all(inFlight);
-    }
-    if (failed !== undefined) throw asError(failed);
+    const campaign = await render(emit);
     const manifest = manifestText(campaignId, files);
     await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });
     const summary = {
@@ -268,8 +255,6 @@ async function publishCampaign(
     await rm(temporary, { recursive: true, force: true });
   }
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 async function exists(path: string): Promise<boolean> {
   return lstat(path).then(

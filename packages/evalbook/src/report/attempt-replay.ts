@@ -5,7 +5,8 @@
 //   buildAttemptReplay({ attempt, bundleText, verdict, environment? }): AttemptReplay
 //     attempt      a StoredAttempt (store.attempts() / store.getAttempt(key))
 //     bundleText   store.getBundle(attempt.bundleDigest): the bundle's canonical JSON (null: the ledger
-//                  has none); parsed here by the contract's parser, never a second one
+//                  has none); read back by storedBundle (below): JSON.parse when its sha256 is the
+//                  attempt's bundleDigest, else the contract's full parser
 //     verdict      the attempt's honest status (analysis/scoring attemptVerdict(record, scores))
 //     environment  supplies the case's description and prompt and the config's model, driver and
 //                  description (optional: without it they are null)
@@ -23,7 +24,12 @@
 // timing, the artifacts and their verification, and an eval-session artifact's own fields. Without
 // events to replay (an eval-session artifact ingested alone, a bundle whose transcript was not
 // recorded, a ledger without the bundle's text) `recording` is 'missing' and `recordingReason` says why.
-import { isContractError, parseNativeExecution } from '@paperclip-evals/contract';
+import {
+  NATIVE_EXECUTION_V1,
+  isContractError,
+  parseNativeExecution,
+  sha256Digest,
+} from '@paperclip-evals/contract';
 
 import { EvalbookError } from '../errors.js';
 import { NO_NATIVE_EVIDENCE, attemptArtifactVerification } from '../ledger/convert.js';
@@ -315,7 +321,7 @@ function recordedEvents(input: AttemptReplayInput): {
     return missing(`the ledger holds no bundle text for ${input.attempt.bundleDigest}`);
   let bundle: NativeExecution;
   try {
-    bundle = parseNativeExecution(input.bundleText);
+    bundle = storedBundle(input.bundleText, input.attempt.bundleDigest);
   } catch (error) {
     if (!isContractError(error)) throw error;
     const codes = [...new Set(error.issues.map((issue) => issue.code))].join(', ');
@@ -335,6 +341,24 @@ function recordedEvents(input: AttemptReplayInput): {
       reason: `transcript incomplete (${transcript.eventCount} of the events recorded): ${transcript.omissionReason ?? 'no reason given'}`,
     };
   return { bundle, state: 'complete', reason: null };
+}
+
+/**
+ * The ledger's bundle text as a bundle. Ingest stores a bundle's text only once the contract's
+ * fail-closed parser accepted it (convert.ts converts a parsed bundle; the text stored is its
+ * canonical JSON and the attempt's bundleDigest is that text's sha256), and the ledger is
+ * append-only. So when the text's sha256 is the attempt's bundleDigest, it is the very text the
+ * parser accepted: JSON.parse of it is that bundle, and parsing it again would check nothing new
+ * (it was half the time of `evals publish`, issue 19). A text that does not hash to its digest (a
+ * store edited by hand, a test's in-memory store) or that is not a native-execution bundle (an
+ * eval-session artifact's text) goes through the full parser as before: fail closed.
+ */
+function storedBundle(text: string, digest: string): NativeExecution {
+  if (sha256Digest(text) === digest) {
+    const value = JSON.parse(text) as { readonly schema?: unknown };
+    if (value.schema === NATIVE_EXECUTION_V1) return value as NativeExecution;
+  }
+  return parseNativeExecution(text);
 }
 
 /** The bundle's events in order, grouped into runs of one turnId; each tool call once, at its input. */

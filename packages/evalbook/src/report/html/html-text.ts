@@ -18,11 +18,15 @@ const ESCAPES: Readonly<Record<string, string>> = {
  * the `#` of `##[` / `##vso[`, so that no line of it reads as a GitHub Actions workflow command.
  */
 const INERT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|:(?=:)|#(?=#(?:\[|vso\[))/giu;
+/** Any character either replacement would change (most text has none: it is returned as it is). */
+const ESCAPED = /[&<>"'\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|::|##/u;
 /** HTML text and attribute values (also inside SVG). */
 export const esc = (text: string): string =>
-  text
-    .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
-    .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`);
+  ESCAPED.test(text)
+    ? text
+        .replaceAll(/[&<>"']/g, (char) => ESCAPES[char] ?? char)
+        .replaceAll(INERT, (char) => `&#x${(char.codePointAt(0) ?? 0).toString(16)};`)
+    : text;
 
 /**
  * The most characters of one text the page lays out before "show all" is asked for. Laying out
@@ -36,8 +40,9 @@ function head(text: string, limit = HTML_TEXT_LIMIT): string {
   const end = /[\ud800-\udbff]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
   return text.slice(0, end);
 }
-/** A count with thousands separators (display only). */
-export const count = (n: number): string => n.toLocaleString('en-US');
+const COUNT = new Intl.NumberFormat('en-US');
+/** A count with thousands separators (display only): n.toLocaleString('en-US'), its formatter made once. */
+export const count = (n: number): string => COUNT.format(n);
 /**
  * Text from the evalbook as element content: escaped, and past HTML_TEXT_LIMIT its head, an
  * ellipsis and a "show all" button (wired by the page's script, report.js) over the whole text, kept

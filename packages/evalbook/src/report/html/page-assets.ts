@@ -1,20 +1,27 @@
-// The stylesheet and script every HTML page of Evals inlines (the report and an attempt's replay
-// page alike): report.css and report.js, real files beside this module that the build copies into
-// dist (build/copy-report-assets.mjs), read once and checked; and the one Content-Security-Policy
-// those pages carry (no network: default-src 'none'; the one script allowed by its sha256).
+// The stylesheets and script Evals' HTML pages inline: replay.css (the base and an attempt's replay),
+// report.css (the rest of the report) and report.js (the report's script), real files beside this
+// module that the build copies into dist (build/copy-report-assets.mjs), read once and checked; and
+// the Content-Security-Policy those pages carry. The report inlines replay.css + report.css and its
+// script (pageCsp: no network, the one script by its sha256). An attempt's replay page (attempt-page.ts)
+// needs no script (tool calls expand with <details>): it inlines replay.css alone, and its CSP
+// (replayPageCsp) allows that one stylesheet by its sha256 and no script at all.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The page's stylesheet and script, as inlined, and the script's sha256 (base64) for the CSP. */
+/** The pages' stylesheets and script, as inlined, and the sha256 (base64) a CSP names them by. */
 export interface PageAssets {
+  /** The report's stylesheet: replay.css then report.css. */
   readonly style: string;
   readonly script: string;
   readonly scriptSha256: string;
+  /** replay.css alone: all an attempt's replay page inlines. */
+  readonly replayStyle: string;
+  readonly replayStyleSha256: string;
 }
 
 /**
- * report.css and report.js from `folder`, checked: a file missing, or one that would end its own
+ * replay.css, report.css and report.js from `folder`, checked: a file missing, or one that would end its own
  * <style> or <script> element early, is a broken build — an internal error, never a page without
  * its script or with markup injected.
  */
@@ -35,10 +42,14 @@ export function readPageAssets(folder: URL): PageAssets {
     return text;
   };
   const script = read('report.js', 'script');
+  const replayStyle = read('replay.css', 'style');
+  const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
   return {
-    style: read('report.css', 'style'),
+    style: `${replayStyle}${read('report.css', 'style')}`,
     script,
-    scriptSha256: createHash('sha256').update(script).digest('base64'),
+    scriptSha256: sha256(script),
+    replayStyle,
+    replayStyleSha256: sha256(replayStyle),
   };
 }
 
@@ -56,3 +67,7 @@ export function reportPageAssets(): PageAssets {
 /** The page's Content-Security-Policy: nothing from the network, inline style, the one script by its sha256. */
 export const pageCsp = (scriptSha256: string): string =>
   `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;
+
+/** A replay page's Content-Security-Policy: nothing from the network, no script, its one stylesheet by its sha256. */
+export const replayPageCsp = (styleSha256: string): string =>
+  `default-src 'none'; style-src 'sha256-${styleSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;
