@@ -30,6 +30,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const UPDATE_SCREENSHOTS = process.env.EVALS_UPDATE_SCREENSHOTS === '1';
 const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 const PROMPT = 'Fix the typo in README.md, then run the <tests>.';
+/** A case description past the page's 500-character clip. */
+const LONG_DESCRIPTION = `A typo in the README. ${'Explain every change, cite the line it touches. '.repeat(14)}`;
 
 type Json = Record<string, unknown>;
 
@@ -140,7 +142,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
             {
               id: 'case_synthetic',
               sha256: sha256Digest('case:case_synthetic'),
-              description: 'A typo in the README',
+              description: LONG_DESCRIPTION,
               prompt: PROMPT,
             },
           ],
@@ -229,6 +231,19 @@ describe.skipIf(!HAVE_CHROMIUM)(
       for (const details of await replay.locator('details.tool').all())
         await details.locator('summary').click();
       await shoot(page, 'attempt-replay-failing.png');
+      await page.close();
+    });
+
+    it('a long text shows its head and a working "show all" (the page\'s clip.js, allowed by its CSP)', async () => {
+      const page = await open('attempt_pass.html');
+      const clip = page.locator('.clip', { hasText: LONG_DESCRIPTION.slice(0, 100) }).first();
+      const button = clip.locator('button.clip-more');
+      expect(await button.isVisible()).toBe(true);
+      expect(await clip.locator('.clip-all').isVisible()).toBe(false);
+      await button.click();
+      expect(await clip.locator('.clip-all').isVisible()).toBe(true);
+      await expect(clip.locator('.clip-all').textContent()).resolves.toBe(LONG_DESCRIPTION);
+      await expect(button.getAttribute('aria-expanded')).resolves.toBe('true');
       await page.close();
     });
 

@@ -21,6 +21,7 @@ import { convertArtifact, convertBundle } from '../src/ledger/convert.ts';
 import { parseEnvironment } from '../src/ledger/environment.ts';
 import { buildAttemptReplay } from '../src/report/attempt-replay.ts';
 import { renderAttemptPage, renderAttemptReplay } from '../src/report/html/attempt-page.ts';
+import { reportPageAssets } from '../src/report/html/page-assets.ts';
 import { renderHtml } from '../src/report/html/render-html.ts';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS } from '../src/report/model.ts';
 import { SummaryBuilder } from '../src/analysis/summary.ts';
@@ -405,27 +406,33 @@ describe('the report’s drill-down carries the same replay', () => {
     expect(templates.map((match) => match[1])).toEqual(['0']);
     expect(templates[0]?.[2]).toBe(renderAttemptReplay(replay));
     expect(HTML_MAX_REPLAYS).toBeLessThan(HTML_MAX_ATTEMPTS);
-    // the attempt page inlines the replay's part of the report's stylesheet (its first part), no script
+    // the attempt page inlines the replay's part of the report's stylesheet (its first part) and
+    // clip.js, not the report's script
     const page = renderAttemptPage(replay, { title: 'attempt' });
     const pageStyle = /<style>([\s\S]*?)<\/style>/.exec(page)?.[1] ?? '';
     expect(pageStyle).toContain('.replay-facts');
     expect(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]?.startsWith(pageStyle)).toBe(true);
-    expect(page).not.toMatch(/<script/i);
+    expect([...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])).toEqual([
+      reportPageAssets().clipScript,
+    ]);
   });
 });
 
 describe('renderAttemptPage', () => {
-  it('carries a CSP allowing no network, no script and only its stylesheet (by sha256); refuses a back link with a scheme', () => {
+  it('carries a CSP allowing no network, only its stylesheet and its clip script (by sha256); refuses a back link with a scheme', () => {
     const replay = replayOf();
     const html = renderAttemptPage(replay, { title: 't', backHref: '../index.html' });
     const csp = (
       /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1] ?? ''
     ).replaceAll('&#39;', "'");
     const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+    expect(scripts).toHaveLength(1);
+    const hash = (text: string): string => createHash('sha256').update(text).digest('base64');
     expect(csp).toBe(
-      `default-src 'none'; style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'; img-src data:; base-uri 'none'; form-action 'none'`,
+      `default-src 'none'; style-src 'sha256-${hash(style)}'; script-src 'sha256-${hash(scripts[0]!)}'; img-src data:; base-uri 'none'; form-action 'none'`,
     );
-    expect(html).not.toMatch(/<script|\sstyle=/i);
+    expect(html).not.toMatch(/\sstyle=|<script[^>]/i);
     expect(html).toContain('href="../index.html"');
     for (const href of ['javascript:alert(1)', ' JavaScript:x', 'https://example.com/'])
       expect(() => renderAttemptPage(replay, { title: 't', backHref: href })).toThrow(/relative link/);

@@ -71,7 +71,7 @@ describe('readPageAssets (mutation rows: a broken asset folder is refused)', () 
 
   it('reads a sound folder', () => {
     const assets = readPageAssets(
-      folderWith({ 'replay.css': replayCss, 'report.css': css, 'report.js': js }),
+      folderWith({ 'replay.css': replayCss, 'report.css': css, 'report.js': js, 'clip.js': js }),
     );
     expect(assets).toEqual({
       style: replayCss + css,
@@ -79,31 +79,51 @@ describe('readPageAssets (mutation rows: a broken asset folder is refused)', () 
       scriptSha256: createHash('sha256').update(js).digest('base64'),
       replayStyle: replayCss,
       replayStyleSha256: createHash('sha256').update(replayCss).digest('base64'),
+      clipScript: js,
+      clipScriptSha256: createHash('sha256').update(js).digest('base64'),
     });
   });
 
   it.each<[string, Record<string, string>, RegExp]>([
-    ['report.js missing', { 'replay.css': replayCss, 'report.css': css }, /report\.js is missing/],
-    ['report.css missing', { 'replay.css': replayCss, 'report.js': js }, /report\.css is missing/],
-    ['replay.css missing', { 'report.css': css, 'report.js': js }, /replay\.css is missing/],
+    [
+      'report.js missing',
+      { 'clip.js': js, 'replay.css': replayCss, 'report.css': css },
+      /report\.js is missing/,
+    ],
+    [
+      'report.css missing',
+      { 'clip.js': js, 'replay.css': replayCss, 'report.js': js },
+      /report\.css is missing/,
+    ],
+    ['replay.css missing', { 'clip.js': js, 'report.css': css, 'report.js': js }, /replay\.css is missing/],
     [
       'a script that ends its element',
-      { 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</script>')" },
+      { 'clip.js': js, 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</script>')" },
       /<\/script/,
     ],
     [
       'the same, in capitals',
-      { 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</SCRIPT >')" },
+      { 'clip.js': js, 'replay.css': replayCss, 'report.css': css, 'report.js': "x('</SCRIPT >')" },
       /<\/script/,
     ],
     [
       'a stylesheet that ends its element',
-      { 'replay.css': replayCss, 'report.css': 'a{}</style><b>', 'report.js': js },
+      { 'clip.js': js, 'replay.css': replayCss, 'report.css': 'a{}</style><b>', 'report.js': js },
       /<\/style/,
     ],
     [
+      'clip.js missing',
+      { 'replay.css': replayCss, 'report.css': css, 'report.js': js },
+      /clip\.js is missing/,
+    ],
+    [
+      'a clip script that ends its element',
+      { 'clip.js': "x('</script>')", 'replay.css': replayCss, 'report.css': css, 'report.js': js },
+      /<\/script/,
+    ],
+    [
       "the replay's stylesheet ending its element",
-      { 'replay.css': 'a{}</STYLE><b>', 'report.css': css, 'report.js': js },
+      { 'clip.js': js, 'replay.css': 'a{}</STYLE><b>', 'report.css': css, 'report.js': js },
       /<\/style/,
     ],
   ])('refuses %s', (_name, files, message) => {
@@ -112,7 +132,7 @@ describe('readPageAssets (mutation rows: a broken asset folder is refused)', () 
 });
 
 describe('the built copies', () => {
-  it.each(['replay.css', 'report.css', 'report.js'])(
+  it.each(['replay.css', 'report.css', 'report.js', 'clip.js'])(
     'dist holds %s as the sources do (run the build after an edit)',
     (name) => {
       expect(readFileSync(new URL(name, BUILT), 'utf8')).toBe(source(name));

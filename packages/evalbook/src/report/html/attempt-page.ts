@@ -4,14 +4,14 @@
 //     an HTML fragment (<article class="replay">) — what the report's drill-down shows for an
 //     attempt (render-html.ts puts one per embedded attempt in a <template>) and what a page wraps.
 //   renderAttemptPage(replay, { title, backHref? }): string
-//     a whole self-contained page around that fragment: the replay's stylesheet (replay.css) inlined
-//     and no script, a Content-Security-Policy allowing that stylesheet by its sha256 and nothing
-//     else (nothing from the network, no script; it works from file://), an optional link back (to
+//     a whole self-contained page around that fragment: the replay's stylesheet (replay.css) and one
+//     small script (clip.js: a long text's "show all") inlined, a Content-Security-Policy allowing
+//     those two by sha256 and nothing else (nothing from the network; it works from file://), an optional link back (to
 //     the report or a site's index). For the published site and `evals report --attempt`.
 //
 // The fragment needs no script: tool calls, event payloads and the proposed result expand with
 // <details>; long text shows its head and a "show all" button (html-text.ts text(), wired by
-// report.js in the report; on a replay page, which has no script, the head shows). Every string from the evalbook is escaped (esc/text).
+// report.js in the report, by clip.js on a replay page; without script the head shows). Every string from the evalbook is escaped (esc/text).
 // Marks: a denied call shows its code and authorization boundary, a conflict or failure its code; a
 // missing recording is a visible block with the reason, never an empty page.
 import { jsonText } from '@paperclip-evals/contract';
@@ -303,13 +303,13 @@ export function renderAttemptPage(replay: AttemptReplay, options: AttemptPageOpt
     throw new Error(
       `renderAttemptPage: backHref must be a relative link, received ${JSON.stringify(options.backHref)}`,
     );
-  const { replayStyle, replayStyleSha256 } = reportPageAssets();
+  const { replayStyle, replayStyleSha256, clipScript, clipScriptSha256 } = reportPageAssets();
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${esc(replayPageCsp(replayStyleSha256))}">
+<meta http-equiv="Content-Security-Policy" content="${esc(replayPageCsp(replayStyleSha256, clipScriptSha256))}">
 <meta name="generator" content="Paperclip Evals (${replay.schema})">
 <title>${tip(options.title)}</title>
 <style>${replayStyle}</style>
@@ -320,6 +320,7 @@ export function renderAttemptPage(replay: AttemptReplay, options: AttemptPageOpt
 ${renderAttemptReplay(replay)}
 <footer>Paperclip Evals · ${replay.schema} · one self-contained file: it loads nothing from the network.</footer>
 </main>
+<script>${clipScript}</script>
 </body>
 </html>
 `;

@@ -3,8 +3,8 @@
 // module that the build copies into dist (build/copy-report-assets.mjs), read once and checked; and
 // the Content-Security-Policy those pages carry. The report inlines replay.css + report.css and its
 // script (pageCsp: no network, the one script by its sha256). An attempt's replay page (attempt-page.ts)
-// needs no script (tool calls expand with <details>): it inlines replay.css alone, and its CSP
-// (replayPageCsp) allows that one stylesheet by its sha256 and no script at all.
+// expands tool calls with <details>: it inlines replay.css and clip.js (only its clipped texts'
+// "show all"), and its CSP (replayPageCsp) allows that one stylesheet and that one script by sha256.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,9 @@ export interface PageAssets {
   /** replay.css alone: all an attempt's replay page inlines. */
   readonly replayStyle: string;
   readonly replayStyleSha256: string;
+  /** clip.js: an attempt's replay page's one script (its clipped texts' "show all"). */
+  readonly clipScript: string;
+  readonly clipScriptSha256: string;
 }
 
 /**
@@ -43,6 +46,7 @@ export function readPageAssets(folder: URL): PageAssets {
   };
   const script = read('report.js', 'script');
   const replayStyle = read('replay.css', 'style');
+  const clipScript = read('clip.js', 'script');
   const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
   return {
     style: `${replayStyle}${read('report.css', 'style')}`,
@@ -50,6 +54,8 @@ export function readPageAssets(folder: URL): PageAssets {
     scriptSha256: sha256(script),
     replayStyle,
     replayStyleSha256: sha256(replayStyle),
+    clipScript,
+    clipScriptSha256: sha256(clipScript),
   };
 }
 
@@ -68,6 +74,6 @@ export function reportPageAssets(): PageAssets {
 export const pageCsp = (scriptSha256: string): string =>
   `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;
 
-/** A replay page's Content-Security-Policy: nothing from the network, no script, its one stylesheet by its sha256. */
-export const replayPageCsp = (styleSha256: string): string =>
-  `default-src 'none'; style-src 'sha256-${styleSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;
+/** A replay page's Content-Security-Policy: nothing from the network, its one stylesheet and its one script (clip.js) by sha256. */
+export const replayPageCsp = (styleSha256: string, scriptSha256: string): string =>
+  `default-src 'none'; style-src 'sha256-${styleSha256}'; script-src 'sha256-${scriptSha256}'; img-src data:; base-uri 'none'; form-action 'none'`;

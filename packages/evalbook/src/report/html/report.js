@@ -8,7 +8,7 @@
 // <attempt>, each part percent-encoded), so a link opens the same view, a reload keeps it and
 // back/forward walk it. Builds every other node with textContent (never innerHTML), so attempt data
 // is never markup; without JavaScript the page still shows everything but this. An attempt's own
-// replay page inlines this script too, which only wires its clipped texts.
+// replay page wires its clipped texts with clip.js instead.
 (() => {
   'use strict';
   // Text past the limit is laid out only when asked: its head, then a button that swaps in the whole.

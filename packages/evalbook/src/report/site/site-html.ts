@@ -245,8 +245,9 @@ ${attempt.conversation.length === 0 ? '<p class="note">No progress text recorded
 
 /**
  * The sha256 (base64, as a CSP names it) of every script a published page may carry: the report's
- * report.js, inlined in each campaign's grid page (an attempt's replay page has no script). `evals publish --verify` refuses any other.
+ * report.js, inlined in each campaign's grid page, and clip.js, an attempt's replay page's one script. `evals publish --verify` refuses any other.
  */
 export function siteScriptHashes(): string[] {
-  return [reportPageAssets().scriptSha256];
+  const assets = reportPageAssets();
+  return [assets.scriptSha256, assets.clipScriptSha256];
 }
