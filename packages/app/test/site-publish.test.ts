@@ -197,6 +197,14 @@ describe('immutability', () => {
     });
   });
 
+  it('refuses a store it cannot read before it makes any folder', async () => {
+    const site = join(dir, 'from-a-missing-store');
+    await expect(
+      publishSite({ store: `sqlite:${join(dir, 'no-such.sqlite')}`, out: site }),
+    ).rejects.toMatchObject({ code: 'paperclip_evalbook_store_unusable' });
+    await expect(readFile(site)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('refuses a campaign the store does not hold, and leaves no folder behind', async () => {
     const site = join(dir, 'unknown');
     await expect(publishSite({ store, out: site, campaign: 'nope' })).rejects.toMatchObject({

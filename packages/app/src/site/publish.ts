@@ -75,10 +75,11 @@ export interface PublishResult {
 export async function publishSite(request: PublishRequest): Promise<PublishResult> {
   const site = resolve(request.out);
   const isPublic = request.public === true;
-  await prepareSite(request.out, site);
-  await assertSiteMode(site, isPublic);
   const published: PublishedCampaign[] = [];
+  // The store first: one it cannot read (missing, not migrated, unreachable) leaves no site folder behind.
   await withEvalbook(request, 'read', async ({ store, environment }) => {
+    await prepareSite(request.out, site);
+    await assertSiteMode(site, isPublic);
     const records = new Map((await store.campaigns()).map((entry) => [entry.campaignId, entry.record]));
     const ids =
       request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
