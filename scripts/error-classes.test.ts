@@ -2,7 +2,9 @@
 // that extends a class named …Error, a subclass of the package's own error included — is listed
 // here, and each Evals package has at most one: its coded error (a `code` union and `issues[]`;
 // the CLI's is its UsageError, node throws contract's ContractError codes and the file system's own
-// errors). A second class fails: fold it into the package's error as a code. The one exception is
+// errors). Each coded error extends the contract's one base, CodedError (its `code`, `issues[]` and
+// constructor), the one class the contract declares besides its own. A second class fails: fold it
+// into the package's error as a code. The one exception is
 // the reference runner, the App side walled off from Evals: its errors are upstream's App classes by
 // upstream's names (docs/app-surface.md) and its eval-session bin's infrastructure failure; its
 // list is pinned too, so a new one is a decision.
@@ -23,8 +25,14 @@ const ERROR_CLASSES: Readonly<Record<string, readonly string[]>> = {
   evalbook: ['EvalbookError'],
   node: [],
   policy: ['PolicyError'],
-  qualification: ['CheckTableError'],
+  qualification: ['QualificationError'],
 };
+
+/** The one base of the coded errors, declared by the contract beside its ContractError. */
+const BASE = { pkg: 'contract', name: 'CodedError' } as const;
+
+/** The packages whose one error is not a coded one: the CLI's UsageError is a message only (exit 2). */
+const UNCODED = new Set(['cli', 'node']);
 
 /** The documented exception: upstream's App errors by upstream's names, and the eval-session bin's failure. */
 const REFERENCE_RUNNER_CLASSES = [
@@ -49,10 +57,21 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-function declaredIn(pkg: string): string[] {
+function sourceOf(pkg: string): string {
   return sourceFiles(join(PACKAGES, pkg, 'src'))
-    .flatMap((file) => errorClassesIn(readFileSync(file, 'utf8')))
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+}
+
+function declaredIn(pkg: string): string[] {
+  return errorClassesIn(sourceOf(pkg))
+    .filter((name) => !(pkg === BASE.pkg && name === BASE.name))
     .sort();
+}
+
+/** The class `name` extends in `source` (its base's name without type arguments), or undefined. */
+export function baseOf(source: string, name: string): string | undefined {
+  return new RegExp(String.raw`\bclass\s+${name}\s+extends\s+(?:\w+\.)*(\w+)`).exec(source)?.[1];
 }
 
 /** Packages that ship nothing: the test kit (its fake releases write App error classes as text). */
@@ -68,12 +87,24 @@ describe('the scan finds every way a class can be an error', () => {
     ['export class AError extends Error {', ['AError']],
     ['class Private extends Error {}', ['Private']],
     ['export class Sub extends PaperclipRunnerError {', ['Sub']],
+    ['export class AppError extends CodedError<AppErrorCode> {', ['AppError']],
     ['class T extends TypeError {}', ['T']],
     ['class N extends errors.BaseError {}', ['N']],
     ['class Framer extends Transform {}', []],
     ['interface CodedError extends Error {', []],
   ])('%j', (source, names) => {
     expect(errorClassesIn(source)).toEqual(names);
+  });
+});
+
+describe('the base of a class is read without its type arguments', () => {
+  it.each([
+    ['export class AppError extends CodedError<AppErrorCode> {', 'AppError', 'CodedError'],
+    ['export class UsageError extends Error {', 'UsageError', 'Error'],
+    ['class N extends errors.BaseError {}', 'N', 'BaseError'],
+    ['class Other extends CodedError<X> {}', 'AppError', undefined],
+  ])('%j', (source, name, base) => {
+    expect(baseOf(source, name)).toBe(base);
   });
 });
 
@@ -86,6 +117,23 @@ describe('error classes', () => {
     const listed = ERROR_CLASSES[pkg]!;
     expect(listed.length).toBeLessThanOrEqual(1);
     expect(declaredIn(pkg)).toEqual(listed);
+  });
+
+  it.each(Object.keys(ERROR_CLASSES).filter((pkg) => !UNCODED.has(pkg)))(
+    "%s's error extends the contract's CodedError",
+    (pkg) => {
+      const [name] = ERROR_CLASSES[pkg]!;
+      expect(baseOf(sourceOf(pkg), name!)).toBe(BASE.name);
+    },
+  );
+
+  it('the contract declares the base, abstract, and no package but the contract does', () => {
+    expect(sourceOf(BASE.pkg)).toMatch(
+      /\bexport abstract class CodedError<Code extends string> extends Error\b/,
+    );
+    for (const pkg of PACKAGE_NAMES.filter((name) => name !== BASE.pkg)) {
+      expect(errorClassesIn(sourceOf(pkg)), pkg).not.toContain(BASE.name);
+    }
   });
 
   it("reference-runner declares exactly upstream's App errors (the documented exception)", () => {

@@ -71,6 +71,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'toTrace',
   ],
   contract: [
+    'CodedError',
     'CompatibilityReceipt',
     'ConsumerRequirements',
     'ContractError',

@@ -1,7 +1,7 @@
 // The one coded error of the app package: a workflow's own refusal (a request it cannot serve, an
 // input it cannot use), with every issue found. The libraries' errors (ContractError, PolicyError,
 // EvalbookError, …) pass through a workflow as they are.
-import type { Issue } from '@paperclip-evals/contract';
+import { CodedError } from '@paperclip-evals/contract';
 
 export type AppErrorCode =
   /** The request cannot be served as given (nothing to work on, stdin named twice, an output that would clobber an input). */
@@ -13,17 +13,8 @@ export type AppErrorCode =
   /** `evals publish --verify`: the site has a defect (each one an issue with its own code). */
   | 'paperclip_app_site_invalid';
 
-export class AppError extends Error {
+export class AppError extends CodedError<AppErrorCode> {
   override readonly name = 'AppError';
-
-  constructor(
-    readonly code: AppErrorCode,
-    message: string,
-    readonly issues: readonly Issue[] = [],
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 export function isAppError(value: unknown): value is AppError {

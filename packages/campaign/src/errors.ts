@@ -1,7 +1,7 @@
 // The campaign package's one coded error: what was expected, what was received, where, for every
 // problem found at once (a join that does not hold, a suite `evals run` cannot run, a shard record
 // that conflicts). The CLI maps each code to its exit code.
-import type { Issue } from '@paperclip-evals/contract';
+import { CodedError } from '@paperclip-evals/contract';
 
 export type CampaignErrorCode =
   /** The suite or the flags cannot make a plan (unknown lane or case, a case without a prompt, …): exit 2. */
@@ -13,16 +13,8 @@ export type CampaignErrorCode =
   /** A campaign or shard record file cannot be read or is not one: exit 2. */
   | 'campaign_record_invalid';
 
-export class CampaignError extends Error {
+export class CampaignError extends CodedError<CampaignErrorCode> {
   override readonly name = 'CampaignError';
-  constructor(
-    readonly code: CampaignErrorCode,
-    message: string,
-    readonly issues: readonly Issue[] = [],
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 export function isCampaignError(value: unknown): value is CampaignError {

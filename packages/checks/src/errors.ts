@@ -3,7 +3,7 @@
 // code plus data {error_type, retryable, detail}, exactly as the Attest engine answers it); a local
 // code (a bad spec, a provider call, the engine's settings, a client's timeout or closed pipe) never
 // leaves the process as itself — over the wire it is an internal error (-32603).
-import type { Issue } from '@paperclip-evals/contract';
+import { CodedError, type Issue } from '@paperclip-evals/contract';
 
 /** JSON-RPC 2.0 codes and the engine's own codes (seed 003, "Errors"). */
 export const RPC_ERROR = {
@@ -128,7 +128,7 @@ export interface ChecksErrorOptions extends ErrorOptions {
   readonly retryable?: boolean;
 }
 
-export class ChecksError extends Error {
+export class ChecksError extends CodedError<ChecksErrorCode> {
   override readonly name = 'ChecksError';
   /** Actionable guidance for the caller (data.detail when the error goes on the wire). */
   readonly detail: string;
@@ -136,12 +136,12 @@ export class ChecksError extends Error {
   readonly retryable: boolean;
 
   constructor(
-    readonly code: ChecksErrorCode,
+    code: ChecksErrorCode,
     message: string,
-    readonly issues: readonly Issue[] = [],
+    issues: readonly Issue[] = [],
     options: ChecksErrorOptions = {},
   ) {
-    super(message, options);
+    super(code, message, issues, options);
     this.detail = options.detail ?? '';
     this.retryable = options.retryable ?? RETRYABLE.has(code);
   }

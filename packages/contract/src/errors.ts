@@ -1,5 +1,7 @@
-// The one coded error of the contract package. Every contract failure carries a closed code and
-// every issue found (never just the first), each located by a JSON pointer or a component.
+// The one coded error of the contract package, and CodedError, the base every Evals package's coded
+// error extends (AppError, CampaignError, ChecksError, EvalbookError, PolicyError, QualificationError):
+// a closed code and every issue found (never just the first), each located by a JSON pointer or a
+// component. Each package keeps its own class, name and code union; only the shape is shared.
 
 export type ContractErrorCode =
   | 'paperclip_native_execution_invalid'
@@ -25,17 +27,24 @@ export interface Issue {
   readonly received?: unknown;
 }
 
-export class ContractError extends Error {
-  override readonly name = 'ContractError';
-
+/**
+ * The shape of every package's coded error: `code` from the package's closed union, and `issues`,
+ * every problem found. Abstract: a package throws its own subclass (its `name` and its codes), so
+ * `instanceof AppError` still tells one package's error from another's.
+ */
+export abstract class CodedError<Code extends string> extends Error {
   constructor(
-    readonly code: ContractErrorCode,
+    readonly code: Code,
     message: string,
     readonly issues: readonly Issue[] = [],
     options?: ErrorOptions,
   ) {
     super(message, options);
   }
+}
+
+export class ContractError extends CodedError<ContractErrorCode> {
+  override readonly name = 'ContractError';
 }
 
 export function isContractError(value: unknown): value is ContractError {

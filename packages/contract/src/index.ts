@@ -6,7 +6,7 @@ export { markdownText } from './markdown-text.js';
 export { canonicalize } from './canonical-json.js';
 export { canonicalDigest, digestStream, digestsEqual, isSha256Digest, sha256Digest } from './digest.js';
 export type { Sha256Digest, StreamDigest } from './digest.js';
-export { ContractError, isContractError, pointer } from './errors.js';
+export { CodedError, ContractError, isContractError, pointer } from './errors.js';
 export type { ContractErrorCode, Issue } from './errors.js';
 export {
   DEFAULT_MAX_INPUT_BYTES,

@@ -1,7 +1,7 @@
 // The one coded error of the evalbook package (like the contract's ContractError): a closed code and
 // every issue found, each with its code, a JSON pointer or component, and what was expected and
 // received. Every folder (ledger/, analysis/, report/) throws this and nothing else of its own.
-import type { Issue } from '@paperclip-evals/contract';
+import { CodedError, type Issue } from '@paperclip-evals/contract';
 
 export type EvalbookErrorCode =
   /**
@@ -26,17 +26,8 @@ export type EvalbookErrorCode =
   /** A statistic asked of arguments outside its domain (a caller's bug: counts, levels, seeds). */
   | 'paperclip_evalbook_statistics_out_of_range';
 
-export class EvalbookError extends Error {
+export class EvalbookError extends CodedError<EvalbookErrorCode> {
   override readonly name = 'EvalbookError';
-
-  constructor(
-    readonly code: EvalbookErrorCode,
-    message: string,
-    readonly issues: readonly Issue[] = [],
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 /** Whether `value` is an EvalbookError (of `code`, when given). */

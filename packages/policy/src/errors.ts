@@ -1,7 +1,7 @@
 // The one coded error of the policy package. A replay job that cannot be trusted (a producer that
 // breaks the evaluate protocol, an unusable binary, an unreadable bundle) fails with a PolicyError
 // whose issues say every reason found; a reported row error is data, never a PolicyError.
-import type { Issue } from '@paperclip-evals/contract';
+import { CodedError } from '@paperclip-evals/contract';
 
 export type PolicyErrorCode =
   /** The policy bundle given to replay is not a document the producer can load. */
@@ -35,17 +35,8 @@ export type JobFailureCode =
   | 'bundle_rejected'
   | 'bundle_digest_mismatch';
 
-export class PolicyError extends Error {
+export class PolicyError extends CodedError<PolicyErrorCode> {
   override readonly name = 'PolicyError';
-
-  constructor(
-    readonly code: PolicyErrorCode,
-    message: string,
-    readonly issues: readonly Issue[] = [],
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 export function isPolicyError(value: unknown): value is PolicyError {

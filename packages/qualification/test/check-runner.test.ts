@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { QUALIFICATION_CHECKS, QUALIFICATION_PLAN } from '../src/checks/index.ts';
-import { CheckTableError, defineChecks, runChecks } from '../src/checks/runner.ts';
+import { defineChecks, runChecks } from '../src/checks/runner.ts';
+import { QualificationError } from '../src/errors.ts';
 import { QUALIFICATION_CHECK_IDS } from '../src/record.ts';
 
 import type { CheckDefinition, Outcome } from '../src/checks/runner.ts';
@@ -66,7 +67,8 @@ describe('defineChecks refuses a table that is not well formed', () => {
     ],
     ['a cycle through a use', [check('a', ['b']), check('b', [], undefined, { uses: ['a'] })], /cycle/],
   ])('%s', (_label, table, message) => {
-    expect(() => defineChecks(table)).toThrow(CheckTableError);
+    expect(() => defineChecks(table)).toThrow(QualificationError);
+    expect(() => defineChecks(table)).toThrowCode('paperclip_qualification_check_table_invalid');
     expect(() => defineChecks(table)).toThrow(message);
   });
 });

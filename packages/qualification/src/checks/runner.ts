@@ -2,6 +2,7 @@
 // every need known, no cycle) into a plan in dependency order; running the plan runs each check
 // whose needs all gave a value, and records every other check as skipped "needs X". Nothing here
 // knows what a check does; qualification's checks live beside this file, one module each.
+import { QualificationError } from '../errors.js';
 
 /** What a check that ran reports: its entry in the record, and what later checks may use. */
 export interface Ran<V, F> {
@@ -64,8 +65,8 @@ export interface CheckResult<Id extends string, F> {
 }
 
 /** Thrown when a table of checks is not well formed; the message names the check and the rule. */
-export class CheckTableError extends Error {
-  override readonly name = 'CheckTableError';
+function tableError(message: string): QualificationError {
+  return new QualificationError('paperclip_qualification_check_table_invalid', message);
 }
 
 /**
@@ -77,14 +78,14 @@ export function defineChecks<Id extends string, C, F>(
 ): CheckPlan<Id, C, F> {
   const byId = new Map<Id, CheckDefinition<Id, C, F>>();
   for (const check of table) {
-    if (byId.has(check.id)) throw new CheckTableError(`check ${check.id} is defined twice`);
+    if (byId.has(check.id)) throw tableError(`check ${check.id} is defined twice`);
     byId.set(check.id, check);
   }
   const before = (check: CheckDefinition<Id, C, F>): readonly Id[] => [...check.needs, ...(check.uses ?? [])];
   for (const check of table) {
     for (const need of before(check)) {
-      if (need === check.id) throw new CheckTableError(`check ${check.id} needs itself`);
-      if (!byId.has(need)) throw new CheckTableError(`check ${check.id} needs ${need}, which is not a check`);
+      if (need === check.id) throw tableError(`check ${check.id} needs itself`);
+      if (!byId.has(need)) throw tableError(`check ${check.id} needs ${need}, which is not a check`);
     }
   }
   // Depth-first, visiting in table order: each check comes after everything it needs or uses.
@@ -95,7 +96,7 @@ export function defineChecks<Id extends string, C, F>(
     if (seen === 'done') return;
     if (seen === 'visiting') {
       const cycle = [...path.slice(path.indexOf(check.id)), check.id];
-      throw new CheckTableError(`checks form a cycle: ${cycle.join(' → ')}`);
+      throw tableError(`checks form a cycle: ${cycle.join(' → ')}`);
     }
     state.set(check.id, 'visiting');
     for (const need of before(check)) visit(known(byId, need), [...path, check.id]);
