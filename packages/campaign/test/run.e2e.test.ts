@@ -145,6 +145,35 @@ async function ledgerIds(store: string, campaign: string): Promise<string[]> {
   return ids;
 }
 
+/**
+ * Runs the good campaign `name` as its 4 shards at once, shard i into `storeOf(i)` with its record at
+ * `<prefix>-<i>.json`: each must exit 0 and say its money at a reader's precision. The records' paths.
+ */
+function runShards(name: string, storeOf: (index: number) => string, prefix: string): Promise<string[]> {
+  return Promise.all(
+    [1, 2, 3, 4].map(async (index) => {
+      const out = join(scratch, `${prefix}-${index}.json`);
+      const result = await evals([
+        ...runArgs(name, storeOf(index), good, goodRecord, '1'),
+        '--shard',
+        `${index}/4`,
+        '--out',
+        out,
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      // The summary's money at a reader's precision: 1,000 µ$ a try, "$0.002", not "$0.002000000".
+      const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00|none)';
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^  cost: ${money} observed \\(${money} on retries\\) · provider-reported ${money} · estimated ${money} \\(apart, never added\\)`,
+          'm',
+        ),
+      );
+      return out;
+    }),
+  );
+}
+
 describe('nothing starts before the join holds', () => {
   it('an incompatible release: exit 3, every issue listed, no session, nothing written', async () => {
     const before = (await standIn.spawns()).length;
@@ -302,28 +331,7 @@ describe('a campaign on one machine', () => {
 describe('many machines with SQLite: 4 shards, each its own store, merged stores and records', () => {
   it('copies every attempt into one store: the same attempts and outcomes as the unsharded campaign', async () => {
     const shardStore = (index: number) => `sqlite:${join(scratch, `sqlite-shard-${index}.sqlite`)}`;
-    const records = await Promise.all(
-      [1, 2, 3, 4].map(async (index) => {
-        const out = join(scratch, `sqlite-shard-${index}.json`);
-        const result = await evals([
-          ...runArgs('sqlite-sharded', shardStore(index), good, goodRecord, '1'),
-          '--shard',
-          `${index}/4`,
-          '--out',
-          out,
-        ]);
-        expect(result.code, result.stderr).toBe(0);
-        // The summary's money at a reader's precision: 1,000 µ$ a try, "$0.002", not "$0.002000000".
-        const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00|none)';
-        expect(result.stdout).toMatch(
-          new RegExp(
-            `^  cost: ${money} observed \\(${money} on retries\\) · provider-reported ${money} · estimated ${money} \\(apart, never added\\)`,
-            'm',
-          ),
-        );
-        return out;
-      }),
-    );
+    const records = await runShards('sqlite-sharded', shardStore, 'sqlite-shard');
     const target = join(scratch, 'sqlite-merged.sqlite');
     const fromStores = [1, 2, 3, 4].flatMap((index) => ['--from-store', shardStore(index)]);
 
@@ -458,28 +466,7 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
 
   it('has the same attempts and outcomes as the unsharded campaign; a missing or duplicate shard is said', async () => {
     const url = await server.createDatabase('shards');
-    const records = await Promise.all(
-      [1, 2, 3, 4].map(async (index) => {
-        const out = join(scratch, `shard-${index}.json`);
-        const result = await evals([
-          ...runArgs('sharded', url, good, goodRecord, '1'),
-          '--shard',
-          `${index}/4`,
-          '--out',
-          out,
-        ]);
-        expect(result.code, result.stderr).toBe(0);
-        // The summary's money at a reader's precision: 1,000 µ$ a try, "$0.002", not "$0.002000000".
-        const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00|none)';
-        expect(result.stdout).toMatch(
-          new RegExp(
-            `^  cost: ${money} observed \\(${money} on retries\\) · provider-reported ${money} · estimated ${money} \\(apart, never added\\)`,
-            'm',
-          ),
-        );
-        return out;
-      }),
-    );
+    const records = await runShards('sharded', () => url, 'shard');
     const merged = join(scratch, 'merged.json');
     // One shared ledger: nothing to copy, --store alone appends the merged record to it.
     const result = await evals(['merge', ...records, '--out', merged, '--json', '--store', url]);

@@ -13,6 +13,14 @@ import { REGEX_TIME_LIMIT_MS, testRegexWithin } from '../src/regex-guard.ts';
 
 import type { Assertion, AssertionResult } from '../src/assertion-types.ts';
 
+/** The order lookup the trace makes twice, the same call each time (a repeated tool call). */
+const LOOKUP_ORDER = {
+  type: 'tool_call',
+  name: 'lookup_order',
+  args: { order_id: 'ORD-123' },
+  result: { status: 'delivered', amount: 89.99 },
+};
+
 const TRACE = traceFromJSON({
   schema_version: 1,
   trace_id: 'trc_table',
@@ -20,18 +28,8 @@ const TRACE = traceFromJSON({
   input: { user_message: 'Refund order ORD-123' },
   steps: [
     { type: 'llm_call', name: 'plan', result: { completion: 'look up first' } },
-    {
-      type: 'tool_call',
-      name: 'lookup_order',
-      args: { order_id: 'ORD-123' },
-      result: { status: 'delivered', amount: 89.99 },
-    },
-    {
-      type: 'tool_call',
-      name: 'lookup_order',
-      args: { order_id: 'ORD-123' },
-      result: { status: 'delivered', amount: 89.99 },
-    },
+    LOOKUP_ORDER,
+    structuredClone(LOOKUP_ORDER),
     { type: 'retrieval', name: 'policy_search', result: { documents: [] } },
     {
       type: 'tool_call',

@@ -96,7 +96,7 @@ describe('EngineClient with a misbehaving engine', () => {
     const engine = client({ args: [FAKE_ENGINE, 'mismatch'] });
     const reply = engine.evaluateBatch({ trace: TRACE, assertions: [COST] });
     await expect(reply).rejects.toBeInstanceOf(ChecksError);
-    await expect(reply).rejects.toMatchObject({ code: 'reply_mismatch' });
+    await expect(reply).rejects.toThrowCode('reply_mismatch');
   });
 
   it('refuses an error reply whose code the protocol does not define, as a protocol violation', async () => {
@@ -108,7 +108,7 @@ describe('EngineClient with a misbehaving engine', () => {
 
   it('gives up on an engine that writes a line that is not JSON', async () => {
     const engine = client({ args: [FAKE_ENGINE, 'garbage'] });
-    await expect(engine.request('query_drift', {})).rejects.toMatchObject({ code: 'protocol_violation' });
+    await expect(engine.request('query_drift', {})).rejects.toThrowCode('protocol_violation');
   });
 
   it('reads a reply line up to the cap, and refuses one line over it as a protocol violation', async () => {
@@ -117,14 +117,14 @@ describe('EngineClient with a misbehaving engine', () => {
     expect(reply.padding.length).toBeGreaterThan(4000);
     const over = client({ args: [FAKE_ENGINE, 'padded', '4097'], maxReplyLineBytes: 4096 });
     const refused = over.request('query_drift', {});
-    await expect(refused).rejects.toMatchObject({ code: 'protocol_violation' });
+    await expect(refused).rejects.toThrowCode('protocol_violation');
     await expect(refused).rejects.toThrow(/4097 bytes over the 4096-byte reply line cap/);
   });
 
   it('refuses a reply line that is not UTF-8 instead of reading it with replacement characters', async () => {
     const engine = client({ args: [FAKE_ENGINE, 'not-utf8'] });
     const refused = engine.request('query_drift', {});
-    await expect(refused).rejects.toMatchObject({ code: 'protocol_violation' });
+    await expect(refused).rejects.toThrowCode('protocol_violation');
     await expect(refused).rejects.toThrow(/not UTF-8/);
   });
 

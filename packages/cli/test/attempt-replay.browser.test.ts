@@ -8,17 +8,21 @@
 // them into docs/images/ (attempt-replay-*.png).
 // Without Chromium the suite fails in CI (CI set) and is skipped, saying why, elsewhere.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sha256Digest } from '@paperclip-evals/contract';
 import { attemptVerdict, buildAttemptReplay, openStore } from '@paperclip-evals/evalbook';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { needs } from '@paperclip-evals/test-kit/requirement';
+import {
+  keepScreenshots,
+  launchChromium,
+  needsChromium,
+  skippedSuffix,
+} from '@paperclip-evals/test-kit/browser';
 import { upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
 
 import type { AttemptReplay } from '@paperclip-evals/evalbook';
@@ -26,9 +30,6 @@ import type { Browser, Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const UPDATE_SCREENSHOTS = process.env.EVALS_UPDATE_SCREENSHOTS === '1';
-const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 const PROMPT = 'Fix the typo in README.md, then run the <tests>.';
 /** A case description past the page's 500-character clip. */
 const LONG_DESCRIPTION = `A typo in the README. ${'Explain every change, cite the line it touches. '.repeat(14)}`;
@@ -82,15 +83,10 @@ function unrecorded(): Json {
   return bundle;
 }
 
-const HAVE_CHROMIUM = needs({
-  testFile: import.meta.url,
-  skips: 'attempt replay pages in headless Chromium',
-  present: existsSync(CHROMIUM),
-  missing: MISSING,
-});
+const HAVE_CHROMIUM = needsChromium(import.meta.url, 'attempt replay pages in headless Chromium');
 
 describe.skipIf(!HAVE_CHROMIUM)(
-  `attempt replay pages in headless Chromium${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,
+  `attempt replay pages in headless Chromium${skippedSuffix(HAVE_CHROMIUM)}`,
   () => {
     let dir: string;
     let shots: string;
@@ -171,23 +167,16 @@ describe.skipIf(!HAVE_CHROMIUM)(
           `${attempt}.html`,
         ]);
       evals(['report', '--format', 'html', '--store', 'sqlite:book.sqlite', '--out', 'report.html']);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
-      if (UPDATE_SCREENSHOTS) {
-        mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
-        for (const name of [
-          'attempt-replay-passing.png',
-          'attempt-replay-failing.png',
-          'attempt-replay-recording-missing.png',
-          'attempt-replay-drilldown.png',
-        ])
-          if (existsSync(join(shots, name))) copyFileSync(join(shots, name), join(ROOT, 'docs/images', name));
-      }
+      keepScreenshots(shots, [
+        'attempt-replay-passing.png',
+        'attempt-replay-failing.png',
+        'attempt-replay-recording-missing.png',
+        'attempt-replay-drilldown.png',
+      ]);
       rmSync(dir, { recursive: true, force: true });
     });
 

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
+import { evalSessionRequest } from '@paperclip-evals/test-kit/eval-session-request';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');
@@ -41,25 +42,11 @@ const evals = (args: readonly string[]): { status: number | null; stdout: string
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 
-function request(attemptId: string, edit: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    schema: 'paperclip-runner/eval-session-request/v1',
-    attemptId,
-    prompt: 'Summarise the quarterly incident review in the brief document.',
-    model: 'paperclip-deterministic-1',
-    provider: 'paperclip_deterministic',
-    runnerd: { path: runnerd, sha256: runnerdSha256 },
-    limits: { turnTimeoutMs: 30_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
-    session: { runId: 'run_cli', seed: attemptId },
-    evalCase: {
-      caseId: 'case_summary',
-      caseSha256: `sha256:${'a'.repeat(64)}`,
-      configId: 'config_a',
-      configSha256: `sha256:${'b'.repeat(64)}`,
-    },
-    ...edit,
-  };
-}
+const request = (attemptId: string, edit: Record<string, unknown> = {}): Record<string, unknown> =>
+  evalSessionRequest(
+    { attemptId, runnerd: { path: runnerd, sha256: runnerdSha256 }, runId: 'run_cli' },
+    edit,
+  );
 
 /** One session of the built bin into dir/artifacts/<attemptId>.json; its exit code. */
 function session(value: Record<string, unknown>): number | null {

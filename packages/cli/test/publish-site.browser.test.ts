@@ -3,30 +3,22 @@
 // network requests (the only request is the page's own file), logs no error, and its links lead to
 // the pages they name (followed by clicking, still from file://).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import {} from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seedCampaigns } from '@paperclip-evals/test-kit/site-store';
-import { needs } from '@paperclip-evals/test-kit/requirement';
+import { launchChromium, needsChromium, skippedSuffix } from '@paperclip-evals/test-kit/browser';
 
 import type { Browser, Page } from 'playwright-core';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 
-const HAVE_CHROMIUM = needs({
-  testFile: import.meta.url,
-  skips: 'the published site in headless Chromium',
-  present: existsSync(CHROMIUM),
-  missing: MISSING,
-});
+const HAVE_CHROMIUM = needsChromium(import.meta.url, 'the published site in headless Chromium');
 
 let dir: string;
 let browser: Browser | undefined;
@@ -51,7 +43,7 @@ async function open(file: string): Promise<{ page: Page; requests: string[]; err
 }
 
 describe.skipIf(!HAVE_CHROMIUM)(
-  `the published site in headless Chromium${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,
+  `the published site in headless Chromium${skippedSuffix(HAVE_CHROMIUM)}`,
   () => {
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'evals-site-browser-'));
@@ -62,10 +54,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       ]);
       publish(['--store', store, '--out', 'site']);
       publish(['--store', store, '--out', 'public', '--public']);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
     }, 60_000);
     afterAll(async () => {
       await browser?.close();

@@ -5,22 +5,19 @@
 // 3 s measured in the browser (layout forced); every such text shows its head and a "show all"
 // button, which reveals the whole text, on the page and in the drill-down alike.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { needs } from '@paperclip-evals/test-kit/requirement';
+import { launchChromium, needsChromium, skippedSuffix } from '@paperclip-evals/test-kit/browser';
 
 import type { Browser, Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 
 /** The page's bound: well under it in a browser on a busy two-core machine. */
 const BOUND_MS = 3000;
@@ -67,15 +64,10 @@ async function timedClick(page: Page, selector: string): Promise<number> {
   return ms;
 }
 
-const HAVE_CHROMIUM = needs({
-  testFile: import.meta.url,
-  skips: 'the HTML report with huge texts in headless Chromium',
-  present: existsSync(CHROMIUM),
-  missing: MISSING,
-});
+const HAVE_CHROMIUM = needsChromium(import.meta.url, 'the HTML report with huge texts in headless Chromium');
 
 describe.skipIf(!HAVE_CHROMIUM)(
-  `evals report --format html with 100,000-character texts${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,
+  `evals report --format html with 100,000-character texts${skippedSuffix(HAVE_CHROMIUM)}`,
   () => {
     let dir: string;
     let browser: Browser | undefined;
@@ -104,10 +96,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         if (result.status !== 0)
           throw new Error(`evals ${args[0] ?? ''} exited ${String(result.status)}: ${result.stderr}`);
       }
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       page.on('pageerror', (error) => errors.push(error.message));
       page.on('console', (entry) => {

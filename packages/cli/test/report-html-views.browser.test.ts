@@ -8,32 +8,24 @@
 // rendered with the real `evals` binary, next to the JSON report the page is checked against.
 // UPDATE_SCREENSHOTS=1 (or EVALS_UPDATE_SCREENSHOTS=1) copies the screenshots into docs/images/.
 import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { needs } from '@paperclip-evals/test-kit/requirement';
+import {
+  keepScreenshots,
+  launchChromium,
+  needsChromium,
+  skippedSuffix,
+} from '@paperclip-evals/test-kit/browser';
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const UPDATE_SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1' || process.env.EVALS_UPDATE_SCREENSHOTS === '1';
-const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 
 /** A case id a deep link must encode (an environment's ids are [A-Za-z0-9._:-]). */
 const SLASHED = 'db:migrate.2';
@@ -180,15 +172,10 @@ const visibleCases = (scope = 'latest'): Promise<string[]> =>
       rows.map((row) => row.getAttribute('data-case') ?? ''),
     );
 
-const HAVE_CHROMIUM = needs({
-  testFile: import.meta.url,
-  skips: 'the HTML report’s views in headless Chromium',
-  present: existsSync(CHROMIUM),
-  missing: MISSING,
-});
+const HAVE_CHROMIUM = needsChromium(import.meta.url, 'the HTML report’s views in headless Chromium');
 
 describe.skipIf(!HAVE_CHROMIUM)(
-  `the HTML report's views in headless Chromium${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,
+  `the HTML report's views in headless Chromium${skippedSuffix(HAVE_CHROMIUM)}`,
   () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'evals-report-views-'));
@@ -201,10 +188,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       evals(['report', '--format', 'json', '--out', 'report.json', ...common]);
       report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as JsonReport;
       url = pathToFileURL(join(dir, 'report.html')).href;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       // Count every request of every page of the context; let only the report file itself through.
       await context.route('**/*', async (route) => {
@@ -519,15 +503,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(requests.length).toBeGreaterThan(0);
       expect(new Set(requests.map((request) => request.split('#')[0]))).toEqual(new Set([url]));
       expect(errors).toEqual([]);
-      if (UPDATE_SCREENSHOTS)
-        for (const name of [
-          'report-html-newest-run.png',
-          'report-html-deep-link.png',
-          'report-html-narrow.png',
-        ]) {
-          mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
-          copyFileSync(join(shots, name), join(ROOT, 'docs/images', name));
-        }
+      keepScreenshots(shots, [
+        'report-html-newest-run.png',
+        'report-html-deep-link.png',
+        'report-html-narrow.png',
+      ]);
     });
   },
 );

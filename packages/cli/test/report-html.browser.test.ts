@@ -6,32 +6,24 @@
 // Screenshots always go to a temp dir; UPDATE_SCREENSHOTS=1 copies them into docs/images/.
 // Without Chromium the suite fails in CI (CI set) and is skipped, saying why, elsewhere.
 import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { needs } from '@paperclip-evals/test-kit/requirement';
+import {
+  keepScreenshots,
+  launchChromium,
+  needsChromium,
+  skippedSuffix,
+} from '@paperclip-evals/test-kit/browser';
 
 import type { Browser, Locator, Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const UPDATE_SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1' || process.env.EVALS_UPDATE_SCREENSHOTS === '1';
-const MISSING = `Chromium not found at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`;
 
 /** A case id that is markup if anything forgets to escape it. */
 const TRICKY_CASE = `escape <b>&"q"'`;
@@ -163,15 +155,10 @@ const num = (text: string | null | undefined): number | null =>
   text === '' || text === null || text === undefined ? null : Number(text);
 
 // In CI a missing browser is a failure; elsewhere a skip that says why.
-const HAVE_CHROMIUM = needs({
-  testFile: import.meta.url,
-  skips: 'the HTML report in headless Chromium',
-  present: existsSync(CHROMIUM),
-  missing: MISSING,
-});
+const HAVE_CHROMIUM = needsChromium(import.meta.url, 'the HTML report in headless Chromium');
 
 describe.skipIf(!HAVE_CHROMIUM)(
-  `evals report --format html in headless Chromium${HAVE_CHROMIUM ? '' : ` (skipped: ${MISSING})`}`,
+  `evals report --format html in headless Chromium${skippedSuffix(HAVE_CHROMIUM)}`,
   () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'evals-report-html-'));
@@ -184,10 +171,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       evals(['report', '--format', 'json', '--out', 'report.json', ...compare]);
       report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as JsonReport;
 
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       page.on('request', (request) => requests.push(request.url()));
       page.on('console', (message) => {
@@ -402,11 +386,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         'unpriced',
       );
       expect(consoleErrors).toEqual([]);
-      if (UPDATE_SCREENSHOTS)
-        for (const name of ['report-html.png', 'report-html-drilldown.png']) {
-          mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
-          copyFileSync(join(shots, name), join(ROOT, 'docs/images', name));
-        }
+      keepScreenshots(shots, ['report-html.png', 'report-html-drilldown.png']);
     });
 
     it('shows the summary, grid and plots without JavaScript', async () => {

@@ -88,6 +88,18 @@ describe('when an upstream artifact comes with no native bundle', () => {
   const success = (): Record<string, unknown> => upstreamSuccess('up_mutant');
   const usageOf = (artifact: Record<string, unknown>): Record<string, unknown> =>
     artifact.usage as Record<string, unknown>;
+  /** The infrastructure failure of a turn that timed out, with the retryability given. */
+  const turnTimeout = (retryable: boolean) => ({
+    class: 'provider_turn_timeout',
+    category: 'provider_lifecycle',
+    retryable,
+  });
+  /** The accounting failure of a reached budget (not retryable), in the category given. */
+  const budgetReached = (category: string) => ({
+    class: 'provider_budget_reached',
+    category,
+    retryable: false,
+  });
   const mutations: [string, (artifact: Record<string, unknown>) => void, string][] = [
     ['attemptId removed', (a) => delete a.attemptId, 'schema_violation'],
     ['build removed', (a) => delete a.build, 'schema_violation'],
@@ -145,11 +157,7 @@ describe('when an upstream artifact comes with no native bundle', () => {
       (a) => {
         delete a.turn;
         a.infrastructureError = 'timed out';
-        a.infrastructureFailure = {
-          class: 'provider_turn_timeout',
-          category: 'provider_lifecycle',
-          retryable: false,
-        };
+        a.infrastructureFailure = turnTimeout(false);
       },
       'failure_class_mismatch',
     ],
@@ -157,11 +165,7 @@ describe('when an upstream artifact comes with no native bundle', () => {
       'a failure without its message',
       (a) => {
         delete a.turn;
-        a.infrastructureFailure = {
-          class: 'provider_turn_timeout',
-          category: 'provider_lifecycle',
-          retryable: true,
-        };
+        a.infrastructureFailure = turnTimeout(true);
       },
       'artifact_failure_incomplete',
     ],
@@ -169,22 +173,14 @@ describe('when an upstream artifact comes with no native bundle', () => {
       'a failure beside a turn',
       (a) => {
         a.infrastructureError = 'timed out';
-        a.infrastructureFailure = {
-          class: 'provider_turn_timeout',
-          category: 'provider_lifecycle',
-          retryable: true,
-        };
+        a.infrastructureFailure = turnTimeout(true);
       },
       'artifact_shape_ambiguous',
     ],
     [
       'an accounting failure without its message',
       (a) => {
-        a.accountingFailure = {
-          class: 'provider_budget_reached',
-          category: 'provider_budget',
-          retryable: false,
-        };
+        a.accountingFailure = budgetReached('provider_budget');
       },
       'artifact_accounting_incomplete',
     ],
@@ -193,11 +189,7 @@ describe('when an upstream artifact comes with no native bundle', () => {
       (a) => {
         (a.turn as Record<string, unknown>).status = 'failed';
         a.accountingError = 'agent turn limit exceeded';
-        a.accountingFailure = {
-          class: 'provider_budget_reached',
-          category: 'provider_budget',
-          retryable: false,
-        };
+        a.accountingFailure = budgetReached('provider_budget');
       },
       'artifact_shape_ambiguous',
     ],
@@ -205,11 +197,7 @@ describe('when an upstream artifact comes with no native bundle', () => {
       'an accounting failure of another category',
       (a) => {
         a.accountingError = 'agent turn limit exceeded';
-        a.accountingFailure = {
-          class: 'provider_budget_reached',
-          category: 'provider_lifecycle',
-          retryable: false,
-        };
+        a.accountingFailure = budgetReached('provider_lifecycle');
       },
       'failure_class_mismatch',
     ],

@@ -534,9 +534,7 @@ describe('renderMarkdown: a link to the published HTML report', () => {
     ['a bidi override', 'https://ci.example/\u202egnp.exe', /a space or a control character/],
   ])('refuses %s (coded, nothing rendered)', (_name, url, message) => {
     expect(() => renderMarkdown({ ...plainInput(), htmlUrl: url })).toThrow(message);
-    expect(() => htmlReportHref(url)).toThrow(
-      expect.objectContaining({ code: 'paperclip_evalbook_report_option_invalid' }) as Error,
-    );
+    expect(() => htmlReportHref(url)).toThrowCode('paperclip_evalbook_report_option_invalid');
   });
 
   it('refuses a user or password and never shows the password', () => {

@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 
+import { evalSessionRequest } from '@paperclip-evals/test-kit/eval-session-request';
+
 import { fileSha256 } from './support/executables.js';
 import { PACKAGE_DIR } from './support/paths.js';
 
@@ -233,23 +235,11 @@ describe('paperclip-runner-eval-session from the packed, offline-installed packa
     rmSync(work, { recursive: true, force: true });
   });
 
-  const request = (attemptId: string, edit: Record<string, unknown> = {}): Record<string, unknown> => ({
-    schema: 'paperclip-runner/eval-session-request/v1',
-    attemptId,
-    prompt: 'Summarise the quarterly incident review in the brief document.',
-    model: 'paperclip-deterministic-1',
-    provider: 'paperclip_deterministic',
-    runnerd: { path: runnerd, sha256: runnerdSha256 },
-    limits: { turnTimeoutMs: 30_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
-    session: { runId: 'run_e2e', seed: attemptId },
-    evalCase: {
-      caseId: 'case_summary',
-      caseSha256: `sha256:${'a'.repeat(64)}`,
-      configId: 'config_a',
-      configSha256: `sha256:${'b'.repeat(64)}`,
-    },
-    ...edit,
-  });
+  const request = (attemptId: string, edit: Record<string, unknown> = {}): Record<string, unknown> =>
+    evalSessionRequest(
+      { attemptId, runnerd: { path: runnerd, sha256: runnerdSha256 }, runId: 'run_e2e' },
+      edit,
+    );
 
   /** Runs the installed bin (node, empty environment) on one request; the exit code and the artifact. */
   function session(value: Record<string, unknown>): {

@@ -26,6 +26,7 @@ import { runEvalSessionCli } from '../src/cli/eval-session.js';
 import { parsePaperclipNativeExecution } from '../src/evals/index.js';
 import { DETERMINISTIC_BEHAVIOURS } from '../src/testing/deterministic-driver.js';
 import { fileSha256, removeScratchDirs, scratchDir } from './support/executables.js';
+import { evalSessionRequest } from '@paperclip-evals/test-kit/eval-session-request';
 
 afterAll(removeScratchDirs);
 
@@ -40,26 +41,17 @@ function fakeRunnerd(dir: string, metadata: unknown = runnerdBuildMetadata(), ex
   return path;
 }
 
-const baseRequest = (
-  runnerdPath: string,
-  overrides: Record<string, unknown> = {},
-): Record<string, unknown> => ({
-  schema: 'paperclip-runner/eval-session-request/v1',
-  attemptId: 'attempt_bin_1',
-  prompt: 'Summarise the quarterly incident review in the brief document.',
-  model: 'paperclip-deterministic-1',
-  provider: 'paperclip_deterministic',
-  runnerd: { path: runnerdPath, sha256: fileSha256(runnerdPath) },
-  limits: { turnTimeoutMs: 10_000, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
-  session: { runId: 'run_bin', seed: 'seed-bin' },
-  evalCase: {
-    caseId: 'case_summary',
-    caseSha256: `sha256:${'a'.repeat(64)}`,
-    configId: 'config_a',
-    configSha256: `sha256:${'b'.repeat(64)}`,
-  },
-  ...overrides,
-});
+const baseRequest = (runnerdPath: string, overrides: Record<string, unknown> = {}): Record<string, unknown> =>
+  evalSessionRequest(
+    {
+      attemptId: 'attempt_bin_1',
+      runnerd: { path: runnerdPath, sha256: fileSha256(runnerdPath) },
+      runId: 'run_bin',
+      seed: 'seed-bin',
+      turnTimeoutMs: 10_000,
+    },
+    overrides,
+  );
 
 interface Session {
   readonly code: number;

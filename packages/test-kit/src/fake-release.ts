@@ -200,26 +200,34 @@ export function runnerdBuildMetadata(
   };
 }
 
-/** Upstream's deterministic driver descriptor. */
+/** The harness-driver capabilities, in upstream's descriptor order. */
+const CAPABILITIES = [
+  'resume',
+  'typedEvents',
+  'steering',
+  'interruption',
+  'structuredResult',
+  'read',
+  'reconciliation',
+  'usage',
+  'dynamicTools',
+  'runtimeRequestResolution',
+  'goals',
+  'threadLineage',
+] as const;
+
+/** What upstream's deterministic driver does not support: every other capability it has. */
+const UNSUPPORTED: readonly string[] = ['steering', 'runtimeRequestResolution', 'goals', 'threadLineage'];
+
+/** Upstream's deterministic driver descriptor: each capability true but the unsupported ones, which it lists. */
 const descriptor = (options: FakeReleaseOptions): Record<string, unknown> => ({
   kind: 'paperclip-deterministic',
   displayName: 'Paperclip deterministic harness driver',
   version: '1.0.0',
   protocolVersion: options.driverProtocolVersion ?? 'prp.v1',
   capabilities: {
-    resume: true,
-    typedEvents: true,
-    steering: false,
-    interruption: true,
-    structuredResult: true,
-    read: true,
-    reconciliation: true,
-    usage: true,
-    dynamicTools: true,
-    runtimeRequestResolution: false,
-    goals: false,
-    threadLineage: false,
-    unsupported: ['steering', 'runtimeRequestResolution', 'goals', 'threadLineage'],
+    ...Object.fromEntries(CAPABILITIES.map((name) => [name, !UNSUPPORTED.includes(name)])),
+    unsupported: UNSUPPORTED,
   },
 });
 

@@ -5,6 +5,9 @@
 // a different verdict for the same key is a conflict that overwrites nothing.
 import type { AttemptKey } from './convert.js';
 
+/** A policy's verdict Evals compares with the runner's outcome. */
+export type PolicyDecision = 'allow' | 'deny' | 'ask';
+
 /** Policy vs runner for one tool call (deny and ask both mean "not unattended"). */
 export const POLICY_AGREEMENTS = [
   'agree',
@@ -15,8 +18,6 @@ export const POLICY_AGREEMENTS = [
   'no_recorded_outcome',
 ] as const;
 export type PolicyAgreement = (typeof POLICY_AGREEMENTS)[number];
-
-export type PolicyDecision = 'allow' | 'deny' | 'ask';
 
 export interface PolicyVerdict {
   readonly key: AttemptKey;
