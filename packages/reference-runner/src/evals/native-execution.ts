@@ -115,40 +115,26 @@ export function parsePaperclipNativeExecution(value: unknown): PaperclipNativeEx
   return value as PaperclipNativeExecutionV1;
 }
 
-/** Fields read as required text: a string with something left after `trim` (every Unicode whitespace). */
-const REQUIRED_TEXT: readonly (readonly string[])[] = [
-  ['identity', 'runId'],
-  ['identity', 'caseId'],
-  ['identity', 'configId'],
-  ['identity', 'attemptId'],
-  ['input', 'deterministicSeed'],
-  ['runner', 'package', 'name'],
-  ['runner', 'package', 'version'],
-  ['runner', 'binary', 'name'],
-  ['runner', 'driverKind'],
-  ['runner', 'driverVersion'],
-  ['transcript', 'uri'],
-  ['transcript', 'mediaType'],
-  ['artifactRoot', 'uri'],
-  ['artifactRoot', 'mediaType'],
-  ['artifacts', '*', 'uri'],
-  ['artifacts', '*', 'mediaType'],
-  ['usage', 'cost', 'currency'],
-  ['failure', 'classification'],
-  ['failure', 'code'],
-  ['failure', 'message'],
-  ['semanticTools', 'definitions', '*', 'operationId'],
-  ['semanticTools', 'calls', '*', 'callId'],
-  ['semanticTools', 'calls', '*', 'operationId'],
-  ['semanticTools', 'calls', '*', 'eventId'],
-  ['semanticTools', 'results', '*', 'callId'],
-  ['semanticTools', 'results', '*', 'operationId'],
-  ['semanticTools', 'results', '*', 'eventId'],
-  ['semanticTools', 'results', '*', 'outcome'],
-  ['semanticTools', 'denials', '*', 'callId'],
-  ['semanticTools', 'denials', '*', 'code'],
-  ['semanticTools', 'denials', '*', 'authorizationBoundary'],
-];
+/**
+ * Fields read as required text: a string with something left after `trim` (every Unicode
+ * whitespace). Written as parent → field names; `*` is every item of an array.
+ */
+const REQUIRED_TEXT: readonly (readonly string[])[] = Object.entries({
+  identity: ['runId', 'caseId', 'configId', 'attemptId'],
+  input: ['deterministicSeed'],
+  'runner.package': ['name', 'version'],
+  'runner.binary': ['name'],
+  runner: ['driverKind', 'driverVersion'],
+  transcript: ['uri', 'mediaType'],
+  artifactRoot: ['uri', 'mediaType'],
+  'artifacts.*': ['uri', 'mediaType'],
+  'usage.cost': ['currency'],
+  failure: ['classification', 'code', 'message'],
+  'semanticTools.definitions.*': ['operationId'],
+  'semanticTools.calls.*': ['callId', 'operationId', 'eventId'],
+  'semanticTools.results.*': ['callId', 'operationId', 'eventId', 'outcome'],
+  'semanticTools.denials.*': ['callId', 'code', 'authorizationBoundary'],
+}).flatMap(([parent, names]) => names.map((name) => [...parent.split('.'), name]));
 
 /** The event types whose payload carries a semantic_tool envelope. */
 const TOOL_EVENT_TYPES = new Set([
