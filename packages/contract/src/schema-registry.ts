@@ -1,10 +1,12 @@
 // The one schema registry: every JSON Schema under the repo's schemas/ folder, looked up by $id.
-// The build precompiles them all into one standalone module (packages/contract/build/
-// compile-validators.mjs → dist/validators.generated.cjs) stamped with the digest of the schema
-// files it was made from; a process loads that module in milliseconds instead of compiling with Ajv
-// (the better part of a second). When the module is missing or its digest is not the digest of
-// the schemas on disk (a schema edited since the build), the schemas are compiled here, on first
-// use, into a single Ajv 2020-12 instance — never a stale validator.
+// The build precompiles them into standalone modules, one per schema file (packages/contract/build/
+// compile-validators.mjs → dist/validators/), each stamped with the digest of the schema files it
+// was made from, and an index naming the module of every $id. A validator's module loads at the
+// first use of its schema: a command loads only the validators it uses (`evals validate` of a
+// bundle: the native-execution one), in milliseconds instead of compiling with Ajv (the better part
+// of a second). When the index or a module is missing, or its digest is not the digest of the
+// schemas on disk (a schema edited since the build), the schemas are compiled here, on first use,
+// into a single Ajv 2020-12 instance — never a stale validator.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -40,13 +42,32 @@ const loadAjv = (): typeof AjvModule => require('ajv/dist/2020.js') as typeof Aj
 const loadAddFormats = (): ((ajv: Ajv2020) => Ajv2020) =>
   (require('ajv-formats') as { default: (ajv: Ajv2020) => Ajv2020 }).default;
 
-/** The build's precompiled validators (this file sits at packages/contract/{src,dist}/). */
-export const PRECOMPILED_VALIDATORS = fileURLToPath(
-  new URL('../dist/validators.generated.cjs', import.meta.url),
-);
+/** The build's precompiled validators: a folder of modules and its index.json (this file sits at packages/contract/{src,dist}/). */
+export const PRECOMPILED_VALIDATORS = fileURLToPath(new URL('../dist/validators/', import.meta.url));
 
-/** What the precompiled module exports: the digest it was made from and a validator per $id. */
+/** The build's index of its precompiled modules (`index.json` in their folder). */
+export interface PrecompiledIndex {
+  /** The digest of the schema files every module was made from (schemasDigest). */
+  readonly schemasDigest: string;
+  /** Each schema's and each definition's $id → the module (a path in the folder) holding its validator. */
+  readonly ids: Readonly<Record<string, string>>;
+  /** Each module → the sha256 of the bytes the build wrote (for the build's own up-to-date check). */
+  readonly modules: Readonly<Record<string, string>>;
+}
+
+/** The precompiled validators of one build, each module loaded at the first use of one of its $ids. */
 export interface PrecompiledValidators {
+  readonly folder: string;
+  readonly index: PrecompiledIndex;
+  /**
+   * The validator for `schemaId`, or undefined when the index names no module for it, or its module
+   * is missing, unreadable, or was made from other schemas than the index (a build under way).
+   */
+  validator(schemaId: string): ValidateFunction | undefined;
+}
+
+/** What one precompiled module exports: the digest it was made from and a validator per $id. */
+interface PrecompiledModule {
   readonly schemasDigest: string;
   readonly validators: Readonly<Record<string, ValidateFunction>>;
 }
@@ -65,7 +86,7 @@ export function listSchemaFiles(dir: string = SCHEMAS_DIR): string[] {
 
 /**
  * The digest of the schema files in `dir`: each file's path (relative to `dir`, `/`-separated) and
- * bytes, in listing order. It names exactly the set of schemas a precompiled module was made from.
+ * bytes, in listing order. It names exactly the set of schemas the precompiled validators were made from.
  */
 export function schemasDigest(dir: string = SCHEMAS_DIR): string {
   const parts: string[] = [];
@@ -75,20 +96,49 @@ export function schemasDigest(dir: string = SCHEMAS_DIR): string {
 }
 
 /**
- * The precompiled validators at `file` when they were made from exactly the schemas in `dir`, else
- * null (missing, unreadable, or stale).
+ * The precompiled validators in `folder` when its index was made from exactly the schemas in `dir`,
+ * else null (missing, unreadable, or stale). Only the index is read here; each module loads when
+ * one of its validators is first asked for.
  */
 export function loadPrecompiledValidators(
-  file: string = PRECOMPILED_VALIDATORS,
+  folder: string = PRECOMPILED_VALIDATORS,
   dir: string = SCHEMAS_DIR,
 ): PrecompiledValidators | null {
-  let loaded: PrecompiledValidators;
+  let index: unknown;
   try {
-    loaded = require(file) as PrecompiledValidators;
+    index = JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8'));
   } catch {
     return null;
   }
-  return loaded.schemasDigest === schemasDigest(dir) ? loaded : null;
+  if (!isPrecompiledIndex(index) || index.schemasDigest !== schemasDigest(dir)) return null;
+  return {
+    folder,
+    index,
+    validator(schemaId) {
+      const module = Object.hasOwn(index.ids, schemaId) ? index.ids[schemaId] : undefined;
+      if (typeof module !== 'string') return undefined;
+      let loaded: PrecompiledModule;
+      try {
+        loaded = require(join(folder, module)) as PrecompiledModule;
+      } catch {
+        return undefined;
+      }
+      if (loaded.schemasDigest !== index.schemasDigest) return undefined;
+      return Object.hasOwn(loaded.validators, schemaId) ? loaded.validators[schemaId] : undefined;
+    },
+  };
+}
+
+function isPrecompiledIndex(value: unknown): value is PrecompiledIndex {
+  const index = value as { schemasDigest?: unknown; ids?: unknown; modules?: unknown } | null;
+  return (
+    index !== null &&
+    typeof index.schemasDigest === 'string' &&
+    typeof index.ids === 'object' &&
+    index.ids !== null &&
+    typeof index.modules === 'object' &&
+    index.modules !== null
+  );
 }
 
 /**
@@ -97,7 +147,7 @@ export function loadPrecompiledValidators(
  * qualification records). Upstream compiles `date-time` as a stricter pattern, so the schemas that
  * mirror upstream's (the PRP `instant`) state that pattern instead of the format: their verdicts
  * are upstream's whatever Ajv reads them (see docs/native-execution.md). `standalone` keeps each
- * validator's source, for the build's precompiled module.
+ * validator's source, for the build's precompiled modules.
  */
 export function createSchemaAjv(dir: string = SCHEMAS_DIR, options: { standalone?: boolean } = {}): Ajv2020 {
   const { Ajv2020 } = loadAjv();
@@ -118,7 +168,7 @@ export function schemaValidator(schemaId: string): ValidateFunction {
   let validate = validators.get(schemaId);
   if (validate === undefined) {
     if (precompiled === undefined) precompiled = loadPrecompiledValidators();
-    validate = precompiled?.validators[schemaId];
+    validate = precompiled?.validator(schemaId);
     if (validate === undefined) {
       registry ??= createSchemaAjv();
       validate = registry.getSchema(schemaId);

@@ -2,7 +2,7 @@
 // (our own schemas' meaning), while the PRP `instant` judges timestamps exactly as upstream's format.
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -78,8 +78,8 @@ describe('the schema registry', () => {
 });
 
 // The build's precompiled validators must judge exactly as Ajv compiling the same schemas does, and
-// a module made from other schemas (one edited since the build) must never be used.
-const BUILT = existsSync(PRECOMPILED_VALIDATORS);
+// an index or a module made from other schemas (one edited since the build) must never be used.
+const BUILT = existsSync(join(PRECOMPILED_VALIDATORS, 'index.json'));
 const built = needs({
   testFile: import.meta.url,
   skips: 'the comparison of the precompiled validators with Ajv',
@@ -87,7 +87,7 @@ const built = needs({
   missing: `${PRECOMPILED_VALIDATORS} not found: run \`pnpm run build\` first`,
 });
 
-describe.skipIf(!built)('the precompiled validators (dist/validators.generated.cjs)', () => {
+describe.skipIf(!built)('the precompiled validators (dist/validators/)', () => {
   const ajv = createSchemaAjv();
   const documents = listSchemaFiles().map((file) => JSON.parse(readFileSync(file, 'utf8')) as Schema);
   const ids = documents.flatMap((schema) => [
@@ -118,28 +118,53 @@ describe.skipIf(!built)('the precompiled validators (dist/validators.generated.c
 
   it('were made from the schemas on disk, and hold every schema and definition', () => {
     const precompiled = loaded();
-    expect(Object.keys(precompiled.validators).sort()).toEqual([...ids].sort());
+    expect(Object.keys(precompiled.index.ids).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(typeof precompiled.validator(id), id).toBe('function');
+  });
+
+  it('one module per schema file, holding that schema and its definitions only', () => {
+    const { index } = loaded();
+    for (const [file, schema] of listSchemaFiles().map((file, at) => [file, documents[at]] as const)) {
+      const module = relative(SCHEMAS_DIR, file)
+        .split('\\')
+        .join('/')
+        .replace(/\.json$/, '.cjs');
+      const own = [
+        schema?.$id,
+        ...Object.keys(schema?.$defs ?? {}).map((name) => `${schema?.$id}#/$defs/${name}`),
+      ];
+      expect(
+        Object.entries(index.ids)
+          .filter(([, holder]) => holder === module)
+          .map(([id]) => id)
+          .sort(),
+        module,
+      ).toEqual(own.sort());
+    }
+    expect(Object.keys(index.modules).sort()).toEqual([...new Set(Object.values(index.ids))].sort());
   });
 
   it('judge every attempt fixture exactly as Ajv does, errors included', () => {
-    const { validators } = loaded();
+    const precompiled = loaded();
     for (const id of ids) {
       const compiled = ajv.getSchema(id);
       if (compiled === undefined) throw new Error(`Ajv has no ${id}`);
       for (const value of fixtures)
-        expect(judge(validators[id] as (value: unknown) => boolean, value), id).toEqual(
+        expect(judge(precompiled.validator(id) as (value: unknown) => boolean, value), id).toEqual(
           judge(compiled, value),
         );
     }
   });
 
   it('judge arbitrary JSON exactly as Ajv does, for every schema and definition (property)', () => {
-    const { validators } = loaded();
+    const precompiled = loaded();
     fc.assert(
       fc.property(fc.constantFrom(...ids), fc.jsonValue({ maxDepth: 4 }), (id, value) => {
         const compiled = ajv.getSchema(id);
         if (compiled === undefined) throw new Error(`Ajv has no ${id}`);
-        expect(judge(validators[id] as (value: unknown) => boolean, value)).toEqual(judge(compiled, value));
+        expect(judge(precompiled.validator(id) as (value: unknown) => boolean, value)).toEqual(
+          judge(compiled, value),
+        );
       }),
       { numRuns: 2000 },
     );
@@ -148,27 +173,52 @@ describe.skipIf(!built)('the precompiled validators (dist/validators.generated.c
   it('are ignored when made from other schemas (a schema edited since the build)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evals-schemas-'));
     try {
-      const copy = join(dir, 'copy.cjs');
-      const stale = join(dir, 'stale.cjs'); // another name: require() caches a module by its path
-      const text = readFileSync(PRECOMPILED_VALIDATORS, 'utf8');
-      writeFileSync(copy, text);
-      expect(loadPrecompiledValidators(copy)).not.toBeNull();
-      writeFileSync(
-        stale,
-        text.replace(
-          /exports\.schemasDigest = "sha256:[0-9a-f]{64}"/,
-          `exports.schemasDigest = "sha256:${'0'.repeat(64)}"`,
-        ),
+      const id = SCHEMA_IDS.nativeExecutionV1;
+      // A copy per case, in its own folder: require() caches a module by its path.
+      const copy = (name: string): string => {
+        cpSync(PRECOMPILED_VALIDATORS, join(dir, name), { recursive: true });
+        return join(dir, name);
+      };
+      const edit = (file: string, from: RegExp, to: string): void => {
+        const text = readFileSync(file, 'utf8');
+        expect(text).toMatch(from);
+        writeFileSync(file, text.replace(from, to));
+      };
+      const zero = `sha256:${'0'.repeat(64)}`;
+      expect(loadPrecompiledValidators(copy('copy'))?.validator(id)).toBeTypeOf('function');
+      // An index made from other schemas: nothing of it is used.
+      const staleIndex = copy('stale-index');
+      edit(
+        join(staleIndex, 'index.json'),
+        /"schemasDigest": "sha256:[0-9a-f]{64}"/,
+        `"schemasDigest": "${zero}"`,
       );
-      expect(loadPrecompiledValidators(stale)).toBeNull();
-      // The same module judged against a schemas folder with one byte changed: stale too.
+      expect(loadPrecompiledValidators(staleIndex)).toBeNull();
+      // A module made from other schemas than its index (a build under way): that module is not used,
+      // the others are.
+      const staleModule = copy('stale-module');
+      const module = loaded().index.ids[id] ?? '';
+      edit(
+        join(staleModule, module),
+        /exports\.schemasDigest = "sha256:[0-9a-f]{64}"/,
+        `exports.schemasDigest = "${zero}"`,
+      );
+      const mixed = loadPrecompiledValidators(staleModule);
+      expect(mixed?.validator(id)).toBeUndefined();
+      expect(mixed?.validator(SCHEMA_IDS.runnerdBuildMetadataV1)).toBeTypeOf('function');
+      // A module missing, or an $id the index does not name: undefined, never a throw.
+      const missingModule = copy('missing-module');
+      rmSync(join(missingModule, module));
+      expect(loadPrecompiledValidators(missingModule)?.validator(id)).toBeUndefined();
+      expect(loadPrecompiledValidators(missingModule)?.validator('__proto__')).toBeUndefined();
+      // The same folder judged against a schemas folder with one byte changed: stale too.
       const schemas = join(dir, 'schemas');
       cpSync(SCHEMAS_DIR, schemas, { recursive: true });
       const [first] = listSchemaFiles(schemas);
       if (first === undefined) throw new Error('no schema files');
       writeFileSync(first, `${readFileSync(first, 'utf8')} `);
       expect(loadPrecompiledValidators(PRECOMPILED_VALIDATORS, schemas)).toBeNull();
-      expect(loadPrecompiledValidators(join(dir, 'missing.cjs'))).toBeNull();
+      expect(loadPrecompiledValidators(join(dir, 'missing'))).toBeNull();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
