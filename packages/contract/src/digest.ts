@@ -23,6 +23,13 @@ export function sha256Digest(data: Uint8Array | string): Sha256Digest {
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;
 }
 
+/** Digest of the concatenation of `parts` (bytes, or strings as UTF-8), without joining them first. */
+export function sha256DigestOfParts(parts: Iterable<Uint8Array | string>): Sha256Digest {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return `sha256:${hash.digest('hex')}`;
+}
+
 /** Digest of the RFC 8785 canonical form of `value`; throws what `canonicalize` throws. */
 export function canonicalDigest(value: unknown): Sha256Digest {
   return sha256Digest(canonicalize(value));

@@ -1,6 +1,7 @@
 // Tests for sha256 digests: known vectors, canonical-JSON digests, stream digests, comparison and shape.
 import { Readable } from 'node:stream';
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -10,6 +11,7 @@ import {
   digestsEqual,
   isSha256Digest,
   sha256Digest,
+  sha256DigestOfParts,
 } from '../src/digest.js';
 import { ContractError } from '../src/errors.js';
 
@@ -27,6 +29,20 @@ describe('sha256Digest', () => {
 
   it('hashes a string as UTF-8', () => {
     expect(sha256Digest('€')).toBe(sha256Digest(new Uint8Array([0xe2, 0x82, 0xac])));
+  });
+});
+
+describe('sha256DigestOfParts', () => {
+  it('is the digest of the parts joined, strings as UTF-8 (property)', () => {
+    const part = fc.oneof(fc.string({ unit: 'grapheme' }), fc.uint8Array());
+    fc.assert(
+      fc.property(fc.array(part), (parts) => {
+        const joined = Buffer.concat(parts.map((one) => (typeof one === 'string' ? Buffer.from(one) : one)));
+        expect(sha256DigestOfParts(parts)).toBe(sha256Digest(joined));
+      }),
+    );
+    expect(sha256DigestOfParts([])).toBe(EMPTY);
+    expect(sha256DigestOfParts(['a', new Uint8Array([0x62]), 'c'])).toBe(ABC);
   });
 });
 
