@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
+
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(ROOT, 'packages/cli/bin/evals.js');
 const VALID = join(ROOT, 'fixtures/attempts/valid');
@@ -133,6 +135,12 @@ describe('the CLI judges bundles with the precompiled validators', () => {
     ['evals validate of an invalid bundle', () => ['validate', INVALID], 1],
   ])('%s loads the native-execution validator module and no other', (_name, args, status) => {
     expect(loads(args(), status).validators).toEqual([NATIVE_EXECUTION_MODULE]);
+  });
+
+  it('evals validate of an eval-session artifact alone loads its schema module and no other', () => {
+    const artifact = join(dir, 'artifact.json');
+    writeFileSync(artifact, JSON.stringify(upstreamSuccess('attempt_alone')));
+    expect(loads(['validate', artifact]).validators).toEqual(['runner/eval-session-artifact-v1.schema.cjs']);
   });
 
   it('nor does evals ingest with an environment whose case carries an engine check', () => {
