@@ -237,6 +237,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'lineEvents',
     'outputTarget',
     'readAttemptFile',
+    'readAttemptReadFile',
     'readBundles',
     'readFileBytes',
     'readJsonDocument',

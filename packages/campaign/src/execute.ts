@@ -11,7 +11,6 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { EVAL_SESSION_PROVIDER_DRIVERS } from '@paperclip-evals/contract';
-import { digestContainedFile } from '@paperclip-evals/node';
 import { attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { shardAttempts, tryAttemptId } from './plan.js';
@@ -29,7 +28,7 @@ import type { Environment, IngestSummary, LedgerStore, StoredAttempt } from '@pa
 
 import type { CampaignPlan, Lane, PlannedAttempt, Shard } from './plan.js';
 import type { KillableRun } from '@paperclip-evals/node';
-import type { InfrastructureFailure, TryCost, TryReading } from './try-outcome.js';
+import type { InfrastructureFailure, NativeEvidence, TryCost, TryReading } from './try-outcome.js';
 
 export const EVAL_SESSION_REQUEST_V1 = 'paperclip-runner/eval-session-request/v1';
 
@@ -54,7 +53,15 @@ export interface TryOutcome {
    * so a rerun counts the try); `refused`: nothing could be stored; `none`: nothing to store.
    */
   readonly ingest: 'inserted' | 'duplicate' | 'synthesized' | 'refused' | 'none';
+  /** Why the ledger refused the try's native bundle (then the try is recorded by the campaign's artifact). */
+  readonly ledgerRefusal?: LedgerRefusal;
   readonly cost: TryCost;
+}
+
+/** The ledger's refusal of a try's native bundle: its code (ingest's issue code, or the store's) and why. */
+export interface LedgerRefusal {
+  readonly code: string;
+  readonly message: string;
 }
 
 export interface AttemptOutcome {
@@ -207,6 +214,8 @@ export function synthesizedArtifact(
     readonly exitCode: number | null;
     readonly signal: string | null;
     readonly usage?: unknown;
+    /** The ledger's code when it refused the try's own bundle. */
+    readonly ledgerCode?: string;
   },
 ): Record<string, unknown> {
   return {
@@ -224,7 +233,11 @@ export function synthesizedArtifact(
       class: failure.class,
       category: failure.category,
       retryable: failure.retryable,
-      diagnostics: { exitCode: facts.exitCode, signal: facts.signal },
+      diagnostics: {
+        exitCode: facts.exitCode,
+        signal: facts.signal,
+        ...(facts.ledgerCode === undefined ? {} : { ledgerCode: facts.ledgerCode }),
+      },
     },
     ...(facts.usage === undefined ? {} : { usage: facts.usage }),
     timing: {
@@ -436,7 +449,13 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     tryId: string,
     dir: string,
     reading: Extract<TryReading, { kind: 'infrastructure' }>,
-    facts: { startedAt: Date; finishedAt: Date; exitCode: number | null; signal: string | null },
+    facts: {
+      startedAt: Date;
+      finishedAt: Date;
+      exitCode: number | null;
+      signal: string | null;
+      ledgerCode?: string;
+    },
   ): Promise<string | null> => {
     const path = join(dir, 'campaign-artifact.json');
     const usage = reading.artifact?.usage;
@@ -465,7 +484,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         qualifiedRunnerdSha256: options.release.runnerdSha256,
       });
       if (summary.inserted === 1 || summary.duplicates === 1) return null;
-      why = refusedText(summary);
+      why = refusalOf(summary).message;
     }
     return `not recorded in the ledger: ${why}`;
   };
@@ -519,20 +538,24 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         },
         verdict: { disposition: 'not_run_stopped', reason: 'killed: the campaign was interrupted' },
       };
-    const reading = await readTry(result, artifactPath, tryId, timeoutMs);
+    const read = await readTry(result, artifactPath, tryId, timeoutMs);
+    let reading: TryReading = read;
     let ingested: TryOutcome['ingest'] = 'none';
-    let evidenceFailure: string | null = null;
-    if (reading.nativeExecution !== null) {
-      const found = await digestContainedFile(outputDir, reading.nativeExecution.path);
-      if (found.kind !== 'file')
-        evidenceFailure = `the native bundle ${reading.nativeExecution.path} is not a file beside the artifact`;
-      else if (found.digest !== reading.nativeExecution.sha256)
-        evidenceFailure = `the native bundle's digest ${found.digest} is not the artifact's ${reading.nativeExecution.sha256}`;
-      else {
-        // The bundle's files are verified where the bin wrote them (beside the artifact), and the
-        // runnerd it names must be the one the join verified: as `evals ingest` of the artifact does.
+    let ledgerRefusal: LedgerRefusal | null = null;
+    if (read.nativeExecution !== null) {
+      // The reader verified the bundle beside the artifact (digest, size, the native parser, their
+      // agreement); it is stored under the planned try, or not at all. Its files are verified where
+      // the bin wrote them (the artifact's folder is the root), and the runnerd it names must be the
+      // one the join verified: as `evals ingest` of the artifact does.
+      ledgerRefusal = keyRefusal(read.nativeExecution.key, {
+        runId: plan.campaignId,
+        caseId: attempt.caseId,
+        configId: lane.id,
+        attemptId: tryId,
+      });
+      if (ledgerRefusal === null) {
         const summary = await ingest({
-          inputs: [join(outputDir, reading.nativeExecution.path)],
+          inputs: [join(outputDir, read.nativeExecution.path)],
           storeUrl: options.storeUrl,
           environmentPath: options.environmentPath,
           artifactRoot: outputDir,
@@ -540,12 +563,36 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         });
         if (summary.inserted === 1) ingested = 'inserted';
         else if (summary.duplicates === 1) ingested = 'duplicate';
-        else {
-          ingested = 'refused';
-          evidenceFailure = `the native bundle was not ingested (${refusedText(summary)})`;
-        }
+        else ledgerRefusal = refusalOf(summary);
       }
-    } else if (reading.kind === 'evidence') evidenceFailure = 'the artifact references no native bundle';
+      // Evidence the ledger refused is no result: the try is an infrastructure failure of its own
+      // class (not retryable: the same bytes are refused again), recorded by the campaign's
+      // artifact below so a rerun counts it. A failure artifact keeps the failure it states.
+      if (ledgerRefusal !== null)
+        reading =
+          read.kind === 'evidence'
+            ? {
+                kind: 'infrastructure',
+                failure: campaignFailure(
+                  'eval_session_evidence_refused',
+                  `the ledger refused the try's native bundle (${ledgerRefusal.code}): ${ledgerRefusal.message}`,
+                ),
+                nativeExecution: read.nativeExecution,
+                artifact: read.artifact,
+                cost: read.cost,
+              }
+            : {
+                ...read,
+                failure: {
+                  ...read.failure,
+                  message: `${read.failure.message} (its native bundle was refused by the ledger, ${ledgerRefusal.code}: ${ledgerRefusal.message})`,
+                },
+              };
+    }
+    let evidenceFailure: string | null =
+      reading.kind === 'evidence' && reading.nativeExecution === null
+        ? 'the artifact references no native bundle'
+        : null;
     if (reading.kind === 'infrastructure' && ingested !== 'inserted' && ingested !== 'duplicate') {
       // No evidence of its own in the ledger: the campaign's artifact records the try and its class.
       const recorded = await recordWithoutEvidence(attempt, lane, tryId, dir, reading, {
@@ -553,6 +600,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         finishedAt: new Date(),
         exitCode: result.exitCode,
         signal: result.signal,
+        ...(ledgerRefusal === null ? {} : { ledgerCode: ledgerRefusal.code }),
       });
       if (recorded === null) ingested = 'synthesized';
       else {
@@ -569,6 +617,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
             : { ...reading.failure, message: `${reading.failure.message} (${evidenceFailure})` }
           : null,
       ingest: ingested,
+      ...(ledgerRefusal === null ? {} : { ledgerRefusal }),
       cost: reading.cost,
     };
     if (reading.kind === 'infrastructure') return { outcome, verdict: null };
@@ -708,18 +757,45 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   return { attempts: ordered, stopped, startedAt, finishedAt: new Date().toISOString() };
 }
 
-/** Why ingest stored nothing of one input, every reason it gave. */
-function refusedText(summary: IngestSummary): string {
-  const why = [
-    ...summary.invalid.map((entry) => `invalid: ${entry.issues.map((issue) => issue.code).join(', ')}`),
-    ...summary.foreign.map(
-      (entry) => `not of the suite: ${entry.issues.map((issue) => issue.code).join(', ')}`,
-    ),
-    ...summary.conflicts.map(() => 'the ledger holds another record for this attempt'),
-    ...summary.storeRefused.map((entry) => `the store refused it: ${entry.error.message}`),
-    ...summary.unreadable.map((entry) => `unreadable: ${entry.error}`),
+/** What the ledger said when it stored nothing of one input: its first code, and every reason it gave. */
+function refusalOf(summary: IngestSummary): LedgerRefusal {
+  const why: { code: string; text: string }[] = [
+    ...summary.invalid.map((entry) => ({
+      code: entry.issues[0]?.code ?? 'invalid',
+      text: `invalid: ${entry.issues.map((issue) => issue.code).join(', ')}`,
+    })),
+    ...summary.foreign.map((entry) => ({
+      code: entry.issues[0]?.code ?? 'foreign',
+      text: `not of the suite: ${entry.issues.map((issue) => issue.code).join(', ')}`,
+    })),
+    ...summary.conflicts.map((entry) => ({
+      code: 'attempt_digest_conflict',
+      text: `the ledger holds another record for this attempt (${entry.existingDigest}, this bundle ${entry.bundleDigest}): nothing overwritten`,
+    })),
+    ...summary.storeRefused.map((entry) => ({
+      code: entry.error.code,
+      text: `the store refused it: ${entry.error.message}`,
+    })),
+    ...summary.unreadable.map((entry) => ({ code: 'unreadable', text: `unreadable: ${entry.error}` })),
   ];
-  return why.join('; ') || 'nothing stored';
+  return {
+    code: why[0]?.code ?? 'not_stored',
+    message: why.map((entry) => entry.text).join('; ') || 'nothing stored',
+  };
+}
+
+/** A bundle whose identity is not the planned try's is never stored (it would count elsewhere, or nowhere). */
+function keyRefusal(bundle: NativeEvidence['key'], planned: NativeEvidence['key']): LedgerRefusal | null {
+  const differ = (['runId', 'caseId', 'configId', 'attemptId'] as const).filter(
+    (field) => bundle[field] !== planned[field],
+  );
+  if (differ.length === 0) return null;
+  return {
+    code: 'attempt_key_mismatch',
+    message: `the bundle is of another attempt than the planned try (${differ
+      .map((field) => `${field} ${JSON.stringify(bundle[field])}, planned ${JSON.stringify(planned[field])}`)
+      .join('; ')}): not stored`,
+  };
 }
 
 function identity(

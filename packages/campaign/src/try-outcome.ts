@@ -3,12 +3,17 @@
 // exit 2 with a failure artifact is the infrastructure failure it states (class, category,
 // retryable, upstream's table); anything else — exit 1 (refused before the session), a hang past
 // its timeout, a crash, garbage or no artifact — is an infrastructure failure of our own class
-// (CAMPAIGN_FAILURE_CLASSES), never a pass and never a behaviour result. The artifact's usage gives
-// the try's cost, provider-reported and estimated kept apart.
-import { lstat, readFile } from 'node:fs/promises';
+// (CAMPAIGN_FAILURE_CLASSES), never a pass and never a behaviour result. The artifact is judged by
+// the one reader `evals validate` and `evals ingest` use (node's readAttemptReadFile: contract's
+// eval-session parser, the bundle beside it by digest and size, the native parser, their
+// agreement): an artifact validate refuses is eval_session_artifact_invalid, with its issue codes.
+// The artifact's usage gives the try's cost, provider-reported and estimated kept apart.
+import { lstat } from 'node:fs/promises';
 
-import { ORCHESTRATION_FAILURE_CLASSES, readJsonText } from '@paperclip-evals/contract';
+import { ContractError, ORCHESTRATION_FAILURE_CLASSES } from '@paperclip-evals/contract';
+import { readAttemptReadFile } from '@paperclip-evals/node';
 
+import type { EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
 import type { KillableRunResult } from '@paperclip-evals/node';
 
 export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
@@ -56,19 +61,33 @@ export const UNKNOWN_COST: TryCost = {
   observedFrom: null,
 };
 
+/** The native bundle a valid artifact references (relative to the artifact's folder) and whose attempt it is. */
+export interface NativeEvidence {
+  readonly path: string;
+  readonly sha256: string;
+  /** The bundle's identity: the ledger key it is stored under. */
+  readonly key: {
+    readonly runId: string;
+    readonly caseId: string;
+    readonly configId: string;
+    readonly attemptId: string;
+  };
+}
+
 export type TryReading =
   | {
       readonly kind: 'evidence';
-      /** The native bundle the artifact references (relative to the artifact's folder), with its digest. */
-      readonly nativeExecution: { readonly path: string; readonly sha256: string } | null;
+      readonly nativeExecution: NativeEvidence | null;
+      /** The session's artifact, valid by the contract parser. */
+      readonly artifact: EvalSessionArtifact;
       readonly cost: TryCost;
     }
   | {
       readonly kind: 'infrastructure';
       readonly failure: InfrastructureFailure;
-      readonly nativeExecution: { readonly path: string; readonly sha256: string } | null;
-      /** The session's own artifact, when it left one that reads (its usage is kept when recorded). */
-      readonly artifact?: Record<string, unknown>;
+      readonly nativeExecution: NativeEvidence | null;
+      /** The session's own artifact, when it left a valid one (its usage is kept when recorded). */
+      readonly artifact?: EvalSessionArtifact;
       readonly cost: TryCost;
     };
 
@@ -91,51 +110,64 @@ export function costOfUsage(usage: unknown): TryCost {
   };
 }
 
-function nativeReference(artifact: Record<string, unknown>): { path: string; sha256: string } | null {
-  const reference = artifact.nativeExecution;
-  if (!isObject(reference) || typeof reference.path !== 'string' || typeof reference.sha256 !== 'string')
-    return null;
-  return { path: reference.path, sha256: reference.sha256 };
+/** Issues as one line: each code at its path (what `evals validate` lists for the file). */
+function issueText(issues: readonly Issue[]): string {
+  return issues
+    .map((entry) => `${entry.code} at ${entry.path === '' ? '(root)' : (entry.path ?? '?')}`)
+    .join(', ');
 }
 
+/**
+ * The try's artifact as `evals validate` reads that file (and no other check but the campaign's
+ * own: the request's attempt id). Not a regular file (a link included), absent, or refused by the
+ * reader: the try's failure instead.
+ */
 async function readArtifact(
   path: string,
   attemptId: string,
-): Promise<{ ok: true; artifact: Record<string, unknown> } | { ok: false; failure: InfrastructureFailure }> {
+): Promise<
+  | { ok: true; artifact: EvalSessionArtifact; nativeExecution: NativeEvidence | null }
+  | { ok: false; failure: InfrastructureFailure }
+> {
   const stat = await lstat(path).catch(() => null);
   if (stat === null)
     return { ok: false, failure: campaignFailure('eval_session_artifact_missing', `no artifact at ${path}`) };
-  if (!stat.isFile() || stat.size > MAX_ARTIFACT_BYTES)
-    return {
-      ok: false,
-      failure: campaignFailure(
-        'eval_session_artifact_invalid',
-        stat.isFile()
-          ? `the artifact is ${stat.size} bytes, over ${MAX_ARTIFACT_BYTES}`
-          : 'the artifact is not a regular file',
-      ),
-    };
-  const parsed = readJsonText(await readFile(path), { maxBytes: MAX_ARTIFACT_BYTES });
-  if (!parsed.ok)
-    return {
-      ok: false,
-      failure: campaignFailure(
-        'eval_session_artifact_invalid',
-        `the artifact is not strict JSON: ${parsed.issues.map((issue) => issue.code).join(', ')}`,
-      ),
-    };
-  const artifact = parsed.value;
-  const problems: string[] = [];
-  if (!isObject(artifact)) problems.push('not a JSON object');
-  else {
-    if (artifact.schema !== EVAL_SESSION_ARTIFACT_V1)
-      problems.push(`schema ${JSON.stringify(artifact.schema)} is not ${EVAL_SESSION_ARTIFACT_V1}`);
-    if (artifact.attemptId !== attemptId)
-      problems.push(`attemptId ${JSON.stringify(artifact.attemptId)} is not the request's ${attemptId}`);
+  const invalid = (message: string) =>
+    ({ ok: false, failure: campaignFailure('eval_session_artifact_invalid', message) }) as const;
+  if (!stat.isFile()) return invalid('the artifact is not a regular file');
+  let read;
+  try {
+    read = await readAttemptReadFile(path, { maxBytes: MAX_ARTIFACT_BYTES });
+  } catch (error) {
+    if (error instanceof ContractError)
+      return invalid(`evals validate refuses the artifact (${error.code}): ${issueText(error.issues)}`);
+    return invalid(`the artifact cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (problems.length > 0 || !isObject(artifact))
-    return { ok: false, failure: campaignFailure('eval_session_artifact_invalid', problems.join('; ')) };
-  return { ok: true, artifact };
+  if (read.evalSession === undefined)
+    return invalid(
+      'the output is a native-execution bundle, not a paperclip-runner/eval-session-artifact/v1',
+    );
+  const { artifact } = read.evalSession;
+  if (artifact.attemptId !== attemptId)
+    return invalid(`attemptId ${JSON.stringify(artifact.attemptId)} is not the request's ${attemptId}`);
+  const reference = artifact.nativeExecution;
+  return {
+    ok: true,
+    artifact,
+    nativeExecution:
+      reference === undefined || read.bundle === null
+        ? null
+        : {
+            path: reference.path,
+            sha256: reference.sha256,
+            key: {
+              runId: read.bundle.identity.runId,
+              caseId: read.bundle.identity.caseId,
+              configId: read.bundle.identity.configId,
+              attemptId: read.bundle.identity.attemptId,
+            },
+          },
+  };
 }
 
 /** Reads one try: never rejects for what the eval-session did (only for Evals' own I/O failures). */
@@ -181,75 +213,41 @@ export async function readTry(
     );
   const read = await readArtifact(artifactPath, attemptId);
   if (!read.ok) return infrastructure(read.failure);
-  const { artifact } = read;
+  const { artifact, nativeExecution } = read;
   const cost = spendOf(artifact);
-  const stated = artifact.infrastructureFailure;
-  // Upstream's newer variant: a completed turn whose budget check failed or whose cost coverage is
-  // unknown (the success shape beside accountingError + accountingFailure, exit 2). Not evidence of
-  // the agent: an infrastructure failure of that class, as ingest stores it.
-  const accounting = artifact.accountingFailure;
-  if (accounting !== undefined && stated === undefined) {
-    if (!isFailure(accounting) || !isObject(artifact.turn))
-      return infrastructure(
-        campaignFailure(
-          'eval_session_artifact_invalid',
-          'the artifact states an accountingFailure that is not {class, category, retryable} of a turn',
-        ),
-        cost,
-      );
-    return {
-      kind: 'infrastructure',
-      failure: {
-        class: accounting.class,
-        category: accounting.category,
-        retryable: accounting.retryable,
-        message: typeof artifact.accountingError === 'string' ? artifact.accountingError : accounting.class,
-      },
-      nativeExecution: nativeReference(artifact),
-      artifact,
-      cost,
-    };
-  }
+  // The parser vouches for the shape (success, accounting failure of a completed turn, or
+  // infrastructure failure, each failure of the class table); the exit code must say the same.
+  const stated = artifact.infrastructureFailure ?? artifact.accountingFailure;
   if (result.exitCode === EVAL_SESSION_EXIT.ok) {
-    if (stated !== undefined || !isObject(artifact.turn))
+    if (stated !== undefined)
       return infrastructure(
         campaignFailure(
           'eval_session_artifact_invalid',
-          'exit 0, but the artifact is not the success shape (a turn, no infrastructureFailure)',
+          'exit 0, but the artifact is not the success shape (a turn, no infrastructureFailure or accountingFailure)',
         ),
         cost,
       );
-    return { kind: 'evidence', nativeExecution: nativeReference(artifact), cost };
+    return { kind: 'evidence', nativeExecution, artifact, cost };
   }
-  if (!isFailure(stated))
+  if (stated === undefined)
     return infrastructure(
       campaignFailure(
         'eval_session_artifact_invalid',
-        'exit 2, but the artifact states no infrastructureFailure {class, category, retryable}',
+        'exit 2, but the artifact states no infrastructureFailure or accountingFailure {class, category, retryable}',
       ),
       cost,
     );
+  // Upstream's newer variant, an accounting failure (a completed turn whose budget check failed or
+  // whose cost coverage is unknown), is not evidence of the agent: an infrastructure failure of that
+  // class, as ingest stores it.
+  const message = artifact.infrastructureError ?? artifact.accountingError ?? stated.class;
   return {
     kind: 'infrastructure',
-    failure: {
-      class: stated.class,
-      category: stated.category,
-      retryable: stated.retryable,
-      message: typeof artifact.infrastructureError === 'string' ? artifact.infrastructureError : stated.class,
-    },
-    nativeExecution: nativeReference(artifact),
+    failure: { class: stated.class, category: stated.category, retryable: stated.retryable, message },
+    nativeExecution,
     artifact,
     cost,
   };
-}
-
-function isFailure(value: unknown): value is { class: string; category: string; retryable: boolean } {
-  return (
-    isObject(value) &&
-    typeof value.class === 'string' &&
-    typeof value.category === 'string' &&
-    typeof value.retryable === 'boolean'
-  );
 }
 
 /**

@@ -2,12 +2,15 @@
 // that succeeds, fails its turn, fails retryably or not, hangs, writes garbage, exits 0 without
 // output or exits 1 — each try classified as the contract says and retried only when retryable;
 // a rerun starts no session; a cost ceiling stops scheduling with known costs and with unknown ones.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { SqliteStore, attemptVerdict, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
+import { SqliteStore, attemptVerdict, ingest, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
+
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 
 import { executeCampaign } from '../src/execute.ts';
 import { planCampaign } from '../src/plan.ts';
@@ -35,6 +38,7 @@ async function run(
     allowUnpriced?: boolean;
     maxParallel?: number;
     store?: string;
+    workDir?: string;
   } = {},
 ): Promise<ExecuteResult> {
   const dir = join(scratch, `${campaignId}-${runs++}`);
@@ -49,7 +53,7 @@ async function run(
     environment,
     environmentPath,
     storeUrl: options.store ?? `sqlite:${join(scratch, `${campaignId}.sqlite`)}`,
-    workDir: join(dir, 'work'),
+    workDir: options.workDir ?? join(dir, 'work'),
     maxParallel: options.maxParallel ?? 2,
     ...(options.allowUnpriced === undefined ? {} : { allowUnpriced: options.allowUnpriced }),
   });
@@ -83,8 +87,9 @@ describe('each way an eval-session ends is classified, and retried only when ret
     ['c_garbage', 'infrastructure_failure', 'eval_session_artifact_invalid', 1],
     ['c_silent', 'infrastructure_failure', 'eval_session_artifact_missing', 1],
     ['c_refuse', 'infrastructure_failure', 'eval_session_refused', 1],
-    // A bundle naming another runnerd than the joined one is never stored (ingest's runnerd_not_qualified).
-    ['c_wrong_runnerd', 'grading_evidence_failure', null, 1],
+    // A bundle naming another runnerd than the joined one is never stored (ingest's runnerd_not_qualified):
+    // the try is recorded as evidence the ledger refused, never tried again.
+    ['c_wrong_runnerd', 'infrastructure_failure', 'eval_session_evidence_refused', 1],
   ])('%s: %s (%s), %i tries', async (caseId, disposition, failureClass, tries) => {
     const outcome = result.attempts.find((attempt) => attempt.caseId === caseId);
     expect(outcome?.disposition, outcome?.reason ?? '').toBe(disposition);
@@ -97,25 +102,56 @@ describe('each way an eval-session ends is classified, and retried only when ret
     expect(outcome?.finalAttemptId).toBe(outcome?.tries.at(-1)?.attemptId);
   });
 
-  it('says why a bundle naming another runnerd was not stored', () => {
-    const outcome = result.attempts.find((attempt) => attempt.caseId === 'c_wrong_runnerd');
-    expect(outcome?.reason).toContain('runnerd_not_qualified');
+  it("says why a bundle naming another runnerd was not stored: the ledger's code, on the try and in the ledger", async () => {
+    const outcome = result.attempts.find((attempt) => attempt.caseId === 'c_wrong_runnerd')!;
+    expect(outcome.reason).toContain('runnerd_not_qualified');
+    expect(outcome.infrastructureFailure).toEqual({
+      class: 'eval_session_evidence_refused',
+      category: 'eval_orchestration',
+      retryable: false,
+    });
+    expect(outcome.tries[0]).toMatchObject({
+      ingest: 'synthesized',
+      ledgerRefusal: { code: 'runnerd_not_qualified' },
+    });
+    const store = await openStore(`sqlite:${join(scratch, 'classes.sqlite')}`, { mustExist: true });
+    try {
+      const stored = await store.getAttempt({
+        runId: 'classes',
+        caseId: 'c_wrong_runnerd',
+        configId: 'lane_a',
+        attemptId: outcome.finalAttemptId!,
+      });
+      expect(stored?.record.evalSession?.artifact.infrastructureFailure).toMatchObject({
+        class: 'eval_session_evidence_refused',
+        diagnostics: { ledgerCode: 'runnerd_not_qualified' },
+      });
+      // The session's own usage is kept: its cost counts.
+      expect(stored?.record.cost.estimatedNanodollars).toBe(1_000_000);
+    } finally {
+      await store.close();
+    }
   });
 
   it('counts the cost of every try, retries included', () => {
     const flaky = result.attempts.find((attempt) => attempt.caseId === 'c_flaky');
-    // The stand-in reports 1000 µ$ (1,000,000 n$) per try that got as far as usage: both tries.
+    // The stand-in estimates 1000 µ$ (1,000,000 n$) per try that got as far as usage: both tries.
     expect(flaky?.cost.observedNanodollars).toBe(2_000_000);
-    expect(flaky?.tries.map((entry) => entry.cost.observedFrom)).toEqual([
-      'provider_reported',
-      'provider_reported',
-    ]);
+    expect(flaky?.tries.map((entry) => entry.cost.observedFrom)).toEqual(['estimated', 'estimated']);
   });
 
   it("puts every try without evidence in the ledger: the campaign's artifact, errored with its class", async () => {
     const store = await openStore(`sqlite:${join(scratch, 'classes.sqlite')}`, { mustExist: true });
     try {
-      for (const caseId of ['c_retryable', 'c_nonretryable', 'c_hang', 'c_garbage', 'c_silent', 'c_refuse']) {
+      for (const caseId of [
+        'c_retryable',
+        'c_nonretryable',
+        'c_hang',
+        'c_garbage',
+        'c_silent',
+        'c_refuse',
+        'c_wrong_runnerd',
+      ]) {
         const outcome = result.attempts.find((attempt) => attempt.caseId === caseId)!;
         for (const attempt of outcome.tries) {
           expect(attempt.ingest, `${caseId} ${attempt.attemptId}`).toBe('synthesized');
@@ -142,16 +178,11 @@ describe('each way an eval-session ends is classified, and retried only when ret
   it('starts no session for what the ledger already holds: a rerun counts the tries made, never retrying past the limit', async () => {
     const before = await standIn.starts();
     // The same campaign and suite again: every try is in the ledger (with evidence, or the
-    // campaign's artifact), so only the one whose bundle was refused (no record) runs again.
+    // campaign's artifact — the one whose bundle the ledger refused included), so none runs again.
     const again = await run('classes', cases, { retries: 1 });
     const resumed = again.attempts.filter((attempt) => attempt.resumed).map((attempt) => attempt.caseId);
-    expect(resumed.sort()).toEqual(
-      cases
-        .map((entry) => entry.id)
-        .filter((id) => id !== 'c_wrong_runnerd')
-        .sort(),
-    );
-    for (const caseId of ['c_retryable', 'c_hang', 'c_nonretryable', 'c_garbage'])
+    expect(resumed.sort()).toEqual(cases.map((entry) => entry.id).sort());
+    for (const caseId of ['c_retryable', 'c_hang', 'c_nonretryable', 'c_garbage', 'c_wrong_runnerd'])
       expect(again.attempts.find((attempt) => attempt.caseId === caseId)).toMatchObject({
         disposition: 'infrastructure_failure',
         infrastructureFailure: result.attempts.find((attempt) => attempt.caseId === caseId)
@@ -164,6 +195,158 @@ describe('each way an eval-session ends is classified, and retried only when ret
       [],
     );
     expect(started).toHaveLength(again.attempts.reduce((sum, attempt) => sum + attempt.tries.length, 0));
+  }, 60_000);
+});
+
+describe('an artifact evals validate refuses is never a solved or failed attempt (mutation table)', () => {
+  // Each row: one change to a success artifact (or its bundle) of a passing or a failing turn; the
+  // session still exits 0. The campaign reads the artifact with the reader evals validate uses.
+  const MUTATIONS = [
+    'build_without_package',
+    'turn_without_text',
+    'driver_of_another_provider',
+    'runnerd_path_written',
+    'timing_out_of_order',
+    'usage_provenance_mismatch',
+    'success_without_snapshot',
+    'usage_not_the_bundles',
+    'bundle_digest_mismatch',
+    'bundle_size_mismatch',
+    'bundle_missing',
+    'bundle_outside_the_folder',
+    'bundle_of_another_package',
+    'bundle_invalid',
+    'bundle_of_another_attempt',
+    'duplicate_key',
+  ];
+  const cases: SuiteCase[] = [
+    { id: 'control_pass', behaviour: 'succeed' },
+    { id: 'control_fail', behaviour: 'fail' },
+    ...MUTATIONS.flatMap((mutation) => [
+      { id: `pass_${mutation}`, behaviour: 'succeed', mutation },
+      { id: `fail_${mutation}`, behaviour: 'fail', mutation },
+    ]),
+  ];
+  let result: ExecuteResult;
+  let validated: Map<string, { status: string; issues?: { code: string }[] }>;
+  beforeAll(async () => {
+    const workDir = join(scratch, 'mutations-work');
+    result = await run('mutations', cases, { retries: 1, workDir });
+    // `evals validate --json` on every try's artifact, through the built CLI: the verdicts to match.
+    const paths = result.attempts.map((attempt) =>
+      join(workDir, attempt.finalAttemptId!, 'output', 'artifact.json'),
+    );
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [EVALS_BIN, 'validate', '--json', ...paths], (error, out) => {
+        // Exit 1: some input invalid (what this table expects).
+        if (error === null || error.code === 1) resolve(out);
+        else reject(new Error(`evals validate failed: ${error.message}`));
+      });
+    });
+    const report = JSON.parse(stdout) as { files: { status: string; issues?: { code: string }[] }[] };
+    validated = new Map(result.attempts.map((attempt, index) => [attempt.caseId, report.files[index]!]));
+  }, 120_000);
+
+  it.each([
+    ['control_pass', 'passed'],
+    ['control_fail', 'behavior_failure'],
+  ])('%s: an artifact evals validate accepts is %s', (caseId, disposition) => {
+    expect(validated.get(caseId)?.status).toBe('valid');
+    expect(result.attempts.find((attempt) => attempt.caseId === caseId)?.disposition).toBe(disposition);
+  });
+
+  it.each(cases.filter((entry) => entry.mutation !== undefined).map((entry) => [entry.id]))(
+    '%s: refused by evals validate, so an infrastructure failure (not retried), recorded, never a result',
+    async (caseId) => {
+      const verdict = validated.get(caseId);
+      expect(verdict?.status).toBe('invalid');
+      const outcome = result.attempts.find((attempt) => attempt.caseId === caseId)!;
+      expect(outcome.disposition, outcome.reason ?? '').toBe('infrastructure_failure');
+      expect(outcome.infrastructureFailure).toEqual({
+        class: 'eval_session_artifact_invalid',
+        category: 'eval_orchestration',
+        retryable: false,
+      });
+      expect(outcome.tries).toHaveLength(1);
+      // The reason names what evals validate names.
+      for (const issue of verdict?.issues ?? []) expect(outcome.reason).toContain(issue.code);
+      // In the ledger: the campaign's artifact of the try (errored), never the session's bundle.
+      expect(outcome.tries[0]?.ingest).toBe('synthesized');
+      const store = await openStore(`sqlite:${join(scratch, 'mutations.sqlite')}`, { mustExist: true });
+      try {
+        const stored = await store.getAttempt({
+          runId: 'mutations',
+          caseId,
+          configId: 'lane_a',
+          attemptId: outcome.finalAttemptId!,
+        });
+        expect(stored?.record.evalSession?.artifact.synthesizedBy).toBe('paperclip-evals campaign');
+        expect(attemptVerdict(stored!.record, stored!.scores).status).toBe('errored');
+      } finally {
+        await store.close();
+      }
+    },
+  );
+});
+
+describe('a try whose bundle the ledger refuses for a digest conflict', () => {
+  it('is recorded as eval_session_evidence_refused with the ledger code, and a rerun starts no session for it', async () => {
+    const workDir = join(scratch, 'conflict-work');
+    const store = `sqlite:${join(scratch, 'conflict.sqlite')}`;
+    const cases = [{ id: 'c_conflict', behaviour: 'await_go' }];
+    const running = run('conflict', cases, { retries: 1, workDir, store, turnTimeoutMs: 20_000 });
+    // While the session waits, another bundle of the same try (its failed turn: other bytes) lands
+    // in the ledger first — as a second writer of a shared ledger would.
+    let request: Record<string, unknown> | null = null;
+    let tryId = '';
+    while (request === null) {
+      tryId = (await readdir(workDir).catch(() => [] as string[]))[0] ?? '';
+      request = await readFile(join(workDir, tryId, 'request.json'), 'utf8').then(
+        (text) => JSON.parse(text) as Record<string, unknown>,
+        () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 20)),
+      );
+    }
+    const decoy = join(scratch, 'conflict-decoy');
+    await mkdir(join(decoy, 'output'), { recursive: true });
+    await writeFile(
+      join(decoy, 'request.json'),
+      JSON.stringify({ ...request, session: { ...(request.session as object), behaviour: 'fail' } }),
+    );
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [
+          standIn.binPath,
+          '--request',
+          join(decoy, 'request.json'),
+          '--output',
+          join(decoy, 'output', 'artifact.json'),
+        ],
+        (error) => (error === null ? resolve() : reject(error)),
+      );
+    });
+    const decoyIngest = await ingest({
+      inputs: [join(decoy, 'output', 'native-execution.json')],
+      storeUrl: store,
+      artifactRoot: join(decoy, 'output'),
+    });
+    expect(decoyIngest.inserted).toBe(1);
+    await writeFile(join(workDir, tryId, 'go'), '');
+    const result = await running;
+    const outcome = result.attempts[0]!;
+    expect(outcome.finalAttemptId).toBe(tryId);
+    expect(outcome).toMatchObject({
+      disposition: 'infrastructure_failure',
+      infrastructureFailure: { class: 'eval_session_evidence_refused', retryable: false },
+    });
+    expect(outcome.tries).toHaveLength(1);
+    expect(outcome.tries[0]?.ledgerRefusal?.code).toBe('attempt_digest_conflict');
+    expect(outcome.reason).toContain('attempt_digest_conflict');
+    // The key is held (by the other record): nothing was overwritten, and a rerun counts the try.
+    const before = await standIn.starts();
+    const again = await run('conflict', cases, { retries: 1, workDir, store, turnTimeoutMs: 20_000 });
+    expect(again.attempts[0]).toMatchObject({ resumed: true, tries: [] });
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
   }, 60_000);
 });
 

@@ -45,6 +45,13 @@ export const ORCHESTRATION_FAILURE_CLASSES = Object.freeze({
   eval_session_artifact_invalid: { category: 'eval_orchestration', retryable: false },
   /** An exit code the contract does not have. */
   eval_session_exit_unknown: { category: 'eval_orchestration', retryable: false },
+  /**
+   * Evals' campaign: the try's native bundle (valid, as `evals validate` reads it) that the ledger
+   * refused to store (a digest conflict, an attempt not of the suite, another runnerd than the
+   * qualified one, the store's own refusal) or that names another attempt than the planned one. The
+   * same bytes are refused again: not retryable; the ledger's code is in diagnostics.ledgerCode.
+   */
+  eval_session_evidence_refused: { category: 'eval_orchestration', retryable: false },
   /** The process could not be started. */
   eval_session_not_started: { category: 'campaign_orchestration', retryable: false },
   /** Upstream's: a CI matrix cell (a shard) that left no artifact. */

@@ -22,7 +22,7 @@ export {
   readNativeExecutionFile,
   readNativeExecutionStream,
 } from './native-execution-input.js';
-export { readAttemptFile } from './attempt-input.js';
+export { readAttemptFile, readAttemptReadFile } from './attempt-input.js';
 export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
 export { STDOUT_PATH, outputTarget, writeOutputFile } from './output-file.js';

@@ -12,7 +12,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isContractError, readJsonText } from '@paperclip-evals/contract';
+import { isContractError, parseEvalSessionArtifact, readJsonText } from '@paperclip-evals/contract';
 import {
   checkContainedReference,
   digestContainedFile,
@@ -377,15 +377,18 @@ function referenceInvalid(path: string, prefix: string, uri: string): Qualificat
 }
 
 /** `class (retryable)` of a failure artifact, when the text is one. */
+/**
+ * The failure a failed session's artifact states, as the contract parser reads it (the one that
+ * judges it in `evals validate`): a class only from a valid artifact, else why it is not one.
+ */
 function infrastructureFailureOf(text: string): string | undefined {
   try {
-    const failure = (JSON.parse(text) as { infrastructureFailure?: { class?: unknown; retryable?: unknown } })
-      .infrastructureFailure;
-    return typeof failure?.class === 'string'
-      ? `${failure.class}${failure.retryable === true ? ', retryable' : ''}`
+    const failure = parseEvalSessionArtifact(text).infrastructureFailure;
+    return failure === undefined ? undefined : `${failure.class}${failure.retryable ? ', retryable' : ''}`;
+  } catch (error) {
+    return isContractError(error)
+      ? `its artifact is invalid: ${[...new Set(error.issues.map((issue) => issue.code))].join(', ')}`
       : undefined;
-  } catch {
-    return undefined;
   }
 }
 

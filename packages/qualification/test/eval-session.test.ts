@@ -133,6 +133,32 @@ describe('runEvalSessionCheck', () => {
     ]);
   });
 
+  it("names no class from a failure artifact the contract parser refuses (evals validate's verdict)", async () => {
+    // The failure artifact states eval_orchestration_failure with another category than the table's.
+    const fake = await release({}, (script) =>
+      script
+        .replace('if (observed !== request.runnerd.sha256)', 'if (true)')
+        .replace(
+          "category: 'eval_orchestration', retryable: false",
+          "category: 'provider_budget', retryable: false",
+        ),
+    );
+    const result = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      packageVersion: FAKE_VERSION,
+      workDir: scratch.work,
+    });
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'eval_session_failed',
+        message: expect.stringContaining('its artifact is invalid: failure_class_mismatch') as unknown,
+      }),
+    ]);
+    expect(result.issues[0]?.message).not.toContain('(eval_orchestration_failure');
+  });
+
   it('refuses referenced files reached through a symlinked folder leading outside the output folder', async () => {
     // The good bin, but its attempt folder is moved out of the output folder and linked back.
     const fake = await release({}, (script) =>

@@ -6,7 +6,7 @@
 // from templates written by stand-in.ts (the repo's synthetic generator), with the request's ids
 // and digests put in. It records each start in spawns/ beside it, so a test can count sessions.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setInterval, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
@@ -36,17 +36,24 @@ const usage = {
   outputTokens: 50,
   cachedInputTokens: 0,
   reasoningTokens: 0,
-  providerReportedCostNanodollars: nano,
-  providerReportedCostProvenance: nano === null ? 'unavailable' : 'legacy_runner_usage_ledger',
+  // No provider receipt (a direct eval-session's usual case): the cost is the runner's estimate.
+  providerReportedCostNanodollars: null,
+  providerReportedCostProvenance: 'unavailable',
   estimatedCostNanodollars: nano,
+  pricingVersion: nano === null ? null : 'stand-in-2026-01',
+  ratesUsdPerMillionTokens: nano === null ? null : { input: 5, cachedInput: 0.5, output: 10 },
   costCoverage: nano === null ? 'unpriced' : 'estimated',
   legacyLedgerCostNanodollars: null,
 };
+const runnerdSha256 = behaviour === 'wrong_runnerd' ? `sha256:${'e'.repeat(64)}` : request.runnerd.sha256;
 const common = {
   schema: 'paperclip-runner/eval-session-artifact/v1',
   attemptId: request.attemptId,
-  build: { schema: 'paperclip-runner/build-metadata/v1' },
-  runnerd: { path: '[withheld]', sha256: request.runnerd.sha256 },
+  // The qualified package's build metadata (stand-in.ts writes it beside the script).
+  build: JSON.parse(readFileSync(join(here, 'build-metadata.json'), 'utf8')),
+  // wrong_runnerd: the artifact and its bundle agree on another runnerd than the request's (valid
+  // for evals validate; ingest refuses it: runnerd_not_qualified).
+  runnerd: { path: '[withheld]', sha256: runnerdSha256 },
   requestedModel: request.model,
   provider: request.provider,
   driver: 'paperclip_deterministic_harness',
@@ -63,14 +70,31 @@ const bundle = (state) => {
   swap(template.caseSha256, request.evalCase.caseSha256);
   swap(template.configSha256, request.evalCase.configSha256);
   // The bundle names the runnerd the request named (ingest checks it is the qualified one).
-  swap(
-    template.runnerdSha256,
-    behaviour === 'wrong_runnerd' ? `sha256:${'e'.repeat(64)}` : request.runnerd.sha256,
-  );
+  swap(template.runnerdSha256, runnerdSha256);
   swap(template.attemptId, request.attemptId);
   swap(template.runId, request.session.runId);
   swap(template.caseId, request.evalCase.caseId);
   swap(template.configId, request.evalCase.configId);
+  // The bundle tells the artifact's story (evals validate checks they agree): its package version,
+  // its usage figures as the artifact states them.
+  const parsed = JSON.parse(text);
+  parsed.runner.package.version = common.build.package.version;
+  parsed.usage = {
+    ...parsed.usage,
+    cost: null,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+    providerReportedCostNanodollars: usage.providerReportedCostNanodollars,
+    providerReportedCostProvenance: usage.providerReportedCostProvenance,
+    estimatedCostNanodollars: usage.estimatedCostNanodollars,
+    ...(usage.pricingVersion === null
+      ? {}
+      : { pricingVersion: usage.pricingVersion, ratesUsdPerMillionTokens: usage.ratesUsdPerMillionTokens }),
+    costCoverage: usage.costCoverage,
+    legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars,
+  };
+  text = `${JSON.stringify(parsed)}\n`;
   const path = join(dirname(resolve(outputPath)), 'native-execution.json');
   writeFileSync(path, text);
   return {
@@ -80,15 +104,95 @@ const bundle = (state) => {
   };
 };
 const succeed = (state) => {
-  write({
+  const artifact = {
     ...common,
     providerSessionId: 's',
-    turn: { turnId: 't', status: state === 'succeeded' ? 'completed' : 'failed' },
+    turn: { turnId: 't', status: state === 'succeeded' ? 'completed' : 'failed', assistantText: '' },
     snapshot: {},
     usage,
     nativeExecution: bundle(state),
-  });
+  };
+  // session.mutation: one change that makes `evals validate` refuse the artifact (the mutation table
+  // of execute.test.ts); the session still exits 0 as if it had succeeded.
+  const mutation = MUTATIONS[request.session?.mutation ?? 'none'];
+  if (mutation === undefined) {
+    process.stderr.write(`unknown mutation ${request.session.mutation}\n`);
+    process.exit(1);
+  }
+  const text = mutation(artifact);
+  writeFileSync(
+    resolve(outputPath),
+    typeof text === 'string' ? text : `${JSON.stringify(artifact, null, 2)}\n`,
+  );
   process.exit(0);
+};
+/** Rewrites the bundle beside the artifact and names its new bytes (only the bundle is then wrong). */
+const rewriteBundle = (artifact, change) => {
+  const path = join(dirname(resolve(outputPath)), artifact.nativeExecution.path);
+  const bundleValue = JSON.parse(readFileSync(path, 'utf8'));
+  change(bundleValue);
+  const text = `${JSON.stringify(bundleValue)}\n`;
+  writeFileSync(path, text);
+  artifact.nativeExecution.sha256 = `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  artifact.nativeExecution.byteSize = Buffer.byteLength(text);
+};
+const MUTATIONS = {
+  none: () => undefined,
+  build_without_package: (artifact) => {
+    delete artifact.build.package;
+  },
+  turn_without_text: (artifact) => {
+    delete artifact.turn.assistantText;
+  },
+  driver_of_another_provider: (artifact) => {
+    artifact.driver = 'codex_app_server';
+  },
+  runnerd_path_written: (artifact) => {
+    artifact.runnerd.path = '/opt/paperclip-runnerd';
+  },
+  timing_out_of_order: (artifact) => {
+    artifact.timing.finishedAt = '2000-01-01T00:00:00.000Z';
+  },
+  usage_provenance_mismatch: (artifact) => {
+    artifact.usage.providerReportedCostProvenance = 'legacy_runner_usage_ledger';
+  },
+  success_without_snapshot: (artifact) => {
+    delete artifact.snapshot;
+  },
+  usage_not_the_bundles: (artifact) => {
+    artifact.usage.inputTokens += 1;
+  },
+  bundle_digest_mismatch: (artifact) => {
+    artifact.nativeExecution.sha256 = `sha256:${'0'.repeat(64)}`;
+  },
+  bundle_size_mismatch: (artifact) => {
+    artifact.nativeExecution.byteSize += 1;
+  },
+  bundle_missing: (artifact) => {
+    artifact.nativeExecution.path = 'absent.json';
+  },
+  bundle_outside_the_folder: (artifact) => {
+    artifact.nativeExecution.path = '../request.json';
+  },
+  bundle_of_another_package: (artifact) => {
+    rewriteBundle(artifact, (value) => {
+      value.runner.package.version = '9.9.9';
+    });
+  },
+  bundle_invalid: (artifact) => {
+    rewriteBundle(artifact, (value) => {
+      delete value.terminal;
+    });
+  },
+  bundle_of_another_attempt: (artifact) => {
+    rewriteBundle(artifact, (value) => {
+      value.identity.attemptId = `${value.identity.attemptId}-other`;
+    });
+  },
+  duplicate_key: (artifact) => {
+    const text = JSON.stringify(artifact, null, 2);
+    return `{\n  "attemptId": ${JSON.stringify(artifact.attemptId)},${text.slice(1)}\n`;
+  },
 };
 const infrastructure = (failureClass, category, retryable, message) => {
   write({
@@ -112,6 +216,17 @@ switch (behaviour) {
   case 'wrong_runnerd':
     succeed('succeeded');
     break;
+  case 'await_go': {
+    // Succeeds once a file `go` appears beside the request (a test puts something in the ledger first).
+    const go = join(dirname(resolve(requestPath)), 'go');
+    const poll = setInterval(() => {
+      if (existsSync(go)) {
+        clearInterval(poll);
+        succeed('succeeded');
+      }
+    }, 20);
+    break;
+  }
   case 'slow':
     setTimeout(() => succeed('succeeded'), request.session.delayMs ?? 300);
     break;

@@ -58,6 +58,7 @@ export async function createStandIn(label: string): Promise<StandIn> {
       runnerdSha256: first.runner.binary.sha256,
     }),
   );
+  await writeFile(join(binDir, 'build-metadata.json'), JSON.stringify(packageBuildMetadata()));
   for (const state of ['succeeded', 'failed'] as const) {
     await writeFile(join(binDir, `template-${state}.json`), template(state, 1000));
     await writeFile(join(binDir, `template-${state}-unpriced.json`), template(state, null));
@@ -103,6 +104,8 @@ export interface SuiteCase {
   readonly behaviour: string;
   readonly costMicros?: number | null;
   readonly delayMs?: number;
+  /** A change to the success artifact that makes evals validate refuse it (the stand-in's MUTATIONS). */
+  readonly mutation?: string;
 }
 
 /** A suite environment (JSON) whose cases carry the stand-in's behaviour in their session. */
@@ -128,6 +131,7 @@ export function suiteEnvironment(
         behaviour: entry.behaviour,
         ...(entry.costMicros === undefined ? {} : { costMicros: entry.costMicros }),
         ...(entry.delayMs === undefined ? {} : { delayMs: entry.delayMs }),
+        ...(entry.mutation === undefined ? {} : { mutation: entry.mutation }),
       },
     })),
     configs: lanes.map((lane, index) => ({

@@ -317,5 +317,12 @@ function recordLines(record: CampaignRecord): Line[] {
         (classes.get(attempt.infrastructureFailure.class) ?? 0) + 1,
       );
   for (const [name, count] of classes) lines.push(`  infrastructure ${name}: ${count}`);
+  // A try whose bundle the ledger refused: recorded by the campaign's artifact, with the ledger's code.
+  for (const attempt of record.attempts)
+    for (const entry of attempt.tries)
+      if (entry.ledgerRefusal !== undefined)
+        lines.push(
+          `  the ledger refused the bundle of ${entry.attemptId} (${attempt.laneId} × ${attempt.caseId} #${attempt.index}): ${entry.ledgerRefusal.code} — ${entry.ingest === 'synthesized' ? "recorded by the campaign's artifact: a rerun counts it" : 'not recorded'}`,
+        );
   return lines;
 }
