@@ -163,6 +163,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'PolicyVerdictOutcome',
     'ReportFormat',
     'ReportResult',
+    'Retraction',
     'RetractionOutcome',
     'RunCounts',
     'SITE_CAMPAIGN_V1',

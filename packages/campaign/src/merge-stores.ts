@@ -1,19 +1,29 @@
 // Merging shard stores: with SQLite each CI cell (shard) ingests into its own store, so the trusted
-// merge job copies every attempt of the campaign (run id = campaign id) from each shard's store into
-// one target store, through the store's one append-only insert (insertBatch, one transaction: the
-// same path ingest writes with). Before anything is written every problem is found at once: the same
-// attempt with another digest in two shard stores, or already in the target (shard_store_conflict),
-// and a try the merged record says was stored that no shard store holds (shard_store_incomplete).
-// Then one batch: what the target already holds is a duplicate, skipped; nothing is overwritten.
+// merge job copies everything of the campaign (run id = campaign id) from each shard's store into
+// one target store — its attempts, their policy verdicts (evals policy replay --store) and its
+// retractions (evals retract), who, why and when kept — through the target store's copyIn: each kind
+// by its own append rule, all in ONE transaction. Before anything is written every problem is found
+// at once: the same attempt with another digest, the same verdict with another content, or the same
+// target retracted otherwise in two shard stores, or an attempt already in the target with another
+// digest (shard_store_conflict), and a try the merged record says was stored that no shard store
+// holds (shard_store_incomplete). In the transaction, what the target already holds alike is a
+// duplicate, skipped; a verdict or retraction it holds otherwise refuses the whole copy (nothing is
+// written, nothing overwritten).
 import { existsSync } from 'node:fs';
 
 import { displayLocator } from '@paperclip-evals/contract';
-import { openStore } from '@paperclip-evals/evalbook';
+import { isEvalbookError, openStore } from '@paperclip-evals/evalbook';
 
 import { CampaignError } from './errors.js';
 
 import type { Issue } from '@paperclip-evals/contract';
-import type { AttemptKey, LedgerRecord, LedgerStore } from '@paperclip-evals/evalbook';
+import type {
+  AttemptKey,
+  LedgerRecord,
+  LedgerStore,
+  PolicyVerdictInput,
+  Retraction,
+} from '@paperclip-evals/evalbook';
 
 import type { CampaignRecord } from './record.js';
 
@@ -32,6 +42,10 @@ export interface StoreMergeSummary {
   readonly inserted: number;
   /** Already in the target with the same digest (or in two shard stores alike): skipped. */
   readonly duplicates: number;
+  /** The campaign's policy verdicts copied, and those the target held alike. */
+  readonly policyVerdicts: { readonly inserted: number; readonly duplicates: number };
+  /** The campaign's retractions copied (who, why, when kept), and those the target held alike. */
+  readonly retractions: { readonly inserted: number; readonly duplicates: number };
 }
 
 const keyText = (key: AttemptKey): string =>
@@ -49,6 +63,8 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
   const campaignId = options.record.campaignId;
   const issues: Issue[] = [];
   const records = new Map<string, { record: LedgerRecord; store: string }>();
+  const verdicts = new Map<string, { verdict: PolicyVerdictInput; store: string }>();
+  const retractions = new Map<string, { retraction: Retraction; store: string }>();
   const perStore: { store: string; attempts: number }[] = [];
   const target = displayLocator(options.to);
   for (const given of options.from) {
@@ -81,6 +97,38 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
             received: record.bundleDigest,
           });
         else if (seen === undefined) records.set(keyText(stored.key), { record, store: url });
+      }
+      // Its policy verdicts of the campaign, with the bundle of the attempt each is of (in this store).
+      for await (const verdict of store.policyVerdicts()) {
+        if (verdict.key.runId !== campaignId) continue;
+        const own = await store.getAttempt(verdict.key);
+        if (own === null) continue; // a store never holds a verdict without its attempt
+        const input: PolicyVerdictInput = { ...verdict, bundleDigest: own.bundleDigest };
+        const id = JSON.stringify([keyText(verdict.key), verdict.callId, verdict.policyDigest]);
+        const seen = verdicts.get(id);
+        if (seen === undefined) verdicts.set(id, { verdict: input, store: url });
+        else if (JSON.stringify(seen.verdict) !== JSON.stringify(input))
+          issues.push({
+            code: 'shard_store_conflict',
+            message: `the policy verdict of call ${verdict.callId} (attempt ${verdict.key.attemptId}) differs in ${seen.store} and ${url}`,
+            path: url,
+            expected: seen.verdict.verdict,
+            received: input.verdict,
+          });
+      }
+      for (const retraction of await store.retractions()) {
+        if (retraction.runId !== campaignId) continue;
+        const id = JSON.stringify([retraction.runId, retraction.attemptId]);
+        const seen = retractions.get(id);
+        if (seen === undefined) retractions.set(id, { retraction, store: url });
+        else if (JSON.stringify(seen.retraction) !== JSON.stringify(retraction))
+          issues.push({
+            code: 'shard_store_conflict',
+            message: `${retraction.attemptId === null ? `run ${campaignId}` : `attempt ${retraction.attemptId}`} is retracted otherwise in ${seen.store} and ${url}`,
+            path: url,
+            expected: seen.retraction,
+            received: retraction,
+          });
       }
       perStore.push({ store: url, attempts: count });
     } finally {
@@ -133,31 +181,39 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
         issues,
       );
     const writer = opened ?? (await openStore(options.to));
-    const outcomes = await writer
-      .insertBatch([...records.values()].map((entry) => entry.record))
-      .finally(async () => {
-        if (writer !== opened) await writer.close();
+    let copied;
+    try {
+      copied = await writer.copyIn({
+        records: [...records.values()].map((entry) => entry.record),
+        policyVerdicts: [...verdicts.values()].map((entry) => entry.verdict),
+        retractions: [...retractions.values()].map((entry) => entry.retraction),
       });
-    const conflicts = outcomes.flatMap((outcome) => (outcome.status === 'conflict' ? [outcome] : []));
-    if (conflicts.length > 0)
-      throw new CampaignError(
-        'campaign_record_conflict',
-        `${target} changed while merging: ${conflicts.length} attempt(s) now there with another digest were not overwritten`,
-        conflicts.map((outcome) => ({
-          code: 'shard_store_conflict',
-          message: `attempt ${outcome.key.attemptId} is in ${target} with another digest`,
-          path: target,
-          expected: outcome.existingDigest,
-          received: outcome.bundleDigest,
-        })),
-      );
+    } catch (error) {
+      // The target changed while merging, or holds a verdict or retraction otherwise: nothing written.
+      if (isEvalbookError(error, 'paperclip_evalbook_merge_conflict'))
+        throw new CampaignError(
+          'campaign_record_conflict',
+          `the shard stores do not merge into ${target}: nothing was written (${error.message})`,
+          error.issues.map((issue) => ({ ...issue, path: target })),
+          { cause: error },
+        );
+      throw error;
+    } finally {
+      if (writer !== opened) await writer.close();
+    }
+    const counted = (outcomes: readonly { readonly status: string }[]) => ({
+      inserted: outcomes.filter((outcome) => outcome.status === 'inserted').length,
+      duplicates: outcomes.filter((outcome) => outcome.status === 'duplicate').length,
+    });
     return {
       perStore,
-      inserted: outcomes.filter((outcome) => outcome.status === 'inserted').length,
+      inserted: counted(copied.attempts).inserted,
       duplicates:
-        outcomes.filter((outcome) => outcome.status === 'duplicate').length +
+        counted(copied.attempts).duplicates +
         perStore.reduce((sum, entry) => sum + entry.attempts, 0) -
         records.size,
+      policyVerdicts: counted(copied.policyVerdicts),
+      retractions: counted(copied.retractions),
     };
   } finally {
     await opened?.close();

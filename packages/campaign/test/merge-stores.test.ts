@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseNativeExecution } from '@paperclip-evals/contract';
-import { convertBundle, openStore } from '@paperclip-evals/evalbook';
+import { checkRetractionRequest, convertBundle, openStore } from '@paperclip-evals/evalbook';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { mergeShardStores } from '../src/merge-stores.ts';
@@ -29,15 +29,66 @@ const record = { campaignId: 'camp', attempts: [] } as unknown as CampaignRecord
 const attempt = (attemptId: string, costMicros: number, runId = 'camp'): LedgerRecord =>
   convertBundle(parseNativeExecution(JSON.stringify(syntheticAttempt({ runId, attemptId, costMicros }))));
 
-async function storeWith(name: string, records: readonly LedgerRecord[]): Promise<string> {
+const RETRACTION = (attemptId: string, reason = 'the harness lost its network') => ({
+  runId: 'camp',
+  attemptId,
+  reason,
+  by: 'ci-bot',
+  at: '2026-12-01T09:30:00.000Z',
+});
+
+/** A store with these attempts; optionally some retracted (evals retract) and a policy verdict of one. */
+async function storeWith(
+  name: string,
+  records: readonly LedgerRecord[],
+  options: { retract?: readonly string[]; reason?: string; verdictOf?: string } = {},
+): Promise<string> {
   const url = `sqlite:${join(dir, `${name}.sqlite`)}`;
   const store = await openStore(url);
   try {
     await store.insertBatch(records);
+    if (options.retract !== undefined)
+      await store.retract(
+        checkRetractionRequest({
+          runId: 'camp',
+          attemptIds: options.retract,
+          reason: options.reason ?? 'the harness lost its network',
+          by: 'ci-bot',
+          at: '2026-12-01T09:30:00.000Z',
+        }),
+      );
+    const of = records.find((entry) => entry.key.attemptId === options.verdictOf);
+    if (of !== undefined)
+      await store.insertPolicyVerdicts([
+        {
+          key: of.key,
+          bundleDigest: of.bundleDigest,
+          callId: 'call_0',
+          policyDigest: `sha256:${'a'.repeat(64)}`,
+          toolName: 'read_document',
+          decision: 'deny',
+          verdict: 'deny',
+          decisionJson: '{"verdict":"deny","rule_id":"no-reads","reason":"reads need a ticket"}',
+          ruleId: 'no-reads',
+          reason: 'reads need a ticket',
+          errorCode: null,
+          recordedOutcome: 'succeeded',
+          agreement: 'policy_denies_runner_allowed',
+        },
+      ]);
   } finally {
     await store.close();
   }
   return url;
+}
+
+async function runsOf(url: string) {
+  const store = await openStore(url, { mustExist: true });
+  try {
+    return await store.runs();
+  } finally {
+    await store.close();
+  }
 }
 
 async function count(url: string): Promise<number> {
@@ -62,6 +113,8 @@ describe('merging shard stores', () => {
       ],
       inserted: 2,
       duplicates: 1,
+      policyVerdicts: { inserted: 0, duplicates: 0 },
+      retractions: { inserted: 0, duplicates: 0 },
     });
     expect(await count(to)).toBe(2);
     expect(await mergeShardStores({ record, from: [a, b], to })).toMatchObject({
@@ -88,6 +141,74 @@ describe('merging shard stores', () => {
       issues: [expect.objectContaining({ code: 'shard_store_conflict', path: to })],
     });
     expect(await count(to)).toBe(1);
+  });
+
+  it("copies a shard's retraction (who, why, when) and policy verdict with its attempts, in one transaction", async () => {
+    const a = await storeWith('r1', [attempt('att_1', 10), attempt('att_2', 10)], {
+      retract: ['att_2'],
+      verdictOf: 'att_1',
+    });
+    const b = await storeWith('r2', [attempt('att_3', 10)]);
+    const to = `sqlite:${join(dir, 'with-retractions.sqlite')}`;
+    const summary = await mergeShardStores({ record, from: [a, b], to });
+    expect(summary).toMatchObject({
+      inserted: 3,
+      policyVerdicts: { inserted: 1, duplicates: 0 },
+      retractions: { inserted: 1, duplicates: 0 },
+    });
+    const target = await openStore(to, { mustExist: true });
+    try {
+      expect(await target.retractions()).toEqual([RETRACTION('att_2')]);
+      const verdicts = [];
+      for await (const stored of target.policyVerdicts()) verdicts.push(stored);
+      expect(verdicts).toEqual([
+        expect.objectContaining({
+          key: expect.objectContaining({ attemptId: 'att_1' }),
+          callId: 'call_0',
+          verdict: 'deny',
+        }),
+      ]);
+    } finally {
+      await target.close();
+    }
+    // Reports leave the retracted attempt out of the merged store, as they did of the shard's.
+    expect((await runsOf(to)).find((run) => run.runId === 'camp')?.retracted).toBe(1);
+    expect(await mergeShardStores({ record, from: [a, b], to })).toMatchObject({
+      inserted: 0,
+      policyVerdicts: { inserted: 0, duplicates: 1 },
+      retractions: { inserted: 0, duplicates: 1 },
+    });
+  });
+
+  it('refuses a retraction the target holds otherwise (or two shards hold otherwise): nothing written', async () => {
+    const a = await storeWith('s1', [attempt('att_1', 10), attempt('att_2', 10)], {
+      retract: ['att_2'],
+      verdictOf: 'att_1',
+    });
+    const to = await storeWith('s-target', [attempt('att_2', 10)], {
+      retract: ['att_2'],
+      reason: 'another reason',
+    });
+    await expect(mergeShardStores({ record, from: [a], to })).rejects.toMatchObject({
+      code: 'campaign_record_conflict',
+      issues: [expect.objectContaining({ code: 'retraction_conflict', path: to })],
+    });
+    // Nothing of the copy landed: not att_1, not its verdict.
+    expect(await count(to)).toBe(1);
+    const target = await openStore(to, { mustExist: true });
+    try {
+      const verdicts = [];
+      for await (const stored of target.policyVerdicts()) verdicts.push(stored);
+      expect(verdicts).toEqual([]);
+    } finally {
+      await target.close();
+    }
+    const b = await storeWith('s2', [attempt('att_2', 10)], { retract: ['att_2'], reason: 'another reason' });
+    const fresh = `sqlite:${join(dir, 'never-2.sqlite')}`;
+    await expect(mergeShardStores({ record, from: [a, b], to: fresh })).rejects.toMatchObject({
+      issues: [expect.objectContaining({ code: 'shard_store_conflict', path: b })],
+    });
+    expect(existsSync(join(dir, 'never-2.sqlite'))).toBe(false);
   });
 
   it('refuses a shard store that is not there', async () => {

@@ -156,6 +156,8 @@ const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
   paperclip_evalbook_retraction_refused: EXIT.usage,
   /** A campaign id the ledger records with other content (as campaign_record_conflict): nothing written. */
   paperclip_evalbook_campaign_conflict: EXIT.invalid,
+  /** Shard stores that hold an attempt, verdict or retraction otherwise (merge --from-store): nothing written. */
+  paperclip_evalbook_merge_conflict: EXIT.invalid,
   paperclip_evalbook_report_option_invalid: EXIT.usage,
   paperclip_evalbook_cost_inconsistent: EXIT.internal,
   paperclip_evalbook_cost_out_of_range: EXIT.internal,

@@ -21,6 +21,8 @@ export type EvalbookErrorCode =
   | 'paperclip_evalbook_cost_out_of_range'
   /** A campaign id the ledger already records with other content: nothing is written. */
   | 'paperclip_evalbook_campaign_conflict'
+  /** Stores copied into one (evals merge --from-store) hold an attempt, verdict or retraction otherwise: nothing is written. */
+  | 'paperclip_evalbook_merge_conflict'
   /** A report option that cannot be honoured (an --html-url that is not a plain http(s) URL, or not for Markdown). */
   | 'paperclip_evalbook_report_option_invalid'
   /** A statistic asked of arguments outside its domain (a caller's bug: counts, levels, seeds). */

@@ -16,7 +16,7 @@ export type { Environment, EnvironmentCase, EnvironmentConfig } from './ledger/e
 export { artifactCountsText, artifactSuiteFields, convertBundle } from './ledger/convert.js';
 export type { AttemptKey, LedgerRecord } from './ledger/convert.js';
 export { checkRetractionRequest, leftOutText, retractionText } from './ledger/retraction.js';
-export type { RetractionOutcome } from './ledger/retraction.js';
+export type { Retraction, RetractionOutcome } from './ledger/retraction.js';
 export type { PolicyDecision, PolicyVerdictInput, PolicyVerdictOutcome } from './ledger/policy-verdicts.js';
 export { DEFAULT_STORE_URL, openStore } from './ledger/open-store.js';
 export type { LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';

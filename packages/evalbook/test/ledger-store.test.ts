@@ -43,7 +43,7 @@ import { evalbookError } from './support/evalbook-error.ts';
 import type { AttemptKey, LedgerRecord } from '../src/ledger/convert.ts';
 import type { IngestSummary } from '../src/ledger/ingest.ts';
 import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-verdicts.ts';
-import type { RetractionRequest } from '../src/ledger/retraction.ts';
+import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 import type { LedgerStore } from '../src/ledger/store.ts';
 import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
@@ -1138,6 +1138,97 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       ]);
       await store.close();
       expect(await kind.storageProblems(storeUrl)).toEqual([]);
+    });
+  });
+
+  describe('copyIn (evals merge --from-store): attempts, policy verdicts and retractions in one transaction', () => {
+    const retraction = (attemptId: string | null, reason = 'the harness lost its network'): Retraction => ({
+      runId: 'run_synthetic',
+      attemptId,
+      reason,
+      by: 'ci-bot',
+      at: '2026-12-01T09:30:00.000Z',
+    });
+    const contents = async (store: LedgerStore) => {
+      const verdicts: unknown[] = [];
+      for await (const stored of store.policyVerdicts()) verdicts.push(stored);
+      return { attempts: await store.countAttempts(), verdicts, retractions: await store.retractions() };
+    };
+
+    it('copies each kind by its own rule (who, why and when kept); the same again is a duplicate', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        const batch = {
+          records: [record('attempt_a'), record('attempt_b')],
+          policyVerdicts: [verdict('attempt_a')],
+          retractions: [retraction('attempt_b')],
+        };
+        const first = await store.copyIn(batch);
+        expect(first.attempts.map((outcome) => outcome.status)).toEqual(['inserted', 'inserted']);
+        expect(first.policyVerdicts.map((outcome) => outcome.status)).toEqual(['inserted']);
+        expect(first.retractions.map((outcome) => outcome.status)).toEqual(['inserted']);
+        expect(await contents(store)).toEqual({
+          attempts: 2,
+          verdicts: [readBack(verdict('attempt_a'))],
+          retractions: [retraction('attempt_b')],
+        });
+        const again = await store.copyIn(batch);
+        expect(
+          [...again.attempts, ...again.policyVerdicts, ...again.retractions].map((outcome) => outcome.status),
+        ).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it.each([
+      [
+        'a retraction held with another reason',
+        'retraction_conflict',
+        { retractions: [retraction('attempt_b', 'another reason')] },
+      ],
+      [
+        'a policy verdict held otherwise',
+        'policy_verdict_conflict',
+        { policyVerdicts: [verdict('attempt_a', 'call_0', { decision: 'allow', verdict: 'allow' })] },
+      ],
+      [
+        'a retraction of an attempt in neither',
+        'retraction_target_missing',
+        { retractions: [retraction('attempt_zzz')] },
+      ],
+      [
+        'a verdict of an attempt in neither',
+        'policy_verdict_refused',
+        { policyVerdicts: [verdict('attempt_zzz')] },
+      ],
+      ['an attempt held with another digest', 'attempt_conflict', { records: [record('attempt_a', 99)] }],
+    ] as const)('refuses %s: nothing of the batch is written (%s)', async (_what, code, conflicting) => {
+      let store = await openStore(storeUrl);
+      await store.copyIn({
+        records: [record('attempt_a'), record('attempt_b')],
+        policyVerdicts: [verdict('attempt_a')],
+        retractions: [retraction('attempt_b')],
+      });
+      await store.close();
+      const before = await kind.snapshot(storeUrl);
+      store = await openStore(storeUrl);
+      try {
+        await expect(
+          store.copyIn({
+            // New rows beside the conflicting one: none of them may land.
+            records: [record('attempt_c'), ...(conflicting.records ?? [])],
+            policyVerdicts: [verdict('attempt_c'), ...(conflicting.policyVerdicts ?? [])],
+            retractions: [retraction('attempt_c'), ...(conflicting.retractions ?? [])],
+          }),
+        ).rejects.toMatchObject({
+          code: 'paperclip_evalbook_merge_conflict',
+          issues: [expect.objectContaining({ code })],
+        });
+      } finally {
+        await store.close();
+      }
+      expect(await kind.snapshot(storeUrl)).toEqual(before);
     });
   });
 

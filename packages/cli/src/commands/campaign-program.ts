@@ -165,7 +165,7 @@ export function addCampaignCommands(program: Command): void {
       repeatable(
         new Option(
           '--from-store <url>',
-          "a shard's own store (SQLite: each cell ingests into its own); repeatable: one per shard. Every attempt of the campaign in it is copied into --store",
+          "a shard's own store (SQLite: each cell ingests into its own); repeatable: one per shard. Every attempt, policy verdict and retraction of the campaign in it is copied into --store",
         ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
       ),
     )
@@ -177,10 +177,11 @@ export function addCampaignCommands(program: Command): void {
         `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result, or shards (records or stores) that conflict · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record, a --from-store that is not there, --from-store without --store`,
         '',
         'SQLite shards: each cell ingested into its own store, so give each with --from-store and the target with',
-        "--store: every attempt of the campaign is copied through the ledger's append-only insert, in one",
-        'transaction (already there with the same digest: skipped). Before anything is written, an attempt stored',
-        'with another digest (in two shard stores, or in the target) and a try the records say was stored that no',
-        'store holds are refused, every one listed: nothing is written, the record neither. With one shared',
+        '--store: every attempt of the campaign, its policy verdicts and its retractions (who, why, when kept) are',
+        "copied, each through the ledger's own append path, in one transaction (already there alike: skipped).",
+        'Before anything is written, an attempt stored with another digest, a verdict or retraction held otherwise',
+        '(in two shard stores, or in the target) and a try the records say was stored that no store holds are',
+        'refused, every one listed: nothing is written, the record neither. With one shared',
         'PostgreSQL ledger there is nothing to copy: give only --store (the shared ledger), and the merged record is',
         'appended to it.',
         '',

@@ -220,7 +220,7 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   if (options.store !== undefined && options.fromStores.length > 0) {
     const merged = await campaign.mergeShardStores({ record, from: options.fromStores, to: options.store });
     printLines('stderr', [
-      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')})`,
+      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')}); policy verdicts: ${merged.policyVerdicts.inserted} inserted, ${merged.policyVerdicts.duplicates} already there; retractions: ${merged.retractions.inserted} inserted, ${merged.retractions.duplicates} already there`,
     ]);
   }
   await campaign.writeCampaignRecord(options.out, record);

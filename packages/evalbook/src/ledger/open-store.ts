@@ -120,6 +120,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     driftWindow: (checkId, eligible) => call(() => store.driftWindow(checkId, eligible)),
     retract: (request) => call(() => store.retract(request)),
     retractions: () => call(() => store.retractions()),
+    copyIn: (batch) => call(() => store.copyIn(batch)),
     recordCampaign: (input) => call(() => store.recordCampaign(input)),
     campaigns: () => call(() => store.campaigns()),
     runs: () => call(() => store.runs()),

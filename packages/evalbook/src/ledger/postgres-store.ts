@@ -28,6 +28,8 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
+import { assertCopyHolds, retractionCopyOutcome } from './copy-in.js';
+import type { CopyInBatch, CopyInOutcome, RetractionCopyOutcome } from './copy-in.js';
 import type {
   CampaignDbRow,
   CampaignRecordInput,
@@ -585,6 +587,59 @@ export class PostgresStore implements LedgerStore {
       // A concurrent retraction of the same target committed first (ON CONFLICT waited for it): decide
       // again against what is there now; what this transaction appended is in force either way.
       return raced ? planRetraction(request, attempts, await held()).outcomes.map(asHeld(append)) : outcomes;
+    });
+  }
+
+  /** One transaction: attempts and verdicts in key order (as insertBatch and insertPolicyVerdicts write them), then retractions. */
+  async copyIn(batch: CopyInBatch): Promise<CopyInOutcome> {
+    const records = inKeyOrder(batch.records, (record) => orderOf(record.key));
+    const verdicts = inKeyOrder(batch.policyVerdicts, (verdict) =>
+      JSON.stringify([...keyParams(verdict.key), verdict.callId, verdict.policyDigest]),
+    );
+    return this.transaction(async (client) => {
+      const inserted =
+        records.length === 0
+          ? []
+          : await insertRecords(
+              client,
+              records.map(({ item }) => item),
+            );
+      const attempts = new Array<InsertOutcome>(records.length);
+      records.forEach(({ index }, position) => {
+        attempts[index] = inserted[position] as InsertOutcome;
+      });
+      const policyVerdicts = new Array<PolicyVerdictOutcome>(verdicts.length);
+      for (const { item, index } of verdicts) policyVerdicts[index] = await insertVerdict(client, item);
+      const retractions: RetractionCopyOutcome[] = [];
+      for (const retraction of batch.retractions) {
+        const { rows: existing } = await sql<RetractionDbRow>(
+          client,
+          `SELECT ${RETRACTION_COLUMNS} FROM retractions WHERE run_id = $1 AND attempt_id IS NOT DISTINCT FROM $2`,
+          [retraction.runId, retraction.attemptId],
+        );
+        const { rows: held } = await sql(
+          client,
+          retraction.attemptId === null
+            ? 'SELECT 1 FROM attempts WHERE run_id = $1 LIMIT 1'
+            : 'SELECT 1 FROM attempts WHERE run_id = $1 AND attempt_id = $2 LIMIT 1',
+          retraction.attemptId === null ? [retraction.runId] : [retraction.runId, retraction.attemptId],
+        );
+        const row = existing[0];
+        const outcome = retractionCopyOutcome(
+          retraction,
+          row === undefined ? undefined : retractionFromRow(row),
+          held.length > 0,
+        );
+        if (outcome.status === 'inserted')
+          await sql(
+            client,
+            `INSERT INTO retractions (${RETRACTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
+            retractionValues(retraction),
+          );
+        retractions.push(outcome);
+      }
+      // A throw here rolls the whole transaction back: nothing of the copy is written.
+      return assertCopyHolds({ attempts, policyVerdicts, retractions });
     });
   }
 

@@ -24,6 +24,8 @@ import type {
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
 import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
+import { assertCopyHolds, retractionCopyOutcome } from './copy-in.js';
+import type { CopyInBatch, CopyInOutcome } from './copy-in.js';
 import type {
   CampaignDbRow,
   CampaignRecordInput,
@@ -457,6 +459,47 @@ export class SqliteStore implements LedgerStore {
       for (const retraction of append) insert.run(...retractionValues(retraction));
       return outcomes;
     });
+    try {
+      return Promise.resolve(work.immediate());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  copyIn(batch: CopyInBatch): Promise<CopyInOutcome> {
+    const selectRetraction = this.db.prepare<[string, string], RetractionDbRow>(
+      `SELECT ${RETRACTION_COLUMNS} FROM retractions WHERE run_id = ? AND COALESCE(attempt_id, '') = ?`,
+    );
+    const runHeld = this.db.prepare<[string], { one: number }>(
+      'SELECT 1 AS one FROM attempts WHERE run_id = ? LIMIT 1',
+    );
+    const attemptHeld = this.db.prepare<[string, string], { one: number }>(
+      'SELECT 1 AS one FROM attempts WHERE run_id = ? AND attempt_id = ? LIMIT 1',
+    );
+    const insertRetraction = this.db.prepare(
+      `INSERT INTO retractions (${RETRACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
+    );
+    // One transaction: a throw (assertCopyHolds, or the store's own) rolls every write back.
+    const work = this.db.transaction((): CopyInOutcome =>
+      assertCopyHolds({
+        attempts: batch.records.map((record) => this.insertOne(record)),
+        policyVerdicts: batch.policyVerdicts.map((verdict) => this.insertVerdictOne(verdict)),
+        retractions: batch.retractions.map((retraction) => {
+          const existing = selectRetraction.get(retraction.runId, retraction.attemptId ?? '');
+          const held =
+            retraction.attemptId === null
+              ? runHeld.get(retraction.runId)
+              : attemptHeld.get(retraction.runId, retraction.attemptId);
+          const outcome = retractionCopyOutcome(
+            retraction,
+            existing === undefined ? undefined : retractionFromRow(existing),
+            held !== undefined,
+          );
+          if (outcome.status === 'inserted') insertRetraction.run(...retractionValues(retraction));
+          return outcome;
+        }),
+      }),
+    );
     try {
       return Promise.resolve(work.immediate());
     } catch (error) {

@@ -5,6 +5,7 @@
 import { STORE_UNUSABLE, isEvalbookError } from '../errors.js';
 
 import type { EvalbookError } from '../errors.js';
+import type { CopyInBatch, CopyInOutcome } from './copy-in.js';
 import type { CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
@@ -69,6 +70,12 @@ export interface LedgerStore {
   retract(request: RetractionRequest): Promise<RetractionOutcome[]>;
   /** Every retraction, in the order they were appended (a small table: read whole). */
   retractions(): Promise<Retraction[]>;
+  /**
+   * Copies other stores' attempts, policy verdicts and retractions in ONE transaction (copy-in.ts):
+   * each kind through its own append rule; anything held otherwise, or a verdict or retraction whose
+   * attempt or run is not there, is a paperclip_evalbook_merge_conflict EvalbookError and nothing is written.
+   */
+  copyIn(batch: CopyInBatch): Promise<CopyInOutcome>;
   /**
    * Appends a campaign's evals-campaign/v1 record (campaign-records.ts): the same content again is a
    * no-op (`duplicate`); another content under the same campaign id is a

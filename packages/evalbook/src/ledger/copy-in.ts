@@ -1,0 +1,107 @@
+// Copying what other stores hold into one store (`evals merge --from-store`): attempts, their policy
+// verdicts and retractions, through each kind's own append rule (an attempt as insertBatch writes
+// it, a verdict as insertPolicyVerdicts does, a retraction kept with its who, why and when), all in
+// ONE transaction of the target store. What the target holds alike is a duplicate; anything held
+// with other content, a verdict whose attempt is not there with that bundle, or a retraction of
+// something not there is a conflict: the store throws paperclip_evalbook_merge_conflict listing
+// every one, and nothing at all is written. The stores implement copyIn; the rules are here.
+import { EvalbookError } from '../errors.js';
+
+import type { Issue } from '@paperclip-evals/contract';
+
+import type { LedgerRecord } from './convert.js';
+import type { PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
+import type { Retraction } from './retraction.js';
+import type { InsertOutcome } from './store.js';
+
+export interface CopyInBatch {
+  readonly records: readonly LedgerRecord[];
+  readonly policyVerdicts: readonly PolicyVerdictInput[];
+  readonly retractions: readonly Retraction[];
+}
+
+export type RetractionCopyOutcome =
+  | { readonly status: 'inserted' | 'duplicate'; readonly retraction: Retraction }
+  /** The same target retracted there with another reason, name or time: nothing overwritten. */
+  | { readonly status: 'conflict'; readonly retraction: Retraction; readonly existing: Retraction }
+  /** Its run (or attempt) is not in the store, even with the batch's attempts. */
+  | { readonly status: 'refused'; readonly retraction: Retraction; readonly reason: string };
+
+export interface CopyInOutcome {
+  readonly attempts: readonly InsertOutcome[];
+  readonly policyVerdicts: readonly PolicyVerdictOutcome[];
+  readonly retractions: readonly RetractionCopyOutcome[];
+}
+
+const targetName = (retraction: Retraction): string =>
+  retraction.attemptId === null
+    ? `run ${retraction.runId}`
+    : `attempt ${retraction.runId}/${retraction.attemptId}`;
+
+/** One retraction against what the store holds of its target (after the batch's attempts). */
+export function retractionCopyOutcome(
+  retraction: Retraction,
+  existing: Retraction | undefined,
+  targetHeld: boolean,
+): RetractionCopyOutcome {
+  if (existing !== undefined)
+    return existing.reason === retraction.reason &&
+      existing.by === retraction.by &&
+      existing.at === retraction.at
+      ? { status: 'duplicate', retraction }
+      : { status: 'conflict', retraction, existing };
+  if (!targetHeld)
+    return { status: 'refused', retraction, reason: `${targetName(retraction)} is not in the store` };
+  return { status: 'inserted', retraction };
+}
+
+/** Every outcome that must not be written, as issues ([] means the copy holds). */
+export function copyInIssues(outcome: CopyInOutcome): Issue[] {
+  const issues: Issue[] = [];
+  for (const entry of outcome.attempts)
+    if (entry.status === 'conflict')
+      issues.push({
+        code: 'attempt_conflict',
+        message: `attempt ${entry.key.runId}/${entry.key.attemptId} is held with another digest: nothing is overwritten`,
+        path: `/attempts/${entry.key.attemptId}`,
+        expected: entry.existingDigest,
+        received: entry.bundleDigest,
+      });
+  for (const entry of outcome.policyVerdicts)
+    if (entry.status === 'conflict' || entry.status === 'refused')
+      issues.push({
+        code: entry.status === 'conflict' ? 'policy_verdict_conflict' : 'policy_verdict_refused',
+        message:
+          entry.status === 'conflict'
+            ? `the policy verdict of call ${entry.verdict.callId} (${entry.verdict.key.attemptId}, policy ${entry.verdict.policyDigest}) is held with another verdict`
+            : entry.reason,
+        path: `/policyVerdicts/${entry.verdict.key.attemptId}/${entry.verdict.callId}`,
+        expected: entry.status === 'conflict' ? entry.existing.verdict : 'its attempt with that bundle',
+        received: entry.verdict.verdict,
+      });
+  for (const entry of outcome.retractions)
+    if (entry.status === 'conflict' || entry.status === 'refused')
+      issues.push({
+        code: entry.status === 'conflict' ? 'retraction_conflict' : 'retraction_target_missing',
+        message:
+          entry.status === 'conflict'
+            ? `${targetName(entry.retraction)} is retracted there already, by ${entry.existing.by} at ${entry.existing.at} ("${entry.existing.reason}")`
+            : entry.reason,
+        path: `/retractions/${entry.retraction.runId}${entry.retraction.attemptId === null ? '' : `/${entry.retraction.attemptId}`}`,
+        expected: entry.status === 'conflict' ? entry.existing : 'the retracted run or attempt',
+        received: entry.retraction,
+      });
+  return issues;
+}
+
+/** Throws (inside the store's transaction, so nothing is written) when the copy does not hold. */
+export function assertCopyHolds(outcome: CopyInOutcome): CopyInOutcome {
+  const issues = copyInIssues(outcome);
+  if (issues.length > 0)
+    throw new EvalbookError(
+      'paperclip_evalbook_merge_conflict',
+      `the copy does not hold (${issues.length} conflict(s)): nothing was written`,
+      issues,
+    );
+  return outcome;
+}
