@@ -35,6 +35,8 @@ export interface RunCampaignOptions extends PlanOptions {
   /** Default: the environment's campaign.max_parallel, else the number of cores. */
   readonly maxParallel?: number;
   readonly allowUnpriced?: boolean;
+  /** Each eval-session's whole environment (default none: nothing is inherited); see ExecuteOptions. */
+  readonly sessionEnv?: Readonly<Record<string, string>>;
   /** Where every try's request and artifact are kept (default .evalbook/campaigns/<campaign id>). */
   readonly workDir?: string;
   /** Instead of the package's bin (a stand-in or diagnosis build), verified by digest. */
@@ -119,6 +121,7 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
       maxParallel:
         options.maxParallel ?? environment.campaign?.max_parallel ?? options.cores ?? availableParallelism(),
       ...(options.allowUnpriced === undefined ? {} : { allowUnpriced: options.allowUnpriced }),
+      ...(options.sessionEnv === undefined ? {} : { sessionEnv: options.sessionEnv }),
       ...(options.stop === undefined ? {} : { stop: options.stop }),
       ...(options.kill === undefined ? {} : { kill: options.kill }),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),

@@ -10,7 +10,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { EVAL_SESSION_PROVIDER_DRIVERS } from '@paperclip-evals/contract';
+import { EVAL_SESSION_PROVIDER_DRIVERS, maskSecrets } from '@paperclip-evals/contract';
 import { attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { shardAttempts, tryAttemptId } from './plan.js';
@@ -129,6 +129,12 @@ export interface ExecuteOptions {
   readonly maxParallel: number;
   /** Keep scheduling when a try's cost is unknown (a ceiling is then not proven). */
   readonly allowUnpriced?: boolean;
+  /**
+   * The eval-session's whole environment (default: none at all), e.g. a live provider's credentials
+   * (`evals run --pass-env NAME`). The values go to the child only: every text the campaign keeps of
+   * a try (a failure's message, a reason) has them masked, and no file it writes holds them.
+   */
+  readonly sessionEnv?: Readonly<Record<string, string>>;
   /** Aborted: start nothing more; running tries finish. */
   readonly stop?: AbortSignal;
   /** Aborted: kill running tries' process groups. */
@@ -335,6 +341,14 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   };
   options.kill?.addEventListener('abort', killAll, { once: true });
 
+  /** The values of the session's environment, masked in every text the campaign keeps of a try. */
+  const secrets = Object.values(options.sessionEnv ?? {});
+  const redact = (text: string): string => (secrets.length === 0 ? text : maskSecrets(text, secrets));
+  const masked = (reading: TryReading): TryReading =>
+    reading.kind === 'infrastructure'
+      ? { ...reading, failure: { ...reading.failure, message: redact(reading.failure.message) } }
+      : reading;
+
   const store: LedgerStore = await openStore(options.storeUrl);
   const snapshot = (): CampaignProgress => {
     const done = outcomes.size;
@@ -512,7 +526,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       command: options.release.evalSession.command,
       args: [...options.release.evalSession.args, '--request', requestPath, '--output', artifactPath],
       cwd: dir,
-      env: {},
+      env: { ...options.sessionEnv },
       timeoutMs,
     });
     running.add(session);
@@ -538,7 +552,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         },
         verdict: { disposition: 'not_run_stopped', reason: 'killed: the campaign was interrupted' },
       };
-    const read = await readTry(result, artifactPath, tryId, timeoutMs);
+    const read = masked(await readTry(result, artifactPath, tryId, timeoutMs));
     let reading: TryReading = read;
     let ingested: TryOutcome['ingest'] = 'none';
     let ledgerRefusal: LedgerRefusal | null = null;
@@ -563,7 +577,10 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         });
         if (summary.inserted === 1) ingested = 'inserted';
         else if (summary.duplicates === 1) ingested = 'duplicate';
-        else ledgerRefusal = refusalOf(summary);
+        else {
+          const refusal = refusalOf(summary);
+          ledgerRefusal = { code: refusal.code, message: redact(refusal.message) };
+        }
       }
       // Evidence the ledger refused is no result: the try is an infrastructure failure of its own
       // class (not retryable: the same bytes are refused again), recorded by the campaign's
@@ -605,7 +622,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       if (recorded === null) ingested = 'synthesized';
       else {
         ingested = 'refused';
-        evidenceFailure = recorded;
+        evidenceFailure = redact(recorded);
       }
     }
     const outcome: TryOutcome = {
@@ -623,7 +640,14 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     if (reading.kind === 'infrastructure') return { outcome, verdict: null };
     if (evidenceFailure !== null)
       return { outcome, verdict: { disposition: 'grading_evidence_failure', reason: evidenceFailure } };
-    return { outcome, verdict: await verdictOf(attempt, tryId) };
+    const verdict = await verdictOf(attempt, tryId);
+    return {
+      outcome,
+      verdict:
+        verdict === null
+          ? null
+          : { ...verdict, reason: verdict.reason === null ? null : redact(verdict.reason) },
+    };
   };
 
   const runAttempt = async (attempt: PlannedAttempt): Promise<void> => {

@@ -30,10 +30,15 @@ interface Run {
   readonly stderr: string;
 }
 
-function evals(args: readonly string[], onSpawn?: (pid: number) => void): Promise<Run> {
+function evals(
+  args: readonly string[],
+  onSpawn?: (pid: number) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [EVALS_BIN, ...args], {
       cwd: scratch,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (child.pid !== undefined) onSpawn?.(child.pid);
@@ -326,6 +331,86 @@ describe('a campaign on one machine', () => {
     ).toBe(true);
     expect((await ledgerIds(store, 'interrupted')).length).toBe(record.totals.passed);
   }, 60_000);
+});
+
+describe('--pass-env: a live provider credential reaches the session, and nothing else keeps it', () => {
+  const SECRET = 'sk-live-PAPERCLIP-0123456789abcdefSECRET';
+  const NAME = 'PAPERCLIP_TEST_PROVIDER_KEY';
+
+  async function filesUnder(dir: string): Promise<string[]> {
+    const { readdir } = await import('node:fs/promises');
+    const found: string[] = [];
+    for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+      if (entry.isFile()) found.push(join(entry.parentPath, entry.name));
+    return found;
+  }
+
+  it('passes only the named variable; the value is in no file the campaign wrote, no output, no error', async () => {
+    const env = join(scratch, 'pass-env.json');
+    await writeFile(
+      env,
+      JSON.stringify(
+        suiteEnvironment(
+          [
+            { id: 'c_keyed', behaviour: 'needs_env', needsEnv: NAME },
+            { id: 'c_leaky', behaviour: 'leak_env', needsEnv: NAME },
+            // A bundle the ledger refuses (another runnerd): the run says so, with the ledger's code.
+            { id: 'c_refused', behaviour: 'wrong_runnerd' },
+          ],
+          { turnTimeoutMs: 5_000 },
+        ),
+      ),
+    );
+    const store = join(scratch, 'pass-env.sqlite');
+    const out = join(scratch, 'pass-env-record.json');
+    const args = runArgs('pass-env', `sqlite:${store}`);
+    args.splice(args.indexOf('--env') + 1, 1, env);
+    const result = await evals([...args, '--pass-env', NAME, '--out', out], undefined, {
+      ...process.env,
+      [NAME]: SECRET,
+    });
+    expect(result.code, result.stderr).toBe(1); // the leaky session is an infrastructure failure
+    const record = JSON.parse(await readFile(out, 'utf8')) as CampaignRecord;
+    const of = (caseId: string) => record.attempts.find((attempt) => attempt.caseId === caseId);
+    // The session saw exactly the passed variable (needs_env succeeds only then).
+    expect(of('c_keyed')?.disposition).toBe('passed');
+    expect(of('c_leaky')?.infrastructureFailure?.class).toBe('eval_session_refused');
+    expect(of('c_leaky')?.reason).toContain('provider refused the key ***');
+    expect(of('c_refused')?.infrastructureFailure?.class).toBe('eval_session_evidence_refused');
+    expect(result.stdout).toMatch(/the ledger refused the bundle of .*c_refused.*runnerd_not_qualified/);
+    // Every file the campaign wrote (requests, artifacts, its own artifacts, the record, the
+    // store), its stdout and stderr: the value is in none of them.
+    const written = [...(await filesUnder(join(scratch, 'work-pass-env'))), out, store];
+    const { existsSync } = await import('node:fs');
+    for (const suffix of ['-wal', '-shm'])
+      if (existsSync(`${store}${suffix}`)) written.push(`${store}${suffix}`);
+    expect(written.length).toBeGreaterThan(6);
+    for (const path of written)
+      expect((await readFile(path)).includes(Buffer.from(SECRET)), path).toBe(false);
+    expect(result.stdout).not.toContain(SECRET);
+    expect(result.stderr).not.toContain(SECRET);
+  }, 120_000);
+
+  it('refuses a name that is not set, or an argument that is not a name (never echoed), before anything starts', async () => {
+    const before = (await standIn.spawns()).length;
+    const unset = await evals([
+      ...runArgs('pass-env-unset', `sqlite:${join(scratch, 'unset.sqlite')}`),
+      '--pass-env',
+      NAME,
+    ]);
+    expect(unset.code, unset.stderr).toBe(2);
+    expect(unset.stderr).toContain(`--pass-env ${NAME}: not set`);
+    const value = await evals([
+      ...runArgs('pass-env-value', `sqlite:${join(scratch, 'value.sqlite')}`),
+      '--pass-env',
+      SECRET,
+    ]);
+    expect(value.code, value.stderr).toBe(2);
+    expect(value.stderr).toContain('never its value');
+    expect(value.stderr).not.toContain(SECRET);
+    expect((await standIn.spawns()).length).toBe(before);
+    expect(await exists(join(scratch, 'unset.sqlite'))).toBe(false);
+  });
 });
 
 describe('many machines with SQLite: 4 shards, each its own store, merged stores and records', () => {

@@ -19,6 +19,7 @@ const REPEATABLE = [
   'policy replay --policy-arg',
   'retract --attempt',
   'merge --from-store',
+  'run --pass-env',
 ];
 
 /** Every option that means something only with another, by command path: the option it needs. */
@@ -36,6 +37,7 @@ const SAMPLES: Readonly<Record<string, readonly [string, string]>> = {
   '--processes': ['1', '2'],
   '--sessions-per-process': ['1', '2'],
   '--reply-timeout-ms': ['100', '200'],
+  '--pass-env': ['API_KEY', 'OTHER_TOKEN'],
 };
 
 class ActionReached extends Error {}

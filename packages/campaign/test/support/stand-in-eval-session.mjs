@@ -227,6 +227,23 @@ switch (behaviour) {
     }, 20);
     break;
   }
+  case 'needs_env': {
+    // Succeeds only when its environment is exactly the variable session.needsEnv names (set):
+    // nothing inherited, the passed one there. Says which names it saw otherwise (never a value).
+    const names = Object.keys(process.env).sort();
+    if (names.length === 1 && names[0] === request.session.needsEnv && process.env[names[0]] !== '')
+      succeed('succeeded');
+    else {
+      process.stderr.write(`environment: ${names.join(', ') || 'empty'}\n`);
+      process.exit(1);
+    }
+    break;
+  }
+  case 'leak_env':
+    // A session that prints the passed variable's value in its error (evals must mask it).
+    process.stderr.write(`provider refused the key ${process.env[request.session.needsEnv] ?? ''}\n`);
+    process.exit(1);
+    break;
   case 'slow':
     setTimeout(() => succeed('succeeded'), request.session.delayMs ?? 300);
     break;

@@ -106,6 +106,8 @@ export interface SuiteCase {
   readonly delayMs?: number;
   /** A change to the success artifact that makes evals validate refuse it (the stand-in's MUTATIONS). */
   readonly mutation?: string;
+  /** needs_env / leak_env: the variable the session expects in its environment. */
+  readonly needsEnv?: string;
 }
 
 /** A suite environment (JSON) whose cases carry the stand-in's behaviour in their session. */
@@ -132,6 +134,7 @@ export function suiteEnvironment(
         ...(entry.costMicros === undefined ? {} : { costMicros: entry.costMicros }),
         ...(entry.delayMs === undefined ? {} : { delayMs: entry.delayMs }),
         ...(entry.mutation === undefined ? {} : { mutation: entry.mutation }),
+        ...(entry.needsEnv === undefined ? {} : { needsEnv: entry.needsEnv }),
       },
     })),
     configs: lanes.map((lane, index) => ({

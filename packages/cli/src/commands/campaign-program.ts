@@ -79,12 +79,26 @@ export function addCampaignCommands(program: Command): void {
       "run this eval-session bin (node script) instead of the package's; needs --eval-session-sha256",
     )
     .option('--eval-session-sha256 <digest>', 'sha256:<64 hex> of --eval-session-bin')
+    .addOption(
+      repeatable(
+        new Option(
+          '--pass-env <name>',
+          "pass this variable of evals' own environment to every eval session (e.g. a live provider's API key); repeatable. The name only: its value is never printed, logged or written",
+        ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+      ),
+    )
     .option('--json', 'print the record (or with --plan the plan) as JSON on stdout')
     .addHelpText(
       'after',
       [
         '',
         EXIT_LINE,
+        '',
+        'Environment: each eval session starts with an empty environment (nothing inherited). --pass-env NAME',
+        '(repeatable) passes NAME from the environment evals runs in, for live-provider credentials: give the name,',
+        'never the value (NAME is [A-Z_][A-Z0-9_]*; one that is not set is a usage error, exit 2, before anything',
+        'starts). The value goes to the session only: it is masked in every message, reason and error the campaign',
+        'keeps, and is in no request file, campaign record or output.',
         '',
         'Outcomes: passed · behavior_failure (scored, never rerun) · grading_evidence_failure · infrastructure_failure',
         '(its class; retried only when retryable) · not_run_budget · not_run_stopped. A try that leaves no evidence',
@@ -100,6 +114,7 @@ export function addCampaignCommands(program: Command): void {
         '',
         'Examples:',
         '  $ evals run --plan --env evalbook.yaml --campaign nightly-42',
+        '  $ OPENAI_API_KEY=… evals run --release-dir dist/release --env evalbook.yaml --campaign live-1 --pass-env OPENAI_API_KEY',
         '  $ evals run --release-dir dist/release --env evalbook.yaml --campaign nightly-42 --out campaign.json',
         '  $ evals run --release-dir r --qualification q.json --env evalbook.yaml --campaign gha-7-1 --shard 2/4 \\',
         '      --store postgres://ci@db/evals --out shard-2.json',
@@ -130,11 +145,13 @@ export function addCampaignCommands(program: Command): void {
           workDir?: string;
           evalSessionBin?: string;
           evalSessionSha256?: string;
+          passEnv?: string[];
           json?: true;
         }) => {
           const { runRun } = await import('./campaign.js');
           return runRun({
             ...flags,
+            passEnv: flags.passEnv ?? [],
             plan: flags.plan === true,
             json: flags.json === true,
             allowUnpriced: flags.allowUnpriced === true,

@@ -41,6 +41,33 @@ export interface RunCommandOptions {
   readonly allowUnpriced: boolean;
   readonly evalSessionBin?: string;
   readonly evalSessionSha256?: string;
+  /** Names of variables of this process's environment to pass to every eval session (--pass-env). */
+  readonly passEnv: readonly string[];
+}
+
+/** What --pass-env takes: an environment variable's name (never a value). */
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/**
+ * The eval sessions' environment from --pass-env names: each a variable's name, each set here. A
+ * refusal names the flag's argument (a name), never a value.
+ */
+export function passedEnvironment(
+  names: readonly string[],
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  // A refused argument is never echoed: it may be a value given by mistake (a key pasted in).
+  const bad = names.flatMap((name, index) => (ENV_NAME.test(name) ? [] : [index + 1]));
+  if (bad.length > 0)
+    throw new UsageError(
+      `--pass-env takes a variable's name ([A-Z_][A-Z0-9_]*, e.g. OPENAI_API_KEY), never its value: received --pass-env argument ${bad.map((at) => `#${at}`).join(', #')}, not such a name (not shown: it may be a value). Give the name; evals reads the value from its own environment`,
+    );
+  const unset = names.filter((name) => from[name] === undefined);
+  if (unset.length > 0)
+    throw new UsageError(
+      `--pass-env ${unset.join(', ')}: not set in the environment evals runs in (set ${unset.length === 1 ? 'it' : 'them'}, or drop the flag)`,
+    );
+  return Object.fromEntries(names.map((name) => [name, from[name] as string]));
 }
 
 /** `evals run --plan --json` (schemas/evals/campaign-plan-v1.schema.json). */
@@ -86,6 +113,7 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
     throw new UsageError(
       '--eval-session-bin and --eval-session-sha256 go together (the bin is verified by its digest)',
     );
+  const sessionEnv = passedEnvironment(options.passEnv);
   const common = {
     environmentPath: options.env,
     releaseDir: options.releaseDir ?? '',
@@ -153,6 +181,7 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
         ? {}
         : { evalSessionBin: { path: options.evalSessionBin, sha256: options.evalSessionSha256 } }),
       allowUnpriced: options.allowUnpriced,
+      ...(options.passEnv.length === 0 ? {} : { sessionEnv }),
       stop: stop.signal,
       kill: kill.signal,
       onLedgerRecord: (outcome) => {
