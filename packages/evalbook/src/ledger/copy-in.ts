@@ -4,34 +4,14 @@
 // ONE transaction of the target store. What the target holds alike is a duplicate; anything held
 // with other content, a verdict whose attempt is not there with that bundle, or a retraction of
 // something not there is a conflict: the store throws paperclip_evalbook_merge_conflict listing
-// every one, and nothing at all is written. The stores implement copyIn; the rules are here.
+// every one, and nothing at all is written. The stores implement copyIn (its types are in
+// store.ts); the rules are here.
 import { EvalbookError } from '../errors.js';
 
 import type { Issue } from '@paperclip-evals/contract';
 
-import type { LedgerRecord } from './convert.js';
-import type { PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
 import type { Retraction } from './retraction.js';
-import type { InsertOutcome } from './store.js';
-
-export interface CopyInBatch {
-  readonly records: readonly LedgerRecord[];
-  readonly policyVerdicts: readonly PolicyVerdictInput[];
-  readonly retractions: readonly Retraction[];
-}
-
-export type RetractionCopyOutcome =
-  | { readonly status: 'inserted' | 'duplicate'; readonly retraction: Retraction }
-  /** The same target retracted there with another reason, name or time: nothing overwritten. */
-  | { readonly status: 'conflict'; readonly retraction: Retraction; readonly existing: Retraction }
-  /** Its run (or attempt) is not in the store, even with the batch's attempts. */
-  | { readonly status: 'refused'; readonly retraction: Retraction; readonly reason: string };
-
-export interface CopyInOutcome {
-  readonly attempts: readonly InsertOutcome[];
-  readonly policyVerdicts: readonly PolicyVerdictOutcome[];
-  readonly retractions: readonly RetractionCopyOutcome[];
-}
+import type { CopyInOutcome, RetractionCopyOutcome } from './store.js';
 
 const targetName = (retraction: Retraction): string =>
   retraction.attemptId === null

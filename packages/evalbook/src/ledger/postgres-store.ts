@@ -29,7 +29,6 @@ import type {
 } from './policy-verdicts.js';
 import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
 import { assertCopyHolds, retractionCopyOutcome } from './copy-in.js';
-import type { CopyInBatch, CopyInOutcome, RetractionCopyOutcome } from './copy-in.js';
 import type {
   CampaignDbRow,
   CampaignRecordInput,
@@ -50,6 +49,9 @@ import {
 } from './store-rows.js';
 import { STORE_RECORD_REFUSED } from './store.js';
 import type {
+  CopyInBatch,
+  CopyInOutcome,
+  RetractionCopyOutcome,
   DriftRunRecord,
   InsertOutcome,
   LedgerStore,

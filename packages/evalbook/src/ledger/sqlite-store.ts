@@ -25,7 +25,6 @@ import type {
 } from './policy-verdicts.js';
 import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
 import { assertCopyHolds, retractionCopyOutcome } from './copy-in.js';
-import type { CopyInBatch, CopyInOutcome } from './copy-in.js';
 import type {
   CampaignDbRow,
   CampaignRecordInput,
@@ -46,6 +45,8 @@ import {
 } from './store-rows.js';
 import { STORE_RECORD_REFUSED } from './store.js';
 import type {
+  CopyInBatch,
+  CopyInOutcome,
   DriftRunRecord,
   InsertOutcome,
   LedgerStore,

@@ -5,7 +5,6 @@
 import { STORE_UNUSABLE, isEvalbookError } from '../errors.js';
 
 import type { EvalbookError } from '../errors.js';
-import type { CopyInBatch, CopyInOutcome } from './copy-in.js';
 import type { CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
@@ -30,6 +29,26 @@ export interface StoredAttempt {
   readonly bundleDigest: string;
   readonly record: Omit<LedgerRecord, 'rawCanonical' | 'scores'>;
   readonly scores: readonly ScoreRow[];
+}
+
+/** What copyIn copies (copy-in.ts has the rules): other stores' attempts, policy verdicts, retractions. */
+export interface CopyInBatch {
+  readonly records: readonly LedgerRecord[];
+  readonly policyVerdicts: readonly PolicyVerdictInput[];
+  readonly retractions: readonly Retraction[];
+}
+
+export type RetractionCopyOutcome =
+  | { readonly status: 'inserted' | 'duplicate'; readonly retraction: Retraction }
+  /** The same target retracted there with another reason, name or time: nothing overwritten. */
+  | { readonly status: 'conflict'; readonly retraction: Retraction; readonly existing: Retraction }
+  /** Its run (or attempt) is not in the store, even with the batch's attempts. */
+  | { readonly status: 'refused'; readonly retraction: Retraction; readonly reason: string };
+
+export interface CopyInOutcome {
+  readonly attempts: readonly InsertOutcome[];
+  readonly policyVerdicts: readonly PolicyVerdictOutcome[];
+  readonly retractions: readonly RetractionCopyOutcome[];
 }
 
 export interface LedgerStore {
