@@ -111,6 +111,7 @@ describe('exitCodeFor: a row per failure', () => {
     paperclip_evalbook_scope_unknown: 2,
     paperclip_evalbook_retraction_refused: 2,
     paperclip_evalbook_campaign_conflict: 1,
+    paperclip_evalbook_merge_conflict: 1,
     paperclip_evalbook_report_option_invalid: 2,
     paperclip_evalbook_cost_inconsistent: 70,
     paperclip_evalbook_cost_out_of_range: 70,

@@ -45,7 +45,7 @@ import type { IngestSummary } from '../src/ledger/ingest.ts';
 import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-verdicts.ts';
 import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
-import type { LedgerStore } from '../src/ledger/store.ts';
+import type { CopyInBatch, LedgerStore } from '../src/ledger/store.ts';
 import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
@@ -1203,7 +1203,8 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
         { policyVerdicts: [verdict('attempt_zzz')] },
       ],
       ['an attempt held with another digest', 'attempt_conflict', { records: [record('attempt_a', 99)] }],
-    ] as const)('refuses %s: nothing of the batch is written (%s)', async (_what, code, conflicting) => {
+    ] as const)('refuses %s: nothing of the batch is written (%s)', async (_what, code, given) => {
+      const conflicting: Partial<CopyInBatch> = given;
       let store = await openStore(storeUrl);
       await store.copyIn({
         records: [record('attempt_a'), record('attempt_b')],
