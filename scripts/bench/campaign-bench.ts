@@ -1,6 +1,6 @@
 // `npx tsx scripts/bench/campaign-bench.ts [--attempts N] [--parallel P] [--json]`: the campaign's
 // scheduling overhead per attempt. The same no-op eval-session (a Node script that writes a
-// non-retryable failure artifact and exits 2, so there is no native bundle and nothing is retried)
+// non-retryable failure artifact evals validate accepts and exits 2, so there is no native bundle and nothing is retried)
 // runs N times twice: spawned directly, P at a time, each with its request written first; and
 // through executeCampaign (plan, a ledger lookup per attempt for resume, the request, the process
 // group, reading and classifying the artifact, the try's synthesized artifact ingested into the
@@ -37,7 +37,9 @@ if (!Number.isSafeInteger(attempts) || attempts < 1 || !Number.isSafeInteger(par
 const NOOP = `import { readFileSync, writeFileSync } from 'node:fs';
 const a = process.argv.slice(2);
 const request = JSON.parse(readFileSync(a[a.indexOf('--request') + 1], 'utf8'));
-writeFileSync(a[a.indexOf('--output') + 1], JSON.stringify({ schema: 'paperclip-runner/eval-session-artifact/v1', attemptId: request.attemptId, infrastructureError: 'no-op', infrastructureFailure: { class: 'eval_orchestration_failure', category: 'eval_orchestration', retryable: false, diagnostics: {} } }));
+const now = new Date().toISOString();
+// A failure artifact evals validate accepts (the campaign reads it with the same parser).
+writeFileSync(a[a.indexOf('--output') + 1], JSON.stringify({ schema: 'paperclip-runner/eval-session-artifact/v1', attemptId: request.attemptId, build: ${JSON.stringify(packageBuildMetadata())}, runnerd: { path: '[withheld]', sha256: request.runnerd?.sha256 ?? 'sha256:' + '0'.repeat(64) }, requestedModel: request.model ?? 'noop', provider: request.provider ?? 'paperclip_deterministic', driver: 'paperclip_deterministic_harness', providerVersion: null, providerSessionId: null, timing: { startedAt: now, finishedAt: now, durationMs: 0 }, infrastructureError: 'no-op', infrastructureFailure: { class: 'eval_orchestration_failure', category: 'eval_orchestration', retryable: false, diagnostics: {} } }));
 process.exit(2);
 `;
 

@@ -10,15 +10,22 @@
 // The artifact's usage gives the try's cost, provider-reported and estimated kept apart.
 import { lstat } from 'node:fs/promises';
 
-import { ContractError, ORCHESTRATION_FAILURE_CLASSES } from '@paperclip-evals/contract';
+import {
+  ContractError,
+  DEFAULT_MAX_INPUT_BYTES,
+  ORCHESTRATION_FAILURE_CLASSES,
+} from '@paperclip-evals/contract';
 import { readAttemptReadFile } from '@paperclip-evals/node';
 
 import type { EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
 import type { KillableRunResult } from '@paperclip-evals/node';
 
 export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
-/** The largest artifact read (the evidence itself is the native bundle beside it). */
-export const MAX_ARTIFACT_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest artifact (and bundle beside it) read: `evals validate`'s and ingest's default limit,
+ * so a try's artifact gets the verdict validate gives that file.
+ */
+export const MAX_ARTIFACT_BYTES = DEFAULT_MAX_INPUT_BYTES;
 
 /** The eval-session bin's exit codes (upstream's). */
 export const EVAL_SESSION_EXIT = { ok: 0, refused: 1, infrastructureFailure: 2 } as const;

@@ -303,7 +303,12 @@ describe('a try whose bundle the ledger refuses for a digest conflict', () => {
       tryId = (await readdir(workDir).catch(() => [] as string[]))[0] ?? '';
       request = await readFile(join(workDir, tryId, 'request.json'), 'utf8').then(
         (text) => JSON.parse(text) as Record<string, unknown>,
-        () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 20)),
+        () =>
+          new Promise<null>((resolve) => {
+            setTimeout(() => {
+              resolve(null);
+            }, 20);
+          }),
       );
     }
     const decoy = join(scratch, 'conflict-decoy');
@@ -322,7 +327,10 @@ describe('a try whose bundle the ledger refuses for a digest conflict', () => {
           '--output',
           join(decoy, 'output', 'artifact.json'),
         ],
-        (error) => (error === null ? resolve() : reject(error)),
+        (error) => {
+          if (error === null) resolve();
+          else reject(new Error(`the decoy session failed: ${error.message}`));
+        },
       );
     });
     const decoyIngest = await ingest({
