@@ -1,8 +1,8 @@
 // The report's escaper (src/report/html/html-text.ts esc) returns text with nothing to escape as it
 // is, without running its replacements (issue 19: it was a tenth of `evals publish`). Property: for
 // any text (any code points, and runs of the characters it treats: & < > " ' controls, format
-// characters, separators, `::`, `##[`, `##vso[`), esc gives exactly what both replacements give;
-// and count is toLocaleString('en-US').
+// characters, separators, `::`, `##[`, `##vso[`), esc gives exactly what both replacements give
+// (its plain-text path too); and count is toLocaleString('en-US') (its 0–999 path too).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -33,7 +33,10 @@ const pieces = fc.constantFrom(
   '#',
   '##[',
   '##vso[',
+  '##VSO[',
   '\n',
+  '\t',
+  '\u007f',
   '\u001b',
   '\u202e',
   '\u2028',
@@ -74,9 +77,18 @@ describe('esc', () => {
 describe('count', () => {
   it("is toLocaleString('en-US')", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer(), fc.double({ noNaN: false })), (n) => {
-        expect(count(n)).toBe(n.toLocaleString('en-US'));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.integer(),
+          fc.integer({ min: -1, max: 1001 }),
+          fc.constant(-0),
+          fc.double({ noNaN: false }),
+        ),
+        (n) => {
+          expect(count(n)).toBe(n.toLocaleString('en-US'));
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

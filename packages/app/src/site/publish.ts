@@ -197,7 +197,7 @@ async function siteCampaigns(site: string): Promise<SiteCampaign[]> {
   return campaigns;
 }
 
-type Emit = (path: string, text: string) => Promise<void>;
+type Emit = (path: string, content: string | Uint8Array) => Promise<void>;
 
 async function publishCampaign(
   site: string,
@@ -216,14 +216,14 @@ async function publishCampaign(
     // per-page mkdir, no pool of pending writes holding pages), and hashed and sized from the very
     // bytes written; nothing keeps the page once it is on disk, so memory stays flat whatever the
     // campaign's size (100,000 pages are 100,000 writes, issue 19).
-    const emit: Emit = (path, text) => {
+    const emit: Emit = (path, content) => {
       const at = join(temporary, path);
       const parent = dirname(at);
       if (!made.has(parent)) {
         mkdirSync(parent, { recursive: true });
         made.add(parent);
       }
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
       writeFileSync(at, bytes, { flag: 'wx' });
       files.push({
         path,

@@ -8,6 +8,8 @@
 //     small script (clip.js: a long text's "show all") inlined, a Content-Security-Policy allowing
 //     those two by sha256 and nothing else (nothing from the network; it works from file://), an optional link back (to
 //     the report or a site's index). For the published site and `evals report --attempt`.
+//   renderAttemptPageBytes(replay, options): Buffer
+//     the same page's UTF-8 bytes, its frame (head, stylesheet, script) encoded once: the site's.
 //
 // The fragment needs no script: tool calls, event payloads and the proposed result expand with
 // <details>; long text shows its head and a "show all" button (html-text.ts text(), wired by
@@ -18,6 +20,7 @@ import { jsonText } from '@paperclip-evals/contract';
 
 import { count, esc, text, tip, usd } from './html-text.js';
 import { replayPageCsp, reportPageAssets } from './page-assets.js';
+import { ATTEMPT_REPLAY_V1 } from '../attempt-replay.js';
 
 import type { AttemptReplay, ReplayEvent, ReplayToolCall, ReplayTurn } from '../attempt-replay.js';
 
@@ -296,32 +299,89 @@ export interface AttemptPageOptions {
   readonly backHref?: string;
 }
 
-/** One attempt's replay as a whole self-contained page (see the top of this file). */
-export function renderAttemptPage(replay: AttemptReplay, options: AttemptPageOptions): string {
-  // A link with a scheme (javascript:, https:) would leave the offline page, or run: relative only.
-  if (options.backHref !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(options.backHref.trim()))
-    throw new Error(
-      `renderAttemptPage: backHref must be a relative link, received ${JSON.stringify(options.backHref)}`,
-    );
+/** What every replay page holds around its title and its replay: made once (issue 19). */
+interface PageFrame {
+  /** From the doctype to `<title>`. */
+  readonly open: string;
+  /** From `</title>` (the stylesheet, the CSP'd head) to `<h1>`. */
+  readonly head: string;
+  /** From the footer to the end (the script). */
+  readonly close: string;
+  readonly openBytes: Buffer;
+  readonly headBytes: Buffer;
+  readonly closeBytes: Buffer;
+}
+
+let pageFrame: PageFrame | undefined;
+
+function frame(): PageFrame {
+  if (pageFrame !== undefined) return pageFrame;
   const { replayStyle, replayStyleSha256, clipScript, clipScriptSha256 } = reportPageAssets();
-  return `<!doctype html>
+  const open = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${esc(replayPageCsp(replayStyleSha256, clipScriptSha256))}">
-<meta name="generator" content="Paperclip Evals (${replay.schema})">
-<title>${tip(options.title)}</title>
+<meta name="generator" content="Paperclip Evals (${ATTEMPT_REPLAY_V1})">
+<title>`;
+  const head = `</title>
 <style>${replayStyle}</style>
 </head>
 <body>
 <main class="replay-page">
-<header><h1>${text(options.title)}</h1>${options.backHref === undefined ? '' : `<p><a href="${esc(options.backHref)}" data-field="back">← back</a></p>`}</header>
-${renderAttemptReplay(replay)}
-<footer>Paperclip Evals · ${replay.schema} · one self-contained file: it loads nothing from the network.</footer>
+<header><h1>`;
+  const close = `
+<footer>Paperclip Evals · ${ATTEMPT_REPLAY_V1} · one self-contained file: it loads nothing from the network.</footer>
 </main>
 <script>${clipScript}</script>
 </body>
 </html>
 `;
+  pageFrame = {
+    open,
+    head,
+    close,
+    openBytes: Buffer.from(open, 'utf8'),
+    headBytes: Buffer.from(head, 'utf8'),
+    closeBytes: Buffer.from(close, 'utf8'),
+  };
+  return pageFrame;
+}
+
+/** The page's own parts: its title (as a tooltip) and everything from its heading to the replay's end. */
+function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly [string, string] {
+  // A link with a scheme (javascript:, https:) would leave the offline page, or run: relative only.
+  if (options.backHref !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(options.backHref.trim()))
+    throw new Error(
+      `renderAttemptPage: backHref must be a relative link, received ${JSON.stringify(options.backHref)}`,
+    );
+  const back =
+    options.backHref === undefined
+      ? ''
+      : `<p><a href="${esc(options.backHref)}" data-field="back">← back</a></p>`;
+  return [tip(options.title), `${text(options.title)}</h1>${back}</header>\n${renderAttemptReplay(replay)}`];
+}
+
+/** One attempt's replay as a whole self-contained page (see the top of this file). */
+export function renderAttemptPage(replay: AttemptReplay, options: AttemptPageOptions): string {
+  const { open, head, close } = frame();
+  const [title, body] = pageParts(replay, options);
+  return `${open}${title}${head}${body}${close}`;
+}
+
+/**
+ * The same page as its UTF-8 bytes, for a site that writes 100,000 of them: the frame's bytes are
+ * encoded once, only the page's own parts each time.
+ */
+export function renderAttemptPageBytes(replay: AttemptReplay, options: AttemptPageOptions): Buffer {
+  const { openBytes, headBytes, closeBytes } = frame();
+  const [title, body] = pageParts(replay, options);
+  return Buffer.concat([
+    openBytes,
+    Buffer.from(title, 'utf8'),
+    headBytes,
+    Buffer.from(body, 'utf8'),
+    closeBytes,
+  ]);
 }

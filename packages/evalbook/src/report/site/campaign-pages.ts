@@ -13,7 +13,7 @@ import { driftThresholdsOf } from '../../ledger/environment.js';
 import { SummaryBuilder } from '../../analysis/summary.js';
 import { withExpectedChecks } from '../../analysis/scoring.js';
 import { renderHtml } from '../html/render-html.js';
-import { renderAttemptPage } from '../html/attempt-page.js';
+import { renderAttemptPageBytes } from '../html/attempt-page.js';
 import { esc } from '../html/html-text.js';
 import { buildAttemptReplay } from '../attempt-replay.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, reportAttempt } from '../model.js';
@@ -36,8 +36,8 @@ export interface CampaignPagesOptions {
   readonly record: Readonly<Record<string, unknown>> | null;
   readonly public: boolean;
   readonly environment?: Environment;
-  /** Receives each file of the folder (a path inside it, and its text), awaited one at a time. */
-  readonly emit: (path: string, text: string) => Promise<void>;
+  /** Receives each file of the folder (a path inside it, and its text or UTF-8 bytes), awaited one at a time. */
+  readonly emit: (path: string, content: string | Uint8Array) => Promise<void>;
 }
 
 interface RecordFields {
@@ -92,7 +92,10 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
       page,
       replay === null
         ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText)), caseHref)
-        : renderAttemptPage(replay, { title: `Attempt ${stored.key.attemptId}`, backHref: `../${caseHref}` }),
+        : renderAttemptPageBytes(replay, {
+            title: `Attempt ${stored.key.attemptId}`,
+            backHref: `../${caseHref}`,
+          }),
     );
     let rows = cases.get(stored.key.caseId);
     if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
