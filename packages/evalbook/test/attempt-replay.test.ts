@@ -20,7 +20,11 @@ import { attemptVerdict } from '../src/analysis/scoring.ts';
 import { convertArtifact, convertBundle } from '../src/ledger/convert.ts';
 import { parseEnvironment } from '../src/ledger/environment.ts';
 import { buildAttemptReplay } from '../src/report/attempt-replay.ts';
-import { renderAttemptPage, renderAttemptReplay } from '../src/report/html/attempt-page.ts';
+import {
+  renderAttemptPage,
+  renderAttemptPageBytes,
+  renderAttemptReplay,
+} from '../src/report/html/attempt-page.ts';
 import { reportPageAssets } from '../src/report/html/page-assets.ts';
 import { renderHtml } from '../src/report/html/render-html.ts';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS } from '../src/report/model.ts';
@@ -436,6 +440,27 @@ describe('renderAttemptPage', () => {
     expect(html).toContain('href="../index.html"');
     for (const href of ['javascript:alert(1)', ' JavaScript:x', 'https://example.com/'])
       expect(() => renderAttemptPage(replay, { title: 't', backHref: href })).toThrow(/relative link/);
+  });
+
+  it('as bytes (its frame encoded once: the site’s form) is exactly the page’s UTF-8, for any bundle, title and back link (property)', () => {
+    fc.assert(
+      fc.property(
+        bundles,
+        fc.string({ unit: 'binary', maxLength: 600 }),
+        fc.option(fc.string({ unit: 'grapheme', maxLength: 20 }).map((name) => `../${name}.html`)),
+        (bundle, title, backHref) => {
+          const replay = replayOfBundle(bundle);
+          const options = backHref === null ? { title } : { title, backHref };
+          expect(
+            renderAttemptPageBytes(replay, options).equals(Buffer.from(renderAttemptPage(replay, options))),
+          ).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    expect(() => renderAttemptPageBytes(replayOf(), { title: 't', backHref: 'https://x/' })).toThrow(
+      /relative link/,
+    );
   });
 });
 
