@@ -1645,6 +1645,12 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           );
           expect(await store.getBundle(given.bundleDigest)).toBe(rawCanonical);
         }
+        // A page of bundles in one query: the same texts, a digest asked twice once, an unknown one absent.
+        const digests = expected.map((given) => given.bundleDigest);
+        const unknown = `sha256:${'0'.repeat(64)}`;
+        const page = await store.getBundles([...digests, digests[0] ?? unknown, unknown]);
+        expect(page).toEqual(new Map(expected.map((given) => [given.bundleDigest, given.rawCanonical])));
+        expect(await store.getBundles([])).toEqual(new Map());
         const listed: string[] = [];
         for await (const attempt of store.attempts()) listed.push(keyText(attempt.key));
         expect(listed.sort()).toEqual(expected.map((given) => keyText(given.key)).sort());

@@ -112,6 +112,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     insertBatch: (records) => call(() => store.insertBatch(records)),
     getAttempt: (key) => call(() => store.getAttempt(key)),
     getBundle: (digest) => call(() => store.getBundle(digest)),
+    getBundles: (digests) => call(() => store.getBundles(digests)),
     countAttempts: () => call(() => store.countAttempts()),
     attempts: () => stream(() => store.attempts()),
     insertPolicyVerdicts: (verdicts) => call(() => store.insertPolicyVerdicts(verdicts)),

@@ -526,6 +526,15 @@ export class PostgresStore implements LedgerStore {
     return rows[0]?.canonical_json ?? null;
   }
 
+  async getBundles(digests: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await sql<{ digest: string; canonical_json: string }>(
+      this.pool,
+      'SELECT digest, canonical_json FROM bundles WHERE digest = ANY($1::text[])',
+      [[...new Set(digests)]],
+    );
+    return new Map(rows.map((row) => [row.digest, row.canonical_json]));
+  }
+
   async countAttempts(): Promise<number> {
     const { rows } = await sql<{ n: string }>(this.pool, 'SELECT count(*) AS n FROM attempts');
     return Number(rows[0]?.n ?? 0);

@@ -618,6 +618,17 @@ export class SqliteStore implements LedgerStore {
     return Promise.resolve(row?.canonical_json ?? null);
   }
 
+  /** Prepared once: a publication reads its attempts' bundles a page at a time. */
+  private selectBundles: Database.Statement<[string], { digest: string; canonical_json: string }> | undefined;
+
+  getBundles(digests: readonly string[]): Promise<Map<string, string>> {
+    this.selectBundles ??= this.db.prepare<[string], { digest: string; canonical_json: string }>(
+      'SELECT digest, canonical_json FROM bundles WHERE digest IN (SELECT value FROM json_each(?))',
+    );
+    const rows = this.selectBundles.all(JSON.stringify([...new Set(digests)]));
+    return Promise.resolve(new Map(rows.map((row) => [row.digest, row.canonical_json])));
+  }
+
   countAttempts(): Promise<number> {
     const row = this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM attempts').get();
     return Promise.resolve(row?.n ?? 0);

@@ -59,6 +59,11 @@ export interface LedgerStore {
   getAttempt(key: AttemptKey): Promise<StoredAttempt | null>;
   /** The raw bundle's canonical JSON text by its digest, or null. */
   getBundle(digest: string): Promise<string | null>;
+  /**
+   * The canonical texts of the bundles with these digests that the store holds, by digest, in ONE
+   * query (a publication reads a page of 500 attempts' bundles at once, not one per attempt).
+   */
+  getBundles(digests: readonly string[]): Promise<Map<string, string>>;
   countAttempts(): Promise<number>;
   /**
    * Every stored attempt in insertion order, streamed one at a time. Within one batch the order is

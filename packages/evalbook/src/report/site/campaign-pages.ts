@@ -1,6 +1,7 @@
 // One campaign's folder of a published site (issue 19), in ONE streaming pass over the store: each
 // attempt of the campaign (runId = campaignId) is rendered and handed to `emit` as soon as it is read
-// (never held as page text: 100,000 attempts are 100,000 writes, not one string), then the grid page
+// (never held as page text: 100,000 attempts are 100,000 writes, not one string; their bundles read
+// 500 at a time), then the grid page
 // (the report's renderHtml over this campaign's summary), a page per case and campaign.json. A private
 // attempt page is the attempt replay's (buildAttemptReplay, renderAttemptPage); a public one is the
 // allowlisted projection's. The
@@ -24,7 +25,8 @@ import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
 
 import type { Environment } from '../../ledger/environment.js';
 import type { EvalbookSummary } from '../../analysis/summary.js';
-import type { LedgerStore } from '../../ledger/store.js';
+import type { LedgerStore, StoredAttempt } from '../../ledger/store.js';
+import type { AttemptVerdict } from '../../analysis/scoring.js';
 import type { HtmlAttempt } from '../html/render-html.js';
 import type { CaseRow } from './site-html.js';
 import type { SiteCampaign, SiteCompleteness, SiteKind, SiteLane } from './site-model.js';
@@ -39,6 +41,9 @@ export interface CampaignPagesOptions {
   /** Receives each file of the folder (a path inside it, and its text or UTF-8 bytes), awaited one at a time. */
   readonly emit: (path: string, content: string | Uint8Array) => Promise<void>;
 }
+
+/** Attempts whose bundles are read in one query. */
+const BUNDLE_PAGE = 500;
 
 interface RecordFields {
   readonly complete?: boolean;
@@ -70,6 +75,40 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   };
   let firstStart: string | null = null;
   let seen = 0;
+  // Attempt pages are rendered a page of BUNDLE_PAGE attempts at a time: their bundles read in one
+  // query (not one per attempt, a round trip each on PostgreSQL), then each page emitted in order.
+  let waiting: { stored: StoredAttempt; verdict: AttemptVerdict; page: string; caseHref: string }[] = [];
+  const renderWaiting = async (): Promise<void> => {
+    const texts = await store.getBundles(waiting.map(({ stored }) => stored.bundleDigest));
+    for (const { stored, verdict, page, caseHref } of waiting) {
+      const bundleText = texts.get(stored.bundleDigest) ?? null;
+      // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public:
+      // the closed allowlist, rendered apart (the replay shows tool inputs and results).
+      const replay = options.public
+        ? null
+        : buildAttemptReplay({
+            attempt: stored,
+            bundleText,
+            verdict,
+            ...(environment === undefined ? {} : { environment }),
+          });
+      await options.emit(
+        page,
+        replay === null
+          ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText)), caseHref)
+          : renderAttemptPageBytes(replay, {
+              title: `Attempt ${stored.key.attemptId}`,
+              backHref: `../${caseHref}`,
+            }),
+      );
+      if (replay !== null && embedded.length < HTML_MAX_ATTEMPTS)
+        embedded.push({
+          ...reportAttempt(stored, verdict),
+          replay: embedded.length < HTML_MAX_REPLAYS ? replay : null,
+        });
+    }
+    waiting = [];
+  };
   for await (const stored of withExpectedChecks(store.attempts(), environment)) {
     if (stored.key.runId !== campaignId) continue;
     seen++;
@@ -77,26 +116,8 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
     if (verdict === null) continue;
     const page = attemptPage(stored.key);
     const caseHref = casePage(stored.key.caseId);
-    const bundleText = await store.getBundle(stored.bundleDigest);
-    // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public: the
-    // closed allowlist, rendered apart (the replay shows tool inputs and results).
-    const replay = options.public
-      ? null
-      : buildAttemptReplay({
-          attempt: stored,
-          bundleText,
-          verdict,
-          ...(environment === undefined ? {} : { environment }),
-        });
-    await options.emit(
-      page,
-      replay === null
-        ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText)), caseHref)
-        : renderAttemptPageBytes(replay, {
-            title: `Attempt ${stored.key.attemptId}`,
-            backHref: `../${caseHref}`,
-          }),
-    );
+    waiting.push({ stored, verdict, page, caseHref });
+    if (waiting.length === BUNDLE_PAGE) await renderWaiting();
     let rows = cases.get(stored.key.caseId);
     if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
     rows.push({
@@ -118,12 +139,8 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
       cost.unpricedAttempts++;
     const started = stored.record.startedAt ?? null;
     if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
-    if (replay !== null && embedded.length < HTML_MAX_ATTEMPTS)
-      embedded.push({
-        ...reportAttempt(stored, verdict),
-        replay: embedded.length < HTML_MAX_REPLAYS ? replay : null,
-      });
   }
+  await renderWaiting();
   if (seen === 0)
     throw new EvalbookError(
       'paperclip_evalbook_scope_unknown',
