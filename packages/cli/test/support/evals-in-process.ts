@@ -3,7 +3,7 @@
 // print.ts's sink, shaped like spawnSync's result. For the rows of a table that only need the
 // command's answer; what only a process shows (a crash, a signal, what reaches a pipe or a terminal)
 // stays with the spawned binary. A command that calls process.exit, or leaves a signal listener
-// behind, fails the test.
+// behind, fails the test. `env` sets (a string) or unsets (undefined) variables for the run only.
 import { vi } from 'vitest';
 
 import { setOutputSink } from '../../src/print.ts';
@@ -19,8 +19,12 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 let running = false;
 
-export async function evalsInProcess(args: readonly string[], cwd: string): Promise<EvalsRun> {
-  if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd and the output sink)');
+export async function evalsInProcess(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<EvalsRun> {
+  if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd, env and the output sink)');
   running = true;
   const printed = { stdout: '', stderr: '' };
   const savedCwd = process.cwd();
@@ -36,6 +40,8 @@ export async function evalsInProcess(args: readonly string[], cwd: string): Prom
     throw new Error(`evals called process.exit(${String(code)}) in-process; run it as a process`);
   });
   process.chdir(cwd);
+  const savedEnv = Object.keys(env).map((name) => [name, process.env[name]] as const);
+  for (const [name, value] of Object.entries(env)) setVariable(name, value);
   try {
     const status = await runProgram(['node', 'evals', ...args], createProgram());
     const leftListening = SIGNALS.filter(
@@ -46,8 +52,14 @@ export async function evalsInProcess(args: readonly string[], cwd: string): Prom
     return { status, ...printed };
   } finally {
     process.chdir(savedCwd);
+    for (const [name, value] of savedEnv) setVariable(name, value);
     exit.mockRestore();
     setOutputSink(previousSink);
     running = false;
   }
+}
+
+function setVariable(name: string, value: string | undefined): void {
+  if (value === undefined) Reflect.deleteProperty(process.env, name);
+  else process.env[name] = value;
 }
