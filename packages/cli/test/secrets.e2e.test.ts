@@ -72,11 +72,7 @@ type How = 'process' | 'in-process';
 const PROCESS: How = 'process';
 const IN_PROCESS: How = 'in-process';
 
-/**
- * `evals ARGS` run `how`; in-process without the machine's PG* variables, as cleanEnv() spawns it. A
- * report written to stdout goes to file descriptor 1 itself (writeOutputFile), not through the
- * printer, so those rows always run as the binary.
- */
+/** `evals ARGS` run `how`; in-process without the machine's PG* variables, as cleanEnv() spawns it. */
 async function evalsRun(how: How, args: string[]): Promise<Run> {
   if (how === 'process') return evals(args);
   const noPg = Object.fromEntries(
@@ -129,8 +125,7 @@ const LOCATORS: readonly {
 describe.each(LOCATORS.map((locator, index) => ({ ...locator, how: index === 0 ? PROCESS : IN_PROCESS })))(
   'when the store locator carries $name ($how)',
   ({ url, masked, how }) => {
-    const evals = (args: string[]): Promise<Run> =>
-      evalsRun(args[0] === 'report' && !args.includes('--out') ? PROCESS : how, args);
+    const evals = (args: string[]): Promise<Run> => evalsRun(how, args);
     let store: string;
     let shown: string;
     beforeAll(async () => {

@@ -2,7 +2,8 @@
 // runProgram) in this test's process, in `cwd`, with everything it prints collected through
 // print.ts's sink, shaped like spawnSync's result. For the rows of a table that only need the
 // command's answer; what only a process shows (a crash, a signal, what reaches a pipe or a terminal)
-// stays with the spawned binary. A command that calls process.exit, or leaves a signal listener
+// stays with the spawned binary. A document written to stdout (writeOutputFile streams it to
+// process.stdout itself, not through the sink) is collected too. A command that calls process.exit, or leaves a signal listener
 // behind, fails the test. `env` sets (a string) or unsets (undefined) variables for the run only.
 import { vi } from 'vitest';
 
@@ -26,16 +27,26 @@ export async function evalsInProcess(
 ): Promise<EvalsRun> {
   if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd, env and the output sink)');
   running = true;
-  const printed = { stdout: '', stderr: '' };
+  const printed: Record<'stdout' | 'stderr', Buffer[]> = { stdout: [], stderr: [] };
   const savedCwd = process.cwd();
   const signalListeners = SIGNALS.map((signal) => process.listeners(signal).length);
   const previousSink = setOutputSink({
     write: (stream, text, done) => {
-      printed[stream] += text;
+      printed[stream].push(Buffer.from(text));
       done?.();
     },
     isTerminal: () => false,
   });
+  const direct = (['stdout', 'stderr'] as const).map((stream) =>
+    vi
+      .spyOn(process[stream], 'write')
+      .mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        printed[stream].push(Buffer.from(chunk));
+        const done = rest.find((value) => typeof value === 'function') as (() => void) | undefined;
+        if (done !== undefined) queueMicrotask(done);
+        return true;
+      }),
+  );
   const exit = vi.spyOn(process, 'exit').mockImplementation((code) => {
     throw new Error(`evals called process.exit(${String(code)}) in-process; run it as a process`);
   });
@@ -49,11 +60,13 @@ export async function evalsInProcess(
     );
     if (leftListening.length > 0)
       throw new Error(`evals ${args.join(' ')} left listeners for ${leftListening.join(', ')}`);
-    return { status, ...printed };
+    const text = (stream: 'stdout' | 'stderr'): string => Buffer.concat(printed[stream]).toString('utf8');
+    return { status, stdout: text('stdout'), stderr: text('stderr') };
   } finally {
     process.chdir(savedCwd);
     for (const [name, value] of savedEnv) setVariable(name, value);
     exit.mockRestore();
+    for (const spy of direct) spy.mockRestore();
     setOutputSink(previousSink);
     running = false;
   }
