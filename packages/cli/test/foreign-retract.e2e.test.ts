@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { evalsInProcess } from './support/evals-in-process.ts';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -34,15 +34,13 @@ const EVALS = join(ROOT, 'node_modules/.bin/evals');
 const OTHER_DIGEST = `sha256:${'a'.repeat(64)}`;
 
 let dir: string;
-/** The commands that have run as the real binary in this file. */
-const spawnedOnce = new Set<string>();
-const run = async (args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> => {
-  const command = args[0] ?? '';
-  if (spawnedOnce.has(command)) return evalsInProcess(args, dir);
-  spawnedOnce.add(command);
-  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 const suiteOf = (options: SyntheticAttemptOptions) =>
   syntheticAttempt(options).input as { caseSha256: string; configSha256: string };
 const write = (path: string, options: SyntheticAttemptOptions): string => {

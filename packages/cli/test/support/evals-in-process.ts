@@ -76,3 +76,21 @@ function setVariable(name: string, value: string | undefined): void {
   if (value === undefined) Reflect.deleteProperty(process.env, name);
   else process.env[name] = value;
 }
+
+/**
+ * `evals ARGS` for a file whose tests ask many commands many questions: the first run of each
+ * command (its first argument) in the file is `spawned` (the real binary), every later one the
+ * program in-process, in `cwd()`. So each command is still seen once as a process.
+ */
+export function firstRunSpawned(
+  spawned: (args: readonly string[]) => EvalsRun,
+  cwd: () => string,
+): (args: readonly string[]) => Promise<EvalsRun> {
+  const seen = new Set<string>();
+  return (args) => {
+    const command = args[0] ?? '';
+    if (seen.has(command)) return evalsInProcess(args, cwd());
+    seen.add(command);
+    return Promise.resolve(spawned(args));
+  };
+}
