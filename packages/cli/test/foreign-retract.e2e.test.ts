@@ -183,7 +183,7 @@ const FOREIGN: readonly [string, SyntheticAttemptOptions, string, string, string
   ],
 ];
 
-describe('evals ingest --env: attempts not of the suite', async () => {
+describe('evals ingest --env: attempts not of the suite', () => {
   it('ingests the suite’s own attempts (exit 0)', async () => {
     const result = await run(['ingest', 'runs', 'runs2', ...STORE, '--env', 'evalbook.json']);
     expect(result.stderr).toBe('');
@@ -278,7 +278,7 @@ describe('evals ingest --env: attempts not of the suite', async () => {
   });
 });
 
-describe('a report that cannot be made', async () => {
+describe('a report that cannot be made', () => {
   it('writes nothing to stdout (never half a JSON report): an unknown run or compared config, exit 2', async () => {
     for (const args of [
       ['--run', 'nope'],
@@ -293,7 +293,7 @@ describe('a report that cannot be made', async () => {
   });
 });
 
-describe('evals retract and evals runs', async () => {
+describe('evals retract and evals runs', () => {
   it('refuses what the store does not hold, and a flag given twice, writing nothing (exit 2)', async () => {
     const before = snapshot();
     const missingRun = await run(['retract', ...STORE, '--run', 'nope', '--reason', 'x', '--by', 'alice']);
@@ -482,7 +482,7 @@ describe('evals retract and evals runs', async () => {
   });
 });
 
-describe('attempts ingested without --env, reported with it', async () => {
+describe('attempts ingested without --env, reported with it', () => {
   const BOOK2 = ['--store', 'sqlite:book2.sqlite'];
   const env = ['--env', 'evalbook.json'];
 
