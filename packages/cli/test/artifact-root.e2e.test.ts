@@ -2,7 +2,8 @@
 // reached through a symlinked directory, a symlinked file, a `..` chain through a link or a link
 // to a link is refused (exit 1, the coded reason, nothing written), and the digest of the file
 // outside the root — which the attempt claims wrongly, so a read of it would be reported as a
-// mismatch showing it — is never printed, in text or JSON.
+// mismatch showing it — is never printed, in text or JSON. The first ingest runs the real binary, the
+// others its main() in-process (support/evals-in-process.ts).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -50,6 +52,19 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const evals = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, {
+      cwd: dir,
+      encoding: 'utf8',
+      input: '',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
+
 describe('evals ingest --artifact-root refuses what leads outside the root', () => {
   it.each([
     [
@@ -69,24 +84,20 @@ describe('evals ingest --artifact-root refuses what leads outside the root', () 
       'artifact_uri_outside_root',
     ],
     ['a link to a link', 'artifact://native/link-1/secret.txt', 'artifact_symlink_refused'],
-  ])('%s', (name, uri, code) => {
+  ])('%s', async (name, uri, code) => {
     const slug = name.replace(/\W+/g, '-');
     const bundle = attemptAt(slug, uri);
     for (const json of [false, true]) {
       const store = join(dir, `store-${slug}-${String(json)}.sqlite`); // its name is printed: no code in it
-      const run = spawnSync(
-        EVALS,
-        [
-          'ingest',
-          bundle,
-          '--artifact-root',
-          'artifacts',
-          '--store',
-          `sqlite:${store}`,
-          ...(json ? ['--json'] : []),
-        ],
-        { cwd: dir, encoding: 'utf8', input: '', env: { ...process.env, NO_COLOR: '1' } },
-      );
+      const run = await evals([
+        'ingest',
+        bundle,
+        '--artifact-root',
+        'artifacts',
+        '--store',
+        `sqlite:${store}`,
+        ...(json ? ['--json'] : []),
+      ]);
       expect(run.status, run.stderr).toBe(1);
       expect(`${run.stdout}${run.stderr}`).toContain(code);
       expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_DIGEST);

@@ -2,7 +2,8 @@
 // attempt's replay page (to --out or stdout) and says on stderr what it holds; an unknown id, an id
 // stored in two runs without --run, a --format other than html and the report's comparison or gate
 // flags are usage errors (exit 2), each naming what to do, and nothing is written. A retracted
-// attempt's page says who retracted it, when and why.
+// attempt's page says who retracted it, when and why. Each command's first run here is the real
+// binary; the later ones run its main() in-process (support/evals-in-process.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,15 +12,22 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
 
 let dir: string;
-const evals = (args: string[]) => spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 const STORE = ['--store', 'sqlite:book.sqlite'];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'evals-attempt-page-'));
   mkdirSync(join(dir, 'runs'));
   // attempt_once in one run; attempt_twice in two
@@ -31,7 +39,7 @@ beforeAll(() => {
   bundles.forEach((bundle, index) => {
     writeFileSync(join(dir, 'runs', `${index}.json`), JSON.stringify(bundle));
   });
-  const ingest = evals(['ingest', 'runs', ...STORE]);
+  const ingest = await run(['ingest', 'runs', ...STORE]);
   if (ingest.status !== 0) throw new Error(ingest.stderr);
 });
 afterAll(() => {
@@ -39,8 +47,8 @@ afterAll(() => {
 });
 
 describe('evals report --attempt', () => {
-  it('writes the attempt’s replay page and says what it holds', () => {
-    const result = evals(['report', ...STORE, '--attempt', 'attempt_once', '--out', 'once.html']);
+  it('writes the attempt’s replay page and says what it holds', async () => {
+    const result = await run(['report', ...STORE, '--attempt', 'attempt_once', '--out', 'once.html']);
     expect(result.stderr).toContain(
       'wrote once.html: the replay of attempt attempt_once (run run_a, case case_synthetic, config config_synthetic): solved; recording complete; 2 tool calls, 1 denied, failed or in conflict',
     );
@@ -51,19 +59,19 @@ describe('evals report --attempt', () => {
     expect(html).toContain('denied: required_claim_missing at grant');
   });
 
-  it('writes to stdout without --out, and takes --format html', () => {
-    const result = evals(['report', ...STORE, '--attempt', 'attempt_once', '--format', 'html']);
+  it('writes to stdout without --out, and takes --format html', async () => {
+    const result = await run(['report', ...STORE, '--attempt', 'attempt_once', '--format', 'html']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('data-attempt="attempt_once"');
   });
 
-  it('needs --run for an id stored in two runs, and then writes that run’s attempt', () => {
-    const ambiguous = evals(['report', ...STORE, '--attempt', 'attempt_twice', '--out', 'twice.html']);
+  it('needs --run for an id stored in two runs, and then writes that run’s attempt', async () => {
+    const ambiguous = await run(['report', ...STORE, '--attempt', 'attempt_twice', '--out', 'twice.html']);
     expect(ambiguous.status).toBe(2);
     expect(ambiguous.stderr).toContain('attempt "attempt_twice" is stored 2 times');
     expect(ambiguous.stderr).toContain('name its run with --run');
     expect(existsSync(join(dir, 'twice.html'))).toBe(false);
-    const named = evals([
+    const named = await run([
       'report',
       ...STORE,
       '--attempt',
@@ -77,8 +85,8 @@ describe('evals report --attempt', () => {
     expect(named.stderr).toContain('(run run_b,');
   });
 
-  it('says on the page when the attempt is retracted: who, when, why', () => {
-    const retract = evals([
+  it('says on the page when the attempt is retracted: who, when, why', async () => {
+    const retract = await run([
       'retract',
       ...STORE,
       '--run',
@@ -91,7 +99,7 @@ describe('evals report --attempt', () => {
       'qa',
     ]);
     expect(retract.status).toBe(0);
-    const result = evals(['report', ...STORE, '--attempt', 'attempt_once']);
+    const result = await run(['report', ...STORE, '--attempt', 'attempt_once']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(
       /<strong>Retracted<\/strong> by qa at [0-9T:.-]+Z: wrong suite\. Reports, grids, comparisons and gates leave it out\./,
@@ -105,8 +113,8 @@ describe('evals report --attempt', () => {
     [['--attempt', 'attempt_once', '--format', 'json'], '--format json cannot go with it'],
     [['--attempt', 'attempt_once', '--a', 'x', '--b', 'y'], "cannot be used with option '--a <config>'"],
     [['--attempt', 'attempt_once', '--fail-on', 'drift'], "cannot be used with option '--fail-on"],
-  ])('refuses %j (exit 2), writing nothing', (args, message) => {
-    const result = evals(['report', ...STORE, ...args, '--out', 'refused.html']);
+  ])('refuses %j (exit 2), writing nothing', async (args, message) => {
+    const result = await run(['report', ...STORE, ...args, '--out', 'refused.html']);
     expect(result.stderr).toContain(message);
     expect(result.status).toBe(2);
     expect(existsSync(join(dir, 'refused.html'))).toBe(false);

@@ -3,7 +3,9 @@
 // never exit 70 and a stack trace. And a store that is really read-only (each way this machine can
 // make it so: a read-only bind mount, an immutable file, the CLI run as nobody over a 0444 file in a
 // 0555 folder) is read by every reading command without a byte of it changing, while a writer is
-// refused with a coded error.
+// refused with a coded error. Each command runs the real binary on the first bad store and on the
+// bind-mounted and the nobody-owned store (setpriv needs a process); the other rows, the same
+// question of another file, run the binary's main() in-process (support/evals-in-process.ts).
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -20,6 +22,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { evalsInProcess } from './support/evals-in-process.ts';
+
+import type { EvalsRun } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -28,6 +33,16 @@ let dir: string;
 const run = (args: string[], prefix: readonly string[] = []) => {
   const [command = EVALS, ...rest] = [...prefix, EVALS, ...args];
   return spawnSync(command, rest, { cwd: dir, encoding: 'utf8' });
+};
+/** `evals ARGS` as the real binary (`spawned`), or its main() in this process. */
+const runHow = async (
+  spawned: boolean,
+  args: string[],
+  prefix: readonly string[] = [],
+): Promise<EvalsRun> => {
+  if (!spawned) return evalsInProcess(args, dir);
+  const { status, stdout, stderr } = run(args, prefix);
+  return { status: status ?? -1, stdout, stderr };
 };
 
 /** The readers, each with --store STORE (and JSON output where the command has it). */
@@ -77,10 +92,10 @@ describe('a store that is not a readable Evalbook is a coded store error with ex
     ['corrupt.sqlite', 'store_corrupt'],
     ['empty.sqlite', 'store_not_an_evalbook'],
   ];
-  for (const [name, issue] of stores)
+  for (const [index, [name, issue]] of stores.entries())
     for (const [command, argsOf] of READERS)
-      it(`${command} on ${name}: ${issue}`, () => {
-        const result = run(argsOf(`sqlite:${name}`));
+      it(`${command} on ${name}: ${issue} (${index === 0 ? 'process' : 'in-process'})`, async () => {
+        const result = await runHow(index === 0, argsOf(`sqlite:${name}`));
         expect(result.stderr).toContain('paperclip_evalbook_store_unusable');
         expect(result.stderr).toContain(issue);
         expect(result.stderr).toContain(name);
@@ -97,11 +112,14 @@ describe('a store that is not a readable Evalbook is a coded store error with ex
         }
       });
 
-  it.each(['garbage.sqlite', 'truncated.sqlite'])(
-    'ingest into %s: coded, exit 2, the file untouched',
-    (name) => {
+  it.each([
+    { name: 'garbage.sqlite', spawned: true },
+    { name: 'truncated.sqlite', spawned: false },
+  ])(
+    'ingest into $name: coded, exit 2, the file untouched (spawned: $spawned)',
+    async ({ name, spawned }) => {
       const before = readFileSync(join(dir, name));
-      const result = run(['ingest', 'runs', '--store', `sqlite:${name}`, '--json']);
+      const result = await runHow(spawned, ['ingest', 'runs', '--store', `sqlite:${name}`, '--json']);
       expect(result.stderr).toContain('paperclip_evalbook_store_unusable');
       expect(result.stderr).toContain('store_corrupt');
       expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -166,10 +184,12 @@ describe.each(WAYS)('a read-only store (%s)', (way) => {
     expect(spawnSync(command ?? 'env', [...rest, 'sh', '-c', `: >> '${store}'`]).status).not.toBe(0);
   });
 
+  // The immutable file's rows run in-process (root's own open meets the same EPERM).
+  const spawned = way !== 'immutable file';
   for (const [command, argsOf] of READERS)
-    it(`${command} reads it, and not a byte changes`, (context) => {
+    it(`${command} reads it, and not a byte changes`, async (context) => {
       if (guard === null) return context.skip();
-      const result = run(argsOf(url()), guard.prefix);
+      const result = await runHow(spawned, argsOf(url()), guard.prefix);
       expect(result.stderr).not.toContain('store_');
       expect(result.status).toBe(0);
       if (command === 'report')
@@ -177,9 +197,9 @@ describe.each(WAYS)('a read-only store (%s)', (way) => {
       expect(readFileSync(store).equals(before)).toBe(true);
     });
 
-  it('a writer (ingest of a new attempt) is refused with a coded store error, exit 2', (context) => {
+  it('a writer (ingest of a new attempt) is refused with a coded store error, exit 2', async (context) => {
     if (guard === null) return context.skip();
-    const result = run(['ingest', 'more', '--store', url()], guard.prefix);
+    const result = await runHow(spawned, ['ingest', 'more', '--store', url()], guard.prefix);
     expect(result.stderr).toContain('paperclip_evalbook_store_unusable');
     expect(result.stderr).toContain('store_read_only');
     expect(result.stderr).not.toMatch(/\n\s+at /);

@@ -5,7 +5,9 @@
 // `--fail-on below:X` do not move; `--keep-foreign` without `--env` is a usage error; attempts
 // ingested without `--env` are judged by the report's `--env` with the same rule (left out as
 // foreign unless --include-foreign); `evals retract` takes an attempt or a run out of every report,
-// grid, comparison and gate, with who/why/when shown; `evals runs` lists the counts.
+// grid, comparison and gate, with who/why/when shown; `evals runs` lists the counts. The first run of
+// each command in this file is the real binary; the later ones run its main() in-process
+// (support/evals-in-process.ts), which sees the same exit code, stdout and stderr.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -24,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -31,10 +34,13 @@ const EVALS = join(ROOT, 'node_modules/.bin/evals');
 const OTHER_DIGEST = `sha256:${'a'.repeat(64)}`;
 
 let dir: string;
-const run = (args: string[]) => {
-  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 const suiteOf = (options: SyntheticAttemptOptions) =>
   syntheticAttempt(options).input as { caseSha256: string; configSha256: string };
 const write = (path: string, options: SyntheticAttemptOptions): string => {
@@ -78,8 +84,8 @@ interface ReportJson {
   summary: Summary;
   gate: { passed: boolean } | null;
 }
-const report = (...args: string[]) => {
-  const result = run(['report', ...STORE, '--env', 'evalbook.json', ...args]);
+const report = async (...args: string[]) => {
+  const result = await run(['report', ...STORE, '--env', 'evalbook.json', ...args]);
   let json: ReportJson | null = null;
   try {
     json = JSON.parse(result.stdout) as ReportJson;
@@ -178,8 +184,8 @@ const FOREIGN: readonly [string, SyntheticAttemptOptions, string, string, string
 ];
 
 describe('evals ingest --env: attempts not of the suite', () => {
-  it('ingests the suite’s own attempts (exit 0)', () => {
-    const result = run(['ingest', 'runs', 'runs2', ...STORE, '--env', 'evalbook.json']);
+  it('ingests the suite’s own attempts (exit 0)', async () => {
+    const result = await run(['ingest', 'runs', 'runs2', ...STORE, '--env', 'evalbook.json']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('9 inserted');
@@ -187,7 +193,7 @@ describe('evals ingest --env: attempts not of the suite', () => {
 
   it.each(FOREIGN)(
     '%s: exit 1, the attempt named with field, expected and received, the store unchanged',
-    (_name, options, where, expected, received) => {
+    async (_name, options, where, expected, received) => {
       const before = snapshot();
       const clean = write('clean/c.json', {
         runId: 'run3',
@@ -200,14 +206,14 @@ describe('evals ingest --env: attempts not of the suite', () => {
         attemptId: 'f',
         ...options,
       });
-      const human = run(['ingest', clean, foreign, ...STORE, '--env', 'evalbook.json']);
+      const human = await run(['ingest', clean, foreign, ...STORE, '--env', 'evalbook.json']);
       expect(human.status).toBe(1);
       expect(human.stdout).toContain(`foreign    ${foreign}`);
       expect(human.stdout).toContain(where);
       expect(human.stdout).toContain(`expected: ${expected}  received: ${received}`);
       expect(human.stdout).toContain('nothing written: 1 attempt(s)');
       expect(human.stdout).toContain('--keep-foreign');
-      const json = run(['ingest', clean, foreign, ...STORE, '--env', 'evalbook.json', '--json']);
+      const json = await run(['ingest', clean, foreign, ...STORE, '--env', 'evalbook.json', '--json']);
       expect(json.status).toBe(1);
       const parsed = JSON.parse(json.stdout) as {
         exitCode: number;
@@ -226,36 +232,36 @@ describe('evals ingest --env: attempts not of the suite', () => {
     },
   );
 
-  it('--keep-foreign stores them apart: the numbers and the --fail-on below gate do not move; --include-foreign counts them', () => {
-    const gateBefore = report('--fail-on', 'below:0.7');
+  it('--keep-foreign stores them apart: the numbers and the --fail-on below gate do not move; --include-foreign counts them', async () => {
+    const gateBefore = await report('--fail-on', 'below:0.7');
     expect(gateBefore.status).toBe(0);
-    const failBefore = report('--fail-on', 'below:0.8');
+    const failBefore = await report('--fail-on', 'below:0.8');
     expect(failBefore.status).toBe(1);
-    const kept = run(['ingest', 'foreign', ...STORE, '--env', 'evalbook.json', '--keep-foreign']);
+    const kept = await run(['ingest', 'foreign', ...STORE, '--env', 'evalbook.json', '--keep-foreign']);
     expect(kept.status).toBe(0);
     expect(kept.stdout).toContain('4 foreign (kept apart)');
     expect(kept.stdout).toContain('kept apart: reports leave it out unless --include-foreign');
 
-    const after = report('--fail-on', 'below:0.7');
+    const after = await report('--fail-on', 'below:0.7');
     expect(after.status).toBe(0);
     expect(counted(after.json!.summary as Summary & Record<string, unknown>)).toEqual(
       counted(gateBefore.json!.summary as Summary & Record<string, unknown>),
     );
     expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 0 });
     expect(after.json!.attemptCount).toBe(gateBefore.json!.attemptCount);
-    expect(report('--fail-on', 'below:0.8').status).toBe(1);
+    expect((await report('--fail-on', 'below:0.8')).status).toBe(1);
     // The gate's reasons are the same: no row or column of another suite makes it fail.
-    expect(gateText(report('--fail-on', 'below:0.8').stderr)).toBe(gateText(failBefore.stderr));
+    expect(gateText((await report('--fail-on', 'below:0.8')).stderr)).toBe(gateText(failBefore.stderr));
     expect(gateText(failBefore.stderr)).toMatch(
       /^gate below:0.8 failed:\n {2}cand: solve rate 0.750 < 0.8\n$/,
     );
 
-    const grid = run(['grid', ...STORE, '--env', 'evalbook.json']);
+    const grid = await run(['grid', ...STORE, '--env', 'evalbook.json']);
     expect(grid.status).toBe(0);
     expect(grid.stdout).not.toContain('case_typo');
     expect(grid.stdout).not.toContain('config_typo');
     expect(grid.stdout).toContain('4 attempts left out of every count: 4 foreign');
-    const included = run(['grid', ...STORE, '--env', 'evalbook.json', '--include-foreign', '--json']);
+    const included = await run(['grid', ...STORE, '--env', 'evalbook.json', '--include-foreign', '--json']);
     const includedGrid = JSON.parse(included.stdout) as {
       cases: string[];
       configs: string[];
@@ -264,22 +270,22 @@ describe('evals ingest --env: attempts not of the suite', () => {
     expect(includedGrid.cases).toContain('case_typo');
     expect(includedGrid.configs).toContain('config_typo');
     expect(includedGrid.foreignIncluded).toBe(4);
-    expect(report('--fail-on', 'below:0.7', '--include-foreign').json!.summary.attempts).toBe(
+    expect((await report('--fail-on', 'below:0.7', '--include-foreign')).json!.summary.attempts).toBe(
       gateBefore.json!.summary.attempts + 4,
     );
-    const md = report('--format', 'md');
+    const md = await report('--format', 'md');
     expect(md.stdout).toContain('4 attempts left out of every count: 4 foreign');
   });
 });
 
 describe('a report that cannot be made', () => {
-  it('writes nothing to stdout (never half a JSON report): an unknown run or compared config, exit 2', () => {
+  it('writes nothing to stdout (never half a JSON report): an unknown run or compared config, exit 2', async () => {
     for (const args of [
       ['--run', 'nope'],
       ['--a', 'ghost', '--b', 'base'],
       ['--run', 'nope', '--format', 'md'],
     ]) {
-      const result = report(...args);
+      const result = await report(...args);
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');
       expect(result.stderr, args.join(' ')).toMatch(/no (run|config) named "(nope|ghost)" in this evalbook/);
@@ -288,12 +294,12 @@ describe('a report that cannot be made', () => {
 });
 
 describe('evals retract and evals runs', () => {
-  it('refuses what the store does not hold, and a flag given twice, writing nothing (exit 2)', () => {
+  it('refuses what the store does not hold, and a flag given twice, writing nothing (exit 2)', async () => {
     const before = snapshot();
-    const missingRun = run(['retract', ...STORE, '--run', 'nope', '--reason', 'x', '--by', 'alice']);
+    const missingRun = await run(['retract', ...STORE, '--run', 'nope', '--reason', 'x', '--by', 'alice']);
     expect(missingRun.status).toBe(2);
     expect(missingRun.stderr).toContain('no run named "nope" in this evalbook');
-    const missingAttempt = run([
+    const missingAttempt = await run([
       'retract',
       ...STORE,
       '--run',
@@ -309,7 +315,7 @@ describe('evals retract and evals runs', () => {
     ]);
     expect(missingAttempt.status).toBe(2);
     expect(missingAttempt.stderr).toContain('run "run1" has no attempt "ghost": nothing retracted');
-    const twice = run([
+    const twice = await run([
       'retract',
       ...STORE,
       '--run',
@@ -323,24 +329,24 @@ describe('evals retract and evals runs', () => {
     ]);
     expect(twice.status).toBe(2);
     expect(twice.stderr).toContain('option \'--run <runId>\' given twice ("run1", then "run2")');
-    const noReason = run(['retract', ...STORE, '--run', 'run1', '--by', 'alice']);
+    const noReason = await run(['retract', ...STORE, '--run', 'run1', '--by', 'alice']);
     expect(noReason.status).toBe(2);
     expect(noReason.stderr).toContain('--reason');
-    const blank = run(['retract', ...STORE, '--run', 'run1', '--reason', '  ', '--by', 'alice']);
+    const blank = await run(['retract', ...STORE, '--run', 'run1', '--reason', '  ', '--by', 'alice']);
     expect(blank.status).toBe(2);
     expect(blank.stderr).toContain('reason: expected a non-empty text');
     expect(snapshot()).toEqual(before);
   });
 
-  it('retracts an attempt: it leaves the report, grid, comparison and gate, with who/why/when shown', () => {
-    const before = report('--fail-on', 'below:1');
+  it('retracts an attempt: it leaves the report, grid, comparison and gate, with who/why/when shown', async () => {
+    const before = await report('--fail-on', 'below:1');
     expect(before.status).toBe(1);
     const compareBefore = JSON.parse(
-      run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']).stdout,
+      (await run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json'])).stdout,
     ) as { deltaSolveRate: number };
     expect(compareBefore.deltaSolveRate).toBeLessThan(0);
 
-    const result = run([
+    const result = await run([
       'retract',
       ...STORE,
       '--run',
@@ -356,7 +362,7 @@ describe('evals retract and evals runs', () => {
     expect(result.stdout).toMatch(
       /^retracted {10}1 attempt: attempt bad of run run1 retracted by alice at \d{4}-\d{2}-\d{2}T[\d:.]+Z: the sandbox lost its network$/m,
     );
-    const again = run([
+    const again = await run([
       'retract',
       ...STORE,
       '--run',
@@ -381,7 +387,7 @@ describe('evals retract and evals runs', () => {
       retraction: { by: 'alice', reason: 'the sandbox lost its network' },
     });
 
-    const after = report('--fail-on', 'below:1');
+    const after = await report('--fail-on', 'below:1');
     expect(after.status).toBe(0);
     expect(after.json!.attemptCount).toBe(before.json!.attemptCount - 1);
     expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 1 });
@@ -396,10 +402,10 @@ describe('evals retract and evals runs', () => {
     ]);
     expect(after.json!.summary.retractions[0]?.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(after.json!.summary.configStats.find((config) => config.configId === 'cand')?.solveRate).toBe(1);
-    const md = report('--format', 'md');
+    const md = await report('--format', 'md');
     expect(md.stdout).toContain('Retracted: attempt bad of run run1 retracted by alice at ');
     expect(md.stdout).toContain('1 retracted');
-    const junit = report('--format', 'junit');
+    const junit = await report('--format', 'junit');
     expect(junit.stdout).toContain(
       '<testsuite name="left out" tests="2" failures="0" errors="0" skipped="2" time="0.000">',
     );
@@ -407,32 +413,32 @@ describe('evals retract and evals runs', () => {
     expect(junit.stdout).toMatch(
       /<skipped message="attempt bad of run run1 retracted by alice at [^"]+: the sandbox lost its network"\/>/,
     );
-    const html = report('--format', 'html');
+    const html = await report('--format', 'html');
     expect(html.stdout).toContain('data-retracted="1"');
     expect(html.stdout).toContain('retracted by alice');
-    const grid = run(['grid', ...STORE, '--env', 'evalbook.json']);
+    const grid = await run(['grid', ...STORE, '--env', 'evalbook.json']);
     expect(grid.stdout).toContain(
       "5 attempts left out of every count: 4 foreign (case or config not the environment's: kept apart at ingest, or not in --env; --include-foreign counts them), 1 retracted",
     );
-    const compare = run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']);
+    const compare = await run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']);
     const comparison = JSON.parse(compare.stdout) as {
       deltaSolveRate: number;
       leftOut: { retracted: number };
     };
     expect(comparison.deltaSolveRate).toBe(0);
     expect(comparison.leftOut.retracted).toBe(1);
-    expect(run(['compare', ...STORE, '--a', 'base', '--b', 'cand']).stdout).toContain('1 retracted');
+    expect((await run(['compare', ...STORE, '--a', 'base', '--b', 'cand'])).stdout).toContain('1 retracted');
   });
 
-  it('retracts a whole run: --run naming it is told why; evals runs lists counts and records', () => {
-    const result = run(['retract', ...STORE, '--run', 'run2', '--reason', 'superseded', '--by', 'bob']);
+  it('retracts a whole run: --run naming it is told why; evals runs lists counts and records', async () => {
+    const result = await run(['retract', ...STORE, '--run', 'run2', '--reason', 'superseded', '--by', 'bob']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('1 attempt: run run2 (every attempt) retracted by bob');
-    const scoped = report('--run', 'run2');
+    const scoped = await report('--run', 'run2');
     expect(scoped.status).toBe(2);
     expect(scoped.stderr).toContain('run "run2" has no attempt to count: its attempts are retracted');
 
-    const runs = run(['runs', ...STORE]);
+    const runs = await run(['runs', ...STORE]);
     expect(runs.status).toBe(0);
     const lines = runs.stdout.split('\n');
     expect(lines[0]).toMatch(
@@ -455,7 +461,7 @@ describe('evals retract and evals runs', () => {
       'Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.',
     );
     expect(runs.stdout).not.toContain('unless asked');
-    const json = JSON.parse(run(['runs', ...STORE, '--json']).stdout) as {
+    const json = JSON.parse((await run(['runs', ...STORE, '--json'])).stdout) as {
       schema: string;
       runs: {
         runId: string;
@@ -480,22 +486,22 @@ describe('attempts ingested without --env, reported with it', () => {
   const BOOK2 = ['--store', 'sqlite:book2.sqlite'];
   const env = ['--env', 'evalbook.json'];
 
-  it('--keep-foreign without --env is a usage error naming --env, before any work (no store created)', () => {
-    const result = run(['ingest', 'foreign', '--store', 'sqlite:never.sqlite', '--keep-foreign']);
+  it('--keep-foreign without --env is a usage error naming --env, before any work (no store created)', async () => {
+    const result = await run(['ingest', 'foreign', '--store', 'sqlite:never.sqlite', '--keep-foreign']);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("option '--keep-foreign' needs --env");
     expect(result.stdout).toBe('');
     expect(existsSync(join(dir, 'never.sqlite'))).toBe(false);
   });
 
-  it('are left out as foreign (every mismatch the ingest rule knows), counted as left out, unless --include-foreign', () => {
+  it('are left out as foreign (every mismatch the ingest rule knows), counted as left out, unless --include-foreign', async () => {
     // The suite's own attempts and the four foreign ones (a case typo, a config typo, a stale case
     // digest, a stale config digest), all ingested without an environment: nothing refuses them.
-    const ingested = run(['ingest', 'runs', 'runs2', 'foreign', ...BOOK2]);
+    const ingested = await run(['ingest', 'runs', 'runs2', 'foreign', ...BOOK2]);
     expect(ingested.status).toBe(0);
     expect(ingested.stdout).toContain('13 inserted');
 
-    const reported = run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.7']);
+    const reported = await run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.7']);
     expect(reported.status).toBe(0);
     const json = JSON.parse(reported.stdout) as ReportJson;
     expect(json.summary.cases).not.toContain('case_typo');
@@ -506,26 +512,26 @@ describe('attempts ingested without --env, reported with it', () => {
     expect(json.attemptCount).toBe(9);
 
     // The gate judges the suite only: below:0.8 fails on cand alone, never on a foreign column.
-    const gate = run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.8']);
+    const gate = await run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.8']);
     expect(gate.status).toBe(1);
     expect(gateText(gate.stderr)).toMatch(/^gate below:0.8 failed:\n {2}cand: solve rate 0.750 < 0.8\n$/);
 
-    const grid = run(['grid', ...BOOK2, ...env]);
+    const grid = await run(['grid', ...BOOK2, ...env]);
     expect(grid.status).toBe(0);
     expect(grid.stdout).not.toContain('case_typo');
     expect(grid.stdout).not.toContain('config_typo');
     expect(grid.stdout).toContain('4 attempts left out of every count: 4 foreign');
     // A foreign config is not there to compare with.
-    const typo = run(['compare', ...BOOK2, ...env, '--a', 'base', '--b', 'config_typo']);
+    const typo = await run(['compare', ...BOOK2, ...env, '--a', 'base', '--b', 'config_typo']);
     expect(typo.status).toBe(2);
     expect(typo.stderr).toContain('config_typo');
     const compared = JSON.parse(
-      run(['compare', ...BOOK2, ...env, '--a', 'base', '--b', 'cand', '--json']).stdout,
+      (await run(['compare', ...BOOK2, ...env, '--a', 'base', '--b', 'cand', '--json'])).stdout,
     ) as { leftOut: { foreign: number } };
     expect(compared.leftOut.foreign).toBe(4);
 
     // Asked for, they count like any other attempt, and the report says how many.
-    const included = run(['grid', ...BOOK2, ...env, '--include-foreign', '--json']);
+    const included = await run(['grid', ...BOOK2, ...env, '--include-foreign', '--json']);
     const includedGrid = JSON.parse(included.stdout) as {
       cases: string[];
       configs: string[];
@@ -537,7 +543,7 @@ describe('attempts ingested without --env, reported with it', () => {
     expect(includedGrid.foreignIncluded).toBe(4);
     expect(includedGrid.leftOut.foreign).toBe(0);
     // Each listed attempt carries the mismatch the report's environment found.
-    const listed = JSON.parse(run(['report', ...BOOK2, ...env, '--include-foreign']).stdout) as {
+    const listed = JSON.parse((await run(['report', ...BOOK2, ...env, '--include-foreign'])).stdout) as {
       attempts: { caseId: string; configId: string; environmentMismatch: { field: string }[] }[];
     };
     expect(
@@ -548,7 +554,7 @@ describe('attempts ingested without --env, reported with it', () => {
     ).toEqual(['case', 'caseSha256', 'config', 'configSha256']);
 
     // Without --env there is no suite to judge by: every attempt counts, as ingested.
-    const plain = JSON.parse(run(['grid', ...BOOK2, '--json']).stdout) as { cases: string[] };
+    const plain = JSON.parse((await run(['grid', ...BOOK2, '--json'])).stdout) as { cases: string[] };
     expect(plain.cases).toContain('case_typo');
   });
 });

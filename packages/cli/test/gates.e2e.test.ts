@@ -1,7 +1,9 @@
 // --fail-on gates and repeated options end to end with the real `evals` binary: several gates are
 // each judged and reported (stderr and every format), compare takes the same gates as report, a gate
 // that needs a comparison without one is a usage error before the store is opened, case-regression
-// sees a case that fell although the pooled Δ is 0, and a repeated selector is a usage error.
+// sees a case that fell although the pooled Δ is 0, and a repeated selector is a usage error. The
+// first run of each command in this file is the real binary; the later ones run its main()
+// in-process (support/evals-in-process.ts), which sees the same exit code, stdout and stderr.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -17,12 +20,15 @@ const STORE = ['--store', 'sqlite:book.sqlite'];
 const AB = ['--a', 'base', '--b', 'cand'];
 
 let dir: string;
-const run = (args: string[]) => {
-  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'evals-gates-e2e-'));
   mkdirSync(join(dir, 'runs'));
   // case_down falls 6/6 → 2/6 from base to cand, case_up rises 2/6 → 6/6: the pooled Δ is 0.
@@ -43,7 +49,7 @@ beforeAll(() => {
       });
       writeFileSync(join(dir, 'runs', `${attemptId}.json`), JSON.stringify(bundle));
     }
-  expect(run(['ingest', 'runs', ...STORE]).status).toBe(0);
+  expect((await run(['ingest', 'runs', ...STORE])).status).toBe(0);
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -55,8 +61,8 @@ interface GateJson {
 }
 
 describe('a repeated --fail-on', () => {
-  it('judges every gate: a failing first gate fails the run, and every verdict is on stderr', () => {
-    const result = run([
+  it('judges every gate: a failing first gate fails the run, and every verdict is on stderr', async () => {
+    const result = await run([
       'report',
       ...STORE,
       '--format',
@@ -74,8 +80,8 @@ describe('a repeated --fail-on', () => {
     expect(result.stdout).toContain('- `below:0.1`: passed');
   });
 
-  it('puts every verdict and the overall passed in the JSON report', () => {
-    const result = run([
+  it('puts every verdict and the overall passed in the JSON report', async () => {
+    const result = await run([
       'report',
       ...STORE,
       ...AB,
@@ -91,13 +97,13 @@ describe('a repeated --fail-on', () => {
       ['below:0.1', true],
       ['case-regression:50', false],
     ]);
-    const held = run(['report', ...STORE, '--fail-on', 'below:0.1', '--fail-on', 'below:0.5']);
+    const held = await run(['report', ...STORE, '--fail-on', 'below:0.1', '--fail-on', 'below:0.5']);
     expect(held.status).toBe(0);
     expect(held.stderr).toContain('gates: all 2 held');
   });
 
-  it('shows every gate in JUnit and HTML too', () => {
-    const junit = run([
+  it('shows every gate in JUnit and HTML too', async () => {
+    const junit = await run([
       'report',
       ...STORE,
       '--format',
@@ -111,7 +117,7 @@ describe('a repeated --fail-on', () => {
     expect(junit.stdout).toContain(
       '<testsuite name="gates" tests="2" failures="1" errors="0" skipped="0" time="0.000">',
     );
-    const html = run([
+    const html = await run([
       'report',
       ...STORE,
       '--format',
@@ -128,49 +134,57 @@ describe('a repeated --fail-on', () => {
 });
 
 describe('case-regression:PTS', () => {
-  it('fails on case_down (6/6 → 2/6) although the pooled Δ is 0 and regression holds', () => {
-    const compared = JSON.parse(run(['compare', ...STORE, ...AB, '--json']).stdout) as {
+  it('fails on case_down (6/6 → 2/6) although the pooled Δ is 0 and regression holds', async () => {
+    const compared = JSON.parse((await run(['compare', ...STORE, ...AB, '--json'])).stdout) as {
       deltaSolveRate: number;
     };
     expect(compared.deltaSolveRate).toBeCloseTo(0, 12);
-    expect(run(['report', ...STORE, ...AB, '--fail-on', 'regression']).status).toBe(0);
-    const result = run(['report', ...STORE, ...AB, '--format', 'md', '--fail-on', 'case-regression:50']);
+    expect((await run(['report', ...STORE, ...AB, '--fail-on', 'regression'])).status).toBe(0);
+    const result = await run([
+      'report',
+      ...STORE,
+      ...AB,
+      '--format',
+      'md',
+      '--fail-on',
+      'case-regression:50',
+    ]);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('gate case-regression:50 failed:\n  case_down: 6/6 → 2/6 (−66.7 pts)\n');
     expect(result.stderr).not.toContain('case_up');
-    expect(run(['report', ...STORE, ...AB, '--fail-on', 'case-regression:70']).status).toBe(0);
+    expect((await run(['report', ...STORE, ...AB, '--fail-on', 'case-regression:70'])).status).toBe(0);
   });
 
-  it('takes PTS in (0, 100] only', () => {
+  it('takes PTS in (0, 100] only', async () => {
     for (const bad of [
       'case-regression:0',
       'case-regression:100.5',
       'case-regression:',
       'case-regression:-5',
     ]) {
-      const result = run(['report', ...STORE, ...AB, '--fail-on', bad]);
+      const result = await run(['report', ...STORE, ...AB, '--fail-on', bad]);
       expect(result.status).toBe(2);
       expect(result.stderr).toContain('case-regression:PTS with PTS above 0 and at most 100');
     }
-    expect(run(['report', ...STORE, ...AB, '--fail-on', 'case-regression:100']).status).toBe(0);
+    expect((await run(['report', ...STORE, ...AB, '--fail-on', 'case-regression:100'])).status).toBe(0);
   });
 });
 
 describe('compare --fail-on', () => {
-  it('judges the same gates as report, with the same exit code and verdicts', () => {
+  it('judges the same gates as report, with the same exit code and verdicts', async () => {
     const gates = ['--fail-on', 'case-regression:50', '--fail-on', 'below:0.1'];
-    const compare = run(['compare', ...STORE, ...AB, ...gates]);
+    const compare = await run(['compare', ...STORE, ...AB, ...gates]);
     expect(compare.status).toBe(1);
     expect(compare.stdout).toContain('cand vs base (by config)');
-    const report = run(['report', ...STORE, ...AB, ...gates]);
+    const report = await run(['report', ...STORE, ...AB, ...gates]);
     expect(compare.stderr).toBe(report.stderr);
     expect(compare.stderr).toContain('gate case-regression:50 failed:');
     expect(compare.stderr).toContain('gate below:0.1 held');
-    expect(run(['compare', ...STORE, ...AB, '--fail-on', 'below:0.1']).status).toBe(0);
+    expect((await run(['compare', ...STORE, ...AB, '--fail-on', 'below:0.1'])).status).toBe(0);
   });
 
-  it('puts the verdicts in --json', () => {
-    const result = run(['compare', ...STORE, ...AB, '--json', '--fail-on', 'case-regression:50']);
+  it('puts the verdicts in --json', async () => {
+    const result = await run(['compare', ...STORE, ...AB, '--json', '--fail-on', 'case-regression:50']);
     expect(result.status).toBe(1);
     const json = JSON.parse(result.stdout) as { sharedCases: number; gate: GateJson };
     expect(json.sharedCases).toBe(2);
@@ -179,15 +193,15 @@ describe('compare --fail-on', () => {
       gates: [{ failOn: 'case-regression:50', passed: false, reasons: ['case_down: 6/6 → 2/6 (−66.7 pts)'] }],
     });
     expect(
-      (JSON.parse(run(['compare', ...STORE, ...AB, '--json']).stdout) as { gate: unknown }).gate,
+      (JSON.parse((await run(['compare', ...STORE, ...AB, '--json'])).stdout) as { gate: unknown }).gate,
     ).toBeNull();
   });
 });
 
 describe('a gate that needs a comparison, without one', () => {
-  it('is a usage error before the store is opened', () => {
+  it('is a usage error before the store is opened', async () => {
     for (const gate of ['regression', 'case-regression:50']) {
-      const result = run([
+      const result = await run([
         'report',
         '--store',
         'sqlite:nowhere/book.sqlite',
@@ -203,9 +217,9 @@ describe('a gate that needs a comparison, without one', () => {
       expect(result.stderr).not.toContain('no Evalbook');
       expect(result.stdout).toBe('');
       expect(existsSync(join(dir, 'nowhere'))).toBe(false);
-      expect(run(['report', ...STORE, '--format', 'html', '--out', 'x.html', '--fail-on', gate]).status).toBe(
-        2,
-      );
+      expect(
+        (await run(['report', ...STORE, '--format', 'html', '--out', 'x.html', '--fail-on', gate])).status,
+      ).toBe(2);
       expect(existsSync(join(dir, 'x.html'))).toBe(false);
     }
   });
@@ -236,8 +250,8 @@ describe('a repeated selector', () => {
       '"sqlite:book.sqlite", then "sqlite:other.sqlite"',
     ],
     [['ingest', 'runs', '--env', 'a.yaml', '--env', 'b.yaml'], "'--env <file>'", '"a.yaml", then "b.yaml"'],
-  ])('%j is a usage error naming the option and both values', (args, option, values) => {
-    const result = run(args);
+  ])('%j is a usage error naming the option and both values', async (args, option, values) => {
+    const result = await run(args);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`option ${option} given twice (${values})`);
     expect(result.stdout).toBe('');
@@ -245,16 +259,16 @@ describe('a repeated selector', () => {
     expect(existsSync(join(dir, 'b.json'))).toBe(false);
   });
 
-  it('--run says why it is not a union', () => {
-    expect(run(['grid', ...STORE, '--run', 'a', '--run', 'b']).stderr).toContain(
+  it('--run says why it is not a union', async () => {
+    expect((await run(['grid', ...STORE, '--run', 'a', '--run', 'b'])).stderr).toContain(
       'leave --run out to count every run, or compare two runs with --a-run and --b-run',
     );
   });
 });
 
 describe('--help of report and compare', () => {
-  it.each(['report', 'compare'])('%s teaches repeatable gates and case-regression', (command) => {
-    const help = run([command, '--help']).stdout;
+  it.each(['report', 'compare'])('%s teaches repeatable gates and case-regression', async (command) => {
+    const help = (await run([command, '--help'])).stdout;
     expect(help).toContain('--fail-on <gate>');
     expect(help).toContain('repeatable: every gate must hold, and each verdict is reported');
     expect(help).toContain('case-regression:PTS');

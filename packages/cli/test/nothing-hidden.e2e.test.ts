@@ -1,7 +1,9 @@
 // Nothing a user must see is hidden, end to end through the real `evals` binary: a missing
 // --artifact-root is a usage error; ingest and every report say how many attempts had their
 // artifacts verified, unverified, mismatched; a failed ingest leaves no empty store behind; grid and
-// compare --json print one JSON error object on stdout when they fail.
+// compare --json print one JSON error object on stdout when they fail. Each command runs the real
+// binary at least once (`spawned`); the other rows run its main() in-process
+// (support/evals-in-process.ts), which sees the same exit code, stdout and stderr.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { evalsInProcess } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -22,7 +25,8 @@ interface Run {
 }
 
 let dir: string;
-const evals = (args: string[], cwd = dir): Run => {
+/** The real `evals` binary. */
+const spawned = (args: string[], cwd = dir): Run => {
   const result = spawnSync(EVALS, args, {
     cwd,
     input: '',
@@ -31,6 +35,8 @@ const evals = (args: string[], cwd = dir): Run => {
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
+/** The binary's main() in this process. */
+const evals = (args: string[], cwd = dir): Promise<Run> => evalsInProcess(args, cwd);
 
 type Bundle = Record<string, unknown> & {
   transcript: { uri: string; sha256: string; byteSize: number };
@@ -81,8 +87,9 @@ describe('--artifact-root', () => {
   it.each([
     ['no-such-dir', /--artifact-root no-such-dir: no such directory/],
     ['verified/v0.json', /--artifact-root verified\/v0\.json: not a directory/],
-  ])('%s is a usage error (exit 2), and nothing is created', (root, says) => {
-    const run = evals(['ingest', 'verified', '--artifact-root', root, '--store', 'sqlite:root.sqlite']);
+  ])('%s is a usage error (exit 2), and nothing is created', async (root, says) => {
+    const args = ['ingest', 'verified', '--artifact-root', root, '--store', 'sqlite:root.sqlite'];
+    const run = root === 'no-such-dir' ? spawned(args) : await evals(args);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(says);
     expect(existsSync(join(dir, 'root.sqlite'))).toBe(false);
@@ -91,8 +98,8 @@ describe('--artifact-root', () => {
 
 describe('artifact verification counts', () => {
   const store = 'sqlite:counts.sqlite';
-  beforeAll(() => {
-    const run = evals([
+  beforeAll(async () => {
+    const run = await evals([
       'ingest',
       'verified',
       'unverified',
@@ -106,8 +113,8 @@ describe('artifact verification counts', () => {
     expect(run.status, run.stderr).toBe(1); // the mismatched bundle is refused
   });
 
-  it('ingest states them, in its summary and its --json', () => {
-    const run = evals([
+  it('ingest states them, in its summary and its --json', async () => {
+    const run = spawned([
       'ingest',
       'verified',
       'unverified',
@@ -118,7 +125,7 @@ describe('artifact verification counts', () => {
       store,
     ]);
     expect(run.stdout).toContain('artifacts of the valid attempts: 3 verified, 1 unverified, 1 mismatched');
-    const json = evals([
+    const json = await evals([
       'ingest',
       'verified',
       'unverified',
@@ -134,36 +141,40 @@ describe('artifact verification counts', () => {
       unverified: 1,
       mismatched: 1,
     });
-    const without = evals(['ingest', 'verified', '--store', store]);
+    const without = await evals(['ingest', 'verified', '--store', store]);
     expect(without.stdout).toContain(
       'artifacts of the valid attempts: 0 verified, 3 unverified, 0 mismatched (no --artifact-root: nothing could be verified)',
     );
   });
 
-  it('every report format states them (json, md, html, junit), and grid and compare', () => {
-    const report = (format: string): string => evals(['report', '--format', format, '--store', store]).stdout;
+  it('every report format states them (json, md, html, junit), and grid and compare', async () => {
+    const report = async (format: string): Promise<string> =>
+      (await evals(['report', '--format', format, '--store', store])).stdout;
     expect(
-      (JSON.parse(report('json')) as { summary: { artifactVerification: unknown } }).summary
-        .artifactVerification,
+      (
+        JSON.parse(spawned(['report', '--format', 'json', '--store', store]).stdout) as {
+          summary: { artifactVerification: unknown };
+        }
+      ).summary.artifactVerification,
     ).toEqual({
       verified: 3,
       unverified: 1,
       mismatched: 0,
     });
-    expect(report('md')).toContain('Artifacts of the attempts: 3 verified, 1 unverified, 0 mismatched');
-    expect(report('html')).toMatch(
+    expect(await report('md')).toContain('Artifacts of the attempts: 3 verified, 1 unverified, 0 mismatched');
+    expect(await report('html')).toMatch(
       /data-summary="artifacts" data-verified="3" data-unverified="1" data-mismatched="0"/,
     );
-    expect(report('junit')).toContain('<property name="artifacts.verified" value="3"/>');
-    expect(evals(['grid', '--store', store]).stdout).toContain(
+    expect(await report('junit')).toContain('<property name="artifacts.verified" value="3"/>');
+    expect((await evals(['grid', '--store', store])).stdout).toContain(
       'artifacts of the attempts: 3 verified, 1 unverified, 0 mismatched.',
     );
-    const grid = JSON.parse(evals(['grid', '--json', '--store', store]).stdout) as {
+    const grid = JSON.parse((await evals(['grid', '--json', '--store', store])).stdout) as {
       artifactVerification: unknown;
     };
     expect(grid.artifactVerification).toEqual({ verified: 3, unverified: 1, mismatched: 0 });
     const compare = ['compare', '--a', 'baseline', '--b', 'candidate', '--store', store];
-    expect(evals(compare).stdout).toContain(
+    expect(spawned(compare).stdout).toContain(
       'artifacts of the attempts: 3 verified, 1 unverified, 0 mismatched.',
     );
   });
@@ -172,38 +183,44 @@ describe('artifact verification counts', () => {
 describe('a failed ingest leaves no empty store behind', () => {
   it('only invalid bundles into a new default store: exit 1, no .evalbook/ at all', () => {
     const cwd = mkdtempSync(join(dir, 'fresh-'));
-    const run = evals(['ingest', join(dir, 'invalid')], cwd);
+    const run = spawned(['ingest', join(dir, 'invalid')], cwd);
     expect(run.status).toBe(1);
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  it('only unreadable inputs into a new store in a new folder: exit 2, neither the file nor the folder', () => {
-    const run = evals(['ingest', 'absent.json', '--store', 'sqlite:new-folder/deeper/book.sqlite']);
+  it('only unreadable inputs into a new store in a new folder: exit 2, neither the file nor the folder', async () => {
+    const run = await evals(['ingest', 'absent.json', '--store', 'sqlite:new-folder/deeper/book.sqlite']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('the folder new-folder/deeper does not exist');
     expect(existsSync(join(dir, 'new-folder'))).toBe(false);
   });
 
-  it('a mismatch refused into a new store leaves nothing; a store that existed is kept as it was', () => {
+  it('a mismatch refused into a new store leaves nothing; a store that existed is kept as it was', async () => {
     expect(
-      evals(['ingest', 'mismatched', '--artifact-root', 'artifacts', '--store', 'sqlite:m.sqlite']).status,
+      (await evals(['ingest', 'mismatched', '--artifact-root', 'artifacts', '--store', 'sqlite:m.sqlite']))
+        .status,
     ).toBe(1);
     expect(existsSync(join(dir, 'm.sqlite'))).toBe(false);
-    expect(evals(['ingest', 'unverified', '--store', 'sqlite:kept.sqlite']).status).toBe(0);
-    expect(evals(['ingest', 'invalid', '--store', 'sqlite:kept.sqlite']).status).toBe(1);
+    expect((await evals(['ingest', 'unverified', '--store', 'sqlite:kept.sqlite'])).status).toBe(0);
+    expect((await evals(['ingest', 'invalid', '--store', 'sqlite:kept.sqlite'])).status).toBe(1);
     expect(existsSync(join(dir, 'kept.sqlite'))).toBe(true);
-    expect(evals(['grid', '--json', '--store', 'sqlite:kept.sqlite']).status).toBe(0);
+    expect((await evals(['grid', '--json', '--store', 'sqlite:kept.sqlite'])).status).toBe(0);
   });
 
-  it('a store that gets attempts is written as before', () => {
+  it('a store that gets attempts is written as before', async () => {
     mkdirSync(join(dir, 'mixed')); // a store the user names is created only in a folder that exists
-    const run = evals(['ingest', 'unverified', 'invalid', '--store', 'sqlite:mixed/book.sqlite']);
+    const run = await evals(['ingest', 'unverified', 'invalid', '--store', 'sqlite:mixed/book.sqlite']);
     expect(run.status).toBe(1);
     expect(existsSync(join(dir, 'mixed', 'book.sqlite'))).toBe(true);
   });
 });
 
 describe('grid --json and compare --json on a failure', () => {
+  /** The first grid row and the first compare row run the real binary. */
+  const FIRST_ROWS = new Set([
+    'grid --json --store sqlite:absent.sqlite',
+    'compare --json --store sqlite:counts.sqlite --a baseline',
+  ]);
   it.each([
     [
       ['grid', '--json', '--store', 'sqlite:absent.sqlite'],
@@ -235,8 +252,8 @@ describe('grid --json and compare --json on a failure', () => {
       2,
       /unknown store URL/,
     ],
-  ] as const)('%j prints {schema, exitCode, error} on stdout', (args, schema, exitCode, says) => {
-    const run = evals([...args]);
+  ] as const)('%j prints {schema, exitCode, error} on stdout', async (args, schema, exitCode, says) => {
+    const run = FIRST_ROWS.has(args.join(' ')) ? spawned([...args]) : await evals([...args]);
     expect(run.status).toBe(exitCode);
     const failure = JSON.parse(run.stdout) as {
       schema: string;
@@ -250,7 +267,7 @@ describe('grid --json and compare --json on a failure', () => {
   });
 
   it('without --json the failure stays on stderr and stdout is empty', () => {
-    const run = evals(['grid', '--store', 'sqlite:absent.sqlite']);
+    const run = spawned(['grid', '--store', 'sqlite:absent.sqlite']);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
   });

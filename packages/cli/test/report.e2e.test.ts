@@ -2,7 +2,8 @@
 // loads as is and is never overwritten; the JSON report lists every ingested attempt with its
 // statuses and cost with provenance, matches the store, never creates a store that is not there, and
 // writes --out atomically; the CSV has the same attempts and exact costs; Markdown links a published
-// HTML report and refuses an --html-url it cannot link safely.
+// HTML report and refuses an --html-url it cannot link safely. Each command's first run here is the
+// real binary; the later ones run its main() in-process (support/evals-in-process.ts).
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -20,6 +21,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -56,10 +58,14 @@ interface Report {
 }
 
 let dir: string;
-const run = (args: string[]) => {
-  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+/** The first run of each command in this file is the real binary, the later ones main() in-process. */
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'evals-report-e2e-'));
@@ -78,18 +84,26 @@ afterAll(() => {
 });
 
 describe('evals init', () => {
-  it('writes a starter that loads as is, and never overwrites', () => {
-    const first = run(['init', 'book.yaml']);
+  it('writes a starter that loads as is, and never overwrites', async () => {
+    const first = await run(['init', 'book.yaml']);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain('wrote book.yaml');
     const written = readFileSync(join(dir, 'book.yaml'), 'utf8');
     expect(written).toContain('# Evalbook environment');
-    const again = run(['init', 'book.yaml']);
+    const again = await run(['init', 'book.yaml']);
     expect(again.status).toBe(2);
     expect(again.stderr).toContain('already exists');
     expect(readFileSync(join(dir, 'book.yaml'), 'utf8')).toBe(written);
     // loads as is: ingest takes it as --env (and refuses our synthetic attempts: not of its suite)
-    const ingest = run(['ingest', 'runs', '--env', 'book.yaml', '--store', 'sqlite:init.sqlite', '--json']);
+    const ingest = await run([
+      'ingest',
+      'runs',
+      '--env',
+      'book.yaml',
+      '--store',
+      'sqlite:init.sqlite',
+      '--json',
+    ]);
     expect(ingest.status).toBe(1);
     expect((JSON.parse(ingest.stdout) as { foreign: unknown[] }).foreign).toHaveLength(4);
     expect(existsSync(join(dir, 'init.sqlite'))).toBe(false);
@@ -97,17 +111,17 @@ describe('evals init', () => {
 });
 
 describe('evals report --format json', () => {
-  it('refuses a store that is not there and creates nothing', () => {
-    const result = run(['report', '--store', 'sqlite:missing/book.sqlite']);
+  it('refuses a store that is not there and creates nothing', async () => {
+    const result = await run(['report', '--store', 'sqlite:missing/book.sqlite']);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('no Evalbook at missing/book.sqlite');
     expect(result.stdout).toBe('');
     expect(existsSync(join(dir, 'missing'))).toBe(false);
   });
 
-  it('lists every attempt with statuses and cost with provenance, to stdout and atomically to --out', () => {
-    expect(run(['ingest', 'runs', '--store', 'sqlite:book.sqlite']).status).toBe(0);
-    const stdout = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'json']);
+  it('lists every attempt with statuses and cost with provenance, to stdout and atomically to --out', async () => {
+    expect((await run(['ingest', 'runs', '--store', 'sqlite:book.sqlite'])).status).toBe(0);
+    const stdout = await run(['report', '--store', 'sqlite:book.sqlite', '--format', 'json']);
     expect(stdout.status).toBe(0);
     const report = JSON.parse(stdout.stdout) as Report;
     expect(report.schema).toBe('paperclip-evals/report/v1');
@@ -141,7 +155,7 @@ describe('evals report --format json', () => {
       'incomplete',
     ]);
 
-    const toFile = run(['report', '--store', 'sqlite:book.sqlite', '--out', 'report.json']);
+    const toFile = await run(['report', '--store', 'sqlite:book.sqlite', '--out', 'report.json']);
     expect(toFile.status).toBe(0);
     expect(toFile.stdout).toBe('');
     expect(toFile.stderr).toContain('wrote report.json: 4 attempts');
@@ -149,7 +163,7 @@ describe('evals report --format json', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('checks budgets from the environment: unpriced attempts leave a budget unproven, never within', () => {
+  it('checks budgets from the environment: unpriced attempts leave a budget unproven, never within', async () => {
     // The starter's budgets and pricing, with the suite these attempts are of (an environment that
     // does not list their case and configs would leave every one out as foreign).
     const suite = (configId: string) =>
@@ -167,7 +181,7 @@ describe('evals report --format json', () => {
         'perConfigUsd: 0.001',
       );
     writeFileSync(join(dir, 'tight.yaml'), env);
-    const result = run(['report', '--store', 'sqlite:book.sqlite', '--env', 'tight.yaml']);
+    const result = await run(['report', '--store', 'sqlite:book.sqlite', '--env', 'tight.yaml']);
     expect(result.status).toBe(0);
     const budgets = (JSON.parse(result.stdout) as Report).budgets;
     expect(budgets.map((budget) => [budget.scope, budget.configId, budget.status])).toEqual([
@@ -179,9 +193,17 @@ describe('evals report --format json', () => {
 });
 
 describe('evals report --format csv and --html-url', () => {
-  it('writes one CSV row per attempt, its cost exactly as the JSON report has it, unpriced empty', () => {
-    const json = JSON.parse(run(['report', '--store', 'sqlite:book.sqlite']).stdout) as Report;
-    const csv = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'csv', '--out', 'attempts.csv']);
+  it('writes one CSV row per attempt, its cost exactly as the JSON report has it, unpriced empty', async () => {
+    const json = JSON.parse((await run(['report', '--store', 'sqlite:book.sqlite'])).stdout) as Report;
+    const csv = await run([
+      'report',
+      '--store',
+      'sqlite:book.sqlite',
+      '--format',
+      'csv',
+      '--out',
+      'attempts.csv',
+    ]);
     expect(csv.status).toBe(0);
     const [header = [], ...rows] = parse(readFileSync(join(dir, 'attempts.csv'), 'utf8'));
     expect(rows).toHaveLength(json.attemptCount);
@@ -200,8 +222,8 @@ describe('evals report --format csv and --html-url', () => {
     expect(column('cost_usd')).toContain('');
   });
 
-  it('links the published HTML report from the Markdown, under its verdict line', () => {
-    const md = run([
+  it('links the published HTML report from the Markdown, under its verdict line', async () => {
+    const md = await run([
       'report',
       '--store',
       'sqlite:book.sqlite',
@@ -220,8 +242,8 @@ describe('evals report --format csv and --html-url', () => {
     [['--format', 'md', '--html-url', 'javascript:alert(1)'], /--html-url: has the scheme javascript:/],
     [['--format', 'json', '--html-url', 'https://ci.example/r.html'], /it needs --format md/],
     [['--format', 'md', '--html-url', 'https://bob:hunter2@ci.example/r.html'], /carries a user or password/],
-  ])('refuses %j before reading the store (exit 2), echoing no password', (args, message) => {
-    const result = run(['report', '--store', 'sqlite:missing.sqlite', ...args]);
+  ])('refuses %j before reading the store (exit 2), echoing no password', async (args, message) => {
+    const result = await run(['report', '--store', 'sqlite:missing.sqlite', ...args]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr + result.stdout).not.toContain('hunter2');
@@ -230,8 +252,8 @@ describe('evals report --format csv and --html-url', () => {
 });
 
 describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and compare', () => {
-  it('renders Markdown for a PR comment and JUnit with failures and errors distinct', () => {
-    const md = run([
+  it('renders Markdown for a PR comment and JUnit with failures and errors distinct', async () => {
+    const md = await run([
       'report',
       '--store',
       'sqlite:book.sqlite',
@@ -246,7 +268,7 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     expect(md.stdout).toContain('### config_b vs config_a (by config)');
     expect(md.stdout).toContain('| config_a | 50.0%');
     expect(md.stdout).toContain('3 of 4 attempts priced');
-    const junit = run(['report', '--store', 'sqlite:book.sqlite', '--format', 'junit']);
+    const junit = await run(['report', '--store', 'sqlite:book.sqlite', '--format', 'junit']);
     expect(junit.status).toBe(0);
     expect(junit.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
     expect(junit.stdout).toMatch(
@@ -256,8 +278,8 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     expect(junit.stdout).toContain('type="incomplete"');
   });
 
-  it('gates CI: below:RATE exits 1 with reasons on stderr; a held gate exits 0; regression needs --a/--b', () => {
-    const below = run([
+  it('gates CI: below:RATE exits 1 with reasons on stderr; a held gate exits 0; regression needs --a/--b', async () => {
+    const below = await run([
       'report',
       '--store',
       'sqlite:book.sqlite',
@@ -268,28 +290,28 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
     ]);
     expect(below.status).toBe(1);
     expect(below.stderr).toContain('config_a: solve rate 0.500 < 0.8');
-    expect(run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:0.4']).status).toBe(0);
+    expect((await run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:0.4'])).status).toBe(0);
     // regression judges a comparison: without --a/--b it is a usage error, not a failed gate
-    const noComparison = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'regression']);
+    const noComparison = await run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'regression']);
     expect(noComparison.status).toBe(2);
     expect(noComparison.stderr).toContain('--fail-on regression judges a comparison, and none is named');
-    const bad = run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:80']);
+    const bad = await run(['report', '--store', 'sqlite:book.sqlite', '--fail-on', 'below:80']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('expected regression, case-regression:PTS');
   });
 
-  it('prints the grid and a comparison, and their JSON', () => {
-    const grid = run(['grid', '--store', 'sqlite:book.sqlite']);
+  it('prints the grid and a comparison, and their JSON', async () => {
+    const grid = await run(['grid', '--store', 'sqlite:book.sqlite']);
     expect(grid.status).toBe(0);
     expect(grid.stdout).toMatch(/case_synthetic\s+1\/2 \[\d+%–\d+%\]\s+1\/2/);
-    const gridJson = JSON.parse(run(['grid', '--store', 'sqlite:book.sqlite', '--json']).stdout) as {
+    const gridJson = JSON.parse((await run(['grid', '--store', 'sqlite:book.sqlite', '--json'])).stdout) as {
       grid: { configId: string; solved: number }[];
     };
     expect(gridJson.grid.map((cell) => [cell.configId, cell.solved])).toEqual([
       ['config_a', 1],
       ['config_b', 1],
     ]);
-    const compare = run([
+    const compare = await run([
       'compare',
       '--store',
       'sqlite:book.sqlite',
@@ -309,7 +331,7 @@ describe('evals report: Markdown, JUnit and the --fail-on gate; evals grid and c
       deltaSolveRate: 0,
       deltaSolveRateCi95: null, // one shared case: resampling it says nothing
     });
-    const usage = run(['compare', '--store', 'sqlite:book.sqlite', '--a', 'config_a']);
+    const usage = await run(['compare', '--store', 'sqlite:book.sqlite', '--a', 'config_a']);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('--a and --b go together');
   });

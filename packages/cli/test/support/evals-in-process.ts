@@ -2,8 +2,9 @@
 // runProgram) in this test's process, in `cwd`, with everything it prints collected through
 // print.ts's sink, shaped like spawnSync's result. For the rows of a table that only need the
 // command's answer; what only a process shows (a crash, a signal, what reaches a pipe or a terminal)
-// stays with the spawned binary. A command that calls process.exit, or leaves a signal listener
-// behind, fails the test.
+// stays with the spawned binary. A document written to stdout (writeOutputFile streams it to
+// process.stdout itself, not through the sink) is collected too. A command that calls process.exit, or leaves a signal listener
+// behind, fails the test. `env` sets (a string) or unsets (undefined) variables for the run only.
 import { vi } from 'vitest';
 
 import { setOutputSink } from '../../src/print.ts';
@@ -19,23 +20,39 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 let running = false;
 
-export async function evalsInProcess(args: readonly string[], cwd: string): Promise<EvalsRun> {
-  if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd and the output sink)');
+export async function evalsInProcess(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<EvalsRun> {
+  if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd, env and the output sink)');
   running = true;
-  const printed = { stdout: '', stderr: '' };
+  const printed: Record<'stdout' | 'stderr', Buffer[]> = { stdout: [], stderr: [] };
   const savedCwd = process.cwd();
   const signalListeners = SIGNALS.map((signal) => process.listeners(signal).length);
   const previousSink = setOutputSink({
     write: (stream, text, done) => {
-      printed[stream] += text;
+      printed[stream].push(Buffer.from(text));
       done?.();
     },
     isTerminal: () => false,
   });
+  const direct = (['stdout', 'stderr'] as const).map((stream) =>
+    vi
+      .spyOn(process[stream], 'write')
+      .mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        printed[stream].push(Buffer.from(chunk));
+        const done = rest.find((value) => typeof value === 'function') as (() => void) | undefined;
+        if (done !== undefined) queueMicrotask(done);
+        return true;
+      }),
+  );
   const exit = vi.spyOn(process, 'exit').mockImplementation((code) => {
     throw new Error(`evals called process.exit(${String(code)}) in-process; run it as a process`);
   });
   process.chdir(cwd);
+  const savedEnv = Object.keys(env).map((name) => [name, process.env[name]] as const);
+  for (const [name, value] of Object.entries(env)) setVariable(name, value);
   try {
     const status = await runProgram(['node', 'evals', ...args], createProgram());
     const leftListening = SIGNALS.filter(
@@ -43,11 +60,37 @@ export async function evalsInProcess(args: readonly string[], cwd: string): Prom
     );
     if (leftListening.length > 0)
       throw new Error(`evals ${args.join(' ')} left listeners for ${leftListening.join(', ')}`);
-    return { status, ...printed };
+    const text = (stream: 'stdout' | 'stderr'): string => Buffer.concat(printed[stream]).toString('utf8');
+    return { status, stdout: text('stdout'), stderr: text('stderr') };
   } finally {
     process.chdir(savedCwd);
+    for (const [name, value] of savedEnv) setVariable(name, value);
     exit.mockRestore();
+    for (const spy of direct) spy.mockRestore();
     setOutputSink(previousSink);
     running = false;
   }
+}
+
+function setVariable(name: string, value: string | undefined): void {
+  if (value === undefined) Reflect.deleteProperty(process.env, name);
+  else process.env[name] = value;
+}
+
+/**
+ * `evals ARGS` for a file whose tests ask many commands many questions: the first run of each
+ * command (its first argument) in the file is `spawned` (the real binary), every later one the
+ * program in-process, in `cwd()`. So each command is still seen once as a process.
+ */
+export function firstRunSpawned(
+  spawned: (args: readonly string[]) => EvalsRun,
+  cwd: () => string,
+): (args: readonly string[]) => Promise<EvalsRun> {
+  const seen = new Set<string>();
+  return (args) => {
+    const command = args[0] ?? '';
+    if (seen.has(command)) return evalsInProcess(args, cwd());
+    seen.add(command);
+    return Promise.resolve(spawned(args));
+  };
 }
