@@ -36,6 +36,7 @@ const mtimeMs = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 const inputs = [
   fileURLToPath(import.meta.url),
   fileURLToPath(new URL('../dist/schema-registry.js', import.meta.url)),
+  fileURLToPath(new URL('../dist/schema-lengths.js', import.meta.url)),
   createRequire(import.meta.url).resolve('ajv/package.json'),
 ];
 

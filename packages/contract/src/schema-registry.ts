@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { sha256DigestOfParts } from './digest.js';
 import { pointer } from './errors.js';
+import { useLengthShortcut } from './schema-lengths.js';
 
 import type * as AjvModule from 'ajv/dist/2020.js';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -159,16 +160,23 @@ function isPrecompiledIndex(value: unknown): value is PrecompiledIndex {
  * `date-time` is ajv-formats' RFC 3339 rule, for our own schemas that mean RFC 3339 (checks traces,
  * qualification records). Upstream compiles `date-time` as a stricter pattern, so the schemas that
  * mirror upstream's (the PRP `instant`) state that pattern instead of the format: their verdicts
- * are upstream's whatever Ajv reads them (see docs/native-execution.md). `standalone` keeps each
- * validator's source, for the build's precompiled modules.
+ * are upstream's whatever Ajv reads them (see docs/native-execution.md). `maxLength` and
+ * `minLength` count code points only when the string's UTF-16 length cannot decide
+ * (schema-lengths.ts: Ajv's verdicts and errors, for less work); `asWritten` keeps Ajv's own
+ * keywords (the differential test's reference). `standalone` keeps each validator's source, for
+ * the build's precompiled modules.
  */
-export function createSchemaAjv(dir: string = SCHEMAS_DIR, options: { standalone?: boolean } = {}): Ajv2020 {
+export function createSchemaAjv(
+  dir: string = SCHEMAS_DIR,
+  options: { standalone?: boolean; asWritten?: boolean } = {},
+): Ajv2020 {
   const { Ajv2020 } = loadAjv();
   const ajv = new Ajv2020({
     strict: true,
     allErrors: true,
     ...(options.standalone === true ? { code: { source: true } } : {}),
   });
+  if (options.asWritten !== true) useLengthShortcut(ajv);
   loadAddFormats()(ajv);
   for (const file of listSchemaFiles(dir)) {
     ajv.addSchema(JSON.parse(readFileSync(file, 'utf8')) as object);
