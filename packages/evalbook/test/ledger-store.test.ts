@@ -459,6 +459,50 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(ids).toEqual(attemptIds(25));
     });
 
+    it('takes a bundle the store holds from the same bytes as a duplicate by the digest it holds, without canonicalising it again', async () => {
+      const at = join(dir, 'held');
+      await mkdir(at, { recursive: true });
+      const path = await writeBundle(at, 'attempt_held.json', { attemptId: 'attempt_held' });
+      const bytes = await readFile(path);
+      // A row for that attempt read from those very bytes, under a digest the bytes do not
+      // canonicalise to: were the canonical form made again, ingest would report a conflict.
+      const held = convertBundle(parseNativeExecution(bytes), { fileSha256: sha256Digest(bytes) });
+      const store = await openStore(storeUrl);
+      await store.insertBatch([{ ...held, bundleDigest: `sha256:${'f'.repeat(64)}` }]);
+      await store.close();
+      const again = await ingest({ inputs: [path], storeUrl });
+      expect(again).toMatchObject({ inserted: 0, duplicates: 1, conflicts: [], invalid: [] });
+      // Other bytes of the same attempt are judged by their canonical digest, as always: the same
+      // content pretty-printed is a conflict with that held digest, not a duplicate by assumption.
+      const pretty = join(at, 'pretty.json');
+      await writeFile(pretty, JSON.stringify(JSON.parse(bytes.toString('utf8')), null, 2));
+      const other = await ingest({ inputs: [pretty], storeUrl });
+      expect(other).toMatchObject({ inserted: 0, duplicates: 0, invalid: [] });
+      expect(other.conflicts).toEqual([
+        expect.objectContaining({
+          bundleDigest: held.bundleDigest,
+          existingDigest: `sha256:${'f'.repeat(64)}`,
+        }),
+      ]);
+    });
+
+    it('re-ingests a changed file as a conflict and a reformatted one as a duplicate', async () => {
+      const input = await bundles(3);
+      await ingest({ inputs: [input], storeUrl });
+      const path = join(input, 'attempt_00001.json');
+      const original = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+      await writeFile(path, JSON.stringify(original, null, 2)); // other bytes, the same canonical form
+      expect(await ingest({ inputs: [input], storeUrl })).toMatchObject({
+        inserted: 0,
+        duplicates: 3,
+        conflicts: [],
+      });
+      await writeFile(path, JSON.stringify({ ...original, x_note: 'changed' }));
+      const changed = await ingest({ inputs: [input], storeUrl });
+      expect(changed).toMatchObject({ inserted: 0, duplicates: 2 });
+      expect(changed.conflicts.map((conflict) => conflict.key.attemptId)).toEqual(['attempt_00001']);
+    });
+
     it('stores an eval-session artifact with its bundle: the artifact kept whole, its infrastructure failure with retryability', async () => {
       const at = join(dir, 'eval-session');
       await mkdir(join(at, 'attempt_es'), { recursive: true });
@@ -1265,6 +1309,39 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
   });
 
   describe('the store', () => {
+    it('finds the digest it holds for an attempt read from a file of the same sha256 (heldDigests), and nothing else', async () => {
+      const store = await openStore(storeUrl);
+      const fileSha256 = (attemptId: string): string => sha256Digest(attemptId);
+      const odd = { ...key('attempt_odd'), runId: 'run_\u0000\uE000' }; // the PostgreSQL text codec's characters
+      const stored = [
+        convertBundle(parseNativeExecution(JSON.stringify(syntheticAttempt({ attemptId: 'attempt_a' }))), {
+          fileSha256: fileSha256('attempt_a'),
+        }),
+        {
+          ...convertBundle(
+            parseNativeExecution(JSON.stringify(syntheticAttempt({ attemptId: 'attempt_odd' }))),
+            {
+              fileSha256: fileSha256('odd'),
+            },
+          ),
+          key: odd,
+        },
+        record('attempt_no_file'), // no file digest (not read from a file)
+      ];
+      await store.insertBatch(stored);
+      expect(await store.heldDigests([])).toEqual([]);
+      expect(
+        await store.heldDigests([
+          { key: key('attempt_missing'), fileSha256: fileSha256('attempt_a') },
+          { key: key('attempt_a'), fileSha256: fileSha256('attempt_b') },
+          { key: odd, fileSha256: fileSha256('odd') },
+          { key: key('attempt_a'), fileSha256: fileSha256('attempt_a') },
+          { key: key('attempt_no_file'), fileSha256: '' },
+        ]),
+      ).toEqual([null, null, stored[1]?.bundleDigest, stored[0]?.bundleDigest, null]);
+      await store.close();
+    });
+
     it('writes a batch atomically: a failure mid-batch leaves nothing', async () => {
       const store = await openStore(storeUrl);
       const broken = record('attempt_broken');

@@ -322,13 +322,31 @@ export function environmentMismatch(
   return mismatch;
 }
 
+/** A record but for the bundle's canonical form and its digest (convertBundleFields). */
+export type RecordFields = Omit<LedgerRecord, 'bundleDigest' | 'rawCanonical'>;
+
 /**
  * Converts one parsed bundle. Throws EvalbookError paperclip_evalbook_cost_inconsistent when its
  * cost figures disagree and paperclip_evalbook_cost_out_of_range when one passes the safe bound.
  */
 export function convertBundle(bundle: NativeExecution, options: ConvertOptions = {}): LedgerRecord {
-  const { runId, caseId, configId, attemptId } = bundle.identity;
+  return withCanonicalForm(convertBundleFields(bundle, options), bundle);
+}
+
+/** The record with the bundle's RFC 8785 form and its digest (what identifies its content). */
+export function withCanonicalForm(fields: RecordFields, bundle: NativeExecution): LedgerRecord {
   const rawCanonical = canonicalize(bundle);
+  const { key, ...rest } = fields;
+  // = canonicalDigest(bundle), without canonicalising twice; members in the stored record's order.
+  return { key, bundleDigest: sha256Digest(rawCanonical), ...rest, rawCanonical };
+}
+
+/**
+ * convertBundle without the canonical form: what ingest needs of a bundle the store already holds
+ * from the same bytes (its cost refusals and suite check), and the rest of every record.
+ */
+export function convertBundleFields(bundle: NativeExecution, options: ConvertOptions = {}): RecordFields {
+  const { runId, caseId, configId, attemptId } = bundle.identity;
   const environment = options.environment;
   const envCase = caseOf(environment, caseId);
   const envConfig = configOf(environment, configId);
@@ -364,7 +382,6 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
   const infrastructure = session?.infrastructureFailure ?? session?.accountingFailure;
   return {
     key: { runId, caseId, configId, attemptId },
-    bundleDigest: sha256Digest(rawCanonical), // = canonicalDigest(bundle), without canonicalising twice
     fileSha256: options.fileSha256 ?? null,
     provenance: bundle.provenance,
     runner: {
@@ -432,7 +449,6 @@ export function convertBundle(bundle: NativeExecution, options: ConvertOptions =
     cost: attemptCost(bundle.usage, envConfig?.model, environment?.pricing),
     environmentMismatch: mismatch,
     scores: [...engineRows, ...runnerRows],
-    rawCanonical,
   };
 }
 

@@ -31,15 +31,17 @@ import {
   attemptArtifactVerification,
   artifactSuiteFields,
   convertArtifact,
-  convertBundle,
+  convertBundleFields,
   emptyArtifactCounts,
   environmentMismatch,
+  withCanonicalForm,
 } from './convert.js';
 import type {
   ArtifactCounts,
   AttemptKey,
   EnvironmentMismatch,
   LedgerRecord,
+  RecordFields,
   ReferenceVerification,
 } from './convert.js';
 import { CoverageTally } from './cost.js';
@@ -465,7 +467,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const foreign: IngestForeign[] = [];
   const coverage = new CoverageTally();
   const artifacts = emptyArtifactCounts();
-  let pending: { input: string; record: LedgerRecord }[] = [];
+  let pending: PendingRecord[] = [];
   let total = 0;
   let lastProgress = performance.now();
   // Counted up front (a directory walk, no reads) only when someone watches: the ETA needs it.
@@ -492,18 +494,18 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       if (outcome.status === 'store_refused')
         storeRefused.push({
           input: entry.input,
-          key: entry.record.key,
-          bundleDigest: entry.record.bundleDigest,
+          key: entry.fields.key,
+          bundleDigest: entry.record?.bundleDigest ?? '',
           error: { code: outcome.error.code, message: outcome.error.message, issues: outcome.error.issues },
         });
       else if (outcome.status === 'inserted') {
         inserted++;
-        coverage.add(entry.record.cost);
-        if (entry.record.environmentMismatch.length > 0 && environment !== undefined)
+        coverage.add(entry.fields.cost);
+        if (entry.fields.environmentMismatch.length > 0 && environment !== undefined)
           foreign.push({
             input: entry.input,
             key: outcome.key,
-            issues: entry.record.environmentMismatch.map((item) => foreignIssue(item, environment)),
+            issues: entry.fields.environmentMismatch.map((item) => foreignIssue(item, environment)),
           });
       } else if (outcome.status === 'duplicate') duplicates++;
       else
@@ -524,13 +526,32 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    await inflight;
     const writer = await writableStore();
-    inflight = writeBatch(
-      writer,
-      batch.map((entry) => entry.record),
-    ).then((outcomes) => {
-      recordOutcomes(batch, outcomes);
+    // A bundle the store already holds from a file of the same sha256 is a duplicate whatever else:
+    // the same bytes parse to the same bundle, whose canonical digest is the one held (rows are
+    // append-only), so its canonical form and digest — a fifth of ingest's work — are not made. One
+    // lookup per batch, before the one in flight is done (what it writes is found by the store, as
+    // any duplicate is); none in a store this run created (it holds only this run's batches).
+    const asked = creations === null ? batch.filter((entry) => entry.bundle !== undefined) : [];
+    const digests = await writer.heldDigests(
+      asked.map(({ fields }) => ({ key: fields.key, fileSha256: fields.fileSha256 ?? '' })),
+    );
+    const held = new Map(asked.map((entry, index) => [entry, digests[index] ?? null]));
+    const records: LedgerRecord[] = [];
+    const known = batch.map((entry): BatchOutcome | undefined => {
+      const digest = held.get(entry) ?? null;
+      if (digest !== null) return { status: 'duplicate', key: entry.fields.key, bundleDigest: digest };
+      entry.record ??= withCanonicalForm(entry.fields, entry.bundle as NativeExecution);
+      records.push(entry.record);
+      return undefined;
+    });
+    await inflight;
+    inflight = (records.length === 0 ? Promise.resolve([]) : writeBatch(writer, records)).then((outcomes) => {
+      let written = 0;
+      recordOutcomes(
+        batch,
+        known.map((outcome) => outcome ?? (outcomes[written++] as BatchOutcome)),
+      );
     });
     // Awaited at the next flush or at the end; until then a failure must not count as unhandled.
     inflight.catch(() => undefined);
@@ -566,11 +587,15 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       const { parsed } = read;
-      let record: LedgerRecord;
+      let entry: PendingRecord;
       if (parsed.bundle === null) {
         // An eval-session artifact alone (no bundle beside it): no files to verify, no trace to check.
         try {
-          record = convertArtifact(parsed.evalSession, environment === undefined ? {} : { environment });
+          const record = convertArtifact(
+            parsed.evalSession,
+            environment === undefined ? {} : { environment },
+          );
+          entry = { input: target.display, fields: record, record };
         } catch (error) {
           if (
             !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
@@ -599,13 +624,14 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           store,
         );
         try {
-          record = convertBundle(parsed.bundle, {
+          const fields = convertBundleFields(parsed.bundle, {
             fileSha256: parsed.fileSha256,
             verification,
             checkResults,
             ...(environment === undefined ? {} : { environment }),
             ...(parsed.evalSession === undefined ? {} : { evalSession: parsed.evalSession }),
           });
+          entry = { input: target.display, fields, bundle: parsed.bundle };
         } catch (error) {
           if (
             !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
@@ -617,15 +643,16 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         }
       }
       // Found by the first pass, unless the file changed since: never written without keepForeign.
-      if (record.environmentMismatch.length > 0 && !keepForeign && environment !== undefined) {
+      const { fields } = entry;
+      if (fields.environmentMismatch.length > 0 && !keepForeign && environment !== undefined) {
         foreign.push({
           input: target.display,
-          key: record.key,
-          issues: record.environmentMismatch.map((item) => foreignIssue(item, environment)),
+          key: fields.key,
+          issues: fields.environmentMismatch.map((item) => foreignIssue(item, environment)),
         });
         continue;
       }
-      pending.push({ input: target.display, record });
+      pending.push(entry);
       if (pending.length >= batchSize) await flush();
     }
     await flush();
@@ -648,6 +675,18 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     coverage: coverage.summary(),
     checkModelUsage: options.models === undefined ? null : { ...options.models.gateway.sessionUsage },
   };
+}
+
+/**
+ * A converted attempt waiting for its batch: a bundle's record is completed with its canonical form
+ * at the flush, unless the store already holds it from the same bytes (then it is a duplicate).
+ */
+interface PendingRecord {
+  readonly input: string;
+  readonly fields: RecordFields;
+  /** The parsed bundle, for its canonical form; absent for an eval-session artifact alone. */
+  readonly bundle?: NativeExecution;
+  record?: LedgerRecord;
 }
 
 /** A record's outcome, or the store's refusal of it (written alone, it still failed). */

@@ -111,6 +111,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     kind: store.kind,
     insertBatch: (records) => call(() => store.insertBatch(records)),
     getAttempt: (key) => call(() => store.getAttempt(key)),
+    heldDigests: (attempts) => call(() => store.heldDigests(attempts)),
     getBundle: (digest) => call(() => store.getBundle(digest)),
     getBundles: (digests) => call(() => store.getBundles(digests)),
     countAttempts: () => call(() => store.countAttempts()),

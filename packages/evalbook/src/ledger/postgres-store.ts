@@ -53,6 +53,7 @@ import type {
   CopyInOutcome,
   RetractionCopyOutcome,
   DriftRunRecord,
+  HeldDigestQuery,
   InsertOutcome,
   LedgerStore,
   Migration,
@@ -515,6 +516,40 @@ export class PostgresStore implements LedgerStore {
     const { rows } = await sql<AttemptRow>(this.pool, SELECT_ATTEMPT, keyParams(key));
     const row = rows[0];
     return row === undefined ? null : this.stored(row);
+  }
+
+  /** One query for all of them, by the key's unique index; the file digest is compared here. */
+  async heldDigests(attempts: readonly HeldDigestQuery[]): Promise<(string | null)[]> {
+    if (attempts.length === 0) return [];
+    const { rows } = await sql<{
+      run_id: string;
+      case_id: string;
+      config_id: string;
+      attempt_id: string;
+      bundle_digest: string;
+      file_sha256: string | null;
+    }>(
+      this.pool,
+      `SELECT run_id, case_id, config_id, attempt_id, bundle_digest, file_sha256 FROM attempts
+       WHERE evalbook_key(run_id, case_id, config_id, attempt_id) IN
+         (SELECT evalbook_key(r, c, f, a) FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(r, c, f, a))`,
+      columns(attempts, 4, ({ key }) => keyParams(key)),
+    );
+    const held = new Map(
+      rows.map((row) => [
+        orderOf({
+          runId: row.run_id,
+          caseId: row.case_id,
+          configId: row.config_id,
+          attemptId: row.attempt_id,
+        }),
+        row,
+      ]),
+    );
+    return attempts.map(({ key, fileSha256 }) => {
+      const row = held.get(orderOf(key));
+      return row !== undefined && row.file_sha256 === fileSha256 ? row.bundle_digest : null;
+    });
   }
 
   async getBundle(digest: string): Promise<string | null> {

@@ -48,6 +48,7 @@ import type {
   CopyInBatch,
   CopyInOutcome,
   DriftRunRecord,
+  HeldDigestQuery,
   InsertOutcome,
   LedgerStore,
   Migration,
@@ -261,6 +262,7 @@ export class SqliteStore implements LedgerStore {
   private readonly selectScores;
   private readonly batch;
   private readonly selectAttemptRef;
+  private readonly selectHeldDigest;
   private readonly selectVerdict;
   private readonly insertVerdict;
   private readonly verdictBatch;
@@ -294,6 +296,9 @@ export class SqliteStore implements LedgerStore {
       { id: number; bundle_digest: string }
     >(
       'SELECT id, bundle_digest FROM attempts WHERE run_id = ? AND case_id = ? AND config_id = ? AND attempt_id = ?',
+    );
+    this.selectHeldDigest = db.prepare<[string, string, string, string, string], { bundle_digest: string }>(
+      'SELECT bundle_digest FROM attempts WHERE run_id = ? AND case_id = ? AND config_id = ? AND attempt_id = ? AND file_sha256 = ?',
     );
     this.selectVerdict = db.prepare<[number, string, string], PolicyVerdictDbRow>(
       `SELECT ${POLICY_VERDICT_COLUMNS} FROM policy_verdicts v JOIN attempts a ON a.id = v.attempt
@@ -402,6 +407,21 @@ export class SqliteStore implements LedgerStore {
     );
     for (const score of scores) this.insertScore.run(info.lastInsertRowid, ...scoreValues(score));
     return { status: 'inserted', key, bundleDigest };
+  }
+
+  /** On this connection: WAL lets it read while the writer thread writes (it sees committed batches). */
+  heldDigests(attempts: readonly HeldDigestQuery[]): Promise<(string | null)[]> {
+    try {
+      return Promise.resolve(
+        attempts.map(
+          ({ key, fileSha256 }) =>
+            this.selectHeldDigest.get(key.runId, key.caseId, key.configId, key.attemptId, fileSha256)
+              ?.bundle_digest ?? null,
+        ),
+      );
+    } catch (error) {
+      return Promise.reject(sqliteFailure(error, this.path, 'read'));
+    }
   }
 
   insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {

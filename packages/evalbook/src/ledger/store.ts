@@ -23,6 +23,12 @@ export type InsertOutcome =
       readonly existingDigest: string;
     };
 
+/** An attempt heldDigests asks about. */
+export interface HeldDigestQuery {
+  readonly key: AttemptKey;
+  readonly fileSha256: string;
+}
+
 /** A stored attempt as read back (the record as converted, without the raw bundle text). */
 export interface StoredAttempt {
   readonly key: AttemptKey;
@@ -57,6 +63,13 @@ export interface LedgerStore {
   /** Writes a batch in ONE transaction: all records' outcomes, or (on an error) nothing at all. */
   insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]>;
   getAttempt(key: AttemptKey): Promise<StoredAttempt | null>;
+  /**
+   * For each attempt (its key, and the sha256 of the file it is being read from): the bundle digest
+   * the store holds under that key when the held attempt was read from a file with that very sha256,
+   * else null. One indexed lookup per attempt (one query per call on PostgreSQL). Ingest skips the
+   * canonical form of what this finds: the same bytes have the same canonical digest.
+   */
+  heldDigests(attempts: readonly HeldDigestQuery[]): Promise<(string | null)[]>;
   /** The raw bundle's canonical JSON text by its digest, or null. */
   getBundle(digest: string): Promise<string | null>;
   /**
