@@ -63,6 +63,14 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
   const targets = await expandInputs(options.inputs);
   const reports: ValidateFileReport[] = [];
   const progress = targets.length > 20 && isTerminal('stdout') && isTerminal('stderr');
+  // Lines for a pipe or a file are written a few hundred files at a time (one write each, not one
+  // per file: ~4% of validating many small bundles); a terminal gets each file's lines at once.
+  const perWrite = isTerminal('stdout') ? 1 : LINES_PER_WRITE;
+  let lines: Line[] = [];
+  const flushLines = (): void => {
+    if (lines.length > 0) printLines('stdout', lines);
+    lines = [];
+  };
   for await (const read of readBundles(targets, { maxBytes: options.maxBytes })) {
     // The Evalbook (its stores, renderers, the checks engine: ~0.1 s of CPU to load) is loaded only
     // for an eval-session artifact read alone, whose stored key it says.
@@ -71,8 +79,12 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
     const report = fileReport(read);
     reports.push(report);
     if (progress) drawProgress(`\rvalidating ${reports.length}/${targets.length}`);
-    if (!options.json) printLines('stdout', formatReport(report));
+    if (!options.json) {
+      lines.push(...formatReport(report));
+      if (lines.length >= perWrite) flushLines();
+    }
   }
+  flushLines();
   if (progress) clearProgress();
 
   const count = (status: ValidateFileReport['status']): number =>
@@ -103,6 +115,9 @@ async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
   for await (const target of expandBundleInputs(inputs)) targets.push(target);
   return targets;
 }
+
+/** How many lines `evals validate` gathers before it writes them to a pipe or a file. */
+const LINES_PER_WRITE = 500;
 
 let artifactKeyOf: typeof ArtifactSuiteFields | undefined;
 
