@@ -101,6 +101,14 @@ export function printText(stream: Stream, text: string): void {
 }
 
 /**
+ * Writes text of ours as it is: commander's help and --version, built only from this program's
+ * flag tables and descriptions (a `\` in an example is a `\`). Never text that holds input.
+ */
+export function printOwnText(stream: Stream, text: string): void {
+  sink.write(stream, text);
+}
+
+/**
  * Writes one JSON document on stdout (contract's jsonText: exact JSON, safe in a terminal), then a
  * newline; indented by `space` (0: on one line).
  */

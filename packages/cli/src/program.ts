@@ -15,7 +15,7 @@ import { applyOptionRules, needs, positiveInteger, repeatable } from './options.
 import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from './output-schemas.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 import { addPublishCommands } from './commands/publish-program.js';
-import { printText } from './print.js';
+import { printOwnText, printText } from './print.js';
 import { act, runProgram } from './run.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -30,12 +30,16 @@ export function createProgram(): Command {
     .version(CLI_VERSION, '-V, --version', 'print the evals version')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
-    // Commander's own text (help, --version, usage errors) goes through the printer too.
+    // Commander's help and --version are our own text (built from our flag tables): printed as
+    // they are. Its error messages quote argv, which is untrusted: they go through the printer.
     .configureOutput({
       writeOut: (text) => {
-        printText('stdout', text);
+        printOwnText('stdout', text);
       },
       writeErr: (text) => {
+        printOwnText('stderr', text);
+      },
+      outputError: (text) => {
         printText('stderr', text);
       },
     })

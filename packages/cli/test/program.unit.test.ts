@@ -99,6 +99,35 @@ describe('evals --version and --help', () => {
       expect(run.stdout).toMatch(/\nExit codes: 0 /);
     },
   );
+
+  // Help is our own text: a backslash in an example (jq's \", printf's \n, a continuation line's \)
+  // prints as the one backslash the source has, never escaped as input would be.
+  it.each([[], ...COMMANDS].map((path) => [path.join(' ') || '(root)', path] as const))(
+    '%s --help prints its text as written (no \\\\ where the source has \\)',
+    async (_name, path) => {
+      const program = createProgram();
+      const command = path.reduce<Command>(
+        (parent, name) => parent.commands.find((sub) => sub.name() === name)!,
+        program,
+      );
+      const run = await evals(...path, '--help');
+      expect(run.stdout.startsWith(command.helpInformation())).toBe(true);
+      expect(run.stdout).not.toContain('\\\\');
+    },
+  );
+
+  it('shows the examples with their one backslash (jq, printf, continuation lines, \\u001b)', async () => {
+    expect((await evals('qualify', '--help')).stdout).toContain('select(.status != \\"pass\\")');
+    expect((await evals('policy', 'evaluate', '--help')).stdout).toContain("printf '%s\\n'");
+    expect((await evals('run', '--help')).stdout).toMatch(/--shard 2\/4 \\\n/);
+    expect((await evals('--help')).stdout).toContain('ESC as\n\\u001b, CR as \\r');
+  });
+
+  it('still escapes what commander quotes from argv in an error', async () => {
+    const run = await evals('validate', '--frob\u001b[31m', 'x.json');
+    expect(run.stderr).toContain("unknown option '--frob\\u001b[31m'");
+    expect(run.stderr).not.toContain('\u001b');
+  });
 });
 
 describe('flags: parsing and validation errors are usage errors (exit 2) that say what was expected', () => {
