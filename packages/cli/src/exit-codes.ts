@@ -306,14 +306,7 @@ export function errorLines(prefix: string, error: unknown): string[] {
 
 function describeUnmasked(error: unknown): string[] {
   if (isCodedError(error)) {
-    const lines = error.issues.map((issue) => {
-      const where = issue.path ?? issue.component ?? '';
-      const values =
-        issue.expected === undefined && issue.received === undefined
-          ? ''
-          : ` (expected ${show(issue.expected)}, received ${show(issue.received)})`;
-      return `  ${issue.code}${where === '' ? '' : ` at ${where}`}: ${issue.message}${values}`;
-    });
+    const lines = error.issues.map(issueLine);
     const [only] = error.issues;
     const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
     return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines];
@@ -324,6 +317,20 @@ function describeUnmasked(error: unknown): string[] {
   // An internal failure: its stack, a line each (a line from input is still rendered, never acted on).
   if (error instanceof Error) return (error.stack ?? error.message).split('\n');
   return [String(error)];
+}
+
+/**
+ * One issue as its stderr line: its code, where (path, else component) when it says, its message,
+ * then what was expected and what was received — each only when the issue has it.
+ */
+export function issueLine(issue: Issue): string {
+  const where = issue.path ?? issue.component ?? '';
+  const values = [
+    ...(issue.expected === undefined ? [] : [`expected ${show(issue.expected)}`]),
+    ...(issue.received === undefined ? [] : [`received ${show(issue.received)}`]),
+  ];
+  const shown = values.length === 0 ? '' : ` (${values.join(', ')})`;
+  return `  ${issue.code}${where === '' ? '' : ` at ${where}`}: ${issue.message}${shown}`;
 }
 
 /** The one failure object of `--json` commands (schemas/evals/cli-failure-v1.schema.json). */

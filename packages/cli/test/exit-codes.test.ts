@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 // The CLI's own imports of the packages (their built output), so `instanceof` is the CLI's.
@@ -24,6 +25,7 @@ import {
   exitCodeFor,
   exitCodeForOutcome,
   exitCodeForPolicyReplay,
+  issueLine,
 } from '../src/exit-codes.ts';
 
 import { CampaignError } from '@paperclip-evals/campaign';
@@ -312,5 +314,39 @@ describe('no command decides its own exit code', () => {
     expect([...'.action(async () => {'.matchAll(/\.action\(\s*([a-z]+)/g)].map((m) => m[1])).toEqual([
       'async',
     ]);
+  });
+});
+
+describe('issueLine: an issue says only what it has', () => {
+  const text = fc.stringMatching(/^[a-z0-9]{1,12}$/).filter((t) => t !== 'undefined');
+  const issue = fc.record(
+    {
+      code: fc.constantFrom('frame_invalid', 'digest_mismatch'),
+      message: text,
+      path: fc.constantFrom('/a', '/events/0'),
+      component: fc.constantFrom('runnerd', 'package'),
+      expected: fc.oneof(text, fc.integer(), fc.constant(null)),
+      received: fc.oneof(text, fc.integer(), fc.constant(null)),
+    },
+    { requiredKeys: ['code', 'message'] },
+  );
+
+  it('prints expected, received and where exactly when each is set, and never "undefined"', () => {
+    fc.assert(
+      fc.property(issue, (shown) => {
+        const line = issueLine(shown);
+        expect(line).not.toContain('undefined');
+        expect(line.includes('expected ')).toBe(shown.expected !== undefined);
+        expect(line.includes('received ')).toBe(shown.received !== undefined);
+        expect(line.includes(' at ')).toBe(shown.path !== undefined || shown.component !== undefined);
+        if (shown.path !== undefined) expect(line).toContain(` at ${shown.path}:`);
+      }),
+    );
+  });
+
+  it('names the one it has: frame_invalid with a received value only', () => {
+    expect(issueLine({ code: 'frame_invalid', message: 'not a JSON line', received: 'hello' })).toBe(
+      '  frame_invalid: not a JSON line (received hello)',
+    );
   });
 });
