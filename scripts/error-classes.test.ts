@@ -1,7 +1,7 @@
 // One error class per package (issue 16): every error class declared in `packages/*/src` — any class
 // that extends a class named …Error, a subclass of the package's own error included — is listed
 // here, and each Evals package has at most one: its coded error (a `code` union and `issues[]`;
-// the CLI's is its UsageError, node throws contract's ContractError codes and the file system's own
+// the CLI's is its UsageError (paperclip_cli_usage_invalid, paperclip_cli_input_unreadable), node throws contract's ContractError codes and the file system's own
 // errors). Each coded error extends the contract's one base, CodedError (its `code`, `issues[]` and
 // constructor), the one class the contract declares besides its own. A second class fails: fold it
 // into the package's error as a code. The one exception is
@@ -31,8 +31,8 @@ const ERROR_CLASSES: Readonly<Record<string, readonly string[]>> = {
 /** The one base of the coded errors, declared by the contract beside its ContractError. */
 const BASE = { pkg: 'contract', name: 'CodedError' } as const;
 
-/** The packages whose one error is not a coded one: the CLI's UsageError is a message only (exit 2). */
-const UNCODED = new Set(['cli', 'node']);
+/** The packages whose one error is not a coded one: node throws the contract's and the file system's. */
+const UNCODED = new Set(['node']);
 
 /** The documented exception: upstream's App errors by upstream's names, and the eval-session bin's failure. */
 const REFERENCE_RUNNER_CLASSES = [

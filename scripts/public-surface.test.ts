@@ -232,6 +232,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'digestFile',
     'expandBundleInputs',
     'fileSystemText',
+    'fileSystemWhat',
     'guardPrivatePath',
     'guardedCounts',
     'isFileSystemError',

@@ -3,8 +3,8 @@
 // here, and nowhere else (run.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
 import { isAppError } from '@paperclip-evals/app';
-import { isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-evals/contract';
-import { SIGNAL_EXIT_CODES, fileSystemText, isFileSystemError } from '@paperclip-evals/node';
+import { CodedError, isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-evals/contract';
+import { SIGNAL_EXIT_CODES, fileSystemText, fileSystemWhat, isFileSystemError } from '@paperclip-evals/node';
 
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { CampaignErrorCode } from '@paperclip-evals/campaign';
@@ -253,16 +253,16 @@ export function exitCodeForPolicyReplay(error: unknown): number {
 }
 
 /** A contract, evalbook, policy, app, campaign or checks error: a code and the issues behind it (each package's own error type). */
-interface CodedError extends Error {
+interface CodedFailure extends Error {
   readonly code: string;
   readonly issues: readonly Issue[];
 }
 
-function isCodedError(error: unknown): error is CodedError {
+function isCodedError(error: unknown): error is CodedFailure {
   return (
     error instanceof Error &&
-    typeof (error as Partial<CodedError>).code === 'string' &&
-    Array.isArray((error as Partial<CodedError>).issues)
+    typeof (error as Partial<CodedFailure>).code === 'string' &&
+    Array.isArray((error as Partial<CodedFailure>).issues)
   );
 }
 
@@ -304,16 +304,17 @@ export function errorLines(prefix: string, error: unknown): string[] {
   return [`${prefix}${first}`, ...rest];
 }
 
-function describeUnmasked(error: unknown): string[] {
+/** A file system error on a user's input as the CLI's coded error; any other error as it is. */
+const coded = (error: unknown): unknown => (isFileSystemError(error) ? unreadableInput(error) : error);
+
+function describeUnmasked(failure: unknown): string[] {
+  const error = coded(failure);
   if (isCodedError(error)) {
     const lines = error.issues.map(issueLine);
     const [only] = error.issues;
     const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
     return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines];
   }
-  // "ENOENT: no such file or directory, open 'x.yaml'" → "x.yaml: no such file or directory (ENOENT)"
-  if (isFileSystemError(error)) return [fileSystemText(error)];
-  if (error instanceof UsageError) return [error.message];
   // An internal failure: its stack, a line each (a line from input is still rendered, never acted on).
   if (error instanceof Error) return (error.stack ?? error.message).split('\n');
   return [String(error)];
@@ -351,15 +352,16 @@ export interface FailureReport {
  * `{schema, exitCode, error: {code, message, issues}}` — the code and issues of a coded error (null
  * and none otherwise), secrets masked as describeError masks them.
  */
-export function failureJson(schema: string, exitCode: number, error: unknown): string {
-  const coded = isCodedError(error);
+export function failureJson(schema: string, exitCode: number, failure: unknown): string {
+  const error = coded(failure);
+  const isCoded = isCodedError(error);
   const report: FailureReport = {
     schema,
     exitCode,
     error: {
-      code: coded ? error.code : null,
-      message: coded ? error.message : describeUnmasked(error).join('\n'),
-      issues: coded ? error.issues : [],
+      code: isCoded ? error.code : null,
+      message: isCoded ? error.message : describeUnmasked(error).join('\n'),
+      issues: isCoded ? error.issues : [],
     },
   };
   return `${maskSecrets(jsonText(report), processSecrets())}\n`;
@@ -396,7 +398,41 @@ export function show(value: unknown): string {
 
 export { isFileSystemError };
 
-/** A mistake in how the command was called (reported without a stack trace, exit 2). */
-export class UsageError extends Error {
+/**
+ * The CLI's codes: a mistake in how the command was called (a flag missing, two that do not go
+ * together, a value out of range), and an input the command could not read (a file system error
+ * on a path the user named, shown with its path and errno).
+ */
+export type CliErrorCode = 'paperclip_cli_usage_invalid' | 'paperclip_cli_input_unreadable';
+
+/** A mistake in how the command was called (reported without a stack trace, exit 2); its message says what to do. */
+export class UsageError extends CodedError<CliErrorCode> {
   override readonly name = 'UsageError';
+
+  constructor(
+    message: string,
+    options?: ErrorOptions & { readonly code?: CliErrorCode; readonly issues?: readonly Issue[] },
+  ) {
+    super(options?.code ?? 'paperclip_cli_usage_invalid', message, options?.issues ?? [], options);
+  }
+}
+
+/**
+ * A file system error on an input the user named, as the CLI's coded error: where (its path), what
+ * was expected and what was received (its errno), and the message fileSystemText writes.
+ */
+export function unreadableInput(error: NodeJS.ErrnoException): UsageError {
+  const received = error.code ?? error.syscall;
+  const issue: Issue = {
+    code: 'input_unreadable',
+    message: `${fileSystemWhat(error)} (${received}): name a file or folder that exists and that Evals can read`,
+    ...(error.path === undefined ? {} : { component: error.path }),
+    expected: 'a path Evals can read',
+    ...(received === undefined ? {} : { received }),
+  };
+  return new UsageError(fileSystemText(error), {
+    code: 'paperclip_cli_input_unreadable',
+    issues: [issue],
+    cause: error,
+  });
 }

@@ -14,3 +14,10 @@ export const RUNS_V1 = 'paperclip-evals/runs/v1';
 export const POLICY_REPLAY_REPORT_V1 = 'paperclip-evals/policy-replay/v1';
 /** `evals publish --json`: what was published, or (on a failure) {schema, exitCode, error}. */
 export const PUBLISH_V1 = 'paperclip-evals/publish/v1';
+/**
+ * A failing `qualify --json` and `digest --json`: the `schema` of their {schema, exitCode, error}
+ * object (their results, a qualification record and the digests, carry another schema id or none;
+ * `run` and `merge` name `paperclip-evals/campaign/v1` likewise, in commands/campaign-program.ts).
+ */
+export const QUALIFY_V1 = 'paperclip-evals/qualify/v1';
+export const DIGEST_V1 = 'paperclip-evals/digest/v1';

@@ -12,7 +12,14 @@ import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
 import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
 import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
-import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from './output-schemas.js';
+import {
+  COMPARE_REPORT_V1,
+  DIGEST_V1,
+  GRID_REPORT_V1,
+  INGEST_REPORT_V1,
+  QUALIFY_V1,
+  VALIDATE_REPORT_V1,
+} from './output-schemas.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 import { addPublishCommands } from './commands/publish-program.js';
 import { printOwnText, printText } from './print.js';
@@ -93,10 +100,13 @@ export function createProgram(): Command {
       ].join('\n'),
     )
     .action(
-      act(async (inputs: string[], flags: { json?: true; maxBytes: number }) => {
-        const { runValidate } = await import('./commands/validate.js');
-        return runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
-      }),
+      act(
+        async (inputs: string[], flags: { json?: true; maxBytes: number }) => {
+          const { runValidate } = await import('./commands/validate.js');
+          return runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
+        },
+        { json: VALIDATE_REPORT_V1 },
+      ),
     );
 
   program
@@ -192,6 +202,7 @@ export function createProgram(): Command {
             keepForeign: flags.keepForeign === true,
           });
         },
+        { json: INGEST_REPORT_V1 },
       ),
     );
 
@@ -420,10 +431,13 @@ export function createProgram(): Command {
     .option('--json', 'print the digests as JSON')
     .addHelpText('after', '\nExit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON.')
     .action(
-      act(async (files: string[], flags: { canonical?: true; json?: true }) => {
-        const { runDigest } = await import('./commands/digest.js');
-        return runDigest({ files, canonical: flags.canonical === true, json: flags.json === true });
-      }),
+      act(
+        async (files: string[], flags: { canonical?: true; json?: true }) => {
+          const { runDigest } = await import('./commands/digest.js');
+          return runDigest({ files, canonical: flags.canonical === true, json: flags.json === true });
+        },
+        { json: DIGEST_V1 },
+      ),
     );
 
   const runnerd = program.command('runnerd').description('work with paperclip-runnerd executables');
@@ -549,14 +563,17 @@ export function createProgram(): Command {
       ].join('\n'),
     )
     .action(
-      act(async (flags: { releaseDir: string; out?: string; json?: true }) => {
-        const { runQualify } = await import('./commands/qualify.js');
-        return runQualify({
-          releaseDir: flags.releaseDir,
-          ...(flags.out === undefined ? {} : { out: flags.out }),
-          json: flags.json === true,
-        });
-      }),
+      act(
+        async (flags: { releaseDir: string; out?: string; json?: true }) => {
+          const { runQualify } = await import('./commands/qualify.js');
+          return runQualify({
+            releaseDir: flags.releaseDir,
+            ...(flags.out === undefined ? {} : { out: flags.out }),
+            json: flags.json === true,
+          });
+        },
+        { json: QUALIFY_V1 },
+      ),
     );
 
   addEngineCommands(program);

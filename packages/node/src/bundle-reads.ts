@@ -8,7 +8,7 @@
 // works on the current one (their failures wait for their turn); stdin is read only at its turn.
 import { isContractError } from '@paperclip-evals/contract';
 
-import { isFileSystemError } from './bundle-inputs.js';
+import { fileSystemWhat, isFileSystemError } from './bundle-inputs.js';
 import { readAttemptReadFile, readAttemptReadStream } from './attempt-input.js';
 
 import type { ContractError } from '@paperclip-evals/contract';
@@ -66,7 +66,13 @@ async function classify(
     return { status: 'valid', input, parsed };
   } catch (error) {
     if (isContractError(error)) return { status: 'invalid', input, error };
-    if (isFileSystemError(error)) return { status: 'unreadable', input, error: error.message };
+    if (isFileSystemError(error))
+      // "no such file or directory (ENOENT)": the input is shown beside it, so no temporary or absolute path.
+      return {
+        status: 'unreadable',
+        input,
+        error: `${fileSystemWhat(error)} (${error.code ?? error.syscall})`,
+      };
     throw error; // not about the input: an internal failure
   }
 }

@@ -4,7 +4,13 @@
 export { runBounded, runFailure } from './bounded-run.js';
 export { startKillableRun } from './killable-run.js';
 export type { KillableRun, KillableRunResult } from './killable-run.js';
-export { STDIN_INPUT, expandBundleInputs, fileSystemText, isFileSystemError } from './bundle-inputs.js';
+export {
+  STDIN_INPUT,
+  expandBundleInputs,
+  fileSystemText,
+  fileSystemWhat,
+  isFileSystemError,
+} from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
 export type { BundleRead } from './bundle-reads.js';

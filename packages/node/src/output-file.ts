@@ -73,6 +73,9 @@ export interface OutputTargetOptions {
 
 const EXPECTED =
   'a regular file, a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO';
+/** What a target that is never overwritten (`evals init`) may be. */
+const EXPECTED_NEW =
+  'a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO (an existing file is never replaced)';
 /** What a target that must be a regular file (a database) may be. */
 const EXPECTED_FILE = 'a regular file, or a new file in an existing folder';
 
@@ -216,8 +219,9 @@ export async function outputTarget(path: string, options: OutputTargetOptions = 
     throw refusal(
       path,
       'output_exists',
-      'it already exists and is not overwritten; name another file',
-      'a regular file',
+      'it already exists and is not overwritten; name another file (or remove this one first)',
+      'a file that exists',
+      EXPECTED_NEW,
     );
   return { kind: 'file', path: await step(path, () => realpath(absolute)), mode: stats.mode & 0o7777 };
 }

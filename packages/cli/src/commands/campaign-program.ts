@@ -10,7 +10,7 @@ import { act } from '../run.js';
 const EXIT_LINE = `Exit codes: ${CAMPAIGN_EXIT.ok} every planned attempt has a result (passed, behaviour or grading failure) · ${CAMPAIGN_EXIT.incomplete} some ended in an infrastructure failure or were not run (budget) · ${CAMPAIGN_EXIT.usage} usage (bad flags, a suite that makes no plan, an invalid record) · ${CAMPAIGN_EXIT.incompatible} the release does not join (nothing was started) · ${CAMPAIGN_EXIT.interrupted}/${CAMPAIGN_EXIT.terminated} stopped by Ctrl-C / SIGTERM`;
 
 /** With --json, a failure is one {schema, exitCode, error} object on stdout. */
-const FAILURES = { json: 'evals-campaign/v1' } as const;
+const FAILURES = { json: 'paperclip-evals/campaign/v1' } as const;
 
 export function addCampaignCommands(program: Command): void {
   program

@@ -7,7 +7,7 @@
 // attempts) · not_stored (an unreadable input or a bundle the store refused; the others are written).
 import { ingestAttempts } from '@paperclip-evals/app/ingest';
 import { isSha256Digest } from '@paperclip-evals/contract';
-import { artifactCountsText, displayUsd, ingestExitCode, isEvalbookError } from '@paperclip-evals/evalbook';
+import { artifactCountsText, displayUsd, ingestExitCode } from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
@@ -71,12 +71,6 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       keepForeign: options.keepForeign === true,
       writerThread: true,
     });
-  } catch (error) {
-    // An unusable --artifact-root, or --keep-foreign without an environment (unusable provider
-    // settings are the checks engine's engine_config_invalid, exit 2 by the table).
-    if (isEvalbookError(error, 'paperclip_evalbook_ingest_usage_invalid'))
-      throw new UsageError(error.message, { cause: error });
-    throw error;
   } finally {
     if (tty) clearProgress();
   }

@@ -5,7 +5,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 
 import { needs, repeatable } from '../options.js';
-import { RUNS_V1 } from '../output-schemas.js';
+import { RETRACTION_REPORT_V1, RUNS_V1 } from '../output-schemas.js';
 import { act } from '../run.js';
 
 const STORE_HELP =
@@ -72,6 +72,7 @@ export function addLedgerCommands(program: Command): void {
           const { runRetract } = await import('./ledger.js');
           return runRetract({ ...flags, attempts: flags.attempt, json: flags.json === true });
         },
+        { json: RETRACTION_REPORT_V1 },
       ),
     );
 

@@ -2,12 +2,7 @@
 // edge (the library takes both as data), appends the retraction in one transaction and says what it
 // covered; runs lists the store's runs with their counts. Both read an existing store only.
 import { userInfo } from 'node:os';
-import {
-  checkRetractionRequest,
-  displayUsd,
-  isEvalbookError,
-  retractionText,
-} from '@paperclip-evals/evalbook';
+import { checkRetractionRequest, displayUsd, retractionText } from '@paperclip-evals/evalbook';
 
 import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
 
@@ -58,28 +53,16 @@ export async function runRetract(options: RetractCommandOptions): Promise<Outcom
   if (options.run === undefined) throw new UsageError('name the run to retract: --run RUN_ID');
   if (options.reason === undefined)
     throw new UsageError('say why with --reason "…" (it is shown wherever the retraction is)');
-  let request;
-  try {
-    request = checkRetractionRequest({
-      runId: options.run,
-      attemptIds: options.attempts,
-      reason: options.reason,
-      by: options.by ?? defaultAuthor(),
-      at: new Date().toISOString(),
-    });
-  } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused')) throw new UsageError(error.message);
-    throw error;
-  }
+  const request = checkRetractionRequest({
+    runId: options.run,
+    attemptIds: options.attempts,
+    reason: options.reason,
+    by: options.by ?? defaultAuthor(),
+    at: new Date().toISOString(),
+  });
   const { withEvalbook } = await import('@paperclip-evals/app/evalbook');
   const { storeUrl, outcomes } = await withEvalbook(options, 'write', async ({ store, storeUrl }) => {
-    try {
-      return { storeUrl, outcomes: await store.retract(request) };
-    } catch (error) {
-      if (isEvalbookError(error, 'paperclip_evalbook_retraction_refused'))
-        throw new UsageError(error.message);
-      throw error;
-    }
+    return { storeUrl, outcomes: await store.retract(request) };
   });
   if (options.json) {
     const report: RetractionReport = {

@@ -5,7 +5,7 @@
 // compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
 // attempts out, and foreign ones unless --include-foreign, and says how many. The reading is the
 // app's (packages/app/src/evalbook.ts); this file shows it.
-import { artifactCountsText, displayUsd, isEvalbookError, leftOutText } from '@paperclip-evals/evalbook';
+import { artifactCountsText, displayUsd, leftOutText } from '@paperclip-evals/evalbook';
 
 import type {
   Comparison,
@@ -78,17 +78,6 @@ export interface CompareCommandOptions extends StoreCommandOptions {
   readonly failOn: readonly FailOn[];
 }
 
-/** The evalbook's scope errors (paperclip_evalbook_scope_unknown: a run, config or gate that cannot be judged) are usage errors. */
-async function scoped<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isEvalbookError(error, 'paperclip_evalbook_scope_unknown'))
-      throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
-}
-
 /** Every gate's verdict on stderr (held ones too); the outcome: gate_failed when any gate failed. */
 function reportGates(verdicts: GateVerdicts | null): Outcome {
   if (verdicts === null) return 'ok';
@@ -118,9 +107,7 @@ export async function runReport(options: ReportCommandOptions): Promise<Outcome>
   };
   let result;
   try {
-    result = await scoped(() =>
-      reportEvalbook({ ...options, failOn: options.failOn, ...(tty ? { onProgress } : {}) }),
-    );
+    result = await reportEvalbook({ ...options, failOn: options.failOn, ...(tty ? { onProgress } : {}) });
   } finally {
     if (tty) clearProgress();
   }
@@ -146,7 +133,7 @@ export interface AttemptPageCommandOptions {
 /** `evals report --attempt ID`: one attempt's replay page (HTML), and a line on stderr saying what it holds. */
 export async function runAttemptPage(options: AttemptPageCommandOptions): Promise<Outcome> {
   const { writeAttemptPage } = await import('@paperclip-evals/app/evalbook');
-  const replay = await scoped(() => writeAttemptPage(options));
+  const replay = await writeAttemptPage(options);
   const { key } = replay;
   printLines('stderr', [
     `wrote ${options.out === undefined || options.out === '-' ? 'stdout (-)' : options.out}: the replay of attempt ${key.attemptId} (run ${key.runId}, case ${key.caseId}, config ${key.configId}): ${replay.verdict.status}; recording ${replay.recording}${replay.recordingReason === null ? '' : ` (${replay.recordingReason})`}; ${replay.toolCalls} tool calls, ${replay.markedToolCalls} denied, failed or in conflict`,
@@ -167,7 +154,7 @@ const pad = padShown;
 
 export async function runGrid(options: StoreCommandOptions & { readonly json: boolean }): Promise<Outcome> {
   const { summariseEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const result = await scoped(() => summariseEvalbook(options));
+  const result = await summariseEvalbook(options);
   if (options.json) {
     printJson({
       schema: GRID_REPORT_V1,
@@ -232,7 +219,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
 
 export async function runCompare(options: CompareCommandOptions): Promise<Outcome> {
   const { compareInEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const { summary: result, comparison, gate } = await scoped(() => compareInEvalbook(options));
+  const { summary: result, comparison, gate } = await compareInEvalbook(options);
   if (options.json) {
     const leftOut = {
       leftOut: result.leftOut,

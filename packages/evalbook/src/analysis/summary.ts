@@ -13,6 +13,7 @@
 // cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
 import { EvalbookError } from '../errors.js';
 import { CheckDriftTally, isPerCallObservation } from './check-drift.js';
+import type { Issue } from '@paperclip-evals/contract';
 import type { Layer } from '@paperclip-evals/checks';
 import type { ScoreRow } from '../ledger/convert.js';
 import type { Environment } from '../ledger/environment.js';
@@ -43,8 +44,8 @@ import type { StoredAttempt } from '../ledger/store.js';
 export const SUMMARY_V1 = 'paperclip-evals/summary/v1';
 
 /** A run or config named for the summary (--run, --a/--b, --a-run/--b-run) that the evalbook lacks. */
-export function scopeError(message: string): EvalbookError {
-  return new EvalbookError('paperclip_evalbook_scope_unknown', message);
+export function scopeError(message: string, issues: readonly Issue[] = []): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_scope_unknown', message, issues);
 }
 
 /**
@@ -699,32 +700,46 @@ export class SummaryBuilder {
   private checkNames(): void {
     const runs = new Set(this.runInfo.keys());
     const configs = new Set([...this.tallies.values()].map((tally) => tally.configId));
-    const known = (kind: 'run' | 'config', names: ReadonlySet<string>, name: string): void => {
+    const known = (kind: 'run' | 'config', names: ReadonlySet<string>, name: string, flag: string): void => {
       if (names.has(name)) return;
       const listed = [...names].sort().slice(0, 10);
+      const shown = `${listed.join(', ')}${names.size > 10 ? ', …' : ''}`;
+      const issue = (message: string, expected: string): Issue => ({
+        code: `${kind}_unknown`,
+        component: flag,
+        message,
+        expected,
+        received: name,
+      });
       const leftOut = kind === 'run' ? this.leftOutRuns.get(name) : undefined;
       if (leftOut !== undefined)
-        throw scopeError(
-          `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
+        if (leftOut !== undefined) {
+          const message = `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
             .map((reason) =>
               reason === 'retracted'
                 ? 'its attempts are retracted (see `evals runs`)'
                 : "its attempts are foreign, not of the environment's suite (--include-foreign counts them)",
             )
-            .join('; ')}`,
-        );
-      throw scopeError(
+            .join('; ')}`;
+          throw scopeError(message, [issue(message, 'a run with attempts that count')]);
+        }
+      const message =
         `no ${kind} named ${JSON.stringify(name)} in this evalbook` +
-          (names.size === 0
-            ? ' (it has no attempts)'
-            : `; its ${kind}s: ${listed.join(', ')}${names.size > 10 ? ', …' : ''}`),
-      );
+        (names.size === 0 ? ' (it has no attempts)' : `; its ${kind}s: ${shown}`);
+      const expected =
+        names.size === 0
+          ? `a ${kind} of the evalbook (it has none yet: evals ingest first)`
+          : `one of ${shown}${kind === 'run' ? ' (evals runs lists them)' : ''}`;
+      throw scopeError(message, [issue(message, expected)]);
     };
-    if (this.options.runId !== undefined) known('run', runs, this.options.runId);
+    if (this.options.runId !== undefined) known('run', runs, this.options.runId, '--run');
     const compare = this.options.compare;
-    if (compare !== undefined)
-      for (const name of [compare.a, compare.b])
-        known(compare.by, compare.by === 'run' ? runs : configs, name);
+    if (compare !== undefined) {
+      const flags = compare.by === 'run' ? ['--a-run', '--b-run'] : ['--a', '--b'];
+      [compare.a, compare.b].forEach((name, index) => {
+        known(compare.by, compare.by === 'run' ? runs : configs, name, flags[index]!);
+      });
+    }
   }
 
   private policyStats(): PolicyStat[] {

@@ -41,8 +41,8 @@ export interface RetractionOutcome {
 }
 
 /** A retraction asked wrongly, or of something the evalbook does not hold. Nothing is written. */
-function retractionRefused(message: string): EvalbookError {
-  return new EvalbookError('paperclip_evalbook_retraction_refused', message);
+function retractionRefused(message: string, issues: readonly Issue[] = []): EvalbookError {
+  return new EvalbookError('paperclip_evalbook_retraction_refused', message, issues);
 }
 
 /** Why a report leaves an attempt out, or null when it counts. */
@@ -147,19 +147,33 @@ export function planRetraction(
   attempts: readonly AttemptKey[],
   existing: readonly Retraction[],
 ): { outcomes: RetractionOutcome[]; append: Retraction[] } {
-  if (attempts.length === 0)
-    throw retractionRefused(
-      `no run named ${JSON.stringify(request.runId)} in this evalbook: nothing to retract (see \`evals runs\` for the runs it holds)`,
-    );
+  if (attempts.length === 0) {
+    const message = `no run named ${JSON.stringify(request.runId)} in this evalbook: nothing to retract (see \`evals runs\` for the runs it holds)`;
+    throw retractionRefused(message, [
+      {
+        code: 'run_unknown',
+        component: '--run',
+        message,
+        expected: 'a run of the evalbook',
+        received: request.runId,
+      },
+    ]);
+  }
   const missing = request.attemptIds.filter((id) => !attempts.some((key) => key.attemptId === id));
-  if (missing.length > 0)
+  if (missing.length > 0) {
+    const ids = [...new Set(attempts.map((key) => key.attemptId))];
+    const shown = `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}`;
     throw retractionRefused(
-      `run ${JSON.stringify(request.runId)} has no attempt ${missing.map((id) => JSON.stringify(id)).join(', ')}: nothing retracted (its attempts: ${[
-        ...new Set(attempts.map((key) => key.attemptId)),
-      ]
-        .slice(0, 10)
-        .join(', ')}${attempts.length > 10 ? ', …' : ''})`,
+      `run ${JSON.stringify(request.runId)} has no attempt ${missing.map((id) => JSON.stringify(id)).join(', ')}: nothing retracted (its attempts: ${shown})`,
+      missing.map((id) => ({
+        code: 'attempt_unknown',
+        component: '--attempt',
+        message: `run ${JSON.stringify(request.runId)} has no attempt ${JSON.stringify(id)}`,
+        expected: `an attempt of run ${request.runId}: ${shown}`,
+        received: id,
+      })),
     );
+  }
   const index = new RetractionIndex(existing);
   const fields = { reason: request.reason, by: request.by, at: request.at };
   const targets = request.attemptIds.length === 0 ? [null] : request.attemptIds;
