@@ -250,6 +250,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'runFailure',
     'stageVerifiedExecutable',
     'startKillableRun',
+    'stdioWriteFailed',
     'writeFrames',
     'writeOutputFile',
   ],

@@ -5,10 +5,12 @@
 // (whose missing folder is refused too, unless it is the default store's). `-` is stdout everywhere.
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   readdirSync,
   rmSync,
@@ -75,6 +77,49 @@ function reference(format: string): string {
   expect(run(['report', '--format', format, '--out', `reference.${format}`, ...STORE]).status).toBe(0);
   return readFileSync(join(dir, `reference.${format}`), 'utf8');
 }
+
+describe('a full stdout (/dev/full) is an output failure, as --out /dev/full is (exit 2, its code)', () => {
+  const full = existsSync('/dev/full');
+  /** `evals ARGS > /dev/full`. */
+  const toFull = (args: string[]): { status: number | null; stderr: string } => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const result = spawnSync('node', [EVALS, ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', fd, 'pipe'],
+      });
+      return { status: result.status, stderr: result.stderr };
+    } finally {
+      closeSync(fd);
+    }
+  };
+
+  it.runIf(full)('--out /dev/full: paperclip_output_unwritable, output_write_failed, exit 2', () => {
+    const result = run(['report', ...STORE, '--out', '/dev/full']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('output_write_failed at /dev/full');
+  });
+
+  it.runIf(full).each([
+    ['report', ...STORE],
+    ['report', ...STORE, '--out', '-'],
+    ['report', ...STORE, '--format', 'csv'],
+    ['grid', ...STORE],
+    ['grid', ...STORE, '--json'],
+    ['compare', ...STORE, '--a', 'config_a', '--b', 'config_b'],
+    ['runs', ...STORE, '--json'],
+    ['validate', 'runs'],
+    ['digest', 'runs/a0.json'],
+    ['init', '-'],
+  ])('evals %s … > /dev/full: the same code and exit, at stdout', (...args) => {
+    const result = toFull(args);
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      /^evals: paperclip_output_unwritable\n {2}output_write_failed at stdout: .*\(ENOSPC\)/,
+    );
+  });
+});
 
 describe('evals report --out a FIFO', () => {
   it('writes in place: the reader gets the whole report and the FIFO is still a FIFO', async () => {

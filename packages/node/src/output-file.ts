@@ -120,6 +120,14 @@ function writeFailed(path: string, error: NodeJS.ErrnoException, hint = ''): Con
   });
 }
 
+/**
+ * A failed write to this process's stdout or stderr (a full disk, an I/O error), as writing `--out`
+ * there fails: `paperclip_output_unwritable`, issue output_write_failed, at `stdout` / `stderr`.
+ */
+export function stdioWriteFailed(stream: 'stdout' | 'stderr', error: NodeJS.ErrnoException): ContractError {
+  return writeFailed(stream, error, ` while writing ${stream}; free space or redirect it elsewhere`);
+}
+
 /** Runs one file-system step of writing `path`; its failure becomes the coded error naming `path`. */
 async function step<T>(path: string, run: () => Promise<T>, hint?: string): Promise<T> {
   try {
@@ -287,9 +295,11 @@ export async function writeOutputFile(
   if (target.kind === 'stdio')
     return spooled(path, fill, async (spool) => {
       if (spool !== null)
-        await pipeline(createReadStream(spool), target.fd === 1 ? process.stdout : process.stderr, {
-          end: false,
-        });
+        await step(path, () =>
+          pipeline(createReadStream(spool), target.fd === 1 ? process.stdout : process.stderr, {
+            end: false,
+          }),
+        );
     });
   if (target.kind === 'stream')
     // On failure the device or FIFO is still opened and closed: a FIFO's reader gets an empty end of
