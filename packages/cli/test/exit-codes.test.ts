@@ -289,12 +289,12 @@ describe('no command decides its own exit code', () => {
   it.each(files)('%s sets no process.exitCode of its own and exits with no number of its own', (file) => {
     const text = source(file).replace(ENTRY_POINTS[file] ?? /$^/g, '');
     expect(text).not.toMatch(/process\.exitCode\s*=/);
-    // process.exit(N) and process.exit(EXIT.x): only a code from the table (exitCodeForOutcome) or
-    // EXIT.internal for a broken stdout, in main.ts.
+    // process.exit(N) and process.exit(EXIT.x): only a code from the table (exitCodeForOutcome, or
+    // exitCodeFor of the output failure a broken stdout is, in main.ts).
     const exits = [...text.matchAll(/process\.exit\((.*)\);/g)].map((match) => match[1]);
     for (const argument of exits)
       expect(
-        argument === "exitCodeForOutcome('ok')" || (file === 'main.ts' && argument === 'EXIT.internal'),
+        argument === "exitCodeForOutcome('ok')" || (file === 'main.ts' && argument === 'exitCodeFor(failure)'),
         `${file}: process.exit(${argument})`,
       ).toBe(true);
   });
