@@ -294,7 +294,8 @@ describe('no command decides its own exit code', () => {
     const exits = [...text.matchAll(/process\.exit\((.*)\);/g)].map((match) => match[1]);
     for (const argument of exits)
       expect(
-        argument === "exitCodeForOutcome('ok')" || (file === 'main.ts' && argument === 'exitCodeFor(failure)'),
+        argument === "exitCodeForOutcome('ok')" ||
+          (file === 'main.ts' && argument === 'exitCodeFor(failure)'),
         `${file}: process.exit(${argument})`,
       ).toBe(true);
   });

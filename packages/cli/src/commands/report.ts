@@ -16,7 +16,6 @@ import type {
   ReportFormat,
 } from '@paperclip-evals/evalbook';
 
-import { UsageError } from '../exit-codes.js';
 import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from '../output-schemas.js';
 import {
   clearProgress,

@@ -712,17 +712,16 @@ export class SummaryBuilder {
         received: name,
       });
       const leftOut = kind === 'run' ? this.leftOutRuns.get(name) : undefined;
-      if (leftOut !== undefined)
-        if (leftOut !== undefined) {
-          const message = `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
-            .map((reason) =>
-              reason === 'retracted'
-                ? 'its attempts are retracted (see `evals runs`)'
-                : "its attempts are foreign, not of the environment's suite (--include-foreign counts them)",
-            )
-            .join('; ')}`;
-          throw scopeError(message, [issue(message, 'a run with attempts that count')]);
-        }
+      if (leftOut !== undefined) {
+        const message = `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
+          .map((reason) =>
+            reason === 'retracted'
+              ? 'its attempts are retracted (see `evals runs`)'
+              : "its attempts are foreign, not of the environment's suite (--include-foreign counts them)",
+          )
+          .join('; ')}`;
+        throw scopeError(message, [issue(message, 'a run with attempts that count')]);
+      }
       const message =
         `no ${kind} named ${JSON.stringify(name)} in this evalbook` +
         (names.size === 0 ? ' (it has no attempts)' : `; its ${kind}s: ${shown}`);
@@ -735,10 +734,9 @@ export class SummaryBuilder {
     if (this.options.runId !== undefined) known('run', runs, this.options.runId, '--run');
     const compare = this.options.compare;
     if (compare !== undefined) {
-      const flags = compare.by === 'run' ? ['--a-run', '--b-run'] : ['--a', '--b'];
-      [compare.a, compare.b].forEach((name, index) => {
-        known(compare.by, compare.by === 'run' ? runs : configs, name, flags[index]!);
-      });
+      const names = compare.by === 'run' ? runs : configs;
+      known(compare.by, names, compare.a, compare.by === 'run' ? '--a-run' : '--a');
+      known(compare.by, names, compare.b, compare.by === 'run' ? '--b-run' : '--b');
     }
   }
 
