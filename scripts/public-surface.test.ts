@@ -245,6 +245,8 @@ const SURFACES: Record<string, readonly string[]> = {
     'readJsonDocument',
     'readNativeExecutionFile',
     'readNativeExecutionStream',
+    'readRegularFile',
+    'readRegularFileSync',
     'resolveRunnerdArtifact',
     'runBounded',
     'runFailure',

@@ -3,7 +3,6 @@
 // replays their tool calls through a producer verified by path and sha256 (the policy package), and
 // with a store appends each call's verdict to the Evalbook under the attempt's identity and the
 // policy bundle's digest. It prints nothing: the caller shows the outcome.
-import { readFile } from 'node:fs/promises';
 import {
   ContractError,
   canonicalDigest,
@@ -18,6 +17,7 @@ import {
   isFileSystemError,
   readNativeExecutionFile,
   readNativeExecutionStream,
+  readRegularFile,
 } from '@paperclip-evals/node';
 import { replayAttempts, toolCallSessions } from '@paperclip-evals/policy';
 
@@ -110,7 +110,7 @@ export async function replayPolicy(request: PolicyReplayRequest): Promise<Policy
       'paperclip_app_request_invalid',
       'name attempt files or directories, or --store to replay the attempts of an Evalbook',
     );
-  const bundle = await readFile(request.bundle, 'utf8');
+  const bundle = (await readRegularFile(request.bundle)).toString('utf8');
   const store = request.store === undefined ? undefined : await openEvalbook(request.store);
   try {
     const inputs =

@@ -4,11 +4,11 @@
 // and the six dimensions are negotiated again with Evals' own consumer requirements. Every problem
 // is listed in one CampaignError('campaign_release_incompatible') (exit 3); nothing is written and
 // no eval-session is started before this returns.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { isContractError, negotiateCompatibility, readJsonText } from '@paperclip-evals/contract';
-import { digestFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
+import { digestFile, readRegularFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
 import {
   SHA256SUMS_FILE,
   completeConsumerRequirements,
@@ -49,7 +49,7 @@ const incompatible = (message: string, issues: readonly Issue[]): CampaignError 
 async function readRecord(path: string): Promise<QualificationRecord> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path);
   } catch (error) {
     throw new CampaignError('campaign_record_invalid', `cannot read ${path}`, [
       {

@@ -5,11 +5,10 @@
 // combines every shard of one plan, a missing shard's attempts becoming infrastructure failures
 // (`ci_cell_artifact_missing`). A campaign id names one campaign: writing a record where another
 // one of the same id but another suite, release or plan is recorded is refused.
-import { readFile } from 'node:fs/promises';
 
 import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
 import { isEvalbookError, openStore } from '@paperclip-evals/evalbook';
-import { writeOutputFile } from '@paperclip-evals/node';
+import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
 import { planDigest } from './plan.js';
@@ -274,7 +273,7 @@ function identityOf(record: CampaignIdentity): string {
 export async function readCampaignRecord(path: string): Promise<CampaignRecord> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new CampaignError('campaign_record_invalid', `cannot read ${path} (${code})`, [

@@ -26,6 +26,8 @@ export type { LineEvent } from './line-framing.js';
 export {
   readFileBytes,
   readNativeExecutionFile,
+  readRegularFile,
+  readRegularFileSync,
   readNativeExecutionStream,
 } from './native-execution-input.js';
 export { readAttemptFile, readAttemptReadFile } from './attempt-input.js';

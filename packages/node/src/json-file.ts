@@ -1,8 +1,8 @@
 // Reading a small JSON contract document (build metadata, requirements, catalog) from a file under
 // the same strict text rules as attempt bundles; any failure is one coded error with every issue.
-import { readFile } from 'node:fs/promises';
-
 import { ContractError, readJsonText } from '@paperclip-evals/contract';
+
+import { readRegularFile } from './native-execution-input.js';
 
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
@@ -13,7 +13,7 @@ export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 export async function readJsonDocument(path: string, what: string): Promise<unknown> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path);
   } catch (error) {
     // Keep the fs error (its code and syscall say "I/O"), but say which document it was.
     if (error instanceof Error) error.message = `cannot read ${what} ${path}: ${error.message}`;

@@ -68,6 +68,21 @@ export function readFileBytes(path: string, options: { readonly maxBytes?: numbe
 }
 
 /**
+ * A user-given file's bytes, whatever its size (the caller applies its own limit to what it reads):
+ * readFileBytes without a limit, so a FIFO, socket or device at the path is refused (EINVAL, "not a
+ * regular file") at once instead of blocking the process. Every file the CLI reads from a path a
+ * user gave goes through here, readFileBytes or digestFile.
+ */
+export function readRegularFile(path: string): Promise<Buffer> {
+  return readFileBytes(path, { maxBytes: Number.POSITIVE_INFINITY });
+}
+
+/** readRegularFile without the promise. */
+export function readRegularFileSync(path: string): Buffer {
+  return readFileBytesSync(path, { maxBytes: Number.POSITIVE_INFINITY });
+}
+
+/**
  * readFileBytes without the promise. The file is opened non-blocking, so a FIFO or device put at
  * the path after it was listed cannot hang the process: anything but a regular file is refused
  * (EINVAL, "not a regular file") before a read. One read asks for a byte more than the size: a file
@@ -102,7 +117,7 @@ export function readFileBytesSync(path: string, options: { readonly maxBytes?: n
 }
 
 /** The fs-style error for a path that is no regular file (a FIFO or device swapped in after listing). */
-function notARegularFile(path: string): NodeJS.ErrnoException {
+export function notARegularFile(path: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`EINVAL: not a regular file (a FIFO, socket or device), open '${path}'`), {
     code: 'EINVAL',
     syscall: 'open',

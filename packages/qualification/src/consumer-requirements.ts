@@ -5,9 +5,9 @@
 // and `driver.descriptor` (from the package's conformance report, so the negotiator checks the real
 // driver's PRP version and capabilities). The committed document carries schema-valid placeholders
 // for both, and says so in `x_filledAtQualification`, which is dropped from the completed copy.
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ContractError, parseConsumerRequirements, readJsonText } from '@paperclip-evals/contract';
+import { readRegularFileSync } from '@paperclip-evals/node';
 
 import type { ConsumerRequirements, HarnessDriverDescriptor } from '@paperclip-evals/contract';
 
@@ -23,7 +23,7 @@ export const INCOMPATIBLE_PRP_RANGE = { minimumVersion: 99, maximumVersion: 99 }
 export function loadEvalsConsumerRequirements(
   file: string = EVALS_CONSUMER_REQUIREMENTS_FILE,
 ): ConsumerRequirements {
-  const text = readJsonText(readFileSync(file));
+  const text = readJsonText(readRegularFileSync(file));
   if (!text.ok) {
     throw new ContractError('paperclip_contract_document_invalid', `${file} is not strict JSON`, text.issues);
   }

@@ -4,10 +4,10 @@
 // SHA256SUMS does not list, a listed file that is missing or not a regular file, a digest that
 // differs and a malformed line are each an issue naming the file.
 import { isUtf8 } from 'node:buffer';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readJsonText, sha256Digest } from '@paperclip-evals/contract';
-import { digestFile } from '@paperclip-evals/node';
+import { digestFile, readRegularFile } from '@paperclip-evals/node';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
@@ -217,7 +217,7 @@ export async function readReleaseLayout(
 
   let appRecord: string | null = null;
   if (regular(APP_RECORD_FILE)) {
-    const bytes = await readFile(join(releaseDir, APP_RECORD_FILE));
+    const bytes = await readRegularFile(join(releaseDir, APP_RECORD_FILE));
     const parsed = readJsonText(bytes, { maxBytes: MAX_APP_RECORD_BYTES });
     if (
       !parsed.ok ||
@@ -286,7 +286,7 @@ export async function verifySha256Sums(
         received: size,
       });
     } else {
-      const bytes = await readFile(path);
+      const bytes = await readRegularFile(path);
       sumsSha256 = sha256Digest(bytes);
       if (!isUtf8(bytes)) {
         issues.push({

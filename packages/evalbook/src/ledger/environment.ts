@@ -4,6 +4,7 @@
 // we can turn into exact integers, case checks the checks engine accepts). Every issue is reported,
 // each with a JSON pointer.
 import { isUtf8 } from 'node:buffer';
+import { constants as fsConstants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { evaluateAssertions } from '@paperclip-evals/checks';
@@ -340,7 +341,8 @@ async function readEnvironmentBytes(path: string): Promise<Buffer> {
     invalid(`${path} ${message}`, [{ code, message: `${path} ${message}`, path: '', expected, received }]);
   let handle;
   try {
-    handle = await open(path, 'r');
+    // Non-blocking, so a FIFO at the path is opened at once and refused below, never read.
+    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
     throw refuse(
@@ -357,7 +359,11 @@ async function readEnvironmentBytes(path: string): Promise<Buffer> {
         'environment_not_a_file',
         'is not a regular file',
         'a regular evalbook.yaml / .json file',
-        stat.isDirectory() ? 'a directory' : 'not a regular file',
+        stat.isDirectory()
+          ? 'a directory'
+          : stat.isFIFO()
+            ? 'a FIFO'
+            : 'not a regular file (a socket or device)',
       );
     if (stat.size > ENVIRONMENT_MAX_BYTES)
       throw refuse(

@@ -326,6 +326,7 @@ export class SqliteStore implements LedgerStore {
     options: { readonly writerThread?: boolean; readonly createsFolder?: boolean } = {},
   ): SqliteStore {
     const file = resolve(path);
+    refuseUnlessRegular(file, path);
     if (options.createsFolder === true) mkdirSync(dirname(file), { recursive: true });
     let db: Database.Database | undefined;
     try {
@@ -352,6 +353,7 @@ export class SqliteStore implements LedgerStore {
    */
   static openReadOnly(path: string): SqliteStore {
     const file = resolve(path);
+    refuseUnlessRegular(file, path);
     let db: Database.Database | undefined;
     try {
       try {
@@ -774,6 +776,42 @@ function inMemoryCopy(file: string, path: string): Database.Database {
   const bytes = readFileSync(file);
   if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
   return new Database(bytes, { readonly: true });
+}
+
+/**
+ * Refuses a store path that exists and is no regular file (a FIFO, socket, device or folder) before
+ * SQLite opens it: opening a FIFO blocks the process for ever. A path that does not exist is left
+ * to SQLite (a writer creates it).
+ */
+function refuseUnlessRegular(file: string, path: string): void {
+  let info;
+  try {
+    info = statSync(file);
+  } catch {
+    return;
+  }
+  if (info.isFile()) return;
+  const received = info.isDirectory()
+    ? 'a directory'
+    : info.isFIFO()
+      ? 'a FIFO'
+      : info.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
+  throw storeError(
+    `the SQLite store ${path} is not a regular file (${received}): name a SQLite file as --store sqlite:PATH`,
+    {
+      issues: [
+        {
+          code: 'store_not_a_file',
+          message: `${path} is ${received}`,
+          path: '',
+          expected: 'a regular SQLite file written by `evals ingest` (or a path that does not exist yet)',
+          received,
+        },
+      ],
+    },
+  );
 }
 
 /** What a SQLite failure means to the user, as a store EvalbookError naming the store and what to do. */

@@ -1,8 +1,10 @@
 // Check app-record: the App's clean-consumer-conformance record passed, names the tarball and
 // runnerd with the digests and sizes Evals computed, and states a release runnerd (how "never a
 // debug binary" is proven; see ../app-record.ts).
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+
+import { readRegularFile } from '@paperclip-evals/node';
 
 import { judgeAppRecord } from '../app-record.js';
 import { judge, lacking } from './context.js';
@@ -42,7 +44,7 @@ export const appRecord: QualificationCheckDefinition = {
     ) {
       return lacking(unmet);
     }
-    const bytes = await readFile(join(releaseDir, layout.appRecord));
+    const bytes = await readRegularFile(join(releaseDir, layout.appRecord));
     const size = async (name: string): Promise<number> => (await lstat(join(releaseDir, name))).size;
     const judged = judgeAppRecord(bytes, {
       file: layout.appRecord,
