@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { sha256DigestOfParts } from './digest.js';
 import { pointer } from './errors.js';
+import { SECRET_MASK, isSecretName, scrubCredentials } from './secrets.js';
 import { useLengthShortcut } from './schema-lengths.js';
 
 import type * as AjvModule from 'ajv/dist/2020.js';
@@ -236,20 +237,35 @@ export function schemaIssuesOf(
   codeFor: (error: ErrorObject, path: string) => string,
 ): Issue[] {
   return schemaErrors(schemaId, value).map((error) => {
-    const missing =
-      error.keyword === 'required'
-        ? (error.params as { missingProperty: string }).missingProperty
-        : undefined;
+    const params = error.params as Record<string, unknown>;
+    const missing = error.keyword === 'required' ? String(params.missingProperty) : undefined;
+    // A property the schema does not allow: named (its name scrubbed), never its value or its object's.
+    const extra =
+      error.keyword === 'additionalProperties'
+        ? String(params.additionalProperty)
+        : error.keyword === 'unevaluatedProperties'
+          ? String(params.unevaluatedProperty)
+          : undefined;
+    // The path is the member's for a missing one, the object's for one it does not allow.
     const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
+    const where = error.instancePath === '' ? '(root)' : scrubCredentials(error.instancePath);
+    const shown = scrubCredentials(missing ?? extra ?? '');
     return {
       code: codeFor(error, path),
       message:
-        missing === undefined
-          ? `${path === '' ? '(root)' : path} ${error.message ?? 'is invalid'}`
-          : `${error.instancePath === '' ? '(root)' : error.instancePath} is missing required property '${missing}'`,
+        missing !== undefined
+          ? `${where} is missing required property '${shown}'`
+          : extra !== undefined
+            ? `${where} has property '${shown}', which the schema does not allow`
+            : `${path === '' ? '(root)' : scrubCredentials(path)} ${error.message ?? 'is invalid'}`,
       path,
-      expected: expectationOf(error),
-      received: missing === undefined ? valueAt(value, error.instancePath) : 'missing',
+      expected: extra === undefined ? expectationOf(error) : `no property ${shown}`,
+      received:
+        missing !== undefined
+          ? 'missing'
+          : extra !== undefined
+            ? `property ${shown}`
+            : receivedAt(value, error.instancePath),
     };
   });
 }
@@ -276,11 +292,24 @@ function expectationOf(error: ErrorObject): unknown {
       return `${error.keyword} ${String(params.limit)}`;
     case 'format':
       return `format ${String(params.format)}`;
-    case 'additionalProperties':
-      return `no property ${String(params.additionalProperty)}`;
     default:
       return error.message ?? error.keyword;
   }
+}
+
+/**
+ * What an issue says it received at `path`: a number, boolean or null as it is; a string as it is
+ * unless it is credential-shaped, holds a secret, or sits under a secret-named property (then ***);
+ * an object or array only by its size, never its members (a whole document may hold a key).
+ */
+function receivedAt(root: unknown, path: string): unknown {
+  const found = valueAt(root, path);
+  if (Array.isArray(found)) return `an array of ${found.length} items`;
+  if (typeof found === 'object' && found !== null)
+    return `an object with ${Object.keys(found).length} properties`;
+  if (typeof found !== 'string') return found;
+  const name = path.split('/').at(-1) ?? '';
+  return isSecretName(name) || scrubCredentials(found) !== found ? SECRET_MASK : found;
 }
 
 /** The value at a JSON pointer, or 'missing'. */

@@ -13,6 +13,11 @@ export const SECRET_MASK = '***';
  */
 const SECRET_NAME = /(?:pass(?:word)?|passwd|pwd|secret|token|key|sig(?:nature)?|credential|auth)/i;
 
+/** Whether a parameter or property name names a secret (SECRET_NAME: password, token, api_key, …). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
 /** `scheme://user:password@` — the password runs to the authority's last `@` (as a URL parser reads it). */
 const USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"<>`]*):([^\s/?#'"<>`]*)@/gi;
 /** `https://token@` — a lone userinfo of a web URL is a credential (a postgres user name is not). */
