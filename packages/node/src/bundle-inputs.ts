@@ -7,12 +7,25 @@ import picomatch from 'picomatch';
 
 /** The input that names standard input. */
 export const STDIN_INPUT = '-';
-/** One bundle input: shown as `display`; `path` null for stdin; `refused` says why it cannot be read. */
+/** Why an input is not read: every entry the expander does not read is yielded with one, never dropped. */
+export type InputRefusalCode =
+  'input_no_match' | 'input_empty_directory' | 'input_symlink_in_directory' | 'input_not_regular_file';
+
+/**
+ * One bundle input: shown as `display`; `path` null for stdin; `refused` says why it cannot be read
+ * and `refusedCode` names that rule.
+ */
 export interface BundleInput {
   readonly display: string;
   readonly path: string | null;
   readonly refused?: string;
+  readonly refusedCode?: InputRefusalCode;
 }
+
+const NOT_REGULAR = {
+  refused: 'not a regular file (a FIFO, socket or device)',
+  refusedCode: 'input_not_regular_file',
+} as const;
 
 /**
  * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json,
@@ -33,7 +46,8 @@ export async function* expandBundleInputs(inputs: readonly string[]): AsyncGener
         found = true;
         yield target;
       }
-      if (!found) yield { display: input, path, refused: 'no files match this pattern' };
+      if (!found)
+        yield { display: input, path, refused: 'no files match this pattern', refusedCode: 'input_no_match' };
     } else if (info === null || info.isFile()) yield { display: input, path };
     else if (info.isDirectory()) {
       let found = false;
@@ -41,8 +55,14 @@ export async function* expandBundleInputs(inputs: readonly string[]): AsyncGener
         found = true;
         yield target;
       }
-      if (!found) yield { display: input, path, refused: 'no *.json files in this directory' };
-    } else yield { display: input, path, refused: 'not a regular file (a FIFO, socket or device)' };
+      if (!found)
+        yield {
+          display: input,
+          path,
+          refused: 'no *.json files in this directory',
+          refusedCode: 'input_empty_directory',
+        };
+    } else yield { display: input, path, ...NOT_REGULAR };
   }
 }
 
@@ -68,15 +88,19 @@ async function* walk(
     const path = join(dir, entry.name);
     const shown = join(display, entry.name);
     if (entry.isDirectory()) yield* walk(path, shown, wanted);
-    else if (!wanted(entry.name, path)) continue;
-    else if (entry.isFile()) yield { display: shown, path };
-    else if (entry.isSymbolicLink())
+    // A regular file is read when wanted (*.json, or the glob's match) and else is no input. Any
+    // other entry is refused whatever its name (a symlinked folder has no .json name but may hold
+    // bundles): reported, never dropped.
+    else if (entry.isFile()) {
+      if (wanted(entry.name, path)) yield { display: shown, path };
+    } else if (entry.isSymbolicLink())
       yield {
         display: shown,
         path,
         refused: 'a symlink inside a directory (not followed; name its target instead)',
+        refusedCode: 'input_symlink_in_directory',
       };
-    else yield { display: shown, path, refused: 'not a regular file (a FIFO, socket or device)' };
+    else yield { display: shown, path, ...NOT_REGULAR };
   }
 }
 
