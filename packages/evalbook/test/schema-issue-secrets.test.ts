@@ -116,7 +116,7 @@ describe('a document with a secret anywhere', () => {
         fc.stringMatching(/^[a-z_]{1,12}$/),
         secret,
         (index, how, name, value) => {
-          const planted = plant(doc, paths[index] ?? [], how as 'replace' | 'add' | 'wrap', name, value);
+          const planted = plant(doc, paths[index] ?? [], how, name, value);
           expect(issueText(schemaId, planted)).not.toContain(value);
         },
       ),
