@@ -11,7 +11,7 @@ export {
   fileSystemWhat,
   isFileSystemError,
 } from './bundle-inputs.js';
-export type { BundleInput, InputRefusalCode } from './bundle-inputs.js';
+export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
 export type { BundleRead } from './bundle-reads.js';
 export { SIGNAL_EXIT_CODES, guardPrivatePath, guardedCounts } from './child-cleanup.js';
