@@ -97,7 +97,7 @@ describe('evals validate', () => {
   it('exits 2 for a path that does not exist, and still checks the others', () => {
     const run = evals(['validate', 'no/such/attempt.json', join(VALID, 'run-failed.json')]);
     expect(run.status).toBe(2);
-    expect(run.stdout).toMatch(/error\s+no\/such\/attempt\.json\s+ENOENT/);
+    expect(run.stdout).toMatch(/error\s+no\/such\/attempt\.json\s+no such file or directory \(ENOENT\)/);
     expect(run.stdout).toMatch(/1 valid, 0 invalid, 1 unreadable/);
   });
 
