@@ -111,6 +111,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     kind: store.kind,
     insertBatch: (records) => call(() => store.insertBatch(records)),
     getAttempt: (key) => call(() => store.getAttempt(key)),
+    attemptsById: (attemptId, runId) => call(() => store.attemptsById(attemptId, runId)),
     getBundle: (digest) => call(() => store.getBundle(digest)),
     countAttempts: () => call(() => store.countAttempts()),
     attempts: () => stream(() => store.attempts()),

@@ -57,6 +57,12 @@ export interface LedgerStore {
   /** Writes a batch in ONE transaction: all records' outcomes, or (on an error) nothing at all. */
   insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]>;
   getAttempt(key: AttemptKey): Promise<StoredAttempt | null>;
+  /**
+   * Every stored attempt with this attempt id (of any run, case and config; of `runId` only when
+   * given), in insertion order: found through an index on the attempt id, never by reading the
+   * ledger (what `evals report --attempt ID` needs; more than one is for the caller to refuse).
+   */
+  attemptsById(attemptId: string, runId?: string): Promise<StoredAttempt[]>;
   /** The raw bundle's canonical JSON text by its digest, or null. */
   getBundle(digest: string): Promise<string | null>;
   countAttempts(): Promise<number>;

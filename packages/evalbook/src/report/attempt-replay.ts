@@ -472,13 +472,13 @@ export interface LoadAttemptReplayOptions {
  * paperclip_evalbook_scope_unknown EvalbookError listing what there is.
  */
 export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Promise<AttemptReplay> {
+  // By the store's index on attempt ids, never a scan of the ledger.
+  const matches = await options.store.attemptsById(options.attemptId, options.runId);
+  async function* each(): AsyncIterable<StoredAttempt> {
+    yield* matches;
+  }
   const found: StoredAttempt[] = [];
-  for await (const stored of withExpectedChecks(options.store.attempts(), options.environment))
-    if (
-      stored.key.attemptId === options.attemptId &&
-      (options.runId === undefined || stored.key.runId === options.runId)
-    )
-      found.push(stored);
+  for await (const stored of withExpectedChecks(each(), options.environment)) found.push(stored);
   const where = options.runId === undefined ? '' : ` in run ${JSON.stringify(options.runId)}`;
   const [attempt, ...others] = found;
   if (attempt === undefined)
