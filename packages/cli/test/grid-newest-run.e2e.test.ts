@@ -5,7 +5,7 @@
 // the newest run by default, the collapse and its trend in words; `--all-runs` pools and says so;
 // `--all-runs` with `--run` is a usage error; a store of one run looks as it did but for the header.
 // (CSV is one row per attempt, each with its run: there is no cell to pool; the published site's
-// campaign grid is one campaign's run alone: packages/evalbook/test/site-campaign-grid.test.ts.)
+// campaign grid is one campaign's run alone: packages/app/test/site-publish.test.ts.)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,14 @@ function evals(args: string[], status = 0): { stdout: string; stderr: string } {
 }
 
 let file = 0;
-function bundle(folder: string, runId: string, day: number, caseId: string, configId: string, solved: boolean): void {
+function bundle(
+  folder: string,
+  runId: string,
+  day: number,
+  caseId: string,
+  configId: string,
+  solved: boolean,
+): void {
   const attemptId = `${runId}-${caseId}-${configId}-${file}`;
   const attempt = syntheticAttempt({
     runId,
@@ -101,7 +108,9 @@ describe('evals grid (terminal)', () => {
     const first = evals(['grid', '--run', 'nightly-1', ...TWO]).stdout;
     expect(first.split('\n')[0]).toBe('run nightly-1');
     expect(row(first, 'refactor')[2]).toMatch(/^12\/12 \[76%–100%\] new/);
-    expect(row(evals(['grid', '--run', 'nightly-2', ...TWO]).stdout, 'refactor')[2]).toMatch(/↓ down 100 pts/);
+    expect(row(evals(['grid', '--run', 'nightly-2', ...TWO]).stdout, 'refactor')[2]).toMatch(
+      /↓ down 100 pts/,
+    );
   });
 
   it('refuses --all-runs with --run (exit 2), naming both', () => {
@@ -198,8 +207,7 @@ describe('evals report', () => {
   });
 
   it('HTML: the page opens on the newest run, or on all runs with --all-runs', () => {
-    const scope = (html: string): string =>
-      /"defaultScope":"(\w+)"/.exec(html)?.[1] ?? 'missing';
+    const scope = (html: string): string => /"defaultScope":"(\w+)"/.exec(html)?.[1] ?? 'missing';
     expect(scope(evals(['report', '--format', 'html', ...TWO]).stdout)).toBe('latest');
     const pooled = evals(['report', '--format', 'html', '--all-runs', ...TWO]).stdout;
     expect(scope(pooled)).toBe('all');

@@ -1377,14 +1377,20 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await keys(hostile)).toEqual([given[3]!.key]);
       expect(await keys(hostile.slice(0, -1))).toEqual([]);
       // What it reads back is what getAttempt reads back: the record and its scores, exactly.
-      expect(await store.attemptsById('attempt_shared', 'run_a')).toEqual([await store.getAttempt(given[2]!.key)]);
+      expect(await store.attemptsById('attempt_shared', 'run_a')).toEqual([
+        await store.getAttempt(given[2]!.key),
+      ]);
       await store.close();
       // Indexed: the lookup never reads the ledger.
       const indexes =
         kind.name === 'sqlite'
-          ? await sql("SELECT sql AS def FROM sqlite_master WHERE type = 'index' AND name = 'attempts_attempt'")
+          ? await sql(
+              "SELECT sql AS def FROM sqlite_master WHERE type = 'index' AND name = 'attempts_attempt'",
+            )
           : await sql("SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'attempts_attempt'");
-      expect(indexes.map((row) => String(row.def))).toEqual([expect.stringMatching(/attempts.*\(attempt_id\)/i)]);
+      expect(indexes.map((row) => String(row.def))).toEqual([
+        expect.stringMatching(/attempts.*\(attempt_id\)/i),
+      ]);
     });
 
     it('keeps the cost figures in their own columns, the legacy ledger amount apart from the estimate', async () => {

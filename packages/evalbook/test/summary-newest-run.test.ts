@@ -163,7 +163,11 @@ describe('the newest run', () => {
           runs: [whole.latestRun],
           cells: whole.latestGrid,
         });
-        expect(shownGrid(whole, 'all_runs')).toEqual({ view: 'all_runs', runs: whole.runs, cells: whole.grid });
+        expect(shownGrid(whole, 'all_runs')).toEqual({
+          view: 'all_runs',
+          runs: whole.runs,
+          cells: whole.grid,
+        });
       }),
       { numRuns: 150 },
     );
