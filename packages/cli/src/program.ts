@@ -335,7 +335,11 @@ export function createProgram(): Command {
       act(
         async (flags: ReportFlags & { json?: true; allRuns?: true }) => {
           const { runGrid } = await import('./commands/report.js');
-          return runGrid({ ...storeFlags(flags), json: flags.json === true, allRuns: flags.allRuns === true });
+          return runGrid({
+            ...storeFlags(flags),
+            json: flags.json === true,
+            allRuns: flags.allRuns === true,
+          });
         },
         { json: GRID_REPORT_V1 },
       ),

@@ -7,7 +7,7 @@
 // (CSV is one row per attempt, each with its run: there is no cell to pool; the published site's
 // campaign grid is one campaign's run alone: packages/app/test/site-publish.test.ts.)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

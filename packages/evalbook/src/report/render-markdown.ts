@@ -134,10 +134,7 @@ function gridLines(summary: EvalbookSummary, view: GridView): string[] {
     ...summary.cases.filter((caseId) => !fell.has(caseId)),
   ];
   const configs = summary.configs.slice(0, MAX_GRID_CONFIGS);
-  lines.push(
-    `| Case | ${configs.map(text).join(' | ')} |`,
-    `|---|${configs.map(() => '---:').join('|')}|`,
-  );
+  lines.push(`| Case | ${configs.map(text).join(' | ')} |`, `|---|${configs.map(() => '---:').join('|')}|`);
   for (const caseId of cases.slice(0, MAX_GRID_CASES))
     lines.push(
       `| ${text(caseId)} | ${configs

@@ -239,8 +239,7 @@
           const direction = value.slice(at + 1);
           if (at > 0 && SORT_DIRECTIONS.includes(direction) && (column === 'case' || configText.has(column)))
             state.sort = [column, direction];
-        }
-        else if (name === 'status' && STATUSES.includes(value)) state.status = value;
+        } else if (name === 'status' && STATUSES.includes(value)) state.status = value;
         else if (name === 'q') state.q = value;
       }
     }
@@ -596,7 +595,8 @@
   }
 
   wireAll(document);
-  for (const table of document.querySelectorAll('table.grid')) gridOrder.set(table, [...table.tBodies[0].rows]);
+  for (const table of document.querySelectorAll('table.grid'))
+    gridOrder.set(table, [...table.tBodies[0].rows]);
   for (const table of document.querySelectorAll('main table')) sortable(table);
   for (const td of document.querySelectorAll('td.cell:not(.empty)')) {
     td.classList.add('js');
