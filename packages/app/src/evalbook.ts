@@ -29,6 +29,7 @@ import type {
   EvalbookSummary,
   FailOn,
   GateVerdicts,
+  GridView,
   LedgerStore,
   ReportFormat,
   ReportResult,
@@ -92,6 +93,8 @@ export interface ReportRequest extends EvalbookRequest {
   readonly failOn: readonly FailOn[];
   /** Where the HTML report is published: the Markdown report links it (--html-url, md only). */
   readonly htmlUrl?: string;
+  /** Which runs the grid surfaces show first (--all-runs: all_runs; default newest_run). */
+  readonly gridView?: GridView;
   /** Called as attempts are read. */
   readonly onProgress?: (read: number) => void;
 }
@@ -119,6 +122,7 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
         ...(request.compare === undefined ? {} : { compare: request.compare }),
         failOn: request.failOn,
         ...(request.htmlUrl === undefined ? {} : { htmlUrl: request.htmlUrl }),
+        ...(request.gridView === undefined ? {} : { gridView: request.gridView }),
         includeForeign: request.includeForeign === true,
         ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
       });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '@paperclip-evals/contract';
-import { openStore } from '@paperclip-evals/evalbook';
+import { campaignFolder, openStore } from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
 import { verifySite } from '../src/site/verify.ts';
@@ -136,6 +136,25 @@ describe('the history of a site with several campaigns', () => {
     // The schemas can fail: a history without its latest green is refused.
     const { latestGreen: _dropped, ...broken } = history;
     expect(schemaErrors(schema('site-history'), broken)).not.toEqual([]);
+  });
+
+  it("a campaign's grid is its run alone: c2's collapse of case_b is never pooled with c1's solves", async () => {
+    const page = await readFile(join(site, campaignFolder('c2'), 'index.html'), 'utf8');
+    for (const scope of ['latest', 'all'])
+      expect(page).toMatch(
+        new RegExp(
+          `<td class="cell" data-scope="${scope}" data-case="case_b" data-config="config_a" data-solved="0" data-counted="1" data-rate="0"`,
+        ),
+      );
+    const campaign = await json<{
+      cells: { caseId: string; configId: string; solved: number; counted: number }[];
+    }>(join(site, campaignFolder('c2'), 'campaign.json'));
+    expect(
+      campaign.cells.find((cell) => cell.caseId === 'case_b' && cell.configId === 'config_a'),
+    ).toMatchObject({
+      solved: 0,
+      counted: 1,
+    });
   });
 
   it('writes a site that verifies', async () => {

@@ -218,7 +218,9 @@ export function createProgram(): Command {
         'a case-clustered bootstrap interval, trend across runs, flaky cells, cost coverage) and budget',
         'checks. md: a pull-request comment, every id and message escaped to read as itself (no HTML,',
         'link, @mention or #ref: docs/reports.md). junit: one testcase per (case, config), failures and',
-        'errors distinct. html: one page with the grid, drill-down to any attempt (its replay), the',
+        'errors distinct. Every grid (md, junit, html) shows the newest run first, each cell with its trend',
+        'since its previous run (--all-runs: every run pooled; json has both and says which in gridView).',
+        'html: one page with the grid, drill-down to any attempt (its replay), the',
         'comparison and plots; a text past 500 characters shows its head and a "show all" button. csv:',
         'one row per attempt for a spreadsheet (RFC 4180, cost in exact USD, empty and "unpriced" when',
         "unknown; a field that would start a formula gets a leading ', control characters are written as",
@@ -247,8 +249,9 @@ export function createProgram(): Command {
       new Option(
         '--attempt <attemptId>',
         "write this attempt's replay page (HTML) instead of the report; with --run when the id is in several runs",
-      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign', 'htmlUrl']),
+      ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign', 'htmlUrl', 'allRuns']),
     )
+    .addOption(allRunsOption())
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
     .option('--a-run <runId>', 'or compare two runs: the baseline run…')
@@ -274,6 +277,7 @@ export function createProgram(): Command {
         '  $ evals report --format md --a baseline --b candidate > comment.md',
         '  $ evals report --format md --html-url https://ci.example/runs/42/report.html --out comment.md',
         '  $ evals report --format junit --out junit.xml --fail-on below:0.8',
+        '  $ evals report --format md --all-runs > comment.md        # the grid pooled over every run',
         '  $ evals report --format csv --run nightly-42 --out attempts.csv   # one row per attempt',
         '  $ evals report --format md --run nightly-42 --fail-on drift    # judge one run against earlier runs',
         '  $ evals report --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
@@ -284,7 +288,13 @@ export function createProgram(): Command {
     .action(
       act(
         async (
-          flags: ReportFlags & { format: ReportFormat; out?: string; attempt?: string; htmlUrl?: string },
+          flags: ReportFlags & {
+            format: ReportFormat;
+            out?: string;
+            attempt?: string;
+            htmlUrl?: string;
+            allRuns?: true;
+          },
           command: Command,
         ) => {
           if (flags.attempt !== undefined) {
@@ -311,6 +321,7 @@ export function createProgram(): Command {
             ...(flags.htmlUrl === undefined ? {} : { htmlUrl: flags.htmlUrl }),
             ...(compare === undefined ? {} : { compare }),
             failOn: flags.failOn ?? [],
+            gridView: flags.allRuns === true ? 'all_runs' : 'newest_run',
           });
         },
       ),
@@ -318,24 +329,32 @@ export function createProgram(): Command {
 
   program
     .command('grid')
-    .summary('cases × configs: solved/counted per cell with its Wilson 95% interval')
+    .summary("cases × configs: the newest run's solved/counted per cell with its trend (--all-runs pools)")
     .description(
-      'Print the grid: one row per case, one column per config; a cell is solved/counted with its Wilson 95% interval, coloured on a terminal (green ≥ 80%, yellow ≥ 50%, red below), ~ marks a flaky cell. The denominator policy and what it excluded are printed under the table.',
+      "Print the grid: one row per case, one column per config. By default the newest run (in run order: when its first attempt started), each cell that run's solved/counted with its Wilson 95% interval and its trend since the cell's previous run with attempts (↑ up, ↓ down, = same, new), so a collapse in the newest run is never hidden by a pooled green cell; --all-runs pools every run instead, --run one run. The header says which. Coloured on a terminal (green ≥ 80%, yellow ≥ 50%, red below), ~ marks a flaky cell (solved and unsolved attempts in one run). The denominator policy and what it excluded are printed under the table.",
     )
-    .option('--run <runId>', 'only this run')
+    .option('--run <runId>', 'only this run (each cell with its trend since the runs before it)')
+    .addOption(allRunsOption())
     .addOption(storeOption())
     .addOption(includeForeignOption())
     .option('--env <file>', 'the Evalbook environment (denominator policy, store)')
-    .option('--json', 'print the grid as JSON')
+    .option(
+      '--json',
+      'print the grid as JSON: both grids (latestGrid, each cell with its trend; grid, every run pooled), gridRuns and view',
+    )
     .addHelpText(
       'after',
-      '\nExit codes: 0 printed · 2 usage error or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).\n\nExample:\n  $ evals grid --run nightly-2026-11-30',
+      '\nExit codes: 0 printed · 2 usage error (--all-runs with --run) or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).\n\nExamples:\n  $ evals grid                          # the newest run, each cell with its trend\n  $ evals grid --all-runs               # every run pooled\n  $ evals grid --run nightly-2026-11-30',
     )
     .action(
       act(
-        async (flags: ReportFlags & { json?: true }) => {
+        async (flags: ReportFlags & { json?: true; allRuns?: true }) => {
           const { runGrid } = await import('./commands/report.js');
-          return runGrid({ ...storeFlags(flags), json: flags.json === true });
+          return runGrid({
+            ...storeFlags(flags),
+            json: flags.json === true,
+            allRuns: flags.allRuns === true,
+          });
         },
         { json: GRID_REPORT_V1 },
       ),
@@ -618,6 +637,14 @@ function storeFlags(flags: ReportFlags): {
     ...(flags.env === undefined ? {} : { env: flags.env }),
     ...(flags.run === undefined ? {} : { run: flags.run }),
   };
+}
+
+/** --all-runs on grid and report: pool every run in scope instead of showing the newest run; not with --run. */
+function allRunsOption(): Option {
+  return new Option(
+    '--all-runs',
+    "pool every run into each cell (the header says all runs) instead of the newest run's cells with their trend; not with --run, which names one run",
+  ).conflicts('run');
 }
 
 function includeForeignOption(): Option {

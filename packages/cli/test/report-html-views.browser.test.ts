@@ -1,6 +1,7 @@
 // The HTML report's views in real Chromium (issue 19): the newest run by default (a fixture whose
 // newest run collapsed while the pooled cell looks green: the default shows the collapse), "all runs"
-// one click away; the status filter, the search, sorting (mouse and keyboard), deep links to a cell
+// one click away; the status filter, the search, sorting (mouse and keyboard; the grid's sort in the
+// address), deep links to a cell
 // and to an attempt that survive a reload and walk back/forward, a link back from the drill-down; the
 // checks × configs table (per-call runner observations left out); what each config and case is; the
 // trend plot's coinciding lines and ticks that never overlap; a 390 px viewport; and not one network
@@ -319,6 +320,46 @@ describe.skipIf(!HAVE_CHROMIUM)(
         rows.map((row) => Number(row.getAttribute('data-rate'))),
       );
       expect(rates).toEqual([...rates].sort((x, y) => x - y));
+    });
+
+    it("keeps the grid's sort in the address (sort=<column>:<dir>): a reload keeps it, back/forward walk it", async () => {
+      await page.goto(url);
+      await page.reload();
+      const pageOrder = await visibleCases();
+      const header = (scope: string, config: string) =>
+        page.locator(`table.grid[data-scope="${scope}"] thead th[data-config="${config}"]`);
+      const rate = (caseId: string): number =>
+        report.summary.latestGrid.find((cell) => cell.caseId === caseId && cell.configId === 'candidate')!
+          .solveRate!;
+      await header('latest', 'candidate').locator('button.sort').click();
+      expect(new URL(page.url()).hash).toBe('#sort=candidate:asc');
+      await header('latest', 'candidate').locator('button.sort').click();
+      expect(new URL(page.url()).hash).toBe('#sort=candidate:desc');
+      const descending = await visibleCases();
+      expect(descending.map(rate)).toEqual([...descending.map(rate)].sort((x, y) => y - x));
+      // a reload keeps it, on both grids
+      await page.reload();
+      await expect(header('latest', 'candidate').getAttribute('aria-sort')).resolves.toBe('descending');
+      await expect(header('all', 'candidate').getAttribute('aria-sort')).resolves.toBe('descending');
+      expect(await visibleCases()).toEqual(descending);
+      // back: ascending, then the page's own order; forward: ascending again
+      await page.goBack();
+      await expect(header('latest', 'candidate').getAttribute('aria-sort')).resolves.toBe('ascending');
+      await page.goBack();
+      expect(new URL(page.url()).hash).toBe('');
+      await expect(header('latest', 'candidate').getAttribute('aria-sort')).resolves.toBe('none');
+      expect(await visibleCases()).toEqual(pageOrder);
+      await page.goForward();
+      await expect(header('latest', 'candidate').getAttribute('aria-sort')).resolves.toBe('ascending');
+      // a link with a sort, a scope and a search opens that view; a column the page lacks is ignored
+      await page.goto(`${url}#scope=all&sort=case:desc`);
+      await page.reload();
+      expect(await visibleCases('all')).toEqual([...CASES].sort().reverse());
+      await page.goto(`${url}#sort=${encodeURIComponent('no-such-config')}:asc`);
+      await page.reload();
+      expect(await visibleCases()).toEqual(pageOrder);
+      await page.goto(url);
+      await page.reload();
     });
 
     it('deep-links a cell and an attempt: they survive a reload and walk back and forward', async () => {

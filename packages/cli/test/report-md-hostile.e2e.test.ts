@@ -72,8 +72,16 @@ describe('evals report --format md with hostile ids', () => {
       allowDangerousProtocol: true,
     });
     expect(html).not.toMatch(/<(img|a|b|h1|script)\b/);
-    // the report's own headings only: the title, the comparison, Configs and Check drift
-    expect(html.match(/<h[1-6]>/g)).toEqual(['<h2>', '<h3>', '<h3>', '<h3>']);
+    // the report's own headings only: the title, the comparison, the grid, Configs and Check drift
+    expect(html.match(/<h[1-6]>/g)).toEqual(['<h2>', '<h3>', '<h3>', '<h3>', '<h3>']);
+    expect(html).toMatch(/<h3>Grid: newest run [^<]*<\/h3>/);
+    // the grid: a header row (case and the two configs), then three cells a row, whatever the ids hold
+    const grid = html.slice(html.indexOf('<h3>Grid: '));
+    const gridTable = grid.slice(0, grid.indexOf('</table>'));
+    const gridRows = gridTable.match(/<tr>/g)?.length ?? 0;
+    expect(gridRows).toBeGreaterThan(1);
+    expect(gridTable.match(/<th[ >]/g)).toHaveLength(3);
+    expect(gridTable.match(/<td[ >]/g)).toHaveLength(3 * (gridRows - 1));
     expect(html).toContain('<h3>Configs</h3>');
     expect(html).toContain('<h3>Check drift</h3>');
     // the configs table: a header row and one row per config, five cells each

@@ -32,6 +32,8 @@ export type { JsonReport, ReportFormat, ReportResult } from './report/model.js';
 export { attemptVerdict, withExpectedChecks } from './analysis/scoring.js';
 export { summariseStore } from './analysis/summary.js';
 export type { CompareSpec, Comparison, EvalbookSummary } from './analysis/summary.js';
+export { gridScopeText, isLatestCell, shownGrid, trendText } from './analysis/grid-view.js';
+export type { GridView } from './analysis/grid-view.js';
 export { SqliteStore } from './ledger/sqlite-store.js';
 export { ingest, ingestExitCode } from './ledger/ingest.js';
 export type { CaseCheckModels, IngestOptions, IngestProgress, IngestSummary } from './ledger/ingest.js';

@@ -1426,6 +1426,50 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(bundle).toBe(rawCanonical);
     });
 
+    it('finds attempts by attempt id alone through an index (every run, in insertion order; one run when named)', async () => {
+      const at = (runId: string, attemptId: string, caseId = 'case_synthetic'): LedgerRecord => {
+        // The identity's attempt id only (the events keep a plain one), as the hostile corpus does.
+        const bundle = syntheticAttempt({ runId, attemptId: 'attempt_plain', caseId });
+        bundle.identity = { ...(bundle.identity as Record<string, unknown>), attemptId };
+        return convertBundle(parseNativeExecution(JSON.stringify(bundle)));
+      };
+      // An id of any text: U+0000 in it, 100,000 characters long (every valid bundle is storable).
+      const hostile = `attempt\u0000${'x'.repeat(100_000)}`;
+      const given = [
+        at('run_b', 'attempt_shared'),
+        at('run_a', 'attempt_other'),
+        at('run_a', 'attempt_shared', 'case_two'),
+        at('run_a', hostile),
+      ];
+      const store = await openStore(storeUrl);
+      // One batch each: within a batch PostgreSQL writes by identity, so the order would be its.
+      for (const one of given) await store.insertBatch([one]);
+      const keys = async (attemptId: string, runId?: string) =>
+        (await store.attemptsById(attemptId, runId)).map((found) => found.key);
+      expect(await keys('attempt_shared')).toEqual([given[0]!.key, given[2]!.key]);
+      expect(await keys('attempt_shared', 'run_a')).toEqual([given[2]!.key]);
+      expect(await keys('attempt_shared', 'run_none')).toEqual([]);
+      expect(await keys('attempt_none')).toEqual([]);
+      expect(await keys('attempt_SHARED')).toEqual([]);
+      expect(await keys(hostile)).toEqual([given[3]!.key]);
+      expect(await keys(hostile.slice(0, -1))).toEqual([]);
+      // What it reads back is what getAttempt reads back: the record and its scores, exactly.
+      expect(await store.attemptsById('attempt_shared', 'run_a')).toEqual([
+        await store.getAttempt(given[2]!.key),
+      ]);
+      await store.close();
+      // Indexed: the lookup never reads the ledger.
+      const indexes =
+        kind.name === 'sqlite'
+          ? await sql(
+              "SELECT sql AS def FROM sqlite_master WHERE type = 'index' AND name = 'attempts_attempt'",
+            )
+          : await sql("SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'attempts_attempt'");
+      expect(indexes.map((row) => String(row.def))).toEqual([
+        expect.stringMatching(/attempts.*\(attempt_id\)/i),
+      ]);
+    });
+
     it('keeps the cost figures in their own columns, the legacy ledger amount apart from the estimate', async () => {
       const legacy = syntheticAttempt({ attemptId: 'attempt_legacy', costMicros: null });
       legacy.usage = {

@@ -120,6 +120,7 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
     cases: [],
     configs: [],
     grid: [],
+    gridRuns: [],
     latestRun: null,
     latestGrid: [],
     checkRates: [],

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { isPerCallObservation } from '../src/analysis/check-drift.ts';
 import { SummaryBuilder } from '../src/analysis/summary.ts';
+import { shownGrid } from '../src/analysis/grid-view.ts';
 import type { SummaryOptions } from '../src/analysis/summary.ts';
 import type { ScoreRow } from '../src/ledger/convert.ts';
 import type { StoredAttempt } from '../src/ledger/store.ts';
@@ -127,15 +128,46 @@ describe('the newest run', () => {
         );
         const whole = summarise(attempts);
         const newest = summarise(attempts, { runId: whole.latestRun! });
-        const strip = ({ runId: _r, previous: _p, delta: _d, ...cell }: (typeof whole.latestGrid)[number]) =>
-          cell;
+        const strip = ({
+          runId: _r,
+          previous: _p,
+          delta: _d,
+          trend: _t,
+          ...cell
+        }: (typeof whole.latestGrid)[number]) => cell;
         expect(whole.latestGrid.map(strip)).toEqual(newest.grid);
         expect(whole.flakyCells).toEqual(
           newest.grid.filter((cell) => cell.flaky).map(({ caseId, configId }) => ({ caseId, configId })),
         );
-        for (const cell of whole.latestGrid)
+        for (const cell of whole.latestGrid) {
           if (cell.previous !== null && cell.solveRate !== null)
             expect(cell.delta).toBeCloseTo(cell.solveRate - (cell.previous.solveRate ?? 0));
+          // The trend is the delta in a word: never "same" for a fall, never missing for a new cell.
+          const expected =
+            cell.solveRate === null
+              ? 'no_rate'
+              : cell.previous === null
+                ? 'new'
+                : (cell.delta ?? 0) > 0
+                  ? 'up'
+                  : (cell.delta ?? 0) < 0
+                    ? 'down'
+                    : 'same';
+          expect(cell.trend).toBe(expected);
+        }
+        // Which runs each grid covers, and what each surface is handed for each view.
+        expect(whole.gridRuns).toEqual(whole.runs);
+        expect(newest.gridRuns).toEqual([whole.latestRun]);
+        expect(shownGrid(whole, 'newest_run')).toEqual({
+          view: 'newest_run',
+          runs: [whole.latestRun],
+          cells: whole.latestGrid,
+        });
+        expect(shownGrid(whole, 'all_runs')).toEqual({
+          view: 'all_runs',
+          runs: whole.runs,
+          cells: whole.grid,
+        });
       }),
       { numRuns: 150 },
     );

@@ -5,7 +5,15 @@
 // compare judge the same --fail-on gates, every one, each verdict on stderr. Each leaves retracted
 // attempts out, and foreign ones unless --include-foreign, and says how many. The reading is the
 // app's (packages/app/src/evalbook.ts); this file shows it.
-import { artifactCountsText, displayUsd, leftOutText } from '@paperclip-evals/evalbook';
+import {
+  artifactCountsText,
+  displayUsd,
+  gridScopeText,
+  isLatestCell,
+  leftOutText,
+  shownGrid,
+  trendText,
+} from '@paperclip-evals/evalbook';
 
 import type {
   Comparison,
@@ -13,6 +21,7 @@ import type {
   EvalbookSummary,
   FailOn,
   GateVerdicts,
+  GridView,
   ReportFormat,
 } from '@paperclip-evals/evalbook';
 
@@ -31,14 +40,18 @@ import {
 import type { Outcome } from '../exit-codes.js';
 import type { Line, Painted } from '../print.js';
 
-/** `evals grid --json` (schemas/evals/grid-v1.schema.json): the summary's grid and what it left out. */
-export type GridReport = { readonly schema: typeof GRID_REPORT_V1 } & Pick<
+/**
+ * `evals grid --json` (schemas/evals/grid-v1.schema.json): the summary's grids (the newest run's with
+ * each cell's trend, and every run pooled), which one the table shows, and what was left out.
+ */
+export type GridReport = { readonly schema: typeof GRID_REPORT_V1; readonly view: GridView } & Pick<
   EvalbookSummary,
   | 'denominatorPolicy'
   | 'cases'
   | 'configs'
   | 'artifactVerification'
   | 'grid'
+  | 'gridRuns'
   | 'latestRun'
   | 'latestGrid'
   | 'leftOut'
@@ -69,6 +82,8 @@ export interface ReportCommandOptions extends StoreCommandOptions {
   readonly failOn: readonly FailOn[];
   /** --html-url: the published HTML report, linked from the Markdown report. */
   readonly htmlUrl?: string;
+  /** --all-runs: all_runs; else newest_run. */
+  readonly gridView?: GridView;
 }
 
 export interface CompareCommandOptions extends StoreCommandOptions {
@@ -151,9 +166,16 @@ const leftOutLines = (result: EvalbookSummary): string[] => {
 /** Pads to a display width, as the text is shown (the table has no wide characters). */
 const pad = padShown;
 
-export async function runGrid(options: StoreCommandOptions & { readonly json: boolean }): Promise<Outcome> {
+export interface GridCommandOptions extends StoreCommandOptions {
+  readonly json: boolean;
+  /** --all-runs: pool every run in scope (default: the newest run, each cell with its trend). */
+  readonly allRuns: boolean;
+}
+
+export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
   const { summariseEvalbook } = await import('@paperclip-evals/app/evalbook');
   const result = await summariseEvalbook(options);
+  const shown = shownGrid(result, options.allRuns ? 'all_runs' : 'newest_run');
   if (options.json) {
     printJson({
       schema: GRID_REPORT_V1,
@@ -161,6 +183,8 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
       cases: result.cases,
       configs: result.configs,
       artifactVerification: result.artifactVerification,
+      view: shown.view,
+      gridRuns: result.gridRuns,
       grid: result.grid,
       latestRun: result.latestRun,
       latestGrid: result.latestGrid,
@@ -171,18 +195,23 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
     } satisfies GridReport);
     return 'ok';
   }
-  const cells = new Map(result.grid.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
+  const cells = new Map(shown.cells.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
+  const pooled = new Set(result.grid.map((cell) => `${cell.caseId}\u0000${cell.configId}`));
   const caseWidth = Math.max(4, ...result.cases.map(shownWidth));
   const text = (caseId: string, configId: string): string => {
-    const cell = cells.get(`${caseId}\u0000${configId}`);
-    if (cell === undefined) return '—';
+    const key = `${caseId}\u0000${configId}`;
+    const cell = cells.get(key);
+    // A cell the newest run has no attempt for, though an earlier run has: said, never left blank.
+    if (cell === undefined) return pooled.has(key) && shown.view === 'newest_run' ? '— not in run' : '—';
     const ci = cell.ci95 === null ? '' : ` [${percent(cell.ci95[0])}–${percent(cell.ci95[1])}]`;
-    return `${cell.solved}/${cell.denominator.counted}${ci}${cell.flaky ? ' ~' : ''}`;
+    const trend = isLatestCell(cell) ? trendText(cell, result) : '';
+    return `${cell.solved}/${cell.denominator.counted}${ci}${cell.flaky ? ' ~' : ''}${trend === '' ? '' : ` ${trend}`}`;
   };
   const widths = result.configs.map((configId) =>
-    Math.max(shownWidth(configId), ...result.cases.map((caseId) => text(caseId, configId).length)),
+    Math.max(shownWidth(configId), ...result.cases.map((caseId) => shownWidth(text(caseId, configId)))),
   );
   const lines: Line[] = [
+    `${gridScopeText(shown, result)}${shown.view === 'newest_run' && result.runs.length > 1 && result.runScope === null ? ' — --all-runs pools every run' : ''}`,
     [
       pad('case', caseWidth),
       ...result.configs.map((configId, index) => pad(configId, widths[index] ?? 0)),
@@ -193,7 +222,7 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
       pad(caseId, caseWidth),
       ...result.configs.flatMap((configId, index) => {
         const cell = cells.get(`${caseId}\u0000${configId}`);
-        const shown = pad(text(caseId, configId), widths[index] ?? 0);
+        const shownText = pad(text(caseId, configId), widths[index] ?? 0);
         const style =
           cell?.solveRate === null || cell === undefined
             ? 'dim'
@@ -202,12 +231,18 @@ export async function runGrid(options: StoreCommandOptions & { readonly json: bo
               : cell.solveRate >= 0.5
                 ? 'yellow'
                 : 'red';
-        return ['  ', painted(style, shown)];
+        return ['  ', painted(style, shownText)];
       }),
     ]);
+  const trends = shown.view === 'newest_run' && result.runs.length > 1;
   lines.push(
     '',
-    `cells: solved/counted [Wilson 95% interval]; ~ flaky (solved and unsolved attempts); — no attempts.`,
+    `cells: solved/counted [Wilson 95% interval]; ~ flaky (solved and unsolved attempts in one run); — no attempts${shown.view === 'newest_run' ? ' in this run' : ''}.`,
+    ...(trends
+      ? [
+          "trend: since the cell's previous run with attempts (↑ up, ↓ down, = same, in points of solve rate; new: its first run).",
+        ]
+      : []),
     `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all.`,
     ...leftOutLines(result),

@@ -97,6 +97,14 @@ export interface CellRunRate {
   readonly solveRate: number | null;
 }
 
+/**
+ * How a newest-run cell moved since its previous run: up, down or same (by delta), new (no earlier
+ * run counted an attempt of it), or no_rate (the newest run counted nothing: no rate to compare).
+ */
+export type CellTrend = 'up' | 'down' | 'same' | 'new' | 'no_rate';
+
+export const CELL_TRENDS: readonly CellTrend[] = ['up', 'down', 'same', 'new', 'no_rate'];
+
 /** A cell of the newest run's grid: its numbers in that run and how they moved since its previous run. */
 export interface LatestGridCell extends GridCell {
   readonly runId: string;
@@ -104,6 +112,8 @@ export interface LatestGridCell extends GridCell {
   readonly previous: CellRunRate | null;
   /** solveRate − previous.solveRate; null when either is null. */
   readonly delta: number | null;
+  /** delta in a word (what a terminal, Markdown or JUnit reader sees beside the cell). */
+  readonly trend: CellTrend;
 }
 
 /** One check's verdicts over some attempts; errors and missing verdicts are counted, never a 0. */
@@ -235,6 +245,8 @@ export interface EvalbookSummary {
   readonly configs: readonly string[];
   /** Every run in scope pooled, per case × config. */
   readonly grid: readonly GridCell[];
+  /** The runs `grid` pools, in `runs` order: every run in scope (the --run alone with one). */
+  readonly gridRuns: readonly string[];
   /** The newest run in scope (the --run, else the last of `runs`); null without attempts. */
   readonly latestRun: string | null;
   /** The newest run's cells (cells it has no attempt for are absent), each with its change since its previous run. */
@@ -565,6 +577,7 @@ export class SummaryBuilder {
       cases,
       configs,
       grid,
+      gridRuns: runs.filter((runId) => this.inScope(runId)),
       latestRun,
       latestGrid,
       configStats,
@@ -619,16 +632,24 @@ export class SummaryBuilder {
           .filter((tally) => solvedAndCounted(tally.counts, policy).counted > 0)
           .sort((x, y) => (runOrder.get(y.runId) ?? 0) - (runOrder.get(x.runId) ?? 0))[0];
         if (earlier === undefined) {
-          cells.push({ ...cell, runId: latestRun, previous: null, delta: null });
+          cells.push({
+            ...cell,
+            runId: latestRun,
+            previous: null,
+            delta: null,
+            trend: cell.solveRate === null ? 'no_rate' : 'new',
+          });
           continue;
         }
         const { solved, counted } = solvedAndCounted(earlier.counts, policy);
         const previous = { runId: earlier.runId, solved, counted, solveRate: solved / counted };
+        const delta = cell.solveRate === null ? null : cell.solveRate - previous.solveRate;
         cells.push({
           ...cell,
           runId: latestRun,
           previous,
-          delta: cell.solveRate === null ? null : cell.solveRate - previous.solveRate,
+          delta,
+          trend: delta === null ? 'no_rate' : delta > 0 ? 'up' : delta < 0 ? 'down' : 'same',
         });
       }
     return cells;

@@ -112,6 +112,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     insertBatch: (records) => call(() => store.insertBatch(records)),
     getAttempt: (key) => call(() => store.getAttempt(key)),
     heldDigests: (attempts) => call(() => store.heldDigests(attempts)),
+    attemptsById: (attemptId, runId) => call(() => store.attemptsById(attemptId, runId)),
     getBundle: (digest) => call(() => store.getBundle(digest)),
     getBundles: (digests) => call(() => store.getBundles(digests)),
     countAttempts: () => call(() => store.countAttempts()),

@@ -272,6 +272,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX campaigns_id ON campaigns (evalbook_key(campaign_id));
       ${appendOnly('campaigns')}`,
   },
+  {
+    version: 10,
+    name: 'attempts by attempt id',
+    // `evals report --attempt ID` looks an attempt up by its id alone (attemptsById). A hash index,
+    // as for run ids (migration 8): an id of any length fits.
+    sql: `CREATE INDEX attempts_attempt ON attempts USING hash (attempt_id);`,
+  },
 ];
 
 interface AttemptRow {
@@ -550,6 +557,20 @@ export class PostgresStore implements LedgerStore {
       const row = held.get(orderOf(key));
       return row !== undefined && row.file_sha256 === fileSha256 ? row.bundle_digest : null;
     });
+  }
+
+  async attemptsById(attemptId: string, runId?: string): Promise<StoredAttempt[]> {
+    // Through the attempt id's hash index (migration 10); the run, when given, is compared too.
+    const { rows } = await sql<AttemptRow>(
+      this.pool,
+      runId === undefined
+        ? 'SELECT id, bundle_digest, record_json FROM attempts WHERE attempt_id = $1 ORDER BY id'
+        : 'SELECT id, bundle_digest, record_json FROM attempts WHERE attempt_id = $1 AND run_id = $2 ORDER BY id',
+      runId === undefined ? [attemptId] : [attemptId, runId],
+    );
+    const found: StoredAttempt[] = [];
+    for (const row of rows) found.push(await this.stored(row));
+    return found;
   }
 
   async getBundle(digest: string): Promise<string | null> {

@@ -245,6 +245,13 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       ${appendOnly('campaigns')}`,
   },
+  {
+    version: 9,
+    name: 'attempts by attempt id',
+    // `evals report --attempt ID` looks an attempt up by its id alone (attemptsById): the key's unique
+    // index leads with the run id, so the attempt id gets its own.
+    sql: `CREATE INDEX attempts_attempt ON attempts(attempt_id);`,
+  },
 ];
 
 interface AttemptRow {
@@ -627,6 +634,17 @@ export class SqliteStore implements LedgerStore {
   getAttempt(key: AttemptKey): Promise<StoredAttempt | null> {
     const row = this.select.get(key.runId, key.caseId, key.configId, key.attemptId);
     return Promise.resolve(row === undefined ? null : this.stored(row));
+  }
+
+  attemptsById(attemptId: string, runId?: string): Promise<StoredAttempt[]> {
+    // Through the attempt id's index (migration 9); the run, when given, is compared on those rows.
+    const rows = this.db
+      .prepare<[string], AttemptRow & { run_id: string }>(
+        'SELECT id, run_id, bundle_digest, record_json FROM attempts INDEXED BY attempts_attempt WHERE attempt_id = ? ORDER BY id',
+      )
+      .all(attemptId)
+      .filter((row) => runId === undefined || row.run_id === runId);
+    return Promise.resolve(rows.map((row) => this.stored(row)));
   }
 
   /** Prepared once: a publication reads one bundle per attempt. */

@@ -70,6 +70,12 @@ export interface LedgerStore {
    * canonical form of what this finds: the same bytes have the same canonical digest.
    */
   heldDigests(attempts: readonly HeldDigestQuery[]): Promise<(string | null)[]>;
+  /**
+   * Every stored attempt with this attempt id (of any run, case and config; of `runId` only when
+   * given), in insertion order: found through an index on the attempt id, never by reading the
+   * ledger (what `evals report --attempt ID` needs; more than one is for the caller to refuse).
+   */
+  attemptsById(attemptId: string, runId?: string): Promise<StoredAttempt[]>;
   /** The raw bundle's canonical JSON text by its digest, or null. */
   getBundle(digest: string): Promise<string | null>;
   /**

@@ -14,7 +14,8 @@
 //                  it out)
 //
 //   loadAttemptReplay({ store, attemptId, runId?, environment? }): Promise<AttemptReplay>
-//     finds the one attempt by id (and run) in a store and builds its replay, as `evals report
+//     finds the one attempt by id (and run) in a store, through its attempt-id index
+//     (attemptsById), and builds its replay, as `evals report
 //     --attempt` does; none, or more than one, is a paperclip_evalbook_scope_unknown EvalbookError.
 //
 // The replay holds the case's prompt, the events in order grouped into turns (the agent's progress and
@@ -472,13 +473,12 @@ export interface LoadAttemptReplayOptions {
  * paperclip_evalbook_scope_unknown EvalbookError listing what there is.
  */
 export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Promise<AttemptReplay> {
+  // By the store's index on attempt ids, never a scan of the ledger.
+  async function* matching(): AsyncIterable<StoredAttempt> {
+    yield* await options.store.attemptsById(options.attemptId, options.runId);
+  }
   const found: StoredAttempt[] = [];
-  for await (const stored of withExpectedChecks(options.store.attempts(), options.environment))
-    if (
-      stored.key.attemptId === options.attemptId &&
-      (options.runId === undefined || stored.key.runId === options.runId)
-    )
-      found.push(stored);
+  for await (const stored of withExpectedChecks(matching(), options.environment)) found.push(stored);
   const where = options.runId === undefined ? '' : ` in run ${JSON.stringify(options.runId)}`;
   const [attempt, ...others] = found;
   if (attempt === undefined)

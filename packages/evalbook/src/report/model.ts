@@ -1,6 +1,7 @@
 // The report model: what every renderer reads (the JSON report's attempt row, budgets, the result of
 // a report) and the JSON report's own shape (paperclip-evals/report/v1). report.ts builds it and the
 // renderers (markdown, JUnit, CSV, HTML) import it; it imports no renderer.
+import type { GridView } from '../analysis/grid-view.js';
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
 import type { EvalbookSummary } from '../analysis/summary.js';
@@ -60,6 +61,8 @@ export interface JsonReport {
   readonly store: string;
   readonly attempts: readonly ReportAttempt[];
   readonly attemptCount: number;
+  /** Which runs the report's grid surfaces show first: newest_run (default) or all_runs (--all-runs). */
+  readonly gridView: GridView;
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
   readonly gate: GateVerdicts | null;

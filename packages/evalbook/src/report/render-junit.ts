@@ -5,7 +5,10 @@
 // a <failure>, with errored, incomplete or over-budget ones an <error> (the harness, not the agent)
 // — the two stay distinct for CI. The message says the counts; the element's text lists each
 // attempt that did not solve, with its run, id, status and reason (up to MAX_LISTED_ATTEMPTS a cell,
-// the rest counted). Times are seconds, from each attempt's recorded duration (usage.durationMs),
+// the rest counted). The cells are the newest run's by default (grid-view.ts), each testcase that
+// run's attempts with its trend in the message ("↓ down 100 pts since nightly-1"), so a collapse is
+// never a pooled count; with gridView all_runs every run in scope is pooled. Each config suite says
+// which (the property grid.runs). Times are seconds, from each attempt's recorded duration (usage.durationMs),
 // summed per testcase, suite and root; the root <testsuites> carries tests, failures, errors,
 // skipped and time over every suite.
 // With --fail-on, a first testsuite, "gates", has one testcase per gate: a <failure> with its
@@ -20,7 +23,9 @@ import type { CheckDrift } from '../analysis/check-drift.js';
 import type { GateResult, GateVerdicts } from '../analysis/gates.js';
 import { retractionText } from '../ledger/retraction.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
-import type { EvalbookSummary, GridCell } from '../analysis/summary.js';
+import { gridScopeText, isLatestCell, shownGrid, trendText } from '../analysis/grid-view.js';
+import type { GridView, ShownGrid } from '../analysis/grid-view.js';
+import type { EvalbookSummary, GridCell, LatestGridCell } from '../analysis/summary.js';
 import type { StoredAttempt } from '../ledger/store.js';
 
 /** A cell's failure text lists this many attempts that did not solve; the rest are counted. */
@@ -34,14 +39,15 @@ interface CellAttempts {
 }
 
 /**
- * The attempts of each (case, config) as a JUnit testcase shows them, collected while the report
- * streams the store: a bounded list per cell, never every attempt.
+ * The attempts of each (run, case, config) as a JUnit testcase shows them, collected while the report
+ * streams the store (which run is newest is known only at the end): a bounded list per run and
+ * cell, never every attempt.
  */
 export class JunitAttempts {
   private readonly cells = new Map<string, CellAttempts>();
 
   add(stored: StoredAttempt, verdict: AttemptVerdict): void {
-    const key = JSON.stringify([stored.key.caseId, stored.key.configId]);
+    const key = JSON.stringify([stored.key.runId, stored.key.caseId, stored.key.configId]);
     let cell = this.cells.get(key);
     if (cell === undefined)
       this.cells.set(key, (cell = { durationMs: 0, notSolved: [], notSolvedUnlisted: 0 }));
@@ -54,14 +60,18 @@ export class JunitAttempts {
     else cell.notSolvedUnlisted++;
   }
 
-  of(caseId: string, configId: string): CellAttempts {
-    return (
-      this.cells.get(JSON.stringify([caseId, configId])) ?? {
-        durationMs: 0,
-        notSolved: [],
-        notSolvedUnlisted: 0,
-      }
-    );
+  /** A cell's attempts in these runs (the newest run, or every run of a pooled cell). */
+  of(caseId: string, configId: string, runs: readonly string[]): CellAttempts {
+    const merged: CellAttempts = { durationMs: 0, notSolved: [], notSolvedUnlisted: 0 };
+    for (const runId of runs) {
+      const cell = this.cells.get(JSON.stringify([runId, caseId, configId]));
+      if (cell === undefined) continue;
+      merged.durationMs += cell.durationMs;
+      const taken = cell.notSolved.slice(0, MAX_LISTED_ATTEMPTS - merged.notSolved.length);
+      merged.notSolved.push(...taken);
+      merged.notSolvedUnlisted += cell.notSolvedUnlisted + cell.notSolved.length - taken.length;
+    }
+    return merged;
   }
 }
 
@@ -71,6 +81,8 @@ export interface JunitReportInput {
   readonly gate: GateVerdicts | null;
   /** The attempts counted, per cell (time, and those that did not solve). */
   readonly attempts: JunitAttempts;
+  /** The cells' runs: the newest run with trends (default) or all runs pooled. */
+  readonly gridView?: GridView;
 }
 
 /**
@@ -109,9 +121,17 @@ function problem(kind: 'failure' | 'error', message: string, type: string, lines
 const notAgent = (cell: GridCell): number =>
   cell.statusCounts.errored + cell.statusCounts.incomplete + cell.statusCounts.over_budget;
 
-function testcase(cell: GridCell, attempts: CellAttempts): string {
+/** A newest-run cell's trend for a message: " (↓ down 100 pts since nightly-1)", or nothing. */
+function trendSuffix(cell: GridCell | LatestGridCell, summary: EvalbookSummary): string {
+  if (!isLatestCell(cell)) return '';
+  const trend = trendText(cell, summary);
+  if (trend === '') return '';
+  return ` in ${cell.runId} (${trend}${cell.previous === null ? '' : ` since ${cell.previous.runId}: was ${cell.previous.solved}/${cell.previous.counted}`})`;
+}
+
+function testcase(cell: GridCell | LatestGridCell, attempts: CellAttempts, report: EvalbookSummary): string {
   const counts = cell.statusCounts;
-  const summary = `${cell.solved}/${cell.denominator.counted} solved`;
+  const summary = `${cell.solved}/${cell.denominator.counted} solved${trendSuffix(cell, report)}`;
   const lines = [
     `${attempts.notSolved.length + attempts.notSolvedUnlisted} attempt(s) of ${cell.caseId} on ${cell.configId} did not solve:`,
     ...attempts.notSolved,
@@ -130,6 +150,9 @@ function testcase(cell: GridCell, attempts: CellAttempts): string {
     );
   } else if (counts.unsolved > 0)
     body = problem('failure', `${summary}; ${counts.unsolved} unsolved`, 'unsolved', lines);
+  // A passing cell that fell still says so (3/4 solved, down from 4/4): CI shows it under system-out.
+  if (body === '' && isLatestCell(cell) && cell.trend === 'down')
+    body = `\n      <system-out>${xml(summary)}</system-out>\n    `;
   return `    <testcase name="${xml(cell.caseId)}" classname="${xml(cell.configId)}" time="${seconds(attempts.durationMs)}">${body}</testcase>`;
 }
 
@@ -232,11 +255,12 @@ function leftOutSuite(summary: EvalbookSummary): Suite[] {
   ];
 }
 
-/** The report's artifact verification counts (all attempts in scope), on every config suite. */
-function artifactProperties(summary: EvalbookSummary): string {
+/** The report's artifact verification counts (all attempts in scope) and the grid's runs, on every config suite. */
+function artifactProperties(summary: EvalbookSummary, grid: ShownGrid): string {
   const counts = summary.artifactVerification;
   return [
     '    <properties>',
+    `      <property name="grid.runs" value="${xml(gridScopeText(grid, summary))}"/>`,
     ...(['verified', 'unverified', 'mismatched'] as const).map(
       (kind) => `      <property name="artifacts.${kind}" value="${counts[kind]}"/>`,
     ),
@@ -245,8 +269,16 @@ function artifactProperties(summary: EvalbookSummary): string {
   ].join('\n');
 }
 
-function configSuite(configId: string, cells: readonly GridCell[], input: JunitReportInput): Suite {
-  const testcases = cells.map((cell) => ({ cell, attempts: input.attempts.of(cell.caseId, cell.configId) }));
+function configSuite(
+  configId: string,
+  cells: readonly (GridCell | LatestGridCell)[],
+  input: JunitReportInput,
+  grid: ShownGrid,
+): Suite {
+  const testcases = cells.map((cell) => ({
+    cell,
+    attempts: input.attempts.of(cell.caseId, cell.configId, grid.runs),
+  }));
   return suite(
     configId,
     {
@@ -256,20 +288,24 @@ function configSuite(configId: string, cells: readonly GridCell[], input: JunitR
       skipped: 0,
       ms: testcases.reduce((sum, item) => sum + item.attempts.durationMs, 0),
     },
-    [artifactProperties(input.summary), ...testcases.map((item) => testcase(item.cell, item.attempts))],
+    [
+      artifactProperties(input.summary, grid),
+      ...testcases.map((item) => testcase(item.cell, item.attempts, input.summary)),
+    ],
   );
 }
 
 export function renderJunit(input: JunitReportInput): string {
-  const byConfig = new Map<string, GridCell[]>();
-  for (const cell of input.summary.grid) {
+  const grid = shownGrid(input.summary, input.gridView ?? 'newest_run');
+  const byConfig = new Map<string, (GridCell | LatestGridCell)[]>();
+  for (const cell of grid.cells) {
     const cells = byConfig.get(cell.configId) ?? [];
     cells.push(cell);
     byConfig.set(cell.configId, cells);
   }
   const suites = [
     ...gateSuite(input.gate),
-    ...[...byConfig].map(([configId, cells]) => configSuite(configId, cells, input)),
+    ...[...byConfig].map(([configId, cells]) => configSuite(configId, cells, input, grid)),
     ...driftSuite(input.summary.checkDrift),
     ...leftOutSuite(input.summary),
   ];

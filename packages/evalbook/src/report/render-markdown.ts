@@ -5,7 +5,10 @@
 // rates with intervals, cost with coverage (money at a reader's precision: displayUsd; the JSON keeps
 // every nanodollar), budgets, the denominator policy and what it excluded, policy replay agreement
 // when verdicts are stored, and the checks that drifted below their bar in the newest run.
-// Tables stay small: the grid is not repeated here. Every text that comes from a bundle, the store or
+// The grid is the newest run's by default (grid-view.ts: each cell with its trend since its previous
+// run, so a collapse is never hidden by a pooled green cell; all runs pooled with gridView
+// all_runs), kept small for a comment: at most MAX_GRID_CASES cases (those with a cell that fell
+// first) and MAX_GRID_CONFIGS configs, the rest counted. Every text that comes from a bundle, the store or
 // the command line goes through markdownText (contract), so it renders as itself, never as markup;
 // the HTML report's address is checked (htmlReportHref) and percent-encoded, so it is one link.
 import { isSha256Digest, markdownText } from '@paperclip-evals/contract';
@@ -17,6 +20,8 @@ import type { GateVerdicts } from '../analysis/gates.js';
 import type { ReportBudget } from './model.js';
 import { leftOutText, retractionText } from '../ledger/retraction.js';
 import { wilsonInterval } from '../analysis/statistics.js';
+import { gridScopeText, isLatestCell, shownGrid, trendText } from '../analysis/grid-view.js';
+import type { GridView } from '../analysis/grid-view.js';
 import type { CaseDelta, Comparison, EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
 
 export interface MarkdownReportInput {
@@ -26,7 +31,13 @@ export interface MarkdownReportInput {
   readonly gate: GateVerdicts | null;
   /** Where the HTML report of the same evalbook is published (an http(s) URL): linked when given. */
   readonly htmlUrl?: string;
+  /** The grid's runs: the newest run with trends (default) or all runs pooled. */
+  readonly gridView?: GridView;
 }
+
+/** The grid lists this many cases (those with a cell that fell first) and configs; the rest are counted. */
+const MAX_GRID_CASES = 20;
+const MAX_GRID_CONFIGS = 8;
 
 /** Regressions listed in full up to this many; the rest are counted. */
 const MAX_LISTED = 10;
@@ -107,6 +118,49 @@ function gateLines(verdicts: GateVerdicts): string[] {
         : `- \`${gate.failOn}\`: **FAILED** — ${gate.reasons.map(text).join('; ')}`,
     ),
   ];
+}
+
+/** The grid of the view: a row per case, a column per config, each cell solved/counted, rate and trend. */
+function gridLines(summary: EvalbookSummary, view: GridView): string[] {
+  const grid = shownGrid(summary, view);
+  const lines = ['', `### Grid: ${text(gridScopeText(grid, summary))}`, ''];
+  if (summary.latestRun === null) return [...lines, 'No attempts in scope.'];
+  const cells = new Map(grid.cells.map((cell) => [JSON.stringify([cell.caseId, cell.configId]), cell]));
+  const fell = new Set(
+    grid.cells.filter((cell) => isLatestCell(cell) && cell.trend === 'down').map((cell) => cell.caseId),
+  );
+  const cases = [
+    ...summary.cases.filter((caseId) => fell.has(caseId)),
+    ...summary.cases.filter((caseId) => !fell.has(caseId)),
+  ];
+  const configs = summary.configs.slice(0, MAX_GRID_CONFIGS);
+  lines.push(`| Case | ${configs.map(text).join(' | ')} |`, `|---|${configs.map(() => '---:').join('|')}|`);
+  for (const caseId of cases.slice(0, MAX_GRID_CASES))
+    lines.push(
+      `| ${text(caseId)} | ${configs
+        .map((configId) => {
+          const cell = cells.get(JSON.stringify([caseId, configId]));
+          if (cell === undefined) return '—';
+          const trend = isLatestCell(cell) ? trendText(cell, summary) : '';
+          return `${cell.solved}/${cell.denominator.counted} ${percent(cell.solveRate)}${cell.flaky ? ' ~' : ''}${trend === '' ? '' : ` ${trend}`}`;
+        })
+        .join(' | ')} |`,
+    );
+  const more = [
+    ...(cases.length > MAX_GRID_CASES ? [`${cases.length - MAX_GRID_CASES} more cases`] : []),
+    ...(summary.configs.length > MAX_GRID_CONFIGS
+      ? [`${summary.configs.length - MAX_GRID_CONFIGS} more configs`]
+      : []),
+  ];
+  lines.push(
+    '',
+    `Each cell: solved / counted and solve rate${view === 'newest_run' ? ' in this run' : ' over every run in scope'}; ~ flaky (solved and unsolved attempts in one run); — no attempts` +
+      (view === 'newest_run' && summary.runs.length > 1
+        ? ". Trend since the cell's previous run with attempts: ↑ up, ↓ down, = same (points of solve rate), new. `--all-runs` pools every run."
+        : '.') +
+      (more.length === 0 ? '' : ` Not shown: ${more.join(', ')} (the JSON or HTML report has them all).`),
+  );
+  return lines;
 }
 
 /** Points with one decimal and a true minus: −20.0 pts. */
@@ -252,8 +306,11 @@ export function renderMarkdown(input: MarkdownReportInput): string {
       '',
     );
   }
+  lines.push(...gridLines(summary, input.gridView ?? 'newest_run'), '');
   lines.push(
     '### Configs',
+    '',
+    `Over ${summary.gridRuns.length === 1 ? `the run in scope (${text(summary.gridRuns[0] ?? '')})` : `every run in scope (${summary.gridRuns.length} runs)`}.`,
     '',
     '| Config | Solve rate (95% CI) | Solved / counted | Cost per solve | Priced |',
     '|---|---:|---:|---:|---:|',

@@ -26,6 +26,7 @@ import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from '.
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
 import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
+import type { GridView } from '../analysis/grid-view.js';
 import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
 import { EmbedKeys, embedQuotas, fairOrder } from './embed-quotas.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
@@ -47,6 +48,11 @@ export interface ReportOptions {
   readonly includeForeign?: boolean;
   /** Where the HTML report is published (http(s)); the Markdown report links it. Markdown only. */
   readonly htmlUrl?: string;
+  /**
+   * Which runs the grid surfaces show (Markdown's grid, JUnit's testcases, the HTML report's first
+   * table; the JSON report's gridView): the newest run with each cell's trend (default), or all runs pooled.
+   */
+  readonly gridView?: GridView;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
   /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
@@ -76,6 +82,7 @@ export function assertReportOptions(options: Pick<ReportOptions, 'format' | 'htm
 /** Writes the report; returns the summary, budgets and gate outcome (for the exit code). */
 export async function writeReport(options: ReportOptions): Promise<ReportResult> {
   const format = options.format ?? 'json';
+  const gridView = options.gridView ?? 'newest_run';
   const failOn = options.failOn ?? [];
   assertGatesJudgeable(failOn, options.compare);
   assertReportOptions(options);
@@ -175,8 +182,9 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
 
   if (format === 'json') {
-    const tail: Pick<JsonReport, 'attemptCount' | 'summary' | 'budgets' | 'gate'> = {
+    const tail: Pick<JsonReport, 'attemptCount' | 'gridView' | 'summary' | 'budgets' | 'gate'> = {
       attemptCount: count,
+      gridView,
       summary,
       budgets,
       gate,
@@ -193,11 +201,12 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         summary,
         budgets,
         gate,
+        gridView,
         ...(options.htmlUrl === undefined ? {} : { htmlUrl: options.htmlUrl }),
       }),
     );
   else if (format === 'junit')
-    await options.write(renderJunit({ title, summary, gate, attempts: junitAttempts }));
+    await options.write(renderJunit({ title, summary, gate, gridView, attempts: junitAttempts }));
   else
     await options.write(
       renderHtml({
@@ -206,6 +215,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         summary,
         budgets,
         gate,
+        gridView,
         attempts: htmlAttempts,
       }),
     );

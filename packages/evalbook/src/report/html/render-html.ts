@@ -14,6 +14,7 @@ import { pageCsp, reportPageAssets } from './page-assets.js';
 import { renderAttemptReplay } from './attempt-page.js';
 import { HTML_MAX_REPLAYS } from '../model.js';
 
+import type { GridView } from '../../analysis/grid-view.js';
 import type { CheckDrift } from '../../analysis/check-drift.js';
 import type { CoverageSummary } from '../../ledger/cost.js';
 import type { GateVerdicts } from '../../analysis/gates.js';
@@ -49,6 +50,8 @@ export interface HtmlReportInput {
   readonly gate: GateVerdicts | null;
   /** At most HTML_MAX_ATTEMPTS; summary.attempts says how many there are in all. */
   readonly attempts: readonly HtmlAttempt[];
+  /** The grid the page opens on: the newest run (default) or all runs pooled (--all-runs); one click to the other. */
+  readonly gridView?: GridView;
 }
 
 const percent = (rate: number | null, digits = 0): string =>
@@ -695,10 +698,11 @@ ${summary.latestRun === null ? '<p class="note">No attempts in scope.</p>' : `${
 }
 
 /** The filters and the scope switch (the page's script shows them and wires them; hidden without it). */
-function controls(summary: EvalbookSummary): string {
+function controls(summary: EvalbookSummary, view: GridView): string {
   if (summary.latestRun === null) return '';
+  const all = view === 'all_runs';
   return `<div class="controls" id="controls" hidden>
-<div class="scope" role="group" aria-label="Which runs the grid shows"><button type="button" data-scope-button="latest" aria-pressed="true">Newest run <code>${text(truncate(summary.latestRun, 24))}</code></button><button type="button" data-scope-button="all" aria-pressed="false">All ${count(summary.runs.length)} run(s)</button></div>
+<div class="scope" role="group" aria-label="Which runs the grid shows"><button type="button" data-scope-button="latest" aria-pressed="${String(!all)}">Newest run <code>${text(truncate(summary.latestRun, 24))}</code></button><button type="button" data-scope-button="all" aria-pressed="${String(all)}">All ${count(summary.runs.length)} run(s)</button></div>
 <label>Status <select id="status-filter"><option value="all">all</option><option value="failures">failures (unsolved)</option><option value="errors">errors</option><option value="incomplete">incomplete</option><option value="flaky">flaky</option></select></label>
 <label>Search <input type="search" id="search" placeholder="case or config" autocomplete="off" spellcheck="false"></label>
 <span class="note" id="filter-count" aria-live="polite"></span>
@@ -756,6 +760,7 @@ export function renderHtml(input: HtmlReportInput): string {
     latestRun: summary.latestRun,
     cells: summary.grid,
     latestCells: summary.latestGrid,
+    defaultScope: input.gridView === 'all_runs' ? 'all' : 'latest',
     identity: summary.identity,
     replayLimit: HTML_MAX_REPLAYS,
     attempts: input.attempts.map(({ replay: _replay, ...row }) => row),
@@ -783,7 +788,7 @@ export function renderHtml(input: HtmlReportInput): string {
 <body>
 <main>
 ${header(input)}
-${controls(summary)}
+${controls(summary, input.gridView ?? 'newest_run')}
 ${comparisonSection(summary.comparison, identities(summary))}
 ${configsSection(summary)}
 ${policySection(summary.policy)}

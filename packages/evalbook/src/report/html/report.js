@@ -4,9 +4,10 @@
 // attempt-page.ts (one <template data-attempt-index> each, cloned into the detail pane: one replay
 // renderer for the report and the attempt pages); the grid's scope (newest run or all runs), the
 // status filter and the search; sorting of every table by its headers. What is shown lives in the
-// URL's hash (#scope=all&status=failures&q=auth&cell=<case>/<config>&attempt=<run>/<case>/<config>/
-// <attempt>, each part percent-encoded), so a link opens the same view, a reload keeps it and
-// back/forward walk it. Builds every other node with textContent (never innerHTML), so attempt data
+// URL's hash (#scope=all&status=failures&q=auth&sort=<column>:<asc|desc>&cell=<case>/<config>&
+// attempt=<run>/<case>/<config>/<attempt>, each part percent-encoded; the grid's sort column is
+// `case` or a config id, and sorts both grids), so a link opens the same view, a reload keeps it and
+// back/forward walk it. The page's default scope is the newest run (all runs with --all-runs). Builds every other node with textContent (never innerHTML), so attempt data
 // is never markup; without JavaScript the page still shows everything but this. An attempt's own
 // replay page wires its clipped texts with clip.js instead.
 (() => {
@@ -130,9 +131,10 @@
     if (y.number !== null) return 1;
     return x.text < y.text ? -1 : x.text > y.text ? 1 : 0;
   };
-  function sortBy(table, th) {
+  function sortBy(table, th, direction) {
     const body = table.tBodies[0];
-    const ascending = th.getAttribute('aria-sort') !== 'ascending';
+    const ascending =
+      direction === undefined ? th.getAttribute('aria-sort') !== 'ascending' : direction === 'asc';
     for (const other of th.parentElement.cells) other.setAttribute('aria-sort', 'none');
     th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
     const index = th.cellIndex;
@@ -151,7 +153,31 @@
       button.title = 'Sort by this column';
       th.append(button);
       th.setAttribute('aria-sort', 'none');
-      button.addEventListener('click', () => sortBy(table, th));
+      // A grid's sort is part of the view (in the hash); any other table sorts in place.
+      button.addEventListener('click', () => {
+        if (!table.classList.contains('grid')) return sortBy(table, th);
+        const column = columnOf(th);
+        const again = current.sort !== null && current.sort[0] === column && current.sort[1] === 'asc';
+        go({ ...current, sort: [column, again ? 'desc' : 'asc'] });
+      });
+    }
+  }
+  /** A grid header's sort key: its config id, or `case` for the first column. */
+  const columnOf = (th) => (th.dataset.config !== undefined ? th.dataset.config : 'case');
+  const SORT_DIRECTIONS = ['asc', 'desc'];
+  // Each grid's rows in the page's order, so "no sort" (back to a link without one) restores it.
+  const gridOrder = new Map();
+  /** Sorts both grids as the state says (or back to the page's order). */
+  function sortGrids(sort) {
+    for (const table of document.querySelectorAll('table.grid')) {
+      const headers = [...table.tHead.rows[table.tHead.rows.length - 1].cells];
+      if (sort === null) {
+        for (const th of headers) th.setAttribute('aria-sort', 'none');
+        table.tBodies[0].append(...(gridOrder.get(table) || []));
+        continue;
+      }
+      const th = headers.find((cell) => columnOf(cell) === sort[0]);
+      if (th) sortBy(table, th, sort[1]);
     }
   }
 
@@ -163,6 +189,7 @@
   const latestCells = new Map(data.latestCells.map((cell) => [keyOf(cell.caseId, cell.configId), cell]));
   const STATUSES = ['all', 'failures', 'errors', 'incomplete', 'flaky'];
   const SCOPES = ['latest', 'all'];
+  const DEFAULT_SCOPE = data.defaultScope === 'all' ? 'all' : 'latest';
   // The embedded attempts per cell, newest run first and non-solved first (indexed on first use).
   let byCell = null;
   const attemptsOf = (key) => {
@@ -190,7 +217,7 @@
     }
   };
   function readState() {
-    const state = { scope: 'latest', status: 'all', q: '', cell: null, attempt: null };
+    const state = { scope: DEFAULT_SCOPE, status: 'all', q: '', sort: null, cell: null, attempt: null };
     for (const part of location.hash.replace(/^#/, '').split('&')) {
       const at = part.indexOf('=');
       if (at < 0) continue;
@@ -206,7 +233,13 @@
           continue;
         }
         if (name === 'scope' && SCOPES.includes(value)) state.scope = value;
-        else if (name === 'status' && STATUSES.includes(value)) state.status = value;
+        else if (name === 'sort') {
+          const at = value.lastIndexOf(':');
+          const column = value.slice(0, at);
+          const direction = value.slice(at + 1);
+          if (at > 0 && SORT_DIRECTIONS.includes(direction) && (column === 'case' || configText.has(column)))
+            state.sort = [column, direction];
+        } else if (name === 'status' && STATUSES.includes(value)) state.status = value;
         else if (name === 'q') state.q = value;
       }
     }
@@ -215,9 +248,10 @@
   }
   function hashOf(state) {
     const parts = [];
-    if (state.scope !== 'latest') parts.push('scope=' + state.scope);
+    if (state.scope !== DEFAULT_SCOPE) parts.push('scope=' + state.scope);
     if (state.status !== 'all') parts.push('status=' + state.status);
     if (state.q !== '') parts.push('q=' + enc(state.q));
+    if (state.sort) parts.push('sort=' + enc(state.sort[0]) + ':' + state.sort[1]);
     if (state.attempt) parts.push('attempt=' + keyOf(...state.attempt));
     else if (state.cell) parts.push('cell=' + keyOf(...state.cell));
     return '#' + parts.join('&');
@@ -227,7 +261,7 @@
   const isAnchor = (hash) =>
     hash.length > 1 && !hash.includes('=') && document.getElementById(hash.slice(1)) !== null;
 
-  let current = { scope: 'latest', status: 'all', q: '', cell: null, attempt: null };
+  let current = { scope: DEFAULT_SCOPE, status: 'all', q: '', sort: null, cell: null, attempt: null };
   /**
    * Shows `next` at once, then records it in the address: a new history entry (so back returns), or
    * in place (typing a search).
@@ -555,11 +589,14 @@
     if (statusSelect) statusSelect.value = state.status;
     if (search && search.value !== state.q) search.value = state.q;
     if (controls) filter(state);
+    if (!same(state.sort, previous.sort)) sortGrids(state.sort);
     const moved = !same(state.cell, previous.cell) || !same(state.attempt, previous.attempt);
     if (moved || state.status !== previous.status) drill(state, previous, scroll && moved);
   }
 
   wireAll(document);
+  for (const table of document.querySelectorAll('table.grid'))
+    gridOrder.set(table, [...table.tBodies[0].rows]);
   for (const table of document.querySelectorAll('main table')) sortable(table);
   for (const td of document.querySelectorAll('td.cell:not(.empty)')) {
     td.classList.add('js');

@@ -250,6 +250,7 @@ function publicSummary(summary: EvalbookSummary): EvalbookSummary {
     cases: summary.cases,
     configs: summary.configs,
     grid: summary.grid,
+    gridRuns: summary.gridRuns,
     configStats: summary.configStats,
     trend: summary.trend,
     flakyCells: summary.flakyCells,

@@ -1,0 +1,221 @@
+// Issue 19, "never a pooled green cell hiding a collapse", on every grid surface of the real `evals`
+// binary: a store of two runs whose newest collapsed (refactor × candidate: 12 of 12 solved in
+// nightly-1, 0 of 3 in nightly-2, so 80% pooled and green) — the terminal grid, `grid --json`
+// (validated against its schema), the Markdown report, the JUnit testcases and the HTML report show
+// the newest run by default, the collapse and its trend in words; `--all-runs` pools and says so;
+// `--all-runs` with `--run` is a usage error; a store of one run looks as it did but for the header.
+// (CSV is one row per attempt, each with its run: there is no cell to pool; the published site's
+// campaign grid is one campaign's run alone: packages/app/test/site-publish.test.ts.)
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { schemaErrors } from '../../contract/src/schema-registry.ts';
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
+import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+
+const GRID_SCHEMA = 'https://paperclip-evals.dev/schemas/grid/v1.json';
+const REPORT_SCHEMA = 'https://paperclip-evals.dev/schemas/report/v1.json';
+
+let dir: string;
+
+function evals(args: string[], status = 0): { stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [EVALS_BIN, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  if (result.status !== status)
+    throw new Error(
+      `evals ${args.join(' ')} exited ${String(result.status)}, not ${status}: ${result.stderr}${result.stdout}`,
+    );
+  return { stdout: result.stdout, stderr: result.stderr };
+}
+
+let file = 0;
+function bundle(
+  folder: string,
+  runId: string,
+  day: number,
+  caseId: string,
+  configId: string,
+  solved: boolean,
+): void {
+  const attemptId = `${runId}-${caseId}-${configId}-${file}`;
+  const attempt = syntheticAttempt({
+    runId,
+    caseId,
+    configId,
+    attemptId,
+    deniedCalls: 0,
+    startedAtMs: Date.UTC(2026, 10, day, 2, 0, file % 60),
+  }) as { observations?: unknown };
+  attempt.observations = { checks: [{ id: 'tests-pass', passed: solved }] };
+  writeFileSync(join(dir, folder, `${String(file++).padStart(4, '0')}.json`), JSON.stringify(attempt));
+}
+
+const TWO = ['--store', 'sqlite:two.sqlite'];
+const ONE = ['--store', 'sqlite:one.sqlite'];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evals-grid-newest-'));
+  mkdirSync(join(dir, 'two'));
+  mkdirSync(join(dir, 'one'));
+  // nightly-1: every cell solves; refactor × candidate twelve times. nightly-2: that cell fails 3 of 3.
+  for (let index = 0; index < 12; index++) bundle('two', 'nightly-1', 1, 'refactor', 'candidate', true);
+  for (const [caseId, configId] of [
+    ['refactor', 'baseline'],
+    ['typo', 'baseline'],
+    ['typo', 'candidate'],
+  ] as const) {
+    bundle('two', 'nightly-1', 1, caseId, configId, true);
+    bundle('two', 'nightly-2', 2, caseId, configId, true);
+  }
+  for (let index = 0; index < 3; index++) bundle('two', 'nightly-2', 2, 'refactor', 'candidate', false);
+  evals(['ingest', 'two', ...TWO]);
+  for (const configId of ['baseline', 'candidate']) bundle('one', 'only-run', 3, 'typo', configId, true);
+  evals(['ingest', 'one', ...ONE]);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The terminal grid's row of a case, cells split on two or more spaces. */
+const row = (stdout: string, caseId: string): string[] =>
+  (stdout.split('\n').find((line) => line.startsWith(`${caseId} `)) ?? '').split(/ {2,}/);
+
+describe('evals grid (terminal)', () => {
+  it('shows the newest run by default: the collapse, its trend in words, and says which run', () => {
+    const { stdout } = evals(['grid', ...TWO]);
+    expect(stdout.split('\n')[0]).toBe('newest run nightly-2 (of 2 runs) — --all-runs pools every run');
+    const [, baseline, candidate] = row(stdout, 'refactor');
+    expect(candidate).toMatch(/^0\/3 \[0%–56%\] ↓ down 100 pts/);
+    expect(baseline).toMatch(/^1\/1 \[21%–100%\] = same/);
+    expect(stdout).toContain('trend: since the cell');
+  });
+
+  it('--all-runs pools every run and says so', () => {
+    const { stdout } = evals(['grid', '--all-runs', ...TWO]);
+    expect(stdout.split('\n')[0]).toBe('all runs: 2 runs pooled');
+    const [, , candidate] = row(stdout, 'refactor');
+    expect(candidate).toMatch(/^12\/15 \[55%–93%\]$/);
+    expect(stdout).not.toContain('↓');
+  });
+
+  it('--run scopes to one run, with the trend against the runs before it', () => {
+    const first = evals(['grid', '--run', 'nightly-1', ...TWO]).stdout;
+    expect(first.split('\n')[0]).toBe('run nightly-1');
+    expect(row(first, 'refactor')[2]).toMatch(/^12\/12 \[76%–100%\] new/);
+    expect(row(evals(['grid', '--run', 'nightly-2', ...TWO]).stdout, 'refactor')[2]).toMatch(
+      /↓ down 100 pts/,
+    );
+  });
+
+  it('refuses --all-runs with --run (exit 2), naming both', () => {
+    const { stderr } = evals(['grid', '--all-runs', '--run', 'nightly-1', ...TWO], 2);
+    expect(stderr).toMatch(/--all-runs/);
+    expect(stderr).toMatch(/--run/);
+  });
+
+  it('a store of one run looks as before, but for its header', () => {
+    const { stdout } = evals(['grid', ...ONE]);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toBe('newest run only-run (the only run)');
+    expect(lines[1]).toMatch(/^case +baseline +candidate *$/);
+    expect(lines[2]).toMatch(/^typo +1\/1 \[21%–100%\] +1\/1 \[21%–100%\] *$/);
+    expect(lines.slice(1).join('\n')).not.toMatch(/trend:|new|↑|↓|=/);
+  });
+});
+
+describe('evals grid --json', () => {
+  interface Grid {
+    view: string;
+    gridRuns: string[];
+    latestRun: string;
+    grid: { caseId: string; configId: string; solveRate: number }[];
+    latestGrid: { caseId: string; configId: string; solveRate: number; trend: string; runId: string }[];
+  }
+  const of = <T extends { caseId: string; configId: string }>(cells: T[]): T =>
+    cells.find((cell) => cell.caseId === 'refactor' && cell.configId === 'candidate')!;
+
+  it('says which runs each grid covers and each newest cell its trend, and holds to its schema', () => {
+    const json = JSON.parse(evals(['grid', '--json', ...TWO]).stdout) as Grid;
+    expect(schemaErrors(GRID_SCHEMA, json)).toEqual([]);
+    expect(json.view).toBe('newest_run');
+    expect(json.gridRuns).toEqual(['nightly-1', 'nightly-2']);
+    expect(json.latestRun).toBe('nightly-2');
+    expect(of(json.latestGrid)).toMatchObject({ solveRate: 0, trend: 'down', runId: 'nightly-2' });
+    expect(of(json.grid).solveRate).toBe(0.8);
+    expect(json.latestGrid.filter((cell) => cell.trend === 'same')).toHaveLength(3);
+  });
+
+  it('--all-runs: view all_runs, the same grids', () => {
+    const json = JSON.parse(evals(['grid', '--json', '--all-runs', ...TWO]).stdout) as Grid;
+    expect(schemaErrors(GRID_SCHEMA, json)).toEqual([]);
+    expect(json.view).toBe('all_runs');
+    expect(of(json.grid).solveRate).toBe(0.8);
+  });
+
+  it('the schema refuses a newest cell without its trend, or an unknown view', () => {
+    const json = JSON.parse(evals(['grid', '--json', ...TWO]).stdout) as Grid;
+    const { trend: _trend, ...bare } = json.latestGrid[0]!;
+    expect(schemaErrors(GRID_SCHEMA, { ...json, latestGrid: [bare] })).not.toEqual([]);
+    expect(schemaErrors(GRID_SCHEMA, { ...json, view: 'pooled' })).not.toEqual([]);
+    const { gridRuns: _runs, ...noRuns } = json;
+    expect(schemaErrors(GRID_SCHEMA, noRuns)).not.toEqual([]);
+  });
+});
+
+describe('evals report', () => {
+  it('Markdown: the newest run grid shows the collapse; --all-runs the pooled figure', () => {
+    const md = evals(['report', '--format', 'md', ...TWO]).stdout;
+    expect(md).toContain('### Grid: newest run nightly-2 (of 2 runs)');
+    expect(md).toMatch(/\| refactor \| 1\/1 100\.0% = same \| 0\/3 0\.0% ↓ down 100 pts \|/);
+    const pooled = evals(['report', '--format', 'md', '--all-runs', ...TWO]).stdout;
+    expect(pooled).toContain('### Grid: all runs: 2 runs pooled');
+    expect(pooled).toMatch(/\| refactor \| 2\/2 100\.0% \| 12\/15 80\.0% \|/);
+  });
+
+  it("JUnit: the newest run's testcase fails with its trend; --all-runs counts every run", () => {
+    const xml = evals(['report', '--format', 'junit', ...TWO]).stdout;
+    const testcase = (text: string): string =>
+      /<testcase name="refactor" classname="candidate"[^>]*>[\s\S]*?<\/testcase>/.exec(text)?.[0] ?? '';
+    expect(testcase(xml)).toContain(
+      'message="0/3 solved in nightly-2 (↓ down 100 pts since nightly-1: was 12/12); 3 unsolved"',
+    );
+    expect(xml).toContain('<property name="grid.runs" value="newest run nightly-2 (of 2 runs)"/>');
+    const pooled = evals(['report', '--format', 'junit', '--all-runs', ...TWO]).stdout;
+    expect(testcase(pooled)).toContain('message="12/15 solved; 3 unsolved"');
+    expect(pooled).toContain('<property name="grid.runs" value="all runs: 2 runs pooled"/>');
+  });
+
+  it('JSON: gridView says which grid the surfaces show, and the report holds to its schema', () => {
+    for (const [flags, view] of [
+      [[], 'newest_run'],
+      [['--all-runs'], 'all_runs'],
+    ] as const) {
+      const json = JSON.parse(evals(['report', ...flags, ...TWO]).stdout) as {
+        gridView: string;
+        summary: { gridRuns: string[]; latestGrid: { trend: string }[] };
+      };
+      expect(schemaErrors(REPORT_SCHEMA, json)).toEqual([]);
+      expect(json.gridView).toBe(view);
+      expect(json.summary.gridRuns).toEqual(['nightly-1', 'nightly-2']);
+    }
+  });
+
+  it('HTML: the page opens on the newest run, or on all runs with --all-runs', () => {
+    const scope = (html: string): string => /"defaultScope":"(\w+)"/.exec(html)?.[1] ?? 'missing';
+    expect(scope(evals(['report', '--format', 'html', ...TWO]).stdout)).toBe('latest');
+    const pooled = evals(['report', '--format', 'html', '--all-runs', ...TWO]).stdout;
+    expect(scope(pooled)).toBe('all');
+    expect(pooled).toContain('data-scope-button="all" aria-pressed="true"');
+  });
+
+  it('refuses --all-runs with --run or --attempt (exit 2)', () => {
+    evals(['report', '--format', 'md', '--all-runs', '--run', 'nightly-2', ...TWO], 2);
+    evals(['report', '--attempt', 'x', '--all-runs', ...TWO], 2);
+  });
+});
