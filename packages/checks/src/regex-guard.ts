@@ -1,9 +1,13 @@
 // regex_match under a time limit, in the RE2 dialect the peer Attest engine uses (Go's regexp):
 // `(?i)` and the other inline flags, `\p{L}`, `[[:alpha:]]`, no backreferences or lookaround. The
 // patterns run on re2js, a linear-time RE2 port, on a worker thread while this thread waits for it
-// (Atomics.wait) at most REGEX_TIME_LIMIT_MS: linear time is still time, and a long input under a
-// large pattern must not stall the engine. A worker that overruns is terminated and the next test
-// starts a new one. A round trip costs tens of microseconds, and the wait keeps evaluation synchronous.
+// (Atomics.wait) until the regex has used REGEX_TIME_LIMIT_MS of CPU: linear time is still time, and a
+// long input under a large pattern must not stall the engine. The limit counts the process's CPU time
+// while this thread sleeps (what the worker spends, plus any other thread: never less), so a busy
+// machine that gives the worker no core does not turn a trivial match into a timeout; a wall-clock
+// backstop (REGEX_WALL_LIMIT_FACTOR × the limit) still ends a wait on a machine that never runs it. A
+// worker that overruns is terminated and the next test starts a new one. A round trip costs tens of
+// microseconds, and the wait keeps evaluation synchronous.
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 
@@ -11,8 +15,10 @@ import { RE2JS } from 're2js';
 
 import type { MessagePort } from 'node:worker_threads';
 
-/** Longest a regex_match test may run, in milliseconds (the worker's start is not counted). */
+/** Most CPU time a regex_match test may use, in milliseconds (the worker's start is not counted). */
 export const REGEX_TIME_LIMIT_MS = 250;
+/** The wall-clock backstop: a test ends after this many times its CPU limit whatever it used. */
+const REGEX_WALL_LIMIT_FACTOR = 40;
 /** Longest a new worker may take to start before the engine gives up on it (a machine in trouble). */
 const WORKER_START_LIMIT_MS = 30_000;
 
@@ -92,8 +98,10 @@ export function testRegexWithin(
   current ??= startWorker();
   const { worker, port, signal } = current;
   Atomics.store(signal, 0, 0);
+  const cpuAtStart = process.cpuUsage();
+  const wallDeadline = performance.now() + limitMs * REGEX_WALL_LIMIT_FACTOR;
   port.postMessage({ pattern, text });
-  if (Atomics.wait(signal, 0, 0, limitMs) === 'timed-out') {
+  if (!waitForReply(signal, limitMs, cpuAtStart, wallDeadline)) {
     // The worker is stuck in the regex: end it (termination interrupts a running regex).
     current = undefined;
     worker.terminate().catch(() => undefined);
@@ -102,4 +110,27 @@ export function testRegexWithin(
   const reply = receiveMessageOnPort(port)?.message as RegexOutcome | undefined;
   if (reply === undefined) throw new Error('the regex worker signalled without a reply');
   return reply;
+}
+
+/**
+ * Sleeps until the worker signals (true), or until the process has used `limitMs` of CPU since
+ * `cpuAtStart` or the wall clock passes `wallDeadline` (false). This thread sleeps meanwhile, so the
+ * CPU counted is the worker's (and any other thread's: it can only end the wait sooner).
+ */
+function waitForReply(
+  signal: Int32Array,
+  limitMs: number,
+  cpuAtStart: NodeJS.CpuUsage,
+  wallDeadline: number,
+): boolean {
+  for (;;) {
+    const used = process.cpuUsage(cpuAtStart);
+    const cpuLeftMs = limitMs - (used.user + used.system) / 1000;
+    const wallLeftMs = wallDeadline - performance.now();
+    if (cpuLeftMs <= 0 || wallLeftMs <= 0) return Atomics.load(signal, 0) === 1;
+    // The CPU left can be used no faster than in real time (one worker thread): sleep that long.
+    if (Atomics.wait(signal, 0, 0, Math.max(1, Math.min(cpuLeftMs, wallLeftMs))) !== 'timed-out') {
+      return true;
+    }
+  }
 }
