@@ -76,17 +76,18 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('when %s arrives mid-qualification
     const reachedInstall = existsSync(pids);
     const sentAt = Date.now();
     child.kill(signal);
-    const outcome = await Promise.race([exited, sleep(2000).then(() => null)]);
+    // A bound for a process that would not stop, not a speed test: a loaded machine takes seconds.
+    const outcome = await Promise.race([exited, sleep(10_000).then(() => null)]);
     const took = Date.now() - sentAt;
     if (outcome === null) child.kill('SIGKILL');
-    expect(outcome, `still running 2 s after ${signal} (stderr: ${stderr})`).not.toBeNull();
+    expect(outcome, `still running 10 s after ${signal} (stderr: ${stderr})`).not.toBeNull();
     // It dies of the signal, or exits with 128 + its number, as shells report a death by signal.
     const signalNumber = signal === 'SIGINT' ? 2 : 15;
     expect([
       { code: null, signal },
       { code: 128 + signalNumber, signal: null },
     ]).toContainEqual(outcome);
-    expect(took).toBeLessThan(2000);
+    expect(took).toBeLessThan(10_000);
     expect(reachedInstall, 'the tarball scan took more than 20 s').toBe(true);
     for (const pid of (await readFile(pids, 'utf8')).trim().split('\n').map(Number)) {
       expect(isRunning(pid), `pid ${pid} still running`).toBe(false);

@@ -426,7 +426,8 @@ describe('infrastructure failures: the failure artifact with upstream class, exi
       }),
     );
     expect(run.code, run.stderr).toBe(2);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The driver hangs forever: ending at all, well under a minute, shows the turn timeout ended it.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(run.artifact).toMatchObject({
       infrastructureError: 'the provider turn timed out after 200 ms',
       infrastructureFailure: {
