@@ -190,7 +190,8 @@ function get(port: number, path: string): Promise<Fetched> {
 
 describe('evals view', () => {
   it('serves the site on 127.0.0.1 with content types and the CSP, refuses traversal, symlinks and listings', async () => {
-    await symlink('/etc/passwd', join(site, 'passwd.html'));
+    await symlink('/etc/passwd', join(site, 'campaigns', 'passwd.html'));
+    await writeFile(join(site, 'stray.json'), '{"not":"of the site"}\n');
     const child = spawn(process.execPath, [EVALS, 'view', site], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -221,7 +222,9 @@ describe('evals view', () => {
         '/campaigns/%2e%2e/%2e%2e/etc/passwd',
       ])
         expect((await get(port, path)).status, path).toBe(403);
-      expect((await get(port, '/passwd.html')).status).toBe(403);
+      expect((await get(port, '/campaigns/passwd.html')).status).toBe(403);
+      // Only the site's root files and campaigns are served: a stray file beside them is not.
+      expect((await get(port, '/stray.json')).status).toBe(404);
       // A folder without index.html is never listed.
       expect((await get(port, '/campaigns/')).status).toBe(404);
       expect((await get(port, '/nothing.html')).status).toBe(404);
@@ -229,7 +232,18 @@ describe('evals view', () => {
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGINT');
       expect(await exited).toBe(0);
-      await rm(join(site, 'passwd.html'));
+      await rm(join(site, 'campaigns', 'passwd.html'));
+      await rm(join(site, 'stray.json'));
     }
+  }, 30_000);
+
+  it('refuses a folder evals publish did not write (exit 2, nothing served)', async () => {
+    const plain = await mkdtemp(join(tmpdir(), 'evals-view-plain-'));
+    await writeFile(join(plain, 'package.json'), '{}\n');
+    const run = spawnSync(process.execPath, [EVALS, 'view', plain], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('site_not_published');
+    expect(run.stdout).not.toContain('http://');
+    await rm(plain, { recursive: true });
   }, 30_000);
 });

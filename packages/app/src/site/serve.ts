@@ -2,6 +2,8 @@
 // (issue 19). GET and HEAD only; a path is decoded once and must stay inside SITE: a `..` segment, a
 // backslash, NUL, an encoded separator or a symbolic link anywhere on the way is refused (403), a
 // folder serves its index.html and is never listed, anything else that is not a regular file is 404.
+// Only a folder publish wrote is served (its four root files there, regular files), and in it only
+// those root files and what is under campaigns/: anything else beside them is 404.
 // Every response carries the site's Content-Security-Policy (no fetch, only our script by its
 // sha256), nosniff and no-referrer, and a content type by extension.
 import { createReadStream } from 'node:fs';
@@ -14,6 +16,7 @@ import { SITE_CSP, siteScriptHashes } from '@paperclip-evals/evalbook';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { AppError } from '../errors.js';
+import { CAMPAIGNS, ROOT_FILES } from './site-files.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -54,6 +57,21 @@ export async function serveSite(request: ViewRequest): Promise<ServedSite> {
         path: request.site,
         expected: 'a folder evals publish wrote',
         received: root === null ? 'nothing there' : 'a file',
+      },
+    ]);
+  const missing: string[] = [];
+  for (const name of ROOT_FILES) {
+    const file = await lstat(join(root, name)).catch(() => null);
+    if (file === null || !file.isFile()) missing.push(name);
+  }
+  if (missing.length > 0)
+    throw new AppError('paperclip_app_input_invalid', `${request.site} is not a published site`, [
+      {
+        code: 'site_not_published',
+        message: `${request.site} has no ${missing.join(', ')}: it is not a folder evals publish wrote`,
+        path: request.site,
+        expected: `a folder evals publish wrote (${ROOT_FILES.join(', ')} and ${CAMPAIGNS}/)`,
+        received: `a folder without ${missing.join(', ')}`,
       },
     ]);
   const csp = siteCspHeader();
@@ -112,6 +130,16 @@ async function respond(root: string, csp: string, req: IncomingMessage, res: Ser
       segments.some((segment) => segment === '..' || segment === '.')
     ) {
       send(res, csp, 403, 'refused: the path leaves the site');
+      return;
+    }
+    // The site is its root files and its campaigns: nothing else in the folder is served.
+    const first = segments[0];
+    if (
+      first !== undefined &&
+      first !== CAMPAIGNS &&
+      !(segments.length === 1 && (ROOT_FILES as readonly string[]).includes(first))
+    ) {
+      send(res, csp, 404, 'not found (not a file of the site)');
       return;
     }
     // Every step on the way is lstat'ed: a symbolic link is refused wherever it is.
