@@ -272,7 +272,7 @@ export function planCampaign(environment: Environment, options: PlanOptions): Ca
   const selected = new Set(lanes.map((lane) => lane.id));
   return {
     campaignId: options.campaignId,
-    suiteFingerprint: canonicalDigest(environment),
+    suiteFingerprint: suiteFingerprintOf(environment),
     lanes,
     lanesLeftOut: allLanes.filter((lane) => !selected.has(lane.id)).map((lane) => lane.id),
     cases: cases.map((entry) => entry.id),
@@ -294,7 +294,12 @@ export function shardAttempts(plan: CampaignPlan, shard: Shard | null): readonly
   return shard === null ? plan.attempts : plan.attempts.filter((attempt) => attempt.shard === shard.index);
 }
 
-/** A digest of what the plan is (ids, lanes, cases, settings): the same on every machine for the same inputs. */
+/**
+ * A digest of what the plan is: the campaign id, the suite, lanes, cases, attempts per case and the
+ * planned attempts (with their shards). The same on every machine for the same inputs. How the
+ * campaign is run is not part of it: the cost ceiling, the retry budget and the parallelism (so a
+ * resume with a higher ceiling, more retries or other parallelism continues the same campaign).
+ */
 export function planDigest(plan: CampaignPlan): string {
   return sha256Digest(
     JSON.stringify([
@@ -302,8 +307,19 @@ export function planDigest(plan: CampaignPlan): string {
       plan.suiteFingerprint,
       plan.lanes,
       plan.cases,
-      plan.settings,
+      plan.settings.attempts,
       plan.attempts,
     ]),
   );
+}
+
+/** The campaign settings that say how a campaign is run, not what it is: never in its identity. */
+const RUN_SETTINGS = ['max_cost_usd', 'max_infrastructure_retries', 'max_parallel'] as const;
+
+/** The suite's fingerprint: the environment as loaded, without the campaign's run settings. */
+function suiteFingerprintOf(environment: Environment): string {
+  if (environment.campaign === undefined) return canonicalDigest(environment);
+  const campaign: Record<string, unknown> = { ...environment.campaign };
+  for (const key of RUN_SETTINGS) delete campaign[key];
+  return canonicalDigest({ ...environment, campaign });
 }

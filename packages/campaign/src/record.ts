@@ -315,19 +315,40 @@ export async function assertRecordable(path: string, identity: CampaignIdentity)
   const existing = await readCampaignRecord(path).catch(() => null);
   if (existing === null || existing.campaignId !== identity.campaignId) return;
   if (identityOf(existing) === identityOf(identity)) return;
+  const differences = identityDifferences(existing, identity);
   throw new CampaignError(
     'campaign_record_conflict',
-    `${path} records campaign ${identity.campaignId} with other content`,
-    [
-      {
-        code: 'campaign_id_reused',
-        message: `campaign ${identity.campaignId} is recorded there for another suite, release, plan or shard: a campaign id names one campaign`,
-        path,
-        expected: identityOf(existing),
-        received: identityOf(identity),
-      },
-    ],
+    `${path} records campaign ${identity.campaignId} with another ${differences.map((d) => d.field).join(', ')}: write this run's record to another --out, or run it under a new --campaign id`,
+    differences.map((difference) => ({
+      code: 'campaign_id_reused',
+      message: `campaign ${identity.campaignId} is recorded there with another ${difference.field}: a campaign id names one campaign`,
+      path: `${path}#/${difference.field}`,
+      expected: difference.recorded,
+      received: difference.now,
+    })),
   );
+}
+
+/** Each identity field two records disagree on, readably: the recorded value and this run's. */
+function identityDifferences(
+  recorded: CampaignIdentity,
+  now: CampaignIdentity,
+): { field: string; recorded: string; now: string }[] {
+  const shown = (identity: CampaignIdentity): Record<string, string> => ({
+    suiteFingerprint: identity.suiteFingerprint,
+    planDigest: identity.planDigest,
+    package: `${identity.package.name}@${identity.package.version}`,
+    runnerd: identity.runnerd.sha256,
+    shard:
+      identity.shard === null
+        ? 'the whole campaign'
+        : `shard ${identity.shard.index}/${identity.shard.count}`,
+  });
+  const before = shown(recorded);
+  const after = shown(now);
+  return Object.keys(before)
+    .filter((field) => before[field] !== after[field])
+    .map((field) => ({ field, recorded: before[field] ?? '', now: after[field] ?? '' }));
 }
 
 /**

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEnvironment } from '@paperclip-evals/evalbook';
 
 import { CampaignError } from '../src/errors.ts';
-import { parseShard, planCampaign, plannedAttemptId, shardAttempts } from '../src/plan.ts';
+import { parseShard, planCampaign, planDigest, plannedAttemptId, shardAttempts } from '../src/plan.ts';
 import { suiteEnvironment } from './support/stand-in.ts';
 
 const environment = (caseCount: number, options: Parameters<typeof suiteEnvironment>[1] = {}) =>
@@ -66,6 +66,46 @@ describe('planCampaign', () => {
     expect(issueCodes(() => planCampaign(noLane, { campaignId: 'c1', lanes: ['lane_a'] }))).toEqual([
       'lane_missing',
     ]);
+  });
+
+  it('keeps how a campaign is run (ceiling, retries, parallelism) out of its identity (property)', () => {
+    const settings = fc.record({
+      maxCostUsd: fc.option(
+        fc.integer({ min: 1, max: 10_000 }).map((cents) => cents / 100),
+        { nil: undefined },
+      ),
+      yamlCostUsd: fc.option(
+        fc.integer({ min: 1, max: 10_000 }).map((cents) => cents / 100),
+        { nil: undefined },
+      ),
+      retries: fc.integer({ min: 0, max: 3 }),
+      parallel: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+    });
+    const identity = (run: fc.Infer<typeof settings>) => {
+      const suite = suiteEnvironment([{ id: 'case_0', behaviour: 'succeed' }], {
+        attempts: 2,
+        retries: run.retries,
+        ...(run.yamlCostUsd === undefined ? {} : { maxCostUsd: run.yamlCostUsd }),
+      });
+      const campaign = {
+        ...(suite.campaign as object),
+        ...(run.parallel === undefined ? {} : { max_parallel: run.parallel }),
+      };
+      const plan = planCampaign(parseEnvironment({ ...suite, campaign }), {
+        campaignId: 'c3',
+        ...(run.maxCostUsd === undefined ? {} : { maxCostUsd: run.maxCostUsd }),
+      });
+      return [plan.suiteFingerprint, planDigest(plan)];
+    };
+    fc.assert(
+      fc.property(settings, settings, (a, b) => {
+        expect(identity(a)).toEqual(identity(b));
+      }),
+    );
+    // What the campaign is stays in it: attempts per case.
+    const two = planCampaign(environment(1, { attempts: 2 }), { campaignId: 'c3' });
+    const three = planCampaign(environment(1, { attempts: 3 }), { campaignId: 'c3' });
+    expect(planDigest(two)).not.toBe(planDigest(three));
   });
 
   it('gives stable, unique attempt ids (property)', () => {
