@@ -102,6 +102,37 @@ async function digestDrift(releaseDir: string, record: QualificationRecord): Pro
   return issues;
 }
 
+function failedCheckIds(record: QualificationRecord): string[] {
+  return record.checks.filter((check) => check.status === 'fail').map((check) => check.id);
+}
+
+/**
+ * Every failed check's issues; from a --qualification record (`source`), led by
+ * qualification_record_refused saying the record is a refusal and which checks failed.
+ */
+function refusalIssues(record: QualificationRecord, source: string | null): Issue[] {
+  const failed = record.checks.flatMap((check) =>
+    check.status === 'fail'
+      ? (check.issues ?? [{ code: 'check_failed', message: check.detail }]).map((issue) => ({
+          ...issue,
+          component: issue.component ?? check.id,
+          message: `${check.id}: ${issue.message}`,
+        }))
+      : [],
+  );
+  if (source === null) return failed;
+  return [
+    {
+      code: 'qualification_record_refused',
+      message: `${source} records that the release was not qualified: run evals qualify on a release that qualifies, and pass its record`,
+      path: '--qualification',
+      expected: 'a record with qualified: true',
+      received: `qualified: false (failed: ${failedCheckIds(record).join(', ')})`,
+    },
+    ...failed,
+  ];
+}
+
 /** The join, or CampaignError('campaign_release_incompatible') with every issue. */
 export async function joinRelease(options: JoinOptions): Promise<Join> {
   const releaseDir = resolve(options.releaseDir);
@@ -110,6 +141,12 @@ export async function joinRelease(options: JoinOptions): Promise<Join> {
   if (options.qualificationRecord !== undefined) {
     record = await readRecord(options.qualificationRecord);
     qualifiedBy = 'accepted';
+    // A record that is itself a refusal is refused as such, before any digest is compared.
+    if (!record.qualified)
+      throw incompatible(
+        `${options.qualificationRecord} records a refusal: the release was not qualified (${failedCheckIds(record).join(', ')} failed)`,
+        refusalIssues(record, options.qualificationRecord),
+      );
     const drift = await digestDrift(releaseDir, record);
     if (drift.length > 0)
       throw incompatible('the release is not the one its qualification record verified', drift);
@@ -118,16 +155,7 @@ export async function joinRelease(options: JoinOptions): Promise<Join> {
     qualifiedBy = 'qualified';
   }
   if (!record.qualified) {
-    const issues = record.checks.flatMap((check) =>
-      check.status === 'fail'
-        ? (check.issues ?? [{ code: 'check_failed', message: check.detail }]).map((issue) => ({
-            ...issue,
-            component: issue.component ?? check.id,
-            message: `${check.id}: ${issue.message}`,
-          }))
-        : [],
-    );
-    throw incompatible('the release is not qualified', issues);
+    throw incompatible('the release is not qualified', refusalIssues(record, null));
   }
   const { name, version, buildMetadata, tarball } = record.package;
   const runnerdFile = record.runnerd.file;

@@ -1,0 +1,81 @@
+// The join's first rule for --qualification: a record that is itself a refusal (qualified: false) is
+// refused as such (qualification_record_refused, naming the failed checks) before any digest is
+// compared, so a tampered release's own refusal is never reported as a digest change.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { QUALIFICATION_CHECK_IDS, qualificationRecordIssues } from '../../qualification/src/record.ts';
+import { CampaignError } from '../src/errors.ts';
+import { joinRelease } from '../src/join.ts';
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'campaign-join-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const refusal = (failed: readonly string[]) => ({
+  schema: 'evals-qualification/v1',
+  qualified: false,
+  releaseDir: '/releases/0.4.0',
+  evaluator: {
+    name: '@paperclip-evals/qualification',
+    version: '0.1.0',
+    node: 'v20',
+    platform: 'linux',
+    arch: 'x64',
+  },
+  package: { name: '@paperclipai/paperclip-runner', version: '0.4.0', tarball: 'p.tgz', tarballSha256: null },
+  runnerd: {
+    file: 'paperclip-runnerd-linux-x64',
+    sha256: null,
+    byteSize: 10,
+    buildMetadata: null,
+    buildProfile: 'release',
+  },
+  receipt: null,
+  consumerRequirements: null,
+  conformance: null,
+  checks: QUALIFICATION_CHECK_IDS.map((id) =>
+    failed.includes(id)
+      ? { id, status: 'fail', detail: 'x', issues: [{ code: 'sha256_mismatch', message: 'p.tgz changed' }] }
+      : { id, status: 'pass', detail: 'ok' },
+  ),
+  // Digests the (empty) release dir does not hold: the old order reported release_digest_changed.
+  digests: {
+    sha256sums: `sha256:${'a'.repeat(64)}`,
+    files: { 'p.tgz': `sha256:${'b'.repeat(64)}` },
+    buildMetadata: null,
+    semanticCatalog: null,
+    nativeExecutionSchema: null,
+    seededFixture: null,
+    consumerRequirements: null,
+  },
+});
+
+describe('joinRelease with a --qualification record', () => {
+  it.each([[['sha256sums']], [['release-layout', 'package-manifest']]])(
+    'refuses a recorded refusal as such, naming the failed checks %j',
+    async (failed) => {
+      const record = refusal(failed);
+      expect(qualificationRecordIssues(record)).toEqual([]);
+      const path = join(scratch, `${failed.join('+')}.json`);
+      await writeFile(path, JSON.stringify(record));
+      const error = await joinRelease({ releaseDir: scratch, qualificationRecord: path }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CampaignError);
+      const { code, issues, message } = error as CampaignError;
+      expect(code).toBe('campaign_release_incompatible');
+      expect(issues[0]?.code).toBe('qualification_record_refused');
+      expect(issues.map((issue) => issue.code)).not.toContain('release_digest_changed');
+      for (const id of failed) expect(message).toContain(id);
+      expect(issues.slice(1).map((issue) => issue.component)).toEqual(failed);
+    },
+  );
+});
