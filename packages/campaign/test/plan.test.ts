@@ -81,7 +81,12 @@ describe('planCampaign', () => {
       retries: fc.integer({ min: 0, max: 3 }),
       parallel: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
     });
-    const identity = (run: fc.Infer<typeof settings>) => {
+    const identity = (run: {
+      maxCostUsd?: number;
+      yamlCostUsd?: number;
+      retries: number;
+      parallel?: number;
+    }) => {
       const suite = suiteEnvironment([{ id: 'case_0', behaviour: 'succeed' }], {
         attempts: 2,
         retries: run.retries,
