@@ -82,10 +82,10 @@ describe('planCampaign', () => {
       parallel: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
     });
     const identity = (run: {
-      maxCostUsd?: number;
-      yamlCostUsd?: number;
+      maxCostUsd: number | undefined;
+      yamlCostUsd: number | undefined;
       retries: number;
-      parallel?: number;
+      parallel: number | undefined;
     }) => {
       const suite = suiteEnvironment([{ id: 'case_0', behaviour: 'succeed' }], {
         attempts: 2,
