@@ -319,7 +319,10 @@ const RUN_SETTINGS = ['max_cost_usd', 'max_infrastructure_retries', 'max_paralle
 /** The suite's fingerprint: the environment as loaded, without the campaign's run settings. */
 function suiteFingerprintOf(environment: Environment): string {
   if (environment.campaign === undefined) return canonicalDigest(environment);
-  const campaign: Record<string, unknown> = { ...environment.campaign };
-  for (const key of RUN_SETTINGS) delete campaign[key];
+  const campaign = Object.fromEntries(
+    Object.entries(environment.campaign).filter(
+      ([key]) => !(RUN_SETTINGS as readonly string[]).includes(key),
+    ),
+  );
   return canonicalDigest({ ...environment, campaign });
 }
