@@ -141,6 +141,7 @@ const SURFACES: Record<string, readonly string[]> = {
   evalbook: [
     'AttemptKey',
     'AttemptReplay',
+    'CampaignRecordOutcome',
     'CaseCheckModels',
     'CompareSpec',
     'Comparison',
@@ -186,6 +187,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'caseOf',
     'checkRetractionRequest',
     'convertBundle',
+    'currentCampaigns',
     'decideGates',
     'displayUsd',
     'driftThresholdsOf',

@@ -84,6 +84,7 @@ async function generate(path: string, attempts: number): Promise<void> {
       schema: 'evals-campaign/v1',
       campaignId: CAMPAIGN,
       suiteFingerprint: `sha256:${'a'.repeat(64)}`,
+      planDigest: `sha256:${'b'.repeat(64)}`,
       lanes: Array.from({ length: CONFIGS }, (_, config) => ({
         id: `config_${config}`,
         provider: 'bench',

@@ -129,9 +129,9 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
     });
     const record = campaignRecord(plan, join, options.shard ?? null, result);
     if (options.out !== undefined) await writeCampaignRecord(options.out, record);
-    // The ledger keeps a whole campaign's first record (evals publish reads it); a rerun's stands aside.
-    if (isLedgerRecord(record))
-      options.onLedgerRecord?.(await storeCampaignRecord(storeUrl, record, { keepEarlier: true }));
+    // The ledger keeps every record of a whole campaign; the newest is its current state (evals
+    // publish reads that one): a resumed campaign's record supersedes its budget-stopped one.
+    if (isLedgerRecord(record)) options.onLedgerRecord?.(await storeCampaignRecord(storeUrl, record));
     return record;
   } finally {
     await program.dispose();

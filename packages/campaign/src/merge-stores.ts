@@ -1,14 +1,16 @@
 // Merging shard stores: with SQLite each CI cell (shard) ingests into its own store, so the trusted
 // merge job copies everything of the campaign (run id = campaign id) from each shard's store into
-// one target store — its attempts, their policy verdicts (evals policy replay --store) and its
-// retractions (evals retract), who, why and when kept — through the target store's copyIn: each kind
-// by its own append rule, all in ONE transaction. Before anything is written every problem is found
-// at once: the same attempt with another digest, the same verdict with another content, or the same
-// target retracted otherwise in two shard stores, or an attempt already in the target with another
-// digest (shard_store_conflict), and a try the merged record says was stored that no shard store
-// holds (shard_store_incomplete). In the transaction, what the target already holds alike is a
-// duplicate, skipped; a verdict or retraction it holds otherwise refuses the whole copy (nothing is
-// written, nothing overwritten).
+// one target store — its attempts, their policy verdicts (evals policy replay --store), its
+// retractions (evals retract), who, why and when kept, and its campaign records (every one: a
+// budget-stopped record and its resumed one alike) followed by the merged record itself — through
+// the target store's copyIn: each kind by its own append rule, all in ONE transaction. Before
+// anything is written every problem is found at once: the same attempt with another digest, the
+// same verdict with another content, or the same target retracted otherwise in two shard stores, an
+// attempt already in the target with another digest, or a campaign record of another plan in a
+// shard store or the target (shard_store_conflict), and a try the merged record says was stored that
+// no shard store holds (shard_store_incomplete). In the transaction, what the target already holds
+// alike is a duplicate, skipped (so the same merge again writes nothing); a verdict or retraction it
+// holds otherwise refuses the whole copy (nothing is written, nothing overwritten).
 import { existsSync } from 'node:fs';
 
 import { displayLocator } from '@paperclip-evals/contract';
@@ -19,6 +21,7 @@ import { CampaignError } from './errors.js';
 import type { Issue } from '@paperclip-evals/contract';
 import type {
   AttemptKey,
+  CampaignRecordOutcome,
   LedgerRecord,
   LedgerStore,
   PolicyVerdictInput,
@@ -46,6 +49,10 @@ export interface StoreMergeSummary {
   readonly policyVerdicts: { readonly inserted: number; readonly duplicates: number };
   /** The campaign's retractions copied (who, why, when kept), and those the target held alike. */
   readonly retractions: { readonly inserted: number; readonly duplicates: number };
+  /** The campaign's records found in the shard stores, copied, and those the target held alike. */
+  readonly campaignRecords: { readonly inserted: number; readonly duplicates: number };
+  /** What became of the merged record itself in the target (appended in the same transaction). */
+  readonly record: CampaignRecordOutcome;
 }
 
 const keyText = (key: AttemptKey): string =>
@@ -65,6 +72,18 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
   const records = new Map<string, { record: LedgerRecord; store: string }>();
   const verdicts = new Map<string, { verdict: PolicyVerdictInput; store: string }>();
   const retractions = new Map<string, { retraction: Retraction; store: string }>();
+  /** The campaign's records in the shard stores, by record digest (the same record in two is one). */
+  const campaignRecords = new Map<string, Readonly<Record<string, unknown>>>();
+  const planDigest = options.record.planDigest;
+  const otherPlan = (where: string, record: Readonly<Record<string, unknown>>): void => {
+    issues.push({
+      code: 'shard_store_conflict',
+      message: `${where} records campaign ${campaignId} for another plan: a campaign id names one campaign`,
+      path: where,
+      expected: `plan digest ${planDigest} (the merged record's)`,
+      received: `plan digest ${String(record.planDigest)}`,
+    });
+  };
   const perStore: { store: string; attempts: number }[] = [];
   const target = displayLocator(options.to);
   for (const given of options.from) {
@@ -130,6 +149,11 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
             received: retraction,
           });
       }
+      for (const entry of await store.campaigns()) {
+        if (entry.campaignId !== campaignId) continue;
+        if (entry.record.planDigest !== planDigest) otherPlan(url, entry.record);
+        else campaignRecords.set(entry.recordDigest, entry.record);
+      }
       perStore.push({ store: url, attempts: count });
     } finally {
       await store.close();
@@ -153,6 +177,12 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
           expected: existing.bundleDigest,
           received: record.bundleDigest,
         });
+    }
+    let heldRecords = 0;
+    for (const entry of opened === null ? [] : await opened.campaigns()) {
+      if (entry.campaignId !== campaignId) continue;
+      heldRecords++;
+      if (entry.record.planDigest !== planDigest) otherPlan(target, entry.record);
     }
     // Every try the merged record says went into a ledger must be in a shard store (or the target).
     for (const attempt of options.record.attempts)
@@ -187,6 +217,12 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
         records: [...records.values()].map((entry) => entry.record),
         policyVerdicts: [...verdicts.values()].map((entry) => entry.verdict),
         retractions: [...retractions.values()].map((entry) => entry.retraction),
+        // The shard stores' records of the campaign, then the merged one: the newest by its own
+        // time is the campaign's current state, whatever order they reach the target in.
+        campaigns: [
+          ...[...campaignRecords.values()].map((record) => ({ campaignId, record })),
+          { campaignId, record: JSON.parse(JSON.stringify(options.record)) as Record<string, unknown> },
+        ],
       });
     } catch (error) {
       // The target changed while merging, or holds a verdict or retraction otherwise: nothing written.
@@ -214,6 +250,14 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
         records.size,
       policyVerdicts: counted(copied.policyVerdicts),
       retractions: counted(copied.retractions),
+      campaignRecords: counted(copied.campaigns.slice(0, -1)),
+      // The merged record: there already, or appended as the campaign's first or beside earlier ones.
+      record:
+        copied.campaigns.at(-1)?.status !== 'inserted'
+          ? 'duplicate'
+          : heldRecords + counted(copied.campaigns.slice(0, -1)).inserted > 0
+            ? 'revised'
+            : 'recorded',
     };
   } finally {
     await opened?.close();

@@ -7,7 +7,7 @@
 // one of the same id but another suite, release or plan is recorded is refused.
 
 import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
-import { isEvalbookError, openStore } from '@paperclip-evals/evalbook';
+import { openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
@@ -15,6 +15,7 @@ import { planDigest } from './plan.js';
 import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST } from './try-outcome.js';
 
 import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
+import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
 import type { AttemptOutcome, Disposition, ExecuteResult, StopReason } from './execute.js';
 import type { Join } from './join.js';
@@ -354,38 +355,31 @@ function identityDifferences(
 /**
  * Whether a run's record goes into the ledger: a whole campaign (a shard's record is the merge's to
  * combine) that was not interrupted (an interrupted run is resumed under the same id, and its
- * resumed record is the one kept). A budget stop or a lane/case subset is recorded: partial, and
- * says why.
+ * resumed record is the one recorded). A budget stop or a lane/case subset is recorded: partial,
+ * and says why; its resumed record is recorded beside it and supersedes it.
  */
 export function isLedgerRecord(record: CampaignRecord): boolean {
   return record.shard === null && !record.partial.includes('interrupted');
 }
 
 /**
- * What became of a record sent to the ledger: recorded now · duplicate (the same record was there) ·
- * kept_earlier (a rerun's record, when the ledger already records the campaign: the first record
- * stands, never replaced).
+ * What became of a record sent to the ledger: recorded (the campaign's first) · revised (appended
+ * beside the campaign's earlier record of the same plan — a resumed campaign's; the newest is the
+ * campaign's current state, and the earlier ones stay) · duplicate (the same record was there).
  */
-export type LedgerRecordOutcome = 'recorded' | 'duplicate' | 'kept_earlier';
+export type LedgerRecordOutcome = CampaignRecordOutcome;
 
 /**
  * Appends the record to the ledger at `storeUrl` (issue 19: `evals publish` reads campaigns from
- * there). The same record again is a no-op. Another record of the same campaign id is refused
- * (the store's coded paperclip_evalbook_campaign_conflict, nothing written) unless `keepEarlier`
- * (`evals run`: a rerun that resumed a recorded campaign), when the earlier record stands.
+ * there): the same record again is a no-op, a newer record of the same campaign and plan is kept
+ * beside the earlier ones (issue 18: a budget-stopped campaign resumed to completion publishes
+ * complete), and a record of another plan under the same campaign id is refused (the store's coded
+ * paperclip_evalbook_campaign_conflict, nothing written).
  */
-export async function storeCampaignRecord(
-  storeUrl: string,
-  record: CampaignRecord,
-  options: { readonly keepEarlier?: boolean } = {},
-): Promise<LedgerRecordOutcome> {
+export async function storeCampaignRecord(storeUrl: string, record: CampaignRecord): Promise<LedgerRecordOutcome> {
   const store = await openStore(storeUrl);
   try {
     return await store.recordCampaign({ campaignId: record.campaignId, record: asJson(record) });
-  } catch (error) {
-    if (options.keepEarlier === true && isEvalbookError(error, 'paperclip_evalbook_campaign_conflict'))
-      return 'kept_earlier';
-    throw error;
   } finally {
     await store.close();
   }

@@ -20,6 +20,8 @@ export type { Retraction, RetractionOutcome } from './ledger/retraction.js';
 export type { PolicyDecision, PolicyVerdictInput, PolicyVerdictOutcome } from './ledger/policy-verdicts.js';
 export { DEFAULT_STORE_URL, openStore } from './ledger/open-store.js';
 export type { LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';
+export { currentCampaigns } from './ledger/campaign-records.js';
+export type { CampaignRecordOutcome } from './ledger/campaign-records.js';
 export { assertGatesJudgeable, decideGates } from './analysis/gates.js';
 export type { FailOn, GateVerdicts } from './analysis/gates.js';
 export { assertReportOptions, writeReport } from './report/report.js';

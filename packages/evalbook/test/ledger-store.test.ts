@@ -21,10 +21,11 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { canonicalDigest, parseNativeExecution, sha256Digest } from '@paperclip-evals/contract';
+import { canonicalDigest, canonicalize, parseNativeExecution, sha256Digest } from '@paperclip-evals/contract';
 
 import { attemptVerdict } from '../src/analysis/scoring.ts';
 import { ARTIFACT_CASE_ID, ARTIFACT_RUN_ID, convertBundle } from '../src/ledger/convert.ts';
+import { currentCampaigns } from '../src/ledger/campaign-records.ts';
 import { checkRetractionRequest } from '../src/ledger/retraction.ts';
 import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
 import { writeReport } from '../src/report/report.ts';
@@ -956,15 +957,30 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
   });
 
   describe('campaign records', () => {
+    const PLAN = `sha256:${'b'.repeat(64)}`;
     const campaign = (id: string, changes: Record<string, unknown> = {}): Record<string, unknown> => ({
       schema: 'evals-campaign/v1',
       campaignId: id,
       suiteFingerprint: `sha256:${'a'.repeat(64)}`,
+      planDigest: PLAN,
       complete: true,
       totals: { planned: 2, passed: 1 },
       note: 'ünïcode \u0000 and \uE000 kept',
       ...changes,
     });
+    /** A budget-stopped record, then its resumed complete one (later by its own time). */
+    const stopped = (id: string): Record<string, unknown> =>
+      campaign(id, {
+        complete: false,
+        partial: ['budget_stop'],
+        timing: { startedAt: '2026-12-01T10:00:00.000Z', finishedAt: '2026-12-01T10:01:00.000Z' },
+      });
+    const resumed = (id: string): Record<string, unknown> =>
+      campaign(id, {
+        complete: true,
+        partial: [],
+        timing: { startedAt: '2026-12-01T11:00:00.000Z', finishedAt: '2026-12-01T11:01:00.000Z' },
+      });
 
     it('records a campaign once: the same content again is a duplicate, read back exactly in order', async () => {
       const store = await openStore(storeUrl);
@@ -981,27 +997,155 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(held.map((entry) => entry.campaignId)).toEqual(['nightly-1', 'nightly-2']);
       expect(held[0]?.record).toEqual(campaign('nightly-1'));
       expect(held[0]?.recordDigest).toBe(canonicalDigest(campaign('nightly-1')));
+      expect(held[0]?.sequence).toBeLessThan(held[1]?.sequence ?? 0);
       await store.close();
     });
 
-    it('refuses another content under the same campaign id (coded) and writes nothing, byte for byte', async () => {
+    it('keeps a newer record of the same campaign and plan beside the earlier one: both read back, the newest current', async () => {
+      const store = await openStore(storeUrl);
+      expect(await store.recordCampaign({ campaignId: 'nightly-1', record: stopped('nightly-1') })).toBe(
+        'recorded',
+      );
+      expect(await store.recordCampaign({ campaignId: 'nightly-1', record: resumed('nightly-1') })).toBe(
+        'revised',
+      );
+      // Either record again is a duplicate: nothing is written twice.
+      expect(await store.recordCampaign({ campaignId: 'nightly-1', record: stopped('nightly-1') })).toBe(
+        'duplicate',
+      );
+      const held = await store.campaigns();
+      await store.close();
+      expect(held.map((entry) => entry.record)).toEqual([stopped('nightly-1'), resumed('nightly-1')]);
+      expect(currentCampaigns(held)).toEqual([
+        expect.objectContaining({ campaignId: 'nightly-1', record: resumed('nightly-1'), records: 2 }),
+      ]);
+      expect(await sql('SELECT COUNT(*) AS n FROM campaigns')).toEqual([
+        { n: kind.name === 'sqlite' ? 2 : '2' },
+      ]);
+    });
+
+    it('refuses another plan under the same campaign id, a record named otherwise or without its plan (coded), and writes nothing, byte for byte', async () => {
       let store = await openStore(storeUrl);
       await store.recordCampaign({ campaignId: 'nightly-1', record: campaign('nightly-1') });
       await store.close();
       const snapshot = await kind.snapshot(storeUrl);
       store = await openStore(storeUrl);
+      const otherPlan = `sha256:${'c'.repeat(64)}`;
       await expect(
-        store.recordCampaign({ campaignId: 'nightly-1', record: campaign('nightly-1', { complete: false }) }),
+        store.recordCampaign({
+          campaignId: 'nightly-1',
+          record: campaign('nightly-1', { planDigest: otherPlan, complete: false }),
+        }),
       ).rejects.toMatchObject({
         code: 'paperclip_evalbook_campaign_conflict',
-        issues: [expect.objectContaining({ code: 'campaign_id_reused' })],
+        issues: [
+          expect.objectContaining({
+            code: 'campaign_id_reused',
+            expected: expect.stringContaining(PLAN),
+            received: `plan digest ${otherPlan}`,
+          }),
+        ],
       });
       await expect(
         store.recordCampaign({ campaignId: 'nightly-9', record: campaign('nightly-1') }),
       ).rejects.toThrowCode('paperclip_evalbook_campaign_conflict');
+      const { planDigest: _plan, ...planless } = campaign('nightly-2');
+      await expect(store.recordCampaign({ campaignId: 'nightly-2', record: planless })).rejects.toMatchObject(
+        {
+          code: 'paperclip_evalbook_campaign_conflict',
+          issues: [expect.objectContaining({ code: 'campaign_plan_digest_missing', path: '/planDigest' })],
+        },
+      );
       expect((await store.campaigns()).map((entry) => entry.record)).toEqual([campaign('nightly-1')]);
       await store.close();
       expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
+    });
+
+    it('copyIn appends campaign records by the same rule: beside the earlier ones, duplicates skipped, another plan refusing the whole copy', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        await store.recordCampaign({ campaignId: 'nightly-1', record: stopped('nightly-1') });
+        const empty = { records: [], policyVerdicts: [], retractions: [] };
+        const copy = {
+          ...empty,
+          campaigns: [stopped('nightly-1'), resumed('nightly-1')].map((record) => ({
+            campaignId: 'nightly-1',
+            record,
+          })),
+        };
+        expect((await store.copyIn(copy)).campaigns.map((entry) => entry.status)).toEqual([
+          'duplicate',
+          'inserted',
+        ]);
+        // The same copy again: idempotent.
+        expect((await store.copyIn(copy)).campaigns.map((entry) => entry.status)).toEqual([
+          'duplicate',
+          'duplicate',
+        ]);
+        const before = await store.campaigns();
+        await expect(
+          store.copyIn({
+            ...empty,
+            records: [record('attempt_copied')],
+            campaigns: [
+              { campaignId: 'nightly-2', record: campaign('nightly-2') },
+              {
+                campaignId: 'nightly-1',
+                record: campaign('nightly-1', { planDigest: `sha256:${'d'.repeat(64)}` }),
+              },
+            ],
+          }),
+        ).rejects.toMatchObject({
+          code: 'paperclip_evalbook_merge_conflict',
+          issues: [expect.objectContaining({ code: 'campaign_conflict', path: '/campaigns/nightly-1' })],
+        });
+        expect(await store.campaigns()).toEqual(before);
+        expect(await store.getAttempt(record('attempt_copied').key)).toBeNull();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("the migration that keeps every record keeps an older store's campaign records, their order and ids, and then takes a resumed record beside them", async () => {
+      const migration = kind.migrations.find(
+        (entry) => entry.name === 'campaign records superseded, never replaced',
+      );
+      expect(migration).toBeDefined();
+      await kind.migrateTo(storeUrl, (migration?.version ?? 0) - 1);
+      // Written as an older Evals wrote them (plain text: no character the stores escape).
+      const older = (id: string): Record<string, unknown> => ({ ...stopped(id), note: 'plain' });
+      const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+      for (const id of ['nightly-0', 'nightly-1'])
+        await sql(
+          `INSERT INTO campaigns (campaign_id, record_digest, record_json) VALUES (${quote(id)}, ${quote(canonicalDigest(older(id)))}, ${quote(canonicalize(older(id)))})`,
+        );
+      // The old unique index: a second record of a campaign id was refused there.
+      await expect(
+        sql(
+          `INSERT INTO campaigns (campaign_id, record_digest, record_json) VALUES ('nightly-1', 'sha256:other', '{}')`,
+        ),
+      ).rejects.toThrow(kind.uniqueViolation);
+      const store = await openStore(storeUrl);
+      try {
+        expect(await store.migrations()).toEqual(versions);
+        const before = await store.campaigns();
+        expect(before.map((entry) => [entry.campaignId, entry.record])).toEqual([
+          ['nightly-0', older('nightly-0')],
+          ['nightly-1', older('nightly-1')],
+        ]);
+        expect(await store.recordCampaign({ campaignId: 'nightly-1', record: resumed('nightly-1') })).toBe(
+          'revised',
+        );
+        const after = await store.campaigns();
+        expect(after.slice(0, 2)).toEqual(before);
+        expect(currentCampaigns(after).map((entry) => entry.record)).toEqual([
+          older('nightly-0'),
+          resumed('nightly-1'),
+        ]);
+      } finally {
+        await store.close();
+      }
+      await expect(sql('DELETE FROM campaigns')).rejects.toThrow(/append-only/);
     });
 
     it('takes a 100,000-character campaign id with U+0000 in it, and reads it back exactly', async () => {
@@ -1009,7 +1153,8 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       const store = await openStore(storeUrl);
       expect(await store.recordCampaign({ campaignId: id, record: campaign(id) })).toBe('recorded');
       expect(await store.recordCampaign({ campaignId: id, record: campaign(id) })).toBe('duplicate');
-      expect((await store.campaigns())[0]?.campaignId).toBe(id);
+      expect(await store.recordCampaign({ campaignId: id, record: resumed(id) })).toBe('revised');
+      expect((await store.campaigns()).map((entry) => entry.campaignId)).toEqual([id, id]);
       await store.close();
     });
 

@@ -1,6 +1,7 @@
 // Test support for the published site (issue 19): a SQLite Evalbook holding campaigns as the
 // campaign package records them (runId = campaignId, an evals-campaign/v1 record in the ledger),
 // made from synthetic bundles, and a snapshot of every file of a site (path → bytes and inode).
+import { createHash } from 'node:crypto';
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -69,6 +70,8 @@ export async function seedCampaigns(url: string, campaigns: readonly CampaignSpe
           schema: 'evals-campaign/v1',
           campaignId: campaign.campaignId,
           suiteFingerprint: record.suite ?? SUITE_A,
+          // One plan per campaign id (the ledger keeps every record of it, the newest current).
+          planDigest: `sha256:${createHash('sha256').update(campaign.campaignId).digest('hex')}`,
           lanes: LANES,
           complete: record.complete ?? true,
           partial: record.partial ?? [],

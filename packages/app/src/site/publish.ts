@@ -19,6 +19,7 @@ import {
   SITE_CAMPAIGN_V1,
   buildHistory,
   campaignFolder,
+  currentCampaigns,
   latestOf,
   renderSiteIndex,
   writeCampaignPages,
@@ -80,7 +81,10 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   await withEvalbook(request, 'read', async ({ store, environment }) => {
     await prepareSite(request.out, site);
     await assertSiteMode(site, isPublic);
-    const records = new Map((await store.campaigns()).map((entry) => [entry.campaignId, entry.record]));
+    // Each campaign's current record: a resumed campaign's newest (its earlier ones stay in the ledger).
+    const records = new Map(
+      currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
+    );
     const ids =
       request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
     for (const campaignId of ids) {

@@ -14,6 +14,7 @@ import type {
   CampaignRecord,
   Shard,
 } from '@paperclip-evals/campaign';
+import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
 import { UsageError } from '../exit-codes.js';
 import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
@@ -185,11 +186,7 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
       stop: stop.signal,
       kill: kill.signal,
       onLedgerRecord: (outcome) => {
-        printLines('stderr', [
-          outcome === 'kept_earlier'
-            ? `evals: the ledger already records campaign ${options.campaign}: its first record stands (a recorded campaign is never replaced)`
-            : `evals: campaign ${options.campaign} recorded in the ledger`,
-        ]);
+        printLines('stderr', [ledgerRecordLine(options.campaign, outcome)]);
       },
       onJoined: (joined) => {
         printLines('stderr', [
@@ -245,27 +242,42 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   const shards = [];
   for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });
   const record = campaign.mergeCampaignRecords(shards);
+  let stored: CampaignRecordOutcome | null = null;
   // The attempts first: a store merge that does not hold writes nothing, the record neither.
   if (options.store !== undefined && options.fromStores.length > 0) {
     const merged = await campaign.mergeShardStores({ record, from: options.fromStores, to: options.store });
+    stored = merged.record;
     printLines('stderr', [
-      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')}); policy verdicts: ${merged.policyVerdicts.inserted} inserted, ${merged.policyVerdicts.duplicates} already there; retractions: ${merged.retractions.inserted} inserted, ${merged.retractions.duplicates} already there`,
+      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')}); policy verdicts: ${merged.policyVerdicts.inserted} inserted, ${merged.policyVerdicts.duplicates} already there; retractions: ${merged.retractions.inserted} inserted, ${merged.retractions.duplicates} already there; campaign records: ${merged.campaignRecords.inserted} inserted, ${merged.campaignRecords.duplicates} already there`,
     ]);
   }
   await campaign.writeCampaignRecord(options.out, record);
   printLines('stderr', [
     `evals: merged ${shards.length} shard record(s) of ${record.shardCount} into ${options.out}`,
   ]);
-  if (options.store !== undefined) {
-    await campaign.storeCampaignRecord(options.store, record);
-    printLines('stderr', [`evals: campaign ${record.campaignId} recorded in the ledger`]);
-  }
+  // With --from-store the merged record went in with the copy (one transaction); else it goes in now.
+  if (options.store !== undefined)
+    printLines('stderr', [
+      ledgerRecordLine(
+        record.campaignId,
+        stored ?? (await campaign.storeCampaignRecord(options.store, record)),
+      ),
+    ]);
   if (options.json) printJson(record);
   else printLines('stdout', recordLines(record));
   return record.partial.includes('shard_missing') ||
     record.totals.infrastructureFailures + record.totals.notRunBudget > 0
     ? 'campaign_incomplete'
     : 'ok';
+}
+
+/** What became of the campaign's record in the ledger, as a person reads it. */
+export function ledgerRecordLine(campaignId: string, outcome: CampaignRecordOutcome): string {
+  return outcome === 'revised'
+    ? `evals: campaign ${campaignId} recorded in the ledger beside its earlier record(s) of the same plan: this newest one is its current state (the earlier ones are kept)`
+    : outcome === 'duplicate'
+      ? `evals: campaign ${campaignId}: the ledger already holds this very record (nothing written)`
+      : `evals: campaign ${campaignId} recorded in the ledger`;
 }
 
 /** A store URL as printed: never with a password. */

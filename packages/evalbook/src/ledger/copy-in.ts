@@ -1,17 +1,54 @@
 // Copying what other stores hold into one store (`evals merge --from-store`): attempts, their policy
-// verdicts and retractions, through each kind's own append rule (an attempt as insertBatch writes
-// it, a verdict as insertPolicyVerdicts does, a retraction kept with its who, why and when), all in
-// ONE transaction of the target store. What the target holds alike is a duplicate; anything held
-// with other content, a verdict whose attempt is not there with that bundle, or a retraction of
-// something not there is a conflict: the store throws paperclip_evalbook_merge_conflict listing
-// every one, and nothing at all is written. The stores implement copyIn (its types are in
-// store.ts); the rules are here.
-import { EvalbookError } from '../errors.js';
+// verdicts, retractions and campaign records, through each kind's own append rule (an attempt as
+// insertBatch writes it, a verdict as insertPolicyVerdicts does, a retraction kept with its who, why
+// and when, a campaign record as recordCampaign appends it: beside the earlier records of its plan),
+// all in ONE transaction of the target store. What the target holds alike is a duplicate; anything
+// held with other content, a verdict whose attempt is not there with that bundle, a retraction of
+// something not there, or a campaign record of another plan under its id is a conflict: the store
+// throws paperclip_evalbook_merge_conflict listing every one, and nothing at all is written. The
+// stores implement copyIn (its types are in store.ts); the rules are here.
+import { EvalbookError, isEvalbookError } from '../errors.js';
+import { campaignRow } from './campaign-records.js';
 
 import type { Issue } from '@paperclip-evals/contract';
 
+import type { CampaignRecordInput, CampaignRecordOutcome, CampaignRow } from './campaign-records.js';
 import type { Retraction } from './retraction.js';
-import type { CopyInOutcome, RetractionCopyOutcome } from './store.js';
+import type { CampaignCopyOutcome, CopyInOutcome, RetractionCopyOutcome } from './store.js';
+
+/**
+ * One campaign record of a copy, appended by `append` (the store's recordCampaign rule, in the
+ * copy's transaction): a record the rule refuses (another plan under its id, no plan digest) is the
+ * copy's conflict; anything else thrown is thrown again.
+ */
+export function campaignCopyOutcome(
+  input: CampaignRecordInput,
+  append: (row: CampaignRow) => CampaignRecordOutcome,
+): CampaignCopyOutcome {
+  let digest = '';
+  try {
+    const row = campaignRow(input);
+    digest = row.digest;
+    return campaignCopied(row, append(row));
+  } catch (error) {
+    return campaignNotCopied(input.campaignId, digest, error);
+  }
+}
+
+/** What an append's outcome is in a copy. */
+export function campaignCopied(row: CampaignRow, outcome: CampaignRecordOutcome): CampaignCopyOutcome {
+  return {
+    campaignId: row.campaignId,
+    recordDigest: row.digest,
+    status: outcome === 'duplicate' ? 'duplicate' : 'inserted',
+  };
+}
+
+/** A refused append is the copy's conflict; anything else is thrown again. */
+export function campaignNotCopied(campaignId: string, recordDigest: string, error: unknown): CampaignCopyOutcome {
+  if (!isEvalbookError(error, 'paperclip_evalbook_campaign_conflict')) throw error;
+  return { campaignId, recordDigest, status: 'conflict', issues: error.issues };
+}
 
 const targetName = (retraction: Retraction): string =>
   retraction.attemptId === null
@@ -71,6 +108,16 @@ export function copyInIssues(outcome: CopyInOutcome): Issue[] {
         expected: entry.status === 'conflict' ? entry.existing : 'the retracted run or attempt',
         received: entry.retraction,
       });
+  for (const entry of outcome.campaigns)
+    if (entry.status === 'conflict')
+      issues.push(
+        ...entry.issues.map((issue) => ({
+          ...issue,
+          code: 'campaign_conflict',
+          message: `campaign record ${entry.recordDigest} of ${JSON.stringify(entry.campaignId)}: ${issue.message}`,
+          path: `/campaigns/${entry.campaignId}`,
+        })),
+      );
   return issues;
 }
 

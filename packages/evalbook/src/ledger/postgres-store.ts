@@ -27,12 +27,13 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
-import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
-import { assertCopyHolds, retractionCopyOutcome } from './copy-in.js';
+import { CAMPAIGN_COLUMNS, campaignDecision, campaignFromRow, campaignRow } from './campaign-records.js';
+import { assertCopyHolds, campaignCopied, campaignNotCopied, retractionCopyOutcome } from './copy-in.js';
 import type {
   CampaignDbRow,
   CampaignRecordInput,
   CampaignRecordOutcome,
+  CampaignRow,
   StoredCampaign,
 } from './campaign-records.js';
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
@@ -51,6 +52,7 @@ import { STORE_RECORD_REFUSED } from './store.js';
 import type {
   CopyInBatch,
   CopyInOutcome,
+  CampaignCopyOutcome,
   RetractionCopyOutcome,
   DriftRunRecord,
   HeldDigestQuery,
@@ -279,7 +281,41 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // as for run ids (migration 8): an id of any length fits.
     sql: `CREATE INDEX attempts_attempt ON attempts USING hash (attempt_id);`,
   },
+  {
+    version: 11,
+    name: 'campaign records superseded, never replaced',
+    // A campaign id holds every record of its plan (a budget-stopped campaign, then its resumed
+    // complete record), each once: unique by (campaign id, record digest), no longer by the id alone.
+    // Rows are not touched (their ids are the records' sequence); only the indexes change.
+    sql: `
+      DROP INDEX campaigns_id;
+      CREATE UNIQUE INDEX campaigns_record ON campaigns (evalbook_key(campaign_id, record_digest));
+      CREATE INDEX campaigns_campaign ON campaigns (evalbook_key(campaign_id));`,
+  },
 ];
+
+/**
+ * Inside a transaction: appends `row` by campaign-records.ts's rule (or throws, nothing written).
+ * Writers of campaign records take the table's SHARE ROW EXCLUSIVE lock first (readers are not
+ * held up), so two writers of one campaign id decide one after the other, never both on what was
+ * there before either.
+ */
+async function appendCampaign(client: PoolClient, row: CampaignRow): Promise<CampaignRecordOutcome> {
+  await client.query('LOCK TABLE campaigns IN SHARE ROW EXCLUSIVE MODE');
+  const { rows } = await sql<CampaignDbRow>(
+    client,
+    `SELECT id, ${CAMPAIGN_COLUMNS} FROM campaigns WHERE evalbook_key(campaign_id) = evalbook_key($1) AND campaign_id = $1 ORDER BY id`,
+    [row.campaignId],
+  );
+  const outcome = campaignDecision(row, rows.map(campaignFromRow));
+  if (outcome !== 'duplicate')
+    await sql(client, `INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES ($1, $2, $3)`, [
+      row.campaignId,
+      row.digest,
+      row.canonical,
+    ]);
+  return outcome;
+}
 
 interface AttemptRow {
   readonly id: string;
@@ -705,8 +741,19 @@ export class PostgresStore implements LedgerStore {
           );
         retractions.push(outcome);
       }
+      const campaigns: CampaignCopyOutcome[] = [];
+      for (const input of batch.campaigns ?? []) {
+        let digest = '';
+        try {
+          const row = campaignRow(input);
+          digest = row.digest;
+          campaigns.push(campaignCopied(row, await appendCampaign(client, row)));
+        } catch (error) {
+          campaigns.push(campaignNotCopied(input.campaignId, digest, error));
+        }
+      }
       // A throw here rolls the whole transaction back: nothing of the copy is written.
-      return assertCopyHolds({ attempts, policyVerdicts, retractions });
+      return assertCopyHolds({ attempts, policyVerdicts, retractions, campaigns });
     });
   }
 
@@ -719,26 +766,14 @@ export class PostgresStore implements LedgerStore {
   }
 
   async recordCampaign(input: CampaignRecordInput): Promise<CampaignRecordOutcome> {
-    const [campaignId, digest, canonical] = campaignRow(input);
-    return this.transaction(async (client) => {
-      const inserted = await sql(
-        client,
-        `INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [campaignId, digest, canonical],
-      );
-      const held = await sql<{ record_digest: string }>(
-        client,
-        'SELECT record_digest FROM campaigns WHERE evalbook_key(campaign_id) = evalbook_key($1) AND campaign_id = $1',
-        [campaignId],
-      );
-      return campaignOutcome(input, digest, held.rows[0]?.record_digest ?? '', inserted.rowCount === 1);
-    });
+    const row = campaignRow(input);
+    return this.transaction((client) => appendCampaign(client, row));
   }
 
   async campaigns(): Promise<StoredCampaign[]> {
     const { rows } = await sql<CampaignDbRow>(
       this.pool,
-      `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`,
+      `SELECT id, ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`,
     );
     return rows.map(campaignFromRow);
   }

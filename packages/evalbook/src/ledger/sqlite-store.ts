@@ -23,12 +23,13 @@ import type {
   PolicyVerdictInput,
   PolicyVerdictOutcome,
 } from './policy-verdicts.js';
-import { CAMPAIGN_COLUMNS, campaignFromRow, campaignOutcome, campaignRow } from './campaign-records.js';
-import { assertCopyHolds, retractionCopyOutcome } from './copy-in.js';
+import { CAMPAIGN_COLUMNS, campaignDecision, campaignFromRow, campaignRow } from './campaign-records.js';
+import { assertCopyHolds, campaignCopyOutcome, retractionCopyOutcome } from './copy-in.js';
 import type {
   CampaignDbRow,
   CampaignRecordInput,
   CampaignRecordOutcome,
+  CampaignRow,
   StoredCampaign,
 } from './campaign-records.js';
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
@@ -251,6 +252,27 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     // `evals report --attempt ID` looks an attempt up by its id alone (attemptsById): the key's unique
     // index leads with the run id, so the attempt id gets its own.
     sql: `CREATE INDEX attempts_attempt ON attempts(attempt_id);`,
+  },
+  {
+    version: 10,
+    name: 'campaign records superseded, never replaced',
+    // A campaign id holds every record of its plan (a budget-stopped campaign, then its resumed
+    // complete record), each once: unique by (campaign id, record digest), no longer by the id alone.
+    // Rebuilt like version 7 (a UNIQUE constraint cannot be dropped in place); rows keep their ids
+    // and order, which are the records' sequence.
+    sql: `
+      CREATE TABLE campaigns_v10 (
+        id INTEGER PRIMARY KEY,
+        campaign_id TEXT NOT NULL,
+        record_digest TEXT NOT NULL,
+        record_json TEXT NOT NULL,
+        UNIQUE (campaign_id, record_digest)
+      ) STRICT;
+      INSERT INTO campaigns_v10 (id, campaign_id, record_digest, record_json)
+        SELECT id, campaign_id, record_digest, record_json FROM campaigns ORDER BY id;
+      DROP TABLE campaigns;
+      ALTER TABLE campaigns_v10 RENAME TO campaigns;
+      ${appendOnly('campaigns')}`,
   },
 ];
 
@@ -528,6 +550,9 @@ export class SqliteStore implements LedgerStore {
           if (outcome.status === 'inserted') insertRetraction.run(...retractionValues(retraction));
           return outcome;
         }),
+        campaigns: (batch.campaigns ?? []).map((input) =>
+          campaignCopyOutcome(input, (row) => this.appendCampaign(row)),
+        ),
       }),
     );
     try {
@@ -548,28 +573,34 @@ export class SqliteStore implements LedgerStore {
 
   recordCampaign(input: CampaignRecordInput): Promise<CampaignRecordOutcome> {
     try {
-      const [campaignId, digest, canonical] = campaignRow(input);
-      const work = this.db.transaction((): CampaignRecordOutcome => {
-        const inserted = this.db
-          .prepare(`INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`)
-          .run(campaignId, digest, canonical);
-        const held = this.db
-          .prepare<[string], { record_digest: string }>(
-            'SELECT record_digest FROM campaigns WHERE campaign_id = ?',
-          )
-          .get(campaignId);
-        return campaignOutcome(input, digest, held?.record_digest ?? '', inserted.changes === 1);
-      });
+      const row = campaignRow(input);
+      const work = this.db.transaction((): CampaignRecordOutcome => this.appendCampaign(row));
       return Promise.resolve(work.immediate());
     } catch (error) {
       return Promise.reject(isEvalbookError(error) ? error : sqliteFailure(error, this.path, 'write'));
     }
   }
 
+  /** Inside a transaction: appends `row` by campaign-records.ts's rule (or throws, nothing written). */
+  private appendCampaign(row: CampaignRow): CampaignRecordOutcome {
+    const held = this.db
+      .prepare<[string], CampaignDbRow>(
+        `SELECT id, ${CAMPAIGN_COLUMNS} FROM campaigns WHERE campaign_id = ? ORDER BY id`,
+      )
+      .all(row.campaignId)
+      .map(campaignFromRow);
+    const outcome = campaignDecision(row, held);
+    if (outcome !== 'duplicate')
+      this.db
+        .prepare(`INSERT INTO campaigns (${CAMPAIGN_COLUMNS}) VALUES (?, ?, ?)`)
+        .run(row.campaignId, row.digest, row.canonical);
+    return outcome;
+  }
+
   campaigns(): Promise<StoredCampaign[]> {
     return Promise.resolve(
       this.db
-        .prepare<[], CampaignDbRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`)
+        .prepare<[], CampaignDbRow>(`SELECT id, ${CAMPAIGN_COLUMNS} FROM campaigns ORDER BY id`)
         .all()
         .map(campaignFromRow),
     );

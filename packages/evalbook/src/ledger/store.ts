@@ -4,6 +4,8 @@
 // factory that opens one by URL is open-store.ts; the row helpers both share are store-rows.ts.
 import { STORE_UNUSABLE, isEvalbookError } from '../errors.js';
 
+import type { Issue } from '@paperclip-evals/contract';
+
 import type { EvalbookError } from '../errors.js';
 import type { CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from './campaign-records.js';
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
@@ -37,12 +39,27 @@ export interface StoredAttempt {
   readonly scores: readonly ScoreRow[];
 }
 
-/** What copyIn copies (copy-in.ts has the rules): other stores' attempts, policy verdicts, retractions. */
+/**
+ * What copyIn copies (copy-in.ts has the rules): other stores' attempts, policy verdicts,
+ * retractions and campaign records.
+ */
 export interface CopyInBatch {
   readonly records: readonly LedgerRecord[];
   readonly policyVerdicts: readonly PolicyVerdictInput[];
   readonly retractions: readonly Retraction[];
+  /** Appended by recordCampaign's rule, after the rest (default none). */
+  readonly campaigns?: readonly CampaignRecordInput[];
 }
+
+export type CampaignCopyOutcome =
+  | { readonly status: 'inserted' | 'duplicate'; readonly campaignId: string; readonly recordDigest: string }
+  /** Another plan under that campaign id there (campaign-records.ts): nothing written. */
+  | {
+      readonly status: 'conflict';
+      readonly campaignId: string;
+      readonly recordDigest: string;
+      readonly issues: readonly Issue[];
+    };
 
 export type RetractionCopyOutcome =
   | { readonly status: 'inserted' | 'duplicate'; readonly retraction: Retraction }
@@ -55,6 +72,7 @@ export interface CopyInOutcome {
   readonly attempts: readonly InsertOutcome[];
   readonly policyVerdicts: readonly PolicyVerdictOutcome[];
   readonly retractions: readonly RetractionCopyOutcome[];
+  readonly campaigns: readonly CampaignCopyOutcome[];
 }
 
 export interface LedgerStore {
@@ -114,18 +132,24 @@ export interface LedgerStore {
   /** Every retraction, in the order they were appended (a small table: read whole). */
   retractions(): Promise<Retraction[]>;
   /**
-   * Copies other stores' attempts, policy verdicts and retractions in ONE transaction (copy-in.ts):
-   * each kind through its own append rule; anything held otherwise, or a verdict or retraction whose
-   * attempt or run is not there, is a paperclip_evalbook_merge_conflict EvalbookError and nothing is written.
+   * Copies other stores' attempts, policy verdicts, retractions and campaign records in ONE
+   * transaction (copy-in.ts): each kind through its own append rule; anything held otherwise, a
+   * verdict or retraction whose attempt or run is not there, or a campaign record of another plan
+   * under its id, is a paperclip_evalbook_merge_conflict EvalbookError and nothing is written.
    */
   copyIn(batch: CopyInBatch): Promise<CopyInOutcome>;
   /**
    * Appends a campaign's evals-campaign/v1 record (campaign-records.ts): the same content again is a
-   * no-op (`duplicate`); another content under the same campaign id is a
+   * no-op (`duplicate`); another content of the same campaign id and plan digest is appended beside
+   * the earlier record(s) (`revised`: both kept; the newest is the campaign's current state,
+   * currentCampaigns); another plan digest under the same id is a
    * paperclip_evalbook_campaign_conflict EvalbookError and nothing is written.
    */
   recordCampaign(input: CampaignRecordInput): Promise<CampaignRecordOutcome>;
-  /** Every recorded campaign, in the order they were recorded (a small table: read whole). */
+  /**
+   * Every campaign record, in the order they were appended, each with its sequence — a campaign's
+   * earlier records too (a small table: read whole). currentCampaigns picks each campaign's current one.
+   */
   campaigns(): Promise<StoredCampaign[]>;
   /** Each run with its counts, in the order runs first reached the store. */
   runs(): Promise<RunCounts[]>;
