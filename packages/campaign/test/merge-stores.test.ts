@@ -24,8 +24,29 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const PLAN = `sha256:${'b'.repeat(64)}`;
 /** A record of the campaign with no tries to check (the record-side rule is tested end to end). */
-const record = { campaignId: 'camp', attempts: [] } as unknown as CampaignRecord;
+const campaignRecord = (finishedAt: string, complete = true): CampaignRecord =>
+  ({
+    schema: 'evals-campaign/v1',
+    campaignId: 'camp',
+    planDigest: PLAN,
+    complete,
+    partial: complete ? [] : ['budget_stop'],
+    attempts: [],
+    timing: { startedAt: '2026-12-01T09:00:00.000Z', finishedAt, durationMs: 0 },
+  }) as unknown as CampaignRecord;
+const record = campaignRecord('2026-12-01T10:00:00.000Z');
+
+/** The campaign records a store holds, in append order. */
+async function campaignsOf(url: string) {
+  const store = await openStore(url, { mustExist: true });
+  try {
+    return await store.campaigns();
+  } finally {
+    await store.close();
+  }
+}
 const attempt = (attemptId: string, costMicros: number, runId = 'camp'): LedgerRecord =>
   convertBundle(parseNativeExecution(JSON.stringify(syntheticAttempt({ runId, attemptId, costMicros }))));
 
@@ -115,6 +136,8 @@ describe('merging shard stores', () => {
       duplicates: 1,
       policyVerdicts: { inserted: 0, duplicates: 0 },
       retractions: { inserted: 0, duplicates: 0 },
+      campaignRecords: { inserted: 0, duplicates: 0 },
+      record: 'recorded',
     });
     expect(await count(to)).toBe(2);
     expect(await mergeShardStores({ record, from: [a, b], to })).toMatchObject({
@@ -205,6 +228,54 @@ describe('merging shard stores', () => {
       issues: [expect.objectContaining({ code: 'shard_store_conflict', path: b })],
     });
     expect(existsSync(join(dir, 'never-2.sqlite'))).toBe(false);
+  });
+
+  it("copies the campaign's records a shard store holds (a budget-stopped one and its resumed one), then the merged one; again, nothing", async () => {
+    const a = await storeWith('records-a', [attempt('att_1', 10)]);
+    const stopped = campaignRecord('2026-12-01T08:00:00.000Z', false);
+    const resumed = campaignRecord('2026-12-01T08:30:00.000Z');
+    const held = await openStore(a);
+    await held.recordCampaign({ campaignId: 'camp', record: JSON.parse(JSON.stringify(stopped)) });
+    await held.recordCampaign({ campaignId: 'camp', record: JSON.parse(JSON.stringify(resumed)) });
+    await held.close();
+    const to = `sqlite:${join(dir, 'records-target.sqlite')}`;
+    expect(await mergeShardStores({ record, from: [a], to })).toMatchObject({
+      campaignRecords: { inserted: 2, duplicates: 0 },
+      record: 'revised',
+    });
+    const copied = await campaignsOf(to);
+    expect(copied.map((entry) => entry.record)).toEqual(
+      [stopped, resumed, record].map((value) => JSON.parse(JSON.stringify(value))),
+    );
+    // The same merge again writes nothing.
+    expect(await mergeShardStores({ record, from: [a], to })).toMatchObject({
+      inserted: 0,
+      campaignRecords: { inserted: 0, duplicates: 2 },
+      record: 'duplicate',
+    });
+    expect(await campaignsOf(to)).toEqual(copied);
+  });
+
+  it('refuses a campaign record of another plan in a shard store or the target: nothing written', async () => {
+    const other = { ...campaignRecord('2026-12-01T08:00:00.000Z'), planDigest: `sha256:${'c'.repeat(64)}` };
+    const a = await storeWith('plan-a', [attempt('att_1', 10)]);
+    const held = await openStore(a);
+    await held.recordCampaign({ campaignId: 'camp', record: JSON.parse(JSON.stringify(other)) });
+    await held.close();
+    const to = `sqlite:${join(dir, 'plan-never.sqlite')}`;
+    await expect(mergeShardStores({ record, from: [a], to })).rejects.toMatchObject({
+      code: 'campaign_record_conflict',
+      issues: [expect.objectContaining({ code: 'shard_store_conflict', path: a })],
+    });
+    expect(existsSync(to.slice('sqlite:'.length))).toBe(false);
+    // The target holding the other plan: refused too, the target unchanged.
+    const b = await storeWith('plan-b', [attempt('att_1', 10)]);
+    const before = await campaignsOf(a);
+    await expect(mergeShardStores({ record, from: [b], to: a })).rejects.toMatchObject({
+      code: 'campaign_record_conflict',
+      issues: [expect.objectContaining({ code: 'shard_store_conflict', path: a })],
+    });
+    expect(await campaignsOf(a)).toEqual(before);
   });
 
   it('refuses a shard store that is not there', async () => {

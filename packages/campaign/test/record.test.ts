@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { openStore } from '@paperclip-evals/evalbook';
+import { currentCampaigns, openStore } from '@paperclip-evals/evalbook';
 
 import { CampaignError } from '../src/errors.ts';
 import {
@@ -204,22 +204,34 @@ describe('the campaign record in the ledger (issue 19)', () => {
     expect(isLedgerRecord({ ...merged(), complete: false, partial: ['budget_stop'] })).toBe(true);
   });
 
-  it('is recorded once: again is a no-op, another record of the id is refused (a rerun keeps the first)', async () => {
+  it('is recorded once; a newer record of the same plan (a resumed run) is kept beside it and current; another plan is refused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'campaign-ledger-'));
     try {
       const url = `sqlite:${join(dir, 'evalbook.sqlite')}`;
-      const rerun = { ...merged(), timing: { ...merged().timing, durationMs: 1 } };
-      expect(await storeCampaignRecord(url, merged())).toBe('recorded');
-      expect(await storeCampaignRecord(url, merged())).toBe('duplicate');
-      await expect(storeCampaignRecord(url, rerun)).rejects.toMatchObject({
+      const stopped: CampaignRecord = {
+        ...merged(),
+        complete: false,
+        partial: ['budget_stop'],
+        allPassed: false,
+      };
+      const resumed: CampaignRecord = {
+        ...merged(),
+        timing: { ...merged().timing, finishedAt: '2099-01-01T00:00:00.000Z' },
+      };
+      expect(await storeCampaignRecord(url, stopped)).toBe('recorded');
+      expect(await storeCampaignRecord(url, stopped)).toBe('duplicate');
+      expect(await storeCampaignRecord(url, resumed)).toBe('revised');
+      await expect(storeCampaignRecord(url, { ...resumed, planDigest: digest('9') })).rejects.toMatchObject({
         code: 'paperclip_evalbook_campaign_conflict',
+        issues: [expect.objectContaining({ code: 'campaign_id_reused' })],
       });
-      expect(await storeCampaignRecord(url, rerun, { keepEarlier: true })).toBe('kept_earlier');
       const store = await openStore(url);
-      expect((await store.campaigns()).map((entry) => entry.record)).toEqual([
-        JSON.parse(JSON.stringify(merged())),
-      ]);
+      const held = await store.campaigns();
       await store.close();
+      expect(held.map((entry) => entry.record)).toEqual(
+        [stopped, resumed].map((r) => JSON.parse(JSON.stringify(r))),
+      );
+      expect(currentCampaigns(held).map((entry) => entry.record['complete'])).toEqual([true]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
