@@ -176,7 +176,7 @@ export function addCampaignCommands(program: Command): void {
     .requiredOption('--out <file>', 'where the campaign record goes (atomically)')
     .option(
       '--store <url>',
-      "the ledger the merged record is appended to (evals publish reads it; another record of the campaign id there: exit 1) and, with --from-store, every shard's attempts are copied into (sqlite:PATH or postgres://…)",
+      "the ledger the merged record is appended to (evals publish reads the newest record of each campaign; a record of the campaign id for another plan there: exit 1) and, with --from-store, every shard's attempts are copied into (sqlite:PATH or postgres://…)",
     )
     .addOption(
       repeatable(
