@@ -160,6 +160,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'JsonReport',
     'LedgerRecord',
     'LedgerStore',
+    'NO_NATIVE_EVIDENCE',
     'PolicyDecision',
     'PolicyVerdictInput',
     'PolicyVerdictOutcome',

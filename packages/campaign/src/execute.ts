@@ -11,7 +11,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { EVAL_SESSION_PROVIDER_DRIVERS, maskSecrets } from '@paperclip-evals/contract';
-import { attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
+import { NO_NATIVE_EVIDENCE, attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { shardAttempts, tryAttemptId } from './plan.js';
 import { startKillableRun } from '@paperclip-evals/node';
@@ -55,7 +55,20 @@ export interface TryOutcome {
   readonly ingest: 'inserted' | 'duplicate' | 'synthesized' | 'refused' | 'none';
   /** Why the ledger refused the try's native bundle (then the try is recorded by the campaign's artifact). */
   readonly ledgerRefusal?: LedgerRefusal;
+  /**
+   * A success artifact that referenced no native bundle (upstream's eval-session writes none): the
+   * session's own artifact alone is what the ledger holds of the try (`ingest`: inserted/duplicate).
+   */
+  readonly evidenceGap?: EvidenceGap;
   readonly cost: TryCost;
+}
+
+/** The one evidence gap a campaign records: a session that ran but left no native-execution bundle. */
+export const NATIVE_BUNDLE_ABSENT = 'native_bundle_absent';
+
+export interface EvidenceGap {
+  readonly code: typeof NATIVE_BUNDLE_ABSENT;
+  readonly message: string;
 }
 
 /** The ledger's refusal of a try's native bundle: its code (ingest's issue code, or the store's) and why. */
@@ -80,6 +93,11 @@ export interface AttemptOutcome {
   readonly finalAttemptId: string | null;
   /** Already in the ledger before this run: skipped, not run again. */
   readonly resumed: boolean;
+  /**
+   * The disposition's coded reason when the campaign gives one: `native_bundle_absent` (the final
+   * try left a success artifact without a native bundle: recorded from the artifact alone, never solved).
+   */
+  readonly reasonCode?: typeof NATIVE_BUNDLE_ABSENT;
   /** The cost of every try (a resumed attempt: the ledger's figures of its final try). */
   readonly cost: TryCost;
 }
@@ -275,6 +293,7 @@ interface Verdict {
   readonly disposition: Disposition;
   readonly reason: string | null;
   readonly infrastructureFailure?: AttemptOutcome['infrastructureFailure'];
+  readonly reasonCode?: typeof NATIVE_BUNDLE_ABSENT;
 }
 
 /** Bundle failure classifications of the runner's side (evalbook scores them errored). */
@@ -606,10 +625,55 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
                 },
               };
     }
-    let evidenceFailure: string | null =
-      reading.kind === 'evidence' && reading.nativeExecution === null
-        ? 'the artifact references no native bundle'
-        : null;
+    // Upstream's success shape: a session that ran (a turn, its usage) and wrote no native bundle.
+    // It is the try's only evidence: the session's own artifact is stored under the planned try (the
+    // campaign adds only our additive `evalCase`, the planned run, case and config), as `evals
+    // ingest` stores an artifact alone — never solved (a completed turn is incomplete: recording
+    // missing; a failed or interrupted one a behaviour result), its cost counted, a rerun counting it.
+    let evidenceGap: EvidenceGap | null = null;
+    if (reading.kind === 'evidence' && reading.nativeExecution === null) {
+      evidenceGap = {
+        code: NATIVE_BUNDLE_ABSENT,
+        message:
+          "the session's success artifact references no native-execution bundle (upstream's eval-session writes none): recorded from the artifact alone, which has no events or checks to grade",
+      };
+      const path = join(dir, 'session-artifact.json');
+      const planned = {
+        ...reading.artifact,
+        evalCase: {
+          runId: plan.campaignId,
+          caseId: attempt.caseId,
+          caseSha256: caseOf(environment, attempt.caseId)?.sha256 ?? '',
+          configId: lane.id,
+          configSha256: lane.configSha256,
+        },
+      };
+      await writeFile(path, `${JSON.stringify(planned, null, 2)}\n`, { mode: 0o600 });
+      const summary = await ingest({
+        inputs: [path],
+        storeUrl: options.storeUrl,
+        environmentPath: options.environmentPath,
+        qualifiedRunnerdSha256: options.release.runnerdSha256,
+      });
+      if (summary.inserted === 1) ingested = 'inserted';
+      else if (summary.duplicates === 1) ingested = 'duplicate';
+      else {
+        // Refused like a bundle the ledger refuses: recorded by the campaign's artifact instead.
+        const refusal = refusalOf(summary);
+        ledgerRefusal = { code: refusal.code, message: redact(refusal.message) };
+        reading = {
+          kind: 'infrastructure',
+          failure: campaignFailure(
+            'eval_session_evidence_refused',
+            `the ledger refused the try's artifact (it references no native bundle) (${ledgerRefusal.code}): ${ledgerRefusal.message}`,
+          ),
+          nativeExecution: null,
+          artifact: reading.artifact,
+          cost: reading.cost,
+        };
+      }
+    }
+    let evidenceFailure: string | null = null;
     if (reading.kind === 'infrastructure' && ingested !== 'inserted' && ingested !== 'duplicate') {
       // No evidence of its own in the ledger: the campaign's artifact records the try and its class.
       const recorded = await recordWithoutEvidence(attempt, lane, tryId, dir, reading, {
@@ -635,12 +699,21 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
           : null,
       ingest: ingested,
       ...(ledgerRefusal === null ? {} : { ledgerRefusal }),
+      ...(evidenceGap === null ? {} : { evidenceGap }),
       cost: reading.cost,
     };
     if (reading.kind === 'infrastructure') return { outcome, verdict: null };
     if (evidenceFailure !== null)
       return { outcome, verdict: { disposition: 'grading_evidence_failure', reason: evidenceFailure } };
-    const verdict = await verdictOf(attempt, tryId);
+    const judged = await verdictOf(attempt, tryId);
+    const verdict: Verdict | null =
+      judged === null || evidenceGap === null
+        ? judged
+        : {
+            ...judged,
+            reason: `${NATIVE_BUNDLE_ABSENT}: ${judged.reason ?? 'not graded'}`,
+            reasonCode: evidenceGap.code,
+          };
     return {
       outcome,
       verdict:
@@ -669,6 +742,11 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const heldRetryable = infrastructure?.retryable === true;
     if (held !== null && !(heldRetryable && held.tryNumber <= plan.settings.maxInfrastructureRetries)) {
       const verdict = infrastructure === null ? await verdictOf(attempt, held.stored.key.attemptId) : null;
+      // A held try recorded from a session's artifact alone (no native bundle) keeps its code.
+      const alone =
+        infrastructure === null &&
+        held.stored.record.evalSession !== undefined &&
+        held.stored.record.transcript.omissionReason === NO_NATIVE_EVIDENCE;
       resumedCount++;
       finish({
         ...identity(attempt),
@@ -681,6 +759,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         tries: [],
         finalAttemptId: held.stored.key.attemptId,
         resumed: true,
+        ...(alone ? { reasonCode: NATIVE_BUNDLE_ABSENT } : {}),
         cost: costOfStored(held.stored),
       });
       return;
@@ -734,6 +813,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
           tries,
           finalAttemptId: tryId,
           resumed: false,
+          ...(verdict?.reasonCode === undefined ? {} : { reasonCode: verdict.reasonCode }),
           cost: sumCost(tries),
         });
         return;

@@ -12,6 +12,7 @@ import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
 import { planDigest } from './plan.js';
+import { NATIVE_BUNDLE_ABSENT } from './execute.js';
 import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST } from './try-outcome.js';
 
 import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
@@ -39,6 +40,8 @@ export interface CampaignTotals {
   readonly resumed: number;
   readonly tries: number;
   readonly retries: number;
+  /** Attempts recorded from a success artifact with no native bundle (reasonCode native_bundle_absent). */
+  readonly withoutNativeEvidence: number;
 }
 
 export interface CampaignCost {
@@ -105,6 +108,7 @@ function totalsOf(attempts: readonly AttemptOutcome[]): CampaignTotals {
     resumed: attempts.filter((attempt) => attempt.resumed).length,
     tries,
     retries: attempts.reduce((sum, attempt) => sum + Math.max(0, attempt.tries.length - 1), 0),
+    withoutNativeEvidence: attempts.filter((attempt) => attempt.reasonCode === NATIVE_BUNDLE_ABSENT).length,
   };
 }
 
@@ -376,7 +380,10 @@ export type LedgerRecordOutcome = CampaignRecordOutcome;
  * complete), and a record of another plan under the same campaign id is refused (the store's coded
  * paperclip_evalbook_campaign_conflict, nothing written).
  */
-export async function storeCampaignRecord(storeUrl: string, record: CampaignRecord): Promise<LedgerRecordOutcome> {
+export async function storeCampaignRecord(
+  storeUrl: string,
+  record: CampaignRecord,
+): Promise<LedgerRecordOutcome> {
   const store = await openStore(storeUrl);
   try {
     return await store.recordCampaign({ campaignId: record.campaignId, record: asJson(record) });

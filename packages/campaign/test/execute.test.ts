@@ -289,6 +289,71 @@ describe('an artifact evals validate refuses is never a solved or failed attempt
   );
 });
 
+describe("a success artifact with no native bundle (upstream's eval-session writes none)", () => {
+  it('is recorded from the artifact alone under the planned try, coded native_bundle_absent, never solved, its cost counted; a rerun starts no session', async () => {
+    const store = `sqlite:${join(scratch, 'alone.sqlite')}`;
+    const workDir = join(scratch, 'alone-work');
+    const cases: SuiteCase[] = [
+      { id: 'c_completed', behaviour: 'succeed', mutation: 'no_native_bundle' },
+      { id: 'c_failed', behaviour: 'fail', mutation: 'no_native_bundle' },
+    ];
+    const result = await run('alone', cases, { store, workDir });
+    const of = (caseId: string) => result.attempts.find((attempt) => attempt.caseId === caseId)!;
+    // A completed turn has nothing to grade (incomplete: recording missing); a failed turn is the
+    // behaviour result upstream scores it as. Neither is solved; both are coded and stored.
+    expect(of('c_completed')).toMatchObject({
+      disposition: 'grading_evidence_failure',
+      reasonCode: 'native_bundle_absent',
+      infrastructureFailure: null,
+    });
+    expect(of('c_completed').reason).toMatch(/^native_bundle_absent: .*recording missing/);
+    expect(of('c_failed')).toMatchObject({
+      disposition: 'behavior_failure',
+      reasonCode: 'native_bundle_absent',
+    });
+    for (const caseId of ['c_completed', 'c_failed']) {
+      const outcome = of(caseId);
+      expect(outcome.tries).toEqual([
+        expect.objectContaining({
+          ingest: 'inserted',
+          evidenceGap: expect.objectContaining({ code: 'native_bundle_absent' }),
+          infrastructureFailure: null,
+        }),
+      ]);
+      // The session's usage is the try's cost (the stand-in's 1,000 µ$): counted, never zero or lost.
+      expect(outcome.cost.observedNanodollars).toBe(1_000_000);
+    }
+    const opened = await openStore(store, { mustExist: true });
+    try {
+      for (const caseId of ['c_completed', 'c_failed']) {
+        const outcome = of(caseId);
+        const stored = await opened.getAttempt({
+          runId: 'alone',
+          caseId,
+          configId: 'lane_a',
+          attemptId: outcome.finalAttemptId!,
+        });
+        expect(stored?.record.evalSession?.artifact.evalCase).toMatchObject({ runId: 'alone', caseId });
+        expect(stored?.record.evalSession?.artifact.synthesizedBy).toBeUndefined();
+        expect(stored?.record.cost.estimatedNanodollars).toBe(1_000_000);
+        expect(attemptVerdict(stored!.record, stored!.scores).status).not.toBe('solved');
+      }
+    } finally {
+      await opened.close();
+    }
+    // A rerun counts both from the ledger, with their code: no session starts.
+    const before = await standIn.starts();
+    const again = await run('alone', cases, { store, workDir });
+    expect(
+      again.attempts.map((attempt) => [attempt.resumed, attempt.disposition, attempt.reasonCode]),
+    ).toEqual([
+      [true, 'grading_evidence_failure', 'native_bundle_absent'],
+      [true, 'behavior_failure', 'native_bundle_absent'],
+    ]);
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 60_000);
+});
+
 describe('a try whose bundle the ledger refuses for a digest conflict', () => {
   it('is recorded as eval_session_evidence_refused with the ledger code, and a rerun starts no session for it', async () => {
     const workDir = join(scratch, 'conflict-work');

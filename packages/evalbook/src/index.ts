@@ -13,7 +13,12 @@ export {
 } from './ledger/environment.js';
 export type { Environment, EnvironmentCase, EnvironmentConfig } from './ledger/environment.js';
 // scripts/bench/report-bench.ts fills a SQLite ledger with converted records directly.
-export { artifactCountsText, artifactSuiteFields, convertBundle } from './ledger/convert.js';
+export {
+  NO_NATIVE_EVIDENCE,
+  artifactCountsText,
+  artifactSuiteFields,
+  convertBundle,
+} from './ledger/convert.js';
 export type { AttemptKey, LedgerRecord } from './ledger/convert.js';
 export { checkRetractionRequest, leftOutText, retractionText } from './ledger/retraction.js';
 export type { Retraction, RetractionOutcome } from './ledger/retraction.js';

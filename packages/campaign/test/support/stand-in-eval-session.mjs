@@ -138,6 +138,10 @@ const rewriteBundle = (artifact, change) => {
 };
 const MUTATIONS = {
   none: () => undefined,
+  // Upstream's success shape: the session ran, but its artifact references no native bundle.
+  no_native_bundle: (artifact) => {
+    delete artifact.nativeExecution;
+  },
   build_without_package: (artifact) => {
     delete artifact.build.package;
   },

@@ -358,6 +358,17 @@ function recordLines(record: CampaignRecord): Line[] {
         (classes.get(attempt.infrastructureFailure.class) ?? 0) + 1,
       );
   for (const [name, count] of classes) lines.push(`  infrastructure ${name}: ${count}`);
+  // A try that left a success artifact without a native bundle: recorded from the artifact alone.
+  if (totals.withoutNativeEvidence > 0)
+    lines.push(
+      `  ${totals.withoutNativeEvidence} attempt(s) without native evidence (native_bundle_absent): the session's success artifact referenced no native-execution bundle; recorded from the artifact alone, never solved — a rerun counts them`,
+    );
+  for (const attempt of record.attempts)
+    for (const entry of attempt.tries)
+      if (entry.evidenceGap !== undefined && entry.ledgerRefusal === undefined)
+        lines.push(
+          `  ${entry.attemptId} (${attempt.laneId} × ${attempt.caseId} #${attempt.index}): ${entry.evidenceGap.code} — ${attempt.disposition}`,
+        );
   // A try whose bundle the ledger refused: recorded by the campaign's artifact, with the ledger's code.
   for (const attempt of record.attempts)
     for (const entry of attempt.tries)

@@ -45,7 +45,11 @@ export function campaignCopied(row: CampaignRow, outcome: CampaignRecordOutcome)
 }
 
 /** A refused append is the copy's conflict; anything else is thrown again. */
-export function campaignNotCopied(campaignId: string, recordDigest: string, error: unknown): CampaignCopyOutcome {
+export function campaignNotCopied(
+  campaignId: string,
+  recordDigest: string,
+  error: unknown,
+): CampaignCopyOutcome {
   if (!isEvalbookError(error, 'paperclip_evalbook_campaign_conflict')) throw error;
   return { campaignId, recordDigest, status: 'conflict', issues: error.issues };
 }
