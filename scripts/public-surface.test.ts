@@ -177,6 +177,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'SiteLatest',
     'SqliteStore',
     'StoredAttempt',
+    'artifactCost',
     'artifactCountsText',
     'artifactSuiteFields',
     'assertGatesJudgeable',

@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_INPUT_BYTES,
   ORCHESTRATION_FAILURE_CLASSES,
 } from '@paperclip-evals/contract';
+import { artifactCost } from '@paperclip-evals/evalbook';
 import { readAttemptReadFile } from '@paperclip-evals/node';
 
 import type { EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
@@ -103,17 +104,31 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const nanodollars = (value: unknown): number | null =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 
-/** The artifact's usage as a TryCost (absent usage: unknown, never zero). */
-export function costOfUsage(usage: unknown): TryCost {
-  if (!isObject(usage)) return UNKNOWN_COST;
-  const provider = nanodollars(usage.providerReportedCostNanodollars);
-  const estimate = nanodollars(usage.estimatedCostNanodollars);
+/**
+ * The artifact's usage as a TryCost: the ledger's own reading (evalbook's artifactCost — a provider
+ * figure by its provenance, so upstream's usage-ledger sum labelled `legacy_runner_usage_ledger` is
+ * the legacy amount and never what the budget counts); absent usage, or figures the ledger refuses
+ * as inconsistent, are unknown, never zero.
+ */
+export function costOfUsage(usage: EvalSessionArtifact['usage']): TryCost {
+  if (usage === undefined) return UNKNOWN_COST;
+  let cost;
+  try {
+    cost = artifactCost(usage);
+  } catch {
+    return UNKNOWN_COST;
+  }
   return {
-    providerReportedNanodollars: provider,
-    estimatedNanodollars: estimate,
-    legacyLedgerNanodollars: nanodollars(usage.legacyLedgerCostNanodollars),
-    observedNanodollars: provider ?? estimate,
-    observedFrom: provider !== null ? 'provider_reported' : estimate !== null ? 'estimated' : null,
+    providerReportedNanodollars: cost.providerReportedNanodollars,
+    estimatedNanodollars: cost.estimatedNanodollars,
+    legacyLedgerNanodollars: cost.legacyLedgerNanodollars,
+    observedNanodollars: cost.effectiveNanodollars,
+    observedFrom:
+      cost.providerReportedNanodollars !== null
+        ? 'provider_reported'
+        : cost.estimatedNanodollars !== null
+          ? 'estimated'
+          : null,
   };
 }
 
@@ -263,7 +278,7 @@ export async function readTry(
  * provider_budget_coverage_unknown, or usage.costCoverage `unpriced`) has an unknown spend whatever
  * figures it carries — the budget then cannot be proven (scheduling stops unless --allow-unpriced).
  */
-export function spendOf(artifact: Record<string, unknown>): TryCost {
+export function spendOf(artifact: EvalSessionArtifact): TryCost {
   const cost = costOfUsage(artifact.usage);
   const coverageUnknown = [artifact.accountingFailure, artifact.infrastructureFailure].some(
     (failure) => isObject(failure) && failure.class === 'provider_budget_coverage_unknown',

@@ -15,6 +15,7 @@ export type { Environment, EnvironmentCase, EnvironmentConfig } from './ledger/e
 // scripts/bench/report-bench.ts fills a SQLite ledger with converted records directly.
 export {
   NO_NATIVE_EVIDENCE,
+  artifactCost,
   artifactCountsText,
   artifactSuiteFields,
   convertBundle,

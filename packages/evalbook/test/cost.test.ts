@@ -233,6 +233,113 @@ describe('seed 001: a direct eval-session with a legacy ledger amount', () => {
   });
 });
 
+describe("upstream's usage-ledger sum as the provider figure (provenance legacy_runner_usage_ledger)", () => {
+  // Upstream's eval-session before seed 001: providerReportedCostNanodollars is its runner's ledger
+  // sum (zero where the ledger had nothing), labelled legacy_runner_usage_ledger, coverage
+  // legacy_ledger_and_estimate — its artifact's coverage has no provider_reported.
+  const legacy = (fields: Partial<CostInputs>): CostInputs => ({
+    ...withoutReceipt,
+    providerReportedCostNanodollars: 7000,
+    providerReportedCostProvenance: 'legacy_runner_usage_ledger',
+    estimatedCostNanodollars: 10,
+    pricingVersion: 'v',
+    costCoverage: 'legacy_ledger_and_estimate',
+    ...fields,
+  });
+
+  it.each([
+    ['as upstream labels it', legacy({}), 'legacy_ledger_and_estimate', 10, 7000],
+    ['called estimated (seed 001 vocabulary)', legacy({ costCoverage: 'estimated' }), 'estimated', 10, 7000],
+    [
+      'with the same amount in legacyLedgerCostNanodollars too',
+      legacy({ legacyLedgerCostNanodollars: 7000 }),
+      'legacy_ledger_and_estimate',
+      10,
+      7000,
+    ],
+    [
+      'a zero placeholder and no estimate: unpriced, never $0',
+      legacy({
+        providerReportedCostNanodollars: 0,
+        estimatedCostNanodollars: null,
+        costCoverage: 'unpriced',
+      }),
+      'unpriced',
+      null,
+      0,
+    ],
+  ] as const)(
+    'is the legacy ledger amount, not a receipt: %s',
+    (_name, inputs, coverage, effective, legacyAmount) => {
+      const { pricingVersion: _version, ...unversioned } = inputs;
+      const cost = attemptCost(
+        inputs.estimatedCostNanodollars === null ? unversioned : inputs,
+        'm2',
+        pricing,
+      );
+      expect(cost).toMatchObject({
+        providerReportedNanodollars: null,
+        providerReportedProvenance: null,
+        legacyLedgerNanodollars: legacyAmount,
+        coverage,
+        effectiveNanodollars: effective,
+      });
+      expect(cost.notes).toContain('provider_cost_legacy_runner_usage_ledger');
+    },
+  );
+
+  it('never prices an attempt with it, whatever the amount (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: MAX_NANODOLLARS }),
+        fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null }),
+        (amount, estimate) => {
+          const cost = attemptCost(
+            legacy({
+              providerReportedCostNanodollars: amount,
+              estimatedCostNanodollars: estimate,
+              ...(estimate === null ? { costCoverage: 'unpriced' as const } : {}),
+            }),
+            'm2',
+            pricing,
+          );
+          expect(cost.providerReportedNanodollars).toBeNull();
+          expect(cost.legacyLedgerNanodollars).toBe(amount);
+          expect(cost.effectiveNanodollars).toBe(estimate);
+        },
+      ),
+    );
+  });
+
+  it.each([
+    [
+      'labelled provider_reported',
+      legacy({ costCoverage: 'provider_reported' }),
+      '/usage/costCoverage',
+      'legacy_ledger_and_estimate',
+      'provider_reported',
+    ],
+    [
+      'another amount in legacyLedgerCostNanodollars',
+      legacy({ legacyLedgerCostNanodollars: 6999 }),
+      '/usage/legacyLedgerCostNanodollars',
+      7000,
+      6999,
+    ],
+    [
+      'beside a USD receipt in usage.cost',
+      legacy({ cost: { currency: 'USD', amountMicros: 7 } }),
+      '/usage/cost/amountMicros',
+      0,
+      7,
+    ],
+  ] as const)('refuses it %s, naming both figures', (_name, inputs, path, expected, received) => {
+    const [issue, ...more] = thrownBy(() => attemptCost(inputs, 'm1', pricing)).issues;
+    expect(issue).toMatchObject({ code: 'cost_figures_inconsistent', path, expected, received });
+    expect(more).toEqual([]);
+  });
+});
+
 describe('checkBudget', () => {
   const summary = (priced: number, legacy: number, unpriced = 0) =>
     costCoverage([

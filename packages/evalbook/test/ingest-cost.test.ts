@@ -1,7 +1,8 @@
 // Ingest of eval-session cost figures: a pinned runner estimate and a legacy ledger amount are stored
 // with their provenance (the ledger amount apart from the estimate, a zero placeholder kept as such);
 // figures that disagree refuse the attempt with `cost_figures_inconsistent` and write nothing.
-import { writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -9,6 +10,7 @@ import { ingest, ingestExitCode } from '../src/ledger/ingest.ts';
 import { openStore } from '../src/ledger/open-store.ts';
 import { tempDir } from '@paperclip-evals/test-kit/bundle-files';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -95,4 +97,117 @@ describe('ingest: eval-session cost figures', () => {
       await store.close();
     }
   });
+});
+
+describe("ingest: an eval-session artifact with its bundle, the provider figure upstream's usage-ledger sum", () => {
+  /** The usage both documents state: upstream's ledger sum labelled legacy_runner_usage_ledger. */
+  const LEDGER_SUM = {
+    providerReportedCostNanodollars: 3_000_000,
+    providerReportedCostProvenance: 'legacy_runner_usage_ledger',
+    estimatedCostNanodollars: 4_500_000,
+    pricingVersion: 'provider-list-prices-2026-09-07-openrouter',
+    costCoverage: 'legacy_ledger_and_estimate',
+    legacyLedgerCostNanodollars: null,
+  };
+
+  /** artifact.json and native-execution.json beside it, telling one story but for `bundleUsage`. */
+  async function pair(name: string, bundleUsage: Record<string, unknown> = {}): Promise<string> {
+    const folder = join(dir, name);
+    await mkdir(folder);
+    const synthetic = syntheticAttempt({ attemptId: name, costMicros: null });
+    const usage = synthetic.usage as Record<string, unknown>;
+    const bundle = { ...synthetic, usage: { ...usage, ...LEDGER_SUM, ...bundleUsage } };
+    const text = `${JSON.stringify(bundle)}\n`;
+    await writeFile(join(folder, 'native-execution.json'), text);
+    const runner = synthetic.runner as { binary: { sha256: string }; package: { version: string } };
+    const base = upstreamSuccess(name);
+    const build = base.build as { package: Record<string, unknown> };
+    const artifact = {
+      ...base,
+      runnerd: { path: '[withheld]', sha256: runner.binary.sha256 },
+      build: { ...build, package: { ...build.package, version: runner.package.version } },
+      usage: {
+        ...(base.usage as Record<string, unknown>),
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        ratesUsdPerMillionTokens: { input: 1.25, cachedInput: 0.125, output: 10 },
+        ...LEDGER_SUM,
+      },
+      nativeExecution: {
+        path: 'native-execution.json',
+        sha256: `sha256:${createHash('sha256').update(text).digest('hex')}`,
+        byteSize: Buffer.byteLength(text),
+      },
+    };
+    const path = join(folder, 'artifact.json');
+    await writeFile(path, JSON.stringify(artifact));
+    return path;
+  }
+
+  it('is ingested: the figure is the legacy ledger amount with its provenance, the estimate prices it, no receipt', async () => {
+    const summary = await ingest({ inputs: [await pair('p1')], storeUrl });
+    expect(summary.invalid).toEqual([]);
+    expect(summary.inserted).toBe(1);
+    const store = await openStore(storeUrl);
+    try {
+      const stored = await store.getAttempt({
+        runId: 'run_synthetic',
+        caseId: 'case_synthetic',
+        configId: 'config_synthetic',
+        attemptId: 'p1',
+      });
+      expect(stored?.record.cost).toMatchObject({
+        providerReportedNanodollars: null,
+        legacyLedgerNanodollars: 3_000_000,
+        estimatedNanodollars: 4_500_000,
+        coverage: 'legacy_ledger_and_estimate',
+        effectiveNanodollars: 4_500_000,
+      });
+      expect(stored?.record.cost.notes).toContain('provider_cost_legacy_runner_usage_ledger');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each([
+    [
+      'another amount',
+      { providerReportedCostNanodollars: 2_999_999 },
+      '/usage/providerReportedCostNanodollars',
+      3_000_000,
+      2_999_999,
+    ],
+    [
+      'the same amount called a provider receipt',
+      { providerReportedCostProvenance: 'provider_receipt', costCoverage: 'provider_reported' },
+      '/usage/providerReportedCostProvenance',
+      'legacy_runner_usage_ledger',
+      'provider_receipt',
+    ],
+  ] as const)(
+    'is refused when the bundle states %s, naming both figures, and nothing is written',
+    async (_name, bundleUsage, path, expected, received) => {
+      const summary = await ingest({
+        inputs: [await pair(`p_${path.length}_${String(received).length}`, bundleUsage)],
+        storeUrl,
+      });
+      expect(ingestExitCode(summary)).toBe(1);
+      const issues = summary.invalid[0]?.issues ?? [];
+      expect(issues).toContainEqual(
+        expect.objectContaining({
+          code: 'eval_session_cost_mismatch',
+          path,
+          expected,
+          received,
+          message: expect.stringContaining(JSON.stringify(received)),
+        }),
+      );
+      const store = await openStore(storeUrl);
+      try {
+        expect(await store.countAttempts()).toBe(0);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

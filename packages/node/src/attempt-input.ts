@@ -301,7 +301,7 @@ function agreementIssues(artifact: EvalSessionArtifact, bundle: NativeExecution)
         differ(
           'eval_session_cost_mismatch',
           `/usage/${field}`,
-          `the bundle's usage.${field} is not the artifact's`,
+          `the bundle's usage.${field} (${JSON.stringify(bundled)}) is not the artifact's (${JSON.stringify(stated)}): the bundle's figures are the evidence, and the artifact's must be the same`,
           stated,
           bundled,
         );

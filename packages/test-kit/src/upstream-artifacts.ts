@@ -92,7 +92,7 @@ export interface UpstreamRow {
   readonly status: 'solved' | 'unsolved' | 'errored' | 'incomplete' | 'over_budget';
   /** What the report's reason starts with. */
   readonly reason: string;
-  readonly coverage: 'estimated' | 'unpriced';
+  readonly coverage: 'estimated' | 'unpriced' | 'legacy_ledger_and_estimate';
   readonly effectiveNanodollars: number | null;
 }
 
@@ -109,7 +109,26 @@ export function upstreamRows(): UpstreamRow[] {
   };
   const noUsageFailedTurn = upstreamSuccess('up_failed_no_usage', 'failed');
   delete noUsageFailedTurn.usage;
+  // Upstream's eval-session before seed 001 (33c97692): its runner's usage-ledger sum in
+  // providerReportedCostNanodollars, labelled legacy_runner_usage_ledger, coverage
+  // legacy_ledger_and_estimate (the artifact's coverage has no provider_reported).
+  const ledgerSum = upstreamSuccess('up_ledger_sum');
+  const { legacyLedgerCostNanodollars: _legacy, ...ledgerUsage } = ledgerSum.usage as Record<string, unknown>;
+  ledgerSum.usage = {
+    ...ledgerUsage,
+    providerReportedCostNanodollars: 3_000_000,
+    providerReportedCostProvenance: 'legacy_runner_usage_ledger',
+    costCoverage: 'legacy_ledger_and_estimate',
+  };
   return [
+    {
+      name: "a completed turn whose provider figure is upstream's usage-ledger sum (legacy_runner_usage_ledger)",
+      artifact: ledgerSum,
+      status: 'incomplete',
+      reason: 'transcript incomplete',
+      coverage: 'legacy_ledger_and_estimate',
+      effectiveNanodollars: 4_500_000,
+    },
     {
       name: 'a completed turn',
       artifact: upstreamSuccess('up_completed'),

@@ -518,6 +518,38 @@ export function artifactSuiteFields(artifact: {
 }
 
 /**
+ * An eval-session artifact's cost from its `usage`, by the rules of a bundle's (attemptCost: a
+ * provider figure read by its provenance, the runner's estimate kept with its pricingVersion, the
+ * legacy amount apart); omitted usage is unknown (unpriced, note `usage_omitted`), never zero. What
+ * the ledger stores of an artifact alone, and what a campaign's budget counts of a try's artifact.
+ * Throws EvalbookError paperclip_evalbook_cost_inconsistent as attemptCost does.
+ */
+export function artifactCost(usage: EvalSessionEvidence['artifact']['usage']): AttemptCost {
+  if (usage === undefined)
+    return {
+      ...attemptCost({ inputTokens: 0, outputTokens: 0, cost: null }, undefined, undefined),
+      notes: ['usage_omitted'],
+    };
+  return attemptCost(
+    {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cost: null,
+      providerReportedCostNanodollars: usage.providerReportedCostNanodollars,
+      providerReportedCostProvenance: usage.providerReportedCostProvenance,
+      estimatedCostNanodollars: usage.estimatedCostNanodollars,
+      ...(usage.pricingVersion === null ? {} : { pricingVersion: usage.pricingVersion }),
+      costCoverage: usage.costCoverage,
+      ...(usage.legacyLedgerCostNanodollars === undefined
+        ? {}
+        : { legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars }),
+    },
+    undefined,
+    undefined,
+  );
+}
+
+/**
  * Converts an eval-session artifact that came with no native-execution bundle (upstream's artifacts
  * never carry one). It has no checks, events or transcript, so it never counts as solved: an
  * infrastructure failure is stored as one (the class, its category and retryability), a failed or
@@ -535,29 +567,7 @@ export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertO
   const infrastructure = artifact.infrastructureFailure ?? artifact.accountingFailure;
   const turn = artifact.turn;
   const turnFailed = turn !== undefined && turn.status !== 'completed';
-  const cost =
-    usage === undefined
-      ? {
-          ...attemptCost({ inputTokens: 0, outputTokens: 0, cost: null }, undefined, undefined),
-          notes: ['usage_omitted'],
-        }
-      : attemptCost(
-          {
-            inputTokens: usage.inputTokens,
-            outputTokens: usage.outputTokens,
-            cost: null,
-            providerReportedCostNanodollars: usage.providerReportedCostNanodollars,
-            providerReportedCostProvenance: usage.providerReportedCostProvenance,
-            estimatedCostNanodollars: usage.estimatedCostNanodollars,
-            ...(usage.pricingVersion === null ? {} : { pricingVersion: usage.pricingVersion }),
-            costCoverage: usage.costCoverage,
-            ...(usage.legacyLedgerCostNanodollars === undefined
-              ? {}
-              : { legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars }),
-          },
-          undefined,
-          undefined,
-        );
+  const cost = artifactCost(usage);
   const build = artifact.build as Record<string, unknown>;
   const numberAt = (...path: string[]): number => {
     let value: unknown = build;

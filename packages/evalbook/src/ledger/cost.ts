@@ -140,10 +140,11 @@ function costInconsistent(
  * figures disagree, and paperclip_evalbook_cost_out_of_range when a figure passes the safe bound.
  */
 export function attemptCost(
-  usage: CostInputs,
+  given: CostInputs,
   model: string | undefined,
   pricing: PricingTable | undefined,
 ): AttemptCost {
+  const usage = legacyFigureRead(given);
   const notes: string[] = [];
   let provider: number | null = null;
   let providerProvenance: string | null = null;
@@ -257,6 +258,33 @@ export function attemptCost(
     effectiveNanodollars: provider ?? estimated,
     notes,
   };
+}
+
+/** Upstream's provenance of a provider figure that is its runner's usage-ledger sum, not a receipt. */
+export const LEGACY_LEDGER_PROVENANCE = 'legacy_runner_usage_ledger';
+
+/**
+ * The figures read by their provenance. Upstream's eval-session (before seed 001) puts its runner's
+ * usage-ledger sum in `providerReportedCostNanodollars` with provenance `legacy_runner_usage_ledger`
+ * and coverage `legacy_ledger_and_estimate` (its artifact's coverage has no `provider_reported`).
+ * That ledger "fills absent cost with zero" and "is not provider billing" (upstream; seed 001): the
+ * figure is the legacy ledger amount — kept, apart, never pricing the attempt, a zero never proof
+ * of zero spend — and the attempt has no provider receipt (unknown, not $0). A stated
+ * `legacyLedgerCostNanodollars` beside it must be the same amount.
+ */
+function legacyFigureRead(usage: CostInputs): CostInputs {
+  const figure = usage.providerReportedCostNanodollars;
+  if (usage.providerReportedCostProvenance !== LEGACY_LEDGER_PROVENANCE || figure === undefined || figure === null)
+    return usage;
+  const stated = usage.legacyLedgerCostNanodollars;
+  if (stated !== undefined && stated !== null && stated !== figure)
+    throw costInconsistent(
+      `the usage-ledger amount is stated twice, as ${figure} (providerReportedCostNanodollars, provenance ${LEGACY_LEDGER_PROVENANCE}) and as ${stated} (legacyLedgerCostNanodollars) nanodollars`,
+      '/usage/legacyLedgerCostNanodollars',
+      figure,
+      stated,
+    );
+  return { ...usage, providerReportedCostNanodollars: null, legacyLedgerCostNanodollars: figure };
 }
 
 /**
