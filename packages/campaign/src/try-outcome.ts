@@ -101,8 +101,6 @@ export type TryReading =
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const nanodollars = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 
 /**
  * The artifact's usage as a TryCost: the ledger's own reading (evalbook's artifactCost — a provider

@@ -316,7 +316,7 @@ describe("a success artifact with no native bundle (upstream's eval-session writ
       expect(outcome.tries).toEqual([
         expect.objectContaining({
           ingest: 'inserted',
-          evidenceGap: expect.objectContaining({ code: 'native_bundle_absent' }),
+          evidenceGap: expect.objectContaining({ code: 'native_bundle_absent' }) as unknown,
           infrastructureFailure: null,
         }),
       ]);

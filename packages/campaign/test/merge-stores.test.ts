@@ -37,6 +37,8 @@ const campaignRecord = (finishedAt: string, complete = true): CampaignRecord =>
     timing: { startedAt: '2026-12-01T09:00:00.000Z', finishedAt, durationMs: 0 },
   }) as unknown as CampaignRecord;
 const record = campaignRecord('2026-12-01T10:00:00.000Z');
+const json = (value: unknown): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 
 /** The campaign records a store holds, in append order. */
 async function campaignsOf(url: string) {
@@ -235,8 +237,8 @@ describe('merging shard stores', () => {
     const stopped = campaignRecord('2026-12-01T08:00:00.000Z', false);
     const resumed = campaignRecord('2026-12-01T08:30:00.000Z');
     const held = await openStore(a);
-    await held.recordCampaign({ campaignId: 'camp', record: JSON.parse(JSON.stringify(stopped)) });
-    await held.recordCampaign({ campaignId: 'camp', record: JSON.parse(JSON.stringify(resumed)) });
+    await held.recordCampaign({ campaignId: 'camp', record: json(stopped) });
+    await held.recordCampaign({ campaignId: 'camp', record: json(resumed) });
     await held.close();
     const to = `sqlite:${join(dir, 'records-target.sqlite')}`;
     expect(await mergeShardStores({ record, from: [a], to })).toMatchObject({
@@ -244,9 +246,7 @@ describe('merging shard stores', () => {
       record: 'revised',
     });
     const copied = await campaignsOf(to);
-    expect(copied.map((entry) => entry.record)).toEqual(
-      [stopped, resumed, record].map((value) => JSON.parse(JSON.stringify(value))),
-    );
+    expect(copied.map((entry) => entry.record)).toEqual([stopped, resumed, record].map(json));
     // The same merge again writes nothing.
     expect(await mergeShardStores({ record, from: [a], to })).toMatchObject({
       inserted: 0,
@@ -260,7 +260,7 @@ describe('merging shard stores', () => {
     const other = { ...campaignRecord('2026-12-01T08:00:00.000Z'), planDigest: `sha256:${'c'.repeat(64)}` };
     const a = await storeWith('plan-a', [attempt('att_1', 10)]);
     const held = await openStore(a);
-    await held.recordCampaign({ campaignId: 'camp', record: JSON.parse(JSON.stringify(other)) });
+    await held.recordCampaign({ campaignId: 'camp', record: json(other) });
     await held.close();
     const to = `sqlite:${join(dir, 'plan-never.sqlite')}`;
     await expect(mergeShardStores({ record, from: [a], to })).rejects.toMatchObject({

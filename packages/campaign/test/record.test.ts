@@ -78,6 +78,7 @@ const shardRecord = (index: number, change: Partial<CampaignRecord> = {}): Campa
       passed: 2,
       behaviorFailures: 0,
       gradingEvidenceFailures: 0,
+      withoutNativeEvidence: 0,
       infrastructureFailures: 0,
       notRunBudget: 0,
       notRunStopped: 0,
@@ -229,7 +230,7 @@ describe('the campaign record in the ledger (issue 19)', () => {
       const held = await store.campaigns();
       await store.close();
       expect(held.map((entry) => entry.record)).toEqual(
-        [stopped, resumed].map((r) => JSON.parse(JSON.stringify(r))),
+        [stopped, resumed].map((r) => JSON.parse(JSON.stringify(r)) as unknown),
       );
       expect(currentCampaigns(held).map((entry) => entry.record['complete'])).toEqual([true]);
     } finally {

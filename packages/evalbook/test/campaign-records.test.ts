@@ -77,7 +77,7 @@ describe('campaign records in the ledger', () => {
         issues: [
           expect.objectContaining({
             code: 'campaign_id_reused',
-            expected: expect.stringContaining(PLAN),
+            expected: expect.stringContaining(PLAN) as unknown,
             received: `plan digest ${other}`,
           }),
         ],

@@ -199,7 +199,7 @@ describe("ingest: an eval-session artifact with its bundle, the provider figure 
           path,
           expected,
           received,
-          message: expect.stringContaining(JSON.stringify(received)),
+          message: expect.stringContaining(JSON.stringify(received)) as unknown,
         }),
       );
       const store = await openStore(storeUrl);

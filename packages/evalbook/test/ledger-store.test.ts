@@ -1041,7 +1041,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
         issues: [
           expect.objectContaining({
             code: 'campaign_id_reused',
-            expected: expect.stringContaining(PLAN),
+            expected: expect.stringContaining(PLAN) as unknown,
             received: `plan digest ${otherPlan}`,
           }),
         ],

@@ -274,7 +274,11 @@ export const LEGACY_LEDGER_PROVENANCE = 'legacy_runner_usage_ledger';
  */
 function legacyFigureRead(usage: CostInputs): CostInputs {
   const figure = usage.providerReportedCostNanodollars;
-  if (usage.providerReportedCostProvenance !== LEGACY_LEDGER_PROVENANCE || figure === undefined || figure === null)
+  if (
+    usage.providerReportedCostProvenance !== LEGACY_LEDGER_PROVENANCE ||
+    figure === undefined ||
+    figure === null
+  )
     return usage;
   const stated = usage.legacyLedgerCostNanodollars;
   if (stated !== undefined && stated !== null && stated !== figure)
