@@ -26,8 +26,9 @@ export function addCampaignCommands(program: Command): void {
         '--max-parallel at once, and ingest each artifact as it lands. Only retryable infrastructure failures',
         'are tried again (max_infrastructure_retries); no attempt starts once the spend reaches the ceiling.',
         'A rerun of the same campaign skips what the ledger holds. The record of a whole campaign that was not',
-        'interrupted is also appended to the ledger (evals publish reads it there); when the ledger already records',
-        'the campaign (a rerun), its first record stands.',
+        'interrupted is also appended to the ledger (evals publish reads it there), beside its earlier records of the',
+        'same plan: a campaign stopped by --max-cost-usd and resumed with a higher one publishes its newest (complete)',
+        'record; the earlier one is kept. Another plan under the same --campaign id there is refused (exit 1).',
       ].join(' '),
     )
     .requiredOption('--env <file>', 'the suite: evalbook.yaml with lanes and limits (evals init shows them)')
@@ -104,6 +105,9 @@ export function addCampaignCommands(program: Command): void {
         '(its class; retried only when retryable) · not_run_budget · not_run_stopped. A try that leaves no evidence',
         "(a hang, a crash, garbage, no artifact) is still recorded: the campaign's own eval-session artifact with its",
         'class goes into the Evalbook (errored), so a rerun counts the tries made and never retries past the limit.',
+        "A success artifact with no native bundle (upstream's bin writes none) is stored from the artifact alone and",
+        'coded native_bundle_absent: never passed (a completed turn is a grading/evidence failure, a failed one a',
+        'behaviour failure), counted, and a rerun counts it.',
         'Provider-reported and estimated cost are kept apart; an unknown cost (no figure, or an artifact whose cost',
         'coverage is unknown: accountingFailure) with a ceiling stops scheduling unless --allow-unpriced. The ceiling',
         'counts the ledger (read once; with PostgreSQL, one aggregate query before each start: every shard) and this run.',
