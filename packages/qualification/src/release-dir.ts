@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { readJsonText, sha256Digest } from '@paperclip-evals/contract';
 import { digestFile, readRegularFile } from '@paperclip-evals/node';
 
+import type { Stats } from 'node:fs';
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
 import type { QualificationIssue } from './record.js';
@@ -115,7 +116,46 @@ function fileNameProblem(name: string): string | null {
   return null;
 }
 
-export type ReleaseEntryKind = 'file' | 'directory' | 'symlink' | 'other';
+/** What lstat found at a name of the release directory (links not followed). */
+export const RELEASE_ENTRY_KINDS = [
+  'file',
+  'directory',
+  'symlink',
+  'fifo',
+  'socket',
+  'character_device',
+  'block_device',
+] as const;
+export type ReleaseEntryKind = (typeof RELEASE_ENTRY_KINDS)[number];
+
+/**
+ * Each kind as a message says it, its article included ("an", never "a other"): one phrase per kind,
+ * so a kind added to the list cannot be worded until it has one.
+ */
+export const RELEASE_ENTRY_PHRASE: Readonly<Record<ReleaseEntryKind, string>> = {
+  file: 'a regular file',
+  directory: 'a directory',
+  symlink: 'a symbolic link',
+  fifo: 'a FIFO (named pipe)',
+  socket: 'a socket',
+  character_device: 'a character device',
+  block_device: 'a block device',
+};
+
+/** The kind of an entry from its lstat. */
+export function releaseEntryKind(stats: Stats): ReleaseEntryKind {
+  if (stats.isFile()) return 'file';
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isSymbolicLink()) return 'symlink';
+  if (stats.isFIFO()) return 'fifo';
+  if (stats.isSocket()) return 'socket';
+  return stats.isCharacterDevice() ? 'character_device' : 'block_device';
+}
+
+/** "<what> <name> is a directory, not a regular file": the wording of every such issue. */
+export function notRegularMessage(subject: string, kind: ReleaseEntryKind): string {
+  return `${subject} is ${RELEASE_ENTRY_PHRASE[kind]}, not a regular file`;
+}
 
 export interface ReleaseEntry {
   readonly name: string;
@@ -141,14 +181,7 @@ export async function readReleaseLayout(
   const entries: ReleaseEntry[] = [];
   for (const name of names) {
     const stats = await lstat(join(releaseDir, name));
-    const kind: ReleaseEntryKind = stats.isFile()
-      ? 'file'
-      : stats.isDirectory()
-        ? 'directory'
-        : stats.isSymbolicLink()
-          ? 'symlink'
-          : 'other';
-    entries.push({ name, kind });
+    entries.push({ name, kind: releaseEntryKind(stats) });
   }
   const issues: QualificationIssue[] = [];
   const regular = (name: string): boolean =>
@@ -158,7 +191,7 @@ export async function readReleaseLayout(
     if (entry !== undefined && entry.kind !== 'file') {
       issues.push({
         code: 'entry_not_regular_file',
-        message: `${what} ${name} is a ${entry.kind}, not a regular file`,
+        message: notRegularMessage(`${what} ${name}`, entry.kind),
         file: name,
         expected: 'a regular file',
         received: entry.kind,
@@ -325,7 +358,7 @@ export async function verifySha256Sums(
     if (entry.kind !== 'file' || actual === undefined) {
       issues.push({
         code: 'file_not_regular',
-        message: `SHA256SUMS lists ${file}, which is a ${entry.kind}, not a regular file`,
+        message: notRegularMessage(`SHA256SUMS lists ${file}, which`, entry.kind),
         file,
         expected: 'a regular file',
         received: entry.kind,
@@ -349,7 +382,7 @@ export async function verifySha256Sums(
       if (entry.name === SHA256SUMS_FILE || expected.has(entry.name)) continue;
       issues.push({
         code: 'file_unlisted',
-        message: `${entry.name} (${entry.kind}) is in the release directory but not in SHA256SUMS`,
+        message: `${entry.name} (${RELEASE_ENTRY_PHRASE[entry.kind]}) is in the release directory but not in SHA256SUMS`,
         file: entry.name,
         expected: 'listed in SHA256SUMS',
         received: entry.kind,

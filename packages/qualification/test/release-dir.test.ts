@@ -2,12 +2,22 @@
 // missing, unlisted, irregular or mismatched file is an issue naming the file; the layout names the
 // tarball, the host's runnerd and the App's record, or says why it cannot.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Digest } from '@paperclip-evals/contract';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { parseSha256Sums, readReleaseLayout, runnerdFileName, verifySha256Sums } from '../src/release-dir.ts';
+import {
+  RELEASE_ENTRY_KINDS,
+  RELEASE_ENTRY_PHRASE,
+  notRegularMessage,
+  parseSha256Sums,
+  readReleaseLayout,
+  runnerdFileName,
+  verifySha256Sums,
+} from '../src/release-dir.ts';
 
 const HEX = 'a'.repeat(64);
 
@@ -147,5 +157,47 @@ describe('the release directory', () => {
     expect((await readReleaseLayout(dir, { platform: 'darwin', arch: 'arm64' })).runnerd).toBe(
       'paperclip-runnerd-darwin-arm64',
     );
+  });
+});
+
+describe('how an entry that is not a regular file is worded', () => {
+  // The review found "SHA256SUMS is a other": every kind has its own phrase, its article included.
+  const VOWEL_SOUND = /^[aeiou]/i;
+
+  it('every kind, whatever the subject: "is a"/"is an" as the phrase begins, never "a other"', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...RELEASE_ENTRY_KINDS), fc.string(), (kind, subject) => {
+        const message = notRegularMessage(subject, kind);
+        const rest = message.slice(subject.length);
+        const [, article = '', noun = ''] = /^ is (an?) (\S+)/.exec(rest) ?? [];
+        expect(article).toBe(VOWEL_SOUND.test(noun) ? 'an' : 'a');
+        expect(rest).toBe(` is ${RELEASE_ENTRY_PHRASE[kind]}, not a regular file`);
+        expect(rest).not.toMatch(/\ba (other|[aeiou])/i);
+      }),
+    );
+  });
+
+  it('each kind has a phrase of its own (none says "other")', () => {
+    const phrases = RELEASE_ENTRY_KINDS.map((kind) => RELEASE_ENTRY_PHRASE[kind]);
+    expect(new Set(phrases).size).toBe(RELEASE_ENTRY_KINDS.length);
+    for (const phrase of phrases) expect(phrase).toMatch(/^an? \S/);
+    for (const phrase of phrases) expect(phrase).not.toMatch(/other/);
+  });
+
+  it('a socket where SHA256SUMS should be: "SHA256SUMS SHA256SUMS is a socket, not a regular file"', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'qualification-socket-'));
+    const server = createServer();
+    try {
+      await new Promise<void>((resolve) => server.listen(join(dir, 'SHA256SUMS'), resolve));
+      const layout = await readReleaseLayout(dir);
+      const issue = layout.issues.find((candidate) => candidate.code === 'entry_not_regular_file');
+      expect(issue).toMatchObject({
+        message: 'SHA256SUMS SHA256SUMS is a socket, not a regular file',
+        received: 'socket',
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
