@@ -256,6 +256,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'readNativeExecutionStream',
     'readRegularFile',
     'readRegularFileSync',
+    'regularFileChunks',
     'resolveRunnerdArtifact',
     'runBounded',
     'runFailure',

@@ -1,6 +1,8 @@
-// The digest of a file, read as a stream in constant memory (contract's digestStream over it). The
-// file is opened non-blocking and must be a regular file: a FIFO or device at the path is refused at
-// once (EINVAL) instead of blocking the process.
+// Streaming a regular file, read once in constant memory: regularFileChunks (its bytes chunk by
+// chunk, up to a limit) and digestFile (its sha256, contract's digestStream over those chunks).
+// The file is opened non-blocking and must be a regular file: a FIFO, socket or device at the path
+// is refused at once (EINVAL) instead of blocking the process; a file that passes the limit while
+// it is read is refused there (EFBIG), whatever its size said when it was opened.
 import { constants as fsConstants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
@@ -10,15 +12,45 @@ import { notARegularFile } from './native-execution-input.js';
 
 import type { StreamDigest } from '@paperclip-evals/contract';
 
-/** Digest and size of a regular file, streamed in constant memory. Rejects with the fs error (e.g. ENOENT, EINVAL). */
-export async function digestFile(path: string): Promise<StreamDigest> {
+/** How much one read asks for. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The bytes of the regular file at `path`, chunk by chunk (each a fresh buffer), closed when the
+ * iteration ends or stops. Rejects with the fs error (ENOENT, EINVAL for no regular file, EFBIG
+ * once more than `maxBytes` were read; no limit by default).
+ */
+export async function* regularFileChunks(
+  path: string,
+  options: { readonly maxBytes?: number } = {},
+): AsyncGenerator<Buffer> {
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   try {
     if (!(await handle.stat()).isFile()) throw notARegularFile(path);
-  } catch (error) {
+    let byteSize = 0;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) return;
+      byteSize += bytesRead;
+      if (byteSize > maxBytes) throw fileTooLarge(path, maxBytes);
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
     await handle.close();
-    throw error;
   }
-  // The stream closes the handle when it ends or fails.
-  return digestStream(handle.createReadStream());
+}
+
+/** Digest and size of a regular file, streamed in constant memory. Rejects with the fs error (e.g. ENOENT, EINVAL). */
+export function digestFile(path: string): Promise<StreamDigest> {
+  return digestStream(regularFileChunks(path));
+}
+
+/** The fs-style error of a file read past its limit (reading stopped there). */
+function fileTooLarge(path: string, maxBytes: number): NodeJS.ErrnoException {
+  return Object.assign(
+    new Error(`EFBIG: file is over the ${maxBytes}-byte limit (reading stopped), read '${path}'`),
+    { code: 'EFBIG', syscall: 'read', path },
+  );
 }

@@ -19,7 +19,7 @@ export { ChildTransport } from './child-transport.js';
 export type { ChildExit } from './child-transport.js';
 export { checkContainedReference, digestContainedFile } from './contained-file.js';
 export type { ContainedFileRefusal } from './contained-file.js';
-export { digestFile } from './file-digest.js';
+export { digestFile, regularFileChunks } from './file-digest.js';
 export { readJsonDocument } from './json-file.js';
 export { LineReader, lineEvents, writeFrames } from './line-framing.js';
 export type { LineEvent } from './line-framing.js';

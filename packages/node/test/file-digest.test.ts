@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { sha256Digest } from '@paperclip-evals/contract';
 
-import { digestFile } from '../src/file-digest.ts';
+import { digestFile, regularFileChunks } from '../src/file-digest.ts';
 
 const EMPTY = 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
@@ -41,5 +41,18 @@ describe('digestFile', () => {
 
   it('rejects for a missing file', async () => {
     await expect(digestFile(join(dir, 'missing.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('regularFileChunks: every byte up to maxBytes, then EFBIG (reading stopped there)', async () => {
+    const bytes = randomBytes(200_000);
+    const file = join(dir, 'bounded.bin');
+    await writeFile(file, bytes);
+    const read = async (maxBytes: number): Promise<Buffer> => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of regularFileChunks(file, { maxBytes })) chunks.push(chunk);
+      return Buffer.concat(chunks);
+    };
+    expect((await read(200_000)).equals(bytes)).toBe(true);
+    await expect(read(199_999)).rejects.toMatchObject({ code: 'EFBIG', path: file });
   });
 });

@@ -14,10 +14,13 @@
 // at the end-of-archive marker (two zero blocks). What follows the marker is read once, never
 // parsed, and must be zero bytes; the whole decompressed stream may not exceed maxArchiveBytes.
 // Extraction feeds tar exactly the bytes the scan found before the marker. Every chunk is an await,
-// so a signal is handled between chunks.
-import { createReadStream } from 'node:fs';
+// so a signal is handled between chunks. The file itself is read through node's one streaming
+// reader (regularFileChunks: a FIFO or device swapped in is refused, never waited on) and is bounded
+// too: gzip never makes a tar stream smaller than maxArchiveBytes out of more than that many bytes.
 import { posix } from 'node:path';
+import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { regularFileChunks } from '@paperclip-evals/node';
 import { Parser, Unpack } from 'tar';
 
 import type { ReadEntry } from 'tar';
@@ -74,9 +77,12 @@ const NOT_PORTABLE = /[\\\u0000-\u001f\u007f]/;
 const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const SPECIAL_TYPES = new Set(['CharacterDevice', 'BlockDevice', 'FIFO']);
 
-/** The decompressed bytes of a gzip file, chunk by chunk (zlib's chunks: at most 16 KiB each). */
-async function* gunzipChunks(file: string): AsyncGenerator<Buffer> {
-  const source = createReadStream(file);
+/**
+ * The decompressed bytes of a gzip file, chunk by chunk (zlib's chunks: at most 16 KiB each); the
+ * file is read as a regular file of at most `maxFileBytes` (EINVAL, EFBIG otherwise).
+ */
+async function* gunzipChunks(file: string, maxFileBytes: number): AsyncGenerator<Buffer> {
+  const source = Readable.from(regularFileChunks(file, { maxBytes: maxFileBytes }));
   const gunzip = createGunzip();
   source.on('error', (error) => gunzip.destroy(error));
   source.pipe(gunzip);
@@ -159,7 +165,7 @@ export async function scanTarball(
   let trailingBytes = 0;
   let trailingDataAt: number | null = null;
   try {
-    read: for await (const chunk of gunzipChunks(file)) {
+    read: for await (const chunk of gunzipChunks(file, limits.maxArchiveBytes)) {
       streamBytes += chunk.byteLength;
       if (streamBytes > limits.maxArchiveBytes) {
         readIssues.push({
@@ -191,7 +197,15 @@ export async function scanTarball(
       }
     }
   } catch (error) {
-    unreadable((error as { code?: string }).code ?? 'read_error', (error as Error).message);
+    const code = (error as { code?: string }).code ?? 'read_error';
+    if (code === 'EFBIG')
+      readIssues.push({
+        code: 'tarball_too_large',
+        message: `the tarball file is over ${limits.maxArchiveBytes} bytes (read that far, then stopped)`,
+        expected: `a file of at most ${limits.maxArchiveBytes} bytes`,
+        received: `more than ${limits.maxArchiveBytes}`,
+      });
+    else unreadable(code, (error as Error).message);
   }
   parser.end();
   await ended;
@@ -512,7 +526,7 @@ export async function extractTarball(
       failures.push(error);
     });
     try {
-      for await (const chunk of gunzipChunks(file)) {
+      for await (const chunk of gunzipChunks(file, limits.maxArchiveBytes)) {
         if (left <= 0 || failures.length > 0) break;
         const piece = chunk.byteLength > left ? chunk.subarray(0, left) : chunk;
         left -= piece.byteLength;

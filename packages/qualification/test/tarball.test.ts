@@ -2,6 +2,8 @@
 // refused by a full qualification (which then installs nothing), and the scanner lists every
 // offending entry — special files, hard links, sizes, duplicates, writes through symlinks, modes,
 // anything outside package/ or unreadable — while a clean tarball extracts into place.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,5 +242,32 @@ describe('scanTarball and extractTarball', () => {
     await writeFile(file, whole.subarray(0, Math.floor(whole.byteLength / 2)));
     const scan = await scanTarball(file);
     expect(scan.issues.map((i) => i.code)).toContain('tarball_unreadable');
+  });
+  // The file is read through node's one streaming reader (regularFileChunks), never createReadStream:
+  // a FIFO swapped in for the tarball is refused at once (the old reader waited on it for ever), and
+  // the file itself is bounded by maxArchiveBytes.
+  it('refuses a FIFO at the tarball path at once (EINVAL), never waiting for a writer', async () => {
+    const fifo = join(dir, 'fifo.tgz');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const scan = await Promise.race([
+      scanTarball(fifo),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000).unref()),
+    ]);
+    expect(scan).not.toBe('hung');
+    expect(scan === 'hung' ? [] : scan.issues).toContainEqual(
+      expect.objectContaining({ code: 'tarball_unreadable', received: 'EINVAL' }),
+    );
+  });
+
+  it('refuses a tarball file over maxArchiveBytes as tarball_too_large, before gunzip sees it', async () => {
+    const file = join(dir, 'large-file.tgz');
+    // Random bytes do not compress: the file is larger than the limit the tar stream is far from.
+    const body = randomBytes(200_000).toString('base64');
+    await writeFile(file, craftTarball([{ path: 'package/big.js', body }]));
+    const limits = { ...DEFAULT_TARBALL_LIMITS, maxArchiveBytes: 100_000 };
+    const scan = await scanTarball(file, limits);
+    expect(scan.issues).toContainEqual(
+      expect.objectContaining({ code: 'tarball_too_large', expected: 'a file of at most 100000 bytes' }),
+    );
   });
 });

@@ -6,12 +6,13 @@
 // those root files and what is under campaigns/: anything else beside them is 404.
 // Every response carries the site's Content-Security-Policy (no fetch, only our script by its
 // sha256), nosniff and no-referrer, and a content type by extension.
-import { createReadStream } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join } from 'node:path';
+import { Readable } from 'node:stream';
 
 import { SITE_CSP, siteScriptHashes } from '@paperclip-evals/evalbook';
+import { regularFileChunks } from '@paperclip-evals/node';
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
@@ -180,7 +181,8 @@ async function respond(root: string, csp: string, req: IncomingMessage, res: Ser
       res.end();
       return;
     }
-    createReadStream(file)
+    // node's one streaming reader: a FIFO or device swapped in since the lstat is refused, never waited on.
+    Readable.from(regularFileChunks(file))
       .on('error', () => res.destroy())
       .pipe(res);
   } catch {
