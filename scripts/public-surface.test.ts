@@ -195,6 +195,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'driftThresholdsOf',
     'gridScopeText',
     'ingest',
+    'ingestArtifactCountsText',
     'ingestExitCode',
     'isEvalbookError',
     'isLatestCell',

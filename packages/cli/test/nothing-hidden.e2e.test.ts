@@ -124,7 +124,9 @@ describe('artifact verification counts', () => {
       '--store',
       store,
     ]);
-    expect(run.stdout).toContain('artifacts of the valid attempts: 3 verified, 1 unverified, 1 mismatched');
+    expect(run.stdout).toContain(
+      'artifacts of the valid attempts: 3 verified, 1 unverified, 1 mismatched, 0 refused',
+    );
     const json = await evals([
       'ingest',
       'verified',
@@ -140,10 +142,12 @@ describe('artifact verification counts', () => {
       verified: 3,
       unverified: 1,
       mismatched: 1,
+      refused: 0,
+      refusedReasons: { outside_root: 0, symlink: 0, not_a_file: 0, unreadable: 0 },
     });
     const without = await evals(['ingest', 'verified', '--store', store]);
     expect(without.stdout).toContain(
-      'artifacts of the valid attempts: 0 verified, 3 unverified, 0 mismatched (no --artifact-root: nothing could be verified)',
+      'artifacts of the valid attempts: 0 verified, 3 unverified, 0 mismatched, 0 refused (no --artifact-root: nothing could be verified)',
     );
   });
 

@@ -43,7 +43,7 @@ export type { CompareSpec, Comparison, EvalbookSummary } from './analysis/summar
 export { gridScopeText, isLatestCell, shownGrid, trendText } from './analysis/grid-view.js';
 export type { GridView } from './analysis/grid-view.js';
 export { SqliteStore } from './ledger/sqlite-store.js';
-export { ingest, ingestExitCode } from './ledger/ingest.js';
+export { ingest, ingestArtifactCountsText, ingestExitCode } from './ledger/ingest.js';
 export type { CaseCheckModels, IngestOptions, IngestProgress, IngestSummary } from './ledger/ingest.js';
 // The published site (issue 19): app's publishSite / verifySite / serveSite call these.
 export { writeCampaignPages } from './report/site/campaign-pages.js';

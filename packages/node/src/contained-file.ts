@@ -37,8 +37,13 @@ import type { Stats } from 'node:fs';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
 
-/** Why a path under the root was not read. */
-export type ContainedFileRefusal = 'outside_root' | 'symlink' | 'not_a_file';
+/**
+ * Why a path under the root was not read: not a plain path under it, a symbolic link on the way,
+ * not a regular file (a directory, FIFO, socket, device), or the file system refused it (EACCES,
+ * ENAMETOOLONG, EIO, …: the errno is in the message).
+ */
+export const CONTAINED_FILE_REFUSALS = ['outside_root', 'symlink', 'not_a_file', 'unreadable'] as const;
+export type ContainedFileRefusal = (typeof CONTAINED_FILE_REFUSALS)[number];
 
 export type ContainedFile =
   /** Nothing at that path (or a component of it is not a directory). */
@@ -61,7 +66,8 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Digests the file at `relativePath` under `root`, or says why it was not read. Rejects only when
- * the root itself cannot be resolved or the file fails to read once opened (the fs error).
+ * the root itself cannot be resolved; a file the file system will not let us read (EACCES,
+ * ENAMETOOLONG, EIO, …) is refused as unreadable, naming its errno.
  */
 export async function digestContainedFile(root: string, relativePath: string): Promise<ContainedFile> {
   const base = realpathSync.native(root);
@@ -88,7 +94,7 @@ export async function digestContainedFile(root: string, relativePath: string): P
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent', path };
-      throw error;
+      return unreadable(error, prefix, path);
     }
     if (info.isSymbolicLink()) return refused('symlink', await linkDescription(base, prefix), path);
     if (depth < segments.length && !info.isDirectory()) return { kind: 'absent', path };
@@ -102,7 +108,7 @@ export async function digestContainedFile(root: string, relativePath: string): P
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return refused('symlink', await linkDescription(base, path), path);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent', path };
-    throw error;
+    return unreadable(error, path, path);
   }
   try {
     const opened = fstatSync(fd);
@@ -115,8 +121,13 @@ export async function digestContainedFile(root: string, relativePath: string): P
         `${path} changed while it was being opened (a component became a link)`,
         path,
       );
-    const { digest, byteSize } = await digestDescriptor(fd, opened.size);
-    return { kind: 'file', path, digest, byteSize };
+    let digested;
+    try {
+      digested = await digestDescriptor(fd, opened.size);
+    } catch (error) {
+      return unreadable(error, path, path);
+    }
+    return { kind: 'file', path, digest: digested.digest, byteSize: digested.byteSize };
   } finally {
     closeSync(fd);
   }
@@ -184,6 +195,13 @@ function opensAt(fd: number, path: string, opened: Stats): boolean {
 
 function refused(reason: ContainedFileRefusal, message: string, path: string): ContainedFile {
   return { kind: 'refused', reason, message, path };
+}
+
+/** A file system error on the way to (or reading) `path` as an unreadable refusal naming its errno. */
+function unreadable(error: unknown, at: string, path: string): ContainedFile {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) throw error;
+  return refused('unreadable', `${at} cannot be read (${code}): the file system refused it`, path);
 }
 
 /** "<link> is a symbolic link (to <target>, which leads outside the root)": where it points, no more. */

@@ -113,6 +113,14 @@ describe('digestContainedFile', () => {
       });
   });
 
+  it('refuses a path the file system will not open as unreadable, naming the errno (never a throw)', async () => {
+    expect(await digestContainedFile(root, `real/${'n'.repeat(300)}`)).toMatchObject({
+      kind: 'refused',
+      reason: 'unreadable',
+      message: expect.stringContaining('(ENAMETOOLONG)') as unknown,
+    });
+  });
+
   it('never digests the outside file while a directory keeps being swapped for a link to it', async () => {
     // root/swap is, in turn, a real directory (its secret.txt holds inside content) and a link to outside/.
     const at = join(root, 'swap');

@@ -334,10 +334,18 @@ async function referenceIssues(
       {
         code: 'eval_session_file_missing',
         component: 'runnerd',
-        message: `${ref.uri} is not a regular file beside the bundle`,
+        message:
+          found.kind === 'absent'
+            ? `${ref.uri} is not a regular file beside the bundle`
+            : `${ref.uri}: ${found.message}`,
         path: `${path}/uri`,
         expected: 'a regular file',
-        received: found.kind === 'absent' ? 'missing' : 'not a regular file',
+        received:
+          found.kind === 'absent'
+            ? 'missing'
+            : found.reason === 'unreadable'
+              ? 'a file that cannot be read'
+              : 'not a regular file',
       },
     ];
   }

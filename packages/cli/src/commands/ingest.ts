@@ -7,7 +7,7 @@
 // attempts) · not_stored (an unreadable input or a bundle the store refused; the others are written).
 import { ingestAttempts } from '@paperclip-evals/app/ingest';
 import { isSha256Digest } from '@paperclip-evals/contract';
-import { artifactCountsText, displayUsd, ingestExitCode } from '@paperclip-evals/evalbook';
+import { displayUsd, ingestArtifactCountsText, ingestExitCode } from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
@@ -135,7 +135,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${displayUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
   );
   lines.push(
-    `artifacts of the valid attempts: ${artifactCountsText(summary.artifacts)}${options.artifactRoot === undefined && summary.artifacts.verified + summary.artifacts.mismatched === 0 ? ' (no --artifact-root: nothing could be verified)' : ''}`,
+    `artifacts of the valid attempts: ${ingestArtifactCountsText(summary.artifacts)}${options.artifactRoot === undefined && summary.artifacts.verified + summary.artifacts.mismatched + summary.artifacts.refused === 0 ? ' (no --artifact-root: nothing could be verified)' : ''}`,
   );
   const usage = summary.checkModelUsage;
   if (usage !== null)

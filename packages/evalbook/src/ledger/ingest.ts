@@ -28,6 +28,7 @@ import type { ContainedFileRefusal, ReadAttemptOptions } from '@paperclip-evals/
 
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import {
+  artifactCountsText,
   attemptArtifactVerification,
   artifactSuiteFields,
   convertArtifact,
@@ -136,13 +137,46 @@ export interface IngestSummary {
   readonly keepForeign: boolean;
   /**
    * Every valid bundle read by this run, by its artifacts' bytes under the artifact root: all
-   * verified, some unverified (no root, or a file absent), or mismatched (refused, counted in invalid).
+   * verified, some unverified (no root, or a file absent), mismatched (bytes that differ), or refused
+   * (a reference not read at all: a `..`, a symbolic link, not a regular file, unreadable). The last
+   * two are invalid bundles, never written.
    */
-  readonly artifacts: ArtifactCounts;
+  readonly artifacts: IngestArtifactCounts;
   /** Cost coverage of the attempts inserted by this run. */
   readonly coverage: CoverageSummary;
   /** Model calls made for case checks (never the agents' own cost); null without a provider. */
   readonly checkModelUsage: ModelUsage | null;
+}
+
+/**
+ * What ingest found of each valid bundle's artifacts: the counts every report gives (verified,
+ * unverified, mismatched), and the bundles with a reference refused without being read — never a
+ * mismatch, since nothing was compared — with how many bundles each reason refused.
+ */
+export interface IngestArtifactCounts extends ArtifactCounts {
+  refused: number;
+  /** By reason: how many bundles had a reference refused for it (a bundle counts once per reason). */
+  refusedReasons: Record<ContainedFileRefusal, number>;
+}
+
+export const emptyIngestArtifactCounts = (): IngestArtifactCounts => ({
+  ...emptyArtifactCounts(),
+  refused: 0,
+  refusedReasons: Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, 0])) as Record<
+    ContainedFileRefusal,
+    number
+  >,
+});
+
+/**
+ * The counts as ingest says them, after "artifacts of the valid attempts: ": "3 verified, 1
+ * unverified, 0 mismatched, 2 refused (1 symlink, 1 not_a_file)" — the reasons only when some are.
+ */
+export function ingestArtifactCountsText(counts: IngestArtifactCounts): string {
+  const reasons = REFUSAL_REASONS.filter((reason) => counts.refusedReasons[reason] > 0).map(
+    (reason) => `${counts.refusedReasons[reason]} ${reason}`,
+  );
+  return `${artifactCountsText(counts)}, ${counts.refused} refused${reasons.length === 0 ? '' : ` (${reasons.join(', ')})`}`;
 }
 
 /** A valid bundle the store refused to write, with the store's coded error (its EvalbookError as JSON). */
@@ -325,24 +359,35 @@ const REFUSAL_CODE: Record<ContainedFileRefusal, string> = {
   outside_root: 'artifact_uri_outside_root',
   symlink: 'artifact_symlink_refused',
   not_a_file: 'artifact_not_a_file',
+  unreadable: 'artifact_unreadable',
 };
+/** Every reason the artifact root's reader refuses a reference, in the order they are listed. */
+const REFUSAL_REASONS = Object.keys(REFUSAL_CODE) as ContainedFileRefusal[];
 const REFUSAL_EXPECTED: Record<ContainedFileRefusal, string> = {
   outside_root: 'a plain path under the artifact root (no empty, "." or ".." segments)',
   symlink: 'a path with no symbolic link under the artifact root',
   not_a_file: 'a regular file',
+  unreadable: 'a file Evals can read',
 };
 
 /**
  * Checks the transcript's and artifacts' sha256 under `root`: verified, unverified (no root, not a
- * native artifact URI, or file absent) or mismatched (reported as an issue; the bundle is not
- * written): a digest or size that differs, or a reference refused without reading it — a path with
- * `..`, a symbolic link anywhere under the root, or not a regular file (checkContainedReference).
+ * native artifact URI, or file absent) or mismatched (a digest or size that differs), or refused
+ * without reading it — a path with `..`, a symbolic link anywhere under the root, not a regular
+ * file, or one the file system will not let us read (checkContainedReference): each reason in
+ * `refusals`, and the reference left unverified. A mismatch or refusal is an issue: the bundle is
+ * not written.
  */
 export async function verifyReferences(
   bundle: NativeExecution,
   root: string | undefined,
-): Promise<{ verification: Map<string, ReferenceVerification>; issues: Issue[] }> {
+): Promise<{
+  verification: Map<string, ReferenceVerification>;
+  refusals: Set<ContainedFileRefusal>;
+  issues: Issue[];
+}> {
   const verification = new Map<string, ReferenceVerification>();
+  const refusals = new Set<ContainedFileRefusal>();
   const issues: Issue[] = [];
   const refs = [
     { path: '/transcript', ref: bundle.transcript },
@@ -363,7 +408,7 @@ export async function verifyReferences(
         expected: REFUSAL_EXPECTED[found.reason],
         received: ref.uri,
       });
-      verification.set(ref.uri, 'mismatched');
+      refusals.add(found.reason);
       continue;
     }
     const [field] = found.mismatches;
@@ -378,7 +423,7 @@ export async function verifyReferences(
       verification.set(ref.uri, 'mismatched');
     } else verification.set(ref.uri, 'verified');
   }
-  return { verification, issues };
+  return { verification, refusals, issues };
 }
 
 /** A bundle whose cost cannot be normalised, as issues like the parser's. */
@@ -440,7 +485,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         storeRefused: [],
         foreign: refused,
         keepForeign,
-        artifacts: emptyArtifactCounts(),
+        artifacts: emptyIngestArtifactCounts(),
         coverage: new CoverageTally().summary(),
         checkModelUsage: null,
       };
@@ -466,7 +511,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const storeRefused: IngestStoreRefusal[] = [];
   const foreign: IngestForeign[] = [];
   const coverage = new CoverageTally();
-  const artifacts = emptyArtifactCounts();
+  const artifacts = emptyIngestArtifactCounts();
   let pending: PendingRecord[] = [];
   let total = 0;
   let lastProgress = performance.now();
@@ -611,8 +656,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         const referenceRoot =
           options.artifactRoot ??
           (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
-        const { verification, issues } = await verifyReferences(parsed.bundle, referenceRoot);
-        artifacts[attemptArtifactVerification(verification.values())]++;
+        const { verification, refusals, issues } = await verifyReferences(parsed.bundle, referenceRoot);
+        // A refusal is not a mismatch: nothing was compared (and it outranks one of the same bundle).
+        if (refusals.size > 0) {
+          artifacts.refused++;
+          for (const reason of refusals) artifacts.refusedReasons[reason]++;
+        } else artifacts[attemptArtifactVerification(verification.values())]++;
         if (issues.length > 0) {
           invalid.push({ input: target.display, issues });
           continue;
