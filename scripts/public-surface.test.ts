@@ -286,6 +286,7 @@ const SURFACES: Record<string, readonly string[]> = {
   ],
   qualification: [
     'PINNED_PNPM',
+    'QUALIFICATION_CHECK_IDS',
     'QualificationRecord',
     'QualifyReleaseOptions',
     'RUNNER_PACKAGE_NAME',

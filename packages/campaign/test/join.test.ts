@@ -7,7 +7,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { QUALIFICATION_CHECK_IDS, qualificationRecordIssues } from '../../qualification/src/record.ts';
+import { qualificationRecordIssues } from '@paperclip-evals/qualification';
+import { qualificationRecord } from '@paperclip-evals/test-kit/qualification-record';
+
 import { CampaignError } from '../src/errors.ts';
 import { joinRelease } from '../src/join.ts';
 
@@ -19,44 +21,19 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-const refusal = (failed: readonly string[]) => ({
-  schema: 'evals-qualification/v1',
-  qualified: false,
-  releaseDir: '/releases/0.4.0',
-  evaluator: {
-    name: '@paperclip-evals/qualification',
-    version: '0.1.0',
-    node: 'v20',
-    platform: 'linux',
-    arch: 'x64',
-  },
-  package: { name: '@paperclipai/paperclip-runner', version: '0.4.0', tarball: 'p.tgz', tarballSha256: null },
-  runnerd: {
-    file: 'paperclip-runnerd-linux-x64',
-    sha256: null,
-    byteSize: 10,
-    buildMetadata: null,
-    buildProfile: 'release',
-  },
-  receipt: null,
-  consumerRequirements: null,
-  conformance: null,
-  checks: QUALIFICATION_CHECK_IDS.map((id) =>
-    failed.includes(id)
-      ? { id, status: 'fail', detail: 'x', issues: [{ code: 'sha256_mismatch', message: 'p.tgz changed' }] }
-      : { id, status: 'pass', detail: 'ok' },
-  ),
-  // Digests the (empty) release dir does not hold: the old order reported release_digest_changed.
-  digests: {
-    sha256sums: `sha256:${'a'.repeat(64)}`,
-    files: { 'p.tgz': `sha256:${'b'.repeat(64)}` },
-    buildMetadata: null,
-    semanticCatalog: null,
-    nativeExecutionSchema: null,
-    seededFixture: null,
-    consumerRequirements: null,
-  },
-});
+// Digests the (empty) release dir does not hold: the old order reported release_digest_changed.
+const refusal = (failed: readonly string[]) =>
+  qualificationRecord(failed, {
+    digests: {
+      sha256sums: `sha256:${'a'.repeat(64)}`,
+      files: { 'p.tgz': `sha256:${'b'.repeat(64)}` },
+      buildMetadata: null,
+      semanticCatalog: null,
+      nativeExecutionSchema: null,
+      seededFixture: null,
+      consumerRequirements: null,
+    },
+  });
 
 describe('joinRelease with a --qualification record', () => {
   it.each([[['sha256sums']], [['release-layout', 'package-manifest']]])(

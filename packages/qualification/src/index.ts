@@ -3,7 +3,7 @@
 // `src/` files directly.
 export { qualifyRelease } from './qualify.js';
 export type { QualifyReleaseOptions } from './qualify.js';
-export { qualificationRecordIssues, writeQualificationRecord } from './record.js';
+export { QUALIFICATION_CHECK_IDS, qualificationRecordIssues, writeQualificationRecord } from './record.js';
 export type { QualificationRecord } from './record.js';
 export { SHA256SUMS_FILE } from './release-dir.js';
 export { extractTarball } from './tarball.js';

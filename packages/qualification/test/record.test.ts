@@ -10,53 +10,11 @@ import {
   qualificationRecordIssues,
 } from '../src/record.ts';
 
+import { qualificationRecord } from '@paperclip-evals/test-kit/qualification-record';
+
 import type { QualificationRecord } from '../src/record.ts';
 
-const RECEIPT = {
-  schema: 'paperclip-runner/evals-integration/v1',
-  consumer: 'paperclip-evals',
-  packageVersion: '0.4.0',
-  runnerdPackageVersion: '0.4.0',
-  negotiatedPrpVersion: 1,
-  nativeExecution: 'paperclip-runner/native-execution/v1',
-  catalogSha256: `sha256:${'c'.repeat(64)}`,
-  driverKind: 'deterministic',
-  driverVersion: '0.4.0',
-} as const;
-
-const qualified = (): QualificationRecord => ({
-  schema: 'evals-qualification/v1',
-  qualified: true,
-  releaseDir: '/releases/0.4.0',
-  evaluator: {
-    name: '@paperclip-evals/qualification',
-    version: '0.1.0',
-    node: 'v20.20.2',
-    platform: 'linux',
-    arch: 'x64',
-  },
-  package: { name: '@paperclipai/paperclip-runner', version: '0.4.0', tarball: 'p.tgz', tarballSha256: null },
-  runnerd: {
-    file: 'paperclip-runnerd-linux-x64',
-    sha256: null,
-    byteSize: 10,
-    buildMetadata: null,
-    buildProfile: 'release',
-  },
-  receipt: RECEIPT,
-  consumerRequirements: null,
-  conformance: null,
-  checks: QUALIFICATION_CHECK_IDS.map((id) => ({ id, status: 'pass', detail: 'ok' })),
-  digests: {
-    sha256sums: null,
-    files: {},
-    buildMetadata: null,
-    semanticCatalog: null,
-    nativeExecutionSchema: null,
-    seededFixture: null,
-    consumerRequirements: null,
-  },
-});
+const qualified = (): QualificationRecord => qualificationRecord();
 
 const withCheck = (
   record: QualificationRecord,

@@ -10,6 +10,7 @@ import { digestFile } from '@paperclip-evals/node';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { packageBuildMetadata } from '@paperclip-evals/test-kit/fake-release';
+import { QUALIFIED_RECEIPT } from '@paperclip-evals/test-kit/qualification-record';
 
 import type { JoinedRelease } from '../../src/execute.ts';
 
@@ -83,17 +84,7 @@ export function standInRelease(standIn: StandIn): JoinedRelease {
     packageVersion: '0.4.0',
     runnerdPath: standIn.binPath,
     runnerdSha256: standIn.sha256,
-    receipt: {
-      schema: 'paperclip-runner/evals-integration/v1',
-      consumer: 'paperclip-evals',
-      packageVersion: '0.4.0',
-      runnerdPackageVersion: '0.4.0',
-      negotiatedPrpVersion: 1,
-      nativeExecution: 'paperclip-runner/native-execution/v1',
-      catalogSha256: `sha256:${'c'.repeat(64)}`,
-      driverKind: 'deterministic',
-      driverVersion: '1.0.0',
-    },
+    receipt: { ...QUALIFIED_RECEIPT, driverVersion: '1.0.0' },
     evalSession: { command: process.execPath, args: [standIn.binPath] },
     buildMetadata: packageBuildMetadata(),
   };
