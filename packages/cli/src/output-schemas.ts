@@ -21,3 +21,10 @@ export const PUBLISH_V1 = 'paperclip-evals/publish/v1';
  */
 export const QUALIFY_V1 = 'paperclip-evals/qualify/v1';
 export const DIGEST_V1 = 'paperclip-evals/digest/v1';
+/**
+ * A `negotiate --json` and `runnerd inspect --json` failure that is not the runner contract's own
+ * (a usage error, an unreadable input): the `schema` of their {schema, exitCode, error} object (a
+ * contract failure is their own {ok: false, code, …}, their result carries no schema member).
+ */
+export const NEGOTIATE_V1 = 'paperclip-evals/negotiate/v1';
+export const RUNNERD_INSPECT_V1 = 'paperclip-evals/runnerd-inspect/v1';

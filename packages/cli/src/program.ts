@@ -2,43 +2,46 @@
 // (one library or app workflow call, its result on stdout) → an Outcome, which act() maps to the exit
 // code. createProgram() and runProgram() are exported so tests can run argv without a process.
 import { createRequire } from 'node:module';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/node';
+
+import type { Command } from 'commander';
 
 import type { FailOn, ReportFormat } from '@paperclip-evals/evalbook';
 
 import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { EXIT, UsageError, contractFailureJson } from './exit-codes.js';
+import { EXIT, UsageError, contractFailureJson, failureJson } from './exit-codes.js';
 import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
 import {
   COMPARE_REPORT_V1,
   DIGEST_V1,
   GRID_REPORT_V1,
   INGEST_REPORT_V1,
+  NEGOTIATE_V1,
   QUALIFY_V1,
+  RUNNERD_INSPECT_V1,
   VALIDATE_REPORT_V1,
 } from './output-schemas.js';
 import { addPolicyCommands } from './commands/policy-program.js';
 import { addPublishCommands } from './commands/publish-program.js';
-import { printOwnText, printText } from './print.js';
-import { act, runProgram } from './run.js';
+import { printOwnText } from './print.js';
+import { EvalsCommand, act, codeUsageErrors, runProgram } from './run.js';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export { runProgram };
 
 export function createProgram(): Command {
-  const program = new Command('evals')
+  const program = new EvalsCommand('evals')
     .description(
       'Paperclip Evals: qualify runner releases, ingest eval attempts, and report numbers you can trust.',
     )
     .version(CLI_VERSION, '-V, --version', 'print the evals version')
-    .exitOverride()
-    .showHelpAfterError('(add --help for usage)')
     // Commander's help and --version are our own text (built from our flag tables): printed as
-    // they are. Its error messages quote argv, which is untrusted: they go through the printer.
+    // they are. Its usage errors are coded UsageErrors, reported by runProgram as every other
+    // failure (codeUsageErrors), so commander itself prints none of them.
     .configureOutput({
       writeOut: (text) => {
         printOwnText('stdout', text);
@@ -46,9 +49,7 @@ export function createProgram(): Command {
       writeErr: (text) => {
         printOwnText('stderr', text);
       },
-      outputError: (text) => {
-        printText('stderr', text);
-      },
+      outputError: () => undefined,
     })
     .addHelpText(
       'after',
@@ -492,7 +493,10 @@ export function createProgram(): Command {
           const { runRunnerdInspect } = await import('./commands/negotiate.js');
           return runRunnerdInspect({ ...flags, json: flags.json === true });
         },
-        { json: contractFailureJson },
+        {
+          json: (error, exitCode) =>
+            contractFailureJson(error) ?? failureJson(RUNNERD_INSPECT_V1, exitCode, error),
+        },
       ),
     );
 
@@ -543,7 +547,9 @@ export function createProgram(): Command {
           const { runNegotiate } = await import('./commands/negotiate.js');
           return runNegotiate({ ...flags, json: flags.json === true });
         },
-        { json: contractFailureJson },
+        {
+          json: (error, exitCode) => contractFailureJson(error) ?? failureJson(NEGOTIATE_V1, exitCode, error),
+        },
       ),
     );
 
@@ -604,6 +610,7 @@ export function createProgram(): Command {
   // Last, so that it covers every option of every command: none is silently overwritten, and none
   // that needs another is accepted without it.
   applyOptionRules(program);
+  codeUsageErrors(program);
   return program;
 }
 

@@ -1,13 +1,18 @@
 // How every command runs: its action returns an Outcome, or fails; act() turns either into the
 // command's exit code through exit-codes.ts's one table (a failure is described on stderr first,
 // and with --json printed as the JSON the command prints instead of its result), and runProgram()
-// parses argv, runs the command and returns that exit code. Nothing else decides one.
-import { CommanderError } from 'commander';
+// parses argv, runs the command and returns that exit code. Nothing else decides one. Commander's
+// own usage errors (an unknown option or command, a missing argument or option value, a value it
+// refuses, too many arguments, and ours: a repeated option, one without its companion) never reach
+// an action: codeUsageErrors() makes each a coded UsageError (paperclip_cli_usage_invalid, with
+// what was expected, what was received and what to do), reported as the command's other failures.
+import { Command, CommanderError } from 'commander';
 
-import type { Command } from 'commander';
-
-import { EXIT, errorLines, exitCodeFor, exitCodeForOutcome, failureJson } from './exit-codes.js';
+import { EXIT, UsageError, errorLines, exitCodeFor, exitCodeForOutcome, failureJson } from './exit-codes.js';
+import { MISSING_COMPANION, REPEATED_OPTION } from './options.js';
 import { printJsonText, printLines } from './print.js';
+
+import type { Issue } from '@paperclip-evals/contract';
 
 import type { Outcome } from './exit-codes.js';
 
@@ -27,10 +32,23 @@ export interface Failures {
 /** The exit code each program's command came to, by root command. */
 const EXIT_CODES = new WeakMap<Command, number>();
 
+/** Each action act() made, with how its command reports a failure (looked up by the command). */
+const ACTION_FAILURES = new WeakMap<object, Failures>();
+
 function rootOf(command: Command): Command {
   let root = command;
   while (root.parent !== null) root = root.parent;
   return root;
+}
+
+/** Describes `error` on stderr and, when --json was asked for, prints the command's failure JSON; returns the exit code. */
+function reportFailure(failures: Failures, error: unknown, json: boolean): number {
+  const exitCode = (failures.exitCodeOf ?? exitCodeFor)(error);
+  printLines('stderr', errorLines(failures.prefix ?? 'evals: ', error));
+  const format = json ? failures.json : undefined;
+  const text = typeof format === 'string' ? failureJson(format, exitCode, error) : format?.(error, exitCode);
+  if (text !== undefined) printJsonText(text);
+  return exitCode;
 }
 
 /** A commander action that runs `run` and records its exit code (see the file's head). */
@@ -38,31 +56,182 @@ export function act<A extends unknown[]>(
   run: (...args: A) => Promise<Outcome>,
   failures: Failures = {},
 ): (this: Command, ...args: A) => Promise<void> {
-  return async function (this: Command, ...args: A): Promise<void> {
+  const action = async function (this: Command, ...args: A): Promise<void> {
     const root = rootOf(this);
     let exitCode: number;
     try {
       exitCode = exitCodeForOutcome(await run(...args));
     } catch (error) {
       if (error instanceof CommanderError) throw error;
-      exitCode = (failures.exitCodeOf ?? exitCodeFor)(error);
-      printLines('stderr', errorLines(failures.prefix ?? 'evals: ', error));
-      const json = this.opts<{ json?: true }>().json === true ? failures.json : undefined;
-      const text = typeof json === 'string' ? failureJson(json, exitCode, error) : json?.(error, exitCode);
-      if (text !== undefined) printJsonText(text);
+      exitCode = reportFailure(failures, error, this.opts<{ json?: true }>().json === true);
     }
     EXIT_CODES.set(root, exitCode);
   };
+  ACTION_FAILURES.set(action, failures);
+  return action;
+}
+
+/** A usage error commander found while parsing, for the command it was parsing. */
+class CommandUsageError extends UsageError {
+  constructor(
+    readonly command: Command,
+    message: string,
+    issue: Issue,
+    cause: CommanderError,
+  ) {
+    super(message, { issues: [issue], cause });
+  }
+}
+
+/** `evals policy replay`, as a user types it. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/**
+ * What each commander usage error expected and received, from the command and commander's message,
+ * and what to do: the message ends by pointing at the command's --help.
+ */
+function usageIssue(command: Command, error: CommanderError): Issue {
+  const path = commandPath(command);
+  const help = `${path} --help`;
+  const said = error.message.replace(/^error: /, '');
+  const base = { component: path, message: `${said.replace(/\.$/, '')}; see ${help}` };
+  const quoted = /'([^']*)'/.exec(said)?.[1] ?? '';
+  switch (error.code) {
+    case 'commander.unknownOption':
+      return { code: 'unknown_option', ...base, expected: `an option ${help} lists`, received: quoted };
+    case 'commander.unknownCommand':
+      return {
+        code: 'unknown_command',
+        ...base,
+        expected: `one of ${command.commands.map((sub) => sub.name()).join(', ')}`,
+        received: quoted,
+      };
+    case 'commander.missingArgument': {
+      const argument = command.registeredArguments.find((candidate) => candidate.name() === quoted);
+      return {
+        code: 'missing_argument',
+        ...base,
+        expected: `<${quoted}>${argument?.description === undefined || argument.description === '' ? '' : `: ${argument.description}`}`,
+        received: 'nothing',
+      };
+    }
+    case 'commander.optionMissingArgument':
+      return {
+        code: 'option_value_missing',
+        ...base,
+        expected: `a value after ${quoted}`,
+        received: 'nothing',
+      };
+    case 'commander.missingMandatoryOptionValue':
+      return { code: 'required_option_missing', ...base, expected: quoted, received: 'not given' };
+    case 'commander.invalidArgument': {
+      // "option '--format <format>' argument 'pdf' is invalid. Allowed choices are json, md." or
+      // "… is invalid. expected a size from 1 byte to 512 MiB, …; received "zz"" (our argParsers).
+      const [, value = '', why = ''] = /argument '([^']*)' is invalid\.\s*(.*)$/s.exec(said) ?? [];
+      const choices = /^Allowed choices are (.*?)\.?$/s.exec(why)?.[1];
+      const expected =
+        choices === undefined
+          ? why.replace(/^expected /, '').replace(/;\s*received .*$/s, '')
+          : `one of ${choices}`;
+      return {
+        code: 'option_value_invalid',
+        ...base,
+        expected: expected === '' ? `a value ${help} describes` : expected,
+        received: value,
+      };
+    }
+    case 'commander.excessArguments': {
+      const names = command.registeredArguments.map((argument) => `<${argument.name()}>`);
+      return {
+        code: 'excess_arguments',
+        ...base,
+        expected: names.length === 0 ? 'no arguments' : `at most ${names.length}: ${names.join(' ')}`,
+        received: command.args,
+      };
+    }
+    case REPEATED_OPTION: {
+      const values = /given twice (\([^)]*\))/.exec(said)?.[1];
+      return {
+        code: 'repeated_option',
+        ...base,
+        expected: `${quoted} once`,
+        received: values === undefined ? `${quoted} twice` : `${quoted} twice ${values}`,
+      };
+    }
+    case MISSING_COMPANION: {
+      const companion = /needs (--[a-z-]+)/.exec(said)?.[1] ?? 'its companion';
+      return {
+        code: 'option_without_companion',
+        ...base,
+        expected: `${quoted} with ${companion}`,
+        received: `${quoted} alone`,
+      };
+    }
+    default:
+      return { code: 'usage_invalid', ...base, expected: `a command line ${help} describes`, received: said };
+  }
+}
+
+/** How each command reports a failure: its action's, when act() made it (EvalsCommand records it). */
+const COMMAND_FAILURES = new WeakMap<Command, Failures>();
+
+/**
+ * The command class of the `evals` tree (its subcommands are made by createCommand, so of it too):
+ * commander's Command, remembering how the action act() made for it reports a failure, so that a
+ * usage error found before the action runs is reported the same way (its prefix, its --json).
+ */
+export class EvalsCommand extends Command {
+  override createCommand(name?: string): EvalsCommand {
+    return new EvalsCommand(name);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander's own signature
+  override action(fn: (this: this, ...args: any[]) => void | Promise<void>): this {
+    const failures = ACTION_FAILURES.get(fn);
+    if (failures !== undefined) COMMAND_FAILURES.set(this, failures);
+    return super.action(fn);
+  }
+}
+
+/**
+ * Makes every commander usage error of the tree a coded UsageError (CommandUsageError): call once,
+ * after every command is added. --help, --version and the help shown for a group without its
+ * command stay commander's own (their text is ours, from the flag tables).
+ */
+export function codeUsageErrors(command: Command): void {
+  command.exitOverride((error) => {
+    if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed')
+      throw error;
+    const issue = usageIssue(command, error);
+    throw new CommandUsageError(command, issue.message, issue, error);
+  });
+  for (const sub of command.commands) codeUsageErrors(sub);
+}
+
+/** Whether argv asks for --json (before a `--`, where the rest is operands). */
+function asksJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 /**
  * Parses `argv` (node's: the first two are the runtime and the script), runs the command and
- * returns its exit code. Commander's own errors (usage, --help, --version) are written by commander.
+ * returns its exit code. A usage error commander found is reported as the command's failure
+ * (with --json, its failure JSON); --help and --version are written by commander.
  */
 export async function runProgram(argv: readonly string[], program: Command): Promise<number> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
+    if (error instanceof CommandUsageError) {
+      const { command } = error;
+      const json = command.options.some((option) => option.long === '--json') && asksJson(argv.slice(2));
+      return reportFailure(COMMAND_FAILURES.get(command) ?? {}, error, json);
+    }
     if (!(error instanceof CommanderError)) printLines('stderr', errorLines('evals: ', error));
     return exitCodeFor(error);
   }

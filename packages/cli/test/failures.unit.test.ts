@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '@paperclip-evals/contract';
 
+import { EXIT } from '../src/exit-codes.ts';
+import { createProgram } from '../src/program.ts';
 import { evalsInProcess } from './support/evals-in-process.ts';
+
+import type { Command, Option } from 'commander';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const VALID = join(REPO, 'fixtures/attempts/valid');
@@ -165,5 +169,116 @@ describe('an unreadable input is said as the file system says it, without a raw 
     expect(JSON.parse(json.stdout)).toMatchObject({
       files: [{ input: 'nosuch.json', status: 'unreadable', error: 'no such file or directory (ENOENT)' }],
     });
+  });
+});
+
+// Commander's own usage errors, found before any action runs: each is the CLI's coded
+// paperclip_cli_usage_invalid (exit 2 from the table), its one issue saying what was expected and
+// what was received and pointing at the command's --help, and with --json the command's
+// {schema, exitCode, error} object. One row per kind of error each leaf command of the tree can
+// raise, generated from createProgram(), so a command added later gets its rows.
+describe("commander's usage errors are coded, in text and in --json, for every command", () => {
+  type Row = readonly [name: string, args: readonly string[], kind: string, json: boolean];
+
+  function* leaves(command: Command, path: readonly string[] = []): Generator<[string[], Command]> {
+    if (command.commands.length === 0) yield [[...path], command];
+    for (const sub of command.commands) yield* leaves(sub, [...path, sub.name()]);
+  }
+  /** A value each mandatory option takes without its parser refusing it. */
+  const value = (option: Option): string[] =>
+    option.required || option.optional
+      ? [option.long ?? '', option.argChoices?.[0] ?? '1']
+      : [option.long ?? ''];
+
+  const rows: Row[] = [
+    ['evals: an unknown command', ['frobnicate'], 'unknown_command', false],
+    ['evals policy: an unknown command', ['policy', 'frobnicate'], 'unknown_command', false],
+    ['evals runnerd: an unknown command', ['runnerd', 'frobnicate'], 'unknown_command', false],
+  ];
+  for (const [path, command] of leaves(createProgram())) {
+    const name = path.join(' ');
+    const json = command.options.some((option) => option.long === '--json');
+    const at = json ? [...path, '--json'] : path;
+    const mandatory = command.options.filter((option) => option.mandatory).flatMap(value);
+    const args = command.registeredArguments.map((argument) => (argument.variadic ? 'x.json' : 'x'));
+    const required = command.registeredArguments.filter((argument) => argument.required).map(() => 'x');
+    rows.push([
+      `${name}: an unknown option`,
+      [...at, ...mandatory, ...required, '--frobnicate'],
+      'unknown_option',
+      json,
+    ]);
+    if (!command.registeredArguments.some((argument) => argument.variadic))
+      rows.push([
+        `${name}: an argument too many`,
+        [...at, ...mandatory, ...args, 'extra'],
+        'excess_arguments',
+        json,
+      ]);
+    if (required.length > 0)
+      rows.push([`${name}: a missing argument`, [...at, ...mandatory], 'missing_argument', json]);
+    const firstMandatory = command.options.find((option) => option.mandatory);
+    if (firstMandatory !== undefined)
+      rows.push([
+        `${name}: a missing required option`,
+        [...at, ...required],
+        'required_option_missing',
+        json,
+      ]);
+    const choices = command.options.find((option) => option.argChoices !== undefined);
+    if (choices !== undefined)
+      rows.push([
+        `${name}: a bad choice of ${choices.long ?? ''}`,
+        [...at, ...mandatory, ...required, choices.long ?? '', 'not-a-choice'],
+        'option_value_invalid',
+        json,
+      ]);
+    const valued = command.options.find((option) => option.required && !option.mandatory);
+    if (valued !== undefined)
+      rows.push([
+        `${name}: ${valued.long ?? ''} without its value`,
+        [...at, ...mandatory, ...required, valued.long ?? ''],
+        'option_value_missing',
+        json,
+      ]);
+  }
+
+  it('covers every kind of commander usage error across the tree (so no kind passes by absence)', () => {
+    expect(new Set(rows.map(([, , kind]) => kind))).toEqual(
+      new Set([
+        'unknown_command',
+        'unknown_option',
+        'excess_arguments',
+        'missing_argument',
+        'required_option_missing',
+        'option_value_invalid',
+        'option_value_missing',
+      ]),
+    );
+    expect(rows.length).toBeGreaterThan(60);
+  });
+
+  it.each(rows)('%s', async (_name, args, kind, json) => {
+    const run = await evalsInProcess(args, dir);
+    expect(run.status, run.stderr).toBe(EXIT.usage);
+    const [first = '', issue = ''] = run.stderr.split('\n');
+    expect(first).toMatch(/^evals(?: [a-z]+)*: paperclip_cli_usage_invalid$/);
+    expect(issue).toMatch(
+      new RegExp(`^  ${kind} at evals[a-z ]*: .*; see evals[a-z ]* --help \\(expected .+, received .+\\)$`),
+    );
+    if (!json) {
+      expect(run.stdout).toBe('');
+      return;
+    }
+    const failure = JSON.parse(run.stdout) as {
+      exitCode: number;
+      error: { code: string; issues: { code: string; expected?: unknown; received?: unknown }[] };
+    };
+    expect(schemaErrors(CLI_FAILURE, failure)).toEqual([]);
+    expect(failure.exitCode).toBe(run.status);
+    expect(failure.error.code).toBe('paperclip_cli_usage_invalid');
+    expect(failure.error.issues.map((issue) => issue.code)).toEqual([kind]);
+    expect(failure.error.issues[0]?.expected).toBeDefined();
+    expect(failure.error.issues[0]?.received).toBeDefined();
   });
 });

@@ -7,6 +7,7 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 
+import { UsageError } from '../src/exit-codes.ts';
 import { MISSING_COMPANION, REPEATED_OPTION, companionOf, isRepeatable } from '../src/options.ts';
 import { createProgram } from '../src/program.ts';
 
@@ -41,6 +42,15 @@ const SAMPLES: Readonly<Record<string, readonly [string, string]>> = {
 };
 
 class ActionReached extends Error {}
+
+/** A usage error commander found: the CLI's coded UsageError, commander's own error its cause. */
+function commanderCause(error: unknown): CommanderError {
+  expect(error).toBeInstanceOf(UsageError);
+  expect((error as UsageError).code).toBe('paperclip_cli_usage_invalid');
+  const cause = (error as UsageError).cause;
+  expect(cause).toBeInstanceOf(CommanderError);
+  return cause as CommanderError;
+}
 
 function* walk(command: Command, path: readonly string[] = []): Generator<[string[], Command]> {
   yield [[...path], command];
@@ -123,8 +133,7 @@ describe('every option of every command', () => {
         ...given(option, second),
         ...rest(command, option),
       ]);
-      expect(twice.error).toBeInstanceOf(CommanderError);
-      const error = twice.error as CommanderError;
+      const error = commanderCause(twice.error);
       expect(error.code).toBe(REPEATED_OPTION);
       expect(error.exitCode).toBe(2);
       expect(error.message).toContain(`option '${option.flags}' given twice`);
@@ -173,8 +182,7 @@ describe('an option that needs another', () => {
       expect(at).toBeGreaterThanOrEqual(0);
       without.splice(at, takesValue(command.options.find((o) => o.long === flag)!) ? 2 : 1);
       const alone = await parse([...path, ...given(option, first), ...without]);
-      expect(alone.error).toBeInstanceOf(CommanderError);
-      const error = alone.error as CommanderError;
+      const error = commanderCause(alone.error);
       expect(error.code).toBe(MISSING_COMPANION);
       expect(error.exitCode).toBe(2);
       expect(error.message).toContain(`option '${option.flags}' needs ${flag}`);

@@ -251,7 +251,11 @@ describe('scanTarball and extractTarball', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const scan = await Promise.race([
       scanTarball(fifo),
-      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000).unref()),
+      new Promise<'hung'>((resolve) => {
+        setTimeout(() => {
+          resolve('hung');
+        }, 5_000).unref();
+      }),
     ]);
     expect(scan).not.toBe('hung');
     expect(scan === 'hung' ? [] : scan.issues).toContainEqual(
