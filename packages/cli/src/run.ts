@@ -4,7 +4,7 @@
 // parses argv, runs the command and returns that exit code. Nothing else decides one. Commander's
 // own usage errors (an unknown option or command, a missing argument or option value, a value it
 // refuses, too many arguments, and ours: a repeated option, one without its companion) never reach
-// an action: codeUsageErrors() makes each a coded UsageError (paperclip_cli_usage_invalid, with
+// an action: codeUsageErrors() makes each the coded UsageError (paperclip_cli_usage_invalid, with
 // what was expected, what was received and what to do), reported as the command's other failures.
 import { Command, CommanderError } from 'commander';
 
@@ -71,17 +71,8 @@ export function act<A extends unknown[]>(
   return action;
 }
 
-/** A usage error commander found while parsing, for the command it was parsing. */
-class CommandUsageError extends UsageError {
-  constructor(
-    readonly command: Command,
-    message: string,
-    issue: Issue,
-    cause: CommanderError,
-  ) {
-    super(message, { issues: [issue], cause });
-  }
-}
+/** Each usage error commander found while parsing, with the command it was parsing. */
+const USAGE_COMMAND = new WeakMap<UsageError, Command>();
 
 /** `evals policy replay`, as a user types it. */
 function commandPath(command: Command): string {
@@ -198,7 +189,7 @@ export class EvalsCommand extends Command {
 }
 
 /**
- * Makes every commander usage error of the tree a coded UsageError (CommandUsageError): call once,
+ * Makes every commander usage error of the tree a coded UsageError (its command remembered): call once,
  * after every command is added. --help, --version and the help shown for a group without its
  * command stay commander's own (their text is ours, from the flag tables).
  */
@@ -207,7 +198,9 @@ export function codeUsageErrors(command: Command): void {
     if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed')
       throw error;
     const issue = usageIssue(command, error);
-    throw new CommandUsageError(command, issue.message, issue, error);
+    const usage = new UsageError(issue.message, { issues: [issue], cause: error });
+    USAGE_COMMAND.set(usage, command);
+    throw usage;
   });
   for (const sub of command.commands) codeUsageErrors(sub);
 }
@@ -227,8 +220,8 @@ export async function runProgram(argv: readonly string[], program: Command): Pro
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommandUsageError) {
-      const { command } = error;
+    const command = error instanceof UsageError ? USAGE_COMMAND.get(error) : undefined;
+    if (error instanceof UsageError && command !== undefined) {
       const json = command.options.some((option) => option.long === '--json') && asksJson(argv.slice(2));
       return reportFailure(COMMAND_FAILURES.get(command) ?? {}, error, json);
     }
