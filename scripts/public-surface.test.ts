@@ -205,6 +205,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'loadEnvironment',
     'openStore',
     'parseEnvironment',
+    'refreshOf',
     'renderAttemptPage',
     'renderSiteIndex',
     'retractionText',

@@ -4,7 +4,7 @@
 // out of trends, a re-render listed apart; immutability (the same publication again changes no
 // byte and no inode; other bytes for a published campaign are refused and nothing changes); and the
 // public projection (a bundle full of markers yields a site with none of them in any byte).
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,7 +229,8 @@ describe('immutability', () => {
     await expect(publishSite({ store, out: site, campaign: 'nope' })).rejects.toMatchObject({
       code: 'paperclip_evalbook_scope_unknown',
     });
-    expect(Object.keys(await snapshotTree(site))).toEqual([]);
+    // Not even an empty folder: the site folder and its campaigns/ were made by this publication.
+    await expect(readdir(site)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 

@@ -5,22 +5,28 @@
 // sibling folder (`campaigns/.publishing-…`), then the folder is renamed into place: a reader sees no
 // folder or the whole one. A campaign folder is immutable: when its folder is there already, the
 // new bytes must be the old bytes (the manifests are equal and the folder still matches its
-// manifest) — then nothing changes — or the publication is refused (paperclip_app_site_conflict)
-// and nothing is changed. Only then are the root files (index.html, history.json, latest.json,
+// manifest) — then nothing changes — or that campaign is refused and its folder left as it is, while
+// every other campaign is published; the refusals are one paperclip_app_site_conflict once the root
+// files are written, each naming the campaign, what differs and the command that publishes the
+// revision (a re-render under `<id>-report-<n>`, `--as`). The pages come from the ledger alone: the
+// environment (--env) only says where the store is. Nothing is written before every check that can
+// be made up front passed (the campaign is in the store, the folder is a site or empty, the site's
+// mode), and a failure removes the site folders this publication created. Only then are the root files (index.html, history.json, latest.json,
 // latest-green.json) rewritten, each atomically (node's writeOutputFile), from every campaign.json
 // in the site. The publisher never deletes anything but its own temporary folder.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { lstat, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { jsonText } from '@paperclip-evals/contract';
+import { displayLocator, jsonText } from '@paperclip-evals/contract';
 import {
   SITE_CAMPAIGN_V1,
   buildHistory,
   campaignFolder,
   currentCampaigns,
   latestOf,
+  refreshOf,
   renderSiteIndex,
   writeCampaignPages,
 } from '@paperclip-evals/evalbook';
@@ -46,6 +52,11 @@ export interface PublishRequest {
   readonly out: string;
   /** Only this campaign (default: every run in the store). */
   readonly campaign?: string;
+  /**
+   * Publish `campaign` under this id instead: a re-render `<campaign>-report-<n>` (upstream's report
+   * refresh), how a campaign changed since its publication (a retraction, a late attempt) is published.
+   */
+  readonly as?: string;
   /** Write the public projection (a closed allowlist). */
   readonly public?: boolean;
   /** Told after each campaign folder. */
@@ -77,29 +88,48 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   const site = resolve(request.out);
   const isPublic = request.public === true;
   const published: PublishedCampaign[] = [];
+  const refused: Refusal[] = [];
+  assertAs(request);
   // The store first: one it cannot read (missing, not migrated, unreachable) leaves no site folder behind.
-  await withEvalbook(request, 'read', async ({ store, environment }) => {
-    await prepareSite(request.out, site);
+  // The environment (--env) only names the store: no page depends on it (docs/publishing.md).
+  await withEvalbook(request, 'read', async ({ store, storeUrl }) => {
+    await assertSiteFolder(request.out, site);
     await assertSiteMode(site, isPublic);
-    // Each campaign's current record: a resumed campaign's newest (its earlier ones stay in the ledger).
-    const records = new Map(
-      currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
-    );
-    const ids =
-      request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
-    for (const campaignId of ids) {
-      const outcome = await publishCampaign(site, campaignId, async (emit) =>
-        writeCampaignPages({
-          store,
-          campaignId,
-          record: records.get(campaignId) ?? null,
-          public: isPublic,
-          ...(environment === undefined ? {} : { environment }),
-          emit,
-        }),
+    const created = await prepareSite(request.out, site);
+    try {
+      // Each campaign's current record: a resumed campaign's newest (its earlier ones stay in the ledger).
+      const records = new Map(
+        currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
       );
-      published.push(outcome);
-      request.onCampaign?.(outcome);
+      const ids =
+        request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
+      for (const campaignId of ids) {
+        const siteId = request.as ?? campaignId;
+        try {
+          const outcome = await publishCampaign(site, siteId, async (emit) =>
+            writeCampaignPages({
+              store,
+              campaignId,
+              record: records.get(campaignId) ?? null,
+              public: isPublic,
+              ...(siteId === campaignId ? {} : { siteId }),
+              emit,
+            }),
+          );
+          published.push(outcome);
+          request.onCampaign?.(outcome);
+        } catch (error) {
+          if (!(error instanceof SiteConflict)) throw error;
+          refused.push({ campaignId, siteId, issues: error.issues });
+        }
+      }
+    } catch (error) {
+      await removeCreated(created);
+      throw error;
+    }
+    if (refused.length > 0) {
+      await writeRoot(site);
+      throw await conflictError(site, request, displayLocator(storeUrl), published, refused);
     }
   });
   const history = await writeRoot(site);
@@ -114,8 +144,11 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   };
 }
 
-/** The site folder: made when missing (its parent must exist); a symlink or a file is refused. */
-async function prepareSite(path: string, site: string): Promise<void> {
+/**
+ * The site folder: made when missing (its parent must exist); a symlink or a file is refused.
+ * Returns the folders it made, innermost first (what a failed publication removes again).
+ */
+async function prepareSite(path: string, site: string): Promise<string[]> {
   const stat = await lstat(site).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -131,7 +164,7 @@ async function prepareSite(path: string, site: string): Promise<void> {
       );
     });
     await mkdir(join(site, CAMPAIGNS));
-    return;
+    return [join(site, CAMPAIGNS), site];
   }
   if (stat.isSymbolicLink() || !stat.isDirectory())
     throw siteRefused(
@@ -141,9 +174,13 @@ async function prepareSite(path: string, site: string): Promise<void> {
       'a site folder (or a path that does not exist yet)',
       stat.isSymbolicLink() ? 'a symbolic link' : 'a file',
     );
-  await mkdir(join(site, CAMPAIGNS)).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  });
+  const made = await mkdir(join(site, CAMPAIGNS)).then(
+    () => true,
+    (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return false;
+    },
+  );
   const campaigns = await lstat(join(site, CAMPAIGNS));
   if (campaigns.isSymbolicLink() || !campaigns.isDirectory())
     throw siteRefused(
@@ -153,6 +190,56 @@ async function prepareSite(path: string, site: string): Promise<void> {
       'a folder',
       'something else',
     );
+  return made ? [join(site, CAMPAIGNS)] : [];
+}
+
+/**
+ * Removes the folders this publication made, innermost first, each only while empty (rmdir): what
+ * anyone else put there meanwhile stays. Never throws over the failure being reported.
+ */
+async function removeCreated(created: readonly string[]): Promise<void> {
+  for (const folder of created) await rmdir(folder).catch(() => undefined);
+}
+
+/**
+ * The out folder is refused when it holds anything a site does not (a site is its root files and
+ * campaigns/): publishing into some other folder would give a site that fails its own --verify
+ * (site_unknown_path). A missing or empty folder is fine. Checked before anything is written.
+ */
+async function assertSiteFolder(path: string, site: string): Promise<void> {
+  const stat = await lstat(site).catch(() => null);
+  if (stat === null || stat.isSymbolicLink() || !stat.isDirectory()) return; // prepareSite says why
+  const known = new Set<string>([...ROOT_FILES, CAMPAIGNS]);
+  const foreign = (await readdir(site)).filter((name) => !known.has(name)).sort();
+  if (foreign.length === 0) return;
+  throw siteRefused(
+    path,
+    'site_folder_foreign',
+    `${path} is a folder that is not a site: it holds ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}, and a site holds only ${ROOT_FILES.join(', ')} and ${CAMPAIGNS}/; nothing was written (publish into a new or empty folder, or into a site evals publish wrote)`,
+    `a new or empty folder, or a site (${ROOT_FILES.join(', ')}, ${CAMPAIGNS}/)`,
+    `a folder holding ${foreign.length} other entr${foreign.length === 1 ? 'y' : 'ies'} (${foreign.slice(0, 5).join(', ')})`,
+  );
+}
+
+/** `--as` needs `--campaign` and is that campaign's re-render id, `<campaign>-report-<n>`. */
+function assertAs(request: PublishRequest): void {
+  if (request.as === undefined) return;
+  if (request.campaign !== undefined && refreshOf(request.as) === request.campaign) return;
+  throw new AppError(
+    'paperclip_app_request_invalid',
+    request.campaign === undefined
+      ? '--as needs --campaign: it publishes that one campaign under another id'
+      : `--as ${request.as} is not a re-render id of ${request.campaign}: use ${request.campaign}-report-<n>`,
+    [
+      {
+        code: 'site_rerender_id_invalid',
+        message: 'a re-render is published as <campaign>-report-<n>',
+        path: '/as',
+        expected: `${request.campaign ?? '<campaign>'}-report-<n> (with --campaign)`,
+        received: request.as,
+      },
+    ],
+  );
 }
 
 function siteRefused(
@@ -271,6 +358,59 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/** A campaign whose folder is published with other bytes: refused, its folder left as it is. */
+class SiteConflict extends Error {
+  constructor(readonly issues: readonly Issue[]) {
+    super('campaign folder differs');
+  }
+}
+
+interface Refusal {
+  readonly campaignId: string;
+  readonly siteId: string;
+  readonly issues: readonly Issue[];
+}
+
+/** The first `<id>-report-<n>` with no folder in the site: the revision's id. */
+async function nextRevision(site: string, campaignId: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const id = `${campaignId}-report-${n}`;
+    if (!(await exists(join(site, campaignFolder(id))))) return id;
+  }
+}
+
+/** Every refused campaign, after the others were published: one coded error naming each and the command. */
+async function conflictError(
+  site: string,
+  request: PublishRequest,
+  store: string,
+  published: readonly PublishedCampaign[],
+  refused: readonly Refusal[],
+): Promise<AppError> {
+  const issues: Issue[] = [];
+  const commands: string[] = [];
+  for (const refusal of refused) {
+    const revision = await nextRevision(site, refusal.campaignId);
+    const command = `evals publish --store ${quote(store)} --campaign ${quote(refusal.campaignId)} --as ${quote(revision)} --out ${quote(request.out)}${request.public === true ? ' --public' : ''}`;
+    commands.push(command);
+    for (const issue of refusal.issues)
+      issues.push({
+        ...issue,
+        message: `campaign ${refusal.siteId}: ${issue.message}; to publish it as it is now, as a re-render: ${command}`,
+      });
+  }
+  const done = published.filter((entry) => entry.outcome === 'published').length;
+  return new AppError(
+    'paperclip_app_site_conflict',
+    `${refused.length} campaign folder(s) already published with other bytes (${refused.map((entry) => entry.siteId).join(', ')}): a campaign folder is immutable, so ${refused.length === 1 ? 'it was' : 'they were'} left as published; ${done} other campaign folder(s) published, ${published.length - done} unchanged, and the root files written. Publish the revision as a re-render: ${commands.join(' ; ')}`,
+    issues,
+  );
+}
+
+/** A shell word: as it is when plain, else single-quoted. */
+const quote = (word: string): string =>
+  /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+
 /** The folder there already must be exactly the one just rendered: else refused, nothing changed. */
 async function assertSameFolder(folder: string, final: string, manifest: string): Promise<void> {
   const held = await readFile(join(final, MANIFEST), 'utf8').catch(() => null);
@@ -295,11 +435,7 @@ async function assertSameFolder(folder: string, final: string, manifest: string)
     });
   } else issues.push(...(await checkCampaignFolder(final, folder)));
   if (issues.length === 0) return;
-  throw new AppError(
-    'paperclip_app_site_conflict',
-    `campaign folder ${folder} is already published with other bytes: a campaign folder is immutable, so nothing was changed (publish under a new campaign id, e.g. <id>-report-<n>, or into another site)`,
-    issues,
-  );
+  throw new SiteConflict(issues);
 }
 
 /** Rewrites the root files from every campaign.json in the site, each atomically. */
@@ -311,6 +447,11 @@ async function writeRoot(site: string): Promise<SiteHistory> {
     'latest.json': `${jsonText(latestOf(history, 'latest'), 2)}\n`,
     'latest-green.json': `${jsonText(latestOf(history, 'latest_green'), 2)}\n`,
   };
-  for (const name of ROOT_FILES) await writeOutputFile(join(site, name), (write) => write(files[name]));
+  // A root file that already holds these bytes is left as it is (a publication that changes nothing
+  // touches nothing); another is replaced atomically.
+  for (const name of ROOT_FILES) {
+    const held = await readFile(join(site, name), 'utf8').catch(() => null);
+    if (held !== files[name]) await writeOutputFile(join(site, name), (write) => write(files[name]));
+  }
   return history;
 }

@@ -160,6 +160,18 @@ async function respond(root: string, csp: string, req: IncomingMessage, res: Ser
     let file = at;
     const stat = await lstat(file);
     if (stat.isDirectory()) {
+      // A folder's page links relatively (`tests/…`, `../index.html`): served from `/campaigns/<id>`
+      // (no trailing slash) every one of them would resolve one level up and 404, so redirect.
+      if (!raw.endsWith('/')) {
+        res.writeHead(301, {
+          location: `${raw}/`,
+          'content-security-policy': csp,
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        });
+        res.end();
+        return;
+      }
       file = join(file, 'index.html');
       const index = await lstat(file).catch(() => null);
       if (index === null || index.isSymbolicLink() || !index.isFile()) {

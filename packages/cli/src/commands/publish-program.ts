@@ -31,10 +31,14 @@ export function addPublishCommands(program: Command): void {
     )
     .option(
       '--env <file>',
-      'the Evalbook environment (its store, denominator policy, drift bars, expected checks)',
+      'the Evalbook environment, for its store only: no page depends on it (pages come from the ledger alone)',
     )
     .option('--out <site>', 'the site folder (made when missing, in a folder that exists)')
     .option('--campaign <id>', 'publish only this campaign (default: every run in the store)')
+    .option(
+      '--as <id>',
+      'with --campaign: publish it as a re-render <campaign>-report-<n> (how a campaign changed since its publication, by a retraction or a late attempt, is published)',
+    )
     .option('--public', 'write the public projection (a closed allowlist of fields)')
     .option(
       '--verify <site>',
@@ -48,13 +52,16 @@ export function addPublishCommands(program: Command): void {
       'after',
       [
         '',
-        'Exit codes: 0 published (or verified) · 1 a campaign folder is already published with other bytes (nothing changed),',
-        'or --verify found a defect (each listed with its code) · 2 usage error, a store that cannot be read, a campaign',
-        'the store does not hold, an output folder refused.',
+        'Exit codes: 0 published (or verified) · 1 a campaign folder is already published with other bytes (that folder',
+        'left as it is, every other campaign and the root files published; the error names the --as command that publishes',
+        'the revision), or --verify found a defect (each listed with its code) · 2 usage error, a store that cannot be',
+        'read, a campaign the store does not hold, an output folder refused (a file, or a folder that is not a site):',
+        'a publish that fails for any of these writes nothing.',
         '',
         'Examples:',
         '  $ evals publish --store sqlite:.evalbook/evalbook.sqlite --out site',
         '  $ evals publish --campaign nightly-42 --out site --public',
+        '  $ evals publish --campaign nightly-42 --as nightly-42-report-1 --out site   # a retraction since: the revision',
         '  $ evals publish --verify site && aws s3 sync site s3://evals-site   # verify is the gate before any upload',
         '  $ evals view site',
         '',
@@ -68,6 +75,7 @@ export function addPublishCommands(program: Command): void {
           env?: string;
           out?: string;
           campaign?: string;
+          as?: string;
           public?: true;
           verify?: string;
           json?: true;

@@ -12,6 +12,7 @@ export interface PublishCommandOptions {
   readonly env?: string;
   readonly out?: string;
   readonly campaign?: string;
+  readonly as?: string;
   readonly public: boolean;
   readonly verify?: string;
   readonly json: boolean;
@@ -23,10 +24,11 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
       options.out !== undefined ||
       options.store !== undefined ||
       options.campaign !== undefined ||
+      options.as !== undefined ||
       options.public
     )
       throw new UsageError(
-        '--verify SITE takes no --out, --store, --campaign or --public: it only checks a site',
+        '--verify SITE takes no --out, --store, --campaign, --as or --public: it only checks a site',
       );
     const { verifySite } = await import('@paperclip-evals/app/site/verify');
     const result = await verifySite(options.verify);
@@ -56,6 +58,7 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.campaign === undefined ? {} : { campaign: options.campaign }),
+    ...(options.as === undefined ? {} : { as: options.as }),
     public: options.public,
     ...(options.json
       ? {}

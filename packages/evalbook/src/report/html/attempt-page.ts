@@ -104,7 +104,7 @@ function transcript(replay: AttemptReplay): string {
 function promptSection(replay: AttemptReplay): string {
   const prompt =
     replay.case.prompt === null
-      ? '<p class="note">No prompt: the environment (--env) does not give this case one.</p>'
+      ? '<p class="note">No prompt: the ledger does not record a case\'s prompt (with --env, <code>evals report --attempt ID</code> shows the environment\'s).</p>'
       : `<blockquote class="prompt" data-field="prompt">${text(replay.case.prompt)}</blockquote>`;
   return box(
     'prompt',
@@ -297,6 +297,8 @@ export interface AttemptPageOptions {
   readonly title: string;
   /** A relative link back (the report, the site's index); none when absent. A scheme is refused. */
   readonly backHref?: string;
+  /** Relative links in the page's header (a site's: All campaigns, the campaign, the case). A scheme is refused. */
+  readonly links?: readonly { readonly href: string; readonly label: string }[];
 }
 
 /** What every replay page holds around its title and its replay: made once (issue 19). */
@@ -352,14 +354,16 @@ function frame(): PageFrame {
 /** The page's own parts: its title (as a tooltip) and everything from its heading to the replay's end. */
 function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly [string, string] {
   // A link with a scheme (javascript:, https:) would leave the offline page, or run: relative only.
-  if (options.backHref !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(options.backHref.trim()))
-    throw new Error(
-      `renderAttemptPage: backHref must be a relative link, received ${JSON.stringify(options.backHref)}`,
-    );
+  for (const href of [options.backHref, ...(options.links ?? []).map((link) => link.href)])
+    if (href !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(href.trim()))
+      throw new Error(`renderAttemptPage: a link must be relative, received ${JSON.stringify(href)}`);
   const back =
-    options.backHref === undefined
+    (options.backHref === undefined
       ? ''
-      : `<p><a href="${esc(options.backHref)}" data-field="back">← back</a></p>`;
+      : `<p><a href="${esc(options.backHref)}" data-field="back">← back</a></p>`) +
+    (options.links === undefined || options.links.length === 0
+      ? ''
+      : `<nav class="site-nav">${options.links.map((link) => `<a href="${esc(link.href)}">${esc(link.label)}</a>`).join(' · ')}</nav>`);
   return [tip(options.title), `${text(options.title)}</h1>${back}</header>\n${renderAttemptReplay(replay)}`];
 }
 

@@ -6,27 +6,28 @@
 // attempt page is the attempt replay's (buildAttemptReplay, renderAttemptPage); a public one is the
 // allowlisted projection's. The
 // folder's bytes depend on the campaign alone — never on other runs in the store, the store's name
-// or the clock — so publishing it again gives the same bytes. With `public`, every attempt goes
+// or the clock, nor on an optional flag (no environment file: a case's prompt or a config's
+// model never come from `--env`; the model, provider and driver come from what the ledger holds, the
+// attempt's eval session else the campaign record's lane) — so publishing it again gives the same
+// bytes. With `public`, every attempt goes
 // through the closed allowlist (public-projection.ts), the grid embeds no attempt and the summary
 // no retraction text.
 import { EvalbookError } from '../../errors.js';
-import { driftThresholdsOf } from '../../ledger/environment.js';
 import { SummaryBuilder } from '../../analysis/summary.js';
-import { withExpectedChecks } from '../../analysis/scoring.js';
 import { renderHtml } from '../html/render-html.js';
 import { renderAttemptPageBytes } from '../html/attempt-page.js';
 import { esc } from '../html/html-text.js';
 import { buildAttemptReplay } from '../attempt-replay.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, reportAttempt } from '../model.js';
-import { conversationOf, publicAttempt } from './public-projection.js';
+import { conversationOf, modelOf, publicAttempt } from './public-projection.js';
 import { renderCasePage, renderPublicAttemptPage } from './site-html.js';
 import { attemptPage, campaignFolder, casePage } from './site-names.js';
 import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
 
-import type { Environment } from '../../ledger/environment.js';
 import type { EvalbookSummary } from '../../analysis/summary.js';
 import type { LedgerStore, StoredAttempt } from '../../ledger/store.js';
 import type { AttemptVerdict } from '../../analysis/scoring.js';
+import type { AttemptReplay } from '../attempt-replay.js';
 import type { HtmlAttempt } from '../html/render-html.js';
 import type { CaseRow } from './site-html.js';
 import type { SiteCampaign, SiteCompleteness, SiteKind, SiteLane } from './site-model.js';
@@ -37,7 +38,11 @@ export interface CampaignPagesOptions {
   /** The campaign's evals-campaign/v1 record from the ledger, or null (a run ingested without one). */
   readonly record: Readonly<Record<string, unknown>> | null;
   readonly public: boolean;
-  readonly environment?: Environment;
+  /**
+   * The id the folder is published under when it is not the campaign's: a re-render
+   * `<campaignId>-report-<n>` (upstream's report refresh: no provider call, listed apart).
+   */
+  readonly siteId?: string;
   /** Receives each file of the folder (a path inside it, and its text or UTF-8 bytes), awaited one at a time. */
   readonly emit: (path: string, content: string | Uint8Array) => Promise<void>;
 }
@@ -56,11 +61,13 @@ interface RecordFields {
 
 /** Writes the campaign's pages through `emit` and returns its campaign.json (also emitted). */
 export async function writeCampaignPages(options: CampaignPagesOptions): Promise<SiteCampaign> {
-  const { store, campaignId, environment } = options;
+  const { store, campaignId } = options;
+  const siteId = options.siteId ?? campaignId;
   const record = options.record as RecordFields | null;
+  // A lane is a config of the suite (its id is the config's): its provider, model and driver.
+  const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
   const builder = new SummaryBuilder({
-    policy: environment?.report?.denominator ?? 'all_attempts',
-    driftThresholdOf: driftThresholdsOf(environment),
+    policy: 'all_attempts',
     runId: campaignId,
     retractions: (await store.retractions()).filter((retraction) => retraction.runId === campaignId),
   });
@@ -84,21 +91,19 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
       const bundleText = texts.get(stored.bundleDigest) ?? null;
       // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public:
       // the closed allowlist, rendered apart (the replay shows tool inputs and results).
-      const replay = options.public
-        ? null
-        : buildAttemptReplay({
-            attempt: stored,
-            bundleText,
-            verdict,
-            ...(environment === undefined ? {} : { environment }),
-          });
+      const lane = laneOf.get(stored.key.configId) ?? null;
+      const replay = options.public ? null : withLedgerModel(buildAttemptReplay({ attempt: stored, bundleText, verdict }), modelOf(stored, lane));
       await options.emit(
         page,
         replay === null
-          ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText)), caseHref)
+          ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText), lane), caseHref)
           : renderAttemptPageBytes(replay, {
               title: `Attempt ${stored.key.attemptId}`,
-              backHref: `../${caseHref}`,
+              links: [
+                { href: '../../../index.html', label: 'All campaigns' },
+                { href: '../index.html', label: `Campaign ${siteId}` },
+                { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
+              ],
             }),
       );
       if (replay !== null && embedded.length < HTML_MAX_ATTEMPTS)
@@ -109,7 +114,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
     }
     waiting = [];
   };
-  for await (const stored of withExpectedChecks(store.attempts(), environment)) {
+  for await (const stored of store.attempts()) {
     if (stored.key.runId !== campaignId) continue;
     seen++;
     const verdict = builder.add(stored);
@@ -159,12 +164,12 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
     if (verdict.key.runId === campaignId) builder.addPolicyVerdict(verdict);
   const full = builder.build();
   const summary = options.public ? publicSummary(full) : full;
-  const folder = campaignFolder(campaignId);
+  const folder = campaignFolder(siteId);
 
   const grid = renderHtml({
-    title: `Campaign ${campaignId}`,
+    title: `Campaign ${siteId}`,
     // Never the store's name: the folder must not depend on where the store was read from.
-    storeUrl: `campaign ${campaignId}${options.public ? ' (public projection)' : ''}`,
+    storeUrl: `campaign ${campaignId}${siteId === campaignId ? '' : ` (re-rendered as ${siteId})`}${options.public ? ' (public projection)' : ''}`,
     summary,
     budgets: [],
     gate: null,
@@ -177,7 +182,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   await options.emit('index.html', grid.replace('<main>\n', `<main>\n${nav}\n`));
   for (const caseId of [...cases.keys()].sort()) {
     const rows = cases.get(caseId) ?? [];
-    await options.emit(casePage(caseId), renderCasePage({ campaignId }, caseId, rows));
+    await options.emit(casePage(caseId), renderCasePage({ campaignId: siteId }, caseId, rows));
   }
 
   const lanes: SiteLane[] = (record?.lanes ?? []).map(({ id, provider, model, driver }) => ({
@@ -189,9 +194,17 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   const suiteFingerprint = record?.suiteFingerprint ?? null;
   const completeness: SiteCompleteness =
     record === null ? 'unknown' : record.complete === true ? 'complete' : 'partial';
-  const providerCalls = record === null ? null : (record.totals?.tries ?? null);
+  // A re-render under another id made no provider call: upstream's report refresh (providerCalls 0).
+  const providerCalls =
+    siteId !== campaignId ? 0 : record === null ? null : (record.totals?.tries ?? null);
   const kind: SiteKind =
-    record === null ? 'run' : providerCalls === 0 || refreshOf(campaignId) !== null ? 'rerender' : 'campaign';
+    siteId !== campaignId
+      ? 'rerender'
+      : record === null
+        ? 'run'
+        : providerCalls === 0 || refreshOf(campaignId) !== null
+          ? 'rerender'
+          : 'campaign';
   const cells = full.grid.map((cell) => ({
     caseId: cell.caseId,
     configId: cell.configId,
@@ -202,12 +215,12 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   const counted = cells.reduce((sum, cell) => sum + cell.counted, 0);
   const campaign: SiteCampaign = {
     schema: SITE_CAMPAIGN_V1,
-    campaignId,
+    campaignId: siteId,
     folder,
     kind,
     completeness,
     partialReasons: completeness === 'partial' ? [...(record?.partial ?? [])] : [],
-    refreshOf: kind === 'rerender' ? refreshOf(campaignId) : null,
+    refreshOf: kind === 'rerender' ? (refreshOf(siteId) ?? (siteId === campaignId ? null : campaignId)) : null,
     public: options.public,
     suiteFingerprint,
     lanes,
@@ -226,6 +239,21 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   };
   await options.emit('campaign.json', `${JSON.stringify(campaign, null, 2)}\n`);
   return campaign;
+}
+
+/**
+ * The replay with its config's model and driver from the ledger (the attempt's eval session, else the
+ * campaign record's lane), never from an environment file: a site's pages depend on the ledger alone.
+ */
+function withLedgerModel(
+  replay: AttemptReplay,
+  model: ReturnType<typeof modelOf>,
+): AttemptReplay {
+  const named = [model.provider, model.requestedModel].filter((part) => part !== null).join(' · ');
+  return {
+    ...replay,
+    config: { model: named === '' ? null : named, driver: model.driver, description: null },
+  };
 }
 
 /**

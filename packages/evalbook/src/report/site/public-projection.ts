@@ -83,11 +83,36 @@ export function conversationOf(bundleText: string | null): string[] {
   return texts;
 }
 
+/** A campaign record's lane (its id is the config's): how the campaign ran that config. */
+export interface SiteLaneIdentity {
+  readonly provider: string;
+  readonly model: string;
+  readonly driver: string | null;
+}
+
+/**
+ * An attempt's provider, requested model and driver as the ledger holds them, one source for the
+ * private and the public page: the attempt's eval session (an ingested artifact), else the campaign
+ * record's lane for its config, else null (not recorded).
+ */
+export function modelOf(
+  stored: StoredAttempt,
+  lane: SiteLaneIdentity | null,
+): PublicAttempt['model'] {
+  const session = stored.record.evalSession;
+  // One source whole, never fields mixed from two.
+  if (session !== undefined)
+    return { provider: session.provider, requestedModel: session.requestedModel, driver: session.driver };
+  if (lane !== null) return { provider: lane.provider, requestedModel: lane.model, driver: lane.driver };
+  return { provider: null, requestedModel: null, driver: null };
+}
+
 /** The public projection of one stored attempt: every field named, nothing copied whole. */
 export function publicAttempt(
   stored: StoredAttempt,
   verdict: AttemptVerdict,
   conversation: readonly string[],
+  lane: SiteLaneIdentity | null = null,
 ): PublicAttempt {
   const { record, key } = stored;
   const session = record.evalSession;
@@ -103,11 +128,7 @@ export function publicAttempt(
       package: `${record.runner.packageName}@${record.runner.packageVersion}`,
       driver: `${record.runner.driverKind}@${record.runner.driverVersion}`,
     },
-    model: {
-      provider: session?.provider ?? null,
-      requestedModel: session?.requestedModel ?? null,
-      driver: session?.driver ?? null,
-    },
+    model: modelOf(stored, lane),
     terminal: {
       turn: record.terminal.turn,
       run: record.terminal.run,
