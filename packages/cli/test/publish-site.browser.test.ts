@@ -101,6 +101,27 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.close();
     });
 
+    it('a private attempt page links to All campaigns, its campaign and its case, from file://', async () => {
+      const attempts = (await readdir(join(dir, 'site', 'campaigns/nightly-2/attempts'))).sort();
+      const attempt = join(dir, 'site', 'campaigns/nightly-2/attempts', attempts[0] ?? '');
+      const targets: [string, string][] = [
+        ['All campaigns', 'site/index.html'],
+        ['Campaign nightly-2', 'site/campaigns/nightly-2/index.html'],
+        [
+          `case ${(attempts[0] ?? '').split('.')[0] ?? ''}`,
+          `site/campaigns/nightly-2/tests/${(attempts[0] ?? '').split('.')[0] ?? ''}.html`,
+        ],
+      ];
+      for (const [label, target] of targets) {
+        const { page, requests } = await open(attempt);
+        await page.locator('header nav a', { hasText: label }).click();
+        expect(page.url(), label).toBe(pathToFileURL(join(dir, target)).href);
+        await expect(page.locator('main').count(), label).resolves.toBe(1);
+        expect(requests.every((url) => url.startsWith('file://'))).toBe(true);
+        await page.close();
+      }
+    });
+
     it("the campaign page's own script (the report's drill-down) runs under its CSP", async () => {
       const { page, errors } = await open(join(dir, 'site', 'campaigns/nightly-2/index.html'));
       // The script replaces the no-JavaScript hint once it runs.

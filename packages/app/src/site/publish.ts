@@ -103,24 +103,39 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       );
       const ids =
         request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
+      const render = (campaignId: string, siteId: string): Promise<PublishedCampaign> =>
+        publishCampaign(site, siteId, async (emit) =>
+          writeCampaignPages({
+            store,
+            campaignId,
+            record: records.get(campaignId) ?? null,
+            public: isPublic,
+            ...(siteId === campaignId ? {} : { siteId }),
+            emit,
+          }),
+        );
       for (const campaignId of ids) {
         const siteId = request.as ?? campaignId;
         try {
-          const outcome = await publishCampaign(site, siteId, async (emit) =>
-            writeCampaignPages({
-              store,
-              campaignId,
-              record: records.get(campaignId) ?? null,
-              public: isPublic,
-              ...(siteId === campaignId ? {} : { siteId }),
-              emit,
-            }),
-          );
+          const outcome = await render(campaignId, siteId);
           published.push(outcome);
           request.onCampaign?.(outcome);
         } catch (error) {
           if (!(error instanceof SiteConflict)) throw error;
-          refused.push({ campaignId, siteId, issues: error.issues });
+          // Its revision published already (`--as`, the newest <id>-report-<n>) with these very
+          // bytes: nothing to refuse, the site holds the campaign as the ledger has it now.
+          const revision = request.as === undefined ? await newestRevision(site, campaignId) : null;
+          const superseded =
+            revision === null
+              ? null
+              : await render(campaignId, revision).catch((again: unknown) => {
+                  if (again instanceof SiteConflict) return null;
+                  throw again;
+                });
+          if (superseded !== null) {
+            published.push(superseded);
+            request.onCampaign?.(superseded);
+          } else refused.push({ campaignId, siteId, issues: error.issues });
         }
       }
     } catch (error) {
@@ -369,6 +384,14 @@ interface Refusal {
   readonly campaignId: string;
   readonly siteId: string;
   readonly issues: readonly Issue[];
+}
+
+/** The newest `<id>-report-<n>` the site holds (the highest n), or null. */
+async function newestRevision(site: string, campaignId: string): Promise<string | null> {
+  let newest: string | null = null;
+  for (let n = 1; await exists(join(site, campaignFolder(`${campaignId}-report-${n}`))); n++)
+    newest = `${campaignId}-report-${n}`;
+  return newest;
 }
 
 /** The first `<id>-report-<n>` with no folder in the site: the revision's id. */

@@ -288,6 +288,11 @@ export interface SummaryOptions {
   readonly policy?: DenominatorPolicy;
   /** Only attempts of this run (grid, configs and comparisons by config). */
   readonly runId?: string;
+  /**
+   * A run whose every attempt is left out (retracted) gives a summary with nothing counted instead of
+   * an error: a published site shows such a campaign (what it held, and that none of it counts).
+   */
+  readonly leftOutRunAllowed?: boolean;
   readonly compare?: CompareSpec;
   /** Bootstrap seed and resamples: the same evalbook always gives the same intervals. */
   readonly seed?: number;
@@ -733,6 +738,7 @@ export class SummaryBuilder {
         received: name,
       });
       const leftOut = kind === 'run' ? this.leftOutRuns.get(name) : undefined;
+      if (leftOut !== undefined && flag === '--run' && this.options.leftOutRunAllowed === true) return;
       if (leftOut !== undefined) {
         const message = `run ${JSON.stringify(name)} has no attempt to count: ${[...leftOut]
           .map((reason) =>

@@ -68,6 +68,8 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
   const builder = new SummaryBuilder({
     policy: 'all_attempts',
+    // A campaign wholly retracted since is still a folder: nothing of it counts, and it says so.
+    leftOutRunAllowed: true,
     runId: campaignId,
     retractions: (await store.retractions()).filter((retraction) => retraction.runId === campaignId),
   });
@@ -92,11 +94,19 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
       // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public:
       // the closed allowlist, rendered apart (the replay shows tool inputs and results).
       const lane = laneOf.get(stored.key.configId) ?? null;
-      const replay = options.public ? null : withLedgerModel(buildAttemptReplay({ attempt: stored, bundleText, verdict }), modelOf(stored, lane));
+      const replay = options.public
+        ? null
+        : withLedgerModel(
+            buildAttemptReplay({ attempt: stored, bundleText, verdict }),
+            modelOf(stored, lane),
+          );
       await options.emit(
         page,
         replay === null
-          ? renderPublicAttemptPage(publicAttempt(stored, verdict, conversationOf(bundleText), lane), caseHref)
+          ? renderPublicAttemptPage(
+              publicAttempt(stored, verdict, conversationOf(bundleText), lane),
+              caseHref,
+            )
           : renderAttemptPageBytes(replay, {
               title: `Attempt ${stored.key.attemptId}`,
               links: [
@@ -195,8 +205,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   const completeness: SiteCompleteness =
     record === null ? 'unknown' : record.complete === true ? 'complete' : 'partial';
   // A re-render under another id made no provider call: upstream's report refresh (providerCalls 0).
-  const providerCalls =
-    siteId !== campaignId ? 0 : record === null ? null : (record.totals?.tries ?? null);
+  const providerCalls = siteId !== campaignId ? 0 : record === null ? null : (record.totals?.tries ?? null);
   const kind: SiteKind =
     siteId !== campaignId
       ? 'rerender'
@@ -220,7 +229,8 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
     kind,
     completeness,
     partialReasons: completeness === 'partial' ? [...(record?.partial ?? [])] : [],
-    refreshOf: kind === 'rerender' ? (refreshOf(siteId) ?? (siteId === campaignId ? null : campaignId)) : null,
+    refreshOf:
+      kind === 'rerender' ? (refreshOf(siteId) ?? (siteId === campaignId ? null : campaignId)) : null,
     public: options.public,
     suiteFingerprint,
     lanes,
@@ -245,10 +255,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
  * The replay with its config's model and driver from the ledger (the attempt's eval session, else the
  * campaign record's lane), never from an environment file: a site's pages depend on the ledger alone.
  */
-function withLedgerModel(
-  replay: AttemptReplay,
-  model: ReturnType<typeof modelOf>,
-): AttemptReplay {
+function withLedgerModel(replay: AttemptReplay, model: ReturnType<typeof modelOf>): AttemptReplay {
   const named = [model.provider, model.requestedModel].filter((part) => part !== null).join(' · ');
   return {
     ...replay,

@@ -95,10 +95,7 @@ export interface SiteLaneIdentity {
  * private and the public page: the attempt's eval session (an ingested artifact), else the campaign
  * record's lane for its config, else null (not recorded).
  */
-export function modelOf(
-  stored: StoredAttempt,
-  lane: SiteLaneIdentity | null,
-): PublicAttempt['model'] {
+export function modelOf(stored: StoredAttempt, lane: SiteLaneIdentity | null): PublicAttempt['model'] {
   const session = stored.record.evalSession;
   // One source whole, never fields mixed from two.
   if (session !== undefined)
