@@ -440,6 +440,20 @@ describe('renderAttemptPage', () => {
     expect(html).toContain('href="../index.html"');
     for (const href of ['javascript:alert(1)', ' JavaScript:x', 'https://example.com/'])
       expect(() => renderAttemptPage(replay, { title: 't', backHref: href })).toThrow(/relative link/);
+    // The site's header links: relative, escaped, and one with a scheme refused the same way.
+    const linked = renderAttemptPage(replay, {
+      title: 't',
+      links: [
+        { href: '../../../index.html', label: 'All campaigns' },
+        { href: '../index.html', label: 'Campaign <c1>' },
+      ],
+    });
+    expect(linked).toContain(
+      '<nav class="site-nav"><a href="../../../index.html">All campaigns</a> · <a href="../index.html">Campaign &lt;c1&gt;</a></nav>',
+    );
+    expect(() =>
+      renderAttemptPage(replay, { title: 't', links: [{ href: 'javascript:x', label: 'x' }] }),
+    ).toThrow(/relative link/);
   });
 
   it('as bytes (its frame encoded once: the site’s form) is exactly the page’s UTF-8, for any bundle, title and back link (property)', () => {

@@ -356,7 +356,9 @@ function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly
   // A link with a scheme (javascript:, https:) would leave the offline page, or run: relative only.
   for (const href of [options.backHref, ...(options.links ?? []).map((link) => link.href)])
     if (href !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(href.trim()))
-      throw new Error(`renderAttemptPage: a link must be relative, received ${JSON.stringify(href)}`);
+      throw new Error(
+        `renderAttemptPage: every link must be a relative link, received ${JSON.stringify(href)}`,
+      );
   const back =
     (options.backHref === undefined
       ? ''
