@@ -182,8 +182,9 @@ describe('a failed publication leaves nothing behind', () => {
     },
     {
       name: 'a public publication into a private site',
-      prepare: async (out) => {
+      prepare: (out) => {
         expect(evals(['publish', '--store', store, '--out', out, '--campaign', 'nightly-1']).code).toBe(0);
+        return Promise.resolve();
       },
       args: (out) => ['--store', store, '--out', out, '--campaign', 'nightly-2', '--public'],
       code: 2,
@@ -232,7 +233,7 @@ describe('a failed publication leaves nothing behind', () => {
     },
   );
 
-  it('the folder that is not a site would have failed its own --verify: refused with what to do', async () => {
+  it('the folder that is not a site would have failed its own --verify: refused with what to do', () => {
     const result = evals(['publish', '--store', store, '--out', 'fail-2']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('readme.txt');

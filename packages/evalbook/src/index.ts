@@ -49,5 +49,11 @@ export type { CaseCheckModels, IngestOptions, IngestProgress, IngestSummary } fr
 export { writeCampaignPages } from './report/site/campaign-pages.js';
 export { SITE_CSP, renderSiteIndex, siteScriptHashes } from './report/site/site-html.js';
 export { campaignFolder } from './report/site/site-names.js';
-export { SITE_CAMPAIGN_V1, SITE_MANIFEST_V1, buildHistory, latestOf, refreshOf } from './report/site/site-model.js';
+export {
+  SITE_CAMPAIGN_V1,
+  SITE_MANIFEST_V1,
+  buildHistory,
+  latestOf,
+  refreshOf,
+} from './report/site/site-model.js';
 export type { SiteCampaign, SiteHistory, SiteLatest } from './report/site/site-model.js';
