@@ -16,8 +16,11 @@ export function addPublishCommands(program: Command): void {
         'under tests/, a page per attempt under attempts/, campaign.json, and bundle-manifest.json listing every',
         'file with its sha256 and size), and the root index.html, history.json, latest.json and latest-green.json.',
         'A campaign folder is immutable: written into a temporary folder beside it and renamed into place, and',
-        'publishing the same campaign id with other bytes is refused (exit 1) with nothing changed; only the root',
-        'files are rewritten (atomically), and nothing is ever deleted. History groups campaigns by the same',
+        'publishing the same campaign id with other bytes is refused (exit 1) with that folder left as it is, while',
+        'every other campaign is published (--as <id>-report-<n> publishes the revision); only the root files are',
+        'rewritten (atomically), and nothing is ever deleted. The pages come from the ledger alone (the campaign',
+        "record's lanes give each attempt's provider, model and driver), never from --env.",
+        'History groups campaigns by the same',
         'lanes (provider, model, driver) and suite fingerprint; partial campaigns and runs without a campaign',
         'record are listed but never trend points or latest green; a re-render (no provider call) is listed apart.',
         'With --public the pages are a closed allowlist: ids, model/config identity, statuses, usage, cost, check',
@@ -33,7 +36,10 @@ export function addPublishCommands(program: Command): void {
       '--env <file>',
       'the Evalbook environment, for its store only: no page depends on it (pages come from the ledger alone)',
     )
-    .option('--out <site>', 'the site folder (made when missing, in a folder that exists)')
+    .option(
+      '--out <site>',
+      'the site folder: new (in a folder that exists), empty, or a site evals publish wrote; any other folder is refused',
+    )
     .option('--campaign <id>', 'publish only this campaign (default: every run in the store)')
     .option(
       '--as <id>',
