@@ -121,7 +121,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
           published.push(outcome);
           request.onCampaign?.(outcome);
         } catch (error) {
-          if (!(error instanceof SiteConflict)) throw error;
+          if (!isSiteConflict(error)) throw error;
           // Its revision published already (`--as`, the newest <id>-report-<n>) with these very
           // bytes: nothing to refuse, the site holds the campaign as the ledger has it now.
           const revision = request.as === undefined ? await newestRevision(site, campaignId) : null;
@@ -129,7 +129,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
             revision === null
               ? null
               : await render(campaignId, revision).catch((again: unknown) => {
-                  if (again instanceof SiteConflict) return null;
+                  if (isSiteConflict(again)) return null;
                   throw again;
                 });
           if (superseded !== null) {
@@ -374,11 +374,8 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** A campaign whose folder is published with other bytes: refused, its folder left as it is. */
-class SiteConflict extends Error {
-  constructor(readonly issues: readonly Issue[]) {
-    super('campaign folder differs');
-  }
-}
+const isSiteConflict = (error: unknown): error is AppError =>
+  error instanceof AppError && error.code === 'paperclip_app_site_conflict';
 
 interface Refusal {
   readonly campaignId: string;
@@ -458,7 +455,12 @@ async function assertSameFolder(folder: string, final: string, manifest: string)
     });
   } else issues.push(...(await checkCampaignFolder(final, folder)));
   if (issues.length === 0) return;
-  throw new SiteConflict(issues);
+  // Caught by publishSite, which refuses this campaign alone and publishes the others.
+  throw new AppError(
+    'paperclip_app_site_conflict',
+    `campaign folder ${folder} is already published with other bytes`,
+    issues,
+  );
 }
 
 /** Rewrites the root files from every campaign.json in the site, each atomically. */
