@@ -100,6 +100,24 @@ describe('evals --version and --help', () => {
     },
   );
 
+  // The exit-code table and the help agree: every campaign error's exit code is listed in `run --help`
+  // with what that error is (a conflict is said to be one, under the code the table gives it).
+  it.each([
+    ['campaign_record_conflict', 'conflict'],
+    ['campaign_suite_invalid', 'usage'],
+    ['campaign_record_invalid', 'invalid record'],
+    ['campaign_release_incompatible', 'does not join'],
+  ] as const)('run --help lists the exit code of %s with its meaning (%s)', async (code, meaning) => {
+    const { exitCodeFor } = await import('../src/exit-codes.ts');
+    const { CampaignError } = await import('@paperclip-evals/campaign');
+    const exit = exitCodeFor(new CampaignError(code, 'x'));
+    const line = /\nExit codes: (.*)\n/.exec((await evals('run', '--help')).stdout)?.[1] ?? '';
+    const segments = new Map(
+      line.split(' · ').map((segment) => [Number(segment.split(' ')[0]), segment] as const),
+    );
+    expect(segments.get(exit), line).toContain(meaning);
+  });
+
   // Help is our own text: a backslash in an example (jq's \", printf's \n, a continuation line's \)
   // prints as the one backslash the source has, never escaped as input would be.
   it.each([[], ...COMMANDS].map((path) => [path.join(' ') || '(root)', path] as const))(

@@ -3,11 +3,12 @@ import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
-import { CAMPAIGN_EXIT } from '../exit-codes.js';
+import { CAMPAIGN_EXIT, CAMPAIGN_EXIT_MEANING, exitCodesLine } from '../exit-codes.js';
 import { repeatable } from '../options.js';
 import { act } from '../run.js';
 
-const EXIT_LINE = `Exit codes: ${CAMPAIGN_EXIT.ok} every planned attempt has a result (passed, behaviour or grading failure) · ${CAMPAIGN_EXIT.incomplete} some ended in an infrastructure failure or were not run (budget) · ${CAMPAIGN_EXIT.usage} usage (bad flags, a suite that makes no plan, an invalid record) · ${CAMPAIGN_EXIT.incompatible} the release does not join (nothing was started) · ${CAMPAIGN_EXIT.interrupted}/${CAMPAIGN_EXIT.terminated} stopped by Ctrl-C / SIGTERM`;
+/** From the exit-code table itself, so the help and the table cannot disagree. */
+const EXIT_LINE = exitCodesLine(CAMPAIGN_EXIT, CAMPAIGN_EXIT_MEANING);
 
 /** With --json, a failure is one {schema, exitCode, error} object on stdout. */
 const FAILURES = { json: 'paperclip-evals/campaign/v1' } as const;
@@ -195,7 +196,7 @@ export function addCampaignCommands(program: Command): void {
       'after',
       [
         '',
-        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result, or shards (records or stores) that conflict · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record, a --from-store that is not there, --from-store without --store`,
+        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result · ${CAMPAIGN_EXIT.conflict} a conflict: shards (records or stores) that conflict, or the --store ledger records the campaign otherwise (nothing written) · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record, a --from-store that is not there, --from-store without --store`,
         '',
         'SQLite shards: each cell ingested into its own store, so give each with --from-store and the target with',
         '--store: every attempt of the campaign, its policy verdicts and its retractions (who, why, when kept) are',
