@@ -160,15 +160,14 @@ export function printDocument(chunk: string): Promise<void> {
 }
 
 /**
- * Draws our progress line (progress.ts's text: counts, rates, phases; it starts by erasing the
- * line) on stderr, when stderr is a terminal (elsewhere nothing: a log gets plain lines instead);
+ * Draws our progress line (progress.ts's text: counts, rates, phases; it starts with \r or the
+ * line's erase) on stderr, when stderr is a terminal (elsewhere nothing: a log gets plain lines instead);
  * it stays this file's to clear before anything else is written.
  */
 export function drawProgress(text: string): void {
   if (!isTerminal('stderr')) return;
-  const line = text.startsWith(ERASE_LINE) ? text : `${ERASE_LINE}${text}`;
-  sink.write('stderr', line);
-  shownProgress = line;
+  sink.write('stderr', text);
+  shownProgress = text;
 }
 
 /** Clears the progress line, when one is drawn (then nothing is redrawn after the next text). */
