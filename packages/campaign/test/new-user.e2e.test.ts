@@ -143,7 +143,10 @@ describe('refused before the join: what needs nothing run', () => {
     args.splice(args.indexOf('--store') + 1, 1, `sqlite:${join(scratch, 'nowhere', 'x.sqlite')}`);
     const result = await evals(args);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).not.toContain('campaign_release_incompatible');
+    // The store's refusal, naming its path: not the release's (its folder is not there either).
+    expect(result.stderr).toContain('paperclip_output_unwritable');
+    expect(result.stderr).toContain(join(scratch, 'nowhere'));
+    expect(result.stderr).not.toContain('no-such-release');
   });
 
   it('a campaign id --out or the ledger records for another suite: exit 1 (a conflict), before the join', async () => {
