@@ -3,7 +3,9 @@
 // from it, and the stand-in provider's per-model behaviours make the two lanes differ both ways (a
 // regression and an improvement), on models the reference runner prices.
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { planCampaign } from '../packages/campaign/dist/index.js';
@@ -124,9 +126,6 @@ describe('what the demo keeps', () => {
 
 describe("evals init's starter suite", () => {
   it('runs on the reference runner: its stand-in provider, a model it prices, priced in the table at its pinned rates', async () => {
-    const { writeFile, mkdtemp, rm } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'starter-'));
     try {
       await writeFile(join(dir, 'evalbook.yaml'), starterEnvironment());
@@ -135,11 +134,11 @@ describe("evals init's starter suite", () => {
       expect(plan.lanes.length).toBeGreaterThan(0);
       for (const lane of plan.lanes) {
         expect(lane.provider).toBe('paperclip_deterministic');
-        const pinned = MODEL_PRICING[lane.model as keyof typeof MODEL_PRICING];
+        const pinned = Object.entries(MODEL_PRICING).find(([model]) => model === lane.model)?.[1];
         expect(pinned, lane.model).toBeDefined();
         expect(environment.pricing?.models[lane.model]).toEqual({
-          inputPerMillionUsd: pinned.input,
-          outputPerMillionUsd: pinned.output,
+          inputPerMillionUsd: pinned?.input,
+          outputPerMillionUsd: pinned?.output,
         });
       }
     } finally {

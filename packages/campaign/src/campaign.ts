@@ -33,7 +33,8 @@ import type { CampaignRecord, LedgerRecordOutcome } from './record.js';
  * need nothing run, the join (qualifying the release now, or checking its record's digests), the
  * install of the package's eval-session bin, and reading the ledger (resume, spend so far).
  */
-export type CampaignPhase = 'preflight' | 'qualify' | 'accept_qualification' | 'install_eval_session' | 'ledger';
+export type CampaignPhase =
+  'preflight' | 'qualify' | 'accept_qualification' | 'install_eval_session' | 'ledger';
 
 export interface RunCampaignOptions extends PlanOptions {
   readonly environmentPath: string;

@@ -267,7 +267,12 @@ export function campaignIdentity(plan: CampaignPlan, join: Join, shard: Shard | 
 export type PlanIdentity = Pick<CampaignIdentity, 'campaignId' | 'suiteFingerprint' | 'planDigest' | 'shard'>;
 
 export function planIdentity(plan: CampaignPlan, shard: Shard | null): PlanIdentity {
-  return { campaignId: plan.campaignId, suiteFingerprint: plan.suiteFingerprint, planDigest: planDigest(plan), shard };
+  return {
+    campaignId: plan.campaignId,
+    suiteFingerprint: plan.suiteFingerprint,
+    planDigest: planDigest(plan),
+    shard,
+  };
 }
 
 /**
@@ -278,13 +283,13 @@ export function planIdentityDifferences(
   recorded: Readonly<Record<string, unknown>>,
   now: PlanIdentity,
 ): { field: string; recorded: string; now: string }[] {
-  const shard = recorded.shard;
+  const shard = recorded.shard as Partial<Shard> | null | undefined;
   const shardText =
     shard === null
       ? 'the whole campaign'
-      : typeof shard === 'object' && shard !== undefined
-        ? `shard ${String((shard as Shard).index)}/${String((shard as Shard).count)}`
-        : String(shard);
+      : typeof shard === 'object'
+        ? `shard ${String(shard.index)}/${String(shard.count)}`
+        : JSON.stringify(shard);
   const before: Record<string, string> = {
     suiteFingerprint: String(recorded.suiteFingerprint),
     planDigest: String(recorded.planDigest),

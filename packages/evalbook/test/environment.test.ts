@@ -121,7 +121,10 @@ describe('loadEnvironment', () => {
     const issues = await issuesOf('semantic.yaml', text);
     expect(issues).toEqual([
       { code: 'environment_duplicate_id', path: '/configs/1/id' },
-      { code: 'environment_price_precision', path: '/pricing/models/paperclip-deterministic-1/inputPerMillionUsd' },
+      {
+        code: 'environment_price_precision',
+        path: '/pricing/models/paperclip-deterministic-1/inputPerMillionUsd',
+      },
     ]);
   });
 

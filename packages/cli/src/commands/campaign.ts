@@ -114,7 +114,8 @@ function usd(flag: string, text: string | undefined): number | undefined {
 export function assertOutApart(options: RunCommandOptions): void {
   if (options.out === undefined || options.out === '-') return;
   const out = resolve(options.out);
-  const store = options.store?.startsWith('sqlite:') === true ? options.store.slice('sqlite:'.length) : undefined;
+  const store =
+    options.store?.startsWith('sqlite:') === true ? options.store.slice('sqlite:'.length) : undefined;
   const others: [string, string | undefined][] = [
     ['--env', options.env],
     ['--qualification', options.qualification],
