@@ -70,7 +70,7 @@ export function addCampaignCommands(program: Command): void {
     .option('--plan', 'print the plan and run nothing (no release needed)')
     .option(
       '--out <file>',
-      'write the evals-campaign/v1 record here (atomically); a record of this campaign id for another suite, release or plan is refused',
+      'write the evals-campaign/v1 record here (atomically); checked before anything runs: a missing folder, another flag’s file, or a record of this campaign id for another suite, release or plan there is refused',
     )
     .option(
       '--work-dir <dir>',
@@ -113,8 +113,16 @@ export function addCampaignCommands(program: Command): void {
         'coverage is unknown: accountingFailure) with a ceiling stops scheduling unless --allow-unpriced. The ceiling',
         'counts the ledger (read once; with PostgreSQL, one aggregate query before each start: every shard) and this run.',
         '',
-        'Progress goes to stderr: on a terminal one line redrawn (done/planned, running, failures by class, spend of',
-        'ceiling, ETA); piped or in a CI log, a plain line per finished attempt (every N-th past 100 planned).',
+        'Before anything runs (the join takes ~20 s): --out can be written and is not the --env, --qualification or',
+        '--store file; the campaign id is not recorded (in --out or the ledger) for another suite or plan; the store can',
+        'be opened where it is named. Each is refused at once, with what was expected and received.',
+        '',
+        'Progress goes to stderr: on a terminal one line redrawn — the phase before the first session (checking, qualifying',
+        'or checking the record, installing the eval-session, reading the ledger), then done/planned, running, failures by',
+        "class, spend of ceiling (from the ledger's spend: a resumed campaign never starts at $0.00), ETA; piped, in a CI",
+        'log or with --json, no phase line and a plain line per finished attempt (every N-th past 100 planned). The',
+        'summary says how many tries failed and lists each (lane × case #attempt, try, outcome and class, reason; 10 at',
+        'most, then "and N more": the record has every one).',
         'The first Ctrl-C stops scheduling and lets running attempts finish (the record is written); a second kills them.',
         '',
         'Examples:',
