@@ -186,6 +186,16 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       ['runnerd', 'inspect', '--path', 'p', '--sha256', 's', '--timeout-ms', 'soon'],
       /expected a positive whole number, received "soon"/,
     ],
+    [
+      'run --plan with --out (a plan writes no record)',
+      ['run', '--plan', '--env', 'evalbook.yaml', '--campaign', 'c', '--out', 'campaign.json'],
+      /--plan prints the plan and runs nothing: --out has no record to write/,
+    ],
+    [
+      'run --out naming its own --env file',
+      ['run', '--env', 'evalbook.yaml', '--campaign', 'c', '--release-dir', 'r', '--out', './evalbook.yaml'],
+      /--out \.\/evalbook\.yaml is the file --env names/,
+    ],
     ['a comparison without its pair', ['compare', '--a', 'x'], /--a and --b go together/],
     ['a comparison of nothing', ['compare'], /name --a and --b, or --a-run and --b-run/],
     [

@@ -164,6 +164,10 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
       '--eval-session-bin and --eval-session-sha256 go together (the bin is verified by its digest)',
     );
   const sessionEnv = passedEnvironment(options.passEnv);
+  if (options.plan && options.out !== undefined)
+    throw new UsageError(
+      '--plan prints the plan and runs nothing: --out has no record to write (drop --out, or drop --plan to run the campaign)',
+    );
   assertOutApart(options);
   const common = {
     environmentPath: options.env,
