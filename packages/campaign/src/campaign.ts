@@ -7,12 +7,12 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-import { DEFAULT_STORE_URL, loadEnvironment } from '@paperclip-evals/evalbook';
+import { DEFAULT_STORE_URL, loadEnvironment, sqliteStorePath } from '@paperclip-evals/evalbook';
 
 import { evalSessionProgram } from './eval-session-bin.js';
 import { executeCampaign } from './execute.js';
 import { joinRelease } from './join.js';
-import { preflightCampaign } from './preflight.js';
+import { assertLedgerRecordable, preflightCampaign } from './preflight.js';
 import { planCampaign } from './plan.js';
 import {
   assertRecordable,
@@ -100,9 +100,11 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
       : { qualificationRecord: options.qualificationRecord }),
     ...(options.qualify === undefined ? {} : { qualify: options.qualify }),
   });
-  // A campaign id names one campaign: refused before anything runs, not after.
+  // A campaign id names one campaign: refused before anything runs, not after (the release's part
+  // of --out's record, and a PostgreSQL ledger's record, are known only now).
   if (options.out !== undefined)
     await assertRecordable(options.out, campaignIdentity(plan, join, options.shard ?? null));
+  if (sqliteStorePath(storeUrl) === null) await assertLedgerRecordable(storeUrl, plan, options.shard ?? null);
   const tarballSha256 = join.qualification.package.tarballSha256;
   if (tarballSha256 === null) throw new Error('internal: a qualified record names its tarball digest');
   options.onPhase?.('install_eval_session');

@@ -283,13 +283,15 @@ export function planIdentityDifferences(
   recorded: Readonly<Record<string, unknown>>,
   now: PlanIdentity,
 ): { field: string; recorded: string; now: string }[] {
-  const shard = recorded.shard as Partial<Shard> | null | undefined;
+  const shard: unknown = recorded.shard;
+  const part = (key: keyof Shard): string =>
+    JSON.stringify((shard as Partial<Record<keyof Shard, unknown>>)[key] ?? null);
   const shardText =
     shard === null
       ? 'the whole campaign'
       : typeof shard === 'object'
-        ? `shard ${String(shard.index)}/${String(shard.count)}`
-        : JSON.stringify(shard);
+        ? `shard ${part('index')}/${part('count')}`
+        : `not a shard (${typeof shard})`;
   const before: Record<string, string> = {
     suiteFingerprint: String(recorded.suiteFingerprint),
     planDigest: String(recorded.planDigest),
