@@ -3,12 +3,16 @@
 // from it, and the stand-in provider's per-model behaviours make the two lanes differ both ways (a
 // regression and an improvement), on models the reference runner prices.
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { planCampaign } from '../packages/campaign/dist/index.js';
-import { loadEnvironment } from '../packages/evalbook/dist/index.js';
+import { loadEnvironment, starterEnvironment } from '../packages/evalbook/dist/index.js';
 import { MODEL_PRICING } from '../packages/reference-runner/dist/cli/eval-session-contract.js';
 import { DEMO_ENVIRONMENT_FIXTURE } from './demo-environment.ts';
+import { demoPaths } from './demo-paths.ts';
 import {
   BASELINE,
   CANDIDATE,
@@ -95,5 +99,50 @@ describe('the demo environment', () => {
     expect(planCampaign(environment, { campaignId: 'demo-test' })).toEqual(plan);
     expect(plan.settings).toMatchObject({ attempts: DEMO_ATTEMPTS_PER_PAIR, maxInfrastructureRetries: 1 });
     expect(plan.settings.maxCostNanodollars).toBe(1_000_000_000);
+  });
+});
+
+describe('what the demo keeps', () => {
+  it('keeps the release it builds beside the records that point to it, in the campaign folder', () => {
+    const paths = demoPaths('/repo', 'demo-1');
+    expect(relative('/repo', paths.keptDir)).toBe('.evalbook/demo/demo-1');
+    for (const path of [
+      paths.releaseDir,
+      paths.environment,
+      paths.qualification,
+      paths.campaignRecord,
+      paths.campaignWorkDir,
+      paths.storeUrl.slice('sqlite:'.length),
+    ])
+      expect(relative(paths.keptDir, path)).toMatch(/^[^./][^/]*$/);
+  });
+
+  it('demo.ts builds its release there and removes nothing (no temporary folder, no rm)', () => {
+    const source = readFileSync(new URL('./demo.ts', import.meta.url), 'utf8');
+    expect(source).toContain('demoPaths(ROOT, campaignId)');
+    expect(source).not.toMatch(/\b(rmSync|rm|mkdtempSync|tmpdir)\(/);
+  });
+});
+
+describe("evals init's starter suite", () => {
+  it('runs on the reference runner: its stand-in provider, a model it prices, priced in the table at its pinned rates', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'starter-'));
+    try {
+      await writeFile(join(dir, 'evalbook.yaml'), starterEnvironment());
+      const environment = await loadEnvironment(join(dir, 'evalbook.yaml'));
+      const plan = planCampaign(environment, { campaignId: 'first-1' });
+      expect(plan.lanes.length).toBeGreaterThan(0);
+      for (const lane of plan.lanes) {
+        expect(lane.provider).toBe('paperclip_deterministic');
+        const pinned = Object.entries(MODEL_PRICING).find(([model]) => model === lane.model)?.[1];
+        expect(pinned, lane.model).toBeDefined();
+        expect(environment.pricing?.models[lane.model]).toEqual({
+          inputPerMillionUsd: pinned?.input,
+          outputPerMillionUsd: pinned?.output,
+        });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,11 +7,11 @@
 // qualified paperclip-runnerd and each lands in a fresh SQLite Evalbook as it finishes (progress on
 // stderr). Then it shows the results: `evals compare` of the two lanes (one case regresses, one
 // improves), the Markdown report, HTML + JUnit + JSON files, and the grid last. Everything it made
-// is kept under .evalbook/demo/<campaign>/ (git-ignored). Each step is checked against its
+// is kept under .evalbook/demo/<campaign>/ (git-ignored; scripts/demo-paths.ts), the release too: the
+// records point to it, so it can be re-run, qualified again or published. Each step is checked against its
 // documented exit code.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +23,7 @@ import {
   DEMO_CONFIGS,
   demoEnvironmentYaml,
 } from './demo-suite.ts';
+import { demoPaths } from './demo-paths.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -91,14 +92,10 @@ function fail(message: string): false {
 const demoStarted = performance.now();
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
 const campaignId = `demo-${stamp}`;
-const workDir = mkdtempSync(join(tmpdir(), 'evals-demo-'));
-const releaseDir = join(workDir, 'release');
-/** What the demo made, kept (in the git-ignored .evalbook/) for a person to open and query after it. */
-const keptDir = join(ROOT, '.evalbook', 'demo', campaignId);
+/** What the demo made, the release included, kept (in the git-ignored .evalbook/) for a person to open, query, re-run or publish after it. */
+const { keptDir, releaseDir, environment, qualification, storeUrl, campaignRecord, campaignWorkDir } =
+  demoPaths(ROOT, campaignId);
 mkdirSync(keptDir, { recursive: true });
-const environment = join(keptDir, 'evalbook.yaml');
-const qualification = join(keptDir, 'qualification.json');
-const storeUrl = `sqlite:${join(keptDir, 'evalbook.sqlite')}`;
 const shownStore = shown(storeUrl);
 const broken = [
   'denial-missing',
@@ -108,130 +105,127 @@ const broken = [
 ].map((name) => `fixtures/attempts/invalid/${name}.json`);
 const lanes = DEMO_CONFIGS.filter((config) => config.enabled);
 const results: boolean[] = [];
-try {
+results.push(
+  step(
+    'Build a runner release: the packed package, a release paperclip-runnerd and SHA256SUMS (the App side, checked by its own clean consumer)',
+    process.execPath,
+    ['packages/reference-runner/scripts/check-clean-consumers.mjs'],
+    0,
+    { ...process.env, PAPERCLIP_CLEAN_CONSUMER_OUTPUT_DIR: releaseDir },
+  ),
+  step(
+    'Qualify the release: every digest, an isolated offline install, runnerd by digest, negotiation; the record kept',
+    EVALS,
+    ['qualify', '--release-dir', releaseDir, '--out', qualification],
+    0,
+  ),
+  step(
+    'Valid attempts: every bundle passes the contract parser',
+    EVALS,
+    ['validate', 'fixtures/attempts/valid'],
+    0,
+  ),
+  step(
+    'Broken attempts: each is refused with its rule, JSON pointer, expected and received',
+    EVALS,
+    ['validate', ...broken],
+    1,
+  ),
+);
+if (results.slice(0, 2).every(Boolean)) {
+  writeFileSync(environment, demoEnvironmentYaml());
+  const read = ['--store', storeUrl, '--env', environment];
+  const planned = DEMO_CASES.length * lanes.length * DEMO_ATTEMPTS_PER_PAIR;
   results.push(
     step(
-      'Build a runner release: the packed package, a release paperclip-runnerd and SHA256SUMS (the App side, checked by its own clean consumer)',
-      process.execPath,
-      ['packages/reference-runner/scripts/check-clean-consumers.mjs'],
-      0,
-      { ...process.env, PAPERCLIP_CLEAN_CONSUMER_OUTPUT_DIR: releaseDir },
-    ),
-    step(
-      'Qualify the release: every digest, an isolated offline install, runnerd by digest, negotiation; the record kept',
+      `The campaign's plan: ${lanes.length} lanes (${lanes.map((lane) => `${lane.id} on ${lane.model}`).join(', ')}) × ${DEMO_CASES.length} cases × ${DEMO_ATTEMPTS_PER_PAIR} attempts; the disabled lane is left out (suite: ${shown(environment)}, the same as fixtures/environments/demo/evalbook.yaml)`,
       EVALS,
-      ['qualify', '--release-dir', releaseDir, '--out', qualification],
+      ['run', '--plan', '--env', environment, '--campaign', campaignId],
       0,
     ),
     step(
-      'Valid attempts: every bundle passes the contract parser',
+      `Run the campaign: the qualified record accepted (every digest checked again), the release's own paperclip-runner-eval-session installed offline, ${planned} attempts on the qualified paperclip-runnerd, 2 at a time, each ingested into a fresh SQLite Evalbook as it lands (progress on stderr)`,
       EVALS,
-      ['validate', 'fixtures/attempts/valid'],
+      [
+        'run',
+        '--release-dir',
+        releaseDir,
+        '--qualification',
+        qualification,
+        ...read,
+        '--campaign',
+        campaignId,
+        '--work-dir',
+        campaignWorkDir,
+        '--out',
+        campaignRecord,
+      ],
       0,
-    ),
-    step(
-      'Broken attempts: each is refused with its rule, JSON pointer, expected and received',
-      EVALS,
-      ['validate', ...broken],
-      1,
     ),
   );
-  if (results.slice(0, 2).every(Boolean)) {
-    writeFileSync(environment, demoEnvironmentYaml());
-    const read = ['--store', storeUrl, '--env', environment];
-    const planned = DEMO_CASES.length * lanes.length * DEMO_ATTEMPTS_PER_PAIR;
+  if (results.at(-1) === true) {
     results.push(
       step(
-        `The campaign's plan: ${lanes.length} lanes (${lanes.map((lane) => `${lane.id} on ${lane.model}`).join(', ')}) × ${DEMO_CASES.length} cases × ${DEMO_ATTEMPTS_PER_PAIR} attempts; the disabled lane is left out (suite: ${shown(environment)}, the same as fixtures/environments/demo/evalbook.yaml)`,
+        `Is the candidate better than the baseline? A paired comparison over shared cases: regressions first, then improvements`,
         EVALS,
-        ['run', '--plan', '--env', environment, '--campaign', campaignId],
+        ['compare', ...read, '--a', BASELINE, '--b', CANDIDATE],
+        0,
+      ),
+      comparisonHolds(read),
+      step(
+        'The report as a pull-request comment (Markdown): configs, the comparison, cost with coverage, budgets',
+        EVALS,
+        ['report', ...read, '--format', 'md', '--a', BASELINE, '--b', CANDIDATE],
         0,
       ),
       step(
-        `Run the campaign: the qualified record accepted (every digest checked again), the release's own paperclip-runner-eval-session installed offline, ${planned} attempts on the qualified paperclip-runnerd, 2 at a time, each ingested into a fresh SQLite Evalbook as it lands (progress on stderr)`,
+        'The report as one self-contained HTML page, JUnit XML for CI and JSON for machines',
         EVALS,
         [
-          'run',
-          '--release-dir',
-          releaseDir,
-          '--qualification',
-          qualification,
+          'report',
           ...read,
-          '--campaign',
-          campaignId,
-          '--work-dir',
-          join(keptDir, 'campaign'),
+          '--format',
+          'html',
           '--out',
-          join(keptDir, 'campaign.json'),
+          join(keptDir, 'report.html'),
+          '--a',
+          BASELINE,
+          '--b',
+          CANDIDATE,
         ],
         0,
       ),
+      step(
+        'JUnit XML: one testcase per case × config, unsolved as failures, harness problems as errors',
+        EVALS,
+        ['report', ...read, '--format', 'junit', '--out', join(keptDir, 'junit.xml')],
+        0,
+      ),
+      step(
+        'JSON: every attempt with its status and cost provenance, then the summary',
+        EVALS,
+        ['report', ...read, '--format', 'json', '--out', join(keptDir, 'report.json')],
+        0,
+      ),
+      step(
+        'The grid: cases × configs, solved/counted with Wilson 95% intervals (honest statuses: a failed run, a denial or a missing verdict is never a pass)',
+        EVALS,
+        ['grid', ...read],
+        0,
+      ),
     );
-    if (results.at(-1) === true) {
-      results.push(
-        step(
-          `Is the candidate better than the baseline? A paired comparison over shared cases: regressions first, then improvements`,
-          EVALS,
-          ['compare', ...read, '--a', BASELINE, '--b', CANDIDATE],
-          0,
-        ),
-        comparisonHolds(read),
-        step(
-          'The report as a pull-request comment (Markdown): configs, the comparison, cost with coverage, budgets',
-          EVALS,
-          ['report', ...read, '--format', 'md', '--a', BASELINE, '--b', CANDIDATE],
-          0,
-        ),
-        step(
-          'The report as one self-contained HTML page, JUnit XML for CI and JSON for machines',
-          EVALS,
-          [
-            'report',
-            ...read,
-            '--format',
-            'html',
-            '--out',
-            join(keptDir, 'report.html'),
-            '--a',
-            BASELINE,
-            '--b',
-            CANDIDATE,
-          ],
-          0,
-        ),
-        step(
-          'JUnit XML: one testcase per case × config, unsolved as failures, harness problems as errors',
-          EVALS,
-          ['report', ...read, '--format', 'junit', '--out', join(keptDir, 'junit.xml')],
-          0,
-        ),
-        step(
-          'JSON: every attempt with its status and cost provenance, then the summary',
-          EVALS,
-          ['report', ...read, '--format', 'json', '--out', join(keptDir, 'report.json')],
-          0,
-        ),
-        step(
-          'The grid: cases × configs, solved/counted with Wilson 95% intervals (honest statuses: a failed run, a denial or a missing verdict is never a pass)',
-          EVALS,
-          ['grid', ...read],
-          0,
-        ),
-      );
-      process.stdout.write(
-        [
-          '',
-          `HTML report: ${shown(join(keptDir, 'report.html'))} (open it in a browser; report.json and junit.xml beside it)`,
-          `Evalbook:    ${shownStore} — query it again, e.g.`,
-          `             ./node_modules/.bin/evals grid --store ${shownStore} --env ${shown(environment)}`,
-          `Campaign:    ${shown(join(keptDir, 'campaign.json'))} (evals-campaign/v1), every try's request and artifact in ${shown(join(keptDir, 'campaign'))}/`,
-          '',
-        ].join('\n'),
-      );
-    }
+    process.stdout.write(
+      [
+        '',
+        `HTML report: ${shown(join(keptDir, 'report.html'))} (open it in a browser; report.json and junit.xml beside it)`,
+        `Evalbook:    ${shownStore} — query it again, e.g.`,
+        `             ./node_modules/.bin/evals grid --store ${shownStore} --env ${shown(environment)}`,
+        `Campaign:    ${shown(campaignRecord)} (evals-campaign/v1), every try's request and artifact in ${shown(campaignWorkDir)}/`,
+        `Release:     ${shown(releaseDir)} (kept: the records point to it; re-run or publish from it)`,
+        '',
+      ].join('\n'),
+    );
   }
-} finally {
-  rmSync(workDir, { recursive: true, force: true });
 }
 if (results.every(Boolean)) {
   process.stdout.write(

@@ -1,15 +1,18 @@
 // runCampaign: what `evals run` does, as one call. Load the suite, make the plan (with --plan, stop
 // there), hold the join (qualification or an accepted record, runnerd by digest, six-dimension
 // negotiation, the package's eval-session bin), then execute the plan (or this shard of it) and
-// return the evals-campaign/v1 record. Nothing is written and nothing started before the join holds.
+// return the evals-campaign/v1 record. Before the join (~20 s), everything that needs nothing run is
+// checked (preflight.ts: --out, the store, the campaign id against both). Nothing is written and
+// nothing started before the join holds.
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-import { DEFAULT_STORE_URL, loadEnvironment } from '@paperclip-evals/evalbook';
+import { DEFAULT_STORE_URL, loadEnvironment, sqliteStorePath } from '@paperclip-evals/evalbook';
 
 import { evalSessionProgram } from './eval-session-bin.js';
 import { executeCampaign } from './execute.js';
 import { joinRelease } from './join.js';
+import { assertLedgerRecordable, preflightCampaign } from './preflight.js';
 import { planCampaign } from './plan.js';
 import {
   assertRecordable,
@@ -24,6 +27,14 @@ import type { AttemptOutcome, CampaignProgress } from './execute.js';
 import type { JoinOptions } from './join.js';
 import type { CampaignPlan, PlanOptions, Shard } from './plan.js';
 import type { CampaignRecord, LedgerRecordOutcome } from './record.js';
+
+/**
+ * What a run is doing before its first session, in order (told as each begins): the checks that
+ * need nothing run, the join (qualifying the release now, or checking its record's digests), the
+ * install of the package's eval-session bin, and reading the ledger (resume, spend so far).
+ */
+export type CampaignPhase =
+  'preflight' | 'qualify' | 'accept_qualification' | 'install_eval_session' | 'ledger';
 
 export interface RunCampaignOptions extends PlanOptions {
   readonly environmentPath: string;
@@ -56,6 +67,8 @@ export interface RunCampaignOptions extends PlanOptions {
     readonly runnerdSha256: string;
     readonly qualifiedBy: string;
   }) => void;
+  /** Told as each phase before the first session begins (a terminal shows it: the join takes a while). */
+  readonly onPhase?: (phase: CampaignPhase) => void;
   /** Told what became of the record in the ledger (a whole campaign that was not interrupted). */
   readonly onLedgerRecord?: (outcome: LedgerRecordOutcome) => void;
   /** The number of cores (default os.availableParallelism()). */
@@ -72,6 +85,14 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
   const environment = await loadEnvironment(options.environmentPath);
   const plan = planCampaign(environment, { ...options, shardCount: options.shard?.count ?? 1 });
   const storeUrl = options.storeUrl ?? environment.store ?? DEFAULT_STORE_URL;
+  options.onPhase?.('preflight');
+  await preflightCampaign({
+    plan,
+    shard: options.shard ?? null,
+    storeUrl,
+    ...(options.out === undefined ? {} : { out: options.out }),
+  });
+  options.onPhase?.(options.qualificationRecord === undefined ? 'qualify' : 'accept_qualification');
   const join = await joinRelease({
     releaseDir: options.releaseDir,
     ...(options.qualificationRecord === undefined
@@ -79,11 +100,14 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
       : { qualificationRecord: options.qualificationRecord }),
     ...(options.qualify === undefined ? {} : { qualify: options.qualify }),
   });
-  // A campaign id names one campaign: refused before anything runs, not after.
+  // A campaign id names one campaign: refused before anything runs, not after (the release's part
+  // of --out's record, and a PostgreSQL ledger's record, are known only now).
   if (options.out !== undefined)
     await assertRecordable(options.out, campaignIdentity(plan, join, options.shard ?? null));
+  if (sqliteStorePath(storeUrl) === null) await assertLedgerRecordable(storeUrl, plan, options.shard ?? null);
   const tarballSha256 = join.qualification.package.tarballSha256;
   if (tarballSha256 === null) throw new Error('internal: a qualified record names its tarball digest');
+  options.onPhase?.('install_eval_session');
   const program = await evalSessionProgram({
     tarballPath: join.tarballPath,
     tarballSha256,
@@ -101,6 +125,7 @@ export async function runCampaign(options: RunCampaignOptions): Promise<Campaign
     const workDir = resolve(options.workDir ?? `.evalbook/campaigns/${plan.campaignId}`);
     await mkdir(workDir, { recursive: true, mode: 0o700 });
     const { availableParallelism } = await import('node:os');
+    options.onPhase?.('ledger');
     const result = await executeCampaign({
       plan,
       shard: options.shard ?? null,

@@ -124,7 +124,12 @@ export interface CampaignProgress {
   /** Finished attempts by disposition, and infrastructure failures by class. */
   readonly byDisposition: Readonly<Partial<Record<Disposition, number>>>;
   readonly failuresByClass: Readonly<Record<string, number>>;
+  /**
+   * The spend the ceiling counts: what the ledger recorded for the campaign when this run began (a
+   * resumed campaign starts from it, never from $0) plus this run's tries new to the ledger.
+   */
   readonly observedNanodollars: number;
+  /** Tries of unknown cost, counted the same way (the ledger's, then this run's). */
   readonly unknownCostTries: number;
   readonly ceilingNanodollars: number | null;
   /** null until one attempt finished. */
@@ -343,8 +348,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   const lanes = new Map(plan.lanes.map((lane) => [lane.id, lane]));
   const outcomes = new Map<string, AttemptOutcome>();
   const running = new Set<KillableRun>();
-  /** Every try this run made; of them, those new to the ledger or not in it, and those not in it. */
-  const local = { observed: 0, unknown: 0 };
+  /** This run's tries new to the ledger or not in it, and of them those not in it. */
   const fresh = { observed: 0, unknown: 0 };
   const unrecorded = { observed: 0, unknown: 0 };
   const byDisposition: Partial<Record<Disposition, number>> = {};
@@ -380,8 +384,8 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       resumed: resumedCount,
       byDisposition: { ...byDisposition },
       failuresByClass: { ...failuresByClass },
-      observedNanodollars: local.observed,
-      unknownCostTries: local.unknown,
+      observedNanodollars: (heldAtStart?.observed ?? 0) + fresh.observed,
+      unknownCostTries: (heldAtStart?.unknown ?? 0) + fresh.unknown,
       ceilingNanodollars: plan.settings.maxCostNanodollars,
       etaMs:
         ranDone === 0
@@ -797,7 +801,6 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       const { outcome, verdict } = await runTry(attempt, lane, tryId);
       active--;
       tries.push(outcome);
-      addCost(local, outcome.cost);
       if (outcome.ingest !== 'duplicate') addCost(fresh, outcome.cost);
       if (outcome.ingest !== 'inserted' && outcome.ingest !== 'synthesized' && outcome.ingest !== 'duplicate')
         addCost(unrecorded, outcome.cost);
@@ -835,6 +838,8 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   };
 
   try {
+    // The spend so far: a resumed campaign's progress starts from what the ledger records.
+    heldAtStart = await ledgerSpend();
     progress();
     let next = 0;
     const worker = async (): Promise<void> => {

@@ -16,4 +16,5 @@ export {
 } from './record.js';
 export type { CampaignRecord } from './record.js';
 export { planFromFiles, runCampaign } from './campaign.js';
+export type { CampaignPhase } from './campaign.js';
 export { mergeShardStores } from './merge-stores.js';

@@ -263,15 +263,48 @@ export function campaignIdentity(plan: CampaignPlan, join: Join, shard: Shard | 
   };
 }
 
-function identityOf(record: CampaignIdentity): string {
-  return JSON.stringify([
-    record.campaignId,
-    record.suiteFingerprint,
-    record.planDigest,
-    record.package,
-    record.runnerd,
-    record.shard,
-  ]);
+/** The part of the identity known before the join (the plan): what `evals run` checks first. */
+export type PlanIdentity = Pick<CampaignIdentity, 'campaignId' | 'suiteFingerprint' | 'planDigest' | 'shard'>;
+
+export function planIdentity(plan: CampaignPlan, shard: Shard | null): PlanIdentity {
+  return {
+    campaignId: plan.campaignId,
+    suiteFingerprint: plan.suiteFingerprint,
+    planDigest: planDigest(plan),
+    shard,
+  };
+}
+
+/**
+ * Each plan identity field a recorded campaign (a record as the ledger keeps it, read as untrusted
+ * JSON) disagrees on with `now`: the recorded value and this run's.
+ */
+export function planIdentityDifferences(
+  recorded: Readonly<Record<string, unknown>>,
+  now: PlanIdentity,
+): { field: string; recorded: string; now: string }[] {
+  const shard: unknown = recorded.shard;
+  const part = (key: keyof Shard): string =>
+    JSON.stringify((shard as Partial<Record<keyof Shard, unknown>>)[key] ?? null);
+  const shardText =
+    shard === null
+      ? 'the whole campaign'
+      : typeof shard === 'object'
+        ? `shard ${part('index')}/${part('count')}`
+        : `not a shard (${typeof shard})`;
+  const before: Record<string, string> = {
+    suiteFingerprint: String(recorded.suiteFingerprint),
+    planDigest: String(recorded.planDigest),
+    shard: shardText,
+  };
+  const after: Record<string, string> = {
+    suiteFingerprint: now.suiteFingerprint,
+    planDigest: now.planDigest,
+    shard: now.shard === null ? 'the whole campaign' : `shard ${now.shard.index}/${now.shard.count}`,
+  };
+  return Object.keys(before)
+    .filter((field) => before[field] !== after[field])
+    .map((field) => ({ field, recorded: before[field] ?? '', now: after[field] ?? '' }));
 }
 
 /** Reads a campaign (or shard) record file, fail closed. */
@@ -314,13 +347,17 @@ export async function writeCampaignRecord(path: string, record: CampaignRecord):
 
 /**
  * Refuses (campaign_record_conflict) when `path` holds a record of the same campaign id for another
- * suite, release, plan or shard; anything else there is writeOutputFile's to judge.
+ * suite, release, plan or shard (before the join: the plan's fields only); anything else there is
+ * writeOutputFile's to judge.
  */
-export async function assertRecordable(path: string, identity: CampaignIdentity): Promise<void> {
+export async function assertRecordable(
+  path: string,
+  identity: CampaignIdentity | PlanIdentity,
+): Promise<void> {
   const existing = await readCampaignRecord(path).catch(() => null);
   if (existing === null || existing.campaignId !== identity.campaignId) return;
-  if (identityOf(existing) === identityOf(identity)) return;
   const differences = identityDifferences(existing, identity);
+  if (differences.length === 0) return;
   throw new CampaignError(
     'campaign_record_conflict',
     `${path} records campaign ${identity.campaignId} with another ${differences.map((d) => d.field).join(', ')}: write this run's record to another --out, or run it under a new --campaign id`,
@@ -334,23 +371,28 @@ export async function assertRecordable(path: string, identity: CampaignIdentity)
   );
 }
 
-/** Each identity field two records disagree on, readably: the recorded value and this run's. */
+/**
+ * Each identity field two records disagree on, readably: the recorded value and this run's (only
+ * the fields `now` has: before the join, the plan's).
+ */
 function identityDifferences(
   recorded: CampaignIdentity,
-  now: CampaignIdentity,
+  now: CampaignIdentity | PlanIdentity,
 ): { field: string; recorded: string; now: string }[] {
-  const shown = (identity: CampaignIdentity): Record<string, string> => ({
+  const shown = (identity: CampaignIdentity | PlanIdentity): Record<string, string> => ({
     suiteFingerprint: identity.suiteFingerprint,
     planDigest: identity.planDigest,
-    package: `${identity.package.name}@${identity.package.version}`,
-    runnerd: identity.runnerd.sha256,
+    ...('package' in identity ? { package: `${identity.package.name}@${identity.package.version}` } : {}),
+    ...('runnerd' in identity ? { runnerd: identity.runnerd.sha256 } : {}),
     shard:
       identity.shard === null
         ? 'the whole campaign'
         : `shard ${identity.shard.index}/${identity.shard.count}`,
   });
-  const before = shown(recorded);
   const after = shown(now);
+  const before = Object.fromEntries(
+    Object.entries(shown(recorded)).filter(([field]) => Object.hasOwn(after, field)),
+  );
   return Object.keys(before)
     .filter((field) => before[field] !== after[field])
     .map((field) => ({ field, recorded: before[field] ?? '', now: after[field] ?? '' }));

@@ -16,7 +16,11 @@ import type { EvalbookErrorCode } from '@paperclip-evals/evalbook';
 export const EXIT = {
   /** Everything checked is valid / compatible. */
   ok: 0,
-  /** An attempt bundle was checked and refused. */
+  /**
+   * An input was checked and refused: an invalid attempt bundle, a refused release, a failed gate —
+   * and every conflict with what is already recorded (an attempt, a campaign id, a published
+   * campaign, a shard's copy: nothing written). One rule: every `*_conflict` code exits 1.
+   */
   invalid: 1,
   /** Bad usage, an input that could not be read or is not the document it should be, or an output path refused. */
   usage: 2,
@@ -168,8 +172,13 @@ const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
 export const CAMPAIGN_EXIT = {
   /** Every planned attempt (of the selection or shard) has a result: passed, behaviour or grading failure. */
   ok: EXIT.ok,
-  /** Some attempts ended in an infrastructure failure or were not run (budget); merge: a shard is missing, or shards conflict. */
+  /** Some attempts ended in an infrastructure failure or were not run (budget); merge: a shard is missing. */
   incomplete: EXIT.invalid,
+  /**
+   * A conflict, as every conflict (EXIT.invalid): the campaign id is recorded (in --out or the
+   * ledger) for another suite, release, plan or shard, or shard records or stores conflict; nothing written.
+   */
+  conflict: EXIT.invalid,
   /** Bad flags, a suite that makes no plan, an unreadable or invalid record. */
   usage: EXIT.usage,
   /** The release does not join (qualification, a changed digest, runnerd, negotiation): nothing started. */
@@ -179,10 +188,36 @@ export const CAMPAIGN_EXIT = {
   terminated: EXIT.terminated,
 } as const;
 
+/** What each CAMPAIGN_EXIT code means to a user of `evals run` (its --help says it, from here). */
+export const CAMPAIGN_EXIT_MEANING: Record<keyof typeof CAMPAIGN_EXIT, string> = {
+  ok: 'every planned attempt has a result (passed, behaviour or grading failure)',
+  incomplete: 'some ended in an infrastructure failure or were not run (budget)',
+  conflict:
+    'a conflict: the campaign id is recorded (in --out or the ledger) for another suite, release, plan or shard (campaign_record_conflict, nothing run)',
+  usage: 'usage (bad flags, a suite that makes no plan, an invalid record, an --out that cannot be written)',
+  incompatible: 'the release does not join (nothing was started)',
+  interrupted: 'stopped by Ctrl-C',
+  terminated: 'stopped by SIGTERM',
+};
+
+/** "Exit codes: 0 … · 1 … or … · …": each code once, in order, with every meaning it has. */
+export function exitCodesLine<K extends string>(
+  table: Readonly<Record<K, number>>,
+  meaning: Readonly<Record<K, string>>,
+): string {
+  const byCode = new Map<number, string[]>();
+  for (const key of Object.keys(table) as K[])
+    byCode.set(table[key], [...(byCode.get(table[key]) ?? []), meaning[key]]);
+  const parts = [...byCode]
+    .sort(([a], [b]) => a - b)
+    .map(([code, meanings]) => `${code} ${meanings.join('; or ')}`);
+  return `Exit codes: ${parts.join(' · ')}`;
+}
+
 const EXIT_FOR_CAMPAIGN_ERROR: Record<CampaignErrorCode, number> = {
   campaign_suite_invalid: CAMPAIGN_EXIT.usage,
   campaign_release_incompatible: CAMPAIGN_EXIT.incompatible,
-  campaign_record_conflict: CAMPAIGN_EXIT.incomplete,
+  campaign_record_conflict: CAMPAIGN_EXIT.conflict,
   campaign_record_invalid: CAMPAIGN_EXIT.usage,
 };
 

@@ -47,10 +47,33 @@ const PROCESS_SINK: OutputSink = {
 
 let sink: OutputSink = PROCESS_SINK;
 
+/**
+ * The progress line drawn on stderr now (drawProgress's text), or null. This file is the one writer
+ * that owns it: every other text — a message on stderr, a line or document on stdout, which share
+ * the terminal — first clears it, then draws it again after, so nothing is ever glued to it.
+ */
+let shownProgress: string | null = null;
+
+/** The line's own erase: back to its start, cleared to the end. */
+const ERASE_LINE = '\r\x1b[K';
+
+/** Writes `text` to `stream` around the progress line: cleared before, drawn again after. */
+function write(stream: Stream, text: string, done?: (error?: Error | null) => void): void {
+  if (shownProgress === null) {
+    sink.write(stream, text, done);
+    return;
+  }
+  const line = shownProgress;
+  sink.write('stderr', ERASE_LINE);
+  sink.write(stream, text, done);
+  sink.write('stderr', line);
+}
+
 /** Sends everything printed to `next` (undefined: this process's streams again); returns the sink it replaces. */
 export function setOutputSink(next: OutputSink | undefined): OutputSink {
   const previous = sink;
   sink = next ?? PROCESS_SINK;
+  shownProgress = null;
   return previous;
 }
 
@@ -89,7 +112,7 @@ function renderLine(line: Line, colour: boolean): string {
 
 /** Writes human text, one line each (see humanText). */
 export function printLines(stream: Stream, lines: readonly Line[]): void {
-  sink.write(stream, humanText(lines, colours(stream)));
+  write(stream, humanText(lines, colours(stream)));
 }
 
 /**
@@ -105,7 +128,7 @@ export function printText(stream: Stream, text: string): void {
  * flag tables and descriptions (a `\` in an example is a `\`). Never text that holds input.
  */
 export function printOwnText(stream: Stream, text: string): void {
-  sink.write(stream, text);
+  write(stream, text);
 }
 
 /**
@@ -113,37 +136,45 @@ export function printOwnText(stream: Stream, text: string): void {
  * newline; indented by `space` (0: on one line).
  */
 export function printJson(value: unknown, space = 2): void {
-  sink.write('stdout', `${jsonText(value, space)}\n`);
+  write('stdout', `${jsonText(value, space)}\n`);
 }
 
 /** Writes JSON text already made (by failureJson) on stdout as it is. */
 export function printJsonText(json: string): void {
-  sink.write('stdout', json);
+  write('stdout', json);
 }
 
 /** Writes one JSON log line on stderr as it is (the checks engine's jsonLogger, which writes it with jsonText). */
 export function printLogLine(line: string): void {
-  sink.write('stderr', line);
+  write('stderr', line);
 }
 
 /** Writes a chunk of a document (a report on stdout) as it is, resolving once it is handed on. */
 export function printDocument(chunk: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    sink.write('stdout', chunk, (error) => {
+    write('stdout', chunk, (error) => {
       if (error) reject(error);
       else resolve();
     });
   });
 }
 
-/** Draws our progress line (progress.ts's text: counts and rates only) on stderr. */
+/**
+ * Draws our progress line (progress.ts's text: counts, rates, phases; it starts with \r or the
+ * line's erase) on stderr, when stderr is a terminal (elsewhere nothing: a log gets plain lines instead);
+ * it stays this file's to clear before anything else is written.
+ */
 export function drawProgress(text: string): void {
+  if (!isTerminal('stderr')) return;
   sink.write('stderr', text);
+  shownProgress = text;
 }
 
-/** Clears the progress line, when stderr is a terminal. */
+/** Clears the progress line, when one is drawn (then nothing is redrawn after the next text). */
 export function clearProgress(): void {
-  if (isTerminal('stderr')) sink.write('stderr', '\r\x1b[K');
+  if (shownProgress === null && !isTerminal('stderr')) return;
+  if (isTerminal('stderr')) sink.write('stderr', ERASE_LINE);
+  shownProgress = null;
 }
 
 /** How many characters `text` takes once rendered (for padding table columns). */

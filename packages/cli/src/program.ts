@@ -427,12 +427,12 @@ export function createProgram(): Command {
     .command('init')
     .summary('write a commented starter Evalbook environment (evalbook.yaml)')
     .description(
-      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is; an existing file is never overwritten. - or /dev/stdout writes it to stdout, a FIFO in place; a directory or a missing folder is refused.',
+      'Write a starter Evalbook environment: cases, configs, a versioned pricing table, budgets and report settings, each commented, ready to edit. It loads as is, and `evals run` runs it as is against the reference runner release this repository builds (its deterministic stand-in provider, paperclip_deterministic, and its model paperclip-deterministic-1, priced in the table); its comments say what to change for a real release (provider, models, prices, cases, digests). An existing file is never overwritten. - or /dev/stdout writes it to stdout, a FIFO in place; a directory or a missing folder is refused.',
     )
     .argument('[file]', 'where to write it', 'evalbook.yaml')
     .addHelpText(
       'after',
-      '\nExit codes: 0 written · 2 the file exists, its folder is missing, or it cannot be written.\n\nExamples:\n  $ evals init\n  $ evals init suites/nightly.yaml\n  $ evals init - | less',
+      '\nExit codes: 0 written · 2 the file exists, its folder is missing, or it cannot be written.\n\nExamples:\n  $ evals init\n  $ evals run --release-dir RELEASE --env evalbook.yaml --campaign first-1 --out campaign.json\n  $ evals init suites/nightly.yaml\n  $ evals init - | less',
     )
     .action(
       act(async (file: string) => {

@@ -182,6 +182,23 @@ describe('exitCodeFor: a row per failure', () => {
     expect(exitCodeFor(lookalike)).toBe(EXIT.internal);
   });
 
+  // One rule for every conflict with what is recorded (an attempt, a campaign id, a published
+  // campaign, a shard's copy): exit 1, as every command's help says, never infrastructure or usage.
+  it('exits 1 for every *_conflict code of every package (one rule for all conflicts)', () => {
+    const tables: Record<string, Record<string, number>> = { contract, evalbook, app, campaign, checks };
+    const conflicts = Object.values(tables)
+      .flatMap((table) => Object.entries(table))
+      .filter(([code]) => code.endsWith('_conflict'));
+    expect(conflicts.map(([code]) => code).sort()).toEqual([
+      'campaign_record_conflict',
+      'paperclip_app_site_conflict',
+      'paperclip_evalbook_campaign_conflict',
+      'paperclip_evalbook_merge_conflict',
+    ]);
+    for (const [code, exit] of conflicts) expect(exit, code).toBe(EXIT.invalid);
+    expect(exitCodeForOutcome('rejected')).toBe(EXIT.invalid); // ingest: a conflicting digest
+  });
+
   it('maps every code of every package to exactly one exit code: no code is in two packages', () => {
     const tables: Record<string, Record<string, number>> = { contract, evalbook, app, campaign, checks };
     const owners = new Map<string, string[]>();

@@ -17,6 +17,7 @@ import {
   printDocument,
   printJson,
   printLines,
+  printLogLine,
   setOutputSink,
   shownWidth,
 } from '../src/print.ts';
@@ -78,6 +79,73 @@ describe('setOutputSink', () => {
       ['stderr', '\rprogress'],
       ['stderr', '\r\u001b[K'],
     ]);
+  });
+});
+
+describe('the progress line has one owner: every other text clears it first and draws it again after', () => {
+  const collect = (terminal: boolean): { written: [string, string][]; sink: OutputSink } => {
+    const written: [string, string][] = [];
+    return {
+      written,
+      sink: {
+        write: (stream, text, done) => {
+          written.push([stream, text]);
+          done?.();
+        },
+        isTerminal: (stream) => terminal && stream === 'stderr',
+      },
+    };
+  };
+  const ERASE = '\r\u001b[K';
+
+  it('on a terminal: a message, a log line, JSON and a document never glue to the drawn line', async () => {
+    const { written, sink } = collect(true);
+    const previous = setOutputSink(sink);
+    try {
+      drawProgress(`${ERASE}run: 1/3 done · spend $0.01`);
+      printLines('stderr', ['evals: campaign recorded in the ledger']);
+      printLogLine('{"level":"info"}\n');
+      printJson({ a: 1 }, 0);
+      await printDocument('doc');
+      clearProgress();
+      printLines('stderr', ['after']);
+    } finally {
+      setOutputSink(previous);
+    }
+    const line = `${ERASE}run: 1/3 done · spend $0.01`;
+    expect(written).toEqual([
+      ['stderr', line],
+      ['stderr', ERASE],
+      ['stderr', 'evals: campaign recorded in the ledger\n'],
+      ['stderr', line],
+      ['stderr', ERASE],
+      ['stderr', '{"level":"info"}\n'],
+      ['stderr', line],
+      ['stderr', ERASE],
+      ['stdout', '{"a":1}\n'],
+      ['stderr', line],
+      ['stderr', ERASE],
+      ['stdout', 'doc'],
+      ['stderr', line],
+      ['stderr', ERASE],
+      ['stderr', 'after\n'],
+    ]);
+    // Whatever the order, the text a terminal shows ends every message on its own line.
+    const shown = written.map(([, text]) => text).join('');
+    expect(shown).not.toMatch(/spend \$0\.01evals|spend \$0\.01\{/);
+  });
+
+  it('off a terminal: no progress line is drawn, and messages go out as they are', () => {
+    const { written, sink } = collect(false);
+    const previous = setOutputSink(sink);
+    try {
+      drawProgress(`${ERASE}run: 1/3`);
+      printLines('stderr', ['message']);
+      clearProgress();
+    } finally {
+      setOutputSink(previous);
+    }
+    expect(written).toEqual([['stderr', 'message\n']]);
   });
 });
 

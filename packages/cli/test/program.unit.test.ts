@@ -100,6 +100,24 @@ describe('evals --version and --help', () => {
     },
   );
 
+  // The exit-code table and the help agree: every campaign error's exit code is listed in `run --help`
+  // with what that error is (a conflict is said to be one, under the code the table gives it).
+  it.each([
+    ['campaign_record_conflict', 'conflict'],
+    ['campaign_suite_invalid', 'usage'],
+    ['campaign_record_invalid', 'invalid record'],
+    ['campaign_release_incompatible', 'does not join'],
+  ] as const)('run --help lists the exit code of %s with its meaning (%s)', async (code, meaning) => {
+    const { exitCodeFor } = await import('../src/exit-codes.ts');
+    const { CampaignError } = await import('@paperclip-evals/campaign');
+    const exit = exitCodeFor(new CampaignError(code, 'x'));
+    const line = /\nExit codes: (.*)\n/.exec((await evals('run', '--help')).stdout)?.[1] ?? '';
+    const segments = new Map(
+      line.split(' · ').map((segment) => [Number(segment.split(' ')[0]), segment] as const),
+    );
+    expect(segments.get(exit), line).toContain(meaning);
+  });
+
   // Help is our own text: a backslash in an example (jq's \", printf's \n, a continuation line's \)
   // prints as the one backslash the source has, never escaped as input would be.
   it.each([[], ...COMMANDS].map((path) => [path.join(' ') || '(root)', path] as const))(
@@ -167,6 +185,16 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       'a timeout that is not a number',
       ['runnerd', 'inspect', '--path', 'p', '--sha256', 's', '--timeout-ms', 'soon'],
       /expected a positive whole number, received "soon"/,
+    ],
+    [
+      'run --plan with --out (a plan writes no record)',
+      ['run', '--plan', '--env', 'evalbook.yaml', '--campaign', 'c', '--out', 'campaign.json'],
+      /--plan prints the plan and runs nothing: --out has no record to write/,
+    ],
+    [
+      'run --out naming its own --env file',
+      ['run', '--env', 'evalbook.yaml', '--campaign', 'c', '--release-dir', 'r', '--out', './evalbook.yaml'],
+      /--out \.\/evalbook\.yaml is the file --env names/,
     ],
     ['a comparison without its pair', ['compare', '--a', 'x'], /--a and --b go together/],
     ['a comparison of nothing', ['compare'], /name --a and --b, or --a-run and --b-run/],

@@ -24,7 +24,7 @@ export type { AttemptKey, LedgerRecord } from './ledger/convert.js';
 export { checkRetractionRequest, leftOutText, retractionText } from './ledger/retraction.js';
 export type { Retraction, RetractionOutcome } from './ledger/retraction.js';
 export type { PolicyDecision, PolicyVerdictInput, PolicyVerdictOutcome } from './ledger/policy-verdicts.js';
-export { DEFAULT_STORE_URL, openStore } from './ledger/open-store.js';
+export { DEFAULT_STORE_URL, checkSqliteTarget, openStore, sqliteStorePath } from './ledger/open-store.js';
 export type { LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';
 export { currentCampaigns } from './ledger/campaign-records.js';
 export type { CampaignRecordOutcome } from './ledger/campaign-records.js';

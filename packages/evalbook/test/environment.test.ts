@@ -31,9 +31,11 @@ describe('loadEnvironment', () => {
   it('loads the commented starter (what evals init writes)', async () => {
     await writeFile(join(dir, 'evalbook.yaml'), starterEnvironment());
     const environment = await loadEnvironment(join(dir, 'evalbook.yaml'));
-    expect(environment.configs[0]?.model).toBe('example-model');
+    // The reference runner's stand-in provider and pinned model, priced in the table: `evals run` runs it as is.
+    expect(environment.configs[0]?.model).toBe('paperclip-deterministic-1');
     expect(environment.pricing?.version).toBe('2026-11-01');
-    expect(environment.cases[0]?.checks?.[0]?.id).toBe('example-check');
+    expect(Object.keys(environment.pricing?.models ?? {})).toEqual(['paperclip-deterministic-1']);
+    expect(environment.cases[0]?.checks?.[0]?.id).toBe('result-proposed');
   });
 
   it('loads JSON', async () => {
@@ -88,14 +90,14 @@ describe('loadEnvironment', () => {
 
   it('reports every schema error with a JSON pointer', async () => {
     const text = starterEnvironment()
-      .replace('model: example-model', 'model: example-model\n    colour: blue')
+      .replace('model: paperclip-deterministic-1', 'model: paperclip-deterministic-1\n    colour: blue')
       .replace(/sha256: sha256:0{64}\n {4}checks/, 'sha256: nope\n    checks')
-      .replace('inputPerMillionUsd: 3', 'inputPerMillionUsd: -3');
+      .replace('inputPerMillionUsd: 2.5', 'inputPerMillionUsd: -3');
     const issues = await issuesOf('schema.yaml', text);
     const paths = issues.map((issue) => issue.path);
     expect(paths).toContain('/configs/0');
     expect(paths).toContain('/cases/0/sha256');
-    expect(paths).toContain('/pricing/models/example-model/inputPerMillionUsd');
+    expect(paths).toContain('/pricing/models/paperclip-deterministic-1/inputPerMillionUsd');
     expect(issues.every((issue) => issue.code === 'environment_schema')).toBe(true);
   });
 
@@ -109,7 +111,7 @@ describe('loadEnvironment', () => {
 
   it('refuses duplicate ids and over-precise prices', async () => {
     const text = starterEnvironment()
-      .replace('inputPerMillionUsd: 3', 'inputPerMillionUsd: 0.0000001')
+      .replace('inputPerMillionUsd: 2.5', 'inputPerMillionUsd: 0.0000001')
       .replace(
         'configs:\n',
         'configs:\n  - id: config_example\n    sha256: sha256:' +
@@ -119,7 +121,10 @@ describe('loadEnvironment', () => {
     const issues = await issuesOf('semantic.yaml', text);
     expect(issues).toEqual([
       { code: 'environment_duplicate_id', path: '/configs/1/id' },
-      { code: 'environment_price_precision', path: '/pricing/models/example-model/inputPerMillionUsd' },
+      {
+        code: 'environment_price_precision',
+        path: '/pricing/models/paperclip-deterministic-1/inputPerMillionUsd',
+      },
     ]);
   });
 
@@ -218,7 +223,7 @@ describe('campaign members (evals run): additive, each refused when wrong', () =
   it('loads the starter with its lane, limits and campaign, and the same environment without them', async () => {
     await writeFile(join(dir, 'starter.yaml'), starterEnvironment());
     const starter = await loadEnvironment(join(dir, 'starter.yaml'));
-    expect(starter.configs[0]?.lane).toEqual({ provider: 'codex', enabled: true });
+    expect(starter.configs[0]?.lane).toEqual({ provider: 'paperclip_deterministic', enabled: true });
     expect(starter.configs[0]?.limits?.turn_timeout_ms).toBe(120000);
     expect(starter.campaign?.max_infrastructure_retries).toBe(1);
     expect(starter.cases[0]?.prompt).toMatch(/incident review/);

@@ -3,11 +3,12 @@ import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
-import { CAMPAIGN_EXIT } from '../exit-codes.js';
+import { CAMPAIGN_EXIT, CAMPAIGN_EXIT_MEANING, exitCodesLine } from '../exit-codes.js';
 import { repeatable } from '../options.js';
 import { act } from '../run.js';
 
-const EXIT_LINE = `Exit codes: ${CAMPAIGN_EXIT.ok} every planned attempt has a result (passed, behaviour or grading failure) · ${CAMPAIGN_EXIT.incomplete} some ended in an infrastructure failure or were not run (budget) · ${CAMPAIGN_EXIT.usage} usage (bad flags, a suite that makes no plan, an invalid record) · ${CAMPAIGN_EXIT.incompatible} the release does not join (nothing was started) · ${CAMPAIGN_EXIT.interrupted}/${CAMPAIGN_EXIT.terminated} stopped by Ctrl-C / SIGTERM`;
+/** From the exit-code table itself, so the help and the table cannot disagree. */
+const EXIT_LINE = exitCodesLine(CAMPAIGN_EXIT, CAMPAIGN_EXIT_MEANING);
 
 /** With --json, a failure is one {schema, exitCode, error} object on stdout. */
 const FAILURES = { json: 'paperclip-evals/campaign/v1' } as const;
@@ -69,7 +70,7 @@ export function addCampaignCommands(program: Command): void {
     .option('--plan', 'print the plan and run nothing (no release needed)')
     .option(
       '--out <file>',
-      'write the evals-campaign/v1 record here (atomically); a record of this campaign id for another suite, release or plan is refused',
+      'write the evals-campaign/v1 record here (atomically); checked before anything runs: a missing folder, another flag’s file, or a record of this campaign id for another suite, release or plan there is refused',
     )
     .option(
       '--work-dir <dir>',
@@ -112,8 +113,16 @@ export function addCampaignCommands(program: Command): void {
         'coverage is unknown: accountingFailure) with a ceiling stops scheduling unless --allow-unpriced. The ceiling',
         'counts the ledger (read once; with PostgreSQL, one aggregate query before each start: every shard) and this run.',
         '',
-        'Progress goes to stderr: on a terminal one line redrawn (done/planned, running, failures by class, spend of',
-        'ceiling, ETA); piped or in a CI log, a plain line per finished attempt (every N-th past 100 planned).',
+        'Before anything runs (the join takes ~20 s): --out can be written and is not the --env, --qualification or',
+        '--store file; the campaign id is not recorded (in --out or the ledger) for another suite or plan; the store can',
+        'be opened where it is named. Each is refused at once, with what was expected and received.',
+        '',
+        'Progress goes to stderr: on a terminal one line redrawn — the phase before the first session (checking, qualifying',
+        'or checking the record, installing the eval-session, reading the ledger), then done/planned, running, failures by',
+        "class, spend of ceiling (from the ledger's spend: a resumed campaign never starts at $0.00), ETA; piped, in a CI",
+        'log or with --json, no phase line and a plain line per finished attempt (every N-th past 100 planned). The',
+        'summary says how many tries failed and lists each (lane × case #attempt, try, outcome and class, reason; 10 at',
+        'most, then "and N more": the record has every one).',
         'The first Ctrl-C stops scheduling and lets running attempts finish (the record is written); a second kills them.',
         '',
         'Examples:',
@@ -195,7 +204,7 @@ export function addCampaignCommands(program: Command): void {
       'after',
       [
         '',
-        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result, or shards (records or stores) that conflict · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record, a --from-store that is not there, --from-store without --store`,
+        `Exit codes: ${CAMPAIGN_EXIT.ok} merged, every shard there · ${CAMPAIGN_EXIT.incomplete} a shard missing, some attempts without a result · ${CAMPAIGN_EXIT.conflict} a conflict: shards (records or stores) that conflict, or the --store ledger records the campaign otherwise (nothing written) · ${CAMPAIGN_EXIT.usage} an unreadable or invalid record, a --from-store that is not there, --from-store without --store`,
         '',
         'SQLite shards: each cell ingested into its own store, so give each with --from-store and the target with',
         '--store: every attempt of the campaign, its policy verdicts and its retractions (who, why, when kept) are',

@@ -1,14 +1,18 @@
 // `evals run` and `evals merge`: thin faces over @paperclip-evals/campaign. `run` makes the plan
 // (with --plan: prints it and stops), holds the join, runs the plan (or one shard) with a progress
-// line on a terminal, prints a summary (or, with --json, the evals-campaign/v1 record) and writes
-// the record to --out. The first Ctrl-C stops scheduling (running attempts finish, the record is
+// line on a terminal (the phases before the first session too: the join takes a while), prints a
+// summary (or, with --json, the evals-campaign/v1 record) that lists every try that failed, and
+// writes the record to --out. The first Ctrl-C stops scheduling (running attempts finish, the record is
 // still written, exit 130); a second, or SIGTERM, kills the running sessions' process groups.
 // `merge` combines shard records into one campaign record.
+import { resolve } from 'node:path';
+
 import { displayLocator } from '@paperclip-evals/contract';
 import { displayUsd } from '@paperclip-evals/evalbook';
 
 import type {
   AttemptOutcome,
+  CampaignPhase,
   CampaignPlan,
   CampaignProgress,
   CampaignRecord,
@@ -17,7 +21,7 @@ import type {
 import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
 import { UsageError } from '../exit-codes.js';
-import { clearProgress, drawProgress, painted, printJson, printLines } from '../print.js';
+import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
@@ -103,6 +107,51 @@ function usd(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/**
+ * --out against the other paths of the run, before anything runs: the record never replaces the
+ * suite, the qualification record or the SQLite store it names (a usage error naming both flags).
+ */
+export function assertOutApart(options: RunCommandOptions): void {
+  if (options.out === undefined || options.out === '-') return;
+  const out = resolve(options.out);
+  const store =
+    options.store?.startsWith('sqlite:') === true ? options.store.slice('sqlite:'.length) : undefined;
+  const others: [string, string | undefined][] = [
+    ['--env', options.env],
+    ['--qualification', options.qualification],
+    ['--store', store],
+  ];
+  const same = others.filter(([, path]) => path !== undefined && path !== '' && resolve(path) === out);
+  if (same.length > 0)
+    throw new UsageError(
+      `--out ${options.out} is the file ${same.map(([flag]) => flag).join(' and ')} names: the campaign record would replace it. Name another file for --out`,
+      {
+        issues: same.map(([flag]) => ({
+          code: 'output_conflicts_input',
+          message: `--out and ${flag} name the same file`,
+          component: '--out',
+          expected: `a file other than ${flag}'s`,
+          received: options.out,
+        })),
+      },
+    );
+}
+
+/** What a run is doing before its first session, as its terminal line says it. */
+const PHASE_TEXT: Record<CampaignPhase, string> = {
+  preflight: 'checking --out, the store and the campaign id',
+  qualify:
+    'qualifying the release (digests, an isolated offline install, conformance, runnerd, negotiation, its eval-session)',
+  accept_qualification: 'checking the qualification record against the release, runnerd and negotiation',
+  install_eval_session: "installing the release's paperclip-runner-eval-session offline",
+  ledger: 'reading the ledger (what is already there, the spend so far)',
+};
+
+/** The phase line of a terminal, redrawn every second until the first attempt's progress replaces it. */
+function phaseLine(campaignId: string, phase: CampaignPhase, since: number): string {
+  return `\r\x1b[K${campaignId}: ${PHASE_TEXT[phase]} · ${Math.round((performance.now() - since) / 1000)}s`;
+}
+
 export async function runRun(options: RunCommandOptions): Promise<Outcome> {
   const campaign = await import('@paperclip-evals/campaign');
   const shard = options.shard === undefined ? undefined : campaign.parseShard(options.shard);
@@ -115,6 +164,11 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
       '--eval-session-bin and --eval-session-sha256 go together (the bin is verified by its digest)',
     );
   const sessionEnv = passedEnvironment(options.passEnv);
+  if (options.plan && options.out !== undefined)
+    throw new UsageError(
+      '--plan prints the plan and runs nothing: --out has no record to write (drop --out, or drop --plan to run the campaign)',
+    );
+  assertOutApart(options);
   const common = {
     environmentPath: options.env,
     releaseDir: options.releaseDir ?? '',
@@ -154,7 +208,6 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
     if (!stop.signal.aborted) {
       received.signal = 'SIGINT';
       stop.abort();
-      clearProgress();
       printLines('stderr', [
         'evals: stopping: no new attempt starts; running ones finish (Ctrl-C again to kill them)',
       ]);
@@ -167,8 +220,25 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
-  const tty = process.stderr.isTTY;
+  const tty = isTerminal('stderr');
   const started = performance.now();
+  // On a terminal (not with --json) the phases before the first session are shown, ticking.
+  const phases = { current: null as CampaignPhase | null, timer: undefined as NodeJS.Timeout | undefined };
+  const stopPhases = (): void => {
+    clearInterval(phases.timer);
+    phases.timer = undefined;
+    phases.current = null;
+  };
+  const onPhase =
+    tty && !options.json
+      ? (phase: CampaignPhase): void => {
+          phases.current = phase;
+          drawProgress(phaseLine(options.campaign, phase, started));
+          phases.timer ??= setInterval(() => {
+            if (phases.current !== null) drawProgress(phaseLine(options.campaign, phases.current, started));
+          }, 1000).unref();
+        }
+      : undefined;
   let record: CampaignRecord;
   try {
     record = await campaign.runCampaign({
@@ -185,6 +255,7 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
       ...(options.passEnv.length === 0 ? {} : { sessionEnv }),
       stop: stop.signal,
       kill: kill.signal,
+      ...(onPhase === undefined ? {} : { onPhase }),
       onLedgerRecord: (outcome) => {
         printLines('stderr', [ledgerRecordLine(options.campaign, outcome)]);
       },
@@ -198,6 +269,7 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
       ...(tty
         ? {
             onProgress: (progress: CampaignProgress) => {
+              stopPhases();
               drawProgress(progressLine(options.campaign, progress, started));
             },
           }
@@ -212,9 +284,10 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
           }),
     });
   } finally {
+    stopPhases();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
-    if (tty) clearProgress();
+    clearProgress();
   }
   if (options.out !== undefined) printLines('stderr', [`evals: campaign record written to ${options.out}`]);
   if (options.json) printJson(record);
@@ -334,11 +407,90 @@ function planLines(plan: CampaignPlan, shard: Shard | null, count: number): Line
   ];
 }
 
+/** The summary lists at most this many failed tries, then "and N more". */
+export const FAILED_TRIES_SHOWN = 10;
+
+/** One failed or errored try as the summary lists it. */
+export interface FailedTry {
+  readonly laneId: string;
+  readonly caseId: string;
+  readonly index: number;
+  /** Its try number in this run's tries; null for an attempt the ledger already held (resumed). */
+  readonly tryNumber: number | null;
+  readonly disposition: string;
+  /** The infrastructure failure's class, else null. */
+  readonly failureClass: string | null;
+  readonly reason: string | null;
+}
+
+/**
+ * Every try of the record that did not pass, in plan order: each try that ended in an
+ * infrastructure failure (a retried one too), the try a behaviour or grading/evidence failure is of,
+ * and an attempt the ledger already held with such a result. Attempts not run (budget, stopped) made
+ * no try: the totals count them.
+ */
+export function failedTries(record: CampaignRecord): FailedTry[] {
+  const failed: FailedTry[] = [];
+  for (const attempt of record.attempts) {
+    const where = { laneId: attempt.laneId, caseId: attempt.caseId, index: attempt.index };
+    if (attempt.resumed) {
+      if (attempt.disposition !== 'passed')
+        failed.push({
+          ...where,
+          tryNumber: null,
+          disposition: attempt.disposition,
+          failureClass: attempt.infrastructureFailure?.class ?? null,
+          reason: attempt.reason,
+        });
+      continue;
+    }
+    attempt.tries.forEach((entry, at) => {
+      const last = at === attempt.tries.length - 1;
+      if (entry.infrastructureFailure !== null && !(last && attempt.disposition === 'not_run_stopped'))
+        failed.push({
+          ...where,
+          tryNumber: at + 1,
+          disposition: 'infrastructure_failure',
+          failureClass: entry.infrastructureFailure.class,
+          reason: entry.infrastructureFailure.message,
+        });
+      else if (
+        last &&
+        (attempt.disposition === 'behavior_failure' || attempt.disposition === 'grading_evidence_failure')
+      )
+        failed.push({
+          ...where,
+          tryNumber: at + 1,
+          disposition: attempt.disposition,
+          failureClass: null,
+          reason: attempt.reason,
+        });
+    });
+  }
+  return failed;
+}
+
+/** One line, at most `max` characters: a reason's whitespace runs (newlines too) as one space. */
+const oneLine = (text: string, max = 220): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+function failedTryLine(entry: FailedTry): string {
+  const which = entry.tryNumber === null ? ' (already in the ledger)' : ` try ${entry.tryNumber}`;
+  const code = entry.failureClass === null ? entry.disposition : `${entry.disposition} ${entry.failureClass}`;
+  return `  ✗ ${entry.laneId} × ${entry.caseId} #${entry.index}${which}: ${code}${entry.reason === null ? '' : ` — ${oneLine(entry.reason)}`}`;
+}
+
 function recordLines(record: CampaignRecord): Line[] {
   const totals = record.totals;
+  const failed = failedTries(record);
+  const tries = totals.tries + totals.resumed;
+  // "complete" says the plan was decided, never that it passed: how many tries failed goes with it.
+  const failedText = failed.length === 0 ? '' : ` · ${failed.length} of ${tries} tries failed`;
   const status = record.complete
-    ? painted('green', 'complete')
-    : painted('yellow', `partial (${record.partial.join(', ')})`);
+    ? painted(failed.length === 0 ? 'green' : 'yellow', `complete${failedText}`)
+    : painted('yellow', `partial (${record.partial.join(', ')})${failedText}`);
   const lines: Line[] = [
     [
       `campaign ${record.campaignId}: `,
@@ -369,6 +521,14 @@ function recordLines(record: CampaignRecord): Line[] {
         lines.push(
           `  ${entry.attemptId} (${attempt.laneId} × ${attempt.caseId} #${attempt.index}): ${entry.evidenceGap.code} — ${attempt.disposition}`,
         );
+  if (failed.length > 0) {
+    lines.push(`  failed tries (lane × case #attempt, try: outcome, class — reason):`);
+    for (const entry of failed.slice(0, FAILED_TRIES_SHOWN)) lines.push(failedTryLine(entry));
+    if (failed.length > FAILED_TRIES_SHOWN)
+      lines.push(
+        `  … and ${failed.length - FAILED_TRIES_SHOWN} more (every try with its reason: the record, --out or --json)`,
+      );
+  }
   // A try whose bundle the ledger refused: recorded by the campaign's artifact, with the ledger's code.
   for (const attempt of record.attempts)
     for (const entry of attempt.tries)

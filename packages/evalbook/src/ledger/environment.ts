@@ -475,11 +475,25 @@ export function driftThresholdsOf(environment: Environment | undefined): DriftTh
     environment?.report?.driftThreshold;
 }
 
-/** What `evals init` writes: a commented starter environment that loads as is. */
+/**
+ * What `evals init` writes: a commented starter environment that loads as is and that `evals run`
+ * runs as is against the reference runner release this repository builds (its deterministic
+ * stand-in provider and its pinned, priced model: no network, no key); its comments say what to
+ * change for a real release.
+ */
 export function starterEnvironment(): string {
   return `# Evalbook environment (paperclip-evals/environment/v1).
 # The eval suite as data: cases, configs, a versioned pricing table, budgets and report settings.
 # Validated against schemas/evals/environment-v1.schema.json; duplicate keys and custom tags are refused.
+#
+# As written it runs against the reference runner release this repository builds (the README's
+# demo: packages/reference-runner), whose eval-session runs the deterministic stand-in provider
+# (paperclip_deterministic, model paperclip-deterministic-1: no network, no API key, priced below):
+#   evals run --release-dir RELEASE --env evalbook.yaml --campaign first-1 --out campaign.json
+# For a real release, change: each config's model, driver and lane.provider to a provider the
+# release's eval-session runs (e.g. codex) and its key with \`evals run --pass-env NAME\`; the
+# pricing table to your models' rates; each case's prompt (drop \`session\`: only the stand-in
+# reads it); every sha256 to the digest of your own definitions.
 schema: paperclip-evals/environment/v1
 name: my-suite
 
@@ -489,16 +503,22 @@ store: sqlite:.evalbook/evalbook.sqlite
 # Each case: its id, the sha256 of its definition (\`evals ingest\` refuses an attempt whose case
 # is not listed here or whose input.caseSha256 differs: not of this suite; --keep-foreign stores
 # such attempts apart) and the checks it expects a verdict for. A check
-# without \`type\` is reported by the runner; one with \`type\` and \`spec\` is written in the checks
+# without \`type\` is reported by the runner (the reference runner reports result-proposed and
+# objective-satisfied); one with \`type\` and \`spec\` is written in the checks
 # engine's vocabulary (docs/checks-engine.md) and evaluated by \`evals ingest\` over each attempt.
 cases:
   - id: case_example
     # \`evals run\` sends this prompt (and \`session\`, an object, as is) in each eval-session request.
     prompt: Summarise the incident review in the brief document.
+    # Read by the reference runner's stand-in only: what its agent does (succeed, deny_tool, incomplete, …).
+    session:
+      behaviour: succeed
     sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
     checks:
-      - id: example-check
-        description: the agent did what the case asked
+      - id: result-proposed
+        description: the agent proposed a structured result
+      - id: objective-satisfied
+        description: the result claims the objective is met
       - id: few-tool-calls
         description: at most 20 tool calls
         type: constraint
@@ -511,12 +531,13 @@ cases:
 configs:
   - id: config_example
     sha256: sha256:0000000000000000000000000000000000000000000000000000000000000000
-    model: example-model
+    # A real release: your model (and its price below), its driver and lane.provider.
+    model: paperclip-deterministic-1
     driver: paperclip-deterministic
     # \`evals run\`: the eval-session provider (model: the config's unless given; driver: derived by
     # the eval-session unless given). A lane with enabled: false runs only when named (--lanes).
     lane:
-      provider: codex
+      provider: paperclip_deterministic
       enabled: true
     # Per attempt: the eval-session stops a turn after turn_timeout_ms, and fails a completed turn
     # over max_agent_turns or the cost limit (max_estimated_cost_usd, or _nanodollars).
@@ -532,16 +553,17 @@ campaign:
   attempts: 3
   max_infrastructure_retries: 1
   max_cost_usd: 10
-  max_parallel: 4
+  max_parallel: 2
 
-# USD per million tokens per model and token kind (at most ${PRICE_DECIMALS} decimals). Estimates
+# USD per million tokens per model and token kind (at most \${PRICE_DECIMALS} decimals). Estimates
 # record this version; history is never repriced. A model missing here is "unpriced", never free.
+# paperclip-deterministic-1's rates are the reference runner's pinned list; put your models' here.
 pricing:
   version: "2026-11-01"
   models:
-    example-model:
-      inputPerMillionUsd: 3
-      outputPerMillionUsd: 15
+    paperclip-deterministic-1:
+      inputPerMillionUsd: 2.5
+      outputPerMillionUsd: 10
 
 budgets:
   perRunUsd: 50
