@@ -252,6 +252,7 @@ function publicSummary(summary: EvalbookSummary): EvalbookSummary {
     grid: summary.grid,
     gridRuns: summary.gridRuns,
     configStats: summary.configStats,
+    latestConfigStats: summary.latestConfigStats,
     trend: summary.trend,
     flakyCells: summary.flakyCells,
     coverage: summary.coverage,
