@@ -3,8 +3,10 @@
 // the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
 // excluded and why. Runs are ordered by when they started; the newest run's grid (latestGrid, with
-// each cell's change since its previous run) stands beside the grid pooled over every run, so a
-// collapse in the newest run is never hidden by a green pooled cell; flakiness is variation within
+// each cell's change since its previous run) stands beside the grid pooled over every run, and the
+// newest run's per-config rates (latestConfigStats) beside the pooled ones, so a collapse in the
+// newest run is never hidden by a green pooled cell or rate (grid-view.ts picks the view every
+// surface and gate reads; a comparison of configs pairs that view's runs); flakiness is variation within
 // one run (a change between runs is a trend). Each check's verdicts are tallied per config (the
 // checks × configs table), but for the runner's per-call observations (check-drift.ts). Stored policy verdicts, read after the attempts, are tallied per (config, policy
 // digest) the same way, and each check's score per run feeds its drift (check-drift.ts). Retracted
@@ -592,7 +594,9 @@ export class SummaryBuilder {
           : this.compare(
               this.options.compare,
               policy,
-              (this.options.view ?? 'newest_run') === 'all_runs' || latestRun === null ? gridRuns : [latestRun],
+              (this.options.view ?? 'newest_run') === 'all_runs' || latestRun === null
+                ? gridRuns
+                : [latestRun],
             ),
       policy: this.policyVerdicts === 0 ? null : this.policyStats(),
       checkDrift: this.checkDrift.build(runOrder, this.options.driftThresholdOf, this.options.runId),

@@ -20,7 +20,14 @@ import type { GateVerdicts } from '../analysis/gates.js';
 import type { ReportBudget } from './model.js';
 import { leftOutText, retractionText } from '../ledger/retraction.js';
 import { wilsonInterval } from '../analysis/statistics.js';
-import { gridScopeText, isLatestCell, shownGrid, shownTotals, trendText, viewOf } from '../analysis/grid-view.js';
+import {
+  gridScopeText,
+  isLatestCell,
+  shownGrid,
+  shownTotals,
+  trendText,
+  viewOf,
+} from '../analysis/grid-view.js';
 import type { GridView } from '../analysis/grid-view.js';
 import type { CaseDelta, Comparison, EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
 

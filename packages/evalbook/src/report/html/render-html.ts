@@ -578,7 +578,9 @@ function plotsSection(summary: EvalbookSummary, view: GridView): string {
   const stats = shownGrid(summary, view).configStats;
   if (stats.length === 0)
     return '<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><p class="note">Nothing to plot: no attempts in scope.</p></section>';
-  const partly = stats.filter((config) => config.cost.priced > 0 && config.cost.priced < config.cost.attempts);
+  const partly = stats.filter(
+    (config) => config.cost.priced > 0 && config.cost.priced < config.cost.attempts,
+  );
   const uncounted = stats.filter((config) => config.solveRate === null);
   return `<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><div class="plots">
 <figure><figcaption>Solve rate per config: ${text(viewOf(summary, view).text)}</figcaption>${solveRatePlot(summary, stats)}<p class="note">Dot: solved ÷ counted. Whiskers: 95% bootstrap interval clustered by case.</p></figure>
