@@ -65,7 +65,10 @@ export type GridReport = { readonly schema: typeof GRID_REPORT_V1; readonly view
  * `evals compare --json` (schemas/evals/compare-v1.schema.json): the comparison, the view it was
  * made in (configs: the newest run by default), what it left out, the gates.
  */
-export type CompareReport = { readonly schema: typeof COMPARE_REPORT_V1; readonly view: ShownView } & Comparison &
+export type CompareReport = {
+  readonly schema: typeof COMPARE_REPORT_V1;
+  readonly view: ShownView;
+} & Comparison &
   Pick<EvalbookSummary, 'leftOut' | 'includeForeign' | 'retractions' | 'artifactVerification'> & {
     readonly gate: GateVerdicts | null;
   };
