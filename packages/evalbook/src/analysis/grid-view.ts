@@ -8,10 +8,17 @@
 // made here, so no surface pools by accident; each renderer only words it (viewOf, gridScopeText).
 import { ATTEMPT_STATUSES } from './scoring.js';
 
-import type { ConfigStat, EvalbookSummary, GridCell, LatestGridCell, StatusCounts } from './summary.js';
+import type {
+  ConfigStat,
+  EvalbookSummary,
+  GridCell,
+  GridView,
+  LatestGridCell,
+  StatusCounts,
+} from './summary.js';
 
 /** newest_run (the default): the newest run's cells with their trend · all_runs: every run in scope pooled. */
-export type GridView = 'newest_run' | 'all_runs';
+export type { GridView };
 
 export const GRID_VIEWS: readonly GridView[] = ['newest_run', 'all_runs'];
 

@@ -42,9 +42,14 @@ import {
   wilsonInterval,
 } from './statistics.js';
 import type { StoredAttempt } from '../ledger/store.js';
-import type { GridView } from './grid-view.js';
 
 export const SUMMARY_V1 = 'paperclip-evals/summary/v1';
+
+/**
+ * The two views of a summary's runs (grid-view.ts decides which a surface shows): newest_run, the
+ * newest run's cells and rates (the default); all_runs, every run in scope pooled.
+ */
+export type GridView = 'newest_run' | 'all_runs';
 
 /** A run or config named for the summary (--run, --a/--b, --a-run/--b-run) that the evalbook lacks. */
 export function scopeError(message: string, issues: readonly Issue[] = []): EvalbookError {
