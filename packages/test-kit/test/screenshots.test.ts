@@ -1,15 +1,7 @@
 // The screenshots docs/ shows (checkScreenshots, browser.ts): a browser test fails when one it
-// names was not taken or is not committed in docs/images/, copies them there with UPDATE_SCREENSHOTS,
-// and never compares pixels (a re-render on another machine, other fonts, other bytes, passes).
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+// names is not committed in docs/images/ (or, updating, was not taken), copies them there with
+// UPDATE_SCREENSHOTS, and never compares pixels (a re-render on another machine, other fonts, other bytes, passes).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
