@@ -17,6 +17,7 @@ import {
   openStore,
   renderAttemptPage,
   summariseStore,
+  viewOf,
   withExpectedChecks,
   writeReport,
 } from '@paperclip-evals/evalbook';
@@ -33,6 +34,7 @@ import type {
   LedgerStore,
   ReportFormat,
   ReportResult,
+  ShownView,
 } from '@paperclip-evals/evalbook';
 
 import { AppError } from './errors.js';
@@ -173,10 +175,14 @@ async function refuseStoreAsOut(out: string, storeUrl: string): Promise<void> {
     );
 }
 
-/** The Evalbook's summary (grid, rates, comparison when asked), as `evals report` computes it. */
+/**
+ * The Evalbook's summary (grid, rates, comparison when asked), as `evals report` computes it; a
+ * comparison of configs pairs the view's runs (the newest run by default, every run with all_runs).
+ */
 export async function summariseEvalbook(
   request: EvalbookRequest,
   compare?: CompareSpec,
+  view: GridView = 'newest_run',
 ): Promise<EvalbookSummary> {
   return withEvalbook(request, 'read', async ({ store, environment }) => {
     const reading = {
@@ -189,6 +195,7 @@ export async function summariseEvalbook(
       driftThresholdOf: driftThresholdsOf(environment),
       ...(request.run === undefined ? {} : { runId: request.run }),
       ...(compare === undefined ? {} : { compare }),
+      view,
       includeForeign: request.includeForeign === true,
       retractions: await store.retractions(),
       ...(environment === undefined ? {} : { suite: environment }),
@@ -199,11 +206,15 @@ export async function summariseEvalbook(
 export interface CompareRequest extends EvalbookRequest {
   readonly compare: CompareSpec;
   readonly failOn: readonly FailOn[];
+  /** Which runs configs are compared in, and the gates judged in: newest_run (default) or all_runs (--all-runs). */
+  readonly view?: GridView;
 }
 
 export interface CompareOutcome {
   readonly summary: EvalbookSummary;
   readonly comparison: Comparison;
+  /** The view the configs were compared and the gates judged in (evalbook's viewOf). */
+  readonly view: ShownView;
   /** Every gate's verdict, or null without gates. */
   readonly gate: GateVerdicts | null;
 }
@@ -211,7 +222,13 @@ export interface CompareOutcome {
 /** A paired comparison and its gates' verdicts (a gate that cannot be judged is refused before any store is opened). */
 export async function compareInEvalbook(request: CompareRequest): Promise<CompareOutcome> {
   assertGatesJudgeable(request.failOn, request.compare);
-  const summary = await summariseEvalbook(request, request.compare);
+  const view = request.view ?? 'newest_run';
+  const summary = await summariseEvalbook(request, request.compare, view);
   if (summary.comparison === null) throw new Error('the summary of a comparison has no comparison');
-  return { summary, comparison: summary.comparison, gate: decideGates(request.failOn, summary) };
+  return {
+    summary,
+    comparison: summary.comparison,
+    view: viewOf(summary, view),
+    gate: decideGates(request.failOn, summary, view),
+  };
 }

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '@paperclip-evals/contract';
-import { campaignFolder, openStore } from '@paperclip-evals/evalbook';
+import { campaignFolder, openStore, writeCampaignPages } from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
 import { verifySite } from '../src/site/verify.ts';
 import { SUITE_B, allBytes, seedCampaigns, snapshotTree } from '@paperclip-evals/test-kit/site-store';
 
-import type { SiteHistory, SiteLatest } from '@paperclip-evals/evalbook';
+import type { LedgerStore, SiteHistory, SiteLatest } from '@paperclip-evals/evalbook';
 
 let dir: string;
 let store: string;
@@ -161,6 +161,61 @@ describe('the history of a site with several campaigns', () => {
     const verification = await verifySite(site);
     expect(verification.issues).toEqual([]);
     expect(verification.campaigns).toBe(7);
+  });
+});
+
+describe('the store reads of a publication', () => {
+  /** The store, counting every attempt record it hands out; `wholeStore`: as before, every attempt for any run. */
+  function spied(inner: LedgerStore, wholeStore: boolean): { store: LedgerStore; reads: () => number } {
+    let reads = 0;
+    const store: LedgerStore = {
+      ...inner,
+      attempts: async function* (runId?: string) {
+        for await (const stored of inner.attempts(wholeStore ? undefined : runId)) {
+          reads++;
+          yield stored;
+        }
+      },
+    };
+    return { store, reads: () => reads };
+  }
+
+  /** Every campaign's folder as publishSite writes it (writeCampaignPages per run), file → bytes. */
+  async function pagesOf(store: LedgerStore): Promise<Map<string, string>> {
+    const files = new Map<string, string>();
+    const records = new Map((await store.campaigns()).map((entry) => [entry.campaignId, entry.record]));
+    for (const { runId } of await store.runs())
+      await writeCampaignPages({
+        store,
+        campaignId: runId,
+        record: records.get(runId) ?? null,
+        public: false,
+        emit: (path, content) => {
+          files.set(`${runId}/${path}`, Buffer.from(content).toString('base64'));
+          return Promise.resolve();
+        },
+      });
+    return files;
+  }
+
+  it('reads each attempt once for the whole publication (not the store once per campaign), and writes the same bytes', async () => {
+    const inner = await openStore(store, { mustExist: true, readOnly: true });
+    try {
+      const total = await inner.countAttempts();
+      const runs = (await inner.runs()).length;
+      expect(runs).toBe(7);
+      const indexed = spied(inner, false);
+      const before = spied(inner, true);
+      const pages = await pagesOf(indexed.store);
+      const legacy = await pagesOf(before.store);
+      // the way it was: every campaign read the whole store
+      expect(before.reads()).toBe(runs * total);
+      expect(indexed.reads()).toBe(total);
+      expect([...pages.keys()].length).toBeGreaterThan(runs * 3);
+      expect(pages).toEqual(legacy);
+    } finally {
+      await inner.close();
+    }
   });
 });
 

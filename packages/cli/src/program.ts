@@ -221,7 +221,8 @@ export function createProgram(): Command {
         'checks. md: a pull-request comment, every id and message escaped to read as itself (no HTML,',
         'link, @mention or #ref: docs/reports.md). junit: one testcase per (case, config), failures and',
         'errors distinct. Every grid (md, junit, html) shows the newest run first, each cell with its trend',
-        'since its previous run (--all-runs: every run pooled; json has both and says which in gridView).',
+        'since its previous run, and every verdict, per-config rate and gate beside it follows the same run',
+        '(--all-runs: every run pooled; json has both and says which in gridView and view).',
         'html: one page with the grid, drill-down to any attempt (its replay), the',
         'comparison and plots; a text past 500 characters shows its head and a "show all" button. csv:',
         'one row per attempt for a spreadsheet (RFC 4180, cost in exact USD, empty and "unpriced" when',
@@ -245,7 +246,7 @@ export function createProgram(): Command {
     )
     .option(
       '--run <runId>',
-      'only this run in the grid and per-config rates; check drift judges this run against the runs ingested before it (with --attempt: the run of the attempt, needed when its id is in several runs)',
+      'only this run in the grid, per-config rates, verdict and gates (default: the newest run, in run order); check drift judges this run against the runs ingested before it (with --attempt: the run of the attempt, needed when its id is in several runs)',
     )
     .addOption(
       new Option(
@@ -367,7 +368,8 @@ export function createProgram(): Command {
     .summary('is B better than A? A paired comparison over shared cases, regressions first')
     .description(
       [
-        'Compare two configs (--a, --b; within --run if given) or two runs (--a-run, --b-run) over the cases',
+        'Compare two configs (--a, --b; within the newest run, or --run, or every run pooled with --all-runs)',
+        'or two runs (--a-run, --b-run) over the cases',
         'both have: wins, losses and ties per case, the exact McNemar p-value on cases whose majority',
         'outcome differs, the difference in solve rate with a paired-bootstrap 95% interval, and the cost',
         'per attempt with its coverage. Regressions are listed first.',
@@ -382,6 +384,16 @@ export function createProgram(): Command {
         new Option('--run <runId>', 'with --a/--b: compare the configs within this run only'),
         '--a',
         'it scopes a comparison of configs (--a/--b) to one run; runs compared with --a-run/--b-run are named already',
+      ),
+    )
+    .addOption(
+      needs(
+        new Option(
+          '--all-runs',
+          'with --a/--b: compare the configs over every run pooled (the header says all runs) instead of within the newest run; not with --run',
+        ).conflicts('run'),
+        '--a',
+        'it pools the runs a comparison of configs (--a/--b) reads; runs compared with --a-run/--b-run are named already',
       ),
     )
     .addOption(storeOption())
@@ -408,7 +420,7 @@ export function createProgram(): Command {
     )
     .action(
       act(
-        async (flags: ReportFlags & { json?: true }) => {
+        async (flags: ReportFlags & { json?: true; allRuns?: true }) => {
           const { runCompare } = await import('./commands/report.js');
           const compare = compareSpec(flags, true);
           if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
@@ -417,6 +429,7 @@ export function createProgram(): Command {
             compare,
             json: flags.json === true,
             failOn: flags.failOn ?? [],
+            view: flags.allRuns === true ? 'all_runs' : 'newest_run',
           });
         },
         { json: COMPARE_REPORT_V1 },
@@ -651,7 +664,7 @@ function storeFlags(flags: ReportFlags): {
 function allRunsOption(): Option {
   return new Option(
     '--all-runs',
-    "pool every run into each cell (the header says all runs) instead of the newest run's cells with their trend; not with --run, which names one run",
+    "pool every run into each cell, per-config rate, verdict and gate (the header says all runs) instead of the newest run's, each cell with its trend; not with --run, which names one run",
   ).conflicts('run');
 }
 
@@ -690,7 +703,11 @@ const GATES_HELP = [
   "  case-regression:PTS   a shared case's solve rate fell by PTS points or more from A to B, PTS in (0, 100],",
   '                        e.g. case-regression:50 (needs the comparison too; a pooled Δ of 0 cannot hide it)',
   '  drift                 a check scored below its drift bar in the newest run',
-  '  below:RATE            a config solves less than RATE (0 to 1), e.g. below:0.8',
+  '  below:RATE            a config of the newest run solves less than RATE (0 to 1), e.g. below:0.8;',
+  '                        exactly RATE holds; a config the newest run has no attempt of is not judged',
+  'Every gate judges what the grid shows: the newest run by default (so --fail-on below:0.8 in CI gates',
+  'the run CI just made, never a pool of older runs), --run R that run, --all-runs every run pooled; a',
+  'comparison of configs (--a/--b) pairs the same runs. Each verdict says what it judged.',
   'A gate with nothing to judge fails.',
   '',
   'Every option but --fail-on is given once: repeating one is a usage error (exit 2), never a silent last-one-wins.',

@@ -243,7 +243,11 @@ describe('case checks in the checks vocabulary', () => {
       baselineRuns: RUNS - 2,
     });
     expect(earlier.status).toBe(0);
-    expect(scoped.gate).toEqual({ passed: true, gates: [{ failOn: 'drift', passed: true, reasons: [] }] });
+    expect(scoped.gate).toEqual({
+      passed: true,
+      view: { kind: 'run', run: 'run_10', runs: ['run_10'], text: 'run run_10' },
+      gates: [{ failOn: 'drift', passed: true, reasons: [], judged: 'the checks of run run_10' }],
+    });
   });
 
   it('scopes a report to --run (totals, attempts listed) and refuses a run or config it does not have', () => {

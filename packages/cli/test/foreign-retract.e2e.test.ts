@@ -7,7 +7,8 @@
 // foreign unless --include-foreign); `evals retract` takes an attempt or a run out of every report,
 // grid, comparison and gate, with who/why/when shown; `evals runs` lists the counts. The first run of
 // each command in this file is the real binary; the later ones run its main() in-process
-// (support/evals-in-process.ts), which sees the same exit code, stdout and stderr.
+// (support/evals-in-process.ts), which sees the same exit code, stdout and stderr. The gates and
+// comparisons of configs here pool both runs (--all-runs): run2, the newest, has base alone.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -233,27 +234,29 @@ describe('evals ingest --env: attempts not of the suite', () => {
   );
 
   it('--keep-foreign stores them apart: the numbers and the --fail-on below gate do not move; --include-foreign counts them', async () => {
-    const gateBefore = await report('--fail-on', 'below:0.7');
+    const gateBefore = await report('--all-runs', '--fail-on', 'below:0.7');
     expect(gateBefore.status).toBe(0);
-    const failBefore = await report('--fail-on', 'below:0.8');
+    const failBefore = await report('--all-runs', '--fail-on', 'below:0.8');
     expect(failBefore.status).toBe(1);
     const kept = await run(['ingest', 'foreign', ...STORE, '--env', 'evalbook.json', '--keep-foreign']);
     expect(kept.status).toBe(0);
     expect(kept.stdout).toContain('4 foreign (kept apart)');
     expect(kept.stdout).toContain('kept apart: reports leave it out unless --include-foreign');
 
-    const after = await report('--fail-on', 'below:0.7');
+    const after = await report('--all-runs', '--fail-on', 'below:0.7');
     expect(after.status).toBe(0);
     expect(counted(after.json!.summary as Summary & Record<string, unknown>)).toEqual(
       counted(gateBefore.json!.summary as Summary & Record<string, unknown>),
     );
     expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 0 });
     expect(after.json!.attemptCount).toBe(gateBefore.json!.attemptCount);
-    expect((await report('--fail-on', 'below:0.8')).status).toBe(1);
+    expect((await report('--all-runs', '--fail-on', 'below:0.8')).status).toBe(1);
     // The gate's reasons are the same: no row or column of another suite makes it fail.
-    expect(gateText((await report('--fail-on', 'below:0.8')).stderr)).toBe(gateText(failBefore.stderr));
+    expect(gateText((await report('--all-runs', '--fail-on', 'below:0.8')).stderr)).toBe(
+      gateText(failBefore.stderr),
+    );
     expect(gateText(failBefore.stderr)).toMatch(
-      /^gate below:0.8 failed:\n {2}cand: solve rate 0.750 < 0.8\n$/,
+      /^gate below:0.8 failed on all runs: \d runs? pooled:\n {2}cand: solve rate 0.750 < 0.8\n$/,
     );
 
     const grid = await run(['grid', ...STORE, '--env', 'evalbook.json']);
@@ -270,9 +273,9 @@ describe('evals ingest --env: attempts not of the suite', () => {
     expect(includedGrid.cases).toContain('case_typo');
     expect(includedGrid.configs).toContain('config_typo');
     expect(includedGrid.foreignIncluded).toBe(4);
-    expect((await report('--fail-on', 'below:0.7', '--include-foreign')).json!.summary.attempts).toBe(
-      gateBefore.json!.summary.attempts + 4,
-    );
+    expect(
+      (await report('--all-runs', '--fail-on', 'below:0.7', '--include-foreign')).json!.summary.attempts,
+    ).toBe(gateBefore.json!.summary.attempts + 4);
     const md = await report('--format', 'md');
     expect(md.stdout).toContain('4 attempts left out of every count: 4 foreign');
   });
@@ -339,10 +342,10 @@ describe('evals retract and evals runs', () => {
   });
 
   it('retracts an attempt: it leaves the report, grid, comparison and gate, with who/why/when shown', async () => {
-    const before = await report('--fail-on', 'below:1');
+    const before = await report('--all-runs', '--fail-on', 'below:1');
     expect(before.status).toBe(1);
     const compareBefore = JSON.parse(
-      (await run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json'])).stdout,
+      (await run(['compare', ...STORE, '--all-runs', '--a', 'base', '--b', 'cand', '--json'])).stdout,
     ) as { deltaSolveRate: number };
     expect(compareBefore.deltaSolveRate).toBeLessThan(0);
 
@@ -387,7 +390,7 @@ describe('evals retract and evals runs', () => {
       retraction: { by: 'alice', reason: 'the sandbox lost its network' },
     });
 
-    const after = await report('--fail-on', 'below:1');
+    const after = await report('--all-runs', '--fail-on', 'below:1');
     expect(after.status).toBe(0);
     expect(after.json!.attemptCount).toBe(before.json!.attemptCount - 1);
     expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 1 });
@@ -420,14 +423,16 @@ describe('evals retract and evals runs', () => {
     expect(grid.stdout).toContain(
       "5 attempts left out of every count: 4 foreign (case or config not the environment's: kept apart at ingest, or not in --env; --include-foreign counts them), 1 retracted",
     );
-    const compare = await run(['compare', ...STORE, '--a', 'base', '--b', 'cand', '--json']);
+    const compare = await run(['compare', ...STORE, '--all-runs', '--a', 'base', '--b', 'cand', '--json']);
     const comparison = JSON.parse(compare.stdout) as {
       deltaSolveRate: number;
       leftOut: { retracted: number };
     };
     expect(comparison.deltaSolveRate).toBe(0);
     expect(comparison.leftOut.retracted).toBe(1);
-    expect((await run(['compare', ...STORE, '--a', 'base', '--b', 'cand'])).stdout).toContain('1 retracted');
+    expect((await run(['compare', ...STORE, '--all-runs', '--a', 'base', '--b', 'cand'])).stdout).toContain(
+      '1 retracted',
+    );
   });
 
   it('retracts a whole run: --run naming it is told why; evals runs lists counts and records', async () => {
@@ -501,7 +506,7 @@ describe('attempts ingested without --env, reported with it', () => {
     expect(ingested.status).toBe(0);
     expect(ingested.stdout).toContain('13 inserted');
 
-    const reported = await run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.7']);
+    const reported = await run(['report', ...BOOK2, ...env, '--all-runs', '--fail-on', 'below:0.7']);
     expect(reported.status).toBe(0);
     const json = JSON.parse(reported.stdout) as ReportJson;
     expect(json.summary.cases).not.toContain('case_typo');
@@ -512,9 +517,11 @@ describe('attempts ingested without --env, reported with it', () => {
     expect(json.attemptCount).toBe(9);
 
     // The gate judges the suite only: below:0.8 fails on cand alone, never on a foreign column.
-    const gate = await run(['report', ...BOOK2, ...env, '--fail-on', 'below:0.8']);
+    const gate = await run(['report', ...BOOK2, ...env, '--all-runs', '--fail-on', 'below:0.8']);
     expect(gate.status).toBe(1);
-    expect(gateText(gate.stderr)).toMatch(/^gate below:0.8 failed:\n {2}cand: solve rate 0.750 < 0.8\n$/);
+    expect(gateText(gate.stderr)).toMatch(
+      /^gate below:0.8 failed on all runs: \d runs? pooled:\n {2}cand: solve rate 0.750 < 0.8\n$/,
+    );
 
     const grid = await run(['grid', ...BOOK2, ...env]);
     expect(grid.status).toBe(0);

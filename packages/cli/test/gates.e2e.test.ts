@@ -73,7 +73,9 @@ describe('a repeated --fail-on', () => {
       'below:0.1',
     ]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('gate below:0.9 failed:\n  base: solve rate 0.667 < 0.9');
+    expect(result.stderr).toContain(
+      'gate below:0.9 failed on newest run run_synthetic (the only run):\n  base: solve rate 0.667 < 0.9',
+    );
     expect(result.stderr).toContain('gate below:0.1 held');
     expect(result.stderr).toContain('gates: 1 of 2 failed');
     expect(result.stdout).toContain('- `below:0.9`: **FAILED**');
@@ -150,7 +152,9 @@ describe('case-regression:PTS', () => {
       'case-regression:50',
     ]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('gate case-regression:50 failed:\n  case_down: 6/6 → 2/6 (−66.7 pts)\n');
+    expect(result.stderr).toContain(
+      'gate case-regression:50 failed on newest run run_synthetic (the only run):\n  case_down: 6/6 → 2/6 (−66.7 pts)\n',
+    );
     expect(result.stderr).not.toContain('case_up');
     expect((await run(['report', ...STORE, ...AB, '--fail-on', 'case-regression:70'])).status).toBe(0);
   });
@@ -178,7 +182,9 @@ describe('compare --fail-on', () => {
     expect(compare.stdout).toContain('cand vs base (by config)');
     const report = await run(['report', ...STORE, ...AB, ...gates]);
     expect(compare.stderr).toBe(report.stderr);
-    expect(compare.stderr).toContain('gate case-regression:50 failed:');
+    expect(compare.stderr).toContain(
+      'gate case-regression:50 failed on newest run run_synthetic (the only run):',
+    );
     expect(compare.stderr).toContain('gate below:0.1 held');
     expect((await run(['compare', ...STORE, ...AB, '--fail-on', 'below:0.1'])).status).toBe(0);
   });
@@ -190,7 +196,20 @@ describe('compare --fail-on', () => {
     expect(json.sharedCases).toBe(2);
     expect(json.gate).toEqual({
       passed: false,
-      gates: [{ failOn: 'case-regression:50', passed: false, reasons: ['case_down: 6/6 → 2/6 (−66.7 pts)'] }],
+      view: {
+        kind: 'newest_run',
+        run: 'run_synthetic',
+        runs: ['run_synthetic'],
+        text: 'newest run run_synthetic (the only run)',
+      },
+      gates: [
+        {
+          failOn: 'case-regression:50',
+          passed: false,
+          reasons: ['case_down: 6/6 → 2/6 (−66.7 pts)'],
+          judged: 'newest run run_synthetic (the only run)',
+        },
+      ],
     });
     expect(
       (JSON.parse((await run(['compare', ...STORE, ...AB, '--json'])).stdout) as { gate: unknown }).gate,

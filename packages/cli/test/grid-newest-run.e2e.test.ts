@@ -4,6 +4,10 @@
 // (validated against its schema), the Markdown report, the JUnit testcases and the HTML report show
 // the newest run by default, the collapse and its trend in words; `--all-runs` pools and says so;
 // `--all-runs` with `--run` is a usage error; a store of one run looks as it did but for the header.
+// Every verdict follows the same view: `--fail-on below:0.8` fails on the newest run (candidate 1/4)
+// and holds on all runs pooled (14/17), and below:0.25 holds at exactly the newest rate, on every format's exit code, with the view in
+// the Markdown verdict line, the JSON, the JUnit gate testcase, the HTML configs and stderr; a
+// comparison of configs pairs the newest run too.
 // (CSV is one row per attempt, each with its run: there is no cell to pool; the published site's
 // campaign grid is one campaign's run alone: packages/app/test/site-publish.test.ts.)
 import { spawnSync } from 'node:child_process';
@@ -217,5 +221,115 @@ describe('evals report', () => {
   it('refuses --all-runs with --run or --attempt (exit 2)', () => {
     evals(['report', '--format', 'md', '--all-runs', '--run', 'nightly-2', ...TWO], 2);
     evals(['report', '--attempt', 'x', '--all-runs', ...TWO], 2);
+  });
+});
+
+describe('every verdict follows the view the grid shows', () => {
+  const GATE = ['--fail-on', 'below:0.8'];
+
+  it('below:0.8 gates the newest run (exit 1) and holds on all runs pooled (14/17) (exit 0), in every format', () => {
+    for (const format of ['json', 'md', 'junit', 'html', 'csv']) {
+      const newest = evals(['report', '--format', format, ...GATE, ...TWO], 1);
+      expect(newest.stderr).toContain(
+        'gate below:0.8 failed on newest run nightly-2 (of 2 runs):\n  candidate: solve rate 0.250 < 0.8',
+      );
+      const pooled = evals(['report', '--format', format, '--all-runs', ...GATE, ...TWO], 0);
+      expect(pooled.stderr).toContain('gate below:0.8 held on all runs: 2 runs pooled');
+    }
+    // exactly the newest run's rate (1 of 4) holds; a hair above fails
+    evals(['report', '--fail-on', 'below:0.25', ...TWO], 0);
+    evals(['report', '--fail-on', 'below:0.26', ...TWO], 1);
+    // --run scopes: nightly-1 solved every attempt
+    expect(evals(['report', '--run', 'nightly-1', ...GATE, ...TWO], 0).stderr).toContain(
+      'gate below:0.8 held on run nightly-1',
+    );
+  });
+
+  it('JSON says the view of the verdicts and has both runs’ config rates', () => {
+    const json = JSON.parse(evals(['report', ...GATE, ...TWO], 1).stdout) as {
+      view: unknown;
+      gate: { view: unknown; gates: { judged: string }[] };
+      summary: {
+        configStats: { configId: string; solveRate: number }[];
+        latestConfigStats: { configId: string; solveRate: number }[];
+      };
+    };
+    expect(schemaErrors(REPORT_SCHEMA, json)).toEqual([]);
+    const view = {
+      kind: 'newest_run',
+      run: 'nightly-2',
+      runs: ['nightly-2'],
+      text: 'newest run nightly-2 (of 2 runs)',
+    };
+    expect(json.view).toEqual(view);
+    expect(json.gate.view).toEqual(view);
+    const rate = (stats: { configId: string; solveRate: number }[]) =>
+      stats.find((config) => config.configId === 'candidate')?.solveRate;
+    expect(rate(json.summary.latestConfigStats)).toBe(0.25);
+    expect(rate(json.summary.configStats)).toBe(14 / 17);
+    const pooled = JSON.parse(evals(['report', '--all-runs', ...GATE, ...TWO], 0).stdout) as {
+      view: unknown;
+    };
+    expect(pooled.view).toEqual({
+      kind: 'all_runs',
+      run: null,
+      runs: ['nightly-1', 'nightly-2'],
+      text: 'all runs: 2 runs pooled',
+    });
+  });
+
+  it('Markdown: the verdict line and the Configs table are the newest run’s, and say so', () => {
+    const md = evals(['report', '--format', 'md', ...GATE, ...TWO], 1).stdout;
+    expect(md.split('\n')[2]).toBe(
+      '**Verdict: gate failed** — 6 attempts over 2 cases × 2 configs, 3 solved (50.0%), in newest run nightly-2 (of 2 runs); `--all-runs` pools every run.',
+    );
+    expect(md).toContain(
+      '- `below:0.8`: **FAILED** on newest run nightly-2 (of 2 runs) — candidate: solve rate 0.250 \\< 0.8',
+    );
+    expect(md).toMatch(/\| candidate \| 25\.0% \[[^\]]+\] \| 1 \/ 4 \|/);
+    const pooled = evals(['report', '--format', 'md', '--all-runs', ...GATE, ...TWO], 0).stdout;
+    expect(pooled.split('\n')[2]).toBe(
+      '**Verdict: gate passed** — 21 attempts over 2 cases × 2 configs, 18 solved (85.7%), in all runs: 2 runs pooled.',
+    );
+    expect(pooled).toMatch(/\| candidate \| 82\.4% \[[^\]]+\] \| 14 \/ 17 \|/);
+  });
+
+  it('JUnit: the gate testcase says what it judged, and the gates suite its view', () => {
+    const xml = evals(['report', '--format', 'junit', ...GATE, ...TWO], 1).stdout;
+    expect(xml).toContain('<property name="gates.view" value="newest run nightly-2 (of 2 runs)"/>');
+    expect(xml).toContain('gate below:0.8 failed on newest run nightly-2 (of 2 runs):');
+  });
+
+  it('HTML: the configs table and the rate plot are the newest run’s, and say so', () => {
+    const rate = (html: string): string =>
+      /<tr data-config="candidate" data-rate="([^"]*)"/.exec(html)?.[1] ?? 'missing';
+    const html = evals(['report', '--format', 'html', ...GATE, ...TWO], 1).stdout;
+    expect(rate(html)).toBe('0.25');
+    expect(html).toContain('Per-config rates of newest run nightly-2 (of 2 runs)');
+    expect(html).toContain('Gate <code>below:0.8</code>: FAILED on newest run nightly-2 (of 2 runs)');
+    expect(rate(evals(['report', '--format', 'html', '--all-runs', ...TWO]).stdout)).toBe(String(14 / 17));
+  });
+
+  it('compare: configs are paired within the newest run, or over every run with --all-runs', () => {
+    const args = ['compare', '--a', 'baseline', '--b', 'candidate', '--json', ...TWO];
+    const newest = JSON.parse(evals(args).stdout) as {
+      runs: string[];
+      view: { kind: string };
+      regressions: { caseId: string; bSolved: number; bCounted: number }[];
+    };
+    expect(newest.runs).toEqual(['nightly-2']);
+    expect(newest.view.kind).toBe('newest_run');
+    expect(newest.regressions).toMatchObject([{ caseId: 'refactor', bSolved: 0, bCounted: 3 }]);
+    const pooled = JSON.parse(evals([...args, '--all-runs']).stdout) as {
+      runs: string[];
+      regressions: { bSolved: number; bCounted: number }[];
+    };
+    expect(pooled.runs).toEqual(['nightly-1', 'nightly-2']);
+    expect(pooled.regressions).toMatchObject([{ bSolved: 12, bCounted: 15 }]);
+    expect(evals(['compare', '--a', 'baseline', '--b', 'candidate', ...TWO]).stdout).toContain(
+      'configs compared in newest run nightly-2 (of 2 runs) — --all-runs pools every run',
+    );
+    // runs compared are named: --all-runs is for configs
+    evals(['compare', '--a-run', 'nightly-1', '--b-run', 'nightly-2', '--all-runs', ...TWO], 2);
   });
 });

@@ -126,7 +126,9 @@ describe('every --json output of the real CLI holds to its schema', () => {
     json('ingest unreadable', ['ingest', join(dir, 'missing.json'), '--store', store, '--json'], 2);
     json('runs', ['runs', '--store', store, '--json'], 0);
     json('report', ['report', '--store', store], 0);
-    json('report gated', ['report', '--store', store, '--fail-on', 'below:0.99'], 1);
+    // pooled, the two runs fall short of 0.99; the newest run (run_two, 3 of 3 solved) holds it
+    json('report gated', ['report', '--store', store, '--all-runs', '--fail-on', 'below:0.99'], 1);
+    json('report gate held', ['report', '--store', store, '--fail-on', 'below:0.99'], 0);
     json('grid', ['grid', '--store', store, '--json'], 0);
     const args = ['compare', '--store', store, '--a-run', 'run_synthetic', '--b-run', 'run_two', '--json'];
     json('compare', args, 0);
@@ -258,10 +260,22 @@ const MUTATIONS: [string, string, string, string, unknown][] = [
   ['report', 'report', 'an unknown cost coverage', '/attempts/0/cost/coverage', 'free'],
   ['report', 'report', 'a solve rate above 1', '/summary/grid/0/solveRate', 1.5],
   ['report', 'report gated', 'a gate without its verdict', '/gate/passed', DELETE],
+  ['report', 'report gated', 'a gate verdict without the view it judged', '/gate/gates/0/judged', DELETE],
+  ['report', 'report gated', 'gates without their view', '/gate/view', DELETE],
+  ['report', 'report', 'a view of an unknown kind', '/view/kind', 'pooled'],
+  [
+    'report',
+    'report',
+    'a summary without the newest run’s config rates',
+    '/summary/latestConfigStats',
+    DELETE,
+  ],
   ['grid', 'grid', 'an unknown denominator policy', '/denominatorPolicy', 'some'],
   ['grid', 'grid', 'a cell without statusCounts', '/grid/0/statusCounts', DELETE],
   ['compare', 'compare', 'compared by something else', '/by', 'case'],
   ['compare', 'compare', 'a missing McNemar p', '/mcnemarP', DELETE],
+  ['compare', 'compare', 'a comparison without the runs it counts', '/runs', DELETE],
+  ['compare', 'compare', 'a comparison without its view', '/view', DELETE],
   ['policy-replay', 'policy replay', 'an unknown agreement', '/calls/0/agreement', 'fine'],
   ['policy-replay', 'policy replay', 'a missing bundle digest', '/bundleDigest', DELETE],
   ['cli-failure', 'grid failure', 'a failure with exit code 0', '/exitCode', 0],

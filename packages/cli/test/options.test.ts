@@ -27,6 +27,7 @@ const REPEATABLE = [
 const NEEDS: Readonly<Record<string, string>> = {
   'ingest --keep-foreign': '--env',
   'compare --run': '--a',
+  'compare --all-runs': '--a',
   'retract --attempt': '--run',
 };
 

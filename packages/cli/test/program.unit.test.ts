@@ -367,7 +367,7 @@ describe('runs over a temp SQLite Evalbook', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^wrote .*report\.md: 5 attempts/);
-    expect(run.stderr).toMatch(/gate below:1 failed:/);
+    expect(run.stderr).toMatch(/gate below:1 failed on newest run \S+ \(the only run\):/);
     expect(await readFile(out, 'utf8')).toMatch(/^## Evalbook report\n/);
   });
 

@@ -75,6 +75,8 @@ interface JsonReport {
     perCallObservations: number;
     checkDrift: { checkId: string }[];
     configStats: { configId: string; cost: { priced: number; pricedTotalNanodollars: number } }[];
+    /** The newest run's: what the page's Configs table shows (it opens on the newest run). */
+    latestConfigStats: { configId: string; cost: { priced: number; pricedTotalNanodollars: number } }[];
   };
 }
 
@@ -497,7 +499,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
     it('shows money with sensible precision (the JSON keeps nanodollars)', async () => {
       const mean = (configId: string): number => {
-        const stat = report.summary.configStats.find((config) => config.configId === configId)!;
+        const stat = report.summary.latestConfigStats.find((config) => config.configId === configId)!;
         return stat.cost.pricedTotalNanodollars / stat.cost.priced;
       };
       // below $1: three significant digits, as the JSON's exact nanodollars round

@@ -31,6 +31,9 @@ function side(caseId: string, configId: string, solved: number, counted: number)
 
 const COMPARE: CompareSpec = { by: 'config', a: 'base', b: 'cand' };
 
+/** What a gate over one run judged, in words. */
+const ONLY = 'newest run run1 (the only run)';
+
 function summaryOf(
   attempts: readonly StoredAttempt[],
   compare: CompareSpec | null = COMPARE,
@@ -57,16 +60,19 @@ describe('when several gates are named', () => {
         { kind: 'below', rate: 0.1 },
       ],
       summary,
+      'newest_run',
     );
     expect(verdicts).toEqual({
       passed: false,
+      view: { kind: 'newest_run', run: 'run1', runs: ['run1'], text: ONLY },
       gates: [
         {
           failOn: 'below:0.9',
           passed: false,
           reasons: ['base: solve rate 0.667 < 0.9', 'cand: solve rate 0.667 < 0.9'],
+          judged: ONLY,
         },
-        { failOn: 'below:0.1', passed: true, reasons: [] },
+        { failOn: 'below:0.1', passed: true, reasons: [], judged: ONLY },
       ],
     });
     // The failing gate named last fails the set just the same (the last gate is not the only one).
@@ -77,9 +83,10 @@ describe('when several gates are named', () => {
           { kind: 'below', rate: 0.9 },
         ],
         summary,
+        'newest_run',
       )?.passed,
     ).toBe(false);
-    expect(decideGates([], summary)).toBeNull();
+    expect(decideGates([], summary, 'newest_run')).toBeNull();
   });
 
   it('is the conjunction of the gates judged one by one, for any list of gates (repeats included)', () => {
@@ -92,8 +99,8 @@ describe('when several gates are named', () => {
     );
     fc.assert(
       fc.property(fc.array(gate, { minLength: 1, maxLength: 6 }), (gates) => {
-        const verdicts = decideGates(gates, summary);
-        const oneByOne = gates.map((entry) => decideGate(entry, summary));
+        const verdicts = decideGates(gates, summary, 'newest_run');
+        const oneByOne = gates.map((entry) => decideGate(entry, summary, 'newest_run'));
         expect(verdicts?.gates).toEqual(oneByOne);
         expect(verdicts?.passed).toBe(oneByOne.every((entry) => entry.passed));
       }),
@@ -105,15 +112,16 @@ describe('case-regression:PTS', () => {
   it('fails on a case that fell 6/6 → 2/6 although the pooled Δ is 0 (and regression holds)', () => {
     const summary = summaryOf(OPPOSITE);
     expect(summary.comparison?.deltaSolveRate).toBeCloseTo(0, 12);
-    expect(decideGate({ kind: 'regression' }, summary).passed).toBe(true);
-    expect(decideGate({ kind: 'case-regression', points: 50 }, summary)).toEqual({
+    expect(decideGate({ kind: 'regression' }, summary, 'newest_run').passed).toBe(true);
+    expect(decideGate({ kind: 'case-regression', points: 50 }, summary, 'newest_run')).toEqual({
       failOn: 'case-regression:50',
       passed: false,
       reasons: ['case_down: 6/6 → 2/6 (−66.7 pts)'],
+      judged: ONLY,
     });
     // A fall of 66.7 points is at least 66.6 but not 66.7 rounded up: the bar is the rate itself.
-    expect(decideGate({ kind: 'case-regression', points: 66.6 }, summary).passed).toBe(false);
-    expect(decideGate({ kind: 'case-regression', points: 67 }, summary).passed).toBe(true);
+    expect(decideGate({ kind: 'case-regression', points: 66.6 }, summary, 'newest_run').passed).toBe(false);
+    expect(decideGate({ kind: 'case-regression', points: 67 }, summary, 'newest_run').passed).toBe(true);
   });
 
   it('fails exactly when some shared case fell by PTS points or more (exact rational arithmetic)', () => {
@@ -136,7 +144,7 @@ describe('case-regression:PTS', () => {
             ...side(`case_${index}`, 'base', counts.aSolved, counts.aCounted),
             ...side(`case_${index}`, 'cand', counts.bSolved, counts.bCounted),
           ]);
-          const verdict = decideGate({ kind: 'case-regression', points }, summaryOf(attempts));
+          const verdict = decideGate({ kind: 'case-regression', points }, summaryOf(attempts), 'newest_run');
           // (aS/aC − bS/bC)·100 ≥ PTS, in integers.
           const fell = cases.filter(
             (c) =>
@@ -155,14 +163,16 @@ describe('case-regression:PTS', () => {
   });
 
   it('fails when there is nothing to judge: no comparison, or no shared case', () => {
-    expect(decideGate({ kind: 'case-regression', points: 10 }, summaryOf(OPPOSITE, null))).toMatchObject({
+    expect(
+      decideGate({ kind: 'case-regression', points: 10 }, summaryOf(OPPOSITE, null), 'newest_run'),
+    ).toMatchObject({
       passed: false,
       reasons: [expect.stringContaining('no comparison to judge')],
     });
     const apart = [...side('case_x', 'base', 1, 1), ...side('case_y', 'cand', 1, 1)];
-    expect(decideGate({ kind: 'case-regression', points: 10 }, summaryOf(apart)).reasons).toEqual([
-      'base and cand share no case to compare',
-    ]);
+    expect(
+      decideGate({ kind: 'case-regression', points: 10 }, summaryOf(apart), 'newest_run').reasons,
+    ).toEqual(['base and cand share no case to compare']);
   });
 });
 
@@ -234,14 +244,21 @@ describe('writeReport', () => {
     const json = JSON.parse(await report('json', gates, COMPARE)) as { gate: unknown };
     expect(json.gate).toEqual({
       passed: false,
+      view: { kind: 'newest_run', run: 'run1', runs: ['run1'], text: ONLY },
       gates: [
         {
           failOn: 'below:0.9',
           passed: false,
           reasons: ['base: solve rate 0.667 < 0.9', 'cand: solve rate 0.667 < 0.9'],
+          judged: ONLY,
         },
-        { failOn: 'below:0.1', passed: true, reasons: [] },
-        { failOn: 'case-regression:50', passed: false, reasons: ['case_down: 6/6 → 2/6 (−66.7 pts)'] },
+        { failOn: 'below:0.1', passed: true, reasons: [], judged: ONLY },
+        {
+          failOn: 'case-regression:50',
+          passed: false,
+          reasons: ['case_down: 6/6 → 2/6 (−66.7 pts)'],
+          judged: ONLY,
+        },
       ],
     });
     expect((JSON.parse(await report('json', [])) as { gate: unknown }).gate).toBeNull();
@@ -251,10 +268,12 @@ describe('writeReport', () => {
     const md = await report('md', gates, COMPARE);
     expect(md).toContain('**Gates FAILED** (2 of 3 failed).');
     expect(md).toContain(
-      '- `below:0.9`: **FAILED** — base: solve rate 0.667 \\< 0.9; cand: solve rate 0.667 \\< 0.9',
+      '- `below:0.9`: **FAILED** on newest run run1 (the only run) — base: solve rate 0.667 \\< 0.9; cand: solve rate 0.667 \\< 0.9',
     );
-    expect(md).toContain('- `below:0.1`: passed');
-    expect(md).toContain('- `case-regression:50`: **FAILED** — case_down: 6/6 → 2/6 (−66.7 pts)');
+    expect(md).toContain('- `below:0.1`: passed on newest run run1 (the only run)');
+    expect(md).toContain(
+      '- `case-regression:50`: **FAILED** on newest run run1 (the only run) — case_down: 6/6 → 2/6 (−66.7 pts)',
+    );
 
     const html = await report('html', gates, COMPARE);
     expect(html).toContain('data-gates="failed"');
@@ -268,7 +287,7 @@ describe('writeReport', () => {
       '<testsuite name="gates" tests="3" failures="2" errors="0" skipped="0" time="0.000">',
     );
     expect(junit).toMatch(
-      /<testcase name="below:0\.1" classname="gates" time="0\.000">\s*<system-out>gate below:0\.1 held<\/system-out>\s*<\/testcase>/,
+      /<testcase name="below:0\.1" classname="gates" time="0\.000">\s*<system-out>gate below:0\.1 held on newest run run1 \(the only run\)<\/system-out>\s*<\/testcase>/,
     );
     expect(junit).toMatch(
       /<testcase name="case-regression:50" classname="gates" time="0\.000">\s*<failure message="case_down: 6\/6 → 2\/6 \(−66\.7 pts\)" type="gate_failed">/,
@@ -292,10 +311,14 @@ describe('below:RATE at its boundary', () => {
           const short = summaryOf(side('case', 'config', solved - 1, counted), null);
           expect(exactly.configStats[0]?.solveRate).toBe(solved / counted);
           const gate: FailOn = { kind: 'below', rate: Math.min(rate, solved / counted) };
-          expect(decideGate(gate, exactly).passed, `${solved}/${counted} at below:${gate.rate}`).toBe(true);
-          expect(decideGate(gate, short).passed, `${solved - 1}/${counted} at below:${gate.rate}`).toBe(
-            false,
-          );
+          expect(
+            decideGate(gate, exactly, 'newest_run').passed,
+            `${solved}/${counted} at below:${gate.rate}`,
+          ).toBe(true);
+          expect(
+            decideGate(gate, short, 'newest_run').passed,
+            `${solved - 1}/${counted} at below:${gate.rate}`,
+          ).toBe(false);
         },
       ),
       { numRuns: 300 },
@@ -303,14 +326,165 @@ describe('below:RATE at its boundary', () => {
   });
 
   it('holds every config to the rate: below:1 passes only a config that solves every attempt', () => {
-    expect(decideGate({ kind: 'below', rate: 1 }, summaryOf(side('case', 'config', 5, 5), null)).passed).toBe(
-      true,
+    expect(
+      decideGate({ kind: 'below', rate: 1 }, summaryOf(side('case', 'config', 5, 5), null), 'newest_run')
+        .passed,
+    ).toBe(true);
+    expect(
+      decideGate({ kind: 'below', rate: 1 }, summaryOf(side('case', 'config', 4, 5), null), 'newest_run')
+        .passed,
+    ).toBe(false);
+    expect(
+      decideGate({ kind: 'below', rate: 0 }, summaryOf(side('case', 'config', 0, 5), null), 'newest_run')
+        .passed,
+    ).toBe(true);
+  });
+});
+
+/** `side`, in a run: the same attempts with their run id. */
+function inRun(runId: string, attempts: readonly StoredAttempt[]): StoredAttempt[] {
+  return attempts.map((stored) => ({
+    ...stored,
+    key: { ...stored.key, runId, attemptId: `${runId}-${stored.key.attemptId}` },
+  }));
+}
+
+function summaryIn(
+  attempts: readonly StoredAttempt[],
+  options: { runId?: string; compare?: CompareSpec; view?: 'newest_run' | 'all_runs' } = {},
+): EvalbookSummary {
+  const builder = new SummaryBuilder({ resamples: 200, ...options });
+  for (const stored of attempts) builder.add(stored);
+  return builder.build();
+}
+
+describe('every gate judges the view the grid shows (issue 19)', () => {
+  // nightly-1: cand solves 12 of 12; nightly-2 (the newest, as CI just made it): 0 of 3. Pooled 80%.
+  const COLLAPSE = [
+    ...inRun('nightly-1', side('case', 'cand', 12, 12)),
+    ...inRun('nightly-2', side('case', 'cand', 0, 3)),
+  ];
+  const summary = summaryIn(COLLAPSE);
+  const below = { kind: 'below', rate: 0.8 } as const;
+
+  it('below:0.8 fails on the newest run that collapsed, though every run pooled is exactly 0.8', () => {
+    expect(summary.configStats[0]?.solveRate).toBe(0.8);
+    expect(summary.latestConfigStats[0]).toMatchObject({ configId: 'cand', solved: 0, solveRate: 0 });
+    expect(decideGate(below, summary, 'newest_run')).toEqual({
+      failOn: 'below:0.8',
+      passed: false,
+      reasons: ['cand: solve rate 0.000 < 0.8'],
+      judged: 'newest run nightly-2 (of 2 runs)',
+    });
+    // all runs pooled: 12/15 is exactly the rate, which holds
+    expect(decideGate(below, summary, 'all_runs')).toEqual({
+      failOn: 'below:0.8',
+      passed: true,
+      reasons: [],
+      judged: 'all runs: 2 runs pooled',
+    });
+  });
+
+  it('the verdicts say their view: kind, run and runs', () => {
+    expect(decideGates([below], summary, 'newest_run')?.view).toEqual({
+      kind: 'newest_run',
+      run: 'nightly-2',
+      runs: ['nightly-2'],
+      text: 'newest run nightly-2 (of 2 runs)',
+    });
+    expect(decideGates([below], summary, 'all_runs')?.view).toEqual({
+      kind: 'all_runs',
+      run: null,
+      runs: ['nightly-1', 'nightly-2'],
+      text: 'all runs: 2 runs pooled',
+    });
+    const first = summaryIn(COLLAPSE, { runId: 'nightly-1' });
+    expect(decideGates([below], first, 'newest_run')).toMatchObject({
+      passed: true,
+      view: { kind: 'run', run: 'nightly-1', runs: ['nightly-1'], text: 'run nightly-1' },
+    });
+  });
+
+  it.each([
+    ['newest_run', 0.75],
+    ['all_runs', 0.5],
+  ] as const)(
+    'below:RATE at exactly the rate holds in the %s view (%s), a hair above fails',
+    (view, rate) => {
+      // nightly-1: 1 of 4; nightly-2: 3 of 4 — newest 0.75, pooled 0.5
+      const attempts = [
+        ...inRun('nightly-1', side('case', 'k', 1, 4)),
+        ...inRun('nightly-2', side('case', 'k', 3, 4)),
+      ];
+      const book = summaryIn(attempts);
+      expect(decideGate({ kind: 'below', rate }, book, view).passed).toBe(true);
+      expect(decideGate({ kind: 'below', rate: rate + 0.01 }, book, view)).toMatchObject({
+        passed: false,
+        reasons: [`k: solve rate ${rate.toFixed(3)} < ${rate + 0.01}`],
+      });
+    },
+  );
+
+  it('in the newest-run view, below judges what a summary scoped to the newest run judges (property)', () => {
+    const row = fc.record({
+      run: fc.integer({ min: 0, max: 2 }),
+      caseId: fc.constantFrom('c1', 'c2'),
+      configId: fc.constantFrom('k1', 'k2'),
+      solved: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 24 }),
+        fc.integer({ min: 0, max: 10 }),
+        (rows, tenths) => {
+          const attempts = rows.map((entry, index) => {
+            const template = entry.solved ? SOLVED : UNSOLVED;
+            return {
+              ...template,
+              key: {
+                runId: `run_${entry.run}`,
+                caseId: entry.caseId,
+                configId: entry.configId,
+                attemptId: `a${index}`,
+              },
+            };
+          });
+          const book = summaryIn(attempts);
+          const scoped = summaryIn(attempts, { runId: book.latestRun ?? '' });
+          const gate: FailOn = { kind: 'below', rate: tenths / 10 };
+          expect(book.latestConfigStats).toEqual(scoped.configStats);
+          const { judged: _newest, ...newest } = decideGate(gate, book, 'newest_run');
+          const { judged: _scoped, ...inScope } = decideGate(gate, scoped, 'all_runs');
+          expect(newest).toEqual(inScope);
+        },
+      ),
+      { numRuns: 100 },
     );
-    expect(decideGate({ kind: 'below', rate: 1 }, summaryOf(side('case', 'config', 4, 5), null)).passed).toBe(
-      false,
-    );
-    expect(decideGate({ kind: 'below', rate: 0 }, summaryOf(side('case', 'config', 0, 5), null)).passed).toBe(
-      true,
+  });
+
+  it('a comparison of configs pairs the newest run by default, every run with all_runs', () => {
+    const attempts = [
+      ...inRun('nightly-1', [...side('c1', 'base', 4, 4), ...side('c1', 'cand', 4, 4)]),
+      ...inRun('nightly-2', [...side('c1', 'base', 4, 4), ...side('c1', 'cand', 0, 4)]),
+    ];
+    const compare: CompareSpec = { by: 'config', a: 'base', b: 'cand' };
+    const newest = summaryIn(attempts, { compare });
+    expect(newest.comparison).toMatchObject({
+      runs: ['nightly-2'],
+      regressions: [{ bSolved: 0, bCounted: 4 }],
+    });
+    expect(decideGate({ kind: 'case-regression', points: 100 }, newest, 'newest_run').passed).toBe(false);
+    const pooled = summaryIn(attempts, { compare, view: 'all_runs' });
+    expect(pooled.comparison).toMatchObject({
+      runs: ['nightly-1', 'nightly-2'],
+      regressions: [{ bSolved: 4, bCounted: 8 }],
+    });
+    expect(decideGate({ kind: 'case-regression', points: 100 }, pooled, 'all_runs').passed).toBe(true);
+    // runs compared are named: no view applies
+    const byRun = summaryIn(attempts, { compare: { by: 'run', a: 'nightly-1', b: 'nightly-2' } });
+    expect(byRun.comparison?.runs).toEqual(['nightly-1', 'nightly-2']);
+    expect(decideGate({ kind: 'regression' }, byRun, 'newest_run').judged).toBe(
+      'runs nightly-1 and nightly-2',
     );
   });
 });

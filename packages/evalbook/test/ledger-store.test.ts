@@ -46,7 +46,7 @@ import type { IngestSummary } from '../src/ledger/ingest.ts';
 import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-verdicts.ts';
 import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
-import type { CopyInBatch, LedgerStore } from '../src/ledger/store.ts';
+import type { CopyInBatch, LedgerStore, StoredAttempt } from '../src/ledger/store.ts';
 import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
@@ -1613,6 +1613,36 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(indexes.map((row) => String(row.def))).toEqual([
         expect.stringMatching(/attempts.*\(attempt_id\)/i),
       ]);
+    });
+
+    it("streams one run's attempts through its index: the same records, scores and order as the whole stream's", async () => {
+      const at = (runId: string, index: number): LedgerRecord =>
+        convertBundle(
+          parseNativeExecution(JSON.stringify(syntheticAttempt({ runId, attemptId: `attempt_${index}` }))),
+        );
+      // run_a interleaved with the others, past a page (500); a run id that is a prefix of another.
+      const prefixed = 'run_a_2';
+      const store = await openStore(storeUrl);
+      for (let index = 0; index < 520; index += 20)
+        await store.insertBatch([
+          ...Array.from({ length: 20 }, (_, offset) => at('run_a', index + offset)),
+          at('run_b', index),
+          at(prefixed, index),
+        ]);
+      const all: StoredAttempt[] = [];
+      for await (const stored of store.attempts()) all.push(stored);
+      for (const runId of ['run_a', 'run_b', prefixed]) {
+        const one: StoredAttempt[] = [];
+        for await (const stored of store.attempts(runId)) one.push(stored);
+        expect(one.length).toBeGreaterThan(0);
+        expect(one).toEqual(all.filter((stored) => stored.key.runId === runId));
+      }
+      expect(all.filter((stored) => stored.key.runId === 'run_a')).toHaveLength(520);
+      expect(all[0]?.scores.length).toBeGreaterThan(0);
+      const none: StoredAttempt[] = [];
+      for await (const stored of store.attempts('run_none')) none.push(stored);
+      expect(none).toEqual([]);
+      await store.close();
     });
 
     it('keeps the cost figures in their own columns, the legacy ledger amount apart from the estimate', async () => {

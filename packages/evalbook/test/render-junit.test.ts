@@ -157,21 +157,25 @@ describe('renderJunit: what CI reads', () => {
     const { text } = await reportText(ATTEMPTS, { format: 'junit', failOn: GATES });
     const [gates] = children(parseXml(text), 'testsuite');
     const [properties] = gates === undefined ? [] : children(gates, 'properties');
-    const [verdict] = properties === undefined ? [] : children(properties, 'property');
+    const [verdict, view] = properties === undefined ? [] : children(properties, 'property');
     expect([attr(verdict, 'name'), attr(verdict, 'value')]).toEqual([
       'gates.verdict',
       'failed: 1 of 2 failed',
     ]);
+    expect([attr(view, 'name'), attr(view, 'value')]).toEqual([
+      'gates.view',
+      'newest run run1 (the only run)',
+    ]);
     const [held, failed] = gates === undefined ? [] : children(gates, 'testcase');
     expect([attr(held, 'name'), attr(held, 'classname')]).toEqual(['below:0', 'gates']);
     expect(held === undefined ? [] : children(held, 'system-out').map((item) => item.textContent)).toEqual([
-      'gate below:0 held',
+      'gate below:0 held on newest run run1 (the only run)',
     ]);
     const [failure] = failed === undefined ? [] : children(failed, 'failure');
     expect(attr(failure, 'type')).toBe('gate_failed');
     expect(attr(failure, 'message')).toBe('base: solve rate 0.600 < 0.9; cand: solve rate 0.000 < 0.9');
     expect(failure?.textContent).toBe(
-      'gate below:0.9 failed:\nbase: solve rate 0.600 < 0.9\ncand: solve rate 0.000 < 0.9',
+      'gate below:0.9 failed on newest run run1 (the only run):\nbase: solve rate 0.600 < 0.9\ncand: solve rate 0.000 < 0.9',
     );
   });
 

@@ -73,6 +73,7 @@ const SLOTS = [
   'gate.reason.1',
   'budget.run.runId',
   'budget.config.configId',
+  'run',
 ] as const;
 type Slot = (typeof SLOTS)[number];
 
@@ -116,17 +117,32 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
       },
     ],
     artifactVerification: { verified: 0, unverified: 6, mismatched: 0 },
-    runs: [],
+    runs: [text('run')],
     cases: [],
     configs: [],
     grid: [],
-    gridRuns: [],
-    latestRun: null,
-    latestGrid: [],
+    gridRuns: [text('run')],
+    latestRun: text('run'),
+    // the newest run's cells the verdict line counts (no case is listed, so the grid table has no row)
+    latestGrid: [text('config.0.configId'), text('config.1.configId')].map((configId) => ({
+      ...rate,
+      caseId: 'case',
+      configId,
+      statusCounts: counts,
+      passAtK: [],
+      flaky: false,
+      cost: coverage('3 of 3 attempts priced'),
+      costPerSolvedNanodollars: 3_000_000,
+      runId: text('run'),
+      previous: null,
+      delta: null,
+      trend: 'new' as const,
+    })),
     checkRates: [],
     perCallObservations: 0,
     identity: { cases: [], configs: [] },
     configStats: [config(text('config.0.configId')), config(text('config.1.configId'))],
+    latestConfigStats: [config(text('config.0.configId')), config(text('config.1.configId'))],
     trend: [],
     flakyCells: [],
     coverage: coverage('6 of 6 attempts priced'),
@@ -134,6 +150,7 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
       by: 'config',
       a: text('comparison.a'),
       b: text('comparison.b'),
+      runs: [text('run')],
       sharedCases: 2,
       unsharedCases: 0,
       aWins: 2,
@@ -215,13 +232,15 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
     ],
     gate: {
       passed: false,
+      view: { kind: 'newest_run', run: text('run'), runs: [text('run')], text: `newest run ${text('run')}` },
       gates: [
         {
           failOn: 'case-regression:10',
           passed: false,
           reasons: [text('gate.reason.0'), text('gate.reason.1')],
+          judged: `newest run ${text('run')} (the only run)`,
         },
-        { failOn: 'drift', passed: true, reasons: [] },
+        { failOn: 'drift', passed: true, reasons: [], judged: `the checks of run ${text('run')}` },
       ],
     },
   };
@@ -439,7 +458,11 @@ const withComparison = (
 const verdictOf = (input: MarkdownReportInput): string => renderMarkdown(input).split('\n')[2] ?? '';
 
 describe('renderMarkdown: the verdict line comes first', () => {
-  const held = { passed: true, gates: [{ failOn: 'regression', passed: true, reasons: [] }] };
+  const held = {
+    passed: true,
+    view: { kind: 'newest_run' as const, run: 'r', runs: ['r'], text: 'newest run r (the only run)' },
+    gates: [{ failOn: 'regression', passed: true, reasons: [], judged: 'newest run r (the only run)' }],
+  };
   it.each([
     [
       'regression',
@@ -471,7 +494,7 @@ describe('renderMarkdown: the verdict line comes first', () => {
       plainInput((input) => ({ ...input, summary: { ...input.summary, comparison: null } })),
     );
     expect(line).toBe(
-      '**Verdict: gates failed (1 of 2)** — 6 attempts over 0 cases × 0 configs, 2 solved (33.3%).',
+      `**Verdict: gates failed (1 of 2)** — 6 attempts over 1 cases × 2 configs, 4 solved (66.7%), in newest run ${placeholder('run')} (the only run).`,
     );
   });
 

@@ -162,12 +162,16 @@ describe('the newest run', () => {
           view: 'newest_run',
           runs: [whole.latestRun],
           cells: whole.latestGrid,
+          configStats: whole.latestConfigStats,
         });
         expect(shownGrid(whole, 'all_runs')).toEqual({
           view: 'all_runs',
           runs: whole.runs,
           cells: whole.grid,
+          configStats: whole.configStats,
         });
+        // The newest run's per-config rates are those of a summary scoped to it.
+        expect(whole.latestConfigStats).toEqual(newest.configStats);
       }),
       { numRuns: 150 },
     );

@@ -23,6 +23,7 @@ import type {
   GateVerdicts,
   GridView,
   ReportFormat,
+  ShownView,
 } from '@paperclip-evals/evalbook';
 
 import { COMPARE_REPORT_V1, GRID_REPORT_V1 } from '../output-schemas.js';
@@ -60,8 +61,14 @@ export type GridReport = { readonly schema: typeof GRID_REPORT_V1; readonly view
   | 'retractions'
 >;
 
-/** `evals compare --json` (schemas/evals/compare-v1.schema.json): the comparison, what it left out, the gates. */
-export type CompareReport = { readonly schema: typeof COMPARE_REPORT_V1 } & Comparison &
+/**
+ * `evals compare --json` (schemas/evals/compare-v1.schema.json): the comparison, the view it was
+ * made in (configs: the newest run by default), what it left out, the gates.
+ */
+export type CompareReport = {
+  readonly schema: typeof COMPARE_REPORT_V1;
+  readonly view: ShownView;
+} & Comparison &
   Pick<EvalbookSummary, 'leftOut' | 'includeForeign' | 'retractions' | 'artifactVerification'> & {
     readonly gate: GateVerdicts | null;
   };
@@ -90,6 +97,8 @@ export interface CompareCommandOptions extends StoreCommandOptions {
   readonly compare: CompareSpec;
   readonly json: boolean;
   readonly failOn: readonly FailOn[];
+  /** --all-runs: compare configs over every run in scope pooled (default: within the newest run). */
+  readonly view?: GridView;
 }
 
 /** Every gate's verdict on stderr (held ones too); the outcome: gate_failed when any gate failed. */
@@ -97,8 +106,8 @@ function reportGates(verdicts: GateVerdicts | null): Outcome {
   if (verdicts === null) return 'ok';
   const lines = verdicts.gates.flatMap((gate) =>
     gate.passed
-      ? [`gate ${gate.failOn} held`]
-      : [`gate ${gate.failOn} failed:`, ...gate.reasons.map((reason) => `  ${reason}`)],
+      ? [`gate ${gate.failOn} held on ${gate.judged}`]
+      : [`gate ${gate.failOn} failed on ${gate.judged}:`, ...gate.reasons.map((reason) => `  ${reason}`)],
   );
   const failed = verdicts.gates.filter((gate) => !gate.passed).length;
   if (verdicts.gates.length > 1)
@@ -253,7 +262,7 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
 
 export async function runCompare(options: CompareCommandOptions): Promise<Outcome> {
   const { compareInEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const { summary: result, comparison, gate } = await compareInEvalbook(options);
+  const { summary: result, comparison, gate, view } = await compareInEvalbook(options);
   if (options.json) {
     const leftOut = {
       leftOut: result.leftOut,
@@ -262,6 +271,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
     };
     printJson({
       schema: COMPARE_REPORT_V1,
+      view,
       ...comparison,
       ...leftOut,
       artifactVerification: result.artifactVerification,
@@ -281,6 +291,9 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
   const ci = comparison.deltaSolveRateCi95;
   lines.push(
     '',
+    comparison.by === 'run'
+      ? `runs ${comparison.a} and ${comparison.b}, every config`
+      : `configs compared in ${view.text}${view.kind === 'newest_run' && result.runs.length > 1 ? ' — --all-runs pools every run' : ''}`,
     `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${comparison.sharedCases} shared cases — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
     `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${comparison.discordant.aOnly} cases only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
     ...leftOutLines(result),

@@ -1,7 +1,12 @@
 // The --fail-on gates a CI job puts on a summary: each gate is judged on its own, every one must
 // hold, and every verdict is reported (never only the last gate named). Nothing judged is not a
-// pass: a gate without anything to judge fails with a reason saying what is missing.
+// pass: a gate without anything to judge fails with a reason saying what is missing. Every gate
+// judges the view the grid shows (grid-view.ts): `below:RATE` the newest run's per-config rates by
+// default (so `--fail-on below:0.8` in CI gates the run just made), every run pooled with all_runs,
+// one run with --run; a comparison of configs the same runs; and each verdict says what it judged.
+import { shownGrid, viewOf } from './grid-view.js';
 import { scopeError } from './summary.js';
+import type { GridView, ShownView } from './grid-view.js';
 import type { CaseDelta, CompareSpec, EvalbookSummary } from './summary.js';
 
 /**
@@ -21,11 +26,19 @@ export interface GateResult {
   readonly failOn: string;
   readonly passed: boolean;
   readonly reasons: readonly string[];
+  /**
+   * What the gate judged, in words: the view's runs (`newest run nightly-2 (of 2 runs)`, `all runs:
+   * 2 runs pooled`, `run nightly-1`) for below and a comparison of configs, the two runs of a
+   * comparison of runs, the run drift judges.
+   */
+  readonly judged: string;
 }
 
 /** Every gate's verdict; `passed` only when every gate held. */
 export interface GateVerdicts {
   readonly passed: boolean;
+  /** The view the verdicts were judged in (grid-view.ts viewOf). */
+  readonly view: ShownView;
   readonly gates: readonly GateResult[];
 }
 
@@ -54,15 +67,19 @@ export function assertGatesJudgeable(failOn: readonly FailOn[], compare: Compare
     );
 }
 
-/** Judges every gate; null when no gate is named. */
-export function decideGates(failOn: readonly FailOn[], summary: EvalbookSummary): GateVerdicts | null {
+/** Judges every gate in the view the grid shows; null when no gate is named. */
+export function decideGates(
+  failOn: readonly FailOn[],
+  summary: EvalbookSummary,
+  view: GridView,
+): GateVerdicts | null {
   if (failOn.length === 0) return null;
-  const gates = failOn.map((gate) => decideGate(gate, summary));
-  return { passed: gates.every((gate) => gate.passed), gates };
+  const gates = failOn.map((gate) => decideGate(gate, summary, view));
+  return { passed: gates.every((gate) => gate.passed), view: viewOf(summary, view), gates };
 }
 
-/** One gate's verdict over a summary. */
-export function decideGate(failOn: FailOn, summary: EvalbookSummary): GateResult {
+/** One gate's verdict over a summary, in a view. */
+export function decideGate(failOn: FailOn, summary: EvalbookSummary, view: GridView): GateResult {
   const reasons =
     failOn.kind === 'regression'
       ? regressionReasons(summary)
@@ -70,8 +87,22 @@ export function decideGate(failOn: FailOn, summary: EvalbookSummary): GateResult
         ? caseRegressionReasons(failOn.points, summary)
         : failOn.kind === 'drift'
           ? driftReasons(summary)
-          : belowReasons(failOn.rate, summary);
-  return { failOn: failOnText(failOn), passed: reasons.length === 0, reasons };
+          : belowReasons(failOn.rate, summary, view);
+  return {
+    failOn: failOnText(failOn),
+    passed: reasons.length === 0,
+    reasons,
+    judged: judgedText(failOn, summary, view),
+  };
+}
+
+/** What a gate judged, in words (GateResult.judged). */
+function judgedText(failOn: FailOn, summary: EvalbookSummary, view: GridView): string {
+  const comparison = summary.comparison;
+  if (needsComparison(failOn) && comparison?.by === 'run') return `runs ${comparison.a} and ${comparison.b}`;
+  if (failOn.kind === 'drift')
+    return summary.latestRun === null ? 'no attempts' : `the checks of run ${summary.latestRun}`;
+  return viewOf(summary, view).text;
 }
 
 function regressionReasons(summary: EvalbookSummary): string[] {
@@ -129,12 +160,17 @@ function driftReasons(summary: EvalbookSummary): string[] {
   return reasons;
 }
 
-function belowReasons(rate: number, summary: EvalbookSummary): string[] {
+/**
+ * The configs of the view under the rate (at exactly the rate holds). A config the view's runs have
+ * no attempt of is not judged (it is not in that grid either); a view with no config fails.
+ */
+function belowReasons(rate: number, summary: EvalbookSummary, view: GridView): string[] {
   const reasons: string[] = [];
-  for (const config of summary.configStats)
+  const { configStats } = shownGrid(summary, view);
+  for (const config of configStats)
     if (config.solveRate === null) reasons.push(`${config.configId}: nothing counted, so no rate to hold`);
     else if (config.solveRate < rate)
       reasons.push(`${config.configId}: solve rate ${config.solveRate.toFixed(3)} < ${rate}`);
-  if (summary.configStats.length === 0) reasons.push('no attempts in scope');
+  if (configStats.length === 0) reasons.push('no attempts in scope');
   return reasons;
 }

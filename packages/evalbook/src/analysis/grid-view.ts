@@ -1,31 +1,89 @@
-// Which runs a case × config grid shows (issue 19: never a pooled green cell hiding a collapse). By
-// default every grid surface — the terminal `evals grid`, the Markdown report, the JUnit testcases,
-// the HTML report's first table — shows the newest run (the summary's latestGrid: the --run, else the
-// last run in run order), each cell with its trend against the cell's previous run; `all_runs` pools
-// every run in scope (the summary's grid), and says so. One choice, made here, so no surface pools
-// by accident; each renderer only words it.
-import type { EvalbookSummary, GridCell, LatestGridCell } from './summary.js';
+// Which runs a case × config grid shows, and every verdict and rate beside it (issue 19: never a
+// pooled green cell hiding a collapse, nor a pooled verdict next to a newest-run grid). By default
+// every surface — the terminal `evals grid`, the Markdown report (its grid, Configs table and verdict
+// line), the JUnit testcases, the HTML report's grid, configs and plots, the `below:RATE` gate and a
+// comparison of configs — reads the newest run (the summary's latestGrid and latestConfigStats: the
+// --run, else the last run in run order), each cell with its trend against the cell's previous run;
+// `all_runs` pools every run in scope (the summary's grid and configStats), and says so. One choice,
+// made here, so no surface pools by accident; each renderer only words it (viewOf, gridScopeText).
+import { ATTEMPT_STATUSES } from './scoring.js';
+
+import type {
+  ConfigStat,
+  EvalbookSummary,
+  GridCell,
+  GridView,
+  LatestGridCell,
+  StatusCounts,
+} from './summary.js';
 
 /** newest_run (the default): the newest run's cells with their trend · all_runs: every run in scope pooled. */
-export type GridView = 'newest_run' | 'all_runs';
+export type { GridView };
 
 export const GRID_VIEWS: readonly GridView[] = ['newest_run', 'all_runs'];
 
-/** The grid a surface shows: its view, the runs its cells count, and the cells (by case, then config). */
+/**
+ * The grid a surface shows: its view, the runs its cells count, the cells (by case, then config) and
+ * the per-config rates of the same runs (what the Configs tables, the plots and `below:RATE` read).
+ */
 export interface ShownGrid {
   readonly view: GridView;
   /** The runs the cells count: the newest run alone, or every run in scope. */
   readonly runs: readonly string[];
   readonly cells: readonly (GridCell | LatestGridCell)[];
+  readonly configStats: readonly ConfigStat[];
 }
 
-/** The cells of a summary a surface shows in this view. */
+/** The cells and per-config rates of a summary a surface shows in this view. */
 export function shownGrid(summary: EvalbookSummary, view: GridView): ShownGrid {
-  if (view === 'all_runs') return { view, runs: summary.gridRuns, cells: summary.grid };
+  if (view === 'all_runs')
+    return { view, runs: summary.gridRuns, cells: summary.grid, configStats: summary.configStats };
   return {
     view,
     runs: summary.latestRun === null ? [] : [summary.latestRun],
     cells: summary.latestGrid,
+    configStats: summary.latestConfigStats,
+  };
+}
+
+/**
+ * The view a verdict was judged in, as JSON says it (schemas: cli-common `view`): `newest_run` (the
+ * newest run, by default), `run` (the run --run names) or `all_runs` (every run in scope pooled);
+ * `run` is the one run the numbers are of (null when pooled, or without attempts); `runs` the runs
+ * counted; `text` the same in words, as the grid's header words it.
+ */
+export interface ShownView {
+  readonly kind: 'newest_run' | 'run' | 'all_runs';
+  readonly run: string | null;
+  readonly runs: readonly string[];
+  readonly text: string;
+}
+
+/** The view of a summary in words and names, for a verdict's JSON and its line. */
+export function viewOf(summary: EvalbookSummary, view: GridView): ShownView {
+  const grid = shownGrid(summary, view);
+  const text = gridScopeText(grid, summary);
+  if (summary.runScope !== null)
+    return { kind: 'run', run: summary.runScope, runs: [summary.runScope], text };
+  if (view === 'all_runs') return { kind: 'all_runs', run: null, runs: grid.runs, text };
+  return { kind: 'newest_run', run: summary.latestRun, runs: grid.runs, text };
+}
+
+/** What a view's cells count in all: attempts by status, and the cases and configs they cover. */
+export function shownTotals(grid: ShownGrid): {
+  readonly attempts: number;
+  readonly statusCounts: StatusCounts;
+  readonly cases: number;
+  readonly configs: number;
+} {
+  const statusCounts = Object.fromEntries(ATTEMPT_STATUSES.map((status) => [status, 0])) as StatusCounts;
+  for (const cell of grid.cells)
+    for (const status of ATTEMPT_STATUSES) statusCounts[status] += cell.statusCounts[status];
+  return {
+    attempts: Object.values(statusCounts).reduce((sum, n) => sum + n, 0),
+    statusCounts,
+    cases: new Set(grid.cells.map((cell) => cell.caseId)).size,
+    configs: new Set(grid.cells.map((cell) => cell.configId)).size,
   };
 }
 

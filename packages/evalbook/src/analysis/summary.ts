@@ -3,8 +3,10 @@
 // the trend across runs, flaky cases and paired comparisons are derived from those small tallies,
 // never from a list of every attempt. Every rate states its denominator: what it counted, what it
 // excluded and why. Runs are ordered by when they started; the newest run's grid (latestGrid, with
-// each cell's change since its previous run) stands beside the grid pooled over every run, so a
-// collapse in the newest run is never hidden by a green pooled cell; flakiness is variation within
+// each cell's change since its previous run) stands beside the grid pooled over every run, and the
+// newest run's per-config rates (latestConfigStats) beside the pooled ones, so a collapse in the
+// newest run is never hidden by a green pooled cell or rate (grid-view.ts picks the view every
+// surface and gate reads; a comparison of configs pairs that view's runs); flakiness is variation within
 // one run (a change between runs is a trend). Each check's verdicts are tallied per config (the
 // checks × configs table), but for the runner's per-call observations (check-drift.ts). Stored policy verdicts, read after the attempts, are tallied per (config, policy
 // digest) the same way, and each check's score per run feeds its drift (check-drift.ts). Retracted
@@ -42,6 +44,12 @@ import {
 import type { StoredAttempt } from '../ledger/store.js';
 
 export const SUMMARY_V1 = 'paperclip-evals/summary/v1';
+
+/**
+ * The two views of a summary's runs (grid-view.ts decides which a surface shows): newest_run, the
+ * newest run's cells and rates (the default); all_runs, every run in scope pooled.
+ */
+export type GridView = 'newest_run' | 'all_runs';
 
 /** A run or config named for the summary (--run, --a/--b, --a-run/--b-run) that the evalbook lacks. */
 export function scopeError(message: string, issues: readonly Issue[] = []): EvalbookError {
@@ -187,6 +195,11 @@ export interface Comparison {
   readonly by: 'config' | 'run';
   readonly a: string;
   readonly b: string;
+  /**
+   * The runs the comparison counts: by config, the view's (the newest run, or the --run, by default;
+   * every run in scope with the all_runs view); by run, the two runs named.
+   */
+  readonly runs: readonly string[];
   readonly sharedCases: number;
   /** Cases only one side has: not compared. */
   readonly unsharedCases: number;
@@ -251,7 +264,13 @@ export interface EvalbookSummary {
   readonly latestRun: string | null;
   /** The newest run's cells (cells it has no attempt for are absent), each with its change since its previous run. */
   readonly latestGrid: readonly LatestGridCell[];
+  /** Per-config rates over every run in scope pooled (`gridRuns`): the all_runs view's. */
   readonly configStats: readonly ConfigStat[];
+  /**
+   * The newest run's per-config rates (`latestRun` alone; configs it has no attempt of are absent):
+   * the newest_run view's, which the gates and verdicts read by default (grid-view.ts).
+   */
+  readonly latestConfigStats: readonly ConfigStat[];
   /** Per run (in `runs` order) and config. */
   readonly trend: readonly TrendPoint[];
   /** The newest run's flaky cells (both solved and unsolved attempts in that run). */
@@ -294,6 +313,11 @@ export interface SummaryOptions {
    */
   readonly leftOutRunAllowed?: boolean;
   readonly compare?: CompareSpec;
+  /**
+   * The runs a comparison of configs pairs (grid-view.ts): newest_run (the default) the newest run
+   * (or the --run), all_runs every run in scope. A comparison of runs names its runs.
+   */
+  readonly view?: GridView;
   /** Bootstrap seed and resamples: the same evalbook always gives the same intervals. */
   readonly seed?: number;
   readonly resamples?: number;
@@ -524,7 +548,85 @@ export class SummaryBuilder {
         if (group !== undefined) grid.push(gridCell(caseId, configId, group, policy));
       }
 
-    const configStats = configs.map((configId) => {
+    const configStats = this.configStats(cellGroups, cases, configs, policy);
+
+    const trendGroups = groupBy([...this.tallies.values()], (tally) => [tally.runId, tally.configId]);
+    const trend: TrendPoint[] = [...trendGroups.entries()]
+      .map(([key, group]) => {
+        const [runId = '', configId = ''] = JSON.parse(key) as string[];
+        return { runId, configId, ...withWilson(rateOf(group, policy)) };
+      })
+      .sort((x, y) =>
+        x.runId === y.runId
+          ? cmp(x.configId, y.configId)
+          : (runOrder.get(x.runId) ?? 0) - (runOrder.get(y.runId) ?? 0),
+      );
+
+    const latestRun = this.options.runId ?? runs.at(-1) ?? null;
+    const latestGrid = this.latestGrid(latestRun, cases, configs, runOrder, policy);
+    // The newest run's per-config rates: configStats of a summary scoped to that run.
+    const latestTallies = scoped.filter((tally) => tally.runId === latestRun);
+    const latestConfigStats = this.configStats(
+      groupBy(latestTallies, (tally) => [tally.caseId, tally.configId]),
+      sorted(latestTallies.map((tally) => tally.caseId)),
+      sorted(latestTallies.map((tally) => tally.configId)),
+      policy,
+    );
+    const gridRuns = runs.filter((runId) => this.inScope(runId));
+    return {
+      schema: SUMMARY_V1,
+      denominatorPolicy: policy,
+      runScope: this.options.runId ?? null,
+      attempts: this.attempts,
+      statusCounts: { ...this.totals },
+      leftOut: { ...this.leftOutCounts },
+      includeForeign: this.options.includeForeign === true,
+      foreignIncluded: this.foreignIncluded,
+      retractions: (this.options.retractions ?? []).filter((retraction) => this.inScope(retraction.runId)),
+      artifactVerification: { ...this.artifacts },
+      runs,
+      cases,
+      configs,
+      grid,
+      gridRuns,
+      latestRun,
+      latestGrid,
+      configStats,
+      latestConfigStats,
+      trend,
+      flakyCells: latestGrid
+        .filter((cell) => cell.flaky)
+        .map(({ caseId, configId }) => ({ caseId, configId })),
+      coverage: this.coverage.summary(),
+      comparison:
+        this.options.compare === undefined
+          ? null
+          : this.compare(
+              this.options.compare,
+              policy,
+              (this.options.view ?? 'newest_run') === 'all_runs' || latestRun === null
+                ? gridRuns
+                : [latestRun],
+            ),
+      policy: this.policyVerdicts === 0 ? null : this.policyStats(),
+      checkDrift: this.checkDrift.build(runOrder, this.options.driftThresholdOf, this.options.runId),
+      softFailures: [...this.softFailures]
+        .map(([checkId, attempts]) => ({ checkId, attempts }))
+        .sort((x, y) => y.attempts - x.attempts || cmp(x.checkId, y.checkId)),
+      checkRates: this.checkRates(latestRun),
+      perCallObservations: this.perCallObservations,
+      identity: this.identity(cases, configs),
+    };
+  }
+
+  /** Per-config rates over the cells' groups (by case, then config): a rate and a case-clustered bootstrap interval. */
+  private configStats(
+    cellGroups: ReadonlyMap<string, Group>,
+    cases: readonly string[],
+    configs: readonly string[],
+    policy: DenominatorPolicy,
+  ): ConfigStat[] {
+    return configs.map((configId) => {
       const perCase = cases
         .map((caseId) => cellGroups.get(JSON.stringify([caseId, configId])))
         .filter((group): group is Group => group !== undefined);
@@ -552,55 +654,6 @@ export class SummaryBuilder {
         costPerSolvedNanodollars: costPerSolved(cost, rate.solved),
       } satisfies ConfigStat;
     });
-
-    const trendGroups = groupBy([...this.tallies.values()], (tally) => [tally.runId, tally.configId]);
-    const trend: TrendPoint[] = [...trendGroups.entries()]
-      .map(([key, group]) => {
-        const [runId = '', configId = ''] = JSON.parse(key) as string[];
-        return { runId, configId, ...withWilson(rateOf(group, policy)) };
-      })
-      .sort((x, y) =>
-        x.runId === y.runId
-          ? cmp(x.configId, y.configId)
-          : (runOrder.get(x.runId) ?? 0) - (runOrder.get(y.runId) ?? 0),
-      );
-
-    const latestRun = this.options.runId ?? runs.at(-1) ?? null;
-    const latestGrid = this.latestGrid(latestRun, cases, configs, runOrder, policy);
-    return {
-      schema: SUMMARY_V1,
-      denominatorPolicy: policy,
-      runScope: this.options.runId ?? null,
-      attempts: this.attempts,
-      statusCounts: { ...this.totals },
-      leftOut: { ...this.leftOutCounts },
-      includeForeign: this.options.includeForeign === true,
-      foreignIncluded: this.foreignIncluded,
-      retractions: (this.options.retractions ?? []).filter((retraction) => this.inScope(retraction.runId)),
-      artifactVerification: { ...this.artifacts },
-      runs,
-      cases,
-      configs,
-      grid,
-      gridRuns: runs.filter((runId) => this.inScope(runId)),
-      latestRun,
-      latestGrid,
-      configStats,
-      trend,
-      flakyCells: latestGrid
-        .filter((cell) => cell.flaky)
-        .map(({ caseId, configId }) => ({ caseId, configId })),
-      coverage: this.coverage.summary(),
-      comparison: this.options.compare === undefined ? null : this.compare(this.options.compare, policy),
-      policy: this.policyVerdicts === 0 ? null : this.policyStats(),
-      checkDrift: this.checkDrift.build(runOrder, this.options.driftThresholdOf, this.options.runId),
-      softFailures: [...this.softFailures]
-        .map(([checkId, attempts]) => ({ checkId, attempts }))
-        .sort((x, y) => y.attempts - x.attempts || cmp(x.checkId, y.checkId)),
-      checkRates: this.checkRates(latestRun),
-      perCallObservations: this.perCallObservations,
-      identity: this.identity(cases, configs),
-    };
   }
 
   /** The newest run's cells, each with the cell's nearest earlier run that counted something. */
@@ -787,14 +840,16 @@ export class SummaryBuilder {
     };
   }
 
-  /** Pairs two configs (within --run, if given) or two runs (all configs) over their shared cases. */
-  private compare(spec: CompareSpec, policy: DenominatorPolicy): Comparison {
+  /**
+   * Pairs two configs within `viewRuns` (the view's runs: the newest run or the --run, or every run
+   * in scope with the all_runs view) or two runs (all configs; named, so no view applies) over their
+   * shared cases.
+   */
+  private compare(spec: CompareSpec, policy: DenominatorPolicy, viewRuns: readonly string[]): Comparison {
+    const within = new Set(viewRuns);
     const side = (name: string): Map<string, Group> => {
       const tallies = [...this.tallies.values()].filter((tally) =>
-        spec.by === 'config'
-          ? tally.configId === name &&
-            (this.options.runId === undefined || tally.runId === this.options.runId)
-          : tally.runId === name,
+        spec.by === 'config' ? tally.configId === name && within.has(tally.runId) : tally.runId === name,
       );
       return new Map(
         [...groupBy(tallies, (tally) => [tally.caseId]).entries()].map(([key, group]) => [
@@ -848,6 +903,7 @@ export class SummaryBuilder {
       by: spec.by,
       a: spec.a,
       b: spec.b,
+      runs: spec.by === 'config' ? [...viewRuns] : [spec.a, spec.b],
       sharedCases: deltas.length,
       unsharedCases: allCases.size - deltas.length,
       aWins: deltas.filter((delta) => delta.delta < 0).length,

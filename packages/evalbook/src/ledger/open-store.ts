@@ -116,7 +116,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     getBundle: (digest) => call(() => store.getBundle(digest)),
     getBundles: (digests) => call(() => store.getBundles(digests)),
     countAttempts: () => call(() => store.countAttempts()),
-    attempts: () => stream(() => store.attempts()),
+    attempts: (runId) => stream(() => store.attempts(runId)),
     insertPolicyVerdicts: (verdicts) => call(() => store.insertPolicyVerdicts(verdicts)),
     policyVerdicts: () => stream(() => store.policyVerdicts()),
     appendDriftRun: (run) => call(() => store.appendDriftRun(run)),

@@ -39,6 +39,7 @@ import type {
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
 import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
+  RUN_PAGE,
   RUNS_SQL,
   RUN_STATES_SQL,
   SCORE_COLUMNS,
@@ -632,7 +633,11 @@ export class PostgresStore implements LedgerStore {
     return Number(rows[0]?.n ?? 0);
   }
 
-  async *attempts(): AsyncIterable<StoredAttempt> {
+  async *attempts(runId?: string): AsyncIterable<StoredAttempt> {
+    if (runId !== undefined) {
+      yield* this.attemptsOfRun(runId);
+      return;
+    }
     let last = '0';
     // Paged by id, so the iterator never holds a connection or a cursor across yields.
     for (;;) {
@@ -653,6 +658,31 @@ export class PostgresStore implements LedgerStore {
         last = row.id;
         yield storedAttempt(row, byAttempt.get(row.id) ?? []);
       }
+    }
+  }
+
+  /** One run's attempts in insertion order: its ids through the run's hash index (migration 8), then 500 rows at a time. */
+  private async *attemptsOfRun(runId: string): AsyncIterable<StoredAttempt> {
+    const { rows: idRows } = await sql<{ id: string }>(
+      this.pool,
+      'SELECT id FROM attempts WHERE run_id = $1 ORDER BY id',
+      [runId],
+    );
+    const ids = idRows.map((row) => row.id);
+    for (let start = 0; start < ids.length; start += RUN_PAGE) {
+      const chosen = ids.slice(start, start + RUN_PAGE);
+      const { rows } = await sql<AttemptRow>(
+        this.pool,
+        'SELECT id, bundle_digest, record_json FROM attempts WHERE id = ANY($1::bigint[]) ORDER BY id',
+        [chosen],
+      );
+      const scores = await sql<ScoreDbRow & { attempt: string }>(
+        this.pool,
+        `SELECT attempt, ${SCORE_COLUMNS} FROM scores WHERE attempt = ANY($1::bigint[]) ORDER BY attempt, id`,
+        [chosen],
+      );
+      const byAttempt = groupScores(scores.rows);
+      for (const row of rows) yield storedAttempt(row, byAttempt.get(row.id) ?? []);
     }
   }
 

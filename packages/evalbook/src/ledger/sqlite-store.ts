@@ -35,6 +35,7 @@ import type {
 import { RETRACTION_COLUMNS, planRetraction, retractionFromRow, retractionValues } from './retraction.js';
 import type { Retraction, RetractionDbRow, RetractionOutcome, RetractionRequest } from './retraction.js';
 import {
+  RUN_PAGE,
   RUNS_SQL,
   RUN_STATES_SQL,
   SCORE_COLUMNS,
@@ -705,7 +706,11 @@ export class SqliteStore implements LedgerStore {
     return Promise.resolve(row?.n ?? 0);
   }
 
-  async *attempts(): AsyncIterable<StoredAttempt> {
+  async *attempts(runId?: string): AsyncIterable<StoredAttempt> {
+    if (runId !== undefined) {
+      yield* this.attemptsOfRun(runId);
+      return;
+    }
     let last = 0;
     // Paged by id, so the iterator never holds the table and never keeps a statement open across awaits.
     const page = this.db.prepare<[number], AttemptRow>(
@@ -723,6 +728,26 @@ export class SqliteStore implements LedgerStore {
         last = row.id;
         yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
       }
+    }
+  }
+
+  /** One run's attempts in insertion order: its ids through the key's index (it leads with the run), then 500 rows at a time. */
+  private async *attemptsOfRun(runId: string): AsyncIterable<StoredAttempt> {
+    const ids = this.db
+      .prepare<[string], { id: number }>('SELECT id FROM attempts WHERE run_id = ? ORDER BY id')
+      .all(runId)
+      .map((row) => row.id);
+    const page = this.db.prepare<[string], AttemptRow>(
+      'SELECT id, bundle_digest, record_json FROM attempts WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+    );
+    const pageScores = this.db.prepare<[string], ScoreDbRow & { attempt: number }>(
+      `SELECT attempt, ${SCORE_COLUMNS} FROM scores WHERE attempt IN (SELECT value FROM json_each(?)) ORDER BY attempt, rowid`,
+    );
+    for (let start = 0; start < ids.length; start += RUN_PAGE) {
+      const chosen = JSON.stringify(ids.slice(start, start + RUN_PAGE));
+      const batch = page.all(chosen);
+      const scores = groupScores(pageScores.all(chosen));
+      for (const row of batch) yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
     }
   }
 

@@ -6,6 +6,9 @@ import type { LedgerRecord, ScoreRow } from './convert.js';
 import type { Retraction } from './retraction.js';
 import type { RunCounts } from './store.js';
 
+/** One run's attempts (attempts(runId)) are read this many rows at a time, by id. */
+export const RUN_PAGE = 500;
+
 /** Per run: attempts, cases, configs, foreign and retracted (both stores run this SQL as is). */
 export const RUNS_SQL = `
   SELECT a.run_id AS run_id, COUNT(*) AS attempts, COUNT(DISTINCT a.case_id) AS cases,

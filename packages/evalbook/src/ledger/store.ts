@@ -105,8 +105,11 @@ export interface LedgerStore {
   /**
    * Every stored attempt in insertion order, streamed one at a time. Within one batch the order is
    * the store's: SQLite keeps the batch's order, PostgreSQL writes (and so lists) it by identity.
+   * With `runId`, only that run's attempts, in the same order, found through the run's index (the
+   * ids of the run first, then their rows a page at a time): a publication of one campaign never
+   * reads the other runs' records.
    */
-  attempts(): AsyncIterable<StoredAttempt>;
+  attempts(runId?: string): AsyncIterable<StoredAttempt>;
   /**
    * Writes policy verdicts in ONE transaction: each verdict's outcome (inserted, duplicate, conflict,
    * or refused when its attempt is not in the ledger with that bundle), or on an error nothing at all.

@@ -1,7 +1,7 @@
 // The report model: what every renderer reads (the JSON report's attempt row, budgets, the result of
 // a report) and the JSON report's own shape (paperclip-evals/report/v1). report.ts builds it and the
 // renderers (markdown, JUnit, CSV, HTML) import it; it imports no renderer.
-import type { GridView } from '../analysis/grid-view.js';
+import type { GridView, ShownView } from '../analysis/grid-view.js';
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
 import type { EvalbookSummary } from '../analysis/summary.js';
@@ -63,6 +63,8 @@ export interface JsonReport {
   readonly attemptCount: number;
   /** Which runs the report's grid surfaces show first: newest_run (default) or all_runs (--all-runs). */
   readonly gridView: GridView;
+  /** The view the report's verdicts, rates and gates follow: its kind, run and runs, in words too. */
+  readonly view: ShownView;
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
   readonly gate: GateVerdicts | null;

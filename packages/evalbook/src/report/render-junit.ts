@@ -12,8 +12,8 @@
 // summed per testcase, suite and root; the root <testsuites> carries tests, failures, errors,
 // skipped and time over every suite.
 // With --fail-on, a first testsuite, "gates", has one testcase per gate: a <failure> with its
-// reasons when it failed, a <system-out> saying it held when it held, and a `gates.verdict`
-// property with the overall verdict. When the evalbook has check scores, a testsuite "check drift"
+// reasons when it failed, a <system-out> saying it held when it held (each with what it judged: the
+// newest run by default, as the grid), and `gates.verdict` and `gates.view` properties. When the evalbook has check scores, a testsuite "check drift"
 // has a testcase per (case, check, config): a <failure> when it drifted, <skipped> while it has too
 // few runs for a bar. Attempts left out (foreign, retracted) make a last testsuite, "left out", of
 // <skipped> testcases, so CI shows how many were not counted and each retraction's who, why and when.
@@ -207,9 +207,9 @@ function driftSuite(drifts: readonly CheckDrift[]): Suite[] {
 
 function gateTestcase(gate: GateResult): string {
   const body = gate.passed
-    ? `\n      <system-out>${xml(`gate ${gate.failOn} held`)}</system-out>\n    `
+    ? `\n      <system-out>${xml(`gate ${gate.failOn} held on ${gate.judged}`)}</system-out>\n    `
     : problem('failure', gate.reasons.join('; '), 'gate_failed', [
-        `gate ${gate.failOn} failed:`,
+        `gate ${gate.failOn} failed on ${gate.judged}:`,
         ...gate.reasons,
       ]);
   return `    <testcase name="${xml(gate.failOn)}" classname="gates" time="0.000">${body}</testcase>`;
@@ -223,7 +223,7 @@ function gateSuite(verdicts: GateVerdicts | null): Suite[] {
     : `failed: ${failures} of ${verdicts.gates.length} failed`;
   return [
     suite('gates', { tests: verdicts.gates.length, failures, errors: 0, skipped: 0, ms: 0 }, [
-      `    <properties>\n      <property name="gates.verdict" value="${xml(verdict)}"/>\n    </properties>`,
+      `    <properties>\n      <property name="gates.verdict" value="${xml(verdict)}"/>\n      <property name="gates.view" value="${xml(verdicts.view.text)}"/>\n    </properties>`,
       ...verdicts.gates.map(gateTestcase),
     ]),
   ];

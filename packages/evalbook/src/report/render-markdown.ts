@@ -1,13 +1,13 @@
 // The Markdown report, sized for a pull-request comment: first a verdict line (the comparison's
-// verdict, read off its 95% interval, and the gates'), a link to the published HTML report when the
+// verdict, read off its 95% interval, and the gates', then the view they were judged in), a link to the published HTML report when the
 // report knows its address, every gate's verdict, the comparison with its regressions and its
 // improvements (each case's solve rate on both sides with its Wilson interval), per-config solve
 // rates with intervals, cost with coverage (money at a reader's precision: displayUsd; the JSON keeps
 // every nanodollar), budgets, the denominator policy and what it excluded, policy replay agreement
 // when verdicts are stored, and the checks that drifted below their bar in the newest run.
-// The grid is the newest run's by default (grid-view.ts: each cell with its trend since its previous
-// run, so a collapse is never hidden by a pooled green cell; all runs pooled with gridView
-// all_runs), kept small for a comment: at most MAX_GRID_CASES cases (those with a cell that fell
+// The grid, the Configs table and the verdict line are the newest run's by default (grid-view.ts:
+// each cell with its trend since its previous run, so a collapse is never hidden by a pooled green
+// cell or a pooled verdict; all runs pooled with gridView all_runs), the grid kept small for a comment: at most MAX_GRID_CASES cases (those with a cell that fell
 // first) and MAX_GRID_CONFIGS configs, the rest counted. Every text that comes from a bundle, the store or
 // the command line goes through markdownText (contract), so it renders as itself, never as markup;
 // the HTML report's address is checked (htmlReportHref) and percent-encoded, so it is one link.
@@ -20,7 +20,14 @@ import type { GateVerdicts } from '../analysis/gates.js';
 import type { ReportBudget } from './model.js';
 import { leftOutText, retractionText } from '../ledger/retraction.js';
 import { wilsonInterval } from '../analysis/statistics.js';
-import { gridScopeText, isLatestCell, shownGrid, trendText } from '../analysis/grid-view.js';
+import {
+  gridScopeText,
+  isLatestCell,
+  shownGrid,
+  shownTotals,
+  trendText,
+  viewOf,
+} from '../analysis/grid-view.js';
 import type { GridView } from '../analysis/grid-view.js';
 import type { CaseDelta, Comparison, EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
 
@@ -114,8 +121,8 @@ function gateLines(verdicts: GateVerdicts): string[] {
     '',
     ...verdicts.gates.map((gate) =>
       gate.passed
-        ? `- \`${gate.failOn}\`: passed`
-        : `- \`${gate.failOn}\`: **FAILED** — ${gate.reasons.map(text).join('; ')}`,
+        ? `- \`${gate.failOn}\`: passed on ${text(gate.judged)}`
+        : `- \`${gate.failOn}\`: **FAILED** on ${text(gate.judged)} — ${gate.reasons.map(text).join('; ')}`,
     ),
   ];
 }
@@ -196,18 +203,26 @@ function gatesVerdict(gate: GateVerdicts | null): string {
   return one ? 'gate failed' : `gates failed (${failed} of ${gate.gates.length})`;
 }
 
-/** The first line a reviewer reads: the verdict, then what it rests on. */
-function verdictLine(summary: EvalbookSummary, gate: GateVerdicts | null): string {
+/**
+ * The first line a reviewer reads: the verdict, then what it rests on — the view's attempts (the
+ * newest run's by default, as the grid below), or the comparison — and the view in words.
+ */
+function verdictLine(summary: EvalbookSummary, gate: GateVerdicts | null, view: GridView): string {
   const comparison = summary.comparison;
   const verdict = [...(comparison === null ? [] : [comparisonVerdict(comparison)]), gatesVerdict(gate)].join(
     ' · ',
   );
-  const counts = summary.statusCounts;
+  const shown = viewOf(summary, view);
+  const totals = shownTotals(shownGrid(summary, view));
+  const over =
+    comparison?.by === 'run'
+      ? `runs ${text(comparison.a)} and ${text(comparison.b)}`
+      : `${text(shown.text)}${shown.kind === 'newest_run' && summary.runs.length > 1 ? '; `--all-runs` pools every run' : ''}`;
   const detail =
     comparison === null
-      ? `${summary.attempts} attempts over ${summary.cases.length} cases × ${summary.configs.length} configs, ${counts.solved} solved${summary.attempts === 0 ? '' : ` (${percent(counts.solved / summary.attempts)})`}.`
-      : `Δ solve rate ${deltaText(comparison)} of ${text(comparison.b)} vs ${text(comparison.a)} over ${comparison.sharedCases} shared cases; ${comparison.regressions.length} regressed, ${comparison.improvements.length} improved.`;
-  return `**Verdict: ${verdict}** — ${detail}`;
+      ? `${totals.attempts} attempts over ${totals.cases} cases × ${totals.configs} configs, ${totals.statusCounts.solved} solved${totals.attempts === 0 ? '' : ` (${percent(totals.statusCounts.solved / totals.attempts)})`}`
+      : `Δ solve rate ${deltaText(comparison)} of ${text(comparison.b)} vs ${text(comparison.a)} over ${comparison.sharedCases} shared cases; ${comparison.regressions.length} regressed, ${comparison.improvements.length} improved`;
+  return `**Verdict: ${verdict}** — ${detail}, in ${over}.`;
 }
 
 /** A side's solve rate with its Wilson 95% interval: "2/3 66.7% [20.8%, 93.9%]". */
@@ -278,7 +293,9 @@ export function htmlReportHref(url: string): string {
 
 export function renderMarkdown(input: MarkdownReportInput): string {
   const { summary } = input;
-  const lines: string[] = [`## ${text(input.title)}`, '', verdictLine(summary, input.gate), ''];
+  const view = input.gridView ?? 'newest_run';
+  const shown = shownGrid(summary, view);
+  const lines: string[] = [`## ${text(input.title)}`, '', verdictLine(summary, input.gate, view), ''];
   if (input.htmlUrl !== undefined)
     lines.push(`Full report: [HTML report](${htmlReportHref(input.htmlUrl)})`, '');
   if (input.gate !== null) lines.push(...gateLines(input.gate), '');
@@ -306,23 +323,23 @@ export function renderMarkdown(input: MarkdownReportInput): string {
       '',
     );
   }
-  lines.push(...gridLines(summary, input.gridView ?? 'newest_run'), '');
+  lines.push(...gridLines(summary, view), '');
   lines.push(
     '### Configs',
     '',
-    `Over ${summary.gridRuns.length === 1 ? `the run in scope (${text(summary.gridRuns[0] ?? '')})` : `every run in scope (${summary.gridRuns.length} runs)`}.`,
+    `Per-config rates of the grid's runs: ${text(gridScopeText(shown, summary))}${view === 'newest_run' && summary.runs.length > 1 && summary.runScope === null ? ' (`--all-runs` pools every run)' : ''}.`,
     '',
     '| Config | Solve rate (95% CI) | Solved / counted | Cost per solve | Priced |',
     '|---|---:|---:|---:|---:|',
   );
-  for (const config of summary.configStats)
+  for (const config of shown.configStats)
     lines.push(
       `| ${text(config.configId)} | ${percent(config.solveRate)}${interval(config.ci95)} | ${config.solved} / ${config.denominator.counted}${excludedText(config)} | ${config.costPerSolvedNanodollars === null ? 'n/a' : displayUsd(config.costPerSolvedNanodollars)} | ${config.cost.priced} of ${config.cost.attempts} |`,
     );
   lines.push('');
   const counts = summary.statusCounts;
   lines.push(
-    `${summary.attempts} attempts over ${summary.cases.length} cases × ${summary.configs.length} configs: ` +
+    `${summary.gridRuns.length > 1 ? `In all ${summary.gridRuns.length} runs in scope, ` : ''}${summary.attempts} attempts over ${summary.cases.length} cases × ${summary.configs.length} configs: ` +
       `${counts.solved} solved, ${counts.unsolved} unsolved, ${counts.errored} errored, ${counts.incomplete} incomplete, ${counts.over_budget} over budget` +
       '.',
     ...(leftOutText(summary) === null ? [] : [`${leftOutText(summary) ?? ''}.`]),

@@ -26,6 +26,7 @@ import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, REPORT_V1, reportAttempt } from '.
 import type { JsonReport, ReportBudget, ReportFormat, ReportResult } from './model.js';
 import { SummaryBuilder } from '../analysis/summary.js';
 import type { CompareSpec, DenominatorPolicy } from '../analysis/summary.js';
+import { viewOf } from '../analysis/grid-view.js';
 import type { GridView } from '../analysis/grid-view.js';
 import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
 import { EmbedKeys, embedQuotas, fairOrder } from './embed-quotas.js';
@@ -49,8 +50,10 @@ export interface ReportOptions {
   /** Where the HTML report is published (http(s)); the Markdown report links it. Markdown only. */
   readonly htmlUrl?: string;
   /**
-   * Which runs the grid surfaces show (Markdown's grid, JUnit's testcases, the HTML report's first
-   * table; the JSON report's gridView): the newest run with each cell's trend (default), or all runs pooled.
+   * Which runs the grid surfaces show, and every verdict and rate beside them (Markdown's grid,
+   * Configs and verdict line, JUnit's testcases, the HTML report's grid, configs and plots, the
+   * below:RATE gate, a comparison of configs; the JSON report's gridView and view): the newest run
+   * with each cell's trend (default), or all runs pooled.
    */
   readonly gridView?: GridView;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
@@ -93,6 +96,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     driftThresholdOf: driftThresholdsOf(environment),
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(options.compare === undefined ? {} : { compare: options.compare }),
+    view: gridView,
     includeForeign: options.includeForeign === true,
     retractions: await options.store.retractions(),
     ...(environment === undefined ? {} : { suite: environment }),
@@ -178,13 +182,14 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       });
   }
   const budgets = budgetTallies.checks(options.environment);
-  const gate = decideGates(failOn, summary);
+  const gate = decideGates(failOn, summary, gridView);
   const title = options.environment?.report?.title ?? options.environment?.name ?? 'Evalbook report';
 
   if (format === 'json') {
-    const tail: Pick<JsonReport, 'attemptCount' | 'gridView' | 'summary' | 'budgets' | 'gate'> = {
+    const tail: Pick<JsonReport, 'attemptCount' | 'gridView' | 'view' | 'summary' | 'budgets' | 'gate'> = {
       attemptCount: count,
       gridView,
+      view: viewOf(summary, gridView),
       summary,
       budgets,
       gate,

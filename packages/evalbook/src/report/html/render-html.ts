@@ -4,7 +4,9 @@
 // comparison, config table, policy replay table, plots, grid and check drift are plain HTML and SVG
 // that read without JavaScript and print; the script adds the drill-down (grid cell → its attempts →
 // one attempt's details) from the attempts embedded as JSON. Every rendered number a test needs
-// sits on a data-* attribute, and every string from the evalbook is escaped.
+// sits on a data-* attribute, and every string from the evalbook is escaped. The config table and
+// the plots of rates are the view's the page opens on (grid-view.ts: the newest run by default, all
+// runs with --all-runs), and say which, as the gates say what they judged.
 import { jsonText } from '@paperclip-evals/contract';
 
 import { artifactCountsText } from '../../ledger/convert.js';
@@ -13,6 +15,7 @@ import { HTML_TEXT_LIMIT, count, esc, money, text, tip } from './html-text.js';
 import { pageCsp, reportPageAssets } from './page-assets.js';
 import { renderAttemptReplay } from './attempt-page.js';
 import { HTML_MAX_REPLAYS } from '../model.js';
+import { shownGrid, viewOf } from '../../analysis/grid-view.js';
 
 import type { GridView } from '../../analysis/grid-view.js';
 import type { CheckDrift } from '../../analysis/check-drift.js';
@@ -100,9 +103,9 @@ const svgOpen = (width: number, height: number, plot: string, label: string): st
   `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}" data-plot="${plot}" xmlns="http://www.w3.org/2000/svg"><title>${tip(label)}</title>`;
 const f1 = (value: number): string => value.toFixed(1);
 
-/** (a) Solve rate per config: a dot at the rate, whiskers to its bootstrap 95% interval. */
-function solveRatePlot(summary: EvalbookSummary): string {
-  const stats = summary.configStats;
+/** (a) Solve rate per config (the view's: shownGrid): a dot at the rate, whiskers to its bootstrap 95% interval. */
+function solveRatePlot(summary: EvalbookSummary, shown: readonly ConfigStat[]): string {
+  const stats = shown;
   const width = 560;
   const left = 150;
   const right = 64;
@@ -159,9 +162,9 @@ function usdTick(nanodollars: number, stepNanodollars: number): string {
   return `$${(nanodollars / 1e9).toFixed(decimals).replace(/(\.\d*?[1-9])0+$/, '$1')}`;
 }
 
-/** (b) Mean priced cost per attempt vs solve rate; unpriced configs sit in their own lane, never at $0. */
-function costPlot(summary: EvalbookSummary): string {
-  const stats = summary.configStats.filter((config) => config.solveRate !== null);
+/** (b) Mean priced cost per attempt vs solve rate (the view's configs); unpriced configs sit in their own lane, never at $0. */
+function costPlot(summary: EvalbookSummary, shown: readonly ConfigStat[]): string {
+  const stats = shown.filter((config) => config.solveRate !== null);
   const unpriced = stats.filter((config) => config.cost.priced === 0);
   const priced = stats.filter((config) => config.cost.priced > 0);
   const width = 560;
@@ -390,8 +393,8 @@ function header(input: HtmlReportInput): string {
       : `<div class="gates" data-gates="${input.gate.passed ? 'passed' : 'failed'}">${input.gate.gates
           .map((entry) =>
             entry.passed
-              ? `<div class="gate passed" data-gate="passed" data-fail-on="${esc(entry.failOn)}">Gate <code>${text(entry.failOn)}</code>: passed</div>`
-              : `<div class="gate failed" data-gate="failed" data-fail-on="${esc(entry.failOn)}">Gate <code>${text(entry.failOn)}</code>: FAILED<ul>${entry.reasons.map((reason) => `<li>${text(reason)}</li>`).join('')}</ul></div>`,
+              ? `<div class="gate passed" data-gate="passed" data-fail-on="${esc(entry.failOn)}">Gate <code>${text(entry.failOn)}</code>: passed on ${text(entry.judged)}</div>`
+              : `<div class="gate failed" data-gate="failed" data-fail-on="${esc(entry.failOn)}">Gate <code>${text(entry.failOn)}</code>: FAILED on ${text(entry.judged)}<ul>${entry.reasons.map((reason) => `<li>${text(reason)}</li>`).join('')}</ul></div>`,
           )
           .join('')}</div>`;
   const notWithin = input.budgets.filter((budget) => budget.status !== 'within');
@@ -476,15 +479,30 @@ ${caseRates(comparison.improvements, comparison, 'improvements')}
 </section>`;
 }
 
-function configsSection(summary: EvalbookSummary): string {
+/** Which runs the view's per-config rates are, in a sentence (and how to get the other view). */
+function viewScopeText(summary: EvalbookSummary, view: GridView): string {
+  const shown = viewOf(summary, view);
+  const other =
+    shown.kind === 'newest_run' && summary.runs.length > 1
+      ? ' (evals report --all-runs pools every run)'
+      : shown.kind === 'all_runs' && summary.runs.length > 1
+        ? ' (without --all-runs: the newest run)'
+        : '';
+  return `Per-config rates of ${shown.text}${other}, as the gates judge them.`;
+}
+
+/** The per-config rates of the view the page opens on (the grid's runs), and which runs they are. */
+function configsSection(summary: EvalbookSummary, view: GridView): string {
   const identity = identities(summary);
-  const rows = summary.configStats
+  const shown = shownGrid(summary, view);
+  const rows = shown.configStats
     .map((config) => {
       const mean = meanCost(config.cost);
       return `<tr data-config="${esc(config.configId)}" data-rate="${num(config.solveRate)}"><th scope="row" data-sort="${esc(config.configId)}"><span class="swatch" style="background:${configColour(summary, config.configId)}"></span>${configHead(identity, config.configId)}</th><td class="n">${percent(config.solveRate, 1)}</td><td class="n">${ciText(config.ci95)}</td><td class="n">${config.solved} / ${config.denominator.counted}</td><td>${text(excludedText(config)) || '—'}</td><td class="n">${config.cases}</td><td class="n">${config.cost.priced} of ${config.cost.attempts}</td><td class="n">${mean === null ? 'unpriced' : money(mean)}</td><td class="n">${config.costPerSolvedNanodollars === null ? (config.cost.unpriced > 0 && config.solved > 0 ? 'n/a (some unpriced)' : 'n/a') : money(config.costPerSolvedNanodollars)}</td></tr>`;
     })
     .join('');
   return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
+<p class="note" data-view="${viewOf(summary, view).kind}">${text(viewScopeText(summary, view))}</p>
 <div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Solve rate</th><th scope="col" class="n">95% CI</th><th scope="col" class="n">Solved / counted</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n">Priced</th><th scope="col" class="n">Mean cost / priced attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
 <p class="note">Intervals: percentile bootstrap resampling cases (attempts of one case move together). Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
 </section>`;
@@ -556,16 +574,17 @@ ${drifts.length > MAX_DRIFT_ROWS ? `<p class="note">${count(drifts.length - MAX_
 </section>`;
 }
 
-function plotsSection(summary: EvalbookSummary): string {
-  if (summary.configStats.length === 0)
+function plotsSection(summary: EvalbookSummary, view: GridView): string {
+  const stats = shownGrid(summary, view).configStats;
+  if (stats.length === 0)
     return '<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><p class="note">Nothing to plot: no attempts in scope.</p></section>';
-  const partly = summary.configStats.filter(
+  const partly = stats.filter(
     (config) => config.cost.priced > 0 && config.cost.priced < config.cost.attempts,
   );
-  const uncounted = summary.configStats.filter((config) => config.solveRate === null);
+  const uncounted = stats.filter((config) => config.solveRate === null);
   return `<section id="plots" aria-labelledby="plots-title"><h2 id="plots-title">Plots</h2><div class="plots">
-<figure><figcaption>Solve rate per config</figcaption>${solveRatePlot(summary)}<p class="note">Dot: solved ÷ counted. Whiskers: 95% bootstrap interval clustered by case.</p></figure>
-<figure><figcaption>Cost vs solve rate</figcaption>${costPlot(summary)}<p class="note">x: mean cost of a priced attempt; whiskers: 95% interval of the solve rate. Filled: every attempt priced; hollow: partly priced${partly.length > 0 ? ` (${partly.map((config) => `${text(config.configId)}: ${config.cost.priced} of ${config.cost.attempts}`).join(', ')})` : ''}; dashed diamond: no attempt priced — shown apart, never at $0.${uncounted.length > 0 ? ` Not plotted (nothing counted): ${uncounted.map((config) => text(config.configId)).join(', ')}.` : ''}</p></figure>
+<figure><figcaption>Solve rate per config: ${text(viewOf(summary, view).text)}</figcaption>${solveRatePlot(summary, stats)}<p class="note">Dot: solved ÷ counted. Whiskers: 95% bootstrap interval clustered by case.</p></figure>
+<figure><figcaption>Cost vs solve rate: ${text(viewOf(summary, view).text)}</figcaption>${costPlot(summary, stats)}<p class="note">x: mean cost of a priced attempt; whiskers: 95% interval of the solve rate. Filled: every attempt priced; hollow: partly priced${partly.length > 0 ? ` (${partly.map((config) => `${text(config.configId)}: ${config.cost.priced} of ${config.cost.attempts}`).join(', ')})` : ''}; dashed diamond: no attempt priced — shown apart, never at $0.${uncounted.length > 0 ? ` Not plotted (nothing counted): ${uncounted.map((config) => text(config.configId)).join(', ')}.` : ''}</p></figure>
 <figure><figcaption>Solve rate across runs</figcaption>${trendPlot(summary)}<p class="note">Each run's solve rate per config${summary.runs.length > 1 ? '' : ' (one run so far)'}; a run where a config counted nothing leaves a gap.</p></figure>
 </div></section>`;
 }
@@ -790,9 +809,9 @@ export function renderHtml(input: HtmlReportInput): string {
 ${header(input)}
 ${controls(summary, input.gridView ?? 'newest_run')}
 ${comparisonSection(summary.comparison, identities(summary))}
-${configsSection(summary)}
+${configsSection(summary, input.gridView ?? 'newest_run')}
 ${policySection(summary.policy)}
-${plotsSection(summary)}
+${plotsSection(summary, input.gridView ?? 'newest_run')}
 ${gridSection(summary)}
 ${checksSection(summary)}
 ${checkDriftSection(summary.checkDrift)}

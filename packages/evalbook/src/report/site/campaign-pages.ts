@@ -1,4 +1,5 @@
-// One campaign's folder of a published site (issue 19), in ONE streaming pass over the store: each
+// One campaign's folder of a published site (issue 19), in ONE streaming pass over the campaign's
+// attempts (store.attempts(campaignId), through the run's index): each
 // attempt of the campaign (runId = campaignId) is rendered and handed to `emit` as soon as it is read
 // (never held as page text: 100,000 attempts are 100,000 writes, not one string; their bundles read
 // 500 at a time), then the grid page
@@ -124,7 +125,9 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
     }
     waiting = [];
   };
-  for await (const stored of store.attempts()) {
+  // The campaign's attempts alone, through the run's index: a publication of N campaigns reads each
+  // attempt once, never the whole store once per campaign (the check stays for a store that streams all).
+  for await (const stored of store.attempts(campaignId)) {
     if (stored.key.runId !== campaignId) continue;
     seen++;
     const verdict = builder.add(stored);
@@ -287,6 +290,7 @@ function publicSummary(summary: EvalbookSummary): EvalbookSummary {
     grid: summary.grid,
     gridRuns: summary.gridRuns,
     configStats: summary.configStats,
+    latestConfigStats: summary.latestConfigStats,
     trend: summary.trend,
     flakyCells: summary.flakyCells,
     coverage: summary.coverage,
