@@ -57,11 +57,18 @@ function head(text: string, limit = HTML_TEXT_LIMIT): string {
 const COUNT = new Intl.NumberFormat('en-US');
 /**
  * A count with thousands separators (display only): n.toLocaleString('en-US'), its formatter made
- * once; a whole number from 0 to 999 (most counts on a page) is its digits, without asking the
- * formatter (issue 19: it showed in the profile of publishing 100,000 pages).
+ * once; a safe integer (every count and nanodollar figure on a page) is grouped here without asking
+ * the formatter (issue 19: it showed in the profile of publishing 100,000 pages).
  */
-export const count = (n: number): string =>
-  Number.isInteger(n) && n >= 0 && n < 1000 && !Object.is(n, -0) ? String(n) : COUNT.format(n);
+export function count(n: number): string {
+  if (!Number.isSafeInteger(n) || Object.is(n, -0)) return COUNT.format(n);
+  if (n >= 0 && n < 1000) return String(n);
+  // A whole number's digits in groups of three, as en-US writes it (a page's nanodollars, bytes).
+  const digits = String(Math.abs(n));
+  let grouped = digits.slice(0, digits.length % 3 || 3);
+  for (let at = grouped.length; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
+  return n < 0 ? `-${grouped}` : grouped;
+}
 /**
  * Text from the evalbook as element content: escaped, and past HTML_TEXT_LIMIT its head, an
  * ellipsis and a "show all" button (wired by the page's script, report.js) over the whole text, kept
@@ -92,6 +99,12 @@ export function money(nanodollars: number | null): string {
 /** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375"; null → "unpriced". */
 export function usd(nanodollars: number | null): string {
   if (nanodollars === null) return 'unpriced';
+  const rounded = Math.round(nanodollars);
+  if (Number.isSafeInteger(rounded) && rounded >= 0) {
+    // formatUsd's digits without a BigInt (a page shows a few of these; 100,000 pages, issue 19).
+    const digits = String(rounded).padStart(10, '0');
+    return `$${digits.slice(0, -9)}.${digits.slice(-9).replace(/0+$/, '').padEnd(2, '0')}`;
+  }
   const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
   return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
 }
