@@ -33,6 +33,19 @@ const textEncoder = new TextEncoder();
 
 /** Parses one JSON text under the strict rules above. Never throws for bad input. */
 export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits = {}): JsonTextResult {
+  return readStrictly(input, limits, false);
+}
+
+/**
+ * readJsonText without its shortcuts: the exact finders (the recursive-descent reader for repeated
+ * keys, the walks for lone surrogates and unsafe numbers) run on every text, whatever the counts and
+ * scans say. The reference the fast path is tested against (same verdict, same issues); slower.
+ */
+export function readJsonTextExact(input: Uint8Array | string, limits: JsonTextLimits = {}): JsonTextResult {
+  return readStrictly(input, limits, true);
+}
+
+function readStrictly(input: Uint8Array | string, limits: JsonTextLimits, exact: boolean): JsonTextResult {
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
   const maxDepth = limits.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const bytes = typeof input === 'string' ? textEncoder.encode(input) : input;
@@ -89,11 +102,16 @@ export function readJsonText(input: Uint8Array | string, limits: JsonTextLimits 
   const tally: Tally = { keys: 0, colonsInStrings: 0, unsafeNumber: false };
   if (!tallyValue(value, maxDepth, tally)) return tooDeep(maxDepth);
   const issues: Issue[] = [];
-  // Decoding was fatal, so an unpaired surrogate can only come from a \uD8xx-\uDFxx escape.
-  if (text.includes('\\ud') || text.includes('\\uD')) findLoneSurrogates(value, '', issues);
-  if (tally.unsafeNumber) findUnsafeNumbers(value, '', issues);
+  // One scan for any \u escape (most texts have none) spares the three below.
+  const escapes = exact || text.includes('\\u');
+  // Decoding bytes was fatal, so there an unpaired surrogate can only come from a \uD8xx-\uDFxx
+  // escape; a string given as it is may hold one raw (isWellFormed: one native scan).
+  const rawSurrogate = typeof input === 'string' && !input.isWellFormed();
+  if (exact || rawSurrogate || (escapes && (text.includes('\\ud') || text.includes('\\uD'))))
+    findLoneSurrogates(value, '', issues);
+  if (exact || tally.unsafeNumber) findUnsafeNumbers(value, '', issues);
   const membersInText = colonsIn(text) - tally.colonsInStrings;
-  if (membersInText !== tally.keys || hasEscapedColon(text))
+  if (exact || membersInText !== tally.keys || (escapes && hasEscapedColon(text)))
     issues.push(...new SlowReader(text).read().issues);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
 }

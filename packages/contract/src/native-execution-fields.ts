@@ -93,15 +93,18 @@ const isObject = (value: unknown): value is Json =>
 
 /**
  * Calls `visit` for every field a place names in `bundle` (a place whose parent is not an object
- * names nothing). The field's pointer is built only when asked for: on a valid bundle no pointer is
+ * names nothing), with the object that holds it and its name. Nothing is allocated per field: the
+ * field's pointer is built (`pathOf`) only for a field that fails — on a valid bundle no pointer is
  * built at all (this runs for every event of every bundle).
  */
 function forEachField(
   node: unknown,
   place: Place,
-  visit: (field: { readonly present: boolean; readonly value: unknown; path(): string }) => void,
+  visit: (parent: Json, name: string, pathOf: () => string) => void,
 ): void {
   const tokens: (string | number)[] = [];
+  let name = '';
+  const pathOf = (): string => pointer(...tokens, name);
   const walk = (current: unknown, depth: number): void => {
     const head = place[depth];
     if (head === undefined) return;
@@ -116,11 +119,8 @@ function forEachField(
     }
     if (!isObject(current)) return;
     if (depth === place.length - 1) {
-      visit({
-        present: Object.hasOwn(current, head),
-        value: current[head],
-        path: () => pointer(...tokens, head),
-      });
+      name = head;
+      visit(current, head, pathOf);
       return;
     }
     tokens.push(head);
@@ -134,10 +134,11 @@ function forEachField(
 export function requiredTextIssues(bundle: Json): Issue[] {
   const issues: Issue[] = [];
   for (const place of REQUIRED_TEXT_PLACES) {
-    forEachField(bundle, place, (field) => {
-      const { present, value } = field;
+    forEachField(bundle, place, (parent, name, pathOf) => {
+      const value = parent[name];
       if (isRequiredText(value)) return;
-      const path = field.path();
+      const present = Object.hasOwn(parent, name);
+      const path = pathOf();
       if (value === null && NULLABLE_TEXT.has(path)) return;
       issues.push({
         code: 'text_required',
@@ -190,12 +191,13 @@ export function timestampIssues(bundle: Json): Issue[] {
   const issues: Issue[] = [];
   for (const place of TIMESTAMP_PLACES) {
     const optional = place.at(-1) === 'observedAt';
-    forEachField(bundle, place, (field) => {
-      const { present, value } = field;
+    forEachField(bundle, place, (parent, name, pathOf) => {
+      const value = parent[name];
+      const present = value !== undefined || Object.hasOwn(parent, name);
       if (!present && optional) return;
       const shaped = typeof value === 'string' && UPSTREAM_DATE_TIME.test(value);
       if (shaped && isRealInstant(value)) return;
-      const path = field.path();
+      const path = pathOf();
       if (!shaped) {
         issues.push({
           code: 'timestamp_invalid',

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { duplicateKeyIssues, readJsonText } from '../src/json-text.ts';
+import { duplicateKeyIssues, readJsonText, readJsonTextExact } from '../src/json-text.ts';
 
 const codesOf = (input: Uint8Array | string, limits = {}): string[] => {
   const result = readJsonText(input, limits);
@@ -171,6 +171,120 @@ const built: fc.Arbitrary<Built> = fc.letrec<{ node: Built; object: Built }>((ti
         members.some(([, , value]) => value.repeats),
     })),
 })).object;
+
+/**
+ * JSON texts written member by member (so a key can repeat), with keys and strings that upset
+ * counting: `__proto__`, colons and quotes inside, `a` written as \u0061, \u003a, lone surrogate
+ * escapes, numbers past 2^53 — at any depth, pretty or compact.
+ */
+type Node =
+  | { readonly kind: 'leaf'; readonly text: string }
+  | { readonly kind: 'object'; readonly members: readonly (readonly [Key, Node])[] }
+  | { readonly kind: 'array'; readonly items: readonly Node[] };
+interface Key {
+  readonly name: string;
+  readonly escaped: boolean;
+}
+const escapeAll = (text: string): string =>
+  `"${Array.from({ length: text.length }, (_, index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`).join('')}"`;
+const nasty = fc.constantFrom(
+  'a',
+  '__proto__',
+  'constructor',
+  ':',
+  'b:',
+  '":"',
+  '\\',
+  '',
+  'x\u003ay',
+  '\ud800',
+  '12:00:00',
+);
+const keyArb = fc.record({
+  name: fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 4 })),
+  escaped: fc.boolean(),
+});
+const leafArb = fc.oneof(
+  fc
+    .tuple(fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 6 })), fc.boolean())
+    .map(([text, escaped]) => (escaped ? escapeAll(text) : JSON.stringify(text))),
+  fc.constantFrom('1', '-0', '1e400', '9007199254740993', '-9007199254740992', '0.5', 'true', 'null'),
+  fc.integer().map(String),
+);
+const { node: nodeArb } = fc.letrec<{ node: Node; object: Node; array: Node; leaf: Node }>((tie) => ({
+  node: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('object'), tie('array')),
+  leaf: leafArb.map((text) => ({ kind: 'leaf', text })),
+  object: fc
+    .array(fc.tuple(keyArb, tie('node')), { maxLength: 4 })
+    .map((members) => ({ kind: 'object', members })),
+  array: fc.array(tie('node'), { maxLength: 3 }).map((items) => ({ kind: 'array', items })),
+}));
+const write = (node: Node, pretty: boolean): string => {
+  const gap = pretty ? ' ' : '';
+  switch (node.kind) {
+    case 'leaf':
+      return node.text;
+    case 'array':
+      return `[${node.items.map((item) => write(item, pretty)).join(`,${gap}`)}]`;
+    case 'object':
+      return `{${node.members
+        .map(
+          ([key, value]) =>
+            `${key.escaped ? escapeAll(key.name) : JSON.stringify(key.name)}:${gap}${write(value, pretty)}`,
+        )
+        .join(`,${gap}`)}}`;
+  }
+};
+const objectText = fc
+  .tuple(fc.array(fc.tuple(keyArb, nodeArb), { maxLength: 5 }), fc.boolean())
+  .map(([members, pretty]) => write({ kind: 'object', members }, pretty));
+
+describe('readJsonText against its exact reference', () => {
+  it('gives the verdict and issues of the exact finders on texts built to upset the counts (property)', () => {
+    fc.assert(
+      fc.property(objectText, (text) => {
+        expect(readJsonText(text)).toEqual(readJsonTextExact(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('and on those texts cut, or with one character changed or doubled (property)', () => {
+    fc.assert(
+      fc.property(
+        objectText,
+        fc.nat(),
+        fc.constantFrom('cut', 'double', ':', '"', ',', '\\', '}'),
+        (text, at, how) => {
+          const index = at % Math.max(1, text.length);
+          const mutated =
+            how === 'cut'
+              ? text.slice(0, index)
+              : how === 'double'
+                ? text.slice(0, index) + text.slice(index, index + 8) + text.slice(index)
+                : text.slice(0, index) + how + text.slice(index + 1);
+          expect(readJsonText(mutated)).toEqual(readJsonTextExact(mutated));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses a lone surrogate in a text given as a string, raw or escaped (raw ones were accepted)', () => {
+    for (const text of ['{"a": "\uD800"}', '{"\uDC00": 1}', '{"a": ["x\uD83D"]}', '{"a": "\\ud800"}'])
+      expect(readJsonText(text)).toMatchObject({ ok: false, issues: [{ code: 'json_lone_surrogate' }] });
+  });
+
+  it('sees a repeat through an escaped twin and `__proto__`', () => {
+    for (const text of [
+      '{"a": 1, "\\u0061": 2}',
+      '{"__proto__": 1, "__proto__": 2}',
+      '{"x": {"\\u005f_proto__": 1, "__proto__": {}}}',
+    ])
+      expect(readJsonText(text)).toMatchObject({ ok: false, issues: [{ code: 'json_duplicate_key' }] });
+    expect(readJsonText('{"a": "\\u0061:", "\\u0061b": 2}')).toMatchObject({ ok: true });
+  });
+});
 
 describe('duplicateKeyIssues', () => {
   it('finds a repeated key exactly when some object repeats one, as readJsonText does (property)', () => {
