@@ -5,7 +5,7 @@
 // campaign reruns with no session; Ctrl-C stops scheduling and still writes the record; 4 shards
 // into one real PostgreSQL, merged, are the unsharded campaign.
 import { spawn } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,11 +30,17 @@ interface Run {
   readonly stderr: string;
 }
 
+/**
+ * `evals ARGS` as the real binary. Its consumer installs (a release qualified now, the package's own
+ * bin) launch the pinned pnpm binary itself (PAPERCLIP_EVALS_PNPM), not `npx -y pnpm@…`, which costs
+ * about a second of CPU a launch; the default launcher has its own e2e test (qualification's cli.e2e).
+ */
 function evals(
   args: readonly string[],
   onSpawn?: (pid: number) => void,
-  env: NodeJS.ProcessEnv = process.env,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Run> {
+  const env = { ...process.env, PAPERCLIP_EVALS_PNPM: testPnpm().join(' '), ...extraEnv };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [EVALS_BIN, ...args], {
       cwd: scratch,
@@ -77,8 +83,6 @@ beforeAll(async () => {
     await buildFakeRelease(join(scratch, 'bad'), { runnerdPrp: { minimumVersion: 99, maximumVersion: 99 } })
   ).dir;
   const work = join(scratch, 'qualify-work');
-  await cp(join(scratch, 'good'), join(scratch, 'good-copy'), { recursive: true }).catch(() => undefined);
-  const { mkdir } = await import('node:fs/promises');
   await mkdir(work);
   goodRecord = join(scratch, 'good-qualification.json');
   badRecord = join(scratch, 'bad-qualification.json');
@@ -365,10 +369,7 @@ describe('--pass-env: a live provider credential reaches the session, and nothin
     const out = join(scratch, 'pass-env-record.json');
     const args = runArgs('pass-env', `sqlite:${store}`);
     args.splice(args.indexOf('--env') + 1, 1, env);
-    const result = await evals([...args, '--pass-env', NAME, '--out', out], undefined, {
-      ...process.env,
-      [NAME]: SECRET,
-    });
+    const result = await evals([...args, '--pass-env', NAME, '--out', out], undefined, { [NAME]: SECRET });
     expect(result.code, result.stderr).toBe(1); // the leaky session is an infrastructure failure
     const record = JSON.parse(await readFile(out, 'utf8')) as CampaignRecord;
     const of = (caseId: string) => record.attempts.find((attempt) => attempt.caseId === caseId);

@@ -1,7 +1,9 @@
 // Every JSON the CLI prints has a schema under schemas/, and holds to it: each `--json` command of
 // the real CLI (bin/evals.js, built) runs over success and failure cases — fixture attempts valid
 // and invalid, a store ingested here, a fake runnerd, the real and a broken policy producer — and
-// each stdout is validated against its schema through the one schema registry. Then mutation rows:
+// each stdout is validated against its schema through the one schema registry (the first run of
+// each command, and every policy replay, is the binary; the later ones run its program in this
+// process: support/evals-in-process.ts, which collects stdout the same). Then mutation rows:
 // each schema refuses a plausible wrong output (a missing member, a wrong enum, an extra member),
 // so none of them can pass everything.
 import { spawnSync } from 'node:child_process';
@@ -23,6 +25,9 @@ import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundle
 import { brokenProducer, realProducer } from '@paperclip-evals/test-kit/producers';
 import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { writeNegotiationDocuments } from './support/negotiation-documents.ts';
+import { firstRunSpawned } from './support/evals-in-process.ts';
+
+import type { EvalsRun } from './support/evals-in-process.ts';
 
 import type { TestExecutable, TestExecutables } from '@paperclip-evals/test-kit/test-executables';
 import type { Executable } from '@paperclip-evals/test-kit/producers';
@@ -84,11 +89,26 @@ interface Output {
 }
 const outputs: Output[] = [];
 
-/** Runs the real CLI in `dir`, parses its stdout as one JSON document and checks the exit code. */
-function evals(args: readonly string[], exitCode: number): unknown {
-  const run = spawnSync(process.execPath, [EVALS_BIN, ...args], { cwd: dir, encoding: 'utf8', input: '' });
-  expect(run.status, `evals ${args.join(' ')}\n${run.stdout}\n${run.stderr}`).toBe(exitCode);
-  return JSON.parse(run.stdout) as unknown;
+/** The real CLI (bin/evals.js) in `dir`, its stdin empty. */
+function spawned(args: readonly string[]): EvalsRun {
+  const result = spawnSync(process.execPath, [EVALS_BIN, ...args], { cwd: dir, encoding: 'utf8', input: '' });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+/** The first run of each command is the real CLI, the later ones its program in-process. */
+const afterFirstInProcess = firstRunSpawned(spawned, () => dir);
+/**
+ * Policy replay always runs as the binary: its producer is a process whose group is released only
+ * when that child closes, which can be after the command's answer (in-process, a leftover signal
+ * listener), and the policy files keep it a process too.
+ */
+const run = (args: readonly string[]): Promise<EvalsRun> =>
+  args[0] === 'policy' ? Promise.resolve(spawned(args)) : afterFirstInProcess(args);
+
+/** Runs `evals` in `dir`, parses its stdout as one JSON document and checks the exit code. */
+async function evals(args: readonly string[], exitCode: number): Promise<unknown> {
+  const result = await run(args);
+  expect(result.status, `evals ${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(exitCode);
+  return JSON.parse(result.stdout) as unknown;
 }
 
 /** Validates an output against `schemaId` (or, by its `schema` member, against its own). */
@@ -101,38 +121,47 @@ function expectSchema(label: string, value: unknown, schemaId?: string): void {
   outputs.push({ label, schemaId: id ?? '', value });
 }
 
-const json = (label: string, args: readonly string[], exitCode: number, schemaId?: string): unknown => {
-  const value = evals(args, exitCode);
+const json = async (
+  label: string,
+  args: readonly string[],
+  exitCode: number,
+  schemaId?: string,
+): Promise<unknown> => {
+  const value = await evals(args, exitCode);
   expectSchema(label, value, schemaId);
   return value;
 };
 
 describe('every --json output of the real CLI holds to its schema', () => {
-  it('qualify: a refused release (the record, qualified false)', () => {
-    const record = json('qualify refused', ['qualify', '--release-dir', refusedRelease, '--json'], 1);
+  it('qualify: a refused release (the record, qualified false)', async () => {
+    const record = await json('qualify refused', ['qualify', '--release-dir', refusedRelease, '--json'], 1);
     expect((record as { qualified: boolean }).qualified).toBe(false);
   });
 
-  it('validate: valid, invalid and unreadable inputs', () => {
-    json('validate valid', ['validate', join(ATTEMPTS, 'valid'), '--json'], 0);
-    json('validate invalid', ['validate', join(ATTEMPTS, 'invalid'), '--json'], 1);
-    json('validate unreadable', ['validate', join(dir, 'missing.json'), '--json'], 2);
+  it('validate: valid, invalid and unreadable inputs', async () => {
+    await json('validate valid', ['validate', join(ATTEMPTS, 'valid'), '--json'], 0);
+    await json('validate invalid', ['validate', join(ATTEMPTS, 'invalid'), '--json'], 1);
+    await json('validate unreadable', ['validate', join(dir, 'missing.json'), '--json'], 2);
   });
 
-  it('ingest, runs, retract, report, grid and compare over a store ingested here', () => {
-    json('ingest inserted', ['ingest', join(ATTEMPTS, 'valid'), 'run-two', '--store', store, '--json'], 0);
-    json('ingest duplicates', ['ingest', join(ATTEMPTS, 'valid'), '--store', store, '--json'], 0);
-    json('ingest invalid', ['ingest', join(ATTEMPTS, 'invalid'), '--store', store, '--json'], 1);
-    json('ingest unreadable', ['ingest', join(dir, 'missing.json'), '--store', store, '--json'], 2);
-    json('runs', ['runs', '--store', store, '--json'], 0);
-    json('report', ['report', '--store', store], 0);
+  it('ingest, runs, retract, report, grid and compare over a store ingested here', async () => {
+    await json(
+      'ingest inserted',
+      ['ingest', join(ATTEMPTS, 'valid'), 'run-two', '--store', store, '--json'],
+      0,
+    );
+    await json('ingest duplicates', ['ingest', join(ATTEMPTS, 'valid'), '--store', store, '--json'], 0);
+    await json('ingest invalid', ['ingest', join(ATTEMPTS, 'invalid'), '--store', store, '--json'], 1);
+    await json('ingest unreadable', ['ingest', join(dir, 'missing.json'), '--store', store, '--json'], 2);
+    await json('runs', ['runs', '--store', store, '--json'], 0);
+    await json('report', ['report', '--store', store], 0);
     // pooled, the two runs fall short of 0.99; the newest run (run_two, 3 of 3 solved) holds it
-    json('report gated', ['report', '--store', store, '--all-runs', '--fail-on', 'below:0.99'], 1);
-    json('report gate held', ['report', '--store', store, '--fail-on', 'below:0.99'], 0);
-    json('grid', ['grid', '--store', store, '--json'], 0);
+    await json('report gated', ['report', '--store', store, '--all-runs', '--fail-on', 'below:0.99'], 1);
+    await json('report gate held', ['report', '--store', store, '--fail-on', 'below:0.99'], 0);
+    await json('grid', ['grid', '--store', store, '--json'], 0);
     const args = ['compare', '--store', store, '--a-run', 'run_synthetic', '--b-run', 'run_two', '--json'];
-    json('compare', args, 0);
-    json('compare gated', [...args, '--fail-on', 'regression', '--fail-on', 'below:0.99'], 1);
+    await json('compare', args, 0);
+    await json('compare gated', [...args, '--fail-on', 'regression', '--fail-on', 'below:0.99'], 1);
     const retract = [
       'retract',
       '--store',
@@ -144,26 +173,28 @@ describe('every --json output of the real CLI holds to its schema', () => {
       '--by',
       'ci',
     ];
-    json('retract', [...retract, '--json'], 0);
-    json('retract again', [...retract, '--json'], 0);
-    json('report with a retraction', ['report', '--store', store], 0);
+    await json('retract', [...retract, '--json'], 0);
+    await json('retract again', [...retract, '--json'], 0);
+    await json('report with a retraction', ['report', '--store', store], 0);
   });
 
-  it('a failing grid, compare, runs and policy replay print the one {schema, exitCode, error} object', () => {
+  it('a failing grid, compare, runs and policy replay print the one {schema, exitCode, error} object', async () => {
     const missing = `sqlite:${join(dir, 'no-such-store.sqlite')}`;
-    const grid = json('grid failure', ['grid', '--store', missing, '--json'], 2) as { schema: string };
+    const grid = (await json('grid failure', ['grid', '--store', missing, '--json'], 2)) as {
+      schema: string;
+    };
     expect(grid.schema).toBe('paperclip-evals/grid/v1');
-    const compare = json(
+    const compare = await json(
       'compare failure',
       ['compare', '--store', missing, '--a', 'x', '--b', 'y', '--json'],
       2,
     );
     expect((compare as { schema: string }).schema).toBe('paperclip-evals/compare/v1');
-    const runs = json('runs failure', ['runs', '--store', missing, '--json'], 2);
+    const runs = await json('runs failure', ['runs', '--store', missing, '--json'], 2);
     expect((runs as { schema: string }).schema).toBe('paperclip-evals/runs/v1');
   });
 
-  it('policy replay: decided, stored, and a producer that breaks the protocol', () => {
+  it('policy replay: decided, stored, and a producer that breaks the protocol', async () => {
     const replay = (binary: Executable, extra: string[]): string[] => [
       'policy',
       'replay',
@@ -176,28 +207,28 @@ describe('every --json output of the real CLI holds to its schema', () => {
       '--json',
       ...extra,
     ];
-    json('policy replay', replay(producer, [join(ATTEMPTS, 'valid')]), 0);
-    json('policy replay stored', replay(producer, ['--store', store]), 0);
-    const failed = json('policy replay job error', replay(dropsReply, [join(ATTEMPTS, 'valid')]), 5);
+    await json('policy replay', replay(producer, [join(ATTEMPTS, 'valid')]), 0);
+    await json('policy replay stored', replay(producer, ['--store', store]), 0);
+    const failed = await json('policy replay job error', replay(dropsReply, [join(ATTEMPTS, 'valid')]), 5);
     expect((failed as { schema: string }).schema).toBe('paperclip-evals/policy-replay/v1');
   });
 
-  it('runnerd inspect and negotiate: verified, incompatible and refused (no schema member: by command)', () => {
+  it('runnerd inspect and negotiate: verified, incompatible and refused (no schema member: by command)', async () => {
     const { good, wrongDigest, exitsOne } = executables;
     const inspect = SCHEMA('runnerd-inspect');
-    json(
+    await json(
       'inspect',
       ['runnerd', 'inspect', '--path', good.path, '--sha256', good.sha256, '--json'],
       0,
       inspect,
     );
-    json(
+    await json(
       'inspect digest',
       ['runnerd', 'inspect', '--path', wrongDigest.path, '--sha256', good.sha256, '--json'],
       4,
       inspect,
     );
-    json(
+    await json(
       'inspect exit 1',
       ['runnerd', 'inspect', '--path', exitsOne.path, '--sha256', exitsOne.sha256, '--json'],
       4,
@@ -218,12 +249,12 @@ describe('every --json output of the real CLI holds to its schema', () => {
       '--json',
     ];
     const schema = SCHEMA('negotiate');
-    json('negotiate compatible', negotiate(runnerdV2), 0, schema);
+    await json('negotiate compatible', negotiate(runnerdV2), 0, schema);
     // The good runnerd speaks PRP 1 only: its driver cannot speak the negotiated PRP 2.
-    json('negotiate incompatible', negotiate(good), 3, schema);
-    json('digest', ['digest', 'catalog.json', 'package-metadata.json', '--json'], 0, SCHEMA('digest'));
-    json('digest canonical', ['digest', '--canonical', 'catalog.json', '--json'], 0, SCHEMA('digest'));
-    json('negotiate bad document', negotiate(runnerdV2, 'package-metadata.json'), 2, schema);
+    await json('negotiate incompatible', negotiate(good), 3, schema);
+    await json('digest', ['digest', 'catalog.json', 'package-metadata.json', '--json'], 0, SCHEMA('digest'));
+    await json('digest canonical', ['digest', '--canonical', 'catalog.json', '--json'], 0, SCHEMA('digest'));
+    await json('negotiate bad document', negotiate(runnerdV2, 'package-metadata.json'), 2, schema);
   });
 });
 

@@ -3,6 +3,7 @@
 // stdout; a directory, a missing folder (named as the user typed it), a socket are refused with exit 2
 // and left intact — and the same holds for `qualify --out` (before any work), `init` and a new store
 // (whose missing folder is refused too, unless it is the default store's). `-` is stdout everywhere.
+// The rows that only ask the path rule run the binary's program in-process (`refused`, below).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+import { evalsInProcess } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'packages/cli/bin/evals.js');
@@ -33,6 +35,15 @@ const run = (args: string[]): { status: number | null; stdout: string; stderr: s
   const result = spawnSync('node', [EVALS, ...args], { cwd: dir, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
+/**
+ * A refusal row's `evals ARGS`: the binary's program in this process (support/evals-in-process.ts),
+ * on the same files. Only rows whose question is the path rule use it (a directory, a missing
+ * folder, an empty path, the Evalbook itself); each of their commands also runs as the binary in
+ * this file, and what only a process shows (a FIFO, a device, /dev/full or /dev/stdout as its
+ * stdout, a FIFO as a store, engine's stdio) always does.
+ */
+const refused = (args: string[]): Promise<{ status: number; stdout: string; stderr: string }> =>
+  evalsInProcess(args, dir);
 /** The same, without blocking this process (a FIFO's reader runs beside it). */
 function runAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
   const child = spawn('node', [EVALS, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -72,10 +83,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The report as a regular file, to compare what the other targets received. */
+/** The report as a regular file, to compare what the other targets received (made once per format). */
+const references = new Map<string, string>();
 function reference(format: string): string {
+  const made = references.get(format);
+  if (made !== undefined) return made;
   expect(run(['report', '--format', format, '--out', `reference.${format}`, ...STORE]).status).toBe(0);
-  return readFileSync(join(dir, `reference.${format}`), 'utf8');
+  const text = readFileSync(join(dir, `reference.${format}`), 'utf8');
+  references.set(format, text);
+  return text;
 }
 
 describe('a full stdout (/dev/full) is an output failure, as --out /dev/full is (exit 2, its code)', () => {
@@ -192,8 +208,8 @@ describe('--out - is stdout, and an empty --out is an empty path, for every comm
     ['report', ['report', '--out', '', ...STORE]],
     ['qualify', ['qualify', '--release-dir', 'release-dash', '--out', '']],
     ['init', ['init', '']],
-  ])('%s refuses an empty path as empty, not as a directory (exit 2)', (_name, args) => {
-    const result = run(args);
+  ])('%s refuses an empty path as empty, not as a directory (exit 2)', async (_name, args) => {
+    const result = await refused(args);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('output_path_empty');
     expect(result.stderr).toContain('the path is empty');
@@ -202,8 +218,8 @@ describe('--out - is stdout, and an empty --out is an empty path, for every comm
 });
 
 describe('evals report --out a path it refuses', () => {
-  it('names nodir/x.html and the missing folder nodir, never a temporary file', () => {
-    const result = run(['report', '--format', 'html', '--out', 'nodir/x.html', ...STORE]);
+  it('names nodir/x.html and the missing folder nodir, never a temporary file', async () => {
+    const result = await refused(['report', '--format', 'html', '--out', 'nodir/x.html', ...STORE]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('nodir/x.html');
     expect(result.stderr).toContain('the folder nodir does not exist');
@@ -211,21 +227,21 @@ describe('evals report --out a path it refuses', () => {
     expect(existsSync(join(dir, 'nodir'))).toBe(false);
   });
 
-  it('refuses the SQLite file it reports on, which stays the Evalbook', () => {
-    const result = run(['report', '--out', './book.sqlite', ...STORE]);
+  it('refuses the SQLite file it reports on, which stays the Evalbook', async () => {
+    const result = await refused(['report', '--out', './book.sqlite', ...STORE]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('is the Evalbook being reported on');
     expect(readFileSync(join(dir, 'book.sqlite')).subarray(0, 16).toString('latin1')).toBe(
       'SQLite format 3\0',
     );
-    const grid = run(['grid', '--json', ...STORE]);
+    const grid = await refused(['grid', '--json', ...STORE]);
     expect((JSON.parse(grid.stdout) as { grid: unknown[] }).grid).toHaveLength(2);
   });
 
-  it('refuses a directory and leaves it and its contents intact', () => {
+  it('refuses a directory and leaves it and its contents intact', async () => {
     mkdirSync(join(dir, 'reports'));
     writeFileSync(join(dir, 'reports', 'keep.txt'), 'kept');
-    const result = run(['report', '--out', 'reports', ...STORE]);
+    const result = await refused(['report', '--out', 'reports', ...STORE]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('output_is_directory');
     expect(result.stderr).toContain('name a file inside it');
@@ -236,25 +252,25 @@ describe('evals report --out a path it refuses', () => {
 });
 
 describe('every other command that writes a user-named file', () => {
-  it('qualify --out refuses a directory or a missing folder before any work', () => {
+  it('qualify --out refuses a directory or a missing folder before any work', async () => {
     mkdirSync(join(dir, 'release'));
     mkdirSync(join(dir, 'records'));
-    const directory = run(['qualify', '--release-dir', 'release', '--out', 'records']);
+    const directory = await refused(['qualify', '--release-dir', 'release', '--out', 'records']);
     expect(directory.status).toBe(2);
     expect(directory.stderr).toContain('output_is_directory');
     expect(directory.stdout).toBe(''); // no record: nothing was qualified
-    const missing = run(['qualify', '--release-dir', 'release', '--out', 'nodir/q.json']);
+    const missing = await refused(['qualify', '--release-dir', 'release', '--out', 'nodir/q.json']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('nodir/q.json');
     expect(missing.stderr).toContain('the folder nodir does not exist');
     expect(readdirSync(join(dir, 'records'))).toEqual([]);
   });
 
-  it('init refuses a directory and a missing folder, and writes /dev/stdout in place', () => {
-    const directory = run(['init', 'records']);
+  it('init refuses a directory and a missing folder, and writes /dev/stdout in place', async () => {
+    const directory = await refused(['init', 'records']);
     expect(directory.status).toBe(2);
     expect(directory.stderr).toContain('output_is_directory');
-    const missing = run(['init', 'nodir/evalbook.yaml']);
+    const missing = await refused(['init', 'nodir/evalbook.yaml']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('nodir/evalbook.yaml');
     const stdout = run(['init', '/dev/stdout']);
@@ -271,8 +287,9 @@ describe('every other command that writes a user-named file', () => {
     ['engine', ['engine', '--stdio', '--store', 'sqlite:deep/a/b/c.sqlite']],
     // Checked before any bundle is read: an ingest that would write nothing still hears of it.
     ['ingest of nothing valid', ['ingest', 'no-such-bundle.json', '--store', 'sqlite:deep/a/b/c.sqlite']],
-  ])('%s --store in a missing folder is refused naming the path; nothing is created', (_name, args) => {
-    const result = run(args);
+  ])('%s --store in a missing folder is refused naming the path; nothing is created', async (_name, args) => {
+    // engine --stdio as the binary: it serves stdio (a regression would read this process's stdin).
+    const result = args[0] === 'engine' ? run(args) : await refused(args);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('deep/a/b/c.sqlite');
     expect(result.stderr).toContain('the folder deep/a/b does not exist');
@@ -288,13 +305,13 @@ describe('every other command that writes a user-named file', () => {
     expect(lstatSync(join(home, '.evalbook', 'evalbook.sqlite')).isFile()).toBe(true);
   });
 
-  it('a new SQLite store refuses a FIFO and a directory, leaving both as they were', () => {
+  it('a new SQLite store refuses a FIFO and a directory, leaving both as they were', async () => {
     expect(made('mkfifo', [join(dir, 'store.fifo')])).toBe(true);
     const fifo = run(['ingest', 'runs', '--store', 'sqlite:store.fifo']);
     expect(fifo.status).toBe(2);
     expect(fifo.stderr).toContain('output_is_stream');
     expect(lstatSync(join(dir, 'store.fifo')).isFIFO()).toBe(true);
-    const directory = run(['ingest', 'runs', '--store', 'sqlite:records']);
+    const directory = await refused(['ingest', 'runs', '--store', 'sqlite:records']);
     expect(directory.status).toBe(2);
     expect(directory.stderr).toContain('output_is_directory');
     expect(readdirSync(join(dir, 'records'))).toEqual([]);

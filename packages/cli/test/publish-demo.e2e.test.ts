@@ -1,16 +1,17 @@
 // The demo's public projection (issue 19): the demo suite (scripts/demo-suite.ts: its cases × configs
 // × 3 attempts) run through the reference runner's built paperclip-runner-eval-session bin with its
-// deterministic provider, ingested with the demo's environment, published with --public: no byte of
-// the site holds any tool input or result text, tool call or session id, or raw failure text of the
-// demo's bundles and artifacts (every such string is collected from them and grepped for), and the
-// site verifies. The private site of the same store does hold them, so the grep can fail.
+// deterministic provider (the first session as the bin's process, the others through its entry
+// in this process, each still running its runnerd copy as a process), ingested with the demo's
+// environment, published with --public: no byte of the site holds any tool input or result text,
+// tool call or session id, or raw failure text of the demo's bundles and artifacts (every such
+// string is collected from them and grepped for), and the site verifies. The private site of the same store does hold them, so the grep can fail.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_ENVIRONMENT_FIXTURE } from '../../../scripts/demo-environment.ts';
@@ -28,6 +29,12 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');
 const BIN = join(REPO, 'packages/reference-runner/dist/cli/eval-session.js');
 const RUNNERD_MAIN = join(REPO, 'packages/reference-runner/dist/runnerd/main.js');
+
+/** The built bin's own entry (what its process runs), for the sessions after the first. */
+type RunEvalSessionCli = (
+  argv: readonly string[],
+  io: { readonly stderr: (text: string) => void; readonly cwd: string; readonly now: () => Date },
+) => Promise<number>;
 
 let dir: string;
 const secrets = new Set<string>();
@@ -96,6 +103,7 @@ beforeAll(async () => {
   );
   chmodSync(runnerd, 0o755);
   const runnerdSha256 = `sha256:${createHash('sha256').update(readFileSync(runnerd)).digest('hex')}`;
+  let runEvalSessionCli: RunEvalSessionCli | undefined;
   // The demo's eval-session requests: each case × config × attempt, as its campaign sends them.
   for (const entry of DEMO_CASES)
     for (const config of DEMO_CONFIGS)
@@ -126,12 +134,31 @@ beforeAll(async () => {
           }),
         );
         const output = join(dir, 'artifacts', `${attemptId}.json`);
-        const run = spawnSync(process.execPath, [BIN, '--request', request, '--output', output], {
-          env: {},
-          timeout: 60_000,
-        });
+        const argv = ['--request', request, '--output', output];
+        let status: number | null;
+        let stderr = '';
+        if (runEvalSessionCli === undefined) {
+          // The first session is the bin's own process (node, empty environment); the other 35 run
+          // its entry, runEvalSessionCli, in this process (each still runs its runnerd copy as a
+          // process): what this file checks is the site made of their artifacts, not the bin's start.
+          const run = spawnSync(process.execPath, [BIN, ...argv], {
+            env: {},
+            timeout: 60_000,
+            encoding: 'utf8',
+          });
+          ({ status, stderr } = run);
+          runEvalSessionCli = (
+            (await import(pathToFileURL(BIN).href)) as { runEvalSessionCli: RunEvalSessionCli }
+          ).runEvalSessionCli;
+        } else {
+          status = await runEvalSessionCli(argv, {
+            stderr: (text) => (stderr += text),
+            cwd: dir,
+            now: () => new Date(),
+          });
+        }
         // 0, or 2 for an infrastructure outcome (an unpriced model's budget stop): an artifact either way.
-        expect([0, 2], attemptId).toContain(run.status);
+        expect([0, 2], `${attemptId}: ${stderr}`).toContain(status);
       }
   // Each artifact and the bundle beside it (in folders of their own).
   for (const name of readdirSync(join(dir, 'artifacts'), { recursive: true, encoding: 'utf8' }))

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ALWAYS_PROBED_SUBPATHS, DOCUMENTED_EXPORTS, PROTOCOL_FILES } from '../src/judgements.ts';
 import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
 import {
   STALE_CATALOG_DIGEST,
   buildFakeRelease,
@@ -45,10 +46,14 @@ async function sessions(name: Case): Promise<number> {
   return text.split('\n').filter((line) => line !== '').length;
 }
 
+/**
+ * `evals qualify` as the real binary; its consumer install launches the pinned pnpm binary itself
+ * (PAPERCLIP_EVALS_PNPM), not npx (about a second of CPU a launch; cli.e2e covers the default).
+ */
 function qualify(dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(EVALS, ['qualify', '--release-dir', dir, '--json'], {
-      env: { ...process.env, TMPDIR: scratch.work },
+      env: { ...process.env, TMPDIR: scratch.work, PAPERCLIP_EVALS_PNPM: testPnpm().join(' ') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
