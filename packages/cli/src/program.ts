@@ -77,7 +77,7 @@ export function createProgram(): Command {
     )
     .argument(
       '<inputs...>',
-      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns (only matching entries: "*.json" reads one folder, "runs/**/*.json" recurses) or - for stdin',
     )
     .option('--json', 'print one JSON report on stdout instead of the table')
     .addOption(
@@ -134,7 +134,7 @@ export function createProgram(): Command {
     )
     .argument(
       '<inputs...>',
-      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns (only matching entries: "*.json" reads one folder, "runs/**/*.json" recurses) or - for stdin',
     )
     .option(
       '--store <url>',
