@@ -20,7 +20,7 @@ import type {
 } from '@paperclip-evals/campaign';
 import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
-import { UsageError } from '../exit-codes.js';
+import { UsageError, optionPair } from '../exit-codes.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
@@ -159,10 +159,11 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
   const maxParallel = positiveInteger('--max-parallel', options.maxParallel);
   const lanes = list(options.lanes);
   const cases = list(options.cases);
-  if ((options.evalSessionBin === undefined) !== (options.evalSessionSha256 === undefined))
-    throw new UsageError(
-      '--eval-session-bin and --eval-session-sha256 go together (the bin is verified by its digest)',
-    );
+  optionPair(
+    { flag: '--eval-session-bin', value: options.evalSessionBin, takes: '<file>' },
+    { flag: '--eval-session-sha256', value: options.evalSessionSha256, takes: '<digest>' },
+    { why: 'the bin is verified by its digest' },
+  );
   const sessionEnv = passedEnvironment(options.passEnv);
   if (options.plan && options.out !== undefined)
     throw new UsageError(
