@@ -194,6 +194,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'convertBundle',
     'currentCampaigns',
     'decideGates',
+    'definitionDigest',
     'displayUsd',
     'driftThresholdsOf',
     'gridScopeText',

@@ -458,12 +458,25 @@ export function createProgram(): Command {
     .command('digest')
     .summary('print sha256 digests of files, or of the canonical form of the JSON inside them')
     .description(
-      'Print the sha256 digest of each file as Evals computes it: of its bytes (like sha256sum, with the sha256: prefix), or with --canonical of the RFC 8785 canonical form of the JSON it holds — the digest a package build metadata names for its semantic catalog.',
+      'Print the sha256 digest of each file as Evals computes it: of its bytes (like sha256sum, with the sha256: prefix), or with --canonical of the RFC 8785 canonical form of the document it holds — the digest a package build metadata names for its semantic catalog, and the sha256 an environment lists for a case or config definition. A .yaml/.yml file is read as the environment loader reads YAML (strict: unique keys, no custom tags), so a definition in YAML and the same one in JSON have one digest.',
     )
     .argument('<files...>', 'files to digest')
-    .option('--canonical', 'digest the RFC 8785 canonical form of the JSON in each file')
+    .option(
+      '--canonical',
+      'digest the RFC 8785 canonical form of the JSON (or, for .yaml/.yml, strict YAML) in each file',
+    )
     .option('--json', 'print the digests as JSON')
-    .addHelpText('after', '\nExit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON.')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON / YAML.',
+        '',
+        'Examples:',
+        '  $ evals digest --canonical cases/incident-summary.yaml   # the sha256 to list for that case in evalbook.yaml',
+        '  $ evals digest paperclip-runnerd',
+      ].join('\n'),
+    )
     .action(
       act(
         async (files: string[], flags: { canonical?: true; json?: true }) => {
