@@ -34,6 +34,8 @@ const SURFACES: Record<string, readonly string[]> = {
     'CampaignProgress',
     'CampaignRecord',
     'Shard',
+    'assertLedgerRecordable',
+    'assertRecordable',
     'executeCampaign',
     'mergeCampaignRecords',
     'mergeShardStores',
