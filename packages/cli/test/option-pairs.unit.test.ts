@@ -54,7 +54,7 @@ describe.each([
       expect(failure.error.code).toBe('paperclip_cli_usage_invalid');
       expect(failure.error.message).toContain(says);
       expect(failure.error.issues).toMatchObject([
-        { code, component, expected: expect.any(String), received: expect.any(String) },
+        { code, component, expected: expect.any(String) as unknown, received: expect.any(String) as unknown },
       ]);
     } else {
       expect(run.stderr).toContain(`${code} at ${component}`);
