@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { EVAL_SESSION_PROVIDER_DRIVERS, maskSecrets } from '@paperclip-evals/contract';
 import { NO_NATIVE_EVIDENCE, attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
+import { assertHeldTryOfPlan, assertLedgerPlan } from './ledger-plan.js';
 import { shardAttempts, tryAttemptId } from './plan.js';
 import { startKillableRun } from '@paperclip-evals/node';
 import {
@@ -838,6 +839,15 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   };
 
   try {
+    // A campaign id names one suite: what the ledger holds under it must be this plan's, checked
+    // before any session starts (a rerun with a changed suite never takes the old suite's results).
+    await assertLedgerPlan(store, plan);
+    for (const attempt of attempts) {
+      const held = await heldTry(attempt);
+      const lane = lanes.get(attempt.laneId);
+      if (held !== null && lane !== undefined)
+        assertHeldTryOfPlan(plan, environment, attempt, lane, held.stored);
+    }
     // The spend so far: a resumed campaign's progress starts from what the ledger records.
     heldAtStart = await ledgerSpend();
     progress();

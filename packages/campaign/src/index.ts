@@ -12,6 +12,8 @@ export {
   mergeCampaignRecords,
   readCampaignRecord,
   storeCampaignRecord,
+  assertLedgerRecordable,
+  assertRecordable,
   writeCampaignRecord,
 } from './record.js';
 export type { CampaignRecord } from './record.js';

@@ -6,6 +6,8 @@
 // (`ci_cell_artifact_missing`). A campaign id names one campaign: writing a record where another
 // one of the same id but another suite, release or plan is recorded is refused.
 
+import { existsSync } from 'node:fs';
+
 import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
 import { openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
@@ -360,7 +362,7 @@ export async function assertRecordable(
   if (differences.length === 0) return;
   throw new CampaignError(
     'campaign_record_conflict',
-    `${path} records campaign ${identity.campaignId} with another ${differences.map((d) => d.field).join(', ')}: write this run's record to another --out, or run it under a new --campaign id`,
+    `${path} records campaign ${identity.campaignId} with another ${differences.map((d) => d.field).join(', ')}: write this run's record to another --out, or run it under a new --campaign id (nothing was written)`,
     differences.map((difference) => ({
       code: 'campaign_id_reused',
       message: `campaign ${identity.campaignId} is recorded there with another ${difference.field}: a campaign id names one campaign`,
@@ -429,6 +431,37 @@ export async function storeCampaignRecord(
   const store = await openStore(storeUrl);
   try {
     return await store.recordCampaign({ campaignId: record.campaignId, record: asJson(record) });
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Refuses (campaign_record_conflict) before anything is written when the ledger at `storeUrl` already
+ * records the campaign id for another plan — what storeCampaignRecord would refuse after `--out` was
+ * written. A SQLite store that is not there yet holds nothing, so nothing conflicts.
+ */
+export async function assertLedgerRecordable(storeUrl: string, record: CampaignRecord): Promise<void> {
+  if (storeUrl.startsWith('sqlite:') && !existsSync(storeUrl.slice('sqlite:'.length))) return;
+  const store = await openStore(storeUrl, { mustExist: true });
+  try {
+    const other = (await store.campaigns()).find(
+      (entry) => entry.campaignId === record.campaignId && entry.record.planDigest !== record.planDigest,
+    );
+    if (other === undefined) return;
+    throw new CampaignError(
+      'campaign_record_conflict',
+      `the ledger already records campaign ${JSON.stringify(record.campaignId)} for another plan: a campaign id names one campaign (nothing was written; merge into another store, or run it again under a new --campaign id)`,
+      [
+        {
+          code: 'campaign_id_reused',
+          message: `campaign ${JSON.stringify(record.campaignId)} is recorded with plan digest ${String(other.record.planDigest)} (record ${other.recordDigest})`,
+          path: '/planDigest',
+          expected: `plan digest ${String(other.record.planDigest)} (the campaign recorded), or a new campaign id`,
+          received: `plan digest ${record.planDigest}`,
+        },
+      ],
+    );
   } finally {
     await store.close();
   }

@@ -13,7 +13,7 @@ import { SqliteStore, attemptVerdict, ingest, loadEnvironment, openStore } from 
 import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 
 import { executeCampaign } from '../src/execute.ts';
-import { planCampaign } from '../src/plan.ts';
+import { planCampaign, planDigest } from '../src/plan.ts';
 import { createStandIn, standInRelease, suiteEnvironment } from './support/stand-in.ts';
 
 import type { ExecuteResult } from '../src/execute.ts';
@@ -39,11 +39,15 @@ async function run(
     maxParallel?: number;
     store?: string;
     workDir?: string;
+    /** Changes the suite (a lane's model, a case's digest) before it is planned. */
+    edit?: (environment: Record<string, unknown>) => void;
   } = {},
 ): Promise<ExecuteResult> {
   const dir = join(scratch, `${campaignId}-${runs++}`);
   const environmentPath = `${dir}.json`;
-  await writeFile(environmentPath, JSON.stringify(suiteEnvironment(cases, options)));
+  const suite = suiteEnvironment(cases, options);
+  options.edit?.(suite);
+  await writeFile(environmentPath, JSON.stringify(suite));
   const environment = await loadEnvironment(environmentPath);
   const plan = planCampaign(environment, { campaignId });
   return executeCampaign({
@@ -550,4 +554,111 @@ describe('the cost ceiling', () => {
     const cases = [{ id: 'c_0', behaviour: 'succeed', costMicros: null }];
     expect((await run('no-ceiling', cases)).stopped).toBe(null);
   });
+});
+
+// A campaign id names one suite. A rerun under the same id whose plan differs (here a lane's model,
+// or a case's definition) is refused before any session starts — by the ledger's record of the
+// campaign when there is one (listing what differs), and by the held tries' own case/config digests
+// when the first run left no record (and their session's provider/model where the ledger kept the
+// session artifact) — never resumed from the old suite's outcomes. The same plan again still resumes.
+describe('a rerun under the same campaign id with a changed suite', () => {
+  const cases: SuiteCase[] = [
+    { id: 'c_0', behaviour: 'succeed' },
+    { id: 'c_1', behaviour: 'succeed' },
+  ];
+  const otherModel = (environment: Record<string, unknown>): void => {
+    for (const config of environment.configs as { model: string }[]) config.model = 'model-y';
+  };
+  const otherConfig = (environment: Record<string, unknown>): void => {
+    (environment.configs as { sha256: string }[])[0]!.sha256 = `sha256:${'d'.repeat(64)}`;
+  };
+  const otherCase = (environment: Record<string, unknown>): void => {
+    (environment.cases as { sha256: string }[])[0]!.sha256 = `sha256:${'c'.repeat(64)}`;
+  };
+  const attemptsIn = async (store: string): Promise<number> => {
+    const opened = await openStore(store);
+    try {
+      return (await opened.runs()).reduce((sum, entry) => sum + entry.attempts, 0);
+    } finally {
+      await opened.close();
+    }
+  };
+
+  it.each([
+    ['a lane model', otherModel, ['lanes', 'suiteFingerprint']],
+    ['a case definition', otherCase, ['suiteFingerprint']],
+  ])(
+    'with a campaign record in the ledger: %s differs, refused listing it, nothing run',
+    async (_what, edit, fields) => {
+      const id = `changed-record-${fields.length}`;
+      const store = `sqlite:${join(scratch, `${id}.sqlite`)}`;
+      await run(id, cases, { store });
+      // The ledger's record of the first run (what `evals run` stores at its end).
+      const environment = await loadEnvironment(
+        await (async () => {
+          const path = join(scratch, `${id}-record.json`);
+          await writeFile(path, JSON.stringify(suiteEnvironment(cases)));
+          return path;
+        })(),
+      );
+      const first = planCampaign(environment, { campaignId: id });
+      const opened = await openStore(store);
+      await opened.recordCampaign({
+        campaignId: id,
+        record: {
+          campaignId: id,
+          planDigest: planDigest(first),
+          suiteFingerprint: first.suiteFingerprint,
+          lanes: first.lanes.map(({ id: lane, provider, model, driver, enabled }) => ({
+            id: lane,
+            provider,
+            model,
+            driver,
+            enabled,
+          })),
+          cases: first.cases,
+          settings: first.settings,
+        },
+      });
+      await opened.close();
+      const held = await attemptsIn(store);
+      const before = await standIn.starts();
+      const refusal = await run(id, cases, { store, edit }).then(
+        () => null,
+        (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
+      );
+      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.issues.map((issue) => issue.component).sort()).toEqual(fields);
+      expect(new Set(refusal?.issues.map((issue) => issue.code))).toEqual(new Set(['campaign_plan_differs']));
+      expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+      expect(await attemptsIn(store)).toBe(held);
+    },
+    60_000,
+  );
+
+  it.each([
+    ['a config definition', otherConfig, 'configSha256'],
+    ['a case definition', otherCase, 'caseSha256'],
+  ])(
+    'with no record (the first run left none): %s differs, the held try is refused, nothing run',
+    async (_what, edit, field) => {
+      const id = `changed-held-${field}`;
+      const store = `sqlite:${join(scratch, `${id}.sqlite`)}`;
+      await run(id, cases, { store });
+      const held = await attemptsIn(store);
+      const before = await standIn.starts();
+      const refusal = await run(id, cases, { store, edit }).then(
+        () => null,
+        (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
+      );
+      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.issues).toMatchObject([{ code: 'campaign_held_try_differs', component: field }]);
+      expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+      expect(await attemptsIn(store)).toBe(held);
+      // The same plan again resumes every held try.
+      const again = await run(id, cases, { store });
+      expect(again.attempts.every((attempt) => attempt.resumed)).toBe(true);
+    },
+    60_000,
+  );
 });

@@ -436,6 +436,65 @@ describe('many machines with SQLite: 4 shards, each its own store, merged stores
     expect(await exists(target)).toBe(false);
     expect(await exists(join(scratch, 'sqlite-short.json'))).toBe(false);
 
+    // Each failure point of a merge, and what the store and --out hold after it: every refusal is
+    // known before the first write (--out holding another record of the id, the ledger recording the
+    // id for another plan), so "nothing was written" is true — no attempt copied, no record stored,
+    // no --out written or changed.
+    const campaignId = (JSON.parse(await readFile(records[0]!, 'utf8')) as CampaignRecord).campaignId;
+    const seedOtherPlan = async (store: string): Promise<void> => {
+      const opened = await openStore(store);
+      try {
+        await opened.recordCampaign({
+          campaignId,
+          record: { campaignId, planDigest: `sha256:${'e'.repeat(64)}` },
+        });
+      } finally {
+        await opened.close();
+      }
+    };
+    const holds = async (store: string): Promise<{ attempts: number; records: number } | null> => {
+      if (!(await exists(store.slice('sqlite:'.length)))) return null;
+      const opened = await openStore(store, { mustExist: true });
+      try {
+        return {
+          attempts: (await opened.runs()).reduce((sum, entry) => sum + entry.attempts, 0),
+          records: (await opened.campaigns()).length,
+        };
+      } finally {
+        await opened.close();
+      }
+    };
+    const FAILURE_POINTS: readonly (readonly [string, boolean, 'ledger' | 'out'])[] = [
+      ['the ledger records the id for another plan (--store alone)', false, 'ledger'],
+      ['the ledger records the id for another plan (--from-store)', true, 'ledger'],
+      ['--out holds another record of the id (--store alone)', false, 'out'],
+      ['--out holds another record of the id (--from-store)', true, 'out'],
+    ];
+    for (const [index, [what, copy, point]] of FAILURE_POINTS.entries()) {
+      const store = `sqlite:${join(scratch, `merge-fail-${index}.sqlite`)}`;
+      const failOut = join(scratch, `merge-fail-${index}.json`);
+      if (point === 'ledger') await seedOtherPlan(store);
+      // A shard's own record at --out: the same campaign id, another shard (its identity differs).
+      if (point === 'out') await cp(records[0]!, failOut);
+      const outBefore = (await exists(failOut)) ? await readFile(failOut, 'utf8') : null;
+      const storeBefore = await holds(store);
+      const failed = await evals([
+        'merge',
+        ...records,
+        '--out',
+        failOut,
+        '--store',
+        store,
+        ...(copy ? fromStores : []),
+      ]);
+      expect(failed.code, `${what}: ${failed.stderr}`).toBe(1);
+      expect(failed.stderr, what).toContain('campaign_record_conflict');
+      expect(failed.stderr, what).toContain('nothing was written');
+      expect(failed.stderr, what).not.toContain('copied');
+      expect(await holds(store), what).toEqual(storeBefore);
+      expect((await exists(failOut)) ? await readFile(failOut, 'utf8') : null, what).toBe(outBefore);
+    }
+
     const out = join(scratch, 'sqlite-merged.json');
     const result = await evals([
       'merge',

@@ -452,6 +452,58 @@ export class UsageError extends CodedError<CliErrorCode> {
   }
 }
 
+/** One half of a pair of options that go together: its flag, its value as given, what it names. */
+export interface PairedOption {
+  readonly flag: string;
+  readonly value: string | undefined;
+  /** What the option takes, as `--help` shows it: `<config>`, `<runId>`, `<sha256>`. */
+  readonly takes: string;
+}
+
+/**
+ * Two options that go together (`--a`/`--b`, `--a-run`/`--b-run`, a bin and its digest): both
+ * given, or neither (undefined). One alone is a usage error that names the missing flag; with
+ * `distinct`, the same value in both is one too (a config compared with itself always ties, so a
+ * gate would hold on nothing). Each is coded, with expected/received and what to do.
+ */
+export function optionPair(
+  first: PairedOption,
+  second: PairedOption,
+  rule: { readonly why: string; readonly distinct?: string },
+): readonly [string, string] | undefined {
+  if (first.value === undefined && second.value === undefined) return undefined;
+  if (first.value === undefined || second.value === undefined) {
+    const [given, missing] = first.value === undefined ? [second, first] : [first, second];
+    const message = `${missing.flag} is missing: ${first.flag} and ${second.flag} go together (${rule.why}); add ${missing.flag} ${missing.takes} or leave ${given.flag} out (nothing was done)`;
+    throw new UsageError(message, {
+      issues: [
+        {
+          code: 'option_pair_incomplete',
+          component: missing.flag,
+          expected: `${missing.flag} ${missing.takes} beside ${given.flag}`,
+          received: `only ${given.flag} ${JSON.stringify(given.value)}`,
+          message,
+        },
+      ],
+    });
+  }
+  if (rule.distinct !== undefined && first.value === second.value) {
+    const message = `${first.flag} and ${second.flag} both name ${JSON.stringify(first.value)}: ${rule.distinct}; name two different ones (nothing was done)`;
+    throw new UsageError(message, {
+      issues: [
+        {
+          code: 'option_pair_same',
+          component: `${first.flag}/${second.flag}`,
+          expected: `two different values for ${first.flag} and ${second.flag}`,
+          received: `${JSON.stringify(first.value)} twice`,
+          message,
+        },
+      ],
+    });
+  }
+  return [first.value, second.value];
+}
+
 /**
  * A file system error on an input the user named, as the CLI's coded error: where (its path), what
  * was expected and what was received (its errno), and the message fileSystemText writes.

@@ -12,7 +12,7 @@ import type { FailOn, ReportFormat } from '@paperclip-evals/evalbook';
 import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { EXIT, UsageError, contractFailureJson, failureJson } from './exit-codes.js';
+import { EXIT, UsageError, contractFailureJson, failureJson, optionPair } from './exit-codes.js';
 import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
 import {
   COMPARE_REPORT_V1,
@@ -77,7 +77,7 @@ export function createProgram(): Command {
     )
     .argument(
       '<inputs...>',
-      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns (only matching entries: "*.json" reads one folder, "runs/**/*.json" recurses) or - for stdin',
     )
     .option('--json', 'print one JSON report on stdout instead of the table')
     .addOption(
@@ -134,7 +134,7 @@ export function createProgram(): Command {
     )
     .argument(
       '<inputs...>',
-      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin',
+      'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns (only matching entries: "*.json" reads one folder, "runs/**/*.json" recurses) or - for stdin',
     )
     .option(
       '--store <url>',
@@ -423,7 +423,7 @@ export function createProgram(): Command {
         async (flags: ReportFlags & { json?: true; allRuns?: true }) => {
           const { runCompare } = await import('./commands/report.js');
           const compare = compareSpec(flags, true);
-          if (compare === undefined) throw new UsageError('name --a and --b, or --a-run and --b-run');
+          if (compare === undefined) throw noComparison();
           return runCompare({
             ...storeFlags(flags),
             compare,
@@ -458,12 +458,25 @@ export function createProgram(): Command {
     .command('digest')
     .summary('print sha256 digests of files, or of the canonical form of the JSON inside them')
     .description(
-      'Print the sha256 digest of each file as Evals computes it: of its bytes (like sha256sum, with the sha256: prefix), or with --canonical of the RFC 8785 canonical form of the JSON it holds — the digest a package build metadata names for its semantic catalog.',
+      'Print the sha256 digest of each file as Evals computes it: of its bytes (like sha256sum, with the sha256: prefix), or with --canonical of the RFC 8785 canonical form of the document it holds — the digest a package build metadata names for its semantic catalog, and the sha256 an environment lists for a case or config definition. A .yaml/.yml file is read as the environment loader reads YAML (strict: unique keys, no custom tags), so a definition in YAML and the same one in JSON have one digest.',
     )
     .argument('<files...>', 'files to digest')
-    .option('--canonical', 'digest the RFC 8785 canonical form of the JSON in each file')
+    .option(
+      '--canonical',
+      'digest the RFC 8785 canonical form of the JSON (or, for .yaml/.yml, strict YAML) in each file',
+    )
     .option('--json', 'print the digests as JSON')
-    .addHelpText('after', '\nExit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON.')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON / YAML.',
+        '',
+        'Examples:',
+        '  $ evals digest --canonical cases/incident-summary.yaml   # the sha256 to list for that case in evalbook.yaml',
+        '  $ evals digest paperclip-runnerd',
+      ].join('\n'),
+    )
     .action(
       act(
         async (files: string[], flags: { canonical?: true; json?: true }) => {
@@ -682,19 +695,51 @@ function compareSpec(
 ): { by: 'config' | 'run'; a: string; b: string } | undefined {
   const configs = flags.a !== undefined || flags.b !== undefined;
   const runs = flags.aRun !== undefined || flags.bRun !== undefined;
-  if (configs && runs)
-    throw new UsageError('compare configs (--a, --b) or runs (--a-run, --b-run), not both');
-  if (configs) {
-    if (flags.a === undefined || flags.b === undefined) throw new UsageError('--a and --b go together');
-    return { by: 'config', a: flags.a, b: flags.b };
+  if (configs && runs) {
+    const message =
+      'compare configs (--a, --b) or runs (--a-run, --b-run), not both: leave one pair out (nothing was done)';
+    throw new UsageError(message, {
+      issues: [
+        {
+          code: 'option_pairs_conflict',
+          component: '--a/--b, --a-run/--b-run',
+          expected: 'one pair',
+          received: 'both pairs',
+          message,
+        },
+      ],
+    });
   }
-  if (runs) {
-    if (flags.aRun === undefined || flags.bRun === undefined)
-      throw new UsageError('--a-run and --b-run go together');
-    return { by: 'run', a: flags.aRun, b: flags.bRun };
-  }
-  if (required) throw new UsageError('name --a and --b, or --a-run and --b-run');
+  const pairedConfigs = optionPair(
+    { flag: '--a', value: flags.a, takes: '<config>' },
+    { flag: '--b', value: flags.b, takes: '<config>' },
+    { why: 'the baseline config and the candidate', distinct: 'a config compared with itself always ties' },
+  );
+  if (pairedConfigs !== undefined) return { by: 'config', a: pairedConfigs[0], b: pairedConfigs[1] };
+  const pairedRuns = optionPair(
+    { flag: '--a-run', value: flags.aRun, takes: '<runId>' },
+    { flag: '--b-run', value: flags.bRun, takes: '<runId>' },
+    { why: 'the baseline run and the candidate', distinct: 'a run compared with itself always ties' },
+  );
+  if (pairedRuns !== undefined) return { by: 'run', a: pairedRuns[0], b: pairedRuns[1] };
+  if (required) throw noComparison();
   return undefined;
+}
+
+function noComparison(): UsageError {
+  const message =
+    'nothing to compare: name two configs (--a baseline --b candidate) or two runs (--a-run R1 --b-run R2)';
+  return new UsageError(message, {
+    issues: [
+      {
+        code: 'option_pair_incomplete',
+        component: '--a/--b',
+        expected: '--a and --b, or --a-run and --b-run',
+        received: 'neither',
+        message,
+      },
+    ],
+  });
 }
 
 const GATES_HELP = [

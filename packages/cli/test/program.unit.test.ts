@@ -197,7 +197,7 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       /--out \.\/evalbook\.yaml is the file --env names/,
     ],
     ['a comparison without its pair', ['compare', '--a', 'x'], /--a and --b go together/],
-    ['a comparison of nothing', ['compare'], /name --a and --b, or --a-run and --b-run/],
+    ['a comparison of nothing', ['compare'], /nothing to compare: name two configs/],
     [
       'configs and runs at once',
       ['report', '--a', 'x', '--b', 'y', '--a-run', 'r'],

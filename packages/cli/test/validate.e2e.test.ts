@@ -1,6 +1,15 @@
 // `evals validate` end to end: the real binary, spawned as a user would run it, on the example attempts.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -122,5 +131,31 @@ describe('evals validate', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Exit codes: 0');
     expect(run.stdout).toContain('$ evals validate');
+  });
+
+  // A glob from the current folder names only what it matches: a symlink beside it that does not
+  // match is no input, `*.json` does not recurse (node_modules' symlinks never listed), and `**` does.
+  it('a glob considers only matching entries: no files match, never a non-matching symlink', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evals-validate-glob-'));
+    try {
+      writeFileSync(join(dir, 'a.json'), '{}');
+      symlinkSync('a.json', join(dir, 'b.txt'));
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync('..', join(dir, 'node_modules', 'pkg'));
+      writeFileSync(join(dir, 'node_modules', 'deep.json'), '{}');
+      const none = evals(['validate', 'zzz*.json', '--json'], { cwd: dir });
+      expect(none.status).toBe(2);
+      const noneReport = JSON.parse(none.stdout) as JsonReport;
+      expect(noneReport.files).toEqual([
+        { input: 'zzz*.json', status: 'unreadable', error: 'no files match this pattern' },
+      ]);
+      expect(none.stdout).not.toContain('b.txt');
+      const top = JSON.parse(evals(['validate', '*.json', '--json'], { cwd: dir }).stdout) as JsonReport;
+      expect(top.files.map((file) => file.input)).toEqual(['a.json']);
+      const deep = JSON.parse(evals(['validate', '**/*.json', '--json'], { cwd: dir }).stdout) as JsonReport;
+      expect(deep.files.map((file) => file.input)).toEqual(['a.json', join('node_modules', 'deep.json')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

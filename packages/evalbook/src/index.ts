@@ -5,6 +5,7 @@ export type { EvalbookErrorCode } from './errors.js';
 export { displayUsd } from './ledger/cost.js';
 export {
   caseOf,
+  definitionDigest,
   driftThresholdsOf,
   loadEnvironment,
   // campaign's tests build an environment from an object (loadEnvironment reads a file).

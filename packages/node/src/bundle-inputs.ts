@@ -2,8 +2,10 @@
 // sorted for *.json; symlinks inside not followed), quoted glob patterns, and '-' for stdin. One
 // expander for validate, ingest and policy replay, so each reads the same files the same way.
 import { readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
+
+import type { Dirent } from 'node:fs';
 
 /** The input that names standard input. */
 export const STDIN_INPUT = '-';
@@ -28,9 +30,10 @@ const NOT_REGULAR = {
 } as const;
 
 /**
- * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json,
- * and glob patterns (a quoted `runs/**\/*.json`, when no file has that literal name) matched under
- * their static base. Symlinks inside directories are not followed.
+ * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json
+ * (every other non-folder entry but a regular file refused), and glob patterns (a quoted
+ * `runs/**\/*.json`, when no file has that literal name) matched under their static base (only
+ * matching entries considered). Symlinks inside directories are not followed.
  */
 export async function* expandBundleInputs(inputs: readonly string[]): AsyncGenerator<BundleInput> {
   for (const input of inputs) {
@@ -51,7 +54,7 @@ export async function* expandBundleInputs(inputs: readonly string[]): AsyncGener
     } else if (info === null || info.isFile()) yield { display: input, path };
     else if (info.isDirectory()) {
       let found = false;
-      for await (const target of walk(path, input, (name) => name.endsWith('.json'))) {
+      for await (const target of walk(path, input)) {
         found = true;
         yield target;
       }
@@ -66,41 +69,90 @@ export async function* expandBundleInputs(inputs: readonly string[]): AsyncGener
   }
 }
 
-/** Files matching a glob pattern, walked from the pattern's static base (`runs/` in `runs/**\/*.json`). */
-function globTargets(pattern: string): AsyncGenerator<BundleInput> {
+/**
+ * The entries a glob pattern names, walked from its static base (`runs/` in `runs/**\/*.json`): only
+ * an entry whose path under the base matches the pattern is an input (a regular file read; a matching
+ * symlink, FIFO or socket refused with its code); a non-matching entry of any kind is no input. A
+ * folder is entered only when the pattern can match below it, so `*.json` reads one folder and `**`
+ * recurses (never into a symlinked folder).
+ */
+async function* globTargets(pattern: string): AsyncGenerator<BundleInput> {
   const { base, glob } = picomatch.scan(pattern);
   const matches = picomatch(glob);
   const root = resolve(base === '' ? '.' : base);
-  return walk(root, base, (_name, path) => matches(relative(root, path).split(sep).join('/')));
+  const canHold = globCanHold(glob);
+  async function* visit(
+    dir: string,
+    shownDir: string,
+    under: readonly string[],
+  ): AsyncGenerator<BundleInput> {
+    for (const entry of await sortedEntries(dir)) {
+      const path = join(dir, entry.name);
+      const shown = shownDir === '' ? entry.name : join(shownDir, entry.name);
+      const segments = [...under, entry.name];
+      if (entry.isDirectory()) {
+        if (canHold(segments)) yield* visit(path, shown, segments);
+      } else if (matches(segments.join('/'))) yield entryInput(entry, path, shown, SYMLINK_MATCHED);
+    }
+  }
+  yield* visit(root, base, []);
 }
 
-async function* walk(
-  dir: string,
-  display: string,
-  wanted: (name: string, path: string) => boolean,
-): AsyncGenerator<BundleInput> {
+/**
+ * Whether a pattern can match anything below a folder at `segments` (its path under the base):
+ * each segment before a `**` must match its pattern segment, and the pattern must go deeper than
+ * the folder; below a `**` every folder but a dot folder (unless the pattern names one). A pattern
+ * not cut into segments safely (a brace, bracket or extglob, and a `/`) enters every folder: only
+ * its matches are inputs either way.
+ */
+export function globCanHold(glob: string): (segments: readonly string[]) => boolean {
+  const parts = glob.split('/');
+  if (/[{([]/.test(glob) && parts.length > 1) return () => true;
+  const partMatchers = parts.map((part) => (part.includes('**') ? null : picomatch(part)));
+  // `**` never matches a dot folder (picomatch's default), so only a `.name` segment can reach one.
+  const namesDot = parts.some((part) => part.startsWith('.'));
+  return (segments) => {
+    for (const [index, segment] of segments.entries()) {
+      const matcher = partMatchers[index];
+      if (matcher === null) return namesDot || !segments.slice(index).some((rest) => rest.startsWith('.'));
+      if (matcher === undefined || !matcher(segment)) return false;
+    }
+    return segments.length < parts.length;
+  };
+}
+
+const SYMLINK_IN_DIRECTORY = 'a symlink inside a directory (not followed; name its target instead)';
+const SYMLINK_MATCHED = 'a symlink matched by the pattern (not followed; name its target instead)';
+
+/** Every entry of a folder, sorted by name; a folder that is gone (or a file: `a.json/*`) has none. */
+async function sortedEntries(dir: string): Promise<Dirent[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
-    if (isFileSystemError(error) && error.code === 'ENOENT') return [];
+    if (isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return [];
     throw error;
   });
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of entries) {
+  return entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** A non-folder entry as an input: a regular file read, a symlink or any other kind refused. */
+function entryInput(entry: Dirent, path: string, display: string, symlinkWhy: string): BundleInput {
+  if (entry.isFile()) return { display, path };
+  if (entry.isSymbolicLink())
+    return { display, path, refused: symlinkWhy, refusedCode: 'input_symlink_in_directory' };
+  return { display, path, ...NOT_REGULAR };
+}
+
+/**
+ * A directory named explicitly, walked whole: a regular *.json file is read and any other regular
+ * file is no input; every other entry is refused whatever its name (a symlinked folder has no .json
+ * name but may hold bundles): reported, never dropped.
+ */
+async function* walk(dir: string, display: string): AsyncGenerator<BundleInput> {
+  for (const entry of await sortedEntries(dir)) {
     const path = join(dir, entry.name);
     const shown = join(display, entry.name);
-    if (entry.isDirectory()) yield* walk(path, shown, wanted);
-    // A regular file is read when wanted (*.json, or the glob's match) and else is no input. Any
-    // other entry is refused whatever its name (a symlinked folder has no .json name but may hold
-    // bundles): reported, never dropped.
-    else if (entry.isFile()) {
-      if (wanted(entry.name, path)) yield { display: shown, path };
-    } else if (entry.isSymbolicLink())
-      yield {
-        display: shown,
-        path,
-        refused: 'a symlink inside a directory (not followed; name its target instead)',
-        refusedCode: 'input_symlink_in_directory',
-      };
-    else yield { display: shown, path, ...NOT_REGULAR };
+    if (entry.isDirectory()) yield* walk(path, shown);
+    else if (!entry.isFile() || entry.name.endsWith('.json'))
+      yield entryInput(entry, path, shown, SYMLINK_IN_DIRECTORY);
   }
 }
 

@@ -72,3 +72,75 @@ describe.each([
     else expect(displays.some((shown) => shown.endsWith('notes.txt'))).toBe(false);
   });
 });
+
+// A glob names only the entries its pattern matches: every kind of entry, matching and not, under
+// patterns that read one folder (`*.json` never recurses), recurse (`**`) or match nothing. A
+// non-matching symlink or FIFO is no input; a matching one is refused with its code.
+describe('a glob considers only the entries its pattern matches', () => {
+  let k: string;
+  beforeAll(() => {
+    k = join(dir, 'k');
+    mkdirSync(join(k, 'sub'), { recursive: true });
+    writeFileSync(join(k, 'a.json'), '{}');
+    writeFileSync(join(k, 'b.txt'), 'x');
+    writeFileSync(join(k, 'sub', 'c.json'), '{}');
+    symlinkSync(join(k, 'a.json'), join(k, 'lf.json'));
+    symlinkSync(join(k, 'a.json'), join(k, 'lf.txt'));
+    symlinkSync(join(k, 'sub'), join(k, 'ld.json'));
+    symlinkSync(join(k, 'sub'), join(k, 'ld'));
+    expect(spawnSync('mkfifo', [join(k, 'p.json')]).status).toBe(0);
+    expect(spawnSync('mkfifo', [join(k, 'p.txt')]).status).toBe(0);
+  });
+
+  // Every entry of k, its kind; each pattern's expected inputs (name → code, undefined = read).
+  const READ = undefined;
+  const LINK = 'input_symlink_in_directory';
+  const FIFO = 'input_not_regular_file';
+  const CASES: readonly (readonly [string, Record<string, string | undefined>])[] = [
+    ['*.json', { 'a.json': READ, 'ld.json': LINK, 'lf.json': LINK, 'p.json': FIFO }],
+    ['*.txt', { 'b.txt': READ, 'lf.txt': LINK, 'p.txt': FIFO }],
+    ['**/*.json', { 'a.json': READ, 'ld.json': LINK, 'lf.json': LINK, 'p.json': FIFO, 'sub/c.json': READ }],
+    ['sub/*.json', { 'sub/c.json': READ }],
+    ['*/c.json', { 'sub/c.json': READ }],
+    ['l?', { ld: LINK }],
+    ['a.*', { 'a.json': READ }],
+    ['zzz*.json', {}],
+    ['s?b', {}],
+  ];
+
+  it.each(CASES)('%s: exactly its matches, each read or refused by kind', async (pattern, expected) => {
+    const found = await expanded([`${k}/${pattern}`]);
+    if (Object.keys(expected).length === 0) {
+      expect(found).toEqual([
+        {
+          display: `${k}/${pattern}`,
+          path: join(k, pattern),
+          refused: expect.any(String) as unknown,
+          refusedCode: 'input_no_match',
+        },
+      ]);
+      return;
+    }
+    const got = Object.fromEntries(
+      found.map((entry) => [entry.display.slice(k.length + 1), entry.refusedCode]),
+    );
+    expect(got).toEqual(expected);
+    for (const entry of found) expect(entry.path).toBe(join(k, entry.display.slice(k.length + 1)));
+  });
+
+  it('a directory given explicitly still reads or refuses every entry', async () => {
+    const got = Object.fromEntries(
+      (await expanded([k])).map((entry) => [entry.display.slice(k.length + 1), entry.refusedCode]),
+    );
+    expect(got).toEqual({
+      'a.json': READ,
+      ld: LINK,
+      'ld.json': LINK,
+      'lf.json': LINK,
+      'lf.txt': LINK,
+      'p.json': FIFO,
+      'p.txt': FIFO,
+      'sub/c.json': READ,
+    });
+  });
+});

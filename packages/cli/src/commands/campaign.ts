@@ -20,7 +20,7 @@ import type {
 } from '@paperclip-evals/campaign';
 import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
-import { UsageError } from '../exit-codes.js';
+import { UsageError, optionPair } from '../exit-codes.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
@@ -159,10 +159,11 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
   const maxParallel = positiveInteger('--max-parallel', options.maxParallel);
   const lanes = list(options.lanes);
   const cases = list(options.cases);
-  if ((options.evalSessionBin === undefined) !== (options.evalSessionSha256 === undefined))
-    throw new UsageError(
-      '--eval-session-bin and --eval-session-sha256 go together (the bin is verified by its digest)',
-    );
+  optionPair(
+    { flag: '--eval-session-bin', value: options.evalSessionBin, takes: '<file>' },
+    { flag: '--eval-session-sha256', value: options.evalSessionSha256, takes: '<digest>' },
+    { why: 'the bin is verified by its digest' },
+  );
   const sessionEnv = passedEnvironment(options.passEnv);
   if (options.plan && options.out !== undefined)
     throw new UsageError(
@@ -315,6 +316,11 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   const shards = [];
   for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });
   const record = campaign.mergeCampaignRecords(shards);
+  // Every refusal that can be known before a write is checked before the first one: --out holding
+  // another record of the campaign id, the ledger recording the id for another plan. Then "nothing
+  // was written" is true of every refusal; a write that fails after another one says what holds.
+  await campaign.assertRecordable(options.out, record);
+  if (options.store !== undefined) await campaign.assertLedgerRecordable(options.store, record);
   let stored: CampaignRecordOutcome | null = null;
   // The attempts first: a store merge that does not hold writes nothing, the record neither.
   if (options.store !== undefined && options.fromStores.length > 0) {
@@ -324,7 +330,12 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
       `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')}); policy verdicts: ${merged.policyVerdicts.inserted} inserted, ${merged.policyVerdicts.duplicates} already there; retractions: ${merged.retractions.inserted} inserted, ${merged.retractions.duplicates} already there; campaign records: ${merged.campaignRecords.inserted} inserted, ${merged.campaignRecords.duplicates} already there`,
     ]);
   }
-  await campaign.writeCampaignRecord(options.out, record);
+  await afterWrites(
+    campaign.writeCampaignRecord(options.out, record),
+    stored === null || options.store === undefined
+      ? null
+      : `${displayStore(options.store)} holds the copied attempts and the merged record; ${options.out} was not written`,
+  );
   printLines('stderr', [
     `evals: merged ${shards.length} shard record(s) of ${record.shardCount} into ${options.out}`,
   ]);
@@ -333,7 +344,11 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
     printLines('stderr', [
       ledgerRecordLine(
         record.campaignId,
-        stored ?? (await campaign.storeCampaignRecord(options.store, record)),
+        stored ??
+          (await afterWrites(
+            campaign.storeCampaignRecord(options.store, record),
+            `${options.out} was written; the ledger ${displayStore(options.store)} holds nothing of this merge`,
+          )),
       ),
     ]);
   if (options.json) printJson(record);
@@ -342,6 +357,20 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
     record.totals.infrastructureFailures + record.totals.notRunBudget > 0
     ? 'campaign_incomplete'
     : 'ok';
+}
+
+/**
+ * A write that fails after earlier writes held: its error says what those wrote (`done`), so no
+ * message claims "nothing was written" when something was.
+ */
+async function afterWrites<T>(write: Promise<T>, done: string | null): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (done !== null && error instanceof Error)
+      error.message = `${error.message.replace(/nothing (was|is) written/g, 'nothing more was written')}; written before it: ${done}`;
+    throw error;
+  }
 }
 
 /** What became of the campaign's record in the ledger, as a person reads it. */

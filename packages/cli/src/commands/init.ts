@@ -16,7 +16,7 @@ export async function runInit(options: { readonly path: string }): Promise<Outco
   printLines(target.kind === 'stdio' && target.fd === 1 ? 'stderr' : 'stdout', [
     `wrote ${options.path}: a starter Evalbook environment. It runs as is on the reference runner release (README: pnpm demo builds one). Next:`,
     `  1. evals run --release-dir RELEASE --env ${options.path} --campaign first-1 --out campaign.json`,
-    '  2. for a real release: your provider, models and prices, cases and their sha256 (evals digest --canonical FILE); the file says where',
+    '  2. for a real release: your provider, models and prices, cases and their sha256 (a YAML or JSON definition each: evals digest --canonical FILE); the file says where',
     `  3. evals ingest runs/ --env ${options.path}   (attempts a runner wrote elsewhere)`,
     `  4. evals report --env ${options.path} --format json --out report.json`,
   ]);

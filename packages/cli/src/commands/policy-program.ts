@@ -76,7 +76,7 @@ export function addPolicyCommands(program: Command): void {
     )
     .argument(
       '[attempts...]',
-      'attempt bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns ("runs/**/*.json") or - for stdin; optional with --store',
+      'attempt bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns (only matching entries: "*.json" reads one folder, "runs/**/*.json" recurses) or - for stdin; optional with --store',
     )
     .requiredOption(
       '--policy-binary <file>',

@@ -11,6 +11,7 @@ import { evaluateAssertions } from '@paperclip-evals/checks';
 import {
   ContractError,
   DEFAULT_MAX_JSON_DEPTH,
+  canonicalDigest,
   pointer,
   readJsonText,
   schemaIssuesOf,
@@ -423,11 +424,11 @@ function yamlText(bytes: Buffer): { ok: true; text: string } | { ok: false; issu
 }
 
 /**
- * Loads `evalbook.yaml` / `.yml` / `.json`. Every failure (the file, its text, its YAML or JSON, the
- * schema, the checks) is the contract's coded `paperclip_contract_document_invalid` (exit 2), never
- * another throw.
+ * A suite document's value, read as an environment is: `.json` strict JSON, anything else strict
+ * YAML (UTF-8, unique keys, no custom tags, bounded aliases), at most ENVIRONMENT_MAX_BYTES. Every
+ * failure is the contract's coded document error naming the path.
  */
-export async function loadEnvironment(path: string): Promise<Environment> {
+async function readSuiteDocument(path: string): Promise<unknown> {
   const bytes = await readEnvironmentBytes(path);
   const json = /\.json$/i.test(path);
   let parsed: { ok: true; value: unknown } | { ok: false; issues: Issue[] };
@@ -437,9 +438,29 @@ export async function loadEnvironment(path: string): Promise<Environment> {
     parsed = text.ok ? parseYamlSafely(text.text) : text;
   }
   if (!parsed.ok) throw invalid(`${path} is not a strict ${json ? 'JSON' : 'YAML'} document`, parsed.issues);
+  return parsed.value;
+}
+
+/**
+ * The sha256 an environment lists for a case or config definition kept in a file (`evals digest
+ * --canonical`): the RFC 8785 canonical digest of the document's value, the file read as the
+ * environment loader reads its own (YAML or JSON by the same parser), so `case.yaml` and the same
+ * definition as `case.json` have one digest — the one `input.caseSha256` / `configSha256` must carry.
+ */
+export async function definitionDigest(path: string): Promise<string> {
+  return canonicalDigest(await readSuiteDocument(path));
+}
+
+/**
+ * Loads `evalbook.yaml` / `.yml` / `.json`. Every failure (the file, its text, its YAML or JSON, the
+ * schema, the checks) is the contract's coded `paperclip_contract_document_invalid` (exit 2), never
+ * another throw.
+ */
+export async function loadEnvironment(path: string): Promise<Environment> {
+  const value = await readSuiteDocument(path);
   let environment: Environment;
   try {
-    environment = parseEnvironment(parsed.value);
+    environment = parseEnvironment(value);
   } catch (error) {
     if (!(error instanceof ContractError)) throw error;
     throw invalid(`${path}: ${error.message}`, error.issues);
