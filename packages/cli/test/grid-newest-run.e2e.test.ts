@@ -236,7 +236,7 @@ describe('evals report', () => {
   });
 });
 
-describe('every verdict follows the view the grid shows', async () => {
+describe('every verdict follows the view the grid shows', () => {
   const GATE = ['--fail-on', 'below:0.8'];
 
   it('below:0.8 gates the newest run (exit 1) and holds on all runs pooled (14/17) (exit 0), in every format', async () => {
