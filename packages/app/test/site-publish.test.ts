@@ -3,7 +3,8 @@
 // previous comparable COMPLETE campaign, latest and latest green, partial and record-less runs kept
 // out of trends, a re-render listed apart; immutability (the same publication again changes no
 // byte and no inode; other bytes for a published campaign are refused and nothing changes); and the
-// public projection (a bundle full of markers yields a site with none of them in any byte).
+// public projection (a bundle full of markers yields a site with none of them in any byte); a
+// case's prompt on a private attempt page from the campaign record alone (never on a public one).
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -365,6 +366,68 @@ describe('the public projection', () => {
     expect(await allBytes(site)).toContain(MARKERS.failure);
     const codes = (await verifySite(site)).issues.map((issue) => issue.code);
     expect(codes).toContain('site_credential');
+  });
+});
+
+describe("a case's prompt on its attempt pages, from the campaign record (issue 19)", () => {
+  const PROMPT = 'MARKER-PROMPT <Summarise> the "incident" review';
+  const DESCRIPTION = 'MARKER-DESCRIPTION the brief';
+  let url: string;
+  beforeAll(async () => {
+    url = `sqlite:${join(dir, 'prompts.sqlite')}`;
+    await seedCampaigns(url, [
+      {
+        campaignId: 'carries',
+        minute: 1,
+        record: { caseDefinitions: [{ id: 'case_a', prompt: PROMPT, description: DESCRIPTION }] },
+        cases: { case_a: true, case_b: false },
+      },
+      // A record written before records carried caseDefinitions.
+      { campaignId: 'older', minute: 2, cases: { case_a: true } },
+      { campaignId: 'ingested', minute: 3, record: null, cases: { case_a: true } },
+    ]);
+  });
+  const page = (site: string, campaign: string, caseId: string, configId: string, attempt: string) =>
+    readFile(join(site, 'campaigns', campaign, 'attempts', `${caseId}.${configId}.${attempt}.html`), 'utf8');
+
+  it('a private attempt page shows the prompt and description the record carries; without them it says why', async () => {
+    const site = join(dir, 'prompts-private');
+    await publishSite({ store: url, out: site });
+    for (const attempt of ['attempt_0_0', 'attempt_0_1']) {
+      const html = await page(
+        site,
+        'carries',
+        'case_a',
+        attempt.endsWith('0') ? 'config_a' : 'config_b',
+        attempt,
+      );
+      expect(html).toContain(
+        '<blockquote class="prompt" data-field="prompt">MARKER-PROMPT &lt;Summarise&gt; the &quot;incident&quot; review</blockquote>',
+      );
+      expect(html).toContain(DESCRIPTION);
+    }
+    // A case the record does not list, an older record, no record: no prompt, and why.
+    const rows: [string, string, string, string][] = [
+      ['carries', 'case_b', 'attempt_1_0', 'the campaign record does not carry case &quot;case_b&quot;'],
+      ['older', 'case_a', 'attempt_0_0', 'the campaign record does not carry the case&#39;s prompt'],
+      ['ingested', 'case_a', 'attempt_0_0', 'no campaign record holds this run'],
+    ];
+    for (const [campaign, caseId, attempt, why] of rows) {
+      const html = await page(site, campaign, caseId, 'config_a', attempt);
+      expect(html, campaign).not.toContain('data-field="prompt"');
+      expect(html, campaign).toContain('data-field="prompt-missing"');
+      expect(html, campaign).toContain(why);
+    }
+    expect((await verifySite(site)).issues).toEqual([]);
+  });
+
+  it('a public site holds no byte of the prompt or the description (the suite’s, not the attempt’s)', async () => {
+    const site = join(dir, 'prompts-public');
+    await publishSite({ store: url, out: site, public: true });
+    const bytes = await allBytes(site);
+    expect(bytes).not.toContain('MARKER-PROMPT');
+    expect(bytes).not.toContain('Summarise');
+    expect(bytes).not.toContain('MARKER-DESCRIPTION');
   });
 });
 

@@ -47,6 +47,18 @@ export interface PlannedAttempt {
   readonly shard: number;
 }
 
+/**
+ * What a published attempt page shows of a case, as the environment gives it: its prompt (a case a
+ * campaign runs has one) and its description (null: none). Carried by the campaign record
+ * (`caseDefinitions`) so pages come from the ledger alone; never part of the plan digest (the
+ * suite fingerprint already covers the environment they come from).
+ */
+export interface CaseDefinition {
+  readonly id: string;
+  readonly prompt: string;
+  readonly description: string | null;
+}
+
 export interface Shard {
   readonly index: number;
   readonly count: number;
@@ -67,6 +79,8 @@ export interface CampaignPlan {
   /** Every lane id of the suite that was not selected (disabled and not named, or not named). */
   readonly lanesLeftOut: readonly string[];
   readonly cases: readonly string[];
+  /** Each selected case's prompt and description, in `cases` order (not in planDigest). */
+  readonly caseDefinitions: readonly CaseDefinition[];
   /** Whether every enabled lane was selected (a subset is diagnostic, never a "full campaign"). */
   readonly allEnabledLanes: boolean;
   /** Whether every case was selected. */
@@ -276,6 +290,11 @@ export function planCampaign(environment: Environment, options: PlanOptions): Ca
     lanes,
     lanesLeftOut: allLanes.filter((lane) => !selected.has(lane.id)).map((lane) => lane.id),
     cases: cases.map((entry) => entry.id),
+    caseDefinitions: cases.map((entry) => ({
+      id: entry.id,
+      prompt: entry.prompt ?? '',
+      description: entry.description ?? null,
+    })),
     allEnabledLanes: allLanes.filter((lane) => lane.enabled).every((lane) => selected.has(lane.id)),
     allCases: cases.length === environment.cases.length,
     settings: {
@@ -296,7 +315,9 @@ export function shardAttempts(plan: CampaignPlan, shard: Shard | null): readonly
 
 /**
  * A digest of what the plan is: the campaign id, the suite, lanes, cases, attempts per case and the
- * planned attempts (with their shards). The same on every machine for the same inputs. How the
+ * planned attempts (with their shards). The same on every machine for the same inputs. The cases'
+ * prompts and descriptions (caseDefinitions) are not in it: the suite fingerprint covers them, and
+ * a record that carries them is of the same plan as one written before it did. How the
  * campaign is run is not part of it: the cost ceiling, the retry budget and the parallelism (so a
  * resume with a higher ceiling, more retries or other parallelism continues the same campaign).
  */

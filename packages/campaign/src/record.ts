@@ -22,7 +22,7 @@ import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
 import type { AttemptOutcome, Disposition, ExecuteResult, StopReason } from './execute.js';
 import type { Join } from './join.js';
-import type { CampaignPlan, PlannedAttempt, Shard } from './plan.js';
+import type { CampaignPlan, CaseDefinition, PlannedAttempt, Shard } from './plan.js';
 
 export const CAMPAIGN_RECORD_V1 = 'evals-campaign/v1';
 export const CAMPAIGN_RECORD_V1_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/campaign/v1.json';
@@ -79,6 +79,12 @@ export interface CampaignRecord {
   }[];
   readonly lanesLeftOut: readonly string[];
   readonly cases: readonly string[];
+  /**
+   * Each case's prompt and description as the environment gave them: what a published attempt page
+   * shows of its case (issue 19). Optional: records written before it are valid without it. Not in
+   * planDigest or suiteFingerprint.
+   */
+  readonly caseDefinitions?: readonly CaseDefinition[];
   readonly settings: CampaignPlan['settings'];
   /** null: the whole plan; else this record's slice (K of N). */
   readonly shard: Shard | null;
@@ -214,6 +220,7 @@ export function campaignRecord(
       })),
       lanesLeftOut: plan.lanesLeftOut,
       cases: plan.cases,
+      caseDefinitions: plan.caseDefinitions,
       settings: plan.settings,
       shard,
       shardCount: plan.shardCount,
@@ -556,12 +563,15 @@ export function mergeCampaignRecords(
     lanes: [],
     lanesLeftOut: base.lanesLeftOut,
     cases: base.cases,
+    caseDefinitions: [],
     allEnabledLanes: !base.partial.includes('lane_subset'),
     allCases: !base.partial.includes('case_subset'),
     settings: base.settings,
     attempts: [],
     shardCount: base.shardCount,
   };
+  // One suite (the shards' fingerprint is one): every shard that carries the cases carries the same.
+  const caseDefinitions = records.find((record) => record.caseDefinitions !== undefined)?.caseDefinitions;
   const stopped = records.some((record) => record.partial.includes('budget_stop'))
     ? 'budget'
     : records.some((record) => record.partial.includes('interrupted'))
@@ -570,6 +580,7 @@ export function mergeCampaignRecords(
   return assemble(
     {
       ...base,
+      ...(caseDefinitions === undefined ? {} : { caseDefinitions }),
       shard: null,
       attempts,
       timing: {

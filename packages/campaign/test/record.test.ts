@@ -1,21 +1,29 @@
 // The campaign record: its schema refuses what is not a record (mutation rows), merge refuses shards
-// that are not of one campaign, and a missing shard's attempts are ci_cell_artifact_missing.
+// that are not of one campaign, and a missing shard's attempts are ci_cell_artifact_missing. Its
+// caseDefinitions (issue 19: each case's prompt and description, for published pages) are additive:
+// a record without them is valid, and they change neither the plan digest nor the suite fingerprint.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { currentCampaigns, openStore } from '@paperclip-evals/evalbook';
+import { currentCampaigns, openStore, parseEnvironment } from '@paperclip-evals/evalbook';
+import { QUALIFIED_RECEIPT } from '@paperclip-evals/test-kit/qualification-record';
 
 import { CampaignError } from '../src/errors.ts';
+import { planCampaign, planDigest } from '../src/plan.ts';
 import {
+  campaignRecord,
   campaignRecordIssues,
   isLedgerRecord,
   mergeCampaignRecords,
   storeCampaignRecord,
 } from '../src/record.ts';
+import { suiteEnvironment } from './support/stand-in.ts';
 
 import type { AttemptOutcome } from '../src/execute.ts';
+import type { Join } from '../src/join.ts';
 import type { CampaignRecord } from '../src/record.ts';
 
 const digest = (c: string): string => `sha256:${c.repeat(64)}`;
@@ -114,9 +122,35 @@ const codes = (run: () => unknown): string[] => {
   return [];
 };
 
+const caseDefinitions = plan.map((entry) => ({
+  id: entry.caseId,
+  prompt: `Do ${entry.caseId}.`,
+  description: entry.caseId === 'case_1' ? 'the first' : null,
+}));
+
 describe('the evals-campaign/v1 schema', () => {
   it('accepts a shard record', () => {
     expect(campaignRecordIssues(shardRecord(1))).toEqual([]);
+  });
+  it('accepts a record written before caseDefinitions (without them), and one with them', () => {
+    const older = shardRecord(1);
+    expect('caseDefinitions' in older).toBe(false);
+    expect(campaignRecordIssues(JSON.parse(JSON.stringify(older)))).toEqual([]);
+    expect(campaignRecordIssues(shardRecord(1, { caseDefinitions }))).toEqual([]);
+    expect(campaignRecordIssues(shardRecord(1, { caseDefinitions: [] }))).toEqual([]);
+  });
+  it.each([
+    ['a case without its prompt', { id: 'case_1', description: null }],
+    ['a blank prompt', { id: 'case_1', prompt: ' \n', description: null }],
+    ['a case without its description member', { id: 'case_1', prompt: 'p' }],
+    ['a numeric description', { id: 'case_1', prompt: 'p', description: 7 }],
+    ['an empty case id', { id: '', prompt: 'p', description: null }],
+    ['an unknown member', { id: 'case_1', prompt: 'p', description: null, session: {} }],
+  ])('refuses caseDefinitions with %s', (_label, entry) => {
+    const record = { ...shardRecord(1), caseDefinitions: [entry] };
+    const paths = campaignRecordIssues(record).map((issue) => issue.path);
+    expect(paths.length).toBeGreaterThan(0);
+    for (const path of paths) expect(path).toMatch(/^\/caseDefinitions\/0/);
   });
   it.each([
     [
@@ -190,6 +224,79 @@ describe('mergeCampaignRecords', () => {
       codes(() => mergeCampaignRecords(records.map((record, index) => at(record, `r${index}`)))),
     ).toEqual([code]);
   });
+  it('keeps the shards’ caseDefinitions, from any shard that carries them; older shards merge without', () => {
+    const older = mergeCampaignRecords([at(shardRecord(1), 'a'), at(shardRecord(2), 'b')]);
+    expect('caseDefinitions' in older).toBe(false);
+    expect(campaignRecordIssues(older)).toEqual([]);
+    const mixed = mergeCampaignRecords([
+      at(shardRecord(1), 'a'),
+      at(shardRecord(2, { caseDefinitions }), 'b'),
+    ]);
+    expect(mixed.caseDefinitions).toEqual(caseDefinitions);
+    expect(mixed.planDigest).toBe(older.planDigest);
+    expect(campaignRecordIssues(mixed)).toEqual([]);
+  });
+});
+
+describe('caseDefinitions: what a published page shows of a case (issue 19)', () => {
+  const join = {
+    packageName: '@paperclipai/paperclip-runner',
+    packageVersion: '0.4.0',
+    runnerdSha256: digest('c'),
+    receipt: QUALIFIED_RECEIPT,
+  } as unknown as Join;
+  const recordOf = (suite: Record<string, unknown>): CampaignRecord => {
+    const campaign = planCampaign(parseEnvironment(suite), { campaignId: 'pinned-1' });
+    return campaignRecord(campaign, join, null, {
+      attempts: campaign.attempts.map(passed),
+      stopped: null,
+      startedAt: '2026-12-01T10:00:00.000Z',
+      finishedAt: '2026-12-01T10:01:00.000Z',
+    });
+  };
+  const twoByTwo = (): Record<string, unknown> =>
+    suiteEnvironment(
+      [
+        { id: 'case_0', behaviour: 'succeed' },
+        { id: 'case_1', behaviour: 'fail' },
+      ],
+      { lanes: [{ id: 'lane_a' }, { id: 'lane_b' }], attempts: 2 },
+    );
+
+  it('carries each case’s prompt and description as the environment gives them, in case order', () => {
+    const suite = twoByTwo();
+    const cases = suite.cases as Record<string, unknown>[];
+    const described = { ...suite, cases: [{ ...cases[0], description: 'The <first> case.' }, cases[1]] };
+    expect(recordOf(described).caseDefinitions).toEqual([
+      { id: 'case_0', prompt: 'Do case_0.', description: 'The <first> case.' },
+      { id: 'case_1', prompt: 'Do case_1.', description: null },
+    ]);
+  });
+
+  it('leaves the plan digest and the suite fingerprint as they were before records carried them', () => {
+    // Both computed by the code before caseDefinitions existed, for this very suite and campaign id:
+    // a resumed campaign whose earlier record lacks them is the same plan (the ledger keeps both).
+    const record = recordOf(twoByTwo());
+    expect(record.caseDefinitions).toHaveLength(2);
+    expect(record.suiteFingerprint).toBe(
+      'sha256:2080cae80130136d85c72195e534fddd63a116fd4e25897512101f1a6cfcfe3b',
+    );
+    expect(record.planDigest).toBe('sha256:ce63afc0f3b00d2bfb64b128a0d8fe1b9c88357970d22a045f069bda3ccadd69');
+  });
+
+  it('are never part of the plan digest (property: any case definitions)', () => {
+    const campaign = planCampaign(parseEnvironment(twoByTwo()), { campaignId: 'pinned-1' });
+    const definition = fc.record({
+      id: fc.string({ minLength: 1 }),
+      prompt: fc.string({ minLength: 1 }),
+      description: fc.option(fc.string(), { nil: null }),
+    });
+    fc.assert(
+      fc.property(fc.array(definition, { maxLength: 4 }), (definitions) => {
+        expect(planDigest({ ...campaign, caseDefinitions: definitions })).toBe(planDigest(campaign));
+      }),
+    );
+  });
 });
 
 describe('the campaign record in the ledger (issue 19)', () => {
@@ -233,6 +340,34 @@ describe('the campaign record in the ledger (issue 19)', () => {
         [stopped, resumed].map((r) => JSON.parse(JSON.stringify(r)) as unknown),
       );
       expect(currentCampaigns(held).map((entry) => entry.record['complete'])).toEqual([true]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a record with caseDefinitions is of the same plan as the campaign’s earlier one without them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'campaign-ledger-'));
+    try {
+      const url = `sqlite:${join(dir, 'evalbook.sqlite')}`;
+      const older: CampaignRecord = {
+        ...merged(),
+        complete: false,
+        partial: ['budget_stop'],
+        allPassed: false,
+      };
+      const newer: CampaignRecord = {
+        ...merged(),
+        caseDefinitions,
+        timing: { ...merged().timing, finishedAt: '2099-01-01T00:00:00.000Z' },
+      };
+      expect(await storeCampaignRecord(url, older)).toBe('recorded');
+      expect(await storeCampaignRecord(url, newer)).toBe('revised');
+      const store = await openStore(url);
+      const held = await store.campaigns();
+      await store.close();
+      expect(currentCampaigns(held).map((entry) => entry.record['caseDefinitions'])).toEqual([
+        caseDefinitions,
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

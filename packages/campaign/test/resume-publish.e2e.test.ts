@@ -2,9 +2,12 @@
 // --max-cost-usd is recorded partial (budget_stop); resumed under the same id with a higher ceiling
 // it completes, and its complete record goes into the ledger BESIDE the partial one (both kept);
 // `evals publish` then lists the campaign complete, as a trend point and as latest green — the
-// ledger's current record is the newest, never the first.
+// ledger's current record is the newest, never the first. And issue 19: a campaign's record carries
+// its cases' prompts and descriptions (caseDefinitions), so its published private attempt pages show
+// the case's prompt from the ledger alone — the same bytes with or without `--env` on publish (even an
+// --env whose prompts differ) — while its public pages hold none of it.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +18,7 @@ import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/quali
 import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { testPnpm } from '@paperclip-evals/test-kit/pnpm';
+import { allBytes, snapshotTree } from '@paperclip-evals/test-kit/site-store';
 import { createStandIn, suiteEnvironment } from './support/stand-in.ts';
 
 import type { CampaignRecord } from '../src/record.ts';
@@ -75,7 +79,7 @@ afterAll(async () => {
   await standIn.remove();
 });
 
-const run = (store: string, ceilingUsd: string) =>
+const run = (store: string, ceilingUsd: string, env = environment, campaign = 'nightly-7') =>
   evals([
     'run',
     '--release-dir',
@@ -83,9 +87,9 @@ const run = (store: string, ceilingUsd: string) =>
     '--qualification',
     qualification,
     '--env',
-    environment,
+    env,
     '--campaign',
-    'nightly-7',
+    campaign,
     '--store',
     store,
     '--work-dir',
@@ -155,3 +159,83 @@ describe('a campaign stopped by its budget, then resumed to completion', () => {
     expect(campaignJson.completeness).toBe('complete');
   }, 180_000);
 });
+
+describe("a published campaign's attempt pages show its case's prompt, from the ledger (issue 19)", () => {
+  const PROMPT = 'Summarise the <incident> review & "brief" PROMPT-MARKER';
+  const DESCRIPTION = 'the brief case DESCRIPTION-MARKER';
+
+  it('private pages show the prompt and description the record carries, the same bytes with and without --env; public pages none', async () => {
+    const suite = suiteEnvironment([
+      { id: 'case_0', behaviour: 'succeed' },
+      { id: 'case_1', behaviour: 'succeed' },
+    ]);
+    const cases = suite.cases as Record<string, unknown>[];
+    const described = {
+      ...suite,
+      cases: [{ ...cases[0], prompt: PROMPT, description: DESCRIPTION }, cases[1]],
+    };
+    const env = join(scratch, 'prompt-suite.json');
+    await writeFile(env, JSON.stringify(described));
+    const store = `sqlite:${join(scratch, 'prompts.sqlite')}`;
+    const ran = await run(store, '1', env, 'prompted-1');
+    expect(ran.code, ran.stderr).toBe(0);
+    const record = JSON.parse(ran.stdout) as CampaignRecord;
+    expect(record.caseDefinitions).toEqual([
+      { id: 'case_0', prompt: PROMPT, description: DESCRIPTION },
+      { id: 'case_1', prompt: 'Do case_1.', description: null },
+    ]);
+
+    const site = join(scratch, 'prompt-site');
+    const published = await evals(['publish', '--store', store, '--out', site]);
+    expect(published.code, published.stderr).toBe(0);
+    const attempts = join(site, 'campaigns', 'prompted-1', 'attempts');
+    const pages = (await readdir(attempts)).sort();
+    expect(pages).toHaveLength(2);
+    const [first, second] = await Promise.all(pages.map((name) => readFile(join(attempts, name), 'utf8')));
+    expect(pages[0]).toMatch(/^case_0\./);
+    expect(first).toContain(
+      '<blockquote class="prompt" data-field="prompt">Summarise the &lt;incident&gt; review &amp; &quot;brief&quot; PROMPT-MARKER</blockquote>',
+    );
+    expect(first).toContain(DESCRIPTION);
+    expect(first).not.toContain('data-field="prompt-missing"');
+    expect(second).toContain('<blockquote class="prompt" data-field="prompt">Do case_1.</blockquote>');
+
+    // With --env (one whose prompts differ, even): the very same bytes; nothing from the environment.
+    const other = join(scratch, 'other-suite.json');
+    await writeFile(
+      other,
+      JSON.stringify({
+        ...described,
+        cases: (described.cases as Record<string, unknown>[]).map((entry) => ({
+          ...entry,
+          prompt: 'FROM-THE-ENVIRONMENT',
+          description: 'FROM-THE-ENVIRONMENT',
+        })),
+      }),
+    );
+    const withEnv = join(scratch, 'prompt-site-env');
+    for (const file of [env, other]) {
+      await rm(withEnv, { recursive: true, force: true });
+      const again = await evals(['publish', '--store', store, '--env', file, '--out', withEnv]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(await snapshotBytes(withEnv)).toEqual(await snapshotBytes(site));
+    }
+    expect(await allBytes(site)).not.toContain('FROM-THE-ENVIRONMENT');
+    expect((await evals(['publish', '--verify', site])).code).toBe(0);
+
+    // The public projection keeps no prompt and no description (the suite's, not the attempt's).
+    const pub = join(scratch, 'prompt-public');
+    const projected = await evals(['publish', '--store', store, '--out', pub, '--public']);
+    expect(projected.code, projected.stderr).toBe(0);
+    const publicBytes = await allBytes(pub);
+    for (const marker of ['PROMPT-MARKER', 'DESCRIPTION-MARKER', 'Do case_1.', 'incident'])
+      expect(publicBytes).not.toContain(marker);
+  }, 180_000);
+});
+
+/** Every file of a site: path → bytes (inodes left out: two folders are compared). */
+async function snapshotBytes(root: string): Promise<Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(await snapshotTree(root)).map(([path, { bytes }]) => [path, bytes]),
+  );
+}

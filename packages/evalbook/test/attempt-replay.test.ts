@@ -215,11 +215,66 @@ describe('the replay reads the environment', () => {
       ],
     });
     const replay = replayOfBundle(syntheticAttempt(), { environment });
-    expect(replay.case).toEqual({ description: 'Fix the typo', prompt: 'Fix <the> typo in README.md' });
+    expect(replay.case).toEqual({
+      description: 'Fix the typo',
+      prompt: 'Fix <the> typo in README.md',
+      promptMissing: null,
+    });
     expect(replay.config).toEqual({ model: 'model-x', driver: 'driver-y', description: 'the baseline' });
     const html = renderAttemptReplay(replay);
     expect(html).toContain('Fix &lt;the&gt; typo in README.md');
     expect(html).not.toContain('<the>');
+  });
+
+  it('without a prompt, says why: no environment, a case it does not list, a case without one', () => {
+    const suite = (cases: unknown[]) =>
+      parseEnvironment({
+        schema: 'paperclip-evals/environment/v1',
+        name: 'suite',
+        cases,
+        configs: [{ id: 'c', sha256: sha256Digest('config'), model: 'm', driver: 'd' }],
+      });
+    const rows: [string, ReturnType<typeof parseEnvironment> | undefined, string][] = [
+      ['no environment', undefined, "the ledger does not record a case's prompt: with --env"],
+      [
+        'a case the environment does not list',
+        suite([{ id: 'another', sha256: sha256Digest('another') }]),
+        'the environment has no case "case_synthetic"',
+      ],
+      [
+        'a case without a prompt',
+        suite([{ id: 'case_synthetic', sha256: sha256Digest('case:case_synthetic'), description: 'd' }]),
+        'the environment\'s case "case_synthetic" has no prompt',
+      ],
+    ];
+    for (const [label, environment, why] of rows) {
+      const replay = replayOfBundle(syntheticAttempt(), environment === undefined ? {} : { environment });
+      expect(replay.case.prompt, label).toBeNull();
+      expect(replay.case.promptMissing, label).toContain(why);
+      const page = renderAttemptReplay(replay);
+      expect(page, label).toContain('data-field="prompt-missing"');
+      expect(page, label).not.toContain('data-field="prompt"');
+    }
+  });
+
+  it("a case given by the caller (a campaign record's) wins over the environment's", () => {
+    const environment = parseEnvironment({
+      schema: 'paperclip-evals/environment/v1',
+      name: 'suite',
+      cases: [{ id: 'case_synthetic', sha256: sha256Digest('case:case_synthetic'), prompt: 'from the env' }],
+      configs: [{ id: 'c', sha256: sha256Digest('config'), model: 'm', driver: 'd' }],
+    });
+    const record = convertBundle(parseNativeExecution(JSON.stringify(syntheticAttempt())), { environment });
+    const { stored, bundleText } = storedFromRecord(record);
+    const replay = buildAttemptReplay({
+      attempt: stored,
+      bundleText,
+      verdict: attemptVerdict(stored.record, stored.scores),
+      environment,
+      case: { description: 'recorded', prompt: 'from the record', promptMissing: null },
+    });
+    expect(replay.case).toEqual({ description: 'recorded', prompt: 'from the record', promptMissing: null });
+    expect(renderAttemptReplay(replay)).toContain('from the record');
   });
 
   it('says when the attempt is not of the environment’s suite (foreign), and which digest differs', () => {

@@ -29,6 +29,12 @@ export interface CampaignSpec {
     readonly complete?: boolean;
     readonly partial?: readonly string[];
     readonly tries?: number;
+    /** The record's caseDefinitions (each case's prompt and description); absent: an older record. */
+    readonly caseDefinitions?: readonly {
+      readonly id: string;
+      readonly prompt: string;
+      readonly description: string | null;
+    }[];
   } | null;
   /** case id → solved?; every case runs on both configs, one attempt each. */
   readonly cases: Readonly<Record<string, boolean>>;
@@ -73,6 +79,7 @@ export async function seedCampaigns(url: string, campaigns: readonly CampaignSpe
           // One plan per campaign id (the ledger keeps every record of it, the newest current).
           planDigest: `sha256:${createHash('sha256').update(campaign.campaignId).digest('hex')}`,
           lanes: LANES,
+          ...(record.caseDefinitions === undefined ? {} : { caseDefinitions: record.caseDefinitions }),
           complete: record.complete ?? true,
           partial: record.partial ?? [],
           totals: { planned: records.length, tries: record.tries ?? records.length },

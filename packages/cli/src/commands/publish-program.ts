@@ -19,13 +19,14 @@ export function addPublishCommands(program: Command): void {
         'publishing the same campaign id with other bytes is refused (exit 1) with that folder left as it is, while',
         'every other campaign is published (--as <id>-report-<n> publishes the revision); only the root files are',
         'rewritten (atomically), and nothing is ever deleted. The pages come from the ledger alone (the campaign',
-        "record's lanes give each attempt's provider, model and driver), never from --env.",
+        "record's lanes give each attempt's provider, model and driver, its caseDefinitions each case's prompt and",
+        'description), never from --env.',
         'History groups campaigns by the same',
         'lanes (provider, model, driver) and suite fingerprint; partial campaigns and runs without a campaign',
         'record are listed but never trend points or latest green; a re-render (no provider call) is listed apart.',
         'With --public the pages are a closed allowlist: ids, model/config identity, statuses, usage, cost, check',
         'outcomes, tool names and outcomes, scrubbed progress text — never tool inputs or results, session ids,',
-        'failure text or traces. Every page works from file:// (its CSP forbids network access).',
+        'failure text, traces or case prompts. Every page works from file:// (its CSP forbids network access).',
       ].join(' '),
     )
     .option(

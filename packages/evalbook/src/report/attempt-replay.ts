@@ -10,6 +10,8 @@
 //     verdict      the attempt's honest status (analysis/scoring attemptVerdict(record, scores))
 //     environment  supplies the case's description and prompt and the config's model, driver and
 //                  description (optional: without it they are null)
+//     case         the case's prompt and description from elsewhere, winning over the environment's
+//                  (a published site: the campaign record's caseDefinitions, as the ledger holds it)
 //     retraction   the retraction that covers the attempt, if any (the page says so: reports leave
 //                  it out)
 //
@@ -126,7 +128,7 @@ export interface AttemptReplay {
   readonly environmentMismatch: StoredAttempt['record']['environmentMismatch'];
   /** Who retracted the attempt (or its run), when and why; null when it counts. */
   readonly retraction: Retraction | null;
-  readonly case: { readonly description: string | null; readonly prompt: string | null };
+  readonly case: ReplayCase;
   readonly config: {
     readonly model: string | null;
     readonly driver: string | null;
@@ -191,12 +193,22 @@ export interface AttemptReplay {
   } | null;
 }
 
+/** A case as a replay shows it; without a prompt, why there is none. */
+export interface ReplayCase {
+  readonly description: string | null;
+  readonly prompt: string | null;
+  /** Why `prompt` is null — where it would come from and how to see it; null when there is a prompt. */
+  readonly promptMissing: string | null;
+}
+
 export interface AttemptReplayInput {
   readonly attempt: StoredAttempt;
   /** The ledger's canonical text for attempt.bundleDigest (store.getBundle), or null. */
   readonly bundleText: string | null;
   readonly verdict: AttemptVerdict;
   readonly environment?: Environment;
+  /** The case from elsewhere than the environment (a campaign record's caseDefinitions): wins over it. */
+  readonly case?: ReplayCase;
   readonly retraction?: Retraction | null;
 }
 
@@ -217,7 +229,6 @@ const msBetween = (from: string | null, to: string | null): number | null =>
 export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
   const { attempt, environment } = input;
   const stored = attempt.record;
-  const envCase = caseOf(environment, attempt.key.caseId);
   const envConfig = configOf(environment, attempt.key.configId);
   const session = stored.evalSession;
   const artifact = session?.artifact;
@@ -249,7 +260,7 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
     verdict: input.verdict,
     environmentMismatch: stored.environmentMismatch,
     retraction: input.retraction ?? null,
-    case: { description: envCase?.description ?? null, prompt: envCase?.prompt ?? null },
+    case: input.case ?? environmentCase(environment, attempt.key.caseId),
     config: {
       model: envConfig?.model ?? null,
       driver: envConfig?.driver ?? null,
@@ -303,6 +314,22 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
             timing: artifact.timing,
           },
   };
+}
+
+/** The case's prompt and description as the environment gives them (or why there is no prompt). */
+function environmentCase(environment: Environment | undefined, caseId: string): ReplayCase {
+  const envCase = caseOf(environment, caseId);
+  const description = envCase?.description ?? null;
+  const prompt = envCase?.prompt ?? null;
+  const promptMissing =
+    prompt !== null
+      ? null
+      : environment === undefined
+        ? "the ledger does not record a case's prompt: with --env, `evals report --attempt ID --env FILE` shows the environment's"
+        : envCase === undefined
+          ? `the environment has no case ${JSON.stringify(caseId)}`
+          : `the environment's case ${JSON.stringify(caseId)} has no prompt`;
+  return { description, prompt, promptMissing };
 }
 
 /** The bundle to replay, or why there is none; and whether its transcript is complete. */

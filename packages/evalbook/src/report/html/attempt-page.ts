@@ -104,7 +104,7 @@ function transcript(replay: AttemptReplay): string {
 function promptSection(replay: AttemptReplay): string {
   const prompt =
     replay.case.prompt === null
-      ? '<p class="note">No prompt: the ledger does not record a case\'s prompt (with --env, <code>evals report --attempt ID</code> shows the environment\'s).</p>'
+      ? `<p class="note" data-field="prompt-missing">No prompt: ${text(replay.case.promptMissing ?? 'none recorded')}.</p>`
       : `<blockquote class="prompt" data-field="prompt">${text(replay.case.prompt)}</blockquote>`;
   return box(
     'prompt',

@@ -9,7 +9,8 @@
 // folder's bytes depend on the campaign alone — never on other runs in the store, the store's name
 // or the clock, nor on an optional flag (no environment file: a case's prompt or a config's
 // model never come from `--env`; the model, provider and driver come from what the ledger holds, the
-// attempt's eval session else the campaign record's lane) — so publishing it again gives the same
+// attempt's eval session else the campaign record's lane; a case's prompt and description from the
+// campaign record's caseDefinitions, record-cases.ts) — so publishing it again gives the same
 // bytes. With `public`, every attempt goes
 // through the closed allowlist (public-projection.ts), the grid embeds no attempt and the summary
 // no retraction text.
@@ -21,6 +22,7 @@ import { esc } from '../html/html-text.js';
 import { buildAttemptReplay } from '../attempt-replay.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, reportAttempt } from '../model.js';
 import { conversationOf, modelOf, publicAttempt } from './public-projection.js';
+import { recordCases } from './record-cases.js';
 import { renderCasePage, renderPublicAttemptPage } from './site-html.js';
 import { attemptPage, campaignFolder, casePage } from './site-names.js';
 import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
@@ -67,6 +69,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   const record = options.record as RecordFields | null;
   // A lane is a config of the suite (its id is the config's): its provider, model and driver.
   const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
+  const caseOf = recordCases(options.record);
   const builder = new SummaryBuilder({
     policy: 'all_attempts',
     // A campaign wholly retracted since is still a folder: nothing of it counts, and it says so.
@@ -98,7 +101,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
       const replay = options.public
         ? null
         : withLedgerModel(
-            buildAttemptReplay({ attempt: stored, bundleText, verdict }),
+            buildAttemptReplay({ attempt: stored, bundleText, verdict, case: caseOf(stored.key.caseId) }),
             modelOf(stored, lane),
           );
       await options.emit(
