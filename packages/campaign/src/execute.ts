@@ -22,6 +22,7 @@ import {
   UNKNOWN_COST,
   campaignFailure,
   readTry,
+  tryCostOf,
 } from './try-outcome.js';
 
 import type { CompatibilityReceipt } from '@paperclip-evals/contract';
@@ -314,19 +315,7 @@ const DISPOSITION_OF_STATUS = {
 } as const;
 
 function costOfStored(stored: StoredAttempt): TryCost {
-  const cost = stored.record.cost;
-  return {
-    providerReportedNanodollars: cost.providerReportedNanodollars,
-    estimatedNanodollars: cost.estimatedNanodollars,
-    legacyLedgerNanodollars: cost.legacyLedgerNanodollars,
-    observedNanodollars: cost.effectiveNanodollars,
-    observedFrom:
-      cost.providerReportedNanodollars !== null
-        ? 'provider_reported'
-        : cost.estimatedNanodollars !== null
-          ? 'estimated'
-          : null,
-  };
+  return tryCostOf(stored.record.cost);
 }
 
 function sumSpend(

@@ -116,6 +116,16 @@ export function costOfUsage(usage: EvalSessionArtifact['usage']): TryCost {
   } catch {
     return UNKNOWN_COST;
   }
+  return tryCostOf(cost);
+}
+
+/** The ledger's cost figures of an attempt (an artifact's reading or a held attempt's record) as a TryCost. */
+export function tryCostOf(cost: {
+  readonly providerReportedNanodollars: number | null;
+  readonly estimatedNanodollars: number | null;
+  readonly legacyLedgerNanodollars: number | null;
+  readonly effectiveNanodollars: number | null;
+}): TryCost {
   return {
     providerReportedNanodollars: cost.providerReportedNanodollars,
     estimatedNanodollars: cost.estimatedNanodollars,
