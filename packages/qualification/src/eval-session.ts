@@ -23,7 +23,7 @@ import {
 } from '@paperclip-evals/node';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
-import type { AttemptInput, StagedExecutable } from '@paperclip-evals/node';
+import type { AttemptInput, ContainedFileRefusal, StagedExecutable } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
 
@@ -316,39 +316,22 @@ async function referenceIssues(
   // Never outside the output folder Evals made, links included: runnerd wrote everything in it
   // (the attempt's folder too), so it may hold anything.
   const found = await checkContainedReference(outputDir, `${attemptId}/${name}`, ref);
-  if (found.kind === 'refused' && found.reason === 'outside_root')
-    return [referenceInvalid(path, prefix, ref.uri)];
-  if (found.kind === 'refused' && found.reason === 'symlink')
-    return [
-      {
-        code: 'eval_session_reference_symlink',
-        component: 'runnerd',
-        message: `${ref.uri}: ${found.message}`,
-        path: `${path}/uri`,
-        expected: 'a regular file beside the bundle, reached through no symbolic link',
-        received: 'a symbolic link',
-      },
-    ];
-  if (found.kind === 'absent' || found.kind === 'refused') {
+  if (found.kind === 'refused') {
+    const { reason } = found;
+    if (reason === 'outside_root') return [referenceInvalid(path, prefix, ref.uri)];
+    return [referenceRefusal(reason, ref.uri, path, found.message)];
+  }
+  if (found.kind === 'absent')
     return [
       {
         code: 'eval_session_file_missing',
         component: 'runnerd',
-        message:
-          found.kind === 'absent'
-            ? `${ref.uri} is not a regular file beside the bundle`
-            : `${ref.uri}: ${found.message}`,
+        message: `${ref.uri} is not a file beside the bundle`,
         path: `${path}/uri`,
         expected: 'a regular file',
-        received:
-          found.kind === 'absent'
-            ? 'missing'
-            : found.reason === 'unreadable'
-              ? 'a file that cannot be read'
-              : 'not a regular file',
+        received: 'missing',
       },
     ];
-  }
   const issues: QualificationIssue[] = [];
   if (found.mismatches.includes('sha256')) {
     issues.push({
@@ -371,6 +354,39 @@ async function referenceIssues(
     });
   }
   return issues;
+}
+
+/** The issue of each reason node's contained-file reader refuses a referenced file (but outside_root). */
+const REFERENCE_REFUSAL: Record<
+  Exclude<ContainedFileRefusal, 'outside_root'>,
+  { readonly code: string; readonly expected: string; readonly received: string }
+> = {
+  symlink: {
+    code: 'eval_session_reference_symlink',
+    expected: 'a regular file beside the bundle, reached through no symbolic link',
+    received: 'a symbolic link',
+  },
+  not_a_file: {
+    code: 'eval_session_file_not_regular',
+    expected: 'a regular file',
+    received: 'not a regular file (a directory, FIFO, socket or device)',
+  },
+  unreadable: {
+    code: 'eval_session_file_unreadable',
+    expected: 'a file Evals can read',
+    received: 'a file the file system will not let Evals read',
+  },
+};
+
+/** The issue for a referenced file the reader refused, by its reason (one code per reason). */
+export function referenceRefusal(
+  reason: Exclude<ContainedFileRefusal, 'outside_root'>,
+  uri: string,
+  path: string,
+  found: string,
+): QualificationIssue {
+  const { code, expected, received } = REFERENCE_REFUSAL[reason];
+  return { code, component: 'runnerd', message: `${uri}: ${found}`, path: `${path}/uri`, expected, received };
 }
 
 function referenceInvalid(path: string, prefix: string, uri: string): QualificationIssue {
