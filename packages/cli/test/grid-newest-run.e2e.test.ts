@@ -110,6 +110,9 @@ describe('evals grid (terminal)', () => {
     expect(candidate).toMatch(/^0\/3 \[0%–56%\] ↓ down 100 pts/);
     expect(baseline).toMatch(/^1\/1 \[21%–100%\] = same/);
     expect(stdout).toContain('trend: since the cell');
+    // The footer's counts are of every run in scope, and say so under a one-run grid.
+    expect(stdout).toMatch(/^artifacts of the attempts of all 2 runs: /m);
+    expect(stdout).toMatch(/^denominator: .* over budget in all 2 runs\.$/m);
   });
 
   it('--all-runs pools every run and says so', async () => {
@@ -118,6 +121,8 @@ describe('evals grid (terminal)', () => {
     const [, , candidate] = row(stdout, 'refactor');
     expect(candidate).toMatch(/^12\/15 \[55%–93%\]$/);
     expect(stdout).not.toContain('↓');
+    expect(stdout).toMatch(/^artifacts of the attempts: /m);
+    expect(stdout).toMatch(/^denominator: .* over budget in all\.$/m);
   });
 
   it('--run scopes to one run, with the trend against the runs before it', async () => {

@@ -252,8 +252,9 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
           "trend: since the cell's previous run with attempts (↑ up, ↓ down, = same, in points of solve rate; new: its first run).",
         ]
       : []),
-    `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
-    `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all.`,
+    // These two count every run in scope, whichever grid is shown: said so when the grid is one run of several.
+    `artifacts of the attempts${trends ? ` of all ${result.runs.length} runs` : ''}: ${artifactCountsText(result.artifactVerification)}.`,
+    `denominator: ${result.denominatorPolicy}; ${result.statusCounts.errored} errored, ${result.statusCounts.incomplete} incomplete, ${result.statusCounts.over_budget} over budget in all${trends ? ` ${result.runs.length} runs` : ''}.`,
     ...leftOutLines(result),
   );
   printLines('stdout', lines);
