@@ -233,6 +233,8 @@ describe('evals report', () => {
     const pooled = (await evals(['report', '--format', 'html', '--all-runs', ...TWO])).stdout;
     expect(scope(pooled)).toBe('all');
     expect(pooled).toContain('data-scope-button="all" aria-pressed="true"');
+    // The Attempts card counts every run in scope whichever view opens, and says so.
+    expect(pooled).toMatch(/data-summary="attempts"[^>]*>.*? solved · all 2 runs<\/div>/);
   });
 
   it('refuses --all-runs with --run or --attempt (exit 2)', async () => {
