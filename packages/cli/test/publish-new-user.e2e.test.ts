@@ -5,7 +5,9 @@
 // resolves; a publication that fails leaves nothing behind (a table: the out folder listed after
 // each failure path); a folder that is not a site is refused before anything is written; a campaign
 // changed since its publication (a retraction) is refused alone — the other campaigns and the root
-// files are published — and the command the refusal names publishes the revision.
+// files are published — and the command the refusal names publishes the revision. The first run of
+// each command is the binary, the later ones its program in this process (firstRunSpawned); `view`
+// serving a site is always a process.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -16,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { seedCampaigns, snapshotTree } from '@paperclip-evals/test-kit/site-store';
 
+import { firstRunSpawned } from './support/evals-in-process.ts';
+
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');
 const ZERO = `sha256:${'0'.repeat(64)}`;
@@ -23,9 +27,16 @@ const ZERO = `sha256:${'0'.repeat(64)}`;
 let dir: string;
 let store: string;
 
-const evals = (args: readonly string[]): { code: number | null; stdout: string; stderr: string } => {
-  const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
+const evals = async (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const { status, stdout, stderr } = await run(args);
+  return { code: status, stdout, stderr };
 };
 
 /** Every file and folder under `root` (folders with a trailing /), or null when `root` is not there. */
@@ -96,16 +107,18 @@ afterAll(async () => {
 describe('the pages come from the ledger alone', () => {
   it('publishing with --env after publishing without changes no byte (and the reverse)', async () => {
     const site = join(dir, 'env-site');
-    const first = evals(['publish', '--store', store, '--out', site]);
+    const first = await evals(['publish', '--store', store, '--out', site]);
     expect(first.code, first.stderr).toBe(0);
     const before = await snapshotTree(site);
-    const again = evals(['publish', '--store', store, '--env', 'evalbook.yaml', '--out', site]);
+    const again = await evals(['publish', '--store', store, '--env', 'evalbook.yaml', '--out', site]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('0 campaign folder(s) published, 3 unchanged');
     expect(bytesOf(await snapshotTree(site))).toEqual(bytesOf(before));
     // Into a new site with --env first: the very same bytes as without it.
     const other = join(dir, 'env-first');
-    expect(evals(['publish', '--store', store, '--env', 'evalbook.yaml', '--out', other]).code).toBe(0);
+    expect((await evals(['publish', '--store', store, '--env', 'evalbook.yaml', '--out', other])).code).toBe(
+      0,
+    );
     expect(bytesOf(await snapshotTree(other))).toEqual(bytesOf(before));
     const text = Object.values(before)
       .map((file) => Buffer.from(file.bytes, 'base64').toString('utf8'))
@@ -117,9 +130,11 @@ describe('the pages come from the ledger alone', () => {
   it("a campaign attempt's private and public pages name its provider, model and driver (the record's lane)", async () => {
     const site = join(dir, 'model-site');
     const pub = join(dir, 'model-public');
-    expect(evals(['publish', '--store', store, '--out', site, '--campaign', 'nightly-1']).code).toBe(0);
+    expect((await evals(['publish', '--store', store, '--out', site, '--campaign', 'nightly-1'])).code).toBe(
+      0,
+    );
     expect(
-      evals(['publish', '--store', store, '--out', pub, '--campaign', 'nightly-1', '--public']).code,
+      (await evals(['publish', '--store', store, '--out', pub, '--campaign', 'nightly-1', '--public'])).code,
     ).toBe(0);
     const page = (root: string, config: string): Promise<string> =>
       readFile(
@@ -136,9 +151,9 @@ describe('the pages come from the ledger alone', () => {
     const privateA = await page(site, 'config_a');
     expect(privateA).toContain('<dt>model</dt><dd>openai · gpt-x</dd><dt>driver</dt><dd>codex</dd>');
     // A run without a campaign record (and no eval session) says so: nothing is made up.
-    expect(evals(['publish', '--store', store, '--out', pub, '--campaign', 'adhoc', '--public']).code).toBe(
-      0,
-    );
+    expect(
+      (await evals(['publish', '--store', store, '--out', pub, '--campaign', 'adhoc', '--public'])).code,
+    ).toBe(0);
     const adhoc = await readdir(join(pub, 'campaigns/adhoc/attempts'));
     expect(await readFile(join(pub, 'campaigns/adhoc/attempts', adhoc[0] ?? ''), 'utf8')).toContain(
       'not recorded',
@@ -182,9 +197,10 @@ describe('a failed publication leaves nothing behind', () => {
     },
     {
       name: 'a public publication into a private site',
-      prepare: (out) => {
-        expect(evals(['publish', '--store', store, '--out', out, '--campaign', 'nightly-1']).code).toBe(0);
-        return Promise.resolve();
+      prepare: async (out) => {
+        expect(
+          (await evals(['publish', '--store', store, '--out', out, '--campaign', 'nightly-1'])).code,
+        ).toBe(0);
       },
       args: (out) => ['--store', store, '--out', out, '--campaign', 'nightly-2', '--public'],
       code: 2,
@@ -226,15 +242,15 @@ describe('a failed publication leaves nothing behind', () => {
     async ({ prepare, args, code, issue, out }) => {
       await prepare(out);
       const before = await listing(join(dir, out));
-      const result = evals(['publish', ...args(out), '--json']);
+      const result = await evals(['publish', ...args(out), '--json']);
       expect(result.code, result.stderr).toBe(code);
       expect(`${result.stdout}${result.stderr}`).toContain(issue);
       expect(await listing(join(dir, out))).toEqual(before);
     },
   );
 
-  it('the folder that is not a site would have failed its own --verify: refused with what to do', () => {
-    const result = evals(['publish', '--store', store, '--out', 'fail-2']);
+  it('the folder that is not a site would have failed its own --verify: refused with what to do', async () => {
+    const result = await evals(['publish', '--store', store, '--out', 'fail-2']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('readme.txt');
     expect(result.stderr).toContain('publish into a new or empty folder');
@@ -250,9 +266,9 @@ describe('a campaign changed since its publication', () => {
       { campaignId: 'c2', minute: 2, cases: { case_a: true, case_b: false } },
     ]);
     const site = join(dir, 'retract-site');
-    expect(evals(['publish', '--store', url, '--out', site]).code).toBe(0);
+    expect((await evals(['publish', '--store', url, '--out', site])).code).toBe(0);
     const c1 = await snapshotTree(join(site, 'campaigns/c1'));
-    const retract = evals([
+    const retract = await evals([
       'retract',
       '--store',
       url,
@@ -266,7 +282,7 @@ describe('a campaign changed since its publication', () => {
     expect(retract.code, retract.stderr).toBe(0);
     await seedCampaigns(url, [{ campaignId: 'c3', minute: 3, cases: { case_a: true, case_b: true } }]);
 
-    const result = evals(['publish', '--store', url, '--out', site, '--json']);
+    const result = await evals(['publish', '--store', url, '--out', site, '--json']);
     expect(result.code, result.stderr).toBe(1);
     const failure = JSON.parse(result.stdout) as {
       error: { code: string; message: string; issues: { code: string; path: string; message: string }[] };
@@ -288,7 +304,7 @@ describe('a campaign changed since its publication', () => {
     expect(history.latest).toBe('c3');
 
     // The command it names is real: it publishes the revision, listed apart as a re-render.
-    const revision = evals([...command.split(' ').slice(1)]);
+    const revision = await evals([...command.split(' ').slice(1)]);
     expect(revision.code, revision.stderr).toBe(0);
     const after = JSON.parse(await readFile(join(site, 'history.json'), 'utf8')) as {
       rerenders: { campaignId: string; refreshOf: string | null }[];
@@ -298,9 +314,9 @@ describe('a campaign changed since its publication', () => {
     ]);
     const grid = await readFile(join(site, 'campaigns/c1-report-1/index.html'), 'utf8');
     expect(grid).toContain('Campaign c1-report-1');
-    expect(evals(['publish', '--verify', site]).code).toBe(0);
+    expect((await evals(['publish', '--verify', site])).code).toBe(0);
     // With the revision published, a whole-store publication holds everything again: exit 0.
-    const later = evals(['publish', '--store', url, '--out', site]);
+    const later = await evals(['publish', '--store', url, '--out', site]);
     expect(later.code, later.stderr).toBe(0);
     expect(later.stderr).toContain('campaigns/c1-report-1: unchanged');
   });
@@ -336,7 +352,7 @@ const links = (body: string, at: string): string[] =>
 describe('evals view', () => {
   it('redirects a folder without its slash (301), and every relative link of the pages it serves resolves', async () => {
     const site = join(dir, 'view-site');
-    expect(evals(['publish', '--store', store, '--out', site]).code).toBe(0);
+    expect((await evals(['publish', '--store', store, '--out', site])).code).toBe(0);
     const child = spawn(process.execPath, [EVALS, 'view', site], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
