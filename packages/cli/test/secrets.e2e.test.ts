@@ -4,10 +4,11 @@
 // wrong password, an unreachable host, a malformed URL, an unknown scheme, a conninfo string): the
 // password never appears, and where the store is shown it is shown masked. Then the libpq PG*
 // variables as the way to pass credentials without putting them in a locator. Each command runs as
-// the real binary for the first locator and the first unopenable store (what reaches its pipes); the
-// other rows, which ask the same command the same question of another locator, run the binary's
-// main() in-process (support/evals-in-process.ts), where everything it prints is watched the same.
-// `engine --stdio` and the PG* variables (a process's environment) always run as the binary.
+// the real binary once for an open store and once for an unopenable one (what reaches its pipes,
+// firstRunSpawned); the other rows, which ask the same command the same question of another locator
+// or another form of output, run the binary's main() in-process (support/evals-in-process.ts), where
+// everything it prints is watched the same. `engine --stdio` and the PG* variables (a process's
+// environment) always run as the binary.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { freePort, startPostgres } from '@paperclip-evals/test-kit/postgres-server';
-import { evalsInProcess } from './support/evals-in-process.ts';
+import { firstRunSpawned } from './support/evals-in-process.ts';
 
 import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
@@ -67,26 +68,38 @@ function evals(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Run {
   return { status: result.status, output: `${result.stdout}\n${result.stderr}`, stdout: result.stdout };
 }
 
-/** How a row runs `evals`: as the real binary, or its main() in this process. */
-type How = 'process' | 'in-process';
-const PROCESS: How = 'process';
-const IN_PROCESS: How = 'in-process';
+/** The machine's PG* variables unset: an in-process run sees the environment cleanEnv() spawns with. */
+const NO_PG = Object.fromEntries(
+  Object.keys(process.env)
+    .filter((name) => name.startsWith('PG'))
+    .map((name) => [name, undefined]),
+);
 
-/** `evals ARGS` run `how`; in-process without the machine's PG* variables, as cleanEnv() spawns it. */
-async function evalsRun(how: How, args: string[]): Promise<Run> {
-  if (how === 'process') return evals(args);
-  const noPg = Object.fromEntries(
-    Object.keys(process.env)
-      .filter((name) => name.startsWith('PG'))
-      .map((name) => [name, undefined]),
+/**
+ * `evals ARGS` for a table's rows: the first run of each command is the real binary (with
+ * cleanEnv()), every later one its main() in this process without the machine's PG* variables.
+ */
+function tableRuns(): (args: string[]) => Promise<Run> {
+  const run = firstRunSpawned(
+    (args) => {
+      const result = spawnSync(EVALS, args, { cwd: dir, input: '', encoding: 'utf8', env: cleanEnv() });
+      return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+    },
+    () => dir,
+    { ...NO_PG, NO_COLOR: '1' },
   );
-  const result = await evalsInProcess(args, dir, { ...noPg, NO_COLOR: '1' });
-  // A row that watched nothing would pass: every command here prints something.
-  expect(`${result.stdout}${result.stderr}`, `evals ${args.join(' ')} printed nothing in-process`).not.toBe(
-    '',
-  );
-  return { status: result.status, output: `${result.stdout}\n${result.stderr}`, stdout: result.stdout };
+  return async (args) => {
+    const result = await run(args);
+    // A row that watched nothing would pass: every command here prints something.
+    expect(`${result.stdout}${result.stderr}`, `evals ${args.join(' ')} printed nothing`).not.toBe('');
+    return { status: result.status, output: `${result.stdout}\n${result.stderr}`, stdout: result.stdout };
+  };
 }
+
+/** The rows over stores that open: each command's first run is a process. */
+const openedRun = tableRuns();
+/** The rows over stores that cannot be opened (the error paths): each command's first run is a process. */
+const unopenableRun = tableRuns();
 
 async function newDatabase(): Promise<string> {
   const name = `secrets_${++database}`;
@@ -122,91 +135,88 @@ const LOCATORS: readonly {
   },
 ];
 
-describe.each(LOCATORS.map((locator, index) => ({ ...locator, how: index === 0 ? PROCESS : IN_PROCESS })))(
-  'when the store locator carries $name ($how)',
-  ({ url, masked, how }) => {
-    const evals = (args: string[]): Promise<Run> => evalsRun(how, args);
-    let store: string;
-    let shown: string;
-    beforeAll(async () => {
-      const db = await newDatabase();
-      store = url(db);
-      shown = masked(db);
-      const ingested = await evals(['ingest', 'attempts', '--store', store]);
-      expect(ingested.status, ingested.output).toBe(0);
-    }, 60_000);
+describe.each(LOCATORS)('when the store locator carries $name', ({ url, masked }) => {
+  const evals = openedRun;
+  let store: string;
+  let shown: string;
+  beforeAll(async () => {
+    const db = await newDatabase();
+    store = url(db);
+    shown = masked(db);
+    const ingested = await evals(['ingest', 'attempts', '--store', store]);
+    expect(ingested.status, ingested.output).toBe(0);
+  }, 60_000);
 
-    it('ingest prints the store masked in its summary', async () => {
-      const run = await evals(['ingest', 'attempts', '--store', store]);
+  it('ingest prints the store masked in its summary', async () => {
+    const run = await evals(['ingest', 'attempts', '--store', store]);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+    expect(run.stdout).toContain(`${shown}: 0 inserted, 4 duplicate`);
+  });
+
+  it('ingest --json names the store masked', async () => {
+    const run = await evals(['ingest', 'attempts', '--store', store, '--json']);
+    expectNoSecret(run);
+    expect((JSON.parse(run.stdout) as { store: string }).store).toBe(shown);
+  });
+
+  it.each(['json', 'html'] as const)('report --format %s shows the store masked', async (format) => {
+    const run = await evals([
+      'report',
+      '--format',
+      format,
+      '--store',
+      store,
+      '--a',
+      'baseline',
+      '--b',
+      'candidate',
+    ]);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+    if (format === 'json') expect((JSON.parse(run.stdout) as { store: string }).store).toBe(shown);
+    else expect(run.stdout).toContain(`Store <code>${shown.replaceAll('&', '&amp;')}</code>`);
+  });
+
+  it.each(['md', 'junit'] as const)('report --format %s holds no secret', async (format) => {
+    const run = await evals([
+      'report',
+      '--format',
+      format,
+      '--store',
+      store,
+      '--a',
+      'baseline',
+      '--b',
+      'candidate',
+    ]);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+  });
+
+  it('report --out says where it wrote without the secret', async () => {
+    const run = await evals(['report', '--format', 'html', '--store', store, '--out', 'report.html']);
+    expect(run.status, run.output).toBe(0);
+    expectNoSecret(run);
+  });
+
+  it.each([[[]], [['--json']]])('grid and compare %j hold no secret', async (extra) => {
+    for (const args of [
+      ['grid', '--store', store, ...extra],
+      ['compare', '--a', 'baseline', '--b', 'candidate', '--store', store, ...extra],
+    ]) {
+      const run = await evals(args);
       expect(run.status, run.output).toBe(0);
       expectNoSecret(run);
-      expect(run.stdout).toContain(`${shown}: 0 inserted, 4 duplicate`);
-    });
+    }
+  });
 
-    it('ingest --json names the store masked', async () => {
-      const run = await evals(['ingest', 'attempts', '--store', store, '--json']);
-      expectNoSecret(run);
-      expect((JSON.parse(run.stdout) as { store: string }).store).toBe(shown);
-    });
-
-    it.each(['json', 'html'] as const)('report --format %s shows the store masked', async (format) => {
-      const run = await evals([
-        'report',
-        '--format',
-        format,
-        '--store',
-        store,
-        '--a',
-        'baseline',
-        '--b',
-        'candidate',
-      ]);
-      expect(run.status, run.output).toBe(0);
-      expectNoSecret(run);
-      if (format === 'json') expect((JSON.parse(run.stdout) as { store: string }).store).toBe(shown);
-      else expect(run.stdout).toContain(`Store <code>${shown.replaceAll('&', '&amp;')}</code>`);
-    });
-
-    it.each(['md', 'junit'] as const)('report --format %s holds no secret', async (format) => {
-      const run = await evals([
-        'report',
-        '--format',
-        format,
-        '--store',
-        store,
-        '--a',
-        'baseline',
-        '--b',
-        'candidate',
-      ]);
-      expect(run.status, run.output).toBe(0);
-      expectNoSecret(run);
-    });
-
-    it('report --out says where it wrote without the secret', async () => {
-      const run = await evals(['report', '--format', 'html', '--store', store, '--out', 'report.html']);
-      expect(run.status, run.output).toBe(0);
-      expectNoSecret(run);
-    });
-
-    it.each([[[]], [['--json']]])('grid and compare %j hold no secret', async (extra) => {
-      for (const args of [
-        ['grid', '--store', store, ...extra],
-        ['compare', '--a', 'baseline', '--b', 'candidate', '--store', store, ...extra],
-      ]) {
-        const run = await evals(args);
-        expect(run.status, run.output).toBe(0);
-        expectNoSecret(run);
-      }
-    });
-
-    it('a reading command on a config it does not know fails without the secret (and --json says so)', async () => {
-      const run = await evals(['compare', '--a', 'baseline', '--b', 'nope', '--store', store, '--json']);
-      expect(run.status).toBe(2);
-      expectNoSecret(run);
-    });
-  },
-);
+  it('a reading command on a config it does not know fails without the secret (and --json says so)', async () => {
+    const run = await evals(['compare', '--a', 'baseline', '--b', 'nope', '--store', store, '--json']);
+    expect(run.status).toBe(2);
+    expectNoSecret(run);
+  });
+});
 
 describe('when the store cannot be opened', () => {
   const cases: readonly { name: string; store: () => Promise<string>; says: RegExp }[] = [
@@ -236,38 +246,36 @@ describe('when the store cannot be opened', () => {
       says: /password=\*\*\*/,
     },
   ];
-  describe.each(cases.map((row, index) => ({ ...row, how: index === 0 ? PROCESS : IN_PROCESS })))(
-    'with $name ($how)',
-    ({ store, says, how }) => {
-      it.each(
-        [
-          ['ingest', 'attempts'],
-          ['ingest', 'attempts', '--json'],
-          ['report', '--format', 'json'],
-          ['grid'],
-          ['grid', '--json'],
-          ['compare', '--a', 'baseline', '--b', 'candidate', '--json'],
-          ['engine', '--stdio'],
-          ['policy', 'replay', '--policy-binary', 'nope', '--sha256', `sha256:${'0'.repeat(64)}`].concat([
-            '--bundle',
-            'policy.json',
-            '--json',
-          ]),
-        ].map((args) => ({ args, command: args.slice(0, 3).join(' ') })),
-      )('$command: exit 2, the reason, no secret', async ({ args }) => {
-        // engine --stdio serves this process's stdio: always the binary.
-        const run = await evalsRun(args[0] === 'engine' ? PROCESS : how, [...args, '--store', await store()]);
-        expect(run.status, run.output).toBe(2);
-        expect(run.output).toMatch(says);
-        expectNoSecret(run);
-        if (args.includes('--json') && args[0] !== 'ingest' && args[0] !== 'policy') {
-          const failure = JSON.parse(run.stdout) as { exitCode: number; error: { message: string } };
-          expect(failure.exitCode).toBe(2);
-          expect(failure.error.message).toMatch(says);
-        }
-      });
-    },
-  );
+  describe.each(cases)('with $name', ({ store, says }) => {
+    it.each(
+      [
+        ['ingest', 'attempts'],
+        ['ingest', 'attempts', '--json'],
+        ['report', '--format', 'json'],
+        ['grid'],
+        ['grid', '--json'],
+        ['compare', '--a', 'baseline', '--b', 'candidate', '--json'],
+        ['engine', '--stdio'],
+        ['policy', 'replay', '--policy-binary', 'nope', '--sha256', `sha256:${'0'.repeat(64)}`].concat([
+          '--bundle',
+          'policy.json',
+          '--json',
+        ]),
+      ].map((args) => ({ args, command: args.slice(0, 3).join(' ') })),
+    )('$command: exit 2, the reason, no secret', async ({ args }) => {
+      // engine --stdio serves this process's stdio: always the binary.
+      const withStore = [...args, '--store', await store()];
+      const run = args[0] === 'engine' ? evals(withStore) : await unopenableRun(withStore);
+      expect(run.status, run.output).toBe(2);
+      expect(run.output).toMatch(says);
+      expectNoSecret(run);
+      if (args.includes('--json') && args[0] !== 'ingest' && args[0] !== 'policy') {
+        const failure = JSON.parse(run.stdout) as { exitCode: number; error: { message: string } };
+        expect(failure.exitCode).toBe(2);
+        expect(failure.error.message).toMatch(says);
+      }
+    });
+  });
 
   it('an environment file whose store carries a password is masked too', async () => {
     const db = await newDatabase();
