@@ -3,7 +3,8 @@
 // carry layer, status and reason (a model check without a provider is not_evaluated, never a pass;
 // a soft check gives soft_fail and leaves the attempt solved), and reports show each check's drift
 // across twelve runs — the newest run's regression is caught by `--fail-on drift`, a scoped earlier
-// run is not.
+// run is not. The first run of each command is the binary, the later ones its program in this
+// process (firstRunSpawned).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
+
+import { firstRunSpawned } from './support/evals-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(ROOT, 'node_modules/.bin/evals');
@@ -47,10 +50,14 @@ interface Report {
 }
 
 let dir: string;
-const evals = (args: string[]) => {
-  const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+/** The first run of each command is the binary, the later ones its program in this process. */
+const evals = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(EVALS, args, { cwd: dir, encoding: 'utf8' });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 const runId = (index: number): string => `run_${String(index).padStart(2, '0')}`;
 
 beforeAll(() => {
@@ -124,12 +131,12 @@ afterAll(() => {
 const STORE = ['--store', 'sqlite:book.sqlite', '--env', 'evalbook.json'];
 
 describe('case checks in the checks vocabulary', () => {
-  it('are evaluated at ingest; score rows carry layer, status and reason', () => {
-    const ingest = evals(['ingest', ...STORE, 'runs']);
+  it('are evaluated at ingest; score rows carry layer, status and reason', async () => {
+    const ingest = await evals(['ingest', ...STORE, 'runs']);
     expect(ingest.stderr).toBe('');
     expect(ingest.status).toBe(0);
 
-    const report = evals(['report', '--format', 'json', ...STORE]);
+    const report = await evals(['report', '--format', 'json', ...STORE]);
     expect(report.status).toBe(0);
     const { attempts } = JSON.parse(report.stdout) as Report;
     expect(attempts).toHaveLength(2 * RUNS + 1);
@@ -163,8 +170,8 @@ describe('case checks in the checks vocabulary', () => {
     expect(judged?.checks[0]?.reason).toMatch(/^provider_not_configured: /);
   });
 
-  it('shows each check’s drift across runs and gates on it', () => {
-    const json = evals(['report', '--format', 'json', ...STORE]);
+  it('shows each check’s drift across runs and gates on it', async () => {
+    const json = await evals(['report', '--format', 'json', ...STORE]);
     const drift = (JSON.parse(json.stdout) as Report).summary.checkDrift;
     expect(drift.map((row) => [row.caseId, row.checkId, row.status])).toEqual([
       ['case_synthetic', 'few-steps', 'drift_detected'],
@@ -192,7 +199,7 @@ describe('case checks in the checks vocabulary', () => {
       latestScore: null,
     });
 
-    const gated = evals(['report', '--format', 'md', ...STORE, '--fail-on', 'drift']);
+    const gated = await evals(['report', '--format', 'md', ...STORE, '--fail-on', 'drift']);
     expect(gated.status).toBe(1);
     expect(gated.stderr).toMatch(/gate drift failed/);
     expect(gated.stderr).toMatch(
@@ -204,7 +211,7 @@ describe('case checks in the checks vocabulary', () => {
       /\| few-steps \| case_synthetic \| config_synthetic \| 2 \| 0\.000 \(run_11\)/,
     );
 
-    const html = evals(['report', '--format', 'html', ...STORE]).stdout;
+    const html = (await evals(['report', '--format', 'html', ...STORE])).stdout;
     const driftRows = [
       ...html.matchAll(
         /<tr data-case="([^"]+)" data-check="([^"]+)" data-config="[^"]+" data-status="([^"]+)"/g,
@@ -217,7 +224,7 @@ describe('case checks in the checks vocabulary', () => {
     ]);
     expect(html).toMatch(/data-insufficient-history="2"/);
 
-    const junit = evals(['report', '--format', 'junit', ...STORE]).stdout;
+    const junit = (await evals(['report', '--format', 'junit', ...STORE])).stdout;
     expect(junit).toContain(
       '<testsuite name="check drift" tests="5" failures="1" errors="0" skipped="2" time="0.000">',
     );
@@ -226,7 +233,7 @@ describe('case checks in the checks vocabulary', () => {
     );
 
     // Judged on its own, run_10 is the newest: nothing drifted (the soft check is as low as ever).
-    const earlier = evals([
+    const earlier = await evals([
       'report',
       '--format',
       'json',
@@ -250,8 +257,8 @@ describe('case checks in the checks vocabulary', () => {
     });
   });
 
-  it('scopes a report to --run (totals, attempts listed) and refuses a run or config it does not have', () => {
-    const scoped = evals(['report', '--format', 'json', ...STORE, '--run', runId(5)]);
+  it('scopes a report to --run (totals, attempts listed) and refuses a run or config it does not have', async () => {
+    const scoped = await evals(['report', '--format', 'json', ...STORE, '--run', runId(5)]);
     expect(scoped.status).toBe(0);
     const report = JSON.parse(scoped.stdout) as Report & { summary: { attempts: number; runs: string[] } };
     expect(report.summary.attempts).toBe(2);
@@ -263,7 +270,7 @@ describe('case checks in the checks vocabulary', () => {
       ['grid', '--run', 'nightly-99'],
       ['compare', '--a', 'config_synthetic', '--b', 'config_missing'],
     ]) {
-      const refused = evals([...args, ...STORE]);
+      const refused = await evals([...args, ...STORE]);
       expect(refused.status).toBe(2);
       expect(refused.stderr).toMatch(
         /no (run|config) named "(nightly-99|config_missing)" in this evalbook; its (runs|configs): /,
@@ -271,7 +278,7 @@ describe('case checks in the checks vocabulary', () => {
     }
   });
 
-  it('reads stored attempts as the environment now stands: a check added since ingest is not_evaluated', () => {
+  it('reads stored attempts as the environment now stands: a check added since ingest is not_evaluated', async () => {
     const environment = JSON.parse(readFileSync(join(dir, 'evalbook.json'), 'utf8')) as {
       cases: { id: string; checks: unknown[] }[];
     };
@@ -279,7 +286,7 @@ describe('case checks in the checks vocabulary', () => {
     writeFileSync(join(dir, 'later.json'), JSON.stringify(environment));
     const later = ['--store', 'sqlite:book.sqlite', '--env', 'later.json'];
     const report = JSON.parse(
-      evals(['report', '--format', 'json', ...later, '--run', runId(0)]).stdout,
+      (await evals(['report', '--format', 'json', ...later, '--run', runId(0)])).stdout,
     ) as Report;
     const attempt = report.attempts.find((entry) => entry.caseId === 'case_synthetic');
     expect(attempt?.status).toBe('incomplete');
@@ -291,18 +298,18 @@ describe('case checks in the checks vocabulary', () => {
       status: 'not_evaluated',
       score: null,
     });
-    const grid = JSON.parse(evals(['grid', '--json', ...later, '--run', runId(0)]).stdout) as {
+    const grid = JSON.parse((await evals(['grid', '--json', ...later, '--run', runId(0)])).stdout) as {
       grid: { caseId: string; solved: number }[];
     };
     expect(grid.grid.find((cell) => cell.caseId === 'case_synthetic')?.solved).toBe(0);
     // Without the environment, or with the one the attempts were ingested under, nothing changes.
     const before = JSON.parse(
-      evals(['report', '--format', 'json', ...STORE, '--run', runId(0)]).stdout,
+      (await evals(['report', '--format', 'json', ...STORE, '--run', runId(0)])).stdout,
     ) as Report;
     expect(before.attempts.find((entry) => entry.caseId === 'case_synthetic')?.status).toBe('solved');
   });
 
-  it('refuses an environment whose check spec the engine refuses, before touching the store', () => {
+  it('refuses an environment whose check spec the engine refuses, before touching the store', async () => {
     writeFileSync(
       join(dir, 'bad.json'),
       JSON.stringify({
@@ -318,7 +325,7 @@ describe('case checks in the checks vocabulary', () => {
         configs: [],
       }),
     );
-    const refused = evals(['ingest', '--store', 'sqlite:other.sqlite', '--env', 'bad.json', 'runs']);
+    const refused = await evals(['ingest', '--store', 'sqlite:other.sqlite', '--env', 'bad.json', 'runs']);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(/environment_check_spec/);
     expect(refused.stderr).toMatch(/\/cases\/0\/checks\/0\/spec/);
