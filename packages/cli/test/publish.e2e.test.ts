@@ -3,7 +3,8 @@
 // run without a record): the site and its JSON (by schema), publishing again changes no byte, other
 // bytes for a published campaign are refused (exit 1) and nothing changes, verify's exit codes, and
 // the loopback server: pages with their content type and CSP, no listing, traversal and symlinks
-// refused, stopped by SIGINT.
+// refused, stopped by SIGINT. The first publish and publish --verify are the binary, the later ones
+// its program in this process (firstRunSpawned); `view` is always a process.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -15,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
 import { SUITE_B, seedCampaigns, snapshotTree } from '@paperclip-evals/test-kit/site-store';
 
+import { firstRunSpawned } from './support/evals-in-process.ts';
+
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const EVALS = join(REPO, 'packages/cli/bin/evals.js');
 const SCHEMA = (name: string): string => `https://paperclip-evals.dev/schemas/${name}/v1.json`;
@@ -23,9 +26,19 @@ let dir: string;
 let store: string;
 let site: string;
 
-const evals = (args: readonly string[]): { code: number | null; stdout: string; stderr: string } => {
-  const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** The first publish and the first publish --verify are the binary, the later runs in-process. */
+const run = firstRunSpawned(
+  (args) => {
+    const result = spawnSync(process.execPath, [EVALS, ...args], { encoding: 'utf8', cwd: dir });
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+  {},
+  (args) => (args.includes('--verify') ? `${args[0] ?? ''} --verify` : (args[0] ?? '')),
+);
+const evals = async (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const { status, stdout, stderr } = await run(args);
+  return { code: status, stdout, stderr };
 };
 
 beforeAll(async () => {
@@ -57,7 +70,7 @@ afterAll(async () => {
 
 describe('evals publish', () => {
   it('writes the site: every campaign, the history grouped, latest and latest green (--json by its schema)', async () => {
-    const result = evals(['publish', '--store', store, '--out', site, '--json']);
+    const result = await evals(['publish', '--store', store, '--out', site, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout) as {
       campaigns: { outcome: string }[];
@@ -95,7 +108,7 @@ describe('evals publish', () => {
 
   it('publishing again changes no byte; the human output says unchanged', async () => {
     const before = await snapshotTree(site);
-    const result = evals(['publish', '--store', store, '--out', site]);
+    const result = await evals(['publish', '--store', store, '--out', site]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('0 campaign folder(s) published, 6 unchanged');
     const after = await snapshotTree(site);
@@ -109,7 +122,16 @@ describe('evals publish', () => {
       { campaignId: 'nightly-1', minute: 1, record: null, cases: { case_late: true } },
     ]);
     const before = await snapshotTree(site);
-    const result = evals(['publish', '--store', store, '--out', site, '--campaign', 'nightly-1', '--json']);
+    const result = await evals([
+      'publish',
+      '--store',
+      store,
+      '--out',
+      site,
+      '--campaign',
+      'nightly-1',
+      '--json',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('campaign_folder_differs');
     const failure = JSON.parse(result.stdout) as { schema: string; error: { code: string } };
@@ -121,29 +143,39 @@ describe('evals publish', () => {
     expect(await snapshotTree(site)).toEqual(before);
   });
 
-  it('needs --out (exit 2) and refuses a campaign the store does not hold (exit 2)', () => {
-    expect(evals(['publish', '--store', store]).code).toBe(2);
-    const unknown = evals(['publish', '--store', store, '--out', join(dir, 'other'), '--campaign', 'nope']);
+  it('needs --out (exit 2) and refuses a campaign the store does not hold (exit 2)', async () => {
+    expect((await evals(['publish', '--store', store])).code).toBe(2);
+    const unknown = await evals([
+      'publish',
+      '--store',
+      store,
+      '--out',
+      join(dir, 'other'),
+      '--campaign',
+      'nope',
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('campaign_unknown');
   });
 });
 
 describe('evals publish --verify', () => {
-  it('verifies the published site (exit 0, --json by its schema)', () => {
-    const result = evals(['publish', '--verify', site, '--json']);
+  it('verifies the published site (exit 0, --json by its schema)', async () => {
+    const result = await evals(['publish', '--verify', site, '--json']);
     expect(result.code, result.stdout).toBe(0);
     expect(schemaErrors(SCHEMA('site-verification'), JSON.parse(result.stdout))).toEqual([]);
   });
 
   it('refuses a defect with its code (exit 1), and a site that is not there (exit 2)', async () => {
     const broken = join(dir, 'broken');
-    expect(evals(['publish', '--store', store, '--out', broken, '--campaign', 'nightly-2']).code).toBe(0);
+    expect(
+      (await evals(['publish', '--store', store, '--out', broken, '--campaign', 'nightly-2'])).code,
+    ).toBe(0);
     await writeFile(
       join(broken, 'campaigns/nightly-2/tests/case_a.html'),
       '<img src="https://example.com/x.png">',
     );
-    const result = evals(['publish', '--verify', broken, '--json']);
+    const result = await evals(['publish', '--verify', broken, '--json']);
     expect(result.code).toBe(1);
     const verification = JSON.parse(result.stdout) as { ok: boolean; issues: { code: string }[] };
     expect(schemaErrors(SCHEMA('site-verification'), verification)).toEqual([]);
@@ -159,10 +191,10 @@ describe('evals publish --verify', () => {
       'site_digest_mismatch',
       'site_remote_resource',
     ]);
-    const human = evals(['publish', '--verify', broken]);
+    const human = await evals(['publish', '--verify', broken]);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('site_remote_resource');
-    expect(evals(['publish', '--verify', join(dir, 'none')]).code).toBe(2);
+    expect((await evals(['publish', '--verify', join(dir, 'none')])).code).toBe(2);
   });
 });
 

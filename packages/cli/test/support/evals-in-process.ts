@@ -79,18 +79,20 @@ function setVariable(name: string, value: string | undefined): void {
 
 /**
  * `evals ARGS` for a file whose tests ask many commands many questions: the first run of each
- * command (its first argument) in the file is `spawned` (the real binary), every later one the
- * program in-process, in `cwd()` (with `env` set for the run, as `spawned` sets it for its process).
- * So each command is still seen once as a process.
+ * command (its first argument, or what `commandOf` names, e.g. `publish --verify` apart from
+ * `publish`) in the file is `spawned` (the real binary), every later one the program in-process, in
+ * `cwd()` (with `env` set for the run, as `spawned` sets it for its process). So each command is
+ * still seen once as a process.
  */
 export function firstRunSpawned(
   spawned: (args: readonly string[]) => EvalsRun,
   cwd: () => string,
   env: Readonly<Record<string, string | undefined>> = {},
+  commandOf: (args: readonly string[]) => string = (args) => args[0] ?? '',
 ): (args: readonly string[]) => Promise<EvalsRun> {
   const seen = new Set<string>();
   return (args) => {
-    const command = args[0] ?? '';
+    const command = commandOf(args);
     if (seen.has(command)) return evalsInProcess(args, cwd(), env);
     seen.add(command);
     return Promise.resolve(spawned(args));
