@@ -14,6 +14,8 @@ import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
 import { UNFAMILIAR_DECISION_JSON, brokenProducer, realProducer } from '@paperclip-evals/test-kit/producers';
 
+import { firstRunSpawned } from './support/evals-in-process.ts';
+
 import type { Executable } from '@paperclip-evals/test-kit/producers';
 
 const ATTEMPTS = join(REPO_ROOT, 'fixtures/attempts/valid');
@@ -54,6 +56,18 @@ let producer: Executable;
 
 const evals = (args: string[]) =>
   spawnSync(process.execPath, [EVALS_BIN, ...args], { cwd: dir, encoding: 'utf8' });
+/**
+ * `evals ingest` and `evals report`: the first run of each the binary, the later ones its program in
+ * this process (firstRunSpawned). `policy replay` is always the binary (`evals`, above): its
+ * producer's process group is released when that child closes.
+ */
+const reading = firstRunSpawned(
+  (args) => {
+    const result = evals([...args]);
+    return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  },
+  () => dir,
+);
 const replay = (store: string, inputs: string[] = []) =>
   evals([
     'policy',
@@ -69,8 +83,8 @@ const replay = (store: string, inputs: string[] = []) =>
     '--json',
     ...inputs,
   ]);
-const policySection = (store: string): PolicyStat[] | null => {
-  const report = evals(['report', '--format', 'json', '--store', store]);
+const policySection = async (store: string): Promise<PolicyStat[] | null> => {
+  const report = await reading(['report', '--format', 'json', '--store', store]);
   expect(report.stderr).toBe('');
   expect(report.status).toBe(0);
   return (JSON.parse(report.stdout) as { summary: { policy: PolicyStat[] | null } }).summary.policy;
@@ -110,7 +124,7 @@ describe('evals policy replay --store', () => {
     const unfamiliar = await brokenProducer(dir, 'unfamiliar_verdict');
     const file = join(dir, 'unfamiliar.sqlite');
     const store = `sqlite:${file}`;
-    expect(evals(['ingest', ATTEMPTS, '--store', store]).status).toBe(0);
+    expect((await reading(['ingest', ATTEMPTS, '--store', store])).status).toBe(0);
     const run = () =>
       evals([
         'policy',
@@ -169,8 +183,8 @@ describe('evals policy replay --store', () => {
     } finally {
       db.close();
     }
-    expect(policySection(store)?.[0]?.counts.policy_verdict_unfamiliar).toBe(1);
-    const markdown = evals(['report', '--format', 'md', '--store', store]).stdout;
+    expect((await policySection(store))?.[0]?.counts.policy_verdict_unfamiliar).toBe(1);
+    const markdown = (await reading(['report', '--format', 'md', '--store', store])).stdout;
     expect(markdown).toContain('| Unfamiliar verdict |');
     // The same replay again: duplicates, and still not a success.
     const again = run();
@@ -180,10 +194,10 @@ describe('evals policy replay --store', () => {
     );
   });
 
-  it('replays the ledger, stores every verdict, and the report counts them; a replay again is all duplicates', () => {
+  it('replays the ledger, stores every verdict, and the report counts them; a replay again is all duplicates', async () => {
     const store = 'sqlite:book.sqlite';
-    expect(evals(['ingest', ATTEMPTS, '--store', store]).status).toBe(0);
-    expect(policySection(store)).toBeNull(); // attempts, but no verdicts yet
+    expect((await reading(['ingest', ATTEMPTS, '--store', store])).status).toBe(0);
+    expect(await policySection(store)).toBeNull(); // attempts, but no verdicts yet
 
     const first = replay(store);
     expect(first.stderr).toBe('');
@@ -207,7 +221,7 @@ describe('evals policy replay --store', () => {
         },
       },
     ];
-    expect(policySection(store)).toEqual(expected);
+    expect(await policySection(store)).toEqual(expected);
     // Each stored verdict carries the decision's rule id and reason text (null only when the bundle
     // default decided, which has its own reason).
     expect(storedVerdicts(join(dir, 'book.sqlite'))).toEqual([
@@ -240,18 +254,18 @@ describe('evals policy replay --store', () => {
       conflict: 0,
       refused: 0,
     });
-    expect(policySection(store)).toEqual(expected);
+    expect(await policySection(store)).toEqual(expected);
   });
 
-  it('shows the policy section in the Markdown and HTML reports', () => {
+  it('shows the policy section in the Markdown and HTML reports', async () => {
     const store = 'sqlite:book.sqlite'; // written by the test above
-    const markdown = evals(['report', '--format', 'md', '--store', store]);
+    const markdown = await reading(['report', '--format', 'md', '--store', store]);
     expect(markdown.status).toBe(0);
     expect(markdown.stdout).toContain('### Policy replay');
     expect(markdown.stdout).toMatch(
       /\| config_synthetic \| `sha256:[0-9a-f]{64}` \| 8 \| 5 \| 3 \| 0 \| 0 \| 0 \|/,
     );
-    const html = evals(['report', '--format', 'html', '--store', store]);
+    const html = await reading(['report', '--format', 'html', '--store', store]);
     expect(html.status).toBe(0);
     expect(html.stdout).toContain('<section id="policy"');
     expect(html.stdout).toMatch(
@@ -264,14 +278,14 @@ describe('evals policy replay --store', () => {
     await mkdir(one);
     await copyFile(join(ATTEMPTS, 'denied-tool-call.json'), join(one, 'denied-tool-call.json'));
     const store = 'sqlite:partial.sqlite';
-    expect(evals(['ingest', one, '--store', store]).status).toBe(0);
+    expect((await reading(['ingest', one, '--store', store])).status).toBe(0);
     const run = replay(store, [ATTEMPTS]);
     expect(run.status).toBe(0);
     expect((JSON.parse(run.stdout) as ReplayReport).stored).toMatchObject({ inserted: 2, refused: 6 });
     expect(run.stderr).toMatch(
       /not stored: attempt run_synthetic\/case_synthetic\/config_synthetic\/attempt_solved_0001 is not in the ledger/,
     );
-    expect(policySection(store)?.map((stat) => stat.toolCalls)).toEqual([2]);
+    expect((await policySection(store))?.map((stat) => stat.toolCalls)).toEqual([2]);
   });
 
   it('refuses a store that does not exist (exit 2) without running the producer', () => {
