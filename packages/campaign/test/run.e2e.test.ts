@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { schemaErrors } from '@paperclip-evals/contract';
 import { openStore } from '@paperclip-evals/evalbook';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
@@ -194,6 +195,21 @@ describe('nothing starts before the join holds', () => {
     expect((await standIn.spawns()).length).toBe(before);
     expect(await exists(store)).toBe(false);
     expect(await exists(join(scratch, 'work-incompatible'))).toBe(false);
+  });
+
+  it('an incompatible release with --json: one cli-failure/v1 object, each issue with the file it is about', async () => {
+    const store = join(scratch, 'incompatible-json.sqlite');
+    const result = await evals([
+      ...runArgs('incompatible-json', `sqlite:${store}`, bad, badRecord),
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(3);
+    const failure = JSON.parse(result.stdout) as { error: { code: string; issues: { file?: string }[] } };
+    expect(schemaErrors('https://paperclip-evals.dev/schemas/cli-failure/v1.json', failure)).toEqual([]);
+    expect(failure.error.code).toBe('campaign_release_incompatible');
+    // the runnerd's issues say which file of the release they are about (qualification's `file`)
+    expect(failure.error.issues.some((issue) => issue.file?.includes('runnerd') === true)).toBe(true);
+    expect(await exists(store)).toBe(false);
   });
 
   it('a package without the paperclip-runner-eval-session bin: exit 3 (eval_session_bin_missing), no session, nothing written', async () => {

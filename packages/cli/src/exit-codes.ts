@@ -369,6 +369,44 @@ export function issueLine(issue: Issue): string {
   return `  ${issue.code}${where === '' ? '' : ` at ${where}`}: ${issue.message}${shown}`;
 }
 
+/**
+ * One issue as every CLI JSON output carries it (schemas/evals/cli-common-v1.schema.json#/$defs/issue):
+ * the contract's Issue, and where a release's issue names them (qualification's QualificationIssue)
+ * the file of the release directory and the entry inside its tarball.
+ */
+export interface CliIssue extends Issue {
+  /** A file of the input directory (a release's `SHA256SUMS`, its tarball, …). */
+  readonly file?: string;
+  /** A path inside an archive (a tarball's entry). */
+  readonly entry?: string;
+}
+
+/** A `file` or `entry` as the text the schema wants (a package that put anything else there: its JSON). */
+const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/**
+ * The one mapping from any package's issue to the issue a CLI JSON output prints: exactly the
+ * members the schema defines (a package's own extra member never reaches stdout to break it), each
+ * only when the issue has it; `file` and `entry` kept as text, what was expected and received as
+ * they are.
+ */
+export function cliIssue(issue: Issue): CliIssue {
+  const { file, entry } = issue as { readonly file?: unknown; readonly entry?: unknown };
+  return {
+    code: issue.code,
+    message: issue.message,
+    ...(issue.path === undefined ? {} : { path: issue.path }),
+    ...(issue.component === undefined ? {} : { component: issue.component }),
+    ...(file === undefined ? {} : { file: asText(file) }),
+    ...(entry === undefined ? {} : { entry: asText(entry) }),
+    ...(issue.expected === undefined ? {} : { expected: issue.expected }),
+    ...(issue.received === undefined ? {} : { received: issue.received }),
+  };
+}
+
+/** cliIssue over a list. */
+export const cliIssues = (issues: readonly Issue[]): CliIssue[] => issues.map(cliIssue);
+
 /** The one failure object of `--json` commands (schemas/evals/cli-failure-v1.schema.json). */
 export interface FailureReport {
   /** The schema of the result the command would have printed (`paperclip-evals/grid/v1`, …). */
@@ -378,7 +416,7 @@ export interface FailureReport {
     /** The coded error's code; null for an uncoded one. */
     readonly code: string | null;
     readonly message: string;
-    readonly issues: readonly Issue[];
+    readonly issues: readonly CliIssue[];
   };
 }
 
@@ -396,7 +434,7 @@ export function failureJson(schema: string, exitCode: number, failure: unknown):
     error: {
       code: isCoded ? error.code : null,
       message: isCoded ? error.message : describeUnmasked(error).join('\n'),
-      issues: isCoded ? error.issues : [],
+      issues: isCoded ? cliIssues(error.issues) : [],
     },
   };
   return `${maskSecrets(jsonText(report), processSecrets())}\n`;
@@ -411,7 +449,7 @@ export interface ContractFailureReport {
   readonly ok: false;
   readonly code: ContractErrorCode;
   readonly message: string;
-  readonly issues: readonly Issue[];
+  readonly issues: readonly CliIssue[];
 }
 
 /** A contract failure as ContractFailureReport's JSON text (secrets masked); undefined for any other failure. */
@@ -421,7 +459,7 @@ export function contractFailureJson(error: unknown): string | undefined {
     ok: false,
     code: error.code,
     message: error.message,
-    issues: error.issues,
+    issues: cliIssues(error.issues),
   };
   return `${maskSecrets(jsonText(report, 2), processSecrets())}\n`;
 }

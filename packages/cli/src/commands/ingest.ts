@@ -12,7 +12,7 @@ import { displayUsd, ingestArtifactCountsText, ingestExitCode } from '@paperclip
 import type { Issue } from '@paperclip-evals/contract';
 import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
 
-import { UsageError, exitCodeForOutcome, show } from '../exit-codes.js';
+import { UsageError, cliIssues, exitCodeForOutcome, show } from '../exit-codes.js';
 import { INGEST_REPORT_V1 } from '../output-schemas.js';
 import { progressText } from '../progress.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
@@ -80,6 +80,13 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       schema: INGEST_REPORT_V1,
       exitCode: exitCodeForOutcome(outcome),
       ...summary,
+      // every issue as the CLI prints one (cliIssue): the schema's members, nothing a package added
+      invalid: summary.invalid.map((invalid) => ({ ...invalid, issues: cliIssues(invalid.issues) })),
+      storeRefused: summary.storeRefused.map((refused) => ({
+        ...refused,
+        error: { ...refused.error, issues: cliIssues(refused.error.issues) },
+      })),
+      foreign: summary.foreign.map((foreign) => ({ ...foreign, issues: cliIssues(foreign.issues) })),
     } satisfies IngestReport);
     return outcome;
   }

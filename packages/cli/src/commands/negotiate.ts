@@ -14,10 +14,10 @@ import { readJsonDocument, resolveRunnerdArtifact } from '@paperclip-evals/node'
 import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
 import type { RunnerdArtifact } from '@paperclip-evals/node';
 
-import { UsageError, show } from '../exit-codes.js';
+import { UsageError, cliIssues, show } from '../exit-codes.js';
 import { printJson, printLines } from '../print.js';
 
-import type { ContractFailureReport, Outcome } from '../exit-codes.js';
+import type { CliIssue, ContractFailureReport, Outcome } from '../exit-codes.js';
 
 /** `evals runnerd inspect --json`: the verified artifact, or a coded failure. */
 export type RunnerdInspectReport = RunnerdArtifact | ContractFailureReport;
@@ -32,7 +32,7 @@ export type NegotiateReport =
   | {
       readonly compatible: false;
       readonly code: 'paperclip_runner_eval_incompatible';
-      readonly issues: readonly Issue[];
+      readonly issues: readonly CliIssue[];
     }
   | ContractFailureReport;
 
@@ -103,7 +103,7 @@ export async function runNegotiate(options: NegotiateOptions): Promise<Outcome> 
     });
   } catch (error) {
     if (!isContractError(error) || error.code !== 'paperclip_runner_eval_incompatible') throw error;
-    if (options.json) printReport({ compatible: false, code: error.code, issues: error.issues });
+    if (options.json) printReport({ compatible: false, code: error.code, issues: cliIssues(error.issues) });
     else printLines('stdout', formatIncompatible(error.issues));
     return 'incompatible';
   }

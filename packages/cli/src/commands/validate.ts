@@ -13,11 +13,11 @@ import type {
   NativeExecutionInput,
 } from '@paperclip-evals/node';
 
-import { UsageError, show } from '../exit-codes.js';
+import { UsageError, cliIssues, show } from '../exit-codes.js';
 import { VALIDATE_REPORT_V1 } from '../output-schemas.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
-import type { Outcome } from '../exit-codes.js';
+import type { CliIssue, Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
 
 export interface ValidateOptions {
@@ -49,7 +49,7 @@ export type ValidateFileReport =
         } | null;
       };
     }
-  | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly Issue[] }
+  | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly CliIssue[] }
   | { readonly input: string; readonly status: 'unreadable'; readonly error: string };
 
 /** `evals validate --json` (paperclip-evals/validate-report/v1). */
@@ -125,7 +125,7 @@ let artifactKeyOf: typeof ArtifactSuiteFields | undefined;
 function fileReport(read: BundleRead): ValidateFileReport {
   const input = read.input.display;
   if (read.status === 'unreadable') return { input, status: 'unreadable', error: read.error };
-  if (read.status === 'invalid') return { input, status: 'invalid', issues: read.error.issues };
+  if (read.status === 'invalid') return { input, status: 'invalid', issues: cliIssues(read.error.issues) };
   const { parsed } = read;
   // An eval-session artifact alone: the key it is stored under (it names no run, case or config).
   const { runId, caseId, configId, attemptId } =
