@@ -4,7 +4,7 @@
 // protocol frames only; diagnostics go to the `diagnostics` callback (stderr).
 import { once } from 'node:events';
 
-import { canonicalDigest, schemaDocument } from '@paperclip-evals/contract';
+import { canonicalDigest, duplicateKeyIssues, schemaDocument } from '@paperclip-evals/contract';
 import { LineReader, writeFrames } from '@paperclip-evals/node';
 
 import { BUNDLE_SCHEMA_ID, loadBundle } from './bundle.js';
@@ -44,6 +44,9 @@ const EARLY_FLUSH_CHARS = 8192;
 
 /** Only JSON whitespace makes a line blank (a line of U+00A0 or a BOM is not JSON: reported). */
 const BLANK = /^[ \t\r]*$/;
+
+/** The deepest nesting a frame may have (a bundle's predicate tree included); deeper is not a frame. */
+const MAX_FRAME_DEPTH = 1024;
 
 /** How many distinct row-override bundles stay compiled (derived from inputs only, never history). */
 const OVERRIDE_CACHE_ENTRIES = 32;
@@ -105,6 +108,20 @@ export class EvaluateSession {
     }
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
       this.diagnostics(`line ${this.#lineNumber}: not a JSON object; skipped`);
+      return undefined;
+    }
+    // Strict reading, as the consumer reads our replies (the contract's one reader): JSON.parse keeps
+    // the last of a repeated key, so `"id":"d","id":"e"` would be answered as e. A repeated key makes
+    // the line no valid frame (I-JSON, RFC 7493): reported and skipped without a reply, as invalid
+    // JSON is, so the caller sees the reply missing (a job error) instead of a guess.
+    const repeated = duplicateKeyIssues(text, frame, MAX_FRAME_DEPTH);
+    if (repeated.length > 0) {
+      const [first] = repeated;
+      this.diagnostics(
+        first?.code === 'json_duplicate_key'
+          ? `line ${this.#lineNumber}: not valid JSON (the key at ${first.path === '' || first.path === undefined ? '(root)' : first.path} is repeated: ambiguous, never read as its last value); skipped`
+          : `line ${this.#lineNumber}: not valid JSON (${first?.message ?? 'refused by the strict reader'}); skipped`,
+      );
       return undefined;
     }
     const fields = frame as Record<string, unknown>;

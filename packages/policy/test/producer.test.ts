@@ -277,6 +277,75 @@ describe('lines that get no reply', () => {
   });
 });
 
+// The seed protocol: invalid JSON is reported on stderr and skipped without a reply. A repeated key
+// is invalid under the contract's strict reader (the one the consumer reads our replies with), so a
+// row that repeats its id is never answered as its last id, nor any frame read as its last value.
+describe('a frame that repeats a key is not valid JSON: reported, skipped, no reply', () => {
+  const cases: [string, string, string][] = [
+    ['a row that repeats its id', '{"type":"row","id":"d","id":"e","event":{},"now_ms":1}', '/id'],
+    ['a row that repeats its type', '{"type":"row","type":"row","id":"d","event":{},"now_ms":1}', '/type'],
+    ['a row that repeats now_ms', '{"type":"row","id":"d","event":{},"now_ms":1,"now_ms":2}', '/now_ms'],
+    [
+      'a row whose event repeats tool_name',
+      '{"type":"row","id":"d","event":{"tool_name":"Bash","tool_name":"Read"},"now_ms":1}',
+      '/event/tool_name',
+    ],
+    [
+      'a row whose state_in repeats a register file',
+      '{"type":"row","id":"d","event":{},"now_ms":1,"state_in":{"c":[],"c":[1]}}',
+      '/state_in/c',
+    ],
+    ['a header that repeats its bundle', '{"type":"bundle","bundle":{},"bundle":{}}', '/bundle'],
+  ];
+  it.each(cases)('%s', (_name, line, path) => {
+    const producer = drive();
+    producer.send(header(bundleOf()));
+    expect(producer.sendLine(line)).toBeUndefined();
+    expect(producer.diagnostics.join('\n')).toContain(`the key at ${path} is repeated`);
+    expect(producer.session.rowErrors).toBe(0);
+    // the session goes on: the next row is answered with its own id
+    expect(producer.send(row({ id: 'next' }))).toMatchObject({ id: 'next', decision: {} });
+  });
+
+  it('a header that repeats a key inside its bundle gets no acknowledgment, and leaves the active bundle', () => {
+    const producer = drive();
+    const active = producer.send(header(bundleOf())) as { bundle_digest: string };
+    const text = JSON.stringify(header(bundleOf(denyRm))).replace('"schema":', '"schema":"x","schema":');
+    expect(producer.sendLine(text)).toBeUndefined();
+    expect(producer.send(row({}))).toMatchObject({ bundle_digest: active.bundle_digest });
+  });
+
+  it('any repeated member of a row, at any value, is never answered (property)', () => {
+    const producer = drive();
+    producer.send(header(bundleOf()));
+    const key = fc.constantFrom('type', 'id', 'event', 'now_ms', 'state_in', 'bundle', 'extra');
+    fc.assert(
+      fc.property(key, fc.jsonValue(), fc.jsonValue(), (name, first, second) => {
+        const members = ['"type":"row"', '"id":"r"', '"event":{}', '"now_ms":1'];
+        const repeated = `${JSON.stringify(name)}:${JSON.stringify(first)},${JSON.stringify(name)}:${JSON.stringify(second)}`;
+        const line = `{${[...members, repeated].join(',')}}`;
+        expect(producer.sendLine(line)).toBeUndefined();
+      }),
+    );
+    expect(producer.session.rowErrors).toBe(0);
+  });
+});
+
+describe('a row with no id is answered with id null, as the seed protocol says ("omission yields null")', () => {
+  it('a success and a row error alike', () => {
+    const producer = drive();
+    producer.send(header(bundleOf()));
+    expect(producer.sendLine('{"type":"row","event":{},"now_ms":1}')).toMatchObject({
+      id: null,
+      decision: {},
+    });
+    expect(producer.sendLine('{"type":"row","event":{},"now_ms":1.5}')).toMatchObject({
+      id: null,
+      error: { code: 'OL-1240' },
+    });
+  });
+});
+
 describe('the Decision object', () => {
   it('is frozen: the schema file is pinned', () => {
     const schema = readFileSync(
