@@ -47,10 +47,23 @@ export interface CampaignTotals {
 }
 
 export interface CampaignCost {
-  /** Sums over every try of the attempts with that figure; kept apart, never added to each other. */
+  /**
+   * Sums of the known figures of each kind, over every try (a resumed attempt once); kept apart,
+   * never added to each other. A try whose figure is unknown adds nothing and is not counted in
+   * the kind's `…Tries`: a sum with no known figure is `0` with `…Tries: 0`, which says "none
+   * known" (never "$0"), so read each sum with its count.
+   */
   readonly providerReportedNanodollars: number;
   readonly estimatedNanodollars: number;
   readonly legacyLedgerNanodollars: number;
+  /**
+   * How many of the figures counted (coverage.priced + coverage.unpriced: each try, a resumed
+   * attempt once) had a provider-reported, an estimated, a legacy ledger figure. Optional: records
+   * written before these were counted are valid without them.
+   */
+  readonly providerReportedTries?: number;
+  readonly estimatedTries?: number;
+  readonly legacyLedgerTries?: number;
   /** What the budget counted: per try provider-reported where present, else the estimate. */
   readonly observedNanodollars: number;
   /** Of that, the tries after the first of each attempt. */
@@ -120,35 +133,51 @@ function totalsOf(attempts: readonly AttemptOutcome[]): CampaignTotals {
   };
 }
 
-function costOf(attempts: readonly AttemptOutcome[], ceiling: number | null): CampaignCost {
-  let provider = 0;
-  let estimated = 0;
-  let legacy = 0;
-  let observed = 0;
-  let retry = 0;
-  let priced = 0;
-  let unpriced = 0;
-  for (const attempt of attempts) {
-    const costs = attempt.resumed ? [attempt.cost] : attempt.tries.map((entry) => entry.cost);
-    costs.forEach((cost, index) => {
-      provider += cost.providerReportedNanodollars ?? 0;
-      estimated += cost.estimatedNanodollars ?? 0;
-      legacy += cost.legacyLedgerNanodollars ?? 0;
-      if (cost.observedNanodollars === null) unpriced++;
-      else {
-        priced++;
-        observed += cost.observedNanodollars;
-        if (index > 0) retry += cost.observedNanodollars;
-      }
-    });
+/**
+ * A total over figures some of which may be unknown (null): the sum of the known ones and how many
+ * were known and unknown — never an unknown figure read as 0 (the project's rule: unknown is not zero).
+ */
+export interface FigureTotal {
+  readonly nanodollars: number;
+  readonly known: number;
+  readonly unknown: number;
+}
+
+export function figureTotal(figures: Iterable<number | null>): FigureTotal {
+  let nanodollars = 0;
+  let known = 0;
+  let unknown = 0;
+  for (const figure of figures) {
+    if (figure === null) unknown++;
+    else {
+      known++;
+      nanodollars += figure;
+    }
   }
+  return { nanodollars, known, unknown };
+}
+
+function costOf(attempts: readonly AttemptOutcome[], ceiling: number | null): CampaignCost {
+  const costs = attempts.flatMap((attempt) =>
+    attempt.resumed ? [attempt.cost] : attempt.tries.map((entry) => entry.cost),
+  );
+  const retries = attempts.flatMap((attempt) =>
+    attempt.resumed ? [] : attempt.tries.slice(1).map((entry) => entry.cost),
+  );
+  const provider = figureTotal(costs.map((cost) => cost.providerReportedNanodollars));
+  const estimated = figureTotal(costs.map((cost) => cost.estimatedNanodollars));
+  const legacy = figureTotal(costs.map((cost) => cost.legacyLedgerNanodollars));
+  const observed = figureTotal(costs.map((cost) => cost.observedNanodollars));
   return {
-    providerReportedNanodollars: provider,
-    estimatedNanodollars: estimated,
-    legacyLedgerNanodollars: legacy,
-    observedNanodollars: observed,
-    retryObservedNanodollars: retry,
-    coverage: { priced, unpriced },
+    providerReportedNanodollars: provider.nanodollars,
+    estimatedNanodollars: estimated.nanodollars,
+    legacyLedgerNanodollars: legacy.nanodollars,
+    providerReportedTries: provider.known,
+    estimatedTries: estimated.known,
+    legacyLedgerTries: legacy.known,
+    observedNanodollars: observed.nanodollars,
+    retryObservedNanodollars: figureTotal(retries.map((cost) => cost.observedNanodollars)).nanodollars,
+    coverage: { priced: observed.known, unpriced: observed.unknown },
     ceilingNanodollars: ceiling,
   };
 }

@@ -172,10 +172,12 @@ function runShards(name: string, storeOf: (index: number) => string, prefix: str
       ]);
       expect(result.code, result.stderr).toBe(0);
       // The summary's money at a reader's precision: 1,000 µ$ a try, "$0.002", not "$0.002000000".
-      const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00|none)';
+      const money = '(\\$0\\.0[0-9]{1,2}|\\$0\\.00)';
+      // a kind of figure no try had is none, with its count, never $0.00 (unknown is not zero)
+      const known = `(none \\(0 of [0-9]+ tries\\)|${money} \\([1-9][0-9]* of [0-9]+ tries\\))`;
       expect(result.stdout).toMatch(
         new RegExp(
-          `^  cost: ${money} observed \\(${money} on retries\\) · provider-reported ${money} · estimated ${money} \\(apart, never added\\)`,
+          `^  cost: observed ${money} \\([0-9]+ of [0-9]+ tries priced, ${money} on retries; per try its provider-reported figure, else its estimate\\) · provider-reported: ${known} · estimated: ${known} \\(each kind apart, never added to another\\)`,
           'm',
         ),
       );

@@ -385,6 +385,33 @@ export function ledgerRecordLine(campaignId: string, outcome: CampaignRecordOutc
 /** A store URL as printed: never with a password. */
 const displayStore = (url: string): string => displayLocator(url);
 
+/**
+ * A sum of known figures as a person reads it, with how many of `of` figures it sums: `none (0 of 8
+ * tries)` when no figure is known — an unknown cost is never shown as $0.00.
+ */
+function knownSum(nanodollars: number, known: number | undefined, of: number): string {
+  if (known === undefined) return `${displayUsd(nanodollars)} (tries not counted: an older record)`;
+  return known === 0 ? `none (0 of ${of} tries)` : `${displayUsd(nanodollars)} (${known} of ${of} tries)`;
+}
+
+/**
+ * The record's cost line: what the budget counted (each try's provider-reported figure, else its
+ * estimate — one figure per try, so not a sum of the two), then each kind apart with its count.
+ */
+function costLine(cost: CampaignRecord['cost']): string {
+  const of = cost.coverage.priced + cost.coverage.unpriced;
+  const observed =
+    cost.coverage.priced === 0
+      ? `observed: none (0 of ${of} tries priced)`
+      : `observed ${displayUsd(cost.observedNanodollars)} (${cost.coverage.priced} of ${of} tries priced, ${displayUsd(cost.retryObservedNanodollars)} on retries; per try its provider-reported figure, else its estimate)`;
+  const legacy =
+    cost.legacyLedgerTries === undefined || cost.legacyLedgerTries === 0
+      ? ''
+      : ` · legacy ledger (unverified): ${knownSum(cost.legacyLedgerNanodollars, cost.legacyLedgerTries, of)}`;
+  const ceiling = cost.ceilingNanodollars === null ? '' : ` · ceiling ${displayUsd(cost.ceilingNanodollars)}`;
+  return `${observed} · provider-reported: ${knownSum(cost.providerReportedNanodollars, cost.providerReportedTries, of)} · estimated: ${knownSum(cost.estimatedNanodollars, cost.estimatedTries, of)}${legacy} (each kind apart, never added to another)${ceiling}`;
+}
+
 /** Money a person reads: displayUsd's precision (the --json record keeps the exact nanodollars). */
 const dollars = (nanodollars: number | null): string =>
   nanodollars === null ? 'none' : displayUsd(nanodollars);
@@ -529,7 +556,7 @@ function recordLines(record: CampaignRecord): Line[] {
     `  ${record.package.name} ${record.package.version} · runnerd ${record.runnerd.sha256} · suite ${record.suiteFingerprint}`,
     `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)`,
     `  ${totals.tries} tries (${totals.retries} retries) · ${totals.resumed} already in the ledger (resumed)`,
-    `  cost: ${dollars(record.cost.observedNanodollars)} observed (${dollars(record.cost.retryObservedNanodollars)} on retries) · provider-reported ${dollars(record.cost.providerReportedNanodollars)} · estimated ${dollars(record.cost.estimatedNanodollars)} (apart, never added) · ${record.cost.coverage.priced} priced, ${record.cost.coverage.unpriced} unpriced${record.cost.ceilingNanodollars === null ? '' : ` · ceiling ${dollars(record.cost.ceilingNanodollars)}`}`,
+    `  cost: ${costLine(record.cost)}`,
   ];
   const classes = new Map<string, number>();
   for (const attempt of record.attempts)

@@ -56,7 +56,12 @@ export function costText(cost: SiteCost, partial: boolean): string {
   const priced = cost.providerReportedAttempts + cost.estimatedAttempts;
   const all = priced + cost.unpricedAttempts;
   const atLeast = partial || cost.unpricedAttempts > 0 ? '≥ ' : '';
-  return `provider-reported ${atLeast}${usd(cost.providerReportedNanodollars)} (${cost.providerReportedAttempts} attempts) · estimated ${atLeast}${usd(cost.estimatedNanodollars)} (${cost.estimatedAttempts} attempts) · ${priced} of ${all} priced`;
+  // a kind no attempt reported is none, never $0.00: a sum of no known figure is not a zero cost
+  const kind = (nanodollars: number, attempts: number): string =>
+    attempts === 0
+      ? `none (0 of ${all} attempts)`
+      : `${atLeast}${usd(nanodollars)} (${attempts} of ${all} attempts)`;
+  return `provider-reported ${kind(cost.providerReportedNanodollars, cost.providerReportedAttempts)} · estimated ${kind(cost.estimatedNanodollars, cost.estimatedAttempts)} · ${priced} of ${all} priced`;
 }
 
 function statusTag(entry: Pick<SiteHistoryEntry, 'kind' | 'completeness' | 'partialReasons'>): string {
@@ -126,7 +131,9 @@ function groupSection(group: SiteGroup, index: number): string {
     .join('; ');
   const maxCost = Math.max(
     0,
-    ...group.points.flatMap((point) => [point.providerReportedNanodollars, point.estimatedNanodollars]),
+    ...group.points.flatMap((point) =>
+      [point.providerReportedNanodollars, point.estimatedNanodollars].filter((value) => value !== null),
+    ),
   );
   return `<section class="group" data-group="${esc(group.comparableKey)}"><h3>Group ${index + 1}: ${group.points.length} complete campaign(s)</h3>
 <p class="note">lanes: ${esc(lanes)} · suite ${esc(group.suiteFingerprint)}</p>

@@ -112,8 +112,9 @@ export interface SiteTrendPoint {
   readonly campaignId: string;
   readonly startedAt: string | null;
   readonly passRate: number | null;
-  readonly providerReportedNanodollars: number;
-  readonly estimatedNanodollars: number;
+  /** The campaign's sum of that kind; null when no attempt had the figure (unknown, never 0). */
+  readonly providerReportedNanodollars: number | null;
+  readonly estimatedNanodollars: number | null;
 }
 
 export interface SiteGroup {
@@ -238,8 +239,10 @@ export function buildHistory(campaigns: readonly SiteCampaign[]): SiteHistory {
         campaignId: campaign.campaignId,
         startedAt: campaign.startedAt,
         passRate: campaign.passRate,
-        providerReportedNanodollars: campaign.cost.providerReportedNanodollars,
-        estimatedNanodollars: campaign.cost.estimatedNanodollars,
+        providerReportedNanodollars:
+          campaign.cost.providerReportedAttempts === 0 ? null : campaign.cost.providerReportedNanodollars,
+        estimatedNanodollars:
+          campaign.cost.estimatedAttempts === 0 ? null : campaign.cost.estimatedNanodollars,
       });
     }
   }
