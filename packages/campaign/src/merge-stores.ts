@@ -7,7 +7,9 @@
 // anything is written every problem is found at once: the same attempt with another digest, the
 // same verdict with another content, or the same target retracted otherwise in two shard stores, an
 // attempt already in the target with another digest, or a campaign record of another plan in a
-// shard store or the target (shard_store_conflict), and a try the merged record says was stored that
+// shard store or the target, or an attempt the merged record judges otherwise than the copied
+// attempt says (ledgerDispositionIssues: a record never overrides the ledger) (shard_store_conflict),
+// and a try the merged record says was stored that
 // no shard store holds (shard_store_incomplete). In the transaction, what the target already holds
 // alike is a duplicate, skipped (so the same merge again writes nothing); a verdict or retraction it
 // holds otherwise refuses the whole copy (nothing is written, nothing overwritten).
@@ -17,6 +19,7 @@ import { displayLocator } from '@paperclip-evals/contract';
 import { isEvalbookError, openStore } from '@paperclip-evals/evalbook';
 
 import { CampaignError } from './errors.js';
+import { ledgerDispositionIssues } from './record.js';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type {
@@ -184,6 +187,17 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       heldRecords++;
       if (entry.record.planDigest !== planDigest) otherPlan(target, entry.record);
     }
+    // The merged record's dispositions as the copied attempts say (a shard store's, else the target's).
+    issues.push(
+      ...(await ledgerDispositionIssues(
+        options.record,
+        async (key) => {
+          const copied = records.get(keyText(key))?.record;
+          return copied === undefined ? await targetHolds(key) : { record: copied, scores: copied.scores };
+        },
+        'the shard stores',
+      )),
+    );
     // Every try the merged record says went into a ledger must be in a shard store (or the target).
     for (const attempt of options.record.attempts)
       for (const entry of attempt.tries) {

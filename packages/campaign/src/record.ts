@@ -8,8 +8,8 @@
 
 import { existsSync } from 'node:fs';
 
-import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
-import { openStore } from '@paperclip-evals/evalbook';
+import { displayLocator, readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { attemptVerdict, openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
@@ -18,7 +18,7 @@ import { NATIVE_BUNDLE_ABSENT } from './execute.js';
 import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST } from './try-outcome.js';
 
 import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
-import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
+import type { AttemptKey, CampaignRecordOutcome, StoredAttempt } from '@paperclip-evals/evalbook';
 
 import type { AttemptOutcome, Disposition, ExecuteResult, StopReason } from './execute.js';
 import type { Join } from './join.js';
@@ -477,10 +477,63 @@ export async function storeCampaignRecord(
  * records the campaign id for another plan — what storeCampaignRecord would refuse after `--out` was
  * written. A SQLite store that is not there yet holds nothing, so nothing conflicts.
  */
+/** What the ledger holds of one attempt, as the scoring reads it. */
+export type LedgerAttemptLookup = (key: AttemptKey) => Promise<{
+  readonly record: Parameters<typeof attemptVerdict>[0];
+  readonly scores: StoredAttempt['scores'];
+} | null>;
+
+/**
+ * Where a (merged) record's dispositions disagree with the attempts a ledger holds: a record is
+ * never trusted over the ledger it is stored beside. For each attempt whose final try the ledger
+ * holds, its verdict as the ledger derives it (attemptVerdict over the stored record and scores, as
+ * a resumed campaign reads a held try): an attempt the record says passed must be solved there, and
+ * one it says is a behaviour failure must not be (a shard record edited from behavior_failure to
+ * passed, or the other way). Each disagreement is a shard_store_conflict at the attempt's pointer in
+ * the record; a try the ledger does not hold is not judged here (mergeShardStores requires each).
+ */
+export async function ledgerDispositionIssues(
+  record: CampaignRecord,
+  lookup: LedgerAttemptLookup,
+  where: string,
+): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  for (const [index, attempt] of record.attempts.entries()) {
+    if (attempt.finalAttemptId === null) continue;
+    if (attempt.disposition !== 'passed' && attempt.disposition !== 'behavior_failure') continue;
+    const stored = await lookup({
+      runId: record.campaignId,
+      caseId: attempt.caseId,
+      configId: attempt.laneId,
+      attemptId: attempt.finalAttemptId,
+    });
+    if (stored === null) continue;
+    const status = attemptVerdict(stored.record, stored.scores).status;
+    const agrees = attempt.disposition === 'passed' ? status === 'solved' : status !== 'solved';
+    if (agrees) continue;
+    issues.push({
+      code: 'shard_store_conflict',
+      message: `attempt ${attempt.finalAttemptId} (${attempt.caseId} × ${attempt.laneId}) is ${attempt.disposition} in the shard record but ${status} in ${where}: a record never overrides the ledger (nothing was written; merge the shard records the campaign wrote)`,
+      path: `/attempts/${index}/disposition`,
+      expected: `${status === 'solved' ? 'passed' : 'not passed'} (the ledger's verdict: ${status})`,
+      received: attempt.disposition,
+    });
+  }
+  return issues;
+}
+
 export async function assertLedgerRecordable(storeUrl: string, record: CampaignRecord): Promise<void> {
   if (storeUrl.startsWith('sqlite:') && !existsSync(storeUrl.slice('sqlite:'.length))) return;
   const store = await openStore(storeUrl, { mustExist: true });
   try {
+    const where = displayLocator(storeUrl);
+    const disagreements = await ledgerDispositionIssues(record, (key) => store.getAttempt(key), where);
+    if (disagreements.length > 0)
+      throw new CampaignError(
+        'campaign_record_conflict',
+        `the shard records disagree with the ledger ${where}: nothing was written`,
+        disagreements,
+      );
     const other = (await store.campaigns()).find(
       (entry) => entry.campaignId === record.campaignId && entry.record.planDigest !== record.planDigest,
     );

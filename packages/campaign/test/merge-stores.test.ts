@@ -12,6 +12,7 @@ import { checkRetractionRequest, convertBundle, openStore } from '@paperclip-eva
 
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { mergeShardStores } from '../src/merge-stores.ts';
+import { assertLedgerRecordable } from '../src/record.ts';
 
 import type { CampaignRecord } from '../src/record.ts';
 import type { AttemptKey, LedgerRecord } from '@paperclip-evals/evalbook';
@@ -286,5 +287,80 @@ describe('merging shard stores', () => {
         to: `sqlite:${join(dir, 't2.sqlite')}`,
       }),
     ).rejects.toThrow(/no Evalbook at/);
+  });
+});
+
+// A shard record is never trusted over the ledger: with --store (and --from-store alike) each
+// attempt's disposition is checked against the verdict the ledger derives for its final try.
+describe('a shard record that disagrees with the ledger', () => {
+  const outcome = (attemptId: string, disposition: string) => ({
+    attemptId: attemptId.replace(/_t\d+$/, ''),
+    laneId: 'config_synthetic',
+    caseId: 'case_synthetic',
+    index: 1,
+    disposition,
+    reason: null,
+    infrastructureFailure: null,
+    tries: [],
+    finalAttemptId: attemptId,
+    resumed: false,
+  });
+  const withAttempts = (attempts: unknown[]): CampaignRecord =>
+    ({ ...record, attempts }) as unknown as CampaignRecord;
+  const failed = (attemptId: string): LedgerRecord =>
+    convertBundle(
+      parseNativeExecution(
+        JSON.stringify(syntheticAttempt({ runId: 'camp', attemptId, runTerminalState: 'failed' })),
+      ),
+    );
+
+  // [what the record says, the ledger's attempt, agrees]
+  const rows: [string, string, 'solved' | 'failed', boolean][] = [
+    ['passed over a solved attempt', 'passed', 'solved', true],
+    ['passed over a failed attempt (a behavior_failure edited to passed)', 'passed', 'failed', false],
+    ['behavior_failure over a failed attempt', 'behavior_failure', 'failed', true],
+    ['behavior_failure over a solved attempt', 'behavior_failure', 'solved', false],
+  ];
+
+  it.each(rows)('--from-store: %s', async (name, disposition, held, agrees) => {
+    const slug = name.replace(/[^a-z]+/g, '-');
+    const from = await storeWith(`dis-from-${slug}`, [
+      held === 'solved' ? attempt('att_9', 10) : failed('att_9'),
+    ]);
+    const to = `sqlite:${join(dir, `dis-to-${slug}.sqlite`)}`;
+    const merge = mergeShardStores({
+      record: withAttempts([outcome('att_9', disposition)]),
+      from: [from],
+      to,
+    });
+    if (agrees) await expect(merge).resolves.toMatchObject({ inserted: 1 });
+    else {
+      await expect(merge).rejects.toMatchObject({
+        code: 'campaign_record_conflict',
+        issues: [
+          expect.objectContaining({
+            code: 'shard_store_conflict',
+            path: '/attempts/0/disposition',
+            received: disposition,
+          }),
+        ],
+      });
+      expect(existsSync(to.slice('sqlite:'.length))).toBe(false);
+    }
+  });
+
+  it.each(rows)('--store (the shared ledger): %s', async (name, disposition, held, agrees) => {
+    const slug = name.replace(/[^a-z]+/g, '-');
+    const store = await storeWith(`dis-ledger-${slug}`, [
+      held === 'solved' ? attempt('att_9', 10) : failed('att_9'),
+    ]);
+    const check = assertLedgerRecordable(store, withAttempts([outcome('att_9', disposition)]));
+    if (agrees) await expect(check).resolves.toBeUndefined();
+    else
+      await expect(check).rejects.toMatchObject({
+        code: 'campaign_record_conflict',
+        issues: [expect.objectContaining({ code: 'shard_store_conflict', received: disposition })],
+      });
+    expect(await campaignsOf(store)).toEqual([]);
   });
 });

@@ -631,6 +631,39 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
     const url = await server.createDatabase('shards');
     const records = await runShards('sharded', () => url, 'shard');
     const merged = join(scratch, 'merged.json');
+    // A shard record edited after the fact (an attempt the ledger holds as passed, said to be a
+    // behaviour failure, its totals made to match) is checked against the shared ledger: refused,
+    // exit 1, nothing written — neither --out nor a record in the ledger.
+    const edited = join(scratch, 'shard-2-edited.json');
+    const shard2 = JSON.parse(await readFile(records[1] ?? '', 'utf8')) as {
+      attempts: { disposition: string; reason: string | null }[];
+      totals: { passed: number; behaviorFailures: number };
+      allPassed: boolean;
+    };
+    const [first] = shard2.attempts;
+    if (first === undefined) throw new Error('shard 2 has no attempt');
+    first.disposition = 'behavior_failure';
+    first.reason = 'check objective-satisfied failed';
+    shard2.totals.passed--;
+    shard2.totals.behaviorFailures++;
+    shard2.allPassed = false;
+    await writeFile(edited, JSON.stringify(shard2));
+    const editedOut = join(scratch, 'merged-edited.json');
+    const refused = await evals([
+      'merge',
+      records[0] ?? '',
+      edited,
+      ...records.slice(2),
+      '--out',
+      editedOut,
+      '--json',
+      '--store',
+      url,
+    ]);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain('shard_store_conflict');
+    expect(refused.stderr).toMatch(/is behavior_failure in the shard record but solved in postgres:/);
+    expect(await exists(editedOut)).toBe(false);
     // One shared ledger: nothing to copy, --store alone appends the merged record to it.
     const result = await evals(['merge', ...records, '--out', merged, '--json', '--store', url]);
     expect(result.code, result.stderr).toBe(0);
