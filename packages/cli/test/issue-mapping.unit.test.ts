@@ -52,7 +52,7 @@ const packageIssue = fc
         json,
         { maxKeys: 3 },
       )
-      .map((extra) => ({ ...extra, ...issue }) as Issue),
+      .map((extra): Issue => ({ ...extra, ...issue })),
   );
 
 describe('a --json failure holds to cli-failure/v1 whatever members a package put on its issues', () => {

@@ -4,7 +4,6 @@
 // all valid, invalid, unreadable: an input not read).
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
-import type { Issue } from '@paperclip-evals/contract';
 import type { artifactSuiteFields as ArtifactSuiteFields } from '@paperclip-evals/evalbook';
 import type {
   BundleInput,
