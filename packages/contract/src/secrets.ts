@@ -22,8 +22,17 @@ export function isSecretName(name: string): boolean {
 const USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"<>`]*):([^\s/?#'"<>`]*)@/gi;
 /** `https://token@` — a lone userinfo of a web URL is a credential (a postgres user name is not). */
 const WEB_USERINFO = /\b(https?:\/\/|wss?:\/\/)([^\s/?#@:'"<>`]+)@/gi;
-/** `name=value` (query string or conninfo; a conninfo value may be quoted). */
-const NAME_VALUE = /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`)\]}]+)/g;
+/**
+ * `name=value` in a text (query string or conninfo; a conninfo value may be quoted). A `:` or `.`
+ * before whitespace, a delimiter or the end is the text's own separator (`…?password=wrong: password
+ * authentication failed`), not part of the value: masking never eats the text after a secret. A
+ * secret taken from its locator (secretsIn, NAME_VALUE_WHOLE) is masked whole first, whatever it ends with.
+ */
+const NAME_VALUE =
+  /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?:[^\s&#;,'"<>`)\]}:.]|[:.](?=[^\s&#;,'"<>`)\]}]))+)/g;
+/** `name=value` in a locator: the value runs to the next delimiter, a trailing `:` or `.` included. */
+const NAME_VALUE_WHOLE =
+  /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`)\]}]+)/g;
 
 /**
  * The text with every secret it holds masked: URL passwords (`postgres://user:***@host/db`), a web
@@ -83,7 +92,7 @@ export function secretsIn(locator: string): string[] {
     if (parsed !== undefined && meant.startsWith(parsed) && meant !== parsed) parsed = undefined;
   }
   if (parsed !== undefined) found.push(parsed);
-  for (const match of locator.matchAll(NAME_VALUE)) {
+  for (const match of locator.matchAll(NAME_VALUE_WHOLE)) {
     const [, name = '', , value = ''] = match;
     if (SECRET_NAME.test(name)) found.push(value, value.replace(/^(['"])(.*)\1$/s, '$2'));
   }
