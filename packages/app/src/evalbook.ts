@@ -5,6 +5,7 @@
 // the SQLite file being reported on), and so is one attempt's replay page; grid and compare summarise it with the report's own drift bars
 // and denominator policy, so a gate judges the same numbers in every command.
 import { realpath } from 'node:fs/promises';
+import { displayLocator } from '@paperclip-evals/contract';
 import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/node';
 import {
   DEFAULT_STORE_URL,
@@ -16,6 +17,7 @@ import {
   loadEnvironment,
   openStore,
   renderAttemptPage,
+  sqliteStorePath,
   summariseStore,
   viewOf,
   withExpectedChecks,
@@ -51,9 +53,17 @@ export interface EvalbookRequest {
   readonly includeForeign?: boolean;
 }
 
+/**
+ * An opened Evalbook as its users get it: the store, and the store's name only as displayLocator
+ * shows it (a password masked). The locator itself is never handed out, so no command can print,
+ * write or quote it raw.
+ */
 export interface OpenedEvalbook {
   readonly store: LedgerStore;
-  readonly storeUrl: string;
+  /** The store's locator for display: `postgres://user:***@host/db`, `sqlite:book.sqlite`. */
+  readonly storeShown: string;
+  /** The SQLite file the store is (sqlite:PATH), else null: no secret in it. */
+  readonly sqliteFile: string | null;
   readonly environment: Environment | undefined;
 }
 
@@ -69,7 +79,7 @@ export async function openEvalbook(
   const environment = request.env === undefined ? undefined : await loadEnvironment(request.env);
   const storeUrl = request.store ?? environment?.store ?? DEFAULT_STORE_URL;
   const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read' });
-  return { store, storeUrl, environment };
+  return { store, storeShown: displayLocator(storeUrl), sqliteFile: sqliteStorePath(storeUrl), environment };
 }
 
 /** Runs `use` over the opened Evalbook and closes it, whatever happens. */
@@ -109,14 +119,15 @@ export interface ReportRequest extends EvalbookRequest {
 export async function reportEvalbook(request: ReportRequest): Promise<ReportResult> {
   assertGatesJudgeable(request.failOn, request.compare);
   assertReportOptions(request);
-  return withEvalbook(request, 'read', async ({ store, storeUrl, environment }) => {
-    if (request.out !== undefined) await refuseStoreAsOut(request.out, storeUrl);
+  return withEvalbook(request, 'read', async (book) => {
+    const { store, storeShown, environment } = book;
+    if (request.out !== undefined) await refuseStoreAsOut(request.out, book);
     let result: ReportResult | undefined;
     // A report is a document (JSON, Markdown, JUnit, HTML), on stdout too: its renderer escapes for its format.
     await writeOutputFile(request.out ?? STDOUT_PATH, async (write) => {
       result = await writeReport({
         store,
-        storeUrl,
+        storeUrl: storeShown,
         format: request.format,
         write,
         ...(environment === undefined ? {} : { environment }),
@@ -148,8 +159,9 @@ export interface AttemptPageRequest extends Pick<EvalbookRequest, 'store' | 'env
  * EvalbookError paperclip_evalbook_scope_unknown and nothing is written. Returns the replay.
  */
 export async function writeAttemptPage(request: AttemptPageRequest): Promise<AttemptReplay> {
-  return withEvalbook(request, 'read', async ({ store, storeUrl, environment }) => {
-    if (request.out !== undefined) await refuseStoreAsOut(request.out, storeUrl);
+  return withEvalbook(request, 'read', async (book) => {
+    const { store, environment } = book;
+    if (request.out !== undefined) await refuseStoreAsOut(request.out, book);
     const replay = await loadAttemptReplay({
       store,
       attemptId: request.attemptId,
@@ -163,15 +175,15 @@ export async function writeAttemptPage(request: AttemptPageRequest): Promise<Att
 }
 
 /** The output must not name the SQLite file being reported on: the report would replace the ledger. */
-async function refuseStoreAsOut(out: string, storeUrl: string): Promise<void> {
-  if (!storeUrl.startsWith('sqlite:')) return;
+async function refuseStoreAsOut(out: string, book: OpenedEvalbook): Promise<void> {
+  if (book.sqliteFile === null) return;
   const target = await outputTarget(out);
   if (target.kind !== 'file') return;
-  const storeFile = await realpath(storeUrl.slice('sqlite:'.length)).catch(() => undefined);
+  const storeFile = await realpath(book.sqliteFile).catch(() => undefined);
   if (storeFile === target.path)
     throw new AppError(
       'paperclip_app_request_invalid',
-      `--out ${out} is the Evalbook being reported on (${storeUrl}); name another file`,
+      `--out ${out} is the Evalbook being reported on (${book.storeShown}); name another file`,
     );
 }
 

@@ -303,16 +303,16 @@ function isCodedError(error: unknown): error is CodedFailure {
 
 /**
  * The secrets this process was given, for masking what it says about a failure: the passwords and
- * tokens of every --store locator on its command line, and the credentials in its environment
+ * tokens of every locator on its command line (--store, --from-store, …), and the credentials in its environment
  * (PGPASSWORD, the checks engine's provider API key and base URL).
  */
 export function processSecrets(
   argv: readonly string[] = process.argv,
   env: NodeJS.ProcessEnv = process.env,
 ): string[] {
-  const locators = argv.flatMap((arg, index) =>
-    arg === '--store' ? [argv[index + 1] ?? ''] : arg.startsWith('--store=') ? [arg.slice(8)] : [],
-  );
+  // Every argument that may be a locator (--store, --from-store, an environment's URL, …): a value
+  // with no URL password and no secret-named parameter yields none.
+  const locators = argv.map((arg) => arg.replace(/^--[\w-]+=/, ''));
   return [
     ...locators.flatMap(secretsIn),
     ...secretsIn(env.EVALS_ENGINE_PROVIDER_BASE_URL ?? ''),

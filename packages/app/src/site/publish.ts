@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { displayLocator, jsonText } from '@paperclip-evals/contract';
+import { jsonText } from '@paperclip-evals/contract';
 import {
   SITE_CAMPAIGN_V1,
   buildHistory,
@@ -92,7 +92,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   assertAs(request);
   // The store first: one it cannot read (missing, not migrated, unreachable) leaves no site folder behind.
   // The environment (--env) only names the store: no page depends on it (docs/publishing.md).
-  await withEvalbook(request, 'read', async ({ store, storeUrl }) => {
+  await withEvalbook(request, 'read', async ({ store, storeShown }) => {
     await assertSiteFolder(request.out, site);
     await assertSiteMode(site, isPublic);
     const created = await prepareSite(request.out, site);
@@ -144,7 +144,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
     }
     if (refused.length > 0) {
       await writeRoot(site);
-      throw await conflictError(site, request, displayLocator(storeUrl), published, refused);
+      throw await conflictError(site, request, storeShown, published, refused);
     }
   });
   const history = await writeRoot(site);

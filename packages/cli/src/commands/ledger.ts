@@ -61,14 +61,14 @@ export async function runRetract(options: RetractCommandOptions): Promise<Outcom
     at: new Date().toISOString(),
   });
   const { withEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const { storeUrl, outcomes } = await withEvalbook(options, 'write', async ({ store, storeUrl }) => {
-    return { storeUrl, outcomes: await store.retract(request) };
+  const { storeShown, outcomes } = await withEvalbook(options, 'write', async ({ store, storeShown }) => {
+    return { storeShown, outcomes: await store.retract(request) };
   });
   if (options.json) {
     const report: RetractionReport = {
       schema: RETRACTION_REPORT_V1,
       exitCode: EXIT.ok,
-      store: storeUrl,
+      store: storeShown,
       outcomes,
     };
     printJson(report);
@@ -91,16 +91,16 @@ export async function runRuns(options: {
   readonly json: boolean;
 }): Promise<Outcome> {
   const { withEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const { storeUrl, runs } = await withEvalbook(options, 'read', async ({ store, storeUrl }) => ({
-    storeUrl,
+  const { storeShown, runs } = await withEvalbook(options, 'read', async ({ store, storeShown }) => ({
+    storeShown,
     runs: await store.runs(),
   }));
   if (options.json) {
-    printJson({ schema: RUNS_V1, store: storeUrl, runs } satisfies RunsReport);
+    printJson({ schema: RUNS_V1, store: storeShown, runs } satisfies RunsReport);
     return 'ok';
   }
   if (runs.length === 0) {
-    printLines('stdout', [`${storeUrl}: no runs (nothing ingested yet)`]);
+    printLines('stdout', [`${storeShown}: no runs (nothing ingested yet)`]);
     return 'ok';
   }
   const header = ['run', 'attempts', 'cases', 'configs', 'foreign', 'retracted', 'spend', 'terminal states'];
@@ -129,7 +129,7 @@ export async function runRuns(options: {
     lines.push('', 'retractions:', ...retractions.map((retraction) => `  ${retractionText(retraction)}`));
   lines.push(
     '',
-    `${runs.length} run(s) in ${storeUrl}. Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.`,
+    `${runs.length} run(s) in ${storeShown}. Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.`,
   );
   printLines('stdout', lines);
   return 'ok';

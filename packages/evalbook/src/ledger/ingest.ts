@@ -5,32 +5,26 @@
 // case's engine checks over the attempt's trace, convert, and write in batched transactions.
 // Invalid bundles are reported with every issue and never written. With an environment, an attempt
 // not of its suite (a case or config it lacks, another digest) is refused and NOTHING of the run is
-// written — a first pass reads every input's case and config before the store is even opened —
-// unless keepForeign stores such attempts apart, marked foreign. A batch the store refuses for what
+// written — a first pass reads and judges every input as the second does (readInput: the same
+// reader, parser and verdict, so invalid and unreadable inputs are reported the same) before the
+// store is even opened — unless keepForeign stores such attempts apart, marked foreign. A batch the store refuses for what
 // one of its records holds is written again bundle by bundle: the store's refusal of a bundle is
 // reported with its coded error, and the others are written (writeBatch).
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
-import { DEFAULT_MAX_INPUT_BYTES, EVAL_SESSION_ARTIFACT_V1, displayLocator } from '@paperclip-evals/contract';
-import {
-  STDIN_INPUT,
-  checkContainedReference,
-  expandBundleInputs,
-  readBundles,
-  readFileBytes,
-} from '@paperclip-evals/node';
+import { DEFAULT_MAX_INPUT_BYTES, displayLocator } from '@paperclip-evals/contract';
+import { STDIN_INPUT, checkContainedReference, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type { Issue, NativeExecution } from '@paperclip-evals/contract';
-import type { ContainedFileRefusal, ReadAttemptOptions } from '@paperclip-evals/node';
+import type { BundleRead, ContainedFileRefusal, ReadAttemptOptions } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import {
   artifactCountsText,
   attemptArtifactVerification,
-  artifactSuiteFields,
   convertArtifact,
   convertBundleFields,
   emptyArtifactCounts,
@@ -245,96 +239,105 @@ export function foreignIssue(mismatch: EnvironmentMismatch, environment: Environ
   }
 }
 
-/** The suite fields of a bundle read as plain JSON, or null when they are not all there as text. */
-function suiteFieldsOf(raw: unknown): (AttemptKey & { caseSha256: string; configSha256: string }) | null {
-  const object = (value: unknown): Record<string, unknown> =>
-    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  const identity = object(object(raw).identity);
-  const input = object(object(raw).input);
-  const fields = {
-    runId: identity.runId,
-    caseId: identity.caseId,
-    configId: identity.configId,
-    attemptId: identity.attemptId,
-    caseSha256: input.caseSha256,
-    configSha256: input.configSha256,
-  };
-  return Object.values(fields).every((value) => typeof value === 'string')
-    ? (fields as AttemptKey & { caseSha256: string; configSha256: string })
-    : null;
-}
-
 /**
- * The first pass, before the store is opened: every input's case and config against the
- * environment. A bundle read here as plain JSON has, if it is valid at all, the same fields the
- * parser gives; one that cannot be read or parsed is left to the second pass (which refuses it).
+ * The first pass, before the store is opened: every input read and judged exactly as the second pass
+ * judges it (readInput: node's read-and-classify loop, the contract's strict parser, the contained
+ * reader for an artifact's bundle, the references and the cost), without case checks or a store.
+ * Invalid and unreadable inputs are reported as they would be without an environment; the attempts
+ * not of the environment's suite are the foreign ones.
  */
-async function foreignInputs(
+async function firstPass(
   inputs: readonly string[],
-  environment: Environment,
-  maxBytes: number,
-  stdin: () => Promise<Buffer>,
-): Promise<IngestForeign[]> {
+  context: Omit<ReadContext, 'checks' | 'artifacts'>,
+  readOptions: ReadAttemptOptions & { readonly stdin: () => AsyncIterable<Uint8Array> },
+): Promise<Pick<IngestSummary, 'processed' | 'invalid' | 'unreadable' | 'foreign' | 'artifacts'>> {
+  const artifacts = emptyIngestArtifactCounts();
+  const invalid: IngestSummary['invalid'] = [];
+  const unreadable: IngestSummary['unreadable'] = [];
   const foreign: IngestForeign[] = [];
-  for await (const target of expandBundleInputs(inputs)) {
-    if (target.refused !== undefined) continue;
-    let raw: unknown;
-    try {
-      const bytes = target.path === null ? await stdin() : await readFileBytes(target.path, { maxBytes });
-      if (bytes.byteLength > maxBytes) continue;
-      raw = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      continue;
+  let processed = 0;
+  for await (const read of readBundles(expandBundleInputs(inputs), readOptions)) {
+    processed++;
+    const judged = await readInput(read, { ...context, artifacts, checks: async () => [] });
+    if (judged.kind === 'unreadable') unreadable.push({ input: read.input.display, error: judged.error });
+    else if (judged.kind === 'invalid') invalid.push({ input: read.input.display, issues: judged.issues });
+    else {
+      const { fields } = judged.entry;
+      if (fields.environmentMismatch.length > 0 && context.environment !== undefined)
+        foreign.push({
+          input: read.input.display,
+          key: fields.key,
+          issues: fields.environmentMismatch.map((item) =>
+            foreignIssue(item, context.environment as Environment),
+          ),
+        });
     }
-    const fields = isBareArtifact(raw)
-      ? artifactSuiteFields(raw)
-      : suiteFieldsOf(target.path === null ? raw : await referencedBundle(raw, target.path, maxBytes));
-    if (fields === null) continue;
-    const mismatch = environmentMismatch(environment, fields);
-    if (mismatch.length > 0)
-      foreign.push({
-        input: target.display,
-        key: {
-          runId: fields.runId,
-          caseId: fields.caseId,
-          configId: fields.configId,
-          attemptId: fields.attemptId,
-        },
-        issues: mismatch.map((item) => foreignIssue(item, environment)),
-      });
   }
-  return foreign;
+  return { processed, invalid, unreadable, foreign, artifacts };
 }
 
-/** An eval-session artifact with no bundle reference, as the first pass reads it (the second parses it). */
-function isBareArtifact(
-  raw: unknown,
-): raw is { attemptId: string; provider: string; requestedModel: string } {
-  const artifact = raw as Record<string, unknown> | null;
-  return (
-    typeof artifact === 'object' &&
-    artifact !== null &&
-    artifact.schema === EVAL_SESSION_ARTIFACT_V1 &&
-    artifact.nativeExecution === undefined &&
-    typeof artifact.attemptId === 'string' &&
-    typeof artifact.provider === 'string' &&
-    typeof artifact.requestedModel === 'string'
-  );
+/** What readInput needs besides the read: the suite, where references resolve, the counts, the checks. */
+interface ReadContext {
+  readonly environment: Environment | undefined;
+  readonly artifactRoot: string | undefined;
+  /** Counted as each valid bundle's references are verified. */
+  readonly artifacts: IngestArtifactCounts;
+  /** The case's engine checks over a bundle's trace. */
+  readonly checks: (bundle: NativeExecution) => Promise<readonly AssertionResult[]>;
 }
+
+/** An input as ingest judges it: unreadable, invalid (every issue), or an attempt to write. */
+type JudgedInput =
+  | { readonly kind: 'unreadable'; readonly error: string }
+  | { readonly kind: 'invalid'; readonly issues: readonly Issue[] }
+  | { readonly kind: 'entry'; readonly entry: PendingRecord };
 
 /**
- * An eval-session artifact's referenced bundle, for the first pass (the second checks its digest and
- * place); anything else as it is.
+ * One read input judged: node's verdict (unreadable, invalid), then a valid bundle's references
+ * (verified under the artifact root, else beside its eval-session artifact; a mismatch or refusal is
+ * invalid), its case checks and its conversion (a cost that cannot be normalised is invalid). Both
+ * passes judge with it, so an input has one verdict with or without an environment.
  */
-async function referencedBundle(raw: unknown, artifactPath: string, maxBytes: number): Promise<unknown> {
-  const artifact = raw as { schema?: unknown; nativeExecution?: { path?: unknown } } | null;
-  const path = artifact?.nativeExecution?.path;
-  if (artifact?.schema !== EVAL_SESSION_ARTIFACT_V1 || typeof path !== 'string') return raw;
+async function readInput(read: BundleRead, context: ReadContext): Promise<JudgedInput> {
+  const target = read.input;
+  if (read.status === 'unreadable') return { kind: 'unreadable', error: read.error };
+  if (read.status === 'invalid') return { kind: 'invalid', issues: read.error.issues };
+  const { parsed } = read;
+  const { environment } = context;
   try {
-    const bytes = await readFileBytes(join(dirname(artifactPath), path), { maxBytes });
-    return JSON.parse(bytes.toString('utf8')) as unknown;
-  } catch {
-    return null;
+    if (parsed.bundle === null) {
+      // An eval-session artifact alone (no bundle beside it): no files to verify, no trace to check.
+      const record = convertArtifact(parsed.evalSession, environment === undefined ? {} : { environment });
+      context.artifacts.unverified++;
+      return { kind: 'entry', entry: { input: target.display, fields: record, record } };
+    }
+    // An eval-session artifact's bundle files sit beside it: verified there unless a root is given.
+    const referenceRoot =
+      context.artifactRoot ??
+      (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
+    const { verification, refusals, issues } = await verifyReferences(parsed.bundle, referenceRoot);
+    // A refusal is not a mismatch: nothing was compared (and it outranks one of the same bundle).
+    if (refusals.size > 0) {
+      context.artifacts.refused++;
+      for (const reason of refusals) context.artifacts.refusedReasons[reason]++;
+    } else context.artifacts[attemptArtifactVerification(verification.values())]++;
+    if (issues.length > 0) return { kind: 'invalid', issues };
+    const checkResults = await context.checks(parsed.bundle);
+    const fields = convertBundleFields(parsed.bundle, {
+      fileSha256: parsed.fileSha256,
+      verification,
+      checkResults,
+      ...(environment === undefined ? {} : { environment }),
+      ...(parsed.evalSession === undefined ? {} : { evalSession: parsed.evalSession }),
+    });
+    return { kind: 'entry', entry: { input: target.display, fields, bundle: parsed.bundle } };
+  } catch (error) {
+    if (
+      !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
+      !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
+    )
+      throw error;
+    return { kind: 'invalid', issues: costIssue(error) };
   }
 }
 
@@ -471,21 +474,28 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   let stdinBytes: Promise<Buffer> | undefined;
   const readStdin = (): Promise<Buffer> =>
     (stdinBytes ??= readUpTo(options.stdin ?? process.stdin, maxBytes));
+  const parseOptions: ReadAttemptOptions = {
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    ...(options.qualifiedRunnerdSha256 === undefined
+      ? {}
+      : { qualifiedRunnerdSha256: options.qualifiedRunnerdSha256 }),
+  };
   if (environment !== undefined && !keepForeign) {
-    const refused = await foreignInputs(options.inputs, environment, maxBytes, readStdin);
-    if (refused.length > 0)
+    const first = await firstPass(
+      options.inputs,
+      { environment, artifactRoot: options.artifactRoot },
+      { ...parseOptions, stdin: () => stdinAgain(readStdin()) },
+    );
+    // Refused: nothing of the run is written, and every input is reported as the second pass would.
+    if (first.foreign.length > 0)
       return {
         store: displayLocator(storeUrl),
-        processed: 0,
+        ...first,
         inserted: 0,
         duplicates: 0,
         conflicts: [],
-        invalid: [],
-        unreadable: [],
         storeRefused: [],
-        foreign: refused,
         keepForeign,
-        artifacts: emptyIngestArtifactCounts(),
         coverage: new CoverageTally().summary(),
         checkModelUsage: null,
       };
@@ -602,12 +612,6 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     inflight.catch(() => undefined);
   };
 
-  const parseOptions: ReadAttemptOptions = {
-    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
-    ...(options.qualifiedRunnerdSha256 === undefined
-      ? {}
-      : { qualifiedRunnerdSha256: options.qualifiedRunnerdSha256 }),
-  };
   try {
     const reads = readBundles(expandBundleInputs(options.inputs), {
       ...parseOptions,
@@ -623,74 +627,27 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         lastProgress = performance.now();
         progress();
       }
-      if (read.status === 'unreadable') {
-        unreadable.push({ input: target.display, error: read.error });
+      const judged = await readInput(read, {
+        environment,
+        artifactRoot: options.artifactRoot,
+        artifacts,
+        checks: (bundle) =>
+          evaluateCaseChecks(
+            bundle,
+            assertionsByCase.get(bundle.identity.caseId) ?? [],
+            options.models,
+            store,
+          ),
+      });
+      if (judged.kind === 'unreadable') {
+        unreadable.push({ input: target.display, error: judged.error });
         continue;
       }
-      if (read.status === 'invalid') {
-        invalid.push({ input: target.display, issues: read.error.issues });
+      if (judged.kind === 'invalid') {
+        invalid.push({ input: target.display, issues: judged.issues });
         continue;
       }
-      const { parsed } = read;
-      let entry: PendingRecord;
-      if (parsed.bundle === null) {
-        // An eval-session artifact alone (no bundle beside it): no files to verify, no trace to check.
-        try {
-          const record = convertArtifact(
-            parsed.evalSession,
-            environment === undefined ? {} : { environment },
-          );
-          entry = { input: target.display, fields: record, record };
-        } catch (error) {
-          if (
-            !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
-            !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
-          )
-            throw error;
-          invalid.push({ input: target.display, issues: costIssue(error) });
-          continue;
-        }
-        artifacts.unverified++;
-      } else {
-        // An eval-session artifact's bundle files sit beside it: verified there unless a root is given.
-        const referenceRoot =
-          options.artifactRoot ??
-          (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
-        const { verification, refusals, issues } = await verifyReferences(parsed.bundle, referenceRoot);
-        // A refusal is not a mismatch: nothing was compared (and it outranks one of the same bundle).
-        if (refusals.size > 0) {
-          artifacts.refused++;
-          for (const reason of refusals) artifacts.refusedReasons[reason]++;
-        } else artifacts[attemptArtifactVerification(verification.values())]++;
-        if (issues.length > 0) {
-          invalid.push({ input: target.display, issues });
-          continue;
-        }
-        const checkResults = await evaluateCaseChecks(
-          parsed.bundle,
-          assertionsByCase.get(parsed.bundle.identity.caseId) ?? [],
-          options.models,
-          store,
-        );
-        try {
-          const fields = convertBundleFields(parsed.bundle, {
-            fileSha256: parsed.fileSha256,
-            verification,
-            checkResults,
-            ...(environment === undefined ? {} : { environment }),
-            ...(parsed.evalSession === undefined ? {} : { evalSession: parsed.evalSession }),
-          });
-          entry = { input: target.display, fields, bundle: parsed.bundle };
-        } catch (error) {
-          if (
-            !isEvalbookError(error, 'paperclip_evalbook_cost_inconsistent') &&
-            !isEvalbookError(error, 'paperclip_evalbook_cost_out_of_range')
-          )
-            throw error;
-          invalid.push({ input: target.display, issues: costIssue(error) });
-          continue;
-        }
-      }
+      const { entry } = judged;
       // Found by the first pass, unless the file changed since: never written without keepForeign.
       const { fields } = entry;
       if (fields.environmentMismatch.length > 0 && !keepForeign && environment !== undefined) {
