@@ -209,19 +209,21 @@ beforeAll(async () => {
     });
   }
 }, 120_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** The invalid and unreadable lines of a run, by input: its codes (sorted), or `unreadable`. */
 const verdicts = (json: IngestJson): Record<string, string> =>
   Object.fromEntries([
-    ...json.invalid.map((item) => [
+    ...json.invalid.map((item): [string, string] => [
       item.input,
       item.issues
         .map((issue) => issue.code)
         .sort()
         .join(','),
     ]),
-    ...json.unreadable.map((item) => [item.input, 'unreadable']),
+    ...json.unreadable.map((item): [string, string] => [item.input, 'unreadable']),
   ]);
 
 describe('ingest judges each input the same with or without --env', () => {

@@ -28,7 +28,6 @@ import {
   convertArtifact,
   convertBundleFields,
   emptyArtifactCounts,
-  environmentMismatch,
   withCanonicalForm,
 } from './convert.js';
 import type {
@@ -258,7 +257,7 @@ async function firstPass(
   let processed = 0;
   for await (const read of readBundles(expandBundleInputs(inputs), readOptions)) {
     processed++;
-    const judged = await readInput(read, { ...context, artifacts, checks: async () => [] });
+    const judged = await readInput(read, { ...context, artifacts, checks: () => Promise.resolve([]) });
     if (judged.kind === 'unreadable') unreadable.push({ input: read.input.display, error: judged.error });
     else if (judged.kind === 'invalid') invalid.push({ input: read.input.display, issues: judged.issues });
     else {
