@@ -260,7 +260,6 @@ const SURFACES: Record<string, readonly string[]> = {
     'readAttemptFile',
     'readAttemptReadFile',
     'readBundles',
-    'readFileBytes',
     'readJsonDocument',
     'readNativeExecutionFile',
     'readNativeExecutionStream',

@@ -24,7 +24,6 @@ export { readJsonDocument } from './json-file.js';
 export { LineReader, lineEvents, writeFrames } from './line-framing.js';
 export type { LineEvent } from './line-framing.js';
 export {
-  readFileBytes,
   readNativeExecutionFile,
   readRegularFile,
   readRegularFileSync,
