@@ -142,6 +142,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'terminalText',
   ],
   evalbook: [
+    'ATTEMPT_PAGE_SIZE',
     'AttemptKey',
     'AttemptReplay',
     'CampaignRecordOutcome',
@@ -223,6 +224,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'trendText',
     'viewOf',
     'withExpectedChecks',
+    'writeAttemptPages',
     'writeCampaignPages',
     'writeReport',
   ],

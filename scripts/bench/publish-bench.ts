@@ -11,7 +11,8 @@
 // generated once into .bench/ (git-ignored) from a few real converted bundles, re-keyed.
 // A measurement, not a test: targets are reported, never enforced.
 //
-// Run alone: `tsx scripts/bench/publish-bench.ts [--attempts 100000] [--json]`.
+// Run alone: `tsx scripts/bench/publish-bench.ts [--attempts 100000] [--threads N] [--json]` (--threads:
+// publish's and --verify's, default theirs).
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,7 +106,11 @@ async function generate(path: string, attempts: number): Promise<void> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { attempts: { type: 'string', default: '100000' }, json: { type: 'boolean', default: false } },
+    options: {
+      attempts: { type: 'string', default: '100000' },
+      threads: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
   });
   const attempts = Number(values.attempts);
   if (!Number.isSafeInteger(attempts) || attempts < 1)
@@ -130,17 +135,32 @@ async function main(): Promise<void> {
   const report = join(dir, 'publish-report.html');
   rmSync(site, { recursive: true, force: true });
   rmSync(`${site}-public`, { recursive: true, force: true });
-  const results: Record<string, unknown> = { attempts, node: process.version };
+  const threads = values.threads === undefined ? [] : ['--threads', values.threads];
+  const results: Record<string, unknown> = {
+    attempts,
+    threads: values.threads ?? null,
+    node: process.version,
+  };
   const runs: [string, string[]][] = [
     [
       'report --format html',
       ['report', '--store', `sqlite:${path}`, '--format', 'html', '--run', CAMPAIGN, '--out', report],
     ],
-    ['publish', ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', site]],
-    ['publish --verify', ['publish', '--verify', site]],
+    ['publish', ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', site, ...threads]],
+    ['publish --verify', ['publish', '--verify', site, ...threads]],
     [
       'publish --public',
-      ['publish', '--store', `sqlite:${path}`, '--campaign', CAMPAIGN, '--out', `${site}-public`, '--public'],
+      [
+        'publish',
+        '--store',
+        `sqlite:${path}`,
+        '--campaign',
+        CAMPAIGN,
+        '--out',
+        `${site}-public`,
+        '--public',
+        ...threads,
+      ],
     ],
   ];
   let baseline: { seconds: number; cpuSeconds: number } | null = null;

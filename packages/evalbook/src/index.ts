@@ -47,7 +47,7 @@ export { SqliteStore } from './ledger/sqlite-store.js';
 export { ingest, ingestArtifactCountsText, ingestExitCode } from './ledger/ingest.js';
 export type { CaseCheckModels, IngestOptions, IngestProgress, IngestSummary } from './ledger/ingest.js';
 // The published site (issue 19): app's publishSite / verifySite / serveSite call these.
-export { writeCampaignPages } from './report/site/campaign-pages.js';
+export { ATTEMPT_PAGE_SIZE, writeAttemptPages, writeCampaignPages } from './report/site/campaign-pages.js';
 export { SITE_CSP, renderSiteIndex, siteScriptHashes } from './report/site/site-html.js';
 export { campaignFolder } from './report/site/site-names.js';
 export {

@@ -504,7 +504,7 @@ describe('renderAttemptPage', () => {
       ],
     });
     expect(linked).toContain(
-      '<nav class="site-nav"><a href="../../../index.html">All campaigns</a> · <a href="../index.html">Campaign &lt;c1&gt;</a></nav>',
+      '<nav class="site-nav"><a href="../../../index.html">All campaigns</a> &middot; <a href="../index.html">Campaign &lt;c1&gt;</a></nav>',
     );
     expect(() =>
       renderAttemptPage(replay, { title: 't', links: [{ href: 'javascript:x', label: 'x' }] }),
@@ -515,7 +515,11 @@ describe('renderAttemptPage', () => {
     fc.assert(
       fc.property(
         bundles,
-        fc.string({ unit: 'binary', maxLength: 600 }),
+        // ASCII titles too: then an ASCII page's parts are copied as Latin-1, not encoded.
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 600 }),
+          fc.string({ unit: 'binary-ascii', maxLength: 600 }),
+        ),
         fc.option(fc.string({ unit: 'grapheme', maxLength: 20 }).map((name) => `../${name}.html`)),
         (bundle, title, backHref) => {
           const replay = replayOfBundle(bundle);
@@ -530,6 +534,19 @@ describe('renderAttemptPage', () => {
     expect(() => renderAttemptPageBytes(replayOf(), { title: 't', backHref: 'https://x/' })).toThrow(
       /relative link/,
     );
+  });
+
+  it('is ASCII for an ASCII attempt: its dashes and middle dots are character references (a one-byte string)', () => {
+    const page = renderAttemptPage(replayOf(), {
+      title: 'Attempt a1',
+      links: [
+        { href: '../../../index.html', label: 'All campaigns' },
+        { href: '../index.html', label: 'Campaign c1' },
+      ],
+    });
+    expect(Buffer.byteLength(page, 'utf8')).toBe(page.length);
+    expect(page).toContain('&mdash;');
+    expect(page).toContain(' &middot; ');
   });
 });
 

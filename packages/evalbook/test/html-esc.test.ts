@@ -3,11 +3,14 @@
 // any text (any code points, and runs of the characters it treats: & < > " ' controls, format
 // characters, separators, `::`, `##[`, `##vso[`), esc gives exactly what both replacements give
 // (its plain-text path too); count is toLocaleString('en-US') (its hand-grouped integers too); usd is
-// formatUsd trimmed to cents (its BigInt-free path too).
+// formatUsd trimmed to cents (its BigInt-free path too); jsonHtml is text(jsonText(value, 2), limit)
+// for any JSON value and any limit (its one-pass writer, and its fallback for what is not JSON).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { count, esc, usd } from '../src/report/html/html-text.ts';
+import { jsonText } from '@paperclip-evals/contract';
+
+import { count, esc, jsonHtml, text, usd } from '../src/report/html/html-text.ts';
 import { formatUsd } from '../src/ledger/cost.ts';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -73,6 +76,67 @@ describe('esc', () => {
     ['an Azure command', '##vso[task]', '&#x23;#vso[task]'],
   ])('%s', (_name, text, escaped) => {
     expect(esc(text)).toBe(escaped);
+  });
+});
+
+describe('jsonHtml', () => {
+  /** What an attempt page wrote before: JSON.stringify (jsonText), then the escaper and clipper. */
+  const reference = (value: unknown, limit: number): string => text(jsonText(value, 2), limit);
+  // JSON values whose strings and keys hold what the escapers treat, at any depth.
+  const values = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      texts,
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('value'), { maxLength: 5 }),
+      fc.dictionary(texts, tie('value'), { maxKeys: 5 }),
+    ),
+  })).value;
+  const limits = fc.oneof(fc.constant(4000), fc.integer({ min: 0, max: 200 }));
+
+  it('gives what JSON.stringify and the escaper give, for any JSON value and limit', () => {
+    fc.assert(
+      fc.property(fc.oneof(values, fc.jsonValue()), limits, (value, limit) => {
+        expect(jsonHtml(value, limit)).toBe(reference(value, limit));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gives the same for what is not plain JSON (toJSON, undefined, holes, class instances), or throws as it does', () => {
+    fc.assert(
+      fc.property(fc.anything({ withDate: true, withMap: true, withNullPrototype: true }), (value) => {
+        let expected: string | { thrown: unknown };
+        try {
+          expected = reference(value, 4000);
+        } catch (error) {
+          expected = { thrown: error };
+        }
+        if (typeof expected === 'string') expect(jsonHtml(value, 4000)).toBe(expected);
+        else expect(() => jsonHtml(value, 4000)).toThrow(TypeError);
+      }),
+      { numRuns: 2000 },
+    );
+    for (const value of [
+      { at: new Date(0), skipped: undefined, fn: () => 1 },
+      [undefined, () => 1, Symbol('s')],
+      Object.assign(Object.create(null) as object, { a: 1 }),
+      [Number.NaN, Number.POSITIVE_INFINITY, -0],
+      { '::a': '##[x', b: '##VSO[y', c: '\u202e\u2028\u0000é😀\ud800' },
+    ])
+      expect(jsonHtml(value, 4000)).toBe(reference(value, 4000));
+    expect(() => jsonHtml(undefined, 4000)).toThrow(TypeError);
+    expect(() => jsonHtml(10n, 4000)).toThrow(TypeError);
+  });
+
+  it('clips JSON longer than its limit as text() does', () => {
+    const long = { items: Array.from({ length: 400 }, (_, index) => ({ index, name: `item ${index}` })) };
+    const html = jsonHtml(long, 4000);
+    expect(html).toBe(reference(long, 4000));
+    expect(html).toContain('class="clip"');
   });
 });
 

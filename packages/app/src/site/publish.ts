@@ -1,9 +1,11 @@
 // `evals publish`: the workflow behind the static site (issue 19). For each campaign asked for (one
 // with --campaign, else every run the store holds, in the order runs reached it), the store is read
 // once (evalbook's writeCampaignPages) and each page written as it is rendered (one synchronous
-// write per page, hashed from the bytes written, never held after) into a temporary
+// write per page, hashed from the bytes written, never held after: folder-writer.ts) into a temporary
 // sibling folder (`campaigns/.publishing-…`), then the folder is renamed into place: a reader sees no
-// folder or the whole one. A campaign folder is immutable: when its folder is there already, the
+// folder or the whole one. The attempt pages are rendered on several threads when the machine has
+// the cores (publish-workers.ts; --threads), with the same bytes as on one; a worker's error fails
+// the campaign like this thread's own, and its temporary folder is removed once no worker runs. A campaign folder is immutable: when its folder is there already, the
 // new bytes must be the old bytes (the manifests are equal and the folder still matches its
 // manifest) — then nothing changes — or that campaign is refused and its folder left as it is, while
 // every other campaign is published; the refusals are one paperclip_app_site_conflict once the root
@@ -14,8 +16,7 @@
 // mode), and a failure removes the site folders this publication created. Only then are the root files (index.html, history.json, latest.json,
 // latest-green.json) rewritten, each atomically (node's writeOutputFile), from every campaign.json
 // in the site. The publisher never deletes anything but its own temporary folder.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
@@ -37,12 +38,16 @@ import type { SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 import { withEvalbook } from '../evalbook.js';
+import { FolderWriter } from './folder-writer.js';
+import { publishThreads, startPageWorkers } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, manifestText } from './site-files.js';
 import { checkCampaignFolder } from './verify.js';
 
+import type { PageWorkerData } from './publish-workers.js';
 import type { ManifestEntry } from './site-files.js';
 
 export const PUBLISH_V1 = 'paperclip-evals/publish/v1';
+export { checkedThreads } from './publish-workers.js';
 
 export interface PublishRequest {
   /** `sqlite:PATH` or `postgres://…`; default: the environment's store, else the default store. */
@@ -59,6 +64,12 @@ export interface PublishRequest {
   readonly as?: string;
   /** Write the public projection (a closed allowlist). */
   readonly public?: boolean;
+  /**
+   * How many threads render a campaign's attempt pages, this one included (1: this thread only);
+   * default EVALS_PUBLISH_THREADS, else os.availableParallelism() up to 4 (publish-workers.ts).
+   * The folder's bytes are the same whatever the count.
+   */
+  readonly threads?: number;
   /** Told after each campaign folder. */
   readonly onCampaign?: (outcome: PublishedCampaign) => void;
 }
@@ -101,19 +112,27 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       const records = new Map(
         currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
       );
-      const ids =
-        request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
-      const render = (campaignId: string, siteId: string): Promise<PublishedCampaign> =>
-        publishCampaign(site, siteId, async (emit) =>
+      const runs = new Map((await store.runs()).map((run) => [run.runId, run.attempts]));
+      const ids = request.campaign === undefined ? [...runs.keys()] : [request.campaign];
+      const render = (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
+        // What a page worker renders its pages from: the same ledger, record and ids as this thread.
+        const share: PageShare = {
+          storeUrl,
+          campaignId,
+          record: records.get(campaignId) ?? null,
+          public: isPublic,
+          ...(siteId === campaignId ? {} : { siteId }),
+        };
+        const threads = publishThreads(request.threads, runs.get(campaignId) ?? 0);
+        return publishCampaign(site, siteId, share, threads, async (emit, claimPage) =>
           writeCampaignPages({
+            ...share,
             store,
-            campaignId,
-            record: records.get(campaignId) ?? null,
-            public: isPublic,
-            ...(siteId === campaignId ? {} : { siteId }),
             emit,
+            ...(claimPage === undefined ? {} : { claimPage }),
           }),
         );
+      };
       for (const campaignId of ids) {
         const siteId = request.as ?? campaignId;
         try {
@@ -304,41 +323,47 @@ async function siteCampaigns(site: string): Promise<SiteCampaign[]> {
 }
 
 type Emit = (path: string, content: string | Uint8Array) => Promise<void>;
+type PageShare = Omit<PageWorkerData, 'folder' | 'counter'>;
 
+/** Publishes one campaign folder, `campaigns/<siteId>/`, on `threads` threads (this one included). */
 async function publishCampaign(
   site: string,
   campaignId: string,
-  render: (emit: Emit) => Promise<SiteCampaign>,
+  share: PageShare,
+  threads: number,
+  render: (emit: Emit, claimPage?: () => number) => Promise<SiteCampaign>,
 ): Promise<PublishedCampaign> {
   const folder = campaignFolder(campaignId);
   const final = join(site, folder);
   const temporary = join(site, CAMPAIGNS, `.publishing-${randomBytes(6).toString('hex')}`);
   await mkdir(temporary);
   try {
-    const files: ManifestEntry[] = [];
-    // A campaign folder has a few subfolders (attempts/, tests/): each made once, not per page.
-    const made = new Set<string>([temporary]);
-    // Each page is written as it is rendered, in ONE synchronous call (open, write, close: no
-    // per-page mkdir, no pool of pending writes holding pages), and hashed and sized from the very
-    // bytes written; nothing keeps the page once it is on disk, so memory stays flat whatever the
-    // campaign's size (100,000 pages are 100,000 writes, issue 19).
+    // Each page is written as it is rendered, in one synchronous write (folder-writer.ts).
+    const writer = new FolderWriter(temporary);
     const emit: Emit = (path, content) => {
-      const at = join(temporary, path);
-      const parent = dirname(at);
-      if (!made.has(parent)) {
-        mkdirSync(parent, { recursive: true });
-        made.add(parent);
-      }
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-      writeFileSync(at, bytes, { flag: 'wx' });
-      files.push({
-        path,
-        sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-        size: bytes.length,
-      });
+      writer.write(path, content);
       return Promise.resolve();
     };
-    const campaign = await render(emit);
+    let campaign: SiteCampaign;
+    if (threads === 1) campaign = await render(emit);
+    else {
+      // The other threads take pages of the stream from the same counter (publish-workers.ts).
+      const counter = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+      const claims = new Int32Array(counter);
+      const workers = startPageWorkers(threads - 1, { ...share, folder: temporary, counter });
+      try {
+        campaign = await render(emit, () => {
+          workers.check();
+          return Atomics.add(claims, 0, 1);
+        });
+        for (const entry of await workers.entries) writer.entries.push(entry);
+      } finally {
+        // Whatever happened, no worker writes into the folder once this returns (it is removed below).
+        await workers.stop();
+      }
+    }
+    const files = writer.entries;
+    assertEveryAttemptPage(campaign, files);
     const manifest = manifestText(campaignId, files);
     await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });
     const summary = {
@@ -361,6 +386,29 @@ async function publishCampaign(
   } finally {
     await rm(temporary, { recursive: true, force: true });
   }
+}
+
+/**
+ * The folder holds one page per counted attempt, no more, no less: threads that read the store at
+ * different moments while attempts of the campaign were being added could disagree (a page missing,
+ * or one for an attempt the summary did not count). Then nothing is published.
+ */
+function assertEveryAttemptPage(campaign: SiteCampaign, files: readonly ManifestEntry[]): void {
+  const pages = files.filter((entry) => entry.path.startsWith('attempts/')).length;
+  if (pages === campaign.attempts) return;
+  throw new AppError(
+    'paperclip_app_input_invalid',
+    `campaign ${campaign.campaignId} changed while it was published (${campaign.attempts} attempts counted, ${pages} attempt pages written): nothing was published; publish it again once its attempts are all ingested`,
+    [
+      {
+        code: 'campaign_changed_while_publishing',
+        message: 'attempts of the campaign were added while it was read',
+        path: campaign.folder,
+        expected: `${campaign.attempts} attempt pages`,
+        received: `${pages}`,
+      },
+    ],
+  );
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { join, posix, resolve } from 'node:path';
 
 import { credentialShapedValues } from '@paperclip-evals/contract';
@@ -27,6 +28,7 @@ import { siteScriptHashes } from '@paperclip-evals/evalbook';
 import type { Issue } from '@paperclip-evals/contract';
 
 import { AppError } from '../errors.js';
+import { threadCount } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, isCampaignPath } from './site-files.js';
 
 import type { ManifestEntry } from './site-files.js';
@@ -87,8 +89,16 @@ async function walk(root: string, issues: Issue[]): Promise<string[]> {
   return files;
 }
 
+export interface VerifyOptions {
+  /**
+   * How many threads read and check the campaign folders' files, this one included (1: this thread
+   * only); default as publish's (publish-workers.ts). The result is the same whatever the count.
+   */
+  readonly threads?: number;
+}
+
 /** Checks a site folder; never throws for a defect (they are the result's issues). */
-export async function verifySite(sitePath: string): Promise<SiteVerification> {
+export async function verifySite(sitePath: string, options: VerifyOptions = {}): Promise<SiteVerification> {
   const site = resolve(sitePath);
   const top = await lstat(site).catch(() => null);
   if (top === null || top.isSymbolicLink() || !top.isDirectory())
@@ -137,19 +147,32 @@ export async function verifySite(sitePath: string): Promise<SiteVerification> {
         ),
       );
   const scripts = new Set(siteScriptHashes());
-  // Each file read once: a campaign folder's files as their digests are checked, the rest after.
+  // Each file read once: a campaign folder's files in chunks (on several threads when there are
+  // the cores), each chunk's digests and content checks from the same bytes; the rest after.
   const checked = new Set<string>();
-  const content = (path: string, bytes: Buffer): void => {
-    checked.add(path);
-    issues.push(...checkContent(path, bytes, all, scripts));
-  };
-  for (const [folder, inside] of [...campaigns].sort())
-    issues.push(
-      ...(await checkCampaignFolder(join(site, folder), folder, inside, (path, bytes) => {
-        content(`${folder}/${path}`, bytes);
-      })),
-    );
-  for (const path of files) if (!checked.has(path)) content(path, readFileSync(join(site, path)));
+  const folders = [...campaigns].sort().map(([folder, inside]) => {
+    const plan = planFolder(join(site, folder), folder, inside);
+    checked.add(`${folder}/${MANIFEST}`);
+    if (plan.manifestBytes !== null)
+      plan.issues.push(...checkContent(`${folder}/${MANIFEST}`, plan.manifestBytes, all, scripts));
+    for (const chunk of plan.chunks)
+      for (const entry of chunk.entries)
+        if (isCampaignPath(entry.path) && all.has(`${folder}/${entry.path}`))
+          checked.add(`${folder}/${entry.path}`);
+    return plan;
+  });
+  const chunks = folders.flatMap((plan) => plan.chunks);
+  const results = await checkChunks(site, chunks, files, scripts, options.threads);
+  let next = 0;
+  for (const plan of folders) {
+    const done = results.slice(next, next + plan.chunks.length);
+    next += plan.chunks.length;
+    // As one pass reports them: every file's content issues, then the folder's own.
+    issues.push(...plan.issues, ...done.flatMap((result) => result.content));
+    issues.push(...plan.folderIssues, ...done.flatMap((result) => result.files));
+  }
+  for (const path of files)
+    if (!checked.has(path)) issues.push(...checkContent(path, readFileSync(join(site, path)), all, scripts));
   return {
     schema: SITE_VERIFICATION_V1,
     site: sitePath,
@@ -160,44 +183,160 @@ export async function verifySite(sitePath: string): Promise<SiteVerification> {
   };
 }
 
+/** Files of one campaign folder checked together (by one thread). */
+export interface FolderChunk {
+  /** The campaign folder (`campaigns/<id>`), relative to the site. */
+  readonly folder: string;
+  readonly entries: readonly ManifestEntry[];
+}
+
+/** A chunk's issues: its files' content issues, and their own (missing, digest mismatch). */
+export interface ChunkResult {
+  readonly content: readonly Issue[];
+  readonly files: readonly Issue[];
+}
+
+/** Manifest entries one thread checks at a time. */
+const CHUNK_ENTRIES = 500;
+
+/** What a verify worker is started with: the site and its files (the link checks' universe). */
+export interface VerifyWorkerData {
+  readonly site: string;
+  readonly files: readonly string[];
+}
+export interface VerifyWorkerRequest {
+  readonly index: number;
+  readonly chunk: FolderChunk;
+}
+export type VerifyWorkerReply =
+  | { readonly index: number; readonly result: ChunkResult }
+  | { readonly index: number; readonly error: string };
+
+/** The worker there (built; see publish-workers.ts), from dist/site/ and src/site/ alike. */
+const VERIFY_WORKER = new URL('../../dist/site/verify-worker.js', import.meta.url);
+
 /**
- * One campaign folder against its bundle-manifest.json: every listed file there with its digest and
- * size, nothing unlisted, every path one the layout has (`inside`: its files, when already walked).
- * `read` is handed each file's bytes as they were hashed (the manifest's too), so a caller that checks
- * their content reads no file twice.
+ * Every chunk's result, in the chunks' order: on this thread alone, or shared with verify workers
+ * (each is handed the next chunk as soon as it answers; this thread checks one chunk at a time in
+ * between). A worker's error, or this thread's, fails the verification (no partial result).
  */
-export async function checkCampaignFolder(
-  absolute: string,
-  folder: string,
-  inside?: readonly string[],
-  read?: (path: string, bytes: Buffer) => void,
-): Promise<Issue[]> {
-  const issues: Issue[] = [];
-  const present = inside ?? (await walk(absolute, issues));
+async function checkChunks(
+  site: string,
+  chunks: readonly FolderChunk[],
+  files: readonly string[],
+  scripts: ReadonlySet<string>,
+  requested: number | undefined,
+): Promise<ChunkResult[]> {
+  const all = new Set(files);
+  const threads = threadCount(requested, chunks.length);
+  if (threads === 1) return chunks.map((chunk) => checkChunk(site, chunk, all, scripts));
+  const results: ChunkResult[] = [];
+  const workers = Array.from(
+    { length: threads - 1 },
+    () => new Worker(VERIFY_WORKER, { workerData: { site, files } satisfies VerifyWorkerData, execArgv: [] }),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let next = 0;
+      let answered = 0;
+      let failed = false;
+      const fail = (error: unknown): void => {
+        failed = true;
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const settle = (): void => {
+        if (!failed && answered === chunks.length) resolve();
+      };
+      const give = (worker: Worker): void => {
+        const index = next;
+        const chunk = chunks[index];
+        if (failed || chunk === undefined) return;
+        next++;
+        worker.postMessage({ index, chunk } satisfies VerifyWorkerRequest);
+      };
+      for (const worker of workers) {
+        worker.on('message', (reply: VerifyWorkerReply) => {
+          if ('error' in reply) {
+            fail(new Error(`a verify worker failed: ${reply.error}`));
+            return;
+          }
+          results[reply.index] = reply.result;
+          answered++;
+          give(worker);
+          settle();
+        });
+        worker.once('error', fail);
+        worker.once('exit', (code) => {
+          if (answered < chunks.length)
+            fail(new Error(`a verify worker exited (code ${code}) before it answered`));
+        });
+        give(worker);
+      }
+      const own = (): void => {
+        const index = next;
+        const chunk = chunks[index];
+        if (failed || chunk === undefined) return;
+        next++;
+        try {
+          results[index] = checkChunk(site, chunk, all, scripts);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        answered++;
+        settle();
+        // Let the workers' answers in (and hand them more) before this thread's next chunk.
+        setImmediate(own);
+      };
+      setImmediate(own);
+    });
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+  return results;
+}
+
+interface FolderPlan {
+  /** The manifest's bytes (null: unreadable), for its own content check. */
+  readonly manifestBytes: Buffer | null;
+  /** Issues found before its files are read (the manifest's content; a missing manifest). */
+  readonly issues: Issue[];
+  /** The folder's issues that come before its files' (paths the manifest does not list). */
+  readonly folderIssues: readonly Issue[];
+  readonly chunks: readonly FolderChunk[];
+}
+
+/** Reads a campaign folder's manifest and splits its entries into chunks. */
+function planFolder(absolute: string, folder: string, present: readonly string[]): FolderPlan {
+  let manifestBytes: Buffer | null = null;
   let entries: ManifestEntry[];
   try {
-    const bytes = readFileSync(join(absolute, MANIFEST));
-    read?.(MANIFEST, bytes);
-    const manifest = JSON.parse(bytes.toString('utf8')) as { files?: unknown };
+    manifestBytes = readFileSync(join(absolute, MANIFEST));
+    const manifest = JSON.parse(manifestBytes.toString('utf8')) as { files?: unknown };
     if (!Array.isArray(manifest.files)) throw new Error('no files[]');
     entries = manifest.files as ManifestEntry[];
   } catch {
-    return [
-      ...issues,
-      issue(
-        'site_manifest_missing',
-        `${folder}/${MANIFEST}`,
-        `${folder} has no readable ${MANIFEST}`,
-        'the manifest evals publish wrote (every file, sha256 and size)',
-        'missing or not JSON',
-      ),
-    ];
+    return {
+      manifestBytes,
+      issues: [],
+      folderIssues: [
+        issue(
+          'site_manifest_missing',
+          `${folder}/${MANIFEST}`,
+          `${folder} has no readable ${MANIFEST}`,
+          'the manifest evals publish wrote (every file, sha256 and size)',
+          'missing or not JSON',
+        ),
+      ],
+      chunks: [],
+    };
   }
-  const listed = new Map(entries.map((entry) => [entry.path, entry]));
+  const listed = new Set(entries.map((entry) => entry.path));
+  const folderIssues: Issue[] = [];
   for (const path of present) {
     if (path === MANIFEST) continue;
     if (!listed.has(path) || !isCampaignPath(path))
-      issues.push(
+      folderIssues.push(
         issue(
           'site_unknown_path',
           `${folder}/${path}`,
@@ -207,11 +346,29 @@ export async function checkCampaignFolder(
         ),
       );
   }
-  const there = new Set(present);
-  for (const entry of entries) {
-    const path = `${folder}/${entry.path}`;
-    if (!isCampaignPath(entry.path) || !there.has(entry.path)) {
-      issues.push(
+  const chunks: FolderChunk[] = [];
+  for (let at = 0; at < entries.length; at += CHUNK_ENTRIES)
+    chunks.push({ folder, entries: entries.slice(at, at + CHUNK_ENTRIES) });
+  return { manifestBytes, issues: [], folderIssues, chunks };
+}
+
+/**
+ * One chunk of a campaign folder's files against their manifest entries: each listed file there
+ * (`all`: the site's files) read once, its sha256 and size compared, and — with `scripts` — its
+ * content checked from the same bytes. The main thread and the verify workers run this alike.
+ */
+export function checkChunk(
+  site: string,
+  chunk: FolderChunk,
+  all: ReadonlySet<string>,
+  scripts: ReadonlySet<string> | null,
+): ChunkResult {
+  const content: Issue[] = [];
+  const files: Issue[] = [];
+  for (const entry of chunk.entries) {
+    const path = `${chunk.folder}/${entry.path}`;
+    if (!isCampaignPath(entry.path) || !all.has(path)) {
+      files.push(
         issue(
           'site_file_missing',
           path,
@@ -222,11 +379,11 @@ export async function checkCampaignFolder(
       );
       continue;
     }
-    const bytes = readFileSync(join(absolute, entry.path));
-    read?.(entry.path, bytes);
+    const bytes = readFileSync(join(site, path));
+    if (scripts !== null) content.push(...checkContent(path, bytes, all, scripts));
     const sha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
     if (sha256 !== entry.sha256 || bytes.length !== entry.size)
-      issues.push(
+      files.push(
         issue(
           'site_digest_mismatch',
           path,
@@ -236,7 +393,22 @@ export async function checkCampaignFolder(
         ),
       );
   }
-  return issues;
+  return { content, files };
+}
+
+/**
+ * One campaign folder against its bundle-manifest.json (publish's check of a folder already
+ * there): every listed file there with its digest and size, nothing unlisted, every path one the
+ * layout has. Its files' content is verifySite's to check.
+ */
+export async function checkCampaignFolder(absolute: string, folder: string): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  const present = await walk(absolute, issues);
+  const plan = planFolder(absolute, folder, present);
+  const all = new Set(present.map((path) => `${folder}/${path}`));
+  const site = absolute.slice(0, absolute.length - folder.length);
+  const results = plan.chunks.map((chunk) => checkChunk(site, chunk, all, null));
+  return [...issues, ...plan.folderIssues, ...results.flatMap((result) => result.files)];
 }
 
 const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
@@ -270,7 +442,7 @@ const unquote = (value: string): string =>
     .trim();
 
 /** The page's own scripts, remote resources, local links and credential-shaped values. */
-function checkContent(
+export function checkContent(
   path: string,
   bytes: Buffer,
   all: ReadonlySet<string>,

@@ -48,6 +48,10 @@ export function addPublishCommands(program: Command): void {
     )
     .option('--public', 'write the public projection (a closed allowlist of fields)')
     .option(
+      '--threads <n>',
+      'threads that render attempt pages (or, with --verify, check files), this one included: 1 to 64 (default: $EVALS_PUBLISH_THREADS, else the cores Node may use, at most 4); the site is the same byte for byte whatever the count',
+    )
+    .option(
       '--verify <site>',
       'check a site instead: every file as its manifest says, no unknown path, no symlink, no foreign script, no remote resource, no broken link, no credential-shaped value',
     )
@@ -69,6 +73,7 @@ export function addPublishCommands(program: Command): void {
         '  $ evals publish --store sqlite:.evalbook/evalbook.sqlite --out site',
         '  $ evals publish --campaign nightly-42 --out site --public',
         '  $ evals publish --campaign nightly-42 --as nightly-42-report-1 --out site   # a retraction since: the revision',
+        '  $ evals publish --campaign nightly-42 --out site --threads 1   # one thread (the same bytes)',
         '  $ evals publish --verify site && aws s3 sync site s3://evals-site   # verify is the gate before any upload',
         '  $ evals view site',
         '',
@@ -84,6 +89,7 @@ export function addPublishCommands(program: Command): void {
           campaign?: string;
           as?: string;
           public?: true;
+          threads?: string;
           verify?: string;
           json?: true;
         }) => {

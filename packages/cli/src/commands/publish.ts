@@ -14,6 +14,7 @@ export interface PublishCommandOptions {
   readonly campaign?: string;
   readonly as?: string;
   readonly public: boolean;
+  readonly threads?: string;
   readonly verify?: string;
   readonly json: boolean;
 }
@@ -30,8 +31,14 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
       throw new UsageError(
         '--verify SITE takes no --out, --store, --campaign, --as or --public: it only checks a site',
       );
-    const { verifySite } = await import('@paperclip-evals/app/site/verify');
-    const result = await verifySite(options.verify);
+    const [{ verifySite }, { checkedThreads }] = await Promise.all([
+      import('@paperclip-evals/app/site/verify'),
+      import('@paperclip-evals/app/site/publish'),
+    ]);
+    const result = await verifySite(
+      options.verify,
+      options.threads === undefined ? {} : { threads: checkedThreads(options.threads, '--threads') },
+    );
     if (options.json) printJson(result);
     else if (result.ok)
       printLines('stdout', [
@@ -52,8 +59,9 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
   }
   if (options.out === undefined)
     throw new UsageError('evals publish needs --out SITE (the site folder), or --verify SITE to check one');
-  const { publishSite } = await import('@paperclip-evals/app/site/publish');
+  const { checkedThreads, publishSite } = await import('@paperclip-evals/app/site/publish');
   const result = await publishSite({
+    ...(options.threads === undefined ? {} : { threads: checkedThreads(options.threads, '--threads') }),
     out: options.out,
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.env === undefined ? {} : { env: options.env }),

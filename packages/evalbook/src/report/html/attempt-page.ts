@@ -16,27 +16,24 @@
 // report.js in the report, by clip.js on a replay page; without script the head shows). Every string from the evalbook is escaped (esc/text).
 // Marks: a denied call shows its code and authorization boundary, a conflict or failure its code; a
 // missing recording is a visible block with the reason, never an empty page.
-import { jsonText } from '@paperclip-evals/contract';
-
-import { count, esc, text, tip, usd } from './html-text.js';
+import { count, esc, jsonHtml, text, tip, usd } from './html-text.js';
 import { replayPageCsp, reportPageAssets } from './page-assets.js';
 import { ATTEMPT_REPLAY_V1 } from '../attempt-replay.js';
 
 import type { AttemptReplay, ReplayEvent, ReplayToolCall, ReplayTurn } from '../attempt-replay.js';
 
 const show = (value: string | number | boolean | null | undefined): string =>
-  value === null || value === undefined || value === '' ? '—' : text(String(value));
+  value === null || value === undefined || value === '' ? '&mdash;' : text(String(value));
 const dl = (rows: readonly (readonly [string, string])[]): string =>
   `<dl>${rows.map(([name, value]) => `<dt>${esc(name)}</dt><dd>${value}</dd>`).join('')}</dl>`;
 const chip = (status: string): string =>
   `<span class="chip ${esc(status)}">${esc(status.replaceAll('_', ' '))}</span>`;
 /** Recorded JSON, inside a <details> (laid out only when opened): clipped past JSON_TEXT_LIMIT. */
 const JSON_TEXT_LIMIT = 4000;
-const json = (value: unknown): string =>
-  `<pre class="json">${text(jsonText(value, 2), JSON_TEXT_LIMIT)}</pre>`;
+const json = (value: unknown): string => `<pre class="json">${jsonHtml(value, JSON_TEXT_LIMIT)}</pre>`;
 const money = (nanodollars: number | null): string =>
   nanodollars === null ? 'none' : `${usd(nanodollars)} (${count(nanodollars)} nanodollars)`;
-const ms = (value: number | null): string => (value === null ? '—' : `${count(value)} ms`);
+const ms = (value: number | null): string => (value === null ? '&mdash;' : `${count(value)} ms`);
 const box = (id: string, title: string, body: string, extra = ''): string =>
   `<section class="replay-${id}"${extra}><h4>${esc(title)}</h4>${body}</section>`;
 
@@ -70,7 +67,7 @@ function toolCall(call: ReplayToolCall): string {
 }
 
 function event(entry: ReplayEvent): string {
-  const meta = `<span class="event-meta">${esc(entry.eventType)}${entry.channel === null ? '' : ` · ${esc(entry.channel)}`}${entry.at === null ? '' : ` · ${esc(entry.at)}`}</span>`;
+  const meta = `<span class="event-meta">${esc(entry.eventType)}${entry.channel === null ? '' : ` &middot; ${esc(entry.channel)}`}${entry.at === null ? '' : ` &middot; ${esc(entry.at)}`}</span>`;
   if (entry.text !== null)
     return `<div class="msg" data-event-type="${esc(entry.eventType)}"${entry.channel === null ? '' : ` data-channel="${esc(entry.channel)}"`}>${meta}<p class="msg-text">${text(entry.text)}</p></div>`;
   return `<details class="event" data-event-type="${esc(entry.eventType)}"><summary>${meta}</summary>${json(entry.payload)}</details>`;
@@ -147,7 +144,7 @@ function checksSection(replay: AttemptReplay): string {
   const rows = replay.checks
     .map(
       (check) =>
-        `<tr data-check="${esc(check.checkId)}" data-status="${esc(check.status)}"><td><code>${text(check.checkId)}</code></td><td>${check.layer === null ? 'runner' : esc(String(check.layer))}</td><td>${chip(check.status)}</td><td class="n">${check.score === null ? '—' : esc(String(check.score))}</td><td>${show(check.reason)}</td></tr>`,
+        `<tr data-check="${esc(check.checkId)}" data-status="${esc(check.status)}"><td><code>${text(check.checkId)}</code></td><td>${check.layer === null ? 'runner' : esc(String(check.layer))}</td><td>${chip(check.status)}</td><td class="n">${check.score === null ? '&mdash;' : esc(String(check.score))}</td><td>${show(check.reason)}</td></tr>`,
     )
     .join('');
   return box(
@@ -197,7 +194,7 @@ function artifactsSection(replay: AttemptReplay): string {
     `Artifacts: ${replay.artifacts.verification}`,
     replay.artifacts.references.length === 0
       ? '<p class="note">No artifact references.</p>'
-      : `<div class="table-wrap"><table><thead><tr><th scope="col">role</th><th scope="col">uri</th><th scope="col">sha256</th><th scope="col" class="n">bytes</th><th scope="col">media type</th><th scope="col">verification</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">verified: ingest read the bytes under --artifact-root and their sha256 matched · unverified: not checked (no --artifact-root, or the file absent there) · mismatched: the bytes differ.</p>`,
+      : `<div class="table-wrap"><table><thead><tr><th scope="col">role</th><th scope="col">uri</th><th scope="col">sha256</th><th scope="col" class="n">bytes</th><th scope="col">media type</th><th scope="col">verification</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">verified: ingest read the bytes under --artifact-root and their sha256 matched &middot; unverified: not checked (no --artifact-root, or the file absent there) &middot; mismatched: the bytes differ.</p>`,
     ` data-artifacts="${replay.artifacts.verification}"`,
   );
 }
@@ -334,7 +331,7 @@ function frame(): PageFrame {
 <main class="replay-page">
 <header><h1>`;
   const close = `
-<footer>Paperclip Evals · ${ATTEMPT_REPLAY_V1} · one self-contained file: it loads nothing from the network.</footer>
+<footer>Paperclip Evals &middot; ${ATTEMPT_REPLAY_V1} &middot; one self-contained file: it loads nothing from the network.</footer>
 </main>
 <script>${clipScript}</script>
 </body>
@@ -365,7 +362,7 @@ function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly
       : `<p><a href="${esc(options.backHref)}" data-field="back">← back</a></p>`) +
     (options.links === undefined || options.links.length === 0
       ? ''
-      : `<nav class="site-nav">${options.links.map((link) => `<a href="${esc(link.href)}">${esc(link.label)}</a>`).join(' · ')}</nav>`);
+      : `<nav class="site-nav">${options.links.map((link) => `<a href="${esc(link.href)}">${esc(link.label)}</a>`).join(' &middot; ')}</nav>`);
   return [tip(options.title), `${text(options.title)}</h1>${back}</header>\n${renderAttemptReplay(replay)}`];
 }
 
@@ -378,16 +375,19 @@ export function renderAttemptPage(replay: AttemptReplay, options: AttemptPageOpt
 
 /**
  * The same page as its UTF-8 bytes, for a site that writes 100,000 of them: the frame's bytes are
- * encoded once, only the page's own parts each time.
+ * encoded once, only the page's own parts each time. The page's markup is ASCII (its dashes and
+ * middle dots are character references), so a page whose recorded text is ASCII too is a one-byte
+ * string, and its UTF-8 bytes are its Latin-1 bytes: copied, not encoded (issue 19). Checked, never
+ * assumed: a part with any character past U+007F (its UTF-8 length is not its length) is encoded
+ * as UTF-8.
  */
 export function renderAttemptPageBytes(replay: AttemptReplay, options: AttemptPageOptions): Buffer {
   const { openBytes, headBytes, closeBytes } = frame();
   const [title, body] = pageParts(replay, options);
-  return Buffer.concat([
-    openBytes,
-    Buffer.from(title, 'utf8'),
-    headBytes,
-    Buffer.from(body, 'utf8'),
-    closeBytes,
-  ]);
+  return Buffer.concat([openBytes, utf8Bytes(title), headBytes, utf8Bytes(body), closeBytes]);
+}
+
+/** `Buffer.from(part, 'utf8')`, copied as Latin-1 when the part is ASCII (the same bytes). */
+function utf8Bytes(part: string): Buffer {
+  return Buffer.from(part, Buffer.byteLength(part, 'utf8') === part.length ? 'latin1' : 'utf8');
 }

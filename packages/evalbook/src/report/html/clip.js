@@ -1,4 +1,4 @@
-// The one script of an attempt's replay page (attempt-page.ts): it wires the page's clipped texts —
+// The one script of an attempt's replay page (attempt-page.ts): it wires the page's clipped texts:
 // a text past the limit shows its head and a "show all" button that swaps in the whole text (the
 // same markup and behaviour as report.js's clips in the report). Inlined, its sha256 in the page's
 // CSP; without it the head still shows. It reads nothing and loads nothing.

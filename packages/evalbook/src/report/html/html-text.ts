@@ -1,7 +1,10 @@
 // Text from the evalbook as HTML, for every page Evals writes (the report, an attempt's replay page):
 // one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
-// whole), one tooltip form (tip), one exact USD form (usd) and one for reading (money). Every string from the evalbook reaches HTML
-// through these.
+// whole), one tooltip form (tip), one exact USD form (usd) and one for reading (money), and one
+// writer of recorded JSON as HTML text (jsonHtml: text(jsonText(value, 2), limit) in one pass).
+// Every string from the evalbook reaches HTML through these.
+import { jsonText } from '@paperclip-evals/contract';
+
 import { displayUsd, formatUsd } from '../../ledger/cost.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -107,4 +110,135 @@ export function usd(nanodollars: number | null): string {
   }
   const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
   return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}
+
+/**
+ * `text(jsonText(value, 2), limit)` — recorded JSON, indented by two, as escaped HTML text — written
+ * in one pass for a JSON value (what JSON.parse gives), with no JSON.stringify and no escaping pass
+ * over its text (an attempt page shows a dozen such blocks: they were half its rendering, issue 19).
+ * The same characters, by construction: outside its strings JSON is ASCII that esc changes only at
+ * its line feeds (`&#xa;`) and quotes (`&quot;`), and a string's escapes never reach past its quotes
+ * (esc's `::` and `##[`, jsonText's `##[`), so each string is written as esc(jsonText(string)) —
+ * as it is between `&quot;`s when it is printable ASCII with none of `"\&<>'`, `::` or `##`. A
+ * value it does not know (a toJSON, a class instance, a bigint, undefined) or JSON longer than
+ * `limit` (then clipped by text()) is written by the two passes as before. Property-tested against
+ * them (packages/evalbook/test/html-esc.test.ts).
+ */
+export function jsonHtml(value: unknown, limit: number): string {
+  json.html = '';
+  json.raw = 0;
+  json.limit = limit;
+  const written = writeJson(value, 0) ? json.html : text(jsonText(value, 2), limit);
+  json.html = '';
+  return written;
+}
+
+/** jsonHtml's output so far: its HTML, the length of the JSON text it stands for, the most it may be. */
+const json = { html: '', raw: 0, limit: 0 };
+/** `&#xa;` and the indentation of each depth (jsonText's line feed, escaped by esc). */
+const LINE_BREAKS: string[] = [];
+const lineBreak = (depth: number): string => (LINE_BREAKS[depth] ??= `&#xa;${'  '.repeat(depth)}`);
+
+/** Writes `value` at `depth`; false when jsonHtml must take the two passes (see there). */
+function writeJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      return writeJsonString(value);
+    case 'number':
+    case 'boolean': {
+      const literal = typeof value === 'number' && !Number.isFinite(value) ? 'null' : String(value);
+      json.html += literal;
+      json.raw += literal.length;
+      return json.raw <= json.limit;
+    }
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) {
+    json.html += 'null';
+    json.raw += 4;
+    return json.raw <= json.limit;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    if (value.length === 0) {
+      json.html += '[]';
+      json.raw += 2;
+      return json.raw <= json.limit;
+    }
+    const inner = lineBreak(depth + 1);
+    for (let index = 0; index < value.length; index++) {
+      json.html += index === 0 ? `[${inner}` : `,${inner}`;
+      json.raw += 2 + 2 * (depth + 1);
+      const item: unknown = value[index];
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+        json.html += 'null';
+        json.raw += 4;
+      } else if (!writeJson(item, depth + 1)) return false;
+    }
+    json.html += `${lineBreak(depth)}]`;
+    json.raw += 2 + 2 * depth;
+    return json.raw <= json.limit;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const entries = value as Record<string, unknown>;
+  if (typeof entries.toJSON === 'function') return false;
+  const inner = lineBreak(depth + 1);
+  let first = true;
+  for (const key of Object.keys(entries)) {
+    const item = entries[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    json.html += first ? `{${inner}` : `,${inner}`;
+    json.raw += 2 + 2 * (depth + 1);
+    first = false;
+    if (!writeJsonString(key)) return false;
+    json.html += ': ';
+    json.raw += 2;
+    if (!writeJson(item, depth + 1)) return false;
+  }
+  if (first) {
+    json.html += '{}';
+    json.raw += 2;
+  } else {
+    json.html += `${lineBreak(depth)}}`;
+    json.raw += 2 + 2 * depth;
+  }
+  return json.raw <= json.limit;
+}
+
+/** A JSON string as esc(jsonText(string)); false once past the limit. */
+function writeJsonString(value: string): boolean {
+  let plain = true;
+  let previous = 0;
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    // Printable ASCII but for what JSON or HTML escapes (" \ & < > '), and no `::` or `##`.
+    if (
+      unit < 0x20 ||
+      unit > 0x7e ||
+      unit === 0x22 ||
+      unit === 0x5c ||
+      unit === 0x26 ||
+      unit === 0x3c ||
+      unit === 0x3e ||
+      unit === 0x27 ||
+      ((unit === 0x3a || unit === 0x23) && unit === previous)
+    ) {
+      plain = false;
+      break;
+    }
+    previous = unit;
+  }
+  if (plain) {
+    json.html += `&quot;${value}&quot;`;
+    json.raw += value.length + 2;
+  } else {
+    const literal = jsonText(value);
+    json.html += esc(literal);
+    json.raw += literal.length;
+  }
+  return json.raw <= json.limit;
 }

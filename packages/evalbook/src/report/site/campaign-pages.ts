@@ -2,7 +2,8 @@
 // attempts (store.attempts(campaignId), through the run's index): each
 // attempt of the campaign (runId = campaignId) is rendered and handed to `emit` as soon as it is read
 // (never held as page text: 100,000 attempts are 100,000 writes, not one string; their bundles read
-// 500 at a time), then the grid page
+// 500 at a time — a page of the stream; with claimPage, only the pages this thread claims, the others
+// rendered by threads running writeAttemptPages over the same stream), then the grid page
 // (the report's renderHtml over this campaign's summary), a page per case and campaign.json. A private
 // attempt page is the attempt replay's (buildAttemptReplay, renderAttemptPage); a public one is the
 // allowlisted projection's. The
@@ -16,6 +17,7 @@
 // no retraction text.
 import { EvalbookError } from '../../errors.js';
 import { SummaryBuilder } from '../../analysis/summary.js';
+import { attemptVerdict } from '../../analysis/scoring.js';
 import { renderHtml } from '../html/render-html.js';
 import { renderAttemptPageBytes } from '../html/attempt-page.js';
 import { esc } from '../html/html-text.js';
@@ -27,7 +29,7 @@ import { renderCasePage, renderPublicAttemptPage } from './site-html.js';
 import { attemptPage, campaignFolder, casePage } from './site-names.js';
 import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
 
-import type { EvalbookSummary } from '../../analysis/summary.js';
+import type { EvalbookSummary, SummaryOptions } from '../../analysis/summary.js';
 import type { LedgerStore, StoredAttempt } from '../../ledger/store.js';
 import type { AttemptVerdict } from '../../analysis/scoring.js';
 import type { AttemptReplay } from '../attempt-replay.js';
@@ -48,10 +50,35 @@ export interface CampaignPagesOptions {
   readonly siteId?: string;
   /** Receives each file of the folder (a path inside it, and its text or UTF-8 bytes), awaited one at a time. */
   readonly emit: (path: string, content: string | Uint8Array) => Promise<void>;
+  /**
+   * Publishing on several threads: returns the index of the next page of ATTEMPT_PAGE_SIZE attempts
+   * (in the campaign's stream) this thread renders, from a counter the threads share, so each page
+   * is claimed by one thread, in increasing order. Absent: this thread renders every attempt page.
+   */
+  readonly claimPage?: () => number;
 }
 
-/** Attempts whose bundles are read in one query. */
-const BUNDLE_PAGE = 500;
+/** What a thread that renders only attempt pages needs (writeAttemptPages). */
+export type AttemptPagesOptions = Omit<CampaignPagesOptions, 'claimPage'> & {
+  readonly claimPage: () => number;
+};
+
+/**
+ * Attempts whose bundles are read in one query, and the share of a campaign one thread renders at
+ * a time when several publish it (claimPage hands out these pages of the stream by index).
+ */
+export const ATTEMPT_PAGE_SIZE = 500;
+
+/** One counted attempt of the campaign, in the store's order. */
+interface CountedAttempt {
+  readonly stored: StoredAttempt;
+  readonly verdict: AttemptVerdict;
+  /** Its page's path in the folder, and its case page's. */
+  readonly page: string;
+  readonly caseHref: string;
+  /** Its index among the campaign's counted attempts. */
+  readonly position: number;
+}
 
 interface RecordFields {
   readonly complete?: boolean;
@@ -67,16 +94,7 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   const { store, campaignId } = options;
   const siteId = options.siteId ?? campaignId;
   const record = options.record as RecordFields | null;
-  // A lane is a config of the suite (its id is the config's): its provider, model and driver.
-  const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
-  const caseOf = recordCases(options.record);
-  const builder = new SummaryBuilder({
-    policy: 'all_attempts',
-    // A campaign wholly retracted since is still a folder: nothing of it counts, and it says so.
-    leftOutRunAllowed: true,
-    runId: campaignId,
-    retractions: (await store.retractions()).filter((retraction) => retraction.runId === campaignId),
-  });
+  const builder = new SummaryBuilder(await summaryOptions(options));
   const cases = new Map<string, CaseRow[]>();
   const embedded: HtmlAttempt[] = [];
   const cost = {
@@ -88,80 +106,58 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   };
   let firstStart: string | null = null;
   let seen = 0;
-  // Attempt pages are rendered a page of BUNDLE_PAGE attempts at a time: their bundles read in one
-  // query (not one per attempt, a round trip each on PostgreSQL), then each page emitted in order.
-  let waiting: { stored: StoredAttempt; verdict: AttemptVerdict; page: string; caseHref: string }[] = [];
-  const renderWaiting = async (): Promise<void> => {
-    const texts = await store.getBundles(waiting.map(({ stored }) => stored.bundleDigest));
-    for (const { stored, verdict, page, caseHref } of waiting) {
-      const bundleText = texts.get(stored.bundleDigest) ?? null;
-      // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public:
-      // the closed allowlist, rendered apart (the replay shows tool inputs and results).
-      const lane = laneOf.get(stored.key.configId) ?? null;
-      const replay = options.public
-        ? null
-        : withLedgerModel(
-            buildAttemptReplay({ attempt: stored, bundleText, verdict, case: caseOf(stored.key.caseId) }),
-            modelOf(stored, lane),
-          );
-      await options.emit(
+  // The grid embeds the first HTML_MAX_ATTEMPTS attempts, the first HTML_MAX_REPLAYS of them with
+  // their replay: kept from their page when this thread rendered it, else built after the stream.
+  const replays = new Map<number, AttemptReplay>();
+  const replayed: CountedAttempt[] = [];
+  const pages = pageContext(options);
+  await streamAttemptPages(options, pages, {
+    verdictOf: (stored) => {
+      seen++;
+      return builder.add(stored);
+    },
+    counted: (attempt) => {
+      const { stored, verdict, page, position } = attempt;
+      if (!options.public && position < HTML_MAX_ATTEMPTS) {
+        embedded.push({ ...reportAttempt(stored, verdict), replay: null });
+        if (position < HTML_MAX_REPLAYS) replayed.push(attempt);
+      }
+      let rows = cases.get(stored.key.caseId);
+      if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
+      rows.push({
+        configId: stored.key.configId,
+        attemptId: stored.key.attemptId,
+        status: verdict.status,
         page,
-        replay === null
-          ? renderPublicAttemptPage(
-              publicAttempt(stored, verdict, conversationOf(bundleText), lane),
-              caseHref,
-            )
-          : renderAttemptPageBytes(replay, {
-              title: `Attempt ${stored.key.attemptId}`,
-              links: [
-                { href: '../../../index.html', label: 'All campaigns' },
-                { href: '../index.html', label: `Campaign ${siteId}` },
-                { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
-              ],
-            }),
-      );
-      if (replay !== null && embedded.length < HTML_MAX_ATTEMPTS)
-        embedded.push({
-          ...reportAttempt(stored, verdict),
-          replay: embedded.length < HTML_MAX_REPLAYS ? replay : null,
-        });
-    }
-    waiting = [];
-  };
-  // The campaign's attempts alone, through the run's index: a publication of N campaigns reads each
-  // attempt once, never the whole store once per campaign (the check stays for a store that streams all).
-  for await (const stored of store.attempts(campaignId)) {
-    if (stored.key.runId !== campaignId) continue;
-    seen++;
-    const verdict = builder.add(stored);
-    if (verdict === null) continue;
-    const page = attemptPage(stored.key);
-    const caseHref = casePage(stored.key.caseId);
-    waiting.push({ stored, verdict, page, caseHref });
-    if (waiting.length === BUNDLE_PAGE) await renderWaiting();
-    let rows = cases.get(stored.key.caseId);
-    if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
-    rows.push({
-      configId: stored.key.configId,
-      attemptId: stored.key.attemptId,
-      status: verdict.status,
-      page,
-    });
-    const figures = stored.record.cost;
-    if (figures.providerReportedNanodollars !== null) {
-      cost.providerReportedNanodollars += figures.providerReportedNanodollars;
-      cost.providerReportedAttempts++;
-    }
-    if (figures.estimatedNanodollars !== null) {
-      cost.estimatedNanodollars += figures.estimatedNanodollars;
-      cost.estimatedAttempts++;
-    }
-    if (figures.providerReportedNanodollars === null && figures.estimatedNanodollars === null)
-      cost.unpricedAttempts++;
-    const started = stored.record.startedAt ?? null;
-    if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
+      });
+      const figures = stored.record.cost;
+      if (figures.providerReportedNanodollars !== null) {
+        cost.providerReportedNanodollars += figures.providerReportedNanodollars;
+        cost.providerReportedAttempts++;
+      }
+      if (figures.estimatedNanodollars !== null) {
+        cost.estimatedNanodollars += figures.estimatedNanodollars;
+        cost.estimatedAttempts++;
+      }
+      if (figures.providerReportedNanodollars === null && figures.estimatedNanodollars === null)
+        cost.unpricedAttempts++;
+      const started = stored.record.startedAt ?? null;
+      if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
+    },
+    rendered: (attempt, replay) => {
+      if (replay !== null && attempt.position < HTML_MAX_REPLAYS) replays.set(attempt.position, replay);
+    },
+  });
+  const unreplayed = replayed.filter((attempt) => !replays.has(attempt.position));
+  if (unreplayed.length > 0) {
+    const texts = await store.getBundles(unreplayed.map(({ stored }) => stored.bundleDigest));
+    for (const attempt of unreplayed)
+      replays.set(attempt.position, pages.replayOf(attempt, texts.get(attempt.stored.bundleDigest) ?? null));
   }
-  await renderWaiting();
+  for (const [position, replay] of replays) {
+    const entry = embedded[position];
+    if (entry !== undefined) embedded[position] = { ...entry, replay };
+  }
   if (seen === 0)
     throw new EvalbookError(
       'paperclip_evalbook_scope_unknown',
@@ -255,6 +251,150 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
   };
   await options.emit('campaign.json', `${JSON.stringify(campaign, null, 2)}\n`);
   return campaign;
+}
+
+/**
+ * Renders only the attempt pages this thread claims (publishing on several threads): the same
+ * stream, in the same order and with the same verdicts as writeCampaignPages, so a page's attempts
+ * and bytes are the same whichever thread renders it; the summary, grid and case pages are the
+ * other thread's (writeCampaignPages).
+ */
+export async function writeAttemptPages(options: AttemptPagesOptions): Promise<void> {
+  // The summary's own rule (SummaryBuilder.add): an attempt left out (retracted, foreign) has no page.
+  const rule = new SummaryBuilder(await summaryOptions(options));
+  await streamAttemptPages(options, pageContext(options), {
+    verdictOf: (stored) =>
+      rule.leftOut(stored) === null ? attemptVerdict(stored.record, stored.scores) : null,
+    counted: () => undefined,
+    rendered: () => undefined,
+  });
+}
+
+/** The campaign's summary settings: the one place writeCampaignPages and writeAttemptPages take them from. */
+async function summaryOptions(options: CampaignPagesOptions): Promise<SummaryOptions> {
+  const { store, campaignId } = options;
+  return {
+    policy: 'all_attempts',
+    // A campaign wholly retracted since is still a folder: nothing of it counts, and it says so.
+    leftOutRunAllowed: true,
+    runId: campaignId,
+    retractions: (await store.retractions()).filter((retraction) => retraction.runId === campaignId),
+  };
+}
+
+/** What an attempt page is rendered from besides its attempt and bundle: the ledger alone. */
+interface PageContext {
+  /** The private page's replay (config model from the ledger, case prompt from the record). */
+  readonly replayOf: (attempt: CountedAttempt, bundleText: string | null) => AttemptReplay;
+  /** The page's bytes or text (private: the replay's; public: the allowlisted projection's). */
+  readonly render: (
+    attempt: CountedAttempt,
+    bundleText: string | null,
+  ) => { readonly content: string | Uint8Array; readonly replay: AttemptReplay | null };
+}
+
+function pageContext(options: CampaignPagesOptions): PageContext {
+  const { campaignId } = options;
+  const siteId = options.siteId ?? campaignId;
+  const record = options.record as RecordFields | null;
+  // A lane is a config of the suite (its id is the config's): its provider, model and driver.
+  const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
+  const caseOf = recordCases(options.record);
+  const replayOf = ({ stored, verdict }: CountedAttempt, bundleText: string | null): AttemptReplay =>
+    withLedgerModel(
+      buildAttemptReplay({ attempt: stored, bundleText, verdict, case: caseOf(stored.key.caseId) }),
+      modelOf(stored, laneOf.get(stored.key.configId) ?? null),
+    );
+  return {
+    replayOf,
+    render: (attempt, bundleText) => {
+      const { stored, verdict, caseHref } = attempt;
+      // Private: the attempt replay (one model, one renderer, as the report's drill-down). Public:
+      // the closed allowlist, rendered apart (the replay shows tool inputs and results).
+      if (options.public) {
+        const lane = laneOf.get(stored.key.configId) ?? null;
+        return {
+          content: renderPublicAttemptPage(
+            publicAttempt(stored, verdict, conversationOf(bundleText), lane),
+            caseHref,
+          ),
+          replay: null,
+        };
+      }
+      const replay = replayOf(attempt, bundleText);
+      return {
+        content: renderAttemptPageBytes(replay, {
+          title: `Attempt ${stored.key.attemptId}`,
+          links: [
+            { href: '../../../index.html', label: 'All campaigns' },
+            { href: '../index.html', label: `Campaign ${siteId}` },
+            { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
+          ],
+        }),
+        replay,
+      };
+    },
+  };
+}
+
+interface StreamHooks {
+  /** The attempt's verdict, or null when it is left out (no page, counted nowhere). */
+  readonly verdictOf: (stored: StoredAttempt) => AttemptVerdict | null;
+  /** Each counted attempt, in the store's order, as it is read. */
+  readonly counted: (attempt: CountedAttempt) => void;
+  /** Each attempt whose page this thread wrote, with its replay (null: a public page). */
+  readonly rendered: (attempt: CountedAttempt, replay: AttemptReplay | null) => void;
+}
+
+/**
+ * One pass over the campaign's attempts (store.attempts(campaignId), through the run's index: a
+ * publication of N campaigns reads each attempt once; the runId check stays for a store that streams
+ * all): each counted attempt is handed to `counted` as it is read, and the attempt pages of the pages
+ * this thread claims (all of them without claimPage) are rendered and emitted ATTEMPT_PAGE_SIZE at a
+ * time, their bundles read in one query (not one per attempt, a round trip each on PostgreSQL).
+ */
+async function streamAttemptPages(
+  options: CampaignPagesOptions,
+  pages: PageContext,
+  hooks: StreamHooks,
+): Promise<void> {
+  const { store, campaignId, claimPage } = options;
+  let claimed = claimPage?.() ?? 0;
+  let position = 0;
+  let waiting: CountedAttempt[] = [];
+  const renderWaiting = async (): Promise<void> => {
+    if (waiting.length === 0) return;
+    const texts = await store.getBundles(waiting.map(({ stored }) => stored.bundleDigest));
+    for (const attempt of waiting) {
+      const { content, replay } = pages.render(attempt, texts.get(attempt.stored.bundleDigest) ?? null);
+      await options.emit(attempt.page, content);
+      hooks.rendered(attempt, replay);
+    }
+    waiting = [];
+  };
+  for await (const stored of store.attempts(campaignId)) {
+    if (stored.key.runId !== campaignId) continue;
+    const verdict = hooks.verdictOf(stored);
+    if (verdict === null) continue;
+    const attempt: CountedAttempt = {
+      stored,
+      verdict,
+      page: attemptPage(stored.key),
+      caseHref: casePage(stored.key.caseId),
+      position,
+    };
+    hooks.counted(attempt);
+    const index = Math.floor(position / ATTEMPT_PAGE_SIZE);
+    position++;
+    const mine = claimPage === undefined || index === claimed;
+    if (mine) waiting.push(attempt);
+    if (position % ATTEMPT_PAGE_SIZE === 0) {
+      // The end of a page of the stream: this thread's is rendered, and it claims its next one.
+      await renderWaiting();
+      if (claimPage !== undefined && mine) claimed = claimPage();
+    }
+  }
+  await renderWaiting();
 }
 
 /**

@@ -1,0 +1,57 @@
+// A page worker of `evals publish` (a worker thread, started by publish-workers.ts): it opens the
+// store itself (SQLite: its own read-only connection; PostgreSQL: its own connection, from the same
+// URL), renders, writes and hashes the attempt pages of the pages of the stream it claims from the
+// counter the threads share (evalbook's writeAttemptPages), and posts back only what the manifest
+// needs (path, sha256, size) — never a bundle text, an attempt or a page. An error is posted as its
+// name, code, message and issues, and the publication fails with it.
+import { parentPort, workerData } from 'node:worker_threads';
+
+import { openStore, writeAttemptPages } from '@paperclip-evals/evalbook';
+
+import { FolderWriter } from './folder-writer.js';
+
+import type { PageWorkerData, PageWorkerReply } from './publish-workers.js';
+
+const port = parentPort;
+if (port === null) throw new Error('publish-worker.js runs only as a worker thread');
+const share = workerData as PageWorkerData;
+
+async function work(): Promise<PageWorkerReply> {
+  const store = await openStore(share.storeUrl, { mustExist: true, readOnly: true });
+  try {
+    const writer = new FolderWriter(share.folder);
+    const claims = new Int32Array(share.counter);
+    await writeAttemptPages({
+      store,
+      campaignId: share.campaignId,
+      record: share.record,
+      public: share.public,
+      ...(share.siteId === undefined ? {} : { siteId: share.siteId }),
+      claimPage: () => Atomics.add(claims, 0, 1),
+      emit: (path, content) => {
+        writer.write(path, content);
+        return Promise.resolve();
+      },
+    });
+    return { entries: writer.entries };
+  } finally {
+    await store.close();
+  }
+}
+
+work().then(
+  (reply) => {
+    port.postMessage(reply);
+  },
+  (error: unknown) => {
+    const coded = error as { name?: unknown; code?: unknown; issues?: unknown };
+    port.postMessage({
+      error: {
+        name: typeof coded.name === 'string' ? coded.name : 'Error',
+        message: error instanceof Error ? error.message : String(error),
+        ...(typeof coded.code === 'string' ? { code: coded.code } : {}),
+        ...(Array.isArray(coded.issues) ? { issues: coded.issues as unknown[] } : {}),
+      },
+    } satisfies PageWorkerReply);
+  },
+);
