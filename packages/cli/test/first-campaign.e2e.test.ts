@@ -1,6 +1,7 @@
 // A new user's first campaign, end to end with the real binaries: the reference runner's release
 // is built as the README's demo builds it (check-clean-consumers with an output folder: the packed
-// tarball, a release paperclip-runnerd, SHA256SUMS), `evals init` writes the starter suite into an
+// tarball, a release paperclip-runnerd, SHA256SUMS; once per test run, by the test kit's
+// referenceRelease, this file getting its own copy), `evals init` writes the starter suite into an
 // empty folder, and `evals run` with the generated file as is — qualifying the release itself, as a
 // first run does — runs every planned attempt through the release's own eval-session: complete,
 // every attempt passed, every try priced (the stand-in provider's pinned model, in the starter's
@@ -11,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
+import { referenceRelease } from '@paperclip-evals/test-kit/reference-release';
+import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 
 interface Run {
   readonly code: number | null;
@@ -39,12 +41,7 @@ let release: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'first-campaign-'));
   release = join(scratch, 'release');
-  const built = await run(
-    process.execPath,
-    [join(REPO_ROOT, 'packages/reference-runner/scripts/check-clean-consumers.mjs')],
-    join(REPO_ROOT, 'packages/reference-runner'),
-    { ...process.env, PAPERCLIP_CLEAN_CONSUMER_OUTPUT_DIR: release },
-  );
+  const built = await referenceRelease(release);
   expect(built.code, built.stderr).toBe(0);
 }, 300_000);
 

@@ -1,5 +1,6 @@
 // End to end: the packed clean-consumer gate (`check:clean-consumers`) with an output directory
-// holds exactly the tarball, the release runnerd, the consumer's record and a SHA256SUMS that
+// (run once per test run by the test kit's referenceRelease, which hands this file and the others
+// that need the release their own copy of the folder, with the gate's exit code and output) holds exactly the tarball, the release runnerd, the consumer's record and a SHA256SUMS that
 // `sha256sum -c` accepts; the record is upstream's clean-consumer-conformance/v1 (artifacts with
 // file names, digests, sizes and the runnerd build profile; a checks object), and the tarball
 // carries upstream's protocol paths. Then Evals' own gate,
@@ -10,13 +11,14 @@
 // bundle out; a hanging driver, a budget overrun and a runnerd digest mismatch each write the
 // failure artifact with their class and exit 2; `evals ingest` stores the artifacts and
 // `evals report` shows their cost provenance and infrastructure outcomes.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 
 import { evalSessionRequest } from '@paperclip-evals/test-kit/eval-session-request';
+import { referenceRelease } from '@paperclip-evals/test-kit/reference-release';
 
 import { fileSha256 } from './support/executables.js';
 import { PACKAGE_DIR } from './support/paths.js';
@@ -39,25 +41,14 @@ let outputDir = '';
 let run: { code: number; stdout: string; stderr: string };
 
 beforeAll(async () => {
-  outputDir = mkdtempSync(join(tmpdir(), 'paperclip-release-'));
-  run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [join(PACKAGE_DIR, 'scripts', 'check-clean-consumers.mjs')],
-      {
-        cwd: PACKAGE_DIR,
-        env: { ...process.env, PAPERCLIP_CLEAN_CONSUMER_OUTPUT_DIR: outputDir },
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : Number(error.code ?? -1), stdout, stderr });
-      },
-    );
-  });
-}, 240_000);
+  // The gate's run of this test run (made once, by the first file that needs it): its exit code,
+  // output and a fresh copy of its output folder.
+  outputDir = join(mkdtempSync(join(tmpdir(), 'paperclip-release-')), 'release');
+  run = await referenceRelease(outputDir);
+}, 300_000);
 
 afterAll(() => {
-  rmSync(outputDir, { recursive: true, force: true });
+  rmSync(dirname(outputDir), { recursive: true, force: true });
 });
 
 interface QualificationRecord {

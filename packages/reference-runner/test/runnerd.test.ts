@@ -1,13 +1,16 @@
-// paperclip-runnerd as shipped: a real Node single executable application built once (release
-// profile) into a temp dir. Its --build-metadata prints upstream's eight fields and nothing more
+// paperclip-runnerd as shipped: the real Node single executable application (release profile) of
+// the reference release, as the clean-consumer gate builds it (the test kit's referenceRelease: built
+// once per test run, this file getting its own copy). Its --build-metadata prints upstream's eight fields and nothing more
 // (no build profile: the gate states it) and validates against the repo's schema, both resolvers
 // agree on it, and it runs no eval session itself (that is the paperclip-runner-eval-session bin).
 import './support/protocol.js';
 
-import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { referenceRelease } from '@paperclip-evals/test-kit/reference-release';
 
 import { resolveRunnerdArtifact as evalsResolveRunnerdArtifact } from '../../node/src/index.ts';
 import { resolvePaperclipRunnerdArtifact } from '../src/evals/index.js';
@@ -36,16 +39,13 @@ const runnerd = (args: readonly string[]): Promise<Run> =>
     });
   });
 
-beforeAll(() => {
-  execFileSync(
-    process.execPath,
-    [join(PACKAGE_DIR, 'scripts', 'build-runnerd.mjs'), '--profile', 'release', '--out', binary],
-    {
-      stdio: 'pipe',
-    },
-  );
+beforeAll(async () => {
+  const release = join(work, 'release');
+  const gate = await referenceRelease(release);
+  expect(gate.code, gate.stderr).toBe(0);
+  renameSync(join(release, `paperclip-runnerd-${process.platform}-${process.arch}`), binary);
   binarySha256 = fileSha256(binary);
-}, 120_000);
+}, 300_000);
 
 afterAll(removeScratchDirs);
 
