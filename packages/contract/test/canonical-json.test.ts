@@ -258,6 +258,53 @@ describe('canonicalize: properties', () => {
     );
   });
 
+  it('refuses every unpaired surrogate, in a string with or without escapes, a key, or two strings side by side, at its pointer (property)', () => {
+    // The lean path checks the whole text once for strings it writes as they are: a surrogate at one
+    // string's end and another at the next one's start must not read as a pair.
+    const piece = fc.constantFrom('a', '"', '\\', '\n', '\ud83d', '\ude00', '\ud83d\ude00', 'é', ':');
+    const text = fc.array(piece, { maxLength: 6 }).map((parts) => parts.join(''));
+    const value = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.array(fc.tuple(text, tie('node')), { maxLength: 4 }).map((entries) => Object.fromEntries(entries)),
+      ),
+    })).node;
+    /** The first unpaired surrogate in document order (members sorted), or undefined. */
+    const firstLone = (v: unknown, path: string): string | undefined => {
+      if (typeof v === 'string') return v.isWellFormed() ? undefined : path;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          const found = firstLone(v[i], `${path}/${i}`);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      }
+      if (typeof v !== 'object' || v === null) return undefined;
+      for (const key of Object.keys(v).sort()) {
+        const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        if (!key.isWellFormed()) return at;
+        const found = firstLone((v as Record<string, unknown>)[key], at);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    };
+    fc.assert(
+      fc.property(value, (v) => {
+        const lone = firstLone(v, '');
+        if (lone === undefined) {
+          expect(canonicalize(v)).toBe(canonicalize(JSON.parse(canonicalize(v))));
+          expect(canonicalize(v).isWellFormed()).toBe(true);
+        } else expect(refusal(v)).toEqual({ code: 'paperclip_canonical_json_invalid', rule: 'lone_surrogate', path: lone });
+      }),
+      { numRuns: 1000 },
+    );
+    expect(refusal(['\ud83d', '\ude00'])).toMatchObject({ rule: 'lone_surrogate', path: '/0' });
+    expect(refusal({ a: '\ud83d', b: '\ude00' })).toMatchObject({ rule: 'lone_surrogate', path: '/a' });
+  });
+
   it('differs from JSON.stringify of sorted members when names are index-like', () => {
     const value = { '': 1, '10': 2, '9': 3, a: 4 };
     expect(canonicalize(value)).toBe('{"":1,"10":2,"9":3,"a":4}');
