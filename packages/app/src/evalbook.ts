@@ -64,6 +64,11 @@ export interface OpenedEvalbook {
   readonly storeShown: string;
   /** The SQLite file the store is (sqlite:PATH), else null: no secret in it. */
   readonly sqliteFile: string | null;
+  /**
+   * The locator itself, only for a worker thread to open the same store (publish's page workers):
+   * pass it to openStore and nowhere else — never print, write or quote it (storeShown is for that).
+   */
+  readonly locatorToOpen: string;
   readonly environment: Environment | undefined;
 }
 
@@ -79,7 +84,13 @@ export async function openEvalbook(
   const environment = request.env === undefined ? undefined : await loadEnvironment(request.env);
   const storeUrl = request.store ?? environment?.store ?? DEFAULT_STORE_URL;
   const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read' });
-  return { store, storeShown: displayLocator(storeUrl), sqliteFile: sqliteStorePath(storeUrl), environment };
+  return {
+    store,
+    storeShown: displayLocator(storeUrl),
+    sqliteFile: sqliteStorePath(storeUrl),
+    locatorToOpen: storeUrl,
+    environment,
+  };
 }
 
 /** Runs `use` over the opened Evalbook and closes it, whatever happens. */

@@ -88,6 +88,6 @@ describe("evals init's starter suite on the reference release", () => {
     expect(record.totals.planned).toBeGreaterThan(0);
     expect(record.cost.coverage).toEqual({ priced: record.totals.tries, unpriced: 0 });
     expect(record.cost.observedNanodollars).toBeGreaterThan(0);
-    expect(result.stdout).toMatch(/· 3 priced, 0 unpriced/);
+    expect(result.stdout).toMatch(/observed \$[0-9.]+ \(3 of 3 tries priced, /);
   }, 240_000);
 });

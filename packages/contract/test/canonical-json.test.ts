@@ -297,7 +297,12 @@ describe('canonicalize: properties', () => {
         if (lone === undefined) {
           expect(canonicalize(v)).toBe(canonicalize(JSON.parse(canonicalize(v))));
           expect(canonicalize(v).isWellFormed()).toBe(true);
-        } else expect(refusal(v)).toEqual({ code: 'paperclip_canonical_json_invalid', rule: 'lone_surrogate', path: lone });
+        } else
+          expect(refusal(v)).toEqual({
+            code: 'paperclip_canonical_json_invalid',
+            rule: 'lone_surrogate',
+            path: lone,
+          });
       }),
       { numRuns: 1000 },
     );

@@ -103,7 +103,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   assertAs(request);
   // The store first: one it cannot read (missing, not migrated, unreachable) leaves no site folder behind.
   // The environment (--env) only names the store: no page depends on it (docs/publishing.md).
-  await withEvalbook(request, 'read', async ({ store, storeShown }) => {
+  await withEvalbook(request, 'read', async ({ store, storeShown, locatorToOpen }) => {
     await assertSiteFolder(request.out, site);
     await assertSiteMode(site, isPublic);
     const created = await prepareSite(request.out, site);
@@ -117,7 +117,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       const render = (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
         // What a page worker renders its pages from: the same ledger, record and ids as this thread.
         const share: PageShare = {
-          storeUrl,
+          storeUrl: locatorToOpen,
           campaignId,
           record: records.get(campaignId) ?? null,
           public: isPublic,
