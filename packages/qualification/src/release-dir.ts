@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonText, sha256Digest } from '@paperclip-evals/contract';
+import { sha256Digest } from '@paperclip-evals/contract';
 import { digestFile, readRegularFile } from '@paperclip-evals/node';
 
 import type { Stats } from 'node:fs';
@@ -19,8 +19,6 @@ export const APP_RECORD_FILE = 'paperclip-runner-consumer-conformance.json';
 export const RUNNERD_FILE_PREFIX = 'paperclip-runnerd-';
 /** SHA256SUMS larger than this is refused unread. */
 export const MAX_SHA256SUMS_BYTES = 1024 * 1024;
-/** The App's clean-consumer record larger than this is refused unread. */
-export const MAX_APP_RECORD_BYTES = 16 * 1024 * 1024;
 
 /** `<64 lowercase hex><two spaces><plain file name>`: what `sha256sum` writes in text mode. */
 const SUMS_LINE = /^([0-9a-f]{64}) {2}(.+)$/s;
@@ -248,29 +246,11 @@ export async function readReleaseLayout(
     });
   }
 
+  // Only present here: the App record is read (and judged) by the app-record check, once
+  // SHA256SUMS verified it; nothing of the release is read before its listed digest matched.
   let appRecord: string | null = null;
-  if (regular(APP_RECORD_FILE)) {
-    const bytes = await readRegularFile(join(releaseDir, APP_RECORD_FILE));
-    const parsed = readJsonText(bytes, { maxBytes: MAX_APP_RECORD_BYTES });
-    if (
-      !parsed.ok ||
-      typeof parsed.value !== 'object' ||
-      parsed.value === null ||
-      Array.isArray(parsed.value)
-    ) {
-      issues.push({
-        code: 'app_record_invalid',
-        message: `${APP_RECORD_FILE} is not one strict JSON object`,
-        file: APP_RECORD_FILE,
-        expected: 'one JSON object',
-        received: parsed.ok
-          ? Array.isArray(parsed.value)
-            ? 'array'
-            : typeof parsed.value
-          : parsed.issues.map((i) => i.code),
-      });
-    } else appRecord = APP_RECORD_FILE;
-  } else if (entries.some((entry) => entry.name === APP_RECORD_FILE))
+  if (regular(APP_RECORD_FILE)) appRecord = APP_RECORD_FILE;
+  else if (entries.some((entry) => entry.name === APP_RECORD_FILE))
     notRegular(APP_RECORD_FILE, 'the App record');
   else {
     issues.push({
@@ -289,6 +269,11 @@ export interface Sha256SumsVerification {
   readonly expected: ReadonlyMap<string, Sha256Digest>;
   /** Computed digest of every regular file of the directory except SHA256SUMS. */
   readonly computed: Readonly<Record<string, Sha256Digest>>;
+  /**
+   * The files whose computed digest is the one SHA256SUMS lists, with it: the only files of the
+   * release a check may run, extract or read (see verifiedDigest).
+   */
+  readonly verified: ReadonlyMap<string, Sha256Digest>;
   readonly verifiedCount: number;
   readonly issues: readonly QualificationIssue[];
 }
@@ -341,7 +326,7 @@ export async function verifySha256Sums(
     });
   }
 
-  let verifiedCount = 0;
+  const verified = new Map<string, Sha256Digest>();
   for (const [file, sha256] of expected) {
     const entry = layout.entries.find((candidate) => candidate.name === file);
     if (entry === undefined) {
@@ -375,7 +360,7 @@ export async function verifySha256Sums(
       });
       continue;
     }
-    verifiedCount++;
+    verified.set(file, sha256);
   }
   if (layout.sums !== null) {
     for (const entry of layout.entries) {
@@ -389,5 +374,36 @@ export async function verifySha256Sums(
       });
     }
   }
-  return { sumsSha256, expected, computed, verifiedCount, issues };
+  // A SHA256SUMS that does not parse verifies nothing, even the lines that did.
+  if (issues.some((issue) => SUMS_TEXT_CODES.has(issue.code))) verified.clear();
+  return { sumsSha256, expected, computed, verified, verifiedCount: verified.size, issues };
+}
+
+/** Issues that make SHA256SUMS itself untrustworthy (not one file of it). */
+const SUMS_TEXT_CODES = new Set([
+  'sums_too_large',
+  'sums_not_utf8',
+  'sums_line_malformed',
+  'sums_file_name_invalid',
+  'sums_lists_itself',
+  'sums_duplicate_entry',
+  'sums_empty',
+]);
+
+/**
+ * The digest SHA256SUMS lists for `file` when the file matched it, or why it cannot be used: every
+ * check that runs, extracts or reads a file of the release goes through this, so an unverified
+ * file is skipped "needs sha256sums: <why>" and never used.
+ */
+export function verifiedDigest(
+  sums: Sha256SumsVerification,
+  file: string,
+): { readonly sha256: Sha256Digest } | { readonly why: string } {
+  const sha256 = sums.verified.get(file);
+  if (sha256 !== undefined) return { sha256 };
+  if (sums.issues.some((issue) => SUMS_TEXT_CODES.has(issue.code)))
+    return { why: `SHA256SUMS does not parse, so ${file} is unverified` };
+  if (!sums.expected.has(file)) return { why: `SHA256SUMS gives no digest for ${file}` };
+  if (sums.computed[file] === undefined) return { why: `${file} is not a regular file` };
+  return { why: `${file} does not match its SHA256SUMS digest, so nothing of it is used` };
 }
