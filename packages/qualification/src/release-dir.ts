@@ -7,10 +7,18 @@ import { isUtf8 } from 'node:buffer';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256Digest } from '@paperclip-evals/contract';
-import { digestFile, readRegularFile } from '@paperclip-evals/node';
+import {
+  FILE_KINDS,
+  FILE_KIND_PHRASE,
+  digestFile,
+  fileKindOf,
+  notRegularMessage,
+  readRegularFile,
+} from '@paperclip-evals/node';
 
 import type { Stats } from 'node:fs';
 import type { Sha256Digest } from '@paperclip-evals/contract';
+import type { FileKind } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
 
@@ -114,46 +122,15 @@ function fileNameProblem(name: string): string | null {
   return null;
 }
 
-/** What lstat found at a name of the release directory (links not followed). */
-export const RELEASE_ENTRY_KINDS = [
-  'file',
-  'directory',
-  'symlink',
-  'fifo',
-  'socket',
-  'character_device',
-  'block_device',
-] as const;
-export type ReleaseEntryKind = (typeof RELEASE_ENTRY_KINDS)[number];
-
-/**
- * Each kind as a message says it, its article included ("an", never "a other"): one phrase per kind,
- * so a kind added to the list cannot be worded until it has one.
- */
-export const RELEASE_ENTRY_PHRASE: Readonly<Record<ReleaseEntryKind, string>> = {
-  file: 'a regular file',
-  directory: 'a directory',
-  symlink: 'a symbolic link',
-  fifo: 'a FIFO (named pipe)',
-  socket: 'a socket',
-  character_device: 'a character device',
-  block_device: 'a block device',
-};
-
+/** What lstat found at a name of the release directory (links not followed): node's file kinds. */
+export const RELEASE_ENTRY_KINDS = FILE_KINDS;
+export type ReleaseEntryKind = FileKind;
+/** Each kind as a message says it (node's one wording of a kind). */
+export const RELEASE_ENTRY_PHRASE = FILE_KIND_PHRASE;
 /** The kind of an entry from its lstat. */
-export function releaseEntryKind(stats: Stats): ReleaseEntryKind {
-  if (stats.isFile()) return 'file';
-  if (stats.isDirectory()) return 'directory';
-  if (stats.isSymbolicLink()) return 'symlink';
-  if (stats.isFIFO()) return 'fifo';
-  if (stats.isSocket()) return 'socket';
-  return stats.isCharacterDevice() ? 'character_device' : 'block_device';
-}
-
+export const releaseEntryKind = (stats: Stats): ReleaseEntryKind => fileKindOf(stats);
 /** "<what> <name> is a directory, not a regular file": the wording of every such issue. */
-export function notRegularMessage(subject: string, kind: ReleaseEntryKind): string {
-  return `${subject} is ${RELEASE_ENTRY_PHRASE[kind]}, not a regular file`;
-}
+export { notRegularMessage };
 
 export interface ReleaseEntry {
   readonly name: string;
