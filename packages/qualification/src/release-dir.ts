@@ -16,15 +16,15 @@ import {
   readRegularFile,
 } from '@paperclip-evals/node';
 
+import { APP_RECORD_FILE, RUNNERD_FILE_PREFIX, SHA256SUMS_FILE } from './release-files.js';
+
 import type { Stats } from 'node:fs';
 import type { Sha256Digest } from '@paperclip-evals/contract';
 import type { FileKind } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
 
-export const SHA256SUMS_FILE = 'SHA256SUMS';
-export const APP_RECORD_FILE = 'paperclip-runner-consumer-conformance.json';
-export const RUNNERD_FILE_PREFIX = 'paperclip-runnerd-';
+export { APP_RECORD_FILE, RUNNERD_FILE_PREFIX, SHA256SUMS_FILE };
 /** SHA256SUMS larger than this is refused unread. */
 export const MAX_SHA256SUMS_BYTES = 1024 * 1024;
 
