@@ -89,6 +89,8 @@ export interface FakeReleaseOptions {
    * "eval-session" (the bin): a test reads what ran from an unverified file.
    */
   readonly marker?: string;
+  /** Fields runnerd prints beside upstream's in its build metadata (e.g. a self-declared buildProfile). */
+  readonly runnerdExtraMetadata?: Readonly<Record<string, unknown>>;
   /** runnerd's PRP range (default 1..1). */
   readonly runnerdPrp?: { readonly minimumVersion: number; readonly maximumVersion: number };
   /**
@@ -417,10 +419,11 @@ export function runnerdNodeScript(
     readonly maximumVersion: number;
   },
   marker?: string,
+  extra: Readonly<Record<string, unknown>> = {},
 ): string {
   return `#!${process.execPath}
 'use strict';
-const METADATA = ${JSON.stringify(runnerdBuildMetadata(prp))};
+const METADATA = ${JSON.stringify({ ...runnerdBuildMetadata(prp), ...extra })};
 const args = process.argv.slice(2);
 ${marker === undefined ? '' : `require('node:fs').appendFileSync(${JSON.stringify(marker)}, 'runnerd ' + args.join(' ') + '\\n');\n`}if (args.length !== 1 || args[0] !== '--build-metadata') process.exit(64);
 process.stdout.write(JSON.stringify(METADATA) + '\\n');
@@ -557,7 +560,7 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
     runnerd,
     kind === 'metadata-only'
       ? runnerdScript(options.runnerdPrp)
-      : runnerdNodeScript(options.runnerdPrp, options.marker),
+      : runnerdNodeScript(options.runnerdPrp, options.marker, options.runnerdExtraMetadata),
   );
   await chmod(runnerd, 0o755);
   const facts = async (path: string): Promise<{ sha256: string; byteSize: number }> => {

@@ -3,7 +3,7 @@
 // debug binary" is proven; see ../app-record.ts).
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Digest } from '@paperclip-evals/contract';
+import { declaredBuildProfile, sha256Digest } from '@paperclip-evals/contract';
 import { readRegularFile } from '@paperclip-evals/node';
 
 import { judgeAppRecord } from '../app-record.js';
@@ -65,8 +65,24 @@ export const appRecord: QualificationCheckDefinition = {
       runnerd: { fileName: layout.runnerd, sha256: runnerdSha256, byteSize: await size(layout.runnerd) },
       packageVersion,
     });
+    // runnerd's own word can only contradict the gate's: a self-declared debug build (buildProfile,
+    // a field upstream's runnerd does not print) where the record says release is a mismatch.
+    const resolved = values.found('runnerd-resolve')?.artifact.buildMetadata;
+    const declared = resolved === undefined ? null : declaredBuildProfile(resolved);
+    const issues = [...judged.issues];
+    if (declared !== null && declared !== judged.runnerdBuildProfile) {
+      issues.push({
+        code: 'runnerd_build_profile_mismatch',
+        message: `${layout.runnerd} declares itself a ${JSON.stringify(declared)} build, where ${layout.appRecord} states ${JSON.stringify(judged.runnerdBuildProfile ?? 'no build profile')}`,
+        component: 'runnerd',
+        file: layout.runnerd,
+        path: '/buildProfile',
+        expected: judged.runnerdBuildProfile ?? 'release',
+        received: declared,
+      });
+    }
     return judge(
-      judged.issues,
+      issues,
       `${layout.appRecord} passed, names ${layout.tarball} and ${layout.runnerd} with the digests and sizes Evals computed, and states a release runnerd`,
       `${layout.appRecord} does not agree with the release`,
       { facts: { runnerdBuildProfile: judged.runnerdBuildProfile } },
