@@ -267,6 +267,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'lineEvents',
     'notRegularKindOf',
     'notRegularMessage',
+    'noticeOnStop',
     'outputTarget',
     'readAttemptFile',
     'readAttemptReadFile',
