@@ -51,9 +51,9 @@ function onTerminal(args: readonly string[]): { status: number | null; stderr: s
     encoding: 'utf8',
     timeout: 60_000,
   });
-  // eslint-disable-next-line no-control-regex -- ANSI colour sequences are what is removed
   return {
     status: run.status,
+    // eslint-disable-next-line no-control-regex -- ANSI colour sequences are what is removed
     stderr: run.stdout.replace(/\x1b\[[0-9;]*m/g, ''),
     stdout: readFileSync(out, 'utf8'),
   };

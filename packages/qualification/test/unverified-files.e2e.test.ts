@@ -27,7 +27,6 @@ import type { QualificationCheckId, QualificationRecord } from '../src/record.ts
 import type { Scratch } from './support/harness.ts';
 
 type File = 'tarball' | 'runnerd' | 'appRecord';
-type Mutation = 'listed' | 'bytes';
 
 const NAMES: Record<File, string> = {
   tarball: TARBALL_NAME,
