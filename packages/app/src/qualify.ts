@@ -8,7 +8,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { outputTarget } from '@paperclip-evals/node';
 import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
 
-import type { QualificationRecord } from '@paperclip-evals/qualification';
+import type { QualificationRecord, QualifyReleaseOptions } from '@paperclip-evals/qualification';
 
 import { AppError } from './errors.js';
 
@@ -16,6 +16,8 @@ export interface QualifyRequest {
   readonly releaseDir: string;
   /** Where to write the record; a file must be outside the release directory. */
   readonly out?: string;
+  /** Told as each check starts and is decided (qualifyRelease's onCheck). */
+  readonly onCheck?: QualifyReleaseOptions['onCheck'];
 }
 
 export interface QualifyOutcome {
@@ -27,7 +29,10 @@ export interface QualifyOutcome {
 export async function qualify(request: QualifyRequest): Promise<QualifyOutcome> {
   const releaseDir = await existingDirectory(request.releaseDir);
   const out = request.out === undefined ? undefined : await outputPath(request.out, releaseDir);
-  const record = await qualifyRelease({ releaseDir });
+  const record = await qualifyRelease({
+    releaseDir,
+    ...(request.onCheck === undefined ? {} : { onCheck: request.onCheck }),
+  });
   if (out === undefined) return { record };
   await writeQualificationRecord(out.path, record);
   return { record, written: out };

@@ -16,7 +16,7 @@ import {
   ORCHESTRATION_FAILURE_CLASSES,
 } from '@paperclip-evals/contract';
 import { artifactCost } from '@paperclip-evals/evalbook';
-import { readAttemptReadFile } from '@paperclip-evals/node';
+import { fileKindOf, notRegularMessage, readAttemptReadFile } from '@paperclip-evals/node';
 
 import type { EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
 import type { KillableRunResult } from '@paperclip-evals/node';
@@ -164,7 +164,7 @@ async function readArtifact(
     return { ok: false, failure: campaignFailure('eval_session_artifact_missing', `no artifact at ${path}`) };
   const invalid = (message: string) =>
     ({ ok: false, failure: campaignFailure('eval_session_artifact_invalid', message) }) as const;
-  if (!stat.isFile()) return invalid('the artifact is not a regular file');
+  if (!stat.isFile()) return invalid(notRegularMessage('the artifact', fileKindOf(stat)));
   let read;
   try {
     read = await readAttemptReadFile(path, { maxBytes: MAX_ARTIFACT_BYTES });

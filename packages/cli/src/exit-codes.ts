@@ -4,7 +4,14 @@
 import { CommanderError } from 'commander';
 import { isAppError } from '@paperclip-evals/app';
 import { CodedError, isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-evals/contract';
-import { SIGNAL_EXIT_CODES, fileSystemText, fileSystemWhat, isFileSystemError } from '@paperclip-evals/node';
+import {
+  NOT_REGULAR_ADVICE,
+  SIGNAL_EXIT_CODES,
+  fileSystemText,
+  fileSystemWhat,
+  isFileSystemError,
+  notRegularKindOf,
+} from '@paperclip-evals/node';
 
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { CampaignErrorCode } from '@paperclip-evals/campaign';
@@ -548,12 +555,18 @@ export function optionPair(
  */
 export function unreadableInput(error: NodeJS.ErrnoException): UsageError {
   const received = error.code ?? error.syscall;
+  // A reader that refused a directory, FIFO, socket or device names it: the advice fits what it found.
+  const kind = notRegularKindOf(error);
+  const advice =
+    kind === undefined
+      ? 'name a file or folder that exists and that Evals can read'
+      : NOT_REGULAR_ADVICE[kind];
   const issue: Issue = {
     code: 'input_unreadable',
-    message: `${fileSystemWhat(error)} (${received}): name a file or folder that exists and that Evals can read`,
+    message: `${fileSystemWhat(error)} (${received}): ${advice}`,
     ...(error.path === undefined ? {} : { component: error.path }),
-    expected: 'a path Evals can read',
-    ...(received === undefined ? {} : { received }),
+    expected: kind === undefined ? 'a path Evals can read' : 'a regular file',
+    ...(received === undefined ? {} : { received: kind ?? received }),
   };
   return new UsageError(fileSystemText(error), {
     code: 'paperclip_cli_input_unreadable',

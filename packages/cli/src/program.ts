@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_MAX_EXECUTABLE_BYTES } from '@paperclip-evals/node';
+import { releaseFilesText } from '@paperclip-evals/qualification/release-files';
 
 import type { Command } from 'commander';
 
@@ -64,10 +65,15 @@ export function createProgram(): Command {
 
   program
     .command('validate')
-    .summary('check native-execution/v1 attempt bundles against the runner contract')
+    .summary(
+      'check native-execution/v1 attempt bundles and eval-session artifacts against the runner contract',
+    )
     .description(
       [
-        'Check paperclip-runner/native-execution/v1 attempt bundles: strict JSON (UTF-8, no duplicate keys,',
+        'Check paperclip-runner/native-execution/v1 attempt bundles and paperclip-runner/eval-session-artifact/v1',
+        'artifacts (dispatched on their schema; an artifact is checked against its contract, and the bundle it',
+        'references, when it names one, is read from beside it, verified by digest and checked as a bundle is).',
+        'A bundle is checked for strict JSON (UTF-8, no duplicate keys,',
         'size and depth limits), the JSON Schema, required text and UTC timestamps as upstream reads them,',
         'and the contract invariants (terminal, event order, semantic tool envelopes and their correlation,',
         'the semantic tool index, denials, token totals, transcript accounting). Every issue is reported,',
@@ -98,6 +104,7 @@ export function createProgram(): Command {
         '  $ evals validate fixtures/attempts/valid',
         '  $ evals validate attempt.json --json | jq ".files[] | select(.valid | not)"',
         '  $ cat attempt.json | evals validate -',
+        '  $ evals validate out/attempt-1.json   # an eval-session artifact, and the bundle beside it',
       ].join('\n'),
     )
     .action(
@@ -511,6 +518,10 @@ export function createProgram(): Command {
       [
         '',
         `Exit codes: 0 verified · 2 usage · 4 artifact invalid (path, digest or metadata; a file over ${DEFAULT_MAX_EXECUTABLE_BYTES / 1024 / 1024} MiB is file_too_large, never copied) · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its private copies removed first)`,
+        '',
+        'Examples:',
+        '  $ evals runnerd inspect --path release/paperclip-runnerd-linux-x64 --sha256 "sha256:$(sha256sum release/paperclip-runnerd-linux-x64 | cut -c1-64)"',
+        '  $ evals runnerd inspect --path ./paperclip-runnerd --sha256 sha256:<64 hex> --json | jq .buildMetadata',
       ].join('\n'),
     )
     .action(
@@ -556,7 +567,13 @@ export function createProgram(): Command {
       'after',
       [
         '',
-        `Exit codes: 0 compatible · 2 usage or unreadable input · 3 incompatible · 4 runnerd artifact invalid · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its private copies removed first)`,
+        `Exit codes: 0 compatible · 2 usage, an unreadable input or an invalid input document (build metadata, requirements or catalog that is not strict JSON or not of its schema; every issue listed) · 3 incompatible (every mismatch listed) · 4 runnerd artifact invalid · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (its children killed, its private copies removed first)`,
+        '',
+        'Examples:',
+        '  $ evals negotiate --package-metadata examples/negotiate/build-metadata.json \\',
+        '      --requirements examples/negotiate/requirements.json --catalog examples/negotiate/semantic-catalog.json \\',
+        '      --runnerd release/paperclip-runnerd-linux-x64 --runnerd-sha256 sha256:<64 hex>',
+        '  $ evals negotiate … --json | jq ".issues[].code"   # every mismatch, by code',
       ].join('\n'),
     )
     .action(
@@ -584,8 +601,8 @@ export function createProgram(): Command {
     .summary('qualify a runner release directory before anyone trusts it')
     .description(
       [
-        'Qualify one release directory (the packed @paperclipai/paperclip-runner tarball,',
-        'paperclip-runnerd-<platform>-<arch>, SHA256SUMS): verify every digest, extract the tarball safely,',
+        `Qualify one release directory, which holds ${releaseFilesText()} and nothing else:`,
+        'verify every digest (nothing is extracted, installed or run before its digest matched), extract the tarball safely,',
         'install it offline into an isolated consumer, probe its entry points, check its build metadata,',
         'semantic catalog, seeded fixture and driver conformance, resolve runnerd (release builds only) and',
         "negotiate with Evals' own consumer requirements. Every check runs and every failure is listed.",
@@ -607,7 +624,10 @@ export function createProgram(): Command {
         'padding after it, nothing else), its symlinks are resolved as the file system will and must stay in',
         'package/, and the package runs only in the probe, under node --frozen-intrinsics, whose report must',
         'carry a nonce the package never sees. Work files live in one private folder under $TMPDIR, removed',
-        'on every outcome; SIGINT or SIGTERM kills the running step and removes it too.',
+        'on every outcome; SIGINT or SIGTERM kills the running step and removes it too, then says so on stderr',
+        '("evals: interrupted (SIGINT): … cleaned up") and exits 130 / 143. On a terminal (not with --json) a',
+        'progress line on stderr names the check running and a line per check appears as it is decided;',
+        'elsewhere nothing but the record is printed.',
         '',
         'Examples:',
         '  $ evals qualify --release-dir dist/release --out qualification.json',

@@ -49,7 +49,13 @@ export {
   parseEvalSessionArtifact,
 } from './eval-session-artifact.js';
 export type { EvalSessionArtifact } from './eval-session-artifact.js';
-export { describeJsonType, runnerdArtifactInvalid, runnerdMetadataFromStdout } from './runnerd-metadata.js';
+export {
+  additionalRunnerdFields,
+  declaredBuildProfile,
+  describeJsonType,
+  runnerdArtifactInvalid,
+  runnerdMetadataFromStdout,
+} from './runnerd-metadata.js';
 export type {
   RunnerdArtifactIssue,
   RunnerdArtifactIssueCode,

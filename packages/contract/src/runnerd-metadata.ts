@@ -46,6 +46,37 @@ export interface RunnerdBuildMetadata {
   readonly [field: string]: unknown;
 }
 
+/** The fields of upstream's build metadata (the eight, and newer builds' prpTransportModes). */
+export const RUNNERD_BUILD_METADATA_FIELDS = [
+  'schema',
+  'binaryName',
+  'packageName',
+  'packageVersion',
+  'binaryContractVersion',
+  'nativeExecutionVersion',
+  'harnessDriverVersion',
+  'prp',
+  'prpTransportModes',
+] as const;
+
+/**
+ * The fields a build printed beyond upstream's (additive, kept), in the order it printed them:
+ * what `runnerd inspect` shows and a reader must not lose.
+ */
+export function additionalRunnerdFields(metadata: RunnerdBuildMetadata): [string, unknown][] {
+  const known: readonly string[] = RUNNERD_BUILD_METADATA_FIELDS;
+  return Object.entries(metadata).filter(([key]) => !known.includes(key));
+}
+
+/**
+ * The build profile a runnerd declares of itself (`buildProfile`, a field upstream's builds do not
+ * print), or null when it declares none. Only the gate's record proves a release build; a
+ * self-declared profile can only contradict it ("debug" where the record says "release").
+ */
+export function declaredBuildProfile(metadata: RunnerdBuildMetadata): string | null {
+  return typeof metadata.buildProfile === 'string' ? metadata.buildProfile : null;
+}
+
 /** Every issue of a parsed `--build-metadata` object; [] means it is valid. */
 export function runnerdBuildMetadataIssues(value: unknown): RunnerdArtifactIssue[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -5,7 +5,11 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
 
+import { FILE_KIND_PHRASE, NOT_REGULAR_ADVICE, fileKindOf } from './file-kind.js';
+
 import type { Dirent } from 'node:fs';
+
+import type { KindOfEntry } from './file-kind.js';
 
 /** The input that names standard input. */
 export const STDIN_INPUT = '-';
@@ -24,10 +28,14 @@ export interface BundleInput {
   readonly refusedCode?: InputRefusalCode;
 }
 
-const NOT_REGULAR = {
-  refused: 'not a regular file (a FIFO, socket or device)',
-  refusedCode: 'input_not_regular_file',
-} as const;
+/** An entry that is neither a folder to walk nor a regular file, refused naming what it is. */
+const notRegular = (entry: KindOfEntry): Pick<BundleInput, 'refused' | 'refusedCode'> => {
+  const kind = fileKindOf(entry);
+  return {
+    refused: `${FILE_KIND_PHRASE[kind]}, not a regular file: ${NOT_REGULAR_ADVICE[kind]}`,
+    refusedCode: 'input_not_regular_file',
+  };
+};
 
 /**
  * Lazily expands inputs in argument order: files as named, directories walked sorted for *.json
@@ -65,7 +73,7 @@ export async function* expandBundleInputs(inputs: readonly string[]): AsyncGener
           refused: 'no *.json files in this directory',
           refusedCode: 'input_empty_directory',
         };
-    } else yield { display: input, path, ...NOT_REGULAR };
+    } else yield { display: input, path, ...notRegular(info) };
   }
 }
 
@@ -138,7 +146,7 @@ function entryInput(entry: Dirent, path: string, display: string, symlinkWhy: st
   if (entry.isFile()) return { display, path };
   if (entry.isSymbolicLink())
     return { display, path, refused: symlinkWhy, refusedCode: 'input_symlink_in_directory' };
-  return { display, path, ...NOT_REGULAR };
+  return { display, path, ...notRegular(entry) };
 }
 
 /**

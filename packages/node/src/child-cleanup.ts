@@ -84,8 +84,29 @@ export function cleanUpGuarded(): void {
   update();
 }
 
+const notices = new Set<(signal: CleanupSignal) => void>();
+
+/**
+ * Registers what to say when a signal stopped the process, once everything registered was cleaned
+ * up and before it exits (a command's "interrupted: … cleaned up" line). Synchronous; it must not
+ * throw. Returns the release.
+ */
+export function noticeOnStop(notice: (signal: CleanupSignal) => void): () => void {
+  notices.add(notice);
+  return () => {
+    notices.delete(notice);
+  };
+}
+
 function onSignal(signal: CleanupSignal): void {
   cleanUpGuarded();
+  for (const notice of notices) {
+    try {
+      notice(signal);
+    } catch {
+      // The process is stopping: a notice that fails must not keep it from exiting.
+    }
+  }
   process.exit(SIGNAL_EXIT_CODES[signal]);
 }
 

@@ -33,6 +33,8 @@ import {
 import { readlink, realpath } from 'node:fs/promises';
 import { join, relative, isAbsolute } from 'node:path';
 
+import { fileKindOf, notRegularMessage } from './file-kind.js';
+
 import type { Stats } from 'node:fs';
 
 import type { Sha256Digest } from '@paperclip-evals/contract';
@@ -112,7 +114,7 @@ export async function digestContainedFile(root: string, relativePath: string): P
   }
   try {
     const opened = fstatSync(fd);
-    if (!opened.isFile()) return refused('not_a_file', `${path} is not a regular file`, path);
+    if (!opened.isFile()) return refused('not_a_file', notRegularMessage(path, fileKindOf(opened)), path);
     // The components may have been swapped for links between the checks and the open: the file
     // that is open must be the one at `path`, reached through no link.
     if (!opensAt(fd, path, opened))

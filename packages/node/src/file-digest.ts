@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 
 import { digestStream } from '@paperclip-evals/contract';
 
-import { notARegularFile } from './native-execution-input.js';
+import { notARegularFile, openedOrNamed } from './native-execution-input.js';
 
 import type { StreamDigest } from '@paperclip-evals/contract';
 
@@ -25,9 +25,15 @@ export async function* regularFileChunks(
   options: { readonly maxBytes?: number } = {},
 ): AsyncGenerator<Buffer> {
   const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  // A socket fails the open itself (ENXIO): openedOrNamed names it as it names any other kind.
+  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK).catch((error: unknown) =>
+    openedOrNamed<never>(path, () => {
+      throw error;
+    }),
+  );
   try {
-    if (!(await handle.stat()).isFile()) throw notARegularFile(path);
+    const info = await handle.stat();
+    if (!info.isFile()) throw notARegularFile(path, info);
     let byteSize = 0;
     for (;;) {
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES);

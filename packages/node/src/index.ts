@@ -14,12 +14,20 @@ export {
 export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
 export type { BundleRead } from './bundle-reads.js';
-export { SIGNAL_EXIT_CODES, guardPrivatePath, guardedCounts } from './child-cleanup.js';
+export { SIGNAL_EXIT_CODES, guardPrivatePath, guardedCounts, noticeOnStop } from './child-cleanup.js';
 export { ChildTransport } from './child-transport.js';
 export type { ChildExit } from './child-transport.js';
 export { checkContainedReference, digestContainedFile } from './contained-file.js';
 export type { ContainedFileRefusal } from './contained-file.js';
 export { digestFile, regularFileChunks } from './file-digest.js';
+export {
+  FILE_KINDS,
+  FILE_KIND_PHRASE,
+  NOT_REGULAR_ADVICE,
+  fileKindOf,
+  notRegularMessage,
+} from './file-kind.js';
+export type { FileKind } from './file-kind.js';
 export { readJsonDocument } from './json-file.js';
 export { LineReader, lineEvents, writeFrames } from './line-framing.js';
 export type { LineEvent } from './line-framing.js';
@@ -28,6 +36,7 @@ export {
   readRegularFile,
   readRegularFileSync,
   readNativeExecutionStream,
+  notRegularKindOf,
 } from './native-execution-input.js';
 export { readAttemptFile, readAttemptReadFile } from './attempt-input.js';
 export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';

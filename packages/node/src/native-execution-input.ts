@@ -2,7 +2,7 @@
 // being held in memory: a file by its size before any read, a stream as soon as it passes the limit.
 // A file is read straight into one buffer of its size (no chunk copies); a stream is hashed as it
 // arrives.
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 
 import {
   ContractError,
@@ -11,7 +11,11 @@ import {
   sha256Digest,
 } from '@paperclip-evals/contract';
 
+import { FILE_KINDS, FILE_KIND_PHRASE, fileKindOf } from './file-kind.js';
+
 import type { NativeExecution, ParseNativeExecutionOptions, Sha256Digest } from '@paperclip-evals/contract';
+
+import type { FileKind, KindOfEntry } from './file-kind.js';
 
 export interface NativeExecutionInput {
   readonly bundle: NativeExecution;
@@ -69,8 +73,8 @@ export function readFileBytes(path: string, options: { readonly maxBytes?: numbe
 
 /**
  * A user-given file's bytes, whatever its size (the caller applies its own limit to what it reads):
- * readFileBytes without a limit, so a FIFO, socket or device at the path is refused (EINVAL, "not a
- * regular file") at once instead of blocking the process. Every file the CLI reads from a path a
+ * readFileBytes without a limit, so a directory, FIFO, socket or device at the path is refused
+ * (EINVAL, "a FIFO (named pipe), not a regular file") at once instead of blocking the process. Every file the CLI reads from a path a
  * user gave goes through here, readFileBytes or digestFile.
  */
 export function readRegularFile(path: string): Promise<Buffer> {
@@ -90,10 +94,10 @@ export function readRegularFileSync(path: string): Buffer {
  */
 export function readFileBytesSync(path: string, options: { readonly maxBytes?: number } = {}): Buffer {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
-  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  const fd = openedOrNamed(path, () => openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK));
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw notARegularFile(path);
+    if (!info.isFile()) throw notARegularFile(path, info);
     const { size } = info;
     if (size > maxBytes) throw tooLarge(maxBytes, `${size} bytes (not read)`);
     let bytes = Buffer.allocUnsafe(size + 1);
@@ -116,13 +120,53 @@ export function readFileBytesSync(path: string, options: { readonly maxBytes?: n
   }
 }
 
-/** The fs-style error for a path that is no regular file (a FIFO or device swapped in after listing). */
-export function notARegularFile(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`EINVAL: not a regular file (a FIFO, socket or device), open '${path}'`), {
-    code: 'EINVAL',
-    syscall: 'open',
-    path,
-  });
+/** An fs-style error that names what the path was instead of a regular file (its `fileKind`). */
+export interface NotRegularFileError extends NodeJS.ErrnoException {
+  readonly fileKind: FileKind;
+}
+
+/**
+ * The fs-style error for a path that is no regular file (a directory, or a FIFO or device swapped
+ * in after listing), naming what it found: "EINVAL: a directory, not a regular file, open 'x'".
+ */
+export function notARegularFile(path: string, found: KindOfEntry): NotRegularFileError {
+  const fileKind = fileKindOf(found);
+  return Object.assign(
+    new Error(`EINVAL: ${FILE_KIND_PHRASE[fileKind]}, not a regular file, open '${path}'`),
+    {
+      code: 'EINVAL',
+      syscall: 'open',
+      path,
+      fileKind,
+    },
+  );
+}
+
+/**
+ * `open()`, with the refusal named: opening a socket fails (ENXIO) before it can be fstat'ed, so
+ * that failure becomes the notARegularFile error naming what is at the path.
+ */
+export function openedOrNamed<T>(path: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
+    const found = (() => {
+      try {
+        return lstatSync(path);
+      } catch {
+        return null;
+      }
+    })();
+    if (found === null || found.isFile()) throw error;
+    throw notARegularFile(path, found);
+  }
+}
+
+/** The kind a notARegularFile error names, or undefined for any other error. */
+export function notRegularKindOf(error: unknown): FileKind | undefined {
+  const kind = (error as Partial<NotRegularFileError> | null)?.fileKind;
+  return typeof kind === 'string' && (FILE_KINDS as readonly string[]).includes(kind) ? kind : undefined;
 }
 
 function parseBytes(bytes: Buffer, options: ParseNativeExecutionOptions): NativeExecutionInput {

@@ -41,6 +41,7 @@ import {
 } from '@paperclip-evals/contract';
 
 import { guardPrivatePath } from './child-cleanup.js';
+import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage } from './file-kind.js';
 
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -277,7 +278,7 @@ function fileKindIssue(absolutePath: string, info: Stats): RunnerdArtifactIssue 
   if (info.isDirectory())
     return pathInvalid(`${absolutePath} is a directory, not an executable file`, 'a directory');
   if (!info.isFile()) {
-    return pathInvalid(`${absolutePath} is not a regular file`, `a ${specialFileKind(info)}`);
+    return pathInvalid(notRegularMessage(absolutePath, fileKindOf(info)), FILE_KIND_PHRASE[fileKindOf(info)]);
   }
   if ((info.mode & 0o111) === 0) {
     const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
@@ -287,14 +288,6 @@ function fileKindIssue(absolutePath: string, info: Stats): RunnerdArtifactIssue 
     );
   }
   return undefined;
-}
-
-function specialFileKind(info: Stats): string {
-  if (info.isFIFO()) return 'FIFO';
-  if (info.isSocket()) return 'socket';
-  if (info.isCharacterDevice()) return 'character device';
-  if (info.isBlockDevice()) return 'block device';
-  return 'special file';
 }
 
 async function symlinkIssue(absolutePath: string): Promise<RunnerdArtifactIssue> {

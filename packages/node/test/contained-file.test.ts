@@ -96,7 +96,7 @@ describe('digestContainedFile', () => {
       'symlink',
       /alias is a symbolic link to "real" \(inside the root\)/,
     ],
-    ['a directory', 'real', 'not_a_file', /is not a regular file/],
+    ['a directory', 'real', 'not_a_file', /is a directory, not a regular file/],
   ])('refuses %s', async (_what, path, reason, says) => {
     const found = await digestContainedFile(root, path);
     expect(found).toMatchObject({ kind: 'refused', reason });

@@ -58,7 +58,29 @@ export async function qualifyRelease(options: QualifyReleaseOptions): Promise<Qu
   try {
     await chmod(workDir, 0o700);
     const input: QualificationInput = { releaseDir, workDir, options, baseRequirements, layout };
-    return assembleRecord(input, await runChecks(QUALIFICATION_PLAN, input));
+    const onCheck = options.onCheck;
+    const results = await runChecks(
+      QUALIFICATION_PLAN,
+      input,
+      onCheck === undefined
+        ? {}
+        : {
+            onStart: (id, index, total) => {
+              onCheck({ kind: 'start', id, index, total });
+            },
+            onDone: (result, index, total) => {
+              onCheck({
+                kind: 'done',
+                id: result.id,
+                status: result.status,
+                detail: result.detail,
+                index,
+                total,
+              });
+            },
+          },
+    );
+    return assembleRecord(input, results);
   } finally {
     await rm(workDir, { recursive: true, force: true });
     releaseWorkDir();

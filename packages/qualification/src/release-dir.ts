@@ -6,21 +6,27 @@
 import { isUtf8 } from 'node:buffer';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonText, sha256Digest } from '@paperclip-evals/contract';
-import { digestFile, readRegularFile } from '@paperclip-evals/node';
+import { sha256Digest } from '@paperclip-evals/contract';
+import {
+  FILE_KINDS,
+  FILE_KIND_PHRASE,
+  digestFile,
+  fileKindOf,
+  notRegularMessage,
+  readRegularFile,
+} from '@paperclip-evals/node';
+
+import { APP_RECORD_FILE, RUNNERD_FILE_PREFIX, SHA256SUMS_FILE } from './release-files.js';
 
 import type { Stats } from 'node:fs';
 import type { Sha256Digest } from '@paperclip-evals/contract';
+import type { FileKind } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
 
-export const SHA256SUMS_FILE = 'SHA256SUMS';
-export const APP_RECORD_FILE = 'paperclip-runner-consumer-conformance.json';
-export const RUNNERD_FILE_PREFIX = 'paperclip-runnerd-';
+export { APP_RECORD_FILE, RUNNERD_FILE_PREFIX, SHA256SUMS_FILE };
 /** SHA256SUMS larger than this is refused unread. */
 export const MAX_SHA256SUMS_BYTES = 1024 * 1024;
-/** The App's clean-consumer record larger than this is refused unread. */
-export const MAX_APP_RECORD_BYTES = 16 * 1024 * 1024;
 
 /** `<64 lowercase hex><two spaces><plain file name>`: what `sha256sum` writes in text mode. */
 const SUMS_LINE = /^([0-9a-f]{64}) {2}(.+)$/s;
@@ -116,46 +122,15 @@ function fileNameProblem(name: string): string | null {
   return null;
 }
 
-/** What lstat found at a name of the release directory (links not followed). */
-export const RELEASE_ENTRY_KINDS = [
-  'file',
-  'directory',
-  'symlink',
-  'fifo',
-  'socket',
-  'character_device',
-  'block_device',
-] as const;
-export type ReleaseEntryKind = (typeof RELEASE_ENTRY_KINDS)[number];
-
-/**
- * Each kind as a message says it, its article included ("an", never "a other"): one phrase per kind,
- * so a kind added to the list cannot be worded until it has one.
- */
-export const RELEASE_ENTRY_PHRASE: Readonly<Record<ReleaseEntryKind, string>> = {
-  file: 'a regular file',
-  directory: 'a directory',
-  symlink: 'a symbolic link',
-  fifo: 'a FIFO (named pipe)',
-  socket: 'a socket',
-  character_device: 'a character device',
-  block_device: 'a block device',
-};
-
+/** What lstat found at a name of the release directory (links not followed): node's file kinds. */
+export const RELEASE_ENTRY_KINDS = FILE_KINDS;
+export type ReleaseEntryKind = FileKind;
+/** Each kind as a message says it (node's one wording of a kind). */
+export const RELEASE_ENTRY_PHRASE = FILE_KIND_PHRASE;
 /** The kind of an entry from its lstat. */
-export function releaseEntryKind(stats: Stats): ReleaseEntryKind {
-  if (stats.isFile()) return 'file';
-  if (stats.isDirectory()) return 'directory';
-  if (stats.isSymbolicLink()) return 'symlink';
-  if (stats.isFIFO()) return 'fifo';
-  if (stats.isSocket()) return 'socket';
-  return stats.isCharacterDevice() ? 'character_device' : 'block_device';
-}
-
+export const releaseEntryKind = (stats: Stats): ReleaseEntryKind => fileKindOf(stats);
 /** "<what> <name> is a directory, not a regular file": the wording of every such issue. */
-export function notRegularMessage(subject: string, kind: ReleaseEntryKind): string {
-  return `${subject} is ${RELEASE_ENTRY_PHRASE[kind]}, not a regular file`;
-}
+export { notRegularMessage };
 
 export interface ReleaseEntry {
   readonly name: string;
@@ -248,29 +223,11 @@ export async function readReleaseLayout(
     });
   }
 
+  // Only present here: the App record is read (and judged) by the app-record check, once
+  // SHA256SUMS verified it; nothing of the release is read before its listed digest matched.
   let appRecord: string | null = null;
-  if (regular(APP_RECORD_FILE)) {
-    const bytes = await readRegularFile(join(releaseDir, APP_RECORD_FILE));
-    const parsed = readJsonText(bytes, { maxBytes: MAX_APP_RECORD_BYTES });
-    if (
-      !parsed.ok ||
-      typeof parsed.value !== 'object' ||
-      parsed.value === null ||
-      Array.isArray(parsed.value)
-    ) {
-      issues.push({
-        code: 'app_record_invalid',
-        message: `${APP_RECORD_FILE} is not one strict JSON object`,
-        file: APP_RECORD_FILE,
-        expected: 'one JSON object',
-        received: parsed.ok
-          ? Array.isArray(parsed.value)
-            ? 'array'
-            : typeof parsed.value
-          : parsed.issues.map((i) => i.code),
-      });
-    } else appRecord = APP_RECORD_FILE;
-  } else if (entries.some((entry) => entry.name === APP_RECORD_FILE))
+  if (regular(APP_RECORD_FILE)) appRecord = APP_RECORD_FILE;
+  else if (entries.some((entry) => entry.name === APP_RECORD_FILE))
     notRegular(APP_RECORD_FILE, 'the App record');
   else {
     issues.push({
@@ -289,6 +246,11 @@ export interface Sha256SumsVerification {
   readonly expected: ReadonlyMap<string, Sha256Digest>;
   /** Computed digest of every regular file of the directory except SHA256SUMS. */
   readonly computed: Readonly<Record<string, Sha256Digest>>;
+  /**
+   * The files whose computed digest is the one SHA256SUMS lists, with it: the only files of the
+   * release a check may run, extract or read (see verifiedDigest).
+   */
+  readonly verified: ReadonlyMap<string, Sha256Digest>;
   readonly verifiedCount: number;
   readonly issues: readonly QualificationIssue[];
 }
@@ -341,7 +303,7 @@ export async function verifySha256Sums(
     });
   }
 
-  let verifiedCount = 0;
+  const verified = new Map<string, Sha256Digest>();
   for (const [file, sha256] of expected) {
     const entry = layout.entries.find((candidate) => candidate.name === file);
     if (entry === undefined) {
@@ -375,7 +337,7 @@ export async function verifySha256Sums(
       });
       continue;
     }
-    verifiedCount++;
+    verified.set(file, sha256);
   }
   if (layout.sums !== null) {
     for (const entry of layout.entries) {
@@ -389,5 +351,36 @@ export async function verifySha256Sums(
       });
     }
   }
-  return { sumsSha256, expected, computed, verifiedCount, issues };
+  // A SHA256SUMS that does not parse verifies nothing, even the lines that did.
+  if (issues.some((issue) => SUMS_TEXT_CODES.has(issue.code))) verified.clear();
+  return { sumsSha256, expected, computed, verified, verifiedCount: verified.size, issues };
+}
+
+/** Issues that make SHA256SUMS itself untrustworthy (not one file of it). */
+const SUMS_TEXT_CODES = new Set([
+  'sums_too_large',
+  'sums_not_utf8',
+  'sums_line_malformed',
+  'sums_file_name_invalid',
+  'sums_lists_itself',
+  'sums_duplicate_entry',
+  'sums_empty',
+]);
+
+/**
+ * The digest SHA256SUMS lists for `file` when the file matched it, or why it cannot be used: every
+ * check that runs, extracts or reads a file of the release goes through this, so an unverified
+ * file is skipped "needs sha256sums: <why>" and never used.
+ */
+export function verifiedDigest(
+  sums: Sha256SumsVerification,
+  file: string,
+): { readonly sha256: Sha256Digest } | { readonly why: string } {
+  const sha256 = sums.verified.get(file);
+  if (sha256 !== undefined) return { sha256 };
+  if (sums.issues.some((issue) => SUMS_TEXT_CODES.has(issue.code)))
+    return { why: `SHA256SUMS does not parse, so ${file} is unverified` };
+  if (!sums.expected.has(file)) return { why: `SHA256SUMS gives no digest for ${file}` };
+  if (sums.computed[file] === undefined) return { why: `${file} is not a regular file` };
+  return { why: `${file} does not match its SHA256SUMS digest, so nothing of it is used` };
 }

@@ -83,6 +83,14 @@ export interface FakeReleaseOptions {
   readonly driverProtocolVersion?: string;
   /** A file runnerd appends a line to whenever it runs anything but --build-metadata. */
   readonly sessionCounter?: string;
+  /**
+   * A file each of the release's programs appends a line to when it runs: "package loaded" (the
+   * root entry point, whenever it is imported), "runnerd <args>" (the Node runnerd, any args),
+   * "eval-session" (the bin): a test reads what ran from an unverified file.
+   */
+  readonly marker?: string;
+  /** Fields runnerd prints beside upstream's in its build metadata (e.g. a self-declared buildProfile). */
+  readonly runnerdExtraMetadata?: Readonly<Record<string, unknown>>;
   /** runnerd's PRP range (default 1..1). */
   readonly runnerdPrp?: { readonly minimumVersion: number; readonly maximumVersion: number };
   /**
@@ -263,6 +271,12 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
   };
   const root = [
     '// Fake @paperclipai/paperclip-runner root entry point: contracts only.',
+    ...(options.marker === undefined
+      ? []
+      : [
+          "import { appendFileSync } from 'node:fs';",
+          `appendFileSync(${JSON.stringify(options.marker)}, 'package loaded\\n');`,
+        ]),
     "export const PRP_PROTOCOL_NAME = 'paperclip.runner';",
     "export const NATIVE_EXECUTION_V1 = 'paperclip-runner/native-execution/v1';",
     'export function isTerminalState(value) {',
@@ -399,15 +413,19 @@ export function runnerdScript(prp?: {
  * A runnerd as a Node script: `#!<this node>` (it runs with an empty environment, so no PATH
  * lookup), printing its metadata for --build-metadata (exit 64 otherwise).
  */
-export function runnerdNodeScript(prp?: {
-  readonly minimumVersion: number;
-  readonly maximumVersion: number;
-}): string {
+export function runnerdNodeScript(
+  prp?: {
+    readonly minimumVersion: number;
+    readonly maximumVersion: number;
+  },
+  marker?: string,
+  extra: Readonly<Record<string, unknown>> = {},
+): string {
   return `#!${process.execPath}
 'use strict';
-const METADATA = ${JSON.stringify(runnerdBuildMetadata(prp))};
+const METADATA = ${JSON.stringify({ ...runnerdBuildMetadata(prp), ...extra })};
 const args = process.argv.slice(2);
-if (args.length !== 1 || args[0] !== '--build-metadata') process.exit(64);
+${marker === undefined ? '' : `require('node:fs').appendFileSync(${JSON.stringify(marker)}, 'runnerd ' + args.join(' ') + '\\n');\n`}if (args.length !== 1 || args[0] !== '--build-metadata') process.exit(64);
 process.stdout.write(JSON.stringify(METADATA) + '\\n');
 // fake paperclip-runnerd
 `;
@@ -437,6 +455,8 @@ const sha = (bytes) => 'sha256:' + crypto.createHash('sha256').update(bytes).dig
 const args = process.argv.slice(2);
 const COUNTER = ${JSON.stringify(options.sessionCounter ?? null)};
 if (COUNTER !== null) fs.appendFileSync(COUNTER, args.join(' ') + '\\n');
+const MARKER = ${JSON.stringify(options.marker ?? null)};
+if (MARKER !== null) fs.appendFileSync(MARKER, 'eval-session\\n');
 const flags = { [args[0]]: args[1], [args[2]]: args[3] };
 if (args.length !== 4 || !flags['--request'] || !flags['--output']) process.exit(1);
 if (${String(hangs)}) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
@@ -538,7 +558,9 @@ export async function buildFakeRelease(dir: string, options: FakeReleaseOptions 
   const kind = options.runnerdKind ?? 'eval-session';
   await writeFile(
     runnerd,
-    kind === 'metadata-only' ? runnerdScript(options.runnerdPrp) : runnerdNodeScript(options.runnerdPrp),
+    kind === 'metadata-only'
+      ? runnerdScript(options.runnerdPrp)
+      : runnerdNodeScript(options.runnerdPrp, options.marker, options.runnerdExtraMetadata),
   );
   await chmod(runnerd, 0o755);
   const facts = async (path: string): Promise<{ sha256: string; byteSize: number }> => {

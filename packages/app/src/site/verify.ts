@@ -24,6 +24,7 @@ import { join, posix, resolve } from 'node:path';
 
 import { credentialShapedValues } from '@paperclip-evals/contract';
 import { siteScriptHashes } from '@paperclip-evals/evalbook';
+import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
 
@@ -78,9 +79,9 @@ async function walk(root: string, issues: Issue[]): Promise<string[]> {
           issue(
             'site_not_a_file',
             path,
-            `${path} is not a regular file`,
+            notRegularMessage(path, fileKindOf(stat)),
             'a regular file',
-            'a socket, FIFO or device',
+            FILE_KIND_PHRASE[fileKindOf(stat)],
           ),
         );
     }

@@ -3,7 +3,9 @@
 // requirements. Results (the artifact, the receipt, or every incompatibility) go to stdout.
 import { resolve } from 'node:path';
 import {
+  additionalRunnerdFields,
   canonicalDigest,
+  declaredBuildProfile,
   isContractError,
   negotiateCompatibility,
   parseConsumerRequirements,
@@ -62,6 +64,11 @@ export async function runRunnerdInspect(options: InspectOptions): Promise<Outcom
   });
   if (options.json) printReport(artifact);
   else printLines('stdout', formatArtifact(artifact));
+  const profile = declaredBuildProfile(artifact.buildMetadata);
+  if (profile !== null && profile !== 'release')
+    printLines('stderr', [
+      `warning: ${artifact.executablePath} declares itself a ${JSON.stringify(profile)} build (buildProfile): its digest and metadata verify, but qualification refuses a runnerd whose own build profile is not the release build the gate record states`,
+    ]);
   return 'ok';
 }
 
@@ -128,6 +135,13 @@ function formatArtifact(artifact: RunnerdArtifact): string[] {
     `  native execution   ${metadata.nativeExecutionVersion}`,
     `  harness driver     ${metadata.harnessDriverVersion}`,
     `  PRP                ${metadata.prp.name} ${metadata.prp.minimumVersion}..${metadata.prp.maximumVersion}`,
+    ...(metadata.prpTransportModes === undefined
+      ? []
+      : [`  PRP transports     ${metadata.prpTransportModes.join(', ')}`]),
+    // Every field it printed beyond upstream's: additive, kept and shown, never dropped.
+    ...additionalRunnerdFields(metadata).map(
+      ([key, value]) => `  ${key.padEnd(18)} ${JSON.stringify(value)}`,
+    ),
   ];
 }
 

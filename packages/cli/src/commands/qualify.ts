@@ -3,13 +3,19 @@
 // evals-qualification/v1 record — a table of every check, or the record as JSON — which the workflow
 // also writes to --out (atomically for a file, in place for a device or FIFO; a directory, socket,
 // missing folder or a file inside the release directory is refused before any work).
+// On a terminal (stderr a TTY, not --json) it shows its progress as it goes: a line per check as it
+// is decided, under a progress line naming the check running (print.ts draws it); nothing extra
+// elsewhere. Stopped by Ctrl-C or SIGTERM, it says so once its children are killed and its work
+// directory removed (node's child cleanup), then exits 130 / 143.
 // Outcome: ok (qualified) · refused (every reason listed); a failure is usage (bad flags, no release dir).
 import { qualify } from '@paperclip-evals/app/qualify';
+import { noticeOnStop } from '@paperclip-evals/node';
 
+import type { QualifyRequest } from '@paperclip-evals/app/qualify';
 import type { QualificationRecord } from '@paperclip-evals/qualification';
 
 import { show } from '../exit-codes.js';
-import { printJson, printLines } from '../print.js';
+import { clearProgress, drawProgress, isTerminal, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
 
@@ -20,11 +26,63 @@ export interface QualifyOptions {
   readonly json: boolean;
 }
 
+type CheckEvent = Parameters<NonNullable<QualifyRequest['onCheck']>>[0];
+
+/** The status word of a decided check, as the table writes it. */
+const statusWord = (status: 'pass' | 'fail' | 'skipped'): string =>
+  status === 'pass' ? 'pass' : status === 'fail' ? 'FAIL' : 'skip';
+
+/**
+ * The terminal's view of a qualification as it runs: a line per decided check (on stderr, above a
+ * progress line naming the check running, redrawn every second with the time so far).
+ */
+function terminalProgress(): { onCheck: (event: CheckEvent) => void; stop: () => void } {
+  const started = performance.now();
+  const seconds = (): number => Math.round((performance.now() - started) / 1000);
+  let running: Extract<CheckEvent, { kind: 'start' }> | null = null;
+  const draw = (): void => {
+    if (running !== null)
+      drawProgress(`\r\x1b[Kqualifying: [${running.index}/${running.total}] ${running.id} · ${seconds()}s`);
+  };
+  const timer = setInterval(draw, 1000).unref();
+  return {
+    onCheck: (event) => {
+      if (event.kind === 'start') {
+        running = event;
+        draw();
+        return;
+      }
+      running = null;
+      clearProgress();
+      printLines('stderr', [`  ${statusWord(event.status)}  ${event.id}  ${event.detail}`]);
+    },
+    stop: () => {
+      clearInterval(timer);
+      clearProgress();
+    },
+  };
+}
+
 export async function runQualify(options: QualifyOptions): Promise<Outcome> {
-  const { record, written } = await qualify({
-    releaseDir: options.releaseDir,
-    ...(options.out === undefined ? {} : { out: options.out }),
+  const progress = isTerminal('stderr') && !options.json ? terminalProgress() : undefined;
+  const releaseNotice = noticeOnStop((signal) => {
+    progress?.stop();
+    printLines('stderr', [
+      `evals: interrupted (${signal}): qualification of ${options.releaseDir} stopped; its child processes were killed and its work directory removed (cleaned up); no record was written`,
+    ]);
   });
+  let record: QualificationRecord;
+  let written: Awaited<ReturnType<typeof qualify>>['written'];
+  try {
+    ({ record, written } = await qualify({
+      releaseDir: options.releaseDir,
+      ...(options.out === undefined ? {} : { out: options.out }),
+      ...(progress === undefined ? {} : { onCheck: progress.onCheck }),
+    }));
+  } finally {
+    progress?.stop();
+    releaseNotice();
+  }
   const outcome = record.qualified ? 'ok' : 'refused';
   if (written !== undefined) {
     // Written to stdout itself (--out - or /dev/stdout), the record is stdout's whole content: the

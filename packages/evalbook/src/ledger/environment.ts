@@ -8,6 +8,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { evaluateAssertions } from '@paperclip-evals/checks';
+import { FILE_KIND_PHRASE, fileKindOf } from '@paperclip-evals/node';
 import {
   ContractError,
   DEFAULT_MAX_JSON_DEPTH,
@@ -360,11 +361,7 @@ async function readEnvironmentBytes(path: string): Promise<Buffer> {
         'environment_not_a_file',
         'is not a regular file',
         'a regular evalbook.yaml / .json file',
-        stat.isDirectory()
-          ? 'a directory'
-          : stat.isFIFO()
-            ? 'a FIFO'
-            : 'not a regular file (a socket or device)',
+        FILE_KIND_PHRASE[fileKindOf(stat)],
       );
     if (stat.size > ENVIRONMENT_MAX_BYTES)
       throw refuse(

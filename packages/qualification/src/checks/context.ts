@@ -39,7 +39,26 @@ export interface QualifyReleaseOptions {
   readonly evalSessionRequestFile?: string;
   /** Evals' consumer requirements (default: the committed evals-consumer-requirements.json). */
   readonly consumerRequirementsFile?: string;
+  /** Told as each check starts and as each is decided (pass, fail or skipped), in run order. */
+  readonly onCheck?: (event: QualificationCheckEvent) => void;
 }
+
+/** A check starting, or decided (with its status and detail), as the nth of `total`. */
+export type QualificationCheckEvent =
+  | {
+      readonly kind: 'start';
+      readonly id: QualificationCheckId;
+      readonly index: number;
+      readonly total: number;
+    }
+  | {
+      readonly kind: 'done';
+      readonly id: QualificationCheckId;
+      readonly status: 'pass' | 'fail' | 'skipped';
+      readonly detail: string;
+      readonly index: number;
+      readonly total: number;
+    };
 
 /** One qualification's input: read before any check runs, never changed by one. */
 export interface QualificationInput {

@@ -114,15 +114,27 @@ export function defineChecks<Id extends string, C, F>(
  * returns Skip is recorded with "needs <need>[: <why>]" for each unmet need it names (each must be
  * one of its needs or uses). Distinct reasons are joined with "; ".
  */
+/** What runChecks reports as it goes: a check about to run, and each check decided (run or skipped). */
+export interface CheckEvents<Id extends string, F> {
+  readonly onStart?: (id: Id, index: number, total: number) => void;
+  readonly onDone?: (result: CheckResult<Id, F>, index: number, total: number) => void;
+}
+
 export async function runChecks<Id extends string, C, F>(
   plan: CheckPlan<Id, C, F>,
   context: C,
+  events: CheckEvents<Id, F> = {},
 ): Promise<CheckResult<Id, F>[]> {
   const results = new Map<Id, CheckResult<Id, F>>();
   const values = new Map<Id, unknown>();
   // A skipped check's reasons, one per need that gave nothing (its detail joins them).
   const skipReasons = new Map<Id, readonly string[]>();
   const byId = new Map(plan.checks.map((check) => [check.id, check]));
+  const total = plan.checks.length;
+  const decide = (result: CheckResult<Id, F>): void => {
+    results.set(result.id, result);
+    events.onDone?.(result, results.size, total);
+  };
   for (const check of plan.checks) {
     const reasons: string[] = [];
     for (const need of check.needs) {
@@ -131,10 +143,11 @@ export async function runChecks<Id extends string, C, F>(
     }
     if (reasons.length > 0) {
       skipReasons.set(check.id, distinct(reasons));
-      results.set(check.id, { id: check.id, status: 'skipped', detail: distinct(reasons).join('; ') });
+      decide({ id: check.id, status: 'skipped', detail: distinct(reasons).join('; ') });
       continue;
     }
     const allowed = new Set<Id>([...check.needs, ...(check.uses ?? [])]);
+    events.onStart?.(check.id, results.size + 1, total);
     const outcome = await check.run(context, {
       need: (id) => {
         if (!check.needs.includes(id) || !values.has(id)) {
@@ -158,11 +171,11 @@ export async function runChecks<Id extends string, C, F>(
       }
       const unmet = distinct(outcome.unmet.map((item) => needsReason(item.need, item.why)));
       skipReasons.set(check.id, unmet);
-      results.set(check.id, { id: check.id, status: 'skipped', detail: unmet.join('; '), ...facts });
+      decide({ id: check.id, status: 'skipped', detail: unmet.join('; '), ...facts });
       continue;
     }
     if (outcome.value !== undefined) values.set(check.id, outcome.value);
-    results.set(check.id, {
+    decide({
       id: check.id,
       status: outcome.status,
       detail: outcome.detail,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { isContractError } from '@paperclip-evals/contract';
 import { resolveRunnerdArtifact } from '@paperclip-evals/node';
 
+import { verifiedDigest } from '../release-dir.js';
 import { fail, judge, lacking } from './context.js';
 
 import type { QualificationIssue } from '../record.js';
@@ -26,10 +27,11 @@ export const runnerdResolve: QualificationCheckDefinition = {
       runnerdSha256: sums.computed[runnerd] ?? null,
       runnerdByteSize: (await lstat(path)).size,
     };
-    const expectedSha256 = sums.expected.get(runnerd);
-    if (expectedSha256 === undefined) {
-      return lacking([{ need: 'sha256sums', why: `SHA256SUMS gives no digest for ${runnerd}` }], found);
-    }
+    // Only a runnerd that matched its SHA256SUMS digest is run; the resolver digests its private
+    // copy again against that digest before running it.
+    const listed = verifiedDigest(sums, runnerd);
+    if ('why' in listed) return lacking([{ need: 'sha256sums', why: listed.why }], found);
+    const expectedSha256 = listed.sha256;
     let artifact;
     try {
       artifact = await resolveRunnerdArtifact({

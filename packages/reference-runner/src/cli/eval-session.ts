@@ -48,6 +48,8 @@ const RUNNERD_METADATA_TIMEOUT_MS = 10_000;
 const MAX_METADATA_BYTES = 64 * 1024;
 
 export interface EvalSessionIo {
+  /** Where --help and --version print (default: nowhere). */
+  readonly stdout?: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly cwd: string;
   readonly now: () => Date;
@@ -55,11 +57,39 @@ export interface EvalSessionIo {
 
 const USAGE = 'usage: paperclip-runner-eval-session --request <request.json> --output <artifact.json>\n';
 
+/** What --help prints: what the bin does, its two flags, its exit codes and an example. */
+const HELP = `${USAGE}
+Runs one eval session: reads a paperclip-runner/eval-session-request/v1, runs the attempt against
+the runnerd the request names (verified by its sha256 first), and writes a
+paperclip-runner/eval-session-artifact/v1 to --output, the native-execution bundle and the files it
+references beside it, under <output folder>/<attemptId>/.
+
+Options:
+  --request <file>  the eval-session request (JSON)
+  --output <file>   where the artifact is written
+  -h, --help        print this help
+  -V, --version     print the package version
+
+Exit codes: 0 the session ran (the artifact says how it ended) · 1 usage or unreadable request ·
+2 infrastructure failure (the artifact carries infrastructureFailure)
+
+Example:
+  paperclip-runner-eval-session --request attempt-1.request.json --output out/attempt-1.json
+`;
+
 export async function runEvalSessionCli(argv: readonly string[], io: EvalSessionIo): Promise<number> {
   const fail = (message: string): number => {
     io.stderr(`paperclip-runner-eval-session: ${message}\n`);
     return EVAL_SESSION_EXIT.error;
   };
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    io.stdout?.(HELP);
+    return EVAL_SESSION_EXIT.ok;
+  }
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout?.(`${packageBuildMetadata().package.version}\n`);
+    return EVAL_SESSION_EXIT.ok;
+  }
   const flags = parseArguments(argv);
   if (typeof flags === 'string') return fail(`${flags}\n${USAGE}`);
   const requestPath = resolve(io.cwd, flags.request);
@@ -422,6 +452,7 @@ const entry = process.argv[1];
 // Run as the bin (npm links it from node_modules/.bin), not when imported by a test.
 if (entry !== undefined && realpathSync(entry) === fileURLToPath(import.meta.url)) {
   runEvalSessionCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
     now: () => new Date(),
