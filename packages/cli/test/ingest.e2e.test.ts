@@ -141,6 +141,7 @@ describe('evals ingest: glob patterns and the progress line', () => {
     expect((JSON.parse(none.stdout) as JsonReport).unreadable[0]).toEqual({
       input: 'ok/*.yaml',
       error: 'no files match this pattern',
+      code: 'input_no_match',
     });
   });
 

@@ -79,6 +79,7 @@ describe('evals validate', () => {
         input: 'packages/cli/src/commands',
         status: 'unreadable',
         error: 'no *.json files in this directory',
+        code: 'input_empty_directory',
       },
     ]);
   });
@@ -147,7 +148,12 @@ describe('evals validate', () => {
       expect(none.status).toBe(2);
       const noneReport = JSON.parse(none.stdout) as JsonReport;
       expect(noneReport.files).toEqual([
-        { input: 'zzz*.json', status: 'unreadable', error: 'no files match this pattern' },
+        {
+          input: 'zzz*.json',
+          status: 'unreadable',
+          error: 'no files match this pattern',
+          code: 'input_no_match',
+        },
       ]);
       expect(none.stdout).not.toContain('b.txt');
       const top = JSON.parse(evals(['validate', '*.json', '--json'], { cwd: dir }).stdout) as JsonReport;

@@ -688,7 +688,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       const absent = join(dir, 'absent.json');
       const summary = await ingest({ inputs: [absent, good], storeUrl });
       expect(summary.unreadable).toEqual([
-        { input: absent, error: expect.stringMatching(/ENOENT/) as unknown },
+        { input: absent, error: expect.stringMatching(/ENOENT/) as unknown, code: 'input_missing' },
       ]);
       expect(summary).toMatchObject({ processed: 2, inserted: 1, invalid: [] });
       expect(ingestExitCode(summary)).toBe(2);

@@ -13,13 +13,22 @@ import { readAttemptReadFile, readAttemptReadStream } from './attempt-input.js';
 
 import type { ContractError } from '@paperclip-evals/contract';
 
-import type { BundleInput } from './bundle-inputs.js';
+import type { BundleInput, InputRefusalCode } from './bundle-inputs.js';
 import type { AttemptRead, ReadAttemptOptions } from './attempt-input.js';
 
 export type BundleRead =
   | { readonly status: 'valid'; readonly input: BundleInput; readonly parsed: AttemptRead }
   | { readonly status: 'invalid'; readonly input: BundleInput; readonly error: ContractError }
-  | { readonly status: 'unreadable'; readonly input: BundleInput; readonly error: string };
+  | {
+      readonly status: 'unreadable';
+      readonly input: BundleInput;
+      readonly error: string;
+      /** The rule: the expander's refusal code, input_missing (nothing there) or input_unreadable. */
+      readonly code: UnreadableInputCode;
+    };
+
+/** Why an input could not be read: the expander's refusal, nothing at the path, or a read that failed. */
+export type UnreadableInputCode = InputRefusalCode | 'input_missing' | 'input_unreadable';
 
 export interface ReadBundlesOptions extends ReadAttemptOptions {
   /** What `-` reads, asked at its turn (default: process.stdin). */
@@ -60,7 +69,13 @@ async function classify(
   stdin: () => AsyncIterable<Uint8Array>,
   parseOptions: ReadAttemptOptions,
 ): Promise<BundleRead> {
-  if (input.refused !== undefined) return { status: 'unreadable', input, error: input.refused };
+  if (input.refused !== undefined)
+    return {
+      status: 'unreadable',
+      input,
+      error: input.refused,
+      code: input.refusedCode ?? 'input_unreadable',
+    };
   try {
     const parsed = await (reading ?? readAttemptReadStream(stdin(), parseOptions));
     return { status: 'valid', input, parsed };
@@ -72,6 +87,7 @@ async function classify(
         status: 'unreadable',
         input,
         error: `${fileSystemWhat(error)} (${error.code ?? error.syscall})`,
+        code: error.code === 'ENOENT' || error.code === 'ENOTDIR' ? 'input_missing' : 'input_unreadable',
       };
     throw error; // not about the input: an internal failure
   }

@@ -49,7 +49,13 @@ export type ValidateFileReport =
       };
     }
   | { readonly input: string; readonly status: 'invalid'; readonly issues: readonly CliIssue[] }
-  | { readonly input: string; readonly status: 'unreadable'; readonly error: string };
+  | {
+      readonly input: string;
+      readonly status: 'unreadable';
+      readonly error: string;
+      /** input_missing, input_unreadable or the expander's refusal (input_not_regular_file, …). */
+      readonly code: string;
+    };
 
 /** `evals validate --json` (paperclip-evals/validate-report/v1). */
 export interface ValidateReport {
@@ -123,7 +129,8 @@ let artifactKeyOf: typeof ArtifactSuiteFields | undefined;
 /** One input's verdict, as node's read-and-classify loop found it. */
 function fileReport(read: BundleRead): ValidateFileReport {
   const input = read.input.display;
-  if (read.status === 'unreadable') return { input, status: 'unreadable', error: read.error };
+  if (read.status === 'unreadable')
+    return { input, status: 'unreadable', error: read.error, code: read.code };
   if (read.status === 'invalid') return { input, status: 'invalid', issues: cliIssues(read.error.issues) };
   const { parsed } = read;
   // An eval-session artifact alone: the key it is stored under (it names no run, case or config).

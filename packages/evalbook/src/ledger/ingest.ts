@@ -114,7 +114,8 @@ export interface IngestSummary {
   readonly duplicates: number;
   readonly conflicts: IngestConflict[];
   readonly invalid: { readonly input: string; readonly issues: readonly Issue[] }[];
-  readonly unreadable: { readonly input: string; readonly error: string }[];
+  /** Each input that could not be read: why, and the rule's code (node's UnreadableInputCode). */
+  readonly unreadable: { readonly input: string; readonly error: string; readonly code: string }[];
   /**
    * Valid bundles the store refused to write (each alone, after its batch failed): the store's coded
    * error for it. Every other bundle of the run was written as usual.
@@ -258,7 +259,8 @@ async function firstPass(
   for await (const read of readBundles(expandBundleInputs(inputs), readOptions)) {
     processed++;
     const judged = await readInput(read, { ...context, artifacts, checks: () => Promise.resolve([]) });
-    if (judged.kind === 'unreadable') unreadable.push({ input: read.input.display, error: judged.error });
+    if (judged.kind === 'unreadable')
+      unreadable.push({ input: read.input.display, error: judged.error, code: judged.code });
     else if (judged.kind === 'invalid') invalid.push({ input: read.input.display, issues: judged.issues });
     else {
       const { fields } = judged.entry;
@@ -287,7 +289,7 @@ interface ReadContext {
 
 /** An input as ingest judges it: unreadable, invalid (every issue), or an attempt to write. */
 type JudgedInput =
-  | { readonly kind: 'unreadable'; readonly error: string }
+  | { readonly kind: 'unreadable'; readonly error: string; readonly code: string }
   | { readonly kind: 'invalid'; readonly issues: readonly Issue[] }
   | { readonly kind: 'entry'; readonly entry: PendingRecord };
 
@@ -299,7 +301,7 @@ type JudgedInput =
  */
 async function readInput(read: BundleRead, context: ReadContext): Promise<JudgedInput> {
   const target = read.input;
-  if (read.status === 'unreadable') return { kind: 'unreadable', error: read.error };
+  if (read.status === 'unreadable') return { kind: 'unreadable', error: read.error, code: read.code };
   if (read.status === 'invalid') return { kind: 'invalid', issues: read.error.issues };
   const { parsed } = read;
   const { environment } = context;
@@ -639,7 +641,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           ),
       });
       if (judged.kind === 'unreadable') {
-        unreadable.push({ input: target.display, error: judged.error });
+        unreadable.push({ input: target.display, error: judged.error, code: judged.code });
         continue;
       }
       if (judged.kind === 'invalid') {
