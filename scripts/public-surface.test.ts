@@ -125,6 +125,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'jsonText',
     'markdownText',
     'maskSecrets',
+    'maskSecretsIn',
     'nativeExecutionIssues',
     'negotiateCompatibility',
     'parseConsumerRequirements',

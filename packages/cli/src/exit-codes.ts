@@ -3,7 +3,14 @@
 // here, and nowhere else (run.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
 import { isAppError } from '@paperclip-evals/app';
-import { CodedError, isContractError, jsonText, maskSecrets, secretsIn } from '@paperclip-evals/contract';
+import {
+  CodedError,
+  isContractError,
+  jsonText,
+  maskSecrets,
+  maskSecretsIn,
+  secretsIn,
+} from '@paperclip-evals/contract';
 import {
   NOT_REGULAR_ADVICE,
   SIGNAL_EXIT_CODES,
@@ -444,7 +451,7 @@ export function failureJson(schema: string, exitCode: number, failure: unknown):
       issues: isCoded ? cliIssues(error.issues) : [],
     },
   };
-  return `${maskSecrets(jsonText(report), processSecrets())}\n`;
+  return `${jsonText(maskSecretsIn(report, processSecrets()))}\n`;
 }
 
 /**
@@ -468,7 +475,7 @@ export function contractFailureJson(error: unknown): string | undefined {
     message: error.message,
     issues: cliIssues(error.issues),
   };
-  return `${maskSecrets(jsonText(report, 2), processSecrets())}\n`;
+  return `${jsonText(maskSecretsIn(report, processSecrets()), 2)}\n`;
 }
 
 export function show(value: unknown): string {

@@ -76,6 +76,7 @@ export {
   credentialShapedValues,
   displayLocator,
   maskSecrets,
+  maskSecretsIn,
   scrubCredentials,
   secretsIn,
 } from './secrets.js';

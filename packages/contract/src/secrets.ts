@@ -58,6 +58,24 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
 }
 
 /**
+ * `maskSecrets` over every string of a JSON-shaped value (object keys too), returning a copy: for a
+ * document that is then serialised. Masking its JSON text instead could cut through the syntax (a
+ * key `PWD=` before `":""`) and miss a secret whose escaped form differs (a quote or backslash in it).
+ */
+export function maskSecretsIn<T>(value: T, known: readonly string[] = []): T {
+  const mask = (node: unknown): unknown => {
+    if (typeof node === 'string') return maskSecrets(node, known);
+    if (Array.isArray(node)) return node.map(mask);
+    if (node !== null && typeof node === 'object')
+      return Object.fromEntries(
+        Object.entries(node).map(([key, item]) => [maskSecrets(key, known), mask(item)]),
+      );
+    return node;
+  };
+  return mask(value) as T;
+}
+
+/**
  * The secrets a locator carries, as written and as decoded: its userinfo password (everything
  * between the first `:` after `://` and the last `@` before the path, even when the URL is
  * malformed), a web URL's lone userinfo, and the values of secret-named parameters. For

@@ -13,7 +13,7 @@ export {
 } from './bundle-inputs.js';
 export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
-export type { BundleRead, UnreadableInputCode } from './bundle-reads.js';
+export type { BundleRead } from './bundle-reads.js';
 export { SIGNAL_EXIT_CODES, guardPrivatePath, guardedCounts, noticeOnStop } from './child-cleanup.js';
 export { ChildTransport } from './child-transport.js';
 export type { ChildExit } from './child-transport.js';

@@ -5,7 +5,13 @@
 import { existsSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { displayLocator, isContractError, maskSecrets, secretsIn } from '@paperclip-evals/contract';
+import {
+  displayLocator,
+  isContractError,
+  maskSecrets,
+  maskSecretsIn,
+  secretsIn,
+} from '@paperclip-evals/contract';
 import { outputTarget } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError, storeError } from '../errors.js';
@@ -51,7 +57,7 @@ export async function openStore(
       throw new EvalbookError(
         error.code,
         message,
-        error.issues.map((issue) => JSON.parse(maskSecrets(JSON.stringify(issue), secrets)) as Issue),
+        error.issues.map((issue) => maskSecretsIn(issue, secrets)),
       );
     throw storeError(`cannot open the store ${displayLocator(url)}: ${message}`);
   }
