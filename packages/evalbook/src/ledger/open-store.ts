@@ -16,7 +16,6 @@ import { outputTarget } from '@paperclip-evals/node';
 
 import { EvalbookError, isEvalbookError, storeError } from '../errors.js';
 
-import type { Issue } from '@paperclip-evals/contract';
 import type { LedgerStore } from './store.js';
 
 export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
