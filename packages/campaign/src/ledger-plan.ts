@@ -7,7 +7,7 @@
 import { canonicalize } from '@paperclip-evals/contract';
 
 import { CampaignError } from './errors.js';
-import { planDigest } from './plan.js';
+import { planDigest, recordedLanes } from './plan.js';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { Environment, LedgerStore, StoredAttempt } from '@paperclip-evals/evalbook';
@@ -17,13 +17,7 @@ import type { CampaignPlan, Lane, PlannedAttempt } from './plan.js';
 function planFields(plan: CampaignPlan): Record<string, unknown> {
   return {
     suiteFingerprint: plan.suiteFingerprint,
-    lanes: plan.lanes.map(({ id, provider, model, driver, enabled }) => ({
-      id,
-      provider,
-      model,
-      driver,
-      enabled,
-    })),
+    lanes: recordedLanes(plan),
     cases: plan.cases,
     attempts: plan.settings.attempts,
   };

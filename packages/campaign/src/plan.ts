@@ -347,3 +347,16 @@ function suiteFingerprintOf(environment: Environment): string {
   );
   return canonicalDigest({ ...environment, campaign });
 }
+
+/** The plan's lanes as a campaign record names them (what a ledger's record is compared by). */
+export function recordedLanes(
+  plan: CampaignPlan,
+): Pick<Lane, 'id' | 'provider' | 'model' | 'driver' | 'enabled'>[] {
+  return plan.lanes.map(({ id, provider, model, driver, enabled }) => ({
+    id,
+    provider,
+    model,
+    driver,
+    enabled,
+  }));
+}

@@ -13,7 +13,7 @@ import { attemptVerdict, openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
 import { CampaignError } from './errors.js';
-import { planDigest } from './plan.js';
+import { planDigest, recordedLanes } from './plan.js';
 import { NATIVE_BUNDLE_ABSENT } from './execute.js';
 import { CAMPAIGN_FAILURE_CLASSES, UNKNOWN_COST } from './try-outcome.js';
 
@@ -240,13 +240,7 @@ export function campaignRecord(
       package: { name: join.packageName, version: join.packageVersion },
       runnerd: { sha256: join.runnerdSha256 },
       receipt: join.receipt,
-      lanes: plan.lanes.map(({ id, provider, model, driver, enabled }) => ({
-        id,
-        provider,
-        model,
-        driver,
-        enabled,
-      })),
+      lanes: recordedLanes(plan),
       lanesLeftOut: plan.lanesLeftOut,
       cases: plan.cases,
       caseDefinitions: plan.caseDefinitions,
