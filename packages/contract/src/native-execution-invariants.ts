@@ -176,9 +176,16 @@ function indexEvents(events: unknown[]): EventIndex {
   return { positionById, envelopes, terminalPositions };
 }
 
+/** The event types whose envelope's correlation upstream's parser reads: the ones its semantic index holds. */
+const CORRELATED_EVENT_TYPES: readonly string[] = [TOOL_INPUT_EVENT, TOOL_RESULT_EVENT];
+
 /**
- * Every event of a tool event type carries a `semantic_tool` envelope, and every envelope's
- * correlation names the event it sits in (runId, normalizedSessionId, turnId, itemId).
+ * Every event of a tool event type carries a `semantic_tool` envelope, and the envelope of an
+ * `mcp_app.tool_input` / `mcp_app.tool_result` event names the event it sits in (runId,
+ * normalizedSessionId, turnId, itemId). That is upstream's parser (`semanticToolEnvelope`, called for
+ * each indexed event — and every such event must be indexed): it never reads the correlation of a
+ * `semantic_tool.*` event, or of an envelope on any other event, so neither is refused here (only
+ * upstream's replay-fixture validator compares those, on fixtures, not on attempt bundles).
  */
 function envelopeIssues(events: unknown[]): Issue[] {
   const issues: Issue[] = [];
@@ -198,6 +205,7 @@ function envelopeIssues(events: unknown[]): Issue[] {
       }
       return;
     }
+    if (typeof event.eventType !== 'string' || !CORRELATED_EVENT_TYPES.includes(event.eventType)) return;
     const correlation = objectAt(tool, 'correlation');
     if (correlation === undefined) return; // the schema refuses an envelope without one
     for (const field of CORRELATION_FIELDS) {

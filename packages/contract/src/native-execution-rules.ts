@@ -105,7 +105,7 @@ export const NATIVE_EXECUTION_RULES = {
   },
   semantic_correlation_mismatch: {
     refuses:
-      "a semantic_tool envelope whose correlation runId, normalizedSessionId, turnId or itemId differs from its event's",
+      "an mcp_app.tool_input/tool_result event whose semantic_tool correlation runId, normalizedSessionId, turnId or itemId differs from the event's (the correlation of a semantic_tool.* event is not read, as upstream's parser does not)",
     origin: 'upstream parser',
   },
   semantic_call_id_duplicate: {

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { MUTATIONS, MUTATION_BASE_OPTIONS } from '@paperclip-evals/test-kit/mutations';
+import { ACCEPTED_VARIANTS, MUTATIONS, MUTATION_BASE_OPTIONS } from '@paperclip-evals/test-kit/mutations';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { ContractError } from '../src/errors.ts';
 import { nativeExecutionIssues, parseNativeExecution } from '../src/native-execution.ts';
@@ -126,6 +126,40 @@ describe('the mutation table', () => {
     const found = nativeExecutionIssues(bundle).map((issue) => `${issue.code} ${issue.path ?? ''}`);
     expect(rows).toHaveLength(independent.length);
     expect(found.sort()).toEqual(rows.map((row) => `${row.rule} ${row.path}`).sort());
+  });
+});
+
+describe('what upstream accepts (the accepted-variants table)', () => {
+  /** The issues of a changed copy of the base bundle, through the real parser ([] if it parsed). */
+  const issuesAfter = (change: (bundle: Record<string, any>) => unknown): string[] => {
+    const bundle = JSON.parse(baseText()) as Record<string, any>;
+    change(bundle);
+    return issuesOf({
+      name: 'variant',
+      rule: 'schema_violation',
+      path: '',
+      mutateText: () => JSON.stringify(bundle),
+    }).map((issue) => `${issue.code} ${issue.path ?? ''}`);
+  };
+
+  it.each(ACCEPTED_VARIANTS.map((variant) => [variant.name, variant] as const))(
+    'accepts %s',
+    (_, variant) => {
+      expect(issuesAfter(variant.mutate)).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['mcp_app.tool_input', 2],
+    ['mcp_app.tool_result', 3],
+  ] as const)('still refuses a differing correlation on the indexed %s event', (eventType, index) => {
+    const issues = issuesAfter((bundle) => {
+      expect(bundle.events[index].eventType).toBe(eventType);
+      bundle.events[index].payload.semantic_tool.correlation.itemId = 'item_other';
+    });
+    expect(issues).toContain(
+      `semantic_correlation_mismatch /events/${index}/payload/semantic_tool/correlation/itemId`,
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // Property tests: the doors issue 14 §1 closed stay closed in both parsers. fast-check makes many
 // variants of each (blank required text of any whitespace JS trim removes, a correlation field
-// changed on either side, calls or results sharing a callId, a result naming another operation or
+// changed on either side of an indexed mcp_app.* event — and accepted on a semantic_tool.* one, as
+// upstream's parser does —, calls or results sharing a callId, a result naming another operation or
 // no call, tool events without their envelope, malformed and impossible timestamps); Evals' parser
 // must refuse each with its rule code and JSON pointer, and the App's own parser must refuse it too,
 // at the same place. Both accept the unmutated bundles and valid timestamps.
@@ -12,6 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { ContractError, parseNativeExecution as evalsParse } from '../../contract/src/index.ts';
+import { UNINDEXED_TOOL_EVENT_TYPES, appendUnindexedToolEvent } from '@paperclip-evals/test-kit/mutations';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import {
   paperclipNativeExecutionFixtureUrl,
@@ -211,6 +213,29 @@ describe('both parsers refuse', () => {
           else event[field] = value;
           const path = `/events/${index}/payload/semantic_tool/correlation/${field}`;
           expectBothRefuse(bundle, 'semantic_correlation_mismatch', path, 'semantic_correlation_mismatch');
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('a semantic_tool.* event whose correlation differs, on either side, is accepted by both (upstream reads none)', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.constantFrom(...UNINDEXED_TOOL_EVENT_TYPES),
+        fc.constantFrom('normalizedSessionId', 'turnId', 'itemId', 'runId'),
+        fc.constantFrom('envelope', 'event'),
+        stableId,
+        (baseIndex, eventType, field, side, value) => {
+          const bundle = baseAt(baseIndex);
+          const event = appendUnindexedToolEvent(bundle, eventType);
+          // The event's own runId is held to the attempt's (event_run_mismatch), whatever it carries.
+          fc.pre(!(side === 'event' && field === 'runId') && event[field] !== value);
+          if (side === 'envelope') event.payload.semantic_tool.correlation[field] = value;
+          else event[field] = value;
+          expect(show(evalsIssues(bundle))).toEqual([]);
+          expect(show(appIssues(bundle))).toEqual([]);
         },
       ),
       RUNS,

@@ -546,3 +546,83 @@ export const MUTATIONS: readonly MutationRow[] = [
     mutate: (b) => delete nth(b, 'mcp_app.tool_result', 1).payload.semantic_tool.outcome,
   },
 ];
+
+/** A named change to a valid bundle that upstream's parser accepts, so ours must accept it too. */
+export interface AcceptedVariant {
+  readonly name: string;
+  /** Which of upstream's rules (or which absence of one) makes it valid. */
+  readonly why: string;
+  readonly mutate: (bundle: Json) => unknown;
+}
+
+/** Tool event types whose envelope upstream's parser never reads (nothing indexes them). */
+export const UNINDEXED_TOOL_EVENT_TYPES = [
+  'semantic_tool.input',
+  'semantic_tool.result',
+  'semantic_tool.reconciled',
+] as const;
+
+const CORRELATION_FIELDS = ['runId', 'normalizedSessionId', 'turnId', 'itemId'] as const;
+
+/**
+ * Appends a `semantic_tool.*` event to `bundle`: a copy of its first `mcp_app.tool_input` (for
+ * `.input`) or `mcp_app.tool_result` (for `.result` and `.reconciled`) event with the envelope's
+ * phase set to match, a fresh sourceEventId and the next sourceSeq; a complete transcript counts it.
+ * Returns the new event.
+ */
+export function appendUnindexedToolEvent(
+  bundle: Json,
+  eventType: (typeof UNINDEXED_TOOL_EVENT_TYPES)[number],
+): Json {
+  const list = events(bundle);
+  const source = nth(
+    bundle,
+    eventType === 'semantic_tool.input' ? 'mcp_app.tool_input' : 'mcp_app.tool_result',
+  );
+  const copy: Json = structuredClone(source);
+  copy.eventType = eventType;
+  copy.sourceEventId = `${String(source.sourceEventId)}_${eventType.replace('.', '_')}`;
+  copy.sourceSeq = Math.max(...list.map((event) => Number(event.sourceSeq))) + 1;
+  copy.payload.semantic_tool.phase = eventType.slice('semantic_tool.'.length);
+  list.push(copy);
+  if (bundle.transcript.complete === true) bundle.transcript.eventCount = list.length;
+  return copy;
+}
+
+/**
+ * Variants of the valid base bundle that upstream's parser (`parsePaperclipNativeExecution`) accepts
+ * and so must ours: it compares a semantic_tool envelope's correlation with its event only for the
+ * `mcp_app.tool_input` / `mcp_app.tool_result` events its semantic index holds (`semanticToolEnvelope`).
+ */
+export const ACCEPTED_VARIANTS: readonly AcceptedVariant[] = [
+  ...UNINDEXED_TOOL_EVENT_TYPES.flatMap((eventType) => [
+    {
+      name: `${eventType}-event`,
+      why: `a ${eventType} event is not indexed, and upstream's parser does not require it to be`,
+      mutate: (b: Json) => appendUnindexedToolEvent(b, eventType),
+    },
+    ...CORRELATION_FIELDS.map((field) => ({
+      name: `${eventType}-correlation-${field}-differs`,
+      why: `upstream's parser never reads the correlation of a ${eventType} event`,
+      mutate: (b: Json) => {
+        appendUnindexedToolEvent(b, eventType).payload.semantic_tool.correlation[field] = `${field}_other`;
+      },
+    })),
+    {
+      name: `${eventType}-event-turn-differs`,
+      why: `the event's own turnId is not compared with a ${eventType} envelope either`,
+      mutate: (b: Json) => {
+        appendUnindexedToolEvent(b, eventType).turnId = 'turn_other';
+      },
+    },
+  ]),
+  {
+    name: 'progress-event-with-foreign-envelope',
+    why: "an envelope on an event that is not a tool event is not read by upstream's parser",
+    mutate: (b: Json) => {
+      const envelope = structuredClone(nth(b, 'mcp_app.tool_input').payload.semantic_tool);
+      envelope.correlation.turnId = 'turn_other';
+      nth(b, 'item.delta').payload.semantic_tool = envelope;
+    },
+  },
+];

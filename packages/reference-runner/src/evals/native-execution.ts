@@ -145,6 +145,9 @@ const TOOL_EVENT_TYPES = new Set([
   'mcp_app.tool_result',
 ]);
 
+/** The tool event types the semantic index holds: the only ones whose envelope correlation is compared. */
+const INDEXED_TOOL_EVENT_TYPES = new Set(['mcp_app.tool_input', 'mcp_app.tool_result']);
+
 /** The PRP timestamp shape: UTC, upper-case T and Z, three fraction digits or none. */
 const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{3})?Z$/;
 
@@ -235,6 +238,9 @@ function invariantIssues(bundle: PaperclipNativeExecutionV1): PaperclipRunnerIss
       }
       return;
     }
+    // Only an indexed tool event's envelope names its event (upstream's semanticToolEnvelope); the
+    // correlation of a semantic_tool.* event, or of an envelope elsewhere, is not read.
+    if (!INDEXED_TOOL_EVENT_TYPES.has(event.eventType)) return;
     const correlation = tool.correlation as Json;
     for (const field of ['runId', 'normalizedSessionId', 'turnId', 'itemId'] as const) {
       if (correlation[field] !== event[field]) {
