@@ -177,7 +177,8 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
     );
   }
 
-  // PRP: one protocol family, and a version all three ranges share (the highest).
+  // PRP: one protocol family; the version is upstream's: the package and the consumer pick one, and
+  // runnerd must speak exactly that one (selectPrpVersion).
   const names = [release.prp.name, runnerd.prp.name, consumer.prp.name ?? release.prp.name];
   if (new Set(names).size > 1) {
     mismatch(
@@ -188,14 +189,14 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
       'package, runnerd and consumer must speak the same protocol family',
     );
   }
-  const negotiatedPrpVersion = highestCommonVersion([release.prp, runnerd.prp, consumer.prp]);
+  const negotiatedPrpVersion = selectPrpVersion(release.prp, consumer.prp, runnerd.prp);
   if (negotiatedPrpVersion === null) {
     mismatch(
       'prp_version_no_overlap',
       'prp',
-      `a version in package ${rangeText(release.prp)}`,
+      rangeText(release.prp),
       `consumer ${rangeText(consumer.prp)}; runnerd ${rangeText(runnerd.prp)}`,
-      'package, runnerd and consumer have no PRP version in common',
+      prpNoOverlapMessage(release.prp, consumer.prp, runnerd.prp),
     );
   }
 
@@ -233,14 +234,13 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
       'consumer and runnerd harness-driver contract versions must match the package',
     );
   }
-  // With no PRP version negotiated, the driver is still held to what the package and consumer share,
-  // so a driver mismatch is not hidden behind the PRP one.
-  const driverPrpVersion = negotiatedPrpVersion ?? highestCommonVersion([release.prp, consumer.prp]);
-  if (driverPrpVersion !== null && descriptor.protocolVersion !== `prp.v${driverPrpVersion}`) {
+  // The driver is held to the negotiated PRP version only: with none (prp_version_no_overlap) there is
+  // nothing to hold it to, and upstream reports no driver protocol issue.
+  if (negotiatedPrpVersion !== null && descriptor.protocolVersion !== `prp.v${negotiatedPrpVersion}`) {
     mismatch(
       'driver_protocol_version_mismatch',
       'driver',
-      `prp.v${driverPrpVersion}`,
+      `prp.v${negotiatedPrpVersion}`,
       descriptor.protocolVersion,
       `driver ${descriptor.kind}@${descriptor.version} does not speak the negotiated PRP version`,
     );
@@ -278,18 +278,38 @@ export function negotiateCompatibility(request: CompatibilityRequest): Compatibi
   };
 }
 
-/** The highest integer version inside every range, or null; compared as semver (`N.0.0`). */
-function highestCommonVersion(ranges: readonly VersionRange[]): number | null {
-  const semverRanges = ranges.map(
-    (range) => new (semver().Range)(`>=${range.minimumVersion}.0.0 <=${range.maximumVersion}.0.0`),
-  );
-  const candidates = ranges.flatMap((range) => [
-    `${range.minimumVersion}.0.0`,
-    `${range.maximumVersion}.0.0`,
-  ]);
-  const common = candidates.filter((candidate) => semverRanges.every((range) => range.test(candidate)));
-  const highest = semver().maxSatisfying(common, '*');
-  return highest === null ? null : semver().major(highest);
+/**
+ * Upstream's `negotiateProtocolVersion(a, b)` (src/protocol/replay-contract.ts): the higher end both
+ * ranges reach, min(a.max, b.max), when it is inside both, else null.
+ */
+export function negotiateVersion(a: VersionRange, b: VersionRange): number | null {
+  const selected = Math.min(a.maximumVersion, b.maximumVersion);
+  return selected >= Math.max(a.minimumVersion, b.minimumVersion) ? selected : null;
+}
+
+/**
+ * The PRP version as upstream's `assertPaperclipRunnerEvalCompatibility` selects it, in its order:
+ * first the package's range against the consumer's picks one version, then runnerd must speak that
+ * exact version. A version all three share is not enough: package 1..2, consumer 1..2 and runnerd
+ * 1..1 pick 2, which runnerd lacks, so nothing is negotiated (not 1).
+ */
+export function selectPrpVersion(
+  release: VersionRange,
+  consumer: VersionRange,
+  runnerd: VersionRange,
+): number | null {
+  const picked = negotiateVersion(release, consumer);
+  return picked === null
+    ? null
+    : negotiateVersion({ minimumVersion: picked, maximumVersion: picked }, runnerd);
+}
+
+/** Which of the two steps failed, in words. */
+function prpNoOverlapMessage(release: VersionRange, consumer: VersionRange, runnerd: VersionRange): string {
+  const picked = negotiateVersion(release, consumer);
+  return picked === null
+    ? `the package (PRP ${rangeText(release)}) and the consumer (PRP ${rangeText(consumer)}) share no PRP version: give the consumer a prp range that overlaps the package's`
+    : `the package and the consumer pick PRP ${picked} (the highest both speak), which runnerd (PRP ${rangeText(runnerd)}) does not speak: use a runnerd that speaks PRP ${picked}, or lower the consumer's prp.maximumVersion to a version runnerd speaks`;
 }
 
 const rangeText = (range: VersionRange): string => `${range.minimumVersion}..${range.maximumVersion}`;

@@ -151,9 +151,12 @@ describe('negotiateCompatibility', () => {
     const request = compatibleRequest();
     for (const row of Object.values(DIMENSIONS)) row.break(request);
     const issues = issuesOf(request);
+    // With the PRP broken no version is negotiated, so (as upstream) the driver's protocolVersion is
+    // held to none: every other code of every row, driver_protocol_version_mismatch aside.
     expect(issues.map((issue) => issue.code).sort()).toEqual(
       Object.values(DIMENSIONS)
         .flatMap((row) => row.codes)
+        .filter((code) => code !== 'driver_protocol_version_mismatch')
         .sort(),
     );
     expect(new Set(issues.map((issue) => issue.component))).toEqual(new Set(Object.keys(DIMENSIONS)));
@@ -173,6 +176,117 @@ describe('negotiateCompatibility', () => {
 
   it('is pure: the same request always gives the same receipt', () => {
     expect(negotiateCompatibility(compatibleRequest())).toEqual(negotiateCompatibility(compatibleRequest()));
+  });
+});
+
+/** A PRP range as the documents give it. */
+type Range = { minimumVersion: number; maximumVersion: number };
+const range = (minimumVersion: number, maximumVersion: number): Range => ({ minimumVersion, maximumVersion });
+
+/** The request with these three PRP ranges and a driver speaking `prp.v<driverSpeaks>`. */
+function prpRequest(
+  release: Range,
+  consumer: Range,
+  runnerd: Range,
+  driverSpeaks: number,
+): CompatibilityRequest {
+  const request = compatibleRequest() as unknown as Mutable;
+  Object.assign(request.package.prp, release);
+  Object.assign(request.consumer.prp, consumer);
+  Object.assign(request.runnerd.prp, runnerd);
+  request.consumer.driver.descriptor.protocolVersion = `prp.v${driverSpeaks}`;
+  return request as unknown as CompatibilityRequest;
+}
+
+/** The negotiated PRP version, or the sorted issue codes. */
+function outcome(request: CompatibilityRequest): number | string[] {
+  try {
+    return negotiateCompatibility(request).negotiatedPrpVersion;
+  } catch (error) {
+    if (!(error instanceof ContractError)) throw error;
+    return error.issues.map((issue) => issue.code).sort();
+  }
+}
+
+/**
+ * Upstream's selection, written out as a search rather than as its formula: the highest version
+ * both the package and the consumer speak, then runnerd must speak that one.
+ */
+function upstreamPrpVersion(release: Range, consumer: Range, runnerd: Range): number | null {
+  let picked: number | null = null;
+  for (let version = 1; version <= 8; version += 1) {
+    const speaks = (r: Range): boolean => r.minimumVersion <= version && version <= r.maximumVersion;
+    if (speaks(release) && speaks(consumer)) picked = version;
+  }
+  if (picked === null) return null;
+  return runnerd.minimumVersion <= picked && picked <= runnerd.maximumVersion ? picked : null;
+}
+
+describe('the PRP version, as upstream selects it (package ∩ consumer first, then runnerd)', () => {
+  // [package, consumer, runnerd, driver speaks, outcome]
+  const TABLE: [Range, Range, Range, number, number | string[]][] = [
+    // The audit's probe: all three share PRP 1, yet the package and the consumer pick 2.
+    [range(1, 2), range(1, 2), range(1, 1), 1, ['prp_version_no_overlap']],
+    [range(1, 2), range(1, 2), range(1, 1), 2, ['prp_version_no_overlap']],
+    [range(1, 2), range(1, 1), range(1, 1), 1, 1],
+    [range(1, 3), range(1, 2), range(2, 4), 2, 2],
+    [range(1, 3), range(2, 3), range(1, 2), 2, ['prp_version_no_overlap']],
+    [range(2, 3), range(1, 1), range(1, 3), 1, ['prp_version_no_overlap']],
+    [range(1, 1), range(1, 1), range(2, 2), 1, ['prp_version_no_overlap']],
+    // Negotiated: the driver is held to that version.
+    [range(1, 3), range(1, 2), range(2, 4), 1, ['driver_protocol_version_mismatch']],
+    [range(1, 2), range(1, 1), range(1, 1), 2, ['driver_protocol_version_mismatch']],
+  ];
+
+  const text = (r: Range): string => `${r.minimumVersion}..${r.maximumVersion}`;
+  it.each(
+    TABLE.map(
+      (row) =>
+        [
+          `package ${text(row[0])}, consumer ${text(row[1])}, runnerd ${text(row[2])}, driver prp.v${row[3]} → ${JSON.stringify(row[4])}`,
+          row,
+        ] as const,
+    ),
+  )('%s', (_, [release, consumer, runnerd, speaks, expected]) => {
+    expect(outcome(prpRequest(release, consumer, runnerd, speaks))).toEqual(expected);
+  });
+
+  it('agrees with upstream on every triple of ranges within 1..4, for a driver of every version', () => {
+    const ranges: Range[] = [];
+    for (let low = 1; low <= 4; low += 1)
+      for (let high = low; high <= 4; high += 1) ranges.push(range(low, high));
+    let compared = 0;
+    for (const release of ranges)
+      for (const consumer of ranges)
+        for (const runnerd of ranges)
+          for (let speaks = 1; speaks <= 4; speaks += 1) {
+            const version = upstreamPrpVersion(release, consumer, runnerd);
+            const expected =
+              version === null
+                ? ['prp_version_no_overlap']
+                : speaks === version
+                  ? version
+                  : ['driver_protocol_version_mismatch'];
+            expect(outcome(prpRequest(release, consumer, runnerd, speaks))).toEqual(expected);
+            compared += 1;
+          }
+    expect(compared).toBe(10 * 10 * 10 * 4);
+  });
+
+  it('says which step failed and what to do', () => {
+    const runnerdLacks = issuesOf(prpRequest(range(1, 2), range(1, 2), range(1, 1), 1));
+    expect(runnerdLacks).toEqual([
+      expect.objectContaining({
+        code: 'prp_version_no_overlap',
+        component: 'prp',
+        expected: '1..2',
+        received: 'consumer 1..2; runnerd 1..1',
+      }),
+    ]);
+    expect(runnerdLacks[0]?.message).toContain('pick PRP 2');
+    expect(runnerdLacks[0]?.message).toContain('use a runnerd that speaks PRP 2');
+    const noPick = issuesOf(prpRequest(range(1, 1), range(2, 2), range(1, 2), 1));
+    expect(noPick[0]?.message).toContain('share no PRP version');
   });
 });
 

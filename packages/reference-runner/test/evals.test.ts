@@ -349,10 +349,47 @@ describe('assertPaperclipRunnerEvalCompatibility', () => {
       'catalog_version_mismatch',
       'catalog_digest_mismatch',
       'driver_contract_version_mismatch',
-      'driver_protocol_version_mismatch',
+      // No driver_protocol_version_mismatch: with no PRP version negotiated there is none to hold the
+      // driver to (upstream's own test of this join lists none either).
       'driver_capability_unsupported',
     ]);
     expect(error.issues[2]).toMatchObject({ component: 'binary', expected: '1', received: '999' });
+  });
+
+  it('picks the PRP version with the consumer first, then requires runnerd to speak it', () => {
+    const codes = (
+      change: Partial<PaperclipRunnerEvalCompatibilityRequirement>,
+      runnerdPrp?: [number, number],
+    ) => {
+      const base = requirement();
+      const runnerd =
+        runnerdPrp === undefined
+          ? base.runnerd
+          : {
+              ...base.runnerd,
+              prp: { ...base.runnerd.prp, minimumVersion: runnerdPrp[0], maximumVersion: runnerdPrp[1] },
+            };
+      try {
+        return assertPaperclipRunnerEvalCompatibility({ ...base, ...change, runnerd }).negotiatedPrpVersion;
+      } catch (error) {
+        return (error as PaperclipRunnerEvalCompatibilityError).issues.map((issue) => issue.code);
+      }
+    };
+    // This package speaks PRP 1..1: the consumer's range must hold 1, and runnerd must speak 1.
+    expect(codes({ prp: { minimumVersion: 1, maximumVersion: 2 } })).toBe(1);
+    expect(codes({ prp: { minimumVersion: 1, maximumVersion: 2 } }, [2, 3])).toEqual([
+      'prp_version_no_overlap',
+    ]);
+    expect(codes({ prp: { minimumVersion: 2, maximumVersion: 3 } }, [1, 3])).toEqual([
+      'prp_version_no_overlap',
+    ]);
+    // Negotiated: the driver is held to prp.v1; not negotiated: to nothing.
+    const speaksTwo = {
+      ...requirement().driver,
+      descriptor: { ...DETERMINISTIC_DRIVER_DESCRIPTOR, protocolVersion: 'prp.v2' },
+    };
+    expect(codes({ driver: speaksTwo })).toEqual(['driver_protocol_version_mismatch']);
+    expect(codes({ driver: speaksTwo }, [2, 2])).toEqual(['prp_version_no_overlap']);
   });
 });
 

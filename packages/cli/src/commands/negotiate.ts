@@ -148,7 +148,7 @@ function formatArtifact(artifact: RunnerdArtifact): string[] {
 function formatReceipt(receipt: CompatibilityReceipt, artifact: RunnerdArtifact): string[] {
   return [
     `compatible  ${receipt.consumer} ↔ @paperclipai/paperclip-runner ${receipt.packageVersion}`,
-    `  PRP                prp.v${receipt.negotiatedPrpVersion} (highest common version)`,
+    `  PRP                prp.v${receipt.negotiatedPrpVersion} (picked by package and consumer, spoken by runnerd)`,
     `  runnerd            ${receipt.runnerdPackageVersion}  ${artifact.sha256}`,
     `  native output      ${receipt.nativeExecution}`,
     `  semantic catalog   ${receipt.catalogSha256}`,

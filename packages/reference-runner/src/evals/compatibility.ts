@@ -59,6 +59,15 @@ export interface PaperclipRunnerEvalCompatibilityReceipt {
   readonly driverVersion: string;
 }
 
+/** The higher end two PRP ranges both reach, when it is inside both; else null. */
+function negotiateProtocolVersion(
+  a: { readonly minimumVersion: number; readonly maximumVersion: number },
+  b: { readonly minimumVersion: number; readonly maximumVersion: number },
+): number | null {
+  const selected = Math.min(a.maximumVersion, b.maximumVersion);
+  return selected >= Math.max(a.minimumVersion, b.minimumVersion) ? selected : null;
+}
+
 /** Negotiates the whole join; returns the receipt or throws `paperclip_runner_eval_incompatible` with every issue. */
 export function assertPaperclipRunnerEvalCompatibility(
   requirement: PaperclipRunnerEvalCompatibilityRequirement,
@@ -126,20 +135,21 @@ export function assertPaperclipRunnerEvalCompatibility(
     `runnerd ${runnerd.prp.name}; consumer ${requirement.prp.name ?? '(any)'}`,
     'package, runnerd and consumer must speak one protocol family',
   );
-  const ranges = [PRP_VERSION_RANGE, runnerd.prp, requirement.prp];
-  const low = Math.max(...ranges.map((range) => range.minimumVersion));
-  const high = Math.min(...ranges.map((range) => range.maximumVersion));
-  const negotiatedPrpVersion = low <= high ? high : null;
+  // Upstream's order: this package and the consumer pick one version, then runnerd must speak it.
+  const picked = negotiateProtocolVersion(PRP_VERSION_RANGE, requirement.prp);
+  const negotiatedPrpVersion =
+    picked === null
+      ? null
+      : negotiateProtocolVersion({ minimumVersion: picked, maximumVersion: picked }, runnerd.prp);
   check(
     negotiatedPrpVersion !== null,
     'prp_version_no_overlap',
     'prp',
     `${PRP_VERSION_RANGE.minimumVersion}..${PRP_VERSION_RANGE.maximumVersion}`,
-    ranges
-      .slice(1)
-      .map((range) => `${range.minimumVersion}..${range.maximumVersion}`)
-      .join('; '),
-    'package, runnerd and consumer share no PRP version',
+    `consumer ${requirement.prp.minimumVersion}..${requirement.prp.maximumVersion}; runnerd ${runnerd.prp.minimumVersion}..${runnerd.prp.maximumVersion}`,
+    picked === null
+      ? 'this package and the consumer share no PRP version'
+      : `this package and the consumer pick PRP ${picked}, which runnerd does not speak`,
   );
 
   check(
@@ -168,9 +178,10 @@ export function assertPaperclipRunnerEvalCompatibility(
     `consumer ${driver.contractVersion}; runnerd ${runnerd.harnessDriverVersion}`,
     'harness driver contract versions differ',
   );
-  const expectedProtocol = `prp.v${negotiatedPrpVersion ?? PRP_VERSION_RANGE.maximumVersion}`;
+  // Held to the negotiated version only: with none, there is nothing to hold the driver to.
+  const expectedProtocol = `prp.v${negotiatedPrpVersion ?? '(none)'}`;
   check(
-    driver.descriptor.protocolVersion === expectedProtocol,
+    negotiatedPrpVersion === null || driver.descriptor.protocolVersion === expectedProtocol,
     'driver_protocol_version_mismatch',
     'driver',
     expectedProtocol,
