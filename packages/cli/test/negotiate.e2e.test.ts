@@ -35,7 +35,10 @@ function evals(args: string[]): { status: number | null; stdout: string; stderr:
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const negotiateArgs = (requirementsFile = 'requirements.json'): string[] => [
+const negotiateArgs = (
+  requirementsFile = 'requirements.json',
+  runnerd = { file: 'paperclip-runnerd', sha256: runnerdSha256 },
+): string[] => [
   'negotiate',
   '--package-metadata',
   'package-metadata.json',
@@ -44,17 +47,22 @@ const negotiateArgs = (requirementsFile = 'requirements.json'): string[] => [
   '--catalog',
   'catalog.json',
   '--runnerd',
-  'paperclip-runnerd',
+  runnerd.file,
   '--runnerd-sha256',
-  runnerdSha256,
+  runnerd.sha256,
   '--json',
 ];
 
+/** A shell script standing in for runnerd, printing `metadata`; its file name and digest. */
+function fakeRunnerd(file: string, metadata: object): { file: string; sha256: string } {
+  const script = `#!/bin/sh\nprintf '%s' '${JSON.stringify(metadata)}'\n`;
+  writeFileSync(files(file), script, { mode: 0o755 });
+  return { file, sha256: `sha256:${createHash('sha256').update(script).digest('hex')}` };
+}
+
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'evals-negotiate-e2e-'));
-  const script = `#!/bin/sh\nprintf '%s' '${JSON.stringify(runnerdMetadata)}'\n`;
-  writeFileSync(files('paperclip-runnerd'), script, { mode: 0o755 });
-  runnerdSha256 = `sha256:${createHash('sha256').update(script).digest('hex')}`;
+  runnerdSha256 = fakeRunnerd('paperclip-runnerd', runnerdMetadata).sha256;
   writeNegotiationDocuments(dir);
 });
 
@@ -172,6 +180,51 @@ describe('evals negotiate', () => {
       'package_version_mismatch',
     ]);
   });
+
+  it('picks the PRP version as upstream: package ∩ consumer first, then runnerd must speak it (exit 3, that issue alone)', () => {
+    // Package 1..2 and consumer 1..2 pick PRP 2; this runnerd speaks 1..1. All three share 1, yet
+    // upstream's assertPaperclipRunnerEvalCompatibility says prp_version_no_overlap, and so do we.
+    const speaksOne = fakeRunnerd('runnerd-prp-1', {
+      ...runnerdMetadata,
+      prp: { ...runnerdMetadata.prp, maximumVersion: 1 },
+    });
+    writeFileSync(
+      files('requirements-prp-1-2.json'),
+      JSON.stringify({ ...requirements, prp: { minimumVersion: 1, maximumVersion: 2 } }),
+    );
+    const run = evals(negotiateArgs('requirements-prp-1-2.json', speaksOne));
+    expect(run.status).toBe(3);
+    const result = JSON.parse(run.stdout) as { compatible: boolean; issues: Record<string, string>[] };
+    expect(result.compatible).toBe(false);
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'prp_version_no_overlap',
+        component: 'prp',
+        expected: '1..2',
+        received: 'consumer 1..2; runnerd 1..1',
+      }),
+    ]);
+  });
+
+  it.each([
+    ['packageVersion', { packageVersion: ' ' }, '/packageVersion'],
+    ['prp.name', { prp: { ...runnerdMetadata.prp, name: '\u3000' } }, '/prp/name'],
+  ])(
+    'exits 4 with metadata_invalid when runnerd prints a blank %s (as upstream), negotiating nothing',
+    (_, change, path) => {
+      const blank = fakeRunnerd(`runnerd-blank-${path.replaceAll('/', '-')}`, {
+        ...runnerdMetadata,
+        ...change,
+      });
+      const run = evals(negotiateArgs('requirements.json', blank));
+      expect(run.status).toBe(4);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        ok: false,
+        code: 'paperclip_runnerd_artifact_invalid',
+        issues: [{ code: 'metadata_invalid', path }],
+      });
+    },
+  );
 
   it('exits 2 naming the field when the requirements file is not a valid document', () => {
     writeFileSync(

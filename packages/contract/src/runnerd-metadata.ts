@@ -1,13 +1,15 @@
 // Runnerd build metadata, the pure half of the runnerd resolver (its I/O — verifying, staging and
 // running the executable — is @paperclip-evals/node's resolveRunnerdArtifact): the metadata types,
-// their validation (schemas/runner/runnerd-build-metadata-v1.schema.json plus prp.minimumVersion
-// <= maximumVersion; unknown fields kept), what `--build-metadata` printed read as exactly one
+// their validation (schemas/runner/runnerd-build-metadata-v1.schema.json, plus prp.minimumVersion
+// <= maximumVersion and packageVersion / prp.name not blank under JS trim, as upstream's text();
+// unknown fields kept), what `--build-metadata` printed read as exactly one
 // strict JSON object, and the one coded error every resolver failure is:
 // ContractError('paperclip_runnerd_artifact_invalid') whose issues say what is wrong
 // (path_invalid | digest_invalid | file_too_large | digest_mismatch | metadata_unavailable |
 // metadata_invalid).
-import { ContractError } from './errors.js';
+import { ContractError, pointer } from './errors.js';
 import { readJsonText } from './json-text.js';
+import { isRequiredText } from './native-execution-fields.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Issue } from './errors.js';
@@ -104,7 +106,11 @@ export function runnerdBuildMetadataIssues(value: unknown): RunnerdArtifactIssue
   const schemaIssues = schemaIssuesOf(SCHEMA_IDS.runnerdBuildMetadataV1, value, () => 'metadata_invalid').map(
     (issue): RunnerdArtifactIssue => ({ ...issue, code: 'metadata_invalid', component: 'runnerd' }),
   );
-  return [...schemaIssues, ...prpRangeIssues(value as Record<string, unknown>)];
+  return [
+    ...schemaIssues,
+    ...blankTextIssues(value as Record<string, unknown>),
+    ...prpRangeIssues(value as Record<string, unknown>),
+  ];
 }
 
 export function isRunnerdBuildMetadata(value: unknown): value is RunnerdBuildMetadata {
@@ -210,6 +216,42 @@ function endOfFirstContainer(text: string): number | undefined {
 }
 
 // --- metadata checks -------------------------------------------------------------------------
+
+/**
+ * The fields upstream's `parsePaperclipRunnerdBuildMetadata` (src/evals/runnerd-artifact.ts) reads
+ * with its `text()`: a string with something left after JavaScript's `trim`, else metadata_invalid.
+ * (schema, binaryName and packageName it compares with exact constants; the rest are versions.)
+ */
+export const RUNNERD_REQUIRED_TEXT_PLACES = [['packageVersion'], ['prp', 'name']] as const;
+const PLACE_MEANS: Record<string, string> = {
+  '/packageVersion': 'the package version it was built from',
+  '/prp/name': 'the name of the protocol it speaks',
+};
+
+/**
+ * A required text field that holds only whitespace (`" "`, `"\t"`, U+3000, …): the schema's
+ * `minLength: 1` lets it through, upstream's `text()` does not. A field missing, not a string or
+ * empty is the schema's issue already, so it is not reported twice.
+ */
+function blankTextIssues(value: Record<string, unknown>): RunnerdArtifactIssue[] {
+  const issues: RunnerdArtifactIssue[] = [];
+  for (const place of RUNNERD_REQUIRED_TEXT_PLACES) {
+    const parent = place.length === 1 ? value : value[place[0]];
+    if (typeof parent !== 'object' || parent === null) continue;
+    const field = (parent as Record<string, unknown>)[place[place.length - 1] as string];
+    if (typeof field !== 'string' || field === '' || isRequiredText(field)) continue;
+    const path = pointer(...place);
+    issues.push(
+      metadataInvalid(
+        path,
+        `${path} holds only whitespace (${JSON.stringify(field)}): a runnerd build must print ${PLACE_MEANS[path] ?? 'text'} there`,
+        'a string that is not empty after trimming whitespace',
+        field,
+      ),
+    );
+  }
+  return issues;
+}
 
 function prpRangeIssues(value: Record<string, unknown>): RunnerdArtifactIssue[] {
   const prp = value.prp;

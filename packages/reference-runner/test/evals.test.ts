@@ -462,4 +462,26 @@ describe('resolvePaperclipRunnerdArtifact', () => {
     expect(artifact.buildMetadata).toEqual(runnerdBuildMetadata());
     expect(parsePaperclipRunnerdBuildMetadata(newer)).toEqual(runnerdBuildMetadata());
   });
+
+  it("refuses what upstream's text() and version() refuse as metadata_invalid: blank text, an unsafe version", () => {
+    const issueOf = (value: unknown): string => {
+      try {
+        parsePaperclipRunnerdBuildMetadata(value);
+        return 'parsed';
+      } catch (error) {
+        return `${(error as PaperclipRunnerError).code}/${(error as { issue: string }).issue}`;
+      }
+    };
+    const good = runnerdBuildMetadata();
+    const refused = [
+      { ...good, packageVersion: ' ' },
+      { ...good, packageVersion: '\t\u3000\ufeff' },
+      { ...good, prp: { ...good.prp, name: '\n' } },
+      { ...good, harnessDriverVersion: 2 ** 53 },
+      { ...good, prp: { ...good.prp, maximumVersion: Number.POSITIVE_INFINITY } },
+    ];
+    for (const value of refused)
+      expect(issueOf(value)).toBe('paperclip_runnerd_artifact_invalid/metadata_invalid');
+    expect(issueOf({ ...good, packageVersion: ` ${good.packageVersion} ` })).toBe('parsed');
+  });
 });

@@ -141,7 +141,7 @@ function runBuildMetadata(
 
 /**
  * Parses what `--build-metadata` printed (an already parsed JSON value): valid against the shipped
- * schema and prp.minimumVersion <= maximumVersion. Returns upstream's eight fields only: anything
+ * schema, prp.minimumVersion <= maximumVersion, and packageVersion and prp.name not blank after trim. Returns upstream's eight fields only: anything
  * else a build prints (prpTransportModes, ...) is dropped, not refused.
  */
 export function parsePaperclipRunnerdBuildMetadata(value: unknown): PaperclipRunnerdBuildMetadata {
@@ -151,6 +151,15 @@ export function parsePaperclipRunnerdBuildMetadata(value: unknown): PaperclipRun
   const metadata = value as PaperclipRunnerdBuildMetadata;
   if (problems.length === 0 && metadata.prp.minimumVersion > metadata.prp.maximumVersion) {
     problems.push('/prp minimumVersion is above maximumVersion');
+  }
+  // Upstream's text(): a string with something left after trim (the schema's minLength lets " " in).
+  if (problems.length === 0) {
+    for (const [path, text] of [
+      ['/packageVersion', metadata.packageVersion],
+      ['/prp/name', metadata.prp.name],
+    ] as const) {
+      if (text.trim() === '') problems.push(`${path} must be a non-empty string, not only whitespace`);
+    }
   }
   if (problems.length > 0) {
     throw new PaperclipRunnerdArtifactError(
