@@ -2143,6 +2143,49 @@ describe('SQLite only', () => {
       db.close();
     }
   });
+  it('stores the hostile corpus on the writer thread row for row, type for type, as on this thread', async () => {
+    // The writer thread is sent each record's insert values with its canonical text and record JSON
+    // as UTF-8 in one transferred buffer (packWrites): astral, BMP and escaped text must come back
+    // the same strings, in the same columns, with the same SQLite types.
+    const at = join(dir, 'hostile');
+    await mkdir(at, { recursive: true });
+    for (const entry of hostileCorpus()) await writeFile(join(at, `${entry.name}.json`), entry.text);
+    const built = (await import(DIST)) as { ingest: typeof ingest };
+    const rowsOf = (path: string): Record<string, unknown[]> => {
+      const db = new Database(path, { readonly: true, fileMustExist: true });
+      try {
+        const typed = (table: string, order: string): unknown[] => {
+          const columns = (db.pragma(`table_info(${table})`) as { name: string }[]).map(({ name }) => name);
+          return db
+            .prepare(
+              `SELECT ${columns.map((name) => `${name}, typeof(${name}) AS ${name}_type`).join(', ')} FROM ${table} ORDER BY ${order}`,
+            )
+            .all();
+        };
+        return {
+          attempts: typed('attempts', 'id'),
+          bundles: typed('bundles', 'digest'),
+          scores: typed('scores', 'rowid'),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const here = join(dir, 'here.sqlite');
+    const there = join(dir, 'there.sqlite');
+    const inThread = await ingest({ inputs: [at], storeUrl: `sqlite:${here}`, batchSize: 7 });
+    const onWriter = await built.ingest({
+      inputs: [at],
+      storeUrl: `sqlite:${there}`,
+      batchSize: 7,
+      writerThread: true,
+    });
+    expect(inThread.inserted).toBeGreaterThan(10);
+    expect({ ...onWriter, store: '' }).toEqual({ ...inThread, store: '' });
+    const rows = rowsOf(here);
+    expect(rows.bundles).toHaveLength(inThread.inserted);
+    expect(rowsOf(there)).toEqual(rows);
+  });
 });
 
 describe('PostgreSQL only', { timeout: STORE_TEST_MS }, () => {

@@ -659,7 +659,14 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         });
         continue;
       }
-      pending.push(entry);
+      // In a store this run created nothing is held, so nothing is asked at the flush: the canonical
+      // form is made now, while the parsed bundle is young, and the bundle is not kept for the batch
+      // (200 parsed bundles outliving the young generation's collections were much of ingest's GC).
+      pending.push(
+        creations === null || entry.bundle === undefined
+          ? entry
+          : { input: entry.input, fields, record: withCanonicalForm(fields, entry.bundle) },
+      );
       if (pending.length >= batchSize) await flush();
     }
     await flush();

@@ -60,10 +60,99 @@ import type {
 import type { RunDbRow, RunStateDbRow, ScoreDbRow } from './store-rows.js';
 
 /** The writer thread's protocol (sqlite-writer.ts runs it; it imports these from here, never the reverse). */
-/** A request from the store: a batch to write, or the signal to close the connection and end. */
+/** A request from the store: a batch to write (packWrites), or the signal to close the connection and end. */
 export type WriterRequest =
-  | { readonly id: number; readonly records: readonly LedgerRecord[] }
-  | { readonly id: number; readonly close: true };
+  { readonly id: number; readonly writes: PackedWrites } | { readonly id: number; readonly close: true };
+
+/**
+ * One record as the insert statements take it (attemptWrite): the values are made where the record
+ * is, so the writer thread is sent strings and numbers, not the record's object tree.
+ */
+export interface AttemptWrite {
+  readonly key: AttemptKey;
+  readonly bundleDigest: string;
+  /** The bundle's canonical JSON text (the bundles row). */
+  readonly canonical: string;
+  /** The attempt row's columns from file_sha256 to environment_mismatch, in the insert's order. */
+  readonly columns: readonly (string | number | null)[];
+  /** The record as stored (storedRecordJson). */
+  readonly recordJson: string;
+  readonly legacyLedgerNanodollars: number | null;
+  readonly scores: readonly ReturnType<typeof scoreValues>[];
+}
+
+/**
+ * A batch of writes for the writer thread: each write's two long texts (the canonical bundle, ~15 KB,
+ * and the record JSON) as UTF-8 in one buffer that is transferred, not copied — the structured clone
+ * of those strings and of the records' objects was a tenth of ingest's CPU, on both threads. Both
+ * texts are well-formed Unicode (canonicalize refuses a lone surrogate; JSON.stringify escapes one),
+ * so the UTF-8 round trip gives the same strings.
+ */
+export interface PackedWrites {
+  readonly writes: readonly Omit<AttemptWrite, 'canonical' | 'recordJson'>[];
+  readonly text: ArrayBuffer;
+  /** Two byte offsets per write: where its canonical text ends, where its record JSON ends. */
+  readonly ends: readonly number[];
+}
+
+/** The insert values of a record (what insertOne writes). */
+export function attemptWrite(record: LedgerRecord): AttemptWrite {
+  const { cost } = record;
+  return {
+    key: record.key,
+    bundleDigest: record.bundleDigest,
+    canonical: record.rawCanonical,
+    columns: [
+      record.fileSha256,
+      record.provenance,
+      record.terminal.run,
+      record.failure?.classification ?? null,
+      record.transcript.complete ? 1 : 0,
+      record.denials,
+      cost.coverage,
+      cost.providerReportedNanodollars,
+      cost.estimatedNanodollars,
+      cost.pricingVersion,
+      record.environmentMismatch.length > 0 ? 1 : 0,
+    ],
+    recordJson: storedRecordJson(record),
+    legacyLedgerNanodollars: cost.legacyLedgerNanodollars,
+    scores: record.scores.map(scoreValues),
+  };
+}
+
+/** The writes with their texts in one buffer to transfer (the buffer is the message's only transferable). */
+export function packWrites(writes: readonly AttemptWrite[]): PackedWrites {
+  let size = 0;
+  for (const write of writes)
+    size += Buffer.byteLength(write.canonical) + Buffer.byteLength(write.recordJson);
+  // Its own ArrayBuffer (not Buffer's shared pool): the whole of it is handed to the writer thread.
+  const text = new ArrayBuffer(size);
+  const view = Buffer.from(text);
+  const ends: number[] = [];
+  let at = 0;
+  for (const write of writes) {
+    at += view.write(write.canonical, at);
+    ends.push(at);
+    at += view.write(write.recordJson, at);
+    ends.push(at);
+  }
+  return { writes: writes.map(({ canonical: _c, recordJson: _r, ...rest }) => rest), text, ends };
+}
+
+/** packWrites undone (in the writer thread). */
+export function unpackWrites(packed: PackedWrites): AttemptWrite[] {
+  const text = Buffer.from(packed.text);
+  let at = 0;
+  return packed.writes.map((write, index) => {
+    const canonicalEnd = packed.ends[2 * index] as number;
+    const recordEnd = packed.ends[2 * index + 1] as number;
+    const canonical = text.toString('utf8', at, canonicalEnd);
+    const recordJson = text.toString('utf8', canonicalEnd, recordEnd);
+    at = recordEnd;
+    return { ...write, canonical, recordJson };
+  });
+}
 
 export type WriterReply =
   | { readonly id: number; readonly outcomes: InsertOutcome[] }
@@ -318,8 +407,8 @@ export class SqliteStore implements LedgerStore {
     this.selectScores = db.prepare<[number], ScoreDbRow>(
       `SELECT ${SCORE_COLUMNS} FROM scores WHERE attempt = ? ORDER BY rowid`,
     );
-    this.batch = db.transaction((records: readonly LedgerRecord[]) =>
-      records.map((record) => this.insertOne(record)),
+    this.batch = db.transaction((writes: readonly AttemptWrite[]) =>
+      writes.map((write) => this.insertOne(write)),
     );
     this.selectAttemptRef = db.prepare<
       [string, string, string, string],
@@ -407,37 +496,25 @@ export class SqliteStore implements LedgerStore {
     }
   }
 
-  private insertOne(record: LedgerRecord): InsertOutcome {
-    const { key, bundleDigest } = record;
+  private insertOne(write: AttemptWrite): InsertOutcome {
+    const { key, bundleDigest } = write;
     const existing = this.select.get(key.runId, key.caseId, key.configId, key.attemptId);
     if (existing !== undefined)
       return existing.bundle_digest === bundleDigest
         ? { status: 'duplicate', key, bundleDigest }
         : { status: 'conflict', key, bundleDigest, existingDigest: existing.bundle_digest };
-    this.insertBundle.run(bundleDigest, record.rawCanonical);
-    const { scores } = record;
-    const cost = record.cost;
+    this.insertBundle.run(bundleDigest, write.canonical);
     const info = this.insertAttempt.run(
       key.runId,
       key.caseId,
       key.configId,
       key.attemptId,
       bundleDigest,
-      record.fileSha256,
-      record.provenance,
-      record.terminal.run,
-      record.failure?.classification ?? null,
-      record.transcript.complete ? 1 : 0,
-      record.denials,
-      cost.coverage,
-      cost.providerReportedNanodollars,
-      cost.estimatedNanodollars,
-      cost.pricingVersion,
-      record.environmentMismatch.length > 0 ? 1 : 0,
-      storedRecordJson(record),
-      cost.legacyLedgerNanodollars,
+      ...write.columns,
+      write.recordJson,
+      write.legacyLedgerNanodollars,
     );
-    for (const score of scores) this.insertScore.run(info.lastInsertRowid, ...scoreValues(score));
+    for (const score of write.scores) this.insertScore.run(info.lastInsertRowid, ...score);
     return { status: 'inserted', key, bundleDigest };
   }
 
@@ -457,9 +534,18 @@ export class SqliteStore implements LedgerStore {
   }
 
   insertBatch(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
-    if (this.writer !== undefined) return this.writer.insert(records);
     try {
-      return Promise.resolve(this.batch.immediate(records));
+      const writes = records.map(attemptWrite);
+      return this.writer === undefined ? this.insertWrites(writes) : this.writer.insert(writes);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** insertBatch of records already made into their insert values, on this connection (the writer thread's). */
+  insertWrites(writes: readonly AttemptWrite[]): Promise<InsertOutcome[]> {
+    try {
+      return Promise.resolve(this.batch.immediate(writes));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -535,7 +621,7 @@ export class SqliteStore implements LedgerStore {
     // One transaction: a throw (assertCopyHolds, or the store's own) rolls every write back.
     const work = this.db.transaction((): CopyInOutcome =>
       assertCopyHolds({
-        attempts: batch.records.map((record) => this.insertOne(record)),
+        attempts: batch.records.map((record) => this.insertOne(attemptWrite(record))),
         policyVerdicts: batch.policyVerdicts.map((verdict) => this.insertVerdictOne(verdict)),
         retractions: batch.retractions.map((retraction) => {
           const existing = selectRetraction.get(retraction.runId, retraction.attemptId ?? '');
@@ -805,17 +891,17 @@ class WriterThread {
     });
   }
 
-  private request(message: { records: readonly LedgerRecord[] } | { close: true }): Promise<WriterReply> {
+  private request(message: { writes: PackedWrites } | { close: true }): Promise<WriterReply> {
     if (this.ended !== undefined) return Promise.reject(this.ended);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...message });
+      this.worker.postMessage({ id, ...message }, 'writes' in message ? [message.writes.text] : []);
     });
   }
 
-  async insert(records: readonly LedgerRecord[]): Promise<InsertOutcome[]> {
-    const reply = await this.request({ records });
+  async insert(writes: readonly AttemptWrite[]): Promise<InsertOutcome[]> {
+    const reply = await this.request({ writes: packWrites(writes) });
     if ('outcomes' in reply) return reply.outcomes;
     if (!('error' in reply)) throw storeError('the SQLite writer thread closed mid-batch');
     // The driver's failure in the thread, coded as it would be on this thread (store_read_only, ...).

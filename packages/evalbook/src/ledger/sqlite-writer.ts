@@ -1,9 +1,10 @@
 // The SQLite writer thread. With `writerThread`, a SqliteStore hands each batch here, so the main
 // thread parses the next batch while this one is written: two cores, one writer connection, the same
 // insert code and one transaction per batch as in-thread (a kill still leaves whole batches only).
+// A batch arrives as its insert values with the long texts in one transferred buffer (packWrites).
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { SqliteStore } from './sqlite-store.js';
+import { SqliteStore, unpackWrites } from './sqlite-store.js';
 
 import type { WriterReply, WriterRequest } from './sqlite-store.js';
 
@@ -18,7 +19,7 @@ port.on('message', (request: WriterRequest) => {
     });
     return;
   }
-  store.insertBatch(request.records).then(
+  store.insertWrites(unpackWrites(request.writes)).then(
     (outcomes) => {
       port.postMessage({ id: request.id, outcomes } satisfies WriterReply);
     },
