@@ -137,6 +137,8 @@ export interface EvalSessionArtifact {
     readonly caseSha256: string;
     readonly configId: string;
     readonly configSha256: string;
+    /** The sha256 of the lane's profile (per-provider fields and flags) the try ran; absent: none. */
+    readonly laneProfileSha256?: string;
   };
   /** Ours, additive: who wrote an artifact the session itself did not (e.g. `paperclip-evals campaign`). */
   readonly synthesizedBy?: string;

@@ -68,6 +68,18 @@ export interface EnvironmentLane {
   readonly driver?: string;
   /** Default true; a disabled lane runs only when named. */
   readonly enabled?: boolean;
+  /** acpx: the request's acpxAgent (upstream's registered ACPX profiles). */
+  readonly acpx_agent?: 'codex' | 'claude' | 'grok' | 'pi' | 'cursor' | 'copilot' | 'hermes';
+  /** acpx: the bin's --candidate-profile flag (a candidate ACPX agent, the lane's acpx_agent). */
+  readonly candidate_profile?: 'pi' | 'cursor' | 'copilot' | 'hermes';
+  /** acpx: the bin's --expected-acpx-profile flag (sent as JSON): the built runner's ACPX profile. */
+  readonly expected_acpx_profile?: Readonly<Record<string, string | number | boolean | null>>;
+  /** opencode: the request's opencodeVersion. */
+  readonly opencode_version?: string;
+  /** claude_managed (required there): the request's managedProfile, upstream's shape. */
+  readonly managed_profile?: Readonly<Record<string, unknown>>;
+  /** aws_agentcore (required there): the request's agentCoreProfile, upstream's shape. */
+  readonly agent_core_profile?: Readonly<Record<string, unknown>>;
 }
 
 /** Per-attempt limits of the eval-session request; the cost limit in USD or in nanodollars, once. */
