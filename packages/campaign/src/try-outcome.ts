@@ -14,6 +14,7 @@ import {
   ContractError,
   DEFAULT_MAX_INPUT_BYTES,
   ORCHESTRATION_FAILURE_CLASSES,
+  isMissingCellArtifact,
 } from '@paperclip-evals/contract';
 import { artifactCost } from '@paperclip-evals/evalbook';
 import { fileKindOf, notRegularMessage, readAttemptReadFile } from '@paperclip-evals/node';
@@ -178,6 +179,11 @@ async function readArtifact(
       'the output is a native-execution bundle, not a paperclip-runner/eval-session-artifact/v1',
     );
   const { artifact } = read.evalSession;
+  // Upstream's artifact for a missing matrix cell is an orchestrator's, never a session's output.
+  if (isMissingCellArtifact(artifact))
+    return invalid(
+      `the session wrote an artifact of class ${artifact.infrastructureFailure.class} (upstream's aggregate writes it for a matrix cell, no session does)`,
+    );
   if (artifact.attemptId !== attemptId)
     return invalid(`attemptId ${JSON.stringify(artifact.attemptId)} is not the request's ${attemptId}`);
   const reference = artifact.nativeExecution;
