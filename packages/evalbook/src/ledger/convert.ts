@@ -665,7 +665,12 @@ function convertMissingCell(
   const fields = artifactSuiteFields(artifact);
   const failure = artifact.infrastructureFailure;
   return {
-    key: { runId: fields.runId, caseId: fields.caseId, configId: fields.configId, attemptId: fields.attemptId },
+    key: {
+      runId: fields.runId,
+      caseId: fields.caseId,
+      configId: fields.configId,
+      attemptId: fields.attemptId,
+    },
     bundleDigest: sha256Digest(rawCanonical),
     fileSha256: options.fileSha256 ?? evidence.artifactSha256,
     provenance: 'live',

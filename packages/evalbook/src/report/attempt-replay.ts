@@ -191,7 +191,11 @@ export interface AttemptReplay {
     /** The artifact's usage (its accounting), as recorded; null when it omitted usage. */
     readonly accounting: Readonly<Record<string, unknown>> | null;
     /** null: no session ran (a missing cell's artifact states only when it was written). */
-    readonly timing: { readonly startedAt: string; readonly finishedAt: string; readonly durationMs: number } | null;
+    readonly timing: {
+      readonly startedAt: string;
+      readonly finishedAt: string;
+      readonly durationMs: number;
+    } | null;
   } | null;
 }
 
