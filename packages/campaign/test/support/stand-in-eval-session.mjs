@@ -166,6 +166,25 @@ const MUTATIONS = {
   no_native_bundle: (artifact) => {
     delete artifact.nativeExecution;
   },
+  // Upstream's aggregate's artifact for a matrix cell that retained none (valid for evals validate),
+  // written by a session: only an orchestrator writes it, so the campaign refuses it.
+  missing_cell: (artifact) =>
+    `${JSON.stringify({
+      schema: artifact.schema,
+      attemptId: artifact.attemptId,
+      createdAt: artifact.timing.startedAt,
+      requestedModel: artifact.requestedModel,
+      provider: 'codex',
+      driver: 'codex_app_server',
+      providerVersion: null,
+      usage: {},
+      turn: { status: 'failed' },
+      infrastructureFailure: {
+        class: 'ci_cell_artifact_missing',
+        category: 'campaign_orchestration',
+        retryable: false,
+      },
+    })}\n`,
   build_without_package: (artifact) => {
     delete artifact.build.package;
   },
