@@ -566,6 +566,10 @@ configs:
     driver: paperclip-deterministic
     # \`evals run\`: the eval-session provider (model: the config's unless given; driver: derived by
     # the eval-session unless given). A lane with enabled: false runs only when named (--lanes).
+    # Upstream's providers need more, sent as its eval-session reads them: claude_managed a
+    # managed_profile, aws_agentcore an agent_core_profile, acpx an acpx_agent (pi, copilot, hermes
+    # with candidate_profile and expected_acpx_profile), opencode an opencode_version: see
+    # docs/campaigns.md ("A lane's per-provider fields").
     lane:
       provider: paperclip_deterministic
       enabled: true
