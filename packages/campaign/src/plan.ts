@@ -262,6 +262,15 @@ function laneProfileOf(id: string, lane: EnvironmentLane, at: number, issues: Is
   if (lane.provider === 'acpx') {
     const agent = lane.acpx_agent;
     const candidate = lane.candidate_profile;
+    // Ours, stricter than upstream (which runs codex when none is named): the agent is never a default.
+    if (agent === undefined)
+      issues.push({
+        code: 'lane_acpx_agent_missing',
+        message: `lane ${id}: an acpx lane names its agent (upstream's eval-session would run its default, codex, without saying so)`,
+        path: path('acpx_agent'),
+        expected: 'acpx_agent: codex | claude | grok | pi | cursor | copilot | hermes',
+        received: 'none',
+      });
     if (candidate !== undefined && candidate !== agent)
       issues.push({
         code: 'lane_candidate_profile_mismatch',

@@ -95,6 +95,8 @@ describe('a lane per provider', () => {
       'lane_field_provider_mismatch',
       p('candidate_profile'),
     ],
+    ['acpx without an agent', { provider: 'acpx' }, 'lane_acpx_agent_missing', p('acpx_agent')],
+    ['acpx without an agent', { provider: 'acpx' }, 'lane_acpx_agent_missing', p('acpx_agent')],
     [
       'acpx pi without --candidate-profile',
       { provider: 'acpx', acpx_agent: 'pi' },
@@ -121,7 +123,7 @@ describe('a lane per provider', () => {
     ],
     [
       'acpx with an expected profile over 4096 bytes',
-      { provider: 'acpx', expected_acpx_profile: { pad: 'x'.repeat(4100) } },
+      { provider: 'acpx', acpx_agent: 'codex', expected_acpx_profile: { pad: 'x'.repeat(4100) } },
       'lane_expected_acpx_profile_too_large',
       p('expected_acpx_profile'),
     ],
