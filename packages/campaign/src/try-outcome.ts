@@ -19,7 +19,7 @@ import {
 import { artifactCost } from '@paperclip-evals/evalbook';
 import { fileKindOf, notRegularMessage, readAttemptReadFile } from '@paperclip-evals/node';
 
-import type { EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
+import type { AnyEvalSessionArtifact, EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
 import type { KillableRunResult } from '@paperclip-evals/node';
 
 export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
@@ -287,12 +287,14 @@ export async function readTry(
 }
 
 /**
- * The try's spend from its artifact: its usage figures, except that an artifact saying its cost
+ * The try's spend from its artifact (a missing cell's: unknown): its usage figures, except that an artifact saying its cost
  * coverage is unknown (an accountingFailure or infrastructureFailure of class
  * provider_budget_coverage_unknown, or usage.costCoverage `unpriced`) has an unknown spend whatever
  * figures it carries — the budget then cannot be proven (scheduling stops unless --allow-unpriced).
  */
-export function spendOf(artifact: EvalSessionArtifact): TryCost {
+export function spendOf(artifact: AnyEvalSessionArtifact): TryCost {
+  // Upstream's missing-cell artifact states no usage (`{}`): no session ran, its cost is unknown.
+  if (isMissingCellArtifact(artifact)) return UNKNOWN_COST;
   const cost = costOfUsage(artifact.usage);
   const coverageUnknown = [artifact.accountingFailure, artifact.infrastructureFailure].some(
     (failure) => isObject(failure) && failure.class === 'provider_budget_coverage_unknown',
