@@ -74,6 +74,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'toTrace',
   ],
   contract: [
+    'AnyEvalSessionArtifact',
     'CodedError',
     'CompatibilityReceipt',
     'ConsumerRequirements',
@@ -91,6 +92,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'NATIVE_EXECUTION_V1',
     'NativeExecution',
     'NativeExecutionRuleCode',
+    'MissingCellArtifact',
     'ORCHESTRATION_FAILURE_CLASSES',
     'PackageBuildMetadata',
     'ParseNativeExecutionOptions',
@@ -121,6 +123,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'invalidArtifact',
     'invalidNativeExecution',
     'isContractError',
+    'isMissingCellArtifact',
     'isSha256Digest',
     'jsonText',
     'markdownText',

@@ -182,7 +182,13 @@ export function sessionTimeoutMs(lane: Lane): number {
   return turn + Math.min(30_000, Math.max(2_000, turn));
 }
 
-/** The eval-session request of one try (paperclip-runner/eval-session-request/v1; evalCase is ours). */
+/**
+ * The eval-session request of one try (paperclip-runner/eval-session-request/v1; evalCase is ours):
+ * the lane's per-provider fields (its profile's request: acpxAgent, opencodeVersion, managedProfile,
+ * agentCoreProfile) under upstream's names. No `session.seed`: upstream reads it as a fixture seed
+ * object (CapabilityFixtureSeed | CapabilityFixtureState), never a string; a case's own `session`
+ * may carry one, sent as is (docs/eval-session.md).
+ */
 export function evalSessionRequest(
   plan: CampaignPlan,
   attempt: PlannedAttempt,
@@ -201,10 +207,10 @@ export function evalSessionRequest(
     model: lane.model,
     provider: lane.provider,
     ...(lane.driver === null ? {} : { driver: lane.driver }),
+    ...lane.profile?.request,
     runnerd: { path: release.runnerdPath, sha256: release.runnerdSha256 },
     limits: lane.limits,
     session: {
-      seed: `${plan.campaignId}/${attempt.laneId}/${attempt.caseId}/${attempt.index}`,
       ...entry.session,
       runId: plan.campaignId,
       provider: lane.provider,
@@ -220,6 +226,40 @@ export function evalSessionRequest(
   };
 }
 
+/** The eval-session's arguments for one try: the bin's, --request and --output, then the lane's flags. */
+export function evalSessionArgs(
+  release: JoinedRelease,
+  lane: Lane,
+  requestPath: string,
+  artifactPath: string,
+): string[] {
+  return [
+    ...release.evalSession.args,
+    '--request',
+    requestPath,
+    '--output',
+    artifactPath,
+    ...(lane.profile?.args ?? []),
+  ];
+}
+
+/** Our additive `evalCase` of an artifact the campaign writes or keys: the planned run, case, config and lane profile. */
+function plannedEvalCase(
+  plan: CampaignPlan,
+  attempt: PlannedAttempt,
+  lane: Lane,
+  environment: Environment,
+): Record<string, string> {
+  return {
+    runId: plan.campaignId,
+    caseId: attempt.caseId,
+    caseSha256: caseOf(environment, attempt.caseId)?.sha256 ?? '',
+    configId: lane.id,
+    configSha256: lane.configSha256,
+    ...(lane.profile === undefined ? {} : { laneProfileSha256: lane.profile.sha256 }),
+  };
+}
+
 /** Who writes the artifact of a try that left no evidence (its `synthesizedBy`). */
 export const SYNTHESIZED_BY = 'paperclip-evals campaign';
 
@@ -228,7 +268,7 @@ export const SYNTHESIZED_BY = 'paperclip-evals campaign';
  * killed, a crash, garbage, an exit 0 without output, a failure artifact without a bundle):
  * upstream-shaped (the failure shape, as upstream's aggregate synthesizes for a missing cell), with
  * the try's infrastructure failure, the session's usage when its own artifact had one, and our
- * additive `evalCase` (the planned run, case and config) and `synthesizedBy`. Ingested like any
+ * additive `evalCase` (the planned run, case, config and lane profile) and `synthesizedBy`. Ingested like any
  * artifact, it puts the try in the Evalbook as errored with its class, so a rerun counts it.
  */
 export function synthesizedArtifact(
@@ -276,13 +316,7 @@ export function synthesizedArtifact(
       finishedAt: facts.finishedAt.toISOString(),
       durationMs: Math.max(0, facts.finishedAt.getTime() - facts.startedAt.getTime()),
     },
-    evalCase: {
-      runId: plan.campaignId,
-      caseId: attempt.caseId,
-      caseSha256: caseOf(environment, attempt.caseId)?.sha256 ?? '',
-      configId: lane.id,
-      configSha256: lane.configSha256,
-    },
+    evalCase: plannedEvalCase(plan, attempt, lane, environment),
     synthesizedBy: SYNTHESIZED_BY,
   };
 }
@@ -537,7 +571,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const startedAt = new Date();
     const session = startKillableRun({
       command: options.release.evalSession.command,
-      args: [...options.release.evalSession.args, '--request', requestPath, '--output', artifactPath],
+      args: evalSessionArgs(options.release, lane, requestPath, artifactPath),
       cwd: dir,
       env: { ...options.sessionEnv },
       timeoutMs,
@@ -632,16 +666,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
           "the session's success artifact references no native-execution bundle (upstream's eval-session writes none): recorded from the artifact alone, which has no events or checks to grade",
       };
       const path = join(dir, 'session-artifact.json');
-      const planned = {
-        ...reading.artifact,
-        evalCase: {
-          runId: plan.campaignId,
-          caseId: attempt.caseId,
-          caseSha256: caseOf(environment, attempt.caseId)?.sha256 ?? '',
-          configId: lane.id,
-          configSha256: lane.configSha256,
-        },
-      };
+      const planned = { ...reading.artifact, evalCase: plannedEvalCase(plan, attempt, lane, environment) };
       await writeFile(path, `${JSON.stringify(planned, null, 2)}\n`, { mode: 0o600 });
       const summary = await ingest({
         inputs: [path],

@@ -2,7 +2,7 @@
 // under that id is of this plan. A campaign record of another plan (another suite, lanes, cases or
 // attempts per case) refuses the run, listing what differs; and a held try (resume) counts only when
 // it ran the lane and case planned now — its case and config digests, and, where the ledger kept the
-// try's session artifact, its provider and model — so a rerun with a changed suite never takes an old
+// try's session artifact, its provider, model and lane profile — so a rerun with a changed suite never takes an old
 // suite's outcomes, record or no record.
 import { canonicalize } from '@paperclip-evals/contract';
 
@@ -71,7 +71,7 @@ export async function assertLedgerPlan(store: LedgerStore, plan: CampaignPlan): 
 
 /**
  * Refuses (campaign_record_conflict) a held try that ran another lane or case definition than the
- * one planned: its case or config digest, or its session's provider or model.
+ * one planned: its case or config digest, or its session's provider, model or lane profile.
  */
 export function assertHeldTryOfPlan(
   plan: CampaignPlan,
@@ -91,6 +91,18 @@ export function assertHeldTryOfPlan(
           ['provider', lane.provider, record.evalSession.provider],
           ['model', lane.model, record.evalSession.requestedModel],
         ] as [string, unknown, unknown][])),
+    // The lane's profile (its per-provider fields and flags) as the campaign stated it in the try's
+    // artifact (evalCase.laneProfileSha256; absent: none). A bare bundle states none: a lane with a
+    // profile cannot be shown to be what it ran.
+    [
+      'laneProfileSha256',
+      lane.profile?.sha256 ?? null,
+      record.evalSession === undefined
+        ? lane.profile === undefined
+          ? null
+          : 'unknown (a native bundle alone states no lane profile)'
+        : (record.evalSession.artifact.evalCase?.laneProfileSha256 ?? null),
+    ],
   ];
   const issues: Issue[] = checks
     .filter(([, planned, ran]) => planned !== ran)

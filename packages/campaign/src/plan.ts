@@ -10,6 +10,8 @@ import { CampaignError } from './errors.js';
 import type { Issue } from '@paperclip-evals/contract';
 import type { Environment, EnvironmentCase, EnvironmentConfig } from '@paperclip-evals/evalbook';
 
+type EnvironmentLane = NonNullable<EnvironmentConfig['lane']>;
+
 /** Upstream's safe id (campaign, lane and case ids): alphanumeric first, then [A-Za-z0-9._-], ≤ 200. */
 export const CAMPAIGN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 /** Upstream's bounds of max_infrastructure_retries. */
@@ -35,7 +37,46 @@ export interface Lane {
   readonly driver: string | null;
   readonly enabled: boolean;
   readonly limits: AttemptLimits;
+  /** The lane's per-provider fields and flags (absent: it has none, and its request carries none). */
+  readonly profile?: LaneProfile;
 }
+
+/**
+ * What a lane adds to every request and eval-session start of its provider, as upstream's request
+ * parser and bin read them (docs/campaigns.md): request fields under upstream's names (acpxAgent,
+ * opencodeVersion, managedProfile, agentCoreProfile) and bin flags (--candidate-profile,
+ * --expected-acpx-profile). Part of the lane's identity: the plan digest, the campaign record and a
+ * held try's check carry its sha256, so a changed profile never reuses an old outcome.
+ */
+export interface LaneProfile {
+  readonly request: Readonly<Record<string, unknown>>;
+  /** After --request R --output O, in this order. */
+  readonly args: readonly string[];
+  /** canonical sha256 of {request, args}. */
+  readonly sha256: string;
+  /** What a record, a plan and a grid show of it: names and versions, never a whole profile. */
+  readonly label: string;
+}
+
+/** The lane fields upstream's eval-session reads, each taken by one provider only. */
+export const LANE_PROVIDER_FIELDS = Object.freeze({
+  acpx_agent: 'acpx',
+  candidate_profile: 'acpx',
+  expected_acpx_profile: 'acpx',
+  opencode_version: 'opencode',
+  managed_profile: 'claude_managed',
+  agent_core_profile: 'aws_agentcore',
+} as const);
+/** Providers upstream's request parser refuses (exit 1, no session) without their profile. */
+const REQUIRED_PROFILE: Readonly<Record<string, keyof typeof LANE_PROVIDER_FIELDS>> = Object.freeze({
+  claude_managed: 'managed_profile',
+  aws_agentcore: 'agent_core_profile',
+});
+/** Upstream's candidate ACPX agents; all but cursor need the bin's --candidate-profile. */
+const CANDIDATE_ACPX_AGENTS: readonly string[] = ['pi', 'cursor', 'copilot', 'hermes'];
+/** Upstream's bound of --expected-acpx-profile (bytes of its JSON). */
+export const EXPECTED_ACPX_PROFILE_MAX_BYTES = 4096;
+const INT32_MAX = 2_147_483_647;
 
 export interface PlannedAttempt {
   readonly attemptId: string;
@@ -163,6 +204,9 @@ function laneOf(config: EnvironmentConfig, at: number, issues: Issue[]): Lane | 
     return null;
   }
   const cost = limits.max_estimated_cost_nanodollars ?? usdToNanodollars(limits.max_estimated_cost_usd ?? 0);
+  const before = issues.length;
+  const profile = laneProfileOf(config.id, lane, at, issues);
+  if (issues.length > before) return null;
   return {
     id: config.id,
     configSha256: config.sha256,
@@ -175,7 +219,131 @@ function laneOf(config: EnvironmentConfig, at: number, issues: Issue[]): Lane | 
       maxAgentTurns: limits.max_agent_turns,
       maxEstimatedCostNanodollars: Math.max(1, cost),
     },
+    ...(profile === null ? {} : { profile }),
   };
+}
+
+/**
+ * The lane's per-provider fields checked as upstream's parser checks them (a lane it would refuse is
+ * refused here, before any session starts), then as they are sent; null: the lane has none.
+ */
+function laneProfileOf(id: string, lane: EnvironmentLane, at: number, issues: Issue[]): LaneProfile | null {
+  const path = (field: string): string => pointer('configs', at, 'lane', field);
+  const given = (Object.keys(LANE_PROVIDER_FIELDS) as (keyof typeof LANE_PROVIDER_FIELDS)[]).filter(
+    (field) => lane[field] !== undefined,
+  );
+  for (const field of given)
+    if (LANE_PROVIDER_FIELDS[field] !== lane.provider)
+      issues.push({
+        code: 'lane_field_provider_mismatch',
+        message: `lane ${id}: ${field} is for provider ${LANE_PROVIDER_FIELDS[field]} only (upstream's eval-session refuses it for ${lane.provider}, before any session)`,
+        path: path(field),
+        expected: `no ${field} for provider ${lane.provider}`,
+        received: field,
+      });
+  const required = REQUIRED_PROFILE[lane.provider];
+  if (required !== undefined && lane[required] === undefined)
+    issues.push({
+      code: 'lane_profile_missing',
+      message: `lane ${id}: provider ${lane.provider} needs ${required} (upstream's eval-session exits 1 without it, writing no artifact)`,
+      path: path(required),
+      expected: `${required} {…} (docs/campaigns.md lists its fields)`,
+      received: 'none',
+    });
+  const agentVersion = lane.managed_profile?.agentVersion;
+  if (typeof agentVersion === 'string' && Number(agentVersion) > INT32_MAX)
+    issues.push({
+      code: 'lane_profile_invalid',
+      message: `lane ${id}: managed_profile.agentVersion must be a canonical positive int32`,
+      path: `${path('managed_profile')}/agentVersion`,
+      expected: `1 to ${INT32_MAX}`,
+      received: agentVersion,
+    });
+  if (lane.provider === 'acpx') {
+    const agent = lane.acpx_agent;
+    const candidate = lane.candidate_profile;
+    // Ours, stricter than upstream (which runs codex when none is named): the agent is never a default.
+    if (agent === undefined)
+      issues.push({
+        code: 'lane_acpx_agent_missing',
+        message: `lane ${id}: an acpx lane names its agent (upstream's eval-session would run its default, codex, without saying so)`,
+        path: path('acpx_agent'),
+        expected: 'acpx_agent: codex | claude | grok | pi | cursor | copilot | hermes',
+        received: 'none',
+      });
+    if (candidate !== undefined && candidate !== agent)
+      issues.push({
+        code: 'lane_candidate_profile_mismatch',
+        message: `lane ${id}: candidate_profile must be the lane's own candidate acpx_agent`,
+        path: path('candidate_profile'),
+        expected:
+          agent !== undefined && CANDIDATE_ACPX_AGENTS.includes(agent) ? agent : 'no candidate_profile',
+        received: candidate,
+      });
+    if (
+      agent !== undefined &&
+      CANDIDATE_ACPX_AGENTS.includes(agent) &&
+      agent !== 'cursor' &&
+      candidate !== agent
+    )
+      issues.push({
+        code: 'lane_candidate_profile_missing',
+        message: `lane ${id}: acpx_agent ${agent} is a candidate ACPX profile: upstream's eval-session runs it only with --candidate-profile ${agent}`,
+        path: path('candidate_profile'),
+        expected: agent,
+        received: candidate ?? 'none',
+      });
+    if (candidate !== undefined && lane.expected_acpx_profile === undefined)
+      issues.push({
+        code: 'lane_expected_acpx_profile_missing',
+        message: `lane ${id}: --candidate-profile needs --expected-acpx-profile (upstream refuses the flag alone): give expected_acpx_profile, the built runner's ACPX profile`,
+        path: path('expected_acpx_profile'),
+        expected: 'expected_acpx_profile {…}',
+        received: 'none',
+      });
+    const expectedBytes =
+      lane.expected_acpx_profile === undefined
+        ? 0
+        : Buffer.byteLength(JSON.stringify(lane.expected_acpx_profile));
+    if (expectedBytes > EXPECTED_ACPX_PROFILE_MAX_BYTES)
+      issues.push({
+        code: 'lane_expected_acpx_profile_too_large',
+        message: `lane ${id}: expected_acpx_profile is ${expectedBytes} bytes as JSON; upstream's bound is ${EXPECTED_ACPX_PROFILE_MAX_BYTES}`,
+        path: path('expected_acpx_profile'),
+        expected: `at most ${EXPECTED_ACPX_PROFILE_MAX_BYTES} bytes`,
+        received: `${expectedBytes} bytes`,
+      });
+  }
+  if (given.length === 0) return null;
+  const request: Record<string, unknown> = {
+    ...(lane.acpx_agent === undefined ? {} : { acpxAgent: lane.acpx_agent }),
+    ...(lane.opencode_version === undefined ? {} : { opencodeVersion: lane.opencode_version }),
+    ...(lane.managed_profile === undefined ? {} : { managedProfile: lane.managed_profile }),
+    ...(lane.agent_core_profile === undefined ? {} : { agentCoreProfile: lane.agent_core_profile }),
+  };
+  const args = [
+    ...(lane.candidate_profile === undefined ? [] : ['--candidate-profile', lane.candidate_profile]),
+    ...(lane.expected_acpx_profile === undefined
+      ? []
+      : ['--expected-acpx-profile', JSON.stringify(lane.expected_acpx_profile)]),
+  ];
+  const named = (value: unknown): string =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { profileId?: unknown }).profileId === 'string'
+      ? (value as { profileId: string }).profileId
+      : '?';
+  const label = [
+    lane.acpx_agent === undefined ? null : `acpx agent ${lane.acpx_agent}`,
+    lane.candidate_profile === undefined ? null : `candidate profile ${lane.candidate_profile}`,
+    lane.expected_acpx_profile === undefined ? null : 'expected ACPX profile',
+    lane.opencode_version === undefined ? null : `opencode ${lane.opencode_version}`,
+    lane.managed_profile === undefined ? null : `managed profile ${named(lane.managed_profile)}`,
+    lane.agent_core_profile === undefined ? null : `AgentCore profile ${named(lane.agent_core_profile)}`,
+  ]
+    .filter((part) => part !== null)
+    .join(', ');
+  return { request, args, sha256: canonicalDigest({ request, args }), label };
 }
 
 /** The plan, or a CampaignError (campaign_suite_invalid) listing every problem of the suite and flags. */
@@ -349,14 +517,18 @@ function suiteFingerprintOf(environment: Environment): string {
 }
 
 /** The plan's lanes as a campaign record names them (what a ledger's record is compared by). */
-export function recordedLanes(
-  plan: CampaignPlan,
-): Pick<Lane, 'id' | 'provider' | 'model' | 'driver' | 'enabled'>[] {
-  return plan.lanes.map(({ id, provider, model, driver, enabled }) => ({
+export function recordedLanes(plan: CampaignPlan): RecordedLane[] {
+  return plan.lanes.map(({ id, provider, model, driver, enabled, profile }) => ({
     id,
     provider,
     model,
     driver,
     enabled,
+    ...(profile === undefined ? {} : { profile: { sha256: profile.sha256, label: profile.label } }),
   }));
+}
+
+/** A lane as a campaign record names it: its profile by digest and label only (absent: none). */
+export interface RecordedLane extends Pick<Lane, 'id' | 'provider' | 'model' | 'driver' | 'enabled'> {
+  readonly profile?: Pick<LaneProfile, 'sha256' | 'label'>;
 }

@@ -22,7 +22,7 @@ import type { AttemptKey, CampaignRecordOutcome, StoredAttempt } from '@papercli
 
 import type { AttemptOutcome, Disposition, ExecuteResult, StopReason } from './execute.js';
 import type { Join } from './join.js';
-import type { CampaignPlan, CaseDefinition, PlannedAttempt, Shard } from './plan.js';
+import type { CampaignPlan, CaseDefinition, PlannedAttempt, RecordedLane, Shard } from './plan.js';
 
 export const CAMPAIGN_RECORD_V1 = 'evals-campaign/v1';
 export const CAMPAIGN_RECORD_V1_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/campaign/v1.json';
@@ -83,13 +83,8 @@ export interface CampaignRecord {
   readonly package: { readonly name: string; readonly version: string };
   readonly runnerd: { readonly sha256: string };
   readonly receipt: CompatibilityReceipt;
-  readonly lanes: readonly {
-    readonly id: string;
-    readonly provider: string;
-    readonly model: string;
-    readonly driver: string | null;
-    readonly enabled: boolean;
-  }[];
+  /** Each lane's provider, model, driver and, when it has one, its profile (sha256 and label). */
+  readonly lanes: readonly RecordedLane[];
   readonly lanesLeftOut: readonly string[];
   readonly cases: readonly string[];
   /**

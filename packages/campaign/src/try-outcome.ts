@@ -14,11 +14,12 @@ import {
   ContractError,
   DEFAULT_MAX_INPUT_BYTES,
   ORCHESTRATION_FAILURE_CLASSES,
+  isMissingCellArtifact,
 } from '@paperclip-evals/contract';
 import { artifactCost } from '@paperclip-evals/evalbook';
 import { fileKindOf, notRegularMessage, readAttemptReadFile } from '@paperclip-evals/node';
 
-import type { EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
+import type { AnyEvalSessionArtifact, EvalSessionArtifact, Issue } from '@paperclip-evals/contract';
 import type { KillableRunResult } from '@paperclip-evals/node';
 
 export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
@@ -178,6 +179,11 @@ async function readArtifact(
       'the output is a native-execution bundle, not a paperclip-runner/eval-session-artifact/v1',
     );
   const { artifact } = read.evalSession;
+  // Upstream's artifact for a missing matrix cell is an orchestrator's, never a session's output.
+  if (isMissingCellArtifact(artifact))
+    return invalid(
+      `the session wrote an artifact of class ${artifact.infrastructureFailure.class} (upstream's aggregate writes it for a matrix cell, no session does)`,
+    );
   if (artifact.attemptId !== attemptId)
     return invalid(`attemptId ${JSON.stringify(artifact.attemptId)} is not the request's ${attemptId}`);
   const reference = artifact.nativeExecution;
@@ -281,12 +287,14 @@ export async function readTry(
 }
 
 /**
- * The try's spend from its artifact: its usage figures, except that an artifact saying its cost
+ * The try's spend from its artifact (a missing cell's: unknown): its usage figures, except that an artifact saying its cost
  * coverage is unknown (an accountingFailure or infrastructureFailure of class
  * provider_budget_coverage_unknown, or usage.costCoverage `unpriced`) has an unknown spend whatever
  * figures it carries — the budget then cannot be proven (scheduling stops unless --allow-unpriced).
  */
-export function spendOf(artifact: EvalSessionArtifact): TryCost {
+export function spendOf(artifact: AnyEvalSessionArtifact): TryCost {
+  // Upstream's missing-cell artifact states no usage (`{}`): no session ran, its cost is unknown.
+  if (isMissingCellArtifact(artifact)) return UNKNOWN_COST;
   const cost = costOfUsage(artifact.usage);
   const coverageUnknown = [artifact.accountingFailure, artifact.infrastructureFailure].some(
     (failure) => isObject(failure) && failure.class === 'provider_budget_coverage_unknown',

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 import { parseEvalSessionArtifact } from '@paperclip-evals/contract';
 
-import { upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
-import { spendOf } from '../src/try-outcome.ts';
+import { upstreamMissingCell, upstreamSuccess } from '@paperclip-evals/test-kit/upstream-artifacts';
+import { UNKNOWN_COST, spendOf } from '../src/try-outcome.ts';
 
 const artifactWith = (usage: Record<string, unknown>) => {
   const artifact = upstreamSuccess('att_cost');
@@ -46,5 +46,11 @@ describe("a try's spend", () => {
         }),
       ).observedNanodollars,
     ).toBeNull();
+  });
+});
+
+describe("upstream's missing-cell artifact", () => {
+  it('has an unknown spend (its usage is {}), never zero', () => {
+    expect(spendOf(parseEvalSessionArtifact(JSON.stringify(upstreamMissingCell())))).toEqual(UNKNOWN_COST);
   });
 });

@@ -3,7 +3,7 @@
 // Schema (schemas/runner/eval-session-artifact-v1.schema.json), then the rules a schema cannot
 // express — one shape (success, with an accounting failure or not, or infrastructure failure), the
 // provider's one driver, upstream's class table, cost provenance as seed 001 states it, timing in
-// order. Every issue is collected before one ContractError('paperclip_eval_session_artifact_invalid');
+// order; or upstream's artifact for a missing campaign cell (MissingCellArtifact), its own rules. Every issue is collected before one ContractError('paperclip_eval_session_artifact_invalid');
 // a valid artifact comes back as the parsed object itself, so unknown additive fields survive.
 // Pure: no I/O.
 import { ContractError } from './errors.js';
@@ -93,6 +93,12 @@ export interface EvalSessionUsage {
   readonly [field: string]: unknown;
 }
 
+/**
+ * Upstream's class of the artifact its campaign aggregate writes for a matrix cell that retained
+ * none (MissingCellArtifact): never a session's.
+ */
+export const CELL_ARTIFACT_MISSING = 'ci_cell_artifact_missing';
+
 export interface EvalSessionInfrastructureFailure {
   readonly class: InfrastructureFailureClass;
   readonly category: string;
@@ -137,29 +143,73 @@ export interface EvalSessionArtifact {
     readonly caseSha256: string;
     readonly configId: string;
     readonly configSha256: string;
+    /** The sha256 of the lane's profile (per-provider fields and flags) the try ran; absent: none. */
+    readonly laneProfileSha256?: string;
   };
   /** Ours, additive: who wrote an artifact the session itself did not (e.g. `paperclip-evals campaign`). */
   readonly synthesizedBy?: string;
   readonly [field: string]: unknown;
 }
 
+/**
+ * The artifact upstream's campaign aggregate (scripts/runner-protocol-eval-campaign.mjs,
+ * syntheticAttempt) writes for a matrix cell that retained no attempt artifact: no session ran, so it
+ * has no build, runnerd, providerSessionId or timing; `usage` is `{}` (cost unknown, never zero) and
+ * `turn` is `{status: "failed"}`. What it is: an infrastructure failure of that cell
+ * (ci_cell_artifact_missing), never a pass and never a behaviour result.
+ */
+export interface MissingCellArtifact {
+  readonly schema: typeof EVAL_SESSION_ARTIFACT_V1;
+  readonly attemptId: string;
+  readonly createdAt: string;
+  readonly requestedModel: string;
+  readonly provider: string;
+  readonly driver: string;
+  readonly providerVersion: string | null;
+  readonly usage: Readonly<Record<string, never>>;
+  readonly turn: { readonly status: 'failed' };
+  readonly snapshot?: Readonly<Record<string, unknown>>;
+  readonly infrastructureError?: string;
+  readonly infrastructureFailure: EvalSessionInfrastructureFailure & {
+    readonly class: typeof CELL_ARTIFACT_MISSING;
+  };
+  readonly evalCase?: NonNullable<EvalSessionArtifact['evalCase']>;
+  // A cell that retained nothing states no session (the parser refuses each: missing_cell_states_session).
+  readonly build?: undefined;
+  readonly runnerd?: undefined;
+  readonly providerSessionId?: undefined;
+  readonly timing?: undefined;
+  readonly nativeExecution?: undefined;
+  readonly accountingError?: undefined;
+  readonly accountingFailure?: undefined;
+  readonly [field: string]: unknown;
+}
+
+/** Every valid eval-session/v1 artifact: a session's, or a missing cell's (isMissingCellArtifact). */
+export type AnyEvalSessionArtifact = EvalSessionArtifact | MissingCellArtifact;
+
+/** Whether a valid artifact is upstream's missing-cell artifact (its class says so; never a session's). */
+export function isMissingCellArtifact(artifact: AnyEvalSessionArtifact): artifact is MissingCellArtifact {
+  return artifact.infrastructureFailure?.class === CELL_ARTIFACT_MISSING;
+}
+
 /** Parses artifact bytes (or text); throws ContractError listing every issue. */
 export function parseEvalSessionArtifact(
   input: Uint8Array | string,
   options: JsonTextLimits = {},
-): EvalSessionArtifact {
+): AnyEvalSessionArtifact {
   const text = readJsonText(input, options);
   if (!text.ok) throw invalidArtifact(text.issues);
   assertEvalSessionArtifact(text.value);
   return text.value;
 }
 
-export function assertEvalSessionArtifact(value: unknown): asserts value is EvalSessionArtifact {
+export function assertEvalSessionArtifact(value: unknown): asserts value is AnyEvalSessionArtifact {
   const issues = evalSessionArtifactIssues(value);
   if (issues.length > 0) throw invalidArtifact(issues);
 }
 
-export function isEvalSessionArtifact(value: unknown): value is EvalSessionArtifact {
+export function isEvalSessionArtifact(value: unknown): value is AnyEvalSessionArtifact {
   return evalSessionArtifactIssues(value).length === 0;
 }
 
@@ -188,7 +238,88 @@ export function evalSessionArtifactIssues(value: unknown): Issue[] {
     ];
   const schemaIssues = schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor);
   if (schemaIssues.length > 0) return schemaIssues; // the rules below read fields the schema vouches for
-  return semanticIssues(value as EvalSessionArtifact);
+  const valid = value as AnyEvalSessionArtifact;
+  return isMissingCellArtifact(valid) ? missingCellIssues(valid) : semanticIssues(valid);
+}
+
+/** What a missing cell's artifact states beside its class would be a session's: none of it may be there. */
+const SESSION_FIELDS = [
+  'build',
+  'runnerd',
+  'providerSessionId',
+  'timing',
+  'nativeExecution',
+  'accountingError',
+  'accountingFailure',
+] as const;
+
+/**
+ * The rules of upstream's missing-cell artifact: its provider's one driver and its class's category
+ * and retryability (as every artifact's), and no session field beside it — a cell that retained
+ * nothing cannot state a build, a runnerd, a provider session or timing.
+ */
+function missingCellIssues(artifact: MissingCellArtifact): Issue[] {
+  const issues = [...driverIssues(artifact), ...failureClassIssues(artifact)];
+  const stated: Readonly<Record<string, unknown>> = artifact;
+  for (const field of SESSION_FIELDS)
+    if (stated[field] !== undefined)
+      issues.push(
+        issue(
+          'missing_cell_states_session',
+          `/${field}`,
+          `an artifact of class ${CELL_ARTIFACT_MISSING} is of a cell that retained no session: it states no ${field}`,
+          `no ${field}`,
+          field,
+        ),
+      );
+  return issues;
+}
+
+function driverIssues(artifact: AnyEvalSessionArtifact): Issue[] {
+  const driver = EVAL_SESSION_PROVIDER_DRIVERS[artifact.provider];
+  return driver === artifact.driver
+    ? []
+    : [
+        issue(
+          'provider_driver_mismatch',
+          '/driver',
+          `provider ${artifact.provider} runs on ${driver ?? 'no known driver'}`,
+          driver,
+          artifact.driver,
+        ),
+      ];
+}
+
+function failureClassIssues(artifact: AnyEvalSessionArtifact): Issue[] {
+  const issues: Issue[] = [];
+  for (const [field, failure] of [
+    ['infrastructureFailure', artifact.infrastructureFailure],
+    ['accountingFailure', artifact.accountingFailure],
+  ] as const) {
+    if (failure === undefined) continue;
+    const known = INFRASTRUCTURE_FAILURE_CLASSES[failure.class];
+    if (failure.category !== known.category)
+      issues.push(
+        issue(
+          'failure_class_mismatch',
+          `/${field}/category`,
+          `${failure.class} is of category ${known.category}`,
+          known.category,
+          failure.category,
+        ),
+      );
+    if (failure.retryable !== known.retryable)
+      issues.push(
+        issue(
+          'failure_class_mismatch',
+          `/${field}/retryable`,
+          `${failure.class} is ${known.retryable ? '' : 'not '}retryable`,
+          known.retryable,
+          failure.retryable,
+        ),
+      );
+  }
+  return issues;
 }
 
 function ruleFor(error: ErrorObject, path: string): string {
@@ -239,17 +370,7 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
           ),
         );
 
-  const driver = EVAL_SESSION_PROVIDER_DRIVERS[artifact.provider];
-  if (driver !== artifact.driver)
-    issues.push(
-      issue(
-        'provider_driver_mismatch',
-        '/driver',
-        `provider ${artifact.provider} runs on ${driver ?? 'no known driver'}`,
-        driver,
-        artifact.driver,
-      ),
-    );
+  issues.push(...driverIssues(artifact));
 
   if (artifact.accountingFailure !== undefined || artifact.accountingError !== undefined) {
     if (artifact.accountingFailure === undefined || artifact.accountingError === undefined)
@@ -274,33 +395,7 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
       );
   }
 
-  for (const [field, failure] of [
-    ['infrastructureFailure', artifact.infrastructureFailure],
-    ['accountingFailure', artifact.accountingFailure],
-  ] as const) {
-    if (failure === undefined) continue;
-    const known = INFRASTRUCTURE_FAILURE_CLASSES[failure.class];
-    if (failure.category !== known.category)
-      issues.push(
-        issue(
-          'failure_class_mismatch',
-          `/${field}/category`,
-          `${failure.class} is of category ${known.category}`,
-          known.category,
-          failure.category,
-        ),
-      );
-    if (failure.retryable !== known.retryable)
-      issues.push(
-        issue(
-          'failure_class_mismatch',
-          `/${field}/retryable`,
-          `${failure.class} is ${known.retryable ? '' : 'not '}retryable`,
-          known.retryable,
-          failure.retryable,
-        ),
-      );
-  }
+  issues.push(...failureClassIssues(artifact));
 
   if (artifact.usage !== undefined) issues.push(...usageIssues(artifact.usage));
 

@@ -46,9 +46,14 @@ export {
   assertEvalSessionArtifact,
   evalSessionArtifactIssues,
   invalidArtifact,
+  isMissingCellArtifact,
   parseEvalSessionArtifact,
 } from './eval-session-artifact.js';
-export type { EvalSessionArtifact } from './eval-session-artifact.js';
+export type {
+  AnyEvalSessionArtifact,
+  EvalSessionArtifact,
+  MissingCellArtifact,
+} from './eval-session-artifact.js';
 export {
   additionalRunnerdFields,
   declaredBuildProfile,

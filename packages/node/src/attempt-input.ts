@@ -17,6 +17,7 @@ import {
   assertNativeExecution,
   invalidArtifact,
   invalidNativeExecution,
+  isMissingCellArtifact,
   readJsonText,
   sha256Digest,
 } from '@paperclip-evals/contract';
@@ -25,6 +26,7 @@ import { digestContainedFile } from './contained-file.js';
 import { readFileBytes, readNativeExecutionFile, readStreamBytes } from './native-execution-input.js';
 
 import type {
+  AnyEvalSessionArtifact,
   EvalSessionArtifact,
   Issue,
   NativeExecution,
@@ -50,7 +52,8 @@ export type AttemptRead = AttemptInput | ArtifactOnlyInput;
 
 /** The eval-session artifact an attempt was read through, with the digest of its bytes. */
 export interface EvalSessionEvidence {
-  readonly artifact: EvalSessionArtifact;
+  /** A session's artifact, or upstream's for a missing campaign cell (contract's isMissingCellArtifact). */
+  readonly artifact: AnyEvalSessionArtifact;
   readonly artifactSha256: Sha256Digest;
   readonly artifactByteSize: number;
 }
@@ -148,12 +151,14 @@ export async function parseAttemptRead(
   }
   const artifact: unknown = text.value;
   assertEvalSessionArtifact(artifact);
-  qualifiedIssues(
-    artifact.runnerd.sha256,
-    '/runnerd/sha256',
-    options,
-    'paperclip_eval_session_artifact_invalid',
-  );
+  // Upstream's artifact for a missing campaign cell names no runnerd: no session ran on any binary.
+  if (!isMissingCellArtifact(artifact))
+    qualifiedIssues(
+      artifact.runnerd.sha256,
+      '/runnerd/sha256',
+      options,
+      'paperclip_eval_session_artifact_invalid',
+    );
   const evidence: EvalSessionEvidence = {
     artifact,
     artifactSha256: fileSha256,

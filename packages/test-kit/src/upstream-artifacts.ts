@@ -223,3 +223,45 @@ export function writeUpstreamArtifacts(dir: string, rows: readonly UpstreamRow[]
     return path;
   });
 }
+
+/**
+ * Upstream's artifact for a campaign matrix cell that retained none, field for field as its
+ * aggregate writes it (scripts/runner-protocol-eval-campaign.mjs, syntheticAttempt): the attempt id
+ * `<roster>--<case>-<campaign>-missing`, when it was written, the cell's config (model, provider,
+ * driver, opencodeVersion or null), `usage: {}`, `turn: {status: "failed"}`, an empty snapshot and
+ * devtools, and infrastructureFailure ci_cell_artifact_missing — no build, runnerd,
+ * providerSessionId, timing or infrastructureError.
+ */
+export function upstreamMissingCell(
+  attemptId = 'live-codex--case-01-campaign-7-missing',
+  config: { model: string; provider?: string; driver?: string; opencodeVersion?: string } = {
+    model: 'gpt-5.5',
+    provider: 'codex',
+    driver: 'codex_app_server',
+  },
+): Record<string, unknown> {
+  const createdAt = '2026-11-30T12:00:00.000Z';
+  return {
+    schema: 'paperclip-runner/eval-session-artifact/v1',
+    attemptId,
+    createdAt,
+    requestedModel: config.model,
+    provider: config.provider ?? 'codex',
+    driver: config.driver ?? 'codex_app_server',
+    providerVersion: config.opencodeVersion ?? null,
+    usage: {},
+    turn: { status: 'failed' },
+    snapshot: {
+      createdAt,
+      providerModel: { id: config.model, provider: config.provider ?? 'unknown' },
+      transcript: [],
+      evidence: [],
+    },
+    devtools: { revisions: [] },
+    infrastructureFailure: {
+      class: 'ci_cell_artifact_missing',
+      category: 'campaign_orchestration',
+      retryable: false,
+    },
+  };
+}

@@ -4,7 +4,9 @@
 // a failure artifact stating infrastructureFailure {class, category, retryable}, 1 before any
 // session). What it does is the request's session.behaviour. Its native-execution bundle comes
 // from templates written by stand-in.ts (the repo's synthetic generator), with the request's ids
-// and digests put in. It records each start in spawns/ beside it, so a test can count sessions.
+// and digests put in. It records each start in spawns/ beside it, so a test can count sessions;
+// each record holds the start's arguments after the script and its request, as received. It takes
+// upstream's --candidate-profile and --expected-acpx-profile flags (each once, with a value).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -19,13 +21,27 @@ const flag = (name) => {
 };
 const requestPath = flag('--request');
 const outputPath = flag('--output');
-if (requestPath === undefined || outputPath === undefined || args.length !== 4) {
-  process.stderr.write('missing --request or --output\n');
+// Upstream's bin: flags in pairs, each known and once, every value present and not a flag.
+const FLAGS = new Set(['--request', '--output', '--candidate-profile', '--expected-acpx-profile']);
+const pairs = args.filter((_, at) => at % 2 === 0);
+if (
+  requestPath === undefined ||
+  outputPath === undefined ||
+  args.length % 2 !== 0 ||
+  pairs.some((name) => !FLAGS.has(name)) ||
+  new Set(pairs).size !== pairs.length ||
+  args.some((value, at) => at % 2 === 1 && value.startsWith('--'))
+) {
+  process.stderr.write(`bad arguments: ${args.join(' ')}\n`);
   process.exit(1);
 }
-const request = JSON.parse(readFileSync(resolve(requestPath), 'utf8'));
+const requestText = readFileSync(resolve(requestPath), 'utf8');
+const request = JSON.parse(requestText);
 mkdirSync(join(here, 'spawns'), { recursive: true });
-writeFileSync(join(here, 'spawns', `${request.attemptId}.${process.pid}`), '');
+writeFileSync(
+  join(here, 'spawns', `${request.attemptId}.${process.pid}`),
+  JSON.stringify({ args, request: JSON.parse(requestText) }),
+);
 const behaviour = request.session?.behaviour ?? 'succeed';
 const micros = request.session?.costMicros === undefined ? 1000 : request.session.costMicros;
 const nano = micros === null ? null : micros * 1000;
@@ -56,7 +72,15 @@ const common = {
   runnerd: { path: '[withheld]', sha256: runnerdSha256 },
   requestedModel: request.model,
   provider: request.provider,
-  driver: 'paperclip_deterministic_harness',
+  // The provider's one driver (upstream's table; the deterministic stand-in's otherwise).
+  driver:
+    {
+      codex: 'codex_app_server',
+      opencode: 'opencode_server',
+      claude_managed: 'claude_managed_agents_api',
+      aws_agentcore: 'aws_agentcore_harness_api',
+      acpx: 'acpx_runtime',
+    }[request.provider] ?? 'paperclip_deterministic_harness',
   providerVersion: null,
   timing: { startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), durationMs: 1 },
 };
@@ -142,6 +166,25 @@ const MUTATIONS = {
   no_native_bundle: (artifact) => {
     delete artifact.nativeExecution;
   },
+  // Upstream's aggregate's artifact for a matrix cell that retained none (valid for evals validate),
+  // written by a session: only an orchestrator writes it, so the campaign refuses it.
+  missing_cell: (artifact) =>
+    `${JSON.stringify({
+      schema: artifact.schema,
+      attemptId: artifact.attemptId,
+      createdAt: artifact.timing.startedAt,
+      requestedModel: artifact.requestedModel,
+      provider: 'codex',
+      driver: 'codex_app_server',
+      providerVersion: null,
+      usage: {},
+      turn: { status: 'failed' },
+      infrastructureFailure: {
+        class: 'ci_cell_artifact_missing',
+        category: 'campaign_orchestration',
+        retryable: false,
+      },
+    })}\n`,
   build_without_package: (artifact) => {
     delete artifact.build.package;
   },

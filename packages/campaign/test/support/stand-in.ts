@@ -1,7 +1,7 @@
 // Test support: a stand-in eval-session bin in a scratch folder (the script, the bundle templates
 // it fills in, the spawns/ folder it records each start in), a suite environment whose cases say
 // what the stand-in does, and a joined release to execute with (no qualification needed).
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,8 @@ export interface StandIn {
   spawns(): Promise<string[]>;
   /** One entry per start so far (attempt id and pid), to tell later starts from earlier ones. */
   starts(): Promise<Set<string>>;
+  /** What each start so far received: its arguments after the script, and its request as parsed. */
+  received(): Promise<{ args: string[]; request: Record<string, unknown> }[]>;
   remove(): Promise<void>;
 }
 
@@ -73,6 +75,18 @@ export async function createStandIn(label: string): Promise<StandIn> {
         name.replace(/\.[0-9]+$/, ''),
       ),
     starts: async () => new Set(await readdir(join(binDir, 'spawns')).catch(() => [] as string[])),
+    received: async () => {
+      const names = await readdir(join(binDir, 'spawns')).catch(() => [] as string[]);
+      return Promise.all(
+        names.map(
+          async (name) =>
+            JSON.parse(await readFile(join(binDir, 'spawns', name), 'utf8')) as {
+              args: string[];
+              request: Record<string, unknown>;
+            },
+        ),
+      );
+    },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
@@ -105,7 +119,13 @@ export interface SuiteCase {
 export function suiteEnvironment(
   cases: readonly SuiteCase[],
   options: {
-    readonly lanes?: readonly { id: string; enabled?: boolean }[];
+    /** `lane`: fields of the config's lane besides enabled (a provider, its profile fields); `model`: the config's. */
+    readonly lanes?: readonly {
+      id: string;
+      enabled?: boolean;
+      model?: string;
+      lane?: Readonly<Record<string, unknown>>;
+    }[];
     readonly attempts?: number;
     readonly retries?: number;
     readonly maxCostUsd?: number;
@@ -131,10 +151,11 @@ export function suiteEnvironment(
     configs: lanes.map((lane, index) => ({
       id: lane.id,
       sha256: `sha256:${index.toString(16).padStart(64, 'b')}`,
-      model: 'model-x',
+      model: lane.model ?? 'model-x',
       driver: 'deterministic',
       lane: {
         provider: 'paperclip_deterministic',
+        ...lane.lane,
         ...(lane.enabled === undefined ? {} : { enabled: lane.enabled }),
       },
       limits: {

@@ -455,7 +455,7 @@ function planLines(plan: CampaignPlan, shard: Shard | null, count: number): Line
     `  suite ${plan.suiteFingerprint}`,
     ...plan.lanes.map(
       (lane) =>
-        `  lane ${lane.id}: ${lane.provider} ${lane.model}${lane.driver === null ? '' : ` (${lane.driver})`}${lane.enabled ? '' : ' [disabled, named]'} · turn ${lane.limits.turnTimeoutMs} ms, ≤ ${lane.limits.maxAgentTurns} turns, ≤ ${dollars(lane.limits.maxEstimatedCostNanodollars)}`,
+        `  lane ${lane.id}: ${lane.provider} ${lane.model}${lane.driver === null ? '' : ` (${lane.driver})`}${lane.enabled ? '' : ' [disabled, named]'}${lane.profile === undefined ? '' : ` · ${lane.profile.label} (${lane.profile.sha256.slice(0, 19)})`} · turn ${lane.limits.turnTimeoutMs} ms, ≤ ${lane.limits.maxAgentTurns} turns, ≤ ${dollars(lane.limits.maxEstimatedCostNanodollars)}`,
     ),
     ...(plan.lanesLeftOut.length === 0 ? [] : [`  left out: ${plan.lanesLeftOut.join(', ')}`]),
     `  retries: up to ${plan.settings.maxInfrastructureRetries} per attempt (retryable infrastructure failures only) · ceiling ${dollars(plan.settings.maxCostNanodollars)}`,

@@ -2,6 +2,7 @@
 // native-execution bundle, or an eval-session artifact and the bundle it references: dispatched on
 // `schema` by node's readBundles), print a table or one JSON report, and return the outcome (ok:
 // all valid, invalid, unreadable: an input not read).
+import { isMissingCellArtifact } from '@paperclip-evals/contract';
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type { artifactSuiteFields as ArtifactSuiteFields } from '@paperclip-evals/evalbook';
@@ -41,6 +42,8 @@ export type ValidateFileReport =
       readonly evalSession?: {
         readonly artifactSha256: string;
         readonly provider: string;
+        /** Upstream's artifact for a matrix cell that retained none: an infrastructure failure of that cell. */
+        readonly disposition?: 'cell_artifact_missing';
         readonly infrastructureFailure: {
           readonly class: string;
           readonly category: string;
@@ -154,6 +157,7 @@ function evalSessionSummary(evidence: EvalSessionEvidence): NonNullable<ValidFil
   return {
     artifactSha256: evidence.artifactSha256,
     provider: evidence.artifact.provider,
+    ...(isMissingCellArtifact(evidence.artifact) ? { disposition: 'cell_artifact_missing' as const } : {}),
     infrastructureFailure:
       failure === undefined
         ? null
@@ -175,7 +179,9 @@ function formatReport(report: ValidateFileReport): Line[] {
             'dim',
             report.evalSession === undefined
               ? `${report.events} events, ${report.fileSha256}`
-              : `eval-session artifact ${report.evalSession.artifactSha256}${report.evalSession.infrastructureFailure === null ? '' : ` (infrastructure failure ${report.evalSession.infrastructureFailure.class}, ${report.evalSession.infrastructureFailure.retryable ? 'retryable' : 'not retryable'})`}; ${report.events === 0 && report.fileSha256 === report.evalSession.artifactSha256 ? 'no bundle beside it (no native-execution evidence: never scored solved)' : `its bundle: ${report.events} events, ${report.fileSha256}`}`,
+              : report.evalSession.disposition === 'cell_artifact_missing'
+                ? `eval-session artifact ${report.evalSession.artifactSha256}: a campaign matrix cell that retained no attempt (ci_cell_artifact_missing): an infrastructure failure of that cell, no session ran, cost unknown`
+                : `eval-session artifact ${report.evalSession.artifactSha256}${report.evalSession.infrastructureFailure === null ? '' : ` (infrastructure failure ${report.evalSession.infrastructureFailure.class}, ${report.evalSession.infrastructureFailure.retryable ? 'retryable' : 'not retryable'})`}; ${report.events === 0 && report.fileSha256 === report.evalSession.artifactSha256 ? 'no bundle beside it (no native-execution evidence: never scored solved)' : `its bundle: ${report.events} events, ${report.fileSha256}`}`,
           ),
         ],
       ];

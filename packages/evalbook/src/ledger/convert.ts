@@ -2,11 +2,12 @@
 // record and its score rows (the runner's observed checks, and the verdicts of the case's engine
 // checks when ingest evaluated them). The bundle itself is kept as canonical JSON text addressed by
 // its canonical digest, so unknown additive fields are never lost. Pure: no I/O, no clock.
-import { canonicalize, sha256Digest } from '@paperclip-evals/contract';
+import { canonicalize, isMissingCellArtifact, sha256Digest } from '@paperclip-evals/contract';
 
 import type { AssertionResult, Layer } from '@paperclip-evals/checks';
 import type {
-  EvalSessionArtifact,
+  AnyEvalSessionArtifact,
+  MissingCellArtifact,
   NativeExecution,
   Sha256Digest,
   ToolOutcome,
@@ -179,14 +180,15 @@ export interface EvalSessionRecord {
   readonly driver: string;
   readonly providerVersion: string | null;
   readonly requestedModel: string;
-  readonly runnerdSha256: string;
+  /** null: no session ran (upstream's artifact for a missing campaign cell names no runnerd). */
+  readonly runnerdSha256: string | null;
   /** null: the session ended without an infrastructure failure. */
   readonly infrastructureFailure: {
     readonly class: string;
     readonly category: string;
     readonly retryable: boolean;
   } | null;
-  readonly artifact: EvalSessionArtifact;
+  readonly artifact: AnyEvalSessionArtifact;
 }
 
 export interface ConvertOptions {
@@ -461,7 +463,7 @@ function evalSessionRecord(evidence: EvalSessionEvidence): EvalSessionRecord {
     driver: artifact.driver,
     providerVersion: artifact.providerVersion,
     requestedModel: artifact.requestedModel,
-    runnerdSha256: artifact.runnerd.sha256,
+    runnerdSha256: isMissingCellArtifact(artifact) ? null : artifact.runnerd.sha256,
     infrastructureFailure:
       failure === undefined
         ? null
@@ -560,6 +562,7 @@ export function artifactCost(usage: EvalSessionEvidence['artifact']['usage']): A
  */
 export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertOptions = {}): LedgerRecord {
   const { artifact } = evidence;
+  if (isMissingCellArtifact(artifact)) return convertMissingCell(evidence, artifact, options);
   const rawCanonical = canonicalize(artifact);
   const fields = artifactSuiteFields(artifact);
   const usage = artifact.usage;
@@ -634,6 +637,71 @@ export function convertArtifact(evidence: EvalSessionEvidence, options: ConvertO
       durationMs: artifact.timing.durationMs,
     },
     cost,
+    environmentMismatch: environmentMismatch(options.environment, fields),
+    scores: [],
+    rawCanonical,
+  };
+}
+
+/** The ledger's message for upstream's artifact of a missing campaign cell. */
+export const MISSING_CELL_MESSAGE =
+  "the campaign's matrix cell retained no attempt artifact (upstream's aggregate wrote this one in its place): no session ran";
+
+/**
+ * Upstream's artifact for a campaign matrix cell that retained none, as what it is: an
+ * infrastructure failure of that cell (ci_cell_artifact_missing, not retryable) — never solved and
+ * never a behaviour result (its `turn: {status: "failed"}` is the aggregate's placeholder, not a
+ * provider turn), its cost unknown (usage `{}`: unpriced, note usage_omitted, never zero). No
+ * session ran, so the runner's package, binary and versions are unknown (empty, 0) and timing is
+ * only when the artifact was written (createdAt; duration 0). Keyed like any artifact alone (its
+ * evalCase when it states one, else `eval-session` / `<provider>/<requestedModel>`).
+ */
+function convertMissingCell(
+  evidence: EvalSessionEvidence,
+  artifact: MissingCellArtifact,
+  options: ConvertOptions,
+): LedgerRecord {
+  const rawCanonical = canonicalize(artifact);
+  const fields = artifactSuiteFields(artifact);
+  const failure = artifact.infrastructureFailure;
+  return {
+    key: {
+      runId: fields.runId,
+      caseId: fields.caseId,
+      configId: fields.configId,
+      attemptId: fields.attemptId,
+    },
+    bundleDigest: sha256Digest(rawCanonical),
+    fileSha256: options.fileSha256 ?? evidence.artifactSha256,
+    provenance: 'live',
+    runner: {
+      packageName: '',
+      packageVersion: '',
+      binarySha256: '',
+      driverKind: artifact.driver,
+      driverVersion: artifact.providerVersion ?? '',
+      prpVersion: 0,
+      nativeExecutionVersion: 0,
+      catalogVersion: 0,
+      catalogSha256: '',
+    },
+    caseSha256: fields.caseSha256,
+    configSha256: fields.configSha256,
+    startedAt: artifact.createdAt,
+    terminal: { turn: 'failed', run: 'failed', workDisposition: 'unknown' },
+    failure: {
+      classification: 'infrastructure',
+      code: failure.class,
+      message: artifact.infrastructureError ?? MISSING_CELL_MESSAGE,
+      retryable: failure.retryable,
+    },
+    evalSession: evalSessionRecord(evidence),
+    toolCalls: [],
+    denials: 0,
+    transcript: { complete: false, eventCount: 0, omissionReason: NO_NATIVE_EVIDENCE },
+    references: [],
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requestCount: 0, durationMs: 0 },
+    cost: artifactCost(undefined),
     environmentMismatch: environmentMismatch(options.environment, fields),
     scores: [],
     rawCanonical,

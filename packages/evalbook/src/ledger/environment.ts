@@ -68,6 +68,18 @@ export interface EnvironmentLane {
   readonly driver?: string;
   /** Default true; a disabled lane runs only when named. */
   readonly enabled?: boolean;
+  /** acpx: the request's acpxAgent (upstream's registered ACPX profiles). */
+  readonly acpx_agent?: 'codex' | 'claude' | 'grok' | 'pi' | 'cursor' | 'copilot' | 'hermes';
+  /** acpx: the bin's --candidate-profile flag (a candidate ACPX agent, the lane's acpx_agent). */
+  readonly candidate_profile?: 'pi' | 'cursor' | 'copilot' | 'hermes';
+  /** acpx: the bin's --expected-acpx-profile flag (sent as JSON): the built runner's ACPX profile. */
+  readonly expected_acpx_profile?: Readonly<Record<string, string | number | boolean | null>>;
+  /** opencode: the request's opencodeVersion. */
+  readonly opencode_version?: string;
+  /** claude_managed (required there): the request's managedProfile, upstream's shape. */
+  readonly managed_profile?: Readonly<Record<string, unknown>>;
+  /** aws_agentcore (required there): the request's agentCoreProfile, upstream's shape. */
+  readonly agent_core_profile?: Readonly<Record<string, unknown>>;
 }
 
 /** Per-attempt limits of the eval-session request; the cost limit in USD or in nanodollars, once. */
@@ -554,6 +566,10 @@ configs:
     driver: paperclip-deterministic
     # \`evals run\`: the eval-session provider (model: the config's unless given; driver: derived by
     # the eval-session unless given). A lane with enabled: false runs only when named (--lanes).
+    # Upstream's providers need more, sent as its eval-session reads them: claude_managed a
+    # managed_profile, aws_agentcore an agent_core_profile, acpx an acpx_agent (pi, copilot, hermes
+    # with candidate_profile and expected_acpx_profile), opencode an opencode_version: see
+    # docs/campaigns.md ("A lane's per-provider fields").
     lane:
       provider: paperclip_deterministic
       enabled: true

@@ -173,7 +173,8 @@ export interface AttemptReplay {
     readonly driver: string;
     readonly providerVersion: string | null;
     readonly requestedModel: string;
-    readonly runnerdSha256: string;
+    /** null: no session ran (upstream's artifact for a missing campaign cell). */
+    readonly runnerdSha256: string | null;
     readonly providerSessionId: string | null;
     readonly turn: {
       readonly turnId: string;
@@ -189,7 +190,12 @@ export interface AttemptReplay {
     readonly errorMessage: string | null;
     /** The artifact's usage (its accounting), as recorded; null when it omitted usage. */
     readonly accounting: Readonly<Record<string, unknown>> | null;
-    readonly timing: { readonly startedAt: string; readonly finishedAt: string; readonly durationMs: number };
+    /** null: no session ran (a missing cell's artifact states only when it was written). */
+    readonly timing: {
+      readonly startedAt: string;
+      readonly finishedAt: string;
+      readonly durationMs: number;
+    } | null;
   } | null;
 }
 
@@ -236,8 +242,8 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
   const timing =
     recorded.bundle === null
       ? {
-          startedAt: artifact?.timing.startedAt ?? stored.startedAt ?? null,
-          endedAt: artifact?.timing.finishedAt ?? null,
+          startedAt: artifact?.timing?.startedAt ?? stored.startedAt ?? null,
+          endedAt: artifact?.timing?.finishedAt ?? null,
           durationMs: stored.usage.durationMs,
         }
       : {
@@ -299,9 +305,9 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
             providerVersion: session.providerVersion,
             requestedModel: session.requestedModel,
             runnerdSha256: session.runnerdSha256,
-            providerSessionId: artifact.providerSessionId,
+            providerSessionId: artifact.providerSessionId ?? null,
             turn:
-              artifact.turn === undefined
+              artifact.turn === undefined || !('turnId' in artifact.turn)
                 ? null
                 : {
                     turnId: artifact.turn.turnId,
@@ -311,7 +317,7 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
             infrastructureFailure: session.infrastructureFailure,
             errorMessage: artifact.infrastructureError ?? artifact.accountingError ?? null,
             accounting: artifact.usage ?? null,
-            timing: artifact.timing,
+            timing: artifact.timing ?? null,
           },
   };
 }

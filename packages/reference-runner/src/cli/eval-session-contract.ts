@@ -54,8 +54,12 @@ export interface EvalSessionInput {
   /** Upstream's name: the run the session belongs to (the native bundle's identity.runId). */
   readonly runId: string;
   readonly sessionId?: string;
-  /** Ours: the deterministic driver's seed (default: the attemptId). */
-  readonly seed?: string;
+  /**
+   * The deterministic driver's seed (default: the attemptId): text (ours), or upstream's fixture
+   * seed object (`CapabilityFixtureSeed | CapabilityFixtureState`, its type of `session.seed`), which
+   * seeds the driver by its canonical JSON.
+   */
+  readonly seed?: string | Readonly<Record<string, unknown>>;
   /** Ours: what the deterministic agent does (default succeed; `hang` never ends its turn). */
   readonly behaviour?: DeterministicBehaviour;
   /**
@@ -273,12 +277,12 @@ export function parseEvalSessionRequest(value: unknown): EvalSessionRequest {
         IDENTIFIER.source,
         session.sessionId,
       );
-    if (session.seed !== undefined && !isText(session.seed))
+    if (session.seed !== undefined && !isText(session.seed) && !isObject(session.seed))
       issue(
         'session_seed_invalid',
         '/session/seed',
-        'session.seed must be non-empty text',
-        'non-empty text',
+        "session.seed must be non-empty text or upstream's fixture seed object",
+        'non-empty text, or an object (CapabilityFixtureSeed | CapabilityFixtureState)',
         session.seed,
       );
     const behaviours: readonly unknown[] = [...DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR];

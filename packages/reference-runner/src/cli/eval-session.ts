@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import canonicalize from 'canonicalize';
+
 import { CONTRACT_VERSIONS, packageBuildMetadata } from '../build-info.js';
 import { runEvalSession } from '../session/eval-session.js';
 import { DETERMINISTIC_DRIVER_DESCRIPTOR } from '../testing/deterministic-driver.js';
@@ -39,6 +41,11 @@ import type {
   NativeExecutionReference,
   UsageReceipt,
 } from './eval-session-contract.js';
+
+/** The driver's seed text: text as is, upstream's fixture seed object by its canonical JSON. */
+function seedText(seed: EvalSessionRequest['session']['seed']): string | undefined {
+  return seed === undefined || typeof seed === 'string' ? seed : canonicalize(seed);
+}
 
 export const EVAL_SESSION_EXIT = Object.freeze({ ok: 0, error: 1, infrastructureFailure: 2 } as const);
 /** The bundle's file name inside <output folder>/<attemptId>/. */
@@ -168,7 +175,7 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
         attemptId: request.attemptId,
         caseSha256: request.evalCase.caseSha256,
         configSha256: request.evalCase.configSha256,
-        seed: request.session.seed ?? request.attemptId,
+        seed: seedText(request.session.seed) ?? request.attemptId,
         startedAt: startedAt.toISOString(),
         ...(behaviour === undefined ? {} : { behaviour }),
         prompt: request.prompt,

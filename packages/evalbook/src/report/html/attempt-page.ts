@@ -213,7 +213,12 @@ function evalSessionSection(replay: AttemptReplay): string {
       ['driver', show(session.driver)],
       ['requested model', show(session.requestedModel)],
       ['provider session', show(session.providerSessionId)],
-      ['runnerd sha256', `<code>${text(session.runnerdSha256)}</code>`],
+      [
+        'runnerd sha256',
+        session.runnerdSha256 === null
+          ? 'none (no session ran)'
+          : `<code>${text(session.runnerdSha256)}</code>`,
+      ],
       [
         'turn',
         session.turn === null
@@ -227,9 +232,13 @@ function evalSessionSection(replay: AttemptReplay): string {
           : `<span data-field="infrastructureFailure">${text(`${failure.class} (${failure.category}), ${failure.retryable ? 'retryable' : 'not retryable'}`)}</span>`,
       ],
       ['error', show(session.errorMessage)],
-      ['started', show(session.timing.startedAt)],
-      ['finished', show(session.timing.finishedAt)],
-      ['duration', ms(session.timing.durationMs)],
+      ...(session.timing === null
+        ? ([['timing', 'none (no session ran)']] as [string, string][])
+        : ([
+            ['started', show(session.timing.startedAt)],
+            ['finished', show(session.timing.finishedAt)],
+            ['duration', ms(session.timing.durationMs)],
+          ] as [string, string][])),
     ])}${session.turn === null || session.turn.assistantText === '' ? '' : `<h5>The assistant's text</h5><div class="msg" data-event-type="eval-session.turn"><p class="msg-text">${text(session.turn.assistantText)}</p></div>`}${session.accounting === null ? '<p class="note">The artifact omitted its usage: cost unknown (unpriced), never 0.</p>' : `<details class="event"><summary>the artifact's accounting (usage), as recorded</summary>${json(session.accounting)}</details>`}`,
   );
 }
