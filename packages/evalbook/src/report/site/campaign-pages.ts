@@ -24,7 +24,7 @@ import { esc } from '../html/html-text.js';
 import { buildAttemptReplay } from '../attempt-replay.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, reportAttempt } from '../model.js';
 import { conversationOf, modelOf, publicAttempt } from './public-projection.js';
-import { recordCases } from './record-cases.js';
+import { recordCases, recordSuiteText } from './record-cases.js';
 import { renderCasePage, renderPublicAttemptPage } from './site-html.js';
 import { attemptPage, campaignFolder, casePage } from './site-names.js';
 import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
@@ -300,6 +300,7 @@ function pageContext(options: CampaignPagesOptions): PageContext {
   // A lane is a config of the suite (its id is the config's): its provider, model and driver.
   const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
   const caseOf = recordCases(options.record);
+  const suiteText = recordSuiteText(options.record);
   const replayOf = ({ stored, verdict }: CountedAttempt, bundleText: string | null): AttemptReplay =>
     withLedgerModel(
       buildAttemptReplay({ attempt: stored, bundleText, verdict, case: caseOf(stored.key.caseId) }),
@@ -315,7 +316,7 @@ function pageContext(options: CampaignPagesOptions): PageContext {
         const lane = laneOf.get(stored.key.configId) ?? null;
         return {
           content: renderPublicAttemptPage(
-            publicAttempt(stored, verdict, conversationOf(bundleText), lane),
+            publicAttempt(stored, verdict, { conversation: conversationOf(bundleText), lane, suiteText }),
             caseHref,
           ),
           replay: null,
