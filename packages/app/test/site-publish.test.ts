@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { schemaErrors } from '@paperclip-evals/contract';
+import { credentialShapedValues, schemaErrors } from '@paperclip-evals/contract';
 import { campaignFolder, openStore, writeCampaignPages } from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
@@ -372,12 +372,17 @@ describe('the public projection', () => {
     expect((await verifySite(site)).issues).toEqual([]);
   });
 
-  it('the private site of the same store is refused by verify: its failure text holds a credential', async () => {
+  it('the private site of the same store shows the failure text, tool payloads and progress text with every credential masked, and verifies', async () => {
+    // Was: refused by verify (site_credential) — an immutable folder that could never verify.
     const site = join(dir, 'private-marked');
     await publishSite({ store: url, out: site });
-    expect(await allBytes(site)).toContain(MARKERS.failure);
-    const codes = (await verifySite(site)).issues.map((issue) => issue.code);
-    expect(codes).toContain('site_credential');
+    const bytes = await allBytes(site);
+    expect(bytes).toContain(MARKERS.failure);
+    expect(bytes).toContain(MARKERS.toolInput);
+    expect(bytes).toContain('then used ***');
+    for (const credential of CREDENTIALS) expect(bytes).not.toContain(credential);
+    expect(credentialShapedValues(bytes)).toEqual([]);
+    expect((await verifySite(site)).issues).toEqual([]);
   });
 });
 

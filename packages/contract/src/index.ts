@@ -75,6 +75,7 @@ export type {
 export {
   credentialShapedValues,
   displayLocator,
+  maskCredentialShapes,
   maskSecrets,
   maskSecretsIn,
   scrubCredentials,
