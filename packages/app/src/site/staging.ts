@@ -5,7 +5,8 @@
 // and is the lock: a folder is removed only by its owner, or by a later publication once its owner
 // is gone. While a staging folder exists it is registered with node's child-cleanup (the one
 // registry of what a stopped process must not leave behind), so SIGINT and SIGTERM remove it
-// before the process exits. SIGKILL (or a crash) cannot be caught: the next publication into the
+// before the process exits (moved aside to `<name>.removing` first, so a page worker still writing
+// cannot refill it). SIGKILL (or a crash) cannot be caught: the next publication into the
 // site sweeps it (sweepStaging), and `--verify` reports it as one issue (stagingIssue), never as
 // one unknown path per file inside it. A folder of another host, one whose owner still runs, and
 // one named by an earlier version (`.publishing-<12 hex>`, no owner in its name) are left as they are.
@@ -24,7 +25,8 @@ import { CAMPAIGNS } from './site-files.js';
 /** How every staging folder's name starts (a dot: never a campaign folder). */
 export const STAGING_PREFIX = '.publishing-';
 
-const OWNED = /^\.publishing-([0-9a-f]{8})-([0-9]{1,10})-([0-9]{1,20}|x)-[0-9a-f]{12}$/;
+// `.removing`: moved aside by child-cleanup on a signal, before it is removed (the same owner).
+const OWNED = /^\.publishing-([0-9a-f]{8})-([0-9]{1,10})-([0-9]{1,20}|x)-[0-9a-f]{12}(?:\.removing)?$/;
 const LEGACY = /^\.publishing-[0-9a-f]{12}$/;
 
 const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
