@@ -208,7 +208,7 @@ if (results.slice(0, 2).every(Boolean)) {
         0,
       ),
       step(
-        'The grid: cases × configs, solved/counted with Wilson 95% intervals (honest statuses: a failed run, a denial or a missing verdict is never a pass)',
+        'The grid: cases × configs, solved/counted with Wilson 95% intervals (honest statuses: a failed run or check, an incomplete transcript or a missing verdict is never a pass; a denied tool call counts through the checks it fails)',
         EVALS,
         ['grid', ...read],
         0,

@@ -127,6 +127,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'isSha256Digest',
     'jsonText',
     'markdownText',
+    'maskCredentialShapes',
     'maskSecrets',
     'maskSecretsIn',
     'nativeExecutionIssues',

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { schemaErrors } from '@paperclip-evals/contract';
+import { credentialShapedValues, schemaErrors } from '@paperclip-evals/contract';
 import { campaignFolder, openStore, writeCampaignPages } from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
@@ -335,7 +335,19 @@ describe('the public projection', () => {
   beforeAll(async () => {
     url = `sqlite:${join(dir, 'markers.sqlite')}`;
     await seedCampaigns(url, [
-      { campaignId: 'marked', minute: 1, cases: { case_ok: true, case_failed: false }, bundle: marked },
+      {
+        campaignId: 'marked',
+        minute: 1,
+        // A record that carries the suite's prompts: the progress text can be checked for them, so it is published.
+        record: {
+          caseDefinitions: [
+            { id: 'case_ok', prompt: 'Summarise the ok case.', description: null },
+            { id: 'case_failed', prompt: 'Summarise the failed case.', description: null },
+          ],
+        },
+        cases: { case_ok: true, case_failed: false },
+        bundle: marked,
+      },
     ]);
   });
 
@@ -360,12 +372,17 @@ describe('the public projection', () => {
     expect((await verifySite(site)).issues).toEqual([]);
   });
 
-  it('the private site of the same store is refused by verify: its failure text holds a credential', async () => {
+  it('the private site of the same store shows the failure text, tool payloads and progress text with every credential masked, and verifies', async () => {
+    // Was: refused by verify (site_credential) — an immutable folder that could never verify.
     const site = join(dir, 'private-marked');
     await publishSite({ store: url, out: site });
-    expect(await allBytes(site)).toContain(MARKERS.failure);
-    const codes = (await verifySite(site)).issues.map((issue) => issue.code);
-    expect(codes).toContain('site_credential');
+    const bytes = await allBytes(site);
+    expect(bytes).toContain(MARKERS.failure);
+    expect(bytes).toContain(MARKERS.toolInput);
+    expect(bytes).toContain('then used ***');
+    for (const credential of CREDENTIALS) expect(bytes).not.toContain(credential);
+    expect(credentialShapedValues(bytes)).toEqual([]);
+    expect((await verifySite(site)).issues).toEqual([]);
   });
 });
 
@@ -428,6 +445,89 @@ describe("a case's prompt on its attempt pages, from the campaign record (issue 
     expect(bytes).not.toContain('MARKER-PROMPT');
     expect(bytes).not.toContain('Summarise');
     expect(bytes).not.toContain('MARKER-DESCRIPTION');
+  });
+});
+
+describe('the suite’s text quoted by the agent, on a public page', () => {
+  // The reference runner's agent starts with `Working on: <prompt>`; an agent may quote a piece of
+  // the prompt, of another case's, or the description, in another case and spacing.
+  const PROMPT = 'Summarise the quarterly incident review in the brief document.';
+  const DESCRIPTION = 'summarise the incident review into the brief (both models succeed)';
+  const OTHER = 'Approve publishing the incident summary.';
+  const QUOTES = [
+    `Working on: ${PROMPT}`,
+    'I will SUMMARISE   THE QUARTERLY incident\nreview now',
+    `noted: ${DESCRIPTION.slice(10, 40)}`,
+    `and the other case said ${OTHER}`,
+  ];
+  let url: string;
+  const quoting = (bundle: Record<string, unknown>): Record<string, unknown> => {
+    const value = structuredClone(bundle) as { events: { eventType: string; payload: { text?: string } }[] };
+    let n = 0;
+    for (const event of value.events)
+      if (event.eventType === 'item.delta')
+        event.payload.text = `${QUOTES[n++ % QUOTES.length] ?? ''} · own words ${n}`;
+    return value;
+  };
+  beforeAll(async () => {
+    url = `sqlite:${join(dir, 'quoting.sqlite')}`;
+    await seedCampaigns(url, [
+      {
+        campaignId: 'quoted',
+        minute: 1,
+        record: {
+          caseDefinitions: [
+            { id: 'case_a', prompt: PROMPT, description: DESCRIPTION },
+            { id: 'case_b', prompt: OTHER, description: null },
+          ],
+        },
+        cases: { case_a: true, case_b: true },
+        bundle: quoting,
+      },
+      // No record: the suite's text is unknown, so no progress text can be checked and none is published.
+      { campaignId: 'unknown-suite', minute: 2, record: null, cases: { case_a: true }, bundle: quoting },
+    ]);
+  });
+
+  it('the private site shows the quotes (so the grep below can fail)', async () => {
+    const site = join(dir, 'quoting-private');
+    await publishSite({ store: url, out: site });
+    const bytes = await allBytes(site);
+    expect(bytes).toContain('Working on: Summarise the quarterly incident review');
+    expect(bytes).toContain('SUMMARISE   THE QUARTERLY');
+  });
+
+  it('withholds every stretch of 16 or more characters of any prompt or description, and keeps the agent’s own words', async () => {
+    const site = join(dir, 'quoting-public');
+    await publishSite({ store: url, out: site, public: true });
+    const bytes = (await allBytes(site)).toLowerCase().replace(/\s+/g, ' ');
+    const leaked = [PROMPT, DESCRIPTION, OTHER].flatMap((text) => {
+      const folded = text.toLowerCase();
+      return Array.from({ length: folded.length - 15 }, (_, start) => folded.slice(start, start + 16)).filter(
+        (stretch) => bytes.includes(stretch),
+      );
+    });
+    expect(leaked).toEqual([]);
+    expect(bytes).toContain('working on: [suite text withheld]');
+    expect(bytes).toContain('own words 1');
+    expect((await verifySite(site)).issues).toEqual([]);
+  });
+
+  it('withholds the whole progress text when no campaign record carries the suite’s prompts, and says why', async () => {
+    const html = await readFile(
+      join(
+        dir,
+        'quoting-public',
+        'campaigns',
+        'unknown-suite',
+        'attempts',
+        'case_a.config_a.attempt_0_0.html',
+      ),
+      'utf8',
+    );
+    expect(html).toContain('data-field="conversation-withheld"');
+    expect(html).toContain('no campaign record holds this run');
+    expect(html).not.toContain('own words');
   });
 });
 

@@ -5,6 +5,9 @@
 // environment, published with --public: no byte of the site holds any tool input or result text,
 // tool call or session id, or raw failure text of the demo's bundles and artifacts (every such
 // string is collected from them and grepped for), and the site verifies. The private site of the same store does hold them, so the grep can fail.
+// Nor any stretch of 16 characters of a case's prompt or description (the agent's first step is
+// `Working on: <prompt>`): without a campaign record the progress text is withheld whole; once the
+// ledger holds the campaign's record with its caseDefinitions, it is published with them withheld.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import {
   caseSha256,
   configSha256,
 } from '../../../scripts/demo-suite.ts';
+import { openStore } from '@paperclip-evals/evalbook';
 import { allBytes } from '@paperclip-evals/test-kit/site-store';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -178,6 +182,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Every stretch of 16 characters (lower-cased, white space as one space) of the suite's prompts and descriptions that `bytes` holds. */
+function suiteStretches(bytes: string): string[] {
+  const held = bytes.toLowerCase().replace(/\s+/g, ' ');
+  return DEMO_CASES.flatMap((entry) =>
+    [entry.prompt, entry.description].flatMap((text) => {
+      const folded = text.toLowerCase().replace(/\s+/g, ' ');
+      return Array.from({ length: Math.max(0, folded.length - 15) }, (_, start) =>
+        folded.slice(start, start + 16),
+      ).filter((stretch) => held.includes(stretch));
+    }),
+  );
+}
+
 describe('the public projection of the demo', () => {
   it('collected the private text to grep for (tool payloads, call and session ids, failure text)', () => {
     expect(secrets.size).toBeGreaterThan(20);
@@ -198,6 +215,9 @@ describe('the public projection of the demo', () => {
     const bytes = await allBytes(join(dir, 'public'));
     const leaked = [...secrets].filter((text) => !allowed.has(text) && bytes.includes(text));
     expect(leaked.slice(0, 40)).toEqual([]);
+    expect(suiteStretches(bytes).slice(0, 40)).toEqual([]);
+    // No campaign record carries the suite's prompts: the progress text is withheld, and the page says why.
+    expect(bytes).toContain('data-field="conversation-withheld"');
     // What the allowlist keeps is there: the demo's tool names.
     expect(bytes).toContain('read_document');
     expect(evals(['publish', '--verify', 'public']).code).toBe(0);
@@ -217,5 +237,46 @@ describe('the public projection of the demo', () => {
     ).toBe(0);
     const bytes = await allBytes(join(dir, 'private'));
     expect([...secrets].some((text) => !allowed.has(text) && bytes.includes(text))).toBe(true);
+    // The agent's progress text quotes every prompt there (`Working on: <prompt>`).
+    expect(suiteStretches(bytes).length).toBeGreaterThan(DEMO_CASES.length);
+  });
+
+  it("with the campaign's record in the ledger, publishes the progress text with every prompt and description withheld, and verifies", async () => {
+    const store = await openStore(`sqlite:${join(dir, 'book.sqlite')}`);
+    try {
+      await store.recordCampaign({
+        campaignId: 'run_demo_publish',
+        record: {
+          schema: 'evals-campaign/v1',
+          campaignId: 'run_demo_publish',
+          suiteFingerprint: `sha256:${'1'.repeat(64)}`,
+          planDigest: `sha256:${'2'.repeat(64)}`,
+          lanes: [],
+          caseDefinitions: DEMO_CASES.map(({ id, prompt, description }) => ({ id, prompt, description })),
+          complete: true,
+          partial: [],
+          totals: { planned: 0, tries: 0 },
+        },
+      });
+    } finally {
+      await store.close();
+    }
+    const publish = evals([
+      'publish',
+      '--store',
+      'sqlite:book.sqlite',
+      '--out',
+      'public-recorded',
+      '--public',
+    ]);
+    expect(publish.code, publish.stderr).toBe(0);
+    const bytes = await allBytes(join(dir, 'public-recorded'));
+    expect(suiteStretches(bytes).slice(0, 40)).toEqual([]);
+    expect(bytes).toContain('Working on: [suite text withheld]');
+    expect(bytes).not.toContain('data-field="conversation-withheld"');
+    expect([...secrets].filter((text) => !allowed.has(text) && bytes.includes(text)).slice(0, 40)).toEqual(
+      [],
+    );
+    expect(evals(['publish', '--verify', 'public-recorded']).code).toBe(0);
   });
 });

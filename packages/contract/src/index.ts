@@ -80,6 +80,7 @@ export type {
 export {
   credentialShapedValues,
   displayLocator,
+  maskCredentialShapes,
   maskSecrets,
   maskSecretsIn,
   scrubCredentials,

@@ -151,9 +151,24 @@ export function credentialShapedValues(text: string): string[] {
   return CREDENTIAL_SHAPES.flatMap((shape) => [...text.matchAll(shape)].map((match) => match[0]));
 }
 
+/**
+ * The text with every credential-shaped value replaced by ***, pass after pass until
+ * credentialShapedValues finds none (checked, not assumed): what `evals publish` does to every file
+ * it writes, so `--verify`'s site_credential — the same shapes — never finds one. Only the shapes:
+ * a page's markup and scripts hold `name=value` text that maskSecrets would rewrite.
+ */
+export function maskCredentialShapes(text: string): string {
+  let masked = text;
+  // Each pass replaces values of 8 or more characters by 3: it ends.
+  for (;;) {
+    let next = masked;
+    for (const shape of CREDENTIAL_SHAPES) next = next.replace(shape, SECRET_MASK);
+    if (next === masked) return masked;
+    masked = next;
+  }
+}
+
 /** The text with every credential-shaped value, and every secret maskSecrets finds, replaced by ***. */
 export function scrubCredentials(text: string): string {
-  let scrubbed = text;
-  for (const shape of CREDENTIAL_SHAPES) scrubbed = scrubbed.replace(shape, SECRET_MASK);
-  return maskSecrets(scrubbed);
+  return maskSecrets(maskCredentialShapes(text));
 }

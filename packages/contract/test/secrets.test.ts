@@ -8,6 +8,7 @@ import {
   SECRET_MASK,
   credentialShapedValues,
   displayLocator,
+  maskCredentialShapes,
   maskSecrets,
   scrubCredentials,
   secretsIn,
@@ -169,5 +170,48 @@ describe('credential-shaped values (issue 19: what a public site must never carr
   ])('leaves %s alone', (_name, text) => {
     expect(credentialShapedValues(text)).toEqual([]);
     expect(scrubCredentials(text)).toBe(text);
+    expect(maskCredentialShapes(text)).toBe(text);
+  });
+
+  it('maskCredentialShapes leaves nothing the detector finds, whatever surrounds and joins the shapes', () => {
+    // What `evals publish` writes must pass `--verify`'s site_credential: the same shapes, one detector.
+    const pieces = fc.oneof(
+      fc.constantFrom(...SHAPES.map(([, value]) => value)),
+      fc.constantFrom(
+        ' ',
+        '',
+        '-',
+        '_',
+        '.',
+        '"',
+        '=',
+        ':',
+        '\n',
+        '<',
+        '&quot;',
+        'Bearer ',
+        'sk-',
+        'ghp_',
+        'AKIA',
+      ),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        const masked = maskCredentialShapes(text);
+        expect(credentialShapedValues(masked)).toEqual([]);
+        expect(credentialShapedValues(scrubCredentials(text))).toEqual([]);
+        if (credentialShapedValues(text).length === 0) expect(masked).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('maskCredentialShapes rewrites no markup, script or name=value text around a value', () => {
+    const page = `<a href="x.html?token=abc">x</a><script>const key = 'k=v';</script><pre>using ${SHAPES[0]?.[1] ?? ''}</pre>`;
+    expect(maskCredentialShapes(page)).toBe(
+      `<a href="x.html?token=abc">x</a><script>const key = 'k=v';</script><pre>using ***</pre>`,
+    );
   });
 });

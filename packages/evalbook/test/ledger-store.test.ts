@@ -1286,6 +1286,31 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await kind.snapshot(storeUrl)).toEqual(snapshot);
     });
 
+    it('never stores or reads back a credential: a reason is stored scrubbed, an older raw row is read scrubbed', async () => {
+      const token = `ghp_${'a'.repeat(36)}`;
+      const store = await seed();
+      const [outcome] = await store.retract(
+        request({ attemptIds: ['attempt_a'], reason: `token ${token} leaked`, by: 'ci-bot' }),
+      );
+      expect(outcome?.retraction.reason).toBe('token *** leaked');
+      await store.close();
+      expect(await sql("SELECT reason FROM retractions WHERE attempt_id = 'attempt_a'")).toEqual([
+        { reason: 'token *** leaked' },
+      ]);
+      // What a ledger written before the scrub holds: read scrubbed by every reader (runs, reports, publish).
+      await sql(
+        `INSERT INTO retractions (run_id, attempt_id, reason, retracted_by, retracted_at) VALUES ('run_other', NULL, 'key sk-proj-${'b'.repeat(24)} and ${token}', 'ci-bot', '2026-12-01T09:30:00.000Z')`,
+      );
+      const reopened = await openStore(storeUrl);
+      const reasons = (await reopened.retractions()).map((retraction) => retraction.reason);
+      expect(reasons).toEqual(['token *** leaked', 'key *** and ***']);
+      const listed = (await reopened.runs()).flatMap((run) =>
+        run.retractions.map((retraction) => retraction.reason),
+      );
+      expect(listed.sort()).toEqual(['key *** and ***', 'token *** leaked']);
+      await reopened.close();
+    });
+
     it('is append-only: UPDATE and DELETE of retractions are refused by the database itself', async () => {
       const store = await seed();
       await store.retract(request());

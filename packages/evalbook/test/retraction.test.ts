@@ -37,6 +37,16 @@ describe('checkRetractionRequest', () => {
     expect(() => checkRetractionRequest({ ...VALID, ...change })).toThrow(message);
   });
 
+  it('scrubs a credential from the reason and the author before anything is stored', () => {
+    const checked = checkRetractionRequest({
+      ...VALID,
+      reason: `rotated sk-proj-${'x'.repeat(24)} and password=hunter2`,
+      by: `bot ghp_${'c'.repeat(36)}`,
+    });
+    expect(checked.reason).toBe('rotated *** and password=***');
+    expect(checked.by).toBe('bot ***');
+  });
+
   it('names every problem at once', () => {
     expect(() => checkRetractionRequest({ ...VALID, reason: '', by: '' })).toThrow(
       /reason: expected a non-empty text, received ""; by: expected a non-empty text/,

@@ -30,7 +30,9 @@ describe('attemptVerdict', () => {
   });
   it.each([
     ['every check passes', base, [check('pass')], 'solved'],
-    ['no checks at all: the terminal state decides', base, [], 'solved'],
+    // Was 'solved' ("the terminal state decides"): a run nobody checked is not a pass.
+    ['no checks at all: nobody judged the work, incomplete', base, [], 'incomplete'],
+    ['only a soft check, fallen short: a verdict, still solved', base, [check('soft_fail')], 'solved'],
     ['a check fails', base, [check('pass'), check('fail')], 'unsolved'],
     ['a soft check falls short: shown, still solved', base, [check('pass'), check('soft_fail')], 'solved'],
     [
@@ -86,6 +88,51 @@ describe('attemptVerdict', () => {
     const verdict = attemptVerdict(record, scores);
     expect(verdict.status).toBe(status);
     expect(verdict.reason === null).toBe(status === 'solved');
+  });
+
+  it('solves only a whole, succeeded, failure-free attempt with at least one verdict and none short of a pass', () => {
+    const statuses = ['pass', 'fail', 'error', 'not_evaluated', 'soft_fail'] as const;
+    const classifications = [
+      'budget',
+      'infrastructure',
+      'runner',
+      'cancelled',
+      'provider',
+      'provider_turn',
+      'agent',
+    ];
+    fc.assert(
+      fc.property(
+        fc.option(fc.constantFrom(...classifications), { nil: null }),
+        fc.constantFrom('succeeded', 'failed', 'cancelled'),
+        fc.boolean(),
+        fc.array(fc.constantFrom(...statuses), { maxLength: 4 }),
+        (classification, run, complete, scoreStatuses) => {
+          const record = {
+            failure: classification === null ? null : { classification, code: 'c', message: '' },
+            terminal: { ...base.terminal, run },
+            transcript: { ...base.transcript, complete },
+          };
+          const verdict = attemptVerdict(
+            record,
+            scoreStatuses.map((status) => check(status)),
+          );
+          const deserves =
+            classification === null &&
+            run === 'succeeded' &&
+            complete &&
+            scoreStatuses.length > 0 &&
+            scoreStatuses.every((status) => status === 'pass' || status === 'soft_fail');
+          expect(verdict.status === 'solved').toBe(deserves);
+          if (scoreStatuses.length === 0 && classification === null && run === 'succeeded' && complete) {
+            expect(verdict.status).toBe('incomplete');
+            expect(verdict.reason).toMatch(/^no verdict/);
+          }
+        },
+      ),
+      // About 1 run in 240 is a whole, succeeded attempt with no check: enough runs to meet it.
+      { numRuns: 3000 },
+    );
   });
 });
 

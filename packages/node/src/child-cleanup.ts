@@ -7,7 +7,7 @@
 // removed — and the process exits with the conventional code (128 + the signal's number: 130 for
 // SIGINT, 143 for SIGTERM), exactly as if the signal had killed it. With nothing registered, the
 // signals keep Node's default action. POSIX only (process groups).
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 
 /** The exit code after a signal stopped the process (a shell's 128 + signal number). */
 export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -74,8 +74,18 @@ export function cleanUpGuarded(): void {
   for (const pid of groups) killProcessGroup(pid);
   groups.clear();
   for (const path of paths) {
+    // Moved aside first (`<path>.removing`), then removed: a thread of this process still writing
+    // into the folder (a publish page worker) cannot refill it while it is being removed, since its
+    // next file's path no longer exists. A path that cannot be moved is removed where it is.
+    let target = path;
     try {
-      rmSync(path, { recursive: true, force: true });
+      renameSync(path, `${path}.removing`);
+      target = `${path}.removing`;
+    } catch {
+      // gone already, or it cannot be moved: remove it where it is
+    }
+    try {
+      rmSync(target, { recursive: true, force: true });
     } catch {
       // Nothing more can be done while the process is stopping; the others are still removed.
     }

@@ -2,7 +2,7 @@
 // with --campaign, else every run the store holds, in the order runs reached it), the store is read
 // once (evalbook's writeCampaignPages) and each page written as it is rendered (one synchronous
 // write per page, hashed from the bytes written, never held after: folder-writer.ts) into a temporary
-// sibling folder (`campaigns/.publishing-…`), then the folder is renamed into place: a reader sees no
+// sibling folder (`campaigns/.publishing-…`: staging.ts, removed on SIGINT/SIGTERM, swept by the next publication once its publisher is gone), then the folder is renamed into place: a reader sees no
 // folder or the whole one. The attempt pages are rendered on several threads when the machine has
 // the cores (publish-workers.ts; --threads), with the same bytes as on one; a worker's error fails
 // the campaign like this thread's own, and its temporary folder is removed once no worker runs. A campaign folder is immutable: when its folder is there already, the
@@ -15,9 +15,9 @@
 // be made up front passed (the campaign is in the store, the folder is a site or empty, the site's
 // mode), and a failure removes the site folders this publication created. Only then are the root files (index.html, history.json, latest.json,
 // latest-green.json) rewritten, each atomically (node's writeOutputFile), from every campaign.json
-// in the site. The publisher never deletes anything but its own temporary folder.
-import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+// in the site. The publisher never deletes anything but its own temporary folder and the staging
+// folders of publishers that are gone (staging.ts).
+import { lstat, mkdir, readFile, readdir, rename, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 import { jsonText } from '@paperclip-evals/contract';
@@ -41,10 +41,12 @@ import { withEvalbook } from '../evalbook.js';
 import { FolderWriter } from './folder-writer.js';
 import { publishThreads, startPageWorkers } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, manifestText } from './site-files.js';
+import { openStaging, sweepStaging } from './staging.js';
 import { checkCampaignFolder } from './verify.js';
 
 import type { PageWorkerData } from './publish-workers.js';
 import type { ManifestEntry } from './site-files.js';
+import type { StagingSweep } from './staging.js';
 
 export const PUBLISH_V1 = 'paperclip-evals/publish/v1';
 export { checkedThreads } from './publish-workers.js';
@@ -72,6 +74,8 @@ export interface PublishRequest {
   readonly threads?: number;
   /** Told after each campaign folder. */
   readonly onCampaign?: (outcome: PublishedCampaign) => void;
+  /** Told, before any campaign, of the staging folders of gone publishers removed and of those kept (staging.ts). */
+  readonly onStaging?: (sweep: StagingSweep) => void;
 }
 
 export interface PublishedCampaign {
@@ -108,6 +112,9 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
     await assertSiteMode(site, isPublic);
     const created = await prepareSite(request.out, site);
     try {
+      // What a stopped publication left (its publisher gone) is removed first; a live one's stays.
+      const sweep = await sweepStaging(site);
+      if (sweep.removed.length + sweep.kept.length > 0) request.onStaging?.(sweep);
       // Each campaign's current record: a resumed campaign's newest (its earlier ones stay in the ledger).
       const records = new Map(
         currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
@@ -335,8 +342,9 @@ async function publishCampaign(
 ): Promise<PublishedCampaign> {
   const folder = campaignFolder(campaignId);
   const final = join(site, folder);
-  const temporary = join(site, CAMPAIGNS, `.publishing-${randomBytes(6).toString('hex')}`);
-  await mkdir(temporary);
+  // Named for this process and removed on SIGINT/SIGTERM too (staging.ts).
+  const staging = await openStaging(site);
+  const temporary = staging.path;
   try {
     // Each page is written as it is rendered, in one synchronous write (folder-writer.ts).
     const writer = new FolderWriter(temporary);
@@ -384,7 +392,7 @@ async function publishCampaign(
     });
     return { ...summary, outcome: 'published' };
   } finally {
-    await rm(temporary, { recursive: true, force: true });
+    await staging.close();
   }
 }
 

@@ -11,6 +11,8 @@
 //   site_remote_resource    http:, https: or // in a src/href/… attribute or a CSS url()/@import
 //   site_link_broken        a local link or source whose file is not in the site
 //   site_credential         a credential-shaped value (contract's credentialShapedValues; never echoed)
+//   site_staging_leftover   a staging folder (campaigns/.publishing-…) a stopped publication left:
+//                           one issue naming whose it is and the fix, never one per file inside it
 // A site that passes holds only what `evals publish` wrote, byte for byte.
 //
 // Proportionate (a site of 100,000 pages): each file is read ONCE, synchronously (no pool of reads in
@@ -31,6 +33,7 @@ import type { Issue } from '@paperclip-evals/contract';
 import { AppError } from '../errors.js';
 import { threadCount } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, isCampaignPath } from './site-files.js';
+import { isStagingFolder, stagingIssue } from './staging.js';
 
 import type { ManifestEntry } from './site-files.js';
 
@@ -72,8 +75,10 @@ async function walk(root: string, issues: Issue[]): Promise<string[]> {
             'a symbolic link',
           ),
         );
-      else if (stat.isDirectory()) await visit(path);
-      else if (stat.isFile()) files.push(path);
+      else if (stat.isDirectory()) {
+        if (isStagingFolder(path)) issues.push(stagingIssue(path));
+        else await visit(path);
+      } else if (stat.isFile()) files.push(path);
       else
         issues.push(
           issue(

@@ -1,6 +1,7 @@
 // The flag tables of `evals publish` and `evals view` (commands/publish.ts does the work).
 import type { Command } from 'commander';
 
+import { EXIT } from '../exit-codes.js';
 import { PUBLISH_V1 } from '../output-schemas.js';
 import { act } from '../run.js';
 
@@ -67,7 +68,10 @@ export function addPublishCommands(program: Command): void {
         'left as it is, every other campaign and the root files published; the error names the --as command that publishes',
         'the revision), or --verify found a defect (each listed with its code) · 2 usage error, a store that cannot be',
         'read, a campaign the store does not hold, an output folder refused (a file, or a folder that is not a site):',
-        'a publish that fails for any of these writes nothing.',
+        `a publish that fails for any of these writes nothing · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM (the campaign`,
+        'folder being written, its staging folder campaigns/.publishing-…, removed first; then said on stderr). A',
+        'publication first removes the staging folders of publishers that are gone (killed) and says so; --verify',
+        'reports one left in a site as one site_staging_leftover issue naming the fix.',
         '',
         'Examples:',
         '  $ evals publish --store sqlite:.evalbook/evalbook.sqlite --out site',

@@ -1,7 +1,11 @@
 // `evals publish`, `evals publish --verify` and `evals view`: thin faces over app's site workflows
 // (publishSite, verifySite, serveSite). Publish prints each campaign folder (published or unchanged)
 // and the latest / latest green; verify prints every defect with its code (exit 1 when any); view
-// prints the URL and serves until Ctrl-C or SIGTERM.
+// prints the URL and serves until Ctrl-C or SIGTERM. Publish says which staging folders of gone
+// publishers it removed (and which it left, why), and on SIGINT/SIGTERM what was cleaned up; verify
+// prints at most VERIFY_ISSUES_SHOWN defects, then how many more (--json lists every one).
+import { noticeOnStop } from '@paperclip-evals/node';
+
 import { UsageError } from '../exit-codes.js';
 import { painted, printJson, printLines } from '../print.js';
 
@@ -18,6 +22,9 @@ export interface PublishCommandOptions {
   readonly verify?: string;
   readonly json: boolean;
 }
+
+/** `publish --verify` lists at most this many defects, then "and N more" (as other commands' lists). */
+export const VERIFY_ISSUES_SHOWN = 20;
 
 export async function runPublish(options: PublishCommandOptions): Promise<Outcome> {
   if (options.verify !== undefined) {
@@ -53,13 +60,25 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
           painted('red', 'refused'),
           `: ${result.site} · ${result.issues.length} defect(s) — do not upload it`,
         ],
-        ...result.issues.map((issue) => `  ${issue.code} ${issue.path ?? ''}: ${issue.message}`),
+        ...result.issues
+          .slice(0, VERIFY_ISSUES_SHOWN)
+          .map((issue) => `  ${issue.code} ${issue.path ?? ''}: ${issue.message}`),
+        ...(result.issues.length > VERIFY_ISSUES_SHOWN
+          ? [`  … and ${result.issues.length - VERIFY_ISSUES_SHOWN} more (--json lists every one)`]
+          : []),
       ]);
     return result.ok ? 'ok' : 'site_refused';
   }
   if (options.out === undefined)
     throw new UsageError('evals publish needs --out SITE (the site folder), or --verify SITE to check one');
   const { checkedThreads, publishSite } = await import('@paperclip-evals/app/site/publish');
+  const site = options.out;
+  // Said after child-cleanup removed the staging folder, before the process exits 130 / 143.
+  const releaseNotice = noticeOnStop((signal) => {
+    printLines('stderr', [
+      `evals: interrupted (${signal}): publication into ${site} stopped; the campaign folder being written (its staging folder under campaigns/) was removed (cleaned up); campaign folders published before it stay, and the root files were not rewritten: publish again to finish`,
+    ]);
+  });
   const result = await publishSite({
     ...(options.threads === undefined ? {} : { threads: checkedThreads(options.threads, '--threads') }),
     out: options.out,
@@ -68,6 +87,15 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
     ...(options.campaign === undefined ? {} : { campaign: options.campaign }),
     ...(options.as === undefined ? {} : { as: options.as }),
     public: options.public,
+    onStaging: (sweep) => {
+      printLines('stderr', [
+        ...sweep.removed.map(
+          ({ folder, pid }) =>
+            `evals: removed ${folder}: the staging folder of a publication that did not finish (its publisher, pid ${pid}, is gone)`,
+        ),
+        ...sweep.kept.map(({ folder, why }) => `evals: left ${folder} as it is: ${why}`),
+      ]);
+    },
     ...(options.json
       ? {}
       : {
@@ -77,7 +105,7 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
             ]);
           },
         }),
-  });
+  }).finally(releaseNotice);
   if (options.json) printJson(result);
   else
     printLines('stdout', [

@@ -1,7 +1,8 @@
 // Honest statuses: what one stored attempt counts as. Each attempt is solved, unsolved (the agent
 // or model did not do the task), errored (infrastructure, runner, a cancelled run or a check that
 // itself failed), incomplete (a transcript or a verdict is missing, so nobody can say) or
-// over_budget — with the reason. A missing verdict is never a pass and never a model failure.
+// over_budget — with the reason. A missing verdict is never a pass and never a model failure: an
+// attempt with no check at all is incomplete, like one with a check that gave no verdict.
 import { PROVIDER_TURN_FAILURE, environmentMismatch } from '../ledger/convert.js';
 import type { ScoreRow } from '../ledger/convert.js';
 import type { Environment } from '../ledger/environment.js';
@@ -22,6 +23,10 @@ export interface AttemptVerdict {
   /** Why it is not solved (null when solved). */
   readonly reason: string | null;
 }
+
+/** Why an attempt with no score row at all is incomplete (no check reported or evaluated). */
+export const NO_VERDICT_REASON =
+  'no verdict: no check was reported or evaluated (list the case checks in the environment, or have the runner report observations.checks)';
 
 /** Failure classes that say nothing about the agent's work: the attempt errored. */
 const NOT_THE_AGENTS_FAILURE = new Set(['infrastructure', 'runner', 'cancelled', 'provider']);
@@ -67,6 +72,9 @@ export function attemptVerdict(
       status: 'incomplete',
       reason: `check ${missing.checkId} not evaluated: ${missing.reason ?? 'no verdict'}`,
     };
+  // No check at all (a bundle with `observations.checks: []` read without an environment, or a case
+  // that lists none): nobody judged the work, so a succeeded run alone is not a pass.
+  if (scores.length === 0) return { status: 'incomplete', reason: NO_VERDICT_REASON };
   return { status: 'solved', reason: null };
 }
 

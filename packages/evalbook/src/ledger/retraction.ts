@@ -3,6 +3,11 @@
 // record with who, why and when — never by a delete. Every report, grid, comparison and gate leaves
 // retracted attempts out, and attempts kept apart as foreign (ingested with keepForeign: their case
 // or config is not the environment's) unless asked to include them. Pure: the time comes in as data.
+// Its free text (the reason, who) never carries a credential: a request's is scrubbed before it is
+// stored, and a stored row's (an older ledger's) as it is read, with contract's scrubCredentials —
+// so `retract`, `runs`, reports and a published site never print one.
+import { scrubCredentials } from '@paperclip-evals/contract';
+
 import { EvalbookError } from '../errors.js';
 
 import type { Issue } from '@paperclip-evals/contract';
@@ -88,7 +93,12 @@ export function checkRetractionRequest(request: RetractionRequest): RetractionRe
       `cannot retract: ${issues.map((issue) => issue.message).join('; ')}`,
       issues,
     );
-  return { ...request, attemptIds: [...new Set(request.attemptIds)] };
+  return {
+    ...request,
+    reason: scrubCredentials(request.reason),
+    by: scrubCredentials(request.by),
+    attemptIds: [...new Set(request.attemptIds)],
+  };
 }
 
 /** Which retraction covers an attempt, looked up by run and attempt id. */
@@ -120,11 +130,12 @@ export interface RetractionDbRow {
 /** The columns of a retraction row, in the order both stores insert and select them. */
 export const RETRACTION_COLUMNS = 'run_id, attempt_id, reason, retracted_by, retracted_at';
 
+/** A stored row as every reader gets it: its reason and author scrubbed (an older ledger may hold a token). */
 export const retractionFromRow = (row: RetractionDbRow): Retraction => ({
   runId: row.run_id,
   attemptId: row.attempt_id,
-  reason: row.reason,
-  by: row.retracted_by,
+  reason: scrubCredentials(row.reason),
+  by: scrubCredentials(row.retracted_by),
   at: row.retracted_at,
 });
 

@@ -305,6 +305,11 @@ export interface AttemptPageOptions {
   readonly backHref?: string;
   /** Relative links in the page's header (a site's: All campaigns, the campaign, the case). A scheme is refused. */
   readonly links?: readonly { readonly href: string; readonly label: string }[];
+  /**
+   * Applied to the page's own parts, its title and body (the frame around them is this module's):
+   * a published site masks credential-shaped values with it (contract's maskCredentialShapes).
+   */
+  readonly mask?: (text: string) => string;
 }
 
 /** What every replay page holds around its title and its replay: made once (issue 19). */
@@ -372,7 +377,12 @@ function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly
     (options.links === undefined || options.links.length === 0
       ? ''
       : `<nav class="site-nav">${options.links.map((link) => `<a href="${esc(link.href)}">${esc(link.label)}</a>`).join(' &middot; ')}</nav>`);
-  return [tip(options.title), `${text(options.title)}</h1>${back}</header>\n${renderAttemptReplay(replay)}`];
+  const parts = [
+    tip(options.title),
+    `${text(options.title)}</h1>${back}</header>\n${renderAttemptReplay(replay)}`,
+  ] as const;
+  const { mask } = options;
+  return mask === undefined ? parts : [mask(parts[0]), mask(parts[1])];
 }
 
 /** One attempt's replay as a whole self-contained page (see the top of this file). */

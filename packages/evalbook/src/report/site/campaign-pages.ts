@@ -14,7 +14,13 @@
 // campaign record's caseDefinitions, record-cases.ts) — so publishing it again gives the same
 // bytes. With `public`, every attempt goes
 // through the closed allowlist (public-projection.ts), the grid embeds no attempt and the summary
-// no retraction text.
+// no retraction text. Every file of the folder, private or public, has its credential-shaped values
+// masked before it is emitted (contract's maskCredentialShapes: the shapes `evals publish --verify`
+// refuses as site_credential), since a published folder is immutable: a retraction reason, a
+// failure message, a tool's input or the agent's text holding a token would make it a folder that
+// can never verify.
+import { maskCredentialShapes } from '@paperclip-evals/contract';
+
 import { EvalbookError } from '../../errors.js';
 import { SummaryBuilder } from '../../analysis/summary.js';
 import { attemptVerdict } from '../../analysis/scoring.js';
@@ -24,7 +30,7 @@ import { esc } from '../html/html-text.js';
 import { buildAttemptReplay } from '../attempt-replay.js';
 import { HTML_MAX_ATTEMPTS, HTML_MAX_REPLAYS, reportAttempt } from '../model.js';
 import { conversationOf, modelOf, publicAttempt } from './public-projection.js';
-import { recordCases } from './record-cases.js';
+import { recordCases, recordSuiteText } from './record-cases.js';
 import { renderCasePage, renderPublicAttemptPage } from './site-html.js';
 import { attemptPage, campaignFolder, casePage } from './site-names.js';
 import { SITE_CAMPAIGN_V1, comparableKeyOf, refreshOf } from './site-model.js';
@@ -89,8 +95,22 @@ interface RecordFields {
   readonly timing?: { readonly startedAt?: string };
 }
 
+/**
+ * The options with an emit that masks credential-shaped values in every text file; the one file
+ * given as bytes, a private attempt page, is masked as it is rendered (renderAttemptPageBytes's mask).
+ */
+function masking<T extends CampaignPagesOptions>(options: T): T {
+  const { emit } = options;
+  return {
+    ...options,
+    emit: (path: string, content: string | Uint8Array) =>
+      emit(path, typeof content === 'string' ? maskCredentialShapes(content) : content),
+  };
+}
+
 /** Writes the campaign's pages through `emit` and returns its campaign.json (also emitted). */
-export async function writeCampaignPages(options: CampaignPagesOptions): Promise<SiteCampaign> {
+export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promise<SiteCampaign> {
+  const options = masking(unmasked);
   const { store, campaignId } = options;
   const siteId = options.siteId ?? campaignId;
   const record = options.record as RecordFields | null;
@@ -259,7 +279,8 @@ export async function writeCampaignPages(options: CampaignPagesOptions): Promise
  * and bytes are the same whichever thread renders it; the summary, grid and case pages are the
  * other thread's (writeCampaignPages).
  */
-export async function writeAttemptPages(options: AttemptPagesOptions): Promise<void> {
+export async function writeAttemptPages(unmasked: AttemptPagesOptions): Promise<void> {
+  const options = masking(unmasked);
   // The summary's own rule (SummaryBuilder.add): an attempt left out (retracted, foreign) has no page.
   const rule = new SummaryBuilder(await summaryOptions(options));
   await streamAttemptPages(options, pageContext(options), {
@@ -300,6 +321,7 @@ function pageContext(options: CampaignPagesOptions): PageContext {
   // A lane is a config of the suite (its id is the config's): its provider, model and driver.
   const laneOf = new Map((record?.lanes ?? []).map((lane) => [lane.id, lane]));
   const caseOf = recordCases(options.record);
+  const suiteText = recordSuiteText(options.record);
   const replayOf = ({ stored, verdict }: CountedAttempt, bundleText: string | null): AttemptReplay =>
     withLedgerModel(
       buildAttemptReplay({ attempt: stored, bundleText, verdict, case: caseOf(stored.key.caseId) }),
@@ -315,7 +337,7 @@ function pageContext(options: CampaignPagesOptions): PageContext {
         const lane = laneOf.get(stored.key.configId) ?? null;
         return {
           content: renderPublicAttemptPage(
-            publicAttempt(stored, verdict, conversationOf(bundleText), lane),
+            publicAttempt(stored, verdict, { conversation: conversationOf(bundleText), lane, suiteText }),
             caseHref,
           ),
           replay: null,
@@ -330,6 +352,7 @@ function pageContext(options: CampaignPagesOptions): PageContext {
             { href: '../index.html', label: `Campaign ${siteId}` },
             { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
           ],
+          mask: maskCredentialShapes,
         }),
         replay,
       };

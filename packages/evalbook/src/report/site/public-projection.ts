@@ -8,13 +8,16 @@
 // (id — a call id in it replaced by the call's place —, layer, status, score: never the
 // explanation), tool names and outcomes with a denial's code,
 // boundary and retryability (never a call's input or result, nor its call id), transcript
-// completeness, and the conversation's progress text with every credential-shaped value scrubbed.
+// completeness, and the conversation's progress text with every credential-shaped value scrubbed
+// and every stretch of the suite's prompts and descriptions withheld (suite-text.ts; the whole text
+// withheld when the campaign record does not carry them: record-cases.ts recordSuiteText).
 // Dropped by not being named: tool inputs and results, session ids, raw failure text, traces,
-// artifacts, profile identities, check evidence and reasons.
+// artifacts, profile identities, check evidence and reasons, a case's prompt and description.
 import { scrubCredentials } from '@paperclip-evals/contract';
 
 import type { AttemptVerdict } from '../../analysis/scoring.js';
 import type { StoredAttempt } from '../../ledger/store.js';
+import type { SuiteTextOf } from './record-cases.js';
 
 export interface PublicAttempt {
   readonly runId: string;
@@ -64,8 +67,10 @@ export interface PublicAttempt {
     } | null;
   }[];
   readonly transcript: { readonly complete: boolean; readonly eventCount: number };
-  /** The agent's progress text in order, credential-shaped values scrubbed. */
+  /** The agent's progress text in order, credential-shaped values and the suite's text withheld. */
   readonly conversation: readonly string[];
+  /** Why the progress text is not published (the suite's text is unknown); null when it is. */
+  readonly conversationWithheld: string | null;
 }
 
 /**
@@ -104,14 +109,26 @@ export function modelOf(stored: StoredAttempt, lane: SiteLaneIdentity | null): P
   return { provider: null, requestedModel: null, driver: null };
 }
 
+/** What a public page is made of besides the stored attempt and its verdict. */
+export interface PublicAttemptContext {
+  /** The agent's progress text (conversationOf), unscrubbed. */
+  readonly conversation: readonly string[];
+  /** The campaign record's lane of the attempt's config, or null. */
+  readonly lane: SiteLaneIdentity | null;
+  /** The suite's text to withhold (recordSuiteText of the campaign record). */
+  readonly suiteText: SuiteTextOf;
+}
+
 /** The public projection of one stored attempt: every field named, nothing copied whole. */
 export function publicAttempt(
   stored: StoredAttempt,
   verdict: AttemptVerdict,
-  conversation: readonly string[],
-  lane: SiteLaneIdentity | null = null,
+  { conversation, lane, suiteText }: PublicAttemptContext,
 ): PublicAttempt {
   const { record, key } = stored;
+  const suite = suiteText(key.caseId);
+  // Every free text goes through both: the suite's text withheld, then credentials scrubbed.
+  const open = (text: string): string => scrubCredentials(suite.redact === null ? text : suite.redact(text));
   const session = record.evalSession;
   const failure = record.failure;
   const infrastructure = session?.infrastructureFailure ?? null;
@@ -154,7 +171,7 @@ export function publicAttempt(
       coverage: record.cost.coverage,
     },
     checks: stored.scores.map((score) => ({
-      checkId: publicCheckId(score.checkId, record.toolCalls),
+      checkId: open(publicCheckId(score.checkId, record.toolCalls)),
       layer: score.layer === null ? null : String(score.layer),
       status: score.status,
       score: score.score,
@@ -172,7 +189,8 @@ export function publicAttempt(
             },
     })),
     transcript: { complete: record.transcript.complete, eventCount: record.transcript.eventCount },
-    conversation: conversation.map((text) => scrubCredentials(text)),
+    conversation: suite.redact === null ? [] : conversation.map(open),
+    conversationWithheld: suite.redact === null && conversation.length > 0 ? suite.withheld : null,
   };
 }
 

@@ -246,7 +246,7 @@ ${attempt.checks.length === 0 ? '<p class="note">No checks.</p>' : `<table><thea
 ${attempt.tools.length === 0 ? '<p class="note">No tool calls.</p>' : `<table><thead><tr><th>Tool</th><th>Outcome</th><th>Denial</th></tr></thead><tbody>${attempt.tools.map((tool) => `<tr><td>${esc(tool.name)}</td><td>${esc(tool.outcome ?? 'no result')}</td><td>${tool.denial === null ? '' : `${esc(tool.denial.code)} · ${esc(tool.denial.authorizationBoundary)} · ${tool.denial.retryable ? 'retryable' : 'not retryable'}`}</td></tr>`).join('')}</tbody></table>`}
 <p class="note">Public projection: tool inputs and results, session ids, failure text and traces are not published.</p>
 <h2>Conversation</h2>
-${attempt.conversation.length === 0 ? '<p class="note">No progress text recorded.</p>' : attempt.conversation.map((text) => `<pre>${esc(text)}</pre>`).join('')}`;
+${attempt.conversationWithheld !== null ? `<p class="note" data-field="conversation-withheld">Progress text not published: ${esc(attempt.conversationWithheld)}.</p>` : attempt.conversation.length === 0 ? '<p class="note">No progress text recorded.</p>' : attempt.conversation.map((text) => `<pre>${esc(text)}</pre>`).join('')}`;
   return sitePage(`Attempt ${attempt.attemptId}`, body, 3);
 }
 
