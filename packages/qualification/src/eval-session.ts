@@ -159,16 +159,24 @@ interface BinRun {
   readonly artifactPath: string;
 }
 
+/** One request for the bin, and how its run is judged (while the staged copy still exists). */
+interface StagedRequest {
+  /** Names its request file and output folder in the staging folder. */
+  readonly label: string;
+  readonly request: Record<string, unknown>;
+  readonly judge: (run: BinRun) => Promise<EvalSessionCheckResult>;
+}
+
 /**
- * Stages runnerd (against the resolver's digest), writes `request` naming the private copy, runs
- * the bin with --request --output into an empty private folder, then `judge`s the run while the
- * copy still exists. A runnerd changed since it was resolved is never run (runnerd_changed).
+ * Stages runnerd once (against the resolver's digest), then for each request in turn writes it
+ * naming the private copy, runs the bin with --request --output into an empty private folder of
+ * its own, and judges the run. A runnerd changed since it was resolved is never run: the one
+ * result is then runnerd_changed.
  */
-async function withStagedRun(
+async function withStagedRuns(
   options: StagedRunOptions,
-  request: Record<string, unknown>,
-  judge: (run: BinRun) => Promise<EvalSessionCheckResult>,
-): Promise<EvalSessionCheckResult> {
+  requests: readonly StagedRequest[],
+): Promise<{ readonly unstaged: EvalSessionCheckResult } | { readonly results: EvalSessionCheckResult[] }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
   // The bytes run are the bytes hashed: node's one staging step (size cap, digest compared
   // before anything is copied, the private copy digested again), against the resolver's digest.
@@ -182,34 +190,49 @@ async function withStagedRun(
     });
   } catch (error) {
     if (!isContractError(error)) throw error;
-    return fail('runnerd changed after it was resolved; it was not run', [
-      ...error.issues.map((issue): QualificationIssue => ({
-        ...issue,
-        code: issue.code === 'digest_mismatch' ? 'runnerd_changed' : issue.code,
-        component: 'runnerd',
-      })),
-    ]);
+    return {
+      unstaged: fail('runnerd changed after it was resolved; it was not run', [
+        ...error.issues.map((issue): QualificationIssue => ({
+          ...issue,
+          code: issue.code === 'digest_mismatch' ? 'runnerd_changed' : issue.code,
+          component: 'runnerd',
+        })),
+      ]),
+    };
   }
   try {
     const dir = staged.stagingDir;
-    const requestPath = join(dir, 'request.json');
-    const named = { ...request, runnerd: { path: staged.stagedPath, sha256: options.expectedSha256 } };
-    await writeFile(requestPath, `${JSON.stringify(named, null, 2)}\n`, { mode: 0o600 });
-    const outputDir = join(dir, 'output');
-    await mkdir(outputDir, { mode: 0o700 });
-    const artifactPath = join(outputDir, 'artifact.json');
-    const result = await runBounded({
-      command: process.execPath,
-      args: [options.evalSessionBin, '--request', requestPath, '--output', artifactPath],
-      cwd: dir,
-      env: {},
-      timeoutMs,
-      maxStdoutBytes: MAX_EVAL_SESSION_STDOUT_BYTES,
-    });
-    return await judge({ result, outputDir, artifactPath });
+    const results: EvalSessionCheckResult[] = [];
+    for (const { label, request, judge } of requests) {
+      const requestPath = join(dir, `${label}-request.json`);
+      const named = { ...request, runnerd: { path: staged.stagedPath, sha256: options.expectedSha256 } };
+      await writeFile(requestPath, `${JSON.stringify(named, null, 2)}\n`, { mode: 0o600 });
+      const outputDir = join(dir, `${label}-output`);
+      await mkdir(outputDir, { mode: 0o700 });
+      const artifactPath = join(outputDir, 'artifact.json');
+      const result = await runBounded({
+        command: process.execPath,
+        args: [options.evalSessionBin, '--request', requestPath, '--output', artifactPath],
+        cwd: dir,
+        env: {},
+        timeoutMs,
+        maxStdoutBytes: MAX_EVAL_SESSION_STDOUT_BYTES,
+      });
+      results.push(await judge({ result, outputDir, artifactPath }));
+    }
+    return { results };
   } finally {
     await staged.dispose();
   }
+}
+
+/** The one result of a single request's staged run. */
+async function withStagedRun(
+  options: StagedRunOptions,
+  request: StagedRequest,
+): Promise<EvalSessionCheckResult> {
+  const outcome = await withStagedRuns(options, [request]);
+  return 'unstaged' in outcome ? outcome.unstaged : outcome.results[0]!;
 }
 
 /** The last 4000 characters of what the bin printed on stderr, or its exit code when it printed nothing. */
@@ -242,14 +265,21 @@ const exitedWithOne = (result: BoundedRunResult): boolean =>
 export async function runEvalSessionRefusalCheck(
   options: StagedRunOptions & { readonly requestFile?: string },
 ): Promise<EvalSessionCheckResult> {
-  const file = options.requestFile ?? EVALS_EVAL_SESSION_REFUSAL_REQUEST_FILE;
+  return withStagedRun(options, await refusalRequest(options, options.requestFile));
+}
+
+/** The refusal as one staged request: Evals' refusal request, or `file`'s. */
+async function refusalRequest(
+  options: StagedRunOptions,
+  file = EVALS_EVAL_SESSION_REFUSAL_REQUEST_FILE,
+): Promise<StagedRequest> {
   const parsed = readJsonText(await readFile(file));
   if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null)
     throw new Error(`${file} is not a strict JSON object`);
   const request = parsed.value as Record<string, unknown>;
   const provider = String(request.provider);
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
-  return withStagedRun(options, request, async (run) => {
+  const judge = async (run: BinRun): Promise<EvalSessionCheckResult> => {
     if (await refusedProvider(run))
       return {
         issues: [],
@@ -287,7 +317,8 @@ export async function runEvalSessionRefusalCheck(
       `paperclip-runner-eval-session did not refuse a request for provider ${provider} as upstream's parser does`,
       issues,
     );
-  });
+  };
+  return { label: 'refusal', request, judge };
 }
 
 /**
@@ -297,9 +328,37 @@ export async function runEvalSessionRefusalCheck(
 export async function runEvalSessionCheck(
   options: RunEvalSessionCheckOptions,
 ): Promise<EvalSessionCheckResult> {
+  return withStagedRun(options, await sessionRequest(options));
+}
+
+/** The session as one staged request: Evals' session request, or options.requestFile's. */
+async function sessionRequest(options: RunEvalSessionCheckOptions): Promise<StagedRequest> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
   const loaded = await loadEvalSessionRequest(options.requestFile);
-  return withStagedRun(options, loaded.request, (run) => judgeSession(options, loaded, run, timeoutMs));
+  return {
+    label: 'session',
+    request: loaded.request,
+    judge: (run) => judgeSession(options, loaded, run, timeoutMs),
+  };
+}
+
+/**
+ * Both runs of runnerd-eval-session on one staged copy of runnerd: the refusal, then the session
+ * (a runnerd changed since it was resolved runs neither: `unstaged`).
+ */
+export async function runEvalSessionChecks(
+  options: RunEvalSessionCheckOptions,
+): Promise<
+  | { readonly unstaged: EvalSessionCheckResult }
+  | { readonly refusal: EvalSessionCheckResult; readonly session: EvalSessionCheckResult }
+> {
+  const outcome = await withStagedRuns(options, [
+    await refusalRequest(options),
+    await sessionRequest(options),
+  ]);
+  if ('unstaged' in outcome) return outcome;
+  const [refusal, session] = outcome.results as [EvalSessionCheckResult, EvalSessionCheckResult];
+  return { refusal, session };
 }
 
 async function judgeSession(

@@ -1,6 +1,6 @@
 // Check runnerd-eval-session: only once the six-dimension join holds (negotiation), the package's
-// paperclip-runner-eval-session bin, as installed in the consumer, runs twice against a private copy
-// of the resolved runnerd. First Evals' refusal request (upstream's shape, a provider no runner
+// paperclip-runner-eval-session bin, as installed in the consumer, runs twice against one private
+// copy of the resolved runnerd. First Evals' refusal request (upstream's shape, a provider no runner
 // supports) must be refused as upstream's parser refuses it: exit 1, nothing written, stderr naming
 // the provider. Then Evals' session request (our offline provider paperclip_deterministic): its
 // artifact, its bundle and the files they reference verify. A bin that refuses that provider the
@@ -10,7 +10,7 @@
 // negotiation refuses (any of the six dimensions) runs nothing.
 import { join } from 'node:path';
 
-import { evalSessionBinOf, runEvalSessionCheck, runEvalSessionRefusalCheck } from '../eval-session.js';
+import { evalSessionBinOf, runEvalSessionChecks } from '../eval-session.js';
 import { fail, judge, lacking, missing } from './context.js';
 
 import type { QualificationCheckDefinition } from './context.js';
@@ -33,21 +33,19 @@ export const runnerdEvalSession: QualificationCheckDefinition = {
     }
     const bin = await evalSessionBinOf(values.need('consumer-install').consumerDir);
     if (typeof bin !== 'string') return fail(bin.message, [bin]);
-    const run = {
+    const ran = await runEvalSessionChecks({
       evalSessionBin: bin,
       runnerdPath: join(releaseDir, file),
       expectedSha256: artifact.sha256,
+      packageVersion,
       workDir,
       ...(options.evalSessionTimeoutMs === undefined ? {} : { timeoutMs: options.evalSessionTimeoutMs }),
-    };
-    const refusal = await runEvalSessionRefusalCheck(run);
-    const session = await runEvalSessionCheck({
-      ...run,
-      packageVersion,
       ...(options.evalSessionRequestFile === undefined
         ? {}
         : { requestFile: options.evalSessionRequestFile }),
     });
+    if ('unstaged' in ran) return judge(ran.unstaged.issues, ran.unstaged.detail, ran.unstaged.detail);
+    const { refusal, session } = ran;
     if (session.needsProvider !== undefined && refusal.issues.length === 0)
       return missing('a provider', `${session.needsProvider}. What ran offline holds: ${refusal.detail}`);
     const issues = [...refusal.issues, ...session.issues];
