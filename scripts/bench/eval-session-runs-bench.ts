@@ -23,11 +23,12 @@ import {
   writeFakeEvalSessionBin,
 } from '@paperclip-evals/test-kit/fake-release';
 
-import type { Sha256Digest } from '@paperclip-evals/contract';
+import type { Sha256Digest } from '../../packages/contract/src/index.ts';
 
 /** CPU of this process and its waited-for children so far, in ms (clock ticks of 10 ms). */
 function cpuMs(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  // After the command name's ") ": field 3 (state) first, so utime..cstime (14..17) are 11..14.
+  const fields = (readFileSync('/proc/self/stat', 'utf8').split(') ')[1] ?? '').split(' ');
   return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
 }
 

@@ -1,6 +1,6 @@
-// The runnerd-eval-session check's two runs: the package's own paperclip-runner-eval-session bin, as the offline
-// install linked it into the consumer, run against a private copy of the resolved runnerd. The
-// resolved runnerd is staged by node's stageVerifiedExecutable into a private 0700 directory (the
+// The runnerd-eval-session check's two runs: the package's own paperclip-runner-eval-session bin,
+// as the offline install linked it into the consumer, run against one private copy of the resolved
+// runnerd. runnerd is staged by node's stageVerifiedExecutable into a private 0700 directory (the
 // bytes run are the bytes hashed, and the digest must be the one the resolver verified; a changed
 // file is runnerd_changed and never copied past the size cap); node runs the bin with no shell, an
 // empty environment and a timeout, its process group killed whatever happens.
@@ -11,10 +11,11 @@
 //   (evals-eval-session-request.json: our offline provider paperclip_deterministic, behaviour
 //   deny_tool). A bin that refuses that provider the same way (upstream's: its providers are all
 //   live) ran no session: the result says it needs a provider, and runnerd-eval-session is
-//   skipped, never passed. Otherwise the artifact it writes must pass Evals' strict parser together with the
-//   native-execution bundle it references (found beside it, by digest), name the binary, the
-//   package version and the request's identity, and every file the bundle references must exist
-//   beside it with the digest and size it states.
+//   skipped, never passed. Otherwise the artifact it writes must pass Evals' strict parser
+//   together with the native-execution bundle it references (found beside it, by digest), name
+//   the binary, the package version and the request's identity, and every file the bundle
+//   references must exist beside it with the digest and size it states.
+// runEvalSessionChecks runs both on one staged copy, as the check does.
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -232,7 +233,10 @@ async function withStagedRun(
   request: StagedRequest,
 ): Promise<EvalSessionCheckResult> {
   const outcome = await withStagedRuns(options, [request]);
-  return 'unstaged' in outcome ? outcome.unstaged : outcome.results[0]!;
+  if ('unstaged' in outcome) return outcome.unstaged;
+  const [result] = outcome.results;
+  if (result === undefined) throw new Error('internal: a staged request gave no result');
+  return result;
 }
 
 /** The last 4000 characters of what the bin printed on stderr, or its exit code when it printed nothing. */
