@@ -106,9 +106,18 @@ function failedCheckIds(record: QualificationRecord): string[] {
   return record.checks.filter((check) => check.status === 'fail').map((check) => check.id);
 }
 
+/** Why a record is a refusal: the checks that failed, or when none did, the checks skipped. */
+function refusedBecause(record: QualificationRecord): string {
+  const failed = failedCheckIds(record);
+  if (failed.length > 0) return `${failed.join(', ')} failed`;
+  const skipped = record.checks.filter((check) => check.status === 'skipped').map((check) => check.id);
+  return `nothing failed; ${skipped.join(', ')} skipped`;
+}
+
 /**
- * Every failed check's issues; from a --qualification record (`source`), led by
- * qualification_record_refused saying the record is a refusal and which checks failed.
+ * Every failed check's issues — or, when no check failed, one per skipped check (what it needs: a
+ * skipped check is why such a record is a refusal); from a --qualification record (`source`), led
+ * by qualification_record_refused saying the record is a refusal and why.
  */
 function refusalIssues(record: QualificationRecord, source: string | null): Issue[] {
   const failed = record.checks.flatMap((check) =>
@@ -120,16 +129,28 @@ function refusalIssues(record: QualificationRecord, source: string | null): Issu
         }))
       : [],
   );
-  if (source === null) return failed;
+  const reasons =
+    failed.length > 0
+      ? failed
+      : record.checks
+          .filter((check) => check.status === 'skipped')
+          .map((check) => ({
+            code: 'check_skipped',
+            component: check.id,
+            message: `${check.id}: skipped, ${check.detail}`,
+            expected: 'pass',
+            received: 'skipped',
+          }));
+  if (source === null) return reasons;
   return [
     {
       code: 'qualification_record_refused',
       message: `${source} records that the release was not qualified: run evals qualify on a release that qualifies, and pass its record`,
       path: '--qualification',
       expected: 'a record with qualified: true',
-      received: `qualified: false (failed: ${failedCheckIds(record).join(', ')})`,
+      received: `qualified: false (${refusedBecause(record)})`,
     },
-    ...failed,
+    ...reasons,
   ];
 }
 
@@ -144,7 +165,7 @@ export async function joinRelease(options: JoinOptions): Promise<Join> {
     // A record that is itself a refusal is refused as such, before any digest is compared.
     if (!record.qualified)
       throw incompatible(
-        `${options.qualificationRecord} records a refusal: the release was not qualified (${failedCheckIds(record).join(', ')} failed)`,
+        `${options.qualificationRecord} records a refusal: the release was not qualified (${refusedBecause(record)})`,
         refusalIssues(record, options.qualificationRecord),
       );
     const drift = await digestDrift(releaseDir, record);

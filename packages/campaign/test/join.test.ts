@@ -56,3 +56,33 @@ describe('joinRelease with a --qualification record', () => {
     },
   );
 });
+
+describe('joinRelease with a --qualification record where nothing failed but a check was skipped', () => {
+  it('refuses it, naming the skipped check and what it needs (an upstream release: "needs a provider")', async () => {
+    const base = refusal([]);
+    const record = {
+      ...base,
+      qualified: false,
+      receipt: null,
+      checks: base.checks.map((entry) =>
+        entry.id === 'runnerd-eval-session'
+          ? { id: entry.id, status: 'skipped' as const, detail: 'needs a provider: no offline provider' }
+          : entry,
+      ),
+    };
+    expect(qualificationRecordIssues(record)).toEqual([]);
+    const path = join(scratch, 'skipped.json');
+    await writeFile(path, JSON.stringify(record));
+    const error = await joinRelease({ releaseDir: scratch, qualificationRecord: path }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CampaignError);
+    const { issues, message } = error as CampaignError;
+    expect(message).toContain('(nothing failed; runnerd-eval-session skipped)');
+    expect(issues.map((issue) => [issue.code, issue.component])).toEqual([
+      ['qualification_record_refused', undefined],
+      ['check_skipped', 'runnerd-eval-session'],
+    ]);
+    expect(issues[1]?.message).toBe('runnerd-eval-session: skipped, needs a provider: no offline provider');
+  });
+});

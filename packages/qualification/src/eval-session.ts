@@ -1,15 +1,22 @@
-// The runnerd-eval-session check: the package's own paperclip-runner-eval-session bin, as the
-// offline install linked it into the consumer, must really run an eval session against the resolved
-// runnerd, not merely print build metadata. The resolved runnerd is staged by node's
-// stageVerifiedExecutable into a private 0700 directory (the bytes run are the bytes hashed, and the
-// digest must be the one the resolver verified; a changed file is runnerd_changed and never copied
-// past the size cap); Evals' committed request (evals-eval-session-request.json, deterministic
-// provider, behaviour deny_tool) names that copy and digest, and node runs the bin with no shell, an
-// empty environment and a timeout, its process group killed whatever happens. The artifact it
-// writes must pass Evals' strict parser together with the native-execution bundle it references
-// (found beside it, by digest), name the binary, the package version and the request's identity,
-// and every file the bundle references must exist beside it with the digest and size it states.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+// The runnerd-eval-session check's two runs: the package's own paperclip-runner-eval-session bin,
+// as the offline install linked it into the consumer, run against one private copy of the resolved
+// runnerd. runnerd is staged by node's stageVerifiedExecutable into a private 0700 directory (the
+// bytes run are the bytes hashed, and the digest must be the one the resolver verified; a changed
+// file is runnerd_changed and never copied past the size cap); node runs the bin with no shell, an
+// empty environment and a timeout, its process group killed whatever happens.
+// - the refusal (runEvalSessionRefusalCheck): Evals' refusal request
+//   (evals-eval-session-refusal-request.json: upstream's shape, a provider no runner supports) must
+//   be refused as upstream's parser refuses it: exit 1, nothing written, stderr naming the provider.
+// - the session (runEvalSessionCheck): Evals' session request
+//   (evals-eval-session-request.json: our offline provider paperclip_deterministic, behaviour
+//   deny_tool). A bin that refuses that provider the same way (upstream's: its providers are all
+//   live) ran no session: the result says it needs a provider, and runnerd-eval-session is
+//   skipped, never passed. Otherwise the artifact it writes must pass Evals' strict parser
+//   together with the native-execution bundle it references (found beside it, by digest), name
+//   the binary, the package version and the request's identity, and every file the bundle
+//   references must exist beside it with the digest and size it states.
+// runEvalSessionChecks runs both on one staged copy, as the check does.
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isContractError, parseEvalSessionArtifact, readJsonText } from '@paperclip-evals/contract';
@@ -30,6 +37,10 @@ import type { QualificationIssue } from './record.js';
 /** The request Evals sends (this file sits at packages/qualification/{src,dist}/). */
 export const EVALS_EVAL_SESSION_REQUEST_FILE = fileURLToPath(
   new URL('../evals-eval-session-request.json', import.meta.url),
+);
+/** The request upstream's parser must refuse (its provider is none a runner supports). */
+export const EVALS_EVAL_SESSION_REFUSAL_REQUEST_FILE = fileURLToPath(
+  new URL('../evals-eval-session-refusal-request.json', import.meta.url),
 );
 export const DEFAULT_EVAL_SESSION_TIMEOUT_MS = 30_000;
 const MAX_EVAL_SESSION_STDOUT_BYTES = 64 * 1024;
@@ -61,6 +72,11 @@ export interface RunEvalSessionCheckOptions {
 export interface EvalSessionCheckResult {
   readonly issues: QualificationIssue[];
   readonly detail: string;
+  /**
+   * Set when the bin refused Evals' offline provider before any session (exit 1, nothing written,
+   * stderr naming the provider): why a live provider is needed. No session ran, nothing is proven.
+   */
+  readonly needsProvider?: string;
 }
 
 /** The bin's name in the package's `bin` map, as upstream names it. */
@@ -133,12 +149,36 @@ export async function loadEvalSessionRequest(
   return { request, ids: ids as unknown as EvalSessionRequestIds };
 }
 
-/** Runs the check; never rejects for anything runnerd does (only for Evals' own I/O failures). */
-export async function runEvalSessionCheck(
-  options: RunEvalSessionCheckOptions,
-): Promise<EvalSessionCheckResult> {
+type BoundedRunResult = Awaited<ReturnType<typeof runBounded>>;
+/** What running the bin on a staged runnerd takes (a request's own file aside). */
+type StagedRunOptions = Omit<RunEvalSessionCheckOptions, 'packageVersion' | 'requestFile'>;
+
+/** One run of the bin on a request naming the staged runnerd: what it did and where it wrote. */
+interface BinRun {
+  readonly result: BoundedRunResult;
+  readonly outputDir: string;
+  readonly artifactPath: string;
+}
+
+/** One request for the bin, and how its run is judged (while the staged copy still exists). */
+interface StagedRequest {
+  /** Names its request file and output folder in the staging folder. */
+  readonly label: string;
+  readonly request: Record<string, unknown>;
+  readonly judge: (run: BinRun) => Promise<EvalSessionCheckResult>;
+}
+
+/**
+ * Stages runnerd once (against the resolver's digest), then for each request in turn writes it
+ * naming the private copy, runs the bin with --request --output into an empty private folder of
+ * its own, and judges the run. A runnerd changed since it was resolved is never run: the one
+ * result is then runnerd_changed.
+ */
+async function withStagedRuns(
+  options: StagedRunOptions,
+  requests: readonly StagedRequest[],
+): Promise<{ readonly unstaged: EvalSessionCheckResult } | { readonly results: EvalSessionCheckResult[] }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
-  const loaded = await loadEvalSessionRequest(options.requestFile);
   // The bytes run are the bytes hashed: node's one staging step (size cap, digest compared
   // before anything is copied, the private copy digested again), against the resolver's digest.
   let staged: StagedExecutable;
@@ -151,43 +191,194 @@ export async function runEvalSessionCheck(
     });
   } catch (error) {
     if (!isContractError(error)) throw error;
-    return fail('runnerd changed after it was resolved; it was not run', [
-      ...error.issues.map((issue): QualificationIssue => ({
-        ...issue,
-        code: issue.code === 'digest_mismatch' ? 'runnerd_changed' : issue.code,
-        component: 'runnerd',
-      })),
-    ]);
+    return {
+      unstaged: fail('runnerd changed after it was resolved; it was not run', [
+        ...error.issues.map((issue): QualificationIssue => ({
+          ...issue,
+          code: issue.code === 'digest_mismatch' ? 'runnerd_changed' : issue.code,
+          component: 'runnerd',
+        })),
+      ]),
+    };
   }
   try {
-    return await runStaged(options, loaded, staged, timeoutMs);
+    const dir = staged.stagingDir;
+    const results: EvalSessionCheckResult[] = [];
+    for (const { label, request, judge } of requests) {
+      const requestPath = join(dir, `${label}-request.json`);
+      const named = { ...request, runnerd: { path: staged.stagedPath, sha256: options.expectedSha256 } };
+      await writeFile(requestPath, `${JSON.stringify(named, null, 2)}\n`, { mode: 0o600 });
+      const outputDir = join(dir, `${label}-output`);
+      await mkdir(outputDir, { mode: 0o700 });
+      const artifactPath = join(outputDir, 'artifact.json');
+      const result = await runBounded({
+        command: process.execPath,
+        args: [options.evalSessionBin, '--request', requestPath, '--output', artifactPath],
+        cwd: dir,
+        env: {},
+        timeoutMs,
+        maxStdoutBytes: MAX_EVAL_SESSION_STDOUT_BYTES,
+      });
+      results.push(await judge({ result, outputDir, artifactPath }));
+    }
+    return { results };
   } finally {
     await staged.dispose();
   }
 }
 
-async function runStaged(
+/** The one result of a single request's staged run. */
+async function withStagedRun(
+  options: StagedRunOptions,
+  request: StagedRequest,
+): Promise<EvalSessionCheckResult> {
+  const outcome = await withStagedRuns(options, [request]);
+  if ('unstaged' in outcome) return outcome.unstaged;
+  const [result] = outcome.results;
+  if (result === undefined) throw new Error('internal: a staged request gave no result');
+  return result;
+}
+
+/** The last 4000 characters of what the bin printed on stderr, or its exit code when it printed nothing. */
+const stderrOf = (result: BoundedRunResult): string =>
+  result.stderrTail.slice(-4000) || `exit code ${String(result.exitCode)}`;
+
+/**
+ * The bin refused the request before any session, as upstream's exits on a request its parser
+ * refuses: exit 1 (no timeout, no signal), nothing at all in the output folder, and stderr naming
+ * the provider (upstream: "eval-session provider is unsupported by CapabilityLiveSessionService").
+ */
+async function refusedProvider(run: BinRun): Promise<boolean> {
+  if (!exitedWithOne(run.result)) return false;
+  if ((await readdir(run.outputDir)).length > 0) return false;
+  return /provider/i.test(run.result.stderrTail);
+}
+
+/** It ran and exited with code 1 by itself (not killed, not timed out, not a signal). */
+const exitedWithOne = (result: BoundedRunResult): boolean =>
+  result.exitCode === 1 &&
+  result.spawnError === null &&
+  !result.timedOut &&
+  !result.killed &&
+  result.signal === null;
+
+/**
+ * The refusal: Evals' refusal request (upstream's shape; a provider no runner
+ * supports) must be refused as upstream's parser refuses it. Never rejects for anything the bin does.
+ */
+export async function runEvalSessionRefusalCheck(
+  options: StagedRunOptions & { readonly requestFile?: string },
+): Promise<EvalSessionCheckResult> {
+  return withStagedRun(options, await refusalRequest(options, options.requestFile));
+}
+
+/** The refusal as one staged request: Evals' refusal request, or `file`'s. */
+async function refusalRequest(
+  options: StagedRunOptions,
+  file = EVALS_EVAL_SESSION_REFUSAL_REQUEST_FILE,
+): Promise<StagedRequest> {
+  const parsed = readJsonText(await readFile(file));
+  if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null)
+    throw new Error(`${file} is not a strict JSON object`);
+  const request = parsed.value as Record<string, unknown>;
+  const provider = String(request.provider);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
+  const judge = async (run: BinRun): Promise<EvalSessionCheckResult> => {
+    if (await refusedProvider(run))
+      return {
+        issues: [],
+        detail: `paperclip-runner-eval-session refused a request for provider ${provider} as upstream's parser does: exit 1, nothing written, no session (stderr: ${JSON.stringify(run.result.stderrTail.trim().slice(-300))})`,
+      };
+    const written = await readdir(run.outputDir);
+    const failure = runFailure(run.result, timeoutMs);
+    const expected = `exit code 1, nothing written, stderr naming the provider: upstream's parser refuses provider ${provider} before any session ("eval-session provider is unsupported by CapabilityLiveSessionService")`;
+    const issues: QualificationIssue[] = [];
+    if (!exitedWithOne(run.result))
+      issues.push({
+        code: 'eval_session_refusal_not_refused',
+        component: 'eval-session',
+        message: `given a request for provider ${provider}, which no runner supports, paperclip-runner-eval-session ${failure ?? 'exited 0'}: a request it cannot run must be refused with exit code 1`,
+        expected,
+        received: stderrOf(run.result),
+      });
+    if (written.length > 0)
+      issues.push({
+        code: 'eval_session_refusal_wrote_output',
+        component: 'eval-session',
+        message: `given a request it must refuse, paperclip-runner-eval-session wrote ${written.join(', ')} into the output folder: a refused request leaves no artifact`,
+        expected: 'nothing in the output folder',
+        received: written,
+      });
+    if (issues.length === 0)
+      issues.push({
+        code: 'eval_session_refusal_unexplained',
+        component: 'eval-session',
+        message: `paperclip-runner-eval-session exited 1 for a request for provider ${provider}, but its stderr does not say the provider is why: the refusal cannot be told from a crash`,
+        expected,
+        received: stderrOf(run.result),
+      });
+    return fail(
+      `paperclip-runner-eval-session did not refuse a request for provider ${provider} as upstream's parser does`,
+      issues,
+    );
+  };
+  return { label: 'refusal', request, judge };
+}
+
+/**
+ * The runnerd-eval-session check; never rejects for anything runnerd or the bin does (only for
+ * Evals' own I/O failures). A bin that refuses Evals' offline provider gives `needsProvider`.
+ */
+export async function runEvalSessionCheck(
+  options: RunEvalSessionCheckOptions,
+): Promise<EvalSessionCheckResult> {
+  return withStagedRun(options, await sessionRequest(options));
+}
+
+/** The session as one staged request: Evals' session request, or options.requestFile's. */
+async function sessionRequest(options: RunEvalSessionCheckOptions): Promise<StagedRequest> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EVAL_SESSION_TIMEOUT_MS;
+  const loaded = await loadEvalSessionRequest(options.requestFile);
+  return {
+    label: 'session',
+    request: loaded.request,
+    judge: (run) => judgeSession(options, loaded, run, timeoutMs),
+  };
+}
+
+/**
+ * Both runs of runnerd-eval-session on one staged copy of runnerd: the refusal, then the session
+ * (a runnerd changed since it was resolved runs neither: `unstaged`).
+ */
+export async function runEvalSessionChecks(
+  options: RunEvalSessionCheckOptions,
+): Promise<
+  | { readonly unstaged: EvalSessionCheckResult }
+  | { readonly refusal: EvalSessionCheckResult; readonly session: EvalSessionCheckResult }
+> {
+  const outcome = await withStagedRuns(options, [
+    await refusalRequest(options),
+    await sessionRequest(options),
+  ]);
+  if ('unstaged' in outcome) return outcome;
+  const [refusal, session] = outcome.results as [EvalSessionCheckResult, EvalSessionCheckResult];
+  return { refusal, session };
+}
+
+async function judgeSession(
   options: RunEvalSessionCheckOptions,
   loaded: Awaited<ReturnType<typeof loadEvalSessionRequest>>,
-  staged: StagedExecutable,
+  { result, outputDir, artifactPath }: BinRun,
   timeoutMs: number,
 ): Promise<EvalSessionCheckResult> {
-  const dir = staged.stagingDir;
-  const requestPath = join(dir, 'request.json');
-  const request = { ...loaded.request, runnerd: { path: staged.stagedPath, sha256: options.expectedSha256 } };
-  await writeFile(requestPath, `${JSON.stringify(request, null, 2)}\n`, { mode: 0o600 });
-  const outputDir = join(dir, 'output');
-  await mkdir(outputDir, { mode: 0o700 });
-  const artifactPath = join(outputDir, 'artifact.json');
-  const args = [options.evalSessionBin, '--request', requestPath, '--output', artifactPath];
-  const result = await runBounded({
-    command: process.execPath,
-    args,
-    cwd: dir,
-    env: {},
-    timeoutMs,
-    maxStdoutBytes: MAX_EVAL_SESSION_STDOUT_BYTES,
-  });
+  if (await refusedProvider({ result, outputDir, artifactPath })) {
+    const provider = String(loaded.request.provider);
+    return {
+      issues: [],
+      detail: `paperclip-runner-eval-session refused Evals' offline provider ${provider}: no session ran`,
+      needsProvider: `paperclip-runner-eval-session refused Evals' offline provider ${provider} before any session (exit 1, nothing written; stderr: ${JSON.stringify(result.stderrTail.trim().slice(-300))}). Upstream's bin runs only live providers (codex, opencode, claude_managed, aws_agentcore, acpx: credentials and the network), so no eval session runs offline and what it would prove (an artifact and bundle naming this runnerd) is unproven`,
+    };
+  }
   const failure = runFailure(result, timeoutMs);
   if (failure !== null) {
     const written = await readFile(artifactPath, 'utf8').catch(() => null);
@@ -198,7 +389,7 @@ async function runStaged(
         component: 'eval-session',
         message: `paperclip-runner-eval-session --request --output ${failure}${infrastructure === undefined ? '' : ` (${infrastructure})`}`,
         expected: 'exit code 0',
-        received: result.stderrTail.slice(-4000) || `exit code ${String(result.exitCode)}`,
+        received: stderrOf(result),
       },
     ]);
   }

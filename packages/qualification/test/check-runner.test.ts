@@ -133,6 +133,26 @@ describe('runChecks', () => {
     expect(detail.c).toBe('needs a: a has no tarball');
   });
 
+  it('records a check that skips itself for something outside the table as "needs <it>: why", naming no check', async () => {
+    const { detail, status, log } = await run([
+      check('a'),
+      check('b', ['a'], {
+        status: 'skipped',
+        unmet: [
+          { missing: 'a provider', why: 'none runs offline' },
+          { need: 'a', why: 'and a is short' },
+        ],
+      }),
+      check('c', ['b']),
+      check('d', ['a']),
+    ]);
+    expect(status.b).toBe('skipped');
+    expect(detail.b).toBe('needs a provider: none runs offline; needs a: and a is short');
+    expect(status.c).toBe('skipped');
+    expect(detail.c).toBe(detail.b);
+    expect(log).toEqual(['a', 'b', 'd']);
+  });
+
   it('hands a check the values of its needs and uses, and no other', async () => {
     const seen: unknown[] = [];
     const table: Def[] = [

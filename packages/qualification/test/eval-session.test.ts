@@ -3,14 +3,25 @@
 // that changed since it was resolved is never run; a bin that writes a failure artifact (exit 2) is
 // refused naming its class; files reached through a link out of the output folder are refused,
 // never read; evalSessionBinOf finds the bin only where the installed package's bin map says.
+// The refusal (runEvalSessionRefusalCheck) and an upstream-shaped bin (upstreamEvalSessionBinScript):
+// a provider no runner supports is refused by both fakes (exit 1, nothing written, stderr naming the
+// provider); upstream's bin also refuses Evals' offline provider, which is needsProvider (no session,
+// no issue, never a pass); a bin that accepts any provider, or exits 1 saying nothing of the
+// provider, fails the refusal.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { evalSessionBinOf, runEvalSessionCheck } from '../src/eval-session.ts';
+import {
+  evalSessionBinOf,
+  loadEvalSessionRequest,
+  runEvalSessionCheck,
+  runEvalSessionRefusalCheck,
+} from '../src/eval-session.ts';
 import {
   FAKE_VERSION,
+  UPSTREAM_UNSUPPORTED_PROVIDER,
   buildFakeRelease,
   writeFakeEvalSessionBin,
 } from '@paperclip-evals/test-kit/fake-release';
@@ -208,5 +219,114 @@ describe('runEvalSessionCheck', () => {
       await manifest(bin);
       expect(await evalSessionBinOf(consumer)).toMatchObject({ code: 'eval_session_bin_missing' });
     }
+  });
+});
+
+describe('the refusal and an upstream-shaped bin', () => {
+  const lines = async (file: string): Promise<number> =>
+    (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '').length;
+
+  it('passes the refusal of our deterministic fake: a provider it does not run is exit 1, nothing written', async () => {
+    const fake = await release();
+    const result = await runEvalSessionRefusalCheck({
+      evalSessionBin: fake.bin,
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      workDir: scratch.work,
+    });
+    expect(result.issues).toEqual([]);
+    expect(result.detail).toMatch(/refused a request for provider paperclip_evals_unrunnable/);
+  });
+
+  it("upstream's bin refuses the refusal request with upstream's message, and Evals' offline provider the same way: needsProvider, no session", async () => {
+    const counter = join(scratch.releases, `upstream-sessions-${count + 1}`);
+    const fake = await release({ upstreamEvalSession: true, sessionCounter: counter });
+    const options = {
+      evalSessionBin: fake.bin,
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      workDir: scratch.work,
+    };
+    const refusal = await runEvalSessionRefusalCheck(options);
+    expect(refusal.issues).toEqual([]);
+    expect(refusal.detail).toContain(UPSTREAM_UNSUPPORTED_PROVIDER);
+    const session = await runEvalSessionCheck({ ...options, packageVersion: FAKE_VERSION });
+    expect(session.issues).toEqual([]);
+    expect(session.needsProvider).toMatch(
+      /refused Evals' offline provider paperclip_deterministic before any session \(exit 1, nothing written; stderr: .*unsupported by CapabilityLiveSessionService/,
+    );
+    expect(await lines(counter)).toBe(0);
+  });
+
+  it("upstream's bin starts a session for a provider it supports (the counter counts), so needsProvider is the parser's refusal, not a missing bin", async () => {
+    const counter = join(scratch.releases, `upstream-codex-${count + 1}`);
+    const fake = await release({ upstreamEvalSession: true, sessionCounter: counter });
+    const request = join(scratch.releases, `codex-request-${count}.json`);
+    await writeFile(
+      request,
+      JSON.stringify({
+        schema: 'paperclip-runner/eval-session-request/v1',
+        attemptId: 'attempt_codex',
+        prompt: 'p',
+        model: 'gpt-5.6-sol',
+        provider: 'codex',
+        evalCase: { caseId: 'c', configId: 'k' },
+        limits: { turnTimeoutMs: 1000, maxAgentTurns: 1, maxEstimatedCostNanodollars: 1 },
+        session: { runId: 'r' },
+      }),
+    );
+    const session = await runEvalSessionCheck({
+      evalSessionBin: fake.bin,
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      packageVersion: FAKE_VERSION,
+      workDir: scratch.work,
+      requestFile: request,
+    });
+    expect(session.needsProvider).toBeUndefined();
+    expect(session.issues).toEqual([
+      expect.objectContaining({
+        code: 'eval_session_failed',
+        message: expect.stringContaining('exited with code 2 (eval_orchestration_failure)') as unknown,
+      }),
+    ]);
+    expect(await lines(counter)).toBe(1);
+  });
+
+  it('fails the refusal of a bin that runs any provider: it did not exit 1 and it wrote an artifact', async () => {
+    const fake = await release({}, (script) =>
+      script.replace("if (request.provider !== 'paperclip_deterministic') {", 'if (false) {'),
+    );
+    // Evals' session request with the refusal's provider: all this bin needs to run a session.
+    const requestFile = join(scratch.releases, `any-provider-${count}.json`);
+    const { request } = await loadEvalSessionRequest();
+    await writeFile(requestFile, JSON.stringify({ ...request, provider: 'paperclip_evals_unrunnable' }));
+    const result = await runEvalSessionRefusalCheck({
+      evalSessionBin: fake.bin,
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      workDir: scratch.work,
+      requestFile,
+    });
+    expect(result.issues.map((issue) => issue.code)).toEqual([
+      'eval_session_refusal_not_refused',
+      'eval_session_refusal_wrote_output',
+    ]);
+  });
+
+  it('fails the refusal of a bin that exits 1 without saying the provider is why', async () => {
+    const fake = await release({}, (script) =>
+      script.replace(
+        "invalid eval-session request: /provider unknown provider '",
+        "invalid eval-session request: '",
+      ),
+    );
+    const result = await runEvalSessionRefusalCheck({
+      evalSessionBin: fake.bin,
+      runnerdPath: fake.runnerd,
+      expectedSha256: await digestOf(fake.runnerd),
+      workDir: scratch.work,
+    });
+    expect(result.issues.map((issue) => issue.code)).toEqual(['eval_session_refusal_unexplained']);
   });
 });

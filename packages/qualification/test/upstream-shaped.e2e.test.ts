@@ -3,9 +3,14 @@
 // upstream's export names and conditions, protocol paths, a runnerd that prints upstream's build
 // metadata fields and nothing more, SHA256SUMS and upstream's clean-consumer-conformance/v1 gate
 // record) qualifies; the same release with a semantic catalog, PRP or driver mismatch is refused
-// with every issue of the join listed, and no eval session starts: runnerd appends a line to a
-// counter file each time it is run for anything but --build-metadata, and for a refused release the
-// file is never written.
+// with every issue of the join listed, and no eval session starts: the package's eval-session bin
+// appends a line to a counter file each time it starts a session, and a marker line each time it
+// starts at all, and for a refused release neither file is written.
+// `upstreamBin` is the same release with upstream's own eval-session bin as far as Evals can tell
+// (upstreamEvalSessionBinScript: upstream's parser, its five live providers only; upstream's four
+// bins): everything passes, the bin refuses Evals' refusal request as upstream's parser does, it
+// refuses Evals' offline provider too, so runnerd-eval-session is skipped "needs a provider" — never
+// a pass: the release is not qualified (exit 1), and the record and the human table say why.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,13 +38,23 @@ const CASES = {
   catalogMismatch: { staleCatalogDigest: true },
   prpMismatch: { runnerdPrp: { minimumVersion: 2, maximumVersion: 2 } },
   driverMismatch: { driverProtocolVersion: 'prp.v2' },
+  upstreamBin: { upstreamEvalSession: true },
 } satisfies Record<string, FakeReleaseOptions>;
 
 type Case = keyof typeof CASES;
 
 let scratch: Scratch;
-const records = new Map<Case, { code: number | null; record: QualificationRecord; stderr: string }>();
+const records = new Map<
+  Case,
+  { code: number | null; record: QualificationRecord; stderr: string; stdout: string }
+>();
 const counterOf = (name: Case): string => join(scratch.releases, `${name}.sessions`);
+const markerOf = (name: Case): string => join(scratch.releases, `${name}.marker`);
+/** How many times the package's eval-session bin started at all (each start marks "eval-session"). */
+async function binStarts(name: Case): Promise<number> {
+  const text = await readFile(markerOf(name), 'utf8').catch(() => '');
+  return text.split('\n').filter((line) => line === 'eval-session').length;
+}
 /** The eval sessions the package's paperclip-runner-eval-session bin started for a case (0 when the counter file was never written). */
 async function sessions(name: Case): Promise<number> {
   const text = await readFile(counterOf(name), 'utf8').catch(() => '');
@@ -50,9 +65,12 @@ async function sessions(name: Case): Promise<number> {
  * `evals qualify` as the real binary; its consumer install launches the pinned pnpm binary itself
  * (PAPERCLIP_EVALS_PNPM), not npx (about a second of CPU a launch; cli.e2e covers the default).
  */
-function qualify(dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function qualify(
+  dir: string,
+  output: readonly string[] = ['--json'],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(EVALS, ['qualify', '--release-dir', dir, '--json'], {
+    const child = spawn(EVALS, ['qualify', '--release-dir', dir, ...output], {
       env: { ...process.env, TMPDIR: scratch.work, PAPERCLIP_EVALS_PNPM: testPnpm().join(' ') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -74,12 +92,18 @@ beforeAll(async () => {
       const release = await buildFakeRelease(join(scratch.releases, name), {
         ...options,
         sessionCounter: counterOf(name),
+        marker: markerOf(name),
       });
-      const run = await qualify(release.dir);
+      // upstreamBin: the human table on stdout, the record through --out.
+      const out = join(scratch.releases, `${name}.record.json`);
+      const run = await qualify(release.dir, name === 'upstreamBin' ? ['--out', out] : ['--json']);
       records.set(name, {
         code: run.code,
-        record: JSON.parse(run.stdout) as QualificationRecord,
+        record: JSON.parse(
+          name === 'upstreamBin' ? await readFile(out, 'utf8') : run.stdout,
+        ) as QualificationRecord,
         stderr: run.stderr,
+        stdout: run.stdout,
       });
     }),
   );
@@ -89,8 +113,9 @@ afterAll(async () => {
   await scratch.remove();
 });
 
-const result = (name: Case): { code: number | null; record: QualificationRecord; stderr: string } =>
-  records.get(name)!;
+const result = (
+  name: Case,
+): { code: number | null; record: QualificationRecord; stderr: string; stdout: string } => records.get(name)!;
 
 describe('the synthetic release is shaped like upstream’s', () => {
   it('exports exactly the three entry points with types + import, ./testing at dist/testing.js', () => {
@@ -157,6 +182,11 @@ describe('evals qualify on the upstream-shaped release', () => {
     expect(code).toBe(0);
     expect(record.runnerd.buildProfile).toBe('release');
     expect(await sessions('upstream')).toBe(1);
+    // The refusal request, then the session request.
+    expect(await binStarts('upstream')).toBe(2);
+    expect(check(record, 'runnerd-eval-session').detail).toMatch(
+      /refused a request for provider paperclip_evals_unrunnable as upstream's parser does/,
+    );
   });
 });
 
@@ -182,6 +212,56 @@ describe.each([
       detail: expect.stringMatching(/^needs negotiation: the join does not hold/) as unknown,
     });
     expect(await sessions(name)).toBe(0);
+    expect(await binStarts(name)).toBe(0);
+  });
+});
+
+describe("evals qualify on the release whose eval-session bin is upstream's (its live providers only)", () => {
+  it("ships upstream's four bins", () => {
+    const manifest = JSON.parse(fakePackageFiles(CASES.upstreamBin)['package/package.json']!) as {
+      bin: Record<string, string>;
+    };
+    expect(manifest.bin).toEqual({
+      'paperclip-runner-eval-session': './dist/cli/eval-session.js',
+      'paperclip-runner-codex-proxy': './dist/cli/codex-app-server-unix-proxy.js',
+      'paperclip-runner-opencode-proxy': './dist/cli/opencode-app-server-proxy.js',
+      'paperclip-runner-acpx-sidecar': './dist/cli/acpx-runtime-sidecar.js',
+    });
+  });
+
+  it('fails no check: every check passes but runnerd-eval-session, skipped "needs a provider"', () => {
+    const { record, stderr } = result('upstreamBin');
+    expect(notPassing(record), stderr).toEqual(['runnerd-eval-session:skipped']);
+    const detail = check(record, 'runnerd-eval-session').detail;
+    expect(detail).toMatch(
+      /^needs a provider: paperclip-runner-eval-session refused Evals' offline provider paperclip_deterministic before any session \(exit 1, nothing written; stderr: "eval-session provider is unsupported by CapabilityLiveSessionService"\)/,
+    );
+    // What ran offline: upstream's own refusal of a provider no runner supports.
+    expect(detail).toMatch(
+      /What ran offline holds: paperclip-runner-eval-session refused a request for provider paperclip_evals_unrunnable as upstream's parser does: exit 1, nothing written, no session/,
+    );
+  });
+
+  it('is not qualified (exit 1): a check that did not run is never a pass', () => {
+    const { code, record } = result('upstreamBin');
+    expect(record.qualified).toBe(false);
+    expect(code).toBe(1);
+    expect(record.receipt).not.toBeNull();
+  });
+
+  it('the bin ran twice (the refusal, the session request) and started no session', async () => {
+    expect(await binStarts('upstreamBin')).toBe(2);
+    expect(await sessions('upstreamBin')).toBe(0);
+  });
+
+  it('the human table says it is skipped for a provider, and why the release is refused', () => {
+    const { stdout } = result('upstreamBin');
+    expect(stdout).toMatch(/^refused {2}@paperclipai\/paperclip-runner 0\.4\.0/);
+    expect(stdout).toMatch(/\n {2}skip {2}runnerd-eval-session +needs a provider: /);
+    expect(stdout).toMatch(/\d+ checks: \d+ passed, 0 failed, 1 skipped\n/);
+    expect(stdout).toContain(
+      'refused: no check failed, but runnerd-eval-session skipped (see "skip" above: what it needs): what a skipped check would prove is unproven, so the release is not qualified',
+    );
   });
 });
 

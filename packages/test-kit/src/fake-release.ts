@@ -101,6 +101,15 @@ export interface FakeReleaseOptions {
   readonly runnerdKind?: 'eval-session' | 'metadata-only' | 'bad-artifact' | 'hangs';
   /** false: the package ships no paperclip-runner-eval-session bin (default: it does). */
   readonly evalSessionBin?: false;
+  /**
+   * The bin is upstream's, as far as Evals can tell (upstreamEvalSessionBinScript): upstream's
+   * argument rules, its request parser's rules in its order (its five live providers only; any
+   * other is "eval-session provider is unsupported by CapabilityLiveSessionService", exit 1, nothing
+   * written), its runnerd re-hash, its main-module guard, and no live provider (a request it accepts
+   * fails as a session with no credentials does: the failure artifact, exit 2). package.json lists
+   * upstream's four bins (the three proxies are stubs).
+   */
+  readonly upstreamEvalSession?: boolean;
   /** Edits the App record (a clean-consumer-conformance/v1 object) before it is written; may return a replacement. */
   readonly appRecord?: (record: Record<string, unknown>) => unknown;
   /** The root entry point re-exports ./testing's DeterministicHarnessDriver. */
@@ -267,7 +276,12 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     files: ['dist', 'protocol'],
     ...(options.evalSessionBin === false
       ? {}
-      : { bin: { 'paperclip-runner-eval-session': './dist/cli/eval-session.js' } }),
+      : {
+          bin: {
+            'paperclip-runner-eval-session': './dist/cli/eval-session.js',
+            ...(options.upstreamEvalSession === true ? UPSTREAM_PROXY_BINS : {}),
+          },
+        }),
   };
   const root = [
     '// Fake @paperclipai/paperclip-runner root entry point: contracts only.',
@@ -390,16 +404,163 @@ export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<strin
     ...(options.evalSessionBin === false
       ? {}
       : {
-          'package/dist/cli/eval-session.js': evalSessionBinScript(
-            options,
-            options.runnerdKind === 'bad-artifact',
-            options.runnerdKind === 'hangs',
-          ),
+          'package/dist/cli/eval-session.js':
+            options.upstreamEvalSession === true
+              ? upstreamEvalSessionBinScript(options)
+              : evalSessionBinScript(
+                  options,
+                  options.runnerdKind === 'bad-artifact',
+                  options.runnerdKind === 'hangs',
+                ),
+          ...(options.upstreamEvalSession === true
+            ? Object.fromEntries(
+                Object.values(UPSTREAM_PROXY_BINS).map((path) => [
+                  `package/${path.slice(2)}`,
+                  "#!/usr/bin/env node\n// Stub of an upstream proxy bin: Evals never runs it.\nprocess.stderr.write('not in this fake\\n');\nprocess.exitCode = 1;\n",
+                ]),
+              )
+            : {}),
         }),
   };
 }
 
 const shQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** Upstream's other three bins (package.json PC@0e23a3a3), beside paperclip-runner-eval-session. */
+export const UPSTREAM_PROXY_BINS: Readonly<Record<string, string>> = {
+  'paperclip-runner-codex-proxy': './dist/cli/codex-app-server-unix-proxy.js',
+  'paperclip-runner-opencode-proxy': './dist/cli/opencode-app-server-proxy.js',
+  'paperclip-runner-acpx-sidecar': './dist/cli/acpx-runtime-sidecar.js',
+};
+
+/** Upstream's eval-session providers and the driver each implies (eval-session-contract.ts). */
+export const UPSTREAM_EVAL_SESSION_DRIVERS: Readonly<Record<string, string>> = {
+  codex: 'codex_app_server',
+  opencode: 'opencode_server',
+  claude_managed: 'claude_managed_agents_api',
+  aws_agentcore: 'aws_agentcore_harness_api',
+  acpx: 'acpx_runtime',
+};
+
+/** What upstream's parser says of a provider outside its list (stderr, exit 1, nothing written). */
+export const UPSTREAM_UNSUPPORTED_PROVIDER =
+  'eval-session provider is unsupported by CapabilityLiveSessionService';
+
+/**
+ * A paperclip-runner-eval-session that behaves as upstream's (src/cli/eval-session.ts and
+ * eval-session-contract.ts, PC@1493c578 / PC@dc8a51d5) for what Evals can observe: the argument
+ * rules (--request / --output pairs, "unknown argument: X", "missing --X"), the request's rules in
+ * upstream's order up to runnerd and limits (a plain Error, first problem wins, on stderr, exit 1,
+ * nothing written), the runnerd re-hash (a mismatch: exit 1, nothing written), the main-module guard
+ * (it does nothing unless run by its own path), and then a session: with no live provider here, the
+ * failure artifact (eval_orchestration_failure, exit 2), as upstream's catch block writes it. With
+ * `sessionCounter`, a line once a session starts; with `marker`, "eval-session" at each start.
+ */
+export function upstreamEvalSessionBinScript(options: FakeReleaseOptions = {}): string {
+  return `#!/usr/bin/env node
+import { createHash } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+const BUILD = ${JSON.stringify(packageBuildMetadata(options))};
+const DRIVERS = ${JSON.stringify(UPSTREAM_EVAL_SESSION_DRIVERS)};
+const COUNTER = ${JSON.stringify(options.sessionCounter ?? null)};
+const MARKER = ${JSON.stringify(options.marker ?? null)};
+function argument(args, name) {
+  const index = args.indexOf(name);
+  const value = index < 0 ? undefined : args[index + 1];
+  if (!value || value.startsWith('--')) throw new Error('missing ' + name);
+  return resolve(value);
+}
+function parseArgs(args) {
+  const allowed = new Set(['--request', '--output']);
+  for (let index = 0; index < args.length; index += 2) {
+    if (!allowed.has(args[index] ?? '')) throw new Error('unknown argument: ' + (args[index] ?? ''));
+    if (args[index + 1] === undefined) throw new Error('missing ' + args[index]);
+  }
+  return { requestPath: argument(args, '--request'), outputPath: argument(args, '--output') };
+}
+function object(value, path) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(path + ' must be an object');
+  return value;
+}
+function text(value, path) {
+  if (typeof value !== 'string' || value.trim().length === 0) throw new Error(path + ' must be a non-empty string');
+  return value;
+}
+function positiveInteger(value, path) {
+  if (!Number.isSafeInteger(value) || Number(value) <= 0) throw new Error(path + ' must be a positive safe integer');
+  return Number(value);
+}
+function parseEvalSessionRequest(value) {
+  const input = object(value, 'request');
+  if (input.schema !== 'paperclip-runner/eval-session-request/v1') throw new Error('unsupported request schema');
+  const provider = input.provider ?? 'codex';
+  if (!Object.hasOwn(DRIVERS, provider)) throw new Error(${JSON.stringify(UPSTREAM_UNSUPPORTED_PROVIDER)});
+  const driver = DRIVERS[provider];
+  if (input.driver !== undefined && input.driver !== driver) throw new Error('eval-session provider/driver mismatch');
+  if (input.nativeResume !== undefined) throw new Error('eval-session nativeResume requires a retained live-session checkpoint');
+  if (input.includeCollaborationModeInstructions === false) throw new Error('current CapabilityLiveSessionService requires collaboration-mode instructions');
+  const runnerd = object(input.runnerd, 'request.runnerd');
+  const digest = text(runnerd.sha256, 'request.runnerd.sha256');
+  if (!/^(?:sha256:)?[a-f0-9]{64}$/i.test(digest)) throw new Error('request.runnerd.sha256 must be a SHA-256 digest');
+  const limits = object(input.limits, 'request.limits');
+  object(input.session, 'request.session');
+  return {
+    attemptId: text(input.attemptId, 'request.attemptId'),
+    prompt: text(input.prompt, 'request.prompt'),
+    model: text(input.model, 'request.model'),
+    provider,
+    driver,
+    runnerd: { path: text(runnerd.path, 'request.runnerd.path'), sha256: digest },
+    limits: {
+      turnTimeoutMs: positiveInteger(limits.turnTimeoutMs, 'request.limits.turnTimeoutMs'),
+      maxAgentTurns: positiveInteger(limits.maxAgentTurns, 'request.limits.maxAgentTurns'),
+      maxEstimatedCostNanodollars: positiveInteger(limits.maxEstimatedCostNanodollars, 'request.limits.maxEstimatedCostNanodollars'),
+    },
+  };
+}
+async function runEvalSessionCli(args) {
+  if (MARKER !== null) appendFileSync(MARKER, 'eval-session\\n');
+  const cli = parseArgs(args);
+  const request = parseEvalSessionRequest(JSON.parse(await readFile(cli.requestPath, 'utf8')));
+  const actual = createHash('sha256').update(await readFile(resolve(request.runnerd.path))).digest('hex');
+  if (actual !== request.runnerd.sha256.replace(/^sha256:/, '')) {
+    throw new Error('runnerd digest mismatch: expected ' + request.runnerd.sha256 + ', got sha256:' + actual);
+  }
+  if (COUNTER !== null) appendFileSync(COUNTER, args.join(' ') + '\\n');
+  const startedAt = new Date().toISOString();
+  const startedAtMs = Date.now();
+  // A live provider needs its credentials and the network; this fake has neither, so the session
+  // fails as one without them does, and the catch block writes the failure artifact.
+  const error = new Error('live provider ' + request.provider + ' is not available in this fake');
+  await writeFile(cli.outputPath, JSON.stringify({
+    schema: 'paperclip-runner/eval-session-artifact/v1',
+    attemptId: request.attemptId,
+    infrastructureError: error.message,
+    infrastructureFailure: { class: 'eval_orchestration_failure', category: 'eval_orchestration', retryable: false, diagnostics: {} },
+    build: BUILD,
+    runnerd: { path: '[withheld]', sha256: 'sha256:' + actual },
+    requestedModel: request.model,
+    provider: request.provider,
+    driver: request.driver,
+    providerVersion: null,
+    providerSessionId: null,
+    timing: { startedAt, finishedAt: new Date().toISOString(), durationMs: Date.now() - startedAtMs },
+  }, null, 2) + '\\n');
+  return 2;
+}
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(fileURLToPath(import.meta.url))) {
+  void runEvalSessionCli(process.argv.slice(2))
+    .then((code) => { process.exitCode = code; })
+    .catch((error) => {
+      process.stderr.write((error instanceof Error ? error.message : String(error)) + '\\n');
+      process.exitCode = 1;
+    });
+}
+`;
+}
 
 /** A runnerd that only prints its metadata for --build-metadata (exit 64 otherwise): no eval session. */
 export function runnerdScript(prp?: {
@@ -454,13 +615,17 @@ const BAD_ARTIFACT = ${String(badArtifact)};
 const sha = (bytes) => 'sha256:' + crypto.createHash('sha256').update(bytes).digest('hex');
 const args = process.argv.slice(2);
 const COUNTER = ${JSON.stringify(options.sessionCounter ?? null)};
-if (COUNTER !== null) fs.appendFileSync(COUNTER, args.join(' ') + '\\n');
 const MARKER = ${JSON.stringify(options.marker ?? null)};
 if (MARKER !== null) fs.appendFileSync(MARKER, 'eval-session\\n');
 const flags = { [args[0]]: args[1], [args[2]]: args[3] };
 if (args.length !== 4 || !flags['--request'] || !flags['--output']) process.exit(1);
-if (${String(hangs)}) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 const request = JSON.parse(fs.readFileSync(flags['--request'], 'utf8'));
+if (request.provider !== 'paperclip_deterministic') {
+  process.stderr.write('paperclip-runner-eval-session: invalid eval-session request: /provider unknown provider ' + JSON.stringify(request.provider) + '\\n');
+  process.exit(1);
+}
+if (COUNTER !== null) fs.appendFileSync(COUNTER, args.join(' ') + '\\n');
+if (${String(hangs)}) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 const startedAt = new Date().toISOString();
 const observed = sha(fs.readFileSync(path.resolve(request.runnerd.path)));
 const common = {
@@ -516,7 +681,7 @@ fs.writeFileSync(flags['--output'], JSON.stringify({
 `;
 }
 
-/** Writes the fake's bin (as evalSessionBinScript makes it, then `edit`) into `dir`, an ESM folder; returns its path. */
+/** Writes the fake's bin (as evalSessionBinScript or upstreamEvalSessionBinScript makes it, then `edit`) into `dir`, an ESM folder; returns its path. */
 export async function writeFakeEvalSessionBin(
   dir: string,
   options: FakeReleaseOptions = {},
@@ -528,7 +693,13 @@ export async function writeFakeEvalSessionBin(
   await writeFile(
     bin,
     edit(
-      evalSessionBinScript(options, options.runnerdKind === 'bad-artifact', options.runnerdKind === 'hangs'),
+      options.upstreamEvalSession === true
+        ? upstreamEvalSessionBinScript(options)
+        : evalSessionBinScript(
+            options,
+            options.runnerdKind === 'bad-artifact',
+            options.runnerdKind === 'hangs',
+          ),
     ),
   );
   return bin;

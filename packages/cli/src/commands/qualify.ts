@@ -133,5 +133,11 @@ function formatRecord(record: QualificationRecord): string[] {
   if (record.runnerd.sha256 !== null)
     lines.push(`  runnerd  ${record.runnerd.file ?? '?'}  ${record.runnerd.sha256}`);
   lines.push(`${record.checks.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  if (!record.qualified && failed === 0) {
+    const unproven = record.checks.filter((check) => check.status === 'skipped').map((check) => check.id);
+    lines.push(
+      `refused: no check failed, but ${unproven.join(', ')} skipped (see "skip" above: what it needs): what a skipped check would prove is unproven, so the release is not qualified`,
+    );
+  }
   return lines;
 }

@@ -201,3 +201,15 @@ export function lacking(
 ): Skip<QualificationCheckId, RecordFacts> {
   return { status: 'skipped', unmet, ...(facts === undefined ? {} : { facts }) };
 }
+
+/**
+ * Skipped because something outside the release is missing ("needs <what>: <why>"), never a pass:
+ * what this check would prove is left unproven, and the record says what it needs.
+ */
+export function missing(
+  what: string,
+  why: string,
+  facts?: RecordFacts,
+): Skip<QualificationCheckId, RecordFacts> {
+  return { status: 'skipped', unmet: [{ missing: what, why }], ...(facts === undefined ? {} : { facts }) };
+}

@@ -1,6 +1,7 @@
 // The generic check runner: a table of checks `{id, needs, run}` is validated once (unique ids,
 // every need known, no cycle) into a plan in dependency order; running the plan runs each check
-// whose needs all gave a value, and records every other check as skipped "needs X". Nothing here
+// whose needs all gave a value, and records every other check as skipped "needs X" (a check may
+// also skip itself for something outside the table, "needs a provider: ..."). Nothing here
 // knows what a check does; qualification's checks live beside this file, one module each.
 import { QualificationError } from '../errors.js';
 
@@ -21,10 +22,19 @@ export interface Unmet<Id extends string> {
   readonly why?: string;
 }
 
-/** A check that ran but found a need's value lacking what it needs. */
+/**
+ * Something from outside the release and the table that a check needs and is not there (a live
+ * provider with credentials, ...): rendered "needs <missing>: <why>". It names no check.
+ */
+export interface Missing {
+  readonly missing: string;
+  readonly why?: string;
+}
+
+/** A check that ran but found a need's value lacking what it needs, or something outside missing. */
 export interface Skip<Id extends string, F> {
   readonly status: 'skipped';
-  readonly unmet: readonly Unmet<Id>[];
+  readonly unmet: readonly (Unmet<Id> | Missing)[];
   readonly facts?: F;
 }
 
@@ -165,11 +175,13 @@ export async function runChecks<Id extends string, C, F>(
     if (outcome.status === 'skipped') {
       if (outcome.unmet.length === 0) throw new Error(`internal: check ${check.id} skipped without a reason`);
       for (const unmet of outcome.unmet) {
-        if (!allowed.has(unmet.need)) {
+        if ('need' in unmet && !allowed.has(unmet.need)) {
           throw new Error(`internal: check ${check.id} names ${unmet.need}, which it does not need`);
         }
       }
-      const unmet = distinct(outcome.unmet.map((item) => needsReason(item.need, item.why)));
+      const unmet = distinct(
+        outcome.unmet.map((item) => needsReason('need' in item ? item.need : item.missing, item.why)),
+      );
       skipReasons.set(check.id, unmet);
       decide({ id: check.id, status: 'skipped', detail: unmet.join('; '), ...facts });
       continue;
