@@ -164,6 +164,10 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
 export interface AttemptPageRequest extends Pick<EvalbookRequest, 'store' | 'env' | 'run'> {
   /** The attempt to replay; with `run` when the id is stored in more than one run. */
   readonly attemptId: string;
+  /** The attempt's case, when the id is stored under several cases (`--case`). */
+  readonly caseId?: string;
+  /** The attempt's config, when the id is stored under several configs (`--config`). */
+  readonly configId?: string;
   /** Where the page goes (node's writeOutputFile); default stdout. */
   readonly out?: string;
 }
@@ -182,6 +186,8 @@ export async function writeAttemptPage(request: AttemptPageRequest): Promise<Att
       store,
       attemptId: request.attemptId,
       ...(request.run === undefined ? {} : { runId: request.run }),
+      ...(request.caseId === undefined ? {} : { caseId: request.caseId }),
+      ...(request.configId === undefined ? {} : { configId: request.configId }),
       ...(environment === undefined ? {} : { environment }),
     });
     const title = `${environment?.report?.title ?? environment?.name ?? 'Evalbook'}: attempt ${replay.key.attemptId}`;

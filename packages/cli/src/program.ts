@@ -261,6 +261,26 @@ export function createProgram(): Command {
         "write this attempt's replay page (HTML) instead of the report; with --run when the id is in several runs",
       ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign', 'htmlUrl', 'allRuns']),
     )
+    .addOption(
+      needs(
+        new Option(
+          '--case <caseId>',
+          "with --attempt: the attempt's case, needed when its id is under several cases",
+        ),
+        '--attempt',
+        'it picks the attempt whose replay page is written',
+      ),
+    )
+    .addOption(
+      needs(
+        new Option(
+          '--config <configId>',
+          "with --attempt: the attempt's config, needed when its id is under several configs",
+        ),
+        '--attempt',
+        'it picks the attempt whose replay page is written',
+      ),
+    )
     .addOption(allRunsOption())
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
@@ -280,7 +300,7 @@ export function createProgram(): Command {
         '',
         GATES_HELP,
         '',
-        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them, an --attempt id the store lacks or holds in several runs without --run), no such store, an unusable environment, or an --out that cannot be written.',
+        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them, an --attempt id the store lacks or holds under several run/case/config keys without the --run, --case or --config that picks one), no such store, an unusable environment, or an --out that cannot be written.',
         '',
         'Examples:',
         '  $ evals report --format html --out report.html',
@@ -293,6 +313,7 @@ export function createProgram(): Command {
         '  $ evals report --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
         "  $ evals report --attempt attempt_0007 --run nightly-42 --out attempt_0007.html   # one attempt's replay",
+        '  $ evals report --attempt attempt_0007 --run nightly-42 --case case_a --config baseline --out a.html',
       ].join('\n'),
     )
     .action(
@@ -302,6 +323,8 @@ export function createProgram(): Command {
             format: ReportFormat;
             out?: string;
             attempt?: string;
+            case?: string;
+            config?: string;
             htmlUrl?: string;
             allRuns?: true;
           },
@@ -319,6 +342,8 @@ export function createProgram(): Command {
               ...(flags.store === undefined ? {} : { store: flags.store }),
               ...(flags.env === undefined ? {} : { env: flags.env }),
               ...(flags.run === undefined ? {} : { run: flags.run }),
+              ...(flags.case === undefined ? {} : { caseId: flags.case }),
+              ...(flags.config === undefined ? {} : { configId: flags.config }),
               ...(flags.out === undefined ? {} : { out: flags.out }),
             });
           }
