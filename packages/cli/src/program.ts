@@ -175,7 +175,7 @@ export function createProgram(): Command {
         '',
         'Credentials: pass a PostgreSQL password in PGPASSWORD or a PGPASSFILE (and PGHOST, PGPORT, PGUSER, PGDATABASE for postgres:///db), not in the URL; PGSERVICE is not supported and is refused. No output or error shows a password (postgres://user:***@host/db).',
         '',
-        "Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error (a missing --artifact-root), unusable store or environment, an unreadable input, or a valid bundle the store refused to write (reported as 'not stored'; every other bundle is written) (takes precedence over 1).",
+        `Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error (a missing --artifact-root), unusable store or environment, an unreadable input, or a valid bundle the store refused to write (reported as 'not stored'; every other bundle is written) (takes precedence over 1) · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM: stderr says how many attempts are stored (each whole); the same command run again continues.`,
         '',
         'Examples:',
         '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
