@@ -142,6 +142,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'scrubCredentials',
     'secretsIn',
     'sha256Digest',
+    'shellCommand',
     'terminalText',
   ],
   evalbook: [

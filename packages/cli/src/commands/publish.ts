@@ -2,6 +2,8 @@
 // (publishSite, verifySite, serveSite). Publish prints each campaign folder (published or unchanged)
 // and the latest / latest green; verify prints every defect with its code (exit 1 when any); view
 // prints the URL and serves until Ctrl-C or SIGTERM.
+import { shellCommand } from '@paperclip-evals/contract';
+
 import { UsageError } from '../exit-codes.js';
 import { painted, printJson, printLines } from '../print.js';
 
@@ -83,7 +85,7 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
     printLines('stdout', [
       `${result.site}: ${result.campaigns.filter((campaign) => campaign.outcome === 'published').length} campaign folder(s) published, ${result.campaigns.filter((campaign) => campaign.outcome === 'unchanged').length} unchanged · ${result.listed} listed${result.public ? ' · public projection' : ''}`,
       `  latest: ${result.latest ?? 'none'} · latest green: ${result.latestGreen ?? 'none'}`,
-      `  check it before uploading: evals publish --verify ${result.site}`,
+      `  check it before uploading: ${shellCommand(['evals', 'publish', '--verify', result.site])}`,
     ]);
   return 'ok';
 }
