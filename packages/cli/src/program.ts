@@ -502,7 +502,7 @@ export function createProgram(): Command {
       'after',
       [
         '',
-        'Exit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON / YAML.',
+        'Exit codes: 0 every file digested · 2 a file unreadable or (with --canonical) not strict JSON / YAML: each such file is one coded line on stderr (with --json under failed), every other file is still digested and printed (as sha256sum does).',
         '',
         'Examples:',
         '  $ evals digest --canonical cases/incident-summary.yaml   # the sha256 to list for that case in evalbook.yaml',
