@@ -29,6 +29,16 @@ export function processSecrets(
   ].filter((secret) => secret !== '');
 }
 
+/** The shortest known secret masked wherever it occurs in what is printed (a shorter one only where a locator holds it). */
+const MIN_SECRET_CHARS = 4;
+
+/**
+ * The process's secrets as every printed text masks them: one of a few characters (a password `p`)
+ * would mask every `p` of every line, so it is masked only where maskSecrets' locator patterns find
+ * it (`postgres://u:***@h`), as any password is.
+ */
+const printedSecrets = (): string[] => processSecrets().filter((secret) => secret.length >= MIN_SECRET_CHARS);
+
 /** The colours of our labels. */
 export type Style = 'green' | 'red' | 'yellow' | 'dim';
 
@@ -136,7 +146,7 @@ function renderLine(line: Line, colour: boolean): string {
  * (`postgres://u:PW@h/db` named as an input) is never echoed, in a table or in a message.
  */
 export function printLines(stream: Stream, lines: readonly Line[]): void {
-  write(stream, maskSecrets(humanText(lines, colours(stream)), processSecrets()));
+  write(stream, maskSecrets(humanText(lines, colours(stream)), printedSecrets()));
 }
 
 /**
@@ -160,7 +170,7 @@ export function printOwnText(stream: Stream, text: string): void {
  * newline; indented by `space` (0: on one line). Every string is masked as printLines masks a line.
  */
 export function printJson(value: unknown, space = 2): void {
-  write('stdout', `${jsonText(maskSecretsIn(value, processSecrets()), space)}\n`);
+  write('stdout', `${jsonText(maskSecretsIn(value, printedSecrets()), space)}\n`);
 }
 
 /** Writes JSON text already made (by failureJson) on stdout as it is. */

@@ -6,7 +6,7 @@
 // still written, exit 130); a second, or SIGTERM, kills the running sessions' process groups.
 // `merge` combines shard records into one campaign record.
 
-import { displayLocator } from '@paperclip-evals/contract';
+import { displayLocator, isSha256Digest } from '@paperclip-evals/contract';
 import { displayUsd } from '@paperclip-evals/evalbook';
 
 import type {
@@ -152,6 +152,11 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
     { flag: '--eval-session-sha256', value: options.evalSessionSha256, takes: '<digest>' },
     { why: 'the bin is verified by its digest' },
   );
+  // Every flag is checked before any I/O (the release is qualified, the store opened only after).
+  if (options.evalSessionSha256 !== undefined && !isSha256Digest(options.evalSessionSha256))
+    throw new UsageError(
+      `--eval-session-sha256 ${JSON.stringify(options.evalSessionSha256)} is not a digest: expected sha256: followed by 64 lowercase hex digits (evals digest FILE prints it); nothing was run`,
+    );
   const sessionEnv = passedEnvironment(options.passEnv);
   if (options.plan && options.out !== undefined)
     throw new UsageError(
