@@ -97,6 +97,9 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     if (tty) clearProgress();
   }
   const outcome = INGEST_OUTCOMES[ingestExitCode(summary)];
+  // A diagnostic, with or without --json: a wrong root must not read as "all unverified".
+  if (summary.artifactsMissing.rootHoldsNone)
+    printLines('stderr', [rootHoldsNoneText(options.artifactRoot ?? '', summary.artifactsMissing)]);
   if (options.json) {
     printJson({
       schema: INGEST_REPORT_V1,
@@ -149,6 +152,16 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       ],
       ...issueLines(foreign.issues),
     );
+  const missing = summary.artifactsMissing;
+  for (const file of missing.files.slice(0, MISSING_SHOWN))
+    lines.push([
+      painted('yellow', 'missing   '),
+      ` ${file.input}  ${file.uri}: no file at ${file.expectedAt} (unverified)`,
+    ]);
+  if (missing.count > MISSING_SHOWN)
+    lines.push(
+      `    … and ${missing.count - MISSING_SHOWN} more referenced file(s) missing (--json names the first ${missing.files.length})`,
+    );
   const refusedForeign = !summary.keepForeign && summary.foreign.length > 0;
   if (refusedForeign)
     lines.push(
@@ -173,4 +186,14 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     );
   printLines('stdout', lines);
   return outcome;
+}
+
+/** How many missing referenced files the summary names (--json: up to MISSING_ARTIFACTS_LISTED). */
+const MISSING_SHOWN = 20;
+
+/** The warning for a root that holds none of the referenced files: most likely the wrong folder. */
+export function rootHoldsNoneText(root: string, missing: IngestSummary['artifactsMissing']): string {
+  const [first] = missing.files;
+  const example = first === undefined ? '' : ` (${first.uri} was looked for at ${first.expectedAt})`;
+  return `evals ingest: warning artifact_root_holds_none: --artifact-root ${root} holds none of the ${missing.count} file(s) the attempts reference${example}: most likely the wrong folder, not missing files. Give the folder artifact://native/ paths resolve under — artifact://native/P is read as <root>/P — often the folder above or below this one`;
 }
