@@ -46,10 +46,11 @@ export async function runDigest(options: DigestOptions): Promise<Outcome> {
           : canonicalDigest(await readJsonDocument(path, 'JSON document'));
       results.push({ file, sha256 });
     } catch (error) {
-      const coded = isFileSystemError(error) ? unreadableInput(error) : error;
+      const coded: unknown = isFileSystemError(error) ? unreadableInput(error) : error;
       // Only a file's own coded refusal is per file; anything else is no verdict on the file.
       if (!(coded instanceof CodedError)) throw error;
-      failed.push({ file, code: coded.code, message: coded.message, error: coded });
+      const refusal = coded as CodedError<string>;
+      failed.push({ file, code: refusal.code, message: refusal.message, error: refusal });
     }
   }
   // One file named and refused: the command failed as a whole, as it always did (its coded error,
