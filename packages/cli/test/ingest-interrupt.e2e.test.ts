@@ -1,7 +1,8 @@
 // `evals ingest` stopped by SIGINT mid-way (the real binary, a folder of 3,000 attempts): exit 130
 // with one line on stderr saying how far it read, at least how many attempts are stored (never more
 // than the store holds) and that running the same command again continues — which it does (every
-// attempt stored once, the earlier ones duplicates). `ingest --help` lists 130/143.
+// attempt stored once, the earlier ones duplicates). `ingest --help` lists 130/143, as every command
+// that handles the signal itself does.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +50,7 @@ describe('when ingest is interrupted (SIGINT)', () => {
         const wal = statSync(join(dir, 'book.sqlite-wal'), { throwIfNoEntry: false });
         if ((wal?.size ?? 0) > 0 || Date.now() - started > 20_000) {
           clearInterval(poll);
-          setTimeout(resolve, 300);
+          resolve();
         }
       }, 25);
     });
@@ -78,6 +79,15 @@ describe('when ingest is interrupted (SIGINT)', () => {
     expect(report.duplicates).toBeGreaterThanOrEqual(claimed);
     expect(report.duplicates).toBeLessThan(COUNT);
   }, 120_000);
+
+  // Every command that handles SIGINT/SIGTERM itself (a notice, children to kill) lists the code.
+  it.each([['run'], ['qualify'], ['negotiate'], ['runnerd', 'inspect'], ['policy', 'replay'], ['ingest']])(
+    '%s --help lists exit 130 (interrupted)',
+    (...command) => {
+      const help = spawnSync(process.execPath, [EVALS, ...command, '--help'], { encoding: 'utf8' });
+      expect(help.stdout).toMatch(/\b130\b[^\n·]*(Ctrl-C|SIGINT)/);
+    },
+  );
 
   it('ingest --help lists 130/143 and what they mean', () => {
     const help = spawnSync(process.execPath, [EVALS, 'ingest', '--help'], { encoding: 'utf8' });
