@@ -4,9 +4,14 @@
 // once into node's writeOutputFile (atomically for a file, in place for a device or FIFO, never
 // the SQLite file being reported on), and so is one attempt's replay page; grid and compare summarise it with the report's own drift bars
 // and denominator policy, so a gate judges the same numbers in every command.
-import { realpath } from 'node:fs/promises';
 import { displayLocator } from '@paperclip-evals/contract';
-import { outputTarget, STDOUT_PATH, writeOutputFile } from '@paperclip-evals/node';
+import {
+  STDOUT_PATH,
+  outputConflictIssues,
+  outputConflictText,
+  outputConflicts,
+  writeOutputFile,
+} from '@paperclip-evals/node';
 import {
   DEFAULT_STORE_URL,
   assertGatesJudgeable,
@@ -132,7 +137,7 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
   assertReportOptions(request);
   return withEvalbook(request, 'read', async (book) => {
     const { store, storeShown, environment } = book;
-    if (request.out !== undefined) await refuseStoreAsOut(request.out, book);
+    if (request.out !== undefined) await refuseOutputOverInputs(request.out, book, request.env);
     let result: ReportResult | undefined;
     // A report is a document (JSON, Markdown, JUnit, HTML), on stdout too: its renderer escapes for its format.
     await writeOutputFile(request.out ?? STDOUT_PATH, async (write) => {
@@ -159,6 +164,10 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
 export interface AttemptPageRequest extends Pick<EvalbookRequest, 'store' | 'env' | 'run'> {
   /** The attempt to replay; with `run` when the id is stored in more than one run. */
   readonly attemptId: string;
+  /** The attempt's case, when the id is stored under several cases (`--case`). */
+  readonly caseId?: string;
+  /** The attempt's config, when the id is stored under several configs (`--config`). */
+  readonly configId?: string;
   /** Where the page goes (node's writeOutputFile); default stdout. */
   readonly out?: string;
 }
@@ -172,11 +181,13 @@ export interface AttemptPageRequest extends Pick<EvalbookRequest, 'store' | 'env
 export async function writeAttemptPage(request: AttemptPageRequest): Promise<AttemptReplay> {
   return withEvalbook(request, 'read', async (book) => {
     const { store, environment } = book;
-    if (request.out !== undefined) await refuseStoreAsOut(request.out, book);
+    if (request.out !== undefined) await refuseOutputOverInputs(request.out, book, request.env);
     const replay = await loadAttemptReplay({
       store,
       attemptId: request.attemptId,
       ...(request.run === undefined ? {} : { runId: request.run }),
+      ...(request.caseId === undefined ? {} : { caseId: request.caseId }),
+      ...(request.configId === undefined ? {} : { configId: request.configId }),
       ...(environment === undefined ? {} : { environment }),
     });
     const title = `${environment?.report?.title ?? environment?.name ?? 'Evalbook'}: attempt ${replay.key.attemptId}`;
@@ -185,17 +196,32 @@ export async function writeAttemptPage(request: AttemptPageRequest): Promise<Att
   });
 }
 
-/** The output must not name the SQLite file being reported on: the report would replace the ledger. */
-async function refuseStoreAsOut(out: string, book: OpenedEvalbook): Promise<void> {
-  if (book.sqliteFile === null) return;
-  const target = await outputTarget(out);
-  if (target.kind !== 'file') return;
-  const storeFile = await realpath(book.sqliteFile).catch(() => undefined);
-  if (storeFile === target.path)
-    throw new AppError(
-      'paperclip_app_request_invalid',
-      `--out ${out} is the Evalbook being reported on (${book.storeShown}); name another file`,
-    );
+/**
+ * The output must name none of the report's inputs (node's outputConflicts): not the SQLite file
+ * being reported on nor its -wal/-shm/-journal files (the report would replace the ledger), not the
+ * environment file — through a symlink or a hard link too.
+ */
+async function refuseOutputOverInputs(
+  out: string,
+  book: OpenedEvalbook,
+  env: string | undefined,
+): Promise<void> {
+  const conflicts = await outputConflicts(
+    [{ flag: '--out', path: out }],
+    [
+      ...(book.sqliteFile === null
+        ? []
+        : [{ flag: '--store', path: book.sqliteFile, kind: 'sqlite' as const }]),
+      ...(env === undefined ? [] : [{ flag: '--env', path: env }]),
+    ],
+  );
+  if (conflicts.length === 0) return;
+  const store = conflicts.some(({ input }) => input.flag === '--store');
+  throw new AppError(
+    'paperclip_app_request_invalid',
+    `${conflicts.map(outputConflictText).join('; ')}${store ? ` — --out ${out} is the Evalbook being reported on (${book.storeShown})` : ''}: the report would replace it. Name another file for --out`,
+    outputConflictIssues(conflicts),
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   canonicalDigest,
   displayLocator,
   isContractError,
+  isSha256Digest,
   parseNativeExecution,
 } from '@paperclip-evals/contract';
 import {
@@ -109,6 +110,22 @@ export async function replayPolicy(request: PolicyReplayRequest): Promise<Policy
     throw new AppError(
       'paperclip_app_request_invalid',
       'name attempt files or directories, or --store to replay the attempts of an Evalbook',
+    );
+  // Every flag is checked before any I/O: a malformed digest is refused before the bundle is read,
+  // the attempts are read or the store is connected to (a host that does not resolve must not hide it).
+  if (!isSha256Digest(request.sha256))
+    throw new AppError(
+      'paperclip_app_request_invalid',
+      `--sha256 ${JSON.stringify(request.sha256)} is not a digest: give sha256: followed by 64 lowercase hex digits (evals digest FILE prints it); nothing was read or opened`,
+      [
+        {
+          code: 'digest_invalid',
+          component: '--sha256',
+          message: 'the expected digest of --policy-binary is not a sha256 digest',
+          expected: 'sha256: followed by 64 lowercase hex digits',
+          received: request.sha256,
+        },
+      ],
     );
   const bundle = (await readRegularFile(request.bundle)).toString('utf8');
   const store = request.store === undefined ? undefined : await openEvalbook(request.store);

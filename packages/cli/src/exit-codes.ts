@@ -3,14 +3,7 @@
 // here, and nowhere else (run.ts's act() applies them; a test keeps commands from setting one).
 import { CommanderError } from 'commander';
 import { isAppError } from '@paperclip-evals/app';
-import {
-  CodedError,
-  isContractError,
-  jsonText,
-  maskSecrets,
-  maskSecretsIn,
-  secretsIn,
-} from '@paperclip-evals/contract';
+import { CodedError, isContractError, jsonText, maskSecrets, maskSecretsIn } from '@paperclip-evals/contract';
 import {
   NOT_REGULAR_ADVICE,
   SIGNAL_EXIT_CODES,
@@ -19,6 +12,8 @@ import {
   isFileSystemError,
   notRegularKindOf,
 } from '@paperclip-evals/node';
+
+import { processSecrets } from './print.js';
 
 import type { AppErrorCode } from '@paperclip-evals/app';
 import type { CampaignErrorCode } from '@paperclip-evals/campaign';
@@ -313,26 +308,6 @@ function isCodedError(error: unknown): error is CodedFailure {
     typeof (error as Partial<CodedFailure>).code === 'string' &&
     Array.isArray((error as Partial<CodedFailure>).issues)
   );
-}
-
-/**
- * The secrets this process was given, for masking what it says about a failure: the passwords and
- * tokens of every locator on its command line (--store, --from-store, …), and the credentials in its environment
- * (PGPASSWORD, the checks engine's provider API key and base URL).
- */
-export function processSecrets(
-  argv: readonly string[] = process.argv,
-  env: NodeJS.ProcessEnv = process.env,
-): string[] {
-  // Every argument that may be a locator (--store, --from-store, an environment's URL, …): a value
-  // with no URL password and no secret-named parameter yields none.
-  const locators = argv.map((arg) => arg.replace(/^--[\w-]+=/, ''));
-  return [
-    ...locators.flatMap(secretsIn),
-    ...secretsIn(env.EVALS_ENGINE_PROVIDER_BASE_URL ?? ''),
-    env.EVALS_ENGINE_PROVIDER_API_KEY ?? '',
-    env.PGPASSWORD ?? '',
-  ].filter((secret) => secret !== '');
 }
 
 /**

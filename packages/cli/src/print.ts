@@ -7,7 +7,37 @@
 // Everything goes through one sink, this process's streams unless setOutputSink() names another
 // (the in-process program tests collect it there).
 import { styleText } from 'node:util';
-import { jsonText, terminalText } from '@paperclip-evals/contract';
+import { jsonText, maskSecrets, maskSecretsIn, secretsIn, terminalText } from '@paperclip-evals/contract';
+
+/**
+ * The secrets this process was given, for masking what it says about a failure: the passwords and
+ * tokens of every locator on its command line (--store, --from-store, …), and the credentials in its environment
+ * (PGPASSWORD, the checks engine's provider API key and base URL).
+ */
+export function processSecrets(
+  argv: readonly string[] = process.argv,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  // Every argument that may be a locator (--store, --from-store, an environment's URL, …): a value
+  // with no URL password and no secret-named parameter yields none.
+  const locators = argv.map((arg) => arg.replace(/^--[\w-]+=/, ''));
+  return [
+    ...locators.flatMap(secretsIn),
+    ...secretsIn(env.EVALS_ENGINE_PROVIDER_BASE_URL ?? ''),
+    env.EVALS_ENGINE_PROVIDER_API_KEY ?? '',
+    env.PGPASSWORD ?? '',
+  ].filter((secret) => secret !== '');
+}
+
+/** The shortest known secret masked wherever it occurs in what is printed (a shorter one only where a locator holds it). */
+const MIN_SECRET_CHARS = 4;
+
+/**
+ * The process's secrets as every printed text masks them: one of a few characters (a password `p`)
+ * would mask every `p` of every line, so it is masked only where maskSecrets' locator patterns find
+ * it (`postgres://u:***@h`), as any password is.
+ */
+const printedSecrets = (): string[] => processSecrets().filter((secret) => secret.length >= MIN_SECRET_CHARS);
 
 /** The colours of our labels. */
 export type Style = 'green' | 'red' | 'yellow' | 'dim';
@@ -110,9 +140,13 @@ function renderLine(line: Line, colour: boolean): string {
   return run === undefined ? shown : shown + terminalText(run);
 }
 
-/** Writes human text, one line each (see humanText). */
+/**
+ * Writes human text, one line each (see humanText), every secret masked (contract's maskSecrets with
+ * the process's own secrets): a path or locator the user gave that holds a password
+ * (`postgres://u:PW@h/db` named as an input) is never echoed, in a table or in a message.
+ */
 export function printLines(stream: Stream, lines: readonly Line[]): void {
-  write(stream, humanText(lines, colours(stream)));
+  write(stream, maskSecrets(humanText(lines, colours(stream)), printedSecrets()));
 }
 
 /**
@@ -133,10 +167,10 @@ export function printOwnText(stream: Stream, text: string): void {
 
 /**
  * Writes one JSON document on stdout (contract's jsonText: exact JSON, safe in a terminal), then a
- * newline; indented by `space` (0: on one line).
+ * newline; indented by `space` (0: on one line). Every string is masked as printLines masks a line.
  */
 export function printJson(value: unknown, space = 2): void {
-  write('stdout', `${jsonText(value, space)}\n`);
+  write('stdout', `${jsonText(maskSecretsIn(value, printedSecrets()), space)}\n`);
 }
 
 /** Writes JSON text already made (by failureJson) on stdout as it is. */

@@ -175,7 +175,7 @@ export function createProgram(): Command {
         '',
         'Credentials: pass a PostgreSQL password in PGPASSWORD or a PGPASSFILE (and PGHOST, PGPORT, PGUSER, PGDATABASE for postgres:///db), not in the URL; PGSERVICE is not supported and is refused. No output or error shows a password (postgres://user:***@host/db).',
         '',
-        "Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error (a missing --artifact-root), unusable store or environment, an unreadable input, or a valid bundle the store refused to write (reported as 'not stored'; every other bundle is written) (takes precedence over 1).",
+        `Exit codes: 0 only inserted or duplicate attempts (foreign ones kept apart included) · 1 a conflict, an invalid bundle, or an attempt not of the environment's suite without --keep-foreign (then nothing is written) · 2 usage error (a missing --artifact-root), unusable store or environment, an unreadable input, or a valid bundle the store refused to write (reported as 'not stored'; every other bundle is written) (takes precedence over 1) · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM: stderr says how many attempts are stored (each whole); the same command run again continues.`,
         '',
         'Examples:',
         '  $ evals ingest runs/2026-11-30 --env evalbook.yaml',
@@ -261,6 +261,26 @@ export function createProgram(): Command {
         "write this attempt's replay page (HTML) instead of the report; with --run when the id is in several runs",
       ).conflicts(['a', 'b', 'aRun', 'bRun', 'failOn', 'includeForeign', 'htmlUrl', 'allRuns']),
     )
+    .addOption(
+      needs(
+        new Option(
+          '--case <caseId>',
+          "with --attempt: the attempt's case, needed when its id is under several cases",
+        ),
+        '--attempt',
+        'it picks the attempt whose replay page is written',
+      ),
+    )
+    .addOption(
+      needs(
+        new Option(
+          '--config <configId>',
+          "with --attempt: the attempt's config, needed when its id is under several configs",
+        ),
+        '--attempt',
+        'it picks the attempt whose replay page is written',
+      ),
+    )
     .addOption(allRunsOption())
     .option('--a <config>', 'compare two configs over their shared cases: the baseline…')
     .option('--b <config>', '…and the candidate')
@@ -280,7 +300,7 @@ export function createProgram(): Command {
         '',
         GATES_HELP,
         '',
-        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them, an --attempt id the store lacks or holds in several runs without --run), no such store, an unusable environment, or an --out that cannot be written.',
+        'Exit codes: 0 written (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (a repeated option, a gate that needs --a/--b without them, an --attempt id the store lacks or holds under several run/case/config keys without the --run, --case or --config that picks one), no such store, an unusable environment, or an --out that cannot be written.',
         '',
         'Examples:',
         '  $ evals report --format html --out report.html',
@@ -293,6 +313,7 @@ export function createProgram(): Command {
         '  $ evals report --a baseline --b candidate --fail-on regression --fail-on case-regression:50',
         '  $ evals report --store sqlite:book.sqlite | jq ".summary.configStats"',
         "  $ evals report --attempt attempt_0007 --run nightly-42 --out attempt_0007.html   # one attempt's replay",
+        '  $ evals report --attempt attempt_0007 --run nightly-42 --case case_a --config baseline --out a.html',
       ].join('\n'),
     )
     .action(
@@ -302,6 +323,8 @@ export function createProgram(): Command {
             format: ReportFormat;
             out?: string;
             attempt?: string;
+            case?: string;
+            config?: string;
             htmlUrl?: string;
             allRuns?: true;
           },
@@ -319,6 +342,8 @@ export function createProgram(): Command {
               ...(flags.store === undefined ? {} : { store: flags.store }),
               ...(flags.env === undefined ? {} : { env: flags.env }),
               ...(flags.run === undefined ? {} : { run: flags.run }),
+              ...(flags.case === undefined ? {} : { caseId: flags.case }),
+              ...(flags.config === undefined ? {} : { configId: flags.config }),
               ...(flags.out === undefined ? {} : { out: flags.out }),
             });
           }
@@ -477,7 +502,7 @@ export function createProgram(): Command {
       'after',
       [
         '',
-        'Exit codes: 0 done · 2 unreadable file or (with --canonical) not strict JSON / YAML.',
+        'Exit codes: 0 every file digested · 2 a file unreadable or (with --canonical) not strict JSON / YAML: each such file is one coded line on stderr (with --json under failed), every other file is still digested and printed (as sha256sum does).',
         '',
         'Examples:',
         '  $ evals digest --canonical cases/incident-summary.yaml   # the sha256 to list for that case in evalbook.yaml',

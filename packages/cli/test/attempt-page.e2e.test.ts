@@ -1,6 +1,7 @@
-// `evals report --attempt ID [--run RUN]` end to end with the real `evals` binary: writes one
-// attempt's replay page (to --out or stdout) and says on stderr what it holds; an unknown id, an id
-// stored in two runs without --run, a --format other than html and the report's comparison or gate
+// `evals report --attempt ID [--run RUN] [--case C] [--config K]` end to end with the real `evals`
+// binary: writes one attempt's replay page (to --out or stdout) and says on stderr what it holds; an
+// unknown id, an id stored in two runs without --run (or under several cases/configs without
+// --case/--config, each pair listed), a --format other than html and the report's comparison or gate
 // flags are usage errors (exit 2), each naming what to do, and nothing is written. A retracted
 // attempt's page says who retracted it, when and why. Each command's first run here is the real
 // binary; the later ones run its main() in-process (support/evals-in-process.ts).
@@ -35,6 +36,12 @@ beforeAll(async () => {
     syntheticAttempt({ runId: 'run_a', attemptId: 'attempt_once', deniedCalls: 1 }),
     syntheticAttempt({ runId: 'run_a', attemptId: 'attempt_twice' }),
     syntheticAttempt({ runId: 'run_b', attemptId: 'attempt_twice' }),
+    // attempt_pairs four times in one run: 2 cases × 2 configs (a runner numbering attempts per pair)
+    ...['case_a', 'case_b'].flatMap((caseId) =>
+      ['config_a', 'config_b'].map((configId) =>
+        syntheticAttempt({ runId: 'run_a', attemptId: 'attempt_pairs', caseId, configId }),
+      ),
+    ),
   ];
   bundles.forEach((bundle, index) => {
     writeFileSync(join(dir, 'runs', `${index}.json`), JSON.stringify(bundle));
@@ -83,6 +90,63 @@ describe('evals report --attempt', () => {
     ]);
     expect(named.status).toBe(0);
     expect(named.stderr).toContain('(run run_b,');
+  });
+
+  it('an id under several case/config pairs of one run: --run alone lists the pairs and names --case and --config, which pick one', async () => {
+    const ambiguous = await run([
+      'report',
+      ...STORE,
+      '--attempt',
+      'attempt_pairs',
+      '--run',
+      'run_a',
+      '--out',
+      'p.html',
+    ]);
+    expect(ambiguous.status).toBe(2);
+    expect(ambiguous.stderr).toContain('is stored 4 times in run "run_a"');
+    expect(ambiguous.stderr).toContain('run_a/case_b/config_a');
+    expect(ambiguous.stderr).toContain('name its case with --case and its config with --config');
+    expect(ambiguous.stderr).not.toContain('name its run');
+    const byCase = await run([
+      'report',
+      ...STORE,
+      '--attempt',
+      'attempt_pairs',
+      '--case',
+      'case_b',
+      '--out',
+      'p.html',
+    ]);
+    expect(byCase.status).toBe(2);
+    expect(byCase.stderr).toContain('is stored 2 times with --case "case_b"');
+    expect(byCase.stderr).toContain('name its config with --config');
+    expect(existsSync(join(dir, 'p.html'))).toBe(false);
+    const named = await run([
+      'report',
+      ...STORE,
+      '--attempt',
+      'attempt_pairs',
+      '--run',
+      'run_a',
+      '--case',
+      'case_b',
+      '--config',
+      'config_a',
+      '--out',
+      'p.html',
+    ]);
+    expect(named.stderr).toContain('(run run_a, case case_b, config config_a)');
+    expect(named.status).toBe(0);
+    const none = await run(['report', ...STORE, '--attempt', 'attempt_pairs', '--config', 'config_z']);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('no attempt "attempt_pairs" with --config "config_z"');
+  });
+
+  it('--case or --config without --attempt: a usage error naming --attempt', async () => {
+    const result = await run(['report', ...STORE, '--case', 'case_a']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("option '--case <caseId>' needs --attempt");
   });
 
   it('says on the page when the attempt is retracted: who, when, why', async () => {

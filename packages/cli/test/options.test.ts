@@ -29,6 +29,8 @@ const NEEDS: Readonly<Record<string, string>> = {
   'compare --run': '--a',
   'compare --all-runs': '--a',
   'retract --attempt': '--run',
+  'report --case': '--attempt',
+  'report --config': '--attempt',
 };
 
 /** Two valid values for options whose parser refuses arbitrary text. */

@@ -350,6 +350,31 @@ const links = (body: string, at: string): string[] =>
   );
 
 describe('evals view', () => {
+  it('a --port another process holds: exit 2, port_in_use and what to do — never a file error', async () => {
+    const site = join(dir, 'view-taken');
+    expect((await evals(['publish', '--store', store, '--out', site])).code).toBe(0);
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = holder.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const result = spawnSync(process.execPath, [EVALS, 'view', site, '--port', String(port)], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr).toContain(
+        `port ${port} on 127.0.0.1 cannot be listened on: another process listens there (EADDRINUSE)`,
+      );
+      expect(result.stderr).toContain('port_in_use');
+      expect(result.stderr).toContain('give another --port, or leave --port out for a free one');
+      expect(result.stderr).not.toContain('name a file');
+    } finally {
+      holder.close();
+    }
+  });
+
   it('redirects a folder without its slash (301), and every relative link of the pages it serves resolves', async () => {
     const site = join(dir, 'view-site');
     expect((await evals(['publish', '--store', store, '--out', site])).code).toBe(0);

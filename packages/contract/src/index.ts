@@ -87,3 +87,4 @@ export {
   secretsIn,
 } from './secrets.js';
 export { jsonText, terminalText } from './terminal-text.js';
+export { shellCommand } from './shell-word.js';

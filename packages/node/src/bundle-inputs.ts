@@ -164,8 +164,37 @@ async function* walk(dir: string, display: string): AsyncGenerator<BundleInput> 
   }
 }
 
+/** System calls of the network (a socket, a name lookup): their errors are never about a file. */
+const NETWORK_SYSCALLS = new Set(['listen', 'bind', 'connect', 'accept', 'getaddrinfo', 'getnameinfo']);
+/** Error codes only the network gives (a read or write on a socket reports them too). */
+const NETWORK_CODES = new Set([
+  'EADDRINUSE',
+  'EADDRNOTAVAIL',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ETIMEDOUT',
+  'ENOTCONN',
+]);
+
+/**
+ * Whether `error` is a failed file system call (an errno with its system call): what the CLI says
+ * of an input path that cannot be read. A network failure (a port taken, a host not found, a
+ * refused connection) has the same shape and is not one: its meaning is not "name a file that exists".
+ */
 export const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException =>
-  error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error;
+  error instanceof Error &&
+  typeof (error as NodeJS.ErrnoException).code === 'string' &&
+  'syscall' in error &&
+  !NETWORK_SYSCALLS.has(String((error as NodeJS.ErrnoException).syscall)) &&
+  !NETWORK_CODES.has(String((error as NodeJS.ErrnoException).code));
 
 /** What a failed file system call says, without its code and call: "ENOENT: no such file, open 'x'" → "no such file". */
 export const fileSystemWhat = (error: NodeJS.ErrnoException): string =>

@@ -103,8 +103,12 @@ const notices = new Set<(signal: CleanupSignal) => void>();
  */
 export function noticeOnStop(notice: (signal: CleanupSignal) => void): () => void {
   notices.add(notice);
+  // A notice is heard even when no child runs (an ingest between batches): the signal is handled
+  // here, the notice said, and the process exits with the signal's code as its default action would.
+  update();
   return () => {
     notices.delete(notice);
+    update();
   };
 }
 
@@ -121,7 +125,7 @@ function onSignal(signal: CleanupSignal): void {
 }
 
 function update(): void {
-  const needed = groups.size > 0 || paths.size > 0;
+  const needed = groups.size > 0 || paths.size > 0 || notices.size > 0;
   if (needed === listening) return;
   listening = needed;
   for (const signal of SIGNALS) {

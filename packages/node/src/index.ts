@@ -42,6 +42,8 @@ export { readAttemptFile, readAttemptReadFile } from './attempt-input.js';
 export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
 export { STDOUT_PATH, outputTarget, stdioWriteFailed, writeOutputFile } from './output-file.js';
+export { outputConflictIssues, outputConflictText, outputConflicts } from './output-apart.js';
+export type { NamedPath } from './output-apart.js';
 export { resolveRunnerdArtifact } from './runnerd-artifact.js';
 export type { RunnerdArtifact } from './runnerd-artifact.js';
 export { DEFAULT_MAX_EXECUTABLE_BYTES, stageVerifiedExecutable } from './staged-executable.js';

@@ -32,3 +32,46 @@ describe('fileSystemText', () => {
     expect(fileSystemText(noPath)).toBe('EPIPE: broken pipe, write');
   });
 });
+
+describe('isFileSystemError', () => {
+  /** A real failure of a network call: listening on a port another server holds. */
+  async function portTaken(): Promise<NodeJS.ErrnoException> {
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const address = holder.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const second = createServer();
+    try {
+      return await new Promise<NodeJS.ErrnoException>((resolve) => {
+        second.once('error', resolve);
+        second.listen(port, '127.0.0.1');
+      });
+    } finally {
+      holder.close();
+    }
+  }
+
+  it('is true of a failed file system call', async () => {
+    expect(isFileSystemError(await failure('/nowhere/x.yaml'))).toBe(true);
+  });
+
+  it('is false of a taken port (listen EADDRINUSE): a network error is never "name a file that exists"', async () => {
+    const error = await portTaken();
+    expect(error.code).toBe('EADDRINUSE');
+    expect(isFileSystemError(error)).toBe(false);
+  });
+
+  it.each([
+    ['ENOTFOUND', 'getaddrinfo'],
+    ['EAI_AGAIN', 'getaddrinfo'],
+    ['ECONNREFUSED', 'connect'],
+    ['ETIMEDOUT', 'connect'],
+    ['EACCES', 'listen'],
+    ['EADDRNOTAVAIL', 'bind'],
+    ['ECONNRESET', 'read'],
+  ])('is false of %s from %s', (code, syscall) => {
+    const error = Object.assign(new Error(`${syscall} ${code} db.example`), { code, syscall });
+    expect(isFileSystemError(error)).toBe(false);
+  });
+});

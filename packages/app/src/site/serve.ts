@@ -80,7 +80,9 @@ export async function serveSite(request: ViewRequest): Promise<ServedSite> {
     void respond(root, csp, req, res);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(listenError(error, request.port ?? 0));
+    });
     server.listen(request.port ?? 0, '127.0.0.1', () => {
       resolve();
     });
@@ -97,6 +99,36 @@ export async function serveSite(request: ViewRequest): Promise<ServedSite> {
         });
       }),
   };
+}
+
+/** What a port that cannot be listened on means, and what to do: a coded request error (never a file error). */
+const LISTEN_FAILURES: Readonly<Record<string, { readonly code: string; readonly why: string }>> = {
+  EADDRINUSE: { code: 'port_in_use', why: 'another process listens there' },
+  EACCES: {
+    code: 'port_not_permitted',
+    why: 'this user may not listen on it (ports below 1024 need privileges)',
+  },
+  EADDRNOTAVAIL: { code: 'port_unavailable', why: '127.0.0.1 is not available on this machine' },
+};
+
+function listenError(error: NodeJS.ErrnoException, port: number): AppError {
+  const known = LISTEN_FAILURES[error.code ?? ''];
+  const received = `${error.code ?? 'error'} (${error.syscall ?? 'listen'})`;
+  const fix = 'give another --port, or leave --port out for a free one';
+  return new AppError(
+    'paperclip_app_request_invalid',
+    `port ${port} on 127.0.0.1 cannot be listened on: ${known?.why ?? error.message} (${error.code ?? 'error'}); ${fix}`,
+    [
+      {
+        code: known?.code ?? 'port_listen_failed',
+        component: '--port',
+        message: `${known?.why ?? error.message}: ${fix}`,
+        expected: 'a free port on 127.0.0.1',
+        received: `port ${port}: ${received}`,
+      },
+    ],
+    { cause: error },
+  );
 }
 
 function send(res: ServerResponse, csp: string, status: number, text: string): void {

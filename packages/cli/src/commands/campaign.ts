@@ -5,9 +5,8 @@
 // writes the record to --out. The first Ctrl-C stops scheduling (running attempts finish, the record is
 // still written, exit 130); a second, or SIGTERM, kills the running sessions' process groups.
 // `merge` combines shard records into one campaign record.
-import { resolve } from 'node:path';
 
-import { displayLocator } from '@paperclip-evals/contract';
+import { displayLocator, isSha256Digest } from '@paperclip-evals/contract';
 import { displayUsd } from '@paperclip-evals/evalbook';
 
 import type {
@@ -21,6 +20,7 @@ import type {
 import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
 import { UsageError, optionPair } from '../exit-codes.js';
+import { fileInput, refuseOutputsOverInputs, storeInput } from '../outputs-apart.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
@@ -108,33 +108,21 @@ function usd(flag: string, text: string | undefined): number | undefined {
 }
 
 /**
- * --out against the other paths of the run, before anything runs: the record never replaces the
- * suite, the qualification record or the SQLite store it names (a usage error naming both flags).
+ * --out against the other paths of the run, before anything runs (node's one rule, through
+ * refuseOutputsOverInputs): the record never replaces the suite, the qualification record, the
+ * SQLite store it names or that store's -wal/-shm/-journal files, through a symlink or a hard link
+ * neither (a usage error naming both flags).
  */
-export function assertOutApart(options: RunCommandOptions): void {
-  if (options.out === undefined || options.out === '-') return;
-  const out = resolve(options.out);
-  const store =
-    options.store?.startsWith('sqlite:') === true ? options.store.slice('sqlite:'.length) : undefined;
-  const others: [string, string | undefined][] = [
-    ['--env', options.env],
-    ['--qualification', options.qualification],
-    ['--store', store],
-  ];
-  const same = others.filter(([, path]) => path !== undefined && path !== '' && resolve(path) === out);
-  if (same.length > 0)
-    throw new UsageError(
-      `--out ${options.out} is the file ${same.map(([flag]) => flag).join(' and ')} names: the campaign record would replace it. Name another file for --out`,
-      {
-        issues: same.map(([flag]) => ({
-          code: 'output_conflicts_input',
-          message: `--out and ${flag} name the same file`,
-          component: '--out',
-          expected: `a file other than ${flag}'s`,
-          received: options.out,
-        })),
-      },
-    );
+export async function assertOutApart(options: RunCommandOptions): Promise<void> {
+  if (options.out === undefined) return;
+  await refuseOutputsOverInputs(
+    [{ flag: '--out', path: options.out }],
+    [
+      ...fileInput('--env', options.env),
+      ...fileInput('--qualification', options.qualification),
+      ...storeInput('--store', options.store),
+    ],
+  );
 }
 
 /** What a run is doing before its first session, as its terminal line says it. */
@@ -164,12 +152,17 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
     { flag: '--eval-session-sha256', value: options.evalSessionSha256, takes: '<digest>' },
     { why: 'the bin is verified by its digest' },
   );
+  // Every flag is checked before any I/O (the release is qualified, the store opened only after).
+  if (options.evalSessionSha256 !== undefined && !isSha256Digest(options.evalSessionSha256))
+    throw new UsageError(
+      `--eval-session-sha256 ${JSON.stringify(options.evalSessionSha256)} is not a digest: expected sha256: followed by 64 lowercase hex digits (evals digest FILE prints it); nothing was run`,
+    );
   const sessionEnv = passedEnvironment(options.passEnv);
   if (options.plan && options.out !== undefined)
     throw new UsageError(
       '--plan prints the plan and runs nothing: --out has no record to write (drop --out, or drop --plan to run the campaign)',
     );
-  assertOutApart(options);
+  await assertOutApart(options);
   const common = {
     environmentPath: options.env,
     releaseDir: options.releaseDir ?? '',
@@ -312,6 +305,14 @@ export interface MergeCommandOptions {
 export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   if (options.store === undefined && options.fromStores.length > 0)
     throw new UsageError('--from-store needs --store: the store the shards’ attempts are copied into');
+  await refuseOutputsOverInputs(
+    [{ flag: '--out', path: options.out }],
+    [
+      ...options.records.map((path) => ({ flag: '<records...>', path })),
+      ...storeInput('--store', options.store),
+      ...options.fromStores.flatMap((store) => storeInput('--from-store', store)),
+    ],
+  );
   const campaign = await import('@paperclip-evals/campaign');
   const shards = [];
   for (const path of options.records) shards.push({ path, record: await campaign.readCampaignRecord(path) });

@@ -8,6 +8,7 @@
 import { ingestAttempts } from '@paperclip-evals/app/ingest';
 import { isSha256Digest } from '@paperclip-evals/contract';
 import { displayUsd, ingestArtifactCountsText, ingestExitCode } from '@paperclip-evals/evalbook';
+import { noticeOnStop } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
@@ -39,6 +40,15 @@ export type IngestReport = {
   readonly exitCode: (typeof EXIT_FOR_OUTCOME)[(typeof INGEST_OUTCOMES)[number]];
 } & IngestSummary;
 
+/** What an ingest stopped by a signal says on stderr: what it read, what is stored, and that re-running continues. */
+export function interruptedText(signal: string, seen: IngestProgress | undefined): string {
+  const counts =
+    seen === undefined
+      ? 'before its first count'
+      : `after reading ${seen.processed} of ${seen.total} input(s): at least ${seen.inserted} attempt(s) stored, ${seen.duplicates} already there`;
+  return `evals: interrupted (${signal}): ingest stopped ${counts}; every stored attempt is whole (a batch being written was rolled back). Run the same command again to continue: what is stored is a duplicate, skipped, and the rest is ingested`;
+}
+
 export async function runIngest(options: IngestCommandOptions): Promise<Outcome> {
   const started = performance.now();
   const tty = isTerminal('stderr');
@@ -58,6 +68,17 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     throw new UsageError(
       `--runnerd-sha256 ${JSON.stringify(options.runnerdSha256)} is not a digest: expected sha256: followed by 64 lowercase hex digits`,
     );
+  // The counts so far, for what an interruption says: every attempt counted inserted is committed
+  // (a batch in flight when the signal came is rolled back whole).
+  let seen: IngestProgress | undefined;
+  const track = (progress: IngestProgress): void => {
+    seen = progress;
+    if (tty) onProgress(progress);
+  };
+  const releaseNotice = noticeOnStop((signal) => {
+    if (tty) clearProgress();
+    printLines('stderr', [interruptedText(signal, seen)]);
+  });
   let summary: IngestSummary;
   try {
     summary = await ingestAttempts({
@@ -67,14 +88,18 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       ...(options.env === undefined ? {} : { environmentPath: options.env }),
       ...(options.artifactRoot === undefined ? {} : { artifactRoot: options.artifactRoot }),
       ...(options.runnerdSha256 === undefined ? {} : { qualifiedRunnerdSha256: options.runnerdSha256 }),
-      ...(tty ? { onProgress } : {}),
+      onProgress: track,
       keepForeign: options.keepForeign === true,
       writerThread: true,
     });
   } finally {
+    releaseNotice();
     if (tty) clearProgress();
   }
   const outcome = INGEST_OUTCOMES[ingestExitCode(summary)];
+  // A diagnostic, with or without --json: a wrong root must not read as "all unverified".
+  if (summary.artifactsMissing.rootHoldsNone)
+    printLines('stderr', [rootHoldsNoneText(options.artifactRoot ?? '', summary.artifactsMissing)]);
   if (options.json) {
     printJson({
       schema: INGEST_REPORT_V1,
@@ -127,6 +152,16 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       ],
       ...issueLines(foreign.issues),
     );
+  const missing = summary.artifactsMissing;
+  for (const file of missing.files.slice(0, MISSING_SHOWN))
+    lines.push([
+      painted('yellow', 'missing   '),
+      ` ${file.input}  ${file.uri}: no file at ${file.expectedAt} (unverified)`,
+    ]);
+  if (missing.count > MISSING_SHOWN)
+    lines.push(
+      `    … and ${missing.count - MISSING_SHOWN} more referenced file(s) missing (--json names the first ${missing.files.length})`,
+    );
   const refusedForeign = !summary.keepForeign && summary.foreign.length > 0;
   if (refusedForeign)
     lines.push(
@@ -151,4 +186,14 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     );
   printLines('stdout', lines);
   return outcome;
+}
+
+/** How many missing referenced files the summary names (--json: up to MISSING_ARTIFACTS_LISTED). */
+const MISSING_SHOWN = 20;
+
+/** The warning for a root that holds none of the referenced files: most likely the wrong folder. */
+export function rootHoldsNoneText(root: string, missing: IngestSummary['artifactsMissing']): string {
+  const [first] = missing.files;
+  const example = first === undefined ? '' : ` (${first.uri} was looked for at ${first.expectedAt})`;
+  return `evals ingest: warning artifact_root_holds_none: --artifact-root ${root} holds none of the ${missing.count} file(s) the attempts reference${example}: most likely the wrong folder, not missing files. Give the folder artifact://native/ paths resolve under — artifact://native/P is read as <root>/P — often the folder above or below this one`;
 }

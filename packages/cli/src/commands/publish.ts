@@ -4,6 +4,7 @@
 // prints the URL and serves until Ctrl-C or SIGTERM. Publish says which staging folders of gone
 // publishers it removed (and which it left, why), and on SIGINT/SIGTERM what was cleaned up; verify
 // prints at most VERIFY_ISSUES_SHOWN defects, then how many more (--json lists every one).
+import { shellCommand } from '@paperclip-evals/contract';
 import { noticeOnStop } from '@paperclip-evals/node';
 
 import { UsageError } from '../exit-codes.js';
@@ -111,7 +112,7 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
     printLines('stdout', [
       `${result.site}: ${result.campaigns.filter((campaign) => campaign.outcome === 'published').length} campaign folder(s) published, ${result.campaigns.filter((campaign) => campaign.outcome === 'unchanged').length} unchanged · ${result.listed} listed${result.public ? ' · public projection' : ''}`,
       `  latest: ${result.latest ?? 'none'} · latest green: ${result.latestGreen ?? 'none'}`,
-      `  check it before uploading: evals publish --verify ${result.site}`,
+      `  check it before uploading: ${shellCommand(['evals', 'publish', '--verify', result.site])}`,
     ]);
   return 'ok';
 }

@@ -150,6 +150,8 @@ export interface AttemptPageCommandOptions {
   readonly store?: string;
   readonly env?: string;
   readonly run?: string;
+  readonly caseId?: string;
+  readonly configId?: string;
   readonly out?: string;
 }
 

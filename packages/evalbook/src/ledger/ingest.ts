@@ -12,7 +12,7 @@
 // reported with its coded error, and the others are written (writeBatch).
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import { DEFAULT_MAX_INPUT_BYTES, displayLocator } from '@paperclip-evals/contract';
 import { STDIN_INPUT, checkContainedReference, expandBundleInputs, readBundles } from '@paperclip-evals/node';
@@ -136,6 +136,8 @@ export interface IngestSummary {
    * two are invalid bundles, never written.
    */
   readonly artifacts: IngestArtifactCounts;
+  /** The referenced files absent under --artifact-root, named (a typo must not look like "all unverified"). */
+  readonly artifactsMissing: ArtifactsMissing;
   /** Cost coverage of the attempts inserted by this run. */
   readonly coverage: CoverageSummary;
   /** Model calls made for case checks (never the agents' own cost); null without a provider. */
@@ -152,6 +154,30 @@ export interface IngestArtifactCounts extends ArtifactCounts {
   /** By reason: how many bundles had a reference refused for it (a bundle counts once per reason). */
   refusedReasons: Record<ContainedFileRefusal, number>;
 }
+
+/** How many referenced files the first entries of ArtifactsMissing.files name. */
+export const MISSING_ARTIFACTS_LISTED = 50;
+
+/**
+ * The references of valid bundles whose file is absent under the `--artifact-root` given: how many,
+ * the first MISSING_ARTIFACTS_LISTED (bundle, uri, the path looked at), and whether the root holds
+ * none of the referenced files at all — then it is most likely the wrong folder, not missing files.
+ */
+export interface ArtifactsMissing {
+  count: number;
+  readonly files: { readonly input: string; readonly uri: string; readonly expectedAt: string }[];
+  /** A root was given, some files were referenced, and not one of them is there. */
+  rootHoldsNone: boolean;
+  /** How many referenced files were found under the root (verified, mismatched or refused). */
+  found: number;
+}
+
+export const emptyArtifactsMissing = (): ArtifactsMissing => ({
+  count: 0,
+  files: [],
+  rootHoldsNone: false,
+  found: 0,
+});
 
 export const emptyIngestArtifactCounts = (): IngestArtifactCounts => ({
   ...emptyArtifactCounts(),
@@ -248,17 +274,25 @@ export function foreignIssue(mismatch: EnvironmentMismatch, environment: Environ
  */
 async function firstPass(
   inputs: readonly string[],
-  context: Omit<ReadContext, 'checks' | 'artifacts'>,
+  context: Omit<ReadContext, 'checks' | 'artifacts' | 'missing'>,
   readOptions: ReadAttemptOptions & { readonly stdin: () => AsyncIterable<Uint8Array> },
-): Promise<Pick<IngestSummary, 'processed' | 'invalid' | 'unreadable' | 'foreign' | 'artifacts'>> {
+): Promise<
+  Pick<IngestSummary, 'processed' | 'invalid' | 'unreadable' | 'foreign' | 'artifacts' | 'artifactsMissing'>
+> {
   const artifacts = emptyIngestArtifactCounts();
+  const missing = emptyArtifactsMissing();
   const invalid: IngestSummary['invalid'] = [];
   const unreadable: IngestSummary['unreadable'] = [];
   const foreign: IngestForeign[] = [];
   let processed = 0;
   for await (const read of readBundles(expandBundleInputs(inputs), readOptions)) {
     processed++;
-    const judged = await readInput(read, { ...context, artifacts, checks: () => Promise.resolve([]) });
+    const judged = await readInput(read, {
+      ...context,
+      artifacts,
+      missing,
+      checks: () => Promise.resolve([]),
+    });
     if (judged.kind === 'unreadable')
       unreadable.push({ input: read.input.display, error: judged.error, code: judged.code });
     else if (judged.kind === 'invalid') invalid.push({ input: read.input.display, issues: judged.issues });
@@ -274,7 +308,20 @@ async function firstPass(
         });
     }
   }
-  return { processed, invalid, unreadable, foreign, artifacts };
+  return {
+    processed,
+    invalid,
+    unreadable,
+    foreign,
+    artifacts,
+    artifactsMissing: settleMissing(missing, context.artifactRoot),
+  };
+}
+
+/** The tally once every input is read: whether the root given holds none of what was referenced. */
+function settleMissing(missing: ArtifactsMissing, root: string | undefined): ArtifactsMissing {
+  missing.rootHoldsNone = root !== undefined && missing.count > 0 && missing.found === 0;
+  return missing;
 }
 
 /** What readInput needs besides the read: the suite, where references resolve, the counts, the checks. */
@@ -283,6 +330,8 @@ interface ReadContext {
   readonly artifactRoot: string | undefined;
   /** Counted as each valid bundle's references are verified. */
   readonly artifacts: IngestArtifactCounts;
+  /** Named as each reference absent under the user's artifact root is met. */
+  readonly missing: ArtifactsMissing;
   /** The case's engine checks over a bundle's trace. */
   readonly checks: (bundle: NativeExecution) => Promise<readonly AssertionResult[]>;
 }
@@ -316,7 +365,24 @@ async function readInput(read: BundleRead, context: ReadContext): Promise<Judged
     const referenceRoot =
       context.artifactRoot ??
       (parsed.evalSession !== undefined && target.path !== null ? dirname(target.path) : undefined);
-    const { verification, refusals, issues } = await verifyReferences(parsed.bundle, referenceRoot);
+    const { verification, refusals, issues, absent, found } = await verifyReferences(
+      parsed.bundle,
+      referenceRoot,
+    );
+    // Under the root the user gave, every absent file is named (beside an eval-session artifact, the
+    // folder is ours, not a flag to correct).
+    if (context.artifactRoot !== undefined && referenceRoot === context.artifactRoot) {
+      context.missing.found += found;
+      for (const uri of absent) {
+        context.missing.count++;
+        if (context.missing.files.length < MISSING_ARTIFACTS_LISTED)
+          context.missing.files.push({
+            input: target.display,
+            uri,
+            expectedAt: join(context.artifactRoot, uri.slice(NATIVE_ARTIFACT.length)),
+          });
+      }
+    }
     // A refusal is not a mismatch: nothing was compared (and it outranks one of the same bundle).
     if (refusals.size > 0) {
       context.artifacts.refused++;
@@ -389,8 +455,14 @@ export async function verifyReferences(
   verification: Map<string, ReferenceVerification>;
   refusals: Set<ContainedFileRefusal>;
   issues: Issue[];
+  /** The native references whose file is absent under the root. */
+  absent: string[];
+  /** How many native references have a file there (whatever came of it). */
+  found: number;
 }> {
   const verification = new Map<string, ReferenceVerification>();
+  const absent: string[] = [];
+  let found = 0;
   const refusals = new Set<ContainedFileRefusal>();
   const issues: Issue[] = [];
   const refs = [
@@ -402,32 +474,36 @@ export async function verifyReferences(
     if (root === undefined || !ref.uri.startsWith(NATIVE_ARTIFACT)) continue;
     // Never outside the root, links included (node's one artifact-reference check): a link, a
     // `..` or a file that is not regular is refused, and nothing outside the root is ever read.
-    const found = await checkContainedReference(root, ref.uri.slice(NATIVE_ARTIFACT.length), ref);
-    if (found.kind === 'absent') continue; // absent: unverified
-    if (found.kind === 'refused') {
-      issues.push({
-        code: REFUSAL_CODE[found.reason],
-        message: `${ref.uri}: ${found.message}`,
-        path: `${path}/uri`,
-        expected: REFUSAL_EXPECTED[found.reason],
-        received: ref.uri,
-      });
-      refusals.add(found.reason);
+    const checked = await checkContainedReference(root, ref.uri.slice(NATIVE_ARTIFACT.length), ref);
+    if (checked.kind === 'absent') {
+      absent.push(ref.uri); // absent: unverified, and named
       continue;
     }
-    const [field] = found.mismatches;
+    found++;
+    if (checked.kind === 'refused') {
+      issues.push({
+        code: REFUSAL_CODE[checked.reason],
+        message: `${ref.uri}: ${checked.message}`,
+        path: `${path}/uri`,
+        expected: REFUSAL_EXPECTED[checked.reason],
+        received: ref.uri,
+      });
+      refusals.add(checked.reason);
+      continue;
+    }
+    const [field] = checked.mismatches;
     if (field !== undefined) {
       issues.push({
         code: 'artifact_digest_mismatch',
         message: `${ref.uri}: the file under the artifact root does not match the bundle's reference`,
         path: `${path}/${field}`,
         expected: field === 'sha256' ? ref.sha256 : ref.byteSize,
-        received: field === 'sha256' ? found.digest : found.byteSize,
+        received: field === 'sha256' ? checked.digest : checked.byteSize,
       });
       verification.set(ref.uri, 'mismatched');
     } else verification.set(ref.uri, 'verified');
   }
-  return { verification, refusals, issues };
+  return { verification, refusals, issues, absent, found };
 }
 
 /** A bundle whose cost cannot be normalised, as issues like the parser's. */
@@ -523,6 +599,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const foreign: IngestForeign[] = [];
   const coverage = new CoverageTally();
   const artifacts = emptyIngestArtifactCounts();
+  const missing = emptyArtifactsMissing();
   let pending: PendingRecord[] = [];
   let total = 0;
   let lastProgress = performance.now();
@@ -632,6 +709,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         environment,
         artifactRoot: options.artifactRoot,
         artifacts,
+        missing,
         checks: (bundle) =>
           evaluateCaseChecks(
             bundle,
@@ -686,6 +764,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     foreign,
     keepForeign,
     artifacts,
+    artifactsMissing: settleMissing(missing, options.artifactRoot),
     coverage: coverage.summary(),
     checkModelUsage: options.models === undefined ? null : { ...options.models.gateway.sessionUsage },
   };

@@ -497,8 +497,19 @@ export interface LoadAttemptReplayOptions {
   readonly attemptId: string;
   /** Needed only when the attempt id is in more than one run (or case, config). */
   readonly runId?: string;
+  /** Needed only when the attempt id is under more than one case (of its run). */
+  readonly caseId?: string;
+  /** Needed only when the attempt id is under more than one config (of its run and case). */
+  readonly configId?: string;
   readonly environment?: Environment;
 }
+
+/** The selectors of one attempt's key, as `evals report --attempt` spells them. */
+const KEY_SELECTORS = [
+  { field: 'runId', flag: '--run', option: 'runId' },
+  { field: 'caseId', flag: '--case', option: 'caseId' },
+  { field: 'configId', flag: '--config', option: 'configId' },
+] as const;
 
 /**
  * Finds the one attempt `attemptId` (of `runId`, when given) in the store and builds its replay.
@@ -511,8 +522,20 @@ export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Prom
     yield* await options.store.attemptsById(options.attemptId, options.runId);
   }
   const found: StoredAttempt[] = [];
-  for await (const stored of withExpectedChecks(matching(), options.environment)) found.push(stored);
-  const where = options.runId === undefined ? '' : ` in run ${JSON.stringify(options.runId)}`;
+  for await (const stored of withExpectedChecks(matching(), options.environment))
+    if (
+      (options.caseId === undefined || stored.key.caseId === options.caseId) &&
+      (options.configId === undefined || stored.key.configId === options.configId)
+    )
+      found.push(stored);
+  const narrowing = KEY_SELECTORS.filter(
+    ({ field, option }) => field !== 'runId' && options[option] !== undefined,
+  );
+  const where = `${options.runId === undefined ? '' : ` in run ${JSON.stringify(options.runId)}`}${
+    narrowing.length === 0
+      ? ''
+      : ` with ${narrowing.map(({ flag, option }) => `${flag} ${JSON.stringify(options[option])}`).join(', ')}`
+  }`;
   const [attempt, ...others] = found;
   if (attempt === undefined)
     throw new EvalbookError(
@@ -528,18 +551,30 @@ export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Prom
         },
       ],
     );
-  if (others.length > 0)
+  if (others.length > 0) {
+    // The selectors that still tell the matches apart: a flag not given whose value differs among them.
+    const telling = KEY_SELECTORS.filter(
+      ({ field, option }) =>
+        options[option] === undefined && new Set(found.map((entry) => entry.key[field])).size > 1,
+    );
+    const name = telling
+      .map(
+        ({ field, flag }) =>
+          `${field === 'runId' ? 'its run' : field === 'caseId' ? 'its case' : 'its config'} with ${flag}`,
+      )
+      .join(' and ');
     throw new EvalbookError(
       'paperclip_evalbook_scope_unknown',
-      `attempt ${JSON.stringify(options.attemptId)} is stored ${found.length} times${where} (${found.map((entry) => `${entry.key.runId}/${entry.key.caseId}/${entry.key.configId}`).join(', ')}): name its run with --run`,
+      `attempt ${JSON.stringify(options.attemptId)} is stored ${found.length} times${where} (run/case/config: ${found.map((entry) => `${entry.key.runId}/${entry.key.caseId}/${entry.key.configId}`).join(', ')}): name ${name}`,
       found.map((entry) => ({
         code: 'attempt_ambiguous',
-        path: '/runId',
+        path: `/${telling[0]?.field ?? 'runId'}`,
         message: `run ${entry.key.runId}, case ${entry.key.caseId}, config ${entry.key.configId}`,
         expected: 'one attempt',
         received: entry.key,
       })),
     );
+  }
   return buildAttemptReplay({
     attempt,
     bundleText: await options.store.getBundle(attempt.bundleDigest),
