@@ -164,23 +164,27 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
   const haystack = fold(found.text);
   const present = needles.filter((needle) => haystack.includes(fold(needle)));
   const absent = needles.filter((needle) => !present.includes(needle));
-  const quoted = (list: string[]): string => list.map((item) => JSON.stringify(item)).join(', ');
+  // Explanations in the Attest engine's words (content.go:57-165): the target as the spec wrote it,
+  // values in single quotes, lists as Go prints them ([a b]).
+  const where = writtenTarget(spec, found.where);
+  const [value = ''] = needles;
+  const goList = (list: readonly string[]): string => `[${list.join(' ')}]`;
   switch (check) {
     case 'contains':
       return present.length > 0
-        ? pass(`${found.where} contains ${quoted(needles)}`)
-        : fail(`${found.where} does not contain ${quoted(needles)}`);
+        ? pass(`${where} contains '${value}'.`)
+        : fail(`${where} does not contain '${value}'.`);
     case 'not_contains':
       return present.length === 0
-        ? pass(`${found.where} does not contain ${quoted(needles)}`)
-        : fail(`${found.where} contains ${quoted(needles)}`);
+        ? pass(`${where} does not contain '${value}'.`)
+        : fail(`${where} contains '${value}' but should not.`);
     case 'keyword_all':
       return absent.length === 0
-        ? pass(`${found.where} contains every keyword`)
+        ? pass(`${where} contains all keywords.`)
         : {
             kind: 'checked',
             passed: false,
-            explanation: `${found.where} lacks ${quoted(absent)}`,
+            explanation: `${where} missing keywords: ${goList(absent)}`,
             expected: needles,
             actual: present,
             // The share of keywords found, as the peer engine scores it.
@@ -188,13 +192,18 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
           };
     case 'keyword_any':
       return present.length > 0
-        ? pass(`${found.where} contains ${quoted(present)}`)
-        : fail(`${found.where} contains none of ${quoted(needles)}`, { expected: needles });
+        ? pass(`${where} contains keyword '${present[0] ?? ''}'.`)
+        : fail(`${where} contains none of keywords: ${goList(needles)}`, { expected: needles });
     case 'forbidden':
       return present.length === 0
-        ? pass(`${found.where} contains no forbidden term`)
-        : hardFail(`${found.where} contains forbidden ${quoted(present)}`, { actual: present });
+        ? pass(`${where} contains none of forbidden terms.`)
+        : hardFail(`${where} contains forbidden terms: ${goList(present)}`, { actual: present });
   }
+}
+
+/** The target as the spec wrote it (the Attest engine's explanations quote spec.Target), else its default. */
+function writtenTarget(spec: Spec, where: string): string {
+  return typeof spec.target === 'string' ? spec.target : where;
 }
 
 /**
@@ -235,7 +244,8 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
     );
   }
   if ('error' in outcome) throw specError(`spec.value failed on ${found.where}: ${outcome.error}`);
+  const where = writtenTarget(spec, found.where);
   return outcome.matched
-    ? pass(`${found.where} matches /${written}/`)
-    : fail(`${found.where} does not match /${written}/`);
+    ? pass(`${where} matches regex '${written}'.`)
+    : fail(`${where} does not match regex '${written}'.`);
 }

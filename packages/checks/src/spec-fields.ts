@@ -2,6 +2,7 @@
 // ChecksError naming it, so an invalid spec becomes a hard_fail row (failure_class invalid_spec)
 // that says what to fix.
 import { ChecksError, isChecksError } from './errors.js';
+import { sourceText } from './request-text.js';
 import { formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
 
 import type { Assertion } from './assertion-types.js';
@@ -171,16 +172,24 @@ export function constraintField(spec: Spec): PathSegment[] {
 }
 
 /**
- * The text `spec.target` (default output.message) points at in the trace: strings as they are,
- * anything else as its JSON; text is undefined when the target is not there.
+ * The text `spec.target` (default output.message) points at in the trace, as the Attest engine
+ * reads a target (ResolveTargetString, assertion/target.go:42-52): a string as it is, null as "",
+ * anything else as the request wrote it (json.RawMessage: `1.0` stays "1.0", `{"a": 1}` keeps its
+ * space) — or, for a trace not read from a request line, as its JSON. text is undefined when the
+ * target is not there.
  */
 export function targetText(root: unknown, spec: Spec): { where: string; text: string | undefined } {
   const target = targetField(spec, 'target', 'output.message');
   const lookup = resolveTracePath(root, target, { plainKeys: true });
-  const text = !lookup.found
-    ? undefined
-    : typeof lookup.value === 'string'
-      ? lookup.value
-      : JSON.stringify(lookup.value);
+  let text: string | undefined;
+  if (lookup.found) {
+    const { value } = lookup;
+    text =
+      typeof value === 'string'
+        ? value
+        : value === null
+          ? ''
+          : (sourceText(root as object, lookup.at) ?? JSON.stringify(value));
+  }
   return { where: formatTracePath(target), text };
 }

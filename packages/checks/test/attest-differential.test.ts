@@ -1,0 +1,318 @@
+// Differential rows against the Attest engine (attest-framework/attest at 448e246, engine 0.4.0 as
+// @attest-ai/core 0.5.0 ships it): each row is a request line as an SDK or a hand-written client
+// sends it, the answer that engine gives (read from its source: the file:line is on the row), and
+// this engine's answer must match it — the code and message of an error, or each row's status and
+// explanation. Where seed 003 decides otherwise (ids echoed exactly rather than as 0, every row
+// returned), the row says so. Driven in-process, on the bytes of the line (EngineServer.handleLine).
+import { describe, expect, it } from 'vitest';
+
+import { EngineServer } from '../src/engine-server.ts';
+
+const INITIALIZE = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":1}}';
+
+/** A batch line with `trace` and `assertions` written as JSON text (so raw spellings survive). */
+const batch = (id: number, trace: string, assertions = '[]'): string =>
+  `{"jsonrpc":"2.0","id":${id},"method":"evaluate_batch","params":{"trace":${trace},"assertions":${assertions}}}`;
+
+/** The line's UTF-8 with its one `@` replaced by `bytes` (invalid UTF-8 on purpose). */
+const withBytes = (line: string, bytes: number[]): Uint8Array => {
+  const [head = '', tail = ''] = line.split('@');
+  return Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]);
+};
+
+const content = (id: string, target: string, check: string, value: string): string =>
+  JSON.stringify({ assertion_id: id, type: 'content', spec: { target, check, value } });
+
+interface Reply {
+  id: unknown;
+  result?: {
+    results?: { assertion_id: string; status: string; explanation: string }[];
+    [key: string]: unknown;
+  };
+  error?: { code: number; message: string; data: { error_type: string; detail: string } };
+}
+
+async function answer(line: string | Uint8Array, initialize = true): Promise<Reply> {
+  const server = new EngineServer();
+  if (initialize) await server.handleLine(INITIALIZE);
+  return JSON.parse((await server.handleLine(line)) ?? 'null') as Reply;
+}
+
+describe('request lines as the Attest engine decodes them (server.go:124, segmentio/encoding/json)', () => {
+  // [name, line, expected id, expected status of row "a" | error code, upstream source]
+  const rows: [string, string | Uint8Array, unknown, string | number, string][] = [
+    [
+      'a lone surrogate escape (a truncated emoji) is U+FFFD and evaluated',
+      batch(
+        2,
+        '{"trace_id":"t","output":{"message":"refund done \\ud83d"}}',
+        `[${content('a', 'output.message', 'contains', 'refund')}]`,
+      ),
+      2,
+      'pass',
+      'segmentio json/parse.go:532-536 (unicode.ReplacementChar)',
+    ],
+    [
+      'invalid UTF-8 bytes are U+FFFD and evaluated',
+      withBytes(
+        batch(
+          3,
+          '{"trace_id":"t","output":{"message":"caf@!"}}',
+          `[${content('a', 'output.message', 'contains', 'caf\uFFFD!')}]`,
+        ),
+        [0xc3],
+      ),
+      3,
+      'pass',
+      'segmentio json/parse.go:577-585 (appendCoerceInvalidUTF8)',
+    ],
+    [
+      'a cut 4-byte sequence is one U+FFFD per byte, as Go ranges over a string',
+      withBytes(
+        batch(
+          3,
+          '{"trace_id":"t","output":{"message":"ok @!"}}',
+          `[${content('a', 'output.message', 'contains', '\uFFFD\uFFFD\uFFFD!')}]`,
+        ),
+        [0xf0, 0x9f, 0x98],
+      ),
+      3,
+      'pass',
+      'segmentio json/parse.go:577-585; Go spec: for range yields RuneError per invalid byte',
+    ],
+    [
+      'a repeated key keeps its last value',
+      `{"jsonrpc":"2.0","id":4,"method":"evaluate_batch","params":{"trace":{"trace_id":"t","output":{"m":"first"},"output":{"m":"last"}},"assertions":[${content('a', 'output.m', 'contains', 'last')}]}}`,
+      4,
+      'pass',
+      'segmentio json/decode.go (a later member overwrites the field)',
+    ],
+    [
+      'nesting deeper than 512 is read',
+      batch(
+        5,
+        `{"trace_id":"t","output":{"deep":${'['.repeat(1000)}${']'.repeat(1000)}}}`,
+        `[${content('a', 'output.deep', 'contains', '[[[')}]`,
+      ),
+      5,
+      'pass',
+      'segmentio json/parse.go: no depth bound (ours: MAX_REQUEST_DEPTH 3000)',
+    ],
+  ];
+  it.each(rows)('%s', async (_name, line, id, expected) => {
+    const reply = await answer(line);
+    expect(reply.id).toBe(id);
+    expect(reply.error).toBeUndefined();
+    expect(reply.result?.results?.map((row) => row.status)).toEqual([expected]);
+  });
+
+  it('echoes the id of a line that is not JSON when it reads before the problem (upstream: id 0, server.go:126)', async () => {
+    expect(await answer('{"jsonrpc":"2.0","id":7,"method":"query_drift","params":{')).toMatchObject({
+      id: 7,
+      error: { code: -32700, message: 'parse error', data: { error_type: 'PARSE_ERROR' } },
+    });
+    expect(await answer('{"jsonrpc":"2.0","id":"req-8","method":')).toMatchObject({ id: 'req-8' });
+    expect(await answer('{"jsonrpc":"2.0","method":1,,"id":9}')).toMatchObject({ id: null });
+    const tooDeep = batch(10, `{"trace_id":"t","output":{"deep":${'['.repeat(3001)}${']'.repeat(3001)}}}`);
+    expect(await answer(tooDeep)).toMatchObject({ id: 10, error: { code: -32700 } });
+  });
+});
+
+describe('non-string targets: the raw text of the value (assertion/target.go:42-52, content.go:40)', () => {
+  const trace =
+    '{"trace_id":"t","output":{"n":1.0,"e":1e3,"z":null,"s":{"a": 1},"l":[1, 2]},"steps":[{"type":"tool_call","name":"x","result":{"v":2.50}}]}';
+  // [assertion, expected status, explanation (content.go's words)]
+  const rows: [string, string, string][] = [
+    [content('N1', 'output.n', 'contains', '1.0'), 'pass', "output.n contains '1.0'."],
+    [content('N2', 'output.e', 'contains', '1e3'), 'pass', "output.e contains '1e3'."],
+    [content('N3', 'output.z', 'not_contains', 'null'), 'pass', "output.z does not contain 'null'."],
+    [content('N4', 'output.s', 'contains', '"a": 1'), 'pass', 'output.s contains \'"a": 1\'.'],
+    [content('N5', 'output', 'contains', '"n":1.0'), 'pass', 'output contains \'"n":1.0\'.'],
+    [content('N6', 'output.l', 'contains', '[1, 2]'), 'pass', "output.l contains '[1, 2]'."],
+    [
+      content('N7', "steps[?name=='x'].result.v", 'contains', '2.50'),
+      'pass',
+      "steps[?name=='x'].result.v contains '2.50'.",
+    ],
+    [content('N8', 'output.n', 'contains', '1.00'), 'hard_fail', "output.n does not contain '1.00'."],
+    [
+      content('N9', 'output.n', 'not_contains', '1.0'),
+      'hard_fail',
+      "output.n contains '1.0' but should not.",
+    ],
+  ];
+  it.each(rows)('%s', async (assertion, status, explanation) => {
+    const reply = await answer(batch(2, trace, `[${assertion}]`));
+    expect(reply.result?.results).toMatchObject([{ status, explanation }]);
+  });
+});
+
+describe('trace fields as the Attest engine decodes them (pkg/types/trace.go, trace/validate.go)', () => {
+  // [name, trace, expected: 'ok' or [code, message], upstream source]
+  const rows: [string, string, 'ok' | [number, string], string][] = [
+    [
+      'a plain-string tool result',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","result":"plain text"}]}',
+      'ok',
+      'trace.go:29 (Result json.RawMessage)',
+    ],
+    [
+      'an array result, null args',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"b","args":null,"result":[1,2]}]}',
+      'ok',
+      'trace.go:28-29',
+    ],
+    [
+      'a string input, null metadata, null steps',
+      '{"trace_id":"t","output":{"m":1},"input":"hi","metadata":null,"steps":null}',
+      'ok',
+      'trace.go:17-20',
+    ],
+    [
+      'no schema_version at the root',
+      '{"trace_id":"t","output":{"m":1}}',
+      'ok',
+      'normalize.go:12-16, handler.go:454',
+    ],
+    [
+      'no schema_version in a sub-trace',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s","output":{"m":1}}}]}',
+      'ok',
+      'validate.go:38 (0 is within 0..1)',
+    ],
+    [
+      'schema_version 2',
+      '{"schema_version":2,"trace_id":"t","output":{"m":1}}',
+      [1001, 'unsupported schema_version 2; engine supports versions 0 to 1'],
+      'validate.go:38-45',
+    ],
+    [
+      'a blank step name',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":" "}]}',
+      [1001, 'trace step missing required field: name'],
+      'validate.go:117-126 (TrimSpace)',
+    ],
+    [
+      'an unknown step type',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"bogus","name":"n"}]}',
+      [1001, "trace step 'n' has invalid type 'bogus'"],
+      'validate.go:127-134',
+    ],
+    [
+      'an empty output',
+      '{"trace_id":"t","output":{}}',
+      [1001, 'trace output must be a non-empty JSON object'],
+      'validate.go:69-77',
+    ],
+    ['no output', '{"trace_id":"t"}', [1001, 'trace missing required field: output'], 'validate.go:60-67'],
+    [
+      'a blank trace_id',
+      '{"trace_id":"  ","output":{"m":1}}',
+      [1001, 'trace missing required field: trace_id'],
+      'validate.go:49-56',
+    ],
+  ];
+  it.each(rows)('%s', async (_name, trace, expected) => {
+    const reply = await answer(batch(2, trace));
+    if (expected === 'ok') {
+      expect(reply.error).toBeUndefined();
+      expect(reply.result?.results).toEqual([]);
+    } else {
+      expect(reply.error).toMatchObject({ code: expected[0], message: expected[1] });
+    }
+  });
+});
+
+describe('params as the Attest engine decodes them (server/handler.go)', () => {
+  const trace = '{"trace_id":"t","output":{"m":1}}';
+  it('initialize: every field optional, versions 0 and 2 refused (handler.go:328-356)', async () => {
+    expect(await answer(INITIALIZE, false)).toMatchObject({
+      id: 1,
+      result: { protocol_version: 1, missing: [] },
+    });
+    const init = (params: string): string => `{"jsonrpc":"2.0","id":1,"method":"initialize"${params}}`;
+    expect(await answer(init(''), false)).toMatchObject({
+      error: { code: 3003, message: 'invalid initialize params' },
+    });
+    expect(await answer(init(',"params":{}'), false)).toMatchObject({
+      error: { code: 3003, message: 'protocol version 0 is too old; engine supports versions 1–1' },
+    });
+    expect(await answer(init(',"params":{"protocol_version":2}'), false)).toMatchObject({
+      error: { code: 3003, message: 'protocol version 2 not supported; engine supports versions 1–1' },
+    });
+    expect(await answer(init(',"params":{"protocol_version":"1"}'), false)).toMatchObject({
+      error: { code: 3003, message: 'invalid initialize params' },
+    });
+  });
+
+  it("evaluate_batch: a missing spec is that row's hard_fail; no list or null is empty (handler.go:430, pipeline.go:85)", async () => {
+    const reply = await answer(
+      batch(
+        2,
+        trace,
+        '[{"assertion_id":"x","type":"content"},{"type":"content","spec":{}},{"assertion_id":"u","type":"foo","spec":{}}]',
+      ),
+    );
+    expect(reply.result?.results).toMatchObject([
+      { assertion_id: 'x', status: 'hard_fail', explanation: 'invalid content spec: spec is missing' },
+      { assertion_id: '', status: 'hard_fail' },
+      { assertion_id: 'u', status: 'hard_fail', explanation: 'unknown assertion type: foo' },
+    ]);
+    expect((await answer(batch(3, trace, 'null'))).result?.results).toEqual([]);
+    expect(
+      (await answer(`{"jsonrpc":"2.0","id":4,"method":"evaluate_batch","params":{"trace":${trace}}}`)).result
+        ?.results,
+    ).toEqual([]);
+  });
+
+  it('evaluate_batch: a repeated assertion_id is evaluated twice (handler.go:441-486)', async () => {
+    const assertion = content('same', 'output.m', 'contains', '1');
+    const reply = await answer(batch(2, trace, `[${assertion},${assertion}]`));
+    expect(reply.result?.results?.map((row) => [row.assertion_id, row.status])).toEqual([
+      ['same', 'pass'],
+      ['same', 'pass'],
+    ]);
+  });
+
+  it('evaluate_batch: an assertion_id over 256 bytes wins over a bad trace (handler.go:442, then 466)', async () => {
+    const long = content('x'.repeat(257), 'output.m', 'contains', '1');
+    expect(await answer(batch(2, '{"trace_id":""}', `[${long}]`))).toMatchObject({
+      error: { code: 1002, message: 'assertion_id exceeds maximum length: 257 > 256 bytes' },
+    });
+  });
+
+  it('validate_trace_tree: only the tree is checked; no agents is agent_ids null (handler.go:687, tree.go:65-73)', async () => {
+    const tree = (value: string): string =>
+      `{"jsonrpc":"2.0","id":2,"method":"validate_trace_tree","params":{"trace":${value}}}`;
+    expect((await answer(tree('{"trace_id":"t","output":{}}'))).result).toEqual({
+      valid: true,
+      depth: 0,
+      agent_count: 0,
+      agent_ids: null,
+      aggregate_tokens: 0,
+      aggregate_cost_usd: 0,
+      aggregate_latency_ms: 0,
+    });
+    expect((await answer(tree('"x"'))).error).toMatchObject({
+      code: 1001,
+      message: 'invalid validate_trace_tree params',
+    });
+  });
+
+  it('messages: "method not found" with "unknown method: X"; "invalid request" (server.go:137-160)', async () => {
+    expect(await answer('{"jsonrpc":"2.0","id":3,"method":"nope"}')).toMatchObject({
+      id: 3,
+      error: {
+        code: -32601,
+        message: 'method not found',
+      },
+    });
+    expect((await answer('{"jsonrpc":"2.0","id":3,"method":"nope"}')).error?.data.detail).toMatch(
+      /^unknown method: nope/,
+    );
+    expect(await answer('{"jsonrpc":"2.0","id":4,"method":""}')).toMatchObject({
+      id: 4,
+      error: { code: -32600, message: 'invalid request' },
+    });
+  });
+});
