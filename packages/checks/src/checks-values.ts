@@ -120,7 +120,9 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
   const field = constraintField(spec);
   const comparison = comparisonField(spec);
   const where = formatTracePath(field);
-  const lookup = resolveTracePath(trace, field);
+  // No steps (absent or null) count as none, as the Attest engine counts a nil list (constraint.go:137-150).
+  const root = trace.steps === undefined || trace.steps === null ? { ...trace, steps: [] } : trace;
+  const lookup = resolveTracePath(root, field);
   if (!lookup.found)
     return hardFail(`${where} is missing, so ${comparison.text} cannot hold`, {
       actual: 'missing',

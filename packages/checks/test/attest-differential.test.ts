@@ -265,6 +265,16 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     ).toEqual([]);
   });
 
+  it('constraint: no steps (absent or null) count as 0 (constraint.go:137-150)', async () => {
+    const count = (id: string, field: string): string =>
+      JSON.stringify({ assertion_id: id, type: 'constraint', spec: { field, operator: 'eq', value: 0 } });
+    const assertions = `[${count('all', 'steps.length')},${count('tools', "steps[?type=='tool_call'].length")}]`;
+    for (const steps of ['', ',"steps":null']) {
+      const reply = await answer(batch(2, `{"trace_id":"t","output":{"m":1}${steps}}`, assertions));
+      expect(reply.result?.results?.map((row) => row.status)).toEqual(['pass', 'pass']);
+    }
+  });
+
   it('evaluate_batch: a repeated assertion_id is evaluated twice (handler.go:441-486)', async () => {
     const assertion = content('same', 'output.m', 'contains', '1');
     const reply = await answer(batch(2, trace, `[${assertion},${assertion}]`));
