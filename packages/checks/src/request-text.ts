@@ -196,34 +196,47 @@ function skipWhitespace(text: string, from: number): number {
   return index;
 }
 
-/** Index of the quote that closes a string whose content starts at `from`, or -1. */
+/** Index of the quote that closes a string whose content starts at `from`, or -1 (native scans). */
 function closingQuote(text: string, from: number): number {
-  for (let index = from; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === QUOTE) return index;
-    if (code === BACKSLASH) index++;
+  for (
+    let candidate = text.indexOf('"', from);
+    candidate !== -1;
+    candidate = text.indexOf('"', candidate + 1)
+  ) {
+    let backslashes = 0;
+    while (text.charCodeAt(candidate - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return candidate;
   }
   return -1;
 }
 
-/** End (exclusive) of the value starting at `start`, or -1 when none reads there. */
-function valueEnd(text: string, start: number): number {
+/**
+ * End (exclusive) of the value starting at `start`, or -1 when none reads there. With `ends`, the
+ * end of every container passed on the way is remembered (by its start), so that reading into a
+ * value already skipped costs no second scan.
+ */
+function valueEnd(text: string, start: number, ends?: Map<number, number>): number {
   const first = text.charCodeAt(start);
   if (first === QUOTE) {
     const close = closingQuote(text, start + 1);
     return close === -1 ? -1 : close + 1;
   }
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-    let depth = 0;
+    const known = ends?.get(start);
+    if (known !== undefined) return known;
+    // Only the characters between strings are visited; a string is jumped over (closingQuote).
+    const open: number[] = [];
     for (let index = start; index < text.length; index++) {
       const code = text.charCodeAt(index);
       if (code === QUOTE) {
         index = closingQuote(text, index + 1);
         if (index === -1) return -1;
-      } else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+      } else if (code === OPEN_BRACE || code === OPEN_BRACKET) open.push(index);
       else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-        depth--;
-        if (depth === 0) return index + 1;
+        const opened = open.pop();
+        if (opened === undefined) return -1;
+        ends?.set(opened, index + 1);
+        if (open.length === 0) return index + 1;
       }
     }
     return -1;
@@ -244,7 +257,11 @@ interface Span {
  * The members (or elements) of the object (array) at `open`, in order, as far as they read: a
  * member's key as JSON.parse decodes it (unpaired surrogates as U+FFFD) and its value's span.
  */
-function entriesAt(text: string, open: number): { key: string | number; span: Span }[] {
+function entriesAt(
+  text: string,
+  open: number,
+  ends?: Map<number, number>,
+): { key: string | number; span: Span }[] {
   const isObject = text.charCodeAt(open) === OPEN_BRACE;
   const closing = isObject ? CLOSE_BRACE : CLOSE_BRACKET;
   const entries: { key: string | number; span: Span }[] = [];
@@ -266,7 +283,7 @@ function entriesAt(text: string, open: number): { key: string | number; span: Sp
       index++;
     }
     const start = skipWhitespace(text, index);
-    const end = valueEnd(text, start);
+    const end = valueEnd(text, start, ends);
     if (end === -1) return entries;
     entries.push({ key, span: { start, end } });
     index = skipWhitespace(text, end);
@@ -314,13 +331,15 @@ interface Source {
   readonly path: readonly (string | number)[];
   /** Entries of containers already scanned, by their start offset. */
   readonly scanned: Map<number, Map<string | number, Span>>;
+  /** Ends of containers already skipped, by their start offset. */
+  readonly ends: Map<number, number>;
 }
 
 const SOURCES = new WeakMap<object, Source>();
 
 /** Remembers that `value` was read from `text` at `path` (keys and indexes from the top level). */
 export function rememberSource(value: object, text: string, path: readonly (string | number)[]): void {
-  SOURCES.set(value, { text, path, scanned: new Map() });
+  SOURCES.set(value, { text, path, scanned: new Map(), ends: new Map() });
 }
 
 /**
@@ -330,7 +349,7 @@ export function rememberSource(value: object, text: string, path: readonly (stri
 export function sourceText(root: object, at: readonly (string | number)[]): string | undefined {
   const source = SOURCES.get(root);
   if (source === undefined) return undefined;
-  const { text, scanned } = source;
+  const { text, scanned, ends } = source;
   let span: Span = { start: skipWhitespace(text, 0), end: text.length };
   for (const step of [...source.path, ...at]) {
     let entries = scanned.get(span.start);
@@ -338,7 +357,7 @@ export function sourceText(root: object, at: readonly (string | number)[]): stri
       const opener = text.charCodeAt(span.start);
       if (opener !== OPEN_BRACE && opener !== OPEN_BRACKET) return undefined;
       // Later members replace earlier ones, as JSON.parse keeps the last of a repeated key.
-      entries = new Map(entriesAt(text, span.start).map(({ key, span: value }) => [key, value]));
+      entries = new Map(entriesAt(text, span.start, ends).map(({ key, span: value }) => [key, value]));
       scanned.set(span.start, entries);
     }
     const next = entries.get(step);

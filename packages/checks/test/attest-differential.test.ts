@@ -147,6 +147,26 @@ describe('non-string targets: the raw text of the value (assertion/target.go:42-
   });
 });
 
+describe('raw text of a repeated key, and of values read after others', () => {
+  it('is the last occurrence, as the decoded value is (segmentio: a later member overwrites)', async () => {
+    const trace =
+      '{"trace_id":"t","output":{"s":{"a": 1},"pad":[{"x":"]}"},[1,{"y":2}]],"s":{"b":  2.0}},"steps":[{"type":"tool_call","name":"x","result":{"v":1}},{"type":"tool_call","name":"y","result":{"w":[3.0]}}]}';
+    const assertions = [
+      content('last', 'output.s', 'contains', '"b":  2.0'),
+      content('first', 'output.s', 'not_contains', '"a"'),
+      content('pad', 'output.pad', 'contains', '{"x":"]}"}'),
+      content('step', "steps[?name=='y'].result.w", 'contains', '[3.0]'),
+    ];
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results?.map((row) => [row.assertion_id, row.status])).toEqual([
+      ['last', 'pass'],
+      ['first', 'pass'],
+      ['pad', 'pass'],
+      ['step', 'pass'],
+    ]);
+  });
+});
+
 describe('trace fields as the Attest engine decodes them (pkg/types/trace.go, trace/validate.go)', () => {
   // [name, trace, expected: 'ok' or [code, message], upstream source]
   const rows: [string, string, 'ok' | [number, string], string][] = [
