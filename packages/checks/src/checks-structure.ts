@@ -280,7 +280,7 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const violations: string[] = [];
       for (const { trace: node } of traceNodes(trace)) {
         for (const step of node.steps ?? []) {
-          if (step.type !== 'agent_call' || step.sub_trace === undefined) continue;
+          if (step.type !== 'agent_call' || step.sub_trace == null) continue;
           const pair = [node.agent_id ?? '', step.sub_trace.agent_id ?? ''];
           if (!allowed.has(JSON.stringify(pair))) violations.push(`${pair[0]} -> ${pair[1]}`);
         }

@@ -25,7 +25,8 @@ export interface Step {
   /** Any JSON value (a Python tool's plain-string output, say). */
   readonly args?: unknown;
   readonly result?: unknown;
-  readonly sub_trace?: Trace;
+  /** null reads as none, as the Attest engine's *Trace (an agent_call step without one is a tree error). */
+  readonly sub_trace?: Trace | null;
   readonly metadata?: unknown;
   readonly agent_id?: string;
   readonly agent_role?: string;
@@ -217,7 +218,7 @@ export function traceNodes(root: Trace): { trace: Trace; depth: number }[] {
   const visit = (trace: Trace, depth: number): void => {
     nodes.push({ trace, depth });
     for (const step of trace.steps ?? [])
-      if (step.type === 'agent_call' && step.sub_trace !== undefined) visit(step.sub_trace, depth + 1);
+      if (step.type === 'agent_call' && step.sub_trace != null) visit(step.sub_trace, depth + 1);
   };
   visit(root, 0);
   return nodes;
@@ -254,7 +255,7 @@ export function agentInvocations(root: Trace): string[] {
     for (const step of trace.steps ?? []) {
       if (step.type !== 'agent_call') continue;
       invoked.push(step.sub_trace?.agent_id ?? step.agent_id ?? step.name);
-      if (step.sub_trace !== undefined) visit(step.sub_trace);
+      if (step.sub_trace != null) visit(step.sub_trace);
     }
   };
   visit(root);
@@ -308,7 +309,7 @@ export function traceTreeErrors(root: Trace): string[] {
     }
     for (const step of trace.steps ?? []) {
       if (step.type !== 'agent_call') continue;
-      if (step.sub_trace === undefined)
+      if (step.sub_trace == null)
         errors.push(
           `agent_call step ${JSON.stringify(step.name)} in trace ${JSON.stringify(traceId ?? '')} is missing sub_trace`,
         );

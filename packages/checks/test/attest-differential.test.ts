@@ -189,6 +189,12 @@ describe('trace fields as the Attest engine decodes them (pkg/types/trace.go, tr
       'trace.go:17-20',
     ],
     [
+      'a null sub_trace on a tool_call step',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","sub_trace":null}]}',
+      'ok',
+      'trace.go:30 (SubTrace *Trace: null is nil)',
+    ],
+    [
       'no schema_version at the root',
       '{"trace_id":"t","output":{"m":1}}',
       'ok',
@@ -323,6 +329,11 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
       aggregate_cost_usd: 0,
       aggregate_latency_ms: 0,
     });
+    // A null sub_trace on an agent_call step is nil there: a step missing its sub_trace (tree.go:103-105).
+    expect(
+      (await answer(tree('{"trace_id":"t","steps":[{"type":"agent_call","name":"go","sub_trace":null}]}')))
+        .result,
+    ).toMatchObject({ valid: false, errors: ['agent_call step "go" in trace "t" is missing sub_trace'] });
     expect((await answer(tree('"x"'))).error).toMatchObject({
       code: 1001,
       message: 'invalid validate_trace_tree params',
