@@ -8,6 +8,7 @@ import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-gu
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
   comparisonField,
+  goFloat,
   flag,
   objectField,
   oneOf,
@@ -107,11 +108,14 @@ export function checkSchema(trace: Trace, spec: Spec): Verdict {
   const where = formatTracePath(target);
   const lookup = resolveTracePath(trace, target, { plainKeys: true });
   if (!lookup.found) return hardFail(`${where} is not in the trace`, { actual: 'missing' });
-  if (validate(lookup.value)) return pass(`${where} matches the schema`);
+  // The Attest engine's words (schema.go:76, 86), with the target as the spec wrote it.
+  const written = writtenTarget(spec, where);
+  if (validate(lookup.value))
+    return pass(`${written} matches schema: all required fields present, types valid.`);
   const problems = (validate.errors ?? []).map(
     (error) => `${error.instancePath || '/'} ${error.message ?? ''}`,
   );
-  return hardFail(`${where} fails the schema: ${problems.join('; ')}`, { actual: problems });
+  return hardFail(`${written} failed schema validation: ${problems.join('; ')}`, { actual: problems });
 }
 
 // --- Layer 2: constraint ----------------------------------------------------------------------
@@ -123,8 +127,9 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
   // No steps (absent or null) count as none, as the Attest engine counts a nil list (constraint.go:137-150).
   const root = trace.steps === undefined || trace.steps === null ? { ...trace, steps: [] } : trace;
   const lookup = resolveTracePath(root, field);
+  // The Attest engine's words (constraint.go:43, 60-110).
   if (!lookup.found)
-    return hardFail(`${where} is missing, so ${comparison.text} cannot hold`, {
+    return hardFail(`field resolution failed: ${where} is not set`, {
       actual: 'missing',
       expected: comparison.text,
     });
@@ -136,7 +141,8 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
     });
   }
   const held = comparison.test(actual);
-  return (held ? pass : fail)(`${where} = ${actual}, ${held ? 'satisfies' : 'violates'} ${comparison.text}`, {
+  const stated = `${where} = ${goFloat(actual)}, constraint ${comparison.constraint}`;
+  return (held ? pass : fail)(`${stated} — ${held ? 'satisfied.' : 'constraint not satisfied.'}`, {
     actual,
     expected: comparison.text,
   });

@@ -108,14 +108,28 @@ export type Comparison = (actual: number) => boolean;
 
 const OPERATORS = ['lt', 'lte', 'gt', 'gte', 'eq', 'between'] as const;
 
-/** `operator` with `value` (or `min`/`max` for between), as a test and its text. */
-export function comparisonField(spec: Spec): { test: Comparison; text: string } {
+/** A number as the Attest engine prints one (constraint.go:157-164: decimal, no exponent, no trailing zeros). */
+export function goFloat(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return value.toFixed(0);
+  const text = Math.abs(value) >= 1e21 || Math.abs(value) < 1e-6 ? value.toFixed(20) : String(value);
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+/**
+ * `operator` with `value` (or `min`/`max` for between), as a test, its text, and the Attest
+ * engine's wording of it (`lte 0.01`, `between [1, 2]`: constraint.go:60-90).
+ */
+export function comparisonField(spec: Spec): { test: Comparison; text: string; constraint: string } {
   const operator = oneOf(spec, 'operator', OPERATORS);
   if (operator === 'between') {
     const min = numberField(spec, 'min');
     const max = numberField(spec, 'max');
     if (min > max) throw specError('spec.min must not exceed spec.max');
-    return { test: (actual) => actual >= min && actual <= max, text: `between ${min} and ${max}` };
+    return {
+      test: (actual) => actual >= min && actual <= max,
+      text: `between ${min} and ${max}`,
+      constraint: `between [${goFloat(min)}, ${goFloat(max)}]`,
+    };
   }
   const value = numberField(spec, 'value');
   const tests: Record<Exclude<typeof operator, 'between'>, Comparison> = {
@@ -125,7 +139,7 @@ export function comparisonField(spec: Spec): { test: Comparison; text: string } 
     gte: (actual) => actual >= value,
     eq: (actual) => actual === value,
   };
-  return { test: tests[operator], text: `${operator} ${value}` };
+  return { test: tests[operator], text: `${operator} ${value}`, constraint: `${operator} ${goFloat(value)}` };
 }
 
 /**

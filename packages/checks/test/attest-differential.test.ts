@@ -147,6 +147,51 @@ describe('non-string targets: the raw text of the value (assertion/target.go:42-
   });
 });
 
+describe("constraint and schema explanations in the Attest engine's words", () => {
+  const trace = '{"trace_id":"t","output":{"m":{"a":1}},"steps":[],"metadata":{"cost_usd":0.0015}}';
+  const assertion = (id: string, type: string, spec: object): string =>
+    JSON.stringify({ assertion_id: id, type, spec });
+  // [assertion, status, explanation, upstream source]
+  const rows: [string, string, string, string][] = [
+    [
+      assertion('c1', 'constraint', { field: 'metadata.cost_usd', operator: 'lte', value: 0.01 }),
+      'pass',
+      'metadata.cost_usd = 0.0015, constraint lte 0.01 — satisfied.',
+      'constraint.go:66, 109',
+    ],
+    [
+      assertion('c2', 'constraint', { field: 'steps.length', operator: 'between', min: 1, max: 3 }),
+      'hard_fail',
+      'steps.length = 0, constraint between [1, 3] — constraint not satisfied.',
+      'constraint.go:90, 100',
+    ],
+    [
+      assertion('c3', 'constraint', { field: 'metadata.latency_ms', operator: 'lt', value: 5 }),
+      'hard_fail',
+      'field resolution failed: metadata.latency_ms is not set',
+      'constraint.go:43, 133',
+    ],
+    [
+      assertion('s1', 'schema', { target: 'output.m', schema: { type: 'object' } }),
+      'pass',
+      'output.m matches schema: all required fields present, types valid.',
+      'schema.go:86',
+    ],
+  ];
+  it.each(rows)('%s', async (line, status, explanation) => {
+    expect((await answer(batch(2, trace, `[${line}]`))).result?.results).toMatchObject([
+      { status, explanation },
+    ]);
+  });
+
+  it('words a schema failure as "failed schema validation" (schema.go:76)', async () => {
+    const line = assertion('s2', 'schema', { target: 'output.m', schema: { type: 'string' } });
+    const [row] = (await answer(batch(2, trace, `[${line}]`))).result?.results ?? [];
+    expect(row?.status).toBe('hard_fail');
+    expect(row?.explanation).toMatch(/^output\.m failed schema validation: /);
+  });
+});
+
 describe('raw text of a repeated key, and of values read after others', () => {
   it('is the last occurrence, as the decoded value is (segmentio: a later member overwrites)', async () => {
     const trace =
