@@ -184,6 +184,57 @@ describe("constraint and schema explanations in the Attest engine's words", () =
     ]);
   });
 
+  it.each([
+    [
+      { check: 'contains_in_order', tools: ['a', 'c'] },
+      'pass',
+      'tool sequence [a c] found in order at steps [0 2].',
+    ],
+    [
+      { check: 'contains_in_order', tools: ['b', 'a'] },
+      'hard_fail',
+      'tool sequence [b a] not found in order; missing "a" after position 2',
+    ],
+    [
+      { check: 'exact_order', tools: ['b', 'c'] },
+      'pass',
+      'tool sequence [b c] found in exact order at steps [1 2].',
+    ],
+    [
+      { check: 'exact_order', tools: ['a', 'c'] },
+      'hard_fail',
+      'tool sequence [a c] not found in exact contiguous order',
+    ],
+    [
+      { check: 'exact_order', tools: ['a', 'b', 'c', 'a', 'b'] },
+      'hard_fail',
+      'exact order [a b c a b] not found: trace has fewer steps than required sequence',
+    ],
+    [
+      { check: 'loop_detection', tool: 'c', max_repetitions: 1 },
+      'hard_fail',
+      'tool "c" called 2 times, exceeds max_repetitions 1',
+    ],
+    [
+      { check: 'loop_detection', tool: 'a', max_repetitions: 1 },
+      'pass',
+      'tool "a" called 1 times, within max_repetitions 1.',
+    ],
+    [{ check: 'no_duplicates' }, 'hard_fail', 'duplicate step names found: "c" (2 times)'],
+    [{ check: 'required_tools', tools: ['a', 'z'] }, 'hard_fail', 'required tools not found in trace: [z]'],
+    [{ check: 'required_tools', tools: ['a'] }, 'pass', 'all required tools found: [a].'],
+    [{ check: 'forbidden_tools', tools: ['z', 'c'] }, 'hard_fail', 'forbidden tools found in trace: [c]'],
+    [{ check: 'forbidden_tools', tools: ['z'] }, 'pass', 'none of the forbidden tools [z] found in trace.'],
+  ])('trace %j (trace_check.go:104-219)', async (spec, status, explanation) => {
+    const steps = ['a', 'b', 'c', 'c'].map((name) => ({ type: 'tool_call', name }));
+    const line = batch(
+      2,
+      JSON.stringify({ trace_id: 't', output: { m: 1 }, steps }),
+      `[${assertion('t', 'trace', spec)}]`,
+    );
+    expect((await answer(line)).result?.results).toMatchObject([{ status, explanation }]);
+  });
+
   it('words a schema failure as "failed schema validation" (schema.go:76)', async () => {
     const line = assertion('s2', 'schema', { target: 'output.m', schema: { type: 'string' } });
     const [row] = (await answer(batch(2, trace, `[${line}]`))).result?.results ?? [];
