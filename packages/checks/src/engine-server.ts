@@ -20,7 +20,13 @@ import {
 } from './trace.js';
 import { PluginResults } from './plugin-results.js';
 import { idNeedsRawToken, rawIdToken } from './request-id.js';
-import { readRequestText, rememberSource } from './request-text.js';
+import {
+  GO_STRUCT_FIELDS,
+  foldStructKeys,
+  foldTraceKeys,
+  readRequestText,
+  rememberSource,
+} from './request-text.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { DriftHistory } from './drift.js';
@@ -112,7 +118,8 @@ export class EngineServer {
     const lineBytes = typeof line === 'string' ? Buffer.byteLength(line) : line.byteLength;
     const request = readRequest(line);
     if ('error' in request) return respond(request.id, { error: request.error });
-    const { message } = request;
+    // "ID", "Method", "Params" are read as Go reads its struct fields (case-insensitively).
+    const message = foldStructKeys(request.message, GO_STRUCT_FIELDS.request);
     const hasId = Object.hasOwn(message, 'id');
     const id = message.id;
     const validId = id === null || typeof id === 'string' || typeof id === 'number';
@@ -177,7 +184,7 @@ export class EngineServer {
         return { valid: false, errors: [error.message] };
       throw error;
     }
-    const params = checkParams(method as Method, rawParams);
+    const params = checkParams(method as Method, foldParams(method as Method, rawParams));
     switch (method as Method) {
       case 'initialize':
         return this.initialize(params);
@@ -493,6 +500,41 @@ function invalidRequest(detail: string): WireError {
   return toWireError(new ChecksError('invalid_request', 'invalid request', [], { detail }));
 }
 
+/** Params with member names folded as Go matches its struct fields (request-text.ts). */
+function foldParams(method: Method, params: object): object {
+  switch (method) {
+    case 'initialize':
+    case 'query_drift':
+      return foldStructKeys(params, GO_STRUCT_FIELDS[method]);
+    case 'evaluate_batch': {
+      const folded = foldStructKeys(params, GO_STRUCT_FIELDS.evaluate_batch) as Params;
+      const { assertions, trace } = folded;
+      return {
+        ...folded,
+        ...(trace === undefined ? {} : { trace: foldTraceKeys(trace) }),
+        ...(Array.isArray(assertions)
+          ? {
+              assertions: assertions.map((item: unknown) => foldStructKeys(item, GO_STRUCT_FIELDS.assertion)),
+            }
+          : {}),
+      };
+    }
+    case 'validate_trace_tree': {
+      const folded = foldStructKeys(params, GO_STRUCT_FIELDS.validate_trace_tree) as Params;
+      return folded.trace === undefined ? folded : { ...folded, trace: foldTraceKeys(folded.trace) };
+    }
+    case 'submit_plugin_result': {
+      const folded = foldStructKeys(params, GO_STRUCT_FIELDS.submit_plugin_result) as Params;
+      return folded.result === undefined
+        ? folded
+        : { ...folded, result: foldStructKeys(folded.result, GO_STRUCT_FIELDS.plugin_result) };
+    }
+    case 'generate_user_message':
+    case 'shutdown':
+      return params;
+  }
+}
+
 /**
  * The error params that do not decode get, per method, as the Attest engine answers them (each
  * handler's json.Unmarshal failure, handler.go:329, 431, 555, 639, 675, 721).
@@ -544,7 +586,8 @@ function validateTraceTree(raw: unknown): unknown {
     typeof value !== 'object' || Array.isArray(value)
       ? ['trace must be an object']
       : schemaErrors(TRACE_SCHEMA_ID, value)
-          .filter((error) => error.keyword === 'type')
+          // A "must be null" is the other branch of a null-or-object choice, not a wrong type.
+          .filter((error) => error.keyword === 'type' && (error.params as { type?: unknown }).type !== 'null')
           .map((error) => `trace${error.instancePath} ${error.message ?? 'has the wrong type'}`);
   if (wrongTypes.length > 0) {
     throw new ChecksError('invalid_trace', 'invalid validate_trace_tree params', [], {

@@ -366,3 +366,113 @@ export function sourceText(root: object, at: readonly (string | number)[]): stri
   }
   return text.slice(span.start, span.end);
 }
+
+// --- Member names as Go matches struct fields: exactly, else case-insensitively (segmentio
+// json/decode.go:1202-1205). A later member wins over an earlier one either way. ---
+
+/** The fields of the Attest engine's structs the engine reads (pkg/types), by struct. */
+export const GO_STRUCT_FIELDS = {
+  request: ['jsonrpc', 'id', 'method', 'params'],
+  initialize: ['sdk_name', 'sdk_version', 'protocol_version', 'required_capabilities', 'preferred_encoding'],
+  evaluate_batch: ['trace', 'assertions'],
+  assertion: ['assertion_id', 'type', 'spec', 'request_id'],
+  validate_trace_tree: ['trace'],
+  submit_plugin_result: ['trace_id', 'plugin_name', 'assertion_id', 'result'],
+  plugin_result: ['status', 'score', 'explanation', 'metadata'],
+  query_drift: ['assertion_id', 'static_threshold', 'window_size'],
+  trace: [
+    'schema_version',
+    'trace_id',
+    'agent_id',
+    'input',
+    'steps',
+    'output',
+    'metadata',
+    'parent_trace_id',
+  ],
+  step: [
+    'type',
+    'name',
+    'args',
+    'result',
+    'sub_trace',
+    'metadata',
+    'started_at_ms',
+    'ended_at_ms',
+    'agent_id',
+    'agent_role',
+  ],
+  trace_metadata: [
+    'total_tokens',
+    'cost_usd',
+    'latency_ms',
+    'model',
+    'timestamp',
+    'aggregate_tokens',
+    'aggregate_cost_usd',
+    'aggregate_latency_ms',
+    'agent_count',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+const FIELD_SETS = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/**
+ * `value` with each member whose name matches one of `fields` only case-insensitively renamed to
+ * that field (the same object when none does); any other value as it is.
+ */
+export function foldStructKeys<T>(value: T, fields: readonly string[]): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  let names = FIELD_SETS.get(fields);
+  if (names === undefined) {
+    names = new Set(fields);
+    FIELD_SETS.set(fields, names);
+  }
+  const known = names;
+  const renamed = (key: string): string => {
+    if (known.has(key)) return key;
+    const lower = key.toLowerCase();
+    return known.has(lower) ? lower : key;
+  };
+  const keys = Object.keys(value);
+  // The common case: every name exact (or not a field at all): the object as it is.
+  if (keys.every((key) => renamed(key) === key)) return value;
+  // A later member replaces an earlier one and takes its place last, as a later member does.
+  const members = new Map<string, unknown>();
+  for (const key of keys) {
+    const name = renamed(key);
+    members.delete(name);
+    members.set(name, (value as Record<string, unknown>)[key]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, member] of members) {
+    Object.defineProperty(out, name, { value: member, enumerable: true, writable: true, configurable: true });
+  }
+  return out as T;
+}
+
+/** A trace with its own, its steps' and its metadata's member names folded, sub-traces too. */
+export function foldTraceKeys<T>(trace: T): T {
+  const folded = foldStructKeys(trace, GO_STRUCT_FIELDS.trace) as unknown;
+  if (typeof folded !== 'object' || folded === null || Array.isArray(folded)) return trace;
+  const record = folded as Record<string, unknown>;
+  const steps = record.steps;
+  const metadata = foldStructKeys(record.metadata, GO_STRUCT_FIELDS.trace_metadata);
+  const foldedSteps = Array.isArray(steps)
+    ? steps.map((step: unknown) => {
+        const foldedStep = foldStructKeys(step, GO_STRUCT_FIELDS.step);
+        if (typeof foldedStep !== 'object' || foldedStep === null) return foldedStep;
+        const sub = (foldedStep as Record<string, unknown>).sub_trace;
+        const foldedSub = foldTraceKeys(sub);
+        return foldedSub === sub ? foldedStep : { ...foldedStep, sub_trace: foldedSub };
+      })
+    : steps;
+  const stepsChanged =
+    Array.isArray(steps) && (foldedSteps as unknown[]).some((step, index) => step !== steps[index]);
+  if (folded === trace && metadata === record.metadata && !stepsChanged) return trace;
+  return {
+    ...record,
+    ...(metadata === record.metadata ? {} : { metadata }),
+    ...(stepsChanged ? { steps: foldedSteps } : {}),
+  } as T;
+}

@@ -106,6 +106,42 @@ describe('request lines as the Attest engine decodes them (server.go:124, segmen
     expect(reply.result?.results?.map((row) => row.status)).toEqual([expected]);
   });
 
+  it('matches member names of its structs case-insensitively (segmentio json/decode.go:1202-1205)', async () => {
+    expect(
+      await answer('{"JSONRPC":"2.0","ID":6,"Method":"initialize","Params":{"Protocol_Version":1}}', false),
+    ).toMatchObject({ id: 6, result: { protocol_version: 1 } });
+    const trace =
+      '{"Trace_ID":"t","Output":{"Message":"hi"},"Steps":[{"Type":"tool_call","Name":"a","Result":{"v":1}}],"Metadata":{"Cost_USD":0.5}}';
+    const assertions = [
+      '{"Assertion_ID":"c","Type":"constraint","Spec":{"field":"metadata.cost_usd","operator":"eq","value":0.5}}',
+      // output's keys are a map's there (map[string]json.RawMessage): matched exactly.
+      content('m', 'output.message', 'contains', 'hi'),
+      content('M', 'output.Message', 'contains', 'hi'),
+      JSON.stringify({ assertion_id: 'r', type: 'trace', spec: { check: 'required_tools', tools: ['a'] } }),
+    ];
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results?.map((row) => [row.assertion_id, row.status])).toEqual([
+      ['c', 'pass'],
+      ['m', 'hard_fail'],
+      ['M', 'pass'],
+      ['r', 'pass'],
+    ]);
+    // The later of two spellings wins, as a later member does.
+    const tree = (sub: string): string =>
+      `{"jsonrpc":"2.0","id":3,"method":"validate_trace_tree","params":{"trace":{"trace_id":"x","Steps":[{"type":"agent_call","name":"go","sub_trace":${sub}}]}}}`;
+    expect(
+      (await answer(tree('{"trace_id":"s","parent_trace_id":"zzz","Parent_Trace_ID":"x"}'))).result,
+    ).toMatchObject({
+      valid: true,
+      depth: 1,
+    });
+    expect(
+      (await answer(tree('{"trace_id":"s","Parent_Trace_ID":"x","parent_trace_id":"zzz"}'))).result,
+    ).toMatchObject({
+      valid: false,
+    });
+  });
+
   it('echoes the id of a line that is not JSON when it reads before the problem (upstream: id 0, server.go:126)', async () => {
     expect(await answer('{"jsonrpc":"2.0","id":7,"method":"query_drift","params":{')).toMatchObject({
       id: 7,
