@@ -70,6 +70,10 @@ function counts(names: readonly string[]): Map<string, number> {
   return tally;
 }
 
+/** A list as Go's %v prints it: [a b]. */
+const goList = (list: readonly (string | number)[]): string => `[${list.join(' ')}]`;
+
+/** Trace checks, explained in the Attest engine's words (assertion/trace_check.go:104-219). */
 export function checkTrace(trace: Trace, spec: Spec): Verdict {
   const check = oneOf(spec, 'check', TRACE_CHECKS);
   const calls = stepNames(trace);
@@ -77,22 +81,44 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
     case 'contains_in_order': {
       const tools = stringList(spec, 'tools');
       const positions = subsequencePositions(calls, tools);
-      return positions === undefined
-        ? verdict(false, `steps ${quoted(calls)} do not contain ${quoted(tools)} in order`, {
-            expected: tools,
-            actual: calls,
-          })
-        : verdict(true, `steps ${quoted(tools)} found in order at steps [${positions.join(', ')}]`);
+      if (positions !== undefined)
+        return verdict(true, `tool sequence ${goList(tools)} found in order at steps ${goList(positions)}.`);
+      // Where the in-order search stopped: the first tool not found after the ones matched.
+      let cursor = 0;
+      let missing = tools[0] ?? '';
+      for (const tool of tools) {
+        const at = calls.indexOf(tool, cursor);
+        if (at === -1) {
+          missing = tool;
+          break;
+        }
+        cursor = at + 1;
+      }
+      return verdict(
+        false,
+        `tool sequence ${goList(tools)} not found in order; missing ${JSON.stringify(missing)} after position ${cursor}`,
+        { expected: tools, actual: calls },
+      );
     }
     case 'exact_order': {
       const tools = stringList(spec, 'tools');
+      if (tools.length > calls.length) {
+        return verdict(
+          false,
+          `exact order ${goList(tools)} not found: trace has fewer steps than required sequence`,
+          { expected: tools, actual: calls },
+        );
+      }
       const start = calls.findIndex((_, at) => tools.every((name, offset) => calls[at + offset] === name));
       return start === -1
-        ? verdict(false, `steps ${quoted(calls)} do not contain ${quoted(tools)} back to back`, {
+        ? verdict(false, `tool sequence ${goList(tools)} not found in exact contiguous order`, {
             expected: tools,
             actual: calls,
           })
-        : verdict(true, `steps ${quoted(tools)} found back to back from step ${start}`);
+        : verdict(
+            true,
+            `tool sequence ${goList(tools)} found in exact order at steps ${goList(tools.map((_, offset) => start + offset))}.`,
+          );
     }
     case 'loop_detection': {
       const tool = stringField(spec, 'tool');
@@ -101,37 +127,46 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       const count = calls.filter((name) => name === tool).length;
       return verdict(
         count <= limit,
-        `step ${JSON.stringify(tool)} occurs ${count} times, ${count <= limit ? 'within' : 'over'} max_repetitions ${limit}`,
+        count <= limit
+          ? `tool ${JSON.stringify(tool)} called ${count} times, within max_repetitions ${limit}.`
+          : `tool ${JSON.stringify(tool)} called ${count} times, exceeds max_repetitions ${limit}`,
         { expected: `at most ${limit}`, actual: count },
       );
     }
     case 'no_duplicates': {
-      const repeated = [...counts(calls)].filter(([, count]) => count > 1).map(([name]) => name);
+      const tally = [...counts(calls)].filter(([, count]) => count > 1);
+      const repeated = tally.map(([name]) => name);
       return verdict(
         repeated.length === 0,
         repeated.length === 0
-          ? 'no step name occurs twice'
-          : `step names occurring more than once: ${quoted(repeated)}`,
+          ? 'no duplicate step names found.'
+          : `duplicate step names found: ${tally.map(([name, count]) => `${JSON.stringify(name)} (${count} times)`).join(', ')}`,
         {
           actual: repeated,
         },
       );
     }
     case 'required_tools': {
-      const missing = stringList(spec, 'tools').filter((name) => !calls.includes(name));
+      const tools = stringList(spec, 'tools');
+      const missing = tools.filter((name) => !calls.includes(name));
       return verdict(
         missing.length === 0,
-        missing.length === 0 ? 'every required step occurs' : `no step named ${quoted(missing)}`,
+        missing.length === 0
+          ? `all required tools found: ${goList(tools)}.`
+          : `required tools not found in trace: ${goList(missing)}`,
         {
           actual: calls,
         },
       );
     }
     case 'forbidden_tools': {
-      const called = stringList(spec, 'tools').filter((name) => calls.includes(name));
+      const tools = stringList(spec, 'tools');
+      const called = tools.filter((name) => calls.includes(name));
       return verdict(
         called.length === 0,
-        called.length === 0 ? 'no forbidden step occurs' : `forbidden steps occur: ${quoted(called)}`,
+        called.length === 0
+          ? `none of the forbidden tools ${goList(tools)} found in trace.`
+          : `forbidden tools found in trace: ${goList(called)}`,
         {
           actual: called,
         },
@@ -280,7 +315,7 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const violations: string[] = [];
       for (const { trace: node } of traceNodes(trace)) {
         for (const step of node.steps ?? []) {
-          if (step.type !== 'agent_call' || step.sub_trace === undefined) continue;
+          if (step.type !== 'agent_call' || step.sub_trace == null) continue;
           const pair = [node.agent_id ?? '', step.sub_trace.agent_id ?? ''];
           if (!allowed.has(JSON.stringify(pair))) violations.push(`${pair[0]} -> ${pair[1]}`);
         }

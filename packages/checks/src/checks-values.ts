@@ -8,6 +8,7 @@ import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-gu
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
   comparisonField,
+  goFloat,
   flag,
   objectField,
   oneOf,
@@ -107,11 +108,14 @@ export function checkSchema(trace: Trace, spec: Spec): Verdict {
   const where = formatTracePath(target);
   const lookup = resolveTracePath(trace, target, { plainKeys: true });
   if (!lookup.found) return hardFail(`${where} is not in the trace`, { actual: 'missing' });
-  if (validate(lookup.value)) return pass(`${where} matches the schema`);
+  // The Attest engine's words (schema.go:76, 86), with the target as the spec wrote it.
+  const written = writtenTarget(spec, where);
+  if (validate(lookup.value))
+    return pass(`${written} matches schema: all required fields present, types valid.`);
   const problems = (validate.errors ?? []).map(
     (error) => `${error.instancePath || '/'} ${error.message ?? ''}`,
   );
-  return hardFail(`${where} fails the schema: ${problems.join('; ')}`, { actual: problems });
+  return hardFail(`${written} failed schema validation: ${problems.join('; ')}`, { actual: problems });
 }
 
 // --- Layer 2: constraint ----------------------------------------------------------------------
@@ -120,9 +124,12 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
   const field = constraintField(spec);
   const comparison = comparisonField(spec);
   const where = formatTracePath(field);
-  const lookup = resolveTracePath(trace, field);
+  // No steps (absent or null) count as none, as the Attest engine counts a nil list (constraint.go:137-150).
+  const root = trace.steps === undefined || trace.steps === null ? { ...trace, steps: [] } : trace;
+  const lookup = resolveTracePath(root, field);
+  // The Attest engine's words (constraint.go:43, 60-110).
   if (!lookup.found)
-    return hardFail(`${where} is missing, so ${comparison.text} cannot hold`, {
+    return hardFail(`field resolution failed: ${where} is not set`, {
       actual: 'missing',
       expected: comparison.text,
     });
@@ -134,7 +141,8 @@ export function checkConstraint(trace: Trace, spec: Spec): Verdict {
     });
   }
   const held = comparison.test(actual);
-  return (held ? pass : fail)(`${where} = ${actual}, ${held ? 'satisfies' : 'violates'} ${comparison.text}`, {
+  const stated = `${where} = ${goFloat(actual)}, constraint ${comparison.constraint}`;
+  return (held ? pass : fail)(`${stated} — ${held ? 'satisfied.' : 'constraint not satisfied.'}`, {
     actual,
     expected: comparison.text,
   });
@@ -164,23 +172,27 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
   const haystack = fold(found.text);
   const present = needles.filter((needle) => haystack.includes(fold(needle)));
   const absent = needles.filter((needle) => !present.includes(needle));
-  const quoted = (list: string[]): string => list.map((item) => JSON.stringify(item)).join(', ');
+  // Explanations in the Attest engine's words (content.go:57-165): the target as the spec wrote it,
+  // values in single quotes, lists as Go prints them ([a b]).
+  const where = writtenTarget(spec, found.where);
+  const [value = ''] = needles;
+  const goList = (list: readonly string[]): string => `[${list.join(' ')}]`;
   switch (check) {
     case 'contains':
       return present.length > 0
-        ? pass(`${found.where} contains ${quoted(needles)}`)
-        : fail(`${found.where} does not contain ${quoted(needles)}`);
+        ? pass(`${where} contains '${value}'.`)
+        : fail(`${where} does not contain '${value}'.`);
     case 'not_contains':
       return present.length === 0
-        ? pass(`${found.where} does not contain ${quoted(needles)}`)
-        : fail(`${found.where} contains ${quoted(needles)}`);
+        ? pass(`${where} does not contain '${value}'.`)
+        : fail(`${where} contains '${value}' but should not.`);
     case 'keyword_all':
       return absent.length === 0
-        ? pass(`${found.where} contains every keyword`)
+        ? pass(`${where} contains all keywords.`)
         : {
             kind: 'checked',
             passed: false,
-            explanation: `${found.where} lacks ${quoted(absent)}`,
+            explanation: `${where} missing keywords: ${goList(absent)}`,
             expected: needles,
             actual: present,
             // The share of keywords found, as the peer engine scores it.
@@ -188,13 +200,18 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
           };
     case 'keyword_any':
       return present.length > 0
-        ? pass(`${found.where} contains ${quoted(present)}`)
-        : fail(`${found.where} contains none of ${quoted(needles)}`, { expected: needles });
+        ? pass(`${where} contains keyword '${present[0] ?? ''}'.`)
+        : fail(`${where} contains none of keywords: ${goList(needles)}`, { expected: needles });
     case 'forbidden':
       return present.length === 0
-        ? pass(`${found.where} contains no forbidden term`)
-        : hardFail(`${found.where} contains forbidden ${quoted(present)}`, { actual: present });
+        ? pass(`${where} contains none of forbidden terms.`)
+        : hardFail(`${where} contains forbidden terms: ${goList(present)}`, { actual: present });
   }
+}
+
+/** The target as the spec wrote it (the Attest engine's explanations quote spec.Target), else its default. */
+function writtenTarget(spec: Spec, where: string): string {
+  return typeof spec.target === 'string' ? spec.target : where;
 }
 
 /**
@@ -235,7 +252,8 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
     );
   }
   if ('error' in outcome) throw specError(`spec.value failed on ${found.where}: ${outcome.error}`);
+  const where = writtenTarget(spec, found.where);
   return outcome.matched
-    ? pass(`${found.where} matches /${written}/`)
-    : fail(`${found.where} does not match /${written}/`);
+    ? pass(`${where} matches regex '${written}'.`)
+    : fail(`${where} does not match regex '${written}'.`);
 }

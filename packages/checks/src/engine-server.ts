@@ -5,7 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { schemaErrors } from '@paperclip-evals/contract';
 
 import { ChecksError, isChecksError, rpcCodeOf, toWireError } from './errors.js';
 import { evaluateAssertions } from './evaluate.js';
@@ -13,19 +13,27 @@ import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift } from './dr
 import {
   MAX_STEPS_PER_TRACE,
   MAX_TRACE_BYTES,
+  TRACE_SCHEMA_ID,
   summarizeTraceTree,
   traceFromJSON,
   traceTreeErrors,
 } from './trace.js';
 import { PluginResults } from './plugin-results.js';
 import { idNeedsRawToken, rawIdToken } from './request-id.js';
+import {
+  GO_STRUCT_FIELDS,
+  foldStructKeys,
+  foldTraceKeys,
+  readRequestText,
+  rememberSource,
+} from './request-text.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { DriftHistory } from './drift.js';
 import type { BatchBudget, ModelGateway, ModelUsage } from './model-gateway.js';
 import type { PluginResult } from './plugin-results.js';
 import type { Trace } from './trace.js';
-import type { WireError } from './errors.js';
+import type { ChecksErrorCode, WireError } from './errors.js';
 
 export const PROTOCOL_VERSION = 1;
 /** The wire-protocol release this engine implements, reported as engine_version. */
@@ -35,8 +43,6 @@ export const MAX_REQUEST_LINE_BYTES = 4 * MAX_TRACE_BYTES;
 export const DEFAULT_EVAL_TIMEOUT_MS = 120_000;
 /** Longest assertion_id, in UTF-8 bytes (the peer engine's bound); longer is answered 1002. */
 export const MAX_ASSERTION_ID_BYTES = 256;
-/** JSON nesting accepted in a request (traces nest 5 deep; payloads inside steps may nest more). */
-const MAX_REQUEST_DEPTH = 512;
 const PROTOCOL_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/engine-protocol/v1.json';
 
 /** Ours and the peer engine's names for what is always there (trace_tree is its name for multi_agent). */
@@ -73,6 +79,8 @@ export interface EngineServerOptions {
 }
 
 type RequestId = string | number | null;
+/** A member as the wire may send it: absent or null. */
+type Nullable<T> = { readonly [K in keyof T]?: T[K] | null };
 type Params = Record<string, unknown>;
 type SessionState = 'awaiting_initialize' | 'ready' | 'shut_down';
 
@@ -109,8 +117,9 @@ export class EngineServer {
   async handleLine(line: Uint8Array | string): Promise<string | undefined> {
     const lineBytes = typeof line === 'string' ? Buffer.byteLength(line) : line.byteLength;
     const request = readRequest(line);
-    if ('error' in request) return respond(null, { error: request.error });
-    const { message } = request;
+    if ('error' in request) return respond(request.id, { error: request.error });
+    // "ID", "Method", "Params" are read as Go reads its struct fields (case-insensitively).
+    const message = foldStructKeys(request.message, GO_STRUCT_FIELDS.request);
     const hasId = Object.hasOwn(message, 'id');
     const id = message.id;
     const validId = id === null || typeof id === 'string' || typeof id === 'number';
@@ -119,12 +128,13 @@ export class EngineServer {
     const replyId: ReplyId = !hasId
       ? null
       : idNeedsRawToken(id)
-        ? { token: rawIdToken(lineText(line)) ?? JSON.stringify(id) }
+        ? { token: rawIdToken(request.text) ?? JSON.stringify(id) }
         : (id as RequestId);
     if (message.jsonrpc !== '2.0')
       return respond(replyId, { error: invalidRequest('jsonrpc must be "2.0"') });
-    if (typeof message.method !== 'string')
-      return respond(replyId, { error: invalidRequest('method must be a string') });
+    // The Attest engine's rule (server.go:137): jsonrpc "2.0" and a non-empty method.
+    if (typeof message.method !== 'string' || message.method === '')
+      return respond(replyId, { error: invalidRequest('method must be a non-empty string') });
     const params = message.params ?? {};
     if (typeof params !== 'object') {
       return respond(replyId, { error: invalidRequest('params must be an object') });
@@ -132,7 +142,9 @@ export class EngineServer {
 
     let outcome: { result: unknown } | { error: WireError };
     try {
-      outcome = { result: await this.dispatch(message.method, params, lineBytes, request.inexactNumbers) };
+      outcome = {
+        result: await this.dispatch(message.method, params, lineBytes, request, message.params === undefined),
+      };
     } catch (error) {
       if (rpcCodeOf(error) === undefined) {
         this.#log('error', 'request failed unexpectedly', {
@@ -149,14 +161,22 @@ export class EngineServer {
     method: string,
     rawParams: object,
     lineBytes: number,
-    inexactNumbers: readonly string[],
+    { inexactNumbers, text }: { readonly inexactNumbers: readonly string[]; readonly text: string },
+    paramsMissing: boolean,
   ): Promise<unknown> {
     if (!(METHODS as readonly string[]).includes(method)) {
-      throw new ChecksError('method_not_found', `Method not found: ${method}`, [], {
-        detail: `Methods: ${METHODS.join(', ')}.`,
+      // The Attest engine's words (server.go:152-160).
+      throw new ChecksError('method_not_found', 'method not found', [], {
+        detail: `unknown method: ${method} (methods: ${METHODS.join(', ')})`,
       });
     }
     this.checkState(method as Method);
+    // initialize without params is a session error there (handler.go:329: nothing to decode).
+    if (method === 'initialize' && paramsMissing) {
+      throw new ChecksError('session_error', 'invalid initialize params', [], {
+        detail: 'initialize needs params, at least {"protocol_version": 1}.',
+      });
+    }
     if (inexactNumbers.length > 0) {
       const error = inexactNumbersError(inexactNumbers);
       // validate_trace_tree answers a trace's problems as its result, not as an error.
@@ -164,16 +184,16 @@ export class EngineServer {
         return { valid: false, errors: [error.message] };
       throw error;
     }
-    const params = checkParams(method as Method, rawParams);
+    const params = checkParams(method as Method, foldParams(method as Method, rawParams));
     switch (method as Method) {
       case 'initialize':
         return this.initialize(params);
       case 'evaluate_batch':
-        return this.evaluateBatch(params, lineBytes);
+        return this.evaluateBatch(params, lineBytes, text);
       case 'submit_plugin_result':
         return this.submitPluginResult(params);
       case 'validate_trace_tree':
-        return validateTraceTree(params.trace, lineBytes);
+        return validateTraceTree(params.trace);
       case 'query_drift':
         return this.queryDrift(params);
       case 'generate_user_message':
@@ -214,20 +234,25 @@ export class EngineServer {
     ];
   }
 
+  /** Every field is optional, as the Attest engine reads them (handler.go:328-356); a missing version is 0. */
   private initialize(params: Params): unknown {
-    const version = params.protocol_version as number;
-    if (version !== PROTOCOL_VERSION) {
-      throw new ChecksError(
-        'session_error',
-        `protocol version ${version} not supported; engine supports version ${PROTOCOL_VERSION}`,
-        [],
-        { detail: 'Upgrade the engine binary or set the SDK protocol_version to 1.' },
-      );
+    const version = (params.protocol_version as number | null | undefined) ?? 0;
+    const supported = `engine supports versions ${PROTOCOL_VERSION}–${PROTOCOL_VERSION}`;
+    if (version > PROTOCOL_VERSION) {
+      throw new ChecksError('session_error', `protocol version ${version} not supported; ${supported}`, [], {
+        detail:
+          "Upgrade the engine binary to support this SDK's protocol version (or send protocol_version 1).",
+      });
+    }
+    if (version < PROTOCOL_VERSION) {
+      throw new ChecksError('session_error', `protocol version ${version} is too old; ${supported}`, [], {
+        detail: 'Upgrade the SDK to a newer protocol version (send protocol_version 1).',
+      });
     }
     this.#state = 'ready';
     this.#sessions++;
     const capabilities = this.capabilities();
-    const required = (params.required_capabilities as string[] | undefined) ?? [];
+    const required = (params.required_capabilities as string[] | null | undefined) ?? [];
     const missing = required.filter((capability) => !capabilities.includes(capability));
     this.#log('info', 'session initialized', {
       sdk_name: params.sdk_name,
@@ -247,10 +272,21 @@ export class EngineServer {
     };
   }
 
-  private async evaluateBatch(params: Params, lineBytes: number): Promise<unknown> {
-    const trace = traceFromJSON(params.trace, { maxPossibleBytes: lineBytes });
-    const assertions = params.assertions as Assertion[];
-    const seen = new Set<string>();
+  private async evaluateBatch(params: Params, lineBytes: number, text: string): Promise<unknown> {
+    // As the Attest engine decodes a batch: a missing or null list is empty, a missing id or type is
+    // "", a missing spec stays missing (its row is an invalid-spec hard_fail, handler.go:430).
+    const assertions = ((params.assertions ?? []) as Nullable<Assertion>[]).map(
+      ({ request_id: requestId, scope_id: scopeId, ...assertion }): Assertion => ({
+        ...assertion,
+        ...(requestId === undefined || requestId === null ? {} : { request_id: requestId }),
+        ...(scopeId === undefined || scopeId === null ? {} : { scope_id: scopeId }),
+        assertion_id: assertion.assertion_id ?? '',
+        type: assertion.type ?? '',
+        spec: assertion.spec as Assertion['spec'],
+      }),
+    );
+    // Ids are bounded before the trace is read (handler.go:442, then 466). Two assertions may share
+    // an id: both are evaluated and answered (handler.go:441-486).
     for (const { assertion_id: id } of assertions) {
       if (Buffer.byteLength(id) > MAX_ASSERTION_ID_BYTES) {
         throw new ChecksError(
@@ -262,13 +298,10 @@ export class EngineServer {
           },
         );
       }
-      if (seen.has(id)) {
-        throw new ChecksError('assertion_error', `duplicate assertion_id ${JSON.stringify(id)}`, [], {
-          detail: 'Results are correlated by assertion_id: give every assertion in a batch its own.',
-        });
-      }
-      seen.add(id);
     }
+    const trace = traceFromJSON(params.trace, { maxPossibleBytes: lineBytes });
+    // Checks read a non-string target as the request wrote it (request-text.ts).
+    rememberSource(trace, text, ['params', 'trace']);
     if (this.options.contractsDir !== undefined)
       recordAssertionSpecs(this.options.contractsDir, trace.trace_id, assertions, params.context);
     const models = this.options.models;
@@ -411,40 +444,42 @@ function respond(id: ReplyId, outcome: { result: unknown } | { error: WireError 
 type ReadRequest =
   | {
       readonly message: Record<string, unknown>;
+      /** The line as read, for the raw text of its values. */
+      readonly text: string;
       /** JSON pointers of numbers (other than the id) that a double cannot hold exactly. */
       readonly inexactNumbers: readonly string[];
     }
-  | { readonly error: WireError };
+  | { readonly error: WireError; readonly id: ReplyId };
 
-/** One request line read strictly: an object, or the -32700 / -32600 error that answers it. */
+/**
+ * One request line read as the Attest engine reads it (request-text.ts): an object, or the -32700 /
+ * -32600 error that answers it, with the line's id when it can be read.
+ */
 function readRequest(line: Uint8Array | string): ReadRequest {
-  const parsed = readJsonText(line, { maxBytes: MAX_REQUEST_LINE_BYTES, maxDepth: MAX_REQUEST_DEPTH });
-  if (parsed.ok) return { message: parsed.value as Record<string, unknown>, inexactNumbers: [] };
-  const issue = parsed.issues[0];
-  if (issue?.code === 'json_not_object') {
-    return { error: invalidRequest('a request is one JSON object per line (batches are not supported)') };
-  }
-  if (parsed.issues.every((problem) => problem.code === 'json_number_unsafe')) {
-    // Strict JSON but for numbers beyond ±(2^53 − 1): the same object, with those numbers rounded.
-    // The id is echoed from its token; any other such number is refused by dispatch.
+  const read = readRequestText(line);
+  if (read.ok) {
     return {
-      message: JSON.parse(lineText(line)) as Record<string, unknown>,
-      inexactNumbers: parsed.issues.map((problem) => problem.path ?? '').filter((path) => path !== '/id'),
+      message: read.value,
+      text: read.text,
+      inexactNumbers: read.inexactNumbers.filter((path) => path !== '/id'),
     };
   }
+  if (read.problem === 'not_object') {
+    return {
+      error: invalidRequest('a request is one JSON object per line (batches are not supported)'),
+      id: null,
+    };
+  }
+  const id: ReplyId =
+    read.id === undefined ? null : idNeedsRawToken(read.id.value) ? { token: read.id.token } : read.id.value;
   return {
     error: toWireError(
-      new ChecksError('parse_error', 'Parse error', [], {
-        detail: issue === undefined ? 'not JSON' : `${issue.code}: ${issue.message}`,
+      new ChecksError('parse_error', 'parse error', [], {
+        detail: `${read.message}: send one JSON object per line.`,
       }),
     ),
+    id,
   };
-}
-
-function lineText(line: Uint8Array | string): string {
-  return typeof line === 'string'
-    ? line
-    : Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8');
 }
 
 /** Numbers a double cannot hold exactly, in a trace (1001) or elsewhere in the params (-32602). */
@@ -462,46 +497,111 @@ function inexactNumbersError(pointers: readonly string[]): ChecksError {
 }
 
 function invalidRequest(detail: string): WireError {
-  return toWireError(new ChecksError('invalid_request', 'Invalid Request', [], { detail }));
+  return toWireError(new ChecksError('invalid_request', 'invalid request', [], { detail }));
 }
 
-function checkParams(method: Method, params: object): Params {
-  if (Array.isArray(params)) {
-    throw new ChecksError('invalid_params', 'Invalid params', [], {
-      detail: `${method} takes named params (an object).`,
-    });
+/** Params with member names folded as Go matches its struct fields (request-text.ts). */
+function foldParams(method: Method, params: object): object {
+  switch (method) {
+    case 'initialize':
+    case 'query_drift':
+      return foldStructKeys(params, GO_STRUCT_FIELDS[method]);
+    case 'evaluate_batch': {
+      const folded = foldStructKeys(params, GO_STRUCT_FIELDS.evaluate_batch) as Params;
+      const { assertions, trace } = folded;
+      return {
+        ...folded,
+        ...(trace === undefined ? {} : { trace: foldTraceKeys(trace) }),
+        ...(Array.isArray(assertions)
+          ? {
+              assertions: assertions.map((item: unknown) => foldStructKeys(item, GO_STRUCT_FIELDS.assertion)),
+            }
+          : {}),
+      };
+    }
+    case 'validate_trace_tree': {
+      const folded = foldStructKeys(params, GO_STRUCT_FIELDS.validate_trace_tree) as Params;
+      return folded.trace === undefined ? folded : { ...folded, trace: foldTraceKeys(folded.trace) };
+    }
+    case 'submit_plugin_result': {
+      const folded = foldStructKeys(params, GO_STRUCT_FIELDS.submit_plugin_result) as Params;
+      return folded.result === undefined
+        ? folded
+        : { ...folded, result: foldStructKeys(folded.result, GO_STRUCT_FIELDS.plugin_result) };
+    }
+    case 'generate_user_message':
+    case 'shutdown':
+      return params;
   }
+}
+
+/**
+ * The error params that do not decode get, per method, as the Attest engine answers them (each
+ * handler's json.Unmarshal failure, handler.go:329, 431, 555, 639, 675, 721).
+ */
+const PARAMS_ERROR: Readonly<Record<Method, ChecksErrorCode>> = {
+  initialize: 'session_error',
+  evaluate_batch: 'invalid_trace',
+  validate_trace_tree: 'invalid_trace',
+  submit_plugin_result: 'assertion_error',
+  query_drift: 'assertion_error',
+  generate_user_message: 'assertion_error',
+  shutdown: 'invalid_params',
+};
+
+function checkParams(method: Method, params: object): Params {
+  const fail = (detail: string): ChecksError => {
+    const problem = `invalid ${method} params`;
+    // evaluate_batch's message carries the reason too (handler.go:434).
+    return new ChecksError(
+      PARAMS_ERROR[method],
+      method === 'evaluate_batch' ? `${problem}: ${detail}` : problem,
+      [],
+      {
+        detail,
+      },
+    );
+  };
+  if (Array.isArray(params)) throw fail(`${method} takes named params (an object).`);
   const errors = schemaErrors(`${PROTOCOL_SCHEMA_ID}#/$defs/${method}`, params);
   if (errors.length > 0) {
     const problems = errors.map(
       (error) =>
         `${error.instancePath === '' ? 'params' : `params${error.instancePath}`} ${error.message ?? 'is invalid'}`,
     );
-    throw new ChecksError('invalid_params', 'Invalid params', [], {
-      detail: `${method}: ${problems.join('; ')}`,
-    });
+    throw fail(`${method}: ${problems.join('; ')}`);
   }
   return params as Params;
 }
 
 /**
- * A trace that breaks a rule or a limit is answered with that one error; one that is a valid trace
- * gets its tree's structural errors (traceTreeErrors: valid is false when there are any) and its
- * summary either way, as the peer engine answers.
+ * Only the tree is checked (handler.go:687): a trace whose fields decode — whatever its trace_id,
+ * output or steps — is answered with its tree's first structural error, if any, and its summary; no
+ * agents are `agent_ids: null` (tree.go:65-73, a nil list). A field of the wrong type does not decode:
+ * 1001, as there.
  */
-function validateTraceTree(raw: unknown, lineBytes: number): unknown {
-  let trace: Trace;
-  try {
-    trace = traceFromJSON(raw, { maxPossibleBytes: lineBytes });
-  } catch (error) {
-    if (isChecksError(error, 'invalid_trace')) return { valid: false, errors: [error.message] };
-    throw error;
+function validateTraceTree(raw: unknown): unknown {
+  const value = raw ?? {};
+  const wrongTypes =
+    typeof value !== 'object' || Array.isArray(value)
+      ? ['trace must be an object']
+      : schemaErrors(TRACE_SCHEMA_ID, value)
+          // A "must be null" is the other branch of a null-or-object choice, not a wrong type.
+          .filter((error) => error.keyword === 'type' && (error.params as { type?: unknown }).type !== 'null')
+          .map((error) => `trace${error.instancePath} ${error.message ?? 'has the wrong type'}`);
+  if (wrongTypes.length > 0) {
+    throw new ChecksError('invalid_trace', 'invalid validate_trace_tree params', [], {
+      detail: `${wrongTypes.join('; ')}: send the trace as evaluate_batch takes it.`,
+    });
   }
-  const errors = traceTreeErrors(trace);
+  const trace = value as Trace;
+  const [error] = traceTreeErrors(trace);
+  const summary = summarizeTraceTree(trace);
   return {
-    valid: errors.length === 0,
-    ...(errors.length === 0 ? {} : { errors }),
-    ...summarizeTraceTree(trace),
+    valid: error === undefined,
+    ...(error === undefined ? {} : { errors: [error] }),
+    ...summary,
+    agent_ids: summary.agent_ids.length === 0 ? null : summary.agent_ids,
   };
 }
 

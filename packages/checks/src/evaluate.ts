@@ -142,7 +142,17 @@ async function evaluateOne(
 ): Promise<Verdict> {
   const { type, spec } = assertion;
   if (!isAssertionType(type)) {
-    return { kind: 'invalid_spec', explanation: `unknown assertion type ${JSON.stringify(type)}` };
+    // The Attest engine's words (pipeline.go:85).
+    return { kind: 'invalid_spec', explanation: `unknown assertion type: ${type}` };
+  }
+  // A batch may leave a spec out (or send one that is not an object): that row alone is invalid,
+  // "invalid <type> spec" as the Attest engine's evaluators say when it does not decode.
+  const sent: unknown = spec;
+  if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) {
+    return {
+      kind: 'invalid_spec',
+      explanation: `invalid ${type} spec: ${sent === undefined ? 'spec is missing' : 'spec must be an object'}`,
+    };
   }
   if (type === 'plugin') {
     // The Attest SDKs' builder names the plugin `plugin_id` (the name it submits results under).

@@ -2,6 +2,7 @@
 // ChecksError naming it, so an invalid spec becomes a hard_fail row (failure_class invalid_spec)
 // that says what to fix.
 import { ChecksError, isChecksError } from './errors.js';
+import { sourceText } from './request-text.js';
 import { formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
 
 import type { Assertion } from './assertion-types.js';
@@ -107,14 +108,28 @@ export type Comparison = (actual: number) => boolean;
 
 const OPERATORS = ['lt', 'lte', 'gt', 'gte', 'eq', 'between'] as const;
 
-/** `operator` with `value` (or `min`/`max` for between), as a test and its text. */
-export function comparisonField(spec: Spec): { test: Comparison; text: string } {
+/** A number as the Attest engine prints one (constraint.go:157-164: decimal, no exponent, no trailing zeros). */
+export function goFloat(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return value.toFixed(0);
+  const text = Math.abs(value) >= 1e21 || Math.abs(value) < 1e-6 ? value.toFixed(20) : String(value);
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+/**
+ * `operator` with `value` (or `min`/`max` for between), as a test, its text, and the Attest
+ * engine's wording of it (`lte 0.01`, `between [1, 2]`: constraint.go:60-90).
+ */
+export function comparisonField(spec: Spec): { test: Comparison; text: string; constraint: string } {
   const operator = oneOf(spec, 'operator', OPERATORS);
   if (operator === 'between') {
     const min = numberField(spec, 'min');
     const max = numberField(spec, 'max');
     if (min > max) throw specError('spec.min must not exceed spec.max');
-    return { test: (actual) => actual >= min && actual <= max, text: `between ${min} and ${max}` };
+    return {
+      test: (actual) => actual >= min && actual <= max,
+      text: `between ${min} and ${max}`,
+      constraint: `between [${goFloat(min)}, ${goFloat(max)}]`,
+    };
   }
   const value = numberField(spec, 'value');
   const tests: Record<Exclude<typeof operator, 'between'>, Comparison> = {
@@ -124,7 +139,7 @@ export function comparisonField(spec: Spec): { test: Comparison; text: string } 
     gte: (actual) => actual >= value,
     eq: (actual) => actual === value,
   };
-  return { test: tests[operator], text: `${operator} ${value}` };
+  return { test: tests[operator], text: `${operator} ${value}`, constraint: `${operator} ${goFloat(value)}` };
 }
 
 /**
@@ -171,16 +186,24 @@ export function constraintField(spec: Spec): PathSegment[] {
 }
 
 /**
- * The text `spec.target` (default output.message) points at in the trace: strings as they are,
- * anything else as its JSON; text is undefined when the target is not there.
+ * The text `spec.target` (default output.message) points at in the trace, as the Attest engine
+ * reads a target (ResolveTargetString, assertion/target.go:42-52): a string as it is, null as "",
+ * anything else as the request wrote it (json.RawMessage: `1.0` stays "1.0", `{"a": 1}` keeps its
+ * space) — or, for a trace not read from a request line, as its JSON. text is undefined when the
+ * target is not there.
  */
 export function targetText(root: unknown, spec: Spec): { where: string; text: string | undefined } {
   const target = targetField(spec, 'target', 'output.message');
   const lookup = resolveTracePath(root, target, { plainKeys: true });
-  const text = !lookup.found
-    ? undefined
-    : typeof lookup.value === 'string'
-      ? lookup.value
-      : JSON.stringify(lookup.value);
+  let text: string | undefined;
+  if (lookup.found) {
+    const { value } = lookup;
+    text =
+      typeof value === 'string'
+        ? value
+        : value === null
+          ? ''
+          : (sourceText(root as object, lookup.at) ?? JSON.stringify(value));
+  }
   return { where: formatTracePath(target), text };
 }

@@ -1,5 +1,5 @@
-// The checks engine on stdin/stdout: NDJSON framing (one JSON object per line, a byte cap per line,
-// strict UTF-8: @paperclip-evals/node's lineEvents),
+// The checks engine on stdin/stdout: NDJSON framing (one JSON object per line, a byte cap per line:
+// @paperclip-evals/node's lineEvents),
 // requests handled strictly one at a time so responses leave in request order, and nothing but
 // responses written to stdout. It ends when stdin closes, or after shutdown once the pipe has been
 // quiet for SHUTDOWN_GRACE_MS: a request already written behind shutdown is answered 3003, not lost.
@@ -56,7 +56,8 @@ export async function serveStdio({
     }
     // Blank lines carry no message; anything else is answered, even if it is not JSON.
     if (frame.kind === 'line' && BLANK.test(frame.text)) continue;
-    // A line that is not UTF-8 is answered as the bytes it is (a parse error), never replaced.
+    // A line that is not UTF-8 goes on as its bytes: the server reads them as the Attest engine does
+    // (each invalid byte U+FFFD, request-text.ts).
     const line = frame.kind === 'line' ? frame.text : frame.bytes;
     // After shutdown the server answers every request 3003 (session over).
     const response = await server.handleLine(line);

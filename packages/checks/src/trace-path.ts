@@ -51,7 +51,14 @@ export function formatTracePath(segments: readonly PathSegment[]): string {
     .join('');
 }
 
-export type PathLookup = { readonly found: true; readonly value: unknown } | { readonly found: false };
+export type PathLookup =
+  | {
+      readonly found: true;
+      readonly value: unknown;
+      /** Where the value is: the keys and array indexes walked from the root (a filter's match as its index). */
+      readonly at: readonly (string | number)[];
+    }
+  | { readonly found: false };
 
 /**
  * The value a parsed path points at in `root`, or found: false. Never throws. With `plainKeys`,
@@ -63,6 +70,7 @@ export function resolveTracePath(
   options: { readonly plainKeys?: boolean } = {},
 ): PathLookup {
   let value: unknown = root;
+  const at: (string | number)[] = [];
   for (let position = 0; position < segments.length; position++) {
     const segment = segments[position];
     if (segment === undefined) break;
@@ -80,30 +88,36 @@ export function resolveTracePath(
         Object.hasOwn(value, segment.key)
       ) {
         value = (value as Record<string, unknown>)[segment.key];
+        at.push(segment.key);
       } else {
         return { found: false };
       }
     } else if (segment.kind === 'index') {
       if (!Array.isArray(value) || segment.index >= value.length) return { found: false };
       value = value[segment.index] as unknown;
+      at.push(segment.index);
     } else {
       if (!Array.isArray(value)) return { found: false };
-      const matches = value.filter((element: unknown) => {
-        if (typeof element !== 'object' || element === null) return false;
-        const field = (element as Record<string, unknown>)[segment.key];
-        const comparable =
-          typeof field === 'string' || typeof field === 'number' || typeof field === 'boolean';
-        return comparable && String(field) === segment.value;
-      });
+      const matches = (value as unknown[]).flatMap(
+        (element: unknown, index): { element: unknown; index: number }[] => {
+          if (typeof element !== 'object' || element === null) return [];
+          const field = (element as Record<string, unknown>)[segment.key];
+          const comparable =
+            typeof field === 'string' || typeof field === 'number' || typeof field === 'boolean';
+          return comparable && String(field) === segment.value ? [{ element, index }] : [];
+        },
+      );
       const next = segments[position + 1];
       if (next?.kind === 'key' && next.key === 'length') {
         value = matches.length;
         position++;
       } else {
-        if (matches.length === 0) return { found: false };
-        value = matches[0] as unknown;
+        const [first] = matches;
+        if (first === undefined) return { found: false };
+        value = first.element;
+        at.push(first.index);
       }
     }
   }
-  return { found: true, value };
+  return { found: true, value, at };
 }

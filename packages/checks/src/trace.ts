@@ -1,5 +1,7 @@
 // The trace model the checks engine evaluates (schema_version 1; 0 is still read), its limits, and
 // the one boundary where untrusted JSON becomes a Trace: traceFromJSON, which refuses with 1001.
+// Values the Attest engine keeps as raw JSON (input, a step's args, result and metadata) may be
+// any JSON value, as there (pkg/types/trace.go:17,28-29).
 import { schemaErrors } from '@paperclip-evals/contract';
 
 import { ChecksError } from './errors.js';
@@ -13,16 +15,19 @@ export const MAX_STEP_BYTES = 1024 * 1024;
 export const MAX_TRACE_DEPTH = 5;
 
 export type StepType = 'llm_call' | 'tool_call' | 'retrieval' | 'agent_call';
+const STEP_TYPES: readonly string[] = ['llm_call', 'tool_call', 'retrieval', 'agent_call'];
 
 type JsonObject = Readonly<Record<string, unknown>>;
 
 export interface Step {
   readonly type: StepType;
   readonly name: string;
-  readonly args?: JsonObject;
-  readonly result?: JsonObject;
-  readonly sub_trace?: Trace;
-  readonly metadata?: JsonObject;
+  /** Any JSON value (a Python tool's plain-string output, say). */
+  readonly args?: unknown;
+  readonly result?: unknown;
+  /** null reads as none, as the Attest engine's *Trace (an agent_call step without one is a tree error). */
+  readonly sub_trace?: Trace | null;
+  readonly metadata?: unknown;
   readonly agent_id?: string;
   readonly agent_role?: string;
   readonly started_at_ms?: number;
@@ -54,10 +59,12 @@ export interface Trace {
   readonly trace_id: string;
   readonly agent_id?: string;
   readonly agent_role?: string;
-  readonly input?: JsonObject;
-  readonly steps?: readonly Step[];
+  readonly input?: unknown;
+  /** null reads as none (a nil list there). */
+  readonly steps?: readonly Step[] | null;
   readonly output: JsonObject;
-  readonly metadata?: TraceMetadata;
+  /** null reads as none, as the Attest engine's *TraceMetadata. */
+  readonly metadata?: TraceMetadata | null;
   readonly parent_trace_id?: string | null;
   readonly [field: string]: unknown;
 }
@@ -78,14 +85,17 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
       'Send the trace as an object with trace_id, steps and output.',
     );
   }
-  const record = raw as Record<string, unknown>;
-  const version = record.schema_version;
-  if (version !== 0 && version !== 1) {
+  const given = raw as Record<string, unknown>;
+  const version = given.schema_version;
+  if (version !== 0 && version !== 1 && version !== undefined && version !== null) {
     throw invalidTrace(
-      `unsupported trace schema_version: ${version === undefined ? 'missing' : JSON.stringify(version)}`,
-      'Set schema_version to 1 (0 is still read).',
+      `unsupported schema_version ${JSON.stringify(version)}; engine supports versions 0 to 1`,
+      'Set schema_version to 1 (current) or 0 (previous, deprecated).',
     );
   }
+  // A root without a version (or 0) is version 1, as the Attest engine normalises it
+  // (normalize.go:12-16, handler.go:454); sub-traces keep theirs, and a missing one reads as 0.
+  const record = version === 1 ? given : { ...given, schema_version: 1 };
   if (typeof record.trace_id !== 'string' || record.trace_id.trim() === '') {
     throw invalidTrace(
       'trace missing required field: trace_id',
@@ -93,6 +103,13 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
     );
   }
   const output = record.output;
+  // validate.go:60-78: absent is "missing"; present but not an object with a field is the other.
+  if (output === undefined) {
+    throw invalidTrace(
+      'trace missing required field: output',
+      'Every trace must include an output object with at least one field.',
+    );
+  }
   if (
     typeof output !== 'object' ||
     output === null ||
@@ -100,8 +117,8 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
     Object.keys(output).length === 0
   ) {
     throw invalidTrace(
-      'trace missing required field: output',
-      'Every trace must include an output object with at least one field.',
+      'trace output must be a non-empty JSON object',
+      'The output field must be a JSON object with at least one field.',
     );
   }
   if ((options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_TRACE_BYTES) {
@@ -116,8 +133,13 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
   // Steps and nesting are bounded before the schema runs: its validator recurses into sub-traces.
   // A step can be over the bound only in a trace that is.
   checkStepsAndDepth(record, (options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_STEP_BYTES);
-  const errors = schemaErrors(TRACE_SCHEMA_ID, raw);
-  const first = errors[0];
+  const errors = schemaErrors(TRACE_SCHEMA_ID, record);
+  // The deepest error names the field (a `null or object` choice also reports its null branch).
+  const first = errors.reduce<(typeof errors)[number] | undefined>(
+    (deepest, error) =>
+      deepest === undefined || error.instancePath.length > deepest.instancePath.length ? error : deepest,
+    undefined,
+  );
   if (first !== undefined) {
     const where = first.instancePath === '' ? 'trace' : `trace${first.instancePath}`;
     throw invalidTrace(
@@ -125,7 +147,7 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
       `Fix the trace: ${errors.map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ')}.`,
     );
   }
-  return raw as Trace;
+  return record as Trace;
 }
 
 /** Refuses a node with too many steps, a step over MAX_STEP_BYTES (when measured) or a sub-trace nested deeper than MAX_TRACE_DEPTH. */
@@ -147,10 +169,25 @@ function checkStepsAndDepth(root: Record<string, unknown>, measureSteps: boolean
       );
     }
     for (const step of steps as unknown[]) {
+      // The Attest engine's step rules, in its order and words (validate.go:117-135).
+      const name = isObject(step) && typeof step.name === 'string' ? step.name : '';
+      if (name.trim() === '') {
+        throw invalidTrace(
+          'trace step missing required field: name',
+          'Every step must include a non-empty name string.',
+        );
+      }
+      const type = isObject(step) ? step.type : undefined;
+      if (typeof type !== 'string' || !STEP_TYPES.includes(type)) {
+        const shown = typeof type === 'string' ? type : '';
+        throw invalidTrace(
+          `trace step '${name}' has invalid type '${shown}'`,
+          `Step type must be one of: ${STEP_TYPES.join(', ')}. Got '${shown}' for step '${name}'.`,
+        );
+      }
       if (measureSteps) {
         const bytes = Buffer.byteLength(JSON.stringify(step));
         if (bytes > MAX_STEP_BYTES) {
-          const name = isObject(step) && typeof step.name === 'string' ? step.name : '';
           throw invalidTrace(
             `trace step '${name}' exceeds max payload size: ${bytes} > ${MAX_STEP_BYTES} bytes`,
             `Reduce the step to at most ${MAX_STEP_BYTES} bytes (1 MiB) by truncating tool results or outputs.`,
@@ -181,7 +218,7 @@ export function traceNodes(root: Trace): { trace: Trace; depth: number }[] {
   const visit = (trace: Trace, depth: number): void => {
     nodes.push({ trace, depth });
     for (const step of trace.steps ?? [])
-      if (step.type === 'agent_call' && step.sub_trace !== undefined) visit(step.sub_trace, depth + 1);
+      if (step.type === 'agent_call' && step.sub_trace != null) visit(step.sub_trace, depth + 1);
   };
   visit(root, 0);
   return nodes;
@@ -218,7 +255,7 @@ export function agentInvocations(root: Trace): string[] {
     for (const step of trace.steps ?? []) {
       if (step.type !== 'agent_call') continue;
       invoked.push(step.sub_trace?.agent_id ?? step.agent_id ?? step.name);
-      if (step.sub_trace !== undefined) visit(step.sub_trace);
+      if (step.sub_trace != null) visit(step.sub_trace);
     }
   };
   visit(root);
@@ -254,25 +291,31 @@ export function summarizeTraceTree(root: Trace): TraceTreeSummary {
 export function traceTreeErrors(root: Trace): string[] {
   const errors: string[] = [];
   const seen = new Set<string>();
-  const visit = (trace: Trace, parent: Trace | undefined): void => {
-    if (seen.has(trace.trace_id))
-      errors.push(`duplicate trace_id: cycle detected at ${JSON.stringify(trace.trace_id)}`);
-    seen.add(trace.trace_id);
+  const visit = (trace: Trace, parent: Trace | undefined, depth: number): void => {
+    // The order of tree.go:87-111: nesting, a repeated id, the parent link, then the steps.
+    if (depth > MAX_TRACE_DEPTH) {
+      errors.push(`trace nesting depth ${depth} exceeds maximum ${MAX_TRACE_DEPTH}`);
+      return;
+    }
+    const traceId = trace.trace_id as string | undefined;
+    if (seen.has(traceId ?? ''))
+      errors.push(`duplicate trace_id: cycle detected at ${JSON.stringify(traceId ?? '')}`);
+    seen.add(traceId ?? '');
     const parentId = trace.parent_trace_id;
     if (parent !== undefined && typeof parentId === 'string' && parentId !== parent.trace_id) {
       errors.push(
-        `sub_trace ${JSON.stringify(trace.trace_id)} has parent_trace_id ${JSON.stringify(parentId)} but parent trace_id is ${JSON.stringify(parent.trace_id)}`,
+        `sub_trace ${JSON.stringify(traceId ?? '')} has parent_trace_id ${JSON.stringify(parentId)} but parent trace_id is ${JSON.stringify(parent.trace_id)}`,
       );
     }
     for (const step of trace.steps ?? []) {
       if (step.type !== 'agent_call') continue;
-      if (step.sub_trace === undefined)
+      if (step.sub_trace == null)
         errors.push(
-          `agent_call step ${JSON.stringify(step.name)} in trace ${JSON.stringify(trace.trace_id)} is missing sub_trace`,
+          `agent_call step ${JSON.stringify(step.name)} in trace ${JSON.stringify(traceId ?? '')} is missing sub_trace`,
         );
-      else visit(step.sub_trace, trace);
+      else visit(step.sub_trace, trace, depth + 1);
     }
   };
-  visit(root, undefined);
+  visit(root, undefined, 0);
   return errors;
 }

@@ -58,12 +58,13 @@ describe('trace paths', () => {
   });
 
   it.each([
-    ['output.message', { output: { message: 'hi' } }, 'hi'],
-    ['steps.length', { steps: [1, 2, 3] }, 3],
+    ['output.message', { output: { message: 'hi' } }, 'hi', ['output', 'message']],
+    ['steps.length', { steps: [1, 2, 3] }, 3, ['steps']],
     [
       "steps[?type=='tool_call'].length",
       { steps: [{ type: 'tool_call' }, { type: 'llm_call' }, { type: 'tool_call' }] },
       2,
+      ['steps'],
     ],
     [
       "steps[?name=='b'].result.x",
@@ -75,10 +76,12 @@ describe('trace paths', () => {
         ],
       },
       2,
+      // The first match is where the value is: its index, as a request line's raw text is found.
+      ['steps', 1, 'result', 'x'],
     ],
-    ['steps[1].name', { steps: [{ name: 'a' }, { name: 'b' }] }, 'b'],
-  ])('resolve %s', (text, root, expected) => {
-    expect(resolveTracePath(root, parseTracePath(text))).toEqual({ found: true, value: expected });
+    ['steps[1].name', { steps: [{ name: 'a' }, { name: 'b' }] }, 'b', ['steps', 1, 'name']],
+  ])('resolve %s', (text, root, expected, at) => {
+    expect(resolveTracePath(root, parseTracePath(text))).toEqual({ found: true, value: expected, at });
   });
 
   it.each([['.output'], ['output.'], ['output..message'], ['steps[?name=bad]'], ['steps[-1]'], ['']])(

@@ -49,6 +49,20 @@ export const EXIT = {
 } as const;
 
 /**
+ * The `evals-engine` bin (the drop-in for the Attest engine): that engine's codes where it has them
+ * (cmd/attest-engine/main.go: 1 for an unknown log level and when SIGINT or SIGTERM stops it).
+ */
+export const ENGINE_BIN_EXIT = {
+  /** Served until shutdown or the end of stdin (also --help, version, cache). */
+  ok: EXIT.ok,
+  /** An unknown --log-level, or stopped by SIGINT / SIGTERM. */
+  stopped: 1,
+  /** An argument it does not know, or an unusable ATTEST_* / EVALS_ENGINE_* setting. */
+  usage: EXIT.usage,
+  internal: EXIT.internal,
+} as const;
+
+/**
  * `evals policy evaluate`: the evaluate protocol's own codes (a bundle_error alone is not a row
  * error). They are the protocol's, not the other commands' meanings.
  */
@@ -119,6 +133,8 @@ export const EXIT_FOR_OUTCOME = {
   campaign_interrupted: EXIT.interrupted,
   /** publish --verify: the site has a defect (every one listed with its code). */
   site_refused: EXIT.invalid,
+  /** evals-engine: SIGINT or SIGTERM stopped it (the Attest engine's 1). */
+  engine_stopped: ENGINE_BIN_EXIT.stopped,
   /** run: SIGTERM killed the running sessions (the record was written). */
   campaign_terminated: EXIT.terminated,
 } as const;

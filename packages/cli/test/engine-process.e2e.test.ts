@@ -3,6 +3,7 @@
 // to start (exit 2) on an unusable provider setting; the `evals-engine` bin (what Attest SDKs launch
 // through ATTEST_ENGINE_PATH) serves with only --log-level on its command line. Every protocol row
 // runs in-process in engine.conformance.test.ts.
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -106,9 +107,59 @@ describe('evals-engine (drop-in for Attest SDKs)', () => {
     },
   );
 
-  it('refuses an unknown log level with exit 2', async () => {
+  // The Attest engine's command line (cmd/attest-engine/main.go:19-37, Go's flag package): one or two
+  // dashes, a value after = or as the next argument, -debug, and the version and cache commands.
+  it.each([
+    [['-log-level=info']],
+    [['--log-level', 'error']],
+    [['-debug']],
+    [['--debug', '--log-level=error']],
+  ])('serves with %j on its command line', async (args) => {
+    const process = EngineProcess.start('node', [EVALS_ENGINE, ...args]);
+    started.push(process);
+    expect((await process.request(1, 'initialize', { protocol_version: 1 })).result).toMatchObject({
+      protocol_version: 1,
+    });
+    expect((await process.request(2, 'shutdown', {})).result).toBeDefined();
+    expect((await process.finish()).code).toBe(0);
+  });
+
+  it('answers version and cache stats|clear as commands, touching nothing', async () => {
+    const version = EngineProcess.start('node', [EVALS_ENGINE, 'version']);
+    const missing = join(ROOT, 'no-such-cache-dir');
+    const stats = EngineProcess.start('node', [EVALS_ENGINE, 'cache', 'stats'], {
+      ATTEST_CACHE_DIR: missing,
+    });
+    const clear = EngineProcess.start('node', [EVALS_ENGINE, 'cache', 'clear'], { ATTEST_CACHE_DIR: ROOT });
+    const bare = EngineProcess.start('node', [EVALS_ENGINE, 'cache']);
+    started.push(version, stats, clear, bare);
+    expect(await version.finish()).toEqual({
+      code: 0,
+      rest: [expect.stringMatching(/^evals-engine \d+\.\d+\.\d+/)],
+    });
+    expect(await stats.finish()).toEqual({ code: 0, rest: [`cache directory does not exist: ${missing}`] });
+    const cleared = await clear.finish();
+    expect(cleared.code).toBe(0);
+    expect(cleared.rest.join('\n')).toMatch(/^nothing to clear in /);
+    expect((await bare.finish()).code).toBe(1);
+  });
+
+  it('exits 1 when SIGTERM stops it, as the Attest engine does', async () => {
+    const child = spawn('node', [EVALS_ENGINE], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocol_version: 1 } })}\n`,
+    );
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(1);
+  });
+
+  // The Attest engine's code and words for it (cmd/attest-engine/main.go:50-52).
+  it('refuses an unknown log level with exit 1', async () => {
     const process = EngineProcess.start('node', [EVALS_ENGINE, '--log-level=loud']);
     started.push(process);
-    expect((await process.finish()).code).toBe(2);
+    expect((await process.finish()).code).toBe(1);
+    expect(process.stderr.join('\n')).toContain('invalid log level: loud');
   });
 });

@@ -109,14 +109,19 @@ describe('the Attest SDK plugin helper flow, end to end against evals-engine', (
     });
   }
 
-  it('still refuses a result that is not a verdict (status, score) with -32602', async () => {
+  // Ours is stricter here (the Attest engine stores any status); the code is its code for
+  // submit_plugin_result params it cannot take (handler.go:639-645).
+  it('still refuses a result that is not a verdict (status, score) with 1002', async () => {
     const engine = spawnAsTheSdk();
     engine.send(INITIALIZE);
     await engine.next();
     engine.send(submitPluginResult(1, 'passed', 1, 'x'));
-    expect((await engine.next()).error).toMatchObject({ code: -32602 });
+    expect((await engine.next()).error).toMatchObject({
+      code: 1002,
+      message: 'invalid submit_plugin_result params',
+    });
     engine.send(submitPluginResult(2, 'pass', 1.5, 'x'));
-    expect((await engine.next()).error).toMatchObject({ code: -32602 });
+    expect((await engine.next()).error).toMatchObject({ code: 1002 });
   });
 
   it('without a submitted result the plugin assertion is not_evaluated / missing_evidence, never a pass', async () => {

@@ -128,7 +128,9 @@ describe('evals engine --stdio: lifecycle', () => {
 
 describe('evals engine --stdio: error codes', () => {
   it.each([
-    ['malformed JSON', '{"jsonrpc":"2.0","id":1,', null, -32700, 'PARSE_ERROR'],
+    // The id is salvaged when it reads before the problem, so the reply reaches its request.
+    ['malformed JSON', '{"jsonrpc":"2.0","id":1,', 1, -32700, 'PARSE_ERROR'],
+    ['malformed JSON before the id', '{"jsonrpc":"2.0",,"id":1}', null, -32700, 'PARSE_ERROR'],
     [
       'a JSON array (batch)',
       '[{"jsonrpc":"2.0","id":1,"method":"initialize"}]',
@@ -146,14 +148,16 @@ describe('evals engine --stdio: error codes', () => {
       'INVALID_REQUEST',
     ],
     ['an unknown method', '{"jsonrpc":"2.0","id":7,"method":"evaluate"}', 7, -32601, 'METHOD_NOT_FOUND'],
+    // The Attest engine reads a missing protocol_version as 0: too old (handler.go:348).
     [
       'initialize without protocol_version',
       '{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"sdk_name":"x","sdk_version":"1"}}',
       8,
-      -32602,
-      'INVALID_PARAMS',
+      3003,
+      'SESSION_ERROR',
     ],
-    ['duplicate keys', '{"jsonrpc":"2.0","id":9,"id":10,"method":"initialize"}', null, -32700, 'PARSE_ERROR'],
+    // A repeated key keeps its last value (Go's decoder); initialize without params is 3003 (handler.go:329).
+    ['duplicate keys', '{"jsonrpc":"2.0","id":9,"id":10,"method":"initialize"}', 10, 3003, 'SESSION_ERROR'],
   ])('answers %s with the right code, and keeps serving', async (_name, line, id, code, errorType) => {
     const process = engine();
     process.send(line);
@@ -163,9 +167,16 @@ describe('evals engine --stdio: error codes', () => {
     expect((await process.request(1, 'initialize', INITIALIZE_PARAMS)).result).toBeDefined();
   });
 
-  it('answers -32602 to evaluate_batch params without assertions', async () => {
+  it('answers evaluate_batch params without assertions with an empty batch, as the Attest engine does', async () => {
     const process = await initialized();
-    expectError(await process.request(2, 'evaluate_batch', { trace: TRACE }), -32602, 'INVALID_PARAMS');
+    const reply = await process.request(2, 'evaluate_batch', { trace: TRACE });
+    expect(reply.error).toBeUndefined();
+    expect(reply.result).toMatchObject({ results: [], total_cost: 0 });
+    expectError(
+      await process.request(3, 'evaluate_batch', { trace: TRACE, assertions: 'x' }),
+      1001,
+      'INVALID_TRACE',
+    );
   });
 
   it('answers 1001 to a trace over 10 MiB', async () => {
@@ -192,13 +203,16 @@ describe('evals engine --stdio: error codes', () => {
     expect(at.result?.results).toMatchObject([{ status: 'pass' }]);
   });
 
-  it('answers 1002 to a batch that repeats an assertion_id', async () => {
+  it('evaluates both assertions of a batch that repeats an assertion_id (handler.go:441-486)', async () => {
     const process = await initialized();
-    expectError(
-      await process.request(2, 'evaluate_batch', { trace: TRACE, assertions: [COST_CHECK, COST_CHECK] }),
-      1002,
-      'ASSERTION_ERROR',
-    );
+    const reply = await process.request(2, 'evaluate_batch', {
+      trace: TRACE,
+      assertions: [COST_CHECK, COST_CHECK],
+    });
+    expect(reply.result?.results).toMatchObject([
+      { assertion_id: COST_CHECK.assertion_id, status: 'pass' },
+      { assertion_id: COST_CHECK.assertion_id, status: 'pass' },
+    ]);
   });
 
   it('answers 2001 to generate_user_message when no provider is configured', async () => {
@@ -282,8 +296,10 @@ describe('evals engine --stdio: assertions over the wire', () => {
       aggregate_latency_ms: 1500,
     });
     expect(reply.result?.aggregate_cost_usd).toBeCloseTo(0.005, 12);
-    const bad = await process.request(3, 'validate_trace_tree', { trace: { ...TRACE, trace_id: '' } });
-    expect(bad.result).toMatchObject({ valid: false, errors: ['trace missing required field: trace_id'] });
+    // Only the tree is checked (handler.go:687): a trace_id the batch would refuse is no tree error.
+    const blank = await process.request(3, 'validate_trace_tree', { trace: { ...TRACE, trace_id: '' } });
+    expect(blank.result).toMatchObject({ valid: true, depth: 0 });
+    expect(blank.result).not.toHaveProperty('errors');
   });
 
   it("reports the tree's structural errors as the peer engine does, with its summary", async () => {
@@ -304,15 +320,26 @@ describe('evals engine --stdio: assertions over the wire', () => {
       ],
     };
     const reply = await process.request(2, 'validate_trace_tree', { trace: tree });
+    // The Attest engine stops at the first structural error (tree.go:87-111); the summary still counts all.
     expect(reply.result).toMatchObject({
       valid: false,
-      errors: [
-        'agent_call step "lost" in trace "trc_conformance" is missing sub_trace',
-        'sub_trace "sub-a" has parent_trace_id "elsewhere" but parent trace_id is "trc_conformance"',
-        'duplicate trace_id: cycle detected at "trc_conformance"',
-      ],
+      errors: ['agent_call step "lost" in trace "trc_conformance" is missing sub_trace'],
       depth: 1,
       agent_count: 3,
+    });
+    const rest = await process.request(3, 'validate_trace_tree', {
+      trace: { ...tree, steps: tree.steps.slice(1) },
+    });
+    expect(rest.result).toMatchObject({
+      valid: false,
+      errors: ['sub_trace "sub-a" has parent_trace_id "elsewhere" but parent trace_id is "trc_conformance"'],
+    });
+    const cycle = await process.request(4, 'validate_trace_tree', {
+      trace: { ...tree, steps: tree.steps.slice(2) },
+    });
+    expect(cycle.result).toMatchObject({
+      valid: false,
+      errors: ['duplicate trace_id: cycle detected at "trc_conformance"'],
     });
   });
 

@@ -1,0 +1,491 @@
+// Differential rows against the Attest engine (attest-framework/attest at 448e246, engine 0.4.0 as
+// @attest-ai/core 0.5.0 ships it): each row is a request line as an SDK or a hand-written client
+// sends it, the answer that engine gives (read from its source: the file:line is on the row), and
+// this engine's answer must match it — the code and message of an error, or each row's status and
+// explanation. Where seed 003 decides otherwise (ids echoed exactly rather than as 0, every row
+// returned), the row says so. Driven in-process, on the bytes of the line (EngineServer.handleLine).
+import { describe, expect, it } from 'vitest';
+
+import { EngineServer } from '../src/engine-server.ts';
+
+const INITIALIZE = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":1}}';
+
+/** A batch line with `trace` and `assertions` written as JSON text (so raw spellings survive). */
+const batch = (id: number, trace: string, assertions = '[]'): string =>
+  `{"jsonrpc":"2.0","id":${id},"method":"evaluate_batch","params":{"trace":${trace},"assertions":${assertions}}}`;
+
+/** The line's UTF-8 with its one `@` replaced by `bytes` (invalid UTF-8 on purpose). */
+const withBytes = (line: string, bytes: number[]): Uint8Array => {
+  const [head = '', tail = ''] = line.split('@');
+  return Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]);
+};
+
+const content = (id: string, target: string, check: string, value: string): string =>
+  JSON.stringify({ assertion_id: id, type: 'content', spec: { target, check, value } });
+
+interface Reply {
+  id: unknown;
+  result?: {
+    results?: { assertion_id: string; status: string; explanation: string }[];
+    [key: string]: unknown;
+  };
+  error?: { code: number; message: string; data: { error_type: string; detail: string } };
+}
+
+async function answer(line: string | Uint8Array, initialize = true): Promise<Reply> {
+  const server = new EngineServer();
+  if (initialize) await server.handleLine(INITIALIZE);
+  return JSON.parse((await server.handleLine(line)) ?? 'null') as Reply;
+}
+
+describe('request lines as the Attest engine decodes them (server.go:124, segmentio/encoding/json)', () => {
+  // [name, line, expected id, expected status of row "a" | error code, upstream source]
+  const rows: [string, string | Uint8Array, unknown, string | number, string][] = [
+    [
+      'a lone surrogate escape (a truncated emoji) is U+FFFD and evaluated',
+      batch(
+        2,
+        '{"trace_id":"t","output":{"message":"refund done \\ud83d"}}',
+        `[${content('a', 'output.message', 'contains', 'refund')}]`,
+      ),
+      2,
+      'pass',
+      'segmentio json/parse.go:532-536 (unicode.ReplacementChar)',
+    ],
+    [
+      'invalid UTF-8 bytes are U+FFFD and evaluated',
+      withBytes(
+        batch(
+          3,
+          '{"trace_id":"t","output":{"message":"caf@!"}}',
+          `[${content('a', 'output.message', 'contains', 'caf\uFFFD!')}]`,
+        ),
+        [0xc3],
+      ),
+      3,
+      'pass',
+      'segmentio json/parse.go:577-585 (appendCoerceInvalidUTF8)',
+    ],
+    [
+      'a cut 4-byte sequence is one U+FFFD per byte, as Go ranges over a string',
+      withBytes(
+        batch(
+          3,
+          '{"trace_id":"t","output":{"message":"ok @!"}}',
+          `[${content('a', 'output.message', 'contains', '\uFFFD\uFFFD\uFFFD!')}]`,
+        ),
+        [0xf0, 0x9f, 0x98],
+      ),
+      3,
+      'pass',
+      'segmentio json/parse.go:577-585; Go spec: for range yields RuneError per invalid byte',
+    ],
+    [
+      'a repeated key keeps its last value',
+      `{"jsonrpc":"2.0","id":4,"method":"evaluate_batch","params":{"trace":{"trace_id":"t","output":{"m":"first"},"output":{"m":"last"}},"assertions":[${content('a', 'output.m', 'contains', 'last')}]}}`,
+      4,
+      'pass',
+      'segmentio json/decode.go (a later member overwrites the field)',
+    ],
+    [
+      'nesting deeper than 512 is read',
+      batch(
+        5,
+        `{"trace_id":"t","output":{"deep":${'['.repeat(1000)}${']'.repeat(1000)}}}`,
+        `[${content('a', 'output.deep', 'contains', '[[[')}]`,
+      ),
+      5,
+      'pass',
+      'segmentio json/parse.go: no depth bound (ours: MAX_REQUEST_DEPTH 3000)',
+    ],
+  ];
+  it.each(rows)('%s', async (_name, line, id, expected) => {
+    const reply = await answer(line);
+    expect(reply.id).toBe(id);
+    expect(reply.error).toBeUndefined();
+    expect(reply.result?.results?.map((row) => row.status)).toEqual([expected]);
+  });
+
+  it('matches member names of its structs case-insensitively (segmentio json/decode.go:1202-1205)', async () => {
+    expect(
+      await answer('{"JSONRPC":"2.0","ID":6,"Method":"initialize","Params":{"Protocol_Version":1}}', false),
+    ).toMatchObject({ id: 6, result: { protocol_version: 1 } });
+    const trace =
+      '{"Trace_ID":"t","Output":{"Message":"hi"},"Steps":[{"Type":"tool_call","Name":"a","Result":{"v":1}}],"Metadata":{"Cost_USD":0.5}}';
+    const assertions = [
+      '{"Assertion_ID":"c","Type":"constraint","Spec":{"field":"metadata.cost_usd","operator":"eq","value":0.5}}',
+      // output's keys are a map's there (map[string]json.RawMessage): matched exactly.
+      content('m', 'output.message', 'contains', 'hi'),
+      content('M', 'output.Message', 'contains', 'hi'),
+      JSON.stringify({ assertion_id: 'r', type: 'trace', spec: { check: 'required_tools', tools: ['a'] } }),
+    ];
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results?.map((row) => [row.assertion_id, row.status])).toEqual([
+      ['c', 'pass'],
+      ['m', 'hard_fail'],
+      ['M', 'pass'],
+      ['r', 'pass'],
+    ]);
+    // The later of two spellings wins, as a later member does.
+    const tree = (sub: string): string =>
+      `{"jsonrpc":"2.0","id":3,"method":"validate_trace_tree","params":{"trace":{"trace_id":"x","Steps":[{"type":"agent_call","name":"go","sub_trace":${sub}}]}}}`;
+    expect(
+      (await answer(tree('{"trace_id":"s","parent_trace_id":"zzz","Parent_Trace_ID":"x"}'))).result,
+    ).toMatchObject({
+      valid: true,
+      depth: 1,
+    });
+    expect(
+      (await answer(tree('{"trace_id":"s","Parent_Trace_ID":"x","parent_trace_id":"zzz"}'))).result,
+    ).toMatchObject({
+      valid: false,
+    });
+  });
+
+  it('echoes the id of a line that is not JSON when it reads before the problem (upstream: id 0, server.go:126)', async () => {
+    expect(await answer('{"jsonrpc":"2.0","id":7,"method":"query_drift","params":{')).toMatchObject({
+      id: 7,
+      error: { code: -32700, message: 'parse error', data: { error_type: 'PARSE_ERROR' } },
+    });
+    expect(await answer('{"jsonrpc":"2.0","id":"req-8","method":')).toMatchObject({ id: 'req-8' });
+    expect(await answer('{"jsonrpc":"2.0","method":1,,"id":9}')).toMatchObject({ id: null });
+    const tooDeep = batch(10, `{"trace_id":"t","output":{"deep":${'['.repeat(3001)}${']'.repeat(3001)}}}`);
+    expect(await answer(tooDeep)).toMatchObject({ id: 10, error: { code: -32700 } });
+  });
+});
+
+describe('non-string targets: the raw text of the value (assertion/target.go:42-52, content.go:40)', () => {
+  const trace =
+    '{"trace_id":"t","output":{"n":1.0,"e":1e3,"z":null,"s":{"a": 1},"l":[1, 2]},"steps":[{"type":"tool_call","name":"x","result":{"v":2.50}}]}';
+  // [assertion, expected status, explanation (content.go's words)]
+  const rows: [string, string, string][] = [
+    [content('N1', 'output.n', 'contains', '1.0'), 'pass', "output.n contains '1.0'."],
+    [content('N2', 'output.e', 'contains', '1e3'), 'pass', "output.e contains '1e3'."],
+    [content('N3', 'output.z', 'not_contains', 'null'), 'pass', "output.z does not contain 'null'."],
+    [content('N4', 'output.s', 'contains', '"a": 1'), 'pass', 'output.s contains \'"a": 1\'.'],
+    [content('N5', 'output', 'contains', '"n":1.0'), 'pass', 'output contains \'"n":1.0\'.'],
+    [content('N6', 'output.l', 'contains', '[1, 2]'), 'pass', "output.l contains '[1, 2]'."],
+    [
+      content('N7', "steps[?name=='x'].result.v", 'contains', '2.50'),
+      'pass',
+      "steps[?name=='x'].result.v contains '2.50'.",
+    ],
+    [content('N8', 'output.n', 'contains', '1.00'), 'hard_fail', "output.n does not contain '1.00'."],
+    [
+      content('N9', 'output.n', 'not_contains', '1.0'),
+      'hard_fail',
+      "output.n contains '1.0' but should not.",
+    ],
+  ];
+  it.each(rows)('%s', async (assertion, status, explanation) => {
+    const reply = await answer(batch(2, trace, `[${assertion}]`));
+    expect(reply.result?.results).toMatchObject([{ status, explanation }]);
+  });
+});
+
+describe("constraint and schema explanations in the Attest engine's words", () => {
+  const trace = '{"trace_id":"t","output":{"m":{"a":1}},"steps":[],"metadata":{"cost_usd":0.0015}}';
+  const assertion = (id: string, type: string, spec: object): string =>
+    JSON.stringify({ assertion_id: id, type, spec });
+  // [assertion, status, explanation, upstream source]
+  const rows: [string, string, string, string][] = [
+    [
+      assertion('c1', 'constraint', { field: 'metadata.cost_usd', operator: 'lte', value: 0.01 }),
+      'pass',
+      'metadata.cost_usd = 0.0015, constraint lte 0.01 — satisfied.',
+      'constraint.go:66, 109',
+    ],
+    [
+      assertion('c2', 'constraint', { field: 'steps.length', operator: 'between', min: 1, max: 3 }),
+      'hard_fail',
+      'steps.length = 0, constraint between [1, 3] — constraint not satisfied.',
+      'constraint.go:90, 100',
+    ],
+    [
+      assertion('c3', 'constraint', { field: 'metadata.latency_ms', operator: 'lt', value: 5 }),
+      'hard_fail',
+      'field resolution failed: metadata.latency_ms is not set',
+      'constraint.go:43, 133',
+    ],
+    [
+      assertion('s1', 'schema', { target: 'output.m', schema: { type: 'object' } }),
+      'pass',
+      'output.m matches schema: all required fields present, types valid.',
+      'schema.go:86',
+    ],
+  ];
+  it.each(rows)('%s', async (line, status, explanation) => {
+    expect((await answer(batch(2, trace, `[${line}]`))).result?.results).toMatchObject([
+      { status, explanation },
+    ]);
+  });
+
+  it.each([
+    [
+      { check: 'contains_in_order', tools: ['a', 'c'] },
+      'pass',
+      'tool sequence [a c] found in order at steps [0 2].',
+    ],
+    [
+      { check: 'contains_in_order', tools: ['b', 'a'] },
+      'hard_fail',
+      'tool sequence [b a] not found in order; missing "a" after position 2',
+    ],
+    [
+      { check: 'exact_order', tools: ['b', 'c'] },
+      'pass',
+      'tool sequence [b c] found in exact order at steps [1 2].',
+    ],
+    [
+      { check: 'exact_order', tools: ['a', 'c'] },
+      'hard_fail',
+      'tool sequence [a c] not found in exact contiguous order',
+    ],
+    [
+      { check: 'exact_order', tools: ['a', 'b', 'c', 'a', 'b'] },
+      'hard_fail',
+      'exact order [a b c a b] not found: trace has fewer steps than required sequence',
+    ],
+    [
+      { check: 'loop_detection', tool: 'c', max_repetitions: 1 },
+      'hard_fail',
+      'tool "c" called 2 times, exceeds max_repetitions 1',
+    ],
+    [
+      { check: 'loop_detection', tool: 'a', max_repetitions: 1 },
+      'pass',
+      'tool "a" called 1 times, within max_repetitions 1.',
+    ],
+    [{ check: 'no_duplicates' }, 'hard_fail', 'duplicate step names found: "c" (2 times)'],
+    [{ check: 'required_tools', tools: ['a', 'z'] }, 'hard_fail', 'required tools not found in trace: [z]'],
+    [{ check: 'required_tools', tools: ['a'] }, 'pass', 'all required tools found: [a].'],
+    [{ check: 'forbidden_tools', tools: ['z', 'c'] }, 'hard_fail', 'forbidden tools found in trace: [c]'],
+    [{ check: 'forbidden_tools', tools: ['z'] }, 'pass', 'none of the forbidden tools [z] found in trace.'],
+  ])('trace %j (trace_check.go:104-219)', async (spec, status, explanation) => {
+    const steps = ['a', 'b', 'c', 'c'].map((name) => ({ type: 'tool_call', name }));
+    const line = batch(
+      2,
+      JSON.stringify({ trace_id: 't', output: { m: 1 }, steps }),
+      `[${assertion('t', 'trace', spec)}]`,
+    );
+    expect((await answer(line)).result?.results).toMatchObject([{ status, explanation }]);
+  });
+
+  it('words a schema failure as "failed schema validation" (schema.go:76)', async () => {
+    const line = assertion('s2', 'schema', { target: 'output.m', schema: { type: 'string' } });
+    const [row] = (await answer(batch(2, trace, `[${line}]`))).result?.results ?? [];
+    expect(row?.status).toBe('hard_fail');
+    expect(row?.explanation).toMatch(/^output\.m failed schema validation: /);
+  });
+});
+
+describe('raw text of a repeated key, and of values read after others', () => {
+  it('is the last occurrence, as the decoded value is (segmentio: a later member overwrites)', async () => {
+    const trace =
+      '{"trace_id":"t","output":{"s":{"a": 1},"pad":[{"x":"]}"},[1,{"y":2}]],"s":{"b":  2.0}},"steps":[{"type":"tool_call","name":"x","result":{"v":1}},{"type":"tool_call","name":"y","result":{"w":[3.0]}}]}';
+    const assertions = [
+      content('last', 'output.s', 'contains', '"b":  2.0'),
+      content('first', 'output.s', 'not_contains', '"a"'),
+      content('pad', 'output.pad', 'contains', '{"x":"]}"}'),
+      content('step', "steps[?name=='y'].result.w", 'contains', '[3.0]'),
+    ];
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results?.map((row) => [row.assertion_id, row.status])).toEqual([
+      ['last', 'pass'],
+      ['first', 'pass'],
+      ['pad', 'pass'],
+      ['step', 'pass'],
+    ]);
+  });
+});
+
+describe('trace fields as the Attest engine decodes them (pkg/types/trace.go, trace/validate.go)', () => {
+  // [name, trace, expected: 'ok' or [code, message], upstream source]
+  const rows: [string, string, 'ok' | [number, string], string][] = [
+    [
+      'a plain-string tool result',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","result":"plain text"}]}',
+      'ok',
+      'trace.go:29 (Result json.RawMessage)',
+    ],
+    [
+      'an array result, null args',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"b","args":null,"result":[1,2]}]}',
+      'ok',
+      'trace.go:28-29',
+    ],
+    [
+      'a string input, null metadata, null steps',
+      '{"trace_id":"t","output":{"m":1},"input":"hi","metadata":null,"steps":null}',
+      'ok',
+      'trace.go:17-20',
+    ],
+    [
+      'a null sub_trace on a tool_call step',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","sub_trace":null}]}',
+      'ok',
+      'trace.go:30 (SubTrace *Trace: null is nil)',
+    ],
+    [
+      'no schema_version at the root',
+      '{"trace_id":"t","output":{"m":1}}',
+      'ok',
+      'normalize.go:12-16, handler.go:454',
+    ],
+    [
+      'no schema_version in a sub-trace',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s","output":{"m":1}}}]}',
+      'ok',
+      'validate.go:38 (0 is within 0..1)',
+    ],
+    [
+      'schema_version 2',
+      '{"schema_version":2,"trace_id":"t","output":{"m":1}}',
+      [1001, 'unsupported schema_version 2; engine supports versions 0 to 1'],
+      'validate.go:38-45',
+    ],
+    [
+      'a blank step name',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":" "}]}',
+      [1001, 'trace step missing required field: name'],
+      'validate.go:117-126 (TrimSpace)',
+    ],
+    [
+      'an unknown step type',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"bogus","name":"n"}]}',
+      [1001, "trace step 'n' has invalid type 'bogus'"],
+      'validate.go:127-134',
+    ],
+    [
+      'an empty output',
+      '{"trace_id":"t","output":{}}',
+      [1001, 'trace output must be a non-empty JSON object'],
+      'validate.go:69-77',
+    ],
+    ['no output', '{"trace_id":"t"}', [1001, 'trace missing required field: output'], 'validate.go:60-67'],
+    [
+      'a blank trace_id',
+      '{"trace_id":"  ","output":{"m":1}}',
+      [1001, 'trace missing required field: trace_id'],
+      'validate.go:49-56',
+    ],
+  ];
+  it.each(rows)('%s', async (_name, trace, expected) => {
+    const reply = await answer(batch(2, trace));
+    if (expected === 'ok') {
+      expect(reply.error).toBeUndefined();
+      expect(reply.result?.results).toEqual([]);
+    } else {
+      expect(reply.error).toMatchObject({ code: expected[0], message: expected[1] });
+    }
+  });
+});
+
+describe('params as the Attest engine decodes them (server/handler.go)', () => {
+  const trace = '{"trace_id":"t","output":{"m":1}}';
+  it('initialize: every field optional, versions 0 and 2 refused (handler.go:328-356)', async () => {
+    expect(await answer(INITIALIZE, false)).toMatchObject({
+      id: 1,
+      result: { protocol_version: 1, missing: [] },
+    });
+    const init = (params: string): string => `{"jsonrpc":"2.0","id":1,"method":"initialize"${params}}`;
+    expect(await answer(init(''), false)).toMatchObject({
+      error: { code: 3003, message: 'invalid initialize params' },
+    });
+    expect(await answer(init(',"params":{}'), false)).toMatchObject({
+      error: { code: 3003, message: 'protocol version 0 is too old; engine supports versions 1–1' },
+    });
+    expect(await answer(init(',"params":{"protocol_version":2}'), false)).toMatchObject({
+      error: { code: 3003, message: 'protocol version 2 not supported; engine supports versions 1–1' },
+    });
+    expect(await answer(init(',"params":{"protocol_version":"1"}'), false)).toMatchObject({
+      error: { code: 3003, message: 'invalid initialize params' },
+    });
+  });
+
+  it("evaluate_batch: a missing spec is that row's hard_fail; no list or null is empty (handler.go:430, pipeline.go:85)", async () => {
+    const reply = await answer(
+      batch(
+        2,
+        trace,
+        '[{"assertion_id":"x","type":"content"},{"type":"content","spec":{}},{"assertion_id":"u","type":"foo","spec":{}}]',
+      ),
+    );
+    expect(reply.result?.results).toMatchObject([
+      { assertion_id: 'x', status: 'hard_fail', explanation: 'invalid content spec: spec is missing' },
+      { assertion_id: '', status: 'hard_fail' },
+      { assertion_id: 'u', status: 'hard_fail', explanation: 'unknown assertion type: foo' },
+    ]);
+    expect((await answer(batch(3, trace, 'null'))).result?.results).toEqual([]);
+    expect(
+      (await answer(`{"jsonrpc":"2.0","id":4,"method":"evaluate_batch","params":{"trace":${trace}}}`)).result
+        ?.results,
+    ).toEqual([]);
+  });
+
+  it('constraint: no steps (absent or null) count as 0 (constraint.go:137-150)', async () => {
+    const count = (id: string, field: string): string =>
+      JSON.stringify({ assertion_id: id, type: 'constraint', spec: { field, operator: 'eq', value: 0 } });
+    const assertions = `[${count('all', 'steps.length')},${count('tools', "steps[?type=='tool_call'].length")}]`;
+    for (const steps of ['', ',"steps":null']) {
+      const reply = await answer(batch(2, `{"trace_id":"t","output":{"m":1}${steps}}`, assertions));
+      expect(reply.result?.results?.map((row) => row.status)).toEqual(['pass', 'pass']);
+    }
+  });
+
+  it('evaluate_batch: a repeated assertion_id is evaluated twice (handler.go:441-486)', async () => {
+    const assertion = content('same', 'output.m', 'contains', '1');
+    const reply = await answer(batch(2, trace, `[${assertion},${assertion}]`));
+    expect(reply.result?.results?.map((row) => [row.assertion_id, row.status])).toEqual([
+      ['same', 'pass'],
+      ['same', 'pass'],
+    ]);
+  });
+
+  it('evaluate_batch: an assertion_id over 256 bytes wins over a bad trace (handler.go:442, then 466)', async () => {
+    const long = content('x'.repeat(257), 'output.m', 'contains', '1');
+    expect(await answer(batch(2, '{"trace_id":""}', `[${long}]`))).toMatchObject({
+      error: { code: 1002, message: 'assertion_id exceeds maximum length: 257 > 256 bytes' },
+    });
+  });
+
+  it('validate_trace_tree: only the tree is checked; no agents is agent_ids null (handler.go:687, tree.go:65-73)', async () => {
+    const tree = (value: string): string =>
+      `{"jsonrpc":"2.0","id":2,"method":"validate_trace_tree","params":{"trace":${value}}}`;
+    expect((await answer(tree('{"trace_id":"t","output":{}}'))).result).toEqual({
+      valid: true,
+      depth: 0,
+      agent_count: 0,
+      agent_ids: null,
+      aggregate_tokens: 0,
+      aggregate_cost_usd: 0,
+      aggregate_latency_ms: 0,
+    });
+    // A null sub_trace on an agent_call step is nil there: a step missing its sub_trace (tree.go:103-105).
+    expect(
+      (await answer(tree('{"trace_id":"t","steps":[{"type":"agent_call","name":"go","sub_trace":null}]}')))
+        .result,
+    ).toMatchObject({ valid: false, errors: ['agent_call step "go" in trace "t" is missing sub_trace'] });
+    expect((await answer(tree('"x"'))).error).toMatchObject({
+      code: 1001,
+      message: 'invalid validate_trace_tree params',
+    });
+  });
+
+  it('messages: "method not found" with "unknown method: X"; "invalid request" (server.go:137-160)', async () => {
+    expect(await answer('{"jsonrpc":"2.0","id":3,"method":"nope"}')).toMatchObject({
+      id: 3,
+      error: {
+        code: -32601,
+        message: 'method not found',
+      },
+    });
+    expect((await answer('{"jsonrpc":"2.0","id":3,"method":"nope"}')).error?.data.detail).toMatch(
+      /^unknown method: nope/,
+    );
+    expect(await answer('{"jsonrpc":"2.0","id":4,"method":""}')).toMatchObject({
+      id: 4,
+      error: { code: -32600, message: 'invalid request' },
+    });
+  });
+});
