@@ -39,7 +39,7 @@ import type { SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
 import { AppError } from '../errors.js';
 import { withEvalbook } from '../evalbook.js';
 import { FolderWriter } from './folder-writer.js';
-import { publishThreads, startPageWorkers } from './publish-workers.js';
+import { campaignThreads, startPageWorkers } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, manifestText } from './site-files.js';
 import { checkCampaignFolder } from './verify.js';
 
@@ -112,9 +112,9 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       const records = new Map(
         currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
       );
-      const runs = new Map((await store.runs()).map((run) => [run.runId, run.attempts]));
-      const ids = request.campaign === undefined ? [...runs.keys()] : [request.campaign];
-      const render = (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
+      const ids =
+        request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
+      const render = async (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
         // What a page worker renders its pages from: the same ledger, record and ids as this thread.
         const share: PageShare = {
           storeUrl: locatorToOpen,
@@ -123,7 +123,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
           public: isPublic,
           ...(siteId === campaignId ? {} : { siteId }),
         };
-        const threads = publishThreads(request.threads, runs.get(campaignId) ?? 0);
+        const threads = await campaignThreads(store, campaignId, request.threads);
         return publishCampaign(site, siteId, share, threads, async (emit, claimPage) =>
           writeCampaignPages({
             ...share,

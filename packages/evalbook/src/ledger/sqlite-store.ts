@@ -701,8 +701,13 @@ export class SqliteStore implements LedgerStore {
     return Promise.resolve(new Map(rows.map((row) => [row.digest, row.canonical_json])));
   }
 
-  countAttempts(): Promise<number> {
-    const row = this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM attempts').get();
+  countAttempts(runId?: string): Promise<number> {
+    const row =
+      runId === undefined
+        ? this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM attempts').get()
+        : this.db
+            .prepare<[string], { n: number }>('SELECT count(*) AS n FROM attempts WHERE run_id = ?')
+            .get(runId);
     return Promise.resolve(row?.n ?? 0);
   }
 
