@@ -28,7 +28,7 @@ async function work(): Promise<PageWorkerReply> {
     // The entries go to the main thread as they accumulate, so this thread's heap holds a batch of
     // them, never the campaign's: its live set does not grow with the campaign (its heap is capped).
     const flush = (): void => {
-      port.postMessage({ batch: writer.entries.splice(0) } satisfies PageWorkerReply);
+      port.postMessage({ batch: writer.entries.take() } satisfies PageWorkerReply);
     };
     await writeAttemptPages({
       store,
@@ -43,7 +43,7 @@ async function work(): Promise<PageWorkerReply> {
         return Promise.resolve();
       },
     });
-    return { entries: writer.entries };
+    return { entries: writer.entries.take() };
   } finally {
     await store.close();
   }

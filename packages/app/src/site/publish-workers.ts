@@ -16,7 +16,7 @@ import type { LedgerStore } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 
-import type { ManifestEntry } from './site-files.js';
+import type { PackedEntries } from './folder-writer.js';
 
 /** At most this many threads by default: each has its own heap (memory, issue 19's < 500 MB). */
 export const DEFAULT_MAX_PUBLISH_THREADS = 4;
@@ -98,8 +98,8 @@ export interface PageWorkerData {
  * entries (it is done) or its error.
  */
 export type PageWorkerReply =
-  | { readonly batch: readonly ManifestEntry[] }
-  | { readonly entries: readonly ManifestEntry[] }
+  | { readonly batch: PackedEntries }
+  | { readonly entries: PackedEntries }
   | {
       readonly error: {
         readonly name: string;
@@ -155,8 +155,8 @@ export function pageWorkerOutOfMemory(campaignId: string, heapMb: number | undef
 const WORKER = new URL('../../dist/site/publish-worker.js', import.meta.url);
 
 export interface PageWorkers {
-  /** Every worker's manifest entries, once all are done; rejects with the first worker's error. */
-  readonly entries: Promise<ManifestEntry[]>;
+  /** Every worker's manifest entries (in batches), once all are done; rejects with the first worker's error. */
+  readonly entries: Promise<PackedEntries[]>;
   /** Throws the first worker's error, if one failed already (the main thread stops claiming pages). */
   readonly check: () => void;
   /** Stops every worker still running and waits until each has exited (none writes after this). */
@@ -171,7 +171,7 @@ export function startPageWorkers(
   let failed: Error | undefined;
   const workers: Worker[] = [];
   const exits: Promise<void>[] = [];
-  const replies: Promise<readonly ManifestEntry[]>[] = [];
+  const replies: Promise<readonly PackedEntries[]>[] = [];
   for (let index = 0; index < count; index++) {
     // execArgv: [] — the parent's flags (e.g. --cpu-prof) are not the worker's to inherit.
     const worker = new Worker(WORKER, { workerData: data, execArgv: [], resourceLimits: limits });
@@ -184,12 +184,12 @@ export function startPageWorkers(
       }),
     );
     replies.push(
-      new Promise<readonly ManifestEntry[]>((resolve, reject) => {
-        const received: ManifestEntry[] = [];
+      new Promise<readonly PackedEntries[]>((resolve, reject) => {
+        const received: PackedEntries[] = [];
         worker.on('message', (reply: PageWorkerReply) => {
-          if ('batch' in reply) received.push(...reply.batch);
+          if ('batch' in reply) received.push(reply.batch);
           else if ('entries' in reply) {
-            received.push(...reply.entries);
+            received.push(reply.entries);
             resolve(received);
           } else reject(passedError(reply.error));
         });

@@ -356,13 +356,13 @@ async function publishCampaign(
           workers.check();
           return Atomics.add(claims, 0, 1);
         });
-        for (const entry of await workers.entries) writer.entries.push(entry);
+        for (const batch of await workers.entries) writer.entries.append(batch);
       } finally {
         // Whatever happened, no worker writes into the folder once this returns (it is removed below).
         await workers.stop();
       }
     }
-    const files = writer.entries;
+    const files = writer.entries.toEntries();
     assertEveryAttemptPage(campaign, files);
     const manifest = manifestText(campaignId, files);
     await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });
