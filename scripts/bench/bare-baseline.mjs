@@ -6,16 +6,48 @@
 //   ingest    the same, then the raw text inserted into a SQLite table with one prepared statement,
 //             in transactions of BATCH files (better-sqlite3, WAL, synchronous=NORMAL, as the store)
 //
-// `node scripts/bench/bare-baseline.mjs validate|ingest DIR [SQLITE_FILE] [BATCH]`; prints the file
-// count. This file is what docs/benchmarks.md shows as the baselines' code.
+// and the file system's floor under `evals publish` (publish-bench.ts):
+//
+//   files     LIST is a JSON array of [path, size] (every file a publication wrote, in the order it
+//             lists them); each is created under DIR (a fresh folder) as publish creates a page —
+//             openSync with O_CREAT | O_EXCL | O_WRONLY, one writeSync of `size` bytes (slices of
+//             one buffer made up front), closeSync — each subfolder made once, before its first file
+//
+// `node scripts/bench/bare-baseline.mjs validate|ingest DIR [SQLITE_FILE] [BATCH]` or
+// `node scripts/bench/bare-baseline.mjs files LIST DIR`; prints the file count. This file is what
+// docs/benchmarks.md shows as the baselines' code.
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, readdirSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const [mode, dir, sqliteFile, batchText = '200'] = process.argv.slice(2);
+if (mode === 'files') {
+  const [, list, root] = process.argv.slice(2);
+  if (list === undefined || root === undefined) throw new Error('usage: bare-baseline.mjs files LIST DIR');
+  const files = JSON.parse(readFileSync(list, 'utf8'));
+  const bytes = Buffer.alloc(
+    files.reduce((most, [, size]) => Math.max(most, size), 0),
+    0x61,
+  );
+  const made = new Set();
+  const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY;
+  for (const [path, size] of files) {
+    const at = join(root, path);
+    const parent = dirname(at);
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
+    const fd = openSync(at, flags, 0o666);
+    for (let done = 0; done < size;) done += writeSync(fd, bytes, done, size - done);
+    closeSync(fd);
+  }
+  process.stdout.write(`${files.length}\n`);
+  process.exit(0);
+}
 if ((mode !== 'validate' && mode !== 'ingest') || dir === undefined || (mode === 'ingest' && !sqliteFile))
-  throw new Error('usage: bare-baseline.mjs validate|ingest DIR [SQLITE_FILE] [BATCH]');
+  throw new Error('usage: bare-baseline.mjs validate|ingest DIR [SQLITE_FILE] [BATCH] | files LIST DIR');
 
 /** Every *.json under `root`, sorted by name at each level. */
 function files(root) {

@@ -5,7 +5,10 @@
 // the same run, and each one's ratio to it (wall and CPU: on a shared machine the ratio travels, the
 // seconds do not). The
 // targets are the report's (< 10 s and < 500 MB, docs/benchmarks.md); publish writes 100,000 pages
-// as they are rendered, so its memory stays flat and its time is the writes'.
+// as they are rendered, so its memory stays flat and its time is the writes'. Right after publish,
+// the file system's floor in the same run: a bare node process creating the very files publish
+// wrote (same paths, same sizes, the same way: bare-baseline.mjs files) in a fresh folder next to
+// the site; publish's wall and CPU minus the floor's is what publish adds to creating its files.
 //
 // The evalbook (100 cases × 4 configs × 250 attempts, one run with its campaign record) is
 // generated once into .bench/ (git-ignored) from a few real converted bundles, re-keyed.
@@ -13,7 +16,7 @@
 //
 // Run alone: `tsx scripts/bench/publish-bench.ts [--attempts 100000] [--threads N] [--json]` (--threads:
 // publish's and --verify's, default theirs).
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -21,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { parseNativeExecution } from '../../packages/contract/dist/index.js';
 import { SqliteStore, convertBundle } from '../../packages/evalbook/dist/index.js';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
-import { loadAverage, mb, runCli } from './cli-run.ts';
+import { BARE_BASELINE, loadAverage, mb, runCli, runNode } from './cli-run.ts';
 
 import type { LedgerRecord } from '../../packages/evalbook/dist/index.js';
 
@@ -184,11 +187,67 @@ async function main(): Promise<void> {
     log(
       `${name.padEnd(20)} over ${attempts} attempts: ${run.seconds.toFixed(2)} s wall (target < ${TIME_TARGET_SECONDS} s ${run.seconds < TIME_TARGET_SECONDS ? 'met' : 'NOT met'}), ${run.cpuSeconds.toFixed(2)} s CPU, peak RSS ${mb(run.peakRssBytes)} (target < ${mb(RSS_TARGET_BYTES)} ${run.peakRssBytes < RSS_TARGET_BYTES ? 'met' : 'NOT met'}); ${wallRatio.toFixed(2)}× the report's wall, ${cpuRatio.toFixed(2)}× its CPU; load ${loadBefore} → ${loadAfter}`,
     );
+    if (name === 'publish') results['file system floor'] = await fileFloor(site, run, baseline, log);
   }
   rmSync(site, { recursive: true, force: true });
   rmSync(`${site}-public`, { recursive: true, force: true });
   rmSync(report, { force: true });
   if (values.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+}
+
+/** Every file under `root` as [its path inside root, its size], sorted by path. */
+function filesOf(root: string): [string, number][] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry): [string, number] => {
+      const path = join(entry.parentPath, entry.name);
+      return [path.slice(root.length + 1), statSync(path).size];
+    })
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The file system's floor under the publish just run: the same files (paths and sizes) created by a
+ * bare node process in a fresh folder next to the site, timed as the CLI is; and publish minus it.
+ */
+async function fileFloor(
+  site: string,
+  publish: { seconds: number; cpuSeconds: number },
+  baseline: { seconds: number; cpuSeconds: number },
+  log: (line: string) => void,
+): Promise<Record<string, unknown>> {
+  const files = filesOf(site);
+  const list = `${site}-files.json`;
+  const floor = `${site}-floor`;
+  writeFileSync(list, JSON.stringify(files));
+  rmSync(floor, { recursive: true, force: true });
+  mkdirSync(floor);
+  const loadBefore = loadAverage();
+  const run = await runNode(BARE_BASELINE, ['files', list, floor]);
+  const loadAfter = loadAverage();
+  rmSync(floor, { recursive: true, force: true });
+  rmSync(list, { force: true });
+  if (run.exitCode !== 0) throw new Error(`the file floor exited ${String(run.exitCode)}`);
+  const bytes = files.reduce((sum, [, size]) => sum + size, 0);
+  const above = { seconds: publish.seconds - run.seconds, cpuSeconds: publish.cpuSeconds - run.cpuSeconds };
+  log(
+    `${'file system floor'.padEnd(20)} ${files.length} files, ${mb(bytes)}: ${run.seconds.toFixed(2)} s wall, ${run.cpuSeconds.toFixed(2)} s CPU, peak RSS ${mb(run.peakRssBytes)}; ${(run.seconds / baseline.seconds).toFixed(2)}× the report's wall, ${(run.cpuSeconds / baseline.cpuSeconds).toFixed(2)}× its CPU; load ${loadBefore} → ${loadAfter}`,
+  );
+  log(
+    `${'publish − floor'.padEnd(20)} ${above.seconds.toFixed(2)} s wall, ${above.cpuSeconds.toFixed(2)} s CPU; ${(above.seconds / baseline.seconds).toFixed(2)}× the report's wall, ${(above.cpuSeconds / baseline.cpuSeconds).toFixed(2)}× its CPU`,
+  );
+  return {
+    files: files.length,
+    bytes,
+    seconds: run.seconds,
+    cpuSeconds: run.cpuSeconds,
+    peakRssBytes: run.peakRssBytes,
+    wallRatioToReport: run.seconds / baseline.seconds,
+    cpuRatioToReport: run.cpuSeconds / baseline.cpuSeconds,
+    publishMinusFloor: above,
+    loadBefore,
+    loadAfter,
+  };
 }
 
 await main();

@@ -15,7 +15,9 @@ import { openStore } from '@paperclip-evals/evalbook';
 import { publishSite } from '../src/site/publish.ts';
 import { verifySite } from '../src/site/verify.ts';
 import {
+  PAGE_WORKER_LIMITS,
   PUBLISH_THREADS_ENV,
+  campaignThreads,
   checkedThreads,
   publishThreads,
   startPageWorkers,
@@ -89,6 +91,19 @@ describe('when a campaign is published on several threads', () => {
     expect(publishThreads(1, 600)).toBe(1);
   });
 
+  it("sizes the threads by the campaign's own attempts, not the ledger's", async () => {
+    const book = await openStore(store);
+    try {
+      // 1,800 attempts in the ledger (four pages of the stream), 600 of them big1's (two pages).
+      expect(await book.countAttempts()).toBe(1800);
+      expect(await book.countAttempts('big1')).toBe(600);
+      expect(await campaignThreads(book, 'big1', 4)).toBe(2);
+      expect(await campaignThreads(book, 'no-such-campaign', 4)).toBe(1);
+    } finally {
+      await book.close();
+    }
+  });
+
   it.each([
     ['private', false],
     ['public', true],
@@ -149,6 +164,38 @@ describe('when a campaign is published on several threads', () => {
     expect((await readdir(join(site, 'campaigns'))).sort()).toEqual(['big1']);
     // The root files are written after every campaign: none was.
     expect((await readdir(site)).sort()).toEqual(['campaigns']);
+  });
+
+  it("caps each page worker's heap, and a worker out of it is a coded refusal that says what to do", async () => {
+    expect(PAGE_WORKER_LIMITS.maxOldGenerationSizeMb).toBeLessThanOrEqual(128);
+    const folder = await mkdtemp(join(dir, 'folder-'));
+    // A heap far too small for the worker to render a page: V8 stops it (ERR_WORKER_OUT_OF_MEMORY).
+    const workers = startPageWorkers(
+      1,
+      {
+        storeUrl: store,
+        campaignId: 'big1',
+        record: null,
+        public: false,
+        folder,
+        counter: new SharedArrayBuffer(4),
+      },
+      { maxOldGenerationSizeMb: 2, maxYoungGenerationSizeMb: 1 },
+    );
+    const failure = workers.entries.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(await failure).toMatchObject({
+      name: 'AppError',
+      code: 'paperclip_app_request_invalid',
+      issues: [{ code: 'publish_worker_out_of_memory', path: '/threads' }],
+    });
+    expect(String(await failure)).toMatch(/2 MB heap .*campaign big1.*--threads 1/);
+    expect(() => {
+      workers.check();
+    }).toThrow(/--threads 1/);
+    await workers.stop();
   });
 
   it("rejects with the worker's error, and says so to the thread that asks", async () => {

@@ -1479,6 +1479,20 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
   });
 
   describe('the store', () => {
+    it("counts a run's attempts through its index, and the ledger's without one", async () => {
+      const store = await openStore(storeUrl);
+      try {
+        const other = { ...record('attempt_d'), key: { ...key('attempt_d'), runId: 'run_other' } };
+        await store.insertBatch([record('attempt_a'), record('attempt_b'), record('attempt_c'), other]);
+        expect(await store.countAttempts()).toBe(4);
+        expect(await store.countAttempts('run_synthetic')).toBe(3);
+        expect(await store.countAttempts('run_other')).toBe(1);
+        expect(await store.countAttempts('run_missing')).toBe(0);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('finds the digest it holds for an attempt read from a file of the same sha256 (heldDigests), and nothing else', async () => {
       const store = await openStore(storeUrl);
       const fileSha256 = (attemptId: string): string => sha256Digest(attemptId);

@@ -7,14 +7,16 @@
 // sorted by path, so the folder is the same byte for byte with one thread or several.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
 
 import { ATTEMPT_PAGE_SIZE } from '@paperclip-evals/evalbook';
 
 import type { Issue } from '@paperclip-evals/contract';
+import type { LedgerStore } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 
-import type { ManifestEntry } from './site-files.js';
+import type { PackedEntries } from './folder-writer.js';
 
 /** At most this many threads by default: each has its own heap (memory, issue 19's < 500 MB). */
 export const DEFAULT_MAX_PUBLISH_THREADS = 4;
@@ -43,6 +45,19 @@ export function threadCount(requested: number | undefined, shares: number): numb
 /** The threads that publish a campaign of `attempts` attempts (a share: a page of its stream). */
 export const publishThreads = (requested: number | undefined, attempts: number): number =>
   threadCount(requested, Math.ceil(attempts / ATTEMPT_PAGE_SIZE));
+
+/**
+ * The threads that publish campaign `campaignId`: sized by its own attempts, counted through the
+ * run's index (store.countAttempts(runId): a few ms at 100,000), never by a whole-ledger
+ * store.runs() (a GROUP BY over every attempt: ~0.9 s at 100,000).
+ */
+export async function campaignThreads(
+  store: Pick<LedgerStore, 'countAttempts'>,
+  campaignId: string,
+  requested: number | undefined,
+): Promise<number> {
+  return publishThreads(requested, await store.countAttempts(campaignId));
+}
 
 /** A thread count from a flag or the environment: a whole number from 1 to MAX_PUBLISH_THREADS. */
 export function checkedThreads(text: string, where: string): number {
@@ -78,9 +93,13 @@ export interface PageWorkerData {
   readonly counter: SharedArrayBuffer;
 }
 
-/** A page worker's one message: its files' manifest entries, or its error. */
+/**
+ * A page worker's messages: batches of its files' manifest entries as it writes them, then its last
+ * entries (it is done) or its error.
+ */
 export type PageWorkerReply =
-  | { readonly entries: readonly ManifestEntry[] }
+  | { readonly batch: PackedEntries }
+  | { readonly entries: PackedEntries }
   | {
       readonly error: {
         readonly name: string;
@@ -103,28 +122,59 @@ function passedError(error: Extract<PageWorkerReply, { error: unknown }>['error'
 }
 
 /**
+ * A page worker's heap (worker resourceLimits, in MB): its live set is a batch of attempts being
+ * rendered (RENDER_BATCH, their bundles) and of manifest entries not yet posted, whatever the
+ * campaign's size, so the cap bounds what V8 lets its heap grow to with garbage (uncapped, a
+ * worker's heap grew like the main thread's: docs/benchmarks.md, run 8). A worker that needs more
+ * (bundles of tens of MB each) fails the publication closed (pageWorkerOutOfMemory); on one
+ * thread (--threads 1) the pages are rendered with this thread's own heap.
+ */
+export const PAGE_WORKER_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 32 } as const;
+
+/** A page worker that hit PAGE_WORKER_LIMITS: a coded refusal that says what to do. */
+export function pageWorkerOutOfMemory(campaignId: string, heapMb: number | undefined): AppError {
+  return new AppError(
+    'paperclip_app_request_invalid',
+    `a page worker ran out of its ${heapMb ?? '(default)'} MB heap while rendering the attempt pages of campaign ${campaignId} (its bundles are too large for a capped worker): nothing was published; publish it with --threads 1, which renders every page on the main thread's heap`,
+    [
+      {
+        code: 'publish_worker_out_of_memory',
+        message: 'a page worker exceeded its heap limit',
+        path: '/threads',
+        expected: `attempt pages that render within ${heapMb ?? '(default)'} MB of heap per page worker`,
+        received: 'a page worker out of memory (ERR_WORKER_OUT_OF_MEMORY)',
+      },
+    ],
+  );
+}
+
+/**
  * The worker there (it is built: the sources' tests run it too, after the build their setup makes),
  * from dist/site/ and src/site/ alike.
  */
 const WORKER = new URL('../../dist/site/publish-worker.js', import.meta.url);
 
 export interface PageWorkers {
-  /** Every worker's manifest entries, once all are done; rejects with the first worker's error. */
-  readonly entries: Promise<ManifestEntry[]>;
+  /** Every worker's manifest entries (in batches), once all are done; rejects with the first worker's error. */
+  readonly entries: Promise<PackedEntries[]>;
   /** Throws the first worker's error, if one failed already (the main thread stops claiming pages). */
   readonly check: () => void;
   /** Stops every worker still running and waits until each has exited (none writes after this). */
   readonly stop: () => Promise<void>;
 }
 
-export function startPageWorkers(count: number, data: PageWorkerData): PageWorkers {
+export function startPageWorkers(
+  count: number,
+  data: PageWorkerData,
+  limits: ResourceLimits = PAGE_WORKER_LIMITS,
+): PageWorkers {
   let failed: Error | undefined;
   const workers: Worker[] = [];
   const exits: Promise<void>[] = [];
-  const replies: Promise<readonly ManifestEntry[]>[] = [];
+  const replies: Promise<readonly PackedEntries[]>[] = [];
   for (let index = 0; index < count; index++) {
     // execArgv: [] — the parent's flags (e.g. --cpu-prof) are not the worker's to inherit.
-    const worker = new Worker(WORKER, { workerData: data, execArgv: [] });
+    const worker = new Worker(WORKER, { workerData: data, execArgv: [], resourceLimits: limits });
     workers.push(worker);
     exits.push(
       new Promise((resolve) => {
@@ -134,12 +184,22 @@ export function startPageWorkers(count: number, data: PageWorkerData): PageWorke
       }),
     );
     replies.push(
-      new Promise<readonly ManifestEntry[]>((resolve, reject) => {
-        worker.once('message', (reply: PageWorkerReply) => {
-          if ('entries' in reply) resolve(reply.entries);
-          else reject(passedError(reply.error));
+      new Promise<readonly PackedEntries[]>((resolve, reject) => {
+        const received: PackedEntries[] = [];
+        worker.on('message', (reply: PageWorkerReply) => {
+          if ('batch' in reply) received.push(reply.batch);
+          else if ('entries' in reply) {
+            received.push(reply.entries);
+            resolve(received);
+          } else reject(passedError(reply.error));
         });
-        worker.once('error', reject);
+        worker.once('error', (error: NodeJS.ErrnoException) => {
+          reject(
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? pageWorkerOutOfMemory(data.campaignId, limits.maxOldGenerationSizeMb)
+              : error,
+          );
+        });
         worker.once('exit', (code) => {
           reject(new Error(`a page worker exited (code ${code}) before it answered`));
         });

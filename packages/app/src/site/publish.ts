@@ -39,7 +39,7 @@ import type { SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
 import { AppError } from '../errors.js';
 import { withEvalbook } from '../evalbook.js';
 import { FolderWriter } from './folder-writer.js';
-import { publishThreads, startPageWorkers } from './publish-workers.js';
+import { campaignThreads, startPageWorkers } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, manifestText } from './site-files.js';
 import { openStaging, sweepStaging } from './staging.js';
 import { checkCampaignFolder } from './verify.js';
@@ -119,9 +119,9 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       const records = new Map(
         currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
       );
-      const runs = new Map((await store.runs()).map((run) => [run.runId, run.attempts]));
-      const ids = request.campaign === undefined ? [...runs.keys()] : [request.campaign];
-      const render = (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
+      const ids =
+        request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
+      const render = async (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
         // What a page worker renders its pages from: the same ledger, record and ids as this thread.
         const share: PageShare = {
           storeUrl: locatorToOpen,
@@ -130,7 +130,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
           public: isPublic,
           ...(siteId === campaignId ? {} : { siteId }),
         };
-        const threads = publishThreads(request.threads, runs.get(campaignId) ?? 0);
+        const threads = await campaignThreads(store, campaignId, request.threads);
         return publishCampaign(site, siteId, share, threads, async (emit, claimPage) =>
           writeCampaignPages({
             ...share,
@@ -364,13 +364,13 @@ async function publishCampaign(
           workers.check();
           return Atomics.add(claims, 0, 1);
         });
-        for (const entry of await workers.entries) writer.entries.push(entry);
+        for (const batch of await workers.entries) writer.entries.append(batch);
       } finally {
         // Whatever happened, no worker writes into the folder once this returns (it is removed below).
         await workers.stop();
       }
     }
-    const files = writer.entries;
+    const files = writer.entries.toEntries();
     assertEveryAttemptPage(campaign, files);
     const manifest = manifestText(campaignId, files);
     await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });

@@ -120,7 +120,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     attemptsById: (attemptId, runId) => call(() => store.attemptsById(attemptId, runId)),
     getBundle: (digest) => call(() => store.getBundle(digest)),
     getBundles: (digests) => call(() => store.getBundles(digests)),
-    countAttempts: () => call(() => store.countAttempts()),
+    countAttempts: (runId) => call(() => store.countAttempts(runId)),
     attempts: (runId) => stream(() => store.attempts(runId)),
     insertPolicyVerdicts: (verdicts) => call(() => store.insertPolicyVerdicts(verdicts)),
     policyVerdicts: () => stream(() => store.policyVerdicts()),

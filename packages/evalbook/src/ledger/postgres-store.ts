@@ -628,8 +628,13 @@ export class PostgresStore implements LedgerStore {
     return new Map(rows.map((row) => [row.digest, row.canonical_json]));
   }
 
-  async countAttempts(): Promise<number> {
-    const { rows } = await sql<{ n: string }>(this.pool, 'SELECT count(*) AS n FROM attempts');
+  async countAttempts(runId?: string): Promise<number> {
+    const { rows } =
+      runId === undefined
+        ? await sql<{ n: string }>(this.pool, 'SELECT count(*) AS n FROM attempts')
+        : await sql<{ n: string }>(this.pool, 'SELECT count(*) AS n FROM attempts WHERE run_id = $1', [
+            runId,
+          ]);
     return Number(rows[0]?.n ?? 0);
   }
 

@@ -787,8 +787,13 @@ export class SqliteStore implements LedgerStore {
     return Promise.resolve(new Map(rows.map((row) => [row.digest, row.canonical_json])));
   }
 
-  countAttempts(): Promise<number> {
-    const row = this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM attempts').get();
+  countAttempts(runId?: string): Promise<number> {
+    const row =
+      runId === undefined
+        ? this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM attempts').get()
+        : this.db
+            .prepare<[string], { n: number }>('SELECT count(*) AS n FROM attempts WHERE run_id = ?')
+            .get(runId);
     return Promise.resolve(row?.n ?? 0);
   }
 
@@ -831,9 +836,12 @@ export class SqliteStore implements LedgerStore {
     );
     for (let start = 0; start < ids.length; start += RUN_PAGE) {
       const chosen = JSON.stringify(ids.slice(start, start + RUN_PAGE));
-      const batch = page.all(chosen);
+      // Reversed and popped: each row (its record's JSON text) is released as it is yielded, so it
+      // is garbage while young instead of living, and being promoted, until the page's last row.
+      const batch = page.all(chosen).reverse();
       const scores = groupScores(pageScores.all(chosen));
-      for (const row of batch) yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
+      for (let row = batch.pop(); row !== undefined; row = batch.pop())
+        yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
     }
   }
 

@@ -101,7 +101,11 @@ export interface LedgerStore {
    * query (a publication reads a page of 500 attempts' bundles at once, not one per attempt).
    */
   getBundles(digests: readonly string[]): Promise<Map<string, string>>;
-  countAttempts(): Promise<number>;
+  /**
+   * How many attempts the store holds; with `runId`, of that run only, counted through the run's
+   * index (what `evals publish` sizes its threads by: never a GROUP BY over every attempt).
+   */
+  countAttempts(runId?: string): Promise<number>;
   /**
    * Every stored attempt in insertion order, streamed one at a time. Within one batch the order is
    * the store's: SQLite keeps the batch's order, PostgreSQL writes (and so lists) it by identity.

@@ -2,8 +2,9 @@
 // attempts (store.attempts(campaignId), through the run's index): each
 // attempt of the campaign (runId = campaignId) is rendered and handed to `emit` as soon as it is read
 // (never held as page text: 100,000 attempts are 100,000 writes, not one string; their bundles read
-// 500 at a time — a page of the stream; with claimPage, only the pages this thread claims, the others
-// rendered by threads running writeAttemptPages over the same stream), then the grid page
+// RENDER_BATCH at a time within a page of 500 of the stream; with claimPage, only the pages this
+// thread claims, the others rendered by threads running writeAttemptPages over the same stream),
+// then the grid page
 // (the report's renderHtml over this campaign's summary), a page per case and campaign.json. A private
 // attempt page is the attempt replay's (buildAttemptReplay, renderAttemptPage); a public one is the
 // allowlisted projection's. The
@@ -75,6 +76,14 @@ export type AttemptPagesOptions = Omit<CampaignPagesOptions, 'claimPage'> & {
  */
 export const ATTEMPT_PAGE_SIZE = 500;
 
+/**
+ * Within a claimed page of the stream, attempts are rendered as soon as this many have been read
+ * (their bundles in one query): at most this many attempts and bundle texts wait at a time, not a
+ * page's 500 (a real campaign's bundles are distinct; what waits long enough to outlive a scavenge
+ * is promoted into the old generation as garbage, docs/benchmarks.md run 8).
+ */
+export const RENDER_BATCH = 50;
+
 /** One counted attempt of the campaign, in the store's order. */
 interface CountedAttempt {
   readonly stored: StoredAttempt;
@@ -127,8 +136,10 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
   let firstStart: string | null = null;
   let seen = 0;
   // The grid embeds the first HTML_MAX_ATTEMPTS attempts, the first HTML_MAX_REPLAYS of them with
-  // their replay: kept from their page when this thread rendered it, else built after the stream.
-  const replays = new Map<number, AttemptReplay>();
+  // their replay, built after the stream — never kept from their page's render: replays of the
+  // render that outlive it make V8 allocate every later page's replay objects straight into the old
+  // generation (allocation-site pretenuring): 100,000 attempts' Mark-Compacts reclaimed 1,048 MB of
+  // garbage with them kept, 607 MB without (docs/benchmarks.md, run 8).
   const replayed: CountedAttempt[] = [];
   const pages = pageContext(options);
   await streamAttemptPages(options, pages, {
@@ -164,19 +175,15 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
       const started = stored.record.startedAt ?? null;
       if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
     },
-    rendered: (attempt, replay) => {
-      if (replay !== null && attempt.position < HTML_MAX_REPLAYS) replays.set(attempt.position, replay);
-    },
   });
-  const unreplayed = replayed.filter((attempt) => !replays.has(attempt.position));
-  if (unreplayed.length > 0) {
-    const texts = await store.getBundles(unreplayed.map(({ stored }) => stored.bundleDigest));
-    for (const attempt of unreplayed)
-      replays.set(attempt.position, pages.replayOf(attempt, texts.get(attempt.stored.bundleDigest) ?? null));
-  }
-  for (const [position, replay] of replays) {
-    const entry = embedded[position];
-    if (entry !== undefined) embedded[position] = { ...entry, replay };
+  for (let start = 0; start < replayed.length; start += RENDER_BATCH) {
+    const batch = replayed.slice(start, start + RENDER_BATCH);
+    const texts = await store.getBundles(batch.map(({ stored }) => stored.bundleDigest));
+    for (const attempt of batch) {
+      const entry = embedded[attempt.position];
+      const replay = pages.replayOf(attempt, texts.get(attempt.stored.bundleDigest) ?? null);
+      if (entry !== undefined) embedded[attempt.position] = { ...entry, replay };
+    }
   }
   if (seen === 0)
     throw new EvalbookError(
@@ -287,7 +294,6 @@ export async function writeAttemptPages(unmasked: AttemptPagesOptions): Promise<
     verdictOf: (stored) =>
       rule.leftOut(stored) === null ? attemptVerdict(stored.record, stored.scores) : null,
     counted: () => undefined,
-    rendered: () => undefined,
   });
 }
 
@@ -308,10 +314,7 @@ interface PageContext {
   /** The private page's replay (config model from the ledger, case prompt from the record). */
   readonly replayOf: (attempt: CountedAttempt, bundleText: string | null) => AttemptReplay;
   /** The page's bytes or text (private: the replay's; public: the allowlisted projection's). */
-  readonly render: (
-    attempt: CountedAttempt,
-    bundleText: string | null,
-  ) => { readonly content: string | Uint8Array; readonly replay: AttemptReplay | null };
+  readonly render: (attempt: CountedAttempt, bundleText: string | null) => string | Uint8Array;
 }
 
 function pageContext(options: CampaignPagesOptions): PageContext {
@@ -335,27 +338,20 @@ function pageContext(options: CampaignPagesOptions): PageContext {
       // the closed allowlist, rendered apart (the replay shows tool inputs and results).
       if (options.public) {
         const lane = laneOf.get(stored.key.configId) ?? null;
-        return {
-          content: renderPublicAttemptPage(
-            publicAttempt(stored, verdict, { conversation: conversationOf(bundleText), lane, suiteText }),
-            caseHref,
-          ),
-          replay: null,
-        };
+        return renderPublicAttemptPage(
+          publicAttempt(stored, verdict, { conversation: conversationOf(bundleText), lane, suiteText }),
+          caseHref,
+        );
       }
-      const replay = replayOf(attempt, bundleText);
-      return {
-        content: renderAttemptPageBytes(replay, {
-          title: `Attempt ${stored.key.attemptId}`,
-          links: [
-            { href: '../../../index.html', label: 'All campaigns' },
-            { href: '../index.html', label: `Campaign ${siteId}` },
-            { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
-          ],
-          mask: maskCredentialShapes,
-        }),
-        replay,
-      };
+      return renderAttemptPageBytes(replayOf(attempt, bundleText), {
+        title: `Attempt ${stored.key.attemptId}`,
+        links: [
+          { href: '../../../index.html', label: 'All campaigns' },
+          { href: '../index.html', label: `Campaign ${siteId}` },
+          { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
+        ],
+        mask: maskCredentialShapes,
+      });
     },
   };
 }
@@ -365,15 +361,13 @@ interface StreamHooks {
   readonly verdictOf: (stored: StoredAttempt) => AttemptVerdict | null;
   /** Each counted attempt, in the store's order, as it is read. */
   readonly counted: (attempt: CountedAttempt) => void;
-  /** Each attempt whose page this thread wrote, with its replay (null: a public page). */
-  readonly rendered: (attempt: CountedAttempt, replay: AttemptReplay | null) => void;
 }
 
 /**
  * One pass over the campaign's attempts (store.attempts(campaignId), through the run's index: a
  * publication of N campaigns reads each attempt once; the runId check stays for a store that streams
  * all): each counted attempt is handed to `counted` as it is read, and the attempt pages of the pages
- * this thread claims (all of them without claimPage) are rendered and emitted ATTEMPT_PAGE_SIZE at a
+ * this thread claims (all of them without claimPage) are rendered and emitted RENDER_BATCH at a
  * time, their bundles read in one query (not one per attempt, a round trip each on PostgreSQL).
  */
 async function streamAttemptPages(
@@ -388,11 +382,8 @@ async function streamAttemptPages(
   const renderWaiting = async (): Promise<void> => {
     if (waiting.length === 0) return;
     const texts = await store.getBundles(waiting.map(({ stored }) => stored.bundleDigest));
-    for (const attempt of waiting) {
-      const { content, replay } = pages.render(attempt, texts.get(attempt.stored.bundleDigest) ?? null);
-      await options.emit(attempt.page, content);
-      hooks.rendered(attempt, replay);
-    }
+    for (const attempt of waiting)
+      await options.emit(attempt.page, pages.render(attempt, texts.get(attempt.stored.bundleDigest) ?? null));
     waiting = [];
   };
   for await (const stored of store.attempts(campaignId)) {
@@ -411,6 +402,7 @@ async function streamAttemptPages(
     position++;
     const mine = claimPage === undefined || index === claimed;
     if (mine) waiting.push(attempt);
+    if (waiting.length === RENDER_BATCH) await renderWaiting();
     if (position % ATTEMPT_PAGE_SIZE === 0) {
       // The end of a page of the stream: this thread's is rendered, and it claims its next one.
       await renderWaiting();
