@@ -20,7 +20,7 @@
 import { lstat, mkdir, readFile, readdir, rename, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { jsonText } from '@paperclip-evals/contract';
+import { jsonText, shellCommand } from '@paperclip-evals/contract';
 import {
   SITE_CAMPAIGN_V1,
   buildHistory,
@@ -467,7 +467,19 @@ async function conflictError(
   const commands: string[] = [];
   for (const refusal of refused) {
     const revision = await nextRevision(site, refusal.campaignId);
-    const command = `evals publish --store ${quote(store)} --campaign ${quote(refusal.campaignId)} --as ${quote(revision)} --out ${quote(request.out)}${request.public === true ? ' --public' : ''}`;
+    const command = shellCommand([
+      'evals',
+      'publish',
+      '--store',
+      store,
+      '--campaign',
+      refusal.campaignId,
+      '--as',
+      revision,
+      '--out',
+      request.out,
+      ...(request.public === true ? ['--public'] : []),
+    ]);
     commands.push(command);
     for (const issue of refusal.issues)
       issues.push({
@@ -482,10 +494,6 @@ async function conflictError(
     issues,
   );
 }
-
-/** A shell word: as it is when plain, else single-quoted. */
-const quote = (word: string): string =>
-  /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 
 /** The folder there already must be exactly the one just rendered: else refused, nothing changed. */
 async function assertSameFolder(folder: string, final: string, manifest: string): Promise<void> {
