@@ -294,6 +294,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'stageVerifiedExecutable',
     'startKillableRun',
     'stdioWriteFailed',
+    'turnIfDue',
     'writeFrames',
     'writeOutputFile',
   ],

@@ -10,6 +10,7 @@ import { isContractError } from '@paperclip-evals/contract';
 
 import { fileSystemWhat, isFileSystemError } from './bundle-inputs.js';
 import { readAttemptReadFile, readAttemptReadStream } from './attempt-input.js';
+import { turnIfDue } from './event-loop-turn.js';
 
 import type { ContractError } from '@paperclip-evals/contract';
 
@@ -57,10 +58,14 @@ export async function* readBundles(
     start(input);
     if (window.length <= readAhead) continue;
     const next = window.shift();
+    // Reads are synchronous underneath: a turn now and then, so a signal is heard mid-way.
+    await turnIfDue();
     if (next !== undefined) yield await classify(next.input, next.reading, stdin, parseOptions);
   }
-  for (let next = window.shift(); next !== undefined; next = window.shift())
+  for (let next = window.shift(); next !== undefined; next = window.shift()) {
+    await turnIfDue();
     yield await classify(next.input, next.reading, stdin, parseOptions);
+  }
 }
 
 async function classify(

@@ -20,6 +20,7 @@ export type { ChildExit } from './child-transport.js';
 export { checkContainedReference, digestContainedFile } from './contained-file.js';
 export type { ContainedFileRefusal } from './contained-file.js';
 export { digestFile, regularFileChunks } from './file-digest.js';
+export { turnIfDue } from './event-loop-turn.js';
 export {
   FILE_KINDS,
   FILE_KIND_PHRASE,

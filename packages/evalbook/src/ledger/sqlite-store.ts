@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { turnIfDue } from '@paperclip-evals/node';
 
 import { STORE_UNUSABLE, isEvalbookError, storeError } from '../errors.js';
 
@@ -736,7 +737,8 @@ export class SqliteStore implements LedgerStore {
       if (rows.length === 0) return;
       for (const row of rows) {
         last = row.id;
-        yield await Promise.resolve(policyVerdictFromRow(row));
+        await turnIfDue();
+        yield policyVerdictFromRow(row);
       }
     }
   }
@@ -804,6 +806,7 @@ export class SqliteStore implements LedgerStore {
     }
     let last = 0;
     // Paged by id, so the iterator never holds the table and never keeps a statement open across awaits.
+    // Its reads are synchronous: turnIfDue hands the event loop a turn now and then (a signal is heard).
     const page = this.db.prepare<[number], AttemptRow>(
       'SELECT id, bundle_digest, record_json FROM attempts WHERE id > ? ORDER BY id LIMIT 500',
     );
@@ -817,7 +820,8 @@ export class SqliteStore implements LedgerStore {
       const scores = groupScores(pageScores.all(last, batch[batch.length - 1]?.id ?? last));
       for (const row of batch) {
         last = row.id;
-        yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
+        await turnIfDue();
+        yield this.stored(row, scores.get(row.id) ?? []);
       }
     }
   }
@@ -840,8 +844,10 @@ export class SqliteStore implements LedgerStore {
       // is garbage while young instead of living, and being promoted, until the page's last row.
       const batch = page.all(chosen).reverse();
       const scores = groupScores(pageScores.all(chosen));
-      for (let row = batch.pop(); row !== undefined; row = batch.pop())
-        yield await Promise.resolve(this.stored(row, scores.get(row.id) ?? []));
+      for (let row = batch.pop(); row !== undefined; row = batch.pop()) {
+        await turnIfDue();
+        yield this.stored(row, scores.get(row.id) ?? []);
+      }
     }
   }
 
