@@ -131,11 +131,22 @@ describe('digestContainedFile', () => {
       '-e',
       `const fs = require('node:fs'); const at = ${JSON.stringify(at)};
        const link = ${JSON.stringify(join(dir, 'parked-link'))}, real = ${JSON.stringify(join(dir, 'parked-real'))};
+       process.stdout.write('swapping');
        for (;;) { try { fs.renameSync(at, real); fs.renameSync(link, at); fs.renameSync(at, link); fs.renameSync(real, at); } catch {} }`,
     ]);
     try {
+      // Not before the racer swaps (its start can take seconds on a loaded machine), and at least
+      // 2,000 rounds, then on until a round met the link (the race was really run against it) —
+      // within a bound, so a racer that never gets a core fails the test instead of hanging it.
+      await new Promise((resolve, reject) => {
+        racer.stdout.once('data', resolve);
+        racer.once('exit', (code) => {
+          reject(new Error(`the racer exited (${String(code)}) before it swapped`));
+        });
+      });
       const seen = new Set<string>();
-      for (let round = 0; round < 2000; round++) {
+      const until = Date.now() + 60_000;
+      for (let round = 0; round < 2000 || (!seen.has('symlink') && Date.now() < until); round++) {
         const found = await digestContainedFile(root, 'swap/secret.txt');
         seen.add(found.kind === 'file' ? 'file' : found.kind === 'refused' ? found.reason : found.kind);
         expect(found.kind === 'file' ? found.digest : INSIDE_DIGEST).toBe(INSIDE_DIGEST);
