@@ -2,7 +2,6 @@
 // agent tree (trace_tree), and the world effects it recorded (effect). Trace and trace_tree checks
 // give the verdicts of the peer Attest engine (engine/internal/assertion/trace_check.go and
 // trace_tree_eval.go); where a spec is unusable ours is an invalid_spec row (never soft).
-import { canonicalize } from '@paperclip-evals/contract';
 
 import {
   comparisonField,
@@ -16,7 +15,16 @@ import {
   stringField,
   stringList,
 } from './spec-fields.js';
-import { agentInvocations, findAgent, stepsOfAgent, summarizeTraceTree, traceNodes } from './trace.js';
+import {
+  agentInvocations,
+  findAgent,
+  findAgentNode,
+  stepsOfAgent,
+  summarizeTraceTree,
+  traceNodes,
+} from './trace.js';
+import { goLowerCase, goMarshal } from './go-text.js';
+import { sourceText } from './request-text.js';
 
 import type { Verdict } from './assertion-types.js';
 import type { Spec } from './spec-fields.js';
@@ -273,12 +281,14 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const agent = stringField(spec, 'agent_id');
       const value = stringField(spec, 'value');
       const caseSensitive = flag(spec, 'case_sensitive');
-      const found = findAgent(trace, agent);
+      const found = findAgentNode(trace, agent);
       if (found === undefined)
         return verdict(false, `agent ${JSON.stringify(agent)} is not in the trace tree`);
-      // The output object's JSON text, as the peer engine searches it.
-      const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
-      const held = fold(JSON.stringify(found.output)).includes(fold(value));
+      // The output's text as the request wrote it (the peer engine searches string(found.Output)),
+      // lowered as Go lowers it.
+      const fold = (text: string): string => (caseSensitive ? text : goLowerCase(text));
+      const output = rawText(trace, [...found.at, 'output'], found.trace.output);
+      const held = fold(output).includes(fold(value));
       return verdict(
         held,
         `agent ${JSON.stringify(agent)} output ${held ? 'contains' : 'does not contain'} ${JSON.stringify(value)}`,
@@ -291,17 +301,20 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const source = findAgent(trace, from);
       if (source === undefined)
         return verdict(false, `from_agent ${JSON.stringify(from)} is not in the trace tree`);
-      const target = findAgent(trace, to);
-      if (target === undefined)
+      const receiver = findAgentNode(trace, to);
+      const target = receiver?.trace;
+      if (receiver === undefined || target === undefined)
         return verdict(false, `to_agent ${JSON.stringify(to)} is not in the trace tree`);
       if (!Object.hasOwn(source.output, field))
         return verdict(
           false,
           `field ${JSON.stringify(field)} is not in agent ${JSON.stringify(from)}'s output`,
         );
-      // The value's JSON text (strings without their quotes) must occur in the receiver's input JSON.
-      const needle = canonicalize(source.output[field]).replace(/^"+|"+$/g, '');
-      const held = (target.input === undefined ? '' : JSON.stringify(target.input)).includes(needle);
+      // The value as Go's json.Marshal writes it (strings without their quotes) must occur in the
+      // receiver's input as the request wrote it (trace_tree_eval.go:183-193).
+      const needle = goMarshal(source.output[field]).replace(/^"+|"+$/g, '');
+      const input = target.input === undefined ? '' : rawText(trace, [...receiver.at, 'input'], target.input);
+      const held = input.includes(needle);
       return verdict(
         held,
         `field ${JSON.stringify(field)} of agent ${JSON.stringify(from)} ${held ? 'flows into' : 'is not in'} agent ${JSON.stringify(to)}'s input`,
@@ -452,4 +465,9 @@ export function checkEffect(trace: Trace, spec: Spec): Verdict {
     expected: { min: min ?? null, max: max ?? null },
     actual: matching.length,
   });
+}
+
+/** A value's text as its request line wrote it (`at` below the root), else its JSON (an in-process trace). */
+function rawText(root: Trace, at: readonly (string | number)[], value: unknown): string {
+  return sourceText(root, at) ?? JSON.stringify(value);
 }

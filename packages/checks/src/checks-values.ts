@@ -4,6 +4,7 @@
 // that is not there, a schema mismatch and a forbidden term are hard failures whatever `soft` says.
 import { createRequire } from 'node:module';
 
+import { goLowerCase } from './go-text.js';
 import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
@@ -168,7 +169,8 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
     check === 'contains' || check === 'not_contains' ? [textField(spec, 'value')] : textList(spec, 'values');
   const found = targetText(trace, spec);
   if (found.text === undefined) return hardFail(`${found.where} is not in the trace`, { actual: 'missing' });
-  const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
+  // Lowered as Go's strings.ToLower lowers (content.go:44-47), not as JavaScript does.
+  const fold = (text: string): string => (caseSensitive ? text : goLowerCase(text));
   const haystack = fold(found.text);
   const present = needles.filter((needle) => haystack.includes(fold(needle)));
   const absent = needles.filter((needle) => !present.includes(needle));

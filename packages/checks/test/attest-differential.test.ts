@@ -279,6 +279,76 @@ describe("constraint and schema explanations in the Attest engine's words", () =
   });
 });
 
+describe("case folding as Go's strings.ToLower (content.go:44-47, trace_tree_eval.go:141-145)", () => {
+  // unicode.ToLower per code point: İ (U+0130) is "i" (JavaScript: "i̇"), Σ is always σ (JavaScript: ς
+  // at the end of a word). [assertion, expected status]
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: { city: 'İSTANBUL', hero: 'ΟΔΥΣΣΕΥΣ', message: 'x' },
+    steps: [
+      {
+        type: 'agent_call',
+        name: 'delegate',
+        sub_trace: { trace_id: 's', agent_id: 'guide', output: { city: 'İZMIR' } },
+      },
+    ],
+  });
+  const tree = (id: string, value: string): string =>
+    JSON.stringify({
+      assertion_id: id,
+      type: 'trace_tree',
+      spec: { check: 'agent_output_contains', agent_id: 'guide', value },
+    });
+  const rows: [string, string][] = [
+    [content('dotted-I', 'output.city', 'contains', 'istanbul'), 'pass'],
+    [content('final-sigma', 'output.hero', 'contains', 'οδυσσευσ'), 'pass'],
+    [content('no-final-form', 'output.hero', 'not_contains', 'ς'), 'pass'],
+    [
+      JSON.stringify({
+        assertion_id: 'kw',
+        type: 'content',
+        spec: { target: 'output.city', check: 'keyword_all', values: ['İst', 'BUL'] },
+      }),
+      'pass',
+    ],
+    [tree('tree-dotted-I', 'izmir'), 'pass'],
+  ];
+  it.each(rows)('%s', async (assertion, status) => {
+    const reply = await answer(batch(2, trace, `[${assertion}]`));
+    expect(reply.result?.results).toMatchObject([{ status }]);
+  });
+});
+
+describe('tree checks on the raw text of a node (trace_tree_eval.go:139, 170-193)', () => {
+  // agent_output_contains searches string(found.Output), the request's own bytes; cross_agent_data_flow
+  // searches string(toTrace.Input) for json.Marshal of the sender's field (sorted keys, <>& escaped).
+  const trace =
+    '{"trace_id":"t","agent_id":"root","output":{"m":1},"steps":[' +
+    '{"type":"agent_call","name":"a","sub_trace":{"trace_id":"a","agent_id":"writer","output":{"message": "caf\\u00e9", "q":"a<b", "o":{"b":1,"a":2}, "p":{"a":2}, "n":1.50}}},' +
+    '{"type":"agent_call","name":"b","sub_trace":{"trace_id":"b","agent_id":"reader","input":{"q": "a<b", "o": {"a": 2, "b": 1}, "k":{"a":2,"b":1}, "p": {"a": 2}, "n": 1.50},"output":{"ok":true}}}]}';
+  const spec = (id: string, body: object): string =>
+    JSON.stringify({ assertion_id: id, type: 'trace_tree', spec: body });
+  const outputContains = (id: string, value: string): string =>
+    spec(id, { check: 'agent_output_contains', agent_id: 'writer', value, case_sensitive: true });
+  const flow = (id: string, field: string): string =>
+    spec(id, { check: 'cross_agent_data_flow', from_agent: 'writer', to_agent: 'reader', field });
+  // [assertion, expected status]
+  const rows: [string, string][] = [
+    [outputContains('spaced', '"message": "caf'), 'pass'],
+    [outputContains('escaped', 'caf\\u00e9'), 'pass'],
+    [outputContains('unescaped', 'café'), 'hard_fail'],
+    [outputContains('number-as-written', '1.50'), 'pass'],
+    [flow('html-escaped', 'q'), 'hard_fail'],
+    [flow('sorted-compact', 'o'), 'pass'],
+    [flow('spaced-input', 'p'), 'hard_fail'],
+    [flow('number', 'n'), 'pass'],
+  ];
+  it.each(rows)('%s', async (assertion, status) => {
+    const reply = await answer(batch(2, trace, `[${assertion}]`));
+    expect(reply.result?.results).toMatchObject([{ status }]);
+  });
+});
+
 describe('raw text of a repeated key, and of values read after others', () => {
   it('is the last occurrence, as the decoded value is (segmentio: a later member overwrites)', async () => {
     const trace =
