@@ -559,3 +559,45 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     });
   });
 });
+
+describe("session errors and unregistered methods in the Attest engine's words (server/handler.go)", () => {
+  async function session(lines: string[]): Promise<Reply[]> {
+    const server = new EngineServer();
+    const replies: Reply[] = [];
+    for (const line of lines) replies.push(JSON.parse((await server.handleLine(line)) ?? 'null') as Reply);
+    return replies;
+  }
+  const SHUTDOWN = '{"jsonrpc":"2.0","id":9,"method":"shutdown","params":{}}';
+
+  it('a second initialize (handler.go:318-325)', async () => {
+    const [, again] = await session([INITIALIZE, INITIALIZE]);
+    expect(again?.error).toMatchObject({
+      code: 3003,
+      message: 'initialize called on already-initialized session',
+      data: { error_type: 'SESSION_ERROR', detail: 'initialize may only be called once per session' },
+    });
+  });
+
+  it('shutdown before initialize (handler.go:394-400)', async () => {
+    const [early] = await session([SHUTDOWN]);
+    expect(early?.error).toMatchObject({
+      code: 3003,
+      message: 'shutdown called on uninitialized or already-shutting-down session',
+      data: { detail: 'call initialize before shutdown' },
+    });
+  });
+
+  it('generate_user_message without a judge provider is not registered: -32601 (handler.go:54-56)', async () => {
+    const line =
+      '{"jsonrpc":"2.0","id":5,"method":"generate_user_message","params":{"persona":{"name":"p","system_prompt":"s"},"conversation_history":[]}}';
+    const [, reply] = await session([INITIALIZE, line]);
+    expect(reply).toMatchObject({
+      id: 5,
+      error: {
+        code: -32601,
+        message: 'method not found',
+        data: { error_type: 'METHOD_NOT_FOUND', detail: 'unknown method: generate_user_message' },
+      },
+    });
+  });
+});
