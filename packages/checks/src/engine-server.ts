@@ -175,11 +175,18 @@ export class EngineServer {
       });
     }
     this.checkState(method as Method);
-    // initialize without params is a session error there (handler.go:329: nothing to decode).
-    if (method === 'initialize' && paramsMissing) {
-      throw new ChecksError('session_error', 'invalid initialize params', [], {
-        detail: 'initialize needs params, at least {"protocol_version": 1}.',
-      });
+    // Without params a handler there has nothing to decode (json.Unmarshal of an empty RawMessage):
+    // its params error (handler.go:329, 431, 555, 639, 675, 721); shutdown ignores its params.
+    if (paramsMissing && method !== 'shutdown') {
+      const reason = 'unexpected end of JSON input';
+      throw new ChecksError(
+        PARAMS_ERROR[method as Method],
+        method === 'evaluate_batch' ? `invalid ${method} params: ${reason}` : `invalid ${method} params`,
+        [],
+        {
+          detail: `${reason}: send params${method === 'initialize' ? ', at least {"protocol_version": 1}' : ''}.`,
+        },
+      );
     }
     if (inexactNumbers.length > 0) {
       const error = inexactNumbersError(inexactNumbers);

@@ -601,3 +601,27 @@ describe("session errors and unregistered methods in the Attest engine's words (
     });
   });
 });
+
+describe('a request without params: each handler decodes nothing (json.Unmarshal of an empty RawMessage)', () => {
+  // [method, code, message]; shutdown ignores its params (handler.go:393).
+  const rows: [string, number, string][] = [
+    ['evaluate_batch', 1001, 'invalid evaluate_batch params: unexpected end of JSON input'],
+    ['validate_trace_tree', 1001, 'invalid validate_trace_tree params'],
+    ['submit_plugin_result', 1002, 'invalid submit_plugin_result params'],
+    ['query_drift', 1002, 'invalid query_drift params'],
+  ];
+  it.each(rows)('%s is %i %s', async (method, code, message) => {
+    const reply = await answer(`{"jsonrpc":"2.0","id":7,"method":"${method}"}`);
+    expect(reply).toMatchObject({ id: 7, error: { code, message } });
+    expect(reply.error?.data.detail).toMatch(/^unexpected end of JSON input/);
+  });
+
+  it('initialize is 3003 (handler.go:328-336); shutdown answers', async () => {
+    expect(await answer('{"jsonrpc":"2.0","id":1,"method":"initialize"}', false)).toMatchObject({
+      error: { code: 3003, message: 'invalid initialize params' },
+    });
+    expect(await answer('{"jsonrpc":"2.0","id":2,"method":"shutdown"}')).toMatchObject({
+      result: { sessions_completed: 1 },
+    });
+  });
+});
