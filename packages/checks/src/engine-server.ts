@@ -175,9 +175,14 @@ export class EngineServer {
       });
     }
     this.checkState(method as Method);
+    // shutdown never looks at its params (handler.go:393).
+    if (method === 'shutdown') {
+      this.#state = 'shut_down';
+      return { sessions_completed: this.#sessions, assertions_evaluated: this.#assertionsEvaluated };
+    }
     // Without params a handler there has nothing to decode (json.Unmarshal of an empty RawMessage):
-    // its params error (handler.go:329, 431, 555, 639, 675, 721); shutdown ignores its params.
-    if (paramsMissing && method !== 'shutdown') {
+    // its params error (handler.go:329, 431, 555, 639, 675, 721).
+    if (paramsMissing) {
       const reason = 'unexpected end of JSON input';
       throw new ChecksError(
         PARAMS_ERROR[method as Method],
@@ -210,8 +215,7 @@ export class EngineServer {
       case 'generate_user_message':
         return this.generateUserMessage(params);
       case 'shutdown':
-        this.#state = 'shut_down';
-        return { sessions_completed: this.#sessions, assertions_evaluated: this.#assertionsEvaluated };
+        throw new Error('shutdown is answered before its params are read');
     }
   }
 

@@ -623,5 +623,11 @@ describe('a request without params: each handler decodes nothing (json.Unmarshal
     expect(await answer('{"jsonrpc":"2.0","id":2,"method":"shutdown"}')).toMatchObject({
       result: { sessions_completed: 1 },
     });
+    // It never looks at them (handler.go:393: `_ json.RawMessage`).
+    for (const params of ['[]', '[1]', '{"n":12345678901234567890}'])
+      expect(await answer(`{"jsonrpc":"2.0","id":3,"method":"shutdown","params":${params}}`)).toMatchObject({
+        id: 3,
+        result: { sessions_completed: 1, assertions_evaluated: 0 },
+      });
   });
 });
