@@ -43,3 +43,50 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
   '\u2028': '\\u2028',
   '\u2029': '\\u2029',
 };
+
+/**
+ * `text` as Go's %q (strconv.Quote) writes it in an explanation: JSON's quoting, but for the
+ * characters Go writes otherwise (\a, \v, \x00-style controls and DEL, \u2028, \u2029). Other
+ * characters Go deems unprintable are written as they are.
+ */
+export function goQuote(text: string): string {
+  return JSON.stringify(text).replace(GO_QUOTE_OTHERWISE, (escape) => {
+    if (escape === '\x7f') return '\\x7f';
+    if (escape === '\u2028' || escape === '\u2029') return `\\u${escape.charCodeAt(0).toString(16)}`;
+    const code = Number.parseInt(escape.slice(2), 16);
+    if (code === 0x07) return '\\a';
+    if (code === 0x0b) return '\\v';
+    return `\\x${code.toString(16).padStart(2, '0')}`;
+  });
+}
+// JSON.stringify writes every control character but \b \t \n \f \r as \u00XX.
+const GO_QUOTE_OTHERWISE = /\\u00[01][0-9a-f]|[\x7f\u2028\u2029]/g;
+
+/**
+ * `value` as Go's %.<precision>g writes it (strconv 'g'): `precision` significant digits, rounded
+ * to the nearest and a tie to even (toPrecision rounds a tie up), trailing zeros dropped, and an
+ * exponent of at least two digits (1.234e+04) when it is below -4 or not below the precision.
+ */
+export function goFormatG(value: number, precision: number): string {
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const sign = value < 0 ? '-' : '';
+  const magnitude = Math.abs(value);
+  let [digits = '', exponentText = '0'] = magnitude.toExponential(precision - 1).split('e');
+  // A tie (the exact value ends in 5 right after the kept digits) goes to the even digit.
+  const exact = magnitude.toPrecision(100).replace(/e.*$/, '').replace('.', '').replace(/^0+/, '');
+  const rest = exact.slice(precision);
+  if (/^50*$/.test(rest) && Number(exact[precision - 1]) % 2 === 0) {
+    const kept = exact.slice(0, precision);
+    digits = precision > 1 ? `${kept.slice(0, 1)}.${kept.slice(1)}` : kept;
+    exponentText = magnitude.toExponential(20).split('e')[1] ?? '0';
+  }
+  const exponent = Number(exponentText);
+  const mantissa = digits.includes('.') ? digits.replace(/0+$/, '').replace(/\.$/, '') : digits;
+  if (exponent < -4 || exponent >= precision) {
+    const absolute = Math.abs(exponent).toString().padStart(2, '0');
+    return `${sign}${mantissa}e${exponent < 0 ? '-' : '+'}${absolute}`;
+  }
+  const plain = Number(`${mantissa}e${exponent}`).toFixed(Math.max(0, precision - 1 - exponent));
+  return `${sign}${plain.includes('.') ? plain.replace(/0+$/, '').replace(/\.$/, '') : plain}`;
+}

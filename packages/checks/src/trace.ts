@@ -233,14 +233,26 @@ export interface TraceNode {
   readonly at: readonly (string | number)[];
 }
 
-/** The first trace of the tree (pre-order) whose agent_id is `agentId`: the root counts. */
+/**
+ * The trace of the tree whose agent_id is `agentId` (the root counts), as the Attest engine finds it
+ * (trace.FindAgentByID, tree.go:40-50): its walk does not descend into a match but goes on past it,
+ * so an agent called more than once is its last call (pre-order) not inside an earlier one.
+ */
 export function findAgent(root: Trace, agentId: string): Trace | undefined {
   return findAgentNode(root, agentId)?.trace;
 }
 
 /** findAgent's node, with where it is below the root. */
 export function findAgentNode(root: Trace, agentId: string): TraceNode | undefined {
-  return traceNodes(root).find(({ trace }) => trace.agent_id === agentId);
+  let found: TraceNode | undefined;
+  for (const node of traceNodes(root)) {
+    const insideFound =
+      found !== undefined &&
+      node.at.length > found.at.length &&
+      found.at.every((segment, index) => node.at[index] === segment);
+    if (node.trace.agent_id === agentId && !insideFound) found = node;
+  }
+  return found;
 }
 
 /** Every step of the tree whose own `agent_id` is `agentId`, in pre-order. */

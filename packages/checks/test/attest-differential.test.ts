@@ -631,3 +631,215 @@ describe('a request without params: each handler decodes nothing (json.Unmarshal
       });
   });
 });
+
+describe("trace_tree explanations in the Attest engine's words (trace_tree_eval.go)", () => {
+  const step = (name: string, agent: string, start?: number, end?: number, sub?: object): object => ({
+    type: sub === undefined ? 'tool_call' : 'agent_call',
+    name,
+    agent_id: agent,
+    ...(start === undefined ? {} : { started_at_ms: start }),
+    ...(end === undefined ? {} : { ended_at_ms: end }),
+    ...(sub === undefined ? {} : { sub_trace: sub }),
+  });
+  const trace = JSON.stringify({
+    trace_id: 't',
+    agent_id: 'orchestrator',
+    output: { m: 1 },
+    metadata: { total_tokens: 100, cost_usd: 0.0123, latency_ms: 1500 },
+    steps: [
+      step('delegate_research', 'researcher', 0, 100, {
+        trace_id: 'r',
+        agent_id: 'researcher',
+        input: { q: 'x' },
+        output: { facts: 'f1' },
+        metadata: { total_tokens: 50, cost_usd: 0.01, latency_ms: 100 },
+        steps: [step('search', 'researcher', 10, 60)],
+      }),
+      step('delegate_writer', 'writer', 150, 300, {
+        trace_id: 'w',
+        agent_id: 'writer',
+        input: { facts: 'f1' },
+        output: { draft: 'done' },
+      }),
+      step('untimed', 'ghost'),
+    ],
+  });
+  // [spec, status, explanation]
+  const rows: [object, string, string][] = [
+    [{ check: 'agent_called', agent_id: 'writer' }, 'pass', 'agent "writer" was called in the trace tree.'],
+    [
+      { check: 'agent_called', agent_id: 'nobody' },
+      'hard_fail',
+      'agent "nobody" was not called in the trace tree',
+    ],
+    [{ check: 'delegation_depth', max_depth: 1 }, 'pass', 'delegation depth 1 is within max_depth 1.'],
+    [
+      { check: 'agent_output_contains', agent_id: 'writer', value: 'done' },
+      'pass',
+      'agent "writer" output contains "done".',
+    ],
+    [
+      { check: 'agent_output_contains', agent_id: 'writer', value: 'nope' },
+      'hard_fail',
+      'agent "writer" output does not contain "nope"',
+    ],
+    [
+      { check: 'agent_output_contains', agent_id: 'nobody', value: 'x' },
+      'hard_fail',
+      'agent "nobody" not found in trace tree',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'researcher', to_agent: 'writer', field: 'facts' },
+      'pass',
+      'field "facts" flows from agent "researcher" to agent "writer".',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'writer', to_agent: 'researcher', field: 'draft' },
+      'hard_fail',
+      'field "draft" value from agent "writer" not found in agent "researcher" input',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'researcher', to_agent: 'writer', field: 'zzz' },
+      'hard_fail',
+      'field "zzz" not found in from_agent "researcher" output',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'nobody', to_agent: 'writer', field: 'f' },
+      'hard_fail',
+      'from_agent "nobody" not found in trace tree',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'writer', to_agent: 'nobody', field: 'f' },
+      'hard_fail',
+      'to_agent "nobody" not found in trace tree',
+    ],
+    [
+      { check: 'follows_transitions', transitions: [['orchestrator', 'researcher']] },
+      'hard_fail',
+      'follows_transitions: disallowed delegation(s): orchestrator -> writer',
+    ],
+    [
+      {
+        check: 'follows_transitions',
+        transitions: [
+          ['orchestrator', 'researcher'],
+          ['orchestrator', 'writer'],
+        ],
+      },
+      'pass',
+      'follows_transitions: all delegations match allowed transitions.',
+    ],
+    [
+      { check: 'aggregate_tokens', operator: 'lte', value: 1000 },
+      'pass',
+      'aggregate_tokens: actual 150 lte threshold 1000 passed.',
+    ],
+    [
+      { check: 'aggregate_cost', operator: 'lt', value: 0.02 },
+      'hard_fail',
+      'aggregate_cost: actual 0.0223 lt threshold 0.02 failed',
+    ],
+    [
+      // %.4g: 12345 is a tie at four digits, rounded to even (strconv), where toPrecision rounds up.
+      { check: 'aggregate_latency', operator: 'gte', value: 12345 },
+      'hard_fail',
+      'aggregate_latency: actual 1600 gte threshold 1.234e+04 failed',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'researcher', agent_b: 'writer' },
+      'pass',
+      'agent_ordered_before: agent_a "researcher" (last ended 100 ms) completed before agent_b "writer" (first started 150 ms).',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'writer', agent_b: 'researcher' },
+      'hard_fail',
+      'agent_ordered_before: agent_a "writer" last ended at 300 ms, agent_b "researcher" first started at 0 ms — not strictly before',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'researcher', agent_b: 'nobody' },
+      'hard_fail',
+      'agent_ordered_before: no steps found for agent_b "nobody"',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'ghost', agent_b: 'writer' },
+      'hard_fail',
+      'agent_ordered_before: step for agent_a "ghost" missing ended_at_ms',
+    ],
+    [
+      { check: 'agents_overlap', agent_a: 'researcher', agent_b: 'writer' },
+      'hard_fail',
+      'agents_overlap: agent_a "researcher" [0, 100] and agent_b "writer" [150, 300] do not overlap',
+    ],
+    [
+      { check: 'agents_overlap', agent_a: 'ghost', agent_b: 'writer' },
+      'hard_fail',
+      'agents_overlap: step for agent_a "ghost" missing temporal fields',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'researcher', max_ms: 100 },
+      'hard_fail',
+      'agent_wall_time_under: agent "researcher" total wall time 150 ms >= max_ms 100',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'writer', max_ms: 500 },
+      'pass',
+      'agent_wall_time_under: agent "writer" total wall time 150 ms < max_ms 500.',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'ghost', max_ms: 5 },
+      'hard_fail',
+      'agent_wall_time_under: step for agent_id "ghost" missing temporal fields',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'nobody', max_ms: 5 },
+      'hard_fail',
+      'agent_wall_time_under: no steps found for agent_id "nobody"',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['researcher'], ['writer']] },
+      'pass',
+      'ordered_agents: all 2 groups are sequentially ordered.',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['writer'], ['researcher']] },
+      'hard_fail',
+      'ordered_agents: group 0 max ended (300 ms) is not before group 1 min started (0 ms)',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['researcher'], ['nobody']] },
+      'hard_fail',
+      'ordered_agents: no steps found for agent "nobody" in group 1',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['ghost'], ['writer']] },
+      'hard_fail',
+      'ordered_agents: step for agent "ghost" missing temporal fields',
+    ],
+  ];
+  it.each(rows)('%j', async (spec, status, explanation) => {
+    const assertion = JSON.stringify({ assertion_id: 'tt', type: 'trace_tree', spec });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([
+      { status, explanation },
+    ]);
+  });
+
+  it('an agent called twice is its last call not inside an earlier one (tree.go:40-50: the walk goes on past a match)', async () => {
+    const sub = (id: string, output: object): object => ({ trace_id: id, agent_id: 'helper', output });
+    const twice = JSON.stringify({
+      trace_id: 't',
+      output: { m: 1 },
+      steps: [
+        step('first', 'helper', 0, 1, sub('h1', { said: 'first' })),
+        step('second', 'helper', 2, 3, sub('h2', { said: 'second' })),
+      ],
+    });
+    const contains = (value: string): string =>
+      JSON.stringify({
+        assertion_id: value,
+        type: 'trace_tree',
+        spec: { check: 'agent_output_contains', agent_id: 'helper', value },
+      });
+    const reply = await answer(batch(2, twice, `[${contains('second')},${contains('first')}]`));
+    expect(reply.result?.results?.map((row) => row.status)).toEqual(['pass', 'hard_fail']);
+  });
+});
