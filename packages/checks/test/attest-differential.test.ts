@@ -843,3 +843,96 @@ describe("trace_tree explanations in the Attest engine's words (trace_tree_eval.
     expect(reply.result?.results?.map((row) => row.status)).toEqual(['pass', 'hard_fail']);
   });
 });
+
+describe('targets that do not resolve, as ResolveTarget says so (assertion/target.go:26-123)', () => {
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: { m: { a: 1 }, s: 'text', n: null },
+    steps: [
+      { type: 'tool_call', name: 'x', result: { v: 1 } },
+      { type: 'tool_call', name: 'bare' },
+    ],
+  });
+  // [target, check, value, status, explanation]
+  const rows: [string, string, string, string, string][] = [
+    [
+      'output.missing',
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: field "missing" not found in output',
+    ],
+    [
+      'output.m.deep',
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: field "deep" not found in output.m',
+    ],
+    ['output.n.k', 'contains', 'a', 'hard_fail', 'target resolution failed: field "k" not found in output.n'],
+    [
+      'output.s.k',
+      'contains',
+      'a',
+      'hard_fail',
+      // segmentio's UnmarshalTypeError: the value's text, quoted (decode.go inputError, codec.go:1180).
+      'target resolution failed: cannot parse output.s as object: json: cannot unmarshal "\\"text\\"" into Go value of type map[string]json.RawMessage',
+    ],
+    [
+      "steps[?name=='nope'].result",
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: step not found: nope',
+    ],
+    [
+      "steps[?name=='x'].result.k",
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: field "k" not found in steps[?name==\'x\'].result',
+    ],
+    // A step without the field is the empty text there (a nil RawMessage, trimmed: target.go:49-51).
+    [
+      "steps[?name=='bare'].result",
+      'not_contains',
+      'a',
+      'pass',
+      "steps[?name=='bare'].result does not contain 'a'.",
+    ],
+    ["steps[?name=='bare'].args", 'contains', '', 'pass', "steps[?name=='bare'].args contains ''."],
+    [
+      "steps[?name=='bare'].args.k",
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: cannot parse step bare.args as object: unexpected end of JSON input',
+    ],
+  ];
+  it.each(rows)('%s %s %j', async (target, check, value, status, explanation) => {
+    const reply = await answer(batch(2, trace, `[${content('r', target, check, value)}]`));
+    expect(reply.result?.results).toMatchObject([{ status, explanation }]);
+  });
+
+  it('a schema target too (schema.go:39-41, 64-66), and soft does not soften it', async () => {
+    const schema = (id: string, target: string): string =>
+      JSON.stringify({ assertion_id: id, type: 'schema', spec: { target, schema: { type: 'object' } } });
+    const soft = JSON.stringify({
+      assertion_id: 'soft',
+      type: 'content',
+      spec: { target: 'output.missing', check: 'contains', value: 'a', soft: true },
+    });
+    const reply = await answer(
+      batch(
+        2,
+        trace,
+        `[${schema('s1', 'output.missing')},${schema('s2', "steps[?name=='bare'].result")},${soft}]`,
+      ),
+    );
+    expect(reply.result?.results).toMatchObject([
+      { status: 'hard_fail', explanation: 'target resolution failed: field "missing" not found in output' },
+      { status: 'hard_fail', explanation: 'cannot parse target value: unexpected end of JSON input' },
+      { status: 'hard_fail', explanation: 'target resolution failed: field "missing" not found in output' },
+    ]);
+  });
+});
