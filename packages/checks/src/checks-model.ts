@@ -199,7 +199,7 @@ export async function checkJudge(
       reason: 'provider_not_configured',
       explanation: 'no judge model is configured',
     };
-  const { where, text: output, problem } = targetText(trace, spec);
+  const { text: output, problem } = targetText(trace, spec);
   if (output === undefined) return missingTarget(problem);
   const input = JSON.stringify(trace.input ?? {});
   const question =
