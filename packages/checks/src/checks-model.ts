@@ -35,12 +35,15 @@ const JUDGE_INSTRUCTIONS =
   'You are an evaluation judge. Reply with one JSON object and nothing else: {"score": <number from 0 to 1>, "reason": "<one sentence>"}. ' +
   'If you cannot judge, reply {"abstain": true, "reason": "<why>"}.';
 
-/** A target that is not in the trace: a hard failure whatever `soft` says, as in the peer engine. */
-const missingTarget = (where: string): Verdict => ({
+/**
+ * A target that does not resolve: a hard failure whatever `soft` says, in the peer engine's words
+ * (embedding_eval.go:53-55, judge_eval.go:73-75).
+ */
+const missingTarget = (problem: string | undefined): Verdict => ({
   kind: 'checked',
   passed: false,
   hard: true,
-  explanation: `${where} is not in the trace`,
+  explanation: `target resolution failed: ${problem ?? 'target not found'}`,
   actual: 'missing',
 });
 
@@ -117,8 +120,8 @@ export async function checkEmbedding(
       explanation: 'no embedding model is configured',
     };
   }
-  const { where, text } = targetText(trace, spec);
-  if (text === undefined) return missingTarget(where);
+  const { text, problem } = targetText(trace, spec);
+  if (text === undefined) return missingTarget(problem);
   const outcome = await calls.call(
     'embedding',
     model,
@@ -196,8 +199,8 @@ export async function checkJudge(
       reason: 'provider_not_configured',
       explanation: 'no judge model is configured',
     };
-  const { where, text: output } = targetText(trace, spec);
-  if (output === undefined) return missingTarget(where);
+  const { text: output, problem } = targetText(trace, spec);
+  if (output === undefined) return missingTarget(problem);
   const input = JSON.stringify(trace.input ?? {});
   const question =
     prompt !== undefined

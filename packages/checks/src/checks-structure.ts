@@ -2,7 +2,6 @@
 // agent tree (trace_tree), and the world effects it recorded (effect). Trace and trace_tree checks
 // give the verdicts of the peer Attest engine (engine/internal/assertion/trace_check.go and
 // trace_tree_eval.go); where a spec is unusable ours is an invalid_spec row (never soft).
-import { canonicalize } from '@paperclip-evals/contract';
 
 import {
   comparisonField,
@@ -16,7 +15,16 @@ import {
   stringField,
   stringList,
 } from './spec-fields.js';
-import { agentInvocations, findAgent, stepsOfAgent, summarizeTraceTree, traceNodes } from './trace.js';
+import {
+  agentInvocations,
+  findAgent,
+  findAgentNode,
+  stepsOfAgent,
+  summarizeTraceTree,
+  traceNodes,
+} from './trace.js';
+import { goFormatG, goLowerCase, goMarshal, goQuote } from './go-text.js';
+import { sourceText } from './request-text.js';
 
 import type { Verdict } from './assertion-types.js';
 import type { Spec } from './spec-fields.js';
@@ -213,38 +221,48 @@ function stringLists(spec: Spec, key: string): string[][] {
   return value;
 }
 
-/** The time span of an agent's steps, or why there is none (no steps, a step without times). */
+/**
+ * The bounds of an agent's steps anywhere in the tree (trace.CollectStepsByAgentID): undefined
+ * without steps, 'untimed' when one lacks a time it needs.
+ */
 function agentSpan(
   trace: Trace,
   agent: string,
-): { start: number; end: number; total: number } | { problem: string } {
+  needs: 'start' | 'end' | 'both' = 'both',
+): { start: number; end: number; total: number } | 'untimed' | undefined {
   const steps: Step[] = stepsOfAgent(trace, agent);
-  if (steps.length === 0) return { problem: `no steps of agent ${JSON.stringify(agent)} in the trace tree` };
+  if (steps.length === 0) return undefined;
   let start = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;
   let total = 0;
-  for (const step of steps) {
-    const { started_at_ms: started, ended_at_ms: ended } = step;
-    if (started === undefined || ended === undefined)
-      return {
-        problem: `step ${JSON.stringify(step.name)} of agent ${JSON.stringify(agent)} lacks started_at_ms or ended_at_ms`,
-      };
-    start = Math.min(start, started);
-    end = Math.max(end, ended);
-    total += ended - started;
+  for (const { started_at_ms: started, ended_at_ms: ended } of steps) {
+    if ((needs !== 'end' && started === undefined) || (needs !== 'start' && ended === undefined))
+      return 'untimed';
+    start = Math.min(start, started ?? start);
+    end = Math.max(end, ended ?? end);
+    total += (ended ?? 0) - (started ?? 0);
   }
   return { start, end, total };
 }
 
+/**
+ * Trace-tree checks, with the Attest engine's verdicts and explanations (trace_tree_eval.go: agents
+ * quoted as Go's %q, figures as its %.4g).
+ */
 export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
   const check = oneOf(spec, 'check', TREE_CHECKS);
+  const q = goQuote;
   switch (check) {
     case 'agent_called': {
       const agent = stringField(spec, 'agent_id');
       const found = findAgent(trace, agent) !== undefined;
-      return verdict(found, `agent ${JSON.stringify(agent)} ${found ? 'is' : 'is not'} in the trace tree`, {
-        actual: summarizeTraceTree(trace).agent_ids,
-      });
+      return verdict(
+        found,
+        found
+          ? `agent ${q(agent)} was called in the trace tree.`
+          : `agent ${q(agent)} was not called in the trace tree`,
+        { actual: summarizeTraceTree(trace).agent_ids },
+      );
     }
     case 'agent_order': {
       const agents = stringList(spec, 'agents');
@@ -265,7 +283,9 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const { depth } = summarizeTraceTree(trace);
       return verdict(
         depth <= maxDepth,
-        `delegation depth ${depth} ${depth <= maxDepth ? 'within' : 'exceeds'} ${maxDepth}`,
+        depth <= maxDepth
+          ? `delegation depth ${depth} is within max_depth ${maxDepth}.`
+          : `delegation depth ${depth} exceeds max_depth ${maxDepth}`,
         { expected: `at most ${maxDepth}`, actual: depth },
       );
     }
@@ -273,15 +293,18 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const agent = stringField(spec, 'agent_id');
       const value = stringField(spec, 'value');
       const caseSensitive = flag(spec, 'case_sensitive');
-      const found = findAgent(trace, agent);
-      if (found === undefined)
-        return verdict(false, `agent ${JSON.stringify(agent)} is not in the trace tree`);
-      // The output object's JSON text, as the peer engine searches it.
-      const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
-      const held = fold(JSON.stringify(found.output)).includes(fold(value));
+      const found = findAgentNode(trace, agent);
+      if (found === undefined) return verdict(false, `agent ${q(agent)} not found in trace tree`);
+      // The output's text as the request wrote it (the peer engine searches string(found.Output)),
+      // lowered as Go lowers it.
+      const fold = (text: string): string => (caseSensitive ? text : goLowerCase(text));
+      const output = rawText(trace, [...found.at, 'output'], found.trace.output);
+      const held = fold(output).includes(fold(value));
       return verdict(
         held,
-        `agent ${JSON.stringify(agent)} output ${held ? 'contains' : 'does not contain'} ${JSON.stringify(value)}`,
+        held
+          ? `agent ${q(agent)} output contains ${q(value)}.`
+          : `agent ${q(agent)} output does not contain ${q(value)}`,
       );
     }
     case 'cross_agent_data_flow': {
@@ -289,22 +312,23 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       const to = stringField(spec, 'to_agent');
       const field = stringField(spec, 'field');
       const source = findAgent(trace, from);
-      if (source === undefined)
-        return verdict(false, `from_agent ${JSON.stringify(from)} is not in the trace tree`);
-      const target = findAgent(trace, to);
-      if (target === undefined)
-        return verdict(false, `to_agent ${JSON.stringify(to)} is not in the trace tree`);
+      if (source === undefined) return verdict(false, `from_agent ${q(from)} not found in trace tree`);
+      const receiver = findAgentNode(trace, to);
+      if (receiver === undefined) return verdict(false, `to_agent ${q(to)} not found in trace tree`);
       if (!Object.hasOwn(source.output, field))
-        return verdict(
-          false,
-          `field ${JSON.stringify(field)} is not in agent ${JSON.stringify(from)}'s output`,
-        );
-      // The value's JSON text (strings without their quotes) must occur in the receiver's input JSON.
-      const needle = canonicalize(source.output[field]).replace(/^"+|"+$/g, '');
-      const held = (target.input === undefined ? '' : JSON.stringify(target.input)).includes(needle);
+        return verdict(false, `field ${q(field)} not found in from_agent ${q(from)} output`);
+      // The value as Go's json.Marshal writes it (strings without their quotes) must occur in the
+      // receiver's input as the request wrote it (trace_tree_eval.go:183-193).
+      const needle = goMarshal(source.output[field]).replace(/^"+|"+$/g, '');
+      const { input } = receiver.trace;
+      const held = (input === undefined ? '' : rawText(trace, [...receiver.at, 'input'], input)).includes(
+        needle,
+      );
       return verdict(
         held,
-        `field ${JSON.stringify(field)} of agent ${JSON.stringify(from)} ${held ? 'flows into' : 'is not in'} agent ${JSON.stringify(to)}'s input`,
+        held
+          ? `field ${q(field)} flows from agent ${q(from)} to agent ${q(to)}.`
+          : `field ${q(field)} value from agent ${q(from)} not found in agent ${q(to)} input`,
       );
     }
     case 'follows_transitions': {
@@ -323,43 +347,59 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
       return verdict(
         violations.length === 0,
         violations.length === 0
-          ? 'every delegation is an allowed transition'
-          : `delegations not allowed: ${violations.join(', ')}`,
+          ? 'follows_transitions: all delegations match allowed transitions.'
+          : `follows_transitions: disallowed delegation(s): ${violations.join(', ')}`,
         { actual: violations },
       );
     }
-    case 'agent_ordered_before':
+    case 'agent_ordered_before': {
+      const a = stringField(spec, 'agent_a');
+      const b = stringField(spec, 'agent_b');
+      // Only agent_a's ends and agent_b's starts are needed (trace_tree_eval.go:296-330).
+      const spanA = agentSpan(trace, a, 'end');
+      const spanB = agentSpan(trace, b, 'start');
+      if (spanA === undefined) return verdict(false, `${check}: no steps found for agent_a ${q(a)}`);
+      if (spanB === undefined) return verdict(false, `${check}: no steps found for agent_b ${q(b)}`);
+      if (spanA === 'untimed')
+        return verdict(false, `${check}: step for agent_a ${q(a)} missing ended_at_ms`);
+      if (spanB === 'untimed')
+        return verdict(false, `${check}: step for agent_b ${q(b)} missing started_at_ms`);
+      const held = spanA.end < spanB.start;
+      return verdict(
+        held,
+        held
+          ? `${check}: agent_a ${q(a)} (last ended ${spanA.end} ms) completed before agent_b ${q(b)} (first started ${spanB.start} ms).`
+          : `${check}: agent_a ${q(a)} last ended at ${spanA.end} ms, agent_b ${q(b)} first started at ${spanB.start} ms — not strictly before`,
+      );
+    }
     case 'agents_overlap': {
       const a = stringField(spec, 'agent_a');
       const b = stringField(spec, 'agent_b');
       const spanA = agentSpan(trace, a);
-      if ('problem' in spanA) return verdict(false, `${check}: ${spanA.problem}`);
       const spanB = agentSpan(trace, b);
-      if ('problem' in spanB) return verdict(false, `${check}: ${spanB.problem}`);
-      const spans = `${JSON.stringify(a)} [${spanA.start}, ${spanA.end}] ms, ${JSON.stringify(b)} [${spanB.start}, ${spanB.end}] ms`;
-      if (check === 'agent_ordered_before') {
-        const held = spanA.end < spanB.start;
-        return verdict(
-          held,
-          `${spans}: ${JSON.stringify(a)} ${held ? 'ends before' : 'does not end before'} ${JSON.stringify(b)} starts`,
-        );
-      }
+      if (spanA === undefined) return verdict(false, `${check}: no steps found for agent_a ${q(a)}`);
+      if (spanB === undefined) return verdict(false, `${check}: no steps found for agent_b ${q(b)}`);
+      if (spanA === 'untimed')
+        return verdict(false, `${check}: step for agent_a ${q(a)} missing temporal fields`);
+      if (spanB === 'untimed')
+        return verdict(false, `${check}: step for agent_b ${q(b)} missing temporal fields`);
       const held = spanA.start < spanB.end && spanB.start < spanA.end;
-      return verdict(held, `${spans}: ${held ? 'overlap' : 'do not overlap'}`);
+      const spans = `agent_a ${q(a)} [${spanA.start}, ${spanA.end}] and agent_b ${q(b)} [${spanB.start}, ${spanB.end}]`;
+      return verdict(held, held ? `${check}: ${spans} overlap.` : `${check}: ${spans} do not overlap`);
     }
     case 'agent_wall_time_under': {
       const agent = stringField(spec, 'agent_id');
       const maxMs = positiveNumber(spec, 'max_ms');
       const span = agentSpan(trace, agent);
-      if ('problem' in span) return verdict(false, `agent_wall_time_under: ${span.problem}`);
+      if (span === undefined) return verdict(false, `${check}: no steps found for agent_id ${q(agent)}`);
+      if (span === 'untimed')
+        return verdict(false, `${check}: step for agent_id ${q(agent)} missing temporal fields`);
       const held = span.total < maxMs;
+      const stated = `${check}: agent ${q(agent)} total wall time ${span.total} ms`;
       return verdict(
         held,
-        `agent ${JSON.stringify(agent)} ran ${span.total} ms in its steps, ${held ? 'under' : 'not under'} ${maxMs} ms`,
-        {
-          expected: `under ${maxMs}`,
-          actual: span.total,
-        },
+        held ? `${stated} < max_ms ${goFormatG(maxMs, 4)}.` : `${stated} >= max_ms ${goFormatG(maxMs, 4)}`,
+        { expected: `under ${maxMs}`, actual: span.total },
       );
     }
     case 'ordered_agents': {
@@ -372,7 +412,10 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
         let end = Number.NEGATIVE_INFINITY;
         for (const agent of group) {
           const span = agentSpan(trace, agent);
-          if ('problem' in span) return verdict(false, `ordered_agents: group ${index}: ${span.problem}`);
+          if (span === undefined)
+            return verdict(false, `${check}: no steps found for agent ${q(agent)} in group ${index}`);
+          if (span === 'untimed')
+            return verdict(false, `${check}: step for agent ${q(agent)} missing temporal fields`);
           start = Math.min(start, span.start);
           end = Math.max(end, span.end);
         }
@@ -386,10 +429,10 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
         if (current.end >= next.start)
           return verdict(
             false,
-            `group ${index} ends at ${current.end} ms, not before group ${index + 1} starts at ${next.start} ms`,
+            `${check}: group ${index} max ended (${current.end} ms) is not before group ${index + 1} min started (${next.start} ms)`,
           );
       }
-      return verdict(true, `all ${groups.length} groups ran one after another`);
+      return verdict(true, `${check}: all ${groups.length} groups are sequentially ordered.`);
     }
     case 'aggregate_cost':
     case 'aggregate_tokens':
@@ -398,14 +441,15 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
         throw specError(`spec.operator between is not supported by ${check}: use lt, lte, gt, gte or eq`);
       const comparison = comparisonField(spec);
       const summary = summarizeTraceTree(trace);
-      const [label, total] = {
-        aggregate_cost: ['aggregate cost_usd', summary.aggregate_cost_usd],
-        aggregate_tokens: ['aggregate total_tokens', summary.aggregate_tokens],
-        aggregate_latency: ['aggregate latency_ms', summary.aggregate_latency_ms],
-      }[check] as [string, number];
+      const total = {
+        aggregate_cost: summary.aggregate_cost_usd,
+        aggregate_tokens: summary.aggregate_tokens,
+        aggregate_latency: summary.aggregate_latency_ms,
+      }[check];
       // A node that does not record the figure adds 0, as in the peer engine.
       const held = comparison.test(total);
-      return verdict(held, `${label} = ${total}, ${held ? 'satisfies' : 'violates'} ${comparison.text}`, {
+      const stated = `${check}: actual ${goFormatG(total, 4)} ${String(spec.operator)} threshold ${goFormatG(Number(spec.value), 4)}`;
+      return verdict(held, held ? `${stated} passed.` : `${stated} failed`, {
         expected: comparison.text,
         actual: total,
       });
@@ -452,4 +496,9 @@ export function checkEffect(trace: Trace, spec: Spec): Verdict {
     expected: { min: min ?? null, max: max ?? null },
     actual: matching.length,
   });
+}
+
+/** A value's text as its request line wrote it (`at` below the root), else its JSON (an in-process trace). */
+function rawText(root: Trace, at: readonly (string | number)[], value: unknown): string {
+  return sourceText(root, at) ?? JSON.stringify(value);
 }

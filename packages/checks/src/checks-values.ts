@@ -4,6 +4,7 @@
 // that is not there, a schema mismatch and a forbidden term are hard failures whatever `soft` says.
 import { createRequire } from 'node:module';
 
+import { goLowerCase } from './go-text.js';
 import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
 import {
@@ -14,6 +15,7 @@ import {
   oneOf,
   constraintField,
   specError,
+  resolveTarget,
   targetField,
   targetText,
   textField,
@@ -106,9 +108,11 @@ export function checkSchema(trace: Trace, spec: Spec): Verdict {
   const target = targetField(spec, 'target');
   const validate = compileUserSchema(schemaField(spec));
   const where = formatTracePath(target);
-  const lookup = resolveTracePath(trace, target, { plainKeys: true });
-  if (!lookup.found) return hardFail(`${where} is not in the trace`, { actual: 'missing' });
-  // The Attest engine's words (schema.go:76, 86), with the target as the spec wrote it.
+  const lookup = resolveTarget(trace, target);
+  // The Attest engine's words (schema.go:39-41, 64-66, 76, 86), with the target as the spec wrote it.
+  if (!lookup.found) return missingTarget(lookup.problem);
+  if (lookup.value === undefined)
+    return hardFail('cannot parse target value: unexpected end of JSON input', { actual: 'missing' });
   const written = writtenTarget(spec, where);
   if (validate(lookup.value))
     return pass(`${written} matches schema: all required fields present, types valid.`);
@@ -167,8 +171,9 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
   const needles =
     check === 'contains' || check === 'not_contains' ? [textField(spec, 'value')] : textList(spec, 'values');
   const found = targetText(trace, spec);
-  if (found.text === undefined) return hardFail(`${found.where} is not in the trace`, { actual: 'missing' });
-  const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
+  if (found.text === undefined) return missingTarget(found.problem);
+  // Lowered as Go's strings.ToLower lowers (content.go:44-47), not as JavaScript does.
+  const fold = (text: string): string => (caseSensitive ? text : goLowerCase(text));
   const haystack = fold(found.text);
   const present = needles.filter((needle) => haystack.includes(fold(needle)));
   const absent = needles.filter((needle) => !present.includes(needle));
@@ -209,6 +214,11 @@ export function checkContent(trace: Trace, spec: Spec): Verdict {
   }
 }
 
+/** A target that does not resolve: a hard failure in the Attest engine's words (content.go:40-42). */
+function missingTarget(problem: string | undefined): Verdict {
+  return hardFail(`target resolution failed: ${problem ?? 'target not found'}`, { actual: 'missing' });
+}
+
 /** The target as the spec wrote it (the Attest engine's explanations quote spec.Target), else its default. */
 function writtenTarget(spec: Spec, where: string): string {
   return typeof spec.target === 'string' ? spec.target : where;
@@ -235,7 +245,7 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
     );
   }
   const found = targetText(trace, spec);
-  if (found.text === undefined) return hardFail(`${found.where} is not in the trace`, { actual: 'missing' });
+  if (found.text === undefined) return missingTarget(found.problem);
   if (found.text.length > MAX_REGEX_INPUT_CHARS) {
     return fail(
       `${found.where} is ${found.text.length} characters, over the ${MAX_REGEX_INPUT_CHARS}-character regex_match bound`,

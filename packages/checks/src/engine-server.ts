@@ -164,18 +164,34 @@ export class EngineServer {
     { inexactNumbers, text }: { readonly inexactNumbers: readonly string[]; readonly text: string },
     paramsMissing: boolean,
   ): Promise<unknown> {
-    if (!(METHODS as readonly string[]).includes(method)) {
-      // The Attest engine's words (server.go:152-160).
+    // The Attest engine's words (server.go:152-160). It registers generate_user_message only with a
+    // judge provider (handler.go:54-56): without one that method is not found either.
+    if (
+      !(METHODS as readonly string[]).includes(method) ||
+      (method === 'generate_user_message' && !this.generates())
+    ) {
       throw new ChecksError('method_not_found', 'method not found', [], {
-        detail: `unknown method: ${method} (methods: ${METHODS.join(', ')})`,
+        detail: `unknown method: ${method}`,
       });
     }
     this.checkState(method as Method);
-    // initialize without params is a session error there (handler.go:329: nothing to decode).
-    if (method === 'initialize' && paramsMissing) {
-      throw new ChecksError('session_error', 'invalid initialize params', [], {
-        detail: 'initialize needs params, at least {"protocol_version": 1}.',
-      });
+    // shutdown never looks at its params (handler.go:393).
+    if (method === 'shutdown') {
+      this.#state = 'shut_down';
+      return { sessions_completed: this.#sessions, assertions_evaluated: this.#assertionsEvaluated };
+    }
+    // Without params a handler there has nothing to decode (json.Unmarshal of an empty RawMessage):
+    // its params error (handler.go:329, 431, 555, 639, 675, 721).
+    if (paramsMissing) {
+      const reason = 'unexpected end of JSON input';
+      throw new ChecksError(
+        PARAMS_ERROR[method as Method],
+        method === 'evaluate_batch' ? `invalid ${method} params: ${reason}` : `invalid ${method} params`,
+        [],
+        {
+          detail: `${reason}: send params${method === 'initialize' ? ', at least {"protocol_version": 1}' : ''}.`,
+        },
+      );
     }
     if (inexactNumbers.length > 0) {
       const error = inexactNumbersError(inexactNumbers);
@@ -199,8 +215,7 @@ export class EngineServer {
       case 'generate_user_message':
         return this.generateUserMessage(params);
       case 'shutdown':
-        this.#state = 'shut_down';
-        return { sessions_completed: this.#sessions, assertions_evaluated: this.#assertionsEvaluated };
+        throw new Error('shutdown is answered before its params are read');
     }
   }
 
@@ -209,10 +224,16 @@ export class EngineServer {
       new ChecksError('session_error', message, [], { detail });
     if (this.#state === 'shut_down')
       throw sessionError(`${method} called after shutdown`, 'Start a new engine process.');
-    if (method === 'initialize' && this.#state === 'ready') {
+    // The Attest engine's words (handler.go:318-325, 394-400).
+    if (method === 'initialize' && this.#state === 'ready')
       throw sessionError(
-        'initialize called twice',
-        'A session is initialized once; start a new engine process for a new session.',
+        'initialize called on already-initialized session',
+        'initialize may only be called once per session',
+      );
+    if (method === 'shutdown' && this.#state === 'awaiting_initialize') {
+      throw sessionError(
+        'shutdown called on uninitialized or already-shutting-down session',
+        'call initialize before shutdown',
       );
     }
     if (method !== 'initialize' && this.#state === 'awaiting_initialize') {
@@ -221,6 +242,11 @@ export class EngineServer {
         `Call initialize first to establish a session before sending ${method} requests.`,
       );
     }
+  }
+
+  /** generate_user_message is there only with a judge model, and not in simulation mode (which calls no model). */
+  private generates(): boolean {
+    return this.options.models?.judgeModel !== undefined && this.options.simulation !== true;
   }
 
   /** Layers 5–6 and generate_user_message (the `simulation` capability) call a model, so neither is offered in simulation mode. */
@@ -370,13 +396,8 @@ export class EngineServer {
 
   private async generateUserMessage(params: Params): Promise<unknown> {
     const models = this.options.models;
-    if (models?.judgeModel === undefined || this.options.simulation === true) {
-      throw new ChecksError('provider_error', 'generate_user_message needs a judge provider', [], {
-        detail:
-          'Set EVALS_ENGINE_PROVIDER_BASE_URL and EVALS_ENGINE_JUDGE_MODEL (and not ATTEST_SIMULATION=1).',
-        retryable: false,
-      });
-    }
+    // dispatch answers -32601 without a judge model (the method is not registered there either).
+    if (models?.judgeModel === undefined) throw new Error('generate_user_message without a judge model');
     if (params.fault_config !== undefined && Object.keys(params.fault_config as object).length > 0) {
       throw new ChecksError('assertion_error', 'fault_config is not supported by this engine', [], {
         detail: 'Omit fault_config; inject faults in the test harness instead.',
@@ -422,9 +443,10 @@ export class EngineServer {
       new AbortController().signal,
     );
     if (!outcome.ok) {
-      throw new ChecksError('provider_error', `generate_user_message failed: ${outcome.reason}`, [], {
-        detail: outcome.explanation,
-        retryable: outcome.reason === 'provider_unavailable',
+      // As the Attest engine answers a failed generation (handler.go:758-765): 3001, retryable.
+      throw new ChecksError('engine_error', `generate_user_message failed: ${outcome.explanation}`, [], {
+        detail: `Check the provider's availability and retry (${outcome.reason}).`,
+        retryable: true,
       });
     }
     return { message: outcome.value };

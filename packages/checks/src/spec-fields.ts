@@ -3,7 +3,8 @@
 // that says what to fix.
 import { ChecksError, isChecksError } from './errors.js';
 import { sourceText } from './request-text.js';
-import { formatTracePath, parseTracePath, resolveTracePath } from './trace-path.js';
+import { goQuote } from './go-text.js';
+import { formatTracePath, parseTracePath } from './trace-path.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { PathSegment } from './trace-path.js';
@@ -192,18 +193,94 @@ export function constraintField(spec: Spec): PathSegment[] {
  * space) — or, for a trace not read from a request line, as its JSON. text is undefined when the
  * target is not there.
  */
-export function targetText(root: unknown, spec: Spec): { where: string; text: string | undefined } {
+export function targetText(
+  root: unknown,
+  spec: Spec,
+): { where: string; text: string | undefined; problem?: string } {
   const target = targetField(spec, 'target', 'output.message');
-  const lookup = resolveTracePath(root, target, { plainKeys: true });
-  let text: string | undefined;
-  if (lookup.found) {
-    const { value } = lookup;
-    text =
-      typeof value === 'string'
+  const where = formatTracePath(target);
+  const lookup = resolveTarget(root, target);
+  if (!lookup.found) return { where, text: undefined, problem: lookup.problem };
+  const { value } = lookup;
+  // A step without the field is a nil RawMessage there, which reads as "" (target.go:49-51).
+  const text =
+    value === undefined
+      ? ''
+      : typeof value === 'string'
         ? value
         : value === null
           ? ''
           : (sourceText(root as object, lookup.at) ?? JSON.stringify(value));
+  return { where, text };
+}
+
+/**
+ * What a target points at, found as the Attest engine's ResolveTarget finds it (target.go:26-123), or
+ * why not in its words: `field "k" not found in output.m`, `step not found: x`, `cannot parse … as
+ * object: …`. `value` is undefined for a step without the args or result named (a nil RawMessage).
+ */
+export type TargetLookup =
+  | { readonly found: true; readonly value: unknown; readonly at: readonly (string | number)[] }
+  | { readonly found: false; readonly problem: string };
+
+export function resolveTarget(root: unknown, segments: readonly PathSegment[]): TargetLookup {
+  const trace = root as {
+    readonly output?: unknown;
+    readonly steps?: readonly Record<string, unknown>[] | null;
+  };
+  const [first, second, third] = segments;
+  let value: unknown;
+  let description: string;
+  let rest: readonly PathSegment[];
+  const at: (string | number)[] = [];
+  if (second?.kind === 'filter' && third?.kind === 'key') {
+    const steps = trace.steps ?? [];
+    const index = steps.findIndex((step) => step.name === second.value);
+    const step = steps[index];
+    if (step === undefined) return { found: false, problem: `step not found: ${second.value}` };
+    value = step[third.key];
+    at.push('steps', index, third.key);
+    description = `steps[?name=='${second.value}'].${third.key}`;
+    rest = segments.slice(3);
+    if (rest.length > 0 && !isMapValue(value)) {
+      return {
+        found: false,
+        problem: `cannot parse step ${second.value}.${third.key} as object: ${mapDecodeError(root, at, value)}`,
+      };
+    }
+  } else {
+    value = first?.kind === 'key' ? trace.output : undefined;
+    at.push('output');
+    description = 'output';
+    rest = segments.slice(1);
   }
-  return { where: formatTracePath(target), text };
+  for (const segment of rest) {
+    if (segment.kind !== 'key')
+      return { found: false, problem: `unsupported target: ${formatTracePath(segments)}` };
+    if (!isMapValue(value))
+      return {
+        found: false,
+        problem: `cannot parse ${description} as object: ${mapDecodeError(root, at, value)}`,
+      };
+    // null decodes as an empty map.
+    if (value === null || !Object.hasOwn(value as object, segment.key))
+      return { found: false, problem: `field ${goQuote(segment.key)} not found in ${description}` };
+    value = (value as Record<string, unknown>)[segment.key];
+    at.push(segment.key);
+    description += `.${segment.key}`;
+  }
+  return { found: true, value, at };
+}
+
+/** Whether Go decodes the value into a map: an object, or null (a nil map). */
+function isMapValue(value: unknown): boolean {
+  return value === null || (typeof value === 'object' && !Array.isArray(value));
+}
+
+/** segmentio's error for a value that is not an object, decoded into a map (its text, quoted, up to 32 bytes). */
+function mapDecodeError(root: unknown, at: readonly (string | number)[], value: unknown): string {
+  if (value === undefined) return 'unexpected end of JSON input';
+  const text = Buffer.from(sourceText(root as object, at) ?? JSON.stringify(value));
+  const prefix = text.byteLength < 32 ? text.toString() : `${text.subarray(0, 32).toString()}...`;
+  return `json: cannot unmarshal ${goQuote(prefix)} into Go value of type map[string]json.RawMessage`;
 }

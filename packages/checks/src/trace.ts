@@ -213,20 +213,46 @@ function invalidTrace(message: string, detail: string): ChecksError {
  * with its depth (root = 0). A sub_trace on a step of another type is not part of the tree (the
  * peer engine walks agent_call steps only).
  */
-export function traceNodes(root: Trace): { trace: Trace; depth: number }[] {
-  const nodes: { trace: Trace; depth: number }[] = [];
-  const visit = (trace: Trace, depth: number): void => {
-    nodes.push({ trace, depth });
-    for (const step of trace.steps ?? [])
-      if (step.type === 'agent_call' && step.sub_trace != null) visit(step.sub_trace, depth + 1);
+export function traceNodes(root: Trace): TraceNode[] {
+  const nodes: TraceNode[] = [];
+  const visit = (trace: Trace, depth: number, at: readonly (string | number)[]): void => {
+    nodes.push({ trace, depth, at });
+    (trace.steps ?? []).forEach((step, index) => {
+      if (step.type === 'agent_call' && step.sub_trace != null)
+        visit(step.sub_trace, depth + 1, [...at, 'steps', index, 'sub_trace']);
+    });
   };
-  visit(root, 0);
+  visit(root, 0, []);
   return nodes;
 }
 
-/** The first trace of the tree (pre-order) whose agent_id is `agentId`: the root counts. */
+/** A node of the trace tree: its depth (root = 0) and where it is below the root (keys and indexes). */
+export interface TraceNode {
+  readonly trace: Trace;
+  readonly depth: number;
+  readonly at: readonly (string | number)[];
+}
+
+/**
+ * The trace of the tree whose agent_id is `agentId` (the root counts), as the Attest engine finds it
+ * (trace.FindAgentByID, tree.go:40-50): its walk does not descend into a match but goes on past it,
+ * so an agent called more than once is its last call (pre-order) not inside an earlier one.
+ */
 export function findAgent(root: Trace, agentId: string): Trace | undefined {
-  return traceNodes(root).find(({ trace }) => trace.agent_id === agentId)?.trace;
+  return findAgentNode(root, agentId)?.trace;
+}
+
+/** findAgent's node, with where it is below the root. */
+export function findAgentNode(root: Trace, agentId: string): TraceNode | undefined {
+  let found: TraceNode | undefined;
+  for (const node of traceNodes(root)) {
+    const insideFound =
+      found !== undefined &&
+      node.at.length > found.at.length &&
+      found.at.every((segment, index) => node.at[index] === segment);
+    if (node.trace.agent_id === agentId && !insideFound) found = node;
+  }
+  return found;
 }
 
 /** Every step of the tree whose own `agent_id` is `agentId`, in pre-order. */

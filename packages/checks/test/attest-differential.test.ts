@@ -279,6 +279,76 @@ describe("constraint and schema explanations in the Attest engine's words", () =
   });
 });
 
+describe("case folding as Go's strings.ToLower (content.go:44-47, trace_tree_eval.go:141-145)", () => {
+  // unicode.ToLower per code point: İ (U+0130) is "i" (JavaScript: "i̇"), Σ is always σ (JavaScript: ς
+  // at the end of a word). [assertion, expected status]
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: { city: 'İSTANBUL', hero: 'ΟΔΥΣΣΕΥΣ', message: 'x' },
+    steps: [
+      {
+        type: 'agent_call',
+        name: 'delegate',
+        sub_trace: { trace_id: 's', agent_id: 'guide', output: { city: 'İZMIR' } },
+      },
+    ],
+  });
+  const tree = (id: string, value: string): string =>
+    JSON.stringify({
+      assertion_id: id,
+      type: 'trace_tree',
+      spec: { check: 'agent_output_contains', agent_id: 'guide', value },
+    });
+  const rows: [string, string][] = [
+    [content('dotted-I', 'output.city', 'contains', 'istanbul'), 'pass'],
+    [content('final-sigma', 'output.hero', 'contains', 'οδυσσευσ'), 'pass'],
+    [content('no-final-form', 'output.hero', 'not_contains', 'ς'), 'pass'],
+    [
+      JSON.stringify({
+        assertion_id: 'kw',
+        type: 'content',
+        spec: { target: 'output.city', check: 'keyword_all', values: ['İst', 'BUL'] },
+      }),
+      'pass',
+    ],
+    [tree('tree-dotted-I', 'izmir'), 'pass'],
+  ];
+  it.each(rows)('%s', async (assertion, status) => {
+    const reply = await answer(batch(2, trace, `[${assertion}]`));
+    expect(reply.result?.results).toMatchObject([{ status }]);
+  });
+});
+
+describe('tree checks on the raw text of a node (trace_tree_eval.go:139, 170-193)', () => {
+  // agent_output_contains searches string(found.Output), the request's own bytes; cross_agent_data_flow
+  // searches string(toTrace.Input) for json.Marshal of the sender's field (sorted keys, <>& escaped).
+  const trace =
+    '{"trace_id":"t","agent_id":"root","output":{"m":1},"steps":[' +
+    '{"type":"agent_call","name":"a","sub_trace":{"trace_id":"a","agent_id":"writer","output":{"message": "caf\\u00e9", "q":"a<b", "o":{"b":1,"a":2}, "p":{"a":2}, "n":1.50}}},' +
+    '{"type":"agent_call","name":"b","sub_trace":{"trace_id":"b","agent_id":"reader","input":{"q": "a<b", "o": {"a": 2, "b": 1}, "k":{"a":2,"b":1}, "p": {"a": 2}, "n": 1.50},"output":{"ok":true}}}]}';
+  const spec = (id: string, body: object): string =>
+    JSON.stringify({ assertion_id: id, type: 'trace_tree', spec: body });
+  const outputContains = (id: string, value: string): string =>
+    spec(id, { check: 'agent_output_contains', agent_id: 'writer', value, case_sensitive: true });
+  const flow = (id: string, field: string): string =>
+    spec(id, { check: 'cross_agent_data_flow', from_agent: 'writer', to_agent: 'reader', field });
+  // [assertion, expected status]
+  const rows: [string, string][] = [
+    [outputContains('spaced', '"message": "caf'), 'pass'],
+    [outputContains('escaped', 'caf\\u00e9'), 'pass'],
+    [outputContains('unescaped', 'café'), 'hard_fail'],
+    [outputContains('number-as-written', '1.50'), 'pass'],
+    [flow('html-escaped', 'q'), 'hard_fail'],
+    [flow('sorted-compact', 'o'), 'pass'],
+    [flow('spaced-input', 'p'), 'hard_fail'],
+    [flow('number', 'n'), 'pass'],
+  ];
+  it.each(rows)('%s', async (assertion, status) => {
+    const reply = await answer(batch(2, trace, `[${assertion}]`));
+    expect(reply.result?.results).toMatchObject([{ status }]);
+  });
+});
+
 describe('raw text of a repeated key, and of values read after others', () => {
   it('is the last occurrence, as the decoded value is (segmentio: a later member overwrites)', async () => {
     const trace =
@@ -487,5 +557,382 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
       id: 4,
       error: { code: -32600, message: 'invalid request' },
     });
+  });
+});
+
+describe("session errors and unregistered methods in the Attest engine's words (server/handler.go)", () => {
+  async function session(lines: string[]): Promise<Reply[]> {
+    const server = new EngineServer();
+    const replies: Reply[] = [];
+    for (const line of lines) replies.push(JSON.parse((await server.handleLine(line)) ?? 'null') as Reply);
+    return replies;
+  }
+  const SHUTDOWN = '{"jsonrpc":"2.0","id":9,"method":"shutdown","params":{}}';
+
+  it('a second initialize (handler.go:318-325)', async () => {
+    const [, again] = await session([INITIALIZE, INITIALIZE]);
+    expect(again?.error).toMatchObject({
+      code: 3003,
+      message: 'initialize called on already-initialized session',
+      data: { error_type: 'SESSION_ERROR', detail: 'initialize may only be called once per session' },
+    });
+  });
+
+  it('shutdown before initialize (handler.go:394-400)', async () => {
+    const [early] = await session([SHUTDOWN]);
+    expect(early?.error).toMatchObject({
+      code: 3003,
+      message: 'shutdown called on uninitialized or already-shutting-down session',
+      data: { detail: 'call initialize before shutdown' },
+    });
+  });
+
+  it('generate_user_message without a judge provider is not registered: -32601 (handler.go:54-56)', async () => {
+    const line =
+      '{"jsonrpc":"2.0","id":5,"method":"generate_user_message","params":{"persona":{"name":"p","system_prompt":"s"},"conversation_history":[]}}';
+    const [, reply] = await session([INITIALIZE, line]);
+    expect(reply).toMatchObject({
+      id: 5,
+      error: {
+        code: -32601,
+        message: 'method not found',
+        data: { error_type: 'METHOD_NOT_FOUND', detail: 'unknown method: generate_user_message' },
+      },
+    });
+  });
+});
+
+describe('a request without params: each handler decodes nothing (json.Unmarshal of an empty RawMessage)', () => {
+  // [method, code, message]; shutdown ignores its params (handler.go:393).
+  const rows: [string, number, string][] = [
+    ['evaluate_batch', 1001, 'invalid evaluate_batch params: unexpected end of JSON input'],
+    ['validate_trace_tree', 1001, 'invalid validate_trace_tree params'],
+    ['submit_plugin_result', 1002, 'invalid submit_plugin_result params'],
+    ['query_drift', 1002, 'invalid query_drift params'],
+  ];
+  it.each(rows)('%s is %i %s', async (method, code, message) => {
+    const reply = await answer(`{"jsonrpc":"2.0","id":7,"method":"${method}"}`);
+    expect(reply).toMatchObject({ id: 7, error: { code, message } });
+    expect(reply.error?.data.detail).toMatch(/^unexpected end of JSON input/);
+  });
+
+  it('initialize is 3003 (handler.go:328-336); shutdown answers', async () => {
+    expect(await answer('{"jsonrpc":"2.0","id":1,"method":"initialize"}', false)).toMatchObject({
+      error: { code: 3003, message: 'invalid initialize params' },
+    });
+    expect(await answer('{"jsonrpc":"2.0","id":2,"method":"shutdown"}')).toMatchObject({
+      result: { sessions_completed: 1 },
+    });
+    // It never looks at them (handler.go:393: `_ json.RawMessage`).
+    for (const params of ['[]', '[1]', '{"n":12345678901234567890}'])
+      expect(await answer(`{"jsonrpc":"2.0","id":3,"method":"shutdown","params":${params}}`)).toMatchObject({
+        id: 3,
+        result: { sessions_completed: 1, assertions_evaluated: 0 },
+      });
+  });
+});
+
+describe("trace_tree explanations in the Attest engine's words (trace_tree_eval.go)", () => {
+  const step = (name: string, agent: string, start?: number, end?: number, sub?: object): object => ({
+    type: sub === undefined ? 'tool_call' : 'agent_call',
+    name,
+    agent_id: agent,
+    ...(start === undefined ? {} : { started_at_ms: start }),
+    ...(end === undefined ? {} : { ended_at_ms: end }),
+    ...(sub === undefined ? {} : { sub_trace: sub }),
+  });
+  const trace = JSON.stringify({
+    trace_id: 't',
+    agent_id: 'orchestrator',
+    output: { m: 1 },
+    metadata: { total_tokens: 100, cost_usd: 0.0123, latency_ms: 1500 },
+    steps: [
+      step('delegate_research', 'researcher', 0, 100, {
+        trace_id: 'r',
+        agent_id: 'researcher',
+        input: { q: 'x' },
+        output: { facts: 'f1' },
+        metadata: { total_tokens: 50, cost_usd: 0.01, latency_ms: 100 },
+        steps: [step('search', 'researcher', 10, 60)],
+      }),
+      step('delegate_writer', 'writer', 150, 300, {
+        trace_id: 'w',
+        agent_id: 'writer',
+        input: { facts: 'f1' },
+        output: { draft: 'done' },
+      }),
+      step('untimed', 'ghost'),
+    ],
+  });
+  // [spec, status, explanation]
+  const rows: [object, string, string][] = [
+    [{ check: 'agent_called', agent_id: 'writer' }, 'pass', 'agent "writer" was called in the trace tree.'],
+    [
+      { check: 'agent_called', agent_id: 'nobody' },
+      'hard_fail',
+      'agent "nobody" was not called in the trace tree',
+    ],
+    [{ check: 'delegation_depth', max_depth: 1 }, 'pass', 'delegation depth 1 is within max_depth 1.'],
+    [
+      { check: 'agent_output_contains', agent_id: 'writer', value: 'done' },
+      'pass',
+      'agent "writer" output contains "done".',
+    ],
+    [
+      { check: 'agent_output_contains', agent_id: 'writer', value: 'nope' },
+      'hard_fail',
+      'agent "writer" output does not contain "nope"',
+    ],
+    [
+      { check: 'agent_output_contains', agent_id: 'nobody', value: 'x' },
+      'hard_fail',
+      'agent "nobody" not found in trace tree',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'researcher', to_agent: 'writer', field: 'facts' },
+      'pass',
+      'field "facts" flows from agent "researcher" to agent "writer".',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'writer', to_agent: 'researcher', field: 'draft' },
+      'hard_fail',
+      'field "draft" value from agent "writer" not found in agent "researcher" input',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'researcher', to_agent: 'writer', field: 'zzz' },
+      'hard_fail',
+      'field "zzz" not found in from_agent "researcher" output',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'nobody', to_agent: 'writer', field: 'f' },
+      'hard_fail',
+      'from_agent "nobody" not found in trace tree',
+    ],
+    [
+      { check: 'cross_agent_data_flow', from_agent: 'writer', to_agent: 'nobody', field: 'f' },
+      'hard_fail',
+      'to_agent "nobody" not found in trace tree',
+    ],
+    [
+      { check: 'follows_transitions', transitions: [['orchestrator', 'researcher']] },
+      'hard_fail',
+      'follows_transitions: disallowed delegation(s): orchestrator -> writer',
+    ],
+    [
+      {
+        check: 'follows_transitions',
+        transitions: [
+          ['orchestrator', 'researcher'],
+          ['orchestrator', 'writer'],
+        ],
+      },
+      'pass',
+      'follows_transitions: all delegations match allowed transitions.',
+    ],
+    [
+      { check: 'aggregate_tokens', operator: 'lte', value: 1000 },
+      'pass',
+      'aggregate_tokens: actual 150 lte threshold 1000 passed.',
+    ],
+    [
+      { check: 'aggregate_cost', operator: 'lt', value: 0.02 },
+      'hard_fail',
+      'aggregate_cost: actual 0.0223 lt threshold 0.02 failed',
+    ],
+    [
+      // %.4g: 12345 is a tie at four digits, rounded to even (strconv), where toPrecision rounds up.
+      { check: 'aggregate_latency', operator: 'gte', value: 12345 },
+      'hard_fail',
+      'aggregate_latency: actual 1600 gte threshold 1.234e+04 failed',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'researcher', agent_b: 'writer' },
+      'pass',
+      'agent_ordered_before: agent_a "researcher" (last ended 100 ms) completed before agent_b "writer" (first started 150 ms).',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'writer', agent_b: 'researcher' },
+      'hard_fail',
+      'agent_ordered_before: agent_a "writer" last ended at 300 ms, agent_b "researcher" first started at 0 ms — not strictly before',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'researcher', agent_b: 'nobody' },
+      'hard_fail',
+      'agent_ordered_before: no steps found for agent_b "nobody"',
+    ],
+    [
+      { check: 'agent_ordered_before', agent_a: 'ghost', agent_b: 'writer' },
+      'hard_fail',
+      'agent_ordered_before: step for agent_a "ghost" missing ended_at_ms',
+    ],
+    [
+      { check: 'agents_overlap', agent_a: 'researcher', agent_b: 'writer' },
+      'hard_fail',
+      'agents_overlap: agent_a "researcher" [0, 100] and agent_b "writer" [150, 300] do not overlap',
+    ],
+    [
+      { check: 'agents_overlap', agent_a: 'ghost', agent_b: 'writer' },
+      'hard_fail',
+      'agents_overlap: step for agent_a "ghost" missing temporal fields',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'researcher', max_ms: 100 },
+      'hard_fail',
+      'agent_wall_time_under: agent "researcher" total wall time 150 ms >= max_ms 100',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'writer', max_ms: 500 },
+      'pass',
+      'agent_wall_time_under: agent "writer" total wall time 150 ms < max_ms 500.',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'ghost', max_ms: 5 },
+      'hard_fail',
+      'agent_wall_time_under: step for agent_id "ghost" missing temporal fields',
+    ],
+    [
+      { check: 'agent_wall_time_under', agent_id: 'nobody', max_ms: 5 },
+      'hard_fail',
+      'agent_wall_time_under: no steps found for agent_id "nobody"',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['researcher'], ['writer']] },
+      'pass',
+      'ordered_agents: all 2 groups are sequentially ordered.',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['writer'], ['researcher']] },
+      'hard_fail',
+      'ordered_agents: group 0 max ended (300 ms) is not before group 1 min started (0 ms)',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['researcher'], ['nobody']] },
+      'hard_fail',
+      'ordered_agents: no steps found for agent "nobody" in group 1',
+    ],
+    [
+      { check: 'ordered_agents', groups: [['ghost'], ['writer']] },
+      'hard_fail',
+      'ordered_agents: step for agent "ghost" missing temporal fields',
+    ],
+  ];
+  it.each(rows)('%j', async (spec, status, explanation) => {
+    const assertion = JSON.stringify({ assertion_id: 'tt', type: 'trace_tree', spec });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([
+      { status, explanation },
+    ]);
+  });
+
+  it('an agent called twice is its last call not inside an earlier one (tree.go:40-50: the walk goes on past a match)', async () => {
+    const sub = (id: string, output: object): object => ({ trace_id: id, agent_id: 'helper', output });
+    const twice = JSON.stringify({
+      trace_id: 't',
+      output: { m: 1 },
+      steps: [
+        step('first', 'helper', 0, 1, sub('h1', { said: 'first' })),
+        step('second', 'helper', 2, 3, sub('h2', { said: 'second' })),
+      ],
+    });
+    const contains = (value: string): string =>
+      JSON.stringify({
+        assertion_id: value,
+        type: 'trace_tree',
+        spec: { check: 'agent_output_contains', agent_id: 'helper', value },
+      });
+    const reply = await answer(batch(2, twice, `[${contains('second')},${contains('first')}]`));
+    expect(reply.result?.results?.map((row) => row.status)).toEqual(['pass', 'hard_fail']);
+  });
+});
+
+describe('targets that do not resolve, as ResolveTarget says so (assertion/target.go:26-123)', () => {
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: { m: { a: 1 }, s: 'text', n: null },
+    steps: [
+      { type: 'tool_call', name: 'x', result: { v: 1 } },
+      { type: 'tool_call', name: 'bare' },
+    ],
+  });
+  // [target, check, value, status, explanation]
+  const rows: [string, string, string, string, string][] = [
+    [
+      'output.missing',
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: field "missing" not found in output',
+    ],
+    [
+      'output.m.deep',
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: field "deep" not found in output.m',
+    ],
+    ['output.n.k', 'contains', 'a', 'hard_fail', 'target resolution failed: field "k" not found in output.n'],
+    [
+      'output.s.k',
+      'contains',
+      'a',
+      'hard_fail',
+      // segmentio's UnmarshalTypeError: the value's text, quoted (decode.go inputError, codec.go:1180).
+      'target resolution failed: cannot parse output.s as object: json: cannot unmarshal "\\"text\\"" into Go value of type map[string]json.RawMessage',
+    ],
+    [
+      "steps[?name=='nope'].result",
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: step not found: nope',
+    ],
+    [
+      "steps[?name=='x'].result.k",
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: field "k" not found in steps[?name==\'x\'].result',
+    ],
+    // A step without the field is the empty text there (a nil RawMessage, trimmed: target.go:49-51).
+    [
+      "steps[?name=='bare'].result",
+      'not_contains',
+      'a',
+      'pass',
+      "steps[?name=='bare'].result does not contain 'a'.",
+    ],
+    ["steps[?name=='bare'].args", 'contains', '', 'pass', "steps[?name=='bare'].args contains ''."],
+    [
+      "steps[?name=='bare'].args.k",
+      'contains',
+      'a',
+      'hard_fail',
+      'target resolution failed: cannot parse step bare.args as object: unexpected end of JSON input',
+    ],
+  ];
+  it.each(rows)('%s %s %j', async (target, check, value, status, explanation) => {
+    const reply = await answer(batch(2, trace, `[${content('r', target, check, value)}]`));
+    expect(reply.result?.results).toMatchObject([{ status, explanation }]);
+  });
+
+  it('a schema target too (schema.go:39-41, 64-66), and soft does not soften it', async () => {
+    const schema = (id: string, target: string): string =>
+      JSON.stringify({ assertion_id: id, type: 'schema', spec: { target, schema: { type: 'object' } } });
+    const soft = JSON.stringify({
+      assertion_id: 'soft',
+      type: 'content',
+      spec: { target: 'output.missing', check: 'contains', value: 'a', soft: true },
+    });
+    const reply = await answer(
+      batch(
+        2,
+        trace,
+        `[${schema('s1', 'output.missing')},${schema('s2', "steps[?name=='bare'].result")},${soft}]`,
+      ),
+    );
+    expect(reply.result?.results).toMatchObject([
+      { status: 'hard_fail', explanation: 'target resolution failed: field "missing" not found in output' },
+      { status: 'hard_fail', explanation: 'cannot parse target value: unexpected end of JSON input' },
+      { status: 'hard_fail', explanation: 'target resolution failed: field "missing" not found in output' },
+    ]);
   });
 });

@@ -144,8 +144,8 @@ describe('llm_judge through an OpenAI-compatible provider', () => {
       { assertion_id: 'emb', type: 'embedding', spec: { target: 'output.nope', reference: 'x', soft: true } },
     ]);
     expect(results).toMatchObject([
-      { status: 'hard_fail', explanation: 'output.nope is not in the trace' },
-      { status: 'hard_fail', explanation: 'output.nope is not in the trace' },
+      { status: 'hard_fail', explanation: 'target resolution failed: field "nope" not found in output' },
+      { status: 'hard_fail', explanation: 'target resolution failed: field "nope" not found in output' },
     ]);
     expect(provider.requests).toEqual([]);
   });

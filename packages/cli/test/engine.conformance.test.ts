@@ -215,13 +215,13 @@ describe('evals engine --stdio: error codes', () => {
     ]);
   });
 
-  it('answers 2001 to generate_user_message when no provider is configured', async () => {
+  it('answers -32601 to generate_user_message when no provider is configured (the Attest engine registers it only with one)', async () => {
     const process = await initialized();
     const params = {
       persona: { name: 'pat', system_prompt: 'You are a customer.' },
       conversation_history: [],
     };
-    expectError(await process.request(2, 'generate_user_message', params), 2001, 'PROVIDER_ERROR');
+    expectError(await process.request(2, 'generate_user_message', params), -32601, 'METHOD_NOT_FOUND');
   });
 });
 
@@ -491,14 +491,14 @@ describe('evals engine --stdio: with a provider', () => {
     });
   });
 
-  it('answers 2001 (retryable) when generate_user_message cannot reach the provider', async () => {
+  it('answers 3001 (retryable) when generate_user_message cannot reach the provider, as the Attest engine does', async () => {
     const process = await initialized(providerEnv({ EVALS_ENGINE_PROVIDER_MAX_RETRIES: '0' }));
     provider.script('/chat/completions', { status: 503, body: { error: 'overloaded' } });
     const params = {
       persona: { name: 'pat', system_prompt: 'You are a customer.' },
       conversation_history: [],
     };
-    expectError(await process.request(2, 'generate_user_message', params), 2001, 'PROVIDER_ERROR', true);
+    expectError(await process.request(2, 'generate_user_message', params), 3001, 'ENGINE_ERROR', true);
   });
 
   it('answers 3002 when a batch outlives EVALS_ENGINE_EVAL_TIMEOUT_MS', async () => {
