@@ -7,7 +7,7 @@
 // a valid artifact comes back as the parsed object itself, so unknown additive fields survive.
 // Pure: no I/O.
 import { ContractError } from './errors.js';
-import { readJsonText } from './json-text.js';
+import { readJsonText, unsafeNumberIssues } from './json-text.js';
 import { blankTextIssues } from './native-execution-fields.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
@@ -238,7 +238,11 @@ export function evalSessionArtifactIssues(value: unknown): Issue[] {
         artifact.schema,
       ),
     ];
-  const schemaIssues = schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor);
+  // A value that never was text is held to the text's number rule (as the native parser's API is).
+  const schemaIssues = [
+    ...unsafeNumberIssues(value),
+    ...schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor),
+  ];
   if (schemaIssues.length > 0) return schemaIssues; // the rules below read fields the schema vouches for
   const valid = value as AnyEvalSessionArtifact;
   return [

@@ -4,6 +4,7 @@
 // writes holds whitespace there — and our text fields (evalCase, nativeExecution.path, …) follow the
 // same rule as the native parser's text_required. Every `$defs/text` place of the artifact schema is
 // checked (a test holds the list equal to the schema); any whitespace `trim` removes is refused.
+// A parsed value handed to the API is held to the text's number rule (json_number_unsafe).
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -135,5 +136,18 @@ describe('eval-session artifact text', () => {
     };
     walk(schema);
     expect([...new Set(ARTIFACT_TEXT_PLACES.map((place) => place.at(-1)))].sort()).toEqual([...named].sort());
+  });
+});
+
+describe('eval-session artifact numbers, handed over as a value', () => {
+  it.each([
+    ['usage.inputTokens', '/usage/inputTokens', 2 ** 53],
+    ['usage.estimatedCostNanodollars', '/usage/estimatedCostNanodollars', Infinity],
+    ['timing.durationMs', '/timing/durationMs', Number.NaN],
+  ] as const)('refuses %s beyond ±(2^53 − 1) as its text would be', (name, path, number) => {
+    const artifact = upstreamSuccess('attempt_number_0001');
+    const [parent, field] = name.split('.') as [string, string];
+    (artifact[parent] as Json)[field] = number;
+    expect(issues(artifact)).toContain(`json_number_unsafe ${path}`);
   });
 });

@@ -14,7 +14,7 @@ import { MUTATION_BASE_OPTIONS } from '@paperclip-evals/test-kit/mutations';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 import { UPSTREAM_FIXTURES_DIR, loadUpstreamAjv, needsUpstream } from '@paperclip-evals/test-kit/upstream';
 import { ContractError } from '../src/errors.ts';
-import { parseNativeExecution } from '../src/native-execution.ts';
+import { nativeExecutionIssues, parseNativeExecution } from '../src/native-execution.ts';
 import { NATIVE_EXECUTION_RULES } from '../src/native-execution-rules.ts';
 
 import type { NativeExecutionRuleCode } from '../src/native-execution-rules.ts';
@@ -403,6 +403,43 @@ describe('native-execution/v1: our parser against upstream parser verdicts', () 
     const v2 = events(bundle).find((event) => event.schemaVersion === 2);
     const validate = loadUpstreamAjv().getSchema('https://paperclip.dev/schemas/prp/v2/event.schema.json');
     expect(validate?.(v2), JSON.stringify(validate?.errors)).toBe(true);
+  });
+
+  // A value handed to the API (nativeExecutionIssues, as qualification does with a package's output)
+  // is judged as its text would be: upstream's integer() is Number.isSafeInteger, so 2^53 is refused
+  // at every integer place; any other number beyond ±(2^53 − 1), or not finite, is json_number_unsafe.
+  it.each([
+    [
+      'usage.inputTokens',
+      '/usage/inputTokens',
+      (b: Json) => {
+        b.usage.inputTokens = 2 ** 53;
+        b.usage.totalTokens = 2 ** 53 + Number(b.usage.outputTokens);
+      },
+    ],
+    [
+      'usage.cost.amountMicros',
+      '/usage/cost/amountMicros',
+      (b: Json) => (b.usage.cost.amountMicros = 2 ** 53),
+    ],
+    ['artifactRoot.byteSize', '/artifactRoot/byteSize', (b: Json) => (b.artifactRoot.byteSize = 2 ** 53)],
+    ['runner.catalogVersion', '/runner/catalogVersion', (b: Json) => (b.runner.catalogVersion = 2 ** 53)],
+    [
+      'transcript.eventCount',
+      '/transcript/eventCount',
+      (b: Json) => {
+        b.transcript.complete = false;
+        b.transcript.omissionReason = 'cut';
+        b.transcript.eventCount = 2 ** 53;
+      },
+    ],
+    ['observations (Infinity)', '/observations/x', (b: Json) => (b.observations.x = Infinity)],
+    ['observations (NaN)', '/observations/x', (b: Json) => (b.observations.x = Number.NaN)],
+  ] as const)('refuses an unsafe number in a parsed value at %s', (_name, path, mutate) => {
+    const bundle = synthetic();
+    mutate(bundle);
+    const found = nativeExecutionIssues(bundle).map((issue) => `${issue.code} ${issue.path ?? ''}`);
+    expect(found).toContain(`json_number_unsafe ${path}`);
   });
 
   it('keeps a "__proto__" member as an own data member, not a prototype', () => {
