@@ -7,11 +7,13 @@
 // a valid artifact comes back as the parsed object itself, so unknown additive fields survive.
 // Pure: no I/O.
 import { ContractError } from './errors.js';
-import { readJsonText } from './json-text.js';
+import { readJsonText, unsafeNumberIssues } from './json-text.js';
+import { blankTextIssues } from './native-execution-fields.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Issue } from './errors.js';
 import type { JsonTextLimits } from './json-text.js';
+import type { Place } from './native-execution-fields.js';
 import type { ErrorObject } from './schema-registry.js';
 
 export const EVAL_SESSION_ARTIFACT_V1 = 'paperclip-runner/eval-session-artifact/v1';
@@ -236,11 +238,37 @@ export function evalSessionArtifactIssues(value: unknown): Issue[] {
         artifact.schema,
       ),
     ];
-  const schemaIssues = schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor);
+  // A value that never was text is held to the text's number rule (as the native parser's API is).
+  const schemaIssues = [
+    ...unsafeNumberIssues(value),
+    ...schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor),
+  ];
   if (schemaIssues.length > 0) return schemaIssues; // the rules below read fields the schema vouches for
   const valid = value as AnyEvalSessionArtifact;
-  return isMissingCellArtifact(valid) ? missingCellIssues(valid) : semanticIssues(valid);
+  return [
+    ...blankTextIssues(artifact, ARTIFACT_TEXT_PLACES),
+    ...(isMissingCellArtifact(valid) ? missingCellIssues(valid) : semanticIssues(valid)),
+  ];
 }
+
+/**
+ * Every text field of the artifact (the schema's `$defs/text`; a test holds the two equal): when
+ * present, text with something besides whitespace, as upstream's `text()` and the native parser's
+ * text_required mean it. Upstream's bin copies attemptId and requestedModel from a request its parser
+ * refuses when either is blank, so an artifact it wrote never holds whitespace alone there.
+ */
+export const ARTIFACT_TEXT_PLACES: readonly Place[] = [
+  ['attemptId'],
+  ['requestedModel'],
+  ['infrastructureError'],
+  ['accountingError'],
+  ['synthesizedBy'],
+  ['turn', 'turnId'],
+  ['evalCase', 'runId'],
+  ['evalCase', 'caseId'],
+  ['evalCase', 'configId'],
+  ['nativeExecution', 'path'],
+];
 
 /** What a missing cell's artifact states beside its class would be a session's: none of it may be there. */
 const SESSION_FIELDS = [

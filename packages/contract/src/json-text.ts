@@ -260,6 +260,26 @@ function findLoneSurrogates(value: unknown, path: string, issues: Issue[]): void
   }
 }
 
+/**
+ * The number rule of the text reader, for a value that was never text (an API caller's object): every
+ * number beyond ±(2^53 − 1), or not finite, is json_number_unsafe at its pointer. One allocation-free
+ * pass; pointers are built only when there is something to report.
+ */
+export function unsafeNumberIssues(value: unknown): Issue[] {
+  if (!hasUnsafeNumber(value)) return [];
+  const issues: Issue[] = [];
+  findUnsafeNumbers(value, '', issues);
+  return issues;
+}
+
+function hasUnsafeNumber(value: unknown): boolean {
+  if (typeof value === 'number') return !isSafeMagnitude(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return (value as unknown[]).some(hasUnsafeNumber);
+  for (const key in value) if (hasUnsafeNumber((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** The slow path for numbers JSON.parse could not keep exactly: every one, with its pointer. */
 function findUnsafeNumbers(value: unknown, path: string, issues: Issue[]): void {
   if (typeof value === 'number') {

@@ -10,7 +10,7 @@ import type { Issue } from './errors.js';
 type Json = Record<string, unknown>;
 
 /** One field place: reference tokens, `*` for every item of an array. */
-type Place = readonly string[];
+export type Place = readonly string[];
 
 /**
  * Every field upstream's parser reads as required text (its `text()`). A place whose parent is
@@ -151,6 +151,29 @@ export function requiredTextIssues(bundle: Json): Issue[] {
           ? 'null, or a string that is not empty after trimming whitespace'
           : 'a string that is not empty after trimming whitespace',
         received: present ? value : 'missing',
+      });
+    });
+  }
+  return issues;
+}
+
+/**
+ * Optional text: a string present at one of `places` must be text (`text_required` when only
+ * whitespace `trim` removes is left); an absent field, or one of another type, is the schema's to judge.
+ */
+export function blankTextIssues(document: Json, places: readonly Place[]): Issue[] {
+  const issues: Issue[] = [];
+  for (const place of places) {
+    forEachField(document, place, (parent, name, pathOf) => {
+      const value = parent[name];
+      if (typeof value !== 'string' || isRequiredText(value)) return;
+      const path = pathOf();
+      issues.push({
+        code: 'text_required',
+        message: `${path} holds only whitespace (${codePoints(value)}): it must be text`,
+        path,
+        expected: 'a string that is not empty after trimming whitespace',
+        received: value,
       });
     });
   }

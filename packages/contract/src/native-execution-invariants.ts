@@ -42,6 +42,7 @@ export function nativeExecutionInvariantIssues(bundle: Json): Issue[] {
     ...envelopeIssues(events),
     ...semanticIndexIssues(bundle, events, stream),
     ...callBindingIssues(bundle),
+    ...unresolvedCallIssues(bundle),
     ...denialIssues(bundle, stream),
     ...usageIssues(bundle),
     ...transcriptIssues(bundle, events),
@@ -256,6 +257,40 @@ function callBindingIssues(bundle: Json): Issue[] {
         received: describe(result.operationId),
       });
     }
+  });
+  return issues;
+}
+
+/**
+ * Every call has a result of its callId, unless the run stopped before it could answer: the turn was
+ * interrupted or cancelled, or the run cancelled (upstream's parser reads the bundle's terminal; a
+ * differing run.terminal payload is terminal_mismatch). One issue per unanswered call, at the list
+ * where its result is missing, as upstream's parser reports it.
+ */
+function unresolvedCallIssues(bundle: Json): Issue[] {
+  const terminal = objectAt(bundle, 'terminal');
+  if (terminal === undefined) return []; // the schema refuses a bundle without one
+  const { turnTerminalState, runTerminalState } = terminal;
+  if (
+    turnTerminalState === 'interrupted' ||
+    turnTerminalState === 'cancelled' ||
+    runTerminalState === 'cancelled'
+  )
+    return [];
+  const semanticTools = objectAt(bundle, 'semanticTools');
+  const answered = new Set<unknown>(
+    listAt(semanticTools, 'results').map((result) => (isObject(result) ? result.callId : undefined)),
+  );
+  const issues: Issue[] = [];
+  listAt(semanticTools, 'calls').forEach((call, position) => {
+    if (!isObject(call) || typeof call.callId !== 'string' || answered.has(call.callId)) return;
+    issues.push({
+      code: 'semantic_call_unresolved',
+      message: `semanticTools.calls[${position}] (call ${JSON.stringify(call.callId)}) has no result, yet the turn ${String(turnTerminalState)} and the run ${String(runTerminalState)}: only an interrupted or cancelled turn, or a cancelled run, may leave a call unanswered`,
+      path: '/semanticTools/results',
+      expected: `a semanticTools.results entry with callId ${JSON.stringify(call.callId)}`,
+      received: 'none',
+    });
   });
   return issues;
 }

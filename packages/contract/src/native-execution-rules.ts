@@ -117,6 +117,11 @@ export const NATIVE_EXECUTION_RULES = {
       "a semanticTools result whose callId names no call, or whose operationId differs from its call's",
     origin: 'upstream parser',
   },
+  semantic_call_unresolved: {
+    refuses:
+      'a semanticTools call with no result of its callId, unless the turn was interrupted or cancelled or the run cancelled',
+    origin: 'upstream parser',
+  },
   semantic_index_dangling: {
     refuses: 'a semanticTools call/result whose eventId names no event',
     origin: 'upstream parser',

@@ -3,7 +3,7 @@
 // one ContractError('paperclip_native_execution_invalid') is thrown; a valid bundle comes back as
 // the parsed object itself, so unknown additive fields survive untouched.
 import { ContractError } from './errors.js';
-import { readJsonText } from './json-text.js';
+import { readJsonText, unsafeNumberIssues } from './json-text.js';
 import {
   isRequiredTextPath,
   isTimestampPath,
@@ -59,12 +59,16 @@ export function nativeExecutionIssues(value: unknown): Issue[] {
     ];
   }
   const bundle = value as Record<string, unknown>;
+  // A value that never was text is held to the text's number rule (text refused them already):
+  // upstream's integer() is Number.isSafeInteger, and no other number may be one JSON cannot hold.
+  const numberIssues = unsafeNumberIssues(value);
   // Required text and timestamps are judged by their own rules alone (a missing attemptId is
   // text_required, not also a schema error); every other place by the schema.
   const schemaIssues = schemaIssuesOf(SCHEMA_IDS.nativeExecutionV1, value, ruleFor).filter(
     ({ path = '' }) => !isRequiredTextPath(path) && !isTimestampPath(path),
   );
   return [
+    ...numberIssues,
     ...schemaIssues,
     ...requiredTextIssues(bundle),
     ...timestampIssues(bundle),

@@ -417,6 +417,20 @@ export const MUTATIONS: readonly MutationRow[] = [
     },
   },
   {
+    name: 'call-unanswered-run-succeeded',
+    rule: 'semantic_call_unresolved',
+    path: '/semanticTools/results',
+    mutate: (b) => {
+      // The second call's result leaves the stream and the index; the turn still says completed.
+      const result = nth(b, 'mcp_app.tool_result', 1);
+      b.events = events(b).filter((event) => event !== result);
+      b.semanticTools.results = b.semanticTools.results.filter(
+        (entry: Json) => entry.eventId !== result.sourceEventId,
+      );
+      b.transcript.eventCount = events(b).length;
+    },
+  },
+  {
     name: 'result-without-call',
     rule: 'semantic_result_unpaired',
     path: '/events/6/payload/semantic_tool/callId',
