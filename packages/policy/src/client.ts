@@ -7,7 +7,7 @@ import { duplicateKeyIssues } from '@paperclip-evals/contract';
 import { ChildTransport } from '@paperclip-evals/node';
 
 import { jobFailed } from './errors.js';
-import { compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
+import { compactJson, findMembers, lastMember, loneSurrogateAt, memberSpansFor } from './framing.js';
 import { trailingStateOut } from './state.js';
 
 import type { ChildExit, LineEvent } from '@paperclip-evals/node';
@@ -325,6 +325,23 @@ export class EvaluateClient {
           repeated[0]?.code === 'json_too_deep'
             ? `stdout carried a frame nested deeper than the frame limit (${repeated[0].message})`
             : `stdout carried a frame that repeats the key at ${where === '' ? '(root)' : where}: a repeated key is ambiguous, never read as its last value`,
+          line.text.slice(0, 200),
+        ),
+      );
+      return;
+    }
+    // Unicode text only (as the producer reads our frames): an unpaired surrogate escape is no
+    // character, so no decision, state or id may carry one. A trailing state_out is checked too.
+    const inState =
+      trailing === undefined ? undefined : loneSurrogateAt(trailing.text, () => JSON.parse(trailing.text));
+    const lone =
+      loneSurrogateAt(trailing === undefined ? line.text : trailing.head, () => frame) ??
+      (inState === undefined ? undefined : `/state_out${inState}`);
+    if (lone !== undefined) {
+      this.#fail(
+        jobFailed(
+          'frame_invalid',
+          `stdout carried a frame that is not valid JSON: an unpaired UTF-16 surrogate escape at ${lone === '' ? '(root)' : lone} (no Unicode character, not I-JSON)`,
           line.text.slice(0, 200),
         ),
       );

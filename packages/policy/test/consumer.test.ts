@@ -12,7 +12,7 @@ import { replayAttempts } from '../src/replay-attempts.ts';
 import { toolCallSessions } from '../src/attempts.ts';
 import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { bundleOf, denyApprovals, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
-import { brokenProducer, pidFile, realProducer } from '@paperclip-evals/test-kit/producers';
+import { brokenProducer, pidFile, realProducer, writeExecutable } from '@paperclip-evals/test-kit/producers';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
 
@@ -211,6 +211,91 @@ describe('against a broken producer', () => {
     });
     expect(result.rowErrors).toBe(0);
     expect(result.calls.length).toBe(result.rows);
+  });
+});
+
+/**
+ * A producer that answers every frame in form (allow, the state passed through), except that its
+ * second response is `reply` (the frame text it would have written → the text it writes instead).
+ */
+async function rewritingProducer(name: string, pattern: RegExp, replacement: string) {
+  return writeExecutable(
+    dir,
+    `producer-rewrites-${name}.cjs`,
+    `#!${process.execPath}
+const canon = (v) => Array.isArray(v) ? '[' + v.map(canon).join(',') + ']'
+  : v !== null && typeof v === 'object' ? '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + canon(v[k])).join(',') + '}'
+  : JSON.stringify(v);
+const out = (text) => process.stdout.write(text + '\\n');
+out(JSON.stringify({ type: 'handshake' }));
+let digest = null;
+let rows = 0;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const frame = JSON.parse(line);
+  if (frame.type === 'bundle') {
+    digest = 'sha256:' + require('node:crypto').createHash('sha256').update(canon(frame.bundle)).digest('hex');
+    return out(JSON.stringify({ type: 'bundle_ack', bundle_digest: digest, skipped: [] }));
+  }
+  const state = frame.state_in ?? { c: [], f: [], t: [], a: [], run: null };
+  const text = JSON.stringify({ type: 'response', id: frame.id, bundle_digest: digest, decision: { verdict: 'allow', reason: 'ok' }, state_out: state });
+  out(++rows === 2 ? text.replace(${pattern.toString()}, ${JSON.stringify(replacement)}) : text);
+});
+`,
+  );
+}
+
+// A reply must be Unicode text (the seed: UTF-8 NDJSON; I-JSON, RFC 7493 §2.1): a \uD800-\uDFFF escape
+// with no partner is valid JSON syntax but no character, so the frame is refused as invalid JSON
+// (frame_invalid), wherever the escape is, never kept as a decision or threaded on as a state.
+describe('a reply holding an unpaired surrogate escape', () => {
+  const cases: [string, RegExp, string, string][] = [
+    ['in the decision reason', /"reason":"ok"/, '"reason":"\\ud800"', '/decision/reason'],
+    ['in a decision key', /"reason":"ok"/, '"\\udc00":"ok"', '/decision/\udc00'],
+    ['in the verdict', /"verdict":"allow"/, '"verdict":"allow\\udbff"', '/decision/verdict'],
+    ['in an unknown member', /"decision"/, '"note":"x\\ud83d","decision"', '/note'],
+    [
+      'in a trailing state_out run shape',
+      /"state_out":\{[^}]*\}/,
+      '"state_out":{"c":[],"f":[],"t":[],"a":[],"run":{"shape":"\\ude00","len":0}}',
+      '/state_out/run/shape',
+    ],
+  ];
+  it.each(cases)('%s → frame_invalid, no decisions returned', async (name, pattern, replacement, path) => {
+    const producer = await rewritingProducer(name.replaceAll(' ', '-'), pattern, replacement);
+    const error: unknown = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(PolicyError);
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'frame_invalid',
+          message: expect.stringContaining(`unpaired UTF-16 surrogate escape at ${path}`) as unknown,
+        },
+      ],
+    });
+  });
+
+  it('a paired escape (one character, as JSON may write it) is read as that character', async () => {
+    const producer = await rewritingProducer('paired', /"reason":"ok"/, '"reason":"\\ud83d\\ude00"');
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    });
+    expect(result.calls.map((call) => call.reason)).toContain('\u{1F600}');
   });
 });
 
