@@ -8,7 +8,7 @@ import { ChildTransport } from '@paperclip-evals/node';
 
 import { jobFailed } from './errors.js';
 import { compactJson, findMembers, lastMember, loneSurrogateAt, memberSpansFor } from './framing.js';
-import { trailingStateOut } from './state.js';
+import { stateOutProblem, trailingStateOut } from './state.js';
 
 import type { ChildExit, LineEvent } from '@paperclip-evals/node';
 
@@ -534,6 +534,18 @@ export class EvaluateClient {
           'state_too_large',
           `response ${expectedIdOf(head)} carries a state_out of ${stateOut.length} characters, over the ${MAX_STATE_OUT_CHARS}-character state cap`,
           `${stateOut.length} characters`,
+        ),
+      );
+      return;
+    }
+    // Threaded on as the session's next state_in: it must be a register file, as state_in must.
+    const stateProblem = stateOutProblem(stateOut, trailingText !== undefined);
+    if (stateProblem !== undefined) {
+      this.#fail(
+        jobFailed(
+          'reply_malformed',
+          `response ${expectedIdOf(head)} carries a state_out that is not a register file: ${stateProblem}`,
+          stateOut.slice(0, 200),
         ),
       );
       return;

@@ -299,6 +299,81 @@ describe('a reply holding an unpaired surrogate escape', () => {
   });
 });
 
+// The seed's session state: c, t and a hold signed 64-bit integers, f booleans, run null or
+// {shape: null or a string, len: a signed 64-bit integer}. A state_out that is not such a register
+// file is a malformed reply (reply_malformed), never threaded on as the next row's state_in (where it
+// would surface as a row error blamed on the next call, or, a session's last, not at all).
+describe('a success whose state_out is not a register file', () => {
+  const file = (members: string) => `"state_out":{${members}}`;
+  const whole = /"state_out":\{[^}]*\}/;
+  const cases: [string, string][] = [
+    ['a register with a fraction', file('"c":[1.0],"f":[],"t":[],"a":[],"run":null')],
+    ['a register with an exponent', file('"c":[],"f":[],"t":[1e3],"a":[],"run":null')],
+    ['a register past 2^63 - 1', file('"c":[9223372036854775808],"f":[],"t":[],"a":[],"run":null')],
+    ['a register below -2^63', file('"c":[],"f":[],"t":[],"a":[-9223372036854775809],"run":null')],
+    [
+      'a register past 2^64 (spaced, not the fast path)',
+      file('"c": [ 99999999999999999999 ],"f":[],"t":[],"a":[],"run":null'),
+    ],
+    ['a register that is a string', file('"c":["1"],"f":[],"t":[],"a":[],"run":null')],
+    ['a flag that is a number', file('"c":[],"f":[0],"t":[],"a":[],"run":null')],
+    ['registers that are no array', file('"c":{},"f":[],"t":[],"a":[],"run":null')],
+    ['a run that is a string', file('"c":[],"f":[],"t":[],"a":[],"run":"x"')],
+    [
+      'a run length past 2^63 - 1',
+      file('"c":[],"f":[],"t":[],"a":[],"run":{"shape":null,"len":9223372036854775808}'),
+    ],
+    ['a run shape that is a number', file('"c":[],"f":[],"t":[],"a":[],"run":{"shape":1,"len":0}')],
+  ];
+  it.each(cases)('%s → reply_malformed, no decisions returned', async (name, replacement) => {
+    const producer = await rewritingProducer(
+      `state-${name.replace(/[^a-z0-9]+/gi, '-')}`,
+      whole,
+      replacement,
+    );
+    const error: unknown = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(PolicyError);
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'reply_malformed',
+          message: expect.stringMatching(/state_out that is not a register file: state_out\.\w/) as unknown,
+        },
+      ],
+    });
+  });
+
+  it('the extremes of the range, and a run with a shape, are a register file', async () => {
+    const producer = await rewritingProducer(
+      'state-extremes',
+      whole,
+      file(
+        '"c":[9223372036854775807],"f":[true],"t":[-9223372036854775808],"a":[0],"run":{"shape":"Bash","len":3}',
+      ),
+    );
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    });
+    expect(result.rowErrors).toBe(0);
+  });
+});
+
 describe('the policy binary', () => {
   it('is refused when its digest differs', async () => {
     const producer = await realProducer(dir);
