@@ -374,6 +374,55 @@ describe('a success whose state_out is not a register file', () => {
   });
 });
 
+// The bundle is ours to send: read as strictly as every frame is. A repeated key is ambiguous (our
+// producer skips such a header without a reply, as invalid JSON: the job would wait out its reply
+// timeout), an unpaired surrogate is no character: either is the caller's invalid bundle, refused
+// before any producer starts, whatever the initial state, never a timeout, never sent.
+describe('a policy bundle that is not strict JSON', () => {
+  const valid = JSON.stringify(bundleOf(denyRm));
+  const cases: [string, string, string, string][] = [
+    [
+      'a repeated top-level key',
+      valid.replace('"schema":', '"schema":"x","schema":'),
+      'json_duplicate_key',
+      '/schema',
+    ],
+    [
+      'a repeated key in a body',
+      valid.replace('"verdict":', '"verdict":"allow","verdict":'),
+      'json_duplicate_key',
+      '/artifacts/0/body/verdict',
+    ],
+    [
+      'an unpaired surrogate in a reason',
+      valid.replace(/"reason":"[^"]*"/, '"reason":"\\ud800"'),
+      'json_lone_surrogate',
+      '/artifacts/0/body/reason',
+    ],
+    ['not JSON', `${valid}x`, 'json_syntax', ''],
+  ];
+  it.each(cases)(
+    '%s → paperclip_policy_bundle_invalid, no producer run',
+    async (_name, bundle, code, path) => {
+      for (const initialState of ['unavailable', 'zeroed'] as const) {
+        const replay = replayAttempts({
+          binaryPath: join(dir, 'no-such-producer'),
+          binarySha256: `sha256:${'0'.repeat(64)}`,
+          binaryArgs: [],
+          bundle,
+          sessions: toolCallSessions(attempts),
+          initialState,
+          replyTimeoutMs: 60_000,
+        });
+        await expect(replay).rejects.toMatchObject({
+          code: 'paperclip_policy_bundle_invalid',
+          issues: expect.arrayContaining([expect.objectContaining({ code, path })]) as unknown,
+        });
+      }
+    },
+  );
+});
+
 describe('the policy binary', () => {
   it('is refused when its digest differs', async () => {
     const producer = await realProducer(dir);
