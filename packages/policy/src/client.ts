@@ -26,6 +26,8 @@ export const MAX_STATE_OUT_CHARS = 256 * 1024;
 /** The form of a bundle digest (the seed: `sha256:` + lowercase hexadecimal SHA-256). */
 const BUNDLE_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const STDERR_TAIL_BYTES = 2048;
+/** How long a producer whose stdout ended may take to exit before it is failed as still running. */
+const STDOUT_END_GRACE_MS = 1000;
 const HANDSHAKE_ID = -1;
 const STATE_OUT_KEYS = ['state_out'] as const;
 const stateOutSpans = memberSpansFor(STATE_OUT_KEYS);
@@ -159,10 +161,39 @@ export class EvaluateClient {
       },
       onClose: (exit) => {
         this.#exit = exit;
+        if (this.#stdoutGrace !== undefined) clearTimeout(this.#stdoutGrace);
         this.#onClose();
         resolveExit(exit);
       },
     });
+    void this.#child.stdoutEnded.then(() => {
+      this.#onStdoutEnd();
+    });
+  }
+
+  /** Set while a producer whose stdout ended is given STDOUT_END_GRACE_MS to exit and say how. */
+  #stdoutGrace: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Stdout ended. A producer ending normally or dying exits at once, and its exit says what happened
+   * (#onClose); one that closed its stdout and keeps running can never answer again, so the replies
+   * due are missing now, not when the reply timeout has run out.
+   */
+  #onStdoutEnd(): void {
+    if (this.#failure !== undefined || this.#exit !== undefined) return;
+    this.#stdoutGrace = setTimeout(() => {
+      if (this.#failure !== undefined || this.#exit !== undefined) return;
+      const due = this.#outstanding();
+      if (due === 0 && this.#child.partialBytes === 0) return; // nothing due: its exit is reconciled later
+      this.#fail(
+        jobFailed(
+          this.#child.partialBytes > 0 ? 'output_truncated' : 'reply_missing',
+          `the producer closed its stdout while still running, with ${this.#child.partialBytes > 0 ? `a frame cut short (${this.#child.partialBytes} bytes without a newline) and ` : ''}${replies(due)} missing: nothing more can arrive${this.#stderrNote()}`,
+          'stdout closed, process running',
+        ),
+      );
+    }, STDOUT_END_GRACE_MS);
+    this.#stdoutGrace.unref();
   }
 
   /** Spawns the producer and waits for its handshake frame. */

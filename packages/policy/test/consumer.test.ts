@@ -423,6 +423,56 @@ describe('a policy bundle that is not strict JSON', () => {
   );
 });
 
+// A producer that closes its stdout yet keeps running can never answer again: the replies due are
+// missing now, not after the reply timeout (the job waited out --reply-timeout-ms, 60 s, and then
+// blamed silence). It is killed; a producer that closes stdout by exiting is still told by its exit.
+describe('a producer that closes its stdout and stays alive', () => {
+  it('fails the job at once with reply_missing (not reply_timeout), and is killed', async () => {
+    const pidPath = join(dir, 'closes-stdout.pid');
+    const producer = await writeExecutable(
+      dir,
+      'producer-closes-stdout.cjs',
+      `#!${process.execPath}
+require('node:fs').writeFileSync(${JSON.stringify(pidPath)}, String(process.pid));
+process.stdout.write(JSON.stringify({ type: 'handshake' }) + '\\n', () => {
+  require('node:fs').closeSync(1);
+  process.stdin.resume();
+  setInterval(() => {}, 1000);
+});
+`,
+    );
+    const started = performance.now();
+    const error: unknown = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+      replyTimeoutMs: 60_000,
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'reply_missing',
+          message: expect.stringMatching(
+            /closed its stdout while still running, with 1 reply missing/,
+          ) as unknown,
+        },
+      ],
+    });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    const pid = Number(await readFile(pidPath, 'utf8'));
+    await vi.waitFor(() => {
+      expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    }, 10_000);
+  }, 90_000);
+});
+
 describe('the policy binary', () => {
   it('is refused when its digest differs', async () => {
     const producer = await realProducer(dir);
