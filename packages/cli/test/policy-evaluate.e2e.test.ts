@@ -177,6 +177,35 @@ describe('exit codes', () => {
     ]);
     expect(run.stderr).toMatch(/line 3: not JSON/);
   });
+
+  // A consumer that exits (or closes its end of the pipe) while rows are still coming: the producer
+  // has no one to answer, stops, says so on stderr — its stdout, not an input, is what failed — and
+  // exits 2, never 0 (replies were lost) and never a stack trace.
+  it('2 when the reader closes stdout mid-stream: said on stderr as stdout closed, not an unreadable input', async () => {
+    const child = spawn(process.execPath, [EVALS, 'policy', 'evaluate'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.stdin.on('error', () => undefined); // it stops reading once its stdout is gone
+    const exit = new Promise<number | null>((done) =>
+      child.on('close', (code) => {
+        done(code);
+      }),
+    );
+    // read the handshake, then close the read end while far more rows than a pipe holds are sent
+    await new Promise<void>((done) =>
+      child.stdout.once('data', () => {
+        done();
+      }),
+    );
+    child.stdout.destroy();
+    const row = '{"type":"row","id":"r","event":{},"now_ms":1}\n';
+    child.stdin.write(`${header}\n`);
+    for (let index = 0; index < 20; index++) child.stdin.write(row.repeat(2000));
+    child.stdin.end();
+    expect(await exit).toBe(2);
+    expect(stderr).toMatch(/^evals policy evaluate: stdout is closed \(EPIPE\)/);
+    expect(stderr).not.toMatch(/name a file or folder|input_unreadable|\n\s+at /);
+  });
 });
 
 describe('isolation', () => {

@@ -411,16 +411,30 @@ describe('arithmetic', () => {
     expect(priceToMicros(0.0000001)).toBeNull();
     expect(priceToMicros(1.1234567)).toBeNull();
     expect(priceToMicros(2.5)).toBe(2_500_000n);
-    expect(() =>
-      costCoverage([
-        {
-          coverage: 'provider_reported',
-          effectiveNanodollars: MAX_NANODOLLARS,
-          legacyLedgerNanodollars: null,
-        },
-        { coverage: 'estimated', effectiveNanodollars: 1, legacyLedgerNanodollars: null },
-      ]),
-    ).toThrow(evalbookError('paperclip_evalbook_cost_out_of_range'));
+    // A total of bounded figures is never refused (it used to throw here: ingest then failed with
+    // exit 70 after writing, and a report of the store never ran again): exact up to the bound, the
+    // nearest double past it, and the text says so.
+    const past = costCoverage([
+      {
+        coverage: 'provider_reported',
+        effectiveNanodollars: MAX_NANODOLLARS,
+        legacyLedgerNanodollars: MAX_NANODOLLARS,
+      },
+      { coverage: 'estimated', effectiveNanodollars: 1, legacyLedgerNanodollars: 1 },
+    ]);
+    expect(past.pricedTotalNanodollars).toBe(2 ** 53);
+    expect(past.legacyLedgerTotalNanodollars).toBe(2 ** 53);
+    expect(past.text).toMatch(/past 2\^53 − 1 nanodollars/);
+    const at = costCoverage([
+      {
+        coverage: 'provider_reported',
+        effectiveNanodollars: MAX_NANODOLLARS - 1,
+        legacyLedgerNanodollars: null,
+      },
+      { coverage: 'estimated', effectiveNanodollars: 1, legacyLedgerNanodollars: null },
+    ]);
+    expect(at.pricedTotalNanodollars).toBe(MAX_NANODOLLARS);
+    expect(at.text).not.toMatch(/past/);
   });
 
   it('property: micros × 1000 is exact for every safe amount', () => {

@@ -31,6 +31,32 @@ async function bundleWithUsage(name: string, usage: Record<string, unknown>): Pr
   return path;
 }
 
+// Every figure is bounded (at most 2^53 − 1 nanodollars, ≈ $9.0M; past it the bundle is invalid), but
+// a sum of valid figures is not a figure to refuse: two $5M attempts ingested into one store were
+// written, then the ingest summary threw cost_out_of_range (exit 70, no summary) and every later
+// report on that store did too. The total past the bound is the nearest double (its spacing there is
+// 2 ns, far below the cent it is shown to), and says so.
+describe('ingest: a priced total past 2^53 nanodollars', () => {
+  it('is the summary of a written ingest, not an internal error after the write', async () => {
+    const paths: string[] = [];
+    for (const name of ['rich0', 'rich1']) {
+      const path = join(dir, `${name}.json`);
+      await writeFile(
+        path,
+        JSON.stringify(syntheticAttempt({ attemptId: name, costMicros: 5_000_000_000_000 })),
+      );
+      paths.push(path);
+    }
+    const summary = await ingest({ inputs: paths, storeUrl });
+    expect(ingestExitCode(summary)).toBe(0);
+    expect(summary.inserted).toBe(2);
+    expect(summary.coverage.pricedTotalNanodollars).toBe(10_000_000_000_000_000);
+    expect(summary.coverage.text).toMatch(/past 2\^53 − 1 nanodollars/);
+    const again = await ingest({ inputs: paths, storeUrl });
+    expect(again.duplicates).toBe(2);
+  });
+});
+
 describe('ingest: eval-session cost figures', () => {
   it('stores a pinned estimate and a legacy ledger amount apart, with their provenance', async () => {
     const path = await bundleWithUsage('a1', {

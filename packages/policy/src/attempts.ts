@@ -31,6 +31,21 @@ export interface ToolCallRef {
   readonly recordedOutcome: ToolOutcome | null;
 }
 
+/**
+ * Epoch milliseconds of a timestamp the contract accepted (upstream's `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, a
+ * real instant). A leap second (`23:59:60`, which RFC 3339 allows and Date.parse cannot read) is the
+ * instant one second after `23:59:59` with the same fraction — epoch time counts no leap seconds
+ * (POSIX, and chrono's timestamp_millis, count it so).
+ */
+function epochMs(timestamp: string): bigint {
+  const leap = timestamp.slice(17, 19) === '60';
+  const ms = Date.parse(leap ? `${timestamp.slice(0, 17)}59${timestamp.slice(19)}` : timestamp);
+  if (!Number.isSafeInteger(ms))
+    // the contract's parser refuses every such timestamp before replay: a caller that skipped it
+    throw new RangeError(`not an upstream UTC timestamp: ${JSON.stringify(timestamp)}`);
+  return BigInt(ms) + (leap ? 1000n : 0n);
+}
+
 /** Every tool call of the attempts, grouped into sessions in replay order. */
 export function toolCallSessions(attempts: readonly NativeExecution[]): ReplaySession<ToolCallRef>[] {
   const sessions = new Map<string, { event: ReplayEvent<ToolCallRef>; seq: number; position: number }[]>();
@@ -42,7 +57,7 @@ export function toolCallSessions(attempts: readonly NativeExecution[]): ReplaySe
       if (tool === undefined) return;
       const sessionId =
         typeof prpEvent.normalizedSessionId === 'string' ? prpEvent.normalizedSessionId : identity.attemptId;
-      const nowMs = BigInt(Date.parse(prpEvent.emittedAt));
+      const nowMs = epochMs(prpEvent.emittedAt);
       const event = {
         event_type: 'pre_tool_use',
         session_id: sessionId,

@@ -7,8 +7,8 @@ import { duplicateKeyIssues } from '@paperclip-evals/contract';
 import { ChildTransport } from '@paperclip-evals/node';
 
 import { jobFailed } from './errors.js';
-import { compactJson, findMembers, lastMember, memberSpansFor } from './framing.js';
-import { trailingStateOut } from './state.js';
+import { compactJson, findMembers, lastMember, loneSurrogateAt, memberSpansFor } from './framing.js';
+import { stateOutProblem, trailingStateOut } from './state.js';
 
 import type { ChildExit, LineEvent } from '@paperclip-evals/node';
 
@@ -26,6 +26,8 @@ export const MAX_STATE_OUT_CHARS = 256 * 1024;
 /** The form of a bundle digest (the seed: `sha256:` + lowercase hexadecimal SHA-256). */
 const BUNDLE_DIGEST = /^sha256:[0-9a-f]{64}$/;
 const STDERR_TAIL_BYTES = 2048;
+/** How long a producer whose stdout ended may take to exit before it is failed as still running. */
+const STDOUT_END_GRACE_MS = 1000;
 const HANDSHAKE_ID = -1;
 const STATE_OUT_KEYS = ['state_out'] as const;
 const stateOutSpans = memberSpansFor(STATE_OUT_KEYS);
@@ -159,10 +161,39 @@ export class EvaluateClient {
       },
       onClose: (exit) => {
         this.#exit = exit;
+        if (this.#stdoutGrace !== undefined) clearTimeout(this.#stdoutGrace);
         this.#onClose();
         resolveExit(exit);
       },
     });
+    void this.#child.stdoutEnded.then(() => {
+      this.#onStdoutEnd();
+    });
+  }
+
+  /** Set while a producer whose stdout ended is given STDOUT_END_GRACE_MS to exit and say how. */
+  #stdoutGrace: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Stdout ended. A producer ending normally or dying exits at once, and its exit says what happened
+   * (#onClose); one that closed its stdout and keeps running can never answer again, so the replies
+   * due are missing now, not when the reply timeout has run out.
+   */
+  #onStdoutEnd(): void {
+    if (this.#failure !== undefined || this.#exit !== undefined) return;
+    this.#stdoutGrace = setTimeout(() => {
+      if (this.#failure !== undefined || this.#exit !== undefined) return;
+      const due = this.#outstanding();
+      if (due === 0 && this.#child.partialBytes === 0) return; // nothing due: its exit is reconciled later
+      this.#fail(
+        jobFailed(
+          this.#child.partialBytes > 0 ? 'output_truncated' : 'reply_missing',
+          `the producer closed its stdout while still running, with ${this.#child.partialBytes > 0 ? `a frame cut short (${this.#child.partialBytes} bytes without a newline) and ` : ''}${replies(due)} missing: nothing more can arrive${this.#stderrNote()}`,
+          'stdout closed, process running',
+        ),
+      );
+    }, STDOUT_END_GRACE_MS);
+    this.#stdoutGrace.unref();
   }
 
   /** Spawns the producer and waits for its handshake frame. */
@@ -325,6 +356,23 @@ export class EvaluateClient {
           repeated[0]?.code === 'json_too_deep'
             ? `stdout carried a frame nested deeper than the frame limit (${repeated[0].message})`
             : `stdout carried a frame that repeats the key at ${where === '' ? '(root)' : where}: a repeated key is ambiguous, never read as its last value`,
+          line.text.slice(0, 200),
+        ),
+      );
+      return;
+    }
+    // Unicode text only (as the producer reads our frames): an unpaired surrogate escape is no
+    // character, so no decision, state or id may carry one. A trailing state_out is checked too.
+    const inState =
+      trailing === undefined ? undefined : loneSurrogateAt(trailing.text, () => JSON.parse(trailing.text));
+    const lone =
+      loneSurrogateAt(trailing === undefined ? line.text : trailing.head, () => frame) ??
+      (inState === undefined ? undefined : `/state_out${inState}`);
+    if (lone !== undefined) {
+      this.#fail(
+        jobFailed(
+          'frame_invalid',
+          `stdout carried a frame that is not valid JSON: an unpaired UTF-16 surrogate escape at ${lone === '' ? '(root)' : lone} (no Unicode character, not I-JSON)`,
           line.text.slice(0, 200),
         ),
       );
@@ -517,6 +565,18 @@ export class EvaluateClient {
           'state_too_large',
           `response ${expectedIdOf(head)} carries a state_out of ${stateOut.length} characters, over the ${MAX_STATE_OUT_CHARS}-character state cap`,
           `${stateOut.length} characters`,
+        ),
+      );
+      return;
+    }
+    // Threaded on as the session's next state_in: it must be a register file, as state_in must.
+    const stateProblem = stateOutProblem(stateOut, trailingText !== undefined);
+    if (stateProblem !== undefined) {
+      this.#fail(
+        jobFailed(
+          'reply_malformed',
+          `response ${expectedIdOf(head)} carries a state_out that is not a register file: ${stateProblem}`,
+          stateOut.slice(0, 200),
         ),
       );
       return;

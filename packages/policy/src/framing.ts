@@ -3,6 +3,8 @@
 // checked, each line bounded), and the raw text of chosen members of an object, so 64-bit integers
 // (`now_ms`, registers, `state_out`) and echoed ids never pass through a double.
 
+import { pointer } from '@paperclip-evals/contract';
+
 /** The longest frame either side accepts, in bytes (the newline excluded). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
@@ -112,6 +114,44 @@ export function hasNoFraction(text: string, start: number, end: number): boolean
     if (code === 0x2e || code === 0x65 || code === 0x45) return false;
   }
   return true;
+}
+
+/**
+ * A `\uD800`-`\uDFFF` escape: in a line already known to be UTF-8, the only way a string of its
+ * JSON can hold an unpaired surrogate (an escaped backslash before `u` also matches: then the walk
+ * below finds nothing).
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * The JSON pointer of the first string or member name of a frame that holds an unpaired UTF-16
+ * surrogate, or undefined. `text` is the frame, `value()` what JSON.parse read of it (called only
+ * when `text` has a surrogate escape at all: the common frame pays one scan). Both sides refuse such
+ * a frame as invalid JSON: the seed's frames are UTF-8 text, and an unpaired surrogate is no
+ * character (not I-JSON, RFC 7493 §2.1; the contract's strict reader says json_lone_surrogate). The
+ * walk's depth is the frame's, already bounded by the caller's strict read.
+ */
+export function loneSurrogateAt(text: string, value: () => unknown): string | undefined {
+  return SURROGATE_ESCAPE.test(text) ? loneSurrogateIn(value(), '') : undefined;
+}
+
+function loneSurrogateIn(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = loneSurrogateIn(value[index], `${path}/${index}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path + pointer(key);
+    if (!key.isWellFormed()) return childPath;
+    const found = loneSurrogateIn(child, childPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export const I64_MIN = -(2n ** 63n);

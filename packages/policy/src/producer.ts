@@ -11,7 +11,14 @@ import { BUNDLE_SCHEMA_ID, loadBundle } from './bundle.js';
 import { DECISION_V1, decisionToJSON } from './decision.js';
 import { evaluateEvent } from './engine.js';
 import { eventFromJSON } from './event.js';
-import { MAX_FRAME_BYTES, compactJson, frameSource, i64Of, memberSource } from './framing.js';
+import {
+  MAX_FRAME_BYTES,
+  compactJson,
+  frameSource,
+  i64Of,
+  loneSurrogateAt,
+  memberSource,
+} from './framing.js';
 import { stateFromJSON, stateToJSON } from './state.js';
 
 import type { Writable } from 'node:stream';
@@ -121,6 +128,13 @@ export class EvaluateSession {
         first?.code === 'json_duplicate_key'
           ? `line ${this.#lineNumber}: not valid JSON (the key at ${first.path === '' || first.path === undefined ? '(root)' : first.path} is repeated: ambiguous, never read as its last value); skipped`
           : `line ${this.#lineNumber}: not valid JSON (${first?.message ?? 'refused by the strict reader'}); skipped`,
+      );
+      return undefined;
+    }
+    const lone = loneSurrogateAt(text, () => frame);
+    if (lone !== undefined) {
+      this.diagnostics(
+        `line ${this.#lineNumber}: not valid JSON (an unpaired UTF-16 surrogate escape at ${lone === '' ? '(root)' : lone}: no Unicode character, not I-JSON); skipped`,
       );
       return undefined;
     }

@@ -1,10 +1,15 @@
 // `evals policy replay` as a library call: verify and stage the policy binary, replay every tool
 // call of the attempts (toolCallSessions) through it, and compare each decision with the recorded
 // outcome.
+import { duplicateKeyIssues } from '@paperclip-evals/contract';
+
+import type { Issue } from '@paperclip-evals/contract';
+
 import { resolvePolicyBinary } from './binary.js';
 import { loadBundle } from './bundle.js';
 import { PolicyError } from './errors.js';
 import { compareToolCall } from './attempts.js';
+import { loneSurrogateAt } from './framing.js';
 import { replaySessions } from './replay.js';
 import { stateToJSON, zeroedRegisters } from './state.js';
 
@@ -52,7 +57,8 @@ interface PlacedCall {
 }
 
 export async function replayAttempts(options: ReplayAttemptsOptions): Promise<ReplayAttemptsResult> {
-  const initialState = options.initialState === 'zeroed' ? zeroedStateOf(options.bundle) : null;
+  const document = bundleDocument(options.bundle);
+  const initialState = options.initialState === 'zeroed' ? zeroedStateOf(document, options.bundle) : null;
   const binary = await resolvePolicyBinary({
     executablePath: options.binaryPath,
     expectedSha256: options.binarySha256,
@@ -96,7 +102,13 @@ function* placedSessions(
   }
 }
 
-function zeroedStateOf(bundleText: string): string {
+/**
+ * The bundle document, read as strictly as every frame of the protocol is (the producer skips a
+ * header with a repeated key or an unpaired surrogate without a reply, as invalid JSON): a caller's
+ * invalid bundle, refused with every issue before any producer starts, never sent to wait out a
+ * reply timeout. Numbers are not bounded here: the producer reads the bundle's integers exactly.
+ */
+function bundleDocument(bundleText: string): unknown {
   let document: unknown;
   try {
     document = JSON.parse(bundleText);
@@ -105,6 +117,29 @@ function zeroedStateOf(bundleText: string): string {
       { code: 'json_syntax', message: String(cause), path: '' },
     ]);
   }
+  const issues: Issue[] = duplicateKeyIssues(bundleText, document, MAX_BUNDLE_DEPTH);
+  const lone = loneSurrogateAt(bundleText, () => document);
+  if (lone !== undefined)
+    issues.push({
+      code: 'json_lone_surrogate',
+      message: 'an unpaired UTF-16 surrogate escape (no Unicode character, not I-JSON)',
+      path: lone,
+      expected: 'well-formed Unicode',
+      received: 'an unpaired \\uD800-\\uDFFF escape',
+    });
+  if (issues.length > 0)
+    throw new PolicyError(
+      'paperclip_policy_bundle_invalid',
+      `the policy bundle is not strict JSON: ${issues.map((issue) => `${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}`).join(', ')}`,
+      issues,
+    );
+  return document;
+}
+
+/** As deep as the producer reads a frame (its header holds the bundle). */
+const MAX_BUNDLE_DEPTH = 1023;
+
+function zeroedStateOf(document: unknown, bundleText: string): string {
   const load = loadBundle(document, bundleText);
   if (!load.ok)
     throw new PolicyError('paperclip_policy_bundle_invalid', load.message, [

@@ -3,7 +3,7 @@
 // JSON.parse's safe integers in a plain frame, else from the raw row text; see framing.ts's
 // RawSource); a wrong type is malformed (OL-1240), a shape that differs from the layout is a mismatch
 // (OL-1243) and is never padded.
-import { arrayNumberTokens, hasNoFraction, i64Of, memberSource, parseI64 } from './framing.js';
+import { arrayNumberTokens, frameSource, hasNoFraction, i64Of, memberSource, parseI64 } from './framing.js';
 
 import type { RawSource } from './framing.js';
 
@@ -50,26 +50,49 @@ export function zeroedRegisters(layout: StateLayout): Registers {
  */
 export function stateFromJSON(value: unknown, source: RawSource, layout: StateLayout): StateResult {
   if (value === undefined || value === null) return { kind: 'ok', registers: null };
-  if (typeof value !== 'object' || Array.isArray(value))
-    return malformed('state_in must be an object or null');
+  const registers = registersFromJSON(value, source, 'state_in');
+  if (typeof registers === 'string') return malformed(registers);
+  const mismatch = layoutMismatch(registers, layout);
+  return mismatch === undefined ? { kind: 'ok', registers } : { kind: 'mismatch', message: mismatch };
+}
+
+/**
+ * A register file read exactly, whatever its layout, or what is wrong with it (`name` says which
+ * member it is): c, t and a arrays of signed 64-bit integers, f of booleans, run null or
+ * {shape: null or a string, len: a signed 64-bit integer}; an absent member is its empty default.
+ * The one rule for the row's `state_in` (the producer) and the response's `state_out` (the consumer).
+ */
+export function registersFromJSON(value: unknown, source: RawSource, name: string): Registers | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `${name} must be an object or null`;
   const raw = value as Record<string, unknown>;
   const c = integers(raw.c, source, 'c');
   const t = integers(raw.t, source, 't');
   const a = integers(raw.a, source, 'a');
   if (c === undefined || t === undefined || a === undefined)
-    return malformed('state_in.c, .t and .a must be arrays of signed 64-bit integers');
+    return `${name}.c, .t and .a must be arrays of signed 64-bit integers`;
   const f = raw.f ?? [];
   if (!Array.isArray(f) || !f.every((flag) => typeof flag === 'boolean'))
-    return malformed('state_in.f must be an array of booleans');
+    return `${name}.f must be an array of booleans`;
   const run = runRegister(raw.run, source);
   if (run === 'malformed')
-    return malformed(
-      'state_in.run must be null or {"shape": null or a string, "len": a signed 64-bit integer}',
-    );
-  const registers: Registers = { c, f, t, a, run };
-  const mismatch = layoutMismatch(registers, layout);
-  return mismatch === undefined ? { kind: 'ok', registers } : { kind: 'mismatch', message: mismatch };
+    return `${name}.run must be null or {"shape": null or a string, "len": a signed 64-bit integer}`;
+  return { c, f, t, a, run };
 }
+
+/**
+ * What is wrong with a response's `state_out` (its compact text), or undefined when it is a register
+ * file. `trailing`: the text matched trailingStateOut's grammar (integer tokens, booleans, a run of
+ * that form), so only a token long enough to leave the 64-bit range needs the full read.
+ */
+export function stateOutProblem(text: string, trailing: boolean): string | undefined {
+  if (trailing && !NINETEEN_DIGITS.test(text)) return undefined;
+  const registers = registersFromJSON(JSON.parse(text), frameSource(text), 'state_out');
+  return typeof registers === 'string' ? registers : undefined;
+}
+
+/** 2^63 has 19 digits: a shorter integer token is within the signed 64-bit range. */
+const NINETEEN_DIGITS = /[0-9]{19}/;
 
 /** The register file as compact JSON text (integers written exactly). */
 export function stateToJSON(registers: Registers): string {

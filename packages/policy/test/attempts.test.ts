@@ -26,6 +26,45 @@ function withTimes(times: Record<string, string>): NativeExecution {
   };
 }
 
+// now_ms is the event's emittedAt in epoch milliseconds, for every timestamp the contract accepts:
+// RFC 3339 allows a leap second (23:59:60, which Date.parse cannot read: NaN, then BigInt threw a
+// RangeError and replay crashed, exit 70). Epoch time has no leap seconds: 23:59:60.xyz is read as
+// the instant one second after 23:59:59.xyz (the next day's 00:00:00.xyz), as POSIX time and
+// chrono's timestamp_millis count it. The extremes of the four-digit years are read too.
+describe('now_ms of every timestamp the contract accepts', () => {
+  const cases: [string, bigint][] = [
+    ['2026-11-01T12:00:00.030Z', 1_793_534_400_030n],
+    ['2026-11-01T12:00:00Z', 1_793_534_400_000n],
+    ['2016-12-31T23:59:60.030Z', BigInt(Date.UTC(2017, 0, 1, 0, 0, 0, 30))],
+    ['2016-12-31T23:59:60Z', BigInt(Date.UTC(2017, 0, 1))],
+    ['2016-06-30T23:59:60.999Z', BigInt(Date.UTC(2016, 6, 1, 0, 0, 0, 999))],
+    ['9999-12-31T23:59:60.999Z', BigInt(Date.UTC(9999, 11, 31, 23, 59, 59, 999)) + 1000n],
+    ['0000-01-01T00:00:00.000Z', -62_167_219_200_000n],
+    ['1969-12-31T23:59:59.999Z', -1n],
+  ];
+  it.each(cases)('%s → %s', (emittedAt, nowMs) => {
+    const [session] = toolCallSessions([withTimes({ attempt_denied_0001_event_0003: emittedAt })]);
+    const call = [...(session?.events ?? [])].find(
+      (event) => event.ref.callId === 'call_attempt_denied_0001_0',
+    );
+    expect(call?.nowMs).toBe(nowMs);
+    expect(call?.ref.nowMs).toBe(nowMs);
+  });
+
+  it('a leap second sorts after 23:59:59.999 and with the next second', () => {
+    const [session] = toolCallSessions([
+      withTimes({
+        attempt_denied_0001_event_0003: '2016-12-31T23:59:60.500Z',
+        attempt_denied_0001_event_0006: '2016-12-31T23:59:59.999Z',
+      }),
+    ]);
+    expect([...(session?.events ?? [])].map((event) => event.ref.callId)).toEqual([
+      'call_attempt_denied_0001_1',
+      'call_attempt_denied_0001_0',
+    ]);
+  });
+});
+
 describe('toolCallSessions', () => {
   it('maps each tool input event to a pre_tool_use event', () => {
     const [session] = toolCallSessions([attempt]);

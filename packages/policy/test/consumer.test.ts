@@ -12,7 +12,7 @@ import { replayAttempts } from '../src/replay-attempts.ts';
 import { toolCallSessions } from '../src/attempts.ts';
 import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { bundleOf, denyApprovals, denyRm, writeRate } from '@paperclip-evals/test-kit/policy-bundles';
-import { brokenProducer, pidFile, realProducer } from '@paperclip-evals/test-kit/producers';
+import { brokenProducer, pidFile, realProducer, writeExecutable } from '@paperclip-evals/test-kit/producers';
 
 import type { NativeExecution } from '@paperclip-evals/contract';
 
@@ -212,6 +212,265 @@ describe('against a broken producer', () => {
     expect(result.rowErrors).toBe(0);
     expect(result.calls.length).toBe(result.rows);
   });
+});
+
+/**
+ * A producer that answers every frame in form (allow, the state passed through), except that its
+ * second response is `reply` (the frame text it would have written → the text it writes instead).
+ */
+async function rewritingProducer(name: string, pattern: RegExp, replacement: string) {
+  return writeExecutable(
+    dir,
+    `producer-rewrites-${name}.cjs`,
+    `#!${process.execPath}
+const canon = (v) => Array.isArray(v) ? '[' + v.map(canon).join(',') + ']'
+  : v !== null && typeof v === 'object' ? '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + canon(v[k])).join(',') + '}'
+  : JSON.stringify(v);
+const out = (text) => process.stdout.write(text + '\\n');
+out(JSON.stringify({ type: 'handshake' }));
+let digest = null;
+let rows = 0;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const frame = JSON.parse(line);
+  if (frame.type === 'bundle') {
+    digest = 'sha256:' + require('node:crypto').createHash('sha256').update(canon(frame.bundle)).digest('hex');
+    return out(JSON.stringify({ type: 'bundle_ack', bundle_digest: digest, skipped: [] }));
+  }
+  const state = frame.state_in ?? { c: [], f: [], t: [], a: [], run: null };
+  const text = JSON.stringify({ type: 'response', id: frame.id, bundle_digest: digest, decision: { verdict: 'allow', reason: 'ok' }, state_out: state });
+  out(++rows === 2 ? text.replace(${pattern.toString()}, ${JSON.stringify(replacement)}) : text);
+});
+`,
+  );
+}
+
+// A reply must be Unicode text (the seed: UTF-8 NDJSON; I-JSON, RFC 7493 §2.1): a \uD800-\uDFFF escape
+// with no partner is valid JSON syntax but no character, so the frame is refused as invalid JSON
+// (frame_invalid), wherever the escape is, never kept as a decision or threaded on as a state.
+describe('a reply holding an unpaired surrogate escape', () => {
+  const cases: [string, RegExp, string, string][] = [
+    ['in the decision reason', /"reason":"ok"/, '"reason":"\\ud800"', '/decision/reason'],
+    ['in a decision key', /"reason":"ok"/, '"\\udc00":"ok"', '/decision/\udc00'],
+    ['in the verdict', /"verdict":"allow"/, '"verdict":"allow\\udbff"', '/decision/verdict'],
+    ['in an unknown member', /"decision"/, '"note":"x\\ud83d","decision"', '/note'],
+    [
+      'in a trailing state_out run shape',
+      /"state_out":\{[^}]*\}/,
+      '"state_out":{"c":[],"f":[],"t":[],"a":[],"run":{"shape":"\\ude00","len":0}}',
+      '/state_out/run/shape',
+    ],
+  ];
+  it.each(cases)('%s → frame_invalid, no decisions returned', async (name, pattern, replacement, path) => {
+    const producer = await rewritingProducer(name.replaceAll(' ', '-'), pattern, replacement);
+    const error: unknown = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(PolicyError);
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'frame_invalid',
+          message: expect.stringContaining(`unpaired UTF-16 surrogate escape at ${path}`) as unknown,
+        },
+      ],
+    });
+  });
+
+  it('a paired escape (one character, as JSON may write it) is read as that character', async () => {
+    const producer = await rewritingProducer('paired', /"reason":"ok"/, '"reason":"\\ud83d\\ude00"');
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    });
+    expect(result.calls.map((call) => call.reason)).toContain('\u{1F600}');
+  });
+});
+
+// The seed's session state: c, t and a hold signed 64-bit integers, f booleans, run null or
+// {shape: null or a string, len: a signed 64-bit integer}. A state_out that is not such a register
+// file is a malformed reply (reply_malformed), never threaded on as the next row's state_in (where it
+// would surface as a row error blamed on the next call, or, a session's last, not at all).
+describe('a success whose state_out is not a register file', () => {
+  const file = (members: string) => `"state_out":{${members}}`;
+  const whole = /"state_out":\{[^}]*\}/;
+  const cases: [string, string][] = [
+    ['a register with a fraction', file('"c":[1.0],"f":[],"t":[],"a":[],"run":null')],
+    ['a register with an exponent', file('"c":[],"f":[],"t":[1e3],"a":[],"run":null')],
+    ['a register past 2^63 - 1', file('"c":[9223372036854775808],"f":[],"t":[],"a":[],"run":null')],
+    ['a register below -2^63', file('"c":[],"f":[],"t":[],"a":[-9223372036854775809],"run":null')],
+    [
+      'a register past 2^64 (spaced, not the fast path)',
+      file('"c": [ 99999999999999999999 ],"f":[],"t":[],"a":[],"run":null'),
+    ],
+    ['a register that is a string', file('"c":["1"],"f":[],"t":[],"a":[],"run":null')],
+    ['a flag that is a number', file('"c":[],"f":[0],"t":[],"a":[],"run":null')],
+    ['registers that are no array', file('"c":{},"f":[],"t":[],"a":[],"run":null')],
+    ['a run that is a string', file('"c":[],"f":[],"t":[],"a":[],"run":"x"')],
+    [
+      'a run length past 2^63 - 1',
+      file('"c":[],"f":[],"t":[],"a":[],"run":{"shape":null,"len":9223372036854775808}'),
+    ],
+    ['a run shape that is a number', file('"c":[],"f":[],"t":[],"a":[],"run":{"shape":1,"len":0}')],
+  ];
+  it.each(cases)('%s → reply_malformed, no decisions returned', async (name, replacement) => {
+    const producer = await rewritingProducer(
+      `state-${name.replace(/[^a-z0-9]+/gi, '-')}`,
+      whole,
+      replacement,
+    );
+    const error: unknown = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(PolicyError);
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'reply_malformed',
+          message: expect.stringMatching(/state_out that is not a register file: state_out\.\w/) as unknown,
+        },
+      ],
+    });
+  });
+
+  it('the extremes of the range, and a run with a shape, are a register file', async () => {
+    const producer = await rewritingProducer(
+      'state-extremes',
+      whole,
+      file(
+        '"c":[9223372036854775807],"f":[true],"t":[-9223372036854775808],"a":[0],"run":{"shape":"Bash","len":3}',
+      ),
+    );
+    const result = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+    });
+    expect(result.rowErrors).toBe(0);
+  });
+});
+
+// The bundle is ours to send: read as strictly as every frame is. A repeated key is ambiguous (our
+// producer skips such a header without a reply, as invalid JSON: the job would wait out its reply
+// timeout), an unpaired surrogate is no character: either is the caller's invalid bundle, refused
+// before any producer starts, whatever the initial state, never a timeout, never sent.
+describe('a policy bundle that is not strict JSON', () => {
+  const valid = JSON.stringify(bundleOf(denyRm));
+  const cases: [string, string, string, string][] = [
+    [
+      'a repeated top-level key',
+      valid.replace('"schema":', '"schema":"x","schema":'),
+      'json_duplicate_key',
+      '/schema',
+    ],
+    [
+      'a repeated key in a body',
+      valid.replace('"verdict":', '"verdict":"allow","verdict":'),
+      'json_duplicate_key',
+      '/artifacts/0/body/verdict',
+    ],
+    [
+      'an unpaired surrogate in a reason',
+      valid.replace(/"reason":"[^"]*"/, '"reason":"\\ud800"'),
+      'json_lone_surrogate',
+      '/artifacts/0/body/reason',
+    ],
+    ['not JSON', `${valid}x`, 'json_syntax', ''],
+  ];
+  it.each(cases)(
+    '%s → paperclip_policy_bundle_invalid, no producer run',
+    async (_name, bundle, code, path) => {
+      for (const initialState of ['unavailable', 'zeroed'] as const) {
+        const replay = replayAttempts({
+          binaryPath: join(dir, 'no-such-producer'),
+          binarySha256: `sha256:${'0'.repeat(64)}`,
+          binaryArgs: [],
+          bundle,
+          sessions: toolCallSessions(attempts),
+          initialState,
+          replyTimeoutMs: 60_000,
+        });
+        await expect(replay).rejects.toMatchObject({
+          code: 'paperclip_policy_bundle_invalid',
+          issues: expect.arrayContaining([expect.objectContaining({ code, path })]) as unknown,
+        });
+      }
+    },
+  );
+});
+
+// A producer that closes its stdout yet keeps running can never answer again: the replies due are
+// missing now, not after the reply timeout (the job waited out --reply-timeout-ms, 60 s, and then
+// blamed silence). It is killed; a producer that closes stdout by exiting is still told by its exit.
+describe('a producer that closes its stdout and stays alive', () => {
+  it('fails the job at once with reply_missing (not reply_timeout), and is killed', async () => {
+    const pidPath = join(dir, 'closes-stdout.pid');
+    const producer = await writeExecutable(
+      dir,
+      'producer-closes-stdout.cjs',
+      `#!${process.execPath}
+require('node:fs').writeFileSync(${JSON.stringify(pidPath)}, String(process.pid));
+process.stdout.write(JSON.stringify({ type: 'handshake' }) + '\\n', () => {
+  require('node:fs').closeSync(1);
+  process.stdin.resume();
+  setInterval(() => {}, 1000);
+});
+`,
+    );
+    const started = performance.now();
+    const error: unknown = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+      replyTimeoutMs: 60_000,
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'reply_missing',
+          message: expect.stringMatching(
+            /closed its stdout while still running, with 1 reply missing/,
+          ) as unknown,
+        },
+      ],
+    });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    const pid = Number(await readFile(pidPath, 'utf8'));
+    await vi.waitFor(() => {
+      expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    }, 10_000);
+  }, 90_000);
 });
 
 describe('the policy binary', () => {

@@ -331,6 +331,81 @@ describe('a frame that repeats a key is not valid JSON: reported, skipped, no re
   });
 });
 
+// The seed protocol's frames are UTF-8 text: a \uD800-\uDFFF escape with no partner is JSON syntax
+// but no character (not I-JSON, RFC 7493 §2.1; the contract's strict reader refuses it as
+// json_lone_surrogate), so the line is invalid JSON: reported, skipped, no reply. Never answered with
+// the escape echoed back in an id, nor evaluated against a tool name no event can carry.
+describe('a frame holding an unpaired surrogate escape is not valid JSON: reported, skipped, no reply', () => {
+  const cases: [string, string, string][] = [
+    ['in the row id', '{"type":"row","id":"\\ud800","event":{},"now_ms":1}', '/id'],
+    ['in an id array', '{"type":"row","id":["a","\\udfff"],"event":{},"now_ms":1}', '/id/1'],
+    [
+      'in a tool name',
+      '{"type":"row","id":"d","event":{"tool_name":"Wr\\udc00ite"},"now_ms":1}',
+      '/event/tool_name',
+    ],
+    ['in a key of the event', '{"type":"row","id":"d","event":{"\\ud83d":1},"now_ms":1}', '/event/\ud83d'],
+    [
+      'in the tool input',
+      '{"type":"row","id":"d","event":{"tool_input":{"command":"rm \\uDBFF"}},"now_ms":1}',
+      '/event/tool_input/command',
+    ],
+    ['high then high', '{"type":"row","id":"\\ud800\\ud800","event":{},"now_ms":1}', '/id'],
+    ['low then high', '{"type":"row","id":"\\udc00\\ud800","event":{},"now_ms":1}', '/id'],
+    [
+      'in the state run shape',
+      '{"type":"row","id":"d","event":{},"now_ms":1,"state_in":{"run":{"shape":"\\ud800","len":0}}}',
+      '/state_in/run/shape',
+    ],
+    ['in an unknown member', '{"type":"row","id":"d","event":{},"now_ms":1,"note":"\\ud800"}', '/note'],
+    ['in the type', '{"type":"row\\ud800","id":"d","event":{},"now_ms":1}', '/type'],
+    ['in a header bundle', '{"type":"bundle","bundle":{"schema":"\\ud800"}}', '/bundle/schema'],
+  ];
+  it.each(cases)('%s', (_name, line, path) => {
+    const producer = drive();
+    const active = producer.send(header(bundleOf())) as { bundle_digest: string };
+    expect(producer.sendLine(line)).toBeUndefined();
+    expect(producer.diagnostics.join('\n')).toContain(`unpaired UTF-16 surrogate escape at ${path}`);
+    expect(producer.session.rowErrors).toBe(0);
+    // the session goes on, the active bundle as it was
+    expect(producer.send(row({ id: 'next' }))).toMatchObject({
+      id: 'next',
+      bundle_digest: active.bundle_digest,
+      decision: {},
+    });
+  });
+
+  it('a paired escape is the character it spells: answered, the id echoed as written', () => {
+    const producer = drive();
+    producer.send(header(bundleOf()));
+    const reply = producer.sendLine(
+      '{"type":"row","id":"\\ud83d\\ude00","event":{"tool_name":"\\uD83D\\uDE00"},"now_ms":1}',
+    );
+    expect(reply).toMatchObject({ id: '\u{1F600}', decision: {} });
+    expect(producer.diagnostics).toEqual([]);
+  });
+
+  it('any unpaired surrogate anywhere in a row is never answered (property)', () => {
+    const producer = drive();
+    producer.send(header(bundleOf()));
+    const lone = fc.oneof(
+      fc.integer({ min: 0xd800, max: 0xdbff }).map((code) => `\\u${code.toString(16)}`),
+      fc.integer({ min: 0xdc00, max: 0xdfff }).map((code) => `\\u${code.toString(16).toUpperCase()}`),
+    );
+    const place = fc.constantFrom(
+      (escape: string) => `{"type":"row","id":"a${escape}b","event":{},"now_ms":1}`,
+      (escape: string) => `{"type":"row","id":"d","event":{"tool_name":"${escape}"},"now_ms":1}`,
+      (escape: string) => `{"type":"row","id":"d","event":{"env":{"${escape}x":"y"}},"now_ms":1}`,
+    );
+    fc.assert(
+      fc.property(lone, place, (escape, at) => {
+        expect(producer.sendLine(at(escape))).toBeUndefined();
+      }),
+    );
+    expect(producer.session.rowErrors).toBe(0);
+  });
+});
+
 describe('a row with no id is answered with id null, as the seed protocol says ("omission yields null")', () => {
   it('a success and a row error alike', () => {
     const producer = drive();

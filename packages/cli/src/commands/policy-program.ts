@@ -35,7 +35,7 @@ export function addPolicyCommands(program: Command): void {
       'after',
       [
         '',
-        `Exit codes: ${POLICY_EVALUATE_EXIT.ok} no row errors (also --describe, or a load check with zero rows; a bundle_error alone is not a row error) · ${POLICY_EVALUATE_EXIT.rowErrors} at least one row error · ${POLICY_EVALUATE_EXIT.couldNotStart} could not start (usage error, --listen).`,
+        `Exit codes: ${POLICY_EVALUATE_EXIT.ok} no row errors (also --describe, or a load check with zero rows; a bundle_error alone is not a row error) · ${POLICY_EVALUATE_EXIT.rowErrors} at least one row error · ${POLICY_EVALUATE_EXIT.couldNotStart} could not start (usage error, --listen), or could not finish: stdout closed by its reader mid-stream (the rest of the input is not evaluated).`,
         '',
         'Examples:',
         '  $ evals policy evaluate --describe',

@@ -39,15 +39,31 @@ export async function runPolicyEvaluate(options: PolicyEvaluateOptions): Promise
     printJson(handshake(CLI_VERSION), 0);
     return 'ok';
   }
-  const code = await runEvaluate({
-    input: process.stdin,
-    output: process.stdout,
-    diagnostics: (message) => {
-      printLines('stderr', [`evals policy evaluate: ${message}`]);
-    },
-    clientVersion: CLI_VERSION,
-  });
+  let code: 0 | 1;
+  try {
+    code = await runEvaluate({
+      input: process.stdin,
+      output: process.stdout,
+      diagnostics: (message) => {
+        printLines('stderr', [`evals policy evaluate: ${message}`]);
+      },
+      clientVersion: CLI_VERSION,
+    });
+  } catch (error) {
+    // The reader closed its end (a consumer that exited or stopped early): no one is left to answer,
+    // and it is stdout that failed, not an input. Exit 2, never 0: replies were lost.
+    if (!isStdoutWriteFailure(error)) throw error;
+    printLines('stderr', [
+      `evals policy evaluate: stdout is closed (${error.code ?? 'write failed'}): the reader stopped reading, so the rest of the input is not evaluated and replies may be lost; feed stdin and drain stdout concurrently, and read until the process ends`,
+    ]);
+    return 'could_not_start';
+  }
   return code === 0 ? 'ok' : 'evaluate_row_errors';
+}
+
+/** A failed write to stdout (EPIPE: the reader is gone), as the stream reports it. */
+function isStdoutWriteFailure(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && (error as NodeJS.ErrnoException).syscall === 'write';
 }
 
 /** The replay's request as the flags give it (stdin and progress are this process's), and --json. */

@@ -3,8 +3,9 @@
 //
 // Bound: figures are JavaScript safe integers, so at most Number.MAX_SAFE_INTEGER nanodollars
 // (2^53 − 1 ≈ $9,007,199.25). Anything larger is refused (an EvalbookError,
-// paperclip_evalbook_cost_out_of_range) rather than rounded.
-// Arithmetic inside is BigInt; only the bounded result is turned back into a number.
+// paperclip_evalbook_cost_out_of_range) rather than rounded. A coverage total is a sum of such
+// figures, never refused: past the bound it is the nearest double (CoverageTally.summary).
+// Arithmetic inside is BigInt; only the result is turned back into a number.
 
 import { EvalbookError } from '../errors.js';
 
@@ -360,20 +361,26 @@ export class CoverageTally {
     this.legacyTotal += other.legacyTotal;
   }
 
-  /** The totals so far; refuses to pass the safe-integer bound. */
+  /**
+   * The totals so far. Each figure in them is bounded, but a sum of valid figures is not refused
+   * (that failed an ingest after its write, and every report of the store): exact up to the bound,
+   * past it the nearest double (spacing 2 ns at 2^54, far below the cent a total is shown to), and
+   * the text says so.
+   */
   summary(): CoverageSummary {
     const { attempts, providerReported, estimated } = this;
     const priced = providerReported + estimated;
+    const past = this.total > MAX_BIG || this.legacyTotal > MAX_BIG;
     return {
       attempts,
       providerReported,
       estimated,
       unpriced: attempts - priced,
       priced,
-      pricedTotalNanodollars: bounded(this.total, 'total cost'),
+      pricedTotalNanodollars: Number(this.total),
       legacyLedger: this.legacyLedger,
-      legacyLedgerTotalNanodollars: bounded(this.legacyTotal, 'legacy ledger total'),
-      text: `${priced} of ${attempts} attempt${attempts === 1 ? '' : 's'} priced (${providerReported} provider-reported, ${estimated} estimated)`,
+      legacyLedgerTotalNanodollars: Number(this.legacyTotal),
+      text: `${priced} of ${attempts} attempt${attempts === 1 ? '' : 's'} priced (${providerReported} provider-reported, ${estimated} estimated)${past ? `; a total is past 2^53 − 1 nanodollars (≈ $9.0M): exact to the cent, not to the nanodollar` : ''}`,
     };
   }
 }

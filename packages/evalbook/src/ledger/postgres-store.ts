@@ -399,8 +399,15 @@ export function isDriverFailure(error: unknown): boolean {
   if (error instanceof pg.DatabaseError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return true;
-  return error instanceof Error && /Connection terminated|connection timeout/i.test(error.message);
+  return error instanceof Error && LOST_CONNECTION.test(error.message);
 }
+
+/**
+ * What node-postgres says of a connection that is gone: on the query in flight ("Connection
+ * terminated unexpectedly"), on every later query of that client ("… is not queryable"), or of a
+ * connect that timed out.
+ */
+const LOST_CONNECTION = /Connection terminated|connection timeout|is not queryable/i;
 
 /**
  * Any failure of the server or the driver as a store EvalbookError (what ingest and every command
@@ -427,7 +434,8 @@ export function postgresFailure(error: unknown): EvalbookError {
     );
   if (
     (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P'))) ||
-    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection timeout/i.test(message)
+    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT/.test(message) ||
+    LOST_CONNECTION.test(message)
   )
     return issue(
       'store_unreachable',
@@ -1131,12 +1139,26 @@ function refuseServiceFiles(url: string): void {
 }
 
 /**
- * A client whose failed connect closes its socket. node-postgres leaves it open when it fails during
+ * A client that never crashes the process and whose failed connect closes its socket.
+ *
+ * A connection lost while the client is checked out (the server restarted, a backend terminated,
+ * a network drop mid-batch) makes node-postgres fail the query in flight and then emit 'error' on
+ * the client; the pool listens only while the client is idle, so without a listener here that
+ * event is an uncaught exception (a stack trace, exit 1, no report). The query's own rejection is
+ * what reports it (postgresFailure: store_unreachable), and every later query on this client is
+ * refused ("not queryable"), so the event itself carries nothing more.
+ *
+ * A failed connect closes its socket. node-postgres leaves it open when it fails during
  * authentication (no password for a server that asks for one: "client password must be a string"),
  * and the server then holds it for its authentication_timeout (a minute): the command would print
  * its error and hang.
  */
 class ClosingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+
   override connect(): Promise<pg.Client>;
   override connect(callback: (err: Error) => void): void;
   override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
