@@ -120,6 +120,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'displayLocator',
     'duplicateKeyIssues',
     'evalSessionArtifactIssues',
+    'instantMs',
     'invalidArtifact',
     'invalidNativeExecution',
     'isContractError',

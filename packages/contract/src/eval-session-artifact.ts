@@ -8,7 +8,7 @@
 // Pure: no I/O.
 import { ContractError } from './errors.js';
 import { readJsonText, unsafeNumberIssues } from './json-text.js';
-import { blankTextIssues } from './native-execution-fields.js';
+import { blankTextIssues, instantMs } from './native-execution-fields.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Issue } from './errors.js';
@@ -428,7 +428,7 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
   if (artifact.usage !== undefined) issues.push(...usageIssues(artifact.usage));
 
   const { startedAt, finishedAt } = artifact.timing;
-  if (Date.parse(finishedAt) < Date.parse(startedAt))
+  if (instantMs(finishedAt) < instantMs(startedAt))
     issues.push(
       issue(
         'timing_out_of_order',

@@ -16,6 +16,7 @@ export {
 } from './json-text.js';
 export type { JsonTextLimits } from './json-text.js';
 export type { NativeExecutionRuleCode } from './native-execution-rules.js';
+export { instantMs } from './native-execution-fields.js';
 export {
   SCHEMA_IDS,
   createSchemaAjv,

@@ -209,6 +209,18 @@ export function isRealInstant(text: string): boolean {
   );
 }
 
+/**
+ * Epoch milliseconds of a timestamp the contract accepts (upstream's `YYYY-MM-DDTHH:MM:SS[.fff]Z`):
+ * a leap second (`23:59:60`, which RFC 3339 allows and the parser accepts, but Date.parse cannot
+ * read) is the instant one second after `23:59:59` with the same fraction, as epoch time counts it
+ * (POSIX; chrono's timestamp_millis). NaN for a text Date.parse cannot read. Every duration or order
+ * taken from a bundle's or an artifact's timestamps goes through here.
+ */
+export function instantMs(timestamp: string): number {
+  if (timestamp.slice(16, 19) !== ':60') return Date.parse(timestamp);
+  return Date.parse(`${timestamp.slice(0, 17)}59${timestamp.slice(19)}`) + 1000;
+}
+
 /** Timestamps outside upstream's format (`timestamp_invalid`), or of its shape yet no real instant (`timestamp_impossible`). */
 export function timestampIssues(bundle: Json): Issue[] {
   const issues: Issue[] = [];

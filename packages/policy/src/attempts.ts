@@ -10,6 +10,8 @@
 //   session     {"run_id", "case_id", "config_id", "attempt_id"} of the attempt
 // now_ms is emittedAt in epoch milliseconds. A session is one attempt's events with one session id
 // (state is never shared across attempts), replayed by (now_ms, sourceSeq, position in the bundle).
+import { instantMs } from '@paperclip-evals/contract';
+
 import { decisionJsonOf } from './client.js';
 
 import type { NativeExecution, PrpEvent, ToolOutcome } from '@paperclip-evals/contract';
@@ -31,19 +33,13 @@ export interface ToolCallRef {
   readonly recordedOutcome: ToolOutcome | null;
 }
 
-/**
- * Epoch milliseconds of a timestamp the contract accepted (upstream's `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, a
- * real instant). A leap second (`23:59:60`, which RFC 3339 allows and Date.parse cannot read) is the
- * instant one second after `23:59:59` with the same fraction — epoch time counts no leap seconds
- * (POSIX, and chrono's timestamp_millis, count it so).
- */
+/** Epoch milliseconds of a timestamp the contract accepted (contract's instantMs: a leap second too), as a bigint. */
 function epochMs(timestamp: string): bigint {
-  const leap = timestamp.slice(17, 19) === '60';
-  const ms = Date.parse(leap ? `${timestamp.slice(0, 17)}59${timestamp.slice(19)}` : timestamp);
+  const ms = instantMs(timestamp);
   if (!Number.isSafeInteger(ms))
     // the contract's parser refuses every such timestamp before replay: a caller that skipped it
     throw new RangeError(`not an upstream UTC timestamp: ${JSON.stringify(timestamp)}`);
-  return BigInt(ms) + (leap ? 1000n : 0n);
+  return BigInt(ms);
 }
 
 /** Every tool call of the attempts, grouped into sessions in replay order. */

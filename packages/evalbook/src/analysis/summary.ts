@@ -13,6 +13,8 @@
 // attempts, and foreign ones (kept apart at ingest, or not of the report's environment: see
 // scoring's withExpectedChecks; unless includeForeign), count nowhere: not in a
 // cell, a rate, a comparison, a trend, a drift or a gate; the summary says how many were left out.
+import { instantMs } from '@paperclip-evals/contract';
+
 import { EvalbookError } from '../errors.js';
 import { CheckDriftTally, isPerCallObservation } from './check-drift.js';
 import type { Issue } from '@paperclip-evals/contract';
@@ -426,7 +428,7 @@ export class SummaryBuilder {
       return null;
     }
     const verdict = attemptVerdict(stored.record, stored.scores);
-    const started = Date.parse(stored.record.startedAt ?? '');
+    const started = instantMs(stored.record.startedAt ?? '');
     const run = this.runInfo.get(runId);
     if (run === undefined)
       this.runInfo.set(runId, {
