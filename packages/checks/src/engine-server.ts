@@ -17,6 +17,7 @@ import {
   summarizeTraceTree,
   traceFromJSON,
   traceTreeErrors,
+  withoutNullFields,
 } from './trace.js';
 import { PluginResults } from './plugin-results.js';
 import { idNeedsRawToken, rawIdToken } from './request-id.js';
@@ -603,7 +604,8 @@ function checkParams(method: Method, params: object): Params {
  * 1001, as there.
  */
 function validateTraceTree(raw: unknown): unknown {
-  const value = raw ?? {};
+  // A null field is an unset one there too (trace.go).
+  const value = isPlainObject(raw) ? withoutNullFields(raw) : (raw ?? {});
   const wrongTypes =
     typeof value !== 'object' || Array.isArray(value)
       ? ['trace must be an object']
@@ -663,4 +665,8 @@ function historyError(error: unknown): unknown {
     detail: error.message,
     cause: error,
   });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

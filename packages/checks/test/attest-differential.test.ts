@@ -439,6 +439,48 @@ describe('trace fields as the Attest engine decodes them (pkg/types/trace.go, tr
       [1001, 'trace missing required field: trace_id'],
       'validate.go:49-56',
     ],
+    [
+      'null for a field that is not raw JSON is its zero value: metadata, steps and the trace',
+      '{"trace_id":"t","agent_id":null,"input":null,"parent_trace_id":null,"output":{"m":1},"metadata":{"model":null,"timestamp":null,"total_tokens":null,"cost_usd":null},"steps":[{"type":"tool_call","name":"a","started_at_ms":null,"ended_at_ms":null,"agent_id":null,"agent_role":null,"sub_trace":null}]}',
+      'ok',
+      'trace.go:13-49 (a null into a string, an int or a pointer leaves it unset)',
+    ],
+    [
+      'a sub-trace without output, in validate.go words',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s"}}]}',
+      [1001, 'trace missing required field: output'],
+      'validate.go:60-67, 169-175 (sub-traces are validated as traces)',
+    ],
+    [
+      'a sub-trace with a blank trace_id',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":" ","output":{"x":1}}}]}',
+      [1001, 'trace missing required field: trace_id'],
+      'validate.go:49-56, 169-175',
+    ],
+    [
+      'a sub-trace whose output is not an object',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s","output":[1]}}]}',
+      [1001, 'trace output must be a non-empty JSON object'],
+      'validate.go:69-77, 169-175',
+    ],
+    [
+      'a sub-trace of schema_version 2',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"schema_version":2,"trace_id":"s","output":{"x":1}}}]}',
+      [1001, 'unsupported schema_version 2; engine supports versions 0 to 1'],
+      'validate.go:38-45, 169-175',
+    ],
+    [
+      "a node's steps before its sub-traces",
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s"}},{"type":"bogus","name":"b"}]}',
+      [1001, "trace step 'b' has invalid type 'bogus'"],
+      'validate.go:117-156, then 169-175',
+    ],
+    [
+      'six levels: the sixth is depth 5 (root 0)',
+      '{"trace_id":"t1","output":{"m":1},"steps":[{"type":"agent_call","name":"s1","sub_trace":{"trace_id":"t2","output":{"m":1},"steps":[{"type":"agent_call","name":"s2","sub_trace":{"trace_id":"t3","output":{"m":1},"steps":[{"type":"agent_call","name":"s3","sub_trace":{"trace_id":"t4","output":{"m":1},"steps":[{"type":"agent_call","name":"s4","sub_trace":{"trace_id":"t5","output":{"m":1},"steps":[{"type":"agent_call","name":"s5","sub_trace":{"trace_id":"t6","output":{"m":1}}}]}}]}}]}}]}}]}',
+      [1001, 'trace nesting depth 5 exceeds maximum 5'],
+      'validate.go:158-166',
+    ],
   ];
   it.each(rows)('%s', async (_name, trace, expected) => {
     const reply = await answer(batch(2, trace));
@@ -517,6 +559,12 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     expect(await answer(batch(2, '{"trace_id":""}', `[${long}]`))).toMatchObject({
       error: { code: 1002, message: 'assertion_id exceeds maximum length: 257 > 256 bytes' },
     });
+  });
+
+  it('validate_trace_tree: a null field is unset there too (trace.go)', async () => {
+    const line =
+      '{"jsonrpc":"2.0","id":4,"method":"validate_trace_tree","params":{"trace":{"trace_id":"t","agent_id":null,"output":{"m":1},"metadata":{"model":null},"steps":[{"type":"agent_call","name":"a","started_at_ms":null,"sub_trace":{"trace_id":"s","agent_id":"x","output":{"m":1}}}]}}}';
+    expect(await answer(line)).toMatchObject({ result: { valid: true, depth: 1, agent_ids: ['x'] } });
   });
 
   it('validate_trace_tree: only the tree is checked; no agents is agent_ids null (handler.go:687, tree.go:65-73)', async () => {
