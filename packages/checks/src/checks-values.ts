@@ -11,8 +11,11 @@ import {
   comparisonField,
   goFloat,
   flag,
+  inGoWords,
+  isGoZero,
+  requiredOneOf,
+  stringField,
   objectField,
-  oneOf,
   constraintField,
   specError,
   resolveTarget,
@@ -124,9 +127,32 @@ export function checkSchema(trace: Trace, spec: Spec): Verdict {
 
 // --- Layer 2: constraint ----------------------------------------------------------------------
 
+/** The operators constraint.go reads (its switch, 56-93). */
+const CONSTRAINT_OPERATORS: readonly string[] = ['lt', 'lte', 'gt', 'gte', 'eq', 'between'];
+
 export function checkConstraint(trace: Trace, spec: Spec): Verdict {
-  const field = constraintField(spec);
-  const comparison = comparisonField(spec);
+  // An unusable spec in the Attest engine's words and order (constraint.go:33-93).
+  const written = inGoWords('constraint spec missing required field: field', () =>
+    stringField(spec, 'field'),
+  );
+  if (isGoZero(spec, 'operator'))
+    inGoWords('constraint spec missing required field: operator', () => stringField(spec, 'operator'));
+  const field = inGoWords(`field resolution failed: unsupported constraint field: ${written}`, () =>
+    constraintField(spec),
+  );
+  const operator = spec.operator;
+  const absent = (key: string): boolean => spec[key] === undefined || spec[key] === null;
+  const words =
+    typeof operator !== 'string' || !CONSTRAINT_OPERATORS.includes(operator)
+      ? `unsupported operator: ${String(operator)}`
+      : operator === 'between'
+        ? absent('min') || absent('max')
+          ? "operator 'between' requires 'min' and 'max'"
+          : ''
+        : absent('value')
+          ? `operator '${operator}' requires 'value'`
+          : '';
+  const comparison = inGoWords(words, () => comparisonField(spec));
   const where = formatTracePath(field);
   // No steps (absent or null) count as none, as the Attest engine counts a nil list (constraint.go:137-150).
   const root = trace.steps === undefined || trace.steps === null ? { ...trace, steps: [] } : trace;
@@ -164,14 +190,21 @@ const CONTENT_CHECKS = [
 ] as const;
 
 export function checkContent(trace: Trace, spec: Spec): Verdict {
-  const check = oneOf(spec, 'check', CONTENT_CHECKS);
-  if (check === 'regex_match') return checkRegex(trace, spec);
+  // The Attest engine's order (content.go:33-42, 167): the check named, the target resolved, then
+  // the check known.
+  if (isGoZero(spec, 'check'))
+    inGoWords('content spec missing required field: check', () => stringField(spec, 'check'));
+  const found = targetText(trace, spec);
+  if (found.text === undefined) return missingTarget(found.problem);
+  const check = requiredOneOf(spec, 'check', CONTENT_CHECKS, {
+    missing: 'content spec missing required field: check',
+    unknown: (value) => `unknown content check type: ${value}`,
+  });
+  if (check === 'regex_match') return checkRegex(spec, { where: found.where, text: found.text });
   const caseSensitive = flag(spec, 'case_sensitive');
   // An empty value or list is a valid spec: "" is in every text, and an empty list has no member.
   const needles =
     check === 'contains' || check === 'not_contains' ? [textField(spec, 'value')] : textList(spec, 'values');
-  const found = targetText(trace, spec);
-  if (found.text === undefined) return missingTarget(found.problem);
   // Lowered as Go's strings.ToLower lowers (content.go:44-47), not as JavaScript does.
   const fold = (text: string): string => (caseSensitive ? text : goLowerCase(text));
   const haystack = fold(found.text);
@@ -228,7 +261,7 @@ function writtenTarget(spec: Spec, where: string): string {
  * regex_match: an RE2 pattern (Go's regexp, as the peer engine runs it), matched anywhere in the
  * target, case-sensitive unless the pattern says `(?i)` or the spec `case_sensitive: false`.
  */
-function checkRegex(trace: Trace, spec: Spec): Verdict {
+function checkRegex(spec: Spec, found: { readonly where: string; readonly text: string }): Verdict {
   const written = textField(spec, 'value');
   const bytes = Buffer.byteLength(written);
   if (bytes > MAX_REGEX_PATTERN_BYTES) {
@@ -244,8 +277,6 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
       `spec.value is not an RE2 regular expression (Go's regexp syntax: no lookaround or backreferences): ${syntax}`,
     );
   }
-  const found = targetText(trace, spec);
-  if (found.text === undefined) return missingTarget(found.problem);
   if (found.text.length > MAX_REGEX_INPUT_CHARS) {
     return fail(
       `${found.where} is ${found.text.length} characters, over the ${MAX_REGEX_INPUT_CHARS}-character regex_match bound`,

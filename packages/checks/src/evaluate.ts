@@ -110,7 +110,11 @@ export async function evaluateAssertions(
       verdict = await evaluateOne(trace, assertion, options, signal, deterministicHardFail);
     } catch (error) {
       if (!isChecksError(error, 'spec_invalid')) throw error;
-      verdict = { kind: 'invalid_spec', explanation: `invalid spec: ${error.message}` };
+      // In the Attest engine's words where the check gives them (spec-fields.ts inGoWords), else ours.
+      verdict = {
+        kind: 'invalid_spec',
+        explanation: error.detail !== '' ? error.detail : `invalid spec: ${error.message}`,
+      };
     }
     let result = toResult(assertion, layer, verdict, Math.round(performance.now() - started));
     if (result.threshold_source !== undefined && isDynamic(assertion))

@@ -984,3 +984,97 @@ describe('targets that do not resolve, as ResolveTarget says so (assertion/targe
     ]);
   });
 });
+
+describe("unusable specs explained in the Attest engine's words (failResult: hard_fail, never softened)", () => {
+  const trace = '{"trace_id":"t","output":{"message":"hi"},"steps":[{"type":"tool_call","name":"a"}]}';
+  // [type, spec, explanation, upstream source]; the row stays ours: failure_class invalid_spec.
+  const rows: [string, object, string, string][] = [
+    [
+      'content',
+      { target: 'output.message', value: 'x' },
+      'content spec missing required field: check',
+      'content.go:36-38',
+    ],
+    [
+      'content',
+      { target: 'output.message', check: 'startswith', value: 'x' },
+      'unknown content check type: startswith',
+      'content.go:167-168',
+    ],
+    [
+      'content',
+      { target: 'output.nope', check: 'startswith', value: 'x' },
+      'target resolution failed: field "nope" not found in output',
+      'content.go:40-42 (before the check)',
+    ],
+    [
+      'content',
+      { target: 'output.nope', check: 'regex_match', value: '(' },
+      'target resolution failed: field "nope" not found in output',
+      'content.go:40-42 (before the pattern)',
+    ],
+    [
+      'constraint',
+      { operator: 'lt', value: 1 },
+      'constraint spec missing required field: field',
+      'constraint.go:33-35',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', value: 1 },
+      'constraint spec missing required field: operator',
+      'constraint.go:36-38',
+    ],
+    [
+      'constraint',
+      { field: 'metadata.model', operator: 'eq', value: 1 },
+      'field resolution failed: unsupported constraint field: metadata.model',
+      'constraint.go:41-43, 152',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', operator: 'ne', value: 1 },
+      'unsupported operator: ne',
+      'constraint.go:92-93',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', operator: 'lte' },
+      "operator 'lte' requires 'value'",
+      'constraint.go:62-63',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', operator: 'between', min: 1 },
+      "operator 'between' requires 'min' and 'max'",
+      'constraint.go:86-87',
+    ],
+    ['trace', { tools: ['a'] }, 'trace spec missing required field: check', 'trace_check.go:28-30'],
+    [
+      'trace',
+      { check: 'called_once', tools: ['a'] },
+      'unsupported check type: called_once',
+      'trace_check.go:82-83',
+    ],
+    ['trace', { check: 'required_tools' }, "required_tools requires 'tools'", 'trace_check.go:71-72'],
+    ['trace', { check: 'loop_detection' }, "loop_detection requires 'tool'", 'trace_check.go:59-60'],
+    [
+      'trace_tree',
+      { agent_id: 'x' },
+      'trace_tree spec missing required field: check',
+      'trace_tree_eval.go:27-29',
+    ],
+    [
+      'trace_tree',
+      { check: 'agent_spoke' },
+      'unsupported trace_tree check: agent_spoke',
+      'trace_tree_eval.go:61-62',
+    ],
+  ];
+  it.each(rows)('%s %j', async (type, spec, explanation) => {
+    const assertion = JSON.stringify({ assertion_id: 'bad', type, spec: { ...spec, soft: true } });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([
+      { status: 'hard_fail', explanation },
+    ]);
+  });
+});
