@@ -142,6 +142,19 @@ describe('request lines as the Attest engine decodes them (server.go:124, segmen
     });
   });
 
+  it('folds a member name as segmentio folds it (appendToLower: unicode.SimpleFold, so ſ is s; İ stays)', async () => {
+    const trace = '{"trace_id":"t","output":{"m":1},"ſteps":[{"type":"tool_call","name":"a"}]}';
+    const count = JSON.stringify({
+      assertion_id: 'n',
+      type: 'constraint',
+      spec: { field: 'steps.length', operator: 'eq', value: 1 },
+    });
+    expect((await answer(batch(2, trace, `[${count}]`))).result?.results).toMatchObject([{ status: 'pass' }]);
+    expect(await answer(batch(3, '{"trace_İd":"t","output":{"m":1}}'))).toMatchObject({
+      error: { code: 1001, message: 'trace missing required field: trace_id' },
+    });
+  });
+
   it('echoes the id of a line that is not JSON when it reads before the problem (upstream: id 0, server.go:126)', async () => {
     expect(await answer('{"jsonrpc":"2.0","id":7,"method":"query_drift","params":{')).toMatchObject({
       id: 7,
