@@ -59,16 +59,16 @@ export function stringField(spec: Spec, key: string): string {
   return value;
 }
 
-/** A string that may be empty (a content value: "" is in every text). */
+/** A string that may be empty (a content value: "" is in every text); absent or null is "", Go's zero value. */
 export function textField(spec: Spec, key: string): string {
-  const value = spec[key];
+  const value = spec[key] ?? '';
   if (typeof value !== 'string') throw specError(`spec.${key} must be a string`);
   return value;
 }
 
-/** An array of strings that may be empty (content values). */
+/** An array of strings that may be empty (content values); absent or null is none, Go's nil list. */
 export function textList(spec: Spec, key: string): string[] {
-  const value = spec[key];
+  const value = spec[key] ?? [];
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
     throw specError(`spec.${key} must be an array of strings`);
   return value;

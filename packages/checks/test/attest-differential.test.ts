@@ -1091,3 +1091,34 @@ describe("unusable specs explained in the Attest engine's words (failResult: har
     ]);
   });
 });
+
+describe('content without value or values: Go zero values (content.go:24-31, omitempty string and list)', () => {
+  const trace = '{"trace_id":"t","output":{"message":"hi"}}';
+  // [spec, status, explanation]
+  const rows: [object, string, string][] = [
+    [{ target: 'output.message', check: 'contains' }, 'pass', "output.message contains ''."],
+    [
+      { target: 'output.message', check: 'not_contains', value: null },
+      'hard_fail',
+      "output.message contains '' but should not.",
+    ],
+    [{ target: 'output.message', check: 'regex_match' }, 'pass', "output.message matches regex ''."],
+    [{ target: 'output.message', check: 'keyword_all' }, 'pass', 'output.message contains all keywords.'],
+    [
+      { target: 'output.message', check: 'keyword_any', values: null },
+      'hard_fail',
+      'output.message contains none of keywords: []',
+    ],
+    [
+      { target: 'output.message', check: 'forbidden' },
+      'pass',
+      'output.message contains none of forbidden terms.',
+    ],
+  ];
+  it.each(rows)('%j', async (spec, status, explanation) => {
+    const assertion = JSON.stringify({ assertion_id: 'z', type: 'content', spec });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([
+      { status, explanation },
+    ]);
+  });
+});
