@@ -1122,3 +1122,48 @@ describe('content without value or values: Go zero values (content.go:24-31, omi
     ]);
   });
 });
+
+describe('a number with a fraction or an exponent where Go decodes an int (segmentio parseInt: "was this actually a float?")', () => {
+  const call = (id: number, method: string, params: string): string =>
+    `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`;
+  // [line, initialize first, code, message]
+  const rows: [string, boolean, number, string][] = [
+    [call(1, 'initialize', '{"protocol_version":1.0}'), false, 3003, 'invalid initialize params'],
+    [
+      batch(2, '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":1.5e2}}'),
+      true,
+      1001,
+      'invalid evaluate_batch params: json: cannot unmarshal "1.5e2" into Go struct field EvaluateBatchParams.trace.metadata.total_tokens of type int',
+    ],
+    [
+      batch(
+        2,
+        '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","started_at_ms":10.0}]}',
+      ),
+      true,
+      1001,
+      'invalid evaluate_batch params: json: cannot unmarshal "10.0" into Go struct field EvaluateBatchParams.trace.steps.started_at_ms of type int64',
+    ],
+    [
+      call(3, 'validate_trace_tree', '{"trace":{"trace_id":"t","schema_version":1.0,"output":{"m":1}}}'),
+      true,
+      1001,
+      'invalid validate_trace_tree params',
+    ],
+    [
+      call(4, 'query_drift', '{"assertion_id":"a","window_size":5.0}'),
+      true,
+      1002,
+      'invalid query_drift params',
+    ],
+  ];
+  it.each(rows)('%s', async (line, initialize, code, message) => {
+    expect(await answer(line, initialize)).toMatchObject({ error: { code, message } });
+  });
+
+  it('a whole number is read, and a float field takes any spelling', async () => {
+    const trace =
+      '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":150,"cost_usd":1e-3,"latency_ms":-0}}';
+    expect(await answer(batch(2, trace))).toMatchObject({ result: { results: [] } });
+  });
+});
