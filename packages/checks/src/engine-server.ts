@@ -318,7 +318,10 @@ export class EngineServer {
     const assertions = ((params.assertions ?? []) as Nullable<Assertion>[]).map(
       ({ request_id: requestId, scope_id: scopeId, ...assertion }): Assertion => ({
         ...assertion,
-        ...(requestId === undefined || requestId === null ? {} : { request_id: requestId }),
+        // An empty request_id is none: omitempty there (pkg/types/assertion.go:25).
+        ...(requestId === undefined || requestId === null || requestId === ''
+          ? {}
+          : { request_id: requestId }),
         ...(scopeId === undefined || scopeId === null ? {} : { scope_id: scopeId }),
         assertion_id: assertion.assertion_id ?? '',
         type: assertion.type ?? '',

@@ -1167,3 +1167,21 @@ describe('a number with a fraction or an exponent where Go decodes an int (segme
     expect(await answer(batch(2, trace))).toMatchObject({ result: { results: [] } });
   });
 });
+
+describe('result rows as the Attest engine writes them (pkg/types/assertion.go)', () => {
+  it('an empty request_id is left out (omitempty), a given one echoed', async () => {
+    const row = (id: string, requestId: string): string =>
+      JSON.stringify({
+        assertion_id: id,
+        type: 'constraint',
+        request_id: requestId,
+        spec: { field: 'steps.length', operator: 'eq', value: 0 },
+      });
+    const reply = await answer(
+      batch(2, '{"trace_id":"t","output":{"m":1}}', `[${row('e', '')},${row('g', 'r-1')}]`),
+    );
+    const [empty, given] = reply.result?.results ?? [];
+    expect(empty).not.toHaveProperty('request_id');
+    expect(given).toMatchObject({ request_id: 'r-1' });
+  });
+});
