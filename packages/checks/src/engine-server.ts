@@ -500,7 +500,9 @@ function readRequest(line: Uint8Array | string): ReadRequest {
     return {
       message: read.value,
       text: read.text,
-      inexactNumbers: read.inexactNumbers.filter((path) => path !== '/id'),
+      // The id is echoed as written; a number inside a trace's raw JSON members is kept as its
+      // text there (json.RawMessage), and the checks read that text (request-text.ts).
+      inexactNumbers: read.inexactNumbers.filter((path) => path !== '/id' && !RAW_TRACE_MEMBER.test(path)),
     };
   }
   if (read.problem === 'not_object') {
@@ -520,6 +522,10 @@ function readRequest(line: Uint8Array | string): ReadRequest {
     id,
   };
 }
+
+/** JSON pointers inside a raw JSON member of a trace node: input, output, a step's args, result, metadata. */
+const RAW_TRACE_MEMBER =
+  /^\/params\/trace(?:\/steps\/\d+\/sub_trace)*(?:\/(?:input|output)|\/steps\/\d+\/(?:args|result|metadata))(?:\/|$)/;
 
 /** Numbers a double cannot hold exactly, in a trace (1001) or elsewhere in the params (-32602). */
 function inexactNumbersError(pointers: readonly string[]): ChecksError {

@@ -1185,3 +1185,21 @@ describe('result rows as the Attest engine writes them (pkg/types/assertion.go)'
     expect(given).toMatchObject({ request_id: 'r-1' });
   });
 });
+
+describe('numbers a double cannot hold inside raw JSON members (json.RawMessage keeps their text there)', () => {
+  it('a 64-bit id in a tool result, an input, an output: read, and checked as written', async () => {
+    const trace =
+      '{"trace_id":"t","input":{"user":12345678901234567891},"output":{"order":98765432109876543211},"steps":[{"type":"tool_call","name":"x","args":{"a":1},"result":{"id":1234567890123456789}}]}';
+    const assertions = [
+      content('r', "steps[?name=='x'].result.id", 'contains', '1234567890123456789'),
+      content('o', 'output.order', 'contains', '98765432109876543211'),
+    ];
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results).toMatchObject([{ status: 'pass' }, { status: 'pass' }]);
+  });
+
+  it('still refused in a member decoded as a number (here a trace metadata figure)', async () => {
+    const trace = '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}';
+    expect(await answer(batch(2, trace))).toMatchObject({ error: { code: 1001 } });
+  });
+});
