@@ -559,7 +559,10 @@ function foldParams(method: Method, params: object): object {
         ...(trace === undefined ? {} : { trace: foldTraceKeys(trace) }),
         ...(Array.isArray(assertions)
           ? {
-              assertions: assertions.map((item: unknown) => foldStructKeys(item, GO_STRUCT_FIELDS.assertion)),
+              // A null assertion decodes as a zero one (every field empty).
+              assertions: assertions.map((item: unknown) =>
+                item === null ? {} : foldStructKeys(item, GO_STRUCT_FIELDS.assertion),
+              ),
             }
           : {}),
       };

@@ -118,7 +118,9 @@ export function objectField(spec: Spec, key: string): Record<string, unknown> {
 
 export function flag(spec: Spec, key: string): boolean {
   const value = spec[key];
-  if (value !== undefined && typeof value !== 'boolean') throw specError(`spec.${key} must be true or false`);
+  // null is false, Go's zero value.
+  if (value !== undefined && value !== null && typeof value !== 'boolean')
+    throw specError(`spec.${key} must be true or false`);
   return value === true;
 }
 

@@ -537,7 +537,11 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
       ),
     );
     expect(reply.result?.results).toMatchObject([
-      { assertion_id: 'x', status: 'hard_fail', explanation: 'invalid content spec: spec is missing' },
+      {
+        assertion_id: 'x',
+        status: 'hard_fail',
+        explanation: 'invalid content spec: unexpected end of JSON input',
+      },
       { assertion_id: '', status: 'hard_fail' },
       { assertion_id: 'u', status: 'hard_fail', explanation: 'unknown assertion type: foo' },
     ]);
@@ -1201,5 +1205,29 @@ describe('numbers a double cannot hold inside raw JSON members (json.RawMessage 
   it('still refused in a member decoded as a number (here a trace metadata figure)', async () => {
     const trace = '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}';
     expect(await answer(batch(2, trace))).toMatchObject({ error: { code: 1001 } });
+  });
+});
+
+describe('nulls and gaps in the assertion list, as Go decodes them into []Assertion and each spec struct', () => {
+  const trace = '{"trace_id":"t","output":{"message":"hi"}}';
+  it('a null assertion is a zero one: an unknown assertion type "" (pipeline.go:85)', async () => {
+    const reply = await answer(batch(2, trace, '[null]'));
+    expect(reply.result?.results).toMatchObject([
+      { assertion_id: '', status: 'hard_fail', explanation: 'unknown assertion type: ' },
+    ]);
+  });
+
+  it('a spec left out does not decode; a null spec is an empty one; a null flag is false', async () => {
+    const rows = [
+      '{"assertion_id":"gone","type":"constraint"}',
+      '{"assertion_id":"nil","type":"constraint","spec":null}',
+      '{"assertion_id":"flag","type":"content","spec":{"target":"output.message","check":"contains","value":"HI","case_sensitive":null}}',
+    ];
+    const reply = await answer(batch(2, trace, `[${rows.join(',')}]`));
+    expect(reply.result?.results).toMatchObject([
+      { status: 'hard_fail', explanation: 'invalid constraint spec: unexpected end of JSON input' },
+      { status: 'hard_fail', explanation: 'constraint spec missing required field: field' },
+      { status: 'pass', explanation: "output.message contains 'HI'." },
+    ]);
   });
 });
