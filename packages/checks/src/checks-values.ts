@@ -66,16 +66,36 @@ const hardFail = (explanation: string, extra: { expected?: unknown; actual?: unk
  * compiler, 0.1–0.3 s to load) is loaded at the first schema check, not by every command that
  * imports this package (`evals validate` of one bundle would spend more on it than on the bundle).
  */
-let userSchemas: Ajv2020 | undefined;
+type Dialect = '2020-12' | '2019-09' | 'draft-07';
+const userSchemas = new Map<Dialect, Ajv2020>();
 const require = createRequire(import.meta.url);
-function userSchemaAjv(): Ajv2020 {
-  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
-  return (userSchemas ??= new Ajv({
-    strict: false,
-    allErrors: true,
-    addUsedSchema: false,
-    validateFormats: false,
-  }));
+function userSchemaAjv(dialect: Dialect): Ajv2020 {
+  let ajv = userSchemas.get(dialect);
+  if (ajv === undefined) {
+    const options = { strict: false, allErrors: true, addUsedSchema: false, validateFormats: false };
+    if (dialect === '2020-12') {
+      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+      ajv = new Ajv(options);
+    } else {
+      const Ajv = (dialect === '2019-09' ? require('ajv/dist/2019.js') : require('ajv/dist/ajv.js')) as {
+        default: new (opts: typeof options) => Ajv2020;
+      };
+      ajv = new Ajv.default(options);
+    }
+    userSchemas.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * The draft a schema's `$schema` names, as the Attest engine's compiler (santhosh-tekuri/jsonschema
+ * v6) picks it: draft-07 (and -06, -04, read as -07 here) and 2019-09 by name, else 2020-12.
+ */
+function dialectOf(schema: Record<string, unknown> | boolean): Dialect {
+  const named = typeof schema === 'object' && typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (/draft-0[467]\b/.test(named)) return 'draft-07';
+  if (named.includes('2019-09')) return '2019-09';
+  return '2020-12';
 }
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED_SCHEMAS = 256;
@@ -88,14 +108,16 @@ function schemaField(spec: Spec): Record<string, unknown> | boolean {
 }
 
 function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateFunction {
-  // Every schema is read as draft 2020-12; `$schema` spellings vary in the wild ("…/draft/2020-12").
+  // Read in the draft `$schema` names (its spellings vary in the wild: "…/draft/2020-12"), the
+  // member itself left out so no meta-schema is fetched.
+  const dialect = dialectOf(schema);
   const body: Record<string, unknown> | boolean =
     typeof schema === 'boolean' ? schema : (({ $schema: _ignored, ...rest }) => rest)(schema);
-  const key = JSON.stringify(body);
+  const key = `${dialect} ${JSON.stringify(body)}`;
   let validate = compiled.get(key);
   if (validate === undefined) {
     try {
-      validate = userSchemaAjv().compile(body);
+      validate = userSchemaAjv(dialect).compile(body);
     } catch (error) {
       throw specError(`spec.schema is not a valid JSON Schema: ${(error as Error).message}`, {
         cause: error,

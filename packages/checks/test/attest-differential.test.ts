@@ -1231,3 +1231,24 @@ describe('nulls and gaps in the assertion list, as Go decodes them into []Assert
     ]);
   });
 });
+
+describe('a schema read in the draft its $schema names, as santhosh-tekuri/jsonschema reads it (schema.go:55-60)', () => {
+  const trace = '{"trace_id":"t","output":{"pair":["a","b"],"dep":{"a":1}}}';
+  const D7 = 'http://json-schema.org/draft-07/schema#';
+  // [target, schema, status]
+  const rows: [string, object, string][] = [
+    // draft-07 (zod-to-json-schema's default): items as an array is a tuple.
+    [
+      'output.pair',
+      { $schema: D7, type: 'array', items: [{ type: 'string' }, { type: 'number' }] },
+      'hard_fail',
+    ],
+    ['output.pair', { $schema: D7, type: 'array', items: [{ type: 'string' }, { type: 'string' }] }, 'pass'],
+    ['output.dep', { $schema: D7, type: 'object', dependencies: { a: ['b'] } }, 'hard_fail'],
+    ['output.dep', { type: 'object', dependentRequired: { a: ['b'] } }, 'hard_fail'],
+  ];
+  it.each(rows)('%s %j', async (target, schema, status) => {
+    const assertion = JSON.stringify({ assertion_id: 's', type: 'schema', spec: { target, schema } });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([{ status }]);
+  });
+});
