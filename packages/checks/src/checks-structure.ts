@@ -4,6 +4,8 @@
 // trace_tree_eval.go); where a spec is unusable ours is an invalid_spec row (never soft).
 
 import {
+  inGoWords,
+  requiredOneOf,
   comparisonField,
   countField,
   flag,
@@ -83,11 +85,16 @@ const goList = (list: readonly (string | number)[]): string => `[${list.join(' '
 
 /** Trace checks, explained in the Attest engine's words (assertion/trace_check.go:104-219). */
 export function checkTrace(trace: Trace, spec: Spec): Verdict {
-  const check = oneOf(spec, 'check', TRACE_CHECKS);
+  const check = requiredOneOf(spec, 'check', TRACE_CHECKS, {
+    missing: 'trace spec missing required field: check',
+    unknown: (value) => `unsupported check type: ${value}`,
+  });
   const calls = stepNames(trace);
+  // trace_check.go:47-79: each check's own words for what it lacks.
+  const readTools = (): string[] => inGoWords(`${check} requires 'tools'`, () => stringList(spec, 'tools'));
   switch (check) {
     case 'contains_in_order': {
-      const tools = stringList(spec, 'tools');
+      const tools = readTools();
       const positions = subsequencePositions(calls, tools);
       if (positions !== undefined)
         return verdict(true, `tool sequence ${goList(tools)} found in order at steps ${goList(positions)}.`);
@@ -109,7 +116,7 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       );
     }
     case 'exact_order': {
-      const tools = stringList(spec, 'tools');
+      const tools = readTools();
       if (tools.length > calls.length) {
         return verdict(
           false,
@@ -129,9 +136,12 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
           );
     }
     case 'loop_detection': {
-      const tool = stringField(spec, 'tool');
-      const limit = countField(spec, 'max_repetitions');
-      if (limit === 0) throw specError('spec.max_repetitions must be at least 1');
+      const tool = inGoWords("loop_detection requires 'tool'", () => stringField(spec, 'tool'));
+      const limit = inGoWords("loop_detection requires 'max_repetitions' > 0", () => {
+        const count = countField(spec, 'max_repetitions');
+        if (count === 0) throw specError('spec.max_repetitions must be at least 1');
+        return count;
+      });
       const count = calls.filter((name) => name === tool).length;
       return verdict(
         count <= limit,
@@ -155,7 +165,7 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       );
     }
     case 'required_tools': {
-      const tools = stringList(spec, 'tools');
+      const tools = readTools();
       const missing = tools.filter((name) => !calls.includes(name));
       return verdict(
         missing.length === 0,
@@ -168,7 +178,7 @@ export function checkTrace(trace: Trace, spec: Spec): Verdict {
       );
     }
     case 'forbidden_tools': {
-      const tools = stringList(spec, 'tools');
+      const tools = readTools();
       const called = tools.filter((name) => calls.includes(name));
       return verdict(
         called.length === 0,
@@ -250,7 +260,10 @@ function agentSpan(
  * quoted as Go's %q, figures as its %.4g).
  */
 export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
-  const check = oneOf(spec, 'check', TREE_CHECKS);
+  const check = requiredOneOf(spec, 'check', TREE_CHECKS, {
+    missing: 'trace_tree spec missing required field: check',
+    unknown: (value) => `unsupported trace_tree check: ${value}`,
+  });
   const q = goQuote;
   switch (check) {
     case 'agent_called': {

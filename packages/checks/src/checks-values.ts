@@ -11,8 +11,11 @@ import {
   comparisonField,
   goFloat,
   flag,
+  inGoWords,
+  isGoZero,
+  requiredOneOf,
+  stringField,
   objectField,
-  oneOf,
   constraintField,
   specError,
   resolveTarget,
@@ -63,16 +66,36 @@ const hardFail = (explanation: string, extra: { expected?: unknown; actual?: unk
  * compiler, 0.1–0.3 s to load) is loaded at the first schema check, not by every command that
  * imports this package (`evals validate` of one bundle would spend more on it than on the bundle).
  */
-let userSchemas: Ajv2020 | undefined;
+type Dialect = '2020-12' | '2019-09' | 'draft-07';
+const userSchemas = new Map<Dialect, Ajv2020>();
 const require = createRequire(import.meta.url);
-function userSchemaAjv(): Ajv2020 {
-  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
-  return (userSchemas ??= new Ajv({
-    strict: false,
-    allErrors: true,
-    addUsedSchema: false,
-    validateFormats: false,
-  }));
+function userSchemaAjv(dialect: Dialect): Ajv2020 {
+  let ajv = userSchemas.get(dialect);
+  if (ajv === undefined) {
+    const options = { strict: false, allErrors: true, addUsedSchema: false, validateFormats: false };
+    if (dialect === '2020-12') {
+      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
+      ajv = new Ajv(options);
+    } else {
+      const Ajv = (dialect === '2019-09' ? require('ajv/dist/2019.js') : require('ajv/dist/ajv.js')) as {
+        default: new (opts: typeof options) => Ajv2020;
+      };
+      ajv = new Ajv.default(options);
+    }
+    userSchemas.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * The draft a schema's `$schema` names, as the Attest engine's compiler (santhosh-tekuri/jsonschema
+ * v6) picks it: draft-07 (and -06, -04, read as -07 here) and 2019-09 by name, else 2020-12.
+ */
+function dialectOf(schema: Record<string, unknown> | boolean): Dialect {
+  const named = typeof schema === 'object' && typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (/draft-0[467]\b/.test(named)) return 'draft-07';
+  if (named.includes('2019-09')) return '2019-09';
+  return '2020-12';
 }
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED_SCHEMAS = 256;
@@ -85,14 +108,16 @@ function schemaField(spec: Spec): Record<string, unknown> | boolean {
 }
 
 function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateFunction {
-  // Every schema is read as draft 2020-12; `$schema` spellings vary in the wild ("…/draft/2020-12").
+  // Read in the draft `$schema` names (its spellings vary in the wild: "…/draft/2020-12"), the
+  // member itself left out so no meta-schema is fetched.
+  const dialect = dialectOf(schema);
   const body: Record<string, unknown> | boolean =
     typeof schema === 'boolean' ? schema : (({ $schema: _ignored, ...rest }) => rest)(schema);
-  const key = JSON.stringify(body);
+  const key = `${dialect} ${JSON.stringify(body)}`;
   let validate = compiled.get(key);
   if (validate === undefined) {
     try {
-      validate = userSchemaAjv().compile(body);
+      validate = userSchemaAjv(dialect).compile(body);
     } catch (error) {
       throw specError(`spec.schema is not a valid JSON Schema: ${(error as Error).message}`, {
         cause: error,
@@ -124,9 +149,32 @@ export function checkSchema(trace: Trace, spec: Spec): Verdict {
 
 // --- Layer 2: constraint ----------------------------------------------------------------------
 
+/** The operators constraint.go reads (its switch, 56-93). */
+const CONSTRAINT_OPERATORS: readonly string[] = ['lt', 'lte', 'gt', 'gte', 'eq', 'between'];
+
 export function checkConstraint(trace: Trace, spec: Spec): Verdict {
-  const field = constraintField(spec);
-  const comparison = comparisonField(spec);
+  // An unusable spec in the Attest engine's words and order (constraint.go:33-93).
+  const written = inGoWords('constraint spec missing required field: field', () =>
+    stringField(spec, 'field'),
+  );
+  if (isGoZero(spec, 'operator'))
+    inGoWords('constraint spec missing required field: operator', () => stringField(spec, 'operator'));
+  const field = inGoWords(`field resolution failed: unsupported constraint field: ${written}`, () =>
+    constraintField(spec),
+  );
+  const operator = spec.operator;
+  const absent = (key: string): boolean => spec[key] === undefined || spec[key] === null;
+  const words =
+    typeof operator !== 'string' || !CONSTRAINT_OPERATORS.includes(operator)
+      ? `unsupported operator: ${String(operator)}`
+      : operator === 'between'
+        ? absent('min') || absent('max')
+          ? "operator 'between' requires 'min' and 'max'"
+          : ''
+        : absent('value')
+          ? `operator '${operator}' requires 'value'`
+          : '';
+  const comparison = inGoWords(words, () => comparisonField(spec));
   const where = formatTracePath(field);
   // No steps (absent or null) count as none, as the Attest engine counts a nil list (constraint.go:137-150).
   const root = trace.steps === undefined || trace.steps === null ? { ...trace, steps: [] } : trace;
@@ -164,14 +212,21 @@ const CONTENT_CHECKS = [
 ] as const;
 
 export function checkContent(trace: Trace, spec: Spec): Verdict {
-  const check = oneOf(spec, 'check', CONTENT_CHECKS);
-  if (check === 'regex_match') return checkRegex(trace, spec);
+  // The Attest engine's order (content.go:33-42, 167): the check named, the target resolved, then
+  // the check known.
+  if (isGoZero(spec, 'check'))
+    inGoWords('content spec missing required field: check', () => stringField(spec, 'check'));
+  const found = targetText(trace, spec);
+  if (found.text === undefined) return missingTarget(found.problem);
+  const check = requiredOneOf(spec, 'check', CONTENT_CHECKS, {
+    missing: 'content spec missing required field: check',
+    unknown: (value) => `unknown content check type: ${value}`,
+  });
+  if (check === 'regex_match') return checkRegex(spec, { where: found.where, text: found.text });
   const caseSensitive = flag(spec, 'case_sensitive');
   // An empty value or list is a valid spec: "" is in every text, and an empty list has no member.
   const needles =
     check === 'contains' || check === 'not_contains' ? [textField(spec, 'value')] : textList(spec, 'values');
-  const found = targetText(trace, spec);
-  if (found.text === undefined) return missingTarget(found.problem);
   // Lowered as Go's strings.ToLower lowers (content.go:44-47), not as JavaScript does.
   const fold = (text: string): string => (caseSensitive ? text : goLowerCase(text));
   const haystack = fold(found.text);
@@ -228,7 +283,7 @@ function writtenTarget(spec: Spec, where: string): string {
  * regex_match: an RE2 pattern (Go's regexp, as the peer engine runs it), matched anywhere in the
  * target, case-sensitive unless the pattern says `(?i)` or the spec `case_sensitive: false`.
  */
-function checkRegex(trace: Trace, spec: Spec): Verdict {
+function checkRegex(spec: Spec, found: { readonly where: string; readonly text: string }): Verdict {
   const written = textField(spec, 'value');
   const bytes = Buffer.byteLength(written);
   if (bytes > MAX_REGEX_PATTERN_BYTES) {
@@ -244,8 +299,6 @@ function checkRegex(trace: Trace, spec: Spec): Verdict {
       `spec.value is not an RE2 regular expression (Go's regexp syntax: no lookaround or backreferences): ${syntax}`,
     );
   }
-  const found = targetText(trace, spec);
-  if (found.text === undefined) return missingTarget(found.problem);
   if (found.text.length > MAX_REGEX_INPUT_CHARS) {
     return fail(
       `${found.where} is ${found.text.length} characters, over the ${MAX_REGEX_INPUT_CHARS}-character regex_match bound`,

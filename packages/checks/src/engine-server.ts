@@ -13,10 +13,12 @@ import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift } from './dr
 import {
   MAX_STEPS_PER_TRACE,
   MAX_TRACE_BYTES,
+  MAX_TRACE_DEPTH,
   TRACE_SCHEMA_ID,
   summarizeTraceTree,
   traceFromJSON,
   traceTreeErrors,
+  withoutNullFields,
 } from './trace.js';
 import { PluginResults } from './plugin-results.js';
 import { idNeedsRawToken, rawIdToken } from './request-id.js';
@@ -26,7 +28,9 @@ import {
   foldTraceKeys,
   readRequestText,
   rememberSource,
+  sourceText,
 } from './request-text.js';
+import { goQuote } from './go-text.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { DriftHistory } from './drift.js';
@@ -201,6 +205,16 @@ export class EngineServer {
       throw error;
     }
     const params = checkParams(method as Method, foldParams(method as Method, rawParams));
+    const fractional = fractionalInt(method as Method, params, text);
+    if (fractional !== undefined) {
+      const reason = `json: cannot unmarshal ${goQuote(fractional.raw)} into Go struct field ${fractional.field}`;
+      throw new ChecksError(
+        PARAMS_ERROR[method as Method],
+        method === 'evaluate_batch' ? `invalid ${method} params: ${reason}` : `invalid ${method} params`,
+        [],
+        { detail: `${reason}: write whole numbers there without a fraction or an exponent.` },
+      );
+    }
     switch (method as Method) {
       case 'initialize':
         return this.initialize(params);
@@ -304,7 +318,10 @@ export class EngineServer {
     const assertions = ((params.assertions ?? []) as Nullable<Assertion>[]).map(
       ({ request_id: requestId, scope_id: scopeId, ...assertion }): Assertion => ({
         ...assertion,
-        ...(requestId === undefined || requestId === null ? {} : { request_id: requestId }),
+        // An empty request_id is none: omitempty there (pkg/types/assertion.go:25).
+        ...(requestId === undefined || requestId === null || requestId === ''
+          ? {}
+          : { request_id: requestId }),
         ...(scopeId === undefined || scopeId === null ? {} : { scope_id: scopeId }),
         assertion_id: assertion.assertion_id ?? '',
         type: assertion.type ?? '',
@@ -483,7 +500,9 @@ function readRequest(line: Uint8Array | string): ReadRequest {
     return {
       message: read.value,
       text: read.text,
-      inexactNumbers: read.inexactNumbers.filter((path) => path !== '/id'),
+      // The id is echoed as written; a number inside a trace's raw JSON members is kept as its
+      // text there (json.RawMessage), and the checks read that text (request-text.ts).
+      inexactNumbers: read.inexactNumbers.filter((path) => path !== '/id' && !RAW_TRACE_MEMBER.test(path)),
     };
   }
   if (read.problem === 'not_object') {
@@ -503,6 +522,10 @@ function readRequest(line: Uint8Array | string): ReadRequest {
     id,
   };
 }
+
+/** JSON pointers inside a raw JSON member of a trace node: input, output, a step's args, result, metadata. */
+const RAW_TRACE_MEMBER =
+  /^\/params\/trace(?:\/steps\/\d+\/sub_trace)*(?:\/(?:input|output)|\/steps\/\d+\/(?:args|result|metadata))(?:\/|$)/;
 
 /** Numbers a double cannot hold exactly, in a trace (1001) or elsewhere in the params (-32602). */
 function inexactNumbersError(pointers: readonly string[]): ChecksError {
@@ -536,7 +559,10 @@ function foldParams(method: Method, params: object): object {
         ...(trace === undefined ? {} : { trace: foldTraceKeys(trace) }),
         ...(Array.isArray(assertions)
           ? {
-              assertions: assertions.map((item: unknown) => foldStructKeys(item, GO_STRUCT_FIELDS.assertion)),
+              // A null assertion decodes as a zero one (every field empty).
+              assertions: assertions.map((item: unknown) =>
+                item === null ? {} : foldStructKeys(item, GO_STRUCT_FIELDS.assertion),
+              ),
             }
           : {}),
       };
@@ -603,7 +629,8 @@ function checkParams(method: Method, params: object): Params {
  * 1001, as there.
  */
 function validateTraceTree(raw: unknown): unknown {
-  const value = raw ?? {};
+  // A null field is an unset one there too (trace.go).
+  const value = isPlainObject(raw) ? withoutNullFields(raw) : (raw ?? {});
   const wrongTypes =
     typeof value !== 'object' || Array.isArray(value)
       ? ['trace must be an object']
@@ -663,4 +690,68 @@ function historyError(error: unknown): unknown {
     detail: error.message,
     cause: error,
   });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The params struct each method decodes into there, for a decode error's words. */
+const PARAMS_STRUCT: Partial<Record<Method, string>> = {
+  initialize: 'InitializeParams',
+  evaluate_batch: 'EvaluateBatchParams',
+  validate_trace_tree: 'ValidateTraceTreeParams',
+  query_drift: 'QueryDriftParams',
+};
+const TRACE_METADATA_INTS = [
+  'total_tokens',
+  'latency_ms',
+  'aggregate_tokens',
+  'aggregate_latency_ms',
+  'agent_count',
+];
+
+/**
+ * The first member Go decodes into an int (pkg/types) whose number the request wrote with a
+ * fraction or an exponent (`1.0`, `1.5e2`): segmentio's parseInt refuses it ("was this actually
+ * a float?"), so the whole params do not decode. Members whose name was case-folded are not seen.
+ */
+function fractionalInt(
+  method: Method,
+  params: Params,
+  text: string,
+): { readonly raw: string; readonly field: string } | undefined {
+  const struct = PARAMS_STRUCT[method];
+  if (struct === undefined) return undefined;
+  const line = {};
+  rememberSource(line, text, ['params']);
+  const candidates: { at: (string | number)[]; type: string }[] = [];
+  if (method === 'initialize') candidates.push({ at: ['protocol_version'], type: 'int' });
+  if (method === 'query_drift') candidates.push({ at: ['window_size'], type: 'int' });
+  const visit = (node: unknown, at: (string | number)[], depth: number): void => {
+    if (!isPlainObject(node) || depth > MAX_TRACE_DEPTH + 1) return;
+    candidates.push({ at: [...at, 'schema_version'], type: 'int' });
+    for (const key of TRACE_METADATA_INTS) candidates.push({ at: [...at, 'metadata', key], type: 'int' });
+    if (!Array.isArray(node.steps)) return;
+    (node.steps as unknown[]).forEach((step, index) => {
+      if (!isPlainObject(step)) return;
+      for (const key of ['started_at_ms', 'ended_at_ms'])
+        candidates.push({ at: [...at, 'steps', index, key], type: 'int64' });
+      visit(step.sub_trace, [...at, 'steps', index, 'sub_trace'], depth + 1);
+    });
+  };
+  if (method === 'evaluate_batch' || method === 'validate_trace_tree') visit(params.trace, ['trace'], 0);
+  for (const { at, type } of candidates) {
+    const value = at.reduce<unknown>(
+      (parent, key) =>
+        isPlainObject(parent) || Array.isArray(parent) ? (parent as Record<string, unknown>)[key] : undefined,
+      params,
+    );
+    if (typeof value !== 'number') continue;
+    const raw = sourceText(line, at);
+    if (raw === undefined || !/[.eE]/.test(raw)) continue;
+    const field = at.filter((key): key is string => typeof key === 'string').join('.');
+    return { raw, field: `${struct}.${field} of type ${type}` };
+  }
+  return undefined;
 }

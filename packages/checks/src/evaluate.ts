@@ -110,7 +110,11 @@ export async function evaluateAssertions(
       verdict = await evaluateOne(trace, assertion, options, signal, deterministicHardFail);
     } catch (error) {
       if (!isChecksError(error, 'spec_invalid')) throw error;
-      verdict = { kind: 'invalid_spec', explanation: `invalid spec: ${error.message}` };
+      // In the Attest engine's words where the check gives them (spec-fields.ts inGoWords), else ours.
+      verdict = {
+        kind: 'invalid_spec',
+        explanation: error.detail !== '' ? error.detail : `invalid spec: ${error.message}`,
+      };
     }
     let result = toResult(assertion, layer, verdict, Math.round(performance.now() - started));
     if (result.threshold_source !== undefined && isDynamic(assertion))
@@ -140,20 +144,24 @@ async function evaluateOne(
   signal: AbortSignal,
   shortCircuitedBy: string | undefined,
 ): Promise<Verdict> {
-  const { type, spec } = assertion;
+  const { type } = assertion;
   if (!isAssertionType(type)) {
     // The Attest engine's words (pipeline.go:85).
     return { kind: 'invalid_spec', explanation: `unknown assertion type: ${type}` };
   }
   // A batch may leave a spec out (or send one that is not an object): that row alone is invalid,
   // "invalid <type> spec" as the Attest engine's evaluators say when it does not decode.
-  const sent: unknown = spec;
+  // Left out, it is a nil RawMessage there, which does not decode; null decodes as an empty spec.
+  const given: unknown = assertion.spec;
+  const sent: unknown = given === null ? {} : given;
   if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) {
+    const name = type === 'llm_judge' ? 'judge' : type;
     return {
       kind: 'invalid_spec',
-      explanation: `invalid ${type} spec: ${sent === undefined ? 'spec is missing' : 'spec must be an object'}`,
+      explanation: `invalid ${name} spec: ${sent === undefined ? 'unexpected end of JSON input' : 'spec must be an object'}`,
     };
   }
+  const spec = sent as Assertion['spec'];
   if (type === 'plugin') {
     // The Attest SDKs' builder names the plugin `plugin_id` (the name it submits results under).
     const found = options.pluginResults?.find(

@@ -431,7 +431,9 @@ export function foldStructKeys<T>(value: T, fields: readonly string[]): T {
   const known = names;
   const renamed = (key: string): string => {
     if (known.has(key)) return key;
-    const lower = key.toLowerCase();
+    // segmentio folds each rune with unicode.SimpleFold (decode.go appendToLower): of the letters
+    // that fold to ASCII, JavaScript's toLowerCase misses only ſ (U+017F), which is s there.
+    const lower = key.toLowerCase().replace(/\u017f/g, 's');
     return known.has(lower) ? lower : key;
   };
   const keys = Object.keys(value);

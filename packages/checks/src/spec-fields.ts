@@ -2,6 +2,7 @@
 // ChecksError naming it, so an invalid spec becomes a hard_fail row (failure_class invalid_spec)
 // that says what to fix.
 import { ChecksError, isChecksError } from './errors.js';
+import type { ChecksErrorOptions } from './errors.js';
 import { sourceText } from './request-text.js';
 import { goQuote } from './go-text.js';
 import { formatTracePath, parseTracePath } from './trace-path.js';
@@ -13,8 +14,43 @@ import type { PathSegment } from './trace-path.js';
 export type Spec = Assertion['spec'];
 
 /** A spec no provider could make valid (ChecksError spec_invalid): its assertion's row is a hard_fail, invalid_spec. */
-export function specError(message: string, options?: ErrorOptions): ChecksError {
+export function specError(message: string, options?: ChecksErrorOptions): ChecksError {
   return new ChecksError('spec_invalid', message, [], options);
+}
+
+/**
+ * `read()`, whose spec error (if any) the row explains in the Attest engine's words (failResult's
+ * explanation): the error's detail, which a spec error, never on the wire, otherwise leaves empty.
+ */
+export function inGoWords<T>(explanation: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (isChecksError(error, 'spec_invalid') && error.detail === '')
+      throw specError(error.message, { cause: error, detail: explanation });
+    throw error;
+  }
+}
+
+/** Whether a spec member is what Go decodes as its zero value: absent, null or "". */
+export function isGoZero(spec: Spec, key: string): boolean {
+  const value = spec[key];
+  return value === undefined || value === null || value === '';
+}
+
+/**
+ * A required choice, explained as the Attest engine explains it: `missing` when the member is
+ * absent or empty, `unknown(value)` when it is not one of `allowed`.
+ */
+export function requiredOneOf<T extends string>(
+  spec: Spec,
+  key: string,
+  allowed: readonly T[],
+  words: { readonly missing: string; readonly unknown: (value: string) => string },
+): T {
+  if (isGoZero(spec, key)) return inGoWords(words.missing, () => oneOf(spec, key, allowed));
+  const value = spec[key];
+  return inGoWords(typeof value === 'string' ? words.unknown(value) : '', () => oneOf(spec, key, allowed));
 }
 
 export function stringField(spec: Spec, key: string): string {
@@ -23,16 +59,16 @@ export function stringField(spec: Spec, key: string): string {
   return value;
 }
 
-/** A string that may be empty (a content value: "" is in every text). */
+/** A string that may be empty (a content value: "" is in every text); absent or null is "", Go's zero value. */
 export function textField(spec: Spec, key: string): string {
-  const value = spec[key];
+  const value = spec[key] ?? '';
   if (typeof value !== 'string') throw specError(`spec.${key} must be a string`);
   return value;
 }
 
-/** An array of strings that may be empty (content values). */
+/** An array of strings that may be empty (content values); absent or null is none, Go's nil list. */
 export function textList(spec: Spec, key: string): string[] {
-  const value = spec[key];
+  const value = spec[key] ?? [];
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
     throw specError(`spec.${key} must be an array of strings`);
   return value;
@@ -82,7 +118,9 @@ export function objectField(spec: Spec, key: string): Record<string, unknown> {
 
 export function flag(spec: Spec, key: string): boolean {
   const value = spec[key];
-  if (value !== undefined && typeof value !== 'boolean') throw specError(`spec.${key} must be true or false`);
+  // null is false, Go's zero value.
+  if (value !== undefined && value !== null && typeof value !== 'boolean')
+    throw specError(`spec.${key} must be true or false`);
   return value === true;
 }
 

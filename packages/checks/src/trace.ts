@@ -85,42 +85,11 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
       'Send the trace as an object with trace_id, steps and output.',
     );
   }
-  const given = raw as Record<string, unknown>;
-  const version = given.schema_version;
-  if (version !== 0 && version !== 1 && version !== undefined && version !== null) {
-    throw invalidTrace(
-      `unsupported schema_version ${JSON.stringify(version)}; engine supports versions 0 to 1`,
-      'Set schema_version to 1 (current) or 0 (previous, deprecated).',
-    );
-  }
+  const given = withoutNullFields(raw as Record<string, unknown>);
+  checkVersionIdAndOutput(given);
   // A root without a version (or 0) is version 1, as the Attest engine normalises it
   // (normalize.go:12-16, handler.go:454); sub-traces keep theirs, and a missing one reads as 0.
-  const record = version === 1 ? given : { ...given, schema_version: 1 };
-  if (typeof record.trace_id !== 'string' || record.trace_id.trim() === '') {
-    throw invalidTrace(
-      'trace missing required field: trace_id',
-      'Every trace must include a non-empty trace_id string.',
-    );
-  }
-  const output = record.output;
-  // validate.go:60-78: absent is "missing"; present but not an object with a field is the other.
-  if (output === undefined) {
-    throw invalidTrace(
-      'trace missing required field: output',
-      'Every trace must include an output object with at least one field.',
-    );
-  }
-  if (
-    typeof output !== 'object' ||
-    output === null ||
-    Array.isArray(output) ||
-    Object.keys(output).length === 0
-  ) {
-    throw invalidTrace(
-      'trace output must be a non-empty JSON object',
-      'The output field must be a JSON object with at least one field.',
-    );
-  }
+  const record = given.schema_version === 1 ? given : { ...given, schema_version: 1 };
   if ((options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_TRACE_BYTES) {
     const bytes = Buffer.byteLength(JSON.stringify(raw));
     if (bytes > MAX_TRACE_BYTES) {
@@ -132,7 +101,7 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
   }
   // Steps and nesting are bounded before the schema runs: its validator recurses into sub-traces.
   // A step can be over the bound only in a trace that is.
-  checkStepsAndDepth(record, (options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_STEP_BYTES);
+  checkStepsAndDepth(record, 0, (options.maxPossibleBytes ?? Number.POSITIVE_INFINITY) > MAX_STEP_BYTES);
   const errors = schemaErrors(TRACE_SCHEMA_ID, record);
   // The deepest error names the field (a `null or object` choice also reports its null branch).
   const first = errors.reduce<(typeof errors)[number] | undefined>(
@@ -150,54 +119,136 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
   return record as Trace;
 }
 
-/** Refuses a node with too many steps, a step over MAX_STEP_BYTES (when measured) or a sub-trace nested deeper than MAX_TRACE_DEPTH. */
-function checkStepsAndDepth(root: Record<string, unknown>, measureSteps: boolean): void {
-  const pending: { node: Record<string, unknown>; depth: number }[] = [{ node: root, depth: 1 }];
-  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    if (item.depth > MAX_TRACE_DEPTH) {
+/**
+ * The first rules of a trace node — the root or a sub-trace — in the Attest engine's order and
+ * words (validate.go:36-78): schema_version, trace_id, output.
+ */
+function checkVersionIdAndOutput(node: Record<string, unknown>): void {
+  const version = node.schema_version;
+  if (version !== 0 && version !== 1 && version !== undefined) {
+    throw invalidTrace(
+      `unsupported schema_version ${JSON.stringify(version)}; engine supports versions 0 to 1`,
+      'Set schema_version to 1 (current) or 0 (previous, deprecated).',
+    );
+  }
+  if (typeof node.trace_id !== 'string' || node.trace_id.trim() === '') {
+    throw invalidTrace(
+      'trace missing required field: trace_id',
+      'Every trace must include a non-empty trace_id string.',
+    );
+  }
+  const output = node.output;
+  // validate.go:60-78: absent is "missing"; present but not an object with a field is the other.
+  if (output === undefined) {
+    throw invalidTrace(
+      'trace missing required field: output',
+      'Every trace must include an output object with at least one field.',
+    );
+  }
+  if (!isObject(output) || Object.keys(output).length === 0) {
+    throw invalidTrace(
+      'trace output must be a non-empty JSON object',
+      'The output field must be a JSON object with at least one field.',
+    );
+  }
+}
+
+/**
+ * A node's steps (their count, each one's name, type and size), then its depth, then each
+ * sub-trace as a trace — the Attest engine's order (validate.go:105-175; depth: root 0, a node at
+ * MAX_TRACE_DEPTH is refused). Every step's sub_trace is checked here, not only an agent_call's.
+ */
+function checkStepsAndDepth(node: Record<string, unknown>, depth: number, measureSteps: boolean): void {
+  if (depth > 0) checkVersionIdAndOutput(node);
+  const steps = Array.isArray(node.steps) ? (node.steps as unknown[]) : [];
+  if (steps.length > MAX_STEPS_PER_TRACE) {
+    throw invalidTrace(
+      `trace exceeds max steps: ${steps.length} > ${MAX_STEPS_PER_TRACE}`,
+      `Split or sample the trace: at most ${MAX_STEPS_PER_TRACE} steps per trace.`,
+    );
+  }
+  for (const step of steps) {
+    // The Attest engine's step rules, in its order and words (validate.go:117-135).
+    const name = isObject(step) && typeof step.name === 'string' ? step.name : '';
+    if (name.trim() === '') {
       throw invalidTrace(
-        `trace nesting depth ${item.depth} exceeds maximum ${MAX_TRACE_DEPTH}`,
-        `Flatten the agent tree: sub_trace may nest at most ${MAX_TRACE_DEPTH} levels including the root.`,
+        'trace step missing required field: name',
+        'Every step must include a non-empty name string.',
       );
     }
-    const steps = item.node.steps;
-    if (!Array.isArray(steps)) continue;
-    if (steps.length > MAX_STEPS_PER_TRACE) {
+    const type = isObject(step) ? step.type : undefined;
+    if (typeof type !== 'string' || !STEP_TYPES.includes(type)) {
+      const shown = typeof type === 'string' ? type : '';
       throw invalidTrace(
-        `trace exceeds max steps: ${steps.length} > ${MAX_STEPS_PER_TRACE}`,
-        `Split or sample the trace: at most ${MAX_STEPS_PER_TRACE} steps per trace.`,
+        `trace step '${name}' has invalid type '${shown}'`,
+        `Step type must be one of: ${STEP_TYPES.join(', ')}. Got '${shown}' for step '${name}'.`,
       );
     }
-    for (const step of steps as unknown[]) {
-      // The Attest engine's step rules, in its order and words (validate.go:117-135).
-      const name = isObject(step) && typeof step.name === 'string' ? step.name : '';
-      if (name.trim() === '') {
+    if (measureSteps) {
+      const bytes = Buffer.byteLength(JSON.stringify(step));
+      if (bytes > MAX_STEP_BYTES) {
         throw invalidTrace(
-          'trace step missing required field: name',
-          'Every step must include a non-empty name string.',
+          `trace step '${name}' exceeds max payload size: ${bytes} > ${MAX_STEP_BYTES} bytes`,
+          `Reduce the step to at most ${MAX_STEP_BYTES} bytes (1 MiB) by truncating tool results or outputs.`,
         );
       }
-      const type = isObject(step) ? step.type : undefined;
-      if (typeof type !== 'string' || !STEP_TYPES.includes(type)) {
-        const shown = typeof type === 'string' ? type : '';
-        throw invalidTrace(
-          `trace step '${name}' has invalid type '${shown}'`,
-          `Step type must be one of: ${STEP_TYPES.join(', ')}. Got '${shown}' for step '${name}'.`,
-        );
-      }
-      if (measureSteps) {
-        const bytes = Buffer.byteLength(JSON.stringify(step));
-        if (bytes > MAX_STEP_BYTES) {
-          throw invalidTrace(
-            `trace step '${name}' exceeds max payload size: ${bytes} > ${MAX_STEP_BYTES} bytes`,
-            `Reduce the step to at most ${MAX_STEP_BYTES} bytes (1 MiB) by truncating tool results or outputs.`,
-          );
-        }
-      }
-      const sub = isObject(step) ? step.sub_trace : undefined;
-      if (isObject(sub)) pending.push({ node: sub, depth: item.depth + 1 });
     }
   }
+  if (depth >= MAX_TRACE_DEPTH) {
+    throw invalidTrace(
+      `trace nesting depth ${depth} exceeds maximum ${MAX_TRACE_DEPTH}`,
+      `Flatten the agent tree: sub_trace may nest at most ${MAX_TRACE_DEPTH} levels including the root.`,
+    );
+  }
+  for (const step of steps) {
+    const sub = isObject(step) ? step.sub_trace : undefined;
+    if (isObject(sub)) checkStepsAndDepth(sub, depth + 1, measureSteps);
+  }
+}
+
+/** The members of a node whose null is raw JSON there (json.RawMessage), kept as null. */
+const RAW_TRACE_FIELDS: ReadonlySet<string> = new Set(['input', 'output']);
+const RAW_STEP_FIELDS: ReadonlySet<string> = new Set(['args', 'result', 'metadata']);
+
+/**
+ * The trace with every null member removed (the same objects where there is none), as the Attest
+ * engine decodes a null into a string, a number or a pointer field: it leaves the field unset
+ * (trace.go). Raw JSON members (a trace's input and output, a step's args, result and metadata)
+ * keep their null, which is a value there.
+ */
+export function withoutNullFields(trace: Record<string, unknown>): Record<string, unknown> {
+  return dropNulls(trace, RAW_TRACE_FIELDS, (key, value) => {
+    if (key === 'metadata' && isObject(value)) return dropNulls(value, new Set<string>(), () => undefined);
+    if (key !== 'steps' || !Array.isArray(value)) return undefined;
+    const steps = (value as unknown[]).map((step) =>
+      isObject(step)
+        ? dropNulls(step, RAW_STEP_FIELDS, (field, member) =>
+            field === 'sub_trace' && isObject(member) ? withoutNullFields(member) : undefined,
+          )
+        : step,
+    );
+    return steps.some((step, index) => step !== value[index]) ? steps : undefined;
+  });
+}
+
+/** `node` without its null members but `keep`; `nested` may replace a member (undefined: as it is). */
+function dropNulls(
+  node: Record<string, unknown>,
+  keep: ReadonlySet<string>,
+  nested: (key: string, value: unknown) => unknown,
+): Record<string, unknown> {
+  let changed = false;
+  const members: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(node)) {
+    if (value === null && !keep.has(key)) {
+      changed = true;
+      continue;
+    }
+    const replaced = value === null ? undefined : nested(key, value);
+    if (replaced !== undefined && replaced !== value) changed = true;
+    members.push([key, replaced ?? value]);
+  }
+  return changed ? Object.fromEntries(members) : node;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

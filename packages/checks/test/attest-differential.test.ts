@@ -142,6 +142,19 @@ describe('request lines as the Attest engine decodes them (server.go:124, segmen
     });
   });
 
+  it('folds a member name as segmentio folds it (appendToLower: unicode.SimpleFold, so ſ is s; İ stays)', async () => {
+    const trace = '{"trace_id":"t","output":{"m":1},"ſteps":[{"type":"tool_call","name":"a"}]}';
+    const count = JSON.stringify({
+      assertion_id: 'n',
+      type: 'constraint',
+      spec: { field: 'steps.length', operator: 'eq', value: 1 },
+    });
+    expect((await answer(batch(2, trace, `[${count}]`))).result?.results).toMatchObject([{ status: 'pass' }]);
+    expect(await answer(batch(3, '{"trace_İd":"t","output":{"m":1}}'))).toMatchObject({
+      error: { code: 1001, message: 'trace missing required field: trace_id' },
+    });
+  });
+
   it('echoes the id of a line that is not JSON when it reads before the problem (upstream: id 0, server.go:126)', async () => {
     expect(await answer('{"jsonrpc":"2.0","id":7,"method":"query_drift","params":{')).toMatchObject({
       id: 7,
@@ -439,6 +452,48 @@ describe('trace fields as the Attest engine decodes them (pkg/types/trace.go, tr
       [1001, 'trace missing required field: trace_id'],
       'validate.go:49-56',
     ],
+    [
+      'null for a field that is not raw JSON is its zero value: metadata, steps and the trace',
+      '{"trace_id":"t","agent_id":null,"input":null,"parent_trace_id":null,"output":{"m":1},"metadata":{"model":null,"timestamp":null,"total_tokens":null,"cost_usd":null},"steps":[{"type":"tool_call","name":"a","started_at_ms":null,"ended_at_ms":null,"agent_id":null,"agent_role":null,"sub_trace":null}]}',
+      'ok',
+      'trace.go:13-49 (a null into a string, an int or a pointer leaves it unset)',
+    ],
+    [
+      'a sub-trace without output, in validate.go words',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s"}}]}',
+      [1001, 'trace missing required field: output'],
+      'validate.go:60-67, 169-175 (sub-traces are validated as traces)',
+    ],
+    [
+      'a sub-trace with a blank trace_id',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":" ","output":{"x":1}}}]}',
+      [1001, 'trace missing required field: trace_id'],
+      'validate.go:49-56, 169-175',
+    ],
+    [
+      'a sub-trace whose output is not an object',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s","output":[1]}}]}',
+      [1001, 'trace output must be a non-empty JSON object'],
+      'validate.go:69-77, 169-175',
+    ],
+    [
+      'a sub-trace of schema_version 2',
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"schema_version":2,"trace_id":"s","output":{"x":1}}}]}',
+      [1001, 'unsupported schema_version 2; engine supports versions 0 to 1'],
+      'validate.go:38-45, 169-175',
+    ],
+    [
+      "a node's steps before its sub-traces",
+      '{"trace_id":"t","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{"trace_id":"s"}},{"type":"bogus","name":"b"}]}',
+      [1001, "trace step 'b' has invalid type 'bogus'"],
+      'validate.go:117-156, then 169-175',
+    ],
+    [
+      'six levels: the sixth is depth 5 (root 0)',
+      '{"trace_id":"t1","output":{"m":1},"steps":[{"type":"agent_call","name":"s1","sub_trace":{"trace_id":"t2","output":{"m":1},"steps":[{"type":"agent_call","name":"s2","sub_trace":{"trace_id":"t3","output":{"m":1},"steps":[{"type":"agent_call","name":"s3","sub_trace":{"trace_id":"t4","output":{"m":1},"steps":[{"type":"agent_call","name":"s4","sub_trace":{"trace_id":"t5","output":{"m":1},"steps":[{"type":"agent_call","name":"s5","sub_trace":{"trace_id":"t6","output":{"m":1}}}]}}]}}]}}]}}]}',
+      [1001, 'trace nesting depth 5 exceeds maximum 5'],
+      'validate.go:158-166',
+    ],
   ];
   it.each(rows)('%s', async (_name, trace, expected) => {
     const reply = await answer(batch(2, trace));
@@ -482,7 +537,11 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
       ),
     );
     expect(reply.result?.results).toMatchObject([
-      { assertion_id: 'x', status: 'hard_fail', explanation: 'invalid content spec: spec is missing' },
+      {
+        assertion_id: 'x',
+        status: 'hard_fail',
+        explanation: 'invalid content spec: unexpected end of JSON input',
+      },
       { assertion_id: '', status: 'hard_fail' },
       { assertion_id: 'u', status: 'hard_fail', explanation: 'unknown assertion type: foo' },
     ]);
@@ -517,6 +576,12 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     expect(await answer(batch(2, '{"trace_id":""}', `[${long}]`))).toMatchObject({
       error: { code: 1002, message: 'assertion_id exceeds maximum length: 257 > 256 bytes' },
     });
+  });
+
+  it('validate_trace_tree: a null field is unset there too (trace.go)', async () => {
+    const line =
+      '{"jsonrpc":"2.0","id":4,"method":"validate_trace_tree","params":{"trace":{"trace_id":"t","agent_id":null,"output":{"m":1},"metadata":{"model":null},"steps":[{"type":"agent_call","name":"a","started_at_ms":null,"sub_trace":{"trace_id":"s","agent_id":"x","output":{"m":1}}}]}}}';
+    expect(await answer(line)).toMatchObject({ result: { valid: true, depth: 1, agent_ids: ['x'] } });
   });
 
   it('validate_trace_tree: only the tree is checked; no agents is agent_ids null (handler.go:687, tree.go:65-73)', async () => {
@@ -934,5 +999,256 @@ describe('targets that do not resolve, as ResolveTarget says so (assertion/targe
       { status: 'hard_fail', explanation: 'cannot parse target value: unexpected end of JSON input' },
       { status: 'hard_fail', explanation: 'target resolution failed: field "missing" not found in output' },
     ]);
+  });
+});
+
+describe("unusable specs explained in the Attest engine's words (failResult: hard_fail, never softened)", () => {
+  const trace = '{"trace_id":"t","output":{"message":"hi"},"steps":[{"type":"tool_call","name":"a"}]}';
+  // [type, spec, explanation, upstream source]; the row stays ours: failure_class invalid_spec.
+  const rows: [string, object, string, string][] = [
+    [
+      'content',
+      { target: 'output.message', value: 'x' },
+      'content spec missing required field: check',
+      'content.go:36-38',
+    ],
+    [
+      'content',
+      { target: 'output.message', check: 'startswith', value: 'x' },
+      'unknown content check type: startswith',
+      'content.go:167-168',
+    ],
+    [
+      'content',
+      { target: 'output.nope', check: 'startswith', value: 'x' },
+      'target resolution failed: field "nope" not found in output',
+      'content.go:40-42 (before the check)',
+    ],
+    [
+      'content',
+      { target: 'output.nope', check: 'regex_match', value: '(' },
+      'target resolution failed: field "nope" not found in output',
+      'content.go:40-42 (before the pattern)',
+    ],
+    [
+      'constraint',
+      { operator: 'lt', value: 1 },
+      'constraint spec missing required field: field',
+      'constraint.go:33-35',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', value: 1 },
+      'constraint spec missing required field: operator',
+      'constraint.go:36-38',
+    ],
+    [
+      'constraint',
+      { field: 'metadata.model', operator: 'eq', value: 1 },
+      'field resolution failed: unsupported constraint field: metadata.model',
+      'constraint.go:41-43, 152',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', operator: 'ne', value: 1 },
+      'unsupported operator: ne',
+      'constraint.go:92-93',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', operator: 'lte' },
+      "operator 'lte' requires 'value'",
+      'constraint.go:62-63',
+    ],
+    [
+      'constraint',
+      { field: 'steps.length', operator: 'between', min: 1 },
+      "operator 'between' requires 'min' and 'max'",
+      'constraint.go:86-87',
+    ],
+    ['trace', { tools: ['a'] }, 'trace spec missing required field: check', 'trace_check.go:28-30'],
+    [
+      'trace',
+      { check: 'called_once', tools: ['a'] },
+      'unsupported check type: called_once',
+      'trace_check.go:82-83',
+    ],
+    ['trace', { check: 'required_tools' }, "required_tools requires 'tools'", 'trace_check.go:71-72'],
+    ['trace', { check: 'loop_detection' }, "loop_detection requires 'tool'", 'trace_check.go:59-60'],
+    [
+      'trace_tree',
+      { agent_id: 'x' },
+      'trace_tree spec missing required field: check',
+      'trace_tree_eval.go:27-29',
+    ],
+    [
+      'trace_tree',
+      { check: 'agent_spoke' },
+      'unsupported trace_tree check: agent_spoke',
+      'trace_tree_eval.go:61-62',
+    ],
+  ];
+  it.each(rows)('%s %j', async (type, spec, explanation) => {
+    const assertion = JSON.stringify({ assertion_id: 'bad', type, spec: { ...spec, soft: true } });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([
+      { status: 'hard_fail', explanation },
+    ]);
+  });
+});
+
+describe('content without value or values: Go zero values (content.go:24-31, omitempty string and list)', () => {
+  const trace = '{"trace_id":"t","output":{"message":"hi"}}';
+  // [spec, status, explanation]
+  const rows: [object, string, string][] = [
+    [{ target: 'output.message', check: 'contains' }, 'pass', "output.message contains ''."],
+    [
+      { target: 'output.message', check: 'not_contains', value: null },
+      'hard_fail',
+      "output.message contains '' but should not.",
+    ],
+    [{ target: 'output.message', check: 'regex_match' }, 'pass', "output.message matches regex ''."],
+    [{ target: 'output.message', check: 'keyword_all' }, 'pass', 'output.message contains all keywords.'],
+    [
+      { target: 'output.message', check: 'keyword_any', values: null },
+      'hard_fail',
+      'output.message contains none of keywords: []',
+    ],
+    [
+      { target: 'output.message', check: 'forbidden' },
+      'pass',
+      'output.message contains none of forbidden terms.',
+    ],
+  ];
+  it.each(rows)('%j', async (spec, status, explanation) => {
+    const assertion = JSON.stringify({ assertion_id: 'z', type: 'content', spec });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([
+      { status, explanation },
+    ]);
+  });
+});
+
+describe('a number with a fraction or an exponent where Go decodes an int (segmentio parseInt: "was this actually a float?")', () => {
+  const call = (id: number, method: string, params: string): string =>
+    `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`;
+  // [line, initialize first, code, message]
+  const rows: [string, boolean, number, string][] = [
+    [call(1, 'initialize', '{"protocol_version":1.0}'), false, 3003, 'invalid initialize params'],
+    [
+      batch(2, '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":1.5e2}}'),
+      true,
+      1001,
+      'invalid evaluate_batch params: json: cannot unmarshal "1.5e2" into Go struct field EvaluateBatchParams.trace.metadata.total_tokens of type int',
+    ],
+    [
+      batch(
+        2,
+        '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","started_at_ms":10.0}]}',
+      ),
+      true,
+      1001,
+      'invalid evaluate_batch params: json: cannot unmarshal "10.0" into Go struct field EvaluateBatchParams.trace.steps.started_at_ms of type int64',
+    ],
+    [
+      call(3, 'validate_trace_tree', '{"trace":{"trace_id":"t","schema_version":1.0,"output":{"m":1}}}'),
+      true,
+      1001,
+      'invalid validate_trace_tree params',
+    ],
+    [
+      call(4, 'query_drift', '{"assertion_id":"a","window_size":5.0}'),
+      true,
+      1002,
+      'invalid query_drift params',
+    ],
+  ];
+  it.each(rows)('%s', async (line, initialize, code, message) => {
+    expect(await answer(line, initialize)).toMatchObject({ error: { code, message } });
+  });
+
+  it('a whole number is read, and a float field takes any spelling', async () => {
+    const trace =
+      '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":150,"cost_usd":1e-3,"latency_ms":-0}}';
+    expect(await answer(batch(2, trace))).toMatchObject({ result: { results: [] } });
+  });
+});
+
+describe('result rows as the Attest engine writes them (pkg/types/assertion.go)', () => {
+  it('an empty request_id is left out (omitempty), a given one echoed', async () => {
+    const row = (id: string, requestId: string): string =>
+      JSON.stringify({
+        assertion_id: id,
+        type: 'constraint',
+        request_id: requestId,
+        spec: { field: 'steps.length', operator: 'eq', value: 0 },
+      });
+    const reply = await answer(
+      batch(2, '{"trace_id":"t","output":{"m":1}}', `[${row('e', '')},${row('g', 'r-1')}]`),
+    );
+    const [empty, given] = reply.result?.results ?? [];
+    expect(empty).not.toHaveProperty('request_id');
+    expect(given).toMatchObject({ request_id: 'r-1' });
+  });
+});
+
+describe('numbers a double cannot hold inside raw JSON members (json.RawMessage keeps their text there)', () => {
+  it('a 64-bit id in a tool result, an input, an output: read, and checked as written', async () => {
+    const trace =
+      '{"trace_id":"t","input":{"user":12345678901234567891},"output":{"order":98765432109876543211},"steps":[{"type":"tool_call","name":"x","args":{"a":1},"result":{"id":1234567890123456789}}]}';
+    const assertions = [
+      content('r', "steps[?name=='x'].result.id", 'contains', '1234567890123456789'),
+      content('o', 'output.order', 'contains', '98765432109876543211'),
+    ];
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results).toMatchObject([{ status: 'pass' }, { status: 'pass' }]);
+  });
+
+  it('still refused in a member decoded as a number (here a trace metadata figure)', async () => {
+    const trace = '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}';
+    expect(await answer(batch(2, trace))).toMatchObject({ error: { code: 1001 } });
+  });
+});
+
+describe('nulls and gaps in the assertion list, as Go decodes them into []Assertion and each spec struct', () => {
+  const trace = '{"trace_id":"t","output":{"message":"hi"}}';
+  it('a null assertion is a zero one: an unknown assertion type "" (pipeline.go:85)', async () => {
+    const reply = await answer(batch(2, trace, '[null]'));
+    expect(reply.result?.results).toMatchObject([
+      { assertion_id: '', status: 'hard_fail', explanation: 'unknown assertion type: ' },
+    ]);
+  });
+
+  it('a spec left out does not decode; a null spec is an empty one; a null flag is false', async () => {
+    const rows = [
+      '{"assertion_id":"gone","type":"constraint"}',
+      '{"assertion_id":"nil","type":"constraint","spec":null}',
+      '{"assertion_id":"flag","type":"content","spec":{"target":"output.message","check":"contains","value":"HI","case_sensitive":null}}',
+    ];
+    const reply = await answer(batch(2, trace, `[${rows.join(',')}]`));
+    expect(reply.result?.results).toMatchObject([
+      { status: 'hard_fail', explanation: 'invalid constraint spec: unexpected end of JSON input' },
+      { status: 'hard_fail', explanation: 'constraint spec missing required field: field' },
+      { status: 'pass', explanation: "output.message contains 'HI'." },
+    ]);
+  });
+});
+
+describe('a schema read in the draft its $schema names, as santhosh-tekuri/jsonschema reads it (schema.go:55-60)', () => {
+  const trace = '{"trace_id":"t","output":{"pair":["a","b"],"dep":{"a":1}}}';
+  const D7 = 'http://json-schema.org/draft-07/schema#';
+  // [target, schema, status]
+  const rows: [string, object, string][] = [
+    // draft-07 (zod-to-json-schema's default): items as an array is a tuple.
+    [
+      'output.pair',
+      { $schema: D7, type: 'array', items: [{ type: 'string' }, { type: 'number' }] },
+      'hard_fail',
+    ],
+    ['output.pair', { $schema: D7, type: 'array', items: [{ type: 'string' }, { type: 'string' }] }, 'pass'],
+    ['output.dep', { $schema: D7, type: 'object', dependencies: { a: ['b'] } }, 'hard_fail'],
+    ['output.dep', { type: 'object', dependentRequired: { a: ['b'] } }, 'hard_fail'],
+  ];
+  it.each(rows)('%s %j', async (target, schema, status) => {
+    const assertion = JSON.stringify({ assertion_id: 's', type: 'schema', spec: { target, schema } });
+    expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([{ status }]);
   });
 });

@@ -521,7 +521,8 @@ describe.skipIf(!HAVE_ATTEST)("the peer engine's trace fixtures (../shared/upstr
     'e2e_refund_agent.json': {},
     'missing_trace_id.json': { refused: /trace_id/ },
     'invalid_step_type.json': { refused: /trace step 'bad_step' has invalid type '[a-z_]+'/ },
-    'deep_nesting.json': { refused: /nesting depth 6 exceeds maximum 5/ },
+    // validate.go:158-166 counts the root as depth 0: the sixth level is depth 5.
+    'deep_nesting.json': { refused: /nesting depth 5 exceeds maximum 5/ },
     // Its _comment: "Integration tests generate the oversize payload programmatically" (10,001 steps).
     'too_many_steps.json': { refused: /max steps: 10001 > 10000/, oversize: true },
   };
