@@ -123,14 +123,18 @@ async function runEngineBin(argv: readonly string[]): Promise<number> {
     printLines('stderr', [`invalid log level: ${parsed.logLevel}`]);
     return ENGINE_BIN_EXIT.stopped;
   }
-  // Stopped by a signal, the Attest engine returns from its loop and exits 1 (main.go:62-67).
+  // Stopped by a signal, the Attest engine returns from its loop and exits 1 (main.go:62-67); once
+  // the session was shut down, a signal (an SDK's stop() sends SIGTERM as soon as it read the
+  // shutdown reply) is the clean end it would have reached itself: exit 0.
+  let shutDown = (): boolean => false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      process.exit(exitCodeForOutcome('engine_stopped'));
+      process.exit(shutDown() ? ENGINE_BIN_EXIT.ok : exitCodeForOutcome('engine_stopped'));
     });
   }
   try {
-    const { runEngine } = await import('./commands/engine.js');
+    const { runEngine, engineShutDown } = await import('./commands/engine.js');
+    shutDown = engineShutDown;
     await runEngine({ logLevel: parsed.logLevel });
     return ENGINE_BIN_EXIT.ok;
   } catch (error) {

@@ -5,6 +5,7 @@
 // runs in-process in engine.conformance.test.ts.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -153,6 +154,33 @@ describe('evals-engine (drop-in for Attest SDKs)', () => {
     await new Promise((resolve) => child.stdout.once('data', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(1);
+  });
+
+  // An Attest SDK's stop(): shutdown, then SIGTERM as soon as the reply is read (engine-manager.ts),
+  // while the engine still waits for requests written behind shutdown. That is the session's clean
+  // end: exit 0, for the bin and for `evals engine --stdio` (whose signal before shutdown is 143).
+  it.each([
+    ['evals-engine', 1, [EVALS_ENGINE]],
+    ['evals engine --stdio', 143, [EVALS, 'engine', '--stdio']],
+  ])('%s exits 0 on SIGTERM right after the shutdown reply (%i before it)', async (_name, before, args) => {
+    const stop = async (shutDownFirst: boolean): Promise<number | null> => {
+      const child = spawn('node', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const replies = createInterface({ input: child.stdout });
+      const reply = (): Promise<string> => new Promise((resolve) => replies.once('line', resolve));
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS })}\n`,
+      );
+      await reply();
+      if (shutDownFirst) {
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'shutdown', params: {} })}\n`);
+        expect(JSON.parse(await reply())).toMatchObject({ id: 2, result: {} });
+      }
+      child.kill('SIGTERM');
+      return exited;
+    };
+    expect(await stop(true)).toBe(0);
+    expect(await stop(false)).toBe(before);
   });
 
   // The Attest engine's code and words for it (cmd/attest-engine/main.go:50-52).

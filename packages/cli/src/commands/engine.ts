@@ -11,6 +11,8 @@ import {
   serveStdio,
 } from '@paperclip-evals/checks';
 
+import { SIGNAL_EXIT_CODES } from '@paperclip-evals/node';
+
 import type { Readable, Writable } from 'node:stream';
 import type { LogLevel } from '@paperclip-evals/checks';
 
@@ -60,13 +62,32 @@ export async function serveEngine(
     throw error;
   }
   log('info', 'engine started', { pid: process.pid });
+  served = server;
   await serveStdio({ server, input, output });
   log('info', 'engine stopped', { state: server.state });
   await history?.store.close();
 }
 
+/** The server this process serves, once it does (for what a signal then means). */
+let served: EngineServer | undefined;
+
+/**
+ * Whether this process's session has been shut down (the shutdown reply handed on). A signal then
+ * stops nothing but the short wait for requests written behind shutdown: an Attest SDK's stop()
+ * sends SIGTERM as soon as it has read the reply, before a Go engine would have exited on its own.
+ */
+export const engineShutDown = (): boolean => served?.state === 'shut_down';
+
 /** Serves this process's stdin/stdout, then exits the process (an idle provider connection must not keep a finished engine alive). */
 export async function runEngine(options: EngineOptions): Promise<never> {
+  // SIGINT/SIGTERM after shutdown is the session's clean end (exit 0); before it, the signal's own
+  // code (130/143). The evals-engine bin has its own handlers (the Attest engine's exit 1) and asks
+  // engineShutDown the same question.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    if (process.listenerCount(signal) === 0)
+      process.once(signal, () => {
+        process.exit(engineShutDown() ? exitCodeForOutcome('ok') : SIGNAL_EXIT_CODES[signal]);
+      });
   await serveEngine(options, {
     input: process.stdin,
     output: process.stdout,
