@@ -10,14 +10,17 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { EVAL_SESSION_PROVIDER_DRIVERS, maskSecrets } from '@paperclip-evals/contract';
+import {
+  EVAL_SESSION_PROVIDER_DRIVERS,
+  INFRASTRUCTURE_FAILURE_CLASSES,
+  maskSecrets,
+} from '@paperclip-evals/contract';
 import { NO_NATIVE_EVIDENCE, attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { assertHeldTryOfPlan, assertLedgerPlan } from './ledger-plan.js';
 import { shardAttempts, tryAttemptId } from './plan.js';
 import { startKillableRun } from '@paperclip-evals/node';
 import {
-  CAMPAIGN_FAILURE_CLASSES,
   EVAL_SESSION_ARTIFACT_V1,
   UNKNOWN_COST,
   campaignFailure,
@@ -322,13 +325,27 @@ export function synthesizedArtifact(
 }
 
 /** Classes a retry may help (upstream's retryable ones and ours): what a resumed held try is judged by. */
-const RETRYABLE_CLASSES: ReadonlySet<string> = new Set([
-  'provider_turn_timeout',
-  'runner_infrastructure_failure',
-  ...Object.entries(CAMPAIGN_FAILURE_CLASSES)
-    .filter(([, entry]) => entry.retryable)
-    .map(([name]) => name),
-]);
+/**
+ * The infrastructure failure a held try records, as the run that made it said: the session's
+ * artifact's when the ledger kept it, else — a bundle stored without its artifact (a ledger written
+ * before the campaign stored artifacts) — the bundle's infrastructure or budget failure read by the
+ * one class table (contract's: category and retryability by class), never guessed.
+ */
+function heldInfrastructureFailure(record: StoredAttempt['record']): AttemptOutcome['infrastructureFailure'] {
+  if (record.evalSession !== undefined) return record.evalSession.infrastructureFailure;
+  const failure = record.failure;
+  if (
+    failure === null ||
+    (failure.classification !== 'infrastructure' && failure.classification !== 'budget')
+  )
+    return null;
+  const entry = (
+    INFRASTRUCTURE_FAILURE_CLASSES as Readonly<Record<string, { category: string; retryable: boolean }>>
+  )[failure.code];
+  return entry === undefined
+    ? { class: failure.code, category: 'runner_infrastructure', retryable: failure.retryable ?? false }
+    : { class: failure.code, category: entry.category, retryable: entry.retryable };
+}
 
 interface Verdict {
   readonly disposition: Disposition;
@@ -615,8 +632,11 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         attemptId: tryId,
       });
       if (ledgerRefusal === null) {
+        // The artifact, with its bundle beside it (as `evals ingest artifact.json` stores it): the
+        // record keeps the session's artifact, so its failure's class, category and retryability
+        // are read back as the run saw them.
         const summary = await ingest({
-          inputs: [join(outputDir, read.nativeExecution.path)],
+          inputs: [artifactPath],
           storeUrl: options.storeUrl,
           environmentPath: options.environmentPath,
           artifactRoot: outputDir,
@@ -749,15 +769,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     // A held try that failed retryably is tried again where the run left off, its earlier tries
     // counted (they are in the ledger: a try without evidence by the campaign's artifact).
     const heldFailure = held?.stored.record.failure ?? null;
-    const infrastructure: AttemptOutcome['infrastructureFailure'] =
-      held?.stored.record.evalSession?.infrastructureFailure ??
-      (heldFailure !== null && heldFailure.classification === 'infrastructure'
-        ? {
-            class: heldFailure.code,
-            category: 'runner_infrastructure',
-            retryable: RETRYABLE_CLASSES.has(heldFailure.code),
-          }
-        : null);
+    const infrastructure = held === null ? null : heldInfrastructureFailure(held.stored.record);
     const heldRetryable = infrastructure?.retryable === true;
     if (held !== null && !(heldRetryable && held.tryNumber <= plan.settings.maxInfrastructureRetries)) {
       const verdict = infrastructure === null ? await verdictOf(attempt, held.stored.key.attemptId) : null;
@@ -824,7 +836,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         finish({
           ...identity(attempt),
           disposition: verdict?.disposition ?? 'grading_evidence_failure',
-          reason: verdict?.reason ?? 'the ingested attempt cannot be read back',
+          reason: verdict === null ? 'the ingested attempt cannot be read back' : verdict.reason,
           infrastructureFailure:
             verdict?.infrastructureFailure ??
             (verdict?.disposition === 'not_run_stopped' ? withoutMessage(failure) : null),

@@ -451,6 +451,79 @@ describe('a retryable failure without evidence, resumed', () => {
   }, 60_000);
 });
 
+describe('an attempt reads the same from the ledger as when it ran (a rerun resumes it as it was)', () => {
+  // A failure artifact that references its bundle (what the reference runner writes for a hang, a
+  // crash or a budget stop once a session ran), a pass and a behaviour failure: each attempt's
+  // disposition, reason and failure {class, category, retryable} are what the run said, fresh or
+  // resumed, and the ledger keeps the artifact's failure as `evals ingest` of the artifact does.
+  const cases: SuiteCase[] = [
+    { id: 'c_pass', behaviour: 'succeed' },
+    { id: 'c_fail', behaviour: 'fail' },
+    { id: 'c_budget', behaviour: 'budget_with_bundle' },
+    { id: 'c_timeout', behaviour: 'timeout_with_bundle' },
+  ];
+  let first: ExecuteResult;
+  let again: ExecuteResult;
+  beforeAll(async () => {
+    first = await run('as-it-was', cases, { retries: 1 });
+    again = await run('as-it-was', cases, { retries: 1 });
+  }, 60_000);
+  const view = (result: ExecuteResult, caseId: string) => {
+    const attempt = result.attempts.find((entry) => entry.caseId === caseId);
+    return {
+      disposition: attempt?.disposition,
+      reason: attempt?.reason,
+      infrastructureFailure: attempt?.infrastructureFailure,
+      finalAttemptId: attempt?.finalAttemptId,
+    };
+  };
+  it.each([
+    ['c_pass', 'passed', null, 1],
+    ['c_fail', 'behavior_failure', null, 1],
+    [
+      'c_budget',
+      'infrastructure_failure',
+      { class: 'provider_budget_reached', category: 'provider_budget', retryable: false },
+      1,
+    ],
+    [
+      'c_timeout',
+      'infrastructure_failure',
+      { class: 'provider_turn_timeout', category: 'provider_lifecycle', retryable: true },
+      2,
+    ],
+  ] as const)('%s: %s, fresh and resumed alike', (caseId, disposition, failure, tries) => {
+    const fresh = first.attempts.find((entry) => entry.caseId === caseId);
+    expect(fresh?.disposition, fresh?.reason ?? '').toBe(disposition);
+    expect(fresh?.infrastructureFailure ?? null).toEqual(failure);
+    expect(fresh?.tries).toHaveLength(tries);
+    // A passed attempt has no reason to give.
+    if (disposition === 'passed') expect(fresh?.reason).toBeNull();
+    expect(again.attempts.find((entry) => entry.caseId === caseId)?.resumed).toBe(true);
+    expect(view(again, caseId)).toEqual(view(first, caseId));
+  });
+  it("keeps the artifact's failure in the ledger: class, category and retryable", async () => {
+    const store = await openStore(`sqlite:${join(scratch, 'as-it-was.sqlite')}`, { mustExist: true });
+    try {
+      for (const caseId of ['c_budget', 'c_timeout']) {
+        const outcome = first.attempts.find((entry) => entry.caseId === caseId)!;
+        const stored = await store.getAttempt({
+          runId: 'as-it-was',
+          caseId,
+          configId: 'lane_a',
+          attemptId: outcome.finalAttemptId!,
+        });
+        expect(stored?.record.failure?.retryable, caseId).toBe(outcome.infrastructureFailure?.retryable);
+        expect(stored?.record.evalSession?.infrastructureFailure, caseId).toEqual(
+          outcome.infrastructureFailure,
+        );
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('the cost ceiling', () => {
   it('stops scheduling at the ceiling with known costs; the rest is not run (budget)', async () => {
     const cases = Array.from({ length: 5 }, (_, index) => ({
