@@ -482,7 +482,8 @@ export interface FailedTry {
 
 /**
  * Every try of the record that did not pass, in plan order: each try that ended in an
- * infrastructure failure (a retried one too), the try a behaviour or grading/evidence failure is of,
+ * infrastructure failure (a retried one too), the try a behaviour or grading/evidence failure — or
+ * an infrastructure failure its bundle records — is of,
  * and an attempt the ledger already held with such a result. Attempts not run (budget, stopped) made
  * no try: the totals count them.
  */
@@ -513,13 +514,16 @@ export function failedTries(record: CampaignRecord): FailedTry[] {
         });
       else if (
         last &&
-        (attempt.disposition === 'behavior_failure' || attempt.disposition === 'grading_evidence_failure')
+        (attempt.disposition === 'behavior_failure' ||
+          attempt.disposition === 'grading_evidence_failure' ||
+          // An infrastructure failure the try's bundle records (the runner's side): the try carries none.
+          attempt.disposition === 'infrastructure_failure')
       )
         failed.push({
           ...where,
           tryNumber: at + 1,
           disposition: attempt.disposition,
-          failureClass: null,
+          failureClass: attempt.infrastructureFailure?.class ?? null,
           reason: attempt.reason,
         });
     });
