@@ -365,6 +365,23 @@ const DISPOSITION_OF_STATUS = {
   incomplete: 'grading_evidence_failure',
 } as const;
 
+/**
+ * The try's output folder, made new: `output/`, or — when a run that was killed mid-try left one
+ * (its session, in its own process group, may outlive it and still be writing there) — the first of
+ * `output.2/`, `output.3/`, … that does not exist, so nothing the old session writes is ever read.
+ */
+async function freshOutputDir(dir: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const path = join(dir, n === 1 ? 'output' : `output.${n}`);
+    try {
+      await mkdir(path, { mode: 0o700 });
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
 function costOfStored(stored: StoredAttempt): TryCost {
   return tryCostOf(stored.record.cost);
 }
@@ -578,8 +595,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const dir = join(options.workDir, tryId);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
-    const outputDir = join(dir, 'output');
-    await mkdir(outputDir, { recursive: true, mode: 0o700 });
+    const outputDir = await freshOutputDir(dir);
     const requestPath = join(dir, 'request.json');
     const artifactPath = join(outputDir, 'artifact.json');
     const request = evalSessionRequest(plan, attempt, tryId, lane, environment, options.release, dir);

@@ -524,6 +524,33 @@ describe('an attempt reads the same from the ledger as when it ran (a rerun resu
   });
 });
 
+describe('a try folder a killed run left behind (its session may still be writing there)', () => {
+  it('is not reused: the new session writes beside it, and what the old one writes later is not read', async () => {
+    // The try's folder as a SIGKILLed `evals run` leaves it: its session (in its own process group)
+    // outlives the campaign and still writes its artifact into output/ while the rerun's runs.
+    const cases = [{ id: 'c_orphaned', behaviour: 'slow', delayMs: 600 }];
+    const workDir = join(scratch, 'orphaned-work');
+    const suite = suiteEnvironment(cases, {});
+    const environmentPath = join(scratch, 'orphaned-plan.json');
+    await writeFile(environmentPath, JSON.stringify(suite));
+    const planned = planCampaign(await loadEnvironment(environmentPath), { campaignId: 'orphaned' });
+    const attemptId = planned.attempts[0]!.attemptId;
+    const stale = join(workDir, attemptId, 'output');
+    await mkdir(stale, { recursive: true });
+    const orphan = setTimeout(() => {
+      void writeFile(join(stale, 'artifact.json'), 'not json {');
+    }, 250);
+    try {
+      const result = await run('orphaned', cases, { workDir });
+      expect(result.attempts[0]?.disposition, result.attempts[0]?.reason ?? '').toBe('passed');
+      expect(await readFile(join(stale, 'artifact.json'), 'utf8')).toBe('not json {');
+      expect(await readdir(join(workDir, attemptId))).toContain('output.2');
+    } finally {
+      clearTimeout(orphan);
+    }
+  }, 60_000);
+});
+
 describe('the cost ceiling', () => {
   it('stops scheduling at the ceiling with known costs; the rest is not run (budget)', async () => {
     const cases = Array.from({ length: 5 }, (_, index) => ({
