@@ -888,7 +888,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       const held = await heldTry(attempt);
       const lane = lanes.get(attempt.laneId);
       if (held !== null && lane !== undefined)
-        assertHeldTryOfPlan(plan, environment, attempt, lane, held.stored);
+        assertHeldTryOfPlan(plan, environment, attempt, lane, held.stored, options.release);
     }
     // The spend so far: a resumed campaign's progress starts from what the ledger records.
     heldAtStart = await ledgerSpend();

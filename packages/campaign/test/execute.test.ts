@@ -41,6 +41,8 @@ async function run(
     workDir?: string;
     /** Changes the suite (a lane's model, a case's digest) before it is planned. */
     edit?: (environment: Record<string, unknown>) => void;
+    /** Another joined release than the stand-in's (a rerun on another runnerd or package). */
+    release?: Partial<ReturnType<typeof standInRelease>>;
   } = {},
 ): Promise<ExecuteResult> {
   const dir = join(scratch, `${campaignId}-${runs++}`);
@@ -53,7 +55,7 @@ async function run(
   return executeCampaign({
     plan,
     shard: null,
-    release: standInRelease(standIn),
+    release: { ...standInRelease(standIn), ...options.release },
     environment,
     environmentPath,
     storeUrl: options.store ?? `sqlite:${join(scratch, `${campaignId}.sqlite`)}`,
@@ -758,6 +760,29 @@ describe('a rerun under the same campaign id with a changed suite', () => {
       // The same plan again resumes every held try.
       const again = await run(id, cases, { store });
       expect(again.attempts.every((attempt) => attempt.resumed)).toBe(true);
+    },
+    60_000,
+  );
+
+  it.each([
+    ['another runnerd', { runnerdSha256: `sha256:${'c'.repeat(64)}` }, 'runnerdSha256'],
+    ['another package version', { packageVersion: '9.9.9' }, 'packageVersion'],
+  ])(
+    'a rerun on %s than the held tries ran on is refused, nothing run (a campaign is one release)',
+    async (_what, release, field) => {
+      const id = `other-release-${field}`;
+      const store = `sqlite:${join(scratch, `${id}.sqlite`)}`;
+      await run(id, cases, { store });
+      const held = await attemptsIn(store);
+      const before = await standIn.starts();
+      const refusal = await run(id, cases, { store, release }).then(
+        () => null,
+        (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
+      );
+      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.issues).toMatchObject([{ code: 'campaign_held_try_differs', component: field }]);
+      expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+      expect(await attemptsIn(store)).toBe(held);
     },
     60_000,
   );
