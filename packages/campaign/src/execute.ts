@@ -331,7 +331,9 @@ export function synthesizedArtifact(
  * before the campaign stored artifacts) — the bundle's infrastructure or budget failure read by the
  * one class table (contract's: category and retryability by class), never guessed.
  */
-function heldInfrastructureFailure(record: StoredAttempt['record']): AttemptOutcome['infrastructureFailure'] {
+export function heldInfrastructureFailure(
+  record: StoredAttempt['record'],
+): AttemptOutcome['infrastructureFailure'] {
   if (record.evalSession !== undefined) return record.evalSession.infrastructureFailure;
   const failure = record.failure;
   if (
