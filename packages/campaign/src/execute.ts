@@ -7,7 +7,7 @@
 // ledger holds for the campaign, so a shared PostgreSQL ledger makes the ceiling global) is held
 // against the ceiling; at it, or with an unknown cost and no --allow-unpriced, nothing more starts
 // and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import {
@@ -427,6 +427,19 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   /** The values of the session's environment, masked in every text the campaign keeps of a try. */
   const secrets = Object.values(options.sessionEnv ?? {});
   const redact = (text: string): string => (secrets.length === 0 ? text : maskSecrets(text, secrets));
+  /**
+   * A passed variable's value the session wrote into its artifact (an error naming a provider key) is
+   * masked in the file itself, before it is read or stored: the ledger keeps the artifact whole, and
+   * the value is in no file the campaign keeps. (The artifact is referenced by no digest; its
+   * bundle's bytes are, and stay as written.)
+   */
+  const maskArtifact = async (path: string): Promise<void> => {
+    if (secrets.length === 0) return;
+    const text = await readFile(path, 'utf8').catch(() => null);
+    if (text === null) return;
+    const clean = redact(text);
+    if (clean !== text) await writeFile(path, clean, { mode: 0o600 });
+  };
   const masked = (reading: TryReading): TryReading =>
     reading.kind === 'infrastructure'
       ? { ...reading, failure: { ...reading.failure, message: redact(reading.failure.message) } }
@@ -634,6 +647,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         },
         verdict: { disposition: 'not_run_stopped', reason: 'killed: the campaign was interrupted' },
       };
+    await maskArtifact(artifactPath);
     const read = masked(await readTry(result, artifactPath, tryId, timeoutMs));
     let reading: TryReading = read;
     let ingested: TryOutcome['ingest'] = 'none';

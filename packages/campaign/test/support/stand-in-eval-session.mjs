@@ -255,7 +255,7 @@ const infrastructure = (failureClass, category, retryable, message) => {
   process.exit(2);
 };
 /** A failure artifact that references its bundle, as the reference runner writes when a session ran. */
-const infrastructureWithBundle = (failureClass, category, retryable, message) => {
+const infrastructureWithBundle = (failureClass, category, retryable, message, bundleMessage = message) => {
   const classification = category === 'provider_budget' ? 'budget' : 'infrastructure';
   write({
     ...common,
@@ -264,7 +264,7 @@ const infrastructureWithBundle = (failureClass, category, retryable, message) =>
     providerSessionId: 's',
     snapshot: {},
     usage,
-    nativeExecution: bundle('failed', { classification, code: failureClass, message }),
+    nativeExecution: bundle('failed', { classification, code: failureClass, message: bundleMessage }),
   });
   process.exit(2);
 };
@@ -316,6 +316,18 @@ switch (behaviour) {
     break;
   case 'budget_with_bundle':
     infrastructureWithBundle('provider_budget_reached', 'provider_budget', false, 'turn limit reached');
+    break;
+  case 'leak_env_failure':
+    // A failure artifact (with its bundle) whose error names the passed variable's value: evals must
+    // keep it masked in the artifact it stores.
+    infrastructureWithBundle(
+      'runner_infrastructure_failure',
+      'runner_infrastructure',
+      true,
+      `runner exited: the provider refused the key ${process.env[request.session.needsEnv] ?? ''}`,
+      // (A bundle's bytes are bound by its digest: a value in them could not be masked.)
+      'runner exited',
+    );
     break;
   case 'timeout_with_bundle':
     infrastructureWithBundle(
