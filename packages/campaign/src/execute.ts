@@ -7,17 +7,20 @@
 // ledger holds for the campaign, so a shared PostgreSQL ledger makes the ceiling global) is held
 // against the ceiling; at it, or with an unknown cost and no --allow-unpriced, nothing more starts
 // and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { EVAL_SESSION_PROVIDER_DRIVERS, maskSecrets } from '@paperclip-evals/contract';
+import {
+  EVAL_SESSION_PROVIDER_DRIVERS,
+  INFRASTRUCTURE_FAILURE_CLASSES,
+  maskSecrets,
+} from '@paperclip-evals/contract';
 import { NO_NATIVE_EVIDENCE, attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { assertHeldTryOfPlan, assertLedgerPlan } from './ledger-plan.js';
 import { shardAttempts, tryAttemptId } from './plan.js';
 import { startKillableRun } from '@paperclip-evals/node';
 import {
-  CAMPAIGN_FAILURE_CLASSES,
   EVAL_SESSION_ARTIFACT_V1,
   UNKNOWN_COST,
   campaignFailure,
@@ -322,13 +325,29 @@ export function synthesizedArtifact(
 }
 
 /** Classes a retry may help (upstream's retryable ones and ours): what a resumed held try is judged by. */
-const RETRYABLE_CLASSES: ReadonlySet<string> = new Set([
-  'provider_turn_timeout',
-  'runner_infrastructure_failure',
-  ...Object.entries(CAMPAIGN_FAILURE_CLASSES)
-    .filter(([, entry]) => entry.retryable)
-    .map(([name]) => name),
-]);
+/**
+ * The infrastructure failure a held try records, as the run that made it said: the session's
+ * artifact's when the ledger kept it, else — a bundle stored without its artifact (a ledger written
+ * before the campaign stored artifacts) — the bundle's infrastructure or budget failure read by the
+ * one class table (contract's: category and retryability by class), never guessed.
+ */
+export function heldInfrastructureFailure(
+  record: StoredAttempt['record'],
+): AttemptOutcome['infrastructureFailure'] {
+  if (record.evalSession !== undefined) return record.evalSession.infrastructureFailure;
+  const failure = record.failure;
+  if (
+    failure === null ||
+    (failure.classification !== 'infrastructure' && failure.classification !== 'budget')
+  )
+    return null;
+  const entry = (
+    INFRASTRUCTURE_FAILURE_CLASSES as Readonly<Record<string, { category: string; retryable: boolean }>>
+  )[failure.code];
+  return entry === undefined
+    ? { class: failure.code, category: 'runner_infrastructure', retryable: failure.retryable ?? false }
+    : { class: failure.code, category: entry.category, retryable: entry.retryable };
+}
 
 interface Verdict {
   readonly disposition: Disposition;
@@ -347,6 +366,23 @@ const DISPOSITION_OF_STATUS = {
   errored: 'grading_evidence_failure',
   incomplete: 'grading_evidence_failure',
 } as const;
+
+/**
+ * The try's output folder, made new: `output/`, or — when a run that was killed mid-try left one
+ * (its session, in its own process group, may outlive it and still be writing there) — the first of
+ * `output.2/`, `output.3/`, … that does not exist, so nothing the old session writes is ever read.
+ */
+async function freshOutputDir(dir: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const path = join(dir, n === 1 ? 'output' : `output.${n}`);
+    try {
+      await mkdir(path, { mode: 0o700 });
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
 
 function costOfStored(stored: StoredAttempt): TryCost {
   return tryCostOf(stored.record.cost);
@@ -391,6 +427,19 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   /** The values of the session's environment, masked in every text the campaign keeps of a try. */
   const secrets = Object.values(options.sessionEnv ?? {});
   const redact = (text: string): string => (secrets.length === 0 ? text : maskSecrets(text, secrets));
+  /**
+   * A passed variable's value the session wrote into its artifact (an error naming a provider key) is
+   * masked in the file itself, before it is read or stored: the ledger keeps the artifact whole, and
+   * the value is in no file the campaign keeps. (The artifact is referenced by no digest; its
+   * bundle's bytes are, and stay as written.)
+   */
+  const maskArtifact = async (path: string): Promise<void> => {
+    if (secrets.length === 0) return;
+    const text = await readFile(path, 'utf8').catch(() => null);
+    if (text === null) return;
+    const clean = redact(text);
+    if (clean !== text) await writeFile(path, clean, { mode: 0o600 });
+  };
   const masked = (reading: TryReading): TryReading =>
     reading.kind === 'infrastructure'
       ? { ...reading, failure: { ...reading.failure, message: redact(reading.failure.message) } }
@@ -561,8 +610,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const dir = join(options.workDir, tryId);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
-    const outputDir = join(dir, 'output');
-    await mkdir(outputDir, { recursive: true, mode: 0o700 });
+    const outputDir = await freshOutputDir(dir);
     const requestPath = join(dir, 'request.json');
     const artifactPath = join(outputDir, 'artifact.json');
     const request = evalSessionRequest(plan, attempt, tryId, lane, environment, options.release, dir);
@@ -599,6 +647,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         },
         verdict: { disposition: 'not_run_stopped', reason: 'killed: the campaign was interrupted' },
       };
+    await maskArtifact(artifactPath);
     const read = masked(await readTry(result, artifactPath, tryId, timeoutMs));
     let reading: TryReading = read;
     let ingested: TryOutcome['ingest'] = 'none';
@@ -615,8 +664,11 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         attemptId: tryId,
       });
       if (ledgerRefusal === null) {
+        // The artifact, with its bundle beside it (as `evals ingest artifact.json` stores it): the
+        // record keeps the session's artifact, so its failure's class, category and retryability
+        // are read back as the run saw them.
         const summary = await ingest({
-          inputs: [join(outputDir, read.nativeExecution.path)],
+          inputs: [artifactPath],
           storeUrl: options.storeUrl,
           environmentPath: options.environmentPath,
           artifactRoot: outputDir,
@@ -749,15 +801,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     // A held try that failed retryably is tried again where the run left off, its earlier tries
     // counted (they are in the ledger: a try without evidence by the campaign's artifact).
     const heldFailure = held?.stored.record.failure ?? null;
-    const infrastructure: AttemptOutcome['infrastructureFailure'] =
-      held?.stored.record.evalSession?.infrastructureFailure ??
-      (heldFailure !== null && heldFailure.classification === 'infrastructure'
-        ? {
-            class: heldFailure.code,
-            category: 'runner_infrastructure',
-            retryable: RETRYABLE_CLASSES.has(heldFailure.code),
-          }
-        : null);
+    const infrastructure = held === null ? null : heldInfrastructureFailure(held.stored.record);
     const heldRetryable = infrastructure?.retryable === true;
     if (held !== null && !(heldRetryable && held.tryNumber <= plan.settings.maxInfrastructureRetries)) {
       const verdict = infrastructure === null ? await verdictOf(attempt, held.stored.key.attemptId) : null;
@@ -824,7 +868,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         finish({
           ...identity(attempt),
           disposition: verdict?.disposition ?? 'grading_evidence_failure',
-          reason: verdict?.reason ?? 'the ingested attempt cannot be read back',
+          reason: verdict === null ? 'the ingested attempt cannot be read back' : verdict.reason,
           infrastructureFailure:
             verdict?.infrastructureFailure ??
             (verdict?.disposition === 'not_run_stopped' ? withoutMessage(failure) : null),
@@ -860,7 +904,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       const held = await heldTry(attempt);
       const lane = lanes.get(attempt.laneId);
       if (held !== null && lane !== undefined)
-        assertHeldTryOfPlan(plan, environment, attempt, lane, held.stored);
+        assertHeldTryOfPlan(plan, environment, attempt, lane, held.stored, options.release);
     }
     // The spend so far: a resumed campaign's progress starts from what the ledger records.
     heldAtStart = await ledgerSpend();

@@ -2,8 +2,9 @@
 // under that id is of this plan. A campaign record of another plan (another suite, lanes, cases or
 // attempts per case) refuses the run, listing what differs; and a held try (resume) counts only when
 // it ran the lane and case planned now — its case and config digests, and, where the ledger kept the
-// try's session artifact, its provider, model and lane profile — so a rerun with a changed suite never takes an old
-// suite's outcomes, record or no record.
+// try's session artifact, its provider, model and lane profile — on the release joined now (runnerd
+// digest, package version), so a rerun with a changed suite or release never takes the old one's
+// outcomes, record or no record.
 import { canonicalize } from '@paperclip-evals/contract';
 
 import { CampaignError } from './errors.js';
@@ -71,7 +72,10 @@ export async function assertLedgerPlan(store: LedgerStore, plan: CampaignPlan): 
 
 /**
  * Refuses (campaign_record_conflict) a held try that ran another lane or case definition than the
- * one planned: its case or config digest, or its session's provider, model or lane profile.
+ * one planned — its case or config digest, or its session's provider, model or lane profile — or on
+ * another release than the one joined now (its runnerd digest, its package version): a campaign is
+ * one release, and a rerun on another never takes the old one's outcomes as its own. A try that
+ * names no release (upstream's artifact for a missing cell: nothing ran) is not judged by it.
  */
 export function assertHeldTryOfPlan(
   plan: CampaignPlan,
@@ -79,10 +83,22 @@ export function assertHeldTryOfPlan(
   attempt: PlannedAttempt,
   lane: Lane,
   held: StoredAttempt,
+  release: { readonly packageVersion: string; readonly runnerdSha256: string },
 ): void {
   const record = held.record;
   const caseSha256 = environment.cases.find((entry) => entry.id === attempt.caseId)?.sha256;
+  const ranOn = record.evalSession?.runnerdSha256 ?? record.runner.binarySha256;
   const checks: [string, unknown, unknown][] = [
+    ...(ranOn === ''
+      ? []
+      : ([['runnerdSha256', release.runnerdSha256, ranOn]] as [string, unknown, unknown][])),
+    ...(record.runner.packageVersion === ''
+      ? []
+      : ([['packageVersion', release.packageVersion, record.runner.packageVersion]] as [
+          string,
+          unknown,
+          unknown,
+        ][])),
     ['caseSha256', caseSha256, record.caseSha256],
     ['configSha256', lane.configSha256, record.configSha256],
     ...(record.evalSession === undefined

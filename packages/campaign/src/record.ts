@@ -568,15 +568,21 @@ export function mergeCampaignRecords(
         received: 'none',
       },
     ]);
-  const same = (record: CampaignRecord): string =>
-    JSON.stringify([
-      record.campaignId,
-      record.suiteFingerprint,
-      record.planDigest,
-      record.package,
-      record.runnerd,
-      record.shardCount,
-    ]);
+  // What every shard of one campaign shares, readably (the field, and its value as a person reads it).
+  const shared = (record: CampaignRecord): Record<string, string> => ({
+    campaignId: record.campaignId,
+    suiteFingerprint: record.suiteFingerprint,
+    planDigest: record.planDigest,
+    package: `${record.package.name}@${record.package.version}`,
+    runnerd: record.runnerd.sha256,
+    shardCount: String(record.shardCount),
+  });
+  const differences = (record: CampaignRecord): [string, string, string][] => {
+    const want = shared(first.record);
+    return Object.entries(shared(record))
+      .filter(([field, value]) => want[field] !== value)
+      .map(([field, value]) => [field, want[field] ?? '', value]);
+  };
   const byIndex = new Map<number, { path: string; record: CampaignRecord }>();
   for (const shard of shards) {
     const { record, path } = shard;
@@ -588,14 +594,16 @@ export function mergeCampaignRecords(
         expected: 'a record written with --shard K/N',
         received: 'shard: null',
       });
-    else if (same(record) !== same(first.record))
-      issues.push({
-        code: 'shard_conflict',
-        message: `${path} is a shard of another campaign, suite, release or plan`,
-        path,
-        expected: same(first.record),
-        received: same(record),
-      });
+    else if (differences(record).length > 0)
+      issues.push(
+        ...differences(record).map(([field, expected, received]) => ({
+          code: 'shard_conflict',
+          message: `${path} is a shard of another campaign, suite, release or plan: its ${field} is not ${first.path}'s`,
+          path: `${path}#/${field}`,
+          expected,
+          received,
+        })),
+      );
     else if (byIndex.has(record.shard.index))
       issues.push({
         code: 'shard_duplicate',

@@ -41,6 +41,8 @@ async function run(
     workDir?: string;
     /** Changes the suite (a lane's model, a case's digest) before it is planned. */
     edit?: (environment: Record<string, unknown>) => void;
+    /** Another joined release than the stand-in's (a rerun on another runnerd or package). */
+    release?: Partial<ReturnType<typeof standInRelease>>;
   } = {},
 ): Promise<ExecuteResult> {
   const dir = join(scratch, `${campaignId}-${runs++}`);
@@ -53,7 +55,7 @@ async function run(
   return executeCampaign({
     plan,
     shard: null,
-    release: standInRelease(standIn),
+    release: { ...standInRelease(standIn), ...options.release },
     environment,
     environmentPath,
     storeUrl: options.store ?? `sqlite:${join(scratch, `${campaignId}.sqlite`)}`,
@@ -451,6 +453,106 @@ describe('a retryable failure without evidence, resumed', () => {
   }, 60_000);
 });
 
+describe('an attempt reads the same from the ledger as when it ran (a rerun resumes it as it was)', () => {
+  // A failure artifact that references its bundle (what the reference runner writes for a hang, a
+  // crash or a budget stop once a session ran), a pass and a behaviour failure: each attempt's
+  // disposition, reason and failure {class, category, retryable} are what the run said, fresh or
+  // resumed, and the ledger keeps the artifact's failure as `evals ingest` of the artifact does.
+  const cases: SuiteCase[] = [
+    { id: 'c_pass', behaviour: 'succeed' },
+    { id: 'c_fail', behaviour: 'fail' },
+    { id: 'c_budget', behaviour: 'budget_with_bundle' },
+    { id: 'c_timeout', behaviour: 'timeout_with_bundle' },
+  ];
+  let first: ExecuteResult;
+  let again: ExecuteResult;
+  beforeAll(async () => {
+    first = await run('as-it-was', cases, { retries: 1 });
+    again = await run('as-it-was', cases, { retries: 1 });
+  }, 60_000);
+  const view = (result: ExecuteResult, caseId: string) => {
+    const attempt = result.attempts.find((entry) => entry.caseId === caseId);
+    return {
+      disposition: attempt?.disposition,
+      reason: attempt?.reason,
+      infrastructureFailure: attempt?.infrastructureFailure,
+      finalAttemptId: attempt?.finalAttemptId,
+    };
+  };
+  it.each([
+    ['c_pass', 'passed', null, 1],
+    ['c_fail', 'behavior_failure', null, 1],
+    [
+      'c_budget',
+      'infrastructure_failure',
+      { class: 'provider_budget_reached', category: 'provider_budget', retryable: false },
+      1,
+    ],
+    [
+      'c_timeout',
+      'infrastructure_failure',
+      { class: 'provider_turn_timeout', category: 'provider_lifecycle', retryable: true },
+      2,
+    ],
+  ] as const)('%s: %s, fresh and resumed alike', (caseId, disposition, failure, tries) => {
+    const fresh = first.attempts.find((entry) => entry.caseId === caseId);
+    expect(fresh?.disposition, fresh?.reason ?? '').toBe(disposition);
+    expect(fresh?.infrastructureFailure ?? null).toEqual(failure);
+    expect(fresh?.tries).toHaveLength(tries);
+    // A passed attempt has no reason to give.
+    if (disposition === 'passed') expect(fresh?.reason).toBeNull();
+    expect(again.attempts.find((entry) => entry.caseId === caseId)?.resumed).toBe(true);
+    expect(view(again, caseId)).toEqual(view(first, caseId));
+  });
+  it("keeps the artifact's failure in the ledger: class, category and retryable", async () => {
+    const store = await openStore(`sqlite:${join(scratch, 'as-it-was.sqlite')}`, { mustExist: true });
+    try {
+      for (const caseId of ['c_budget', 'c_timeout']) {
+        const outcome = first.attempts.find((entry) => entry.caseId === caseId)!;
+        const stored = await store.getAttempt({
+          runId: 'as-it-was',
+          caseId,
+          configId: 'lane_a',
+          attemptId: outcome.finalAttemptId!,
+        });
+        expect(stored?.record.failure?.retryable, caseId).toBe(outcome.infrastructureFailure?.retryable);
+        expect(stored?.record.evalSession?.infrastructureFailure, caseId).toEqual(
+          outcome.infrastructureFailure,
+        );
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a try folder a killed run left behind (its session may still be writing there)', () => {
+  it('is not reused: the new session writes beside it, and what the old one writes later is not read', async () => {
+    // The try's folder as a SIGKILLed `evals run` leaves it: its session (in its own process group)
+    // outlives the campaign and still writes its artifact into output/ while the rerun's runs.
+    const cases = [{ id: 'c_orphaned', behaviour: 'slow', delayMs: 600 }];
+    const workDir = join(scratch, 'orphaned-work');
+    const suite = suiteEnvironment(cases, {});
+    const environmentPath = join(scratch, 'orphaned-plan.json');
+    await writeFile(environmentPath, JSON.stringify(suite));
+    const planned = planCampaign(await loadEnvironment(environmentPath), { campaignId: 'orphaned' });
+    const attemptId = planned.attempts[0]!.attemptId;
+    const stale = join(workDir, attemptId, 'output');
+    await mkdir(stale, { recursive: true });
+    const orphan = setTimeout(() => {
+      void writeFile(join(stale, 'artifact.json'), 'not json {');
+    }, 250);
+    try {
+      const result = await run('orphaned', cases, { workDir });
+      expect(result.attempts[0]?.disposition, result.attempts[0]?.reason ?? '').toBe('passed');
+      expect(await readFile(join(stale, 'artifact.json'), 'utf8')).toBe('not json {');
+      expect(await readdir(join(workDir, attemptId))).toContain('output.2');
+    } finally {
+      clearTimeout(orphan);
+    }
+  }, 60_000);
+});
+
 describe('the cost ceiling', () => {
   it('stops scheduling at the ceiling with known costs; the rest is not run (budget)', async () => {
     const cases = Array.from({ length: 5 }, (_, index) => ({
@@ -658,6 +760,29 @@ describe('a rerun under the same campaign id with a changed suite', () => {
       // The same plan again resumes every held try.
       const again = await run(id, cases, { store });
       expect(again.attempts.every((attempt) => attempt.resumed)).toBe(true);
+    },
+    60_000,
+  );
+
+  it.each([
+    ['another runnerd', { runnerdSha256: `sha256:${'c'.repeat(64)}` }, 'runnerdSha256'],
+    ['another package version', { packageVersion: '9.9.9' }, 'packageVersion'],
+  ])(
+    'a rerun on %s than the held tries ran on is refused, nothing run (a campaign is one release)',
+    async (_what, release, field) => {
+      const id = `other-release-${field}`;
+      const store = `sqlite:${join(scratch, `${id}.sqlite`)}`;
+      await run(id, cases, { store });
+      const held = await attemptsIn(store);
+      const before = await standIn.starts();
+      const refusal = await run(id, cases, { store, release }).then(
+        () => null,
+        (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
+      );
+      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.issues).toMatchObject([{ code: 'campaign_held_try_differs', component: field }]);
+      expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+      expect(await attemptsIn(store)).toBe(held);
     },
     60_000,
   );

@@ -224,6 +224,32 @@ describe('mergeCampaignRecords', () => {
       codes(() => mergeCampaignRecords(records.map((record, index) => at(record, `r${index}`)))),
     ).toEqual([code]);
   });
+  it('names each field a conflicting shard differs in, with both values (one issue per field)', () => {
+    let issues: { code: string; path?: string; expected?: unknown; received?: unknown }[] = [];
+    try {
+      mergeCampaignRecords([
+        at(shardRecord(1), 'a.json'),
+        at(shardRecord(2, { campaignId: 'other-7', runnerd: { sha256: digest('e') } }), 'b.json'),
+      ]);
+    } catch (error) {
+      if (!(error instanceof CampaignError)) throw error;
+      issues = [...error.issues];
+    }
+    expect(issues.map(({ code, path, expected, received }) => ({ code, path, expected, received }))).toEqual([
+      {
+        code: 'shard_conflict',
+        path: 'b.json#/campaignId',
+        expected: shardRecord(1).campaignId,
+        received: 'other-7',
+      },
+      {
+        code: 'shard_conflict',
+        path: 'b.json#/runnerd',
+        expected: shardRecord(1).runnerd.sha256,
+        received: digest('e'),
+      },
+    ]);
+  });
   it('keeps the shards’ caseDefinitions, from any shard that carries them; older shards merge without', () => {
     const older = mergeCampaignRecords([at(shardRecord(1), 'a'), at(shardRecord(2), 'b')]);
     expect('caseDefinitions' in older).toBe(false);

@@ -376,6 +376,8 @@ describe('--pass-env: a live provider credential reaches the session, and nothin
           [
             { id: 'c_keyed', behaviour: 'needs_env', needsEnv: NAME },
             { id: 'c_leaky', behaviour: 'leak_env', needsEnv: NAME },
+            // A failure artifact with its bundle, its error naming the value: stored masked.
+            { id: 'c_leaky_failure', behaviour: 'leak_env_failure', needsEnv: NAME },
             // A bundle the ledger refuses (another runnerd): the run says so, with the ledger's code.
             { id: 'c_refused', behaviour: 'wrong_runnerd' },
           ],
@@ -396,6 +398,8 @@ describe('--pass-env: a live provider credential reaches the session, and nothin
     expect(of('c_leaky')?.infrastructureFailure?.class).toBe('eval_session_refused');
     expect(of('c_leaky')?.reason).toContain('provider refused the key ***');
     expect(of('c_refused')?.infrastructureFailure?.class).toBe('eval_session_evidence_refused');
+    expect(of('c_leaky_failure')?.infrastructureFailure?.class).toBe('runner_infrastructure_failure');
+    expect(of('c_leaky_failure')?.reason).toContain('refused the key ***');
     expect(result.stdout).toMatch(/the ledger refused the bundle of .*c_refused.*runnerd_not_qualified/);
     // Every file the campaign wrote (requests, artifacts, its own artifacts, the record, the
     // store), its stdout and stderr: the value is in none of them.

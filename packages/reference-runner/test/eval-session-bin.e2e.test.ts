@@ -393,9 +393,16 @@ describe('a request in, an artifact and its bundle out', () => {
 describe('per-model behaviour: session.behaviourByModel', () => {
   // The request's model picks its entry; any other model gets `behaviour`. Both priced models run.
   it.each([
-    ['paperclip-deterministic-1', 'completed', true],
-    ['paperclip-deterministic-2', 'failed', false],
-  ] as const)('%s: turn %s, objective satisfied %s', async (model, status, satisfied) => {
+    ['paperclip-deterministic-1', 'completed', true, null],
+    // The agent's own failed turn (a stale write, a conflict): upstream's attempt failure code for a
+    // turn that did not complete (provider_turn_<status>), a behaviour result — never the runner's.
+    [
+      'paperclip-deterministic-2',
+      'failed',
+      false,
+      { classification: 'provider_turn', code: 'provider_turn_failed' },
+    ],
+  ] as const)('%s: turn %s, objective satisfied %s', async (model, status, satisfied, failure) => {
     const run = await session((runnerd) =>
       baseRequest(runnerd, {
         model,
@@ -413,6 +420,9 @@ describe('per-model behaviour: session.behaviourByModel', () => {
       referencedBundle(run) as unknown as { observations: { checks: { id: string; passed: boolean }[] } }
     ).observations.checks;
     expect(checks.find((check) => check.id === 'objective-satisfied')?.passed).toBe(satisfied);
+    const bundleFailure = referencedBundle(run).failure;
+    if (failure === null) expect(bundleFailure).toBeNull();
+    else expect(bundleFailure).toMatchObject(failure);
   });
 });
 

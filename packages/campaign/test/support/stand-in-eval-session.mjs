@@ -85,7 +85,7 @@ const common = {
   timing: { startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), durationMs: 1 },
 };
 const write = (artifact) => writeFileSync(resolve(outputPath), `${JSON.stringify(artifact, null, 2)}\n`);
-const bundle = (state) => {
+const bundle = (state, failure) => {
   let text = readFileSync(join(here, `template-${state}${micros === null ? '-unpriced' : ''}.json`), 'utf8');
   const template = JSON.parse(readFileSync(join(here, 'template-ids.json'), 'utf8'));
   const swap = (from, to) => {
@@ -103,6 +103,8 @@ const bundle = (state) => {
   // its usage figures as the artifact states them.
   const parsed = JSON.parse(text);
   parsed.runner.package.version = common.build.package.version;
+  // A failure artifact's bundle records the artifact's failure (evals validate checks they agree).
+  if (failure !== undefined) parsed.failure = failure;
   parsed.usage = {
     ...parsed.usage,
     cost: null,
@@ -252,6 +254,20 @@ const infrastructure = (failureClass, category, retryable, message) => {
   process.stderr.write(`paperclip-runner-eval-session: ${failureClass}: ${message}\n`);
   process.exit(2);
 };
+/** A failure artifact that references its bundle, as the reference runner writes when a session ran. */
+const infrastructureWithBundle = (failureClass, category, retryable, message, bundleMessage = message) => {
+  const classification = category === 'provider_budget' ? 'budget' : 'infrastructure';
+  write({
+    ...common,
+    infrastructureError: message,
+    infrastructureFailure: { class: failureClass, category, retryable, diagnostics: {} },
+    providerSessionId: 's',
+    snapshot: {},
+    usage,
+    nativeExecution: bundle('failed', { classification, code: failureClass, message: bundleMessage }),
+  });
+  process.exit(2);
+};
 const retry = /-r[0-9]+$/.test(request.attemptId);
 switch (behaviour) {
   case 'succeed':
@@ -297,6 +313,29 @@ switch (behaviour) {
   case 'flaky':
     if (retry) succeed('succeeded');
     else infrastructure('provider_turn_timeout', 'provider_lifecycle', true, 'the provider turn timed out');
+    break;
+  case 'budget_with_bundle':
+    infrastructureWithBundle('provider_budget_reached', 'provider_budget', false, 'turn limit reached');
+    break;
+  case 'leak_env_failure':
+    // A failure artifact (with its bundle) whose error names the passed variable's value: evals must
+    // keep it masked in the artifact it stores.
+    infrastructureWithBundle(
+      'runner_infrastructure_failure',
+      'runner_infrastructure',
+      true,
+      `runner exited: the provider refused the key ${process.env[request.session.needsEnv] ?? ''}`,
+      // (A bundle's bytes are bound by its digest: a value in them could not be masked.)
+      'runner exited',
+    );
+    break;
+  case 'timeout_with_bundle':
+    infrastructureWithBundle(
+      'provider_turn_timeout',
+      'provider_lifecycle',
+      true,
+      'the provider turn timed out',
+    );
     break;
   case 'always_retryable':
     infrastructure('runner_infrastructure_failure', 'runner_infrastructure', true, 'runner exited');

@@ -43,9 +43,11 @@ export async function createStandIn(label: string): Promise<StandIn> {
   await copyFile(SCRIPT, binPath);
   const template = (state: 'succeeded' | 'failed', costMicros: number | null): string => {
     const bundle = syntheticAttempt({ ...IDS, runTerminalState: state, costMicros, deniedCalls: 0 });
-    // A failed turn of the agent's own making (a behaviour failure), not the runner's.
-    const failure = bundle.failure as { classification: string } | null;
-    if (failure !== null) failure.classification = 'agent';
+    // A failed turn of the agent's own making (a behaviour failure), not the runner's: recorded as
+    // the reference runner's bin records it (upstream's attempt failure code provider_turn_failed).
+    const failure = bundle.failure as { classification: string; code: string } | null;
+    if (failure !== null)
+      Object.assign(failure, { classification: 'provider_turn', code: 'provider_turn_failed' });
     return `${JSON.stringify(bundle)}\n`;
   };
   const first = syntheticAttempt(IDS) as {

@@ -417,15 +417,20 @@ function costLine(cost: CampaignRecord['cost']): string {
 const dollars = (nanodollars: number | null): string =>
   nanodollars === null ? 'none' : displayUsd(nanodollars);
 
-function progressLine(campaignId: string, progress: CampaignProgress, started: number): string {
+/** The spend both progress lines show: the observed figure, the ceiling, the tries of unknown cost. */
+function spendText(progress: CampaignProgress): string {
+  const ceiling = progress.ceilingNanodollars === null ? '' : ` of ${dollars(progress.ceilingNanodollars)}`;
+  const unknown = progress.unknownCostTries > 0 ? ` (+${progress.unknownCostTries} unpriced)` : '';
+  return `spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}`;
+}
+
+export function progressLine(campaignId: string, progress: CampaignProgress, started: number): string {
   const failed = Object.entries(progress.failuresByClass)
     .map(([name, count]) => `${count} ${name}`)
     .join(', ');
   const eta = progress.etaMs === null ? '' : ` · ETA ${Math.ceil(progress.etaMs / 1000)}s`;
-  const ceiling = progress.ceilingNanodollars === null ? '' : ` of ${dollars(progress.ceilingNanodollars)}`;
-  const unknown = progress.unknownCostTries > 0 ? ` (+${progress.unknownCostTries} unpriced)` : '';
   const elapsed = Math.round((performance.now() - started) / 1000);
-  return `\r\x1b[K${campaignId}: ${progress.done}/${progress.planned} done · ${progress.running} running · failed: ${failed === '' ? 'none' : failed} · spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}${eta} · ${elapsed}s${progress.stopped === null ? '' : ` · stopping (${progress.stopped})`}`;
+  return `\r\x1b[K${campaignId}: ${progress.done}/${progress.planned} done · ${progress.running} running · failed: ${failed === '' ? 'none' : failed} · ${spendText(progress)}${eta} · ${elapsed}s${progress.stopped === null ? '' : ` · stopping (${progress.stopped})`}`;
 }
 
 /** Off a terminal: a line for every attempt up to 100 planned, else for about every 1%. */
@@ -433,7 +438,7 @@ export function attemptLineEvery(planned: number): number {
   return Math.max(1, Math.ceil(planned / 100));
 }
 
-function attemptLine(
+export function attemptLine(
   campaignId: string,
   outcome: AttemptOutcome,
   progress: CampaignProgress,
@@ -445,9 +450,8 @@ function attemptLine(
       ? outcome.disposition
       : `${outcome.disposition} (${outcome.infrastructureFailure.class})`;
   const tries = outcome.tries.length > 1 ? ` after ${outcome.tries.length} tries` : '';
-  const ceiling = progress.ceilingNanodollars === null ? '' : ` of ${dollars(progress.ceilingNanodollars)}`;
   const elapsed = Math.round((performance.now() - started) / 1000);
-  return `${campaignId}: [${String(progress.done).padStart(width)}/${progress.planned}] ${outcome.laneId} × ${outcome.caseId} #${outcome.index}: ${what}${outcome.resumed ? ' (already in the ledger)' : tries} · spend ${dollars(progress.observedNanodollars)}${ceiling} · ${elapsed}s`;
+  return `${campaignId}: [${String(progress.done).padStart(width)}/${progress.planned}] ${outcome.laneId} × ${outcome.caseId} #${outcome.index}: ${what}${outcome.resumed ? ' (already in the ledger)' : tries} · ${spendText(progress)} · ${elapsed}s`;
 }
 
 function planLines(plan: CampaignPlan, shard: Shard | null, count: number): Line[] {
@@ -482,7 +486,8 @@ export interface FailedTry {
 
 /**
  * Every try of the record that did not pass, in plan order: each try that ended in an
- * infrastructure failure (a retried one too), the try a behaviour or grading/evidence failure is of,
+ * infrastructure failure (a retried one too), the try a behaviour or grading/evidence failure — or
+ * an infrastructure failure its bundle records — is of,
  * and an attempt the ledger already held with such a result. Attempts not run (budget, stopped) made
  * no try: the totals count them.
  */
@@ -513,13 +518,16 @@ export function failedTries(record: CampaignRecord): FailedTry[] {
         });
       else if (
         last &&
-        (attempt.disposition === 'behavior_failure' || attempt.disposition === 'grading_evidence_failure')
+        (attempt.disposition === 'behavior_failure' ||
+          attempt.disposition === 'grading_evidence_failure' ||
+          // An infrastructure failure the try's bundle records (the runner's side): the try carries none.
+          attempt.disposition === 'infrastructure_failure')
       )
         failed.push({
           ...where,
           tryNumber: at + 1,
           disposition: attempt.disposition,
-          failureClass: null,
+          failureClass: attempt.infrastructureFailure?.class ?? null,
           reason: attempt.reason,
         });
     });

@@ -219,9 +219,17 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
               costCoverage: usage.costCoverage,
               legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars,
             },
+            // A turn that did not complete with no infrastructure failure is the agent's own (a
+            // behaviour result): upstream's attempt failure code for it, provider_turn_<status>.
             failure:
               found.failure === null
-                ? turn.failure
+                ? turn.state === 'completed'
+                  ? turn.failure
+                  : {
+                      classification: 'provider_turn',
+                      code: `provider_turn_${turn.state}`,
+                      message: turn.failure?.message ?? `the provider turn ended ${turn.state}`,
+                    }
                 : {
                     classification:
                       found.failure.infrastructureFailure.category === 'provider_budget'
