@@ -8,7 +8,7 @@
 
 import { existsSync } from 'node:fs';
 
-import { displayLocator, readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import { displayLocator, instantMs, readJsonText, schemaErrors } from '@paperclip-evals/contract';
 import { attemptVerdict, openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
@@ -247,7 +247,7 @@ export function campaignRecord(
       timing: {
         startedAt: result.startedAt,
         finishedAt: result.finishedAt,
-        durationMs: Math.max(0, Date.parse(result.finishedAt) - Date.parse(result.startedAt)),
+        durationMs: Math.max(0, instantMs(result.finishedAt) - instantMs(result.startedAt)),
       },
     },
     plan,
@@ -665,7 +665,7 @@ export function mergeCampaignRecords(
       timing: {
         startedAt,
         finishedAt,
-        durationMs: Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)),
+        durationMs: Math.max(0, instantMs(finishedAt) - instantMs(startedAt)),
       },
     },
     planShape,
