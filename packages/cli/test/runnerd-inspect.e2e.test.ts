@@ -46,8 +46,8 @@ describe('evals runnerd inspect refuses', () => {
       (e) => [e.printsTenMegabytes.path, e.printsTenMegabytes.sha256],
       'metadata_unavailable',
     ],
-    ['invalid JSON', (e) => [e.printsInvalidJson.path, e.printsInvalidJson.sha256], 'metadata_unavailable'],
-    ['two JSON objects', (e) => [e.printsTwoObjects.path, e.printsTwoObjects.sha256], 'metadata_unavailable'],
+    ['invalid JSON', (e) => [e.printsInvalidJson.path, e.printsInvalidJson.sha256], 'metadata_invalid'],
+    ['two JSON objects', (e) => [e.printsTwoObjects.path, e.printsTwoObjects.sha256], 'metadata_invalid'],
     [
       'metadata against the schema',
       (e) => [e.printsInvalidMetadata.path, e.printsInvalidMetadata.sha256],

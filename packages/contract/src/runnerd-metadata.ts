@@ -131,7 +131,7 @@ export function parseRunnerdBuildMetadata(value: unknown): RunnerdBuildMetadata 
 /**
  * The build metadata in what `<absolutePath> --build-metadata` printed on stdout (the process
  * exited 0): exactly one strict JSON object of at most `maxStdoutBytes`, valid metadata. Throws the
- * resolver's ContractError with metadata_unavailable (not one JSON object) or metadata_invalid issues.
+ * resolver's ContractError with metadata_invalid issues (not one JSON object, or not valid metadata).
  */
 export function runnerdMetadataFromStdout(
   absolutePath: string,
@@ -142,8 +142,10 @@ export function runnerdMetadataFromStdout(
   if (!text.ok) {
     const issues = text.issues.map((issue): RunnerdArtifactIssue => {
       const detail = outputProblem(issue, stdout);
+      // Upstream's resolver names output it cannot JSON.parse metadata_invalid (the process ran):
+      // metadata_unavailable is a run that failed (runnerd-artifact.ts in paperclipai/paperclip).
       return {
-        code: 'metadata_unavailable',
+        code: 'metadata_invalid',
         component: 'runnerd',
         message: `${absolutePath} --build-metadata printed ${detail}`,
         ...(issue.path === undefined || issue.path === '' ? {} : { path: issue.path }),

@@ -16,8 +16,9 @@
 //   run: anything else the kernel would refuse (ENOEXEC), and libuv would then hand it to
 //   /bin/sh, so it is refused as metadata_unavailable.
 // - Stdout must be exactly one strict JSON object valid as runnerd build metadata (contract's
-//   runnerdMetadataFromStdout). A process that fails (non-zero exit, signal, timeout, oversize,
-//   not one JSON object) is metadata_unavailable with the detail, and nothing else is inferred.
+//   runnerdMetadataFromStdout: else metadata_invalid, as upstream names output it cannot parse). A
+//   process that fails (non-zero exit, signal, timeout, oversize) is metadata_unavailable with the
+//   detail, and nothing else is inferred.
 import { runnerdArtifactInvalid, runnerdMetadataFromStdout } from '@paperclip-evals/contract';
 
 import { runBounded } from './bounded-run.js';

@@ -330,18 +330,18 @@ describe('when --build-metadata fails', () => {
     expect(issue.message).toContain(`stdout passed ${DEFAULT_MAX_METADATA_BYTES} bytes`);
   });
 
-  it('reports output that is not JSON (metadata_unavailable)', async () => {
-    const issue = await onlyIssueOf(exes.printsInvalidJson, 'metadata_unavailable');
+  it('reports output that is not JSON (metadata_invalid, as upstream: the process ran)', async () => {
+    const issue = await onlyIssueOf(exes.printsInvalidJson, 'metadata_invalid');
     expect(issue.message).toContain('printed not JSON');
   });
 
-  it('reports several JSON texts (metadata_unavailable)', async () => {
-    const issue = await onlyIssueOf(exes.printsTwoObjects, 'metadata_unavailable');
+  it('reports several JSON texts (metadata_invalid, as upstream: the process ran)', async () => {
+    const issue = await onlyIssueOf(exes.printsTwoObjects, 'metadata_invalid');
     expect(issue.message).toContain('several JSON texts');
   });
 
-  it('reports a JSON text that is not an object (metadata_unavailable)', async () => {
-    const issue = await onlyIssueOf(exes.printsArray, 'metadata_unavailable');
+  it('reports a JSON text that is not an object (metadata_invalid, as upstream: the process ran)', async () => {
+    const issue = await onlyIssueOf(exes.printsArray, 'metadata_invalid');
     expect(issue.message).toContain('not an object');
   });
 });
