@@ -179,6 +179,21 @@ describe('both parsers accept', () => {
 });
 
 describe('both parsers refuse', () => {
+  it("a call left unanswered by a completed turn of a succeeded run (upstream's later parser)", () => {
+    const fixture = JSON.parse(
+      readFileSync(
+        new URL('../../../fixtures/attempts/invalid/call-unanswered-run-succeeded.json', import.meta.url),
+        'utf8',
+      ),
+    ) as Json;
+    expectBothRefuse(
+      fixture,
+      'semantic_call_unresolved',
+      '/semanticTools/results',
+      'semantic_call_unresolved',
+    );
+  });
+
   it('blank required text: any string JS trim empties, in any required-text field', () => {
     expect(TRIMMED).toEqual(
       expect.arrayContaining([' ', '\t', '\u00a0', '\u3000', '\ufeff', '\u2028', '\u2029']),

@@ -306,6 +306,25 @@ function invariantIssues(bundle: PaperclipNativeExecutionV1): PaperclipRunnerIss
     }
   });
 
+  // Every call is answered unless the run stopped before it could be: an interrupted or cancelled
+  // turn, or a cancelled run (upstream's later parser).
+  const { turnTerminalState, runTerminalState } = bundle.terminal;
+  if (
+    turnTerminalState !== 'interrupted' &&
+    turnTerminalState !== 'cancelled' &&
+    runTerminalState !== 'cancelled'
+  ) {
+    const answered = new Set((semanticTools.results as readonly Json[]).map((result) => result.callId));
+    (semanticTools.calls as readonly Json[]).forEach((call, position) => {
+      if (!answered.has(call.callId))
+        issue(
+          'semantic_call_unresolved',
+          '/semanticTools/results',
+          `semanticTools.calls[${position}] has no result, yet the turn is ${turnTerminalState} and the run ${runTerminalState}`,
+        );
+    });
+  }
+
   const denials = new Map<string, number>();
   semanticTools.denials.forEach((denial, position) =>
     denials.set(denialKey(denial.callId, denial.code), position),
