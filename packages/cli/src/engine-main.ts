@@ -129,7 +129,8 @@ async function runEngineBin(argv: readonly string[]): Promise<number> {
   let shutDown = (): boolean => false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      process.exit(shutDown() ? ENGINE_BIN_EXIT.ok : exitCodeForOutcome('engine_stopped'));
+      if (shutDown()) process.exit(exitCodeForOutcome('ok'));
+      process.exit(exitCodeForOutcome('engine_stopped'));
     });
   }
   try {

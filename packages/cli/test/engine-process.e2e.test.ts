@@ -158,14 +158,18 @@ describe('evals-engine (drop-in for Attest SDKs)', () => {
 
   // An Attest SDK's stop(): shutdown, then SIGTERM as soon as the reply is read (engine-manager.ts),
   // while the engine still waits for requests written behind shutdown. That is the session's clean
-  // end: exit 0, for the bin and for `evals engine --stdio` (whose signal before shutdown is 143).
+  // end: exit 0, for the bin and for `evals engine --stdio` (before shutdown: 1, and the signal's own end).
   it.each([
     ['evals-engine', 1, [EVALS_ENGINE]],
-    ['evals engine --stdio', 143, [EVALS, 'engine', '--stdio']],
-  ])('%s exits 0 on SIGTERM right after the shutdown reply (%i before it)', async (_name, before, args) => {
-    const stop = async (shutDownFirst: boolean): Promise<number | null> => {
+    ['evals engine --stdio', 'SIGTERM', [EVALS, 'engine', '--stdio']],
+  ])('%s exits 0 on SIGTERM right after the shutdown reply (%s before it)', async (_name, before, args) => {
+    const stop = async (shutDownFirst: boolean): Promise<number | string | null> => {
       const child = spawn('node', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const exited = new Promise<number | string | null>((resolve) =>
+        child.on('exit', (code, signal) => {
+          resolve(code ?? signal);
+        }),
+      );
       const replies = createInterface({ input: child.stdout });
       const reply = (): Promise<string> => new Promise((resolve) => replies.once('line', resolve));
       child.stdin.write(

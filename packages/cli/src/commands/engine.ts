@@ -11,8 +11,6 @@ import {
   serveStdio,
 } from '@paperclip-evals/checks';
 
-import { SIGNAL_EXIT_CODES } from '@paperclip-evals/node';
-
 import type { Readable, Writable } from 'node:stream';
 import type { LogLevel } from '@paperclip-evals/checks';
 
@@ -80,13 +78,14 @@ export const engineShutDown = (): boolean => served?.state === 'shut_down';
 
 /** Serves this process's stdin/stdout, then exits the process (an idle provider connection must not keep a finished engine alive). */
 export async function runEngine(options: EngineOptions): Promise<never> {
-  // SIGINT/SIGTERM after shutdown is the session's clean end (exit 0); before it, the signal's own
-  // code (130/143). The evals-engine bin has its own handlers (the Attest engine's exit 1) and asks
-  // engineShutDown the same question.
+  // SIGINT/SIGTERM after shutdown is the session's clean end (exit 0); before it, the signal ends
+  // the process as it would without this handler. The evals-engine bin has its own handlers (the
+  // Attest engine's exit 1) and asks engineShutDown the same question.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     if (process.listenerCount(signal) === 0)
       process.once(signal, () => {
-        process.exit(engineShutDown() ? exitCodeForOutcome('ok') : SIGNAL_EXIT_CODES[signal]);
+        if (engineShutDown()) process.exit(exitCodeForOutcome('ok'));
+        process.kill(process.pid, signal);
       });
   await serveEngine(options, {
     input: process.stdin,
