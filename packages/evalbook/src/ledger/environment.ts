@@ -310,6 +310,24 @@ export function caseAssertions(envCase: EnvironmentCase | undefined): Assertion[
   return assertions;
 }
 
+/**
+ * The empty trace with `target` (`output.a.b`, else the content default `output.message`) holding
+ * empty text, so a content check's own spec is read; a target of another form gets the empty trace.
+ */
+function traceHolding(target: unknown): Trace {
+  const path = typeof target === 'string' ? /^output((?:\.[A-Za-z_][\w-]*)+)$/.exec(target) : null;
+  if (path === null && target !== undefined) return EMPTY_TRACE;
+  const names = path?.[1]?.slice(1).split('.') ?? ['message'];
+  const output: Record<string, unknown> = {};
+  let node = output;
+  names.forEach((name, index) => {
+    const next: Record<string, unknown> = {};
+    node[name] = index === names.length - 1 ? '' : next;
+    node = next;
+  });
+  return { ...EMPTY_TRACE, output };
+}
+
 /** An empty trace: what a spec is tried on at load, so a check the engine refuses is found before ingest. */
 const EMPTY_TRACE: Trace = {
   schema_version: 1,
@@ -331,6 +349,15 @@ export async function caseCheckIssues(environment: Environment): Promise<Issue[]
     const assertions = caseAssertions(envCase);
     if (assertions.length === 0) continue;
     const { results } = await evaluateAssertions(EMPTY_TRACE, assertions);
+    // A content check resolves its target before it reads its own spec (the Attest engine's order),
+    // so on the empty trace a bad regex or check name behind an unresolved target went unseen: each
+    // is tried again on a trace that holds its target.
+    for (const assertion of assertions) {
+      const first = results.find((result) => result.assertion_id === assertion.assertion_id);
+      if (assertion.type !== 'content' || first === undefined || first.failure_class !== undefined) continue;
+      const [again] = (await evaluateAssertions(traceHolding(assertion.spec.target), [assertion])).results;
+      if (again?.failure_class !== undefined) results[results.indexOf(first)] = again;
+    }
     for (const result of results) {
       if (result.failure_class === undefined) continue;
       const checkIndex = (envCase.checks ?? []).findIndex((check) => check.id === result.assertion_id);
