@@ -2,7 +2,7 @@
 // own code — a test per defect. A content defect is planted with the manifest updated to match
 // (tamper), so the defect under test is the only one found.
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,27 @@ describe('evals publish --verify', () => {
     await writeFile(join(root, 'notes.txt'), 'hello');
     expect(await codes(root)).toEqual(['site_unknown_path']);
   });
+
+  it.each([['notes.txt'], ['attempts/deep/nested/x.html']])(
+    'site_unknown_path: %s, listed in the manifest and there, is one defect, never "not there"',
+    async (path) => {
+      const site = await copy();
+      await mkdir(join(site, FOLDER, path, '..'), { recursive: true });
+      await writeFile(join(site, FOLDER, path), '<p>added</p>');
+      await tamper(site, `${FOLDER}/bundle-manifest.json`, (text) => {
+        const manifest = JSON.parse(text) as { files: { path: string; sha256: string; size: number }[] };
+        manifest.files.push({
+          path,
+          sha256: `sha256:${createHash('sha256').update('<p>added</p>').digest('hex')}`,
+          size: 12,
+        });
+        return JSON.stringify(manifest);
+      });
+      const issues = (await verifySite(site)).issues;
+      expect(issues.map((found) => found.code)).toEqual(['site_unknown_path']);
+      expect(issues[0]?.message).toContain('layout');
+    },
+  );
 
   it('site_file_missing: a file the manifest lists is gone', async () => {
     const site = await copy();

@@ -346,8 +346,10 @@ function planFolder(absolute: string, folder: string, present: readonly string[]
         issue(
           'site_unknown_path',
           `${folder}/${path}`,
-          `${folder}/${path} is not listed in ${MANIFEST}`,
-          'only files the manifest lists',
+          listed.has(path)
+            ? `${folder}/${path} is not a path of a campaign folder's layout (index.html, tests/<case>.html, attempts/<case>.<config>.<attempt>.html, campaign.json), though ${MANIFEST} lists it`
+            : `${folder}/${path} is not listed in ${MANIFEST}`,
+          listed.has(path) ? "only the layout's paths" : 'only files the manifest lists',
           path,
         ),
       );
@@ -373,6 +375,8 @@ export function checkChunk(
   const files: Issue[] = [];
   for (const entry of chunk.entries) {
     const path = `${chunk.folder}/${entry.path}`;
+    // A listed path outside the layout that is there was reported as unknown (planFolder): once.
+    if (!isCampaignPath(entry.path) && all.has(path)) continue;
     if (!isCampaignPath(entry.path) || !all.has(path)) {
       files.push(
         issue(
