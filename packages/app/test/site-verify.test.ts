@@ -2,7 +2,7 @@
 // own code — a test per defect. A content defect is planted with the manifest updated to match
 // (tamper), so the defect under test is the only one found.
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,27 @@ describe('evals publish --verify', () => {
     expect(await codes(root)).toEqual(['site_unknown_path']);
   });
 
+  it.each([['notes.txt'], ['attempts/deep/nested/x.html']])(
+    'site_unknown_path: %s, listed in the manifest and there, is one defect, never "not there"',
+    async (path) => {
+      const site = await copy();
+      await mkdir(join(site, FOLDER, path, '..'), { recursive: true });
+      await writeFile(join(site, FOLDER, path), '<p>added</p>');
+      await tamper(site, `${FOLDER}/bundle-manifest.json`, (text) => {
+        const manifest = JSON.parse(text) as { files: { path: string; sha256: string; size: number }[] };
+        manifest.files.push({
+          path,
+          sha256: `sha256:${createHash('sha256').update('<p>added</p>').digest('hex')}`,
+          size: 12,
+        });
+        return JSON.stringify(manifest);
+      });
+      const issues = (await verifySite(site)).issues;
+      expect(issues.map((found) => found.code)).toEqual(['site_unknown_path']);
+      expect(issues[0]?.message).toContain('layout');
+    },
+  );
+
   it('site_file_missing: a file the manifest lists is gone', async () => {
     const site = await copy();
     await unlink(join(site, PAGE));
@@ -106,6 +127,10 @@ describe('evals publish --verify', () => {
     ['a script with src', '<script src="evil.js"></script>'],
     ['an event handler', '<img alt="" src="data:image/png;base64,AA==" onerror="alert(1)">'],
     ['a javascript: URL', '<a href="javascript:alert(1)">x</a>'],
+    // A browser decodes character references in an attribute before it reads the URL.
+    ['a javascript: URL by character references', '<a href="jav&#x61;script&colon;alert(1)">x</a>'],
+    ['a javascript: URL by a decimal reference', '<a href="&#106;avascript:alert(1)">x</a>'],
+    ['a script inside an iframe srcdoc', '<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>'],
   ])('site_script_foreign: %s', async (_name, html) => {
     const site = await copy();
     await tamper(site, PAGE, beforeBody(html));
@@ -122,6 +147,16 @@ describe('evals publish --verify', () => {
     ['a CSS url()', '<style>body{background:url(https://example.com/b.png)}</style>'],
     ['a CSS @import', '<style>@import "https://example.com/c.css";</style>'],
     ['an inline style url()', '<p style="background:url(\'//example.com/d.png\')">x</p>'],
+    ['an https: image by a character reference', '<img alt="" src="&#104;ttps://example.com/p.png">'],
+    [
+      'a srcset candidate',
+      '<img alt="" src="data:image/png;base64,AA==" srcset="../index.html 1x, https://example.com/p.png 2x">',
+    ],
+    ['a meta refresh', '<meta http-equiv="refresh" content="0; url=https://example.com/">'],
+    [
+      'an image inside an iframe srcdoc',
+      '<iframe srcdoc="&lt;img src=&quot;https://example.com/p.png&quot;&gt;"></iframe>',
+    ],
   ])('site_remote_resource: %s', async (_name, html) => {
     const site = await copy();
     await tamper(site, PAGE, beforeBody(html));
@@ -155,6 +190,21 @@ describe('evals publish --verify', () => {
       text.replace('"campaigns"', `"note": ${JSON.stringify(secret)}, "campaigns"`),
     );
     expect(await codes(root)).toEqual(['site_credential']);
+  });
+
+  // What a reader gets is the decoded text: a character reference in a page, a \u escape in JSON.
+  it.each([
+    ['a GitHub token by a character reference', PAGE, 'ghp&#95;0123456789abcdefghijABCDEFGHIJ'],
+    ['an AWS access key id by a hex reference', PAGE, 'AKIA&#x49;OSFODNN7EXAMPLE'],
+    ['an OpenAI key by a JSON escape', `${FOLDER}/campaign.json`, 'sk\\u002dproj-abcdefghijklmnopqrstuvwx'],
+  ])('site_credential: %s, decoded as a reader decodes it', async (_name, path, secret) => {
+    const site = await copy();
+    await tamper(site, path, (text) =>
+      path.endsWith('.html')
+        ? beforeBody(`<p>${secret}</p>`)(text)
+        : text.replace('{', `{"note":"${secret}",`),
+    );
+    expect(await codes(site)).toEqual(['site_credential']);
   });
 
   it('reports every defect at once', async () => {

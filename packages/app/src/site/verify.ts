@@ -346,8 +346,10 @@ function planFolder(absolute: string, folder: string, present: readonly string[]
         issue(
           'site_unknown_path',
           `${folder}/${path}`,
-          `${folder}/${path} is not listed in ${MANIFEST}`,
-          'only files the manifest lists',
+          listed.has(path)
+            ? `${folder}/${path} is not a path of a campaign folder's layout (index.html, tests/<case>.html, attempts/<case>.<config>.<attempt>.html, campaign.json), though ${MANIFEST} lists it`
+            : `${folder}/${path} is not listed in ${MANIFEST}`,
+          listed.has(path) ? "only the layout's paths" : 'only files the manifest lists',
           path,
         ),
       );
@@ -373,6 +375,8 @@ export function checkChunk(
   const files: Issue[] = [];
   for (const entry of chunk.entries) {
     const path = `${chunk.folder}/${entry.path}`;
+    // A listed path outside the layout that is there was reported as unknown (planFolder): once.
+    if (!isCampaignPath(entry.path) && all.has(path)) continue;
     if (!isCampaignPath(entry.path) || !all.has(path)) {
       files.push(
         issue(
@@ -418,11 +422,29 @@ export async function checkCampaignFolder(absolute: string, folder: string): Pro
 }
 
 const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
-const ATTRIBUTE =
-  /\s(src|href|action|formaction|srcset|poster|data|xlink:href|background|manifest|ping)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi;
 const TAG = /<[a-zA-Z][^>]*>/g;
 const HANDLER = /\son[a-z]+\s*=/i;
 const JAVASCRIPT_URL = /javascript:/i;
+const URL_ATTRIBUTES = new Set([
+  'src',
+  'href',
+  'action',
+  'formaction',
+  'srcset',
+  'poster',
+  'data',
+  'xlink:href',
+  'background',
+  'manifest',
+  'ping',
+]);
+// A tag's attributes in order, each quoted value taken whole (so markup inside a value, as in a
+// srcdoc, is never read as the tag's own attribute); names lower-cased, values raw.
+const ATTRIBUTE_TOKEN = /([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?/g;
+function attributesOf(tag: string): [string, string][] {
+  const inner = tag.replace(/^<[^\s>/]+/, '').replace(/\/?>$/, '');
+  return matches(ATTRIBUTE_TOKEN, inner).map((match) => [(match[1] ?? '').toLowerCase(), match[2] ?? '']);
+}
 const STYLE_ATTRIBUTE = /\sstyle\s*=\s*("[^"]*"|'[^']*')/gi;
 const STYLE_ELEMENT = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i;
@@ -439,13 +461,61 @@ function matches(pattern: RegExp, text: string): RegExpExecArray[] {
   return found;
 }
 
-const unquote = (value: string): string =>
-  value
-    .replace(/^["']|["']$/g, '')
-    .replaceAll('&amp;', '&')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&quot;', '"')
-    .trim();
+// What a browser reads, not the bytes: an attribute's value and a page's text are decoded from their
+// character references (`&#104;ttps:`, `jav&#x61;script&colon;`, `ghp&#95;…`) before a rule looks at
+// them, and a URL loses its tabs and line breaks as a browser's URL parser drops them.
+const NAMED: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  colon: ':',
+  sol: '/',
+  bsol: '\\',
+  tab: '\t',
+  newline: '\n',
+  period: '.',
+  lpar: '(',
+  rpar: ')',
+  lowbar: '_',
+  equals: '=',
+  num: '#',
+  nbsp: '\u00a0',
+  hyphen: '-',
+  dash: '-',
+  commat: '@',
+  plus: '+',
+  comma: ',',
+  semi: ';',
+  excl: '!',
+  quest: '?',
+};
+const REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([a-zA-Z]+);)/g;
+function decodeReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(REFERENCE, (whole, hex?: string, decimal?: string, name?: string) => {
+    if (name !== undefined) return NAMED[name.toLowerCase()] ?? whole;
+    const point = Number.parseInt(hex ?? decimal ?? '', hex === undefined ? 10 : 16);
+    return Number.isSafeInteger(point) && point > 0 && point <= 0x10ffff
+      ? String.fromCodePoint(point)
+      : '\ufffd';
+  });
+}
+
+const unquote = (value: string): string => decodeReferences(value.replace(/^["']|["']$/g, '')).trim();
+const urlOf = (value: string): string => value.replace(/[\t\n\r]/g, '');
+
+/** Credential-shaped values of the text a reader gets: an HTML page's decoded text, a JSON file's parsed strings. */
+function decodedCredentials(path: string, text: string): number {
+  if (path.endsWith('.html')) return credentialShapedValues(decodeReferences(text)).length;
+  if (!path.endsWith('.json') || !text.includes('\\u')) return 0;
+  try {
+    return credentialShapedValues(JSON.stringify(JSON.parse(text) as unknown)).length;
+  } catch {
+    return 0;
+  }
+}
 
 /** The page's own scripts, remote resources, local links and credential-shaped values. */
 export function checkContent(
@@ -456,7 +526,7 @@ export function checkContent(
 ): Issue[] {
   const text = bytes.toString('utf8');
   const issues: Issue[] = [];
-  const credentials = credentialShapedValues(text).length;
+  const credentials = Math.max(credentialShapedValues(text).length, decodedCredentials(path, text));
   if (credentials > 0)
     issues.push(
       issue(
@@ -492,7 +562,10 @@ export function checkContent(
   const tags = matches(TAG, markup).map((match) => match[0]);
   // Only a tag with an `=` has attributes (a handler, a link, a style); most tags have none.
   const attributed = tags.filter((tag) => tag.includes('='));
-  if (attributed.some((tag) => HANDLER.test(tag)) || tags.some((tag) => JAVASCRIPT_URL.test(tag)))
+  if (
+    attributed.some((tag) => HANDLER.test(tag)) ||
+    tags.some((tag) => JAVASCRIPT_URL.test(urlOf(decodeReferences(tag))))
+  )
     issues.push(
       issue(
         'site_script_foreign',
@@ -503,41 +576,70 @@ export function checkContent(
       ),
     );
   const directory = posix.dirname(path);
-  for (const tag of attributed)
-    for (const match of matches(ATTRIBUTE, tag)) {
-      const value = unquote(match[2] ?? '');
-      if (match[1]?.toLowerCase() === 'srcset' || value === '' || value.startsWith('#')) continue;
-      if (REMOTE.test(value)) {
-        // data: stays in the page; javascript: is a script (reported above).
-        if (/^(?:data|mailto|javascript):/i.test(value)) continue;
-        issues.push(
-          issue(
-            'site_remote_resource',
-            path,
-            `${path} names a resource outside the site: ${value.slice(0, 80)}`,
-            'local, relative links only (the site works offline)',
-            value.slice(0, 200),
-          ),
-        );
-        continue;
-      }
-      let target: string;
-      try {
-        target = posix.normalize(posix.join(directory, decodeURIComponent(value.replace(/[?#].*$/, ''))));
-      } catch {
-        target = '..';
-      }
-      if (target.startsWith('..') || !all.has(target))
-        issues.push(
-          issue(
-            'site_link_broken',
-            path,
-            `${path} links to ${value.slice(0, 80)}, which is not in the site`,
-            'a file of the site',
-            value.slice(0, 200),
-          ),
-        );
+  /** One URL a page names: remote (or a script, reported above) or a file of the site. */
+  const checkUrl = (raw: string): void => {
+    const value = urlOf(raw);
+    if (value === '' || value.startsWith('#')) return;
+    if (REMOTE.test(value)) {
+      // data: stays in the page; javascript: is a script (reported above).
+      if (/^(?:data|mailto|javascript):/i.test(value)) return;
+      issues.push(
+        issue(
+          'site_remote_resource',
+          path,
+          `${path} names a resource outside the site: ${value.slice(0, 80)}`,
+          'local, relative links only (the site works offline)',
+          value.slice(0, 200),
+        ),
+      );
+      return;
     }
+    let target: string;
+    try {
+      target = posix.normalize(posix.join(directory, decodeURIComponent(value.replace(/[?#].*$/, ''))));
+    } catch {
+      target = '..';
+    }
+    if (target.startsWith('..') || !all.has(target))
+      issues.push(
+        issue(
+          'site_link_broken',
+          path,
+          `${path} links to ${value.slice(0, 80)}, which is not in the site`,
+          'a file of the site',
+          value.slice(0, 200),
+        ),
+      );
+  };
+  for (const tag of attributed) {
+    const attributes = attributesOf(tag);
+    for (const [name, raw] of attributes) {
+      if (!URL_ATTRIBUTES.has(name)) continue;
+      const value = unquote(raw);
+      // srcset: a comma-separated list of candidates, each a URL and a size.
+      if (name === 'srcset')
+        for (const candidate of value.split(',')) checkUrl(candidate.trim().split(/\s+/)[0] ?? '');
+      else checkUrl(value);
+    }
+    // <meta http-equiv="refresh" content="0; url=…"> navigates: its URL is a resource too.
+    if (
+      /^<meta\b/i.test(tag) &&
+      attributes.some(([name, raw]) => name === 'http-equiv' && /^refresh$/i.test(unquote(raw)))
+    ) {
+      const content = unquote(attributes.find(([name]) => name === 'content')?.[1] ?? '');
+      const url = /url\s*=\s*(.*)$/i.exec(content)?.[1];
+      if (url !== undefined) checkUrl(url.replace(/^["']|["']$/g, ''));
+    }
+    // srcdoc is a page inside the page: its markup, decoded, is held to the same rules (its credentials
+    // are counted above, in the decoded text).
+    for (const [name, raw] of attributes)
+      if (name === 'srcdoc')
+        issues.push(
+          ...checkContent(path, Buffer.from(unquote(raw)), all, scripts).filter(
+            (found) => found.code !== 'site_credential',
+          ),
+        );
+  }
   const css = [
     ...matches(STYLE_ELEMENT, markup).map((match) => match[1] ?? ''),
     ...attributed.flatMap((tag) => matches(STYLE_ATTRIBUTE, tag).map((match) => unquote(match[1] ?? ''))),
