@@ -40,6 +40,7 @@ import { caseOf, configOf } from '../ledger/environment.js';
 import { RetractionIndex } from '../ledger/retraction.js';
 import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
 
+import { instantMs } from '@paperclip-evals/contract';
 import type { NativeExecution, PrpEvent, ToolOutcome } from '@paperclip-evals/contract';
 import type { AttemptVerdict } from '../analysis/scoring.js';
 import type { AttemptKey, ReferenceRecord, ReferenceVerification, ScoreRow } from '../ledger/convert.js';
@@ -229,7 +230,7 @@ const record = (value: unknown): Readonly<Record<string, unknown>> =>
 const stringOr = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const booleanOr = (value: unknown): boolean | null => (typeof value === 'boolean' ? value : null);
 const msBetween = (from: string | null, to: string | null): number | null =>
-  from === null || to === null ? null : Date.parse(to) - Date.parse(from);
+  from === null || to === null ? null : instantMs(to) - instantMs(from);
 
 /** The replay of one stored attempt (see the top of this file). */
 export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
