@@ -503,12 +503,27 @@ function decodeReferences(text: string): string {
   });
 }
 
+/**
+ * Marks and spaces a page's own escaping writes (`&quot;`, `&#39;`, `&#xa;`, `&middot;`, …): decoded,
+ * they cannot join or form a credential-shaped token (each stops one, raw or decoded alike).
+ */
+const MARKUP_CHARACTER = /^[\s"'<>&\u00a0\u00b7\u2013\u2014\u2026]$/u;
+
+/** Whether a reference in `text` decodes to anything but such a mark: only then is the decoded text scanned again. */
+function referencesHideText(text: string): boolean {
+  if (!text.includes('&')) return false;
+  for (const match of text.matchAll(REFERENCE))
+    if (!MARKUP_CHARACTER.test(decodeReferences(match[0]))) return true;
+  return false;
+}
+
 const unquote = (value: string): string => decodeReferences(value.replace(/^["']|["']$/g, '')).trim();
 const urlOf = (value: string): string => value.replace(/[\t\n\r]/g, '');
 
 /** Credential-shaped values of the text a reader gets: an HTML page's decoded text, a JSON file's parsed strings. */
 function decodedCredentials(path: string, text: string): number {
-  if (path.endsWith('.html')) return credentialShapedValues(decodeReferences(text)).length;
+  if (path.endsWith('.html'))
+    return referencesHideText(text) ? credentialShapedValues(decodeReferences(text)).length : 0;
   if (!path.endsWith('.json') || !text.includes('\\u')) return 0;
   try {
     return credentialShapedValues(JSON.stringify(JSON.parse(text) as unknown)).length;
