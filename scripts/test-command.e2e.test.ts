@@ -22,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { goneWithin } from '@paperclip-evals/test-kit/processes';
+
 const SCRIPT = fileURLToPath(new URL('./test-command.mjs', import.meta.url));
 
 interface Steps {
@@ -80,19 +82,6 @@ function run(root: string, marks: string, args: readonly string[] = []) {
   return { status: result.status, stdout: result.stdout, lines, seconds: (Date.now() - started) / 1000 };
 }
 
-/** Whether process `pid` ends within two seconds. */
-async function gone(pid: number): Promise<boolean> {
-  for (let waited = 0; waited < 2000; waited += 50) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
-
 describe('the README test command (scripts/test-command.mjs)', () => {
   it('when every step passes: exit 0, the checks reported, vitest’s summary the last line', () => {
     const { root, marks } = workspace({});
@@ -136,7 +125,7 @@ describe('the README test command (scripts/test-command.mjs)', () => {
     expect(existsSync(join(marks, 'vitest-finished'))).toBe(false);
     // The group was killed, not only vitest: its child is gone too.
     const child = Number(readFileSync(join(marks, 'child-pid'), 'utf8'));
-    expect(await gone(child)).toBe(true);
+    expect(await goneWithin(child)).toBe(true);
   });
 
   it('two failing checks: the exit code of the first in the order typecheck, format:check, lint', () => {

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { goneWithin } from '@paperclip-evals/test-kit/processes';
+
 import { EngineClient } from '../src/client.ts';
 import { ChecksError } from '../src/errors.ts';
 
@@ -165,8 +167,7 @@ describe('EngineClient with a misbehaving engine', () => {
         const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
         user.kill(signal);
         expect(await exited).toEqual({ code: exitCode, signal: null });
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
+        expect(await goneWithin(pids), `pids ${pids.join(', ')} still run`).toBe(true);
       } finally {
         user.kill('SIGKILL');
         for (const pid of existsSync(pidsFile) ? readFileSync(pidsFile, 'utf8').split(' ').map(Number) : [])
@@ -180,14 +181,3 @@ describe('EngineClient with a misbehaving engine', () => {
     },
   );
 });
-
-/** Running (not gone, not a zombie left for init to reap). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { goneWithin, isRunning } from '@paperclip-evals/test-kit/processes';
 import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { createTestExecutables } from '@paperclip-evals/test-kit/test-executables';
 import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
@@ -46,21 +47,6 @@ async function sleepingChild(name: string): Promise<{ path: string; sha256: stri
   return { ...exe, pidsFile };
 }
 
-/** Gone, or a zombie waiting for a parent that is no longer ours to reap it: not running. */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 async function until(what: string, ready: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!ready()) {
@@ -75,6 +61,8 @@ interface Signalled {
   readonly stderr: string;
   readonly ms: number;
   readonly pids: number[];
+  /** Whether every pid of the child's group was gone within GONE_WITHIN_MS of the CLI's exit. */
+  readonly groupGone: boolean;
   /** What TMPDIR held while the child ran, and after the CLI exited. */
   readonly tmpBefore: string[];
   readonly tmpAfter: string[];
@@ -106,7 +94,7 @@ async function signalWhileChildRuns(
       () => existsSync(pidsFile) && /\d+ \d+/.test(readFileSync(pidsFile, 'utf8')),
     );
     const pids = readFileSync(pidsFile, 'utf8').trim().split(' ').map(Number);
-    for (const pid of pids) expect(running(pid)).toBe(true);
+    for (const pid of pids) expect(isRunning(pid)).toBe(true);
     const tmpBefore = readdirSync(tmp);
     const sent = Date.now();
     cli.kill(signal);
@@ -119,11 +107,8 @@ async function signalWhileChildRuns(
       ),
     ]);
     const ms = Date.now() - sent;
-    // SIGKILL is delivered at once, but the kernel may take a moment to tear the processes down.
-    await until('the child and grandchild to stop', () => pids.every((pid) => !running(pid)), 2000).catch(
-      () => undefined,
-    );
-    return { ...exit, stderr, ms, pids, tmpBefore, tmpAfter: readdirSync(tmp) };
+    const groupGone = await goneWithin(pids);
+    return { ...exit, stderr, ms, pids, groupGone, tmpBefore, tmpAfter: readdirSync(tmp) };
   } finally {
     cli.kill('SIGKILL');
     const pids = existsSync(pidsFile) ? readFileSync(pidsFile, 'utf8').trim().split(' ').map(Number) : [];
@@ -147,7 +132,7 @@ function expectCleanStop(run: Signalled, signal: 'SIGTERM' | 'SIGINT'): void {
     signal: null,
   });
   expect(run.ms).toBeLessThan(PROMPT_MS);
-  for (const pid of run.pids) expect(running(pid), `pid ${pid} of the child's group`).toBe(false);
+  expect(run.groupGone, `the child's group (pids ${run.pids.join(', ')}) still runs`).toBe(true);
   expect(run.tmpAfter).toEqual([]);
 }
 

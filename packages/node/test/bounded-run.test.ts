@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_STDERR_BYTES, runBounded, runFailure, startBoundedRun } from '../src/bounded-run.ts';
 import { guardedCounts } from '../src/child-cleanup.ts';
 import { startKillableRun } from '../src/killable-run.ts';
-import { isRunning } from './support/processes.ts';
+import { goneWithin } from '@paperclip-evals/test-kit/processes';
 
 describe('runBounded', () => {
   let dir: string;
@@ -52,8 +52,7 @@ describe('runBounded', () => {
     const result = await sh(`/bin/sleep 30 & echo $! > ${pids}; /bin/sleep 30`, 300);
     expect(result.timedOut).toBe(true);
     const background = Number((await readFile(pids, 'utf8')).trim());
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(background)).toBe(false);
+    expect(await goneWithin(background)).toBe(true);
   });
 
   it('kills what the leader left in its group once it exits, even a child holding stdout open', async () => {
@@ -62,8 +61,7 @@ describe('runBounded', () => {
     expect(Date.now() - started).toBeLessThan(5000); // not the 30 s the straggler would hold stdout
     expect(runFailure(result, 5000)).toBeNull();
     const straggler = Number(result.stdout.toString().trim());
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(straggler)).toBe(false);
+    expect(await goneWithin(straggler)).toBe(true);
   });
 
   it('keeps the end of stderr, never more than its cap, and stderr never kills', async () => {
@@ -166,8 +164,7 @@ describe.each(ENTRY_POINTS)('the one kill rule: $name', (entry) => {
     const outcome = await entry.start(GRANDCHILD(pids), dir, 1500).result;
     expect(outcome).toMatchObject({ timedOut: true, killed: false, exitCode: null });
     const grandchild = await pidIn(pids);
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(grandchild)).toBe(false);
+    expect(await goneWithin(grandchild)).toBe(true);
   });
 
   it("the caller's kill() kills the whole group at once, a grandchild too, and the result says killed", async () => {
@@ -179,8 +176,7 @@ describe.each(ENTRY_POINTS)('the one kill rule: $name', (entry) => {
     const outcome = await run.result;
     expect(Date.now() - asked).toBeLessThan(5000); // not the 30 s timeout
     expect(outcome).toMatchObject({ timedOut: false, killed: true });
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(grandchild)).toBe(false);
+    expect(await goneWithin(grandchild)).toBe(true);
   });
 
   it('kill() after the end changes nothing', async () => {
@@ -196,8 +192,7 @@ describe.each(ENTRY_POINTS)('the one kill rule: $name', (entry) => {
     expect(Date.now() - started).toBeLessThan(10_000); // not the 20 s timeout, nor the straggler's 30 s
     expect(outcome).toMatchObject({ exitCode: 0, timedOut: false, killed: false });
     const straggler = Number(outcome.stderrTail.trim());
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(straggler)).toBe(false);
+    expect(await goneWithin(straggler)).toBe(true);
   });
 
   it(`keeps the last ${DEFAULT_MAX_STDERR_BYTES} bytes of stderr by default, and stderr never kills`, async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { guardedCounts } from '../src/child-cleanup.ts';
 import { ChildTransport } from '../src/child-transport.ts';
-import { isRunning } from './support/processes.ts';
+import { goneWithin } from '@paperclip-evals/test-kit/processes';
 
 import type { ChildExit } from '../src/child-transport.ts';
 import type { LineEvent } from '../src/line-framing.ts';
@@ -78,8 +78,7 @@ describe('ChildTransport', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     const [first] = run.lines;
     const straggler = Number(first?.kind === 'line' ? first.text : NaN);
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(straggler)).toBe(false);
+    expect(await goneWithin(straggler)).toBe(true);
   });
 
   it('kill() SIGKILLs the whole group while the leader runs', async () => {
@@ -90,8 +89,7 @@ describe('ChildTransport', () => {
     expect(await run.transport.closed).toEqual({ code: null, signal: 'SIGKILL' });
     expect(run.transport.running).toBe(false);
     const [first] = run.lines;
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await isRunning(Number(first?.kind === 'line' ? first.text : NaN))).toBe(false);
+    expect(await goneWithin(Number(first?.kind === 'line' ? first.text : NaN))).toBe(true);
     expect(guardedCounts().processGroups).toBe(0);
   });
 

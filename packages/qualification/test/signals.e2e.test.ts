@@ -6,11 +6,12 @@
 // of a child it starts, then waits forever.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { goneWithin } from '@paperclip-evals/test-kit/processes';
 import { REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { buildFakeRelease } from '@paperclip-evals/test-kit/fake-release';
 import { createScratch } from './support/harness.ts';
@@ -34,16 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await scratch.remove();
 });
-
-/** Whether `pid` is a live process (a zombie nobody reaped yet counts as gone). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -89,9 +80,8 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('when %s arrives mid-qualification
     ]).toContainEqual(outcome);
     expect(took).toBeLessThan(10_000);
     expect(reachedInstall, 'the tarball scan took more than 20 s').toBe(true);
-    for (const pid of (await readFile(pids, 'utf8')).trim().split('\n').map(Number)) {
-      expect(isRunning(pid), `pid ${pid} still running`).toBe(false);
-    }
+    const started = (await readFile(pids, 'utf8')).trim().split('\n').map(Number);
+    expect(await goneWithin(started), `pids ${started.join(', ')} still run`).toBe(true);
     expect(await scratch.leftovers()).toEqual([]);
   }, 40_000);
 });
