@@ -1,5 +1,7 @@
 // The workspace's ESLint rules. The root eslint.config.js re-exports this so that
 // typescript-eslint (and the TypeScript 6 API it needs) resolve from this package.
+import { fileURLToPath } from 'node:url';
+
 import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
@@ -13,7 +15,13 @@ export default tseslint.config(
     files: ['**/*.ts'],
     extends: [tseslint.configs.strictTypeChecked],
     languageOptions: {
-      parserOptions: { projectService: true },
+      // One TypeScript program over every file (tsconfig.lint.json, package names mapped to their
+      // sources), not a program per tsconfig: the project service built 22, each loading the sources
+      // of the packages it references again — a quarter of a cold lint's CPU (docs/benchmarks.md).
+      parserOptions: {
+        project: './tools/lint/tsconfig.lint.json',
+        tsconfigRootDir: fileURLToPath(new URL('../../', import.meta.url)),
+      },
     },
     rules: {
       '@typescript-eslint/consistent-type-imports': [
