@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Digest } from '@paperclip-evals/contract';
+import { ContractError, sha256Digest } from '@paperclip-evals/contract';
 import {
   FILE_KINDS,
   FILE_KIND_PHRASE,
@@ -281,18 +281,34 @@ export async function verifySha256Sums(
         received: size,
       });
     } else {
-      const bytes = await readRegularFile(path);
-      sumsSha256 = sha256Digest(bytes);
-      if (!isUtf8(bytes)) {
+      // Never read past the limit, however the file grows after its size was taken.
+      const bytes = await readRegularFile(path, { maxBytes: MAX_SHA256SUMS_BYTES }).catch(
+        (error: unknown) => {
+          if (!(error instanceof ContractError)) throw error;
+          return null;
+        },
+      );
+      if (bytes === null)
         issues.push({
-          code: 'sums_not_utf8',
-          message: 'SHA256SUMS is not UTF-8 text',
+          code: 'sums_too_large',
+          message: `SHA256SUMS grew over the ${MAX_SHA256SUMS_BYTES}-byte limit while it was read (reading stopped)`,
           file: SHA256SUMS_FILE,
+          expected: `at most ${MAX_SHA256SUMS_BYTES} bytes`,
+          received: `more than ${MAX_SHA256SUMS_BYTES} bytes`,
         });
-      } else {
-        const parsed = parseSha256Sums(bytes.toString('utf8'));
-        issues.push(...parsed.issues);
-        for (const entry of parsed.entries) expected.set(entry.file, entry.sha256);
+      else {
+        sumsSha256 = sha256Digest(bytes);
+        if (!isUtf8(bytes)) {
+          issues.push({
+            code: 'sums_not_utf8',
+            message: 'SHA256SUMS is not UTF-8 text',
+            file: SHA256SUMS_FILE,
+          });
+        } else {
+          const parsed = parseSha256Sums(bytes.toString('utf8'));
+          issues.push(...parsed.issues);
+          for (const entry of parsed.entries) expected.set(entry.file, entry.sha256);
+        }
       }
     }
   } else {
