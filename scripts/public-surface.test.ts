@@ -269,6 +269,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'fileKindOf',
     'fileSystemText',
     'fileSystemWhat',
+    'fullDiskError',
     'guardPrivatePath',
     'guardedCounts',
     'isFileSystemError',
