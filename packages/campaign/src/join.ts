@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { isContractError, negotiateCompatibility, readJsonText } from '@paperclip-evals/contract';
 import { digestFile, readRegularFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
 import {
+  MAX_RELEASE_FILE_BYTES,
   SHA256SUMS_FILE,
   completeConsumerRequirements,
   loadEvalsConsumerRequirements,
@@ -84,7 +85,17 @@ async function digestDrift(releaseDir: string, record: QualificationRecord): Pro
   };
   for (const name of new Set([...names, ...Object.keys(recorded)])) {
     const expected = recorded[name] ?? null;
-    const actual = names.includes(name) ? (await digestFile(join(releaseDir, name))).digest : null;
+    // Its size before its digest: a file over the cap qualification digests is never read (it could
+    // not have been qualified), and is a change.
+    const actual = names.includes(name)
+      ? await digestFile(join(releaseDir, name), { maxBytes: MAX_RELEASE_FILE_BYTES }).then(
+          (digested) => digested.digest,
+          (error: unknown) => {
+            if ((error as NodeJS.ErrnoException).code !== 'EFBIG') throw error;
+            return `more than ${MAX_RELEASE_FILE_BYTES} bytes (not read)`;
+          },
+        )
+      : null;
     if (expected !== actual)
       issues.push({
         code: 'release_digest_changed',
