@@ -7,7 +7,12 @@
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { isContractError, negotiateCompatibility, readJsonText } from '@paperclip-evals/contract';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  isContractError,
+  negotiateCompatibility,
+  readJsonText,
+} from '@paperclip-evals/contract';
 import { digestFile, readRegularFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
 import {
   MAX_RELEASE_FILE_BYTES,
@@ -50,8 +55,15 @@ const incompatible = (message: string, issues: readonly Issue[]): CampaignError 
 async function readRecord(path: string): Promise<QualificationRecord> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(path);
+    // Its size before a byte is read: over the JSON text limit, input_too_large (not read).
+    bytes = await readRegularFile(path, { maxBytes: DEFAULT_MAX_INPUT_BYTES });
   } catch (error) {
+    if (isContractError(error))
+      throw new CampaignError(
+        'campaign_record_invalid',
+        `${path} is not an evals-qualification/v1 record`,
+        error.issues,
+      );
     throw new CampaignError('campaign_record_invalid', `cannot read ${path}`, [
       {
         code: 'qualification_record_unreadable',

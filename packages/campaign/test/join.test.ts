@@ -13,6 +13,7 @@ import { qualificationRecord } from '@paperclip-evals/test-kit/qualification-rec
 
 import { CampaignError } from '../src/errors.ts';
 import { joinRelease } from '../src/join.ts';
+import { readCampaignRecord } from '../src/record.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -110,5 +111,29 @@ describe('joinRelease comparing the release with its record', () => {
         received: `more than ${MAX_RELEASE_FILE_BYTES} bytes (not read)`,
       }),
     );
+  });
+});
+
+describe('a record over the JSON text limit is refused by its size, never read (a sparse 8 GiB file)', () => {
+  it.each([
+    [
+      'the --qualification record',
+      (path: string) => joinRelease({ releaseDir: scratch, qualificationRecord: path }),
+    ],
+    ['a campaign record', (path: string) => readCampaignRecord(path)],
+  ])('%s', async (_what, read) => {
+    const path = join(scratch, `huge-${_what.replace(/\W/g, '')}.json`);
+    await writeFile(path, '');
+    await truncate(path, 8 * 1024 * 1024 * 1024);
+    const bytesRead = (): number =>
+      Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+    const before = bytesRead();
+    const error = await read(path).catch((e: unknown) => e);
+    expect(bytesRead() - before).toBeLessThan(64 * 1024 * 1024);
+    expect(error).toBeInstanceOf(CampaignError);
+    expect(error).toMatchObject({
+      code: 'campaign_record_invalid',
+      issues: [expect.objectContaining({ code: 'input_too_large' })],
+    });
   });
 });

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { readAttemptFile } from '../src/attempt-input.ts';
 import { checkContainedReference } from '../src/contained-file.ts';
 import { digestFile, regularFileChunks } from '../src/file-digest.ts';
+import { readJsonDocument } from '../src/json-file.ts';
 import { readNativeExecutionFile, readRegularFile } from '../src/native-execution-input.ts';
 import { stageVerifiedExecutable } from '../src/staged-executable.ts';
 
@@ -105,6 +106,16 @@ describe('a file over its cap is refused by its size, before a byte of it is rea
       'digestFile with maxBytes',
       () => digestFile(big, { maxBytes: CAP }),
       { code: 'EFBIG', message: expect.stringContaining('not read') as unknown },
+    ],
+    [
+      'readJsonDocument (negotiate, digest --canonical)',
+      () => readJsonDocument(big, 'test document'),
+      {
+        code: 'paperclip_contract_document_invalid',
+        issues: [
+          expect.objectContaining({ code: 'input_too_large', received: `${8 * GIB} bytes (not read)` }),
+        ],
+      },
     ],
     [
       'stageVerifiedExecutable (runnerd, the policy producer)',
