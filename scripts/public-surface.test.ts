@@ -269,6 +269,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'fileKindOf',
     'fileSystemText',
     'fileSystemWhat',
+    'fullDiskError',
     'guardPrivatePath',
     'guardedCounts',
     'isFileSystemError',
@@ -317,6 +318,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'zeroedRegisters',
   ],
   qualification: [
+    'MAX_RELEASE_FILE_BYTES',
     'PINNED_PNPM',
     'QUALIFICATION_CHECK_IDS',
     'QualificationRecord',

@@ -5,6 +5,7 @@
 // policy bundle's digest. It prints nothing: the caller shows the outcome.
 import {
   ContractError,
+  DEFAULT_MAX_INPUT_BYTES,
   canonicalDigest,
   displayLocator,
   isContractError,
@@ -105,6 +106,36 @@ interface ReplayInput {
 /** A compared call with the identity and bundle digest of its attempt. */
 type KeyedCall = ToolCallComparison & { readonly key: AttemptKey; readonly bundleDigest: string };
 
+/**
+ * The largest policy bundle read (64 MiB, the producer's frame cap: a larger header frame could
+ * never be sent). A larger file is refused by its size before it is read.
+ */
+export const MAX_POLICY_BUNDLE_BYTES = DEFAULT_MAX_INPUT_BYTES;
+
+/** The --bundle file's bytes, or AppError input_too_large (by its size, nothing read) past the cap. */
+async function readPolicyBundle(path: string): Promise<Buffer> {
+  try {
+    return await readRegularFile(path, { maxBytes: MAX_POLICY_BUNDLE_BYTES });
+  } catch (error) {
+    if (!isContractError(error)) throw error;
+    const [issue] = error.issues;
+    throw new AppError(
+      'paperclip_app_input_invalid',
+      `--bundle ${path} is over the ${MAX_POLICY_BUNDLE_BYTES}-byte limit of a policy bundle (the producer's frame cap): give the policy bundle JSON file; nothing was replayed`,
+      [
+        {
+          code: 'input_too_large',
+          component: '--bundle',
+          message: `the policy bundle is over the ${MAX_POLICY_BUNDLE_BYTES}-byte limit`,
+          expected: `at most ${MAX_POLICY_BUNDLE_BYTES} bytes`,
+          received: issue?.received ?? 'more',
+        },
+      ],
+      { cause: error },
+    );
+  }
+}
+
 export async function replayPolicy(request: PolicyReplayRequest): Promise<PolicyReplayOutcome> {
   if (request.attempts.length === 0 && request.store === undefined)
     throw new AppError(
@@ -127,7 +158,7 @@ export async function replayPolicy(request: PolicyReplayRequest): Promise<Policy
         },
       ],
     );
-  const bundle = (await readRegularFile(request.bundle)).toString('utf8');
+  const bundle = (await readPolicyBundle(request.bundle)).toString('utf8');
   const store = request.store === undefined ? undefined : await openEvalbook(request.store);
   try {
     const inputs =

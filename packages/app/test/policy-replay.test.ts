@@ -3,7 +3,7 @@
 // verdicts stored once per policy digest, and every refusal coded — each before the work it would
 // spoil (a store that cannot be opened is refused before any producer starts).
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +23,16 @@ const SOLVED = join(VALID, 'solved-no-denials.json');
 let dir: string;
 let producer: Executable;
 let bundle: string;
+let huge: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'app-policy-replay-'));
   producer = await brokenProducer(dir, 'none');
   bundle = join(dir, 'policy.json');
   await writeFile(bundle, JSON.stringify(bundleOf(denyApprovals)));
+  huge = join(dir, 'huge.json');
+  await writeFile(huge, '');
+  await truncate(huge, 8 * 1024 * 1024 * 1024); // sparse: costs no disk
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -172,6 +176,12 @@ describe('replayPolicy refuses, coded, what it cannot serve', () => {
       }),
       'paperclip_native_execution_invalid',
       /attempt-id-missing\.json: /,
+    ],
+    [
+      'a policy bundle over the cap, by its size (a sparse 8 GiB file: read, it would take seconds)',
+      () => ({ bundle: huge }),
+      'paperclip_app_input_invalid',
+      /--bundle .*huge\.json is over the 67108864-byte limit/,
     ],
     [
       'a policy binary whose digest differs',

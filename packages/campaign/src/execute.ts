@@ -7,7 +7,7 @@
 // ledger holds for the campaign, so a shared PostgreSQL ledger makes the ceiling global) is held
 // against the ceiling; at it, or with an unknown cost and no --allow-unpriced, nothing more starts
 // and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them.
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import {
@@ -19,9 +19,10 @@ import { NO_NATIVE_EVIDENCE, attemptVerdict, ingest, openStore, caseOf } from '@
 
 import { assertHeldTryOfPlan, assertLedgerPlan } from './ledger-plan.js';
 import { shardAttempts, tryAttemptId } from './plan.js';
-import { startKillableRun } from '@paperclip-evals/node';
+import { readRegularFile, startKillableRun } from '@paperclip-evals/node';
 import {
   EVAL_SESSION_ARTIFACT_V1,
+  MAX_ARTIFACT_BYTES,
   UNKNOWN_COST,
   campaignFailure,
   readTry,
@@ -435,8 +436,10 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
    */
   const maskArtifact = async (path: string): Promise<void> => {
     if (secrets.length === 0) return;
-    const text = await readFile(path, 'utf8').catch(() => null);
-    if (text === null) return;
+    // Its size before a byte is read: one over the artifact cap is left as it is (readTry refuses it).
+    const bytes = await readRegularFile(path, { maxBytes: MAX_ARTIFACT_BYTES }).catch(() => null);
+    if (bytes === null) return;
+    const text = bytes.toString('utf8');
     const clean = redact(text);
     if (clean !== text) await writeFile(path, clean, { mode: 0o600 });
   };

@@ -7,9 +7,15 @@
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { isContractError, negotiateCompatibility, readJsonText } from '@paperclip-evals/contract';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  isContractError,
+  negotiateCompatibility,
+  readJsonText,
+} from '@paperclip-evals/contract';
 import { digestFile, readRegularFile, resolveRunnerdArtifact } from '@paperclip-evals/node';
 import {
+  MAX_RELEASE_FILE_BYTES,
   SHA256SUMS_FILE,
   completeConsumerRequirements,
   loadEvalsConsumerRequirements,
@@ -49,8 +55,15 @@ const incompatible = (message: string, issues: readonly Issue[]): CampaignError 
 async function readRecord(path: string): Promise<QualificationRecord> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(path);
+    // Its size before a byte is read: over the JSON text limit, input_too_large (not read).
+    bytes = await readRegularFile(path, { maxBytes: DEFAULT_MAX_INPUT_BYTES });
   } catch (error) {
+    if (isContractError(error))
+      throw new CampaignError(
+        'campaign_record_invalid',
+        `${path} is not an evals-qualification/v1 record`,
+        error.issues,
+      );
     throw new CampaignError('campaign_record_invalid', `cannot read ${path}`, [
       {
         code: 'qualification_record_unreadable',
@@ -84,7 +97,17 @@ async function digestDrift(releaseDir: string, record: QualificationRecord): Pro
   };
   for (const name of new Set([...names, ...Object.keys(recorded)])) {
     const expected = recorded[name] ?? null;
-    const actual = names.includes(name) ? (await digestFile(join(releaseDir, name))).digest : null;
+    // Its size before its digest: a file over the cap qualification digests is never read (it could
+    // not have been qualified), and is a change.
+    const actual = names.includes(name)
+      ? await digestFile(join(releaseDir, name), { maxBytes: MAX_RELEASE_FILE_BYTES }).then(
+          (digested) => digested.digest,
+          (error: unknown) => {
+            if ((error as NodeJS.ErrnoException).code !== 'EFBIG') throw error;
+            return `more than ${MAX_RELEASE_FILE_BYTES} bytes (not read)`;
+          },
+        )
+      : null;
     if (expected !== actual)
       issues.push({
         code: 'release_digest_changed',

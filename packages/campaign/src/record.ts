@@ -8,7 +8,14 @@
 
 import { existsSync } from 'node:fs';
 
-import { displayLocator, instantMs, readJsonText, schemaErrors } from '@paperclip-evals/contract';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  displayLocator,
+  instantMs,
+  isContractError,
+  readJsonText,
+  schemaErrors,
+} from '@paperclip-evals/contract';
 import { attemptVerdict, openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
 
@@ -338,8 +345,15 @@ export function planIdentityDifferences(
 export async function readCampaignRecord(path: string): Promise<CampaignRecord> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(path);
+    // Its size before a byte is read: over the JSON text limit, input_too_large (not read).
+    bytes = await readRegularFile(path, { maxBytes: DEFAULT_MAX_INPUT_BYTES });
   } catch (error) {
+    if (isContractError(error))
+      throw new CampaignError(
+        'campaign_record_invalid',
+        `${path} is not an evals-campaign/v1 record`,
+        error.issues.map((issue) => ({ ...issue, message: `${path}: ${issue.message}` })),
+      );
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new CampaignError('campaign_record_invalid', `cannot read ${path} (${code})`, [
       {

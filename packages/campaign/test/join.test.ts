@@ -1,17 +1,19 @@
 // The join's first rule for --qualification: a record that is itself a refusal (qualified: false) is
 // refused as such (qualification_record_refused, naming the failed checks) before any digest is
 // compared, so a tampered release's own refusal is never reported as a digest change.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { qualificationRecordIssues } from '@paperclip-evals/qualification';
+import { MAX_RELEASE_FILE_BYTES, qualificationRecordIssues } from '@paperclip-evals/qualification';
 import { qualificationRecord } from '@paperclip-evals/test-kit/qualification-record';
 
 import { CampaignError } from '../src/errors.ts';
 import { joinRelease } from '../src/join.ts';
+import { readCampaignRecord } from '../src/record.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -84,5 +86,54 @@ describe('joinRelease with a --qualification record where nothing failed but a c
       ['check_skipped', 'runnerd-eval-session'],
     ]);
     expect(issues[1]?.message).toBe('runnerd-eval-session: skipped, needs a provider: no offline provider');
+  });
+});
+
+describe('joinRelease comparing the release with its record', () => {
+  it('refuses a release file over the cap by its size, never reading it (a sparse 8 GiB file)', async () => {
+    const releaseDir = join(scratch, 'huge-release');
+    await mkdir(releaseDir);
+    await writeFile(join(releaseDir, 'p.tgz'), '');
+    await truncate(join(releaseDir, 'p.tgz'), 8 * 1024 * 1024 * 1024); // sparse: costs no disk
+    const record = refusal([]);
+    expect(record.qualified).toBe(true);
+    const path = join(scratch, 'qualified.json');
+    await writeFile(path, JSON.stringify(record));
+    const read = (): number => Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+    const before = read();
+    const error = await joinRelease({ releaseDir, qualificationRecord: path }).catch((e: unknown) => e);
+    expect(read() - before).toBeLessThan(64 * 1024 * 1024);
+    expect(error).toBeInstanceOf(CampaignError);
+    expect((error as CampaignError).issues).toContainEqual(
+      expect.objectContaining({
+        code: 'release_digest_changed',
+        path: 'p.tgz',
+        received: `more than ${MAX_RELEASE_FILE_BYTES} bytes (not read)`,
+      }),
+    );
+  });
+});
+
+describe('a record over the JSON text limit is refused by its size, never read (a sparse 8 GiB file)', () => {
+  it.each([
+    [
+      'the --qualification record',
+      (path: string) => joinRelease({ releaseDir: scratch, qualificationRecord: path }),
+    ],
+    ['a campaign record', (path: string) => readCampaignRecord(path)],
+  ])('%s', async (_what, read) => {
+    const path = join(scratch, `huge-${_what.replace(/\W/g, '')}.json`);
+    await writeFile(path, '');
+    await truncate(path, 8 * 1024 * 1024 * 1024);
+    const bytesRead = (): number =>
+      Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+    const before = bytesRead();
+    const error = await read(path).catch((e: unknown) => e);
+    expect(bytesRead() - before).toBeLessThan(64 * 1024 * 1024);
+    expect(error).toBeInstanceOf(CampaignError);
+    expect(error).toMatchObject({
+      code: 'campaign_record_invalid',
+      issues: [expect.objectContaining({ code: 'input_too_large' })],
+    });
   });
 });

@@ -87,6 +87,12 @@ export const POLICY_REPLAY_EXIT = {
    * nothing — never read as allow, never a success.
    */
   unfamiliarVerdicts: 1,
+  /**
+   * With --store, a verdict the store refused (its attempt not in the ledger, or there with another
+   * bundle) or kept another for (a conflict: nothing overwritten) — ingest's `rejected`: only
+   * inserted verdicts and duplicates are a success.
+   */
+  rejected: EXIT.invalid,
   /** Bad usage, an input (attempts, bundle, store) that cannot be read or is not valid, or a bundle whose every artifact was skipped. */
   usage: EXIT.usage,
   /** The policy binary could not be verified (path or sha256), like runnerd's artifact. */
@@ -109,7 +115,11 @@ export const EXIT_FOR_OUTCOME = {
   invalid: EXIT.invalid,
   /** validate: an input could not be read (it takes precedence over invalid). */
   unreadable: EXIT.usage,
-  /** ingest: a conflict, an invalid bundle, or an attempt not of the --env suite without --keep-foreign. */
+  /**
+   * ingest: a conflict, an invalid bundle, or an attempt not of the --env suite without
+   * --keep-foreign; policy replay --store: a verdict in conflict with a stored one, or refused by
+   * the store (POLICY_REPLAY_EXIT.rejected).
+   */
   rejected: EXIT.invalid,
   /** ingest: an input could not be read, or the store refused a valid bundle (every other one written). */
   not_stored: EXIT.usage,

@@ -39,6 +39,7 @@ interface Stored {
   refused: number;
 }
 interface ReplayReport {
+  exitCode: number;
   bundleDigest: string;
   calls: { agreement: string }[];
   stored?: Stored;
@@ -203,6 +204,7 @@ describe('evals policy replay --store', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     const report = JSON.parse(first.stdout) as ReplayReport;
+    expect(report.exitCode).toBe(0);
     expect(report.calls).toHaveLength(8);
     expect(report.stored).toEqual({ url: store, inserted: 8, duplicate: 0, conflict: 0, refused: 0 });
 
@@ -247,6 +249,7 @@ describe('evals policy replay --store', () => {
 
     const again = replay(store);
     expect(again.status).toBe(0);
+    expect((JSON.parse(again.stdout) as ReplayReport).exitCode).toBe(0);
     expect((JSON.parse(again.stdout) as ReplayReport).stored).toEqual({
       url: store,
       inserted: 0,
@@ -280,12 +283,64 @@ describe('evals policy replay --store', () => {
     const store = 'sqlite:partial.sqlite';
     expect((await reading(['ingest', one, '--store', store])).status).toBe(0);
     const run = replay(store, [ATTEMPTS]);
-    expect(run.status).toBe(0);
-    expect((JSON.parse(run.stdout) as ReplayReport).stored).toMatchObject({ inserted: 2, refused: 6 });
+    // Refused verdicts are rejected, as ingest's refused inputs are: exit 1, never 0.
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      exitCode: 1,
+      stored: { inserted: 2, refused: 6, conflict: 0 },
+    });
     expect(run.stderr).toMatch(
       /not stored: attempt run_synthetic\/case_synthetic\/config_synthetic\/attempt_solved_0001 is not in the ledger/,
     );
+    expect(run.stderr).toMatch(
+      /0 verdict\(s\) in conflict .* and 6 refused by the store \(not stored\): exit 1/,
+    );
     expect((await policySection(store))?.map((stat) => stat.toolCalls)).toEqual([2]);
+  });
+
+  it('exits 1 when the store kept a conflicting verdict (another producer, the same bundle digest), as ingest does for a conflict', async () => {
+    const store = 'sqlite:conflict.sqlite';
+    expect((await reading(['ingest', ATTEMPTS, '--store', store])).status).toBe(0);
+    const first = replay(store);
+    expect(first.status, first.stderr).toBe(0);
+    // Allows every call with the same bundle digest: the calls the real producer denied now differ.
+    const allowing = await brokenProducer(dir, 'none');
+    const run = evals([
+      'policy',
+      'replay',
+      '--policy-binary',
+      allowing.path,
+      '--sha256',
+      allowing.sha256,
+      '--bundle',
+      bundlePath,
+      '--store',
+      store,
+      '--json',
+    ]);
+    expect(run.status, run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout) as ReplayReport;
+    expect(report.exitCode).toBe(1);
+    expect(report.stored?.conflict).toBeGreaterThan(0);
+    expect(report.stored).toMatchObject({ inserted: 0, refused: 0 });
+    expect(run.stderr).toMatch(/conflict: .* already has a different verdict for this policy/);
+    expect(run.stderr).toMatch(
+      /verdict\(s\) in conflict with a stored one \(the stored one kept\) .*: exit 1/,
+    );
+    // Without --json too: the same exit code.
+    const plain = evals([
+      'policy',
+      'replay',
+      '--policy-binary',
+      allowing.path,
+      '--sha256',
+      allowing.sha256,
+      '--bundle',
+      bundlePath,
+      '--store',
+      store,
+    ]);
+    expect(plain.status).toBe(1);
   });
 
   it('refuses a store that does not exist (exit 2) without running the producer', () => {

@@ -22,7 +22,7 @@ import {
   sha256Digest,
 } from '@paperclip-evals/contract';
 
-import { digestContainedFile } from './contained-file.js';
+import { checkContainedReference } from './contained-file.js';
 import { readFileBytes, readNativeExecutionFile, readStreamBytes } from './native-execution-input.js';
 
 import type {
@@ -184,8 +184,10 @@ export async function parseAttemptRead(
         received: 'standard input',
       },
     ]);
-  const found = await digestContainedFile(dirname(path), reference.path);
-  if (found.kind !== 'file')
+  // Its size before its digest: a bundle larger than the artifact states is refused by its size on
+  // the open descriptor (native_bundle_size_mismatch), never read or hashed.
+  const found = await checkContainedReference(dirname(path), reference.path, reference);
+  if (found.kind === 'absent' || found.kind === 'refused')
     throw invalidArtifact([
       {
         code: found.kind === 'absent' ? 'native_bundle_missing' : 'native_bundle_refused',
@@ -199,7 +201,7 @@ export async function parseAttemptRead(
       },
     ]);
   const digestIssues: Issue[] = [];
-  if (found.digest !== reference.sha256)
+  if (found.mismatches.includes('sha256'))
     digestIssues.push({
       code: 'native_bundle_digest_mismatch',
       path: '/nativeExecution/sha256',
@@ -207,11 +209,14 @@ export async function parseAttemptRead(
       expected: reference.sha256,
       received: found.digest,
     });
-  if (found.byteSize !== reference.byteSize)
+  if (found.mismatches.includes('byteSize'))
     digestIssues.push({
       code: 'native_bundle_size_mismatch',
       path: '/nativeExecution/byteSize',
-      message: `the bundle's size is not the one the artifact names`,
+      message:
+        found.digest === null
+          ? `the bundle is larger than the ${reference.byteSize} bytes the artifact names (not read)`
+          : `the bundle's size is not the one the artifact names`,
       expected: reference.byteSize,
       received: found.byteSize,
     });

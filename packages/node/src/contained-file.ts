@@ -72,6 +72,34 @@ const CHUNK_BYTES = 1024 * 1024;
  * ENAMETOOLONG, EIO, …) is refused as unreadable, naming its errno.
  */
 export async function digestContainedFile(root: string, relativePath: string): Promise<ContainedFile> {
+  const opened = await openContained(root, relativePath);
+  if (opened.kind !== 'open') return opened;
+  const { fd, path, info } = opened;
+  try {
+    let digested;
+    try {
+      digested = await digestDescriptor(fd, info.size, Number.POSITIVE_INFINITY);
+    } catch (error) {
+      return unreadable(error, path, path);
+    }
+    if (digested.digest === null) throw new Error('unreachable: no limit'); // a file has no more than Infinity bytes
+    return { kind: 'file', path, digest: digested.digest, byteSize: digested.byteSize };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The file at `relativePath` under `root`, open and checked (a regular file, reached through no
+ * link, the very one at the path), or why it is not: the one way in for both readers below.
+ */
+async function openContained(
+  root: string,
+  relativePath: string,
+): Promise<
+  | Extract<ContainedFile, { readonly kind: 'absent' | 'refused' }>
+  | { readonly kind: 'open'; readonly fd: number; readonly path: string; readonly info: Stats }
+> {
   const base = realpathSync.native(root);
   const segments = relativePath.split('/');
   const display = join(base, relativePath);
@@ -112,26 +140,22 @@ export async function digestContainedFile(root: string, relativePath: string): P
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent', path };
     return unreadable(error, path, path);
   }
+  let kept = false;
   try {
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) return refused('not_a_file', notRegularMessage(path, fileKindOf(opened)), path);
+    const info = fstatSync(fd);
+    if (!info.isFile()) return refused('not_a_file', notRegularMessage(path, fileKindOf(info)), path);
     // The components may have been swapped for links between the checks and the open: the file
     // that is open must be the one at `path`, reached through no link.
-    if (!opensAt(fd, path, opened))
+    if (!opensAt(fd, path, info))
       return refused(
         'symlink',
         `${path} changed while it was being opened (a component became a link)`,
         path,
       );
-    let digested;
-    try {
-      digested = await digestDescriptor(fd, opened.size);
-    } catch (error) {
-      return unreadable(error, path, path);
-    }
-    return { kind: 'file', path, digest: digested.digest, byteSize: digested.byteSize };
+    kept = true;
+    return { kind: 'open', fd, path, info };
   } finally {
-    closeSync(fd);
+    if (!kept) closeSync(fd);
   }
 }
 
@@ -145,30 +169,69 @@ export interface ExpectedFile {
 export type ReferenceCheck =
   | Extract<ContainedFile, { readonly kind: 'absent' | 'refused' }>
   | {
-      readonly kind: 'verified' | 'mismatched';
+      readonly kind: 'verified';
       readonly path: string;
       readonly digest: Sha256Digest;
       readonly byteSize: number;
-      /** What differs from the reference, sha256 first; empty when verified. */
+      /** Empty. */
+      readonly mismatches: readonly ('sha256' | 'byteSize')[];
+    }
+  | {
+      readonly kind: 'mismatched';
+      readonly path: string;
+      /**
+       * The file's digest, or null when it was not read: it is larger than the reference states
+       * (by its size on the open descriptor, or it grew past that while it was read — reading
+       * stopped a byte past the stated size).
+       */
+      readonly digest: Sha256Digest | null;
+      /** Its size: on the descriptor when not read, else the bytes read (stated size + 1 when it grew past it). */
+      readonly byteSize: number;
+      /** What differs from the reference, sha256 first (never sha256 when the digest is null). */
       readonly mismatches: readonly ('sha256' | 'byteSize')[];
     };
 
 /**
  * The file at `relativePath` under `root` against what a reference states: verified (digest and
- * size both match), mismatched (naming what differs), absent, or refused without reading it.
+ * size both match), mismatched (naming what differs), absent, or refused without reading it. The
+ * size comes first: a file larger than the reference states is mismatched on byteSize by its size
+ * on the open descriptor, never read or hashed (an artifact of many GB costs one fstat), and a
+ * file is never read past a byte more than the stated size, however it grows meanwhile.
  */
 export async function checkContainedReference(
   root: string,
   relativePath: string,
   expected: ExpectedFile,
 ): Promise<ReferenceCheck> {
-  const found = await digestContainedFile(root, relativePath);
-  if (found.kind !== 'file') return found;
-  const mismatches = [
-    ...(found.digest === expected.sha256 ? [] : (['sha256'] as const)),
-    ...(found.byteSize === expected.byteSize ? [] : (['byteSize'] as const)),
-  ];
-  return { ...found, kind: mismatches.length === 0 ? 'verified' : 'mismatched', mismatches };
+  const opened = await openContained(root, relativePath);
+  if (opened.kind !== 'open') return opened;
+  const { fd, path, info } = opened;
+  try {
+    const oversized = (byteSize: number): ReferenceCheck => ({
+      kind: 'mismatched',
+      path,
+      digest: null,
+      byteSize,
+      mismatches: ['byteSize'],
+    });
+    if (!(info.size <= expected.byteSize)) return oversized(info.size);
+    let digested;
+    try {
+      digested = await digestDescriptor(fd, info.size, expected.byteSize);
+    } catch (error) {
+      return unreadable(error, path, path);
+    }
+    if (digested.digest === null) return oversized(digested.byteSize);
+    const mismatches = [
+      ...(digested.digest === expected.sha256 ? [] : (['sha256'] as const)),
+      ...(digested.byteSize === expected.byteSize ? [] : (['byteSize'] as const)),
+    ];
+    return mismatches.length === 0
+      ? { kind: 'verified', path, digest: digested.digest, byteSize: digested.byteSize, mismatches: [] }
+      : { kind: 'mismatched', path, digest: digested.digest, byteSize: digested.byteSize, mismatches };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -195,12 +258,14 @@ function opensAt(fd: number, path: string, opened: Stats): boolean {
   }
 }
 
-function refused(reason: ContainedFileRefusal, message: string, path: string): ContainedFile {
+type Refused = Extract<ContainedFile, { readonly kind: 'refused' }>;
+
+function refused(reason: ContainedFileRefusal, message: string, path: string): Refused {
   return { kind: 'refused', reason, message, path };
 }
 
 /** A file system error on the way to (or reading) `path` as an unreadable refusal naming its errno. */
-function unreadable(error: unknown, at: string, path: string): ContainedFile {
+function unreadable(error: unknown, at: string, path: string): Refused {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) throw error;
   return refused('unreadable', `${at} cannot be read (${code}): the file system refused it`, path);
@@ -226,32 +291,38 @@ function isInside(base: string, path: string): boolean {
 }
 
 /**
- * The sha256 and size of the open file, read from its start. A file of at most one chunk (a bundle,
- * most artifacts) is one synchronous read; a larger one is read in chunks through the thread pool,
- * so hashing a 100 MB transcript does not hold the event loop.
+ * The sha256 and size of the open file, read from its start, never past `limit` + 1 bytes: a file
+ * that has more (it grew after its size was compared) is not hashed to its end — its digest is
+ * null and its byteSize the `limit` + 1 bytes read. A file of at most one chunk (a bundle, most
+ * artifacts) is one synchronous read; a larger one is read in chunks through the thread pool, so
+ * hashing a 100 MB transcript does not hold the event loop.
  */
 async function digestDescriptor(
   fd: number,
   size: number,
-): Promise<{ digest: Sha256Digest; byteSize: number }> {
+  limit: number,
+): Promise<{ digest: Sha256Digest | null; byteSize: number }> {
   const hash = createHash('sha256');
-  const buffer = Buffer.allocUnsafe(size < CHUNK_BYTES ? size + 1 : CHUNK_BYTES);
+  const wanted = Math.min(size, limit);
+  const buffer = Buffer.allocUnsafe(wanted < CHUNK_BYTES ? wanted + 1 : CHUNK_BYTES);
   let byteSize = 0;
   for (;;) {
+    const length = Math.min(buffer.byteLength, limit + 1 - byteSize);
     const bytesRead =
-      size < CHUNK_BYTES && byteSize === 0
-        ? readSync(fd, buffer, 0, buffer.byteLength, 0)
-        : await readChunk(fd, buffer, byteSize);
+      wanted < CHUNK_BYTES && byteSize === 0
+        ? readSync(fd, buffer, 0, length, 0)
+        : await readChunk(fd, buffer, length, byteSize);
     if (bytesRead === 0) break;
-    hash.update(buffer.subarray(0, bytesRead));
     byteSize += bytesRead;
+    if (byteSize > limit) return { digest: null, byteSize };
+    hash.update(buffer.subarray(0, bytesRead));
   }
   return { digest: `sha256:${hash.digest('hex')}`, byteSize };
 }
 
-function readChunk(fd: number, buffer: Buffer, position: number): Promise<number> {
+function readChunk(fd: number, buffer: Buffer, length: number, position: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    read(fd, buffer, 0, buffer.byteLength, position, (error, bytesRead) => {
+    read(fd, buffer, 0, length, position, (error, bytesRead) => {
       if (error === null) resolve(bytesRead);
       else reject(error);
     });

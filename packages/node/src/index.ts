@@ -42,7 +42,13 @@ export {
 export { readAttemptFile, readAttemptReadFile } from './attempt-input.js';
 export type { AttemptInput, EvalSessionEvidence, ReadAttemptOptions } from './attempt-input.js';
 export type { NativeExecutionInput } from './native-execution-input.js';
-export { STDOUT_PATH, outputTarget, stdioWriteFailed, writeOutputFile } from './output-file.js';
+export {
+  STDOUT_PATH,
+  fullDiskError,
+  outputTarget,
+  stdioWriteFailed,
+  writeOutputFile,
+} from './output-file.js';
 export { outputConflictIssues, outputConflictText, outputConflicts } from './output-apart.js';
 export type { NamedPath } from './output-apart.js';
 export { resolveRunnerdArtifact } from './runnerd-artifact.js';

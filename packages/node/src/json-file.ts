@@ -13,8 +13,15 @@ export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 export async function readJsonDocument(path: string, what: string): Promise<unknown> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(path);
+    // Its size before a byte is read: a document over the limit is input_too_large, never read.
+    bytes = await readRegularFile(path, { maxBytes: MAX_DOCUMENT_BYTES });
   } catch (error) {
+    if (error instanceof ContractError)
+      throw new ContractError(
+        'paperclip_contract_document_invalid',
+        `${what} (${path}) is over the ${MAX_DOCUMENT_BYTES}-byte limit of a document (not read)`,
+        error.issues,
+      );
     // Keep the fs error (its code and syscall say "I/O"), but say which document it was.
     if (error instanceof Error) error.message = `cannot read ${what} ${path}: ${error.message}`;
     throw error;

@@ -75,10 +75,11 @@ export function readFileBytes(path: string, options: { readonly maxBytes?: numbe
  * A user-given file's bytes, whatever its size (the caller applies its own limit to what it reads):
  * readFileBytes without a limit, so a directory, FIFO, socket or device at the path is refused
  * (EINVAL, "a FIFO (named pipe), not a regular file") at once instead of blocking the process. Every file the CLI reads from a path a
- * user gave goes through here, readFileBytes or digestFile.
+ * user gave goes through here, readFileBytes or digestFile. With `maxBytes`, a file over it is
+ * refused by its size before any read (ContractError input_too_large), as readFileBytes does.
  */
-export function readRegularFile(path: string): Promise<Buffer> {
-  return readFileBytes(path, { maxBytes: Number.POSITIVE_INFINITY });
+export function readRegularFile(path: string, options: { readonly maxBytes?: number } = {}): Promise<Buffer> {
+  return readFileBytes(path, { maxBytes: options.maxBytes ?? Number.POSITIVE_INFINITY });
 }
 
 /** readRegularFile without the promise. */

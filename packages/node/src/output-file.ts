@@ -16,6 +16,11 @@
 //   - an empty path: refused as empty (it would otherwise resolve to the working directory);
 //   - a directory, a socket, a block device, a dangling symlink: refused, left as it is;
 //   - a missing folder: refused, naming the user's path and the folder (never a temporary name).
+//   - a full disk (ENOSPC), a used-up quota (EDQUOT), a read-only file system (EROFS) or a file too
+//     large for it (EFBIG) at any step — create, write, flush, close, rename — says which path, the
+//     file system holding it and what to do ("free space on the file system holding …"), and leaves
+//     nothing half-written: the temporary file is removed and the target is as it was (fullDiskError,
+//     also the site's folder writer's wording).
 // Every refusal is a ContractError `paperclip_output_unwritable` with one issue (the CLI: exit 2).
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, createReadStream } from 'node:fs';
@@ -104,6 +109,55 @@ function refusal(
   return new ContractError('paperclip_output_unwritable', `cannot write ${shown}: ${message}`, [issue]);
 }
 
+/**
+ * The errno codes of a file system that takes no more: full (ENOSPC), over the user's quota
+ * (EDQUOT), read-only (EROFS), or the file larger than it or the process's file-size limit allows
+ * (EFBIG). A write that fails with one is refused with what to do, and leaves nothing half-written.
+ */
+export const FULL_DISK_CODES = ['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'] as const;
+export type FullDiskCode = (typeof FULL_DISK_CODES)[number];
+
+const isFullDisk = (code: string | undefined): code is FullDiskCode =>
+  (FULL_DISK_CODES as readonly (string | undefined)[]).includes(code);
+
+/**
+ * What to do about a file system that takes no more, where `holding` is a path on it (the folder
+ * written in); undefined: a device or stream (stdout, /dev/full), named by `path`.
+ */
+function fullDiskAdvice(code: FullDiskCode, path: string, holding: string | undefined): string {
+  const where = holding === undefined ? `what ${path} writes to` : `the file system holding ${holding}`;
+  switch (code) {
+    case 'ENOSPC':
+      return `${where} is full: free space on ${where} (or name a path on another file system) and run again`;
+    case 'EDQUOT':
+      return `your disk quota on ${where} is used up: free space on ${where} within your quota (or name a path on another file system) and run again`;
+    case 'EROFS':
+      return `${where} is read-only: name a path on a writable file system (or remount it read-write) and run again`;
+    case 'EFBIG':
+      return `the file is larger than ${where} or the process's file-size limit (ulimit -f) allows: free space on ${where}, name a path on a file system that takes larger files, or raise the limit, and run again`;
+  }
+}
+
+/**
+ * A write into `holding` (a folder; undefined: a device or stream) that failed because the file
+ * system takes no more (FULL_DISK_CODES) as the coded error that says which path and what to do —
+ * `left` says what was left behind (nothing half-written) — or undefined for any other error.
+ * The one wording of a full disk: the atomic writer's and the site's folder writer's.
+ */
+export function fullDiskError(
+  path: string,
+  error: unknown,
+  holding: string | undefined,
+  left: string,
+): ContractError | undefined {
+  if (!isFileSystemError(error) || !isFullDisk(error.code)) return undefined;
+  return writeFailed(path, error, `: ${fullDiskAdvice(error.code, path, holding)}; ${left}`);
+}
+
+/** What the atomic writer leaves when a write fails. */
+const LEFT_AS_IT_WAS = (path: string): string =>
+  `nothing was written to ${path} (the temporary file was removed, ${path} is as it was)`;
+
 /** A failed system call on the user's behalf, named by the user's path (never a temporary file's). */
 function writeFailed(path: string, error: NodeJS.ErrnoException, hint = ''): ContractError {
   const what = fileSystemWhat(error);
@@ -128,12 +182,17 @@ export function stdioWriteFailed(stream: 'stdout' | 'stderr', error: NodeJS.Errn
   return writeFailed(stream, error, ` while writing ${stream}; free space or redirect it elsewhere`);
 }
 
-/** Runs one file-system step of writing `path`; its failure becomes the coded error naming `path`. */
-async function step<T>(path: string, run: () => Promise<T>, hint?: string): Promise<T> {
+/**
+ * Runs one file-system step of writing `path`; its failure becomes the coded error naming `path`.
+ * `holding`: the folder written in (the target's, or the spool's); a full disk there says so and
+ * what to do (fullDiskError), whatever step met it.
+ */
+async function step<T>(path: string, run: () => Promise<T>, hint?: string, holding?: string): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw isFileSystemError(error) ? writeFailed(path, error, hint) : error;
+    if (!isFileSystemError(error)) throw error;
+    throw fullDiskError(path, error, holding, LEFT_AS_IT_WAS(path)) ?? writeFailed(path, error, hint);
   }
 }
 
@@ -325,18 +384,18 @@ async function spooled(
   fill: (write: Write) => Promise<void>,
   deliver: (spool: string | null) => Promise<void>,
 ): Promise<void> {
-  const folder = await step(path, () => mkdtemp(join(tmpdir(), 'evals-output-')), TMPDIR_HINT);
+  const folder = await step(path, () => mkdtemp(join(tmpdir(), 'evals-output-')), TMPDIR_HINT, tmpdir());
   try {
     const spool = join(folder, 'output');
-    const handle = await step(path, () => open(spool, 'wx', 0o600), TMPDIR_HINT);
+    const handle = await step(path, () => open(spool, 'wx', 0o600), TMPDIR_HINT, folder);
     try {
-      await fill(handleWriter(path, handle));
+      await fill(handleWriter(path, handle, folder));
     } catch (error) {
-      await handle.close();
+      await handle.close().catch(() => undefined);
       await step(path, () => deliver(null)).catch(() => undefined);
       throw error;
     }
-    await handle.close();
+    await step(path, () => handle.close(), TMPDIR_HINT, folder);
     await step(path, () => deliver(spool));
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -348,12 +407,18 @@ async function copyInto(spool: string, write: Write): Promise<void> {
     await write(chunk as string);
 }
 
+/** `holding`: the folder the file is in (undefined: a device or FIFO written in place). */
 const handleWriter =
-  (path: string, handle: FileHandle): Write =>
+  (path: string, handle: FileHandle, holding?: string): Write =>
   (chunk) =>
-    step(path, async () => {
-      await handle.write(chunk);
-    });
+    step(
+      path,
+      async () => {
+        await handle.write(chunk);
+      },
+      undefined,
+      holding,
+    );
 
 async function writeInPlace(
   path: string,
@@ -372,11 +437,30 @@ async function writeInPlace(
         'it changed while Evals opened it; run again',
         'another kind of node',
       );
-    await fill(handleWriter(path, handle));
+    await fill(deviceWriter(path, handle));
   } finally {
     await handle.close();
   }
 }
+
+/** A device or FIFO's writer: a full one (/dev/full) says so, naming the user's path. */
+const deviceWriter =
+  (path: string, handle: FileHandle): Write =>
+  async (chunk) => {
+    try {
+      await handle.write(chunk);
+    } catch (error) {
+      if (!isFileSystemError(error)) throw error;
+      throw (
+        fullDiskError(
+          path,
+          error,
+          undefined,
+          `the output to ${path} stopped there (it is a device or FIFO, written in place)`,
+        ) ?? writeFailed(path, error)
+      );
+    }
+  };
 
 async function writeReplacing(
   path: string,
@@ -390,16 +474,20 @@ async function writeReplacing(
     path,
     () => open(temporary, 'wx', 0o644),
     `; Evals writes a temporary file in ${folder} and renames it into place, so that folder must be writable`,
+    folder,
   );
   try {
     try {
-      await fill(handleWriter(path, handle));
-      await step(path, () => handle.sync());
-    } finally {
-      await handle.close();
+      await fill(handleWriter(path, handle, folder));
+      await step(path, () => handle.sync(), undefined, folder);
+    } catch (error) {
+      await handle.close().catch(() => undefined); // the first failure is the one to report
+      throw error;
     }
+    // A file system may report a full disk only when the file is closed (NFS): it is a write failure too.
+    await step(path, () => handle.close(), undefined, folder);
     if (target.kind === 'file') {
-      await step(path, () => chmod(temporary, target.mode));
+      await step(path, () => chmod(temporary, target.mode), undefined, folder);
       await replace(path, temporary, target.path);
     } else await place(path, temporary, target.path, overwrite);
   } finally {
@@ -417,7 +505,7 @@ async function replace(path: string, temporary: string, file: string): Promise<v
       'it is no longer a regular file; run again',
       'another kind of node',
     );
-  await step(path, () => rename(temporary, file));
+  await step(path, () => rename(temporary, file), undefined, dirname(file));
 }
 
 /** Error codes of link(2) on a file system without hard links. */
@@ -430,7 +518,8 @@ async function place(path: string, temporary: string, file: string, overwrite: b
     return;
   } catch (error) {
     if (!isFileSystemError(error)) throw error;
-    if (error.code !== 'EEXIST' && !NO_HARD_LINKS.has(error.code ?? '')) throw writeFailed(path, error);
+    if (error.code !== 'EEXIST' && !NO_HARD_LINKS.has(error.code ?? ''))
+      throw fullDiskError(path, error, dirname(file), LEFT_AS_IT_WAS(path)) ?? writeFailed(path, error);
   }
   // Something appeared meanwhile, or hard links are not supported: a last look, then rename.
   const appeared = await lstat(file).catch(() => undefined);
@@ -441,5 +530,5 @@ async function place(path: string, temporary: string, file: string, overwrite: b
       'something was created there while Evals wrote; it is left alone (run again)',
       'a node that appeared',
     );
-  await step(path, () => rename(temporary, file));
+  await step(path, () => rename(temporary, file), undefined, dirname(file));
 }

@@ -164,7 +164,7 @@ describe('checkContainedReference', () => {
     ['both match', INSIDE_DIGEST, size, 'verified', []],
     ['the digest differs', SECRET_DIGEST, size, 'mismatched', ['sha256']],
     ['the size differs', INSIDE_DIGEST, size + 1, 'mismatched', ['byteSize']],
-    ['both differ', SECRET_DIGEST, size - 1, 'mismatched', ['sha256', 'byteSize']],
+    ['both differ', SECRET_DIGEST, size + 1, 'mismatched', ['sha256', 'byteSize']],
   ] as const)('is %s → %s', async (_name, sha256, byteSize, kind, mismatches) => {
     expect(await checkContainedReference(root, 'real/file.txt', { sha256, byteSize })).toMatchObject({
       kind,
@@ -173,6 +173,24 @@ describe('checkContainedReference', () => {
       mismatches,
     });
   });
+
+  // Size before digest: a file larger than the reference states is mismatched on its size, by the
+  // open descriptor's, and never read or hashed (size-before-read.test.ts: an 8 GiB one).
+  it.each([
+    ['the digest matches', INSIDE_DIGEST],
+    ['the digest differs too', SECRET_DIGEST],
+  ] as const)(
+    'is mismatched on byteSize alone, unread, for a file larger than stated (%s)',
+    async (_name, sha256) => {
+      expect(await checkContainedReference(root, 'real/file.txt', { sha256, byteSize: size - 1 })).toEqual({
+        kind: 'mismatched',
+        path: join(root, 'real', 'file.txt'),
+        digest: null,
+        byteSize: size,
+        mismatches: ['byteSize'],
+      });
+    },
+  );
 
   it('is absent or refused exactly as the reader says, and never reads a file outside the root', async () => {
     const expected = { sha256: SECRET_DIGEST, byteSize: SECRET.length };

@@ -3,9 +3,7 @@
 // table (each rule flipped is refused with its code and pointer), the referenced bundle found only
 // beside the artifact and verified by digest and size, the artifact and its bundle agreeing on
 // attempt, binary, package, cost and outcome, and a qualified runnerd digest enforced when known.
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,102 +17,11 @@ import {
   readAttemptStream,
 } from '../src/attempt-input.ts';
 
-const REPO = new URL('../../../', import.meta.url);
-const FIXTURE = JSON.parse(
-  readFileSync(new URL('fixtures/attempts/valid/solved-no-denials.json', REPO), 'utf8'),
-) as Record<string, unknown>;
-const sha256 = (bytes: Buffer | string): string =>
-  `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+import { BINARY, REPO, directBundle, removeCases, sha256, writeCase } from './support/eval-session-case.ts';
 
-const dirs: string[] = [];
 afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  removeCases();
 });
-
-/** A direct session's bundle (seed 001 cost figures) from a repo fixture. */
-function directBundle(failure: unknown = null): Record<string, unknown> {
-  const usage = FIXTURE.usage as Record<string, unknown>;
-  return {
-    ...FIXTURE,
-    usage: {
-      ...usage,
-      cost: null,
-      providerReportedCostNanodollars: null,
-      providerReportedCostProvenance: 'unavailable',
-      estimatedCostNanodollars: 2_600_000,
-      pricingVersion: 'list-2026-12',
-      costCoverage: 'estimated',
-      legacyLedgerCostNanodollars: 5_000_000,
-    },
-    failure,
-  };
-}
-
-const BINARY = (FIXTURE.runner as { binary: { sha256: string } }).binary.sha256;
-
-function artifactFor(bundleBytes: Buffer, bundle: Record<string, unknown>): Record<string, unknown> {
-  const usage = bundle.usage as Record<string, unknown>;
-  return {
-    schema: 'paperclip-runner/eval-session-artifact/v1',
-    attemptId: (bundle.identity as { attemptId: string }).attemptId,
-    build: {
-      schema: 'paperclip-runner/build-metadata/v1',
-      package: { name: '@paperclipai/paperclip-runner', version: '0.1.0' },
-      contracts: { nativeExecution: 1, runnerdArtifact: 1, harnessDriver: 1, semanticCatalog: 1 },
-      prp: { name: 'paperclip.runner', minimumVersion: 1, maximumVersion: 1 },
-      semanticCatalog: { version: 1, sha256: `sha256:${'e'.repeat(64)}` },
-    },
-    runnerd: { path: '[withheld]', sha256: BINARY },
-    requestedModel: 'paperclip-deterministic-1',
-    provider: 'paperclip_deterministic',
-    driver: 'paperclip_deterministic_harness',
-    providerVersion: '1.0.0',
-    providerSessionId: 'session_1',
-    turn: { turnId: 'turn_1', status: 'completed', assistantText: 'done' },
-    snapshot: { usageLedger: [{ receiptId: 'r1' }] },
-    usage: {
-      agentTurns: 4,
-      providerRequests: 4,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      cachedInputTokens: 0,
-      reasoningTokens: 0,
-      providerReportedCostNanodollars: null,
-      providerReportedCostProvenance: 'unavailable',
-      estimatedCostNanodollars: usage.estimatedCostNanodollars,
-      pricingVersion: usage.pricingVersion,
-      ratesUsdPerMillionTokens: { input: 2.5, cachedInput: 0.25, output: 10 },
-      costCoverage: 'estimated',
-      legacyLedgerCostNanodollars: usage.legacyLedgerCostNanodollars,
-    },
-    timing: {
-      startedAt: '2026-12-01T10:00:00.000Z',
-      finishedAt: '2026-12-01T10:00:01.000Z',
-      durationMs: 1000,
-    },
-    nativeExecution: {
-      path: 'attempt/native-execution.json',
-      sha256: sha256(bundleBytes),
-      byteSize: bundleBytes.length,
-    },
-  };
-}
-
-/** A folder with the bundle at attempt/native-execution.json and the artifact (edited) beside it. */
-function writeCase(
-  edit: (artifact: Record<string, unknown>) => unknown = (artifact) => artifact,
-  bundle: Record<string, unknown> = directBundle(),
-): { dir: string; artifactPath: string; artifact: Record<string, unknown> } {
-  const dir = mkdtempSync(join(tmpdir(), 'eval-session-artifact-'));
-  dirs.push(dir);
-  mkdirSync(join(dir, 'attempt'));
-  const bundleBytes = Buffer.from(`${JSON.stringify(bundle, null, 2)}\n`);
-  writeFileSync(join(dir, 'attempt', 'native-execution.json'), bundleBytes);
-  const artifact = edit(artifactFor(bundleBytes, bundle)) as Record<string, unknown>;
-  const artifactPath = join(dir, 'artifact.json');
-  writeFileSync(artifactPath, JSON.stringify(artifact));
-  return { dir, artifactPath, artifact };
-}
 
 const failureShape = (
   artifact: Record<string, unknown>,

@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Digest } from '@paperclip-evals/contract';
+import { ContractError, sha256Digest } from '@paperclip-evals/contract';
 import {
   FILE_KINDS,
   FILE_KIND_PHRASE,
@@ -27,6 +27,12 @@ import type { QualificationIssue } from './record.js';
 export { APP_RECORD_FILE, RUNNERD_FILE_PREFIX, SHA256SUMS_FILE };
 /** SHA256SUMS larger than this is refused unread. */
 export const MAX_SHA256SUMS_BYTES = 1024 * 1024;
+/**
+ * The largest release file digested (1 GiB: over the tarball's 640 MiB and an executable's 512 MiB
+ * caps, so a file larger could pass no check). A larger one is refused by its size (file_too_large)
+ * before it is read or hashed, and is unverified.
+ */
+export const MAX_RELEASE_FILE_BYTES = 1024 * 1024 * 1024;
 
 /** `<64 lowercase hex><two spaces><plain file name>`: what `sha256sum` writes in text mode. */
 const SUMS_LINE = /^([0-9a-f]{64}) {2}(.+)$/s;
@@ -262,9 +268,27 @@ export async function verifySha256Sums(
 ): Promise<Sha256SumsVerification> {
   const issues: QualificationIssue[] = [];
   const computed: Record<string, Sha256Digest> = {};
+  const tooLarge = new Set<string>();
   for (const entry of layout.entries) {
     if (entry.kind === 'file' && entry.name !== SHA256SUMS_FILE) {
-      computed[entry.name] = (await digestFile(join(releaseDir, entry.name))).digest;
+      // Its size before its digest: a file over the cap is never read (node's digestFile, EFBIG).
+      const digested = await digestFile(join(releaseDir, entry.name), {
+        maxBytes: MAX_RELEASE_FILE_BYTES,
+      }).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'EFBIG') throw error;
+        return null;
+      });
+      if (digested !== null) computed[entry.name] = digested.digest;
+      else {
+        tooLarge.add(entry.name);
+        issues.push({
+          code: 'file_too_large',
+          message: `${entry.name} is over the ${MAX_RELEASE_FILE_BYTES}-byte limit of a release file (not read), so it is unverified`,
+          file: entry.name,
+          expected: `at most ${MAX_RELEASE_FILE_BYTES} bytes`,
+          received: `more than ${MAX_RELEASE_FILE_BYTES} bytes`,
+        });
+      }
     }
   }
   const expected = new Map<string, Sha256Digest>();
@@ -281,18 +305,34 @@ export async function verifySha256Sums(
         received: size,
       });
     } else {
-      const bytes = await readRegularFile(path);
-      sumsSha256 = sha256Digest(bytes);
-      if (!isUtf8(bytes)) {
+      // Never read past the limit, however the file grows after its size was taken.
+      const bytes = await readRegularFile(path, { maxBytes: MAX_SHA256SUMS_BYTES }).catch(
+        (error: unknown) => {
+          if (!(error instanceof ContractError)) throw error;
+          return null;
+        },
+      );
+      if (bytes === null)
         issues.push({
-          code: 'sums_not_utf8',
-          message: 'SHA256SUMS is not UTF-8 text',
+          code: 'sums_too_large',
+          message: `SHA256SUMS grew over the ${MAX_SHA256SUMS_BYTES}-byte limit while it was read (reading stopped)`,
           file: SHA256SUMS_FILE,
+          expected: `at most ${MAX_SHA256SUMS_BYTES} bytes`,
+          received: `more than ${MAX_SHA256SUMS_BYTES} bytes`,
         });
-      } else {
-        const parsed = parseSha256Sums(bytes.toString('utf8'));
-        issues.push(...parsed.issues);
-        for (const entry of parsed.entries) expected.set(entry.file, entry.sha256);
+      else {
+        sumsSha256 = sha256Digest(bytes);
+        if (!isUtf8(bytes)) {
+          issues.push({
+            code: 'sums_not_utf8',
+            message: 'SHA256SUMS is not UTF-8 text',
+            file: SHA256SUMS_FILE,
+          });
+        } else {
+          const parsed = parseSha256Sums(bytes.toString('utf8'));
+          issues.push(...parsed.issues);
+          for (const entry of parsed.entries) expected.set(entry.file, entry.sha256);
+        }
       }
     }
   } else {
@@ -317,6 +357,7 @@ export async function verifySha256Sums(
       continue;
     }
     const actual = computed[file];
+    if (tooLarge.has(file)) continue; // file_too_large already says why
     if (entry.kind !== 'file' || actual === undefined) {
       issues.push({
         code: 'file_not_regular',
@@ -381,6 +422,10 @@ export function verifiedDigest(
   if (sums.issues.some((issue) => SUMS_TEXT_CODES.has(issue.code)))
     return { why: `SHA256SUMS does not parse, so ${file} is unverified` };
   if (!sums.expected.has(file)) return { why: `SHA256SUMS gives no digest for ${file}` };
+  if (sums.issues.some((issue) => issue.code === 'file_too_large' && issue.file === file))
+    return {
+      why: `${file} is over the ${MAX_RELEASE_FILE_BYTES}-byte limit of a release file, so it is unverified`,
+    };
   if (sums.computed[file] === undefined) return { why: `${file} is not a regular file` };
   return { why: `${file} does not match its SHA256SUMS digest, so nothing of it is used` };
 }

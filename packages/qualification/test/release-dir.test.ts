@@ -1,7 +1,8 @@
 // SHA256SUMS parsed strictly, and the release directory verified against it: every malformed line,
 // missing, unlisted, irregular or mismatched file is an issue naming the file; the layout names the
 // tarball, the host's runnerd and the App's record, or says why it cannot.
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +11,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
+  MAX_RELEASE_FILE_BYTES,
   RELEASE_ENTRY_KINDS,
   RELEASE_ENTRY_PHRASE,
   notRegularMessage,
   parseSha256Sums,
   readReleaseLayout,
   runnerdFileName,
+  verifiedDigest,
   verifySha256Sums,
 } from '../src/release-dir.ts';
 
@@ -123,6 +126,28 @@ describe('the release directory', () => {
       ['file_unlisted', 'link.tgz.txt'],
       ['file_unlisted', 'subdir'],
     ]);
+  });
+
+  it('refuses a release file over the cap by its size, never reading it (a sparse 8 GiB file)', async () => {
+    const dir = await makeDir('huge', { ...GOOD, SHA256SUMS: sumsOf(GOOD) });
+    await truncate(join(dir, 'r.tgz'), 8 * 1024 * 1024 * 1024); // sparse: costs no disk
+    const layout = await readReleaseLayout(dir);
+    const read = (): number => Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+    const before = read();
+    const verified = await verifySha256Sums(dir, layout);
+    expect(read() - before).toBeLessThan(64 * 1024 * 1024);
+    expect(verified.issues).toEqual([
+      expect.objectContaining({
+        code: 'file_too_large',
+        file: 'r.tgz',
+        expected: `at most ${MAX_RELEASE_FILE_BYTES} bytes`,
+      }),
+    ]);
+    expect(verified.verified.has('r.tgz')).toBe(false);
+    expect(verifiedDigest(verified, 'r.tgz')).toEqual({
+      why: `r.tgz is over the ${MAX_RELEASE_FILE_BYTES}-byte limit of a release file, so it is unverified`,
+    });
+    expect(verified.verifiedCount).toBe(2);
   });
 
   it('names what the layout lacks: SHA256SUMS, a single tarball, this host runnerd, the App record', async () => {

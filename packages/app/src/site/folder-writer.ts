@@ -6,13 +6,18 @@
 // is kept of each file for the manifest is packed (ManifestEntries: its path, its sha256 as 32 bytes
 // in one buffer, its size), not an object and a 71-character digest string per file.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+
+import { fullDiskError } from '@paperclip-evals/node';
 
 import type { ManifestEntry } from './site-files.js';
 
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY;
 const DIGEST_BYTES = 32;
+/** What a failed write leaves: the campaign folder is written in a temporary folder, removed on failure. */
+const FOLDER_LEFT =
+  'the partial file was removed, and the campaign folder being written (a temporary folder) is removed: the site is as it was';
 
 /** Manifest entries as they cross threads (a page worker's batch): paths, sizes, digests end to end. */
 export interface PackedEntries {
@@ -96,18 +101,26 @@ export class FolderWriter {
   write(path: string, content: string | Uint8Array): void {
     const at = join(this.folder, path);
     const parent = dirname(at);
-    if (!this.made.has(parent)) {
-      // recursive: another thread may have made it first.
-      mkdirSync(parent, { recursive: true });
-      this.made.add(parent);
-    }
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    const fd = openSync(at, CREATE_NEW, 0o666);
+    let fd: number | undefined;
     try {
+      if (!this.made.has(parent)) {
+        // recursive: another thread may have made it first.
+        mkdirSync(parent, { recursive: true });
+        this.made.add(parent);
+      }
+      fd = openSync(at, CREATE_NEW, 0o666);
       for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
-    } finally {
-      closeSync(fd);
+    } catch (error) {
+      // Nothing half-written: the partial file is removed; a full disk (node's FULL_DISK_CODES) is
+      // the coded error that names the file and what to do, any other error passes on as it is.
+      if (fd !== undefined) {
+        closeSync(fd);
+        rmSync(at, { force: true });
+      }
+      throw fullDiskError(at, error, this.folder, FOLDER_LEFT) ?? error;
     }
+    closeSync(fd);
     this.entries.add(path, createHash('sha256').update(bytes).digest(), bytes.length);
   }
 }

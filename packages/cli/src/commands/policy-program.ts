@@ -131,8 +131,9 @@ export function addPolicyCommands(program: Command): void {
       [
         '',
         [
-          `Exit codes: ${POLICY_REPLAY_EXIT.ok} every call decided with a verdict Evals compares (allow, deny, ask)`,
+          `Exit codes: ${POLICY_REPLAY_EXIT.ok} every call decided with a verdict Evals compares (allow, deny, ask) and, with --store, every verdict inserted or a duplicate`,
           `${POLICY_REPLAY_EXIT.rowErrors} at least one row error, or a verdict Evals does not know (each decision kept whole as sent, reported per call as policy_error or policy_verdict_unfamiliar)`,
+          `${POLICY_REPLAY_EXIT.rejected} with --store, a verdict in conflict with a stored one (the stored one kept) or refused by the store (its attempt not in the ledger, or there with another bundle), as ingest exits for conflicts; inserted verdicts and duplicates alone exit ${POLICY_REPLAY_EXIT.ok}`,
           `${POLICY_REPLAY_EXIT.usage} usage, unreadable or invalid input (attempts, bundle, a store that cannot be opened), or a bundle whose every artifact the producer skipped`,
           `${POLICY_REPLAY_EXIT.binaryInvalid} the policy binary is not verified (path, digest)`,
           `${POLICY_REPLAY_EXIT.jobFailed} job error: the producer broke the protocol (missing, extra, duplicate, malformed or truncated replies, wrong ids, exit mismatch, timeout, stderr flood) or rejected the bundle`,

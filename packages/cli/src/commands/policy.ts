@@ -14,7 +14,7 @@ import type {
 
 import { progressText } from '../progress.js';
 import { clearProgress, drawProgress, isTerminal, printJson, printLines } from '../print.js';
-import { POLICY_REPLAY_EXIT } from '../exit-codes.js';
+import { POLICY_REPLAY_EXIT, exitCodeForOutcome } from '../exit-codes.js';
 import { POLICY_REPLAY_REPORT_V1 } from '../output-schemas.js';
 
 import type { Outcome } from '../exit-codes.js';
@@ -71,9 +71,30 @@ export type PolicyReplayOptions = Omit<PolicyReplayRequest, 'stdin' | 'onProgres
   readonly json: boolean;
 };
 
+/**
+ * What a replay that ran to its end came to, by the codes of POLICY_REPLAY_EXIT: a row error, an
+ * unfamiliar verdict, then — with --store, as ingest's rule — a verdict the store refused (its
+ * attempt not in the ledger, or there with another bundle) or kept another for (a conflict); only
+ * inserted verdicts and duplicates are a success.
+ */
+type PolicyReplayOutcomeName = Extract<Outcome, 'ok' | 'row_errors' | 'unfamiliar_verdicts' | 'rejected'>;
+
+/** The outcome of a replay's result and, with --store, what was stored (see PolicyReplayOutcomeName). */
+function policyReplayOutcome(
+  result: Pick<PolicyReplayOutcome['result'], 'rowErrors' | 'unfamiliarVerdicts'>,
+  stored: Pick<StoredCounts, 'conflict' | 'refused'> | undefined,
+): PolicyReplayOutcomeName {
+  if (result.rowErrors > 0) return 'row_errors';
+  if (result.unfamiliarVerdicts > 0) return 'unfamiliar_verdicts';
+  if (stored !== undefined && stored.conflict + stored.refused > 0) return 'rejected';
+  return 'ok';
+}
+
 /** `evals policy replay --json` (schemas/evals/policy-replay-v1.schema.json). */
 export type PolicyReplayReport = {
   readonly schema: typeof POLICY_REPLAY_REPORT_V1;
+  /** The exit code the command ends with (exitCodeForOutcome of policyReplayOutcome). */
+  readonly exitCode: (typeof POLICY_REPLAY_EXIT)['ok' | 'rowErrors' | 'unfamiliarVerdicts' | 'rejected'];
 } & PolicyReplayOutcome['result'] & {
     readonly calls: readonly PolicyReplayCall[];
     /** With --store only. */
@@ -99,6 +120,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
     clearProgress(); // the progress line
   }
   const { result, calls, stored, notStored } = outcome;
+  const ended = policyReplayOutcome(result, stored);
   printLines(
     'stderr',
     notStored.slice(0, MAX_LISTED).map((problem) => `evals policy replay: ${problem}`),
@@ -111,6 +133,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
     printJson(
       {
         schema: POLICY_REPLAY_REPORT_V1,
+        exitCode: exitCodeForOutcome(ended),
         ...result,
         calls,
         ...(stored === undefined ? {} : { stored }),
@@ -152,8 +175,11 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
       `evals policy replay: ${result.unfamiliarVerdicts} call(s) were decided with a verdict Evals does not know (${verdicts.join(', ')}; it knows allow, deny, ask): each decision is kept whole as received${stored === undefined ? '' : ' and stored'}, reported as policy_verdict_unfamiliar and compared with nothing (exit ${POLICY_REPLAY_EXIT.unfamiliarVerdicts})`,
     ]);
   }
-  if (result.rowErrors > 0) return 'row_errors';
-  return result.unfamiliarVerdicts > 0 ? 'unfamiliar_verdicts' : 'ok';
+  if (ended === 'rejected')
+    printLines('stderr', [
+      `evals policy replay: ${stored?.conflict ?? 0} verdict(s) in conflict with a stored one (the stored one kept) and ${stored?.refused ?? 0} refused by the store (not stored): exit ${POLICY_REPLAY_EXIT.rejected}, as ingest exits for conflicts; ingest the attempts first, or replay with the bundle and producer the stored verdicts came from`,
+    ]);
+  return ended;
 }
 
 /**
