@@ -1127,6 +1127,9 @@ describe('content without value or values: Go zero values (content.go:24-31, omi
   });
 });
 
+// segmentio's UnmarshalTypeError names every type it crossed, outermost first, and the member path
+// (decode.go:637-638 for a slice, 1224-1225 for a struct), written by Go's Error() as
+// "Go struct field <types>.<path>".
 describe('a number with a fraction or an exponent where Go decodes an int (segmentio parseInt: "was this actually a float?")', () => {
   const call = (id: number, method: string, params: string): string =>
     `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`;
@@ -1137,7 +1140,7 @@ describe('a number with a fraction or an exponent where Go decodes an int (segme
       batch(2, '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":1.5e2}}'),
       true,
       1001,
-      'invalid evaluate_batch params: json: cannot unmarshal "1.5e2" into Go struct field EvaluateBatchParams.trace.metadata.total_tokens of type int',
+      'invalid evaluate_batch params: json: cannot unmarshal "1.5e2" into Go struct field types.EvaluateBatchParamstypes.Tracetypes.TraceMetadata.trace.metadata.total_tokens of type int',
     ],
     [
       batch(
@@ -1146,7 +1149,7 @@ describe('a number with a fraction or an exponent where Go decodes an int (segme
       ),
       true,
       1001,
-      'invalid evaluate_batch params: json: cannot unmarshal "10.0" into Go struct field EvaluateBatchParams.trace.steps.started_at_ms of type int64',
+      'invalid evaluate_batch params: json: cannot unmarshal "10.0" into Go struct field types.EvaluateBatchParamstypes.Trace[]types.Steptypes.Step.trace.steps.0.started_at_ms of type int64',
     ],
     [
       call(3, 'validate_trace_tree', '{"trace":{"trace_id":"t","schema_version":1.0,"output":{"m":1}}}'),
@@ -1201,10 +1204,172 @@ describe('numbers a double cannot hold inside raw JSON members (json.RawMessage 
     const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
     expect(reply.result?.results).toMatchObject([{ status: 'pass' }, { status: 'pass' }]);
   });
+});
 
-  it('still refused in a member decoded as a number (here a trace metadata figure)', async () => {
-    const trace = '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}';
-    expect(await answer(batch(2, trace))).toMatchObject({ error: { code: 1001 } });
+// go-decode.ts: a number decodes where, and as, segmentio decodes it into pkg/types' structs.
+describe('numbers where the Attest engine decodes them, and only there (segmentio decode.go, parse.go)', () => {
+  const evaluate = (trace: string, assertions = '[]', extra = ''): string =>
+    `{"jsonrpc":"2.0","id":2,"method":"evaluate_batch","params":{"trace":${trace},"assertions":${assertions}${extra}}}`;
+  const constraint = (field: string, value: string): string =>
+    `{"assertion_id":"a","type":"constraint","spec":{"field":"${field}","operator":"gt","value":${value}}}`;
+  // [name, line, status of row "a", its explanation, upstream source]
+  const accepted: [string, string, string, string, string][] = [
+    [
+      'unknown trace metadata holding numbers no double holds: skipped, whatever they hold',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"tweet_id":1234567890123456789012,"huge":1e400,"run":9007199254740993,"cost_usd":0.5}}',
+        `[${constraint('metadata.cost_usd', '0.1')}]`,
+      ),
+      'pass',
+      'metadata.cost_usd = 0.5, constraint gt 0.1 — satisfied.',
+      'decode.go:1208-1215 (an unknown field: parseValue, nothing decoded)',
+    ],
+    [
+      'unknown members of a trace, a step, a sub-trace, an assertion and the params: skipped too',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"big":-1e999,"steps":[{"type":"agent_call","name":"s","n":18446744073709551616,"sub_trace":{"trace_id":"u","output":{"m":1},"x":1e400}}]}',
+        '[{"assertion_id":"a","type":"constraint","seq":1e309,"spec":{"field":"steps.length","operator":"gt","value":0,"extra":1e400}}]',
+        ',"context":{"line":99999999999999999999999}',
+      ),
+      'pass',
+      'steps.length = 1, constraint gt 0 — satisfied.',
+      'decode.go:1208-1215; spec is json.RawMessage, its struct has no "extra"',
+    ],
+    [
+      "a float64 field beyond 2^53: read as its double, printed by FormatFloat(v, 'f', -1)",
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}',
+        `[${constraint('metadata.cost_usd', '1e21')}]`,
+      ),
+      'hard_fail',
+      'metadata.cost_usd = 12345678901234567000, constraint gt 1000000000000000000000 — constraint not satisfied.',
+      'decode.go:246-262 (strconv.ParseFloat), constraint.go:157-164',
+    ],
+    [
+      'an int field beyond 2^53 within int64: read, and compared as float64(int)',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":9007199254740993}}',
+        `[${constraint('metadata.total_tokens', '9007199254740991')}]`,
+      ),
+      'pass',
+      'metadata.total_tokens = 9007199254740992, constraint gt 9007199254740991 — satisfied.',
+      'parse.go:83-157 (parseInt), constraint.go:127',
+    ],
+    [
+      'a positive int past 2^63 that the overflow check (next < value) misses: wrapped',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"latency_ms":25000000000000000000}}',
+        `[${constraint('metadata.latency_ms', '6e18')}]`,
+      ),
+      'pass',
+      'metadata.latency_ms = 6553255926290448000, constraint gt 6000000000000000000 — satisfied.',
+      'parse.go:133-139 (next := value*10 + x; if next < value)',
+    ],
+    [
+      'a tiny float: no exponent in the explanation either',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":1.5e-10}}',
+        `[${constraint('metadata.cost_usd', '1e-400')}]`,
+      ),
+      'pass',
+      'metadata.cost_usd = 0.00000000015, constraint gt 0 — satisfied.',
+      'constraint.go:157-164; strconv.ParseFloat: an underflow is 0, no error',
+    ],
+  ];
+  it.each(accepted)('%s', async (_name, line, status, explanation) => {
+    expect((await answer(line)).result?.results).toMatchObject([{ assertion_id: 'a', status, explanation }]);
+  });
+
+  const prefix = 'invalid evaluate_batch params: json: cannot unmarshal';
+  const metadataField =
+    'Go struct field types.EvaluateBatchParamstypes.Tracetypes.TraceMetadata.trace.metadata';
+  // [name, line, initialize first, code, message, detail (when the message is fixed), upstream source]
+  const refused: [string, string, number, string, string | undefined, string][] = [
+    [
+      'an int past int64 that the check sees: the 32 bytes from the number on, in its words',
+      evaluate('{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":99999999999999999999}}'),
+      1001,
+      `${prefix} number 99999999999999999999}},"assertio... overflows into ${metadataField}.total_tokens of type int`,
+      undefined,
+      'parse.go:133-139, codec.go:993-995 (unmarshalOverflow of the rest), codec.go:1035-1040 (prefix)',
+    ],
+    [
+      'a negative int below -2^63 (in a step: the slice and the index)',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","ended_at_ms":-9223372036854775809}]}',
+      ),
+      1001,
+      `${prefix} number -9223372036854775809}]},"asserti... overflows into Go struct field types.EvaluateBatchParamstypes.Trace[]types.Steptypes.Step.trace.steps.0.ended_at_ms of type int64`,
+      undefined,
+      'parse.go:91-126, decode.go:636-638',
+    ],
+    [
+      "a float64 field out of a double's range: the rest of the params, quoted",
+      evaluate('{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":1e400}}'),
+      1001,
+      `${prefix} "1e400}},\\"assertions\\":[]}" into ${metadataField}.cost_usd of type float64`,
+      undefined,
+      'decode.go:246-262 (inputError of the rest), decode.go:1513-1521',
+    ],
+    [
+      "the first member that does not decode, in the line's order",
+      evaluate('{"trace_id":"t","output":{"m":1},"metadata":{"latency_ms":1.5,"total_tokens":1.5e2}}'),
+      1001,
+      `${prefix} "1.5" into ${metadataField}.latency_ms of type int`,
+      undefined,
+      'decode.go:1217-1227 (decodeStruct returns at the first error)',
+    ],
+    [
+      'validate_trace_tree: an error, 1001, not an invalid tree',
+      '{"jsonrpc":"2.0","id":2,"method":"validate_trace_tree","params":{"trace":{"trace_id":"t","output":{"m":1},"metadata":{"agent_count":1e3}}}}',
+      1001,
+      'invalid validate_trace_tree params',
+      'json: cannot unmarshal "1e3" into Go struct field types.ValidateTraceTreeParamstypes.Tracetypes.TraceMetadata.trace.metadata.agent_count of type int',
+      'handler.go:675-683',
+    ],
+    [
+      'query_drift: window_size past int64',
+      '{"jsonrpc":"2.0","id":2,"method":"query_drift","params":{"assertion_id":"a","window_size":99999999999999999999}}',
+      1002,
+      'invalid query_drift params',
+      'json: cannot unmarshal number 99999999999999999999} overflows into Go struct field types.QueryDriftParams.window_size of type int',
+      'handler.go:555-563',
+    ],
+    [
+      'initialize: protocol_version past int64',
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":99999999999999999999}}',
+      3003,
+      'invalid initialize params',
+      'json: cannot unmarshal number 99999999999999999999} overflows into Go struct field types.InitializeParams.protocol_version of type int',
+      'handler.go:328-336',
+    ],
+  ];
+  it.each(refused)('%s', async (_name, line, code, message, detail) => {
+    const reply = await answer(line, code !== 3003);
+    expect(reply.error).toMatchObject({ code, message });
+    if (detail !== undefined) expect(reply.error?.data.detail.startsWith(`${detail}: `)).toBe(true);
+  });
+
+  it('validate_trace_tree sums int64s as Go does, wrapping, and writes the sum whole (tree.go:133-150)', async () => {
+    const server = new EngineServer();
+    await server.handleLine(INITIALIZE);
+    const trace =
+      '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":9007199254740993,"latency_ms":9223372036854775807},"steps":[{"type":"agent_call","name":"s","sub_trace":{"trace_id":"u","output":{"m":1},"metadata":{"total_tokens":2,"latency_ms":2}}}]}';
+    const reply =
+      (await server.handleLine(
+        `{"jsonrpc":"2.0","id":3,"method":"validate_trace_tree","params":{"trace":${trace}}}`,
+      )) ?? '';
+    expect(reply).toContain('"aggregate_tokens":9007199254740995,');
+    expect(reply).toContain('"aggregate_latency_ms":-9223372036854775807}');
+    expect(JSON.parse(reply)).toMatchObject({ id: 3, result: { valid: true, depth: 1 } });
+  });
+
+  it("submit_plugin_result: a score out of a double's range does not decode (1002)", async () => {
+    const line =
+      '{"jsonrpc":"2.0","id":2,"method":"submit_plugin_result","params":{"trace_id":"t","plugin_name":"p","assertion_id":"a","result":{"status":"pass","score":-1e999}}}';
+    expect(await answer(line)).toMatchObject({
+      error: { code: 1002, message: 'invalid submit_plugin_result params' },
+    });
   });
 });
 
