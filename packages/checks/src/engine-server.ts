@@ -10,7 +10,7 @@ import { schemaErrors } from '@paperclip-evals/contract';
 
 import { ChecksError, isChecksError, rpcCodeOf, toWireError } from './errors.js';
 import { evaluateAssertions } from './evaluate.js';
-import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift } from './drift.js';
+import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift, wireDriftReport } from './drift.js';
 import {
   MAX_STEPS_PER_TRACE,
   MAX_TRACE_BYTES,
@@ -379,7 +379,10 @@ export class EngineServer {
     const softFailureBudget = this.options.sessionMaxSoftFailures;
     this.#softFailures += evaluation.results.filter((result) => result.status === 'soft_fail').length;
     return {
-      results: evaluation.results,
+      // A dynamic row's drift as query_drift answers it.
+      results: evaluation.results.map((row) =>
+        row.drift === undefined ? row : { ...row, drift: wireDriftReport(row.drift) },
+      ),
       total_cost: evaluation.total_cost,
       total_duration_ms: evaluation.total_duration_ms,
       simulated: false,
@@ -402,7 +405,10 @@ export class EngineServer {
     const staticThreshold = (params.static_threshold as number | null | undefined) ?? undefined;
     try {
       const report = await queryDrift(this.#history, params.assertion_id as string, staticThreshold);
-      return { report, static_threshold: staticThreshold ?? DEFAULT_STATIC_THRESHOLD };
+      return {
+        report: wireDriftReport(report),
+        static_threshold: staticThreshold ?? DEFAULT_STATIC_THRESHOLD,
+      };
     } catch (error) {
       throw historyError(error);
     }

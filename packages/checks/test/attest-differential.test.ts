@@ -667,6 +667,49 @@ describe("session errors and unregistered methods in the Attest engine's words (
   });
 });
 
+describe('query_drift as the Attest engine shapes its report (handler.go:571-609, cache/history.go:150-160)', () => {
+  it('an assertion with no runs: every figure 0 (its float64 fields, COALESCE(AVG(score), 0.0)), status ok', async () => {
+    const reply = await answer(
+      '{"jsonrpc":"2.0","id":2,"method":"query_drift","params":{"assertion_id":"nope"}}',
+    );
+    expect(reply.result?.report).toMatchObject({
+      assertion_id: 'nope',
+      mean: 0,
+      stddev: 0,
+      count: 0,
+      latest_score: 0,
+      deviation: 0,
+      status: 'ok',
+    });
+  });
+
+  it("one run and no baseline yet: numbers still, never null (a dynamic row's drift too)", async () => {
+    const server = new EngineServer();
+    await server.handleLine(INITIALIZE);
+    const dynamic = JSON.stringify({
+      assertion_id: 'd',
+      type: 'content',
+      spec: { target: 'output.message', check: 'contains', value: 'hi', threshold: 'dynamic' },
+    });
+    const row = JSON.parse(
+      (await server.handleLine(batch(2, '{"trace_id":"t","output":{"message":"hi"}}', `[${dynamic}]`))) ?? '',
+    ) as Reply;
+    expect(row.result?.results?.[0]).toMatchObject({ drift: { mean: 0, stddev: 0, latest_score: 1 } });
+    const query = JSON.parse(
+      (await server.handleLine(
+        '{"jsonrpc":"2.0","id":3,"method":"query_drift","params":{"assertion_id":"d"}}',
+      )) ?? '',
+    ) as Reply;
+    expect(query.result?.report).toMatchObject({
+      count: 0,
+      mean: 0,
+      stddev: 0,
+      latest_score: 1,
+      deviation: 1,
+    });
+  });
+});
+
 describe('a request without params: each handler decodes nothing (json.Unmarshal of an empty RawMessage)', () => {
   // [method, code, message]; shutdown ignores its params (handler.go:393).
   const rows: [string, number, string][] = [
