@@ -1460,3 +1460,220 @@ describe('a schema read in the draft its $schema names, as santhosh-tekuri/jsons
     expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([{ status }]);
   });
 });
+
+// schema-dialect.ts: santhosh-tekuri/jsonschema v6 (draft.go, loader.go, objcompiler.go, format.go)
+// as schema.go:51-60 uses it — NewCompiler() with no options.
+describe('each draft as santhosh-tekuri/jsonschema v6 reads it, and a $schema it cannot load', () => {
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: {
+      n: 5,
+      list: [2],
+      obj: { a: 'abc' },
+      email: 'not-an-email',
+      good_email: 'a.b@example.com',
+      day: '2021-02-30',
+      id: '123e4567-e89b-12d3-a456-42661417400',
+      stamp: '2021-01-01T23:59:60Z',
+      word: 'abc',
+    },
+  });
+  const D4 = 'http://json-schema.org/draft-04/schema#';
+  const D6 = 'http://json-schema.org/draft-06/schema#';
+  const D7 = 'http://json-schema.org/draft-07/schema#';
+  const D2019 = 'https://json-schema.org/draft/2019-09/schema';
+  const D2020 = 'https://json-schema.org/draft/2020-12/schema';
+  // [what, target, schema, status, upstream source]
+  const rows: [string, string, object, string, string][] = [
+    [
+      'draft-04: a boolean exclusiveMaximum',
+      'output.n',
+      { $schema: D4, maximum: 5, exclusiveMaximum: true },
+      'hard_fail',
+      'objcompiler.go:146-152',
+    ],
+    [
+      'draft-04: maximum alone is inclusive',
+      'output.n',
+      { $schema: D4, maximum: 5 },
+      'pass',
+      'objcompiler.go:146',
+    ],
+    [
+      'draft-04 has no const',
+      'output.n',
+      { $schema: D4, const: 6 },
+      'pass',
+      'objcompiler.go:46-49 (compileDraft6 from 6 on)',
+    ],
+    ['draft-06 has const', 'output.n', { $schema: D6, const: 6 }, 'hard_fail', 'objcompiler.go:212-216'],
+    [
+      'draft-04 has no contains',
+      'output.list',
+      { $schema: D4, contains: { const: 1 } },
+      'pass',
+      'objcompiler.go:207-210',
+    ],
+    [
+      'draft-06 has contains',
+      'output.list',
+      { $schema: D6, contains: { const: 1 } },
+      'hard_fail',
+      'objcompiler.go:207-210',
+    ],
+    [
+      'draft-06 has no if/then',
+      'output.n',
+      { $schema: D6, if: { const: 5 }, then: { const: 6 } },
+      'pass',
+      'objcompiler.go:51-55 (compileDraft7 from 7 on)',
+    ],
+    [
+      'draft-07 has if/then',
+      'output.n',
+      { $schema: D7, if: { const: 5 }, then: { const: 6 } },
+      'hard_fail',
+      'objcompiler.go:221-233',
+    ],
+    [
+      'draft-07: a boolean exclusiveMaximum is not a schema',
+      'output.n',
+      { $schema: D7, exclusiveMaximum: true },
+      'hard_fail',
+      'roots.go:51-55 (validated against its metaschema)',
+    ],
+    [
+      'draft-07: keywords beside $ref are ignored',
+      'output.obj',
+      {
+        $schema: D7,
+        definitions: { s: { type: 'string' } },
+        properties: { a: { $ref: '#/definitions/s', maxLength: 1 } },
+      },
+      'pass',
+      'objcompiler.go:93-96',
+    ],
+    [
+      '2020-12: keywords beside $ref apply',
+      'output.obj',
+      { $defs: { s: { type: 'string' } }, properties: { a: { $ref: '#/$defs/s', maxLength: 1 } } },
+      'hard_fail',
+      'objcompiler.go:93 (only before 2019)',
+    ],
+    [
+      'draft-07 asserts format: email',
+      'output.email',
+      { $schema: D7, format: 'email' },
+      'hard_fail',
+      'objcompiler.go:432-441, format.go validateEmail',
+    ],
+    [
+      'draft-07 asserts format: a good email',
+      'output.good_email',
+      { $schema: D7, format: 'email' },
+      'pass',
+      'format.go validateEmail',
+    ],
+    [
+      'draft-04 asserts format: date (time.Parse: no 30 February)',
+      'output.day',
+      { $schema: D4, format: 'date' },
+      'hard_fail',
+      'format.go validateDate',
+    ],
+    [
+      'draft-06 asserts format: uuid',
+      'output.id',
+      { $schema: D6, format: 'uuid' },
+      'hard_fail',
+      'format.go validateUUID',
+    ],
+    [
+      'draft-07: a leap second at 23:59:60Z is a date-time',
+      'output.stamp',
+      { $schema: D7, format: 'date-time' },
+      'pass',
+      'format.go validateTime',
+    ],
+    [
+      '2019-09: format is an annotation',
+      'output.email',
+      { $schema: D2019, format: 'email' },
+      'pass',
+      'objcompiler.go:436-437 (no format vocabulary by default)',
+    ],
+    [
+      '2020-12 (and no $schema): format is an annotation',
+      'output.email',
+      { format: 'email' },
+      'pass',
+      'objcompiler.go:438-439',
+    ],
+    [
+      'draft-07 named over https is draft-07 (a tuple)',
+      'output.list',
+      { $schema: 'https://json-schema.org/draft-07/schema', items: [{ type: 'string' }] },
+      'hard_fail',
+      'draft.go draftFromURL',
+    ],
+    [
+      'a carried metaschema named with a fragment: its draft',
+      'output.list',
+      { $schema: `${D7}definitions`, items: [{ type: 'string' }] },
+      'hard_fail',
+      'loader.go getDraft (loads it, reads its $schema)',
+    ],
+    [
+      '2020-12 by name: items as an array is no schema',
+      'output.list',
+      { $schema: D2020, items: [{ type: 'string' }] },
+      'hard_fail',
+      'roots.go:51-55',
+    ],
+    [
+      'a $schema that is not a string is no schema there either',
+      'output.n',
+      { $schema: 7 },
+      'hard_fail',
+      'loader.go getDraft (strVal), the 2020-12 metaschema: $schema is a string',
+    ],
+    [
+      'pattern is Go regexp: inline flags',
+      'output.word',
+      { type: 'string', pattern: '(?i)^ABC$' },
+      'pass',
+      'roots.go:21 (goRegexpCompile)',
+    ],
+    [
+      'pattern is Go regexp: no lookahead',
+      'output.word',
+      { type: 'string', pattern: '^(?=a)' },
+      'hard_fail',
+      'objcompiler.go:161-166 (InvalidRegexError)',
+    ],
+  ];
+  const row = async (target: string, schema: object): Promise<{ status: string; explanation: string }> => {
+    const assertion = JSON.stringify({ assertion_id: 's', type: 'schema', spec: { target, schema } });
+    const [result] = (await answer(batch(2, trace, `[${assertion}]`))).result?.results ?? [];
+    return result ?? { status: 'missing', explanation: '' };
+  };
+  it.each(rows)('%s', async (_what, target, schema, status) => {
+    expect((await row(target, schema)).status).toBe(status);
+  });
+
+  it('a $schema the compiler does not carry is loaded, and its only loader reads files: the schema does not compile', async () => {
+    for (const url of ['http://example.com/my-schema', 'http://json-schema.org/draft-03/schema']) {
+      expect(await row('output.n', { $schema: `${url}#`, type: 'number' })).toMatchObject({
+        status: 'hard_fail',
+        explanation: `schema compilation failed: failing loading "${url}": invalid file url: ${url}`,
+      });
+    }
+  });
+
+  it('the target is resolved before the schema is compiled (schema.go:44-60)', async () => {
+    expect(await row('output.nope', { $schema: 'http://example.com/x' })).toMatchObject({
+      status: 'hard_fail',
+      explanation: expect.stringMatching(/^target resolution failed: /) as string,
+    });
+  });
+});
