@@ -247,10 +247,13 @@ export class EngineServer {
         'call initialize before shutdown',
       );
     }
+    // The Attest engine's words (handler.go: each handler's first check).
     if (method !== 'initialize' && this.#state === 'awaiting_initialize') {
       throw sessionError(
         `${method} called before initialize`,
-        `Call initialize first to establish a session before sending ${method} requests.`,
+        method === 'evaluate_batch'
+          ? 'call initialize first to establish a session before sending evaluate_batch requests'
+          : 'call initialize first to establish a session',
       );
     }
   }
@@ -277,13 +280,12 @@ export class EngineServer {
     const supported = `engine supports versions ${PROTOCOL_VERSION}–${PROTOCOL_VERSION}`;
     if (version > PROTOCOL_VERSION) {
       throw new ChecksError('session_error', `protocol version ${version} not supported; ${supported}`, [], {
-        detail:
-          "Upgrade the engine binary to support this SDK's protocol version (or send protocol_version 1).",
+        detail: "Upgrade the engine binary to support this SDK's protocol version",
       });
     }
     if (version < PROTOCOL_VERSION) {
       throw new ChecksError('session_error', `protocol version ${version} is too old; ${supported}`, [], {
-        detail: 'Upgrade the SDK to a newer protocol version (send protocol_version 1).',
+        detail: 'Upgrade the SDK to a newer protocol version',
       });
     }
     this.#state = 'ready';
@@ -331,11 +333,10 @@ export class EngineServer {
       if (Buffer.byteLength(id) > MAX_ASSERTION_ID_BYTES) {
         throw new ChecksError(
           'assertion_error',
-          `assertion_id exceeds maximum length: ${Buffer.byteLength(id)} > ${MAX_ASSERTION_ID_BYTES} bytes`,
+          `assertion_id exceeds maximum length: ${Buffer.byteLength(id)} > ${MAX_ASSERTION_ID_BYTES}`,
           [],
-          {
-            detail: `Give every assertion an id of at most ${MAX_ASSERTION_ID_BYTES} bytes (the Attest engine's bound).`,
-          },
+          // The Attest engine's words (handler.go:443-450): its len() counts bytes.
+          { detail: `assertion_id must be at most ${MAX_ASSERTION_ID_BYTES} characters` },
         );
       }
     }

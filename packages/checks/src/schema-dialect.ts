@@ -46,6 +46,18 @@ const CARRIED_METASCHEMAS: Readonly<Record<string, Draft>> = {
   'draft/2020-12/schema': 2020,
 };
 
+/** The folders of the metaschemas it carries. */
+const CARRIED_FOLDERS: readonly string[] = [
+  'draft-04',
+  'draft-06',
+  'draft-07',
+  'draft',
+  'draft/2019-09',
+  'draft/2019-09/meta',
+  'draft/2020-12',
+  'draft/2020-12/meta',
+];
+
 /**
  * The draft a schema is read in, or why it does not compile (loader.go getDraft, LoadURLError:
  * `failing loading "<url>": invalid file url: <url>`).
@@ -64,6 +76,9 @@ export function schemaDraft(schema: unknown): { readonly draft: Draft } | { read
   if (carried !== undefined) {
     const draft = carried === 'schema' ? 2020 : CARRIED_METASCHEMAS[carried];
     if (draft !== undefined) return { draft };
+    // A folder of its metaschemas opens (embed.FS), and reading it fails (loader.go openMeta,
+    // loadMeta): `…/draft/2020-12`, a spelling seen in the wild, does not compile there.
+    if (CARRIED_FOLDERS.includes(carried)) return { error: `read metaschemas/${carried}: is a directory` };
   }
   return { error: `failing loading ${JSON.stringify(url)}: invalid file url: ${url}` };
 }

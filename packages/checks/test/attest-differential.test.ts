@@ -574,8 +574,72 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
   it('evaluate_batch: an assertion_id over 256 bytes wins over a bad trace (handler.go:442, then 466)', async () => {
     const long = content('x'.repeat(257), 'output.m', 'contains', '1');
     expect(await answer(batch(2, '{"trace_id":""}', `[${long}]`))).toMatchObject({
-      error: { code: 1002, message: 'assertion_id exceeds maximum length: 257 > 256 bytes' },
+      error: {
+        code: 1002,
+        message: 'assertion_id exceeds maximum length: 257 > 256',
+        data: { detail: 'assertion_id must be at most 256 characters' },
+      },
     });
+  });
+
+  // The detail of each error too, word for word: each handler's first check, handler.go:337-356,
+  // and trace/validate.go:36-166.
+  it.each([
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"evaluate_batch","params":{}}',
+      false,
+      'call initialize first to establish a session before sending evaluate_batch requests',
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"query_drift","params":{}}',
+      false,
+      'call initialize first to establish a session',
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocol_version":2}}',
+      false,
+      "Upgrade the engine binary to support this SDK's protocol version",
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocol_version":0}}',
+      false,
+      'Upgrade the SDK to a newer protocol version',
+    ],
+    [
+      batch(2, '{"schema_version":2,"trace_id":"t","output":{"m":1}}'),
+      true,
+      'Set schema_version to 1 (current) or 0 (previous, deprecated). Version 2 is not supported.',
+    ],
+    [
+      batch(
+        2,
+        `{"trace_id":"t","output":{"m":1},"steps":${JSON.stringify(Array.from({ length: 10_001 }, () => ({ type: 'tool_call', name: 'a' })))}}`,
+      ),
+      true,
+      'Reduce the number of steps to 10000 or fewer. Consider batching or summarizing intermediate steps.',
+    ],
+    [
+      batch(
+        2,
+        `{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","result":"${'x'.repeat(1024 * 1024)}"}]}`,
+      ),
+      true,
+      'Reduce the step payload size to 1048576 bytes (1 MB) or fewer by truncating tool results or outputs.',
+    ],
+    [
+      batch(
+        2,
+        [1, 2, 3, 4, 5].reduceRight(
+          (inner, depth) =>
+            `{"trace_id":"t${depth}","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":${inner}}]}`,
+          '{"trace_id":"t6","output":{"m":1}}',
+        ),
+      ),
+      true,
+      'Reduce the agent_call nesting depth to 5 or fewer levels.',
+    ],
+  ])('%#: the detail in its words', async (line, initialize, detail) => {
+    expect((await answer(line, initialize)).error?.data.detail).toBe(detail);
   });
 
   it('validate_trace_tree: a null field is unset there too (trace.go)', async () => {
@@ -1668,6 +1732,15 @@ describe('each draft as santhosh-tekuri/jsonschema v6 reads it, and a $schema it
         explanation: `schema compilation failed: failing loading "${url}": invalid file url: ${url}`,
       });
     }
+  });
+
+  it('a $schema naming a folder of its metaschemas (…/draft/2020-12) does not compile: reading a folder fails', async () => {
+    expect(
+      await row('output.n', { $schema: 'https://json-schema.org/draft/2020-12', type: 'number' }),
+    ).toMatchObject({
+      status: 'hard_fail',
+      explanation: 'schema compilation failed: read metaschemas/draft/2020-12: is a directory',
+    });
   });
 
   it('the target is resolved before the schema is compiled (schema.go:44-60)', async () => {
