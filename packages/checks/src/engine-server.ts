@@ -135,10 +135,13 @@ export class EngineServer {
       : idNeedsRawToken(id)
         ? { token: rawIdToken(request.text) ?? JSON.stringify(id) }
         : (id as RequestId);
-    if (message.jsonrpc !== '2.0')
-      return respond(replyId, { error: invalidRequest('jsonrpc must be "2.0"') });
-    // The Attest engine's rule (server.go:137): jsonrpc "2.0" and a non-empty method.
-    if (typeof message.method !== 'string' || message.method === '')
+    // The Attest engine's rule and words (server.go:137-147): jsonrpc "2.0" and a non-empty method.
+    // A missing or null method is "" there (a null leaves a Go string unset).
+    if (message.jsonrpc !== '2.0' || message.method === '' || message.method == null)
+      return respond(replyId, {
+        error: invalidRequest('jsonrpc must be "2.0" and method must be non-empty'),
+      });
+    if (typeof message.method !== 'string')
       return respond(replyId, { error: invalidRequest('method must be a non-empty string') });
     const params = message.params ?? {};
     if (typeof params !== 'object') {

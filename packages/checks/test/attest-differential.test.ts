@@ -682,10 +682,22 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     expect((await answer('{"jsonrpc":"2.0","id":3,"method":"nope"}')).error?.data.detail).toMatch(
       /^unknown method: nope/,
     );
-    expect(await answer('{"jsonrpc":"2.0","id":4,"method":""}')).toMatchObject({
-      id: 4,
-      error: { code: -32600, message: 'invalid request' },
-    });
+    for (const line of [
+      '{"jsonrpc":"2.0","id":4,"method":""}',
+      '{"jsonrpc":"1.0","id":4,"method":"initialize"}',
+      '{"id":4,"method":"initialize"}',
+      '{"jsonrpc":"2.0","id":4}',
+      '{"jsonrpc":"2.0","id":4,"method":null}',
+    ]) {
+      expect(await answer(line)).toMatchObject({
+        id: 4,
+        error: {
+          code: -32600,
+          message: 'invalid request',
+          data: { detail: 'jsonrpc must be "2.0" and method must be non-empty' },
+        },
+      });
+    }
   });
 });
 
