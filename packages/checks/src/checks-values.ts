@@ -2,8 +2,6 @@
 // compared with a bound (constraint), and text matching (content) — with the verdicts of the peer
 // Attest engine (engine/internal/assertion/schema.go, constraint.go, content.go): a target or field
 // that is not there, a schema mismatch and a forbidden term are hard failures whatever `soft` says.
-import { createRequire } from 'node:module';
-
 import { goLowerCase } from './go-text.js';
 import { REGEX_TIME_LIMIT_MS, re2SyntaxError, testRegexWithin } from './regex-guard.js';
 import { resolveTracePath, formatTracePath } from './trace-path.js';
@@ -25,8 +23,9 @@ import {
   textList,
 } from './spec-fields.js';
 
-import type * as AjvModule from 'ajv/dist/2020.js';
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { ajvForDraft, schemaDraft, withoutRefSiblings } from './schema-dialect.js';
+
+import type { ValidateFunction } from './schema-dialect.js';
 
 import type { Verdict } from './assertion-types.js';
 import type { Spec } from './spec-fields.js';
@@ -60,43 +59,6 @@ const hardFail = (explanation: string, extra: { expected?: unknown; actual?: unk
 
 // --- Layer 1: schema --------------------------------------------------------------------------
 
-/**
- * User-supplied schemas get their own Ajv (the contract registry holds only our schemas). `format`
- * is an annotation, as JSON Schema 2020-12 makes it by default: it never fails a value. Ajv (the
- * compiler, 0.1–0.3 s to load) is loaded at the first schema check, not by every command that
- * imports this package (`evals validate` of one bundle would spend more on it than on the bundle).
- */
-type Dialect = '2020-12' | '2019-09' | 'draft-07';
-const userSchemas = new Map<Dialect, Ajv2020>();
-const require = createRequire(import.meta.url);
-function userSchemaAjv(dialect: Dialect): Ajv2020 {
-  let ajv = userSchemas.get(dialect);
-  if (ajv === undefined) {
-    const options = { strict: false, allErrors: true, addUsedSchema: false, validateFormats: false };
-    if (dialect === '2020-12') {
-      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof AjvModule;
-      ajv = new Ajv(options);
-    } else {
-      const Ajv = (dialect === '2019-09' ? require('ajv/dist/2019.js') : require('ajv/dist/ajv.js')) as {
-        default: new (opts: typeof options) => Ajv2020;
-      };
-      ajv = new Ajv.default(options);
-    }
-    userSchemas.set(dialect, ajv);
-  }
-  return ajv;
-}
-
-/**
- * The draft a schema's `$schema` names, as the Attest engine's compiler (santhosh-tekuri/jsonschema
- * v6) picks it: draft-07 (and -06, -04, read as -07 here) and 2019-09 by name, else 2020-12.
- */
-function dialectOf(schema: Record<string, unknown> | boolean): Dialect {
-  const named = typeof schema === 'object' && typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (/draft-0[467]\b/.test(named)) return 'draft-07';
-  if (named.includes('2019-09')) return '2019-09';
-  return '2020-12';
-}
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED_SCHEMAS = 256;
 
@@ -107,20 +69,37 @@ function schemaField(spec: Spec): Record<string, unknown> | boolean {
   return objectField(spec, 'schema');
 }
 
+/**
+ * The schema compiled as the Attest engine's compiler reads it (schema-dialect.ts: the draft its
+ * `$schema` names, else 2020-12), each draft with its own Ajv, loaded at the first schema check
+ * (0.1–0.3 s) rather than by every command importing this package. A schema that does not compile
+ * is an invalid spec, in the words "schema compilation failed: …" (schema.go:51-60).
+ */
 function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateFunction {
-  // Read in the draft `$schema` names (its spellings vary in the wild: "…/draft/2020-12"), the
-  // member itself left out so no meta-schema is fetched.
-  const dialect = dialectOf(schema);
-  const body: Record<string, unknown> | boolean =
-    typeof schema === 'boolean' ? schema : (({ $schema: _ignored, ...rest }) => rest)(schema);
-  const key = `${dialect} ${JSON.stringify(body)}`;
+  const read = schemaDraft(schema);
+  if ('error' in read) {
+    throw specError(`spec.schema's $schema names no draft this engine reads: ${read.error}`, {
+      detail: `schema compilation failed: ${read.error}`,
+    });
+  }
+  // A $schema naming a draft is left out, so no metaschema is fetched (the draft is the
+  // validator's); one that is not a string stays, and fails as it fails there (metaschema: a string).
+  const body =
+    typeof schema === 'boolean'
+      ? schema
+      : withoutRefSiblings(
+          typeof schema.$schema === 'string' ? (({ $schema: _ignored, ...rest }) => rest)(schema) : schema,
+          read.draft,
+        );
+  const key = `${read.draft} ${JSON.stringify(body)}`;
   let validate = compiled.get(key);
   if (validate === undefined) {
     try {
-      validate = userSchemaAjv(dialect).compile(body);
+      validate = ajvForDraft(read.draft).compile(body as object | boolean);
     } catch (error) {
       throw specError(`spec.schema is not a valid JSON Schema: ${(error as Error).message}`, {
         cause: error,
+        detail: `schema compilation failed: ${(error as Error).message}`,
       });
     }
     if (compiled.size >= MAX_CACHED_SCHEMAS) compiled.clear();
@@ -131,11 +110,13 @@ function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateF
 
 export function checkSchema(trace: Trace, spec: Spec): Verdict {
   const target = targetField(spec, 'target');
-  const validate = compileUserSchema(schemaField(spec));
+  const schema = schemaField(spec);
   const where = formatTracePath(target);
   const lookup = resolveTarget(trace, target);
-  // The Attest engine's words (schema.go:39-41, 64-66, 76, 86), with the target as the spec wrote it.
+  // The Attest engine's words and order (schema.go:39-41, 51-60, 64-66, 76, 86): the target is
+  // resolved before the schema is compiled, with the target as the spec wrote it.
   if (!lookup.found) return missingTarget(lookup.problem);
+  const validate = compileUserSchema(schema);
   if (lookup.value === undefined)
     return hardFail('cannot parse target value: unexpected end of JSON input', { actual: 'missing' });
   const written = writtenTarget(spec, where);

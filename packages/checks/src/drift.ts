@@ -96,6 +96,32 @@ export function driftReport(
   };
 }
 
+/** A drift report as the wire carries it (query_drift's report, a dynamic row's drift). */
+export interface WireDriftReport extends Omit<DriftReport, 'mean' | 'stddev' | 'latest_score' | 'deviation'> {
+  readonly mean: number;
+  readonly stddev: number;
+  readonly latest_score: number;
+  readonly deviation: number;
+}
+
+/**
+ * The report with the Attest engine's figures for what there is none of: 0, as its DriftReport's
+ * float64 fields are (an unknown assertion is mean, stddev, count, latest_score and deviation 0:
+ * handler.go:571-609, cache/history.go:150-160, COALESCE(AVG(score), 0.0)). `bar` stays null while
+ * the baseline is not active (that engine has no bar).
+ */
+export function wireDriftReport(report: DriftReport): WireDriftReport {
+  const mean = report.mean ?? 0;
+  const latest = report.latest_score ?? 0;
+  return {
+    ...report,
+    mean,
+    stddev: report.stddev ?? 0,
+    latest_score: latest,
+    deviation: report.deviation ?? latest - mean,
+  };
+}
+
 /** query_drift: the report for one assertion; a static_threshold of null or undefined means 0.8. */
 export async function queryDrift(
   history: DriftHistory,

@@ -2,6 +2,7 @@
 // It parses and validates JSON-RPC 2.0, keeps the session state (initialize once, then evaluate,
 // then shutdown), dispatches to the methods, and turns every failure into a wire error with
 // {error_type, retryable, detail}. Framing and the process live in stdio-server.ts.
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -9,14 +10,14 @@ import { schemaErrors } from '@paperclip-evals/contract';
 
 import { ChecksError, isChecksError, rpcCodeOf, toWireError } from './errors.js';
 import { evaluateAssertions } from './evaluate.js';
-import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift } from './drift.js';
+import { DEFAULT_STATIC_THRESHOLD, InMemoryDriftHistory, queryDrift, wireDriftReport } from './drift.js';
 import {
   MAX_STEPS_PER_TRACE,
   MAX_TRACE_BYTES,
-  MAX_TRACE_DEPTH,
   TRACE_SCHEMA_ID,
   summarizeTraceTree,
   traceFromJSON,
+  traceNodes,
   traceTreeErrors,
   withoutNullFields,
 } from './trace.js';
@@ -28,9 +29,8 @@ import {
   foldTraceKeys,
   readRequestText,
   rememberSource,
-  sourceText,
 } from './request-text.js';
-import { goQuote } from './go-text.js';
+import { goDecodeNumbers, goIntOf } from './go-decode.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { DriftHistory } from './drift.js';
@@ -38,6 +38,7 @@ import type { BatchBudget, ModelGateway, ModelUsage } from './model-gateway.js';
 import type { PluginResult } from './plugin-results.js';
 import type { Trace } from './trace.js';
 import type { ChecksErrorCode, WireError } from './errors.js';
+import type { DecodedMethod } from './go-decode.js';
 
 export const PROTOCOL_VERSION = 1;
 /** The wire-protocol release this engine implements, reported as engine_version. */
@@ -134,10 +135,13 @@ export class EngineServer {
       : idNeedsRawToken(id)
         ? { token: rawIdToken(request.text) ?? JSON.stringify(id) }
         : (id as RequestId);
-    if (message.jsonrpc !== '2.0')
-      return respond(replyId, { error: invalidRequest('jsonrpc must be "2.0"') });
-    // The Attest engine's rule (server.go:137): jsonrpc "2.0" and a non-empty method.
-    if (typeof message.method !== 'string' || message.method === '')
+    // The Attest engine's rule and words (server.go:137-147): jsonrpc "2.0" and a non-empty method.
+    // A missing or null method is "" there (a null leaves a Go string unset).
+    if (message.jsonrpc !== '2.0' || message.method === '' || message.method == null)
+      return respond(replyId, {
+        error: invalidRequest('jsonrpc must be "2.0" and method must be non-empty'),
+      });
+    if (typeof message.method !== 'string')
       return respond(replyId, { error: invalidRequest('method must be a non-empty string') });
     const params = message.params ?? {};
     if (typeof params !== 'object') {
@@ -165,7 +169,7 @@ export class EngineServer {
     method: string,
     rawParams: object,
     lineBytes: number,
-    { inexactNumbers, text }: { readonly inexactNumbers: readonly string[]; readonly text: string },
+    { text }: { readonly text: string },
     paramsMissing: boolean,
   ): Promise<unknown> {
     // The Attest engine's words (server.go:152-160). It registers generate_user_message only with a
@@ -197,22 +201,18 @@ export class EngineServer {
         },
       );
     }
-    if (inexactNumbers.length > 0) {
-      const error = inexactNumbersError(inexactNumbers);
-      // validate_trace_tree answers a trace's problems as its result, not as an error.
-      if (method === 'validate_trace_tree' && error.code === 'invalid_trace')
-        return { valid: false, errors: [error.message] };
-      throw error;
-    }
     const params = checkParams(method as Method, foldParams(method as Method, rawParams));
-    const fractional = fractionalInt(method as Method, params, text);
-    if (fractional !== undefined) {
-      const reason = `json: cannot unmarshal ${goQuote(fractional.raw)} into Go struct field ${fractional.field}`;
+    // Numbers are read where, and as, the Attest engine decodes them (go-decode.ts): anywhere else
+    // (a member it does not have, a raw member) any number is fine.
+    const reason = goDecodeNumbers(method as DecodedMethod, params, text);
+    if (reason !== undefined) {
       throw new ChecksError(
         PARAMS_ERROR[method as Method],
         method === 'evaluate_batch' ? `invalid ${method} params: ${reason}` : `invalid ${method} params`,
         [],
-        { detail: `${reason}: write whole numbers there without a fraction or an exponent.` },
+        {
+          detail: `${reason}: write a whole number within ±(2^63 − 1) without a fraction or an exponent for an int, one within a double's range for a float.`,
+        },
       );
     }
     switch (method as Method) {
@@ -223,7 +223,7 @@ export class EngineServer {
       case 'submit_plugin_result':
         return this.submitPluginResult(params);
       case 'validate_trace_tree':
-        return validateTraceTree(params.trace);
+        return validateTraceTree(params.trace, text);
       case 'query_drift':
         return this.queryDrift(params);
       case 'generate_user_message':
@@ -250,10 +250,13 @@ export class EngineServer {
         'call initialize before shutdown',
       );
     }
+    // The Attest engine's words (handler.go: each handler's first check).
     if (method !== 'initialize' && this.#state === 'awaiting_initialize') {
       throw sessionError(
         `${method} called before initialize`,
-        `Call initialize first to establish a session before sending ${method} requests.`,
+        method === 'evaluate_batch'
+          ? 'call initialize first to establish a session before sending evaluate_batch requests'
+          : 'call initialize first to establish a session',
       );
     }
   }
@@ -280,13 +283,12 @@ export class EngineServer {
     const supported = `engine supports versions ${PROTOCOL_VERSION}–${PROTOCOL_VERSION}`;
     if (version > PROTOCOL_VERSION) {
       throw new ChecksError('session_error', `protocol version ${version} not supported; ${supported}`, [], {
-        detail:
-          "Upgrade the engine binary to support this SDK's protocol version (or send protocol_version 1).",
+        detail: "Upgrade the engine binary to support this SDK's protocol version",
       });
     }
     if (version < PROTOCOL_VERSION) {
       throw new ChecksError('session_error', `protocol version ${version} is too old; ${supported}`, [], {
-        detail: 'Upgrade the SDK to a newer protocol version (send protocol_version 1).',
+        detail: 'Upgrade the SDK to a newer protocol version',
       });
     }
     this.#state = 'ready';
@@ -334,11 +336,10 @@ export class EngineServer {
       if (Buffer.byteLength(id) > MAX_ASSERTION_ID_BYTES) {
         throw new ChecksError(
           'assertion_error',
-          `assertion_id exceeds maximum length: ${Buffer.byteLength(id)} > ${MAX_ASSERTION_ID_BYTES} bytes`,
+          `assertion_id exceeds maximum length: ${Buffer.byteLength(id)} > ${MAX_ASSERTION_ID_BYTES}`,
           [],
-          {
-            detail: `Give every assertion an id of at most ${MAX_ASSERTION_ID_BYTES} bytes (the Attest engine's bound).`,
-          },
+          // The Attest engine's words (handler.go:443-450): its len() counts bytes.
+          { detail: `assertion_id must be at most ${MAX_ASSERTION_ID_BYTES} characters` },
         );
       }
     }
@@ -382,7 +383,10 @@ export class EngineServer {
     const softFailureBudget = this.options.sessionMaxSoftFailures;
     this.#softFailures += evaluation.results.filter((result) => result.status === 'soft_fail').length;
     return {
-      results: evaluation.results,
+      // A dynamic row's drift as query_drift answers it.
+      results: evaluation.results.map((row) =>
+        row.drift === undefined ? row : { ...row, drift: wireDriftReport(row.drift) },
+      ),
       total_cost: evaluation.total_cost,
       total_duration_ms: evaluation.total_duration_ms,
       simulated: false,
@@ -405,7 +409,10 @@ export class EngineServer {
     const staticThreshold = (params.static_threshold as number | null | undefined) ?? undefined;
     try {
       const report = await queryDrift(this.#history, params.assertion_id as string, staticThreshold);
-      return { report, static_threshold: staticThreshold ?? DEFAULT_STATIC_THRESHOLD };
+      return {
+        report: wireDriftReport(report),
+        static_threshold: staticThreshold ?? DEFAULT_STATIC_THRESHOLD,
+      };
     } catch (error) {
       throw historyError(error);
     }
@@ -474,10 +481,8 @@ export class EngineServer {
 type ReplyId = RequestId | { readonly token: string };
 
 function respond(id: ReplyId, outcome: { result: unknown } | { error: WireError }): string {
-  if (typeof id === 'object' && id !== null) {
-    return `{"jsonrpc":"2.0","id":${id.token},${JSON.stringify(outcome).slice(1)}`;
-  }
-  return JSON.stringify({ jsonrpc: '2.0', id, ...outcome });
+  const idText = typeof id === 'object' && id !== null ? id.token : JSON.stringify(id);
+  return `{"jsonrpc":"2.0","id":${idText},${outcomeText(outcome).slice(1)}`;
 }
 
 type ReadRequest =
@@ -485,8 +490,6 @@ type ReadRequest =
       readonly message: Record<string, unknown>;
       /** The line as read, for the raw text of its values. */
       readonly text: string;
-      /** JSON pointers of numbers (other than the id) that a double cannot hold exactly. */
-      readonly inexactNumbers: readonly string[];
     }
   | { readonly error: WireError; readonly id: ReplyId };
 
@@ -497,13 +500,7 @@ type ReadRequest =
 function readRequest(line: Uint8Array | string): ReadRequest {
   const read = readRequestText(line);
   if (read.ok) {
-    return {
-      message: read.value,
-      text: read.text,
-      // The id is echoed as written; a number inside a trace's raw JSON members is kept as its
-      // text there (json.RawMessage), and the checks read that text (request-text.ts).
-      inexactNumbers: read.inexactNumbers.filter((path) => path !== '/id' && !RAW_TRACE_MEMBER.test(path)),
-    };
+    return { message: read.value, text: read.text };
   }
   if (read.problem === 'not_object') {
     return {
@@ -521,24 +518,6 @@ function readRequest(line: Uint8Array | string): ReadRequest {
     ),
     id,
   };
-}
-
-/** JSON pointers inside a raw JSON member of a trace node: input, output, a step's args, result, metadata. */
-const RAW_TRACE_MEMBER =
-  /^\/params\/trace(?:\/steps\/\d+\/sub_trace)*(?:\/(?:input|output)|\/steps\/\d+\/(?:args|result|metadata))(?:\/|$)/;
-
-/** Numbers a double cannot hold exactly, in a trace (1001) or elsewhere in the params (-32602). */
-function inexactNumbersError(pointers: readonly string[]): ChecksError {
-  const inTrace = pointers.every((path) => path.startsWith('/params/trace/'));
-  return new ChecksError(
-    inTrace ? 'invalid_trace' : 'invalid_params',
-    `numbers beyond ±(2^53 − 1) cannot be read exactly: ${pointers.slice(0, 10).join(', ')}`,
-    [],
-    {
-      detail:
-        'JSON numbers are read as IEEE 754 doubles: send such numbers (64-bit ids, for instance) as strings.',
-    },
-  );
 }
 
 function invalidRequest(detail: string): WireError {
@@ -628,7 +607,7 @@ function checkParams(method: Method, params: object): Params {
  * agents are `agent_ids: null` (tree.go:65-73, a nil list). A field of the wrong type does not decode:
  * 1001, as there.
  */
-function validateTraceTree(raw: unknown): unknown {
+function validateTraceTree(raw: unknown, text: string): unknown {
   // A null field is an unset one there too (trace.go).
   const value = isPlainObject(raw) ? withoutNullFields(raw) : (raw ?? {});
   const wrongTypes =
@@ -646,12 +625,64 @@ function validateTraceTree(raw: unknown): unknown {
   const trace = value as Trace;
   const [error] = traceTreeErrors(trace);
   const summary = summarizeTraceTree(trace);
-  return {
+  // The int sums as the Attest engine makes them (tree.go:133-150): of each node's int64 as it read
+  // it, wrapping at 64 bits, and written out whole (a double cannot hold every one).
+  const line = {};
+  rememberSource(line, text, ['params', 'trace']);
+  const goSum = (field: 'total_tokens' | 'latency_ms'): number | RawNumber => {
+    let sum = 0n;
+    for (const node of traceNodes(trace)) {
+      const figure = node.trace.metadata?.[field];
+      if (figure !== undefined) sum += goIntOf(figure, line, [...node.at, 'metadata', field]);
+    }
+    return replyInt(sum);
+  };
+  return withRawNumbers({
     valid: error === undefined,
     ...(error === undefined ? {} : { errors: [error] }),
     ...summary,
     agent_ids: summary.agent_ids.length === 0 ? null : summary.agent_ids,
-  };
+    aggregate_tokens: goSum('total_tokens'),
+    aggregate_latency_ms: goSum('latency_ms'),
+  });
+}
+
+/** A number a reply carries as this token: an int64 beyond what a double holds exactly. */
+class RawNumber {
+  constructor(readonly token: string) {}
+}
+const HAS_RAW_NUMBERS = Symbol('has raw numbers');
+
+/** A Go int (int64, wrapped as Go's arithmetic wraps) for a reply: a number, or its token. */
+function replyInt(value: bigint): number | RawNumber {
+  const wrapped = BigInt.asIntN(64, value);
+  const number = Number(wrapped);
+  return Number.isSafeInteger(number) ? number : new RawNumber(wrapped.toString());
+}
+
+/** The result, marked for respond when one of its members is a RawNumber. */
+function withRawNumbers<T extends Record<string, unknown>>(result: T): T {
+  if (Object.values(result).some((member) => member instanceof RawNumber))
+    Object.defineProperty(result, HAS_RAW_NUMBERS, { value: true });
+  return result;
+}
+
+/** JSON text of a reply outcome, RawNumber members written as their tokens. */
+function outcomeText(outcome: { result: unknown } | { error: WireError }): string {
+  const result = 'result' in outcome ? outcome.result : undefined;
+  if (typeof result !== 'object' || result === null || !(HAS_RAW_NUMBERS in result))
+    return JSON.stringify(outcome);
+  const nonce = randomBytes(12).toString('hex');
+  const tokens: string[] = [];
+  const text = JSON.stringify(outcome, (_key, member: unknown) => {
+    if (!(member instanceof RawNumber)) return member;
+    tokens.push(member.token);
+    return `${nonce}:${tokens.length - 1}`;
+  });
+  return text.replace(
+    new RegExp(`"${nonce}:(\\d+)"`, 'g'),
+    (_match, index: string) => tokens[Number(index)] ?? 'null',
+  );
 }
 
 /** The file in ATTEST_CONTRACTS_DIR that evaluate_batch appends assertion specs to, one batch a line. */
@@ -694,64 +725,4 @@ function historyError(error: unknown): unknown {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The params struct each method decodes into there, for a decode error's words. */
-const PARAMS_STRUCT: Partial<Record<Method, string>> = {
-  initialize: 'InitializeParams',
-  evaluate_batch: 'EvaluateBatchParams',
-  validate_trace_tree: 'ValidateTraceTreeParams',
-  query_drift: 'QueryDriftParams',
-};
-const TRACE_METADATA_INTS = [
-  'total_tokens',
-  'latency_ms',
-  'aggregate_tokens',
-  'aggregate_latency_ms',
-  'agent_count',
-];
-
-/**
- * The first member Go decodes into an int (pkg/types) whose number the request wrote with a
- * fraction or an exponent (`1.0`, `1.5e2`): segmentio's parseInt refuses it ("was this actually
- * a float?"), so the whole params do not decode. Members whose name was case-folded are not seen.
- */
-function fractionalInt(
-  method: Method,
-  params: Params,
-  text: string,
-): { readonly raw: string; readonly field: string } | undefined {
-  const struct = PARAMS_STRUCT[method];
-  if (struct === undefined) return undefined;
-  const line = {};
-  rememberSource(line, text, ['params']);
-  const candidates: { at: (string | number)[]; type: string }[] = [];
-  if (method === 'initialize') candidates.push({ at: ['protocol_version'], type: 'int' });
-  if (method === 'query_drift') candidates.push({ at: ['window_size'], type: 'int' });
-  const visit = (node: unknown, at: (string | number)[], depth: number): void => {
-    if (!isPlainObject(node) || depth > MAX_TRACE_DEPTH + 1) return;
-    candidates.push({ at: [...at, 'schema_version'], type: 'int' });
-    for (const key of TRACE_METADATA_INTS) candidates.push({ at: [...at, 'metadata', key], type: 'int' });
-    if (!Array.isArray(node.steps)) return;
-    (node.steps as unknown[]).forEach((step, index) => {
-      if (!isPlainObject(step)) return;
-      for (const key of ['started_at_ms', 'ended_at_ms'])
-        candidates.push({ at: [...at, 'steps', index, key], type: 'int64' });
-      visit(step.sub_trace, [...at, 'steps', index, 'sub_trace'], depth + 1);
-    });
-  };
-  if (method === 'evaluate_batch' || method === 'validate_trace_tree') visit(params.trace, ['trace'], 0);
-  for (const { at, type } of candidates) {
-    const value = at.reduce<unknown>(
-      (parent, key) =>
-        isPlainObject(parent) || Array.isArray(parent) ? (parent as Record<string, unknown>)[key] : undefined,
-      params,
-    );
-    if (typeof value !== 'number') continue;
-    const raw = sourceText(line, at);
-    if (raw === undefined || !/[.eE]/.test(raw)) continue;
-    const field = at.filter((key): key is string => typeof key === 'string').join('.');
-    return { raw, field: `${struct}.${field} of type ${type}` };
-  }
-  return undefined;
 }

@@ -29,8 +29,6 @@ export type RequestText =
       readonly value: Record<string, unknown>;
       /** The line as read (invalid UTF-8 replaced), for sourceText. */
       readonly text: string;
-      /** JSON pointers of numbers that a double cannot hold exactly. */
-      readonly inexactNumbers: readonly string[];
     }
   | {
       readonly ok: false;
@@ -67,12 +65,7 @@ export function readRequestText(line: Uint8Array | string): RequestText {
     };
   }
   const repaired = walk.loneSurrogates ? (wellFormedValue(value) as Record<string, unknown>) : value;
-  return {
-    ok: true,
-    value: repaired as Record<string, unknown>,
-    text,
-    inexactNumbers: walk.unsafeNumbers ? unsafeNumberPointers(repaired) : [],
-  };
+  return { ok: true, value: repaired as Record<string, unknown>, text };
 }
 
 /** UTF-8 bytes to text, each byte of an invalid sequence one U+FFFD, as Go's decoder coerces them. */
@@ -113,14 +106,10 @@ function validSequenceLength(bytes: Uint8Array, index: number): number {
   return 0;
 }
 
-const isSafeMagnitude = (value: number): boolean =>
-  value <= Number.MAX_SAFE_INTEGER && value >= -Number.MAX_SAFE_INTEGER;
-
-/** One iterative walk (deep input cannot overflow it): depth, lone surrogates, unsafe numbers. */
-function walkValue(root: object): { depth: number; loneSurrogates: boolean; unsafeNumbers: boolean } {
+/** One iterative walk (deep input cannot overflow it): depth and lone surrogates. */
+function walkValue(root: object): { depth: number; loneSurrogates: boolean } {
   let depth = 0;
   let loneSurrogates = false;
-  let unsafeNumbers = false;
   const pending: [unknown, number][] = [[root, 1]];
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
     const [value, level] = item;
@@ -134,11 +123,10 @@ function walkValue(root: object): { depth: number; loneSurrogates: boolean; unsa
     }
     for (const child of children) {
       if (typeof child === 'string') loneSurrogates ||= !child.isWellFormed();
-      else if (typeof child === 'number') unsafeNumbers ||= !isSafeMagnitude(child);
       else if (typeof child === 'object' && child !== null) pending.push([child, level + 1]);
     }
   }
-  return { depth, loneSurrogates, unsafeNumbers };
+  return { depth, loneSurrogates };
 }
 
 /** The value with every unpaired surrogate (in strings and keys) replaced by U+FFFD; last key wins. */
@@ -156,24 +144,6 @@ function wellFormedValue(value: unknown): unknown {
     });
   }
   return out;
-}
-
-function unsafeNumberPointers(root: unknown): string[] {
-  const pointers: string[] = [];
-  const pending: [unknown, string][] = [[root, '']];
-  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    const [value, path] = item;
-    if (typeof value === 'number') {
-      if (!isSafeMagnitude(value)) pointers.push(path);
-    } else if (typeof value === 'object' && value !== null) {
-      const entries = Array.isArray(value)
-        ? value.map((child: unknown, index) => [String(index), child] as const)
-        : Object.entries(value);
-      for (const [key, child] of entries.reverse())
-        pending.push([child, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`]);
-    }
-  }
-  return pointers;
 }
 
 // --- Spans of values in the text (a narrow scanner; the text is JSON unless said otherwise). ---
@@ -347,6 +317,18 @@ export function rememberSource(value: object, text: string, path: readonly (stri
  * undefined when `root` was not read from a line (an in-process trace).
  */
 export function sourceText(root: object, at: readonly (string | number)[]): string | undefined {
+  const span = sourceSpan(root, at);
+  return span === undefined ? undefined : (SOURCES.get(root)?.text ?? '').slice(span.start, span.end);
+}
+
+/**
+ * Where a value below `root` sits in its request line (offsets into the line's text), or undefined
+ * when `root` was not read from a line or the value is not there.
+ */
+export function sourceSpan(
+  root: object,
+  at: readonly (string | number)[],
+): { readonly start: number; readonly end: number } | undefined {
   const source = SOURCES.get(root);
   if (source === undefined) return undefined;
   const { text, scanned, ends } = source;
@@ -364,7 +346,7 @@ export function sourceText(root: object, at: readonly (string | number)[]): stri
     if (next === undefined) return undefined;
     span = next;
   }
-  return text.slice(span.start, span.end);
+  return span;
 }
 
 // --- Member names as Go matches struct fields: exactly, else case-insensitively (segmentio

@@ -147,11 +147,26 @@ export type Comparison = (actual: number) => boolean;
 
 const OPERATORS = ['lt', 'lte', 'gt', 'gte', 'eq', 'between'] as const;
 
-/** A number as the Attest engine prints one (constraint.go:157-164: decimal, no exponent, no trailing zeros). */
+/**
+ * A number as the Attest engine prints one (constraint.go:157-164, strconv.FormatFloat(v, 'f', -1,
+ * 64)): the shortest digits that read back as the double, written out in decimal with no exponent
+ * — 12345678901234567000 (not the double's exact 12345678901234567168), 1000000000000000000000,
+ * 0.000000000123456789012345 — and -0 as "-0".
+ */
 export function goFloat(value: number): string {
-  if (Number.isInteger(value) && Math.abs(value) < 1e21) return value.toFixed(0);
-  const text = Math.abs(value) >= 1e21 || Math.abs(value) < 1e-6 ? value.toFixed(20) : String(value);
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  // toExponential() without a digit count gives the shortest digits, as Go's shortest formatting.
+  const [mantissa = '', exponent = '0'] = Math.abs(value).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const point = Number(exponent) + 1;
+  const text =
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? `${digits}${'0'.repeat(point - digits.length)}`
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return `${value < 0 ? '-' : ''}${text}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The trace model the checks engine evaluates (schema_version 1; 0 is still read), its limits, and
 // the one boundary where untrusted JSON becomes a Trace: traceFromJSON, which refuses with 1001.
-// Values the Attest engine keeps as raw JSON (input, a step's args, result and metadata) may be
+// The first rules and limits are checked in its order, in its words, message and detail
+// (validate.go:36-166). Values the Attest engine keeps as raw JSON (input, a step's args, result and metadata) may be
 // any JSON value, as there (pkg/types/trace.go:17,28-29).
 import { schemaErrors } from '@paperclip-evals/contract';
 
@@ -95,7 +96,7 @@ export function traceFromJSON(raw: unknown, options: TraceFromJsonOptions = {}):
     if (bytes > MAX_TRACE_BYTES) {
       throw invalidTrace(
         `trace exceeds max size: ${bytes} > ${MAX_TRACE_BYTES} bytes`,
-        `Reduce the trace by filtering steps or truncating tool results. Max allowed: ${MAX_TRACE_BYTES} bytes (10 MiB).`,
+        `Reduce trace size by filtering steps or truncating tool results. Max allowed: ${MAX_TRACE_BYTES} bytes (10 MB).`,
       );
     }
   }
@@ -128,7 +129,7 @@ function checkVersionIdAndOutput(node: Record<string, unknown>): void {
   if (version !== 0 && version !== 1 && version !== undefined) {
     throw invalidTrace(
       `unsupported schema_version ${JSON.stringify(version)}; engine supports versions 0 to 1`,
-      'Set schema_version to 1 (current) or 0 (previous, deprecated).',
+      `Set schema_version to 1 (current) or 0 (previous, deprecated). Version ${JSON.stringify(version)} is not supported.`,
     );
   }
   if (typeof node.trace_id !== 'string' || node.trace_id.trim() === '') {
@@ -164,7 +165,7 @@ function checkStepsAndDepth(node: Record<string, unknown>, depth: number, measur
   if (steps.length > MAX_STEPS_PER_TRACE) {
     throw invalidTrace(
       `trace exceeds max steps: ${steps.length} > ${MAX_STEPS_PER_TRACE}`,
-      `Split or sample the trace: at most ${MAX_STEPS_PER_TRACE} steps per trace.`,
+      `Reduce the number of steps to ${MAX_STEPS_PER_TRACE} or fewer. Consider batching or summarizing intermediate steps.`,
     );
   }
   for (const step of steps) {
@@ -189,7 +190,7 @@ function checkStepsAndDepth(node: Record<string, unknown>, depth: number, measur
       if (bytes > MAX_STEP_BYTES) {
         throw invalidTrace(
           `trace step '${name}' exceeds max payload size: ${bytes} > ${MAX_STEP_BYTES} bytes`,
-          `Reduce the step to at most ${MAX_STEP_BYTES} bytes (1 MiB) by truncating tool results or outputs.`,
+          `Reduce the step payload size to ${MAX_STEP_BYTES} bytes (1 MB) or fewer by truncating tool results or outputs.`,
         );
       }
     }
@@ -197,7 +198,7 @@ function checkStepsAndDepth(node: Record<string, unknown>, depth: number, measur
   if (depth >= MAX_TRACE_DEPTH) {
     throw invalidTrace(
       `trace nesting depth ${depth} exceeds maximum ${MAX_TRACE_DEPTH}`,
-      `Flatten the agent tree: sub_trace may nest at most ${MAX_TRACE_DEPTH} levels including the root.`,
+      `Reduce the agent_call nesting depth to ${MAX_TRACE_DEPTH} or fewer levels.`,
     );
   }
   for (const step of steps) {

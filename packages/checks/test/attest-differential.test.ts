@@ -574,8 +574,72 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
   it('evaluate_batch: an assertion_id over 256 bytes wins over a bad trace (handler.go:442, then 466)', async () => {
     const long = content('x'.repeat(257), 'output.m', 'contains', '1');
     expect(await answer(batch(2, '{"trace_id":""}', `[${long}]`))).toMatchObject({
-      error: { code: 1002, message: 'assertion_id exceeds maximum length: 257 > 256 bytes' },
+      error: {
+        code: 1002,
+        message: 'assertion_id exceeds maximum length: 257 > 256',
+        data: { detail: 'assertion_id must be at most 256 characters' },
+      },
     });
+  });
+
+  // The detail of each error too, word for word: each handler's first check, handler.go:337-356,
+  // and trace/validate.go:36-166.
+  it.each([
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"evaluate_batch","params":{}}',
+      false,
+      'call initialize first to establish a session before sending evaluate_batch requests',
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"query_drift","params":{}}',
+      false,
+      'call initialize first to establish a session',
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocol_version":2}}',
+      false,
+      "Upgrade the engine binary to support this SDK's protocol version",
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocol_version":0}}',
+      false,
+      'Upgrade the SDK to a newer protocol version',
+    ],
+    [
+      batch(2, '{"schema_version":2,"trace_id":"t","output":{"m":1}}'),
+      true,
+      'Set schema_version to 1 (current) or 0 (previous, deprecated). Version 2 is not supported.',
+    ],
+    [
+      batch(
+        2,
+        `{"trace_id":"t","output":{"m":1},"steps":${JSON.stringify(Array.from({ length: 10_001 }, () => ({ type: 'tool_call', name: 'a' })))}}`,
+      ),
+      true,
+      'Reduce the number of steps to 10000 or fewer. Consider batching or summarizing intermediate steps.',
+    ],
+    [
+      batch(
+        2,
+        `{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","result":"${'x'.repeat(1024 * 1024)}"}]}`,
+      ),
+      true,
+      'Reduce the step payload size to 1048576 bytes (1 MB) or fewer by truncating tool results or outputs.',
+    ],
+    [
+      batch(
+        2,
+        [1, 2, 3, 4, 5].reduceRight(
+          (inner, depth) =>
+            `{"trace_id":"t${depth}","output":{"m":1},"steps":[{"type":"agent_call","name":"a","sub_trace":${inner}}]}`,
+          '{"trace_id":"t6","output":{"m":1}}',
+        ),
+      ),
+      true,
+      'Reduce the agent_call nesting depth to 5 or fewer levels.',
+    ],
+  ])('%#: the detail in its words', async (line, initialize, detail) => {
+    expect((await answer(line, initialize)).error?.data.detail).toBe(detail);
   });
 
   it('validate_trace_tree: a null field is unset there too (trace.go)', async () => {
@@ -618,10 +682,22 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     expect((await answer('{"jsonrpc":"2.0","id":3,"method":"nope"}')).error?.data.detail).toMatch(
       /^unknown method: nope/,
     );
-    expect(await answer('{"jsonrpc":"2.0","id":4,"method":""}')).toMatchObject({
-      id: 4,
-      error: { code: -32600, message: 'invalid request' },
-    });
+    for (const line of [
+      '{"jsonrpc":"2.0","id":4,"method":""}',
+      '{"jsonrpc":"1.0","id":4,"method":"initialize"}',
+      '{"id":4,"method":"initialize"}',
+      '{"jsonrpc":"2.0","id":4}',
+      '{"jsonrpc":"2.0","id":4,"method":null}',
+    ]) {
+      expect(await answer(line)).toMatchObject({
+        id: 4,
+        error: {
+          code: -32600,
+          message: 'invalid request',
+          data: { detail: 'jsonrpc must be "2.0" and method must be non-empty' },
+        },
+      });
+    }
   });
 });
 
@@ -663,6 +739,49 @@ describe("session errors and unregistered methods in the Attest engine's words (
         message: 'method not found',
         data: { error_type: 'METHOD_NOT_FOUND', detail: 'unknown method: generate_user_message' },
       },
+    });
+  });
+});
+
+describe('query_drift as the Attest engine shapes its report (handler.go:571-609, cache/history.go:150-160)', () => {
+  it('an assertion with no runs: every figure 0 (its float64 fields, COALESCE(AVG(score), 0.0)), status ok', async () => {
+    const reply = await answer(
+      '{"jsonrpc":"2.0","id":2,"method":"query_drift","params":{"assertion_id":"nope"}}',
+    );
+    expect(reply.result?.report).toMatchObject({
+      assertion_id: 'nope',
+      mean: 0,
+      stddev: 0,
+      count: 0,
+      latest_score: 0,
+      deviation: 0,
+      status: 'ok',
+    });
+  });
+
+  it("one run and no baseline yet: numbers still, never null (a dynamic row's drift too)", async () => {
+    const server = new EngineServer();
+    await server.handleLine(INITIALIZE);
+    const dynamic = JSON.stringify({
+      assertion_id: 'd',
+      type: 'content',
+      spec: { target: 'output.message', check: 'contains', value: 'hi', threshold: 'dynamic' },
+    });
+    const row = JSON.parse(
+      (await server.handleLine(batch(2, '{"trace_id":"t","output":{"message":"hi"}}', `[${dynamic}]`))) ?? '',
+    ) as Reply;
+    expect(row.result?.results?.[0]).toMatchObject({ drift: { mean: 0, stddev: 0, latest_score: 1 } });
+    const query = JSON.parse(
+      (await server.handleLine(
+        '{"jsonrpc":"2.0","id":3,"method":"query_drift","params":{"assertion_id":"d"}}',
+      )) ?? '',
+    ) as Reply;
+    expect(query.result?.report).toMatchObject({
+      count: 0,
+      mean: 0,
+      stddev: 0,
+      latest_score: 1,
+      deviation: 1,
     });
   });
 });
@@ -1127,6 +1246,9 @@ describe('content without value or values: Go zero values (content.go:24-31, omi
   });
 });
 
+// segmentio's UnmarshalTypeError names every type it crossed, outermost first, and the member path
+// (decode.go:637-638 for a slice, 1224-1225 for a struct), written by Go's Error() as
+// "Go struct field <types>.<path>".
 describe('a number with a fraction or an exponent where Go decodes an int (segmentio parseInt: "was this actually a float?")', () => {
   const call = (id: number, method: string, params: string): string =>
     `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`;
@@ -1137,7 +1259,7 @@ describe('a number with a fraction or an exponent where Go decodes an int (segme
       batch(2, '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":1.5e2}}'),
       true,
       1001,
-      'invalid evaluate_batch params: json: cannot unmarshal "1.5e2" into Go struct field EvaluateBatchParams.trace.metadata.total_tokens of type int',
+      'invalid evaluate_batch params: json: cannot unmarshal "1.5e2" into Go struct field types.EvaluateBatchParamstypes.Tracetypes.TraceMetadata.trace.metadata.total_tokens of type int',
     ],
     [
       batch(
@@ -1146,7 +1268,7 @@ describe('a number with a fraction or an exponent where Go decodes an int (segme
       ),
       true,
       1001,
-      'invalid evaluate_batch params: json: cannot unmarshal "10.0" into Go struct field EvaluateBatchParams.trace.steps.started_at_ms of type int64',
+      'invalid evaluate_batch params: json: cannot unmarshal "10.0" into Go struct field types.EvaluateBatchParamstypes.Trace[]types.Steptypes.Step.trace.steps.0.started_at_ms of type int64',
     ],
     [
       call(3, 'validate_trace_tree', '{"trace":{"trace_id":"t","schema_version":1.0,"output":{"m":1}}}'),
@@ -1201,10 +1323,172 @@ describe('numbers a double cannot hold inside raw JSON members (json.RawMessage 
     const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
     expect(reply.result?.results).toMatchObject([{ status: 'pass' }, { status: 'pass' }]);
   });
+});
 
-  it('still refused in a member decoded as a number (here a trace metadata figure)', async () => {
-    const trace = '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}';
-    expect(await answer(batch(2, trace))).toMatchObject({ error: { code: 1001 } });
+// go-decode.ts: a number decodes where, and as, segmentio decodes it into pkg/types' structs.
+describe('numbers where the Attest engine decodes them, and only there (segmentio decode.go, parse.go)', () => {
+  const evaluate = (trace: string, assertions = '[]', extra = ''): string =>
+    `{"jsonrpc":"2.0","id":2,"method":"evaluate_batch","params":{"trace":${trace},"assertions":${assertions}${extra}}}`;
+  const constraint = (field: string, value: string): string =>
+    `{"assertion_id":"a","type":"constraint","spec":{"field":"${field}","operator":"gt","value":${value}}}`;
+  // [name, line, status of row "a", its explanation, upstream source]
+  const accepted: [string, string, string, string, string][] = [
+    [
+      'unknown trace metadata holding numbers no double holds: skipped, whatever they hold',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"tweet_id":1234567890123456789012,"huge":1e400,"run":9007199254740993,"cost_usd":0.5}}',
+        `[${constraint('metadata.cost_usd', '0.1')}]`,
+      ),
+      'pass',
+      'metadata.cost_usd = 0.5, constraint gt 0.1 — satisfied.',
+      'decode.go:1208-1215 (an unknown field: parseValue, nothing decoded)',
+    ],
+    [
+      'unknown members of a trace, a step, a sub-trace, an assertion and the params: skipped too',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"big":-1e999,"steps":[{"type":"agent_call","name":"s","n":18446744073709551616,"sub_trace":{"trace_id":"u","output":{"m":1},"x":1e400}}]}',
+        '[{"assertion_id":"a","type":"constraint","seq":1e309,"spec":{"field":"steps.length","operator":"gt","value":0,"extra":1e400}}]',
+        ',"context":{"line":99999999999999999999999}',
+      ),
+      'pass',
+      'steps.length = 1, constraint gt 0 — satisfied.',
+      'decode.go:1208-1215; spec is json.RawMessage, its struct has no "extra"',
+    ],
+    [
+      "a float64 field beyond 2^53: read as its double, printed by FormatFloat(v, 'f', -1)",
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":12345678901234567891}}',
+        `[${constraint('metadata.cost_usd', '1e21')}]`,
+      ),
+      'hard_fail',
+      'metadata.cost_usd = 12345678901234567000, constraint gt 1000000000000000000000 — constraint not satisfied.',
+      'decode.go:246-262 (strconv.ParseFloat), constraint.go:157-164',
+    ],
+    [
+      'an int field beyond 2^53 within int64: read, and compared as float64(int)',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":9007199254740993}}',
+        `[${constraint('metadata.total_tokens', '9007199254740991')}]`,
+      ),
+      'pass',
+      'metadata.total_tokens = 9007199254740992, constraint gt 9007199254740991 — satisfied.',
+      'parse.go:83-157 (parseInt), constraint.go:127',
+    ],
+    [
+      'a positive int past 2^63 that the overflow check (next < value) misses: wrapped',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"latency_ms":25000000000000000000}}',
+        `[${constraint('metadata.latency_ms', '6e18')}]`,
+      ),
+      'pass',
+      'metadata.latency_ms = 6553255926290448000, constraint gt 6000000000000000000 — satisfied.',
+      'parse.go:133-139 (next := value*10 + x; if next < value)',
+    ],
+    [
+      'a tiny float: no exponent in the explanation either',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":1.5e-10}}',
+        `[${constraint('metadata.cost_usd', '1e-400')}]`,
+      ),
+      'pass',
+      'metadata.cost_usd = 0.00000000015, constraint gt 0 — satisfied.',
+      'constraint.go:157-164; strconv.ParseFloat: an underflow is 0, no error',
+    ],
+  ];
+  it.each(accepted)('%s', async (_name, line, status, explanation) => {
+    expect((await answer(line)).result?.results).toMatchObject([{ assertion_id: 'a', status, explanation }]);
+  });
+
+  const prefix = 'invalid evaluate_batch params: json: cannot unmarshal';
+  const metadataField =
+    'Go struct field types.EvaluateBatchParamstypes.Tracetypes.TraceMetadata.trace.metadata';
+  // [name, line, initialize first, code, message, detail (when the message is fixed), upstream source]
+  const refused: [string, string, number, string, string | undefined, string][] = [
+    [
+      'an int past int64 that the check sees: the 32 bytes from the number on, in its words',
+      evaluate('{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":99999999999999999999}}'),
+      1001,
+      `${prefix} number 99999999999999999999}},"assertio... overflows into ${metadataField}.total_tokens of type int`,
+      undefined,
+      'parse.go:133-139, codec.go:993-995 (unmarshalOverflow of the rest), codec.go:1035-1040 (prefix)',
+    ],
+    [
+      'a negative int below -2^63 (in a step: the slice and the index)',
+      evaluate(
+        '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"a","ended_at_ms":-9223372036854775809}]}',
+      ),
+      1001,
+      `${prefix} number -9223372036854775809}]},"asserti... overflows into Go struct field types.EvaluateBatchParamstypes.Trace[]types.Steptypes.Step.trace.steps.0.ended_at_ms of type int64`,
+      undefined,
+      'parse.go:91-126, decode.go:636-638',
+    ],
+    [
+      "a float64 field out of a double's range: the rest of the params, quoted",
+      evaluate('{"trace_id":"t","output":{"m":1},"metadata":{"cost_usd":1e400}}'),
+      1001,
+      `${prefix} "1e400}},\\"assertions\\":[]}" into ${metadataField}.cost_usd of type float64`,
+      undefined,
+      'decode.go:246-262 (inputError of the rest), decode.go:1513-1521',
+    ],
+    [
+      "the first member that does not decode, in the line's order",
+      evaluate('{"trace_id":"t","output":{"m":1},"metadata":{"latency_ms":1.5,"total_tokens":1.5e2}}'),
+      1001,
+      `${prefix} "1.5" into ${metadataField}.latency_ms of type int`,
+      undefined,
+      'decode.go:1217-1227 (decodeStruct returns at the first error)',
+    ],
+    [
+      'validate_trace_tree: an error, 1001, not an invalid tree',
+      '{"jsonrpc":"2.0","id":2,"method":"validate_trace_tree","params":{"trace":{"trace_id":"t","output":{"m":1},"metadata":{"agent_count":1e3}}}}',
+      1001,
+      'invalid validate_trace_tree params',
+      'json: cannot unmarshal "1e3" into Go struct field types.ValidateTraceTreeParamstypes.Tracetypes.TraceMetadata.trace.metadata.agent_count of type int',
+      'handler.go:675-683',
+    ],
+    [
+      'query_drift: window_size past int64',
+      '{"jsonrpc":"2.0","id":2,"method":"query_drift","params":{"assertion_id":"a","window_size":99999999999999999999}}',
+      1002,
+      'invalid query_drift params',
+      'json: cannot unmarshal number 99999999999999999999} overflows into Go struct field types.QueryDriftParams.window_size of type int',
+      'handler.go:555-563',
+    ],
+    [
+      'initialize: protocol_version past int64',
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":99999999999999999999}}',
+      3003,
+      'invalid initialize params',
+      'json: cannot unmarshal number 99999999999999999999} overflows into Go struct field types.InitializeParams.protocol_version of type int',
+      'handler.go:328-336',
+    ],
+  ];
+  it.each(refused)('%s', async (_name, line, code, message, detail) => {
+    const reply = await answer(line, code !== 3003);
+    expect(reply.error).toMatchObject({ code, message });
+    if (detail !== undefined) expect(reply.error?.data.detail.startsWith(`${detail}: `)).toBe(true);
+  });
+
+  it('validate_trace_tree sums int64s as Go does, wrapping, and writes the sum whole (tree.go:133-150)', async () => {
+    const server = new EngineServer();
+    await server.handleLine(INITIALIZE);
+    const trace =
+      '{"trace_id":"t","output":{"m":1},"metadata":{"total_tokens":9007199254740993,"latency_ms":9223372036854775807},"steps":[{"type":"agent_call","name":"s","sub_trace":{"trace_id":"u","output":{"m":1},"metadata":{"total_tokens":2,"latency_ms":2}}}]}';
+    const reply =
+      (await server.handleLine(
+        `{"jsonrpc":"2.0","id":3,"method":"validate_trace_tree","params":{"trace":${trace}}}`,
+      )) ?? '';
+    expect(reply).toContain('"aggregate_tokens":9007199254740995,');
+    expect(reply).toContain('"aggregate_latency_ms":-9223372036854775807}');
+    expect(JSON.parse(reply)).toMatchObject({ id: 3, result: { valid: true, depth: 1 } });
+  });
+
+  it("submit_plugin_result: a score out of a double's range does not decode (1002)", async () => {
+    const line =
+      '{"jsonrpc":"2.0","id":2,"method":"submit_plugin_result","params":{"trace_id":"t","plugin_name":"p","assertion_id":"a","result":{"status":"pass","score":-1e999}}}';
+    expect(await answer(line)).toMatchObject({
+      error: { code: 1002, message: 'invalid submit_plugin_result params' },
+    });
   });
 });
 
@@ -1250,5 +1534,231 @@ describe('a schema read in the draft its $schema names, as santhosh-tekuri/jsons
   it.each(rows)('%s %j', async (target, schema, status) => {
     const assertion = JSON.stringify({ assertion_id: 's', type: 'schema', spec: { target, schema } });
     expect((await answer(batch(2, trace, `[${assertion}]`))).result?.results).toMatchObject([{ status }]);
+  });
+});
+
+// schema-dialect.ts: santhosh-tekuri/jsonschema v6 (draft.go, loader.go, objcompiler.go, format.go)
+// as schema.go:51-60 uses it — NewCompiler() with no options.
+describe('each draft as santhosh-tekuri/jsonschema v6 reads it, and a $schema it cannot load', () => {
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: {
+      n: 5,
+      list: [2],
+      obj: { a: 'abc' },
+      email: 'not-an-email',
+      good_email: 'a.b@example.com',
+      day: '2021-02-30',
+      id: '123e4567-e89b-12d3-a456-42661417400',
+      stamp: '2021-01-01T23:59:60Z',
+      word: 'abc',
+    },
+  });
+  const D4 = 'http://json-schema.org/draft-04/schema#';
+  const D6 = 'http://json-schema.org/draft-06/schema#';
+  const D7 = 'http://json-schema.org/draft-07/schema#';
+  const D2019 = 'https://json-schema.org/draft/2019-09/schema';
+  const D2020 = 'https://json-schema.org/draft/2020-12/schema';
+  // [what, target, schema, status, upstream source]
+  const rows: [string, string, object, string, string][] = [
+    [
+      'draft-04: a boolean exclusiveMaximum',
+      'output.n',
+      { $schema: D4, maximum: 5, exclusiveMaximum: true },
+      'hard_fail',
+      'objcompiler.go:146-152',
+    ],
+    [
+      'draft-04: maximum alone is inclusive',
+      'output.n',
+      { $schema: D4, maximum: 5 },
+      'pass',
+      'objcompiler.go:146',
+    ],
+    [
+      'draft-04 has no const',
+      'output.n',
+      { $schema: D4, const: 6 },
+      'pass',
+      'objcompiler.go:46-49 (compileDraft6 from 6 on)',
+    ],
+    ['draft-06 has const', 'output.n', { $schema: D6, const: 6 }, 'hard_fail', 'objcompiler.go:212-216'],
+    [
+      'draft-04 has no contains',
+      'output.list',
+      { $schema: D4, contains: { const: 1 } },
+      'pass',
+      'objcompiler.go:207-210',
+    ],
+    [
+      'draft-06 has contains',
+      'output.list',
+      { $schema: D6, contains: { const: 1 } },
+      'hard_fail',
+      'objcompiler.go:207-210',
+    ],
+    [
+      'draft-06 has no if/then',
+      'output.n',
+      { $schema: D6, if: { const: 5 }, then: { const: 6 } },
+      'pass',
+      'objcompiler.go:51-55 (compileDraft7 from 7 on)',
+    ],
+    [
+      'draft-07 has if/then',
+      'output.n',
+      { $schema: D7, if: { const: 5 }, then: { const: 6 } },
+      'hard_fail',
+      'objcompiler.go:221-233',
+    ],
+    [
+      'draft-07: a boolean exclusiveMaximum is not a schema',
+      'output.n',
+      { $schema: D7, exclusiveMaximum: true },
+      'hard_fail',
+      'roots.go:51-55 (validated against its metaschema)',
+    ],
+    [
+      'draft-07: keywords beside $ref are ignored',
+      'output.obj',
+      {
+        $schema: D7,
+        definitions: { s: { type: 'string' } },
+        properties: { a: { $ref: '#/definitions/s', maxLength: 1 } },
+      },
+      'pass',
+      'objcompiler.go:93-96',
+    ],
+    [
+      '2020-12: keywords beside $ref apply',
+      'output.obj',
+      { $defs: { s: { type: 'string' } }, properties: { a: { $ref: '#/$defs/s', maxLength: 1 } } },
+      'hard_fail',
+      'objcompiler.go:93 (only before 2019)',
+    ],
+    [
+      'draft-07 asserts format: email',
+      'output.email',
+      { $schema: D7, format: 'email' },
+      'hard_fail',
+      'objcompiler.go:432-441, format.go validateEmail',
+    ],
+    [
+      'draft-07 asserts format: a good email',
+      'output.good_email',
+      { $schema: D7, format: 'email' },
+      'pass',
+      'format.go validateEmail',
+    ],
+    [
+      'draft-04 asserts format: date (time.Parse: no 30 February)',
+      'output.day',
+      { $schema: D4, format: 'date' },
+      'hard_fail',
+      'format.go validateDate',
+    ],
+    [
+      'draft-06 asserts format: uuid',
+      'output.id',
+      { $schema: D6, format: 'uuid' },
+      'hard_fail',
+      'format.go validateUUID',
+    ],
+    [
+      'draft-07: a leap second at 23:59:60Z is a date-time',
+      'output.stamp',
+      { $schema: D7, format: 'date-time' },
+      'pass',
+      'format.go validateTime',
+    ],
+    [
+      '2019-09: format is an annotation',
+      'output.email',
+      { $schema: D2019, format: 'email' },
+      'pass',
+      'objcompiler.go:436-437 (no format vocabulary by default)',
+    ],
+    [
+      '2020-12 (and no $schema): format is an annotation',
+      'output.email',
+      { format: 'email' },
+      'pass',
+      'objcompiler.go:438-439',
+    ],
+    [
+      'draft-07 named over https is draft-07 (a tuple)',
+      'output.list',
+      { $schema: 'https://json-schema.org/draft-07/schema', items: [{ type: 'string' }] },
+      'hard_fail',
+      'draft.go draftFromURL',
+    ],
+    [
+      'a carried metaschema named with a fragment: its draft',
+      'output.list',
+      { $schema: `${D7}definitions`, items: [{ type: 'string' }] },
+      'hard_fail',
+      'loader.go getDraft (loads it, reads its $schema)',
+    ],
+    [
+      '2020-12 by name: items as an array is no schema',
+      'output.list',
+      { $schema: D2020, items: [{ type: 'string' }] },
+      'hard_fail',
+      'roots.go:51-55',
+    ],
+    [
+      'a $schema that is not a string is no schema there either',
+      'output.n',
+      { $schema: 7 },
+      'hard_fail',
+      'loader.go getDraft (strVal), the 2020-12 metaschema: $schema is a string',
+    ],
+    [
+      'pattern is Go regexp: inline flags',
+      'output.word',
+      { type: 'string', pattern: '(?i)^ABC$' },
+      'pass',
+      'roots.go:21 (goRegexpCompile)',
+    ],
+    [
+      'pattern is Go regexp: no lookahead',
+      'output.word',
+      { type: 'string', pattern: '^(?=a)' },
+      'hard_fail',
+      'objcompiler.go:161-166 (InvalidRegexError)',
+    ],
+  ];
+  const row = async (target: string, schema: object): Promise<{ status: string; explanation: string }> => {
+    const assertion = JSON.stringify({ assertion_id: 's', type: 'schema', spec: { target, schema } });
+    const [result] = (await answer(batch(2, trace, `[${assertion}]`))).result?.results ?? [];
+    return result ?? { status: 'missing', explanation: '' };
+  };
+  it.each(rows)('%s', async (_what, target, schema, status) => {
+    expect((await row(target, schema)).status).toBe(status);
+  });
+
+  it('a $schema the compiler does not carry is loaded, and its only loader reads files: the schema does not compile', async () => {
+    for (const url of ['http://example.com/my-schema', 'http://json-schema.org/draft-03/schema']) {
+      expect(await row('output.n', { $schema: `${url}#`, type: 'number' })).toMatchObject({
+        status: 'hard_fail',
+        explanation: `schema compilation failed: failing loading "${url}": invalid file url: ${url}`,
+      });
+    }
+  });
+
+  it('a $schema naming a folder of its metaschemas (…/draft/2020-12) does not compile: reading a folder fails', async () => {
+    expect(
+      await row('output.n', { $schema: 'https://json-schema.org/draft/2020-12', type: 'number' }),
+    ).toMatchObject({
+      status: 'hard_fail',
+      explanation: 'schema compilation failed: read metaschemas/draft/2020-12: is a directory',
+    });
+  });
+
+  it('the target is resolved before the schema is compiled (schema.go:44-60)', async () => {
+    expect(await row('output.nope', { $schema: 'http://example.com/x' })).toMatchObject({
+      status: 'hard_fail',
+      explanation: expect.stringMatching(/^target resolution failed: /) as string,
+    });
   });
 });
