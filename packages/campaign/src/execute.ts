@@ -6,7 +6,8 @@
 // anything else is final. Before every start the observed spend (this run's tries and what the
 // ledger holds for the campaign, so a shared PostgreSQL ledger makes the ceiling global) is held
 // against the ceiling; at it, or with an unknown cost and no --allow-unpriced, nothing more starts
-// and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them.
+// and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them
+// (a try the campaign stopped is eval_session_interrupted: never written, run again by a rerun).
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -25,6 +26,8 @@ import {
   MAX_ARTIFACT_BYTES,
   UNKNOWN_COST,
   campaignFailure,
+  interruptedTry,
+  interruptionOf,
   readTry,
   tryCostOf,
 } from './try-outcome.js';
@@ -637,18 +640,22 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       signal: result.signal,
       durationMs: result.durationMs,
     };
-    if (result.killed)
+    // A try the campaign stopped is no result: nothing of it is written, so a rerun runs it again
+    // under this try id (it consumes no retry). A timeout we enforced, or a session that died on its
+    // own, is read (and recorded) as what it is.
+    const interrupted = interruptionOf(
+      result,
+      options.stop?.aborted === true || options.kill?.aborted === true,
+    );
+    if (interrupted !== null)
       return {
         outcome: {
           ...base,
-          infrastructureFailure: campaignFailure(
-            'eval_session_crashed',
-            'killed: the campaign was interrupted',
-          ),
+          infrastructureFailure: interruptedTry(interrupted),
           ingest: 'none',
           cost: UNKNOWN_COST,
         },
-        verdict: { disposition: 'not_run_stopped', reason: 'killed: the campaign was interrupted' },
+        verdict: { disposition: 'not_run_stopped', reason: interrupted },
       };
     await maskArtifact(artifactPath);
     const read = masked(await readTry(result, artifactPath, tryId, timeoutMs));
@@ -872,9 +879,8 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
           ...identity(attempt),
           disposition: verdict?.disposition ?? 'grading_evidence_failure',
           reason: verdict === null ? 'the ingested attempt cannot be read back' : verdict.reason,
-          infrastructureFailure:
-            verdict?.infrastructureFailure ??
-            (verdict?.disposition === 'not_run_stopped' ? withoutMessage(failure) : null),
+          // A stopped attempt states no infrastructure failure (its try says it was interrupted).
+          infrastructureFailure: verdict?.infrastructureFailure ?? null,
           tries,
           finalAttemptId: tryId,
           resumed: false,

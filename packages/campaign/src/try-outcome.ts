@@ -52,6 +52,47 @@ export function campaignFailure(failureClass: CampaignFailureClass, message: str
   return { class: failureClass, ...CAMPAIGN_FAILURE_CLASSES[failureClass], message };
 }
 
+/**
+ * Ours: a try the campaign stopped itself (`evals run` interrupted: the second Ctrl-C, SIGTERM). Upstream
+ * has no class for it — its `interrupted` / `cancelled` are a provider turn's statuses (a behaviour
+ * result, scored; `provider_turn_interrupted`), `stoppedByUser` a live turn's — and no orchestrator's
+ * failure class among its own (docs/campaigns.md). Such a try is no result and no failure: it is never
+ * written (no artifact, nothing in the ledger), so `--resume` runs it again under the same try id and
+ * it consumes no retry; the attempt is `not_run_stopped`. Never an artifact's class: not in contract's
+ * table, so an artifact stating it is refused.
+ */
+export const INTERRUPTED_TRY = {
+  class: 'eval_session_interrupted',
+  category: 'campaign_orchestration',
+  retryable: true,
+} as const;
+
+/** The signals an interrupt sends (a Ctrl-C, a service manager's stop, a closed terminal). */
+const INTERRUPT_SIGNALS: ReadonlySet<string> = new Set(['SIGINT', 'SIGTERM', 'SIGHUP']);
+
+/**
+ * Whether a try ended because the campaign was interrupted, and how (null: it ended on its own, or by
+ * the timeout we enforce — each read as what it is). `stopping`: the campaign has received an
+ * interrupt (the first Ctrl-C or more). A timeout decided first stays the timeout; a session that
+ * exited with a code before our kill reached it is read as it exited; a session that died of an
+ * interrupt's signal while the campaign was being interrupted got the same signal (a process-group or
+ * service-wide one), never a crash.
+ */
+export function interruptionOf(
+  result: Pick<KillableRunResult, 'timedOut' | 'killed' | 'exitCode' | 'signal' | 'spawnError'>,
+  stopping: boolean,
+): string | null {
+  if (result.spawnError !== null || result.timedOut || result.exitCode !== null) return null;
+  if (result.killed) return 'killed: the campaign was interrupted (its process group was killed)';
+  if (stopping && result.signal !== null && INTERRUPT_SIGNALS.has(result.signal))
+    return `ended by ${result.signal} while the campaign was being interrupted (the interrupt reached it too)`;
+  return null;
+}
+
+export function interruptedTry(message: string): InfrastructureFailure {
+  return { ...INTERRUPTED_TRY, message };
+}
+
 /** A try's cost as its artifact reports it (nanodollars; null = not known). Never added together. */
 export interface TryCost {
   readonly providerReportedNanodollars: number | null;
@@ -230,7 +271,10 @@ export async function readTry(
     );
   if (result.signal !== null)
     return infrastructure(
-      campaignFailure('eval_session_crashed', `the eval-session was killed by ${result.signal}`),
+      campaignFailure(
+        'eval_session_crashed',
+        `the eval-session died of ${result.signal} (not sent by the campaign: no timeout, no interrupt)`,
+      ),
     );
   const tail = result.stderrTail.trim().split('\n').slice(-1)[0] ?? '';
   if (result.exitCode === EVAL_SESSION_EXIT.refused)

@@ -43,6 +43,9 @@ async function run(
     edit?: (environment: Record<string, unknown>) => void;
     /** Another joined release than the stand-in's (a rerun on another runnerd or package). */
     release?: Partial<ReturnType<typeof standInRelease>>;
+    /** The first Ctrl-C (no new start) and the second (running sessions killed). */
+    stop?: AbortSignal;
+    kill?: AbortSignal;
   } = {},
 ): Promise<ExecuteResult> {
   const dir = join(scratch, `${campaignId}-${runs++}`);
@@ -62,6 +65,8 @@ async function run(
     workDir: options.workDir ?? join(dir, 'work'),
     maxParallel: options.maxParallel ?? 2,
     ...(options.allowUnpriced === undefined ? {} : { allowUnpriced: options.allowUnpriced }),
+    ...(options.stop === undefined ? {} : { stop: options.stop }),
+    ...(options.kill === undefined ? {} : { kill: options.kill }),
   });
 }
 
@@ -524,6 +529,118 @@ describe('an attempt reads the same from the ledger as when it ran (a rerun resu
       await store.close();
     }
   });
+});
+
+// A try the campaign stopped (interrupted) is no result and no failure: nothing of it is written, the
+// attempt is not_run_stopped, and a rerun runs it again under the same try id (no retry consumed —
+// these run with max_infrastructure_retries 0, where a recorded retryable failure would be final).
+// A timeout the campaign enforces, and a session that dies of a signal on its own, are what they are:
+// recorded, retried when retryable.
+describe('a try the campaign stopped, a timeout it enforced, a session that died on its own', () => {
+  const held = async (campaignId: string, caseId: string, attemptId: string) => {
+    const store = await openStore(`sqlite:${join(scratch, `${campaignId}.sqlite`)}`, { mustExist: true });
+    try {
+      return await store.getAttempt({ runId: campaignId, caseId, configId: 'lane_a', attemptId });
+    } finally {
+      await store.close();
+    }
+  };
+  /** The pid of the session started for a try, once it has started (its spawn record says so). */
+  const startedPid = async (tryId: string): Promise<number> => {
+    let pid = 0;
+    await vi.waitFor(
+      async () => {
+        const start = [...(await standIn.starts())].find((name) => name.startsWith(`${tryId}.`));
+        expect(start).toBeDefined();
+        pid = Number(start!.slice(tryId.length + 1));
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    return pid;
+  };
+  const tryIdOf = async (campaignId: string, caseId: string): Promise<string> => {
+    const suite = suiteEnvironment([{ id: caseId, behaviour: 'succeed' }], {});
+    const path = join(scratch, `${campaignId}-ids.json`);
+    await writeFile(path, JSON.stringify(suite));
+    return planCampaign(await loadEnvironment(path), { campaignId }).attempts[0]!.attemptId;
+  };
+
+  it.each([
+    ['killed by the second Ctrl-C (SIGTERM: both at once)', 'kill'],
+    ["ended by the interrupt's own signal (SIGTERM to its group) once the campaign stops", 'stop+SIGTERM'],
+  ] as const)(
+    '%s: not_run_stopped, nothing written, rerun under the same try id',
+    async (_label, how) => {
+      const campaignId = `stopped-${how === 'kill' ? 'kill' : 'signal'}`;
+      const caseId = 'c_wait';
+      const cases = [{ id: caseId, behaviour: 'await_go' }];
+      const workDir = join(scratch, `${campaignId}-work`);
+      const tryId = await tryIdOf(campaignId, caseId);
+      const stop = new AbortController();
+      const kill = new AbortController();
+      const running = run(campaignId, cases, {
+        retries: 0,
+        turnTimeoutMs: 60_000,
+        workDir,
+        stop: stop.signal,
+        kill: kill.signal,
+      });
+      const pid = await startedPid(tryId);
+      stop.abort();
+      if (how === 'kill') kill.abort();
+      else process.kill(pid, 'SIGTERM');
+      const result = await running;
+      const outcome = result.attempts[0]!;
+      expect(outcome).toMatchObject({ disposition: 'not_run_stopped', infrastructureFailure: null });
+      expect(outcome.tries).toHaveLength(1);
+      expect(outcome.tries[0]).toMatchObject({
+        attemptId: tryId,
+        ingest: 'none',
+        infrastructureFailure: {
+          class: 'eval_session_interrupted',
+          category: 'campaign_orchestration',
+          retryable: true,
+        },
+      });
+      expect(outcome.tries[0]?.infrastructureFailure?.class).not.toBe('eval_session_crashed');
+      expect(await held(campaignId, caseId, tryId)).toBeNull();
+
+      // The rerun (resume) runs it again, under the same try id: it consumed no retry.
+      await writeFile(join(workDir, tryId, 'go'), '');
+      const rerun = await run(campaignId, cases, { retries: 0, turnTimeoutMs: 60_000, workDir });
+      expect(rerun.attempts[0], rerun.attempts[0]?.reason ?? '').toMatchObject({
+        disposition: 'passed',
+        resumed: false,
+        finalAttemptId: tryId,
+      });
+      expect((await standIn.spawns()).filter((id) => id === tryId)).toHaveLength(2);
+    },
+    60_000,
+  );
+
+  it.each([
+    ['its own SIGKILL (no interrupt)', 'die_SIGKILL', 'eval_session_crashed', 'runner_infrastructure', 2],
+    ['its own SIGTERM (no interrupt)', 'die_SIGTERM', 'eval_session_crashed', 'runner_infrastructure', 2],
+    ['the timeout the campaign enforces', 'hang', 'eval_session_timeout', 'campaign_orchestration', 2],
+  ])(
+    'a session that ends by %s: %s, recorded, retried',
+    async (_label, behaviour, failureClass, category, tries) => {
+      const campaignId = `ended-${behaviour.toLowerCase()}`;
+      const caseId = 'c_end';
+      const result = await run(campaignId, [{ id: caseId, behaviour }], { retries: 1 });
+      const outcome = result.attempts[0]!;
+      expect(outcome).toMatchObject({
+        disposition: 'infrastructure_failure',
+        infrastructureFailure: { class: failureClass, category, retryable: true },
+      });
+      expect(outcome.tries).toHaveLength(tries);
+      for (const entry of outcome.tries) {
+        expect(entry.ingest).toBe('synthesized');
+        expect((await held(campaignId, caseId, entry.attemptId))?.record.failure?.code).toBe(failureClass);
+      }
+    },
+    60_000,
+  );
 });
 
 describe('a try folder a killed run left behind (its session may still be writing there)', () => {

@@ -95,6 +95,55 @@ export interface EvalSessionUsage {
   readonly [field: string]: unknown;
 }
 
+/** Upstream's CapabilityDevtoolsSnapshot (schema paperclip.capability.devtools.v1), as the parser vouches for it. */
+export interface EvalSessionDevtools {
+  readonly schema: 'paperclip.capability.devtools.v1';
+  readonly currentRevision: number;
+  readonly revisions: readonly {
+    readonly revision: number;
+    readonly at: string;
+    readonly turnId: string | null;
+    readonly operationId: string;
+    readonly state: unknown;
+  }[];
+  readonly protocol: readonly {
+    readonly id: string;
+    readonly at: string;
+    readonly turnId: string | null;
+    readonly boundary: string;
+    readonly event: string;
+    readonly detail: unknown;
+  }[];
+  readonly runtime: unknown;
+  readonly authority: unknown;
+  readonly providerTrace?: Readonly<Record<string, unknown>> | null;
+  readonly [field: string]: unknown;
+}
+
+/** Upstream's CapabilityIssueThreadSnapshot (schema paperclip.capability.issue-thread-view.v1), as the parser vouches for it. */
+export interface EvalSessionIssueThread {
+  readonly schema: 'paperclip.capability.issue-thread-view.v1';
+  readonly sessionId: string;
+  readonly mode: 'live' | 'fake' | 'replay';
+  readonly identity: Readonly<Record<string, unknown>>;
+  readonly issue: Readonly<Record<string, unknown>>;
+  readonly turns: readonly {
+    readonly id: string;
+    readonly ordinal: number;
+    readonly mode: 'live' | 'fake' | 'replay';
+    readonly toolCallCount: number;
+    readonly at: string;
+    readonly stoppedByUser: boolean;
+    readonly items: readonly { readonly kind: string; readonly id: string; readonly at: string }[];
+  }[];
+  readonly composer: Readonly<Record<string, unknown>>;
+  readonly evidence: Readonly<Record<string, readonly Readonly<Record<string, unknown>>[]>>;
+  readonly connection: { readonly state: 'connected' | 'reconnecting' | 'closed'; readonly attempt: number };
+  readonly replay: { readonly ordinal: number; readonly total: number } | null;
+  readonly renderedAt: string;
+  readonly [field: string]: unknown;
+}
+
 /**
  * Upstream's class of the artifact its campaign aggregate writes for a matrix cell that retained
  * none (MissingCellArtifact): never a session's.
@@ -123,6 +172,13 @@ export interface EvalSessionArtifact {
   readonly providerSessionId: string | null;
   readonly turn?: { readonly turnId: string; readonly status: string; readonly assistantText: string };
   readonly snapshot?: Readonly<Record<string, unknown>>;
+  /**
+   * Upstream's, additive: its eval-session's two projections of the live session in a success
+   * artifact (the failure shape has neither); kept whole, each held to the shape upstream types
+   * (the schema's $defs devtools / issueThread; refused as devtools_invalid / issue_thread_invalid).
+   */
+  readonly devtools?: EvalSessionDevtools;
+  readonly issueThread?: EvalSessionIssueThread;
   readonly usage?: EvalSessionUsage;
   readonly timing: { readonly startedAt: string; readonly finishedAt: string; readonly durationMs: number };
   readonly infrastructureError?: string;
@@ -182,6 +238,9 @@ export interface MissingCellArtifact {
   readonly providerSessionId?: undefined;
   readonly timing?: undefined;
   readonly nativeExecution?: undefined;
+  /** The aggregate's placeholder, `{revisions: []}`. */
+  readonly devtools?: { readonly revisions: readonly never[] };
+  readonly issueThread?: undefined;
   readonly accountingError?: undefined;
   readonly accountingFailure?: undefined;
   readonly [field: string]: unknown;
@@ -276,6 +335,9 @@ const SESSION_FIELDS = [
   'runnerd',
   'providerSessionId',
   'timing',
+  // Its `devtools` is the aggregate's placeholder (no revisions: the schema's missingCell); an issue
+  // thread would be a session's.
+  'issueThread',
   'nativeExecution',
   'accountingError',
   'accountingFailure',
@@ -351,6 +413,9 @@ function failureClassIssues(artifact: AnyEvalSessionArtifact): Issue[] {
 }
 
 function ruleFor(error: ErrorObject, path: string): string {
+  // Upstream's two views of a session: their own codes, so a malformed view is told from the rest.
+  if (path === '/devtools' || path.startsWith('/devtools/')) return 'devtools_invalid';
+  if (path === '/issueThread' || path.startsWith('/issueThread/')) return 'issue_thread_invalid';
   const pattern = (error.params as { pattern?: unknown }).pattern;
   if ((typeof pattern === 'string' && pattern.startsWith('^sha256:')) || path.endsWith('/sha256'))
     return 'digest_malformed';

@@ -13,7 +13,10 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { parseNativeExecution as evalsParseNativeExecution } from '../../contract/src/index.ts';
+import {
+  parseEvalSessionArtifact as evalsParseEvalSessionArtifact,
+  parseNativeExecution as evalsParseNativeExecution,
+} from '../../contract/src/index.ts';
 import { runnerdBuildMetadata } from '../src/build-info.js';
 import {
   EVAL_SESSION_PROVIDER_DRIVERS,
@@ -389,6 +392,123 @@ describe('a request in, an artifact and its bundle out', () => {
     } else expect(run.artifact!.turn).toBeDefined();
   });
 });
+
+// Upstream's eval-session writes two projections of the session into its success artifact, by
+// upstream's names and shapes: devtools (CapabilityDevtoolsSnapshot) and issueThread
+// (CapabilityIssueThreadSnapshot, mode live); its failure artifact has neither. Ours are projected
+// from the session's PRP events (docs/app-surface.md), and Evals' parser keeps them whole.
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call --
+   the rows read arbitrary places of the two views. */
+type Views = Record<string, any>;
+
+describe("upstream's devtools and issueThread views of the session", () => {
+  const eventsOf = (run: Session) => referencedBundle(run).events as readonly { sourceEventId: string }[];
+
+  it.each(['succeed', 'fail', 'deny_tool', 'incomplete'] as const)(
+    '%s: both views, projected from the events, kept whole by Evals',
+    async (behaviour) => {
+      const run = await session((runnerd) =>
+        baseRequest(runnerd, { session: { runId: 'run_bin', behaviour } }),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const artifact = run.artifact!;
+      const devtools = artifact.devtools as Views;
+      const thread = artifact.issueThread as Views;
+      expect(Object.keys(artifact)).toEqual(
+        expect.arrayContaining(['turn', 'snapshot', 'devtools', 'issueThread', 'usage', 'timing']),
+      );
+      // Upstream's order: turn, snapshot, devtools, issueThread, usage, timing.
+      const order = Object.keys(artifact);
+      expect(order.indexOf('devtools')).toBe(order.indexOf('snapshot') + 1);
+      expect(order.indexOf('issueThread')).toBe(order.indexOf('devtools') + 1);
+      const parsed = evalsParseEvalSessionArtifact(run.artifactText!);
+      expect(parsed.devtools).toEqual(devtools);
+      expect(parsed.issueThread).toEqual(thread);
+
+      const events = eventsOf(run);
+      const bundle = referencedBundle(run);
+      const calls = bundle.semanticTools.calls;
+      const changes = bundle.semanticTools.results.filter(
+        (result) => result.outcome === 'succeeded' && result.operationId !== 'read_document',
+      );
+      expect(devtools).toMatchObject({
+        schema: 'paperclip.capability.devtools.v1',
+        currentRevision: changes.length,
+        providerTrace: null,
+      });
+      expect(devtools.revisions.map((entry: { operationId: string }) => entry.operationId)).toEqual([
+        'fixture.seed',
+        ...changes.map((result) => result.operationId),
+      ]);
+      expect(devtools.protocol.map((entry: { id: string }) => entry.id)).toEqual(
+        events.map((event) => event.sourceEventId),
+      );
+      expect(devtools.authority).toMatchObject({ workingDirectory: '[withheld]' });
+
+      expect(thread).toMatchObject({
+        schema: 'paperclip.capability.issue-thread-view.v1',
+        sessionId: 'session_attempt_bin_1',
+        mode: 'live',
+        identity: { replaySource: 'live' },
+        connection: { state: 'closed', attempt: 0 },
+        replay: null,
+        renderedAt: (artifact.timing as { finishedAt: string }).finishedAt,
+      });
+      expect(thread.turns).toHaveLength(1);
+      expect(thread.turns[0]).toMatchObject({
+        id: 'turn_attempt_bin_1_1',
+        ordinal: 1,
+        toolCallCount: calls.length,
+      });
+      const items = thread.turns[0].items as { kind: string; id: string }[];
+      expect(items[0]).toMatchObject({
+        kind: 'user_message',
+        body: 'Summarise the quarterly incident review in the brief document.',
+      });
+      for (const call of calls) {
+        const denied = bundle.semanticTools.denials.some((denial) => denial.callId === call.callId);
+        expect(items.find((item) => item.id === `item-call-${call.callId}`)?.kind).toBe(
+          denied ? 'denial' : 'tool_activity',
+        );
+      }
+      expect(thread.evidence.calls).toHaveLength(calls.length);
+      expect(
+        thread.evidence.authorization.filter((entry: { allowed: boolean }) => !entry.allowed),
+      ).toHaveLength(bundle.semanticTools.denials.length);
+      expect(thread.evidence.runner).toHaveLength(events.length);
+    },
+  );
+
+  it('withholds a credential-shaped text from devtools, as upstream does', async () => {
+    const prompt = 'Use the key sk_live_0123456789abcdef to write the summary.';
+    const run = await session((runnerd) => baseRequest(runnerd, { prompt }));
+    expect(run.code, run.stderr).toBe(0);
+    const devtools = JSON.stringify(run.artifact!.devtools);
+    expect(devtools).not.toContain('sk_live_0123456789abcdef');
+    expect(devtools).toContain('[redacted]');
+  });
+
+  it.each([
+    [
+      'a hanging turn',
+      {
+        session: { runId: 'run_bin', behaviour: 'hang' },
+        limits: { turnTimeoutMs: 200, maxAgentTurns: 50, maxEstimatedCostNanodollars: 100_000_000 },
+      },
+    ],
+    [
+      'a budget overrun',
+      { limits: { turnTimeoutMs: 10_000, maxAgentTurns: 1, maxEstimatedCostNanodollars: 100_000_000 } },
+    ],
+  ])('%s: the failure artifact has neither, as upstream', async (_row, edit) => {
+    const run = await session((runnerd) => baseRequest(runnerd, edit));
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.artifact).not.toHaveProperty('devtools');
+    expect(run.artifact).not.toHaveProperty('issueThread');
+  });
+});
+
+/* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call */
 
 describe('per-model behaviour: session.behaviourByModel', () => {
   // The request's model picks its entry; any other model gets `behaviour`. Both priced models run.

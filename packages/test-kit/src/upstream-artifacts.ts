@@ -32,8 +32,8 @@ export function upstreamSuccess(attemptId: string, turnStatus = 'completed'): Re
       sessionId: `thread_${attemptId}`,
       usageLedger: [{ receiptId: 'r1', providerCalls: 1, reportedCost: { amountMicros: 0 } }],
     },
-    devtools: { events: [] },
-    issueThread: { comments: [] },
+    devtools: upstreamDevtools(),
+    issueThread: upstreamIssueThread(`thread_${attemptId}`),
     usage: {
       agentTurns: 1,
       providerRequests: 1,
@@ -54,6 +54,84 @@ export function upstreamSuccess(attemptId: string, turnStatus = 'completed'): Re
       finishedAt: '2026-12-01T10:00:04.500Z',
       durationMs: 4500,
     },
+  };
+}
+
+/**
+ * Upstream's devtools view of a live session that made no state change (CapabilityDevtoolsSnapshot,
+ * packages/paperclip-runner/src/devtools/index.ts): the seed revision alone, no protocol records.
+ */
+export function upstreamDevtools(): Record<string, unknown> {
+  return {
+    schema: 'paperclip.capability.devtools.v1',
+    currentRevision: 1,
+    revisions: [
+      { revision: 1, at: '2026-12-01T10:00:00.000Z', turnId: null, operationId: 'fixture.seed', state: {} },
+    ],
+    protocol: [],
+    runtime: { status: 'closed', activeTurnId: null },
+    authority: { workingDirectory: '[withheld]' },
+    providerTrace: null,
+  };
+}
+
+/**
+ * Upstream's issue-thread view of a closed live session, mode `live` (CapabilityIssueThreadSnapshot,
+ * packages/paperclip-runner/src/issue-thread/types.ts): one turn with the user's message and the
+ * agent's answer, empty evidence sections.
+ */
+export function upstreamIssueThread(sessionId: string): Record<string, unknown> {
+  const at = '2026-12-01T10:00:01.000Z';
+  return {
+    schema: 'paperclip.capability.issue-thread-view.v1',
+    sessionId,
+    mode: 'live',
+    identity: {
+      agentLabel: 'Real Codex',
+      runnerLabel: 'Real runnerd',
+      runnerAttached: false,
+      controlPlaneLabel: 'Mock Paperclip',
+      controlPlaneTooltip: 'A mock control plane.',
+      replaySource: 'live',
+    },
+    issue: {
+      identifier: 'MCK-1',
+      title: 'Mock task',
+      status: 'in_progress',
+      priority: 'medium',
+      assignee: null,
+      runState: 'run_1 · closed',
+      scenarioId: 'hb-baseline',
+      fixtureProfile: 'hb-baseline',
+    },
+    turns: [
+      {
+        id: 'turn-1',
+        ordinal: 1,
+        mode: 'live',
+        toolCallCount: 0,
+        at,
+        stoppedByUser: false,
+        items: [
+          { kind: 'user_message', id: 'u1', at, author: 'Board user', body: 'Do it.' },
+          { kind: 'agent_message', id: 'a1', at, author: 'Real Codex', body: 'Done.', streaming: false },
+        ],
+      },
+    ],
+    composer: { state: 'disabled', helper: null, reason: 'closed', pendingInteractionId: null },
+    evidence: {
+      tools: [],
+      calls: [],
+      authorization: [],
+      control_plane: [],
+      runner: [],
+      state: [],
+      traceability: [],
+      parity: [],
+    },
+    connection: { state: 'connected', attempt: 0 },
+    replay: null,
+    renderedAt: '2026-12-01T10:00:04.500Z',
   };
 }
 

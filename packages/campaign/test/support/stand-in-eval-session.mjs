@@ -381,6 +381,12 @@ switch (behaviour) {
     process.stderr.write('runnerd digest mismatch\n');
     process.exit(1);
     break;
+  case 'die_SIGKILL':
+  case 'die_SIGTERM':
+    // Dies of the signal on its own (nobody of the campaign sent it): a crash.
+    process.kill(process.pid, behaviour.slice('die_'.length));
+    setInterval(() => undefined, 1000);
+    break;
   default:
     process.stderr.write(`unknown behaviour ${behaviour}\n`);
     process.exit(1);

@@ -12,6 +12,10 @@ import { DETERMINISTIC_BEHAVIOURS, DETERMINISTIC_HANG_BEHAVIOUR } from '../testi
 import type { PaperclipRunnerBuildMetadata } from '../build-info.js';
 import type { PaperclipRunnerIssue } from '../errors.js';
 import type { DeterministicBehaviour, DeterministicPricing } from '../testing/deterministic-driver.js';
+import type {
+  CapabilityDevtoolsSnapshot,
+  CapabilityIssueThreadSnapshot,
+} from '../session/eval-session-views.js';
 
 export const EVAL_SESSION_REQUEST_SCHEMA = 'paperclip-runner/eval-session-request/v1';
 export const EVAL_SESSION_ARTIFACT_SCHEMA = 'paperclip-runner/eval-session-artifact/v1';
@@ -603,6 +607,10 @@ export interface EvalSessionSuccessArtifact extends ArtifactCommon {
   readonly providerSessionId: string;
   readonly turn: EvalSessionTurn;
   readonly snapshot: Readonly<Record<string, unknown>>;
+  /** Upstream's CapabilityDevtoolsSnapshot of the session (success only). */
+  readonly devtools: CapabilityDevtoolsSnapshot;
+  /** Upstream's CapabilityIssueThreadSnapshot of the session, mode `live` (success only). */
+  readonly issueThread: CapabilityIssueThreadSnapshot;
   readonly usage: EvalSessionUsage;
   readonly nativeExecution: NativeExecutionReference;
 }

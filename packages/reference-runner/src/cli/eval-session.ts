@@ -21,6 +21,7 @@ import canonicalize from 'canonicalize';
 
 import { CONTRACT_VERSIONS, packageBuildMetadata } from '../build-info.js';
 import { runEvalSession } from '../session/eval-session.js';
+import { evalSessionDevtools, evalSessionIssueThread } from '../session/eval-session-views.js';
 import { DETERMINISTIC_DRIVER_DESCRIPTOR } from '../testing/deterministic-driver.js';
 import {
   EVAL_SESSION_ARTIFACT_SCHEMA,
@@ -33,6 +34,7 @@ import {
 
 import type { PaperclipRunnerBuildMetadata } from '../build-info.js';
 import type { EvalSessionOutcome } from '../session/eval-session.js';
+import type { EvalSessionViewInput } from '../session/eval-session-views.js';
 import type {
   EvalSessionArtifact,
   EvalSessionRequest,
@@ -249,14 +251,34 @@ export async function runEvalSessionCli(argv: readonly string[], io: EvalSession
       status: outcome.turn.state,
       assistantText: outcome.assistantText,
     };
+    const snapshot = snapshotOf(outcome, providerSessionId);
+    const ended = timing();
+    // Upstream's two projections of the session, in a success artifact only (its failure has neither).
+    const views: EvalSessionViewInput = {
+      events: outcome.bundle.events,
+      sessionId: outcome.snapshot?.sessionId ?? `session_${request.attemptId}`,
+      providerSessionId,
+      runId: request.session.runId,
+      caseId: request.evalCase.caseId,
+      prompt: request.prompt,
+      model: request.model,
+      scenario: behaviour ?? 'succeed',
+      turnTimeoutMs: request.limits.turnTimeoutMs,
+      status: String(snapshot.status),
+      startedAt: ended.startedAt,
+      finishedAt: ended.finishedAt,
+      usageLedger: receiptsOf(outcome.turn.turnId, outcome.turn.usage),
+    };
     await writeArtifact(outputPath, {
       ...common,
       runnerd: { path: WITHHELD, sha256: observedSha256 },
       providerSessionId,
       turn,
-      snapshot: snapshotOf(outcome, providerSessionId),
+      snapshot,
+      devtools: evalSessionDevtools(views),
+      issueThread: evalSessionIssueThread(views),
       usage: usage ?? evalSessionUsage([], request.model),
-      timing: timing(),
+      timing: ended,
       nativeExecution,
     });
     return EVAL_SESSION_EXIT.ok;
