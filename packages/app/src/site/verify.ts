@@ -24,7 +24,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { join, posix, resolve } from 'node:path';
 
-import { credentialShapedValues } from '@paperclip-evals/contract';
+import { credentialShapedValues, decodeCharacterReferences } from '@paperclip-evals/contract';
 import { siteScriptHashes } from '@paperclip-evals/evalbook';
 import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage } from '@paperclip-evals/node';
 
@@ -461,74 +461,23 @@ function matches(pattern: RegExp, text: string): RegExpExecArray[] {
   return found;
 }
 
-// What a browser reads, not the bytes: an attribute's value and a page's text are decoded from their
-// character references (`&#104;ttps:`, `jav&#x61;script&colon;`, `ghp&#95;…`) before a rule looks at
-// them, and a URL loses its tabs and line breaks as a browser's URL parser drops them.
-const NAMED: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  colon: ':',
-  sol: '/',
-  bsol: '\\',
-  tab: '\t',
-  newline: '\n',
-  period: '.',
-  lpar: '(',
-  rpar: ')',
-  lowbar: '_',
-  equals: '=',
-  num: '#',
-  nbsp: '\u00a0',
-  hyphen: '-',
-  dash: '-',
-  commat: '@',
-  plus: '+',
-  comma: ',',
-  semi: ';',
-  excl: '!',
-  quest: '?',
-};
-const REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([a-zA-Z]+);)/g;
-function decodeReferences(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(REFERENCE, (whole, hex?: string, decimal?: string, name?: string) => {
-    if (name !== undefined) return NAMED[name.toLowerCase()] ?? whole;
-    const point = Number.parseInt(hex ?? decimal ?? '', hex === undefined ? 10 : 16);
-    return Number.isSafeInteger(point) && point > 0 && point <= 0x10ffff
-      ? String.fromCodePoint(point)
-      : '\ufffd';
-  });
-}
-
-/**
- * Marks and spaces a page's own escaping writes (`&quot;`, `&#39;`, `&#xa;`, `&middot;`, …): decoded,
- * they cannot join or form a credential-shaped token (each stops one, raw or decoded alike).
- */
-const MARKUP_CHARACTER = /^[\s"'<>&\u00a0\u00b7\u2013\u2014\u2026]$/u;
-
-/** Whether a reference in `text` decodes to anything but such a mark: only then is the decoded text scanned again. */
-function referencesHideText(text: string): boolean {
-  if (!text.includes('&')) return false;
-  for (const match of text.matchAll(REFERENCE))
-    if (!MARKUP_CHARACTER.test(decodeReferences(match[0]))) return true;
-  return false;
-}
-
-const unquote = (value: string): string => decodeReferences(value.replace(/^["']|["']$/g, '')).trim();
+// What a browser reads, not the bytes: an attribute's value is decoded from its character
+// references (`&#104;ttps:`, `jav&#x61;script&colon;`) before a rule looks at it, and a URL loses its
+// tabs and line breaks as a browser's URL parser drops them. Credentials are looked for in what a
+// reader decodes (contract's credentialShapedValues: character references and percent-encoding,
+// layered).
+const unquote = (value: string): string =>
+  decodeCharacterReferences(value.replace(/^["']|["']$/g, '')).trim();
 const urlOf = (value: string): string => value.replace(/[\t\n\r]/g, '');
 
-/** Credential-shaped values of the text a reader gets: an HTML page's decoded text, a JSON file's parsed strings. */
-function decodedCredentials(path: string, text: string): number {
-  if (path.endsWith('.html'))
-    return referencesHideText(text) ? credentialShapedValues(decodeReferences(text)).length : 0;
-  if (!path.endsWith('.json') || !text.includes('\\u')) return 0;
+/** Credential-shaped values of the text a reader gets: a page's (decoded by the detector), a JSON file's parsed strings too. */
+function credentialCount(path: string, text: string): number {
+  const found = credentialShapedValues(text).length;
+  if (!path.endsWith('.json') || !text.includes('\\u')) return found;
   try {
-    return credentialShapedValues(JSON.stringify(JSON.parse(text) as unknown)).length;
+    return Math.max(found, credentialShapedValues(JSON.stringify(JSON.parse(text) as unknown)).length);
   } catch {
-    return 0;
+    return found;
   }
 }
 
@@ -541,7 +490,7 @@ export function checkContent(
 ): Issue[] {
   const text = bytes.toString('utf8');
   const issues: Issue[] = [];
-  const credentials = Math.max(credentialShapedValues(text).length, decodedCredentials(path, text));
+  const credentials = credentialCount(path, text);
   if (credentials > 0)
     issues.push(
       issue(
@@ -579,7 +528,7 @@ export function checkContent(
   const attributed = tags.filter((tag) => tag.includes('='));
   if (
     attributed.some((tag) => HANDLER.test(tag)) ||
-    tags.some((tag) => JAVASCRIPT_URL.test(urlOf(decodeReferences(tag))))
+    tags.some((tag) => JAVASCRIPT_URL.test(urlOf(decodeCharacterReferences(tag))))
   )
     issues.push(
       issue(
