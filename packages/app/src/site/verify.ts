@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { isAscii } from 'node:buffer';
 import { join, posix, resolve } from 'node:path';
 
 import { credentialShapedValues, decodeCharacterReferences } from '@paperclip-evals/contract';
@@ -422,7 +423,29 @@ export async function checkCampaignFolder(absolute: string, folder: string): Pro
 }
 
 const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
-const TAG = /<[a-zA-Z][^>]*>/g;
+/**
+ * The tags (`<` and a letter, to the next `>`: what /<[a-zA-Z][^>]*>/g matches) that hold an `=`,
+ * found by indexOf: a page has hundreds of tags and few with attributes, and a regex's match per
+ * tag was the largest part of a page's check (docs/benchmarks.md Run 11).
+ */
+export function attributedTags(markup: string): string[] {
+  const found: string[] = [];
+  let equals = markup.indexOf('=');
+  for (let at = markup.indexOf('<'); at >= 0 && equals >= 0;) {
+    const next = markup.charCodeAt(at + 1) | 0x20;
+    if (next < 0x61 || next > 0x7a) {
+      at = markup.indexOf('<', at + 1);
+      continue;
+    }
+    const end = markup.indexOf('>', at + 2);
+    if (end < 0) break;
+    if (equals < at) equals = markup.indexOf('=', at);
+    if (equals < 0) break;
+    if (equals < end) found.push(markup.slice(at, end + 1));
+    at = markup.indexOf('<', end + 1);
+  }
+  return found;
+}
 const HANDLER = /\son[a-z]+\s*=/i;
 const JAVASCRIPT_URL = /javascript:/i;
 const URL_ATTRIBUTES = new Set([
@@ -446,6 +469,7 @@ function attributesOf(tag: string): [string, string][] {
   return matches(ATTRIBUTE_TOKEN, inner).map((match) => [(match[1] ?? '').toLowerCase(), match[2] ?? '']);
 }
 const STYLE_ATTRIBUTE = /\sstyle\s*=\s*("[^"]*"|'[^']*')/gi;
+const STYLE_NAME = /style/i;
 const STYLE_ELEMENT = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i;
 const JSON_TYPE = /\btype\s*=\s*["']?application\/json/i;
@@ -466,9 +490,24 @@ function matches(pattern: RegExp, text: string): RegExpExecArray[] {
 // tabs and line breaks as a browser's URL parser drops them. Credentials are looked for in what a
 // reader decodes (contract's credentialShapedValues: character references and percent-encoding,
 // layered).
-const unquote = (value: string): string =>
-  decodeCharacterReferences(value.replace(/^["']|["']$/g, '')).trim();
-const urlOf = (value: string): string => value.replace(/[\t\n\r]/g, '');
+// Each decoding is skipped where it can change nothing (no `&`, no tab or line break: an indexOf
+// or a test, no copy), as most of a page's attributes are plain (docs/benchmarks.md Run 11).
+const QUOTED = /^["']|["']$/g;
+const unquote = (value: string): string => {
+  const bare =
+    value.startsWith('"') || value.startsWith("'") || value.endsWith('"') || value.endsWith("'")
+      ? value.replace(QUOTED, '')
+      : value;
+  return (bare.includes('&') ? decodeCharacterReferences(bare) : bare).trim();
+};
+const URL_DROPPED = /[\t\n\r]/;
+const URL_DROPPED_ALL = /[\t\n\r]/g;
+const urlOf = (value: string): string =>
+  URL_DROPPED.test(value) ? value.replace(URL_DROPPED_ALL, '') : value;
+
+/** A page's text from its bytes: ASCII (most pages) copied as Latin-1, which is the same text and cheaper than UTF-8. */
+const pageText = (bytes: Buffer): string =>
+  isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 
 /** Credential-shaped values of the text a reader gets: a page's (decoded by the detector), a JSON file's parsed strings too. */
 function credentialCount(path: string, text: string): number {
@@ -488,7 +527,7 @@ export function checkContent(
   all: ReadonlySet<string>,
   scripts: ReadonlySet<string>,
 ): Issue[] {
-  const text = bytes.toString('utf8');
+  const text = pageText(bytes);
   const issues: Issue[] = [];
   const credentials = credentialCount(path, text);
   if (credentials > 0)
@@ -503,7 +542,13 @@ export function checkContent(
     );
   if (!path.endsWith('.html')) return issues;
   const csp = unquote(CSP_META.exec(text)?.[1] ?? '');
+  // The page without its scripts' bodies (each `<script>` kept as a bare tag), built from the same
+  // matches: handlers, URLs and styles are looked for in the rest.
+  let markup = '';
+  let done = 0;
   for (const match of matches(SCRIPT, text)) {
+    markup += `${text.slice(done, match.index)}<script>`;
+    done = match.index + match[0].length;
     const attributes = match[1] ?? '';
     if (JSON_TYPE.test(attributes) && !HAS_SRC.test(attributes)) continue;
     const hash = createHash('sha256')
@@ -520,15 +565,19 @@ export function checkContent(
         ),
       );
   }
+  markup = done === 0 ? text : markup + text.slice(done);
   // Outside scripts and JSON data, inside tags only (text is escaped: it holds no tag): handlers
-  // and javascript: URLs are scripts too; src/href/… name resources; style holds CSS.
-  const markup = text.replace(SCRIPT, '<script>');
-  const tags = matches(TAG, markup).map((match) => match[0]);
-  // Only a tag with an `=` has attributes (a handler, a link, a style); most tags have none.
-  const attributed = tags.filter((tag) => tag.includes('='));
+  // and javascript: URLs are scripts too; src/href/… name resources; style holds CSS. Only a tag
+  // with an `=` has attributes (a handler, a link, a style); most tags have none, and are not kept.
+  const attributed = attributedTags(markup);
   if (
     attributed.some((tag) => HANDLER.test(tag)) ||
-    tags.some((tag) => JAVASCRIPT_URL.test(urlOf(decodeCharacterReferences(tag))))
+    // A javascript: URL has a `:`, raw or by a reference (`&colon;`, `&#58;`).
+    attributed.some((tag) =>
+      tag.includes('&')
+        ? JAVASCRIPT_URL.test(urlOf(decodeCharacterReferences(tag)))
+        : tag.includes(':') && JAVASCRIPT_URL.test(urlOf(tag)),
+    )
   )
     issues.push(
       issue(
@@ -606,7 +655,9 @@ export function checkContent(
   }
   const css = [
     ...matches(STYLE_ELEMENT, markup).map((match) => match[1] ?? ''),
-    ...attributed.flatMap((tag) => matches(STYLE_ATTRIBUTE, tag).map((match) => unquote(match[1] ?? ''))),
+    ...attributed.flatMap((tag) =>
+      STYLE_NAME.test(tag) ? matches(STYLE_ATTRIBUTE, tag).map((match) => unquote(match[1] ?? '')) : [],
+    ),
   ];
   for (const block of css)
     for (const match of matches(CSS_URL, block)) {
