@@ -80,10 +80,12 @@ export type {
 } from './compatibility.js';
 export {
   credentialShapedValues,
+  decodeCharacterReferences,
   displayLocator,
   maskCredentialShapes,
   maskSecrets,
   maskSecretsIn,
+  readerText,
   scrubCredentials,
   secretsIn,
 } from './secrets.js';

@@ -35,11 +35,36 @@ const NAME_VALUE_WHOLE =
   /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`)\]}]+)/g;
 
 /**
+ * A known secret shorter than this is masked only where it stands as a secret — a URL's userinfo
+ * password, the value of a secret-named parameter — never wherever its characters occur (a
+ * password `x` would otherwise turn every `x` of a message into ***).
+ */
+export const SHORT_SECRET_LENGTH = 4;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** A short known secret masked where it stands: `scheme://user:SECRET@`, `name=SECRET` (quoted or not). */
+function maskShortSecret(text: string, secret: string): string {
+  const value = escapeRegExp(secret);
+  return text
+    .replace(
+      new RegExp(`(\\b[a-z][a-z0-9+.-]*:\\/\\/[^\\s/?#@:'"<>\`]*:)${value}(?=@)`, 'gi'),
+      `$1${SECRET_MASK}`,
+    )
+    .replace(
+      new RegExp(`(?<![\\w.-])([\\w.-]+)(\\s*=\\s*)(['"]?)${value}\\3(?=$|[\\s&#;,'"<>\`)\\]}])`, 'g'),
+      (match, name: string, equals: string) =>
+        SECRET_NAME.test(name) ? `${name}${equals}${SECRET_MASK}` : match,
+    );
+}
+
+/**
  * The text with every secret it holds masked: URL passwords (`postgres://user:***@host/db`), a web
  * URL's lone userinfo (`https://***@host`), secret-named parameters in query strings and conninfo
  * (`password=***`, `sslpassword=***`, `?token=***`, `api_key=***`), and every occurrence of each
  * `known` secret (a password or key taken from its locator or environment variable, in whatever
- * message quotes it: an error of a driver, an HTTP error body).
+ * message quotes it: an error of a driver, an HTTP error body) — of a known secret shorter than
+ * SHORT_SECRET_LENGTH, only where it stands as a locator's password or a secret-named value.
  */
 export function maskSecrets(text: string, known: readonly string[] = []): string {
   let masked = text;
@@ -48,7 +73,10 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
   for (const secret of [...new Set(known)]
     .filter((value) => value !== '')
     .sort((a, b) => b.length - a.length))
-    masked = masked.split(secret).join(SECRET_MASK);
+    masked =
+      secret.length < SHORT_SECRET_LENGTH
+        ? maskShortSecret(masked, secret)
+        : masked.split(secret).join(SECRET_MASK);
   return masked
     .replace(USERINFO_PASSWORD, (_match, scheme: string, user: string) => `${scheme}${user}:${SECRET_MASK}@`)
     .replace(WEB_USERINFO, (_match, scheme: string) => `${scheme}${SECRET_MASK}@`)
@@ -129,46 +157,325 @@ export function displayLocator(locator: string): string {
   return maskSecrets(locator, secretsIn(locator));
 }
 
+// ── What a reader decodes ────────────────────────────────────────────────────────────────────────
+// A page is read through decodings, so a credential can hide behind them: a browser decodes HTML
+// character references (`ghp&#95;…`, `&colon;`) in a page's text and attribute values, and a URL's
+// percent-encoding (`sk%2Dproj-…`, `p%40ss`) is decoded as a browser shows the URL and as a
+// copy-paste or a server takes it — in a page's text as well — and the two layer (`&#37;2D`,
+// `%26%2395;`, a double-encoded `%252D`). readerText applies both, round after round, until nothing
+// changes (at most READER_ROUNDS rounds, each decoding every sequence it finds once); the credential
+// shapes are looked for in the raw text and in that.
+
+const NAMED_REFERENCES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  colon: ':',
+  sol: '/',
+  bsol: '\\',
+  tab: '\t',
+  newline: '\n',
+  period: '.',
+  lpar: '(',
+  rpar: ')',
+  lowbar: '_',
+  equals: '=',
+  num: '#',
+  nbsp: '\u00a0',
+  hyphen: '-',
+  dash: '-',
+  commat: '@',
+  plus: '+',
+  comma: ',',
+  semi: ';',
+  excl: '!',
+  quest: '?',
+  percnt: '%',
+};
+const REFERENCE_SOURCE = '&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([a-zA-Z]+);)';
+const REFERENCE = new RegExp(REFERENCE_SOURCE, 'g');
+/** A character reference, or a run of percent-encoded bytes. */
+const ENCODED = new RegExp(`${REFERENCE_SOURCE}|((?:%[0-9a-fA-F]{2})+)`, 'g');
+/** Rounds of decoding readerText applies at most (an encoding of an encoding of an encoding). */
+const READER_ROUNDS = 4;
+
+/** What a character reference reads as (a named one not in the table: as written). */
+function referenceValue(whole: string, hex?: string, decimal?: string, name?: string): string {
+  if (name !== undefined) return NAMED_REFERENCES[name.toLowerCase()] ?? whole;
+  const point = Number.parseInt(hex ?? decimal ?? '', hex === undefined ? 10 : 16);
+  return Number.isSafeInteger(point) && point > 0 && point <= 0x10ffff
+    ? String.fromCodePoint(point)
+    : '\ufffd';
+}
+
+/** A text with its HTML character references decoded, once, as a browser decodes an attribute or a text. */
+export function decodeCharacterReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(REFERENCE, referenceValue);
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A run of `%XX`, decoded: each UTF-8 sequence in it as its character, each byte that starts none
+ * kept as written. Pieces: [offset in the run, what it reads as].
+ */
+function percentPieces(run: string): [number, string][] {
+  const bytes: number[] = [];
+  for (let at = 0; at < run.length; at += 3) bytes.push(Number.parseInt(run.slice(at + 1, at + 3), 16));
+  const pieces: [number, string][] = [];
+  for (let at = 0; at < bytes.length;) {
+    const byte = bytes[at] ?? 0;
+    const length =
+      byte < 0x80
+        ? 1
+        : byte >= 0xc2 && byte <= 0xdf
+          ? 2
+          : byte >= 0xe0 && byte <= 0xef
+            ? 3
+            : byte >= 0xf0 && byte <= 0xf4
+              ? 4
+              : 0;
+    let read: string | undefined;
+    if (length === 1) read = String.fromCharCode(byte);
+    else if (length > 1 && at + length <= bytes.length)
+      try {
+        read = UTF8.decode(Uint8Array.from(bytes.slice(at, at + length)));
+      } catch {
+        read = undefined;
+      }
+    if (read === undefined) {
+      pieces.push([at * 3, run.slice(at * 3, at * 3 + 3)]);
+      at++;
+    } else {
+      pieces.push([at * 3, read]);
+      at += length;
+    }
+  }
+  return pieces;
+}
+
+const decodeEncoded = (
+  whole: string,
+  hex?: string,
+  decimal?: string,
+  name?: string,
+  percent?: string,
+): string =>
+  percent === undefined
+    ? referenceValue(whole, hex, decimal, name)
+    : percentPieces(percent)
+        .map(([, read]) => read)
+        .join('');
+
+const mayBeEncoded = (text: string): boolean => text.includes('&') || text.includes('%');
+
+/**
+ * The text as a reader gets it: HTML character references and percent-encoding decoded, layered
+ * (round after round until nothing changes, at most READER_ROUNDS). A text with neither `&` nor `%`
+ * is returned as it is, unread.
+ */
+export function readerText(text: string): string {
+  let current = text;
+  for (let round = 0; round < READER_ROUNDS && mayBeEncoded(current); round++) {
+    const next = current.replace(ENCODED, decodeEncoded);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/** readerText with, for each of its characters (and its end), where in the raw text it comes from. */
+function readerDecoding(text: string): { readonly text: string; readonly from: readonly number[] } {
+  let current = text;
+  let from: number[] = Array.from({ length: text.length + 1 }, (_, index) => index);
+  for (let round = 0; round < READER_ROUNDS && mayBeEncoded(current); round++) {
+    let next = '';
+    const starts: number[] = [];
+    let done = 0;
+    ENCODED.lastIndex = 0;
+    for (let match = ENCODED.exec(current); match !== null; match = ENCODED.exec(current)) {
+      for (let at = done; at < match.index; at++) starts.push(at);
+      next += current.slice(done, match.index);
+      const [whole, hex, decimal, name, percent] = match;
+      const pieces: [number, string][] =
+        percent === undefined ? [[0, referenceValue(whole, hex, decimal, name)]] : percentPieces(percent);
+      for (const [offset, read] of pieces) {
+        for (let unit = 0; unit < read.length; unit++) starts.push(match.index + offset);
+        next += read;
+      }
+      done = match.index + whole.length;
+    }
+    if (done === 0) break;
+    for (let at = done; at < current.length; at++) starts.push(at);
+    next += current.slice(done);
+    starts.push(current.length);
+    if (next === current) break;
+    from = starts.map((start) => from[start] ?? text.length);
+    current = next;
+  }
+  return { text: current, from };
+}
+
 /**
  * Credential-shaped values (issue 19: what a public site must never carry): provider API keys
  * (`sk-…`, `sk-ant-…`, `sk-proj-…`), GitHub tokens (`ghp_…`, `gho_…`, `ghu_…`, `ghs_…`, `ghr_…`,
  * `github_pat_…`), AWS access key ids (`AKIA…`, `ASIA…`) and secret access keys written as
- * `aws_secret_access_key = …`, Slack tokens (`xox?-…`), bearer tokens (`Bearer …`), and private key
- * blocks (`-----BEGIN … PRIVATE KEY-----`). Shapes, not proofs: a harmless look-alike is masked too.
+ * `aws_secret_access_key = …`, Slack tokens (`xox?-…`), bearer tokens (`Bearer …`), private key
+ * blocks (`-----BEGIN … PRIVATE KEY-----`), and a URL's userinfo password (`scheme://user:…@`,
+ * whatever its length; only the password is masked, and `***` is a masked one). Shapes, not
+ * proofs: a harmless look-alike is masked too. Not a shape: a secret-named `name=value` (a page's
+ * markup and scripts hold such text of their own; maskSecrets masks it in free text).
  */
-const CREDENTIAL_SHAPES: readonly RegExp[] = [
-  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
-  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
-  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
-  /\baws_secret_access_key\s*[=:]\s*["']?[A-Za-z0-9/+=]{30,}/gi,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/g,
+interface CredentialShape {
+  readonly pattern: RegExp;
+}
+const CREDENTIAL_SHAPES: readonly CredentialShape[] = [
+  { pattern: /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g },
+  { pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g },
+  { pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
+  { pattern: /\baws_secret_access_key\s*[=:]\s*["']?[A-Za-z0-9/+=]{30,}/gi },
+  { pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { pattern: /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi },
+  { pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/g },
 ];
 
-/** Every credential-shaped value in `text` (see CREDENTIAL_SHAPES), in the order found per shape. */
+/**
+ * A URL's userinfo password, `\b[a-z][a-z0-9+.-]*://user:PASSWORD@` (the password runs to the
+ * authority's last `@`, as a URL parser reads it), found from each `://` (a regex tried at every
+ * word would cost a page's scan several times over): [start, end) of each password but `***`.
+ */
+const USERINFO_AFTER_SCHEME = /[^\s/?#@:'"<>`]*:([^\s/?#'"<>`]+)@/dy;
+const isSchemeCode = (code: number): boolean =>
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  (code >= 0x30 && code <= 0x39) ||
+  code === 0x2b ||
+  code === 0x2e ||
+  code === 0x2d;
+const isLetterCode = (code: number): boolean =>
+  (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+const isWordCode = (code: number): boolean =>
+  isLetterCode(code) || (code >= 0x30 && code <= 0x39) || code === 0x5f;
+function userinfoPasswords(text: string, spans: [number, number][]): void {
+  for (let at = text.indexOf('://'); at >= 0;) {
+    let start = at;
+    while (start > 0 && isSchemeCode(text.charCodeAt(start - 1))) start--;
+    let scheme = false;
+    for (let p = start; p < at && !scheme; p++)
+      scheme = isLetterCode(text.charCodeAt(p)) && (p === 0 || !isWordCode(text.charCodeAt(p - 1)));
+    USERINFO_AFTER_SCHEME.lastIndex = at + 3;
+    const match = scheme ? USERINFO_AFTER_SCHEME.exec(text) : null;
+    const span = match?.indices?.[1];
+    if (match !== null && span !== undefined) {
+      if (match[1] !== SECRET_MASK) spans.push([span[0], span[1]]);
+      at = text.indexOf('://', span[1] + 1);
+    } else at = text.indexOf('://', at + 1);
+  }
+}
+
+/** Where each credential-shaped value of `text` is ([start, end) of what is masked), per shape in order. */
+function shapeSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const { pattern } of CREDENTIAL_SHAPES) {
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text))
+      spans.push([match.index, match.index + match[0].length]);
+  }
+  userinfoPasswords(text, spans);
+  return spans;
+}
+
+/**
+ * A page's own escaping (`&quot;`, `&#39;`, `&#xa;`, `&lt;`, `&gt;`, `&middot;`, `&mdash;`,
+ * `&ndash;`, `&hellip;`, `&nbsp;`, and `&amp;` before anything but a reference) decodes to a mark, a
+ * quote or a space: no letter, digit or `_`, no `:`, `/`, `@`, `%` or `&` that starts another layer.
+ * Such a character can join or complete only two shapes — an AWS secret key (`="…`, a line break
+ * around its `=`) and a bearer token (a line break or no-break space after `Bearer`); in a URL's
+ * userinfo it can only stand where its raw reference does too (`p&middot;w@`: found raw). Both need
+ * their name raw in the text. So a text whose every encoded sequence is such escaping, and that
+ * names neither, decodes to nothing the shapes find that they do not find raw: it is not decoded
+ * (issue 19, docs/benchmarks.md Run 11; a property test checks it against the full decoding).
+ */
+const OTHER_THAN_PAGE_ESCAPING =
+  /&(?!(?:quot|#39|#x27|#34|#x22|#xa|#10|lt|gt|middot|mdash|ndash|hellip|nbsp);|amp;(?![#a-zA-Z]))|%[0-9a-fA-F]{2}/;
+const JOINED_BY_PAGE_ESCAPING = /bearer|aws_secret_access_key/i;
+
+/** The text a reader decodes, when the shapes could find in it what they do not find raw (else undefined). */
+function decodedToScan(text: string): string | undefined {
+  if (!mayBeEncoded(text)) return undefined;
+  if (!OTHER_THAN_PAGE_ESCAPING.test(text) && !JOINED_BY_PAGE_ESCAPING.test(text)) return undefined;
+  const decoded = readerText(text);
+  return decoded === text ? undefined : decoded;
+}
+
+/**
+ * Every credential-shaped value in `text` (see CREDENTIAL_SHAPES), in the order found per shape: in
+ * the raw text, and — each one not found there — in what a reader decodes it to (readerText).
+ */
 export function credentialShapedValues(text: string): string[] {
-  return CREDENTIAL_SHAPES.flatMap((shape) => [...text.matchAll(shape)].map((match) => match[0]));
+  const values = shapeSpans(text).map(([start, end]) => text.slice(start, end));
+  const decoded = decodedToScan(text);
+  if (decoded === undefined) return values;
+  const raw = [...values];
+  for (const [start, end] of shapeSpans(decoded)) {
+    const value = decoded.slice(start, end);
+    const same = raw.indexOf(value);
+    if (same >= 0) raw.splice(same, 1);
+    else values.push(value);
+  }
+  return values;
+}
+
+/** `text` with each span (raw offsets, any order, overlapping or not) replaced by ***. */
+function replaceSpans(text: string, spans: readonly [number, number][]): string {
+  const sorted = spans.filter(([start, end]) => end > start).sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = '';
+  let done = 0;
+  for (const [start, end] of sorted) {
+    if (end <= done) continue;
+    out += `${text.slice(done, Math.max(start, done))}${SECRET_MASK}`;
+    done = end;
+  }
+  return out + text.slice(done);
 }
 
 /**
  * The text with every credential-shaped value replaced by ***, pass after pass until
  * credentialShapedValues finds none (checked, not assumed): what `evals publish` does to every file
- * it writes, so `--verify`'s site_credential — the same shapes — never finds one. Only the shapes:
- * a page's markup and scripts hold `name=value` text that maskSecrets would rewrite.
+ * it writes, so `--verify`'s site_credential — the same detector — never finds one. A value found
+ * only in the decoded text (readerText) is masked where it is written: the raw characters it was
+ * decoded from, encodings and all. Only the shapes: a page's markup and scripts hold `name=value`
+ * text that maskSecrets would rewrite.
  */
 export function maskCredentialShapes(text: string): string {
   let masked = text;
-  // Each pass replaces values of 8 or more characters by 3: it ends.
   for (;;) {
-    let next = masked;
-    for (const shape of CREDENTIAL_SHAPES) next = next.replace(shape, SECRET_MASK);
+    let spans = shapeSpans(masked);
+    if (spans.length === 0 && decodedToScan(masked) !== undefined) {
+      const decoding = readerDecoding(masked);
+      spans = shapeSpans(decoding.text).map(([start, end]): [number, number] => [
+        decoding.from[start] ?? masked.length,
+        decoding.from[end] ?? masked.length,
+      ]);
+    }
+    const next = replaceSpans(masked, spans);
     if (next === masked) return masked;
     masked = next;
   }
 }
 
-/** The text with every credential-shaped value, and every secret maskSecrets finds, replaced by ***. */
+/**
+ * The text with every credential-shaped value, and every secret maskSecrets finds, replaced by ***.
+ * When the text a reader decodes (readerText) holds a secret maskSecrets finds that the raw text
+ * does not hide from it (`token%3D…`, `%70assword=…`), the decoded text, masked, is what is kept.
+ */
 export function scrubCredentials(text: string): string {
-  return maskSecrets(maskCredentialShapes(text));
+  const masked = maskSecrets(maskCredentialShapes(text));
+  const decoded = readerText(masked);
+  if (decoded === masked) return masked;
+  const decodedMasked = maskSecrets(decoded);
+  return decodedMasked === decoded ? masked : maskCredentialShapes(decodedMasked);
 }

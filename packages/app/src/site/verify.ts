@@ -22,9 +22,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { isAscii } from 'node:buffer';
 import { join, posix, resolve } from 'node:path';
 
-import { credentialShapedValues } from '@paperclip-evals/contract';
+import { credentialShapedValues, decodeCharacterReferences } from '@paperclip-evals/contract';
 import { siteScriptHashes } from '@paperclip-evals/evalbook';
 import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage } from '@paperclip-evals/node';
 
@@ -422,7 +423,29 @@ export async function checkCampaignFolder(absolute: string, folder: string): Pro
 }
 
 const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
-const TAG = /<[a-zA-Z][^>]*>/g;
+/**
+ * The tags (`<` and a letter, to the next `>`: what /<[a-zA-Z][^>]*>/g matches) that hold an `=`,
+ * found by indexOf: a page has hundreds of tags and few with attributes, and a regex's match per
+ * tag was the largest part of a page's check (docs/benchmarks.md Run 11).
+ */
+export function attributedTags(markup: string): string[] {
+  const found: string[] = [];
+  let equals = markup.indexOf('=');
+  for (let at = markup.indexOf('<'); at >= 0 && equals >= 0;) {
+    const next = markup.charCodeAt(at + 1) | 0x20;
+    if (next < 0x61 || next > 0x7a) {
+      at = markup.indexOf('<', at + 1);
+      continue;
+    }
+    const end = markup.indexOf('>', at + 2);
+    if (end < 0) break;
+    if (equals < at) equals = markup.indexOf('=', at);
+    if (equals < 0) break;
+    if (equals < end) found.push(markup.slice(at, end + 1));
+    at = markup.indexOf('<', end + 1);
+  }
+  return found;
+}
 const HANDLER = /\son[a-z]+\s*=/i;
 const JAVASCRIPT_URL = /javascript:/i;
 const URL_ATTRIBUTES = new Set([
@@ -446,6 +469,7 @@ function attributesOf(tag: string): [string, string][] {
   return matches(ATTRIBUTE_TOKEN, inner).map((match) => [(match[1] ?? '').toLowerCase(), match[2] ?? '']);
 }
 const STYLE_ATTRIBUTE = /\sstyle\s*=\s*("[^"]*"|'[^']*')/gi;
+const STYLE_NAME = /style/i;
 const STYLE_ELEMENT = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i;
 const JSON_TYPE = /\btype\s*=\s*["']?application\/json/i;
@@ -461,74 +485,38 @@ function matches(pattern: RegExp, text: string): RegExpExecArray[] {
   return found;
 }
 
-// What a browser reads, not the bytes: an attribute's value and a page's text are decoded from their
-// character references (`&#104;ttps:`, `jav&#x61;script&colon;`, `ghp&#95;…`) before a rule looks at
-// them, and a URL loses its tabs and line breaks as a browser's URL parser drops them.
-const NAMED: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  colon: ':',
-  sol: '/',
-  bsol: '\\',
-  tab: '\t',
-  newline: '\n',
-  period: '.',
-  lpar: '(',
-  rpar: ')',
-  lowbar: '_',
-  equals: '=',
-  num: '#',
-  nbsp: '\u00a0',
-  hyphen: '-',
-  dash: '-',
-  commat: '@',
-  plus: '+',
-  comma: ',',
-  semi: ';',
-  excl: '!',
-  quest: '?',
+// What a browser reads, not the bytes: an attribute's value is decoded from its character
+// references (`&#104;ttps:`, `jav&#x61;script&colon;`) before a rule looks at it, and a URL loses its
+// tabs and line breaks as a browser's URL parser drops them. Credentials are looked for in what a
+// reader decodes (contract's credentialShapedValues: character references and percent-encoding,
+// layered).
+// Each decoding is skipped where it can change nothing (no `&`, no tab or line break: an indexOf
+// or a test, no copy), as most of a page's attributes are plain (docs/benchmarks.md Run 11).
+const QUOTED = /^["']|["']$/g;
+const unquote = (value: string): string => {
+  const bare =
+    value.startsWith('"') || value.startsWith("'") || value.endsWith('"') || value.endsWith("'")
+      ? value.replace(QUOTED, '')
+      : value;
+  return (bare.includes('&') ? decodeCharacterReferences(bare) : bare).trim();
 };
-const REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([a-zA-Z]+);)/g;
-function decodeReferences(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(REFERENCE, (whole, hex?: string, decimal?: string, name?: string) => {
-    if (name !== undefined) return NAMED[name.toLowerCase()] ?? whole;
-    const point = Number.parseInt(hex ?? decimal ?? '', hex === undefined ? 10 : 16);
-    return Number.isSafeInteger(point) && point > 0 && point <= 0x10ffff
-      ? String.fromCodePoint(point)
-      : '\ufffd';
-  });
-}
+const URL_DROPPED = /[\t\n\r]/;
+const URL_DROPPED_ALL = /[\t\n\r]/g;
+const urlOf = (value: string): string =>
+  URL_DROPPED.test(value) ? value.replace(URL_DROPPED_ALL, '') : value;
 
-/**
- * Marks and spaces a page's own escaping writes (`&quot;`, `&#39;`, `&#xa;`, `&middot;`, …): decoded,
- * they cannot join or form a credential-shaped token (each stops one, raw or decoded alike).
- */
-const MARKUP_CHARACTER = /^[\s"'<>&\u00a0\u00b7\u2013\u2014\u2026]$/u;
+/** A page's text from its bytes: ASCII (most pages) copied as Latin-1, which is the same text and cheaper than UTF-8. */
+const pageText = (bytes: Buffer): string =>
+  isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 
-/** Whether a reference in `text` decodes to anything but such a mark: only then is the decoded text scanned again. */
-function referencesHideText(text: string): boolean {
-  if (!text.includes('&')) return false;
-  for (const match of text.matchAll(REFERENCE))
-    if (!MARKUP_CHARACTER.test(decodeReferences(match[0]))) return true;
-  return false;
-}
-
-const unquote = (value: string): string => decodeReferences(value.replace(/^["']|["']$/g, '')).trim();
-const urlOf = (value: string): string => value.replace(/[\t\n\r]/g, '');
-
-/** Credential-shaped values of the text a reader gets: an HTML page's decoded text, a JSON file's parsed strings. */
-function decodedCredentials(path: string, text: string): number {
-  if (path.endsWith('.html'))
-    return referencesHideText(text) ? credentialShapedValues(decodeReferences(text)).length : 0;
-  if (!path.endsWith('.json') || !text.includes('\\u')) return 0;
+/** Credential-shaped values of the text a reader gets: a page's (decoded by the detector), a JSON file's parsed strings too. */
+function credentialCount(path: string, text: string): number {
+  const found = credentialShapedValues(text).length;
+  if (!path.endsWith('.json') || !text.includes('\\u')) return found;
   try {
-    return credentialShapedValues(JSON.stringify(JSON.parse(text) as unknown)).length;
+    return Math.max(found, credentialShapedValues(JSON.stringify(JSON.parse(text) as unknown)).length);
   } catch {
-    return 0;
+    return found;
   }
 }
 
@@ -539,9 +527,9 @@ export function checkContent(
   all: ReadonlySet<string>,
   scripts: ReadonlySet<string>,
 ): Issue[] {
-  const text = bytes.toString('utf8');
+  const text = pageText(bytes);
   const issues: Issue[] = [];
-  const credentials = Math.max(credentialShapedValues(text).length, decodedCredentials(path, text));
+  const credentials = credentialCount(path, text);
   if (credentials > 0)
     issues.push(
       issue(
@@ -554,7 +542,13 @@ export function checkContent(
     );
   if (!path.endsWith('.html')) return issues;
   const csp = unquote(CSP_META.exec(text)?.[1] ?? '');
+  // The page without its scripts' bodies (each `<script>` kept as a bare tag), built from the same
+  // matches: handlers, URLs and styles are looked for in the rest.
+  let markup = '';
+  let done = 0;
   for (const match of matches(SCRIPT, text)) {
+    markup += `${text.slice(done, match.index)}<script>`;
+    done = match.index + match[0].length;
     const attributes = match[1] ?? '';
     if (JSON_TYPE.test(attributes) && !HAS_SRC.test(attributes)) continue;
     const hash = createHash('sha256')
@@ -571,15 +565,19 @@ export function checkContent(
         ),
       );
   }
+  markup = done === 0 ? text : markup + text.slice(done);
   // Outside scripts and JSON data, inside tags only (text is escaped: it holds no tag): handlers
-  // and javascript: URLs are scripts too; src/href/… name resources; style holds CSS.
-  const markup = text.replace(SCRIPT, '<script>');
-  const tags = matches(TAG, markup).map((match) => match[0]);
-  // Only a tag with an `=` has attributes (a handler, a link, a style); most tags have none.
-  const attributed = tags.filter((tag) => tag.includes('='));
+  // and javascript: URLs are scripts too; src/href/… name resources; style holds CSS. Only a tag
+  // with an `=` has attributes (a handler, a link, a style); most tags have none, and are not kept.
+  const attributed = attributedTags(markup);
   if (
     attributed.some((tag) => HANDLER.test(tag)) ||
-    tags.some((tag) => JAVASCRIPT_URL.test(urlOf(decodeReferences(tag))))
+    // A javascript: URL has a `:`, raw or by a reference (`&colon;`, `&#58;`).
+    attributed.some((tag) =>
+      tag.includes('&')
+        ? JAVASCRIPT_URL.test(urlOf(decodeCharacterReferences(tag)))
+        : tag.includes(':') && JAVASCRIPT_URL.test(urlOf(tag)),
+    )
   )
     issues.push(
       issue(
@@ -657,7 +655,9 @@ export function checkContent(
   }
   const css = [
     ...matches(STYLE_ELEMENT, markup).map((match) => match[1] ?? ''),
-    ...attributed.flatMap((tag) => matches(STYLE_ATTRIBUTE, tag).map((match) => unquote(match[1] ?? ''))),
+    ...attributed.flatMap((tag) =>
+      STYLE_NAME.test(tag) ? matches(STYLE_ATTRIBUTE, tag).map((match) => unquote(match[1] ?? '')) : [],
+    ),
   ];
   for (const block of css)
     for (const match of matches(CSS_URL, block)) {
