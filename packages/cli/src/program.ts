@@ -13,7 +13,7 @@ import type { FailOn, ReportFormat } from '@paperclip-evals/evalbook';
 import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { EXIT, UsageError, contractFailureJson, failureJson, optionPair } from './exit-codes.js';
+import { EXIT, UsageError, contractFailureJson, failureJson, optionPair, usageError } from './exit-codes.js';
 import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
 import {
   COMPARE_REPORT_V1,
@@ -334,8 +334,14 @@ export function createProgram(): Command {
             const { runAttemptPage } = await import('./commands/report.js');
             // --format defaults to json; given, with --attempt, it can only be html.
             if (command.getOptionValueSource('format') === 'cli' && flags.format !== 'html')
-              throw new UsageError(
+              throw usageError(
                 `--attempt writes one attempt's replay page, which is HTML: --format ${flags.format} cannot go with it (leave --format out, or give --format html)`,
+                {
+                  code: 'options_conflict',
+                  component: '--format',
+                  expected: 'no --format, or --format html, with --attempt',
+                  received: `--format ${flags.format} with --attempt`,
+                },
               );
             return runAttemptPage({
               attemptId: flags.attempt,

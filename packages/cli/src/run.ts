@@ -88,7 +88,9 @@ function commandPath(command: Command): string {
 function usageIssue(command: Command, error: CommanderError): Issue {
   const path = commandPath(command);
   const help = `${path} --help`;
-  const said = error.message.replace(/^error: /, '');
+  // Commander puts a suggestion on a line of its own ("…'--stor'\n(Did you mean --store?)"): one line
+  // here, so the message never shows an escaped \n (text from argv in it stays escaped by printLines).
+  const said = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
   const base = { component: path, message: `${said.replace(/\.$/, '')}; see ${help}` };
   const quoted = /'([^']*)'/.exec(said)?.[1] ?? '';
   switch (error.code) {
@@ -162,6 +164,17 @@ function usageIssue(command: Command, error: CommanderError): Issue {
         received: `${quoted} alone`,
       };
     }
+    case 'commander.conflictingOption': {
+      // "option '--all-runs' cannot be used with option '--run <runId>'": both named, and which to drop.
+      const [first = '', second = ''] = [...said.matchAll(/'(--[^' ]+)[^']*'/g)].map((match) => match[1]);
+      return {
+        code: 'options_conflict',
+        component: path,
+        message: `${said}: they ask for different things, so give one of them (nothing was done); see ${help}`,
+        expected: `${first} or ${second}, not both`,
+        received: `${first} and ${second}`,
+      };
+    }
     default:
       return { code: 'usage_invalid', ...base, expected: `a command line ${help} describes`, received: said };
   }
@@ -178,6 +191,29 @@ const COMMAND_FAILURES = new WeakMap<Command, Failures>();
 export class EvalsCommand extends Command {
   override createCommand(name?: string): EvalsCommand {
     return new EvalsCommand(name);
+  }
+
+  /**
+   * Commander checks required and conflicting options before unknown ones, and shows help before
+   * an unknown command: a misspelt flag (`qualify --release-di r`) read "required option
+   * '--release-dir <dir>' not specified", and `evals ledger --help` printed the root help with exit
+   * 0 as if `ledger` were a command. The mistake the user made is the error shown: an unknown
+   * option of a command (with commander's suggestion), an unknown command even beside --help.
+   */
+  override parseOptions(args: string[]): { operands: string[]; unknown: string[] } {
+    const parsed = super.parseOptions(args);
+    const help = parsed.unknown.some((arg) => arg === '--help' || arg === '-h');
+    const [option] = parsed.unknown;
+    if (this.commands.length === 0 && !help && option?.startsWith('-') === true)
+      (this as unknown as { unknownOption(flag: string): never }).unknownOption(option);
+    const [name] = parsed.operands;
+    if (this.commands.length > 0 && help && name !== undefined && name !== 'help' && !this.hasCommand(name))
+      this.error(`error: unknown command '${name}'`, { code: 'commander.unknownCommand' });
+    return parsed;
+  }
+
+  private hasCommand(name: string): boolean {
+    return this.commands.some((sub) => sub.name() === name || sub.aliases().includes(name));
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander's own signature
