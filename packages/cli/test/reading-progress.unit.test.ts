@@ -87,3 +87,15 @@ describe('a progress line while the Evalbook is read', () => {
     );
   });
 });
+
+describe('the grid table', () => {
+  it.each([[[]], [['--all-runs']], [['--run', 'run_synthetic']]])(
+    'no line ends in a space (each column padded but the last) %j',
+    async (extra) => {
+      const run = await evals(false, 'grid', ...extra, '--store', store);
+      expect(run.code).toBe(0);
+      expect(run.stdout.split('\n').filter((line) => / $/.test(line))).toEqual([]);
+      expect(run.stdout).toMatch(/^case {2,}config_synthetic$/m);
+    },
+  );
+});

@@ -237,19 +237,19 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
   const widths = result.configs.map((configId) =>
     Math.max(shownWidth(configId), ...result.cases.map((caseId) => shownWidth(text(caseId, configId)))),
   );
+  // Each column padded to its width but the last, so no line of the table ends in spaces.
+  const column = (shown: string, index: number): string =>
+    index === result.configs.length - 1 ? shown : pad(shown, widths[index] ?? 0);
   const lines: Line[] = [
     `${gridScopeText(shown, result)}${shown.view === 'newest_run' && result.runs.length > 1 && result.runScope === null ? ' — --all-runs pools every run' : ''}`,
-    [
-      pad('case', caseWidth),
-      ...result.configs.map((configId, index) => pad(configId, widths[index] ?? 0)),
-    ].join('  '),
+    [pad('case', caseWidth), ...result.configs.map((configId, index) => column(configId, index))].join('  '),
   ];
   for (const caseId of result.cases)
     lines.push([
       pad(caseId, caseWidth),
       ...result.configs.flatMap((configId, index) => {
         const cell = cells.get(`${caseId}\u0000${configId}`);
-        const shownText = pad(text(caseId, configId), widths[index] ?? 0);
+        const shownText = column(text(caseId, configId), index);
         const style =
           cell?.solveRate === null || cell === undefined
             ? 'dim'
