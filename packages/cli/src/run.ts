@@ -82,6 +82,31 @@ function commandPath(command: Command): string {
 }
 
 /**
+ * What to do instead of an option a command does not have but a user reaches for (other commands
+ * have it, or the command does it another way), by command path and option.
+ */
+const UNKNOWN_OPTION_HINTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'evals report': {
+    '--json': 'the report is JSON by default (--format json), on stdout or in --out FILE',
+  },
+  'evals grid': {
+    '--format':
+      'grid prints a table, or JSON with --json; the grid as Markdown, JUnit or HTML is evals report --format',
+    '--out':
+      'grid prints on stdout (evals grid > grid.txt); evals report --out FILE writes the grid in a report',
+  },
+  'evals compare': {
+    '--format':
+      'compare prints a table, or JSON with --json; evals report --a A --b B --format md writes the comparison in a report',
+    '--out':
+      'compare prints on stdout (evals compare … > comparison.txt); evals report --a A --b B --out FILE writes it in a report',
+  },
+  'evals init': {
+    '--force': 'init never replaces a file: remove it first, or name another file (evals init other.yaml)',
+  },
+};
+
+/**
  * What each commander usage error expected and received, from the command and commander's message,
  * and what to do: the message ends by pointing at the command's --help.
  */
@@ -94,8 +119,16 @@ function usageIssue(command: Command, error: CommanderError): Issue {
   const base = { component: path, message: `${said.replace(/\.$/, '')}; see ${help}` };
   const quoted = /'([^']*)'/.exec(said)?.[1] ?? '';
   switch (error.code) {
-    case 'commander.unknownOption':
-      return { code: 'unknown_option', ...base, expected: `an option ${help} lists`, received: quoted };
+    case 'commander.unknownOption': {
+      const hint = UNKNOWN_OPTION_HINTS[path]?.[quoted];
+      return {
+        code: 'unknown_option',
+        ...base,
+        ...(hint === undefined ? {} : { message: `${said.replace(/\.$/, '')}: ${hint}; see ${help}` }),
+        expected: `an option ${help} lists`,
+        received: quoted,
+      };
+    }
     case 'commander.unknownCommand':
       return {
         code: 'unknown_command',

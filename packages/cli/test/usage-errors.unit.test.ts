@@ -145,6 +145,25 @@ describe("commander's suggestion is on the line of its error (never an escaped \
     expect((await evals('report', '--help')).code).toBe(0);
   });
 
+  // An option the command lacks but a user reaches for: what to do instead.
+  it.each([
+    [['report', '--json'], 'the report is JSON by default (--format json)'],
+    [['grid', '--format', 'md'], 'the grid as Markdown, JUnit or HTML is evals report --format'],
+    [['grid', '--out', 'g.txt'], 'evals report --out FILE writes the grid in a report'],
+    [['compare', '--a', 'x', '--b', 'y', '--format', 'md'], 'evals report --a A --b B --format md'],
+    [['compare', '--a', 'x', '--b', 'y', '--out', 'c.txt'], 'evals report --a A --b B --out FILE'],
+    [['init', '--force'], 'init never replaces a file'],
+  ])('%j: says what to do instead', async (args, hint) => {
+    const run = await evals(...args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^ {2}unknown_option at evals [a-z]+: unknown option '${args.find((arg) => ['--json', '--format', '--out', '--force'].includes(arg)) ?? ''}'[^\n]*: [^\n]*${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^\n]*; see evals [a-z]+ --help`,
+        'm',
+      ),
+    );
+  });
+
   it('an unknown command too', async () => {
     const run = await evals('repor');
     expect(run.stderr).toContain("unknown command 'repor' (Did you mean report?); see evals --help");
