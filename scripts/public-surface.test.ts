@@ -176,6 +176,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'LedgerRecord',
     'LedgerStore',
     'NO_NATIVE_EVIDENCE',
+    'PROGRESS_EVERY',
     'PolicyDecision',
     'PolicyVerdictInput',
     'PolicyVerdictOutcome',

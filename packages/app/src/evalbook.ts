@@ -14,6 +14,7 @@ import {
 } from '@paperclip-evals/node';
 import {
   DEFAULT_STORE_URL,
+  PROGRESS_EVERY,
   assertGatesJudgeable,
   assertReportOptions,
   decideGates,
@@ -56,6 +57,8 @@ export interface EvalbookRequest {
   readonly run?: string;
   /** Count attempts kept apart as foreign. */
   readonly includeForeign?: boolean;
+  /** Called as attempts are read (every PROGRESS_EVERY), by the report, the grid and the comparison alike. */
+  readonly onProgress?: (read: number) => void;
 }
 
 /**
@@ -112,6 +115,18 @@ export async function withEvalbook<T>(
   }
 }
 
+/** The attempts as they are read, `onProgress` told every PROGRESS_EVERY (writeReport's cadence). */
+async function* counted<T>(
+  attempts: AsyncIterable<T>,
+  onProgress?: (read: number) => void,
+): AsyncIterable<T> {
+  let read = 0;
+  for await (const attempt of attempts) {
+    if (++read % PROGRESS_EVERY === 0) onProgress?.(read);
+    yield attempt;
+  }
+}
+
 export interface ReportRequest extends EvalbookRequest {
   readonly format: ReportFormat;
   /** Where the report goes (node's writeOutputFile); default stdout. */
@@ -123,8 +138,6 @@ export interface ReportRequest extends EvalbookRequest {
   readonly htmlUrl?: string;
   /** Which runs the grid surfaces show first (--all-runs: all_runs; default newest_run). */
   readonly gridView?: GridView;
-  /** Called as attempts are read. */
-  readonly onProgress?: (read: number) => void;
 }
 
 /**
@@ -235,7 +248,7 @@ export async function summariseEvalbook(
 ): Promise<EvalbookSummary> {
   return withEvalbook(request, 'read', async ({ store, environment }) => {
     const reading = {
-      attempts: () => withExpectedChecks(store.attempts(), environment),
+      attempts: () => counted(withExpectedChecks(store.attempts(), environment), request.onProgress),
       policyVerdicts: () => store.policyVerdicts(),
     };
     return summariseStore(reading, {

@@ -493,16 +493,36 @@ export { isFileSystemError };
  */
 export type CliErrorCode = 'paperclip_cli_usage_invalid' | 'paperclip_cli_input_unreadable';
 
-/** A mistake in how the command was called (reported without a stack trace, exit 2); its message says what to do. */
+/**
+ * A mistake in how the command was called (reported without a stack trace, exit 2); its message says
+ * what to do, and it has at least one issue saying where (the flag), what was expected and what was
+ * received — a usage error with none could not say them (usageError makes the one-issue kind).
+ */
 export class UsageError extends CodedError<CliErrorCode> {
   override readonly name = 'UsageError';
 
   constructor(
     message: string,
-    options?: ErrorOptions & { readonly code?: CliErrorCode; readonly issues?: readonly Issue[] },
+    options: ErrorOptions & { readonly code?: CliErrorCode; readonly issues: readonly [Issue, ...Issue[]] },
   ) {
-    super(options?.code ?? 'paperclip_cli_usage_invalid', message, options?.issues ?? [], options);
+    super(options.code ?? 'paperclip_cli_usage_invalid', message, options.issues, options);
   }
+}
+
+/** What one usage issue says beside its message: its code, where (a flag, `-`, a file), what was expected, what was received. */
+export interface UsageIssue {
+  readonly code: string;
+  readonly component: string;
+  readonly expected: unknown;
+  readonly received: unknown;
+}
+
+/**
+ * The usage error of one mistake: `message` (what is wrong and what to do) and its one issue with
+ * where, expected and received. A received value that may be a secret is described, never given.
+ */
+export function usageError(message: string, issue: UsageIssue): UsageError {
+  return new UsageError(message, { issues: [{ ...issue, message }] });
 }
 
 /** One half of a pair of options that go together: its flag, its value as given, what it names. */

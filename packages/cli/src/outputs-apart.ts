@@ -27,9 +27,11 @@ export async function refuseOutputsOverInputs(
 ): Promise<void> {
   const conflicts = await outputConflicts(outputs, inputs);
   if (conflicts.length === 0) return;
+  const [first, ...rest] = outputConflictIssues(conflicts);
+  if (first === undefined) return;
   const flags = [...new Set(conflicts.map(({ output }) => output.flag))].join(' and ');
   throw new UsageError(
     `${conflicts.map(outputConflictText).join('; ')}: writing it would replace an input (output_conflicts_input; nothing was written). Name another file for ${flags}`,
-    { issues: outputConflictIssues(conflicts) },
+    { issues: [first, ...rest] },
   );
 }

@@ -13,7 +13,15 @@ import type { FailOn, ReportFormat } from '@paperclip-evals/evalbook';
 import { addCampaignCommands } from './commands/campaign-program.js';
 import { addEngineCommands } from './commands/engine-program.js';
 import { addLedgerCommands } from './commands/ledger-program.js';
-import { EXIT, UsageError, contractFailureJson, failureJson, optionPair } from './exit-codes.js';
+import {
+  EXIT,
+  POLICY_REPLAY_EXIT,
+  UsageError,
+  contractFailureJson,
+  failureJson,
+  optionPair,
+  usageError,
+} from './exit-codes.js';
 import { applyOptionRules, needs, positiveInteger, repeatable } from './options.js';
 import {
   COMPARE_REPORT_V1,
@@ -29,6 +37,9 @@ import { addPolicyCommands } from './commands/policy-program.js';
 import { addPublishCommands } from './commands/publish-program.js';
 import { printOwnText } from './print.js';
 import { EvalsCommand, act, codeUsageErrors, runProgram } from './run.js';
+
+/** The store a reading command opens when neither --store nor an --env file names one (evalbook's DEFAULT_STORE_URL). */
+const DEFAULT_STORE_TEXT = 'sqlite:.evalbook/evalbook.sqlite';
 
 const CLI_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -55,6 +66,20 @@ export function createProgram(): Command {
     .addHelpText(
       'after',
       [
+        '',
+        'Start here (`pnpm demo` leaves an Evalbook in .evalbook/demo/<campaign>/evalbook.sqlite):',
+        '  $ evals init                                        # a commented evalbook.yaml to edit',
+        '  $ evals run --release-dir RELEASE --env evalbook.yaml --campaign first-1',
+        '  $ evals ingest "runs/**/*.json" --env evalbook.yaml  # attempt bundles a runner wrote',
+        '  $ evals grid --env evalbook.yaml                    # cases × configs, the newest run',
+        '  $ evals compare --a baseline --b candidate          # is B better than A?',
+        '  $ evals report --format html --out report.html      # md, junit, csv, json (the default) too',
+        '  $ evals publish --out site && evals view site       # the static site, served on 127.0.0.1',
+        "The commands that read the Evalbook find it in --store, else the --env file's store, else",
+        `${DEFAULT_STORE_TEXT}. Each command's --help says what it does, every flag, examples and its exit codes.`,
+        '',
+        `Exit codes: ${EXIT.ok} ok · ${EXIT.invalid} an input refused (an invalid bundle, a refused release, a conflict) or a --fail-on gate failed · ${EXIT.usage} usage error, an unreadable input or an output refused · ${EXIT.incompatible} incompatible release · ${EXIT.artifactInvalid} runnerd artifact invalid · ${POLICY_REPLAY_EXIT.jobFailed} policy replay job error · ${EXIT.internal} internal error · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM.`,
+        'With --json a failure is one {schema, exitCode, error} object on stdout (schemas/evals/).',
         '',
         'Text from input (ids, file names, messages, what runnerd or a producer printed) is shown as data:',
         'a control character, bidi override or line break in it prints escaped as JSON writes it (ESC as',
@@ -334,8 +359,14 @@ export function createProgram(): Command {
             const { runAttemptPage } = await import('./commands/report.js');
             // --format defaults to json; given, with --attempt, it can only be html.
             if (command.getOptionValueSource('format') === 'cli' && flags.format !== 'html')
-              throw new UsageError(
+              throw usageError(
                 `--attempt writes one attempt's replay page, which is HTML: --format ${flags.format} cannot go with it (leave --format out, or give --format html)`,
+                {
+                  code: 'options_conflict',
+                  component: '--format',
+                  expected: 'no --format, or --format html, with --attempt',
+                  received: `--format ${flags.format} with --attempt`,
+                },
               );
             return runAttemptPage({
               attemptId: flags.attempt,
@@ -700,7 +731,7 @@ interface ReportFlags {
 function storeOption(): Option {
   return new Option(
     '--store <url>',
-    "the store: sqlite:PATH or postgres://… (default: the environment file's store, else sqlite:.evalbook/evalbook.sqlite)",
+    `the store: sqlite:PATH or postgres://… (default: the environment file's store, else ${DEFAULT_STORE_TEXT})`,
   );
 }
 

@@ -82,18 +82,53 @@ function commandPath(command: Command): string {
 }
 
 /**
+ * What to do instead of an option a command does not have but a user reaches for (other commands
+ * have it, or the command does it another way), by command path and option.
+ */
+const UNKNOWN_OPTION_HINTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'evals report': {
+    '--json': 'the report is JSON by default (--format json), on stdout or in --out FILE',
+  },
+  'evals grid': {
+    '--format':
+      'grid prints a table, or JSON with --json; the grid as Markdown, JUnit or HTML is evals report --format',
+    '--out':
+      'grid prints on stdout (evals grid > grid.txt); evals report --out FILE writes the grid in a report',
+  },
+  'evals compare': {
+    '--format':
+      'compare prints a table, or JSON with --json; evals report --a A --b B --format md writes the comparison in a report',
+    '--out':
+      'compare prints on stdout (evals compare … > comparison.txt); evals report --a A --b B --out FILE writes it in a report',
+  },
+  'evals init': {
+    '--force': 'init never replaces a file: remove it first, or name another file (evals init other.yaml)',
+  },
+};
+
+/**
  * What each commander usage error expected and received, from the command and commander's message,
  * and what to do: the message ends by pointing at the command's --help.
  */
 function usageIssue(command: Command, error: CommanderError): Issue {
   const path = commandPath(command);
   const help = `${path} --help`;
-  const said = error.message.replace(/^error: /, '');
+  // Commander puts a suggestion on a line of its own ("…'--stor'\n(Did you mean --store?)"): one line
+  // here, so the message never shows an escaped \n (text from argv in it stays escaped by printLines).
+  const said = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
   const base = { component: path, message: `${said.replace(/\.$/, '')}; see ${help}` };
   const quoted = /'([^']*)'/.exec(said)?.[1] ?? '';
   switch (error.code) {
-    case 'commander.unknownOption':
-      return { code: 'unknown_option', ...base, expected: `an option ${help} lists`, received: quoted };
+    case 'commander.unknownOption': {
+      const hint = UNKNOWN_OPTION_HINTS[path]?.[quoted];
+      return {
+        code: 'unknown_option',
+        ...base,
+        ...(hint === undefined ? {} : { message: `${said.replace(/\.$/, '')}: ${hint}; see ${help}` }),
+        expected: `an option ${help} lists`,
+        received: quoted,
+      };
+    }
     case 'commander.unknownCommand':
       return {
         code: 'unknown_command',
@@ -162,6 +197,17 @@ function usageIssue(command: Command, error: CommanderError): Issue {
         received: `${quoted} alone`,
       };
     }
+    case 'commander.conflictingOption': {
+      // "option '--all-runs' cannot be used with option '--run <runId>'": both named, and which to drop.
+      const [first = '', second = ''] = [...said.matchAll(/'(--[^' ]+)[^']*'/g)].map((match) => match[1]);
+      return {
+        code: 'options_conflict',
+        component: path,
+        message: `${said}: they ask for different things, so give one of them (nothing was done); see ${help}`,
+        expected: `${first} or ${second}, not both`,
+        received: `${first} and ${second}`,
+      };
+    }
     default:
       return { code: 'usage_invalid', ...base, expected: `a command line ${help} describes`, received: said };
   }
@@ -178,6 +224,29 @@ const COMMAND_FAILURES = new WeakMap<Command, Failures>();
 export class EvalsCommand extends Command {
   override createCommand(name?: string): EvalsCommand {
     return new EvalsCommand(name);
+  }
+
+  /**
+   * Commander checks required and conflicting options before unknown ones, and shows help before
+   * an unknown command: a misspelt flag (`qualify --release-di r`) read "required option
+   * '--release-dir <dir>' not specified", and `evals ledger --help` printed the root help with exit
+   * 0 as if `ledger` were a command. The mistake the user made is the error shown: an unknown
+   * option of a command (with commander's suggestion), an unknown command even beside --help.
+   */
+  override parseOptions(args: string[]): { operands: string[]; unknown: string[] } {
+    const parsed = super.parseOptions(args);
+    const help = parsed.unknown.some((arg) => arg === '--help' || arg === '-h');
+    const [option] = parsed.unknown;
+    if (this.commands.length === 0 && !help && option?.startsWith('-') === true)
+      (this as unknown as { unknownOption(flag: string): never }).unknownOption(option);
+    const [name] = parsed.operands;
+    if (this.commands.length > 0 && help && name !== undefined && name !== 'help' && !this.hasCommand(name))
+      this.error(`error: unknown command '${name}'`, { code: 'commander.unknownCommand' });
+    return parsed;
+  }
+
+  private hasCommand(name: string): boolean {
+    return this.commands.some((sub) => sub.name() === name || sub.aliases().includes(name));
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander's own signature

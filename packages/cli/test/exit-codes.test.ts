@@ -76,7 +76,11 @@ describe('exitCodeFor: a row per failure', () => {
   const rows: [string, unknown, number][] = [
     ['--help / --version (commander exit 0)', new CommanderError(0, 'commander.helpDisplayed', ''), EXIT.ok],
     ['an unknown option', new CommanderError(1, 'commander.unknownOption', 'x'), EXIT.usage],
-    ['a usage error', new UsageError('bad flag'), EXIT.usage],
+    [
+      'a usage error',
+      new UsageError('bad flag', { issues: [{ code: 'option_value_invalid', message: 'bad flag' }] }),
+      EXIT.usage,
+    ],
     ['a file that cannot be read', fileSystemError('ENOENT'), EXIT.usage],
     ['a folder that cannot be written', fileSystemError('EACCES'), EXIT.usage],
     ['a store that cannot be used', storeError('corrupt', { issues: [] }), EXIT.usage],
@@ -232,7 +236,7 @@ describe('exitCodeForPolicyReplay: its own codes for the same failures', () => {
     ],
     ['a runnerd artifact error', new ContractError('paperclip_runnerd_artifact_invalid', 'x'), 2],
     ['an app refusal', new AppError('paperclip_app_input_invalid', 'x'), 2],
-    ['a usage error', new UsageError('x'), 2],
+    ['a usage error', new UsageError('x', { issues: [{ code: 'option_value_invalid', message: 'x' }] }), 2],
     ['a store that cannot be used', storeError('corrupt'), 2],
     ['a file that cannot be read', fileSystemError('ENOENT'), 2],
     ['a bug', new TypeError('x'), EXIT.internal],
@@ -254,12 +258,13 @@ describe('contractFailureJson', () => {
     });
   });
 
-  it.each([new UsageError('x'), new TypeError('x'), fileSystemError('ENOENT')])(
-    'is nothing for any other failure (%s)',
-    (error) => {
-      expect(contractFailureJson(error)).toBeUndefined();
-    },
-  );
+  it.each([
+    new UsageError('x', { issues: [{ code: 'option_value_invalid', message: 'x' }] }),
+    new TypeError('x'),
+    fileSystemError('ENOENT'),
+  ])('is nothing for any other failure (%s)', (error) => {
+    expect(contractFailureJson(error)).toBeUndefined();
+  });
 });
 
 describe('the documented codes', () => {

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { createProgram } from '../src/program.ts';
+
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
 import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import {
@@ -44,6 +46,9 @@ const SCHEMA_OF: Readonly<Record<string, string>> = {
   'paperclip-evals/compare/v1': SCHEMA('compare'),
   'paperclip-evals/policy-replay/v1': SCHEMA('policy-replay'),
   'evals-qualification/v1': SCHEMA('qualification-record'),
+  'paperclip-evals/publish/v1': SCHEMA('publish'),
+  'paperclip-evals/site-verification/v1': SCHEMA('site-verification'),
+  'paperclip-evals/campaign-plan/v1': SCHEMA('campaign-plan'),
 };
 const FAILURE = SCHEMA('cli-failure');
 
@@ -86,6 +91,8 @@ interface Output {
   readonly label: string;
   readonly schemaId: string;
   readonly value: unknown;
+  /** The command line that printed it. */
+  readonly args: readonly string[];
 }
 const outputs: Output[] = [];
 
@@ -112,13 +119,13 @@ async function evals(args: readonly string[], exitCode: number): Promise<unknown
 }
 
 /** Validates an output against `schemaId` (or, by its `schema` member, against its own). */
-function expectSchema(label: string, value: unknown, schemaId?: string): void {
+function expectSchema(label: string, value: unknown, args: readonly string[], schemaId?: string): void {
   const named = (value as { schema?: unknown }).schema;
   const isFailure = typeof value === 'object' && value !== null && 'exitCode' in value && 'error' in value;
   const id = schemaId ?? (isFailure ? FAILURE : SCHEMA_OF[String(named)]);
   expect(id, `${label}: an output with no schema (${String(named)})`).toBeDefined();
   expect(schemaErrors(id ?? '', value), label).toEqual([]);
-  outputs.push({ label, schemaId: id ?? '', value });
+  outputs.push({ label, schemaId: id ?? '', value, args });
 }
 
 const json = async (
@@ -128,7 +135,7 @@ const json = async (
   schemaId?: string,
 ): Promise<unknown> => {
   const value = await evals(args, exitCode);
-  expectSchema(label, value, schemaId);
+  expectSchema(label, value, args, schemaId);
   return value;
 };
 
@@ -256,6 +263,53 @@ describe('every --json output of the real CLI holds to its schema', () => {
     await json('digest canonical', ['digest', '--canonical', 'catalog.json', '--json'], 0, SCHEMA('digest'));
     await json('negotiate bad document', negotiate(runnerdV2, 'package-metadata.json'), 2, schema);
   });
+
+  it('publish and publish --verify: a site, its verification, a defect found, a failure', async () => {
+    const site = join(dir, 'site');
+    await json('publish', ['publish', '--store', store, '--out', site, '--json'], 0);
+    await json('verify', ['publish', '--verify', site, '--json'], 0);
+    await writeFile(join(site, 'stray.txt'), 'not in any manifest\n');
+    const defect = await json('verify defect', ['publish', '--verify', site, '--json'], 1);
+    expect((defect as { ok: boolean }).ok).toBe(false);
+    const missing = `sqlite:${join(dir, 'no-such-store.sqlite')}`;
+    const failed = await json('publish failure', ['publish', '--store', missing, '--out', site, '--json'], 2);
+    expect((failed as { schema: string }).schema).toBe('paperclip-evals/publish/v1');
+  });
+
+  it('run --plan, and a failing run and merge (the one failure object)', async () => {
+    const demo = join(REPO_ROOT, 'fixtures/environments/demo/evalbook.yaml');
+    await json('run plan', ['run', '--plan', '--env', demo, '--campaign', 'schema-plan', '--json'], 0);
+    const missing = join(dir, 'no-such-evalbook.yaml');
+    const run = ['run', '--env', missing, '--campaign', 'c', '--release-dir', dir, '--json'];
+    expect(((await json('run failure', run, 2)) as { schema: string }).schema).toBe(
+      'paperclip-evals/campaign/v1',
+    );
+    const merge = ['merge', join(dir, 'no-such-shard.json'), '--out', join(dir, 'merged.json'), '--json'];
+    expect(((await json('merge failure', merge, 2)) as { schema: string }).schema).toBe(
+      'paperclip-evals/campaign/v1',
+    );
+  });
+});
+
+/** `runnerd inspect`, as typed: a command path of the tree (a group and its command, or one command). */
+function commandOf(args: readonly string[], program = createProgram()): string {
+  const [first = '', second = ''] = args;
+  const group = program.commands.find((command) => command.name() === first);
+  return group !== undefined && group.commands.length > 0 ? `${first} ${second}` : first;
+}
+
+describe('every command with --json is among the outputs checked above', () => {
+  it('each one printed at least one output that held to its schema', () => {
+    const withJson: string[] = [];
+    const walk = (command: ReturnType<typeof createProgram>, path: readonly string[]): void => {
+      if (command.options.some((option) => option.long === '--json')) withJson.push(path.join(' '));
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(createProgram(), []);
+    expect(withJson.length).toBeGreaterThan(10);
+    const checked = new Set(outputs.map((output) => commandOf(output.args)));
+    expect(withJson.filter((command) => !checked.has(command))).toEqual([]);
+  });
 });
 
 const DELETE = Symbol('delete');
@@ -327,6 +381,12 @@ const MUTATIONS: [string, string, string, string, unknown][] = [
   ['grid', 'grid', 'an extra member (the shape is closed)', '/statusCounts', {}],
   ['cli-failure', 'compare failure', 'an issue that is not an object', '/error/issues', ['x']],
   ['ingest-report', 'ingest duplicates', 'a store that is not named', '/store', ''],
+  ['publish', 'publish', 'a site that is not named', '/site', DELETE],
+  ['publish', 'publish', 'public that is not a boolean', '/public', 'no'],
+  ['site-verification', 'verify', 'a verification without its issues', '/issues', DELETE],
+  ['site-verification', 'verify defect', 'a file count that is not a number', '/files', 'many'],
+  ['campaign-plan', 'run plan', 'a plan without its attempts', '/attempts', DELETE],
+  ['campaign-plan', 'run plan', 'a plan without its suite fingerprint', '/suiteFingerprint', DELETE],
 ];
 
 describe('each schema refuses a plausible wrong output', () => {

@@ -31,7 +31,7 @@ export { currentCampaigns } from './ledger/campaign-records.js';
 export type { CampaignRecordOutcome } from './ledger/campaign-records.js';
 export { assertGatesJudgeable, decideGates } from './analysis/gates.js';
 export type { FailOn, GateVerdicts } from './analysis/gates.js';
-export { assertReportOptions, writeReport } from './report/report.js';
+export { PROGRESS_EVERY, assertReportOptions, writeReport } from './report/report.js';
 // The attempt replay: the model and its one renderer (the report's drill-down, `evals report
 // --attempt`, the published site's attempt pages).
 export { buildAttemptReplay, loadAttemptReplay } from './report/attempt-replay.js';

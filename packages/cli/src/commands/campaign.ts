@@ -19,7 +19,7 @@ import type {
 } from '@paperclip-evals/campaign';
 import type { CampaignRecordOutcome } from '@paperclip-evals/evalbook';
 
-import { UsageError, optionPair } from '../exit-codes.js';
+import { optionPair, usageError } from '../exit-codes.js';
 import { fileInput, refuseOutputsOverInputs, storeInput } from '../outputs-apart.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
@@ -64,13 +64,25 @@ export function passedEnvironment(
   // A refused argument is never echoed: it may be a value given by mistake (a key pasted in).
   const bad = names.flatMap((name, index) => (ENV_NAME.test(name) ? [] : [index + 1]));
   if (bad.length > 0)
-    throw new UsageError(
+    throw usageError(
       `--pass-env takes a variable's name ([A-Z_][A-Z0-9_]*, e.g. OPENAI_API_KEY), never its value: received --pass-env argument ${bad.map((at) => `#${at}`).join(', #')}, not such a name (not shown: it may be a value). Give the name; evals reads the value from its own environment`,
+      {
+        code: 'option_value_invalid',
+        component: '--pass-env',
+        expected: "a variable's name ([A-Z_][A-Z0-9_]*)",
+        received: `--pass-env argument ${bad.map((at) => `#${at}`).join(', #')} (not shown: it may be a value)`,
+      },
     );
   const unset = names.filter((name) => from[name] === undefined);
   if (unset.length > 0)
-    throw new UsageError(
+    throw usageError(
       `--pass-env ${unset.join(', ')}: not set in the environment evals runs in (set ${unset.length === 1 ? 'it' : 'them'}, or drop the flag)`,
+      {
+        code: 'environment_variable_unset',
+        component: '--pass-env',
+        expected: `${unset.join(', ')} set in the environment of evals`,
+        received: 'not set',
+      },
     );
   return Object.fromEntries(names.map((name) => [name, from[name] as string]));
 }
@@ -96,14 +108,24 @@ const list = (text: string | undefined): 'all' | string[] | undefined =>
 function positiveInteger(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^[1-9][0-9]{0,3}$/.test(text))
-    throw new UsageError(`${flag} takes a whole number from 1 to 9999, received ${JSON.stringify(text)}`);
+    throw usageError(`${flag} takes a whole number from 1 to 9999, received ${JSON.stringify(text)}`, {
+      code: 'option_value_invalid',
+      component: flag,
+      expected: 'a whole number from 1 to 9999',
+      received: text,
+    });
   return Number(text);
 }
 
 function usd(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^[0-9]+(\.[0-9]{1,9})?$/.test(text))
-    throw new UsageError(`${flag} takes an amount in USD (e.g. 12.50), received ${JSON.stringify(text)}`);
+    throw usageError(`${flag} takes an amount in USD (e.g. 12.50), received ${JSON.stringify(text)}`, {
+      code: 'option_value_invalid',
+      component: flag,
+      expected: 'an amount in USD, at most 9 decimals (e.g. 12.50)',
+      received: text,
+    });
   return Number(text);
 }
 
@@ -154,13 +176,25 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
   );
   // Every flag is checked before any I/O (the release is qualified, the store opened only after).
   if (options.evalSessionSha256 !== undefined && !isSha256Digest(options.evalSessionSha256))
-    throw new UsageError(
+    throw usageError(
       `--eval-session-sha256 ${JSON.stringify(options.evalSessionSha256)} is not a digest: expected sha256: followed by 64 lowercase hex digits (evals digest FILE prints it); nothing was run`,
+      {
+        code: 'option_value_invalid',
+        component: '--eval-session-sha256',
+        expected: 'sha256: followed by 64 lowercase hex digits',
+        received: options.evalSessionSha256,
+      },
     );
   const sessionEnv = passedEnvironment(options.passEnv);
   if (options.plan && options.out !== undefined)
-    throw new UsageError(
+    throw usageError(
       '--plan prints the plan and runs nothing: --out has no record to write (drop --out, or drop --plan to run the campaign)',
+      {
+        code: 'options_conflict',
+        component: '--out',
+        expected: '--plan without --out',
+        received: '--plan and --out',
+      },
     );
   await assertOutApart(options);
   const common = {
@@ -193,7 +227,15 @@ export async function runRun(options: RunCommandOptions): Promise<Outcome> {
     return 'ok';
   }
   if (options.releaseDir === undefined)
-    throw new UsageError('evals run needs --release-dir (or --plan to only print the plan)');
+    throw usageError(
+      'evals run needs --release-dir DIR (or --plan to only print the plan); nothing was run',
+      {
+        code: 'required_option_missing',
+        component: '--release-dir',
+        expected: '--release-dir DIR, or --plan',
+        received: 'neither',
+      },
+    );
 
   const stop = new AbortController();
   const kill = new AbortController();
@@ -304,7 +346,15 @@ export interface MergeCommandOptions {
 
 export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
   if (options.store === undefined && options.fromStores.length > 0)
-    throw new UsageError('--from-store needs --store: the store the shards’ attempts are copied into');
+    throw usageError(
+      '--from-store needs --store: the store the shards’ attempts are copied into (add --store URL, or drop --from-store); nothing was written',
+      {
+        code: 'option_without_companion',
+        component: '--from-store',
+        expected: '--from-store with --store',
+        received: '--from-store alone',
+      },
+    );
   await refuseOutputsOverInputs(
     [{ flag: '--out', path: options.out }],
     [

@@ -14,7 +14,7 @@ import {
 import type { Readable, Writable } from 'node:stream';
 import type { LogLevel } from '@paperclip-evals/checks';
 
-import { UsageError, exitCodeForOutcome } from '../exit-codes.js';
+import { exitCodeForOutcome, usageError } from '../exit-codes.js';
 import { printDocument, printLogLine } from '../print.js';
 
 export interface EngineOptions {
@@ -46,7 +46,13 @@ export async function serveEngine(
   { logLevel, store: storeUrl }: EngineOptions,
   { input, output, env, logLine }: EngineStdio,
 ): Promise<void> {
-  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!isLogLevel(logLevel))
+    throw usageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`, {
+      code: 'option_value_invalid',
+      component: '--log-level',
+      expected: `one of ${LOG_LEVELS.join(', ')}`,
+      received: logLevel,
+    });
   const log = jsonLogger(logLevel, logLine);
   const history = await openEngineHistory(storeUrl, env);
   let server: EngineServer;

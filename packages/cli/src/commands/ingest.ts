@@ -13,7 +13,7 @@ import { noticeOnStop } from '@paperclip-evals/node';
 import type { Issue } from '@paperclip-evals/contract';
 import type { IngestProgress, IngestSummary } from '@paperclip-evals/evalbook';
 
-import { UsageError, cliIssues, exitCodeForOutcome, show } from '../exit-codes.js';
+import { cliIssues, exitCodeForOutcome, show, usageError } from '../exit-codes.js';
 import { INGEST_REPORT_V1 } from '../output-schemas.js';
 import { progressText } from '../progress.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
@@ -65,8 +65,14 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     );
   };
   if (options.runnerdSha256 !== undefined && !isSha256Digest(options.runnerdSha256))
-    throw new UsageError(
-      `--runnerd-sha256 ${JSON.stringify(options.runnerdSha256)} is not a digest: expected sha256: followed by 64 lowercase hex digits`,
+    throw usageError(
+      `--runnerd-sha256 ${JSON.stringify(options.runnerdSha256)} is not a digest: give sha256: followed by 64 lowercase hex digits (evals digest FILE prints it); nothing was read`,
+      {
+        code: 'option_value_invalid',
+        component: '--runnerd-sha256',
+        expected: 'sha256: followed by 64 lowercase hex digits',
+        received: options.runnerdSha256,
+      },
     );
   // The counts so far, for what an interruption says: every attempt counted inserted is committed
   // (a batch in flight when the signal came is rolled back whole).

@@ -6,7 +6,7 @@ import { checkRetractionRequest, displayUsd, retractionText } from '@paperclip-e
 
 import type { RetractionOutcome, RunCounts } from '@paperclip-evals/evalbook';
 
-import { EXIT, UsageError } from '../exit-codes.js';
+import { EXIT, usageError } from '../exit-codes.js';
 import { RETRACTION_REPORT_V1, RUNS_V1 } from '../output-schemas.js';
 import { padShown, printJson, printLines, shownWidth } from '../print.js';
 
@@ -46,13 +46,32 @@ function defaultAuthor(): string {
   } catch {
     // no user entry for this uid (a container): fall through
   }
-  throw new UsageError('cannot tell who retracts: name yourself with --by NAME');
+  throw usageError('cannot tell who retracts (this process has no user name): name yourself with --by NAME', {
+    code: 'author_unknown',
+    component: '--by',
+    expected: '--by NAME, or a user name for this process',
+    received: 'neither',
+  });
 }
 
 export async function runRetract(options: RetractCommandOptions): Promise<Outcome> {
-  if (options.run === undefined) throw new UsageError('name the run to retract: --run RUN_ID');
+  if (options.run === undefined)
+    throw usageError('name the run to retract: --run RUN_ID (evals runs lists them); nothing was written', {
+      code: 'required_option_missing',
+      component: '--run',
+      expected: '--run RUN_ID',
+      received: 'not given',
+    });
   if (options.reason === undefined)
-    throw new UsageError('say why with --reason "…" (it is shown wherever the retraction is)');
+    throw usageError(
+      'say why with --reason "…" (it is shown wherever the retraction is); nothing was written',
+      {
+        code: 'required_option_missing',
+        component: '--reason',
+        expected: '--reason TEXT',
+        received: 'not given',
+      },
+    );
   const request = checkRetractionRequest({
     runId: options.run,
     attemptIds: options.attempts,

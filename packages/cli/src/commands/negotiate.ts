@@ -16,7 +16,7 @@ import { readJsonDocument, resolveRunnerdArtifact } from '@paperclip-evals/node'
 import type { CompatibilityReceipt, Issue } from '@paperclip-evals/contract';
 import type { RunnerdArtifact } from '@paperclip-evals/node';
 
-import { UsageError, cliIssues, show } from '../exit-codes.js';
+import { cliIssues, show, usageError } from '../exit-codes.js';
 import { printJson, printLines } from '../print.js';
 
 import type { CliIssue, ContractFailureReport, Outcome } from '../exit-codes.js';
@@ -93,7 +93,16 @@ export async function runNegotiate(options: NegotiateOptions): Promise<Outcome> 
   const catalogDocument = await readJsonDocument(resolve(options.catalog), 'semantic catalog');
   const catalogVersion = (catalogDocument as { version?: unknown } | null)?.version;
   if (typeof catalogVersion !== 'number') {
-    throw new UsageError(`the semantic catalog ${options.catalog} has no numeric "version" field`);
+    throw usageError(
+      `the semantic catalog ${options.catalog} has no numeric "version" field: give the catalog the package ships (its version is a number); nothing was run`,
+      {
+        code: 'catalog_version_missing',
+        component: '--catalog',
+        expected: 'a JSON object with a numeric "version"',
+        received:
+          catalogVersion === undefined ? 'no "version"' : `"version" of type ${typeof catalogVersion}`,
+      },
+    );
   }
   const artifact = await resolveRunnerdArtifact({
     executablePath: options.runnerd,

@@ -7,7 +7,7 @@
 import { shellCommand } from '@paperclip-evals/contract';
 import { noticeOnStop } from '@paperclip-evals/node';
 
-import { UsageError } from '../exit-codes.js';
+import { usageError } from '../exit-codes.js';
 import { painted, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
@@ -29,15 +29,22 @@ export const VERIFY_ISSUES_SHOWN = 20;
 
 export async function runPublish(options: PublishCommandOptions): Promise<Outcome> {
   if (options.verify !== undefined) {
-    if (
-      options.out !== undefined ||
-      options.store !== undefined ||
-      options.campaign !== undefined ||
-      options.as !== undefined ||
-      options.public
-    )
-      throw new UsageError(
-        '--verify SITE takes no --out, --store, --campaign, --as or --public: it only checks a site',
+    const publishing = [
+      ...(options.out === undefined ? [] : ['--out']),
+      ...(options.store === undefined ? [] : ['--store']),
+      ...(options.campaign === undefined ? [] : ['--campaign']),
+      ...(options.as === undefined ? [] : ['--as']),
+      ...(options.public ? ['--public'] : []),
+    ];
+    if (publishing.length > 0)
+      throw usageError(
+        `--verify SITE takes no --out, --store, --campaign, --as or --public: it only checks a site (nothing was done); drop ${publishing.join(', ')}, or drop --verify to publish`,
+        {
+          code: 'options_conflict',
+          component: publishing.join(', '),
+          expected: '--verify SITE with --threads or --json only',
+          received: `--verify with ${publishing.join(', ')}`,
+        },
       );
     const [{ verifySite }, { checkedThreads }] = await Promise.all([
       import('@paperclip-evals/app/site/verify'),
@@ -71,7 +78,15 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
     return result.ok ? 'ok' : 'site_refused';
   }
   if (options.out === undefined)
-    throw new UsageError('evals publish needs --out SITE (the site folder), or --verify SITE to check one');
+    throw usageError(
+      'evals publish needs --out SITE (the site folder to write), or --verify SITE to check one (nothing was done)',
+      {
+        code: 'required_option_missing',
+        component: '--out',
+        expected: '--out SITE or --verify SITE',
+        received: 'neither',
+      },
+    );
   const { checkedThreads, publishSite } = await import('@paperclip-evals/app/site/publish');
   const site = options.out;
   // Said after child-cleanup removed the staging folder, before the process exits 130 / 143.
@@ -120,7 +135,15 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
 export async function runView(options: { readonly site: string; readonly port?: string }): Promise<Outcome> {
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!/^[0-9]{1,5}$/.test(options.port ?? '0') || port > 65535)
-    throw new UsageError(`--port takes a port from 0 to 65535, received ${JSON.stringify(options.port)}`);
+    throw usageError(
+      `--port takes a port from 0 to 65535 (0, or no --port: any free one), received ${JSON.stringify(options.port)}`,
+      {
+        code: 'option_value_invalid',
+        component: '--port',
+        expected: 'a whole number from 0 to 65535',
+        received: options.port,
+      },
+    );
   const { serveSite } = await import('@paperclip-evals/app/site/serve');
   const served = await serveSite({ site: options.site, port });
   printLines('stdout', [served.url]);

@@ -120,20 +120,34 @@ function reportGates(verdicts: GateVerdicts | null): Outcome {
   return verdicts.passed ? 'ok' : 'gate_failed';
 }
 
+/**
+ * Reads the Evalbook with a progress line on a terminal's stderr (`what: reading the Evalbook…` at
+ * once, then the attempts read and their rate as the app reports them), cleared before anything else
+ * is printed; elsewhere (piped, a file, CI) nothing. The one progress of report, grid and compare.
+ */
+async function withReadingProgress<T>(
+  what: string,
+  read: (progress: { onProgress?: (read: number) => void }) => Promise<T>,
+): Promise<T> {
+  if (!isTerminal('stderr')) return read({});
+  const started = performance.now();
+  drawProgress(`\r\x1b[K${what}: reading the Evalbook…`);
+  const onProgress = (attempts: number): void => {
+    const rate = Math.round(attempts / Math.max((performance.now() - started) / 1000, 0.001));
+    drawProgress(`\r\x1b[K${what}: ${attempts} attempts read · ${rate}/s`);
+  };
+  try {
+    return await read({ onProgress });
+  } finally {
+    clearProgress();
+  }
+}
+
 export async function runReport(options: ReportCommandOptions): Promise<Outcome> {
   const { reportEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const tty = isTerminal('stderr');
-  const started = performance.now();
-  const onProgress = (read: number): void => {
-    const rate = Math.round(read / Math.max((performance.now() - started) / 1000, 0.001));
-    drawProgress(`\r\x1b[Kreporting: ${read} attempts read · ${rate}/s`);
-  };
-  let result;
-  try {
-    result = await reportEvalbook({ ...options, failOn: options.failOn, ...(tty ? { onProgress } : {}) });
-  } finally {
-    if (tty) clearProgress();
-  }
+  const result = await withReadingProgress('reporting', (progress) =>
+    reportEvalbook({ ...options, failOn: options.failOn, ...progress }),
+  );
   const { summary, budgets, gate } = result;
   const leftOut = leftOutText(summary);
   if (options.out !== undefined) {
@@ -185,7 +199,9 @@ export interface GridCommandOptions extends StoreCommandOptions {
 
 export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
   const { summariseEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const result = await summariseEvalbook(options);
+  const result = await withReadingProgress('grid', (progress) =>
+    summariseEvalbook({ ...options, ...progress }),
+  );
   const shown = shownGrid(result, options.allRuns ? 'all_runs' : 'newest_run');
   if (options.json) {
     printJson({
@@ -221,19 +237,19 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
   const widths = result.configs.map((configId) =>
     Math.max(shownWidth(configId), ...result.cases.map((caseId) => shownWidth(text(caseId, configId)))),
   );
+  // Each column padded to its width but the last, so no line of the table ends in spaces.
+  const column = (shown: string, index: number): string =>
+    index === result.configs.length - 1 ? shown : pad(shown, widths[index] ?? 0);
   const lines: Line[] = [
     `${gridScopeText(shown, result)}${shown.view === 'newest_run' && result.runs.length > 1 && result.runScope === null ? ' — --all-runs pools every run' : ''}`,
-    [
-      pad('case', caseWidth),
-      ...result.configs.map((configId, index) => pad(configId, widths[index] ?? 0)),
-    ].join('  '),
+    [pad('case', caseWidth), ...result.configs.map((configId, index) => column(configId, index))].join('  '),
   ];
   for (const caseId of result.cases)
     lines.push([
       pad(caseId, caseWidth),
       ...result.configs.flatMap((configId, index) => {
         const cell = cells.get(`${caseId}\u0000${configId}`);
-        const shownText = pad(text(caseId, configId), widths[index] ?? 0);
+        const shownText = column(text(caseId, configId), index);
         const style =
           cell?.solveRate === null || cell === undefined
             ? 'dim'
@@ -265,7 +281,12 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
 
 export async function runCompare(options: CompareCommandOptions): Promise<Outcome> {
   const { compareInEvalbook } = await import('@paperclip-evals/app/evalbook');
-  const { summary: result, comparison, gate, view } = await compareInEvalbook(options);
+  const {
+    summary: result,
+    comparison,
+    gate,
+    view,
+  } = await withReadingProgress('comparing', (progress) => compareInEvalbook({ ...options, ...progress }));
   if (options.json) {
     const leftOut = {
       leftOut: result.leftOut,

@@ -13,7 +13,7 @@ import type {
   NativeExecutionInput,
 } from '@paperclip-evals/node';
 
-import { UsageError, cliIssues, show } from '../exit-codes.js';
+import { cliIssues, show, usageError } from '../exit-codes.js';
 import { VALIDATE_REPORT_V1 } from '../output-schemas.js';
 import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
@@ -117,8 +117,14 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
  * not a regular file (a FIFO would block the read forever) is refused before it is opened.
  */
 async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
-  if (inputs.filter((input) => input === STDIN_INPUT).length > 1)
-    throw new UsageError('stdin (-) can be given only once');
+  const stdin = inputs.filter((input) => input === STDIN_INPUT).length;
+  if (stdin > 1)
+    throw usageError('stdin (-) can be given only once: it is read once; give - once (nothing was read)', {
+      code: 'stdin_repeated',
+      component: STDIN_INPUT,
+      expected: '- at most once',
+      received: `- ${stdin} times`,
+    });
   const targets: BundleInput[] = [];
   for await (const target of expandBundleInputs(inputs)) targets.push(target);
   return targets;

@@ -66,8 +66,24 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw storeError('sqlite: store URL needs a path (sqlite:PATH)');
-    if ((options.mustExist === true || options.readOnly === true) && !existsSync(path))
-      throw storeError(`no Evalbook at ${path} (expected a SQLite file written by \`evals ingest\`)`);
+    if ((options.mustExist === true || options.readOnly === true) && !existsSync(path)) {
+      const which =
+        url === DEFAULT_STORE_URL
+          ? " (the default store: no --store was given, nor an --env file's store)"
+          : '';
+      const message = `no Evalbook at ${path}${which}: name an existing one with --store sqlite:PATH, or make it first (\`evals ingest\` or \`evals run\` with this store)`;
+      throw storeError(message, {
+        issues: [
+          {
+            code: 'store_missing',
+            component: path,
+            expected: 'a SQLite Evalbook file (written by evals ingest or evals run)',
+            received: 'nothing there',
+            message,
+          },
+        ],
+      });
+    }
     const { SqliteStore } = await import('./sqlite-store.js');
     const { sqliteFailure } = await import('./sqlite-store.js');
     const access = options.readOnly === true ? 'read' : 'write';
@@ -87,9 +103,21 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
     const { PostgresStore } = await import('./postgres-store.js');
     return PostgresStore.open(url);
   }
-  throw storeError(
-    `unknown store URL ${JSON.stringify(displayLocator(url))} (expected sqlite:PATH or postgres://…)`,
-  );
+  const shown = displayLocator(url);
+  // A bare path (book.sqlite): the scheme it lacks. Never for a text that may hold a secret (a conninfo).
+  const bare = /^[^\s:=]+$/.test(url) ? ` (this file: sqlite:${url})` : '';
+  const message = `unknown store URL ${JSON.stringify(shown)}: name a store as sqlite:PATH or postgres://…${bare}`;
+  throw storeError(message, {
+    issues: [
+      {
+        code: 'store_url_unknown',
+        component: shown,
+        expected: 'sqlite:PATH or postgres://…',
+        received: shown,
+        message,
+      },
+    ],
+  });
 }
 
 /**

@@ -1,0 +1,94 @@
+// A store that is not there, or a store URL of no known kind, is a coded error that says where, what
+// was expected and what was received, and what to do — for every command that reads the Evalbook —
+// and never shows a password. In-process, in an empty working folder (so the default store is absent).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createProgram, runProgram } from '../src/program.ts';
+import { setOutputSink } from '../src/print.ts';
+
+let dir = '';
+let previous = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evals-store-errors-'));
+  previous = process.cwd();
+  process.chdir(dir);
+});
+afterAll(async () => {
+  process.chdir(previous);
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function evals(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const printed = { stdout: '', stderr: '' };
+  const before = setOutputSink({
+    write: (stream, text, done) => {
+      printed[stream] += text;
+      done?.();
+    },
+    isTerminal: () => false,
+  });
+  try {
+    const code = await runProgram(['node', 'evals', ...args], createProgram());
+    return { code, ...printed };
+  } finally {
+    setOutputSink(before);
+  }
+}
+
+/** Every command that reads the Evalbook, as a new user first types it. */
+const READERS: [string, string[]][] = [
+  ['report', ['report', '--format', 'md']],
+  ['grid', ['grid']],
+  ['compare', ['compare', '--a', 'baseline', '--b', 'candidate']],
+  ['runs', ['runs']],
+  ['report --attempt', ['report', '--attempt', 'a1', '--out', 'a1.html']],
+  ['retract', ['retract', '--run', 'r1', '--reason', 'why', '--by', 'me']],
+  ['publish', ['publish', '--out', 'site']],
+];
+
+describe('no store at the default place: which store, that it is the default, and what to do', () => {
+  it.each(READERS)('%s', async (_name, args) => {
+    const run = await evals(...args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "  store_missing at .evalbook/evalbook.sqlite: no Evalbook at .evalbook/evalbook.sqlite (the default store: no --store was given, nor an --env file's store): name an existing one with --store sqlite:PATH",
+    );
+    expect(run.stderr).toMatch(/\(expected a SQLite Evalbook file [^)]*\), received nothing there\)$/m);
+  });
+});
+
+describe('a store named that is not there, or not a store URL', () => {
+  it('sqlite:PATH that is not there: not said to be the default', async () => {
+    const run = await evals('grid', '--store', 'sqlite:nope.sqlite', '--json');
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      error: {
+        code: 'paperclip_evalbook_store_unusable',
+        issues: [{ code: 'store_missing', component: 'nope.sqlite', received: 'nothing there' }],
+      },
+    });
+    expect(run.stderr).not.toContain('default store');
+  });
+
+  it('a bare path: the URL it should have been', async () => {
+    const run = await evals('grid', '--store', 'book.sqlite');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      '  store_url_unknown at book.sqlite: unknown store URL "book.sqlite": name a store as sqlite:PATH or postgres://… (this file: sqlite:book.sqlite)',
+    );
+  });
+
+  it.each([
+    ['a URL of another database', 'mysql://root:hunter2@127.0.0.1/db'],
+    ['a conninfo', "host=127.0.0.1 user=me password='hunter2' dbname=db"],
+  ])('%s: coded, its password never shown, no path suggested', async (_name, url) => {
+    const run = await evals('grid', '--store', url, '--json');
+    expect(run.code).toBe(2);
+    expect(`${run.stdout}${run.stderr}`).not.toContain('hunter2');
+    expect(run.stderr).not.toContain('this file: sqlite:');
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { issues: [{ code: 'store_url_unknown' }] } });
+  });
+});
