@@ -2,7 +2,8 @@
 // own code — a test per defect. A content defect is planted with the manifest updated to match
 // (tamper), so the defect under test is the only one found.
 import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,22 @@ describe('evals publish --verify', () => {
     const site = await copy();
     await writeFile(join(site, PAGE), `${await readFile(join(site, PAGE), 'utf8')} `);
     expect(await codes(site)).toEqual(['site_digest_mismatch']);
+  });
+
+  it('site_digest_mismatch: a file grown past its listed size is refused by its size, never read (a sparse 8 GiB page)', async () => {
+    const site = await copy();
+    await truncate(join(site, PAGE), 8 * 1024 * 1024 * 1024);
+    const bytesRead = (): number =>
+      Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+    const before = bytesRead();
+    const result = await verifySite(site, { threads: 1 });
+    expect(bytesRead() - before).toBeLessThan(64 * 1024 * 1024);
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'site_digest_mismatch',
+        received: `${8 * 1024 * 1024 * 1024} bytes (not read)`,
+      }),
+    ]);
   });
 
   it('site_unknown_path: a file the manifest does not list, or a path outside the layout', async () => {

@@ -82,9 +82,9 @@ export function readRegularFile(path: string, options: { readonly maxBytes?: num
   return readFileBytes(path, { maxBytes: options.maxBytes ?? Number.POSITIVE_INFINITY });
 }
 
-/** readRegularFile without the promise. */
-export function readRegularFileSync(path: string): Buffer {
-  return readFileBytesSync(path, { maxBytes: Number.POSITIVE_INFINITY });
+/** readRegularFile without the promise (with `maxBytes`, a larger file refused by its size, unread). */
+export function readRegularFileSync(path: string, options: { readonly maxBytes?: number } = {}): Buffer {
+  return readFileBytesSync(path, { maxBytes: options.maxBytes ?? Number.POSITIVE_INFINITY });
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Sha256Digest } from '@paperclip-evals/contract';
 import type { QualificationIssue } from './record.js';
 
 export const APP_RECORD_SCHEMA = 'paperclip-runner/clean-consumer-conformance/v1';
-const MAX_APP_RECORD_BYTES = 4 * 1024 * 1024;
+export const MAX_APP_RECORD_BYTES = 4 * 1024 * 1024;
 
 export interface AppRecordArtifact {
   readonly fileName: string;

@@ -201,7 +201,7 @@ export async function scanTarball(
     if (code === 'EFBIG')
       readIssues.push({
         code: 'tarball_too_large',
-        message: `the tarball file is over ${limits.maxArchiveBytes} bytes (read that far, then stopped)`,
+        message: `the tarball file is over ${limits.maxArchiveBytes} bytes (${(error as Error).message.includes('not read') ? 'by its size: not read' : 'read that far, then stopped'})`,
         expected: `a file of at most ${limits.maxArchiveBytes} bytes`,
         received: `more than ${limits.maxArchiveBytes}`,
       });

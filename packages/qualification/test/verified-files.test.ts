@@ -4,7 +4,8 @@
 // the digest computed a moment before (the review found tarball-extract comparing the computed
 // digest with itself, so tarball_changed could never fire). In-process: the checks are run directly
 // with the values the checks before them would give.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Digest } from '@paperclip-evals/contract';
@@ -193,5 +194,27 @@ describe('the checks that use a file of the release', () => {
       issues: [{ code: 'app_record_schema_unknown' }],
     });
     expect(await readFile(join(dir, APP_RECORD), 'utf8')).toBe('{}');
+  });
+
+  it('app-record: a record grown past its limit after it was verified is refused by its size, never read (a sparse 8 GiB file)', async () => {
+    const given = {
+      'tarball-extract': { sha256: sha256Digest('tarball bytes'), packageDir: null },
+      'package-manifest': { manifest: null, version: '0.4.0' },
+    } as const;
+    const path = join(dir, APP_RECORD);
+    await truncate(path, 8 * 1024 * 1024 * 1024);
+    try {
+      const bytesRead = (): number =>
+        Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+      const before = bytesRead();
+      const outcome = await run(appRecord, given);
+      expect(bytesRead() - before).toBeLessThan(64 * 1024 * 1024);
+      expect(outcome).toMatchObject({
+        status: 'fail',
+        issues: [{ code: 'input_too_large', file: APP_RECORD }],
+      });
+    } finally {
+      await writeFile(path, '{}');
+    }
   });
 });

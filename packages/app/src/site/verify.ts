@@ -25,9 +25,14 @@ import { Worker } from 'node:worker_threads';
 import { isAscii } from 'node:buffer';
 import { join, posix, resolve } from 'node:path';
 
-import { credentialShapedValues, decodeCharacterReferences } from '@paperclip-evals/contract';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  credentialShapedValues,
+  decodeCharacterReferences,
+  isContractError,
+} from '@paperclip-evals/contract';
 import { siteScriptHashes } from '@paperclip-evals/evalbook';
-import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage } from '@paperclip-evals/node';
+import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage, readRegularFileSync } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
 
@@ -390,7 +395,29 @@ export function checkChunk(
       );
       continue;
     }
-    const bytes = readFileSync(join(site, path));
+    // Its size before a byte is read: a file larger than its entry and than any page could be
+    // (DEFAULT_MAX_INPUT_BYTES) is a mismatch, never read; one within it is read and its content
+    // checked too, as a browser would read it.
+    let bytes: Buffer;
+    try {
+      bytes = readRegularFileSync(join(site, path), {
+        maxBytes: Math.max(entry.size, DEFAULT_MAX_INPUT_BYTES),
+      });
+    } catch (error) {
+      if (!isContractError(error)) throw error;
+      files.push(
+        issue(
+          'site_digest_mismatch',
+          path,
+          `${path} is not the file the manifest lists: it is larger than it lists and than ${DEFAULT_MAX_INPUT_BYTES} bytes (not read)`,
+          `${entry.sha256}, ${entry.size} bytes`,
+          typeof error.issues[0]?.received === 'string'
+            ? error.issues[0].received
+            : `more than ${entry.size} bytes`,
+        ),
+      );
+      continue;
+    }
     if (scripts !== null) content.push(...checkContent(path, bytes, all, scripts));
     const sha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
     if (sha256 !== entry.sha256 || bytes.length !== entry.size)

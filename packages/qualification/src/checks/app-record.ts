@@ -3,10 +3,10 @@
 // debug binary" is proven; see ../app-record.ts).
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { declaredBuildProfile, sha256Digest } from '@paperclip-evals/contract';
+import { declaredBuildProfile, isContractError, sha256Digest } from '@paperclip-evals/contract';
 import { readRegularFile } from '@paperclip-evals/node';
 
-import { judgeAppRecord } from '../app-record.js';
+import { MAX_APP_RECORD_BYTES, judgeAppRecord } from '../app-record.js';
 import { verifiedDigest } from '../release-dir.js';
 import { fail, judge, lacking } from './context.js';
 
@@ -46,7 +46,20 @@ export const appRecord: QualificationCheckDefinition = {
       return lacking(unmet);
     }
     const runnerdSha256 = values.found('runnerd-resolve')?.artifact.sha256 ?? runnerdDigest.sha256;
-    const bytes = await readRegularFile(join(releaseDir, layout.appRecord));
+    // Its size before a byte is read: a record over the limit is input_too_large, never read.
+    const bytes = await readRegularFile(join(releaseDir, layout.appRecord), {
+      maxBytes: MAX_APP_RECORD_BYTES,
+    }).catch((error: unknown) => {
+      if (isContractError(error)) return error;
+      throw error;
+    });
+    if (isContractError(bytes)) {
+      const file = layout.appRecord;
+      return fail(
+        `${file} is over the ${MAX_APP_RECORD_BYTES}-byte limit of an App record (not read)`,
+        bytes.issues.map((issue) => ({ ...issue, file })),
+      );
+    }
     if (sha256Digest(bytes) !== recordDigest.sha256) {
       return fail(`${layout.appRecord} changed while it was being qualified`, [
         {
