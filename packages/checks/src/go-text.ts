@@ -90,3 +90,15 @@ export function goFormatG(value: number, precision: number): string {
   const plain = Number(`${mantissa}e${exponent}`).toFixed(Math.max(0, precision - 1 - exponent));
   return `${sign}${plain.includes('.') ? plain.replace(/0+$/, '').replace(/\.$/, '') : plain}`;
 }
+
+/** The characters Go's unicode.IsSpace reports (Latin-1's six and NEL, NBSP, and White_Space). */
+const GO_SPACE = '\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000';
+const GO_TRIM_SPACE = new RegExp(`^[${GO_SPACE}]+|[${GO_SPACE}]+$`, 'g');
+
+/**
+ * `text` as Go's strings.TrimSpace gives it: JavaScript's trim() also trims U+FEFF, which Go keeps,
+ * and keeps U+0085 (NEL), which Go trims.
+ */
+export function goTrimSpace(text: string): string {
+  return text.replace(GO_TRIM_SPACE, '');
+}

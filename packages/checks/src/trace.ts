@@ -6,6 +6,7 @@
 import { schemaErrors } from '@paperclip-evals/contract';
 
 import { ChecksError } from './errors.js';
+import { goTrimSpace } from './go-text.js';
 
 export const TRACE_SCHEMA_ID = 'https://paperclip-evals.dev/schemas/checks/trace/v1.json';
 export const MAX_TRACE_BYTES = 10 * 1024 * 1024;
@@ -132,7 +133,8 @@ function checkVersionIdAndOutput(node: Record<string, unknown>): void {
       `Set schema_version to 1 (current) or 0 (previous, deprecated). Version ${JSON.stringify(version)} is not supported.`,
     );
   }
-  if (typeof node.trace_id !== 'string' || node.trace_id.trim() === '') {
+  // strings.TrimSpace (validate.go:49, 118): Go's spaces, not JavaScript's.
+  if (typeof node.trace_id !== 'string' || goTrimSpace(node.trace_id) === '') {
     throw invalidTrace(
       'trace missing required field: trace_id',
       'Every trace must include a non-empty trace_id string.',
@@ -171,7 +173,7 @@ function checkStepsAndDepth(node: Record<string, unknown>, depth: number, measur
   for (const step of steps) {
     // The Attest engine's step rules, in its order and words (validate.go:117-135).
     const name = isObject(step) && typeof step.name === 'string' ? step.name : '';
-    if (name.trim() === '') {
+    if (goTrimSpace(name) === '') {
       throw invalidTrace(
         'trace step missing required field: name',
         'Every step must include a non-empty name string.',

@@ -582,6 +582,17 @@ describe('params as the Attest engine decodes them (server/handler.go)', () => {
     });
   });
 
+  it("a blank trace_id or step name is blank by Go's strings.TrimSpace (validate.go:49, 118): NEL is a space", async () => {
+    expect(await answer(batch(2, '{"trace_id":"\\u0085 ","output":{"m":1}}'))).toMatchObject({
+      error: { code: 1001, message: 'trace missing required field: trace_id' },
+    });
+    expect(
+      await answer(
+        batch(2, '{"trace_id":"t","output":{"m":1},"steps":[{"type":"tool_call","name":"\\u3000\\u0085"}]}'),
+      ),
+    ).toMatchObject({ error: { code: 1001, message: 'trace step missing required field: name' } });
+  });
+
   // The detail of each error too, word for word: each handler's first check, handler.go:337-356,
   // and trace/validate.go:36-166.
   it.each([
