@@ -353,6 +353,51 @@ describe('a campaign on one machine', () => {
     ).toBe(true);
     expect((await ledgerIds(store, 'interrupted')).length).toBe(record.totals.passed);
   }, 60_000);
+
+  it('SIGTERM kills the running sessions: each killed try is eval_session_interrupted, never in the ledger, and the rerun runs it under the same try id (exit 143, then 0)', async () => {
+    const campaign = 'terminated';
+    const store = `sqlite:${join(scratch, 'terminated.sqlite')}`;
+    const out = join(scratch, 'terminated.json');
+    const waiting = join(scratch, 'evalbook-await.json');
+    // One attempt whose session waits for a `go` file beside its request (far under its timeout).
+    await writeFile(
+      waiting,
+      JSON.stringify(
+        suiteEnvironment([{ id: 'case_wait', behaviour: 'await_go' }], { retries: 0, turnTimeoutMs: 60_000 }),
+      ),
+    );
+    const args = runArgs(campaign, store);
+    args[args.indexOf('--env') + 1] = waiting;
+    const before = await standIn.starts();
+    let pid = 0;
+    const running = evals([...args, '--out', out], (child) => (pid = child));
+    let tryId = '';
+    for (let waited = 0; waited < 20_000 && tryId === ''; waited += 50) {
+      const started = [...(await standIn.starts())].find((name) => !before.has(name));
+      if (started !== undefined) tryId = started.replace(/\.[0-9]+$/, '');
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(tryId).not.toBe('');
+    process.kill(pid, 'SIGTERM');
+    const result = await running;
+    expect(result.code, result.stderr).toBe(143);
+    const record = JSON.parse(await readFile(out, 'utf8')) as CampaignRecord;
+    expect(record.partial).toContain('interrupted');
+    expect(record.attempts[0]).toMatchObject({ disposition: 'not_run_stopped', infrastructureFailure: null });
+    expect(record.attempts[0]?.tries[0]).toMatchObject({
+      attemptId: tryId,
+      ingest: 'none',
+      infrastructureFailure: { class: 'eval_session_interrupted' },
+    });
+    expect(await ledgerIds(store, campaign).catch(() => [] as string[])).toEqual([]);
+
+    await writeFile(join(scratch, `work-${campaign}`, tryId, 'go'), '');
+    const rerun = await evals([...args, '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const again = JSON.parse(rerun.stdout) as CampaignRecord;
+    expect(again.attempts[0]).toMatchObject({ disposition: 'passed', resumed: false, finalAttemptId: tryId });
+    expect(await ledgerIds(store, campaign)).toHaveLength(1);
+  }, 60_000);
 });
 
 describe('--pass-env: a live provider credential reaches the session, and nothing else keeps it', () => {

@@ -380,6 +380,85 @@ function driverIssues(artifact: AnyEvalSessionArtifact): Issue[] {
       ];
 }
 
+/**
+ * Upstream's per-provider members (its eval-session writes each only for its provider: the managed
+ * profile and retained session for claude_managed, the AgentCore profile for aws_agentcore, the ACPX
+ * agent, profile and diagnostic candidate for acpx; their shapes are the schema's, from the request
+ * its parser accepted). One on another provider's artifact is refused; the retained session says
+ * whether there is a provider session, as upstream derives it.
+ */
+const PROVIDER_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  claude_managed: ['managedProfile', 'retainedSession', 'retainedSessionStatus'],
+  aws_agentcore: ['agentCoreProfile'],
+  acpx: ['acpxAgent', 'acpxProfile', 'diagnosticCandidateProfile'],
+});
+
+function providerFieldIssues(artifact: EvalSessionArtifact): Issue[] {
+  const issues: Issue[] = [];
+  const stated: Readonly<Record<string, unknown>> = artifact;
+  for (const [provider, fields] of Object.entries(PROVIDER_FIELDS))
+    for (const field of fields)
+      if (stated[field] !== undefined && artifact.provider !== provider)
+        issues.push(
+          issue(
+            'provider_field_mismatch',
+            `/${field}`,
+            `upstream's eval-session writes ${field} only for provider ${provider}`,
+            `no ${field} for provider ${artifact.provider}`,
+            stated[field],
+          ),
+        );
+  // Upstream's request parser: agentVersion a canonical positive int32 string (the schema has its form).
+  const managed = stated.managedProfile as { agentVersion?: unknown } | undefined;
+  if (typeof managed?.agentVersion === 'string' && BigInt(managed.agentVersion) > 2_147_483_647n)
+    issues.push(
+      issue(
+        'schema_violation',
+        '/managedProfile/agentVersion',
+        'agentVersion is a positive int32 (upstream refuses a larger one)',
+        'at most 2147483647',
+        managed.agentVersion,
+      ),
+    );
+  const retained = artifact.providerSessionId !== null;
+  if (stated.retainedSession !== undefined && stated.retainedSession !== retained)
+    issues.push(
+      issue(
+        'retained_session_mismatch',
+        '/retainedSession',
+        'retainedSession says whether the artifact has a providerSessionId',
+        retained,
+        stated.retainedSession,
+      ),
+    );
+  const status = retained ? 'retained' : 'unknown';
+  if (stated.retainedSessionStatus !== undefined && stated.retainedSessionStatus !== status)
+    issues.push(
+      issue(
+        'retained_session_mismatch',
+        '/retainedSessionStatus',
+        'retainedSessionStatus is retained with a providerSessionId, unknown without',
+        status,
+        stated.retainedSessionStatus,
+      ),
+    );
+  if (
+    stated.diagnosticCandidateProfile !== undefined &&
+    stated.acpxAgent !== undefined &&
+    stated.diagnosticCandidateProfile !== stated.acpxAgent
+  )
+    issues.push(
+      issue(
+        'provider_field_mismatch',
+        '/diagnosticCandidateProfile',
+        "the diagnostic candidate profile is the session's ACPX agent (upstream's --candidate-profile must match it)",
+        stated.acpxAgent,
+        stated.diagnosticCandidateProfile,
+      ),
+    );
+  return issues;
+}
+
 function failureClassIssues(artifact: AnyEvalSessionArtifact): Issue[] {
   const issues: Issue[] = [];
   for (const [field, failure] of [
@@ -463,7 +542,7 @@ function semanticIssues(artifact: EvalSessionArtifact): Issue[] {
           ),
         );
 
-  issues.push(...driverIssues(artifact));
+  issues.push(...driverIssues(artifact), ...providerFieldIssues(artifact));
 
   if (artifact.accountingFailure !== undefined || artifact.accountingError !== undefined) {
     if (artifact.accountingFailure === undefined || artifact.accountingError === undefined)

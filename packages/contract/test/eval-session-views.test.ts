@@ -183,3 +183,179 @@ describe("a missing cell's placeholder devtools", () => {
     );
   });
 });
+
+// Upstream's per-provider members of an artifact: each only for its provider, shaped as the request
+// its parser accepted (the schema refers to the environment schema's lane fields, Evals' one
+// statement of those shapes), the retained session derived from the provider session.
+describe("upstream's per-provider members", () => {
+  const managedProfile = {
+    profileId: 'managed-1',
+    anthropicAgentId: 'agent_1',
+    agentVersion: '3',
+    environmentId: 'env_1',
+    betaVersion: 'managed-agents-2026-04-01',
+    maxSessionListCostUsd: 2.5,
+  };
+  const agentCoreProfile = {
+    ...Object.fromEntries(
+      [
+        'profileId',
+        'region',
+        'accountId',
+        'harnessArn',
+        'harnessVersion',
+        'endpointArn',
+        'endpointQualifier',
+        'agentRuntimeArn',
+        'memoryArn',
+        'memoryId',
+        'invocationRoleArn',
+        'contextBucket',
+        'contextPrefix',
+        'contextKmsKeyArn',
+        'qualificationRevision',
+      ].map((name) => [name, `${name}-1`]),
+    ),
+    eventExpiryDays: 90,
+    maxEstimatedSessionCostUsd: 1,
+    maxIterations: 10,
+    maxOutputTokens: 1000,
+    timeoutSeconds: 60,
+  };
+  const managed = (): Artifact => ({
+    ...upstreamSuccess('a1'),
+    provider: 'claude_managed',
+    driver: 'claude_managed_agents_api',
+    managedProfile,
+    retainedSession: true,
+    retainedSessionStatus: 'retained',
+  });
+  const agentCore = (): Artifact => ({
+    ...upstreamSuccess('a1'),
+    provider: 'aws_agentcore',
+    driver: 'aws_agentcore_harness_api',
+    agentCoreProfile,
+  });
+  const acpx = (): Artifact => ({
+    ...upstreamSuccess('a1'),
+    provider: 'acpx',
+    driver: 'acpx_runtime',
+    acpxAgent: 'cursor',
+    acpxProfile: { agent: 'cursor', acpxVersion: '0.3.1' },
+    diagnosticCandidateProfile: 'cursor',
+  });
+
+  it.each([
+    ['claude_managed', managed],
+    ['aws_agentcore', agentCore],
+    ['acpx', acpx],
+  ] as const)('%s: valid as upstream writes it, kept whole', (_provider, make) => {
+    const artifact = make();
+    expect(issues(artifact)).toEqual([]);
+    expect(parseEvalSessionArtifact(JSON.stringify(artifact))).toEqual(artifact);
+  });
+
+  const rows: [string, () => Artifact, (artifact: Artifact) => unknown, string][] = [
+    [
+      'a managed profile on codex',
+      () => upstreamSuccess('a1'),
+      (a) => (a.managedProfile = managedProfile),
+      'provider_field_mismatch /managedProfile',
+    ],
+    [
+      'an AgentCore profile on claude_managed',
+      managed,
+      (a) => (a.agentCoreProfile = agentCoreProfile),
+      'provider_field_mismatch /agentCoreProfile',
+    ],
+    [
+      'an ACPX agent on aws_agentcore',
+      agentCore,
+      (a) => (a.acpxAgent = 'codex'),
+      'provider_field_mismatch /acpxAgent',
+    ],
+    [
+      'a candidate profile on codex',
+      () => upstreamSuccess('a1'),
+      (a) => (a.diagnosticCandidateProfile = 'pi'),
+      'provider_field_mismatch /diagnosticCandidateProfile',
+    ],
+    [
+      'a candidate profile of another agent',
+      acpx,
+      (a) => (a.diagnosticCandidateProfile = 'pi'),
+      'provider_field_mismatch /diagnosticCandidateProfile',
+    ],
+    ['an unregistered ACPX agent', acpx, (a) => (a.acpxAgent = 'gemini'), 'schema_violation /acpxAgent'],
+    ['an ACPX profile that is empty', acpx, (a) => (a.acpxProfile = {}), 'schema_violation /acpxProfile'],
+    [
+      'an unknown candidate profile',
+      acpx,
+      (a) => (a.diagnosticCandidateProfile = 'codex'),
+      'schema_violation /diagnosticCandidateProfile',
+    ],
+    [
+      'a managed profile missing its environment',
+      managed,
+      (a) => delete a.managedProfile.environmentId,
+      'schema_violation /managedProfile/environmentId',
+    ],
+    [
+      'another managed beta',
+      managed,
+      (a) => (a.managedProfile.betaVersion = 'managed-agents-2025-01-01'),
+      'schema_violation /managedProfile/betaVersion',
+    ],
+    [
+      'an agentVersion not canonical',
+      managed,
+      (a) => (a.managedProfile.agentVersion = '03'),
+      'schema_violation /managedProfile/agentVersion',
+    ],
+    [
+      'an agentVersion past int32',
+      managed,
+      (a) => (a.managedProfile.agentVersion = '2147483648'),
+      'schema_violation /managedProfile/agentVersion',
+    ],
+    [
+      'a managed profile with a member upstream never writes',
+      managed,
+      (a) => (a.managedProfile.extra = 1),
+      'schema_violation /managedProfile',
+    ],
+    [
+      'an AgentCore profile with another expiry',
+      agentCore,
+      (a) => (a.agentCoreProfile.eventExpiryDays = 30),
+      'schema_violation /agentCoreProfile/eventExpiryDays',
+    ],
+    [
+      'retainedSession a string',
+      managed,
+      (a) => (a.retainedSession = 'yes'),
+      'schema_violation /retainedSession',
+    ],
+    [
+      'a retained session with no provider session',
+      managed,
+      (a) => (a.providerSessionId = null),
+      'retained_session_mismatch /retainedSession',
+    ],
+    [
+      'retainedSessionStatus unknown with a provider session',
+      managed,
+      (a) => (a.retainedSessionStatus = 'unknown'),
+      'retained_session_mismatch /retainedSessionStatus',
+    ],
+    [
+      'retainedSessionStatus of its own',
+      managed,
+      (a) => (a.retainedSessionStatus = 'kept'),
+      'schema_violation /retainedSessionStatus',
+    ],
+  ];
+  it.each(rows)('refuses %s', (_row, base, edit, expected) => {
+    expect(issues(changed(edit, base))).toContain(expected);
+  });
+});
