@@ -71,3 +71,23 @@ describe('each issue names the flag whose value it is about', () => {
     expect(run.stderr).not.toMatch(/ at \/[a-z]/i);
   });
 });
+
+describe('--help says the exit code of a scope the store does not hold, and it is that code', () => {
+  it.each([
+    ['grid', ['grid', '--run', 'nope'], 'a --run the store does not hold'],
+    [
+      'compare',
+      ['compare', '--a-run', 'run_a', '--b-run', 'nope'],
+      'a config or run the store does not hold',
+    ],
+    [
+      'compare',
+      ['compare', '--a', 'config_synthetic', '--b', 'nope'],
+      'a config or run the store does not hold',
+    ],
+  ])('%s: %j', async (command, args, said) => {
+    const help = (await evals(command, '--help')).stdout.replace(/\s+/g, ' ');
+    expect(help).toMatch(new RegExp(`Exit codes: .*· 2 [^·]*${said}`));
+    expect((await evals(...args, '--store', store)).code).toBe(2);
+  });
+});
