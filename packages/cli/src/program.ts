@@ -410,7 +410,7 @@ export function createProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 printed · 2 usage error (--all-runs with --run) or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).\n\nExamples:\n  $ evals grid                          # the newest run, each cell with its trend\n  $ evals grid --all-runs               # every run pooled\n  $ evals grid --run nightly-2026-11-30',
+      '\nExit codes: 0 printed · 2 usage error (--all-runs with --run), a --run the store does not hold, no such store or an unusable environment (with --json, a failure is one {schema, exitCode, error} object on stdout).\n\nExamples:\n  $ evals grid                          # the newest run, each cell with its trend\n  $ evals grid --all-runs               # every run pooled\n  $ evals grid --run nightly-2026-11-30',
     )
     .action(
       act(
@@ -473,7 +473,7 @@ export function createProgram(): Command {
         '',
         GATES_HELP,
         '',
-        'Exit codes: 0 printed (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error or no such store (with --json, a failure is one {schema, exitCode, error} object on stdout).',
+        'Exit codes: 0 printed (and every gate held) · 1 a --fail-on gate failed (every verdict on stderr) · 2 usage error (one of a pair, both pairs, a gate that needs a comparison), a config or run the store does not hold, no such store or an unusable environment (with --json, a failure is one {schema, exitCode, error} object on stdout).',
         '',
         'Examples:',
         '  $ evals compare --a baseline --b candidate',

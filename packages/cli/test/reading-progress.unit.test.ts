@@ -99,3 +99,32 @@ describe('the grid table', () => {
     },
   );
 });
+
+describe('publish and publish --verify: a progress line on a terminal, none elsewhere', () => {
+  it('publish: drawn at once, redrawn per campaign folder, cleared at the end', async () => {
+    const site = join(dir, 'site-tty');
+    const run = await evals(true, 'publish', '--store', store, '--out', site, '--threads', '1');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.startsWith(`${ERASE}publishing into ${site}: 0 campaign folder(s) done · 0s`)).toBe(
+      true,
+    );
+    expect(run.stderr).toContain(`${ERASE}publishing into ${site}: 2 campaign folder(s) done · `);
+    expect(run.stderr).toMatch(/evals: campaigns\/run_two: published/);
+    expect(run.stderr.endsWith(ERASE)).toBe(true);
+    const verify = await evals(true, 'publish', '--verify', site, '--threads', '1');
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stderr.startsWith(`${ERASE}verifying ${site}: 0s`)).toBe(true);
+    expect(verify.stderr.endsWith(ERASE)).toBe(true);
+    expect(verify.stderr).not.toContain('campaign folder(s) done');
+  });
+
+  it('none when stderr is not a terminal, nor with --json', async () => {
+    const site = join(dir, 'site-piped');
+    const piped = await evals(false, 'publish', '--store', store, '--out', site, '--threads', '1');
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stderr).not.toContain('\u001b');
+    const json = await evals(true, 'publish', '--verify', site, '--threads', '1', '--json');
+    expect(json.code).toBe(0);
+    expect(json.stderr).toBe('');
+  });
+});

@@ -275,7 +275,7 @@ function assertAs(request: PublishRequest): void {
       {
         code: 'site_rerender_id_invalid',
         message: 'a re-render is published as <campaign>-report-<n>',
-        path: '/as',
+        component: '--as',
         expected: `${request.campaign ?? '<campaign>'}-report-<n> (with --campaign)`,
         received: request.as,
       },

@@ -4,11 +4,11 @@
 // prints the URL and serves until Ctrl-C or SIGTERM. Publish says which staging folders of gone
 // publishers it removed (and which it left, why), and on SIGINT/SIGTERM what was cleaned up; verify
 // prints at most VERIFY_ISSUES_SHOWN defects, then how many more (--json lists every one).
-import { shellCommand } from '@paperclip-evals/contract';
+import { shellCommand, terminalText } from '@paperclip-evals/contract';
 import { noticeOnStop } from '@paperclip-evals/node';
 
 import { usageError } from '../exit-codes.js';
-import { painted, printJson, printLines } from '../print.js';
+import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines } from '../print.js';
 
 import type { Outcome } from '../exit-codes.js';
 
@@ -26,6 +26,41 @@ export interface PublishCommandOptions {
 
 /** `publish --verify` lists at most this many defects, then "and N more" (as other commands' lists). */
 export const VERIFY_ISSUES_SHOWN = 20;
+
+/**
+ * On a terminal's stderr, a line while a site is written or checked — what (the site as text, its
+ * control characters escaped), for a publication the campaign folders done so far, the seconds since
+ * the start — drawn at once and redrawn every second (the page workers report nothing finer), until
+ * `stop` clears it; elsewhere (piped, CI, --json) nothing.
+ */
+function siteProgress(
+  what: 'publishing into' | 'verifying',
+  site: string,
+  shown: boolean,
+): { readonly campaignDone: () => void; readonly stop: () => void } {
+  if (!shown || !isTerminal('stderr')) return { campaignDone: () => undefined, stop: () => undefined };
+  const started = performance.now();
+  let campaigns = 0;
+  const draw = (): void => {
+    const done = what === 'verifying' ? '' : ` ${campaigns} campaign folder(s) done ·`;
+    drawProgress(
+      `\r\x1b[K${what} ${terminalText(site)}:${done} ${Math.floor((performance.now() - started) / 1000)}s`,
+    );
+  };
+  draw();
+  const timer = setInterval(draw, 1000);
+  timer.unref();
+  return {
+    campaignDone: () => {
+      campaigns += 1;
+      draw();
+    },
+    stop: () => {
+      clearInterval(timer);
+      clearProgress();
+    },
+  };
+}
 
 export async function runPublish(options: PublishCommandOptions): Promise<Outcome> {
   if (options.verify !== undefined) {
@@ -50,10 +85,11 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
       import('@paperclip-evals/app/site/verify'),
       import('@paperclip-evals/app/site/publish'),
     ]);
+    const progress = siteProgress('verifying', options.verify, !options.json);
     const result = await verifySite(
       options.verify,
       options.threads === undefined ? {} : { threads: checkedThreads(options.threads, '--threads') },
-    );
+    ).finally(progress.stop);
     if (options.json) printJson(result);
     else if (result.ok)
       printLines('stdout', [
@@ -90,7 +126,9 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
   const { checkedThreads, publishSite } = await import('@paperclip-evals/app/site/publish');
   const site = options.out;
   // Said after child-cleanup removed the staging folder, before the process exits 130 / 143.
+  const progress = siteProgress('publishing into', site, !options.json);
   const releaseNotice = noticeOnStop((signal) => {
+    progress.stop();
     printLines('stderr', [
       `evals: interrupted (${signal}): publication into ${site} stopped; the campaign folder being written (its staging folder under campaigns/) was removed (cleaned up); campaign folders published before it stay, and the root files were not rewritten: publish again to finish`,
     ]);
@@ -116,12 +154,16 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
       ? {}
       : {
           onCampaign: (campaign) => {
+            progress.campaignDone();
             printLines('stderr', [
               `evals: ${campaign.folder}: ${campaign.outcome} (${campaign.files} files, ${campaign.kind}, ${campaign.completeness})`,
             ]);
           },
         }),
-  }).finally(releaseNotice);
+  }).finally(() => {
+    progress.stop();
+    releaseNotice();
+  });
   if (options.json) printJson(result);
   else
     printLines('stdout', [

@@ -545,7 +545,7 @@ export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Prom
       [
         {
           code: 'attempt_unknown',
-          path: '/attemptId',
+          component: '--attempt',
           message: 'no stored attempt has this id',
           expected: 'the id of a stored attempt',
           received: options.attemptId,
@@ -569,7 +569,7 @@ export async function loadAttemptReplay(options: LoadAttemptReplayOptions): Prom
       `attempt ${JSON.stringify(options.attemptId)} is stored ${found.length} times${where} (run/case/config: ${found.map((entry) => `${entry.key.runId}/${entry.key.caseId}/${entry.key.configId}`).join(', ')}): name ${name}`,
       found.map((entry) => ({
         code: 'attempt_ambiguous',
-        path: `/${telling[0]?.field ?? 'runId'}`,
+        component: telling[0]?.flag ?? '--run',
         message: `run ${entry.key.runId}, case ${entry.key.caseId}, config ${entry.key.configId}`,
         expected: 'one attempt',
         received: entry.key,

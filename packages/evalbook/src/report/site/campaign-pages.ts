@@ -193,7 +193,7 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
         {
           code: 'campaign_unknown',
           message: `no attempt with runId ${JSON.stringify(campaignId)}`,
-          path: '/campaign',
+          component: '--campaign',
           expected: 'a run id of the store (a campaign runs its attempts under its campaign id)',
           received: campaignId,
         },
