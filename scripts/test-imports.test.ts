@@ -1,7 +1,8 @@
 // What tests share lives in the test kit (@paperclip-evals/test-kit), so no test reaches into another
 // package's test/ folder: no file of a package's test/ (nor of scripts/ or the test kit) imports,
 // dynamically imports or names by a path string a file under another package's test/. And the test
-// kit stays out of what ships: no package's src/ imports it, and no package's manifest lists it.
+// kit stays out of what ships: no package's src/ imports it, and no package's manifest lists it. And
+// no test replaces a module with vi.mock (unit files share their worker's module graph).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +141,34 @@ describe('the scan finds every way of naming another package’s test/ folder', 
 describe('no test imports another package’s test/ folder', () => {
   it.each(TEST_FILES)('%s', (path) => {
     expect(foreignTestReferences(path, readFileSync(join(ROOT, path), 'utf8'))).toEqual([]);
+  });
+});
+
+/**
+ * Whether a source replaces a module for its test (vi.mock, vi.doMock, vi.unmock…), outside strings
+ * and comments. Unit files run in one module graph per worker (vitest.config.ts, `isolate: false`):
+ * a mock lands, or does not, by which file of the worker loaded the module first, so a test that
+ * passes alone fails beside others. A test passes what it varies as an argument instead.
+ */
+export function mocksModules(source: string): boolean {
+  return /\bvi\s*\.\s*(?:do)?(?:un)?mock\s*\(/i.test(source.replace(TOKENS, "''"));
+}
+
+describe('no test replaces a module (its worker shares one module graph)', () => {
+  it.each([
+    ["vi.mock('@paperclip-evals/evalbook', () => ({}));", true],
+    ['vi.doMock("../src/x.ts");', true],
+    ['vi . mock(`x`)', true],
+    ["vi.unmock('x');", true],
+    ["// vi.mock('x') would be unsound here", false],
+    ['const text = "vi.mock(\'x\')";', false],
+    ['vi.fn(); vi.spyOn(process, "exit");', false],
+  ])('%s → %s', (source, expected) => {
+    expect(mocksModules(source)).toBe(expected);
+  });
+
+  it.each(TEST_FILES)('%s', (path) => {
+    expect(mocksModules(readFileSync(join(ROOT, path), 'utf8'))).toBe(false);
   });
 });
 

@@ -57,8 +57,10 @@ export interface EvalbookRequest {
   readonly run?: string;
   /** Count attempts kept apart as foreign. */
   readonly includeForeign?: boolean;
-  /** Called as attempts are read (every PROGRESS_EVERY), by the report, the grid and the comparison alike. */
+  /** Called as attempts are read (every `progressEvery`), by the report, the grid and the comparison alike. */
   readonly onProgress?: (read: number) => void;
+  /** Attempts between two onProgress calls (a positive integer); evalbook's PROGRESS_EVERY by default. */
+  readonly progressEvery?: number;
 }
 
 /**
@@ -115,14 +117,15 @@ export async function withEvalbook<T>(
   }
 }
 
-/** The attempts as they are read, `onProgress` told every PROGRESS_EVERY (writeReport's cadence). */
+/** The attempts as they are read, `onProgress` told every `every` (writeReport's cadence by default). */
 async function* counted<T>(
   attempts: AsyncIterable<T>,
   onProgress?: (read: number) => void,
+  every: number = PROGRESS_EVERY,
 ): AsyncIterable<T> {
   let read = 0;
   for await (const attempt of attempts) {
-    if (++read % PROGRESS_EVERY === 0) onProgress?.(read);
+    if (++read % every === 0) onProgress?.(read);
     yield attempt;
   }
 }
@@ -167,6 +170,7 @@ export async function reportEvalbook(request: ReportRequest): Promise<ReportResu
         ...(request.gridView === undefined ? {} : { gridView: request.gridView }),
         includeForeign: request.includeForeign === true,
         ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+        ...(request.progressEvery === undefined ? {} : { progressEvery: request.progressEvery }),
       });
     });
     if (result === undefined) throw new Error('writeOutputFile returned before the report was written');
@@ -248,7 +252,8 @@ export async function summariseEvalbook(
 ): Promise<EvalbookSummary> {
   return withEvalbook(request, 'read', async ({ store, environment }) => {
     const reading = {
-      attempts: () => counted(withExpectedChecks(store.attempts(), environment), request.onProgress),
+      attempts: () =>
+        counted(withExpectedChecks(store.attempts(), environment), request.onProgress, request.progressEvery),
       policyVerdicts: () => store.policyVerdicts(),
     };
     return summariseStore(reading, {

@@ -1,21 +1,16 @@
 // The grid and the comparison tell their caller how many attempts they have read, at the report's
-// cadence (PROGRESS_EVERY, made 2 here so five attempts show it): what `evals grid` and `evals
-// compare` draw their terminal progress line from, as `evals report` does from writeReport's.
+// cadence (PROGRESS_EVERY by default; `progressEvery: 2` here so five attempts show it): what `evals
+// grid` and `evals compare` draw their terminal progress line from, as `evals report` does from
+// writeReport's. (No vi.mock of evalbook's constant: unit files share a worker's module graph, so a
+// mock lands or not by which file loaded the module first — scripts/test-imports.test.ts.)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ingest } from '@paperclip-evals/evalbook';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { compareInEvalbook, summariseEvalbook } from '../src/evalbook.ts';
-
-import type * as Evalbook from '@paperclip-evals/evalbook';
-
-vi.mock('@paperclip-evals/evalbook', async (original) => ({
-  ...(await original<typeof Evalbook>()),
-  PROGRESS_EVERY: 2,
-}));
+import { compareInEvalbook, reportEvalbook, summariseEvalbook } from '../src/evalbook.ts';
 
 const VALID = fileURLToPath(new URL('../../../fixtures/attempts/valid', import.meta.url));
 
@@ -34,7 +29,11 @@ afterAll(async () => {
 describe('onProgress: the attempts read so far, every PROGRESS_EVERY', () => {
   it('summariseEvalbook (evals grid)', async () => {
     const seen: number[] = [];
-    const summary = await summariseEvalbook({ store, onProgress: (read) => seen.push(read) });
+    const summary = await summariseEvalbook({
+      store,
+      progressEvery: 2,
+      onProgress: (read) => seen.push(read),
+    });
     expect(summary.attempts).toBe(5);
     expect(seen).toEqual([2, 4]);
   });
@@ -45,6 +44,20 @@ describe('onProgress: the attempts read so far, every PROGRESS_EVERY', () => {
       store,
       compare: { by: 'config', a: 'config_synthetic', b: 'config_synthetic' },
       failOn: [],
+      progressEvery: 2,
+      onProgress: (read) => seen.push(read),
+    });
+    expect(seen).toEqual([2, 4]);
+  });
+
+  it('reportEvalbook (evals report)', async () => {
+    const seen: number[] = [];
+    await reportEvalbook({
+      store,
+      format: 'json',
+      out: join(dir, 'report.json'),
+      failOn: [],
+      progressEvery: 2,
       onProgress: (read) => seen.push(read),
     });
     expect(seen).toEqual([2, 4]);

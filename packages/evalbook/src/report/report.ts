@@ -58,8 +58,10 @@ export interface ReportOptions {
   readonly gridView?: GridView;
   /** Receives the report text in order; awaited, so a slow file or pipe holds the reader back. */
   readonly write: (chunk: string) => Promise<void>;
-  /** Called every PROGRESS_EVERY attempts read (for a progress line on a terminal). */
+  /** Called every `progressEvery` attempts read (for a progress line on a terminal). */
   readonly onProgress?: (attemptsRead: number) => void;
+  /** How many attempts between two onProgress calls (a positive integer); PROGRESS_EVERY by default. */
+  readonly progressEvery?: number;
 }
 
 /** How often a long report says how far it has read. */
@@ -122,8 +124,9 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   let count = 0;
   let buffer = '';
   let read = 0;
+  const every = options.progressEvery ?? PROGRESS_EVERY;
   for await (const stored of withExpectedChecks(options.store.attempts(), environment)) {
-    if (++read % PROGRESS_EVERY === 0) options.onProgress?.(read);
+    if (++read % every === 0) options.onProgress?.(read);
     const verdict = builder.add(stored);
     // Left out (retracted, foreign): not listed, not in a budget. With --run, the attempts listed and
     // the budgets are that run's (the summary's totals are too).
