@@ -357,10 +357,22 @@ export function errorLines(prefix: string, error: unknown): string[] {
 /** A file system error on a user's input as the CLI's coded error; any other error as it is. */
 const coded = (error: unknown): unknown => (isFileSystemError(error) ? unreadableInput(error) : error);
 
+/**
+ * At most this many issues of one error are described on stderr, then how many more there were: a
+ * file that is not YAML at all gives hundreds of follow-on parse problems, and the first ones say
+ * what is wrong. Machine output (`--json`) keeps every issue.
+ */
+export const MAX_DESCRIBED_ISSUES = 25;
+
 function describeUnmasked(failure: unknown): string[] {
   const error = coded(failure);
   if (isCodedError(error)) {
-    const lines = error.issues.map(issueLine);
+    const lines = error.issues.slice(0, MAX_DESCRIBED_ISSUES).map(issueLine);
+    const more = error.issues.length - MAX_DESCRIBED_ISSUES;
+    if (more > 0)
+      lines.push(
+        `  … and ${more} more issue${more === 1 ? '' : 's'} (${MAX_DESCRIBED_ISSUES} of ${error.issues.length} shown; fix these first, or use --json where the command has it for every one)`,
+      );
     const [only] = error.issues;
     const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
     return [repeats ? error.code : `${error.code}: ${error.message}`, ...lines];
