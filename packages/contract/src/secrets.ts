@@ -288,32 +288,36 @@ export function readerText(text: string): string {
 }
 
 /** readerText with, for each of its characters (and its end), where in the raw text it comes from. */
-function readerDecoding(text: string): { readonly text: string; readonly from: readonly number[] } {
+function readerDecoding(text: string): { readonly text: string; readonly from: Int32Array } {
   let current = text;
-  let from: number[] = Array.from({ length: text.length + 1 }, (_, index) => index);
+  let from = Int32Array.from({ length: text.length + 1 }, (_, index) => index);
   for (let round = 0; round < READER_ROUNDS && mayBeEncoded(current); round++) {
     let next = '';
-    const starts: number[] = [];
+    // A decoded text is never longer than the text (each sequence reads as at most its length).
+    const starts = new Int32Array(current.length + 1);
+    let length = 0;
     let done = 0;
     ENCODED.lastIndex = 0;
     for (let match = ENCODED.exec(current); match !== null; match = ENCODED.exec(current)) {
-      for (let at = done; at < match.index; at++) starts.push(at);
+      for (let at = done; at < match.index; at++) starts[length++] = at;
       next += current.slice(done, match.index);
       const [whole, hex, decimal, name, percent] = match;
       const pieces: [number, string][] =
         percent === undefined ? [[0, referenceValue(whole, hex, decimal, name)]] : percentPieces(percent);
       for (const [offset, read] of pieces) {
-        for (let unit = 0; unit < read.length; unit++) starts.push(match.index + offset);
+        for (let unit = 0; unit < read.length; unit++) starts[length++] = match.index + offset;
         next += read;
       }
       done = match.index + whole.length;
     }
     if (done === 0) break;
-    for (let at = done; at < current.length; at++) starts.push(at);
+    for (let at = done; at < current.length; at++) starts[length++] = at;
     next += current.slice(done);
-    starts.push(current.length);
+    starts[length++] = current.length;
     if (next === current) break;
-    from = starts.map((start) => from[start] ?? text.length);
+    const composed = new Int32Array(length);
+    for (let at = 0; at < length; at++) composed[at] = from[starts[at] ?? 0] ?? text.length;
+    from = composed;
     current = next;
   }
   return { text: current, from };
@@ -390,7 +394,8 @@ function shapeSpans(text: string): [number, number][] {
 
 /**
  * A page's own escaping (`&quot;`, `&#39;`, `&#xa;`, `&lt;`, `&gt;`, `&middot;`, `&mdash;`,
- * `&ndash;`, `&hellip;`, `&nbsp;`, and `&amp;` before anything but a reference) decodes to a mark, a
+ * `&ndash;`, `&hellip;`, `&nbsp;`, and `&amp;` before anything but a reference; a bare `&`, as in a
+ * script's `&&`, is no reference and decodes to itself) decodes to a mark, a
  * quote or a space: no letter, digit or `_`, no `:`, `/`, `@`, `%` or `&` that starts another layer.
  * Such a character can join or complete only two shapes — an AWS secret key (`="…`, a line break
  * around its `=`) and a bearer token (a line break or no-break space after `Bearer`); in a URL's
@@ -400,7 +405,7 @@ function shapeSpans(text: string): [number, number][] {
  * (issue 19, docs/benchmarks.md Run 11; a property test checks it against the full decoding).
  */
 const OTHER_THAN_PAGE_ESCAPING =
-  /&(?!(?:quot|#39|#x27|#34|#x22|#xa|#10|lt|gt|middot|mdash|ndash|hellip|nbsp);|amp;(?![#a-zA-Z]))|%[0-9a-fA-F]{2}/;
+  /&(?!(?:quot|#39|#x27|#34|#x22|#xa|#10|lt|gt|middot|mdash|ndash|hellip|nbsp);|amp;(?![#a-zA-Z]))(?:#[0-9]|#[xX][0-9a-fA-F]|[a-zA-Z]+;)|%[0-9a-fA-F]{2}/;
 const JOINED_BY_PAGE_ESCAPING = /bearer|aws_secret_access_key/i;
 
 /** The text a reader decodes, when the shapes could find in it what they do not find raw (else undefined). */
@@ -454,7 +459,9 @@ export function maskCredentialShapes(text: string): string {
   let masked = text;
   for (;;) {
     let spans = shapeSpans(masked);
-    if (spans.length === 0 && decodedToScan(masked) !== undefined) {
+    const decoded = spans.length === 0 ? decodedToScan(masked) : undefined;
+    // Where each character came from is worked out only for a text whose decoded form holds a shape.
+    if (decoded !== undefined && shapeSpans(decoded).length > 0) {
       const decoding = readerDecoding(masked);
       spans = shapeSpans(decoding.text).map(([start, end]): [number, number] => [
         decoding.from[start] ?? masked.length,

@@ -21,7 +21,8 @@ table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d1d5db;pad
 .note{color:#4b5563;font-size:.9em}.tag{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e5e7eb}
 .complete{background:#bbf7d0}.partial{background:#fde68a}.unknown{background:#e5e7eb}.rerender{background:#ddd6fe}
 .regression{color:#b91c1c}.recovery{color:#047857}pre{white-space:pre-wrap;word-break:break-word;background:#f3f4f6;padding:.5rem}
-nav a{margin-right:1rem}`;
+nav a{margin-right:1rem}svg{max-width:100%;height:auto}p,li,figcaption,h1,h2,h3{overflow-wrap:anywhere}
+@media (max-width:40rem){main{padding:.75rem}figure{margin:.5rem 0}table{display:block;max-width:100%;overflow-x:auto}}`;
 
 /** A whole page: CSP, charset, our style, no script. `depth` is how many folders below the site root. */
 export function sitePage(title: string, body: string, depth: number): string {
