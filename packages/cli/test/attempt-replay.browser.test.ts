@@ -83,6 +83,9 @@ function unrecorded(): Json {
   return bundle;
 }
 
+/** An attempt id as long as the site's (`att_` and 24 hex digits, and longer): one word a narrow screen must wrap. */
+const LONG_ID = `attempt_${'5014776b9771955190d76a83'.repeat(2)}`;
+
 const HAVE_CHROMIUM = needsChromium(import.meta.url, 'attempt replay pages in headless Chromium');
 
 describe.skipIf(!HAVE_CHROMIUM)(
@@ -127,6 +130,10 @@ describe.skipIf(!HAVE_CHROMIUM)(
         ['fail.json', failing()],
         ['norec.json', unrecorded()],
         ['bare-artifact.json', upstreamSuccess('attempt_bare')],
+        [
+          'long.json',
+          syntheticAttempt({ attemptId: LONG_ID, configId: 'candidate', toolCalls: 2, deniedCalls: 1 }),
+        ],
       ];
       for (const [name, document] of files) writeFileSync(join(dir, 'runs', name), JSON.stringify(document));
       writeFileSync(
@@ -154,7 +161,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         }),
       );
       evals(['ingest', 'runs', '--store', 'sqlite:book.sqlite']);
-      for (const attempt of ['attempt_pass', 'attempt_fail', 'attempt_norec', 'attempt_bare'])
+      for (const attempt of ['attempt_pass', 'attempt_fail', 'attempt_norec', 'attempt_bare', LONG_ID])
         evals([
           'report',
           '--store',
@@ -331,6 +338,18 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await inReport.evaluate((node: { outerHTML: string }) => node.outerHTML)).toBe(ownHtml);
       await own.close();
       await page.close();
+    });
+
+    it('fits a 390 px viewport: no page-level horizontal overflow, a long attempt id wraps, wide tables scroll in place', async () => {
+      for (const attempt of ['attempt_pass', 'attempt_fail', 'attempt_norec', 'attempt_bare', LONG_ID]) {
+        const page = await open(`${attempt}.html`);
+        await page.setViewportSize({ width: 390, height: 844 });
+        expect(
+          await page.evaluate<number>('document.documentElement.scrollWidth'),
+          attempt,
+        ).toBeLessThanOrEqual(390);
+        await page.close();
+      }
     });
 
     it('loads nothing from the network: every request of every page was the page file itself', () => {
