@@ -27,10 +27,18 @@ const WEB_USERINFO = /\b(https?:\/\/|wss?:\/\/)([^\s/?#@:'"<>`]+)@/gi;
  * before whitespace, a delimiter or the end is the text's own separator (`…?password=wrong: password
  * authentication failed`), not part of the value: masking never eats the text after a secret. A
  * secret taken from its locator (secretsIn, NAME_VALUE_WHOLE) is masked whole first, whatever it ends with.
+ * (A `#`, `&`, `;` or `,` ends a value here, as in a URL; a conninfo locator's own values run to
+ * whitespace, as libpq reads them: secretsIn, CONNINFO_PAIR.)
  */
 const NAME_VALUE =
   /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?:[^\s&#;,'"<>`)\]}:.]|[:.](?=[^\s&#;,'"<>`)\]}]))+)/g;
-/** `name=value` in a locator: the value runs to the next delimiter, a trailing `:` or `.` included. */
+/**
+ * `keyword=value` in a libpq conninfo (a locator with no `scheme://`), as libpq reads it: a value in
+ * single quotes (a backslash escapes the next character), else everything up to whitespace, any `#`,
+ * `&`, `;` or `,` in it included (a backslash escapes there too).
+ */
+const CONNINFO_PAIR = /(?<![\w.-])([\w.-]+)\s*=\s*('(?:[^'\\]|\\.)*'|(?:[^\s'\\]|\\.)(?:[^\s\\]|\\.)*)/gs;
+/** `name=value` in a URL locator: the value runs to the next delimiter, a trailing `:` or `.` included. */
 const NAME_VALUE_WHOLE =
   /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`)\]}]+)/g;
 
@@ -138,10 +146,18 @@ export function secretsIn(locator: string): string[] {
     if (parsed !== undefined && meant.startsWith(parsed) && meant !== parsed) parsed = undefined;
   }
   if (parsed !== undefined) found.push(parsed);
-  for (const match of locator.matchAll(NAME_VALUE_WHOLE)) {
-    const [, name = '', , value = ''] = match;
-    if (SECRET_NAME.test(name)) found.push(value, value.replace(/^(['"])(.*)\1$/s, '$2'));
-  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(locator))
+    for (const match of locator.matchAll(NAME_VALUE_WHOLE)) {
+      const [, name = '', , value = ''] = match;
+      if (SECRET_NAME.test(name)) found.push(value, value.replace(/^(['"])(.*)\1$/s, '$2'));
+    }
+  else
+    for (const match of locator.matchAll(CONNINFO_PAIR)) {
+      const [, name = '', value = ''] = match;
+      if (!SECRET_NAME.test(name)) continue;
+      const unquoted = value.startsWith("'") ? value.slice(1, -1) : value;
+      found.push(value, unquoted, unquoted.replace(/\\(.)/gs, '$1'));
+    }
   const decoded = found.map((value) => {
     try {
       return decodeURIComponent(value);

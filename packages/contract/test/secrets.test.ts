@@ -38,6 +38,11 @@ describe('displayLocator', () => {
     ['https://api.example.com/v1?access_token=t0k&x=1', 'https://api.example.com/v1?access_token=***&x=1'],
     ['https://api.example.com/v1?key=AIzaXYZ', 'https://api.example.com/v1?key=***'],
     ['https://api.example.com/v1?token=t0k#frag', 'https://api.example.com/v1?token=***#frag'],
+    // A conninfo value runs to whitespace, as libpq reads it: a #, &, ; or , is part of it.
+    ['host=h password=p#ss', 'host=h password=***'],
+    ['host=h password=p&ss;w,rd dbname=d', 'host=h password=*** dbname=d'],
+    ['host=h password=p\\ ss dbname=d', 'host=h password=*** dbname=d'],
+    ['host=h password=x# dbname=d', 'host=h password=*** dbname=d'],
   ])('shows %s as %s', (locator, shown) => {
     expect(displayLocator(locator)).toBe(shown);
   });
@@ -78,6 +83,25 @@ const password = fc.string({
 });
 
 describe('properties', () => {
+  it('a conninfo password, unquoted or quoted, is never shown, and a message quoting it is masked', () => {
+    const character = fc.constantFrom(...'abcXYZ019-_.~#&;,@:/?=%+!$*()[]{}|^"`<>'.split(''), "'", '\\', ' ');
+    fc.assert(
+      fc.property(fc.array(character, { minLength: 4, maxLength: 24 }), (chars) => {
+        const secret = chars.join('');
+        // libpq's two spellings: in single quotes with \\ and \' escaped, or bare with \\ before a
+        // backslash, a space or a leading quote.
+        const quoted = `'${secret.replace(/[\\']/g, '\\$&')}'`;
+        const bare = secret.replace(/[\\ ]/g, '\\$&').replace(/^'/, "\\'");
+        for (const value of [quoted, bare]) {
+          const locator = `host=db.internal password=${value} dbname=book`;
+          expect(displayLocator(locator)).toBe('host=db.internal password=*** dbname=book');
+          const said = maskSecrets(`connecting with ${secret}: refused`, secretsIn(locator));
+          expect(said).toBe(`connecting with ${SECRET_MASK}: refused`);
+        }
+      }),
+    );
+  });
+
   it('a percent-encoded password in any postgres URL is never shown, in either form', () => {
     fc.assert(
       fc.property(
