@@ -7,25 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBundles } from '@paperclip-evals/test-kit/bundle-files';
 
-import { createProgram, runProgram } from '../src/program.ts';
-import { setOutputSink } from '../src/print.ts';
-
-async function evals(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const printed = { stdout: '', stderr: '' };
-  const previous = setOutputSink({
-    write: (stream, text, done) => {
-      printed[stream] += text;
-      done?.();
-    },
-    isTerminal: () => false,
-  });
-  try {
-    const code = await runProgram(['node', 'evals', ...args], createProgram());
-    return { code, ...printed };
-  } finally {
-    setOutputSink(previous);
-  }
-}
+import { evals } from './support/evals-in-process.ts';
 
 let dir = '';
 let store = '';

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createProgram, runProgram } from '../src/program.ts';
-import { setOutputSink } from '../src/print.ts';
+import { createProgram } from '../src/program.ts';
+import { evals } from './support/evals-in-process.ts';
 
 import type { Command } from 'commander';
 
@@ -19,30 +19,6 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const VALID = join(REPO, 'fixtures/attempts/valid');
 const INVALID = join(REPO, 'fixtures/attempts/invalid/attempt-id-missing.json');
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `evals ...args` in this process and returns its exit code and everything it printed. */
-async function evals(...args: string[]): Promise<Run> {
-  const printed = { stdout: '', stderr: '' };
-  const previous = setOutputSink({
-    write: (stream, text, done) => {
-      printed[stream] += text;
-      done?.();
-    },
-    isTerminal: () => false,
-  });
-  try {
-    const code = await runProgram(['node', 'evals', ...args], createProgram());
-    return { code, ...printed };
-  } finally {
-    setOutputSink(previous);
-  }
-}
 
 function* leaves(command: Command, path: readonly string[] = []): Generator<string[]> {
   if (command.commands.length === 0) yield [...path];

@@ -8,31 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBundles } from '@paperclip-evals/test-kit/bundle-files';
 
-import { createProgram, runProgram } from '../src/program.ts';
-import { setOutputSink } from '../src/print.ts';
+import { evalsOn } from './support/evals-in-process.ts';
 
 const VALID = fileURLToPath(new URL('../../../fixtures/attempts/valid', import.meta.url));
 const ERASE = '\r\u001b[K';
-
-async function evals(
-  terminal: boolean,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const printed = { stdout: '', stderr: '' };
-  const previous = setOutputSink({
-    write: (stream, text, done) => {
-      printed[stream] += text;
-      done?.();
-    },
-    isTerminal: (stream) => terminal && stream === 'stderr',
-  });
-  try {
-    const code = await runProgram(['node', 'evals', ...args], createProgram());
-    return { code, ...printed };
-  } finally {
-    setOutputSink(previous);
-  }
-}
 
 let dir = '';
 let store = '';
@@ -41,7 +20,7 @@ beforeAll(async () => {
   store = `sqlite:${join(dir, 'book.sqlite')}`;
   await mkdir(join(dir, 'run-two'));
   await writeBundles(join(dir, 'run-two'), 3, { runId: 'run_two' });
-  expect((await evals(false, 'ingest', VALID, join(dir, 'run-two'), '--store', store)).code).toBe(0);
+  expect((await evalsOn(false, 'ingest', VALID, join(dir, 'run-two'), '--store', store)).code).toBe(0);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -63,7 +42,7 @@ describe('a progress line while the Evalbook is read', () => {
   it.each(COMMANDS)(
     '%s: drawn on a terminal at once, then cleared; the result on stdout',
     async (_name, what, args) => {
-      const run = await evals(true, ...args, '--store', store);
+      const run = await evalsOn(true, ...args, '--store', store);
       expect(run.stderr.startsWith(`${ERASE}${what}: reading the Evalbook…${ERASE}`), run.stderr).toBe(true);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).not.toContain('\u001b[K');
@@ -74,13 +53,22 @@ describe('a progress line while the Evalbook is read', () => {
   );
 
   it.each(COMMANDS)('%s: none when stderr is not a terminal', async (_name, what, args) => {
-    const run = await evals(false, ...args, '--store', store);
+    const run = await evalsOn(false, ...args, '--store', store);
     expect(run.stderr).not.toContain(`${what}: reading`);
     expect(run.stderr).not.toContain('\u001b');
   });
 
   it('cleared before a failure is described (a config the store lacks)', async () => {
-    const run = await evals(true, 'compare', '--a-run', 'run_synthetic', '--b-run', 'nope', '--store', store);
+    const run = await evalsOn(
+      true,
+      'compare',
+      '--a-run',
+      'run_synthetic',
+      '--b-run',
+      'nope',
+      '--store',
+      store,
+    );
     expect(run.code).toBe(2);
     expect(run.stderr.startsWith(`${ERASE}comparing: reading the Evalbook…${ERASE}evals: `), run.stderr).toBe(
       true,
@@ -92,7 +80,7 @@ describe('the grid table', () => {
   it.each([[[]], [['--all-runs']], [['--run', 'run_synthetic']]])(
     'no line ends in a space (each column padded but the last) %j',
     async (extra) => {
-      const run = await evals(false, 'grid', ...extra, '--store', store);
+      const run = await evalsOn(false, 'grid', ...extra, '--store', store);
       expect(run.code).toBe(0);
       expect(run.stdout.split('\n').filter((line) => / $/.test(line))).toEqual([]);
       expect(run.stdout).toMatch(/^case {2,}config_synthetic$/m);
@@ -103,7 +91,7 @@ describe('the grid table', () => {
 describe('publish and publish --verify: a progress line on a terminal, none elsewhere', () => {
   it('publish: drawn at once, redrawn per campaign folder, cleared at the end', async () => {
     const site = join(dir, 'site-tty');
-    const run = await evals(true, 'publish', '--store', store, '--out', site, '--threads', '1');
+    const run = await evalsOn(true, 'publish', '--store', store, '--out', site, '--threads', '1');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.startsWith(`${ERASE}publishing into ${site}: 0 campaign folder(s) done · 0s`)).toBe(
       true,
@@ -111,7 +99,7 @@ describe('publish and publish --verify: a progress line on a terminal, none else
     expect(run.stderr).toContain(`${ERASE}publishing into ${site}: 2 campaign folder(s) done · `);
     expect(run.stderr).toMatch(/evals: campaigns\/run_two: published/);
     expect(run.stderr.endsWith(ERASE)).toBe(true);
-    const verify = await evals(true, 'publish', '--verify', site, '--threads', '1');
+    const verify = await evalsOn(true, 'publish', '--verify', site, '--threads', '1');
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stderr.startsWith(`${ERASE}verifying ${site}: 0s`)).toBe(true);
     expect(verify.stderr.endsWith(ERASE)).toBe(true);
@@ -120,10 +108,10 @@ describe('publish and publish --verify: a progress line on a terminal, none else
 
   it('none when stderr is not a terminal, nor with --json', async () => {
     const site = join(dir, 'site-piped');
-    const piped = await evals(false, 'publish', '--store', store, '--out', site, '--threads', '1');
+    const piped = await evalsOn(false, 'publish', '--store', store, '--out', site, '--threads', '1');
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).not.toContain('\u001b');
-    const json = await evals(true, 'publish', '--verify', site, '--threads', '1', '--json');
+    const json = await evalsOn(true, 'publish', '--verify', site, '--threads', '1', '--json');
     expect(json.code).toBe(0);
     expect(json.stderr).toBe('');
   });

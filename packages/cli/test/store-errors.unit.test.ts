@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createProgram, runProgram } from '../src/program.ts';
-import { setOutputSink } from '../src/print.ts';
+import { evals } from './support/evals-in-process.ts';
 
 let dir = '';
 let previous = '';
@@ -20,23 +19,6 @@ afterAll(async () => {
   process.chdir(previous);
   await rm(dir, { recursive: true, force: true });
 });
-
-async function evals(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const printed = { stdout: '', stderr: '' };
-  const before = setOutputSink({
-    write: (stream, text, done) => {
-      printed[stream] += text;
-      done?.();
-    },
-    isTerminal: () => false,
-  });
-  try {
-    const code = await runProgram(['node', 'evals', ...args], createProgram());
-    return { code, ...printed };
-  } finally {
-    setOutputSink(before);
-  }
-}
 
 /** Every command that reads the Evalbook, as a new user first types it. */
 const READERS: [string, string[]][] = [

@@ -8,33 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createProgram, runProgram } from '../src/program.ts';
-import { setOutputSink } from '../src/print.ts';
+import { createProgram } from '../src/program.ts';
+import { evals } from './support/evals-in-process.ts';
 
 import type { Command, Option } from 'commander';
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function evals(...args: string[]): Promise<Run> {
-  const printed = { stdout: '', stderr: '' };
-  const previous = setOutputSink({
-    write: (stream, text, done) => {
-      printed[stream] += text;
-      done?.();
-    },
-    isTerminal: () => false,
-  });
-  try {
-    const code = await runProgram(['node', 'evals', ...args], createProgram());
-    return { code, ...printed };
-  } finally {
-    setOutputSink(previous);
-  }
-}
 
 function* commands(command: Command, path: readonly string[] = []): Generator<[string[], Command]> {
   if (command.commands.length === 0) yield [[...path], command];

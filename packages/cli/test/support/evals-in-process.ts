@@ -24,6 +24,8 @@ export async function evalsInProcess(
   args: readonly string[],
   cwd: string,
   env: Readonly<Record<string, string | undefined>> = {},
+  /** Whether stderr reads as a terminal (progress lines); stdout never does. */
+  stderrIsTerminal = false,
 ): Promise<EvalsRun> {
   if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd, env and the output sink)');
   running = true;
@@ -35,7 +37,7 @@ export async function evalsInProcess(
       printed[stream].push(Buffer.from(text));
       done?.();
     },
-    isTerminal: () => false,
+    isTerminal: (stream) => stderrIsTerminal && stream === 'stderr',
   });
   const direct = (['stdout', 'stderr'] as const).map((stream) =>
     vi
@@ -97,4 +99,23 @@ export function firstRunSpawned(
     seen.add(command);
     return Promise.resolve(spawned(args));
   };
+}
+
+/** What `evals ARGS` answered in-process, in the current folder: its exit code and what it printed. */
+export interface EvalsAnswer {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `evals ...args` in-process in the current working folder (evalsInProcess), stderr not a terminal. */
+export async function evals(...args: string[]): Promise<EvalsAnswer> {
+  const { status, stdout, stderr } = await evalsInProcess(args, process.cwd());
+  return { code: status, stdout, stderr };
+}
+
+/** `evals ...args` in-process in the current working folder, stderr a terminal when `terminal`. */
+export async function evalsOn(terminal: boolean, ...args: string[]): Promise<EvalsAnswer> {
+  const { status, stdout, stderr } = await evalsInProcess(args, process.cwd(), {}, terminal);
+  return { code: status, stdout, stderr };
 }
