@@ -4,13 +4,16 @@
 // output_write_failed) naming the page and the file system, and no half-written page is left
 // (nor recorded for the manifest). The failure is injected into the fs call the writer makes.
 import fs, { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import fsPromises, { mkdtemp, rm } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
+import { seedCampaigns } from '@paperclip-evals/test-kit/site-store';
+
 import { FolderWriter } from '../src/site/folder-writer.ts';
+import { publishSite } from '../src/site/publish.ts';
 
 const CODES = ['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'] as const;
 const ADVICE: Record<(typeof CODES)[number], RegExp> = {
@@ -86,4 +89,29 @@ describe('a full disk while a campaign folder is written', () => {
       writer.write('same.html', 'two');
     }).toThrow(/EEXIST/);
   });
+
+  it.each(CODES)(
+    '%s when the campaign manifest is written: the same coded error, and the site as it was',
+    async (code) => {
+      const store = `sqlite:${join(dir, `book-${code}.sqlite`)}`;
+      await seedCampaigns(store, [{ campaignId: 'c1', minute: 1, cases: { case_a: true } }]);
+      const site = join(dir, `site-${code}`);
+      const real = fsPromises.writeFile;
+      vi.spyOn(fsPromises, 'writeFile').mockImplementation(((path: unknown, ...rest: unknown[]) =>
+        typeof path === 'string' && path.endsWith('bundle-manifest.json')
+          ? Promise.reject(failure(code, 'write'))
+          : (real as (...args: unknown[]) => Promise<void>)(path, ...rest)) as typeof fsPromises.writeFile);
+      syncBuiltinESMExports();
+      const thrown = await publishSite({ store, out: site }).catch((error: unknown) => error);
+      vi.restoreAllMocks();
+      syncBuiltinESMExports();
+      expect(thrown).toMatchObject({
+        code: 'paperclip_output_unwritable',
+        issues: [{ code: 'output_write_failed', received: code }],
+        message: expect.stringMatching(ADVICE[code]) as unknown,
+      });
+      expect((thrown as Error).message).toContain('bundle-manifest.json');
+      expect(existsSync(join(site, 'campaigns', 'c1'))).toBe(false);
+    },
+  );
 });

@@ -16,7 +16,7 @@ import type { ManifestEntry } from './site-files.js';
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY;
 const DIGEST_BYTES = 32;
 /** What a failed write leaves: the campaign folder is written in a temporary folder, removed on failure. */
-const FOLDER_LEFT =
+export const FOLDER_LEFT =
   'the partial file was removed, and the campaign folder being written (a temporary folder) is removed: the site is as it was';
 
 /** Manifest entries as they cross threads (a page worker's batch): paths, sizes, digests end to end. */

@@ -31,14 +31,14 @@ import {
   renderSiteIndex,
   writeCampaignPages,
 } from '@paperclip-evals/evalbook';
-import { writeOutputFile } from '@paperclip-evals/node';
+import { fullDiskError, writeOutputFile } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
 import type { SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 import { withEvalbook } from '../evalbook.js';
-import { FolderWriter } from './folder-writer.js';
+import { FOLDER_LEFT, FolderWriter } from './folder-writer.js';
 import { campaignThreads, startPageWorkers } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, manifestText } from './site-files.js';
 import { openStaging, sweepStaging } from './staging.js';
@@ -373,7 +373,11 @@ async function publishCampaign(
     const files = writer.entries.toEntries();
     assertEveryAttemptPage(campaign, files);
     const manifest = manifestText(campaignId, files);
-    await writeFile(join(temporary, MANIFEST), manifest, { flag: 'wx' });
+    const manifestPath = join(temporary, MANIFEST);
+    // A full disk here is the folder writer's coded error too (the temporary folder is removed below).
+    await writeFile(manifestPath, manifest, { flag: 'wx' }).catch((error: unknown) => {
+      throw fullDiskError(manifestPath, error, temporary, FOLDER_LEFT) ?? error;
+    });
     const summary = {
       campaignId,
       folder,
