@@ -19,28 +19,110 @@ export function isSecretName(name: string): boolean {
 }
 
 /** `scheme://user:password@` — the password runs to the authority's last `@` (as a URL parser reads it). */
-const USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"<>`]*):([^\s/?#'"<>`]*)@/gi;
+const USERINFO_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"<>`]*:([^\s/?#'"<>`]*)@/dgi;
 /** `https://token@` — a lone userinfo of a web URL is a credential (a postgres user name is not). */
-const WEB_USERINFO = /\b(https?:\/\/|wss?:\/\/)([^\s/?#@:'"<>`]+)@/gi;
-/**
- * `name=value` in a text (query string or conninfo; a conninfo value may be quoted). A `:` or `.`
- * before whitespace, a delimiter or the end is the text's own separator (`…?password=wrong: password
- * authentication failed`), not part of the value: masking never eats the text after a secret. A
- * secret taken from its locator (secretsIn, NAME_VALUE_WHOLE) is masked whole first, whatever it ends with.
- * (A `#`, `&`, `;` or `,` ends a value here, as in a URL; a conninfo locator's own values run to
- * whitespace, as libpq reads them: secretsIn, CONNINFO_PAIR.)
- */
-const NAME_VALUE =
-  /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?:[^\s&#;,'"<>`)\]}:.]|[:.](?=[^\s&#;,'"<>`)\]}]))+)/g;
+const WEB_USERINFO = /\b(?:https?|wss?):\/\/([^\s/?#@:'"<>`]+)@/dgi;
+/** `name=` (a parameter of a query string, a conninfo, a shell-ish line, a message): the name, then `=`. */
+const NAME_EQUALS = /(?<![\w.-])([\w.-]+)\s*=\s*/g;
 /**
  * `keyword=value` in a libpq conninfo (a locator with no `scheme://`), as libpq reads it: a value in
  * single quotes (a backslash escapes the next character), else everything up to whitespace, any `#`,
  * `&`, `;` or `,` in it included (a backslash escapes there too).
  */
 const CONNINFO_PAIR = /(?<![\w.-])([\w.-]+)\s*=\s*('(?:[^'\\]|\\.)*'|(?:[^\s'\\]|\\.)(?:[^\s\\]|\\.)*)/gs;
-/** `name=value` in a URL locator: the value runs to the next delimiter, a trailing `:` or `.` included. */
-const NAME_VALUE_WHOLE =
-  /(?<![\w.-])([\w.-]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&#;,'"<>`)\]}]+)/g;
+/**
+ * A parameter's value in a URL locator, as a URL's readers take it: to the next `&` (WHATWG's
+ * URLSearchParams, libpq's URI parser and node-postgres all end it there), a `#`, `;` or `,` included
+ * (libpq's URI parser reads a `#` as part of the value; secretsIn adds WHATWG's reading, cut at `#`).
+ */
+const URL_VALUE = /'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&]+/y;
+
+/** The sentence marks a text may put right after a value (`…password=wrong: password authentication failed`). */
+const TEXT_MARKS = '.,;:';
+/** A closing bracket or quote, and what opens it. */
+const OPENER_OF: Readonly<Record<string, string>> = {
+  ')': '(',
+  ']': '[',
+  '}': '{',
+  '>': '<',
+  "'": "'",
+  '"': '"',
+  '`': '`',
+};
+
+/** How many `closer`s the text before a name, on its line, leaves to close (brackets by count, quotes by parity). */
+function leftOpen(before: string, closer: string): number {
+  const opener = OPENER_OF[closer] ?? '';
+  let opened = 0;
+  for (const char of before)
+    if (opener === closer) opened = char === opener ? 1 - opened : opened;
+    else if (char === opener) opened++;
+    else if (char === closer && opened > 0) opened--;
+  return opened;
+}
+
+const isSpace = (char: string): boolean => /\s/.test(char);
+
+/**
+ * Where a secret-named value that starts at `from` ends, in free text (a message, an HTTP error
+ * body, a driver's text), so that no part of it as any reader could take it — libpq, a URL's query
+ * parser, a shell-ish `NAME=value` line — is left out:
+ * - a value opening with a quote (`'` or `"`) runs to its closing quote on its line (a backslash
+ *   escapes), and on as an unquoted value; a quote its line does not close is a character of an
+ *   unquoted value;
+ * - an unquoted value runs to whitespace (a backslash escapes the next character, as libpq reads
+ *   it): every `#`, `&`, `;`, `,`, `=`, `@`, `/`, `?`, quote or bracket in it is part of it;
+ *   a parameter of a query (its name right after `?` or `&`) ends at the next `&` too, where every
+ *   URL reader ends it (`?token=***&user=y`);
+ * - then the text's own punctuation is given back from its end, never from a quoted part: one sentence
+ *   mark (`.`, `,`, `;` or `:`) and each closing bracket or quote that closes one opened before the name
+ *   on its line (`(tried password=***),`). A secret that itself ends so shows that character; every
+ *   other character of it is masked.
+ */
+function secretValueEnd(text: string, nameStart: number, from: number): number {
+  const inQuery = text[nameStart - 1] === '?' || text[nameStart - 1] === '&';
+  let at = from;
+  let quoted = from;
+  const quote = text[at];
+  if (quote === "'" || quote === '"') {
+    let close = from + 1;
+    for (; close < text.length && text[close] !== quote && text[close] !== '\n'; close++)
+      if (text[close] === '\\') close++;
+    // A quote its line does not close opens nothing: the value is read unquoted (as libpq reads `"`).
+    if (text[close] === quote) at = quoted = close + 1;
+  }
+  for (; at < text.length; at++) {
+    const char = text[at] ?? '';
+    if (isSpace(char) || (inQuery && char === '&')) break;
+    if (char === '\\' && at + 1 < text.length) at++;
+  }
+  let end = Math.min(at, text.length);
+  const before = text.slice(text.lastIndexOf('\n', nameStart) + 1, nameStart);
+  const given: Record<string, number> = {};
+  let marked = false;
+  while (end > quoted) {
+    const char = text[end - 1] ?? '';
+    if (!marked && TEXT_MARKS.includes(char)) marked = true;
+    else if (OPENER_OF[char] !== undefined && leftOpen(before, char) > (given[char] ?? 0))
+      given[char] = (given[char] ?? 0) + 1;
+    else break;
+    end--;
+  }
+  return end;
+}
+
+/** Where each secret-named value of a free text is ([start, end) each; see secretValueEnd). */
+function secretValueSpans(text: string, spans: [number, number][]): void {
+  NAME_EQUALS.lastIndex = 0;
+  for (let match = NAME_EQUALS.exec(text); match !== null; match = NAME_EQUALS.exec(text)) {
+    // A value that is not a secret's is not skipped: a secret-named one inside it is found (`x=token=…`).
+    if (!SECRET_NAME.test(match[1] ?? '')) continue;
+    const from = match.index + match[0].length;
+    const end = secretValueEnd(text, match.index, from);
+    if (end > from) spans.push([from, end]);
+    NAME_EQUALS.lastIndex = Math.max(end, from);
+  }
+}
 
 /**
  * A known secret shorter than this is masked only where it stands as a secret — a URL's userinfo
@@ -51,46 +133,53 @@ export const SHORT_SECRET_LENGTH = 4;
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
-/** A short known secret masked where it stands: `scheme://user:SECRET@`, `name=SECRET` (quoted or not). */
-function maskShortSecret(text: string, secret: string): string {
-  const value = escapeRegExp(secret);
-  return text
-    .replace(
-      new RegExp(`(\\b[a-z][a-z0-9+.-]*:\\/\\/[^\\s/?#@:'"<>\`]*:)${value}(?=@)`, 'gi'),
-      `$1${SECRET_MASK}`,
-    )
-    .replace(
-      new RegExp(`(?<![\\w.-])([\\w.-]+)(\\s*=\\s*)(['"]?)${value}\\3(?=$|[\\s&#;,'"<>\`)\\]}])`, 'g'),
-      (match, name: string, equals: string) =>
-        SECRET_NAME.test(name) ? `${name}${equals}${SECRET_MASK}` : match,
-    );
+/**
+ * Where a short known secret stands as a URL's userinfo password (`scheme://user:SECRET@`, which
+ * USERINFO_PASSWORD does not read when it holds a `/`, `?`, `#` or quote). As a secret-named value
+ * it needs nothing of its own: every such value is masked (secretValueSpans).
+ */
+function shortSecretSpans(text: string, secret: string, spans: [number, number][]): void {
+  const pattern = new RegExp(
+    `(\\b[a-z][a-z0-9+.-]*:\\/\\/[^\\s/?#@:'"<>\`]*:)${escapeRegExp(secret)}(?=@)`,
+    'gi',
+  );
+  for (const match of text.matchAll(pattern)) {
+    const start = match.index + (match[1]?.length ?? 0);
+    spans.push([start, start + secret.length]);
+  }
+}
+
+/** Each [start, end) of a regex's group 1 in text (a `d`-flagged, global regex). */
+function groupSpans(text: string, pattern: RegExp, spans: [number, number][]): void {
+  for (const match of text.matchAll(pattern)) {
+    const span = match.indices?.[1];
+    if (span !== undefined) spans.push([span[0], span[1]]);
+  }
 }
 
 /**
  * The text with every secret it holds masked: URL passwords (`postgres://user:***@host/db`), a web
- * URL's lone userinfo (`https://***@host`), secret-named parameters in query strings and conninfo
- * (`password=***`, `sslpassword=***`, `?token=***`, `api_key=***`), and every occurrence of each
- * `known` secret (a password or key taken from its locator or environment variable, in whatever
- * message quotes it: an error of a driver, an HTTP error body) — of a known secret shorter than
- * SHORT_SECRET_LENGTH, only where it stands as a locator's password or a secret-named value.
+ * URL's lone userinfo (`https://***@host`), secret-named values in query strings, conninfo and any
+ * free text (`password=***`, `sslpassword=***`, `?token=***`, `api_key=***`; where such a value ends:
+ * secretValueEnd), and every occurrence of each `known` secret (a password or key taken from its
+ * locator or environment variable, in whatever message quotes it: an error of a driver, an HTTP
+ * error body) — of a known secret shorter than SHORT_SECRET_LENGTH, only where it stands as a
+ * locator's password or a secret-named value. Every rule reads the text as it is given, and what
+ * any of them finds is masked (spans that overlap are masked as one).
  */
 export function maskSecrets(text: string, known: readonly string[] = []): string {
-  let masked = text;
-  // Known secrets first and longest first, so a secret that holds another (or holds what a URL
-  // parser took for the password) is masked whole.
-  for (const secret of [...new Set(known)]
-    .filter((value) => value !== '')
-    .sort((a, b) => b.length - a.length))
-    masked =
-      secret.length < SHORT_SECRET_LENGTH
-        ? maskShortSecret(masked, secret)
-        : masked.split(secret).join(SECRET_MASK);
-  return masked
-    .replace(USERINFO_PASSWORD, (_match, scheme: string, user: string) => `${scheme}${user}:${SECRET_MASK}@`)
-    .replace(WEB_USERINFO, (_match, scheme: string) => `${scheme}${SECRET_MASK}@`)
-    .replace(NAME_VALUE, (match, name: string, equals: string) =>
-      SECRET_NAME.test(name) ? `${name}${equals}${SECRET_MASK}` : match,
-    );
+  const spans: [number, number][] = [];
+  for (const secret of new Set(known)) {
+    if (secret === '') continue;
+    if (secret.length < SHORT_SECRET_LENGTH) shortSecretSpans(text, secret, spans);
+    else
+      for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1))
+        spans.push([at, at + secret.length]);
+  }
+  groupSpans(text, USERINFO_PASSWORD, spans);
+  groupSpans(text, WEB_USERINFO, spans);
+  secretValueSpans(text, spans);
+  return replaceSpans(text, spans);
 }
 
 /**
@@ -147,9 +236,14 @@ export function secretsIn(locator: string): string[] {
   }
   if (parsed !== undefined) found.push(parsed);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(locator))
-    for (const match of locator.matchAll(NAME_VALUE_WHOLE)) {
-      const [, name = '', , value = ''] = match;
-      if (SECRET_NAME.test(name)) found.push(value, value.replace(/^(['"])(.*)\1$/s, '$2'));
+    for (const match of locator.matchAll(NAME_EQUALS)) {
+      if (!SECRET_NAME.test(match[1] ?? '')) continue;
+      URL_VALUE.lastIndex = match.index + match[0].length;
+      const value = URL_VALUE.exec(locator)?.[0] ?? '';
+      const unquoted = value.replace(/^(['"])(.*)\1$/s, '$2');
+      // Also as node-postgres reads it (WHATWG's URLSearchParams): to a `#`, a `+` read as a space.
+      const whatwg = unquoted.split('#')[0] ?? '';
+      found.push(value, unquoted, whatwg, whatwg.replaceAll('+', ' '));
     }
   else
     for (const match of locator.matchAll(CONNINFO_PAIR)) {
@@ -450,14 +544,14 @@ export function credentialShapedValues(text: string): string[] {
   return values;
 }
 
-/** `text` with each span (raw offsets, any order, overlapping or not) replaced by ***. */
+/** `text` with each span (raw offsets, any order) replaced by ***; spans that overlap are masked as one. */
 function replaceSpans(text: string, spans: readonly [number, number][]): string {
   const sorted = spans.filter(([start, end]) => end > start).sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   let out = '';
   let done = 0;
   for (const [start, end] of sorted) {
     if (end <= done) continue;
-    out += `${text.slice(done, Math.max(start, done))}${SECRET_MASK}`;
+    if (start >= done) out += `${text.slice(done, start)}${SECRET_MASK}`;
     done = end;
   }
   return out + text.slice(done);

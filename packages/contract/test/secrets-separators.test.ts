@@ -15,8 +15,24 @@ const secret = fc
     maxLength: 16,
   })
   .map((tail) => `Pw${tail}`);
-/** What a message puts after the locator it quotes. */
-const separator = fc.constantFrom(': ', ' ', ', ', '; ', ') ', '\n', ':\n', '. ', ' — ');
+/**
+ * What a message puts after the locator it quotes, and before it what opens a closing bracket or
+ * quote of it (a `)` that closes nothing opened before could be the secret's own: it is masked).
+ */
+const separator = fc.constantFrom<readonly [string, string]>(
+  ['', ': '],
+  ['', ' '],
+  ['', ', '],
+  ['', '; '],
+  ['(', ') '],
+  ['(', '), '],
+  ['"', '": '],
+  ['[', '] '],
+  ['', '\n'],
+  ['', ':\n'],
+  ['', '. '],
+  ['', ' — '],
+);
 /** The rest of the message: words, no `=` (nothing there is a parameter). */
 const tail = fc.constantFrom('password authentication failed', 'connection refused', 'timeout', 'x');
 
@@ -38,12 +54,12 @@ describe('maskSecrets keeps what follows a secret', () => {
 
   it('a secret known from its locator: masked whole, the separator and the rest kept', () => {
     fc.assert(
-      fc.property(secret, separator, tail, (pw, sep, rest) => {
+      fc.property(secret, separator, tail, (pw, [open, sep], rest) => {
         for (const locator of locators(pw)) {
-          const masked = maskSecrets(`cannot open ${locator}${sep}${rest}`, secretsIn(locator));
+          const masked = maskSecrets(`cannot open ${open}${locator}${sep}${rest}`, secretsIn(locator));
           expect(masked).not.toContain(pw);
           // The locator masked as displayLocator shows it, then the message's own text, untouched.
-          expect(masked).toBe(`cannot open ${displayLocator(locator)}${sep}${rest}`);
+          expect(masked).toBe(`cannot open ${open}${displayLocator(locator)}${sep}${rest}`);
         }
       }),
     );
@@ -51,8 +67,8 @@ describe('maskSecrets keeps what follows a secret', () => {
 
   it('an unknown secret (no locator to learn it from): none of it left but a trailing separator', () => {
     fc.assert(
-      fc.property(secret, separator, tail, (pw, sep, rest) => {
-        const masked = maskSecrets(`cannot open ${locators(pw)[0] ?? ''}${sep}${rest}`);
+      fc.property(secret, separator, tail, (pw, [open, sep], rest) => {
+        const masked = maskSecrets(`cannot open ${open}${locators(pw)[0] ?? ''}${sep}${rest}`);
         // What is left of the secret can only be a trailing `:`/`.` read as the text's separator.
         const bare = pw.replace(/[:.]+$/, '');
         expect(masked).not.toContain(bare);
