@@ -463,10 +463,11 @@ export class PostgresStore implements LedgerStore {
       throw storeError(
         `the store URL ${displayLocator(url)} has an @ after its host: percent-encode the password's special characters (@ %40, : %3A, / %2F, # %23, ? %3F), or pass the password in PGPASSWORD or a PGPASSFILE`,
       );
+    const ssl = sslModeRead(url);
     // A host that drops packets must become a store EvalbookError, not a hang.
     const pool = new pg.Pool({
       Client: ClosingClient,
-      connectionString: url,
+      connectionString: ssl.connectionString,
       max: options.max ?? 4,
       connectionTimeoutMillis: 15_000,
     });
@@ -487,7 +488,9 @@ export class PostgresStore implements LedgerStore {
         ? ' (the server asks for a password and none was given: set PGPASSWORD or a PGPASSFILE, or put it percent-encoded in the store URL)'
         : /password authentication failed/.test(message)
           ? ' (check the password in the store URL, PGPASSWORD or PGPASSFILE)'
-          : '';
+          : ssl.readAsVerifyFull !== undefined && /SSL|TLS|certificate|altnames/i.test(message)
+            ? ` (sslmode=${ssl.readAsVerifyFull} is read as verify-full, as node-postgres 8 reads it: the connection is encrypted and the server's certificate must be trusted and name the host; give its CA in sslrootcert=FILE, use sslmode=disable for a server without TLS, or add uselibpqcompat=true to the URL for libpq's meaning of sslmode=${ssl.readAsVerifyFull})`
+            : '';
       throw storeError(
         `cannot open the PostgreSQL store ${displayLocator(url)}: ${maskSecrets(message, secretsIn(url))}${hint}`,
         { cause: error },
@@ -1122,6 +1125,39 @@ export async function migratePostgres(client: PoolClient, migrations: readonly M
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
   }
+}
+
+/** The SSL modes node-postgres 8 reads as verify-full (pg 9 is to read them as libpq does, weaker). */
+const VERIFY_FULL_ALIASES: ReadonlySet<string> = new Set(['prefer', 'require', 'verify-ca']);
+
+/**
+ * The store URL as the driver is given it, and the SSL mode of the URL (or PGSSLMODE) read as
+ * verify-full. node-postgres 8 reads sslmode=prefer, require and verify-ca as verify-full (the
+ * certificate and the host name are checked; prefer never falls back to an unencrypted
+ * connection), and says so with a "SECURITY WARNING" through process.emitWarning, which Node prints
+ * on the user's stderr with a `--trace-warnings` hint. We hand it sslmode=verify-full for them:
+ * the same connection, no warning, and a meaning that cannot weaken under a later driver. A URL
+ * with uselibpqcompat=true asked for libpq's meanings and is handed on as it is (the driver warns
+ * of nothing then). PGSSLMODE is read by the driver without a warning, as verify-full too.
+ */
+function sslModeRead(url: string): { connectionString: string; readAsVerifyFull?: string } {
+  const decoded = (value: string): string => {
+    try {
+      return decodeURIComponent(value.replaceAll('+', ' '));
+    } catch {
+      return value;
+    }
+  };
+  const query = /[?&]sslmode=([^&#]*)/g;
+  const modes = [...url.matchAll(query)].map((match) => decoded(match[1] ?? ''));
+  const envMode = process.env.PGSSLMODE ?? '';
+  const mode = modes.at(-1) ?? (VERIFY_FULL_ALIASES.has(envMode) ? envMode : undefined);
+  if (/[?&]uselibpqcompat=true(?=[&#]|$)/.test(url)) return { connectionString: url };
+  const readAsVerifyFull = mode !== undefined && VERIFY_FULL_ALIASES.has(mode) ? mode : undefined;
+  const connectionString = url.replace(query, (match: string, value: string) =>
+    VERIFY_FULL_ALIASES.has(decoded(value)) ? `${match.slice(0, 1)}sslmode=verify-full` : match,
+  );
+  return readAsVerifyFull === undefined ? { connectionString } : { connectionString, readAsVerifyFull };
 }
 
 /**
