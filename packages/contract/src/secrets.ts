@@ -61,7 +61,9 @@ function leftOpen(before: string, closer: string): number {
   return opened;
 }
 
-const isSpace = (char: string): boolean => /\s/.test(char);
+/** An unquoted value's run: to whitespace, a backslash escaping the next character; a query's: to an `&` too. */
+const UNQUOTED_RUN = /(?:\\[\s\S]|[^\s\\])*\\?/y;
+const QUERY_RUN = /(?:\\[\s\S]|[^\s\\&])*\\?/y;
 
 /**
  * Where a secret-named value that starts at `from` ends, in free text (a message, an HTTP error
@@ -91,21 +93,21 @@ function secretValueEnd(text: string, nameStart: number, from: number): number {
     // A quote its line does not close opens nothing: the value is read unquoted (as libpq reads `"`).
     if (text[close] === quote) at = quoted = close + 1;
   }
-  for (; at < text.length; at++) {
-    const char = text[at] ?? '';
-    if (isSpace(char) || (inQuery && char === '&')) break;
-    if (char === '\\' && at + 1 < text.length) at++;
-  }
-  let end = Math.min(at, text.length);
-  const before = text.slice(text.lastIndexOf('\n', nameStart) + 1, nameStart);
+  const run = inQuery ? QUERY_RUN : UNQUOTED_RUN;
+  run.lastIndex = at;
+  let end = at + (run.exec(text)?.[0].length ?? 0);
+  let before: string | undefined;
   const given: Record<string, number> = {};
   let marked = false;
   while (end > quoted) {
     const char = text[end - 1] ?? '';
     if (!marked && TEXT_MARKS.includes(char)) marked = true;
-    else if (OPENER_OF[char] !== undefined && leftOpen(before, char) > (given[char] ?? 0))
+    else if (OPENER_OF[char] === undefined) break;
+    else {
+      before ??= text.slice(text.lastIndexOf('\n', nameStart) + 1, nameStart);
+      if (leftOpen(before, char) <= (given[char] ?? 0)) break;
       given[char] = (given[char] ?? 0) + 1;
-    else break;
+    }
     end--;
   }
   return end;
