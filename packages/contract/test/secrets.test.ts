@@ -74,6 +74,16 @@ describe('maskSecrets', () => {
     );
   });
 
+  it('takes a URL query value as every reader of the URL may: to the next &, to a #, with + as a space', () => {
+    const locator = 'postgres://h/db?password=pw+x;1#frag&sslmode=disable';
+    // libpq's URI parser: to the &; node-postgres (WHATWG): to the #, a + read as a space.
+    expect(secretsIn(locator)).toEqual(expect.arrayContaining(['pw+x;1#frag', 'pw+x;1', 'pw x;1']));
+    expect(maskSecrets('server said: bad password "pw x;1"', secretsIn(locator))).toBe(
+      'server said: bad password "***"',
+    );
+    expect(displayLocator(locator)).toBe('postgres://h/db?password=***&sslmode=disable');
+  });
+
   it('masks the longer of two overlapping known secrets whole', () => {
     expect(maskSecrets('a-secret-b', ['secret', 'a-secret-b'])).toBe(SECRET_MASK);
   });
