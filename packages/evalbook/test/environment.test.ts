@@ -38,6 +38,12 @@ describe('loadEnvironment', () => {
     expect(environment.cases[0]?.checks?.[0]?.id).toBe('result-proposed');
   });
 
+  it('the starter comments carry values, not template placeholders left unsubstituted', () => {
+    const text = starterEnvironment();
+    expect(text).not.toMatch(/\$\{|\bundefined\b|\bNaN\b/);
+    expect(text).toContain('(at most 6 decimals)');
+  });
+
   it('loads JSON', async () => {
     const path = join(dir, 'evalbook.json');
     await writeFile(

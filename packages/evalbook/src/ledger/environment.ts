@@ -616,7 +616,7 @@ campaign:
   max_cost_usd: 10
   max_parallel: 2
 
-# USD per million tokens per model and token kind (at most \${PRICE_DECIMALS} decimals). Estimates
+# USD per million tokens per model and token kind (at most ${PRICE_DECIMALS} decimals). Estimates
 # record this version; history is never repriced. A model missing here is "unpriced", never free.
 # paperclip-deterministic-1's rates are the reference runner's pinned list; put your models' here.
 pricing:
