@@ -229,45 +229,61 @@ export function schemaErrors(schemaId: string, value: unknown): ErrorObject[] {
 /**
  * Every schema error of `value` as an Issue: `path` is the JSON pointer of the offending value (of
  * the missing member, for `required`), `expected` what the schema asked for, `received` what is
- * there. `codeFor` names the rule each error breaks.
+ * there. `codeFor` names the rule each error breaks. One value can break the same rule through two
+ * schema paths (an enum reached by two `$ref`s, a `oneOf`'s branches): an issue that reads exactly as
+ * one already listed is listed once.
  */
 export function schemaIssuesOf(
   schemaId: string,
   value: unknown,
   codeFor: (error: ErrorObject, path: string) => string,
 ): Issue[] {
-  return schemaErrors(schemaId, value).map((error) => {
-    const params = error.params as Record<string, unknown>;
-    const missing = error.keyword === 'required' ? String(params.missingProperty) : undefined;
-    // A property the schema does not allow: named (its name scrubbed), never its value or its object's.
-    const extra =
-      error.keyword === 'additionalProperties'
-        ? String(params.additionalProperty)
-        : error.keyword === 'unevaluatedProperties'
-          ? String(params.unevaluatedProperty)
-          : undefined;
-    // The path is the member's for a missing one, the object's for one it does not allow.
-    const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
-    const where = error.instancePath === '' ? '(root)' : scrubCredentials(error.instancePath);
-    const shown = scrubCredentials(missing ?? extra ?? '');
-    return {
-      code: codeFor(error, path),
-      message:
-        missing !== undefined
-          ? `${where} is missing required property '${shown}'`
-          : extra !== undefined
-            ? `${where} has property '${shown}', which the schema does not allow`
-            : `${path === '' ? '(root)' : scrubCredentials(path)} ${error.message ?? 'is invalid'}`,
-      path,
-      expected: extra === undefined ? expectationOf(error) : `no property ${shown}`,
-      received:
-        missing !== undefined
-          ? 'missing'
-          : extra !== undefined
-            ? `property ${shown}`
-            : receivedAt(value, error.instancePath),
-    };
-  });
+  const seen = new Set<string>();
+  return schemaErrors(schemaId, value)
+    .map((error) => schemaIssue(value, error, codeFor))
+    .filter((issue) => {
+      const key = JSON.stringify([issue.code, issue.path, issue.message, issue.expected, issue.received]);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
+function schemaIssue(
+  value: unknown,
+  error: ErrorObject,
+  codeFor: (error: ErrorObject, path: string) => string,
+): Issue {
+  const params = error.params as Record<string, unknown>;
+  const missing = error.keyword === 'required' ? String(params.missingProperty) : undefined;
+  // A property the schema does not allow: named (its name scrubbed), never its value or its object's.
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? String(params.additionalProperty)
+      : error.keyword === 'unevaluatedProperties'
+        ? String(params.unevaluatedProperty)
+        : undefined;
+  // The path is the member's for a missing one, the object's for one it does not allow.
+  const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
+  const where = error.instancePath === '' ? '(root)' : scrubCredentials(error.instancePath);
+  const shown = scrubCredentials(missing ?? extra ?? '');
+  return {
+    code: codeFor(error, path),
+    message:
+      missing !== undefined
+        ? `${where} is missing required property '${shown}'`
+        : extra !== undefined
+          ? `${where} has property '${shown}', which the schema does not allow`
+          : `${path === '' ? '(root)' : scrubCredentials(path)} ${error.message ?? 'is invalid'}`,
+    path,
+    expected: extra === undefined ? expectationOf(error) : `no property ${shown}`,
+    received:
+      missing !== undefined
+        ? 'missing'
+        : extra !== undefined
+          ? `property ${shown}`
+          : receivedAt(value, error.instancePath),
+  };
 }
 
 function expectationOf(error: ErrorObject): unknown {

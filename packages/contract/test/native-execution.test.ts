@@ -104,6 +104,21 @@ describe('the mutation table', () => {
       expect(issue).toHaveProperty('expected');
       expect(issue).toHaveProperty('received');
     }
+    // A value breaking one rule through two schema paths is one issue, not two that read alike.
+    const shown = issues.map((issue) => JSON.stringify(issue));
+    expect(shown).toEqual([...new Set(shown)]);
+  });
+
+  it('lists a denied semantic tool outcome changed to one outside its enum once, though two schema paths reach it', () => {
+    const bundle = syntheticAttempt({ toolCalls: 1, deniedCalls: 1 }) as {
+      events: { payload: { semantic_tool?: { outcome?: unknown } } }[];
+    };
+    const event = bundle.events.find((candidate) => candidate.payload.semantic_tool?.outcome === 'denied');
+    expect(event).toBeDefined();
+    event!.payload.semantic_tool!.outcome = 'maybe';
+    const schema = nativeExecutionIssues(bundle).filter((issue) => issue.code === 'schema_violation');
+    expect(schema).toHaveLength(1);
+    expect(schema[0]?.path).toMatch(/\/payload\/semantic_tool\/outcome$/);
   });
 
   it('reports every issue at once, not the first', () => {

@@ -2,7 +2,7 @@
 // the order they run), the issue shape those checks report, schema validation of a finished record
 // (schemas/evals/qualification-record-v1.schema.json) and its atomic write (temp file + rename).
 import { createRequire } from 'node:module';
-import { pointer, schemaErrors } from '@paperclip-evals/contract';
+import { pointer, schemaIssuesOf } from '@paperclip-evals/contract';
 import { writeOutputFile } from '@paperclip-evals/node';
 
 import type {
@@ -170,13 +170,7 @@ export interface QualificationRecord {
 
 /** Every way `value` is not a valid evals-qualification/v1 record ([] when it is one). */
 export function qualificationRecordIssues(value: unknown): Issue[] {
-  const issues: Issue[] = schemaErrors(QUALIFICATION_RECORD_V1_SCHEMA_ID, value).map((error) => ({
-    code: 'schema_violation',
-    message: `${error.instancePath === '' ? '(root)' : error.instancePath} ${error.message ?? 'is invalid'}`,
-    path: error.instancePath,
-    expected: error.keyword,
-    received: error.params,
-  }));
+  const issues: Issue[] = schemaIssuesOf(QUALIFICATION_RECORD_V1_SCHEMA_ID, value, () => 'schema_violation');
   if (issues.length > 0) return issues;
   // What the schema cannot say: each check exactly once, in the documented order.
   const ids = (value as QualificationRecord).checks.map((check) => check.id);
