@@ -54,10 +54,16 @@ export async function buildRunnerd({ profile, out }) {
   buildProtocol({ fixtures: false });
   const work = mkdtempSync(join(tmpdir(), 'paperclip-runnerd-build-'));
   try {
+    // Reproducible: the same sources give the same bytes wherever and whenever they are built. The
+    // bundle is made in memory as if written to a fixed place in the package (a debug build's source
+    // map names sources relative to it), and the SEA config names its files relative to the private
+    // folder it runs in, so no random folder name reaches the blob.
     const bundle = join(work, 'runnerd.cjs');
-    await build({
+    const { outputFiles } = await build({
       entryPoints: [join(PACKAGE_DIR, 'src', 'runnerd', 'main.ts')],
-      outfile: bundle,
+      absWorkingDir: PACKAGE_DIR,
+      outfile: join(PACKAGE_DIR, 'dist', 'runnerd.cjs'),
+      write: false,
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -76,19 +82,24 @@ export async function buildRunnerd({ profile, out }) {
         },
       ],
     });
+    if (outputFiles.length !== 1) throw new Error(`esbuild wrote ${outputFiles.length} files, expected one`);
+    writeFileSync(bundle, outputFiles[0].contents);
     const blob = join(work, 'runnerd.blob');
     const config = join(work, 'sea-config.json');
     writeFileSync(
       config,
       JSON.stringify({
-        main: bundle,
-        output: blob,
+        main: 'runnerd.cjs',
+        output: 'runnerd.blob',
         disableExperimentalSEAWarning: true,
         useCodeCache: false,
         useSnapshot: false,
       }),
     );
-    execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' }); // throws with its stderr
+    execFileSync(process.execPath, ['--experimental-sea-config', 'sea-config.json'], {
+      cwd: work,
+      stdio: 'pipe',
+    }); // throws with its stderr
     const target = resolve(out);
     mkdirSync(dirname(target), { recursive: true });
     rmSync(target, { force: true });

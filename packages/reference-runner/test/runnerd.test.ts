@@ -83,6 +83,25 @@ describe('paperclip-runnerd --build-metadata', () => {
     expect(ours.buildMetadata).toEqual(evals.buildMetadata);
     expect(ours.sha256).toBe(binarySha256);
   });
+
+  it('is reproducible: built again from another working folder, the same commit gives the same bytes', async () => {
+    // A user pins --runnerd-sha256 from one build; a rebuild of the same sources must keep that digest
+    // (the SEA blob once named the build's random temporary folder).
+    const again = join(scratchDir('paperclip-runnerd-rebuild-'), 'paperclip-runnerd');
+    const printed = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [join(PACKAGE_DIR, 'scripts', 'build-runnerd.mjs'), '--profile', 'release', '--out', again],
+        { cwd: work, encoding: 'utf8' },
+        (error, stdout) => {
+          if (error === null) resolve(stdout);
+          else reject(new Error(`build-runnerd failed: ${error.message}`));
+        },
+      );
+    });
+    expect(printed.trim().endsWith(binarySha256)).toBe(true);
+    expect(fileSha256(again)).toBe(binarySha256);
+  }, 120_000);
 });
 
 describe('paperclip-runnerd commands', () => {
