@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { isContractError } from '@paperclip-evals/contract';
+import type { Issue } from '@paperclip-evals/contract';
 
 import { ENVIRONMENT_MAX_BYTES, loadEnvironment, starterEnvironment } from '../src/ledger/environment.ts';
 import { tempDir } from '@paperclip-evals/test-kit/bundle-files';
@@ -22,6 +23,19 @@ async function issuesOf(name: string, text: string): Promise<{ code: string; pat
   } catch (error) {
     if (isContractError(error))
       return error.issues.map(({ code, path: at }) => ({ code, ...(at === undefined ? {} : { path: at }) }));
+    throw error;
+  }
+  return [];
+}
+
+/** The loader's issues in full (message, expected, received too). */
+async function fullIssuesOf(name: string, text: string): Promise<Issue[]> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  try {
+    await loadEnvironment(path);
+  } catch (error) {
+    if (isContractError(error)) return [...error.issues];
     throw error;
   }
   return [];
@@ -75,6 +89,25 @@ describe('loadEnvironment', () => {
       starterEnvironment().replace('name: my-suite', 'name: my-suite\nname: again'),
     );
     expect(issues.map((issue) => issue.code)).toContain('yaml_duplicate_key');
+    // The key by name, never the value after it.
+    const full = await fullIssuesOf(
+      'dup.yaml',
+      starterEnvironment().replace('name: my-suite', 'name: my-suite\nname: again'),
+    );
+    expect(full.find((issue) => issue.code === 'yaml_duplicate_key')?.message).toMatch(
+      /^the key 'name' appears twice in one mapping \(the second at line \d+\): keep one$/,
+    );
+  });
+
+  it.each([
+    ['a quoted key', '"api_key": one\n"api_key": sk-live-abcdefghijklmnopqrstuvwx\n', `'"api_key"'`],
+    ['a nested key', 'cases:\n  - id: a\n    id: b\n', `'id'`],
+    ['a key with spaces', 'my key: 1\nmy key: 2\n', `'my key'`],
+  ])('names %s that appears twice, and no value', async (_label, text, shown) => {
+    const issues = await fullIssuesOf('dup.yaml', text);
+    const message = issues.find((issue) => issue.code === 'yaml_duplicate_key')?.message ?? '';
+    expect(message).toContain(`the key ${shown} appears twice`);
+    expect(JSON.stringify(issues)).not.toMatch(/sk-live|: 2|id: b/);
   });
 
   it('refuses custom tags', async () => {

@@ -16,6 +16,7 @@ import {
   pointer,
   readJsonText,
   schemaIssuesOf,
+  scrubCredentials,
 } from '@paperclip-evals/contract';
 
 import type { Assertion, Trace } from '@paperclip-evals/checks';
@@ -160,7 +161,10 @@ function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; is
       ok: false,
       issues: problems.map((problem) => ({
         code: problem.code === 'DUPLICATE_KEY' ? 'yaml_duplicate_key' : `yaml_${problem.code.toLowerCase()}`,
-        message: problem.message.split('\n')[0] ?? problem.message,
+        message:
+          problem.code === 'DUPLICATE_KEY'
+            ? `the key ${duplicateKeyAt(text, problem.pos[0])} appears twice in one mapping${problem.linePos === undefined ? '' : ` (the second at line ${problem.linePos[0].line})`}: keep one`
+            : (problem.message.split('\n')[0] ?? problem.message).replace(/:$/, ''),
         path: '',
         expected: YAML_EXPECTED,
         received:
@@ -195,6 +199,16 @@ function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; is
   }
   const shape = shapeIssue(value);
   return shape === null ? { ok: true, value } : { ok: false, issues: [shape] };
+}
+
+/**
+ * The key the yaml library's DUPLICATE_KEY error points at (its offset is the key's first character),
+ * quoted, its name only (never the value after it) and scrubbed of anything credential-shaped.
+ */
+function duplicateKeyAt(text: string, offset: number): string {
+  const line = text.slice(offset).split(/\r?\n/, 1)[0] ?? '';
+  const key = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^:#]*?)\s*:(?:\s|$)/.exec(line)?.[1]?.trim();
+  return key === undefined || key === '' ? 'here' : `'${scrubCredentials(key.slice(0, 80))}'`;
 }
 
 /** parseYaml, with anything the yaml library throws besides (a stack overflow on deep nesting) as an issue. */
