@@ -8,6 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -204,10 +205,10 @@ interface Fetched {
   readonly body: string;
 }
 
-/** GET a raw path (not normalised by a URL parser: `..` reaches the server as it is). */
-function get(port: number, path: string): Promise<Fetched> {
+/** GET a raw path (not normalised by a URL parser: `..` reaches the server as it is), with a Host header. */
+function get(port: number, path: string, host = `127.0.0.1:${port}`): Promise<Fetched> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -260,6 +261,24 @@ describe('evals view', () => {
       // A folder without index.html is never listed.
       expect((await get(port, '/campaigns/')).status).toBe(404);
       expect((await get(port, '/nothing.html')).status).toBe(404);
+      // A file asked for as a folder is not there (its relative links would all resolve wrongly).
+      expect((await get(port, '/index.html/')).status).toBe(404);
+      // Only this server's own loopback names: a rebound name (a page elsewhere resolving its own name
+      // to 127.0.0.1) reads nothing, whatever path it asks for.
+      expect((await get(port, '/', `localhost:${port}`)).status).toBe(200);
+      for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1:${port + 1}`])
+        expect((await get(port, '/history.json', host)).status, host).toBe(421);
+      // An HTTP/1.0 request with no Host at all is refused too.
+      const bare = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end('GET /history.json HTTP/1.0\r\n\r\n'));
+        let reply = '';
+        socket.on('data', (chunk: Buffer) => (reply += chunk.toString('latin1')));
+        socket.on('end', () => {
+          resolve(reply);
+        });
+        socket.on('error', reject);
+      });
+      expect(bare.split('\r\n')[0]).toMatch(/^HTTP\/1\.[01] 421 /);
     } finally {
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGINT');

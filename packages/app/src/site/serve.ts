@@ -5,7 +5,10 @@
 // Only a folder publish wrote is served (its four root files there, regular files), and in it only
 // those root files and what is under campaigns/: anything else beside them is 404.
 // Every response carries the site's Content-Security-Policy (no fetch, only our script by its
-// sha256), nosniff and no-referrer, and a content type by extension.
+// sha256), nosniff and no-referrer, and a content type by extension. A request whose Host is not
+// this server's loopback address (127.0.0.1 or localhost, with its port) is refused (421): a web page
+// elsewhere that points its own name at 127.0.0.1 (DNS rebinding) cannot read a private site through
+// the browser. A file asked for as a folder (`index.html/`) is 404, as a file system answers it.
 import { lstat, realpath } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join } from 'node:path';
@@ -76,8 +79,9 @@ export async function serveSite(request: ViewRequest): Promise<ServedSite> {
       },
     ]);
   const csp = siteCspHeader();
+  const hosts = new Set<string>();
   const server: Server = createServer((req, res) => {
-    void respond(root, csp, req, res);
+    void respond(root, csp, hosts, req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -89,6 +93,7 @@ export async function serveSite(request: ViewRequest): Promise<ServedSite> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
+  for (const name of ['127.0.0.1', 'localhost']) hosts.add(`${name}:${port}`);
   return {
     url: `http://127.0.0.1:${port}/`,
     close: () =>
@@ -140,8 +145,18 @@ function send(res: ServerResponse, csp: string, status: number, text: string): v
   res.end(`${text}\n`);
 }
 
-async function respond(root: string, csp: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function respond(
+  root: string,
+  csp: string,
+  hosts: ReadonlySet<string>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   try {
+    if (!hosts.has((req.headers.host ?? '').toLowerCase())) {
+      send(res, csp, 421, `refused: this server answers only to ${[...hosts].join(' or ')}`);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       send(res, csp, 405, 'read-only: GET and HEAD only');
       return;
@@ -210,7 +225,7 @@ async function respond(root: string, csp: string, req: IncomingMessage, res: Ser
         send(res, csp, 404, 'not found (folders are not listed)');
         return;
       }
-    } else if (!stat.isFile()) {
+    } else if (!stat.isFile() || raw.endsWith('/')) {
       send(res, csp, 404, 'not found');
       return;
     }
