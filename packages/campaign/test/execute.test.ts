@@ -12,7 +12,7 @@ import { SqliteStore, attemptVerdict, ingest, loadEnvironment, openStore } from 
 
 import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 
-import { executeCampaign } from '../src/execute.ts';
+import { executeCampaign, startSettlement } from '../src/execute.ts';
 import { planCampaign, planDigest } from '../src/plan.ts';
 import { createStandIn, standInRelease, suiteEnvironment } from './support/stand-in.ts';
 
@@ -142,6 +142,32 @@ describe('each way an eval-session ends is classified, and retried only when ret
     } finally {
       await store.close();
     }
+  });
+
+  it('leaves no unsettled start behind a try that ended: every try has its start, settled exactly when the ledger holds its attempt', async () => {
+    const store = await openStore(`sqlite:${join(scratch, 'classes.sqlite')}`, { mustExist: true });
+    try {
+      const starts = new Map((await store.campaignTries('classes')).map((entry) => [entry.tryId, entry]));
+      const tries = result.attempts.flatMap((attempt) => attempt.tries);
+      expect(starts.size).toBe(tries.length);
+      for (const entry of tries) {
+        // Each way a session ended here comes to a result in the ledger: none is left unknown.
+        expect(startSettlement(entry.ingest), entry.attemptId).toBe('settled');
+        expect(starts.get(entry.attemptId)?.settled, entry.attemptId).toBe(true);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each([
+    ['inserted', 'settled'],
+    ['duplicate', 'settled'],
+    ['synthesized', 'settled'],
+    ['refused', 'unknown_spend'],
+    ['none', 'unknown_spend'],
+  ] as const)('a try whose ingest is %s: its start is %s', (ingest, settlement) => {
+    expect(startSettlement(ingest)).toBe(settlement);
   });
 
   it('counts the cost of every try, retries included', () => {
@@ -558,6 +584,20 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
     );
     return pid;
   };
+  /** The ledger's try starts of a campaign: which try, settled or not, and why not when it says. */
+  const startsOf = async (campaignId: string) => {
+    const store = await openStore(`sqlite:${join(scratch, `${campaignId}.sqlite`)}`, { mustExist: true });
+    try {
+      return (await store.campaignTries(campaignId)).map(({ tryId, tryNumber, settled, interruption }) => ({
+        tryId,
+        tryNumber,
+        settled,
+        interruption,
+      }));
+    } finally {
+      await store.close();
+    }
+  };
   const tryIdOf = async (campaignId: string, caseId: string): Promise<string> => {
     const suite = suiteEnvironment([{ id: caseId, behaviour: 'succeed' }], {});
     const path = join(scratch, `${campaignId}-ids.json`);
@@ -569,7 +609,7 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
     ['killed by the second Ctrl-C (SIGTERM: both at once)', 'kill'],
     ["ended by the interrupt's own signal (SIGTERM to its group) once the campaign stops", 'stop+SIGTERM'],
   ] as const)(
-    '%s: not_run_stopped, nothing written, rerun under the same try id',
+    '%s: not_run_stopped, no result written, its start kept unsettled; a rerun runs it under a new try id',
     async (_label, how) => {
       const campaignId = `stopped-${how === 'kill' ? 'kill' : 'signal'}`;
       const caseId = 'c_wait';
@@ -604,16 +644,45 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
       });
       expect(outcome.tries[0]?.infrastructureFailure?.class).not.toBe('eval_session_crashed');
       expect(await held(campaignId, caseId, tryId)).toBeNull();
+      // Its start is in the ledger, unsettled, with the campaign's word that it killed it.
+      expect(await startsOf(campaignId)).toEqual([
+        {
+          tryId,
+          tryNumber: 1,
+          settled: false,
+          interruption: expect.objectContaining({ reason: outcome.tries[0]?.infrastructureFailure?.message }),
+        },
+      ]);
 
-      // The rerun (resume) runs it again, under the same try id: it consumed no retry.
-      await writeFile(join(workDir, tryId, 'go'), '');
+      // A rerun with a ceiling: that session's spend is unknown, so the budget is unproven; nothing starts.
+      const spawned = (await standIn.spawns()).length;
+      const held1 = await run(campaignId, cases, {
+        retries: 0,
+        turnTimeoutMs: 60_000,
+        workDir,
+        maxCostUsd: 1,
+      });
+      expect(held1.stopped).toBe('budget_unproven');
+      expect(held1.attempts[0]).toMatchObject({ disposition: 'not_run_budget', tries: [] });
+      expect((await standIn.spawns()).length).toBe(spawned);
+
+      // The rerun (resume) runs it again under a new try id (the old start stays unknown spend, for
+      // good): it consumed no retry.
+      const next = `${tryId}-r1`;
+      await mkdir(join(workDir, next), { recursive: true });
+      await writeFile(join(workDir, next, 'go'), '');
       const rerun = await run(campaignId, cases, { retries: 0, turnTimeoutMs: 60_000, workDir });
       expect(rerun.attempts[0], rerun.attempts[0]?.reason ?? '').toMatchObject({
         disposition: 'passed',
         resumed: false,
-        finalAttemptId: tryId,
+        finalAttemptId: next,
       });
-      expect((await standIn.spawns()).filter((id) => id === tryId)).toHaveLength(2);
+      expect((await standIn.spawns()).filter((id) => id === tryId)).toHaveLength(1);
+      expect((await standIn.spawns()).filter((id) => id === next)).toHaveLength(1);
+      expect((await startsOf(campaignId)).map((entry) => [entry.tryId, entry.settled])).toEqual([
+        [tryId, false],
+        [next, true],
+      ]);
     },
     60_000,
   );
