@@ -767,6 +767,57 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
     await resumedWithCeiling('pg-sigkill', await server.createDatabase('sigkill'));
   }, 90_000);
 
+  it("another shard's running try is unknown spend to a shard with a ceiling until it settles (no shard can tell running from dead)", async () => {
+    const campaign = 'pg-running';
+    const url = await server.createDatabase('running');
+    const waiting = join(scratch, `evalbook-${campaign}.json`);
+    await writeFile(
+      waiting,
+      JSON.stringify(
+        suiteEnvironment(
+          [
+            { id: 'case_wait_1', behaviour: 'await_go' },
+            { id: 'case_wait_2', behaviour: 'await_go' },
+          ],
+          { retries: 0, turnTimeoutMs: 60_000 },
+        ),
+      ),
+    );
+    const args = runArgs(campaign, url, good, goodRecord, '1');
+    args[args.indexOf('--env') + 1] = waiting;
+    /** The try id of the next session to start after `before`, once it has started. */
+    const nextStart = async (before: Set<string>): Promise<string> => {
+      for (let waited = 0; waited < 20_000; waited += 50) {
+        const started = [...(await standIn.starts())].find((name) => !before.has(name));
+        if (started !== undefined) return started.slice(0, started.lastIndexOf('.'));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('no session started');
+    };
+    const go = (tryId: string): Promise<void> =>
+      writeFile(join(scratch, `work-${campaign}`, tryId, 'go'), '');
+
+    const before = await standIn.starts();
+    const first = evals([...args, '--shard', '1/2']);
+    const running = await nextStart(before);
+    // Shard 2 with a ceiling sees shard 1's started try, not settled: unproven, nothing starts.
+    const held = await evals([...args, '--shard', '2/2', '--max-cost-usd', '1']);
+    expect(held.code, held.stderr).toBe(1);
+    expect(held.stderr).toContain('(+1 unpriced, 1 of them never settled)');
+    expect(
+      [...(await standIn.starts())].filter((start) => !before.has(start) && !start.startsWith(running)),
+    ).toEqual([]);
+    await go(running);
+    expect((await first).code).toBe(0);
+    // Settled (its attempt is in the ledger, priced): shard 2 runs under the ceiling.
+    const afterFirst = await standIn.starts();
+    const second = evals([...args, '--shard', '2/2', '--max-cost-usd', '1']);
+    await go(await nextStart(afterFirst));
+    const result = await second;
+    expect(result.code, result.stderr).toBe(0);
+    expect(await unsettledTries(url, campaign)).toEqual([]);
+  }, 90_000);
+
   it("makes the cost ceiling global: a second shard sees the first one's spend in the store", async () => {
     const url = await server.createDatabase('ceiling');
     // 1,000 µ$ a try; shard 1/2 holds 8 attempts = $0.008, the ceiling.
