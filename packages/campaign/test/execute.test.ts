@@ -645,14 +645,11 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
       expect(outcome.tries[0]?.infrastructureFailure?.class).not.toBe('eval_session_crashed');
       expect(await held(campaignId, caseId, tryId)).toBeNull();
       // Its start is in the ledger, unsettled, with the campaign's word that it killed it.
-      expect(await startsOf(campaignId)).toEqual([
-        {
-          tryId,
-          tryNumber: 1,
-          settled: false,
-          interruption: expect.objectContaining({ reason: outcome.tries[0]?.infrastructureFailure?.message }),
-        },
+      const starts = await startsOf(campaignId);
+      expect(starts.map(({ tryId: id, tryNumber, settled }) => [id, tryNumber, settled])).toEqual([
+        [tryId, 1, false],
       ]);
+      expect(starts[0]?.interruption?.reason).toBe(outcome.tries[0]?.infrastructureFailure?.message);
 
       // A rerun with a ceiling: that session's spend is unknown, so the budget is unproven; nothing starts.
       const spawned = (await standIn.spawns()).length;
