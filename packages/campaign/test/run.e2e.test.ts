@@ -494,6 +494,9 @@ async function resumedWithCeiling(campaign: string, store: string): Promise<void
     (entry) => entry.runId === campaign,
   );
   expect(run?.spend).toMatchObject({ unpriced: 1, unsettledTries: 1 });
+  expect((await evals(['runs', '--store', store])).stdout).toMatch(
+    new RegExp(`^${campaign} .* \\+ 1 unpriced \\(1 try started, never settled\\)`, 'm'),
+  );
 }
 
 describe('a run SIGKILLed mid-session (a dead machine): the killed try is unknown spend, never forgotten', () => {
