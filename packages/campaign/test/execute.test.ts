@@ -626,6 +626,10 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
         kill: kill.signal,
       });
       const pid = await startedPid(tryId);
+      // Written ahead: while its session runs, the try's start is committed (another connection reads it).
+      expect((await startsOf(campaignId)).map((entry) => [entry.tryId, entry.settled])).toEqual([
+        [tryId, false],
+      ]);
       stop.abort();
       if (how === 'kill') kill.abort();
       else process.kill(pid, 'SIGTERM');
