@@ -484,6 +484,46 @@ describe('a retryable failure without evidence, resumed', () => {
   }, 60_000);
 });
 
+describe('a retryable failure, then a try killed with its run (its start alone in the ledger), resumed', () => {
+  it('the killed try counts against no retry and its number is never reused; with a ceiling its spend leaves the budget unproven', async () => {
+    const cases = [{ id: 'c_down', behaviour: 'always_retryable' }];
+    const first = await run('gap', cases, { retries: 0 });
+    const attemptId = first.attempts[0]!.attemptId;
+    // What a run SIGKILLed during try 2 leaves: try 2's start, no attempt of it.
+    const store = await openStore(`sqlite:${join(scratch, 'gap.sqlite')}`, { mustExist: true });
+    try {
+      expect(
+        await store.recordTryStart({
+          campaignId: 'gap',
+          caseId: 'c_down',
+          configId: 'lane_a',
+          attemptId,
+          tryNumber: 2,
+          tryId: `${attemptId}-r1`,
+          startedAt: new Date().toISOString(),
+          runner: { packageName: 'p', packageVersion: '1', runnerdSha256: 'sha256:r', host: 'h', pid: 1 },
+        }),
+      ).toBe(true);
+    } finally {
+      await store.close();
+    }
+    const before = await standIn.starts();
+    const held = await run('gap', cases, { retries: 1, maxCostUsd: 1 });
+    expect(held.stopped).toBe('budget_unproven');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+    // One retry allowed: try 1 is the one recorded, so one more runs — as try 3 (try 2 is taken).
+    const resumed = await run('gap', cases, { retries: 1 });
+    expect(resumed.attempts[0]?.tries.map((entry) => entry.attemptId)).toEqual([`${attemptId}-r2`]);
+    expect(resumed.attempts[0]).toMatchObject({
+      disposition: 'infrastructure_failure',
+      finalAttemptId: `${attemptId}-r2`,
+    });
+    // At the limit (two tries recorded): resumed as the failure it is, nothing starts.
+    const again = await run('gap', cases, { retries: 1 });
+    expect(again.attempts[0]).toMatchObject({ resumed: true, tries: [], finalAttemptId: `${attemptId}-r2` });
+  }, 60_000);
+});
+
 describe('an attempt reads the same from the ledger as when it ran (a rerun resumes it as it was)', () => {
   // A failure artifact that references its bundle (what the reference runner writes for a hang, a
   // crash or a budget stop once a session ran), a pass and a behaviour failure: each attempt's
