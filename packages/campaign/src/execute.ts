@@ -7,8 +7,12 @@
 // ledger holds for the campaign, so a shared PostgreSQL ledger makes the ceiling global) is held
 // against the ceiling; at it, or with an unknown cost and no --allow-unpriced, nothing more starts
 // and the rest is `not run (budget)`. `stop` ends scheduling (running tries finish), `kill` kills them
-// (a try the campaign stopped is eval_session_interrupted: never written, run again by a rerun).
+// (a try the campaign stopped is eval_session_interrupted: no result written, run again by a rerun).
+// Write-ahead: every try's start is appended to the ledger before its session is spawned (the
+// evalbook's try-starts.ts), so a try whose run was killed with it is never forgotten: a start the
+// ledger holds no attempt of, and that this process is not running, is a try of unknown spend.
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 import {
@@ -24,6 +28,7 @@ import { readRegularFile, startKillableRun } from '@paperclip-evals/node';
 import {
   EVAL_SESSION_ARTIFACT_V1,
   MAX_ARTIFACT_BYTES,
+  INTERRUPTED_TRY,
   UNKNOWN_COST,
   campaignFailure,
   interruptedTry,
@@ -140,6 +145,12 @@ export interface CampaignProgress {
   readonly observedNanodollars: number;
   /** Tries of unknown cost, counted the same way (the ledger's, then this run's). */
   readonly unknownCostTries: number;
+  /**
+   * Of unknownCostTries, the ledger's tries of the campaign that were started and never settled (no
+   * attempt in the ledger; not running in this process): a killed run's, a killed session's, or on a
+   * shared PostgreSQL ledger another shard's still running.
+   */
+  readonly unsettledTries: number;
   readonly ceilingNanodollars: number | null;
   /** null until one attempt finished. */
   readonly etaMs: number | null;
@@ -399,6 +410,23 @@ function sumSpend(
   return { observed: a.observed + b.observed, unknown: a.unknown + b.unknown };
 }
 
+type CampaignTry = Awaited<ReturnType<LedgerStore['campaignTries']>>[number];
+
+/** One try's identity among a campaign's starts (its attempt key but for the run). */
+const tryKey = (entry: { caseId: string; configId: string; tryId: string }): string =>
+  JSON.stringify([entry.caseId, entry.configId, entry.tryId]);
+
+/**
+ * What the start of a try comes to in the ledger, by what became of it (TryOutcome's ingest): the
+ * attempt the ledger then holds settles it (inserted, duplicate, synthesized); otherwise (refused:
+ * nothing could be stored; none: an interrupted try) it stays a try of unknown spend, for good.
+ */
+export function startSettlement(ingest: TryOutcome['ingest']): 'settled' | 'unknown_spend' {
+  return ingest === 'inserted' || ingest === 'duplicate' || ingest === 'synthesized'
+    ? 'settled'
+    : 'unknown_spend';
+}
+
 /** Sums what the budget counts; provider-reported and estimated stay apart (see record.ts). */
 function addCost(into: { observed: number; unknown: number }, cost: TryCost): void {
   if (cost.observedNanodollars === null) into.unknown++;
@@ -452,6 +480,12 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       : reading;
 
   const store: LedgerStore = await openStore(options.storeUrl);
+  /** The tries this process started (their start rows are ours: counted by this run, never as unknown). */
+  const startedHere = new Set<string>();
+  /** The ledger's starts of this campaign, read before the first start: the try numbers taken. */
+  let ledgerTries: readonly CampaignTry[] = [];
+  const unsettledElsewhere = (tries: readonly CampaignTry[]): number =>
+    tries.filter((entry) => !entry.settled && !startedHere.has(tryKey(entry))).length;
   const snapshot = (): CampaignProgress => {
     const done = outcomes.size;
     const ranDone = finishedRun;
@@ -465,6 +499,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       failuresByClass: { ...failuresByClass },
       observedNanodollars: (heldAtStart?.observed ?? 0) + fresh.observed,
       unknownCostTries: (heldAtStart?.unknown ?? 0) + fresh.unknown,
+      unsettledTries: heldAtStart?.unsettled ?? 0,
       ceilingNanodollars: plan.settings.maxCostNanodollars,
       etaMs:
         ranDone === 0
@@ -488,14 +523,23 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
 
   /**
    * The ledger's spend for this campaign, from one aggregate query (the store's runs(): summed in
-   * SQL, never every row): earlier runs, and with a shared PostgreSQL ledger every shard's tries.
+   * SQL, never every row): earlier runs, and with a shared PostgreSQL ledger every shard's tries —
+   * plus, as unknown, every start of the campaign the ledger holds no attempt of and this process is
+   * not running (a killed run's try; on a shared PostgreSQL, another shard's running one: a shard
+   * cannot tell a running try from a dead one, so until it settles its spend is unknown). The starts
+   * are read first: a try that settles between the two reads is counted twice, never not at all.
    */
-  const ledgerSpend = async (): Promise<{ observed: number; unknown: number }> => {
+  const ledgerSpend = async (): Promise<{ observed: number; unknown: number; unsettled: number }> => {
+    const unsettled = unsettledElsewhere(await store.campaignTries(plan.campaignId));
     const run = (await store.runs()).find((entry) => entry.runId === plan.campaignId);
-    return { observed: run?.spend.observedNanodollars ?? 0, unknown: run?.spend.unpriced ?? 0 };
+    return {
+      observed: run?.spend.observedNanodollars ?? 0,
+      unknown: (run === undefined ? 0 : run.spend.unpriced - run.spend.unsettledTries) + unsettled,
+      unsettled,
+    };
   };
   /** Read once before the first start; a PostgreSQL ledger (shared by shards) is asked again before each. */
-  let heldAtStart: { observed: number; unknown: number } | null = null;
+  let heldAtStart: { observed: number; unknown: number; unsettled: number } | null = null;
 
   /** null: go ahead; otherwise why nothing more may start. */
   const budgetStop = async (): Promise<StopReason | null> => {
@@ -512,21 +556,75 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     return null;
   };
 
-  /** The last try of an attempt the ledger holds (resume), with its try number, or null. */
+  /** The try numbers of an attempt the ledger holds starts of (an interrupted or killed try's too). */
+  const startedNumbers = (attempt: PlannedAttempt): number[] =>
+    ledgerTries
+      .filter(
+        (entry) =>
+          entry.attemptId === attempt.attemptId &&
+          entry.caseId === attempt.caseId &&
+          entry.configId === attempt.laneId,
+      )
+      .map((entry) => entry.tryNumber);
+
+  /**
+   * The last try of an attempt the ledger holds (resume), with its try number and how many of its
+   * tries the ledger holds (what counts against the retries: a try with no result, killed, does not),
+   * or null.
+   */
   const heldTry = async (
     attempt: PlannedAttempt,
-  ): Promise<{ stored: StoredAttempt; tryNumber: number } | null> => {
+  ): Promise<{ stored: StoredAttempt; tryNumber: number; recorded: number } | null> => {
     let found: { stored: StoredAttempt; tryNumber: number } | null = null;
-    for (let tryNumber = 1; tryNumber <= plan.settings.maxInfrastructureRetries + 1; tryNumber++) {
+    let recorded = 0;
+    const last = Math.max(plan.settings.maxInfrastructureRetries + 1, ...startedNumbers(attempt));
+    for (let tryNumber = 1; tryNumber <= last; tryNumber++) {
       const stored = await store.getAttempt({
         runId: plan.campaignId,
         caseId: attempt.caseId,
         configId: attempt.laneId,
         attemptId: tryAttemptId(attempt.attemptId, tryNumber),
       });
-      if (stored !== null) found = { stored, tryNumber };
+      if (stored === null) continue;
+      found = { stored, tryNumber };
+      recorded++;
     }
-    return found;
+    return found === null ? null : { ...found, recorded };
+  };
+
+  /**
+   * Appends the start of the attempt's next try to the ledger (committed: a SQLite transaction, a
+   * PostgreSQL statement) before its session is spawned, from try `tryNumber` on: a number another
+   * run started meanwhile is skipped. The try id it took.
+   */
+  const claimTry = async (
+    attempt: PlannedAttempt,
+    tryNumber: number,
+  ): Promise<{ tryId: string; tryNumber: number }> => {
+    for (let number = tryNumber; ; number++) {
+      const tryId = tryAttemptId(attempt.attemptId, number);
+      const key = tryKey({ caseId: attempt.caseId, configId: attempt.laneId, tryId });
+      // Ours before it is committed: a PostgreSQL budget read meanwhile never counts it as another's.
+      startedHere.add(key);
+      const appended = await store.recordTryStart({
+        campaignId: plan.campaignId,
+        caseId: attempt.caseId,
+        configId: attempt.laneId,
+        attemptId: attempt.attemptId,
+        tryNumber: number,
+        tryId,
+        startedAt: new Date().toISOString(),
+        runner: {
+          packageName: options.release.packageName,
+          packageVersion: options.release.packageVersion,
+          runnerdSha256: options.release.runnerdSha256,
+          host: hostname(),
+          pid: process.pid,
+        },
+      });
+      if (appended) return { tryId, tryNumber: number };
+      startedHere.delete(key);
+    }
   };
 
   const verdictOf = async (attempt: PlannedAttempt, tryId: string): Promise<Verdict | null> => {
@@ -813,7 +911,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     const heldFailure = held?.stored.record.failure ?? null;
     const infrastructure = held === null ? null : heldInfrastructureFailure(held.stored.record);
     const heldRetryable = infrastructure?.retryable === true;
-    if (held !== null && !(heldRetryable && held.tryNumber <= plan.settings.maxInfrastructureRetries)) {
+    if (held !== null && !(heldRetryable && held.recorded <= plan.settings.maxInfrastructureRetries)) {
       const verdict = infrastructure === null ? await verdictOf(attempt, held.stored.key.attemptId) : null;
       // A held try recorded from a session's artifact alone (no native bundle) keeps its code.
       const alone =
@@ -838,7 +936,11 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
       return;
     }
     const tries: TryOutcome[] = [];
-    for (let tryNumber = (held?.tryNumber ?? 0) + 1; ; tryNumber++) {
+    // The next try takes a number no try of the attempt has had: one the ledger holds a start of (a
+    // killed try, its spend unknown for good) is never reused, so its start is never settled by
+    // another session's result. Only tries with a result count against the retries.
+    let nextNumber = Math.max(held?.tryNumber ?? 0, ...startedNumbers(attempt)) + 1;
+    for (let made = held?.recorded ?? 0; ; made++) {
       const why = stopped ?? (await budgetStop());
       if (why !== null) {
         stopped ??= why;
@@ -864,12 +966,28 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         });
         return;
       }
-      const tryId = tryAttemptId(attempt.attemptId, tryNumber);
+      const { tryId, tryNumber } = await claimTry(attempt, nextNumber);
+      nextNumber = tryNumber + 1;
       active++;
       progress();
       const { outcome, verdict } = await runTry(attempt, lane, tryId);
       active--;
       tries.push(outcome);
+      // The campaign's own word that it killed the session: why the start stays unsettled (its spend
+      // is unknown all the same; a failure to write this leaves the start alone, just as unknown).
+      if (outcome.infrastructureFailure?.class === INTERRUPTED_TRY.class)
+        await store
+          .recordTryInterruption({
+            campaignId: plan.campaignId,
+            caseId: attempt.caseId,
+            configId: attempt.laneId,
+            attemptId: attempt.attemptId,
+            tryNumber,
+            tryId,
+            at: new Date().toISOString(),
+            reason: outcome.infrastructureFailure.message,
+          })
+          .catch(() => undefined);
       if (outcome.ingest !== 'duplicate') addCost(fresh, outcome.cost);
       if (outcome.ingest !== 'inserted' && outcome.ingest !== 'synthesized' && outcome.ingest !== 'duplicate')
         addCost(unrecorded, outcome.cost);
@@ -889,7 +1007,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
         });
         return;
       }
-      if (!failure.retryable || tryNumber > plan.settings.maxInfrastructureRetries) {
+      if (!failure.retryable || made + 1 > plan.settings.maxInfrastructureRetries) {
         finish({
           ...identity(attempt),
           disposition: 'infrastructure_failure',
@@ -909,6 +1027,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
     // A campaign id names one suite: what the ledger holds under it must be this plan's, checked
     // before any session starts (a rerun with a changed suite never takes the old suite's results).
     await assertLedgerPlan(store, plan);
+    ledgerTries = await store.campaignTries(plan.campaignId);
     for (const attempt of attempts) {
       const held = await heldTry(attempt);
       const lane = lanes.get(attempt.laneId);

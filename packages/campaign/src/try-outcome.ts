@@ -56,10 +56,11 @@ export function campaignFailure(failureClass: CampaignFailureClass, message: str
  * Ours: a try the campaign stopped itself (`evals run` interrupted: the second Ctrl-C, SIGTERM). Upstream
  * has no class for it — its `interrupted` / `cancelled` are a provider turn's statuses (a behaviour
  * result, scored; `provider_turn_interrupted`), `stoppedByUser` a live turn's — and no orchestrator's
- * failure class among its own (docs/campaigns.md). Such a try is no result and no failure: it is never
- * written (no artifact, nothing in the ledger), so `--resume` runs it again under the same try id and
- * it consumes no retry; the attempt is `not_run_stopped`. Never an artifact's class: not in contract's
- * table, so an artifact stating it is refused.
+ * failure class among its own (docs/campaigns.md). Such a try is no result and no failure: no artifact
+ * and no attempt of it is written — only its start and the campaign's word that it killed it (the
+ * ledger's try starts: its spend is unknown, for good) — so a rerun runs the attempt again under the
+ * next try id and it consumes no retry; the attempt is `not_run_stopped`. Never an artifact's class:
+ * not in contract's table, so an artifact stating it is refused.
  */
 export const INTERRUPTED_TRY = {
   class: 'eval_session_interrupted',

@@ -12,7 +12,7 @@ import { SqliteStore, attemptVerdict, ingest, loadEnvironment, openStore } from 
 
 import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 
-import { executeCampaign } from '../src/execute.ts';
+import { executeCampaign, startSettlement } from '../src/execute.ts';
 import { planCampaign, planDigest } from '../src/plan.ts';
 import { createStandIn, standInRelease, suiteEnvironment } from './support/stand-in.ts';
 
@@ -142,6 +142,32 @@ describe('each way an eval-session ends is classified, and retried only when ret
     } finally {
       await store.close();
     }
+  });
+
+  it('leaves no unsettled start behind a try that ended: every try has its start, settled exactly when the ledger holds its attempt', async () => {
+    const store = await openStore(`sqlite:${join(scratch, 'classes.sqlite')}`, { mustExist: true });
+    try {
+      const starts = new Map((await store.campaignTries('classes')).map((entry) => [entry.tryId, entry]));
+      const tries = result.attempts.flatMap((attempt) => attempt.tries);
+      expect(starts.size).toBe(tries.length);
+      for (const entry of tries) {
+        // Each way a session ended here comes to a result in the ledger: none is left unknown.
+        expect(startSettlement(entry.ingest), entry.attemptId).toBe('settled');
+        expect(starts.get(entry.attemptId)?.settled, entry.attemptId).toBe(true);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each([
+    ['inserted', 'settled'],
+    ['duplicate', 'settled'],
+    ['synthesized', 'settled'],
+    ['refused', 'unknown_spend'],
+    ['none', 'unknown_spend'],
+  ] as const)('a try whose ingest is %s: its start is %s', (ingest, settlement) => {
+    expect(startSettlement(ingest)).toBe(settlement);
   });
 
   it('counts the cost of every try, retries included', () => {
@@ -458,6 +484,46 @@ describe('a retryable failure without evidence, resumed', () => {
   }, 60_000);
 });
 
+describe('a retryable failure, then a try killed with its run (its start alone in the ledger), resumed', () => {
+  it('the killed try counts against no retry and its number is never reused; with a ceiling its spend leaves the budget unproven', async () => {
+    const cases = [{ id: 'c_down', behaviour: 'always_retryable' }];
+    const first = await run('gap', cases, { retries: 0 });
+    const attemptId = first.attempts[0]!.attemptId;
+    // What a run SIGKILLed during try 2 leaves: try 2's start, no attempt of it.
+    const store = await openStore(`sqlite:${join(scratch, 'gap.sqlite')}`, { mustExist: true });
+    try {
+      expect(
+        await store.recordTryStart({
+          campaignId: 'gap',
+          caseId: 'c_down',
+          configId: 'lane_a',
+          attemptId,
+          tryNumber: 2,
+          tryId: `${attemptId}-r1`,
+          startedAt: new Date().toISOString(),
+          runner: { packageName: 'p', packageVersion: '1', runnerdSha256: 'sha256:r', host: 'h', pid: 1 },
+        }),
+      ).toBe(true);
+    } finally {
+      await store.close();
+    }
+    const before = await standIn.starts();
+    const held = await run('gap', cases, { retries: 1, maxCostUsd: 1 });
+    expect(held.stopped).toBe('budget_unproven');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+    // One retry allowed: try 1 is the one recorded, so one more runs — as try 3 (try 2 is taken).
+    const resumed = await run('gap', cases, { retries: 1 });
+    expect(resumed.attempts[0]?.tries.map((entry) => entry.attemptId)).toEqual([`${attemptId}-r2`]);
+    expect(resumed.attempts[0]).toMatchObject({
+      disposition: 'infrastructure_failure',
+      finalAttemptId: `${attemptId}-r2`,
+    });
+    // At the limit (two tries recorded): resumed as the failure it is, nothing starts.
+    const again = await run('gap', cases, { retries: 1 });
+    expect(again.attempts[0]).toMatchObject({ resumed: true, tries: [], finalAttemptId: `${attemptId}-r2` });
+  }, 60_000);
+});
+
 describe('an attempt reads the same from the ledger as when it ran (a rerun resumes it as it was)', () => {
   // A failure artifact that references its bundle (what the reference runner writes for a hang, a
   // crash or a budget stop once a session ran), a pass and a behaviour failure: each attempt's
@@ -558,6 +624,20 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
     );
     return pid;
   };
+  /** The ledger's try starts of a campaign: which try, settled or not, and why not when it says. */
+  const startsOf = async (campaignId: string) => {
+    const store = await openStore(`sqlite:${join(scratch, `${campaignId}.sqlite`)}`, { mustExist: true });
+    try {
+      return (await store.campaignTries(campaignId)).map(({ tryId, tryNumber, settled, interruption }) => ({
+        tryId,
+        tryNumber,
+        settled,
+        interruption,
+      }));
+    } finally {
+      await store.close();
+    }
+  };
   const tryIdOf = async (campaignId: string, caseId: string): Promise<string> => {
     const suite = suiteEnvironment([{ id: caseId, behaviour: 'succeed' }], {});
     const path = join(scratch, `${campaignId}-ids.json`);
@@ -569,7 +649,7 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
     ['killed by the second Ctrl-C (SIGTERM: both at once)', 'kill'],
     ["ended by the interrupt's own signal (SIGTERM to its group) once the campaign stops", 'stop+SIGTERM'],
   ] as const)(
-    '%s: not_run_stopped, nothing written, rerun under the same try id',
+    '%s: not_run_stopped, no result written, its start kept unsettled; a rerun runs it under a new try id',
     async (_label, how) => {
       const campaignId = `stopped-${how === 'kill' ? 'kill' : 'signal'}`;
       const caseId = 'c_wait';
@@ -586,6 +666,10 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
         kill: kill.signal,
       });
       const pid = await startedPid(tryId);
+      // Written ahead: while its session runs, the try's start is committed (another connection reads it).
+      expect((await startsOf(campaignId)).map((entry) => [entry.tryId, entry.settled])).toEqual([
+        [tryId, false],
+      ]);
       stop.abort();
       if (how === 'kill') kill.abort();
       else process.kill(pid, 'SIGTERM');
@@ -604,16 +688,42 @@ describe('a try the campaign stopped, a timeout it enforced, a session that died
       });
       expect(outcome.tries[0]?.infrastructureFailure?.class).not.toBe('eval_session_crashed');
       expect(await held(campaignId, caseId, tryId)).toBeNull();
+      // Its start is in the ledger, unsettled, with the campaign's word that it killed it.
+      const starts = await startsOf(campaignId);
+      expect(starts.map(({ tryId: id, tryNumber, settled }) => [id, tryNumber, settled])).toEqual([
+        [tryId, 1, false],
+      ]);
+      expect(starts[0]?.interruption?.reason).toBe(outcome.tries[0]?.infrastructureFailure?.message);
 
-      // The rerun (resume) runs it again, under the same try id: it consumed no retry.
-      await writeFile(join(workDir, tryId, 'go'), '');
+      // A rerun with a ceiling: that session's spend is unknown, so the budget is unproven; nothing starts.
+      const spawned = (await standIn.spawns()).length;
+      const held1 = await run(campaignId, cases, {
+        retries: 0,
+        turnTimeoutMs: 60_000,
+        workDir,
+        maxCostUsd: 1,
+      });
+      expect(held1.stopped).toBe('budget_unproven');
+      expect(held1.attempts[0]).toMatchObject({ disposition: 'not_run_budget', tries: [] });
+      expect((await standIn.spawns()).length).toBe(spawned);
+
+      // The rerun (resume) runs it again under a new try id (the old start stays unknown spend, for
+      // good): it consumed no retry.
+      const next = `${tryId}-r1`;
+      await mkdir(join(workDir, next), { recursive: true });
+      await writeFile(join(workDir, next, 'go'), '');
       const rerun = await run(campaignId, cases, { retries: 0, turnTimeoutMs: 60_000, workDir });
       expect(rerun.attempts[0], rerun.attempts[0]?.reason ?? '').toMatchObject({
         disposition: 'passed',
         resumed: false,
-        finalAttemptId: tryId,
+        finalAttemptId: next,
       });
-      expect((await standIn.spawns()).filter((id) => id === tryId)).toHaveLength(2);
+      expect((await standIn.spawns()).filter((id) => id === tryId)).toHaveLength(1);
+      expect((await standIn.spawns()).filter((id) => id === next)).toHaveLength(1);
+      expect((await startsOf(campaignId)).map((entry) => [entry.tryId, entry.settled])).toEqual([
+        [tryId, false],
+        [next, true],
+      ]);
     },
     60_000,
   );

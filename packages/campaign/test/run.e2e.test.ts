@@ -354,7 +354,7 @@ describe('a campaign on one machine', () => {
     expect((await ledgerIds(store, 'interrupted')).length).toBe(record.totals.passed);
   }, 60_000);
 
-  it('SIGTERM kills the running sessions: each killed try is eval_session_interrupted, never in the ledger, and the rerun runs it under the same try id (exit 143, then 0)', async () => {
+  it('SIGTERM kills the running sessions: each killed try is eval_session_interrupted, no result in the ledger, and the rerun runs it under a new try id (exit 143, then 0)', async () => {
     const campaign = 'terminated';
     const store = `sqlite:${join(scratch, 'terminated.sqlite')}`;
     const out = join(scratch, 'terminated.json');
@@ -391,13 +391,131 @@ describe('a campaign on one machine', () => {
     });
     expect(await ledgerIds(store, campaign).catch(() => [] as string[])).toEqual([]);
 
-    await writeFile(join(scratch, `work-${campaign}`, tryId, 'go'), '');
+    // Its start stays in the ledger, never settled (the killed session's spend is unknown for good):
+    // the rerun runs the attempt under the next try id.
+    const next = `${tryId}-r1`;
+    await mkdir(join(scratch, `work-${campaign}`, next), { recursive: true });
+    await writeFile(join(scratch, `work-${campaign}`, next, 'go'), '');
     const rerun = await evals([...args, '--json']);
     expect(rerun.code, rerun.stderr).toBe(0);
     const again = JSON.parse(rerun.stdout) as CampaignRecord;
-    expect(again.attempts[0]).toMatchObject({ disposition: 'passed', resumed: false, finalAttemptId: tryId });
-    expect(await ledgerIds(store, campaign)).toHaveLength(1);
+    expect(again.attempts[0]).toMatchObject({ disposition: 'passed', resumed: false, finalAttemptId: next });
+    expect(await ledgerIds(store, campaign)).toEqual([next]);
+    expect(await unsettledTries(store, campaign)).toEqual([{ tryId, interrupted: true }]);
   }, 60_000);
+});
+
+/** The tries of a campaign the ledger holds a start of and no attempt (their spend is unknown). */
+async function unsettledTries(
+  store: string,
+  campaign: string,
+): Promise<{ tryId: string; interrupted: boolean }[]> {
+  const opened = await openStore(store, { mustExist: true });
+  try {
+    return (await opened.campaignTries(campaign))
+      .filter((entry) => !entry.settled)
+      .map((entry) => ({ tryId: entry.tryId, interrupted: entry.interruption !== null }));
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * `evals run` of a one-attempt campaign SIGKILLed while its one session runs (a session that waits
+ * for a `go` file), that session then ended too (by its pid: it is in its own process group and
+ * outlives the campaign): what a killed run or a dead machine leaves. The args and the try id.
+ */
+async function killedMidSession(campaign: string, store: string): Promise<{ args: string[]; tryId: string }> {
+  const waiting = join(scratch, `evalbook-${campaign}.json`);
+  await writeFile(
+    waiting,
+    JSON.stringify(
+      suiteEnvironment([{ id: 'case_wait', behaviour: 'await_go' }], { retries: 0, turnTimeoutMs: 60_000 }),
+    ),
+  );
+  const args = runArgs(campaign, store);
+  args[args.indexOf('--env') + 1] = waiting;
+  const before = await standIn.starts();
+  let pid = 0;
+  const running = evals(args, (child) => (pid = child));
+  let started = '';
+  for (let waited = 0; waited < 20_000 && started === ''; waited += 50) {
+    started = [...(await standIn.starts())].find((name) => !before.has(name)) ?? '';
+    if (started === '') await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(started).not.toBe('');
+  process.kill(pid, 'SIGKILL');
+  await running;
+  const sessionPid = Number(started.slice(started.lastIndexOf('.') + 1));
+  try {
+    process.kill(-sessionPid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  const tryId = started.slice(0, started.lastIndexOf('.'));
+  expect(await ledgerIds(store, campaign)).toEqual([]);
+  expect(await unsettledTries(store, campaign)).toEqual([{ tryId, interrupted: false }]);
+  return { args, tryId };
+}
+
+/** Lets the attempt's next try (`<id>-r1`) succeed at once: its session finds `go` beside its request. */
+async function letNextTryGo(campaign: string, tryId: string): Promise<string> {
+  const next = `${tryId}-r1`;
+  await mkdir(join(scratch, `work-${campaign}`, next), { recursive: true });
+  await writeFile(join(scratch, `work-${campaign}`, next, 'go'), '');
+  return next;
+}
+
+/**
+ * After a SIGKILL mid-session, a resumed run with a ceiling: the killed try's spend is unknown (its
+ * start is in the ledger, its attempt is not), so the budget is unproven: nothing starts, exit 1.
+ * With --allow-unpriced it runs the missing attempt under a new try id; the old start stays unknown.
+ */
+async function resumedWithCeiling(campaign: string, store: string): Promise<void> {
+  const { args, tryId } = await killedMidSession(campaign, store);
+  const before = await standIn.starts();
+  const held = await evals([...args, '--max-cost-usd', '1']);
+  expect(held.code, held.stderr).toBe(1);
+  expect(held.stderr).toContain('spend $0.00 of $1.00 (+1 unpriced, 1 of them never settled)');
+  expect(held.stdout).toContain('budget');
+  expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+
+  const next = await letNextTryGo(campaign, tryId);
+  const ran = await evals([...args, '--max-cost-usd', '1', '--allow-unpriced', '--json']);
+  expect(ran.code, ran.stderr).toBe(0);
+  const record = JSON.parse(ran.stdout) as CampaignRecord;
+  expect(record.attempts[0]).toMatchObject({ disposition: 'passed', resumed: false, finalAttemptId: next });
+  expect(await ledgerIds(store, campaign)).toEqual([next]);
+  expect(await unsettledTries(store, campaign)).toEqual([{ tryId, interrupted: false }]);
+  // `evals runs` counts it among the run's unpriced, and says it never settled.
+  const runs = await evals(['runs', '--store', store, '--json']);
+  expect(runs.code, runs.stderr).toBe(0);
+  const run = (JSON.parse(runs.stdout) as { runs: { runId: string; spend: unknown }[] }).runs.find(
+    (entry) => entry.runId === campaign,
+  );
+  expect(run?.spend).toMatchObject({ unpriced: 1, unsettledTries: 1 });
+  expect((await evals(['runs', '--store', store])).stdout).toMatch(
+    new RegExp(`^${campaign} .* \\+ 1 unpriced \\(1 try started, never settled\\)`, 'm'),
+  );
+}
+
+describe('a run SIGKILLed mid-session (a dead machine): the killed try is unknown spend, never forgotten', () => {
+  it('resumed with --max-cost-usd: budget_unproven, nothing starts (exit 1); with --allow-unpriced it runs the attempt', async () => {
+    await resumedWithCeiling('sigkill-ceiling', `sqlite:${join(scratch, 'sigkill-ceiling.sqlite')}`);
+  }, 90_000);
+
+  it('resumed without a ceiling: runs the missing attempt under a new try id', async () => {
+    const campaign = 'sigkill-free';
+    const store = `sqlite:${join(scratch, 'sigkill-free.sqlite')}`;
+    const { args, tryId } = await killedMidSession(campaign, store);
+    const next = await letNextTryGo(campaign, tryId);
+    const ran = await evals([...args, '--json']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect((JSON.parse(ran.stdout) as CampaignRecord).attempts[0]).toMatchObject({
+      disposition: 'passed',
+      finalAttemptId: next,
+    });
+  }, 90_000);
 });
 
 describe('--pass-env: a live provider credential reaches the session, and nothing else keeps it', () => {
@@ -647,6 +765,61 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
   afterAll(async () => {
     await server.stop();
   });
+
+  it('after a SIGKILL mid-session, a resumed run with --max-cost-usd is budget_unproven (the start is committed in PostgreSQL); --allow-unpriced runs it', async () => {
+    await resumedWithCeiling('pg-sigkill', await server.createDatabase('sigkill'));
+  }, 90_000);
+
+  it("another shard's running try is unknown spend to a shard with a ceiling until it settles (no shard can tell running from dead)", async () => {
+    const campaign = 'pg-running';
+    const url = await server.createDatabase('running');
+    const waiting = join(scratch, `evalbook-${campaign}.json`);
+    await writeFile(
+      waiting,
+      JSON.stringify(
+        suiteEnvironment(
+          [
+            { id: 'case_wait_1', behaviour: 'await_go' },
+            { id: 'case_wait_2', behaviour: 'await_go' },
+          ],
+          { retries: 0, turnTimeoutMs: 60_000 },
+        ),
+      ),
+    );
+    const args = runArgs(campaign, url, good, goodRecord, '1');
+    args[args.indexOf('--env') + 1] = waiting;
+    /** The try id of the next session to start after `before`, once it has started. */
+    const nextStart = async (before: Set<string>): Promise<string> => {
+      for (let waited = 0; waited < 20_000; waited += 50) {
+        const started = [...(await standIn.starts())].find((name) => !before.has(name));
+        if (started !== undefined) return started.slice(0, started.lastIndexOf('.'));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('no session started');
+    };
+    const go = (tryId: string): Promise<void> =>
+      writeFile(join(scratch, `work-${campaign}`, tryId, 'go'), '');
+
+    const before = await standIn.starts();
+    const first = evals([...args, '--shard', '1/2']);
+    const running = await nextStart(before);
+    // Shard 2 with a ceiling sees shard 1's started try, not settled: unproven, nothing starts.
+    const held = await evals([...args, '--shard', '2/2', '--max-cost-usd', '1']);
+    expect(held.code, held.stderr).toBe(1);
+    expect(held.stderr).toContain('(+1 unpriced, 1 of them never settled)');
+    expect(
+      [...(await standIn.starts())].filter((start) => !before.has(start) && !start.startsWith(running)),
+    ).toEqual([]);
+    await go(running);
+    expect((await first).code).toBe(0);
+    // Settled (its attempt is in the ledger, priced): shard 2 runs under the ceiling.
+    const afterFirst = await standIn.starts();
+    const second = evals([...args, '--shard', '2/2', '--max-cost-usd', '1']);
+    await go(await nextStart(afterFirst));
+    const result = await second;
+    expect(result.code, result.stderr).toBe(0);
+    expect(await unsettledTries(url, campaign)).toEqual([]);
+  }, 90_000);
 
   it("makes the cost ceiling global: a second shard sees the first one's spend in the store", async () => {
     const url = await server.createDatabase('ceiling');

@@ -16,6 +16,7 @@ const progress = (over: Partial<CampaignProgress>): CampaignProgress => ({
   failuresByClass: {},
   observedNanodollars: 0,
   unknownCostTries: 0,
+  unsettledTries: 0,
   ceilingNanodollars: null,
   etaMs: null,
   stopped: null,
@@ -51,6 +52,11 @@ const ROWS: [string, Partial<CampaignProgress>, string][] = [
     'no ceiling, two of unknown cost',
     { observedNanodollars: 4_130_000, unknownCostTries: 2 },
     'spend $0.00413 (+2 unpriced)',
+  ],
+  [
+    'a ceiling and a try a killed run started and never settled',
+    { unknownCostTries: 2, unsettledTries: 1, ceilingNanodollars: 10_000_000_000 },
+    'spend $0.00 of $10.00 (+2 unpriced, 1 of them never settled)',
   ],
 ];
 

@@ -47,6 +47,7 @@ import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-ver
 import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 import type { CopyInBatch, LedgerStore, StoredAttempt } from '../src/ledger/store.ts';
+import type { TryStart } from '../src/ledger/try-starts.ts';
 import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
@@ -1250,6 +1251,7 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           spend: {
             observedNanodollars: 3 * (record('attempt_x').cost.effectiveNanodollars ?? 0),
             unpriced: 0,
+            unsettledTries: 0,
           },
           retractions: [attemptRecord, runRecord],
         },
@@ -1261,7 +1263,11 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
           terminalStates: { succeeded: 1 },
           foreign: 0,
           retracted: 0,
-          spend: { observedNanodollars: record('attempt_x').cost.effectiveNanodollars ?? 0, unpriced: 0 },
+          spend: {
+            observedNanodollars: record('attempt_x').cost.effectiveNanodollars ?? 0,
+            unpriced: 0,
+            unsettledTries: 0,
+          },
           retractions: [],
         },
       ]);
@@ -1467,11 +1473,129 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
         expect(runs.find((run) => run.runId === 'run_synthetic')?.spend).toEqual({
           observedNanodollars: expected(priced),
           unpriced: 1,
+          unsettledTries: 0,
         });
         expect(runs.find((run) => run.runId === 'run_other')?.spend).toEqual({
           observedNanodollars: expected([other]),
           unpriced: 0,
+          unsettledTries: 0,
         });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('campaign try starts (write-ahead: a try whose spend is unknown is never forgotten)', () => {
+    const start = (tryId: string, tryNumber = 1, changes: Partial<TryStart> = {}): TryStart => ({
+      campaignId: 'run_synthetic',
+      caseId: 'case_synthetic',
+      configId: 'config_synthetic',
+      attemptId: 'attempt_a',
+      tryNumber,
+      tryId,
+      startedAt: '2026-12-03T10:00:00.000Z',
+      runner: { packageName: 'p', packageVersion: '1.0.0', runnerdSha256: 'sha256:r', host: 'h', pid: 7 },
+      ...changes,
+    });
+
+    it('a start is unsettled until the ledger holds its attempt; spend counts it unpriced until then', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        expect(await store.recordTryStart(start('attempt_a'))).toBe(true);
+        // The same try started again (another run): nothing written, the caller takes the next number.
+        expect(await store.recordTryStart(start('attempt_a'))).toBe(false);
+        expect(await store.recordTryStart(start('attempt_a-r1', 2))).toBe(true);
+        // Another campaign's start is not this one's.
+        expect(await store.recordTryStart(start('attempt_a', 1, { campaignId: 'run_other' }))).toBe(true);
+        expect(
+          (await store.campaignTries('run_synthetic')).map((entry) => [entry.tryId, entry.settled]),
+        ).toEqual([
+          ['attempt_a', false],
+          ['attempt_a-r1', false],
+        ]);
+        // A priced attempt of the run, and the start of try 1 settled by its attempt.
+        await store.insertBatch([record('attempt_b', 1000), record('attempt_a', 250)]);
+        const tries = await store.campaignTries('run_synthetic');
+        expect(tries).toEqual([
+          { ...start('attempt_a'), settled: true, interruption: null },
+          { ...start('attempt_a-r1', 2), settled: false, interruption: null },
+        ]);
+        const run = (await store.runs()).find((entry) => entry.runId === 'run_synthetic');
+        expect(run?.spend).toEqual({
+          observedNanodollars:
+            (record('attempt_b', 1000).cost.effectiveNanodollars ?? 0) +
+            (record('attempt_a', 250).cost.effectiveNanodollars ?? 0),
+          unpriced: 1,
+          unsettledTries: 1,
+        });
+        await store.insertBatch([record('attempt_a-r1', 5)]);
+        expect((await store.runs()).find((entry) => entry.runId === 'run_synthetic')?.spend).toMatchObject({
+          unpriced: 0,
+          unsettledTries: 0,
+        });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("keeps the campaign's word that it killed a try, and the try's spend stays unknown", async () => {
+      const store = await openStore(storeUrl);
+      try {
+        await store.insertBatch([record('attempt_b', 1000)]);
+        await store.recordTryStart(start('attempt_a'));
+        const interruption = {
+          campaignId: 'run_synthetic',
+          caseId: 'case_synthetic',
+          configId: 'config_synthetic',
+          attemptId: 'attempt_a',
+          tryNumber: 1,
+          tryId: 'attempt_a',
+          at: '2026-12-03T10:00:05.000Z',
+          reason: 'killed: the campaign was interrupted',
+        };
+        await store.recordTryInterruption(interruption);
+        await store.recordTryInterruption({ ...interruption, at: 'later' });
+        expect(await store.campaignTries('run_synthetic')).toEqual([
+          {
+            ...start('attempt_a'),
+            settled: false,
+            interruption: { at: interruption.at, reason: interruption.reason },
+          },
+        ]);
+        expect((await store.runs())[0]?.spend).toMatchObject({ unpriced: 1, unsettledTries: 1 });
+      } finally {
+        await store.close();
+      }
+      await expect(sql('DELETE FROM campaign_tries')).rejects.toThrow(/append-only/);
+      await expect(sql("UPDATE campaign_tries SET event = 'started'")).rejects.toThrow(/append-only/);
+    });
+
+    it('takes ids of any length and content (U+0000 included) and reads them back exactly', async () => {
+      const id = `t\u0000${'x'.repeat(100_000)}`;
+      const store = await openStore(storeUrl);
+      try {
+        const long = start(id, 1, { campaignId: id, caseId: id, configId: id, attemptId: id });
+        expect(await store.recordTryStart(long)).toBe(true);
+        expect(await store.recordTryStart(long)).toBe(false);
+        expect(await store.campaignTries(id)).toEqual([{ ...long, settled: false, interruption: null }]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('the migration keeps an older store as it was and then takes starts', async () => {
+      const migration = kind.migrations.find((entry) => entry.name === 'campaign try starts');
+      expect(migration).toBeDefined();
+      await kind.migrateTo(storeUrl, (migration?.version ?? 0) - 1);
+      expect(
+        await sql("SELECT COUNT(*) AS n FROM schema_migrations WHERE name = 'campaign try starts'"),
+      ).toEqual([{ n: kind.name === 'postgres' ? '0' : 0 }]);
+      const store = await openStore(storeUrl);
+      try {
+        expect(await store.migrations()).toEqual(versions);
+        expect(await store.recordTryStart(start('attempt_a'))).toBe(true);
+        expect(await store.campaignTries('run_synthetic')).toHaveLength(1);
       } finally {
         await store.close();
       }

@@ -470,7 +470,11 @@ const dollars = (nanodollars: number | null): string =>
 /** The spend both progress lines show: the observed figure, the ceiling, the tries of unknown cost. */
 function spendText(progress: CampaignProgress): string {
   const ceiling = progress.ceilingNanodollars === null ? '' : ` of ${dollars(progress.ceilingNanodollars)}`;
-  const unknown = progress.unknownCostTries > 0 ? ` (+${progress.unknownCostTries} unpriced)` : '';
+  // Of them, the ledger's tries started and never settled (a killed run's): said, since they are no
+  // artifact's unpriced usage but sessions whose spend nobody recorded.
+  const unsettled = progress.unsettledTries > 0 ? `, ${progress.unsettledTries} of them never settled` : '';
+  const unknown =
+    progress.unknownCostTries > 0 ? ` (+${progress.unknownCostTries} unpriced${unsettled})` : '';
   return `spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}`;
 }
 

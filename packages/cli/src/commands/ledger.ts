@@ -130,7 +130,7 @@ export async function runRuns(options: {
     String(run.configs),
     String(run.foreign),
     String(run.retracted),
-    `${displayUsd(run.spend.observedNanodollars)}${run.spend.unpriced === 0 ? '' : ` + ${run.spend.unpriced} unpriced`}`,
+    `${displayUsd(run.spend.observedNanodollars)}${run.spend.unpriced === 0 ? '' : ` + ${run.spend.unpriced} unpriced`}${run.spend.unsettledTries === 0 ? '' : ` (${run.spend.unsettledTries} ${run.spend.unsettledTries === 1 ? 'try' : 'tries'} started, never settled)`}`,
     Object.entries(run.terminalStates)
       .map(([state, n]) => `${n} ${state}`)
       .join(', '),

@@ -50,6 +50,14 @@ import {
   storedRecordJson,
 } from './store-rows.js';
 import { STORE_RECORD_REFUSED } from './store.js';
+import { TRY_COLUMNS, campaignTryFromRow, tryInterruptionValues, tryStartValues } from './try-starts.js';
+import type {
+  CampaignTry,
+  CampaignTryDbRow,
+  TryInterruption,
+  TryStart,
+  UnsettledDbRow,
+} from './try-starts.js';
 import type {
   CopyInBatch,
   CopyInOutcome,
@@ -293,7 +301,50 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX campaigns_record ON campaigns (evalbook_key(campaign_id, record_digest));
       CREATE INDEX campaigns_campaign ON campaigns (evalbook_key(campaign_id));`,
   },
+  {
+    version: 12,
+    name: 'campaign try starts',
+    // Write-ahead try starts (try-starts.ts): a `started` row before a try's session is spawned, an
+    // `interrupted` row when the campaign killed it. Settled = the attempts table holds the try.
+    // Unique by the evalbook_key digest (ids are unbounded text, as in migration 8).
+    sql: `
+      CREATE TABLE campaign_tries (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        campaign_id TEXT NOT NULL,
+        case_id TEXT NOT NULL,
+        config_id TEXT NOT NULL,
+        attempt_id TEXT NOT NULL,
+        try_number INTEGER NOT NULL CHECK (try_number >= 1),
+        try_id TEXT NOT NULL,
+        event TEXT NOT NULL CHECK (event IN ('started', 'interrupted')),
+        at TEXT NOT NULL,
+        detail_json TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX campaign_tries_try ON campaign_tries (evalbook_key(campaign_id, case_id, config_id, try_id, event));
+      CREATE INDEX campaign_tries_campaign ON campaign_tries USING hash (campaign_id);
+      ${appendOnly('campaign_tries')}`,
+  },
 ];
+
+/** The attempt a start row names (run = campaign, attempt id = try id), through the key's digest index. */
+const TRY_ATTEMPT = `SELECT 1 FROM attempts a
+  WHERE evalbook_key(a.run_id, a.case_id, a.config_id, a.attempt_id) = evalbook_key(s.campaign_id, s.case_id, s.config_id, s.try_id)
+    AND a.run_id = s.campaign_id AND a.case_id = s.case_id AND a.config_id = s.config_id AND a.attempt_id = s.try_id`;
+
+/** A campaign's starts with whether the attempts table holds each try, and its interruption row. */
+const POSTGRES_CAMPAIGN_TRIES = `
+  SELECT s.campaign_id, s.case_id, s.config_id, s.attempt_id, s.try_number, s.try_id, s.at, s.detail_json,
+    EXISTS (${TRY_ATTEMPT}) AS settled, i.at AS interrupted_at, i.detail_json AS interrupted_json
+  FROM campaign_tries s
+  LEFT JOIN campaign_tries i ON i.event = 'interrupted'
+    AND evalbook_key(i.campaign_id, i.case_id, i.config_id, i.try_id, i.event) = evalbook_key(s.campaign_id, s.case_id, s.config_id, s.try_id, 'interrupted')
+    AND i.campaign_id = s.campaign_id AND i.case_id = s.case_id AND i.config_id = s.config_id AND i.try_id = s.try_id
+  WHERE s.event = 'started' AND s.campaign_id = $1 ORDER BY s.id`;
+
+/** Per campaign (run id): its starts whose try the attempts table does not hold. */
+const POSTGRES_UNSETTLED = `
+  SELECT s.campaign_id AS run_id, COUNT(*) AS n FROM campaign_tries s
+  WHERE s.event = 'started' AND NOT EXISTS (${TRY_ATTEMPT}) GROUP BY s.campaign_id`;
 
 /**
  * Inside a transaction: appends `row` by campaign-records.ts's rule (or throws, nothing written).
@@ -825,9 +876,36 @@ export class PostgresStore implements LedgerStore {
   }
 
   async runs(): Promise<RunCounts[]> {
+    // The unsettled starts first: a try that settles between the two reads is counted twice (unknown
+    // and its figure), never not at all.
+    const unsettled = await sql<UnsettledDbRow>(this.pool, POSTGRES_UNSETTLED);
     const runs = await sql<RunDbRow>(this.pool, RUNS_SQL);
     const states = await sql<RunStateDbRow>(this.pool, RUN_STATES_SQL);
-    return runCountsFrom(runs.rows, states.rows, await this.retractions());
+    return runCountsFrom(runs.rows, states.rows, await this.retractions(), unsettled.rows);
+  }
+
+  /** One statement (autocommit): committed, for every shard to see, when it returns. */
+  async recordTryStart(start: TryStart): Promise<boolean> {
+    return this.appendTryRow(tryStartValues(start));
+  }
+
+  async recordTryInterruption(interruption: TryInterruption): Promise<void> {
+    await this.appendTryRow(tryInterruptionValues(interruption));
+  }
+
+  /** Appends one campaign_tries row; false when that (try, event) is already there. */
+  private async appendTryRow(values: (string | number)[]): Promise<boolean> {
+    const { rowCount } = await sql(
+      this.pool,
+      `INSERT INTO campaign_tries (${TRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+      values,
+    );
+    return rowCount === 1;
+  }
+
+  async campaignTries(campaignId: string): Promise<CampaignTry[]> {
+    const { rows } = await sql<CampaignTryDbRow>(this.pool, POSTGRES_CAMPAIGN_TRIES, [campaignId]);
+    return rows.map(campaignTryFromRow);
   }
 
   async appendDriftRun(run: DriftRunRecord): Promise<void> {

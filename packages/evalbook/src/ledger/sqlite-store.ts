@@ -47,6 +47,14 @@ import {
   storedRecordJson,
 } from './store-rows.js';
 import { STORE_RECORD_REFUSED } from './store.js';
+import { TRY_COLUMNS, campaignTryFromRow, tryInterruptionValues, tryStartValues } from './try-starts.js';
+import type {
+  CampaignTry,
+  CampaignTryDbRow,
+  TryInterruption,
+  TryStart,
+  UnsettledDbRow,
+} from './try-starts.js';
 import type {
   CopyInBatch,
   CopyInOutcome,
@@ -365,7 +373,46 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE campaigns_v10 RENAME TO campaigns;
       ${appendOnly('campaigns')}`,
   },
+  {
+    version: 11,
+    name: 'campaign try starts',
+    // Write-ahead try starts (try-starts.ts): a `started` row before a try's session is spawned, an
+    // `interrupted` row when the campaign killed it. Settled = the attempts table holds the try.
+    sql: `
+      CREATE TABLE campaign_tries (
+        id INTEGER PRIMARY KEY,
+        campaign_id TEXT NOT NULL,
+        case_id TEXT NOT NULL,
+        config_id TEXT NOT NULL,
+        attempt_id TEXT NOT NULL,
+        try_number INTEGER NOT NULL CHECK (try_number >= 1),
+        try_id TEXT NOT NULL,
+        event TEXT NOT NULL CHECK (event IN ('started', 'interrupted')),
+        at TEXT NOT NULL,
+        detail_json TEXT NOT NULL,
+        UNIQUE (campaign_id, case_id, config_id, try_id, event)
+      ) STRICT;
+      ${appendOnly('campaign_tries')}`,
+  },
 ];
+
+/** A campaign's starts with whether the attempts table holds each try, and its interruption row. */
+const SQLITE_CAMPAIGN_TRIES = `
+  SELECT s.campaign_id, s.case_id, s.config_id, s.attempt_id, s.try_number, s.try_id, s.at, s.detail_json,
+    EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = s.campaign_id AND a.case_id = s.case_id
+      AND a.config_id = s.config_id AND a.attempt_id = s.try_id) AS settled,
+    i.at AS interrupted_at, i.detail_json AS interrupted_json
+  FROM campaign_tries s
+  LEFT JOIN campaign_tries i ON i.event = 'interrupted' AND i.campaign_id = s.campaign_id
+    AND i.case_id = s.case_id AND i.config_id = s.config_id AND i.try_id = s.try_id
+  WHERE s.event = 'started' AND s.campaign_id = ? ORDER BY s.id`;
+
+/** Per campaign (run id): its starts whose try the attempts table does not hold. */
+const SQLITE_UNSETTLED = `
+  SELECT s.campaign_id AS run_id, COUNT(*) AS n FROM campaign_tries s
+  WHERE s.event = 'started' AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = s.campaign_id
+    AND a.case_id = s.case_id AND a.config_id = s.config_id AND a.attempt_id = s.try_id)
+  GROUP BY s.campaign_id`;
 
 interface AttemptRow {
   readonly id: number;
@@ -697,7 +744,39 @@ export class SqliteStore implements LedgerStore {
   async runs(): Promise<RunCounts[]> {
     const runs = this.db.prepare<[], RunDbRow>(RUNS_SQL).all();
     const states = this.db.prepare<[], RunStateDbRow>(RUN_STATES_SQL).all();
-    return runCountsFrom(runs, states, await this.retractions());
+    const unsettled = this.db.prepare<[], UnsettledDbRow>(SQLITE_UNSETTLED).all();
+    return runCountsFrom(runs, states, await this.retractions(), unsettled);
+  }
+
+  /** On this connection, committed when it returns (an IMMEDIATE transaction of its own). */
+  recordTryStart(start: TryStart): Promise<boolean> {
+    return this.appendTryRow(tryStartValues(start));
+  }
+
+  async recordTryInterruption(interruption: TryInterruption): Promise<void> {
+    await this.appendTryRow(tryInterruptionValues(interruption));
+  }
+
+  /** Appends one campaign_tries row; false when that (try, event) is already there. */
+  private appendTryRow(values: (string | number)[]): Promise<boolean> {
+    try {
+      const insert = this.db.prepare(
+        `INSERT INTO campaign_tries (${TRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      );
+      const work = this.db.transaction(() => insert.run(...values).changes === 1);
+      return Promise.resolve(work.immediate());
+    } catch (error) {
+      return Promise.reject(sqliteFailure(error, this.path, 'write'));
+    }
+  }
+
+  campaignTries(campaignId: string): Promise<CampaignTry[]> {
+    try {
+      const rows = this.db.prepare<[string], CampaignTryDbRow>(SQLITE_CAMPAIGN_TRIES).all(campaignId);
+      return Promise.resolve(rows.map(campaignTryFromRow));
+    } catch (error) {
+      return Promise.reject(sqliteFailure(error, this.path, 'read'));
+    }
   }
 
   appendDriftRun(run: DriftRunRecord): Promise<void> {

@@ -5,6 +5,7 @@ import type { Layer } from '@paperclip-evals/checks';
 import type { LedgerRecord, ScoreRow } from './convert.js';
 import type { Retraction } from './retraction.js';
 import type { RunCounts } from './store.js';
+import type { UnsettledDbRow } from './try-starts.js';
 
 /** One run's attempts (attempts(runId)) are read this many rows at a time, by id. */
 export const RUN_PAGE = 500;
@@ -42,12 +43,17 @@ export interface RunStateDbRow {
   readonly n: number | string;
 }
 
-/** RunCounts from the two queries' rows and the store's retractions. */
+/**
+ * RunCounts from the two queries' rows, the store's retractions and each run's unsettled tries
+ * (try-starts.ts: counted among its unpriced).
+ */
 export function runCountsFrom(
   runs: readonly RunDbRow[],
   states: readonly RunStateDbRow[],
   retractions: readonly Retraction[],
+  unsettled: readonly UnsettledDbRow[] = [],
 ): RunCounts[] {
+  const unsettledOf = new Map(unsettled.map((row) => [row.run_id, Number(row.n)]));
   return runs.map((row) => ({
     runId: row.run_id,
     attempts: Number(row.attempts),
@@ -58,7 +64,11 @@ export function runCountsFrom(
     ),
     foreign: Number(row.foreign_attempts),
     retracted: Number(row.retracted),
-    spend: { observedNanodollars: Number(row.observed_nanodollars), unpriced: Number(row.unpriced) },
+    spend: {
+      observedNanodollars: Number(row.observed_nanodollars),
+      unpriced: Number(row.unpriced) + (unsettledOf.get(row.run_id) ?? 0),
+      unsettledTries: unsettledOf.get(row.run_id) ?? 0,
+    },
     retractions: retractions.filter((retraction) => retraction.runId === row.run_id),
   }));
 }

@@ -11,6 +11,7 @@ import type { CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
 import type { Retraction, RetractionOutcome, RetractionRequest } from './retraction.js';
+import type { CampaignTry, TryInterruption, TryStart } from './try-starts.js';
 
 /** What happened to one record of a batch. */
 export type InsertOutcome =
@@ -158,6 +159,16 @@ export interface LedgerStore {
    * earlier records too (a small table: read whole). currentCampaigns picks each campaign's current one.
    */
   campaigns(): Promise<StoredCampaign[]>;
+  /**
+   * Appends a try's start (try-starts.ts), committed before it returns: the campaign calls it before
+   * the try's session is spawned. false: that try id of the campaign was started already (by another
+   * run): nothing written, and the caller takes the next try number.
+   */
+  recordTryStart(start: TryStart): Promise<boolean>;
+  /** Appends the campaign's word that it killed a started try (its spend stays unknown); once per try. */
+  recordTryInterruption(interruption: TryInterruption): Promise<void>;
+  /** Every start of a campaign's tries, in the order appended, each with whether the ledger holds its attempt. */
+  campaignTries(campaignId: string): Promise<CampaignTry[]>;
   /** Each run with its counts, in the order runs first reached the store. */
   runs(): Promise<RunCounts[]>;
   /** Applied migration versions, ascending. */
@@ -184,8 +195,14 @@ export interface RunCounts {
    * What the run's attempts cost, summed in SQL: per attempt the provider-reported figure where
    * there is one, else the estimate (what a campaign's ceiling counts); `unpriced` attempts have
    * neither (unknown, never 0). Retracted and foreign attempts are in it: money spent is spent.
+   * `unpriced` also counts the run's unsettled tries (`unsettledTries`): a campaign's try whose start
+   * the ledger holds and whose attempt it does not (try-starts.ts) spent an unknown amount.
    */
-  readonly spend: { readonly observedNanodollars: number; readonly unpriced: number };
+  readonly spend: {
+    readonly observedNanodollars: number;
+    readonly unpriced: number;
+    readonly unsettledTries: number;
+  };
   /** The run's retraction records (who, why, when), oldest first. */
   readonly retractions: readonly Retraction[];
 }

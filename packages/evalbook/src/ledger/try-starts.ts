@@ -1,0 +1,137 @@
+// Write-ahead try starts (campaigns): before a try's eval-session is spawned, the campaign appends a
+// `started` row naming the try (campaign, case, config, planned attempt, try number and id, when, and
+// who runs it), committed before the child exists. A try is *settled* once the ledger holds its
+// attempt (run id = campaign id, attempt id = the try id): its spend is then what that attempt
+// records. A start with no attempt is a try whose spend is unknown — a run SIGKILLed or a machine
+// that died mid-session, a session the campaign killed itself (an `interrupted` row says so, and why,
+// but its spend stays unknown), or another shard's try still running on a shared PostgreSQL ledger —
+// and it is counted like an unpriced try, forever (the ledger is append-only: nothing is updated or
+// deleted; a rerun runs the attempt again under a new try id). Both stores keep the rows in one table,
+// `campaign_tries` (SQLite migration 11, PostgreSQL migration 12), and answer the same two reads.
+
+/** The release and process that start a try's session (what the start row names as the runner). */
+export interface TryRunner {
+  readonly packageName: string;
+  readonly packageVersion: string;
+  readonly runnerdSha256: string;
+  /** The machine and process of the campaign that started the session (where to look for it). */
+  readonly host: string;
+  readonly pid: number;
+}
+
+/** One try of a planned attempt, as its start row names it. */
+export interface TryStart {
+  readonly campaignId: string;
+  readonly caseId: string;
+  /** The lane's config id (the attempt key's config). */
+  readonly configId: string;
+  /** The planned attempt's id (its first try's id). */
+  readonly attemptId: string;
+  /** 1, 2, …: the try's number; its id is the attempt id for 1, else `<attemptId>-r<n-1>`. */
+  readonly tryNumber: number;
+  readonly tryId: string;
+  /** ISO 8601 UTC, when the start was appended (just before the session was spawned). */
+  readonly startedAt: string;
+  readonly runner: TryRunner;
+}
+
+/** The campaign's own word that it killed a try's session (eval_session_interrupted): spend unknown. */
+export interface TryInterruption {
+  readonly campaignId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly attemptId: string;
+  readonly tryNumber: number;
+  readonly tryId: string;
+  /** ISO 8601 UTC. */
+  readonly at: string;
+  /** How it ended (interruptionOf's text). */
+  readonly reason: string;
+}
+
+/** A start as read back, with what became of the try in the ledger. */
+export interface CampaignTry extends TryStart {
+  /** The ledger holds the try's attempt: its spend is that attempt's. Otherwise it is unknown. */
+  readonly settled: boolean;
+  /** The campaign killed the session itself (its spend is unknown all the same), else null. */
+  readonly interruption: { readonly at: string; readonly reason: string } | null;
+}
+
+/** The two kinds of row (a CHECK in both stores). */
+export type TryEvent = 'started' | 'interrupted';
+
+/** The columns both stores insert, in this order. */
+export const TRY_COLUMNS =
+  'campaign_id, case_id, config_id, attempt_id, try_number, try_id, event, at, detail_json';
+
+/** The insert values of a start row, in TRY_COLUMNS order. */
+export function tryStartValues(start: TryStart): (string | number)[] {
+  return [
+    start.campaignId,
+    start.caseId,
+    start.configId,
+    start.attemptId,
+    start.tryNumber,
+    start.tryId,
+    'started',
+    start.startedAt,
+    JSON.stringify(start.runner),
+  ];
+}
+
+/** The insert values of an interruption row, in TRY_COLUMNS order. */
+export function tryInterruptionValues(interruption: TryInterruption): (string | number)[] {
+  return [
+    interruption.campaignId,
+    interruption.caseId,
+    interruption.configId,
+    interruption.attemptId,
+    interruption.tryNumber,
+    interruption.tryId,
+    'interrupted',
+    interruption.at,
+    JSON.stringify({ reason: interruption.reason }),
+  ];
+}
+
+/** A row of a store's campaign-tries query (settled: SQLite's 0/1, PostgreSQL's boolean). */
+export interface CampaignTryDbRow {
+  readonly campaign_id: string;
+  readonly case_id: string;
+  readonly config_id: string;
+  readonly attempt_id: string;
+  readonly try_number: number | string;
+  readonly try_id: string;
+  readonly at: string;
+  readonly detail_json: string;
+  readonly settled: number | boolean;
+  readonly interrupted_at: string | null;
+  readonly interrupted_json: string | null;
+}
+
+export function campaignTryFromRow(row: CampaignTryDbRow): CampaignTry {
+  return {
+    campaignId: row.campaign_id,
+    caseId: row.case_id,
+    configId: row.config_id,
+    attemptId: row.attempt_id,
+    tryNumber: Number(row.try_number),
+    tryId: row.try_id,
+    startedAt: row.at,
+    runner: JSON.parse(row.detail_json) as TryRunner,
+    settled: row.settled === true || row.settled === 1,
+    interruption:
+      row.interrupted_at === null
+        ? null
+        : {
+            at: row.interrupted_at,
+            reason: (JSON.parse(row.interrupted_json ?? '{}') as { reason?: string }).reason ?? '',
+          },
+  };
+}
+
+/** Per run (= campaign id): how many of its starts have no attempt in the ledger. */
+export interface UnsettledDbRow {
+  readonly run_id: string;
+  readonly n: number | string;
+}
