@@ -142,7 +142,7 @@ describe('readJsonText', () => {
   });
 });
 
-/** A JSON text built member by member (keys may repeat, colons may be escaped), and whether any object repeats a key. */
+/** A JSON text built member by member (keys may repeat, colons may be escaped, whitespace may stand before a colon), and whether any object repeats a key. */
 interface Built {
   readonly text: string;
   readonly repeats: boolean;
@@ -163,9 +163,12 @@ const built: fc.Arbitrary<Built> = fc.letrec<{ node: Built; object: Built }>((ti
     })),
   ),
   object: fc
-    .array(fc.tuple(fc.constantFrom(...KEYS), fc.boolean(), tie('node')), { maxLength: 4 })
+    .array(
+      fc.tuple(fc.constantFrom(...KEYS), fc.boolean(), tie('node'), fc.constantFrom('', '', ' ', '\n')),
+      { maxLength: 4 },
+    )
     .map((members) => ({
-      text: `{${members.map(([key, escape, value]) => `${keyText(key, escape)}:${value.text}`).join(',')}}`,
+      text: `{${members.map(([key, escape, value, beforeColon]) => `${keyText(key, escape)}${beforeColon}:${value.text}`).join(',')}}`,
       repeats:
         new Set(members.map(([key]) => key)).size !== members.length ||
         members.some(([, , value]) => value.repeats),
@@ -184,6 +187,8 @@ type Node =
 interface Key {
   readonly name: string;
   readonly escaped: boolean;
+  /** Whitespace between the key and its colon (JSON.stringify writes none). */
+  readonly beforeColon: string;
 }
 const escapeAll = (text: string): string =>
   `"${Array.from({ length: text.length }, (_, index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`).join('')}"`;
@@ -199,10 +204,14 @@ const nasty = fc.constantFrom(
   'x\u003ay',
   '\ud800',
   '12:00:00',
+  ':x',
+  'a\\',
+  ' :',
 );
 const keyArb = fc.record({
   name: fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 4 })),
   escaped: fc.boolean(),
+  beforeColon: fc.constantFrom('', '', '', ' ', '\n', '\t', '\r', ' \n '),
 });
 const leafArb = fc.oneof(
   fc
@@ -230,7 +239,7 @@ const write = (node: Node, pretty: boolean): string => {
       return `{${node.members
         .map(
           ([key, value]) =>
-            `${key.escaped ? escapeAll(key.name) : JSON.stringify(key.name)}:${gap}${write(value, pretty)}`,
+            `${key.escaped ? escapeAll(key.name) : JSON.stringify(key.name)}${key.beforeColon}:${gap}${write(value, pretty)}`,
         )
         .join(`,${gap}`)}}`;
   }
