@@ -315,6 +315,16 @@ function findLoneSurrogates(value: unknown, path: string, issues: Issue[]): void
   }
 }
 
+/** How a parser's assert and issues functions are given their value. */
+export interface JudgeOptions {
+  /**
+   * The value is readJsonText's own, unchanged since: the text reader held its numbers to the
+   * number rule already, so unsafeNumberIssues does not walk them a second time (it would find
+   * none).
+   */
+  readonly strictlyRead?: boolean;
+}
+
 /**
  * The number rule of the text reader, for a value that was never text (an API caller's object): every
  * number beyond ±(2^53 − 1), or not finite, is json_number_unsafe at its pointer. One allocation-free

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { duplicateKeyIssues, readJsonText, readJsonTextExact } from '../src/json-text.ts';
+import { duplicateKeyIssues, readJsonText, readJsonTextExact, unsafeNumberIssues } from '../src/json-text.ts';
 
 const codesOf = (input: Uint8Array | string, limits = {}): string[] => {
   const result = readJsonText(input, limits);
@@ -275,6 +275,18 @@ describe('readJsonText against its exact reference', () => {
           expect(readJsonText(mutated)).toEqual(readJsonTextExact(mutated));
         },
       ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('accepts no value unsafeNumberIssues would refuse, so a strictly read value skips that walk (property)', () => {
+    fc.assert(
+      fc.property(objectText, (text) => {
+        const read = readJsonText(text);
+        if (read.ok) expect(unsafeNumberIssues(read.value)).toEqual([]);
+        else if (unsafeNumberIssues(JSON.parse(text)).length > 0)
+          expect(read.issues.map((issue) => issue.code)).toContain('json_number_unsafe');
+      }),
       { numRuns: 2000 },
     );
   });
