@@ -301,6 +301,10 @@ describe('readJsonText against its exact reference', () => {
       '{"a": 1, "\\u0061": 2}',
       '{"__proto__": 1, "__proto__": 2}',
       '{"x": {"\\u005f_proto__": 1, "__proto__": {}}}',
+      // Counted by the quotes before colons alone, these write one member and two (the escaped key
+      // starts with a colon the text does not show): either would hide its repeat.
+      '{"a":1,"a" :2}',
+      '{"a":1,"a":2,"\\u003a":3}',
     ])
       expect(readJsonText(text)).toMatchObject({ ok: false, issues: [{ code: 'json_duplicate_key' }] });
     expect(readJsonText('{"a": "\\u0061:", "\\u0061b": 2}')).toMatchObject({ ok: true });
