@@ -12,7 +12,7 @@ import { blankTextIssues, instantMs } from './native-execution-fields.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Issue } from './errors.js';
-import type { JsonTextLimits } from './json-text.js';
+import type { JsonTextLimits, JudgeOptions } from './json-text.js';
 import type { Place } from './native-execution-fields.js';
 import type { ErrorObject } from './schema-registry.js';
 
@@ -261,12 +261,15 @@ export function parseEvalSessionArtifact(
 ): AnyEvalSessionArtifact {
   const text = readJsonText(input, options);
   if (!text.ok) throw invalidArtifact(text.issues);
-  assertEvalSessionArtifact(text.value);
+  assertEvalSessionArtifact(text.value, { strictlyRead: true });
   return text.value;
 }
 
-export function assertEvalSessionArtifact(value: unknown): asserts value is AnyEvalSessionArtifact {
-  const issues = evalSessionArtifactIssues(value);
+export function assertEvalSessionArtifact(
+  value: unknown,
+  options: JudgeOptions = {},
+): asserts value is AnyEvalSessionArtifact {
+  const issues = evalSessionArtifactIssues(value, options);
   if (issues.length > 0) throw invalidArtifact(issues);
 }
 
@@ -283,7 +286,7 @@ const issue = (code: string, path: string, message: string, expected: unknown, r
 });
 
 /** Every issue of an already-parsed value; [] means it is a valid artifact. */
-export function evalSessionArtifactIssues(value: unknown): Issue[] {
+export function evalSessionArtifactIssues(value: unknown, options: JudgeOptions = {}): Issue[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return [issue('json_not_object', '', 'the artifact is not a JSON object', 'a JSON object', value)];
   const artifact = value as Record<string, unknown>;
@@ -299,7 +302,7 @@ export function evalSessionArtifactIssues(value: unknown): Issue[] {
     ];
   // A value that never was text is held to the text's number rule (as the native parser's API is).
   const schemaIssues = [
-    ...unsafeNumberIssues(value),
+    ...(options.strictlyRead === true ? [] : unsafeNumberIssues(value)),
     ...schemaIssuesOf(SCHEMA_IDS.evalSessionArtifactV1, value, ruleFor),
   ];
   if (schemaIssues.length > 0) return schemaIssues; // the rules below read fields the schema vouches for

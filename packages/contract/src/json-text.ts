@@ -2,13 +2,12 @@
 // keys, no lone surrogates, and truncation told apart from other syntax errors.
 //
 // The common case is fast: JSON.parse (V8's parser does not recurse, so deep input cannot overflow
-// it), then one walk of the result that counts keys and the colons inside strings, bounds the
-// depth and checks strings are well formed, building no paths. Duplicate keys are found by
-// counting: every object member has exactly one colon outside strings, so the colons of the text
-// minus those inside parsed strings must equal the parsed keys; a repeated key leaves its colon
-// (and its dropped value's) behind. Escaped colons (\u003a) would upset the count, so their presence
-// sends the text down the slow path too. Only when something is wrong do the slow passes run, to
-// say where: a walk that builds JSON pointers, and a recursive-descent reader.
+// it), then one walk of the result that counts keys, bounds the depth and notes unsafe numbers,
+// building no paths. Duplicate keys are found by counting the members the text writes: JSON.parse
+// keeps one key per name, so a repeated key leaves the text with more members than the value has
+// keys (membersInText). Escaped colons (\u003a) would upset the counts, so their presence sends the
+// text down the slow path too. Only when something is wrong do the slow passes run, to say where:
+// a walk that builds JSON pointers, and a recursive-descent reader.
 import { isUtf8 } from 'node:buffer';
 
 import { ContractError, isContractError, pointer } from './errors.js';
@@ -99,7 +98,7 @@ function readStrictly(input: Uint8Array | string, limits: JsonTextLimits, exact:
     });
   }
 
-  const tally: Tally = { keys: 0, colonsInStrings: 0, unsafeNumber: false };
+  const tally: Tally = { keys: 0, leadingColons: 0, unsafeNumber: false };
   if (!tallyValue(value, maxDepth, tally)) return tooDeep(maxDepth);
   const issues: Issue[] = [];
   // One scan for any \u escape (most texts have none) spares the three below.
@@ -110,8 +109,7 @@ function readStrictly(input: Uint8Array | string, limits: JsonTextLimits, exact:
   if (exact || rawSurrogate || (escapes && (text.includes('\\ud') || text.includes('\\uD'))))
     findLoneSurrogates(value, '', issues);
   if (exact || tally.unsafeNumber) findUnsafeNumbers(value, '', issues);
-  const membersInText = colonsIn(text) - tally.colonsInStrings;
-  if (exact || membersInText !== tally.keys || (escapes && hasEscapedColon(text)))
+  if (exact || (escapes && hasEscapedColon(text)) || membersInText(text, value, tally) !== tally.keys)
     issues.push(...new SlowReader(text).read().issues);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
 }
@@ -128,9 +126,9 @@ export function duplicateKeyIssues(
   maxDepth: number = DEFAULT_MAX_JSON_DEPTH,
 ): Issue[] {
   if (typeof value !== 'object' || value === null) return [];
-  const tally: Tally = { keys: 0, colonsInStrings: 0, unsafeNumber: false };
+  const tally: Tally = { keys: 0, leadingColons: 0, unsafeNumber: false };
   if (!tallyValue(value, maxDepth, tally)) return tooDeepIssues(maxDepth);
-  if (colonsIn(text) - tally.colonsInStrings === tally.keys && !hasEscapedColon(text)) return [];
+  if (!hasEscapedColon(text) && membersInText(text, value, tally) === tally.keys) return [];
   return new SlowReader(text).read().issues.filter((issue) => issue.code === 'json_duplicate_key');
 }
 
@@ -159,6 +157,7 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
 const BACKSLASH = 92;
+const QUOTE = 34;
 
 /** Nesting depth of a (possibly invalid) text, outside strings; stops counting past `limit`. */
 function maxDepthOfText(text: string, limit: number): number {
@@ -189,18 +188,22 @@ const hasEscapedColon = (text: string): boolean => text.includes('\\u003a') || t
 
 interface Tally {
   keys: number;
-  colonsInStrings: number;
+  /** Keys and strings whose first character is a colon: their opening quote is followed by one. */
+  leadingColons: number;
   /** A number beyond ±(2^53 − 1): JSON.parse rounded it (or made it Infinity). */
   unsafeNumber: boolean;
 }
 
-/** Adds up keys and colons inside strings below `value`; false once nesting passes `depthLeft`. */
+const COLON = 58;
+
+/** Adds up keys and leading colons below `value`; false once nesting passes `depthLeft`. */
 function tallyValue(value: object, depthLeft: number, tally: Tally): boolean {
   if (depthLeft === 0) return false;
   if (Array.isArray(value)) {
     for (const item of value as unknown[]) {
-      if (typeof item === 'string') tally.colonsInStrings += colonsIn(item);
-      else if (typeof item === 'number') tally.unsafeNumber ||= !isSafeMagnitude(item);
+      if (typeof item === 'string') {
+        if (item.charCodeAt(0) === COLON) tally.leadingColons++;
+      } else if (typeof item === 'number') tally.unsafeNumber ||= !isSafeMagnitude(item);
       else if (typeof item === 'object' && item !== null && !tallyValue(item, depthLeft - 1, tally))
         return false;
     }
@@ -208,10 +211,11 @@ function tallyValue(value: object, depthLeft: number, tally: Tally): boolean {
   }
   for (const key in value) {
     tally.keys++;
-    tally.colonsInStrings += colonsIn(key);
+    if (key.charCodeAt(0) === COLON) tally.leadingColons++;
     const child = (value as Record<string, unknown>)[key];
-    if (typeof child === 'string') tally.colonsInStrings += colonsIn(child);
-    else if (typeof child === 'number') tally.unsafeNumber ||= !isSafeMagnitude(child);
+    if (typeof child === 'string') {
+      if (child.charCodeAt(0) === COLON) tally.leadingColons++;
+    } else if (typeof child === 'number') tally.unsafeNumber ||= !isSafeMagnitude(child);
     else if (typeof child === 'object' && child !== null && !tallyValue(child, depthLeft - 1, tally))
       return false;
   }
@@ -220,6 +224,59 @@ function tallyValue(value: object, depthLeft: number, tally: Tally): boolean {
 
 const isSafeMagnitude = (value: number): boolean =>
   value <= Number.MAX_SAFE_INTEGER && value >= -Number.MAX_SAFE_INTEGER;
+
+/** Whitespace just before a colon: a member may be written `"key" : value` (four native scans). */
+const hasSpacedColon = (text: string): boolean =>
+  text.includes(' :') || text.includes('\n:') || text.includes('\t:') || text.includes('\r:');
+
+/**
+ * How many object members a text JSON.parse accepted writes (`value` is what it read). A member is
+ * its key's closing quote, optional whitespace and a colon. When no colon in the text follows
+ * whitespace, each member is an unescaped quote directly before a colon, and every other such quote
+ * opens a key or string whose first character is a colon (a quote inside a string is escaped; a
+ * value's closing quote is never followed by one): one native search per colon of the text, and a
+ * look at each string's first character (tallyValue). Otherwise the colons of the text, less those
+ * inside strings. Callers send a text with an escaped colon (\u003a) to the slow reader first: it
+ * would be a leading colon of the value that the text does not show.
+ */
+function membersInText(text: string, value: object, tally: Tally): number {
+  if (!hasSpacedColon(text)) return quotesBeforeColonIn(text) - tally.leadingColons;
+  return colonsIn(text) - colonsInStrings(value);
+}
+
+/**
+ * Quotes directly before a colon that no odd run of backslashes escapes. (A search for the colon
+ * alone is native and fast; one for the two characters together took twice as long.)
+ */
+function quotesBeforeColonIn(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) {
+    if (text.charCodeAt(index - 1) !== QUOTE) continue;
+    let backslashes = 0;
+    for (let at = index - 2; text.charCodeAt(at) === BACKSLASH; at--) backslashes++;
+    if (backslashes % 2 === 0) count++;
+  }
+  return count;
+}
+
+/** Colons inside the keys and strings below `value` (nesting already bounded by tallyValue). */
+function colonsInStrings(value: object): number {
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) {
+      if (typeof item === 'string') count += colonsIn(item);
+      else if (typeof item === 'object' && item !== null) count += colonsInStrings(item);
+    }
+    return count;
+  }
+  for (const key in value) {
+    count += colonsIn(key);
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === 'string') count += colonsIn(child);
+    else if (typeof child === 'object' && child !== null) count += colonsInStrings(child);
+  }
+  return count;
+}
 
 function colonsIn(text: string): number {
   let count = 0;
@@ -258,6 +315,16 @@ function findLoneSurrogates(value: unknown, path: string, issues: Issue[]): void
     if (!key.isWellFormed()) issues.push(loneSurrogate(childPath, 'an object key'));
     findLoneSurrogates(child, childPath, issues);
   }
+}
+
+/** How a parser's assert and issues functions are given their value. */
+export interface JudgeOptions {
+  /**
+   * The value is readJsonText's own, unchanged since: the text reader held its numbers to the
+   * number rule already, so unsafeNumberIssues does not walk them a second time (it would find
+   * none).
+   */
+  readonly strictlyRead?: boolean;
 }
 
 /**

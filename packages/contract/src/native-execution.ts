@@ -15,7 +15,7 @@ import { NATIVE_EXECUTION_V1 } from './native-execution-types.js';
 import { SCHEMA_IDS, schemaIssuesOf } from './schema-registry.js';
 
 import type { Issue } from './errors.js';
-import type { JsonTextLimits } from './json-text.js';
+import type { JsonTextLimits, JudgeOptions } from './json-text.js';
 import type { NativeExecution } from './native-execution-types.js';
 import type { ErrorObject } from './schema-registry.js';
 
@@ -28,12 +28,12 @@ export function parseNativeExecution(
 ): NativeExecution {
   const text = readJsonText(input, options);
   if (!text.ok) throw invalidNativeExecution(text.issues);
-  assertNativeExecution(text.value);
+  assertNativeExecution(text.value, { strictlyRead: true });
   return text.value;
 }
 
 /** Every issue of an already-parsed value; [] means it is a valid bundle. */
-export function nativeExecutionIssues(value: unknown): Issue[] {
+export function nativeExecutionIssues(value: unknown, options: JudgeOptions = {}): Issue[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return [
       {
@@ -61,7 +61,7 @@ export function nativeExecutionIssues(value: unknown): Issue[] {
   const bundle = value as Record<string, unknown>;
   // A value that never was text is held to the text's number rule (text refused them already):
   // upstream's integer() is Number.isSafeInteger, and no other number may be one JSON cannot hold.
-  const numberIssues = unsafeNumberIssues(value);
+  const numberIssues = options.strictlyRead === true ? [] : unsafeNumberIssues(value);
   // Required text and timestamps are judged by their own rules alone (a missing attemptId is
   // text_required, not also a schema error); every other place by the schema.
   const schemaIssues = schemaIssuesOf(SCHEMA_IDS.nativeExecutionV1, value, ruleFor).filter(
@@ -80,8 +80,11 @@ export function isNativeExecution(value: unknown): value is NativeExecution {
   return nativeExecutionIssues(value).length === 0;
 }
 
-export function assertNativeExecution(value: unknown): asserts value is NativeExecution {
-  const issues = nativeExecutionIssues(value);
+export function assertNativeExecution(
+  value: unknown,
+  options: JudgeOptions = {},
+): asserts value is NativeExecution {
+  const issues = nativeExecutionIssues(value, options);
   if (issues.length > 0) throw invalidNativeExecution(issues);
 }
 

@@ -139,7 +139,7 @@ export async function parseAttemptRead(
   const fileSha256 = sha256Digest(bytes);
   if ((text.value as { schema?: unknown }).schema !== EVAL_SESSION_ARTIFACT_V1) {
     const bundle: unknown = text.value;
-    assertNativeExecution(bundle);
+    assertNativeExecution(bundle, { strictlyRead: true });
     const input = { bundle, fileSha256, byteSize: bytes.byteLength };
     qualifiedIssues(
       input.bundle.runner.binary.sha256,
@@ -150,7 +150,7 @@ export async function parseAttemptRead(
     return input;
   }
   const artifact: unknown = text.value;
-  assertEvalSessionArtifact(artifact);
+  assertEvalSessionArtifact(artifact, { strictlyRead: true });
   // Upstream's artifact for a missing campaign cell names no runnerd: no session ran on any binary.
   if (!isMissingCellArtifact(artifact))
     qualifiedIssues(
