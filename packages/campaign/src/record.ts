@@ -14,7 +14,7 @@ import {
   instantMs,
   isContractError,
   readJsonText,
-  schemaErrors,
+  schemaIssuesOf,
 } from '@paperclip-evals/contract';
 import { attemptVerdict, openStore } from '@paperclip-evals/evalbook';
 import { readRegularFile, writeOutputFile } from '@paperclip-evals/node';
@@ -264,13 +264,7 @@ export function campaignRecord(
 
 /** Every way `value` is not an evals-campaign/v1 record ([] when it is one). */
 export function campaignRecordIssues(value: unknown): Issue[] {
-  return schemaErrors(CAMPAIGN_RECORD_V1_SCHEMA_ID, value).map((error) => ({
-    code: 'schema_violation',
-    message: `${error.instancePath === '' ? '(root)' : error.instancePath} ${error.message ?? 'is invalid'}`,
-    path: error.instancePath,
-    expected: error.keyword,
-    received: error.params,
-  }));
+  return schemaIssuesOf(CAMPAIGN_RECORD_V1_SCHEMA_ID, value, () => 'schema_violation');
 }
 
 function assertCampaignRecord(record: CampaignRecord): void {
