@@ -16,7 +16,7 @@
 // report.js in the report, by clip.js on a replay page; without script the head shows). Every string from the evalbook is escaped (esc/text).
 // Marks: a denied call shows its code and authorization boundary, a conflict or failure its code; a
 // missing recording is a visible block with the reason, never an empty page.
-import { count, esc, jsonHtml, text, tip, usd } from './html-text.js';
+import { count, esc, jsonHtml, money as shownMoney, text, tip } from './html-text.js';
 import { replayPageCsp, reportPageAssets } from './page-assets.js';
 import { ATTEMPT_REPLAY_V1 } from '../attempt-replay.js';
 
@@ -31,8 +31,9 @@ const chip = (status: string): string =>
 /** Recorded JSON, inside a <details> (laid out only when opened): clipped past JSON_TEXT_LIMIT. */
 const JSON_TEXT_LIMIT = 4000;
 const json = (value: unknown): string => `<pre class="json">${jsonHtml(value, JSON_TEXT_LIMIT)}</pre>`;
+/** A cost figure as every page shows money (html-text's money); the exact nanodollars on data-nanodollars. */
 const money = (nanodollars: number | null): string =>
-  nanodollars === null ? 'none' : `${usd(nanodollars)} (${count(nanodollars)} nanodollars)`;
+  nanodollars === null ? 'none' : `<span data-nanodollars="${nanodollars}">${shownMoney(nanodollars)}</span>`;
 const ms = (value: number | null): string => (value === null ? '&mdash;' : `${count(value)} ms`);
 const box = (id: string, title: string, body: string, extra = ''): string =>
   `<section class="replay-${id}"${extra}><h4>${esc(title)}</h4>${body}</section>`;
