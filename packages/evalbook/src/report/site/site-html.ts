@@ -218,9 +218,9 @@ export function renderPublicAttemptPage(attempt: PublicAttempt, casePageHref: st
 <table>${[
     row('status', esc(attempt.status)),
     row('case × config', `${esc(attempt.caseId)} × ${esc(attempt.configId)}`),
-    row('runner', `${esc(attempt.runner.package)} · ${esc(attempt.runner.driver)}`),
+    row('runner', `${esc(attempt.runner.package)} · harness driver ${esc(attempt.runner.driver)}`),
     row(
-      'model',
+      "model (provider · model · config's driver)",
       esc(
         [attempt.model.provider, attempt.model.requestedModel, attempt.model.driver]
           .filter((part) => part !== null)
@@ -254,7 +254,7 @@ export function renderPublicAttemptPage(attempt: PublicAttempt, casePageHref: st
     ),
     row(
       'transcript',
-      `${attempt.transcript.complete ? 'complete' : 'incomplete'} · ${attempt.transcript.eventCount} events`,
+      `${attempt.transcript.complete ? 'complete' : 'incomplete'}: the runner's transcript holds ${attempt.transcript.eventCount} events`,
     ),
   ].join('')}</table>
 <h2>Checks</h2>
