@@ -524,8 +524,8 @@ function configsSection(summary: EvalbookSummary, view: GridView): string {
     .join('');
   return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
 <p class="note" data-view="${viewOf(summary, view).kind}">${text(viewScopeText(summary, view))}</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Solve rate</th><th scope="col" class="n">95% CI</th><th scope="col" class="n">Solved / counted</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n">Priced</th><th scope="col" class="n">Mean cost / priced attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
-<p class="note">Intervals: percentile bootstrap resampling cases (attempts of one case move together). Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
+<div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Rate</th><th scope="col" class="n" title="95% interval: percentile bootstrap over cases">95% CI</th><th scope="col" class="n" title="solved / counted attempts">Solved</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n" title="attempts priced, of all">Priced</th><th scope="col" class="n" title="mean cost of a priced attempt">Cost / attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p class="note">Rate: solved ÷ counted attempts. 95% CI: a percentile bootstrap resampling cases (attempts of one case move together), not the grid cells' Wilson interval. Cost / attempt: the mean of the priced attempts. Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
 </section>`;
 }
 
