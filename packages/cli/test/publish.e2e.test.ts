@@ -180,6 +180,9 @@ describe('evals publish', () => {
     ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('campaign_unknown');
+    expect(unknown.stderr).toContain(
+      'the store holds no attempt of campaign "nope": name a campaign (or run) that `evals runs` lists',
+    );
   });
 });
 

@@ -193,7 +193,7 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
   if (seen === 0)
     throw new EvalbookError(
       'paperclip_evalbook_scope_unknown',
-      `the store holds no attempt of campaign ${JSON.stringify(campaignId)}: name a campaign or run \`evals runs\` lists`,
+      `the store holds no attempt of campaign ${JSON.stringify(campaignId)}: name a campaign (or run) that \`evals runs\` lists`,
       [
         {
           code: 'campaign_unknown',
