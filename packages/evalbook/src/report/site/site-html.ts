@@ -74,7 +74,7 @@ function statusTag(entry: Pick<SiteHistoryEntry, 'kind' | 'completeness' | 'part
  * What green means for this campaign, said beside its badge: complete, and no case × config regressed
  * against its baseline — which a first campaign does not have, so its green says nothing of its rate.
  */
-export function greenText(entry: Pick<SiteHistoryEntry, 'baseline'>): string {
+function greenText(entry: Pick<SiteHistoryEntry, 'baseline'>): string {
   return entry.baseline === null
     ? 'no regression: no baseline to regress against (the first comparable complete campaign), whatever its pass rate'
     : `no regression against ${entry.baseline}`;
