@@ -335,7 +335,11 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const ownHtml = await own
         .locator('article.replay')
         .evaluate((node: { outerHTML: string }) => node.outerHTML);
-      expect(await inReport.evaluate((node: { outerHTML: string }) => node.outerHTML)).toBe(ownHtml);
+      // The same replay but for its heading: a page names the attempt (and its status) in its h1 once.
+      const reportHtml = await inReport.evaluate((node: { outerHTML: string }) => node.outerHTML);
+      expect(reportHtml).toMatch(/<h3>Attempt <code>attempt_fail<\/code> <span class="chip errored">/);
+      expect(reportHtml.replace(/<h3>Attempt [\s\S]*?<\/h3>/, '')).toBe(ownHtml);
+      await expect(own.locator('h1').textContent()).resolves.toMatch(/attempt attempt_fail\s+errored$/);
       await own.close();
       await page.close();
     });

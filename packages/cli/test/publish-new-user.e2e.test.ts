@@ -149,7 +149,9 @@ describe('the pages come from the ledger alone', () => {
     expect(publicA).not.toContain('not recorded</td>');
     expect(await page(pub, 'config_b')).toContain('anthropic · claude-y');
     const privateA = await page(site, 'config_a');
-    expect(privateA).toContain('<dt>model</dt><dd>openai · gpt-x</dd><dt>driver</dt><dd>codex</dd>');
+    expect(privateA).toContain(
+      '<dt>model</dt><dd>openai · gpt-x</dd><dt>config&#39;s driver</dt><dd>codex</dd>',
+    );
     // A run without a campaign record (and no eval session) says so: nothing is made up.
     expect(
       (await evals(['publish', '--store', store, '--out', pub, '--campaign', 'adhoc', '--public'])).code,

@@ -3,7 +3,7 @@
 // network requests (the only request is the page's own file), logs no error, and its links lead to
 // the pages they name (followed by clicking, still from file://).
 import { spawnSync } from 'node:child_process';
-import {} from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +121,48 @@ describe.skipIf(!HAVE_CHROMIUM)(
         await page.close();
       }
     });
+
+    // A reader of a site has no store: a grid cell lists the cell's attempts, each linked to its page
+    // (every attempt has one), and no text of the page sends them to an `evals` command.
+    it.each(['site', 'public'])(
+      "a grid cell of the %s site lists its attempts' pages, each link resolving to a file, and no evals command",
+      async (site) => {
+        const grid = join(dir, site, 'campaigns/nightly-2/index.html');
+        const { page, errors, requests } = await open(grid);
+        const cell = page.locator('td.cell[data-scope="latest"][data-case="case_b"]').first();
+        const config = (await cell.getAttribute('data-config')) ?? '';
+        await cell.click();
+        const links = page.locator('#cell-attempts a[data-attempt-page]');
+        await expect(links.count()).resolves.toBeGreaterThan(0);
+        const hrefs = await links.evaluateAll((anchors) =>
+          anchors.map((a) => (a as unknown as { href: string }).href),
+        );
+        const files = (await readdir(join(dir, site, 'campaigns/nightly-2/attempts'))).filter((name) =>
+          name.startsWith(`case_b.${config}.`),
+        );
+        expect(hrefs).toHaveLength(files.length);
+        for (const href of hrefs) {
+          expect(href).toMatch(/^file:\/\/.*\/campaigns\/nightly-2\/attempts\/case_b\.[^/]+\.html$/);
+          expect(href).toContain(`/case_b.${config}.`);
+          expect(existsSync(fileURLToPath(href)), href).toBe(true);
+        }
+        const casePage = page.locator('#cell-attempts a[data-case-page]').first();
+        expect(
+          existsSync(fileURLToPath(await casePage.evaluate((a) => (a as unknown as { href: string }).href))),
+        ).toBe(true);
+        const shown = (await page.locator('main').innerText()).replaceAll(/\s+/g, ' ');
+        expect(shown).not.toMatch(/evals report/);
+        expect(shown).not.toMatch(/JSON report/);
+        expect(shown).toMatch(/Campaign nightly-2/);
+        expect(shown).not.toMatch(/Store /);
+        await links.first().click();
+        expect(page.url()).toBe(hrefs[0]);
+        await expect(page.locator('h1').textContent()).resolves.toMatch(/^Attempt /);
+        expect(errors).toEqual([]);
+        expect(requests.every((url) => url.startsWith('file://'))).toBe(true);
+        await page.close();
+      },
+    );
 
     it("the campaign page's own script (the report's drill-down) runs under its CSP", async () => {
       const { page, errors } = await open(join(dir, 'site', 'campaigns/nightly-2/index.html'));

@@ -107,6 +107,30 @@ describe('evals publish', () => {
     expect(index).toContain('<svg');
   });
 
+  // A new user's review saw no per-campaign line from `--public`: each kind of site says, on
+  // stderr, each campaign folder it published and how many files it holds, the same for both.
+  it.each([
+    ['private', []],
+    ['public', ['--public']],
+  ] as const)(
+    'a %s publication prints a "published (N files, …)" line per campaign on stderr',
+    async (kind, flags) => {
+      const out = join(dir, `lines-${kind}`);
+      const result = await evals(['publish', '--store', store, '--out', out, ...flags]);
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stderr.split('\n').filter((line) => line.includes(': published ('));
+      expect(lines.map((line) => /campaigns\/([^:]+):/.exec(line)?.[1]).sort()).toEqual(
+        ['adhoc', 'nightly-1', 'nightly-2', 'nightly-2-report-1', 'nightly-3', 'suite-b-1'].sort(),
+      );
+      expect(lines.find((line) => line.includes('campaigns/nightly-2:'))).toMatch(
+        /^evals: campaigns\/nightly-2: published \(\d+ files, campaign, complete\)$/,
+      );
+      expect(result.stdout).toContain(
+        kind === 'public' ? '· public projection' : '6 campaign folder(s) published',
+      );
+    },
+  );
+
   it('publishing again changes no byte; the human output says unchanged', async () => {
     const before = await snapshotTree(site);
     const result = await evals(['publish', '--store', store, '--out', site]);
@@ -157,6 +181,9 @@ describe('evals publish', () => {
     ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('campaign_unknown');
+    expect(unknown.stderr).toContain(
+      'the store holds no attempt of campaign "nope": name a campaign (or run) that `evals runs` lists',
+    );
   });
 });
 

@@ -541,6 +541,23 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await narrow.close();
     });
 
+    // A new user at 390 px saw the Configs header ~3 lines high, its sort arrows wrapped onto lines
+    // of their own and "Solved / counted" cut: each header is one line now, its arrow beside it.
+    it("shows the Configs table's header on one line at 390 px, each sort arrow beside its label", async () => {
+      const narrow = await context.newPage();
+      await narrow.setViewportSize({ width: 390, height: 844 });
+      await narrow.goto(url);
+      // Each header's label (its sort button): how many lines it takes.
+      const heights = await narrow.evaluate<{ text: string; lines: number }[]>(`
+        [...document.querySelectorAll('#configs table thead th button.sort')].map((button) => ({
+          text: button.textContent,
+          lines: Math.round(button.getBoundingClientRect().height / parseFloat(getComputedStyle(button).lineHeight)),
+        }))`);
+      expect(heights.length).toBeGreaterThan(5);
+      for (const { text, lines } of heights) expect(lines, text).toBe(1);
+      await narrow.close();
+    });
+
     it('made no network request but for the file itself, and logged no error', () => {
       expect(foreign).toEqual([]);
       expect(requests.length).toBeGreaterThan(0);

@@ -297,7 +297,47 @@ describe('the replay reads the environment', () => {
     expect(renderAttemptReplay(replay)).toContain(
       'foreign (counted only with --include-foreign): caseSha256',
     );
-    expect(renderAttemptReplay(replayOf())).toContain('matches (or none given)');
+  });
+
+  // Each row: what the header says of the attempt's suite, never "matches (or none given)".
+  const suite = (caseSha: string) =>
+    parseEnvironment({
+      schema: 'paperclip-evals/environment/v1',
+      name: 'suite',
+      cases: [{ id: 'case_synthetic', sha256: caseSha }],
+      configs: [
+        { id: 'config_synthetic', sha256: sha256Digest('config:config_synthetic'), model: 'm', driver: 'd' },
+      ],
+    });
+  const { stored, bundleText } = storedFromRecord(
+    convertBundle(parseNativeExecution(JSON.stringify(syntheticAttempt()))),
+  );
+  const atReplay = (environment?: ReturnType<typeof suite>): AttemptReplay =>
+    buildAttemptReplay({
+      attempt: stored,
+      bundleText,
+      verdict: attemptVerdict(stored.record, stored.scores),
+      ...(environment === undefined ? {} : { environment }),
+    });
+  it.each([
+    ['no environment anywhere', atReplay(), false, 'not checked: no environment file was given here'],
+    [
+      "an environment given to the replay, whose suite has the attempt's digests",
+      atReplay(suite(sha256Digest('case:case_synthetic'))),
+      true,
+      "of the environment's suite: its case and config digests match",
+    ],
+    [
+      'an environment given to the replay only (ingest had none), another case digest',
+      atReplay(suite(sha256Digest('another case'))),
+      true,
+      'foreign (counted only with --include-foreign): caseSha256',
+    ],
+  ] as const)('says which it is: %s', (_label, replay, checked, says) => {
+    expect(replay.environmentChecked).toBe(checked);
+    const html = renderAttemptReplay(replay);
+    expect(html).toContain(says);
+    expect(html).not.toContain('or none given');
   });
 });
 
@@ -412,6 +452,50 @@ describe('when there is nothing to replay (mutation rows: each is "recording mis
     expect(replay.recordingReason).toContain('stream closed before run.terminal');
     expect(toolCalls(replay)).toHaveLength(2);
     expect(renderAttemptReplay(replay)).toContain('Recording incomplete');
+  });
+
+  // A new user met "6 of the events recorded", "the last 8 of 14 events" and "10 entries" on one
+  // page: every count now names what it counts, and they add up.
+  it('names what each count of an incomplete recording counts, and the counts add up', () => {
+    const replay = replayOf({ transcriptOmission: 'writer stopped at its cap', toolCalls: 2 });
+    const bundle = syntheticAttempt({ transcriptOmission: 'writer stopped at its cap', toolCalls: 2 }) as {
+      events: { eventType: string }[];
+      transcript: { eventCount: number };
+    };
+    const inBundle = bundle.events.length;
+    const terminal = bundle.events.filter((event) => event.eventType.startsWith('run.')).length;
+    const entries = replay.turns.reduce((sum, turn) => sum + turn.entries.length, 0);
+    // Each tool call is two events (call, result) shown as one entry; the terminal events apart.
+    expect(entries + replay.toolCalls + terminal).toBe(inBundle);
+    expect(replay.events).toEqual({ inBundle, terminal });
+    const page = shownText(renderAttemptReplay(replay));
+    expect(page).toContain(
+      `the runner's transcript holds ${bundle.transcript.eventCount} of the run's events (writer stopped at its cap); below, the ${inBundle} events the bundle carries`,
+    );
+    expect(page).toContain(
+      `Transcript (the bundle's ${inBundle} events as ${entries} entries: a tool call's call and result events are one entry, ${terminal} terminal events are under "Terminal state"; ${replay.toolCalls} tool calls,`,
+    );
+    expect(page).toContain(
+      `INCOMPLETE: the runner's transcript holds ${bundle.transcript.eventCount} events`,
+    );
+    expect(page).not.toMatch(/of the events recorded/);
+  });
+
+  it('a page names its attempt once (its h1, with the status), and says which driver is which', () => {
+    const replay = replayOf();
+    const html = renderAttemptPage(replay, { title: `Attempt ${replay.key.attemptId}` });
+    // The page's <title> and h1 name it; the fragment's own heading is left out (one less).
+    expect(html.split(replay.key.attemptId).length - 1).toBe(
+      renderAttemptReplay(replay).split(replay.key.attemptId).length - 1 + 2 - 1,
+    );
+    expect(html).toMatch(new RegExp(`<h1>Attempt ${replay.key.attemptId} <span class="chip `));
+    expect(html).not.toMatch(/<h3>Attempt/);
+    // The report's drill-down fragment keeps its own heading.
+    expect(renderAttemptReplay(replay)).toMatch(/<h3>Attempt <code>/);
+    const page = shownText(html);
+    expect(page).toContain(`runner's harness driver ${replay.runner.driver}`);
+    expect(page).toContain("config's driver");
+    expect(page).not.toMatch(/ driver (?!\S)/);
   });
 
   it('shows an eval-session artifact’s own fields: turn status, failure class, category, retryable, model, provider, accounting', () => {
@@ -575,4 +659,17 @@ function artifactReplay(artifact: Json): AttemptReplay {
   });
   const { stored: attempt, bundleText } = storedFromRecord(record);
   return buildAttemptReplay({ attempt, bundleText, verdict: attemptVerdict(attempt.record, attempt.scores) });
+}
+
+/** A fragment's text as a reader sees it: no tags, references decoded, spaces collapsed. */
+function shownText(html: string): string {
+  return html
+    .replace(/<style>[\s\S]*?<\/style>|<script>[\s\S]*?<\/script>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replaceAll('&middot;', '·')
+    .replaceAll('&mdash;', '—')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&')
+    .replace(/\s+/g, ' ');
 }

@@ -2,16 +2,14 @@
 // is, without running its replacements (issue 19: it was a tenth of `evals publish`). Property: for
 // any text (any code points, and runs of the characters it treats: & < > " ' controls, format
 // characters, separators, `::`, `##[`, `##vso[`), esc gives exactly what both replacements give
-// (its plain-text path too); count is toLocaleString('en-US') (its hand-grouped integers too); usd is
-// formatUsd trimmed to cents (its BigInt-free path too); jsonHtml is text(jsonText(value, 2), limit)
+// (its plain-text path too); count is toLocaleString('en-US') (its hand-grouped integers too); jsonHtml is text(jsonText(value, 2), limit)
 // for any JSON value and any limit (its one-pass writer, and its fallback for what is not JSON).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { jsonText } from '@paperclip-evals/contract';
 
-import { count, esc, jsonHtml, text, usd } from '../src/report/html/html-text.ts';
-import { formatUsd } from '../src/ledger/cost.ts';
+import { count, esc, jsonHtml, text } from '../src/report/html/html-text.ts';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -152,30 +150,6 @@ describe('count', () => {
         ),
         (n) => {
           expect(count(n)).toBe(n.toLocaleString('en-US'));
-        },
-      ),
-      { numRuns: 2000 },
-    );
-  });
-});
-
-describe('usd', () => {
-  /** What usd did before its fast path: formatUsd's BigInt digits, trailing zeros trimmed to cents. */
-  const reference = (nanodollars: number): string => {
-    const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
-    return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
-  };
-  it('is formatUsd with its trailing zeros trimmed to cents, for any amount', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
-          fc.integer({ min: 0, max: 2_000_000_000 }),
-          fc.constantFrom(0, 1, 9, 10, 999_999_999, 1_000_000_000, 1_000_000_001, 10_000_000),
-          fc.double({ min: 0, max: 1e15, noNaN: true }),
-        ),
-        (n) => {
-          expect(usd(n)).toBe(reference(n));
         },
       ),
       { numRuns: 2000 },

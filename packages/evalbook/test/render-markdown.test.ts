@@ -471,7 +471,7 @@ describe('renderMarkdown: the verdict line comes first', () => {
       'regression',
       [-1, -0.1] as const,
       null,
-      '**Verdict: regression · no gate** — Δ solve rate −66.7 pts (95% CI -100.0 to -10.0)',
+      '**Verdict: regression · no gate** — Δ solve rate −66.7 pts (95% CI -100.0 to -10.0, paired bootstrap over shared cases)',
     ],
     ['improvement', [0.1, 0.9] as const, null, '**Verdict: improvement · no gate** —'],
     [
@@ -501,6 +501,15 @@ describe('renderMarkdown: the verdict line comes first', () => {
     );
   });
 
+  // Two kinds of interval sit side by side (a new user's review): each says which it is.
+  it("labels each interval's kind: Wilson per case, a bootstrap over cases per config, a paired one for Δ", () => {
+    const markdown = renderMarkdown(plainInput());
+    expect(markdown).toContain('(Wilson 95% CI)');
+    expect(markdown).toContain('| Config | Solve rate (95% CI: bootstrap over cases) |');
+    expect(markdown).toContain('paired bootstrap over shared cases)');
+    expect(markdown).not.toMatch(/\((?:95% CI)\) \|/);
+  });
+
   it('with neither a comparison nor a gate the verdict is "no gate"', () => {
     const line = verdictOf(
       plainInput((input) => ({ ...input, gate: null, summary: { ...input.summary, comparison: null } })),
@@ -513,7 +522,7 @@ describe('renderMarkdown: the verdict line comes first', () => {
     expect(markdown).toContain(
       '| zq3qz | 3/3 100.0% [43.9%, 100.0%] | 1/3 33.3% [6.1%, 79.2%] | −66.7 pts |',
     );
-    expect(markdown).toContain('| Improved case | zq1qz (95% CI) | zq2qz (95% CI) | Δ |');
+    expect(markdown).toContain('| Improved case | zq1qz (Wilson 95% CI) | zq2qz (Wilson 95% CI) | Δ |');
     expect(markdown).toContain(
       '| zq5qz | 1/3 33.3% [6.1%, 79.2%] | 3/3 100.0% [43.9%, 100.0%] | +66.7 pts |',
     );

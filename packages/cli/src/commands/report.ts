@@ -101,14 +101,33 @@ export interface CompareCommandOptions extends StoreCommandOptions {
   readonly view?: GridView;
 }
 
+/**
+ * Why a held `regression` gate held, when cases regressed beside it (a reader sees "regressed …"
+ * above and "held" below): the gate judges the configs' paired difference, not a case; null for any
+ * other gate or when no case regressed.
+ */
+export function heldBecause(failOn: string, comparison: Comparison | null): string | null {
+  if (failOn !== 'regression' || comparison === null || comparison.regressions.length === 0) return null;
+  const ci = comparison.deltaSolveRateCi95;
+  const interval =
+    ci === null
+      ? 'there is no interval of the paired difference to fall below 0'
+      : `the paired difference's 95% interval [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (B − A, bootstrap over shared cases) includes 0 or lies above it`;
+  return `held: ${interval}; the gate judges the configs, not a case — the ${comparison.regressions.length} regressed case(s) above gate with --fail-on case-regression:PTS`;
+}
+
 /** Every gate's verdict on stderr (held ones too); the outcome: gate_failed when any gate failed. */
-function reportGates(verdicts: GateVerdicts | null): Outcome {
+function reportGates(verdicts: GateVerdicts | null, comparison: Comparison | null): Outcome {
   if (verdicts === null) return 'ok';
-  const lines = verdicts.gates.flatMap((gate) =>
-    gate.passed
-      ? [`gate ${gate.failOn} held on ${gate.judged}`]
-      : [`gate ${gate.failOn} failed on ${gate.judged}:`, ...gate.reasons.map((reason) => `  ${reason}`)],
-  );
+  const lines = verdicts.gates.flatMap((gate) => {
+    if (!gate.passed)
+      return [
+        `gate ${gate.failOn} failed on ${gate.judged}:`,
+        ...gate.reasons.map((reason) => `  ${reason}`),
+      ];
+    const why = heldBecause(gate.failOn, comparison);
+    return [`gate ${gate.failOn} held on ${gate.judged}`, ...(why === null ? [] : [`  ${why}`])];
+  });
   const failed = verdicts.gates.filter((gate) => !gate.passed).length;
   if (verdicts.gates.length > 1)
     lines.push(
@@ -156,7 +175,7 @@ export async function runReport(options: ReportCommandOptions): Promise<Outcome>
       `wrote ${options.out === '-' ? 'stdout (-)' : options.out}: ${summary.attempts} attempts; cost: ${summary.coverage.text}, priced total ${displayUsd(summary.coverage.pricedTotalNanodollars)}${over > 0 ? `; ${over} budget(s) exceeded` : ''}${leftOut === null ? '' : `; ${leftOut}`}`,
     ]);
   } else if (leftOut !== null) printLines('stderr', [leftOut]);
-  return reportGates(gate);
+  return reportGates(gate, summary.comparison);
 }
 
 export interface AttemptPageCommandOptions {
@@ -301,7 +320,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
       artifactVerification: result.artifactVerification,
       gate,
     } satisfies CompareReport);
-    return reportGates(gate);
+    return reportGates(gate, comparison);
   }
   const lines: Line[] = [];
   const row = (label: Painted, caseId: string, a: number, b: number): Line => [
@@ -325,5 +344,5 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${displayUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
   );
   printLines('stdout', lines);
-  return reportGates(gate);
+  return reportGates(gate, comparison);
 }

@@ -35,7 +35,7 @@ import {
 } from '@paperclip-evals/contract';
 
 import { EvalbookError } from '../errors.js';
-import { NO_NATIVE_EVIDENCE, attemptArtifactVerification } from '../ledger/convert.js';
+import { NO_NATIVE_EVIDENCE, attemptArtifactVerification, environmentMismatch } from '../ledger/convert.js';
 import { caseOf, configOf } from '../ledger/environment.js';
 import { RetractionIndex } from '../ledger/retraction.js';
 import { attemptVerdict, withExpectedChecks } from '../analysis/scoring.js';
@@ -125,8 +125,20 @@ export interface AttemptReplay {
   readonly runner: { readonly package: string; readonly driver: string; readonly binarySha256: string };
   /** The attempt's honest status and why it is not solved. */
   readonly verdict: AttemptVerdict;
-  /** How the attempt is not of the environment's suite (foreign); empty when it is, or without one. */
+  /**
+   * How the attempt is not of the environment's suite (foreign): as ingest recorded it, else as the
+   * environment given to the replay finds it now (from the bundle's case and config digests); empty
+   * when it is of the suite, or nothing checked it (environmentChecked says which).
+   */
   readonly environmentMismatch: StoredAttempt['record']['environmentMismatch'];
+  /**
+   * Whether an environment was checked against: the one given to the replay (with the bundle's
+   * digests to check), or at ingest when it recorded a mismatch. False: nothing here says the
+   * attempt is of a suite (a site's page, built from the ledger alone, has no environment).
+   */
+  readonly environmentChecked: boolean;
+  /** The bundle's events: how many it carries, and how many of them are terminal (shown apart); null without a bundle. */
+  readonly events: { readonly inBundle: number; readonly terminal: number } | null;
   /** Who retracted the attempt (or its run), when and why; null when it counts. */
   readonly retraction: Retraction | null;
   readonly case: ReplayCase;
@@ -265,7 +277,14 @@ export function buildAttemptReplay(input: AttemptReplayInput): AttemptReplay {
       binarySha256: stored.runner.binarySha256,
     },
     verdict: input.verdict,
-    environmentMismatch: stored.environmentMismatch,
+    ...environmentFindings(stored.environmentMismatch, environment, attempt.key, recorded.bundle),
+    events:
+      recorded.bundle === null
+        ? null
+        : {
+            inBundle: recorded.bundle.events.length,
+            terminal: recorded.bundle.events.filter((event) => TERMINAL_EVENTS.has(event.eventType)).length,
+          },
     retraction: input.retraction ?? null,
     case: input.case ?? environmentCase(environment, attempt.key.caseId),
     config: {
@@ -339,6 +358,27 @@ function environmentCase(environment: Environment | undefined, caseId: string): 
   return { description, prompt, promptMissing };
 }
 
+/** What the replay says of the attempt's suite (AttemptReplay's environmentMismatch and environmentChecked). */
+function environmentFindings(
+  recorded: StoredAttempt['record']['environmentMismatch'],
+  environment: Environment | undefined,
+  key: AttemptKey,
+  bundle: NativeExecution | null,
+): Pick<AttemptReplay, 'environmentMismatch' | 'environmentChecked'> {
+  if (recorded.length > 0) return { environmentMismatch: recorded, environmentChecked: true };
+  if (environment === undefined || bundle === null)
+    return { environmentMismatch: [], environmentChecked: false };
+  return {
+    environmentMismatch: environmentMismatch(environment, {
+      caseId: key.caseId,
+      configId: key.configId,
+      caseSha256: bundle.input.caseSha256,
+      configSha256: bundle.input.configSha256,
+    }),
+    environmentChecked: true,
+  };
+}
+
 /** The bundle to replay, or why there is none; and whether its transcript is complete. */
 function recordedEvents(input: AttemptReplayInput): {
   readonly bundle: NativeExecution | null;
@@ -373,7 +413,7 @@ function recordedEvents(input: AttemptReplayInput): {
     return {
       bundle,
       state: 'incomplete',
-      reason: `transcript incomplete (${transcript.eventCount} of the events recorded): ${transcript.omissionReason ?? 'no reason given'}`,
+      reason: `the runner's transcript holds ${transcript.eventCount} of the run's events (${transcript.omissionReason ?? 'no reason given'}); below, the ${bundle.events.length} events the bundle carries`,
     };
   return { bundle, state: 'complete', reason: null };
 }

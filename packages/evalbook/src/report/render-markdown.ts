@@ -178,7 +178,7 @@ const points = (rate: number): string =>
 function deltaText(comparison: Comparison): string {
   if (comparison.deltaSolveRate === null) return 'n/a';
   const ci = comparison.deltaSolveRateCi95;
-  return `${points(comparison.deltaSolveRate)}${ci === null ? ' (no interval: fewer than 2 shared cases)' : ` (95% CI ${(ci[0] * 100).toFixed(1)} to ${(ci[1] * 100).toFixed(1)})`}`;
+  return `${points(comparison.deltaSolveRate)}${ci === null ? ' (no interval: fewer than 2 shared cases)' : ` (95% CI ${(ci[0] * 100).toFixed(1)} to ${(ci[1] * 100).toFixed(1)}, paired bootstrap over shared cases)`}`;
 }
 
 /**
@@ -235,7 +235,7 @@ function sideText(solved: number, counted: number): string {
 function caseTable(heading: string, deltas: readonly CaseDelta[], comparison: Comparison): string[] {
   if (deltas.length === 0) return [];
   const lines = [
-    `| ${heading} | ${text(comparison.a)} (95% CI) | ${text(comparison.b)} (95% CI) | Δ |`,
+    `| ${heading} | ${text(comparison.a)} (Wilson 95% CI) | ${text(comparison.b)} (Wilson 95% CI) | Δ |`,
     '|---|---:|---:|---:|',
   ];
   for (const delta of deltas.slice(0, MAX_LISTED))
@@ -329,7 +329,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     '',
     `Per-config rates of the grid's runs: ${text(gridScopeText(shown, summary))}${view === 'newest_run' && summary.runs.length > 1 && summary.runScope === null ? ' (`--all-runs` pools every run)' : ''}.`,
     '',
-    '| Config | Solve rate (95% CI) | Solved / counted | Cost per solve | Priced |',
+    '| Config | Solve rate (95% CI: bootstrap over cases) | Solved / counted | Cost per solve | Priced |',
     '|---|---:|---:|---:|---:|',
   );
   for (const config of shown.configStats)

@@ -16,7 +16,7 @@
 // report.js in the report, by clip.js on a replay page; without script the head shows). Every string from the evalbook is escaped (esc/text).
 // Marks: a denied call shows its code and authorization boundary, a conflict or failure its code; a
 // missing recording is a visible block with the reason, never an empty page.
-import { count, esc, jsonHtml, text, tip, usd } from './html-text.js';
+import { count, esc, jsonHtml, money as shownMoney, text, tip } from './html-text.js';
 import { replayPageCsp, reportPageAssets } from './page-assets.js';
 import { ATTEMPT_REPLAY_V1 } from '../attempt-replay.js';
 
@@ -31,8 +31,9 @@ const chip = (status: string): string =>
 /** Recorded JSON, inside a <details> (laid out only when opened): clipped past JSON_TEXT_LIMIT. */
 const JSON_TEXT_LIMIT = 4000;
 const json = (value: unknown): string => `<pre class="json">${jsonHtml(value, JSON_TEXT_LIMIT)}</pre>`;
+/** A cost figure as every page shows money (html-text's money); the exact nanodollars on data-nanodollars. */
 const money = (nanodollars: number | null): string =>
-  nanodollars === null ? 'none' : `${usd(nanodollars)} (${count(nanodollars)} nanodollars)`;
+  nanodollars === null ? 'none' : `<span data-nanodollars="${nanodollars}">${shownMoney(nanodollars)}</span>`;
 const ms = (value: number | null): string => (value === null ? '&mdash;' : `${count(value)} ms`);
 const box = (id: string, title: string, body: string, extra = ''): string =>
   `<section class="replay-${id}"${extra}><h4>${esc(title)}</h4>${body}</section>`;
@@ -86,14 +87,20 @@ function recordingBlock(replay: AttemptReplay): string {
 }
 
 function transcript(replay: AttemptReplay): string {
-  const events = replay.turns.reduce((sum, entry) => sum + entry.entries.length, 0);
+  const entries = replay.turns.reduce((sum, entry) => sum + entry.entries.length, 0);
+  // Each count says what it counts: the bundle's events, the entries they are shown as (a tool
+  // call's call and result events are one entry; the terminal events are under "Terminal state").
+  const counted =
+    replay.events === null
+      ? `${count(entries)} entries`
+      : `the bundle's ${count(replay.events.inBundle)} events as ${count(entries)} entries: a tool call's call and result events are one entry${replay.events.terminal === 0 ? '' : `, ${count(replay.events.terminal)} terminal events are under "Terminal state"`}`;
   const body =
     replay.turns.length === 0
       ? `<p class="note">Nothing to replay${replay.recording === 'missing' ? ': the recording is missing (above)' : ''}.</p>`
       : replay.turns.map(turn).join('\n');
   return box(
     'transcript',
-    `Transcript (${count(events)} entries, ${count(replay.toolCalls)} tool calls, ${count(replay.markedToolCalls)} denied, failed or in conflict)`,
+    `Transcript (${counted}; ${count(replay.toolCalls)} tool calls, ${count(replay.markedToolCalls)} denied, failed or in conflict)`,
     body,
   );
 }
@@ -111,7 +118,7 @@ function promptSection(replay: AttemptReplay): string {
       ['description', show(replay.case.description)],
       ['config', `<code>${text(replay.key.configId)}</code>`],
       ['model', show(replay.config.model)],
-      ['driver', show(replay.config.driver)],
+      ["config's driver", show(replay.config.driver)],
       ['config description', show(replay.config.description)],
     ])}`,
   );
@@ -210,7 +217,7 @@ function evalSessionSection(replay: AttemptReplay): string {
       ['artifact sha256', `<code>${text(session.artifactSha256)}</code>`],
       ['provider', show(session.provider)],
       ['provider version', show(session.providerVersion)],
-      ['driver', show(session.driver)],
+      ["session's driver", show(session.driver)],
       ['requested model', show(session.requestedModel)],
       ['provider session', show(session.providerSessionId)],
       [
@@ -243,26 +250,33 @@ function evalSessionSection(replay: AttemptReplay): string {
   );
 }
 
-/** One attempt's replay as an HTML fragment (see the top of this file). */
-export function renderAttemptReplay(replay: AttemptReplay): string {
+/** What the header says of the attempt's suite: foreign (and how), of it (checked), or not checked. */
+function environmentText(replay: AttemptReplay): string {
+  if (replay.environmentMismatch.length > 0)
+    return `<span data-field="environmentMismatch">foreign (counted only with --include-foreign): ${text(replay.environmentMismatch.map((entry) => `${entry.field} ${entry.received}${entry.expected === null ? '' : ` (expected ${entry.expected})`}`).join('; '))}</span>`;
+  return replay.environmentChecked
+    ? `<span data-field="environment">of the environment's suite: its case and config digests match</span>`
+    : `<span data-field="environment">not checked: no environment file was given here, and ingest recorded no mismatch</span>`;
+}
+
+/**
+ * One attempt's replay as an HTML fragment (see the top of this file). `heading`: its own heading
+ * (the attempt's id and status); a page gives false and says both in its h1 (never twice).
+ */
+export function renderAttemptReplay(replay: AttemptReplay, heading = true): string {
   const { key, verdict } = replay;
   return `<article class="replay" data-attempt="${esc(key.attemptId)}" data-status="${esc(verdict.status)}" data-recording="${replay.recording}">
-<h3>Attempt <code>${text(key.attemptId)}</code> ${chip(verdict.status)}</h3>
+${heading ? `<h3>Attempt <code>${text(key.attemptId)}</code> ${chip(verdict.status)}</h3>` : ''}
 ${verdict.reason === null ? '' : `<p class="replay-reason">${text(verdict.reason)}</p>`}
 ${dl([
   ['run', `<code>${text(key.runId)}</code>`],
   ['case', `<code>${text(key.caseId)}</code>`],
   ['config', `<code>${text(key.configId)}</code>`],
   ['provenance', esc(replay.provenance)],
-  ['runner', text(replay.runner.package)],
-  ['driver', text(replay.runner.driver)],
+  ['runner package', text(replay.runner.package)],
+  ["runner's harness driver", text(replay.runner.driver)],
   ['bundle digest', `<code data-field="bundleDigest">${text(replay.bundleDigest)}</code>`],
-  [
-    'environment',
-    replay.environmentMismatch.length === 0
-      ? 'matches (or none given)'
-      : `<span data-field="environmentMismatch">foreign (counted only with --include-foreign): ${text(replay.environmentMismatch.map((entry) => `${entry.field} ${entry.received}${entry.expected === null ? '' : ` (expected ${entry.expected})`}`).join('; '))}</span>`,
-  ],
+  ['environment', environmentText(replay)],
 ])}
 ${
   replay.retraction === null
@@ -288,7 +302,7 @@ ${box(
     ['duration', ms(replay.timing.durationMs)],
     [
       'transcript',
-      `${replay.transcript.complete ? 'complete' : 'INCOMPLETE'}, ${count(replay.transcript.eventCount)} events${replay.transcript.omissionReason === null ? '' : ` (${text(replay.transcript.omissionReason)})`}`,
+      `${replay.transcript.complete ? 'complete' : 'INCOMPLETE'}: the runner's transcript holds ${count(replay.transcript.eventCount)} events${replay.transcript.omissionReason === null ? '' : ` (${text(replay.transcript.omissionReason)})`}`,
     ],
   ]),
 )}
@@ -379,7 +393,7 @@ function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly
       : `<nav class="site-nav">${options.links.map((link) => `<a href="${esc(link.href)}">${esc(link.label)}</a>`).join(' &middot; ')}</nav>`);
   const parts = [
     tip(options.title),
-    `${text(options.title)}</h1>${back}</header>\n${renderAttemptReplay(replay)}`,
+    `${text(options.title)} ${chip(replay.verdict.status)}</h1>${back}</header>\n${renderAttemptReplay(replay, false)}`,
   ] as const;
   const { mask } = options;
   return mask === undefined ? parts : [mask(parts[0]), mask(parts[1])];

@@ -1,11 +1,11 @@
 // Text from the evalbook as HTML, for every page Evals writes (the report, an attempt's replay page):
 // one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
-// whole), one tooltip form (tip), one exact USD form (usd) and one for reading (money), and one
+// whole), one tooltip form (tip), one money form (money: every page's, the exact figure stays in the JSON), and one
 // writer of recorded JSON as HTML text (jsonHtml: text(jsonText(value, 2), limit) in one pass).
 // Every string from the evalbook reaches HTML through these.
 import { jsonText } from '@paperclip-evals/contract';
 
-import { displayUsd, formatUsd } from '../../ledger/cost.js';
+import { displayUsd } from '../../ledger/cost.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -97,19 +97,6 @@ export function money(nanodollars: number | null): string {
   // The one rule for money a person reads (Markdown too): displayUsd, exact; a minus as ASCII here.
   if (nanodollars !== null && nanodollars < 0) return `-${displayUsd(-nanodollars)}`;
   return displayUsd(nanodollars);
-}
-
-/** Exact USD (from formatUsd) with trailing zeros trimmed to cents: 3750000 → "$0.00375"; null → "unpriced". */
-export function usd(nanodollars: number | null): string {
-  if (nanodollars === null) return 'unpriced';
-  const rounded = Math.round(nanodollars);
-  if (Number.isSafeInteger(rounded) && rounded >= 0) {
-    // formatUsd's digits without a BigInt (a page shows a few of these; 100,000 pages, issue 19).
-    const digits = String(rounded).padStart(10, '0');
-    return `$${digits.slice(0, -9)}.${digits.slice(-9).replace(/0+$/, '').padEnd(2, '0')}`;
-  }
-  const [whole = '', fraction = ''] = formatUsd(Math.round(nanodollars)).split('.');
-  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
 }
 
 /**

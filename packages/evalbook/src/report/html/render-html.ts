@@ -43,11 +43,25 @@ import type {
  */
 export type HtmlAttempt = (ReportAttempt | Readonly<Record<string, unknown>>) & {
   readonly replay: AttemptReplay | null;
+  /** On a published site: the attempt's own page, relative to this page (the drill-down links it). */
+  readonly page?: string;
 };
+
+/**
+ * A page of a published site (a campaign's grid): where its attempts are, for a reader without a
+ * store. The drill-down links each listed attempt's page and the cell's case page (which lists every
+ * attempt of the case), and the page names no `evals` command: the site is all such a reader has.
+ */
+export interface HtmlSite {
+  /** Each case's page, relative to this page, by case id. */
+  readonly casePages: Readonly<Record<string, string>>;
+}
 
 export interface HtmlReportInput {
   readonly title: string;
   readonly storeUrl: string;
+  /** What the header calls `storeUrl`: `Store` (a report), `Campaign` (a site's grid: the campaign's id). */
+  readonly storeLabel?: string;
   readonly summary: EvalbookSummary;
   readonly budgets: readonly ReportBudget[];
   readonly gate: GateVerdicts | null;
@@ -55,6 +69,8 @@ export interface HtmlReportInput {
   readonly attempts: readonly HtmlAttempt[];
   /** The grid the page opens on: the newest run (default) or all runs pooled (--all-runs); one click to the other. */
   readonly gridView?: GridView;
+  /** Set when the page is a published site's (see HtmlSite); absent for a report file. */
+  readonly site?: HtmlSite;
 }
 
 const percent = (rate: number | null, digits = 0): string =>
@@ -68,6 +84,11 @@ const signedUsd = (nanodollars: number): string =>
 /** Mean priced cost per attempt; null when nothing is priced (never 0). */
 const meanCost = (cost: CoverageSummary): number | null =>
   cost.priced === 0 ? null : cost.pricedTotalNanodollars / cost.priced;
+/** An embedded attempt's counted cost as money() shows it; null when the row carries no cost (a public site's). */
+function shownCost(row: Readonly<Record<string, unknown>>): string | null {
+  const cost = row.cost as { readonly effectiveNanodollars?: number | null } | undefined;
+  return cost?.effectiveNanodollars === undefined ? null : money(cost.effectiveNanodollars);
+}
 /** A data-* attribute carrying a number exactly as the JSON report writes it ("" for null). */
 const num = (value: number | null): string => (value === null ? '' : String(value));
 
@@ -411,11 +432,11 @@ function header(input: HtmlReportInput): string {
           .join('')}</tbody></table></div>`;
   const embedded =
     input.attempts.length < summary.attempts
-      ? `<p class="note warn" data-embedded="${input.attempts.length}">This page embeds ${count(input.attempts.length)} of ${count(summary.attempts)} attempts for the drill-down; the grid, plots and tables count them all. <code>evals report --format json</code> lists every attempt.</p>`
+      ? `<p class="note warn" data-embedded="${input.attempts.length}">This page embeds ${count(input.attempts.length)} of ${count(summary.attempts)} attempts for the drill-down; the grid, plots and tables count them all. ${input.site === undefined ? '<code>evals report --format json</code> lists every attempt.' : "Each case's page lists every attempt of the case, linked to its page."}</p>`
       : '';
   return `<header>
 <h1>${text(input.title)}</h1>
-<p class="meta">Store <code>${text(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
+<p class="meta">${esc(input.storeLabel ?? 'Store')} <code>${text(input.storeUrl)}</code> · ${summary.runs.length} run(s) · ${summary.cases.length} case(s) × ${summary.configs.length} config(s)</p>
 <nav aria-label="Sections">${summary.comparison === null ? '' : '<a href="#comparison">Comparison</a>'}<a href="#configs">Configs</a>${summary.policy === null ? '' : '<a href="#policy">Policy</a>'}<a href="#plots">Plots</a><a href="#grid">Grid</a>${summary.checkRates.length === 0 ? '' : '<a href="#checks">Checks</a>'}<a href="#drilldown">Attempts</a></nav>
 ${gate}
 <div class="cards">
@@ -503,8 +524,8 @@ function configsSection(summary: EvalbookSummary, view: GridView): string {
     .join('');
   return `<section id="configs" aria-labelledby="configs-title"><h2 id="configs-title">Configs</h2>
 <p class="note" data-view="${viewOf(summary, view).kind}">${text(viewScopeText(summary, view))}</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Solve rate</th><th scope="col" class="n">95% CI</th><th scope="col" class="n">Solved / counted</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n">Priced</th><th scope="col" class="n">Mean cost / priced attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
-<p class="note">Intervals: percentile bootstrap resampling cases (attempts of one case move together). Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
+<div class="table-wrap"><table><thead><tr><th scope="col">Config</th><th scope="col" class="n">Rate</th><th scope="col" class="n" title="95% interval: percentile bootstrap over cases">95% CI</th><th scope="col" class="n" title="solved / counted attempts">Solved</th><th scope="col">Excluded</th><th scope="col" class="n">Cases</th><th scope="col" class="n" title="attempts priced, of all">Priced</th><th scope="col" class="n" title="mean cost of a priced attempt">Cost / attempt</th><th scope="col" class="n">Cost / solve</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p class="note">Rate: solved ÷ counted attempts. 95% CI: a percentile bootstrap resampling cases (attempts of one case move together), not the grid cells' Wilson interval. Cost / attempt: the mean of the priced attempts. Cost per solve is shown only when every attempt is priced: with unpriced attempts the total is a lower bound.</p>
 </section>`;
 }
 
@@ -550,7 +571,8 @@ function sparkline(drift: CheckDrift): string {
   return `<svg class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`score per run: ${scored.map((run) => (run.score ?? 0).toFixed(2)).join(', ')}`)}">${drift.bar === null ? '' : `<line x1="0" x2="${width}" y1="${f1(y(drift.bar))}" y2="${f1(y(drift.bar))}"/>`}<polyline points="${line}"/>${last === undefined ? '' : `<circle r="2.5" cx="${f1(x(scored.length - 1))}" cy="${f1(y(last.score ?? 0))}"/>`}</svg>`;
 }
 
-function checkDriftSection(all: readonly CheckDrift[]): string {
+/** `site`: a published site's page, which has no JSON report to point at. */
+function checkDriftSection(all: readonly CheckDrift[], site: boolean): string {
   if (all.length === 0) return '';
   // Series without a bar yet are counted, not listed: a young evalbook would be all rows and no news.
   const drifts = all.filter((drift) => drift.status !== 'insufficient_history');
@@ -567,9 +589,9 @@ function checkDriftSection(all: readonly CheckDrift[]): string {
   const low = drifts.filter((drift) => drift.status === 'below_threshold').length;
   return `<section id="check-drift" aria-labelledby="check-drift-title"><h2 id="check-drift-title">Check drift across runs</h2>
 <p>${drifting === 0 ? 'No check drifted.' : `<strong class="bad">${drifting} check${drifting === 1 ? '' : 's'} drifted</strong>: the newest run fell below ${drifting === 1 ? 'its' : 'their'} own history.`}${low === 0 ? '' : ` ${low} below ${low === 1 ? 'its' : 'their'} static threshold, as low as usual.`}</p>
-${young > 0 ? `<p class="note" data-insufficient-history="${young}">${count(young)} check series ${young === 1 ? 'has' : 'have'} fewer than 10 earlier scored runs: no bar yet (listed in the JSON report).</p>` : ''}
+${young > 0 ? `<p class="note" data-insufficient-history="${young}">${count(young)} check series ${young === 1 ? 'has' : 'have'} fewer than 10 earlier scored runs: no bar yet${site ? '' : ' (listed in the JSON report)'}.</p>` : ''}
 ${drifts.length === 0 ? '' : `<div class="table-wrap"><table data-check-drift><thead><tr><th scope="col">Check</th><th scope="col">Case</th><th scope="col">Config</th><th scope="col" class="n">Layer</th><th scope="col">Score per run</th><th scope="col" class="n">Newest run</th><th scope="col" class="n">Baseline mean ± sd</th><th scope="col" class="n">Bar</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`}
-${drifts.length > MAX_DRIFT_ROWS ? `<p class="note">${count(drifts.length - MAX_DRIFT_ROWS)} more rows in the JSON report.</p>` : ''}
+${drifts.length > MAX_DRIFT_ROWS ? `<p class="note">${count(drifts.length - MAX_DRIFT_ROWS)} more rows${site ? ' not listed here' : ' in the JSON report'}.</p>` : ''}
 <p class="note">A run's score is the mean of the check's verdicts in that run (errors and missing verdicts are left out, never 0). The newest scored run is held to max(static threshold, mean − 2·max(sd, 0.02)) over up to 50 earlier runs, and needs 10 of them; dashed line: the bar. Drift: below mean − 2·max(sd, 0.02); below threshold: under the static threshold but no lower than usual.</p>
 </section>`;
 }
@@ -782,7 +804,9 @@ export function renderHtml(input: HtmlReportInput): string {
     defaultScope: input.gridView === 'all_runs' ? 'all' : 'latest',
     identity: summary.identity,
     replayLimit: HTML_MAX_REPLAYS,
-    attempts: input.attempts.map(({ replay: _replay, ...row }) => row),
+    site: input.site ?? null,
+    // Each attempt's cost as the page's tables show money (money()): the script formats none itself.
+    attempts: input.attempts.map(({ replay: _replay, ...row }) => ({ ...row, shownCost: shownCost(row) })),
   }).replaceAll('<', '\\u003c');
   // Each attempt's replay, rendered once, by the one replay renderer; the script clones it on a click.
   const replays = input.attempts
@@ -814,9 +838,9 @@ ${policySection(summary.policy)}
 ${plotsSection(summary, input.gridView ?? 'newest_run')}
 ${gridSection(summary)}
 ${checksSection(summary)}
-${checkDriftSection(summary.checkDrift)}
+${checkDriftSection(summary.checkDrift, input.site !== undefined)}
 <section id="drilldown" aria-labelledby="drilldown-title" aria-live="polite"><h2 id="drilldown-title">Attempts</h2>
-<p class="note" id="drill-hint">The drill-down needs JavaScript; <code>evals report --format json</code> lists every attempt.</p>
+<p class="note" id="drill-hint">The drill-down needs JavaScript; ${input.site === undefined ? '<code>evals report --format json</code> lists every attempt' : "each case's page lists every attempt of the case, linked to its page"}.</p>
 <nav id="drill-nav" aria-label="Back" hidden></nav>
 <div id="cell-attempts"></div><div id="attempt-detail"></div>
 ${replays}

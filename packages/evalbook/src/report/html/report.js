@@ -73,18 +73,6 @@
     return node;
   };
   const pct = (rate) => (rate === null || rate === undefined ? 'n/a' : (rate * 100).toFixed(0) + '%');
-  // Money for reading (html-text.ts money()): cents from $1 up, else three significant digits.
-  const money = (n) => {
-    const dollars = Math.abs(n) / 1e9;
-    const sign = n < 0 ? '-' : '';
-    if (dollars === 0) return '$0.00';
-    if (dollars >= 0.995)
-      return (
-        sign + '$' + dollars.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-      );
-    const decimals = Math.min(9, Math.max(2, 2 - Math.floor(Math.log10(dollars))));
-    return sign + '$' + dollars.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1');
-  };
   const show = (value) => (value === null || value === undefined || value === '' ? '—' : String(value));
   const chip = (status) => h('span', { class: 'chip ' + status }, status.replace('_', ' '));
 
@@ -95,6 +83,21 @@
     const template = document.querySelector('template[data-attempt-index="' + index + '"]');
     if (template === null) {
       const attempt = data.attempts[index];
+      // A site's page: the attempt has its own page (its replay, or its public projection).
+      if (attempt.page) {
+        detail.replaceChildren(
+          h(
+            'p',
+            { class: 'note', 'data-attempt': attempt.attemptId },
+            'Attempt ',
+            h('code', {}, attempt.attemptId),
+            ': ',
+            h('a', { href: attempt.page, 'data-attempt-page': '' }, 'its page'),
+            '.',
+          ),
+        );
+        return;
+      }
       detail.replaceChildren(
         h(
           'p',
@@ -393,6 +396,9 @@
     const passes = (key, label) =>
       label + ': ' + pooled.passAtK.map((p) => 'k=' + p.k + ' ' + pct(p[key])).join(' \u00b7 ');
     let hidden = 0;
+    const site = data.site;
+    const casePage = site ? site.casePages[caseId] : undefined;
+    const casePageLink = () => h('a', { href: casePage, 'data-case-page': '' }, 'the page of case ' + caseId);
     const rows = attempts.map((attempt) => {
       const row = h('tr', { 'data-attempt': attempt.attemptId, 'data-run': attempt.runId });
       const open = h(
@@ -404,6 +410,10 @@
         go({ ...current, attempt: [attempt.runId, attempt.caseId, attempt.configId, attempt.attemptId] }),
       );
       const cost = attempt.cost || {};
+      const costSort =
+        cost.effectiveNanodollars === undefined || cost.effectiveNanodollars === null
+          ? '-1'
+          : String(cost.effectiveNanodollars);
       row.append(
         h(
           'td',
@@ -413,14 +423,14 @@
         h('td', {}, open),
         h('td', {}, chip(attempt.status)),
         h('td', {}, show(attempt.statusReason)),
-        h(
-          'td',
-          {
-            class: 'n',
-            'data-sort': cost.effectiveNanodollars === null ? '-1' : String(cost.effectiveNanodollars),
-          },
-          cost.effectiveNanodollars === null ? 'unpriced' : money(cost.effectiveNanodollars),
-        ),
+        h('td', { class: 'n', 'data-sort': costSort }, show(attempt.shownCost)),
+        site
+          ? h(
+              'td',
+              {},
+              attempt.page ? h('a', { href: attempt.page, 'data-attempt-page': '' }, 'page') : '\u2014',
+            )
+          : null,
       );
       const status = attempt.status;
       const keep =
@@ -437,7 +447,12 @@
     });
     const attemptTable =
       attempts.length === 0
-        ? h('p', { class: 'note' }, 'None of this cell\u2019s attempts is embedded in this page.')
+        ? h(
+            'p',
+            { class: 'note' },
+            'None of this cell\u2019s attempts is embedded in this page',
+            casePage ? [': ', casePageLink(), ' lists every one, each linked to its page.'] : '.',
+          )
         : h(
             'table',
             { class: 'attempts' },
@@ -447,7 +462,9 @@
               h(
                 'tr',
                 {},
-                ['run', 'attempt', 'status', 'reason', 'cost'].map((c) => h('th', { scope: 'col' }, c)),
+                ['run', 'attempt', 'status', 'reason', 'cost']
+                  .concat(site ? ['page'] : [])
+                  .map((c) => h('th', { scope: 'col' }, c)),
               ),
             ),
             h('tbody', {}, rows),
@@ -498,7 +515,17 @@
                 data.attempts.length +
                 ' of ' +
                 data.attemptsTotal +
-                ' attempts (each cell its share, newest run and non-solved first); the JSON report lists them all.',
+                ' attempts (each cell its share, newest run and non-solved first); ',
+              casePage ? [casePageLink(), ' lists them all.'] : 'the JSON report lists them all.',
+            )
+          : null,
+        casePage && !omitted && attempts.length > 0
+          ? h(
+              'p',
+              { class: 'note' },
+              'Every attempt of case ' + caseId + ', by config: ',
+              casePageLink(),
+              '.',
             )
           : null,
       ].filter((node) => node !== null),
@@ -560,18 +587,22 @@
       if (attempt && row) {
         row.hidden = false;
         showAttempt(data.attempts.indexOf(attempt), row);
-      } else
+      } else {
+        const casePage = data.site ? data.site.casePages[state.attempt[1]] : undefined;
         detail.replaceChildren(
           h(
             'p',
             { class: 'note', 'data-missing': 'attempt' },
-            'Attempt ' +
-              attemptId +
-              ' of run ' +
-              runId +
-              ' is not embedded in this page; the JSON report lists every attempt.',
+            'Attempt ' + attemptId + ' of run ' + runId + ' is not embedded in this page; ',
+            casePage
+              ? [
+                  h('a', { href: casePage, 'data-case-page': '' }, 'the page of case ' + state.attempt[1]),
+                  ' lists every attempt of the case.',
+                ]
+              : 'the JSON report lists every attempt.',
           ),
         );
+      }
     } else detail.replaceChildren();
     if (scroll)
       document

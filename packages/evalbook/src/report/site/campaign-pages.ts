@@ -14,8 +14,8 @@
 // attempt's eval session else the campaign record's lane; a case's prompt and description from the
 // campaign record's caseDefinitions, record-cases.ts) — so publishing it again gives the same
 // bytes. With `public`, every attempt goes
-// through the closed allowlist (public-projection.ts), the grid embeds no attempt and the summary
-// no retraction text. Every file of the folder, private or public, has its credential-shaped values
+// through the closed allowlist (public-projection.ts), the grid embeds of each attempt only its ids,
+// status and page link, and the summary no retraction text. Every file of the folder, private or public, has its credential-shaped values
 // masked before it is emitted (contract's maskCredentialShapes: the shapes `evals publish --verify`
 // refuses as site_credential), since a published folder is immutable: a retraction reason, a
 // failure message, a tool's input or the agent's text holding a token would make it a folder that
@@ -149,9 +149,14 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
     },
     counted: (attempt) => {
       const { stored, verdict, page, position } = attempt;
-      if (!options.public && position < HTML_MAX_ATTEMPTS) {
-        embedded.push({ ...reportAttempt(stored, verdict), replay: null });
-        if (position < HTML_MAX_REPLAYS) replayed.push(attempt);
+      // Each embedded attempt links its page; a public grid's row is the public page's identity and
+      // status only (no reason, cost or replay: the drill-down links the allowlisted page instead).
+      if (position < HTML_MAX_ATTEMPTS) {
+        if (options.public) embedded.push({ ...publicRow(stored, verdict), replay: null, page });
+        else {
+          embedded.push({ ...reportAttempt(stored, verdict), replay: null, page });
+          if (position < HTML_MAX_REPLAYS) replayed.push(attempt);
+        }
       }
       let rows = cases.get(stored.key.caseId);
       if (rows === undefined) cases.set(stored.key.caseId, (rows = []));
@@ -188,7 +193,7 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
   if (seen === 0)
     throw new EvalbookError(
       'paperclip_evalbook_scope_unknown',
-      `the store holds no attempt of campaign ${JSON.stringify(campaignId)}: name a campaign or run \`evals runs\` lists`,
+      `the store holds no attempt of campaign ${JSON.stringify(campaignId)}: name a campaign (or run) that \`evals runs\` lists`,
       [
         {
           code: 'campaign_unknown',
@@ -208,11 +213,15 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
   const grid = renderHtml({
     title: `Campaign ${siteId}`,
     // Never the store's name: the folder must not depend on where the store was read from.
-    storeUrl: `campaign ${campaignId}${siteId === campaignId ? '' : ` (re-rendered as ${siteId})`}${options.public ? ' (public projection)' : ''}`,
+    storeLabel: 'Campaign',
+    storeUrl: `${campaignId}${siteId === campaignId ? '' : ` (re-rendered as ${siteId})`}${options.public ? ' (public projection)' : ''}`,
     summary,
     budgets: [],
     gate: null,
     attempts: embedded,
+    site: {
+      casePages: Object.fromEntries([...cases.keys()].sort().map((caseId) => [caseId, casePage(caseId)])),
+    },
   });
   const nav = `<nav class="site-nav"><a href="../../index.html">All campaigns</a> · cases: ${[...cases.keys()]
     .sort()
@@ -422,6 +431,12 @@ function withLedgerModel(replay: AttemptReplay, model: ReturnType<typeof modelOf
     ...replay,
     config: { model: named === '' ? null : named, driver: model.driver, description: null },
   };
+}
+
+/** A public grid's row for an attempt, field by field (the public page's own identity and status). */
+function publicRow(stored: StoredAttempt, verdict: AttemptVerdict): Readonly<Record<string, unknown>> {
+  const { runId, caseId, configId, attemptId } = stored.key;
+  return { runId, caseId, configId, attemptId, status: verdict.status };
 }
 
 /**

@@ -4,8 +4,7 @@
 // allowlisted PublicAttempt; a private site's attempt pages are the attempt replay's, html/attempt-page.ts).
 // Plain HTML and SVG, no script: the CSP (SITE_CSP) forbids every script and every network fetch, so
 // each page works from file://. Every string from the ledger is escaped (the report's esc).
-import { formatUsd } from '../../ledger/cost.js';
-import { esc } from '../html/html-text.js';
+import { esc, money } from '../html/html-text.js';
 import { reportPageAssets } from '../html/page-assets.js';
 
 import type { PublicAttempt } from './public-projection.js';
@@ -49,8 +48,6 @@ ${body}
 }
 
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
-const usd = (nanodollars: number | null): string =>
-  nanodollars === null ? 'unpriced' : formatUsd(nanodollars);
 
 /** Cost as the report states it: provider-reported and estimated apart; `≥` when not all is priced. */
 export function costText(cost: SiteCost, partial: boolean): string {
@@ -61,7 +58,7 @@ export function costText(cost: SiteCost, partial: boolean): string {
   const kind = (nanodollars: number, attempts: number): string =>
     attempts === 0
       ? `none (0 of ${all} attempts)`
-      : `${atLeast}${usd(nanodollars)} (${attempts} of ${all} attempts)`;
+      : `${atLeast}${money(nanodollars)} (${attempts} of ${all} attempts)`;
   return `provider-reported ${kind(cost.providerReportedNanodollars, cost.providerReportedAttempts)} · estimated ${kind(cost.estimatedNanodollars, cost.estimatedAttempts)} · ${priced} of ${all} priced`;
 }
 
@@ -71,6 +68,16 @@ function statusTag(entry: Pick<SiteHistoryEntry, 'kind' | 'completeness' | 'part
   if (entry.completeness === 'partial')
     return `<span class="tag partial">partial (${esc(entry.partialReasons.join(', '))})</span>`;
   return '<span class="tag unknown">completeness unknown (no campaign record)</span>';
+}
+
+/**
+ * What green means for this campaign, said beside its badge: complete, and no case × config regressed
+ * against its baseline — which a first campaign does not have, so its green says nothing of its rate.
+ */
+function greenText(entry: Pick<SiteHistoryEntry, 'baseline'>): string {
+  return entry.baseline === null
+    ? 'no regression: no baseline to regress against (the first comparable complete campaign), whatever its pass rate'
+    : `no regression against ${entry.baseline}`;
 }
 
 function changeList(entry: SiteHistoryEntry): string {
@@ -89,7 +96,7 @@ function changeList(entry: SiteHistoryEntry): string {
 }
 
 function entryRow(entry: SiteHistoryEntry): string {
-  return `<tr data-campaign="${esc(entry.campaignId)}"><td><a href="${esc(entry.folder)}/index.html">${esc(entry.campaignId)}</a></td><td>${statusTag(entry)}${entry.green ? ' <span class="tag complete">green</span>' : ''}</td><td>${esc(entry.startedAt ?? 'unknown')}</td><td>${entry.attempts}</td><td data-pass-rate="${entry.passRate ?? ''}">${percent(entry.passRate)}</td><td>${esc(costText(entry.cost, entry.completeness !== 'complete'))}</td><td>${changeList(entry)}</td></tr>`;
+  return `<tr data-campaign="${esc(entry.campaignId)}"><td><a href="${esc(entry.folder)}/index.html">${esc(entry.campaignId)}</a></td><td>${statusTag(entry)}${entry.green ? ` <span class="tag complete">green</span> <span class="note" data-green>${esc(greenText(entry))}</span>` : ''}</td><td>${esc(entry.startedAt ?? 'unknown')}</td><td>${entry.attempts}</td><td data-pass-rate="${entry.passRate ?? ''}">${percent(entry.passRate)}</td><td>${esc(costText(entry.cost, entry.completeness !== 'complete'))}</td><td>${changeList(entry)}</td></tr>`;
 }
 
 /** One group's timeline as an SVG polyline (values 0…max over the group's campaigns, oldest left). */
@@ -120,7 +127,12 @@ function timeline(
       return `<polyline fill="none" stroke="${colours[which] ?? '#444'}" stroke-width="2" points="${points.join(' ')}"/>${dots}`;
     })
     .join('');
-  return `<figure><svg role="img" aria-label="${esc(label)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="20" y1="${height - 15}" x2="${width - 10}" y2="${height - 15}" stroke="#9ca3af"/>${lines}</svg><figcaption class="note">${esc(label)}: ${series.map((line, which) => `<span style="color:${colours[which] ?? '#444'}">${esc(line.name)}</span>`).join(' · ')} (max ${esc(format(max))})</figcaption></figure>`;
+  // One line: the label names it; two: each is named in its colour (never "pass rate: pass rate").
+  const legend =
+    series.length === 1
+      ? ''
+      : `: ${series.map((line, which) => `<span style="color:${colours[which] ?? '#444'}">${esc(line.name)}</span>`).join(' · ')}`;
+  return `<figure><svg role="img" aria-label="${esc(label)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="20" y1="${height - 15}" x2="${width - 10}" y2="${height - 15}" stroke="#9ca3af"/>${lines}</svg><figcaption class="note">${esc(label)}${legend} (per complete campaign, oldest left; axis 0 to ${esc(format(max))})</figcaption></figure>`;
 }
 
 function groupSection(group: SiteGroup, index: number): string {
@@ -139,15 +151,15 @@ function groupSection(group: SiteGroup, index: number): string {
   return `<section class="group" data-group="${esc(group.comparableKey)}"><h3>Group ${index + 1}: ${group.points.length} complete campaign(s)</h3>
 <p class="note">lanes: ${esc(lanes)} · suite ${esc(group.suiteFingerprint)}</p>
 <p class="note">campaigns: ${group.points.map((point) => esc(point.campaignId)).join(' → ')}</p>
-${timeline('pass rate', [{ name: 'pass rate', values: group.points.map((point) => point.passRate) }], 1, percent)}
+${timeline('Pass rate', [{ name: 'pass rate', values: group.points.map((point) => point.passRate) }], 1, percent)}
 ${timeline(
-  'cost',
+  'Cost',
   [
     { name: 'provider-reported', values: group.points.map((point) => point.providerReportedNanodollars) },
     { name: 'estimated', values: group.points.map((point) => point.estimatedNanodollars) },
   ],
   maxCost,
-  (value) => formatUsd(value),
+  money,
 )}</section>`;
 }
 
@@ -157,6 +169,7 @@ export function renderSiteIndex(history: SiteHistory): string {
     '<tr><th>Campaign</th><th>Status</th><th>Started</th><th>Attempts</th><th>Pass rate</th><th>Cost</th><th>Against the previous comparable complete campaign</th></tr>';
   const body = `<h1>Campaigns</h1>
 <p>latest: ${history.latest === null ? 'none' : esc(history.latest)} · latest green: ${history.latestGreen === null ? 'none' : esc(history.latestGreen)} · <a href="history.json">history.json</a> · <a href="latest.json">latest.json</a> · <a href="latest-green.json">latest-green.json</a></p>
+<p class="note">Green: a complete campaign in which no case × config regressed (its majority of attempts solved, then not) against the previous comparable complete campaign. It says nothing of the pass rate itself, and a first campaign, with no baseline, is green.</p>
 <p class="note">Partial campaigns and runs without a campaign record are listed, never trend points or baselines. Trends compare only campaigns with the same lanes (provider, model, driver) and suite fingerprint.</p>
 <table id="campaigns"><thead>${head}</thead><tbody>${history.campaigns.map(entryRow).join('')}</tbody></table>
 <h2>Timelines by comparable group</h2>
@@ -192,6 +205,9 @@ export function renderCasePage(
   return sitePage(`Case ${caseId} — ${campaign.campaignId}`, body, 3);
 }
 
+/** One cost figure of an attempt: money() as every page shows it; `none` when the attempt has no such figure. */
+const figure = (nanodollars: number | null): string => (nanodollars === null ? 'none' : money(nanodollars));
+
 const row = (name: string, value: string): string =>
   `<tr><th scope="row">${esc(name)}</th><td>${value}</td></tr>`;
 
@@ -202,9 +218,9 @@ export function renderPublicAttemptPage(attempt: PublicAttempt, casePageHref: st
 <table>${[
     row('status', esc(attempt.status)),
     row('case × config', `${esc(attempt.caseId)} × ${esc(attempt.configId)}`),
-    row('runner', `${esc(attempt.runner.package)} · ${esc(attempt.runner.driver)}`),
+    row('runner', `${esc(attempt.runner.package)} · harness driver ${esc(attempt.runner.driver)}`),
     row(
-      'model',
+      "model (provider · model · config's driver)",
       esc(
         [attempt.model.provider, attempt.model.requestedModel, attempt.model.driver]
           .filter((part) => part !== null)
@@ -234,11 +250,11 @@ export function renderPublicAttemptPage(attempt: PublicAttempt, casePageHref: st
     row('started', esc(attempt.startedAt ?? 'not recorded')),
     row(
       'cost',
-      `provider-reported ${esc(usd(attempt.cost.providerReportedNanodollars))} · estimated ${esc(usd(attempt.cost.estimatedNanodollars))} (apart, never added) · ${esc(attempt.cost.coverage)}`,
+      `provider-reported ${esc(figure(attempt.cost.providerReportedNanodollars))} · estimated ${esc(figure(attempt.cost.estimatedNanodollars))} (kept apart, never added) · coverage: ${esc(attempt.cost.coverage)}`,
     ),
     row(
       'transcript',
-      `${attempt.transcript.complete ? 'complete' : 'incomplete'} · ${attempt.transcript.eventCount} events`,
+      `${attempt.transcript.complete ? 'complete' : 'incomplete'}: the runner's transcript holds ${attempt.transcript.eventCount} events`,
     ),
   ].join('')}</table>
 <h2>Checks</h2>
