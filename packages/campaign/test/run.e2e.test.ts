@@ -358,26 +358,8 @@ describe('a campaign on one machine', () => {
     const campaign = 'terminated';
     const store = `sqlite:${join(scratch, 'terminated.sqlite')}`;
     const out = join(scratch, 'terminated.json');
-    const waiting = join(scratch, 'evalbook-await.json');
-    // One attempt whose session waits for a `go` file beside its request (far under its timeout).
-    await writeFile(
-      waiting,
-      JSON.stringify(
-        suiteEnvironment([{ id: 'case_wait', behaviour: 'await_go' }], { retries: 0, turnTimeoutMs: 60_000 }),
-      ),
-    );
-    const args = runArgs(campaign, store);
-    args[args.indexOf('--env') + 1] = waiting;
-    const before = await standIn.starts();
-    let pid = 0;
-    const running = evals([...args, '--out', out], (child) => (pid = child));
-    let tryId = '';
-    for (let waited = 0; waited < 20_000 && tryId === ''; waited += 50) {
-      const started = [...(await standIn.starts())].find((name) => !before.has(name));
-      if (started !== undefined) tryId = started.replace(/\.[0-9]+$/, '');
-      else await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(tryId).not.toBe('');
+    const { args, running, pid, started } = await waitingSession(campaign, store, ['--out', out]);
+    const tryId = started.replace(/\.[0-9]+$/, '');
     process.kill(pid, 'SIGTERM');
     const result = await running;
     expect(result.code, result.stderr).toBe(143);
@@ -393,9 +375,7 @@ describe('a campaign on one machine', () => {
 
     // Its start stays in the ledger, never settled (the killed session's spend is unknown for good):
     // the rerun runs the attempt under the next try id.
-    const next = `${tryId}-r1`;
-    await mkdir(join(scratch, `work-${campaign}`, next), { recursive: true });
-    await writeFile(join(scratch, `work-${campaign}`, next, 'go'), '');
+    const next = await letNextTryGo(campaign, tryId);
     const rerun = await evals([...args, '--json']);
     expect(rerun.code, rerun.stderr).toBe(0);
     const again = JSON.parse(rerun.stdout) as CampaignRecord;
@@ -421,11 +401,15 @@ async function unsettledTries(
 }
 
 /**
- * `evals run` of a one-attempt campaign SIGKILLed while its one session runs (a session that waits
- * for a `go` file), that session then ended too (by its pid: it is in its own process group and
- * outlives the campaign): what a killed run or a dead machine leaves. The args and the try id.
+ * Starts `evals run` of a one-attempt campaign whose one session waits for a `go` file beside its
+ * request (far under its timeout), and returns once that session started: the run's args (without
+ * `extra`), the running CLI, its pid and the stand-in's start name (`<try id>.<session pid>`).
  */
-async function killedMidSession(campaign: string, store: string): Promise<{ args: string[]; tryId: string }> {
+async function waitingSession(
+  campaign: string,
+  store: string,
+  extra: readonly string[] = [],
+): Promise<{ args: string[]; running: ReturnType<typeof evals>; pid: number; started: string }> {
   const waiting = join(scratch, `evalbook-${campaign}.json`);
   await writeFile(
     waiting,
@@ -437,13 +421,23 @@ async function killedMidSession(campaign: string, store: string): Promise<{ args
   args[args.indexOf('--env') + 1] = waiting;
   const before = await standIn.starts();
   let pid = 0;
-  const running = evals(args, (child) => (pid = child));
+  const running = evals([...args, ...extra], (child) => (pid = child));
   let started = '';
   for (let waited = 0; waited < 20_000 && started === ''; waited += 50) {
     started = [...(await standIn.starts())].find((name) => !before.has(name)) ?? '';
     if (started === '') await new Promise((resolve) => setTimeout(resolve, 50));
   }
   expect(started).not.toBe('');
+  return { args, running, pid, started };
+}
+
+/**
+ * `evals run` of a one-attempt campaign SIGKILLed while its one session runs (a session that waits
+ * for a `go` file), that session then ended too (by its pid: it is in its own process group and
+ * outlives the campaign): what a killed run or a dead machine leaves. The args and the try id.
+ */
+async function killedMidSession(campaign: string, store: string): Promise<{ args: string[]; tryId: string }> {
+  const { args, running, pid, started } = await waitingSession(campaign, store);
   process.kill(pid, 'SIGKILL');
   await running;
   const sessionPid = Number(started.slice(started.lastIndexOf('.') + 1));
