@@ -25,6 +25,7 @@ import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines
 
 import type { Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
+import type { ProgressLine } from '../progress.js';
 
 export const CAMPAIGN_PLAN_V1 = 'paperclip-evals/campaign-plan/v1';
 
@@ -158,8 +159,11 @@ const PHASE_TEXT: Record<CampaignPhase, string> = {
 };
 
 /** The phase line of a terminal, redrawn every second until the first attempt's progress replaces it. */
-function phaseLine(campaignId: string, phase: CampaignPhase, since: number): string {
-  return `\r\x1b[K${campaignId}: ${PHASE_TEXT[phase]} · ${Math.round((performance.now() - since) / 1000)}s`;
+export function phaseLine(campaignId: string, phase: CampaignPhase, since: number): ProgressLine {
+  return {
+    label: campaignId,
+    parts: [PHASE_TEXT[phase], `${Math.round((performance.now() - since) / 1000)}s`],
+  };
 }
 
 export async function runRun(options: RunCommandOptions): Promise<Outcome> {
@@ -474,13 +478,27 @@ function spendText(progress: CampaignProgress): string {
   return `spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}`;
 }
 
-export function progressLine(campaignId: string, progress: CampaignProgress, started: number): string {
+/**
+ * The run's terminal line, its parts most important first (a narrow terminal drops the last):
+ * "c: 1/3 done · stopping (…) · 1 running · failed: none · spend $0.01 of $1.00 · ETA 4s · 2s".
+ */
+export function progressLine(campaignId: string, progress: CampaignProgress, started: number): ProgressLine {
   const failed = Object.entries(progress.failuresByClass)
     .map(([name, count]) => `${count} ${name}`)
     .join(', ');
-  const eta = progress.etaMs === null ? '' : ` · ETA ${Math.ceil(progress.etaMs / 1000)}s`;
   const elapsed = Math.round((performance.now() - started) / 1000);
-  return `\r\x1b[K${campaignId}: ${progress.done}/${progress.planned} done · ${progress.running} running · failed: ${failed === '' ? 'none' : failed} · ${spendText(progress)}${eta} · ${elapsed}s${progress.stopped === null ? '' : ` · stopping (${progress.stopped})`}`;
+  return {
+    label: campaignId,
+    parts: [
+      `${progress.done}/${progress.planned} done`,
+      ...(progress.stopped === null ? [] : [`stopping (${progress.stopped})`]),
+      `${progress.running} running`,
+      `failed: ${failed === '' ? 'none' : failed}`,
+      spendText(progress),
+      ...(progress.etaMs === null ? [] : [`ETA ${Math.ceil(progress.etaMs / 1000)}s`]),
+      `${elapsed}s`,
+    ],
+  };
 }
 
 /** Off a terminal: a line for every attempt up to 100 planned, else for about every 1%. */

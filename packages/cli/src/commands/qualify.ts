@@ -42,7 +42,10 @@ function terminalProgress(): { onCheck: (event: CheckEvent) => void; stop: () =>
   let running: Extract<CheckEvent, { kind: 'start' }> | null = null;
   const draw = (): void => {
     if (running !== null)
-      drawProgress(`\r\x1b[Kqualifying: [${running.index}/${running.total}] ${running.id} · ${seconds()}s`);
+      drawProgress({
+        label: 'qualifying',
+        parts: [`[${running.index}/${running.total}] ${running.id}`, `${seconds()}s`],
+      });
   };
   const timer = setInterval(draw, 1000).unref();
   return {

@@ -131,10 +131,10 @@ async function withReadingProgress<T>(
 ): Promise<T> {
   if (!isTerminal('stderr')) return read({});
   const started = performance.now();
-  drawProgress(`\r\x1b[K${what}: reading the Evalbook…`);
+  drawProgress({ label: what, parts: ['reading the Evalbook…'] });
   const onProgress = (attempts: number): void => {
     const rate = Math.round(attempts / Math.max((performance.now() - started) / 1000, 0.001));
-    drawProgress(`\r\x1b[K${what}: ${attempts} attempts read · ${rate}/s`);
+    drawProgress({ label: what, parts: [`${attempts} attempts read`, `${rate}/s`] });
   };
   try {
     return await read({ onProgress });
