@@ -683,7 +683,7 @@ export function createProgram(): Command {
         'on every outcome; SIGINT or SIGTERM kills the running step and removes it too, then says so on stderr',
         '("evals: interrupted (SIGINT): … cleaned up") and exits 130 / 143. On a terminal (not with --json) a',
         'progress line on stderr names the check running and a line per check appears as it is decided',
-        "(the table after, when stdout is that terminal too, leaves out the lines already shown: the verdict,",
+        '(the table after, when stdout is that terminal too, leaves out the lines already shown: the verdict,',
         "the failed checks' issues, the counts); elsewhere nothing but the record is printed.",
         '',
         'Examples:',

@@ -82,6 +82,7 @@ describe('on a terminal', () => {
     expect(shown.match(/ pass {2}release-layout\b/g)).toHaveLength(1);
     expect(shown.match(/ skip {2}tarball-extract\b/g)).toHaveLength(1);
     expect(shown.match(/ FAIL {2}sha256sums\b/g)).toHaveLength(2);
+    // eslint-disable-next-line no-control-regex -- the erase before the line is part of what is shown
     expect(shown).toMatch(/(^|\x1b\[K)refused {2}/m);
     expect(shown).not.toMatch(/ +\r?$/m);
     expect(shown).toContain(
