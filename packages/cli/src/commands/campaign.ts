@@ -615,12 +615,34 @@ function failedTryLine(entry: FailedTry): string {
   return `  ✗ ${entry.laneId} × ${entry.caseId} #${entry.index}${which}: ${code}${entry.reason === null ? '' : ` — ${oneLine(entry.reason)}`}`;
 }
 
+/**
+ * The attempts of the shards that left no record (merge): never run, so never a try, and said as
+ * "not run: shard 2 missing" in both the status and the planned line. (The record's totals count
+ * them among its infrastructure failures, class ci_cell_artifact_missing.)
+ */
+function missingShards(record: CampaignRecord): { readonly attempts: number; readonly text: string } {
+  const shards = new Set<number>();
+  let attempts = 0;
+  for (const attempt of record.attempts)
+    if (attempt.infrastructureFailure?.class === 'ci_cell_artifact_missing') {
+      attempts += 1;
+      shards.add(attempt.shard);
+    }
+  const which = [...shards].sort((a, b) => a - b);
+  const text =
+    which.length === 0
+      ? 'a shard missing'
+      : `shard${which.length === 1 ? '' : 's'} ${which.join(', ')} missing`;
+  return { attempts, text: `${attempts} not run: ${text}` };
+}
+
 function recordLines(record: CampaignRecord): Line[] {
   const totals = record.totals;
   const failed = failedTries(record);
   const tries = totals.tries + totals.resumed;
+  const missing = missingShards(record);
   // "complete" says the plan was decided, never that it passed: how many tries failed goes with it.
-  const failedText = failed.length === 0 ? '' : ` · ${failed.length} of ${tries} tries failed`;
+  const failedText = `${failed.length === 0 ? '' : ` · ${failed.length} of ${tries} tries failed`}${missing.attempts === 0 ? '' : ` · ${missing.text}`}`;
   const status = record.complete
     ? painted(failed.length === 0 ? 'green' : 'yellow', `complete${failedText}`)
     : painted('yellow', `partial (${record.partial.join(', ')})${failedText}`);
@@ -631,13 +653,16 @@ function recordLines(record: CampaignRecord): Line[] {
       record.shard === null ? '' : ` · shard ${record.shard.index}/${record.shard.count}`,
     ],
     `  ${record.package.name} ${record.package.version} · runnerd ${record.runnerd.sha256} · suite ${record.suiteFingerprint}`,
-    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)`,
+    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures - missing.attempts} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)${missing.attempts === 0 ? '' : ` · ${missing.text}`}`,
     `  ${totals.tries} tries (${totals.retries} retries) · ${totals.resumed} already in the ledger (resumed)`,
     `  cost: ${costLine(record.cost)}`,
   ];
   const classes = new Map<string, number>();
   for (const attempt of record.attempts)
-    if (attempt.infrastructureFailure !== null)
+    if (
+      attempt.infrastructureFailure !== null &&
+      attempt.infrastructureFailure.class !== 'ci_cell_artifact_missing'
+    )
       classes.set(
         attempt.infrastructureFailure.class,
         (classes.get(attempt.infrastructureFailure.class) ?? 0) + 1,
