@@ -230,7 +230,9 @@ describe('evals policy replay', () => {
       timeout: 60_000,
     });
     expect(run.status, run.stdout).toBe(5);
-    expect(run.stdout).toContain("\r\u001b[Kpolicy replay: waiting for the producer's handshake or first reply… (no reply yet)");
+    expect(run.stdout).toContain(
+      "\r\u001b[Kpolicy replay: waiting for the producer's handshake or first reply… (no reply yet)",
+    );
     expect(run.stdout).toMatch(/reply_timeout[^\n]*no handshake line ever arrived from it/);
   });
 

@@ -202,10 +202,7 @@ function progressLine():
     if (seconds * 1000 >= SILENT_PRODUCER_MS)
       drawProgress({
         label: 'policy replay',
-        parts: [
-          "waiting for the producer's handshake or first reply… (no reply yet)",
-          `${seconds}s`,
-        ],
+        parts: ["waiting for the producer's handshake or first reply… (no reply yet)", `${seconds}s`],
       });
   }, 1000);
   waiting.unref();
