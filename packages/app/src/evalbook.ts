@@ -93,7 +93,13 @@ export async function openEvalbook(
 ): Promise<OpenedEvalbook> {
   const environment = request.env === undefined ? undefined : await loadEnvironment(request.env);
   const storeUrl = request.store ?? environment?.store ?? DEFAULT_STORE_URL;
-  const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read' });
+  const source =
+    request.store !== undefined
+      ? ({ from: 'flag', flag: '--store' } as const)
+      : environment?.store !== undefined && request.env !== undefined
+        ? ({ from: 'environment', file: request.env } as const)
+        : ({ from: 'default' } as const);
+  const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read', source });
   return {
     store,
     storeShown: displayLocator(storeUrl),

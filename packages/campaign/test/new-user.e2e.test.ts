@@ -44,10 +44,13 @@ function spawned(command: string, args: readonly string[]): Promise<Run> {
 
 const evals = (args: readonly string[]): Promise<Run> => spawned(process.execPath, [EVALS_BIN, ...args]);
 
-/** The command on script(1)'s pseudo-terminal: stdout and stderr both reach its one stream. */
+/**
+ * The command on script(1)'s pseudo-terminal, 200 columns wide (the progress line is cut to the
+ * width; these phases are read whole): stdout and stderr both reach its one stream.
+ */
 const onTerminal = (args: readonly string[]): Promise<Run> => {
   const quoted = [process.execPath, EVALS_BIN, ...args].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`);
-  return spawned('script', ['-qec', quoted.join(' '), '/dev/null']);
+  return spawned('script', ['-qec', `stty cols 200 rows 50; ${quoted.join(' ')}`, '/dev/null']);
 };
 
 let scratch: string;

@@ -367,11 +367,18 @@ export const MAX_DESCRIBED_ISSUES = 25;
 function describeUnmasked(failure: unknown): string[] {
   const error = coded(failure);
   if (isCodedError(error)) {
-    const lines = error.issues.slice(0, MAX_DESCRIBED_ISSUES).map(issueLine);
-    const more = error.issues.length - MAX_DESCRIBED_ISSUES;
+    const groups = alikeGroups(error.issues);
+    const lines = groups
+      .slice(0, MAX_DESCRIBED_ISSUES)
+      .map(([first, ...alike]) =>
+        alike.length === 0
+          ? issueLine(first)
+          : `${issueLine(first)} — and ${alike.length} more like it (the same code, place, expected and received; --json lists each)`,
+      );
+    const more = groups.slice(MAX_DESCRIBED_ISSUES).reduce((sum, group) => sum + group.length, 0);
     if (more > 0)
       lines.push(
-        `  … and ${more} more issue${more === 1 ? '' : 's'} (${MAX_DESCRIBED_ISSUES} of ${error.issues.length} shown; fix these first, or use --json where the command has it for every one)`,
+        `  … and ${more} more issue${more === 1 ? '' : 's'} (${error.issues.length - more} of ${error.issues.length} shown; fix these first, or use --json where the command has it for every one)`,
       );
     const [only] = error.issues;
     const repeats = error.issues.length === 1 && only !== undefined && error.message.endsWith(only.message);
@@ -380,6 +387,27 @@ function describeUnmasked(failure: unknown): string[] {
   // An internal failure: its stack, a line each (a line from input is still rendered, never acted on).
   if (error instanceof Error) return (error.stack ?? error.message).split('\n');
   return [String(error)];
+}
+
+/**
+ * The issues in groups of those alike — the same code, place (path, else component), expected and
+ * received, differing only in their message (a try id) — in the order each group first appears: one
+ * missing shard store gives a line, not one per try of it.
+ */
+function alikeGroups(issues: readonly Issue[]): [Issue, ...Issue[]][] {
+  const groups = new Map<string, [Issue, ...Issue[]]>();
+  for (const issue of issues) {
+    const key = JSON.stringify([
+      issue.code,
+      issue.path ?? issue.component ?? '',
+      show(issue.expected ?? null),
+      show(issue.received ?? null),
+    ]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [issue]);
+    else group.push(issue);
+  }
+  return [...groups.values()];
 }
 
 /**

@@ -9,6 +9,11 @@
 import { styleText } from 'node:util';
 import { jsonText, maskSecrets, maskSecretsIn, secretsIn, terminalText } from '@paperclip-evals/contract';
 
+import { DEFAULT_COLUMNS, fitProgress } from './progress.js';
+import { displayWidth } from './width.js';
+
+import type { ProgressLine } from './progress.js';
+
 /**
  * The secrets this process was given, for masking what it says about a failure: the passwords and
  * tokens of every locator on its command line (--store, --from-store, …), and the credentials in its environment
@@ -63,6 +68,10 @@ export interface OutputSink {
   write(stream: Stream, text: string, done?: (error?: Error | null) => void): void;
   /** Whether the stream is a terminal (progress lines and colours are drawn only there). */
   isTerminal(stream: Stream): boolean;
+  /** How many columns wide the terminal is (undefined: it does not say; DEFAULT_COLUMNS is assumed). */
+  columns?(stream: Stream): number | undefined;
+  /** Calls `listener` whenever stderr's terminal is resized; returns what stops it. */
+  onResize?(listener: () => void): () => void;
 }
 
 const streamOf = (stream: Stream): NodeJS.WriteStream =>
@@ -73,19 +82,37 @@ const PROCESS_SINK: OutputSink = {
     streamOf(stream).write(text, done);
   },
   isTerminal: (stream) => streamOf(stream).isTTY,
+  columns: (stream) => streamOf(stream).columns,
+  onResize: (listener) => {
+    process.stderr.on('resize', listener);
+    return () => process.stderr.off('resize', listener);
+  },
 };
 
 let sink: OutputSink = PROCESS_SINK;
 
 /**
- * The progress line drawn on stderr now (drawProgress's text), or null. This file is the one writer
+ * The progress line drawn on stderr now (drawProgress's line), or null. This file is the one writer
  * that owns it: every other text — a message on stderr, a line or document on stdout, which share
  * the terminal — first clears it, then draws it again after, so nothing is ever glued to it.
  */
-let shownProgress: string | null = null;
+let shownProgress: ProgressLine | null = null;
+
+/** Stops the resize listener drawProgress set (while a progress line is shown). */
+let stopResize: (() => void) | null = null;
 
 /** The line's own erase: back to its start, cleared to the end. */
 const ERASE_LINE = '\r\x1b[K';
+
+/**
+ * The progress line as written: the erase, then the line (its label and parts rendered by
+ * terminalText) fitted to stderr's width as it is now (re-read at every draw, so a resize is followed).
+ */
+function progressDrawing(line: ProgressLine): string {
+  const columns = sink.columns?.('stderr');
+  const shown = { label: terminalText(line.label), parts: line.parts.map((part) => terminalText(part)) };
+  return ERASE_LINE + fitProgress(shown, columns !== undefined && columns > 0 ? columns : DEFAULT_COLUMNS);
+}
 
 /** Writes `text` to `stream` around the progress line: cleared before, drawn again after. */
 function write(stream: Stream, text: string, done?: (error?: Error | null) => void): void {
@@ -96,12 +123,14 @@ function write(stream: Stream, text: string, done?: (error?: Error | null) => vo
   const line = shownProgress;
   sink.write('stderr', ERASE_LINE);
   sink.write(stream, text, done);
-  sink.write('stderr', line);
+  sink.write('stderr', progressDrawing(line));
 }
 
 /** Sends everything printed to `next` (undefined: this process's streams again); returns the sink it replaces. */
 export function setOutputSink(next: OutputSink | undefined): OutputSink {
   const previous = sink;
+  stopResize?.();
+  stopResize = null;
   sink = next ?? PROCESS_SINK;
   shownProgress = null;
   return previous;
@@ -194,25 +223,32 @@ export function printDocument(chunk: string): Promise<void> {
 }
 
 /**
- * Draws our progress line (progress.ts's text: counts, rates, phases; it starts with \r or the
- * line's erase) on stderr, when stderr is a terminal (elsewhere nothing: a log gets plain lines instead);
- * it stays this file's to clear before anything else is written.
+ * Draws our progress line (progress.ts's line: counts, rates, phases) over the last on stderr, when
+ * stderr is a terminal (elsewhere nothing: a log gets plain lines instead), never wider than the
+ * terminal (fitProgress; drawn again, fitted anew, when the terminal is resized); it stays this
+ * file's to clear before anything else is written.
  */
-export function drawProgress(text: string): void {
+export function drawProgress(line: ProgressLine): void {
   if (!isTerminal('stderr')) return;
-  sink.write('stderr', text);
-  shownProgress = text;
+  sink.write('stderr', progressDrawing(line));
+  shownProgress = line;
+  stopResize ??=
+    sink.onResize?.(() => {
+      if (shownProgress !== null) sink.write('stderr', progressDrawing(shownProgress));
+    }) ?? null;
 }
 
 /** Clears the progress line, when one is drawn (then nothing is redrawn after the next text). */
 export function clearProgress(): void {
+  stopResize?.();
+  stopResize = null;
   if (shownProgress === null && !isTerminal('stderr')) return;
   if (isTerminal('stderr')) sink.write('stderr', ERASE_LINE);
   shownProgress = null;
 }
 
-/** How many characters `text` takes once rendered (for padding table columns). */
-export const shownWidth = (text: string): number => terminalText(text).length;
+/** How many columns `text` takes once rendered (for padding table columns): wide characters 2, combining marks 0. */
+export const shownWidth = (text: string): number => displayWidth(terminalText(text));
 
 /** `text` padded with spaces to `width` rendered characters. */
 export const padShown = (text: string, width: number): string =>

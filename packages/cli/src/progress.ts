@@ -1,5 +1,46 @@
-// The progress line long commands draw on stderr when it is a terminal (ingest, policy replay):
-// count, rate and time left, redrawn in place.
+// The progress line long commands draw on stderr when it is a terminal (run, ingest, validate, grid,
+// compare, report, publish, qualify, policy replay), redrawn in place: what it says (a label and its
+// parts, most important first) and how it is made to fit the terminal's width. A line wider than the
+// terminal wraps, and the redraw's erase clears only its last row, so every redraw would leave a row
+// behind: print.ts fits every line it draws with fitProgress.
+import { cutEnd, cutMiddle, displayWidth } from './width.js';
+
+/**
+ * One progress line: `label: part · part · …` (the label a campaign id or the command's verb, the
+ * parts most important first, so the last are dropped first when the terminal is narrow).
+ */
+export interface ProgressLine {
+  readonly label: string;
+  readonly parts: readonly string[];
+}
+
+/** The columns assumed when the terminal does not say (stderr's `columns` unknown). */
+export const DEFAULT_COLUMNS = 80;
+
+/** The fewest columns the label keeps when it must be cut (its start and end, `…` between); else a third of the line. */
+const LABEL_MIN_COLUMNS = 12;
+
+const joined = (label: string, parts: readonly string[]): string =>
+  parts.length === 0 ? label : `${label}: ${parts.join(' · ')}`;
+
+/**
+ * The line as drawn on a terminal `columns` wide: at most columns − 1 columns (the last stays free: a
+ * terminal may wrap once it is written), counted as shown (wide characters 2, combining marks 0).
+ * Too wide, it drops its last parts first (it keeps the first); then, still too wide, it cuts a label
+ * longer than a third of the line in its middle and the line's end with `…`. `label` and `parts` are text as shown (rendered already).
+ */
+export function fitProgress(line: ProgressLine, columns: number): string {
+  const room = Math.max(1, columns - 1);
+  let kept = line.parts.length;
+  while (kept > 1 && displayWidth(joined(line.label, line.parts.slice(0, kept))) > room) kept -= 1;
+  const parts = line.parts.slice(0, kept);
+  const whole = joined(line.label, parts);
+  if (displayWidth(whole) <= room) return whole;
+  return cutEnd(
+    joined(cutMiddle(line.label, Math.max(LABEL_MIN_COLUMNS, Math.floor(room / 3))), parts),
+    room,
+  );
+}
 
 /** 75.2 → "1m15s"; 4.4 → "4s". */
 function formatDuration(seconds: number): string {
@@ -17,8 +58,11 @@ export function progressText(
   total: number,
   seconds: number,
   detail?: string,
-): string {
+): ProgressLine {
   const rate = seconds > 0 ? done / seconds : 0;
   const eta = rate > 0 ? `, ETA ${formatDuration(Math.max(total - done, 0) / rate)}` : '';
-  return `\r\x1b[K${label}: ${done}/${total} · ${detail === undefined ? '' : `${detail} · `}${Math.round(rate)}/s${eta}`;
+  return {
+    label,
+    parts: [`${done}/${total}`, ...(detail === undefined ? [] : [detail]), `${Math.round(rate)}/s${eta}`],
+  };
 }

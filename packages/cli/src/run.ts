@@ -8,6 +8,8 @@
 // what was expected, what was received and what to do), reported as the command's other failures.
 import { Command, CommanderError } from 'commander';
 
+import type { AddHelpTextContext } from 'commander';
+
 import { EXIT, UsageError, errorLines, exitCodeFor, exitCodeForOutcome, failureJson } from './exit-codes.js';
 import { MISSING_COMPANION, REPEATED_OPTION } from './options.js';
 import { printJsonText, printLines } from './print.js';
@@ -221,6 +223,9 @@ const COMMAND_FAILURES = new WeakMap<Command, Failures>();
  * commander's Command, remembering how the action act() made for it reports a failure, so that a
  * usage error found before the action runs is reported the same way (its prefix, its --json).
  */
+/** The width help text wraps at when the terminal does not say (commander's own default). */
+const HELP_WIDTH = 80;
+
 export class EvalsCommand extends Command {
   override createCommand(name?: string): EvalsCommand {
     return new EvalsCommand(name);
@@ -247,6 +252,28 @@ export class EvalsCommand extends Command {
 
   private hasCommand(name: string): boolean {
     return this.commands.some((sub) => sub.name() === name || sub.aliases().includes(name));
+  }
+
+  /**
+   * The text after (or before) the Options list, wrapped as commander wraps a description: each line
+   * that starts at the margin (a paragraph: Exit codes, Credentials, Case checks, …) by the help's
+   * own boxWrap at the help's width (the terminal's, else 80); an indented line (an example command,
+   * a list item laid out by hand) and a blank line stay as written.
+   */
+  override addHelpText(
+    position: Parameters<Command['addHelpText']>[0],
+    text: string | ((context: AddHelpTextContext) => string),
+  ): this {
+    return super.addHelpText(position, (context) => {
+      const raw = typeof text === 'function' ? text(context) : text;
+      const output = context.command.configureOutput();
+      const width = (context.error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? HELP_WIDTH;
+      const help = context.command.createHelp();
+      return raw
+        .split('\n')
+        .map((line) => (line === '' || /^\s/.test(line) ? line : help.boxWrap(line, width)))
+        .join('\n');
+    });
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander's own signature

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SESSIONS_PER_PROCESS } from '../../policy/src/replay.ts';
 import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 import { bundleOf, denyApprovals } from '@paperclip-evals/test-kit/policy-bundles';
-import { brokenProducer, realProducer } from '@paperclip-evals/test-kit/producers';
+import { brokenProducer, realProducer, writeExecutable } from '@paperclip-evals/test-kit/producers';
 
 import type { Defect, Executable } from '@paperclip-evals/test-kit/producers';
 
@@ -203,6 +203,37 @@ describe('evals policy replay', () => {
     const report = JSON.parse(run.stdout) as { calls?: unknown; error: { issues: { code: string }[] } };
     expect(report.calls).toBeUndefined();
     expect(report.error.issues.map((issue) => issue.code)).toEqual([code]);
+  });
+
+  it('a binary that never speaks: on a terminal, a line saying the handshake is waited for; then the hint', async () => {
+    // `--policy-binary node` with the script argument forgotten: node reads stdin as a script.
+    const mute = await writeExecutable(dir, 'mute.sh', `#!/bin/sh\nexec '${process.execPath}'\n`);
+    const command = [
+      process.execPath,
+      EVALS_BIN,
+      'policy',
+      'replay',
+      '--policy-binary',
+      mute.path,
+      '--sha256',
+      mute.sha256,
+      '--bundle',
+      bundlePath,
+      '--reply-timeout-ms',
+      '5000',
+      ATTEMPTS,
+    ]
+      .map((word) => `'${word.replaceAll("'", `'\\''`)}'`)
+      .join(' ');
+    const run = spawnSync('script', ['-qefc', `stty cols 200 rows 24; ${command}`, '/dev/null'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status, run.stdout).toBe(5);
+    expect(run.stdout).toContain(
+      "\r\u001b[Kpolicy replay: waiting for the producer's handshake or first reply… (no reply yet)",
+    );
+    expect(run.stdout).toMatch(/reply_timeout[^\n]*no handshake line ever arrived from it/);
   });
 
   it('refuses a binary whose digest differs (exit 4) before running it', () => {

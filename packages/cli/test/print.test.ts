@@ -65,7 +65,7 @@ describe('setOutputSink', () => {
       printLines('stdout', ['a\u001b']);
       printJson({ b: 1 }, 0);
       await printDocument('doc');
-      drawProgress('\rprogress');
+      drawProgress({ label: 'progress', parts: [] });
       clearProgress();
       expect(colours('stdout')).toBe(false);
       expect(colours('stderr')).toBe(process.env.NO_COLOR === undefined);
@@ -76,7 +76,7 @@ describe('setOutputSink', () => {
       ['stdout', 'a\\u001b\n'],
       ['stdout', '{"b":1}\n'],
       ['stdout', 'doc'],
-      ['stderr', '\rprogress'],
+      ['stderr', '\r\u001b[Kprogress'],
       ['stderr', '\r\u001b[K'],
     ]);
   });
@@ -102,7 +102,7 @@ describe('the progress line has one owner: every other text clears it first and 
     const { written, sink } = collect(true);
     const previous = setOutputSink(sink);
     try {
-      drawProgress(`${ERASE}run: 1/3 done · spend $0.01`);
+      drawProgress({ label: 'run', parts: ['1/3 done', 'spend $0.01'] });
       printLines('stderr', ['evals: campaign recorded in the ledger']);
       printLogLine('{"level":"info"}\n');
       printJson({ a: 1 }, 0);
@@ -139,7 +139,7 @@ describe('the progress line has one owner: every other text clears it first and 
     const { written, sink } = collect(false);
     const previous = setOutputSink(sink);
     try {
-      drawProgress(`${ERASE}run: 1/3`);
+      drawProgress({ label: 'run', parts: ['1/3'] });
       printLines('stderr', ['message']);
       clearProgress();
     } finally {

@@ -87,7 +87,10 @@ describe('evals --version and --help', () => {
     const { exitCodeFor } = await import('../src/exit-codes.ts');
     const { CampaignError } = await import('@paperclip-evals/campaign');
     const exit = exitCodeFor(new CampaignError(code, 'x'));
-    const line = /\nExit codes: (.*)\n/.exec((await evals('run', '--help')).stdout)?.[1] ?? '';
+    const line =
+      /\nExit codes: ([\s\S]*?)\n\n/
+        .exec((await evals('run', '--help')).stdout)?.[1]
+        ?.replaceAll('\n', ' ') ?? ''; // the paragraph, unwrapped
     const segments = new Map(
       line.split(' · ').map((segment) => [Number(segment.split(' ')[0]), segment] as const),
     );

@@ -72,6 +72,25 @@ describe('on a terminal', () => {
     expect(run.stdout).toMatch(/^refused {2}/);
   });
 
+  it('stdout on the terminal too: each check once on the screen (the table leaves out the lines shown live)', () => {
+    const command = [process.execPath, EVALS_BIN, 'qualify', '--release-dir', release].map(shQuote).join(' ');
+    const run = spawnSync('script', ['-qefc', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).toBe(1);
+    // eslint-disable-next-line no-control-regex -- ANSI colour sequences are what is removed
+    const shown = run.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+    // The passed check: once (live). The failed one: live, then again with its issues.
+    expect(shown.match(/ pass {2}release-layout\b/g)).toHaveLength(1);
+    expect(shown.match(/ skip {2}tarball-extract\b/g)).toHaveLength(1);
+    expect(shown.match(/ FAIL {2}sha256sums\b/g)).toHaveLength(2);
+    // eslint-disable-next-line no-control-regex -- the erase before the line is part of what is shown
+    expect(shown).toMatch(/(^|\x1b\[K)refused {2}/m);
+    expect(shown).not.toMatch(/ +\r?$/m);
+    expect(shown).toContain(
+      "(each check's line is above, as it was decided; the issues of the failed ones follow)",
+    );
+    expect(shown).toMatch(/^18 checks: \d+ passed, \d+ failed, \d+ skipped/m);
+  });
+
   it('with --json prints nothing extra', () => {
     const run = onTerminal(['qualify', '--release-dir', release, '--json']);
     expect(run.status).toBe(1);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBundles } from '@paperclip-evals/test-kit/bundle-files';
 
-import { evalsOn } from './support/evals-in-process.ts';
+import { evalsOn, evalsOnTerminal } from './support/evals-in-process.ts';
 
 const VALID = fileURLToPath(new URL('../../../fixtures/attempts/valid', import.meta.url));
 const ERASE = '\r\u001b[K';
@@ -89,9 +89,19 @@ describe('the grid table', () => {
 });
 
 describe('publish and publish --verify: a progress line on a terminal, none elsewhere', () => {
+  // A terminal wide enough for the whole line (a temporary folder's path is long; at 80 columns it is cut).
   it('publish: drawn at once, redrawn per campaign folder, cleared at the end', async () => {
     const site = join(dir, 'site-tty');
-    const run = await evalsOn(true, 'publish', '--store', store, '--out', site, '--threads', '1');
+    const run = await evalsOnTerminal(
+      { columns: 200 },
+      'publish',
+      '--store',
+      store,
+      '--out',
+      site,
+      '--threads',
+      '1',
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.startsWith(`${ERASE}publishing into ${site}: 0 campaign folder(s) done · 0s`)).toBe(
       true,
@@ -99,7 +109,7 @@ describe('publish and publish --verify: a progress line on a terminal, none else
     expect(run.stderr).toContain(`${ERASE}publishing into ${site}: 2 campaign folder(s) done · `);
     expect(run.stderr).toMatch(/evals: campaigns\/run_two: published/);
     expect(run.stderr.endsWith(ERASE)).toBe(true);
-    const verify = await evalsOn(true, 'publish', '--verify', site, '--threads', '1');
+    const verify = await evalsOnTerminal({ columns: 200 }, 'publish', '--verify', site, '--threads', '1');
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stderr.startsWith(`${ERASE}verifying ${site}: 0s`)).toBe(true);
     expect(verify.stderr.endsWith(ERASE)).toBe(true);

@@ -1,7 +1,7 @@
 // A store that is not there, or a store URL of no known kind, is a coded error that says where, what
 // was expected and what was received, and what to do — for every command that reads the Evalbook —
 // and never shows a password. In-process, in an empty working folder (so the default store is absent).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,10 +36,36 @@ describe('no store at the default place: which store, that it is the default, an
     const run = await evals(...args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      "  store_missing at .evalbook/evalbook.sqlite: no Evalbook at .evalbook/evalbook.sqlite (the default store: no --store was given, nor an --env file's store): name an existing one with --store sqlite:PATH",
+      "  store_missing at .evalbook/evalbook.sqlite: no Evalbook at .evalbook/evalbook.sqlite (the default store: neither --store nor an --env file's store: names one): name an existing one with --store sqlite:PATH",
     );
     expect(run.stderr).toMatch(/\(expected a SQLite Evalbook file [^)]*\), received nothing there\)$/m);
   });
+});
+
+describe('a store that is not there: where its name came from', () => {
+  beforeAll(async () => {
+    await mkdir(join(dir, 'w'));
+    expect((await evals('init', join('w', 'evalbook.yaml'))).code).toBe(0);
+  });
+
+  it('--store names the default store: said to be named by --store, not to be the default', async () => {
+    const run = await evals('grid', '--store', 'sqlite:.evalbook/evalbook.sqlite');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no Evalbook at .evalbook/evalbook.sqlite (named by --store): ');
+    expect(run.stderr).not.toContain('default store');
+  });
+
+  it.each(READERS)(
+    '%s --env FILE whose store: names it: the file, and the folder a relative path is read from',
+    async (_name, args) => {
+      const run = await evals(...args, '--env', join('w', 'evalbook.yaml'));
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(
+        `no Evalbook at .evalbook/evalbook.sqlite (the store: of the env file w/evalbook.yaml; a relative path there is read from the working folder, not the file's: here ${join(process.cwd(), '.evalbook/evalbook.sqlite')}): name an existing one with --store sqlite:PATH (or in the store: of w/evalbook.yaml), or make it first`,
+      );
+      expect(run.stderr).not.toContain('default store');
+    },
+  );
 });
 
 describe('a store named that is not there, or not a store URL', () => {

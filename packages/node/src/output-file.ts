@@ -125,7 +125,8 @@ const isFullDisk = (code: string | undefined): code is FullDiskCode =>
  * written in); undefined: a device or stream (stdout, /dev/full), named by `path`.
  */
 function fullDiskAdvice(code: FullDiskCode, path: string, holding: string | undefined): string {
-  const where = holding === undefined ? `what ${path} writes to` : `the file system holding ${holding}`;
+  if (holding === undefined) return deviceFullAdvice(code, path);
+  const where = `the file system holding ${holding}`;
   switch (code) {
     case 'ENOSPC':
       return `${where} is full: free space on ${where} (or name a path on another file system) and run again`;
@@ -136,6 +137,31 @@ function fullDiskAdvice(code: FullDiskCode, path: string, holding: string | unde
     case 'EFBIG':
       return `the file is larger than ${where} or the process's file-size limit (ulimit -f) allows: free space on ${where}, name a path on a file system that takes larger files, or raise the limit, and run again`;
   }
+}
+
+/** The same for a device or stream (stdout, /dev/full): it is what is full, not a folder's file system. */
+function deviceFullAdvice(code: FullDiskCode, path: string): string {
+  switch (code) {
+    case 'ENOSPC':
+      return `${path} is full (it takes no more bytes): write to a file on a file system with free space instead (or free space where ${path} writes) and run again`;
+    case 'EDQUOT':
+      return `your disk quota where ${path} writes is used up: free space within your quota (or write to a file on another file system) and run again`;
+    case 'EROFS':
+      return `${path} writes to a read-only file system: write to a file on a writable one and run again`;
+    case 'EFBIG':
+      return `the output is larger than ${path} or the process's file-size limit (ulimit -f) allows: write to a file on a file system that takes larger files, or raise the limit, and run again`;
+  }
+}
+
+/**
+ * What to add when making a file or folder in `folder` (which exists) failed: ENOENT there is not a
+ * missing folder but a file system that makes no new entries (/proc, /sys); other errors say
+ * themselves (permission denied, read-only).
+ */
+function createRefusedHint(folder: string, error: NodeJS.ErrnoException): string {
+  return error.code === 'ENOENT'
+    ? `: ${folder} is there, but its file system refused to create anything in it (a virtual one such as /proc or /sys does); name a path on a writable file system`
+    : '';
 }
 
 /**
@@ -470,12 +496,17 @@ async function writeReplacing(
 ): Promise<void> {
   const folder = dirname(target.path);
   const temporary = join(folder, `.${basename(target.path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await step(
-    path,
-    () => open(temporary, 'wx', 0o644),
-    `; Evals writes a temporary file in ${folder} and renames it into place, so that folder must be writable`,
-    folder,
-  );
+  const handle = await open(temporary, 'wx', 0o644).catch((error: unknown) => {
+    if (!isFileSystemError(error)) throw error;
+    throw (
+      fullDiskError(path, error, folder, LEFT_AS_IT_WAS(path)) ??
+      writeFailed(
+        path,
+        error,
+        `${createRefusedHint(folder, error)}; Evals writes a temporary file in ${folder} and renames it into place, so that folder must be writable`,
+      )
+    );
+  });
   try {
     try {
       await fill(handleWriter(path, handle, folder));

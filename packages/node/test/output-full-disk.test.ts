@@ -145,7 +145,24 @@ describe('a full disk in the atomic writer', () => {
     await expect(writeOutputFile('/dev/full', (write) => write('a report\n'))).rejects.toMatchObject({
       code: 'paperclip_output_unwritable',
       issues: [{ code: 'output_write_failed', component: '/dev/full', received: 'ENOSPC' }],
-      message: expect.stringMatching(/what \/dev\/full writes to is full: free space on/) as unknown,
+      message: expect.stringMatching(
+        /\/dev\/full is full \(it takes no more bytes\): write to a file on a file system with free space/,
+      ) as unknown,
+    });
+    // Never the old riddle "what /dev/full writes to is full: free space on what /dev/full writes to".
+    await expect(writeOutputFile('/dev/full', (write) => write('a report\n'))).rejects.not.toThrow(
+      /writes to is full/,
+    );
+  });
+
+  it('a file in /proc (there, but its file system makes no file): ENOENT said as a refusal, not a missing folder', async () => {
+    if (!existsSync('/proc/self')) return; // not Linux: no /proc
+    await expect(writeOutputFile('/proc/evals-q.json', (write) => write('{}'))).rejects.toMatchObject({
+      code: 'paperclip_output_unwritable',
+      issues: [{ code: 'output_write_failed', component: '/proc/evals-q.json', received: 'ENOENT' }],
+      message: expect.stringMatching(
+        /\/proc is there, but its file system refused to create anything in it .*name a path on a writable file system/,
+      ) as unknown,
     });
   });
 });

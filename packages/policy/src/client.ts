@@ -634,7 +634,7 @@ export class EvaluateClient {
         this.#fail(
           jobFailed(
             'reply_timeout',
-            `no required reply from the producer for ${this.#replyTimeoutMs} ms with ${replies(this.#outstanding())} due (other output does not count)`,
+            `no required reply from the producer for ${this.#replyTimeoutMs} ms with ${replies(this.#outstanding())} due (other output does not count)${this.#pending[this.#head]?.kind === 'handshake' ? `: no handshake line ever arrived from it. Is the binary an evaluate producer (its first stdout line is the handshake)? Are its arguments right (a runtime such as node given no script reads stdin as one and never answers)?` : ''}`,
           ),
         );
         return;

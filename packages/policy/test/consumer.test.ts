@@ -179,6 +179,52 @@ describe('against a broken producer', () => {
     });
   });
 
+  it('a binary that never speaks (node reading stdin as a script): the timeout says no handshake ever came, and what to check', async () => {
+    // The reviewer's case: `--policy-binary node` with its script argument forgotten.
+    const mute = await writeExecutable(dir, 'mute-producer.sh', `#!/bin/sh\nexec '${process.execPath}'\n`);
+    const error = await replayAttempts({
+      binaryPath: mute.path,
+      binarySha256: mute.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+      replyTimeoutMs: 1500,
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toMatchObject({
+      code: 'paperclip_policy_job_failed',
+      issues: [
+        {
+          code: 'reply_timeout',
+          message: expect.stringMatching(
+            /for 1500 ms with .* due \(other output does not count\): no handshake line ever arrived from it\. Is the binary an evaluate producer .*\? Are its arguments right/,
+          ) as unknown,
+        },
+      ],
+    });
+  });
+
+  it('a producer that handshook and then went silent: no handshake hint', async () => {
+    const producer = await brokenProducer(dir, 'never_flushes');
+    const error = await replayAttempts({
+      binaryPath: producer.path,
+      binarySha256: producer.sha256,
+      binaryArgs: [],
+      bundle: JSON.stringify(bundleOf(denyRm)),
+      sessions: toolCallSessions(attempts),
+      initialState: 'unavailable',
+      replyTimeoutMs: 1500,
+    }).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toMatchObject({ issues: [{ code: 'reply_timeout' }] });
+    expect((error as PolicyError).issues[0]?.message).not.toContain('handshake');
+  });
+
   it('kills a producer that stops answering (its process is gone after the job error)', async () => {
     const producer = await brokenProducer(dir, 'never_flushes');
     await expect(

@@ -195,13 +195,31 @@ async function prepareSite(path: string, site: string): Promise<string[]> {
     throw error;
   });
   if (stat === null) {
-    await mkdir(site).catch((error: unknown) => {
+    await mkdir(site).catch(async (error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unwritable';
+      const parent = dirname(path);
+      // ENOENT is a missing parent only when the parent is not there: a file system that makes no
+      // folders (/proc, /sys) answers ENOENT too.
+      const parentThere = await lstat(dirname(site)).then(
+        (stats) => stats.isDirectory(),
+        () => false,
+      );
+      if (code === 'ENOENT' && !parentThere)
+        throw siteRefused(
+          path,
+          'site_folder_missing',
+          `the folder ${parent} is not there: make it first (mkdir -p ${shellCommand([parent])}) or name an --out in a folder that exists`,
+          'an existing parent folder',
+          code,
+        );
       throw siteRefused(
         path,
-        'site_folder_missing',
-        `the folder ${dirname(path)} is not there`,
-        'an existing parent folder',
-        (error as NodeJS.ErrnoException).code ?? 'unwritable',
+        'site_folder_unwritable',
+        code === 'ENOENT'
+          ? `cannot make a folder in ${parent}: it is there, but its file system refused it (ENOENT; a virtual one such as /proc or /sys makes none): name an --out on a writable file system`
+          : `cannot make a folder in ${parent} (${code}): name an --out in a folder you can write`,
+        'a parent folder Evals can make a folder in',
+        code,
       );
     });
     await mkdir(join(site, CAMPAIGNS));

@@ -25,6 +25,7 @@ import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines
 
 import type { Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
+import type { ProgressLine } from '../progress.js';
 
 export const CAMPAIGN_PLAN_V1 = 'paperclip-evals/campaign-plan/v1';
 
@@ -158,8 +159,11 @@ const PHASE_TEXT: Record<CampaignPhase, string> = {
 };
 
 /** The phase line of a terminal, redrawn every second until the first attempt's progress replaces it. */
-function phaseLine(campaignId: string, phase: CampaignPhase, since: number): string {
-  return `\r\x1b[K${campaignId}: ${PHASE_TEXT[phase]} · ${Math.round((performance.now() - since) / 1000)}s`;
+export function phaseLine(campaignId: string, phase: CampaignPhase, since: number): ProgressLine {
+  return {
+    label: campaignId,
+    parts: [PHASE_TEXT[phase], `${Math.round((performance.now() - since) / 1000)}s`],
+  };
 }
 
 export async function runRun(options: RunCommandOptions): Promise<Outcome> {
@@ -478,13 +482,27 @@ function spendText(progress: CampaignProgress): string {
   return `spend ${dollars(progress.observedNanodollars)}${ceiling}${unknown}`;
 }
 
-export function progressLine(campaignId: string, progress: CampaignProgress, started: number): string {
+/**
+ * The run's terminal line, its parts most important first (a narrow terminal drops the last):
+ * "c: 1/3 done · stopping (…) · 1 running · failed: none · spend $0.01 of $1.00 · ETA 4s · 2s".
+ */
+export function progressLine(campaignId: string, progress: CampaignProgress, started: number): ProgressLine {
   const failed = Object.entries(progress.failuresByClass)
     .map(([name, count]) => `${count} ${name}`)
     .join(', ');
-  const eta = progress.etaMs === null ? '' : ` · ETA ${Math.ceil(progress.etaMs / 1000)}s`;
   const elapsed = Math.round((performance.now() - started) / 1000);
-  return `\r\x1b[K${campaignId}: ${progress.done}/${progress.planned} done · ${progress.running} running · failed: ${failed === '' ? 'none' : failed} · ${spendText(progress)}${eta} · ${elapsed}s${progress.stopped === null ? '' : ` · stopping (${progress.stopped})`}`;
+  return {
+    label: campaignId,
+    parts: [
+      `${progress.done}/${progress.planned} done`,
+      ...(progress.stopped === null ? [] : [`stopping (${progress.stopped})`]),
+      `${progress.running} running`,
+      `failed: ${failed === '' ? 'none' : failed}`,
+      spendText(progress),
+      ...(progress.etaMs === null ? [] : [`ETA ${Math.ceil(progress.etaMs / 1000)}s`]),
+      `${elapsed}s`,
+    ],
+  };
 }
 
 /** Off a terminal: a line for every attempt up to 100 planned, else for about every 1%. */
@@ -601,12 +619,34 @@ function failedTryLine(entry: FailedTry): string {
   return `  ✗ ${entry.laneId} × ${entry.caseId} #${entry.index}${which}: ${code}${entry.reason === null ? '' : ` — ${oneLine(entry.reason)}`}`;
 }
 
+/**
+ * The attempts of the shards that left no record (merge): never run, so never a try, and said as
+ * "not run: shard 2 missing" in both the status and the planned line. (The record's totals count
+ * them among its infrastructure failures, class ci_cell_artifact_missing.)
+ */
+function missingShards(record: CampaignRecord): { readonly attempts: number; readonly text: string } {
+  const shards = new Set<number>();
+  let attempts = 0;
+  for (const attempt of record.attempts)
+    if (attempt.infrastructureFailure?.class === 'ci_cell_artifact_missing') {
+      attempts += 1;
+      shards.add(attempt.shard);
+    }
+  const which = [...shards].sort((a, b) => a - b);
+  const text =
+    which.length === 0
+      ? 'a shard missing'
+      : `shard${which.length === 1 ? '' : 's'} ${which.join(', ')} missing`;
+  return { attempts, text: `${attempts} not run: ${text}` };
+}
+
 function recordLines(record: CampaignRecord): Line[] {
   const totals = record.totals;
   const failed = failedTries(record);
   const tries = totals.tries + totals.resumed;
+  const missing = missingShards(record);
   // "complete" says the plan was decided, never that it passed: how many tries failed goes with it.
-  const failedText = failed.length === 0 ? '' : ` · ${failed.length} of ${tries} tries failed`;
+  const failedText = `${failed.length === 0 ? '' : ` · ${failed.length} of ${tries} tries failed`}${missing.attempts === 0 ? '' : ` · ${missing.text}`}`;
   const status = record.complete
     ? painted(failed.length === 0 ? 'green' : 'yellow', `complete${failedText}`)
     : painted('yellow', `partial (${record.partial.join(', ')})${failedText}`);
@@ -617,13 +657,16 @@ function recordLines(record: CampaignRecord): Line[] {
       record.shard === null ? '' : ` · shard ${record.shard.index}/${record.shard.count}`,
     ],
     `  ${record.package.name} ${record.package.version} · runnerd ${record.runnerd.sha256} · suite ${record.suiteFingerprint}`,
-    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)`,
+    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures - missing.attempts} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)${missing.attempts === 0 ? '' : ` · ${missing.text}`}`,
     `  ${totals.tries} tries (${totals.retries} retries) · ${totals.resumed} already in the ledger (resumed)`,
     `  cost: ${costLine(record.cost)}`,
   ];
   const classes = new Map<string, number>();
   for (const attempt of record.attempts)
-    if (attempt.infrastructureFailure !== null)
+    if (
+      attempt.infrastructureFailure !== null &&
+      attempt.infrastructureFailure.class !== 'ci_cell_artifact_missing'
+    )
       classes.set(
         attempt.infrastructureFailure.class,
         (classes.get(attempt.infrastructureFailure.class) ?? 0) + 1,

@@ -114,9 +114,10 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
     outcome = await replayPolicy({
       ...request,
       stdin: process.stdin,
-      ...(progress === undefined ? {} : { onProgress: progress }),
+      ...(progress === undefined ? {} : { onProgress: progress.answered }),
     });
   } finally {
+    progress?.stop();
     clearProgress(); // the progress line
   }
   const { result, calls, stored, notStored } = outcome;
@@ -182,18 +183,41 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
   return ended;
 }
 
+/** How long a producer may stay silent before the terminal says it is being waited for. */
+export const SILENT_PRODUCER_MS = 3000;
+
 /**
  * On a terminal (stderr), a line counting the calls answered, redrawn at most every 100 ms and at
- * the last; undefined elsewhere, so pipes and files get no control characters.
+ * the last — and, while no call is answered yet after SILENT_PRODUCER_MS, one saying the producer is
+ * waited for (a binary that never speaks, node reading stdin as a script, would otherwise be silence
+ * until the reply timeout); undefined elsewhere, so pipes and files get no control characters.
  */
-function progressLine(): ((answered: number, total: number) => void) | undefined {
+function progressLine():
+  { readonly answered: (answered: number, total: number) => void; readonly stop: () => void } | undefined {
   if (!isTerminal('stderr')) return undefined;
   const started = performance.now();
   let drawn = 0;
-  return (answered, total) => {
-    const now = performance.now();
-    if (answered < total && now - drawn < 100) return;
-    drawn = now;
-    drawProgress(progressText('replaying tool calls', answered, total, (now - started) / 1000));
+  let waiting: NodeJS.Timeout | undefined = setInterval(() => {
+    const seconds = Math.round((performance.now() - started) / 1000);
+    if (seconds * 1000 >= SILENT_PRODUCER_MS)
+      drawProgress({
+        label: 'policy replay',
+        parts: ["waiting for the producer's handshake or first reply… (no reply yet)", `${seconds}s`],
+      });
+  }, 1000);
+  waiting.unref();
+  const stop = (): void => {
+    clearInterval(waiting);
+    waiting = undefined;
+  };
+  return {
+    answered: (answered, total) => {
+      stop();
+      const now = performance.now();
+      if (answered < total && now - drawn < 100) return;
+      drawn = now;
+      drawProgress(progressText('replaying tool calls', answered, total, (now - started) / 1000));
+    },
+    stop,
   };
 }

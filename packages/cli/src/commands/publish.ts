@@ -4,7 +4,7 @@
 // prints the URL and serves until Ctrl-C or SIGTERM. Publish says which staging folders of gone
 // publishers it removed (and which it left, why), and on SIGINT/SIGTERM what was cleaned up; verify
 // prints at most VERIFY_ISSUES_SHOWN defects, then how many more (--json lists every one).
-import { shellCommand, terminalText } from '@paperclip-evals/contract';
+import { shellCommand } from '@paperclip-evals/contract';
 import { noticeOnStop } from '@paperclip-evals/node';
 
 import { usageError } from '../exit-codes.js';
@@ -42,10 +42,13 @@ function siteProgress(
   const started = performance.now();
   let campaigns = 0;
   const draw = (): void => {
-    const done = what === 'verifying' ? '' : ` ${campaigns} campaign folder(s) done ·`;
-    drawProgress(
-      `\r\x1b[K${what} ${terminalText(site)}:${done} ${Math.floor((performance.now() - started) / 1000)}s`,
-    );
+    drawProgress({
+      label: `${what} ${site}`,
+      parts: [
+        ...(what === 'verifying' ? [] : [`${campaigns} campaign folder(s) done`]),
+        `${Math.floor((performance.now() - started) / 1000)}s`,
+      ],
+    });
   };
   draw();
   const timer = setInterval(draw, 1000);

@@ -5,7 +5,9 @@
 // missing folder or a file inside the release directory is refused before any work).
 // On a terminal (stderr a TTY, not --json) it shows its progress as it goes: a line per check as it
 // is decided, under a progress line naming the check running (print.ts draws it); nothing extra
-// elsewhere. Stopped by Ctrl-C or SIGTERM, it says so once its children are killed and its work
+// elsewhere. When stdout is that terminal too, the table after leaves out the check lines already
+// shown (each check once on the screen): it keeps the verdict, the issues of the failed checks, the
+// receipt and the counts; stdout piped or to a file still gets the whole table. Stopped by Ctrl-C or SIGTERM, it says so once its children are killed and its work
 // directory removed (node's child cleanup), then exits 130 / 143.
 // Outcome: ok (qualified) · refused (every reason listed); a failure is usage (bad flags, no release dir).
 import { qualify } from '@paperclip-evals/app/qualify';
@@ -42,7 +44,10 @@ function terminalProgress(): { onCheck: (event: CheckEvent) => void; stop: () =>
   let running: Extract<CheckEvent, { kind: 'start' }> | null = null;
   const draw = (): void => {
     if (running !== null)
-      drawProgress(`\r\x1b[Kqualifying: [${running.index}/${running.total}] ${running.id} · ${seconds()}s`);
+      drawProgress({
+        label: 'qualifying',
+        parts: [`[${running.index}/${running.total}] ${running.id}`, `${seconds()}s`],
+      });
   };
   const timer = setInterval(draw, 1000).unref();
   return {
@@ -94,13 +99,17 @@ export async function runQualify(options: QualifyOptions): Promise<Outcome> {
     printLines('stderr', [`evals: qualification record written to ${written.path}`]);
   }
   if (options.json) printJson(record);
-  else printLines('stdout', formatRecord(record));
+  else printLines('stdout', formatRecord(record, progress !== undefined && isTerminal('stdout')));
   return outcome;
 }
 
 const shown = (value: unknown): string => (value === undefined ? '(not stated)' : show(value));
-/** The record as lines (package names, tarball entries and issues come from the release: printLines renders them). */
-function formatRecord(record: QualificationRecord): string[] {
+/**
+ * The record as lines (package names, tarball entries and issues come from the release: printLines
+ * renders them). `checksShown`: each check's line is on the screen already (the live lines above);
+ * only a check with issues is named again, with them.
+ */
+function formatRecord(record: QualificationRecord, checksShown = false): string[] {
   const failed = record.checks.filter((check) => check.status === 'fail').length;
   const skipped = record.checks.filter((check) => check.status === 'skipped').length;
   const passed = record.checks.length - failed - skipped;
@@ -110,9 +119,15 @@ function formatRecord(record: QualificationRecord): string[] {
       : `${record.package.name} ${record.package.version ?? '(no version)'}`;
   const width = Math.max(...record.checks.map((check) => check.id.length));
   const lines = [`${record.qualified ? 'qualified' : 'refused'}  ${subject}  (${record.releaseDir})`];
+  if (checksShown)
+    lines.push(`  (each check's line is above, as it was decided; the issues of the failed ones follow)`);
   for (const check of record.checks) {
-    const status = check.status === 'pass' ? 'pass' : check.status === 'fail' ? 'FAIL' : 'skip';
-    lines.push(`  ${status}  ${check.id.padEnd(width)}  ${check.detail}`);
+    if (checksShown && (check.issues ?? []).length === 0) continue;
+    lines.push(
+      checksShown
+        ? `  ${statusWord(check.status)}  ${check.id}`
+        : `  ${statusWord(check.status)}  ${check.id.padEnd(width)}  ${check.detail}`,
+    );
     for (const issue of check.issues ?? []) {
       const where = issue.file ?? issue.entry ?? issue.path ?? issue.component;
       lines.push(

@@ -150,10 +150,10 @@ async function withReadingProgress<T>(
 ): Promise<T> {
   if (!isTerminal('stderr')) return read({});
   const started = performance.now();
-  drawProgress(`\r\x1b[K${what}: reading the Evalbook…`);
+  drawProgress({ label: what, parts: ['reading the Evalbook…'] });
   const onProgress = (attempts: number): void => {
     const rate = Math.round(attempts / Math.max((performance.now() - started) / 1000, 0.001));
-    drawProgress(`\r\x1b[K${what}: ${attempts} attempts read · ${rate}/s`);
+    drawProgress({ label: what, parts: [`${attempts} attempts read`, `${rate}/s`] });
   };
   try {
     return await read({ onProgress });
@@ -199,6 +199,9 @@ export async function runAttemptPage(options: AttemptPageCommandOptions): Promis
   return 'ok';
 }
 
+/** `n` and the noun for it: "1 case", "2 cases". */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Math.round(rate * 100)}%`);
 
 /** What a grid or comparison says of the attempts it left out (a line, or nothing). */
@@ -239,6 +242,14 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
       foreignIncluded: result.foreignIncluded,
       retractions: result.retractions,
     } satisfies GridReport);
+    return 'ok';
+  }
+  // Nothing to tabulate (an empty store, every run retracted): said once, never a table of no rows.
+  if (result.cases.length === 0 || result.configs.length === 0) {
+    printLines('stdout', [
+      `${gridScopeText(shown, result)}: no case or config to show${result.retractions.length > 0 ? ` (${result.retractions.length} retracted run(s) left out; \`evals runs\` lists every run)` : ''}.`,
+      ...leftOutLines(result),
+    ]);
     return 'ok';
   }
   const cells = new Map(shown.cells.map((cell) => [`${cell.caseId}\u0000${cell.configId}`, cell]));
@@ -332,13 +343,14 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
   for (const delta of comparison.improvements)
     lines.push(row(painted('green', 'improved '), delta.caseId, delta.aSolveRate, delta.bSolveRate));
   const ci = comparison.deltaSolveRateCi95;
+  // A blank line parts the cases that moved from the summary; with none, the summary starts the output.
+  if (lines.length > 0) lines.push('');
   lines.push(
-    '',
     comparison.by === 'run'
       ? `runs ${comparison.a} and ${comparison.b}, every config`
       : `configs compared in ${view.text}${view.kind === 'newest_run' && result.runs.length > 1 ? ' — --all-runs pools every run' : ''}`,
-    `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${comparison.sharedCases} shared cases — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
-    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${comparison.discordant.aOnly} cases only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
+    `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${count(comparison.sharedCases, 'shared case')} — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
+    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${count(comparison.discordant.aOnly, 'case')} only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
     ...leftOutLines(result),
     `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${displayUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,

@@ -86,7 +86,7 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
       artifactKeyOf ??= (await import('@paperclip-evals/evalbook')).artifactSuiteFields;
     const report = fileReport(read);
     reports.push(report);
-    if (progress) drawProgress(`\rvalidating ${reports.length}/${targets.length}`);
+    if (progress) drawProgress({ label: 'validating', parts: [`${reports.length}/${targets.length}`] });
     if (!options.json) {
       lines.push(...formatReport(report));
       if (lines.length >= perWrite) flushLines();

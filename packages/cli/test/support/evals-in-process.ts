@@ -20,12 +20,18 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 let running = false;
 
+/** A terminal the in-process program writes to: stderr always, stdout too when `stdout`; `columns` wide (unset: it does not say). */
+export interface Terminal {
+  readonly columns?: number;
+  readonly stdout?: boolean;
+}
+
 export async function evalsInProcess(
   args: readonly string[],
   cwd: string,
   env: Readonly<Record<string, string | undefined>> = {},
-  /** Whether stderr reads as a terminal (progress lines); stdout never does. */
-  stderrIsTerminal = false,
+  /** Whether stderr reads as a terminal (progress lines), and of what width; stdout only when the terminal says so. */
+  stderrIsTerminal: boolean | Terminal = false,
 ): Promise<EvalsRun> {
   if (running) throw new Error('evalsInProcess: one run at a time (it owns cwd, env and the output sink)');
   running = true;
@@ -37,7 +43,11 @@ export async function evalsInProcess(
       printed[stream].push(Buffer.from(text));
       done?.();
     },
-    isTerminal: (stream) => stderrIsTerminal && stream === 'stderr',
+    isTerminal: (stream) =>
+      stream === 'stderr'
+        ? stderrIsTerminal !== false
+        : typeof stderrIsTerminal === 'object' && stderrIsTerminal.stdout === true,
+    columns: () => (typeof stderrIsTerminal === 'object' ? stderrIsTerminal.columns : undefined),
   });
   const direct = (['stdout', 'stderr'] as const).map((stream) =>
     vi
@@ -116,6 +126,12 @@ export async function evals(...args: string[]): Promise<EvalsAnswer> {
 
 /** `evals ...args` in-process in the current working folder, stderr a terminal when `terminal`. */
 export async function evalsOn(terminal: boolean, ...args: string[]): Promise<EvalsAnswer> {
+  const { status, stdout, stderr } = await evalsInProcess(args, process.cwd(), {}, terminal);
+  return { code: status, stdout, stderr };
+}
+
+/** `evals ...args` in-process in the current working folder, on `terminal` (stderr, and stdout when it says so). */
+export async function evalsOnTerminal(terminal: Terminal, ...args: string[]): Promise<EvalsAnswer> {
   const { status, stdout, stderr } = await evalsInProcess(args, process.cwd(), {}, terminal);
   return { code: status, stdout, stderr };
 }

@@ -4,7 +4,7 @@
 // this file.
 import { existsSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import {
   displayLocator,
   isContractError,
@@ -20,7 +20,18 @@ import type { LedgerStore } from './store.js';
 
 export const DEFAULT_STORE_URL = 'sqlite:.evalbook/evalbook.sqlite';
 
+/**
+ * Where the store's URL came from, for what a failure says about it: a flag (`--store`), an
+ * environment file's `store:` (a relative path in it is read from the working folder), or the default.
+ */
+export type StoreSource =
+  | { readonly from: 'flag'; readonly flag: string }
+  | { readonly from: 'environment'; readonly file: string }
+  | { readonly from: 'default' };
+
 export interface OpenStoreOptions {
+  /** Where the URL came from (said when the store is not there); unsaid when not given. */
+  readonly source?: StoreSource;
   /** Refuse to create a SQLite file that is not there (readers: a typo must not look like an empty book). */
   readonly mustExist?: boolean;
   /** SQLite: write batches on a worker thread so parsing and writing overlap (needs the built package). */
@@ -67,11 +78,7 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
     const path = url.slice('sqlite:'.length);
     if (path === '') throw storeError('sqlite: store URL needs a path (sqlite:PATH)');
     if ((options.mustExist === true || options.readOnly === true) && !existsSync(path)) {
-      const which =
-        url === DEFAULT_STORE_URL
-          ? " (the default store: no --store was given, nor an --env file's store)"
-          : '';
-      const message = `no Evalbook at ${path}${which}: name an existing one with --store sqlite:PATH, or make it first (\`evals ingest\` or \`evals run\` with this store)`;
+      const message = `no Evalbook at ${path}${sourceText(path, options.source)}: name an existing one with --store sqlite:PATH${options.source?.from === 'environment' ? ` (or in the store: of ${options.source.file})` : ''}, or make it first (\`evals ingest\` or \`evals run\` with this store)`;
       throw storeError(message, {
         issues: [
           {
@@ -118,6 +125,22 @@ async function openStoreUnmasked(url: string, options: OpenStoreOptions): Promis
       },
     ],
   });
+}
+
+/**
+ * Where a SQLite path came from, as a missing store's message says it: the flag that named it, the
+ * environment file whose `store:` named it (and, for a relative path, the folder it was read from —
+ * the working folder, not the file's), or the default; nothing when the caller did not say.
+ */
+function sourceText(path: string, source: StoreSource | undefined): string {
+  if (source === undefined) return '';
+  if (source.from === 'flag') return ` (named by ${source.flag})`;
+  if (source.from === 'default')
+    return " (the default store: neither --store nor an --env file's store: names one)";
+  const resolved = isAbsolute(path)
+    ? ''
+    : `; a relative path there is read from the working folder, not the file's: here ${resolve(path)}`;
+  return ` (the store: of the env file ${source.file}${resolved})`;
 }
 
 /**
