@@ -71,6 +71,7 @@ const progress: CampaignProgress = {
   failuresByClass: { provider_budget_coverage_unknown: 2, session_timeout: 1 },
   observedNanodollars: 4_130_000,
   unknownCostTries: 3,
+  unsettledTries: 1,
   ceilingNanodollars: 10_000_000_000,
   etaMs: 312_000,
   stopped: null,
