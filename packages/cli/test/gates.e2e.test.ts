@@ -287,7 +287,8 @@ describe('a repeated selector', () => {
 
 describe('--help of report and compare', () => {
   it.each(['report', 'compare'])('%s teaches repeatable gates and case-regression', async (command) => {
-    const help = (await run([command, '--help'])).stdout;
+    // As a reader reads it: the help is wrapped to the terminal's width, so words may break across lines.
+    const help = (await run([command, '--help'])).stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--fail-on <gate>');
     expect(help).toContain('repeatable: every gate must hold, and each verdict is reported');
     expect(help).toContain('case-regression:PTS');
