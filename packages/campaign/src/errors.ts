@@ -5,13 +5,13 @@ import { CodedError } from '@paperclip-evals/contract';
 
 export type CampaignErrorCode =
   /** The suite or the flags cannot make a plan (unknown lane or case, a case without a prompt, …): exit 2. */
-  | 'campaign_suite_invalid'
+  | 'paperclip_campaign_suite_invalid'
   /** The release does not join: not qualified, a digest changed, runnerd or negotiation refused: exit 3. */
-  | 'campaign_release_incompatible'
+  | 'paperclip_campaign_release_incompatible'
   /** A campaign or shard record is invalid, conflicts with another, or its id is reused with other content: exit 1. */
-  | 'campaign_record_conflict'
+  | 'paperclip_campaign_record_conflict'
   /** A campaign or shard record file cannot be read or is not one: exit 2. */
-  | 'campaign_record_invalid';
+  | 'paperclip_campaign_record_invalid';
 
 export class CampaignError extends CodedError<CampaignErrorCode> {
   override readonly name = 'CampaignError';

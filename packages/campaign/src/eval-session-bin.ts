@@ -45,7 +45,7 @@ export interface EvalSessionBinOptions {
 }
 
 const refuse = (message: string, issues: readonly Issue[]): CampaignError =>
-  new CampaignError('campaign_release_incompatible', message, issues);
+  new CampaignError('paperclip_campaign_release_incompatible', message, issues);
 
 export async function evalSessionProgram(options: EvalSessionBinOptions): Promise<EvalSessionProgram> {
   if (options.override !== undefined) {

@@ -2,7 +2,7 @@
 // its qualification record is accepted when it says qualified and every digest it recorded still
 // matches the release directory byte for byte; runnerd is resolved again by its path and sha256;
 // and the six dimensions are negotiated again with Evals' own consumer requirements. Every problem
-// is listed in one CampaignError('campaign_release_incompatible') (exit 3); nothing is written and
+// is listed in one CampaignError('paperclip_campaign_release_incompatible') (exit 3); nothing is written and
 // no eval-session is started before this returns.
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -50,7 +50,7 @@ export interface Join {
 }
 
 const incompatible = (message: string, issues: readonly Issue[]): CampaignError =>
-  new CampaignError('campaign_release_incompatible', message, issues);
+  new CampaignError('paperclip_campaign_release_incompatible', message, issues);
 
 async function readRecord(path: string): Promise<QualificationRecord> {
   let bytes: Buffer;
@@ -60,11 +60,11 @@ async function readRecord(path: string): Promise<QualificationRecord> {
   } catch (error) {
     if (isContractError(error))
       throw new CampaignError(
-        'campaign_record_invalid',
+        'paperclip_campaign_record_invalid',
         `${path} is not an evals-qualification/v1 record`,
         error.issues,
       );
-    throw new CampaignError('campaign_record_invalid', `cannot read ${path}`, [
+    throw new CampaignError('paperclip_campaign_record_invalid', `cannot read ${path}`, [
       {
         code: 'qualification_record_unreadable',
         message: `${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
@@ -78,7 +78,7 @@ async function readRecord(path: string): Promise<QualificationRecord> {
   const issues = parsed.ok ? qualificationRecordIssues(parsed.value) : parsed.issues;
   if (issues.length > 0)
     throw new CampaignError(
-      'campaign_record_invalid',
+      'paperclip_campaign_record_invalid',
       `${path} is not an evals-qualification/v1 record`,
       issues,
     );
@@ -177,7 +177,7 @@ function refusalIssues(record: QualificationRecord, source: string | null): Issu
   ];
 }
 
-/** The join, or CampaignError('campaign_release_incompatible') with every issue. */
+/** The join, or CampaignError('paperclip_campaign_release_incompatible') with every issue. */
 export async function joinRelease(options: JoinOptions): Promise<Join> {
   const releaseDir = resolve(options.releaseDir);
   let record: QualificationRecord;

@@ -33,7 +33,7 @@ const recordedFields = (record: Readonly<Record<string, unknown>>): Record<strin
 
 const conflict = (plan: CampaignPlan, issues: Issue[]): CampaignError =>
   new CampaignError(
-    'campaign_record_conflict',
+    'paperclip_campaign_record_conflict',
     `the ledger holds campaign ${plan.campaignId} of another plan (${[...new Set(issues.map((issue) => issue.component))].join(', ')} differ): a campaign id names one suite; run this plan under a new --campaign id (nothing was run)`,
     issues,
   );
@@ -42,7 +42,7 @@ const conflict = (plan: CampaignPlan, issues: Issue[]): CampaignError =>
 const canonicalOrUndefined = (value: unknown): string | undefined =>
   value === undefined ? undefined : canonicalize(value);
 
-/** Refuses (campaign_record_conflict) when the ledger records this campaign id for another plan. */
+/** Refuses (paperclip_campaign_record_conflict) when the ledger records this campaign id for another plan. */
 export async function assertLedgerPlan(store: LedgerStore, plan: CampaignPlan): Promise<void> {
   const digest = planDigest(plan);
   const now = planFields(plan);
@@ -71,7 +71,7 @@ export async function assertLedgerPlan(store: LedgerStore, plan: CampaignPlan): 
 }
 
 /**
- * Refuses (campaign_record_conflict) a held try that ran another lane or case definition than the
+ * Refuses (paperclip_campaign_record_conflict) a held try that ran another lane or case definition than the
  * one planned — its case or config digest, or its session's provider, model or lane profile — or on
  * another release than the one joined now (its runnerd digest, its package version): a campaign is
  * one release, and a rerun on another never takes the old one's outcomes as its own. A try that

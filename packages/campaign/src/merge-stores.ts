@@ -220,7 +220,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       }
     if (issues.length > 0)
       throw new CampaignError(
-        'campaign_record_conflict',
+        'paperclip_campaign_record_conflict',
         `the shard stores do not merge into ${target}: nothing was written`,
         issues,
       );
@@ -242,7 +242,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       // The target changed while merging, or holds a verdict or retraction otherwise: nothing written.
       if (isEvalbookError(error, 'paperclip_evalbook_merge_conflict'))
         throw new CampaignError(
-          'campaign_record_conflict',
+          'paperclip_campaign_record_conflict',
           `the shard stores do not merge into ${target}: nothing was written (${error.message})`,
           error.issues.map((issue) => ({ ...issue, path: target })),
           { cause: error },

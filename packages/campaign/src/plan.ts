@@ -176,7 +176,7 @@ export function parseShard(text: string): Shard {
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (match === null || index > count || count > 256)
-    throw new CampaignError('campaign_suite_invalid', `--shard ${text} is not K/N`, [
+    throw new CampaignError('paperclip_campaign_suite_invalid', `--shard ${text} is not K/N`, [
       {
         code: 'shard_invalid',
         message: `--shard takes K/N with 1 ≤ K ≤ N ≤ 256 (this cell's number and the number of cells)`,
@@ -346,7 +346,7 @@ function laneProfileOf(id: string, lane: EnvironmentLane, at: number, issues: Is
   return { request, args, sha256: canonicalDigest({ request, args }), label };
 }
 
-/** The plan, or a CampaignError (campaign_suite_invalid) listing every problem of the suite and flags. */
+/** The plan, or a CampaignError (paperclip_campaign_suite_invalid) listing every problem of the suite and flags. */
 export function planCampaign(environment: Environment, options: PlanOptions): CampaignPlan {
   const issues: Issue[] = [];
   if (!CAMPAIGN_ID_PATTERN.test(options.campaignId))
@@ -432,7 +432,7 @@ export function planCampaign(environment: Environment, options: PlanOptions): Ca
     });
   if (issues.length > 0)
     throw new CampaignError(
-      'campaign_suite_invalid',
+      'paperclip_campaign_suite_invalid',
       'the suite and flags do not make a campaign plan',
       issues,
     );

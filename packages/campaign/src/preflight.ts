@@ -37,7 +37,7 @@ export async function preflightCampaign(options: PreflightOptions): Promise<void
 }
 
 /**
- * Refuses (campaign_record_conflict) when the ledger at `storeUrl` records this campaign id for
+ * Refuses (paperclip_campaign_record_conflict) when the ledger at `storeUrl` records this campaign id for
  * another suite, plan or shard. A shard's record is the merge's to put in the ledger: only a whole
  * campaign meets the ledger's. A SQLite store that is not there records nothing.
  */
@@ -61,7 +61,7 @@ export async function assertLedgerRecordable(
   const differences = planIdentityDifferences(recorded, identity);
   if (differences.length === 0) return;
   throw new CampaignError(
-    'campaign_record_conflict',
+    'paperclip_campaign_record_conflict',
     `the ledger records campaign ${identity.campaignId} with another ${differences.map((d) => d.field).join(', ')}: nothing was run. Run this suite under a new --campaign id (a campaign id names one campaign), or rerun the recorded campaign with its own suite to resume it`,
     differences.map((difference) => ({
       code: 'campaign_id_reused',

@@ -344,12 +344,12 @@ export async function readCampaignRecord(path: string): Promise<CampaignRecord> 
   } catch (error) {
     if (isContractError(error))
       throw new CampaignError(
-        'campaign_record_invalid',
+        'paperclip_campaign_record_invalid',
         `${path} is not an evals-campaign/v1 record`,
         error.issues.map((issue) => ({ ...issue, message: `${path}: ${issue.message}` })),
       );
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new CampaignError('campaign_record_invalid', `cannot read ${path} (${code})`, [
+    throw new CampaignError('paperclip_campaign_record_invalid', `cannot read ${path} (${code})`, [
       {
         code: 'campaign_record_unreadable',
         message: `${path}: ${code}`,
@@ -363,7 +363,7 @@ export async function readCampaignRecord(path: string): Promise<CampaignRecord> 
   const issues = parsed.ok ? campaignRecordIssues(parsed.value) : parsed.issues;
   if (issues.length > 0 || !parsed.ok)
     throw new CampaignError(
-      'campaign_record_invalid',
+      'paperclip_campaign_record_invalid',
       `${path} is not an evals-campaign/v1 record`,
       issues.map((issue) => ({ ...issue, message: `${path}: ${issue.message}` })),
     );
@@ -381,7 +381,7 @@ export async function writeCampaignRecord(path: string, record: CampaignRecord):
 }
 
 /**
- * Refuses (campaign_record_conflict) when `path` holds a record of the same campaign id for another
+ * Refuses (paperclip_campaign_record_conflict) when `path` holds a record of the same campaign id for another
  * suite, release, plan or shard (before the join: the plan's fields only); anything else there is
  * writeOutputFile's to judge.
  */
@@ -394,7 +394,7 @@ export async function assertRecordable(
   const differences = identityDifferences(existing, identity);
   if (differences.length === 0) return;
   throw new CampaignError(
-    'campaign_record_conflict',
+    'paperclip_campaign_record_conflict',
     `${path} records campaign ${identity.campaignId} with another ${differences.map((d) => d.field).join(', ')}: write this run's record to another --out, or run it under a new --campaign id (nothing was written)`,
     differences.map((difference) => ({
       code: 'campaign_id_reused',
@@ -470,7 +470,7 @@ export async function storeCampaignRecord(
 }
 
 /**
- * Refuses (campaign_record_conflict) before anything is written when the ledger at `storeUrl` already
+ * Refuses (paperclip_campaign_record_conflict) before anything is written when the ledger at `storeUrl` already
  * records the campaign id for another plan — what storeCampaignRecord would refuse after `--out` was
  * written. A SQLite store that is not there yet holds nothing, so nothing conflicts.
  */
@@ -527,7 +527,7 @@ export async function assertLedgerRecordable(storeUrl: string, record: CampaignR
     const disagreements = await ledgerDispositionIssues(record, (key) => store.getAttempt(key), where);
     if (disagreements.length > 0)
       throw new CampaignError(
-        'campaign_record_conflict',
+        'paperclip_campaign_record_conflict',
         `the shard records disagree with the ledger ${where}: nothing was written`,
         disagreements,
       );
@@ -536,7 +536,7 @@ export async function assertLedgerRecordable(storeUrl: string, record: CampaignR
     );
     if (other === undefined) return;
     throw new CampaignError(
-      'campaign_record_conflict',
+      'paperclip_campaign_record_conflict',
       `the ledger already records campaign ${JSON.stringify(record.campaignId)} for another plan: a campaign id names one campaign (nothing was written; merge into another store, or run it again under a new --campaign id)`,
       [
         {
@@ -567,7 +567,7 @@ export function mergeCampaignRecords(
   const issues: Issue[] = [];
   const first = shards[0];
   if (first === undefined)
-    throw new CampaignError('campaign_record_invalid', 'no shard record to merge', [
+    throw new CampaignError('paperclip_campaign_record_invalid', 'no shard record to merge', [
       {
         code: 'shards_none',
         message: 'evals merge needs shard records',
@@ -623,7 +623,7 @@ export function mergeCampaignRecords(
     else byIndex.set(record.shard.index, shard);
   }
   if (issues.length > 0)
-    throw new CampaignError('campaign_record_conflict', 'the shard records do not merge', issues);
+    throw new CampaignError('paperclip_campaign_record_conflict', 'the shard records do not merge', issues);
   const base = first.record;
   const attempts: AttemptOutcome[] = [];
   for (let index = 1; index <= base.shardCount; index++) {

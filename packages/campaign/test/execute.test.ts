@@ -956,7 +956,7 @@ describe('a rerun under the same campaign id with a changed suite', () => {
         () => null,
         (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
       );
-      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.code).toBe('paperclip_campaign_record_conflict');
       expect(refusal?.issues.map((issue) => issue.component).sort()).toEqual(fields);
       expect(new Set(refusal?.issues.map((issue) => issue.code))).toEqual(new Set(['campaign_plan_differs']));
       expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
@@ -980,7 +980,7 @@ describe('a rerun under the same campaign id with a changed suite', () => {
         () => null,
         (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
       );
-      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.code).toBe('paperclip_campaign_record_conflict');
       expect(refusal?.issues).toMatchObject([{ code: 'campaign_held_try_differs', component: field }]);
       expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
       expect(await attemptsIn(store)).toBe(held);
@@ -1006,7 +1006,7 @@ describe('a rerun under the same campaign id with a changed suite', () => {
         () => null,
         (error: unknown) => error as { code: string; issues: { component: string; code: string }[] },
       );
-      expect(refusal?.code).toBe('campaign_record_conflict');
+      expect(refusal?.code).toBe('paperclip_campaign_record_conflict');
       expect(refusal?.issues).toMatchObject([{ code: 'campaign_held_try_differs', component: field }]);
       expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
       expect(await attemptsIn(store)).toBe(held);

@@ -50,7 +50,7 @@ describe('joinRelease with a --qualification record', () => {
       );
       expect(error).toBeInstanceOf(CampaignError);
       const { code, issues, message } = error as CampaignError;
-      expect(code).toBe('campaign_release_incompatible');
+      expect(code).toBe('paperclip_campaign_release_incompatible');
       expect(issues[0]?.code).toBe('qualification_record_refused');
       expect(issues.map((issue) => issue.code)).not.toContain('release_digest_changed');
       for (const id of failed) expect(message).toContain(id);
@@ -132,7 +132,7 @@ describe('a record over the JSON text limit is refused by its size, never read (
     expect(bytesRead() - before).toBeLessThan(64 * 1024 * 1024);
     expect(error).toBeInstanceOf(CampaignError);
     expect(error).toMatchObject({
-      code: 'campaign_record_invalid',
+      code: 'paperclip_campaign_record_invalid',
       issues: [expect.objectContaining({ code: 'input_too_large' })],
     });
   });

@@ -103,7 +103,7 @@ describe('the eval-session a lane starts', () => {
         suiteWith({ lane_x: { lane: { provider: 'aws_agentcore' } } }),
         `sqlite:${join(scratch, 'missing.sqlite')}`,
       ),
-    ).rejects.toMatchObject({ code: 'campaign_suite_invalid', issues: [{ code: 'lane_profile_missing' }] });
+    ).rejects.toMatchObject({ code: 'paperclip_campaign_suite_invalid', issues: [{ code: 'lane_profile_missing' }] });
     expect((await standIn.starts()).size).toBe(before);
   });
 
@@ -123,7 +123,7 @@ describe('the eval-session a lane starts', () => {
     expect((await standIn.starts()).size).toBe(before);
     // Another profile under the same campaign id: refused before any session (the held try ran the old one).
     await expect(execute('resume', suiteWith(lane('8')), store)).rejects.toMatchObject({
-      code: 'campaign_record_conflict',
+      code: 'paperclip_campaign_record_conflict',
       issues: [{ code: 'campaign_held_try_differs', component: 'laneProfileSha256' }],
     });
     expect((await standIn.starts()).size).toBe(before);

@@ -18,7 +18,7 @@ function planIssues(lane: Record<string, unknown>): { code: string; path: string
     planCampaign(parseEnvironment(suiteWith({ lane_x: { lane } })), { campaignId: 'c1' });
   } catch (error) {
     if (error instanceof CampaignError) {
-      expect(error.code).toBe('campaign_suite_invalid');
+      expect(error.code).toBe('paperclip_campaign_suite_invalid');
       return error.issues.map((issue) => ({ code: issue.code, path: issue.path }));
     }
     throw error;

@@ -154,7 +154,7 @@ describe('merging shard stores', () => {
     const b = await storeWith('c2', [attempt('att_1', 99)]);
     const to = `sqlite:${join(dir, 'never.sqlite')}`;
     await expect(mergeShardStores({ record, from: [a, b], to })).rejects.toMatchObject({
-      code: 'campaign_record_conflict',
+      code: 'paperclip_campaign_record_conflict',
       issues: [expect.objectContaining({ code: 'shard_store_conflict', path: b })],
     });
     expect(existsSync(join(dir, 'never.sqlite'))).toBe(false);
@@ -212,7 +212,7 @@ describe('merging shard stores', () => {
       reason: 'another reason',
     });
     await expect(mergeShardStores({ record, from: [a], to })).rejects.toMatchObject({
-      code: 'campaign_record_conflict',
+      code: 'paperclip_campaign_record_conflict',
       issues: [expect.objectContaining({ code: 'retraction_conflict', path: to })],
     });
     // Nothing of the copy landed: not att_1, not its verdict.
@@ -265,7 +265,7 @@ describe('merging shard stores', () => {
     await held.close();
     const to = `sqlite:${join(dir, 'plan-never.sqlite')}`;
     await expect(mergeShardStores({ record, from: [a], to })).rejects.toMatchObject({
-      code: 'campaign_record_conflict',
+      code: 'paperclip_campaign_record_conflict',
       issues: [expect.objectContaining({ code: 'shard_store_conflict', path: a })],
     });
     expect(existsSync(to.slice('sqlite:'.length))).toBe(false);
@@ -273,7 +273,7 @@ describe('merging shard stores', () => {
     const b = await storeWith('plan-b', [attempt('att_1', 10)]);
     const before = await campaignsOf(a);
     await expect(mergeShardStores({ record, from: [b], to: a })).rejects.toMatchObject({
-      code: 'campaign_record_conflict',
+      code: 'paperclip_campaign_record_conflict',
       issues: [expect.objectContaining({ code: 'shard_store_conflict', path: a })],
     });
     expect(await campaignsOf(a)).toEqual(before);
@@ -336,7 +336,7 @@ describe('a shard record that disagrees with the ledger', () => {
     if (agrees) await expect(merge).resolves.toMatchObject({ inserted: 1 });
     else {
       await expect(merge).rejects.toMatchObject({
-        code: 'campaign_record_conflict',
+        code: 'paperclip_campaign_record_conflict',
         issues: [
           expect.objectContaining({
             code: 'shard_store_conflict',
@@ -358,7 +358,7 @@ describe('a shard record that disagrees with the ledger', () => {
     if (agrees) await expect(check).resolves.toBeUndefined();
     else
       await expect(check).rejects.toMatchObject({
-        code: 'campaign_record_conflict',
+        code: 'paperclip_campaign_record_conflict',
         issues: [expect.objectContaining({ code: 'shard_store_conflict', received: disposition })],
       });
     expect(await campaignsOf(store)).toEqual([]);

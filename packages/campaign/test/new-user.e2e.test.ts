@@ -126,7 +126,7 @@ describe('refused before the join: what needs nothing run', () => {
     ]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('paperclip_output_unwritable');
-    expect(result.stderr).not.toContain('campaign_release_incompatible');
+    expect(result.stderr).not.toContain('paperclip_campaign_release_incompatible');
     expect((await standIn.spawns()).length).toBe(before);
     expect(await exists(join(scratch, 'pre-out.sqlite'))).toBe(false);
   });
@@ -162,9 +162,9 @@ describe('refused before the join: what needs nothing run', () => {
     // --out holds the other suite's record of this id.
     const viaOut = await evals([...runArgs('pre-id', other, noRelease), '--out', out]);
     expect(viaOut.code, viaOut.stderr).toBe(1);
-    expect(viaOut.stderr).toContain('campaign_record_conflict');
+    expect(viaOut.stderr).toContain('paperclip_campaign_record_conflict');
     expect(viaOut.stderr).toContain('campaign_id_reused');
-    expect(viaOut.stderr).not.toContain('campaign_release_incompatible');
+    expect(viaOut.stderr).not.toContain('paperclip_campaign_release_incompatible');
     // No --out: the ledger records the campaign for the other suite.
     const viaLedger = await evals(runArgs('pre-id', other, noRelease));
     expect(viaLedger.code, viaLedger.stderr).toBe(1);

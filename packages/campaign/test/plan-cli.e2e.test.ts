@@ -86,7 +86,7 @@ describe('evals run --plan', () => {
       error: { code: string; issues: { code: string }[] };
     };
     expect(failure.exitCode).toBe(2);
-    expect(failure.error.code).toBe('campaign_suite_invalid');
+    expect(failure.error.code).toBe('paperclip_campaign_suite_invalid');
     expect(failure.error.issues.map((issue) => issue.code)).toEqual(['lane_unknown', 'case_unknown']);
   });
 });

@@ -192,7 +192,7 @@ describe('nothing starts before the join holds', () => {
     const store = join(scratch, 'incompatible.sqlite');
     const result = await evals(runArgs('incompatible', `sqlite:${store}`, bad, badRecord));
     expect(result.code, result.stderr).toBe(3);
-    expect(result.stderr).toContain('campaign_release_incompatible');
+    expect(result.stderr).toContain('paperclip_campaign_release_incompatible');
     expect(result.stderr).toContain('prp_version_no_overlap');
     expect((await standIn.spawns()).length).toBe(before);
     expect(await exists(store)).toBe(false);
@@ -208,7 +208,7 @@ describe('nothing starts before the join holds', () => {
     expect(result.code, result.stderr).toBe(3);
     const failure = JSON.parse(result.stdout) as { error: { code: string; issues: { file?: string }[] } };
     expect(schemaErrors('https://paperclip-evals.dev/schemas/cli-failure/v1.json', failure)).toEqual([]);
-    expect(failure.error.code).toBe('campaign_release_incompatible');
+    expect(failure.error.code).toBe('paperclip_campaign_release_incompatible');
     // the runnerd's issues say which file of the release they are about (qualification's `file`)
     expect(failure.error.issues.some((issue) => issue.file?.includes('runnerd') === true)).toBe(true);
     expect(await exists(store)).toBe(false);
@@ -223,7 +223,7 @@ describe('nothing starts before the join holds', () => {
     args.splice(args.indexOf('--qualification'), 2);
     const result = await evals(args);
     expect(result.code, result.stderr).toBe(3);
-    expect(result.stderr).toContain('campaign_release_incompatible');
+    expect(result.stderr).toContain('paperclip_campaign_release_incompatible');
     expect(result.stderr).toContain('eval_session_bin_missing');
     expect((await standIn.spawns()).length).toBe(before);
     expect(await exists(store)).toBe(false);
@@ -667,7 +667,7 @@ describe('many machines with SQLite: 4 shards, each its own store, merged stores
         ...(copy ? fromStores : []),
       ]);
       expect(failed.code, `${what}: ${failed.stderr}`).toBe(1);
-      expect(failed.stderr, what).toContain('campaign_record_conflict');
+      expect(failed.stderr, what).toContain('paperclip_campaign_record_conflict');
       expect(failed.stderr, what).toContain('nothing was written');
       expect(failed.stderr, what).not.toContain('copied');
       expect(await holds(store), what).toEqual(storeBefore);

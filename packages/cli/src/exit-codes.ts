@@ -193,7 +193,7 @@ const EXIT_FOR_EVALBOOK_ERROR: Record<EvalbookErrorCode, number> = {
   paperclip_evalbook_ingest_usage_invalid: EXIT.usage,
   paperclip_evalbook_scope_unknown: EXIT.usage,
   paperclip_evalbook_retraction_refused: EXIT.usage,
-  /** A campaign id the ledger records with other content (as campaign_record_conflict): nothing written. */
+  /** A campaign id the ledger records with other content (as paperclip_campaign_record_conflict): nothing written. */
   paperclip_evalbook_campaign_conflict: EXIT.invalid,
   /** Shard stores that hold an attempt, verdict or retraction otherwise (merge --from-store): nothing written. */
   paperclip_evalbook_merge_conflict: EXIT.invalid,
@@ -228,7 +228,7 @@ export const CAMPAIGN_EXIT_MEANING: Record<keyof typeof CAMPAIGN_EXIT, string> =
   ok: 'every planned attempt has a result (passed, behaviour or grading failure)',
   incomplete: 'some ended in an infrastructure failure or were not run (budget)',
   conflict:
-    'a conflict: the campaign id is recorded (in --out or the ledger) for another suite, release, plan or shard (campaign_record_conflict, nothing run)',
+    'a conflict: the campaign id is recorded (in --out or the ledger) for another suite, release, plan or shard (paperclip_campaign_record_conflict, nothing run)',
   usage: 'usage (bad flags, a suite that makes no plan, an invalid record, an --out that cannot be written)',
   incompatible: 'the release does not join (nothing was started)',
   interrupted: 'stopped by Ctrl-C',
@@ -250,10 +250,10 @@ export function exitCodesLine<K extends string>(
 }
 
 const EXIT_FOR_CAMPAIGN_ERROR: Record<CampaignErrorCode, number> = {
-  campaign_suite_invalid: CAMPAIGN_EXIT.usage,
-  campaign_release_incompatible: CAMPAIGN_EXIT.incompatible,
-  campaign_record_conflict: CAMPAIGN_EXIT.conflict,
-  campaign_record_invalid: CAMPAIGN_EXIT.usage,
+  paperclip_campaign_suite_invalid: CAMPAIGN_EXIT.usage,
+  paperclip_campaign_release_incompatible: CAMPAIGN_EXIT.incompatible,
+  paperclip_campaign_record_conflict: CAMPAIGN_EXIT.conflict,
+  paperclip_campaign_record_invalid: CAMPAIGN_EXIT.usage,
 };
 
 /**

@@ -141,10 +141,10 @@ describe('exitCodeFor: a row per failure', () => {
     expect(exitCodeFor(new AppError(code as AppErrorCode, 'x'))).toBe(exit);
   });
   const campaign: Record<CampaignErrorCode, number> = {
-    campaign_suite_invalid: 2,
-    campaign_release_incompatible: 3,
-    campaign_record_conflict: 1,
-    campaign_record_invalid: 2,
+    paperclip_campaign_suite_invalid: 2,
+    paperclip_campaign_release_incompatible: 3,
+    paperclip_campaign_record_conflict: 1,
+    paperclip_campaign_record_invalid: 2,
   };
   it.each(Object.entries(campaign))('campaign %s exits %i', (code, exit) => {
     expect(exitCodeFor(new CampaignError(code as CampaignErrorCode, 'x'))).toBe(exit);
@@ -195,8 +195,8 @@ describe('exitCodeFor: a row per failure', () => {
       .flatMap((table) => Object.entries(table))
       .filter(([code]) => code.endsWith('_conflict'));
     expect(conflicts.map(([code]) => code).sort()).toEqual([
-      'campaign_record_conflict',
       'paperclip_app_site_conflict',
+      'paperclip_campaign_record_conflict',
       'paperclip_evalbook_campaign_conflict',
       'paperclip_evalbook_merge_conflict',
     ]);
@@ -210,6 +210,19 @@ describe('exitCodeFor: a row per failure', () => {
     for (const [pkg, table] of Object.entries(tables))
       for (const code of Object.keys(table)) owners.set(code, [...(owners.get(code) ?? []), pkg]);
     expect([...owners].filter(([, pkgs]) => pkgs.length > 1)).toEqual([]);
+  });
+
+  it("names every package's code paperclip_<package>_… (checks' are the JSON-RPC error names its protocol defines)", () => {
+    const tables: Record<string, Record<string, number>> = { contract, evalbook, app, campaign };
+    const unprefixed = Object.entries(tables).flatMap(([pkg, table]) =>
+      Object.keys(table)
+        .filter((code) => !code.startsWith('paperclip_'))
+        .map((code) => `${pkg}: ${code}`),
+    );
+    expect(unprefixed).toEqual([]);
+    for (const code of Object.keys(campaign)) expect(code).toMatch(/^paperclip_campaign_[a-z_]+$/);
+    for (const code of Object.keys(app)) expect(code).toMatch(/^paperclip_app_[a-z_]+$/);
+    for (const code of Object.keys(evalbook)) expect(code).toMatch(/^paperclip_evalbook_[a-z_]+$/);
   });
 });
 

@@ -91,12 +91,12 @@ const ROWS: readonly (readonly [string, readonly string[], string])[] = [
   [
     'run --plan: a lane it lacks',
     ['run', '--plan', '--env', DEMO_ENV, '--campaign', 'c1', '--lanes', 'nosuch'],
-    'campaign_suite_invalid',
+    'paperclip_campaign_suite_invalid',
   ],
   [
     'merge: a shard that is not there',
     ['merge', 'nosuch.json', '--out', 'm.json'],
-    'campaign_record_invalid',
+    'paperclip_campaign_record_invalid',
   ],
   [
     'policy replay: no store there',

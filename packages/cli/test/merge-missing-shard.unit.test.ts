@@ -134,7 +134,7 @@ describe('an error whose issues are alike', () => {
     }));
     const lines = describeError(
       new CampaignError(
-        'campaign_record_conflict',
+        'paperclip_campaign_record_conflict',
         'the shard stores do not merge into t: nothing was written',
         [
           ...issues,
@@ -143,7 +143,7 @@ describe('an error whose issues are alike', () => {
       ),
     );
     expect(lines).toEqual([
-      'campaign_record_conflict: the shard stores do not merge into t: nothing was written',
+      'paperclip_campaign_record_conflict: the shard stores do not merge into t: nothing was written',
       `  shard_store_incomplete at --from-store: ${issues[0]!.message} (expected the store shard 2 ingested into, received sqlite:shard-1.sqlite) — and 2 more like it (the same code, place, expected and received; --json lists each)`,
       '  shard_store_incomplete at --from-store: try att_7 of shard 3 (expected the store shard 3 ingested into, received sqlite:shard-1.sqlite)',
     ]);

@@ -79,10 +79,10 @@ describe('evals --version and --help', () => {
   // The exit-code table and the help agree: every campaign error's exit code is listed in `run --help`
   // with what that error is (a conflict is said to be one, under the code the table gives it).
   it.each([
-    ['campaign_record_conflict', 'conflict'],
-    ['campaign_suite_invalid', 'usage'],
-    ['campaign_record_invalid', 'invalid record'],
-    ['campaign_release_incompatible', 'does not join'],
+    ['paperclip_campaign_record_conflict', 'conflict'],
+    ['paperclip_campaign_suite_invalid', 'usage'],
+    ['paperclip_campaign_record_invalid', 'invalid record'],
+    ['paperclip_campaign_release_incompatible', 'does not join'],
   ] as const)('run --help lists the exit code of %s with its meaning (%s)', async (code, meaning) => {
     const { exitCodeFor } = await import('../src/exit-codes.ts');
     const { CampaignError } = await import('@paperclip-evals/campaign');
