@@ -58,6 +58,8 @@ export interface PolicyReplayRequest {
   readonly stdin?: AsyncIterable<Uint8Array>;
   /** Called as calls are answered: how many of how many in all. */
   readonly onProgress?: (answered: number, total: number) => void;
+  /** Called when a producer process's handshake arrived (once per process started). */
+  readonly onHandshake?: () => void;
 }
 
 /** One replayed call as the outcome shows it: the Decision parsed, the clock a number. */
@@ -276,6 +278,7 @@ async function replayInPasses(
       processes: request.processes,
       sessionsPerProcess: request.sessionsPerProcess,
       replyTimeoutMs: request.replyTimeoutMs,
+      ...(request.onHandshake === undefined ? {} : { onHandshake: request.onHandshake }),
       ...(onProgress === undefined
         ? {}
         : {

@@ -205,18 +205,17 @@ describe('evals policy replay', () => {
     expect(report.error.issues.map((issue) => issue.code)).toEqual([code]);
   });
 
-  it('a binary that never speaks: on a terminal, a line saying the handshake is waited for; then the hint', async () => {
-    // `--policy-binary node` with the script argument forgotten: node reads stdin as a script.
-    const mute = await writeExecutable(dir, 'mute.sh', `#!/bin/sh\nexec '${process.execPath}'\n`);
+  /** `evals policy replay` of the attempts with `binary`, on a terminal (script(1), 200 columns). */
+  const onTerminal = (binary: { path: string; sha256: string }) => {
     const command = [
       process.execPath,
       EVALS_BIN,
       'policy',
       'replay',
       '--policy-binary',
-      mute.path,
+      binary.path,
       '--sha256',
-      mute.sha256,
+      binary.sha256,
       '--bundle',
       bundlePath,
       '--reply-timeout-ms',
@@ -225,15 +224,32 @@ describe('evals policy replay', () => {
     ]
       .map((word) => `'${word.replaceAll("'", `'\\''`)}'`)
       .join(' ');
-    const run = spawnSync('script', ['-qefc', `stty cols 200 rows 24; ${command}`, '/dev/null'], {
+    return spawnSync('script', ['-qefc', `stty cols 200 rows 24; ${command}`, '/dev/null'], {
       encoding: 'utf8',
       timeout: 60_000,
     });
+  };
+
+  it('a binary that never speaks: on a terminal, a line saying the handshake is waited for; then the hint', async () => {
+    // `--policy-binary node` with the script argument forgotten: node reads stdin as a script.
+    const mute = await writeExecutable(dir, 'mute.sh', `#!/bin/sh\nexec '${process.execPath}'\n`);
+    const run = onTerminal(mute);
     expect(run.status, run.stdout).toBe(5);
     expect(run.stdout).toContain(
-      "\r\u001b[Kpolicy replay: waiting for the producer's handshake or first reply… (no reply yet)",
+      "\r\u001b[Kpolicy replay: waiting for the producer's handshake… (none yet: is it an evaluate producer?)",
     );
+    expect(run.stdout).not.toContain('its handshake arrived');
     expect(run.stdout).toMatch(/reply_timeout[^\n]*no handshake line ever arrived from it/);
+  });
+
+  it('a producer that handshakes and then answers nothing: the line says its first reply is waited for', async () => {
+    const run = onTerminal(await brokenProducer(dir, 'never_flushes'));
+    expect(run.status, run.stdout).toBe(5);
+    expect(run.stdout).toContain(
+      "\r\u001b[Kpolicy replay: waiting for the producer's first reply… (its handshake arrived; no call answered yet)",
+    );
+    expect(run.stdout).not.toContain("waiting for the producer's handshake…");
+    expect(run.stdout).toMatch(/reply_timeout/);
   });
 
   it('refuses a binary whose digest differs (exit 4) before running it', () => {

@@ -68,6 +68,8 @@ export interface ClientOptions {
   readonly replyTimeoutMs?: number;
   /** Stderr beyond this many bytes fails the job: a producer should diagnose, not flood. */
   readonly maxStderrBytes?: number;
+  /** Told when a producer's handshake arrived (a terminal's waiting line then says a reply is awaited, not the handshake). */
+  readonly onHandshake?: () => void;
 }
 
 export interface SkippedItem {
@@ -200,6 +202,7 @@ export class EvaluateClient {
   static async start(command: ProducerCommand, options: ClientOptions = {}): Promise<EvaluateClient> {
     const client = new EvaluateClient(command, options);
     await client.#expect<undefined>('handshake', HANDSHAKE_ID);
+    options.onHandshake?.();
     return client;
   }
 

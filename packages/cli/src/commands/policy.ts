@@ -67,7 +67,7 @@ function isStdoutWriteFailure(error: unknown): error is NodeJS.ErrnoException {
 }
 
 /** The replay's request as the flags give it (stdin and progress are this process's), and --json. */
-export type PolicyReplayOptions = Omit<PolicyReplayRequest, 'stdin' | 'onProgress'> & {
+export type PolicyReplayOptions = Omit<PolicyReplayRequest, 'stdin' | 'onProgress' | 'onHandshake'> & {
   readonly json: boolean;
 };
 
@@ -114,7 +114,7 @@ export async function runPolicyReplay(options: PolicyReplayOptions): Promise<Out
     outcome = await replayPolicy({
       ...request,
       stdin: process.stdin,
-      ...(progress === undefined ? {} : { onProgress: progress.answered }),
+      ...(progress === undefined ? {} : { onProgress: progress.answered, onHandshake: progress.handshaken }),
     });
   } finally {
     progress?.stop();
@@ -188,21 +188,33 @@ export const SILENT_PRODUCER_MS = 3000;
 
 /**
  * On a terminal (stderr), a line counting the calls answered, redrawn at most every 100 ms and at
- * the last — and, while no call is answered yet after SILENT_PRODUCER_MS, one saying the producer is
- * waited for (a binary that never speaks, node reading stdin as a script, would otherwise be silence
- * until the reply timeout); undefined elsewhere, so pipes and files get no control characters.
+ * the last — and, while no call is answered yet after SILENT_PRODUCER_MS, one saying what the producer
+ * is waited for: its handshake (a binary that never speaks, node reading stdin as a script, would
+ * otherwise be silence until the reply timeout) or, once that came, its first reply; undefined
+ * elsewhere, so pipes and files get no control characters.
  */
 function progressLine():
-  { readonly answered: (answered: number, total: number) => void; readonly stop: () => void } | undefined {
+  | {
+      readonly answered: (answered: number, total: number) => void;
+      readonly handshaken: () => void;
+      readonly stop: () => void;
+    }
+  | undefined {
   if (!isTerminal('stderr')) return undefined;
   const started = performance.now();
   let drawn = 0;
+  let handshake = false;
   let waiting: NodeJS.Timeout | undefined = setInterval(() => {
     const seconds = Math.round((performance.now() - started) / 1000);
     if (seconds * 1000 >= SILENT_PRODUCER_MS)
       drawProgress({
         label: 'policy replay',
-        parts: ["waiting for the producer's handshake or first reply… (no reply yet)", `${seconds}s`],
+        parts: [
+          handshake
+            ? "waiting for the producer's first reply… (its handshake arrived; no call answered yet)"
+            : "waiting for the producer's handshake… (none yet: is it an evaluate producer?)",
+          `${seconds}s`,
+        ],
       });
   }, 1000);
   waiting.unref();
@@ -211,6 +223,9 @@ function progressLine():
     waiting = undefined;
   };
   return {
+    handshaken: () => {
+      handshake = true;
+    },
     answered: (answered, total) => {
       stop();
       const now = performance.now();
