@@ -32,9 +32,11 @@ describe('compare', () => {
     expect(run.code, run.stderr).toBe(0);
     if (!/^(regressed|improved)/m.test(run.stdout)) expect(run.stdout.startsWith('\n')).toBe(false);
     expect(run.stdout).toMatch(/^runs run_synthetic and run_two, every config$/m);
-    expect(run.stdout).not.toMatch(/\b1 (cases|shared cases)\b/);
-    expect(run.stdout).not.toMatch(/\b([02-9]|\d\d+) (case|shared case) /);
-    expect(run.stdout).toMatch(/\(\d+ cases? only run_synthetic solves/);
+    // Runs compared: the pairs are cases on configs, each count with its own plural.
+    expect(run.stdout).not.toMatch(/\b1 (pairs|shared case × config pairs)\b/);
+    expect(run.stdout).not.toMatch(/\b([02-9]|\d\d+) (pair|shared case × config pair) /);
+    expect(run.stdout).toMatch(/\b\d+ shared case × config pairs? — /);
+    expect(run.stdout).toMatch(/\(\d+ pairs? only run_synthetic solves/);
   });
 });
 

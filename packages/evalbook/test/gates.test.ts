@@ -488,3 +488,55 @@ describe('every gate judges the view the grid shows (issue 19)', () => {
     );
   });
 });
+
+describe('runs compared pair each case on each config (configs never pooled)', () => {
+  // The reviewer's campaign: between two runs the configs swapped models, so on case_brief one config
+  // went 3/3 → 0/3 and the other 0/3 → 3/3. Pooled per case that is 3/6 → 3/6, "tied", and every gate
+  // held while the grid showed a 100-point fall.
+  const SWAPPED = [
+    ...inRun('t-2', [...side('case_brief', 'baseline', 3, 3), ...side('case_brief', 'candidate', 0, 3)]),
+    ...inRun('t-3', [...side('case_brief', 'baseline', 0, 3), ...side('case_brief', 'candidate', 3, 3)]),
+  ];
+  const summary = summaryIn(SWAPPED, { compare: { by: 'run', a: 't-2', b: 't-3' } });
+
+  it('finds the regression and the improvement, each named by its config', () => {
+    expect(summary.comparison).toMatchObject({
+      by: 'run',
+      sharedCases: 2,
+      aWins: 1,
+      bWins: 1,
+      ties: 0,
+      regressions: [{ caseId: 'case_brief', configId: 'baseline', aSolved: 3, bSolved: 0 }],
+      improvements: [{ caseId: 'case_brief', configId: 'candidate', aSolved: 0, bSolved: 3 }],
+    });
+    const verdict = decideGate({ kind: 'case-regression', points: 50 }, summary, 'newest_run');
+    expect(verdict.passed).toBe(false);
+    expect(verdict.reasons).toEqual(['case_brief on baseline: 3/3 → 0/3 (−100.0 pts)']);
+  });
+
+  it('names no config in a config comparison', () => {
+    const byConfig = summaryIn(inRun('t-2', OPPOSITE), { compare: COMPARE });
+    expect(byConfig.comparison?.regressions.map((delta) => delta.configId)).toEqual([null]);
+  });
+
+  it('property: the run comparison of any cells equals the per-cell deltas, whatever the other configs do', () => {
+    const cell = fc.record({ a: fc.integer({ min: 0, max: 4 }), b: fc.integer({ min: 0, max: 4 }) });
+    fc.assert(
+      fc.property(fc.array(cell, { minLength: 1, maxLength: 4 }), (cells) => {
+        const attempts = cells.flatMap((counts, index) => [
+          ...inRun('r1', side('case', `config_${index}`, counts.a, 4)),
+          ...inRun('r2', side('case', `config_${index}`, counts.b, 4)),
+        ]);
+        const comparison = summaryIn(attempts, { compare: { by: 'run', a: 'r1', b: 'r2' } }).comparison;
+        expect(comparison?.sharedCases).toBe(cells.length);
+        const moved = [...(comparison?.regressions ?? []), ...(comparison?.improvements ?? [])];
+        for (const [index, counts] of cells.entries()) {
+          const delta = moved.find((entry) => entry.configId === `config_${index}`);
+          if (counts.a === counts.b) expect(delta).toBeUndefined();
+          else expect(delta).toMatchObject({ caseId: 'case', aSolved: counts.a, bSolved: counts.b });
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

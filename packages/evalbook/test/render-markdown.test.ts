@@ -81,6 +81,7 @@ type Slot = (typeof SLOTS)[number];
 function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
   const delta = (caseId: string) => ({
     caseId,
+    configId: null,
     aSolved: 3,
     aCounted: 3,
     bSolved: 1,

@@ -334,14 +334,14 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
     return reportGates(gate, comparison);
   }
   const lines: Line[] = [];
-  const row = (label: Painted, caseId: string, a: number, b: number): Line => [
+  // Runs compared: a case on each config is its own pair, named "case on config".
+  const row = (label: Painted, delta: (typeof comparison.regressions)[number]): Line => [
     label,
-    ` ${pad(caseId, 24)} ${percent(a)} → ${percent(b)}`,
+    ` ${pad(delta.configId === null ? delta.caseId : `${delta.caseId} on ${delta.configId}`, 24)} ${percent(delta.aSolveRate)} → ${percent(delta.bSolveRate)}`,
   ];
-  for (const delta of comparison.regressions)
-    lines.push(row(painted('red', 'regressed'), delta.caseId, delta.aSolveRate, delta.bSolveRate));
-  for (const delta of comparison.improvements)
-    lines.push(row(painted('green', 'improved '), delta.caseId, delta.aSolveRate, delta.bSolveRate));
+  for (const delta of comparison.regressions) lines.push(row(painted('red', 'regressed'), delta));
+  for (const delta of comparison.improvements) lines.push(row(painted('green', 'improved '), delta));
+  const unit = comparison.by === 'run' ? 'shared case × config pair' : 'shared case';
   const ci = comparison.deltaSolveRateCi95;
   // A blank line parts the cases that moved from the summary; with none, the summary starts the output.
   if (lines.length > 0) lines.push('');
@@ -349,8 +349,8 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
     comparison.by === 'run'
       ? `runs ${comparison.a} and ${comparison.b}, every config`
       : `configs compared in ${view.text}${view.kind === 'newest_run' && result.runs.length > 1 ? ' — --all-runs pools every run' : ''}`,
-    `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${count(comparison.sharedCases, 'shared case')} — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
-    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over cases)`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${count(comparison.discordant.aOnly, 'case')} only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
+    `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${count(comparison.sharedCases, unit)} — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
+    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over ${comparison.by === 'run' ? 'case × config pairs' : 'cases'})`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${count(comparison.discordant.aOnly, comparison.by === 'run' ? 'pair' : 'case')} only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
     ...leftOutLines(result),
     `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${displayUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,

@@ -5,7 +5,7 @@
 // default (so `--fail-on below:0.8` in CI gates the run just made), every run pooled with all_runs,
 // one run with --run; a comparison of configs the same runs; and each verdict says what it judged.
 import { shownGrid, viewOf } from './grid-view.js';
-import { scopeError } from './summary.js';
+import { deltaName, scopeError, sharedUnits } from './summary.js';
 import type { GridView, ShownView } from './grid-view.js';
 import type { CaseDelta, CompareSpec, EvalbookSummary } from './summary.js';
 
@@ -112,7 +112,7 @@ function regressionReasons(summary: EvalbookSummary): string[] {
   if (comparison.sharedCases === 0) return [`${comparison.a} and ${comparison.b} share no case to compare`];
   if (comparison.deltaSolveRateCi95 === null)
     return [
-      `${comparison.a} and ${comparison.b} share ${comparison.sharedCases} case: an interval needs 2 or more`,
+      `${comparison.a} and ${comparison.b} share ${sharedUnits(comparison).replace(' shared', '')}: an interval needs 2 or more`,
     ];
   if (comparison.deltaSolveRateCi95[1] < 0)
     return [
@@ -139,7 +139,7 @@ function caseRegressionReasons(points: number, summary: EvalbookSummary): string
     .filter((delta) => caseDropPoints(delta) >= points)
     .map(
       (delta) =>
-        `${delta.caseId}: ${delta.aSolved}/${delta.aCounted} → ${delta.bSolved}/${delta.bCounted} (−${caseDropPoints(delta).toFixed(1)} pts)`,
+        `${deltaName(delta)}: ${delta.aSolved}/${delta.aCounted} → ${delta.bSolved}/${delta.bCounted} (−${caseDropPoints(delta).toFixed(1)} pts)`,
     );
 }
 

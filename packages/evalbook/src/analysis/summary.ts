@@ -183,6 +183,12 @@ export interface TrendPoint extends RateWithInterval {
 
 export interface CaseDelta {
   readonly caseId: string;
+  /**
+   * A run comparison pairs each case on each config (the runs are the sides, so the same case on two
+   * configs is two pairs: pooled, a config that collapsed and one that recovered would cancel out);
+   * null in a config comparison, whose sides are the configs.
+   */
+  readonly configId: string | null;
   /** Solved and counted attempts on each side (under the denominator policy): the rates' own numbers. */
   readonly aSolved: number;
   readonly aCounted: number;
@@ -191,6 +197,19 @@ export interface CaseDelta {
   readonly aSolveRate: number;
   readonly bSolveRate: number;
   readonly delta: number;
+}
+
+/** A paired delta's name: its case, and in a run comparison the config it is on. */
+export function deltaName(delta: CaseDelta): string {
+  return delta.configId === null ? delta.caseId : `${delta.caseId} on ${delta.configId}`;
+}
+
+/** "3 shared cases" (configs compared) or "6 shared case × config pairs" (runs compared). */
+export function sharedUnits(comparison: Pick<Comparison, 'by' | 'sharedCases'>): string {
+  const n = comparison.sharedCases;
+  return comparison.by === 'config'
+    ? `${n} shared case${n === 1 ? '' : 's'}`
+    : `${n} shared case × config pair${n === 1 ? '' : 's'}`;
 }
 
 export interface Comparison {
@@ -849,30 +868,31 @@ export class SummaryBuilder {
    */
   private compare(spec: CompareSpec, policy: DenominatorPolicy, viewRuns: readonly string[]): Comparison {
     const within = new Set(viewRuns);
-    const side = (name: string): Map<string, Group> => {
-      const tallies = [...this.tallies.values()].filter((tally) =>
-        spec.by === 'config' ? tally.configId === name && within.has(tally.runId) : tally.runId === name,
+    // The paired unit: a case (configs compared) or a case on a config (runs compared).
+    const unitOf = (tally: Tally): string[] =>
+      spec.by === 'config' ? [tally.caseId] : [tally.caseId, tally.configId];
+    const side = (name: string): Map<string, Group> =>
+      groupBy(
+        [...this.tallies.values()].filter((tally) =>
+          spec.by === 'config' ? tally.configId === name && within.has(tally.runId) : tally.runId === name,
+        ),
+        unitOf,
       );
-      return new Map(
-        [...groupBy(tallies, (tally) => [tally.caseId]).entries()].map(([key, group]) => [
-          (JSON.parse(key) as string[])[0] ?? '',
-          group,
-        ]),
-      );
-    };
     const a = side(spec.a);
     const b = side(spec.b);
     const deltas: CaseDelta[] = [];
     let aOnly = 0;
     let bOnly = 0;
-    for (const [caseId, aGroup] of a) {
-      const bGroup = b.get(caseId);
+    for (const [key, aGroup] of a) {
+      const bGroup = b.get(key);
       if (bGroup === undefined) continue;
       const aRate = rateOf(aGroup, policy);
       const bRate = rateOf(bGroup, policy);
       if (aRate.solveRate === null || bRate.solveRate === null) continue;
+      const [caseId = '', configId = null] = JSON.parse(key) as string[];
       deltas.push({
         caseId,
+        configId,
         aSolved: aRate.solved,
         aCounted: aRate.denominator.counted,
         bSolved: bRate.solved,
@@ -886,7 +906,7 @@ export class SummaryBuilder {
       if (aPass && !bPass) aOnly++;
       if (bPass && !aPass) bOnly++;
     }
-    deltas.sort((x, y) => cmp(x.caseId, y.caseId));
+    deltas.sort((x, y) => cmp(x.caseId, y.caseId) || cmp(x.configId ?? '', y.configId ?? ''));
     const allCases = new Set([...a.keys(), ...b.keys()]);
     const difference =
       deltas.length < MIN_BOOTSTRAP_CASES

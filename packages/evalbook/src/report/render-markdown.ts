@@ -28,6 +28,7 @@ import {
   trendText,
   viewOf,
 } from '../analysis/grid-view.js';
+import { deltaName, sharedUnits } from '../analysis/summary.js';
 import type { GridView } from '../analysis/grid-view.js';
 import type { CaseDelta, Comparison, EvalbookSummary, RateWithInterval } from '../analysis/summary.js';
 
@@ -221,7 +222,7 @@ function verdictLine(summary: EvalbookSummary, gate: GateVerdicts | null, view: 
   const detail =
     comparison === null
       ? `${totals.attempts} attempts over ${totals.cases} cases × ${totals.configs} configs, ${totals.statusCounts.solved} solved${totals.attempts === 0 ? '' : ` (${percent(totals.statusCounts.solved / totals.attempts)})`}`
-      : `Δ solve rate ${deltaText(comparison)} of ${text(comparison.b)} vs ${text(comparison.a)} over ${comparison.sharedCases} shared cases; ${comparison.regressions.length} regressed, ${comparison.improvements.length} improved`;
+      : `Δ solve rate ${deltaText(comparison)} of ${text(comparison.b)} vs ${text(comparison.a)} over ${sharedUnits(comparison)}; ${comparison.regressions.length} regressed, ${comparison.improvements.length} improved`;
   return `**Verdict: ${verdict}** — ${detail}, in ${over}.`;
 }
 
@@ -240,7 +241,7 @@ function caseTable(heading: string, deltas: readonly CaseDelta[], comparison: Co
   ];
   for (const delta of deltas.slice(0, MAX_LISTED))
     lines.push(
-      `| ${text(delta.caseId)} | ${sideText(delta.aSolved, delta.aCounted)} | ${sideText(delta.bSolved, delta.bCounted)} | ${points(delta.delta)} |`,
+      `| ${text(deltaName(delta))} | ${sideText(delta.aSolved, delta.aCounted)} | ${sideText(delta.bSolved, delta.bCounted)} | ${points(delta.delta)} |`,
     );
   if (deltas.length > MAX_LISTED) lines.push(`| … and ${deltas.length - MAX_LISTED} more | | | |`);
   lines.push('');
@@ -304,7 +305,7 @@ export function renderMarkdown(input: MarkdownReportInput): string {
     lines.push(
       `### ${text(comparison.b)} vs ${text(comparison.a)} (by ${comparison.by})`,
       '',
-      `${comparison.sharedCases} shared cases: **${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied**. ` +
+      `${sharedUnits(comparison)}: **${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied**. ` +
         `Δ solve rate ${deltaText(comparison)}, ` +
         `McNemar exact p = ${comparison.mcnemarP.toPrecision(3)}.` +
         (comparison.unsharedCases > 0

@@ -16,6 +16,7 @@ import { pageCsp, reportPageAssets } from './page-assets.js';
 import { renderAttemptReplay } from './attempt-page.js';
 import { HTML_MAX_REPLAYS } from '../model.js';
 import { shownGrid, viewOf } from '../../analysis/grid-view.js';
+import { deltaName, sharedUnits } from '../../analysis/summary.js';
 
 import type { GridView } from '../../analysis/grid-view.js';
 import type { CheckDrift } from '../../analysis/check-drift.js';
@@ -459,10 +460,12 @@ function caseRates(
   kind: string,
 ): string {
   if (rows.length === 0) return '';
-  return `<div class="table-wrap"><table data-cases="${kind}"><caption class="note">${kind === 'regressions' ? `Regressions: cases ${text(comparison.b)} solves less often than ${text(comparison.a)}, worst first` : `Improvements: cases ${text(comparison.b)} solves more often, best first`}</caption><thead><tr><th scope="col">Case</th><th scope="col" class="n">${text(comparison.a)} (A)</th><th scope="col" class="n">${text(comparison.b)} (B)</th><th scope="col" class="n">Δ</th></tr></thead><tbody>${rows
+  // Runs compared: each case on each config is a pair (the configs are not pooled).
+  const cases = comparison.by === 'run' ? 'cases, each on its config,' : 'cases';
+  return `<div class="table-wrap"><table data-cases="${kind}"><caption class="note">${kind === 'regressions' ? `Regressions: ${cases} ${text(comparison.b)} solves less often than ${text(comparison.a)}, worst first` : `Improvements: ${cases} ${text(comparison.b)} solves more often, best first`}</caption><thead><tr><th scope="col">${comparison.by === 'run' ? 'Case on config' : 'Case'}</th><th scope="col" class="n">${text(comparison.a)} (A)</th><th scope="col" class="n">${text(comparison.b)} (B)</th><th scope="col" class="n">Δ</th></tr></thead><tbody>${rows
     .map(
       (row) =>
-        `<tr data-case="${esc(row.caseId)}" data-delta="${num(row.delta)}"><th scope="row">${text(row.caseId)}</th><td class="n">${percent(row.aSolveRate)}</td><td class="n">${percent(row.bSolveRate)}</td><td class="n ${row.delta < 0 ? 'bad' : 'good'}">${points(row.delta)}</td></tr>`,
+        `<tr data-case="${esc(row.caseId)}"${row.configId === null ? '' : ` data-config="${esc(row.configId)}"`} data-delta="${num(row.delta)}"><th scope="row">${text(deltaName(row))}</th><td class="n">${percent(row.aSolveRate)}</td><td class="n">${percent(row.bSolveRate)}</td><td class="n ${row.delta < 0 ? 'bad' : 'good'}">${points(row.delta)}</td></tr>`,
     )
     .join('')}</tbody></table></div>`;
 }
@@ -489,8 +492,8 @@ function comparisonSection(comparison: Comparison | null, identity: Identities):
 <p class="${ci !== null && ci[1] < 0 ? 'bad' : ci !== null && ci[0] > 0 ? 'good' : ''}"><strong>${text(verdict)}</strong></p>
 <p class="note" data-sides>A: <code>${text(comparison.a)}</code>${about(comparison.a)} · B: <code>${text(comparison.b)}</code>${about(comparison.b)}</p>
 <div class="cards">
-<div class="card"><div class="label">Δ solve rate (B − A)</div><div class="value">${delta === null ? 'n/a' : points(delta)}</div><div class="sub">${ci === null ? 'no interval' : `95% CI ${points(ci[0])} to ${points(ci[1])}`} (paired bootstrap over ${comparison.sharedCases} shared case(s))</div></div>
-<div class="card"><div class="label">Cases</div><div class="value small"><span class="good">${comparison.bWins} better</span> · <span class="bad">${comparison.aWins} worse</span> · ${comparison.ties} tied</div><div class="sub">${comparison.sharedCases} shared${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only, not compared` : ''}</div></div>
+<div class="card"><div class="label">Δ solve rate (B − A)</div><div class="value">${delta === null ? 'n/a' : points(delta)}</div><div class="sub">${ci === null ? 'no interval' : `95% CI ${points(ci[0])} to ${points(ci[1])}`} (paired bootstrap over ${sharedUnits(comparison)})</div></div>
+<div class="card"><div class="label">Cases</div><div class="value small"><span class="good">${comparison.bWins} better</span> · <span class="bad">${comparison.aWins} worse</span> · ${comparison.ties} tied</div><div class="sub">${sharedUnits(comparison)}${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only, not compared` : ''}</div></div>
 <div class="card"><div class="label">McNemar exact p</div><div class="value">${comparison.mcnemarP.toPrecision(3)}</div><div class="sub">discordant cases: ${comparison.discordant.aOnly} only A solves, ${comparison.discordant.bOnly} only B solves</div></div>
 <div class="card" data-cost-delta="${num(costDelta)}"><div class="label">Cost per attempt (B − A)</div><div class="value">${costDelta === null ? 'n/a' : signedUsd(costDelta)}</div><div class="sub">A: ${text(comparison.cost.a.text)}<br>B: ${text(comparison.cost.b.text)}${costDelta === null ? '<br>a side has no priced attempt' : ''}</div></div>
 </div>
