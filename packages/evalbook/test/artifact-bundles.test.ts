@@ -5,7 +5,7 @@
 // The order of the inputs changes none of it (a property over orders and repeats), nor what is
 // stored: the attempt keeps its artifact's evidence when the bundle comes first.
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -146,6 +146,28 @@ describe('ingest: an artifact and its own bundle in one run', () => {
       attemptsRead: 1,
     });
     expect(await storedWithArtifact(storeUrl, 't2')).toBe(true);
+  });
+
+  it('an artifact that spells its schema with \\u escapes is found as one (bundle first)', async () => {
+    const p = await pair('t6');
+    const text = await readFile(p.artifact, 'utf8');
+    const escaped = text.replace(
+      '"paperclip-runner/eval-session-artifact/v1"',
+      '"paperclip-runner/eval-session-\\u0061rtifact/v1"',
+    );
+    expect(escaped).not.toContain('eval-session-artifact');
+    await writeFile(p.artifact, escaped);
+    const summary = await ingest({
+      inputs: [p.bundle, p.artifact],
+      storeUrl: `sqlite:${join(dir, 'e.sqlite')}`,
+    });
+    expect(counts(summary)).toEqual({
+      inserted: 1,
+      duplicates: 0,
+      artifactBundles: 1,
+      invalid: 0,
+      attemptsRead: 1,
+    });
   });
 
   it('the same folder given twice: the second reading of each attempt is a duplicate', async () => {
