@@ -9,7 +9,9 @@
 // reader, parser and verdict, so invalid and unreadable inputs are reported the same) before the
 // store is even opened — unless keepForeign stores such attempts apart, marked foreign. A batch the store refuses for what
 // one of its records holds is written again bundle by bundle: the store's refusal of a bundle is
-// reported with its coded error, and the others are written (writeBatch).
+// reported with its coded error, and the others are written (writeBatch). An input that is the
+// bundle an artifact of the same run read (node's readAttemptInputs: the same file, the same bytes,
+// whatever the order) is that attempt, counted once through its artifact (artifactBundles).
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -64,6 +66,7 @@ export interface IngestProgress {
   readonly processed: number;
   readonly inserted: number;
   readonly duplicates: number;
+  /** Inputs that were the bundles of artifacts read in this run (IngestSummary.artifactBundles). */
   readonly artifactBundles: number;
   readonly conflicts: number;
   readonly invalid: number;
