@@ -51,11 +51,11 @@ export async function* readAttemptInputs(
     if (result.status === 'valid' && result.parsed.bundle !== null && input.path !== null) {
       const reference = result.parsed.evalSession?.artifact.nativeExecution;
       const file = reference === undefined ? null : fileIdOf(join(dirname(input.path), reference.path));
-      if (file !== null)
-        read.set(file, [
-          ...(read.get(file) ?? []),
-          { artifact: input.display, fileSha256: result.parsed.fileSha256 },
-        ]);
+      if (file !== null) {
+        const readings = read.get(file) ?? [];
+        readings.push({ artifact: input.display, fileSha256: result.parsed.fileSha256 });
+        read.set(file, readings);
+      }
     }
     yield result;
   }
