@@ -254,7 +254,9 @@ function unknownSchemaIssue(value: unknown): Issue | null {
   const what =
     declared === undefined
       ? 'this file declares no schema (no top-level "schema" field)'
-      : `this file declares schema ${JSON.stringify(declared)}`;
+      : typeof declared === 'string'
+        ? `this file declares schema ${JSON.stringify(declared.length > 200 ? `${declared.slice(0, 200)}…` : declared)}`
+        : `this file's "schema" is not a string (${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared})`;
   return {
     code: 'native_schema_unknown',
     path: '/schema',

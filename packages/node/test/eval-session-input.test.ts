@@ -461,6 +461,15 @@ describe('parseAttemptRead: a file that is no attempt input', () => {
     expect(issue?.message).toContain('output/artifact.json');
   });
 
+  it('a schema that is no string is named by its kind', async () => {
+    const error = await parseAttemptRead(Buffer.from('{"schema":{"v":1}}'), null).catch(
+      (caught: unknown) => caught,
+    );
+    expect((error as { issues: { message: string }[] }).issues[0]?.message).toMatch(
+      /^this file's "schema" is not a string \(object\): Evals reads only/,
+    );
+  });
+
   it('text that is no JSON object keeps the parser’s own issue', async () => {
     const error = await parseAttemptRead(Buffer.from('[1]'), null).catch((caught: unknown) => caught);
     expect((error as { issues: { code: string }[] }).issues.map((issue) => issue.code)).toEqual([

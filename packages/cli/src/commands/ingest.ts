@@ -199,7 +199,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
  * The inputs that were the bundles of artifacts read in the same run (a campaign folder walked
  * whole): each attempt is counted once, through its artifact — not a duplicate, not unverified.
  */
-export function artifactBundlesText(count: number): string {
+function artifactBundlesText(count: number): string {
   return `${count} bundle(s) already read through their eval-session artifacts in this run: the same files, counted once, as their artifacts' attempts (not duplicates)`;
 }
 
