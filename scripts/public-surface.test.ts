@@ -285,6 +285,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'outputConflicts',
     'outputTarget',
     'readAttemptFile',
+    'readAttemptInputs',
     'readAttemptReadFile',
     'readBundles',
     'readJsonDocument',

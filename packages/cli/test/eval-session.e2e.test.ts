@@ -249,3 +249,43 @@ describe('evals ingest and report on eval-session artifacts', () => {
     });
   });
 });
+
+// The artifacts' folder walked whole, as a campaign's work folder is: each bundle (in its try's
+// folder, which sorts before the artifact beside it) is met bare as well as through its artifact.
+describe('evals ingest of the artifacts’ folder walked whole', () => {
+  it('counts each artifact’s own bundle once, read through its artifact (not a duplicate, not unverified), and refuses the other JSON naming its schema', () => {
+    const withBundle = ['attempt_ok', 'attempt_hang', 'attempt_budget', 'attempt_mismatch'].filter(
+      (name) =>
+        (JSON.parse(readFileSync(artifact(name), 'utf8')) as { nativeExecution?: unknown })
+          .nativeExecution !== undefined,
+    );
+    expect(withBundle.length).toBeGreaterThan(0);
+    const store = `sqlite:${join(dir, 'walked.sqlite')}`;
+    const run = evals(['ingest', join(dir, 'artifacts'), '--store', store, '--json']);
+    const summary = JSON.parse(run.stdout) as {
+      inserted: number;
+      duplicates: number;
+      artifactBundles: number;
+      artifacts: { verified: number; unverified: number };
+      invalid: { issues: { code: string; message: string; expected: unknown }[] }[];
+    };
+    expect(schemaErrors(SCHEMA('ingest-report'), summary)).toEqual([]);
+    expect(summary).toMatchObject({ inserted: 4, duplicates: 0, artifactBundles: withBundle.length });
+    // every attempt read once: the bundles' bare readings add no unverified attempt
+    expect(summary.artifacts.verified + summary.artifacts.unverified).toBe(4);
+    for (const invalid of summary.invalid) {
+      expect(invalid.issues).toHaveLength(1);
+      expect(invalid.issues[0]).toMatchObject({
+        code: 'native_schema_unknown',
+        expected: 'paperclip-runner/native-execution/v1 or paperclip-runner/eval-session-artifact/v1',
+      });
+      expect(invalid.issues[0]?.message).toMatch(/^this file declares (schema "[^"]+"|no schema)/);
+    }
+    // Again, in words: the store holds them now (the artifacts are the duplicates).
+    const again = evals(['ingest', join(dir, 'artifacts'), '--store', store]);
+    expect(again.stdout).toMatch(/: 0 inserted, 4 duplicate, /);
+    expect(again.stdout).toContain(
+      `${withBundle.length} bundle(s) already read through their eval-session artifacts in this run`,
+    );
+  });
+});

@@ -13,6 +13,7 @@ import {
   ContractError,
   EVAL_SESSION_ARTIFACT_V1,
   INFRASTRUCTURE_FAILURE_CLASSES,
+  NATIVE_EXECUTION_V1,
   assertEvalSessionArtifact,
   assertNativeExecution,
   invalidArtifact,
@@ -139,6 +140,8 @@ export async function parseAttemptRead(
   const fileSha256 = sha256Digest(bytes);
   if ((text.value as { schema?: unknown }).schema !== EVAL_SESSION_ARTIFACT_V1) {
     const bundle: unknown = text.value;
+    const unknownSchema = unknownSchemaIssue(bundle);
+    if (unknownSchema !== null) throw invalidNativeExecution([unknownSchema]);
     assertNativeExecution(bundle, { strictlyRead: true });
     const input = { bundle, fileSha256, byteSize: bytes.byteLength };
     qualifiedIssues(
@@ -236,6 +239,31 @@ export async function parseAttemptRead(
   const crossIssues = agreementIssues(artifact, input.bundle);
   if (crossIssues.length > 0) throw invalidArtifact(crossIssues);
   return { ...input, evalSession: evidence };
+}
+
+/**
+ * A JSON object that declares neither schema an attempt input may have (fail closed: nothing else
+ * of it is judged), as one issue that names what it declares (or that it declares none) and which
+ * files are read: a campaign try's folder also holds its request, the session's result, its
+ * artifact-root manifest and denial records, none of them an attempt.
+ */
+function unknownSchemaIssue(value: unknown): Issue | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const declared = (value as { schema?: unknown }).schema;
+  if (declared === NATIVE_EXECUTION_V1) return null;
+  const what =
+    declared === undefined
+      ? 'this file declares no schema (no top-level "schema" field)'
+      : typeof declared === 'string'
+        ? `this file declares schema ${JSON.stringify(declared.length > 200 ? `${declared.slice(0, 200)}…` : declared)}`
+        : `this file's "schema" is not a string (${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared})`;
+  return {
+    code: 'native_schema_unknown',
+    path: '/schema',
+    message: `${what}: Evals reads only an attempt bundle (${NATIVE_EXECUTION_V1}) or an eval-session artifact (${EVAL_SESSION_ARTIFACT_V1}, with the bundle it references). Name those files (a campaign try's artifact is <try>/output/artifact.json), not a folder that holds other JSON`,
+    expected: `${NATIVE_EXECUTION_V1} or ${EVAL_SESSION_ARTIFACT_V1}`,
+    received: declared === undefined ? 'missing' : declared,
+  };
 }
 
 function qualifiedIssues(

@@ -14,6 +14,7 @@ export {
 export type { BundleInput } from './bundle-inputs.js';
 export { readBundles } from './bundle-reads.js';
 export type { BundleRead } from './bundle-reads.js';
+export { readAttemptInputs } from './attempt-inputs.js';
 export { SIGNAL_EXIT_CODES, guardPrivatePath, guardedCounts, noticeOnStop } from './child-cleanup.js';
 export { ChildTransport } from './child-transport.js';
 export type { ChildExit } from './child-transport.js';

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { evalSessionArtifactIssues, parseEvalSessionArtifact } from '@paperclip-evals/contract';
 
 import {
+  parseAttemptRead,
   readAttemptFile,
   readAttemptReadFile,
   readAttemptReadStream,
@@ -410,5 +411,69 @@ describe('readAttemptFile: an artifact and the bundle beside it', () => {
         readAttemptReadFile(bare(), { qualifiedRunnerdSha256: `sha256:${'9'.repeat(64)}` }),
       ).rejects.toMatchObject({ issues: [expect.objectContaining({ code: 'runnerd_not_qualified' })] });
     });
+  });
+});
+
+// A campaign try's folder holds other JSON than attempts (its request, the session's result, the
+// artifact-root manifest, denial records): each refused fail closed, naming what it declares (or
+// that it declares none), what is read instead, and where the artifacts are.
+describe('parseAttemptRead: a file that is no attempt input', () => {
+  it.each([
+    [
+      'a request',
+      { schema: 'paperclip-runner/eval-session-request/v1', attemptId: 'a' },
+      'paperclip-runner/eval-session-request/v1',
+    ],
+    ['a run result', { schema: 'paperclip.run_result.v1' }, 'paperclip.run_result.v1'],
+    [
+      'an artifact-root manifest',
+      { schema: 'paperclip-runner/artifact-root/v1' },
+      'paperclip-runner/artifact-root/v1',
+    ],
+    [
+      'a later bundle version',
+      { schema: 'paperclip-runner/native-execution/v2' },
+      'paperclip-runner/native-execution/v2',
+    ],
+    ['a denial record (no schema)', { callId: 'c1', code: 'denied' }, 'missing'],
+  ])('%s → native_schema_unknown naming it', async (_name, value, received) => {
+    const error = await parseAttemptRead(Buffer.from(JSON.stringify(value)), null).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'paperclip_native_execution_invalid' });
+    const { issues } = error as {
+      issues: { code: string; path: string; message: string; expected: unknown; received: unknown }[];
+    };
+    expect(issues).toHaveLength(1);
+    const [issue] = issues;
+    expect(issue).toMatchObject({
+      code: 'native_schema_unknown',
+      path: '/schema',
+      expected: 'paperclip-runner/native-execution/v1 or paperclip-runner/eval-session-artifact/v1',
+      received,
+    });
+    expect(issue?.message).toContain(
+      received === 'missing' ? 'declares no schema' : `declares schema ${JSON.stringify(received)}`,
+    );
+    expect(issue?.message).toMatch(
+      /attempt bundle \(paperclip-runner\/native-execution\/v1\) or an eval-session artifact \(paperclip-runner\/eval-session-artifact\/v1/,
+    );
+    expect(issue?.message).toContain('output/artifact.json');
+  });
+
+  it('a schema that is no string is named by its kind', async () => {
+    const error = await parseAttemptRead(Buffer.from('{"schema":{"v":1}}'), null).catch(
+      (caught: unknown) => caught,
+    );
+    expect((error as { issues: { message: string }[] }).issues[0]?.message).toMatch(
+      /^this file's "schema" is not a string \(object\): Evals reads only/,
+    );
+  });
+
+  it('text that is no JSON object keeps the parser’s own issue', async () => {
+    const error = await parseAttemptRead(Buffer.from('[1]'), null).catch((caught: unknown) => caught);
+    expect((error as { issues: { code: string }[] }).issues.map((issue) => issue.code)).toEqual([
+      'json_not_object',
+    ]);
   });
 });

@@ -178,6 +178,7 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
   if (lines.length > 0) lines.push('');
   lines.push(
     `${summary.store}: ${summary.inserted} inserted, ${summary.duplicates} duplicate, ${summary.conflicts.length} conflict, ${summary.invalid.length} invalid, ${summary.unreadable.length} unreadable, ${summary.storeRefused.length} not stored, ${summary.foreign.length} foreign${summary.foreign.length === 0 ? '' : summary.keepForeign ? ' (kept apart)' : ' (refused)'}`,
+    ...(summary.artifactBundles === 0 ? [] : [artifactBundlesText(summary.artifactBundles)]),
     summary.inserted === 0
       ? 'cost: no new attempts to price'
       : `cost of the new attempts: ${summary.coverage.text}; priced total ${displayUsd(total)}${summary.coverage.unpriced > 0 ? ' (unpriced attempts are not counted as zero)' : ''}`,
@@ -192,6 +193,14 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
     );
   printLines('stdout', lines);
   return outcome;
+}
+
+/**
+ * The inputs that were the bundles of artifacts read in the same run (a campaign folder walked
+ * whole): each attempt is counted once, through its artifact — not a duplicate, not unverified.
+ */
+function artifactBundlesText(count: number): string {
+  return `${count} bundle(s) already read through their eval-session artifacts in this run: the same files, counted once, as their artifacts' attempts (not duplicates)`;
 }
 
 /** How many missing referenced files the summary names (--json: up to MISSING_ARTIFACTS_LISTED). */

@@ -9,13 +9,20 @@
 // reader, parser and verdict, so invalid and unreadable inputs are reported the same) before the
 // store is even opened — unless keepForeign stores such attempts apart, marked foreign. A batch the store refuses for what
 // one of its records holds is written again bundle by bundle: the store's refusal of a bundle is
-// reported with its coded error, and the others are written (writeBatch).
+// reported with its coded error, and the others are written (writeBatch). An input that is the
+// bundle an artifact of the same run read (node's readAttemptInputs: the same file, the same bytes,
+// whatever the order) is that attempt, counted once through its artifact (artifactBundles).
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LAYER_OF, evaluateAssertions, isAssertionType, toTrace } from '@paperclip-evals/checks';
 import { DEFAULT_MAX_INPUT_BYTES, displayLocator } from '@paperclip-evals/contract';
-import { STDIN_INPUT, checkContainedReference, expandBundleInputs, readBundles } from '@paperclip-evals/node';
+import {
+  STDIN_INPUT,
+  checkContainedReference,
+  expandBundleInputs,
+  readAttemptInputs,
+} from '@paperclip-evals/node';
 
 import type { Assertion, AssertionResult, EngineServerOptions, ModelUsage } from '@paperclip-evals/checks';
 import type { Issue, NativeExecution } from '@paperclip-evals/contract';
@@ -59,6 +66,8 @@ export interface IngestProgress {
   readonly processed: number;
   readonly inserted: number;
   readonly duplicates: number;
+  /** Inputs that were the bundles of artifacts read in this run (IngestSummary.artifactBundles). */
+  readonly artifactBundles: number;
   readonly conflicts: number;
   readonly invalid: number;
   readonly unreadable: number;
@@ -112,6 +121,13 @@ export interface IngestSummary {
   readonly processed: number;
   readonly inserted: number;
   readonly duplicates: number;
+  /**
+   * Inputs that are the native-execution bundle an eval-session artifact of this run read (the same
+   * file, the same bytes: a campaign folder walked whole meets each try's bundle below its artifact).
+   * That attempt is counted once, through its artifact; these are neither duplicates nor attempts of
+   * their own, and not in `artifacts`. A second bare input of the same file is a duplicate.
+   */
+  readonly artifactBundles: number;
   readonly conflicts: IngestConflict[];
   readonly invalid: { readonly input: string; readonly issues: readonly Issue[] }[];
   /** Each input that could not be read: why, and the rule's code (node's UnreadableInputCode). */
@@ -277,7 +293,10 @@ async function firstPass(
   context: Omit<ReadContext, 'checks' | 'artifacts' | 'missing'>,
   readOptions: ReadAttemptOptions & { readonly stdin: () => AsyncIterable<Uint8Array> },
 ): Promise<
-  Pick<IngestSummary, 'processed' | 'invalid' | 'unreadable' | 'foreign' | 'artifacts' | 'artifactsMissing'>
+  Pick<
+    IngestSummary,
+    'processed' | 'artifactBundles' | 'invalid' | 'unreadable' | 'foreign' | 'artifacts' | 'artifactsMissing'
+  >
 > {
   const artifacts = emptyIngestArtifactCounts();
   const missing = emptyArtifactsMissing();
@@ -285,8 +304,13 @@ async function firstPass(
   const unreadable: IngestSummary['unreadable'] = [];
   const foreign: IngestForeign[] = [];
   let processed = 0;
-  for await (const read of readBundles(expandBundleInputs(inputs), readOptions)) {
+  let artifactBundles = 0;
+  for await (const read of readAttemptInputs(inputs, readOptions)) {
     processed++;
+    if (read.status === 'artifact_bundle') {
+      artifactBundles++;
+      continue;
+    }
     const judged = await readInput(read, {
       ...context,
       artifacts,
@@ -310,6 +334,7 @@ async function firstPass(
   }
   return {
     processed,
+    artifactBundles,
     invalid,
     unreadable,
     foreign,
@@ -592,6 +617,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   let processed = 0;
   let inserted = 0;
   let duplicates = 0;
+  let artifactBundles = 0;
   const conflicts: IngestConflict[] = [];
   const invalid: IngestSummary['invalid'] = [];
   const unreadable: IngestSummary['unreadable'] = [];
@@ -614,6 +640,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       processed,
       inserted,
       duplicates,
+      artifactBundles,
       conflicts: conflicts.length,
       invalid: invalid.length,
       unreadable: unreadable.length,
@@ -691,7 +718,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   };
 
   try {
-    const reads = readBundles(expandBundleInputs(options.inputs), {
+    const reads = readAttemptInputs(options.inputs, {
       ...parseOptions,
       stdin,
       // No read-ahead: a bundle is read with synchronous calls (node's readFileBytes), ~10 µs from
@@ -704,6 +731,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       if (options.onProgress !== undefined && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = performance.now();
         progress();
+      }
+      // The bundle an artifact of this run read, met again bare: that attempt, counted through its artifact.
+      if (read.status === 'artifact_bundle') {
+        artifactBundles++;
+        continue;
       }
       const judged = await readInput(read, {
         environment,
@@ -757,6 +789,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     processed,
     inserted,
     duplicates,
+    artifactBundles,
     conflicts,
     invalid,
     unreadable,
