@@ -112,6 +112,14 @@ const UNKNOWN_OPTION_HINTS: Readonly<Record<string, Readonly<Record<string, stri
  * What each commander usage error expected and received, from the command and commander's message,
  * and what to do: the message ends by pointing at the command's --help.
  */
+/** Words a newcomer types for a command of another name (the docs speak of campaigns, lists, …). */
+const UNKNOWN_COMMAND_HINTS: Readonly<Record<string, string>> = {
+  campaign: '`evals run` runs a campaign, `evals merge` joins its shards',
+  campaigns: "`evals runs` lists the ledger's campaigns and runs",
+  list: "`evals runs` lists the ledger's campaigns and runs",
+  serve: '`evals view SITE` serves a published site on loopback',
+};
+
 function usageIssue(command: Command, error: CommanderError): Issue {
   const path = commandPath(command);
   const help = `${path} --help`;
@@ -131,13 +139,16 @@ function usageIssue(command: Command, error: CommanderError): Issue {
         received: quoted,
       };
     }
-    case 'commander.unknownCommand':
+    case 'commander.unknownCommand': {
+      const meant = UNKNOWN_COMMAND_HINTS[quoted];
       return {
         code: 'unknown_command',
         ...base,
+        ...(meant === undefined ? {} : { message: `${said.replace(/\.$/, '')} (${meant}); see ${help}` }),
         expected: `one of ${command.commands.map((sub) => sub.name()).join(', ')}`,
         received: quoted,
       };
+    }
     case 'commander.missingArgument': {
       const argument = command.registeredArguments.find((candidate) => candidate.name() === quoted);
       return {
@@ -163,11 +174,14 @@ function usageIssue(command: Command, error: CommanderError): Issue {
       const choices = /^Allowed choices are (.*?)\.?$/s.exec(why)?.[1];
       const expected =
         choices === undefined
-          ? why.replace(/^expected /, '').replace(/;\s*received .*$/s, '')
+          ? why.replace(/^expected /, '').replace(/[;,]\s*received .*$/s, '')
           : `one of ${choices}`;
+      // The why is the issue's expected and received: the message keeps only what was refused.
+      const refused = /^(.*?argument '[^']*' is invalid)/s.exec(said)?.[1];
       return {
         code: 'option_value_invalid',
         ...base,
+        ...(refused === undefined || expected === '' ? {} : { message: `${refused}; see ${help}` }),
         expected: expected === '' ? `a value ${help} describes` : expected,
         received: value,
       };
@@ -255,10 +269,11 @@ export class EvalsCommand extends Command {
   }
 
   /**
-   * The text after (or before) the Options list, wrapped as commander wraps a description: each line
-   * that starts at the margin (a paragraph: Exit codes, Credentials, Case checks, …) by the help's
-   * own boxWrap at the help's width (the terminal's, else 80); an indented line (an example command,
-   * a list item laid out by hand) and a blank line stay as written.
+   * The text after (or before) the Options list, wrapped as commander wraps a description: the lines
+   * that start at the margin, up to a blank or an indented line, are one paragraph (Exit codes,
+   * Credentials, Case checks, …; its source breaks lines where the source likes), joined and wrapped
+   * by the help's own boxWrap at the help's width (the terminal's, else 80); an indented line (an
+   * example command, a list item laid out by hand) and a blank line stay as written.
    */
   override addHelpText(
     position: Parameters<Command['addHelpText']>[0],
@@ -269,10 +284,20 @@ export class EvalsCommand extends Command {
       const output = context.command.configureOutput();
       const width = (context.error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? HELP_WIDTH;
       const help = context.command.createHelp();
-      return raw
-        .split('\n')
-        .map((line) => (line === '' || /^\s/.test(line) ? line : help.boxWrap(line, width)))
-        .join('\n');
+      const lines: string[] = [];
+      let paragraph: string[] = [];
+      const flush = (): void => {
+        if (paragraph.length > 0) lines.push(help.boxWrap(paragraph.join(' '), width));
+        paragraph = [];
+      };
+      for (const line of raw.split('\n')) {
+        if (line === '' || /^\s/.test(line)) {
+          flush();
+          lines.push(line);
+        } else paragraph.push(line.trimEnd());
+      }
+      flush();
+      return lines.join('\n');
     });
   }
 

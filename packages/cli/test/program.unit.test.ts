@@ -97,6 +97,23 @@ describe('evals --version and --help', () => {
     expect(segments.get(exit), line).toContain(meaning);
   });
 
+  // A paragraph of the text after the options is wrapped as one: its source's own line breaks (the
+  // source is written ~110 columns wide) never leave a short line in the middle of a sentence.
+  it.each([[], ...COMMANDS].map((path) => [path.join(' ') || '(root)', path] as const))(
+    '%s --help wraps each paragraph as one: no short line before the paragraph ends',
+    async (_name, path) => {
+      const run = await evals(...path, '--help');
+      const lines = run.stdout.split('\n');
+      const ragged = lines.filter((line, index) => {
+        const next = lines[index + 1] ?? '';
+        // a margin line followed by another margin line of the same paragraph
+        const inParagraph = line !== '' && !/^\s/.test(line) && next !== '' && !/^\s/.test(next);
+        return inParagraph && !/:$/.test(line) && line.length + 1 + (next.split(' ')[0]?.length ?? 0) <= 80;
+      });
+      expect(ragged).toEqual([]);
+    },
+  );
+
   // Help is our own text: a backslash in an example (jq's \", printf's \n, a continuation line's \)
   // prints as the one backslash the source has, never escaped as input would be.
   it.each([[], ...COMMANDS].map((path) => [path.join(' ') || '(root)', path] as const))(
@@ -117,7 +134,7 @@ describe('evals --version and --help', () => {
     expect((await evals('qualify', '--help')).stdout).toContain('select(.status != \\"pass\\")');
     expect((await evals('policy', 'evaluate', '--help')).stdout).toContain("printf '%s\\n'");
     expect((await evals('run', '--help')).stdout).toMatch(/--shard 2\/4 \\\n/);
-    expect((await evals('--help')).stdout).toContain('ESC as\n\\u001b, CR as \\r');
+    expect((await evals('--help')).stdout.replaceAll('\n', ' ')).toContain('ESC as \\u001b, CR as \\r');
   });
 
   it('still escapes what commander quotes from argv in an error', async () => {
@@ -130,6 +147,11 @@ describe('evals --version and --help', () => {
 describe('flags: parsing and validation errors are usage errors (exit 2) that say what was expected', () => {
   const rows: [string, string[], RegExp][] = [
     ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    [
+      'a command a newcomer guesses',
+      ['campaign'],
+      /unknown command 'campaign' \(`evals run` runs a campaign/,
+    ],
     ['an unknown option', ['validate', '--frob', 'x.json'], /unknown option '--frob'/],
     ['a missing argument', ['validate'], /missing required argument 'inputs'/],
     ['a missing mandatory option', ['qualify'], /required option '--release-dir <dir>' not specified/],
@@ -138,11 +160,15 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       ['validate', '--max-bytes', '0', 'x.json'],
       /expected a size from 1 byte to 512 MiB/,
     ],
-    ['a format not offered', ['report', '--format', 'pdf'], /Allowed choices are json, md, html, junit, csv/],
+    [
+      'a format not offered',
+      ['report', '--format', 'pdf'],
+      /expected one of json, md, html, junit, csv, received pdf/,
+    ],
     [
       'a rate above 1',
       ['report', '--fail-on', 'below:1.5'],
-      /below:RATE with RATE from 0 to 1.*"below:1\.5"/,
+      /below:RATE with RATE from 0 to 1.*received below:1\.5\)/,
     ],
     ['a gate it does not know', ['compare', '--a', 'x', '--b', 'y', '--fail-on', 'x'], /expected regression/],
     [
@@ -163,7 +189,7 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
     [
       'a timeout that is not a number',
       ['runnerd', 'inspect', '--path', 'p', '--sha256', 's', '--timeout-ms', 'soon'],
-      /expected a positive whole number, received "soon"/,
+      /expected a positive whole number, received soon\)/,
     ],
     [
       'run --plan with --out (a plan writes no record)',
@@ -195,7 +221,7 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
     [
       'a log level it does not know',
       ['engine', '--stdio', '--log-level', 'loud'],
-      /Allowed choices are debug, info, warn, error/,
+      /expected one of debug, info, warn, error, received loud/,
     ],
   ];
   it.each(rows)('%s', async (_name, args, message) => {
@@ -203,6 +229,9 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stdout).toBe('');
+    // what was expected and received is said once, by the issue, never again in its message
+    expect(run.stderr.match(/\bexpected\b/g)?.length ?? 0, run.stderr).toBeLessThanOrEqual(1);
+    expect(run.stderr.match(/\breceived\b/g)?.length ?? 0, run.stderr).toBeLessThanOrEqual(1);
   });
 });
 

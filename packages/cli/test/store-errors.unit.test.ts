@@ -36,7 +36,7 @@ describe('no store at the default place: which store, that it is the default, an
     const run = await evals(...args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      "  store_missing at .evalbook/evalbook.sqlite: no Evalbook at .evalbook/evalbook.sqlite (the default store: neither --store nor an --env file's store: names one): name an existing one with --store sqlite:PATH",
+      "  store_missing at .evalbook/evalbook.sqlite: no Evalbook at .evalbook/evalbook.sqlite (the default store: neither --store nor an --env file's `store` key names one): name an existing one with --store sqlite:PATH",
     );
     expect(run.stderr).toMatch(/\(expected a SQLite Evalbook file [^)]*\), received nothing there\)$/m);
   });

@@ -136,7 +136,7 @@ function sourceText(path: string, source: StoreSource | undefined): string {
   if (source === undefined) return '';
   if (source.from === 'flag') return ` (named by ${source.flag})`;
   if (source.from === 'default')
-    return " (the default store: neither --store nor an --env file's store: names one)";
+    return " (the default store: neither --store nor an --env file's `store` key names one)";
   const resolved = isAbsolute(path)
     ? ''
     : `; a relative path there is read from the working folder, not the file's: here ${resolve(path)}`;
