@@ -1,8 +1,9 @@
 // Merging shard stores: with SQLite each CI cell (shard) ingests into its own store, so the trusted
 // merge job copies everything of the campaign (run id = campaign id) from each shard's store into
 // one target store — its attempts, their policy verdicts (evals policy replay --store), its
-// retractions (evals retract), who, why and when kept, and its campaign records (every one: a
-// budget-stopped record and its resumed one alike) followed by the merged record itself — through
+// retractions (evals retract), who, why and when kept, its campaign records (every one: a
+// budget-stopped record and its resumed one alike) followed by the merged record itself, and its
+// try starts (a SIGKILLed shard's start with no attempt stays an unknown spend in the target) — through
 // the target store's copyIn: each kind by its own append rule, all in ONE transaction. Before
 // anything is written every problem is found at once: the same attempt with another digest, the
 // same verdict with another content, or the same target retracted otherwise in two shard stores, an
@@ -12,7 +13,8 @@
 // and a try the merged record says was stored that
 // no shard store holds (shard_store_incomplete). In the transaction, what the target already holds
 // alike is a duplicate, skipped (so the same merge again writes nothing); a verdict or retraction it
-// holds otherwise refuses the whole copy (nothing is written, nothing overwritten).
+// holds otherwise refuses the whole copy (nothing is written, nothing overwritten); so does a try's
+// start or interruption held (or given by two shard stores) with other content under its key.
 import { existsSync } from 'node:fs';
 
 import { displayLocator } from '@paperclip-evals/contract';
@@ -54,6 +56,12 @@ export interface StoreMergeSummary {
   readonly retractions: { readonly inserted: number; readonly duplicates: number };
   /** The campaign's records found in the shard stores, copied, and those the target held alike. */
   readonly campaignRecords: { readonly inserted: number; readonly duplicates: number };
+  /**
+   * The campaign's try rows (starts and interruptions) copied, and those the target held alike (or
+   * another shard store gave alike); `unsettled`: the starts the target holds with no attempt after
+   * the copy (its runs() counts them as unpriced).
+   */
+  readonly tryStarts: { readonly inserted: number; readonly duplicates: number; readonly unsettled: number };
   /** What became of the merged record itself in the target (appended in the same transaction). */
   readonly record: CampaignRecordOutcome;
 }
@@ -88,6 +96,8 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
     });
   };
   const perStore: { store: string; attempts: number }[] = [];
+  /** Every shard store's starts of the campaign, in the order given (the target writes each once). */
+  const tries: Awaited<ReturnType<LedgerStore['campaignTries']>> = [];
   const target = displayLocator(options.to);
   for (const given of options.from) {
     // Named in messages as displayLocator shows it: never with a password.
@@ -157,6 +167,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
         if (entry.record.planDigest !== planDigest) otherPlan(url, entry.record);
         else campaignRecords.set(entry.recordDigest, entry.record);
       }
+      tries.push(...(await store.campaignTries(campaignId)));
       perStore.push({ store: url, attempts: count });
     } finally {
       await store.close();
@@ -226,6 +237,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       );
     const writer = opened ?? (await openStore(options.to));
     let copied;
+    let unsettled = 0;
     try {
       copied = await writer.copyIn({
         records: [...records.values()].map((entry) => entry.record),
@@ -237,7 +249,9 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
           ...[...campaignRecords.values()].map((record) => ({ campaignId, record })),
           { campaignId, record: JSON.parse(JSON.stringify(options.record)) as Record<string, unknown> },
         ],
+        tries,
       });
+      unsettled = (await writer.campaignTries(campaignId)).filter((entry) => !entry.settled).length;
     } catch (error) {
       // The target changed while merging, or holds a verdict or retraction otherwise: nothing written.
       if (isEvalbookError(error, 'paperclip_evalbook_merge_conflict'))
@@ -265,6 +279,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       policyVerdicts: counted(copied.policyVerdicts),
       retractions: counted(copied.retractions),
       campaignRecords: counted(copied.campaigns.slice(0, -1)),
+      tryStarts: { ...counted(copied.tries), unsettled },
       // The merged record: there already, or appended as the campaign's first or beside earlier ones.
       record:
         copied.campaigns.at(-1)?.status !== 'inserted'

@@ -135,3 +135,122 @@ export interface UnsettledDbRow {
   readonly run_id: string;
   readonly n: number | string;
 }
+
+/**
+ * One campaign_tries row as `evals merge --from-store` copies it from a shard's store into the
+ * target (copy-in.ts): a start, or an interruption of a started try. Its identity is the table's
+ * unique key (campaign, case, config, try id, event); the rest is its content.
+ */
+export interface TryRow {
+  readonly campaignId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly attemptId: string;
+  readonly tryNumber: number;
+  readonly tryId: string;
+  readonly event: TryEvent;
+  readonly at: string;
+  /** The runner of a start, `{ reason }` of an interruption, as JSON text. */
+  readonly detailJson: string;
+}
+
+/** The rows a store holds for these starts as read back (campaignTries): each start, then its interruption. */
+export function tryRowsOf(tries: readonly CampaignTry[]): TryRow[] {
+  return tries.flatMap((entry) => {
+    const identity = {
+      campaignId: entry.campaignId,
+      caseId: entry.caseId,
+      configId: entry.configId,
+      attemptId: entry.attemptId,
+      tryNumber: entry.tryNumber,
+      tryId: entry.tryId,
+    };
+    const start: TryRow = {
+      ...identity,
+      event: 'started',
+      at: entry.startedAt,
+      detailJson: JSON.stringify(entry.runner),
+    };
+    return entry.interruption === null
+      ? [start]
+      : [
+          start,
+          {
+            ...identity,
+            event: 'interrupted',
+            at: entry.interruption.at,
+            detailJson: JSON.stringify({ reason: entry.interruption.reason }),
+          },
+        ];
+  });
+}
+
+/** The insert values of a copied row, in TRY_COLUMNS order. */
+export function tryRowValues(row: TryRow): (string | number)[] {
+  return [
+    row.campaignId,
+    row.caseId,
+    row.configId,
+    row.attemptId,
+    row.tryNumber,
+    row.tryId,
+    row.event,
+    row.at,
+    row.detailJson,
+  ];
+}
+
+/** The row's identity (the table's unique key) as one text. */
+function tryRowKey(row: TryRow): string {
+  return JSON.stringify([row.campaignId, row.caseId, row.configId, row.tryId, row.event]);
+}
+
+/** A row of TRY_COLUMNS as a target reads it back (to compare a copied row with what it holds). */
+export interface TryRowDbRow {
+  readonly campaign_id: string;
+  readonly case_id: string;
+  readonly config_id: string;
+  readonly attempt_id: string;
+  readonly try_number: number | string;
+  readonly try_id: string;
+  readonly event: TryEvent;
+  readonly at: string;
+  readonly detail_json: string;
+}
+
+export function tryRowFromDb(row: TryRowDbRow): TryRow {
+  return {
+    campaignId: row.campaign_id,
+    caseId: row.case_id,
+    configId: row.config_id,
+    attemptId: row.attempt_id,
+    tryNumber: Number(row.try_number),
+    tryId: row.try_id,
+    event: row.event,
+    at: row.at,
+    detailJson: row.detail_json,
+  };
+}
+
+/** What became of one copied row: written, held alike (skipped), or held otherwise (nothing overwritten). */
+export type TryCopyOutcome =
+  | { readonly status: 'inserted' | 'duplicate'; readonly row: TryRow }
+  | { readonly status: 'conflict'; readonly row: TryRow; readonly existing: TryRow };
+
+/** Two rows under one key say the same: every column alike, the detail compared as JSON (not as its spelling). */
+function tryRowsAlike(a: TryRow, b: TryRow): boolean {
+  const detail = (text: string) => JSON.stringify(JSON.parse(text));
+  return (
+    tryRowKey(a) === tryRowKey(b) &&
+    a.attemptId === b.attemptId &&
+    a.tryNumber === b.tryNumber &&
+    a.at === b.at &&
+    detail(a.detailJson) === detail(b.detailJson)
+  );
+}
+
+/** One copied row against what the target holds under its key (undefined: nothing). */
+export function tryCopyOutcome(row: TryRow, existing: TryRow | undefined): TryCopyOutcome {
+  if (existing === undefined) return { status: 'inserted', row };
+  return tryRowsAlike(row, existing) ? { status: 'duplicate', row } : { status: 'conflict', row, existing };
+}
