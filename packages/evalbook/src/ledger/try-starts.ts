@@ -66,32 +66,12 @@ export const TRY_COLUMNS =
 
 /** The insert values of a start row, in TRY_COLUMNS order. */
 export function tryStartValues(start: TryStart): (string | number)[] {
-  return [
-    start.campaignId,
-    start.caseId,
-    start.configId,
-    start.attemptId,
-    start.tryNumber,
-    start.tryId,
-    'started',
-    start.startedAt,
-    JSON.stringify(start.runner),
-  ];
+  return tryRowValues(startRow(start));
 }
 
 /** The insert values of an interruption row, in TRY_COLUMNS order. */
 export function tryInterruptionValues(interruption: TryInterruption): (string | number)[] {
-  return [
-    interruption.campaignId,
-    interruption.caseId,
-    interruption.configId,
-    interruption.attemptId,
-    interruption.tryNumber,
-    interruption.tryId,
-    'interrupted',
-    interruption.at,
-    JSON.stringify({ reason: interruption.reason }),
-  ];
+  return tryRowValues(interruptionRow(interruption));
 }
 
 /** A row of a store's campaign-tries query (settled: SQLite's 0/1, PostgreSQL's boolean). */
@@ -154,38 +134,46 @@ export interface TryRow {
   readonly detailJson: string;
 }
 
-/** The rows a store holds for these starts as read back (campaignTries): each start, then its interruption. */
-export function tryRowsOf(tries: readonly CampaignTry[]): TryRow[] {
-  return tries.flatMap((entry) => {
-    const identity = {
-      campaignId: entry.campaignId,
-      caseId: entry.caseId,
-      configId: entry.configId,
-      attemptId: entry.attemptId,
-      tryNumber: entry.tryNumber,
-      tryId: entry.tryId,
-    };
-    const start: TryRow = {
-      ...identity,
-      event: 'started',
-      at: entry.startedAt,
-      detailJson: JSON.stringify(entry.runner),
-    };
-    return entry.interruption === null
-      ? [start]
-      : [
-          start,
-          {
-            ...identity,
-            event: 'interrupted',
-            at: entry.interruption.at,
-            detailJson: JSON.stringify({ reason: entry.interruption.reason }),
-          },
-        ];
-  });
+/** A start's row. */
+function startRow(start: TryStart): TryRow {
+  return {
+    campaignId: start.campaignId,
+    caseId: start.caseId,
+    configId: start.configId,
+    attemptId: start.attemptId,
+    tryNumber: start.tryNumber,
+    tryId: start.tryId,
+    event: 'started',
+    at: start.startedAt,
+    detailJson: JSON.stringify(start.runner),
+  };
 }
 
-/** The insert values of a copied row, in TRY_COLUMNS order. */
+/** An interruption's row. */
+function interruptionRow(interruption: TryInterruption): TryRow {
+  return {
+    campaignId: interruption.campaignId,
+    caseId: interruption.caseId,
+    configId: interruption.configId,
+    attemptId: interruption.attemptId,
+    tryNumber: interruption.tryNumber,
+    tryId: interruption.tryId,
+    event: 'interrupted',
+    at: interruption.at,
+    detailJson: JSON.stringify({ reason: interruption.reason }),
+  };
+}
+
+/** The rows a store holds for these starts as read back (campaignTries): each start, then its interruption. */
+export function tryRowsOf(tries: readonly CampaignTry[]): TryRow[] {
+  return tries.flatMap((entry) =>
+    entry.interruption === null
+      ? [startRow(entry)]
+      : [startRow(entry), interruptionRow({ ...entry, ...entry.interruption })],
+  );
+}
+
+/** The insert values of a row, in TRY_COLUMNS order. */
 export function tryRowValues(row: TryRow): (string | number)[] {
   return [
     row.campaignId,
