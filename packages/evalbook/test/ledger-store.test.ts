@@ -1652,6 +1652,37 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       expect(await kind.snapshot(storeUrl)).toEqual(before);
     });
 
+    it("a shard store's unsettled start copied in (evals merge --from-store) is the target's unknown spend: runs() counts it, the same copy again writes nothing", async () => {
+      // The shard: a try settled by its attempt, a try SIGKILLed mid-session (a start, no attempt).
+      const shardUrl = kind.name === 'sqlite' ? `sqlite:${join(dir, 'shard.sqlite')}` : await kind.freshUrl(dir);
+      const shard = await openStore(shardUrl);
+      let tries: CampaignTry[];
+      try {
+        await shard.insertBatch([record('attempt_a', 1000)]);
+        await shard.recordTryStart(start('attempt_a'));
+        await shard.recordTryStart(start('attempt_killed', 1, { attemptId: 'attempt_killed' }));
+        tries = await shard.campaignTries('run_synthetic');
+      } finally {
+        await shard.close();
+      }
+      const target = await openStore(storeUrl);
+      try {
+        const copy = { records: [record('attempt_a', 1000)], policyVerdicts: [], retractions: [], tries };
+        await target.copyIn(copy);
+        expect(await target.campaignTries('run_synthetic')).toEqual(tries);
+        const spend = { observedNanodollars: 1_000_000, unpriced: 1, unsettledTries: 1 };
+        expect((await target.runs()).map((run) => [run.runId, run.attempts, run.spend])).toEqual([
+          ['run_synthetic', 1, spend],
+        ]);
+        const before = await kind.snapshot(storeUrl);
+        const again = await target.copyIn(copy);
+        expect(again.tries.map((entry) => entry.status)).toEqual(['duplicate', 'duplicate']);
+        expect(await kind.snapshot(storeUrl)).toEqual(before);
+      } finally {
+        await target.close();
+      }
+    });
+
     it('takes ids of any length and content (U+0000 included) and reads them back exactly', async () => {
       const id = `t\u0000${'x'.repeat(100_000)}`;
       const store = await openStore(storeUrl);
