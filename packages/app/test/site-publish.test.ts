@@ -325,7 +325,9 @@ describe('a campaign with no attempt, only tries started and never settled (a ru
     expect(result.skipped).toEqual([{ campaignId: 'killed', reason: 'no_attempt', unsettledTries: 1 }]);
     expect(result.campaigns.map((campaign) => campaign.campaignId)).not.toContain('killed');
     expect(result.campaigns).toHaveLength(7);
-    expect(await readdir(join(site, 'campaigns'))).not.toContain(campaignFolder('killed').slice('campaigns/'.length));
+    expect(await readdir(join(site, 'campaigns'))).not.toContain(
+      campaignFolder('killed').slice('campaigns/'.length),
+    );
     const history = await json<SiteHistory>(join(site, 'history.json'));
     expect(history.campaigns.map((entry) => entry.campaignId)).not.toContain('killed');
     // Nothing immutable was pinned: once the campaign has an attempt, it is published like any other.

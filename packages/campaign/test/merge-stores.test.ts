@@ -291,7 +291,13 @@ describe('merging shard stores', () => {
       tryNumber: 1,
       tryId: attemptId,
       startedAt: '2026-12-01T09:00:00.000Z',
-      runner: { packageName: 'p', packageVersion: '1.0.0', runnerdSha256: 'sha256:r', host: 'cell-1', pid: 7 },
+      runner: {
+        packageName: 'p',
+        packageVersion: '1.0.0',
+        runnerdSha256: 'sha256:r',
+        host: 'cell-1',
+        pid: 7,
+      },
       ...changes,
     });
     // Shard a: one try settled by its attempt, one killed mid-session (a start, no attempt).
@@ -326,11 +332,19 @@ describe('merging shard stores', () => {
     // Another shard store with the killed try's start under the same key, another host: refused, nothing written.
     const c = await storeWith('tries-c', [attempt('att_3', 10)]);
     const other = await openStore(c);
-    await other.recordTryStart(tryStart('att_killed', { runner: { ...tryStart('x').runner, host: 'cell-9' } }));
+    await other.recordTryStart(
+      tryStart('att_killed', { runner: { ...tryStart('x').runner, host: 'cell-9' } }),
+    );
     await other.close();
     await expect(mergeShardStores({ record, from: [a, b, c], to })).rejects.toMatchObject({
       code: 'campaign_record_conflict',
-      issues: [expect.objectContaining({ code: 'try_conflict', path: to, message: expect.stringContaining('try att_killed') })],
+      issues: [
+        expect.objectContaining({
+          code: 'try_conflict',
+          path: to,
+          message: expect.stringContaining('try att_killed'),
+        }),
+      ],
     });
     expect(await count(to)).toBe(2);
     expect(await spend()).toEqual({ observedNanodollars: 30_000, unpriced: 1, unsettledTries: 1 });

@@ -1654,7 +1654,8 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
 
     it("a shard store's unsettled start copied in (evals merge --from-store) is the target's unknown spend: runs() counts it, the same copy again writes nothing", async () => {
       // The shard: a try settled by its attempt, a try SIGKILLed mid-session (a start, no attempt).
-      const shardUrl = kind.name === 'sqlite' ? `sqlite:${join(dir, 'shard.sqlite')}` : await kind.freshUrl(dir);
+      const shardUrl =
+        kind.name === 'sqlite' ? `sqlite:${join(dir, 'shard.sqlite')}` : await kind.freshUrl(dir);
       const shard = await openStore(shardUrl);
       let tries: CampaignTry[];
       try {

@@ -133,7 +133,11 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       ids = runs.filter((run) => run.attempts > 0).map((run) => run.runId);
       for (const run of runs)
         if (run.attempts === 0)
-          skipped.push({ campaignId: run.runId, reason: 'no_attempt', unsettledTries: run.spend.unsettledTries });
+          skipped.push({
+            campaignId: run.runId,
+            reason: 'no_attempt',
+            unsettledTries: run.spend.unsettledTries,
+          });
     } else {
       await assertHasAttempts(store, request.campaign);
       ids = [request.campaign];
