@@ -343,7 +343,7 @@ describe('a campaign with no attempt, only tries started and never settled (a ru
     const site = join(dir, 'killed-named');
     await expect(publishSite({ store: url, out: site, campaign: 'killed' })).rejects.toMatchObject({
       code: 'paperclip_app_input_invalid',
-      message: expect.stringContaining('only 1 try started and never settled'),
+      message: expect.stringContaining('only 1 try started and never settled') as unknown,
       issues: [
         expect.objectContaining({
           code: 'campaign_has_no_attempt',

@@ -342,7 +342,7 @@ describe('merging shard stores', () => {
         expect.objectContaining({
           code: 'try_conflict',
           path: to,
-          message: expect.stringContaining('try att_killed'),
+          message: expect.stringContaining('try att_killed') as unknown,
         }),
       ],
     });
