@@ -1,5 +1,7 @@
 // `evals publish`: the workflow behind the static site (issue 19). For each campaign asked for (one
-// with --campaign, else every run the store holds, in the order runs reached it), the store is read
+// with --campaign, else every run the store holds, in the order runs reached it — but a campaign with
+// no attempt, only tries started and never settled, which has nothing to show: skipped and said, or
+// refused when named, so no immutable empty folder stands in for it), the store is read
 // once (evalbook's writeCampaignPages) and each page written as it is rendered (one synchronous
 // write per page, hashed from the bytes written, never held after: folder-writer.ts) into a temporary
 // sibling folder (`campaigns/.publishing-…`: staging.ts, removed on SIGINT/SIGTERM, swept by the next publication once its publisher is gone), then the folder is renamed into place: a reader sees no

@@ -7,7 +7,8 @@
 // but its spend stays unknown), or another shard's try still running on a shared PostgreSQL ledger —
 // and it is counted like an unpriced try, forever (the ledger is append-only: nothing is updated or
 // deleted; a rerun runs the attempt again under a new try id). Both stores keep the rows in one table,
-// `campaign_tries` (SQLite migration 11, PostgreSQL migration 12), and answer the same two reads.
+// `campaign_tries` (SQLite migration 11, PostgreSQL migration 12), and answer the same two reads;
+// `evals merge --from-store` copies a shard's rows into the target by one rule (tryCopyOutcome).
 
 /** The release and process that start a try's session (what the start row names as the runner). */
 export interface TryRunner {
