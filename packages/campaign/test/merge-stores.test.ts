@@ -337,7 +337,7 @@ describe('merging shard stores', () => {
     );
     await other.close();
     await expect(mergeShardStores({ record, from: [a, b, c], to })).rejects.toMatchObject({
-      code: 'campaign_record_conflict',
+      code: 'paperclip_campaign_record_conflict',
       issues: [
         expect.objectContaining({
           code: 'try_conflict',
