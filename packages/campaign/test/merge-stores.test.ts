@@ -1,6 +1,7 @@
 // mergeShardStores over real SQLite stores (no process): the same attempt with another digest in two
 // shard stores, or already in the target, is refused before anything is written (the target not even
-// made); the same attempt alike in two stores is copied once; attempts of other runs stay behind.
+// made); the same attempt alike in two stores is copied once; attempts of other runs stay behind; a
+// shard's try starts are copied too (an unsettled one stays unknown spend in the target).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,8 @@
 // eval-session as the bin. An incompatible release and a changed one start zero sessions; SIGKILL of
 // `evals run` mid-campaign then a rerun leaves every attempt in the ledger exactly once; a finished
 // campaign reruns with no session; Ctrl-C stops scheduling and still writes the record; 4 shards
-// into one real PostgreSQL, merged, are the unsharded campaign.
+// into one real PostgreSQL, merged, are the unsharded campaign; a SQLite shard SIGKILLed mid-session
+// and merged --from-store leaves its unsettled start, unknown spend, in the merged store.
 import { spawn } from 'node:child_process';
 import { appendFile, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
