@@ -6,15 +6,16 @@
 // try starts (a SIGKILLed shard's start with no attempt stays an unknown spend in the target) — through
 // the target store's copyIn: each kind by its own append rule, all in ONE transaction. Before
 // anything is written every problem is found at once: the same attempt with another digest, the
-// same verdict with another content, or the same target retracted otherwise in two shard stores, an
-// attempt already in the target with another digest, or a campaign record of another plan in a
+// same verdict with another content, the same target retracted otherwise, or the same try started
+// or interrupted otherwise in two shard stores, an attempt already in the target with another digest
+// or a try there otherwise, or a campaign record of another plan in a
 // shard store or the target, or an attempt the merged record judges otherwise than the copied
 // attempt says (ledgerDispositionIssues: a record never overrides the ledger) (shard_store_conflict),
 // and a try the merged record says was stored that
 // no shard store holds (shard_store_incomplete). In the transaction, what the target already holds
 // alike is a duplicate, skipped (so the same merge again writes nothing); a verdict or retraction it
 // holds otherwise refuses the whole copy (nothing is written, nothing overwritten); so does a try's
-// start or interruption held (or given by two shard stores) with other content under its key.
+// start or interruption the target came to hold otherwise meanwhile (copyIn's try_conflict).
 import { existsSync } from 'node:fs';
 
 import { displayLocator } from '@paperclip-evals/contract';
@@ -77,6 +78,25 @@ async function wholeRecord(store: LedgerStore, stored: Awaited<ReturnType<Ledger
   return { ...stored.record, scores: stored.scores, rawCanonical } as LedgerRecord;
 }
 
+type CampaignTry = Awaited<ReturnType<LedgerStore['campaignTries']>>[number];
+
+/** A try's identity within the campaign: case, config, try id (campaign_tries' key, per event). */
+const tryKeyText = (entry: CampaignTry): string =>
+  JSON.stringify([entry.caseId, entry.configId, entry.tryId]);
+
+/**
+ * Which row of one try two stores hold otherwise: its start (attempt id, number, time, runner), or
+ * the interruption both hold; null when they agree (whether it settled is each store's own reading).
+ */
+function tryDiffers(a: CampaignTry, b: CampaignTry): 'start' | 'interruption' | null {
+  const start = (entry: CampaignTry) =>
+    JSON.stringify([entry.attemptId, entry.tryNumber, entry.startedAt, entry.runner]);
+  if (start(a) !== start(b)) return 'start';
+  if (a.interruption !== null && b.interruption !== null)
+    if (JSON.stringify(a.interruption) !== JSON.stringify(b.interruption)) return 'interruption';
+  return null;
+}
+
 export async function mergeShardStores(options: StoreMergeOptions): Promise<StoreMergeSummary> {
   const campaignId = options.record.campaignId;
   const issues: Issue[] = [];
@@ -97,7 +117,9 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
   };
   const perStore: { store: string; attempts: number }[] = [];
   /** Every shard store's starts of the campaign, in the order given (the target writes each once). */
-  const tries: Awaited<ReturnType<LedgerStore['campaignTries']>> = [];
+  const tries: CampaignTry[] = [];
+  /** The first store's start of each try (case, config, try id), to find another store's other one. */
+  const triesSeen = new Map<string, { entry: CampaignTry; store: string }>();
   const target = displayLocator(options.to);
   for (const given of options.from) {
     // Named in messages as displayLocator shows it: never with a password.
@@ -167,7 +189,23 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
         if (entry.record.planDigest !== planDigest) otherPlan(url, entry.record);
         else campaignRecords.set(entry.recordDigest, entry.record);
       }
-      tries.push(...(await store.campaignTries(campaignId)));
+      for (const entry of await store.campaignTries(campaignId)) {
+        const id = tryKeyText(entry);
+        const seen = triesSeen.get(id);
+        if (seen === undefined) triesSeen.set(id, { entry, store: url });
+        else {
+          const differs = tryDiffers(seen.entry, entry);
+          if (differs !== null)
+            issues.push({
+              code: 'shard_store_conflict',
+              message: `the ${differs} of try ${entry.tryId} (${entry.caseId} × ${entry.configId}) differs in ${seen.store} and ${url}`,
+              path: url,
+              expected: seen.entry,
+              received: entry,
+            });
+        }
+        tries.push(entry);
+      }
       perStore.push({ store: url, attempts: count });
     } finally {
       await store.close();
@@ -190,6 +228,18 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
           path: target,
           expected: existing.bundleDigest,
           received: record.bundleDigest,
+        });
+    }
+    for (const held of opened === null ? [] : await opened.campaignTries(campaignId)) {
+      const given = triesSeen.get(tryKeyText(held));
+      const differs = given === undefined ? null : tryDiffers(held, given.entry);
+      if (given !== undefined && differs !== null)
+        issues.push({
+          code: 'shard_store_conflict',
+          message: `the ${differs} of try ${held.tryId} (${held.caseId} × ${held.configId}) is in ${target} otherwise than in ${given.store}: nothing is overwritten`,
+          path: target,
+          expected: held,
+          received: given.entry,
         });
     }
     let heldRecords = 0;

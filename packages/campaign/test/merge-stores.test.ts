@@ -341,9 +341,19 @@ describe('merging shard stores', () => {
       code: 'paperclip_campaign_record_conflict',
       issues: [
         expect.objectContaining({
-          code: 'try_conflict',
+          code: 'shard_store_conflict',
+          path: c,
+          message: `the start of try att_killed (case_synthetic × config_synthetic) differs in ${a} and ${c}`,
+        }),
+      ],
+    });
+    // The target holds it otherwise than the one shard store given: found before anything is written.
+    await expect(mergeShardStores({ record, from: [c], to })).rejects.toMatchObject({
+      issues: [
+        expect.objectContaining({
+          code: 'shard_store_conflict',
           path: to,
-          message: expect.stringContaining('try att_killed') as unknown,
+          message: `the start of try att_killed (case_synthetic × config_synthetic) is in ${to} otherwise than in ${c}: nothing is overwritten`,
         }),
       ],
     });
