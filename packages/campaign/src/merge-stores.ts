@@ -303,7 +303,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       });
       unsettled = (await writer.campaignTries(campaignId)).filter((entry) => !entry.settled).length;
     } catch (error) {
-      // The target changed while merging, or holds a verdict or retraction otherwise: nothing written.
+      // The target changed while merging, or holds a verdict, retraction or try otherwise: nothing written.
       if (isEvalbookError(error, 'paperclip_evalbook_merge_conflict'))
         throw new CampaignError(
           'paperclip_campaign_record_conflict',
