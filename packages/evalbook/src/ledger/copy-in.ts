@@ -4,10 +4,11 @@
 // kept with its who, why and when, a campaign record as recordCampaign appends it: beside the earlier
 // records of its plan, a try's start or interruption under campaign_tries' unique key: try-starts.ts
 // tryCopyOutcome), all in ONE transaction of the target store. What the target holds alike is a
-// duplicate; anything held with other content, a verdict whose attempt is not there with that bundle, a retraction of
-// something not there, or a campaign record of another plan under its id is a conflict: the store
-// throws paperclip_evalbook_merge_conflict listing every one, and nothing at all is written. The
-// stores implement copyIn (its types are in store.ts); the rules are here.
+// duplicate; anything held with other content (a try row too: try_conflict), a verdict whose
+// attempt is not there with that bundle, a retraction of something not there, or a campaign record
+// of another plan under its id is a conflict: the store throws paperclip_evalbook_merge_conflict
+// listing every one, and nothing at all is written. The stores implement copyIn (its types are in
+// store.ts); the rules are here.
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import { campaignRow } from './campaign-records.js';
 
