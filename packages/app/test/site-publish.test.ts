@@ -290,6 +290,72 @@ describe('immutability', () => {
   });
 });
 
+describe('a campaign with no attempt, only tries started and never settled (a run SIGKILLed mid-session)', () => {
+  /** A copy of the store where campaign `killed` has one try started and no attempt. */
+  const withKilled = async (name: string): Promise<string> => {
+    const path = join(dir, `${name}.sqlite`);
+    await cp(join(dir, 'book.sqlite'), path);
+    const opened = await openStore(`sqlite:${path}`, { mustExist: true });
+    try {
+      await opened.recordTryStart({
+        campaignId: 'killed',
+        caseId: 'case_a',
+        configId: 'config_a',
+        attemptId: 'killed_1',
+        tryNumber: 1,
+        tryId: 'killed_1',
+        startedAt: '2026-12-01T09:00:00.000Z',
+        runner: { packageName: 'p', packageVersion: '1.0.0', runnerdSha256: 'sha256:r', host: 'h', pid: 7 },
+      });
+      // `evals runs` lists it: 0 attempts, its start unknown spend.
+      expect((await opened.runs()).find((run) => run.runId === 'killed')).toMatchObject({
+        attempts: 0,
+        spend: { unpriced: 1, unsettledTries: 1 },
+      });
+    } finally {
+      await opened.close();
+    }
+    return `sqlite:${path}`;
+  };
+
+  it('is skipped and said (no folder, not in the history); published once it has an attempt', async () => {
+    const url = await withKilled('killed');
+    const site = join(dir, 'with-killed');
+    const result = await publishSite({ store: url, out: site });
+    expect(result.skipped).toEqual([{ campaignId: 'killed', reason: 'no_attempt', unsettledTries: 1 }]);
+    expect(result.campaigns.map((campaign) => campaign.campaignId)).not.toContain('killed');
+    expect(result.campaigns).toHaveLength(7);
+    expect(await readdir(join(site, 'campaigns'))).not.toContain(
+      campaignFolder('killed').slice('campaigns/'.length),
+    );
+    const history = await json<SiteHistory>(join(site, 'history.json'));
+    expect(history.campaigns.map((entry) => entry.campaignId)).not.toContain('killed');
+    // Nothing immutable was pinned: once the campaign has an attempt, it is published like any other.
+    await seedCampaigns(url, [{ campaignId: 'killed', minute: 8, record: null, cases: { case_a: true } }]);
+    const again = await publishSite({ store: url, out: site });
+    expect(again.skipped).toEqual([]);
+    expect(again.campaigns.find((campaign) => campaign.campaignId === 'killed')?.outcome).toBe('published');
+    expect((await verifySite(site)).ok).toBe(true);
+  });
+
+  it('named with --campaign: refused, saying why, before any folder is made', async () => {
+    const url = await withKilled('killed-named');
+    const site = join(dir, 'killed-named');
+    await expect(publishSite({ store: url, out: site, campaign: 'killed' })).rejects.toMatchObject({
+      code: 'paperclip_app_input_invalid',
+      message: expect.stringContaining('only 1 try started and never settled') as unknown,
+      issues: [
+        expect.objectContaining({
+          code: 'campaign_has_no_attempt',
+          component: '--campaign',
+          received: '0 attempts, 1 try started and never settled',
+        }),
+      ],
+    });
+    await expect(readdir(site)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
 describe('the public projection', () => {
   // Markers in every tool input and result, the session id, the failure text, and credential-shaped
   // values in the progress text and the failure text: none may reach any byte of a public site.

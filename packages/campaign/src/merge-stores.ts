@@ -1,18 +1,21 @@
 // Merging shard stores: with SQLite each CI cell (shard) ingests into its own store, so the trusted
 // merge job copies everything of the campaign (run id = campaign id) from each shard's store into
 // one target store — its attempts, their policy verdicts (evals policy replay --store), its
-// retractions (evals retract), who, why and when kept, and its campaign records (every one: a
-// budget-stopped record and its resumed one alike) followed by the merged record itself — through
+// retractions (evals retract), who, why and when kept, its campaign records (every one: a
+// budget-stopped record and its resumed one alike) followed by the merged record itself, and its
+// try starts (a SIGKILLed shard's start with no attempt stays an unknown spend in the target) — through
 // the target store's copyIn: each kind by its own append rule, all in ONE transaction. Before
 // anything is written every problem is found at once: the same attempt with another digest, the
-// same verdict with another content, or the same target retracted otherwise in two shard stores, an
-// attempt already in the target with another digest, or a campaign record of another plan in a
+// same verdict with another content, the same target retracted otherwise, or the same try started
+// or interrupted otherwise in two shard stores, an attempt already in the target with another digest
+// or a try there otherwise, or a campaign record of another plan in a
 // shard store or the target, or an attempt the merged record judges otherwise than the copied
 // attempt says (ledgerDispositionIssues: a record never overrides the ledger) (shard_store_conflict),
 // and a try the merged record says was stored that
 // no shard store holds (shard_store_incomplete). In the transaction, what the target already holds
 // alike is a duplicate, skipped (so the same merge again writes nothing); a verdict or retraction it
-// holds otherwise refuses the whole copy (nothing is written, nothing overwritten).
+// holds otherwise refuses the whole copy (nothing is written, nothing overwritten); so does a try's
+// start or interruption the target came to hold otherwise meanwhile (copyIn's try_conflict).
 import { existsSync } from 'node:fs';
 
 import { displayLocator } from '@paperclip-evals/contract';
@@ -54,6 +57,12 @@ export interface StoreMergeSummary {
   readonly retractions: { readonly inserted: number; readonly duplicates: number };
   /** The campaign's records found in the shard stores, copied, and those the target held alike. */
   readonly campaignRecords: { readonly inserted: number; readonly duplicates: number };
+  /**
+   * The campaign's try rows (starts and interruptions) copied, and those the target held alike (or
+   * another shard store gave alike); `unsettled`: the starts the target holds with no attempt after
+   * the copy (its runs() counts them as unpriced).
+   */
+  readonly tryStarts: { readonly inserted: number; readonly duplicates: number; readonly unsettled: number };
   /** What became of the merged record itself in the target (appended in the same transaction). */
   readonly record: CampaignRecordOutcome;
 }
@@ -67,6 +76,25 @@ async function wholeRecord(store: LedgerStore, stored: Awaited<ReturnType<Ledger
   const rawCanonical = await store.getBundle(stored.bundleDigest);
   if (rawCanonical === null) return null;
   return { ...stored.record, scores: stored.scores, rawCanonical } as LedgerRecord;
+}
+
+type CampaignTry = Awaited<ReturnType<LedgerStore['campaignTries']>>[number];
+
+/** A try's identity within the campaign: case, config, try id (campaign_tries' key, per event). */
+const tryKeyText = (entry: CampaignTry): string =>
+  JSON.stringify([entry.caseId, entry.configId, entry.tryId]);
+
+/**
+ * Which row of one try two stores hold otherwise: its start (attempt id, number, time, runner), or
+ * the interruption both hold; null when they agree (whether it settled is each store's own reading).
+ */
+function tryDiffers(a: CampaignTry, b: CampaignTry): 'start' | 'interruption' | null {
+  const start = (entry: CampaignTry) =>
+    JSON.stringify([entry.attemptId, entry.tryNumber, entry.startedAt, entry.runner]);
+  if (start(a) !== start(b)) return 'start';
+  if (a.interruption !== null && b.interruption !== null)
+    if (JSON.stringify(a.interruption) !== JSON.stringify(b.interruption)) return 'interruption';
+  return null;
 }
 
 export async function mergeShardStores(options: StoreMergeOptions): Promise<StoreMergeSummary> {
@@ -88,6 +116,10 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
     });
   };
   const perStore: { store: string; attempts: number }[] = [];
+  /** Every shard store's starts of the campaign, in the order given (the target writes each once). */
+  const tries: CampaignTry[] = [];
+  /** The first store's start of each try (case, config, try id), to find another store's other one. */
+  const triesSeen = new Map<string, { entry: CampaignTry; store: string }>();
   const target = displayLocator(options.to);
   for (const given of options.from) {
     // Named in messages as displayLocator shows it: never with a password.
@@ -157,6 +189,23 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
         if (entry.record.planDigest !== planDigest) otherPlan(url, entry.record);
         else campaignRecords.set(entry.recordDigest, entry.record);
       }
+      for (const entry of await store.campaignTries(campaignId)) {
+        const id = tryKeyText(entry);
+        const seen = triesSeen.get(id);
+        if (seen === undefined) triesSeen.set(id, { entry, store: url });
+        else {
+          const differs = tryDiffers(seen.entry, entry);
+          if (differs !== null)
+            issues.push({
+              code: 'shard_store_conflict',
+              message: `the ${differs} of try ${entry.tryId} (${entry.caseId} × ${entry.configId}) differs in ${seen.store} and ${url}`,
+              path: url,
+              expected: seen.entry,
+              received: entry,
+            });
+        }
+        tries.push(entry);
+      }
       perStore.push({ store: url, attempts: count });
     } finally {
       await store.close();
@@ -179,6 +228,18 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
           path: target,
           expected: existing.bundleDigest,
           received: record.bundleDigest,
+        });
+    }
+    for (const held of opened === null ? [] : await opened.campaignTries(campaignId)) {
+      const given = triesSeen.get(tryKeyText(held));
+      const differs = given === undefined ? null : tryDiffers(held, given.entry);
+      if (given !== undefined && differs !== null)
+        issues.push({
+          code: 'shard_store_conflict',
+          message: `the ${differs} of try ${held.tryId} (${held.caseId} × ${held.configId}) is in ${target} otherwise than in ${given.store}: nothing is overwritten`,
+          path: target,
+          expected: held,
+          received: given.entry,
         });
     }
     let heldRecords = 0;
@@ -226,6 +287,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       );
     const writer = opened ?? (await openStore(options.to));
     let copied;
+    let unsettled = 0;
     try {
       copied = await writer.copyIn({
         records: [...records.values()].map((entry) => entry.record),
@@ -237,9 +299,11 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
           ...[...campaignRecords.values()].map((record) => ({ campaignId, record })),
           { campaignId, record: JSON.parse(JSON.stringify(options.record)) as Record<string, unknown> },
         ],
+        tries,
       });
+      unsettled = (await writer.campaignTries(campaignId)).filter((entry) => !entry.settled).length;
     } catch (error) {
-      // The target changed while merging, or holds a verdict or retraction otherwise: nothing written.
+      // The target changed while merging, or holds a verdict, retraction or try otherwise: nothing written.
       if (isEvalbookError(error, 'paperclip_evalbook_merge_conflict'))
         throw new CampaignError(
           'paperclip_campaign_record_conflict',
@@ -265,6 +329,7 @@ export async function mergeShardStores(options: StoreMergeOptions): Promise<Stor
       policyVerdicts: counted(copied.policyVerdicts),
       retractions: counted(copied.retractions),
       campaignRecords: counted(copied.campaigns.slice(0, -1)),
+      tryStarts: { ...counted(copied.tries), unsettled },
       // The merged record: there already, or appended as the campaign's first or beside earlier ones.
       record:
         copied.campaigns.at(-1)?.status !== 'inserted'

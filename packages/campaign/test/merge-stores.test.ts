@@ -1,6 +1,7 @@
 // mergeShardStores over real SQLite stores (no process): the same attempt with another digest in two
 // shard stores, or already in the target, is refused before anything is written (the target not even
-// made); the same attempt alike in two stores is copied once; attempts of other runs stay behind.
+// made); the same attempt alike in two stores is copied once; attempts of other runs stay behind; a
+// shard's try starts are copied too (an unsettled one stays unknown spend in the target).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,9 @@ import { mergeShardStores } from '../src/merge-stores.ts';
 import { assertLedgerRecordable } from '../src/record.ts';
 
 import type { CampaignRecord } from '../src/record.ts';
-import type { AttemptKey, LedgerRecord } from '@paperclip-evals/evalbook';
+import type { AttemptKey, LedgerRecord, LedgerStore } from '@paperclip-evals/evalbook';
+
+type TryStart = Parameters<LedgerStore['recordTryStart']>[0];
 
 let dir: string;
 beforeAll(async () => {
@@ -140,6 +143,7 @@ describe('merging shard stores', () => {
       policyVerdicts: { inserted: 0, duplicates: 0 },
       retractions: { inserted: 0, duplicates: 0 },
       campaignRecords: { inserted: 0, duplicates: 0 },
+      tryStarts: { inserted: 0, duplicates: 0, unsettled: 0 },
       record: 'recorded',
     });
     expect(await count(to)).toBe(2);
@@ -277,6 +281,84 @@ describe('merging shard stores', () => {
       issues: [expect.objectContaining({ code: 'shard_store_conflict', path: a })],
     });
     expect(await campaignsOf(a)).toEqual(before);
+  });
+
+  it("copies a shard's try starts: an unsettled one (a SIGKILLed session) stays unknown spend in the target; again, nothing; another content under its key refuses the whole copy", async () => {
+    const tryStart = (attemptId: string, changes: Partial<TryStart> = {}): TryStart => ({
+      campaignId: 'camp',
+      caseId: 'case_synthetic',
+      configId: 'config_synthetic',
+      attemptId,
+      tryNumber: 1,
+      tryId: attemptId,
+      startedAt: '2026-12-01T09:00:00.000Z',
+      runner: {
+        packageName: 'p',
+        packageVersion: '1.0.0',
+        runnerdSha256: 'sha256:r',
+        host: 'cell-1',
+        pid: 7,
+      },
+      ...changes,
+    });
+    // Shard a: one try settled by its attempt, one killed mid-session (a start, no attempt).
+    const a = await storeWith('tries-a', [attempt('att_1', 10)]);
+    const b = await storeWith('tries-b', [attempt('att_2', 20)]);
+    const shard = await openStore(a);
+    await shard.recordTryStart(tryStart('att_1'));
+    await shard.recordTryStart(tryStart('att_killed'));
+    await shard.close();
+    const to = `sqlite:${join(dir, 'tries-target.sqlite')}`;
+    expect(await mergeShardStores({ record, from: [a, b], to })).toMatchObject({
+      inserted: 2,
+      tryStarts: { inserted: 2, duplicates: 0, unsettled: 1 },
+    });
+    const spend = async () => (await runsOf(to)).find((run) => run.runId === 'camp')?.spend;
+    // What a resumed campaign's ceiling reads (runs(), campaignTries): the killed try's spend is unknown.
+    expect(await spend()).toEqual({ observedNanodollars: 30_000, unpriced: 1, unsettledTries: 1 });
+    const target = await openStore(to, { mustExist: true });
+    try {
+      expect((await target.campaignTries('camp')).map((entry) => [entry.tryId, entry.settled])).toEqual([
+        ['att_1', true],
+        ['att_killed', false],
+      ]);
+    } finally {
+      await target.close();
+    }
+    expect(await mergeShardStores({ record, from: [a, b], to })).toMatchObject({
+      inserted: 0,
+      tryStarts: { inserted: 0, duplicates: 2, unsettled: 1 },
+      record: 'duplicate',
+    });
+    // Another shard store with the killed try's start under the same key, another host: refused, nothing written.
+    const c = await storeWith('tries-c', [attempt('att_3', 10)]);
+    const other = await openStore(c);
+    await other.recordTryStart(
+      tryStart('att_killed', { runner: { ...tryStart('x').runner, host: 'cell-9' } }),
+    );
+    await other.close();
+    await expect(mergeShardStores({ record, from: [a, b, c], to })).rejects.toMatchObject({
+      code: 'paperclip_campaign_record_conflict',
+      issues: [
+        expect.objectContaining({
+          code: 'shard_store_conflict',
+          path: c,
+          message: `the start of try att_killed (case_synthetic × config_synthetic) differs in ${a} and ${c}`,
+        }),
+      ],
+    });
+    // The target holds it otherwise than the one shard store given: found before anything is written.
+    await expect(mergeShardStores({ record, from: [c], to })).rejects.toMatchObject({
+      issues: [
+        expect.objectContaining({
+          code: 'shard_store_conflict',
+          path: to,
+          message: `the start of try att_killed (case_synthetic × config_synthetic) is in ${to} otherwise than in ${c}: nothing is overwritten`,
+        }),
+      ],
+    });
+    expect(await count(to)).toBe(2);
+    expect(await spend()).toEqual({ observedNanodollars: 30_000, unpriced: 1, unsettledTries: 1 });
   });
 
   it('refuses a shard store that is not there', async () => {

@@ -3,7 +3,8 @@
 // eval-session as the bin. An incompatible release and a changed one start zero sessions; SIGKILL of
 // `evals run` mid-campaign then a rerun leaves every attempt in the ledger exactly once; a finished
 // campaign reruns with no session; Ctrl-C stops scheduling and still writes the record; 4 shards
-// into one real PostgreSQL, merged, are the unsharded campaign.
+// into one real PostgreSQL, merged, are the unsharded campaign; a SQLite shard SIGKILLed mid-session
+// and merged --from-store leaves its unsettled start, unknown spend, in the merged store.
 import { spawn } from 'node:child_process';
 import { appendFile, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -385,6 +386,38 @@ describe('a campaign on one machine', () => {
   }, 60_000);
 });
 
+/** The next stand-in session to start after `before`, once it has started: its try id and pid. */
+async function nextSession(before: Set<string>): Promise<{ tryId: string; pid: number }> {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    const started = [...(await standIn.starts())].find((name) => !before.has(name));
+    if (started !== undefined)
+      return {
+        tryId: started.slice(0, started.lastIndexOf('.')),
+        pid: Number(started.slice(started.lastIndexOf('.') + 1)),
+      };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no session started');
+}
+
+/** An environment of two cases whose sessions each wait for a `go` file beside their request. */
+async function waitingPair(campaign: string): Promise<string> {
+  const waiting = join(scratch, `evalbook-${campaign}.json`);
+  await writeFile(
+    waiting,
+    JSON.stringify(
+      suiteEnvironment(
+        [
+          { id: 'case_wait_1', behaviour: 'await_go' },
+          { id: 'case_wait_2', behaviour: 'await_go' },
+        ],
+        { retries: 0, turnTimeoutMs: 60_000 },
+      ),
+    ),
+  );
+  return waiting;
+}
+
 /** The tries of a campaign the ledger holds a start of and no attempt (their spend is unknown). */
 async function unsettledTries(
   store: string,
@@ -749,6 +782,80 @@ describe('many machines with SQLite: 4 shards, each its own store, merged stores
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--from-store needs --store');
   }, 120_000);
+
+  it('a shard SIGKILLed mid-session: --from-store merges its unsettled start, so the merged store counts its unknown spend and a resumed run with a ceiling is budget_unproven', async () => {
+    const campaign = 'sqlite-killed-shard';
+    const shardStore = (index: number) => `sqlite:${join(scratch, `${campaign}-${index}.sqlite`)}`;
+    const waiting = await waitingPair(campaign);
+    const argsOf = (store: string): string[] => {
+      const args = runArgs(campaign, store, good, goodRecord, '1');
+      args[args.indexOf('--env') + 1] = waiting;
+      return args;
+    };
+    // Shard 1 dies with its session (a dead machine): a start in its store, no attempt, no record.
+    let before = await standIn.starts();
+    let pid = 0;
+    const dying = evals([...argsOf(shardStore(1)), '--shard', '1/2'], (child) => (pid = child));
+    const killed = await nextSession(before);
+    process.kill(pid, 'SIGKILL');
+    await dying;
+    try {
+      process.kill(-killed.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    expect(await unsettledTries(shardStore(1), campaign)).toEqual([
+      { tryId: killed.tryId, interrupted: false },
+    ]);
+    // Shard 2 runs its try to the end (its start settled by its attempt) and writes its record.
+    before = await standIn.starts();
+    const shard2 = join(scratch, `${campaign}-2.json`);
+    const running = evals([...argsOf(shardStore(2)), '--shard', '2/2', '--out', shard2]);
+    const settled = await nextSession(before);
+    await writeFile(join(scratch, `work-${campaign}`, settled.tryId, 'go'), '');
+    const ran = await running;
+    expect(ran.code, ran.stderr).toBe(0);
+
+    const target = `sqlite:${join(scratch, `${campaign}-merged.sqlite`)}`;
+    const merge = [
+      'merge',
+      shard2,
+      '--out',
+      join(scratch, `${campaign}-merged.json`),
+      '--store',
+      target,
+      '--from-store',
+      shardStore(1),
+      '--from-store',
+      shardStore(2),
+    ];
+    const merged = await evals(merge);
+    // Shard 1's record is missing: the merged record is partial (exit 1), the stores merged all the same.
+    expect(merged.code, merged.stderr).toBe(1);
+    expect(merged.stderr).toContain(
+      'try starts: 2 inserted, 0 already there (1 never settled: unknown spend)',
+    );
+    expect(await unsettledTries(target, campaign)).toEqual([{ tryId: killed.tryId, interrupted: false }]);
+    const runs = await evals(['runs', '--store', target, '--json']);
+    const run = (
+      JSON.parse(runs.stdout) as { runs: { runId: string; attempts: number; spend: unknown }[] }
+    ).runs.find((entry) => entry.runId === campaign);
+    expect(run).toMatchObject({ attempts: 1, spend: { unpriced: 1, unsettledTries: 1 } });
+    // The same merge again writes nothing new.
+    const again = await evals(merge);
+    expect(again.stderr).toContain(
+      'try starts: 0 inserted, 2 already there (1 never settled: unknown spend)',
+    );
+
+    // The dead cell rerun against the merged store with a ceiling: the killed try's spend is
+    // unknown, so the budget is unproven and nothing starts.
+    before = await standIn.starts();
+    const resumed = await evals([...argsOf(target), '--shard', '1/2', '--max-cost-usd', '1']);
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.stderr).toContain('(+1 unpriced, 1 of them never settled)');
+    expect(resumed.stdout).toContain('budget');
+    expect([...(await standIn.starts())].filter((start) => !before.has(start))).toEqual([]);
+  }, 120_000);
 });
 
 describe('many machines: 4 shards into one PostgreSQL, merged', () => {
@@ -767,30 +874,9 @@ describe('many machines: 4 shards into one PostgreSQL, merged', () => {
   it("another shard's running try is unknown spend to a shard with a ceiling until it settles (no shard can tell running from dead)", async () => {
     const campaign = 'pg-running';
     const url = await server.createDatabase('running');
-    const waiting = join(scratch, `evalbook-${campaign}.json`);
-    await writeFile(
-      waiting,
-      JSON.stringify(
-        suiteEnvironment(
-          [
-            { id: 'case_wait_1', behaviour: 'await_go' },
-            { id: 'case_wait_2', behaviour: 'await_go' },
-          ],
-          { retries: 0, turnTimeoutMs: 60_000 },
-        ),
-      ),
-    );
     const args = runArgs(campaign, url, good, goodRecord, '1');
-    args[args.indexOf('--env') + 1] = waiting;
-    /** The try id of the next session to start after `before`, once it has started. */
-    const nextStart = async (before: Set<string>): Promise<string> => {
-      for (let waited = 0; waited < 20_000; waited += 50) {
-        const started = [...(await standIn.starts())].find((name) => !before.has(name));
-        if (started !== undefined) return started.slice(0, started.lastIndexOf('.'));
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error('no session started');
-    };
+    args[args.indexOf('--env') + 1] = await waitingPair(campaign);
+    const nextStart = async (before: Set<string>): Promise<string> => (await nextSession(before)).tryId;
     const go = (tryId: string): Promise<void> =>
       writeFile(join(scratch, `work-${campaign}`, tryId, 'go'), '');
 

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { openStore } from '@paperclip-evals/evalbook';
+
 import { createProgram } from '../src/program.ts';
 
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
@@ -85,6 +87,25 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The store gets a campaign whose one try started and never settled (its run SIGKILLed mid-session); again, nothing. */
+async function killedCampaign(): Promise<void> {
+  const opened = await openStore(store);
+  try {
+    await opened.recordTryStart({
+      campaignId: 'campaign_killed',
+      caseId: 'case_a',
+      configId: 'config_a',
+      attemptId: 'att_killed',
+      tryNumber: 1,
+      tryId: 'att_killed',
+      startedAt: '2026-12-03T10:00:00.000Z',
+      runner: { packageName: 'p', packageVersion: '1.0.0', runnerdSha256: 'sha256:r', host: 'h', pid: 7 },
+    });
+  } finally {
+    await opened.close();
+  }
+}
 
 /** A real output and what its schema is. */
 interface Output {
@@ -183,6 +204,19 @@ describe('every --json output of the real CLI holds to its schema', () => {
     await json('retract', [...retract, '--json'], 0);
     await json('retract again', [...retract, '--json'], 0);
     await json('report with a retraction', ['report', '--store', store], 0);
+    await killedCampaign();
+    const runs = (await json(
+      'runs with a campaign of unsettled starts only',
+      ['runs', '--store', store, '--json'],
+      0,
+    )) as {
+      runs: { runId: string; attempts: number; spend: unknown }[];
+    };
+    expect(runs.runs.at(-1)).toMatchObject({
+      runId: 'campaign_killed',
+      attempts: 0,
+      spend: { observedNanodollars: 0, unpriced: 1, unsettledTries: 1 },
+    });
   });
 
   it('a failing grid, compare, runs and policy replay print the one {schema, exitCode, error} object', async () => {
@@ -266,7 +300,11 @@ describe('every --json output of the real CLI holds to its schema', () => {
 
   it('publish and publish --verify: a site, its verification, a defect found, a failure', async () => {
     const site = join(dir, 'site');
-    await json('publish', ['publish', '--store', store, '--out', site, '--json'], 0);
+    await killedCampaign();
+    const published = await json('publish', ['publish', '--store', store, '--out', site, '--json'], 0);
+    expect((published as { skipped: unknown }).skipped).toEqual([
+      { campaignId: 'campaign_killed', reason: 'no_attempt', unsettledTries: 1 },
+    ]);
     await json('verify', ['publish', '--verify', site, '--json'], 0);
     await writeFile(join(site, 'stray.txt'), 'not in any manifest\n');
     const defect = await json('verify defect', ['publish', '--verify', site, '--json'], 1);
@@ -383,6 +421,15 @@ const MUTATIONS: [string, string, string, string, unknown][] = [
   ['ingest-report', 'ingest duplicates', 'a store that is not named', '/store', ''],
   ['publish', 'publish', 'a site that is not named', '/site', DELETE],
   ['publish', 'publish', 'public that is not a boolean', '/public', 'no'],
+  ['publish', 'publish', 'a skipped campaign without its reason', '/skipped/0/reason', DELETE],
+  ['publish', 'publish', 'a publication that does not say what it skipped', '/skipped', DELETE],
+  [
+    'runs',
+    'runs with a campaign of unsettled starts only',
+    'a run without its unsettled tries',
+    '/runs/2/spend/unsettledTries',
+    DELETE,
+  ],
   ['site-verification', 'verify', 'a verification without its issues', '/issues', DELETE],
   ['site-verification', 'verify defect', 'a file count that is not a number', '/files', 'many'],
   ['campaign-plan', 'run plan', 'a plan without its attempts', '/attempts', DELETE],

@@ -47,7 +47,7 @@ import type { PolicyVerdict, PolicyVerdictInput } from '../src/ledger/policy-ver
 import type { Retraction, RetractionRequest } from '../src/ledger/retraction.ts';
 import type { SyntheticAttemptOptions } from '@paperclip-evals/test-kit/synthetic';
 import type { CopyInBatch, LedgerStore, StoredAttempt } from '../src/ledger/store.ts';
-import type { TryStart } from '../src/ledger/try-starts.ts';
+import type { CampaignTry, TryStart } from '../src/ledger/try-starts.ts';
 import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
@@ -1569,6 +1569,119 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       }
       await expect(sql('DELETE FROM campaign_tries')).rejects.toThrow(/append-only/);
       await expect(sql("UPDATE campaign_tries SET event = 'started'")).rejects.toThrow(/append-only/);
+    });
+
+    it('lists a campaign whose only tries are unsettled starts (0 attempts, its starts unpriced), after the runs with attempts', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        await store.insertBatch([record('attempt_b', 1000)]);
+        await store.recordTryStart(start('attempt_x', 1, { campaignId: 'run_starts_only' }));
+        await store.recordTryStart(start('attempt_y', 1, { campaignId: 'run_starts_only' }));
+        const runs = await store.runs();
+        expect(runs.map((run) => run.runId)).toEqual(['run_synthetic', 'run_starts_only']);
+        expect(runs[1]).toEqual({
+          runId: 'run_starts_only',
+          attempts: 0,
+          cases: 0,
+          configs: 0,
+          terminalStates: {},
+          foreign: 0,
+          retracted: 0,
+          spend: { observedNanodollars: 0, unpriced: 2, unsettledTries: 2 },
+          retractions: [],
+        });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('copyIn copies starts and interruptions under their key: the same again writes nothing, another content refuses the whole copy', async () => {
+      const store = await openStore(storeUrl);
+      const interrupted = {
+        ...start('attempt_a-r1', 2),
+        settled: false,
+        interruption: { at: '2026-12-03T10:00:05.000Z', reason: 'killed: the campaign was interrupted' },
+      };
+      const tries = [{ ...start('attempt_a'), settled: false, interruption: null }, interrupted];
+      try {
+        const first = await store.copyIn({ records: [], policyVerdicts: [], retractions: [], tries });
+        expect(first.tries.map((entry) => [entry.row.tryId, entry.row.event, entry.status])).toEqual([
+          ['attempt_a', 'started', 'inserted'],
+          ['attempt_a-r1', 'started', 'inserted'],
+          ['attempt_a-r1', 'interrupted', 'inserted'],
+        ]);
+        expect(await store.campaignTries('run_synthetic')).toEqual(tries);
+        // The same twice in one batch (two shard stores), and again: nothing new.
+        const again = await store.copyIn({
+          records: [],
+          policyVerdicts: [],
+          retractions: [],
+          tries: [...tries, ...tries],
+        });
+        expect(again.tries.every((entry) => entry.status === 'duplicate')).toBe(true);
+        expect((await store.runs()).find((run) => run.runId === 'run_synthetic')?.spend).toMatchObject({
+          unpriced: 2,
+          unsettledTries: 2,
+        });
+      } finally {
+        await store.close();
+      }
+      const before = await kind.snapshot(storeUrl);
+      const other = await openStore(storeUrl);
+      try {
+        for (const changed of [
+          { ...tries[0], startedAt: '2026-12-03T11:00:00.000Z' },
+          { ...tries[0], attemptId: 'attempt_other' },
+          { ...tries[0], runner: { ...start('attempt_a').runner, pid: 8 } },
+          { ...interrupted, interruption: { ...interrupted.interruption, reason: 'another reason' } },
+        ])
+          await expect(
+            other.copyIn({
+              records: [record('attempt_c')],
+              policyVerdicts: [],
+              retractions: [],
+              tries: [{ ...start('attempt_z'), settled: false, interruption: null }, changed as CampaignTry],
+            }),
+          ).rejects.toMatchObject({
+            code: 'paperclip_evalbook_merge_conflict',
+            issues: [expect.objectContaining({ code: 'try_conflict' })],
+          });
+      } finally {
+        await other.close();
+      }
+      expect(await kind.snapshot(storeUrl)).toEqual(before);
+    });
+
+    it("a shard store's unsettled start copied in (evals merge --from-store) is the target's unknown spend: runs() counts it, the same copy again writes nothing", async () => {
+      // The shard: a try settled by its attempt, a try SIGKILLed mid-session (a start, no attempt).
+      const shardUrl =
+        kind.name === 'sqlite' ? `sqlite:${join(dir, 'shard.sqlite')}` : await kind.freshUrl(dir);
+      const shard = await openStore(shardUrl);
+      let tries: CampaignTry[];
+      try {
+        await shard.insertBatch([record('attempt_a', 1000)]);
+        await shard.recordTryStart(start('attempt_a'));
+        await shard.recordTryStart(start('attempt_killed', 1, { attemptId: 'attempt_killed' }));
+        tries = await shard.campaignTries('run_synthetic');
+      } finally {
+        await shard.close();
+      }
+      const target = await openStore(storeUrl);
+      try {
+        const copy = { records: [record('attempt_a', 1000)], policyVerdicts: [], retractions: [], tries };
+        await target.copyIn(copy);
+        expect(await target.campaignTries('run_synthetic')).toEqual(tries);
+        const spend = { observedNanodollars: 1_000_000, unpriced: 1, unsettledTries: 1 };
+        expect((await target.runs()).map((run) => [run.runId, run.attempts, run.spend])).toEqual([
+          ['run_synthetic', 1, spend],
+        ]);
+        const before = await kind.snapshot(storeUrl);
+        const again = await target.copyIn(copy);
+        expect(again.tries.map((entry) => entry.status)).toEqual(['duplicate', 'duplicate']);
+        expect(await kind.snapshot(storeUrl)).toEqual(before);
+      } finally {
+        await target.close();
+      }
     });
 
     it('takes ids of any length and content (U+0000 included) and reads them back exactly', async () => {

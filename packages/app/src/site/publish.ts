@@ -1,5 +1,7 @@
 // `evals publish`: the workflow behind the static site (issue 19). For each campaign asked for (one
-// with --campaign, else every run the store holds, in the order runs reached it), the store is read
+// with --campaign, else every run the store holds, in the order runs reached it — but a campaign with
+// no attempt, only tries started and never settled, which has nothing to show: skipped and said, or
+// refused when named, so no immutable empty folder stands in for it), the store is read
 // once (evalbook's writeCampaignPages) and each page written as it is rendered (one synchronous
 // write per page, hashed from the bytes written, never held after: folder-writer.ts) into a temporary
 // sibling folder (`campaigns/.publishing-…`: staging.ts, removed on SIGINT/SIGTERM, swept by the next publication once its publisher is gone), then the folder is renamed into place: a reader sees no
@@ -34,7 +36,7 @@ import {
 import { fullDiskError, writeOutputFile } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
-import type { SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
+import type { LedgerStore, SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 import { withEvalbook } from '../evalbook.js';
@@ -88,12 +90,26 @@ export interface PublishedCampaign {
   readonly completeness: SiteCampaign['completeness'];
 }
 
+/**
+ * A campaign the store lists that has nothing to publish: no attempt in the ledger, only tries
+ * started and never settled (a run killed mid-session, a session still running elsewhere). Its spend
+ * is unknown and it has no result; an empty folder would be immutable, so it gets none until it has.
+ */
+export interface SkippedCampaign {
+  readonly campaignId: string;
+  readonly reason: 'no_attempt';
+  /** Its tries the ledger holds a start of and no attempt (`evals runs`: spend.unsettledTries). */
+  readonly unsettledTries: number;
+}
+
 /** What `evals publish --json` prints (schemas/evals/publish-v1.schema.json). */
 export interface PublishResult {
   readonly schema: typeof PUBLISH_V1;
   readonly site: string;
   readonly public: boolean;
   readonly campaigns: readonly PublishedCampaign[];
+  /** The store's campaigns with no attempt (only unsettled try starts): no folder, said why. */
+  readonly skipped: readonly SkippedCampaign[];
   readonly listed: number;
   readonly latest: string | null;
   readonly latestGreen: string | null;
@@ -103,6 +119,7 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   const site = resolve(request.out);
   const isPublic = request.public === true;
   const published: PublishedCampaign[] = [];
+  const skipped: SkippedCampaign[] = [];
   const refused: Refusal[] = [];
   assertAs(request);
   // The store first: one it cannot read (missing, not migrated, unreachable) leaves no site folder behind.
@@ -110,6 +127,23 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   await withEvalbook(request, 'read', async ({ store, storeShown, locatorToOpen }) => {
     await assertSiteFolder(request.out, site);
     await assertSiteMode(site, isPublic);
+    // Every run the store lists, but a campaign with no attempt (only tries started, never settled)
+    // has nothing to show: it is skipped, and said (named with --campaign: refused, nothing written).
+    let ids: string[];
+    if (request.campaign === undefined) {
+      const runs = await store.runs();
+      ids = runs.filter((run) => run.attempts > 0).map((run) => run.runId);
+      for (const run of runs)
+        if (run.attempts === 0)
+          skipped.push({
+            campaignId: run.runId,
+            reason: 'no_attempt',
+            unsettledTries: run.spend.unsettledTries,
+          });
+    } else {
+      await assertHasAttempts(store, request.campaign);
+      ids = [request.campaign];
+    }
     const created = await prepareSite(request.out, site);
     try {
       // What a stopped publication left (its publisher gone) is removed first; a live one's stays.
@@ -119,8 +153,6 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
       const records = new Map(
         currentCampaigns(await store.campaigns()).map((entry) => [entry.campaignId, entry.record]),
       );
-      const ids =
-        request.campaign === undefined ? (await store.runs()).map((run) => run.runId) : [request.campaign];
       const render = async (campaignId: string, siteId: string): Promise<PublishedCampaign> => {
         // What a page worker renders its pages from: the same ledger, record and ids as this thread.
         const share: PageShare = {
@@ -179,10 +211,35 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
     site: request.out,
     public: isPublic,
     campaigns: published,
+    skipped,
     listed: history.campaigns.length + history.rerenders.length,
     latest: history.latest,
     latestGreen: history.latestGreen,
   };
+}
+
+/**
+ * `--campaign ID` of a campaign whose only tries are unsettled starts: refused before anything is
+ * written (a campaign with neither attempt nor start is writeCampaignPages's campaign_unknown).
+ */
+async function assertHasAttempts(store: LedgerStore, campaignId: string): Promise<void> {
+  if ((await store.countAttempts(campaignId)) > 0) return;
+  const unsettled = (await store.campaignTries(campaignId)).filter((entry) => !entry.settled).length;
+  if (unsettled === 0) return;
+  const tries = `${unsettled} ${unsettled === 1 ? 'try' : 'tries'}`;
+  throw new AppError(
+    'paperclip_app_input_invalid',
+    `campaign ${JSON.stringify(campaignId)} has no attempt in the ledger, only ${tries} started and never settled (a run killed mid-session, or a session still running elsewhere): its spend is unknown and it has no result to publish (nothing was written); publish it once it has results (evals runs lists it)`,
+    [
+      {
+        code: 'campaign_has_no_attempt',
+        message: `no attempt with runId ${JSON.stringify(campaignId)}; ${tries} started, never settled`,
+        component: '--campaign',
+        expected: 'a campaign with at least one attempt in the ledger',
+        received: `0 attempts, ${tries} started and never settled`,
+      },
+    ],
+  );
 }
 
 /**

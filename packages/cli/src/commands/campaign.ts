@@ -382,7 +382,7 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
     const merged = await campaign.mergeShardStores({ record, from: options.fromStores, to: options.store });
     stored = merged.record;
     printLines('stderr', [
-      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')}); policy verdicts: ${merged.policyVerdicts.inserted} inserted, ${merged.policyVerdicts.duplicates} already there; retractions: ${merged.retractions.inserted} inserted, ${merged.retractions.duplicates} already there; campaign records: ${merged.campaignRecords.inserted} inserted, ${merged.campaignRecords.duplicates} already there`,
+      `evals: copied the campaign's attempts of ${merged.perStore.length} shard store(s) into ${displayStore(options.store)}: ${merged.inserted} inserted, ${merged.duplicates} already there (${merged.perStore.map((entry) => `${displayStore(entry.store)}: ${entry.attempts}`).join(', ')}); policy verdicts: ${merged.policyVerdicts.inserted} inserted, ${merged.policyVerdicts.duplicates} already there; retractions: ${merged.retractions.inserted} inserted, ${merged.retractions.duplicates} already there; campaign records: ${merged.campaignRecords.inserted} inserted, ${merged.campaignRecords.duplicates} already there; try starts: ${merged.tryStarts.inserted} inserted, ${merged.tryStarts.duplicates} already there${merged.tryStarts.unsettled === 0 ? '' : ` (${merged.tryStarts.unsettled} never settled: unknown spend)`}`,
     ]);
   }
   await afterWrites(

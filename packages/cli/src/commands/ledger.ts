@@ -131,9 +131,11 @@ export async function runRuns(options: {
     String(run.foreign),
     String(run.retracted),
     `${displayUsd(run.spend.observedNanodollars)}${run.spend.unpriced === 0 ? '' : ` + ${run.spend.unpriced} unpriced`}${run.spend.unsettledTries === 0 ? '' : ` (${run.spend.unsettledTries} ${run.spend.unsettledTries === 1 ? 'try' : 'tries'} started, never settled)`}`,
-    Object.entries(run.terminalStates)
-      .map(([state, n]) => `${n} ${state}`)
-      .join(', '),
+    run.attempts === 0
+      ? 'none (no attempt in the ledger)'
+      : Object.entries(run.terminalStates)
+          .map(([state, n]) => `${n} ${state}`)
+          .join(', '),
   ]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => shownWidth(row[column] ?? ''))),
@@ -146,6 +148,13 @@ export async function runRuns(options: {
   const retractions = runs.flatMap((run) => run.retractions);
   if (retractions.length > 0)
     lines.push('', 'retractions:', ...retractions.map((retraction) => `  ${retractionText(retraction)}`));
+  // A campaign whose only tries are unsettled starts: listed, with what that means said once.
+  const startsOnly = runs.filter((run) => run.attempts === 0);
+  if (startsOnly.length > 0)
+    lines.push(
+      '',
+      `no attempt yet: ${startsOnly.map((run) => run.runId).join(', ')} — only tries started and never settled (a run killed mid-session, a session the campaign killed, or another shard's try still running): their spend is unknown, and no report, grid or publication has anything of them to show.`,
+    );
   lines.push(
     '',
     `${runs.length} run(s) in ${storeShown}. Foreign attempts (kept apart at ingest) count in no report, grid, comparison or gate unless --include-foreign; retracted ones count in none, ever.`,

@@ -1,12 +1,14 @@
 // Copying what other stores hold into one store (`evals merge --from-store`): attempts, their policy
-// verdicts, retractions and campaign records, through each kind's own append rule (an attempt as
-// insertBatch writes it, a verdict as insertPolicyVerdicts does, a retraction kept with its who, why
-// and when, a campaign record as recordCampaign appends it: beside the earlier records of its plan),
-// all in ONE transaction of the target store. What the target holds alike is a duplicate; anything
-// held with other content, a verdict whose attempt is not there with that bundle, a retraction of
-// something not there, or a campaign record of another plan under its id is a conflict: the store
-// throws paperclip_evalbook_merge_conflict listing every one, and nothing at all is written. The
-// stores implement copyIn (its types are in store.ts); the rules are here.
+// verdicts, retractions, campaign records and campaign try starts, through each kind's own append
+// rule (an attempt as insertBatch writes it, a verdict as insertPolicyVerdicts does, a retraction
+// kept with its who, why and when, a campaign record as recordCampaign appends it: beside the earlier
+// records of its plan, a try's start or interruption under campaign_tries' unique key: try-starts.ts
+// tryCopyOutcome), all in ONE transaction of the target store. What the target holds alike is a
+// duplicate; anything held with other content (a try row too: try_conflict), a verdict whose
+// attempt is not there with that bundle, a retraction of something not there, or a campaign record
+// of another plan under its id is a conflict: the store throws paperclip_evalbook_merge_conflict
+// listing every one, and nothing at all is written. The stores implement copyIn (its types are in
+// store.ts); the rules are here.
 import { EvalbookError, isEvalbookError } from '../errors.js';
 import { campaignRow } from './campaign-records.js';
 
@@ -122,6 +124,15 @@ export function copyInIssues(outcome: CopyInOutcome): Issue[] {
           path: `/campaigns/${entry.campaignId}`,
         })),
       );
+  for (const entry of outcome.tries)
+    if (entry.status === 'conflict')
+      issues.push({
+        code: 'try_conflict',
+        message: `the ${entry.row.event === 'started' ? 'start' : 'interruption'} of try ${entry.row.tryId} (campaign ${entry.row.campaignId}, ${entry.row.caseId} × ${entry.row.configId}) is held with other content: nothing is overwritten`,
+        path: `/tries/${entry.row.tryId}/${entry.row.event}`,
+        expected: entry.existing,
+        received: entry.row,
+      });
   return issues;
 }
 

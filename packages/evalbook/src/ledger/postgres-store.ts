@@ -50,11 +50,22 @@ import {
   storedRecordJson,
 } from './store-rows.js';
 import { STORE_RECORD_REFUSED } from './store.js';
-import { TRY_COLUMNS, campaignTryFromRow, tryInterruptionValues, tryStartValues } from './try-starts.js';
+import {
+  TRY_COLUMNS,
+  campaignTryFromRow,
+  tryCopyOutcome,
+  tryInterruptionValues,
+  tryRowFromDb,
+  tryRowValues,
+  tryRowsOf,
+  tryStartValues,
+} from './try-starts.js';
 import type {
   CampaignTry,
   CampaignTryDbRow,
+  TryCopyOutcome,
   TryInterruption,
+  TryRowDbRow,
   TryStart,
   UnsettledDbRow,
 } from './try-starts.js';
@@ -341,10 +352,14 @@ const POSTGRES_CAMPAIGN_TRIES = `
     AND i.campaign_id = s.campaign_id AND i.case_id = s.case_id AND i.config_id = s.config_id AND i.try_id = s.try_id
   WHERE s.event = 'started' AND s.campaign_id = $1 ORDER BY s.id`;
 
-/** Per campaign (run id): its starts whose try the attempts table does not hold. */
+/** One campaign_tries row by its unique key ($1 … $5), through the key's digest index. */
+const TRY_ROW_KEY = `evalbook_key(s.campaign_id, s.case_id, s.config_id, s.try_id, s.event) = evalbook_key($1::text, $2::text, $3::text, $4::text, $5::text)
+  AND s.campaign_id = $1 AND s.case_id = $2 AND s.config_id = $3 AND s.try_id = $4 AND s.event = $5`;
+
+/** Per campaign (run id), in the order its first start was appended: its starts whose try the attempts table does not hold. */
 const POSTGRES_UNSETTLED = `
   SELECT s.campaign_id AS run_id, COUNT(*) AS n FROM campaign_tries s
-  WHERE s.event = 'started' AND NOT EXISTS (${TRY_ATTEMPT}) GROUP BY s.campaign_id`;
+  WHERE s.event = 'started' AND NOT EXISTS (${TRY_ATTEMPT}) GROUP BY s.campaign_id ORDER BY MIN(s.id)`;
 
 /**
  * Inside a transaction: appends `row` by campaign-records.ts's rule (or throws, nothing written).
@@ -790,7 +805,7 @@ export class PostgresStore implements LedgerStore {
     });
   }
 
-  /** One transaction: attempts and verdicts in key order (as insertBatch and insertPolicyVerdicts write them), then retractions. */
+  /** One transaction: attempts and verdicts in key order (as insertBatch and insertPolicyVerdicts write them), then retractions, campaign records and try rows. */
   async copyIn(batch: CopyInBatch): Promise<CopyInOutcome> {
     const records = inKeyOrder(batch.records, (record) => orderOf(record.key));
     const verdicts = inKeyOrder(batch.policyVerdicts, (verdict) =>
@@ -849,8 +864,25 @@ export class PostgresStore implements LedgerStore {
           campaigns.push(campaignNotCopied(input.campaignId, digest, error));
         }
       }
+      const tries: TryCopyOutcome[] = [];
+      for (const row of tryRowsOf(batch.tries ?? [])) {
+        const { rows: existing } = await sql<TryRowDbRow>(
+          client,
+          `SELECT ${TRY_COLUMNS} FROM campaign_tries s WHERE ${TRY_ROW_KEY}`,
+          [row.campaignId, row.caseId, row.configId, row.tryId, row.event],
+        );
+        const held = existing[0];
+        const outcome = tryCopyOutcome(row, held === undefined ? undefined : tryRowFromDb(held));
+        if (outcome.status === 'inserted')
+          await sql(
+            client,
+            `INSERT INTO campaign_tries (${TRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            tryRowValues(row),
+          );
+        tries.push(outcome);
+      }
       // A throw here rolls the whole transaction back: nothing of the copy is written.
-      return assertCopyHolds({ attempts, policyVerdicts, retractions, campaigns });
+      return assertCopyHolds({ attempts, policyVerdicts, retractions, campaigns, tries });
     });
   }
 

@@ -47,11 +47,22 @@ import {
   storedRecordJson,
 } from './store-rows.js';
 import { STORE_RECORD_REFUSED } from './store.js';
-import { TRY_COLUMNS, campaignTryFromRow, tryInterruptionValues, tryStartValues } from './try-starts.js';
+import {
+  TRY_COLUMNS,
+  campaignTryFromRow,
+  tryCopyOutcome,
+  tryInterruptionValues,
+  tryRowFromDb,
+  tryRowValues,
+  tryRowsOf,
+  tryStartValues,
+} from './try-starts.js';
 import type {
   CampaignTry,
   CampaignTryDbRow,
+  TryCopyOutcome,
   TryInterruption,
+  TryRowDbRow,
   TryStart,
   UnsettledDbRow,
 } from './try-starts.js';
@@ -407,12 +418,12 @@ const SQLITE_CAMPAIGN_TRIES = `
     AND i.case_id = s.case_id AND i.config_id = s.config_id AND i.try_id = s.try_id
   WHERE s.event = 'started' AND s.campaign_id = ? ORDER BY s.id`;
 
-/** Per campaign (run id): its starts whose try the attempts table does not hold. */
+/** Per campaign (run id), in the order its first start was appended: its starts whose try the attempts table does not hold. */
 const SQLITE_UNSETTLED = `
   SELECT s.campaign_id AS run_id, COUNT(*) AS n FROM campaign_tries s
   WHERE s.event = 'started' AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = s.campaign_id
     AND a.case_id = s.case_id AND a.config_id = s.config_id AND a.attempt_id = s.try_id)
-  GROUP BY s.campaign_id`;
+  GROUP BY s.campaign_id ORDER BY MIN(s.id)`;
 
 interface AttemptRow {
   readonly id: number;
@@ -666,6 +677,12 @@ export class SqliteStore implements LedgerStore {
     const insertRetraction = this.db.prepare(
       `INSERT INTO retractions (${RETRACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
     );
+    const selectTry = this.db.prepare<[string, string, string, string, string], TryRowDbRow>(
+      `SELECT ${TRY_COLUMNS} FROM campaign_tries WHERE campaign_id = ? AND case_id = ? AND config_id = ? AND try_id = ? AND event = ?`,
+    );
+    const insertTry = this.db.prepare(
+      `INSERT INTO campaign_tries (${TRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     // One transaction: a throw (assertCopyHolds, or the store's own) rolls every write back.
     const work = this.db.transaction((): CopyInOutcome =>
       assertCopyHolds({
@@ -688,6 +705,12 @@ export class SqliteStore implements LedgerStore {
         campaigns: (batch.campaigns ?? []).map((input) =>
           campaignCopyOutcome(input, (row) => this.appendCampaign(row)),
         ),
+        tries: tryRowsOf(batch.tries ?? []).map((row): TryCopyOutcome => {
+          const existing = selectTry.get(row.campaignId, row.caseId, row.configId, row.tryId, row.event);
+          const outcome = tryCopyOutcome(row, existing === undefined ? undefined : tryRowFromDb(existing));
+          if (outcome.status === 'inserted') insertTry.run(...tryRowValues(row));
+          return outcome;
+        }),
       }),
     );
     try {

@@ -45,7 +45,7 @@ export interface RunStateDbRow {
 
 /**
  * RunCounts from the two queries' rows, the store's retractions and each run's unsettled tries
- * (try-starts.ts: counted among its unpriced).
+ * (try-starts.ts: counted among its unpriced); a run with unsettled tries and no attempt is listed too.
  */
 export function runCountsFrom(
   runs: readonly RunDbRow[],
@@ -54,7 +54,22 @@ export function runCountsFrom(
   unsettled: readonly UnsettledDbRow[] = [],
 ): RunCounts[] {
   const unsettledOf = new Map(unsettled.map((row) => [row.run_id, Number(row.n)]));
-  return runs.map((row) => ({
+  // A campaign whose only tries are unsettled starts has no attempt: it is listed all the same (0
+  // attempts, its starts its unknown spend), after the runs with attempts: "what did I spend?" sees it.
+  const listed = new Set(runs.map((row) => row.run_id));
+  const startsOnly: RunDbRow[] = unsettled
+    .filter((row) => !listed.has(row.run_id))
+    .map((row) => ({
+      run_id: row.run_id,
+      attempts: 0,
+      cases: 0,
+      configs: 0,
+      foreign_attempts: 0,
+      retracted: 0,
+      observed_nanodollars: 0,
+      unpriced: 0,
+    }));
+  return [...runs, ...startsOnly].map((row) => ({
     runId: row.run_id,
     attempts: Number(row.attempts),
     cases: Number(row.cases),

@@ -11,7 +11,7 @@ import type { CampaignRecordInput, CampaignRecordOutcome, StoredCampaign } from 
 import type { AttemptKey, LedgerRecord, ScoreRow } from './convert.js';
 import type { PolicyVerdict, PolicyVerdictInput, PolicyVerdictOutcome } from './policy-verdicts.js';
 import type { Retraction, RetractionOutcome, RetractionRequest } from './retraction.js';
-import type { CampaignTry, TryInterruption, TryStart } from './try-starts.js';
+import type { CampaignTry, TryCopyOutcome, TryInterruption, TryStart } from './try-starts.js';
 
 /** What happened to one record of a batch. */
 export type InsertOutcome =
@@ -42,7 +42,7 @@ export interface StoredAttempt {
 
 /**
  * What copyIn copies (copy-in.ts has the rules): other stores' attempts, policy verdicts,
- * retractions and campaign records.
+ * retractions, campaign records and campaign try starts.
  */
 export interface CopyInBatch {
   readonly records: readonly LedgerRecord[];
@@ -50,6 +50,13 @@ export interface CopyInBatch {
   readonly retractions: readonly Retraction[];
   /** Appended by recordCampaign's rule, after the rest (default none). */
   readonly campaigns?: readonly CampaignRecordInput[];
+  /**
+   * Try starts as another store's campaignTries reads them: each start's row and its interruption's
+   * (try-starts.ts tryRowsOf), appended after the rest under campaign_tries' unique key (default
+   * none), so a start with no attempt stays the try's unknown spend in the target. The same row twice
+   * in one batch (two shard stores) is written once; two contents under one key are a conflict.
+   */
+  readonly tries?: readonly CampaignTry[];
 }
 
 export type CampaignCopyOutcome =
@@ -74,6 +81,7 @@ export interface CopyInOutcome {
   readonly policyVerdicts: readonly PolicyVerdictOutcome[];
   readonly retractions: readonly RetractionCopyOutcome[];
   readonly campaigns: readonly CampaignCopyOutcome[];
+  readonly tries: readonly TryCopyOutcome[];
 }
 
 export interface LedgerStore {
@@ -140,10 +148,10 @@ export interface LedgerStore {
   /** Every retraction, in the order they were appended (a small table: read whole). */
   retractions(): Promise<Retraction[]>;
   /**
-   * Copies other stores' attempts, policy verdicts, retractions and campaign records in ONE
+   * Copies other stores' attempts, policy verdicts, retractions, campaign records and try starts in ONE
    * transaction (copy-in.ts): each kind through its own append rule; anything held otherwise, a
    * verdict or retraction whose attempt or run is not there, or a campaign record of another plan
-   * under its id, is a paperclip_evalbook_merge_conflict EvalbookError and nothing is written.
+   * under its id, or a try row held with other content under its key, is a paperclip_evalbook_merge_conflict EvalbookError and nothing is written.
    */
   copyIn(batch: CopyInBatch): Promise<CopyInOutcome>;
   /**
@@ -169,7 +177,10 @@ export interface LedgerStore {
   recordTryInterruption(interruption: TryInterruption): Promise<void>;
   /** Every start of a campaign's tries, in the order appended, each with whether the ledger holds its attempt. */
   campaignTries(campaignId: string): Promise<CampaignTry[]>;
-  /** Each run with its counts, in the order runs first reached the store. */
+  /**
+   * Each run with its counts, in the order runs first reached the store; then each campaign whose
+   * only tries are unsettled starts (0 attempts; its starts are its unpriced, spend.unsettledTries).
+   */
   runs(): Promise<RunCounts[]>;
   /** Applied migration versions, ascending. */
   migrations(): Promise<number[]>;

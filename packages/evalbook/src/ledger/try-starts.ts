@@ -7,7 +7,8 @@
 // but its spend stays unknown), or another shard's try still running on a shared PostgreSQL ledger —
 // and it is counted like an unpriced try, forever (the ledger is append-only: nothing is updated or
 // deleted; a rerun runs the attempt again under a new try id). Both stores keep the rows in one table,
-// `campaign_tries` (SQLite migration 11, PostgreSQL migration 12), and answer the same two reads.
+// `campaign_tries` (SQLite migration 11, PostgreSQL migration 12), and answer the same two reads;
+// `evals merge --from-store` copies a shard's rows into the target by one rule (tryCopyOutcome).
 
 /** The release and process that start a try's session (what the start row names as the runner). */
 export interface TryRunner {
@@ -66,32 +67,12 @@ export const TRY_COLUMNS =
 
 /** The insert values of a start row, in TRY_COLUMNS order. */
 export function tryStartValues(start: TryStart): (string | number)[] {
-  return [
-    start.campaignId,
-    start.caseId,
-    start.configId,
-    start.attemptId,
-    start.tryNumber,
-    start.tryId,
-    'started',
-    start.startedAt,
-    JSON.stringify(start.runner),
-  ];
+  return tryRowValues(startRow(start));
 }
 
 /** The insert values of an interruption row, in TRY_COLUMNS order. */
 export function tryInterruptionValues(interruption: TryInterruption): (string | number)[] {
-  return [
-    interruption.campaignId,
-    interruption.caseId,
-    interruption.configId,
-    interruption.attemptId,
-    interruption.tryNumber,
-    interruption.tryId,
-    'interrupted',
-    interruption.at,
-    JSON.stringify({ reason: interruption.reason }),
-  ];
+  return tryRowValues(interruptionRow(interruption));
 }
 
 /** A row of a store's campaign-tries query (settled: SQLite's 0/1, PostgreSQL's boolean). */
@@ -134,4 +115,131 @@ export function campaignTryFromRow(row: CampaignTryDbRow): CampaignTry {
 export interface UnsettledDbRow {
   readonly run_id: string;
   readonly n: number | string;
+}
+
+/**
+ * One campaign_tries row as `evals merge --from-store` copies it from a shard's store into the
+ * target (copy-in.ts): a start, or an interruption of a started try. Its identity is the table's
+ * unique key (campaign, case, config, try id, event); the rest is its content.
+ */
+export interface TryRow {
+  readonly campaignId: string;
+  readonly caseId: string;
+  readonly configId: string;
+  readonly attemptId: string;
+  readonly tryNumber: number;
+  readonly tryId: string;
+  readonly event: TryEvent;
+  readonly at: string;
+  /** The runner of a start, `{ reason }` of an interruption, as JSON text. */
+  readonly detailJson: string;
+}
+
+/** A start's row. */
+function startRow(start: TryStart): TryRow {
+  return {
+    campaignId: start.campaignId,
+    caseId: start.caseId,
+    configId: start.configId,
+    attemptId: start.attemptId,
+    tryNumber: start.tryNumber,
+    tryId: start.tryId,
+    event: 'started',
+    at: start.startedAt,
+    detailJson: JSON.stringify(start.runner),
+  };
+}
+
+/** An interruption's row. */
+function interruptionRow(interruption: TryInterruption): TryRow {
+  return {
+    campaignId: interruption.campaignId,
+    caseId: interruption.caseId,
+    configId: interruption.configId,
+    attemptId: interruption.attemptId,
+    tryNumber: interruption.tryNumber,
+    tryId: interruption.tryId,
+    event: 'interrupted',
+    at: interruption.at,
+    detailJson: JSON.stringify({ reason: interruption.reason }),
+  };
+}
+
+/** The rows a store holds for these starts as read back (campaignTries): each start, then its interruption. */
+export function tryRowsOf(tries: readonly CampaignTry[]): TryRow[] {
+  return tries.flatMap((entry) =>
+    entry.interruption === null
+      ? [startRow(entry)]
+      : [startRow(entry), interruptionRow({ ...entry, ...entry.interruption })],
+  );
+}
+
+/** The insert values of a row, in TRY_COLUMNS order. */
+export function tryRowValues(row: TryRow): (string | number)[] {
+  return [
+    row.campaignId,
+    row.caseId,
+    row.configId,
+    row.attemptId,
+    row.tryNumber,
+    row.tryId,
+    row.event,
+    row.at,
+    row.detailJson,
+  ];
+}
+
+/** The row's identity (the table's unique key) as one text. */
+function tryRowKey(row: TryRow): string {
+  return JSON.stringify([row.campaignId, row.caseId, row.configId, row.tryId, row.event]);
+}
+
+/** A row of TRY_COLUMNS as a target reads it back (to compare a copied row with what it holds). */
+export interface TryRowDbRow {
+  readonly campaign_id: string;
+  readonly case_id: string;
+  readonly config_id: string;
+  readonly attempt_id: string;
+  readonly try_number: number | string;
+  readonly try_id: string;
+  readonly event: TryEvent;
+  readonly at: string;
+  readonly detail_json: string;
+}
+
+export function tryRowFromDb(row: TryRowDbRow): TryRow {
+  return {
+    campaignId: row.campaign_id,
+    caseId: row.case_id,
+    configId: row.config_id,
+    attemptId: row.attempt_id,
+    tryNumber: Number(row.try_number),
+    tryId: row.try_id,
+    event: row.event,
+    at: row.at,
+    detailJson: row.detail_json,
+  };
+}
+
+/** What became of one copied row: written, held alike (skipped), or held otherwise (nothing overwritten). */
+export type TryCopyOutcome =
+  | { readonly status: 'inserted' | 'duplicate'; readonly row: TryRow }
+  | { readonly status: 'conflict'; readonly row: TryRow; readonly existing: TryRow };
+
+/** Two rows under one key say the same: every column alike, the detail compared as JSON (not as its spelling). */
+function tryRowsAlike(a: TryRow, b: TryRow): boolean {
+  const detail = (text: string) => JSON.stringify(JSON.parse(text));
+  return (
+    tryRowKey(a) === tryRowKey(b) &&
+    a.attemptId === b.attemptId &&
+    a.tryNumber === b.tryNumber &&
+    a.at === b.at &&
+    detail(a.detailJson) === detail(b.detailJson)
+  );
+}
+
+/** One copied row against what the target holds under its key (undefined: nothing). */
+export function tryCopyOutcome(row: TryRow, existing: TryRow | undefined): TryCopyOutcome {
+  if (existing === undefined) return { status: 'inserted', row };
+  return tryRowsAlike(row, existing) ? { status: 'duplicate', row } : { status: 'conflict', row, existing };
 }
