@@ -17,9 +17,11 @@ import {
   campaignRecord,
   campaignRecordIssues,
   isLedgerRecord,
+  isShardMissing,
   mergeCampaignRecords,
   storeCampaignRecord,
 } from '../src/record.ts';
+import { CAMPAIGN_FAILURE_CLASSES } from '../src/try-outcome.ts';
 import { suiteEnvironment } from './support/stand-in.ts';
 
 import type { AttemptOutcome } from '../src/execute.ts';
@@ -90,6 +92,7 @@ const shardRecord = (index: number, change: Partial<CampaignRecord> = {}): Campa
       infrastructureFailures: 0,
       notRunBudget: 0,
       notRunStopped: 0,
+      notRunShardMissing: 0,
       resumed: 0,
       tries: 2,
       retries: 0,
@@ -138,6 +141,12 @@ describe('the evals-campaign/v1 schema', () => {
     expect(campaignRecordIssues(JSON.parse(JSON.stringify(older)))).toEqual([]);
     expect(campaignRecordIssues(shardRecord(1, { caseDefinitions }))).toEqual([]);
     expect(campaignRecordIssues(shardRecord(1, { caseDefinitions: [] }))).toEqual([]);
+  });
+  it('accepts a record written before totals.notRunShardMissing (without it), and refuses a negative one', () => {
+    const { notRunShardMissing: _missing, ...olderTotals } = shardRecord(1).totals;
+    expect(campaignRecordIssues({ ...shardRecord(1), totals: olderTotals })).toEqual([]);
+    const negative = { ...shardRecord(1), totals: { ...shardRecord(1).totals, notRunShardMissing: -1 } };
+    expect(campaignRecordIssues(negative).map((issue) => issue.path)).toContain('/totals/notRunShardMissing');
   });
   it.each([
     ['a case without its prompt', { id: 'case_1', description: null }],
@@ -200,6 +209,78 @@ describe('mergeCampaignRecords', () => {
         { class: 'ci_cell_artifact_missing', category: 'campaign_orchestration', retryable: false },
       ],
     ]);
+  });
+  it("counts a missing shard's attempts as not run, never among the infrastructure failures", () => {
+    const merged = mergeCampaignRecords([at(shardRecord(1), 'a')]);
+    expect(merged.totals).toMatchObject({
+      planned: 4,
+      passed: 2,
+      infrastructureFailures: 0,
+      notRunShardMissing: 2,
+    });
+    expect(campaignRecordIssues(merged)).toEqual([]);
+  });
+  it('keeps a try that ran and failed for its infrastructure (upstream missing-cell artifact included) among the infrastructure failures', () => {
+    const failedTry = (
+      entry: (typeof plan)[number],
+      failure: AttemptOutcome['infrastructureFailure'],
+    ): AttemptOutcome => {
+      const ran = passed(entry);
+      return {
+        ...ran,
+        disposition: 'infrastructure_failure',
+        reason: 'it failed',
+        infrastructureFailure: failure,
+        tries: ran.tries.map((t) => ({
+          ...t,
+          exitCode: 2,
+          infrastructureFailure: failure === null ? null : { ...failure, message: 'it failed' },
+        })),
+      };
+    };
+    const [first, third] = plan.filter((entry) => entry.shard === 1);
+    const shard = shardRecord(1, {
+      attempts: [
+        failedTry(first!, {
+          class: 'ci_cell_artifact_missing',
+          ...CAMPAIGN_FAILURE_CLASSES.ci_cell_artifact_missing,
+        }),
+        failedTry(third!, {
+          class: 'eval_session_crashed',
+          ...CAMPAIGN_FAILURE_CLASSES.eval_session_crashed,
+        }),
+      ],
+    });
+    const merged = mergeCampaignRecords([at(shard, 'a')]);
+    expect(merged.totals).toMatchObject({
+      planned: 4,
+      passed: 0,
+      infrastructureFailures: 2,
+      notRunShardMissing: 2,
+    });
+    expect(merged.attempts.filter(isShardMissing).map((attempt) => attempt.attemptId)).toEqual([
+      'att_2',
+      'att_4',
+    ]);
+  });
+  it('property: the totals partition the plan, and notRunShardMissing is exactly the missing shards’ attempts', () => {
+    fc.assert(
+      fc.property(fc.subarray([1, 2], { minLength: 1 }), (present) => {
+        const merged = mergeCampaignRecords(present.map((index) => at(shardRecord(index), `s${index}`)));
+        const t = merged.totals;
+        const sum =
+          t.passed +
+          t.behaviorFailures +
+          t.gradingEvidenceFailures +
+          t.infrastructureFailures +
+          t.notRunBudget +
+          t.notRunStopped +
+          t.notRunShardMissing;
+        expect(sum).toBe(t.planned);
+        expect(t.notRunShardMissing).toBe(plan.filter((entry) => !present.includes(entry.shard)).length);
+        expect(t.infrastructureFailures).toBe(0);
+      }),
+    );
   });
   it.each([
     ['a duplicate shard', [shardRecord(1), shardRecord(1)], 'shard_duplicate'],
