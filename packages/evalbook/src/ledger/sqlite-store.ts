@@ -1154,7 +1154,7 @@ function checkMigrated(db: Database.Database, migrations: readonly Migration[], 
   const pending = migrations.filter((migration) => !applied.includes(migration.version));
   if (pending.length > 0)
     throw storeError(
-      `the store ${path} predates this Evals: run a writer on it once where it is writable (\`evals ingest\` migrates it), then read it`,
+      `the store ${path} predates this Evals: migrate it once where it is writable (\`evals migrate --store sqlite:${path}\`), then read it`,
       {
         issues: [
           {
