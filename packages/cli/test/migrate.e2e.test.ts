@@ -3,8 +3,9 @@
 // refusal names `evals migrate --store …`; migrate brings it up (from → to), then readers open it
 // and a second migrate has nothing to do. A mistyped path is never created, and a file that is not
 // an Evalbook (another program's SQLite, a text file) or a store from a newer Evals is refused and
-// left as it was. Every --json output holds to its schema (paperclip-evals/migrate/v1, or the
-// CLI's failure object).
+// left as it was. A PostgreSQL store one migration behind (test-kit's throwaway server) is brought
+// up the same way. Every --json output holds to its schema (paperclip-evals/migrate/v1, or the CLI's
+// failure object).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,14 +15,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { schemaErrors } from '../../contract/src/schema-registry.ts';
+import { POSTGRES_MIGRATIONS, migratePostgres } from '../../evalbook/src/ledger/postgres-store.ts';
 import { SQLITE_MIGRATIONS, migrate } from '../../evalbook/src/ledger/sqlite-store.ts';
+import { startPostgres } from '@paperclip-evals/test-kit/postgres-server';
 import { EVALS_BIN, REPO_ROOT } from '@paperclip-evals/test-kit/repo';
 
-/** better-sqlite3, as the store (evalbook) has it: the CLI does not depend on it. */
-const Database = createRequire(join(REPO_ROOT, 'packages/evalbook/package.json'))('better-sqlite3') as new (
+import type { PostgresServer } from '@paperclip-evals/test-kit/postgres-server';
+
+/** better-sqlite3 and pg, as the store (evalbook) has them: the CLI does not depend on them. */
+const storeRequire = createRequire(join(REPO_ROOT, 'packages/evalbook/package.json'));
+const Database = storeRequire('better-sqlite3') as new (
   path: string,
   options?: { readonly readonly?: boolean },
 ) => Parameters<typeof migrate>[0];
+type PoolClient = Parameters<typeof migratePostgres>[0];
+const { Pool } = storeRequire('pg') as {
+  Pool: new (options: { connectionString: string; max: number }) => {
+    connect(): Promise<PoolClient>;
+    end(): Promise<void>;
+  };
+};
 
 const LATEST = Math.max(...SQLITE_MIGRATIONS.map((migration) => migration.version));
 const MIGRATE_SCHEMA = 'https://paperclip-evals.dev/schemas/migrate/v1.json';
@@ -181,4 +194,40 @@ describe('what migrate refuses, writing nothing', () => {
     expect(result.stderr).toContain('a store from the future');
     expect(versionsOf(path).at(-1)).toBe(LATEST + 1);
   });
+});
+
+describe('a PostgreSQL store', () => {
+  const LATEST_PG = Math.max(...POSTGRES_MIGRATIONS.map((migration) => migration.version));
+  let server: PostgresServer | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  }, 120_000);
+
+  it('an old one: migrate applies what is pending and says from → to; a second run has nothing to do', async () => {
+    const url = await server!.createDatabase('evalbook_old');
+    const pool = new Pool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    try {
+      await migratePostgres(client, POSTGRES_MIGRATIONS.slice(0, -1));
+    } finally {
+      client.release();
+      await pool.end();
+    }
+    const first = evals('migrate', '--store', url, '--json');
+    expect(first.code, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as unknown;
+    expect(schemaErrors(MIGRATE_SCHEMA, report)).toEqual([]);
+    expect(report).toMatchObject({
+      status: 'migrated',
+      from: LATEST_PG - 1,
+      to: LATEST_PG,
+      applied: [LATEST_PG],
+    });
+    const again = evals('migrate', '--store', url);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`is already at version ${LATEST_PG}: nothing to do`);
+  }, 120_000);
 });

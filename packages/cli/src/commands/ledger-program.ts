@@ -123,8 +123,9 @@ export function addLedgerCommands(program: Command): void {
         'a store already up to date is left as it is. It never creates a store: a path with nothing',
         'there, a file that is not an Evalbook and a store from a newer Evals are refused, and nothing',
         'is written. Take a copy first if an older Evals must still read the store: it refuses a store',
-        'with migrations it does not know. A PostgreSQL store is migrated by whichever command opens it',
-        'first (readers too); migrate says its version.',
+        'with migrations it does not know. A PostgreSQL store is migrated by every command that opens it',
+        '(readers too): migrate opens it and says what that applied; a database without Evalbook tables',
+        'gets them, as `evals ingest` would make them.',
       ].join(' '),
     )
     .option('--store <url>', STORE_HELP)

@@ -15,8 +15,7 @@ export interface MigrateReport {
   /** The store as displayLocator shows it (a password masked). */
   readonly store: string;
   readonly status: 'migrated' | 'up_to_date';
-  /** The version before; null for PostgreSQL (every command that opens one migrates it first). */
-  readonly from: number | null;
+  readonly from: number;
   readonly to: number;
   readonly applied: readonly number[];
 }
@@ -44,10 +43,8 @@ export async function runMigrate(options: {
   const count = `${applied.length} migration${applied.length === 1 ? '' : 's'}`;
   printLines('stdout', [
     status === 'migrated'
-      ? `migrated ${storeShown} from version ${from ?? '?'} to ${to} (${count}: ${applied.join(', ')})`
-      : from === null
-        ? `${storeShown} is at version ${to}: nothing to do (a PostgreSQL store is migrated by whichever command opens it first, readers too)`
-        : `${storeShown} is already at version ${to}: nothing to do`,
+      ? `migrated ${storeShown} from version ${from} to ${to} (${count}: ${applied.join(', ')})`
+      : `${storeShown} is already at version ${to}: nothing to do`,
   ]);
   return 'ok';
 }

@@ -1,7 +1,9 @@
 // `evals migrate`'s entry to the store: brings an existing Evalbook up to this Evals' schema with the
 // store's own migrations (the ones a writer applies when it opens it), and says from which version
-// to which. It never creates a store: a missing path, a file that is not an Evalbook and a store
-// from the future are refused by the read-only open every reader makes, before anything is written.
+// to which. It never creates a SQLite store: a missing path, a file that is not an Evalbook and a
+// store from the future are refused by the read-only open every reader makes, before anything is
+// written. A PostgreSQL store is migrated by every open (readers' too): migrate opens it and says what
+// that open applied.
 import Database from 'better-sqlite3';
 
 import { isEvalbookError } from '../errors.js';
@@ -11,11 +13,8 @@ import type { OpenStoreOptions } from './open-store.js';
 
 /** What migrating a store did: its schema version before and after, and the migrations applied. */
 export interface StoreMigration {
-  /**
-   * The highest migration the store had before: null for PostgreSQL, which every command that opens
-   * it (readers too) migrates first, so no earlier version can be seen.
-   */
-  readonly from: number | null;
+  /** The highest migration the store had before (0: none, a PostgreSQL database without Evalbook tables). */
+  readonly from: number;
   readonly to: number;
   /** The versions applied now, ascending ([] when the store was up to date). */
   readonly applied: readonly number[];
@@ -35,9 +34,17 @@ export async function migrateStore(
 ): Promise<StoreMigration> {
   const path = sqliteStorePath(url);
   if (path === null) {
+    // PostgreSQL: the store's open applies what is pending (under its advisory lock) and says what.
     const store = await openStore(url, options);
     try {
-      return { from: null, to: newest(await store.migrations()), applied: [] };
+      const { PostgresStore } = await import('./postgres-store.js');
+      const after = await store.migrations();
+      const applied = store instanceof PostgresStore ? [...store.appliedAtOpen] : [];
+      return {
+        from: newest(after.filter((version) => !applied.includes(version))),
+        to: newest(after),
+        applied,
+      };
     } finally {
       await store.close();
     }
