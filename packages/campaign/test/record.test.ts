@@ -115,6 +115,24 @@ const shardRecord = (index: number, change: Partial<CampaignRecord> = {}): Campa
     ...change,
   };
 };
+/** The attempt as a try that ran and failed for its infrastructure (`failure`). */
+const failedTry = (
+  entry: (typeof plan)[number],
+  failure: AttemptOutcome['infrastructureFailure'],
+): AttemptOutcome => {
+  const ran = passed(entry);
+  return {
+    ...ran,
+    disposition: 'infrastructure_failure',
+    reason: 'it failed',
+    infrastructureFailure: failure,
+    tries: ran.tries.map((t) => ({
+      ...t,
+      exitCode: 2,
+      infrastructureFailure: failure === null ? null : { ...failure, message: 'it failed' },
+    })),
+  };
+};
 const codes = (run: () => unknown): string[] => {
   try {
     run();
@@ -221,23 +239,6 @@ describe('mergeCampaignRecords', () => {
     expect(campaignRecordIssues(merged)).toEqual([]);
   });
   it('keeps a try that ran and failed for its infrastructure (upstream missing-cell artifact included) among the infrastructure failures', () => {
-    const failedTry = (
-      entry: (typeof plan)[number],
-      failure: AttemptOutcome['infrastructureFailure'],
-    ): AttemptOutcome => {
-      const ran = passed(entry);
-      return {
-        ...ran,
-        disposition: 'infrastructure_failure',
-        reason: 'it failed',
-        infrastructureFailure: failure,
-        tries: ran.tries.map((t) => ({
-          ...t,
-          exitCode: 2,
-          infrastructureFailure: failure === null ? null : { ...failure, message: 'it failed' },
-        })),
-      };
-    };
     const [first, third] = plan.filter((entry) => entry.shard === 1);
     const shard = shardRecord(1, {
       attempts: [
@@ -263,23 +264,44 @@ describe('mergeCampaignRecords', () => {
       'att_4',
     ]);
   });
-  it('property: the totals partition the plan, and notRunShardMissing is exactly the missing shards’ attempts', () => {
+  it('property: the totals partition the plan; notRunShardMissing is the missing shards’ attempts, infrastructureFailures the failures that ran', () => {
+    const outcome = fc.constantFrom('passed', 'eval_session_crashed', 'ci_cell_artifact_missing');
     fc.assert(
-      fc.property(fc.subarray([1, 2], { minLength: 1 }), (present) => {
-        const merged = mergeCampaignRecords(present.map((index) => at(shardRecord(index), `s${index}`)));
-        const t = merged.totals;
-        const sum =
-          t.passed +
-          t.behaviorFailures +
-          t.gradingEvidenceFailures +
-          t.infrastructureFailures +
-          t.notRunBudget +
-          t.notRunStopped +
-          t.notRunShardMissing;
-        expect(sum).toBe(t.planned);
-        expect(t.notRunShardMissing).toBe(plan.filter((entry) => !present.includes(entry.shard)).length);
-        expect(t.infrastructureFailures).toBe(0);
-      }),
+      fc.property(
+        fc.subarray([1, 2], { minLength: 1 }),
+        fc.array(outcome, { minLength: plan.length, maxLength: plan.length }),
+        (present, outcomes) => {
+          const attemptOf = (entry: (typeof plan)[number]): AttemptOutcome => {
+            const kind = outcomes[plan.indexOf(entry)] ?? 'passed';
+            return kind === 'passed'
+              ? passed(entry)
+              : failedTry(entry, { class: kind, ...CAMPAIGN_FAILURE_CLASSES[kind] });
+          };
+          const shards = present.map((index) =>
+            at(
+              shardRecord(index, {
+                attempts: plan.filter((entry) => entry.shard === index).map(attemptOf),
+              }),
+              `s${index}`,
+            ),
+          );
+          const t = mergeCampaignRecords(shards).totals;
+          const sum =
+            t.passed +
+            t.behaviorFailures +
+            t.gradingEvidenceFailures +
+            t.infrastructureFailures +
+            t.notRunBudget +
+            t.notRunStopped +
+            t.notRunShardMissing;
+          expect(sum).toBe(t.planned);
+          const ran = plan.filter((entry) => present.includes(entry.shard));
+          expect(t.notRunShardMissing).toBe(plan.length - ran.length);
+          expect(t.infrastructureFailures).toBe(
+            ran.filter((entry) => outcomes[plan.indexOf(entry)] !== 'passed').length,
+          );
+        },
+      ),
     );
   });
   it.each([
