@@ -4,8 +4,6 @@
 // store from the future are refused by the read-only open every reader makes, before anything is
 // written. A PostgreSQL store is migrated by every open (readers' too): migrate opens it and says what
 // that open applied.
-import Database from 'better-sqlite3';
-
 import { isEvalbookError } from '../errors.js';
 import { openStore, sqliteStorePath } from './open-store.js';
 
@@ -83,6 +81,8 @@ async function sqliteVersions(
     if (!isEvalbookError(error) || !error.issues.some((issue) => issue.code === 'store_needs_migration'))
       throw error;
   }
+  // The driver is loaded here, not with the module: evalbook's index must not load it for every command.
+  const { default: Database } = await import('better-sqlite3');
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     return db
