@@ -144,6 +144,7 @@ describe('what migrate refuses, writing nothing', () => {
     const text = evals('migrate', '--store', `sqlite:${path}`);
     expect(text.code).toBe(2);
     expect(text.stderr).toContain(`no Evalbook at ${path}`);
+    expect(text.stderr).toContain('migrate creates no store, nothing was written');
     const failure = evals('migrate', '--store', `sqlite:${path}`, '--json');
     expect(failure.code).toBe(2);
     const value = JSON.parse(failure.stdout) as { schema: string; error: { code: string } };

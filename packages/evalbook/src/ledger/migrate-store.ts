@@ -4,7 +4,7 @@
 // store from the future are refused by the read-only open every reader makes, before anything is
 // written. A PostgreSQL store is migrated by every open (readers' too): migrate opens it and says what
 // that open applied.
-import { isEvalbookError } from '../errors.js';
+import { EvalbookError, isEvalbookError } from '../errors.js';
 import { openStore, sqliteStorePath } from './open-store.js';
 
 import type { OpenStoreOptions } from './open-store.js';
@@ -78,8 +78,15 @@ async function sqliteVersions(
       await store.close();
     }
   } catch (error) {
-    if (!isEvalbookError(error) || !error.issues.some((issue) => issue.code === 'store_needs_migration'))
-      throw error;
+    if (!isEvalbookError(error)) throw error;
+    // A typo must not look like a migrated, empty ledger: say that nothing was made there.
+    if (error.issues.some((issue) => issue.code === 'store_missing'))
+      throw new EvalbookError(
+        error.code,
+        `${error.message}; migrate creates no store, nothing was written`,
+        error.issues,
+      );
+    if (!error.issues.some((issue) => issue.code === 'store_needs_migration')) throw error;
   }
   // The driver is loaded here, not with the module: evalbook's index must not load it for every command.
   const { default: Database } = await import('better-sqlite3');
