@@ -21,6 +21,7 @@ import {
   driftThresholdsOf,
   loadAttemptReplay,
   loadEnvironment,
+  migrateStore,
   openStore,
   renderAttemptPage,
   sqliteStorePath,
@@ -43,6 +44,8 @@ import type {
   ReportFormat,
   ReportResult,
   ShownView,
+  StoreMigration,
+  StoreSource,
 } from '@paperclip-evals/evalbook';
 
 import { AppError } from './errors.js';
@@ -91,14 +94,7 @@ export async function openEvalbook(
   request: Pick<EvalbookRequest, 'store' | 'env'>,
   access: 'read' | 'write' = 'read',
 ): Promise<OpenedEvalbook> {
-  const environment = request.env === undefined ? undefined : await loadEnvironment(request.env);
-  const storeUrl = request.store ?? environment?.store ?? DEFAULT_STORE_URL;
-  const source =
-    request.store !== undefined
-      ? ({ from: 'flag', flag: '--store' } as const)
-      : environment?.store !== undefined && request.env !== undefined
-        ? ({ from: 'environment', file: request.env } as const)
-        : ({ from: 'default' } as const);
+  const { environment, storeUrl, source } = await storeNamed(request);
   const store = await openStore(storeUrl, { mustExist: true, readOnly: access === 'read', source });
   return {
     store,
@@ -107,6 +103,34 @@ export async function openEvalbook(
     locatorToOpen: storeUrl,
     environment,
   };
+}
+
+/** The store a request names: --store, else its environment file's store:, else the default; and whence. */
+async function storeNamed(request: Pick<EvalbookRequest, 'store' | 'env'>): Promise<{
+  readonly environment: Environment | undefined;
+  readonly storeUrl: string;
+  readonly source: StoreSource;
+}> {
+  const environment = request.env === undefined ? undefined : await loadEnvironment(request.env);
+  const storeUrl = request.store ?? environment?.store ?? DEFAULT_STORE_URL;
+  const source: StoreSource =
+    request.store !== undefined
+      ? { from: 'flag', flag: '--store' }
+      : environment?.store !== undefined && request.env !== undefined
+        ? { from: 'environment', file: request.env }
+        : { from: 'default' };
+  return { environment, storeUrl, source };
+}
+
+/**
+ * `evals migrate`: applies the pending migrations of the existing store a request names (evalbook's
+ * migrateStore: never creating one), and says which store, as displayLocator shows it.
+ */
+export async function migrateEvalbook(
+  request: Pick<EvalbookRequest, 'store' | 'env'>,
+): Promise<StoreMigration & { readonly storeShown: string }> {
+  const { storeUrl, source } = await storeNamed(request);
+  return { ...(await migrateStore(storeUrl, { source })), storeShown: displayLocator(storeUrl) };
 }
 
 /** Runs `use` over the opened Evalbook and closes it, whatever happens. */

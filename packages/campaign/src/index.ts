@@ -9,6 +9,7 @@ export type { CampaignPlan, Shard } from './plan.js';
 export { executeCampaign } from './execute.js';
 export type { AttemptOutcome, CampaignProgress } from './execute.js';
 export {
+  isShardMissing,
   mergeCampaignRecords,
   readCampaignRecord,
   storeCampaignRecord,

@@ -2,8 +2,8 @@
 // suite revision, with which release, each planned attempt's outcome in the taxonomy, tries and
 // retry cost, cost provider-reported and estimated kept apart with coverage, complete or partial
 // and why. A shard writes the same record for its slice (`shard` set); `mergeCampaignRecords`
-// combines every shard of one plan, a missing shard's attempts becoming infrastructure failures
-// (`ci_cell_artifact_missing`). A campaign id names one campaign: writing a record where another
+// combines every shard of one plan, a missing shard's attempts recorded with the infrastructure
+// class `ci_cell_artifact_missing` and counted apart, as not run (`totals.notRunShardMissing`). A campaign id names one campaign: writing a record where another
 // one of the same id but another suite, release or plan is recorded is refused.
 
 import { existsSync } from 'node:fs';
@@ -42,9 +42,15 @@ export interface CampaignTotals {
   readonly passed: number;
   readonly behaviorFailures: number;
   readonly gradingEvidenceFailures: number;
+  /** Attempts that ran (or were meant to) and failed for their infrastructure; never a missing shard's. */
   readonly infrastructureFailures: number;
   readonly notRunBudget: number;
   readonly notRunStopped: number;
+  /**
+   * A merge's attempts of the shards that left no record (class ci_cell_artifact_missing): never
+   * run, so not among infrastructureFailures. Records written before it counted them there.
+   */
+  readonly notRunShardMissing: number;
   /** Attempts the ledger already held (a resumed campaign): not run again. */
   readonly resumed: number;
   readonly tries: number;
@@ -120,19 +126,34 @@ function totalsOf(attempts: readonly AttemptOutcome[]): CampaignTotals {
   const count = (disposition: Disposition): number =>
     attempts.filter((attempt) => attempt.disposition === disposition).length;
   const tries = attempts.reduce((sum, attempt) => sum + attempt.tries.length, 0);
+  const shardMissing = attempts.filter(isShardMissing).length;
   return {
     planned: attempts.length,
     passed: count('passed'),
     behaviorFailures: count('behavior_failure'),
     gradingEvidenceFailures: count('grading_evidence_failure'),
-    infrastructureFailures: count('infrastructure_failure'),
+    infrastructureFailures: count('infrastructure_failure') - shardMissing,
     notRunBudget: count('not_run_budget'),
     notRunStopped: count('not_run_stopped'),
+    notRunShardMissing: shardMissing,
     resumed: attempts.filter((attempt) => attempt.resumed).length,
     tries,
     retries: attempts.reduce((sum, attempt) => sum + Math.max(0, attempt.tries.length - 1), 0),
     withoutNativeEvidence: attempts.filter((attempt) => attempt.reasonCode === NATIVE_BUNDLE_ABSENT).length,
   };
+}
+
+/**
+ * A merge's attempt of a shard that left no record (missingShardAttempts): class
+ * ci_cell_artifact_missing with no try and not resumed. An attempt that ran and left upstream's
+ * missing-cell artifact has the same class but a try: a real infrastructure failure.
+ */
+export function isShardMissing(attempt: AttemptOutcome): boolean {
+  return (
+    attempt.infrastructureFailure?.class === 'ci_cell_artifact_missing' &&
+    attempt.tries.length === 0 &&
+    !attempt.resumed
+  );
 }
 
 /**
@@ -202,8 +223,7 @@ function partialOf(
   if (stopped === 'interrupted' || attempts.some((a) => a.disposition === 'not_run_stopped'))
     reasons.push('interrupted');
   if (shard !== null) reasons.push('shard');
-  if (attempts.some((a) => a.infrastructureFailure?.class === 'ci_cell_artifact_missing'))
-    reasons.push('shard_missing');
+  if (attempts.some(isShardMissing)) reasons.push('shard_missing');
   return [...new Set(reasons)];
 }
 

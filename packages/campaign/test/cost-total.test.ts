@@ -92,6 +92,7 @@ function recordOf(costs: readonly TryCost[]): CampaignRecord {
       infrastructureFailures: 0,
       notRunBudget: 0,
       notRunStopped: 0,
+      notRunShardMissing: 0,
       resumed: 0,
       tries: plan.length,
       retries: 0,

@@ -17,9 +17,11 @@ import {
   campaignRecord,
   campaignRecordIssues,
   isLedgerRecord,
+  isShardMissing,
   mergeCampaignRecords,
   storeCampaignRecord,
 } from '../src/record.ts';
+import { CAMPAIGN_FAILURE_CLASSES } from '../src/try-outcome.ts';
 import { suiteEnvironment } from './support/stand-in.ts';
 
 import type { AttemptOutcome } from '../src/execute.ts';
@@ -90,6 +92,7 @@ const shardRecord = (index: number, change: Partial<CampaignRecord> = {}): Campa
       infrastructureFailures: 0,
       notRunBudget: 0,
       notRunStopped: 0,
+      notRunShardMissing: 0,
       resumed: 0,
       tries: 2,
       retries: 0,
@@ -110,6 +113,24 @@ const shardRecord = (index: number, change: Partial<CampaignRecord> = {}): Campa
       durationMs: 60000,
     },
     ...change,
+  };
+};
+/** The attempt as a try that ran and failed for its infrastructure (`failure`). */
+const failedTry = (
+  entry: (typeof plan)[number],
+  failure: AttemptOutcome['infrastructureFailure'],
+): AttemptOutcome => {
+  const ran = passed(entry);
+  return {
+    ...ran,
+    disposition: 'infrastructure_failure',
+    reason: 'it failed',
+    infrastructureFailure: failure,
+    tries: ran.tries.map((t) => ({
+      ...t,
+      exitCode: 2,
+      infrastructureFailure: failure === null ? null : { ...failure, message: 'it failed' },
+    })),
   };
 };
 const codes = (run: () => unknown): string[] => {
@@ -138,6 +159,12 @@ describe('the evals-campaign/v1 schema', () => {
     expect(campaignRecordIssues(JSON.parse(JSON.stringify(older)))).toEqual([]);
     expect(campaignRecordIssues(shardRecord(1, { caseDefinitions }))).toEqual([]);
     expect(campaignRecordIssues(shardRecord(1, { caseDefinitions: [] }))).toEqual([]);
+  });
+  it('accepts a record written before totals.notRunShardMissing (without it), and refuses a negative one', () => {
+    const { notRunShardMissing: _missing, ...olderTotals } = shardRecord(1).totals;
+    expect(campaignRecordIssues({ ...shardRecord(1), totals: olderTotals })).toEqual([]);
+    const negative = { ...shardRecord(1), totals: { ...shardRecord(1).totals, notRunShardMissing: -1 } };
+    expect(campaignRecordIssues(negative).map((issue) => issue.path)).toContain('/totals/notRunShardMissing');
   });
   it.each([
     ['a case without its prompt', { id: 'case_1', description: null }],
@@ -200,6 +227,82 @@ describe('mergeCampaignRecords', () => {
         { class: 'ci_cell_artifact_missing', category: 'campaign_orchestration', retryable: false },
       ],
     ]);
+  });
+  it("counts a missing shard's attempts as not run, never among the infrastructure failures", () => {
+    const merged = mergeCampaignRecords([at(shardRecord(1), 'a')]);
+    expect(merged.totals).toMatchObject({
+      planned: 4,
+      passed: 2,
+      infrastructureFailures: 0,
+      notRunShardMissing: 2,
+    });
+    expect(campaignRecordIssues(merged)).toEqual([]);
+  });
+  it('keeps a try that ran and failed for its infrastructure (upstream missing-cell artifact included) among the infrastructure failures', () => {
+    const [first, third] = plan.filter((entry) => entry.shard === 1);
+    const shard = shardRecord(1, {
+      attempts: [
+        failedTry(first!, {
+          class: 'ci_cell_artifact_missing',
+          ...CAMPAIGN_FAILURE_CLASSES.ci_cell_artifact_missing,
+        }),
+        failedTry(third!, {
+          class: 'eval_session_crashed',
+          ...CAMPAIGN_FAILURE_CLASSES.eval_session_crashed,
+        }),
+      ],
+    });
+    const merged = mergeCampaignRecords([at(shard, 'a')]);
+    expect(merged.totals).toMatchObject({
+      planned: 4,
+      passed: 0,
+      infrastructureFailures: 2,
+      notRunShardMissing: 2,
+    });
+    expect(merged.attempts.filter(isShardMissing).map((attempt) => attempt.attemptId)).toEqual([
+      'att_2',
+      'att_4',
+    ]);
+  });
+  it('property: the totals partition the plan; notRunShardMissing is the missing shards’ attempts, infrastructureFailures the failures that ran', () => {
+    const outcome = fc.constantFrom('passed', 'eval_session_crashed', 'ci_cell_artifact_missing');
+    fc.assert(
+      fc.property(
+        fc.subarray([1, 2], { minLength: 1 }),
+        fc.array(outcome, { minLength: plan.length, maxLength: plan.length }),
+        (present, outcomes) => {
+          const attemptOf = (entry: (typeof plan)[number]): AttemptOutcome => {
+            const kind = outcomes[plan.indexOf(entry)] ?? 'passed';
+            return kind === 'passed'
+              ? passed(entry)
+              : failedTry(entry, { class: kind, ...CAMPAIGN_FAILURE_CLASSES[kind] });
+          };
+          const shards = present.map((index) =>
+            at(
+              shardRecord(index, {
+                attempts: plan.filter((entry) => entry.shard === index).map(attemptOf),
+              }),
+              `s${index}`,
+            ),
+          );
+          const t = mergeCampaignRecords(shards).totals;
+          const sum =
+            t.passed +
+            t.behaviorFailures +
+            t.gradingEvidenceFailures +
+            t.infrastructureFailures +
+            t.notRunBudget +
+            t.notRunStopped +
+            t.notRunShardMissing;
+          expect(sum).toBe(t.planned);
+          const ran = plan.filter((entry) => present.includes(entry.shard));
+          expect(t.notRunShardMissing).toBe(plan.length - ran.length);
+          expect(t.infrastructureFailures).toBe(
+            ran.filter((entry) => outcomes[plan.indexOf(entry)] !== 'passed').length,
+          );
+        },
+      ),
+    );
   });
   it.each([
     ['a duplicate shard', [shardRecord(1), shardRecord(1)], 'shard_duplicate'],

@@ -10,6 +10,8 @@ export const COMPARE_REPORT_V1 = 'paperclip-evals/compare/v1';
 export const RETRACTION_REPORT_V1 = 'paperclip-evals/retraction-report/v1';
 /** `evals runs --json`: the runs, or (on a failure) {schema, exitCode, error}. */
 export const RUNS_V1 = 'paperclip-evals/runs/v1';
+/** `evals migrate --json`: the versions before and after, or (on a failure) {schema, exitCode, error}. */
+export const MIGRATE_V1 = 'paperclip-evals/migrate/v1';
 /** `evals policy replay --json`: the replay, or (on a failure) {schema, exitCode, error}. */
 export const POLICY_REPLAY_REPORT_V1 = 'paperclip-evals/policy-replay/v1';
 /** `evals publish --json`: what was published, or (on a failure) {schema, exitCode, error}. */

@@ -42,6 +42,7 @@ const SCHEMA_OF: Readonly<Record<string, string>> = {
   'paperclip-evals/validate-report/v1': SCHEMA('validate-report'),
   'paperclip-evals/ingest-report/v1': SCHEMA('ingest-report'),
   'paperclip-evals/runs/v1': SCHEMA('runs'),
+  'paperclip-evals/migrate/v1': SCHEMA('migrate'),
   'paperclip-evals/retraction-report/v1': SCHEMA('retraction-report'),
   'paperclip-evals/report/v1': SCHEMA('report'),
   'paperclip-evals/grid/v1': SCHEMA('grid'),
@@ -182,6 +183,7 @@ describe('every --json output of the real CLI holds to its schema', () => {
     await json('ingest invalid', ['ingest', join(ATTEMPTS, 'invalid'), '--store', store, '--json'], 1);
     await json('ingest unreadable', ['ingest', join(dir, 'missing.json'), '--store', store, '--json'], 2);
     await json('runs', ['runs', '--store', store, '--json'], 0);
+    await json('migrate up to date', ['migrate', '--store', store, '--json'], 0);
     await json('report', ['report', '--store', store], 0);
     // pooled, the two runs fall short of 0.99; the newest run (run_two, 3 of 3 solved) holds it
     await json('report gated', ['report', '--store', store, '--all-runs', '--fail-on', 'below:0.99'], 1);
@@ -219,7 +221,7 @@ describe('every --json output of the real CLI holds to its schema', () => {
     });
   });
 
-  it('a failing grid, compare, runs and policy replay print the one {schema, exitCode, error} object', async () => {
+  it('a failing grid, compare, runs, migrate and policy replay print the one {schema, exitCode, error} object', async () => {
     const missing = `sqlite:${join(dir, 'no-such-store.sqlite')}`;
     const grid = (await json('grid failure', ['grid', '--store', missing, '--json'], 2)) as {
       schema: string;
@@ -233,6 +235,8 @@ describe('every --json output of the real CLI holds to its schema', () => {
     expect((compare as { schema: string }).schema).toBe('paperclip-evals/compare/v1');
     const runs = await json('runs failure', ['runs', '--store', missing, '--json'], 2);
     expect((runs as { schema: string }).schema).toBe('paperclip-evals/runs/v1');
+    const migrate = await json('migrate failure', ['migrate', '--store', missing, '--json'], 2);
+    expect((migrate as { schema: string }).schema).toBe('paperclip-evals/migrate/v1');
   });
 
   it('policy replay: decided, stored, and a producer that breaks the protocol', async () => {
@@ -377,6 +381,8 @@ const MUTATIONS: [string, string, string, string, unknown][] = [
   ['ingest-report', 'ingest invalid', 'an issue without a code', '/invalid/0/issues/0/code', DELETE],
   ['runs', 'runs', 'a count that is not a whole number', '/runs/0/attempts', 1.5],
   ['retraction-report', 'retract', 'an unknown outcome', '/outcomes/0/status', 'deleted'],
+  ['migrate', 'migrate up to date', 'an unknown status', '/status', 'done'],
+  ['migrate', 'migrate up to date', 'a version that is not a whole number', '/to', 10.5],
   ['report', 'report', 'an unknown attempt status', '/attempts/0/status', 'passed'],
   ['report', 'report', 'a missing summary', '/summary', DELETE],
   ['report', 'report', 'an extra member on an attempt', '/attempts/0/extra', 1],

@@ -3,7 +3,7 @@
 // missing" — never "failed" in one and an infrastructure failure in the other, and never a try. And an
 // error of many issues alike (one missing shard store: a shard_store_incomplete issue per try) is a
 // line per kind with how many more, not a line per try. In-process, shard records built here.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,7 @@ const shardOne = (): CampaignRecord => ({
     infrastructureFailures: 0,
     notRunBudget: 0,
     notRunStopped: 0,
+    notRunShardMissing: 0,
     resumed: 0,
     tries: 3,
     retries: 0,
@@ -120,6 +121,14 @@ describe('merge with shard 2 missing', () => {
     );
     expect(tries).toMatch(/^ {2}3 tries /);
     expect(run.stdout).not.toContain('ci_cell_artifact_missing: 3');
+    // The record counts them so itself: the printed line reads its totals, never subtracts.
+    const merged = JSON.parse(await readFile(join(dir, 'merged.json'), 'utf8')) as CampaignRecord;
+    expect(merged.totals).toMatchObject({
+      planned: 6,
+      passed: 3,
+      infrastructureFailures: 0,
+      notRunShardMissing: 3,
+    });
   });
 });
 

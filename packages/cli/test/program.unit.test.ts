@@ -49,6 +49,7 @@ describe('evals --version and --help', () => {
         'ingest',
         'init',
         'merge',
+        'migrate',
         'negotiate',
         'policy evaluate',
         'policy replay',

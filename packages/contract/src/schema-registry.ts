@@ -263,8 +263,14 @@ function schemaIssue(
       : error.keyword === 'unevaluatedProperties'
         ? String(params.unevaluatedProperty)
         : undefined;
-  // The path is the member's for a missing one, the object's for one it does not allow.
-  const path = missing === undefined ? error.instancePath : error.instancePath + pointer(missing);
+  // The path is the member's, for a missing one and for one the schema does not allow alike (the
+  // name of one it does not allow scrubbed, as the message shows it: a key may be a pasted secret).
+  const path =
+    missing !== undefined
+      ? error.instancePath + pointer(missing)
+      : extra !== undefined
+        ? error.instancePath + pointer(scrubCredentials(extra))
+        : error.instancePath;
   const where = error.instancePath === '' ? '(root)' : scrubCredentials(error.instancePath);
   const shown = scrubCredentials(missing ?? extra ?? '');
   return {

@@ -322,7 +322,7 @@ describe("upstream's per-provider members", () => {
       'a managed profile with a member upstream never writes',
       managed,
       (a) => (a.managedProfile.extra = 1),
-      'schema_violation /managedProfile',
+      'schema_violation /managedProfile/extra',
     ],
     [
       'an AgentCore profile with another expiry',

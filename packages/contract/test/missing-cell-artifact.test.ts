@@ -87,7 +87,7 @@ describe("upstream's missing-cell artifact", () => {
     [
       'a turn with more than its status',
       (a: Record<string, unknown>) => (a.turn = { status: 'failed', turnId: 't' }),
-      ['schema_violation /turn'],
+      ['schema_violation /turn/turnId'],
     ],
     ['no createdAt', (a: Record<string, unknown>) => delete a.createdAt, ['schema_violation /createdAt']],
     [

@@ -26,6 +26,9 @@ export { checkRetractionRequest, leftOutText, retractionText } from './ledger/re
 export type { Retraction, RetractionOutcome } from './ledger/retraction.js';
 export type { PolicyDecision, PolicyVerdictInput, PolicyVerdictOutcome } from './ledger/policy-verdicts.js';
 export { DEFAULT_STORE_URL, checkSqliteTarget, openStore, sqliteStorePath } from './ledger/open-store.js';
+export { migrateStore } from './ledger/migrate-store.js';
+export type { StoreMigration } from './ledger/migrate-store.js';
+export type { StoreSource } from './ledger/open-store.js';
 export type { LedgerStore, RunCounts, StoredAttempt } from './ledger/store.js';
 export { currentCampaigns } from './ledger/campaign-records.js';
 export type { CampaignRecordOutcome } from './ledger/campaign-records.js';

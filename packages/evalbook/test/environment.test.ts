@@ -2,9 +2,11 @@
 // errors located by JSON pointers, semantic checks (unique ids, price precision).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 
-import { isContractError } from '@paperclip-evals/contract';
+import { isContractError, pointer } from '@paperclip-evals/contract';
 import type { Issue } from '@paperclip-evals/contract';
 
 import { ENVIRONMENT_MAX_BYTES, loadEnvironment, starterEnvironment } from '../src/ledger/environment.ts';
@@ -134,7 +136,7 @@ describe('loadEnvironment', () => {
       .replace('inputPerMillionUsd: 2.5', 'inputPerMillionUsd: -3');
     const issues = await issuesOf('schema.yaml', text);
     const paths = issues.map((issue) => issue.path);
-    expect(paths).toContain('/configs/0');
+    expect(paths).toContain('/configs/0/colour');
     expect(paths).toContain('/cases/0/sha256');
     expect(paths).toContain('/pricing/models/paperclip-deterministic-1/inputPerMillionUsd');
     expect(issues.every((issue) => issue.code === 'environment_schema')).toBe(true);
@@ -294,7 +296,7 @@ describe('campaign members (evals run): additive, each refused when wrong', () =
     ['zero attempts', { ...base, campaign: { attempts: 0 } }, '/campaign/attempts'],
     ['zero max_parallel', { ...base, campaign: { max_parallel: 0 } }, '/campaign/max_parallel'],
     ['a negative ceiling', { ...base, campaign: { max_cost_usd: -1 } }, '/campaign/max_cost_usd'],
-    ['an unknown campaign member', { ...base, campaign: { retries: 1 } }, '/campaign'],
+    ['an unknown campaign member', { ...base, campaign: { retries: 1 } }, '/campaign/retries'],
     ['a lane without provider', config({ lane: { model: 'm' } }), '/configs/0/lane/provider'],
     [
       'a lane enabled: "no"',
@@ -321,5 +323,53 @@ describe('campaign members (evals run): additive, each refused when wrong', () =
   ])('refuses %s', async (_label, doc, path) => {
     const issues = await load('bad.json', doc);
     expect(issues.map((issue) => issue.path)).toContain(path);
+  });
+});
+
+describe('an unknown key is located at the key, at every level of the environment', () => {
+  // Every object of the environment schema that allows no other member, by where the starter has one.
+  const objects: readonly (readonly (string | number)[])[] = [
+    [],
+    ['campaign'],
+    ['budgets'],
+    ['report'],
+    ['pricing'],
+    ['pricing', 'models', 'paperclip-deterministic-1'],
+    ['cases', 0],
+    ['cases', 0, 'checks', 0],
+    ['configs', 0],
+    ['configs', 0, 'lane'],
+    ['configs', 0, 'limits'],
+  ];
+  const withKey = (at: readonly (string | number)[], key: string): unknown => {
+    const doc = parseYaml(starterEnvironment()) as Record<string, unknown>;
+    let object = doc as Record<string | number, unknown>;
+    for (const token of at) object = object[token] as Record<string | number, unknown>;
+    object[key] = 1;
+    return doc;
+  };
+  const unknownKeyPaths = async (doc: unknown): Promise<(string | undefined)[]> =>
+    (await fullIssuesOf('unknown-key.json', JSON.stringify(doc)))
+      .filter((issue) => issue.message.includes('which the schema does not allow'))
+      .map((issue) => issue.path);
+
+  it.each(objects.map((at) => [pointer(...at) || '(root)', at] as const))(
+    'an unknown key in %s is at its own path',
+    async (_where, at) => {
+      expect(await unknownKeyPaths(withKey(at, 'lanez'))).toEqual([pointer(...at, 'lanez')]);
+    },
+  );
+
+  it('property: any unknown key name (with / and ~ escaped) at any level is its own path, once', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...objects),
+        fc.stringMatching(/^[a-z~/]{1,8}$/).map((name) => `x_${name}`),
+        async (at, key) => {
+          expect(await unknownKeyPaths(withKey(at, key))).toEqual([pointer(...at, key)]);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -31,9 +31,25 @@ describe('when an environment has a typo’d key holding an API key', () => {
 
   it('names the property, and only the property', () => {
     expect(issues).toContainEqual(
-      expect.objectContaining({ path: '', expected: 'no property api_key', received: 'property api_key' }),
+      expect.objectContaining({
+        path: '/api_key',
+        expected: 'no property api_key',
+        received: 'property api_key',
+      }),
     );
     expect(JSON.stringify(issues)).not.toContain('sk-live');
+  });
+
+  it('locates a key that is itself a pasted secret without its text (path, message and all)', () => {
+    const pasted = schemaIssuesOf(
+      ENVIRONMENT_SCHEMA_ID,
+      { ...(ENVIRONMENT as object), 'sk-live-0123456789abcdefghijklmnop': 1 },
+      () => 'schema_violation',
+    );
+    expect(pasted.some((issue) => issue.path?.startsWith('/') === true && issue.path.includes('***'))).toBe(
+      true,
+    );
+    expect(JSON.stringify(pasted)).not.toContain('sk-live-0123456789');
   });
 
   it('never echoes the whole document', () => {

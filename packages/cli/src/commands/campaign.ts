@@ -7,6 +7,7 @@
 // `merge` combines shard records into one campaign record.
 
 import { displayLocator, isSha256Digest } from '@paperclip-evals/contract';
+import { isShardMissing } from '@paperclip-evals/campaign';
 import { displayUsd } from '@paperclip-evals/evalbook';
 
 import type {
@@ -621,18 +622,14 @@ function failedTryLine(entry: FailedTry): string {
 
 /**
  * The attempts of the shards that left no record (merge): never run, so never a try, and said as
- * "not run: shard 2 missing" in both the status and the planned line. (The record's totals count
- * them among its infrastructure failures, class ci_cell_artifact_missing.)
+ * "not run: shard 2 missing" in both the status and the planned line (the record counts them in
+ * totals.notRunShardMissing, apart from its infrastructure failures).
  */
 function missingShards(record: CampaignRecord): { readonly attempts: number; readonly text: string } {
-  const shards = new Set<number>();
-  let attempts = 0;
-  for (const attempt of record.attempts)
-    if (attempt.infrastructureFailure?.class === 'ci_cell_artifact_missing') {
-      attempts += 1;
-      shards.add(attempt.shard);
-    }
-  const which = [...shards].sort((a, b) => a - b);
+  const which = [...new Set(record.attempts.filter(isShardMissing).map((attempt) => attempt.shard))].sort(
+    (a, b) => a - b,
+  );
+  const attempts = record.totals.notRunShardMissing;
   const text =
     which.length === 0
       ? 'a shard missing'
@@ -657,16 +654,13 @@ function recordLines(record: CampaignRecord): Line[] {
       record.shard === null ? '' : ` · shard ${record.shard.index}/${record.shard.count}`,
     ],
     `  ${record.package.name} ${record.package.version} · runnerd ${record.runnerd.sha256} · suite ${record.suiteFingerprint}`,
-    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures - missing.attempts} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)${missing.attempts === 0 ? '' : ` · ${missing.text}`}`,
+    `  ${totals.planned} planned: ${totals.passed} passed · ${totals.behaviorFailures} behaviour failure(s) · ${totals.gradingEvidenceFailures} grading/evidence failure(s) · ${totals.infrastructureFailures} infrastructure failure(s) · ${totals.notRunBudget} not run (budget) · ${totals.notRunStopped} not run (stopped)${missing.attempts === 0 ? '' : ` · ${missing.text}`}`,
     `  ${totals.tries} tries (${totals.retries} retries) · ${totals.resumed} already in the ledger (resumed)`,
     `  cost: ${costLine(record.cost)}`,
   ];
   const classes = new Map<string, number>();
   for (const attempt of record.attempts)
-    if (
-      attempt.infrastructureFailure !== null &&
-      attempt.infrastructureFailure.class !== 'ci_cell_artifact_missing'
-    )
+    if (attempt.infrastructureFailure !== null && !isShardMissing(attempt))
       classes.set(
         attempt.infrastructureFailure.class,
         (classes.get(attempt.infrastructureFailure.class) ?? 0) + 1,

@@ -1,11 +1,11 @@
-// `evals retract` and `evals runs`: the ledger's own commands, added to the command tree by
-// program.ts. Actions lazily import their modules, like every other command.
+// `evals retract`, `evals runs` and `evals migrate`: the ledger's own commands, added to the command
+// tree by program.ts. Actions lazily import their modules, like every other command.
 import { Option } from 'commander';
 
 import type { Command } from 'commander';
 
 import { needs, repeatable } from '../options.js';
-import { RETRACTION_REPORT_V1, RUNS_V1 } from '../output-schemas.js';
+import { MIGRATE_V1, RETRACTION_REPORT_V1, RUNS_V1 } from '../output-schemas.js';
 import { act } from '../run.js';
 
 const STORE_HELP =
@@ -108,6 +108,48 @@ export function addLedgerCommands(program: Command): void {
           return runRuns({ ...flags, json: flags.json === true });
         },
         { json: RUNS_V1 },
+      ),
+    );
+
+  program
+    .command('migrate')
+    .summary("bring an Evalbook an older Evals wrote up to this one's schema, so readers can open it")
+    .description(
+      [
+        'A store made by an older Evals needs its schema migrated before a reader (report, grid,',
+        'compare, runs, publish) opens it: readers never write, so they refuse it (store_needs_migration).',
+        'migrate applies the pending migrations, the same ones a writer such as `evals ingest` applies',
+        'when it opens the store, each in its own transaction, and says from which version to which;',
+        'a store already up to date is left as it is. It never creates a store: a path with nothing',
+        'there, a file that is not an Evalbook and a store from a newer Evals are refused, and nothing',
+        'is written. Take a copy first if an older Evals must still read the store: it refuses a store',
+        'with migrations it does not know. A PostgreSQL store is migrated by every command that opens it',
+        '(readers too): migrate opens it and says what that applied; a database without Evalbook tables',
+        'gets them, as `evals ingest` would make them.',
+      ].join(' '),
+    )
+    .option('--store <url>', STORE_HELP)
+    .option('--env <file>', 'the Evalbook environment (its store)')
+    .option('--json', 'print the outcome as JSON (paperclip-evals/migrate/v1)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 migrated, or already up to date · 2 usage error, no store at that path (none is created), a file that is not an Evalbook, a store from a newer Evals, or a store that cannot be written (with --json, the failure as one JSON object).',
+        '',
+        'Examples:',
+        '  $ evals migrate --store sqlite:.evalbook/evalbook.sqlite',
+        '  migrated sqlite:.evalbook/evalbook.sqlite from version 10 to 11 (1 migration: 11)',
+        '  $ evals migrate --env evalbook.yaml --json | jq .to',
+      ].join('\n'),
+    )
+    .action(
+      act(
+        async (flags: { store?: string; env?: string; json?: true }) => {
+          const { runMigrate } = await import('./migrate.js');
+          return runMigrate({ ...flags, json: flags.json === true });
+        },
+        { json: MIGRATE_V1 },
       ),
     );
 }

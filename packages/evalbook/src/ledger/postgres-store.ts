@@ -518,7 +518,11 @@ export function postgresFailure(error: unknown): EvalbookError {
 export class PostgresStore implements LedgerStore {
   readonly kind = 'postgres';
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    /** The migrations this open applied (`evals migrate` says them); [] when the store was up to date. */
+    readonly appliedAtOpen: readonly number[],
+  ) {}
 
   /** Connects and applies pending migrations (under an advisory lock); refuses a store from the future. */
   static async open(url: string, options: { readonly max?: number } = {}): Promise<PostgresStore> {
@@ -539,10 +543,11 @@ export class PostgresStore implements LedgerStore {
     });
     // An idle client's connection error must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
+    let appliedAtOpen: readonly number[];
     try {
       const client = await pool.connect();
       try {
-        await migratePostgres(client, POSTGRES_MIGRATIONS);
+        appliedAtOpen = await migratePostgres(client, POSTGRES_MIGRATIONS);
       } finally {
         client.release();
       }
@@ -562,7 +567,7 @@ export class PostgresStore implements LedgerStore {
         { cause: error },
       );
     }
-    return new PostgresStore(pool);
+    return new PostgresStore(pool, appliedAtOpen);
   }
 
   /** One transaction of four set-based statements, whatever the batch size (rows in key order). */
@@ -1199,8 +1204,13 @@ async function insertVerdict(client: PoolClient, verdict: PolicyVerdictInput): P
 /**
  * Applies pending migrations, each in its own transaction, holding a session advisory lock so
  * concurrent openers wait and then find them applied; refuses a database newer than this code.
+ * Returns the versions this call applied (ascending; [] when none was pending).
  */
-export async function migratePostgres(client: PoolClient, migrations: readonly Migration[]): Promise<void> {
+export async function migratePostgres(
+  client: PoolClient,
+  migrations: readonly Migration[],
+): Promise<number[]> {
+  const appliedNow: number[] = [];
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
     await client.query(
@@ -1224,6 +1234,7 @@ export async function migratePostgres(client: PoolClient, migrations: readonly M
           [migration.version, migration.name],
         );
         await client.query('COMMIT');
+        appliedNow.push(migration.version);
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw storeError(
@@ -1232,6 +1243,7 @@ export async function migratePostgres(client: PoolClient, migrations: readonly M
         );
       }
     }
+    return appliedNow;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
   }

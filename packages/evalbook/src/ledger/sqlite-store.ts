@@ -527,7 +527,7 @@ export class SqliteStore implements LedgerStore {
    * Opens an existing store read-only: never migrated, never written, no -wal/-shm file needed. A
    * store in WAL mode whose folder cannot take SQLite's -shm file (a read-only mount, a read-only
    * folder) is read from a copy in memory, as long as no -wal file holds changes not yet in it. A
-   * store that needs a migration is refused (a writer such as `evals ingest` migrates it).
+   * store that needs a migration is refused (`evals migrate`, or any writer, migrates it).
    */
   static openReadOnly(path: string): SqliteStore {
     const file = resolve(path);
@@ -1177,7 +1177,7 @@ function checkMigrated(db: Database.Database, migrations: readonly Migration[], 
   const pending = migrations.filter((migration) => !applied.includes(migration.version));
   if (pending.length > 0)
     throw storeError(
-      `the store ${path} predates this Evals: run a writer on it once where it is writable (\`evals ingest\` migrates it), then read it`,
+      `the store ${path} predates this Evals: migrate it once where it is writable (\`evals migrate --store sqlite:${path}\`), then read it`,
       {
         issues: [
           {
