@@ -3,7 +3,7 @@
 // every reason on stdout, and 2 for usage errors; the scripts/qualify-release wrapper passes the
 // same codes through.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -78,6 +78,22 @@ describe.concurrent('evals qualify', () => {
     expect(result.stdout).toContain('entry_path_traversal [../escaped.txt]');
     expect(result.stdout).toMatch(/skip {2}consumer-install/);
     expect(result.stdout).toMatch(/18 checks: \d+ passed, 1 failed, \d+ skipped/);
+  });
+
+  it('shows the runnerd digest as one to pin only when runnerd-resolve verified it', async () => {
+    const verified = await run(EVALS, ['qualify', '--release-dir', good.dir], env);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^ {2}runnerd {2}\S+ {2}sha256:[0-9a-f]{64}$/m);
+    // The same release without SHA256SUMS: the digest is only of the bytes read here.
+    const unsummed = join(scratch.releases, 'no-sums');
+    await cp(good.dir, unsummed, { recursive: true });
+    await rm(join(unsummed, 'SHA256SUMS'));
+    const refused = await run(EVALS, ['qualify', '--release-dir', unsummed], env);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stdout).toMatch(/skip {2}runnerd-resolve/);
+    expect(refused.stdout).toMatch(
+      /^ {2}runnerd {2}\S+ {2}sha256:[0-9a-f]{64} {2}\(not verified: runnerd-resolve skipped; do not pin it\)$/m,
+    );
   });
 
   it('exits 2 for a release directory that does not exist', async () => {

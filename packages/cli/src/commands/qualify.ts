@@ -145,8 +145,16 @@ function formatRecord(record: QualificationRecord, checksShown = false): string[
       `  receipt  ${record.receipt.consumer} ↔ ${record.receipt.packageVersion}: prp.v${record.receipt.negotiatedPrpVersion}, ${record.receipt.driverKind}@${record.receipt.driverVersion}`,
     );
   }
-  if (record.runnerd.sha256 !== null)
-    lines.push(`  runnerd  ${record.runnerd.file ?? '?'}  ${record.runnerd.sha256}`);
+  if (record.runnerd.sha256 !== null) {
+    // The digest is of the bytes read here; it is the release's runnerd only when runnerd-resolve
+    // verified it (by SHA256SUMS): never shown as a digest to pin otherwise.
+    const resolve = record.checks.find((check) => check.id === 'runnerd-resolve');
+    const verified =
+      resolve?.status === 'pass'
+        ? ''
+        : `  (not verified: runnerd-resolve ${resolve === undefined ? 'not run' : resolve.status === 'skipped' ? 'skipped' : 'failed'}; do not pin it)`;
+    lines.push(`  runnerd  ${record.runnerd.file ?? '?'}  ${record.runnerd.sha256}${verified}`);
+  }
   lines.push(`${record.checks.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   if (!record.qualified && failed === 0) {
     const unproven = record.checks.filter((check) => check.status === 'skipped').map((check) => check.id);
