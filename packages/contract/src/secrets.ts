@@ -66,7 +66,7 @@ export function isStrictSecretName(name: string): boolean {
 
 /**
  * The names ending with pwd, auth, bearer or key judged by their words so far, and what they were
- * judged (a document's keys repeat: `attemptKey` in every row of a report), at most KEY_WORD_NAMES_KEPT.
+ * judged (a document's keys repeat: `comparableKey` in every row of a report), at most KEY_WORD_NAMES_KEPT.
  */
 const keyWordNames = new Map<string, boolean>();
 const KEY_WORD_NAMES_KEPT = 1024;
