@@ -193,11 +193,14 @@ function secretValueSpans(text: string, spans: [number, number][]): void {
   }
 }
 
-/** The quote a value opens with at `from` (`"`, `'`, or `\"` in a JSON string's text), else undefined. */
-function openingQuote(text: string, from: number): string | undefined {
+/**
+ * The quote a value opens with at `from`: `"` or `'`, or — in JSON text inside a JSON string
+ * (`inString`: its member's name was quoted `\"…\"`) — `\"`; else undefined (an unquoted value).
+ */
+function openingQuote(text: string, from: number, inString: boolean): string | undefined {
   const char = text[from];
   if (char === '"' || char === "'") return char;
-  return char === '\\' && text[from + 1] === '"' ? '\\"' : undefined;
+  return inString && char === '\\' && text[from + 1] === '"' ? '\\"' : undefined;
 }
 
 /**
@@ -257,7 +260,7 @@ function memberValueAt(text: string, colon: number, spans: [number, number][]): 
   if (!isStrictSecretName(text.slice(nameStart, nameEnd))) return colon;
   let from = colon + 1;
   while (isJsonSpace(text[from])) from++;
-  const open = openingQuote(text, from);
+  const open = openingQuote(text, from, nameEnd < close);
   if (open !== undefined) return quotedValueSpan(text, from, open, spans);
   MEMBER_SCALAR.lastIndex = from;
   const end = from + (MEMBER_SCALAR.exec(text)?.[0].length ?? 0);
@@ -280,7 +283,7 @@ function colonValueAt(text: string, colon: number, spans: [number, number][]): n
   let nameStart = colon;
   while (nameStart > 0 && isNameCode(text.charCodeAt(nameStart - 1))) nameStart--;
   if (nameStart === colon || !isStrictSecretName(text.slice(nameStart, colon))) return colon;
-  const quote = openingQuote(text, from);
+  const quote = openingQuote(text, from, false);
   if (quote !== undefined) return quotedValueSpan(text, from, quote, spans);
   let end = from;
   while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;

@@ -75,6 +75,8 @@ describe('a strict-secret NAME: value in free text', () => {
     // The text's own punctuation at the line's end is given back.
     ['could not connect (password: abc).', 'could not connect (password: ***).'],
     ['- api_key: sk-1\n- model: m', '- api_key: ***\n- model: m'],
+    // A value opening with \" is unquoted here (only JSON text inside a JSON string quotes so).
+    ['password: \\"ab" cdef', 'password: ***'],
     // Trailing spaces are not the value's.
     ['secret: abc   \nnext', 'secret: ***   \nnext'],
     // No space after the colon: no NAME: value (a URL's scheme, a userinfo, a time).
