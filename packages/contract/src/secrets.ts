@@ -269,6 +269,13 @@ function memberValueAt(text: string, colon: number, spans: [number, number][]): 
 }
 
 /**
+ * What a `NAME: value`'s name stands after, where it is not at the text's start: whitespace, an
+ * opening bracket, a quote or a comma. Not a `=`, `/`, `:` or `@`, after which it is part of a value
+ * (`password=mytoken: refused` is no `mytoken:`).
+ */
+const NAME_COLON_AFTER = ' \t\n\r{[(,;"\'`';
+
+/**
  * At the `:` at `colon`: when it ends a strict-secret `NAME` and a space or tab follows (YAML, a
  * header, an env dump, `{ password: 'hunter2' }` as Node shows an object), its value is pushed: a
  * quoted value's characters inside its quotes; an unquoted one to the end of its line, the text's own
@@ -282,7 +289,8 @@ function colonValueAt(text: string, colon: number, spans: [number, number][]): n
   if (from === colon + 1) return colon;
   let nameStart = colon;
   while (nameStart > 0 && isNameCode(text.charCodeAt(nameStart - 1))) nameStart--;
-  if (nameStart === colon || !isStrictSecretName(text.slice(nameStart, colon))) return colon;
+  if (nameStart === colon || !NAME_COLON_AFTER.includes(text[nameStart - 1] ?? ' ')) return colon;
+  if (!isStrictSecretName(text.slice(nameStart, colon))) return colon;
   const quote = openingQuote(text, from, false);
   if (quote !== undefined) return quotedValueSpan(text, from, quote, spans);
   let end = from;

@@ -82,6 +82,9 @@ describe('a strict-secret NAME: value in free text', () => {
     // No space after the colon: no NAME: value (a URL's scheme, a userinfo, a time).
     ['token:abc', 'token:abc'],
     ['postgres://token:x@h/db', 'postgres://token:***@h/db'],
+    // A name where a value is (after =, /, : or @) is part of that value: the message after it is kept.
+    ['password=mytoken: refused', 'password=***: refused'],
+    ['see https://h/a/token: b', 'see https://h/a/token: b'],
     // Nothing after the spaces: nothing to mask.
     ['password: ', 'password: '],
     ['password:\n  - x', 'password:\n  - x'],
