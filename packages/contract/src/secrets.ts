@@ -301,17 +301,8 @@ function colonValueAt(text: string, colon: number, spans: [number, number][]): n
   return Math.max(end, colon);
 }
 
-/**
- * A strict secret name's ending (STRICT_SECRET_ENDING), the rest of its name, a closing quote and a
- * `:`: a text without one has no value colonValueSpans would find (one scan instead of a look at
- * every `:`).
- */
-const MAY_NAME_BEFORE_COLON =
-  /(?:pass(?:word|wd|phrase)|secret|token|credentials?|pwd|auth|bearer|key)[\w.-]*(?:\\?["'])?[ \t\n\r]*:/i;
-
 /** Where each value of a strict-secret name before a `:` of a free text is (memberValueAt, colonValueAt). */
 function colonValueSpans(text: string, spans: [number, number][]): void {
-  if (!MAY_NAME_BEFORE_COLON.test(text)) return;
   for (let colon = text.indexOf(':'); colon >= 0;) {
     const next = isNameCode(text.charCodeAt(colon - 1))
       ? colonValueAt(text, colon, spans)
