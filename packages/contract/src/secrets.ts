@@ -276,12 +276,23 @@ function memberValueAt(text: string, colon: number, spans: [number, number][]): 
 const NAME_COLON_AFTER = ' \t\n\r{[(,;"\'`';
 
 /**
+ * What may follow a quoted `NAME: value`'s closing quote for it to be a whole value: to its line's
+ * end only closing brackets, commas and semicolons (spaces aside: `{ password: '***' }`), or a comma
+ * and the next member's name and its `:` (`{ password: '***', host: 'h' }`, as Node shows an
+ * object). A word after it is prose (`token: "abc" was refused`).
+ */
+const MEMBER_END = /(?:[ \t]*[,;}\])])*[ \t]*(?:$|[\r\n])|[ \t]*,[ \t]*["']?[\w.-]+["']?[ \t]*:/y;
+
+/**
  * At the `:` at `colon`: when it ends a strict-secret `NAME` and a space or tab follows (YAML, a
- * header, an env dump, `{ password: 'hunter2' }` as Node shows an object), its value is pushed: a
- * quoted value's characters inside its quotes; an unquoted one to the end of its line, the text's own
- * punctuation given back (givenBack). The line, not the word: a YAML scalar or a header's value
- * (`X-Api-Key: …`, `Credentials: user pass`) may hold spaces, and masking the rest of a one-line
- * message is the safe mistake. Where the scan goes on.
+ * header, an env dump, `{ password: 'hunter2' }` as Node shows an object), and what follows is one
+ * whole value, that value is pushed: a quoted value's characters inside its quotes, when only
+ * MEMBER_END follows it; else an unquoted run with no space or tab in it that is the rest of its line
+ * (trailing spaces aside), the text's own punctuation given back (givenBack). A value with a word
+ * after it is prose, not masked: our own issue lines are `CODE: message` with a sentence for the
+ * message (`yaml_unexpected_token: Unexpected flow-seq-end token`, `site_credential: … holds 2
+ * values`), and a code may end with a secret's word; a secret (a password, a key, a token) is one
+ * token. Where the scan goes on.
  */
 function colonValueAt(text: string, colon: number, spans: [number, number][]): number {
   let from = colon + 1;
@@ -292,10 +303,19 @@ function colonValueAt(text: string, colon: number, spans: [number, number][]): n
   if (nameStart === colon || !NAME_COLON_AFTER.includes(text[nameStart - 1] ?? ' ')) return colon;
   if (!isStrictSecretName(text.slice(nameStart, colon))) return colon;
   const quote = openingQuote(text, from, false);
-  if (quote !== undefined) return quotedValueSpan(text, from, quote, spans);
+  if (quote !== undefined) {
+    const close = closingQuote(text, from + 1, quote);
+    MEMBER_END.lastIndex = close + 1;
+    if (text[close] === quote && MEMBER_END.test(text)) {
+      spans.push([from + 1, close]);
+      return close;
+    }
+    // A quote its line does not close opens nothing: the value is read unquoted.
+  }
   let end = from;
   while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
   while (end > from && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  for (let at = from; at < end; at++) if (text[at] === ' ' || text[at] === '\t') return colon;
   end = givenBack(text, nameStart, from, end);
   if (end > from) spans.push([from, end]);
   return Math.max(end, colon);

@@ -1,8 +1,9 @@
 // maskSecrets on the shapes a secret takes in free text besides `name=value`, each under a strict
 // secret name only (isStrictSecretName; secrets-strict-names.test.ts): a quoted JSON or Python
 // member (`{"password":"hunter2"}`, `{'token': 'abc'}`, `{\"api_key\":\"…\"}` inside a JSON string)
-// has its value masked inside its quotes; a `NAME: value` (YAML, a header, an env dump) to the end
-// of its line. maskSecretsIn masks every string and number under a strict-secret key of a document.
+// has its value masked inside its quotes; a `NAME: value` (YAML, a header, an env dump) when it is
+// one whole value — a quoted one ending its line or member, or one unquoted token ending its line —
+// never a sentence after a colon (our issue lines: secrets-issue-lines.test.ts). maskSecretsIn masks every string and number under a strict-secret key of a document.
 // A URL userinfo password holding a `#` is masked, and the site detector finds it alike. Rows, then
 // properties: the value never visible, the text around it kept, masking again changes nothing.
 import fc from 'fast-check';
@@ -65,18 +66,24 @@ describe('a strict-secret member of JSON or Python text in free text', () => {
 describe('a strict-secret NAME: value in free text', () => {
   it.each([
     ['PGPASSWORD: hunter2', 'PGPASSWORD: ***'],
-    ['password: correct horse battery staple', 'password: ***'],
-    ['db:\n  host: h\n  password: p#ss w\n  port: 5432', 'db:\n  host: h\n  password: ***\n  port: 5432'],
+    ['db:\n  host: h\n  password: p#ss;w\n  port: 5432', 'db:\n  host: h\n  password: ***\n  port: 5432'],
     ['X-Api-Key: sk-abc\r\nAccept: */*', 'X-Api-Key: ***\r\nAccept: */*'],
-    ['env: PGUSER: u PGPASSWORD: p PGHOST: h', 'env: PGUSER: u PGPASSWORD: ***'],
+    ['env: PGUSER: u PGPASSWORD: p', 'env: PGUSER: u PGPASSWORD: ***'],
     // As Node shows an object: a quoted value is masked inside its quotes, the rest of the line kept.
     ["{ user: 'evals', password: 'hunter2', host: 'h' }", "{ user: 'evals', password: '***', host: 'h' }"],
-    ['token: "a\\"b" then', 'token: "***" then'],
+    [
+      "{\n  user: 'evals',\n  password: 'hunter 2',\n  host: 'h'\n}",
+      "{\n  user: 'evals',\n  password: '***',\n  host: 'h'\n}",
+    ],
+    ["{ db: { password: 'a b' } }", "{ db: { password: '***' } }"],
+    ['token: "a\\"b"', 'token: "***"'],
     // The text's own punctuation at the line's end is given back.
     ['could not connect (password: abc).', 'could not connect (password: ***).'],
     ['- api_key: sk-1\n- model: m', '- api_key: ***\n- model: m'],
     // A value opening with \" is unquoted here (only JSON text inside a JSON string quotes so).
-    ['password: \\"ab" cdef', 'password: ***'],
+    ['password: \\"ab"cdef', 'password: ***'],
+    // A quote its line does not close opens nothing: one unquoted token.
+    ["password: 'abc", 'password: ***'],
     // Trailing spaces are not the value's.
     ['secret: abc   \nnext', 'secret: ***   \nnext'],
     // No space after the colon: no NAME: value (a URL's scheme, a userinfo, a time).
@@ -95,6 +102,15 @@ describe('a strict-secret NAME: value in free text', () => {
     ['key: value', 'key: value'],
     ['authorization: allowed by zone', 'authorization: allowed by zone'],
     ['ingest: 3 attempts stored', 'ingest: 3 attempts stored'],
+    // Not one whole value: a sentence after the colon is kept (an issue line `CODE: message`, prose).
+    ['yaml_unexpected_token: problem 1', 'yaml_unexpected_token: problem 1'],
+    ['the token: it expired', 'the token: it expired'],
+    ['password: correct horse battery staple', 'password: correct horse battery staple'],
+    ['env: PGUSER: u PGPASSWORD: p PGHOST: h', 'env: PGUSER: u PGPASSWORD: p PGHOST: h'],
+    ['token: "abc" was refused', 'token: "abc" was refused'],
+    ["site_credential: 'index.html' holds 2 values", "site_credential: 'index.html' holds 2 values"],
+    ["provider_call_auth: 'm', 'n' refused", "provider_call_auth: 'm', 'n' refused"],
+    ['password: \\"ab" cdef', 'password: \\"ab" cdef'],
   ])('%s is masked as %s', (text, masked) => {
     expect(maskSecrets(text)).toBe(masked);
     expectIdempotent(masked);
@@ -217,11 +233,8 @@ describe('properties: a member or NAME: value never shows its value, and keeps t
     );
   });
 
-  it('a NAME: value runs to its line end (spaces in it too); the lines around are kept', () => {
-    const words = fc
-      .array(secretValue, { minLength: 1, maxLength: 3 })
-      .map((parts) => parts.join(' '))
-      .filter((value) => !/^['"]/.test(value) && !value.endsWith('\\'));
+  it('a NAME: value, one token to its line end, is masked; the lines around are kept', () => {
+    const words = secretValue.filter((value) => !/^['"]/.test(value) && !value.endsWith('\\'));
     const AROUND: readonly (readonly [string, string])[] = [
       ['', ''],
       ['db:\n  host: h\n  ', '\n  port: 5432'],
@@ -247,6 +260,45 @@ describe('properties: a member or NAME: value never shows its value, and keeps t
         },
       ),
       { numRuns: 1000 },
+    );
+  });
+
+  it('a quoted NAME: value ending its line or its member is masked inside its quotes', () => {
+    const quoted = fc.tuple(fc.constantFrom("'", '"'), secretValue).map(([quote, value]) => ({
+      value,
+      quoted: `${quote}${value.replace(/[\\'"]/g, '\\$&')}${quote}`,
+      quote,
+    }));
+    const AFTER = ['', ' }', ',', ', host: h', ",\n  host: 'h'", ' } })', ';\nnext'];
+    fc.assert(
+      fc.property(fc.constantFrom(...NAMES), quoted, fc.constantFrom(...AFTER), (name, q, after) => {
+        const masked = maskSecrets(`{ ${name}: ${q.quoted}${after}`);
+        expect(masked).toBe(`{ ${name}: ${q.quote}${SECRET_MASK}${q.quote}${after}`);
+        expectNotShown(masked, q.value, after);
+        expectIdempotent(masked);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a NAME: followed by a sentence (a word after its first token) is kept as it is', () => {
+    const word = fc
+      .array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_.,()\'"-#!?'.split('')), {
+        minLength: 1,
+        maxLength: 10,
+      })
+      .map((chars) => chars.join(''));
+    // Words, the first not opening with a quote (a value quoted whole is a value: masked).
+    const sentence = fc
+      .array(word, { minLength: 2, maxLength: 6 })
+      .map((words) => words.join(' '))
+      .filter((text) => !/^['"]/.test(text));
+    fc.assert(
+      fc.property(fc.constantFrom(...NAMES), sentence, (name, text) => {
+        const line = `${name}: ${text}`;
+        expect(maskSecrets(line)).toBe(line);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
