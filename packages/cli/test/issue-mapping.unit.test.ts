@@ -121,3 +121,31 @@ describe('cliIssue keeps what says where and what, and nothing else', () => {
     });
   });
 });
+
+describe('a --json failure masks what an issue received under a secret name', () => {
+  const received = {
+    user: 'evals',
+    password: 'hunter2-x',
+    apiKey: 'sk-live-1',
+    attemptKey: 'run/c/1',
+    inputTokens: 12,
+  };
+  const shown = { user: 'evals', password: '***', apiKey: '***', attemptKey: 'run/c/1', inputTokens: 12 };
+  const issues: Issue[] = [{ code: 'store_unusable', message: 'cannot open', path: '/store', received }];
+
+  it.each(ERRORS)('%s error, as cli-failure/v1', (_name, make) => {
+    const text = failureJson('paperclip-evals/run/v1', 2, make(issues));
+    expect(text).not.toContain('hunter2-x');
+    expect(text).not.toContain('sk-live-1');
+    const printed = JSON.parse(text) as { error: { issues: { received: unknown }[] } };
+    expect(printed.error.issues[0]?.received).toEqual(shown);
+    expect(schemaErrors(SCHEMA('cli-failure'), printed)).toEqual([]);
+  });
+
+  it('a contract failure of runnerd inspect and negotiate', () => {
+    const text =
+      contractFailureJson(new ContractError('paperclip_runnerd_artifact_invalid', 'bad', issues)) ?? '';
+    expect(text).not.toContain('hunter2-x');
+    expect((JSON.parse(text) as { issues: { received: unknown }[] }).issues[0]?.received).toEqual(shown);
+  });
+});

@@ -164,3 +164,24 @@ describe('the printer is the one writer', () => {
     },
   );
 });
+
+describe('printJson', () => {
+  it('masks a strict-secret member of the document whole, and keeps our own fields', () => {
+    const written: string[] = [];
+    const previous = setOutputSink({
+      write: (_stream, text, done) => (written.push(text), done?.()),
+      isTerminal: () => false,
+    });
+    try {
+      printJson(
+        { received: { password: 'hunter2-x', PGPASSWORD: 'p', attemptKey: 'a/b', outputTokens: 7 } },
+        0,
+      );
+    } finally {
+      setOutputSink(previous);
+    }
+    expect(written).toEqual([
+      '{"received":{"password":"***","PGPASSWORD":"***","attemptKey":"a/b","outputTokens":7}}\n',
+    ]);
+  });
+});

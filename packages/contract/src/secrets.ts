@@ -9,21 +9,80 @@ export const SECRET_MASK = '***';
 /**
  * A parameter name that names a secret, in a query string (`?token=…`) or a conninfo
  * (`password=…`): password, sslpassword, passwd, pwd, secret, token, access_token, api_key, apikey,
- * key, sig, signature, credential, auth… Masking a harmless value too is the safe mistake.
+ * key, sig, signature, credential, auth, bearer… anywhere in the name (`inputTokens` and `author`
+ * too). Masking a harmless value too is the safe mistake. Every strict secret name is one.
  */
-const SECRET_NAME = /(?:pass(?:word)?|passwd|pwd|secret|token|key|sig(?:nature)?|credential|auth)/i;
+const SECRET_NAME = /(?:pass(?:word)?|passwd|pwd|secret|token|key|sig(?:nature)?|credential|auth|bearer)/i;
 
 /** Whether a parameter or property name names a secret (SECRET_NAME: password, token, api_key, …). */
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 
-/** `scheme://user:password@` — the password runs to the authority's last `@` (as a URL parser reads it). */
-const USERINFO_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"<>`]*:([^\s/?#'"<>`]*)@/dgi;
+/**
+ * How a strict secret name ends (see isStrictSecretName), in any case, a number and separators
+ * after it allowed (`token_2`, `password_`): with password, passwd, passphrase, secret, token (not
+ * `tokens`) or credential(s), glued onto its last word or not (`sslpassword`, `PGPASSWORD`,
+ * `authtoken`, `clientSecret`): a strict name then; or with pwd, auth, bearer or key (group 1),
+ * which make one only as STRICT_KEY_WORDS says.
+ */
+const STRICT_SECRET_ENDING =
+  /(?:pass(?:word|wd|phrase)|secret|token|credentials?|(pwd|auth|bearer|key))(?:[^a-z0-9]*[0-9]+)?[^a-z0-9]*$/i;
+/**
+ * The name's words joined by `_` (lower case) end with the word pwd, auth or bearer; or with api,
+ * access, private, secret, signing, encryption or master then key (`api_key`, `x-api-key`,
+ * `aws_secret_access_key`, `privateKey`), or with a word that ends with apikey, accesskey,
+ * privatekey or secretkey (`apikey`, `OPENAIAPIKEY`); a number may follow. Not `attemptKey`,
+ * `idempotencyKey`, `author`, `authorization`, `authority`.
+ */
+const STRICT_KEY_WORDS =
+  /(?:^|_)(?:pwd|auth|bearer|[a-z0-9]*(?:apikey|accesskey|privatekey|secretkey)|(?:api|access|private|secret|signing|encryption|master)_key)(?:_?[0-9]+)?$/;
+
+/**
+ * Whether a name is a strict secret name (STRICT_SECRET_ENDING, then STRICT_KEY_WORDS over the name
+ * split into words at `_`, `-`, `.`, any other mark, and camelCase: `apiKey`, `APIKey`). Every one is
+ * a loose SECRET_NAME too. For the rules that would mask an ordinary field under a loose name
+ * (SECRET_NAME matches `attemptKey`, `outputTokens`, `author`): a `NAME: value` in free text, a
+ * quoted JSON member, a document's key. Not `passwordFile`, `pass`, `secretName`, `maxTokens`.
+ */
+export function isStrictSecretName(name: string): boolean {
+  const ending = STRICT_SECRET_ENDING.exec(name);
+  if (ending === null) return false;
+  if (ending[1] === undefined) return true;
+  let strict = keyWordNames.get(name);
+  if (strict === undefined) {
+    const words = name
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/_+$/, '');
+    strict = STRICT_KEY_WORDS.test(words);
+    if (keyWordNames.size >= KEY_WORD_NAMES_KEPT) keyWordNames.clear();
+    keyWordNames.set(name, strict);
+  }
+  return strict;
+}
+
+/**
+ * The names ending with pwd, auth, bearer or key judged by their words so far, and what they were
+ * judged (a document's keys repeat: `comparableKey` in every row of a report), at most KEY_WORD_NAMES_KEPT.
+ */
+const keyWordNames = new Map<string, boolean>();
+const KEY_WORD_NAMES_KEPT = 1024;
+
+/**
+ * `scheme://user:password@` — the password runs to the authority's last `@` (as a URL parser reads
+ * it), a `#` in it included: a parser ends the authority at a `#`, but a person who wrote
+ * `u:p#ss@h` meant it as the password (as secretsIn takes it). userinfoPasswords reads it so too.
+ */
+const USERINFO_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"<>`]*:([^\s/?'"<>`]*)@/dgi;
 /** `https://token@` — a lone userinfo of a web URL is a credential (a postgres user name is not). */
 const WEB_USERINFO = /\b(?:https?|wss?):\/\/([^\s/?#@:'"<>`]+)@/dgi;
 /** `name=` (a parameter of a query string, a conninfo, a shell-ish line, a message): the name, then `=`. */
 const NAME_EQUALS = /(?<![\w.-])([\w.-]+)\s*=\s*/g;
+/** A member's value that is no string: a number, `true`, … (an object or array opens with `{` or `[`). */
+const MEMBER_SCALAR = /[^\s,}\]{[][^\s,}\]]*/y;
 /**
  * `keyword=value` in a libpq conninfo (a locator with no `scheme://`), as libpq reads it: a value in
  * single quotes (a backslash escapes the next character), else everything up to whitespace, any `#`,
@@ -95,11 +154,19 @@ function secretValueEnd(text: string, nameStart: number, from: number): number {
   }
   const run = inQuery ? QUERY_RUN : UNQUOTED_RUN;
   run.lastIndex = at;
-  let end = at + (run.exec(text)?.[0].length ?? 0);
+  return givenBack(text, nameStart, quoted, at + (run.exec(text)?.[0].length ?? 0));
+}
+
+/**
+ * The end of an unquoted value (text[from, end)) once the text's own punctuation is given back:
+ * one sentence mark, and each closing bracket or quote that closes one opened before the name
+ * (at nameStart) on its line.
+ */
+function givenBack(text: string, nameStart: number, from: number, end: number): number {
   let before: string | undefined;
   const given: Record<string, number> = {};
   let marked = false;
-  while (end > quoted) {
+  while (end > from) {
     const char = text[end - 1] ?? '';
     if (!marked && TEXT_MARKS.includes(char)) marked = true;
     else if (OPENER_OF[char] === undefined) break;
@@ -127,6 +194,144 @@ function secretValueSpans(text: string, spans: [number, number][]): void {
 }
 
 /**
+ * The quote a value opens with at `from`: `"` or `'`, or — in JSON text inside a JSON string
+ * (`inString`: its member's name was quoted `\"…\"`) — `\"`; else undefined (an unquoted value).
+ */
+function openingQuote(text: string, from: number, inString: boolean): string | undefined {
+  const char = text[from];
+  if (char === '"' || char === "'") return char;
+  return inString && char === '\\' && text[from + 1] === '"' ? '\\"' : undefined;
+}
+
+/**
+ * Where a quoted value whose opening `quote` ends just before `from` closes: at its closing quote,
+ * a backslash escaping the next character; a `\"`-quoted value (JSON text inside a JSON string) is
+ * read as that string decodes it (`\\\"` is an escaped quote in it). A value its line does not close
+ * runs to the line's end (a truncated body: the rest is masked).
+ */
+function closingQuote(text: string, from: number, quote: string): number {
+  const escaped = quote.length === 2;
+  let at = from;
+  while (at < text.length) {
+    const char = text[at];
+    // A bare `"` in a `\"`-quoted value ends the JSON string holding it, and so the value.
+    if (char === '\n' || char === '\r' || char === (escaped ? '"' : quote)) return at;
+    if (char !== '\\') at++;
+    else if (!escaped) at += 2;
+    else if (text[at + 1] === '"') return at;
+    else if (text[at + 1] !== '\\') at += 2;
+    // `\\` is a backslash of the decoded string: it escapes the decoded character after it.
+    else at += text[at + 2] === '\\' ? 4 : 3;
+  }
+  return text.length;
+}
+
+/** [start, end) of the quoted value at `from` (inside its quotes), pushed; where masking it ends. */
+function quotedValueSpan(text: string, from: number, quote: string, spans: [number, number][]): number {
+  const start = from + quote.length;
+  const end = closingQuote(text, start, quote);
+  spans.push([start, end]);
+  return end;
+}
+
+/** JSON's whitespace (around a member's `:`). */
+const isJsonSpace = (char: string | undefined): boolean =>
+  char === ' ' || char === '\t' || char === '\n' || char === '\r';
+/** A character of a name (`[\w.-]`, as NAME_EQUALS reads one). */
+const isNameCode = (code: number): boolean => isWordCode(code) || code === 0x2e || code === 0x2d;
+
+/**
+ * At the `:` at `colon`: when it ends a strict-secret member of a JSON or Python text quoted in free
+ * text (an HTTP error body, a driver's message: `{"password":"hunter2"}`, `{'token': 'abc'}`,
+ * `{\"api_key\":\"…\"}` inside a JSON string), its value is pushed: a string's characters inside
+ * its quotes (see closingQuote), a number or other scalar to the next `,`, `}`, `]` or whitespace;
+ * an object or array is not masked as one (its members are read on their own). Where the scan goes on.
+ */
+function memberValueAt(text: string, colon: number, spans: [number, number][]): number {
+  let close = colon - 1;
+  while (close >= 0 && isJsonSpace(text[close])) close--;
+  const quote = text[close];
+  if (quote !== '"' && quote !== "'") return colon;
+  const nameEnd = quote === '"' && text[close - 1] === '\\' ? close - 1 : close;
+  let nameStart = nameEnd;
+  while (nameStart > 0 && isNameCode(text.charCodeAt(nameStart - 1))) nameStart--;
+  if (nameStart === nameEnd || text[nameStart - 1] !== quote) return colon;
+  if (nameEnd < close && text[nameStart - 2] !== '\\') return colon;
+  if (!isStrictSecretName(text.slice(nameStart, nameEnd))) return colon;
+  let from = colon + 1;
+  while (isJsonSpace(text[from])) from++;
+  const open = openingQuote(text, from, nameEnd < close);
+  if (open !== undefined) return quotedValueSpan(text, from, open, spans);
+  MEMBER_SCALAR.lastIndex = from;
+  const end = from + (MEMBER_SCALAR.exec(text)?.[0].length ?? 0);
+  if (end > from) spans.push([from, end]);
+  return Math.max(end, colon);
+}
+
+/**
+ * What a `NAME: value`'s name stands after, where it is not at the text's start: whitespace, an
+ * opening bracket, a quote or a comma. Not a `=`, `/`, `:` or `@`, after which it is part of a value
+ * (`password=mytoken: refused` is no `mytoken:`).
+ */
+const NAME_COLON_AFTER = ' \t\n\r{[(,;"\'`';
+
+/**
+ * What may follow a quoted `NAME: value`'s closing quote for it to be a whole value: to its line's
+ * end only closing brackets, commas and semicolons (spaces aside: `{ password: '***' }`), or a comma
+ * and the next member's name and its `:` (`{ password: '***', host: 'h' }`, as Node shows an
+ * object). A word after it is prose (`token: "abc" was refused`).
+ */
+const MEMBER_END = /(?:[ \t]*[,;}\])])*[ \t]*(?:$|[\r\n])|[ \t]*,[ \t]*["']?[\w.-]+["']?[ \t]*:/y;
+
+/**
+ * At the `:` at `colon`: when it ends a strict-secret `NAME` and a space or tab follows (YAML, a
+ * header, an env dump, `{ password: 'hunter2' }` as Node shows an object), and what follows is one
+ * whole value, that value is pushed: a quoted value's characters inside its quotes, when only
+ * MEMBER_END follows it; else an unquoted run with no space or tab in it that is the rest of its line
+ * (trailing spaces aside), the text's own punctuation given back (givenBack). A value with a word
+ * after it is prose, not masked: our own issue lines are `CODE: message` with a sentence for the
+ * message (`yaml_unexpected_token: Unexpected flow-seq-end token`, `site_credential: … holds 2
+ * values`), and a code may end with a secret's word; a secret (a password, a key, a token) is one
+ * token. Where the scan goes on.
+ */
+function colonValueAt(text: string, colon: number, spans: [number, number][]): number {
+  let from = colon + 1;
+  while (text[from] === ' ' || text[from] === '\t') from++;
+  if (from === colon + 1) return colon;
+  let nameStart = colon;
+  while (nameStart > 0 && isNameCode(text.charCodeAt(nameStart - 1))) nameStart--;
+  if (nameStart === colon || !NAME_COLON_AFTER.includes(text[nameStart - 1] ?? ' ')) return colon;
+  if (!isStrictSecretName(text.slice(nameStart, colon))) return colon;
+  const quote = openingQuote(text, from, false);
+  if (quote !== undefined) {
+    const close = closingQuote(text, from + 1, quote);
+    MEMBER_END.lastIndex = close + 1;
+    if (text[close] === quote && MEMBER_END.test(text)) {
+      spans.push([from + 1, close]);
+      return close;
+    }
+    // A quote its line does not close opens nothing: the value is read unquoted.
+  }
+  let end = from;
+  while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
+  while (end > from && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  for (let at = from; at < end; at++) if (text[at] === ' ' || text[at] === '\t') return colon;
+  end = givenBack(text, nameStart, from, end);
+  if (end > from) spans.push([from, end]);
+  return Math.max(end, colon);
+}
+
+/** Where each value of a strict-secret name before a `:` of a free text is (memberValueAt, colonValueAt). */
+function colonValueSpans(text: string, spans: [number, number][]): void {
+  for (let colon = text.indexOf(':'); colon >= 0;) {
+    const next = isNameCode(text.charCodeAt(colon - 1))
+      ? colonValueAt(text, colon, spans)
+      : memberValueAt(text, colon, spans);
+    colon = text.indexOf(':', next + 1);
+  }
+}
+
+/**
  * A known secret shorter than this is masked only where it stands as a secret — a URL's userinfo
  * password, the value of a secret-named parameter — never wherever its characters occur (a
  * password `x` would otherwise turn every `x` of a message into ***).
@@ -137,7 +342,7 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-
 
 /**
  * Where a short known secret stands as a URL's userinfo password (`scheme://user:SECRET@`, which
- * USERINFO_PASSWORD does not read when it holds a `/`, `?`, `#` or quote). As a secret-named value
+ * USERINFO_PASSWORD does not read when it holds a `/`, `?` or quote). As a secret-named value
  * it needs nothing of its own: every such value is masked (secretValueSpans).
  */
 function shortSecretSpans(text: string, secret: string, spans: [number, number][]): void {
@@ -181,6 +386,7 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
   groupSpans(text, USERINFO_PASSWORD, spans);
   groupSpans(text, WEB_USERINFO, spans);
   secretValueSpans(text, spans);
+  colonValueSpans(text, spans);
   return replaceSpans(text, spans);
 }
 
@@ -188,18 +394,26 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
  * `maskSecrets` over every string of a JSON-shaped value (object keys too), returning a copy: for a
  * document that is then serialised. Masking its JSON text instead could cut through the syntax (a
  * key `PWD=` before `":""`) and miss a secret whose escaped form differs (a quote or backslash in it).
+ * Under a key with a strict secret name (isStrictSecretName: `password`, `apiKey`, `PGPASSWORD`, not
+ * `attemptKey` or `outputTokens`), every string but an empty one and every number, at any depth, is
+ * `***` whole (`{password: 'hunter2'}`, `{credentials: {user: 'u'}}`); booleans and null are kept.
  */
 export function maskSecretsIn<T>(value: T, known: readonly string[] = []): T {
-  const mask = (node: unknown): unknown => {
-    if (typeof node === 'string') return maskSecrets(node, known);
-    if (Array.isArray(node)) return node.map(mask);
+  const mask = (node: unknown, secret: boolean): unknown => {
+    if (typeof node === 'string')
+      return !secret ? maskSecrets(node, known) : node === '' ? node : SECRET_MASK;
+    if (typeof node === 'number') return secret ? SECRET_MASK : node;
+    if (Array.isArray(node)) return node.map((item) => mask(item, secret));
     if (node !== null && typeof node === 'object')
       return Object.fromEntries(
-        Object.entries(node).map(([key, item]) => [maskSecrets(key, known), mask(item)]),
+        Object.entries(node).map(([key, item]) => [
+          maskSecrets(key, known),
+          mask(item, secret || isStrictSecretName(key)),
+        ]),
       );
     return node;
   };
-  return mask(value) as T;
+  return mask(value, false) as T;
 }
 
 /**
@@ -460,10 +674,11 @@ const CREDENTIAL_SHAPES: readonly CredentialShape[] = [
 
 /**
  * A URL's userinfo password, `\b[a-z][a-z0-9+.-]*://user:PASSWORD@` (the password runs to the
- * authority's last `@`, as a URL parser reads it), found from each `://` (a regex tried at every
- * word would cost a page's scan several times over): [start, end) of each password but `***`.
+ * authority's last `@`, as a URL parser reads it, a `#` in it included as maskSecrets'
+ * USERINFO_PASSWORD reads it), found from each `://` (a regex tried at every word would cost a
+ * page's scan several times over): [start, end) of each password but `***`.
  */
-const USERINFO_AFTER_SCHEME = /[^\s/?#@:'"<>`]*:([^\s/?#'"<>`]+)@/dy;
+const USERINFO_AFTER_SCHEME = /[^\s/?#@:'"<>`]*:([^\s/?'"<>`]+)@/dy;
 const isSchemeCode = (code: number): boolean =>
   (code >= 0x61 && code <= 0x7a) ||
   (code >= 0x41 && code <= 0x5a) ||
