@@ -103,7 +103,10 @@ describe('the eval-session a lane starts', () => {
         suiteWith({ lane_x: { lane: { provider: 'aws_agentcore' } } }),
         `sqlite:${join(scratch, 'missing.sqlite')}`,
       ),
-    ).rejects.toMatchObject({ code: 'paperclip_campaign_suite_invalid', issues: [{ code: 'lane_profile_missing' }] });
+    ).rejects.toMatchObject({
+      code: 'paperclip_campaign_suite_invalid',
+      issues: [{ code: 'lane_profile_missing' }],
+    });
     expect((await standIn.starts()).size).toBe(before);
   });
 

@@ -22,7 +22,10 @@ const MEMBERS = ['code', 'message', 'path', 'component', 'file', 'entry', 'expec
 /** Each package's coded error, made with these issues. */
 const ERRORS: readonly (readonly [string, (issues: Issue[]) => Error])[] = [
   ['contract', (issues) => new ContractError('paperclip_runnerd_artifact_invalid', 'bad runnerd', issues)],
-  ['campaign', (issues) => new CampaignError('paperclip_campaign_release_incompatible', 'does not join', issues)],
+  [
+    'campaign',
+    (issues) => new CampaignError('paperclip_campaign_release_incompatible', 'does not join', issues),
+  ],
   ['app', (issues) => new AppError('paperclip_app_input_invalid', 'bad input', issues)],
   ['evalbook', (issues) => new EvalbookError('paperclip_evalbook_store_unusable', 'no store', issues)],
   ['policy', (issues) => new PolicyError('paperclip_policy_bundle_invalid', 'bad bundle', issues)],
