@@ -49,7 +49,11 @@ describe('grid', () => {
     const run = await evals('grid', '--store', store);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).not.toMatch(/^case\s*$/m);
-    expect(run.stdout.split('\n')[0]).toBe(
+    const [why, line] = run.stdout.split('\n');
+    expect(why).toMatch(
+      /^all \d+ attempts in scope are left out, retracted \(`evals runs` lists every run and its retractions\)\.$/,
+    );
+    expect(line).toBe(
       'no attempts: no case or config to show (2 retracted run(s) left out; `evals runs` lists every run).',
     );
   });

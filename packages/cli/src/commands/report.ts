@@ -11,6 +11,7 @@ import {
   gridScopeText,
   isLatestCell,
   leftOutText,
+  nothingCountedText,
   shownGrid,
   trendText,
 } from '@paperclip-evals/evalbook';
@@ -246,7 +247,9 @@ export async function runGrid(options: GridCommandOptions): Promise<Outcome> {
   }
   // Nothing to tabulate (an empty store, every run retracted): said once, never a table of no rows.
   if (result.cases.length === 0 || result.configs.length === 0) {
+    const why = nothingCountedText(result);
     printLines('stdout', [
+      ...(why === null ? [] : [`${why}.`]),
       `${gridScopeText(shown, result)}: no case or config to show${result.retractions.length > 0 ? ` (${result.retractions.length} retracted run(s) left out; \`evals runs\` lists every run)` : ''}.`,
       ...leftOutLines(result),
     ]);

@@ -229,6 +229,26 @@ export function leftOutText(summary: {
   return `${total} attempt${total === 1 ? '' : 's'} left out of every count: ${parts.join(', ')}${included === null ? '' : `; ${included}`}`;
 }
 
+/**
+ * When nothing is counted but attempts were left out, what to say first (an empty report that leaves
+ * "24 foreign" for its last line reads as an empty store): every attempt foreign means the
+ * environment names none of the store's cases or configs — most often the wrong --env. Null when
+ * something is counted or nothing was left out.
+ */
+export function nothingCountedText(summary: {
+  readonly latestRun: string | null;
+  readonly leftOut: { readonly foreign: number; readonly retracted: number };
+}): string | null {
+  const { foreign, retracted } = summary.leftOut;
+  if (summary.latestRun !== null || foreign + retracted === 0) return null;
+  const total = foreign + retracted;
+  const every = `${total === 1 ? 'the one attempt' : `all ${total} attempts`} in scope ${total === 1 ? 'is' : 'are'} left out`;
+  if (retracted === 0)
+    return `${every}, foreign to the environment's suite (none of its cases × configs): is --env the suite this store was run with? --include-foreign counts them`;
+  if (foreign === 0) return `${every}, retracted (\`evals runs\` lists every run and its retractions)`;
+  return `${every}: ${foreign} foreign to the environment's suite (is --env this store's suite?), ${retracted} retracted`;
+}
+
 /** One retraction for a reader: what, who, when, why. */
 export function retractionText(retraction: Retraction): string {
   const what =

@@ -18,7 +18,7 @@ import { artifactCountsText } from '../ledger/convert.js';
 import { displayUsd } from '../ledger/cost.js';
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { ReportBudget } from './model.js';
-import { leftOutText, retractionText } from '../ledger/retraction.js';
+import { leftOutText, nothingCountedText, retractionText } from '../ledger/retraction.js';
 import { wilsonInterval } from '../analysis/statistics.js';
 import {
   gridScopeText,
@@ -223,6 +223,11 @@ function verdictLine(summary: EvalbookSummary, gate: GateVerdicts | null, view: 
     comparison === null
       ? `${totals.attempts} attempts over ${totals.cases} cases × ${totals.configs} configs, ${totals.statusCounts.solved} solved${totals.attempts === 0 ? '' : ` (${percent(totals.statusCounts.solved / totals.attempts)})`}`
       : `Δ solve rate ${deltaText(comparison)} of ${text(comparison.b)} vs ${text(comparison.a)} over ${sharedUnits(comparison)}; ${comparison.regressions.length} regressed, ${comparison.improvements.length} improved`;
+  // Nothing counted: say why first (every attempt foreign: most often the wrong --env), never "in no attempts".
+  if (summary.latestRun === null) {
+    const why = nothingCountedText(summary);
+    return `**Verdict: ${verdict}** — ${why === null ? 'no attempts in scope (evals ingest first)' : text(why)}.`;
+  }
   return `**Verdict: ${verdict}** — ${detail}, in ${over}.`;
 }
 
