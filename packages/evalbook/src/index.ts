@@ -22,7 +22,12 @@ export {
   convertBundle,
 } from './ledger/convert.js';
 export type { AttemptKey, LedgerRecord } from './ledger/convert.js';
-export { checkRetractionRequest, leftOutText, nothingCountedText, retractionText } from './ledger/retraction.js';
+export {
+  checkRetractionRequest,
+  leftOutText,
+  nothingCountedText,
+  retractionText,
+} from './ledger/retraction.js';
 export type { Retraction, RetractionOutcome } from './ledger/retraction.js';
 export type { PolicyDecision, PolicyVerdictInput, PolicyVerdictOutcome } from './ledger/policy-verdicts.js';
 export { DEFAULT_STORE_URL, checkSqliteTarget, openStore, sqliteStorePath } from './ledger/open-store.js';
