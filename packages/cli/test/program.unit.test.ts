@@ -202,6 +202,16 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       ['run', '--env', 'evalbook.yaml', '--campaign', 'c', '--release-dir', 'r', '--out', './evalbook.yaml'],
       /--out \.\/evalbook\.yaml is the file --env names/,
     ],
+    [
+      'a cost ceiling of zero (it would run nothing, yet record the campaign)',
+      ['run', '--env', 'evalbook.yaml', '--campaign', 'c', '--release-dir', 'r', '--max-cost-usd', '0.000'],
+      /--max-cost-usd 0 would run nothing .*leave --max-cost-usd out for no ceiling/,
+    ],
+    [
+      'a cost ceiling that is no amount',
+      ['run', '--env', 'evalbook.yaml', '--campaign', 'c', '--release-dir', 'r', '--max-cost-usd', '$5'],
+      /--max-cost-usd takes an amount in USD/,
+    ],
     ['a comparison without its pair', ['compare', '--a', 'x'], /--a and --b go together/],
     ['a comparison of nothing', ['compare'], /nothing to compare: name two configs/],
     [

@@ -296,6 +296,11 @@ describe('campaign members (evals run): additive, each refused when wrong', () =
     ['zero attempts', { ...base, campaign: { attempts: 0 } }, '/campaign/attempts'],
     ['zero max_parallel', { ...base, campaign: { max_parallel: 0 } }, '/campaign/max_parallel'],
     ['a negative ceiling', { ...base, campaign: { max_cost_usd: -1 } }, '/campaign/max_cost_usd'],
+    [
+      'a ceiling of zero (it runs nothing)',
+      { ...base, campaign: { max_cost_usd: 0 } },
+      '/campaign/max_cost_usd',
+    ],
     ['an unknown campaign member', { ...base, campaign: { retries: 1 } }, '/campaign/retries'],
     ['a lane without provider', config({ lane: { model: 'm' } }), '/configs/0/lane/provider'],
     [

@@ -110,7 +110,7 @@ const list = (text: string | undefined): 'all' | string[] | undefined =>
 function positiveInteger(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^[1-9][0-9]{0,3}$/.test(text))
-    throw usageError(`${flag} takes a whole number from 1 to 9999, received ${JSON.stringify(text)}`, {
+    throw usageError(`${flag} takes a whole number from 1 to 9999`, {
       code: 'option_value_invalid',
       component: flag,
       expected: 'a whole number from 1 to 9999',
@@ -122,12 +122,24 @@ function positiveInteger(flag: string, text: string | undefined): number | undef
 function usd(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^[0-9]+(\.[0-9]{1,9})?$/.test(text))
-    throw usageError(`${flag} takes an amount in USD (e.g. 12.50), received ${JSON.stringify(text)}`, {
+    throw usageError(`${flag} takes an amount in USD (e.g. 12.50)`, {
       code: 'option_value_invalid',
       component: flag,
       expected: 'an amount in USD, at most 9 decimals (e.g. 12.50)',
       received: text,
     });
+  // A ceiling of $0 runs nothing (no attempt starts once the spend reaches it), yet would record a
+  // campaign under its id: refused before the join, as the environment's max_cost_usd is.
+  if (Number(text) === 0)
+    throw usageError(
+      `${flag} 0 would run nothing (no attempt starts once the spend reaches the ceiling): leave ${flag} out for no ceiling, or give the most the campaign may spend (e.g. 5)`,
+      {
+        code: 'option_value_invalid',
+        component: flag,
+        expected: 'an amount in USD above 0 (leave the flag out for no ceiling)',
+        received: text,
+      },
+    );
   return Number(text);
 }
 
