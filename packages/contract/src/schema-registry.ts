@@ -239,7 +239,27 @@ export function schemaIssuesOf(
   codeFor: (error: ErrorObject, path: string) => string,
 ): Issue[] {
   const seen = new Set<string>();
-  return schemaErrors(schemaId, value)
+  const errors = schemaErrors(schemaId, value);
+  // A document that declares another kind in its own `schema` tag (a campaign record given where a
+  // qualification record goes): that is the one issue — every other would be the noise of judging it
+  // by the wrong schema.
+  const otherKind = errors.find(
+    (error) =>
+      error.instancePath === '/schema' &&
+      (error.keyword === 'const' || error.keyword === 'enum') &&
+      typeof (value as { schema?: unknown }).schema === 'string',
+  );
+  if (otherKind !== undefined) {
+    const issue = schemaIssue(value, otherKind, codeFor);
+    const declared = (value as { schema: string }).schema;
+    return [
+      {
+        ...issue,
+        message: `it declares schema ${JSON.stringify(scrubCredentials(declared.slice(0, 200)))}: a document of another kind (nothing else of it was checked)`,
+      },
+    ];
+  }
+  return errors
     .map((error) => schemaIssue(value, error, codeFor))
     .filter((issue) => {
       const key = JSON.stringify([issue.code, issue.path, issue.message, issue.expected, issue.received]);
