@@ -244,6 +244,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'writeAttemptPages',
     'writeCampaignPages',
     'writeReport',
+    'verifyReferences',
   ],
   node: [
     'AttemptInput',

@@ -15,6 +15,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -145,6 +146,35 @@ describe('evals validate on eval-session artifacts', () => {
         { status: 'invalid', issues: [expect.objectContaining({ code: 'native_bundle_digest_mismatch' })] },
       ],
     });
+  });
+});
+
+describe('evals validate judges an artifact as ingest does', () => {
+  it("refuses an artifact whose bundle's transcript file was cut short, as ingest does (artifact_digest_mismatch)", () => {
+    const copy = join(dir, 'cut-transcript');
+    cpSync(join(dir, 'artifacts'), copy, { recursive: true });
+    const transcripts = readdirSync(join(copy, 'attempt_ok'), { recursive: true, encoding: 'utf8' }).filter(
+      (name) => name.endsWith('.jsonl'),
+    );
+    expect(transcripts.length).toBeGreaterThan(0);
+    const transcript = join(copy, 'attempt_ok', transcripts[0]!);
+    writeFileSync(transcript, readFileSync(transcript).subarray(0, 100));
+    const validated = evals(['validate', join(copy, 'attempt_ok.json'), '--json']);
+    expect(validated.status, validated.stdout).toBe(1);
+    const report = JSON.parse(validated.stdout) as {
+      files: { status: string; issues?: { code: string }[] }[];
+    };
+    expect(report.files[0]?.status).toBe('invalid');
+    expect(report.files[0]?.issues?.map((issue) => issue.code)).toContain('artifact_digest_mismatch');
+    expect(schemaErrors(SCHEMA('validate-report'), report)).toEqual([]);
+    const ingested = evals([
+      'ingest',
+      join(copy, 'attempt_ok.json'),
+      '--store',
+      `sqlite:${join(copy, 'e.sqlite')}`,
+    ]);
+    expect(ingested.status).toBe(1);
+    expect(ingested.stdout + ingested.stderr).toContain('artifact_digest_mismatch');
   });
 });
 

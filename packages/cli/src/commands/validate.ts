@@ -2,10 +2,15 @@
 // native-execution bundle, or an eval-session artifact and the bundle it references: dispatched on
 // `schema` by node's readBundles), print a table or one JSON report, and return the outcome (ok:
 // all valid, invalid, unreadable: an input not read).
+import { dirname } from 'node:path';
+
 import { isMissingCellArtifact } from '@paperclip-evals/contract';
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
-import type { artifactSuiteFields as ArtifactSuiteFields } from '@paperclip-evals/evalbook';
+import type {
+  artifactSuiteFields as ArtifactSuiteFields,
+  verifyReferences as VerifyReferences,
+} from '@paperclip-evals/evalbook';
 import type {
   BundleInput,
   BundleRead,
@@ -84,7 +89,7 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
     // for an eval-session artifact read alone, whose stored key it says.
     if (read.status === 'valid' && read.parsed.bundle === null)
       artifactKeyOf ??= (await import('@paperclip-evals/evalbook')).artifactSuiteFields;
-    const report = fileReport(read);
+    const report = await verifiedReport(read, fileReport(read));
     reports.push(report);
     if (progress) drawProgress({ label: 'validating', parts: [`${reports.length}/${targets.length}`] });
     if (!options.json) {
@@ -134,6 +139,22 @@ async function expandInputs(inputs: readonly string[]): Promise<BundleInput[]> {
 const LINES_PER_WRITE = 500;
 
 let artifactKeyOf: typeof ArtifactSuiteFields | undefined;
+let verifyReferencesOf: typeof VerifyReferences | undefined;
+
+/**
+ * An eval-session artifact's bundle files (transcript, artifacts) sit beside it, and ingest verifies
+ * them there: validate does the same (the Evalbook's one check), so what validate calls valid ingest
+ * never refuses for a file that does not match. A file absent there is unverified, not invalid, as
+ * in ingest; a bare bundle has no root to verify under (ingest --artifact-root gives one).
+ */
+async function verifiedReport(read: BundleRead, report: ValidateFileReport): Promise<ValidateFileReport> {
+  if (report.status !== 'valid' || read.status !== 'valid') return report;
+  const { parsed, input } = read;
+  if (parsed.evalSession === undefined || parsed.bundle === null || input.path === null) return report;
+  verifyReferencesOf ??= (await import('@paperclip-evals/evalbook')).verifyReferences;
+  const { issues } = await verifyReferencesOf(parsed.bundle, dirname(input.path));
+  return issues.length === 0 ? report : { input: report.input, status: 'invalid', issues: cliIssues(issues) };
+}
 
 /** One input's verdict, as node's read-and-classify loop found it. */
 function fileReport(read: BundleRead): ValidateFileReport {
