@@ -27,7 +27,7 @@
 //     also the site's folder writer's wording).
 // Every refusal is a ContractError `paperclip_output_unwritable` with one issue (the CLI: exit 2).
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, createReadStream } from 'node:fs';
+import { closeSync, constants as fsConstants, createReadStream, openSync, readSync } from 'node:fs';
 import { chmod, link, lstat, mkdtemp, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -113,17 +113,23 @@ async function databaseEvidence(
   file: string,
 ): Promise<{ readonly message: string; readonly received: string } | undefined> {
   const head = Buffer.alloc(SQLITE_HEADER.length);
-  // O_NONBLOCK: a FIFO swapped in since the stat never blocks the open.
-  const handle = await step(
-    path,
-    () => open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK),
-    `; Evals reads the first ${SQLITE_HEADER.length} bytes of a file before it replaces it (a SQLite database is never replaced), so the file must be readable — or remove it first`,
-  );
   let read: number;
+  // 16 bytes, read synchronously: a read that opens nothing for writing (a full or read-only disk
+  // fails none of it). O_NONBLOCK: a FIFO swapped in since the stat never blocks the open.
   try {
-    ({ bytesRead: read } = await step(path, () => handle.read(head, 0, head.length, 0)));
-  } finally {
-    await handle.close();
+    const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      read = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    throw writeFailed(
+      path,
+      error,
+      `; Evals reads the first ${SQLITE_HEADER.length} bytes of a file before it replaces it (a SQLite database is never replaced), so the file must be readable — or remove it first`,
+    );
   }
   const advice = (remove: string): string =>
     `replacing it would destroy it, so nothing was written: name another file (to replace it, remove ${remove} first)`;
