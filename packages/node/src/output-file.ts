@@ -136,7 +136,7 @@ async function databaseEvidence(
   if (read === head.length && head.equals(SQLITE_HEADER))
     return {
       message: `it is a SQLite database (its first bytes are the SQLite header "SQLite format 3"), perhaps an Evalbook ledger; ${advice('it')}`,
-      received: 'a SQLite database (its first 16 bytes "SQLite format 3\\0")',
+      received: 'a SQLite database (the 16-byte SQLite header)',
     };
   for (const name of new Set([resolve(path), file]))
     for (const suffix of SQLITE_COMPANION_SUFFIXES) {
