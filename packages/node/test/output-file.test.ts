@@ -276,6 +276,27 @@ describe('when the path is a SQLite database (an Evalbook ledger)', () => {
     expect(await outputTarget(path, { inPlace: false })).toMatchObject({ kind: 'file', path });
   });
 
+  it.each([
+    ['a file there became a database', true],
+    ['a database was created where nothing was', false],
+  ])(
+    'while the output was written, %s: refused before the rename, the database kept',
+    async (_name, existed) => {
+      const { folder, path } = fresh('racing.sqlite');
+      if (existed) writeFileSync(path, 'an old report');
+      let bytes = Buffer.alloc(0);
+      const { code } = await refused(
+        writeOutputFile(path, async (put) => {
+          await put('the report');
+          bytes = database(path); // a store opened there meanwhile (evals ingest --store sqlite:racing.sqlite)
+        }),
+      );
+      expect(code).toBe('output_is_a_database');
+      expect(readFileSync(path)).toEqual(bytes);
+      expect(temporaries(folder)).toEqual([]);
+    },
+  );
+
   it('the header must be whole: a file holding only its first 15 bytes is no database, and is replaced', async () => {
     const { path } = fresh('short.sqlite');
     writeFileSync(path, SQLITE_HEADER.subarray(0, 15));
