@@ -183,6 +183,24 @@ describe('evals publish --verify: the root files', () => {
     ]);
   });
 
+  it("site_root_inconsistent: history.json's latest green is not its newest green campaign (and latest-green.json agrees)", async () => {
+    const site = await copy();
+    const history = await readJson<SiteHistory>(site, 'history.json');
+    const c2 = history.campaigns.find((entry) => entry.campaignId === 'c2');
+    expect(c2?.green).toBe(false);
+    await writeJson(site, 'history.json', { ...history, latestGreen: 'c2' });
+    await writeJson(site, 'latest-green.json', {
+      schema: 'paperclip-evals/site-latest/v1',
+      which: 'latest_green',
+      campaign: c2,
+    });
+    const result = await verifySite(site);
+    expect(result.issues.map((issue) => [issue.code, issue.path])).toEqual([
+      ['site_root_inconsistent', 'history.json#/latestGreen'],
+    ]);
+    expect(result.issues[0]?.message).toContain('but the newest green campaign it lists is c1');
+  });
+
   it('site_link_broken: the root index.html links to a campaign page that is not there', async () => {
     const site = await copy();
     const index = await readFile(join(site, 'index.html'), 'utf8');

@@ -284,7 +284,7 @@ describe('when the path is a SQLite database (an Evalbook ledger)', () => {
     async (_name, existed) => {
       const { folder, path } = fresh('racing.sqlite');
       if (existed) writeFileSync(path, 'an old report');
-      let bytes = Buffer.alloc(0);
+      let bytes: Buffer = Buffer.alloc(0);
       const { code } = await refused(
         writeOutputFile(path, async (put) => {
           await put('the report');

@@ -6,7 +6,8 @@
 //   site_root_schema        strict JSON, not of its schema (site-history/v1, site-latest/v1), or a
 //                           latest file whose `which` is the other file's
 //   site_root_inconsistent  the files disagree: history.json lists a folder the site does not have,
-//                           its latest or latest green is no campaign it lists, latest.json /
+//                           its latest or latest green is no campaign it lists (or not the newest
+//                           one, the newest green one), latest.json /
 //                           latest-green.json names a folder the site does not have or is not
 //                           history.json's latest entry
 // A campaign folder history.json does not list is no defect: a publication stopped between two
@@ -131,7 +132,13 @@ export function rootConsistencyIssues(
           'a campaign folder of the site for every campaign history.json lists',
           `no ${entry.folder}`,
         );
+    // What they must be (as publish's buildHistory makes them): the newest campaign listed (newest
+    // first), and the newest green one.
     const ids = new Set(history.campaigns.map((entry) => entry.campaignId));
+    const newest = {
+      latest: history.campaigns[0]?.campaignId ?? null,
+      latestGreen: history.campaigns.find((entry) => entry.green)?.campaignId ?? null,
+    };
     for (const [field, id] of [
       ['latest', history.latest],
       ['latestGreen', history.latestGreen],
@@ -142,6 +149,13 @@ export function rootConsistencyIssues(
           `history.json's ${field} is ${id}, a campaign it does not list`,
           'a campaign history.json lists (or null)',
           id,
+        );
+      else if (id !== newest[field])
+        inconsistent(
+          `history.json#/${field}`,
+          `history.json's ${field} is ${id ?? 'null'}, but the newest ${field === 'latest' ? '' : 'green '}campaign it lists is ${newest[field] ?? 'none'}`,
+          newest[field] ?? 'null',
+          id ?? 'null',
         );
   }
   for (const name of ['latest.json', 'latest-green.json']) {
