@@ -201,12 +201,12 @@ describe('evals publish --verify', () => {
     const result = await verifySite(site);
     expect(result.issues.map((issue) => issue.code)).toEqual(['site_credential']);
     expect(JSON.stringify(result)).not.toContain(secret.slice(-12));
-    // In a root file (no manifest) too.
+    // In a root file (no manifest) too: found as a credential, and the member its schema does not have.
     const root = await copy();
     await tamper(root, 'history.json', (text) =>
       text.replace('"campaigns"', `"note": ${JSON.stringify(secret)}, "campaigns"`),
     );
-    expect(await codes(root)).toEqual(['site_credential']);
+    expect(await codes(root)).toEqual(['site_credential', 'site_root_schema']);
   });
 
   // What a reader gets is the decoded text: a character reference in a page, a \u escape in JSON.

@@ -6,7 +6,7 @@
 // refused, stopped by SIGINT. The first publish and publish --verify are the binary, the later ones
 // its program in this process (firstRunSpawned); `view` is always a process.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -223,6 +223,28 @@ describe('evals publish --verify', () => {
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('site_remote_resource');
     expect((await evals(['publish', '--verify', join(dir, 'none')])).code).toBe(2);
+  });
+
+  it("refuses the review's site: garbage after latest.json, history.json cut at 100 bytes (exit 1, by its schema)", async () => {
+    const vs = join(dir, 'vs');
+    await cp(site, vs, { recursive: true });
+    await writeFile(join(vs, 'latest.json'), 'garbage\n', { flag: 'a' });
+    await writeFile(join(vs, 'history.json'), (await readFile(join(site, 'history.json'))).subarray(0, 100));
+    const result = await evals(['publish', '--verify', vs, '--json']);
+    expect(result.code).toBe(1);
+    const verification = JSON.parse(result.stdout) as {
+      ok: boolean;
+      issues: { code: string; path: string }[];
+    };
+    expect(schemaErrors(SCHEMA('site-verification'), verification)).toEqual([]);
+    expect(verification.issues.map((issue) => [issue.code, issue.path])).toEqual([
+      ['site_root_invalid', 'history.json'],
+      ['site_root_invalid', 'latest.json'],
+    ]);
+    const human = await evals(['publish', '--verify', vs]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).not.toMatch(/\bverified\b/);
+    expect(human.stdout).toContain('site_root_invalid');
   });
 });
 

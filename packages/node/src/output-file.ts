@@ -6,6 +6,10 @@
 //     or the whole file;
 //   - a regular file: the same, renamed over it (its permission bits kept); through a symlink, the
 //     file the link names is replaced and the link stays;
+//   - a SQLite database (its first 16 bytes are `SQLite format 3\0`, or a -wal, -shm or -journal
+//     file beside it): refused, left as it is (output_is_a_database) — an Evalbook ledger is never
+//     replaced by a report or a record, whatever the command; only a store opener (inPlace: false)
+//     takes one, to open it;
 //   - a character device or a FIFO (/dev/null, a terminal, `mkfifo` pipes): written in place (opened
 //     for writing, no truncation, no rename); a FIFO waits for its reader, as `cat > fifo` does;
 //   - `-` (the usual spelling), /dev/stdout, /dev/stderr, /dev/fd/1|2, /proc/self/fd/1|2: this
@@ -23,7 +27,7 @@
 //     also the site's folder writer's wording).
 // Every refusal is a ContractError `paperclip_output_unwritable` with one issue (the CLI: exit 2).
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, createReadStream } from 'node:fs';
+import { closeSync, constants as fsConstants, createReadStream, openSync, readSync } from 'node:fs';
 import { chmod, link, lstat, mkdtemp, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -32,6 +36,7 @@ import { pipeline } from 'node:stream/promises';
 import { ContractError } from '@paperclip-evals/contract';
 
 import { fileSystemWhat, isFileSystemError } from './bundle-inputs.js';
+import { SQLITE_COMPANION_SUFFIXES } from './output-apart.js';
 
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -47,6 +52,7 @@ export type OutputIssueCode =
   | 'output_is_not_a_file'
   | 'output_is_stream'
   | 'output_exists'
+  | 'output_is_a_database'
   | 'output_dangling_symlink'
   | 'output_folder_missing'
   | 'output_folder_not_a_folder'
@@ -66,8 +72,10 @@ export type OutputTarget =
 
 export interface OutputTargetOptions {
   /**
-   * Whether a character device, FIFO or stdio name may be written in place (default true). A
-   * database needs a regular file: for it a stream is refused.
+   * Whether a character device, FIFO or stdio name may be written in place (default true). false:
+   * the caller opens the target as a database (a SQLite store), which needs a regular file — a
+   * stream is refused — and an existing database there is what it opens, not refused; every other
+   * caller replaces what is there, so for it an existing SQLite database is refused.
    */
   readonly inPlace?: boolean;
   /** Whether the caller creates missing folders itself (default false: a missing folder is refused). */
@@ -77,12 +85,77 @@ export interface OutputTargetOptions {
 }
 
 const EXPECTED =
-  'a regular file, a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO';
+  'a regular file that is not a SQLite database, a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO';
 /** What a target that is never overwritten (`evals init`) may be. */
 const EXPECTED_NEW =
   'a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO (an existing file is never replaced)';
 /** What a target that must be a regular file (a database) may be. */
 const EXPECTED_FILE = 'a regular file, or a new file in an existing folder';
+
+/** What a target may be, for a caller: a store opener (inPlace false), `evals init` (overwrite false), any other. */
+function expectedFor(options: OutputTargetOptions): string {
+  if (options.inPlace === false) return EXPECTED_FILE;
+  return options.overwrite === false ? EXPECTED_NEW : EXPECTED;
+}
+
+/** The first 16 bytes of every SQLite database file: its header string, NUL-terminated. */
+export const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * What shows that the regular file at `path` (as the user named it; `file`: the file itself, its
+ * symlinks followed) is a SQLite database, which replacing would destroy: its header, or a file
+ * SQLite keeps beside a database (-wal, -shm, -journal, beside either name) — or undefined when
+ * nothing does. Throws the coded error when its first bytes cannot be read (fail closed: a file
+ * Evals cannot look at is not replaced).
+ */
+async function databaseEvidence(
+  path: string,
+  file: string,
+): Promise<{ readonly message: string; readonly received: string } | undefined> {
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  let read: number;
+  // 16 bytes, read synchronously: a read that opens nothing for writing (a full or read-only disk
+  // fails none of it). O_NONBLOCK: a FIFO swapped in since the stat never blocks the open.
+  try {
+    const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      read = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    throw writeFailed(
+      path,
+      error,
+      `; Evals reads the first ${SQLITE_HEADER.length} bytes of a file before it replaces it (a SQLite database is never replaced), so the file must be readable — or remove it first`,
+    );
+  }
+  const advice = (remove: string): string =>
+    `replacing it would destroy it, so nothing was written: name another file (to replace it, remove ${remove} first)`;
+  if (read === head.length && head.equals(SQLITE_HEADER))
+    return {
+      message: `it is a SQLite database (its first bytes are the SQLite header "SQLite format 3"), perhaps an Evalbook ledger; ${advice('it')}`,
+      received: 'a SQLite database (the 16-byte SQLite header)',
+    };
+  for (const name of new Set([resolve(path), file]))
+    for (const suffix of SQLITE_COMPANION_SUFFIXES) {
+      const companion = `${name}${suffix}`;
+      if ((await lstat(companion).catch(() => undefined)) === undefined) continue;
+      return {
+        message: `${companion} is beside it, a file SQLite keeps beside a database, so it is (or was being) a SQLite database; ${advice(`it and ${companion}`)}`,
+        received: `a file with ${basename(companion)} beside it`,
+      };
+    }
+  return undefined;
+}
+
+/** Refuses (output_is_a_database) the regular file at `path` when it is a SQLite database; writes nothing. */
+async function refuseDatabase(path: string, file: string, expected: string): Promise<void> {
+  const evidence = await databaseEvidence(path, file);
+  if (evidence !== undefined)
+    throw refusal(path, 'output_is_a_database', evidence.message, evidence.received, expected);
+}
 
 /** What a user writes for stdout, as every Unix tool reads it. */
 export const STDOUT_PATH = '-';
@@ -265,13 +338,14 @@ function refusedNode(path: string, stats: Stats, expected: string): ContractErro
  */
 export async function outputTarget(path: string, options: OutputTargetOptions = {}): Promise<OutputTarget> {
   const inPlace = options.inPlace ?? true;
+  const expected = expectedFor(options);
   if (path === '')
     throw refusal(
       path,
       'output_path_empty',
       `the path is empty; name a file${inPlace ? ', or - for stdout' : ''}`,
       'an empty path',
-      inPlace ? EXPECTED : EXPECTED_FILE,
+      expected,
     );
   if (path === STDOUT_PATH) {
     if (inPlace) return { kind: 'stdio', fd: 1 };
@@ -280,7 +354,7 @@ export async function outputTarget(path: string, options: OutputTargetOptions = 
       'output_is_stream',
       '- means stdout, and this needs a regular file (name a file instead)',
       'stdout (-)',
-      EXPECTED_FILE,
+      expected,
     );
   }
   const absolute = resolve(path);
@@ -291,10 +365,10 @@ export async function outputTarget(path: string, options: OutputTargetOptions = 
     stats = await stat(absolute);
   } catch (error) {
     if (isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR'))
-      return newTarget(path, absolute, options.createsFolders ?? false, inPlace ? EXPECTED : EXPECTED_FILE);
+      return newTarget(path, absolute, options.createsFolders ?? false, expected);
     throw isFileSystemError(error) ? writeFailed(path, error) : error;
   }
-  const refused = refusedNode(path, stats, inPlace ? EXPECTED : EXPECTED_FILE);
+  const refused = refusedNode(path, stats, expected);
   if (refused !== undefined) throw refused;
   if (stats.isCharacterDevice() || stats.isFIFO()) {
     const type = stats.isFIFO() ? 'FIFO' : 'character device';
@@ -304,19 +378,22 @@ export async function outputTarget(path: string, options: OutputTargetOptions = 
         'output_is_stream',
         `it is a ${type}, and this needs a regular file (name a file instead)`,
         `a ${type}`,
-        EXPECTED_FILE,
+        expected,
       );
     return { kind: 'stream', path: absolute, type };
   }
+  const file = await step(path, () => realpath(absolute));
+  // A database first, whoever writes: `evals init` at a ledger says what is there, as every command does.
+  if (inPlace) await refuseDatabase(path, file, expected);
   if (options.overwrite === false)
     throw refusal(
       path,
       'output_exists',
       'it already exists and is not overwritten; name another file (or remove this one first)',
       'a file that exists',
-      EXPECTED_NEW,
+      expected,
     );
-  return { kind: 'file', path: await step(path, () => realpath(absolute)), mode: stats.mode & 0o7777 };
+  return { kind: 'file', path: file, mode: stats.mode & 0o7777 };
 }
 
 const isMissing = (error: unknown): boolean =>
@@ -517,17 +594,21 @@ async function writeReplacing(
     }
     // A file system may report a full disk only when the file is closed (NFS): it is a write failure too.
     await step(path, () => handle.close(), undefined, folder);
+    const expected = expectedFor({ overwrite });
     if (target.kind === 'file') {
       await step(path, () => chmod(temporary, target.mode), undefined, folder);
-      await replace(path, temporary, target.path);
-    } else await place(path, temporary, target.path, overwrite);
+      await replace(path, temporary, target.path, expected);
+    } else await place(path, temporary, target.path, overwrite, expected);
   } finally {
     await rm(temporary, { force: true });
   }
 }
 
-/** Renames the temporary file over a regular file, after checking it still is one. */
-async function replace(path: string, temporary: string, file: string): Promise<void> {
+/**
+ * Renames the temporary file over a regular file, after checking it still is one and that it did not
+ * become a SQLite database meanwhile (a store created there while the output was written).
+ */
+async function replace(path: string, temporary: string, file: string, expected: string): Promise<void> {
   const now = await lstat(file).catch(() => undefined);
   if (now !== undefined && !now.isFile())
     throw refusal(
@@ -535,7 +616,9 @@ async function replace(path: string, temporary: string, file: string): Promise<v
       'output_changed',
       'it is no longer a regular file; run again',
       'another kind of node',
+      expected,
     );
+  if (now !== undefined) await refuseDatabase(path, file, expected);
   await step(path, () => rename(temporary, file), undefined, dirname(file));
 }
 
@@ -543,7 +626,13 @@ async function replace(path: string, temporary: string, file: string): Promise<v
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 /** Links the temporary file in where nothing was: whatever appeared there meanwhile is never replaced. */
-async function place(path: string, temporary: string, file: string, overwrite: boolean): Promise<void> {
+async function place(
+  path: string,
+  temporary: string,
+  file: string,
+  overwrite: boolean,
+  expected: string,
+): Promise<void> {
   try {
     await link(temporary, file);
     return;
@@ -560,6 +649,8 @@ async function place(path: string, temporary: string, file: string, overwrite: b
       overwrite ? 'output_changed' : 'output_exists',
       'something was created there while Evals wrote; it is left alone (run again)',
       'a node that appeared',
+      expected,
     );
+  if (appeared !== undefined) await refuseDatabase(path, file, expected);
   await step(path, () => rename(temporary, file), undefined, dirname(file));
 }

@@ -24,7 +24,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { ContractError } from '@paperclip-evals/contract';
 
-import { outputTarget, writeOutputFile } from '../src/output-file.ts';
+import { SQLITE_HEADER, outputTarget, writeOutputFile } from '../src/output-file.ts';
 
 import type { Server } from 'node:net';
 
@@ -205,6 +205,180 @@ describe('when the path is a regular file', () => {
     writeFileSync(path, 'mine');
     expect((await refused(write(path, 'theirs', { overwrite: false }))).code).toBe('output_exists');
     expect(readFileSync(path, 'utf8')).toBe('mine');
+  });
+});
+
+describe('when the path is a SQLite database (an Evalbook ledger)', () => {
+  /** A file that starts as every SQLite database does, then `rest`. */
+  const database = (path: string, rest = 'pages of a ledger'): Buffer => {
+    const bytes = Buffer.concat([SQLITE_HEADER, Buffer.from(rest)]);
+    writeFileSync(path, bytes);
+    return bytes;
+  };
+
+  it('refuses to replace it (output_is_a_database): what it found, nothing written, what to do; its bytes unchanged', async () => {
+    const { folder, path } = fresh('evalbook.sqlite');
+    const bytes = database(path);
+    const before = statSync(path).ino;
+    const { code, message, error } = await refused(write(path, '<html>a report</html>'));
+    expect(code).toBe('output_is_a_database');
+    expect(message).toContain('it is a SQLite database');
+    expect(message).toContain('nothing was written');
+    expect(message).toContain('name another file (to replace it, remove it first)');
+    expect(error.issues[0]?.component).toBe(path);
+    expect(error.issues[0]?.received).toContain('a SQLite database');
+    expect(readFileSync(path)).toEqual(bytes);
+    expect(statSync(path).ino).toBe(before);
+    expect(temporaries(folder)).toEqual([]);
+  });
+
+  it('is refused by outputTarget too, so a command refuses it before its long work', async () => {
+    const { path } = fresh('a2.sqlite');
+    database(path);
+    expect((await refused(outputTarget(path))).code).toBe('output_is_a_database');
+  });
+
+  it('through a symlink: the database it names is refused, the link and the file left as they are', async () => {
+    const { folder, path } = fresh('link.sqlite');
+    const real = join(folder, 'real.sqlite');
+    const bytes = database(real);
+    symlinkSync('real.sqlite', path);
+    expect((await refused(write(path, 'x'))).code).toBe('output_is_a_database');
+    expect(kindOf(path)).toBe('symlink');
+    expect(readFileSync(real)).toEqual(bytes);
+  });
+
+  it.each(['-wal', '-shm', '-journal'])(
+    'a file with %s beside it is a database SQLite is (or was) using: refused, both left as they are',
+    async (suffix) => {
+      const { path } = fresh('book.sqlite');
+      writeFileSync(path, 'not a header: a database mid-creation, or a ledger whose header is in the WAL');
+      writeFileSync(`${path}${suffix}`, 'companion');
+      const { code, message } = await refused(write(path, 'x'));
+      expect(code).toBe('output_is_a_database');
+      expect(message).toContain(`${path}${suffix} is beside it`);
+      expect(message).toContain(`remove it and ${path}${suffix} first`);
+      expect(readFileSync(path, 'utf8')).toContain('not a header');
+      expect(readFileSync(`${path}${suffix}`, 'utf8')).toBe('companion');
+    },
+  );
+
+  it('with overwrite: false (evals init) says it is a database, as every command does', async () => {
+    const { path } = fresh('evalbook.yaml');
+    database(path);
+    expect((await refused(write(path, 'x', { overwrite: false }))).code).toBe('output_is_a_database');
+  });
+
+  it('a store opener (inPlace: false) takes an existing database: it opens it, nothing replaces it', async () => {
+    const { path } = fresh('store.sqlite');
+    database(path);
+    writeFileSync(`${path}-wal`, '');
+    expect(await outputTarget(path, { inPlace: false })).toMatchObject({ kind: 'file', path });
+  });
+
+  it.each([
+    ['a file there became a database', true],
+    ['a database was created where nothing was', false],
+  ])(
+    'while the output was written, %s: refused before the rename, the database kept',
+    async (_name, existed) => {
+      const { folder, path } = fresh('racing.sqlite');
+      if (existed) writeFileSync(path, 'an old report');
+      let bytes: Buffer = Buffer.alloc(0);
+      const { code } = await refused(
+        writeOutputFile(path, async (put) => {
+          await put('the report');
+          bytes = database(path); // a store opened there meanwhile (evals ingest --store sqlite:racing.sqlite)
+        }),
+      );
+      expect(code).toBe('output_is_a_database');
+      expect(readFileSync(path)).toEqual(bytes);
+      expect(temporaries(folder)).toEqual([]);
+    },
+  );
+
+  it('the header must be whole: a file holding only its first 15 bytes is no database, and is replaced', async () => {
+    const { path } = fresh('short.sqlite');
+    writeFileSync(path, SQLITE_HEADER.subarray(0, 15));
+    await write(path, 'new');
+    expect(readFileSync(path, 'utf8')).toBe('new');
+  });
+
+  it('property: any file that starts with the header is refused and kept byte for byte', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 600 }),
+        fc.string({ maxLength: 200 }),
+        async (rest, text) => {
+          const { folder, path } = fresh('any.sqlite');
+          const bytes = Buffer.concat([SQLITE_HEADER, rest]);
+          writeFileSync(path, bytes);
+          expect((await refused(write(path, text))).code).toBe('output_is_a_database');
+          expect(readFileSync(path)).toEqual(bytes);
+          expect(temporaries(folder)).toEqual([]);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('property: a file whose first bytes differ from the header (nothing beside it) is replaced as before', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .uint8Array({ maxLength: 600 })
+          .filter((bytes) => !Buffer.from(bytes.subarray(0, SQLITE_HEADER.length)).equals(SQLITE_HEADER)),
+        fc.string({ maxLength: 200 }),
+        async (old, text) => {
+          const { folder, path } = fresh('report.html');
+          writeFileSync(path, old);
+          await write(path, text);
+          expect(readFileSync(path, 'utf8')).toBe(text);
+          expect(temporaries(folder)).toEqual([]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('property: a header with one byte changed is no database, and is replaced', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: SQLITE_HEADER.length - 1 }),
+        fc.integer({ min: 1, max: 255 }),
+        async (at, delta) => {
+          const { path } = fresh('near.sqlite');
+          const near = Buffer.concat([SQLITE_HEADER, Buffer.from('rest')]);
+          near[at] = ((near[at] ?? 0) + delta) % 256;
+          writeFileSync(path, near);
+          await write(path, 'replaced');
+          expect(readFileSync(path, 'utf8')).toBe('replaced');
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('what a refusal says is expected, per writer', () => {
+  it('evals init (overwrite: false) never expects a regular file: a directory is refused with what init takes', async () => {
+    const { path } = fresh('emptyd');
+    mkdirSync(path);
+    const { error } = await refused(write(path, 'x', { overwrite: false }));
+    expect(error.issues[0]?.expected).toBe(
+      'a new file in an existing folder, - or /dev/stdout, a character device (/dev/null) or a FIFO (an existing file is never replaced)',
+    );
+  });
+
+  it('a replacing writer expects a regular file that is not a SQLite database; a store opener a regular file', async () => {
+    const { path } = fresh('d');
+    mkdirSync(path);
+    expect((await refused(write(path, 'x'))).error.issues[0]?.expected).toMatch(
+      /^a regular file that is not a SQLite database, a new file/,
+    );
+    expect((await refused(outputTarget(path, { inPlace: false }))).error.issues[0]?.expected).toBe(
+      'a regular file, or a new file in an existing folder',
+    );
   });
 });
 

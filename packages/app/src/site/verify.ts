@@ -13,6 +13,10 @@
 //   site_credential         a credential-shaped value (contract's credentialShapedValues; never echoed)
 //   site_staging_leftover   a staging folder (campaigns/.publishing-…) a stopped publication left:
 //                           one issue naming whose it is and the fix, never one per file inside it
+//   site_root_invalid       a root JSON file that is not strict JSON (truncated, garbage after it)
+//   site_root_schema        a root JSON file not of its schema (site-history/v1, site-latest/v1)
+//   site_root_inconsistent  root files that disagree with each other or with the campaign folders
+//                           (verify-root.ts); the root index.html's links are checked as any page's
 // A site that passes holds only what `evals publish` wrote, byte for byte.
 //
 // Proportionate (a site of 100,000 pages): each file is read ONCE, synchronously (no pool of reads in
@@ -35,11 +39,13 @@ import { siteScriptHashes } from '@paperclip-evals/evalbook';
 import { FILE_KIND_PHRASE, fileKindOf, notRegularMessage, readRegularFileSync } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
+import type { SiteHistory, SiteLatest } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 import { threadCount } from './publish-workers.js';
 import { CAMPAIGNS, MANIFEST, ROOT_FILES, isCampaignPath } from './site-files.js';
 import { isStagingFolder, stagingIssue } from './staging.js';
+import { ROOT_JSON, readRootJson, rootConsistencyIssues } from './verify-root.js';
 
 import type { ManifestEntry } from './site-files.js';
 
@@ -183,8 +189,19 @@ export async function verifySite(sitePath: string, options: VerifyOptions = {}):
     issues.push(...plan.issues, ...done.flatMap((result) => result.content));
     issues.push(...plan.folderIssues, ...done.flatMap((result) => result.files));
   }
-  for (const path of files)
-    if (!checked.has(path)) issues.push(...checkContent(path, readFileSync(join(site, path)), all, scripts));
+  // The rest (the root files, unknown paths) once each: content as a page's, a root JSON file's
+  // strict JSON and schema from the same bytes, then the root files against each other.
+  const roots = new Map<string, SiteHistory | SiteLatest>();
+  for (const path of files) {
+    if (checked.has(path)) continue;
+    const bytes = readFileSync(join(site, path));
+    issues.push(...checkContent(path, bytes, all, scripts));
+    if (!ROOT_JSON.has(path)) continue;
+    const read = readRootJson(path, bytes);
+    issues.push(...read.issues);
+    if (read.value !== null) roots.set(path, read.value);
+  }
+  issues.push(...rootConsistencyIssues(roots, new Set(campaigns.keys())));
   return {
     schema: SITE_VERIFICATION_V1,
     site: sitePath,

@@ -54,7 +54,7 @@ export function addPublishCommands(program: Command): void {
     )
     .option(
       '--verify <site>',
-      'check a site instead: every file as its manifest says, no unknown path, no symlink, no foreign script, no remote resource, no broken link, no credential-shaped value',
+      'check a site instead: every file as its manifest says, the root history.json, latest.json and latest-green.json strict JSON of their schemas and agreeing with each other and the campaign folders, no unknown path, no symlink, no foreign script, no remote resource, no broken link, no credential-shaped value',
     )
     .option(
       '--json',
