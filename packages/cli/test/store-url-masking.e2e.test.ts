@@ -105,6 +105,10 @@ const RUNS: Record<string, (store: string) => string[][]> = {
       '--json',
     ],
   ],
+  migrate: (store) => [
+    ['migrate', '--store', store],
+    ['migrate', '--store', store, '--json'],
+  ],
   runs: (store) => [
     ['runs', '--store', store],
     ['runs', '--store', store, '--json'],
