@@ -102,6 +102,8 @@ describe('evals validate', () => {
     const run = evals(['validate', join(VALID, 'denied-tool-call.json'), '--max-bytes', '512', '--json']);
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('input_too_large');
+    // the refusal names the flag that raises the limit
+    expect(run.stdout).toContain('--max-bytes raises it (to at most 512 MiB)');
   });
 
   it('exits 2 for a path that does not exist, and still checks the others', () => {

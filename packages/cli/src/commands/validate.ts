@@ -161,7 +161,17 @@ function fileReport(read: BundleRead): ValidateFileReport {
   const input = read.input.display;
   if (read.status === 'unreadable')
     return { input, status: 'unreadable', error: read.error, code: read.code };
-  if (read.status === 'invalid') return { input, status: 'invalid', issues: cliIssues(read.error.issues) };
+  if (read.status === 'invalid')
+    return {
+      input,
+      status: 'invalid',
+      // Over the size limit: the flag that raises it is named where the refusal is read.
+      issues: cliIssues(read.error.issues).map((issue) =>
+        issue.code === 'input_too_large'
+          ? { ...issue, message: `${issue.message}: --max-bytes raises it (to at most 512 MiB)` }
+          : issue,
+      ),
+    };
   const { parsed } = read;
   // An eval-session artifact alone: the key it is stored under (it names no run, case or config).
   const { runId, caseId, configId, attemptId } =
