@@ -103,6 +103,12 @@ describe('evals ingest (command module, child process)', () => {
     expect(report.conflicts[0]?.input).toBe('conflict.json');
     expect(report.invalid[0]?.issues.some((issue) => issue.path === '/usage')).toBe(true);
     expect(report.inserted).toBe(0);
+    // In text, the conflict says what to do (once, whatever the number of conflicts).
+    const text = viaModule({ inputs: ['conflict.json'], store });
+    expect(text.stdout).toMatch(
+      /ingest a re-run under its own run or attempt id; .*evals retract --run \S+ --attempt \S+/,
+    );
+    expect(text.stdout.match(/evals retract/g)).toHaveLength(1);
   });
 
   it('exits 2 on an unreadable input, and defaults the store to .evalbook/evalbook.sqlite', () => {

@@ -130,6 +130,12 @@ export async function runIngest(options: IngestCommandOptions): Promise<Outcome>
       ],
       `    stored ${conflict.existingDigest}, this bundle ${conflict.bundleDigest} (nothing overwritten)`,
     );
+  // What to do, once: the ledger is append-only, so another bundle never replaces a stored one.
+  const [first] = summary.conflicts;
+  if (first !== undefined)
+    lines.push(
+      `    the ledger keeps the first bundle of an attempt id: ingest a re-run under its own run or attempt id; to leave a stored attempt out of every count: evals retract --run ${first.key.runId} --attempt ${first.key.attemptId} --reason TEXT --by NAME`,
+    );
   const issueLines = (issues: readonly Issue[]): string[] =>
     issues.flatMap((issue) => [
       `    ${issue.code} at ${issue.path === '' || issue.path === undefined ? '(root)' : issue.path}: ${issue.message}`,
