@@ -228,7 +228,13 @@ describe('when the store cannot be opened', () => {
     {
       name: 'an unreachable host',
       store: async () => `postgres://postgres:${ENCODED}@127.0.0.1:${await freePort()}/db`,
-      says: /ECONNREFUSED/,
+      says: /ECONNREFUSED.*is PostgreSQL running and listening on that host and port\?/,
+    },
+    {
+      name: 'a database the server does not have',
+      store: async () =>
+        `postgres://postgres:${ENCODED}@127.0.0.1:${server.port}/${await newDatabase()}_missing`,
+      says: /does not exist \(the server has no such database: create it/,
     },
     {
       name: 'a URL whose password is not percent-encoded',

@@ -561,7 +561,7 @@ export class PostgresStore implements LedgerStore {
           ? ' (check the password in the store URL, PGPASSWORD or PGPASSFILE)'
           : ssl.readAsVerifyFull !== undefined && /SSL|TLS|certificate|altnames/i.test(message)
             ? ` (sslmode=${ssl.readAsVerifyFull} is read as verify-full, as node-postgres 8 reads it: the connection is encrypted and the server's certificate must be trusted and name the host; give its CA in sslrootcert=FILE, use sslmode=disable for a server without TLS, or add uselibpqcompat=true to the URL for libpq's meaning of sslmode=${ssl.readAsVerifyFull})`
-            : '';
+            : connectionHint(error, message);
       throw storeError(
         `cannot open the PostgreSQL store ${displayLocator(url)}: ${maskSecrets(message, secretsIn(url))}${hint}`,
         { cause: error },
@@ -1326,4 +1326,23 @@ class ClosingClient extends pg.Client {
       callback(error as Error);
     });
   }
+}
+
+/**
+ * What to check when the server cannot be reached or refuses the database: the URL's host, port and
+ * database (or PGHOST, PGPORT, PGDATABASE), said with the error node-postgres gave; '' otherwise.
+ */
+function connectionHint(error: unknown, message: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ECONNREFUSED')
+    return ' (no server accepted the connection there: is PostgreSQL running and listening on that host and port? check the store URL, or PGHOST/PGPORT)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return " (the host name does not resolve: check the store URL's host, or PGHOST)";
+  if (code === 'ETIMEDOUT' || /timeout/i.test(message))
+    return ' (the server did not answer in 15 s: a firewall, a wrong host or port, or a server too busy to accept)';
+  if (code === '3D000')
+    return ' (the server has no such database: create it (createdb NAME) or name one that exists; a new database is given the Evalbook tables on first open)';
+  if (code === '28000' || /role .* does not exist/.test(message))
+    return " (the server has no such user: check the store URL's user, or PGUSER)";
+  return '';
 }
