@@ -212,6 +212,22 @@ describe('flags: parsing and validation errors are usage errors (exit 2) that sa
       ['run', '--env', 'evalbook.yaml', '--campaign', 'c', '--release-dir', 'r', '--max-cost-usd', '$5'],
       /--max-cost-usd takes an amount in USD/,
     ],
+    [
+      'the same shard store twice',
+      [
+        'merge',
+        's1.json',
+        '--out',
+        'c.json',
+        '--store',
+        'sqlite:all.sqlite',
+        '--from-store',
+        'sqlite:s1.sqlite',
+        '--from-store',
+        'sqlite:s1.sqlite',
+      ],
+      /--from-store sqlite:s1\.sqlite is given twice: name each shard's store once/,
+    ],
     ['a comparison without its pair', ['compare', '--a', 'x'], /--a and --b go together/],
     ['a comparison of nothing', ['compare'], /nothing to compare: name two configs/],
     [

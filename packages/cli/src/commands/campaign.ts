@@ -372,6 +372,18 @@ export async function runMerge(options: MergeCommandOptions): Promise<Outcome> {
         received: '--from-store alone',
       },
     );
+  // The same shard store named twice says so at once (it would read as a shard missing from every store).
+  const repeated = options.fromStores.find((store, index) => options.fromStores.indexOf(store) !== index);
+  if (repeated !== undefined)
+    throw usageError(
+      `--from-store ${displayLocator(repeated)} is given twice: name each shard's store once (one per shard); nothing was written`,
+      {
+        code: 'repeated_option',
+        component: '--from-store',
+        expected: 'each shard store once',
+        received: `${displayLocator(repeated)} twice`,
+      },
+    );
   await refuseOutputsOverInputs(
     [{ flag: '--out', path: options.out }],
     [
