@@ -12,6 +12,11 @@ import { cutEnd, cutMiddle, displayWidth } from './width.js';
 export interface ProgressLine {
   readonly label: string;
   readonly parts: readonly string[];
+  /**
+   * The last part is a ticking clock (the elapsed seconds): it shows the line is alive, so a narrow
+   * terminal drops or cuts the other parts first and keeps it.
+   */
+  readonly clock?: boolean;
 }
 
 /** The columns assumed when the terminal does not say (stderr's `columns` unknown). */
@@ -30,6 +35,13 @@ const joined = (label: string, parts: readonly string[]): string =>
  * longer than a third of the line in its middle and the line's end with `…`. `label` and `parts` are text as shown (rendered already).
  */
 export function fitProgress(line: ProgressLine, columns: number): string {
+  if (line.clock === true && line.parts.length >= 2) {
+    const clock = ` · ${line.parts[line.parts.length - 1] ?? ''}`;
+    const rest = { label: line.label, parts: line.parts.slice(0, -1) };
+    // The clock is kept while the rest keeps at least a few columns; else the line is fitted whole.
+    if (displayWidth(clock) + LABEL_MIN_COLUMNS < columns - 1)
+      return `${fitProgress(rest, columns - displayWidth(clock))}${clock}`;
+  }
   const room = Math.max(1, columns - 1);
   let kept = line.parts.length;
   while (kept > 1 && displayWidth(joined(line.label, line.parts.slice(0, kept))) > room) kept -= 1;

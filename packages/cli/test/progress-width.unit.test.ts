@@ -172,13 +172,40 @@ describe('every frame fits the terminal', () => {
     expect(fitProgress(line, 20)).toBe('demo-2…99999: 0/3 …');
   });
 
-  it("the run's phase line on 80 columns: its text cut with …, never wrapped", () => {
+  it("the run's phase line on 80 columns: its text cut with …, its ticking seconds kept, never wrapped", () => {
     const frame = fitProgress(
       phaseLine('demo-20261203-999999', 'accept_qualification', performance.now()),
       80,
     );
-    expect(frame).toBe('demo-20261203-999999: checking the qualification record against the release, r…');
+    expect(frame).toBe('demo-20261203-999999: checking the qualification record against the relea… · 0s');
     expect(displayWidth(frame)).toBe(79);
+  });
+
+  it("the run's line on 80 columns keeps the counters, the spend and the clock; it drops what says less", () => {
+    const running: CampaignProgress = {
+      planned: 3,
+      done: 0,
+      running: 1,
+      resumed: 0,
+      byDisposition: {},
+      failuresByClass: {},
+      observedNanodollars: 4_300_000,
+      unknownCostTries: 0,
+      unsettledTries: 0,
+      ceilingNanodollars: 1_000_000_000,
+      etaMs: 4000,
+      stopped: null,
+    };
+    const frame = fitProgress(progressLine('demo-20261203-999999', running, performance.now()), 80);
+    expect(frame).toMatch(
+      /^demo-20261203-999999: 0\/3 done · spend \$[0-9.]+ of \$1\.00 · 1 running .*· 0s$/,
+    );
+    expect(displayWidth(frame)).toBeLessThanOrEqual(79);
+    for (const columns of [40, 60, 100, 200]) {
+      const fitted = fitProgress(progressLine('demo-20261203-999999', running, performance.now()), columns);
+      expect(displayWidth(fitted)).toBeLessThanOrEqual(columns - 1);
+      expect(fitted.endsWith(' · 0s')).toBe(true);
+    }
   });
 });
 

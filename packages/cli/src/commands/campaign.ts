@@ -176,6 +176,7 @@ export function phaseLine(campaignId: string, phase: CampaignPhase, since: numbe
   return {
     label: campaignId,
     parts: [PHASE_TEXT[phase], `${Math.round((performance.now() - since) / 1000)}s`],
+    clock: true,
   };
 }
 
@@ -508,8 +509,9 @@ function spendText(progress: CampaignProgress): string {
 }
 
 /**
- * The run's terminal line, its parts most important first (a narrow terminal drops the last):
- * "c: 1/3 done · stopping (…) · 1 running · failed: none · spend $0.01 of $1.00 · ETA 4s · 2s".
+ * The run's terminal line, its parts most important first (a narrow terminal drops the last before
+ * the clock, which it keeps): "c: 1/3 done · stopping (…) · spend $0.01 of $1.00 · 1 running ·
+ * failed: none · ETA 4s · 2s" — the counters and the spend before what says less.
  */
 export function progressLine(campaignId: string, progress: CampaignProgress, started: number): ProgressLine {
   const failed = Object.entries(progress.failuresByClass)
@@ -521,12 +523,13 @@ export function progressLine(campaignId: string, progress: CampaignProgress, sta
     parts: [
       `${progress.done}/${progress.planned} done`,
       ...(progress.stopped === null ? [] : [`stopping (${progress.stopped})`]),
+      spendText(progress),
       `${progress.running} running`,
       `failed: ${failed === '' ? 'none' : failed}`,
-      spendText(progress),
       ...(progress.etaMs === null ? [] : [`ETA ${Math.ceil(progress.etaMs / 1000)}s`]),
       `${elapsed}s`,
     ],
+    clock: true,
   };
 }
 
