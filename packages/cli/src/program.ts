@@ -78,7 +78,7 @@ export function createProgram(): Command {
         "The commands that read the Evalbook find it in --store, else the --env file's store, else",
         `${DEFAULT_STORE_TEXT}. Each command's --help says what it does, every flag, examples and its exit codes.`,
         '',
-        `Exit codes: ${EXIT.ok} ok · ${EXIT.invalid} an input refused (an invalid bundle, a refused release, a conflict) or a --fail-on gate failed · ${EXIT.usage} usage error, an unreadable input or an output refused · ${EXIT.incompatible} incompatible release · ${EXIT.artifactInvalid} runnerd artifact invalid · ${POLICY_REPLAY_EXIT.jobFailed} policy replay job error · ${EXIT.internal} internal error · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM.`,
+        `Exit codes: ${EXIT.ok} ok · ${EXIT.invalid} an input refused (an invalid bundle, a refused release, a conflict) or a --fail-on gate failed · ${EXIT.usage} usage error, an unreadable input or an output refused · ${EXIT.incompatible} incompatible release (evals run: a release that does not join, one qualification refuses included; evals qualify says refused with 1) · ${EXIT.artifactInvalid} runnerd artifact invalid · ${POLICY_REPLAY_EXIT.jobFailed} policy replay job error · ${EXIT.internal} internal error · ${EXIT.interrupted}/${EXIT.terminated} stopped by SIGINT/SIGTERM.`,
         'With --json a failure is one {schema, exitCode, error} object on stdout (schemas/evals/).',
         '',
         'Text from input (ids, file names, messages, what runnerd or a producer printed) is shown as data:',
