@@ -38,15 +38,28 @@ export async function qualify(request: QualifyRequest): Promise<QualifyOutcome> 
   return { record, written: out };
 }
 
-async function existingDirectory(path: string): Promise<string> {
+/**
+ * The release directory `--release-dir` names, resolved; one that does not exist or is not a folder
+ * is refused by the flag, with what a release directory holds (evals qualify and evals run alike).
+ */
+export async function existingDirectory(path: string): Promise<string> {
+  const refused = (what: string, received: string): AppError =>
+    new AppError('paperclip_app_input_invalid', `the release directory ${path} ${what}`, [
+      {
+        code: 'release_dir_invalid',
+        message: `${path} ${what}: name the folder a release was built into`,
+        path: '--release-dir',
+        expected: 'a release directory: SHA256SUMS, one *.tgz and paperclip-runnerd-<platform>-<arch>',
+        received,
+      },
+    ]);
   let real: string;
   try {
     real = await realpath(resolve(path));
-  } catch {
-    throw new AppError('paperclip_app_input_invalid', `the release directory ${path} does not exist`);
+  } catch (error) {
+    throw refused('does not exist', (error as NodeJS.ErrnoException).code ?? 'missing');
   }
-  if (!(await stat(real)).isDirectory())
-    throw new AppError('paperclip_app_input_invalid', `the release directory ${path} is not a directory`);
+  if (!(await stat(real)).isDirectory()) throw refused('is not a directory', 'a file');
   return real;
 }
 

@@ -37,6 +37,22 @@ const refusal = (failed: readonly string[]) =>
     },
   });
 
+describe('joinRelease of a --release-dir that is not a folder', () => {
+  it.each([
+    ['does not exist', (dir: string) => join(dir, 'releas')],
+    ['is a file', (dir: string) => join(dir, 'a-file.json')],
+  ])('%s: a usage error at --release-dir, before anything is read', async (_what, pathOf) => {
+    await writeFile(join(scratch, 'a-file.json'), '{}');
+    const error = await joinRelease({ releaseDir: pathOf(scratch) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CampaignError);
+    expect((error as CampaignError).code).toBe('paperclip_campaign_suite_invalid');
+    expect((error as CampaignError).issues).toMatchObject([
+      { code: 'release_dir_invalid', path: '--release-dir' },
+    ]);
+    expect(String((error as CampaignError).issues[0]?.expected)).toContain('SHA256SUMS');
+  });
+});
+
 describe('joinRelease with a --qualification record', () => {
   it.each([[['sha256sums']], [['release-layout', 'package-manifest']]])(
     'refuses a recorded refusal as such, naming the failed checks %j',
