@@ -1,0 +1,36 @@
+// What every report Evals writes shows of recorded text: the one masking rule of the report
+// renderers (HTML pages, Markdown, JUnit, CSV, the JSON report's attempt rows). A bundle's text — the
+// agent's progress and assistant text, a tool's input and result, the proposed result's summary, a
+// failure's message, a check's reason, a case's description — can quote a credential, and a report
+// is an artifact CI uploads and a PR comment quotes. The rule is the contract's (secrets.ts), called,
+// never copied:
+//   shownText(text): scrubCredentials — every credential shape (`sk-proj-…`, `ghp_…`, `AKIA…`, a
+//     private key block, a bearer token, a URL's password) and every secret-named value
+//     (`password=…`, `?token=…`, `api_key=…`), raw or behind HTML or percent encoding, as ***;
+//   shownJson(value): shownText over every string of a JSON-shaped value, keys too (a copy);
+//   maskedPage(html): maskCredentialShapes over a whole HTML page as written — its attributes and
+//     embedded data included; only the shapes, since a page's own markup and script hold
+//     `name=value` text (the pass `evals publish` runs over every file and `--verify` checks).
+import { maskCredentialShapes, scrubCredentials } from '@paperclip-evals/contract';
+
+/** Recorded text as a report shows it: every secret the contract finds in it as *** (scrubCredentials). */
+export function shownText(text: string): string {
+  return scrubCredentials(text);
+}
+
+/** A JSON-shaped value with shownText over each of its strings, object keys too: a copy, for serialising. */
+export function shownJson<T>(value: T): T {
+  const show = (node: unknown): unknown => {
+    if (typeof node === 'string') return shownText(node);
+    if (Array.isArray(node)) return node.map(show);
+    if (node !== null && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [shownText(key), show(item)]));
+    return node;
+  };
+  return show(value) as T;
+}
+
+/** A whole HTML page as written, with every credential-shaped value in it as *** (maskCredentialShapes). */
+export function maskedPage(html: string): string {
+  return maskCredentialShapes(html);
+}
