@@ -13,9 +13,26 @@
 //     `name=value` text (the pass `evals publish` runs over every file and `--verify` checks).
 import { maskCredentialShapes, scrubCredentials } from '@paperclip-evals/contract';
 
+/**
+ * The shown form of the short texts seen last: a report repeats the same reasons and codes over
+ * 100,000 attempts (`runner: run_failed`, `check objective-satisfied failed`), and scrubCredentials
+ * is a pure function of its text. Bounded: cleared when full; a text longer than SHOWN_CACHED_LENGTH
+ * is not kept.
+ */
+const shownCache = new Map<string, string>();
+const SHOWN_CACHE_SIZE = 4096;
+const SHOWN_CACHED_LENGTH = 256;
+
 /** Recorded text as a report shows it: every secret the contract finds in it as *** (scrubCredentials). */
 export function shownText(text: string): string {
-  return scrubCredentials(text);
+  const cached = shownCache.get(text);
+  if (cached !== undefined) return cached;
+  const shown = scrubCredentials(text);
+  if (text.length <= SHOWN_CACHED_LENGTH) {
+    if (shownCache.size >= SHOWN_CACHE_SIZE) shownCache.clear();
+    shownCache.set(text, shown);
+  }
+  return shown;
 }
 
 /** A JSON-shaped value with shownText over each of its strings, object keys too: a copy, for serialising. */
