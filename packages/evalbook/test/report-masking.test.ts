@@ -7,13 +7,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { credentialShapedValues } from '@paperclip-evals/contract';
+import { credentialShapedValues, maskCredentialShapes, scrubCredentials } from '@paperclip-evals/contract';
 import { syntheticAttempt } from '@paperclip-evals/test-kit/synthetic';
 
 import { SummaryBuilder } from '../src/analysis/summary.ts';
 import { renderAttemptPage } from '../src/report/html/attempt-page.ts';
 import { renderHtml } from '../src/report/html/render-html.ts';
-import { shownText } from '../src/report/masked.ts';
+import { shownInPage, shownText } from '../src/report/masked.ts';
 import { replayOfBundle } from './support/replays.ts';
 import { storedAttempt } from './support/stored-attempts.ts';
 
@@ -103,5 +103,22 @@ describe('the HTML renderer masks credentials by default', () => {
     expect(page).toContain('using OPENAI_API_KEY=*** and password=*** now');
     expect(page).toContain('Done: OPENAI_API_KEY=*** and password=***.');
     expect(shownText('x ghp_1234567890abcdefghijABCDEFGHIJklmnop y')).toBe('x *** y');
+  });
+
+  it('an id-like text (letters, digits, ._:-) is changed by no rule of the contract but the shapes, which the page pass masks (property)', () => {
+    const idLike = fc.stringMatching(/^[A-Za-z0-9._:-]{0,60}$/);
+    const withShape = fc
+      .tuple(idLike, fc.constantFrom('sk-proj-', 'ghp_', 'AKIA', 'aws_secret_access_key:', 'xoxb-'), idLike)
+      .map(
+        ([before, shape, after]) =>
+          `${before}.${shape}${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4'.slice(0, 16 + (after.length % 12))}.${after}`,
+      );
+    fc.assert(
+      fc.property(fc.oneof(idLike, withShape), (text) => {
+        expect(scrubCredentials(text)).toBe(maskCredentialShapes(text));
+        expect(shownInPage(text)).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
