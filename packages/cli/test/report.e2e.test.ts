@@ -242,11 +242,22 @@ describe('evals report --format csv and --html-url', () => {
     [['--format', 'md', '--html-url', 'javascript:alert(1)'], /--html-url: has the scheme javascript:/],
     [['--format', 'json', '--html-url', 'https://ci.example/r.html'], /it needs --format md/],
     [['--format', 'md', '--html-url', 'https://bob:hunter2@ci.example/r.html'], /carries a user or password/],
+    [['--format', 'md', '--html-url', 'https://ci.example/r.html?token=hunter2'], /carries a secret/],
+    [
+      [
+        '--format',
+        'md',
+        '--html-url',
+        'https://b.s3.amazonaws.com/r.html?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2Fhunter2&X-Amz-Signature=hunter2beef',
+      ],
+      /carries a secret/,
+    ],
   ])('refuses %j before reading the store (exit 2), echoing no password', async (args, message) => {
     const result = await run(['report', '--store', 'sqlite:missing.sqlite', ...args]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr + result.stdout).not.toContain('hunter2');
+    expect(result.stderr + result.stdout).not.toContain('AKIAIOSFODNN7EXAMPLE');
     expect(existsSync(join(dir, 'missing.sqlite'))).toBe(false);
   });
 });

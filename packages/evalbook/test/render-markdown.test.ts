@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 import { MARKDOWN_BREAK } from '../../contract/src/markdown-text.ts';
 import { htmlReportHref, renderMarkdown } from '../src/report/render-markdown.ts';
+import { shownText } from '../src/report/masked.ts';
 
 import type { MarkdownReportInput } from '../src/report/render-markdown.ts';
 import type { CoverageSummary } from '../src/ledger/cost.ts';
@@ -282,12 +283,15 @@ function shape(html: string): { elements: string[]; texts: string[] } {
   return { elements, texts };
 }
 
-/** What markdownText shows on purpose instead of the input: a control character as `\uXXXX`. */
+/**
+ * What the report shows on purpose instead of the input: its secrets masked (masked.ts shownText:
+ * a hostile `https://_@x` is a web URL's userinfo), and a control character as `\uXXXX`.
+ */
 const SHOWN_AS_ESCAPE =
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const shown = (input: string): string =>
-  input
+  shownText(input)
     .replace(SHOWN_AS_ESCAPE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
     .replaceAll(MARKDOWN_BREAK, '');
 
@@ -585,6 +589,95 @@ describe('renderMarkdown: a link to the published HTML report', () => {
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('s3cr3t');
     expect(JSON.stringify((error as { issues: unknown }).issues)).toContain(
       'https://***@ci.example/report.html',
+    );
+  });
+
+  /** The refusal thrown by htmlReportHref(url), as one JSON text (message and issues). */
+  const refusalOf = (url: string): string => {
+    try {
+      htmlReportHref(url);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'paperclip_evalbook_report_option_invalid' });
+      const { message, stack, issues } = error as { message: string; stack: string; issues: unknown };
+      return `${message}\n${stack}\n${JSON.stringify(issues)}`;
+    }
+    throw new Error(`htmlReportHref accepted ${url}`);
+  };
+
+  it.each([
+    ['a token in the query', 'https://ci.example/r.html?token=S3cretPw99', 'S3cretPw99', '?token=***'],
+    [
+      'a presigned URL',
+      'https://bucket.s3.amazonaws.com/r.html?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261203%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=9f2c1e0d8b7a6f5e4d3c2b1a0f9e8d7c',
+      'AKIAIOSFODNN7EXAMPLE',
+      'X-Amz-Credential=***',
+    ],
+    [
+      'an access token in the fragment',
+      'https://ci.example/r.html#access_token=ya29.S3cretPw99',
+      'S3cretPw99',
+      '#access_token=***',
+    ],
+    [
+      'a sig among harmless ones',
+      'https://ci.example/r.html?run=7&sig=abcdef0123456789&tab=grid',
+      'abcdef0123456789',
+      'sig=***',
+    ],
+    [
+      'a password, percent-encoded name',
+      'https://ci.example/r.html?%70assword=S3cretPw99',
+      'S3cretPw99',
+      '***',
+    ],
+    [
+      'a GitHub token in the path',
+      'https://ci.example/ghp_1234567890abcdefghijABCDEFGHIJ/r.html',
+      'ghp_1234567890',
+      '/***/r.html',
+    ],
+  ])('refuses %s, showing it masked and saying what to do', (_name, url, secret, shown) => {
+    const refusal = refusalOf(url);
+    expect(refusal).toContain('carries a secret');
+    expect(refusal).toContain('publish the HTML report where its link needs no secret');
+    expect(refusal).toContain(shown);
+    expect(refusal).not.toContain(secret);
+  });
+
+  it.each([
+    'https://ci.example/r.html?run=nightly-2&tab=grid',
+    'https://ci.example/r.html#cell=case_a/config_b',
+    'https://ci.example/r.html#key-findings',
+    'https://ci.example/runs/42/report.html?page=2',
+  ])('links %s: a query or fragment without a secret is harmless', (url) => {
+    expect(linksOf(renderMarkdown({ ...plainInput(), htmlUrl: url }))).toHaveLength(1);
+  });
+
+  it('refuses every secret-named parameter, in the query or the fragment, whatever its value (property)', () => {
+    const names = [
+      'token',
+      'access_token',
+      'sig',
+      'signature',
+      'X-Amz-Signature',
+      'X-Amz-Credential',
+      'password',
+      'key',
+      'api_key',
+      'secret',
+      'auth',
+    ];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...names),
+        fc.stringMatching(/^[A-Za-z0-9._~-]{6,24}$/),
+        fc.constantFrom('?', '#', '?run=1&', '#tab=grid&'),
+        (name, value, before) => {
+          const refusal = refusalOf(`https://ci.example/r.html${before}${name}=${value}`);
+          expect(refusal).toContain(`${name}=***`);
+          expect(refusal).not.toContain(`${name}=${value}`);
+        },
+      ),
     );
   });
 });

@@ -1,6 +1,8 @@
 // The report model: what every renderer reads (the JSON report's attempt row, budgets, the result of
 // a report) and the JSON report's own shape (paperclip-evals/report/v1). report.ts builds it and the
 // renderers (markdown, JUnit, CSV, HTML) import it; it imports no renderer.
+import { shownText } from './masked.js';
+
 import type { GridView, ShownView } from '../analysis/grid-view.js';
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
@@ -70,13 +72,20 @@ export interface JsonReport {
   readonly gate: GateVerdicts | null;
 }
 
-/** One attempt as the JSON report lists it: what a reader needs to trust or question the row. */
+/**
+ * One attempt as the JSON report lists it: what a reader needs to trust or question the row. Its
+ * free text — the status reason, the failure's code and message, the transcript's omission reason,
+ * each check's reason, the environment mismatches' values — is shown masked
+ * (masked.ts shownText), as every report shows recorded text; ids, digests, statuses and numbers are
+ * kept as recorded (docs/reports.md).
+ */
 export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): ReportAttempt {
   const record = stored.record;
+  const shown = (value: string | null): string | null => (value === null ? null : shownText(value));
   return {
     ...stored.key,
     status: verdict.status,
-    statusReason: verdict.reason,
+    statusReason: shown(verdict.reason),
     bundleDigest: stored.bundleDigest,
     provenance: record.provenance,
     runner: {
@@ -84,20 +93,31 @@ export function reportAttempt(stored: StoredAttempt, verdict: AttemptVerdict): R
       driver: `${record.runner.driverKind}@${record.runner.driverVersion}`,
     },
     terminal: record.terminal,
-    failure: record.failure,
+    failure:
+      record.failure === null
+        ? null
+        : {
+            ...record.failure,
+            code: shownText(record.failure.code),
+            message: shownText(record.failure.message),
+          },
     ...(record.evalSession === undefined ? {} : { evalSession: withoutArtifact(record.evalSession) }),
-    transcript: record.transcript,
+    transcript: { ...record.transcript, omissionReason: shown(record.transcript.omissionReason) },
     toolCalls: record.toolCalls.length,
     denials: record.denials,
     usage: record.usage,
     cost: record.cost,
-    environmentMismatch: record.environmentMismatch,
+    environmentMismatch: record.environmentMismatch.map((mismatch) => ({
+      ...mismatch,
+      expected: shown(mismatch.expected),
+      received: shownText(mismatch.received),
+    })),
     checks: stored.scores.map((score) => ({
       checkId: score.checkId,
       layer: score.layer,
       status: score.status,
       score: score.score,
-      reason: score.reason,
+      reason: shown(score.reason),
     })),
   };
 }

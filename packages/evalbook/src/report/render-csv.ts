@@ -7,12 +7,16 @@
 //     every row is one line. The rendering is reversible (read the escapes as a JSON string would);
 //   - a field that would start with `=`, `+`, `-`, `@`, TAB, CR or `'` gets one `'` in front
 //     (OWASP's CSV-injection rule; `'` too, so the rule is reversible): a spreadsheet never reads a
-//     bundle's text as a formula. Remove one leading `'` to read the value back.
+//     bundle's text as a formula. Remove one leading `'` to read the value back;
+//   - a column of recorded free text (status_reason, model, provider, cost_source, failure_code,
+//     environment_mismatch) is masked as every report shows recorded text (masked.ts): a reason
+//     quoting `password=…` or an `sk-…` key reads `***`. Ids, digests and numbers are as recorded.
 // Money is exact: USD as a nine-decimal string (formatUsd), empty when unknown with `unpriced` in
 // cost_coverage — never 0. The columns are CSV_COLUMNS; docs/reports.md lists what each holds.
 import { terminalText } from '@paperclip-evals/contract';
 
 import { formatUsd } from '../ledger/cost.js';
+import { shownText } from './masked.js';
 import { attemptArtifactVerification } from '../ledger/convert.js';
 import type { AttemptVerdict } from '../analysis/scoring.js';
 import type { StoredAttempt } from '../ledger/store.js';
@@ -108,9 +112,9 @@ export function csvRow(stored: StoredAttempt, verdict: AttemptVerdict, configMod
     config: key.configId,
     attempt: key.attemptId,
     status: verdict.status,
-    status_reason: verdict.reason ?? '',
-    model: record.evalSession?.requestedModel ?? configModel ?? '',
-    provider: record.evalSession?.provider ?? '',
+    status_reason: shownText(verdict.reason ?? ''),
+    model: shownText(record.evalSession?.requestedModel ?? configModel ?? ''),
+    provider: shownText(record.evalSession?.provider ?? ''),
     driver: `${record.runner.driverKind}@${record.runner.driverVersion}`,
     runner_package: `${record.runner.packageName}@${record.runner.packageVersion}`,
     started_at: record.startedAt ?? '',
@@ -121,7 +125,7 @@ export function csvRow(stored: StoredAttempt, verdict: AttemptVerdict, configMod
     requests: String(record.usage.requestCount),
     cost_usd: usd(cost.effectiveNanodollars),
     cost_coverage: cost.coverage,
-    cost_source: source,
+    cost_source: shownText(source),
     provider_reported_usd: usd(cost.providerReportedNanodollars),
     estimated_usd: usd(cost.estimatedNanodollars),
     pricing_version: cost.pricingVersion ?? '',
@@ -136,15 +140,17 @@ export function csvRow(stored: StoredAttempt, verdict: AttemptVerdict, configMod
     terminal_turn: record.terminal.turn,
     terminal_run: record.terminal.run,
     failure_class: record.failure?.classification ?? '',
-    failure_code: record.failure?.code ?? '',
+    failure_code: shownText(record.failure?.code ?? ''),
     transcript_complete: String(record.transcript.complete),
     artifacts: attemptArtifactVerification(record.references.map((reference) => reference.verification)),
-    environment_mismatch: record.environmentMismatch
-      .map(
-        (mismatch) =>
-          `${mismatch.field}: expected ${mismatch.expected ?? 'none'}, received ${mismatch.received}`,
-      )
-      .join('; '),
+    environment_mismatch: shownText(
+      record.environmentMismatch
+        .map(
+          (mismatch) =>
+            `${mismatch.field}: expected ${mismatch.expected ?? 'none'}, received ${mismatch.received}`,
+        )
+        .join('; '),
+    ),
     bundle_digest: stored.bundleDigest,
   };
   return csvLine(CSV_COLUMNS.map((column) => row[column]));

@@ -17,8 +17,10 @@
 // has a testcase per (case, check, config): a <failure> when it drifted, <skipped> while it has too
 // few runs for a bar. Attempts left out (foreign, retracted) make a last testsuite, "left out", of
 // <skipped> testcases, so CI shows how many were not counted and each retraction's who, why and when.
-// Every text is XML 1.0 (xml() below): a character XML cannot carry is written visibly, never dropped.
+// Every text is XML 1.0 (xml() below): a character XML cannot carry is written visibly, never dropped;
+// and masked first, as every report shows recorded text (masked.ts: a failure's reason quoting a key).
 import { artifactCountsText } from '../ledger/convert.js';
+import { shownText } from './masked.js';
 import type { CheckDrift } from '../analysis/check-drift.js';
 import type { GateResult, GateVerdicts } from '../analysis/gates.js';
 import { retractionText } from '../ledger/retraction.js';
@@ -93,8 +95,8 @@ export interface JunitReportInput {
  * U+2028/9, the `#` that starts `##[`) is written as a character reference: the same text to an
  * XML parser, one line that runs no workflow command in a log.
  */
-function xml(text: string): string {
-  return text
+function xml(recorded: string): string {
+  return shownText(recorded)
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
     .replaceAll('>', '&gt;')

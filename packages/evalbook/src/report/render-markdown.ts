@@ -9,12 +9,15 @@
 // each cell with its trend since its previous run, so a collapse is never hidden by a pooled green
 // cell or a pooled verdict; all runs pooled with gridView all_runs), the grid kept small for a comment: at most MAX_GRID_CASES cases (those with a cell that fell
 // first) and MAX_GRID_CONFIGS configs, the rest counted. Every text that comes from a bundle, the store or
-// the command line goes through markdownText (contract), so it renders as itself, never as markup;
-// the HTML report's address is checked (htmlReportHref) and percent-encoded, so it is one link.
-import { isSha256Digest, markdownText } from '@paperclip-evals/contract';
+// the command line goes through markdownText (contract), so it renders as itself, never as markup,
+// masked first as every report shows recorded text (masked.ts); the HTML report's address is checked
+// (htmlReportHref: no credential in it, its query and fragment included) and percent-encoded, so it
+// is one link.
+import { isSha256Digest, markdownText, scrubCredentials } from '@paperclip-evals/contract';
 
 import { EvalbookError } from '../errors.js';
 import { artifactCountsText } from '../ledger/convert.js';
+import { shownText } from './masked.js';
 import { displayUsd } from '../ledger/cost.js';
 import type { GateVerdicts } from '../analysis/gates.js';
 import type { ReportBudget } from './model.js';
@@ -54,7 +57,8 @@ const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${(ra
 const interval = (ci: readonly [number, number] | null): string =>
   ci === null ? '' : ` [${percent(ci[0])}, ${percent(ci[1])}]`;
 /** Text from the evalbook or the command line, in a cell, heading or sentence: always this, never markup. */
-const text = markdownText;
+/** Text in the report: masked as every report shows recorded text (masked.ts), then as Markdown text. */
+const text = (value: string): string => markdownText(shownText(value));
 /** A digest in code when it is one (nothing in `sha256:<hex>` is Markdown), else as text. */
 const digest = (value: string): string => (isSha256Digest(value) ? `\`${value}\`` : text(value));
 
@@ -262,8 +266,11 @@ const MARKDOWN_IN_URL = /[()<>[\]\\`&"'!*_~|]/g;
  * (parentheses, brackets, the & of an entity, backslash, …) backslash-escaped, so the link goes to
  * exactly that URL. Throws EvalbookError
  * paperclip_evalbook_report_option_invalid for anything else: not a URL, another scheme, a space or
- * control character (which a URL parser would drop silently), or a user or password (which the
- * report would publish; the error shows it masked).
+ * control character (which a URL parser would drop silently), a user or password, or a secret
+ * anywhere else in it — a secret-named parameter of its query or fragment (`?token=…`,
+ * `X-Amz-Signature=…`, `#access_token=…`: the contract's secret-name rule) or a credential-shaped
+ * value (`AKIA…`, `ghp_…`): whatever scrubCredentials would mask, which the report would publish
+ * (the error shows the URL masked).
  */
 export function htmlReportHref(url: string): string {
   const refuse = (why: string, received: string): never => {
@@ -273,7 +280,7 @@ export function htmlReportHref(url: string): string {
         message: why,
         component: '--html-url',
         expected:
-          'an absolute http: or https: URL without spaces or credentials, like https://ci.example/report.html',
+          'an absolute http: or https: URL without spaces or credentials (no user, password, token or signature in it), like https://ci.example/report.html',
         received,
       },
     ]);
@@ -294,6 +301,13 @@ export function htmlReportHref(url: string): string {
     return refuse('holds a space or a control character', JSON.stringify(url));
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     return refuse(`has the scheme ${parsed.protocol}; only http: and https: are linked`, JSON.stringify(url));
+  // A token or signature in the link (a presigned URL, `?token=`) would be published with the comment.
+  const shown = scrubCredentials(parsed.href);
+  if (shown !== parsed.href || scrubCredentials(url) !== url)
+    return refuse(
+      'carries a secret (a token, key, signature or password parameter, or a credential-shaped value), which the report would publish: publish the HTML report where its link needs no secret (a CI artifact page, a static site) and pass that address',
+      shown,
+    );
   return parsed.href.replace(MARKDOWN_IN_URL, (character) => `\\${character}`);
 }
 

@@ -16,9 +16,12 @@
 // report.js in the report, by clip.js on a replay page; without script the head shows). Every string from the evalbook is escaped (esc/text).
 // Marks: a denied call shows its code and authorization boundary, a conflict or failure its code; a
 // missing recording is a visible block with the reason, never an empty page.
+// Every secret is masked, on every page, with no option to forget (../masked.ts): the recorded text
+// as html-text.ts writes it, and the page as a whole (maskedPage).
 import { count, esc, jsonHtml, money as shownMoney, text, tip } from './html-text.js';
 import { replayPageCsp, reportPageAssets } from './page-assets.js';
 import { ATTEMPT_REPLAY_V1 } from '../attempt-replay.js';
+import { maskedPage } from '../masked.js';
 
 import type { AttemptReplay, ReplayEvent, ReplayToolCall, ReplayTurn } from '../attempt-replay.js';
 
@@ -319,11 +322,6 @@ export interface AttemptPageOptions {
   readonly backHref?: string;
   /** Relative links in the page's header (a site's: All campaigns, the campaign, the case). A scheme is refused. */
   readonly links?: readonly { readonly href: string; readonly label: string }[];
-  /**
-   * Applied to the page's own parts, its title and body (the frame around them is this module's):
-   * a published site masks credential-shaped values with it (contract's maskCredentialShapes).
-   */
-  readonly mask?: (text: string) => string;
 }
 
 /** What every replay page holds around its title and its replay: made once (issue 19). */
@@ -391,12 +389,14 @@ function pageParts(replay: AttemptReplay, options: AttemptPageOptions): readonly
     (options.links === undefined || options.links.length === 0
       ? ''
       : `<nav class="site-nav">${options.links.map((link) => `<a href="${esc(link.href)}">${esc(link.label)}</a>`).join(' &middot; ')}</nav>`);
-  const parts = [
-    tip(options.title),
-    `${text(options.title)} ${chip(replay.verdict.status)}</h1>${back}</header>\n${renderAttemptReplay(replay, false)}`,
-  ] as const;
-  const { mask } = options;
-  return mask === undefined ? parts : [mask(parts[0]), mask(parts[1])];
+  // Masked as every page is (../masked.ts): its recorded text as it is written (text, tip, jsonHtml),
+  // then the page's own parts as a whole (the frame around them is this module's, and holds none).
+  return [
+    maskedPage(tip(options.title)),
+    maskedPage(
+      `${text(options.title)} ${chip(replay.verdict.status)}</h1>${back}</header>\n${renderAttemptReplay(replay, false)}`,
+    ),
+  ];
 }
 
 /** One attempt's replay as a whole self-contained page (see the top of this file). */

@@ -2,8 +2,13 @@
 // one escaper (esc), one clipper for long text (text: its head and a "show all" button over the
 // whole), one tooltip form (tip), one money form (money: every page's, the exact figure stays in the JSON), and one
 // writer of recorded JSON as HTML text (jsonHtml: text(jsonText(value, 2), limit) in one pass).
-// Every string from the evalbook reaches HTML through these.
+// Every string from the evalbook reaches HTML through these, and every secret in it is masked here
+// (../masked.ts): text, tip and each string of jsonHtml are shown as shownInPage has them, and a whole
+// page, as its writer returns it, passes through maskedPage — no page Evals writes carries a
+// credential, and no caller can forget to ask (docs/security.md).
 import { jsonText } from '@paperclip-evals/contract';
+
+import { shownInPage } from '../masked.js';
 
 import { displayUsd } from '../../ledger/cost.js';
 
@@ -79,14 +84,17 @@ export function count(n: number): string {
  * when asked (inside a closed <details>).
  * The drill-down's script builds the same markup (its clip()).
  */
-export function text(value: string, limit = HTML_TEXT_LIMIT): string {
+export function text(recorded: string, limit = HTML_TEXT_LIMIT): string {
+  const value = shownInPage(recorded);
   if (value.length <= limit) return esc(value);
   const length = value.length - (value.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
   return `<span class="clip" data-length="${length}"><span class="clip-head">${esc(head(value, limit))}…</span> <button type="button" class="clip-more" hidden>show all ${count(length)} characters</button><span class="clip-all" hidden>${esc(value)}</span></span>`;
 }
-/** Text for a tooltip (a title attribute or an SVG <title>): its head only, escaped. */
-export const tip = (value: string): string =>
-  esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
+/** Text for a tooltip (a title attribute or an SVG <title>): its head only, masked (shownInPage) and escaped. */
+export function tip(recorded: string): string {
+  const value = shownInPage(recorded);
+  return esc(value.length <= HTML_TEXT_LIMIT ? value : `${head(value)}…`);
+}
 
 /**
  * USD for reading, from nanodollars: cents from $1 up ("$12.35", "$1,204.00"), below it three
@@ -196,8 +204,9 @@ function writeJson(value: unknown, depth: number): boolean {
   return json.raw <= json.limit;
 }
 
-/** A JSON string as esc(jsonText(string)); false once past the limit. */
-function writeJsonString(value: string): boolean {
+/** A JSON string as esc(jsonText(shownInPage(string))); false once past the limit. */
+function writeJsonString(recorded: string): boolean {
+  const value = shownInPage(recorded);
   let plain = true;
   let previous = 0;
   for (let index = 0; index < value.length; index++) {

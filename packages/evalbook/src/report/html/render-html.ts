@@ -4,7 +4,8 @@
 // comparison, config table, policy replay table, plots, grid and check drift are plain HTML and SVG
 // that read without JavaScript and print; the script adds the drill-down (grid cell → its attempts →
 // one attempt's details) from the attempts embedded as JSON. Every rendered number a test needs
-// sits on a data-* attribute, and every string from the evalbook is escaped. The config table and
+// sits on a data-* attribute, and every string from the evalbook is escaped and masked (../masked.ts:
+// its text as html-text.ts writes it, the embedded attempts' strings, then the whole page). The config table and
 // the plots of rates are the view's the page opens on (grid-view.ts: the newest run by default, all
 // runs with --all-runs), and say which, as the gates say what they judged.
 import { jsonText } from '@paperclip-evals/contract';
@@ -15,6 +16,7 @@ import { HTML_TEXT_LIMIT, count, esc, money, text, tip } from './html-text.js';
 import { pageCsp, reportPageAssets } from './page-assets.js';
 import { renderAttemptReplay } from './attempt-page.js';
 import { HTML_MAX_REPLAYS } from '../model.js';
+import { maskedPage, shownJson } from '../masked.js';
 import { shownGrid, viewOf } from '../../analysis/grid-view.js';
 import { deltaName, sharedUnits } from '../../analysis/summary.js';
 
@@ -796,21 +798,24 @@ ${summary.perCallObservations > 0 ? `<p class="note" data-per-call="${summary.pe
 
 export function renderHtml(input: HtmlReportInput): string {
   const { summary } = input;
-  // jsonText: the same JSON, with what a terminal or CI log would act on escaped (see esc above).
-  const data = jsonText({
-    attemptsTotal: summary.attempts,
-    textLimit: HTML_TEXT_LIMIT,
-    runs: summary.runs,
-    latestRun: summary.latestRun,
-    cells: summary.grid,
-    latestCells: summary.latestGrid,
-    defaultScope: input.gridView === 'all_runs' ? 'all' : 'latest',
-    identity: summary.identity,
-    replayLimit: HTML_MAX_REPLAYS,
-    site: input.site ?? null,
-    // Each attempt's cost as the page's tables show money (money()): the script formats none itself.
-    attempts: input.attempts.map(({ replay: _replay, ...row }) => ({ ...row, shownCost: shownCost(row) })),
-  }).replaceAll('<', '\\u003c');
+  // jsonText: the same JSON, with what a terminal or CI log would act on escaped (see esc above);
+  // shownJson: its recorded text (a failure's message, a check's reason, a case's prompt) masked.
+  const data = jsonText(
+    shownJson({
+      attemptsTotal: summary.attempts,
+      textLimit: HTML_TEXT_LIMIT,
+      runs: summary.runs,
+      latestRun: summary.latestRun,
+      cells: summary.grid,
+      latestCells: summary.latestGrid,
+      defaultScope: input.gridView === 'all_runs' ? 'all' : 'latest',
+      identity: summary.identity,
+      replayLimit: HTML_MAX_REPLAYS,
+      site: input.site ?? null,
+      // Each attempt's cost as the page's tables show money (money()): the script formats none itself.
+      attempts: input.attempts.map(({ replay: _replay, ...row }) => ({ ...row, shownCost: shownCost(row) })),
+    }),
+  ).replaceAll('<', '\\u003c');
   // Each attempt's replay, rendered once, by the one replay renderer; the script clones it on a click.
   const replays = input.attempts
     .map((attempt, index) =>
@@ -821,7 +826,8 @@ export function renderHtml(input: HtmlReportInput): string {
     .join('\n');
   const { style, script, scriptSha256 } = reportPageAssets();
   const csp = pageCsp(scriptSha256);
-  return `<!doctype html>
+  // Masked as every page is (../masked.ts): recorded text as it is written, then the page as a whole.
+  return maskedPage(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -854,5 +860,5 @@ ${replays}
 <script>${script}</script>
 </body>
 </html>
-`;
+`);
 }

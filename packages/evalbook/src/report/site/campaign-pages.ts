@@ -106,7 +106,7 @@ interface RecordFields {
 
 /**
  * The options with an emit that masks credential-shaped values in every text file; the one file
- * given as bytes, a private attempt page, is masked as it is rendered (renderAttemptPageBytes's mask).
+ * given as bytes, a private attempt page, is masked as every attempt page is (renderAttemptPageBytes).
  */
 function masking<T extends CampaignPagesOptions>(options: T): T {
   const { emit } = options;
@@ -359,7 +359,6 @@ function pageContext(options: CampaignPagesOptions): PageContext {
           { href: '../index.html', label: `Campaign ${siteId}` },
           { href: `../${caseHref}`, label: `case ${stored.key.caseId}` },
         ],
-        mask: maskCredentialShapes,
       });
     },
   };
