@@ -37,6 +37,8 @@ describe('compare', () => {
     expect(run.stdout).not.toMatch(/\b([02-9]|\d\d+) (pair|shared case × config pair) /);
     expect(run.stdout).toMatch(/\b\d+ shared case × config pairs? — /);
     expect(run.stdout).toMatch(/\(\d+ pairs? only run_synthetic solves/);
+    // in points, as the Markdown and HTML reports say it (JSON keeps the fraction)
+    expect(run.stdout).toMatch(/^Δ solve rate (n\/a|[−+±]\d+\.\d pts)/m);
   });
 });
 

@@ -203,6 +203,10 @@ export async function runAttemptPage(options: AttemptPageCommandOptions): Promis
 /** `n` and the noun for it: "1 case", "2 cases". */
 const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/** A difference of rates in percentage points, as the Markdown and HTML reports show it: "−20.0 pts" (JSON keeps the fraction). */
+const points = (rate: number): string =>
+  `${rate < 0 ? '−' : rate > 0 ? '+' : '±'}${Math.abs(rate * 100).toFixed(1)} pts`;
+
 const percent = (rate: number | null): string => (rate === null ? 'n/a' : `${Math.round(rate * 100)}%`);
 
 /** What a grid or comparison says of the attempts it left out (a line, or nothing). */
@@ -353,7 +357,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<Outcom
       ? `runs ${comparison.a} and ${comparison.b}, every config`
       : `configs compared in ${view.text}${view.kind === 'newest_run' && result.runs.length > 1 ? ' — --all-runs pools every run' : ''}`,
     `${comparison.b} vs ${comparison.a} (by ${comparison.by}): ${count(comparison.sharedCases, unit)} — ${comparison.bWins} better, ${comparison.aWins} worse, ${comparison.ties} tied${comparison.unsharedCases > 0 ? `; ${comparison.unsharedCases} on one side only (not compared)` : ''}`,
-    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : comparison.deltaSolveRate.toFixed(3)}${ci === null ? '' : `, 95% CI [${ci[0].toFixed(3)}, ${ci[1].toFixed(3)}] (paired bootstrap over ${comparison.by === 'run' ? 'case × config pairs' : 'cases'})`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${count(comparison.discordant.aOnly, comparison.by === 'run' ? 'pair' : 'case')} only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
+    `Δ solve rate ${comparison.deltaSolveRate === null ? 'n/a' : points(comparison.deltaSolveRate)}${ci === null ? '' : `, 95% CI ${(ci[0] * 100).toFixed(1)} to ${(ci[1] * 100).toFixed(1)} pts (paired bootstrap over ${comparison.by === 'run' ? 'case × config pairs' : 'cases'})`}; McNemar exact p = ${comparison.mcnemarP.toPrecision(3)} (${count(comparison.discordant.aOnly, comparison.by === 'run' ? 'pair' : 'case')} only ${comparison.a} solves, ${comparison.discordant.bOnly} only ${comparison.b})`,
     ...leftOutLines(result),
     `artifacts of the attempts: ${artifactCountsText(result.artifactVerification)}.`,
     `cost per attempt: ${comparison.a} ${comparison.cost.a.text}; ${comparison.b} ${comparison.cost.b.text}; mean Δ ${comparison.cost.meanDeltaNanodollars === null ? 'n/a (unpriced)' : `${comparison.cost.meanDeltaNanodollars < 0 ? '−' : '+'}${displayUsd(Math.abs(comparison.cost.meanDeltaNanodollars))}`}`,
