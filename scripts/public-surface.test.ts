@@ -343,6 +343,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'qualificationRecordIssues',
     'qualifyRelease',
     'writeQualificationRecord',
+    'releaseDirIssue',
   ],
 };
 

@@ -3,10 +3,10 @@
 // socket, missing folder…; a file must not land in the release directory, where SHA256SUMS would
 // not list it), qualifies the release (the qualification package) and writes the
 // evals-qualification/v1 record (atomically for a file, in place for a device or FIFO).
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { outputTarget } from '@paperclip-evals/node';
-import { qualifyRelease, writeQualificationRecord } from '@paperclip-evals/qualification';
+import { qualifyRelease, releaseDirIssue, writeQualificationRecord } from '@paperclip-evals/qualification';
 
 import type { QualificationRecord, QualifyReleaseOptions } from '@paperclip-evals/qualification';
 
@@ -38,29 +38,12 @@ export async function qualify(request: QualifyRequest): Promise<QualifyOutcome> 
   return { record, written: out };
 }
 
-/**
- * The release directory `--release-dir` names, resolved; one that does not exist or is not a folder
- * is refused by the flag, with what a release directory holds (evals qualify and evals run alike).
- */
-export async function existingDirectory(path: string): Promise<string> {
-  const refused = (what: string, received: string): AppError =>
-    new AppError('paperclip_app_input_invalid', `the release directory ${path} ${what}`, [
-      {
-        code: 'release_dir_invalid',
-        message: `${path} ${what}: name the folder a release was built into`,
-        path: '--release-dir',
-        expected: 'a release directory: SHA256SUMS, one *.tgz and paperclip-runnerd-<platform>-<arch>',
-        received,
-      },
-    ]);
-  let real: string;
-  try {
-    real = await realpath(resolve(path));
-  } catch (error) {
-    throw refused('does not exist', (error as NodeJS.ErrnoException).code ?? 'missing');
-  }
-  if (!(await stat(real)).isDirectory()) throw refused('is not a directory', 'a file');
-  return real;
+/** The release directory `--release-dir` names, resolved; qualification's release_dir_invalid when it is not a folder. */
+async function existingDirectory(path: string): Promise<string> {
+  const issue = await releaseDirIssue(path);
+  if (issue !== null)
+    throw new AppError('paperclip_app_input_invalid', `the release directory ${issue.message}`, [issue]);
+  return realpath(resolve(path));
 }
 
 /** The output path checked before the long work; returns the user's path (errors name it). */

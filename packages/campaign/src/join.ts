@@ -4,7 +4,7 @@
 // and the six dimensions are negotiated again with Evals' own consumer requirements. Every problem
 // is listed in one CampaignError('paperclip_campaign_release_incompatible') (exit 3); nothing is written and
 // no eval-session is started before this returns.
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import {
@@ -21,6 +21,7 @@ import {
   loadEvalsConsumerRequirements,
   qualificationRecordIssues,
   qualifyRelease,
+  releaseDirIssue,
 } from '@paperclip-evals/qualification';
 
 import { CampaignError } from './errors.js';
@@ -181,25 +182,13 @@ function refusalIssues(record: QualificationRecord, source: string | null): Issu
 export async function joinRelease(options: JoinOptions): Promise<Join> {
   const releaseDir = resolve(options.releaseDir);
   // A mistyped --release-dir is said by its flag (a usage error), as evals qualify says it.
-  const found = await stat(releaseDir).catch(
-    (error: unknown) => (error as NodeJS.ErrnoException).code ?? 'missing',
-  );
-  if (typeof found === 'string' || !found.isDirectory()) {
-    const what = typeof found === 'string' ? 'does not exist' : 'is not a directory';
+  const notAFolder = await releaseDirIssue(options.releaseDir);
+  if (notAFolder !== null)
     throw new CampaignError(
       'paperclip_campaign_suite_invalid',
-      `the release directory ${options.releaseDir} ${what}`,
-      [
-        {
-          code: 'release_dir_invalid',
-          message: `${options.releaseDir} ${what}: name the folder a release was built into`,
-          path: '--release-dir',
-          expected: 'a release directory: SHA256SUMS, one *.tgz and paperclip-runnerd-<platform>-<arch>',
-          received: typeof found === 'string' ? found : 'a file',
-        },
-      ],
+      `the release directory ${notAFolder.message}`,
+      [notAFolder],
     );
-  }
   let record: QualificationRecord;
   let qualifiedBy: Join['qualifiedBy'];
   if (options.qualificationRecord !== undefined) {

@@ -5,7 +5,7 @@ export { qualifyRelease } from './qualify.js';
 export type { QualifyReleaseOptions } from './qualify.js';
 export { QUALIFICATION_CHECK_IDS, qualificationRecordIssues, writeQualificationRecord } from './record.js';
 export type { QualificationRecord } from './record.js';
-export { MAX_RELEASE_FILE_BYTES, SHA256SUMS_FILE } from './release-dir.js';
+export { MAX_RELEASE_FILE_BYTES, SHA256SUMS_FILE, releaseDirIssue } from './release-dir.js';
 export { extractTarball } from './tarball.js';
 export { PINNED_PNPM, pnpmCommand } from './processes.js';
 export { installConsumer } from './consumer.js';

@@ -4,8 +4,8 @@
 // SHA256SUMS does not list, a listed file that is missing or not a regular file, a digest that
 // differs and a malformed line are each an issue naming the file.
 import { isUtf8 } from 'node:buffer';
-import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ContractError, sha256Digest } from '@paperclip-evals/contract';
 import {
   FILE_KINDS,
@@ -19,7 +19,7 @@ import {
 import { APP_RECORD_FILE, RUNNERD_FILE_PREFIX, SHA256SUMS_FILE } from './release-files.js';
 
 import type { Stats } from 'node:fs';
-import type { Sha256Digest } from '@paperclip-evals/contract';
+import type { Issue, Sha256Digest } from '@paperclip-evals/contract';
 import type { FileKind } from '@paperclip-evals/node';
 
 import type { QualificationIssue } from './record.js';
@@ -428,4 +428,24 @@ export function verifiedDigest(
     };
   if (sums.computed[file] === undefined) return { why: `${file} is not a regular file` };
   return { why: `${file} does not match its SHA256SUMS digest, so nothing of it is used` };
+}
+
+/**
+ * Why `path` (as --release-dir names it) cannot be a release directory — it does not exist, or is not
+ * a folder — as one issue at `--release-dir` with what a release directory holds; null when it is a
+ * folder. evals qualify and evals run say it alike (each under its own package's error).
+ */
+export async function releaseDirIssue(path: string): Promise<Issue | null> {
+  const found = await stat(resolve(path)).catch(
+    (error: unknown) => (error as NodeJS.ErrnoException).code ?? 'missing',
+  );
+  if (typeof found !== 'string' && found.isDirectory()) return null;
+  const what = typeof found === 'string' ? 'does not exist' : 'is not a directory';
+  return {
+    code: 'release_dir_invalid',
+    message: `${path} ${what}: name the folder a release was built into`,
+    path: '--release-dir',
+    expected: `a release directory: ${SHA256SUMS_FILE}, one *.tgz and ${RUNNERD_FILE_PREFIX}<platform>-<arch>`,
+    received: typeof found === 'string' ? found : 'a file',
+  };
 }
