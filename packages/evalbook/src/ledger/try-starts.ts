@@ -20,8 +20,8 @@ export interface TryRunner {
   readonly pid: number;
 }
 
-/** One try of a planned attempt, as its start row names it. */
-export interface TryStart {
+/** Which try of which planned attempt: what a start and an interruption both name. */
+export interface TryIdentity {
   readonly campaignId: string;
   readonly caseId: string;
   /** The lane's config id (the attempt key's config). */
@@ -31,19 +31,17 @@ export interface TryStart {
   /** 1, 2, …: the try's number; its id is the attempt id for 1, else `<attemptId>-r<n-1>`. */
   readonly tryNumber: number;
   readonly tryId: string;
+}
+
+/** One try of a planned attempt, as its start row names it. */
+export interface TryStart extends TryIdentity {
   /** ISO 8601 UTC, when the start was appended (just before the session was spawned). */
   readonly startedAt: string;
   readonly runner: TryRunner;
 }
 
 /** The campaign's own word that it killed a try's session (eval_session_interrupted): spend unknown. */
-export interface TryInterruption {
-  readonly campaignId: string;
-  readonly caseId: string;
-  readonly configId: string;
-  readonly attemptId: string;
-  readonly tryNumber: number;
-  readonly tryId: string;
+export interface TryInterruption extends TryIdentity {
   /** ISO 8601 UTC. */
   readonly at: string;
   /** How it ended (interruptionOf's text). */
