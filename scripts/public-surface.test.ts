@@ -208,6 +208,7 @@ const SURFACES: Record<string, readonly string[]> = {
     'buildHistory',
     'campaignFolder',
     'caseOf',
+    'checkArtifactRoot',
     'checkRetractionRequest',
     'checkSqliteTarget',
     'convertBundle',

@@ -111,6 +111,10 @@ export function createProgram(): Command {
       'bundle files, directories (searched recursively for *.json files; symlinks inside are not followed), quoted glob patterns (only matching entries: "*.json" reads one folder, "runs/**/*.json" recurses) or - for stdin',
     )
     .option('--json', 'print one JSON report on stdout instead of the table')
+    .option(
+      '--artifact-root <dir>',
+      "verify each bundle's transcript and artifacts (artifact://native/P is read as <dir>/P) by size and sha256, as ingest --artifact-root does: a file that differs makes the bundle invalid, one absent is unverified (default: only an eval-session artifact's bundle files, beside it)",
+    )
     .addOption(
       new Option(
         '--max-bytes <size>',
@@ -123,20 +127,26 @@ export function createProgram(): Command {
       'after',
       [
         '',
-        'Exit codes: 0 every bundle is valid · 1 at least one is invalid · 2 usage error or an unreadable input (takes precedence over 1).',
+        'Exit codes: 0 every bundle is valid · 1 at least one is invalid · 2 usage error (a missing --artifact-root) or an unreadable input (takes precedence over 1).',
         '',
         'Examples:',
         '  $ evals validate fixtures/attempts/valid',
-        '  $ evals validate attempt.json --json | jq ".files[] | select(.valid | not)"',
+        '  $ evals validate runs/ --json | jq \'.files[] | select(.status != "valid")\'',
+        '  $ evals validate runs/attempt-1.json --artifact-root runs/artifacts   # and the files it references',
         '  $ cat attempt.json | evals validate -',
         '  $ evals validate out/attempt-1.json   # an eval-session artifact, and the bundle beside it',
       ].join('\n'),
     )
     .action(
       act(
-        async (inputs: string[], flags: { json?: true; maxBytes: number }) => {
+        async (inputs: string[], flags: { json?: true; maxBytes: number; artifactRoot?: string }) => {
           const { runValidate } = await import('./commands/validate.js');
-          return runValidate({ inputs, json: flags.json === true, maxBytes: flags.maxBytes });
+          return runValidate({
+            inputs,
+            json: flags.json === true,
+            maxBytes: flags.maxBytes,
+            ...(flags.artifactRoot === undefined ? {} : { artifactRoot: flags.artifactRoot }),
+          });
         },
         { json: VALIDATE_REPORT_V1 },
       ),

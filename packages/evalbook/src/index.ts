@@ -52,7 +52,13 @@ export type { CompareSpec, Comparison, EvalbookSummary } from './analysis/summar
 export { gridScopeText, isLatestCell, shownGrid, trendText, viewOf } from './analysis/grid-view.js';
 export type { GridView, ShownView } from './analysis/grid-view.js';
 export { SqliteStore } from './ledger/sqlite-store.js';
-export { ingest, ingestArtifactCountsText, ingestExitCode, verifyReferences } from './ledger/ingest.js';
+export {
+  checkArtifactRoot,
+  ingest,
+  ingestArtifactCountsText,
+  ingestExitCode,
+  verifyReferences,
+} from './ledger/ingest.js';
 export type { CaseCheckModels, IngestOptions, IngestProgress, IngestSummary } from './ledger/ingest.js';
 // The published site (issue 19): app's publishSite / verifySite / serveSite call these.
 export { ATTEMPT_PAGE_SIZE, writeAttemptPages, writeCampaignPages } from './report/site/campaign-pages.js';

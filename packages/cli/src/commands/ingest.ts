@@ -213,8 +213,12 @@ function artifactBundlesText(count: number): string {
 const MISSING_SHOWN = 20;
 
 /** The warning for a root that holds none of the referenced files: most likely the wrong folder. */
-export function rootHoldsNoneText(root: string, missing: IngestSummary['artifactsMissing']): string {
+export function rootHoldsNoneText(
+  root: string,
+  missing: IngestSummary['artifactsMissing'],
+  command: 'ingest' | 'validate' = 'ingest',
+): string {
   const [first] = missing.files;
   const example = first === undefined ? '' : ` (${first.uri} was looked for at ${first.expectedAt})`;
-  return `evals ingest: warning artifact_root_holds_none: --artifact-root ${root} holds none of the ${missing.count} file(s) the attempts reference${example}: most likely the wrong folder, not missing files. Give the folder artifact://native/ paths resolve under — artifact://native/P is read as <root>/P — often the folder above or below this one`;
+  return `evals ${command}: warning artifact_root_holds_none: --artifact-root ${root} holds none of the ${missing.count} file(s) the attempts reference${example}: most likely the wrong folder, not missing files. Give the folder artifact://native/ paths resolve under — artifact://native/P is read as <root>/P — often the folder above or below this one`;
 }

@@ -2,13 +2,14 @@
 // native-execution bundle, or an eval-session artifact and the bundle it references: dispatched on
 // `schema` by node's readBundles), print a table or one JSON report, and return the outcome (ok:
 // all valid, invalid, unreadable: an input not read).
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { isMissingCellArtifact } from '@paperclip-evals/contract';
 import { STDIN_INPUT, expandBundleInputs, readBundles } from '@paperclip-evals/node';
 
 import type {
   artifactSuiteFields as ArtifactSuiteFields,
+  IngestSummary,
   verifyReferences as VerifyReferences,
 } from '@paperclip-evals/evalbook';
 import type {
@@ -25,10 +26,18 @@ import { clearProgress, drawProgress, isTerminal, painted, printJson, printLines
 import type { CliIssue, Outcome } from '../exit-codes.js';
 import type { Line } from '../print.js';
 
+import { rootHoldsNoneText } from './ingest.js';
+
 export interface ValidateOptions {
   readonly inputs: readonly string[];
   readonly json: boolean;
   readonly maxBytes: number;
+  /**
+   * Where a bundle's `artifact://native/` references (transcript, artifacts) resolve, as in ingest:
+   * each file there is verified by size and sha256. Without it only an eval-session artifact's
+   * bundle files are verified, beside it.
+   */
+  readonly artifactRoot?: string;
 }
 
 /** One input's verdict in `evals validate --json` (schemas/evals/validate-report-v1.schema.json). */
@@ -43,6 +52,12 @@ export type ValidateFileReport =
         'runId' | 'caseId' | 'configId' | 'attemptId'
       >;
       readonly events: number;
+      /**
+       * The bundle's referenced files (transcript, artifacts) verified under `root` (--artifact-root,
+       * or beside an eval-session artifact): how many matched, how many could not be (absent there,
+       * or not an artifact://native/ reference). A file that differs makes the input invalid.
+       */
+      readonly references?: { readonly root: string; readonly verified: number; readonly unverified: number };
       /** An eval-session artifact: its digest and outcome (the other fields are of its bundle). */
       readonly evalSession?: {
         readonly artifactSha256: string;
@@ -73,7 +88,12 @@ export interface ValidateReport {
 }
 
 export async function runValidate(options: ValidateOptions): Promise<Outcome> {
+  if (options.artifactRoot !== undefined) {
+    const { checkArtifactRoot } = await import('@paperclip-evals/evalbook');
+    await checkArtifactRoot(options.artifactRoot);
+  }
   const targets = await expandInputs(options.inputs);
+  const missing: IngestSummary['artifactsMissing'] = { count: 0, found: 0, rootHoldsNone: false, files: [] };
   const reports: ValidateFileReport[] = [];
   const progress = targets.length > 20 && isTerminal('stdout') && isTerminal('stderr');
   // Lines for a pipe or a file are written a few hundred files at a time (one write each, not one
@@ -89,7 +109,7 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
     // for an eval-session artifact read alone, whose stored key it says.
     if (read.status === 'valid' && read.parsed.bundle === null)
       artifactKeyOf ??= (await import('@paperclip-evals/evalbook')).artifactSuiteFields;
-    const report = await verifiedReport(read, fileReport(read));
+    const report = await verifiedReport(read, fileReport(read), options.artifactRoot, missing);
     reports.push(report);
     if (progress) drawProgress({ label: 'validating', parts: [`${reports.length}/${targets.length}`] });
     if (!options.json) {
@@ -99,6 +119,10 @@ export async function runValidate(options: ValidateOptions): Promise<Outcome> {
   }
   flushLines();
   if (progress) clearProgress();
+  if (options.artifactRoot !== undefined && missing.count > 0 && missing.found === 0)
+    printLines('stderr', [
+      rootHoldsNoneText(options.artifactRoot, { ...missing, rootHoldsNone: true }, 'validate'),
+    ]);
 
   const count = (status: ValidateFileReport['status']): number =>
     reports.filter((report) => report.status === status).length;
@@ -141,20 +165,50 @@ const LINES_PER_WRITE = 500;
 let artifactKeyOf: typeof ArtifactSuiteFields | undefined;
 let verifyReferencesOf: typeof VerifyReferences | undefined;
 
+/** How many absent files under --artifact-root the warning and `--json` name at most. */
+const MISSING_LISTED = 20;
+
 /**
- * An eval-session artifact's bundle files (transcript, artifacts) sit beside it, and ingest verifies
- * them there: validate does the same (the Evalbook's one check), so what validate calls valid ingest
- * never refuses for a file that does not match. A file absent there is unverified, not invalid, as
- * in ingest; a bare bundle has no root to verify under (ingest --artifact-root gives one).
+ * A bundle's referenced files, verified where ingest verifies them (the Evalbook's one check), so
+ * what validate calls valid ingest never refuses for a file that does not match: under
+ * --artifact-root when it is given, else an eval-session artifact's beside it; a bare bundle without
+ * --artifact-root has no root. A file absent there is unverified, not invalid, as in ingest; each
+ * absent under --artifact-root is tallied in `missing` (a root that holds none is most likely the
+ * wrong folder).
  */
-async function verifiedReport(read: BundleRead, report: ValidateFileReport): Promise<ValidateFileReport> {
+async function verifiedReport(
+  read: BundleRead,
+  report: ValidateFileReport,
+  artifactRoot: string | undefined,
+  missing: IngestSummary['artifactsMissing'],
+): Promise<ValidateFileReport> {
   if (report.status !== 'valid' || read.status !== 'valid') return report;
   const { parsed, input } = read;
-  if (parsed.evalSession === undefined || parsed.bundle === null || input.path === null) return report;
+  if (parsed.bundle === null) return report;
+  const root =
+    artifactRoot ??
+    (parsed.evalSession !== undefined && input.path !== null ? dirname(input.path) : undefined);
+  if (root === undefined) return report;
   verifyReferencesOf ??= (await import('@paperclip-evals/evalbook')).verifyReferences;
-  const { issues } = await verifyReferencesOf(parsed.bundle, dirname(input.path));
-  return issues.length === 0 ? report : { input: report.input, status: 'invalid', issues: cliIssues(issues) };
+  const { issues, verification, absent, found } = await verifyReferencesOf(parsed.bundle, root);
+  if (issues.length > 0) return { input: report.input, status: 'invalid', issues: cliIssues(issues) };
+  if (root === artifactRoot) {
+    missing.found += found;
+    for (const uri of absent) {
+      missing.count++;
+      if (missing.files.length < MISSING_LISTED)
+        missing.files.push({
+          input: report.input,
+          uri,
+          expectedAt: join(root, uri.slice(NATIVE_ARTIFACT.length)),
+        });
+    }
+  }
+  const verified = [...verification.values()].filter((value) => value === 'verified').length;
+  return { ...report, references: { root, verified, unverified: verification.size - verified } };
 }
+
+const NATIVE_ARTIFACT = 'artifact://native/';
 
 /** One input's verdict, as node's read-and-classify loop found it. */
 function fileReport(read: BundleRead): ValidateFileReport {
@@ -204,6 +258,13 @@ function evalSessionSummary(evidence: EvalSessionEvidence): NonNullable<ValidFil
 
 type ValidFileReport = Extract<ValidateFileReport, { status: 'valid' }>;
 
+/** A valid file's referenced files as its line says them (nothing when no root was there to verify under). */
+function referencesText(references: ValidFileReport['references']): string {
+  if (references === undefined) return '';
+  const total = references.verified + references.unverified;
+  return `; ${references.verified} of ${total} referenced file(s) verified under ${references.root}${references.unverified > 0 ? ` (${references.unverified} not there: unverified)` : ''}`;
+}
+
 /** A file's lines (the input's name and every issue are text from input: printLines renders them). */
 function formatReport(report: ValidateFileReport): Line[] {
   switch (report.status) {
@@ -220,6 +281,7 @@ function formatReport(report: ValidateFileReport): Line[] {
                 ? `eval-session artifact ${report.evalSession.artifactSha256}: a campaign matrix cell that retained no attempt (ci_cell_artifact_missing): an infrastructure failure of that cell, no session ran, cost unknown`
                 : `eval-session artifact ${report.evalSession.artifactSha256}${report.evalSession.infrastructureFailure === null ? '' : ` (infrastructure failure ${report.evalSession.infrastructureFailure.class}, ${report.evalSession.infrastructureFailure.retryable ? 'retryable' : 'not retryable'})`}; ${report.events === 0 && report.fileSha256 === report.evalSession.artifactSha256 ? 'no bundle beside it (no native-execution evidence: never scored solved)' : `its bundle: ${report.events} events, ${report.fileSha256}`}`,
           ),
+          painted('dim', referencesText(report.references)),
         ],
       ];
     case 'unreadable':

@@ -547,6 +547,18 @@ function costIssue(error: EvalbookError): readonly Issue[] {
 }
 
 /** Ingests every input into the store; never throws for a bad bundle (it is reported instead). */
+/**
+ * An --artifact-root (ingest's and validate's) is a directory, checked before any input is read: a
+ * typo would otherwise leave every reference unverified, quietly.
+ */
+export async function checkArtifactRoot(artifactRoot: string): Promise<void> {
+  const root = await stat(artifactRoot).catch(() => null);
+  if (root?.isDirectory() !== true)
+    throw usageError(
+      `--artifact-root ${artifactRoot}: ${root === null ? 'no such directory' : 'not a directory'} (expected the directory artifact://native/ references resolve under; without it nothing could be verified)`,
+    );
+}
+
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (options.inputs.length === 0) throw usageError('no inputs: name bundle files, directories or -');
   if (options.inputs.filter((input) => input === STDIN_INPUT).length > 1)
@@ -554,13 +566,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 200;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1)
     throw usageError('batchSize must be a positive integer');
-  if (options.artifactRoot !== undefined) {
-    const root = await stat(options.artifactRoot).catch(() => null);
-    if (root?.isDirectory() !== true)
-      throw usageError(
-        `--artifact-root ${options.artifactRoot}: ${root === null ? 'no such directory' : 'not a directory'} (expected the directory artifact://native/ references resolve under; without it nothing could be verified)`,
-      );
-  }
+  if (options.artifactRoot !== undefined) await checkArtifactRoot(options.artifactRoot);
   const environment: Environment | undefined =
     options.environmentPath === undefined ? undefined : await loadEnvironment(options.environmentPath);
   const assertionsByCase = new Map<string, Assertion[]>(
