@@ -111,7 +111,7 @@ function compileUserSchema(schema: Record<string, unknown> | boolean): ValidateF
 export function checkSchema(trace: Trace, spec: Spec): Verdict {
   const target = targetField(spec, 'target');
   const schema = schemaField(spec);
-  const where = formatTracePath(target);
+  const where = target.text;
   const lookup = resolveTarget(trace, target);
   // The Attest engine's words and order (schema.go:39-41, 51-60, 64-66, 76, 86): the target is
   // resolved before the schema is compiled, with the target as the spec wrote it.

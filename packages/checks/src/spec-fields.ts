@@ -5,7 +5,7 @@ import { ChecksError, isChecksError } from './errors.js';
 import type { ChecksErrorOptions } from './errors.js';
 import { sourceText } from './request-text.js';
 import { goQuote } from './go-text.js';
-import { formatTracePath, parseTracePath } from './trace-path.js';
+import { parseTracePath } from './trace-path.js';
 
 import type { Assertion } from './assertion-types.js';
 import type { PathSegment } from './trace-path.js';
@@ -197,31 +197,46 @@ export function comparisonField(spec: Spec): { test: Comparison; text: string; c
 }
 
 /**
- * A target as the peer engine reads one (ResolveTarget): `output`, `output.<key>…`, or
- * `steps[?name=='<step>'].args` / `.result`, then `.<key>…`. Anything else (an index, `.length`,
- * `input…`, `metadata…`) is an invalid spec, as the peer engine refuses it.
+ * A target as the spec wrote it, and its parts as the Attest engine's ResolveTarget splits it
+ * (target.go:26-39, 57-123): `output`; `output.` then keys split at every `.` — a key is whatever
+ * lies between two dots (`order-id`, `2024`, `a b`, even ``), looked up as a map key; or
+ * `steps[?name=='<step>'].` then the step's field (`args` or `result`, checked once the step is
+ * found) and keys split the same way. `segments` is null for any other text (an index, `input…`,
+ * `metadata…`): there its resolution fails, `unsupported target: <text>`.
  */
-export function targetField(spec: Spec, key: string, fallback?: string): PathSegment[] {
-  const segments = pathField(spec, key, fallback);
-  const [first, second, third, ...rest] = segments;
-  const keys = (list: readonly (PathSegment | undefined)[]): boolean =>
-    list.every((segment) => segment === undefined || segment.kind === 'key');
-  const valid =
-    first?.kind === 'key' &&
-    ((first.key === 'output' && keys([second, third, ...rest])) ||
-      (first.key === 'steps' &&
-        second?.kind === 'filter' &&
-        second.key === 'name' &&
-        second.value !== '' &&
-        third?.kind === 'key' &&
-        (third.key === 'args' || third.key === 'result') &&
-        keys(rest)));
-  if (!valid) {
-    throw specError(
-      `spec.${key} ${JSON.stringify(formatTracePath(segments))} is not a target: use output, output.<field>…, or steps[?name=='<step>'].args or .result, then .<field>…`,
-    );
-  }
-  return segments;
+export interface Target {
+  readonly text: string;
+  readonly segments: readonly PathSegment[] | null;
+}
+
+/**
+ * ResolveTarget's step form (`^steps\[\?name=='([^']+)'\]\.(.+)$`, Go's `.` is any character but
+ * `\n`), and ours with the name double-quoted (beyond the Attest engine's vocabulary).
+ */
+const STEP_TARGET = /^steps\[\?name==(?:'([^']+)'|"([^"]+)")\]\.([^\n]+)$/;
+
+/** A target's text as ResolveTarget splits it (see Target). */
+export function parseTarget(text: string): Target {
+  const keys = (path: string): PathSegment[] => path.split('.').map((key) => ({ kind: 'key', key }));
+  const output: PathSegment = { kind: 'key', key: 'output' };
+  if (text === 'output') return { text, segments: [output] };
+  if (text.startsWith('output.')) return { text, segments: [output, ...keys(text.slice('output.'.length))] };
+  const step = STEP_TARGET.exec(text);
+  if (step === null) return { text, segments: null };
+  const [, single, double, field = ''] = step;
+  return {
+    text,
+    segments: [
+      { kind: 'key', key: 'steps' },
+      { kind: 'filter', key: 'name', value: single ?? double ?? '' },
+      ...keys(field),
+    ],
+  };
+}
+
+/** `spec[key]` (default `fallback` when absent) as a target: a string, split as ResolveTarget splits it. */
+export function targetField(spec: Spec, key: string, fallback?: string): Target {
+  return parseTarget(spec[key] === undefined && fallback !== undefined ? fallback : stringField(spec, key));
 }
 
 /** Constraint fields, as the peer engine reads them (resolveConstraintField). */
@@ -251,7 +266,7 @@ export function targetText(
   spec: Spec,
 ): { where: string; text: string | undefined; problem?: string } {
   const target = targetField(spec, 'target', 'output.message');
-  const where = formatTracePath(target);
+  const where = target.text;
   const lookup = resolveTarget(root, target);
   if (!lookup.found) return { where, text: undefined, problem: lookup.problem };
   const { value } = lookup;
@@ -276,7 +291,9 @@ export type TargetLookup =
   | { readonly found: true; readonly value: unknown; readonly at: readonly (string | number)[] }
   | { readonly found: false; readonly problem: string };
 
-export function resolveTarget(root: unknown, segments: readonly PathSegment[]): TargetLookup {
+export function resolveTarget(root: unknown, target: Target): TargetLookup {
+  const { segments } = target;
+  if (segments === null) return { found: false, problem: `unsupported target: ${target.text}` };
   const trace = root as {
     readonly output?: unknown;
     readonly steps?: readonly Record<string, unknown>[] | null;
@@ -291,6 +308,8 @@ export function resolveTarget(root: unknown, segments: readonly PathSegment[]): 
     const index = steps.findIndex((step) => step.name === second.value);
     const step = steps[index];
     if (step === undefined) return { found: false, problem: `step not found: ${second.value}` };
+    if (third.key !== 'args' && third.key !== 'result')
+      return { found: false, problem: `unsupported step field: ${third.key} (must be args or result)` };
     value = step[third.key];
     at.push('steps', index, third.key);
     description = `steps[?name=='${second.value}'].${third.key}`;
@@ -308,8 +327,7 @@ export function resolveTarget(root: unknown, segments: readonly PathSegment[]): 
     rest = segments.slice(1);
   }
   for (const segment of rest) {
-    if (segment.kind !== 'key')
-      return { found: false, problem: `unsupported target: ${formatTracePath(segments)}` };
+    if (segment.kind !== 'key') return { found: false, problem: `unsupported target: ${target.text}` };
     if (!isMapValue(value))
       return {
         found: false,

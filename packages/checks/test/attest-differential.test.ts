@@ -1039,6 +1039,78 @@ describe("trace_tree explanations in the Attest engine's words (trace_tree_eval.
   });
 });
 
+describe('target keys are whatever lies between two dots, as navigateDotPath splits them (target.go:102-123)', () => {
+  const trace = JSON.stringify({
+    trace_id: 't',
+    output: {
+      'order-id': 'ORD-1',
+      '2024': 'yes',
+      'a b': 'spaced',
+      ключ: 'значение',
+      $x: 'dollar',
+      '': { '': 'empty keys' },
+      'k[0]': 'bracketed',
+      "it's": 'quoted',
+      nested: { 'k-1': { 'x y': 'deep' } },
+    },
+    steps: [{ type: 'tool_call', name: 'look up', result: { 'k-1': 'step value' }, args: { 'q-1': 'arg' } }],
+  });
+  // [target, value it contains]
+  const rows: [string, string][] = [
+    ['output.order-id', 'ORD-1'],
+    ['output.2024', 'yes'],
+    ['output.a b', 'spaced'],
+    ['output.ключ', 'значение'],
+    ['output.$x', 'dollar'],
+    ['output..', 'empty keys'],
+    ['output.k[0]', 'bracketed'],
+    ["output.it's", 'quoted'],
+    ['output.nested.k-1.x y', 'deep'],
+    ["steps[?name=='look up'].result.k-1", 'step value'],
+    ["steps[?name=='look up'].args.q-1", 'arg'],
+  ];
+  it.each(rows)('%s contains %j (pass, explained with the target as written)', async (target, value) => {
+    const reply = await answer(batch(2, trace, `[${content('r', target, 'contains', value)}]`));
+    expect(reply.result?.results).toMatchObject([
+      { status: 'pass', explanation: `${target} contains '${value}'.` },
+    ]);
+  });
+
+  it('a schema target the same way (schema.go:37)', async () => {
+    const schema = JSON.stringify({
+      assertion_id: 's',
+      type: 'schema',
+      spec: { target: 'output.order-id', schema: { type: 'string' } },
+    });
+    const reply = await answer(batch(2, trace, `[${schema}]`));
+    expect(reply.result?.results).toMatchObject([{ status: 'pass' }]);
+  });
+
+  // [target, explanation]: ResolveTarget's own errors (target.go:38, 73, 85-86), never an invalid spec.
+  const refused: [string, string][] = [
+    ['steps[0].result', 'target resolution failed: unsupported target: steps[0].result'],
+    ['input.user_message', 'target resolution failed: unsupported target: input.user_message'],
+    ['metadata.cost_usd', 'target resolution failed: unsupported target: metadata.cost_usd'],
+    ['outputs.x', 'target resolution failed: unsupported target: outputs.x'],
+    ["steps[?name=='look up']", "target resolution failed: unsupported target: steps[?name=='look up']"],
+    [
+      // Go's `.` is any character but a line break: a field of one is no field.
+      "steps[?name=='look up'].\n",
+      "target resolution failed: unsupported target: steps[?name=='look up'].\n",
+    ],
+    [
+      "steps[?name=='look up'].output",
+      'target resolution failed: unsupported step field: output (must be args or result)',
+    ],
+    // The step is looked up before its field is (target.go:66-86).
+    ["steps[?name=='nope'].output", 'target resolution failed: step not found: nope'],
+  ];
+  it.each(refused)('%s: hard_fail, %j', async (target, explanation) => {
+    const reply = await answer(batch(2, trace, `[${content('r', target, 'contains', 'x')}]`));
+    expect(reply.result?.results).toMatchObject([{ status: 'hard_fail', explanation }]);
+  });
+});
+
 describe('targets that do not resolve, as ResolveTarget says so (assertion/target.go:26-123)', () => {
   const trace = JSON.stringify({
     trace_id: 't',

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { EngineServer } from '../src/engine-server.ts';
 import { ChecksError } from '../src/errors.ts';
+import { parseTarget, resolveTarget } from '../src/spec-fields.ts';
 import { formatTracePath, parseTracePath, resolveTracePath } from '../src/trace-path.ts';
 
 import type { PathSegment } from '../src/trace-path.ts';
@@ -25,6 +26,53 @@ const path = fc
     fc.array(segment, { maxLength: 6 }),
   )
   .map(([first, rest]) => [first, ...rest]);
+
+describe('assertion targets, as the Attest engine splits them (ResolveTarget, target.go:26-123)', () => {
+  // A key is any text without a dot (the engine splits at every one), the empty text included.
+  const key = fc.string({ maxLength: 8 }).filter((text) => !text.includes('.'));
+  it('output.<k1>.<k2>… finds the value at those keys, whatever characters they hold', () => {
+    fc.assert(
+      fc.property(fc.array(key, { minLength: 1, maxLength: 4 }), fc.string(), (keys, leaf) => {
+        const output = keys.reduceRight<unknown>((inner, name) => ({ [name]: inner }), leaf);
+        const lookup = resolveTarget({ output }, parseTarget(`output.${keys.join('.')}`));
+        expect(lookup).toMatchObject({ found: true, value: leaf });
+      }),
+    );
+  });
+
+  it("steps[?name=='<s>'].result.<k>… the same way, in the first step of that name", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 8 }).filter((name) => !name.includes("'")),
+        fc.array(key, { minLength: 1, maxLength: 3 }),
+        fc.string(),
+        (name, keys, leaf) => {
+          const result = keys.reduceRight<unknown>((inner, k) => ({ [k]: inner }), leaf);
+          const trace = {
+            output: {},
+            steps: [
+              { name, result },
+              { name, result: {} },
+            ],
+          };
+          const target = parseTarget(`steps[?name=='${name}'].result.${keys.join('.')}`);
+          expect(resolveTarget(trace, target)).toMatchObject({ found: true, value: leaf });
+        },
+      ),
+    );
+  });
+
+  it('never throw, and a text of neither form is an unsupported target', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.jsonValue(), (text, output) => {
+        const target = parseTarget(text);
+        const lookup = resolveTarget({ output, steps: [] }, target);
+        if (!text.startsWith('output') && !text.startsWith('steps[?name=='))
+          expect(lookup).toEqual({ found: false, problem: `unsupported target: ${text}` });
+      }),
+    );
+  });
+});
 
 describe('trace paths', () => {
   it('parse back to the segments they were formatted from', () => {
