@@ -6,7 +6,6 @@
 import {
   inGoWords,
   requiredOneOf,
-  comparisonField,
   countField,
   flag,
   numberField,
@@ -450,9 +449,17 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
     case 'aggregate_cost':
     case 'aggregate_tokens':
     case 'aggregate_latency': {
-      if (spec.operator === 'between')
-        throw specError(`spec.operator between is not supported by ${check}: use lt, lte, gt, gte or eq`);
-      const comparison = comparisonField(spec);
+      // As trace_tree_eval.go:199-241 reads the spec: `operator` required, `value` a float64 whose
+      // zero value (absent or null) is 0; applyNumericOperator's five operators (483-505).
+      // A member of another type does not decode (spec-decode.ts): what is left is a string or none.
+      const operator = typeof spec.operator === 'string' ? spec.operator : '';
+      if (operator === '')
+        throw specError(`spec.operator is required by ${check}`, { detail: `${check} requires 'operator'` });
+      if (!AGGREGATE_OPERATORS.includes(operator))
+        throw specError(`spec.operator ${JSON.stringify(operator)} is not one of lte, gte, eq, lt, gt`, {
+          detail: `${check}: unsupported operator ${goQuote(operator)} (use lte, gte, eq, lt, gt)`,
+        });
+      const threshold = typeof spec.value === 'number' ? spec.value : 0;
       const summary = summarizeTraceTree(trace);
       const total = {
         aggregate_cost: summary.aggregate_cost_usd,
@@ -460,15 +467,27 @@ export function checkTraceTree(trace: Trace, spec: Spec): Verdict {
         aggregate_latency: summary.aggregate_latency_ms,
       }[check];
       // A node that does not record the figure adds 0, as in the peer engine.
-      const held = comparison.test(total);
-      const stated = `${check}: actual ${goFormatG(total, 4)} ${String(spec.operator)} threshold ${goFormatG(Number(spec.value), 4)}`;
+      const held =
+        operator === 'lte'
+          ? total <= threshold
+          : operator === 'gte'
+            ? total >= threshold
+            : operator === 'eq'
+              ? total === threshold
+              : operator === 'lt'
+                ? total < threshold
+                : total > threshold;
+      const stated = `${check}: actual ${goFormatG(total, 4)} ${operator} threshold ${goFormatG(threshold, 4)}`;
       return verdict(held, held ? `${stated} passed.` : `${stated} failed`, {
-        expected: comparison.text,
+        expected: `${operator} ${threshold}`,
         actual: total,
       });
     }
   }
 }
+
+/** applyNumericOperator's operators (trace_tree_eval.go:483-505): no between. */
+const AGGREGATE_OPERATORS: readonly string[] = ['lte', 'gte', 'eq', 'lt', 'gt'];
 
 // --- effect -----------------------------------------------------------------------------------
 

@@ -318,7 +318,7 @@ export class EngineServer {
     // As the Attest engine decodes a batch: a missing or null list is empty, a missing id or type is
     // "", a missing spec stays missing (its row is an invalid-spec hard_fail, handler.go:430).
     const assertions = ((params.assertions ?? []) as Nullable<Assertion>[]).map(
-      ({ request_id: requestId, scope_id: scopeId, ...assertion }): Assertion => ({
+      ({ request_id: requestId, scope_id: scopeId, ...assertion }, index): Assertion => ({
         ...assertion,
         // An empty request_id is none: omitempty there (pkg/types/assertion.go:25).
         ...(requestId === undefined || requestId === null || requestId === ''
@@ -327,7 +327,7 @@ export class EngineServer {
         ...(scopeId === undefined || scopeId === null ? {} : { scope_id: scopeId }),
         assertion_id: assertion.assertion_id ?? '',
         type: assertion.type ?? '',
-        spec: assertion.spec as Assertion['spec'],
+        spec: specFromLine(assertion.spec, text, index),
       }),
     );
     // Ids are bounded before the trace is read (handler.go:442, then 466). Two assertions may share
@@ -374,7 +374,12 @@ export class EngineServer {
     } finally {
       clearTimeout(timer);
     }
-    this.#assertionsEvaluated += evaluation.results.length;
+    // The Attest engine counts the rows its pipeline returns (handler.go IncrementAssertions): the
+    // layer 5–6 rows skipped after a deterministic hard failure are not among them (pipeline.go,
+    // "Gate: skip L5-6"), though seed 003 has this engine answer them as not_evaluated.
+    this.#assertionsEvaluated += evaluation.results.filter(
+      (result) => result.status !== 'not_evaluated' || result.reason !== 'short_circuited',
+    ).length;
     for (const problem of evaluation.history_errors ?? []) {
       this.#log('warn', 'drift history unavailable: runs of this batch were not all recorded', {
         detail: problem,
@@ -725,4 +730,14 @@ function historyError(error: unknown): unknown {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An assertion's spec, remembered as read from the request line (at params.assertions[index].spec):
+ * a member that does not decode is quoted as the request wrote it (spec-decode.ts).
+ */
+function specFromLine(spec: unknown, text: string, index: number): Assertion['spec'] {
+  if (typeof spec === 'object' && spec !== null && !Array.isArray(spec))
+    rememberSource(spec, text, ['params', 'assertions', index, 'spec']);
+  return spec as Assertion['spec'];
 }

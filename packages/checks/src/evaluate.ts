@@ -20,6 +20,7 @@ import {
 import { DEFAULT_STATIC_THRESHOLD, driftReport } from './drift.js';
 import { isChecksError } from './errors.js';
 import { emptyUsage } from './model-gateway.js';
+import { specDecodeError } from './spec-decode.js';
 import { optionalString } from './spec-fields.js';
 
 import type { Assertion, AssertionResult, AssertionType, Layer, Verdict } from './assertion-types.js';
@@ -162,6 +163,10 @@ async function evaluateOne(
     };
   }
   const spec = sent as Assertion['spec'];
+  // The whole spec decodes into the evaluator's struct before the check is looked at (spec-decode.ts);
+  // a dynamic threshold is read as the type's default (below), not as a number that does not decode.
+  const undecodable = specDecodeError(type, spec.threshold === 'dynamic' ? withoutThreshold(spec) : spec);
+  if (undecodable !== undefined) return { kind: 'invalid_spec', explanation: undecodable };
   if (type === 'plugin') {
     // The Attest SDKs' builder names the plugin `plugin_id` (the name it submits results under).
     const found = options.pluginResults?.find(
@@ -363,4 +368,10 @@ class BatchHistory {
     this.#problem = error.message;
     this.errors.push(error.message);
   }
+}
+
+/** The spec without its `threshold` member (a dynamic one, which is no number). */
+function withoutThreshold(spec: Assertion['spec']): Assertion['spec'] {
+  const { threshold: _dynamic, ...rest } = spec;
+  return rest;
 }

@@ -51,7 +51,7 @@ export function goParseInt64(token: string): GoIntReading {
 }
 
 /** segmentio's prefix (codec.go:1035): the first 32 bytes of `text`, and "..." when there are more. */
-function goPrefix(text: string): string {
+export function goPrefix(text: string): string {
   const bytes = Buffer.from(text.slice(0, 33));
   return bytes.length < 32 ? text : `${bytes.subarray(0, 32).toString('utf8')}...`;
 }

@@ -66,12 +66,15 @@ export function textField(spec: Spec, key: string): string {
   return value;
 }
 
-/** An array of strings that may be empty (content values); absent or null is none, Go's nil list. */
+/**
+ * An array of strings that may be empty (content values); absent or null is none, Go's nil list, and
+ * a null element is "" (a []string element decodes null as its zero value).
+ */
 export function textList(spec: Spec, key: string): string[] {
   const value = spec[key] ?? [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' || item === null))
     throw specError(`spec.${key} must be an array of strings`);
-  return value;
+  return value.map((item: string | null) => item ?? '');
 }
 
 export function optionalString(spec: Spec, key: string): string | undefined {
@@ -100,12 +103,17 @@ export function countField(spec: Spec, key: string): number {
   return value;
 }
 
+/** A non-empty array of strings; a null element is "", as Go decodes it into a []string. */
 export function stringList(spec: Spec, key: string): string[] {
   const value = spec[key];
-  if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string')) {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((item) => typeof item === 'string' || item === null)
+  ) {
     throw specError(`spec.${key} must be a non-empty array of strings`);
   }
-  return value;
+  return value.map((item: string | null) => item ?? '');
 }
 
 export function objectField(spec: Spec, key: string): Record<string, unknown> {

@@ -1845,3 +1845,149 @@ describe('each draft as santhosh-tekuri/jsonschema v6 reads it, and a $schema it
     });
   });
 });
+
+describe('the whole spec decodes into the evaluator struct before the check looks at it (segmentio into each spec struct)', () => {
+  const trace =
+    '{"trace_id":"t","output":{"message":"hello"},"steps":[{"type":"tool_call","name":"s1"}],"metadata":{"cost_usd":0.5,"total_tokens":10,"latency_ms":100}}';
+  const CONTENT =
+    'struct { Target string "json:\\"target\\""; Check string "json:\\"check\\""; Value string "json:\\"value,omitempty\\""; Values []string "json:\\"values,omitempty\\""; Soft bool "json:\\"soft\\""; CaseSensitive bool "json:\\"case_sensitive\\"" }';
+  const TRACE =
+    'struct { Check string "json:\\"check\\""; Tools []string "json:\\"tools,omitempty\\""; Tool string "json:\\"tool,omitempty\\""; MaxRepetitions int "json:\\"max_repetitions,omitempty\\""; Soft bool "json:\\"soft\\"" }';
+  const CONSTRAINT =
+    'struct { Field string "json:\\"field\\""; Operator string "json:\\"operator\\""; Value *float64 "json:\\"value,omitempty\\""; Min *float64 "json:\\"min,omitempty\\""; Max *float64 "json:\\"max,omitempty\\""; Soft bool "json:\\"soft\\"" }';
+  // [type, spec as the request writes it, explanation of the hard_fail, upstream source]
+  const rows: [string, string, string, string][] = [
+    [
+      'content',
+      '{"check":"contains","target":"output.message","value":"hello","soft":"yes"}',
+      `invalid content spec: json: cannot unmarshal "\\"yes\\"}" into Go struct field ${CONTENT}.soft of type bool`,
+      'content.go:22-32',
+    ],
+    [
+      'content',
+      '{"check":"contains","target":"output.message","value":"hello","values":"x"}',
+      `invalid content spec: json: cannot unmarshal "\\"x\\"}" into Go struct field ${CONTENT}.values of type []string`,
+      'content.go:22-32, decode.go decodeSlice',
+    ],
+    [
+      'content',
+      '{"check":"keyword_all","target":"output.message","values":["hello",1,"x"]}',
+      `invalid content spec: json: cannot unmarshal "1,\\"x\\"]}" into Go struct field ${CONTENT}[]string.values.1 of type string`,
+      'decode.go:629-640 (the index in the field path)',
+    ],
+    [
+      'trace',
+      '{"check":"no_duplicates","tools":"a"}',
+      `invalid trace spec: json: cannot unmarshal "\\"a\\"}" into Go struct field ${TRACE}.tools of type []string`,
+      'trace_check.go:18-27',
+    ],
+    [
+      'trace',
+      '{"check":"no_duplicates","max_repetitions":"a"}',
+      `invalid trace spec: json: cannot unmarshal "\\"a\\"}" into Go struct field ${TRACE}.max_repetitions of type int`,
+      'parse.go:143-146',
+    ],
+    [
+      'trace',
+      '{"check":"no_duplicates","max_repetitions":2.0}',
+      `invalid trace spec: json: cannot unmarshal "2.0" into Go struct field ${TRACE}.max_repetitions of type int`,
+      'parse.go:149-156 (was this actually a float?)',
+    ],
+    [
+      'constraint',
+      '{"field":"steps.length","operator":"lt","value":5,"max":"x"}',
+      `invalid constraint spec: json: cannot unmarshal "\\"x\\"}" into Go struct field ${CONSTRAINT}.max of type float64`,
+      'constraint.go:23-33',
+    ],
+    [
+      'trace_tree',
+      '{"check":"delegation_depth","max_depth":3,"soft":"x"}',
+      'invalid trace_tree spec: json: cannot unmarshal "\\"x\\"}" into Go struct field struct { Check string "json:\\"check\\""; Soft bool "json:\\"soft\\"" }.soft of type bool',
+      'trace_tree_eval.go:19-25',
+    ],
+    [
+      'trace_tree',
+      '{"check":"ordered_agents","groups":[["a"],"b"]}',
+      'ordered_agents: invalid spec: json: cannot unmarshal "\\"b\\"]}" into Go struct field struct { Groups [][]string "json:\\"groups\\"" }[][]string.groups.1 of type []string',
+      'trace_tree_eval.go:431-436',
+    ],
+    [
+      'trace_tree',
+      '{"check":"aggregate_cost","operator":"gte","value":"1"}',
+      'aggregate_cost: invalid spec: json: cannot unmarshal "\\"1\\"}" into Go struct field struct { Operator string "json:\\"operator\\""; Value float64 "json:\\"value\\"" }.value of type float64',
+      'trace_tree_eval.go:199-206',
+    ],
+  ];
+  it.each(rows)('%s %s: hard_fail (%s)', async (type, spec, explanation) => {
+    const reply = await answer(batch(2, trace, `[{"assertion_id":"a","type":"${type}","spec":${spec}}]`));
+    expect(reply.result?.results).toMatchObject([{ status: 'hard_fail', explanation }]);
+  });
+
+  it('a member the struct does not have, or a null one, decodes (decode.go:1208-1215, hasNullPrefix)', async () => {
+    const specs = [
+      '{"check":"contains","target":"output.message","value":"hello","extra":[1,{"x":null}]}',
+      '{"check":"contains","target":"output.message","value":"hello","soft":null,"values":null}',
+      '{"check":"keyword_all","target":"output.message","values":["hello",null]}',
+    ];
+    const assertions = specs.map(
+      (spec, index) => `{"assertion_id":"a${index}","type":"content","spec":${spec}}`,
+    );
+    const reply = await answer(batch(2, trace, `[${assertions.join(',')}]`));
+    expect(reply.result?.results?.map((row) => row.status)).toEqual(['pass', 'pass', 'pass']);
+  });
+
+  // [spec, status, explanation]: value is a float64 there, its zero value 0 when absent or null.
+  const aggregates: [string, string, string][] = [
+    [
+      '{"check":"aggregate_cost","operator":"gte"}',
+      'pass',
+      'aggregate_cost: actual 0.5 gte threshold 0 passed.',
+    ],
+    [
+      '{"check":"aggregate_tokens","operator":"gt","value":null}',
+      'pass',
+      'aggregate_tokens: actual 10 gt threshold 0 passed.',
+    ],
+    [
+      '{"check":"aggregate_latency","operator":"lt"}',
+      'hard_fail',
+      'aggregate_latency: actual 100 lt threshold 0 failed',
+    ],
+    ['{"check":"aggregate_cost","value":1}', 'hard_fail', "aggregate_cost requires 'operator'"],
+    [
+      '{"check":"aggregate_cost","operator":"between","value":1}',
+      'hard_fail',
+      'aggregate_cost: unsupported operator "between" (use lte, gte, eq, lt, gt)',
+    ],
+  ];
+  it.each(aggregates)(
+    '%s: %s, %j (trace_tree_eval.go:199-241, 483-505)',
+    async (spec, status, explanation) => {
+      const reply = await answer(
+        batch(2, trace, `[{"assertion_id":"a","type":"trace_tree","spec":${spec}}]`),
+      );
+      expect(reply.result?.results).toMatchObject([{ status, explanation }]);
+    },
+  );
+
+  it('shutdown counts the rows the pipeline evaluated, not the layer 5–6 rows skipped after a hard failure (handler.go IncrementAssertions)', async () => {
+    const server = new EngineServer();
+    await server.handleLine(INITIALIZE);
+    const failing = content('x', 'output.message', 'contains', 'zz');
+    const judge = '{"assertion_id":"y","type":"llm_judge","spec":{"rubric":"default"}}';
+    const embedding =
+      '{"assertion_id":"z","type":"embedding","spec":{"reference":"r","target":"output.message"}}';
+    const batchReply = JSON.parse(
+      (await server.handleLine(batch(2, trace, `[${failing},${judge},${embedding}]`))) ?? 'null',
+    ) as Reply;
+    expect(batchReply.result?.results?.map((row) => row.status)).toEqual([
+      'hard_fail',
+      'not_evaluated',
+      'not_evaluated',
+    ]);
+    const shutdown = JSON.parse(
+      (await server.handleLine('{"jsonrpc":"2.0","id":3,"method":"shutdown","params":{}}')) ?? 'null',
+    ) as Reply;
+    expect(shutdown.result).toEqual({ sessions_completed: 1, assertions_evaluated: 1 });
+  });
+});
