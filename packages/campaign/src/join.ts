@@ -245,8 +245,10 @@ export async function joinRelease(options: JoinOptions): Promise<Join> {
   }
   let receipt: CompatibilityReceipt | null = null;
   if (runnerd !== undefined) {
+    // Upstream's package.json says 0.0.0 and its build metadata the compatibility constant: the join
+    // is negotiated on the build metadata's version, as upstream's own gate negotiates it.
     const consumer = completeConsumerRequirements(loadEvalsConsumerRequirements(), {
-      packageVersion: version,
+      packageVersion: buildMetadata.package.version,
       descriptor: conformance.descriptor,
     });
     try {

@@ -83,7 +83,12 @@ export function assertHeldTryOfPlan(
   attempt: PlannedAttempt,
   lane: Lane,
   held: StoredAttempt,
-  release: { readonly packageVersion: string; readonly runnerdSha256: string },
+  release: {
+    readonly packageVersion: string;
+    readonly runnerdSha256: string;
+    /** The join's receipt: the version negotiated, the build metadata's (upstream's differs from package.json's). */
+    readonly receipt?: { readonly packageVersion: string };
+  },
 ): void {
   const record = held.record;
   const caseSha256 = environment.cases.find((entry) => entry.id === attempt.caseId)?.sha256;
@@ -94,11 +99,16 @@ export function assertHeldTryOfPlan(
       : ([['runnerdSha256', release.runnerdSha256, ranOn]] as [string, unknown, unknown][])),
     ...(record.runner.packageVersion === ''
       ? []
-      : ([['packageVersion', release.packageVersion, record.runner.packageVersion]] as [
-          string,
-          unknown,
-          unknown,
-        ][])),
+      : ([
+          [
+            'packageVersion',
+            // The release's version is its package.json's or its build metadata's: a bundle may state either.
+            record.runner.packageVersion === release.receipt?.packageVersion
+              ? release.receipt.packageVersion
+              : release.packageVersion,
+            record.runner.packageVersion,
+          ],
+        ] as [string, unknown, unknown][])),
     ['caseSha256', caseSha256, record.caseSha256],
     ['configSha256', lane.configSha256, record.configSha256],
     ...(record.evalSession === undefined

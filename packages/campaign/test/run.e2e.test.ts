@@ -80,7 +80,8 @@ const PLANNED = CASES.length * LANES.length * 2;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'campaign-e2e-'));
   standIn = await createStandIn('e2e');
-  good = (await buildFakeRelease(join(scratch, 'good'))).dir;
+  // Upstream's versions: package.json 0.0.0, the build metadata (what the join negotiates) 0.4.0.
+  good = (await buildFakeRelease(join(scratch, 'good'), { packageJsonVersion: '0.0.0' })).dir;
   bad = (
     await buildFakeRelease(join(scratch, 'bad'), { runnerdPrp: { minimumVersion: 99, maximumVersion: 99 } })
   ).dir;

@@ -1,7 +1,8 @@
 // Evals' own consumer requirements (packages/qualification/evals-consumer-requirements.json, a
 // paperclip-evals/consumer-requirements/v1 document), and how a qualification completes them. Two
 // members depend on the release and are filled in at qualification time: `packageVersion` (the
-// version in the tarball's package.json: a qualification pins exactly the release it qualifies)
+// version the package's build metadata states, as upstream's gate negotiates — upstream's
+// package.json says 0.0.0 — a qualification pins exactly the release it qualifies)
 // and `driver.descriptor` (from the package's conformance report, so the negotiator checks the real
 // driver's PRP version and capabilities). The committed document carries schema-valid placeholders
 // for both, and says so in `x_filledAtQualification`, which is dropped from the completed copy.

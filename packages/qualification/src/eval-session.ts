@@ -63,6 +63,11 @@ export interface RunEvalSessionCheckOptions {
   readonly expectedSha256: Sha256Digest;
   /** The version in the tarball's package.json. */
   readonly packageVersion: string;
+  /**
+   * The version its build metadata states (upstream's differs from package.json's: 0.0.0 there):
+   * a bundle that names either names this release.
+   */
+  readonly buildVersion?: string;
   /** A private directory to work in (removed by the caller). */
   readonly workDir: string;
   readonly timeoutMs?: number;
@@ -446,13 +451,15 @@ async function judgeSession(
       received: bundle.runner.binary.sha256,
     });
   }
-  if (bundle.runner.package.version !== options.packageVersion) {
+  const versions = [options.packageVersion, options.buildVersion ?? options.packageVersion];
+  if (!versions.includes(bundle.runner.package.version)) {
+    const stated = [...new Set(versions)].join(' or ');
     issues.push({
       code: 'eval_session_version_mismatch',
       component: 'runnerd',
-      message: `the bundle says package version ${bundle.runner.package.version}, the tarball ${options.packageVersion}`,
+      message: `the bundle says package version ${bundle.runner.package.version}, the release ${stated} (package.json, build metadata)`,
       path: '/runner/package/version',
-      expected: options.packageVersion,
+      expected: stated,
       received: bundle.runner.package.version,
     });
   }

@@ -33,12 +33,15 @@ import type { Scratch } from './support/harness.ts';
 
 const EVALS = join(REPO_ROOT, 'node_modules/.bin/evals');
 
+// Upstream's package.json says 0.0.0; its build metadata, runnerd and gate record say the
+// compatibility constant (FAKE_VERSION here): the release is negotiated on that one.
+const UPSTREAM_VERSIONS = { packageJsonVersion: '0.0.0' } satisfies FakeReleaseOptions;
 const CASES = {
-  upstream: {},
-  catalogMismatch: { staleCatalogDigest: true },
-  prpMismatch: { runnerdPrp: { minimumVersion: 2, maximumVersion: 2 } },
-  driverMismatch: { driverProtocolVersion: 'prp.v2' },
-  upstreamBin: { upstreamEvalSession: true },
+  upstream: UPSTREAM_VERSIONS,
+  catalogMismatch: { ...UPSTREAM_VERSIONS, staleCatalogDigest: true },
+  prpMismatch: { ...UPSTREAM_VERSIONS, runnerdPrp: { minimumVersion: 2, maximumVersion: 2 } },
+  driverMismatch: { ...UPSTREAM_VERSIONS, driverProtocolVersion: 'prp.v2' },
+  upstreamBin: { ...UPSTREAM_VERSIONS, upstreamEvalSession: true },
 } satisfies Record<string, FakeReleaseOptions>;
 
 type Case = keyof typeof CASES;
@@ -256,7 +259,7 @@ describe("evals qualify on the release whose eval-session bin is upstream's (its
 
   it('the human table says it is skipped for a provider, and why the release is refused', () => {
     const { stdout } = result('upstreamBin');
-    expect(stdout).toMatch(/^refused {2}@paperclipai\/paperclip-runner 0\.4\.0/);
+    expect(stdout).toMatch(/^refused {2}@paperclipai\/paperclip-runner 0\.0\.0/);
     expect(stdout).toMatch(/\n {2}skip {2}runnerd-eval-session +needs a provider: /);
     expect(stdout).toMatch(/\d+ checks: \d+ passed, 0 failed, 1 skipped\n/);
     expect(stdout).toContain(

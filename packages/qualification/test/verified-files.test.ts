@@ -174,7 +174,9 @@ describe('the checks that use a file of the release', () => {
   it('app-record: the record read is judged only when its bytes are the ones SHA256SUMS lists', async () => {
     const given = {
       'tarball-extract': { sha256: sha256Digest('tarball bytes'), packageDir: null },
-      'package-manifest': { manifest: null, version: '0.4.0' },
+      'build-metadata': {
+        package: { name: '@paperclipai/paperclip-runner', version: '0.4.0' },
+      } as CheckValues['build-metadata'],
     } as const;
     expect(await run(appRecord, { ...given, sha256sums: listedOtherwise(APP_RECORD) })).toMatchObject({
       status: 'fail',
@@ -199,7 +201,9 @@ describe('the checks that use a file of the release', () => {
   it('app-record: a record grown past its limit after it was verified is refused by its size, never read (a sparse 8 GiB file)', async () => {
     const given = {
       'tarball-extract': { sha256: sha256Digest('tarball bytes'), packageDir: null },
-      'package-manifest': { manifest: null, version: '0.4.0' },
+      'build-metadata': {
+        package: { name: '@paperclipai/paperclip-runner', version: '0.4.0' },
+      } as CheckValues['build-metadata'],
     } as const;
     const path = join(dir, APP_RECORD);
     await truncate(path, 8 * 1024 * 1024 * 1024);

@@ -114,6 +114,11 @@ export interface FakeReleaseOptions {
   readonly appRecord?: (record: Record<string, unknown>) => unknown;
   /** The root entry point re-exports ./testing's DeterministicHarnessDriver. */
   readonly leakTestDouble?: boolean;
+  /**
+   * The version package.json states (default FAKE_VERSION, the build metadata's): upstream's says
+   * 0.0.0 while its build metadata, runnerd and gate record state its compatibility constant.
+   */
+  readonly packageJsonVersion?: string;
   /** Extra tar entries, after the package's own. */
   readonly extraEntries?: readonly CraftEntry[];
   /** Files SHA256SUMS leaves out. */
@@ -266,7 +271,7 @@ const CONFORMANCE_FIXTURE = {
 export function fakePackageFiles(options: FakeReleaseOptions = {}): Record<string, string> {
   const manifest = {
     name: '@paperclipai/paperclip-runner',
-    version: FAKE_VERSION,
+    version: options.packageJsonVersion ?? FAKE_VERSION,
     type: 'module',
     exports: {
       '.': { types: './dist/index.d.ts', import: './dist/index.js' },

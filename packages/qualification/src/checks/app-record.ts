@@ -16,13 +16,14 @@ import type { QualificationCheckDefinition } from './context.js';
 
 export const appRecord: QualificationCheckDefinition = {
   id: 'app-record',
-  needs: ['release-layout', 'sha256sums', 'tarball-extract', 'package-manifest'],
+  needs: ['release-layout', 'sha256sums', 'tarball-extract', 'build-metadata'],
   uses: ['runnerd-resolve'],
   run: async ({ releaseDir }, values) => {
     const layout = values.need('release-layout');
     const sums = values.need('sha256sums');
     const tarballSha256 = values.need('tarball-extract').sha256;
-    const packageVersion = values.need('package-manifest').version;
+    // The gate negotiates on the build metadata's version (upstream's package.json says 0.0.0).
+    const packageVersion = values.need('build-metadata').package.version;
     const unmet: Unmet<QualificationCheckId>[] = [];
     // The record, and the runnerd it must name, are used only once SHA256SUMS verified them.
     const recordDigest = layout.appRecord === null ? null : verifiedDigest(sums, layout.appRecord);
@@ -31,7 +32,6 @@ export const appRecord: QualificationCheckDefinition = {
     const runnerdDigest = layout.runnerd === null ? null : verifiedDigest(sums, layout.runnerd);
     if (runnerdDigest === null) unmet.push({ need: 'release-layout', why: 'a runnerd for this host' });
     else if ('why' in runnerdDigest) unmet.push({ need: 'sha256sums', why: runnerdDigest.why });
-    if (packageVersion === null) unmet.push({ need: 'package-manifest', why: 'a package version' });
     if (
       unmet.length > 0 ||
       layout.appRecord === null ||
@@ -40,8 +40,7 @@ export const appRecord: QualificationCheckDefinition = {
       recordDigest === null ||
       'why' in recordDigest ||
       runnerdDigest === null ||
-      'why' in runnerdDigest ||
-      packageVersion === null
+      'why' in runnerdDigest
     ) {
       return lacking(unmet);
     }

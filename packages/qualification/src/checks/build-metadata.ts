@@ -1,4 +1,7 @@
-// Check build-metadata: the package's build metadata is valid and names the packed version.
+// Check build-metadata: the package's build metadata is valid. Its package version need not be the
+// packed package.json's: upstream's package.json says 0.0.0 while its build metadata states its
+// compatibility constant (docs/upstream-runner-facts.md §2), and what the release is negotiated on,
+// here and in upstream's own gate, is the build metadata's version.
 import { isContractError, parsePackageBuildMetadata } from '@paperclip-evals/contract';
 
 import { canonicalDigestOrNull } from './digest.js';
@@ -36,18 +39,11 @@ export const buildMetadata: QualificationCheckDefinition = {
     }
     const packageVersion = values.need('package-manifest').version;
     const issues: QualificationIssue[] = [];
-    if (metadata.package.version !== packageVersion) {
-      issues.push({
-        code: 'metadata_version_mismatch',
-        message: `the build metadata says ${metadata.package.version}, the packed package.json ${String(packageVersion)}`,
-        path: '/package/version',
-        expected: packageVersion ?? 'a package.json version',
-        received: metadata.package.version,
-      });
-    }
+    const packed =
+      packageVersion === metadata.package.version ? '' : ` (package.json says ${String(packageVersion)})`;
     return judge(
       issues,
-      `paperclip-runner/build-metadata/v1 for ${metadata.package.name} ${metadata.package.version}`,
+      `paperclip-runner/build-metadata/v1 for ${metadata.package.name} ${metadata.package.version}${packed}`,
       'the build metadata does not describe the packed package',
       { value: metadata, facts: { ...facts, packageBuildMetadata: metadata } },
     );

@@ -4,7 +4,7 @@
 import { canonicalDigest, isContractError, negotiateCompatibility } from '@paperclip-evals/contract';
 
 import { completeConsumerRequirements } from '../consumer-requirements.js';
-import { fail, lacking } from './context.js';
+import { fail } from './context.js';
 
 import type { QualificationCheckDefinition } from './context.js';
 
@@ -12,8 +12,8 @@ export const negotiation: QualificationCheckDefinition = {
   id: 'negotiation',
   needs: ['build-metadata', 'semantic-catalog', 'driver-conformance', 'runnerd-resolve', 'package-manifest'],
   run: ({ baseRequirements }, values) => {
-    const packageVersion = values.need('package-manifest').version;
-    if (packageVersion === null) return lacking([{ need: 'package-manifest', why: 'a package version' }]);
+    // The build metadata's version, as upstream's gate negotiates (its package.json says 0.0.0).
+    const packageVersion = values.need('build-metadata').package.version;
     const consumer = completeConsumerRequirements(baseRequirements, {
       packageVersion,
       descriptor: values.need('driver-conformance').descriptor,

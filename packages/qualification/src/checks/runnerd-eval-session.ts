@@ -18,7 +18,7 @@ import type { QualificationCheckDefinition } from './context.js';
 export const runnerdEvalSession: QualificationCheckDefinition = {
   id: 'runnerd-eval-session',
   // negotiation: no attempted run before the join holds (a mismatch of any dimension starts none).
-  needs: ['runnerd-resolve', 'package-manifest', 'consumer-install', 'negotiation'],
+  needs: ['runnerd-resolve', 'package-manifest', 'build-metadata', 'consumer-install', 'negotiation'],
   run: async ({ releaseDir, workDir, options }, values) => {
     if (values.need('negotiation').receipt === null)
       return lacking([
@@ -38,6 +38,7 @@ export const runnerdEvalSession: QualificationCheckDefinition = {
       runnerdPath: join(releaseDir, file),
       expectedSha256: artifact.sha256,
       packageVersion,
+      buildVersion: values.need('build-metadata').package.version,
       workDir,
       ...(options.evalSessionTimeoutMs === undefined ? {} : { timeoutMs: options.evalSessionTimeoutMs }),
       ...(options.evalSessionRequestFile === undefined
