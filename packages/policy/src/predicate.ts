@@ -2,6 +2,7 @@
 // over field tests (equals, in, glob, regex). Patterns are compiled at load, so a bad one skips its
 // artifact (bad_pattern) instead of failing a row. A field that is absent matches no test.
 import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
 
 import { PolicyError, isPolicyError } from './errors.js';
 
@@ -86,10 +87,16 @@ function compileGlob(pattern: string): (text: string) => boolean {
   }
 }
 
+/**
+ * A `regex` is RE2 (the syntax of Go's regexp and Rust's regex crate, which the upstream producer
+ * uses: no lookaround, no backreferences), run by re2js in time linear in the text: the text comes
+ * from an agent's recorded tool call, and a backtracking engine would let one hostile input under
+ * a pattern such as `^(a+)+$` hang the producer (a row is never left unanswered for it).
+ */
 function compileRegex(pattern: string): (text: string) => boolean {
   try {
-    const regex = new RegExp(pattern, 'u');
-    return (text) => regex.test(text);
+    const regex = RE2JS.compile(pattern);
+    return (text) => regex.matcher(text).find();
   } catch (cause) {
     throw badPattern('regex', pattern, cause);
   }

@@ -209,8 +209,40 @@ describe('a pattern that does not compile', () => {
     });
   });
 
+  it.each([
+    ['a lookahead', '^(?=rm)'],
+    ['a lookbehind', '(?<=sudo )rm'],
+    ['a backreference', '^(a)\\1$'],
+  ])('RE2 has no %s: bad_pattern at load, never a backtracking engine', (_what, regex) => {
+    expect(() => compilePredicate({ field: 'tool_name', regex })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ code: 'bad_pattern' })] }),
+    );
+  });
+
   it('is told apart from any other failure', () => {
     expect(isBadPattern(new Error('x'))).toBe(false);
     expect(isBadPattern(new SyntaxError('x'))).toBe(false);
+  });
+});
+
+describe('a regex runs in time linear in the text (RE2: a hostile tool input cannot hang the producer)', () => {
+  it.each([
+    ['^(a+)+$', `${'a'.repeat(5000)}!`],
+    ['^([a-z0-9:]+)+!$', `sha256:${'a'.repeat(5000)}`],
+    ['(x+x+)+y', 'x'.repeat(5000)],
+  ])('%s on a %#-th hostile text: no match, at once', (regex, text) => {
+    const test = compilePredicate({ field: 'tool_name', regex });
+    const started = process.hrtime.bigint();
+    expect(test({ tool_name: text } as Parameters<typeof test>[0])).toBe(false);
+    // A backtracking engine takes longer than the universe on these; RE2 a few milliseconds.
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(2000);
+  });
+
+  it('matches what it should: anywhere in the text, Unicode classes included', () => {
+    const rm = compilePredicate({ field: 'tool_input.command', regex: '(^|\\s)rm\\s+-rf\\b' });
+    expect(rm({ tool_input: { command: 'cd /tmp && rm -rf x' } } as Parameters<typeof rm>[0])).toBe(true);
+    expect(rm({ tool_input: { command: 'git rm x' } } as Parameters<typeof rm>[0])).toBe(false);
+    const letters = compilePredicate({ field: 'tool_name', regex: '^\\p{L}+$' });
+    expect(letters({ tool_name: 'café' } as Parameters<typeof letters>[0])).toBe(true);
   });
 });
