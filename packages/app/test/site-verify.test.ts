@@ -148,6 +148,13 @@ describe('evals publish --verify', () => {
     ['a javascript: URL by character references', '<a href="jav&#x61;script&colon;alert(1)">x</a>'],
     ['a javascript: URL by a decimal reference', '<a href="&#106;avascript:alert(1)">x</a>'],
     ['a script inside an iframe srcdoc', '<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>'],
+    // A data: document is a page of its own, encoded: publish never writes one.
+    [
+      'a data:text/html iframe',
+      '<iframe src="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>',
+    ],
+    ['a base64 data: document', '<object data="DATA:text/html;base64,PHNjcmlwdD4="></object>'],
+    ['a data: SVG in an embed', '<embed src="data:image/svg+xml,&lt;svg onload=alert(1)&gt;">'],
   ])('site_script_foreign: %s', async (_name, html) => {
     const site = await copy();
     await tamper(site, PAGE, beforeBody(html));
@@ -164,6 +171,17 @@ describe('evals publish --verify', () => {
     ['a CSS url()', '<style>body{background:url(https://example.com/b.png)}</style>'],
     ['a CSS @import', '<style>@import "https://example.com/c.css";</style>'],
     ['an inline style url()', '<p style="background:url(\'//example.com/d.png\')">x</p>'],
+    [
+      'an inline style url() quoted by references',
+      '<p style="background:url(&quot;https://example.com/e.png&quot;)">x</p>',
+    ],
+    ['a CSS image-set()', '<style>.x{background-image:image-set("https://example.com/f.png" 1x)}</style>'],
+    [
+      'an inline -webkit-image-set()',
+      '<div style="background-image:-webkit-image-set(&quot;https://example.com/g.png&quot; 1x)">x</div>',
+    ],
+    ['a CSS url( written with an escape', '<style>.x{background:u\\72l(https://example.com/h.png)}</style>'],
+    ['a CSS @import written with escapes', '<style>@\\69mport "https://example.com/i.css";</style>'],
     ['an https: image by a character reference', '<img alt="" src="&#104;ttps://example.com/p.png">'],
     [
       'a srcset candidate',

@@ -519,6 +519,43 @@ const CSP_META = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i
 const JSON_TYPE = /\btype\s*=\s*["']?application\/json/i;
 const HAS_SRC = /\bsrc\s*=/i;
 const CSS_URL = /url\(\s*(["']?)([^"')]*)\1\s*\)|@import\s+(["'])([^"']*)\3/gi;
+/** An image a data: URL may carry (the only data: a page may name: a document could hold a script). */
+const DATA_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif)[;,]/i;
+/** `image-set(…)` / `-webkit-image-set(…)`: its quoted strings are URLs, as `url()`'s are. */
+const IMAGE_SET = /image-set\(([^)]*)\)/gi;
+const CSS_STRING = /(["'])([^"']*)\1/g;
+
+/**
+ * CSS as a browser tokenizes it: an escape (`\72`, `\r`) is the character it stands for, so
+ * `u\72l(` is `url(` (the rules below match the unescaped text).
+ */
+function cssUnescaped(block: string): string {
+  if (!block.includes('\\')) return block;
+  return block.replace(
+    /\\([0-9a-fA-F]{1,6})[ \t\n\f\r]?|\\([^\n])/g,
+    (_whole, hex?: string, char?: string) =>
+      hex === undefined
+        ? (char ?? '')
+        : String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff) || 0xfffd),
+  );
+}
+
+/** Every URL a CSS block loads (unescaped first): url(), @import (`imported`), image-set()'s strings. */
+function cssUrls(block: string): { readonly value: string; readonly imported: boolean }[] {
+  const text = cssUnescaped(block);
+  return [
+    ...matches(CSS_URL, text).map((match) => ({
+      value: (match[2] ?? match[4] ?? '').trim(),
+      imported: match[4] !== undefined,
+    })),
+    ...matches(IMAGE_SET, text).flatMap((set) =>
+      matches(CSS_STRING, set[1] ?? '').map((string) => ({
+        value: (string[2] ?? '').trim(),
+        imported: false,
+      })),
+    ),
+  ];
+}
 const REMOTE = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 /** Every match of a global `pattern` in `text` (exec from the start: no per-call copy of the pattern, as matchAll makes). */
@@ -638,7 +675,21 @@ export function checkContent(
     const value = urlOf(raw);
     if (value === '' || value.startsWith('#')) return;
     if (REMOTE.test(value)) {
-      // data: stays in the page; javascript: is a script (reported above).
+      // A data: image stays in the page; a data: document (text/html, SVG, XML, a script) is a page
+      // or a script of its own, which publish never writes (srcdoc's markup is read below; this one
+      // is encoded) — a foreign script as far as this gate can tell. javascript: is reported above.
+      if (/^data:/i.test(value) && !DATA_IMAGE.test(value)) {
+        issues.push(
+          issue(
+            'site_script_foreign',
+            path,
+            `${path} embeds a data: document (${value.slice(0, 40)}…), which may hold a script`,
+            'no data: URL but an image (data:image/png, jpeg, gif, webp, avif)',
+            value.slice(0, 200),
+          ),
+        );
+        return;
+      }
       if (/^(?:data|mailto|javascript):/i.test(value)) return;
       issues.push(
         issue(
@@ -700,20 +751,21 @@ export function checkContent(
   const css = [
     ...matches(STYLE_ELEMENT, markup).map((match) => match[1] ?? ''),
     ...attributed.flatMap((tag) =>
-      STYLE_NAME.test(tag) ? matches(STYLE_ATTRIBUTE, tag).map((match) => unquote(match[1] ?? '')) : [],
+      STYLE_NAME.test(tag)
+        ? matches(STYLE_ATTRIBUTE, tag).map((match) => decodeCharacterReferences(unquote(match[1] ?? '')))
+        : [],
     ),
   ];
   for (const block of css)
-    for (const match of matches(CSS_URL, block)) {
-      const value = (match[2] ?? match[4] ?? '').trim();
+    for (const { value, imported } of cssUrls(block)) {
       if (value === '' || /^data:/i.test(value) || value.startsWith('#')) continue;
-      if (REMOTE.test(value) || match[4] !== undefined)
+      if (REMOTE.test(value) || imported)
         issues.push(
           issue(
             'site_remote_resource',
             path,
             `${path} loads ${value.slice(0, 80)} from CSS`,
-            'no CSS url() or @import outside the page',
+            'no CSS url(), image-set() or @import outside the page',
             value.slice(0, 200),
           ),
         );
