@@ -1,6 +1,6 @@
 // Every input `evals validate --json` and `evals ingest --json` cannot read carries its rule's code
 // beside the words (input_missing, input_not_regular_file, input_symlink_in_directory,
-// input_empty_directory, input_no_match), the same in both commands, and both outputs hold to
+// input_empty_directory, input_no_match, input_name_not_utf8), the same in both commands, and both outputs hold to
 // their schemas. In-process (the program the binary runs): the inputs are refused before any open.
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -21,6 +21,11 @@ beforeAll(async () => {
   await writeFile(join(dir, 'target.json'), '{}');
   await symlink(join(dir, 'target.json'), join(dir, 'walked', 'link.json'));
   await mkdir(join(dir, 'empty'));
+  // A name that is not UTF-8 (Latin-1 "café.json"): JavaScript sees it with U+FFFD.
+  await writeFile(
+    Buffer.concat([Buffer.from(join(dir, 'walked', 'caf')), Buffer.from([0xe9]), Buffer.from('.json')]),
+    '{}',
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -31,6 +36,7 @@ const INPUTS = (): string[] => [
   join(dir, 'nothing-*.json'),
 ];
 const EXPECTED = (): { input: string; code: string }[] => [
+  { input: join(dir, 'walked', 'caf\ufffd.json'), code: 'input_name_not_utf8' },
   { input: join(dir, 'walked', 'fifo.json'), code: 'input_not_regular_file' },
   { input: join(dir, 'walked', 'link.json'), code: 'input_symlink_in_directory' },
   { input: join(dir, 'nosuch.json'), code: 'input_missing' },

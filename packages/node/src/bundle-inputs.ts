@@ -1,6 +1,7 @@
 // Bundle inputs as people name them, expanded lazily in argument order: files, directories (walked
 // sorted for *.json; symlinks inside not followed), quoted glob patterns, and '-' for stdin. One
 // expander for validate, ingest and policy replay, so each reads the same files the same way.
+import { isUtf8 } from 'node:buffer';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
@@ -15,7 +16,11 @@ import type { KindOfEntry } from './file-kind.js';
 export const STDIN_INPUT = '-';
 /** Why an input is not read: every entry the expander does not read is yielded with one, never dropped. */
 export type InputRefusalCode =
-  'input_no_match' | 'input_empty_directory' | 'input_symlink_in_directory' | 'input_not_regular_file';
+  | 'input_no_match'
+  | 'input_empty_directory'
+  | 'input_symlink_in_directory'
+  | 'input_not_regular_file'
+  | 'input_name_not_utf8';
 
 /**
  * One bundle input: shown as `display`; `path` null for stdin; `refused` says why it cannot be read
@@ -132,17 +137,48 @@ export function globCanHold(glob: string): (segments: readonly string[]) => bool
 const SYMLINK_IN_DIRECTORY = 'a symlink inside a directory (not followed; name its target instead)';
 const SYMLINK_MATCHED = 'a symlink matched by the pattern (not followed; name its target instead)';
 
-/** Every entry of a folder, sorted by name; a folder that is gone (or a file: `a.json/*`) has none. */
+/**
+ * Every entry of a folder, sorted by name; a folder that is gone (or a file: `a.json/*`) has none.
+ * A name that is not UTF-8 reaches JavaScript decoded with U+FFFD, a path that names no file: such
+ * an entry is marked (NOT_UTF8_NAME, its bytes in hex) and refused, never read as "missing".
+ */
 async function sortedEntries(dir: string): Promise<Dirent[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
     if (isFileSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return [];
     throw error;
   });
+  if (entries.some((entry) => entry.name.includes('\ufffd'))) {
+    const raw = await readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[]);
+    const lossy = new Map(
+      raw.filter((name) => !isUtf8(name)).map((name) => [name.toString('utf8'), name.toString('hex')]),
+    );
+    for (const entry of entries) {
+      const bytes = lossy.get(entry.name);
+      if (bytes !== undefined) NOT_UTF8_NAME.set(entry, bytes);
+    }
+  }
   return entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** The entries whose name is not UTF-8, with that name's bytes in hex. */
+const NOT_UTF8_NAME = new WeakMap<Dirent, string>();
+
+/** An entry whose name is not UTF-8, refused (whatever its kind: it cannot be named to be read), or undefined. */
+function notUtf8Input(entry: Dirent, path: string, display: string): BundleInput | undefined {
+  const bytes = NOT_UTF8_NAME.get(entry);
+  if (bytes === undefined) return undefined;
+  return {
+    display,
+    path,
+    refused: `a name that is not UTF-8 (its bytes: ${bytes.replace(/(..)(?!$)/g, '$1 ')}): Evals cannot name it to open it; rename it (e.g. with convmv) and give it again`,
+    refusedCode: 'input_name_not_utf8',
+  };
 }
 
 /** A non-folder entry as an input: a regular file read, a symlink or any other kind refused. */
 function entryInput(entry: Dirent, path: string, display: string, symlinkWhy: string): BundleInput {
+  const unnamed = notUtf8Input(entry, path, display);
+  if (unnamed !== undefined) return unnamed;
   if (entry.isFile()) return { display, path };
   if (entry.isSymbolicLink())
     return { display, path, refused: symlinkWhy, refusedCode: 'input_symlink_in_directory' };
@@ -158,7 +194,9 @@ async function* walk(dir: string, display: string): AsyncGenerator<BundleInput> 
   for (const entry of await sortedEntries(dir)) {
     const path = join(dir, entry.name);
     const shown = join(display, entry.name);
-    if (entry.isDirectory()) yield* walk(path, shown);
+    const unnamed = notUtf8Input(entry, path, shown);
+    if (unnamed !== undefined) yield unnamed;
+    else if (entry.isDirectory()) yield* walk(path, shown);
     else if (!entry.isFile() || entry.name.endsWith('.json'))
       yield entryInput(entry, path, shown, SYMLINK_IN_DIRECTORY);
   }
