@@ -26,7 +26,13 @@ export function processSecrets(
   // Every argument that may be a locator (--store, --from-store, an environment's URL, …): a value
   // with no URL password and no secret-named parameter yields none.
   const locators = argv.map((arg) => arg.replace(/^--[\w-]+=/, ''));
+  // The values of the variables --pass-env hands a session (provider keys): secrets by their name's
+  // say-so, wherever a message quotes one (a key pasted as an argument after its name).
+  const passed = argv.flatMap((arg, index) =>
+    arg === '--pass-env' ? [argv[index + 1] ?? ''] : arg.startsWith('--pass-env=') ? [arg.slice(11)] : [],
+  );
   return [
+    ...passed.map((name) => env[name] ?? ''),
     ...locators.flatMap(secretsIn),
     ...secretsIn(env.EVALS_ENGINE_PROVIDER_BASE_URL ?? ''),
     env.EVALS_ENGINE_PROVIDER_API_KEY ?? '',

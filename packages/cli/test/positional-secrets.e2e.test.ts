@@ -52,3 +52,47 @@ describe('when an input path holds a password', () => {
     expect(printed).toContain('u:***@h/db');
   });
 });
+
+// A provider key pasted where an argument goes (after --pass-env's name, as a run id, as a digest) is
+// echoed by the usage error that refuses it: it is masked by its shape (`sk-proj-…`, `ghp_…`) and,
+// when --pass-env names the variable that holds it, by its value whatever its shape.
+const KEY = 'sk-proj-Zx9aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5aB6cD7';
+const TOKEN = 'ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const PLAIN = 'plain-looking-secret-42';
+const KEYED: [string, string[], Record<string, string>, string][] = [
+  [
+    'a key after --pass-env NAME',
+    ['run', '--plan', '--pass-env', 'OPENAI_API_KEY', KEY],
+    { OPENAI_API_KEY: KEY },
+    KEY,
+  ],
+  [
+    'the same, --json',
+    ['run', '--plan', '--pass-env', 'OPENAI_API_KEY', KEY, '--json'],
+    { OPENAI_API_KEY: KEY },
+    KEY,
+  ],
+  ['a GitHub token as a run id', ['grid', '--run', TOKEN, '--store', 'sqlite:none.sqlite'], {}, TOKEN],
+  ['a key as a digest', ['runnerd', 'inspect', '--path', 'x', '--sha256', KEY], {}, KEY],
+  [
+    'a value of no known shape that --pass-env names',
+    ['run', '--plan', `--pass-env=MY_TOKEN`, PLAIN],
+    { MY_TOKEN: PLAIN },
+    PLAIN,
+  ],
+];
+
+describe('when a key is pasted as an argument', () => {
+  it.each(KEYED)('%s: never printed', (_, args, env, secret) => {
+    const result = spawnSync(process.execPath, [EVALS, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, ...env },
+    });
+    const printed = `${result.stdout}\n${result.stderr}`;
+    expect(result.status, printed).not.toBe(0);
+    expect(printed).not.toContain(secret);
+    expect(printed).not.toContain(secret.slice(8, 24));
+  });
+});

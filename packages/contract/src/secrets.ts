@@ -371,8 +371,9 @@ function groupSpans(text: string, pattern: RegExp, spans: [number, number][]): v
  * secretValueEnd), and every occurrence of each `known` secret (a password or key taken from its
  * locator or environment variable, in whatever message quotes it: an error of a driver, an HTTP
  * error body) — of a known secret shorter than SHORT_SECRET_LENGTH, only where it stands as a
- * locator's password or a secret-named value. Every rule reads the text as it is given, and what
- * any of them finds is masked (spans that overlap are masked as one).
+ * locator's password or a secret-named value; and every credential-shaped value (CREDENTIAL_SHAPES:
+ * `sk-proj-…`, `ghp_…`, `AKIA…`, `Bearer …`, a URL's password). Every rule reads the text as it is
+ * given, and what any of them finds is masked (spans that overlap are masked as one).
  */
 export function maskSecrets(text: string, known: readonly string[] = []): string {
   const spans: [number, number][] = [];
@@ -387,6 +388,9 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
   groupSpans(text, WEB_USERINFO, spans);
   secretValueSpans(text, spans);
   colonValueSpans(text, spans);
+  // A credential-shaped value (`sk-proj-…`, `ghp_…`, `AKIA…`, a bearer token) wherever it stands: a
+  // key pasted as an argument is echoed by the usage error that refuses it.
+  spans.push(...shapeSpans(text));
   return replaceSpans(text, spans);
 }
 
