@@ -23,7 +23,7 @@ import {
 import { NO_NATIVE_EVIDENCE, attemptVerdict, ingest, openStore, caseOf } from '@paperclip-evals/evalbook';
 
 import { assertHeldTryOfPlan, assertLedgerPlan } from './ledger-plan.js';
-import { shardAttempts, tryAttemptId } from './plan.js';
+import { legacyPlanDigest, shardAttempts, tryAttemptId } from './plan.js';
 import { readRegularFile, startKillableRun } from '@paperclip-evals/node';
 import {
   EVAL_SESSION_ARTIFACT_V1,
@@ -1026,7 +1026,7 @@ export async function executeCampaign(options: ExecuteOptions): Promise<ExecuteR
   try {
     // A campaign id names one suite: what the ledger holds under it must be this plan's, checked
     // before any session starts (a rerun with a changed suite never takes the old suite's results).
-    await assertLedgerPlan(store, plan);
+    await assertLedgerPlan(store, plan, legacyPlanDigest(plan, options.environment));
     ledgerTries = await store.campaignTries(plan.campaignId);
     for (const attempt of attempts) {
       const held = await heldTry(attempt);

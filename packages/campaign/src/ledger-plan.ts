@@ -42,12 +42,25 @@ const conflict = (plan: CampaignPlan, issues: Issue[]): CampaignError =>
 const canonicalOrUndefined = (value: unknown): string | undefined =>
   value === undefined ? undefined : canonicalize(value);
 
-/** Refuses (paperclip_campaign_record_conflict) when the ledger records this campaign id for another plan. */
-export async function assertLedgerPlan(store: LedgerStore, plan: CampaignPlan): Promise<void> {
+/**
+ * Refuses (paperclip_campaign_record_conflict) when the ledger records this campaign id for another
+ * plan. A record of the plan's `legacyDigest` (plan.ts legacyPlanDigest: written before the ledger's
+ * place left the suite's fingerprint) is of this plan.
+ */
+export async function assertLedgerPlan(
+  store: LedgerStore,
+  plan: CampaignPlan,
+  legacyDigest?: string,
+): Promise<void> {
   const digest = planDigest(plan);
   const now = planFields(plan);
   for (const stored of await store.campaigns()) {
-    if (stored.campaignId !== plan.campaignId || stored.record.planDigest === digest) continue;
+    if (
+      stored.campaignId !== plan.campaignId ||
+      stored.record.planDigest === digest ||
+      stored.record.planDigest === legacyDigest
+    )
+      continue;
     const recorded = recordedFields(stored.record);
     const issues: Issue[] = Object.keys(now)
       .filter((field) => canonicalOrUndefined(recorded[field]) !== canonicalOrUndefined(now[field]))

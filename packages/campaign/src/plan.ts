@@ -505,8 +505,18 @@ export function planDigest(plan: CampaignPlan): string {
 /** The campaign settings that say how a campaign is run, not what it is: never in its identity. */
 const RUN_SETTINGS = ['max_cost_usd', 'max_infrastructure_retries', 'max_parallel'] as const;
 
-/** The suite's fingerprint: the environment as loaded, without the campaign's run settings. */
+/**
+ * The suite's fingerprint: the environment as loaded, without where its ledger is (`store:`: the
+ * same ledger moved, or named through --store, is the same suite) and without the campaign's run
+ * settings.
+ */
 function suiteFingerprintOf(environment: Environment): string {
+  const { store: _where, ...suite } = environment;
+  return legacySuiteFingerprintOf(suite);
+}
+
+/** The fingerprint as it was before `store:` was left out of it (records written then carry it). */
+function legacySuiteFingerprintOf(environment: Environment): string {
   if (environment.campaign === undefined) return canonicalDigest(environment);
   const campaign = Object.fromEntries(
     Object.entries(environment.campaign).filter(
@@ -514,6 +524,14 @@ function suiteFingerprintOf(environment: Environment): string {
     ),
   );
   return canonicalDigest({ ...environment, campaign });
+}
+
+/**
+ * The plan's digest as a record written before `store:` left the suite's fingerprint gives it: such
+ * a record is of this plan still (it resumes), whatever the ledger's place was then.
+ */
+export function legacyPlanDigest(plan: CampaignPlan, environment: Environment): string {
+  return planDigest({ ...plan, suiteFingerprint: legacySuiteFingerprintOf(environment) });
 }
 
 /** The plan's lanes as a campaign record names them (what a ledger's record is compared by). */

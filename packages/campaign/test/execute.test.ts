@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { SqliteStore, attemptVerdict, ingest, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
 
+import { QUALIFIED_RECEIPT } from '@paperclip-evals/test-kit/qualification-record';
 import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
 
 import { executeCampaign, startSettlement } from '../src/execute.ts';
@@ -993,7 +994,15 @@ describe('a rerun under the same campaign id with a changed suite', () => {
 
   it.each([
     ['another runnerd', { runnerdSha256: `sha256:${'c'.repeat(64)}` }, 'runnerdSha256'],
-    ['another package version', { packageVersion: '9.9.9' }, 'packageVersion'],
+    [
+      'another package version',
+      // Another release: its package.json and its build metadata (the receipt's version) say 9.9.9.
+      {
+        packageVersion: '9.9.9',
+        receipt: { ...QUALIFIED_RECEIPT, driverVersion: '1.0.0', packageVersion: '9.9.9' },
+      },
+      'packageVersion',
+    ],
   ])(
     'a rerun on %s than the held tries ran on is refused, nothing run (a campaign is one release)',
     async (_what, release, field) => {
@@ -1013,4 +1022,13 @@ describe('a rerun under the same campaign id with a changed suite', () => {
     },
     60_000,
   );
+
+  it('a rerun of the same release whose package.json says another version than its build metadata (upstream: 0.0.0) resumes', async () => {
+    const id = 'upstream-versions';
+    const store = `sqlite:${join(scratch, `${id}.sqlite`)}`;
+    await run(id, cases, { store });
+    // The held tries name the build metadata's version (the receipt's), the join now package.json's.
+    const again = await run(id, cases, { store, release: { packageVersion: '0.0.0' } });
+    expect(again.attempts.every((attempt) => attempt.resumed)).toBe(true);
+  }, 60_000);
 });

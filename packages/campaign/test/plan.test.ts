@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { parseEnvironment } from '@paperclip-evals/evalbook';
 
 import { CampaignError } from '../src/errors.ts';
-import { parseShard, planCampaign, planDigest, plannedAttemptId, shardAttempts } from '../src/plan.ts';
+import {
+  legacyPlanDigest,
+  parseShard,
+  planCampaign,
+  planDigest,
+  plannedAttemptId,
+  shardAttempts,
+} from '../src/plan.ts';
 import { suiteEnvironment } from './support/stand-in.ts';
 
 const environment = (caseCount: number, options: Parameters<typeof suiteEnvironment>[1] = {}) =>
@@ -111,6 +118,24 @@ describe('planCampaign', () => {
     const two = planCampaign(environment(1, { attempts: 2 }), { campaignId: 'c3' });
     const three = planCampaign(environment(1, { attempts: 3 }), { campaignId: 'c3' });
     expect(planDigest(two)).not.toBe(planDigest(three));
+  });
+
+  it("leaves the ledger's place out of the suite: store: moved is the same suite, and an earlier record's digest is still of this plan", () => {
+    const suite = suiteEnvironment([{ id: 'case_0', behaviour: 'succeed' }], { attempts: 2 });
+    const at = (store: string): ReturnType<typeof parseEnvironment> => parseEnvironment({ ...suite, store });
+    const here = planCampaign(at('sqlite:a.sqlite'), { campaignId: 'moved' });
+    const there = planCampaign(at('postgres://db.example/evals'), { campaignId: 'moved' });
+    expect(there.suiteFingerprint).toBe(here.suiteFingerprint);
+    expect(planDigest(there)).toBe(planDigest(here));
+    // Written before, with the store in the fingerprint: of this plan at that place, of no other.
+    const before = legacyPlanDigest(here, at('sqlite:a.sqlite'));
+    expect(before).not.toBe(planDigest(here));
+    expect(legacyPlanDigest(there, at('sqlite:a.sqlite'))).toBe(before);
+    // What the suite is stays in it.
+    const renamed = planCampaign(parseEnvironment({ ...suite, store: 'sqlite:a.sqlite', name: 'other' }), {
+      campaignId: 'moved',
+    });
+    expect(renamed.suiteFingerprint).not.toBe(here.suiteFingerprint);
   });
 
   it('gives stable, unique attempt ids (property)', () => {
