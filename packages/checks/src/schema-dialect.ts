@@ -86,11 +86,18 @@ export function schemaDraft(schema: unknown): { readonly draft: Draft } | { read
 const require = createRequire(import.meta.url);
 const validators = new Map<Draft, Ajv2020>();
 
-/** Go regexp (RE2) for pattern and patternProperties, as the compiler's goRegexpCompile. */
+/**
+ * Go regexp (RE2) for pattern and patternProperties, as the compiler's goRegexpCompile. Ajv keys
+ * the patterns it has compiled by `regExp(pattern).toString()`: each compiled one names its own
+ * pattern there (a plain object's "[object Object]" made every pattern of an Ajv the first it saw).
+ */
 const re2RegExp = Object.assign(
-  (pattern: string): { test: (text: string) => boolean } => {
+  (pattern: string): { test: (text: string) => boolean; toString: () => string } => {
     const compiled = RE2JS.compile(pattern);
-    return { test: (text: string) => compiled.matcher(text).find() };
+    return {
+      test: (text: string) => compiled.matcher(text).find(),
+      toString: () => `re2:${JSON.stringify(pattern)}`,
+    };
   },
   { code: 're2RegExp' },
 );

@@ -1991,3 +1991,56 @@ describe('the whole spec decodes into the evaluator struct before the check look
     expect(shutdown.result).toEqual({ sessions_completed: 1, assertions_evaluated: 1 });
   });
 });
+
+describe('each schema pattern is its own (santhosh-tekuri asserts every pattern; Ajv caches compiled ones by their text)', () => {
+  const trace = '{"trace_id":"t","output":{"m":"aaa","n":"123"}}';
+  const DRAFTS = [
+    undefined,
+    'https://json-schema.org/draft/2020-12/schema',
+    'https://json-schema.org/draft/2019-09/schema',
+    'http://json-schema.org/draft-07/schema#',
+  ];
+  it.each(DRAFTS.map((draft) => [draft ?? '(no $schema)', draft] as const))(
+    '%s: several patterns in one engine, each judged by itself',
+    async (_name, draft) => {
+      const server = new EngineServer();
+      await server.handleLine(INITIALIZE);
+      // [target, pattern, status]
+      const rows: [string, string, string][] = [
+        ['output.m', '^b', 'hard_fail'],
+        ['output.m', '^a', 'pass'],
+        ['output.n', '^[0-9]+$', 'pass'],
+        ['output.m', '^[0-9]+$', 'hard_fail'],
+        ['output.m', '(x+x+)+y', 'hard_fail'],
+      ];
+      for (const [index, [target, pattern, status]] of rows.entries()) {
+        const schema = { ...(draft === undefined ? {} : { $schema: draft }), type: 'string', pattern };
+        const assertion = JSON.stringify({
+          assertion_id: `p${index}`,
+          type: 'schema',
+          spec: { target, schema },
+        });
+        const reply = JSON.parse(
+          (await server.handleLine(batch(2 + index, trace, `[${assertion}]`))) ?? 'null',
+        ) as Reply;
+        expect(reply.result?.results?.[0]?.status, `${target} ${pattern}`).toBe(status);
+      }
+      // patternProperties too.
+      const keyed = JSON.stringify({
+        assertion_id: 'pp',
+        type: 'schema',
+        spec: {
+          target: 'output',
+          schema: {
+            ...(draft === undefined ? {} : { $schema: draft }),
+            type: 'object',
+            patternProperties: { '^z': {} },
+            additionalProperties: false,
+          },
+        },
+      });
+      const reply = JSON.parse((await server.handleLine(batch(20, trace, `[${keyed}]`))) ?? 'null') as Reply;
+      expect(reply.result?.results?.[0]?.status).toBe('hard_fail');
+    },
+  );
+});
