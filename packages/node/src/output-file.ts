@@ -460,6 +460,10 @@ export async function writeOutputFile(
         await step(path, () =>
           pipeline(createReadStream(spool), target.fd === 1 ? process.stdout : process.stderr, {
             end: false,
+          }).catch((error: unknown) => {
+            // A reader that stopped early (`| head`, a pager closed) is not a failure: the command
+            // runs to its end and its exit code carries its verdict (docs/reports.md).
+            if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
           }),
         );
     });
