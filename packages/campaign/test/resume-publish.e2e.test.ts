@@ -157,6 +157,22 @@ describe('a campaign stopped by its budget, then resumed to completion', () => {
       await readFile(join(site, 'campaigns', 'nightly-7', 'campaign.json'), 'utf8'),
     ) as { completeness: string };
     expect(campaignJson.completeness).toBe('complete');
+
+    // The same command again finds every try in the ledger (a no-op resume): the same campaign, its
+    // calls the ledger's tries, so publishing it again into the site changes nothing — never a
+    // re-render that leaves latest and the trend, nor a conflict with its own folder.
+    const calls = (campaignJson as unknown as { providerCalls: number }).providerCalls;
+    expect(calls).toBe(2);
+    const noop = await run(store, '1');
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(JSON.parse(noop.stdout)).toMatchObject({ totals: { tries: 0, resumed: 2 } });
+    const again = await evals(['publish', '--store', store, '--out', site, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      campaigns: [{ campaignId: 'nightly-7', outcome: 'unchanged', kind: 'campaign' }],
+      latest: 'nightly-7',
+      latestGreen: 'nightly-7',
+    });
   }, 180_000);
 });
 

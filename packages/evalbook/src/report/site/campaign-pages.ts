@@ -243,15 +243,16 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
   const completeness: SiteCompleteness =
     record === null ? 'unknown' : record.complete === true ? 'complete' : 'partial';
   // A re-render under another id made no provider call: upstream's report refresh (providerCalls 0).
-  const providerCalls = siteId !== campaignId ? 0 : record === null ? null : (record.totals?.tries ?? null);
+  // A campaign's calls are the tries the ledger holds of it (each an attempt), not the newest
+  // record's run's: a rerun that found every try in the ledger (a no-op resume) is the same
+  // campaign, with the same calls and the same folder, never a re-render.
   const kind: SiteKind =
-    siteId !== campaignId
+    siteId !== campaignId || refreshOf(campaignId) !== null
       ? 'rerender'
       : record === null
         ? 'run'
-        : providerCalls === 0 || refreshOf(campaignId) !== null
-          ? 'rerender'
-          : 'campaign';
+        : 'campaign';
+  const providerCalls = kind === 'rerender' ? 0 : record === null ? null : full.attempts;
   const cells = full.grid.map((cell) => ({
     caseId: cell.caseId,
     configId: cell.configId,
@@ -273,7 +274,8 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
     suiteFingerprint,
     lanes,
     comparableKey: comparableKeyOf(lanes, suiteFingerprint),
-    startedAt: record?.timing?.startedAt ?? firstStart,
+    // When its first try started (the ledger's), not when its newest record's run did.
+    startedAt: (firstStart as string | null) ?? record?.timing?.startedAt ?? null,
     providerCalls,
     attempts: full.attempts,
     solved,

@@ -65,7 +65,7 @@ export interface SiteCampaign {
   readonly comparableKey: string | null;
   /** When the campaign started (the record's timing, else its first attempt), or null. */
   readonly startedAt: string | null;
-  /** Provider calls made (the record's tries; 0 for a rerender), or null when unknown (no record). */
+  /** Provider calls made (the tries the ledger holds of it; 0 for a rerender), or null when unknown (no record). */
   readonly providerCalls: number | null;
   readonly attempts: number;
   readonly solved: number;
