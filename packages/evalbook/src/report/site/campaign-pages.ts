@@ -133,7 +133,8 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
     estimatedAttempts: 0,
     unpricedAttempts: 0,
   };
-  let firstStart: string | null = null;
+  // When the campaign's first try started, as the ledger holds it (set as the attempts are read).
+  const first: { start: string | null } = { start: null };
   let seen = 0;
   // The grid embeds the first HTML_MAX_ATTEMPTS attempts, the first HTML_MAX_REPLAYS of them with
   // their replay, built after the stream — never kept from their page's render: replays of the
@@ -178,7 +179,7 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
       if (figures.providerReportedNanodollars === null && figures.estimatedNanodollars === null)
         cost.unpricedAttempts++;
       const started = stored.record.startedAt ?? null;
-      if (started !== null && (firstStart === null || started < firstStart)) firstStart = started;
+      if (started !== null && (first.start === null || started < first.start)) first.start = started;
     },
   });
   for (let start = 0; start < replayed.length; start += RENDER_BATCH) {
@@ -275,7 +276,7 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
     lanes,
     comparableKey: comparableKeyOf(lanes, suiteFingerprint),
     // When its first try started (the ledger's), not when its newest record's run did.
-    startedAt: (firstStart as string | null) ?? record?.timing?.startedAt ?? null,
+    startedAt: first.start ?? record?.timing?.startedAt ?? null,
     providerCalls,
     attempts: full.attempts,
     solved,
