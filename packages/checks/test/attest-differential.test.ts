@@ -2044,3 +2044,24 @@ describe('each schema pattern is its own (santhosh-tekuri asserts every pattern;
     },
   );
 });
+
+describe("a trace's aggregate metadata decodes as TraceMetadata's pointers (pkg/types/trace.go: *int, *float64)", () => {
+  const check = '[{"assertion_id":"x","type":"trace","spec":{"check":"no_duplicates"}}]';
+  const trace = (metadata: string): string =>
+    `{"trace_id":"r","output":{"message":"m"},"metadata":${metadata}}`;
+  it.each([
+    '{"aggregate_tokens":"x"}',
+    '{"aggregate_tokens":true}',
+    '{"aggregate_latency_ms":{}}',
+    '{"agent_count":"3"}',
+    '{"aggregate_cost_usd":[1]}',
+  ])('%s is a trace that does not decode: 1001', async (metadata) => {
+    expect(await answer(batch(2, trace(metadata), check))).toMatchObject({ error: { code: 1001 } });
+  });
+  it('null is none, and numbers decode', async () => {
+    const reply = await answer(
+      batch(2, trace('{"aggregate_tokens":null,"aggregate_cost_usd":0.5,"agent_count":2}'), check),
+    );
+    expect(reply.result?.results?.[0]?.status).toBe('pass');
+  });
+});
