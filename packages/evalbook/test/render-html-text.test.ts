@@ -97,3 +97,28 @@ describe('the HTML report as text in a terminal or CI log', () => {
     );
   });
 });
+
+describe("the comparison's headline agrees with its figures", () => {
+  const comparisonPage = (cases: number): string => {
+    const builder = new SummaryBuilder({ compare: { by: 'run', a: 'run1', b: 'run2' } });
+    for (let index = 0; index < cases; index++)
+      for (const run of ['run1', 'run2'])
+        builder.add(storedAttempt(run, `case_${index}`, 'config_a', `attempt_${run}_${index}`, 'solved'));
+    return renderHtml({
+      title: 't',
+      storeUrl: 'sqlite:book.sqlite',
+      summary: builder.build(),
+      budgets: [],
+      gate: null,
+      attempts: [],
+    });
+  };
+  const headline = (html: string): string =>
+    /<h2 id="comparison-title">[^]*?<strong>([^<]*)<\/strong>/.exec(html)?.[1] ?? '';
+
+  it('one shared case: inconclusive (no interval), never "no shared case", as the Markdown says', () => {
+    expect(headline(comparisonPage(1))).toBe(
+      'Inconclusive: no interval over 1 shared case × config pair (fewer than 2 shared cases).',
+    );
+  });
+});

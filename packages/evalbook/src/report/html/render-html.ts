@@ -481,13 +481,15 @@ function comparisonSection(comparison: Comparison | null, identity: Identities):
   const delta = comparison.deltaSolveRate;
   const ci = comparison.deltaSolveRateCi95;
   const verdict =
-    delta === null || ci === null
+    delta === null
       ? 'No shared case to compare.'
-      : ci[1] < 0
-        ? `${comparison.b} solves fewer cases than ${comparison.a}: the whole 95% interval is below 0.`
-        : ci[0] > 0
-          ? `${comparison.b} solves more cases than ${comparison.a}: the whole 95% interval is above 0.`
-          : 'No clear difference: the 95% interval includes 0.';
+      : ci === null
+        ? `Inconclusive: no interval over ${sharedUnits(comparison)} (fewer than 2 shared cases).`
+        : ci[1] < 0
+          ? `${comparison.b} solves fewer cases than ${comparison.a}: the whole 95% interval is below 0.`
+          : ci[0] > 0
+            ? `${comparison.b} solves more cases than ${comparison.a}: the whole 95% interval is above 0.`
+            : 'No clear difference: the 95% interval includes 0.';
   const costDelta = comparison.cost.meanDeltaNanodollars;
   return `<section id="comparison" aria-labelledby="comparison-title" data-comparison data-a="${esc(comparison.a)}" data-b="${esc(comparison.b)}" data-delta="${num(delta)}" data-lo="${num(ci?.[0] ?? null)}" data-hi="${num(ci?.[1] ?? null)}" data-mcnemar-p="${num(comparison.mcnemarP)}" data-a-wins="${comparison.aWins}" data-b-wins="${comparison.bWins}" data-ties="${comparison.ties}">
 <h2 id="comparison-title">${text(comparison.b)} (B) vs ${text(comparison.a)} (A), by ${comparison.by}</h2>
