@@ -295,6 +295,7 @@ export async function summariseEvalbook(
       view,
       includeForeign: request.includeForeign === true,
       retractions: await store.retractions(),
+      retried: await store.retriedTries(),
       ...(environment === undefined ? {} : { suite: environment }),
     });
   });

@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { credentialShapedValues, schemaErrors } from '@paperclip-evals/contract';
-import { campaignFolder, openStore, writeCampaignPages } from '@paperclip-evals/evalbook';
+import {
+  campaignFolder,
+  leftOutText,
+  openStore,
+  summariseStore,
+  writeCampaignPages,
+  writeReport,
+} from '@paperclip-evals/evalbook';
 
 import { publishSite } from '../src/site/publish.ts';
 import { verifySite } from '../src/site/verify.ts';
@@ -322,7 +329,9 @@ describe('a campaign with no attempt, only tries started and never settled (a ru
     const url = await withKilled('killed');
     const site = join(dir, 'with-killed');
     const result = await publishSite({ store: url, out: site });
-    expect(result.skipped).toEqual([{ campaignId: 'killed', reason: 'no_attempt', unsettledTries: 1 }]);
+    expect(result.skipped).toEqual([
+      { campaignId: 'killed', reason: 'no_attempt', unsettledTries: 1, foreign: 0 },
+    ]);
     expect(result.campaigns.map((campaign) => campaign.campaignId)).not.toContain('killed');
     expect(result.campaigns).toHaveLength(7);
     expect(await readdir(join(site, 'campaigns'))).not.toContain(
@@ -351,6 +360,103 @@ describe('a campaign with no attempt, only tries started and never settled (a ru
           received: '0 attempts, 1 try started and never settled',
         }),
       ],
+    });
+    await expect(readdir(site)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('a campaign whose tries were retried (retryable infrastructure failures)', () => {
+  it('counts each planned attempt once, by its final try: the folder, campaign.json, the summary and the report', async () => {
+    const url = `sqlite:${join(dir, 'retried.sqlite')}`;
+    // 2 cases × 2 lanes planned; each tried twice (try 1 failed, try 2 solved): 8 tries, 4 attempts.
+    await seedCampaigns(url, [
+      { campaignId: 'retried', minute: 1, retried: true, cases: { case_a: true, case_b: true } },
+    ]);
+    const site = join(dir, 'retried-site');
+    const result = await publishSite({ store: url, out: site });
+    expect(result.campaigns.map((campaign) => campaign.campaignId)).toEqual(['retried']);
+    const folder = join(site, campaignFolder('retried'));
+    const campaign = await json<{
+      attempts: number;
+      solved: number;
+      passRate: number;
+      providerCalls: number;
+      statusCounts: Record<string, number>;
+    }>(join(folder, 'campaign.json'));
+    expect(campaign).toMatchObject({ attempts: 4, solved: 4, passRate: 1, providerCalls: 8 });
+    expect(campaign.statusCounts).toMatchObject({ solved: 4, unsolved: 0, errored: 0 });
+    // A page per planned attempt, each its final try's; no page for a replaced try.
+    const pages = (await readdir(join(folder, 'attempts'))).sort();
+    expect(pages).toHaveLength(4);
+    expect(pages.every((page) => page.includes('-r1'))).toBe(true);
+    const history = await json<SiteHistory>(join(site, 'history.json'));
+    expect(history.campaigns[0]).toMatchObject({ campaignId: 'retried', attempts: 4, passRate: 1 });
+    expect((await verifySite(site)).ok).toBe(true);
+
+    const opened = await openStore(url, { mustExist: true });
+    try {
+      const summary = await summariseStore(opened);
+      expect(summary).toMatchObject({ attempts: 4, leftOut: { foreign: 0, retracted: 0, retried: 4 } });
+      expect(summary.statusCounts.solved).toBe(4);
+      // The JSON report lists the final tries only, and says what it left out.
+      let text = '';
+      const report = await writeReport({
+        store: opened,
+        storeUrl: url,
+        format: 'json',
+        write: (chunk) => {
+          text += chunk;
+          return Promise.resolve();
+        },
+      });
+      expect(report.summary.attempts).toBe(4);
+      const parsed = JSON.parse(text) as { attempts: { attemptId: string; status: string }[] };
+      expect(parsed.attempts.map((attempt) => attempt.attemptId).sort()).toEqual([
+        'attempt_0_0-r1',
+        'attempt_0_1-r1',
+        'attempt_1_0-r1',
+        'attempt_1_1-r1',
+      ]);
+      expect(parsed.attempts.every((attempt) => attempt.status === 'solved')).toBe(true);
+      expect(schemaErrors('https://paperclip-evals.dev/schemas/report/v1.json', parsed)).toEqual([]);
+      expect(leftOutText(report.summary)).toContain('4 tries of a campaign replaced by a retry');
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
+describe('a run made only of foreign attempts (ingest --keep-foreign)', () => {
+  const withForeign = async (name: string): Promise<string> => {
+    const path = join(dir, `${name}.sqlite`);
+    await cp(join(dir, 'book.sqlite'), path);
+    await seedCampaigns(`sqlite:${path}`, [
+      { campaignId: 'foreign-run', minute: 9, record: null, foreign: true, cases: { case_a: true } },
+    ]);
+    return `sqlite:${path}`;
+  };
+
+  it('is skipped and said: no folder, never latest', async () => {
+    const url = await withForeign('foreign');
+    const site = join(dir, 'with-foreign');
+    const result = await publishSite({ store: url, out: site });
+    expect(result.skipped).toEqual([
+      { campaignId: 'foreign-run', reason: 'only_foreign', unsettledTries: 0, foreign: 2 },
+    ]);
+    expect(result.campaigns.map((campaign) => campaign.campaignId)).not.toContain('foreign-run');
+    expect(result.latest).not.toBe('foreign-run');
+    expect(await readdir(join(site, 'campaigns'))).not.toContain(
+      campaignFolder('foreign-run').slice('campaigns/'.length),
+    );
+    expect(schemaErrors('https://paperclip-evals.dev/schemas/publish/v1.json', result)).toEqual([]);
+  });
+
+  it('named with --campaign: refused, saying why, before any folder is made', async () => {
+    const url = await withForeign('foreign-named');
+    const site = join(dir, 'foreign-named');
+    await expect(publishSite({ store: url, out: site, campaign: 'foreign-run' })).rejects.toMatchObject({
+      code: 'paperclip_app_input_invalid',
+      issues: [expect.objectContaining({ code: 'campaign_only_foreign', component: '--campaign' })],
     });
     await expect(readdir(site)).rejects.toMatchObject({ code: 'ENOENT' });
   });

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { SqliteStore, attemptVerdict, ingest, loadEnvironment, openStore } from '@paperclip-evals/evalbook';
+import {
+  SqliteStore,
+  attemptVerdict,
+  ingest,
+  loadEnvironment,
+  openStore,
+  summariseStore,
+} from '@paperclip-evals/evalbook';
 
 import { QUALIFIED_RECEIPT } from '@paperclip-evals/test-kit/qualification-record';
 import { EVALS_BIN } from '@paperclip-evals/test-kit/repo';
@@ -207,6 +214,39 @@ describe('each way an eval-session ends is classified, and retried only when ret
           expect(attemptVerdict(stored!.record, stored!.scores).status, caseId).toBe('errored');
           expect(stored?.record.evalSession?.artifact.synthesizedBy).toBe('paperclip-evals campaign');
         }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reports count each planned attempt once, by its final try (the campaign's own judgement): a try its retry replaced counts nowhere", async () => {
+    const store = await openStore(`sqlite:${join(scratch, 'classes.sqlite')}`, { mustExist: true });
+    try {
+      const summary = await summariseStore(store);
+      const tries = result.attempts.reduce((sum, attempt) => sum + attempt.tries.length, 0);
+      // Tries with no ledger row (none here: each try is stored, evidence or synthesized) replace nothing.
+      expect(summary.attempts).toBe(result.attempts.length);
+      expect(summary.leftOut.retried).toBe(tries - result.attempts.length);
+      expect(summary.leftOut.retried).toBeGreaterThan(0);
+      for (const outcome of result.attempts) {
+        const cell = summary.grid.find((entry) => entry.caseId === outcome.caseId)!;
+        // One attempt per cell, with the final try's status: c_flaky (retried, then passed) is solved, not flaky.
+        expect(
+          Object.values(cell.statusCounts).reduce((a, b) => a + b, 0),
+          outcome.caseId,
+        ).toBe(1);
+        const final = await store.getAttempt({
+          runId: 'classes',
+          caseId: outcome.caseId,
+          configId: 'lane_a',
+          attemptId: outcome.finalAttemptId ?? '',
+        });
+        expect(cell.statusCounts[attemptVerdict(final!.record, final!.scores).status], outcome.caseId).toBe(
+          1,
+        );
+        expect(cell.flaky, outcome.caseId).toBe(false);
+        if (outcome.disposition === 'passed') expect(cell.statusCounts.solved, outcome.caseId).toBe(1);
       }
     } finally {
       await store.close();

@@ -248,7 +248,7 @@ describe('evals ingest --env: attempts not of the suite', () => {
     expect(counted(after.json!.summary as Summary & Record<string, unknown>)).toEqual(
       counted(gateBefore.json!.summary as Summary & Record<string, unknown>),
     );
-    expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 0 });
+    expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 0, retried: 0 });
     expect(after.json!.attemptCount).toBe(gateBefore.json!.attemptCount);
     expect((await report('--all-runs', '--fail-on', 'below:0.8')).status).toBe(1);
     // The gate's reasons are the same: no row or column of another suite makes it fail.
@@ -393,7 +393,7 @@ describe('evals retract and evals runs', () => {
     const after = await report('--all-runs', '--fail-on', 'below:1');
     expect(after.status).toBe(0);
     expect(after.json!.attemptCount).toBe(before.json!.attemptCount - 1);
-    expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 1 });
+    expect(after.json!.summary.leftOut).toEqual({ foreign: 4, retracted: 1, retried: 0 });
     expect(after.json!.summary.retractions).toEqual([
       {
         runId: 'run1',

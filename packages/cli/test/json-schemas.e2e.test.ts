@@ -307,7 +307,7 @@ describe('every --json output of the real CLI holds to its schema', () => {
     await killedCampaign();
     const published = await json('publish', ['publish', '--store', store, '--out', site, '--json'], 0);
     expect((published as { skipped: unknown }).skipped).toEqual([
-      { campaignId: 'campaign_killed', reason: 'no_attempt', unsettledTries: 1 },
+      { campaignId: 'campaign_killed', reason: 'no_attempt', unsettledTries: 1, foreign: 0 },
     ]);
     await json('verify', ['publish', '--verify', site, '--json'], 0);
     await writeFile(join(site, 'stray.txt'), 'not in any manifest\n');

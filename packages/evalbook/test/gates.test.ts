@@ -189,6 +189,7 @@ function storeOf(attempts: readonly StoredAttempt[], read: () => void = () => un
     // the HTML report's replays read each embedded attempt's bundle: none stored here
     getBundle: () => Promise.resolve(null),
     retractions: () => Promise.resolve([]),
+    retriedTries: () => Promise.resolve([]),
   } as unknown as LedgerStore;
 }
 

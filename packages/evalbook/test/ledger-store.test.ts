@@ -1539,6 +1539,42 @@ describe.each([SQLITE, POSTGRES])('the $name ledger store', { timeout: STORE_TES
       }
     });
 
+    it('retriedTries: every settled try but the last of its planned attempt; an unsettled later try replaces nothing', async () => {
+      const store = await openStore(storeUrl);
+      try {
+        // attempt_a: tries 1, 2 and 3 settled → 1 and 2 replaced. attempt_c: try 2 started, never
+        // settled (a session that died) → try 1 still counts. attempt_b: one try. run_other's try 1
+        // has the same ids as run_synthetic's but its own planned attempt (no later try).
+        for (const [tryId, n, attemptId] of [
+          ['attempt_a', 1, 'attempt_a'],
+          ['attempt_a-r1', 2, 'attempt_a'],
+          ['attempt_a-r2', 3, 'attempt_a'],
+          ['attempt_c', 1, 'attempt_c'],
+          ['attempt_c-r1', 2, 'attempt_c'],
+          ['attempt_b', 1, 'attempt_b'],
+        ] as const)
+          await store.recordTryStart(start(tryId, n, { attemptId }));
+        await store.recordTryStart(start('attempt_a', 1, { campaignId: 'run_other' }));
+        expect(await store.retriedTries()).toEqual([]);
+        await store.insertBatch(
+          ['attempt_a', 'attempt_a-r1', 'attempt_c', 'attempt_b'].map((id) => record(id, 1)),
+        );
+        // Try 2 of attempt_a is the last settled one for now: try 1 alone is replaced.
+        const keys = async () =>
+          (await store.retriedTries())
+            .map((key) => [key.runId, key.caseId, key.configId, key.attemptId])
+            .sort();
+        expect(await keys()).toEqual([['run_synthetic', 'case_synthetic', 'config_synthetic', 'attempt_a']]);
+        await store.insertBatch([record('attempt_a-r2', 1)]);
+        expect(await keys()).toEqual([
+          ['run_synthetic', 'case_synthetic', 'config_synthetic', 'attempt_a'],
+          ['run_synthetic', 'case_synthetic', 'config_synthetic', 'attempt_a-r1'],
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it("keeps the campaign's word that it killed a try, and the try's spend stays unknown", async () => {
       const store = await openStore(storeUrl);
       try {

@@ -9,22 +9,22 @@ import { storedAttempt } from './support/stored-attempts.ts';
 
 describe('nothingCountedText', () => {
   it.each([
-    [{ latestRun: 'r1', leftOut: { foreign: 3, retracted: 0 } }, null],
-    [{ latestRun: null, leftOut: { foreign: 0, retracted: 0 } }, null],
+    [{ latestRun: 'r1', leftOut: { foreign: 3, retracted: 0, retried: 0 } }, null],
+    [{ latestRun: null, leftOut: { foreign: 0, retracted: 0, retried: 0 } }, null],
     [
-      { latestRun: null, leftOut: { foreign: 24, retracted: 0 } },
+      { latestRun: null, leftOut: { foreign: 24, retracted: 0, retried: 0 } },
       /^all 24 attempts in scope are left out, foreign .*is --env the suite this store was run with\?/,
     ],
     [
-      { latestRun: null, leftOut: { foreign: 1, retracted: 0 } },
+      { latestRun: null, leftOut: { foreign: 1, retracted: 0, retried: 0 } },
       /^the one attempt in scope is left out, foreign/,
     ],
     [
-      { latestRun: null, leftOut: { foreign: 0, retracted: 2 } },
+      { latestRun: null, leftOut: { foreign: 0, retracted: 2, retried: 0 } },
       /^all 2 attempts in scope are left out, retracted/,
     ],
     [
-      { latestRun: null, leftOut: { foreign: 2, retracted: 1 } },
+      { latestRun: null, leftOut: { foreign: 2, retracted: 1, retried: 0 } },
       /^all 3 attempts in scope are left out: 2 foreign .*, 1 retracted$/,
     ],
   ] as const)('%o → %s', (summary, expected) => {

@@ -106,7 +106,7 @@ function reportInput(text: (slot: Slot) => string): MarkdownReportInput {
     runScope: null,
     attempts: 6,
     statusCounts: counts,
-    leftOut: { foreign: 0, retracted: 1 },
+    leftOut: { foreign: 0, retracted: 1, retried: 0 },
     includeForeign: false,
     foreignIncluded: 0,
     retractions: [

@@ -50,6 +50,7 @@ function storeOf(attempts: readonly StoredAttempt[]) {
       // none stored
     },
     retractions: () => Promise.resolve([]),
+    retriedTries: () => Promise.resolve([]),
   } as unknown as LedgerStore;
   return { store, reads };
 }

@@ -161,7 +161,7 @@ describe('SummaryBuilder', () => {
   it('counts every attempt once, leaving a foreign one out (and saying so) unless asked to include it', () => {
     const summary = build();
     expect(summary.attempts).toBe(all.length - 1);
-    expect(summary.leftOut).toEqual({ foreign: 1, retracted: 0 });
+    expect(summary.leftOut).toEqual({ foreign: 1, retracted: 0, retried: 0 });
     expect(summary).toMatchObject({ includeForeign: false, foreignIncluded: 0, retractions: [] });
     expect(summary.statusCounts).toEqual({
       solved: 12,
@@ -175,7 +175,7 @@ describe('SummaryBuilder', () => {
     const included = build({ includeForeign: true });
     expect(included.attempts).toBe(all.length);
     expect(included).toMatchObject({
-      leftOut: { foreign: 0, retracted: 0 },
+      leftOut: { foreign: 0, retracted: 0, retried: 0 },
       includeForeign: true,
       foreignIncluded: 1,
     });
@@ -302,6 +302,8 @@ describe('attempts left out (foreign, retracted)', () => {
     outcome: keyof typeof base;
     foreign: boolean;
     retracted: boolean;
+    /** A campaign's try that a later try replaced (LedgerStore.retriedTries names it). */
+    retried?: boolean;
   };
   const storedOf = (spec: Spec, index: number): StoredAttempt => {
     const from = base[spec.outcome];
@@ -323,6 +325,7 @@ describe('attempts left out (foreign, retracted)', () => {
     outcome: fc.constantFrom<keyof typeof base>('solved', 'unsolved', 'errored'),
     foreign: fc.boolean(),
     retracted: fc.boolean(),
+    retried: fc.boolean(),
   });
   /** What a summary says about left-out attempts: everything else must be as if they were never stored. */
   const counted = ({
@@ -333,7 +336,7 @@ describe('attempts left out (foreign, retracted)', () => {
     ...rest
   }: EvalbookSummary) => rest;
 
-  it('a summary with foreign and retracted attempts is the summary without them, and counts them as left out', () => {
+  it('a summary with foreign, retracted and retried attempts is the summary without them, and counts them as left out', () => {
     fc.assert(
       fc.property(fc.array(spec, { maxLength: 24 }), fc.boolean(), (specs, includeForeign) => {
         const all = specs.map(storedOf);
@@ -359,10 +362,12 @@ describe('attempts left out (foreign, retracted)', () => {
             return isEvalbookError(error, 'paperclip_evalbook_scope_unknown') ? 'scope error' : error;
           }
         };
+        const retried = all.filter((_, index) => specs[index]!.retried).map((stored) => stored.key);
         const kept = all.filter(
-          (_, index) => !specs[index]!.retracted && (includeForeign || !specs[index]!.foreign),
+          (_, index) =>
+            !specs[index]!.retracted && !specs[index]!.retried && (includeForeign || !specs[index]!.foreign),
         );
-        const withThem = build(all, { retractions, includeForeign });
+        const withThem = build(all, { retractions, retried, includeForeign });
         const without = build(kept, { includeForeign: true });
         if (typeof withThem === 'string' || typeof without === 'string') {
           expect(withThem).toBe(without);
@@ -371,10 +376,16 @@ describe('attempts left out (foreign, retracted)', () => {
         expect(counted(withThem as EvalbookSummary)).toEqual(counted(without as EvalbookSummary));
         const summary = withThem as EvalbookSummary;
         expect(summary.leftOut.retracted).toBe(specs.filter((item) => item.retracted).length);
+        // Retracted first, then retried, then foreign: each left-out attempt is counted once.
+        expect(summary.leftOut.retried).toBe(specs.filter((item) => item.retried && !item.retracted).length);
         expect(summary.leftOut.foreign).toBe(
-          includeForeign ? 0 : specs.filter((item) => item.foreign && !item.retracted).length,
+          includeForeign
+            ? 0
+            : specs.filter((item) => item.foreign && !item.retracted && !item.retried).length,
         );
-        expect(summary.attempts + summary.leftOut.foreign + summary.leftOut.retracted).toBe(all.length);
+        expect(
+          summary.attempts + summary.leftOut.foreign + summary.leftOut.retracted + summary.leftOut.retried,
+        ).toBe(all.length);
         expect(summary.retractions).toEqual(retractions);
       }),
       { numRuns: 150 },
@@ -471,7 +482,7 @@ describe('attempts left out (foreign, retracted)', () => {
     expect(summary).toMatchObject({
       attempts: 1,
       runs: ['r2'],
-      leftOut: { foreign: 0, retracted: 1 },
+      leftOut: { foreign: 0, retracted: 1, retried: 0 },
       retractions: [runRetraction],
     });
     const scoped = new SummaryBuilder({ retractions: [runRetraction], runId: 'r1' });

@@ -41,6 +41,13 @@ export interface CampaignSpec {
   /** Changes every attempt's bundle (markers, …). */
   readonly bundle?: (bundle: Record<string, unknown>) => Record<string, unknown>;
   readonly attempt?: Partial<SyntheticAttemptOptions>;
+  /** Every attempt kept apart as foreign (as `ingest --keep-foreign` stores one). */
+  readonly foreign?: boolean;
+  /**
+   * Every planned attempt tried twice, as a campaign retries an infrastructure failure: try 1 (the
+   * attempt id) failed, try 2 (`<id>-r1`) has the case's outcome; a start row for each.
+   */
+  readonly retried?: boolean;
 }
 
 const START = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -52,21 +59,55 @@ export async function seedCampaigns(url: string, campaigns: readonly CampaignSpe
     for (const campaign of campaigns) {
       const startedAtMs = START + campaign.minute * 60_000;
       const records = Object.entries(campaign.cases).flatMap(([caseId, solved], caseIndex) =>
-        LANES.map((lane, index) => {
-          const attempt = syntheticAttempt({
-            runId: campaign.campaignId,
-            caseId,
-            configId: lane.id,
-            // Ids of any text live in run, case and config; the attempt id also names tool call ids.
-            attemptId: `attempt_${caseIndex}_${index}`,
-            runTerminalState: solved ? 'succeeded' : 'failed',
-            startedAtMs: startedAtMs + index,
-            ...campaign.attempt,
+        LANES.flatMap((lane, index) => {
+          const attemptId = `attempt_${caseIndex}_${index}`;
+          const tries =
+            campaign.retried === true
+              ? [
+                  { tryId: attemptId, solved: false },
+                  { tryId: `${attemptId}-r1`, solved },
+                ]
+              : [{ tryId: attemptId, solved }];
+          return tries.map((entry) => {
+            const attempt = syntheticAttempt({
+              runId: campaign.campaignId,
+              caseId,
+              configId: lane.id,
+              // Ids of any text live in run, case and config; the attempt id also names tool call ids.
+              attemptId: entry.tryId,
+              runTerminalState: entry.solved ? 'succeeded' : 'failed',
+              startedAtMs: startedAtMs + index,
+              ...campaign.attempt,
+            });
+            const bundle = campaign.bundle === undefined ? attempt : campaign.bundle(attempt);
+            const record = convertBundle(parseNativeExecution(JSON.stringify(bundle)));
+            return campaign.foreign === true
+              ? {
+                  ...record,
+                  environmentMismatch: [{ field: 'case' as const, expected: null, received: caseId }],
+                }
+              : record;
           });
-          const bundle = campaign.bundle === undefined ? attempt : campaign.bundle(attempt);
-          return convertBundle(parseNativeExecution(JSON.stringify(bundle)));
         }),
       );
+      if (campaign.retried === true)
+        for (const [tryIndex, record] of records.entries())
+          await store.recordTryStart({
+            campaignId: campaign.campaignId,
+            caseId: record.key.caseId,
+            configId: record.key.configId,
+            attemptId: record.key.attemptId.replace(/-r1$/, ''),
+            tryNumber: tryIndex % 2 === 0 ? 1 : 2,
+            tryId: record.key.attemptId,
+            startedAt: new Date(startedAtMs + tryIndex).toISOString(),
+            runner: {
+              packageName: 'p',
+              packageVersion: '1.0.0',
+              runnerdSha256: 'sha256:r',
+              host: 'h',
+              pid: 7,
+            },
+          });
       await store.insertBatch(records);
       const record = campaign.record === undefined ? {} : campaign.record;
       if (record === null) continue;
@@ -82,7 +123,10 @@ export async function seedCampaigns(url: string, campaigns: readonly CampaignSpe
           ...(record.caseDefinitions === undefined ? {} : { caseDefinitions: record.caseDefinitions }),
           complete: record.complete ?? true,
           partial: record.partial ?? [],
-          totals: { planned: records.length, tries: record.tries ?? records.length },
+          totals: {
+            planned: campaign.retried === true ? records.length / 2 : records.length,
+            tries: record.tries ?? records.length,
+          },
           timing: { startedAt: new Date(startedAtMs).toISOString() },
         },
       });

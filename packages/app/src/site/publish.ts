@@ -36,7 +36,7 @@ import {
 import { fullDiskError, writeOutputFile } from '@paperclip-evals/node';
 
 import type { Issue } from '@paperclip-evals/contract';
-import type { LedgerStore, SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
+import type { LedgerStore, RunCounts, SiteCampaign, SiteHistory } from '@paperclip-evals/evalbook';
 
 import { AppError } from '../errors.js';
 import { withEvalbook } from '../evalbook.js';
@@ -97,9 +97,15 @@ export interface PublishedCampaign {
  */
 export interface SkippedCampaign {
   readonly campaignId: string;
-  readonly reason: 'no_attempt';
+  /**
+   * no_attempt: the ledger holds none, only tries started and never settled. only_foreign: every
+   * attempt was kept apart at ingest (--keep-foreign): they count in no report, so nothing is left.
+   */
+  readonly reason: 'no_attempt' | 'only_foreign';
   /** Its tries the ledger holds a start of and no attempt (`evals runs`: spend.unsettledTries). */
   readonly unsettledTries: number;
+  /** Its attempts kept apart as foreign (0 for no_attempt). */
+  readonly foreign: number;
 }
 
 /** What `evals publish --json` prints (schemas/evals/publish-v1.schema.json). */
@@ -128,18 +134,22 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
     await assertSiteFolder(request.out, site);
     await assertSiteMode(site, isPublic);
     // Every run the store lists, but a campaign with no attempt (only tries started, never settled)
-    // has nothing to show: it is skipped, and said (named with --campaign: refused, nothing written).
+    // or only foreign ones (kept apart at ingest: they count nowhere) has nothing to show: it is
+    // skipped, and said (named with --campaign: refused, nothing written).
     let ids: string[];
     if (request.campaign === undefined) {
       const runs = await store.runs();
-      ids = runs.filter((run) => run.attempts > 0).map((run) => run.runId);
-      for (const run of runs)
-        if (run.attempts === 0)
-          skipped.push({
-            campaignId: run.runId,
-            reason: 'no_attempt',
-            unsettledTries: run.spend.unsettledTries,
-          });
+      for (const run of runs) {
+        const reason = nothingToShow(run);
+        if (reason === null) continue;
+        skipped.push({
+          campaignId: run.runId,
+          reason,
+          unsettledTries: run.spend.unsettledTries,
+          foreign: run.foreign,
+        });
+      }
+      ids = runs.filter((run) => nothingToShow(run) === null).map((run) => run.runId);
     } else {
       await assertHasAttempts(store, request.campaign);
       ids = [request.campaign];
@@ -218,11 +228,35 @@ export async function publishSite(request: PublishRequest): Promise<PublishResul
   };
 }
 
+/** Why a run the store lists gets no folder (SkippedCampaign), or null when it has something to show. */
+function nothingToShow(run: RunCounts): SkippedCampaign['reason'] | null {
+  if (run.attempts === 0) return 'no_attempt';
+  // Kept apart at ingest, every one: no report counts them, and an empty folder is immutable.
+  if (run.foreign === run.attempts) return 'only_foreign';
+  return null;
+}
+
 /**
- * `--campaign ID` of a campaign whose only tries are unsettled starts: refused before anything is
- * written (a campaign with neither attempt nor start is writeCampaignPages's campaign_unknown).
+ * `--campaign ID` of a campaign whose only tries are unsettled starts, or whose every attempt is
+ * foreign: refused before anything is written (a campaign with neither attempt nor start is
+ * writeCampaignPages's campaign_unknown).
  */
 async function assertHasAttempts(store: LedgerStore, campaignId: string): Promise<void> {
+  const run = (await store.runs()).find((entry) => entry.runId === campaignId);
+  if (run !== undefined && run.attempts > 0 && nothingToShow(run) === 'only_foreign')
+    throw new AppError(
+      'paperclip_app_input_invalid',
+      `campaign ${JSON.stringify(campaignId)} holds only foreign attempts (${run.foreign}, kept apart at ingest with --keep-foreign: their case or config is not the environment's), which count in no report: it has no result to publish (nothing was written); ingest its attempts with the environment they were run with`,
+      [
+        {
+          code: 'campaign_only_foreign',
+          message: `every attempt of ${JSON.stringify(campaignId)} is foreign`,
+          component: '--campaign',
+          expected: 'a campaign with at least one attempt of the environment it was ingested with',
+          received: `${run.attempts} attempts, all foreign`,
+        },
+      ],
+    );
   if ((await store.countAttempts(campaignId)) > 0) return;
   const unsettled = (await store.campaignTries(campaignId)).filter((entry) => !entry.settled).length;
   if (unsettled === 0) return;

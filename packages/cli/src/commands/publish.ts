@@ -171,9 +171,10 @@ export async function runPublish(options: PublishCommandOptions): Promise<Outcom
   else
     printLines('stdout', [
       `${result.site}: ${result.campaigns.filter((campaign) => campaign.outcome === 'published').length} campaign folder(s) published, ${result.campaigns.filter((campaign) => campaign.outcome === 'unchanged').length} unchanged · ${result.listed} listed${result.public ? ' · public projection' : ''}`,
-      ...result.skipped.map(
-        (skipped) =>
-          `  skipped ${skipped.campaignId}: no attempt in the ledger, only ${skipped.unsettledTries} ${skipped.unsettledTries === 1 ? 'try' : 'tries'} started and never settled (unknown spend, no result): no folder until it has attempts`,
+      ...result.skipped.map((skipped) =>
+        skipped.reason === 'only_foreign'
+          ? `  skipped ${skipped.campaignId}: its ${skipped.foreign} attempt(s) are all foreign (kept apart at ingest with --keep-foreign), counted in no report: no folder`
+          : `  skipped ${skipped.campaignId}: no attempt in the ledger, only ${skipped.unsettledTries} ${skipped.unsettledTries === 1 ? 'try' : 'tries'} started and never settled (unknown spend, no result): no folder until it has attempts`,
       ),
       `  latest: ${result.latest ?? 'none'} · latest green: ${result.latestGreen ?? 'none'}`,
       `  check it before uploading: ${shellCommand(['evals', 'publish', '--verify', result.site])}`,

@@ -19,7 +19,7 @@ import { EvalbookError } from '../errors.js';
 import { CheckDriftTally, isPerCallObservation } from './check-drift.js';
 import type { Issue } from '@paperclip-evals/contract';
 import type { Layer } from '@paperclip-evals/checks';
-import type { ScoreRow } from '../ledger/convert.js';
+import type { AttemptKey, ScoreRow } from '../ledger/convert.js';
 import type { Environment } from '../ledger/environment.js';
 import { attemptArtifactVerification, emptyArtifactCounts } from '../ledger/convert.js';
 import type { ArtifactCounts } from '../ledger/convert.js';
@@ -30,7 +30,7 @@ import type { CoverageSummary } from '../ledger/cost.js';
 import { POLICY_AGREEMENTS } from '../ledger/policy-verdicts.js';
 import type { PolicyAgreement, PolicyVerdict } from '../ledger/policy-verdicts.js';
 import { RetractionIndex, isForeign } from '../ledger/retraction.js';
-import type { LeftOutReason, Retraction } from '../ledger/retraction.js';
+import type { LeftOutCounts, LeftOutReason, Retraction } from '../ledger/retraction.js';
 import { ATTEMPT_STATUSES, attemptVerdict } from './scoring.js';
 import type { AttemptStatus, AttemptVerdict } from './scoring.js';
 import {
@@ -263,9 +263,10 @@ export interface EvalbookSummary {
   /**
    * Attempts within the run scope that count nowhere in this summary: foreign (their case or config
    * is not the environment's: kept apart at ingest, or found so by the report's environment;
-   * counted only with includeForeign) and retracted.
+   * counted only with includeForeign), retracted, and retried (a campaign's try a later try of the
+   * same planned attempt replaced: the planned attempt counts once, by its final try).
    */
-  readonly leftOut: { readonly foreign: number; readonly retracted: number };
+  readonly leftOut: LeftOutCounts;
   /** Whether foreign attempts were asked for (includeForeign), and how many of them were counted. */
   readonly includeForeign: boolean;
   readonly foreignIncluded: number;
@@ -348,6 +349,8 @@ export interface SummaryOptions {
   readonly includeForeign?: boolean;
   /** The store's retractions: the attempts they cover are left out. */
   readonly retractions?: readonly Retraction[];
+  /** The store's retried tries (LedgerStore.retriedTries): left out, their final try counts. */
+  readonly retried?: readonly AttemptKey[];
   /** The environment's cases and configs: what they are (identity) and their checks' descriptions. */
   readonly suite?: Pick<Environment, 'cases' | 'configs'>;
 }
@@ -403,7 +406,9 @@ export class SummaryBuilder {
   private readonly totals = emptyCounts();
   private readonly coverage = new CoverageTally();
   private attempts = 0;
-  private readonly leftOutCounts = { foreign: 0, retracted: 0 };
+  private readonly leftOutCounts: Record<LeftOutReason, number> = { foreign: 0, retracted: 0, retried: 0 };
+  /** keyText of each retried try. */
+  private readonly retried: ReadonlySet<string>;
   private foreignIncluded = 0;
   private readonly retracted: RetractionIndex;
   /** Keys of foreign attempts left out (few), so their policy verdicts are left out too. */
@@ -422,18 +427,20 @@ export class SummaryBuilder {
 
   constructor(private readonly options: SummaryOptions = {}) {
     this.retracted = new RetractionIndex(options.retractions ?? []);
+    this.retried = new Set((options.retried ?? []).map(keyText));
   }
 
-  /** Why this summary leaves an attempt out (retracted first), or null when it counts. */
+  /** Why this summary leaves an attempt out (retracted first, then retried), or null when it counts. */
   leftOut(stored: StoredAttempt): LeftOutReason | null {
     if (this.retracted.of(stored.key) !== undefined) return 'retracted';
+    if (this.retried.size > 0 && this.retried.has(keyText(stored.key))) return 'retried';
     if (isForeign(stored) && this.options.includeForeign !== true) return 'foreign';
     return null;
   }
 
   /**
    * Counts one attempt; returns its verdict (so a report can list it beside the attempt), or null
-   * when it is left out (retracted, or foreign without includeForeign): then it counts nowhere.
+   * when it is left out (retracted, retried, or foreign without includeForeign): then it counts nowhere.
    */
   add(stored: StoredAttempt): AttemptVerdict | null {
     const { runId, caseId, configId } = stored.key;
@@ -818,7 +825,9 @@ export class SummaryBuilder {
           .map((reason) =>
             reason === 'retracted'
               ? 'its attempts are retracted (see `evals runs`)'
-              : "its attempts are foreign, not of the environment's suite (--include-foreign counts them)",
+              : reason === 'retried'
+                ? 'some of its tries were replaced by a retry'
+                : "its attempts are foreign, not of the environment's suite (--include-foreign counts them)",
           )
           .join('; ')}`;
         throw scopeError(message, [issue(message, 'a run with attempts that count')]);
@@ -1055,11 +1064,17 @@ export async function summariseStore(
     attempts(): AsyncIterable<StoredAttempt>;
     policyVerdicts?(): AsyncIterable<PolicyVerdict>;
     retractions?(): Promise<Retraction[]>;
+    retriedTries?(): Promise<AttemptKey[]>;
   },
   options: SummaryOptions = {},
 ): Promise<EvalbookSummary> {
   const retractions = options.retractions ?? (await store.retractions?.());
-  const builder = new SummaryBuilder({ ...options, ...(retractions === undefined ? {} : { retractions }) });
+  const retried = options.retried ?? (await store.retriedTries?.());
+  const builder = new SummaryBuilder({
+    ...options,
+    ...(retractions === undefined ? {} : { retractions }),
+    ...(retried === undefined ? {} : { retried }),
+  });
   for await (const stored of store.attempts()) builder.add(stored);
   if (store.policyVerdicts !== undefined)
     for await (const verdict of store.policyVerdicts()) builder.addPolicyVerdict(verdict);

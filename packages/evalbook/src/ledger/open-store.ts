@@ -185,6 +185,7 @@ export function guardStore(store: LedgerStore, convert: (error: unknown) => unkn
     recordTryStart: (start) => call(() => store.recordTryStart(start)),
     recordTryInterruption: (interruption) => call(() => store.recordTryInterruption(interruption)),
     campaignTries: (campaignId) => call(() => store.campaignTries(campaignId)),
+    retriedTries: () => call(() => store.retriedTries()),
     runs: () => call(() => store.runs()),
     migrations: () => call(() => store.migrations()),
     close: () => call(() => store.close()),

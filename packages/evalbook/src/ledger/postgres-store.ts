@@ -53,6 +53,8 @@ import { STORE_RECORD_REFUSED } from './store.js';
 import {
   TRY_COLUMNS,
   campaignTryFromRow,
+  retriedTriesSql,
+  retriedTryFromRow,
   tryCopyOutcome,
   tryInterruptionValues,
   tryRowFromDb,
@@ -63,6 +65,7 @@ import {
 import type {
   CampaignTry,
   CampaignTryDbRow,
+  RetriedTryDbRow,
   TryCopyOutcome,
   TryInterruption,
   TryRowDbRow,
@@ -355,6 +358,9 @@ const POSTGRES_CAMPAIGN_TRIES = `
 /** One campaign_tries row by its unique key ($1 … $5), through the key's digest index. */
 const TRY_ROW_KEY = `evalbook_key(s.campaign_id, s.case_id, s.config_id, s.try_id, s.event) = evalbook_key($1::text, $2::text, $3::text, $4::text, $5::text)
   AND s.campaign_id = $1 AND s.case_id = $2 AND s.config_id = $3 AND s.try_id = $4 AND s.event = $5`;
+
+/** The tries a later try of their planned attempt replaced (try-starts.ts retriedTriesSql). */
+const POSTGRES_RETRIED = retriedTriesSql(TRY_ATTEMPT);
 
 /** Per campaign (run id), in the order its first start was appended: its starts whose try the attempts table does not hold. */
 const POSTGRES_UNSETTLED = `
@@ -943,6 +949,11 @@ export class PostgresStore implements LedgerStore {
   async campaignTries(campaignId: string): Promise<CampaignTry[]> {
     const { rows } = await sql<CampaignTryDbRow>(this.pool, POSTGRES_CAMPAIGN_TRIES, [campaignId]);
     return rows.map(campaignTryFromRow);
+  }
+
+  async retriedTries(): Promise<AttemptKey[]> {
+    const { rows } = await sql<RetriedTryDbRow>(this.pool, POSTGRES_RETRIED);
+    return rows.map(retriedTryFromRow);
   }
 
   async appendDriftRun(run: DriftRunRecord): Promise<void> {

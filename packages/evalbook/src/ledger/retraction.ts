@@ -50,8 +50,15 @@ function retractionRefused(message: string, issues: readonly Issue[] = []): Eval
   return new EvalbookError('paperclip_evalbook_retraction_refused', message, issues);
 }
 
-/** Why a report leaves an attempt out, or null when it counts. */
-export type LeftOutReason = 'retracted' | 'foreign';
+/**
+ * Why a report leaves an attempt out, or null when it counts: retracted (evals retract), retried (a
+ * campaign's try that a later try of the same planned attempt replaced: the final try counts) or
+ * foreign (not of the environment's suite).
+ */
+export type LeftOutReason = 'retracted' | 'retried' | 'foreign';
+
+/** How many attempts a summary left out, by why. */
+export type LeftOutCounts = Readonly<Record<LeftOutReason, number>>;
 
 /**
  * A foreign attempt: its case or config is not the environment's (or has another digest) — kept
@@ -209,23 +216,27 @@ export function planRetraction(
 
 /** What a report says of the attempts it left out, or null when it left none out. */
 export function leftOutText(summary: {
-  readonly leftOut: { readonly foreign: number; readonly retracted: number };
+  readonly leftOut: LeftOutCounts;
   readonly includeForeign: boolean;
   readonly foreignIncluded: number;
 }): string | null {
   const parts: string[] = [];
-  const { foreign, retracted } = summary.leftOut;
+  const { foreign, retracted, retried } = summary.leftOut;
   if (foreign > 0)
     parts.push(
       `${foreign} foreign (case or config not the environment's: kept apart at ingest, or not in --env; --include-foreign counts them)`,
     );
   if (retracted > 0) parts.push(`${retracted} retracted`);
+  if (retried > 0)
+    parts.push(
+      `${retried} ${retried === 1 ? 'try' : 'tries'} of a campaign replaced by a retry (a retryable infrastructure failure: each planned attempt counts once, by its final try; the spend of every try is in the budgets)`,
+    );
   const included =
     summary.includeForeign && summary.foreignIncluded > 0
       ? `${summary.foreignIncluded} foreign attempt(s) counted (--include-foreign)`
       : null;
   if (parts.length === 0) return included;
-  const total = foreign + retracted;
+  const total = foreign + retracted + retried;
   return `${total} attempt${total === 1 ? '' : 's'} left out of every count: ${parts.join(', ')}${included === null ? '' : `; ${included}`}`;
 }
 
@@ -237,8 +248,9 @@ export function leftOutText(summary: {
  */
 export function nothingCountedText(summary: {
   readonly latestRun: string | null;
-  readonly leftOut: { readonly foreign: number; readonly retracted: number };
+  readonly leftOut: LeftOutCounts;
 }): string | null {
+  // A retried try is left out only when a later try counts (or is itself left out: it says why).
   const { foreign, retracted } = summary.leftOut;
   if (summary.latestRun !== null || foreign + retracted === 0) return null;
   const total = foreign + retracted;

@@ -50,6 +50,8 @@ import { STORE_RECORD_REFUSED } from './store.js';
 import {
   TRY_COLUMNS,
   campaignTryFromRow,
+  retriedTriesSql,
+  retriedTryFromRow,
   tryCopyOutcome,
   tryInterruptionValues,
   tryRowFromDb,
@@ -60,6 +62,7 @@ import {
 import type {
   CampaignTry,
   CampaignTryDbRow,
+  RetriedTryDbRow,
   TryCopyOutcome,
   TryInterruption,
   TryRowDbRow,
@@ -417,6 +420,10 @@ const SQLITE_CAMPAIGN_TRIES = `
   LEFT JOIN campaign_tries i ON i.event = 'interrupted' AND i.campaign_id = s.campaign_id
     AND i.case_id = s.case_id AND i.config_id = s.config_id AND i.try_id = s.try_id
   WHERE s.event = 'started' AND s.campaign_id = ? ORDER BY s.id`;
+
+/** The tries a later try of their planned attempt replaced (try-starts.ts retriedTriesSql). */
+const SQLITE_RETRIED = retriedTriesSql(`SELECT 1 FROM attempts a WHERE a.run_id = s.campaign_id
+  AND a.case_id = s.case_id AND a.config_id = s.config_id AND a.attempt_id = s.try_id`);
 
 /** Per campaign (run id), in the order its first start was appended: its starts whose try the attempts table does not hold. */
 const SQLITE_UNSETTLED = `
@@ -797,6 +804,15 @@ export class SqliteStore implements LedgerStore {
     try {
       const rows = this.db.prepare<[string], CampaignTryDbRow>(SQLITE_CAMPAIGN_TRIES).all(campaignId);
       return Promise.resolve(rows.map(campaignTryFromRow));
+    } catch (error) {
+      return Promise.reject(sqliteFailure(error, this.path, 'read'));
+    }
+  }
+
+  retriedTries(): Promise<AttemptKey[]> {
+    try {
+      const rows = this.db.prepare<[], RetriedTryDbRow>(SQLITE_RETRIED).all();
+      return Promise.resolve(rows.map(retriedTryFromRow));
     } catch (error) {
       return Promise.reject(sqliteFailure(error, this.path, 'read'));
     }

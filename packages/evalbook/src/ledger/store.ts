@@ -178,6 +178,11 @@ export interface LedgerStore {
   /** Every start of a campaign's tries, in the order appended, each with whether the ledger holds its attempt. */
   campaignTries(campaignId: string): Promise<CampaignTry[]>;
   /**
+   * Every try the ledger holds that a later settled try of the same planned attempt replaced (a
+   * retried infrastructure failure): reports count a planned attempt by its final try alone.
+   */
+  retriedTries(): Promise<AttemptKey[]>;
+  /**
    * Each run with its counts, in the order runs first reached the store; then each campaign whose
    * only tries are unsettled starts (0 attempts; its starts are its unpriced, spend.unsettledTries).
    */

@@ -10,6 +10,8 @@
 // `campaign_tries` (SQLite migration 11, PostgreSQL migration 12), and answer the same two reads;
 // `evals merge --from-store` copies a shard's rows into the target by one rule (tryCopyOutcome).
 
+import type { AttemptKey } from './convert.js';
+
 /** The release and process that start a try's session (what the start row names as the runner). */
 export interface TryRunner {
   readonly packageName: string;
@@ -241,3 +243,37 @@ export function tryCopyOutcome(row: TryRow, existing: TryRow | undefined): TryCo
   if (existing === undefined) return { status: 'inserted', row };
   return tryRowsAlike(row, existing) ? { status: 'duplicate', row } : { status: 'conflict', row, existing };
 }
+
+/**
+ * The SQL (both stores) of every try the ledger holds that a later try of the same planned attempt
+ * replaced: among a planned attempt's settled tries (the attempts table holds them), all but the
+ * one of the highest try number. A campaign retries only retryable infrastructure failures and
+ * judges the planned attempt by its final try, so a report counts that try alone (summary.ts: the
+ * others are left out as `retried`). An unsettled later try (a session that died) replaces nothing.
+ * `settled` is the store's clause that the attempts table holds try `s` (run = campaign, attempt
+ * id = try id).
+ */
+export function retriedTriesSql(settled: string): string {
+  return `
+  SELECT campaign_id AS run_id, case_id, config_id, try_id AS attempt_id FROM (
+    SELECT s.campaign_id, s.case_id, s.config_id, s.try_id, s.try_number,
+      MAX(s.try_number) OVER (PARTITION BY s.campaign_id, s.case_id, s.config_id, s.attempt_id) AS last_try
+    FROM campaign_tries s WHERE s.event = 'started' AND EXISTS (${settled})
+  ) settled_tries WHERE try_number < last_try`;
+}
+
+/** A row of retriedTriesSql. */
+export interface RetriedTryDbRow {
+  readonly run_id: string;
+  readonly case_id: string;
+  readonly config_id: string;
+  readonly attempt_id: string;
+}
+
+/** A retriedTriesSql row as the attempt key it names. */
+export const retriedTryFromRow = (row: RetriedTryDbRow): AttemptKey => ({
+  runId: row.run_id,
+  caseId: row.case_id,
+  configId: row.config_id,
+  attemptId: row.attempt_id,
+});

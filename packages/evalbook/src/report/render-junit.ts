@@ -244,6 +244,12 @@ function leftOutSuite(summary: EvalbookSummary): Suite[] {
       name: `${summary.leftOut.retracted} retracted attempt(s)`,
       message: summary.retractions.map(retractionText).join('; '),
     });
+  if (summary.leftOut.retried > 0)
+    cases.push({
+      name: `${summary.leftOut.retried} retried try(s)`,
+      message:
+        'a retryable infrastructure failure the campaign tried again: each planned attempt counts once, by its final try',
+    });
   if (cases.length === 0) return [];
   return [
     suite(

@@ -101,6 +101,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     view: gridView,
     includeForeign: options.includeForeign === true,
     retractions: await options.store.retractions(),
+    retried: await options.store.retriedTries(),
     ...(environment === undefined ? {} : { suite: environment }),
   });
   const budgetTallies = new BudgetTallies();
@@ -128,9 +129,14 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   for await (const stored of withExpectedChecks(options.store.attempts(), environment)) {
     if (++read % every === 0) options.onProgress?.(read);
     const verdict = builder.add(stored);
-    // Left out (retracted, foreign): not listed, not in a budget. With --run, the attempts listed and
-    // the budgets are that run's (the summary's totals are too).
-    if (verdict === null || !builder.inScope(stored.key.runId)) continue;
+    // Left out (retracted, foreign): not listed, not in a budget; a retried try is not listed
+    // either, but what it spent was spent. With --run, the attempts listed and the budgets are that
+    // run's (the summary's totals are too).
+    if (!builder.inScope(stored.key.runId)) continue;
+    if (verdict === null) {
+      if (builder.leftOut(stored) === 'retried') budgetTallies.add(stored);
+      continue;
+    }
     budgetTallies.add(stored);
     if (format === 'json') {
       // jsonText: exact JSON that is as safe as the CLI's --json when it lands on a terminal or CI log.

@@ -1,5 +1,5 @@
 // Test support: a report written from stored attempts without a real store (a store that only
-// streams the given attempts, no policy verdicts, no retractions, no bundle texts), returned as its
+// streams the given attempts, no policy verdicts, retractions or retried tries, no bundle texts), returned as its
 // whole text.
 import { writeReport } from '../../src/report/report.ts';
 
@@ -17,6 +17,7 @@ export function memoryStore(attempts: readonly StoredAttempt[]): LedgerStore {
       // none stored
     },
     retractions: () => Promise.resolve([]),
+    retriedTries: () => Promise.resolve([]),
     // The HTML report's drill-down replays an attempt from its bundle text: none kept here.
     getBundle: () => Promise.resolve(null),
   } as unknown as LedgerStore;

@@ -409,7 +409,7 @@ function header(input: HtmlReportInput): string {
   const retracted =
     leftOut === null && summary.retractions.length === 0
       ? ''
-      : `<div class="note warn" data-left-out="${summary.leftOut.foreign + summary.leftOut.retracted}" data-foreign="${summary.leftOut.foreign}" data-retracted="${summary.leftOut.retracted}">${leftOut === null ? '' : `<p>${text(leftOut)}.</p>`}${summary.retractions.length === 0 ? '' : `<ul>${summary.retractions.map((retraction) => `<li data-retraction>${text(retractionText(retraction))}</li>`).join('')}</ul>`}</div>`;
+      : `<div class="note warn" data-left-out="${summary.leftOut.foreign + summary.leftOut.retracted + summary.leftOut.retried}" data-foreign="${summary.leftOut.foreign}" data-retracted="${summary.leftOut.retracted}" data-retried="${summary.leftOut.retried}">${leftOut === null ? '' : `<p>${text(leftOut)}.</p>`}${summary.retractions.length === 0 ? '' : `<ul>${summary.retractions.map((retraction) => `<li data-retraction>${text(retractionText(retraction))}</li>`).join('')}</ul>`}</div>`;
   // One box per gate, each with its own verdict; data-gates on the wrapper is the overall one.
   const gate =
     input.gate === null

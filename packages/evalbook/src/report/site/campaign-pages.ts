@@ -253,7 +253,9 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
       : record === null
         ? 'run'
         : 'campaign';
-  const providerCalls = kind === 'rerender' ? 0 : record === null ? null : full.attempts;
+  // A retried try made its calls too, though only the final try of a planned attempt counts.
+  const providerCalls =
+    kind === 'rerender' ? 0 : record === null ? null : full.attempts + full.leftOut.retried;
   const cells = full.grid.map((cell) => ({
     caseId: cell.caseId,
     configId: cell.configId,
@@ -300,7 +302,7 @@ export async function writeCampaignPages(unmasked: CampaignPagesOptions): Promis
  */
 export async function writeAttemptPages(unmasked: AttemptPagesOptions): Promise<void> {
   const options = masking(unmasked);
-  // The summary's own rule (SummaryBuilder.add): an attempt left out (retracted, foreign) has no page.
+  // The summary's own rule (SummaryBuilder.add): an attempt left out (retracted, retried, foreign) has no page.
   const rule = new SummaryBuilder(await summaryOptions(options));
   await streamAttemptPages(options, pageContext(options), {
     verdictOf: (stored) =>
@@ -318,6 +320,7 @@ async function summaryOptions(options: CampaignPagesOptions): Promise<SummaryOpt
     leftOutRunAllowed: true,
     runId: campaignId,
     retractions: (await store.retractions()).filter((retraction) => retraction.runId === campaignId),
+    retried: (await store.retriedTries()).filter((key) => key.runId === campaignId),
   };
 }
 
